@@ -1,0 +1,7 @@
+"""``python -m cowork_judge`` runs the command line."""
+
+import sys
+
+from cowork_judge.cli import main
+
+sys.exit(main())

@@ -1,0 +1,278 @@
+"""The built-in agent's tools, confined to one block workspace.
+
+Every path argument is resolved inside the workspace root: absolute paths, ``..`` escapes
+and symlinks that resolve outside the root are refused (SPEC §22). Tools never raise to
+the agent loop: failures come back as text that starts with ``error:``. Text results are
+capped (characters) so one tool call cannot flood the conversation.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import re
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+MAX_TEXT_CHARS = 20_000
+"""Default and maximum characters returned by one read."""
+MAX_LIST_ENTRIES = 400
+MAX_GREP_FILE_BYTES = 4 * 1024 * 1024
+MAX_IMAGE_BYTES = 4 * 1024 * 1024
+"""Largest image attached by view_image (bytes); larger images are refused."""
+IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp"}
+
+
+class PathRefused(Exception):
+    """A path argument points outside the workspace."""
+
+
+@dataclass
+class ToolResult:
+    """Text for the tool message, plus an optional image to show the model."""
+
+    text: str
+    image_data_url: str | None = None
+
+
+def _schema(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {"type": "object", "properties": properties, "required": required, "additionalProperties": False},
+        },
+    }
+
+
+_PATH = {"type": "string", "description": "Path relative to the workspace root."}
+TOOL_SCHEMAS: list[dict[str, Any]] = [
+    _schema("list_files", "List files under a directory of the workspace (recursive, with sizes in bytes).", {"path": _PATH}, []),
+    _schema(
+        "read_text",
+        "Read a text file. Returns at most `limit` characters starting at character `offset`.",
+        {"path": _PATH, "offset": {"type": "integer", "minimum": 0}, "limit": {"type": "integer", "minimum": 1}},
+        ["path"],
+    ),
+    _schema(
+        "pdf_text",
+        "Extract the text of a PDF, page by page (1-based page numbers, inclusive).",
+        {"path": _PATH, "first_page": {"type": "integer", "minimum": 1}, "last_page": {"type": "integer", "minimum": 1}},
+        ["path"],
+    ),
+    _schema("pptx_text", "Extract the text of a PowerPoint deck slide by slide, with speaker notes.", {"path": _PATH}, ["path"]),
+    _schema("view_image", "Look at an image file (PNG/JPEG/GIF/WebP), e.g. a rendered page in evidence/pages/.", {"path": _PATH}, ["path"]),
+    _schema(
+        "grep",
+        "Search text files for a regular expression; returns matching lines with file:line.",
+        {"pattern": {"type": "string"}, "path": _PATH, "max_matches": {"type": "integer", "minimum": 1}},
+        ["pattern"],
+    ),
+]
+"""Function-tool definitions sent with every agent turn."""
+
+
+class WorkspaceTools:
+    """Tools bound to one workspace root."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+        self._handlers: dict[str, Callable[..., ToolResult]] = {
+            "list_files": self.list_files,
+            "read_text": self.read_text,
+            "pdf_text": self.pdf_text,
+            "pptx_text": self.pptx_text,
+            "view_image": self.view_image,
+            "grep": self.grep,
+        }
+
+    def call(self, name: str, arguments: str) -> ToolResult:
+        """Run tool `name` with JSON `arguments`; never raises."""
+        handler = self._handlers.get(name)
+        if handler is None:
+            return ToolResult(f"error: unknown tool {name!r}; available: {', '.join(self._handlers)}")
+        try:
+            args = json.loads(arguments or "{}")
+            if not isinstance(args, dict):
+                raise ValueError("arguments must be a JSON object")
+            return handler(**args)
+        except PathRefused as exc:
+            return ToolResult(f"error: {exc}")
+        except TypeError as exc:
+            return ToolResult(f"error: bad arguments for {name}: {exc}")
+        except ValueError as exc:
+            return ToolResult(f"error: {exc}")
+        except Exception as exc:  # a tool must never break the agent loop
+            return ToolResult(f"error: {name} failed: {type(exc).__name__}: {exc}")
+
+    # ------------------------------------------------------------------ path confinement
+
+    def resolve(self, path: str | None) -> Path:
+        """Resolve `path` inside the workspace.
+
+        Raises:
+            PathRefused: absolute path, ``..`` escape, or a symlink resolving outside.
+        """
+        raw = (path or ".").strip() or "."
+        if os.path.isabs(raw):
+            raise PathRefused(f"absolute paths are not allowed: {raw!r}; use a path relative to the workspace")
+        if ".." in Path(raw).parts:
+            raise PathRefused(f"'..' is not allowed in paths: {raw!r}")
+        target = (self.root / raw).resolve()
+        if target != self.root and self.root not in target.parents:
+            raise PathRefused(f"{raw!r} points outside the workspace")
+        return target
+
+    def _rel(self, path: Path) -> str:
+        return path.relative_to(self.root).as_posix() if path != self.root else "."
+
+    # ------------------------------------------------------------------ tools
+
+    def list_files(self, path: str = ".") -> ToolResult:
+        base = self.resolve(path)
+        if not base.is_dir():
+            raise ValueError(f"{path!r} is not a directory")
+        lines: list[str] = []
+        for dirpath, dirnames, filenames in os.walk(base):
+            dirnames.sort()
+            for name in sorted(filenames):
+                p = Path(dirpath) / name
+                try:
+                    real = p.resolve()
+                    if real != self.root and self.root not in real.parents:
+                        continue  # never reveal a link that escapes
+                    size = real.stat().st_size
+                except OSError:
+                    continue
+                lines.append(f"{self._rel(p)}\t{size}")
+                if len(lines) >= MAX_LIST_ENTRIES:
+                    lines.append(f"... listing cut at {MAX_LIST_ENTRIES} entries")
+                    return ToolResult("\n".join(lines))
+        return ToolResult("\n".join(lines) if lines else "(no files)")
+
+    def read_text(self, path: str, offset: int = 0, limit: int = MAX_TEXT_CHARS) -> ToolResult:
+        target = self._file(path)
+        with target.open("rb") as fh:
+            head = fh.read(8192)
+        if b"\x00" in head:
+            raise ValueError(f"{path!r} is a binary file; use pdf_text, pptx_text or view_image")
+        text = target.read_text(encoding="utf-8", errors="replace")
+        return ToolResult(_window(text, int(offset), int(limit)))
+
+    def pdf_text(self, path: str, first_page: int = 1, last_page: int | None = None) -> ToolResult:
+        target = self._file(path)
+        try:
+            import pymupdf
+        except ImportError:
+            return ToolResult("error: PyMuPDF is not installed here; text could not be extracted (that is not absence)")
+        with pymupdf.open(target) as doc:
+            last = min(doc.page_count, last_page or doc.page_count)
+            parts = [f"--- page {n} ---\n{doc[n - 1].get_text()}" for n in range(max(1, first_page), last + 1)]
+        return ToolResult(_window("\n".join(parts), 0, MAX_TEXT_CHARS * 2) or "(no text on these pages)")
+
+    def pptx_text(self, path: str) -> ToolResult:
+        target = self._file(path)
+        return ToolResult(_window(pptx_text(target), 0, MAX_TEXT_CHARS * 2))
+
+    def view_image(self, path: str) -> ToolResult:
+        target = self._file(path)
+        mime = IMAGE_TYPES.get(target.suffix.lower())
+        if mime is None:
+            raise ValueError(f"{path!r} is not a PNG/JPEG/GIF/WebP image")
+        size = target.stat().st_size
+        if size > MAX_IMAGE_BYTES:
+            raise ValueError(f"{path!r} is {size} bytes; images over {MAX_IMAGE_BYTES} bytes are not shown")
+        data = base64.b64encode(target.read_bytes()).decode("ascii")
+        return ToolResult(f"image {self._rel(target)} ({size} bytes) is attached below", f"data:{mime};base64,{data}")
+
+    def grep(self, pattern: str, path: str = ".", max_matches: int = 50) -> ToolResult:
+        try:
+            regex = re.compile(pattern)
+        except re.error as exc:
+            raise ValueError(f"bad regular expression: {exc}") from None
+        base = self.resolve(path)
+        files = [base] if base.is_file() else sorted(p for p in base.rglob("*") if p.is_file())
+        hits: list[str] = []
+        for file in files:
+            try:
+                real = file.resolve()
+                if self.root not in real.parents or real.stat().st_size > MAX_GREP_FILE_BYTES:
+                    continue
+                data = real.read_bytes()
+            except OSError:
+                continue
+            if b"\x00" in data[:8192]:
+                continue
+            for n, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), start=1):
+                if regex.search(line):
+                    hits.append(f"{self._rel(file)}:{n}: {line[:300]}")
+                    if len(hits) >= max_matches:
+                        return ToolResult("\n".join(hits + [f"... stopped at {max_matches} matches"]))
+        return ToolResult("\n".join(hits) if hits else "(no matches)")
+
+    def _file(self, path: str) -> Path:
+        target = self.resolve(path)
+        if not target.is_file():
+            raise ValueError(f"{path!r} is not a file")
+        return target
+
+
+def _window(text: str, offset: int, limit: int) -> str:
+    offset = max(0, offset)
+    limit = max(1, min(limit, MAX_TEXT_CHARS * 2))
+    chunk = text[offset : offset + limit]
+    rest = len(text) - (offset + len(chunk))
+    if rest > 0:
+        chunk += f"\n[... {rest} more characters; call again with offset={offset + len(chunk)}]"
+    return chunk
+
+
+_A_T = re.compile(rb"<a:t>([^<]*)</a:t>")
+
+
+def pptx_text(path: Path) -> str:
+    """Slide-by-slide text of a deck.
+
+    Uses python-pptx when it can open the file; otherwise (Strict OOXML, templates,
+    broken parts, python-pptx missing) reads ``<a:t>`` runs straight from the zip, so
+    "could not parse" does not become "no text".
+    """
+    try:
+        from pptx import Presentation
+
+        prs = Presentation(str(path))
+        out: list[str] = []
+        for n, slide in enumerate(prs.slides, start=1):
+            texts = [sh.text_frame.text for sh in slide.shapes if getattr(sh, "has_text_frame", False) and sh.text_frame.text.strip()]
+            out.append(f"--- slide {n} ---\n" + "\n".join(texts))
+            if slide.has_notes_slide and slide.notes_slide.notes_text_frame is not None:
+                notes = slide.notes_slide.notes_text_frame.text.strip()
+                if notes:
+                    out.append(f"[notes] {notes}")
+        return "\n".join(out) or "(no text)"
+    except Exception as exc:  # python-pptx refuses many valid decks
+        fallback = _zip_slide_text(path)
+        return f"[python-pptx could not open the deck ({type(exc).__name__}); raw slide text follows]\n{fallback}"
+
+
+def _zip_slide_text(path: Path) -> str:
+    try:
+        with zipfile.ZipFile(path) as zf:
+            names = [n for n in zf.namelist() if re.fullmatch(r"ppt/slides/slide\d+\.xml", n)]
+            names.sort(key=lambda n: int(re.findall(r"\d+", n)[-1]))
+            out = []
+            for name in names:
+                info = zf.getinfo(name)
+                if info.file_size > 20 * 1024 * 1024:
+                    out.append(f"--- {name} --- (too large to read)")
+                    continue
+                runs = [m.decode("utf-8", errors="replace") for m in _A_T.findall(zf.read(name))]
+                out.append(f"--- {name} ---\n" + " ".join(runs))
+            return "\n".join(out) or "(no slide parts found)"
+    except (zipfile.BadZipFile, OSError, KeyError) as exc:
+        return f"error: the file is not a readable zip package ({exc}); could not extract is not absence"

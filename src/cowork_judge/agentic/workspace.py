@@ -1,0 +1,78 @@
+"""Block workspaces: the directory one agentic block is judged in.
+
+Layout of ``<work>/blocks/<block>/``::
+
+    rubric.json                 the block's rows only, with derived fields, no routing fields
+    judge_instruction.md        the instruction text
+    task_prompt.md              the task the agent was given ("" when absent)
+    model_response_text.txt     the agent's final chat message (always written)
+    output/                     deliverables (hard links; copies across devices)
+    evidence/                   shared evidence (hard links): artifacts.json, pages/, digests
+    <aux files>                 JUDGE_AUX_FILES copied from the tests dir
+
+Nothing secret is ever written here.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+
+from cowork_judge.context import RunContext
+from cowork_judge.rubric import Criterion
+
+
+def build_workspace(name: str, rows: Sequence[Criterion], ctx: RunContext) -> Path:
+    """Create (or recreate) the workspace of one block and return its path.
+
+    Raises:
+        OSError: the work dir cannot be written (the caller marks the block unjudged).
+    """
+    root = ctx.paths.block_dir(name)
+    if root.exists():
+        shutil.rmtree(root)
+    root.mkdir(parents=True)
+    (root / "rubric.json").write_text(
+        json.dumps({"rubrics": [c.for_judge() for c in rows]}, indent=2, ensure_ascii=False) + "\n", encoding="utf-8"
+    )
+    (root / "judge_instruction.md").write_text(ctx.instruction, encoding="utf-8")
+    (root / "task_prompt.md").write_text(ctx.task_prompt, encoding="utf-8")
+    (root / "model_response_text.txt").write_text(ctx.delivery.final_message or "", encoding="utf-8")
+    out = root / "output"
+    out.mkdir()
+    for item in ctx.delivery.files:
+        target = out / item.rel
+        if target.exists():  # lenient delivery: same name at the app root and in output/
+            target = out / item.source / item.rel
+        link_or_copy(Path(item.path), target)
+    if ctx.paths.evidence_dir.is_dir():
+        link_tree(ctx.paths.evidence_dir, root / "evidence")
+    for aux in ctx.config.aux_files:
+        source = Path(aux) if Path(aux).is_absolute() else ctx.paths.tests_dir / aux
+        if source.is_file():
+            link_or_copy(source, root / source.name)
+        else:
+            ctx.log.warning("JUDGE_AUX_FILES: %s not found; not copied into %s", aux, name)
+    return root
+
+
+def link_or_copy(source: Path, target: Path) -> None:
+    """Hard-link `source` to `target` (resolving a symlinked source), copying across
+    devices or where links are refused."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    real = source.resolve()
+    try:
+        os.link(real, target)
+    except OSError:
+        shutil.copyfile(real, target)
+
+
+def link_tree(source: Path, target: Path) -> None:
+    """Mirror a directory tree with hard links (copies where linking fails)."""
+    for dirpath, _dirnames, filenames in os.walk(source):
+        rel = Path(dirpath).relative_to(source)
+        for filename in filenames:
+            link_or_copy(Path(dirpath) / filename, target / rel / filename)

@@ -1,0 +1,273 @@
+"""Delivery: what the agent handed in (deliverable files and its final chat message).
+
+Deliverables are non-empty regular files under the output dir (strict, default);
+lenient delivery also takes files at the app root and the alternate output dir. Hidden
+and empty files are ignored; symlinks that resolve outside the scored tree are never
+followed. The final message comes from JUDGE_RESPONSE_FILE, the ATIF trajectory, or a
+plain answer file (SPEC §6). Reading never raises for bad agent output.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from cowork_judge.config import JudgeConfig
+from cowork_judge.paths import RunPaths
+
+MAX_FILES = 5000
+"""Deliverables listed at most; beyond this the listing is cut and says so."""
+STRAY_COPY_FILE_BYTES = 10 * 1024 * 1024
+"""Largest stray file copied to ``stray_not_scored/`` (bytes)."""
+STRAY_COPY_TOTAL_BYTES = 50 * 1024 * 1024
+"""Total bytes copied to ``stray_not_scored/`` per run."""
+MAX_MESSAGE_BYTES = 2 * 1024 * 1024
+"""Largest final-message source read (bytes); larger files are read up to this size."""
+ANSWER_FILES = ("final_answer.txt", "response.txt")
+"""Plain answer files looked for in the agent logs dir, in order."""
+
+
+class DeliveredFile(BaseModel):
+    """A deliverable: `rel` is relative to the dir it was found in."""
+
+    rel: str
+    path: str
+    size_bytes: int
+    source: Literal["output", "app_root", "alt_output"]
+
+
+class SkippedFile(BaseModel):
+    """A file that is not scored, and why."""
+
+    rel: str
+    path: str
+    size_bytes: int
+    reason: Literal["outside_scored_set", "symlink_escape", "hidden", "empty", "not_regular", "over_limit"]
+
+
+class Delivery(BaseModel):
+    """What the agent handed in."""
+
+    files: list[DeliveredFile] = Field(default_factory=list)
+    stray: list[SkippedFile] = Field(default_factory=list, description="Not scored; copied for inspection.")
+    ignored: list[SkippedFile] = Field(default_factory=list, description="Hidden, empty or special files.")
+    final_message: str | None = None
+    final_message_source: str | None = None
+    from_chat: bool = False
+    missing: bool = False
+    notes: list[str] = Field(default_factory=list)
+
+
+def collect_delivery(paths: RunPaths, config: JudgeConfig) -> Delivery:
+    """Collect deliverables, stray files and the final message of one rollout.
+
+    ``missing`` is true when there is nothing to judge: no files and (no final message or
+    chat fallback off). ``from_chat`` is true when no files but a message is judged.
+    """
+    delivery = Delivery()
+    _scan(paths.output_dir, "output", delivery, scored=True)
+    app_root_scored = config.lenient_delivery
+    _scan(paths.app_dir, "app_root", delivery, scored=app_root_scored, top_level_only=True, skip={"output"})
+    if paths.alt_output_dir.resolve() != paths.output_dir.resolve():
+        _scan(paths.alt_output_dir, "alt_output", delivery, scored=config.lenient_delivery)
+    message, source, notes = final_message(paths, config)
+    delivery.final_message, delivery.final_message_source = message, source
+    delivery.notes.extend(notes)
+    if not delivery.files:
+        if message and config.chat_fallback:
+            delivery.from_chat = True
+        else:
+            delivery.missing = True
+    return delivery
+
+
+def _scan(
+    root: Path,
+    source: Literal["output", "app_root", "alt_output"],
+    delivery: Delivery,
+    *,
+    scored: bool,
+    top_level_only: bool = False,
+    skip: set[str] | None = None,
+) -> None:
+    if not root.is_dir():
+        return
+    root_real = root.resolve()
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        current = Path(dirpath)
+        entries = list(filenames)
+        keep: list[str] = []
+        for d in sorted(dirnames):
+            if (current / d).is_symlink():
+                entries.append(d)  # classified below (never descended into)
+            elif d.startswith(".") and not top_level_only:
+                hidden = current / d
+                delivery.ignored.append(
+                    SkippedFile(rel=hidden.relative_to(root).as_posix(), path=str(hidden), size_bytes=0, reason="hidden")
+                )
+            elif not (top_level_only or (skip and current == root and d in skip)):
+                keep.append(d)
+        dirnames[:] = keep
+        for name in sorted(entries):
+            path = current / name
+            _classify(path, path.relative_to(root).as_posix(), root_real, source, delivery, scored=scored)
+
+
+def _classify(
+    path: Path,
+    rel: str,
+    root_real: Path,
+    source: Literal["output", "app_root", "alt_output"],
+    delivery: Delivery,
+    *,
+    scored: bool,
+) -> None:
+    def skipped(reason: Any, size: int = 0) -> SkippedFile:
+        return SkippedFile(rel=rel, path=str(path), size_bytes=size, reason=reason)
+
+    if any(part.startswith(".") for part in Path(rel).parts):
+        delivery.ignored.append(skipped("hidden"))
+        return
+    try:
+        real = path.resolve(strict=True)
+    except (OSError, RuntimeError):
+        delivery.ignored.append(skipped("not_regular"))  # dangling or looping symlink
+        return
+    if path.is_symlink() and not _inside(real, root_real):
+        size = real.stat().st_size if real.is_file() else 0
+        delivery.stray.append(skipped("symlink_escape", size))
+        return
+    if not real.is_file():
+        delivery.ignored.append(skipped("not_regular"))
+        return
+    size = real.stat().st_size
+    if size == 0:
+        delivery.ignored.append(skipped("empty"))
+        return
+    if not scored:
+        delivery.stray.append(skipped("outside_scored_set", size))
+        return
+    if len(delivery.files) >= MAX_FILES:
+        delivery.ignored.append(skipped("over_limit", size))
+        return
+    delivery.files.append(DeliveredFile(rel=rel, path=str(path), size_bytes=size, source=source))
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.relative_to(root)
+        return True
+    except ValueError:
+        return False
+
+
+def copy_stray(delivery: Delivery, stray_dir: Path) -> int:
+    """Copy stray files (never symlink targets outside the tree) for inspection.
+
+    Size-capped by `STRAY_COPY_FILE_BYTES` / `STRAY_COPY_TOTAL_BYTES`.
+
+    Returns:
+        Number of files copied.
+    """
+    copied = 0
+    total = 0
+    for item in delivery.stray:
+        if item.reason != "outside_scored_set":
+            continue
+        if item.size_bytes > STRAY_COPY_FILE_BYTES or total + item.size_bytes > STRAY_COPY_TOTAL_BYTES:
+            continue
+        target = stray_dir / item.rel
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(item.path, target, follow_symlinks=False)
+        except OSError:
+            continue
+        total += item.size_bytes
+        copied += 1
+    return copied
+
+
+# --------------------------------------------------------------------------- final message
+
+
+def final_message(paths: RunPaths, config: JudgeConfig) -> tuple[str | None, str | None, list[str]]:
+    """The agent's final chat message, its source, and notes about unreadable sources.
+
+    Order: JUDGE_RESPONSE_FILE; ATIF ``trajectory.json`` (last ``source == "agent"`` step
+    with non-empty text); ``final_answer.txt`` / ``response.txt`` in the agent logs dir.
+    """
+    notes: list[str] = []
+    if config.response_file:
+        text = _read_text(Path(config.response_file), notes)
+        if text:
+            return text, "response_file", notes
+    trajectory = paths.agent_logs_dir / "trajectory.json"
+    if trajectory.is_file():
+        raw = _read_text(trajectory, notes)
+        if raw is not None:
+            try:
+                doc = json.loads(raw)
+            except ValueError as exc:
+                notes.append(f"trajectory.json is not valid JSON: {exc}")
+            else:
+                text = atif_final_message(doc)
+                if text:
+                    return text, "trajectory", notes
+    for name in ANSWER_FILES:
+        text = _read_text(paths.agent_logs_dir / name, notes)
+        if text:
+            return text, name, notes
+    return None, None, notes
+
+
+def atif_final_message(doc: Any) -> str | None:
+    """Final answer of an ATIF (v1.0–v1.8) trajectory document, or None.
+
+    The answer is the ``message`` of the last step with ``source == "agent"`` whose text
+    is non-empty; ``message`` is a string or a list of ``{"type": "text", "text": …}``
+    parts. Steps that only call tools are skipped.
+    """
+    steps = doc.get("steps") if isinstance(doc, dict) else None
+    if not isinstance(steps, list):
+        return None
+    for step in reversed(steps):
+        if not isinstance(step, dict) or step.get("source") != "agent":
+            continue
+        text = _message_text(step.get("message"))
+        if text:
+            return text
+    return None
+
+
+def _message_text(message: Any) -> str | None:
+    if isinstance(message, str):
+        return message.strip() or None
+    if isinstance(message, list):
+        parts = [
+            p.get("text", "")
+            for p in message
+            if isinstance(p, dict) and p.get("type") in ("text", "output_text") and isinstance(p.get("text"), str)
+        ]
+        text = "\n".join(x for x in parts if x.strip()).strip()
+        return text or None
+    return None
+
+
+def _read_text(path: Path, notes: list[str]) -> str | None:
+    try:
+        if not path.is_file():
+            return None
+        with path.open("rb") as fh:
+            data = fh.read(MAX_MESSAGE_BYTES + 1)
+    except OSError as exc:
+        notes.append(f"{path.name} cannot be read: {exc.strerror or exc}")
+        return None
+    if len(data) > MAX_MESSAGE_BYTES:
+        notes.append(f"{path.name} is larger than {MAX_MESSAGE_BYTES} bytes; read the first part only")
+        data = data[:MAX_MESSAGE_BYTES]
+    return data.decode("utf-8", errors="replace").strip() or None

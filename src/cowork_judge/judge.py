@@ -1,0 +1,193 @@
+"""The engine entry: wire one judge run together and always leave a reward behind.
+
+I/O first (rubric, delivery), then judging (router), then the pure fold (scoring,
+coverage), then writing. `main_run` catches everything: an internal failure becomes a
+``judge:scorer_error`` document, and if even that cannot be built, `write_fallback`
+writes a minimal one. No exit path leaves ``/logs/verifier`` without reward.txt and
+result.json.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+import time
+import traceback
+from collections.abc import Mapping
+
+from cowork_judge import ABI, __version__
+from cowork_judge.assemble import build_document, failed_document
+from cowork_judge.config import LoadedConfig, export_credentials
+from cowork_judge.context import Deadline, RunContext
+from cowork_judge.coverage import account
+from cowork_judge.delivery import Delivery, collect_delivery, copy_stray
+from cowork_judge.instruction import find_instruction
+from cowork_judge.outputs import AuditLog, write_fallback, write_result
+from cowork_judge.paths import RunPaths
+from cowork_judge.redact import RedactingFilter, Redactor
+from cowork_judge.result import ResultDocument
+from cowork_judge.rubric import Criterion, RubricError, load_rubric
+from cowork_judge.scoring import ScoringError, check_scorable, score
+from cowork_judge.verdicts import Verdict
+
+log = logging.getLogger("cowork_judge")
+
+
+def main_run(paths: RunPaths, loaded: LoadedConfig, *, start: float, environ: Mapping[str, str] | None = None) -> ResultDocument | None:
+    """Run the judge and write the outputs; never raises (except KeyboardInterrupt after writing).
+
+    Args:
+        paths: run paths.
+        loaded: configuration with its warnings.
+        start: monotonic time of process start; JUDGE_DEADLINE counts from here.
+        environ: environment used to collect secrets for redaction (default os.environ).
+
+    Returns:
+        The document written, or None when only the fallback could be written.
+    """
+    env = os.environ if environ is None else environ
+    secret = loaded.config.api_key.get_secret_value() if loaded.config.api_key else ""
+    redactor = Redactor.from_environ(env, extra=[secret])
+    handlers = _start_logging(paths, redactor)
+    try:
+        doc = _run(paths, loaded, start=start, redactor=redactor)
+        write_result(paths, doc, redactor)
+        log.info("reward %s written to %s (status %s%s)", doc.task_score, paths.reward_txt, doc.status,
+                 f", {doc.exit_code}" if doc.exit_code else "")
+        return doc
+    except BaseException as exc:  # every exit path writes a reward
+        log.error("internal error: %s", redactor.text("".join(traceback.format_exception(type(exc), exc, exc.__traceback__))))
+        reason = redactor.text(f"internal error: {type(exc).__name__}: {exc}")
+        doc = None
+        try:
+            doc = failed_document(
+                config=loaded.config, criteria=(), error_kind=None, exit_code="judge:scorer_error",
+                exit_reason=reason, delivery=None, seconds=time.monotonic() - start,
+            )
+            write_result(paths, doc, redactor)
+        except BaseException:
+            write_fallback(paths, exit_code="judge:scorer_error", exit_reason=reason, version=__version__, abi=ABI, redactor=redactor)
+            doc = None
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        return doc
+    finally:
+        _stop_logging(handlers)
+
+
+def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redactor) -> ResultDocument:
+    config = loaded.config
+    warnings = list(loaded.warnings)
+    for w in loaded.warnings:
+        log.warning("config: %s", w)
+    log.info("cowork-judge %s (abi %d), backend %s, model %s", __version__, ABI, config.backend, config.model)
+    deadline = Deadline.after(config.deadline_sec, start=start)
+
+    def elapsed() -> float:
+        return time.monotonic() - start
+
+    if config.skip:
+        log.info("JUDGE_SKIP is set: archiving only, reward 'SKIPPED'")
+        return build_document(
+            config=config, criteria=(), verdicts={}, breakdown=None,
+            coverage=account((), {}, systemic_fraction=1.0, systemic_min=1), delivery=None,
+            seconds=elapsed(), calls=0, tokens=0, status="skipped", exit_reason="JUDGE_SKIP is set", warnings=warnings,
+        )
+    try:
+        rubric = load_rubric(paths.rubric_json)
+        check_scorable(rubric.criteria)
+    except (RubricError, ScoringError) as exc:
+        log.error("rubric: %s", exc)
+        return failed_document(config=config, criteria=(), error_kind=None, exit_code="judge:scorer_error",
+                               exit_reason=f"bad rubric: {exc}", delivery=None, seconds=elapsed(), warnings=warnings)
+    criteria = rubric.criteria
+    warnings.extend(rubric.warnings)
+    for w in rubric.warnings:
+        log.warning("rubric: %s", w)
+
+    delivery = collect_delivery(paths, config)
+    if delivery.stray:
+        copy_stray(delivery, paths.stray_dir)
+    log.info("delivery: %d file(s), %d stray, final message from %s", len(delivery.files), len(delivery.stray),
+             delivery.final_message_source or "nowhere")
+    if delivery.missing:
+        return _nothing_delivered(config, criteria, delivery, seconds=elapsed(), warnings=warnings)
+
+    needs_model = any(c.judge_method != "code" for c in criteria)
+    if needs_model and not config.has_credentials:
+        reason = "no judge credentials: set JUDGE_API_KEY and JUDGE_BASE_URL (or OPENAI_API_KEY / OPENAI_BASE_URL)"
+        log.error(reason)
+        return failed_document(config=config, criteria=criteria, error_kind="no_credential", exit_code="judge:no_credential",
+                               exit_reason=reason, delivery=delivery, seconds=elapsed(), warnings=warnings)
+    if config.has_credentials:
+        export_credentials(config)
+
+    instruction, instruction_source, instruction_warnings = find_instruction(paths.tests_dir, config.instruction_file)
+    warnings.extend(instruction_warnings)
+    for w in instruction_warnings:
+        log.warning("instruction: %s", w)
+    ctx = RunContext(
+        paths=paths, config=config, instruction=instruction, instruction_source=instruction_source,
+        task_prompt=_read_optional(paths.task_prompt), delivery=delivery, deadline=deadline, redactor=redactor,
+        audit=AuditLog(paths.audit_dir, redactor),
+    )
+    from cowork_judge.router import route  # imported late: a broken router must not stop the fallback
+
+    verdicts = route(criteria, ctx)
+    coverage = account(criteria, verdicts, systemic_fraction=config.systemic_fraction, systemic_min=config.systemic_min)
+    breakdown = score(criteria, verdicts, config.scoring_policy, judged_ok=not coverage.systemic)
+    log.info("score %.6f (raw %.6f), coverage %.3f, %d model call(s)", breakdown.reward, breakdown.score_raw,
+             coverage.coverage, ctx.stats.calls)
+    return build_document(
+        config=config, criteria=criteria, verdicts=verdicts, breakdown=breakdown, coverage=coverage, delivery=delivery,
+        seconds=elapsed(), calls=ctx.stats.calls, tokens=ctx.stats.tokens, evidence_pages=ctx.evidence_pages,
+        warnings=warnings, instruction_source=instruction_source,
+    )
+
+
+def _nothing_delivered(config, criteria: tuple[Criterion, ...], delivery: Delivery, *, seconds: float, warnings: list[str]) -> ResultDocument:
+    """No files and no final message: every row missed, reward 0, no model call, no exit_code."""
+    reason = "[no delivery] nothing was delivered (no output files and no final message)"
+    verdicts = {c.id: Verdict(id=c.id, hit=False, judged=True, reason=reason, method="delivery") for c in criteria}
+    breakdown = score(criteria, verdicts, config.scoring_policy)
+    log.info("nothing delivered: reward %s without any model call", breakdown.reward)
+    return build_document(
+        config=config, criteria=criteria, verdicts=verdicts, breakdown=breakdown,
+        coverage=account(criteria, verdicts, systemic_fraction=config.systemic_fraction, systemic_min=config.systemic_min),
+        delivery=delivery, seconds=seconds, calls=0, tokens=0, exit_reason="nothing delivered", warnings=warnings,
+    )
+
+
+def _read_optional(path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _start_logging(paths: RunPaths, redactor: Redactor) -> list[logging.Handler]:
+    handlers: list[logging.Handler] = []
+    fmt = logging.Formatter("%(asctime)s %(levelname)s %(message)s")
+    try:
+        paths.verifier_dir.mkdir(parents=True, exist_ok=True)
+        handlers.append(logging.FileHandler(paths.judge_log, encoding="utf-8"))
+    except OSError:
+        pass
+    handlers.append(logging.StreamHandler(sys.stderr))
+    for h in handlers:
+        h.setFormatter(fmt)
+        h.addFilter(RedactingFilter(redactor))
+        log.addHandler(h)
+    log.setLevel(logging.INFO)
+    log.propagate = False
+    return handlers
+
+
+def _stop_logging(handlers: list[logging.Handler]) -> None:
+    for h in handlers:
+        log.removeHandler(h)
+        try:
+            h.close()
+        except Exception:
+            pass

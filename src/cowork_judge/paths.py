@@ -1,0 +1,130 @@
+"""Paths in one place: where the rollout is read from and where the judge writes.
+
+Nobody else builds these path strings. Layout (container defaults; every root can be
+overridden by CLI flag or env var so the judge runs outside a container and in tests)::
+
+    /app/                         app_dir          (agent workdir; JUDGE_APP_DIR / --app-dir)
+    └── output/                   output_dir       deliverables (strict delivery)
+    /output/                      alt_output_dir   lenient delivery only (JUDGE_ALT_OUTPUT_DIR)
+    /tests/                       tests_dir        rubric.json, instruction, task_prompt.md
+    /logs/                        logs_dir         (JUDGE_LOGS_DIR / --logs-dir)
+    ├── agent/                    agent_logs_dir   trajectory.json, final_answer.txt
+    └── verifier/                 verifier_dir
+        ├── reward.txt            reward_txt
+        ├── result.json           result_json
+        ├── reward-details.json   reward_details_json
+        ├── judge.log             judge_log
+        ├── env_capabilities.json env_capabilities_json
+        ├── stray_not_scored/     stray_dir
+        └── judge/                audit_dir        prompts, raw replies, parsed verdicts
+    <work>/                       work_dir         (private temp dir; JUDGE_WORK_DIR / --work-dir)
+    ├── evidence/                 evidence_dir     shared by every block (artifacts.json, pages/)
+    └── blocks/<block>/           block_dir(name)  one agentic workspace per block
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class RunPaths:
+    """The roots of one run; every other path is derived from them."""
+
+    app_dir: Path
+    logs_dir: Path
+    tests_dir: Path
+    work_dir: Path
+    alt_output_dir: Path = Path("/output")
+
+    @classmethod
+    def resolve(
+        cls,
+        *,
+        app_dir: str | os.PathLike[str] | None = None,
+        logs_dir: str | os.PathLike[str] | None = None,
+        tests_dir: str | os.PathLike[str] | None = None,
+        work_dir: str | os.PathLike[str] | None = None,
+        alt_output_dir: str | os.PathLike[str] | None = None,
+        environ: Mapping[str, str] | None = None,
+    ) -> RunPaths:
+        """Build the paths from explicit values, then env vars, then container defaults.
+
+        A missing `work_dir` becomes a fresh private temp directory.
+        """
+        env = os.environ if environ is None else environ
+
+        def pick(explicit: object, name: str, default: str) -> Path:
+            value = explicit if explicit is not None else (env.get(name) or default)
+            return Path(str(value)).absolute()
+
+        work = work_dir if work_dir is not None else env.get("JUDGE_WORK_DIR")
+        if not work:
+            work = tempfile.mkdtemp(prefix="cowork-judge-")
+        return cls(
+            app_dir=pick(app_dir, "JUDGE_APP_DIR", "/app"),
+            logs_dir=pick(logs_dir, "JUDGE_LOGS_DIR", "/logs"),
+            tests_dir=pick(tests_dir, "JUDGE_TESTS_DIR", "/tests"),
+            work_dir=Path(str(work)).absolute(),
+            alt_output_dir=pick(alt_output_dir, "JUDGE_ALT_OUTPUT_DIR", "/output"),
+        )
+
+    @property
+    def output_dir(self) -> Path:
+        return self.app_dir / "output"
+
+    @property
+    def agent_logs_dir(self) -> Path:
+        return self.logs_dir / "agent"
+
+    @property
+    def verifier_dir(self) -> Path:
+        return self.logs_dir / "verifier"
+
+    @property
+    def reward_txt(self) -> Path:
+        return self.verifier_dir / "reward.txt"
+
+    @property
+    def result_json(self) -> Path:
+        return self.verifier_dir / "result.json"
+
+    @property
+    def reward_details_json(self) -> Path:
+        return self.verifier_dir / "reward-details.json"
+
+    @property
+    def judge_log(self) -> Path:
+        return self.verifier_dir / "judge.log"
+
+    @property
+    def env_capabilities_json(self) -> Path:
+        return self.verifier_dir / "env_capabilities.json"
+
+    @property
+    def stray_dir(self) -> Path:
+        return self.verifier_dir / "stray_not_scored"
+
+    @property
+    def audit_dir(self) -> Path:
+        return self.verifier_dir / "judge"
+
+    @property
+    def rubric_json(self) -> Path:
+        return self.tests_dir / "rubric.json"
+
+    @property
+    def task_prompt(self) -> Path:
+        return self.tests_dir / "task_prompt.md"
+
+    @property
+    def evidence_dir(self) -> Path:
+        return self.work_dir / "evidence"
+
+    def block_dir(self, name: str) -> Path:
+        """Workspace of one agentic block (``name`` like ``block-01``)."""
+        return self.work_dir / "blocks" / name

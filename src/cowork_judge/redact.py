@@ -1,0 +1,69 @@
+"""Secret redaction: keys never reach result.json, logs, the audit folder or workspaces.
+
+A `Redactor` knows the secret values of this run (API keys and any environment value
+whose name contains KEY, TOKEN, SECRET or PASSWORD) and replaces them with
+``[REDACTED]`` in any text or JSON-like value (SPEC §22; Harbor redacts the same names).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD", re.IGNORECASE)
+MIN_SECRET_LEN = 8
+"""Shorter values are not treated as secrets (they would redact ordinary words)."""
+MARK = "[REDACTED]"
+
+
+class Redactor:
+    """Replace known secret values in text and nested JSON-like values."""
+
+    def __init__(self, secrets: Iterable[str] = ()) -> None:
+        values = {s for s in secrets if s and len(s) >= MIN_SECRET_LEN}
+        # Longest first so that a secret containing another is replaced whole.
+        self._values = sorted(values, key=len, reverse=True)
+        self._pattern = re.compile("|".join(re.escape(v) for v in self._values)) if self._values else None
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str], extra: Iterable[str] = ()) -> Redactor:
+        """Collect secrets from variables whose names look secret, plus `extra` values."""
+        found = [v for k, v in environ.items() if SECRET_NAME.search(k)]
+        return cls([*found, *extra])
+
+    def text(self, value: str) -> str:
+        """`value` with every secret replaced by ``[REDACTED]``."""
+        if self._pattern is None or not value:
+            return value
+        return self._pattern.sub(MARK, value)
+
+    def value(self, value: Any) -> Any:
+        """Redact strings inside dicts/lists/tuples recursively (keys included)."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, Mapping):
+            return {self.text(str(k)): self.value(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [self.value(v) for v in value]
+        return value
+
+
+class RedactingFilter(logging.Filter):
+    """A logging filter that redacts the final message of every record."""
+
+    def __init__(self, redactor: Redactor) -> None:
+        super().__init__()
+        self._redactor = redactor
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if record.exc_info:
+            formatter = logging.Formatter()
+            message = message + "\n" + formatter.formatException(record.exc_info)
+            record.exc_info = None
+            record.exc_text = None
+        record.msg = self._redactor.text(message)
+        record.args = None
+        return True

@@ -1,0 +1,115 @@
+"""Scales: binary and gradient rows own their levels, their prompt sentence and their schema.
+
+Prompt text (`hit_means`), the structured-output schema fragment and level snapping are
+derived here from the same facts so that they cannot drift apart (house style item 8).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+
+def parse_level_key(key: object) -> float:
+    """Parse a `levels` key (``"0.75"``, ``"1"``) into a fraction of the weight.
+
+    Returns:
+        A finite float in [0, 1].
+
+    Raises:
+        ValueError: the key is not a number or lies outside [0, 1].
+    """
+    if isinstance(key, bool):
+        raise ValueError(f"level key {key!r} is not a number")
+    try:
+        value = float(key)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ValueError(f"level key {key!r} is not a number") from None
+    if not math.isfinite(value) or value < 0.0 or value > 1.0:
+        raise ValueError(f"level key {key!r} is outside [0, 1]")
+    return value
+
+
+def snap_level(value: float, choices: Sequence[float]) -> float:
+    """Snap a returned level to the nearest legal level; ties go to the LOWER level.
+
+    Snapping an already legal level returns it unchanged, so snapping twice is the
+    identity (SPEC §4). `choices` must be non-empty and sorted ascending.
+
+    Args:
+        value: the level the judge returned, a finite float (any range).
+        choices: the row's legal levels, ascending, each in [0, 1].
+
+    Returns:
+        One element of `choices`.
+    """
+    best = choices[0]
+    best_dist = abs(value - best)
+    for choice in choices[1:]:
+        dist = abs(value - choice)
+        if dist < best_dist:  # strict: on a tie the earlier (lower) level stays
+            best, best_dist = choice, dist
+    return best
+
+
+def hit_means(*, polarity: str, hurdle: bool, graded: bool, level_choices: Sequence[float] | None) -> str:
+    """One sentence that says what ``hit=true`` means for a row (SPEC §3).
+
+    Negative rows (weight < 0) and hurdle rows describe a FAULT: the sentence says that a
+    satisfied requirement with no violation found means ``hit=false``.
+    """
+    if hurdle:
+        return (
+            "This row describes a fatal fault. hit=true means the fault described IS present "
+            "in the deliverable (the whole task then scores 0). If the deliverable is fine and "
+            "you find no such fault, answer hit=false."
+        )
+    if polarity == "negative":
+        return (
+            "This row describes a fault that costs points. hit=true means the fault described "
+            "IS present in the deliverable. If the requirement is satisfied and you find no "
+            "such fault, answer hit=false."
+        )
+    if graded and level_choices:
+        levels = ", ".join(format_level(x) for x in level_choices)
+        return (
+            "This row is graded. level is the fraction of the weight earned and must be one "
+            f"of [{levels}], chosen with the level descriptions; hit=true when level > 0, "
+            "hit=false when level = 0."
+        )
+    return (
+        "hit=true means the deliverable satisfies this requirement; hit=false means it does "
+        "not, or the evidence for it is missing."
+    )
+
+
+def format_level(value: float) -> str:
+    """Render a level compactly (``1``, ``0.75``) for prompts and messages."""
+    text = f"{value:.6f}".rstrip("0").rstrip(".")
+    return text or "0"
+
+
+def verdict_item_schema(ids: Sequence[str], level_choices: Sequence[float] | None) -> dict[str, Any]:
+    """JSON-schema fragment for verdict rows of one scale.
+
+    Binary rows get ``level`` as ``null`` only; graded rows get ``level`` REQUIRED and
+    restricted to their legal levels (the schema, not the instruction file, is what makes
+    judges return levels: SPEC §5). Strict-mode compatible: every property required,
+    ``additionalProperties: false``.
+    """
+    if level_choices:
+        level: dict[str, Any] = {"type": "number", "enum": list(level_choices)}
+    else:
+        level = {"type": "null"}
+    return {
+        "type": "object",
+        "properties": {
+            "id": {"type": "string", "enum": list(ids)},
+            "hit": {"type": "boolean"},
+            "level": level,
+            "reason": {"type": "string"},
+        },
+        "required": ["id", "hit", "level", "reason"],
+        "additionalProperties": False,
+    }

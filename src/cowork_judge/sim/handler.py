@@ -1,0 +1,163 @@
+"""HTTP plumbing of the simulated judge: routing, JSON/SSE writers, hang and reset.
+
+The request semantics live in ``server.SimServer``; this module only moves bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import select
+import socket
+import struct
+import sys
+import threading
+import time
+import traceback
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import TYPE_CHECKING, Any
+
+from .protocol import error_doc
+
+if TYPE_CHECKING:
+    from .server import SimServer
+
+__all__ = ["SimHTTPServer", "SimHandler"]
+
+
+class SimHTTPServer(ThreadingHTTPServer):
+    """Threaded HTTP server bound to one ``SimServer`` (``sim``); one thread per connection."""
+
+    daemon_threads = True
+    block_on_close = False  # SimServer.stop joins handler threads with a deadline
+    sim: SimServer
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        exc = sys.exc_info()[1]
+        if isinstance(exc, (ConnectionError, TimeoutError)) or self.sim.stopping:
+            return
+        text = traceback.format_exc()
+        self.sim.errors.append(text)
+        sys.stderr.write(f"cowork-judge sim: handler error\n{text}")
+
+
+class SimHandler(BaseHTTPRequestHandler):
+    """One HTTP/1.1 connection: routes requests and offers the writers ``SimServer`` uses."""
+
+    protocol_version = "HTTP/1.1"
+    server: SimHTTPServer
+    server_version = "cowork-judge-sim"
+
+    def setup(self) -> None:
+        super().setup()
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # no Nagle stalls
+        self.server.sim.track_connection(self.connection, True)
+
+    def finish(self) -> None:
+        self.server.sim.track_connection(self.connection, False)
+        try:
+            super().finish()
+        except OSError:
+            pass
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        pass
+
+    def _read_body(self) -> bytes:
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            length = 0
+        return self.rfile.read(length) if length > 0 else b""
+
+    def _route(self) -> str:
+        path = self.path.split("?", 1)[0].rstrip("/")
+        return path[3:] if path.startswith("/v1/") else path
+
+    def do_GET(self) -> None:  # noqa: N802 - stdlib name
+        route, sim = self._route(), self.server.sim
+        if route == "/models":
+            if not sim.authorized(self.headers.get("Authorization")):
+                doc = error_doc("Incorrect API key provided", "invalid_request_error", code="invalid_api_key")
+                self.send_json(401, doc)
+                return
+            self.send_json(200, sim.models_doc())
+        elif route == "/_sim/log":
+            self.send_json(200, {"entries": sim.log.to_json()})
+        else:
+            self.send_json(404, error_doc(f"no route GET {self.path}", "invalid_request_error"))
+
+    def do_POST(self) -> None:  # noqa: N802 - stdlib name
+        start_s = time.monotonic()
+        sim = self.server.sim
+        body = self._read_body()
+        route = self._route()
+        if route == "/chat/completions":
+            sim.handle_chat(self, body, start_s, sim.log.next_seq())
+        elif route == "/_sim/reset":
+            sim.log.clear()
+            self.send_json(200, {"ok": True})
+        else:
+            self.send_json(404, error_doc(f"no route POST {self.path}", "invalid_request_error"))
+
+    # -- writers used by SimServer ----------------------------------------------------
+    def send_json(self, status: int, doc: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+        """Send one complete JSON answer with ``x-request-id`` and extra ``headers``."""
+        data = json.dumps(doc).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("x-request-id", f"req_sim_{id(self):x}_{time.monotonic_ns():x}")
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def send_partial_json(self, doc: dict[str, Any]) -> None:
+        """Announce the full length, send half the body, then close."""
+        data = json.dumps(doc).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data[: len(data) // 2])
+        self.close_connection = True
+
+    def start_sse(self) -> None:
+        """Send the head of a 200 ``text/event-stream`` answer (chunked body follows)."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+
+    def sse(self, data: dict[str, Any] | str) -> None:
+        """Send one ``data: ...`` event (a dict is JSON-encoded) as one HTTP chunk."""
+        text = data if isinstance(data, str) else json.dumps(data)
+        payload = f"data: {text}\n\n".encode()
+        self.wfile.write(b"%x\r\n%s\r\n" % (len(payload), payload))
+
+    def end_sse(self) -> None:
+        """End the chunked body cleanly (the connection stays usable)."""
+        self.wfile.write(b"0\r\n\r\n")
+
+    def hang(self, seconds: float, stop: threading.Event) -> None:
+        """Send nothing until the client disconnects, ``seconds`` pass or ``stop`` is set."""
+        deadline = time.monotonic() + seconds
+        sock = self.connection
+        while not stop.is_set() and time.monotonic() < deadline:
+            try:
+                readable, _, _ = select.select([sock], [], [], 0.05)
+                if readable and not sock.recv(1, socket.MSG_PEEK):
+                    break  # client closed its side
+            except (OSError, ValueError):
+                break
+            if readable:
+                stop.wait(0.05)  # client sent more bytes; keep hanging without spinning
+        self.close_connection = True
+
+    def reset(self) -> None:
+        """Abort the connection with a TCP RST (SO_LINGER on, timeout 0)."""
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.rfile.close()
+        self.connection.close()
+        self.close_connection = True

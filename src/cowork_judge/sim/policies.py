@@ -1,0 +1,232 @@
+"""Verdict policies of the simulated judge: which verdict each rubric row gets.
+
+A policy answers ``verdicts(rows, context_text, page=None)`` with one verdict dict per
+row, in row order: ``{"id": str, "hit": bool, "level": float (gradient rows only),
+"reason": str}`` plus ``"na": bool`` when an oracle entry carries it. A row is a dict
+from the judge's ``<rubric_rows>`` block: ``id``, ``description``, ``type``
+(``binary``/``gradient``), ``polarity`` (``positive``/``negative``), ``level_choices``
+(gradient only, fractions in [0, 1]).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from typing import Any, Protocol
+
+__all__ = ["DEMO_REASON_PREFIX", "DemoPolicy", "OraclePolicy", "VerdictPolicy", "content_words"]
+
+DEMO_REASON_PREFIX = "simulated judge, no model:"
+"""Every reason the demo policy writes starts with this label."""
+
+_ORACLE_FIELDS = frozenset({"hit", "level", "na", "reason"})
+_WORD_RE = re.compile(r"[^\W_]+")
+
+
+class VerdictPolicy(Protocol):
+    """What the simulator asks of a policy."""
+
+    def verdicts(
+        self, rows: list[dict[str, Any]], context_text: str, page: int | None = None
+    ) -> list[dict[str, Any]]:
+        """Return one verdict dict per row, in the order of ``rows``."""
+        ...
+
+
+def _is_gradient(row: dict[str, Any]) -> bool:
+    return row.get("type") == "gradient"
+
+
+def _level_choices(row: dict[str, Any]) -> list[float]:
+    raw = row.get("level_choices") or [0.0, 1.0]
+    try:
+        return sorted(float(x) for x in raw)
+    except (TypeError, ValueError):
+        return [0.0, 1.0]
+
+
+class OraclePolicy:
+    """Answers every row from a fixed table (an oracle file).
+
+    Args:
+        answers: row id -> entry ``{"hit": bool, "level"?: float in [0, 1], "na"?: bool,
+            "reason"?: str}``.
+        page_answers: (row id, page number >= 1) -> entry of the same shape; used instead
+            of ``answers[id]`` when ``verdicts`` is called with that page.
+
+    Ids missing from the table get ``hit=false`` with reason ``"not in oracle"``. A gradient
+    row whose entry has no ``level`` gets the highest level choice when hit, else the lowest.
+    """
+
+    def __init__(
+        self,
+        answers: dict[str, dict[str, Any]],
+        page_answers: dict[tuple[str, int], dict[str, Any]] | None = None,
+    ) -> None:
+        self.answers = dict(answers)
+        self.page_answers = dict(page_answers or {})
+
+    @classmethod
+    def from_dict(cls, data: object, *, source: str = "oracle") -> OraclePolicy:
+        """Build a policy from a decoded oracle document.
+
+        Args:
+            data: ``{"<row id>": entry, "<row id>@<page>": entry, ...}``.
+            source: name used in error messages (usually the file path).
+
+        Raises:
+            ValueError: the document is not an object, an entry is not an object, has an
+                unknown field, or a field has the wrong type or range. The message names
+                the key and field.
+        """
+        if not isinstance(data, dict):
+            raise ValueError(f"{source}: top level must be a JSON object mapping row id -> answer")
+        answers: dict[str, dict[str, Any]] = {}
+        pages: dict[tuple[str, int], dict[str, Any]] = {}
+        for key, entry in data.items():
+            checked = _check_entry(source, key, entry)
+            row_id, sep, page = key.rpartition("@")
+            if sep and row_id and page.isdigit():
+                if int(page) < 1:
+                    raise ValueError(f"{source}: key {key!r}: page numbers start at 1")
+                pages[(row_id, int(page))] = checked
+            else:
+                answers[key] = checked
+        return cls(answers, pages)
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike[str]) -> OraclePolicy:
+        """Read an oracle JSON file (format in ``from_dict``).
+
+        Raises:
+            ValueError: the file cannot be read, is not valid JSON, or has a bad entry.
+        """
+        name = os.fspath(path)
+        try:
+            with open(name, encoding="utf-8") as fh:
+                text = fh.read()
+        except OSError as exc:
+            raise ValueError(f"oracle file {name}: cannot read: {exc.strerror or exc}") from None
+        except UnicodeDecodeError:
+            raise ValueError(f"oracle file {name}: not UTF-8 text") from None
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(
+                f"oracle file {name}: invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+            ) from None
+        return cls.from_dict(data, source=f"oracle file {name}")
+
+    def verdicts(
+        self, rows: list[dict[str, Any]], context_text: str, page: int | None = None
+    ) -> list[dict[str, Any]]:
+        """Look every row up; ``page`` selects ``"<id>@<page>"`` overrides. No I/O."""
+        out = []
+        for row in rows:
+            row_id = str(row.get("id"))
+            entry = None
+            if page is not None:
+                entry = self.page_answers.get((row_id, page))
+            if entry is None:
+                entry = self.answers.get(row_id)
+            if entry is None:
+                verdict: dict[str, Any] = {"id": row_id, "hit": False, "reason": "not in oracle"}
+                if _is_gradient(row):
+                    verdict["level"] = _level_choices(row)[0]
+                out.append(verdict)
+                continue
+            verdict = {"id": row_id, "hit": entry["hit"]}
+            if _is_gradient(row):
+                choices = _level_choices(row)
+                verdict["level"] = entry.get("level", choices[-1] if entry["hit"] else choices[0])
+            if "na" in entry:
+                verdict["na"] = entry["na"]
+            verdict["reason"] = entry.get("reason", "oracle")
+            out.append(verdict)
+        return out
+
+
+def _check_entry(source: str, key: object, entry: object) -> dict[str, Any]:
+    if not isinstance(key, str) or not key:
+        raise ValueError(f"{source}: row ids must be non-empty strings, got {key!r}")
+    if not isinstance(entry, dict):
+        raise ValueError(f"{source}: entry {key!r} must be an object like {{\"hit\": true}}")
+    unknown = sorted(set(entry) - _ORACLE_FIELDS)
+    if unknown:
+        raise ValueError(
+            f"{source}: entry {key!r}: unknown field(s) {unknown}; allowed: {sorted(_ORACLE_FIELDS)}"
+        )
+    if not isinstance(entry.get("hit"), bool):
+        raise ValueError(f"{source}: entry {key!r}: 'hit' is required and must be true or false")
+    if "level" in entry:
+        level = entry["level"]
+        if isinstance(level, bool) or not isinstance(level, (int, float)) or not (
+            math.isfinite(level) and 0.0 <= level <= 1.0
+        ):
+            raise ValueError(f"{source}: entry {key!r}: 'level' must be a number in [0, 1]")
+    if "na" in entry and not isinstance(entry["na"], bool):
+        raise ValueError(f"{source}: entry {key!r}: 'na' must be true or false")
+    if "reason" in entry and not isinstance(entry["reason"], str):
+        raise ValueError(f"{source}: entry {key!r}: 'reason' must be a string")
+    return dict(entry)
+
+
+def content_words(text: str, min_len: int = 5) -> list[str]:
+    """Lowercase word tokens of at least ``min_len`` characters, unique, in first-seen order."""
+    seen: dict[str, None] = {}
+    for word in _WORD_RE.findall(text.lower()):
+        if len(word) >= min_len:
+            seen.setdefault(word, None)
+    return list(seen)
+
+
+class DemoPolicy:
+    """Deterministic word-overlap judge, for demos and dry runs. No randomness, no model.
+
+    A positive row is hit when at least ``hit_fraction`` of its description's content
+    words (``content_words``) occur in ``context_text``. A gradient row's level is the
+    largest level choice <= that fraction (the smallest choice when none is). Negative
+    rows are never hit (no violation assumed). Every reason starts with
+    ``DEMO_REASON_PREFIX``.
+
+    Args:
+        hit_fraction: fraction in [0, 1] of content words that must be found (default 0.3).
+    """
+
+    def __init__(self, hit_fraction: float = 0.3) -> None:
+        if not 0.0 <= hit_fraction <= 1.0:
+            raise ValueError(f"hit_fraction must be in [0, 1], got {hit_fraction}")
+        self.hit_fraction = hit_fraction
+
+    def verdicts(
+        self, rows: list[dict[str, Any]], context_text: str, page: int | None = None
+    ) -> list[dict[str, Any]]:
+        """Judge rows by word overlap with ``context_text``; ``page`` is ignored."""
+        found_words = set(content_words(context_text))
+        out = []
+        for row in rows:
+            row_id = str(row.get("id"))
+            verdict: dict[str, Any] = {"id": row_id}
+            choices = _level_choices(row)
+            if row.get("polarity") == "negative":
+                verdict["hit"] = False
+                if _is_gradient(row):
+                    verdict["level"] = choices[0]
+                verdict["reason"] = f"{DEMO_REASON_PREFIX} negative row, no violation assumed"
+                out.append(verdict)
+                continue
+            words = content_words(str(row.get("description", "")))
+            matched = [w for w in words if w in found_words]
+            fraction = len(matched) / len(words) if words else 0.0
+            verdict["hit"] = bool(words) and fraction >= self.hit_fraction
+            if _is_gradient(row):
+                below = [c for c in choices if c <= fraction + 1e-12]
+                verdict["level"] = below[-1] if below else choices[0]
+            verdict["reason"] = (
+                f"{DEMO_REASON_PREFIX} {len(matched)}/{len(words)} content words of the "
+                f"description found in the context ({fraction:.2f})"
+            )
+            out.append(verdict)
+        return out

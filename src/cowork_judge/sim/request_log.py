@@ -1,0 +1,129 @@
+"""Request log of the simulated judge: one entry per chat-completions request, thread-safe."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["LogEntry", "RequestLog"]
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One finished ``POST /v1/chat/completions`` request.
+
+    Attributes:
+        seq: arrival order, 1-based.
+        start_s: ``time.monotonic()`` when the request line was read, seconds.
+        end_s: ``time.monotonic()`` when the answer was written (or the hang/reset
+            finished), seconds.
+        kind: ``tool`` (answered with a tool call), ``final`` (answered with verdicts),
+            ``fault`` (a fault was injected) or ``error`` (401/400/404: bad request).
+        fault: fault kind, or None.
+        status: HTTP status sent; None when no status line was sent (hang, reset).
+        stream: the request asked for ``stream: true``.
+        model: requested model name.
+        row_ids: ids of the rubric rows the request judges (may be empty on errors).
+        prompt_chars: characters of message text and tool-call arguments (no images).
+        prompt_tokens: estimated prompt tokens, ``ceil(prompt_chars / 4)``.
+        completion_tokens: estimated tokens of the answer content or tool-call arguments.
+        images: image parts in the request.
+        tool_call: name of the tool called on a tool turn, else None.
+        response_format: ``json_schema``/``json_object``/``text`` or None.
+        delay_s: latency-model delay slept before answering, seconds.
+        error: message of a 400/401/404 answer, else None.
+    """
+
+    seq: int
+    start_s: float
+    end_s: float
+    kind: str
+    fault: str | None = None
+    status: int | None = 200
+    stream: bool = False
+    model: str = ""
+    row_ids: list[str] = field(default_factory=list)
+    prompt_chars: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    images: int = 0
+    tool_call: str | None = None
+    response_format: str | None = None
+    delay_s: float = 0.0
+    error: str | None = None
+
+    @property
+    def duration_s(self) -> float:
+        """``end_s - start_s``, seconds."""
+        return self.end_s - self.start_s
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict with every field plus ``duration_s``."""
+        doc = dataclasses.asdict(self)
+        doc["duration_s"] = self.duration_s
+        return doc
+
+
+class RequestLog:
+    """Thread-safe, append-only list of ``LogEntry`` (``clear`` empties it).
+
+    Indexing, ``len`` and iteration work on a snapshot. When ``jsonl_path`` is given each
+    entry is also appended to that file as one JSON line as soon as it is added.
+    """
+
+    def __init__(self, jsonl_path: str | os.PathLike[str] | None = None) -> None:
+        self._entries: list[LogEntry] = []
+        self._lock = threading.Lock()
+        self._seq = 0
+        self.jsonl_path = os.fspath(jsonl_path) if jsonl_path is not None else None
+
+    def next_seq(self) -> int:
+        """Reserve the next arrival number."""
+        with self._lock:
+            self._seq += 1
+            return self._seq
+
+    def append(self, entry: LogEntry) -> None:
+        """Add one entry (and write it to the JSONL file, if any)."""
+        with self._lock:
+            self._entries.append(entry)
+            if self.jsonl_path is not None:
+                with open(self.jsonl_path, "a", encoding="utf-8") as fh:
+                    fh.write(json.dumps(entry.to_dict()) + "\n")
+
+    def entries(self) -> list[LogEntry]:
+        """Snapshot of all entries, in completion order."""
+        with self._lock:
+            return list(self._entries)
+
+    def clear(self) -> None:
+        """Drop all entries (arrival numbers keep counting)."""
+        with self._lock:
+            self._entries.clear()
+
+    def to_json(self) -> list[dict[str, Any]]:
+        """All entries as dicts, in arrival (``seq``) order."""
+        return [e.to_dict() for e in sorted(self.entries(), key=lambda e: e.seq)]
+
+    def count(self, kind: str | None = None, fault: str | None = None) -> int:
+        """Entries matching ``kind`` and/or ``fault`` (None matches anything)."""
+        return sum(
+            1
+            for e in self.entries()
+            if (kind is None or e.kind == kind) and (fault is None or e.fault == fault)
+        )
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._entries)
+
+    def __iter__(self) -> Iterator[LogEntry]:
+        return iter(self.entries())
+
+    def __getitem__(self, index: int) -> LogEntry:
+        return self.entries()[index]
