@@ -160,4 +160,6 @@ def result_json_schema() -> dict[str, Any]:
     """The published JSON Schema of `ResultDocument` (by alias: ``schema``, not ``schema_``)."""
     schema = ResultDocument.model_json_schema(by_alias=True)
     schema["$id"] = RESULT_SCHEMA
+    schema["properties"]["schema"]["const"] = RESULT_SCHEMA
+    schema["required"] = ["schema", *schema["required"]]
     return schema

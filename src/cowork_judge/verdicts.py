@@ -137,7 +137,7 @@ def _candidate_rows(text: str) -> Iterable[tuple[Any, list[Any]]]:
     best: list[Any] | None = None
     for candidate in _balanced_spans(text):
         parsed = _loads(candidate)
-        rows = _rows_of(parsed) if parsed is not None else None
+        rows = _rows_of(parsed, single=False) if parsed is not None else None
         if rows and (best is None or len(rows) > len(best)):
             best = rows
     if best is not None:
@@ -154,12 +154,12 @@ def _loads(text: str) -> Any:
         return None
 
 
-def _rows_of(doc: Any) -> list[Any] | None:
+def _rows_of(doc: Any, *, single: bool = True) -> list[Any] | None:
     if isinstance(doc, dict):
         rows = doc.get("verdicts")
         if isinstance(rows, list):
             return rows
-        if "id" in doc and "hit" in doc:
+        if single and "id" in doc and "hit" in doc:
             return [doc]
         return None
     if isinstance(doc, list) and doc and all(isinstance(r, dict) and "id" in r for r in doc):
@@ -167,25 +167,36 @@ def _rows_of(doc: Any) -> list[Any] | None:
     return None
 
 
-def _balanced_spans(text: str, limit: int = 2000) -> Iterable[str]:
+SCAN_BUDGET = 2_000_000
+"""Characters the brace scan may inspect per reply (bounds pathological replies)."""
+
+
+def _balanced_spans(text: str) -> Iterable[str]:
     """Yield substrings that start at ``{``/``[`` and end at the matching bracket.
 
-    String literals are respected. Bounded to `limit` start positions so that a
-    pathological reply cannot make parsing quadratic in practice.
+    String literals are respected. The scan inspects at most `SCAN_BUDGET` characters
+    in total, so a pathological reply cannot make parsing quadratic.
     """
-    starts = [i for i, ch in enumerate(text) if ch in "{["][:limit]
-    for start in starts:
-        end = _match(text, start)
+    budget = [SCAN_BUDGET]
+    for start, ch in enumerate(text):
+        if ch not in "{[":
+            continue
+        if budget[0] <= 0:
+            return
+        end = _match(text, start, budget)
         if end is not None:
             yield text[start : end + 1]
 
 
-def _match(text: str, start: int) -> int | None:
+def _match(text: str, start: int, budget: list[int] | None = None) -> int | None:
     stack: list[str] = []
     in_str = False
     escape = False
     pairs = {"{": "}", "[": "]"}
-    for i in range(start, len(text)):
+    stop = len(text) if budget is None else min(len(text), start + max(budget[0], 0))
+    for i in range(start, stop):
+        if budget is not None:
+            budget[0] -= 1
         ch = text[i]
         if in_str:
             if escape:

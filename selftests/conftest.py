@@ -1,0 +1,147 @@
+"""Shared fixtures: repository paths, the public fixtures folder, and end-to-end judge runs.
+
+`judge_run` runs the REAL command line (``python -m cowork_judge run`` in a subprocess)
+against the simulator served in this process over HTTP on 127.0.0.1 — the model is
+mocked at that one seam only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cowork_judge.sim import DemoPolicy, FaultPlan, LatencyModel, OraclePolicy, SimServer
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURES = REPO.parent / "shared" / "fixtures"
+EXAMPLE_TESTS = REPO / "tests"
+ROLLOUTS = REPO / "examples" / "rollouts"
+HEALTHBENCH_EXAMPLE = REPO / "examples" / "healthbench-bbd759b4"
+SIM_KEY = "sk-sim-test-key-0123456789"
+
+
+@pytest.fixture
+def fixtures_dir() -> Path:
+    """``../shared/fixtures`` (skips when the folder is absent; CI always has it)."""
+    if not FIXTURES.is_dir():
+        pytest.skip(f"public fixtures folder not found at {FIXTURES}")
+    return FIXTURES
+
+
+@dataclass
+class RunResult:
+    """What one end-to-end run left behind."""
+
+    returncode: int
+    seconds: float
+    stdout: str
+    stderr: str
+    verifier: Path
+    work: Path
+    sim: SimServer | None
+
+    @property
+    def reward_text(self) -> str:
+        return (self.verifier / "reward.txt").read_text()
+
+    @property
+    def reward(self) -> float:
+        return float(self.reward_text)
+
+    @property
+    def doc(self) -> dict[str, Any]:
+        return json.loads((self.verifier / "result.json").read_text())
+
+    @property
+    def verdicts(self) -> dict[str, dict[str, Any]]:
+        return {r["id"]: r for r in self.doc["results"]}
+
+    @property
+    def model_requests(self) -> int:
+        return 0 if self.sim is None else len(self.sim.log)
+
+
+def _base_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not (k.startswith("JUDGE_") or k.startswith("OPENAI_") or k.startswith("COWORK_"))}
+    env["JUDGE_START_JITTER"] = "0"
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+@pytest.fixture
+def judge_run(tmp_path: Path) -> Iterator[Callable[..., RunResult]]:
+    """``judge_run(tests_dir, rollout_dir, oracle=..., env=..., sim=..., timeout=...)``.
+
+    Copies the rollout's ``app/`` and ``logs/agent/`` into a temp layout, starts a
+    simulator (oracle dict/file → `OraclePolicy`, else `DemoPolicy`; ``sim=False`` for no
+    endpoint at all), runs ``python -m cowork_judge run`` and returns a `RunResult`.
+    Extra ``sim`` keys are passed to `SimServer` (``faults=``, ``latency=``, …).
+    """
+    servers: list[SimServer] = []
+    counter = iter(range(1000))
+
+    def run(
+        tests_dir: Path,
+        rollout_dir: Path | None = None,
+        *,
+        oracle: dict[str, Any] | None = None,
+        env: dict[str, str] | None = None,
+        sim: dict[str, Any] | bool = True,
+        timeout: float = 120.0,
+        app_dir: Path | None = None,
+        work_dir: Path | None = None,
+    ) -> RunResult:
+        n = next(counter)
+        root = tmp_path / f"run{n}"
+        app = app_dir or root / "app"
+        logs = root / "logs"
+        work = work_dir or root / "work"
+        app.mkdir(parents=True, exist_ok=True)
+        (logs / "agent").mkdir(parents=True)
+        if rollout_dir is not None:
+            if (rollout_dir / "app").is_dir() and app_dir is None:
+                shutil.copytree(rollout_dir / "app", app, dirs_exist_ok=True)
+            if (rollout_dir / "logs" / "agent").is_dir():
+                shutil.copytree(rollout_dir / "logs" / "agent", logs / "agent", dirs_exist_ok=True)
+        full_env = _base_env()
+        server: SimServer | None = None
+        if sim is not False:
+            options = dict(sim) if isinstance(sim, dict) else {}
+            policy = OraclePolicy.from_dict(oracle) if oracle is not None else DemoPolicy()
+            server = SimServer(policy, api_key=SIM_KEY, **options).start()
+            servers.append(server)
+            full_env.update(JUDGE_API_KEY=SIM_KEY, JUDGE_BASE_URL=server.url, JUDGE_MODEL="sim-judge")
+        full_env.update(env or {})
+        cmd = [
+            sys.executable, "-m", "cowork_judge", "run",
+            "--app-dir", str(app), "--logs-dir", str(logs), "--tests-dir", str(tests_dir),
+            "--work-dir", str(work), "--alt-output-dir", str(root / "alt-output"),
+        ]
+        t0 = time.monotonic()
+        proc = subprocess.run(cmd, env=full_env, capture_output=True, text=True, timeout=timeout)
+        return RunResult(
+            returncode=proc.returncode,
+            seconds=time.monotonic() - t0,
+            stdout=proc.stdout,
+            stderr=proc.stderr,
+            verifier=logs / "verifier",
+            work=work,
+            sim=server,
+        )
+
+    yield run
+    for server in servers:
+        server.stop()
+
+
+__all__ = ["RunResult", "FaultPlan", "LatencyModel"]

@@ -1,0 +1,64 @@
+"""Outputs: published schema, atomic writes, the fallback document, redaction."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+import jsonschema
+
+from cowork_judge import ABI, __version__
+from cowork_judge.outputs import EXTRA_FIELD_KEYS, atomic_write, format_reward, write_fallback
+from cowork_judge.paths import RunPaths
+from cowork_judge.redact import Redactor
+from cowork_judge.result import result_json_schema
+
+
+def published_schema() -> dict:
+    return json.loads(resources.files("cowork_judge").joinpath("schemas/result.schema.json").read_text())
+
+
+def test_published_schema_is_the_generated_one():
+    assert published_schema() == result_json_schema(), "regenerate: cowork-judge schema > src/cowork_judge/schemas/result.schema.json"
+
+
+def test_extra_fields_keys_are_the_spec_list():
+    assert set(EXTRA_FIELD_KEYS) == {
+        "passed", "judge_coverage", "judge_unjudged", "judge_degraded", "judge_error_kind", "judge_seconds",
+        "judge_evidence_pages", "judge_methods", "judge_coverage_by_method", "judge_unjudged_weight_frac",
+        "judge_called", "delivery_missing", "delivery_from_chat", "judge_calls", "judge_tokens",
+    }
+
+
+def test_atomic_write_replaces_whole_file(tmp_path):
+    target = tmp_path / "deep" / "reward.txt"
+    atomic_write(target, "0.5\n")
+    atomic_write(target, "0.25\n")
+    assert target.read_text() == "0.25\n"
+    assert [p.name for p in target.parent.iterdir()] == ["reward.txt"]
+
+
+def test_reward_format_round_trips():
+    for value in (0.0, 1.0, 0.8368421052631579, 1 / 3):
+        assert float(format_reward(value)) == value
+    assert format_reward(None) == "SKIPPED\n"
+
+
+def test_fallback_document_is_schema_valid_and_redacted(tmp_path):
+    paths = RunPaths.resolve(app_dir=tmp_path, logs_dir=tmp_path / "logs", tests_dir=tmp_path, work_dir=tmp_path / "w", environ={})
+    key = "sk-fallback-secret-0000111122"
+    write_fallback(paths, exit_code="judge:scorer_error", exit_reason=f"boom with {key}", version=__version__, abi=ABI,
+                   redactor=Redactor([key]))
+    doc = json.loads(paths.result_json.read_text())
+    jsonschema.validate(doc, published_schema())
+    assert paths.reward_txt.read_text() == "0.0\n"
+    assert key not in paths.result_json.read_text() and "[REDACTED]" in doc["exit_reason"]
+    assert set(doc["extra_fields"]) == set(EXTRA_FIELD_KEYS)
+
+
+def test_redactor_handles_nested_values_and_short_values():
+    r = Redactor(["sk-abcdefgh12345", "short"])
+    assert r.value({"a": ["x sk-abcdefgh12345 y", {"sk-abcdefgh12345": 1}]}) == {"a": ["x [REDACTED] y", {"[REDACTED]": 1}]}
+    assert r.text("short stays") == "short stays"
+    env = Redactor.from_environ({"MY_TOKEN": "tok-1234567890", "HOME": "/root/home/dir"})
+    assert env.text("tok-1234567890 /root/home/dir") == "[REDACTED] /root/home/dir"
