@@ -7,27 +7,20 @@ mocked at that one seam only.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from cowork_judge.sim import DemoPolicy, FaultPlan, LatencyModel, OraclePolicy, SimServer
+from cowork_judge.sim import DemoPolicy, OraclePolicy, SimServer
 
-REPO = Path(__file__).resolve().parents[1]
-FIXTURES = REPO.parent / "shared" / "fixtures"
-EXAMPLE_TESTS = REPO / "tests"
-ROLLOUTS = REPO / "examples" / "rollouts"
-HEALTHBENCH_EXAMPLE = REPO / "examples" / "healthbench-bbd759b4"
-SIM_KEY = "sk-sim-test-key-0123456789"
+from testkit import FIXTURES, SIM_KEY, RunResult
 
 
 @pytest.fixture
@@ -36,39 +29,6 @@ def fixtures_dir() -> Path:
     if not FIXTURES.is_dir():
         pytest.skip(f"public fixtures folder not found at {FIXTURES}")
     return FIXTURES
-
-
-@dataclass
-class RunResult:
-    """What one end-to-end run left behind."""
-
-    returncode: int
-    seconds: float
-    stdout: str
-    stderr: str
-    verifier: Path
-    work: Path
-    sim: SimServer | None
-
-    @property
-    def reward_text(self) -> str:
-        return (self.verifier / "reward.txt").read_text()
-
-    @property
-    def reward(self) -> float:
-        return float(self.reward_text)
-
-    @property
-    def doc(self) -> dict[str, Any]:
-        return json.loads((self.verifier / "result.json").read_text())
-
-    @property
-    def verdicts(self) -> dict[str, dict[str, Any]]:
-        return {r["id"]: r for r in self.doc["results"]}
-
-    @property
-    def model_requests(self) -> int:
-        return 0 if self.sim is None else len(self.sim.log)
 
 
 def _base_env() -> dict[str, str]:
@@ -144,4 +104,3 @@ def judge_run(tmp_path: Path) -> Iterator[Callable[..., RunResult]]:
         server.stop()
 
 
-__all__ = ["RunResult", "FaultPlan", "LatencyModel"]

@@ -9,7 +9,7 @@ from importlib import resources
 
 import jsonschema
 import pytest
-from conftest import EXAMPLE_TESTS, HEALTHBENCH_EXAMPLE, ROLLOUTS, SIM_KEY
+from testkit import EXAMPLE_TESTS, HEALTHBENCH_EXAMPLE, ROLLOUTS, SIM_KEY
 
 from cowork_judge.outputs import EXTRA_FIELD_KEYS
 
@@ -27,9 +27,10 @@ DECK_ORACLE = {
     "A-STRUCTURE": {"hit": True, "reason": "title slide and a questions slide"},
     "A-FABRICATION": {"hit": False, "reason": "claims match the essay"},
 }
-# W = 3+4+2+2+2+2+3+1 = 19 (the hurdle row weighs 0); A-PATTERNS 0.55 snaps to 0.6.
-# E = 3 + 4·0.6 + 2 + 2 + 2 + 2 + 3·0.5 + 1 = 15.9
-DECK_REWARD = 15.9 / 19
+# The code gates C-LOCATE-DECK and C-DECK-OPENABLE (weight 1 each) hit on the real deck.
+# W = 1+1 + 3+4+2+2+2+2+3+1 = 21 (the hurdle row weighs 0); A-PATTERNS 0.55 snaps to 0.6.
+# E = 1+1 + 3 + 4·0.6 + 2 + 2 + 2 + 2 + 3·0.5 + 1 = 17.9
+DECK_REWARD = 17.9 / 21
 # 10 agentic rows, JUDGE_BATCH=4 → 3 blocks; the simulator makes one tool round then answers.
 DECK_CALLS = 6
 
@@ -61,10 +62,14 @@ def test_deck_rollout_with_oracle(judge_run):
     assert v["A-FABRICATION"]["hit"] is False and v["A-FABRICATION"]["contribution"] == 0
     assert next(c for c in doc["criteria"] if c["id"] == "A-PATTERNS")["level_raw"] == 0.55
     assert doc["details"]["delivery"]["files"] == ["build_effective_agents.pptx"]
+    assert v["C-LOCATE-DECK"]["hit"] is True and v["C-LOCATE-DECK"]["method"] == "code"
+    assert v["C-DECK-OPENABLE"]["hit"] is True and v["C-DECK-OPENABLE"]["gate"] == "open"
+    assert v["A-PATTERN-FIT"]["gate"] == "open"
+    assert ef["judge_methods"] == {"agentic": {"n": 10, "judged": 10, "coverage": 1.0}, "code": {"n": 2, "judged": 2, "coverage": 1.0}}
     assert doc["details"]["delivery"]["final_message_source"] == "trajectory"
     # every request carried exactly one block's rows, all 10 rows were asked exactly once
     asked = [i for e in run.sim.log.entries() if e.kind == "final" for i in e.row_ids]
-    assert sorted(asked) == sorted(DECK_ORACLE)
+    assert sorted(asked) == sorted(DECK_ORACLE)  # code rows never reach the model
 
 
 def test_deck_workspace_and_audit(judge_run):
@@ -93,18 +98,33 @@ def test_deck_workspace_and_audit(judge_run):
             assert SIM_KEY.encode() not in path.read_bytes(), path
 
 
-def test_chat_only_rollout_fires_the_hurdle(judge_run):
+def test_chat_only_rollout_gates_and_hurdle(judge_run):
     oracle = {k: {"hit": True} for k in DECK_ORACLE}
     oracle["A-HURDLE-NO-DECK"] = {"hit": True, "reason": "no .pptx in output/, only an outline in chat"}
-    oracle["A-FABRICATION"] = {"hit": False}
+    oracle["A-FABRICATION"] = {"hit": True, "reason": "attributes a date the essay does not give"}
     run = judge_run(EXAMPLE_TESTS, ROLLOUTS / "chat", oracle=oracle)
     doc = assert_documents(run)
-    assert run.reward == 0.0 and doc["fatal"] is True
-    assert doc["score_raw"] == pytest.approx(1.0)  # everything else hit: raw kept for analysis
+    v = run.verdicts
+    # no deck: both code gates miss (the second one short-circuits on the first)
+    assert v["C-LOCATE-DECK"]["hit"] is False and v["C-LOCATE-DECK"]["judged"] is True
+    assert v["C-DECK-OPENABLE"]["hit"] is False and v["C-DECK-OPENABLE"]["reason"].startswith("[gate]")
+    # the 8 positive agentic rows are gated: judged, missed, no model call
+    gated = [r for r in doc["results"] if r["method"] == "agentic" and r["reason"].startswith("[gate]")]
+    assert len(gated) == 8 and all(r["judged"] and r["hit"] is False and r["gate"] == "closed" for r in gated)
+    # only the hurdle and the deduction (they ignore gates) reach the model: 1 block, 2 calls
+    asked = sorted(i for e in run.sim.log.entries() for i in e.row_ids)
+    assert asked == ["A-FABRICATION", "A-FABRICATION", "A-HURDLE-NO-DECK", "A-HURDLE-NO-DECK"]
+    assert doc["extra_fields"]["judge_calls"] == 2 and doc["extra_fields"]["judge_coverage"] == 1.0
+    # by hand: W = 21; E = −3 (the deduction); the hurdle is fatal ⇒ reward 0
+    assert doc["score_raw"] == pytest.approx(-3 / 21) and doc["fatal"] is True and run.reward == 0.0
     assert doc["status"] == "success" and doc["exit_code"] is None
-    ef = doc["extra_fields"]
-    assert ef["delivery_from_chat"] is True and ef["judge_calls"] == DECK_CALLS and ef["judge_coverage"] == 1.0
-    assert doc["details"]["delivery"]["from_chat"] is True
+    assert doc["extra_fields"]["delivery_from_chat"] is True
+
+
+def test_chat_only_rollout_without_the_hurdle_firing(judge_run):
+    run = judge_run(EXAMPLE_TESTS, ROLLOUTS / "chat", oracle={"A-HURDLE-NO-DECK": {"hit": False}, "A-FABRICATION": {"hit": False}})
+    doc = assert_documents(run)
+    assert doc["fatal"] is False and doc["score_raw"] == 0.0 and run.reward == 0.0 and run.model_requests == 2
 
 
 def test_chat_only_rollout_without_chat_fallback_is_nothing_delivered(judge_run):
@@ -190,18 +210,38 @@ def test_bad_rubric_is_scorer_error(judge_run, tmp_path):
     assert run.reward == 0.0 and run.model_requests == 0
 
 
-def test_internal_failure_still_writes_a_reward(judge_run, tmp_path):
+def test_crashed_backend_loses_only_its_rows_and_flags_the_run(judge_run, tmp_path):
     # a *file* where the work dir should be: building a block workspace fails mid-run
-    app_dir = tmp_path / "app"
-    (app_dir / "output").mkdir(parents=True)
-    (app_dir / "output" / "a.md").write_text("# hello")
     blocker = tmp_path / "not-a-dir"
     blocker.write_text("x")
-    run = judge_run(EXAMPLE_TESTS, None, oracle={}, app_dir=app_dir, work_dir=blocker / "work")
+    run = judge_run(HEALTHBENCH_EXAMPLE / "tests", HEALTHBENCH_EXAMPLE / "rollout", oracle=HB_ORACLE, work_dir=blocker / "work")
     doc = assert_documents(run)
     assert run.returncode == 1
-    assert doc["status"] == "error" and doc["exit_code"] == "judge:scorer_error" and "internal error" in doc["exit_reason"]
-    assert run.reward == 0.0
+    assert doc["status"] == "error" and doc["exit_code"] == "judge:scorer_error"
+    ef = doc["extra_fields"]
+    assert ef["judge_error_kind"] == "backend_error" and ef["judge_coverage"] == 0.0 and ef["judge_unjudged"] == 6
+    # unjudged deductions still deduct: E = −6, W = 32
+    assert doc["score_raw"] == pytest.approx(-6 / 32) and run.reward == 0.0 and run.model_requests == 0
+
+
+def test_internal_failure_anywhere_still_writes_a_reward(tmp_path, monkeypatch):
+    from cowork_judge import judge
+    from cowork_judge.config import load_config
+    from cowork_judge.paths import RunPaths
+
+    def explode(*args, **kwargs):
+        raise RuntimeError("scoring exploded")
+
+    monkeypatch.setattr(judge, "collect_delivery", explode)
+    paths = RunPaths.resolve(app_dir=tmp_path / "app", logs_dir=tmp_path / "logs", tests_dir=EXAMPLE_TESTS,
+                             work_dir=tmp_path / "work", environ={})
+    doc = judge.main_run(paths, load_config({}), start=0.0, environ={})
+    written = json.loads(paths.result_json.read_text())
+    jsonschema.validate(written, SCHEMA)
+    assert doc is not None and written["exit_code"] == "judge:scorer_error"
+    assert "RuntimeError: scoring exploded" in written["exit_reason"]
+    assert paths.reward_txt.read_text() == "0.0\n"
+    assert "Traceback" in paths.judge_log.read_text()
 
 
 def test_code_and_workflow_rows_are_never_judged_by_the_agent(judge_run, tmp_path):

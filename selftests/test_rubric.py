@@ -148,7 +148,7 @@ def test_load_rubric_reports_bad_files(tmp_path):
 
 
 def test_example_rubrics_normalize(tmp_path):
-    from conftest import EXAMPLE_TESTS, HEALTHBENCH_EXAMPLE
+    from testkit import EXAMPLE_TESTS, HEALTHBENCH_EXAMPLE
 
     deck = load_rubric(EXAMPLE_TESTS / "rubric.json")
     kinds = {(c.polarity, c.hurdle, c.type, bool(c.depends_on)) for c in deck.criteria}

@@ -54,6 +54,7 @@ class RunContext:
         audit: the ``judge/`` audit folder.
         stats: model call/token counters.
         artifacts: results of code methods shared with later segments (e.g. ``deck_path``).
+        workflow_config: rubric.json's top-level ``workflow_config`` (name → settings).
         evidence_pages: number of rendered evidence pages.
         rng: randomness for jitter and backoff (seedable in tests).
     """
@@ -69,6 +70,7 @@ class RunContext:
     audit: AuditLog
     stats: CallStats = field(default_factory=CallStats)
     artifacts: dict[str, Any] = field(default_factory=dict)
+    workflow_config: dict[str, Any] = field(default_factory=dict)
     evidence_pages: int = 0
     rng: random.Random = field(default_factory=random.Random)
     log: logging.Logger = field(default_factory=lambda: logging.getLogger("cowork_judge"))

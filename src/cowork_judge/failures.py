@@ -23,15 +23,18 @@ ErrorKind = Literal[
     "deadline",  # the run's JUDGE_DEADLINE was reached before the row was judged
     "no_credential",  # a model was needed and no credentials were configured
     "backend_missing",  # the configured agentic backend cannot run here
+    "backend_error",  # the agentic backend crashed outside a model call (e.g. workspace I/O)
     # router / segments (SPEC §7.5)
     "code_error",  # a code method raised
     "code_timeout",  # a code method ran past JUDGE_CODE_TIMEOUT
     "code_missing",  # code_method_name is not registered in CODE_METHODS
     "workflow_missing",  # workflow not found, failed to import, ABI mismatch, no router
+    "workflow_error",  # a workflow raised, overran its budget, or returned no verdict for the row
     "vlm_error",  # a workflow's vision-model call failed
     "render_env",  # the image lacks a renderer (LibreOffice/Chromium): not the deck's fault
     "asset_broken",  # a per-instance workflow asset is missing or unreadable
     "dep_unjudged",  # a dependency was not judged, so this row was not judged either
+    "not_applicable",  # a workflow judged every page N/A and the row's na_policy is "unjudged"
 ]
 """Closed vocabulary of `error_kind` values on unjudged verdict rows."""
 
@@ -73,14 +76,17 @@ CONSEQUENCES: dict[str, Consequence] = {
     "deadline": Consequence(retry=False, backoff=False, systemic_exit_code="judge:timeout"),
     "no_credential": Consequence(retry=False, backoff=False, systemic_exit_code="judge:no_credential"),
     "backend_missing": Consequence(retry=False, backoff=False, systemic_exit_code="judge:scorer_error"),
+    "backend_error": Consequence(retry=False, backoff=False, systemic_exit_code="judge:scorer_error"),
     "code_error": Consequence(retry=False, backoff=False, systemic_exit_code="judge:scorer_error"),
     "code_timeout": Consequence(retry=False, backoff=False, systemic_exit_code="judge:timeout"),
     "code_missing": Consequence(retry=False, backoff=False, systemic_exit_code="judge:scorer_error"),
     "workflow_missing": Consequence(retry=False, backoff=False, systemic_exit_code="judge:scorer_error"),
+    "workflow_error": Consequence(retry=False, backoff=False, systemic_exit_code="judge:scorer_error"),
     "vlm_error": Consequence(retry=True, backoff=False, systemic_exit_code="judge:api_error"),
     "render_env": Consequence(retry=False, backoff=False, systemic_exit_code="judge:scorer_error"),
     "asset_broken": Consequence(retry=False, backoff=False, systemic_exit_code="judge:scorer_error"),
     "dep_unjudged": Consequence(retry=False, backoff=False, systemic_exit_code=None),
+    "not_applicable": Consequence(retry=False, backoff=False, systemic_exit_code=None),
 }
 """Kind → consequence. Every `ErrorKind` has exactly one entry (a test pins this)."""
 

@@ -130,9 +130,18 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
     ctx = RunContext(
         paths=paths, config=config, instruction=instruction, instruction_source=instruction_source,
         task_prompt=_read_optional(paths.task_prompt), delivery=delivery, deadline=deadline, redactor=redactor,
-        audit=AuditLog(paths.audit_dir, redactor),
+        audit=AuditLog(paths.audit_dir, redactor), workflow_config=dict(rubric.workflow_config),
     )
-    from cowork_judge.router import route  # imported late: a broken router must not stop the fallback
+    try:
+        from cowork_judge.router import route  # imported late: a broken router must not stop the fallback
+    except Exception as exc:
+        if any(c.judge_method != "agentic" for c in criteria):
+            reason = f"the router cannot run ({type(exc).__name__}: {exc}) and the rubric has code/workflow rows"
+            log.error(reason)
+            return failed_document(config=config, criteria=criteria, error_kind="workflow_missing", exit_code="judge:scorer_error",
+                                   exit_reason=reason, delivery=delivery, seconds=elapsed(), warnings=warnings)
+        log.warning("the router cannot run (%s); judging this purely agentic rubric directly", exc)
+        from cowork_judge.agentic import judge_agentic as route  # type: ignore[assignment]
 
     verdicts = route(criteria, ctx)
     coverage = account(criteria, verdicts, systemic_fraction=config.systemic_fraction, systemic_min=config.systemic_min)

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from cowork_judge.context import RunContext
+from cowork_judge.delivery import DeliveredFile
 from cowork_judge.rubric import Criterion
 
 
@@ -41,13 +42,9 @@ def build_workspace(name: str, rows: Sequence[Criterion], ctx: RunContext) -> Pa
     (root / "judge_instruction.md").write_text(ctx.instruction, encoding="utf-8")
     (root / "task_prompt.md").write_text(ctx.task_prompt, encoding="utf-8")
     (root / "model_response_text.txt").write_text(ctx.delivery.final_message or "", encoding="utf-8")
-    out = root / "output"
-    out.mkdir()
+    (root / "output").mkdir()
     for item in ctx.delivery.files:
-        target = out / item.rel
-        if target.exists():  # lenient delivery: same name at the app root and in output/
-            target = out / item.source / item.rel
-        link_or_copy(Path(item.path), target)
+        link_or_copy(Path(item.path), root / workspace_rel(item, ctx.delivery.files))
     if ctx.paths.evidence_dir.is_dir():
         link_tree(ctx.paths.evidence_dir, root / "evidence")
     for aux in ctx.config.aux_files:
@@ -57,6 +54,17 @@ def build_workspace(name: str, rows: Sequence[Criterion], ctx: RunContext) -> Pa
         else:
             ctx.log.warning("JUDGE_AUX_FILES: %s not found; not copied into %s", aux, name)
     return root
+
+
+def workspace_rel(item: DeliveredFile, files: Sequence[DeliveredFile]) -> str:
+    """Where a deliverable appears inside every block workspace (POSIX, relative).
+
+    ``output/<rel>``; a lenient-delivery file whose name collides with a file from the
+    output dir goes to ``output/<source>/<rel>`` instead.
+    """
+    if item.source != "output" and any(f.source == "output" and f.rel == item.rel for f in files):
+        return f"output/{item.source}/{item.rel}"
+    return f"output/{item.rel}"
 
 
 def link_or_copy(source: Path, target: Path) -> None:

@@ -1,0 +1,304 @@
+"""Deck code methods: find THE deck among the deliverables and check that it opens.
+
+`locate_deck` sets the deck artifacts (``deck_path``, ``deck_kind``, ``deck_rel``) that the
+router hands to workflows and agentic blocks, so every segment judges the same file.
+Files the task itself gave the agent (identical bytes to a file in the app dir outside
+``output/``) are sources, never the deck.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from cowork_judge.config import resolve_tool
+from cowork_judge.context import RunContext
+from cowork_judge.delivery import DeliveredFile
+
+DECK_KINDS: dict[str, str] = {
+    ".pptx": "pptx", ".pptm": "pptx", ".ppsx": "pptx", ".ppsm": "pptx", ".potx": "pptx", ".potm": "pptx", ".ppt": "pptx",
+    ".html": "html", ".htm": "html",
+    ".pdf": "pdf",
+}
+"""Extension → deck kind family (``.ppt`` is in the pptx family: OOXML named .ppt exists)."""
+SOURCE_SCAN_MAX_FILES = 2000
+SOURCE_SCAN_MAX_BYTES = 200 * 1024 * 1024
+"""Bounds of the scan for task-given source files in the app dir (files, bytes per file)."""
+SOFFICE_CHECK_TIMEOUT_SEC = 45.0
+"""LibreOffice open check timeout (seconds), kept under the default JUDGE_CODE_TIMEOUT."""
+
+
+class EnvironmentMissing(RuntimeError):
+    """The check needs a tool this image lacks (router: unjudged ``render_env``)."""
+
+
+def locate_deck(
+    ctx: RunContext,
+    prefer: list[str] | None = None,
+    allow_multiple: bool = False,
+    expect_name: str | None = None,
+    require_expect_name: bool = False,
+    exclude: list[str] | None = None,
+) -> tuple[bool, str, dict[str, Any]]:
+    """Find exactly one deck among the deliverables, by kind preference.
+
+    Args:
+        prefer: kind order, default ``["pptx", "html", "pdf"]``; kinds not listed are
+            never the deck.
+        allow_multiple: several decks of the preferred kind ⇒ take the first (sorted by
+            path) instead of failing.
+        expect_name: file name the task asked for (e.g. ``slides.pptx``): wins ties.
+        require_expect_name: the deck MUST have `expect_name`.
+        exclude: output-relative globs that are never the deck.
+
+    Returns:
+        ``(hit, reason, artifacts)``; artifacts ``{deck_path, deck_kind, deck_rel}`` on a hit.
+    """
+    import fnmatch
+
+    order = [k.lower() for k in (prefer or ["pptx", "html", "pdf"])]
+    sources = _source_digests(ctx)
+    by_kind: dict[str, list[DeliveredFile]] = {}
+    skipped_sources: list[str] = []
+    for item in ctx.delivery.files:
+        kind = DECK_KINDS.get(Path(item.rel).suffix.lower())
+        if kind is None or kind not in order:
+            continue
+        if exclude and any(fnmatch.fnmatchcase(item.rel, g) for g in exclude):
+            continue
+        if sources and _digest(Path(item.path)) in sources:
+            skipped_sources.append(item.rel)
+            continue
+        by_kind.setdefault(kind, []).append(item)
+    note = f" (ignored task-given source file(s): {', '.join(skipped_sources)})" if skipped_sources else ""
+    if require_expect_name and expect_name:
+        named = [i for k in order for i in by_kind.get(k, []) if Path(i.rel).name == expect_name]
+        if len(named) != 1:
+            found = ", ".join(i.rel for k in order for i in by_kind.get(k, [])) or "none"
+            return False, f"the deck must be named {expect_name!r}; found {found}{note}", {}
+        return True, f"deck is {named[0].rel}{note}", _artifacts(named[0])
+    for kind in order:
+        candidates = sorted(by_kind.get(kind, []), key=lambda i: i.rel)
+        if not candidates:
+            continue
+        if len(candidates) == 1:
+            return True, f"deck is {candidates[0].rel} ({kind}){note}", _artifacts(candidates[0])
+        if expect_name:
+            named = [i for i in candidates if Path(i.rel).name == expect_name]
+            if len(named) == 1:
+                return True, f"deck is {named[0].rel}, the expected name among {len(candidates)} {kind} files{note}", _artifacts(named[0])
+        listing = ", ".join(i.rel for i in candidates)
+        if allow_multiple:
+            return True, f"deck is {candidates[0].rel}, first of {len(candidates)} {kind} files: {listing}{note}", _artifacts(candidates[0])
+        return False, f"ambiguous: {len(candidates)} {kind} decks ({listing}); exactly one is required{note}", {}
+    return False, f"no deck among the deliverables (looked for {', '.join(order)}){note}", {}
+
+
+def _artifacts(item: DeliveredFile) -> dict[str, Any]:
+    return {"deck_path": item.path, "deck_kind": DECK_KINDS[Path(item.rel).suffix.lower()], "deck_rel": item.rel}
+
+
+def _digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _source_digests(ctx: RunContext) -> set[str]:
+    """SHA-256 of deck-like files the task placed in the app dir outside ``output/``."""
+    app, out = ctx.paths.app_dir, ctx.paths.output_dir
+    digests: set[str] = set()
+    if not app.is_dir():
+        return digests
+    seen = 0
+    for dirpath, dirnames, filenames in os.walk(app):
+        current = Path(dirpath)
+        dirnames[:] = [d for d in dirnames if not d.startswith(".") and current / d != out]
+        for name in filenames:
+            path = current / name
+            if Path(name).suffix.lower() not in DECK_KINDS or path.is_symlink():
+                continue
+            seen += 1
+            if seen > SOURCE_SCAN_MAX_FILES:
+                return digests
+            try:
+                if path.stat().st_size <= SOURCE_SCAN_MAX_BYTES:
+                    digests.add(_digest(path))
+            except OSError:
+                continue
+    return digests
+
+
+def _deck(ctx: RunContext, path: str | None) -> tuple[Path | None, str]:
+    if path:
+        candidate = ctx.paths.output_dir / path
+        return (candidate, path) if candidate.is_file() else (None, f"{path!r} is not a deliverable")
+    located = ctx.artifacts.get("deck_path")
+    if located:
+        return Path(located), str(ctx.artifacts.get("deck_rel", located))
+    return None, "no deck was located (run locate_deck first, or give `path`)"
+
+
+def check_deck_openable(
+    ctx: RunContext, path: str | None = None, accept_legacy_ppt: bool = True
+) -> tuple[bool, str, dict[str, Any]]:
+    """Hit when the deck opens: a pptx that python-pptx or LibreOffice can open, a PDF with
+    ≥ 1 page, or HTML that parses.
+
+    Broken decks (truncated or corrupt zip, encrypted package, not a presentation, zip
+    bomb, empty) are misses with the specific reason. Legacy binary ``.ppt`` is reported
+    as such and counts when `accept_legacy_ppt`.
+
+    Raises:
+        EnvironmentMissing: python-pptx cannot open a valid-looking package and
+            LibreOffice is not installed, so nothing can decide.
+    """
+    from cowork_judge.evidence.sniff import sniff_deck
+
+    deck, label = _deck(ctx, path)
+    if deck is None:
+        return False, label, {}
+    sniff = sniff_deck(deck)
+    facts = {"deck_status": sniff.status}
+    if sniff.status in ("ok", "ok_strict"):
+        flavour = _flavour(sniff)
+        error = _python_pptx_error(deck, strict=sniff.status == "ok_strict")
+        if error is None:
+            return True, f"{label} opens ({flavour})", facts
+        pages = _soffice_pages(ctx, deck, sniff.kind or "pptx")
+        if pages:
+            return True, f"{label} opens in LibreOffice ({flavour}, {pages} page(s)); python-pptx: {error}", facts
+        if pages == 0:
+            return False, f"{label} is a {flavour} that neither python-pptx ({error}) nor LibreOffice can open", facts
+        raise EnvironmentMissing(f"python-pptx cannot open {label} ({error}) and LibreOffice is not installed")
+    if sniff.status == "ok_legacy_ppt":
+        what = "a legacy binary PowerPoint 97-2003 file (.ppt)"
+        if accept_legacy_ppt:
+            return True, f"{label} is {what}; accepted", facts
+        return False, f"{label} is {what}; this task requires OOXML (accept_legacy_ppt=false)", facts
+    if sniff.status == "ok_pdf":
+        pages = sniff.page_count if sniff.page_count is not None else _pdf_pages(deck)
+        return (pages or 0) >= 1, f"{label} is a PDF with {pages} page(s)", facts
+    if sniff.status == "ok_html":
+        return _html_ok(deck, label, facts)
+    return False, f"{label} does not open: {sniff.status}: {sniff.reason}", facts
+
+
+def _flavour(sniff: Any) -> str:
+    parts = []
+    if sniff.status == "ok_strict":
+        parts.append("ISO-Strict")
+    flags = sniff.flags
+    if flags.macro:
+        parts.append("macro-enabled")
+    if flags.template:
+        parts.append("template")
+    if flags.slideshow:
+        parts.append("slideshow")
+    parts.append("OOXML presentation")
+    return " ".join(parts)
+
+
+def _python_pptx_error(deck: Path, *, strict: bool) -> str | None:
+    try:
+        from pptx import Presentation
+
+        from cowork_judge.evidence.package import readable_copy
+    except ImportError:
+        return "python-pptx is not installed"
+    try:
+        copy = readable_copy(deck, strict=strict)
+        Presentation(io.BytesIO(copy.data))
+        return None
+    except Exception as exc:  # python-pptx raises many types on odd decks
+        return f"{type(exc).__name__}: {str(exc)[:160]}"
+
+
+def _soffice_pages(ctx: RunContext, deck: Path, kind: str) -> int | None:
+    """Pages LibreOffice renders, 0 when it cannot open the deck, None when it is missing."""
+    soffice = resolve_tool(ctx.config.soffice, "soffice", "libreoffice")
+    if soffice is None:
+        return None
+    from cowork_judge.evidence.render import soffice_to_pdf
+
+    with tempfile.TemporaryDirectory(prefix="openable-", dir=ctx.paths.work_dir if ctx.paths.work_dir.is_dir() else None) as tmp:
+        result = soffice_to_pdf(deck, kind, Path(tmp), soffice=soffice, timeout_sec=SOFFICE_CHECK_TIMEOUT_SEC)
+        if result.pdf is None:
+            return 0
+        return _pdf_pages(result.pdf) or 0
+
+
+def _pdf_pages(path: Path) -> int | None:
+    try:
+        import pymupdf
+    except ImportError:
+        return None
+    try:
+        with pymupdf.open(path) as doc:
+            return doc.page_count
+    except Exception:
+        return 0
+
+
+def _html_ok(deck: Path, label: str, facts: dict[str, Any]) -> tuple[bool, str, dict[str, Any]]:
+    from html.parser import HTMLParser
+
+    class Counter(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.tags = 0
+            self.text = 0
+
+        def handle_starttag(self, tag: str, attrs: Any) -> None:
+            self.tags += 1
+
+        def handle_data(self, data: str) -> None:
+            self.text += len(data.strip())
+
+    parser = Counter()
+    try:
+        parser.feed(deck.read_bytes()[: 20 * 1024 * 1024].decode("utf-8", errors="replace"))
+        parser.close()
+    except Exception as exc:
+        return False, f"{label} does not parse as HTML: {exc}", facts
+    if parser.tags == 0:
+        return False, f"{label} has no HTML elements", facts
+    return True, f"{label} parses as HTML ({parser.tags} elements, {parser.text} characters of text)", facts
+
+
+def page_count_between(ctx: RunContext, min_pages: int = 1, max_pages: int | None = None, path: str | None = None) -> tuple[bool, str, dict[str, Any]]:
+    """Hit when the deck's slide/page count is within [min_pages, max_pages].
+
+    Counts slides of a pptx (``ppt/slides/slideN.xml`` parts), pages of a PDF, or
+    ``<section>`` elements of an HTML deck.
+    """
+    deck, label = _deck(ctx, path)
+    if deck is None:
+        return False, label, {}
+    n = _count_pages(deck)
+    if n is None:
+        return False, f"cannot count the pages of {label}", {}
+    ok = n >= min_pages and (max_pages is None or n <= max_pages)
+    return ok, f"{label} has {n} page(s); required [{min_pages}, {'∞' if max_pages is None else max_pages}]", {"deck_pages": n}
+
+
+def _count_pages(deck: Path) -> int | None:
+    import re
+    import zipfile
+
+    suffix = deck.suffix.lower()
+    if suffix in (".html", ".htm"):
+        return len(re.findall(rb"<section[\s>]", deck.read_bytes(), flags=re.IGNORECASE)) or None
+    if suffix == ".pdf":
+        return _pdf_pages(deck)
+    try:
+        with zipfile.ZipFile(deck) as zf:
+            return sum(1 for n in zf.namelist() if re.fullmatch(r"ppt/slides/slide\d+\.xml", n))
+    except (zipfile.BadZipFile, OSError):
+        return None

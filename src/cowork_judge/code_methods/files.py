@@ -1,0 +1,112 @@
+"""Generic code methods over deliverables and the final chat message.
+
+Paths and globs are relative to the output dir (``*.md``, ``reports/**/*.csv``); a glob
+matches deliverables only (never files outside the scored set). ``source="response"``
+makes a text method read the agent's final chat message instead of files.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from cowork_judge.context import RunContext
+
+MAX_TEXT_BYTES = 8 * 1024 * 1024
+"""Largest file a text method reads (bytes); bigger files are read up to this size."""
+
+
+def matching(ctx: RunContext, glob: str) -> list[Path]:
+    """Deliverables whose output-relative path matches `glob` (fnmatch, ``**`` allowed)."""
+    pattern = glob.lstrip("/")
+    hits = []
+    for item in ctx.delivery.files:
+        if fnmatch.fnmatchcase(item.rel, pattern) or fnmatch.fnmatchcase(Path(item.rel).name, pattern):
+            hits.append(Path(item.path))
+    return hits
+
+
+def _texts(ctx: RunContext, glob: str | None, source: str) -> list[tuple[str, str]]:
+    if source == "response":
+        return [("final message", ctx.delivery.final_message or "")]
+    if source != "files":
+        raise ValueError(f"source must be 'files' or 'response', got {source!r}")
+    out = []
+    for path in matching(ctx, glob or "*"):
+        with path.open("rb") as fh:
+            out.append((path.name, fh.read(MAX_TEXT_BYTES).decode("utf-8", errors="replace")))
+    return out
+
+
+def file_exists(ctx: RunContext, glob: str) -> tuple[bool, str, dict[str, Any]]:
+    """Hit when at least one deliverable matches `glob`."""
+    hits = matching(ctx, glob)
+    return bool(hits), (f"{len(hits)} deliverable(s) match {glob!r}" if hits else f"no deliverable matches {glob!r}"), {}
+
+
+def file_nonempty(ctx: RunContext, glob: str, min_bytes: int = 1) -> tuple[bool, str, dict[str, Any]]:
+    """Hit when a deliverable matching `glob` has at least `min_bytes` bytes."""
+    sizes = {p.name: p.stat().st_size for p in matching(ctx, glob)}
+    big = [n for n, s in sizes.items() if s >= min_bytes]
+    if big:
+        return True, f"{big[0]} has {sizes[big[0]]} bytes (≥ {min_bytes})", {}
+    return False, (f"no deliverable matching {glob!r} has ≥ {min_bytes} bytes" if sizes else f"no deliverable matches {glob!r}"), {}
+
+
+def file_matches_glob(ctx: RunContext, glob: str, min_count: int = 1, max_count: int | None = None) -> tuple[bool, str, dict[str, Any]]:
+    """Hit when the number of deliverables matching `glob` is within [min_count, max_count]."""
+    n = len(matching(ctx, glob))
+    ok = n >= min_count and (max_count is None or n <= max_count)
+    bounds = f"[{min_count}, {'∞' if max_count is None else max_count}]"
+    return ok, f"{n} deliverable(s) match {glob!r}; required {bounds}", {}
+
+
+def json_valid(ctx: RunContext, glob: str = "*.json") -> tuple[bool, str, dict[str, Any]]:
+    """Hit when every deliverable matching `glob` parses as JSON (and there is one)."""
+    paths = matching(ctx, glob)
+    if not paths:
+        return False, f"no deliverable matches {glob!r}", {}
+    for p in paths:
+        try:
+            json.loads(p.read_bytes())
+        except (ValueError, UnicodeDecodeError) as exc:
+            return False, f"{p.name} is not valid JSON: {str(exc)[:200]}", {}
+    return True, f"{len(paths)} JSON file(s) parse", {}
+
+
+def text_contains(ctx: RunContext, text: str, glob: str | None = None, source: str = "files", case_sensitive: bool = False) -> tuple[bool, str, dict[str, Any]]:
+    """Hit when `text` occurs in a matching deliverable (or the final message)."""
+    needle = text if case_sensitive else text.lower()
+    for name, body in _texts(ctx, glob, source):
+        if needle in (body if case_sensitive else body.lower()):
+            return True, f"{text!r} found in {name}", {}
+    return False, f"{text!r} not found", {}
+
+
+def regex_match(ctx: RunContext, pattern: str, glob: str | None = None, source: str = "files", flags: str = "") -> tuple[bool, str, dict[str, Any]]:
+    """Hit when regular expression `pattern` matches a deliverable (or the final message).
+
+    `flags` is a string of ``i`` (ignore case), ``m`` (multiline), ``s`` (dot matches newline).
+    """
+    value = 0
+    for ch in flags:
+        value |= {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}[ch]
+    regex = re.compile(pattern, value)
+    for name, body in _texts(ctx, glob, source):
+        m = regex.search(body)
+        if m:
+            return True, f"/{pattern}/ matches {m.group(0)[:80]!r} in {name}", {}
+    return False, f"/{pattern}/ does not match", {}
+
+
+def word_count_between(ctx: RunContext, min_words: int = 0, max_words: int | None = None, glob: str | None = None, source: str = "files") -> tuple[bool, str, dict[str, Any]]:
+    """Hit when the total word count (whitespace-separated) is within [min_words, max_words]."""
+    texts = _texts(ctx, glob, source)
+    if not texts:
+        return False, "nothing to count", {}
+    n = sum(len(body.split()) for _, body in texts)
+    ok = n >= min_words and (max_words is None or n <= max_words)
+    return ok, f"{n} words; required [{min_words}, {'∞' if max_words is None else max_words}]", {}

@@ -1,0 +1,47 @@
+"""Workflow loader: import only the workflows a rubric names, and check their ABI.
+
+`load(name)` imports ``cowork_judge.workflow.<name>`` lazily (nothing is imported at
+package import time) and checks ``REQUIRES_ABI`` against the engine's ``ABI_COMPAT``.
+Any problem raises `WorkflowUnavailable`, which the router turns into unjudged
+``workflow_missing`` rows for that workflow only.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from types import ModuleType
+
+from cowork_judge import ABI_COMPAT
+
+_NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
+
+
+class WorkflowUnavailable(Exception):
+    """The workflow cannot run: unknown name, import failure, or ABI mismatch."""
+
+
+def load(name: str | None, *, abi_compat: tuple[int, ...] = ABI_COMPAT) -> ModuleType:
+    """Import workflow `name` and check its contract.
+
+    Raises:
+        WorkflowUnavailable: with a reason naming the problem.
+    """
+    if not name or not _NAME.match(name) or name.startswith("_"):
+        raise WorkflowUnavailable(f"invalid workflow name {name!r}")
+    try:
+        module = importlib.import_module(f"{__name__}.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name == f"{__name__}.{name}":
+            raise WorkflowUnavailable(f"workflow {name!r} is not installed in this package") from None
+        raise WorkflowUnavailable(f"workflow {name!r} failed to import: missing module {exc.name!r}") from None
+    except Exception as exc:
+        raise WorkflowUnavailable(f"workflow {name!r} failed to import: {type(exc).__name__}: {exc}") from None
+    requires = getattr(module, "REQUIRES_ABI", None)
+    if not isinstance(requires, int):
+        raise WorkflowUnavailable(f"workflow {name!r} declares no integer REQUIRES_ABI")
+    if requires not in abi_compat:
+        raise WorkflowUnavailable(f"workflow {name!r} requires ABI {requires}; this engine accepts {list(abi_compat)}")
+    if not callable(getattr(module, "run", None)):
+        raise WorkflowUnavailable(f"workflow {name!r} has no run(criteria, ctx, budget_sec)")
+    return module
