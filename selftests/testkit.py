@@ -52,3 +52,32 @@ class RunResult:
         return 0 if self.sim is None else len(self.sim.log)
 
 
+
+
+def make_ctx(tmp_path: Path, files: dict[str, bytes | str] | None = None, *, env: dict[str, str] | None = None,
+             final_message: str | None = None, workflow_config: dict[str, Any] | None = None,
+             app_files: dict[str, bytes | str] | None = None) -> Any:
+    """A real `RunContext` over a temp layout: `files` go to app/output, `app_files` to the app root."""
+    from cowork_judge.config import load_config
+    from cowork_judge.context import Deadline, RunContext
+    from cowork_judge.delivery import collect_delivery
+    from cowork_judge.outputs import AuditLog
+    from cowork_judge.paths import RunPaths
+    from cowork_judge.redact import Redactor
+
+    paths = RunPaths.resolve(app_dir=tmp_path / "app", logs_dir=tmp_path / "logs", tests_dir=tmp_path / "tests",
+                             work_dir=tmp_path / "work", alt_output_dir=tmp_path / "alt", environ={})
+    for base, content in ((paths.output_dir, files or {}), (paths.app_dir, app_files or {})):
+        for rel, data in content.items():
+            target = base / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data.encode() if isinstance(data, str) else data)
+    paths.work_dir.mkdir(parents=True, exist_ok=True)
+    config = load_config(env or {}).config
+    delivery = collect_delivery(paths, config)
+    if final_message is not None:
+        delivery = delivery.model_copy(update={"final_message": final_message})
+    redactor = Redactor([])
+    return RunContext(paths=paths, config=config, instruction="judge", instruction_source="test", task_prompt="",
+                      delivery=delivery, deadline=Deadline.after(config.deadline_sec), redactor=redactor,
+                      audit=AuditLog(paths.audit_dir, redactor), workflow_config=workflow_config or {})

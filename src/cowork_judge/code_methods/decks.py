@@ -202,6 +202,8 @@ def _flavour(sniff: Any) -> str:
     if flags.slideshow:
         parts.append("slideshow")
     parts.append("OOXML presentation")
+    if flags.extension_mismatch:
+        parts.append("with a misleading file extension")
     return " ".join(parts)
 
 
@@ -214,6 +216,10 @@ def _python_pptx_error(deck: Path, *, strict: bool) -> str | None:
         return "python-pptx is not installed"
     try:
         copy = readable_copy(deck, strict=strict)
+        # only content-type and Strict-namespace patches count as "opens"; an XML repair does not
+        repaired = sorted({part for part, _ in copy.repairs if part not in ("", "[Content_Types].xml")})
+        if repaired:
+            return f"malformed XML in {', '.join(repaired[:3])}"
         Presentation(io.BytesIO(copy.data))
         return None
     except Exception as exc:  # python-pptx raises many types on odd decks

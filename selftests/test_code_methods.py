@@ -1,0 +1,213 @@
+"""Code methods: locate_deck + check_deck_openable over every real fixture deck, deck
+location rules, and the generic methods."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import pytest
+from testkit import DECKS, make_ctx
+
+from cowork_judge.code_methods import CODE_METHODS
+from cowork_judge.rubric import normalize_rubric
+from cowork_judge.router import route
+
+GATES = normalize_rubric(
+    [
+        {"id": "L", "description": "one deck", "weight": 1, "judge_method": "code", "code_method_name": "locate_deck"},
+        {"id": "O", "description": "it opens", "weight": 1, "judge_method": "code", "code_method_name": "check_deck_openable",
+         "depends_on": ["L"]},
+    ]
+).criteria
+
+# deck → (openable, words the reason must contain)
+EXPECTED = {
+    "01__python-pptx__minimal.pptx": (True, "opens"),
+    "02__python-pptx__no-slides.pptx": (True, "opens"),
+    "05__python-pptx__shp-groupshape.pptx": (True, "opens"),
+    "06__python-pptx__shp-shapes.pptx": (True, "opens"),
+    "07__python-pptx__txt-font-typeface.pptx": (True, "opens"),
+    "08__python-pptx__tbl-cell.pptx": (True, "opens"),
+    "09__python-pptx__ph-populated-placeholders.pptx": (True, "opens"),
+    "11__python-pptx__prs-notes.pptx": (True, "opens"),
+    "12__python-pptx__txt-fit-text.pptx": (True, "opens"),
+    "14__poi__SmartArt.pptx": (True, "opens"),
+    "16__poi__with_japanese.pptx": (True, "opens"),
+    "17__poi__sample_pptx_grouping_issues.pptx": (True, "opens"),
+    "19__poi__missing-blip-fill.pptx": (True, "opens"),
+    "21__poi__bar-chart.pptx": (True, "opens"),
+    "23__poi__aascu.org_workarea_downloadasset.aspx_id=5864.pptx": (True, "opens"),
+    "25__poi__clusterfuzz-testcase-minimized-POIXSLFFuzzer-6254434927378432.pptx": (False, "corrupt_zip"),
+    "27__poi__testPPT.ppsx": (True, "slideshow"),
+    "29__poi__44296.ppt": (True, "legacy binary PowerPoint 97-2003"),
+    "30__Open-XML-SDK__Accent1sysClr.pptx": (True, "ISO-Strict"),
+    "31__Open-XML-SDK__encrypted_pptx.pptx": (False, "encrypted"),
+    "33__Open-XML-SDK__Presentation.potx": (True, "template"),
+    "35__Open-XML-SDK__AllSlidesConverterSC.pptx": (True, "opens"),
+    "38__docling__powerpoint_malformed_pictures.pptx": (True, "opens"),
+    "39__docling__powerpoint_unrecognized_shape.pptx": (True, "opens"),
+    "40__docling__pptx_chart.pptx": (True, "opens"),
+    "41__unstructured__fake-power-point-malformed.pptx": (True, "opens"),
+    "43__unstructured__eng_spa_mult.ppt": (True, "misleading file extension"),
+    "44__markitdown__test.pptx": (True, "opens"),
+    "45__PPTAgent__build_effective_agents.pptx": (True, "opens"),
+}
+
+
+def test_expected_table_covers_every_fixture_deck(fixtures_dir):
+    on_disk = {p.name for p in (fixtures_dir / "decks").iterdir() if p.name != "SOURCES.md"}
+    assert on_disk == set(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_fixture_deck_locate_and_open(fixtures_dir, tmp_path, name):
+    openable, needle = EXPECTED[name]
+    ctx = make_ctx(tmp_path, {name: (DECKS / name).read_bytes()})
+    v = route(GATES, ctx)
+    assert v["L"].judged and v["L"].hit is True and name in v["L"].reason
+    assert ctx.artifacts["deck_rel"] == name and ctx.artifacts["deck_kind"] == "pptx"
+    assert v["O"].judged, v["O"].reason
+    assert v["O"].hit is openable, v["O"].reason
+    assert needle in v["O"].reason
+
+
+def test_legacy_ppt_is_a_method_parameter(tmp_path):
+    rows = normalize_rubric([
+        {"id": "L", "description": "x", "weight": 1, "judge_method": "code", "code_method_name": "locate_deck"},
+        {"id": "O", "description": "x", "weight": 1, "judge_method": "code", "code_method_name": "check_pptx_openable",
+         "code_method_params": {"accept_legacy_ppt": False}},
+    ]).criteria
+    v = route(rows, make_ctx(tmp_path, {"old.ppt": (DECKS / "29__poi__44296.ppt").read_bytes()}))
+    assert v["O"].hit is False and "requires OOXML" in v["O"].reason
+
+
+def _truncated(data: bytes) -> bytes:
+    return data[: len(data) // 2]
+
+
+def _bad_central_directory(data: bytes) -> bytes:
+    return data.replace(b"PK\x01\x02", b"PK\x09\x09")
+
+
+def _not_a_presentation(_data: bytes) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("[Content_Types].xml", '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+                    '<Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>')
+        zf.writestr("word/document.xml", "<w:document/>")
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize(
+    "damage,needle",
+    [(_truncated, "corrupt_zip"), (_bad_central_directory, "corrupt_zip"), (_not_a_presentation, "not_presentation"),
+     (lambda d: b"Once upon a time, a deck.", "unknown_format")],
+)
+def test_broken_decks_made_from_a_real_one(tmp_path, damage, needle):
+    data = damage((DECKS / "45__PPTAgent__build_effective_agents.pptx").read_bytes())
+    v = route(GATES, make_ctx(tmp_path, {"slides.pptx": data}))
+    assert v["L"].hit is True
+    assert v["O"].judged and v["O"].hit is False and needle in v["O"].reason
+
+
+def test_pdf_and_html_decks(tmp_path):
+    ctx = make_ctx(tmp_path, {"deck.html": "<html><body><section>One</section><section>Two</section></body></html>"})
+    v = route(GATES, ctx)
+    assert v["O"].hit is True and "parses as HTML" in v["O"].reason
+    assert CODE_METHODS["page_count_between"](ctx, min_pages=2, max_pages=2)[0] is True
+
+
+# --------------------------------------------------------------------------- locate_deck rules
+
+
+def test_prefers_pptx_over_html_and_pdf(tmp_path):
+    ctx = make_ctx(tmp_path, {"index.html": "<html></html>", "slides.pptx": b"x", "notes.pdf": b"%PDF-1.4"})
+    hit, reason, art = CODE_METHODS["locate_deck"](ctx)
+    assert hit and art["deck_rel"] == "slides.pptx"
+    hit, _, art = CODE_METHODS["locate_deck"](ctx, prefer=["html", "pdf"])
+    assert hit and art["deck_rel"] == "index.html" and art["deck_kind"] == "html"
+
+
+def test_ambiguity_lists_candidates_unless_allowed_or_named(tmp_path):
+    ctx = make_ctx(tmp_path, {"a.pptx": b"1", "b/b.pptx": b"2"})
+    hit, reason, art = CODE_METHODS["locate_deck"](ctx)
+    assert not hit and "ambiguous" in reason and "a.pptx" in reason and "b/b.pptx" in reason and art == {}
+    assert CODE_METHODS["locate_deck"](ctx, allow_multiple=True)[2]["deck_rel"] == "a.pptx"
+    assert CODE_METHODS["locate_deck"](ctx, expect_name="b.pptx")[2]["deck_rel"] == "b/b.pptx"
+    hit, reason, _ = CODE_METHODS["locate_deck"](ctx, expect_name="slides.pptx", require_expect_name=True)
+    assert not hit and "must be named 'slides.pptx'" in reason
+
+
+def test_task_given_sources_are_not_the_deck(tmp_path):
+    source = b"%PDF-1.4 the annual report the task gave the agent"
+    ctx = make_ctx(tmp_path, {"report.pdf": source}, app_files={"input/report.pdf": source})
+    hit, reason, _ = CODE_METHODS["locate_deck"](ctx)
+    assert not hit and "ignored task-given source" in reason
+    ctx = make_ctx(tmp_path / "2", {"report.pdf": source, "deck.pdf": b"%PDF-1.4 my deck"}, app_files={"input/report.pdf": source})
+    hit, _, art = CODE_METHODS["locate_deck"](ctx)
+    assert hit and art["deck_rel"] == "deck.pdf"
+
+
+def test_no_deck(tmp_path):
+    hit, reason, art = CODE_METHODS["locate_deck"](make_ctx(tmp_path, {"notes.md": "# hi"}))
+    assert not hit and "no deck" in reason and art == {}
+    hit, reason, _ = CODE_METHODS["check_deck_openable"](make_ctx(tmp_path / "b", {"notes.md": "# hi"}))
+    assert not hit and "no deck was located" in reason
+
+
+# --------------------------------------------------------------------------- generic methods
+
+
+def test_generic_methods(tmp_path):
+    ctx = make_ctx(
+        tmp_path,
+        {"report.md": "# Revenue\nQ3 revenue grew 12% to $4.1M.\n", "data/table.json": '{"a": 1}', "bad.json": "{", "empty.txt": ""},
+        final_message="Summary: revenue grew twelve percent in the third quarter.",
+    )
+    m = CODE_METHODS
+    assert m["file_exists"](ctx, glob="*.md")[0] and not m["file_exists"](ctx, glob="*.pptx")[0]
+    assert not m["file_exists"](ctx, glob="empty.txt")[0]  # empty files are not deliverables
+    assert m["file_nonempty"](ctx, glob="report.md", min_bytes=10)[0] and not m["file_nonempty"](ctx, glob="report.md", min_bytes=10_000)[0]
+    assert m["file_matches_glob"](ctx, glob="*.json", min_count=2, max_count=2)[0]
+    assert not m["file_matches_glob"](ctx, glob="*.json", max_count=1)[0]
+    assert m["json_valid"](ctx, glob="data/*.json")[0]
+    hit, reason, _ = m["json_valid"](ctx)
+    assert not hit and "bad.json" in reason
+    assert m["text_contains"](ctx, text="q3 REVENUE", glob="*.md")[0]
+    assert not m["text_contains"](ctx, text="q3 REVENUE", glob="*.md", case_sensitive=True)[0]
+    assert m["text_contains"](ctx, text="third quarter", source="response")[0]
+    assert m["regex_match"](ctx, pattern=r"\$\d+(\.\d+)?M", glob="*.md")[0]
+    assert m["regex_match"](ctx, pattern=r"^summary", source="response", flags="i")[0]
+    assert m["word_count_between"](ctx, min_words=5, max_words=20, source="response")[0]
+    assert not m["word_count_between"](ctx, min_words=50, glob="*.md")[0]
+    with pytest.raises(ValueError):
+        m["text_contains"](ctx, text="x", source="email")
+
+
+def _malformed_slide(data: bytes) -> bytes:
+    src = zipfile.ZipFile(io.BytesIO(data))
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as out:
+        for info in src.infolist():
+            part = src.read(info)
+            if info.filename == "ppt/slides/slide2.xml":
+                part = part.replace(b"</p:sld>", b"<unclosed></p:sld>")
+            out.writestr(info, part)
+    return buf.getvalue()
+
+
+def test_python_pptx_failure_falls_back_to_libreoffice(tmp_path):
+    import shutil
+
+    if shutil.which("soffice") is None:
+        pytest.skip("LibreOffice (soffice) is not installed")
+    data = _malformed_slide((DECKS / "45__PPTAgent__build_effective_agents.pptx").read_bytes())
+    v = route(GATES, make_ctx(tmp_path, {"slides.pptx": data}))
+    assert v["O"].hit is True and "opens in LibreOffice" in v["O"].reason and "malformed XML in ppt/slides/slide2.xml" in v["O"].reason
+
+
+def test_no_libreoffice_is_render_env_not_a_miss(tmp_path):
+    data = _malformed_slide((DECKS / "45__PPTAgent__build_effective_agents.pptx").read_bytes())
+    v = route(GATES, make_ctx(tmp_path, {"slides.pptx": data}, env={"JUDGE_SOFFICE_PATH": str(tmp_path / "no-soffice")}))
+    assert v["O"].judged is False and v["O"].error_kind == "render_env" and "LibreOffice is not installed" in v["O"].reason
