@@ -237,7 +237,8 @@ def _soffice_pages(ctx: RunContext, deck: Path, kind: str) -> int | None:
         result = soffice_to_pdf(deck, kind, Path(tmp), soffice=soffice, timeout_sec=SOFFICE_CHECK_TIMEOUT_SEC)
         if result.pdf is None:
             return 0
-        return _pdf_pages(result.pdf) or 0
+        pages = _pdf_pages(result.pdf)
+        return pages if pages is not None else _pdf_pages_by_scan(result.pdf)
 
 
 def _pdf_pages(path: Path) -> int | None:
@@ -250,6 +251,14 @@ def _pdf_pages(path: Path) -> int | None:
             return doc.page_count
     except Exception:
         return 0
+
+
+def _pdf_pages_by_scan(path: Path) -> int:
+    """Page count of a PDF written by LibreOffice, without PyMuPDF: counts page objects
+    (``/Type /Page``, not ``/Pages``). Exact for LibreOffice's uncompressed object table."""
+    import re
+
+    return len(re.findall(rb"/Type\s*/Page(?![a-zA-Z])", path.read_bytes()))
 
 
 def _html_ok(deck: Path, label: str, facts: dict[str, Any]) -> tuple[bool, str, dict[str, Any]]:
