@@ -34,6 +34,7 @@ def fixtures_dir() -> Path:
 def _base_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not (k.startswith("JUDGE_") or k.startswith("OPENAI_") or k.startswith("COWORK_"))}
     env["JUDGE_START_JITTER"] = "0"
+    env["JUDGE_EVIDENCE"] = "0"  # rendering is exercised by its own tests; pass env={"JUDGE_EVIDENCE": "180"} to turn it on
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     return env
 

@@ -98,6 +98,30 @@ def test_deck_workspace_and_audit(judge_run):
             assert SIM_KEY.encode() not in path.read_bytes(), path
 
 
+def test_deck_evidence_is_rendered_once_and_shared_with_every_block(judge_run):
+    import shutil
+
+    if shutil.which("soffice") is None:
+        pytest.skip("LibreOffice (soffice) is not installed")
+    run = judge_run(EXAMPLE_TESTS, ROLLOUTS / "deck", oracle=DECK_ORACLE, env={"JUDGE_EVIDENCE": "180"})
+    doc = assert_documents(run)
+    assert run.reward == pytest.approx(DECK_REWARD, abs=1e-12)
+    assert doc["extra_fields"]["judge_evidence_pages"] == 10
+    deck = doc["details"]["evidence"]["decks"][0]
+    assert deck["deck"] == "build_effective_agents.pptx" and deck["status"] == "ok" and deck["structure_ok"] is True
+    caps = json.loads((run.verifier / "env_capabilities.json").read_text())
+    assert caps["soffice"]["available"] is True
+    pages = sorted(p.name for p in (run.work / "evidence" / "pages" / "build_effective_agents.pptx").iterdir())
+    assert pages == [f"page-{n:03d}.png" for n in range(1, 11)]
+    for block in ("block-01", "block-02", "block-03"):
+        page = run.work / "blocks" / block / "evidence" / "pages" / "build_effective_agents.pptx" / "page-001.png"
+        assert page.is_file() and os.stat(page).st_nlink >= 4  # one file, hard-linked into every block
+    digest = run.work / "blocks" / "block-01" / "evidence" / "build_effective_agents.pptx" / "digest.json"
+    assert json.loads(digest.read_text())["structure_ok"] is True
+    first_prompt = json.loads((run.verifier / "judge" / "block-01" / "attempt-1.jsonl").read_text().splitlines()[0])
+    assert "10 rendered page image(s)" in first_prompt["request"][1]["content"]
+
+
 def test_chat_only_rollout_gates_and_hurdle(judge_run):
     oracle = {k: {"hit": True} for k in DECK_ORACLE}
     oracle["A-HURDLE-NO-DECK"] = {"hit": True, "reason": "no .pptx in output/, only an outline in chat"}

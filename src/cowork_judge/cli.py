@@ -1,4 +1,4 @@
-"""Command line: ``cowork-judge run | demo | sim | config | schema``.
+"""Command line: ``cowork-judge run | demo | sim | evidence | config | schema``.
 
 Usage errors exit 2 with a message; `run` and `demo` exit 0 when the result status is
 success or skipped and 1 otherwise (the reward file is written either way).
@@ -56,6 +56,10 @@ def _parser() -> argparse.ArgumentParser:
     cfg.add_argument("--json", action="store_true", help="machine-readable output")
     cfg.set_defaults(func=_cmd_config)
 
+    evidence = sub.add_parser("evidence", help="sniff, extract, render and check decks alone (no model calls)", add_help=False)
+    evidence.add_argument("rest", nargs=argparse.REMAINDER)
+    evidence.set_defaults(func=_cmd_evidence)
+
     schema = sub.add_parser("schema", help="print the JSON Schema of result.json")
     schema.set_defaults(func=_cmd_schema)
     return p
@@ -76,7 +80,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         app_dir=args.app_dir, logs_dir=args.logs_dir, tests_dir=args.tests_dir,
         work_dir=args.work_dir, alt_output_dir=args.alt_output_dir,
     )
-    doc = main_run(paths, load_config(), start=_PROCESS_START)
+    doc = main_run(paths, load_config(), start=_PROCESS_START, hard_deadline=True)
     return 0 if doc is not None and doc.status in ("success", "skipped") else 1
 
 
@@ -127,6 +131,12 @@ def _cmd_sim(args: argparse.Namespace) -> int:
     from cowork_judge.sim.cli import main as sim_main
 
     return int(sim_main(args.rest))
+
+
+def _cmd_evidence(args: argparse.Namespace) -> int:
+    from cowork_judge.evidence.cli import main as evidence_main
+
+    return int(evidence_main(args.rest))
 
 
 def _cmd_config(args: argparse.Namespace) -> int:

@@ -16,7 +16,7 @@ import time
 import traceback
 from collections.abc import Mapping
 
-from cowork_judge import ABI, __version__
+from cowork_judge import ABI, __version__, watchdog
 from cowork_judge.assemble import build_document, failed_document
 from cowork_judge.config import LoadedConfig, export_credentials
 from cowork_judge.context import Deadline, RunContext
@@ -34,7 +34,8 @@ from cowork_judge.verdicts import Verdict
 log = logging.getLogger("cowork_judge")
 
 
-def main_run(paths: RunPaths, loaded: LoadedConfig, *, start: float, environ: Mapping[str, str] | None = None) -> ResultDocument | None:
+def main_run(paths: RunPaths, loaded: LoadedConfig, *, start: float, environ: Mapping[str, str] | None = None,
+             hard_deadline: bool = False) -> ResultDocument | None:
     """Run the judge and write the outputs; never raises (except KeyboardInterrupt after writing).
 
     Args:
@@ -42,6 +43,8 @@ def main_run(paths: RunPaths, loaded: LoadedConfig, *, start: float, environ: Ma
         loaded: configuration with its warnings.
         start: monotonic time of process start; JUDGE_DEADLINE counts from here.
         environ: environment used to collect secrets for redaction (default os.environ).
+        hard_deadline: arm the process watchdog (`cowork_judge.watchdog`), which ends the
+            PROCESS a few seconds after JUDGE_DEADLINE; only for the command line.
 
     Returns:
         The document written, or None when only the fallback could be written.
@@ -50,9 +53,12 @@ def main_run(paths: RunPaths, loaded: LoadedConfig, *, start: float, environ: Ma
     secret = loaded.config.api_key.get_secret_value() if loaded.config.api_key else ""
     redactor = Redactor.from_environ(env, extra=[secret])
     handlers = _start_logging(paths, redactor)
+    dog = watchdog.arm(paths, loaded, redactor, start=start) if hard_deadline else None
     try:
         doc = _run(paths, loaded, start=start, redactor=redactor)
         write_result(paths, doc, redactor)
+        if dog is not None:
+            dog.written(doc)
         log.info("reward %s written to %s (status %s%s)", doc.task_score, paths.reward_txt, doc.status,
                  f", {doc.exit_code}" if doc.exit_code else "")
         return doc
@@ -73,6 +79,7 @@ def main_run(paths: RunPaths, loaded: LoadedConfig, *, start: float, environ: Ma
             raise
         return doc
     finally:
+        watchdog.disarm(dog)
         _stop_logging(handlers)
 
 
@@ -132,6 +139,8 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
         task_prompt=_read_optional(paths.task_prompt), delivery=delivery, deadline=deadline, redactor=redactor,
         audit=AuditLog(paths.audit_dir, redactor), workflow_config=dict(rubric.workflow_config),
     )
+    watchdog.observe(ctx, criteria)
+    evidence = _collect_evidence(ctx)
     try:
         from cowork_judge.router import route  # imported late: a broken router must not stop the fallback
     except Exception as exc:
@@ -151,8 +160,59 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
     return build_document(
         config=config, criteria=criteria, verdicts=verdicts, breakdown=breakdown, coverage=coverage, delivery=delivery,
         seconds=elapsed(), calls=ctx.stats.calls, tokens=ctx.stats.tokens, evidence_pages=ctx.evidence_pages,
-        warnings=warnings, instruction_source=instruction_source,
+        warnings=warnings, instruction_source=instruction_source, evidence=evidence,
     )
+
+
+def _collect_evidence(ctx: RunContext) -> dict:
+    """Extract and render every deck-like deliverable once (JUDGE_EVIDENCE budget).
+
+    Writes ``env_capabilities.json`` (unless test.sh already did) and the shared
+    ``evidence/`` tree that every block workspace links. Evidence is an aid, never a
+    verdict: any failure here is logged and the run goes on without it.
+
+    Returns:
+        A compact summary for ``details.evidence`` ({} when nothing was done).
+    """
+    config, paths = ctx.config, ctx.paths
+    try:
+        from cowork_judge.evidence import build_evidence, is_deck, probe_capabilities
+
+        caps = probe_capabilities(config.soffice, config.chromium)
+        if not paths.env_capabilities_json.exists():
+            caps.write(paths.env_capabilities_json)
+        decks = [f.rel for f in ctx.delivery.files if f.source == "output" and is_deck(f.rel)]
+        if not decks or config.evidence_sec <= 0:
+            return {}
+        budget = min(config.evidence_sec, max(0.0, ctx.deadline.remaining() / 3))
+        summary = build_evidence(decks, paths.evidence_dir, budget_sec=budget, width_px=_render_width(ctx),
+                                 soffice=config.soffice, chromium=config.chromium, capabilities=caps, root=paths.output_dir)
+    except Exception as exc:  # evidence must never cost the run its reward
+        log.warning("evidence extraction failed: %s", ctx.redactor.text(f"{type(exc).__name__}: {exc}"))
+        return {"error": f"{type(exc).__name__}: {exc}"}
+    ctx.evidence_pages = summary.pages_rendered
+    log.info("evidence: %d deck(s), %d page(s) rendered in %.1f s", len(summary.decks), summary.pages_rendered, summary.seconds)
+    return {
+        "pages_rendered": summary.pages_rendered,
+        "seconds": summary.seconds,
+        "render_skipped_for_budget": summary.render_skipped_for_budget,
+        "decks": [
+            {"deck": d.deck, "source": d.source, "status": d.sniff_status, "structure_ok": d.structure_ok,
+             "pages_rendered": d.pages_rendered, "findings": d.findings_by_check,
+             "skipped": [f"{s.layer}: {s.kind} ({s.reason})" for s in d.layers_skipped]}
+            for d in summary.decks
+        ],
+    }
+
+
+def _render_width(ctx: RunContext) -> int:
+    """Page image width in pixels: ``workflow_config.ppt_judge.render_resolution`` ("1920x1080"), else 1600."""
+    resolution = str((ctx.workflow_config.get("ppt_judge") or {}).get("render_resolution", ""))
+    try:
+        width = int(resolution.lower().split("x")[0])
+    except ValueError:
+        return 1600
+    return width if 200 <= width <= 4000 else 1600
 
 
 def _nothing_delivered(config, criteria: tuple[Criterion, ...], delivery: Delivery, *, seconds: float, warnings: list[str]) -> ResultDocument:

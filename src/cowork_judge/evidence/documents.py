@@ -1,0 +1,391 @@
+"""Typed documents the evidence layer writes to disk (pydantic v2, each with a ``schema`` id).
+
+Units are in the field names: ``*_emu`` English Metric Units (914400 per inch, 12700 per
+point), ``*_pt`` typographic points (1/72 inch; a slide of 9144000 EMU is 720 pt wide and
+LibreOffice exports it as a PDF page 720 pt wide), ``*_px`` pixels, ``*_sec`` seconds.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+EMU_PER_PT = 12700
+"""OOXML: 914400 EMU per inch / 72 points per inch (ECMA-376 Part 1, §20.1.2.1)."""
+
+
+class Document(BaseModel):
+    """Base for every written document: ``schema`` id on disk, atomic JSON writes."""
+
+    model_config = ConfigDict(populate_by_name=True, extra="ignore")
+
+    schema_id: str = Field(alias="schema", description="document type and version")
+
+    def to_json(self) -> str:
+        """JSON text with the ``schema`` key (not the Python attribute name)."""
+        return json.dumps(self.model_dump(mode="json", by_alias=True), indent=1, ensure_ascii=False)
+
+    def write(self, path: Path) -> Path:
+        """Write atomically (temp file in the same folder + rename); returns ``path``."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(self.to_json())
+        os.replace(tmp, path)
+        return path
+
+
+# --------------------------------------------------------------------------- sniff
+
+SniffStatus = Literal[
+    "ok",
+    "ok_strict",
+    "ok_legacy_ppt",
+    "ok_pdf",
+    "ok_html",
+    "encrypted",
+    "corrupt_zip",
+    "corrupt_pdf",
+    "zip_bomb",
+    "not_presentation",
+    "empty",
+    "unreadable",
+    "unknown_format",
+]
+"""Closed vocabulary of :func:`cowork_judge.evidence.sniff.sniff_deck` outcomes.
+
+Every ``ok*`` status means "worth opening/rendering"; everything else means the deck is
+broken or refused (the deliverable's fault, never the environment's):
+
+- ``ok``: intact OOXML package (zip) whose main part is a presentation, macro-enabled
+  presentation, template or slideshow, Transitional conformance, within the zip limits.
+- ``ok_strict``: same, but ISO/IEC 29500 Strict namespaces; LibreOffice renders it,
+  python-pptx reads it only through the namespace-patched copy.
+- ``ok_legacy_ppt``: CFB (OLE2) container with a ``PowerPoint Document`` stream, i.e. binary
+  PowerPoint 97-2003; LibreOffice renders it, no structure extraction.
+- ``ok_pdf``: ``%PDF-`` header and, when PyMuPDF is present, at least one page.
+- ``ok_html``: an HTML document (decks made of ``<section>`` slides).
+- ``encrypted``: CFB holding ``EncryptionInfo`` + ``EncryptedPackage`` (password-protected
+  OOXML), or a PDF that needs a password.
+- ``corrupt_zip``: zip signature but the archive is truncated or a member fails its CRC.
+- ``corrupt_pdf``: ``%PDF-`` header but PyMuPDF cannot open it or it has no pages.
+- ``zip_bomb``: declared uncompressed size, entry count or compression ratio over the
+  limits in :mod:`cowork_judge.evidence.sniff`; nothing is parsed or rendered.
+- ``not_presentation``: a readable zip/CFB that is not a presentation (a .docx, a package
+  without ``ppt/presentation.xml``, a CFB without a PowerPoint stream).
+- ``empty``: zero bytes.
+- ``unreadable``: the path could not be read (missing, a directory, permission).
+- ``unknown_format``: no supported magic bytes.
+"""
+
+Container = Literal["zip", "cfb", "pdf", "html", "unknown"]
+DeckKind = Literal["pptx", "pptm", "ppsx", "ppsm", "potx", "potm", "ppt", "pdf", "html"]
+
+
+class SniffFlags(BaseModel):
+    """Facts found while sniffing; independent of the status."""
+
+    strict: bool = Field(False, description="ISO/IEC 29500 Strict OOXML namespaces")
+    macro: bool = Field(False, description="macro-enabled main part (pptm/ppsm/potm)")
+    template: bool = Field(False, description="template main part (potx/potm)")
+    slideshow: bool = Field(False, description="slideshow main part (ppsx/ppsm)")
+    extension_mismatch: bool = Field(
+        False, description="file extension disagrees with the content (e.g. OOXML named .ppt)"
+    )
+
+
+class SniffResult(Document):
+    """What a file is, judged from its bytes only. Never raised; always returned."""
+
+    schema_id: str = Field("cowork-judge/evidence-sniff@1", alias="schema")
+    path: str = Field(description="path as given")
+    status: SniffStatus = Field(description="named outcome; see SniffStatus")
+    container: Container = Field("unknown", description="container family from magic bytes")
+    kind: DeckKind | None = Field(None, description="deck kind from the CONTENT (not the name)")
+    main_content_type: str | None = Field(None, description="content type of ppt/presentation.xml")
+    size_bytes: int = Field(0, description="file size in bytes")
+    flags: SniffFlags = Field(default_factory=SniffFlags)
+    zip_entries: int | None = Field(None, description="number of zip members")
+    uncompressed_bytes: int | None = Field(None, description="declared uncompressed total")
+    max_ratio: float | None = Field(None, description="largest member compression ratio")
+    page_count: int | None = Field(None, description="PDF pages when known")
+    reason: str = Field("", description="one human-readable sentence")
+
+    @property
+    def openable(self) -> bool:
+        """True for every ``ok*`` status (worth extracting and rendering)."""
+        return self.status.startswith("ok")
+
+
+# --------------------------------------------------------------------------- structure
+
+
+class Box(BaseModel):
+    """Axis-aligned frame in slide coordinates (EMU), group transforms already applied."""
+
+    x_emu: int
+    y_emu: int
+    cx_emu: int
+    cy_emu: int
+
+    def pt(self) -> tuple[float, float, float, float]:
+        """``(x0, y0, x1, y1)`` in points, the PDF page coordinates of the slide."""
+        s = EMU_PER_PT
+        return (self.x_emu / s, self.y_emu / s, (self.x_emu + self.cx_emu) / s, (self.y_emu + self.cy_emu) / s)
+
+
+class Run(BaseModel):
+    text: str
+    font: str | None = Field(None, description="requested latin typeface, theme fonts resolved")
+    font_ea: str | None = Field(None, description="requested East Asian typeface")
+    size_pt: float | None = Field(None, description="effective size incl. normAutofit fontScale")
+    size_source: Literal["run", "inherited", "default"] | None = None
+    bold: bool | None = None
+    italic: bool | None = None
+
+
+class Paragraph(BaseModel):
+    level: int = 0
+    text: str = ""
+    runs: list[Run] = Field(default_factory=list)
+
+
+class TextFrame(BaseModel):
+    """``a:bodyPr`` facts that decide how text fits its frame, plus the paragraphs."""
+
+    paragraphs: list[Paragraph] = Field(default_factory=list)
+    wrap: Literal["square", "none"] = "square"
+    autofit: Literal["none", "norm", "shape"] = Field("none", description="noAutofit/normAutofit/spAutoFit")
+    font_scale: float = Field(1.0, description="normAutofit fontScale as a fraction")
+    insets_emu: tuple[int, int, int, int] = Field((91440, 45720, 91440, 45720), description="l,t,r,b")
+    anchor: str = "t"
+    vertical: bool = Field(False, description="vert text (rotated/stacked): skip fit checks")
+
+    @property
+    def text(self) -> str:
+        return "\n".join(p.text for p in self.paragraphs)
+
+
+class TableDoc(BaseModel):
+    rows: int
+    cols: int
+    cells: list[list[str]]
+
+
+class Series(BaseModel):
+    name: str | None = None
+    categories: list[str] = Field(default_factory=list)
+    values: list[float | None] = Field(default_factory=list)
+
+
+class ChartDoc(BaseModel):
+    chart_types: list[str] = Field(default_factory=list, description="plot element names, e.g. barChart")
+    is_3d: bool = False
+    title: str | None = None
+    series: list[Series] = Field(default_factory=list)
+
+
+class PictureDoc(BaseModel):
+    content_type: str | None = None
+    bytes: int | None = None
+    linked: bool = Field(False, description="r:link (external) rather than embedded r:embed")
+    target: str | None = Field(None, description="part name or external URL")
+
+
+class ShapeDoc(BaseModel):
+    """One shape, flattened out of its groups (``parent_id`` keeps the tree)."""
+
+    id: str = Field(description="cNvPr id (unique per slide in valid decks)")
+    name: str = ""
+    kind: str = Field(description="sp, pic, graphicFrame, grpSp, cxnSp, contentPart, other")
+    parent_id: str | None = None
+    depth: int = 0
+    placeholder: str | None = Field(None, description="placeholder type, e.g. title/body/obj")
+    placeholder_idx: int | None = None
+    box: Box | None = Field(None, description="absolute frame; None = could not extract")
+    rot_deg: float = 0.0
+    hidden: bool = False
+    text: TextFrame | None = None
+    table: TableDoc | None = None
+    chart: ChartDoc | None = None
+    picture: PictureDoc | None = None
+    diagram_text: list[str] | None = Field(None, description="SmartArt text points")
+
+
+class ExtractError(BaseModel):
+    """One field that could not be extracted. Could not extract is NOT absent."""
+
+    slide: int | None = Field(None, description="1-based slide index; None = deck level")
+    shape: str | None = Field(None, description="shape id/name")
+    field: str
+    error: str
+
+
+class SlideDoc(Document):
+    """``<deck>/pages/slide-NNN.json``."""
+
+    schema_id: str = Field("cowork-judge/evidence-slide@1", alias="schema")
+    index: int = Field(description="1-based position in the slide list")
+    slide_id: int | None = None
+    part: str | None = None
+    layout: str | None = None
+    hidden: bool = Field(False, description='p:sld show="0"')
+    title: str | None = None
+    text: str = Field("", description="all shape text, reading order of the shape tree")
+    notes: str | None = None
+    shapes: list[ShapeDoc] = Field(default_factory=list)
+    extract_errors: list[ExtractError] = Field(default_factory=list)
+
+
+class SlideEntry(BaseModel):
+    index: int
+    title: str | None = None
+    hidden: bool = False
+    shapes: int = 0
+    chars: int = 0
+    page: int | None = Field(None, description="rendered page number (1-based), if any")
+
+
+STRUCTURE_NOTE = (
+    "'could not extract' is not 'absent': a field listed in extract_errors may exist in the "
+    "deck; open the file or look at the rendered page before concluding it is missing."
+)
+
+
+class Digest(Document):
+    """``<deck>/digest.json``: the deck at a glance plus where everything else is."""
+
+    schema_id: str = Field("cowork-judge/evidence-digest@1", alias="schema")
+    deck: str = Field(description="filesystem-safe deck name")
+    source: str = Field(description="deliverable path as given (relative when a root was given)")
+    sniff: SniffResult
+    structure_ok: bool = False
+    structure_note: str = STRUCTURE_NOTE
+    slide_width_emu: int | None = None
+    slide_height_emu: int | None = None
+    slide_count: int | None = None
+    slides: list[SlideEntry] = Field(default_factory=list)
+    fonts_requested: list[str] = Field(default_factory=list)
+    extract_errors: list[ExtractError] = Field(default_factory=list)
+    render: RenderInfo | None = None
+
+
+# --------------------------------------------------------------------------- render
+
+SkipKind = Literal["render_env", "deck_broken", "budget", "disabled", "not_applicable", "error"]
+"""Why a layer did not run: environment lacks a tool (never the deck's fault), the deck is
+broken (the deliverable's fault), the time budget ran out, evidence is off, the layer does
+not apply to this kind, or an unexpected internal error (recorded, isolated)."""
+
+
+class PageImage(BaseModel):
+    page: int = Field(description="1-based page number in the render")
+    slide: int | None = Field(None, description="1-based slide index; None = no slide")
+    path: str = Field(description="PNG path relative to the evidence root")
+    width_px: int
+    height_px: int
+
+
+class RenderInfo(BaseModel):
+    status: Literal["ok", "skipped", "failed"]
+    skip_kind: SkipKind | None = None
+    reason: str = ""
+    engine: str | None = Field(None, description="soffice+pymupdf, pymupdf, chromium")
+    page_count: int = 0
+    pages: list[PageImage] = Field(default_factory=list)
+    page_to_slide: dict[int, int | None] = Field(default_factory=dict)
+    mapping: Literal["slide_list", "assumed_order", "sections", "pdf_pages", "none"] = "none"
+    hidden_exported: bool | None = None
+    seconds: float = 0.0
+
+
+# --------------------------------------------------------------------------- checks
+
+CheckName = Literal[
+    "off_slide",
+    "text_overlap",
+    "text_overflow",
+    "tiny_font",
+    "blank_page",
+    "missing_glyph",
+    "placeholder_text",
+    "empty_deck",
+]
+
+
+class Finding(BaseModel):
+    check: CheckName
+    slide: int | None = None
+    page: int | None = None
+    shape_id: str | None = None
+    shape_name: str | None = None
+    measure: dict[str, Any] = Field(default_factory=dict, description="numbers with units in keys")
+    message: str
+    confidence: float = Field(ge=0.0, le=1.0, description="drops with substituted fonts etc.")
+    source: Literal["structure", "render", "both"] = "structure"
+
+
+class FontMapEntry(BaseModel):
+    requested: str
+    rendered: list[str] = Field(default_factory=list)
+    verdict: Literal["same", "metric_compatible", "substituted", "unknown"] = "unknown"
+
+
+class ChecksDoc(Document):
+    """``<deck>/checks.json``."""
+
+    schema_id: str = Field("cowork-judge/evidence-checks@1", alias="schema")
+    deck: str
+    findings: list[Finding] = Field(default_factory=list)
+    font_map: list[FontMapEntry] = Field(default_factory=list)
+    checks_run: list[str] = Field(default_factory=list)
+    checks_skipped: dict[str, str] = Field(default_factory=dict, description="check -> reason")
+
+
+# --------------------------------------------------------------------------- summary
+
+
+class LayerSkip(BaseModel):
+    layer: Literal["structure", "render", "checks"]
+    kind: SkipKind
+    reason: str
+
+
+class DeckSummary(BaseModel):
+    deck: str
+    source: str
+    sniff_status: SniffStatus
+    kind: DeckKind | None = None
+    structure_ok: bool = False
+    slide_count: int | None = None
+    page_count: int = 0
+    pages_rendered: int = 0
+    page_to_slide: dict[int, int | None] = Field(default_factory=dict)
+    findings: int = 0
+    findings_by_check: dict[str, int] = Field(default_factory=dict)
+    layers_skipped: list[LayerSkip] = Field(default_factory=list)
+    seconds: float = 0.0
+    digest: str | None = Field(None, description="path relative to the evidence root")
+    checks: str | None = None
+    pages_dir: str | None = None
+
+
+class EvidenceSummary(Document):
+    """``index.json``: one entry per deck; ``pages_rendered`` is ``judge_evidence_pages``."""
+
+    schema_id: str = Field("cowork-judge/evidence-index@1", alias="schema")
+    out_dir: str
+    decks: list[DeckSummary] = Field(default_factory=list)
+    pages_rendered: int = 0
+    budget_sec: float = 0.0
+    seconds: float = 0.0
+    render_skipped_for_budget: bool = False
+    capabilities: dict[str, bool] = Field(default_factory=dict)
+
+
+Digest.model_rebuild()

@@ -1,0 +1,117 @@
+"""Text lines and glyph problems read back from a rendered PDF (PyMuPDF), in points."""
+
+from __future__ import annotations
+
+import functools
+import re
+import shutil
+import unicodedata
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .fonts import SYMBOL_FONTS, norm
+from .procs import run_command
+
+
+@dataclass
+class PdfLine:
+    """One rendered text line: ``bbox`` ``(x0, y0, x1, y1)`` in page points, y down."""
+
+    page: int
+    bbox: tuple[float, float, float, float]
+    text: str
+    key: str = field(default="", repr=False)
+    alt_key: str = field(default="", repr=False)
+    fonts: set[str] = field(default_factory=set)
+    sizes_pt: list[float] = field(default_factory=list)
+
+    @property
+    def height(self) -> float:
+        return self.bbox[3] - self.bbox[1]
+
+
+_ENUMERATOR = re.compile(r"^\s*(\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\(?[ivxlcdmIVXLCDM]{1,6}[.)])\s*")
+"""Auto-numbering LibreOffice draws in the same span as the text ("1.", "a)", "iv.")."""
+
+
+def text_key(text: str) -> str:
+    """Comparison key: NFKC, lowercase, letters and digits only (bullets, spaces, punctuation
+    and private-use glyphs differ between the XML and the render, letters do not)."""
+    return "".join(ch for ch in unicodedata.normalize("NFKC", text).lower() if ch.isalnum())
+
+
+def read_lines(pdf: Path) -> tuple[dict[int, list[PdfLine]], dict[int, tuple[float, float]]]:
+    """Lines per 1-based page (text outside the page box kept) and page sizes in points."""
+    import pymupdf
+
+    lines: dict[int, list[PdfLine]] = {}
+    sizes: dict[int, tuple[float, float]] = {}
+    flags = pymupdf.TEXT_PRESERVE_WHITESPACE  # no MEDIABOX_CLIP: text past the edge counts
+    with pymupdf.open(pdf) as doc:
+        for num, page in enumerate(doc, start=1):
+            sizes[num] = (page.rect.width, page.rect.height)
+            out: list[PdfLine] = []
+            for block in page.get_text("dict", flags=flags)["blocks"]:
+                for ln in block.get("lines", []):
+                    spans = [s for s in ln["spans"] if s["text"].strip()]
+                    if not spans:
+                        continue
+                    text_spans = [s for s in spans if norm(s["font"]) not in SYMBOL_FONTS] or spans
+                    text = "".join(s["text"] for s in text_spans)
+                    stripped = _ENUMERATOR.sub("", text, count=1)
+                    line = PdfLine(num, tuple(ln["bbox"]), text, text_key(text),
+                                   text_key(stripped) if stripped != text else "",
+                                   {s["font"] for s in text_spans}, [s["size"] for s in text_spans])
+                    if line.key:
+                        out.append(line)
+            lines[num] = out
+    return lines, sizes
+
+
+def glyph_problems(pdf: Path) -> dict[int, list[str]]:
+    """Characters per page that were drawn without a real glyph (tofu) or as U+FFFD.
+
+    Subset fonts renumber glyphs, so glyph id 0 alone misses most tofu: each span's font is
+    also looked up on this machine by PostScript name (fontconfig) and asked whether it
+    covers the character. Fonts that cannot be found are trusted.
+    """
+    import pymupdf
+
+    found: dict[int, list[str]] = {}
+    with pymupdf.open(pdf) as doc:
+        for num, page in enumerate(doc, start=1):
+            bad: list[str] = []
+            for span in page.get_texttrace():
+                font = _system_font(span.get("font", ""))
+                for ch in span["chars"]:
+                    code, glyph = ch[0], ch[1]
+                    if code < 0 or code >= 0x110000 or chr(code).isspace():
+                        continue
+                    private_use = 0xE000 <= code <= 0xF8FF  # symbol fonts (bullets) map PUA codes
+                    if code == 0xFFFD or glyph == 0 or (font is not None and not private_use and not font.has_glyph(code)):
+                        bad.append(chr(code))
+            if bad:
+                found[num] = bad
+    return found
+
+
+@functools.lru_cache(maxsize=256)
+def _system_font(ps_name: str):
+    """The installed font with this PostScript name (subset prefix and ``-V``-like suffixes
+    stripped), as a ``pymupdf.Font``; None when fontconfig does not know it."""
+    import pymupdf
+
+    name = ps_name.split("+", 1)[1] if re.match(r"^[A-Z]{6}\+", ps_name) else ps_name
+    fc = shutil.which("fc-list")
+    while name and fc:
+        proc = run_command([fc, f":postscriptname={name}", "file"], timeout_sec=5)
+        path = proc.stdout.strip().splitlines()[0].rstrip(": ") if proc.stdout.strip() else ""
+        if path:
+            try:
+                return pymupdf.Font(fontfile=path)
+            except Exception:  # noqa: BLE001 - unreadable font file: trust the render
+                return None
+        if "-" not in name:
+            break
+        name = name.rsplit("-", 1)[0]
+    return None

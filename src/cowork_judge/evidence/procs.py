@@ -1,0 +1,100 @@
+"""External processes: always with a timeout, always killed with their whole process group."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+
+
+@dataclass
+class ProcResult:
+    """Outcome of one external command. ``returncode`` is None when it timed out."""
+
+    returncode: int | None
+    stdout: str
+    stderr: str
+    seconds: float
+    timed_out: bool = False
+    error: str | None = None
+
+
+def run_command(argv: list[str], *, timeout_sec: float, env: dict[str, str] | None = None,
+                cwd: str | None = None) -> ProcResult:
+    """Run ``argv`` in a new session; on timeout SIGKILL the whole process group.
+
+    Never raises: a missing executable or an OS error comes back as ``error``. Output is
+    captured (decoded leniently) and truncated to 20,000 characters per stream.
+    """
+    start = time.monotonic()
+    try:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, env=env, cwd=cwd, start_new_session=True)
+    except OSError as exc:
+        return ProcResult(None, "", "", time.monotonic() - start, error=f"{type(exc).__name__}: {exc}")
+    try:
+        out, err = proc.communicate(timeout=max(timeout_sec, 0.1))
+        timed_out = False
+    except subprocess.TimeoutExpired:
+        kill_tree(proc.pid)
+        try:
+            out, err = proc.communicate(timeout=5)
+        except subprocess.TimeoutExpired:
+            out, err = b"", b""
+        timed_out = True
+    finally:
+        kill_group(proc.pid)  # soffice forks helpers (oosplash → soffice.bin): reap stragglers
+    return ProcResult(
+        None if timed_out else proc.returncode,
+        (out or b"").decode("utf-8", "replace")[-20000:],
+        (err or b"").decode("utf-8", "replace")[-20000:],
+        time.monotonic() - start,
+        timed_out=timed_out,
+    )
+
+
+def _descendants(pid: int) -> list[int]:
+    """Descendants of ``pid`` from /proc (Linux); empty where /proc is unavailable."""
+    children: dict[int, list[int]] = {}
+    try:
+        entries = [e for e in os.listdir("/proc") if e.isdigit()]
+    except OSError:
+        return []
+    for entry in entries:
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as fh:
+                ppid = int(fh.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(entry))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def kill_tree(pid: int) -> None:
+    """SIGKILL the process group of ``pid`` and every descendant that left it.
+
+    Chromium's zygotes move to their own process groups, so a group kill alone would
+    orphan them; the descendant list is taken BEFORE anything is killed.
+    """
+    stray = _descendants(pid)
+    kill_group(pid)
+    for child in stray:
+        try:
+            os.kill(child, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+
+
+def kill_group(pgid: int) -> None:
+    """SIGKILL process group ``pgid`` (the session leader's pid); ignore if already gone."""
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
