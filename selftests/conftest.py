@@ -17,10 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from testkit import FIXTURES, SIM_KEY, RunResult
 
 from cowork_judge.sim import DemoPolicy, OraclePolicy, SimServer
-
-from testkit import FIXTURES, SIM_KEY, RunResult
 
 
 @pytest.fixture
@@ -71,9 +70,9 @@ def judge_run(tmp_path: Path) -> Iterator[Callable[..., RunResult]]:
         (logs / "agent").mkdir(parents=True)
         if rollout_dir is not None:
             if (rollout_dir / "app").is_dir() and app_dir is None:
-                shutil.copytree(rollout_dir / "app", app, dirs_exist_ok=True)
+                shutil.copytree(rollout_dir / "app", app, dirs_exist_ok=True, symlinks=True)
             if (rollout_dir / "logs" / "agent").is_dir():
-                shutil.copytree(rollout_dir / "logs" / "agent", logs / "agent", dirs_exist_ok=True)
+                shutil.copytree(rollout_dir / "logs" / "agent", logs / "agent", dirs_exist_ok=True, symlinks=True)
         full_env = _base_env()
         server: SimServer | None = None
         if sim is not False:

@@ -7,11 +7,11 @@ import io
 import zipfile
 
 import pytest
-from testkit import DECKS, make_ctx
+from testkit import deck, make_ctx
 
 from cowork_judge.code_methods import CODE_METHODS
-from cowork_judge.rubric import normalize_rubric
 from cowork_judge.router import route
+from cowork_judge.rubric import normalize_rubric
 
 GATES = normalize_rubric(
     [
@@ -63,7 +63,7 @@ def test_expected_table_covers_every_fixture_deck(fixtures_dir):
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_fixture_deck_locate_and_open(fixtures_dir, tmp_path, name):
     openable, needle = EXPECTED[name]
-    ctx = make_ctx(tmp_path, {name: (DECKS / name).read_bytes()})
+    ctx = make_ctx(tmp_path, {name: (deck(name)).read_bytes()})
     v = route(GATES, ctx)
     assert v["L"].judged and v["L"].hit is True and name in v["L"].reason
     assert ctx.artifacts["deck_rel"] == name and ctx.artifacts["deck_kind"] == "pptx"
@@ -78,7 +78,7 @@ def test_legacy_ppt_is_a_method_parameter(tmp_path):
         {"id": "O", "description": "x", "weight": 1, "judge_method": "code", "code_method_name": "check_pptx_openable",
          "code_method_params": {"accept_legacy_ppt": False}},
     ]).criteria
-    v = route(rows, make_ctx(tmp_path, {"old.ppt": (DECKS / "29__poi__44296.ppt").read_bytes()}))
+    v = route(rows, make_ctx(tmp_path, {"old.ppt": deck("29__poi__44296.ppt").read_bytes()}))
     assert v["O"].hit is False and "requires OOXML" in v["O"].reason
 
 
@@ -105,7 +105,7 @@ def _not_a_presentation(_data: bytes) -> bytes:
      (lambda d: b"Once upon a time, a deck.", "unknown_format")],
 )
 def test_broken_decks_made_from_a_real_one(tmp_path, damage, needle):
-    data = damage((DECKS / "45__PPTAgent__build_effective_agents.pptx").read_bytes())
+    data = damage(deck("45__PPTAgent__build_effective_agents.pptx").read_bytes())
     v = route(GATES, make_ctx(tmp_path, {"slides.pptx": data}))
     assert v["L"].hit is True
     assert v["O"].judged and v["O"].hit is False and needle in v["O"].reason
@@ -202,12 +202,12 @@ def test_python_pptx_failure_falls_back_to_libreoffice(tmp_path):
 
     if shutil.which("soffice") is None:
         pytest.skip("LibreOffice (soffice) is not installed")
-    data = _malformed_slide((DECKS / "45__PPTAgent__build_effective_agents.pptx").read_bytes())
+    data = _malformed_slide(deck("45__PPTAgent__build_effective_agents.pptx").read_bytes())
     v = route(GATES, make_ctx(tmp_path, {"slides.pptx": data}))
     assert v["O"].hit is True and "opens in LibreOffice" in v["O"].reason and "malformed XML in ppt/slides/slide2.xml" in v["O"].reason
 
 
 def test_no_libreoffice_is_render_env_not_a_miss(tmp_path):
-    data = _malformed_slide((DECKS / "45__PPTAgent__build_effective_agents.pptx").read_bytes())
+    data = _malformed_slide(deck("45__PPTAgent__build_effective_agents.pptx").read_bytes())
     v = route(GATES, make_ctx(tmp_path, {"slides.pptx": data}, env={"JUDGE_SOFFICE_PATH": str(tmp_path / "no-soffice")}))
     assert v["O"].judged is False and v["O"].error_kind == "render_env" and "LibreOffice is not installed" in v["O"].reason

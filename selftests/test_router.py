@@ -9,15 +9,14 @@ import sys
 import time
 
 import pytest
-from testkit import DECKS, EXAMPLE_TESTS, ROLLOUTS, make_ctx
+from testkit import EXAMPLE_TESTS, ROLLOUTS, deck, make_ctx
 
 from cowork_judge.code_methods import CODE_METHODS
 from cowork_judge.coverage import account
-from cowork_judge.rubric import normalize_rubric
 from cowork_judge.router import route
+from cowork_judge.rubric import normalize_rubric
 
 GRID = {f"{i / 20:g}": "grid" for i in range(21)}
-DECK = DECKS / "45__PPTAgent__build_effective_agents.pptx"
 
 
 def rows(*raw):
@@ -37,13 +36,12 @@ def write_tests(tmp_path, rubric, name="tests"):
 
 @pytest.fixture
 def html_and_pptx_rollout(tmp_path):
-    if not DECK.is_file():
-        pytest.skip("fixture deck missing")
+    source = deck("45__PPTAgent__build_effective_agents.pptx")
     rollout = tmp_path / "rollout"
     out = rollout / "app" / "output"
     out.mkdir(parents=True)
     (out / "index.html").write_text("<html><body><section><h1>Agents</h1></section></body></html>")
-    shutil.copy(DECK, out / "slides.pptx")
+    shutil.copy(source, out / "slides.pptx")
     (rollout / "logs" / "agent").mkdir(parents=True)
     return rollout
 

@@ -150,3 +150,12 @@ def test_schema_accepts_good_and_rejects_bad():
 def test_schema_single_scale_has_no_anyof():
     schema = verdict_schema(BLOCK[:1])
     assert schema["properties"]["verdicts"]["items"]["properties"]["id"]["enum"] == ["A1"]
+
+
+def test_graded_hit_is_reconciled_with_its_level():
+    reply = {"verdicts": [{"id": "A2", "hit": False, "level": 0.5}, {"id": "A1", "hit": True}]}
+    out = parse_reply(json.dumps(reply), BLOCK)
+    assert judged(out)["A2"] == (True, 0.5)
+    assert any("contradicts level" in p for p in out.problems)
+    zero = parse_reply(json.dumps({"verdicts": [{"id": "A2", "hit": True, "level": 0}]}), BLOCK)
+    assert judged(zero)["A2"] == (False, 0.0)

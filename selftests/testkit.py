@@ -81,3 +81,13 @@ def make_ctx(tmp_path: Path, files: dict[str, bytes | str] | None = None, *, env
     return RunContext(paths=paths, config=config, instruction="judge", instruction_source="test", task_prompt="",
                       delivery=delivery, deadline=Deadline.after(config.deadline_sec), redactor=redactor,
                       audit=AuditLog(paths.audit_dir, redactor), workflow_config=workflow_config or {})
+
+
+def deck(name: str) -> Path:
+    """Path of a fixture deck; skips the test when the fixtures folder is absent."""
+    import pytest
+
+    path = DECKS / name
+    if not path.is_file():
+        pytest.skip(f"fixture deck not found: {path}")
+    return path

@@ -57,11 +57,18 @@ def _zip_bytes(members: dict[str, bytes], compression=zipfile.ZIP_DEFLATED) -> b
 
 
 def test_zip_bomb_ratio_is_refused(tmp_path):
+    # a member above the ratio grace size (32 MiB) that deflates ~1000:1
     bomb = tmp_path / "bomb.pptx"
-    bomb.write_bytes(_zip_bytes({"[Content_Types].xml": b"<Types/>", "ppt/big.xml": b"\0" * (4 << 20)}))
+    bomb.write_bytes(_zip_bytes({"[Content_Types].xml": b"<Types/>", "ppt/big.xml": b"\0" * (40 << 20)}))
     res = sniff_deck(bomb)
     assert res.status == "zip_bomb"
     assert res.max_ratio > MAX_RATIO
+
+
+def test_small_highly_compressible_members_are_not_a_bomb(tmp_path):
+    deck = tmp_path / "deck.pptx"
+    deck.write_bytes(_zip_bytes({"[Content_Types].xml": b"<Types/>", "ppt/media/white.bmp": b"\xff" * (4 << 20)}))
+    assert sniff_deck(deck).status != "zip_bomb"
 
 
 def test_docx_is_not_a_presentation(tmp_path):

@@ -7,9 +7,9 @@ import os
 import re
 import select
 import signal
+import socket
 import subprocess
 import sys
-import socket
 import time
 
 import openai

@@ -10,7 +10,13 @@ from cowork_judge.config import JudgeConfig
 from cowork_judge.coverage import CoverageReport, account
 from cowork_judge.delivery import Delivery
 from cowork_judge.failures import ErrorKind, ExitCode
-from cowork_judge.result import DeliveryDetails, Details, ExtraFields, ResultDocument, RowResult
+from cowork_judge.result import (
+    DeliveryDetails,
+    Details,
+    ExtraFields,
+    ResultDocument,
+    RowResult,
+)
 from cowork_judge.rubric import Criterion
 from cowork_judge.scoring import ScoreBreakdown, effective_weights
 from cowork_judge.verdicts import Verdict
@@ -58,9 +64,9 @@ def row_results(criteria: Sequence[Criterion], verdicts: Mapping[str, Verdict], 
                 reason=v.reason,
                 method=v.method,
                 error_kind=v.error_kind,
-                gate=v.gate,
+                gate=v.gate or (("open" if term.gate else "closed") if term and c.depends_on else None),
                 weight=term.weight if term else weights.get(c.id, c.weight),
-                contribution=term.contribution if term else 0.0,
+                contribution=(term.contribution + 0.0) if term else 0.0,  # + 0.0 turns -0.0 into 0.0
                 attempts=v.attempts,
                 seconds=v.seconds,
                 evidence=list(v.evidence),

@@ -24,14 +24,28 @@ from cowork_judge.paths import RunPaths  # noqa: E402
 ROLLOUTS = ("deck", "chat", "empty")
 
 
+PASS_THROUGH = {"sim": "cowork_judge.sim.cli", "evidence": "cowork_judge.evidence.cli"}
+"""Sub-commands with their own argument parsers: everything after the name goes to them."""
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``cowork-judge`` console script."""
-    parser = _parser()
-    args = parser.parse_args(argv)
-    if not getattr(args, "command", None):
-        parser.print_help()
-        return 2
-    return int(args.func(args))
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if args_list and args_list[0] in PASS_THROUGH:
+            import importlib
+
+            return int(importlib.import_module(PASS_THROUGH[args_list[0]]).main(args_list[1:]))
+        parser = _parser()
+        args = parser.parse_args(args_list)
+        if not getattr(args, "command", None):
+            parser.print_help()
+            return 2
+        return int(args.func(args))
+    except BrokenPipeError:  # e.g. `cowork-judge config | head`
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -48,17 +62,13 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--logs-dir", help="where to write the verifier outputs (default: a new temp dir)")
     demo.set_defaults(func=_cmd_demo)
 
-    sim = sub.add_parser("sim", help="serve the simulated OpenAI-compatible judge endpoint", add_help=False)
-    sim.add_argument("rest", nargs=argparse.REMAINDER)
-    sim.set_defaults(func=_cmd_sim)
+    sub.add_parser("sim", help="serve the simulated OpenAI-compatible judge endpoint (see: cowork-judge sim --help)")
 
     cfg = sub.add_parser("config", help="print the effective configuration (secrets masked) and where each value came from")
     cfg.add_argument("--json", action="store_true", help="machine-readable output")
     cfg.set_defaults(func=_cmd_config)
 
-    evidence = sub.add_parser("evidence", help="sniff, extract, render and check decks alone (no model calls)", add_help=False)
-    evidence.add_argument("rest", nargs=argparse.REMAINDER)
-    evidence.set_defaults(func=_cmd_evidence)
+    sub.add_parser("evidence", help="sniff, extract, render and check decks alone, no model calls (see: cowork-judge evidence --help)")
 
     schema = sub.add_parser("schema", help="print the JSON Schema of result.json")
     schema.set_defaults(func=_cmd_schema)
@@ -125,18 +135,6 @@ def _copy_agent_logs(rollout: Path, logs_dir: Path) -> None:
     source = rollout / "logs" / "agent"
     if source.is_dir():
         shutil.copytree(source, logs_dir / "agent", dirs_exist_ok=True)
-
-
-def _cmd_sim(args: argparse.Namespace) -> int:
-    from cowork_judge.sim.cli import main as sim_main
-
-    return int(sim_main(args.rest))
-
-
-def _cmd_evidence(args: argparse.Namespace) -> int:
-    from cowork_judge.evidence.cli import main as evidence_main
-
-    return int(evidence_main(args.rest))
 
 
 def _cmd_config(args: argparse.Namespace) -> int:

@@ -244,6 +244,9 @@ def load_config(environ: Mapping[str, str] | None = None) -> LoadedConfig:
                 values[name] = SecretStr(raw) if name == "api_key" else raw.rstrip("/")
                 sources[name] = f"env:{env_name}"
                 break
+    if values.get("backend") in ("codex", "claude"):
+        warnings.append(f"JUDGE_BACKEND={values['backend']!r} is not available in this version: agentic rows will be "
+                        "unjudged (backend_missing); use 'openai'")
     return LoadedConfig(config=JudgeConfig(**values), sources=sources, warnings=warnings)
 
 
@@ -263,11 +266,10 @@ def export_credentials(config: JudgeConfig, environ: dict[str, str] | Any = None
 
 
 def resolve_tool(configured: str | None, *candidates: str) -> str | None:
-    """Path of an external tool: the configured path if executable, else the first
-    candidate found on PATH; None when nothing is found."""
+    """Path of an external tool: the configured one (a name on PATH or an executable
+    file), else the first candidate found on PATH; None when nothing is found."""
     if configured:
-        found = shutil.which(configured)
-        return found
+        return shutil.which(configured) or (configured if os.access(configured, os.X_OK) and os.path.isfile(configured) else None)
     for name in candidates:
         found = shutil.which(name)
         if found:

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
+import stat
 from pathlib import Path
 from typing import Any, Literal
 
@@ -26,8 +28,10 @@ STRAY_COPY_FILE_BYTES = 10 * 1024 * 1024
 """Largest stray file copied to ``stray_not_scored/`` (bytes)."""
 STRAY_COPY_TOTAL_BYTES = 50 * 1024 * 1024
 """Total bytes copied to ``stray_not_scored/`` per run."""
-MAX_MESSAGE_BYTES = 2 * 1024 * 1024
-"""Largest final-message source read (bytes); larger files are read up to this size."""
+MAX_MESSAGE_BYTES = 16 * 1024 * 1024
+"""Largest plain answer file read (bytes); a larger one is reported unreadable."""
+MAX_TRAJECTORY_BYTES = 512 * 1024 * 1024
+"""Largest trajectory.json parsed (bytes): long agent runs with tool output reach 100s of MB."""
 ANSWER_FILES = ("final_answer.txt", "response.txt")
 """Plain answer files looked for in the agent logs dir, in order."""
 
@@ -47,7 +51,7 @@ class SkippedFile(BaseModel):
     rel: str
     path: str
     size_bytes: int
-    reason: Literal["outside_scored_set", "symlink_escape", "hidden", "empty", "not_regular", "over_limit"]
+    reason: Literal["outside_scored_set", "symlink_escape", "hidden", "empty", "not_regular", "over_limit", "unreadable"]
 
 
 class Delivery(BaseModel):
@@ -60,6 +64,9 @@ class Delivery(BaseModel):
     final_message_source: str | None = None
     from_chat: bool = False
     missing: bool = False
+    unreadable: list[str] = Field(
+        default_factory=list, description="Final-message sources that exist but could not be read or parsed."
+    )
     notes: list[str] = Field(default_factory=list)
 
 
@@ -68,6 +75,11 @@ def collect_delivery(paths: RunPaths, config: JudgeConfig) -> Delivery:
 
     ``missing`` is true when there is nothing to judge: no files and (no final message or
     chat fallback off). ``from_chat`` is true when no files but a message is judged.
+    ``unreadable`` lists message sources that exist but could not be read: the caller
+    must not score "nothing delivered" on top of an unread answer.
+
+    File names are shown (``rel``) with control characters escaped and undecodable bytes
+    replaced, so a name can neither break a prompt line nor a UTF-8 document.
     """
     delivery = Delivery()
     _scan(paths.output_dir, "output", delivery, scored=True)
@@ -75,9 +87,11 @@ def collect_delivery(paths: RunPaths, config: JudgeConfig) -> Delivery:
     _scan(paths.app_dir, "app_root", delivery, scored=app_root_scored, top_level_only=True, skip={"output"})
     if paths.alt_output_dir.resolve() != paths.output_dir.resolve():
         _scan(paths.alt_output_dir, "alt_output", delivery, scored=config.lenient_delivery)
-    message, source, notes = final_message(paths, config)
+    message, source, notes, unreadable = final_message(paths, config)
     delivery.final_message, delivery.final_message_source = message, source
     delivery.notes.extend(notes)
+    delivery.unreadable.extend(unreadable)
+    _unique_names(delivery)
     if not delivery.files:
         if message and config.chat_fallback:
             delivery.from_chat = True
@@ -98,7 +112,13 @@ def _scan(
     if not root.is_dir():
         return
     root_real = root.resolve()
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+
+    def unreadable(err: OSError) -> None:
+        where = Path(err.filename) if err.filename else root
+        rel = where.relative_to(root).as_posix() if where != root and root in where.parents else "."
+        delivery.ignored.append(SkippedFile(rel=display_name(rel), path=str(where), size_bytes=0, reason="unreadable"))
+
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False, onerror=unreadable):
         current = Path(dirpath)
         entries = list(filenames)
         keep: list[str] = []
@@ -108,7 +128,7 @@ def _scan(
             elif d.startswith(".") and not top_level_only:
                 hidden = current / d
                 delivery.ignored.append(
-                    SkippedFile(rel=hidden.relative_to(root).as_posix(), path=str(hidden), size_bytes=0, reason="hidden")
+                    SkippedFile(rel=display_name(hidden.relative_to(root).as_posix()), path=str(hidden), size_bytes=0, reason="hidden")
                 )
             elif not (top_level_only or (skip and current == root and d in skip)):
                 keep.append(d)
@@ -127,25 +147,26 @@ def _classify(
     *,
     scored: bool,
 ) -> None:
+    shown = display_name(rel)
+
     def skipped(reason: Any, size: int = 0) -> SkippedFile:
-        return SkippedFile(rel=rel, path=str(path), size_bytes=size, reason=reason)
+        return SkippedFile(rel=shown, path=str(path), size_bytes=size, reason=reason)
 
     if any(part.startswith(".") for part in Path(rel).parts):
         delivery.ignored.append(skipped("hidden"))
         return
     try:
         real = path.resolve(strict=True)
+        if path.is_symlink() and not _inside(real, root_real):
+            delivery.stray.append(skipped("symlink_escape", real.stat().st_size if real.is_file() else 0))
+            return
+        if not real.is_file():
+            delivery.ignored.append(skipped("not_regular"))
+            return
+        size = real.stat().st_size
     except (OSError, RuntimeError):
-        delivery.ignored.append(skipped("not_regular"))  # dangling or looping symlink
+        delivery.ignored.append(skipped("not_regular"))  # dangling or looping symlink, vanished file
         return
-    if path.is_symlink() and not _inside(real, root_real):
-        size = real.stat().st_size if real.is_file() else 0
-        delivery.stray.append(skipped("symlink_escape", size))
-        return
-    if not real.is_file():
-        delivery.ignored.append(skipped("not_regular"))
-        return
-    size = real.stat().st_size
     if size == 0:
         delivery.ignored.append(skipped("empty"))
         return
@@ -155,7 +176,35 @@ def _classify(
     if len(delivery.files) >= MAX_FILES:
         delivery.ignored.append(skipped("over_limit", size))
         return
-    delivery.files.append(DeliveredFile(rel=rel, path=str(path), size_bytes=size, source=source))
+    delivery.files.append(DeliveredFile(rel=shown, path=str(path), size_bytes=size, source=source))
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u0080-\u009f\u2028\u2029]")
+
+
+def display_name(rel: str) -> str:
+    """A file name safe to show a judge and to write as UTF-8.
+
+    Undecodable bytes (surrogate escapes) become U+FFFD; control characters, including
+    newlines that could forge a line of the prompt, become ``\\xNN`` escapes.
+    """
+    text = rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", text)
+
+
+def _unique_names(delivery: Delivery) -> None:
+    """Make shown names unique per source (two raw names can display alike)."""
+    seen: set[tuple[str, str]] = set()
+    for n, item in enumerate(delivery.files):
+        name = item.rel
+        k = 2
+        while (item.source, name) in seen:
+            stem, dot, ext = item.rel.rpartition(".")
+            name = f"{stem}~{k}.{ext}" if dot and stem else f"{item.rel}~{k}"
+            k += 1
+        seen.add((item.source, name))
+        if name != item.rel:
+            delivery.files[n] = item.model_copy(update={"rel": name})
 
 
 def _inside(path: Path, root: Path) -> bool:
@@ -195,34 +244,37 @@ def copy_stray(delivery: Delivery, stray_dir: Path) -> int:
 # --------------------------------------------------------------------------- final message
 
 
-def final_message(paths: RunPaths, config: JudgeConfig) -> tuple[str | None, str | None, list[str]]:
-    """The agent's final chat message, its source, and notes about unreadable sources.
+def final_message(paths: RunPaths, config: JudgeConfig) -> tuple[str | None, str | None, list[str], list[str]]:
+    """The agent's final chat message, its source, notes, and unreadable sources.
 
     Order: JUDGE_RESPONSE_FILE; ATIF ``trajectory.json`` (last ``source == "agent"`` step
     with non-empty text); ``final_answer.txt`` / ``response.txt`` in the agent logs dir.
+    Symlinks and non-regular files are never read (the agent writes these files: a link
+    to ``/proc/self/environ`` or to the reference answer must not become its answer).
     """
     notes: list[str] = []
+    unreadable: list[str] = []
     if config.response_file:
-        text = _read_text(Path(config.response_file), notes)
+        text = _read_text(Path(config.response_file), notes, unreadable, MAX_MESSAGE_BYTES)
         if text:
-            return text, "response_file", notes
+            return text, "response_file", notes, unreadable
     trajectory = paths.agent_logs_dir / "trajectory.json"
-    if trajectory.is_file():
-        raw = _read_text(trajectory, notes)
-        if raw is not None:
-            try:
-                doc = json.loads(raw)
-            except ValueError as exc:
-                notes.append(f"trajectory.json is not valid JSON: {exc}")
-            else:
-                text = atif_final_message(doc)
-                if text:
-                    return text, "trajectory", notes
+    raw = _read_text(trajectory, notes, unreadable, MAX_TRAJECTORY_BYTES)
+    if raw is not None:
+        try:
+            doc = json.loads(raw)
+        except (ValueError, RecursionError) as exc:
+            notes.append(f"trajectory.json is not valid JSON: {str(exc)[:200]}")
+            unreadable.append("trajectory.json")
+        else:
+            text = atif_final_message(doc)
+            if text:
+                return text, "trajectory", notes, unreadable
     for name in ANSWER_FILES:
-        text = _read_text(paths.agent_logs_dir / name, notes)
+        text = _read_text(paths.agent_logs_dir / name, notes, unreadable, MAX_MESSAGE_BYTES)
         if text:
-            return text, name, notes
-    return None, None, notes
+            return text, name, notes, unreadable
+    return None, None, notes, unreadable
 
 
 def atif_final_message(doc: Any) -> str | None:
@@ -258,16 +310,34 @@ def _message_text(message: Any) -> str | None:
     return None
 
 
-def _read_text(path: Path, notes: list[str]) -> str | None:
+def _read_text(path: Path, notes: list[str], unreadable: list[str], limit: int) -> str | None:
+    """Text of a regular, non-symlink file (None when absent); up to `limit` bytes.
+
+    A file that exists but is a link, not regular, unreadable or over `limit` is
+    recorded in `unreadable` and `notes`.
+    """
     try:
-        if not path.is_file():
-            return None
-        with path.open("rb") as fh:
-            data = fh.read(MAX_MESSAGE_BYTES + 1)
+        st = path.lstat()
+    except FileNotFoundError:
+        return None
     except OSError as exc:
         notes.append(f"{path.name} cannot be read: {exc.strerror or exc}")
+        unreadable.append(path.name)
         return None
-    if len(data) > MAX_MESSAGE_BYTES:
-        notes.append(f"{path.name} is larger than {MAX_MESSAGE_BYTES} bytes; read the first part only")
-        data = data[:MAX_MESSAGE_BYTES]
+    if stat.S_ISLNK(st.st_mode) or not stat.S_ISREG(st.st_mode):
+        notes.append(f"{path.name} is {'a symlink' if stat.S_ISLNK(st.st_mode) else 'not a regular file'}; not read")
+        unreadable.append(path.name)
+        return None
+    if st.st_size > limit:
+        notes.append(f"{path.name} is {st.st_size} bytes, more than the {limit} bytes read; not read")
+        unreadable.append(path.name)
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as fh:
+            data = fh.read(limit + 1)
+    except OSError as exc:
+        notes.append(f"{path.name} cannot be read: {exc.strerror or exc}")
+        unreadable.append(path.name)
+        return None
     return data.decode("utf-8", errors="replace").strip() or None

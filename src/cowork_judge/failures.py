@@ -22,6 +22,7 @@ ErrorKind = Literal[
     "parse_error",  # the reply held no usable verdict for the row
     "deadline",  # the run's JUDGE_DEADLINE was reached before the row was judged
     "no_credential",  # a model was needed and no credentials were configured
+    "delivery_unreadable",  # the agent's final message exists but could not be read: nothing was scored
     "backend_missing",  # the configured agentic backend cannot run here
     "backend_error",  # the agentic backend crashed outside a model call (e.g. workspace I/O)
     # router / segments (SPEC §7.5)
@@ -59,21 +60,28 @@ class Consequence:
             next attempt (rate limiting only, SPEC §11); otherwise a retry waits 1 s.
         systemic_exit_code: the `exit_code` written when this kind dominates a systemic
             failure; None when the kind never sets one by itself.
+        resplit: a block that failed with this kind after its tries is worth re-judging
+            row by row (``JUDGE_RESPLIT``): the block may be too big or too slow.
+        stops_run: no further model call of the run can succeed (the account has no
+            credit): every block gives up without calling.
     """
 
     retry: bool
     backoff: bool
     systemic_exit_code: ExitCode | None
+    resplit: bool = False
+    stops_run: bool = False
 
 
 CONSEQUENCES: dict[str, Consequence] = {
-    "rate_limit": Consequence(retry=True, backoff=True, systemic_exit_code="judge:api_error"),
-    "insufficient_quota": Consequence(retry=False, backoff=False, systemic_exit_code="judge:api_error"),
-    "timeout": Consequence(retry=True, backoff=False, systemic_exit_code="judge:timeout"),
-    "api_error": Consequence(retry=True, backoff=False, systemic_exit_code="judge:api_error"),
+    "rate_limit": Consequence(retry=True, backoff=True, systemic_exit_code="judge:api_error", resplit=True),
+    "insufficient_quota": Consequence(retry=False, backoff=False, systemic_exit_code="judge:api_error", stops_run=True),
+    "timeout": Consequence(retry=True, backoff=False, systemic_exit_code="judge:timeout", resplit=True),
+    "api_error": Consequence(retry=True, backoff=False, systemic_exit_code="judge:api_error", resplit=True),
     "request_rejected": Consequence(retry=False, backoff=False, systemic_exit_code="judge:api_error"),
-    "parse_error": Consequence(retry=True, backoff=False, systemic_exit_code="judge:api_error"),
+    "parse_error": Consequence(retry=True, backoff=False, systemic_exit_code="judge:api_error", resplit=True),
     "deadline": Consequence(retry=False, backoff=False, systemic_exit_code="judge:timeout"),
+    "delivery_unreadable": Consequence(retry=False, backoff=False, systemic_exit_code="judge:scorer_error"),
     "no_credential": Consequence(retry=False, backoff=False, systemic_exit_code="judge:no_credential"),
     "backend_missing": Consequence(retry=False, backoff=False, systemic_exit_code="judge:scorer_error"),
     "backend_error": Consequence(retry=False, backoff=False, systemic_exit_code="judge:scorer_error"),

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 import sys
 import time
 import traceback
@@ -52,6 +53,7 @@ def main_run(paths: RunPaths, loaded: LoadedConfig, *, start: float, environ: Ma
     env = os.environ if environ is None else environ
     secret = loaded.config.api_key.get_secret_value() if loaded.config.api_key else ""
     redactor = Redactor.from_environ(env, extra=[secret])
+    _prepare_verifier_dir(paths)
     handlers = _start_logging(paths, redactor)
     dog = watchdog.arm(paths, loaded, redactor, start=start) if hard_deadline else None
     try:
@@ -81,6 +83,8 @@ def main_run(paths: RunPaths, loaded: LoadedConfig, *, start: float, environ: Ma
     finally:
         watchdog.disarm(dog)
         _stop_logging(handlers)
+        if paths.ephemeral_work:
+            shutil.rmtree(paths.work_dir, ignore_errors=True)
 
 
 def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redactor) -> ResultDocument:
@@ -89,6 +93,11 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
     for w in loaded.warnings:
         log.warning("config: %s", w)
     log.info("cowork-judge %s (abi %d), backend %s, model %s", __version__, ABI, config.backend, config.model)
+    if config.reward_mode == "binary":
+        message = ("JUDGE_REWARD_MODE=binary: the reward is 1.0 only when the score passes the threshold "
+                   f"({config.pass_compare} {config.pass_threshold}), else 0.0; graded signal between rollouts is lost")
+        log.warning(message)
+        warnings.append(message)
     deadline = Deadline.after(config.deadline_sec, start=start)
 
     def elapsed() -> float:
@@ -118,6 +127,15 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
         copy_stray(delivery, paths.stray_dir)
     log.info("delivery: %d file(s), %d stray, final message from %s", len(delivery.files), len(delivery.stray),
              delivery.final_message_source or "nowhere")
+    for note in delivery.notes:
+        log.warning("delivery: %s", note)
+        warnings.append(f"delivery: {note}")
+    if delivery.missing and delivery.unreadable:
+        reason = (f"the agent's final message could not be read ({', '.join(delivery.unreadable)}); "
+                  "not scoring it as 'nothing delivered'")
+        log.error(reason)
+        return failed_document(config=config, criteria=criteria, error_kind="delivery_unreadable", exit_code="judge:scorer_error",
+                               exit_reason=reason, delivery=delivery, seconds=elapsed(), warnings=warnings)
     if delivery.missing:
         return _nothing_delivered(config, criteria, delivery, seconds=elapsed(), warnings=warnings)
 
@@ -142,7 +160,8 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
     watchdog.observe(ctx, criteria)
     evidence = _collect_evidence(ctx)
     try:
-        from cowork_judge.router import route  # imported late: a broken router must not stop the fallback
+        # imported late: a broken router must not stop the fallback
+        from cowork_judge.router import route
     except Exception as exc:
         if any(c.judge_method != "agentic" for c in criteria):
             reason = f"the router cannot run ({type(exc).__name__}: {exc}) and the rubric has code/workflow rows"
@@ -228,6 +247,32 @@ def _nothing_delivered(config, criteria: tuple[Criterion, ...], delivery: Delive
     )
 
 
+def _prepare_verifier_dir(paths: RunPaths) -> None:
+    """Make the verifier dir safe to write: no planted symlinks, no stale audit files.
+
+    The agent runs before the verifier in the same container; a link at ``judge.log`` or
+    ``judge/`` would otherwise make the judge append to (or write into) any file.
+    """
+    try:
+        paths.verifier_dir.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return
+    for target in (paths.judge_log, paths.result_json, paths.reward_txt, paths.reward_details_json, paths.env_capabilities_json):
+        try:
+            if target.is_symlink():
+                target.unlink()
+        except OSError:
+            pass
+    for folder in (paths.audit_dir, paths.stray_dir):
+        try:
+            if folder.is_symlink():
+                folder.unlink()
+            elif folder.is_dir():
+                shutil.rmtree(folder)
+        except OSError:
+            pass
+
+
 def _read_optional(path) -> str:
     try:
         return path.read_text(encoding="utf-8", errors="replace")
@@ -240,7 +285,7 @@ def _start_logging(paths: RunPaths, redactor: Redactor) -> list[logging.Handler]
     fmt = logging.Formatter("%(asctime)s %(levelname)s %(message)s")
     try:
         paths.verifier_dir.mkdir(parents=True, exist_ok=True)
-        handlers.append(logging.FileHandler(paths.judge_log, encoding="utf-8"))
+        handlers.append(logging.FileHandler(paths.judge_log, mode="w", encoding="utf-8"))
     except OSError:
         pass
     handlers.append(logging.StreamHandler(sys.stderr))

@@ -30,8 +30,18 @@ RATE_LIMIT_PHRASES = (
     "stream disconnected before completion",
 )
 """Lower-case phrases that mean "rate limited" even without an HTTP 429 (SPEC §11)."""
-INSUFFICIENT_QUOTA_PHRASES = ("insufficient_quota", "insufficient quota", "insufficient balance")
-"""Lower-case phrases that mean "the account has no credit": give up at once."""
+INSUFFICIENT_QUOTA_PHRASES = (
+    "insufficient_quota",
+    "insufficient quota",
+    "insufficient balance",
+    "insufficient_balance",
+    "exceeded your current quota",
+    "billing_hard_limit",
+    "billing hard limit",
+)
+"""Lower-case phrases that mean "the account has no credit": give up at once. (OpenAI's
+``insufficient_quota`` says "You exceeded your current quota"; a per-minute window that
+is full says "quota exceeded" and is rate limiting.)"""
 RESPONSE_FORMAT_PHRASES = ("response_format", "json_schema", "structured output", "json mode")
 """A 400 mentioning one of these means the endpoint rejects structured output."""
 
@@ -70,41 +80,83 @@ class CallStats:
 
 
 def classify(exc: BaseException) -> ErrorKind:
-    """Map a transport exception to an `ErrorKind` (rate_limit, timeout, api_error, …).
+    """Map a transport exception to an `ErrorKind` (SPEC §11).
 
-    Rate limiting is recognised by HTTP 429 and by message text without a status code,
-    including errors raised inside a 200 stream; ``insufficient_quota`` wins over 429.
-    Other 4xx (except 408/409) are ``request_rejected``: permanent, never retried.
+    In order: ``insufficient_quota`` (by code, type or message: the account has no credit)
+    wins over everything, also over HTTP 429; timeouts (the client's or ours); rate
+    limiting: HTTP 429, an error raised INSIDE a 200 SSE stream (a base ``openai.APIError``
+    without a status code), a stream that ended without a finish_reason
+    (`StreamIncomplete`), or any status or error whose message, code or type says so
+    (``Request rate increased too quickly``, ``quota exceeded``, ``rate limit``…, whatever
+    the status: a 400 that says "quota exceeded" is a full window, not a bad request);
+    other 4xx except 408/409 are ``request_rejected`` (permanent); everything else
+    (5xx, connection errors, unexpected exceptions) is a transient ``api_error``.
     """
     text = _error_text(exc).lower()
     if any(p in text for p in INSUFFICIENT_QUOTA_PHRASES):
         return "insufficient_quota"
     if isinstance(exc, (openai.APITimeoutError, asyncio.TimeoutError, TimeoutError)):
         return "timeout"
-    if isinstance(exc, openai.RateLimitError) or getattr(exc, "status_code", None) == 429:
-        return "rate_limit"
-    if isinstance(exc, StreamIncomplete) or any(p in text for p in RATE_LIMIT_PHRASES):
-        return "rate_limit"
     status = getattr(exc, "status_code", None)
+    if isinstance(exc, openai.RateLimitError) or status == 429:
+        return "rate_limit"
+    if isinstance(exc, StreamIncomplete) or _in_stream_error(exc):
+        return "rate_limit"
+    if any(p in text for p in RATE_LIMIT_PHRASES):
+        return "rate_limit"
     if isinstance(status, int) and 400 <= status < 500 and status not in (408, 409):
         return "request_rejected"
     return "api_error"
 
 
+def _in_stream_error(exc: BaseException) -> bool:
+    """An error event inside a 200 SSE stream: the SDK raises a base ``APIError``
+    (no status code, not a connection error)."""
+    return isinstance(exc, openai.APIError) and not isinstance(
+        exc, (openai.APIStatusError, openai.APIConnectionError, openai.APIResponseValidationError)
+    )
+
+
+ERROR_TEXT_CHARS = 2000
+"""Characters of an error's text that classification reads (an echoed prompt further on
+must not decide the kind)."""
+
+
 def _error_text(exc: BaseException) -> str:
-    parts = [type(exc).__name__, str(exc)]
-    for attr in ("code", "type", "body"):
+    """The words that classify an error: its type name, and the message, code and type of
+    its error body (an ``openai.APIError``), else its string, cut at `ERROR_TEXT_CHARS`."""
+    parts = [type(exc).__name__]
+    body = getattr(exc, "body", None) if isinstance(exc, openai.APIError) else None
+    if isinstance(body, dict):
+        for key in ("message", "code", "type"):
+            value = body.get(key)
+            if value is not None:
+                parts.append(value if isinstance(value, str) else json.dumps(value, default=str))
+        if body.get("message") is None:
+            parts.append(getattr(exc, "message", "") or "")
+    elif isinstance(body, str):
+        parts.append(body)
+    else:
+        parts.append(str(exc))
+    for attr in ("code", "type"):
         value = getattr(exc, attr, None)
-        if value is not None:
-            parts.append(json.dumps(value, default=str) if not isinstance(value, str) else value)
-    return " ".join(parts)
+        if isinstance(value, str):
+            parts.append(value)
+    return " ".join(parts)[:ERROR_TEXT_CHARS]
 
 
 def backoff_seconds(kind: str, failures: int, backoff_max_sec: float, rng: random.Random) -> float:
-    """Seconds to wait after the `failures`-th consecutive failure of `kind`.
+    """Seconds to wait before retrying after a failure of `kind`.
 
-    Rate limiting: ``uniform(1, min(backoff_max, 2·3^(n−1)))`` — upper bounds 2, 6, 18,
-    then `backoff_max` (20 s by default; SPEC §11). Anything else: 1 s.
+    Args:
+        kind: the failure's `ErrorKind`.
+        failures: n, the number of rate-limit failures of this block so far (≥ 1).
+        backoff_max_sec: ``JUDGE_RETRY_BACKOFF_MAX`` (≥ 1).
+        rng: the run's random source (seeded in tests).
+
+    Returns:
+        Rate limiting: ``uniform(1, min(backoff_max, 2·3^(n−1)))`` — upper bounds 2, 6,
+        18, then `backoff_max` (20 s by default; SPEC §11). Anything else: 1.0.
     """
     if kind != "rate_limit":
         return 1.0

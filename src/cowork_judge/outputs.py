@@ -17,7 +17,12 @@ from typing import Any
 
 from cowork_judge.paths import RunPaths
 from cowork_judge.redact import Redactor
-from cowork_judge.result import RESULT_SCHEMA, ExtraFields, ResultDocument, RewardDetails
+from cowork_judge.result import (
+    RESULT_SCHEMA,
+    ExtraFields,
+    ResultDocument,
+    RewardDetails,
+)
 
 EXTRA_FIELD_KEYS: tuple[str, ...] = tuple(ExtraFields.model_fields)
 
@@ -32,6 +37,7 @@ def atomic_write(path: Path, data: str | bytes) -> None:
     raw = data.encode("utf-8") if isinstance(data, str) else data
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, 0o644)  # mkstemp makes 0600; Harbor may collect as another user
         with os.fdopen(fd, "wb") as fh:
             fh.write(raw)
             fh.flush()

@@ -40,6 +40,8 @@ class RunPaths:
     tests_dir: Path
     work_dir: Path
     alt_output_dir: Path = Path("/output")
+    ephemeral_work: bool = False
+    """True when `work_dir` is a temp dir created here: the run deletes it at the end."""
 
     @classmethod
     def resolve(
@@ -63,6 +65,7 @@ class RunPaths:
             return Path(str(value)).absolute()
 
         work = work_dir if work_dir is not None else env.get("JUDGE_WORK_DIR")
+        ephemeral = not work
         if not work:
             work = tempfile.mkdtemp(prefix="cowork-judge-")
         return cls(
@@ -71,6 +74,7 @@ class RunPaths:
             tests_dir=pick(tests_dir, "JUDGE_TESTS_DIR", "/tests"),
             work_dir=Path(str(work)).absolute(),
             alt_output_dir=pick(alt_output_dir, "JUDGE_ALT_OUTPUT_DIR", "/output"),
+            ephemeral_work=ephemeral,
         )
 
     @property

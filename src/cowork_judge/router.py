@@ -132,7 +132,7 @@ def run_code_row(row: Criterion, ctx: RunContext) -> Verdict:
         return Verdict.unjudged(row.id, kind, f"{name} ran past {timeout:.0f} s", method="code", seconds=seconds)
     value, exc = outcome
     if exc is not None:
-        kind = "render_env" if isinstance(exc, EnvironmentMissing) else "code_error"
+        kind = "render_env" if isinstance(exc, EnvironmentMissing) else "code_timeout" if isinstance(exc, TimeoutError) else "code_error"
         return Verdict.unjudged(row.id, kind, f"{name} failed: {_summary(exc)}", method="code", seconds=seconds)
     if not (isinstance(value, tuple) and len(value) == 3 and isinstance(value[0], bool) and isinstance(value[2], dict)):
         return Verdict.unjudged(row.id, "code_error", f"{name} returned {type(value).__name__}, not (hit, reason, artifacts)",

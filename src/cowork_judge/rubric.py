@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -142,7 +143,9 @@ def load_rubric(path: Path) -> NormalizedRubric:
         raise RubricError(f"rubric file {path} cannot be read: {exc}") from None
     try:
         raw = json.loads(text, parse_constant=_reject_constant)
-    except ValueError as exc:
+    except RecursionError:
+        raise RubricError(f"rubric file {path} is nested too deeply to be a rubric") from None
+    except ValueError as exc:  # includes integers too long to convert
         raise RubricError(f"rubric file {path} is not valid JSON: {exc}") from None
     return normalize_rubric(raw)
 
@@ -290,28 +293,44 @@ def _normalize_row(row_id: str, row: Mapping[str, Any], warnings: list[str]) -> 
     )
 
 
+MAX_ABS_WEIGHT = 1e9
+"""Largest |weight| accepted: sums of a few such weights stay exact enough and finite."""
+_NUMBER = re.compile(r"\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*\Z")
+
+
 def _weight(row: Mapping[str, Any], where: str, warnings: list[str]) -> float:
+    """The row's weight from `weight`, else `points`, else a numeric `score`.
+
+    A numeric string (``"7"``) is read with a warning for `weight` and `points` alike; a
+    non-numeric `weight`/`points` is an error; a non-numeric `score` is not a weight.
+    """
     for key in WEIGHT_KEYS:
         if key not in row:
             continue
         value = row[key]
-        if key != "weight" and (isinstance(value, bool) or not isinstance(value, (int, float))):
-            continue  # `points` / `score` count only where numeric
         if isinstance(value, str):
-            try:
-                parsed = float(value)
-            except ValueError:
-                raise RubricError(f"{where}: field 'weight' must be a number, got {value!r}") from None
-            warnings.append(f"{where}: weight given as a string {value!r}; read as {parsed}")
-            value = parsed
-        return _finite(value, where, key)
+            if not _NUMBER.match(value):
+                if key == "score":
+                    continue  # a label such as "high", not a weight
+                raise RubricError(f"{where}: field {key!r} must be a number, got {value!r}")
+            warnings.append(f"{where}: {key} given as a string {value!r}; read as {float(value)}")
+            value = float(value)
+        elif key == "score" and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            continue
+        weight = _finite(value, where, key)
+        if abs(weight) > MAX_ABS_WEIGHT:
+            raise RubricError(f"{where}: field {key!r} = {value!r} is out of range (|weight| ≤ {MAX_ABS_WEIGHT:g})")
+        return weight
     return 0.0
 
 
 def _finite(value: Any, where: str, field: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise RubricError(f"{where}: field {field!r} must be a number, got {value!r}")
-    out = float(value)
+    try:
+        out = float(value)
+    except OverflowError:
+        raise RubricError(f"{where}: field {field!r} is too large") from None
     if not math.isfinite(out):
         raise RubricError(f"{where}: field {field!r} must be finite, got {value!r}")
     return out

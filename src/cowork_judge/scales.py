@@ -7,8 +7,13 @@ derived here from the same facts so that they cannot drift apart (house style it
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from typing import Any
+
+
+_DECIMAL = re.compile(r"\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*\Z")
+"""A plain decimal number (no ``_`` separators, no ``nan``/``inf``)."""
 
 
 def parse_level_key(key: object) -> float:
@@ -20,12 +25,11 @@ def parse_level_key(key: object) -> float:
     Raises:
         ValueError: the key is not a number or lies outside [0, 1].
     """
-    if isinstance(key, bool):
+    if isinstance(key, bool) or not isinstance(key, (str, int, float)):
         raise ValueError(f"level key {key!r} is not a number")
-    try:
-        value = float(key)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise ValueError(f"level key {key!r} is not a number") from None
+    if isinstance(key, str) and not _DECIMAL.match(key):
+        raise ValueError(f"level key {key!r} is not a number")
+    value = float(key)
     if not math.isfinite(value) or value < 0.0 or value > 1.0:
         raise ValueError(f"level key {key!r} is outside [0, 1]")
     return value

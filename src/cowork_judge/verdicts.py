@@ -300,8 +300,10 @@ def _row_verdict(row: dict[str, Any], crit: Criterion, problems: list[str], *, m
         if truncated and "level" not in row:
             problems.append(f"row {crit.id!r}: truncated before its level; not judged")
             return Verdict.unjudged(crit.id, "parse_error", "reply was cut off before this row's level", method=method)
-        if hit is None and level is not None:
-            hit = level > 0
+        if level is not None:
+            if hit is not None and hit != (level > 0):
+                problems.append(f"row {crit.id!r}: hit={hit} contradicts level {level:g}; the level decides (hit = level > 0)")
+            hit = level > 0  # the level is a graded row's answer; its hit must agree for gates
     if hit is None:
         problems.append(f"row {crit.id!r}: hit {row.get('hit')!r} is not a boolean")
         return Verdict.unjudged(crit.id, "parse_error", f"unreadable hit value {row.get('hit')!r}", method=method)

@@ -16,7 +16,12 @@ from pathlib import Path
 from typing import Any
 
 from cowork_judge.agentic.base import CostModel
-from cowork_judge.agentic.prompt import fence, final_turn_message, first_user_message, system_message
+from cowork_judge.agentic.prompt import (
+    fence,
+    final_turn_message,
+    first_user_message,
+    system_message,
+)
 from cowork_judge.agentic.tools import TOOL_SCHEMAS, WorkspaceTools
 from cowork_judge.context import RunContext
 from cowork_judge.llm import ResponseFormatRejected, Transport
@@ -83,7 +88,7 @@ class OpenAIAgentBackend:
                 )
                 images: list[dict[str, Any]] = []
                 for n, tc in enumerate(reply.tool_calls):
-                    result = tools.call(tc["name"], tc["arguments"])
+                    result = await tools.call_detached(tc["name"], tc["arguments"])
                     messages.append(
                         {"role": "tool", "tool_call_id": tc["id"] or f"call_{turn}_{n}", "content": fence("tool_output", result.text)}
                     )

@@ -67,7 +67,8 @@ def first_user_message(rows: Sequence[Criterion], workspace: Path, task_prompt: 
     """The opening user message of a block: workspace listing, fenced data, the rows."""
     files = sorted(p for p in (workspace / "output").rglob("*") if p.is_file())
     parts: list[str] = [f"Judge the {len(rows)} rubric row(s) of the rubric_rows block at the end of this message, for one finished task attempt."]
-    listing = [f"output/{p.relative_to(workspace / 'output').as_posix()} ({p.stat().st_size} bytes)" for p in files]
+    # file names are agent-controlled data too: a name may spell a delimiter
+    listing = [neutralise(f"output/{p.relative_to(workspace / 'output').as_posix()} ({p.stat().st_size} bytes)") for p in files]
     parts.append("Deliverables in output/:\n" + ("\n".join(listing) if listing else "(none: judge the final chat message)"))
     evidence = workspace / "evidence"
     if evidence.is_dir():

@@ -1,12 +1,22 @@
 """Scheduling agentic blocks: batches, concurrency, start jitter, retries, resplit, deadline.
 
 Time limits nest (SPEC §11): one attempt ≤ ``JUDGE_PER_TIMEOUT`` ⊂ one block ≤
-``2 × JUDGE_PER_TIMEOUT`` ⊂ the run ≤ ``JUDGE_DEADLINE``. Only rate limiting backs off;
-other transient failures retry after 1 s; ``insufficient_quota`` gives up at once. A
-block that exhausted its tries is re-judged row by row (``JUDGE_RESPLIT``), each row with
-a full per-attempt timeout, within the deadline. At the deadline everything still
-running is cancelled: rows judged so far keep their verdicts, the rest are unjudged
-``deadline``.
+``2 × JUDGE_PER_TIMEOUT`` of attempt time ⊂ the run ≤ ``JUDGE_DEADLINE``. The block
+budget counts the time spent inside attempts, not the pauses between them: waiting out a
+rate-limit window is not judging, so a block that is only rate limited (seconds-fast
+failures) always gets all ``JUDGE_MAX_TRIES`` attempts, while a block whose calls time out
+burns its budget in about two attempts. Only rate limiting backs off
+(``uniform(1, min(JUDGE_RETRY_BACKOFF_MAX, 2·3^(n−1)))``, n = the block's rate-limit
+failures so far); other transient failures retry after 1 s; ``insufficient_quota`` gives
+up at once, and for the whole run (the account has no credit: no further call can
+succeed). A block whose attempts all failed is re-judged row by row (``JUDGE_RESPLIT``),
+each row with one per-call timeout of attempt time and the same retry policy, within the
+deadline and never for a permanent failure. Resplit exists for blocks that are too slow
+or too big to answer; against a full rate-limit window it only multiplies calls, so a
+block's resplit stops at the first row that is still rate limited after its tries (the
+remaining rows keep the block's ``rate_limit`` verdict). At the deadline everything still
+running is cancelled (the HTTP streams with it): rows judged so far keep their verdicts,
+the rest are unjudged ``deadline``.
 """
 
 from __future__ import annotations
@@ -15,17 +25,42 @@ import asyncio
 import random
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from cowork_judge.agentic.base import AgentBackend
 from cowork_judge.agentic.workspace import build_workspace
 from cowork_judge.context import RunContext
-from cowork_judge.failures import ErrorKind, consequence
+from cowork_judge.failures import CONSEQUENCES, ErrorKind, consequence
 from cowork_judge.llm import backoff_seconds, classify
 from cowork_judge.rubric import Criterion
 from cowork_judge.verdicts import Verdict
 
-RESPLIT_KINDS = frozenset({"rate_limit", "timeout", "api_error", "parse_error"})
-"""Unjudged kinds worth a row-by-row second chance."""
+RESPLIT_KINDS = frozenset(k for k, c in CONSEQUENCES.items() if c.resplit)
+"""Unjudged kinds worth a row-by-row second chance (`failures.CONSEQUENCES`: never a
+permanent one such as ``insufficient_quota`` or ``request_rejected``, never ``deadline``)."""
+RUN_STOPPING_KINDS = frozenset(k for k, c in CONSEQUENCES.items() if c.stops_run)
+"""Failures that stop every block of the run: no further call is made."""
+MIN_ATTEMPT_FRACTION = 0.25
+"""No attempt is started with less block budget left than this fraction of
+``JUDGE_PER_TIMEOUT``: it could only time out."""
+
+
+@dataclass
+class RunState:
+    """What the blocks of one run share: attempts per row, and a stop signal.
+
+    Attributes:
+        attempts: row id → attempts made on it so far (block and resplit attempts).
+        stopped: ``(kind, reason)`` once a failure stopped the whole run, else None.
+    """
+
+    attempts: dict[str, int] = field(default_factory=dict)
+    stopped: tuple[ErrorKind, str] | None = None
+
+    def count_attempt(self, rows: Sequence[Criterion]) -> None:
+        """Record one attempt on each of `rows`."""
+        for row in rows:
+            self.attempts[row.id] = self.attempts.get(row.id, 0) + 1
 
 
 def split_blocks(rows: Sequence[Criterion], batch: int) -> list[tuple[str, list[Criterion]]]:
@@ -38,34 +73,53 @@ def split_blocks(rows: Sequence[Criterion], batch: int) -> list[tuple[str, list[
 def first_wave_delays(n_blocks: int, concurrency: int, jitter_sec: float, rng: random.Random) -> list[float]:
     """Start delays in seconds: each first-wave block waits ``uniform(0, jitter)``.
 
-    Blocks after the first wave start when a slot frees, so they wait 0 here.
+    The first wave is the first `concurrency` blocks; later blocks start when a slot
+    frees (the delay is slept while holding the slot), so they wait 0 here.
     """
     return [rng.uniform(0.0, jitter_sec) if (i < concurrency and jitter_sec > 0) else 0.0 for i in range(n_blocks)]
 
 
 async def judge_blocks(rows: Sequence[Criterion], ctx: RunContext, backend: AgentBackend) -> dict[str, Verdict]:
-    """Judge all agentic `rows`; returns exactly one verdict per row."""
+    """Judge all agentic `rows`; returns exactly one verdict per row.
+
+    Never runs past ``ctx.deadline``: what is still running then is cancelled.
+    """
     cfg = ctx.config
     results: dict[str, Verdict] = {}
+    state = RunState()
     blocks = split_blocks(rows, cfg.batch)
     delays = first_wave_delays(len(blocks), cfg.concurrency, cfg.start_jitter_sec, ctx.rng)
     slots = asyncio.Semaphore(cfg.concurrency)
 
     async def run(index: int, name: str, block: list[Criterion]) -> None:
-        if delays[index] > 0:
-            await asyncio.sleep(min(delays[index], max(0.0, ctx.deadline.remaining())))
+        try:
+            await run_block(index, name, block)
+        except Exception as exc:  # not a model failure (those are classified): this block only
+            reason = ctx.redactor.text(f"the block could not be judged: {_summary(exc)}")
+            ctx.log.error("%s: %s", name, reason)
+            for c in block:
+                if c.id not in results or not results[c.id].judged:
+                    results[c.id] = Verdict.unjudged(c.id, "backend_error", reason, attempts=state.attempts.get(c.id, 0))
+
+    async def run_block(index: int, name: str, block: list[Criterion]) -> None:
         async with slots:
-            verdicts = await judge_block(name, block, ctx, backend, budget_sec=cfg.block_budget_sec)
+            if delays[index] > 0:
+                await asyncio.sleep(min(delays[index], max(0.0, ctx.deadline.remaining())))
+            verdicts = await judge_block(name, block, ctx, backend, budget_sec=cfg.block_budget_sec, state=state)
             results.update(verdicts)
             retry_rows = [c for c in block if not verdicts[c.id].judged and verdicts[c.id].error_kind in RESPLIT_KINDS]
-            if cfg.resplit and len(block) > 1 and retry_rows and not ctx.deadline.passed():
-                ctx.log.info("%s: re-judging %d row(s) one by one", name, len(retry_rows))
-                for n, row in enumerate(retry_rows, start=1):
-                    if ctx.deadline.passed():
-                        break
-                    single = await judge_block(f"{name}-r{n}", [row], ctx, backend, budget_sec=cfg.per_timeout_sec)
-                    if single[row.id].judged or single[row.id].error_kind == "deadline":
-                        results[row.id] = single[row.id]
+            if not (cfg.resplit and len(block) > 1 and retry_rows):
+                return
+            ctx.log.info("%s: re-judging %d row(s) one by one", name, len(retry_rows))
+            for n, row in enumerate(retry_rows, start=1):
+                if ctx.deadline.passed() or state.stopped is not None:
+                    break
+                before = results.pop(row.id)  # cut off by the deadline, the row is unjudged `deadline`
+                single = await judge_block(f"{name}-r{n}", [row], ctx, backend, budget_sec=cfg.per_timeout_sec, state=state)
+                results[row.id] = _after_resplit(before, single[row.id])
+                if single[row.id].error_kind == "rate_limit":
+                    ctx.log.warning("%s: still rate limited after a row's tries; the other rows keep their block verdict", name)
+                    break
 
     tasks = [asyncio.ensure_future(run(i, name, block)) for i, (name, block) in enumerate(blocks)]
     try:
@@ -78,39 +132,67 @@ async def judge_blocks(rows: Sequence[Criterion], ctx: RunContext, backend: Agen
         await asyncio.gather(*tasks, return_exceptions=True)
     for row in rows:
         if row.id not in results:
-            results[row.id] = Verdict.unjudged(row.id, "deadline", "JUDGE_DEADLINE reached before this row was judged")
+            results[row.id] = Verdict.unjudged(
+                row.id, "deadline", "JUDGE_DEADLINE reached before this row was judged",
+                attempts=state.attempts.get(row.id, 0),
+            )
     return {row.id: results[row.id] for row in rows}
 
 
+def _after_resplit(before: Verdict, single: Verdict) -> Verdict:
+    """The row's verdict after its resplit: the single-row outcome (judged, or its latest
+    failure), with the attempts and seconds of both tries added up."""
+    return single.model_copy(update={"attempts": before.attempts + single.attempts,
+                                     "seconds": round(before.seconds + single.seconds, 3)})
+
+
 async def judge_block(
-    name: str, rows: list[Criterion], ctx: RunContext, backend: AgentBackend, *, budget_sec: float
+    name: str,
+    rows: list[Criterion],
+    ctx: RunContext,
+    backend: AgentBackend,
+    *,
+    budget_sec: float,
+    state: RunState | None = None,
 ) -> dict[str, Verdict]:
-    """Judge one block with retries inside `budget_sec` and the run deadline.
+    """Judge one block with retries inside `budget_sec` seconds of attempt time and the
+    run deadline.
 
     Returns one verdict per row: parsed verdicts from the first usable reply, the rest
-    unjudged with the kind of the last failure.
+    unjudged with the kind of the last failure (``deadline`` when the deadline cut an
+    attempt off or came before the first one).
     """
     cfg = ctx.config
+    state = state if state is not None else RunState()
     start = time.monotonic()
-    block_end = min(start + budget_sec, ctx.deadline.at)
     workspace = build_workspace(name, rows, ctx)
     judged: dict[str, Verdict] = {}
-    last_kind: ErrorKind = "parse_error"
-    last_reason = "no attempt was made"
+    last_kind: ErrorKind = "deadline"
+    last_reason = "JUDGE_DEADLINE reached before the first attempt"
+    spent = 0.0  # seconds inside attempts: what the block budget counts
     rate_limited = 0
     attempts = 0
     while attempts < cfg.max_tries:
-        now = time.monotonic()
-        if now >= block_end:
-            last_kind = "deadline" if ctx.deadline.passed() else "timeout"
-            last_reason = "JUDGE_DEADLINE reached" if last_kind == "deadline" else f"block budget of {budget_sec:g} s used up"
+        if state.stopped is not None:
+            last_kind, last_reason = state.stopped
+            break
+        left_in_run = ctx.deadline.remaining()
+        if left_in_run <= 0:
+            if attempts == 0:
+                last_kind, last_reason = "deadline", "JUDGE_DEADLINE reached before the first attempt"
+            break
+        left_in_block = budget_sec - spent
+        if attempts > 0 and left_in_block < MIN_ATTEMPT_FRACTION * cfg.per_timeout_sec:
+            last_reason += f" (block budget of {budget_sec:g} s of attempt time used up)"
             break
         attempts += 1
-        attempt_end = min(now + cfg.per_timeout_sec, block_end)
+        state.count_attempt(rows)
+        limit = min(cfg.per_timeout_sec, left_in_block, left_in_run)
+        t0 = time.monotonic()
         try:
             outcome = await asyncio.wait_for(
-                backend.attempt(name, rows, workspace, attempt_no=attempts, timeout_at=attempt_end),
-                timeout=max(0.01, attempt_end - now),
+                backend.attempt(name, rows, workspace, attempt_no=attempts, timeout_at=t0 + limit),
+                timeout=max(0.01, limit),
             )
         except asyncio.CancelledError:
             raise
@@ -118,9 +200,10 @@ async def judge_block(
             kind = classify(exc)
             if kind == "timeout" and ctx.deadline.remaining() <= 0.05:
                 kind = "deadline"
-            last_kind, last_reason = kind, f"{kind}: {ctx.redactor.text(_summary(exc))}"
+            summary = ctx.redactor.text(_summary(exc))
+            last_kind, last_reason = kind, f"{kind} after {attempts} attempt(s): {summary}"
             ctx.stats.failed(kind)
-            ctx.log.warning("%s attempt %d failed (%s): %s", name, attempts, kind, ctx.redactor.text(_summary(exc)))
+            ctx.log.warning("%s attempt %d failed (%s): %s", name, attempts, kind, summary)
         else:
             for cid, verdict in outcome.verdicts.items():
                 if verdict.judged:
@@ -129,16 +212,22 @@ async def judge_block(
                 if len(judged) < len(rows):
                     last_kind, last_reason = "parse_error", "the reply held no verdict for this row"
                 break
-            last_kind, last_reason = "parse_error", "; ".join(outcome.problems)[:300] or "unusable reply"
+            problems = "; ".join(outcome.problems)[:300] or "unusable reply"
+            last_kind, last_reason = "parse_error", f"parse_error after {attempts} attempt(s): {problems}"
             ctx.stats.failed("parse_error")
-            ctx.log.warning("%s attempt %d: unusable reply (%s)", name, attempts, last_reason)
+            ctx.log.warning("%s attempt %d: unusable reply (%s)", name, attempts, problems)
+        finally:
+            spent += time.monotonic() - t0
+        if last_kind in RUN_STOPPING_KINDS and state.stopped is None:
+            state.stopped = (last_kind, f"{last_reason} (seen on {name}; no further calls in this run)")
+            ctx.log.error("%s: %s: giving up on every block of this run", name, last_kind)
         if not consequence(last_kind).retry or attempts >= cfg.max_tries:
             break
         if last_kind == "rate_limit":
             rate_limited += 1
         wait = backoff_seconds(last_kind, rate_limited, cfg.retry_backoff_max_sec, ctx.rng)
-        if time.monotonic() + wait >= block_end:
-            last_kind = "deadline" if block_end >= ctx.deadline.at and last_kind == "timeout" else last_kind
+        if wait >= ctx.deadline.remaining():
+            last_reason += " (no time left before JUDGE_DEADLINE for another attempt)"
             break
         await asyncio.sleep(wait)
     seconds = round(time.monotonic() - start, 3)

@@ -3,15 +3,19 @@
 Every path argument is resolved inside the workspace root: absolute paths, ``..`` escapes
 and symlinks that resolve outside the root are refused (SPEC §22). Tools never raise to
 the agent loop: failures come back as text that starts with ``error:``. Text results are
-capped (characters) so one tool call cannot flood the conversation.
+capped (characters) so one tool call cannot flood the conversation. The agent loop runs
+tools through `WorkspaceTools.call_detached`, off the event loop, so a slow tool (a huge
+or pathological deliverable) cannot stall time limits or cancellation.
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import os
 import re
+import threading
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -109,6 +113,28 @@ class WorkspaceTools:
             return ToolResult(f"error: {exc}")
         except Exception as exc:  # a tool must never break the agent loop
             return ToolResult(f"error: {name} failed: {type(exc).__name__}: {exc}")
+
+    async def call_detached(self, name: str, arguments: str) -> ToolResult:
+        """`call` in a daemon thread, awaited from the event loop; never raises.
+
+        Cancelling the awaiting task (a time limit, the deadline) abandons the thread: it
+        finishes on its own and, being a daemon, never holds up process exit.
+        """
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[ToolResult] = loop.create_future()
+
+        def work() -> None:
+            try:
+                result = self.call(name, arguments)
+            except BaseException as exc:  # noqa: BLE001 - call() never raises; belt and braces
+                result = ToolResult(f"error: {name} failed: {type(exc).__name__}")
+            try:
+                loop.call_soon_threadsafe(_settle, future, result)
+            except RuntimeError:  # the loop is closed: nobody waits for this result any more
+                pass
+
+        threading.Thread(target=work, name=f"judge-tool-{name}", daemon=True).start()
+        return await future
 
     # ------------------------------------------------------------------ path confinement
 
@@ -220,6 +246,11 @@ class WorkspaceTools:
         if not target.is_file():
             raise ValueError(f"{path!r} is not a file")
         return target
+
+
+def _settle(future: asyncio.Future[ToolResult], result: ToolResult) -> None:
+    if not future.done():
+        future.set_result(result)
 
 
 def _window(text: str, offset: int, limit: int) -> str:

@@ -16,13 +16,13 @@ Nothing secret is ever written here.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
 from cowork_judge.context import RunContext
 from cowork_judge.delivery import DeliveredFile
+from cowork_judge.fsutil import link_or_copy, link_tree
 from cowork_judge.rubric import Criterion
 
 
@@ -41,10 +41,8 @@ def build_workspace(name: str, rows: Sequence[Criterion], ctx: RunContext) -> Pa
     )
     (root / "judge_instruction.md").write_text(ctx.instruction, encoding="utf-8")
     (root / "task_prompt.md").write_text(ctx.task_prompt, encoding="utf-8")
-    (root / "model_response_text.txt").write_text(ctx.delivery.final_message or "", encoding="utf-8")
-    (root / "output").mkdir()
-    for item in ctx.delivery.files:
-        link_or_copy(Path(item.path), root / workspace_rel(item, ctx.delivery.files))
+    (root / "model_response_text.txt").write_text(ctx.redactor.text(ctx.delivery.final_message or ""), encoding="utf-8")
+    link_tree(deliverables_mirror(ctx), root)
     if ctx.paths.evidence_dir.is_dir():
         link_tree(ctx.paths.evidence_dir, root / "evidence")
     for aux in ctx.config.aux_files:
@@ -56,6 +54,25 @@ def build_workspace(name: str, rows: Sequence[Criterion], ctx: RunContext) -> Pa
     return root
 
 
+def deliverables_mirror(ctx: RunContext) -> Path:
+    """The deliverables laid out as every workspace shows them, built once per run.
+
+    ``<work>/deliverables/output/…``: hard links to the originals, or ONE copy each when
+    the work dir is on another device; block workspaces then hard-link from here, so a
+    large deliverable is never copied once per block.
+    """
+    mirror = ctx.paths.work_dir / "deliverables"
+    if not mirror.is_dir():
+        staging = ctx.paths.work_dir / ".deliverables.partial"
+        if staging.exists():
+            shutil.rmtree(staging)
+        (staging / "output").mkdir(parents=True)
+        for item in ctx.delivery.files:
+            link_or_copy(Path(item.path), staging / workspace_rel(item, ctx.delivery.files))
+        staging.rename(mirror)
+    return mirror
+
+
 def workspace_rel(item: DeliveredFile, files: Sequence[DeliveredFile]) -> str:
     """Where a deliverable appears inside every block workspace (POSIX, relative).
 
@@ -65,22 +82,3 @@ def workspace_rel(item: DeliveredFile, files: Sequence[DeliveredFile]) -> str:
     if item.source != "output" and any(f.source == "output" and f.rel == item.rel for f in files):
         return f"output/{item.source}/{item.rel}"
     return f"output/{item.rel}"
-
-
-def link_or_copy(source: Path, target: Path) -> None:
-    """Hard-link `source` to `target` (resolving a symlinked source), copying across
-    devices or where links are refused."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    real = source.resolve()
-    try:
-        os.link(real, target)
-    except OSError:
-        shutil.copyfile(real, target)
-
-
-def link_tree(source: Path, target: Path) -> None:
-    """Mirror a directory tree with hard links (copies where linking fails)."""
-    for dirpath, _dirnames, filenames in os.walk(source):
-        rel = Path(dirpath).relative_to(source)
-        for filename in filenames:
-            link_or_copy(Path(dirpath) / filename, target / rel / filename)

@@ -13,8 +13,12 @@ import re
 from pathlib import Path
 from typing import Any
 
+from cowork_judge import saferegex
 from cowork_judge.context import RunContext
 
+_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}
+REGEX_TIMEOUT_SEC = 30.0
+"""Longest a regex_match search may run (seconds), within JUDGE_CODE_TIMEOUT."""
 MAX_TEXT_BYTES = 8 * 1024 * 1024
 """Largest file a text method reads (bytes); bigger files are read up to this size."""
 
@@ -90,15 +94,19 @@ def regex_match(ctx: RunContext, pattern: str, glob: str | None = None, source: 
     """Hit when regular expression `pattern` matches a deliverable (or the final message).
 
     `flags` is a string of ``i`` (ignore case), ``m`` (multiline), ``s`` (dot matches newline).
+    The search runs in a killable child process (`saferegex`): a catastrophically
+    backtracking pattern raises `saferegex.RegexTimeout` instead of hanging the judge.
     """
     value = 0
     for ch in flags:
-        value |= {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}[ch]
-    regex = re.compile(pattern, value)
-    for name, body in _texts(ctx, glob, source):
-        m = regex.search(body)
-        if m:
-            return True, f"/{pattern}/ matches {m.group(0)[:80]!r} in {name}", {}
+        if ch not in _FLAGS:
+            raise ValueError(f"unknown regex flag {ch!r}; use i, m, s")
+        value |= _FLAGS[ch]
+    timeout = min(REGEX_TIMEOUT_SEC, ctx.config.code_timeout_sec)
+    found = saferegex.search(pattern, _texts(ctx, glob, source), flags=value, timeout_sec=timeout)
+    if found:
+        name, _, text = found[0]
+        return True, f"/{pattern}/ matches {text[:80]!r} in {name}", {}
     return False, f"/{pattern}/ does not match", {}
 
 

@@ -5,10 +5,11 @@ Public entry points: :func:`build_evidence`, :func:`sniff_deck` (in ``.sniff``),
 (python-pptx, PyMuPDF, Playwright) happen inside the functions that need them.
 """
 
+from ..fsutil import link_tree
 from .build import build_evidence, is_deck
 from .capabilities import Capabilities, probe_capabilities
 from .documents import EvidenceSummary, SniffResult
-from .layout import EvidenceLayout, link_tree
+from .layout import EvidenceLayout
 from .sniff import sniff_deck
 
 __all__ = [

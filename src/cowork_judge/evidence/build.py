@@ -17,7 +17,13 @@ from typing import TYPE_CHECKING, Sequence
 from .capabilities import Capabilities, probe_capabilities
 from .checks import DeckView, run_checks
 from .documents import (
-    DeckSummary, Digest, EvidenceSummary, LayerSkip, RenderInfo, SlideEntry, SniffResult,
+    DeckSummary,
+    Digest,
+    EvidenceSummary,
+    LayerSkip,
+    RenderInfo,
+    SlideEntry,
+    SniffResult,
 )
 from .layout import EvidenceLayout, deck_name
 from .render import html_to_pngs, pdf_to_pngs, soffice_to_pdf
@@ -139,7 +145,10 @@ def _structure_phase(layout: EvidenceLayout, name: str, source: str, path: Path)
                                                         kind=sniff.kind))
     summary = deck.summary
     try:
-        from .flatdecks import html_structure, pdf_structure  # lxml / python-pptx: optional extras
+        from .flatdecks import (  # lxml / python-pptx: optional extras
+            html_structure,
+            pdf_structure,
+        )
         from .structure import extract_structure
     except ImportError as exc:
         summary.layers_skipped.append(LayerSkip(layer="structure", kind="render_env", reason=f"missing module: {exc}"))
@@ -272,8 +281,9 @@ def _render_html(layout: EvidenceLayout, deck: _Deck, caps: Capabilities, remain
                               timeout_sec=min(CHROMIUM_MAX_SEC, remaining - 5), javascript=javascript)
     if not paths:
         return RenderInfo(status="failed", skip_kind="error", reason=why or "no pages", engine="chromium")
-    from .documents import PageImage
     from PIL import Image
+
+    from .documents import PageImage
 
     pages = []
     for num, path in enumerate(paths, start=1):

@@ -14,10 +14,10 @@ import re
 import shutil
 import time
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 from pydantic import BaseModel, Field
 
+from ..config import resolve_tool
 from .documents import Document
 from .procs import run_command
 
@@ -59,19 +59,8 @@ class Capabilities(Document):
                 ("soffice", "chromium", "pymupdf", "playwright", "python_pptx", "cjk_fonts")}
 
 
-def _which(explicit: str | None, candidates: tuple[str, ...]) -> str | None:
-    if explicit:
-        found = shutil.which(explicit) or (explicit if Path(explicit).is_file() else None)
-        return found
-    for name in candidates:
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
-
-
 def _probe_binary(explicit: str | None, candidates: tuple[str, ...], label: str) -> ToolCapability:
-    path = _which(explicit, candidates)
+    path = resolve_tool(explicit, *candidates)
     if path is None:
         names = ", ".join(c for c in candidates if "/" not in c)
         where = f"{explicit!r} not found" if explicit else f"none of {names} on PATH"

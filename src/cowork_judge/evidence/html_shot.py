@@ -8,7 +8,10 @@ process group. Prints one JSON line: ``{"pages": [...]}`` or ``{"error": "..."}`
 from __future__ import annotations
 
 import json
+import os
 import sys
+from urllib.parse import urlparse
+from urllib.request import url2pathname
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
@@ -17,6 +20,20 @@ VIEWPORT_CSS_PX = (1280, 720)
 SLIDE_SELECTORS = ("section:not(section section)", ".slide")
 MAX_FULL_PAGE_CSS_PX = 20 * VIEWPORT_CSS_PX[1]
 """A deck without slide elements is shot whole, clipped to 20 viewport heights."""
+
+
+def allowed(url: str, folder: str) -> bool:
+    """Only ``data:`` URLs and files whose REAL path is inside the deck's folder load.
+
+    Resolving links matters: a symlink in the output dir pointing at ``/tests/rubric.json``
+    has a path inside the folder but content from outside it.
+    """
+    if url.startswith("data:"):
+        return True
+    if not url.startswith("file:"):
+        return False
+    real = os.path.realpath(url2pathname(urlparse(url).path))
+    return real.startswith(folder.rstrip("/") + "/")
 
 
 def shoot(spec: dict) -> list[str]:
@@ -32,9 +49,8 @@ def shoot(spec: dict) -> list[str]:
             offline=True, timeout=spec["timeout_ms"],
         )
         try:
-            folder = spec["html_uri"].rsplit("/", 1)[0] + "/"
-            ctx.route("**/*", lambda route: route.continue_() if route.request.url.startswith((folder, "data:"))
-                      else route.abort())
+            folder = os.path.realpath(url2pathname(urlparse(spec["html_uri"]).path).rsplit("/", 1)[0])
+            ctx.route("**/*", lambda route: route.continue_() if allowed(route.request.url, folder) else route.abort())
             page = ctx.new_page()
             page.set_default_timeout(spec["timeout_ms"])
             page.goto(spec["html_uri"], wait_until="load")

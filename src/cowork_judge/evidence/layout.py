@@ -16,9 +16,7 @@
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,25 +73,3 @@ class EvidenceLayout:
 
     def rel(self, path: Path) -> str:
         return str(path.relative_to(self.root))
-
-
-def link_tree(src: Path, dst: Path) -> int:
-    """Mirror ``src`` into ``dst`` with hard links (copies across devices); returns files.
-
-    Used to share one evidence build with every agentic block workspace. Symlinks in
-    ``src`` are skipped (evidence never contains any; a planted one must not be followed).
-    """
-    count = 0
-    for dirpath, _dirs, files in os.walk(src):
-        target = dst / Path(dirpath).relative_to(src)
-        target.mkdir(parents=True, exist_ok=True)
-        for name in files:
-            s, d = Path(dirpath) / name, target / name
-            if s.is_symlink() or d.exists():
-                continue
-            try:
-                os.link(s, d)
-            except OSError:
-                shutil.copy2(s, d)
-            count += 1
-    return count

@@ -121,3 +121,47 @@ def _check_xml(name: str, data: bytes) -> tuple[bytes, str | None]:
     if re.fullmatch(r"ppt/slides/slide\d+\.xml", name):
         return _BLANK_SLIDE, f"unreadable slide XML replaced by a blank slide: {error}"
     return data, f"unreadable XML: {error}"
+
+
+_EXTERNAL_REL = re.compile(rb"<Relationship\b[^>]*>", re.IGNORECASE)
+_HYPERLINK_TYPE = b"/hyperlink"
+BLOCKED_TARGET = b"blocked:external-target-removed-by-cowork-judge"
+
+
+def strip_external_targets(src: Path, dst: Path) -> bool:
+    """Write a copy of the OOXML package `src` to `dst` with external link targets blanked.
+
+    Relationships with ``TargetMode="External"`` (linked pictures, OLE links, …) make
+    LibreOffice fetch ``file:`` paths or URLs while rendering: a deck could pull files
+    from outside the output tree into the page images the judge sees. Hyperlinks are
+    kept (never fetched). Returns False, writing nothing, when `src` has no such target
+    or is not a readable zip (the caller then renders the original).
+    """
+    try:
+        with zipfile.ZipFile(src) as zf:
+            rels = [i for i in zf.infolist() if i.filename.endswith(".rels") and i.file_size < 16 * 1024 * 1024]
+            patched: dict[str, bytes] = {}
+            for info in rels:
+                data = zf.read(info)
+                new = _EXTERNAL_REL.sub(_blank_external, data)
+                if new != data:
+                    patched[info.filename] = new
+            if not patched:
+                return False
+            with zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as out:
+                for info in zf.infolist():
+                    out.writestr(info, patched.get(info.filename) or zf.read(info))
+        return True
+    except (zipfile.BadZipFile, OSError, ValueError, RuntimeError):
+        try:
+            dst.unlink()
+        except OSError:
+            pass
+        return False
+
+
+def _blank_external(match: re.Match[bytes]) -> bytes:
+    element = match.group(0)
+    if b'TargetMode="External"' not in element or _HYPERLINK_TYPE in element:
+        return element
+    return re.sub(rb'Target="[^"]*"', b'Target="' + BLOCKED_TARGET + b'"', element)

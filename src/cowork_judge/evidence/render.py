@@ -17,7 +17,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..fsutil import link_or_copy
 from .documents import PageImage
+from .package import strip_external_targets
 from .procs import run_command
 
 PDF_FILTER_HIDDEN = 'pdf:impress_pdf_Export:{"ExportHiddenSlides":{"type":"boolean","value":"true"}}'
@@ -57,7 +59,8 @@ def soffice_to_pdf(deck: Path, kind: str, work_dir: Path, *, soffice: str, timeo
     for d in (inp, out):
         d.mkdir(parents=True, exist_ok=True)
     src = inp / f"deck.{SOFFICE_EXT.get(kind, 'pptx')}"
-    _link_or_copy(deck, src)
+    if kind == "ppt" or not strip_external_targets(deck, src):
+        link_or_copy(deck, src)
     seeded = _copy_seed(profile)
     hidden = version is None or tuple(version[:2]) >= JSON_FILTER_MIN_VERSION
     argv = [soffice, f"-env:UserInstallation={profile.resolve().as_uri()}", "--headless", "--invisible",
@@ -81,13 +84,6 @@ def soffice_to_pdf(deck: Path, kind: str, work_dir: Path, *, soffice: str, timeo
         if not seeded and not proc.timed_out:
             _store_seed(profile)
     return res
-
-
-def _link_or_copy(src: Path, dst: Path) -> None:
-    try:
-        os.link(src, dst)
-    except OSError:
-        shutil.copyfile(src, dst)
 
 
 def _copy_seed(profile: Path) -> bool:

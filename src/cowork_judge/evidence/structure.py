@@ -17,10 +17,27 @@ from typing import Any, Callable
 from lxml import etree
 
 from .documents import (
-    Box, ChartDoc, ExtractError, Paragraph, PictureDoc, Run, Series, ShapeDoc, SlideDoc, TableDoc, TextFrame,
+    Box,
+    ChartDoc,
+    ExtractError,
+    Paragraph,
+    PictureDoc,
+    Run,
+    Series,
+    ShapeDoc,
+    SlideDoc,
+    TableDoc,
+    TextFrame,
 )
 from .package import readable_copy
-from .textstyle import NS, StyleContext, body_props, master_style, run_style, theme_fonts
+from .textstyle import (
+    NS,
+    StyleContext,
+    body_props,
+    master_style,
+    run_style,
+    theme_fonts,
+)
 
 R_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 C_NS = "http://schemas.openxmlformats.org/drawingml/2006/chart"

@@ -43,10 +43,11 @@ FAULT_KINDS: dict[str, str] = {
     "truncated_json": "HTTP 200, content cut in the middle of the 2nd verdict row",
     "empty": "HTTP 200, content ''",
     "unknown_ids": "HTTP 200, verdicts only for ids that are not in the request",
+    "echo_key": "HTTP 500 whose error message echoes the request's Authorization header (a leaky proxy)",
 }
 """Every fault kind, with what the client sees."""
 
-STATUS_FAULTS = frozenset({"http_429", "http_5xx", "insufficient_quota", "quota_exceeded_text", "rate_text"})
+STATUS_FAULTS = frozenset({"http_429", "http_5xx", "insufficient_quota", "quota_exceeded_text", "rate_text", "echo_key"})
 STREAM_FAULTS = frozenset({"stream_rate_limit", "stream_disconnect", "stream_abort"})
 CONTENT_FAULTS = frozenset({"malformed_json", "truncated_json", "empty", "unknown_ids"})
 
@@ -57,6 +58,7 @@ MSG_INSUFFICIENT_QUOTA = (
     "You exceeded your current quota, please check your plan and billing details."
 )
 MSG_QUOTA_TEXT = "quota exceeded for this key: the requests-per-minute window is full"
+MSG_ECHO_KEY = "upstream refused the call made with Authorization: {authorization}"
 MSG_5XX = {502: "Bad gateway: upstream model server unavailable", 503: "The server is overloaded or not ready yet."}
 
 
@@ -160,13 +162,19 @@ def _status(kind: str, count: int) -> int | None:
         return (400, 500)[count % 2]
     if kind == "rate_text":
         return 400
+    if kind == "echo_key":
+        return 500
     if kind in ("hang", "reset"):
         return None
     return 200
 
 
-def error_body(fault: Fault) -> dict[str, Any]:
+def error_body(fault: Fault, authorization: str | None = None) -> dict[str, Any]:
     """The JSON error document of a status fault or of ``stream_rate_limit``.
+
+    Args:
+        fault: the drawn fault.
+        authorization: the request's ``Authorization`` header, echoed by ``echo_key``.
 
     Returns:
         ``{"error": {"message", "type", "param", "code"}}``, shaped like OpenAI's errors.
@@ -184,6 +192,8 @@ def error_body(fault: Fault) -> dict[str, Any]:
         err = (MSG_RATE_TEXT, "invalid_request_error", None)
     elif kind == "stream_rate_limit":
         err = (MSG_STREAM_RATE, "rate_limit_error", "rate_limit_exceeded")
+    elif kind == "echo_key":
+        err = (MSG_ECHO_KEY.format(authorization=authorization or ""), "server_error", None)
     else:
         raise ValueError(f"fault {kind!r} has no error body")
     message, err_type, code = err

@@ -14,8 +14,15 @@ import threading
 import time
 from typing import Any
 
+from .faults import (
+    CONTENT_FAULTS,
+    STATUS_FAULTS,
+    Fault,
+    FaultPlan,
+    error_body,
+    fault_content,
+)
 from .handler import SimHandler, SimHTTPServer
-from .faults import CONTENT_FAULTS, STATUS_FAULTS, Fault, FaultPlan, error_body, fault_content
 from .latency import LatencyModel
 from .policies import DemoPolicy, VerdictPolicy
 from .protocol import (
@@ -293,7 +300,7 @@ class SimServer:
         """Carry out a fault that is not a 200 answer with verdict content."""
         if fault.kind in STATUS_FAULTS:
             headers = {"retry-after": "1"} if fault.status == 429 and fault.kind == "http_429" else {}
-            h.send_json(fault.status or 500, error_body(fault), headers)
+            h.send_json(fault.status or 500, error_body(fault, h.headers.get("Authorization")), headers)
         elif fault.kind == "hang":
             h.hang(fault.hang_seconds, self._stop)
         elif fault.kind == "reset":

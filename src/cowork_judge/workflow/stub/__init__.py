@@ -18,7 +18,12 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from cowork_judge.workflow._contract import apply_na_policy, hit_row, level_row, unjudged_row
+from cowork_judge.workflow._contract import (
+    apply_na_policy,
+    hit_row,
+    level_row,
+    unjudged_row,
+)
 
 REQUIRES_ABI = 1
 
