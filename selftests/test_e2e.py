@@ -280,7 +280,7 @@ def test_code_and_workflow_rows_are_never_judged_by_the_agent(judge_run, tmp_pat
     }
     (tests / "rubric.json").write_text(json.dumps(rubric))
     run = judge_run(tests, ROLLOUTS / "deck", oracle={"A1": {"hit": True}})
-    doc = assert_documents(run)
+    assert_documents(run)
     asked = {i for e in run.sim.log.entries() for i in e.row_ids}
     assert asked == {"A1"}
     v = run.verdicts
