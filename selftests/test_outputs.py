@@ -62,3 +62,10 @@ def test_redactor_handles_nested_values_and_short_values():
     assert r.text("short stays") == "short stays"
     env = Redactor.from_environ({"MY_TOKEN": "tok-1234567890", "HOME": "/root/home/dir"})
     assert env.text("tok-1234567890 /root/home/dir") == "[REDACTED] /root/home/dir"
+
+
+def test_redactor_catches_tokens_in_endpoint_urls():
+    env = {"JUDGE_BASE_URL": "https://judge:p4ssw0rd-long-secret@proxy.internal/v1?api-key=abcdef123456789"}
+    r = Redactor.from_environ(env)
+    text = r.text("calling https://judge:p4ssw0rd-long-secret@proxy.internal/v1?api-key=abcdef123456789")
+    assert "p4ssw0rd-long-secret" not in text and "abcdef123456789" not in text

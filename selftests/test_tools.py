@@ -89,3 +89,31 @@ def test_grep(ws):
     out = call(ws, "grep", pattern=r"Revenue grew \d+%").text
     assert out == "output/notes.md:2: Revenue grew 12%"
     assert call(ws, "grep", pattern="(").text.startswith("error: bad regular expression")
+
+
+def test_read_text_reads_only_the_window_of_a_huge_file(ws):
+    import resource
+
+    big = ws.root / "output" / "huge.md"
+    with big.open("wb") as fh:
+        fh.truncate(1024**3)  # 1 GiB sparse file of NULs would be binary: write a text head
+        fh.seek(0)
+        fh.write(b"# Title\n" + b"word " * 10_000)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    out = call(ws, "read_text", path="output/huge.md", limit=100).text
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    assert out.startswith("# Title\nword word") and "1073741824 bytes in all" in out
+    assert (after - before) < 200 * 1024  # KiB: far below the file's 1 GiB
+
+
+def test_pptx_text_refuses_a_zip_bomb(tmp_path):
+    import io
+    import zipfile
+
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("[Content_Types].xml", "<Types/>")
+        zf.writestr("ppt/slides/slide1.xml", b"<a:t>x</a:t>" + b" " * (40 * 1024 * 1024))
+    (tmp_path / "bomb.pptx").write_bytes(buf.getvalue())
+    out = WorkspaceTools(tmp_path).call("pptx_text", json.dumps({"path": "bomb.pptx"})).text
+    assert out.startswith("error: not a readable OOXML deck (zip_bomb")

@@ -73,7 +73,9 @@ def test_wedged_event_loop_is_ended_by_the_watchdog(tmp_path):
     assert all(results[i]["error_kind"] == "deadline" for i in rest)
     assert doc["extra_fields"]["judge_calls"] == 2 == len(sim.log)  # the live counters, not a guess
     assert doc["exit_code"] == "judge:timeout"
-    assert doc["extra_fields"]["judge_coverage"] == len(first) / N_ROWS  # code rows are not in the audit
+    code_rows = [r for r in doc["results"] if r["method"] == "code"]
+    assert len(code_rows) == 2 and all(r["judged"] and r["hit"] for r in code_rows)  # recovered from judge/code/
+    assert doc["extra_fields"]["judge_coverage"] == (len(first) + len(code_rows)) / N_ROWS
 
 
 def _watchdog(tmp_path, fire_in: float = 0.1):

@@ -111,7 +111,9 @@ def _cause(kinds: Counter[str]) -> str | None:
 
 
 def _exit_code(kinds: Counter[str], cause: str | None) -> ExitCode:
+    """The cause's exit code, else the most frequent kind's; rows unjudged for reasons
+    that name no transport failure (e.g. ``not_applicable`` only) ⇒ ``judge:scorer_error``."""
     for kind in [cause, *sorted(kinds, key=lambda k: -kinds[k])]:
         if kind and kind in CONSEQUENCES and CONSEQUENCES[kind].systemic_exit_code:
             return CONSEQUENCES[kind].systemic_exit_code  # type: ignore[return-value]
-    return "judge:api_error"
+    return "judge:scorer_error"

@@ -29,8 +29,11 @@ class Redactor:
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str], extra: Iterable[str] = ()) -> Redactor:
-        """Collect secrets from variables whose names look secret, plus `extra` values."""
+        """Collect secrets from variables whose names look secret, plus `extra` values,
+        plus credentials embedded in endpoint URLs (``https://user:token@host/?key=…``)."""
         found = [v for k, v in environ.items() if SECRET_NAME.search(k)]
+        for name in ("JUDGE_BASE_URL", "OPENAI_BASE_URL"):
+            found.extend(url_secrets(environ.get(name, "")))
         return cls([*found, *extra])
 
     def text(self, value: str) -> str:
@@ -48,6 +51,19 @@ class Redactor:
         if isinstance(value, (list, tuple)):
             return [self.value(v) for v in value]
         return value
+
+
+def url_secrets(url: str) -> list[str]:
+    """Password and query-string values of a URL (the parts that can carry a token)."""
+    from urllib.parse import parse_qsl, urlsplit
+
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return []
+    found = [parts.password] if parts.password else []
+    found.extend(v for _, v in parse_qsl(parts.query))
+    return [v for v in found if v]
 
 
 class RedactingFilter(logging.Filter):

@@ -50,6 +50,7 @@ def route(criteria: Sequence[Criterion], ctx: RunContext) -> dict[str, Verdict]:
     for row in code_rows:  # serial: earlier code rows gate later ones
         gated = _pre_gate(row, decided, known)
         decided[row.id] = gated or _mark_open(row, _guarded(row, "code_error", lambda r=row: run_code_row(r, ctx)), decided)
+    _audit_segment(ctx, "code", code_rows, decided)
     _publish_artifacts(ctx)
 
     if workflow_rows:
@@ -60,6 +61,7 @@ def route(criteria: Sequence[Criterion], ctx: RunContext) -> dict[str, Verdict]:
         budget = workflow_budget(ctx.deadline.remaining(), reserve, ctx.config.workflow_deadline_share)
         ctx.log.info("workflow segment: %d row(s), budget %.0f s (agentic reserve %.0f s)", len(workflow_rows), budget, reserve)
         decided.update(run_workflows(workflow_rows, ctx, decided, known, segment_end=time.monotonic() + budget))
+        _audit_segment(ctx, "workflow", workflow_rows, decided)
 
     runnable: list[Criterion] = []
     for row in agentic_rows:
@@ -157,6 +159,13 @@ def _call_with_timeout(fn: Any, timeout_sec: float) -> tuple[Any, BaseException 
     worker.start()
     worker.join(timeout_sec)
     return box[0] if box else None
+
+
+def _audit_segment(ctx: RunContext, name: str, rows: Sequence[Criterion], decided: dict[str, Verdict]) -> None:
+    """Record a segment's verdicts in ``judge/<name>/verdicts.json`` (audit, re-scoring,
+    and the watchdog's partial document if the run is cut off later)."""
+    if rows:
+        ctx.audit.write(f"{name}/verdicts", {r.id: decided[r.id].model_dump(mode="json") for r in rows if r.id in decided})
 
 
 def _publish_artifacts(ctx: RunContext) -> None:

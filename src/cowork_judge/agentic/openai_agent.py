@@ -63,7 +63,7 @@ class OpenAIAgentBackend:
         schema = verdict_schema(rows)
         messages: list[dict[str, Any]] = [
             {"role": "system", "content": system_message(self.ctx.instruction, structured=self.structured, schema=schema)},
-            {"role": "user", "content": first_user_message(rows, workspace, self.ctx.task_prompt, self.ctx.delivery.final_message)},
+            {"role": "user", "content": first_user_message(rows, workspace, self.ctx.task_prompt, self.ctx.delivery.final_message, redact=self.ctx.redactor.text)},
         ]
         audit_name = f"{block_name}/attempt-{attempt_no}"
         max_turns = self.ctx.config.max_turns
@@ -90,7 +90,7 @@ class OpenAIAgentBackend:
                 for n, tc in enumerate(reply.tool_calls):
                     result = await tools.call_detached(tc["name"], tc["arguments"])
                     messages.append(
-                        {"role": "tool", "tool_call_id": tc["id"] or f"call_{turn}_{n}", "content": fence("tool_output", result.text)}
+                        {"role": "tool", "tool_call_id": tc["id"] or f"call_{turn}_{n}", "content": fence("tool_output", self.ctx.redactor.text(result.text))}
                     )
                     if result.image_data_url:
                         images.append({"type": "image_url", "image_url": {"url": result.image_data_url}})

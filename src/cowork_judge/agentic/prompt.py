@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from cowork_judge.rubric import Criterion
@@ -63,8 +63,14 @@ def system_message(instruction: str, *, structured: bool, schema: dict | None) -
     return text
 
 
-def first_user_message(rows: Sequence[Criterion], workspace: Path, task_prompt: str, final_message: str | None) -> str:
-    """The opening user message of a block: workspace listing, fenced data, the rows."""
+def first_user_message(
+    rows: Sequence[Criterion], workspace: Path, task_prompt: str, final_message: str | None, *, redact: Callable[[str], str] = str
+) -> str:
+    """The opening user message of a block: workspace listing, fenced data, the rows.
+
+    `redact` is applied to every piece of agent-produced text (final message, inlined
+    deliverables) so a key the agent printed never travels to the judge endpoint.
+    """
     files = sorted(p for p in (workspace / "output").rglob("*") if p.is_file())
     parts: list[str] = [f"Judge the {len(rows)} rubric row(s) of the rubric_rows block at the end of this message, for one finished task attempt."]
     # file names are agent-controlled data too: a name may spell a delimiter
@@ -77,7 +83,7 @@ def first_user_message(rows: Sequence[Criterion], workspace: Path, task_prompt: 
     if task_prompt.strip():
         parts.append("The task the agent was given:\n" + fence("task_prompt", task_prompt))
     if final_message:
-        shown = final_message[:MESSAGE_CHARS]
+        shown = redact(final_message[:MESSAGE_CHARS])
         note = "" if len(final_message) <= MESSAGE_CHARS else f"\n[cut at {MESSAGE_CHARS} characters; the rest is in model_response_text.txt]"
         parts.append("The agent's final chat message:\n" + fence("model_response", shown) + note)
     budget = INLINE_TOTAL_CHARS
@@ -91,8 +97,9 @@ def first_user_message(rows: Sequence[Criterion], workspace: Path, task_prompt: 
         if len(text) > INLINE_FILE_CHARS or len(text) > budget:
             continue
         budget -= len(text)
-        parts.append(fence("deliverable", text, path=f"output/{p.relative_to(workspace / 'output').as_posix()}"))
-    rows_json = json.dumps([c.for_judge() for c in rows], indent=1, ensure_ascii=False)
+        parts.append(fence("deliverable", redact(text), path=f"output/{p.relative_to(workspace / 'output').as_posix()}"))
+    # "<" as \u003c: no id or description can close the block; the JSON value is unchanged
+    rows_json = json.dumps([c.for_judge() for c in rows], indent=1, ensure_ascii=False).replace("<", "\\u003c")
     parts.append("<rubric_rows>\n" + rows_json + "\n</rubric_rows>")
     parts.append("Open the deliverables with your tools as needed, then answer with the JSON verdicts only.")
     return "\n\n".join(parts)
