@@ -211,6 +211,10 @@ def _collect_evidence(ctx: RunContext) -> dict:
         return {"error": f"{type(exc).__name__}: {exc}"}
     ctx.evidence_pages = summary.pages_rendered
     log.info("evidence: %d deck(s), %d page(s) rendered in %.1f s", len(summary.decks), summary.pages_rendered, summary.seconds)
+    for deck in summary.decks:
+        for skip in deck.layers_skipped:
+            if skip.kind in ("render_env", "error", "budget"):
+                log.warning("evidence: %s: %s layer skipped (%s): %s", deck.deck, skip.layer, skip.kind, skip.reason)
     return {
         "pages_rendered": summary.pages_rendered,
         "seconds": summary.seconds,

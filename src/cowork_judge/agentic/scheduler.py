@@ -204,6 +204,7 @@ async def judge_block(
             last_kind, last_reason = kind, f"{kind} after {attempts} attempt(s): {summary}"
             ctx.stats.failed(kind)
             ctx.log.warning("%s attempt %d failed (%s): %s", name, attempts, kind, summary)
+            ctx.audit.append(f"{name}/attempt-{attempts}", {"failed": kind, "error": summary, "seconds": round(time.monotonic() - t0, 3)})
         else:
             for cid, verdict in outcome.verdicts.items():
                 if verdict.judged:
