@@ -63,13 +63,7 @@ def route(criteria: Sequence[Criterion], ctx: RunContext) -> dict[str, Verdict]:
         decided.update(run_workflows(workflow_rows, ctx, decided, known, segment_end=time.monotonic() + budget))
         _audit_segment(ctx, "workflow", workflow_rows, decided)
 
-    runnable: list[Criterion] = []
-    for row in agentic_rows:
-        gated = _pre_gate(row, decided, known)
-        if gated is not None:
-            decided[row.id] = gated
-        else:
-            runnable.append(row)
+    runnable = _settle_gated(agentic_rows, decided, known, into=decided)
     if runnable:
         try:
             judged = judge_agentic(runnable, ctx)
@@ -99,6 +93,20 @@ def _pre_gate(row: Criterion, decided: dict[str, Verdict], known: set[str]) -> V
         return Verdict.unjudged(row.id, "dep_unjudged", f"dependency {', '.join(unjudged)} was not judged",
                                 method=row.judge_method, gate="closed")
     return None
+
+
+def _settle_gated(
+    rows: Sequence[Criterion], decided: dict[str, Verdict], known: set[str], *, into: dict[str, Verdict]
+) -> list[Criterion]:
+    """Put the short-circuit verdict of every gated row into `into`; return the rows to run."""
+    runnable = []
+    for row in rows:
+        gated = _pre_gate(row, decided, known)
+        if gated is None:
+            runnable.append(row)
+        else:
+            into[row.id] = gated
+    return runnable
 
 
 def _mark_open(row: Criterion, verdict: Verdict, decided: dict[str, Verdict]) -> Verdict:
@@ -194,14 +202,7 @@ def run_workflows(
         if r.workflow_name not in names:
             names.append(r.workflow_name)
     for name in names:
-        group = [r for r in rows if r.workflow_name == name]
-        runnable = []
-        for r in group:
-            gated = _pre_gate(r, decided, known)
-            if gated is not None:
-                out[r.id] = gated
-            else:
-                runnable.append(r)
+        runnable = _settle_gated([r for r in rows if r.workflow_name == name], decided, known, into=out)
         if not runnable:
             continue
         try:
