@@ -26,7 +26,7 @@ import zipfile
 from pathlib import Path
 
 from cowork_judge.evidence import build_evidence, probe_capabilities, sniff_deck
-from cowork_judge.evidence.procs import run_command
+from cowork_judge.procs import run_command
 from cowork_judge.evidence.render import pdf_to_pngs, soffice_to_pdf
 from cowork_judge.evidence.structure import extract_structure
 

@@ -79,3 +79,15 @@ def test_config_command_masks_secrets():
     as_json = subprocess.run([sys.executable, "-m", "cowork_judge", "config", "--json"], env=env, capture_output=True, text=True, timeout=60)
     data = json.loads(as_json.stdout)
     assert data["values"]["batch"] == 4 and data["sources"]["api_key"] == "env:JUDGE_API_KEY" and key not in as_json.stdout
+
+
+def test_jitter_never_eats_a_short_deadline():
+    loaded = load_config({"JUDGE_DEADLINE": "30"})
+    assert loaded.config.start_jitter_sec == 3.0 and loaded.config.workflow_start_jitter_sec == 3.0
+    assert any("JUDGE_START_JITTER=180" in w for w in loaded.warnings)
+    assert load_config({}).warnings == []  # the defaults (180 s of 1800 s) are consistent
+
+
+def test_absurd_deadline_falls_back():
+    loaded = load_config({"JUDGE_DEADLINE": "1e12"})
+    assert loaded.config.deadline_sec == 1800 and "JUDGE_DEADLINE" in loaded.warnings[0]

@@ -154,8 +154,8 @@ def test_agent_log_symlinks_are_never_read(layout, tmp_path, name):
     secret = write(tmp_path / "reference_answer.md", "the reference solution")
     (layout.agent_logs_dir / name).symlink_to(secret)
     d = collect_delivery(layout, cfg())
-    assert d.final_message is None and d.unreadable == [name]
-    assert any("symlink" in n for n in d.notes)
+    assert d.final_message is None and d.unreadable == [] and d.missing  # planted: ignored, not "unreadable"
+    assert any("symlink" in n and "ignored" in n for n in d.notes)
 
 
 def test_file_names_cannot_forge_prompt_lines_or_break_utf8(layout):

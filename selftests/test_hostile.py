@@ -122,7 +122,9 @@ def test_symlinked_answer_file_never_reaches_the_judge(judge_run, tmp_path):
     (r / "logs" / "agent" / "final_answer.txt").symlink_to("/proc/self/environ")
     run = judge_run(make_tests(tmp_path, [{"id": "A1", "description": "answers", "weight": 1}]), r, oracle={})
     doc = valid(run)
-    assert doc["exit_code"] == "judge:scorer_error" and run.model_requests == 0
+    # a planted link is ignored: nothing was delivered, the 0 stays in the training data
+    assert doc["status"] == "success" and doc["exit_code"] is None and run.reward == 0.0 and run.model_requests == 0
+    assert doc["extra_fields"]["delivery_missing"] is True
     for path in list(run.verifier.rglob("*")) + list(run.work.rglob("*")):
         if path.is_file():
             assert SIM_KEY.encode() not in path.read_bytes(), path
@@ -152,3 +154,77 @@ def test_absurd_rubric_numbers_are_a_clear_error(judge_run, tmp_path, weight_jso
     (tests / "rubric.json").write_text('[{"id": "a", "description": "x", "weight": ' + weight_json + "}]")
     doc = valid(judge_run(tests, ROLLOUTS / "chat", oracle={}))
     assert doc["exit_code"] == "judge:scorer_error" and needle in doc["exit_reason"]
+
+
+def test_planted_fifo_and_directories_in_the_verifier_dir(tmp_path):
+    from cowork_judge import judge
+    from cowork_judge.config import load_config
+    from cowork_judge.paths import RunPaths
+
+    tests = make_tests(tmp_path, [{"id": "C1", "description": "a report", "weight": 1, "judge_method": "code",
+                                   "code_method_name": "file_exists", "code_method_params": {"glob": "*.md"}}])
+    r = rollout(tmp_path, files={"report.md": "# report"})
+    verifier = r / "logs" / "verifier"
+    verifier.mkdir()
+    os.mkfifo(verifier / "judge.log")  # opening it for writing would block forever
+    (verifier / "reward.txt").mkdir()
+    (verifier / "reward-details.json").mkdir()
+    paths = RunPaths.resolve(app_dir=r / "app", logs_dir=r / "logs", tests_dir=tests, work_dir=tmp_path / "work",
+                             alt_output_dir=tmp_path / "none", environ={})
+    doc = judge.main_run(paths, load_config({}), start=time.monotonic(), environ={})
+    assert doc is not None and doc.status == "success"
+    assert (verifier / "reward.txt").read_text() == "1.0\n"
+    assert stat.S_ISREG((verifier / "judge.log").lstat().st_mode)
+
+
+def test_agent_working_copies_do_not_disqualify_its_deck(judge_run, tmp_path):
+    import shutil
+
+    from testkit import deck
+
+    source = deck("45__PPTAgent__build_effective_agents.pptx")
+    r = rollout(tmp_path)
+    shutil.copy(source, r / "app" / "output" / "deck.pptx")
+    shutil.copy(source, r / "app" / "deck.pptx")  # the agent's working copy
+    (r / "app" / "tmp").mkdir()
+    shutil.copy(source, r / "app" / "tmp" / "draft.pptx")
+    rows = [{"id": "L", "description": "a deck", "weight": 1, "judge_method": "code", "code_method_name": "locate_deck"}]
+    run = judge_run(make_tests(tmp_path, rows), None, sim=False, app_dir=r / "app")
+    assert run.verdicts["L"]["hit"] is True and "deck.pptx" in run.verdicts["L"]["reason"]
+
+
+def test_sparse_giant_json_is_a_bounded_miss(judge_run, tmp_path):
+    import resource
+
+    r = rollout(tmp_path)
+    with open(r / "app" / "output" / "x.json", "wb") as fh:
+        fh.truncate(3 << 30)
+    rows = [{"id": "J", "description": "valid JSON", "weight": 1, "judge_method": "code", "code_method_name": "json_valid"},
+            {"id": "W", "description": "words", "weight": 1, "judge_method": "code", "code_method_name": "word_count_between",
+             "code_method_params": {"min_words": 1, "glob": "**/*"}}]
+    run = judge_run(make_tests(tmp_path, rows), r, sim=False)
+    assert run.verdicts["J"]["hit"] is False and "larger than" in run.verdicts["J"]["reason"]
+    assert run.verdicts["W"]["hit"] is False  # a binary (NUL) file is not text
+    assert resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss < 1_000_000  # KiB: the judge never held 3 GiB
+
+
+def test_non_object_workflow_config_is_a_clear_rubric_error(judge_run, tmp_path):
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "rubric.json").write_text(json.dumps({"workflow_config": {"stub": ["x"]}, "rubrics": [{"id": "a", "description": "x", "weight": 1}]}))
+    doc = valid(judge_run(tests, ROLLOUTS / "chat", oracle={}))
+    assert doc["exit_code"] == "judge:scorer_error" and "workflow_config.stub must be an object" in doc["exit_reason"]
+
+
+def test_regex_worker_does_not_outlive_the_deadline(judge_run, tmp_path):
+    rows = [{"id": "C1", "description": "x", "weight": 1, "judge_method": "code", "code_method_name": "regex_match",
+             "code_method_params": {"pattern": "(a+)+$", "glob": "*.txt"}}]
+    r = rollout(tmp_path, files={"x.txt": "a" * 40 + "b"})
+    run = judge_run(make_tests(tmp_path, rows), r, sim=False, env={"JUDGE_DEADLINE": "6", "JUDGE_CODE_TIMEOUT": "60"}, timeout=60)
+    valid(run)
+    assert run.seconds < 6 + 5
+    time.sleep(0.5)
+    import subprocess
+
+    ps = subprocess.run(["ps", "-eww", "-o", "args"], capture_output=True, text=True).stdout
+    assert "rx = re.compile" not in ps  # the regex worker (saferegex._CHILD) is gone

@@ -111,10 +111,16 @@ def test_wrong_types_are_coerced_or_rejected_per_row():
     assert out.verdicts["N1"].error_kind == "parse_error"
 
 
-def test_level_out_of_range_falls_back_to_hit_and_keeps_raw():
-    reply = {"verdicts": [{"id": "A2", "hit": True, "level": 75}]}
-    out = parse_reply(json.dumps(reply), BLOCK)
-    assert out.verdicts["A2"].level is None and out.verdicts["A2"].level_raw == 75 and out.verdicts["A2"].hit is True
+@pytest.mark.parametrize("raw,snapped", [(75, 1.0), (1.5, 1.0), (-0.2, 0.0), (0.3, 0.5), ("0.26", 0.5)])
+def test_out_of_range_levels_snap_to_the_nearest_legal_level(raw, snapped):
+    out = parse_reply(json.dumps({"verdicts": [{"id": "A2", "hit": True, "level": raw}]}), BLOCK)
+    assert out.verdicts["A2"].level == snapped and out.verdicts["A2"].level_raw == raw
+    assert out.verdicts["A2"].hit is (snapped > 0)
+
+
+def test_non_finite_level_falls_back_to_hit():
+    out = parse_reply('{"verdicts": [{"id": "A2", "hit": true, "level": NaN}]}', BLOCK)
+    assert out.verdicts["A2"].level is None and out.verdicts["A2"].hit is True
 
 
 def test_level_without_hit_derives_hit():

@@ -64,7 +64,7 @@ def row_results(criteria: Sequence[Criterion], verdicts: Mapping[str, Verdict], 
                 reason=v.reason,
                 method=v.method,
                 error_kind=v.error_kind,
-                gate=v.gate or (("open" if term.gate else "closed") if term and c.depends_on else None),
+                gate=("open" if term.gate else "closed") if term and c.depends_on else v.gate,  # as scored
                 weight=term.weight if term else weights.get(c.id, c.weight),
                 contribution=(term.contribution + 0.0) if term else 0.0,  # + 0.0 turns -0.0 into 0.0
                 attempts=v.attempts,

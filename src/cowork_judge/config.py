@@ -19,6 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
 from cowork_judge.scoring import ScoringPolicy
 
+MAX_JITTER_SHARE = 0.1
+"""A start jitter never exceeds this share of JUDGE_DEADLINE (the defaults: 180 s of 1800 s)."""
 TRUTHY = frozenset({"1", "true", "yes", "on", "y", "t"})
 FALSY = frozenset({"0", "false", "no", "off", "n", "f", ""})
 BACKENDS = ("openai", "codex", "claude")
@@ -170,10 +172,10 @@ _KNOBS: dict[str, tuple[tuple[str, ...], Callable[[str], Any]]] = {
     "backend": (("JUDGE_BACKEND",), _choice(*BACKENDS)),
     "batch": (("JUDGE_BATCH",), _int(1)),
     "concurrency": (("JUDGE_CONCURRENCY",), _int(1)),
-    "per_timeout_sec": (("JUDGE_PER_TIMEOUT",), _float(0, strict=True)),
+    "per_timeout_sec": (("JUDGE_PER_TIMEOUT",), _float(0, strict=True, maximum=24 * 3600.0)),
     "max_tries": (("JUDGE_MAX_TRIES",), _int(1)),
     "resplit": (("JUDGE_RESPLIT",), _bool),
-    "deadline_sec": (("JUDGE_DEADLINE",), _float(0, strict=True)),
+    "deadline_sec": (("JUDGE_DEADLINE",), _float(0, strict=True, maximum=7 * 24 * 3600.0)),
     "start_jitter_sec": (("JUDGE_START_JITTER",), _float(0)),
     "retry_backoff_max_sec": (("JUDGE_RETRY_BACKOFF_MAX",), _float(1)),
     "max_turns": (("JUDGE_MAX_TURNS",), _int(1)),
@@ -244,6 +246,13 @@ def load_config(environ: Mapping[str, str] | None = None) -> LoadedConfig:
                 values[name] = SecretStr(raw) if name == "api_key" else raw.rstrip("/")
                 sources[name] = f"env:{env_name}"
                 break
+    deadline = values.get("deadline_sec", JudgeConfig.model_fields["deadline_sec"].default)
+    for name, env_name in (("start_jitter_sec", "JUDGE_START_JITTER"), ("workflow_start_jitter_sec", "JUDGE_WORKFLOW_START_JITTER")):
+        jitter = values.get(name, JudgeConfig.model_fields[name].default)
+        if jitter > deadline * MAX_JITTER_SHARE:
+            values[name] = deadline * MAX_JITTER_SHARE
+            warnings.append(f"{env_name}={jitter:g} s is more than {MAX_JITTER_SHARE:.0%} of JUDGE_DEADLINE={deadline:g} s; "
+                            f"using {values[name]:g} s so the spread cannot eat the run")
     if values.get("backend") in ("codex", "claude"):
         warnings.append(f"JUDGE_BACKEND={values['backend']!r} is not available in this version: agentic rows will be "
                         "unjudged (backend_missing); use 'openai'")

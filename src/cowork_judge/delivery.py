@@ -325,8 +325,9 @@ def _read_text(path: Path, notes: list[str], unreadable: list[str], limit: int) 
         unreadable.append(path.name)
         return None
     if stat.S_ISLNK(st.st_mode) or not stat.S_ISREG(st.st_mode):
-        notes.append(f"{path.name} is {'a symlink' if stat.S_ISLNK(st.st_mode) else 'not a regular file'}; not read")
-        unreadable.append(path.name)
+        # planted by the agent (a link to /proc/self/environ, a FIFO): ignored, and NOT
+        # "unreadable" — that would mask the rollout instead of scoring what it delivered
+        notes.append(f"{path.name} is {'a symlink' if stat.S_ISLNK(st.st_mode) else 'not a regular file'}; ignored")
         return None
     if st.st_size > limit:
         notes.append(f"{path.name} is {st.st_size} bytes, more than the {limit} bytes read; not read")

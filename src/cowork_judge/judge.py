@@ -12,12 +12,14 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import stat
 import sys
 import time
 import traceback
 from collections.abc import Mapping
+from pathlib import Path
 
-from cowork_judge import ABI, __version__, watchdog
+from cowork_judge import ABI, __version__, procs, watchdog
 from cowork_judge.assemble import build_document, failed_document
 from cowork_judge.config import LoadedConfig, export_credentials
 from cowork_judge.context import Deadline, RunContext
@@ -82,6 +84,7 @@ def main_run(paths: RunPaths, loaded: LoadedConfig, *, start: float, environ: Ma
         return doc
     finally:
         watchdog.disarm(dog)
+        procs.kill_all()  # no LibreOffice / Chromium / regex worker outlives the run
         _stop_logging(handlers)
         if paths.ephemeral_work:
             shutil.rmtree(paths.work_dir, ignore_errors=True)
@@ -158,7 +161,7 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
         audit=AuditLog(paths.audit_dir, redactor), workflow_config=dict(rubric.workflow_config),
     )
     watchdog.observe(ctx, criteria)
-    evidence = _collect_evidence(ctx)
+    evidence = _collect_evidence(ctx, needs_evidence=needs_model)  # code rows never look at page images
     try:
         # imported late: a broken router must not stop the fallback
         from cowork_judge.router import route
@@ -183,7 +186,7 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
     )
 
 
-def _collect_evidence(ctx: RunContext) -> dict:
+def _collect_evidence(ctx: RunContext, *, needs_evidence: bool = True) -> dict:
     """Extract and render every deck-like deliverable once (JUDGE_EVIDENCE budget).
 
     Writes ``env_capabilities.json`` (unless test.sh already did) and the shared
@@ -201,7 +204,7 @@ def _collect_evidence(ctx: RunContext) -> dict:
         if not paths.env_capabilities_json.exists():
             caps.write(paths.env_capabilities_json)
         decks = [f.rel for f in ctx.delivery.files if f.source == "output" and is_deck(f.rel)]
-        if not decks or config.evidence_sec <= 0:
+        if not decks or config.evidence_sec <= 0 or not needs_evidence:
             return {}
         budget = min(config.evidence_sec, max(0.0, ctx.deadline.remaining() / 3))
         summary = build_evidence(decks, paths.evidence_dir, budget_sec=budget, width_px=_render_width(ctx),
@@ -262,19 +265,31 @@ def _prepare_verifier_dir(paths: RunPaths) -> None:
     except OSError:
         return
     for target in (paths.judge_log, paths.result_json, paths.reward_txt, paths.reward_details_json, paths.env_capabilities_json):
-        try:
-            if target.is_symlink():
-                target.unlink()
-        except OSError:
-            pass
+        _remove_unless_regular_file(target)
     for folder in (paths.audit_dir, paths.stray_dir):
         try:
-            if folder.is_symlink():
+            if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
                 folder.unlink()
             elif folder.is_dir():
                 shutil.rmtree(folder)
         except OSError:
             pass
+
+
+def _remove_unless_regular_file(target: Path) -> None:
+    """Remove whatever sits at `target` unless it is a plain file (a FIFO would block the
+    judge's open(), a directory would make the write fail, a symlink would redirect it)."""
+    try:
+        st = target.lstat()
+    except OSError:
+        return
+    try:
+        if stat.S_ISDIR(st.st_mode):
+            shutil.rmtree(target)
+        elif not stat.S_ISREG(st.st_mode):
+            target.unlink()
+    except OSError:
+        pass
 
 
 def _read_optional(path) -> str:

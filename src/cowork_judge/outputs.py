@@ -73,8 +73,11 @@ def write_result(paths: RunPaths, doc: ResultDocument, redactor: Redactor) -> No
     with _write_lock:
         payload = redactor.value(doc.model_dump(mode="json", by_alias=True))
         atomic_write(paths.result_json, dump_json(payload))
-        details = redactor.value(RewardDetails.from_result(doc).model_dump(mode="json", by_alias=True))
-        atomic_write(paths.reward_details_json, dump_json(details))
+        try:  # the viewer's file is optional: failing it must not cost the reward
+            details = redactor.value(RewardDetails.from_result(doc).model_dump(mode="json", by_alias=True))
+            atomic_write(paths.reward_details_json, dump_json(details))
+        except (OSError, ValueError):
+            pass
         atomic_write(paths.reward_txt, format_reward(doc.task_score if doc.status != "skipped" else None))
 
 

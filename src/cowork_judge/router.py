@@ -232,7 +232,8 @@ def _run_one_workflow(module: Any, name: str, rows: list[Criterion], ctx: RunCon
         "deadline": ctx.deadline,
         "log": ctx.log,
     }
-    outcome = _call_with_timeout(lambda: module.run(list(rows), wctx, budget_sec), budget_sec + WORKFLOW_GRACE_SEC)
+    wait = min(budget_sec + WORKFLOW_GRACE_SEC, max(0.1, ctx.deadline.remaining()))  # never past the deadline
+    outcome = _call_with_timeout(lambda: module.run(list(rows), wctx, budget_sec), wait)
     if outcome is None:
         kind = "deadline" if ctx.deadline.passed() else "timeout"
         return {r.id: Verdict.unjudged(r.id, kind, f"workflow {name!r} ran past its {budget_sec:.0f} s budget", method="workflow") for r in rows}

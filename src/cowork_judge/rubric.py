@@ -179,7 +179,10 @@ def normalize_rubric(raw: Any) -> NormalizedRubric:
         if wc is not None:
             if not isinstance(wc, Mapping):
                 raise RubricError("top-level 'workflow_config' must be an object")
-            workflow_config = dict(wc)
+            for name, settings in wc.items():
+                if not isinstance(settings, Mapping):
+                    raise RubricError(f"workflow_config.{name} must be an object of settings, got {settings!r:.60}")
+            workflow_config = {str(k): dict(v) for k, v in wc.items()}
         list_key = next((k for k in LIST_KEYS if isinstance(raw.get(k), list)), None)
         if list_key is not None:
             rows = [(None, r) for r in raw[list_key]]

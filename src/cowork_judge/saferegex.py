@@ -3,16 +3,18 @@
 A pattern like ``^(a+)+$`` on ``"a"*60 + "!"`` backtracks for hours, and CPython's
 ``re`` engine holds the GIL while it does: no thread-based timeout (nor a watchdog
 thread) can stop it. Searches therefore run in a short-lived child process (``python
--I``) that is killed at the timeout. Cost: one interpreter start (≈ 20–40 ms) per call.
+-I``) that is killed with its process group at the timeout (`cowork_judge.procs`).
+Cost: one interpreter start (≈ 20–40 ms) per call.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
 from collections.abc import Sequence
+
+from cowork_judge.procs import run_command
 
 MAX_INPUT_CHARS = 64 * 1024 * 1024
 """Total characters sent to one search (callers cap each file far below this)."""
@@ -71,13 +73,9 @@ def search(
     if total > MAX_INPUT_CHARS:
         raise ValueError(f"{total} characters is more than one search may scan ({MAX_INPUT_CHARS})")
     job = json.dumps({"pattern": pattern, "flags": flags, "texts": list(texts), "max": max_matches, "lines": lines})
-    try:
-        proc = subprocess.run(
-            [sys.executable, "-I", "-S", "-c", _CHILD], input=job, capture_output=True, text=True,
-            timeout=timeout_sec, encoding="utf-8", errors="replace",
-        )
-    except subprocess.TimeoutExpired:
-        raise RegexTimeout(f"the regular expression ran past {timeout_sec:g} s (catastrophic backtracking?)") from None
-    if proc.returncode != 0:
-        raise RuntimeError(f"regex worker failed: {proc.stderr.strip()[-300:]}")
+    proc = run_command([sys.executable, "-I", "-S", "-c", _CHILD], timeout_sec=timeout_sec, input_bytes=job.encode("utf-8"))
+    if proc.timed_out:
+        raise RegexTimeout(f"the regular expression ran past {timeout_sec:g} s (catastrophic backtracking?)")
+    if proc.error or proc.returncode != 0:
+        raise RuntimeError(f"regex worker failed: {(proc.error or proc.stderr).strip()[-300:]}")
     return [(str(a), int(b), str(c)) for a, b, c in json.loads(proc.stdout)]

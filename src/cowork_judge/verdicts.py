@@ -294,7 +294,7 @@ def _row_verdict(row: dict[str, Any], crit: Criterion, problems: list[str], *, m
     if crit.graded:
         level = _coerce_level(level_raw)
         if level_raw is not None and level is None:
-            problems.append(f"row {crit.id!r}: level {level_raw!r} is not a number in [0, 1]; scored by hit")
+            problems.append(f"row {crit.id!r}: level {level_raw!r} is not a finite number; scored by hit")
         if level is not None:
             level = scales.snap_level(level, crit.level_choices or (0.0, 1.0))
         if truncated and "level" not in row:
@@ -335,6 +335,6 @@ def _coerce_level(value: Any) -> float | None:
     if not isinstance(value, (int, float)):
         return None
     out = float(value)
-    if not math.isfinite(out) or out < 0.0 or out > 1.0:
+    if not math.isfinite(out):
         return None
-    return out
+    return out  # any finite level snaps to the nearest legal one (SPEC §4): 1.5 → 1, −0.2 → 0

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cowork_judge import ABI, __version__, outputs
+from cowork_judge import ABI, __version__, outputs, procs
 from cowork_judge.assemble import build_document
 from cowork_judge.coverage import account
 from cowork_judge.outputs import atomic_write, dump_json, format_reward, write_fallback
@@ -130,6 +130,10 @@ class Watchdog:
         except BaseException:  # noqa: BLE001 - the process ends below whatever happened
             pass
         finally:
+            try:
+                procs.kill_all()  # LibreOffice / Chromium / regex workers die with the judge
+            except Exception:  # noqa: BLE001
+                pass
             for handler in log.handlers:
                 try:
                     handler.flush()

@@ -2,8 +2,10 @@
 
 `locate_deck` sets the deck artifacts (``deck_path``, ``deck_kind``, ``deck_rel``) that the
 router hands to workflows and agentic blocks, so every segment judges the same file.
-Files the task itself gave the agent (identical bytes to a file in the app dir outside
-``output/``) are sources, never the deck.
+Files the task itself gave the agent are sources, never the deck: a deliverable whose
+bytes equal a file in one of the task's input folders (`SOURCE_DIRS` under the app dir,
+or the method's `sources` globs). Only input folders count: the agent's own working
+copies elsewhere in /app must not disqualify its deck.
 """
 
 from __future__ import annotations
@@ -11,10 +13,12 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from cowork_judge.code_methods import globs
 from cowork_judge.config import resolve_tool
 from cowork_judge.context import RunContext
 from cowork_judge.delivery import DeliveredFile
@@ -25,9 +29,12 @@ DECK_KINDS: dict[str, str] = {
     ".pdf": "pdf",
 }
 """Extension → deck kind family (``.ppt`` is in the pptx family: OOXML named .ppt exists)."""
+SOURCE_DIRS = ("input", "inputs", "data", "resources", "materials", "assets", "files", "source", "sources")
+"""App-dir folders that hold what the task gave the agent (by convention)."""
 SOURCE_SCAN_MAX_FILES = 2000
-SOURCE_SCAN_MAX_BYTES = 200 * 1024 * 1024
-"""Bounds of the scan for task-given source files in the app dir (files, bytes per file)."""
+"""Files looked at in the input folders, at most."""
+MAX_READ_BYTES = 20 * 1024 * 1024
+"""HTML decks are parsed / counted on their first 20 MiB only."""
 SOFFICE_CHECK_TIMEOUT_SEC = 45.0
 """LibreOffice open check timeout (seconds), kept under the default JUDGE_CODE_TIMEOUT."""
 
@@ -43,6 +50,7 @@ def locate_deck(
     expect_name: str | None = None,
     require_expect_name: bool = False,
     exclude: list[str] | None = None,
+    sources: list[str] | None = None,
 ) -> tuple[bool, str, dict[str, Any]]:
     """Find exactly one deck among the deliverables, by kind preference.
 
@@ -54,26 +62,30 @@ def locate_deck(
         expect_name: file name the task asked for (e.g. ``slides.pptx``): wins ties.
         require_expect_name: the deck MUST have `expect_name`.
         exclude: output-relative globs that are never the deck.
+        sources: app-dir-relative globs of files the task gave the agent (default: the
+            `SOURCE_DIRS` folders); a deliverable with the same bytes is not the deck.
 
     Returns:
         ``(hit, reason, artifacts)``; artifacts ``{deck_path, deck_kind, deck_rel}`` on a hit.
-    """
-    import fnmatch
 
-    order = [k.lower() for k in (prefer or ["pptx", "html", "pdf"])]
-    sources = _source_digests(ctx)
+    Raises:
+        TypeError: a parameter of the wrong type (the row is then ``code_error``).
+    """
+    order = [k.lower() for k in _str_list(prefer, "prefer") or ["pptx", "html", "pdf"]]
+    excluded = _str_list(exclude, "exclude")
+    source_globs = _str_list(sources, "sources") or [f"{d}/**/*" for d in SOURCE_DIRS]
+    candidates = [
+        item for item in ctx.delivery.files
+        if DECK_KINDS.get(Path(item.rel).suffix.lower()) in order and not any(globs.matches(g, item.rel) for g in excluded)
+    ]
+    given = _source_digests(ctx, source_globs, {item.size_bytes for item in candidates})
     by_kind: dict[str, list[DeliveredFile]] = {}
     skipped_sources: list[str] = []
-    for item in ctx.delivery.files:
-        kind = DECK_KINDS.get(Path(item.rel).suffix.lower())
-        if kind is None or kind not in order:
-            continue
-        if exclude and any(fnmatch.fnmatchcase(item.rel, g) for g in exclude):
-            continue
-        if sources and _digest(Path(item.path)) in sources:
+    for item in candidates:
+        if given and _digest(Path(item.path)) in given:
             skipped_sources.append(item.rel)
             continue
-        by_kind.setdefault(kind, []).append(item)
+        by_kind.setdefault(DECK_KINDS[Path(item.rel).suffix.lower()], []).append(item)
     note = f" (ignored task-given source file(s): {', '.join(skipped_sources)})" if skipped_sources else ""
     if require_expect_name and expect_name:
         named = [i for k in order for i in by_kind.get(k, []) if Path(i.rel).name == expect_name]
@@ -110,11 +122,21 @@ def _digest(path: Path) -> str:
     return h.hexdigest()
 
 
-def _source_digests(ctx: RunContext) -> set[str]:
-    """SHA-256 of deck-like files the task placed in the app dir outside ``output/``."""
+def _str_list(value: Any, name: str) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise TypeError(f"{name} must be a list of strings, got {value!r}")
+    return value
+
+
+def _source_digests(ctx: RunContext, source_globs: list[str], sizes: set[int]) -> set[str]:
+    """SHA-256 of task-given files (regular files matching `source_globs` under the app
+    dir, outside ``output/``) whose size equals some candidate's: only those can be
+    byte-identical, so nothing else is read."""
     app, out = ctx.paths.app_dir, ctx.paths.output_dir
     digests: set[str] = set()
-    if not app.is_dir():
+    if not app.is_dir() or not sizes:
         return digests
     seen = 0
     for dirpath, dirnames, filenames in os.walk(app):
@@ -122,13 +144,15 @@ def _source_digests(ctx: RunContext) -> set[str]:
         dirnames[:] = [d for d in dirnames if not d.startswith(".") and current / d != out]
         for name in filenames:
             path = current / name
-            if Path(name).suffix.lower() not in DECK_KINDS or path.is_symlink():
+            rel = path.relative_to(app).as_posix()
+            if not any(globs.matches(g, rel) for g in source_globs):
                 continue
             seen += 1
             if seen > SOURCE_SCAN_MAX_FILES:
                 return digests
             try:
-                if path.stat().st_size <= SOURCE_SCAN_MAX_BYTES:
+                st = path.lstat()
+                if stat.S_ISREG(st.st_mode) and st.st_size in sizes:
                     digests.add(_digest(path))
             except OSError:
                 continue
@@ -136,9 +160,12 @@ def _source_digests(ctx: RunContext) -> set[str]:
 
 
 def _deck(ctx: RunContext, path: str | None) -> tuple[Path | None, str]:
-    if path:
-        candidate = ctx.paths.output_dir / path
-        return (candidate, path) if candidate.is_file() else (None, f"{path!r} is not a deliverable")
+    """The deck to check: `path` (an output-relative name of a DELIVERABLE) or the located one."""
+    if path is not None:
+        if not isinstance(path, str):
+            raise TypeError(f"path must be a string, got {type(path).__name__}")
+        item = next((f for f in ctx.delivery.files if f.rel == path.lstrip("/")), None)
+        return (Path(item.path), item.rel) if item else (None, f"{path!r} is not a deliverable")
     located = ctx.artifacts.get("deck_path")
     if located:
         return Path(located), str(ctx.artifacts.get("deck_rel", located))
@@ -233,8 +260,9 @@ def _soffice_pages(ctx: RunContext, deck: Path, kind: str) -> int | None:
         return None
     from cowork_judge.evidence.render import soffice_to_pdf
 
+    timeout = min(SOFFICE_CHECK_TIMEOUT_SEC, ctx.config.code_timeout_sec, max(1.0, ctx.deadline.remaining()))
     with tempfile.TemporaryDirectory(prefix="openable-", dir=ctx.paths.work_dir if ctx.paths.work_dir.is_dir() else None) as tmp:
-        result = soffice_to_pdf(deck, kind, Path(tmp), soffice=soffice, timeout_sec=SOFFICE_CHECK_TIMEOUT_SEC)
+        result = soffice_to_pdf(deck, kind, Path(tmp), soffice=soffice, timeout_sec=timeout)
         if result.pdf is None:
             return 0
         pages = _pdf_pages(result.pdf)
@@ -278,7 +306,8 @@ def _html_ok(deck: Path, label: str, facts: dict[str, Any]) -> tuple[bool, str, 
 
     parser = Counter()
     try:
-        parser.feed(deck.read_bytes()[: 20 * 1024 * 1024].decode("utf-8", errors="replace"))
+        with deck.open("rb") as fh:
+            parser.feed(fh.read(MAX_READ_BYTES).decode("utf-8", errors="replace"))
         parser.close()
     except Exception as exc:
         return False, f"{label} does not parse as HTML: {exc}", facts
@@ -304,16 +333,25 @@ def page_count_between(ctx: RunContext, min_pages: int = 1, max_pages: int | Non
 
 
 def _count_pages(deck: Path) -> int | None:
+    """Slides / pages / sections of a deck by its CONTENT; None when they cannot be counted."""
     import re
     import zipfile
 
-    suffix = deck.suffix.lower()
-    if suffix in (".html", ".htm"):
-        return len(re.findall(rb"<section[\s>]", deck.read_bytes(), flags=re.IGNORECASE)) or None
-    if suffix == ".pdf":
-        return _pdf_pages(deck)
-    try:
-        with zipfile.ZipFile(deck) as zf:
-            return sum(1 for n in zf.namelist() if re.fullmatch(r"ppt/slides/slide\d+\.xml", n))
-    except (zipfile.BadZipFile, OSError):
-        return None
+    from cowork_judge.evidence.sniff import sniff_deck
+
+    sniff = sniff_deck(deck)
+    if sniff.status == "ok_html":
+        with deck.open("rb") as fh:
+            head = fh.read(MAX_READ_BYTES)
+        n = len(re.findall(rb"<section[\s>]", head, flags=re.IGNORECASE)) or len(
+            re.findall(rb"class=[\"'][^\"']*\bslide\b", head, flags=re.IGNORECASE))
+        return n or None
+    if sniff.status == "ok_pdf":
+        return sniff.page_count if sniff.page_count is not None else _pdf_pages(deck) or None
+    if sniff.status in ("ok", "ok_strict"):
+        try:
+            with zipfile.ZipFile(deck) as zf:
+                return sum(1 for n in zf.namelist() if re.fullmatch(r"ppt/slides/slide\d+\.xml", n))
+        except (zipfile.BadZipFile, OSError):
+            return None
+    return None  # legacy .ppt needs LibreOffice to count; broken decks have no pages

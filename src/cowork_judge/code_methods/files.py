@@ -1,36 +1,44 @@
 """Generic code methods over deliverables and the final chat message.
 
-Paths and globs are relative to the output dir (``*.md``, ``reports/**/*.csv``); a glob
-matches deliverables only (never files outside the scored set). ``source="response"``
-makes a text method read the agent's final chat message instead of files.
+Globs are relative to the output dir and match deliverables only (never files outside
+the scored set); their rules are in `code_methods.globs`. ``source="response"`` makes a
+text method read the agent's final chat message instead of files. Reads are bounded: a
+text method reads at most `MAX_TEXT_BYTES` per file and `MAX_TOTAL_TEXT_BYTES` in all,
+and skips binary files (NUL bytes in the first 8 KiB).
 """
 
 from __future__ import annotations
 
-import fnmatch
 import json
 import re
 from pathlib import Path
 from typing import Any
 
 from cowork_judge import saferegex
+from cowork_judge.code_methods import globs
 from cowork_judge.context import RunContext
 
 _FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}
 REGEX_TIMEOUT_SEC = 30.0
 """Longest a regex_match search may run (seconds), within JUDGE_CODE_TIMEOUT."""
+MAX_TOTAL_TEXT_BYTES = 64 * 1024 * 1024
+"""Bytes a text method reads over all matching files."""
+MAX_JSON_BYTES = 64 * 1024 * 1024
+"""Largest file json_valid parses; a larger one is a miss with the reason."""
 MAX_TEXT_BYTES = 8 * 1024 * 1024
 """Largest file a text method reads (bytes); bigger files are read up to this size."""
 
 
 def matching(ctx: RunContext, glob: str) -> list[Path]:
-    """Deliverables whose output-relative path matches `glob` (fnmatch, ``**`` allowed)."""
-    pattern = glob.lstrip("/")
-    hits = []
-    for item in ctx.delivery.files:
-        if fnmatch.fnmatchcase(item.rel, pattern) or fnmatch.fnmatchcase(Path(item.rel).name, pattern):
-            hits.append(Path(item.path))
-    return hits
+    """Deliverables whose output-relative path matches `glob` (rules: `globs`).
+
+    Raises:
+        TypeError: `glob` is not a string.
+        ValueError: an empty glob or one with ``..``.
+    """
+    if not isinstance(glob, str):
+        raise TypeError(f"glob must be a string, got {type(glob).__name__}")
+    return [Path(item.path) for item in ctx.delivery.files if globs.matches(glob, item.rel)]
 
 
 def _texts(ctx: RunContext, glob: str | None, source: str) -> list[tuple[str, str]]:
@@ -39,9 +47,16 @@ def _texts(ctx: RunContext, glob: str | None, source: str) -> list[tuple[str, st
     if source != "files":
         raise ValueError(f"source must be 'files' or 'response', got {source!r}")
     out = []
+    budget = MAX_TOTAL_TEXT_BYTES
     for path in matching(ctx, glob or "*"):
+        if budget <= 0:
+            break
         with path.open("rb") as fh:
-            out.append((path.name, fh.read(MAX_TEXT_BYTES).decode("utf-8", errors="replace")))
+            data = fh.read(min(MAX_TEXT_BYTES, budget))
+        if b"\x00" in data[:8192]:
+            continue  # binary: not text
+        budget -= len(data)
+        out.append((path.name, data.decode("utf-8", errors="replace")))
     return out
 
 
@@ -74,10 +89,13 @@ def json_valid(ctx: RunContext, glob: str = "*.json") -> tuple[bool, str, dict[s
     if not paths:
         return False, f"no deliverable matches {glob!r}", {}
     for p in paths:
+        size = p.stat().st_size
+        if size > MAX_JSON_BYTES:
+            return False, f"{p.name} is {size} bytes, larger than the {MAX_JSON_BYTES} bytes json_valid parses", {}
         try:
             json.loads(p.read_bytes())
-        except (ValueError, UnicodeDecodeError) as exc:
-            return False, f"{p.name} is not valid JSON: {str(exc)[:200]}", {}
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+            return False, f"{p.name} is not valid JSON: {str(exc)[:200] or type(exc).__name__}", {}
     return True, f"{len(paths)} JSON file(s) parse", {}
 
 
@@ -102,7 +120,7 @@ def regex_match(ctx: RunContext, pattern: str, glob: str | None = None, source: 
         if ch not in _FLAGS:
             raise ValueError(f"unknown regex flag {ch!r}; use i, m, s")
         value |= _FLAGS[ch]
-    timeout = min(REGEX_TIMEOUT_SEC, ctx.config.code_timeout_sec)
+    timeout = max(0.1, min(REGEX_TIMEOUT_SEC, ctx.config.code_timeout_sec, ctx.deadline.remaining()))
     found = saferegex.search(pattern, _texts(ctx, glob, source), flags=value, timeout_sec=timeout)
     if found:
         name, _, text = found[0]

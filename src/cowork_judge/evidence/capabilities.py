@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field
 
 from ..config import resolve_tool
 from .documents import Document
-from .procs import run_command
+from ..procs import run_command
 
 SOFFICE_CANDIDATES = ("soffice", "libreoffice", "/usr/bin/soffice", "/usr/lib/libreoffice/program/soffice",
                       "/opt/libreoffice/program/soffice", "/Applications/LibreOffice.app/Contents/MacOS/soffice")

@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     from .build import build_evidence
 
     try:
-        summary = build_evidence(files, args.out, budget_sec=args.budget_sec, width_px=args.width_px,
+        summary = build_evidence(files, args.out.absolute(), budget_sec=args.budget_sec, width_px=args.width_px,
                                  soffice=args.soffice, chromium=args.chromium, root=root)
     except OSError as exc:
         print(f"cowork-judge evidence: error: cannot write evidence to {args.out}: {exc}", file=sys.stderr)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .fonts import SYMBOL_FONTS, norm
-from .procs import run_command
+from ..procs import run_command
 
 
 @dataclass

@@ -20,7 +20,7 @@ from pathlib import Path
 from ..fsutil import link_or_copy
 from .documents import PageImage
 from .package import strip_external_targets
-from .procs import run_command
+from ..procs import run_command
 
 PDF_FILTER_HIDDEN = 'pdf:impress_pdf_Export:{"ExportHiddenSlides":{"type":"boolean","value":"true"}}'
 """LibreOffice ≥ 7.4 JSON filter options (``--convert-to`` help, "Filter Options"); the

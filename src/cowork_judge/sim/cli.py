@@ -42,6 +42,13 @@ def _non_negative(kind: type) -> Any:
     return convert
 
 
+def _port(text: str) -> int:
+    value = _non_negative(int)(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"port must be in 0..65535, got {value}")
+    return value
+
+
 def build_parser(prog: str = "cowork-judge sim") -> argparse.ArgumentParser:
     """The argument parser (its ``error`` raises instead of exiting)."""
     p = _Parser(
@@ -49,7 +56,7 @@ def build_parser(prog: str = "cowork-judge sim") -> argparse.ArgumentParser:
         description="Simulated OpenAI-compatible judge endpoint (no model, no tokens spent).",
         epilog="fault kinds: " + ", ".join(FAULT_KINDS),
     )
-    p.add_argument("--port", type=_non_negative(int), default=0, help="TCP port; 0 = pick a free one (default)")
+    p.add_argument("--port", type=_port, default=0, help="TCP port 0-65535; 0 = pick a free one (default)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument("--oracle", metavar="FILE", help="oracle JSON file; default: the demo policy")
     p.add_argument("--latency-ms", type=_non_negative(float), default=0.0, metavar="MS",

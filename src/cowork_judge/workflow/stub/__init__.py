@@ -65,5 +65,8 @@ def run(criteria: list[Any], ctx: dict[str, Any], budget_sec: float) -> list[Any
         elif c.id in levels:
             out.append(level_row(c.id, float(levels[c.id]), f"stub level{deck}"))
         elif c.id in hits:
-            out.append(hit_row(c.id, bool(hits[c.id]), f"stub hit{deck}"))
+            value = hits[c.id]
+            if not isinstance(value, bool):
+                raise TypeError(f"workflow_config.stub.hits.{c.id} must be true or false, got {value!r}")
+            out.append(hit_row(c.id, value, f"stub hit{deck}"))
     return out

@@ -1,12 +1,43 @@
-"""External processes: always with a timeout, always killed with their whole process group."""
+"""External processes: always with a timeout, always killed with their whole process group.
+
+Every child started here is registered while it runs; `kill_all` ends every registered
+process group, and the run calls it on every exit path (including the watchdog's), so no
+LibreOffice, Chromium or regex worker outlives the judge.
+"""
 
 from __future__ import annotations
 
 import os
 import signal
 import subprocess
+import threading
 import time
 from dataclasses import dataclass
+
+_live: set[int] = set()
+_live_lock = threading.Lock()
+
+
+def register(pgid: int) -> None:
+    """Remember a running child process group (its session leader's pid)."""
+    with _live_lock:
+        _live.add(pgid)
+
+
+def unregister(pgid: int) -> None:
+    """Forget a process group that has ended."""
+    with _live_lock:
+        _live.discard(pgid)
+
+
+def kill_all() -> int:
+    """SIGKILL every registered child process group and its strays; returns how many."""
+    with _live_lock:
+        groups = list(_live)
+        _live.clear()
+    for pgid in groups:
+        kill_tree(pgid)
+    return len(groups)
 
 
 @dataclass
@@ -22,7 +53,7 @@ class ProcResult:
 
 
 def run_command(argv: list[str], *, timeout_sec: float, env: dict[str, str] | None = None,
-                cwd: str | None = None) -> ProcResult:
+                cwd: str | None = None, input_bytes: bytes | None = None) -> ProcResult:
     """Run ``argv`` in a new session; on timeout SIGKILL the whole process group.
 
     Never raises: a missing executable or an OS error comes back as ``error``. Output is
@@ -30,12 +61,13 @@ def run_command(argv: list[str], *, timeout_sec: float, env: dict[str, str] | No
     """
     start = time.monotonic()
     try:
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE if input_bytes is not None else subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, env=env, cwd=cwd, start_new_session=True)
     except OSError as exc:
         return ProcResult(None, "", "", time.monotonic() - start, error=f"{type(exc).__name__}: {exc}")
+    register(proc.pid)
     try:
-        out, err = proc.communicate(timeout=max(timeout_sec, 0.1))
+        out, err = proc.communicate(input=input_bytes, timeout=max(timeout_sec, 0.1))
         timed_out = False
     except subprocess.TimeoutExpired:
         kill_tree(proc.pid)
@@ -46,6 +78,7 @@ def run_command(argv: list[str], *, timeout_sec: float, env: dict[str, str] | No
         timed_out = True
     finally:
         kill_group(proc.pid)  # soffice forks helpers (oosplash → soffice.bin): reap stragglers
+        unregister(proc.pid)
     return ProcResult(
         None if timed_out else proc.returncode,
         (out or b"").decode("utf-8", "replace")[-20000:],
