@@ -135,6 +135,9 @@ def test_chat_only_rollout_gates_and_hurdle(judge_run):
     # the 8 positive agentic rows are gated: judged, missed, no model call
     gated = [r for r in doc["results"] if r["method"] == "agentic" and r["reason"].startswith("[gate]")]
     assert len(gated) == 8 and all(r["judged"] and r["hit"] is False and r["gate"] == "closed" for r in gated)
+    # and they are in the audit folder like every other verdict (re-scoring, the watchdog)
+    audited = json.loads((run.verifier / "judge" / "agentic-gated" / "verdicts.json").read_text())
+    assert sorted(audited) == sorted(r["id"] for r in gated) and all(a["gate"] == "closed" for a in audited.values())
     # only the hurdle and the deduction (they ignore gates) reach the model: 1 block, 2 calls
     asked = sorted(i for e in run.sim.log.entries() for i in e.row_ids)
     assert asked == ["A-FABRICATION", "A-FABRICATION", "A-HURDLE-NO-DECK", "A-HURDLE-NO-DECK"]

@@ -8,6 +8,7 @@ from importlib import resources
 import jsonschema
 
 from cowork_judge import ABI, __version__
+from cowork_judge.config import load_config
 from cowork_judge.outputs import EXTRA_FIELD_KEYS, atomic_write, format_reward, write_fallback
 from cowork_judge.paths import RunPaths
 from cowork_judge.redact import Redactor
@@ -62,6 +63,20 @@ def test_redactor_handles_nested_values_and_short_values():
     assert r.text("short stays") == "short stays"
     env = Redactor.from_environ({"MY_TOKEN": "tok-1234567890", "HOME": "/root/home/dir"})
     assert env.text("tok-1234567890 /root/home/dir") == "[REDACTED] /root/home/dir"
+
+
+def test_short_api_keys_are_still_redacted():
+    r = Redactor.from_environ({"JUDGE_API_KEY": "k7Qz9w", "MONKEY_MODE": "on-off", "SOME_TOKEN": "abc12"}, extra=["k7Qz9w"])
+    assert r.text("key=k7Qz9w mode=on-off tok=abc12") == "key=[REDACTED] mode=on-off tok=abc12"
+    assert Redactor.from_environ({"OPENAI_API_KEY": "abcd"}).text("x abcd y") == "x [REDACTED] y"
+    assert Redactor.from_environ({"OPENAI_API_KEY": "abc"}).text("x abc y") == "x abc y"  # config warns about this one
+
+
+def test_too_short_api_key_warns():
+    loaded = load_config({"JUDGE_API_KEY": "abc", "JUDGE_BASE_URL": "http://127.0.0.1:1/v1"})
+    assert loaded.config.has_credentials
+    assert any("JUDGE_API_KEY is shorter than 4 characters" in w for w in loaded.warnings)
+    assert not any("shorter" in w for w in load_config({"JUDGE_API_KEY": "abcd"}).warnings)
 
 
 def test_redactor_catches_tokens_in_endpoint_urls():

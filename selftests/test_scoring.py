@@ -131,6 +131,10 @@ def test_dangling_dependency_closes_the_gate():
     crit = rows({"id": "a", "description": "a", "weight": 1, "depends_on": ["ghost"]}, {"id": "b", "description": "b", "weight": 1})
     out = score(crit, verdicts(hit("a", True), hit("b", True)))
     assert out.reward == 0.5
+    # a stray verdict for the missing id (an old audit re-scored against an edited rubric)
+    # does not open the gate
+    out = score(crit, verdicts(hit("a", True), hit("b", True), hit("ghost", True)))
+    assert out.reward == 0.5
 
 
 def test_unjudged_dependency_closes_the_gate():
@@ -186,6 +190,28 @@ def test_gradient_snapping_ties_to_lower(level, expected):
 def test_gradient_missing_level_falls_back_to_hit():
     assert score(rows(GRADIENT), verdicts(hit("g", False))).earned == 0
     assert score(rows(GRADIENT), verdicts(hit("g", True))).earned == 4
+
+
+@pytest.mark.parametrize(
+    "choices,value,expected",
+    [  # decimal midpoints whose binary distances are not equal: the tie must still go low
+        ((0.0, 0.3, 0.6, 1.0), 0.8, 0.6),
+        ((0.0, 0.5, 0.6, 1.0), 0.55, 0.5),
+        (tuple(i / 10 for i in range(11)), 0.55, 0.5),
+        (tuple(i / 10 for i in range(11)), 0.65, 0.6),
+        (tuple(i / 20 for i in range(21)), 0.275, 0.25),
+        (tuple(i / 20 for i in range(21)), 0.925, 0.9),
+        ((0.0, 0.3, 0.6, 1.0), 0.8000001, 1.0),  # a real (if small) preference still wins
+    ],
+)
+def test_decimal_ties_snap_low_despite_float_error(choices, value, expected):
+    assert snap_level(value, choices) == expected
+
+
+def test_every_decimal_midpoint_of_a_tenths_table_snaps_low():
+    choices = tuple(i / 10 for i in range(11))
+    for i in range(10):
+        assert snap_level((2 * i + 1) / 20, choices) == choices[i]
 
 
 def test_snapping_twice_is_identity():

@@ -60,6 +60,8 @@ def test_snapping_twice_is_identity_and_survives_the_engine():
 
 def test_snap_ties_go_low():
     assert snap_to_grid(0.025) == 0.0 and snap_to_grid(0.975) == 0.95 and snap_to_grid(0.0751) == 0.1
+    # midpoints where binary float error favours the upper step
+    assert [snap_to_grid(x) for x in (0.275, 0.325, 0.675, 0.925)] == [0.25, 0.3, 0.65, 0.9]
 
 
 @pytest.mark.parametrize(

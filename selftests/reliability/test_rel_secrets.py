@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from testkit import EXAMPLE_TESTS, ROLLOUTS
 
 from cowork_judge.sim import DemoPolicy, FaultPlan
@@ -20,21 +21,23 @@ from reliability.recording import RecordingSim
 FAKE_KEY = "sk-leakcheck-Zq7XbV3mP9tW2yK8nR4c"
 CORE = "Zq7XbV3mP9tW2yK8nR4c"
 OTHER_SECRET = "tok-other-service-Hh5Jj6Kk7Ll8"
+SHORT_KEY = "k7Qz9w"  # shorter than the 8 characters of ordinary secret-looking values
 
 
 def written_files(*roots: Path) -> list[Path]:
     return sorted(p for root in roots if root.exists() for p in root.rglob("*") if p.is_file() and not p.is_symlink())
 
 
-def test_key_never_leaks_even_when_the_endpoint_echoes_it(judge_run):
+@pytest.mark.parametrize("key,core", [(FAKE_KEY, CORE), (SHORT_KEY, SHORT_KEY)], ids=["long-key", "short-key"])
+def test_key_never_leaks_even_when_the_endpoint_echoes_it(judge_run, key, core):
     first = BLOCKS[0]
     # block-01 fails for good with the echo (two tries, then two per row alone), the next
     # block's first try too (absorbed by its retry), the rest answer normally
     script = ["echo_key"] * (2 + 2 * len(first)) + ["echo_key"]
-    with RecordingSim(DemoPolicy(), faults=FaultPlan(script=script), api_key=FAKE_KEY) as sim:
+    with RecordingSim(DemoPolicy(), faults=FaultPlan(script=script), api_key=key) as sim:
         run = judge_run(
             EXAMPLE_TESTS, ROLLOUTS / "deck", sim=False,
-            env={**BASE_ENV, "JUDGE_API_KEY": FAKE_KEY, "JUDGE_BASE_URL": sim.url, "JUDGE_MAX_TRIES": "2",
+            env={**BASE_ENV, "JUDGE_API_KEY": key, "JUDGE_BASE_URL": sim.url, "JUDGE_MAX_TRIES": "2",
                  "OTHER_SERVICE_TOKEN": OTHER_SECRET},
         )
     assert sim.errors == []
@@ -47,9 +50,9 @@ def test_key_never_leaks_even_when_the_endpoint_echoes_it(judge_run):
     assert any(run.work in p.parents for p in files)  # and the block workspaces
     for path in files:
         data = path.read_bytes()
-        assert CORE.encode() not in data, f"the key leaked into {path}"
+        assert core.encode() not in data, f"the key leaked into {path}"
         assert OTHER_SECRET.encode() not in data
-    assert CORE not in run.stdout and CORE not in run.stderr
+    assert core not in run.stdout and core not in run.stderr
     # the leak path was exercised: the echoed key was replaced, not dropped silently
     assert "[REDACTED]" in (run.verifier / "judge.log").read_text()
     reasons = [r["reason"] for r in run.doc["results"] if r["id"] in {c.id for c in first}]

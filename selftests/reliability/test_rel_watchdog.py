@@ -93,6 +93,11 @@ def test_watchdog_writes_the_best_document_then_exits(tmp_path):
     judged = Verdict(id=AGENTIC[0].id, hit=True, judged=True, reason="seen", attempts=1)
     failed = Verdict.unjudged(AGENTIC[1].id, "timeout", "slow", attempts=2)
     block.joinpath("verdicts.json").write_text(json.dumps({v.id: v.model_dump(mode="json") for v in (judged, failed)}))
+    gates = paths.audit_dir / "agentic-gated"
+    gates.mkdir()
+    closed = Verdict(id=AGENTIC[2].id, hit=False, judged=True, reason="[gate] X judged and missed", gate="closed")
+    dep = Verdict.unjudged(AGENTIC[3].id, "dep_unjudged", "dependency X was not judged", gate="closed")
+    gates.joinpath("verdicts.json").write_text(json.dumps({v.id: v.model_dump(mode="json") for v in (closed, dep)}))
     dog.start()._thread.join(5)
     assert dog.fired and exits == [1]
     doc = json.loads(paths.result_json.read_text())
@@ -100,6 +105,9 @@ def test_watchdog_writes_the_best_document_then_exits(tmp_path):
     results = {r["id"]: r for r in doc["results"]}
     assert results[AGENTIC[0].id]["judged"] and results[AGENTIC[0].id]["hit"] is True
     assert results[AGENTIC[1].id]["error_kind"] == "deadline" and results[AGENTIC[1].id]["attempts"] == 2
+    # settled by a gate before the cut: kept as decided, not turned into `deadline`
+    assert results[AGENTIC[2].id]["judged"] and results[AGENTIC[2].id]["reason"].startswith("[gate]")
+    assert results[AGENTIC[3].id]["error_kind"] == "dep_unjudged"
     assert paths.reward_txt.read_text().strip() == repr(doc["task_score"])
 
 

@@ -13,28 +13,39 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD", re.IGNORECASE)
+CREDENTIAL_NAME = re.compile(r"_API_KEY$", re.IGNORECASE)
 MIN_SECRET_LEN = 8
-"""Shorter values are not treated as secrets (they would redact ordinary words)."""
+"""Values of merely secret-looking variables (``*TOKEN*``, ``MONKEY_MODE``…) shorter than
+this are not treated as secrets: they would redact ordinary words."""
+MIN_CREDENTIAL_LEN = 4
+"""API keys (``*_API_KEY`` and the resolved judge key) are redacted from this length on
+(SPEC §22 names them without a length); `config.load_config` warns below it."""
 MARK = "[REDACTED]"
 
 
 class Redactor:
     """Replace known secret values in text and nested JSON-like values."""
 
-    def __init__(self, secrets: Iterable[str] = ()) -> None:
+    def __init__(self, secrets: Iterable[str] = (), credentials: Iterable[str] = ()) -> None:
+        """`secrets`: values redacted from `MIN_SECRET_LEN` characters on; `credentials`
+        (API keys): from `MIN_CREDENTIAL_LEN` on."""
         values = {s for s in secrets if s and len(s) >= MIN_SECRET_LEN}
+        values |= {s for s in credentials if s and len(s) >= MIN_CREDENTIAL_LEN}
         # Longest first so that a secret containing another is replaced whole.
         self._values = sorted(values, key=len, reverse=True)
         self._pattern = re.compile("|".join(re.escape(v) for v in self._values)) if self._values else None
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str], extra: Iterable[str] = ()) -> Redactor:
-        """Collect secrets from variables whose names look secret, plus `extra` values,
-        plus credentials embedded in endpoint URLs (``https://user:token@host/?key=…``)."""
-        found = [v for k, v in environ.items() if SECRET_NAME.search(k)]
+        """Collect secrets from variables whose names look secret, plus credentials: the
+        `extra` values (the resolved judge key) and ``*_API_KEY`` variables, plus tokens
+        embedded in endpoint URLs (``https://user:token@host/?key=…``)."""
+        found = [v for k, v in environ.items() if SECRET_NAME.search(k) and not CREDENTIAL_NAME.search(k)]
+        credentials = [v for k, v in environ.items() if CREDENTIAL_NAME.search(k)]
         for name in ("JUDGE_BASE_URL", "OPENAI_BASE_URL"):
+            # query values stay at the secret length: ``?api-version=2024-06-01&stream=true``
             found.extend(url_secrets(environ.get(name, "")))
-        return cls([*found, *extra])
+        return cls(found, [*credentials, *extra])
 
     def text(self, value: str) -> str:
         """`value` with every secret replaced by ``[REDACTED]``."""

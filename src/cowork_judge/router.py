@@ -64,6 +64,9 @@ def route(criteria: Sequence[Criterion], ctx: RunContext) -> dict[str, Verdict]:
         _audit_segment(ctx, "workflow", workflow_rows, decided)
 
     runnable = _settle_gated(agentic_rows, decided, known, into=decided)
+    # gate-settled agentic rows cost no call but are verdicts all the same: in the audit
+    # for re-scoring and for the watchdog's document if the run is cut off later
+    _audit_segment(ctx, "agentic-gated", [r for r in agentic_rows if r.id in decided], decided)
     if runnable:
         try:
             judged = judge_agentic(runnable, ctx)

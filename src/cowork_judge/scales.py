@@ -11,7 +11,6 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-
 _DECIMAL = re.compile(r"\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*\Z")
 """A plain decimal number (no ``_`` separators, no ``nan``/``inf``)."""
 
@@ -35,6 +34,11 @@ def parse_level_key(key: object) -> float:
     return value
 
 
+TIE_TOLERANCE = 1e-9
+"""Distances closer than this count as a tie when snapping (levels are decimals in [0, 1];
+binary floats put a decimal midpoint up to ~1e-16 nearer one side)."""
+
+
 def snap_level(value: float, choices: Sequence[float]) -> float:
     """Snap a returned level to the nearest legal level; ties go to the LOWER level.
 
@@ -52,7 +56,9 @@ def snap_level(value: float, choices: Sequence[float]) -> float:
     best_dist = abs(value - best)
     for choice in choices[1:]:
         dist = abs(value - choice)
-        if dist < best_dist:  # strict: on a tie the earlier (lower) level stays
+        # Strictly closer by more than float noise: on a tie (0.8 between 0.6 and 1.0 is
+        # 0.2000000000000001 vs 0.19999999999999996 in binary) the lower level stays.
+        if dist < best_dist - TIE_TOLERANCE:
             best, best_dist = choice, dist
     return best
 

@@ -118,7 +118,10 @@ def score(
     """
     policy = policy or ScoringPolicy()
     weights, fallback = effective_weights(criteria)
-    raw_hit = {cid: (v.hit if v.judged else None) for cid, v in verdicts.items()}
+    # Only rows of this rubric open a gate: a stray verdict (e.g. an old audit re-scored
+    # against an edited rubric) must not satisfy a dangling dependency (fail closed, §4).
+    row_ids = {c.id for c in criteria}
+    raw_hit = {cid: (v.hit if v.judged else None) for cid, v in verdicts.items() if cid in row_ids}
     rows: list[RowScore] = []
     total = 0.0
     earned = 0.0

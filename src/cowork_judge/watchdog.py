@@ -175,7 +175,8 @@ class Watchdog:
         verdicts: dict[str, Verdict] = {}
         for c in criteria:
             v = found.get(c.id)
-            verdicts[c.id] = v if v is not None and v.judged else Verdict.unjudged(
+            final = v is not None and (v.judged or v.gate == "closed")  # dep_unjudged is decided, not cut off
+            verdicts[c.id] = v if final and v is not None else Verdict.unjudged(
                 c.id, "deadline", "JUDGE_DEADLINE reached before this row was judged (watchdog)",
                 method=c.judge_method, attempts=v.attempts if v is not None else 0,
             )

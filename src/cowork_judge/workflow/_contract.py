@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 from cowork_judge.failures import ErrorKind
 from cowork_judge.llm import backoff_seconds
+from cowork_judge.scales import snap_level
 from cowork_judge.verdicts import Verdict
 
 GRID_21: tuple[float, ...] = tuple(round(i / 20, 2) for i in range(21))
@@ -85,12 +86,12 @@ def power_mean(values: Sequence[float], p: float) -> float:
 
 
 def snap_to_grid(x: float, grid: Sequence[float] = GRID_21) -> float:
-    """Nearest grid value, ties to the lower one; snapping twice is the identity."""
-    best = grid[0]
-    for g in grid[1:]:
-        if abs(x - g) < abs(x - best):
-            best = g
-    return best
+    """Nearest grid value, ties to the lower one; snapping twice is the identity.
+
+    The same rule as the engine's level snapping (`scales.snap_level`, SPEC §4), so a
+    snapped workflow level survives the engine unchanged. `grid` ascending.
+    """
+    return snap_level(x, grid)
 
 
 def apply_na_policy(page_levels: Sequence[float | None], policy: str | None, *, p: float = 1.0) -> float | None:
