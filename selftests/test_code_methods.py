@@ -10,6 +10,7 @@ import pytest
 from testkit import deck, make_ctx
 
 from cowork_judge.code_methods import CODE_METHODS
+from cowork_judge.code_methods.decks import EnvironmentMissing
 from cowork_judge.router import route
 from cowork_judge.rubric import normalize_rubric
 
@@ -211,3 +212,63 @@ def test_no_libreoffice_is_render_env_not_a_miss(tmp_path):
     data = _malformed_slide(deck("45__PPTAgent__build_effective_agents.pptx").read_bytes())
     v = route(GATES, make_ctx(tmp_path, {"slides.pptx": data}, env={"JUDGE_SOFFICE_PATH": str(tmp_path / "no-soffice")}))
     assert v["O"].judged is False and v["O"].error_kind == "render_env" and "LibreOffice is not installed" in v["O"].reason
+
+
+# --------------------------------------------------------------------------- page counts
+
+
+def _drop_from_slide_list(data: bytes, n_dropped: int = 1) -> bytes:
+    """The deck with its last slide(s) removed from ``p:sldIdLst`` (the parts stay)."""
+    import re
+
+    src = zipfile.ZipFile(io.BytesIO(data))
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as out:
+        for info in src.infolist():
+            part = src.read(info)
+            if info.filename == "ppt/presentation.xml":
+                ids = re.findall(rb"<p:sldId [^>]*/>", part)
+                for sld in ids[-n_dropped:]:
+                    part = part.replace(sld, b"")
+            out.writestr(info, part)
+    return buf.getvalue()
+
+
+def test_page_count_follows_the_slide_list_not_the_parts(tmp_path):
+    data = deck("45__PPTAgent__build_effective_agents.pptx").read_bytes()
+    count = CODE_METHODS["page_count_between"]
+    hit, reason, facts = count(make_ctx(tmp_path / "a", {"slides.pptx": data}), min_pages=10, max_pages=10, path="slides.pptx")
+    assert hit and facts == {"deck_pages": 10}
+    hit, reason, facts = count(make_ctx(tmp_path / "b", {"slides.pptx": _drop_from_slide_list(data)}), min_pages=10, path="slides.pptx")
+    assert not hit and facts == {"deck_pages": 9} and "has 9 page(s)" in reason  # 10 slide parts, 9 shown
+
+
+def test_page_count_of_html_decks_matches_the_renderer():
+    from cowork_judge.code_methods.decks import html_slide_count
+
+    nested = "<section>1</section><section>2<section>2a</section></section><section>3</section>"
+    assert html_slide_count(nested) == 3  # `section:not(section section)`
+    assert html_slide_count('<div class="slide">1</div><div class="slide big">2</div><h1 class="slide-title">x</h1>') == 2
+    assert html_slide_count("<p>no slides</p>") == 0
+
+
+def test_pdf_deck_without_pymupdf_is_render_env_not_a_miss(tmp_path, monkeypatch):
+    pymupdf = pytest.importorskip("pymupdf", reason="PyMuPDF makes the PDF this test reads")
+    doc = pymupdf.open()
+    for _ in range(2):
+        doc.new_page()
+    data = doc.tobytes()
+    ctx = make_ctx(tmp_path, {"deck.pdf": data})
+    assert route(GATES, ctx)["O"].hit is True
+    monkeypatch.setitem(__import__("sys").modules, "pymupdf", None)  # `import pymupdf` now raises ImportError
+    v = route(GATES, make_ctx(tmp_path / "b", {"deck.pdf": data}))
+    assert v["L"].hit is True
+    assert v["O"].judged is False and v["O"].error_kind == "render_env" and "PyMuPDF is not installed" in v["O"].reason
+    with pytest.raises(EnvironmentMissing, match="PyMuPDF is not installed"):
+        CODE_METHODS["page_count_between"](make_ctx(tmp_path / "c", {"deck.pdf": data}), path="deck.pdf")
+
+
+def test_file_nonempty_looks_at_every_file_of_a_shared_name(tmp_path):
+    ctx = make_ctx(tmp_path, {"a/x.txt": "y" * 200, "b/x.txt": "z"})
+    assert CODE_METHODS["file_nonempty"](ctx, glob="**/x.txt", min_bytes=100)[0] is True
+    assert CODE_METHODS["file_nonempty"](ctx, glob="**/x.txt", min_bytes=1000)[0] is False

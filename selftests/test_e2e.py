@@ -122,6 +122,24 @@ def test_deck_evidence_is_rendered_once_and_shared_with_every_block(judge_run):
     assert "10 rendered page image(s)" in first_prompt["request"][1]["content"]
 
 
+def test_lenient_delivery_deck_at_the_app_root_gets_its_evidence(judge_run, tmp_path):
+    import shutil
+
+    if shutil.which("soffice") is None:
+        pytest.skip("LibreOffice (soffice) is not installed")
+    app = tmp_path / "lenient-app"
+    app.mkdir()
+    shutil.copy(ROLLOUTS / "deck" / "app" / "output" / "build_effective_agents.pptx", app / "slides.pptx")
+    run = judge_run(EXAMPLE_TESTS, None, oracle=DECK_ORACLE, app_dir=app,
+                    env={"JUDGE_EVIDENCE": "180", "JUDGE_LENIENT_DELIVERY": "1"})
+    doc = assert_documents(run)
+    assert run.verdicts["C-LOCATE-DECK"]["hit"] is True and run.verdicts["C-DECK-OPENABLE"]["hit"] is True
+    # the located deck (outside output/) is the one rendered: same file for every segment
+    assert doc["extra_fields"]["judge_evidence_pages"] == 10
+    assert [d["deck"] for d in doc["details"]["evidence"]["decks"]] == ["slides.pptx"]
+    assert run.reward == pytest.approx(DECK_REWARD, abs=1e-12)
+
+
 def test_chat_only_rollout_gates_and_hurdle(judge_run):
     oracle = {k: {"hit": True} for k in DECK_ORACLE}
     oracle["A-HURDLE-NO-DECK"] = {"hit": True, "reason": "no .pptx in output/, only an outline in chat"}

@@ -203,7 +203,9 @@ def _collect_evidence(ctx: RunContext, *, needs_evidence: bool = True) -> dict:
         caps = probe_capabilities(config.soffice, config.chromium)
         if not paths.env_capabilities_json.exists():
             caps.write(paths.env_capabilities_json)
-        decks = [f.rel for f in ctx.delivery.files if f.source == "output" and is_deck(f.rel)]
+        # every delivered deck, wherever lenient delivery found it: the deck locate_deck
+        # picks must have the same evidence as any other (§7.2 "the SAME file")
+        decks = [f.path for f in ctx.delivery.files if is_deck(f.rel)]
         if not decks or config.evidence_sec <= 0 or not needs_evidence:
             return {}
         budget = min(config.evidence_sec, max(0.0, ctx.deadline.remaining() / 3))

@@ -211,7 +211,9 @@ def check_deck_openable(
         return False, f"{label} is {what}; this task requires OOXML (accept_legacy_ppt=false)", facts
     if sniff.status == "ok_pdf":
         pages = sniff.page_count if sniff.page_count is not None else _pdf_pages(deck)
-        return (pages or 0) >= 1, f"{label} is a PDF with {pages} page(s)", facts
+        if pages is None:
+            raise EnvironmentMissing(f"{label} is a PDF but PyMuPDF is not installed to open it")
+        return pages >= 1, f"{label} is a PDF with {pages} page(s)", facts
     if sniff.status == "ok_html":
         return _html_ok(deck, label, facts)
     return False, f"{label} does not open: {sniff.status}: {sniff.reason}", facts
@@ -319,39 +321,75 @@ def _html_ok(deck: Path, label: str, facts: dict[str, Any]) -> tuple[bool, str, 
 def page_count_between(ctx: RunContext, min_pages: int = 1, max_pages: int | None = None, path: str | None = None) -> tuple[bool, str, dict[str, Any]]:
     """Hit when the deck's slide/page count is within [min_pages, max_pages].
 
-    Counts slides of a pptx (``ppt/slides/slideN.xml`` parts), pages of a PDF, or
-    ``<section>`` elements of an HTML deck.
+    Counts what a viewer shows: the slides in a pptx's slide list (``p:sldIdLst``; a slide
+    part left out of the list is not shown), pages of a PDF, LibreOffice's pages of a legacy
+    ``.ppt``, and the slides of an HTML deck as the renderer finds them (top-level
+    ``<section>`` elements, else ``class="slide"`` elements).
+
+    Raises:
+        EnvironmentMissing: a PDF without PyMuPDF, a legacy ``.ppt`` without LibreOffice
+            (the row becomes unjudged ``render_env``, the deck is not penalised).
     """
     deck, label = _deck(ctx, path)
     if deck is None:
         return False, label, {}
-    n = _count_pages(deck)
+    n = _count_pages(ctx, deck, label)
     if n is None:
         return False, f"cannot count the pages of {label}", {}
     ok = n >= min_pages and (max_pages is None or n <= max_pages)
     return ok, f"{label} has {n} page(s); required [{min_pages}, {'∞' if max_pages is None else max_pages}]", {"deck_pages": n}
 
 
-def _count_pages(deck: Path) -> int | None:
-    """Slides / pages / sections of a deck by its CONTENT; None when they cannot be counted."""
-    import re
-    import zipfile
-
-    from cowork_judge.evidence.sniff import sniff_deck
+def _count_pages(ctx: RunContext, deck: Path, label: str) -> int | None:
+    """Slides / pages / sections of a deck by its CONTENT; None when it has none to count."""
+    from cowork_judge.evidence.sniff import listed_slide_count, sniff_deck
 
     sniff = sniff_deck(deck)
     if sniff.status == "ok_html":
         with deck.open("rb") as fh:
-            head = fh.read(MAX_READ_BYTES)
-        n = len(re.findall(rb"<section[\s>]", head, flags=re.IGNORECASE)) or len(
-            re.findall(rb"class=[\"'][^\"']*\bslide\b", head, flags=re.IGNORECASE))
-        return n or None
+            return html_slide_count(fh.read(MAX_READ_BYTES).decode("utf-8", errors="replace")) or None
     if sniff.status == "ok_pdf":
-        return sniff.page_count if sniff.page_count is not None else _pdf_pages(deck) or None
+        pages = sniff.page_count if sniff.page_count is not None else _pdf_pages(deck)
+        if pages is None:
+            raise EnvironmentMissing(f"{label} is a PDF but PyMuPDF is not installed to count its pages")
+        return pages or None
     if sniff.status in ("ok", "ok_strict"):
-        try:
-            with zipfile.ZipFile(deck) as zf:
-                return sum(1 for n in zf.namelist() if re.fullmatch(r"ppt/slides/slide\d+\.xml", n))
-        except (zipfile.BadZipFile, OSError):
-            return None
-    return None  # legacy .ppt needs LibreOffice to count; broken decks have no pages
+        return listed_slide_count(deck)
+    if sniff.status == "ok_legacy_ppt":
+        pages = _soffice_pages(ctx, deck, "ppt")
+        if pages is None:
+            raise EnvironmentMissing(f"{label} is a legacy .ppt; counting its slides needs LibreOffice")
+        return pages or None
+    return None  # broken decks have no pages
+
+
+def html_slide_count(html: str) -> int:
+    """Slides of an HTML deck as `evidence.html_shot` finds them: top-level ``<section>``
+    elements (not nested in another section), else elements whose class list has ``slide``."""
+    from html.parser import HTMLParser
+
+    class Counter(HTMLParser):
+        def __init__(self) -> None:
+            super().__init__()
+            self.depth = 0
+            self.sections = 0
+            self.slides = 0
+
+        def handle_starttag(self, tag: str, attrs: Any) -> None:
+            if tag == "section":
+                self.sections += self.depth == 0
+                self.depth += 1
+            if "slide" in (dict(attrs).get("class") or "").split():
+                self.slides += 1
+
+        def handle_endtag(self, tag: str) -> None:
+            if tag == "section" and self.depth:
+                self.depth -= 1
+
+    counter = Counter()
+    try:
+        counter.feed(html)
+        counter.close()
+    except Exception:  # noqa: BLE001 - HTMLParser is lenient; anything else means no slides
+        return 0
+    return counter.sections or counter.slides

@@ -68,10 +68,10 @@ def file_exists(ctx: RunContext, glob: str) -> tuple[bool, str, dict[str, Any]]:
 
 def file_nonempty(ctx: RunContext, glob: str, min_bytes: int = 1) -> tuple[bool, str, dict[str, Any]]:
     """Hit when a deliverable matching `glob` has at least `min_bytes` bytes."""
-    sizes = {p.name: p.stat().st_size for p in matching(ctx, glob)}
-    big = [n for n, s in sizes.items() if s >= min_bytes]
+    sizes = {p: p.stat().st_size for p in matching(ctx, glob)}  # by path: two dirs may hold the same name
+    big = [p for p, s in sizes.items() if s >= min_bytes]
     if big:
-        return True, f"{big[0]} has {sizes[big[0]]} bytes (≥ {min_bytes})", {}
+        return True, f"{big[0].name} has {sizes[big[0]]} bytes (≥ {min_bytes})", {}
     return False, (f"no deliverable matching {glob!r} has ≥ {min_bytes} bytes" if sizes else f"no deliverable matches {glob!r}"), {}
 
 

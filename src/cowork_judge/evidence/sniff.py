@@ -140,6 +140,27 @@ def _sniff_zip(p: Path, base: dict) -> SniffResult:
                            reason=f"{what}{kind} package")
 
 
+def listed_slide_count(path: Path | str) -> int | None:
+    """Slides in the presentation's slide list (``p:sldIdLst/p:sldId``, Transitional or
+    Strict namespace) — what PowerPoint and LibreOffice show; a slide part missing from
+    the list is not shown. None when the package or its main part cannot be read.
+    Call after `sniff_deck` said ``ok``/``ok_strict`` (the zip limits are checked there).
+    Uses the standard library's parser (the core install has no lxml); its expat (≥ 2.4.1
+    in every supported Python) refuses entity-amplification bombs."""
+    from xml.etree import ElementTree
+
+    try:
+        with zipfile.ZipFile(path) as zf:
+            names = set(zf.namelist())
+            main = _main_part(zf, names)
+            if main is None or main not in names:
+                return None
+            root = ElementTree.fromstring(zf.read(main))
+    except Exception:  # noqa: BLE001 - zip or XML errors: nothing countable
+        return None
+    return len(root.findall("{*}sldIdLst/{*}sldId"))
+
+
 def _first_bad_member(zf: zipfile.ZipFile, infos: list[zipfile.ZipInfo]) -> str | None:
     """Read every member in chunks (CRC checked at EOF); cap actual output at the limit."""
     produced = 0
