@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+import threading
 import time
 
 import pytest
@@ -206,10 +207,13 @@ def test_workflow_overrunning_its_budget(tmp_path, monkeypatch):
     crit = rows({"id": "W1", "description": "x", "weight": 1, "judge_method": "workflow", "workflow_name": "stub"})
     ctx = make_ctx(tmp_path, {"a.md": "x"}, env={"JUDGE_WORKFLOW_DEADLINE_SHARE": "0.001", "JUDGE_DEADLINE": "300"},
                    workflow_config={"stub": {"sleep_sec": 30, "hits": {"W1": True}}})
+    before = set(threading.enumerate())
     t0 = time.monotonic()
     v = route(crit, ctx)
     assert time.monotonic() - t0 < 5
     assert v["W1"].error_kind == "timeout" and "budget" in v["W1"].reason
+    # the overrunning workflow was told to stop and did: nothing of it runs on into the agentic segment
+    assert [t for t in threading.enumerate() if t.is_alive() and t not in before] == []
 
 
 def test_workflow_with_an_incompatible_abi_is_missing(tmp_path, monkeypatch):

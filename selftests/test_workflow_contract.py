@@ -58,6 +58,12 @@ def test_snapping_twice_is_identity_and_survives_the_engine():
         assert out.earned == pytest.approx(5 * once)
 
 
+@pytest.mark.parametrize("level", [float("nan"), float("inf"), float("-inf"), None, "0.5", True])
+def test_level_row_without_a_finite_level_is_unjudged(level):
+    v = level_row("v", level, "page mean")
+    assert v.judged is False and v.error_kind == "workflow_error" and "no finite level" in v.reason
+
+
 def test_snap_ties_go_low():
     assert snap_to_grid(0.025) == 0.0 and snap_to_grid(0.975) == 0.95 and snap_to_grid(0.0751) == 0.1
     # midpoints where binary float error favours the upper step

@@ -37,6 +37,9 @@ from cowork_judge.workflow import WorkflowUnavailable, load
 SEGMENTS = ("code", "workflow", "agentic")
 WORKFLOW_GRACE_SEC = 5.0
 """Seconds the router waits past a workflow's budget before giving up on it."""
+WORKFLOW_CANCEL_WAIT_SEC = 2.0
+"""Seconds the router waits, after setting ``ctx["cancel"]``, for an overrunning workflow
+to return before the agentic segment starts anyway."""
 
 
 def route(criteria: Sequence[Criterion], ctx: RunContext) -> dict[str, Verdict]:
@@ -155,7 +158,7 @@ def run_code_row(row: Criterion, ctx: RunContext) -> Verdict:
     return Verdict(id=row.id, hit=hit, judged=True, reason=str(reason), method="code", seconds=seconds)
 
 
-def _call_with_timeout(fn: Any, timeout_sec: float) -> tuple[Any, BaseException | None] | None:
+def _call_with_timeout(fn: Any, timeout_sec: float, *, thread_name: str = "code-method") -> tuple[Any, BaseException | None] | None:
     """Run `fn` in a daemon thread; None on timeout (the thread is abandoned, never joined
     at exit), else ``(value, exception)``."""
     box: list[tuple[Any, BaseException | None]] = []
@@ -166,7 +169,7 @@ def _call_with_timeout(fn: Any, timeout_sec: float) -> tuple[Any, BaseException 
         except BaseException as exc:  # reported as a value, never raised here
             box.append((None, exc))
 
-    worker = threading.Thread(target=target, name="code-method", daemon=True)
+    worker = threading.Thread(target=target, name=thread_name, daemon=True)
     worker.start()
     worker.join(timeout_sec)
     return box[0] if box else None
@@ -235,9 +238,24 @@ def _run_one_workflow(module: Any, name: str, rows: list[Criterion], ctx: RunCon
         "deadline": ctx.deadline,
         "log": ctx.log,
     }
+    cancel, done = threading.Event(), threading.Event()
+    wctx["cancel"] = cancel
+
+    def call() -> Any:
+        try:
+            return module.run(list(rows), wctx, budget_sec)
+        finally:
+            done.set()
+
     wait = min(budget_sec + WORKFLOW_GRACE_SEC, max(0.1, ctx.deadline.remaining()))  # never past the deadline
-    outcome = _call_with_timeout(lambda: module.run(list(rows), wctx, budget_sec), wait)
+    outcome = _call_with_timeout(call, wait, thread_name=f"workflow-{name}")
     if outcome is None:
+        # a thread cannot be killed: ask the workflow to stop so that its requests do not
+        # stack on the agentic segment's (§7.1), and say so when it does not listen
+        cancel.set()
+        if not done.wait(WORKFLOW_CANCEL_WAIT_SEC):
+            ctx.log.warning("workflow %r ignored its cancel signal for %.0f s; it may still be sending requests "
+                            "while the agentic segment runs", name, WORKFLOW_CANCEL_WAIT_SEC)
         kind = "deadline" if ctx.deadline.passed() else "timeout"
         return {r.id: Verdict.unjudged(r.id, kind, f"workflow {name!r} ran past its {budget_sec:.0f} s budget", method="workflow") for r in rows}
     value, exc = outcome

@@ -6,7 +6,10 @@ function ``run(criteria, ctx, budget_sec) -> list[Verdict]``:
 - ``criteria``: the workflow's rows (normalized `Criterion` objects), in rubric order;
 - ``ctx``: a dict with the keys of `WORKFLOW_CTX_KEYS` (paths, artifacts from code methods,
   ``workflow_config``, deadline, …);
-- ``budget_sec``: seconds it may use (the router stops waiting after that).
+- ``budget_sec``: seconds it may use; the router waits a grace period more, then sets
+  ``ctx["cancel"]`` (a `threading.Event`): a workflow checks it between requests (or
+  waits on it instead of sleeping) and returns, so that its requests never overlap the
+  agentic segment's.
 
 It returns one verdict per row (build them with `hit_row`, `level_row`, `unjudged_row`,
 `gate_row`); rows it leaves out become unjudged ``workflow_error`` sentinels. Helpers:
@@ -35,6 +38,7 @@ WORKFLOW_CTX_KEYS = (
     "delivery",  # Delivery
     "deadline",  # Deadline (monotonic)
     "log",  # logging.Logger
+    "cancel",  # threading.Event: set when the budget (+ grace) is spent — stop sending requests and return
 )
 """Keys of the ``ctx`` dict a workflow receives (part of the ABI)."""
 
@@ -45,7 +49,14 @@ def hit_row(row_id: str, hit: bool, reason: str, *, evidence: Sequence[str] = ()
 
 
 def level_row(row_id: str, level: float, reason: str, *, evidence: Sequence[str] = ()) -> Verdict:
-    """A judged graded verdict; `level` is snapped to `GRID_21` (hit = level > 0)."""
+    """A judged graded verdict; `level` is snapped to `GRID_21` (hit = level > 0).
+
+    A level that is not a finite number (NaN, ±inf, None) is no judgement: the row comes
+    back unjudged ``workflow_error`` rather than snapped to a level nobody gave.
+    """
+    if not isinstance(level, (int, float)) or isinstance(level, bool) or not math.isfinite(level):
+        return Verdict.unjudged(row_id, "workflow_error", f"the workflow gave no finite level ({level!r}): {reason}",
+                                method="workflow")
     snapped = snap_to_grid(level)
     return Verdict(id=row_id, hit=snapped > 0, level=snapped, level_raw=level, reason=reason, method="workflow",
                    judged=True, evidence=list(evidence))

@@ -48,7 +48,12 @@ def run(criteria: list[Any], ctx: dict[str, Any], budget_sec: float) -> list[Any
         raise RuntimeError("stub workflow asked to raise")
     sleep = float(config.get("sleep_sec", 0) or 0)
     if sleep:
-        time.sleep(min(sleep, budget_sec + 5))
+        cancel = ctx.get("cancel")
+        if cancel is not None:  # the way a real workflow waits: it stops when the router says so
+            if cancel.wait(sleep):
+                return []
+        else:
+            time.sleep(min(sleep, budget_sec + 5))
     if config.get("write_page"):
         pages = ctx["evidence_dir"] / "pages" / "stub"
         pages.mkdir(parents=True, exist_ok=True)
