@@ -188,3 +188,24 @@ def test_missing_dirs_mean_nothing_delivered(tmp_path):
                              alt_output_dir=tmp_path / "no-alt", environ={})
     d = collect_delivery(paths, cfg())
     assert d.missing and d.files == [] and d.stray == []
+
+
+def test_output_dir_symlinked_outside_the_app_is_not_followed(layout, tmp_path):
+    outside = tmp_path / "elsewhere"
+    write(outside / "shadow", "root:$6$secret")
+    layout.output_dir.rmdir()
+    layout.output_dir.symlink_to(outside, target_is_directory=True)
+    os.symlink(outside, layout.alt_output_dir)  # /output → outside too (lenient mode reads it)
+    d = collect_delivery(layout, cfg(JUDGE_LENIENT_DELIVERY="1"))
+    assert d.files == [] and d.missing is True
+    assert any("outside the app dir: not followed" in n for n in d.notes)
+    assert "shadow" not in {f.rel for f in d.files} | {s.rel for s in d.stray}
+
+
+def test_output_dir_symlinked_inside_the_app_is_followed(layout):
+    real = layout.app_dir / "real-out"
+    write(real / "report.md")
+    layout.output_dir.rmdir()
+    layout.output_dir.symlink_to(real, target_is_directory=True)
+    d = collect_delivery(layout, cfg())
+    assert [f.rel for f in d.files] == ["report.md"]

@@ -82,10 +82,11 @@ def collect_delivery(paths: RunPaths, config: JudgeConfig) -> Delivery:
     replaced, so a name can neither break a prompt line nor a UTF-8 document.
     """
     delivery = Delivery()
-    _scan(paths.output_dir, "output", delivery, scored=True)
+    if _followable(paths.output_dir, paths.app_dir, delivery):
+        _scan(paths.output_dir, "output", delivery, scored=True)
     app_root_scored = config.lenient_delivery
     _scan(paths.app_dir, "app_root", delivery, scored=app_root_scored, top_level_only=True, skip={"output"})
-    if paths.alt_output_dir.resolve() != paths.output_dir.resolve():
+    if paths.alt_output_dir.resolve() != paths.output_dir.resolve() and _followable(paths.alt_output_dir, paths.app_dir, delivery):
         _scan(paths.alt_output_dir, "alt_output", delivery, scored=config.lenient_delivery)
     message, source, notes, unreadable = final_message(paths, config)
     delivery.final_message, delivery.final_message_source = message, source
@@ -98,6 +99,22 @@ def collect_delivery(paths: RunPaths, config: JudgeConfig) -> Delivery:
         else:
             delivery.missing = True
     return delivery
+
+
+def _followable(root: Path, app_dir: Path, delivery: Delivery) -> bool:
+    """False (with a note) when the folder `root` is itself a symlink to a place outside
+    the app dir: ``output -> /etc`` must not make ``/etc`` the deliverables (SPEC §22)."""
+    if not root.is_symlink():
+        return True
+    try:
+        real, base = root.resolve(strict=True), app_dir.resolve(strict=True)
+    except (OSError, RuntimeError):
+        delivery.notes.append(f"{root} is a dangling or looping symlink: nothing read from it")
+        return False
+    if _inside(real, base):
+        return True
+    delivery.notes.append(f"{root} is a symlink to {real}, outside the app dir: not followed, nothing delivered from it")
+    return False
 
 
 def _scan(
