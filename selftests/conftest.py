@@ -60,6 +60,7 @@ def judge_run(tmp_path: Path) -> Iterator[Callable[..., RunResult]]:
         timeout: float = 120.0,
         app_dir: Path | None = None,
         work_dir: Path | None = None,
+        setup: Callable[[Path], Any] | None = None,
     ) -> RunResult:
         n = next(counter)
         root = tmp_path / f"run{n}"
@@ -73,6 +74,8 @@ def judge_run(tmp_path: Path) -> Iterator[Callable[..., RunResult]]:
                 shutil.copytree(rollout_dir / "app", app, dirs_exist_ok=True, symlinks=True)
             if (rollout_dir / "logs" / "agent").is_dir():
                 shutil.copytree(rollout_dir / "logs" / "agent", logs / "agent", dirs_exist_ok=True, symlinks=True)
+        if setup is not None:  # last touches to the layout (called with the run's root)
+            setup(root)
         full_env = _base_env()
         server: SimServer | None = None
         if sim is not False:

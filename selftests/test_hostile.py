@@ -228,3 +228,13 @@ def test_regex_worker_does_not_outlive_the_deadline(judge_run, tmp_path):
 
     ps = subprocess.run(["ps", "-eww", "-o", "args"], capture_output=True, text=True).stdout
     assert "rx = re.compile" not in ps  # the regex worker (saferegex._CHILD) is gone
+
+
+def test_unwritable_verifier_folder_is_one_clear_line_before_any_model_call(judge_run):
+    def plant_a_file(root):
+        (root / "logs" / "verifier").write_text("not a folder")
+
+    run = judge_run(EXAMPLE_TESTS, ROLLOUTS / "deck", setup=plant_a_file, env={"JUDGE_EVIDENCE": "0"})
+    assert run.returncode == 1
+    assert "cannot write to the verifier folder" in run.stderr and "Traceback" not in run.stderr
+    assert run.sim is not None and len(run.sim.log) == 0  # nothing judged that could not be saved

@@ -42,6 +42,9 @@ def main(argv: list[str] | None = None) -> int:
             parser.print_help()
             return 2
         return int(args.func(args))
+    except KeyboardInterrupt:  # Ctrl-C outside `run` (whose handler writes the documents first)
+        print("cowork-judge: interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:  # e.g. `cowork-judge config | head`
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

@@ -102,8 +102,9 @@ def _judged(verdict: Verdict | None) -> bool:
 def _cause(kinds: Counter[str]) -> str | None:
     if not kinds:
         return None
-    if "deadline" in kinds:
-        return "deadline"
+    for cut in ("interrupted", "deadline"):  # a cut-off run names the cut, not what it interrupted (§7.7)
+        if cut in kinds:
+            return cut
     specific = Counter({k: n for k, n in kinds.items() if k != "dep_unjudged"})
     pool = specific or kinds
     # most frequent; ties broken by name so the result is deterministic

@@ -21,6 +21,8 @@ ErrorKind = Literal[
     "request_rejected",  # a permanent 4xx (bad request, auth, not found): retrying cannot help
     "parse_error",  # the reply held no usable verdict for the row
     "deadline",  # the run's JUDGE_DEADLINE was reached before the row was judged
+    "interrupted",  # the process was stopped by a signal (SIGTERM, SIGINT) before the row was judged
+    "over_limit",  # the deliverables exceeded the judge's read limits, so a miss could not be trusted
     "no_credential",  # a model was needed and no credentials were configured
     "delivery_unreadable",  # the agent's final message exists but could not be read: nothing was scored
     "backend_missing",  # the configured agentic backend cannot run here
@@ -81,6 +83,9 @@ CONSEQUENCES: dict[str, Consequence] = {
     "request_rejected": Consequence(retry=False, backoff=False, systemic_exit_code="judge:api_error"),
     "parse_error": Consequence(retry=True, backoff=False, systemic_exit_code="judge:api_error", resplit=True),
     "deadline": Consequence(retry=False, backoff=False, systemic_exit_code="judge:timeout"),
+    # a supervisor's SIGTERM is almost always its own time limit
+    "interrupted": Consequence(retry=False, backoff=False, systemic_exit_code="judge:timeout"),
+    "over_limit": Consequence(retry=False, backoff=False, systemic_exit_code="judge:scorer_error"),
     "delivery_unreadable": Consequence(retry=False, backoff=False, systemic_exit_code="judge:scorer_error"),
     "no_credential": Consequence(retry=False, backoff=False, systemic_exit_code="judge:no_credential"),
     "backend_missing": Consequence(retry=False, backoff=False, systemic_exit_code="judge:scorer_error"),

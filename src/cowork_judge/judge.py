@@ -12,11 +12,14 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import signal
 import stat
+import tempfile
 import sys
 import time
 import traceback
 from collections.abc import Mapping
+from typing import Any
 from pathlib import Path
 
 from cowork_judge import ABI, __version__, procs, watchdog
@@ -55,9 +58,14 @@ def main_run(paths: RunPaths, loaded: LoadedConfig, *, start: float, environ: Ma
     env = os.environ if environ is None else environ
     secret = loaded.config.api_key.get_secret_value() if loaded.config.api_key else ""
     redactor = Redactor.from_environ(env, extra=[secret])
-    _prepare_verifier_dir(paths)
+    try:
+        _prepare_verifier_dir(paths)
+    except OutputsUnwritable as exc:  # checked before any model call: nothing could be saved
+        print(f"cowork-judge: {exc}", file=sys.stderr)
+        return None
     handlers = _start_logging(paths, redactor)
     dog = watchdog.arm(paths, loaded, redactor, start=start) if hard_deadline else None
+    previous = _stop_on_signals(dog) if dog is not None else {}
     try:
         doc = _run(paths, loaded, start=start, redactor=redactor)
         write_result(paths, doc, redactor)
@@ -83,11 +91,36 @@ def main_run(paths: RunPaths, loaded: LoadedConfig, *, start: float, environ: Ma
             raise
         return doc
     finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
         watchdog.disarm(dog)
         procs.kill_all()  # no LibreOffice / Chromium / regex worker outlives the run
         _stop_logging(handlers)
         if paths.ephemeral_work:
             shutil.rmtree(paths.work_dir, ignore_errors=True)
+
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+"""Signals that end a command-line run with its documents written (a supervisor's time
+limit, Ctrl-C); the process then exits with ``128 + signum`` (143, 130)."""
+
+
+def _stop_on_signals(dog: watchdog.Watchdog) -> dict[int, Any]:
+    """Route `STOP_SIGNALS` to the watchdog, which writes the best document (rows judged
+    so far keep their verdicts, the rest are unjudged ``interrupted``) and ends the
+    process. Returns the previous handlers; {} outside the main thread."""
+    def handler(signum: int, _frame: Any) -> None:
+        dog.stop_now(f"the judge was stopped by {signal.Signals(signum).name}", 128 + signum)
+
+    previous: dict[int, Any] = {}
+    try:
+        for signum in STOP_SIGNALS:
+            previous[signum] = signal.signal(signum, handler)
+    except ValueError:  # not the main thread: leave the defaults
+        for signum, old in previous.items():
+            signal.signal(signum, old)
+        return {}
+    return previous
 
 
 def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redactor) -> ResultDocument:
@@ -256,16 +289,27 @@ def _nothing_delivered(config, criteria: tuple[Criterion, ...], delivery: Delive
     )
 
 
+class OutputsUnwritable(OSError):
+    """The verifier folder cannot be created or written: no reward file is possible."""
+
+
 def _prepare_verifier_dir(paths: RunPaths) -> None:
     """Make the verifier dir safe to write: no planted symlinks, no stale audit files.
+
+    Raises:
+        OutputsUnwritable: the folder cannot be created or a file cannot be written in it
+            (read-only mount, a file in its place).
 
     The agent runs before the verifier in the same container; a link at ``judge.log`` or
     ``judge/`` would otherwise make the judge append to (or write into) any file.
     """
     try:
         paths.verifier_dir.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return
+        with tempfile.NamedTemporaryFile(dir=paths.verifier_dir, prefix=".write-check-"):
+            pass
+    except OSError as exc:
+        raise OutputsUnwritable(f"cannot write to the verifier folder {paths.verifier_dir} "
+                                f"({exc.strerror or type(exc).__name__}); no reward can be written, nothing was judged") from None
     for target in (paths.judge_log, paths.result_json, paths.reward_txt, paths.reward_details_json, paths.env_capabilities_json):
         _remove_unless_regular_file(target)
     for folder in (paths.audit_dir, paths.stray_dir):

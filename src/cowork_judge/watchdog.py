@@ -83,6 +83,8 @@ class Watchdog:
         self._wall_start = time.time()
         self._started_at = time.monotonic() if started_at is None else started_at
         self._disarmed = threading.Event()
+        self._wake = threading.Event()  # set by disarm() or stop_now()
+        self._stop: tuple[str, int] | None = None  # (reason, exit code) of a stop request
         self._written: ResultDocument | None = None
         self._ctx: RunContext | None = None
         self._criteria: Sequence[Criterion] | None = None
@@ -105,9 +107,19 @@ class Watchdog:
     def disarm(self) -> None:
         """Stop the thread without firing (idempotent)."""
         self._disarmed.set()
+        self._wake.set()
+
+    def stop_now(self, reason: str, exit_code: int) -> None:
+        """Fire now instead of at the deadline (a SIGTERM/SIGINT handler calls this):
+        write the best document unless the main thread already wrote, then end the
+        process with `exit_code`. Only sets flags, so it is safe inside a signal handler."""
+        if self._stop is None:
+            self._stop = (reason, exit_code)
+        self._wake.set()
 
     def _run(self) -> None:
-        if self._disarmed.wait(timeout=max(0.0, self.fire_at - time.monotonic())):
+        self._wake.wait(timeout=max(0.0, self.fire_at - time.monotonic()))
+        if self._disarmed.is_set():
             return
         self.expire()
 
@@ -124,9 +136,12 @@ class Watchdog:
         try:
             if self._main_wrote():
                 code = 0 if self._written is not None and self._written.status in ("success", "skipped") else 1
-                log.error("watchdog: the run passed JUDGE_DEADLINE + %.1f s after writing its outputs; ending the process", GRACE_SEC)
+                log.error("watchdog: %s after the outputs were written; ending the process",
+                          self._stop[0] if self._stop else f"the run passed JUDGE_DEADLINE + {GRACE_SEC:.1f} s")
             elif lock is None or held:
                 code = self._write_best()
+            if self._stop is not None:
+                code = self._stop[1]
         except BaseException:  # noqa: BLE001 - the process ends below whatever happened
             pass
         finally:
@@ -155,9 +170,12 @@ class Watchdog:
 
     def _write_best(self) -> int:
         """Write the best document available; returns the process exit code."""
-        reason = f"the judge was still running {GRACE_SEC:g} s after JUDGE_DEADLINE; the watchdog ended it"
+        if self._stop is not None:
+            reason, kind = self._stop[0], "interrupted"
+        else:
+            reason, kind = f"the judge was still running {GRACE_SEC:g} s after JUDGE_DEADLINE; the watchdog ended it", "deadline"
         try:  # documents first, logging after: a wedged thread may hold a log handler's lock
-            doc = self._document(reason)
+            doc = self._document(reason, kind)
             _write_documents(self.paths, doc, self.redactor)
             log.error("watchdog: %s; reward %s written (coverage %.3f)", reason, doc.task_score,
                       doc.extra_fields.judge_coverage)
@@ -168,7 +186,7 @@ class Watchdog:
             log.error("watchdog: could not build the result (%s); the fallback was written", type(exc).__name__)
             return 1
 
-    def _document(self, reason: str) -> ResultDocument:
+    def _document(self, reason: str, kind: str = "deadline") -> ResultDocument:
         config = self.loaded.config
         criteria = self._criteria if self._criteria is not None else load_rubric(self.paths.rubric_json).criteria
         found = audit_verdicts(self.paths.audit_dir)
@@ -177,7 +195,7 @@ class Watchdog:
             v = found.get(c.id)
             final = v is not None and (v.judged or v.gate == "closed")  # dep_unjudged is decided, not cut off
             verdicts[c.id] = v if final and v is not None else Verdict.unjudged(
-                c.id, "deadline", "JUDGE_DEADLINE reached before this row was judged (watchdog)",
+                c.id, kind, f"not judged before the run was ended: {reason}",  # type: ignore[arg-type]
                 method=c.judge_method, attempts=v.attempts if v is not None else 0,
             )
         coverage = account(criteria, verdicts, systemic_fraction=config.systemic_fraction, systemic_min=config.systemic_min)

@@ -1,0 +1,63 @@
+"""A supervisor's SIGTERM (or Ctrl-C) mid-run still leaves a reward file and a result
+document: rows judged so far keep their verdicts, the rest are unjudged ``interrupted``,
+and the process exits 128 + signum without a traceback (SPEC §12 "every exit path")."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import jsonschema
+import pytest
+from testkit import EXAMPLE_TESTS, ROLLOUTS, SIM_KEY
+
+from cowork_judge.sim import FaultPlan, OraclePolicy, SimServer
+from reliability.matrix import AGENTIC, BLOCKS, SCHEMA, oracle
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_signal_mid_run_writes_the_documents(tmp_path, signum):
+    shutil.copytree(ROLLOUTS / "deck" / "app", tmp_path / "app")
+    shutil.copytree(ROLLOUTS / "deck" / "logs", tmp_path / "logs")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "OPENAI_", "COWORK_"))}
+    # block-01 is answered (a tool turn and a verdict), every later request hangs
+    faults = FaultPlan(rates={"hang": 1.0}, script=["ok", "ok"], hang_seconds=120)
+    with SimServer(OraclePolicy.from_dict(oracle()), api_key=SIM_KEY, faults=faults) as sim:
+        env.update(JUDGE_API_KEY=SIM_KEY, JUDGE_BASE_URL=sim.url, JUDGE_START_JITTER="0", JUDGE_CONCURRENCY="1",
+                   JUDGE_DEADLINE="600", JUDGE_EVIDENCE="0", PYTHONDONTWRITEBYTECODE="1")
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "cowork_judge", "run", "--app-dir", str(tmp_path / "app"), "--logs-dir",
+             str(tmp_path / "logs"), "--tests-dir", str(EXAMPLE_TESTS), "--work-dir", str(tmp_path / "work")],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            first_block = tmp_path / "logs" / "verifier" / "judge" / "block-01" / "verdicts.json"
+            for _ in range(600):  # wait (≤ 60 s) until block-01 is judged; block-02's request then hangs
+                if first_block.exists() or proc.poll() is not None:
+                    break
+                time.sleep(0.1)
+            assert first_block.exists(), "the run never judged its first block"
+            time.sleep(1.0)
+            proc.send_signal(signum)
+            _, stderr = proc.communicate(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    assert proc.returncode == 128 + signum
+    assert "Traceback" not in stderr and "never retrieved" not in stderr
+    verifier = tmp_path / "logs" / "verifier"
+    doc = json.loads((verifier / "result.json").read_text())
+    jsonschema.validate(doc, SCHEMA)
+    assert float((verifier / "reward.txt").read_text()) == doc["task_score"]
+    results = {r["id"]: r for r in doc["results"]}
+    first = [c.id for c in BLOCKS[0]]
+    assert all(results[i]["judged"] for i in first)  # answered before the signal: kept
+    rest = [c.id for c in AGENTIC if c.id not in first]
+    assert rest and all(results[i]["error_kind"] == "interrupted" for i in rest)
+    assert doc["extra_fields"]["judge_error_kind"] == "interrupted" and doc["exit_code"] == "judge:timeout"
+    assert signal.Signals(signum).name in doc["exit_reason"]
