@@ -93,6 +93,10 @@ def collect_delivery(paths: RunPaths, config: JudgeConfig) -> Delivery:
     delivery.notes.extend(notes)
     delivery.unreadable.extend(unreadable)
     _unique_names(delivery)
+    cut = sum(1 for s in delivery.ignored if s.reason == "over_limit")
+    if cut:
+        delivery.notes.append(f"{cut} deliverable(s) past the first {MAX_FILES} were not listed: code rows whose "
+                              "answer they could change are unjudged 'over_limit'")
     if not delivery.files:
         if message and config.chat_fallback:
             delivery.from_chat = True

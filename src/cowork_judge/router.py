@@ -28,6 +28,7 @@ from cowork_judge.agentic.workspace import workspace_rel
 from cowork_judge.budgets import agentic_reserve, workflow_budget
 from cowork_judge.code_methods import CODE_METHODS
 from cowork_judge.code_methods.decks import EnvironmentMissing
+from cowork_judge.code_methods.files import ReadLimit
 from cowork_judge.context import RunContext
 from cowork_judge.failures import ErrorKind
 from cowork_judge.rubric import Criterion
@@ -148,7 +149,9 @@ def run_code_row(row: Criterion, ctx: RunContext) -> Verdict:
         return Verdict.unjudged(row.id, kind, f"{name} ran past {timeout:.0f} s", method="code", seconds=seconds)
     value, exc = outcome
     if exc is not None:
-        kind = "render_env" if isinstance(exc, EnvironmentMissing) else "code_timeout" if isinstance(exc, TimeoutError) else "code_error"
+        kind: ErrorKind = (
+            "render_env" if isinstance(exc, EnvironmentMissing) else "over_limit" if isinstance(exc, ReadLimit)
+            else "code_timeout" if isinstance(exc, TimeoutError) else "code_error")
         return Verdict.unjudged(row.id, kind, f"{name} failed: {_summary(exc)}", method="code", seconds=seconds)
     if not (isinstance(value, tuple) and len(value) == 3 and isinstance(value[0], bool) and isinstance(value[2], dict)):
         return Verdict.unjudged(row.id, "code_error", f"{name} returned {type(value).__name__}, not (hit, reason, artifacts)",

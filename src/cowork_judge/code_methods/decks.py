@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from cowork_judge.code_methods import globs
+from cowork_judge.code_methods.files import ReadLimit, listing_cut
 from cowork_judge.config import resolve_tool
 from cowork_judge.context import RunContext
 from cowork_judge.delivery import DeliveredFile
@@ -70,7 +71,12 @@ def locate_deck(
 
     Raises:
         TypeError: a parameter of the wrong type (the row is then ``code_error``).
+        ReadLimit: the deliverables listing was cut (`delivery.MAX_FILES`): an unlisted
+            file could be the deck or make the choice ambiguous (row ``over_limit``).
     """
+    if listing_cut(ctx):
+        raise ReadLimit(f"more deliverables exist than the judge lists ({len(ctx.delivery.files)} listed): "
+                        "the deck cannot be located reliably")
     order = [k.lower() for k in _str_list(prefer, "prefer") or ["pptx", "html", "pdf"]]
     excluded = _str_list(exclude, "exclude")
     source_globs = _str_list(sources, "sources") or [f"{d}/**/*" for d in SOURCE_DIRS]
