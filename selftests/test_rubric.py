@@ -159,3 +159,22 @@ def test_example_rubrics_normalize(tmp_path):
     hb = load_rubric(HEALTHBENCH_EXAMPLE / "tests" / "rubric.json")
     assert [c.weight for c in hb.criteria] == [8, 7, 6, 6, 5, -6]
     assert json.loads((EXAMPLE_TESTS / "rubric.json").read_text())  # plain JSON, no comments
+
+
+def test_load_time_warnings_for_typos_missing_weights_and_broken_dependencies():
+    r = normalize_rubric([
+        {"id": "A1", "description": "x", "wieght": 5},
+        {"id": "A2", "description": "y", "weight": 3, "depends_on": ["A3", "NOPE"], "tags": ["kept silently"]},
+        {"id": "A3", "description": "z", "weight": 1, "depends_on": ["A2", "A3"]},
+    ])
+    text = "\n".join(r.warnings)
+    assert "unknown field 'wieght'" in text and "did you mean 'weight'" in text
+    assert "row 'A1': no weight" in text
+    assert "'NOPE'" in text and "row 'A3': depends on itself" in text and "cycle A2 → A3 → A2" in text
+    assert "tags" not in text  # carried data, not a typo
+    assert r.criteria[0].weight == 0 and r.criteria[0].extra == {"wieght": 5}  # warned, not guessed
+
+
+def test_a_clean_rubric_has_no_warnings():
+    rows = [{"id": "A", "description": "a", "weight": 2}, {"id": "B", "description": "b", "weight": 1, "depends_on": ["A"]}]
+    assert normalize_rubric(rows).warnings == ()

@@ -8,6 +8,7 @@ nothing here touches the disk except `load_rubric`. Derived fields (`polarity`,
 
 from __future__ import annotations
 
+import difflib
 import json
 import math
 import re
@@ -208,7 +209,60 @@ def normalize_rubric(raw: Any) -> NormalizedRubric:
             raise RubricError(f"row {row_id!r}: duplicate id")
         taken.add(row_id)
         criteria.append(_normalize_row(row_id, row, warnings))
+    weighted = [isinstance(r, Mapping) and any(k in r for k in (*WEIGHT_KEYS, "scores")) for _, r in rows]
+    if any(weighted):
+        for crit, has_weight in zip(criteria, weighted):
+            if not has_weight:
+                warnings.append(f"row {crit.id!r}: no weight (other rows have one); it counts 0 — no contribution")
+    warnings.extend(_typo_warnings(criteria))
+    warnings.extend(_dependency_warnings(criteria))
     return NormalizedRubric(criteria=tuple(criteria), warnings=tuple(warnings), workflow_config=workflow_config)
+
+
+def _typo_warnings(criteria: list[Criterion]) -> list[str]:
+    """One warning per unknown field that looks like a misspelt known one (``wieght``);
+    other unknown fields (HealthBench ``tags``…) are carried in `extra` silently."""
+    rows_by_typo: dict[tuple[str, str], list[str]] = {}
+    for c in criteria:
+        for key in c.extra:
+            close = difflib.get_close_matches(str(key), sorted(_KNOWN_KEYS), n=1, cutoff=0.8)
+            if close and close[0].rstrip("s") != str(key).rstrip("s"):  # a plural is not a typo
+                rows_by_typo.setdefault((str(key), close[0]), []).append(c.id)
+    return [f"unknown field {key!r} (row(s) {', '.join(map(repr, ids[:5]))}{' …' if len(ids) > 5 else ''}) is kept as "
+            f"data and not used; did you mean {known!r}?" for (key, known), ids in rows_by_typo.items()]
+
+
+def _dependency_warnings(criteria: list[Criterion]) -> list[str]:
+    """Dangling ids, self-dependencies and cycles in ``depends_on``: legal (the gate
+    fails closed, SPEC §4) but almost always a typo, so said at load time."""
+    ids = {c.id for c in criteria}
+    deps = {c.id: [d for d in c.depends_on if d in ids] for c in criteria}
+    out = []
+    for c in criteria:
+        dangling = [d for d in c.depends_on if d not in ids]
+        if dangling:
+            out.append(f"row {c.id!r}: depends_on names no row: {', '.join(map(repr, dangling))} (its gate is always closed)")
+        if c.id in c.depends_on:
+            out.append(f"row {c.id!r}: depends on itself (its gate opens only when it is hit)")
+    state: dict[str, int] = {}  # 1 = on the current path, 2 = done
+    cycles: list[list[str]] = []
+
+    def visit(node: str, path: list[str]) -> None:
+        state[node] = 1
+        for nxt in deps[node]:
+            if nxt == node:
+                continue
+            if state.get(nxt) == 1:
+                cycles.append([*path[path.index(nxt):], nxt])
+            elif nxt not in state:
+                visit(nxt, [*path, nxt])
+        state[node] = 2
+
+    for c in criteria:
+        if c.id not in state:
+            visit(c.id, [c.id])
+    out.extend(f"depends_on cycle {' → '.join(cycle)}: these rows gate each other" for cycle in cycles[:10])
+    return out
 
 
 def _explicit_id(map_key: Any, row: Any) -> str | None:
