@@ -91,3 +91,10 @@ def test_jitter_never_eats_a_short_deadline():
 def test_absurd_deadline_falls_back():
     loaded = load_config({"JUDGE_DEADLINE": "1e12"})
     assert loaded.config.deadline_sec == 1800 and "JUDGE_DEADLINE" in loaded.warnings[0]
+
+
+def test_base_url_that_is_not_http_warns_without_echoing_it():
+    loaded = load_config({"JUDGE_BASE_URL": "not a url with-token-abc123456", "JUDGE_API_KEY": "k" * 20})
+    assert any("JUDGE_BASE_URL is not an http(s) URL" in w for w in loaded.warnings)
+    assert not any("abc123456" in w for w in loaded.warnings)
+    assert not any("http(s)" in w for w in load_config({"JUDGE_BASE_URL": "https://judge.example/v1"}).warnings)

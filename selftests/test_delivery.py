@@ -209,3 +209,8 @@ def test_output_dir_symlinked_inside_the_app_is_followed(layout):
     layout.output_dir.symlink_to(real, target_is_directory=True)
     d = collect_delivery(layout, cfg())
     assert [f.rel for f in d.files] == ["report.md"]
+
+
+def test_missing_response_file_is_said(layout, tmp_path):
+    d = collect_delivery(layout, cfg(JUDGE_RESPONSE_FILE=str(tmp_path / "nope.txt")))
+    assert any("JUDGE_RESPONSE_FILE" in n and "does not exist" in n for n in d.notes)

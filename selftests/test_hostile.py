@@ -238,3 +238,10 @@ def test_unwritable_verifier_folder_is_one_clear_line_before_any_model_call(judg
     assert run.returncode == 1
     assert "cannot write to the verifier folder" in run.stderr and "Traceback" not in run.stderr
     assert run.sim is not None and len(run.sim.log) == 0  # nothing judged that could not be saved
+
+
+def test_missing_app_dir_is_a_warning_not_a_silent_chat_judgement(judge_run, tmp_path):
+    run = judge_run(EXAMPLE_TESTS, ROLLOUTS / "chat", app_dir=tmp_path / "typo-app", sim=False,
+                    setup=lambda root: (tmp_path / "typo-app").rmdir())
+    doc = valid(run)
+    assert any("does not exist" in w and "--app-dir" in w for w in doc["details"]["warnings"])

@@ -117,3 +117,20 @@ def test_pptx_text_refuses_a_zip_bomb(tmp_path):
     (tmp_path / "bomb.pptx").write_bytes(buf.getvalue())
     out = WorkspaceTools(tmp_path).call("pptx_text", json.dumps({"path": "bomb.pptx"})).text
     assert out.startswith("error: not a readable OOXML deck (zip_bomb")
+
+
+def test_aux_files_come_from_the_tests_dir_only(tmp_path):
+    from testkit import make_ctx
+
+    from cowork_judge.agentic.workspace import build_workspace
+    from cowork_judge.rubric import normalize_rubric
+
+    outside = tmp_path / "secret.txt"
+    outside.write_text("not a tests file")
+    ctx = make_ctx(tmp_path, {"a.md": "x"}, env={"JUDGE_AUX_FILES": f"helper.py,{outside},../secret.txt"})
+    ctx.paths.tests_dir.mkdir(parents=True)
+    (ctx.paths.tests_dir / "helper.py").write_text("print('aux')")
+    rows = normalize_rubric([{"id": "A", "description": "a", "weight": 1}]).criteria
+    root = build_workspace("block-01", rows, ctx)
+    assert (root / "helper.py").read_text() == "print('aux')"
+    assert not (root / "secret.txt").exists()

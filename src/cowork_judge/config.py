@@ -246,6 +246,8 @@ def load_config(environ: Mapping[str, str] | None = None) -> LoadedConfig:
             if raw:
                 values[name] = SecretStr(raw) if name == "api_key" else raw.rstrip("/")
                 sources[name] = f"env:{env_name}"
+                if name == "base_url" and not raw.lower().startswith(("http://", "https://")):
+                    warnings.append(f"{env_name} is not an http(s) URL; model calls will fail to connect")
                 if name == "api_key" and len(raw) < MIN_CREDENTIAL_LEN:
                     warnings.append(f"{env_name} is shorter than {MIN_CREDENTIAL_LEN} characters: it is used but cannot be "
                                     "redacted from logs and documents")

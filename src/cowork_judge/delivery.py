@@ -276,6 +276,9 @@ def final_message(paths: RunPaths, config: JudgeConfig) -> tuple[str | None, str
     notes: list[str] = []
     unreadable: list[str] = []
     if config.response_file:
+        if not os.path.lexists(config.response_file):
+            notes.append(f"JUDGE_RESPONSE_FILE={config.response_file} does not exist; the final message is looked for "
+                         "in the agent logs instead")
         text = _read_text(Path(config.response_file), notes, unreadable, MAX_MESSAGE_BYTES)
         if text:
             return text, "response_file", notes, unreadable

@@ -158,6 +158,10 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
     for w in rubric.warnings:
         log.warning("rubric: %s", w)
 
+    if not paths.app_dir.is_dir():
+        message = f"the app dir {paths.app_dir} does not exist: no deliverable files can be found (check --app-dir)"
+        log.warning(message)
+        warnings.append(message)
     delivery = collect_delivery(paths, config)
     if delivery.stray:
         copy_stray(delivery, paths.stray_dir)

@@ -45,9 +45,13 @@ def build_workspace(name: str, rows: Sequence[Criterion], ctx: RunContext) -> Pa
     link_tree(deliverables_mirror(ctx), root)
     if ctx.paths.evidence_dir.is_dir():
         link_tree(ctx.paths.evidence_dir, root / "evidence")
+    tests_real = ctx.paths.tests_dir.resolve()
     for aux in ctx.config.aux_files:
         source = Path(aux) if Path(aux).is_absolute() else ctx.paths.tests_dir / aux
-        if source.is_file():
+        real = source.resolve()
+        if real != tests_real and tests_real not in real.parents:  # the knob names tests/ files only
+            ctx.log.warning("JUDGE_AUX_FILES: %s is outside the tests dir %s; not copied into %s", aux, ctx.paths.tests_dir, name)
+        elif source.is_file():
             link_or_copy(source, root / source.name)
         else:
             ctx.log.warning("JUDGE_AUX_FILES: %s not found; not copied into %s", aux, name)
