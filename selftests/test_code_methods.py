@@ -316,3 +316,36 @@ def test_text_past_the_read_limit_never_becomes_a_silent_miss(tmp_path, monkeypa
     assert m["word_count_between"](ctx, min_words=10)[0] is True  # ≥ 10 in what was read: certain
     with pytest.raises(ReadLimit):
         m["word_count_between"](ctx, min_words=300)
+
+
+# --------------------------------------------------------------------------- parameters
+
+
+def test_bad_parameters_are_named_before_the_method_runs(tmp_path):
+    ctx = make_ctx(tmp_path, {"a.md": "hello"})
+    crit = normalize_rubric([
+        {"id": "T", "description": "t", "weight": 1, "judge_method": "code", "code_method_name": "text_contains",
+         "code_method_params": {"text": ["hello"]}},
+        {"id": "W", "description": "w", "weight": 1, "judge_method": "code", "code_method_name": "word_count_between",
+         "code_method_params": {"min_words": True, "bogus": 1}},
+        {"id": "E", "description": "e", "weight": 1, "judge_method": "code", "code_method_name": "file_exists"},
+        {"id": "OK", "description": "ok", "weight": 1, "judge_method": "code", "code_method_name": "text_contains",
+         "code_method_params": {"text": "hello", "glob": None}},
+    ]).criteria
+    v = route(crit, ctx)
+    assert v["T"].error_kind == "code_error" and "parameter 'text' must be str, got ['hello']" in v["T"].reason
+    assert "unknown parameter 'bogus'" in v["W"].reason and "'min_words' must be int, got True" in v["W"].reason
+    assert "missing parameter 'glob'" in v["E"].reason
+    assert v["OK"].judged and v["OK"].hit is True
+
+
+def test_every_registered_method_has_checkable_annotations():
+    import inspect
+
+    known = {"str", "int", "float", "bool", "list[str]", "None"}
+    for name, method in CODE_METHODS.items():
+        for pname, param in inspect.signature(method).parameters.items():
+            if pname == "ctx":
+                continue
+            options = set(str(param.annotation).replace(" ", "").split("|"))
+            assert options <= known, f"{name}.{pname}: {param.annotation} is not checked by param_errors"

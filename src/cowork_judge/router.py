@@ -26,7 +26,7 @@ from typing import Any
 from cowork_judge.agentic import BACKEND_COST_MODELS, judge_agentic
 from cowork_judge.agentic.workspace import workspace_rel
 from cowork_judge.budgets import agentic_reserve, workflow_budget
-from cowork_judge.code_methods import CODE_METHODS
+from cowork_judge.code_methods import CODE_METHODS, param_errors
 from cowork_judge.code_methods.decks import EnvironmentMissing
 from cowork_judge.code_methods.files import ReadLimit
 from cowork_judge.context import RunContext
@@ -137,6 +137,9 @@ def run_code_row(row: Criterion, ctx: RunContext) -> Verdict:
     if method is None:
         known = ", ".join(sorted(CODE_METHODS))
         return Verdict.unjudged(row.id, "code_missing", f"unknown code method {name!r}; registered: {known}", method="code")
+    bad = param_errors(method, row.code_method_params)
+    if bad:
+        return Verdict.unjudged(row.id, "code_error", f"code_method_params of {name}: {'; '.join(bad)}", method="code")
     remaining = ctx.deadline.remaining()
     if remaining <= 0:
         return Verdict.unjudged(row.id, "deadline", "JUDGE_DEADLINE reached before this row ran", method="code")

@@ -9,6 +9,7 @@ never changes any existing package's behaviour.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -32,4 +33,42 @@ CODE_METHODS: dict[str, CodeMethod] = {
 }
 """name → method. Read-only by convention; tests never mutate it."""
 
-__all__ = ["CODE_METHODS", "CodeMethod", "CodeResult"]
+_SIMPLE = {"str": str, "int": int, "float": (int, float), "bool": bool}
+
+
+def param_errors(method: CodeMethod, params: dict[str, Any]) -> list[str]:
+    """What is wrong with `params` for `method`, from its signature: unknown names,
+    missing required ones, and values of the wrong type (annotations ``str``, ``int``,
+    ``float``, ``bool``, ``list[str]``, each optionally ``| None``). Empty when fine.
+
+    A bool is not an int here (``min_words: true`` is a rubric mistake, not 1).
+    """
+    sig = inspect.signature(method)
+    accepted = {n: p for n, p in sig.parameters.items() if n != "ctx"}
+    errors = [f"unknown parameter {name!r} (accepted: {', '.join(accepted) or 'none'})" for name in params if name not in accepted]
+    for name, param in accepted.items():
+        if name not in params:
+            if param.default is inspect.Parameter.empty:
+                errors.append(f"missing parameter {name!r}")
+            continue
+        annotation = str(param.annotation).replace(" ", "")
+        value = params[name]
+        options = annotation.split("|")
+        if value is None and "None" in options:
+            continue
+        ok = False
+        for option in options:
+            if option == "list[str]":
+                ok = isinstance(value, list) and all(isinstance(v, str) for v in value)
+            elif option in _SIMPLE:
+                ok = isinstance(value, _SIMPLE[option]) and (option == "bool" or not isinstance(value, bool))
+            elif option not in ("None",):
+                ok = True  # an annotation this checker does not know: the method checks it
+            if ok:
+                break
+        if not ok:
+            errors.append(f"parameter {name!r} must be {annotation.replace('|', ' or ')}, got {value!r:.60}")
+    return errors
+
+
+__all__ = ["CODE_METHODS", "CodeMethod", "CodeResult", "param_errors"]
