@@ -37,7 +37,8 @@ from cowork_judge.workflow import WorkflowUnavailable, load
 
 SEGMENTS = ("code", "workflow", "agentic")
 WORKFLOW_GRACE_SEC = 5.0
-"""Seconds the router waits past a workflow's budget before giving up on it."""
+"""Seconds the router waits past a workflow's budget before giving up on it, at most:
+10 % of the budget (at least 0.5 s), so a short budget cannot be doubled by its grace."""
 WORKFLOW_CANCEL_WAIT_SEC = 2.0
 """Seconds the router waits, after setting ``ctx["cancel"]``, for an overrunning workflow
 to return before the agentic segment starts anyway."""
@@ -253,7 +254,8 @@ def _run_one_workflow(module: Any, name: str, rows: list[Criterion], ctx: RunCon
         finally:
             done.set()
 
-    wait = min(budget_sec + WORKFLOW_GRACE_SEC, max(0.1, ctx.deadline.remaining()))  # never past the deadline
+    grace = min(WORKFLOW_GRACE_SEC, max(0.5, 0.1 * budget_sec))  # a tight budget gets a tight grace
+    wait = min(budget_sec + grace, max(0.1, ctx.deadline.remaining()))  # never past the deadline
     outcome = _call_with_timeout(call, wait, thread_name=f"workflow-{name}")
     if outcome is None:
         # a thread cannot be killed: ask the workflow to stop so that its requests do not

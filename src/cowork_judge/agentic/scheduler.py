@@ -213,7 +213,7 @@ async def judge_block(
                 if len(judged) < len(rows):
                     last_kind, last_reason = "parse_error", "the reply held no verdict for this row"
                 break
-            problems = "; ".join(outcome.problems)[:300] or "unusable reply"
+            problems = "; ".join(dict.fromkeys(outcome.problems))[:300] or "unusable reply"  # each problem once
             last_kind, last_reason = "parse_error", f"parse_error after {attempts} attempt(s): {problems}"
             ctx.stats.failed("parse_error")
             ctx.log.warning("%s attempt %d: unusable reply (%s)", name, attempts, problems)

@@ -27,7 +27,9 @@ class _UsageError(Exception):
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="cowork-judge evidence", description="Sniff, extract, render and check decks (no model calls).")
+    p = _Parser(prog="cowork-judge evidence", description="Sniff, extract, render and check decks (no model calls).",
+                epilog="Exit status: 0 every deck opened; 1 evidence was written but some deck is broken "
+                       "(its sniff status says why); 2 bad arguments or the output folder cannot be written.")
     p.add_argument("decks", nargs="+", help="deck files (.pptx .pptm .ppsx .potx .ppt .pdf .html) or folders of them")
     p.add_argument("--out", required=True, type=Path, help="evidence output folder")
     p.add_argument("--width-px", type=int, default=1600, help="PNG width in pixels (default 1600)")
@@ -50,6 +52,8 @@ def _collect(items: list[str]) -> tuple[list[Path], Path | None]:
             if not is_deck(path):
                 raise _UsageError(f"{item}: not a deck-like file (expected .pptx .pptm .ppsx .potx .ppt .pdf .html)")
             files.append(path)
+        elif path.exists():
+            raise _UsageError(f"{item}: not a regular file or folder (a FIFO, socket or device is not read)")
         else:
             raise _UsageError(f"{item}: no such file or folder")
     if not files:
