@@ -187,16 +187,19 @@ def test_generic_methods(tmp_path):
         m["text_contains"](ctx, text="x", source="email")
 
 
-def _malformed_slide(data: bytes) -> bytes:
+def _rewrite_part(data: bytes, name: str, change) -> bytes:
+    """The zip `data` with part `name` replaced by ``change(old_bytes)``."""
     src = zipfile.ZipFile(io.BytesIO(data))
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as out:
         for info in src.infolist():
             part = src.read(info)
-            if info.filename == "ppt/slides/slide2.xml":
-                part = part.replace(b"</p:sld>", b"<unclosed></p:sld>")
-            out.writestr(info, part)
+            out.writestr(info, change(part) if info.filename == name else part)
     return buf.getvalue()
+
+
+def _malformed_slide(data: bytes) -> bytes:
+    return _rewrite_part(data, "ppt/slides/slide2.xml", lambda part: part.replace(b"</p:sld>", b"<unclosed></p:sld>"))
 
 
 def test_python_pptx_failure_falls_back_to_libreoffice(tmp_path):
@@ -222,17 +225,12 @@ def _drop_from_slide_list(data: bytes, n_dropped: int = 1) -> bytes:
     """The deck with its last slide(s) removed from ``p:sldIdLst`` (the parts stay)."""
     import re
 
-    src = zipfile.ZipFile(io.BytesIO(data))
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as out:
-        for info in src.infolist():
-            part = src.read(info)
-            if info.filename == "ppt/presentation.xml":
-                ids = re.findall(rb"<p:sldId [^>]*/>", part)
-                for sld in ids[-n_dropped:]:
-                    part = part.replace(sld, b"")
-            out.writestr(info, part)
-    return buf.getvalue()
+    def drop(part: bytes) -> bytes:
+        for sld in re.findall(rb"<p:sldId [^>]*/>", part)[-n_dropped:]:
+            part = part.replace(sld, b"")
+        return part
+
+    return _rewrite_part(data, "ppt/presentation.xml", drop)
 
 
 def test_page_count_follows_the_slide_list_not_the_parts(tmp_path):
