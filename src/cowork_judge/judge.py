@@ -264,6 +264,7 @@ def _collect_evidence(ctx: RunContext, *, needs_evidence: bool = True) -> dict:
         "decks": [
             {"deck": d.deck, "source": d.source, "status": d.sniff_status, "structure_ok": d.structure_ok,
              "pages_rendered": d.pages_rendered, "findings": d.findings_by_check,
+             "findings_dropped": d.findings_dropped,
              "skipped": [f"{s.layer}: {s.kind} ({s.reason})" for s in d.layers_skipped]}
             for d in summary.decks
         ],

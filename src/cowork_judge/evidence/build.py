@@ -73,9 +73,14 @@ def build_evidence(deliverables: Sequence[Path | str], out_dir: Path, *, budget_
         deliverables: deliverable paths; relative ones are resolved against ``root``.
             Non-deck files are ignored.
         out_dir: evidence root (layout in :mod:`cowork_judge.evidence.layout`).
-        budget_sec: wall-clock budget (``JUDGE_EVIDENCE``); ≤ 0 writes only index.json.
-            Structure runs first for all decks; rendering is skipped (``budget``) once
-            less than ``RENDER_MIN_REMAINING_SEC`` remains.
+        budget_sec: wall-clock budget in seconds (``JUDGE_EVIDENCE``); ≤ 0 writes only
+            index.json. Structure runs first for all decks; rendering is skipped
+            (``budget``) once less than ``RENDER_MIN_REMAINING_SEC`` remains. Structure
+            extraction and the checks stop between slides (structure also inside a slide)
+            once the budget is spent: what was done is written, and the deck records a
+            ``budget`` layer skip (structure: an ``extract_errors`` entry with field
+            ``budget``; checks: a ``budget`` entry in checks.json ``limits``). The overrun
+            past the budget is one slide's bounded work.
         width_px: PNG width in pixels (from ``render_resolution``).
         soffice, chromium: explicit tool paths (``JUDGE_SOFFICE_PATH``/``JUDGE_CHROMIUM_PATH``).
         capabilities: a probe result to reuse; probed (cached) when None.
@@ -100,13 +105,13 @@ def build_evidence(deliverables: Sequence[Path | str], out_dir: Path, *, budget_
                 LayerSkip(layer=layer, kind="disabled", reason="evidence is off (budget 0)")
                 for layer in ("structure", "render", "checks")]))
         return _finish(summary, layout, start)
-    work = [_structure_phase(layout, n, s, p) for n, s, p in decks]
+    work = [_structure_phase(layout, n, s, p, deadline) for n, s, p in decks]
     for deck in work:
         deck.render = _render_phase(layout, deck, caps, deadline, width_px, html_javascript)
         if deck.render.skip_kind == "budget":
             summary.render_skipped_for_budget = True
     for deck in work:
-        _checks_phase(layout, deck)
+        _checks_phase(layout, deck, deadline)
         summary.decks.append(deck.summary)
     return _finish(summary, layout, start)
 
@@ -138,7 +143,7 @@ def _select(deliverables: Sequence[Path | str], root: Path | None) -> list[tuple
 # ------------------------------------------------------------------------- phases
 
 
-def _structure_phase(layout: EvidenceLayout, name: str, source: str, path: Path) -> _Deck:
+def _structure_phase(layout: EvidenceLayout, name: str, source: str, path: Path, deadline: float) -> _Deck:
     t0 = time.monotonic()
     sniff = sniff_deck(path)
     deck = _Deck(name, source, path, sniff, DeckSummary(deck=name, source=source, sniff_status=sniff.status,
@@ -158,8 +163,11 @@ def _structure_phase(layout: EvidenceLayout, name: str, source: str, path: Path)
     try:
         if not sniff.openable:
             summary.layers_skipped.append(LayerSkip(layer="structure", kind="deck_broken", reason=sniff.reason))
+        elif time.monotonic() >= deadline:
+            summary.layers_skipped.append(LayerSkip(layer="structure", kind="budget",
+                                                    reason="evidence budget spent before this deck was read"))
         elif sniff.kind in OOXML_KINDS:
-            deck.structure = extract_structure(path, strict=sniff.flags.strict)
+            deck.structure = extract_structure(path, strict=sniff.flags.strict, deadline=deadline)
         elif sniff.kind == "pdf":
             deck.structure = pdf_structure(path)
         elif sniff.kind == "html":
@@ -170,7 +178,12 @@ def _structure_phase(layout: EvidenceLayout, name: str, source: str, path: Path)
         st = deck.structure
         if st is not None:
             summary.structure_ok = st.ok
-            summary.slide_count = len(st.slides) if st.ok else None
+            summary.slide_count = _slide_count(st)
+            if st.budget_cut:
+                summary.layers_skipped.append(LayerSkip(layer="structure", kind="budget", reason=(
+                    f"evidence budget spent: {len(st.slides)} of {st.slides_total} slides extracted"
+                    + (" (the last one partly)" if any(e.field == "budget" and e.slide == len(st.slides)
+                                                     for e in st.errors) else ""))))
             if not st.ok:
                 why = st.errors[0].error if st.errors else "unknown"
                 kind = "render_env" if st.errors and st.errors[0].field == "environment" else "deck_broken"
@@ -183,6 +196,13 @@ def _structure_phase(layout: EvidenceLayout, name: str, source: str, path: Path)
     _write_digest(layout, deck)
     summary.seconds += round(time.monotonic() - t0, 3)
     return deck
+
+
+def _slide_count(st: StructureResult) -> int | None:
+    """The deck's slide count (also when the budget cut extraction short); None = unread."""
+    if not st.ok:
+        return None
+    return st.slides_total if st.slides_total is not None else len(st.slides)
 
 
 def _render_phase(layout: EvidenceLayout, deck: _Deck, caps: Capabilities, deadline: float, width_px: int,
@@ -208,7 +228,7 @@ def _render(layout: EvidenceLayout, deck: _Deck, caps: Capabilities, deadline: f
     remaining = deadline - time.monotonic()
     if remaining < RENDER_MIN_REMAINING_SEC:
         return RenderInfo(status="skipped", skip_kind="budget",
-                          reason=f"{remaining:.0f} s of evidence budget left (< {RENDER_MIN_REMAINING_SEC:.0f} s)")
+                          reason=f"{max(remaining, 0.0):.0f} s of evidence budget left (< {RENDER_MIN_REMAINING_SEC:.0f} s)")
     try:
         if sniff.kind == "html":
             return _render_html(layout, deck, caps, remaining, width_px, javascript)
@@ -294,7 +314,7 @@ def _render_html(layout: EvidenceLayout, deck: _Deck, caps: Capabilities, remain
                       page_to_slide={p.page: p.slide for p in pages}, mapping="sections")
 
 
-def _checks_phase(layout: EvidenceLayout, deck: _Deck) -> None:
+def _checks_phase(layout: EvidenceLayout, deck: _Deck, deadline: float) -> None:
     t0 = time.monotonic()
     st = deck.structure
     try:
@@ -303,12 +323,17 @@ def _checks_phase(layout: EvidenceLayout, deck: _Deck) -> None:
             slide_w_emu=st.slide_width_emu if st else None, slide_h_emu=st.slide_height_emu if st else None,
             pdf=deck.pdf, page_to_slide=deck.render.page_to_slide if deck.render else {}, pngs=deck.pngs,
         )
-        checks = run_checks(deck.name, view)
+        checks = run_checks(deck.name, view, deadline=deadline)
         checks.write(layout.checks(deck.name))
         deck.summary.checks = layout.rel(layout.checks(deck.name))
         deck.summary.findings = len(checks.findings)
         for f in checks.findings:
             deck.summary.findings_by_check[f.check] = deck.summary.findings_by_check.get(f.check, 0) + 1
+        deck.summary.findings_dropped = dict(checks.findings_dropped)
+        cut = [lim for lim in checks.limits if lim.kind == "budget"]
+        if cut:
+            deck.summary.layers_skipped.append(LayerSkip(layer="checks", kind="budget",
+                                                         reason="; ".join(lim.reason for lim in cut)))
     except Exception as exc:  # noqa: BLE001 - deck isolation
         log.exception("evidence: checks of %s failed", deck.source)
         deck.summary.layers_skipped.append(LayerSkip(layer="checks", kind="error", reason=f"{type(exc).__name__}: {exc}"))
@@ -323,7 +348,7 @@ def _write_digest(layout: EvidenceLayout, deck: _Deck) -> None:
         slide_to_page = {s: p for p, s in (deck.render.page_to_slide if deck.render else {}).items() if s is not None}
         digest.structure_ok = st.ok
         digest.slide_width_emu, digest.slide_height_emu = st.slide_width_emu, st.slide_height_emu
-        digest.slide_count = len(st.slides) if st.ok else None
+        digest.slide_count = _slide_count(st)
         digest.fonts_requested = st.fonts
         digest.extract_errors = st.errors
         digest.slides = [SlideEntry(index=s.index, title=s.title, hidden=s.hidden, shapes=len(s.shapes),

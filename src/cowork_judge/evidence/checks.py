@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import math
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .documents import EMU_PER_PT, ChecksDoc, Finding, FontMapEntry, ShapeDoc, SlideDoc
+from .documents import EMU_PER_PT, CheckLimit, ChecksDoc, Finding, FontMapEntry, ShapeDoc, SlideDoc
 from .fonts import verdict
 from .pdftext import PdfLine, glyph_problems, read_lines, text_key
 
@@ -46,6 +47,30 @@ PLACEHOLDER_PATTERNS = [
 ]
 """Leftover template prompts (PowerPoint's own "Click to add …" strings, lorem ipsum) and
 author markers. TODO/TBD/XXX may be legitimate content, hence the lower confidence."""
+MAX_TEXT_FRAMES_PER_SLIDE = 300
+"""Text frames per slide that the pairwise work considers (text_overlap, and matching rendered
+lines to frames): the 300 with the largest footprint. Both compare frames with frames or
+lines, so a generated slide of thousands of text boxes would cost millions of comparisons
+(an auditor's 3,000-box slide); real slides hold far fewer (a 12 x 20 grid of text boxes is
+240). Frames left out still get every per-shape check (off_slide, tiny_font from the
+structure, placeholder_text, missing_glyph); a ``text_frame_cap`` limit names the slide."""
+MAX_LINES_PER_PAGE = 1000
+"""Rendered text lines per page matched to frames (reading order). Each line is compared
+with up to ``MAX_TEXT_FRAMES_PER_SLIDE`` frames; a dense real page has a few hundred lines.
+Lines past the cap are not matched (their frames fall back to structure-only checks); a
+``line_cap`` limit names the page."""
+FINDINGS_PER_SLIDE_CAP = 20
+"""Findings of one check kept per slide (highest confidence first, then the larger
+overlap, then shape-tree order). Twenty colliding frames already say "this slide is a mess";
+the cap also keeps a slide of stacked text boxes (up to 44,850 colliding pairs within
+``MAX_TEXT_FRAMES_PER_SLIDE``) from building tens of thousands of finding objects. The rest
+is counted in ``findings_dropped``."""
+FINDINGS_PER_CHECK_CAP = 200
+"""Findings of one check written per deck. A real deck with a defect on every one of 60
+slides stays under it; past it, findings are a pattern that neither the VLM prompt nor the
+report uses one by one, and an uncapped generated deck wrote 943,319 findings (368 MB of
+checks.json). Kept round-robin over slides (each slide's best finding first, so later slides
+are not starved), written in slide order; the rest is counted in ``findings_dropped``."""
 
 
 @dataclass
@@ -60,36 +85,75 @@ class DeckView:
     pngs: dict[int, Path] = field(default_factory=dict)
 
 
-def run_checks(deck: str, view: DeckView) -> ChecksDoc:
-    """All checks that the available layers allow; each skipped check says why."""
+def run_checks(deck: str, view: DeckView, *, deadline: float | None = None) -> ChecksDoc:
+    """All checks that the available layers allow; each skipped check says why.
+
+    Args:
+        deck: deck name written into the document.
+        view: the layers available for the deck.
+        deadline: ``time.monotonic()`` value (seconds) after which no further slide or page
+            is checked; None = no limit. Work stops between slides/pages, so the overrun is
+            one slide's bounded work. What was found before stays; a ``budget`` entry in
+            ``limits`` says how many slides/pages were not checked.
+
+    Returns:
+        ChecksDoc. Per check at most ``FINDINGS_PER_SLIDE_CAP`` findings per slide and
+        ``FINDINGS_PER_CHECK_CAP`` per deck are written; ``findings_dropped`` counts the rest.
+        Never raises for deck content (the caller isolates unexpected errors).
+    """
     doc = ChecksDoc(deck=deck)
+    if _spent(deadline):
+        units = len(view.slides) if view.slides else len(view.page_to_slide)
+        for name in ("off_slide", "text_overlap", "text_overflow", "tiny_font", "placeholder_text",
+                     "missing_glyph", "blank_page", "empty_deck"):
+            doc.checks_skipped[name] = "evidence budget spent before the checks ran"
+        doc.limits.append(CheckLimit(kind="budget", count=units,
+                                     reason="evidence budget spent before the checks ran; nothing was checked"))
+        return doc
     slide_to_page = {s: p for p, s in view.page_to_slide.items() if s is not None}
     lines: dict[int, list[PdfLine]] = {}
     sizes: dict[int, tuple[float, float]] = {}
     if view.pdf is not None:
         lines, sizes = read_lines(view.pdf)
+    dropped: dict[str, int] = {}
     if view.slides is not None and view.slide_w_emu:
         w_pt, h_pt = view.slide_w_emu / EMU_PER_PT, (view.slide_h_emu or 0) / EMU_PER_PT
         if not view.slides:
             doc.findings.append(Finding(check="empty_deck", message="the deck has no slides",
                                         confidence=1.0, measure={"slides": 0}))
         assigned: dict[tuple[int, str], list[PdfLine]] = {}
-        for slide in view.slides:
-            page = slide_to_page.get(slide.index)
-            if page is not None and page in lines:
-                scale = w_pt / max(sizes[page][0], 1.0)
-                assigned.update(_assign(slide, [_scaled(ln, scale) for ln in lines[page]]))
-        doc.font_map = _font_map(view.slides, assigned)
-        for slide in view.slides:
+        for pos, slide in enumerate(view.slides):
+            if _spent(deadline):
+                rest = view.slides[pos:]
+                doc.limits.append(CheckLimit(kind="budget", count=len(rest), slide=rest[0].index, reason=(
+                    f"evidence budget spent: slides {rest[0].index}-{rest[-1].index} ({len(rest)} of "
+                    f"{len(view.slides)}) not checked")))
+                break
             page = slide_to_page.get(slide.index)
             rendered = page is not None and page in lines
-            doc.findings += _off_slide(slide, page, w_pt, h_pt, assigned if rendered else None)
-            doc.findings += _overlap(slide, page, assigned if rendered else None)
+            frames = _text_frames(slide, doc)
             if rendered:
-                doc.findings += _overflow(slide, page, assigned, w_pt, h_pt)
-            doc.findings += _tiny(slide, page, assigned if rendered else {}, w_pt)
-            doc.findings += _placeholder_text(slide.index, page, [(s, _text_of(s)) for s in slide.shapes if not s.hidden])
-            doc.findings += _structure_glyphs(slide, page)
+                page_lines = lines[page]
+                if len(page_lines) > MAX_LINES_PER_PAGE:
+                    doc.limits.append(CheckLimit(kind="line_cap", slide=slide.index, page=page,
+                                                 count=len(page_lines) - MAX_LINES_PER_PAGE, reason=(
+                        f"page {page} has {len(page_lines)} rendered text lines; the first "
+                        f"{MAX_LINES_PER_PAGE} were matched to frames")))
+                    page_lines = page_lines[:MAX_LINES_PER_PAGE]
+                scale = w_pt / max(sizes[page][0], 1.0)
+                assigned.update(_assign(slide, frames, [_scaled(ln, scale) for ln in page_lines]))
+            doc.findings += _cap_slide(_off_slide(slide, page, w_pt, h_pt, assigned if rendered else None), dropped)
+            overlaps, lost = _overlap(slide, page, frames, assigned if rendered else None)
+            doc.findings += overlaps
+            if lost:
+                dropped["text_overlap"] = dropped.get("text_overlap", 0) + lost
+            if rendered:
+                doc.findings += _cap_slide(_overflow(slide, page, assigned, w_pt, h_pt), dropped)
+            doc.findings += _cap_slide(_tiny(slide, page, assigned if rendered else {}, w_pt), dropped)
+            doc.findings += _cap_slide(_placeholder_text(slide.index, page, [(s, _text_of(s)) for s in slide.shapes
+                                                                             if not s.hidden]), dropped)
+            doc.findings += _cap_slide(_structure_glyphs(slide, page), dropped)
+        doc.font_map = _font_map(view.slides, assigned)
         doc.checks_run += ["empty_deck", "off_slide", "text_overlap", "tiny_font", "placeholder_text", "missing_glyph"]
         if lines:
             doc.checks_run.append("text_overflow")
@@ -99,23 +163,85 @@ def run_checks(deck: str, view: DeckView) -> ChecksDoc:
         for name in ("off_slide", "text_overlap", "text_overflow"):
             doc.checks_skipped[name] = "needs the deck structure"
         if lines:
-            doc.findings += _pdf_only(lines, sizes, view.page_to_slide)
+            doc.findings += _pdf_only(lines, sizes, view.page_to_slide, doc, deadline)
             doc.checks_run += ["tiny_font", "placeholder_text"]
     if view.pdf is not None:
-        for page, chars in glyph_problems(view.pdf).items():
-            shown = "".join(sorted(set(chars)))[:20]
-            doc.findings.append(Finding(check="missing_glyph", page=page, slide=view.page_to_slide.get(page),
-                                        measure={"chars": len(chars)}, confidence=0.9, source="render",
-                                        message=f"{len(chars)} character(s) drawn as .notdef/U+FFFD: {shown!r}"))
-        doc.checks_run.append("missing_glyph")
+        if _spent(deadline):
+            doc.limits.append(CheckLimit(kind="budget", check="missing_glyph", count=len(view.page_to_slide),
+                                         reason="evidence budget spent: rendered pages not scanned for missing glyphs"))
+        else:
+            for page, chars in glyph_problems(view.pdf).items():
+                shown = "".join(sorted(set(chars)))[:20]
+                doc.findings.append(Finding(check="missing_glyph", page=page, slide=view.page_to_slide.get(page),
+                                            measure={"chars": len(chars)}, confidence=0.9, source="render",
+                                            message=f"{len(chars)} character(s) drawn as .notdef/U+FFFD: {shown!r}"))
+            doc.checks_run.append("missing_glyph")
     if view.pngs:
         texted = {p for p, page_lines in lines.items() if sum(len(ln.key) for ln in page_lines) > 3}
-        doc.findings += _blank_pages({p: v for p, v in view.pngs.items() if p not in texted}, view.page_to_slide)
+        doc.findings += _blank_pages({p: v for p, v in view.pngs.items() if p not in texted}, view.page_to_slide,
+                                     doc, deadline)
         doc.checks_run.append("blank_page")
     else:
         doc.checks_skipped["blank_page"] = "needs rendered pages"
     doc.checks_run = sorted(set(doc.checks_run))
+    doc.findings = _cap_deck(doc.findings, dropped)
+    doc.findings_dropped = dict(sorted(dropped.items()))
+    for check, count in doc.findings_dropped.items():
+        doc.limits.append(CheckLimit(kind="finding_cap", check=check, count=count, reason=(
+            f"{count} {check} finding(s) not written (at most {FINDINGS_PER_SLIDE_CAP} per slide and "
+            f"{FINDINGS_PER_CHECK_CAP} per deck)")))
     return doc
+
+
+def _spent(deadline: float | None) -> bool:
+    return deadline is not None and time.monotonic() >= deadline
+
+
+def _rank(f: Finding) -> tuple:
+    return (-f.confidence, -float(f.measure.get("box_overlap_frac", 0.0) or 0.0))
+
+
+def _cap_slide(found: list[Finding], dropped: dict[str, int]) -> list[Finding]:
+    """One slide's findings of one check: keep the ``FINDINGS_PER_SLIDE_CAP`` best, in order."""
+    if len(found) <= FINDINGS_PER_SLIDE_CAP:
+        return found
+    keep = set(sorted(range(len(found)), key=lambda i: (_rank(found[i]), i))[:FINDINGS_PER_SLIDE_CAP])
+    dropped[found[0].check] = dropped.get(found[0].check, 0) + len(found) - len(keep)
+    return [f for i, f in enumerate(found) if i in keep]
+
+
+def _cap_deck(found: list[Finding], dropped: dict[str, int]) -> list[Finding]:
+    """At most ``FINDINGS_PER_CHECK_CAP`` findings per check, round-robin over slides/pages
+    (every slide's best finding before any slide's second), original order kept."""
+    by_check: dict[str, list[int]] = {}
+    for i, f in enumerate(found):
+        by_check.setdefault(f.check, []).append(i)
+    keep: set[int] = set()
+    for check, idx in by_check.items():
+        if len(idx) <= FINDINGS_PER_CHECK_CAP:
+            keep.update(idx)
+            continue
+        per_unit: dict[tuple, list[int]] = {}
+        for i in sorted(idx, key=lambda i: (_rank(found[i]), i)):
+            per_unit.setdefault((found[i].slide, found[i].page), []).append(i)
+        order = sorted((pos, _rank(found[i]), i) for group in per_unit.values() for pos, i in enumerate(group))
+        keep.update(i for _pos, _r, i in order[:FINDINGS_PER_CHECK_CAP])
+        dropped[check] = dropped.get(check, 0) + len(idx) - FINDINGS_PER_CHECK_CAP
+    return [f for i, f in enumerate(found) if i in keep]
+
+
+def _text_frames(slide: SlideDoc, doc: ChecksDoc) -> list[tuple[ShapeDoc, tuple[float, float, float, float]]]:
+    """Visible frames with text and a known box, with their footprints (points), in shape-tree
+    order; over ``MAX_TEXT_FRAMES_PER_SLIDE`` only the largest are kept (limit recorded)."""
+    frames = [(s, s.footprint_pt()) for s in slide.shapes if s.box is not None and not s.hidden and _text_of(s).strip()]
+    if len(frames) <= MAX_TEXT_FRAMES_PER_SLIDE:
+        return frames
+    largest = sorted(range(len(frames)), key=lambda i: (-_area(frames[i][1]), i))[:MAX_TEXT_FRAMES_PER_SLIDE]
+    doc.limits.append(CheckLimit(kind="text_frame_cap", slide=slide.index, count=len(frames) - MAX_TEXT_FRAMES_PER_SLIDE,
+                                 reason=(f"slide {slide.index} has {len(frames)} text frames; the "
+                                         f"{MAX_TEXT_FRAMES_PER_SLIDE} largest were compared for overlap and "
+                                         f"matched to rendered lines, the rest got only per-shape checks")))
+    return [frames[i] for i in sorted(largest)]
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -147,40 +273,50 @@ def _dist(bbox: tuple, box: tuple) -> float:
     return math.hypot(dx, dy)
 
 
-def _assign(slide: SlideDoc, lines: list[PdfLine]) -> dict[tuple[int, str], list[PdfLine]]:
-    """Give each rendered line to the shape whose text contains it and whose frame is
-    nearest (ties: the smaller frame), then keep per shape only the lines connected to its
-    frame (inside it, or within 1.5 line heights of a kept line): overflowing text is
-    contiguous, a chart label elsewhere that happens to repeat a word is not."""
-    cands = [(s, text_key(_text_of(s)), s.box.pt()) for s in slide.shapes
-             if s.box is not None and not s.hidden and _text_of(s).strip()]
+def _assign(slide: SlideDoc, frames: list[tuple[ShapeDoc, tuple]],
+            lines: list[PdfLine]) -> dict[tuple[int, str], list[PdfLine]]:
+    """Give each rendered line to the frame whose text contains it and whose footprint is
+    nearest (ties: the smaller footprint), then keep per frame only the lines connected to it
+    (inside it, or within 1.5 line heights of a kept line): overflowing text is contiguous, a
+    chart label elsewhere that happens to repeat a word is not. ``frames`` are
+    :func:`_text_frames` (bounded per slide), so the work is at most lines x frames."""
+    cands = [(s, text_key(_text_of(s)), box, _area(box)) for s, box in frames]
     raw: dict[str, list[PdfLine]] = {}
-    by_id = {s.id: (s, box) for s, _k, box in cands}
+    by_id = {s.id: (s, box) for s, _k, box, _a in cands}
+    matching: dict[tuple[str, str], list[int]] = {}  # repeated line texts: one scan of the frames
     for ln in lines:
-        best = None
-        for shape, key, box in cands:
-            if ln.key in key or (ln.alt_key and ln.alt_key in key):
-                rank = (_dist(ln.bbox, box), _area(box))
-                if best is None or rank < best[0]:
-                    best = (rank, shape)
-        if best is not None:
-            raw.setdefault(best[1].id, []).append(ln)
+        idx = matching.get((ln.key, ln.alt_key))
+        if idx is None:
+            idx = [i for i, c in enumerate(cands) if ln.key in c[1] or (ln.alt_key and ln.alt_key in c[1])]
+            matching[(ln.key, ln.alt_key)] = idx
+        lx0, ly0, lx1, ly1 = ln.bbox
+        best, who = None, -1
+        for i in idx:
+            x0, y0, x1, y1 = cands[i][2]
+            dx, dy = max(0.0, x0 - lx1, lx0 - x1), max(0.0, y0 - ly1, ly0 - y1)
+            rank = (dx * dx + dy * dy, cands[i][3])  # squared distance: same order as _dist
+            if best is None or rank < best:
+                best, who = rank, i
+        if who >= 0:
+            raw.setdefault(cands[who][0].id, []).append(ln)
     out: dict[tuple[int, str], list[PdfLine]] = {}
     for sid, found in raw.items():
         box = by_id[sid][1]
         kept = [ln for ln in found if _dist(ln.bbox, box) <= max(OVERFLOW_TOL_PT, 0.5 * ln.height)]
-        rest = [ln for ln in found if ln not in kept]
-        grew = bool(kept)
-        while grew and rest:
-            grew = False
-            for ln in list(rest):
-                if any(_dist(ln.bbox, k.bbox) <= 1.5 * max(ln.height, k.height) for k in kept) and \
-                        min(ln.bbox[2], box[2]) > max(ln.bbox[0], box[0]):
-                    kept.append(ln)
-                    rest.remove(ln)
-                    grew = True
+        rest = [ln for ln in found if _dist(ln.bbox, box) > max(OVERFLOW_TOL_PT, 0.5 * ln.height)]
+        queue = list(kept)
+        while queue and rest:  # grow from each kept line once: O(lines^2) per frame, not cubic
+            k = queue.pop()
+            near = [ln for ln in rest if _dist(ln.bbox, k.bbox) <= 1.5 * max(ln.height, k.height)
+                    and min(ln.bbox[2], box[2]) > max(ln.bbox[0], box[0])]
+            if near:
+                kept += near
+                queue += near
+                taken = {id(ln) for ln in near}
+                rest = [ln for ln in rest if id(ln) not in taken]
         if kept:
-            out[(slide.index, sid)] = kept
+            order = {id(ln): i for i, ln in enumerate(found)}
+            out[(slide.index, sid)] = sorted(kept, key=lambda ln: order[id(ln)])
     return out
 
 
@@ -215,7 +351,7 @@ def _off_slide(slide: SlideDoc, page: int | None, w_pt: float, h_pt: float, assi
     for s in slide.shapes:
         if s.box is None or s.hidden or s.kind == "grpSp":
             continue
-        x0, y0, x1, y1 = _rotated_bounds(s.box.pt(), s.rot_deg)
+        x0, y0, x1, y1 = s.footprint_pt()
         over = {"left_pt": -x0, "top_pt": -y0, "right_pt": x1 - w_pt, "bottom_pt": y1 - h_pt}
         tol = {"left_pt": w_pt, "right_pt": w_pt, "top_pt": h_pt, "bottom_pt": h_pt}
         bad = {k: round(v, 1) for k, v in over.items() if v > OFF_SLIDE_TOL_FRAC * tol[k]}
@@ -236,50 +372,68 @@ def _off_slide(slide: SlideDoc, page: int | None, w_pt: float, h_pt: float, assi
     return found
 
 
-def _rotated_bounds(box: tuple, rot_deg: float) -> tuple[float, float, float, float]:
-    if not rot_deg % 360:
-        return box
-    cx, cy = (box[0] + box[2]) / 2, (box[1] + box[3]) / 2
-    w, h = box[2] - box[0], box[3] - box[1]
-    a = math.radians(rot_deg)
-    hw = (abs(w * math.cos(a)) + abs(h * math.sin(a))) / 2
-    hh = (abs(w * math.sin(a)) + abs(h * math.cos(a))) / 2
-    return (cx - hw, cy - hh, cx + hw, cy + hh)
-
-
 def _inter(a: tuple, b: tuple) -> float:
     return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
 
 
-def _overlap(slide: SlideDoc, page: int | None, assigned: dict | None) -> list[Finding]:
-    shapes = [s for s in slide.shapes if s.box is not None and not s.hidden and _text_of(s).strip()]
+def _overlap(slide: SlideDoc, page: int | None, frames: list[tuple[ShapeDoc, tuple]],
+             assigned: dict | None) -> tuple[list[Finding], int]:
+    """Pairs of text frames whose footprints overlap; with a render, only pairs whose
+    rendered lines collide. Sort-and-sweep on the footprints' x intervals: only pairs that
+    overlap in x are compared (``frames`` is bounded by ``MAX_TEXT_FRAMES_PER_SLIDE``).
+    Returns the best ``FINDINGS_PER_SLIDE_CAP`` findings in shape-tree order and how many
+    more were found."""
+    cands: list[tuple] = []
+    active: list[int] = []
+    subst: dict[str, bool] = {}
+    for i in sorted(range(len(frames)), key=lambda k: (frames[k][1][0], k)):
+        x0, y0, _x1, y1 = frames[i][1]
+        active = [j for j in active if frames[j][1][2] > x0]
+        for j in active:
+            if frames[j][1][3] <= y0 or frames[j][1][1] >= y1:
+                continue  # no y overlap
+            ia, ib = min(i, j), max(i, j)
+            hit = _pair(slide, frames[ia], frames[ib], assigned, subst)
+            if hit is not None:
+                cands.append((hit[0], ia, ib, hit[1], hit[2], hit[3]))
+        active.append(i)
+    best = sorted(cands, key=lambda c: (-c[0], -c[3]["box_overlap_frac"], c[1], c[2]))[:FINDINGS_PER_SLIDE_CAP]
     found = []
-    for i, a in enumerate(shapes):
-        for b in shapes[i + 1:]:
-            ba, bb = a.box.pt(), b.box.pt()
-            inter = _inter(ba, bb)
-            small = min((ba[2] - ba[0]) * (ba[3] - ba[1]), (bb[2] - bb[0]) * (bb[3] - bb[1]))
-            if inter <= 0 or small <= 0:
-                continue
-            la = assigned.get((slide.index, a.id), []) if assigned is not None else []
-            lb = assigned.get((slide.index, b.id), []) if assigned is not None else []
-            measure = {"box_overlap_frac": round(inter / small, 3)}
-            if la and lb:
-                hits = sum(1 for x in la for y in lb if _inter(x.bbox, y.bbox) > 0.1 * min(_area(x.bbox), _area(y.bbox)))
-                if not hits:
-                    continue
-                subst = _substituted(a, la)[0] or _substituted(b, lb)[0]
-                measure.update(colliding_line_pairs=hits, font_substituted=subst)
-                conf = round(0.9 * (CONFIDENCE_SUBSTITUTED if subst else 1.0), 2)
-                source, what = "both", "rendered text lines collide"
-            elif assigned is None and inter / small >= OVERLAP_MIN_FRAC:
-                conf, source, what = 0.4, "structure", "text frames overlap (not rendered: collision unverified)"
-            else:
-                continue
-            found.append(Finding(check="text_overlap", slide=slide.index, page=page, shape_id=a.id, shape_name=a.name,
-                                 measure={**measure, "other_shape_id": b.id, "other_shape_name": b.name},
-                                 message=f"'{a.name}' and '{b.name}': {what}", confidence=conf, source=source))
-    return found
+    for conf, ia, ib, measure, source, what in sorted(best, key=lambda c: (c[1], c[2])):
+        a, b = frames[ia][0], frames[ib][0]
+        found.append(Finding(check="text_overlap", slide=slide.index, page=page, shape_id=a.id, shape_name=a.name,
+                             measure={**measure, "other_shape_id": b.id, "other_shape_name": b.name},
+                             message=f"'{a.name}' and '{b.name}': {what}", confidence=conf, source=source))
+    return found, len(cands) - len(best)
+
+
+def _pair(slide: SlideDoc, fa: tuple[ShapeDoc, tuple], fb: tuple[ShapeDoc, tuple], assigned: dict | None,
+          subst_cache: dict[str, bool]) -> tuple[float, dict, str, str] | None:
+    """``(confidence, measure, source, message)`` when two text frames collide, else None.
+    ``subst_cache`` memoises per shape id whether its rendered font was substituted."""
+    (a, ba), (b, bb) = fa, fb
+    inter = _inter(ba, bb)
+    small = min(_area(ba), _area(bb))
+    if inter <= 0 or small <= 0:
+        return None
+    la = assigned.get((slide.index, a.id), []) if assigned is not None else []
+    lb = assigned.get((slide.index, b.id), []) if assigned is not None else []
+    measure: dict = {"box_overlap_frac": round(inter / small, 3)}
+    if la and lb:
+        hits = sum(1 for x in la for y in lb if _inter(x.bbox, y.bbox) > 0.1 * min(_area(x.bbox), _area(y.bbox)))
+        if not hits:
+            return None
+        for shape, shape_lines in ((a, la), (b, lb)):
+            if shape.id not in subst_cache:
+                subst_cache[shape.id] = _substituted(shape, shape_lines)[0]
+        subst = subst_cache[a.id] or subst_cache[b.id]
+        measure.update(colliding_line_pairs=hits, font_substituted=subst)
+        return round(0.9 * (CONFIDENCE_SUBSTITUTED if subst else 1.0), 2), measure, "both", "rendered text lines collide"
+    if assigned is None and inter / small >= OVERLAP_MIN_FRAC:
+        # a footprint of a frame turned by a non-multiple of 90° overstates its area
+        conf = 0.4 if not (a.rot_deg % 90 or b.rot_deg % 90) else 0.3
+        return conf, measure, "structure", "text frames overlap (not rendered: collision unverified)"
+    return None
 
 
 def _area(b: tuple) -> float:
@@ -367,9 +521,15 @@ def _structure_glyphs(slide: SlideDoc, page: int | None) -> list[Finding]:
     return found
 
 
-def _pdf_only(lines: dict[int, list[PdfLine]], sizes: dict, page_to_slide: dict) -> list[Finding]:
+def _pdf_only(lines: dict[int, list[PdfLine]], sizes: dict, page_to_slide: dict, doc: ChecksDoc,
+              deadline: float | None) -> list[Finding]:
     found = []
-    for page, page_lines in lines.items():
+    pages = list(lines.items())
+    for pos, (page, page_lines) in enumerate(pages):
+        if _spent(deadline):
+            doc.limits.append(CheckLimit(kind="budget", page=page, count=len(pages) - pos,
+                                         reason=f"evidence budget spent: {len(pages) - pos} page(s) not checked"))
+            break
         limit = TINY_FONT_RATIO * sizes[page][0]
         small = [min(ln.sizes_pt) for ln in page_lines if ln.sizes_pt and min(ln.sizes_pt) < limit]
         if small:
@@ -380,11 +540,16 @@ def _pdf_only(lines: dict[int, list[PdfLine]], sizes: dict, page_to_slide: dict)
     return found
 
 
-def _blank_pages(pngs: dict[int, Path], page_to_slide: dict) -> list[Finding]:
+def _blank_pages(pngs: dict[int, Path], page_to_slide: dict, doc: ChecksDoc, deadline: float | None) -> list[Finding]:
     import pymupdf
 
     found = []
-    for page, path in sorted(pngs.items()):
+    items = sorted(pngs.items())
+    for pos, (page, path) in enumerate(items):
+        if _spent(deadline):
+            doc.limits.append(CheckLimit(kind="budget", check="blank_page", page=page, count=len(items) - pos,
+                                         reason=f"evidence budget spent: {len(items) - pos} page image(s) not checked"))
+            break
         pix = pymupdf.Pixmap(str(path))
         if pix.alpha:
             pix = pymupdf.Pixmap(pix, 0)

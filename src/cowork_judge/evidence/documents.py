@@ -8,6 +8,7 @@ LibreOffice exports it as a PDF page 720 pt wide), ``*_px`` pixels, ``*_sec`` se
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
 from pathlib import Path
@@ -126,7 +127,13 @@ class SniffResult(Document):
 
 
 class Box(BaseModel):
-    """Axis-aligned frame in slide coordinates (EMU), group transforms already applied."""
+    """A shape's frame in slide coordinates (EMU), group transforms already applied.
+
+    The box is the UNROTATED frame: centred on the shape's centre as drawn on the slide and
+    sized as drawn, before the shape's rotation. The drawn footprint is this box turned by
+    :attr:`ShapeDoc.rot_deg` about its centre (:meth:`ShapeDoc.footprint_pt`); for
+    ``rot_deg`` 0 or 180 the two coincide.
+    """
 
     x_emu: int
     y_emu: int
@@ -207,14 +214,33 @@ class ShapeDoc(BaseModel):
     depth: int = 0
     placeholder: str | None = Field(None, description="placeholder type, e.g. title/body/obj")
     placeholder_idx: int | None = None
-    box: Box | None = Field(None, description="absolute frame; None = could not extract")
-    rot_deg: float = 0.0
+    box: Box | None = Field(None, description="absolute frame, unrotated; None = could not extract")
+    rot_deg: float = Field(0.0, description="absolute clockwise rotation in degrees [0, 360): the shape's own rot "
+                                            "plus its groups' (a group flip mirrors the angles inside it)")
     hidden: bool = False
     text: TextFrame | None = None
     table: TableDoc | None = None
     chart: ChartDoc | None = None
     picture: PictureDoc | None = None
     diagram_text: list[str] | None = Field(None, description="SmartArt text points")
+
+    def footprint_pt(self) -> tuple[float, float, float, float] | None:
+        """Axis-aligned bounds ``(x0, y0, x1, y1)`` in points of the frame as drawn (``box``
+        turned by ``rot_deg`` about its centre); None when the box is unknown. Exact for
+        multiples of 90°; for other angles it covers the turned frame (the corners of the
+        bounds are empty), so overlap measured on it can only be overstated."""
+        if self.box is None:
+            return None
+        x0, y0, x1, y1 = self.box.pt()
+        if not self.rot_deg % 180:
+            return (x0, y0, x1, y1)
+        cx, cy, w, h = (x0 + x1) / 2, (y0 + y1) / 2, x1 - x0, y1 - y0
+        if not self.rot_deg % 90:
+            return (cx - h / 2, cy - w / 2, cx + h / 2, cy + w / 2)
+        a = math.radians(self.rot_deg)
+        hw = (abs(w * math.cos(a)) + abs(h * math.sin(a))) / 2
+        hh = (abs(w * math.sin(a)) + abs(h * math.cos(a))) / 2
+        return (cx - hw, cy - hh, cx + hw, cy + hh)
 
 
 class ExtractError(BaseModel):
@@ -336,6 +362,21 @@ class FontMapEntry(BaseModel):
     verdict: Literal["same", "metric_compatible", "substituted", "unknown"] = "unknown"
 
 
+class CheckLimit(BaseModel):
+    """A place where the checks covered less than the whole deck; findings there are a lower
+    bound. Kinds: ``budget`` (the evidence budget ran out; ``count`` slides/pages not
+    checked), ``text_frame_cap`` (``count`` text frames of the slide left out of the pairwise
+    checks), ``line_cap`` (``count`` rendered lines of the page not matched to frames),
+    ``finding_cap`` (``count`` findings of ``check`` found but not written)."""
+
+    kind: Literal["budget", "text_frame_cap", "line_cap", "finding_cap"]
+    check: str | None = Field(None, description="the check concerned; None = all of them")
+    slide: int | None = Field(None, description="slide concerned (for budget: the first slide not checked)")
+    page: int | None = None
+    count: int = Field(description="slides/pages, text frames, lines or findings left out")
+    reason: str
+
+
 class ChecksDoc(Document):
     """``<deck>/checks.json``."""
 
@@ -345,6 +386,9 @@ class ChecksDoc(Document):
     font_map: list[FontMapEntry] = Field(default_factory=list)
     checks_run: list[str] = Field(default_factory=list)
     checks_skipped: dict[str, str] = Field(default_factory=dict, description="check -> reason")
+    findings_dropped: dict[str, int] = Field(
+        default_factory=dict, description="check -> findings found but not written (per-slide and per-deck caps)")
+    limits: list[CheckLimit] = Field(default_factory=list, description="where the checks covered less than the deck")
 
 
 # --------------------------------------------------------------------------- summary
@@ -367,7 +411,8 @@ class DeckSummary(BaseModel):
     pages_rendered: int = 0
     page_to_slide: dict[int, int | None] = Field(default_factory=dict)
     findings: int = 0
-    findings_by_check: dict[str, int] = Field(default_factory=dict)
+    findings_by_check: dict[str, int] = Field(default_factory=dict, description="findings written to checks.json")
+    findings_dropped: dict[str, int] = Field(default_factory=dict, description="findings found but not written (caps)")
     layers_skipped: list[LayerSkip] = Field(default_factory=list)
     seconds: float = 0.0
     digest: str | None = Field(None, description="path relative to the evidence root")

@@ -9,7 +9,9 @@ with lxml from the part XML so one odd element never aborts a slide.
 from __future__ import annotations
 
 import io
+import math
 import re
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -53,14 +55,29 @@ _MASTER_TYPE = {"ctrTitle": "title", "subTitle": "body", "obj": "body", "tbl": "
 from (a master holds title, body, dt, ftr, sldNum, hdr)."""
 
 
+BUDGET_CHECK_EVERY_SHAPES = 64
+"""Inside a slide the deadline is looked at every 64 shapes (a shape takes ~0.5 ms to read),
+so a single slide of tens of thousands of shapes cannot overrun the budget by more than a
+few tens of milliseconds."""
+
+
 @dataclass
 class StructureResult:
+    """What :func:`extract_structure` read. ``slides`` holds the slides read (all of them
+    unless ``budget_cut``); ``slides_total`` is the deck's slide count from ``p:sldIdLst``."""
+
     ok: bool
     slide_width_emu: int | None = None
     slide_height_emu: int | None = None
     slides: list[SlideDoc] = field(default_factory=list)
     errors: list[ExtractError] = field(default_factory=list)
     fonts: list[str] = field(default_factory=list)
+    slides_total: int | None = None
+    budget_cut: bool = False
+
+
+class _BudgetSpent(Exception):
+    """Raised inside a slide's shape walk when the deadline passed; caught by the reader."""
 
 
 def _local(el: etree._Element) -> str:
@@ -81,8 +98,21 @@ def coord_emu(raw: str | None) -> int | None:
     return round(float(m.group(1)) * _UNITS_EMU[m.group(2)])
 
 
-def extract_structure(path: Path, *, strict: bool) -> StructureResult:
-    """Read an OOXML deck; never raises (deck-level failures become ``ok=False`` + error)."""
+def extract_structure(path: Path, *, strict: bool, deadline: float | None = None) -> StructureResult:
+    """Read an OOXML deck into slide documents with absolute geometry (EMU).
+
+    Args:
+        path: the deck file.
+        strict: the package uses ISO/IEC 29500 Strict namespaces (read a patched copy).
+        deadline: ``time.monotonic()`` value (seconds) after which reading stops: between
+            slides, and inside a slide every ``BUDGET_CHECK_EVERY_SHAPES`` shapes. What was
+            read stays; the cut is an extract error with ``field="budget"`` and
+            ``budget_cut=True``. None = no limit.
+
+    Returns:
+        StructureResult. Never raises: a deck that cannot be opened is ``ok=False`` with an
+        error; a failing slide or field is an extract error and the rest survives.
+    """
     try:
         import pptx
     except ImportError as exc:
@@ -105,12 +135,20 @@ def extract_structure(path: Path, *, strict: bool) -> StructureResult:
         res.errors.append(ExtractError(field="slide_size", error="p:sldSz missing; 9144000 x 6858000 assumed"))
         res.slide_width_emu, res.slide_height_emu = 9144000, 6858000
     id_list = prs.part._element.find("p:sldIdLst", NS)
+    sld_ids = list(id_list) if id_list is not None else []
+    res.slides_total = len(sld_ids)
     fonts: set[str] = set()
-    for index, sld_id in enumerate(id_list if id_list is not None else [], start=1):
+    for index, sld_id in enumerate(sld_ids, start=1):
+        if deadline is not None and time.monotonic() >= deadline:
+            res.budget_cut = True
+            res.errors.append(ExtractError(field="budget", slide=index, error=(
+                f"evidence budget spent: slides {index}-{len(sld_ids)} ({len(sld_ids) - index + 1} of "
+                f"{len(sld_ids)}) not extracted")))
+            break
         rid = sld_id.get(f"{{{R_NS}}}id")
         try:
             part = prs.part.related_part(rid)
-            slide = _SlideReader(index, part, prs.part._element, copy.blanked_parts).read()
+            slide = _SlideReader(index, part, prs.part._element, copy.blanked_parts, deadline).read()
             slide.slide_id = int(sld_id.get("id")) if (sld_id.get("id") or "").isdigit() else None
         except Exception as exc:  # noqa: BLE001 - page-level isolation
             slide = SlideDoc(index=index, extract_errors=[
@@ -120,6 +158,13 @@ def extract_structure(path: Path, *, strict: bool) -> StructureResult:
         for shape in slide.shapes:
             for para in shape.text.paragraphs if shape.text else []:
                 fonts.update(r.font for r in para.runs if r.font)
+        if any(e.field == "budget" for e in slide.extract_errors):  # the deadline passed inside it
+            res.budget_cut = True
+            if index < len(sld_ids):
+                res.errors.append(ExtractError(field="budget", slide=index + 1, error=(
+                    f"evidence budget spent: slides {index + 1}-{len(sld_ids)} ({len(sld_ids) - index} of "
+                    f"{len(sld_ids)}) not extracted")))
+            break
     res.fonts = sorted(fonts)
     return res
 
@@ -127,8 +172,10 @@ def extract_structure(path: Path, *, strict: bool) -> StructureResult:
 class _SlideReader:
     """Reads one slide part into a :class:`SlideDoc`, isolating each field."""
 
-    def __init__(self, index: int, part: Any, prs_el: etree._Element, blanked: set[str]):
+    def __init__(self, index: int, part: Any, prs_el: etree._Element, blanked: set[str],
+                 deadline: float | None = None):
         self.index, self.part, self.prs_el = index, part, prs_el
+        self.deadline, self.walked = deadline, 0
         self.errors: list[ExtractError] = []
         self.layout_el = self.master_el = None
         self.fonts: dict[str, str | None] = {}
@@ -157,12 +204,19 @@ class _SlideReader:
                 theme = self._field(None, "theme", lambda: etree.fromstring(master.part.part_related_by(RT_THEME).blob))
                 self.fonts = theme_fonts(theme)
         tree = el.find("p:cSld/p:spTree", NS)
+        cut = False
         if tree is not None:
-            self._walk(tree, doc.shapes, (0.0, 1.0, 0.0, 1.0), 0, None)
+            try:
+                self._walk(tree, doc.shapes, IDENTITY, 0, None)
+            except _BudgetSpent:
+                cut = True
+                self.errors.append(ExtractError(slide=self.index, field="budget", error=(
+                    f"evidence budget spent while reading this slide: its first {len(doc.shapes)} shapes "
+                    f"(shape-tree order) were kept, the rest and the notes were not read")))
         titles = [s for s in doc.shapes if s.placeholder in ("title", "ctrTitle") and s.text]
         doc.title = titles[0].text.text.strip() if titles else None
         doc.text = "\n".join(t for s in doc.shapes for t in _shape_texts(s) if t)
-        doc.notes = self._field(None, "notes", self._notes)
+        doc.notes = None if cut else self._field(None, "notes", self._notes)
         doc.extract_errors = self.errors
         return doc
 
@@ -174,7 +228,8 @@ class _SlideReader:
 
     # ---------------------------------------------------------------- shape tree
 
-    def _walk(self, tree: etree._Element, out: list[ShapeDoc], xf: tuple, depth: int, parent: str | None) -> None:
+    def _walk(self, tree: etree._Element, out: list[ShapeDoc], xf: GroupTransform, depth: int,
+              parent: str | None) -> None:
         for child in tree:
             if _local(child) == "AlternateContent":
                 child = next((c[0] for c in child if len(c) and _local(c[0]) in SHAPE_TAGS), None)
@@ -183,6 +238,10 @@ class _SlideReader:
             tag = _local(child)
             if tag not in SHAPE_TAGS:
                 continue
+            self.walked += 1
+            if self.deadline is not None and not self.walked % BUDGET_CHECK_EVERY_SHAPES \
+                    and time.monotonic() >= self.deadline:
+                raise _BudgetSpent
             cnv = child.find(".//p:cNvPr", NS)
             sid = cnv.get("id", "?") if cnv is not None else "?"
             label = f"{sid}:{cnv.get('name', '') if cnv is not None else ''}"
@@ -194,14 +253,14 @@ class _SlideReader:
                 shape.placeholder_idx = int(ph.get("idx")) if (ph.get("idx") or "").isdigit() else None
             local = self._field(label, "geometry", lambda: self._local_frame(child, tag, ph))
             if local is not None:
-                shape.box = _apply(xf, local[:4])
-                shape.rot_deg = local[4]
+                shape.box, shape.rot_deg = absolute_frame(xf, local)
             elif tag != "grpSp":
                 self.errors.append(ExtractError(slide=self.index, shape=label, field="geometry",
                                                 error="shape has no geometry"))
             out.append(shape)
             if tag == "grpSp":
-                inner = self._field(label, "group_transform", lambda: _group_xf(child, xf))
+                inner = self._field(label, "group_transform",
+                                    lambda: group_transform(child.find("p:grpSpPr/a:xfrm", NS), xf))
                 self._walk(child, out, inner or xf, depth + 1, sid)
                 continue
             self._content(child, tag, shape, ph, label)
@@ -359,30 +418,149 @@ def _table(data: etree._Element) -> TableDoc:
     return TableDoc(rows=len(cells), cols=max((len(r) for r in cells), default=0), cells=cells)
 
 
-def _group_xf(grp: etree._Element, xf: tuple) -> tuple:
-    """Child→slide transform ``(ax, bx, ay, by)``: X = ax + bx*x, composed with the parent's."""
-    xfrm = grp.find("p:grpSpPr/a:xfrm", NS)
+@dataclass(frozen=True)
+class GroupTransform:
+    """Child → slide mapping of the groups around a shape, composed recursively.
+
+    ``matrix`` ``(a, b, c, d, e, f)`` is the 2-D affine map of child coordinates (EMU) to
+    slide coordinates (EMU): ``X = a*x + b*y + e``, ``Y = c*x + d*y + f`` (y points down, so
+    a positive angle turns clockwise, as in DrawingML). It places shape centres.
+
+    ``scale`` ``(fx, fy)`` is the size one child unit gets along the innermost group's own x
+    and y axes (EMU per child EMU). Sizes are not read off ``matrix``: PowerPoint and
+    LibreOffice never shear a child; they scale its unrotated frame (width/height swapped
+    for children turned by about 90°, see :func:`quarter_toggled`) and then turn it.
+
+    ``rot_deg`` and ``mirrored`` carry the rotation the groups add to a child's own ``rot``:
+    a child at ``θ`` ends at ``rot_deg + (-θ if mirrored else θ)`` degrees clockwise
+    (PowerPoint's convention: a flip mirrors the angles inside it; ``flipH`` and ``flipV``
+    together are a 180° turn).
+    """
+
+    matrix: tuple[float, float, float, float, float, float] = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
+    scale: tuple[float, float] = (1.0, 1.0)
+    rot_deg: float = 0.0
+    mirrored: bool = False
+
+    def point(self, x: float, y: float) -> tuple[float, float]:
+        """Child point (EMU) → slide point (EMU)."""
+        a, b, c, d, e, f = self.matrix
+        return a * x + b * y + e, c * x + d * y + f
+
+    def absolute_rot(self, rot_deg: float) -> float:
+        """A child's own clockwise rotation (degrees) → its rotation on the slide, in [0, 360)."""
+        rot = self.rot_deg + (-rot_deg if self.mirrored else rot_deg)
+        return round(rot % 360.0, 6) % 360.0 + 0.0  # 359.9999999 → 0.0; -0.0 → 0.0
+
+    def sized(self, cx: float, cy: float, rot_deg: float) -> tuple[float, float]:
+        """Slide-space width/height (EMU) of a child frame ``cx`` x ``cy`` (EMU) whose own
+        ``rot`` is ``rot_deg``."""
+        fx, fy = self.scale
+        if quarter_toggled(rot_deg):
+            fx, fy = fy, fx
+        return cx * fx, cy * fy
+
+
+IDENTITY = GroupTransform()
+
+
+def quarter_toggled(rot_deg: float) -> bool:
+    """True when a child turned by ``rot_deg`` (its own ``rot``, degrees clockwise) takes its
+    group's x scale on its height and the y scale on its width.
+
+    PowerPoint's rule as LibreOffice (the renderer of the evidence pages) implements it
+    (``oox/source/drawingml/shape.cxx``, ``lcl_doSpecialMSOWidthHeightToggle``): the whole
+    degrees of the raw attribute, truncated toward zero, in [45, 135) or [225, 315). A
+    negative ``rot`` (valid XML, never written by PowerPoint) is not toggled there, so
+    ``rot="-5400000"`` and ``rot="16200000"`` size differently, as LibreOffice draws them.
+    """
+    deg = math.trunc(rot_deg)
+    return 45 <= deg < 135 or 225 <= deg < 315
+
+
+def _cos_sin(deg: float) -> tuple[float, float]:
+    """cos/sin of a clockwise angle in degrees; exact at multiples of 90° (no 6e-17 residue)."""
+    quarter = deg / 90.0
+    if quarter == int(quarter):
+        return ((1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0))[int(quarter) % 4]
+    rad = math.radians(deg)
+    return math.cos(rad), math.sin(rad)
+
+
+def _is_true(raw: str | None) -> bool:
+    return (raw or "").strip() in ("1", "true")
+
+
+def group_transform(xfrm: etree._Element | None, parent: GroupTransform = IDENTITY) -> GroupTransform:
+    """Child → slide transform of a group from its ``p:grpSpPr/a:xfrm``, composed with the
+    transform of the groups around it (``parent``).
+
+    DrawingML (ECMA-376 Part 1 §20.1.7.5-6): the child space ``chOff``/``chExt`` (EMU) is
+    scaled and moved onto the group frame ``off``/``ext`` (EMU), then flipped (``flipH``,
+    ``flipV``) about the frame's centre, then turned by ``rot`` (60000ths of a degree,
+    clockwise) about that centre; then the parent groups' transforms apply. A group without
+    ``chOff``/``chExt`` maps its child space 1:1 onto its frame (a zero ``chExt`` scales by
+    1); a group without ``a:xfrm`` or without ``off``/``ext`` adds nothing.
+
+    Raises:
+        ValueError: a coordinate or angle is not a number (the caller records it as an
+            extract error and keeps the parent transform).
+    """
     if xfrm is None:
-        return xf
+        return parent
     off, ext = xfrm.find("a:off", NS), xfrm.find("a:ext", NS)
+    if off is None or ext is None:
+        return parent
+    ox, oy = coord_emu(off.get("x")) or 0, coord_emu(off.get("y")) or 0
+    ex, ey = coord_emu(ext.get("cx")) or 0, coord_emu(ext.get("cy")) or 0
     ch_off, ch_ext = xfrm.find("a:chOff", NS), xfrm.find("a:chExt", NS)
-    if off is None or ext is None or ch_off is None or ch_ext is None:
-        return xf
-    ox, oy = coord_emu(off.get("x")), coord_emu(off.get("y"))
-    ex, ey = coord_emu(ext.get("cx")), coord_emu(ext.get("cy"))
-    cx, cy = coord_emu(ch_off.get("x")), coord_emu(ch_off.get("y"))
-    cex, cey = coord_emu(ch_ext.get("cx")), coord_emu(ch_ext.get("cy"))
+    cx, cy = (coord_emu(ch_off.get("x")) or 0, coord_emu(ch_off.get("y")) or 0) if ch_off is not None else (ox, oy)
+    cex, cey = (coord_emu(ch_ext.get("cx")) or 0, coord_emu(ch_ext.get("cy")) or 0) if ch_ext is not None else (ex, ey)
     sx = ex / cex if cex else 1.0
     sy = ey / cey if cey else 1.0
-    lax, lay = ox - cx * sx, oy - cy * sy
-    ax, bx, ay, by = xf
-    return (ax + bx * lax, bx * sx, ay + by * lay, by * sy)
+    rot = int(xfrm.get("rot", "0") or 0) / 60000.0
+    flip_h, flip_v = _is_true(xfrm.get("flipH")), _is_true(xfrm.get("flipV"))
+    # local linear part R(rot) · F · S; the translation keeps the frame centre M fixed under
+    # F and R:  p = M + R F (off - M + S (q - chOff))
+    fx, fy = (-1.0 if flip_h else 1.0), (-1.0 if flip_v else 1.0)
+    cos, sin = _cos_sin(rot)
+    a, b, c, d = cos * fx * sx, -sin * fy * sy, sin * fx * sx, cos * fy * sy
+    mx, my = ox + ex / 2.0, oy + ey / 2.0
+    tx, ty = fx * (ox - mx - sx * cx), fy * (oy - my - sy * cy)
+    e, f = mx + cos * tx - sin * ty, my + sin * tx + cos * ty
+    # compose: parent ∘ local
+    pa, pb, pc, pd, pe, pf = parent.matrix
+    matrix = (pa * a + pb * c, pa * b + pb * d, pc * a + pd * c, pc * b + pd * d,
+              pa * e + pb * f + pe, pc * e + pd * f + pf)
+    frame_w, frame_h = parent.sized(1.0, 1.0, rot)  # the group frame is itself a child of its parent
+    own = rot + (180.0 if flip_h and flip_v else 0.0)
+    return GroupTransform(matrix=matrix, scale=(frame_w * sx, frame_h * sy),
+                          rot_deg=parent.rot_deg + (-own if parent.mirrored else own),
+                          mirrored=parent.mirrored != (flip_h != flip_v))
 
 
-def _apply(xf: tuple, frame: tuple) -> Box:
-    ax, bx, ay, by = xf
-    x, y, cx, cy = frame
-    return Box(x_emu=round(ax + bx * x), y_emu=round(ay + by * y), cx_emu=round(bx * cx), cy_emu=round(by * cy))
+def absolute_frame(xf: GroupTransform, frame: tuple) -> tuple[Box, float]:
+    """A shape's frame in slide coordinates and its absolute rotation.
+
+    Args:
+        xf: the transform of the groups around the shape (:func:`group_transform`).
+        frame: ``(x, y, cx, cy, rot_deg)`` of the shape's own ``a:xfrm`` in its parent's
+            child space (EMU; degrees clockwise).
+
+    Returns:
+        ``(box, rot_deg)``. ``box`` is the UNROTATED frame (EMU), centred on the shape's
+        centre mapped through the group transforms, sized by the groups' scale (see
+        :class:`GroupTransform`). The drawn footprint is ``box`` turned by ``rot_deg``
+        (clockwise, in [0, 360)) about its centre; :meth:`ShapeDoc.footprint_pt` gives its
+        axis-aligned bounds. Exact for scaled, flipped and rotated groups; only a group
+        turned by a non-multiple of 90° inside a group scaled unequally in x and y is
+        approximate (the exact map would shear; the renderers do not).
+    """
+    x, y, w, h, theta = frame
+    cx, cy = xf.point(x + w / 2.0, y + h / 2.0)
+    width, height = xf.sized(w, h, theta)
+    box = Box(x_emu=round(cx - width / 2.0), y_emu=round(cy - height / 2.0), cx_emu=round(width), cy_emu=round(height))
+    return box, xf.absolute_rot(theta)
 
 
 def _shape_texts(shape: ShapeDoc) -> list[str]:
