@@ -134,3 +134,12 @@ def test_aux_files_come_from_the_tests_dir_only(tmp_path):
     root = build_workspace("block-01", rows, ctx)
     assert (root / "helper.py").read_text() == "print('aux')"
     assert not (root / "secret.txt").exists()
+
+
+def test_grep_with_a_backtracking_pattern_is_a_tool_error_not_a_hang(ws, monkeypatch):
+    import cowork_judge.agentic.tools as tools
+
+    monkeypatch.setattr(tools, "GREP_TIMEOUT_SEC", 1.0)
+    (ws.root / "output" / "aaa.txt").write_text("a" * 40 + "!\n")
+    out = call(ws, "grep", pattern="(a+)+$").text  # hours of backtracking in-process, GIL held
+    assert out.startswith("error: ") and "backtracks" in out

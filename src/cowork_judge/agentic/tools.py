@@ -22,11 +22,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cowork_judge import saferegex
+
 MAX_TEXT_CHARS = 20_000
 """Default and maximum characters returned by one read."""
 MAX_READ_BYTES = 64 * 1024 * 1024
 """read_text never reads past this many bytes of a file."""
 MAX_LIST_ENTRIES = 400
+MAX_GREP_TOTAL_BYTES = 32 * 1024 * 1024
+"""Bytes of text one grep call scans over all files (files past it are skipped)."""
+GREP_TIMEOUT_SEC = 20.0
+"""Longest one grep may run (seconds) before its child is killed; well inside a call's time."""
 MAX_GREP_FILE_BYTES = 4 * 1024 * 1024
 MAX_IMAGE_BYTES = 4 * 1024 * 1024
 """Largest image attached by view_image (bytes); larger images are refused."""
@@ -228,28 +234,40 @@ class WorkspaceTools:
         return ToolResult(f"image {self._rel(target)} ({size} bytes) is attached below", f"data:{mime};base64,{data}")
 
     def grep(self, pattern: str, path: str = ".", max_matches: int = 50) -> ToolResult:
+        """Lines matching `pattern` in the text files under `path`, searched in a killable
+        child (`saferegex`): a backtracking pattern the judge model writes (or a deliverable
+        talks it into) cannot hang the judge past its deadline.
+
+        Raises:
+            ValueError: a bad pattern, or one that ran past `GREP_TIMEOUT_SEC` seconds.
+        """
         try:
-            regex = re.compile(pattern)
+            re.compile(pattern)
         except re.error as exc:
             raise ValueError(f"bad regular expression: {exc}") from None
         base = self.resolve(path)
         files = [base] if base.is_file() else sorted(p for p in base.rglob("*") if p.is_file())
-        hits: list[str] = []
+        texts: list[tuple[str, str]] = []
+        budget = MAX_GREP_TOTAL_BYTES
         for file in files:
             try:
                 real = file.resolve()
-                if self.root not in real.parents or real.stat().st_size > MAX_GREP_FILE_BYTES:
+                if self.root not in real.parents or real.stat().st_size > min(MAX_GREP_FILE_BYTES, budget):
                     continue
                 data = real.read_bytes()
             except OSError:
                 continue
             if b"\x00" in data[:8192]:
                 continue
-            for n, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), start=1):
-                if regex.search(line):
-                    hits.append(f"{self._rel(file)}:{n}: {line[:300]}")
-                    if len(hits) >= max_matches:
-                        return ToolResult("\n".join(hits + [f"... stopped at {max_matches} matches"]))
+            budget -= len(data)
+            texts.append((self._rel(file), data.decode("utf-8", errors="replace")))
+        try:
+            found = saferegex.search(pattern, texts, timeout_sec=GREP_TIMEOUT_SEC, max_matches=max(1, max_matches), lines=True)
+        except saferegex.RegexTimeout:
+            raise ValueError(f"the pattern ran past {GREP_TIMEOUT_SEC:g} s (it backtracks); use a simpler one") from None
+        hits = [f"{name}:{n}: {line}" for name, n, line in found]
+        if len(hits) >= max_matches:
+            hits.append(f"... stopped at {max_matches} matches")
         return ToolResult("\n".join(hits) if hits else "(no matches)")
 
     def _file(self, path: str) -> Path:

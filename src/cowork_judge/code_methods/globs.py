@@ -4,18 +4,17 @@ Rules (documented for task authors): a pattern without ``/`` matches a file NAME
 depth (``*.md`` matches ``a.md`` and ``notes/b.md``); a pattern with ``/`` matches the
 whole output-relative path, where ``*`` and ``?`` stay inside one path segment and
 ``**/`` matches zero or more directories (``reports/**/*.csv`` matches
-``reports/a.csv`` and ``reports/2024/q1/a.csv``; ``**/*`` matches every file).
+``reports/a.csv`` and ``reports/2024/q1/a.csv``; ``**/*`` matches every file). ``**``
+crosses directories only as a whole segment.
 """
 
 from __future__ import annotations
 
-import functools
-import re
+import fnmatch
 
 
-@functools.lru_cache(maxsize=256)
-def compile_glob(pattern: str) -> re.Pattern[str]:
-    """The regular expression of a glob (see the module rules).
+def check_glob(pattern: str) -> str:
+    """The pattern without its leading ``/``.
 
     Raises:
         ValueError: an empty pattern, or one that climbs out of the output dir (``..``).
@@ -24,39 +23,34 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
         raise ValueError("an empty glob matches nothing")
     if ".." in pattern.split("/"):
         raise ValueError(f"glob {pattern!r} may not contain '..'")
-    body = pattern.lstrip("/")
-    out, i = [], 0
-    while i < len(body):
-        if body.startswith("**/", i):
-            out.append("(?:[^/]+/)*")
-            i += 3
-        elif body.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif body[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif body[i] == "?":
-            out.append("[^/]")
-            i += 1
-        elif body[i] == "[":
-            end = body.find("]", i + 1)
-            if end == -1:
-                out.append(re.escape(body[i]))
-                i += 1
-            else:
-                inner = body[i + 1 : end].replace("\\", "\\\\")
-                out.append("[^" + inner[1:] + "]" if inner.startswith("!") else "[" + inner + "]")
-                i = end + 1
-        else:
-            out.append(re.escape(body[i]))
-            i += 1
-    return re.compile("".join(out) + r"\Z")
+    return pattern.lstrip("/")
 
 
 def matches(pattern: str, rel: str) -> bool:
-    """True when the output-relative path `rel` is named by `pattern`."""
-    rx = compile_glob(pattern)
-    if "/" not in pattern.strip("/"):
-        return bool(rx.match(rel.rsplit("/", 1)[-1]))
-    return bool(rx.match(rel))
+    """True when the output-relative path `rel` is named by `pattern`.
+
+    Matching is segment by segment: a ``**`` segment takes zero or more path segments
+    (dynamic programming over segments), any other segment is matched against one path
+    segment by `fnmatch.fnmatchcase`, whose translation cannot backtrack exponentially
+    (CPython ≥ 3.9, bpo-40480). No regular expression is built from the whole pattern: an
+    agent's file name of 245 underscores against ``*_*_*_*.csv`` took 21 s with one.
+
+    Raises:
+        ValueError: see `check_glob`.
+    """
+    body = check_glob(pattern)
+    if "/" not in body.rstrip("/"):
+        return fnmatch.fnmatchcase(rel.rsplit("/", 1)[-1], body.rstrip("/"))
+    parts = [seg for seg in body.split("/") if seg]
+    segs = rel.split("/")
+    # ok[j] = parts[i:] matches segs[j:], computed from the last pattern segment backwards
+    ok = [False] * len(segs) + [True]
+    for part in reversed(parts):
+        nxt = ok
+        ok = [False] * (len(segs) + 1)
+        for j in range(len(segs), -1, -1):
+            if part == "**":
+                ok[j] = nxt[j] or (j < len(segs) and ok[j + 1])
+            else:
+                ok[j] = j < len(segs) and nxt[j + 1] and fnmatch.fnmatchcase(segs[j], part)
+    return ok[0]
