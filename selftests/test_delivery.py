@@ -214,3 +214,21 @@ def test_output_dir_symlinked_inside_the_app_is_followed(layout):
 def test_missing_response_file_is_said(layout, tmp_path):
     d = collect_delivery(layout, cfg(JUDGE_RESPONSE_FILE=str(tmp_path / "nope.txt")))
     assert any("JUDGE_RESPONSE_FILE" in n and "does not exist" in n for n in d.notes)
+
+
+def test_looping_output_symlinks_deliver_nothing_without_a_crash(layout):
+    layout.output_dir.rmdir()
+    layout.output_dir.symlink_to(layout.output_dir)  # output -> output
+    os.symlink(layout.alt_output_dir, layout.alt_output_dir)
+    d = collect_delivery(layout, cfg(JUDGE_LENIENT_DELIVERY="1"))
+    assert d.files == [] and d.missing is True
+    assert any("looping" in n for n in d.notes)
+
+
+def test_the_same_file_through_a_symlinked_alt_output_is_listed_once(layout):
+    write(layout.output_dir / "deck.pptx")
+    write(layout.app_dir / "notes.md")
+    os.symlink(layout.app_dir, layout.alt_output_dir)  # /output -> /app
+    d = collect_delivery(layout, cfg(JUDGE_LENIENT_DELIVERY="1"))
+    assert sorted(f.rel for f in d.files) == ["deck.pptx", "notes.md"]
+    assert any("listed once" in n for n in d.notes)

@@ -178,3 +178,11 @@ def test_load_time_warnings_for_typos_missing_weights_and_broken_dependencies():
 def test_a_clean_rubric_has_no_warnings():
     rows = [{"id": "A", "description": "a", "weight": 2}, {"id": "B", "description": "b", "weight": 1, "depends_on": ["A"]}]
     assert normalize_rubric(rows).warnings == ()
+
+
+def test_a_very_long_dependency_chain_loads():
+    rows = [{"id": f"R{i}", "description": "r", "weight": 1, "depends_on": [f"R{i + 1}"]} for i in range(5000)]
+    rows.append({"id": "R5000", "description": "end", "weight": 1, "depends_on": ["R0"]})  # closes one long cycle
+    r = normalize_rubric(rows)
+    cycles = [w for w in r.warnings if "cycle" in w]
+    assert len(cycles) == 1 and cycles[0].startswith("depends_on cycle R0 → R1 → R2")

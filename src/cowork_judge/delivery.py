@@ -86,12 +86,13 @@ def collect_delivery(paths: RunPaths, config: JudgeConfig) -> Delivery:
         _scan(paths.output_dir, "output", delivery, scored=True)
     app_root_scored = config.lenient_delivery
     _scan(paths.app_dir, "app_root", delivery, scored=app_root_scored, top_level_only=True, skip={"output"})
-    if paths.alt_output_dir.resolve() != paths.output_dir.resolve() and _followable(paths.alt_output_dir, paths.app_dir, delivery):
+    if _real(paths.alt_output_dir) != _real(paths.output_dir) and _followable(paths.alt_output_dir, paths.app_dir, delivery):
         _scan(paths.alt_output_dir, "alt_output", delivery, scored=config.lenient_delivery)
     message, source, notes, unreadable = final_message(paths, config)
     delivery.final_message, delivery.final_message_source = message, source
     delivery.notes.extend(notes)
     delivery.unreadable.extend(unreadable)
+    _drop_duplicates(delivery)
     _unique_names(delivery)
     cut = sum(1 for s in delivery.ignored if s.reason == "over_limit")
     if cut:
@@ -103,6 +104,14 @@ def collect_delivery(paths: RunPaths, config: JudgeConfig) -> Delivery:
         else:
             delivery.missing = True
     return delivery
+
+
+def _real(path: Path) -> Path | None:
+    """The real path, or None for a dangling or looping symlink (``output -> output``)."""
+    try:
+        return path.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return None
 
 
 def _followable(root: Path, app_dir: Path, delivery: Delivery) -> bool:
@@ -130,9 +139,9 @@ def _scan(
     top_level_only: bool = False,
     skip: set[str] | None = None,
 ) -> None:
-    if not root.is_dir():
+    root_real = _real(root)
+    if root_real is None or not root_real.is_dir():
         return
-    root_real = root.resolve()
 
     def unreadable(err: OSError) -> None:
         where = Path(err.filename) if err.filename else root
@@ -211,6 +220,23 @@ def display_name(rel: str) -> str:
     """
     text = rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", text)
+
+
+def _drop_duplicates(delivery: Delivery) -> None:
+    """List a real file once across roots: lenient delivery with ``/output -> /app``
+    reaches every file a second time, which would make one deck "ambiguous" and double a
+    file count. Aliases inside one root (``slides.pptx -> drafts/v3.pptx``) are the
+    agent's own layout and stay."""
+    first_source: dict[str, str] = {}
+    kept = []
+    for item in delivery.files:
+        real = os.path.realpath(item.path)
+        if first_source.setdefault(real, item.source) == item.source:
+            kept.append(item)
+    if len(kept) < len(delivery.files):
+        delivery.notes.append(f"{len(delivery.files) - len(kept)} file(s) reached twice (through a symlinked folder) "
+                              "are listed once")
+        delivery.files = kept
 
 
 def _unique_names(delivery: Delivery) -> None:

@@ -246,21 +246,26 @@ def _dependency_warnings(criteria: list[Criterion]) -> list[str]:
             out.append(f"row {c.id!r}: depends on itself (its gate opens only when it is hit)")
     state: dict[str, int] = {}  # 1 = on the current path, 2 = done
     cycles: list[list[str]] = []
-
-    def visit(node: str, path: list[str]) -> None:
-        state[node] = 1
-        for nxt in deps[node]:
-            if nxt == node:
-                continue
-            if state.get(nxt) == 1:
-                cycles.append([*path[path.index(nxt):], nxt])
+    for c in criteria:  # iterative depth-first search: a 10 000-row chain must not recurse
+        if c.id in state:
+            continue
+        path = [c.id]
+        state[c.id] = 1
+        stack = [iter(deps[c.id])]
+        while stack:
+            nxt = next(stack[-1], None)
+            if nxt is None:
+                state[path.pop()] = 2
+                stack.pop()
+            elif nxt == path[-1]:
+                continue  # self-dependency: said above
+            elif state.get(nxt) == 1:
+                if len(cycles) < 10:
+                    cycles.append([*path[path.index(nxt):], nxt])
             elif nxt not in state:
-                visit(nxt, [*path, nxt])
-        state[node] = 2
-
-    for c in criteria:
-        if c.id not in state:
-            visit(c.id, [c.id])
+                state[nxt] = 1
+                path.append(nxt)
+                stack.append(iter(deps[nxt]))
     out.extend(f"depends_on cycle {' → '.join(cycle)}: these rows gate each other" for cycle in cycles[:10])
     return out
 
