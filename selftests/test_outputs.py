@@ -70,13 +70,20 @@ def test_short_api_keys_are_still_redacted():
     assert r.text("key=k7Qz9w mode=on-off tok=abc12") == "key=[REDACTED] mode=on-off tok=abc12"
     assert Redactor.from_environ({"OPENAI_API_KEY": "abcd"}).text("x abcd y") == "x [REDACTED] y"
     assert Redactor.from_environ({"OPENAI_API_KEY": "abc"}).text("x abc y") == "x abc y"  # config warns about this one
+    # a short key is replaced as a whole token only: words and JSON keys that contain it stay
+    r = Redactor.from_environ({"JUDGE_API_KEY": "task"}, extra=["task"])
+    assert r.text("the database task_score task-prompt, key=task.") == "the database task_score task-prompt, key=[REDACTED]."
+    assert r.value({"task_score": 1, "auth": "Bearer task"}) == {"task_score": 1, "auth": "Bearer [REDACTED]"}
+    long_key = Redactor(["sk-long-secret-1234"])
+    assert long_key.text("xsk-long-secret-1234y") == "x[REDACTED]y"  # a long one goes wherever it appears
 
 
 def test_too_short_api_key_warns():
     loaded = load_config({"JUDGE_API_KEY": "abc", "JUDGE_BASE_URL": "http://127.0.0.1:1/v1"})
     assert loaded.config.has_credentials
     assert any("JUDGE_API_KEY is shorter than 4 characters" in w for w in loaded.warnings)
-    assert not any("shorter" in w for w in load_config({"JUDGE_API_KEY": "abcd"}).warnings)
+    assert any("redacted only where it stands as a whole word" in w for w in load_config({"JUDGE_API_KEY": "abcd"}).warnings)
+    assert not any("shorter" in w for w in load_config({"JUDGE_API_KEY": "abcd1234"}).warnings)
 
 
 def test_redactor_catches_tokens_in_endpoint_urls():

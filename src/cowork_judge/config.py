@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
-from cowork_judge.redact import MIN_CREDENTIAL_LEN
+from cowork_judge.redact import MIN_CREDENTIAL_LEN, MIN_SECRET_LEN
 from cowork_judge.scoring import ScoringPolicy
 
 MAX_JITTER_SHARE = 0.1
@@ -251,6 +251,9 @@ def load_config(environ: Mapping[str, str] | None = None) -> LoadedConfig:
                 if name == "api_key" and len(raw) < MIN_CREDENTIAL_LEN:
                     warnings.append(f"{env_name} is shorter than {MIN_CREDENTIAL_LEN} characters: it is used but cannot be "
                                     "redacted from logs and documents")
+                elif name == "api_key" and len(raw) < MIN_SECRET_LEN:
+                    warnings.append(f"{env_name} is shorter than {MIN_SECRET_LEN} characters: it is redacted only where it "
+                                    "stands as a whole word")
                 break
     deadline = values.get("deadline_sec", JudgeConfig.model_fields["deadline_sec"].default)
     for name, env_name in (("start_jitter_sec", "JUDGE_START_JITTER"), ("workflow_start_jitter_sec", "JUDGE_WORKFLOW_START_JITTER")):

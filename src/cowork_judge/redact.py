@@ -31,9 +31,12 @@ class Redactor:
         (API keys): from `MIN_CREDENTIAL_LEN` on."""
         values = {s for s in secrets if s and len(s) >= MIN_SECRET_LEN}
         values |= {s for s in credentials if s and len(s) >= MIN_CREDENTIAL_LEN}
-        # Longest first so that a secret containing another is replaced whole.
+        # Longest first so that a secret containing another is replaced whole. A value
+        # shorter than MIN_SECRET_LEN is replaced only as a whole token: a key "data" must
+        # not turn "database" into "[REDACTED]base" nor "task_score" into a new JSON key.
         self._values = sorted(values, key=len, reverse=True)
-        self._pattern = re.compile("|".join(re.escape(v) for v in self._values)) if self._values else None
+        parts = [re.escape(v) if len(v) >= MIN_SECRET_LEN else rf"(?<![\w-]){re.escape(v)}(?![\w-])" for v in self._values]
+        self._pattern = re.compile("|".join(parts)) if parts else None
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str], extra: Iterable[str] = ()) -> Redactor:
