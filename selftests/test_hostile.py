@@ -245,3 +245,13 @@ def test_missing_app_dir_is_a_warning_not_a_silent_chat_judgement(judge_run, tmp
                     setup=lambda root: (tmp_path / "typo-app").rmdir())
     doc = valid(run)
     assert any("does not exist" in w and "--app-dir" in w for w in doc["details"]["warnings"])
+
+
+def test_a_fifo_rubric_is_a_bad_rubric_not_a_hang(judge_run, tmp_path):
+    tests = make_tests(tmp_path, [{"id": "A", "description": "a", "weight": 1}])
+    (tests / "rubric.json").unlink()
+    os.mkfifo(tests / "rubric.json")
+    run = judge_run(tests, ROLLOUTS / "deck", sim=False, env={"JUDGE_DEADLINE": "30"}, timeout=60)
+    doc = valid(run)
+    assert doc["exit_code"] == "judge:scorer_error" and "not a regular file" in doc["exit_reason"]
+    assert "Traceback" not in run.stderr

@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import jsonschema
@@ -143,3 +144,20 @@ def test_audit_verdicts_prefer_the_latest_judged_verdict(tmp_path):
     assert found["A"].judged and found["A"].reason == "alone"
     assert found["B"].judged and found["B"].hit is False
     assert GRACE_SEC < 5
+
+
+def test_backstop_writes_the_fallback_when_the_best_document_blocks(tmp_path, monkeypatch):
+    paths, dog, exits = _watchdog(tmp_path)
+    release = threading.Event()
+    monkeypatch.setattr(dog, "_document", lambda *a, **k: release.wait(60))  # e.g. a read that never returns
+    dog.start()
+    for _ in range(100):  # the backstop fires BACKSTOP_SEC after the watchdog
+        if exits:
+            break
+        time.sleep(0.1)
+    release.set()
+    assert exits and exits[0] == 1
+    doc = json.loads(paths.result_json.read_text())
+    jsonschema.validate(doc, SCHEMA)
+    assert doc["exit_code"] == "judge:timeout" and "backstop" in doc["exit_reason"]
+    assert paths.reward_txt.read_text().strip() == "0.0"

@@ -12,6 +12,7 @@ import difflib
 import json
 import math
 import re
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -130,13 +131,22 @@ class NormalizedRubric(BaseModel):
         return {c.id: c for c in self.criteria}
 
 
+MAX_RUBRIC_BYTES = 64 * 1024 * 1024
+"""Largest rubric.json read (bytes); real ones are KBs, PaperBench's largest flattened is ~2 MB."""
+
+
 def load_rubric(path: Path) -> NormalizedRubric:
     """Read and normalize a `rubric.json` file.
 
     Raises:
-        RubricError: the file is missing, not UTF-8 JSON, or fails normalization.
+        RubricError: the file is missing, not a regular file, larger than
+            `MAX_RUBRIC_BYTES`, not UTF-8 JSON, or fails normalization.
     """
     try:
+        if not stat.S_ISREG(path.stat().st_mode):  # a FIFO would block the read forever
+            raise RubricError(f"rubric file {path} is not a regular file")
+        if path.stat().st_size > MAX_RUBRIC_BYTES:
+            raise RubricError(f"rubric file {path} is larger than {MAX_RUBRIC_BYTES} bytes")
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise RubricError(f"rubric file not found: {path}") from None

@@ -127,7 +127,7 @@ class Watchdog:
         """Write the outputs unless the main thread already did, then end the process
         (within `BACKSTOP_SEC` whatever happens)."""
         self.fired = True
-        backstop = threading.Timer(BACKSTOP_SEC, self._exit_process, args=(1,))
+        backstop = threading.Timer(BACKSTOP_SEC, self._last_resort)
         backstop.daemon = True
         backstop.start()
         code = 1
@@ -159,6 +159,18 @@ class Watchdog:
             backstop.cancel()  # only reached when exit_process returns (tests)
             if held and lock is not None:
                 lock.release()
+
+    def _last_resort(self) -> None:
+        """The backstop: writing the best document blocked (a wedged thread holds what it
+        needs); write the fallback document unless one is there, then end the process."""
+        code = self._stop[1] if self._stop is not None else 1
+        try:
+            if not self._main_wrote() and not self.paths.reward_txt.exists():
+                reason = self._stop[0] if self._stop is not None else "the judge was wedged past JUDGE_DEADLINE"
+                write_fallback(self.paths, exit_code="judge:timeout", exit_reason=f"{reason}; the watchdog's backstop ended it",
+                               version=__version__, abi=ABI, redactor=self.redactor)
+        finally:
+            self._exit_process(code)
 
     def _main_wrote(self) -> bool:
         if self._written is not None:
