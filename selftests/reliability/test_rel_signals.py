@@ -61,3 +61,27 @@ def test_signal_mid_run_writes_the_documents(tmp_path, signum):
     assert rest and all(results[i]["error_kind"] == "interrupted" for i in rest)
     assert doc["extra_fields"]["judge_error_kind"] == "interrupted" and doc["exit_code"] == "judge:timeout"
     assert signal.Signals(signum).name in doc["exit_reason"]
+
+
+def test_sigterm_while_the_run_is_still_starting_writes_the_documents(tmp_path):
+    shutil.copytree(ROLLOUTS / "deck" / "app", tmp_path / "app")
+    shutil.copytree(ROLLOUTS / "deck" / "logs", tmp_path / "logs")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "OPENAI_", "COWORK_"))}
+    env.update(JUDGE_API_KEY=SIM_KEY, JUDGE_BASE_URL="http://127.0.0.1:9/v1", JUDGE_EVIDENCE="0", PYTHONDONTWRITEBYTECODE="1")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "cowork_judge", "run", "--app-dir", str(tmp_path / "app"), "--logs-dir",
+         str(tmp_path / "logs"), "--tests-dir", str(EXAMPLE_TESTS), "--work-dir", str(tmp_path / "work")],
+        env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(0.2)  # inside the imports: before the run's own handlers and watchdog exist
+        proc.send_signal(signal.SIGTERM)
+        _, stderr = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 143, stderr
+    doc = json.loads((tmp_path / "logs" / "verifier" / "result.json").read_text())
+    jsonschema.validate(doc, SCHEMA)
+    assert doc["exit_code"] == "judge:timeout" and "SIGTERM" in doc["exit_reason"]
+    assert (tmp_path / "logs" / "verifier" / "reward.txt").read_text().strip() == str(doc["task_score"])

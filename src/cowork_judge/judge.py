@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 from pathlib import Path
 
-from cowork_judge import ABI, __version__, procs, watchdog
+from cowork_judge import ABI, __version__, procs, signals, watchdog
 from cowork_judge.assemble import build_document, failed_document
 from cowork_judge.config import LoadedConfig, export_credentials
 from cowork_judge.context import Deadline, RunContext
@@ -100,13 +100,8 @@ def main_run(paths: RunPaths, loaded: LoadedConfig, *, start: float, environ: Ma
             shutil.rmtree(paths.work_dir, ignore_errors=True)
 
 
-STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
-"""Signals that end a command-line run with its documents written (a supervisor's time
-limit, Ctrl-C); the process then exits with ``128 + signum`` (143, 130)."""
-
-
 def _stop_on_signals(dog: watchdog.Watchdog) -> dict[int, Any]:
-    """Route `STOP_SIGNALS` to the watchdog, which writes the best document (rows judged
+    """Route `signals.STOP_SIGNALS` to the watchdog, which writes the best document (rows judged
     so far keep their verdicts, the rest are unjudged ``interrupted``) and ends the
     process. Returns the previous handlers; {} outside the main thread."""
     def handler(signum: int, _frame: Any) -> None:
@@ -114,12 +109,15 @@ def _stop_on_signals(dog: watchdog.Watchdog) -> dict[int, Any]:
 
     previous: dict[int, Any] = {}
     try:
-        for signum in STOP_SIGNALS:
+        for signum in signals.STOP_SIGNALS:
             previous[signum] = signal.signal(signum, handler)
     except ValueError:  # not the main thread: leave the defaults
         for signum, old in previous.items():
             signal.signal(signum, old)
         return {}
+    early = signals.pending()  # arrived while the run was starting (`signals.capture`)
+    if early is not None:
+        handler(early, None)
     return previous
 
 
