@@ -347,3 +347,16 @@ def test_every_registered_method_has_checkable_annotations():
                 continue
             options = set(str(param.annotation).replace(" ", "").split("|"))
             assert options <= known, f"{name}.{pname}: {param.annotation} is not checked by param_errors"
+
+
+def test_impossible_parameters_are_code_errors_not_misses(tmp_path):
+    ctx = make_ctx(tmp_path, {"a.md": "hello world"})
+    m = CODE_METHODS
+    with pytest.raises(ValueError, match="empty range"):
+        m["word_count_between"](ctx, min_words=1, max_words=-5)
+    with pytest.raises(ValueError, match="empty range"):
+        m["file_matches_glob"](ctx, glob="*.md", min_count=3, max_count=1)
+    with pytest.raises(ValueError, match="empty range"):
+        m["page_count_between"](ctx, min_pages=5, max_pages=2)
+    with pytest.raises(ValueError, match="must not be empty"):
+        m["text_contains"](ctx, text="")

@@ -186,3 +186,9 @@ def test_a_very_long_dependency_chain_loads():
     r = normalize_rubric(rows)
     cycles = [w for w in r.warnings if "cycle" in w]
     assert len(cycles) == 1 and cycles[0].startswith("depends_on cycle R0 → R1 → R2")
+
+
+def test_levels_closer_than_the_tie_tolerance_are_one_level():
+    with pytest.raises(RubricError, match="are the same level"):
+        normalize_rubric([{"id": "g", "description": "g", "weight": 1, "type": "gradient",
+                           "levels": {"1": "all", "0.0000000001": "almost none", "0": "none"}}])

@@ -458,8 +458,9 @@ def _levels(row: Mapping[str, Any], where: str) -> tuple[dict[str, str] | None, 
             value = scales.parse_level_key(key)
         except ValueError as exc:
             raise RubricError(f"{where}: field {field!r}: {exc}") from None
-        if value in seen:
-            raise RubricError(f"{where}: field {field!r}: keys {seen[value]!r} and {key!r} are the same level")
+        same = next((v for v in seen if abs(v - value) <= 2 * scales.TIE_TOLERANCE), None)
+        if same is not None:  # closer than the snapping tie tolerance: one level, written twice
+            raise RubricError(f"{where}: field {field!r}: keys {seen[same]!r} and {key!r} are the same level")
         seen[value] = str(key)
         levels[str(key)] = text if isinstance(text, str) else json.dumps(text, ensure_ascii=False)
     if len(levels) < 2:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from cowork_judge.code_methods import globs
-from cowork_judge.code_methods.files import ReadLimit, listing_cut
+from cowork_judge.code_methods.files import ReadLimit, check_range, listing_cut
 from cowork_judge.config import resolve_tool
 from cowork_judge.context import RunContext
 from cowork_judge.delivery import DeliveredFile
@@ -336,6 +336,7 @@ def page_count_between(ctx: RunContext, min_pages: int = 1, max_pages: int | Non
         EnvironmentMissing: a PDF without PyMuPDF, a legacy ``.ppt`` without LibreOffice
             (the row becomes unjudged ``render_env``, the deck is not penalised).
     """
+    check_range("pages", min_pages, max_pages)
     deck, label = _deck(ctx, path)
     if deck is None:
         return False, label, {}

@@ -37,6 +37,17 @@ class ReadLimit(RuntimeError):
     raise it only when the answer is not already certain from what they read."""
 
 
+def check_range(what: str, low: int, high: int | None) -> None:
+    """Reject a range no value can satisfy (a rubric mistake, not a miss).
+
+    Raises:
+        ValueError: `low` < 0, or `high` below `low`.
+    """
+    if low < 0 or (high is not None and high < low):
+        raise ValueError(f"min_{what}={low}, max_{what}={high} is an empty range")
+
+
+
 def listing_cut(ctx: RunContext) -> bool:
     """True when the deliverables listing was cut at `delivery.MAX_FILES`."""
     return any(s.reason == "over_limit" for s in ctx.delivery.ignored)
@@ -104,6 +115,7 @@ def file_nonempty(ctx: RunContext, glob: str, min_bytes: int = 1) -> tuple[bool,
 
 def file_matches_glob(ctx: RunContext, glob: str, min_count: int = 1, max_count: int | None = None) -> tuple[bool, str, dict[str, Any]]:
     """Hit when the number of deliverables matching `glob` is within [min_count, max_count]."""
+    check_range("count", min_count, max_count)
     n = len(matching(ctx, glob))
     ok = n >= min_count and (max_count is None or n <= max_count)
     bounds = f"[{min_count}, {'∞' if max_count is None else max_count}]"
@@ -135,6 +147,8 @@ def json_valid(ctx: RunContext, glob: str = "*.json") -> tuple[bool, str, dict[s
 
 def text_contains(ctx: RunContext, text: str, glob: str | None = None, source: str = "files", case_sensitive: bool = False) -> tuple[bool, str, dict[str, Any]]:
     """Hit when `text` occurs in a matching deliverable (or the final message)."""
+    if not text:
+        raise ValueError("text must not be empty (an empty text is found everywhere)")
     needle = text if case_sensitive else text.lower()
     texts, unread = _texts(ctx, glob, source)
     for name, body in texts:
@@ -170,6 +184,7 @@ def regex_match(ctx: RunContext, pattern: str, glob: str | None = None, source: 
 
 def word_count_between(ctx: RunContext, min_words: int = 0, max_words: int | None = None, glob: str | None = None, source: str = "files") -> tuple[bool, str, dict[str, Any]]:
     """Hit when the total word count (whitespace-separated) is within [min_words, max_words]."""
+    check_range("words", min_words, max_words)
     texts, unread = _texts(ctx, glob, source)
     n = sum(len(body.split()) for _, body in texts)
     bounds = f"[{min_words}, {'∞' if max_words is None else max_words}]"

@@ -85,17 +85,30 @@ def _local(el: etree._Element) -> str:
     return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
 
 
+MAX_COORDINATE_EMU = 27_273_042_329_600
+"""|ST_Coordinate| bound of ECMA-376 Part 1 §20.1.10.16 (EMU); larger values are invalid."""
+
+
 def coord_emu(raw: str | None) -> int | None:
-    """ST_Coordinate: an EMU integer or a universal measure like ``2.5in``."""
+    """ST_Coordinate: an EMU integer or a universal measure like ``2.5in``.
+
+    Raises:
+        ValueError: not a coordinate, or outside `MAX_COORDINATE_EMU` (the caller records a
+            field error for that one shape).
+    """
     if raw is None:
         return None
     raw = raw.strip()
     if re.fullmatch(r"-?\d+", raw):
-        return int(raw)
-    m = re.fullmatch(r"(-?\d+(?:\.\d+)?)(in|cm|mm|pt|pc|pi)", raw)
-    if not m:
-        raise ValueError(f"bad coordinate {raw!r}")
-    return round(float(m.group(1)) * _UNITS_EMU[m.group(2)])
+        value: float = int(raw) if len(raw) <= 30 else math.inf
+    else:
+        m = re.fullmatch(r"(-?\d+(?:\.\d+)?)(in|cm|mm|pt|pc|pi)", raw)
+        if not m:
+            raise ValueError(f"bad coordinate {raw[:40]!r}")
+        value = float(m.group(1)) * _UNITS_EMU[m.group(2)]
+    if not abs(value) <= MAX_COORDINATE_EMU:
+        raise ValueError(f"coordinate {raw[:40]!r} is outside the ST_Coordinate range (±{MAX_COORDINATE_EMU} EMU)")
+    return round(value)
 
 
 def extract_structure(path: Path, *, strict: bool, deadline: float | None = None) -> StructureResult:
@@ -251,10 +264,12 @@ class _SlideReader:
             if ph is not None:
                 shape.placeholder = ph.get("type", "obj")
                 shape.placeholder_idx = int(ph.get("idx")) if (ph.get("idx") or "").isdigit() else None
+            errors_before = len(self.errors)
             local = self._field(label, "geometry", lambda: self._local_frame(child, tag, ph))
-            if local is not None:
-                shape.box, shape.rot_deg = absolute_frame(xf, local)
-            elif tag != "grpSp":
+            placed = self._field(label, "geometry", lambda: absolute_frame(xf, local)) if local is not None else None
+            if placed is not None:
+                shape.box, shape.rot_deg = placed
+            elif len(self.errors) == errors_before and tag != "grpSp":  # no error said why yet
                 self.errors.append(ExtractError(slide=self.index, shape=label, field="geometry",
                                                 error="shape has no geometry"))
             out.append(shape)
