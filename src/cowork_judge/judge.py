@@ -14,13 +14,13 @@ import os
 import shutil
 import signal
 import stat
-import tempfile
 import sys
+import tempfile
 import time
 import traceback
 from collections.abc import Mapping
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 from cowork_judge import ABI, __version__, procs, signals, watchdog
 from cowork_judge.assemble import build_document, failed_document
