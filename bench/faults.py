@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cowork_judge.rubric import load_rubric
+from cowork_judge.core.rubric import load_rubric
 from cowork_judge.sim import FaultPlan, LatencyModel, OraclePolicy, SimServer
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -17,8 +17,8 @@ from typing import Any
 from testkit import EXAMPLE_TESTS
 
 from cowork_judge.agentic.scheduler import split_blocks
-from cowork_judge.failures import CONSEQUENCES
-from cowork_judge.rubric import load_rubric
+from cowork_judge.core.failures import CONSEQUENCES
+from cowork_judge.core.rubric import load_rubric
 from cowork_judge.sim import FAULT_KINDS, FaultPlan
 
 CRITERIA = load_rubric(EXAMPLE_TESTS / "rubric.json").criteria

@@ -2,6 +2,6 @@
 
 import sys
 
-from cowork_judge.cli import main
+from cowork_judge.commands import main
 
 sys.exit(main())

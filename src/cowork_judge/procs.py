@@ -8,6 +8,7 @@ LibreOffice, Chromium or regex worker outlives the judge.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import threading
@@ -131,3 +132,15 @@ def kill_group(pgid: int) -> None:
         os.killpg(pgid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def resolve_tool(configured: str | None, *candidates: str) -> str | None:
+    """Path of an external tool: the configured one (a name on PATH or an executable
+    file), else the first candidate found on PATH; None when nothing is found."""
+    if configured:
+        return shutil.which(configured) or (configured if os.access(configured, os.X_OK) and os.path.isfile(configured) else None)
+    for name in candidates:
+        found = shutil.which(name)
+        if found:
+            return found
+    return None

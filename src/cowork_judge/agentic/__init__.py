@@ -12,10 +12,10 @@ from collections.abc import Sequence
 from cowork_judge.agentic.base import AgentBackend, CostModel
 from cowork_judge.agentic.openai_agent import OpenAIAgentBackend
 from cowork_judge.agentic.scheduler import judge_blocks
-from cowork_judge.context import RunContext
-from cowork_judge.llm import Transport
-from cowork_judge.rubric import Criterion
-from cowork_judge.verdicts import Verdict
+from cowork_judge.run.context import RunContext
+from cowork_judge.transport.chat import Transport
+from cowork_judge.core.rubric import Criterion
+from cowork_judge.core.verdicts import Verdict
 
 BACKEND_COST_MODELS: dict[str, CostModel] = {
     "openai": OpenAIAgentBackend.cost_model,

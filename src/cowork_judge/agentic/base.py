@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from cowork_judge.rubric import Criterion
-from cowork_judge.verdicts import ParseOutcome
+from cowork_judge.core.rubric import Criterion
+from cowork_judge.core.verdicts import ParseOutcome
 
 
 @dataclass(frozen=True)

@@ -23,10 +23,10 @@ from cowork_judge.agentic.prompt import (
     system_message,
 )
 from cowork_judge.agentic.tools import TOOL_SCHEMAS, WorkspaceTools
-from cowork_judge.context import RunContext
-from cowork_judge.llm import ResponseFormatRejected, Transport
-from cowork_judge.rubric import Criterion
-from cowork_judge.verdicts import ParseOutcome, parse_reply, verdict_schema
+from cowork_judge.run.context import RunContext
+from cowork_judge.transport.chat import ResponseFormatRejected, Transport
+from cowork_judge.core.rubric import Criterion
+from cowork_judge.core.verdicts import ParseOutcome, parse_reply, verdict_schema
 
 
 class OpenAIAgentBackend:

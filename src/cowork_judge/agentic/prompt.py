@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from cowork_judge.rubric import Criterion
+from cowork_judge.core.rubric import Criterion
 
 DATA_TAGS = ("deliverable", "model_response", "task_prompt", "tool_output", "rubric_rows")
 _LOOKALIKE = re.compile(r"<(\s*/?\s*(?:" + "|".join(DATA_TAGS) + r"))", re.IGNORECASE)

@@ -29,11 +29,11 @@ from dataclasses import dataclass, field
 
 from cowork_judge.agentic.base import AgentBackend
 from cowork_judge.agentic.workspace import build_workspace
-from cowork_judge.context import RunContext
-from cowork_judge.failures import CONSEQUENCES, ErrorKind, consequence
-from cowork_judge.llm import backoff_seconds, classify
-from cowork_judge.rubric import Criterion
-from cowork_judge.verdicts import Verdict
+from cowork_judge.run.context import RunContext
+from cowork_judge.core.failures import CONSEQUENCES, ErrorKind, consequence
+from cowork_judge.transport.chat import backoff_seconds, classify
+from cowork_judge.core.rubric import Criterion
+from cowork_judge.core.verdicts import Verdict
 
 RESPLIT_KINDS = frozenset(k for k, c in CONSEQUENCES.items() if c.resplit)
 """Unjudged kinds worth a row-by-row second chance (`failures.CONSEQUENCES`: never a

@@ -20,9 +20,9 @@ from typing import Any
 
 from cowork_judge.code_methods import globs
 from cowork_judge.code_methods.files import ReadLimit, check_range, listing_cut
-from cowork_judge.config import resolve_tool
-from cowork_judge.context import RunContext
-from cowork_judge.delivery import DeliveredFile
+from cowork_judge.procs import resolve_tool
+from cowork_judge.run.context import RunContext
+from cowork_judge.run.delivery import DeliveredFile
 
 DECK_KINDS: dict[str, str] = {
     ".pptx": "pptx", ".pptm": "pptx", ".ppsx": "pptx", ".ppsm": "pptx", ".potx": "pptx", ".potm": "pptx", ".ppt": "pptx",

@@ -17,7 +17,7 @@ from typing import Any
 
 from cowork_judge import saferegex
 from cowork_judge.code_methods import globs
-from cowork_judge.context import RunContext
+from cowork_judge.run.context import RunContext
 
 _FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}
 REGEX_TIMEOUT_SEC = 30.0

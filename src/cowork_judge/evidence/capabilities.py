@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from pydantic import BaseModel, Field
 
-from ..config import resolve_tool
+from ..procs import resolve_tool
 from .documents import Document
 from ..procs import run_command
 

@@ -21,10 +21,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from cowork_judge.failures import ErrorKind
-from cowork_judge.llm import backoff_seconds
-from cowork_judge.scales import snap_level
-from cowork_judge.verdicts import Verdict
+from cowork_judge.core.failures import ErrorKind
+from cowork_judge.transport.chat import backoff_seconds
+from cowork_judge.core.scales import snap_level
+from cowork_judge.core.verdicts import Verdict
 
 GRID_21: tuple[float, ...] = tuple(round(i / 20, 2) for i in range(21))
 """The 21-step level grid 0, 0.05, …, 1 used by visual workflows (values equal float("0.05"))."""

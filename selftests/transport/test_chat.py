@@ -1,0 +1,123 @@
+"""The transport against the simulator: what each injected fault becomes after the real SDK.
+
+One streamed call per fault kind through `Transport.chat` (the real ``openai`` client
+over HTTP on loopback, library retries off), then `classify`: this pins the path from the
+wire to the `ErrorKind` that decides retry and backoff.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+import pytest
+
+from cowork_judge.transport.chat import CallStats, ChatReply, Transport, classify
+from cowork_judge.sim import FAULT_KINDS, FaultPlan, OraclePolicy, SimServer
+
+ROWS = [{"id": "A1", "description": "states the growth", "type": "binary", "polarity": "positive"},
+        {"id": "A2", "description": "names the source", "type": "binary", "polarity": "positive"}]
+MESSAGES = [{"role": "system", "content": "judge"},
+            {"role": "user", "content": "<rubric_rows>\n" + json.dumps(ROWS) + "\n</rubric_rows>"}]
+ORACLE = OraclePolicy.from_dict({"A1": {"hit": True}, "A2": {"hit": False}})
+
+EXPECTED_KIND = {
+    "http_429": "rate_limit",
+    "http_5xx": "api_error",
+    "insufficient_quota": "insufficient_quota",
+    "quota_exceeded_text": "rate_limit",
+    "rate_text": "rate_limit",
+    "stream_rate_limit": "rate_limit",
+    "stream_disconnect": "rate_limit",
+    "stream_abort": "api_error",
+    "hang": "timeout",
+    "reset": "api_error",
+    "echo_key": "api_error",
+}
+"""Transport faults → kind. Content faults (malformed/truncated/empty/unknown ids) are a
+200 with a finish_reason: the transport returns them and the parser judges them."""
+CONTENT = {"malformed_json", "truncated_json", "empty", "unknown_ids"}
+
+
+def call_once(plan: FaultPlan, *, timeout_sec: float = 5.0) -> tuple[object, SimServer, CallStats]:
+    """One `Transport.chat` call against a simulator with `plan`; returns (reply or exception, sim, stats)."""
+    stats = CallStats()
+
+    async def go(url: str) -> object:
+        transport = Transport(api_key="sk-transport-test-0000", base_url=url, model="m", stats=stats)
+        try:
+            return await transport.chat(MESSAGES, timeout_sec=timeout_sec)
+        except Exception as exc:  # noqa: BLE001 - the exception is the result under test
+            return exc
+        finally:
+            await transport.close()
+
+    sim = SimServer(ORACLE, faults=plan).start()
+    try:
+        result = asyncio.run(go(sim.url))
+        deadline = time.monotonic() + 3
+        while len(sim.log) < 1 and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        sim.stop()
+    return result, sim, stats
+
+
+def test_every_fault_kind_has_an_expectation():
+    assert set(FAULT_KINDS) == set(EXPECTED_KIND) | CONTENT
+
+
+@pytest.mark.parametrize("kind", sorted(EXPECTED_KIND))
+def test_transport_fault_is_classified(kind):
+    result, sim, stats = call_once(FaultPlan(script=[kind], hang_seconds=30), timeout_sec=0.5 if kind == "hang" else 5.0)
+    assert isinstance(result, Exception), result
+    assert classify(result) == EXPECTED_KIND[kind]
+    assert stats.calls == 1 and len(sim.log) == 1  # one HTTP request: the SDK's own retries are off
+    assert sim.log[0].fault == kind and sim.errors == []
+
+
+def test_hang_is_cancelled_on_the_wire():
+    t0 = time.monotonic()
+    result, sim, _ = call_once(FaultPlan(script=["hang"], hang_seconds=60), timeout_sec=0.4)
+    assert classify(result) == "timeout"
+    assert time.monotonic() - t0 < 3
+    assert sim.log[0].duration_s < 2  # the server saw the client close the connection
+
+
+@pytest.mark.parametrize("kind", sorted(CONTENT))
+def test_content_faults_reach_the_parser(kind):
+    result, sim, stats = call_once(FaultPlan(script=[kind]))
+    assert isinstance(result, ChatReply) and result.finish_reason in ("stop", "length")
+    assert stats.calls == 1 and stats.tokens > 0
+
+
+def test_fault_free_call_counts_tokens():
+    result, sim, stats = call_once(FaultPlan())
+    assert isinstance(result, ChatReply)
+    assert json.loads(result.content)["verdicts"][0]["id"] == "A1"
+    assert stats.calls == 1 and stats.tokens == sim.log[0].prompt_tokens + sim.log[0].completion_tokens
+
+
+def test_deadline_cancels_the_in_flight_streams(tmp_path):
+    """In process (no exit to close sockets for us): when the agentic segment returns at the
+    deadline, the hanging requests it had in flight are already closed on the wire."""
+    from testkit import make_ctx
+
+    from cowork_judge.agentic import judge_agentic
+    from cowork_judge.core.rubric import normalize_rubric
+
+    rows = normalize_rubric([{"id": f"R{i}", "description": f"row {i}", "weight": 1} for i in range(1, 5)]).criteria
+    with SimServer(ORACLE, faults=FaultPlan({"hang": 1.0}, hang_seconds=60)) as sim:
+        ctx = make_ctx(tmp_path, env={"JUDGE_API_KEY": "sk-transport-test-0000", "JUDGE_BASE_URL": sim.url,
+                                      "JUDGE_DEADLINE": "1.5", "JUDGE_BATCH": "2", "JUDGE_START_JITTER": "0"})
+        t0 = time.monotonic()
+        verdicts = judge_agentic(rows, ctx)
+        returned = time.monotonic() - t0
+        settle = time.monotonic() + 1
+        while sim.in_flight and time.monotonic() < settle:
+            time.sleep(0.02)
+        assert sim.in_flight == 0 and len(sim.log) == 2  # both first-wave streams were closed by the client
+        assert all(e.duration_s < 2.5 for e in sim.log)
+    assert returned < 2.5
+    assert {v.error_kind for v in verdicts.values()} == {"deadline"} and ctx.stats.calls == 2

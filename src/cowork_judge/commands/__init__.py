@@ -1,0 +1,78 @@
+"""The command line: ``cowork-judge <command> [options]``, one module per sub-command.
+
+`main` dispatches on the first argument and imports only the chosen command's module, so
+``cowork-judge run`` on a code-only rubric never pays for the model client or the deck
+renderers. Every command module exposes ``main(argv: list[str]) -> int``; usage errors
+exit 2 with a message, and the process exit statuses of a judge run are those of
+`cowork_judge.core.failures.EXIT_STATUS`.
+"""
+
+from __future__ import annotations
+
+import time
+
+PROCESS_START = time.monotonic()
+"""Monotonic seconds at import of the command line: JUDGE_DEADLINE counts from here."""
+
+import sys  # noqa: E402
+
+if sys.argv[1:2] == ["run"]:  # a SIGTERM from here on still gets its documents (before the imports below)
+    from cowork_judge.run import signals  # noqa: E402
+
+    signals.capture()
+
+import importlib  # noqa: E402
+import os  # noqa: E402
+
+from cowork_judge import ABI, __version__  # noqa: E402
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "run": ("run", "judge one rollout (inside a Harbor task container by default)"),
+    "demo": ("demo", "judge the bundled example instance against the built-in simulator"),
+    "config": ("config", "print the effective configuration (secrets masked) and where each value came from"),
+    "schema": ("schema", "print the JSON Schema of result.json"),
+    "sim": ("sim", "serve the simulated OpenAI-compatible judge endpoint"),
+    "evidence": ("evidence", "sniff, extract, render and check decks alone, no model calls"),
+}
+"""Sub-command name → (module under `cowork_judge.commands`, one-line help)."""
+
+USAGE_EXIT = 2
+
+
+def usage() -> str:
+    """The top-level help text: every command with its one-line help."""
+    width = max(len(n) for n in COMMANDS)
+    lines = ["usage: cowork-judge [--version] <command> [options]", "",
+             "Rubric judge for Harbor tasks: one rollout in, one reward out.", "", "commands:"]
+    lines += [f"  {name:<{width}}  {help_text}" for name, (_, help_text) in COMMANDS.items()]
+    lines += ["", "Run 'cowork-judge <command> --help' for the options of a command."]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``cowork-judge`` console script; returns the exit status."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if not args or args[0] in ("-h", "--help"):
+            print(usage(), file=sys.stdout if args else sys.stderr)
+            return 0 if args else USAGE_EXIT
+        if args[0] == "--version":
+            print(f"cowork-judge {__version__} (abi {ABI})")
+            return 0
+        entry = COMMANDS.get(args[0])
+        if entry is None:
+            print(f"cowork-judge: unknown command {args[0]!r}; commands: {', '.join(COMMANDS)}", file=sys.stderr)
+            return USAGE_EXIT
+        module = importlib.import_module(f"{__name__}.{entry[0]}")
+        return int(module.main(args[1:]))
+    except KeyboardInterrupt:  # Ctrl-C outside `run` (whose handler writes the documents first)
+        print("cowork-judge: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:  # e.g. `cowork-judge config | head`
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,30 @@
+"""``cowork-judge run``: judge one rollout and write the verifier documents (SPEC §12)."""
+
+from __future__ import annotations
+
+import argparse
+
+from cowork_judge.commands import PROCESS_START
+from cowork_judge.commands._args import path_args
+
+
+def main(argv: list[str]) -> int:
+    """Judge the rollout at the given (or default container) roots.
+
+    Returns:
+        The process exit status: 0 when the result is a clean success (or skipped), 1
+        otherwise; the reward file is written either way.
+    """
+    p = argparse.ArgumentParser(prog="cowork-judge run", description="Judge one rollout (inside a Harbor task container by default).")
+    path_args(p)
+    args = p.parse_args(argv)
+    from cowork_judge.run.config import load_config
+    from cowork_judge.run.judge import main_run
+    from cowork_judge.run.paths import RunPaths
+
+    paths = RunPaths.resolve(
+        app_dir=args.app_dir, logs_dir=args.logs_dir, tests_dir=args.tests_dir,
+        work_dir=args.work_dir, alt_output_dir=args.alt_output_dir,
+    )
+    doc = main_run(paths, load_config(), start=PROCESS_START, hard_deadline=True)
+    return 0 if doc is not None and doc.status in ("success", "skipped") else 1

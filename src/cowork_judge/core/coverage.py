@@ -1,0 +1,120 @@
+"""Coverage accounting: how much of the rubric was judged, and is the failure systemic?
+
+Pure. Every degradation leaves a trace (SPEC §11, §12): coverage, the unjudged count and
+positive-weight share, per-method statistics, and the real cause (`judge_error_kind`).
+Above the systemic threshold an `exit_code` is set; below it only `exit_reason`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+
+from pydantic import BaseModel, Field
+
+from cowork_judge.core.failures import CONSEQUENCES, ExitCode
+from cowork_judge.core.rubric import Criterion
+from cowork_judge.core.scoring import effective_weights
+from cowork_judge.core.verdicts import Verdict
+
+
+class MethodStats(BaseModel):
+    """Rows of one judge method: how many, how many judged, their coverage in [0, 1]."""
+
+    n: int
+    judged: int
+    coverage: float
+
+
+class CoverageReport(BaseModel):
+    """The coverage fields of a result document, derived from verdicts alone."""
+
+    coverage: float = Field(description="Judged rows / all rows, in [0, 1].")
+    unjudged: int
+    degraded: bool = Field(description="At least one row was not judged.")
+    error_kind: str | None = Field(description="The real cause of the unjudged rows.")
+    methods: dict[str, MethodStats]
+    coverage_by_method: dict[str, float]
+    unjudged_weight_frac: float = Field(description="Unjudged share of the positive weight, in [0, 1].")
+    systemic: bool
+    exit_code: ExitCode | None
+    exit_reason: str | None
+
+
+def account(
+    criteria: Sequence[Criterion],
+    verdicts: Mapping[str, Verdict],
+    *,
+    systemic_fraction: float,
+    systemic_min: int,
+) -> CoverageReport:
+    """Account for coverage and decide whether the failure is systemic.
+
+    Systemic: unjudged fraction > `systemic_fraction` AND unjudged count ≥ `systemic_min`
+    (SPEC §11). The cause is `deadline` whenever the deadline cut rows off (it is never
+    overridden); otherwise the most frequent specific kind, `dep_unjudged` only when no
+    other kind exists.
+    """
+    n = len(criteria)
+    unjudged_rows = [c for c in criteria if not _judged(verdicts.get(c.id))]
+    unjudged = len(unjudged_rows)
+    weights, _ = effective_weights(criteria)
+    positive_total = sum(w for w in weights.values() if w > 0)
+    unjudged_positive = sum(weights[c.id] for c in unjudged_rows if weights[c.id] > 0)
+    methods: dict[str, MethodStats] = {}
+    for method in sorted({c.judge_method for c in criteria}):
+        rows = [c for c in criteria if c.judge_method == method]
+        judged = sum(1 for c in rows if _judged(verdicts.get(c.id)))
+        methods[method] = MethodStats(n=len(rows), judged=judged, coverage=judged / len(rows))
+    kinds = Counter(
+        (v.error_kind if v is not None and v.error_kind else "api_error")
+        for c in unjudged_rows
+        for v in [verdicts.get(c.id)]
+    )
+    error_kind = _cause(kinds)
+    fraction = unjudged / n if n else 0.0
+    systemic = unjudged > 0 and fraction > systemic_fraction and unjudged >= systemic_min
+    exit_code: ExitCode | None = None
+    exit_reason: str | None = None
+    if unjudged:
+        exit_reason = f"{unjudged} of {n} rows not judged ({error_kind})"
+        if systemic:
+            exit_code = _exit_code(kinds, error_kind)
+            exit_reason = "systemic judge failure: " + exit_reason
+    return CoverageReport(
+        coverage=(n - unjudged) / n if n else 1.0,
+        unjudged=unjudged,
+        degraded=unjudged > 0,
+        error_kind=error_kind,
+        methods=methods,
+        coverage_by_method={m: s.coverage for m, s in methods.items()},
+        unjudged_weight_frac=(unjudged_positive / positive_total) if positive_total > 0 else 0.0,
+        systemic=systemic,
+        exit_code=exit_code,
+        exit_reason=exit_reason,
+    )
+
+
+def _judged(verdict: Verdict | None) -> bool:
+    return bool(verdict and verdict.judged and verdict.hit is not None)
+
+
+def _cause(kinds: Counter[str]) -> str | None:
+    if not kinds:
+        return None
+    for cut in ("interrupted", "deadline"):  # a cut-off run names the cut, not what it interrupted (§7.7)
+        if cut in kinds:
+            return cut
+    specific = Counter({k: n for k, n in kinds.items() if k != "dep_unjudged"})
+    pool = specific or kinds
+    # most frequent; ties broken by name so the result is deterministic
+    return sorted(pool.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
+
+
+def _exit_code(kinds: Counter[str], cause: str | None) -> ExitCode:
+    """The cause's exit code, else the most frequent kind's; rows unjudged for reasons
+    that name no transport failure (e.g. ``not_applicable`` only) ⇒ ``judge:scorer_error``."""
+    for kind in [cause, *sorted(kinds, key=lambda k: -kinds[k])]:
+        if kind and kind in CONSEQUENCES and CONSEQUENCES[kind].systemic_exit_code:
+            return CONSEQUENCES[kind].systemic_exit_code  # type: ignore[return-value]
+    return "judge:scorer_error"

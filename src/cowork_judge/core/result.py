@@ -1,0 +1,165 @@
+"""The result document (`result.json`) and the compact per-row view for Harbor's viewer.
+
+Pydantic models with a `schema` version field; the JSON Schema published in the package
+(``schemas/result.schema.json``) is generated from `ResultDocument` and a test keeps the
+two identical. `extra_fields` has the same keys on every path (SPEC §12).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from cowork_judge.core.coverage import MethodStats
+from cowork_judge.core.failures import ExitCode
+
+RESULT_SCHEMA = "cowork-judge/result/v1"
+DETAILS_SCHEMA = "cowork-judge/reward-details/v1"
+
+
+class ExtraFields(BaseModel):
+    """Fields downstream filters read; ALWAYS present with the same keys on every path."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    passed: bool = Field(description="score_normalized against JUDGE_PASS_THRESHOLD/JUDGE_PASS_COMPARE.")
+    judge_coverage: float = Field(description="Judged rows / all rows in [0, 1]; 0 when nothing was judged.")
+    judge_unjudged: int = Field(description="Rows not judged.")
+    judge_degraded: bool = Field(description="Some rows were not judged (or the run failed).")
+    judge_error_kind: str | None = Field(description="Real cause of the degradation, e.g. rate_limit, deadline.")
+    judge_seconds: float = Field(description="Wall seconds of the run.")
+    judge_evidence_pages: int = Field(description="Pages rendered as evidence (0 = none or no renderer).")
+    judge_methods: dict[str, MethodStats] = Field(description="method → {n, judged, coverage}.")
+    judge_coverage_by_method: dict[str, float] = Field(description="method → coverage.")
+    judge_unjudged_weight_frac: float = Field(description="Unjudged share of the positive weight.")
+    judge_called: bool = Field(description="At least one model call was made.")
+    delivery_missing: bool = Field(description="Nothing was delivered (no files, no final message).")
+    delivery_from_chat: bool = Field(description="No files; the final chat message was judged.")
+    judge_calls: int = Field(description="Model HTTP calls made (retries included).")
+    judge_tokens: int = Field(description="Tokens reported by the endpoint (prompt + completion).")
+
+
+class RowResult(BaseModel):
+    """One row's verdict and its part in the score."""
+
+    id: str
+    hit: bool | None
+    level: float | None
+    judged: bool
+    reason: str
+    method: str
+    error_kind: str | None
+    gate: Literal["open", "closed"] | None
+    weight: float = Field(description="Effective weight as scored.")
+    contribution: float = Field(description="The row's term in E (weight × level × gate, or the deduction).")
+    attempts: int = 0
+    seconds: float = 0.0
+    evidence: list[str] = Field(default_factory=list)
+
+
+class DeliveryDetails(BaseModel):
+    """What was handed in, as file names relative to where they were found."""
+
+    files: list[str]
+    missing: bool
+    from_chat: bool
+    stray: list[str]
+    ignored: list[str] = Field(default_factory=list)
+    final_message_source: str | None = None
+
+
+class Details(BaseModel):
+    """Diagnostics: delivery, score terms, warnings, where the instruction came from."""
+
+    delivery: DeliveryDetails
+    weight_total: float | None = None
+    earned: float | None = None
+    weight_fallback: bool = False
+    instruction_source: str | None = None
+    warnings: list[str] = Field(default_factory=list)
+    evidence: dict[str, Any] = Field(default_factory=dict)
+
+
+class ResultDocument(BaseModel):
+    """The result of one judge run (``/logs/verifier/result.json``)."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    schema_: str = Field(RESULT_SCHEMA, alias="schema", description="Document schema version.")
+    status: Literal["success", "error", "skipped"] = Field(description="success ⇔ no exit_code.")
+    exit_code: ExitCode | None
+    exit_reason: str | None
+    task_score: float | None = Field(description="= reward (None only when skipped).")
+    score_raw: float | None = Field(description="E / W unclipped; None when no score was computed.")
+    score_normalized: float | None
+    fatal: bool
+    metric_id: str
+    version: str
+    abi: int
+    requested_version: str | None
+    version_source: str
+    judge_backend: str
+    judge_model: str
+    results: list[RowResult]
+    criteria: list[dict[str, Any]] = Field(description="Normalized rows with derived fields and level_raw.")
+    details: Details
+    extra_fields: ExtraFields
+
+
+class DetailsRow(BaseModel):
+    """One line of ``reward-details.json``."""
+
+    id: str
+    weight: float
+    hit: bool | None
+    level: float | None
+    contribution: float
+    judged: bool
+    error_kind: str | None
+    reason: str
+
+
+class RewardDetails(BaseModel):
+    """Compact per-row view that Harbor's viewer shows (``reward-details.json``)."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    schema_: str = Field(DETAILS_SCHEMA, alias="schema")
+    reward: float | None
+    status: str
+    exit_code: str | None
+    coverage: float
+    rows: list[DetailsRow]
+
+    @classmethod
+    def from_result(cls, doc: ResultDocument) -> RewardDetails:
+        """Derive the compact view from a result document."""
+        return cls(
+            reward=doc.task_score,
+            status=doc.status,
+            exit_code=doc.exit_code,
+            coverage=doc.extra_fields.judge_coverage,
+            rows=[
+                DetailsRow(
+                    id=r.id,
+                    weight=r.weight,
+                    hit=r.hit,
+                    level=r.level,
+                    contribution=r.contribution,
+                    judged=r.judged,
+                    error_kind=r.error_kind,
+                    reason=r.reason[:500],
+                )
+                for r in doc.results
+            ],
+        )
+
+
+def result_json_schema() -> dict[str, Any]:
+    """The published JSON Schema of `ResultDocument` (by alias: ``schema``, not ``schema_``)."""
+    schema = ResultDocument.model_json_schema(by_alias=True)
+    schema["$id"] = RESULT_SCHEMA
+    schema["properties"]["schema"]["const"] = RESULT_SCHEMA
+    schema["required"] = ["schema", *schema["required"]]
+    return schema

@@ -1,0 +1,478 @@
+"""Rubric documents: the criterion model and the normalization of every accepted shape.
+
+`normalize_rubric` is a pure function: raw JSON (already decoded) → validated
+`Criterion` models + warnings. Bad input raises `RubricError` naming the row and field;
+nothing here touches the disk except `load_rubric`. Derived fields (`polarity`,
+`hit_means`, `level_choices`) are computed here and never read from the file (SPEC §3).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+import re
+import stat
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from cowork_judge.core import scales
+
+JudgeMethod = Literal["code", "workflow", "agentic"]
+JUDGE_METHODS: tuple[str, ...] = ("code", "workflow", "agentic")
+
+DESCRIPTION_KEYS = ("description", "criterion", "criteria", "requirement", "question", "title")
+"""Accepted spellings of the row text, in order of preference (SPEC §3)."""
+WEIGHT_KEYS = ("weight", "points", "score")
+"""Accepted spellings of the weight; `points`/`score` only where numeric (SPEC §3)."""
+LIST_KEYS = ("rubrics", "criteria", "items")
+"""Top-level keys holding the row list, looked for before the id → row mapping shape."""
+RESERVED_TOP_KEYS = frozenset({"workflow_config", "schema", "version", "metadata"})
+"""Top-level keys that never become rows in the id → row mapping shape."""
+DERIVED_KEYS = frozenset({"polarity", "hit_means", "level_choices"})
+"""Keys the engine derives; a value for them in the file is ignored with a warning."""
+ROUTING_FIELDS = (
+    "judge_method",
+    "code_method_name",
+    "code_method_params",
+    "workflow_name",
+    "workflow_group",
+    "na_policy",
+    "page_mean_p",
+)
+"""Fields that choose HOW a row is judged; they must never influence the score (SPEC §3)."""
+
+_KNOWN_KEYS = frozenset(
+    {"id", "hurdle", "depends_on", "type", "levels", "scores", "tag", "criterion_type", "criterion_necessity"}
+    | set(DESCRIPTION_KEYS)
+    | set(WEIGHT_KEYS)
+    | set(ROUTING_FIELDS)
+    | DERIVED_KEYS
+)
+
+
+class RubricError(ValueError):
+    """The rubric cannot be used: it names the row (by id or position) and the field."""
+
+
+class Criterion(BaseModel):
+    """One normalized rubric row (criterion).
+
+    Weights are plain numbers: > 0 adds, < 0 deducts, 0 contributes nothing unless the
+    whole rubric has no positive weight (equal-weight fallback, see `scoring`).
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str = Field(description="Unique, stable key of the row.")
+    description: str = Field(description="What is judged.")
+    weight: float = Field(0.0, description="Finite weight: >0 adds, <0 deducts, 0 = no contribution.")
+    hurdle: bool = Field(False, description="Fatal row: hit ⇒ the whole task scores 0.")
+    depends_on: tuple[str, ...] = Field((), description="Ids this row is gated on (raw hit of each).")
+    type: Literal["binary", "gradient"] = Field("binary", description="Scale of the row.")
+    levels: dict[str, str] | None = Field(None, description="Gradient level table: fraction of weight → text.")
+    tag: str | None = Field(None, description="Free label carried through for statistics.")
+    criterion_type: str | None = Field(None, description="Carried through for statistics.")
+    criterion_necessity: str | None = Field(None, description="Carried through for statistics.")
+    judge_method: JudgeMethod = Field("agentic", description="Which segment judges the row.")
+    code_method_name: str | None = Field(None, description="Registered code method for `code` rows.")
+    code_method_params: dict[str, Any] = Field(default_factory=dict, description="Keyword params of the code method.")
+    workflow_name: str | None = Field(None, description="Workflow package for `workflow` rows.")
+    workflow_group: str | None = Field(None, description="Call group inside the workflow.")
+    na_policy: Literal["pass", "fail", "unjudged"] | None = Field(None, description="Workflow: all pages N/A ⇒ …")
+    page_mean_p: float | None = Field(None, description="Workflow: power-mean exponent across pages.")
+    extra: dict[str, Any] = Field(default_factory=dict, description="Unknown keys, carried through untouched.")
+    polarity: Literal["positive", "negative"] = Field(description="Derived: negative when weight < 0 or hurdle.")
+    hit_means: str = Field(description="Derived: what hit=true means for this row.")
+    level_choices: tuple[float, ...] | None = Field(
+        None, description="Derived: sorted legal levels of a graded row; None for rows scored by hit."
+    )
+
+    @property
+    def graded(self) -> bool:
+        """True when the row earns ``weight × level`` (gradient, not hurdle, weight ≥ 0)."""
+        return self.level_choices is not None
+
+    def for_judge(self) -> dict[str, Any]:
+        """The row as a judge sees it: content and derived fields, no routing fields."""
+        row: dict[str, Any] = {
+            "id": self.id,
+            "description": self.description,
+            "weight": self.weight,
+            "hurdle": self.hurdle,
+            "type": self.type,
+            "polarity": self.polarity,
+            "hit_means": self.hit_means,
+        }
+        if self.levels is not None and self.graded:
+            row["levels"] = dict(self.levels)
+            row["level_choices"] = list(self.level_choices or ())
+        if self.depends_on:
+            row["depends_on"] = list(self.depends_on)
+        if self.tag is not None:
+            row["tag"] = self.tag
+        return row
+
+
+class NormalizedRubric(BaseModel):
+    """The outcome of normalization: rows in file order, warnings, workflow config."""
+
+    model_config = ConfigDict(frozen=True)
+
+    criteria: tuple[Criterion, ...]
+    warnings: tuple[str, ...] = ()
+    workflow_config: dict[str, Any] = Field(default_factory=dict)
+
+    def by_id(self) -> dict[str, Criterion]:
+        """Map id → criterion."""
+        return {c.id: c for c in self.criteria}
+
+
+MAX_RUBRIC_BYTES = 64 * 1024 * 1024
+"""Largest rubric.json read (bytes); real ones are KBs, PaperBench's largest flattened is ~2 MB."""
+
+
+def load_rubric(path: Path) -> NormalizedRubric:
+    """Read and normalize a `rubric.json` file.
+
+    Raises:
+        RubricError: the file is missing, not a regular file, larger than
+            `MAX_RUBRIC_BYTES`, not UTF-8 JSON, or fails normalization.
+    """
+    try:
+        if not stat.S_ISREG(path.stat().st_mode):  # a FIFO would block the read forever
+            raise RubricError(f"rubric file {path} is not a regular file")
+        if path.stat().st_size > MAX_RUBRIC_BYTES:
+            raise RubricError(f"rubric file {path} is larger than {MAX_RUBRIC_BYTES} bytes")
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RubricError(f"rubric file not found: {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RubricError(f"rubric file {path} cannot be read: {exc}") from None
+    try:
+        raw = json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        raise RubricError(f"rubric file {path} is nested too deeply to be a rubric") from None
+    except ValueError as exc:  # includes integers too long to convert
+        raise RubricError(f"rubric file {path} is not valid JSON: {exc}") from None
+    return normalize_rubric(raw)
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"non-finite number {name} is not allowed")
+
+
+def normalize_rubric(raw: Any) -> NormalizedRubric:
+    """Normalize any accepted rubric shape into validated criteria.
+
+    Accepted shapes: ``{"rubrics": [...]}``, ``{"criteria": [...]}``, ``{"items": [...]}``,
+    a bare list, or a mapping ``id → row`` (used only when no list key exists; reserved
+    top-level keys such as ``workflow_config`` never become rows). ClawGym rows with a
+    ``scores`` level table become gradient rows.
+
+    Returns:
+        `NormalizedRubric` with rows in input order.
+
+    Raises:
+        RubricError: naming the row and field, for anything that cannot be judged safely
+            (no rows, missing description, non-finite weight, bad levels, duplicate ids…).
+    """
+    warnings: list[str] = []
+    workflow_config: dict[str, Any] = {}
+    rows: list[tuple[Any, Any]]  # (id from mapping key or None, raw row)
+    if isinstance(raw, list):
+        rows = [(None, r) for r in raw]
+    elif isinstance(raw, Mapping):
+        wc = raw.get("workflow_config")
+        if wc is not None:
+            if not isinstance(wc, Mapping):
+                raise RubricError("top-level 'workflow_config' must be an object")
+            for name, settings in wc.items():
+                if not isinstance(settings, Mapping):
+                    raise RubricError(f"workflow_config.{name} must be an object of settings, got {settings!r:.60}")
+            workflow_config = {str(k): dict(v) for k, v in wc.items()}
+        list_key = next((k for k in LIST_KEYS if isinstance(raw.get(k), list)), None)
+        if list_key is not None:
+            rows = [(None, r) for r in raw[list_key]]
+        else:
+            rows = [(k, v) for k, v in raw.items() if k not in RESERVED_TOP_KEYS]
+    else:
+        raise RubricError(f"rubric must be a JSON object or list, got {type(raw).__name__}")
+    if not rows:
+        raise RubricError("rubric has no rows")
+
+    criteria: list[Criterion] = []
+    taken: set[str] = set()
+    explicit_ids = {_explicit_id(k, r) for k, r in rows} - {None}
+    for position, (map_key, row) in enumerate(rows, start=1):
+        where = f"row {position}" if map_key is None else f"row {map_key!r}"
+        if not isinstance(row, Mapping):
+            raise RubricError(f"{where}: a row must be an object, got {type(row).__name__}")
+        row_id = _explicit_id(map_key, row)
+        if row_id is None:
+            row_id = _generate_id(position, taken | explicit_ids)
+            warnings.append(f"{where}: no 'id'; generated {row_id!r} (give rows stable ids)")
+        elif row_id in taken:
+            raise RubricError(f"row {row_id!r}: duplicate id")
+        taken.add(row_id)
+        criteria.append(_normalize_row(row_id, row, warnings))
+    weighted = [isinstance(r, Mapping) and any(k in r for k in (*WEIGHT_KEYS, "scores")) for _, r in rows]
+    if any(weighted):
+        for crit, has_weight in zip(criteria, weighted):
+            if not has_weight:
+                warnings.append(f"row {crit.id!r}: no weight (other rows have one); it counts 0 — no contribution")
+    warnings.extend(_typo_warnings(criteria))
+    warnings.extend(_dependency_warnings(criteria))
+    return NormalizedRubric(criteria=tuple(criteria), warnings=tuple(warnings), workflow_config=workflow_config)
+
+
+def _typo_warnings(criteria: list[Criterion]) -> list[str]:
+    """One warning per unknown field that looks like a misspelt known one (``wieght``);
+    other unknown fields (HealthBench ``tags``…) are carried in `extra` silently."""
+    rows_by_typo: dict[tuple[str, str], list[str]] = {}
+    for c in criteria:
+        for key in c.extra:
+            close = difflib.get_close_matches(str(key), sorted(_KNOWN_KEYS), n=1, cutoff=0.8)
+            if close and close[0].rstrip("s") != str(key).rstrip("s"):  # a plural is not a typo
+                rows_by_typo.setdefault((str(key), close[0]), []).append(c.id)
+    return [f"unknown field {key!r} (row(s) {', '.join(map(repr, ids[:5]))}{' …' if len(ids) > 5 else ''}) is kept as "
+            f"data and not used; did you mean {known!r}?" for (key, known), ids in rows_by_typo.items()]
+
+
+def _dependency_warnings(criteria: list[Criterion]) -> list[str]:
+    """Dangling ids, self-dependencies and cycles in ``depends_on``: legal (the gate
+    fails closed, SPEC §4) but almost always a typo, so said at load time."""
+    ids = {c.id for c in criteria}
+    deps = {c.id: [d for d in c.depends_on if d in ids] for c in criteria}
+    out = []
+    for c in criteria:
+        dangling = [d for d in c.depends_on if d not in ids]
+        if dangling:
+            out.append(f"row {c.id!r}: depends_on names no row: {', '.join(map(repr, dangling))} (its gate is always closed)")
+        if c.id in c.depends_on:
+            out.append(f"row {c.id!r}: depends on itself (its gate opens only when it is hit)")
+    state: dict[str, int] = {}  # 1 = on the current path, 2 = done
+    cycles: list[list[str]] = []
+    for c in criteria:  # iterative depth-first search: a 10 000-row chain must not recurse
+        if c.id in state:
+            continue
+        path = [c.id]
+        state[c.id] = 1
+        stack = [iter(deps[c.id])]
+        while stack:
+            nxt = next(stack[-1], None)
+            if nxt is None:
+                state[path.pop()] = 2
+                stack.pop()
+            elif nxt == path[-1]:
+                continue  # self-dependency: said above
+            elif state.get(nxt) == 1:
+                if len(cycles) < 10:
+                    cycles.append([*path[path.index(nxt):], nxt])
+            elif nxt not in state:
+                state[nxt] = 1
+                path.append(nxt)
+                stack.append(iter(deps[nxt]))
+    out.extend(f"depends_on cycle {' → '.join(cycle)}: these rows gate each other" for cycle in cycles[:10])
+    return out
+
+
+def _explicit_id(map_key: Any, row: Any) -> str | None:
+    value = row.get("id") if isinstance(row, Mapping) else None
+    if value is None:
+        value = map_key
+    if value is None or isinstance(value, bool):
+        return None
+    text = str(value).strip()
+    return text or None
+
+
+def _generate_id(position: int, taken: set[str]) -> str:
+    n = position
+    while True:
+        candidate = f"R{n:02d}"
+        if candidate not in taken:
+            return candidate
+        n += 1
+
+
+def _normalize_row(row_id: str, row: Mapping[str, Any], warnings: list[str]) -> Criterion:
+    where = f"row {row_id!r}"
+    description = next((row[k] for k in DESCRIPTION_KEYS if isinstance(row.get(k), str) and row[k].strip()), None)
+    if description is None:
+        raise RubricError(f"{where}: field 'description' is missing or empty (aliases: {', '.join(DESCRIPTION_KEYS[1:])})")
+
+    weight = _weight(row, where, warnings)
+    hurdle = _bool(row.get("hurdle", False), where, "hurdle")
+    depends_on = _depends_on(row.get("depends_on"), where)
+    levels, row_type = _levels(row, where)
+
+    judge_method = row.get("judge_method")
+    if judge_method is None:
+        judge_method = "agentic"
+    elif judge_method not in JUDGE_METHODS:
+        warnings.append(f"{where}: unknown judge_method {judge_method!r}; judged as 'agentic'")
+        judge_method = "agentic"
+    code_method_name = _opt_str(row.get("code_method_name"), where, "code_method_name")
+    if judge_method == "code" and not code_method_name:
+        warnings.append(f"{where}: judge_method 'code' without code_method_name; judged as 'agentic'")
+        judge_method = "agentic"
+    params = row.get("code_method_params", {})
+    if params is None:
+        params = {}
+    if not isinstance(params, Mapping):
+        raise RubricError(f"{where}: field 'code_method_params' must be an object")
+    na_policy = row.get("na_policy")
+    if na_policy is not None and na_policy not in ("pass", "fail", "unjudged"):
+        raise RubricError(f"{where}: field 'na_policy' must be 'pass', 'fail' or 'unjudged', got {na_policy!r}")
+    page_mean_p = row.get("page_mean_p")
+    if page_mean_p is not None:
+        page_mean_p = _finite(page_mean_p, where, "page_mean_p")
+
+    ignored = sorted(DERIVED_KEYS & set(row))
+    if ignored:
+        warnings.append(f"{where}: derived field(s) {', '.join(ignored)} in the file are ignored")
+
+    polarity = "negative" if (weight < 0 or hurdle) else "positive"
+    graded = row_type == "gradient" and not hurdle and weight >= 0 and levels is not None
+    level_choices = tuple(sorted({scales.parse_level_key(k) for k in levels})) if graded and levels else None
+    extra = {k: v for k, v in row.items() if k not in _KNOWN_KEYS}
+    return Criterion(
+        id=row_id,
+        description=description.strip(),
+        weight=weight,
+        hurdle=hurdle,
+        depends_on=depends_on,
+        type=row_type,
+        levels=levels,
+        tag=_opt_str(row.get("tag"), where, "tag", coerce=True),
+        criterion_type=_opt_str(row.get("criterion_type"), where, "criterion_type", coerce=True),
+        criterion_necessity=_opt_str(row.get("criterion_necessity"), where, "criterion_necessity", coerce=True),
+        judge_method=judge_method,
+        code_method_name=code_method_name,
+        code_method_params=dict(params),
+        workflow_name=_opt_str(row.get("workflow_name"), where, "workflow_name"),
+        workflow_group=_opt_str(row.get("workflow_group"), where, "workflow_group", coerce=True),
+        na_policy=na_policy,
+        page_mean_p=page_mean_p,
+        extra=extra,
+        polarity=polarity,
+        hit_means=scales.hit_means(polarity=polarity, hurdle=hurdle, graded=graded, level_choices=level_choices),
+        level_choices=level_choices,
+    )
+
+
+MAX_ABS_WEIGHT = 1e9
+"""Largest |weight| accepted: sums of a few such weights stay exact enough and finite."""
+_NUMBER = re.compile(r"\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*\Z")
+
+
+def _weight(row: Mapping[str, Any], where: str, warnings: list[str]) -> float:
+    """The row's weight from `weight`, else `points`, else a numeric `score`.
+
+    A numeric string (``"7"``) is read with a warning for `weight` and `points` alike; a
+    non-numeric `weight`/`points` is an error; a non-numeric `score` is not a weight.
+    """
+    for key in WEIGHT_KEYS:
+        if key not in row:
+            continue
+        value = row[key]
+        if isinstance(value, str):
+            if not _NUMBER.match(value):
+                if key == "score":
+                    continue  # a label such as "high", not a weight
+                raise RubricError(f"{where}: field {key!r} must be a number, got {value!r}")
+            warnings.append(f"{where}: {key} given as a string {value!r}; read as {float(value)}")
+            value = float(value)
+        elif key == "score" and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            continue
+        weight = _finite(value, where, key)
+        if abs(weight) > MAX_ABS_WEIGHT:
+            raise RubricError(f"{where}: field {key!r} = {value!r} is out of range (|weight| ≤ {MAX_ABS_WEIGHT:g})")
+        return weight
+    return 0.0
+
+
+def _finite(value: Any, where: str, field: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise RubricError(f"{where}: field {field!r} must be a number, got {value!r}")
+    try:
+        out = float(value)
+    except OverflowError:
+        raise RubricError(f"{where}: field {field!r} is too large") from None
+    if not math.isfinite(out):
+        raise RubricError(f"{where}: field {field!r} must be finite, got {value!r}")
+    return out
+
+
+def _bool(value: Any, where: str, field: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    if value in (0, 1) and not isinstance(value, float):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    raise RubricError(f"{where}: field {field!r} must be true or false, got {value!r}")
+
+
+def _depends_on(value: Any, where: str) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, (str, int)) and not isinstance(value, bool):
+        value = [value]
+    if not isinstance(value, list) or any(isinstance(v, bool) or not isinstance(v, (str, int)) for v in value):
+        raise RubricError(f"{where}: field 'depends_on' must be a list of row ids")
+    out: list[str] = []
+    for v in value:
+        text = str(v).strip()
+        if text and text not in out:
+            out.append(text)
+    return tuple(out)
+
+
+def _levels(row: Mapping[str, Any], where: str) -> tuple[dict[str, str] | None, Literal["binary", "gradient"]]:
+    raw_type = row.get("type")
+    table = row.get("levels")
+    field = "levels"
+    if table is None and isinstance(row.get("scores"), Mapping):
+        table, field = row["scores"], "scores"  # ClawGym level table
+    if raw_type is None:
+        row_type = "gradient" if table is not None else "binary"
+    elif raw_type in ("binary", "gradient"):
+        row_type = raw_type
+    else:
+        raise RubricError(f"{where}: field 'type' must be 'binary' or 'gradient', got {raw_type!r}")
+    if table is None:
+        if row_type == "gradient":
+            raise RubricError(f"{where}: gradient row needs a 'levels' table")
+        return None, row_type
+    if not isinstance(table, Mapping):
+        raise RubricError(f"{where}: field {field!r} must be an object mapping level → text")
+    seen: dict[float, str] = {}
+    levels: dict[str, str] = {}
+    for key, text in table.items():
+        try:
+            value = scales.parse_level_key(key)
+        except ValueError as exc:
+            raise RubricError(f"{where}: field {field!r}: {exc}") from None
+        same = next((v for v in seen if abs(v - value) <= 2 * scales.TIE_TOLERANCE), None)
+        if same is not None:  # closer than the snapping tie tolerance: one level, written twice
+            raise RubricError(f"{where}: field {field!r}: keys {seen[same]!r} and {key!r} are the same level")
+        seen[value] = str(key)
+        levels[str(key)] = text if isinstance(text, str) else json.dumps(text, ensure_ascii=False)
+    if len(levels) < 2:
+        raise RubricError(f"{where}: field {field!r} needs at least 2 levels")
+    return levels, row_type
+
+
+def _opt_str(value: Any, where: str, field: str, *, coerce: bool = False) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    if coerce and isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    raise RubricError(f"{where}: field {field!r} must be a string, got {value!r}")

@@ -1,0 +1,186 @@
+"""The one function that decides the score: rows + verdicts + policy → breakdown.
+
+Pure: no I/O, no clock, no environment. The live run, `rescore` and the tests all call
+`score`. Formula (SPEC §4)::
+
+    W     = Σ w_i                    rows with w_i > 0 (hurdle rows with w > 0 included)
+    E     = Σ w_i · lvl_i · gate_i   rows with w_i > 0, not hurdle
+          + Σ w_i · hit_i            rows with w_i < 0, not hurdle (deduction; ignores gates)
+    fatal = any hurdle row with hit_i (judged)
+    score_raw = E / W ;  score_normalized = 0 if fatal else clamp(E / W, 0, 1)
+
+Unjudged rows count as ``hit=false`` except negative rows, which count as ``hit=true``
+(the deduction applies) unless ``unjudged_negative='ignore'``. Unjudged hurdle rows are
+not fatal. Routing fields never enter this module.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from cowork_judge.core import scales
+from cowork_judge.core.rubric import Criterion
+from cowork_judge.core.verdicts import Verdict
+
+
+class ScoringError(ValueError):
+    """The rubric yields no score (e.g. no positive weight even after the fallback)."""
+
+
+class ScoringPolicy(BaseModel):
+    """The knobs that shape the reward (JUDGE_REWARD_MODE, JUDGE_PASS_*, JUDGE_UNJUDGED_NEGATIVE)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    reward_mode: Literal["continuous", "binary"] = "continuous"
+    pass_threshold: float = Field(0.75, ge=0.0, le=1.0)
+    pass_compare: Literal["gte", "gt"] = "gte"
+    unjudged_negative: Literal["deduct", "ignore"] = "deduct"
+
+
+class RowScore(BaseModel):
+    """How one row entered the score."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    weight: float = Field(description="Effective weight (after the equal-weight fallback).")
+    hit: bool | None = Field(description="Raw hit from the verdict; None when unjudged.")
+    judged: bool
+    counted_hit: bool = Field(description="Hit as scored (unjudged rows per policy).")
+    level: float | None = Field(description="Level used for a graded row, else None.")
+    gate: bool = Field(description="All depends_on ids have raw hit=true (dangling id ⇒ False).")
+    contribution: float = Field(description="This row's term in E.")
+
+
+class ScoreBreakdown(BaseModel):
+    """Everything `score` decided, enough to explain and to re-derive the reward."""
+
+    model_config = ConfigDict(frozen=True)
+
+    rows: tuple[RowScore, ...]
+    weight_total: float = Field(description="W: sum of positive effective weights.")
+    earned: float = Field(description="E: weighted earned sum, deductions included.")
+    weight_fallback: bool = Field(description="True when 0-weight rows were weighted 1.0.")
+    fatal: bool
+    score_raw: float = Field(description="E / W, unclipped.")
+    score_normalized: float = Field(description="0 if fatal else clamp(E / W, 0, 1).")
+    passed: bool
+    reward: float
+
+
+def effective_weights(criteria: Sequence[Criterion]) -> tuple[dict[str, float], bool]:
+    """Weights as scored, with the GDPval-style equal-weight fallback.
+
+    If no row has w > 0 and there is no hurdle row, every 0-weight row is weighted 1.0.
+    With a hurdle row present there is no fallback (a hurdle must not become a bonus).
+
+    Returns:
+        (id → effective weight, whether the fallback applied).
+    """
+    weights = {c.id: c.weight for c in criteria}
+    if any(w > 0 for w in weights.values()) or any(c.hurdle for c in criteria):
+        return weights, False
+    return {c.id: (1.0 if c.weight == 0 else c.weight) for c in criteria}, True
+
+
+def check_scorable(criteria: Sequence[Criterion]) -> None:
+    """Raise `ScoringError` when the rubric can never produce a score (W = 0)."""
+    weights, _ = effective_weights(criteria)
+    if not any(w > 0 for w in weights.values()):
+        raise ScoringError("the rubric has no positive weight (and the equal-weight fallback does not apply)")
+
+
+def score(
+    criteria: Sequence[Criterion],
+    verdicts: Mapping[str, Verdict],
+    policy: ScoringPolicy | None = None,
+    *,
+    judged_ok: bool = True,
+) -> ScoreBreakdown:
+    """Score one rollout.
+
+    Args:
+        criteria: normalized rows (order is kept in the breakdown).
+        verdicts: id → verdict; a row without a verdict counts as unjudged.
+        policy: reward mode, pass threshold/comparison, unjudged-negative policy.
+        judged_ok: False when the run failed systemically; in ``binary`` mode the reward
+            is then 0.0 whatever the score.
+
+    Returns:
+        The breakdown; ``reward`` is ``score_normalized`` (continuous) or 1.0/0.0 (binary).
+
+    Raises:
+        ScoringError: no positive weight (W = 0).
+    """
+    policy = policy or ScoringPolicy()
+    weights, fallback = effective_weights(criteria)
+    # Only rows of this rubric open a gate: a stray verdict (e.g. an old audit re-scored
+    # against an edited rubric) must not satisfy a dangling dependency (fail closed, §4).
+    row_ids = {c.id for c in criteria}
+    raw_hit = {cid: (v.hit if v.judged else None) for cid, v in verdicts.items() if cid in row_ids}
+    rows: list[RowScore] = []
+    total = 0.0
+    earned = 0.0
+    fatal = False
+    for crit in criteria:
+        w = weights[crit.id]
+        verdict = verdicts.get(crit.id)
+        judged = bool(verdict and verdict.judged and verdict.hit is not None)
+        hit = verdict.hit if judged and verdict else None
+        gate = all(raw_hit.get(dep) is True for dep in crit.depends_on)
+        level: float | None = None
+        contribution = 0.0
+        if crit.hurdle or w < 0:
+            counted = bool(hit) if judged else (w < 0 and not crit.hurdle and policy.unjudged_negative == "deduct")
+        else:
+            counted = bool(hit)
+        if w > 0:
+            total += w
+        if crit.hurdle:
+            fatal = fatal or (judged and bool(hit))
+        elif w > 0:
+            lvl = 1.0 if counted else 0.0
+            if crit.graded and judged and verdict is not None and verdict.level is not None:
+                level = scales.snap_level(verdict.level, crit.level_choices or (0.0, 1.0))
+                lvl = level
+            contribution = w * lvl * (1.0 if gate else 0.0)
+        elif w < 0:
+            contribution = w * (1.0 if counted else 0.0)
+        earned += contribution
+        rows.append(
+            RowScore(
+                id=crit.id,
+                weight=w,
+                hit=hit,
+                judged=judged,
+                counted_hit=counted,
+                level=level,
+                gate=gate,
+                contribution=contribution,
+            )
+        )
+    if total <= 0:
+        raise ScoringError("the rubric has no positive weight (and the equal-weight fallback does not apply)")
+    raw = earned / total
+    normalized = 0.0 if fatal else min(1.0, max(0.0, raw))
+    threshold = policy.pass_threshold
+    passed = normalized >= threshold if policy.pass_compare == "gte" else normalized > threshold
+    if policy.reward_mode == "binary":
+        reward = 1.0 if (judged_ok and passed) else 0.0
+    else:
+        reward = normalized
+    return ScoreBreakdown(
+        rows=tuple(rows),
+        weight_total=total,
+        earned=earned,
+        weight_fallback=fallback,
+        fatal=fatal,
+        score_raw=raw,
+        score_normalized=normalized,
+        passed=passed,
+        reward=reward,
+    )

@@ -1,0 +1,290 @@
+"""Configuration: every knob read in ONE place into one typed, frozen object.
+
+`load_config(environ)` parses the environment (names from SPEC §13, kept as thousands of
+task packages declare them). A bad value never crashes: it falls back to the default and
+leaves a warning. Each value remembers where it came from (`env:NAME`, `default`,
+`invalid:NAME → default`) so `cowork-judge config` can explain itself.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
+
+from cowork_judge.redact import MIN_CREDENTIAL_LEN, MIN_SECRET_LEN
+from cowork_judge.core.scoring import ScoringPolicy
+
+MAX_JITTER_SHARE = 0.1
+"""A start jitter never exceeds this share of JUDGE_DEADLINE (the defaults: 180 s of 1800 s)."""
+TRUTHY = frozenset({"1", "true", "yes", "on", "y", "t"})
+FALSY = frozenset({"0", "false", "no", "off", "n", "f", ""})
+BACKENDS = ("openai", "codex", "claude")
+
+
+class JudgeConfig(BaseModel):
+    """All knobs of one judge run. Times are seconds; counts are positive integers."""
+
+    model_config = ConfigDict(frozen=True)
+
+    api_key: SecretStr | None = Field(None, description="JUDGE_API_KEY, else OPENAI_API_KEY.")
+    base_url: str | None = Field(None, description="JUDGE_BASE_URL, else OPENAI_BASE_URL.")
+    model: str = Field("gpt-5.5", description="JUDGE_MODEL: judge model name.")
+    backend: Literal["openai", "codex", "claude"] = Field("openai", description="JUDGE_BACKEND.")
+    batch: int = Field(4, ge=1, description="JUDGE_BATCH: rows per agentic block.")
+    concurrency: int = Field(2, ge=1, description="JUDGE_CONCURRENCY: blocks in flight.")
+    per_timeout_sec: float = Field(150.0, gt=0, description="JUDGE_PER_TIMEOUT: one attempt (call).")
+    max_tries: int = Field(6, ge=1, description="JUDGE_MAX_TRIES: attempts per block.")
+    resplit: bool = Field(True, description="JUDGE_RESPLIT: re-judge a failed block row by row.")
+    deadline_sec: float = Field(1800.0, gt=0, description="JUDGE_DEADLINE: whole run, from process start.")
+    start_jitter_sec: float = Field(180.0, ge=0, description="JUDGE_START_JITTER: first-wave spread.")
+    retry_backoff_max_sec: float = Field(20.0, ge=1, description="JUDGE_RETRY_BACKOFF_MAX.")
+    max_turns: int = Field(16, ge=1, description="JUDGE_MAX_TURNS: model turns per agent attempt.")
+    reward_mode: Literal["continuous", "binary"] = Field("continuous", description="JUDGE_REWARD_MODE.")
+    pass_threshold: float = Field(0.75, ge=0, le=1, description="JUDGE_PASS_THRESHOLD.")
+    pass_compare: Literal["gte", "gt"] = Field("gte", description="JUDGE_PASS_COMPARE.")
+    lenient_delivery: bool = Field(False, description="JUDGE_LENIENT_DELIVERY.")
+    chat_fallback: bool = Field(True, description="JUDGE_CHAT_FALLBACK.")
+    evidence_sec: float = Field(180.0, ge=0, description="JUDGE_EVIDENCE: evidence budget, 0 = off.")
+    metric_id: str = Field("rubric_llm_judge", description="JUDGE_METRIC_ID.")
+    aux_files: tuple[str, ...] = Field((), description="JUDGE_AUX_FILES: tests/ files copied into workspaces.")
+    instruction_file: str | None = Field(None, description="JUDGE_INSTRUCTION_FILE.")
+    systemic_fraction: float = Field(0.4, ge=0, le=1, description="JUDGE_SYSTEMIC_FRACTION.")
+    systemic_min: int = Field(2, ge=1, description="JUDGE_SYSTEMIC_MIN.")
+    skip: bool = Field(False, description="JUDGE_SKIP: archive only, reward 'SKIPPED'.")
+    unjudged_negative: Literal["deduct", "ignore"] = Field("deduct", description="JUDGE_UNJUDGED_NEGATIVE.")
+    workflow_concurrency: int = Field(4, ge=1, description="JUDGE_WORKFLOW_CONCURRENCY.")
+    workflow_deadline_share: float | None = Field(None, gt=0, le=1, description="JUDGE_WORKFLOW_DEADLINE_SHARE.")
+    workflow_start_jitter_sec: float = Field(30.0, ge=0, description="JUDGE_WORKFLOW_START_JITTER.")
+    code_timeout_sec: float = Field(60.0, gt=0, description="JUDGE_CODE_TIMEOUT.")
+    response_file: str | None = Field(None, description="JUDGE_RESPONSE_FILE: the agent's final answer.")
+    soffice: str | None = Field(None, description="JUDGE_SOFFICE_PATH (default: found on PATH).")
+    chromium: str | None = Field(None, description="JUDGE_CHROMIUM_PATH (default: found on PATH).")
+    requested_version: str | None = Field(None, description="COWORK_JUDGE_VERSION as test.sh saw it.")
+    version_source: str = Field("package", description="COWORK_JUDGE_VERSION_SOURCE.")
+
+    @property
+    def block_budget_sec(self) -> float:
+        """Seconds one block may take: 2 × JUDGE_PER_TIMEOUT (derived, no knob; SPEC §11)."""
+        return 2.0 * self.per_timeout_sec
+
+    @property
+    def scoring_policy(self) -> ScoringPolicy:
+        """The subset of knobs that shapes the reward."""
+        return ScoringPolicy(
+            reward_mode=self.reward_mode,
+            pass_threshold=self.pass_threshold,
+            pass_compare=self.pass_compare,
+            unjudged_negative=self.unjudged_negative,
+        )
+
+    @property
+    def has_credentials(self) -> bool:
+        """True when both an API key and a base URL are configured."""
+        return bool(self.api_key and self.api_key.get_secret_value() and self.base_url)
+
+
+@dataclass
+class LoadedConfig:
+    """A config plus how it was obtained.
+
+    Attributes:
+        config: the effective values.
+        sources: field name → ``"env:NAME"`` / ``"default"`` / ``"invalid:NAME → default"``.
+        warnings: one line per value that fell back to its default, or was normalized.
+    """
+
+    config: JudgeConfig
+    sources: dict[str, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------- parsers
+
+
+def _int(minimum: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        value = int(text.strip())
+        if value < minimum:
+            raise ValueError(f"must be ≥ {minimum}")
+        return value
+
+    return parse
+
+
+def _float(minimum: float, *, strict: bool = False, maximum: float = math.inf) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        value = float(text.strip())
+        if not math.isfinite(value):
+            raise ValueError("must be finite")
+        if value < minimum or (strict and value == minimum):
+            raise ValueError(f"must be {'>' if strict else '≥'} {minimum:g}")
+        if value > maximum:
+            raise ValueError(f"must be ≤ {maximum:g}")
+        return value
+
+    return parse
+
+
+def _bool(text: str) -> bool:
+    low = text.strip().lower()
+    if low in TRUTHY:
+        return True
+    if low in FALSY:
+        return False
+    raise ValueError("must be one of 1/0, true/false, yes/no, on/off")
+
+
+def _choice(*options: str) -> Callable[[str], str]:
+    def parse(text: str) -> str:
+        low = text.strip().lower()
+        if low not in options:
+            raise ValueError(f"must be one of {', '.join(options)}")
+        return low
+
+    return parse
+
+
+def _text(text: str) -> str:
+    value = text.strip()
+    if not value:
+        raise ValueError("is empty")
+    return value
+
+
+def _share(text: str) -> float | None:
+    if not text.strip():
+        return None
+    return _float(0.0, strict=True, maximum=1.0)(text)
+
+
+def _files(text: str) -> tuple[str, ...]:
+    return tuple(p for p in text.replace(",", " ").split() if p)
+
+
+# field → (env names in priority order, parser). Credentials are resolved separately.
+_KNOBS: dict[str, tuple[tuple[str, ...], Callable[[str], Any]]] = {
+    "model": (("JUDGE_MODEL",), _text),
+    "backend": (("JUDGE_BACKEND",), _choice(*BACKENDS)),
+    "batch": (("JUDGE_BATCH",), _int(1)),
+    "concurrency": (("JUDGE_CONCURRENCY",), _int(1)),
+    "per_timeout_sec": (("JUDGE_PER_TIMEOUT",), _float(0, strict=True, maximum=24 * 3600.0)),
+    "max_tries": (("JUDGE_MAX_TRIES",), _int(1)),
+    "resplit": (("JUDGE_RESPLIT",), _bool),
+    "deadline_sec": (("JUDGE_DEADLINE",), _float(0, strict=True, maximum=7 * 24 * 3600.0)),
+    "start_jitter_sec": (("JUDGE_START_JITTER",), _float(0)),
+    "retry_backoff_max_sec": (("JUDGE_RETRY_BACKOFF_MAX",), _float(1)),
+    "max_turns": (("JUDGE_MAX_TURNS",), _int(1)),
+    "reward_mode": (("JUDGE_REWARD_MODE",), _choice("continuous", "binary")),
+    "pass_threshold": (("JUDGE_PASS_THRESHOLD",), _float(0, maximum=1)),
+    "pass_compare": (("JUDGE_PASS_COMPARE",), _choice("gte", "gt")),
+    "lenient_delivery": (("JUDGE_LENIENT_DELIVERY",), _bool),
+    "chat_fallback": (("JUDGE_CHAT_FALLBACK",), _bool),
+    "evidence_sec": (("JUDGE_EVIDENCE",), _float(0)),
+    "metric_id": (("JUDGE_METRIC_ID",), _text),
+    "aux_files": (("JUDGE_AUX_FILES",), _files),
+    "instruction_file": (("JUDGE_INSTRUCTION_FILE",), _text),
+    "systemic_fraction": (("JUDGE_SYSTEMIC_FRACTION",), _float(0, maximum=1)),
+    "systemic_min": (("JUDGE_SYSTEMIC_MIN",), _int(1)),
+    "skip": (("JUDGE_SKIP",), _bool),
+    "unjudged_negative": (("JUDGE_UNJUDGED_NEGATIVE",), _choice("deduct", "ignore")),
+    "workflow_concurrency": (("JUDGE_WORKFLOW_CONCURRENCY",), _int(1)),
+    "workflow_deadline_share": (("JUDGE_WORKFLOW_DEADLINE_SHARE",), _share),
+    "workflow_start_jitter_sec": (("JUDGE_WORKFLOW_START_JITTER",), _float(0)),
+    "code_timeout_sec": (("JUDGE_CODE_TIMEOUT",), _float(0, strict=True)),
+    "response_file": (("JUDGE_RESPONSE_FILE",), _text),
+    "soffice": (("JUDGE_SOFFICE_PATH",), _text),
+    "chromium": (("JUDGE_CHROMIUM_PATH",), _text),
+    "requested_version": (("COWORK_JUDGE_VERSION",), _text),
+    "version_source": (("COWORK_JUDGE_VERSION_SOURCE",), _choice("injection", "placeholder", "package")),
+}
+
+ENV_NAMES: dict[str, tuple[str, ...]] = {
+    "api_key": ("JUDGE_API_KEY", "OPENAI_API_KEY"),
+    "base_url": ("JUDGE_BASE_URL", "OPENAI_BASE_URL"),
+    **{name: envs for name, (envs, _) in _KNOBS.items()},
+}
+"""Field → environment variable names, first one wins."""
+
+
+def load_config(environ: Mapping[str, str] | None = None) -> LoadedConfig:
+    """Read every knob from `environ` (default: ``os.environ``).
+
+    Empty strings count as unset (Harbor templates expand ``${VAR:-}`` to ""), except for
+    `JUDGE_WORKFLOW_DEADLINE_SHARE` whose empty value means "adaptive" anyway.
+
+    Returns:
+        `LoadedConfig`; never raises for bad values (they fall back with a warning).
+    """
+    env = os.environ if environ is None else environ
+    values: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+    warnings: list[str] = []
+    for name, (env_names, parser) in _KNOBS.items():
+        sources[name] = "default"
+        for env_name in env_names:
+            raw = env.get(env_name)
+            if raw is None or not raw.strip():
+                continue
+            try:
+                values[name] = parser(raw)
+                sources[name] = f"env:{env_name}"
+            except ValueError as exc:
+                default = JudgeConfig.model_fields[name].default
+                warnings.append(f"{env_name}={raw!r} {exc}; using the default {default!r}")
+                sources[name] = f"invalid:{env_name} → default"
+            break
+    for name in ("api_key", "base_url"):
+        sources[name] = "unset"
+        for env_name in ENV_NAMES[name]:
+            raw = env.get(env_name, "").strip()
+            if raw:
+                values[name] = SecretStr(raw) if name == "api_key" else raw.rstrip("/")
+                sources[name] = f"env:{env_name}"
+                if name == "base_url" and not raw.lower().startswith(("http://", "https://")):
+                    warnings.append(f"{env_name} is not an http(s) URL; model calls will fail to connect")
+                if name == "api_key" and len(raw) < MIN_CREDENTIAL_LEN:
+                    warnings.append(f"{env_name} is shorter than {MIN_CREDENTIAL_LEN} characters: it is used but cannot be "
+                                    "redacted from logs and documents")
+                elif name == "api_key" and len(raw) < MIN_SECRET_LEN:
+                    warnings.append(f"{env_name} is shorter than {MIN_SECRET_LEN} characters: it is redacted only where it "
+                                    "stands as a whole word")
+                break
+    deadline = values.get("deadline_sec", JudgeConfig.model_fields["deadline_sec"].default)
+    for name, env_name in (("start_jitter_sec", "JUDGE_START_JITTER"), ("workflow_start_jitter_sec", "JUDGE_WORKFLOW_START_JITTER")):
+        jitter = values.get(name, JudgeConfig.model_fields[name].default)
+        if jitter > deadline * MAX_JITTER_SHARE:
+            values[name] = deadline * MAX_JITTER_SHARE
+            warnings.append(f"{env_name}={jitter:g} s is more than {MAX_JITTER_SHARE:.0%} of JUDGE_DEADLINE={deadline:g} s; "
+                            f"using {values[name]:g} s so the spread cannot eat the run")
+    if values.get("backend") in ("codex", "claude"):
+        warnings.append(f"JUDGE_BACKEND={values['backend']!r} is not available in this version: agentic rows will be "
+                        "unjudged (backend_missing); use 'openai'")
+    return LoadedConfig(config=JudgeConfig(**values), sources=sources, warnings=warnings)
+
+
+def export_credentials(config: JudgeConfig, environ: dict[str, str] | Any = None) -> None:
+    """Write the resolved credential pair under both names (JUDGE_* and OPENAI_*).
+
+    CLI backends read whichever their config names (SPEC §11).
+    """
+    env = os.environ if environ is None else environ
+    if config.api_key is not None:
+        key = config.api_key.get_secret_value()
+        env["JUDGE_API_KEY"] = key
+        env["OPENAI_API_KEY"] = key
+    if config.base_url:
+        env["JUDGE_BASE_URL"] = config.base_url
+        env["OPENAI_BASE_URL"] = config.base_url
+
+
+def masked(config: JudgeConfig) -> dict[str, Any]:
+    """The effective values with secrets masked (``****`` + last 4 characters)."""
+    out = config.model_dump()
+    key = config.api_key.get_secret_value() if config.api_key else None
+    out["api_key"] = ("****" + key[-4:]) if key and len(key) > 8 else ("****" if key else None)
+    return out

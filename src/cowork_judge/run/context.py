@@ -1,0 +1,76 @@
+"""The run context: what every segment (code, workflow, agentic) may read about one run.
+
+Built once by `judge.run` after delivery is known; passed down, never global.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from cowork_judge.run.config import JudgeConfig
+from cowork_judge.run.delivery import Delivery
+from cowork_judge.transport.chat import CallStats
+from cowork_judge.run.outputs import AuditLog
+from cowork_judge.run.paths import RunPaths
+from cowork_judge.redact import Redactor
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """The run's wall-clock limit on the monotonic clock (seconds)."""
+
+    at: float
+
+    @classmethod
+    def after(cls, seconds: float, *, start: float | None = None) -> Deadline:
+        """A deadline `seconds` after `start` (default: now)."""
+        return cls((time.monotonic() if start is None else start) + seconds)
+
+    def remaining(self) -> float:
+        """Seconds left (negative once passed)."""
+        return self.at - time.monotonic()
+
+    def passed(self) -> bool:
+        """True once the deadline is reached."""
+        return self.remaining() <= 0
+
+
+@dataclass
+class RunContext:
+    """Everything a segment needs to judge rows of one rollout.
+
+    Attributes:
+        paths: where to read and write.
+        config: effective knobs.
+        instruction: judge instruction text; `instruction_source` says where it came from.
+        task_prompt: contents of ``task_prompt.md`` ("" when absent).
+        delivery: deliverables and final message.
+        deadline: the run deadline (JUDGE_DEADLINE from process start).
+        redactor: secret redaction for everything written.
+        audit: the ``judge/`` audit folder.
+        stats: model call/token counters.
+        artifacts: results of code methods shared with later segments (e.g. ``deck_path``).
+        workflow_config: rubric.json's top-level ``workflow_config`` (name → settings).
+        evidence_pages: number of rendered evidence pages.
+        rng: randomness for jitter and backoff (seedable in tests).
+    """
+
+    paths: RunPaths
+    config: JudgeConfig
+    instruction: str
+    instruction_source: str
+    task_prompt: str
+    delivery: Delivery
+    deadline: Deadline
+    redactor: Redactor
+    audit: AuditLog
+    stats: CallStats = field(default_factory=CallStats)
+    artifacts: dict[str, Any] = field(default_factory=dict)
+    workflow_config: dict[str, Any] = field(default_factory=dict)
+    evidence_pages: int = 0
+    rng: random.Random = field(default_factory=random.Random)
+    log: logging.Logger = field(default_factory=lambda: logging.getLogger("cowork_judge"))

@@ -1,0 +1,394 @@
+"""Delivery: what the agent handed in (deliverable files and its final chat message).
+
+Deliverables are non-empty regular files under the output dir (strict, default);
+lenient delivery also takes files at the app root and the alternate output dir. Hidden
+and empty files are ignored; symlinks that resolve outside the scored tree are never
+followed. The final message comes from JUDGE_RESPONSE_FILE, the ATIF trajectory, or a
+plain answer file (SPEC §6). Reading never raises for bad agent output.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import stat
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from cowork_judge.run.config import JudgeConfig
+from cowork_judge.run.paths import RunPaths
+
+MAX_FILES = 5000
+"""Deliverables listed at most; beyond this the listing is cut and says so."""
+STRAY_COPY_FILE_BYTES = 10 * 1024 * 1024
+"""Largest stray file copied to ``stray_not_scored/`` (bytes)."""
+STRAY_COPY_TOTAL_BYTES = 50 * 1024 * 1024
+"""Total bytes copied to ``stray_not_scored/`` per run."""
+MAX_MESSAGE_BYTES = 16 * 1024 * 1024
+"""Largest plain answer file read (bytes); a larger one is reported unreadable."""
+MAX_TRAJECTORY_BYTES = 512 * 1024 * 1024
+"""Largest trajectory.json parsed (bytes): long agent runs with tool output reach 100s of MB."""
+ANSWER_FILES = ("final_answer.txt", "response.txt")
+"""Plain answer files looked for in the agent logs dir, in order."""
+
+
+class DeliveredFile(BaseModel):
+    """A deliverable: `rel` is relative to the dir it was found in."""
+
+    rel: str
+    path: str
+    size_bytes: int
+    source: Literal["output", "app_root", "alt_output"]
+
+
+class SkippedFile(BaseModel):
+    """A file that is not scored, and why."""
+
+    rel: str
+    path: str
+    size_bytes: int
+    reason: Literal["outside_scored_set", "symlink_escape", "hidden", "empty", "not_regular", "over_limit", "unreadable"]
+
+
+class Delivery(BaseModel):
+    """What the agent handed in."""
+
+    files: list[DeliveredFile] = Field(default_factory=list)
+    stray: list[SkippedFile] = Field(default_factory=list, description="Not scored; copied for inspection.")
+    ignored: list[SkippedFile] = Field(default_factory=list, description="Hidden, empty or special files.")
+    final_message: str | None = None
+    final_message_source: str | None = None
+    from_chat: bool = False
+    missing: bool = False
+    unreadable: list[str] = Field(
+        default_factory=list, description="Final-message sources that exist but could not be read or parsed."
+    )
+    notes: list[str] = Field(default_factory=list)
+
+
+def collect_delivery(paths: RunPaths, config: JudgeConfig) -> Delivery:
+    """Collect deliverables, stray files and the final message of one rollout.
+
+    ``missing`` is true when there is nothing to judge: no files and (no final message or
+    chat fallback off). ``from_chat`` is true when no files but a message is judged.
+    ``unreadable`` lists message sources that exist but could not be read: the caller
+    must not score "nothing delivered" on top of an unread answer.
+
+    File names are shown (``rel``) with control characters escaped and undecodable bytes
+    replaced, so a name can neither break a prompt line nor a UTF-8 document.
+    """
+    delivery = Delivery()
+    if _followable(paths.output_dir, paths.app_dir, delivery):
+        _scan(paths.output_dir, "output", delivery, scored=True)
+    app_root_scored = config.lenient_delivery
+    _scan(paths.app_dir, "app_root", delivery, scored=app_root_scored, top_level_only=True, skip={"output"})
+    if _real(paths.alt_output_dir) != _real(paths.output_dir) and _followable(paths.alt_output_dir, paths.app_dir, delivery):
+        _scan(paths.alt_output_dir, "alt_output", delivery, scored=config.lenient_delivery)
+    message, source, notes, unreadable = final_message(paths, config)
+    delivery.final_message, delivery.final_message_source = message, source
+    delivery.notes.extend(notes)
+    delivery.unreadable.extend(unreadable)
+    _drop_duplicates(delivery)
+    _unique_names(delivery)
+    cut = sum(1 for s in delivery.ignored if s.reason == "over_limit")
+    if cut:
+        delivery.notes.append(f"{cut} deliverable(s) past the first {MAX_FILES} were not listed: code rows whose "
+                              "answer they could change are unjudged 'over_limit'")
+    if not delivery.files:
+        if message and config.chat_fallback:
+            delivery.from_chat = True
+        else:
+            delivery.missing = True
+    return delivery
+
+
+def _real(path: Path) -> Path | None:
+    """The real path, or None for a dangling or looping symlink (``output -> output``)."""
+    try:
+        return path.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return None
+
+
+def _followable(root: Path, app_dir: Path, delivery: Delivery) -> bool:
+    """False (with a note) when the folder `root` is itself a symlink to a place outside
+    the app dir: ``output -> /etc`` must not make ``/etc`` the deliverables (SPEC §22)."""
+    if not root.is_symlink():
+        return True
+    try:
+        real, base = root.resolve(strict=True), app_dir.resolve(strict=True)
+    except (OSError, RuntimeError):
+        delivery.notes.append(f"{root} is a dangling or looping symlink: nothing read from it")
+        return False
+    if _inside(real, base):
+        return True
+    delivery.notes.append(f"{root} is a symlink to {real}, outside the app dir: not followed, nothing delivered from it")
+    return False
+
+
+def _scan(
+    root: Path,
+    source: Literal["output", "app_root", "alt_output"],
+    delivery: Delivery,
+    *,
+    scored: bool,
+    top_level_only: bool = False,
+    skip: set[str] | None = None,
+) -> None:
+    root_real = _real(root)
+    if root_real is None or not root_real.is_dir():
+        return
+
+    def unreadable(err: OSError) -> None:
+        where = Path(err.filename) if err.filename else root
+        rel = where.relative_to(root).as_posix() if where != root and root in where.parents else "."
+        delivery.ignored.append(SkippedFile(rel=display_name(rel), path=str(where), size_bytes=0, reason="unreadable"))
+
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False, onerror=unreadable):
+        current = Path(dirpath)
+        entries = list(filenames)
+        keep: list[str] = []
+        for d in sorted(dirnames):
+            if (current / d).is_symlink():
+                entries.append(d)  # classified below (never descended into)
+            elif d.startswith(".") and not top_level_only:
+                hidden = current / d
+                delivery.ignored.append(
+                    SkippedFile(rel=display_name(hidden.relative_to(root).as_posix()), path=str(hidden), size_bytes=0, reason="hidden")
+                )
+            elif not (top_level_only or (skip and current == root and d in skip)):
+                keep.append(d)
+        dirnames[:] = keep
+        for name in sorted(entries):
+            path = current / name
+            _classify(path, path.relative_to(root).as_posix(), root_real, source, delivery, scored=scored)
+
+
+def _classify(
+    path: Path,
+    rel: str,
+    root_real: Path,
+    source: Literal["output", "app_root", "alt_output"],
+    delivery: Delivery,
+    *,
+    scored: bool,
+) -> None:
+    shown = display_name(rel)
+
+    def skipped(reason: Any, size: int = 0) -> SkippedFile:
+        return SkippedFile(rel=shown, path=str(path), size_bytes=size, reason=reason)
+
+    if any(part.startswith(".") for part in Path(rel).parts):
+        delivery.ignored.append(skipped("hidden"))
+        return
+    try:
+        real = path.resolve(strict=True)
+        if path.is_symlink() and not _inside(real, root_real):
+            delivery.stray.append(skipped("symlink_escape", real.stat().st_size if real.is_file() else 0))
+            return
+        if not real.is_file():
+            delivery.ignored.append(skipped("not_regular"))
+            return
+        size = real.stat().st_size
+    except (OSError, RuntimeError):
+        delivery.ignored.append(skipped("not_regular"))  # dangling or looping symlink, vanished file
+        return
+    if size == 0:
+        delivery.ignored.append(skipped("empty"))
+        return
+    if not scored:
+        delivery.stray.append(skipped("outside_scored_set", size))
+        return
+    if len(delivery.files) >= MAX_FILES:
+        delivery.ignored.append(skipped("over_limit", size))
+        return
+    delivery.files.append(DeliveredFile(rel=shown, path=str(path), size_bytes=size, source=source))
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u0080-\u009f\u2028\u2029]")
+
+
+def display_name(rel: str) -> str:
+    """A file name safe to show a judge and to write as UTF-8.
+
+    Undecodable bytes (surrogate escapes) become U+FFFD; control characters, including
+    newlines that could forge a line of the prompt, become ``\\xNN`` escapes.
+    """
+    text = rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", text)
+
+
+def _drop_duplicates(delivery: Delivery) -> None:
+    """List a real file once across roots: lenient delivery with ``/output -> /app``
+    reaches every file a second time, which would make one deck "ambiguous" and double a
+    file count. Aliases inside one root (``slides.pptx -> drafts/v3.pptx``) are the
+    agent's own layout and stay."""
+    first_source: dict[str, str] = {}
+    kept = []
+    for item in delivery.files:
+        real = os.path.realpath(item.path)
+        if first_source.setdefault(real, item.source) == item.source:
+            kept.append(item)
+    if len(kept) < len(delivery.files):
+        delivery.notes.append(f"{len(delivery.files) - len(kept)} file(s) reached twice (through a symlinked folder) "
+                              "are listed once")
+        delivery.files = kept
+
+
+def _unique_names(delivery: Delivery) -> None:
+    """Make shown names unique per source (two raw names can display alike)."""
+    seen: set[tuple[str, str]] = set()
+    for n, item in enumerate(delivery.files):
+        name = item.rel
+        k = 2
+        while (item.source, name) in seen:
+            stem, dot, ext = item.rel.rpartition(".")
+            name = f"{stem}~{k}.{ext}" if dot and stem else f"{item.rel}~{k}"
+            k += 1
+        seen.add((item.source, name))
+        if name != item.rel:
+            delivery.files[n] = item.model_copy(update={"rel": name})
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.relative_to(root)
+        return True
+    except ValueError:
+        return False
+
+
+def copy_stray(delivery: Delivery, stray_dir: Path) -> int:
+    """Copy stray files (never symlink targets outside the tree) for inspection.
+
+    Size-capped by `STRAY_COPY_FILE_BYTES` / `STRAY_COPY_TOTAL_BYTES`.
+
+    Returns:
+        Number of files copied.
+    """
+    copied = 0
+    total = 0
+    for item in delivery.stray:
+        if item.reason != "outside_scored_set":
+            continue
+        if item.size_bytes > STRAY_COPY_FILE_BYTES or total + item.size_bytes > STRAY_COPY_TOTAL_BYTES:
+            continue
+        target = stray_dir / item.rel
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(item.path, target, follow_symlinks=False)
+        except OSError:
+            continue
+        total += item.size_bytes
+        copied += 1
+    return copied
+
+
+# --------------------------------------------------------------------------- final message
+
+
+def final_message(paths: RunPaths, config: JudgeConfig) -> tuple[str | None, str | None, list[str], list[str]]:
+    """The agent's final chat message, its source, notes, and unreadable sources.
+
+    Order: JUDGE_RESPONSE_FILE; ATIF ``trajectory.json`` (last ``source == "agent"`` step
+    with non-empty text); ``final_answer.txt`` / ``response.txt`` in the agent logs dir.
+    Symlinks and non-regular files are never read (the agent writes these files: a link
+    to ``/proc/self/environ`` or to the reference answer must not become its answer).
+    """
+    notes: list[str] = []
+    unreadable: list[str] = []
+    if config.response_file:
+        if not os.path.lexists(config.response_file):
+            notes.append(f"JUDGE_RESPONSE_FILE={config.response_file} does not exist; the final message is looked for "
+                         "in the agent logs instead")
+        text = _read_text(Path(config.response_file), notes, unreadable, MAX_MESSAGE_BYTES)
+        if text:
+            return text, "response_file", notes, unreadable
+    trajectory = paths.agent_logs_dir / "trajectory.json"
+    raw = _read_text(trajectory, notes, unreadable, MAX_TRAJECTORY_BYTES)
+    if raw is not None:
+        try:
+            doc = json.loads(raw)
+        except (ValueError, RecursionError) as exc:
+            notes.append(f"trajectory.json is not valid JSON: {str(exc)[:200]}")
+            unreadable.append("trajectory.json")
+        else:
+            text = atif_final_message(doc)
+            if text:
+                return text, "trajectory", notes, unreadable
+    for name in ANSWER_FILES:
+        text = _read_text(paths.agent_logs_dir / name, notes, unreadable, MAX_MESSAGE_BYTES)
+        if text:
+            return text, name, notes, unreadable
+    return None, None, notes, unreadable
+
+
+def atif_final_message(doc: Any) -> str | None:
+    """Final answer of an ATIF (v1.0–v1.8) trajectory document, or None.
+
+    The answer is the ``message`` of the last step with ``source == "agent"`` whose text
+    is non-empty; ``message`` is a string or a list of ``{"type": "text", "text": …}``
+    parts. Steps that only call tools are skipped.
+    """
+    steps = doc.get("steps") if isinstance(doc, dict) else None
+    if not isinstance(steps, list):
+        return None
+    for step in reversed(steps):
+        if not isinstance(step, dict) or step.get("source") != "agent":
+            continue
+        text = _message_text(step.get("message"))
+        if text:
+            return text
+    return None
+
+
+def _message_text(message: Any) -> str | None:
+    if isinstance(message, str):
+        return message.strip() or None
+    if isinstance(message, list):
+        parts = [
+            p.get("text", "")
+            for p in message
+            if isinstance(p, dict) and p.get("type") in ("text", "output_text") and isinstance(p.get("text"), str)
+        ]
+        text = "\n".join(x for x in parts if x.strip()).strip()
+        return text or None
+    return None
+
+
+def _read_text(path: Path, notes: list[str], unreadable: list[str], limit: int) -> str | None:
+    """Text of a regular, non-symlink file (None when absent); up to `limit` bytes.
+
+    A file that exists but is a link, not regular, unreadable or over `limit` is
+    recorded in `unreadable` and `notes`.
+    """
+    try:
+        st = path.lstat()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        notes.append(f"{path.name} cannot be read: {exc.strerror or exc}")
+        unreadable.append(path.name)
+        return None
+    if stat.S_ISLNK(st.st_mode) or not stat.S_ISREG(st.st_mode):
+        # planted by the agent (a link to /proc/self/environ, a FIFO): ignored, and NOT
+        # "unreadable" — that would mask the rollout instead of scoring what it delivered
+        notes.append(f"{path.name} is {'a symlink' if stat.S_ISLNK(st.st_mode) else 'not a regular file'}; ignored")
+        return None
+    if st.st_size > limit:
+        notes.append(f"{path.name} is {st.st_size} bytes, more than the {limit} bytes read; not read")
+        unreadable.append(path.name)
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as fh:
+            data = fh.read(limit + 1)
+    except OSError as exc:
+        notes.append(f"{path.name} cannot be read: {exc.strerror or exc}")
+        unreadable.append(path.name)
+        return None
+    return data.decode("utf-8", errors="replace").strip() or None

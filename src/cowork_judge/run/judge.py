@@ -1,0 +1,379 @@
+"""The engine entry: wire one judge run together and always leave a reward behind.
+
+I/O first (rubric, delivery), then judging (router), then the pure fold (scoring,
+coverage), then writing. `main_run` catches everything: an internal failure becomes a
+``judge:scorer_error`` document, and if even that cannot be built, `write_fallback`
+writes a minimal one. No exit path leaves ``/logs/verifier`` without reward.txt and
+result.json.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import signal
+import stat
+import sys
+import tempfile
+import time
+import traceback
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from cowork_judge import ABI, __version__, procs
+
+from cowork_judge.run import signals
+
+from cowork_judge.run import watchdog
+from cowork_judge.core.fold import build_document, failed_document
+from cowork_judge.run.config import LoadedConfig, export_credentials
+from cowork_judge.run.context import Deadline, RunContext
+from cowork_judge.core.coverage import account
+from cowork_judge.run.delivery import Delivery, collect_delivery, copy_stray
+from cowork_judge.run.instruction import find_instruction
+from cowork_judge.run.outputs import AuditLog, write_fallback, write_result
+from cowork_judge.run.paths import RunPaths
+from cowork_judge.redact import RedactingFilter, Redactor
+from cowork_judge.core.result import ResultDocument
+from cowork_judge.core.rubric import Criterion, RubricError, load_rubric
+from cowork_judge.core.scoring import ScoringError, check_scorable, score
+from cowork_judge.core.verdicts import Verdict
+
+log = logging.getLogger("cowork_judge")
+
+
+def main_run(paths: RunPaths, loaded: LoadedConfig, *, start: float, environ: Mapping[str, str] | None = None,
+             hard_deadline: bool = False) -> ResultDocument | None:
+    """Run the judge and write the outputs; never raises (except KeyboardInterrupt after writing).
+
+    Args:
+        paths: run paths.
+        loaded: configuration with its warnings.
+        start: monotonic time of process start; JUDGE_DEADLINE counts from here.
+        environ: environment used to collect secrets for redaction (default os.environ).
+        hard_deadline: arm the process watchdog (`cowork_judge.run.watchdog`), which ends the
+            PROCESS a few seconds after JUDGE_DEADLINE; only for the command line.
+
+    Returns:
+        The document written, or None when only the fallback could be written.
+    """
+    env = os.environ if environ is None else environ
+    secret = loaded.config.api_key.get_secret_value() if loaded.config.api_key else ""
+    redactor = Redactor.from_environ(env, extra=[secret])
+    try:
+        _prepare_verifier_dir(paths)
+    except OutputsUnwritable as exc:  # checked before any model call: nothing could be saved
+        print(f"cowork-judge: {exc}", file=sys.stderr)
+        return None
+    handlers = _start_logging(paths, redactor)
+    dog = watchdog.arm(paths, loaded, redactor, start=start) if hard_deadline else None
+    previous = _stop_on_signals(dog) if dog is not None else {}
+    try:
+        doc = _run(paths, loaded, start=start, redactor=redactor)
+        write_result(paths, doc, redactor)
+        if dog is not None:
+            dog.written(doc)
+        log.info("reward %s written to %s (status %s%s)", doc.task_score, paths.reward_txt, doc.status,
+                 f", {doc.exit_code}" if doc.exit_code else "")
+        return doc
+    except BaseException as exc:  # every exit path writes a reward
+        log.error("internal error: %s", redactor.text("".join(traceback.format_exception(type(exc), exc, exc.__traceback__))))
+        reason = redactor.text(f"internal error: {type(exc).__name__}: {exc}")
+        doc = None
+        try:
+            doc = failed_document(
+                config=loaded.config, criteria=(), error_kind=None, exit_code="judge:scorer_error",
+                exit_reason=reason, delivery=None, seconds=time.monotonic() - start,
+            )
+            write_result(paths, doc, redactor)
+        except BaseException:
+            write_fallback(paths, exit_code="judge:scorer_error", exit_reason=reason, version=__version__, abi=ABI, redactor=redactor)
+            doc = None
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        return doc
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        watchdog.disarm(dog)
+        procs.kill_all()  # no LibreOffice / Chromium / regex worker outlives the run
+        _stop_logging(handlers)
+        if paths.ephemeral_work:
+            shutil.rmtree(paths.work_dir, ignore_errors=True)
+
+
+def _stop_on_signals(dog: watchdog.Watchdog) -> dict[int, Any]:
+    """Route `signals.STOP_SIGNALS` to the watchdog, which writes the best document (rows judged
+    so far keep their verdicts, the rest are unjudged ``interrupted``) and ends the
+    process. Returns the previous handlers; {} outside the main thread."""
+    def handler(signum: int, _frame: Any) -> None:
+        dog.stop_now(f"the judge was stopped by {signal.Signals(signum).name}", 128 + signum)
+
+    previous: dict[int, Any] = {}
+    try:
+        for signum in signals.STOP_SIGNALS:
+            previous[signum] = signal.signal(signum, handler)
+    except ValueError:  # not the main thread: leave the defaults
+        for signum, old in previous.items():
+            signal.signal(signum, old)
+        return {}
+    early = signals.pending()  # arrived while the run was starting (`signals.capture`)
+    if early is not None:
+        handler(early, None)
+    return previous
+
+
+def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redactor) -> ResultDocument:
+    config = loaded.config
+    warnings = list(loaded.warnings)
+    for w in loaded.warnings:
+        log.warning("config: %s", w)
+    log.info("cowork-judge %s (abi %d), backend %s, model %s", __version__, ABI, config.backend, config.model)
+    if config.reward_mode == "binary":
+        message = ("JUDGE_REWARD_MODE=binary: the reward is 1.0 only when the score passes the threshold "
+                   f"({config.pass_compare} {config.pass_threshold}), else 0.0; graded signal between rollouts is lost")
+        log.warning(message)
+        warnings.append(message)
+    deadline = Deadline.after(config.deadline_sec, start=start)
+
+    def elapsed() -> float:
+        return time.monotonic() - start
+
+    if config.skip:
+        log.info("JUDGE_SKIP is set: archiving only, reward 'SKIPPED'")
+        return build_document(
+            config=config, criteria=(), verdicts={}, breakdown=None,
+            coverage=account((), {}, systemic_fraction=1.0, systemic_min=1), delivery=None,
+            seconds=elapsed(), calls=0, tokens=0, status="skipped", exit_reason="JUDGE_SKIP is set", warnings=warnings,
+        )
+    try:
+        rubric = load_rubric(paths.rubric_json)
+        check_scorable(rubric.criteria)
+    except (RubricError, ScoringError) as exc:
+        log.error("rubric: %s", exc)
+        return failed_document(config=config, criteria=(), error_kind=None, exit_code="judge:scorer_error",
+                               exit_reason=f"bad rubric: {exc}", delivery=None, seconds=elapsed(), warnings=warnings)
+    criteria = rubric.criteria
+    warnings.extend(rubric.warnings)
+    for w in rubric.warnings:
+        log.warning("rubric: %s", w)
+
+    if not paths.app_dir.is_dir():
+        message = f"the app dir {paths.app_dir} does not exist: no deliverable files can be found (check --app-dir)"
+        log.warning(message)
+        warnings.append(message)
+    delivery = collect_delivery(paths, config)
+    if delivery.stray:
+        copy_stray(delivery, paths.stray_dir)
+    log.info("delivery: %d file(s), %d stray, final message from %s", len(delivery.files), len(delivery.stray),
+             delivery.final_message_source or "nowhere")
+    for note in delivery.notes:
+        log.warning("delivery: %s", note)
+        warnings.append(f"delivery: {note}")
+    if delivery.missing and delivery.unreadable:
+        reason = (f"the agent's final message could not be read ({', '.join(delivery.unreadable)}); "
+                  "not scoring it as 'nothing delivered'")
+        log.error(reason)
+        return failed_document(config=config, criteria=criteria, error_kind="delivery_unreadable", exit_code="judge:scorer_error",
+                               exit_reason=reason, delivery=delivery, seconds=elapsed(), warnings=warnings)
+    if delivery.missing:
+        return _nothing_delivered(config, criteria, delivery, seconds=elapsed(), warnings=warnings)
+
+    needs_model = any(c.judge_method != "code" for c in criteria)
+    if needs_model and not config.has_credentials:
+        reason = "no judge credentials: set JUDGE_API_KEY and JUDGE_BASE_URL (or OPENAI_API_KEY / OPENAI_BASE_URL)"
+        log.error(reason)
+        return failed_document(config=config, criteria=criteria, error_kind="no_credential", exit_code="judge:no_credential",
+                               exit_reason=reason, delivery=delivery, seconds=elapsed(), warnings=warnings)
+    if config.has_credentials:
+        export_credentials(config)
+
+    instruction, instruction_source, instruction_warnings = find_instruction(paths.tests_dir, config.instruction_file)
+    warnings.extend(instruction_warnings)
+    for w in instruction_warnings:
+        log.warning("instruction: %s", w)
+    ctx = RunContext(
+        paths=paths, config=config, instruction=instruction, instruction_source=instruction_source,
+        task_prompt=_read_optional(paths.task_prompt), delivery=delivery, deadline=deadline, redactor=redactor,
+        audit=AuditLog(paths.audit_dir, redactor), workflow_config=dict(rubric.workflow_config),
+    )
+    watchdog.observe(ctx, criteria)
+    evidence = _collect_evidence(ctx, needs_evidence=needs_model)  # code rows never look at page images
+    try:
+        # imported late: a broken router must not stop the fallback
+        from cowork_judge.run.router import route
+    except Exception as exc:
+        if any(c.judge_method != "agentic" for c in criteria):
+            reason = f"the router cannot run ({type(exc).__name__}: {exc}) and the rubric has code/workflow rows"
+            log.error(reason)
+            return failed_document(config=config, criteria=criteria, error_kind="workflow_missing", exit_code="judge:scorer_error",
+                                   exit_reason=reason, delivery=delivery, seconds=elapsed(), warnings=warnings)
+        log.warning("the router cannot run (%s); judging this purely agentic rubric directly", exc)
+        from cowork_judge.agentic import judge_agentic as route  # type: ignore[assignment]
+
+    verdicts = route(criteria, ctx)
+    coverage = account(criteria, verdicts, systemic_fraction=config.systemic_fraction, systemic_min=config.systemic_min)
+    breakdown = score(criteria, verdicts, config.scoring_policy, judged_ok=not coverage.systemic)
+    log.info("score %.6f (raw %.6f), coverage %.3f, %d model call(s)", breakdown.reward, breakdown.score_raw,
+             coverage.coverage, ctx.stats.calls)
+    return build_document(
+        config=config, criteria=criteria, verdicts=verdicts, breakdown=breakdown, coverage=coverage, delivery=delivery,
+        seconds=elapsed(), calls=ctx.stats.calls, tokens=ctx.stats.tokens, evidence_pages=ctx.evidence_pages,
+        warnings=warnings, instruction_source=instruction_source, evidence=evidence,
+    )
+
+
+def _collect_evidence(ctx: RunContext, *, needs_evidence: bool = True) -> dict:
+    """Extract and render every deck-like deliverable once (JUDGE_EVIDENCE budget).
+
+    Writes ``env_capabilities.json`` (unless test.sh already did) and the shared
+    ``evidence/`` tree that every block workspace links. Evidence is an aid, never a
+    verdict: any failure here is logged and the run goes on without it.
+
+    Returns:
+        A compact summary for ``details.evidence`` ({} when nothing was done).
+    """
+    config, paths = ctx.config, ctx.paths
+    try:
+        from cowork_judge.evidence import build_evidence, is_deck, probe_capabilities
+
+        caps = probe_capabilities(config.soffice, config.chromium)
+        if not paths.env_capabilities_json.exists():
+            caps.write(paths.env_capabilities_json)
+        # every delivered deck, wherever lenient delivery found it: the deck locate_deck
+        # picks must have the same evidence as any other (§7.2 "the SAME file")
+        decks = [f.path for f in ctx.delivery.files if is_deck(f.rel)]
+        if not decks or config.evidence_sec <= 0 or not needs_evidence:
+            return {}
+        budget = min(config.evidence_sec, max(0.0, ctx.deadline.remaining() / 3))
+        summary = build_evidence(decks, paths.evidence_dir, budget_sec=budget, width_px=_render_width(ctx),
+                                 soffice=config.soffice, chromium=config.chromium, capabilities=caps, root=paths.output_dir)
+    except Exception as exc:  # evidence must never cost the run its reward
+        log.warning("evidence extraction failed: %s", ctx.redactor.text(f"{type(exc).__name__}: {exc}"))
+        return {"error": f"{type(exc).__name__}: {exc}"}
+    ctx.evidence_pages = summary.pages_rendered
+    log.info("evidence: %d deck(s), %d page(s) rendered in %.1f s", len(summary.decks), summary.pages_rendered, summary.seconds)
+    for deck in summary.decks:
+        for skip in deck.layers_skipped:
+            if skip.kind in ("render_env", "error", "budget"):
+                log.warning("evidence: %s: %s layer skipped (%s): %s", deck.deck, skip.layer, skip.kind, skip.reason)
+    return {
+        "pages_rendered": summary.pages_rendered,
+        "seconds": summary.seconds,
+        "render_skipped_for_budget": summary.render_skipped_for_budget,
+        "decks": [
+            {"deck": d.deck, "source": d.source, "status": d.sniff_status, "structure_ok": d.structure_ok,
+             "pages_rendered": d.pages_rendered, "findings": d.findings_by_check,
+             "findings_dropped": d.findings_dropped,
+             "skipped": [f"{s.layer}: {s.kind} ({s.reason})" for s in d.layers_skipped]}
+            for d in summary.decks
+        ],
+    }
+
+
+def _render_width(ctx: RunContext) -> int:
+    """Page image width in pixels: ``workflow_config.ppt_judge.render_resolution`` ("1920x1080"), else 1600."""
+    resolution = str((ctx.workflow_config.get("ppt_judge") or {}).get("render_resolution", ""))
+    try:
+        width = int(resolution.lower().split("x")[0])
+    except ValueError:
+        return 1600
+    return width if 200 <= width <= 4000 else 1600
+
+
+def _nothing_delivered(config, criteria: tuple[Criterion, ...], delivery: Delivery, *, seconds: float, warnings: list[str]) -> ResultDocument:
+    """No files and no final message: every row missed, reward 0, no model call, no exit_code."""
+    reason = "[no delivery] nothing was delivered (no output files and no final message)"
+    verdicts = {c.id: Verdict(id=c.id, hit=False, judged=True, reason=reason, method="delivery") for c in criteria}
+    breakdown = score(criteria, verdicts, config.scoring_policy)
+    log.info("nothing delivered: reward %s without any model call", breakdown.reward)
+    return build_document(
+        config=config, criteria=criteria, verdicts=verdicts, breakdown=breakdown,
+        coverage=account(criteria, verdicts, systemic_fraction=config.systemic_fraction, systemic_min=config.systemic_min),
+        delivery=delivery, seconds=seconds, calls=0, tokens=0, exit_reason="nothing delivered", warnings=warnings,
+    )
+
+
+class OutputsUnwritable(OSError):
+    """The verifier folder cannot be created or written: no reward file is possible."""
+
+
+def _prepare_verifier_dir(paths: RunPaths) -> None:
+    """Make the verifier dir safe to write: no planted symlinks, no stale audit files.
+
+    Raises:
+        OutputsUnwritable: the folder cannot be created or a file cannot be written in it
+            (read-only mount, a file in its place).
+
+    The agent runs before the verifier in the same container; a link at ``judge.log`` or
+    ``judge/`` would otherwise make the judge append to (or write into) any file.
+    """
+    try:
+        paths.verifier_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=paths.verifier_dir, prefix=".write-check-"):
+            pass
+    except OSError as exc:
+        raise OutputsUnwritable(f"cannot write to the verifier folder {paths.verifier_dir} "
+                                f"({exc.strerror or type(exc).__name__}); no reward can be written, nothing was judged") from None
+    for target in (paths.judge_log, paths.result_json, paths.reward_txt, paths.reward_details_json, paths.env_capabilities_json):
+        _remove_unless_regular_file(target)
+    for folder in (paths.audit_dir, paths.stray_dir):
+        try:
+            if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+                folder.unlink()
+            elif folder.is_dir():
+                shutil.rmtree(folder)
+        except OSError:
+            pass
+
+
+def _remove_unless_regular_file(target: Path) -> None:
+    """Remove whatever sits at `target` unless it is a plain file (a FIFO would block the
+    judge's open(), a directory would make the write fail, a symlink would redirect it)."""
+    try:
+        st = target.lstat()
+    except OSError:
+        return
+    try:
+        if stat.S_ISDIR(st.st_mode):
+            shutil.rmtree(target)
+        elif not stat.S_ISREG(st.st_mode):
+            target.unlink()
+    except OSError:
+        pass
+
+
+def _read_optional(path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+
+
+def _start_logging(paths: RunPaths, redactor: Redactor) -> list[logging.Handler]:
+    handlers: list[logging.Handler] = []
+    fmt = logging.Formatter("%(asctime)s %(levelname)s %(message)s")
+    try:
+        paths.verifier_dir.mkdir(parents=True, exist_ok=True)
+        handlers.append(logging.FileHandler(paths.judge_log, mode="w", encoding="utf-8"))
+    except OSError:
+        pass
+    handlers.append(logging.StreamHandler(sys.stderr))
+    for h in handlers:
+        h.setFormatter(fmt)
+        h.addFilter(RedactingFilter(redactor))
+        log.addHandler(h)
+    log.setLevel(logging.INFO)
+    log.propagate = False
+    return handlers
+
+
+def _stop_logging(handlers: list[logging.Handler]) -> None:
+    for h in handlers:
+        log.removeHandler(h)
+        try:
+            h.close()
+        except Exception:
+            pass
