@@ -8,6 +8,7 @@ Real `RunContext`, real clock: backoff sleeps are only shortened through the rea
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import random
 import statistics
@@ -17,14 +18,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+from reliability.sdk_errors import status_error, stream_error
 from testkit import make_ctx
 
 from cowork_judge.agentic import scheduler
 from cowork_judge.agentic.scheduler import first_wave_delays, judge_blocks, split_blocks
-from cowork_judge.transport.chat import StreamIncomplete
+from cowork_judge.core.failures import CONSEQUENCES, RetryPolicy
 from cowork_judge.core.rubric import normalize_rubric
 from cowork_judge.core.verdicts import parse_reply
-from reliability.sdk_errors import status_error, stream_error
+from cowork_judge.transport.chat import StreamIncomplete
 
 HANG = "hang"
 OK = "ok"
@@ -67,9 +69,11 @@ def criteria(n: int):
     return normalize_rubric([{"id": f"R{i}", "description": f"row {i}", "weight": 1} for i in range(1, n + 1)]).criteria
 
 
-def run(tmp_path, n_rows: int, script, **env: Any):
+def run(tmp_path, n_rows: int, script, table=None, **env: Any):
     knobs = {"JUDGE_START_JITTER": "0", "JUDGE_RETRY_BACKOFF_MAX": "1", "JUDGE_CONCURRENCY": "1", **{k: str(v) for k, v in env.items()}}
     ctx = make_ctx(tmp_path, env=knobs)
+    if table is not None:  # the failure table in a modified copy: nothing else changes
+        ctx.retry = dataclasses.replace(ctx.retry, table=table)
     backend = ScriptedBackend(script)
     t0 = time.monotonic()
     verdicts = asyncio.run(judge_blocks(criteria(n_rows), ctx, backend))
@@ -106,17 +110,54 @@ def test_timeouts_burn_the_block_budget_in_two_tries(tmp_path):
 
 def test_backoff_counter_counts_the_blocks_rate_limit_failures(tmp_path, monkeypatch):
     seen: list[tuple[str, int]] = []
-    real = scheduler.backoff_seconds
+    real = RetryPolicy.wait_sec
 
-    def spy(kind, failures, backoff_max_sec, rng):
-        seen.append((kind, failures))
-        return real(kind, failures, backoff_max_sec, rng)
+    def spy(self, kind, backoffs, rng):
+        seen.append((kind, backoffs))
+        return real(self, kind, backoffs, rng)
 
-    monkeypatch.setattr(scheduler, "backoff_seconds", spy)
+    monkeypatch.setattr(RetryPolicy, "wait_sec", spy)
     plan = {1: rate_limited, 2: ConnectionResetError, 3: rate_limited, 4: OK}
     verdicts, backend, _, _ = run(tmp_path, 2, lambda b, n: plan[n], JUDGE_MAX_TRIES=6)
     assert seen == [("rate_limit", 1), ("api_error", 1), ("rate_limit", 2)]  # n counts rate limits only
     assert all(v.judged and v.attempts == 4 for v in verdicts.values())
+
+
+def test_behaviour_follows_the_failure_table(tmp_path, monkeypatch):
+    """Only the table changes (in a copy): retry, backoff, resplit and run-stopping columns
+    are what the block loop reads."""
+    waits: list[str] = []
+    real = RetryPolicy.wait_sec
+
+    def spy(self, kind, backoffs, rng):
+        waits.append(kind)
+        return real(self, kind, backoffs, rng)
+
+    monkeypatch.setattr(RetryPolicy, "wait_sec", spy)
+    reset = lambda b, n: ConnectionResetError  # noqa: E731 - an api_error every time
+    _, backend, _, _ = run(tmp_path / "a", 1, reset, JUDGE_MAX_TRIES=3)
+    assert len(backend.calls) == 3  # api_error is retried by the shipped table
+    no_retry = {**CONSEQUENCES, "api_error": dataclasses.replace(CONSEQUENCES["api_error"], retry=False)}
+    verdicts, backend, _, _ = run(tmp_path / "b", 1, reset, table=no_retry, JUDGE_MAX_TRIES=3)
+    assert len(backend.calls) == 1 and verdicts["R1"].error_kind == "api_error"
+
+    stops = {**CONSEQUENCES, "api_error": dataclasses.replace(CONSEQUENCES["api_error"], retry=False, stops_run=True)}
+    verdicts, backend, _, _ = run(tmp_path / "c", 3, reset, table=stops, JUDGE_BATCH=1, JUDGE_RESPLIT=0)
+    assert len(backend.calls) == 1  # the first failure stopped every block of the run
+    assert {v.error_kind for v in verdicts.values()} == {"api_error"}
+
+    waits.clear()
+    backing = {**CONSEQUENCES, "api_error": dataclasses.replace(CONSEQUENCES["api_error"], backoff=True)}
+    plan = {1: ConnectionResetError, 2: OK}
+    t0 = time.monotonic()
+    run(tmp_path / "d", 1, lambda b, n: plan[n], table=backing, JUDGE_RETRY_BACKOFF_MAX=1)
+    assert waits == ["api_error"] and time.monotonic() - t0 >= 1.0  # backed off: uniform(1, min(1, 2)) = 1 s
+
+    no_resplit = {**CONSEQUENCES, "api_error": dataclasses.replace(CONSEQUENCES["api_error"], resplit=False)}
+    _, backend, _, _ = run(tmp_path / "e", 2, reset, JUDGE_MAX_TRIES=1, JUDGE_BATCH=2)
+    assert [c[0] for c in backend.calls] == ["block-01", "block-01-r1", "block-01-r2"]  # resplit row by row
+    _, backend, _, _ = run(tmp_path / "f", 2, reset, table=no_resplit, JUDGE_MAX_TRIES=1, JUDGE_BATCH=2)
+    assert [c[0] for c in backend.calls] == ["block-01"]
 
 
 def test_max_tries_is_the_limit(tmp_path):

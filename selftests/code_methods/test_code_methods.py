@@ -12,8 +12,8 @@ from testkit import deck, make_ctx
 from cowork_judge.code_methods import CODE_METHODS
 from cowork_judge.code_methods.decks import EnvironmentMissing
 from cowork_judge.code_methods.files import ReadLimit
-from cowork_judge.run.router import route
 from cowork_judge.core.rubric import normalize_rubric
+from cowork_judge.run.router import route
 
 GATES = normalize_rubric(
     [

@@ -7,10 +7,10 @@ import random
 
 import openai
 import pytest
-
-from cowork_judge.core.failures import CONSEQUENCES, ERROR_KINDS, consequence
-from cowork_judge.transport.chat import StreamIncomplete, backoff_seconds, classify
 from reliability.sdk_errors import REQUEST, status_error, stream_error
+
+from cowork_judge.core.failures import CONSEQUENCES, ERROR_KINDS, RetryPolicy, classify, consequence
+from cowork_judge.transport.chat import StreamIncomplete
 
 ECHOED_PROMPT = "x" * 3000 + " the deliverable discusses API rate limits and quota exceeded errors"
 
@@ -83,7 +83,7 @@ def test_consequence_table_of_transport_kinds():
 
 def test_backoff_sequence_with_a_seeded_rng():
     rng = random.Random(20)
-    got = [backoff_seconds("rate_limit", n, 20.0, rng) for n in range(1, 7)]
+    got = [RetryPolicy(backoff_max_sec=20.0).wait_sec("rate_limit", n, rng) for n in range(1, 7)]
     uppers = [2.0, 6.0, 18.0, 20.0, 20.0, 20.0]  # min(20, 2·3^(n−1))
     reference = random.Random(20)
     assert got == [reference.uniform(1.0, u) for u in uppers]
@@ -93,7 +93,7 @@ def test_backoff_sequence_with_a_seeded_rng():
 @pytest.mark.parametrize(("backoff_max", "uppers"), [(20.0, [2, 6, 18, 20]), (5.0, [2, 5, 5, 5]), (1.0, [1, 1, 1, 1])])
 def test_backoff_upper_bounds_follow_the_knob(backoff_max, uppers):
     for n, upper in enumerate(uppers, start=1):
-        draws = [backoff_seconds("rate_limit", n, backoff_max, random.Random(seed)) for seed in range(200)]
+        draws = [RetryPolicy(backoff_max_sec=backoff_max).wait_sec("rate_limit", n, random.Random(seed)) for seed in range(200)]
         assert 1.0 <= min(draws) and max(draws) <= upper
         if upper > 1:
             assert max(draws) > upper - 0.5 * (upper - 1)  # the whole window is used, not just its start
@@ -103,5 +103,5 @@ def test_backoff_upper_bounds_follow_the_knob(backoff_max, uppers):
 def test_other_transient_failures_retry_after_one_second(kind):
     rng = random.Random(1)
     state = rng.getstate()
-    assert [backoff_seconds(kind, n, 20.0, rng) for n in (1, 3, 6)] == [1.0, 1.0, 1.0]
+    assert [RetryPolicy(backoff_max_sec=20.0).wait_sec(kind, n, rng) for n in (1, 3, 6)] == [1.0, 1.0, 1.0]
     assert rng.getstate() == state  # no random draw: nothing to jitter

@@ -11,8 +11,8 @@ import pytest
 
 from cowork_judge.evidence import build_evidence, link_tree, probe_capabilities
 from cowork_judge.evidence.capabilities import Capabilities, ToolCapability
-from cowork_judge.procs import run_command
 from cowork_judge.evidence.render import soffice_to_pdf
+from cowork_judge.procs import run_command
 
 from .conftest import require_decks, require_tools
 

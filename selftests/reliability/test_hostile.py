@@ -80,8 +80,8 @@ def test_planted_symlinks_in_the_verifier_dir_are_not_followed(tmp_path):
     with SimServer(OraclePolicy.from_dict({"A1": {"hit": True}}), api_key=SIM_KEY) as server:
         env = {"JUDGE_API_KEY": SIM_KEY, "JUDGE_BASE_URL": server.url, "JUDGE_START_JITTER": "0", "JUDGE_EVIDENCE": "0"}
         paths = RunPaths.resolve(app_dir=r / "app", logs_dir=r / "logs", tests_dir=tests, work_dir=tmp_path / "work",
-                                 alt_output_dir=tmp_path / "none", environ={})
-        judge.main_run(paths, load_config(env), start=time.monotonic(), environ=env)
+                                 alt_output_dir=tmp_path / "none")
+        judge.main_run(paths, load_config(env), start=time.monotonic())
     assert (tests / "rubric.json").read_text() == rubric_before
     assert (tests / "judge_instruction.md").read_text() == "Judge the rows."
     assert sorted(p.name for p in tests.iterdir()) == ["judge_instruction.md", "rubric.json"]
@@ -170,8 +170,8 @@ def test_planted_fifo_and_directories_in_the_verifier_dir(tmp_path):
     (verifier / "reward.txt").mkdir()
     (verifier / "reward-details.json").mkdir()
     paths = RunPaths.resolve(app_dir=r / "app", logs_dir=r / "logs", tests_dir=tests, work_dir=tmp_path / "work",
-                             alt_output_dir=tmp_path / "none", environ={})
-    doc = judge.main_run(paths, load_config({}), start=time.monotonic(), environ={})
+                             alt_output_dir=tmp_path / "none")
+    doc = judge.main_run(paths, load_config({}), start=time.monotonic())
     assert doc is not None and doc.status == "success"
     assert (verifier / "reward.txt").read_text() == "1.0\n"
     assert stat.S_ISREG((verifier / "judge.log").lstat().st_mode)

@@ -17,8 +17,8 @@ from testkit import EXAMPLE_TESTS, ROLLOUTS
 
 from cowork_judge.core.rubric import load_rubric
 from cowork_judge.core.scoring import ScoringPolicy, score
-from cowork_judge.sim import FaultPlan
 from cowork_judge.core.verdicts import Verdict
+from cowork_judge.sim import FaultPlan
 from reliability.matrix import AGENTIC, BLOCKS, N_ROWS, SCHEMA, oracle
 
 DEADLINE_SEC = 20

@@ -279,8 +279,8 @@ def test_internal_failure_anywhere_still_writes_a_reward(tmp_path, monkeypatch):
 
     monkeypatch.setattr(judge, "collect_delivery", explode)
     paths = RunPaths.resolve(app_dir=tmp_path / "app", logs_dir=tmp_path / "logs", tests_dir=EXAMPLE_TESTS,
-                             work_dir=tmp_path / "work", environ={})
-    doc = judge.main_run(paths, load_config({}), start=0.0, environ={})
+                             work_dir=tmp_path / "work")
+    doc = judge.main_run(paths, load_config({}), start=0.0)
     written = json.loads(paths.result_json.read_text())
     jsonschema.validate(written, SCHEMA)
     assert doc is not None and written["exit_code"] == "judge:scorer_error"

@@ -8,11 +8,11 @@ from importlib import resources
 import jsonschema
 
 from cowork_judge import ABI, __version__
+from cowork_judge.core.result import result_json_schema
+from cowork_judge.redact import Redactor
 from cowork_judge.run.config import load_config
 from cowork_judge.run.outputs import EXTRA_FIELD_KEYS, atomic_write, format_reward, write_fallback
 from cowork_judge.run.paths import RunPaths
-from cowork_judge.redact import Redactor
-from cowork_judge.core.result import result_json_schema
 
 
 def published_schema() -> dict:
@@ -48,11 +48,13 @@ def test_reward_format_round_trips():
 def test_fallback_document_is_schema_valid_and_redacted(tmp_path):
     paths = RunPaths.resolve(app_dir=tmp_path, logs_dir=tmp_path / "logs", tests_dir=tmp_path, work_dir=tmp_path / "w", environ={})
     key = "sk-fallback-secret-0000111122"
-    write_fallback(paths, exit_code="judge:scorer_error", exit_reason=f"boom with {key}", version=__version__, abi=ABI,
-                   redactor=Redactor([key]))
+    write_fallback(paths, exit_code="judge:scorer_error", exit_reason=f"boom with {key}", redactor=Redactor([key]),
+                   identity={"judge_model": "m-1", "metric_id": "x"}, seconds=1.23456)
     doc = json.loads(paths.result_json.read_text())
     jsonschema.validate(doc, published_schema())
-    assert paths.reward_txt.read_text() == "0.0\n"
+    assert paths.reward_txt.read_text() == "0.0\n" and json.loads(paths.reward_json.read_text()) == {"reward": 0.0}
+    assert (doc["version"], doc["abi"], doc["judge_model"], doc["metric_id"]) == (__version__, ABI, "m-1", "x")
+    assert doc["extra_fields"]["judge_seconds"] == 1.235 and doc["exit_code"] == "judge:scorer_error"
     assert key not in paths.result_json.read_text() and "[REDACTED]" in doc["exit_reason"]
     assert set(doc["extra_fields"]) == set(EXTRA_FIELD_KEYS)
 
@@ -91,3 +93,17 @@ def test_redactor_catches_tokens_in_endpoint_urls():
     r = Redactor.from_environ(env)
     text = r.text("calling https://judge:p4ssw0rd-long-secret@proxy.internal/v1?api-key=abcdef123456789")
     assert "p4ssw0rd-long-secret" not in text and "abcdef123456789" not in text
+
+
+def test_children_get_no_secrets(monkeypatch, tmp_path):
+    """Every child process (LibreOffice, Chromium, the regex worker, fc-match) starts from
+    `child_environment`: a child that prints its environment shows no key."""
+    from cowork_judge.procs import child_environment, run_command
+
+    monkeypatch.setenv("JUDGE_API_KEY", "sk-child-must-not-see-0123456789")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "aws-secret-value-0123456789")
+    monkeypatch.setenv("LANG", "C.UTF-8")
+    shown = run_command(["env"], timeout_sec=10).stdout
+    assert "sk-child-must-not-see" not in shown and "aws-secret-value" not in shown and "JUDGE_" not in shown
+    assert "LANG=C.UTF-8" in shown and "PATH=" in shown
+    assert "HOME=/x" in run_command(["env"], timeout_sec=10, env=child_environment({"HOME": "/x"})).stdout

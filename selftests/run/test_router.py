@@ -14,8 +14,9 @@ from testkit import EXAMPLE_TESTS, ROLLOUTS, deck, make_ctx
 
 from cowork_judge.code_methods import CODE_METHODS
 from cowork_judge.core.coverage import account
-from cowork_judge.run.router import route
 from cowork_judge.core.rubric import normalize_rubric
+from cowork_judge.core.scoring import ScoringPolicy
+from cowork_judge.run.router import route
 
 GRID = {f"{i / 20:g}": "grid" for i in range(21)}
 
@@ -201,9 +202,9 @@ def test_workflow_failures_are_isolated(tmp_path, monkeypatch):
 
 
 def test_workflow_overrunning_its_budget(tmp_path, monkeypatch):
-    import cowork_judge.run.router as router
+    import cowork_judge.workflow.runner as runner
 
-    monkeypatch.setattr(router, "WORKFLOW_GRACE_SEC", 0.2)
+    monkeypatch.setattr(runner, "WORKFLOW_GRACE_SEC", 0.2)
     crit = rows({"id": "W1", "description": "x", "weight": 1, "judge_method": "workflow", "workflow_name": "stub"})
     ctx = make_ctx(tmp_path, {"a.md": "x"}, env={"JUDGE_WORKFLOW_DEADLINE_SHARE": "0.001", "JUDGE_DEADLINE": "300"},
                    workflow_config={"stub": {"sleep_sec": 30, "hits": {"W1": True}}})
@@ -216,17 +217,20 @@ def test_workflow_overrunning_its_budget(tmp_path, monkeypatch):
     assert [t for t in threading.enumerate() if t.is_alive() and t not in before] == []
 
 
-def test_workflow_with_an_incompatible_abi_is_missing(tmp_path, monkeypatch):
+@pytest.mark.parametrize(("name", "abi"), [("future_flow", 99), ("dict_ctx_flow", 1)])
+def test_workflow_with_an_incompatible_abi_is_missing(tmp_path, monkeypatch, name, abi):
+    """A future ABI and the old ABI 1 (an untyped dict ctx with no transport) are both
+    refused before the workflow runs: its rows are workflow_missing, nothing crashes."""
     import cowork_judge.workflow as workflow_pkg
 
-    pkg = tmp_path / "extra" / "future_flow"
+    pkg = tmp_path / "extra" / name
     pkg.mkdir(parents=True)
-    (pkg / "__init__.py").write_text("REQUIRES_ABI = 99\ndef run(criteria, ctx, budget_sec):\n    return []\n")
+    (pkg / "__init__.py").write_text(f"REQUIRES_ABI = {abi}\ndef run(criteria, ctx, budget_sec):\n    return ctx['boom']\n")
     monkeypatch.setattr(workflow_pkg, "__path__", [*workflow_pkg.__path__, str(tmp_path / "extra")])
-    monkeypatch.delitem(sys.modules, "cowork_judge.workflow.future_flow", raising=False)
-    crit = rows({"id": "F1", "description": "x", "weight": 1, "judge_method": "workflow", "workflow_name": "future_flow"})
+    monkeypatch.delitem(sys.modules, f"cowork_judge.workflow.{name}", raising=False)
+    crit = rows({"id": "F1", "description": "x", "weight": 1, "judge_method": "workflow", "workflow_name": name})
     v = route(crit, make_ctx(tmp_path, {"a.md": "x"}))
-    assert v["F1"].error_kind == "workflow_missing" and "requires ABI 99" in v["F1"].reason
+    assert v["F1"].error_kind == "workflow_missing" and f"requires ABI {abi}; this engine accepts [2]" in v["F1"].reason
 
 
 def test_router_error_kind_overrides_except_deadline():
@@ -235,9 +239,9 @@ def test_router_error_kind_overrides_except_deadline():
     crit = rows(*({"id": f"r{i}", "description": "x", "weight": 1} for i in range(4)))
     vs = {"r0": Verdict.unjudged("r0", "code_timeout", "t"), "r1": Verdict.unjudged("r1", "dep_unjudged", "d"),
           "r2": Verdict.unjudged("r2", "dep_unjudged", "d"), "r3": Verdict(id="r3", hit=True, judged=True)}
-    assert account(crit, vs, systemic_fraction=0.4, systemic_min=2).error_kind == "code_timeout"
+    assert account(crit, vs, ScoringPolicy(systemic_fraction=0.4, systemic_min=2)).error_kind == "code_timeout"
     vs["r3"] = Verdict.unjudged("r3", "deadline", "late")
-    report = account(crit, vs, systemic_fraction=0.4, systemic_min=2)
+    report = account(crit, vs, ScoringPolicy(systemic_fraction=0.4, systemic_min=2))
     assert report.error_kind == "deadline" and report.exit_code == "judge:timeout"
 
 
@@ -255,8 +259,8 @@ def test_router_import_failure(tmp_path, monkeypatch):
     def run(tests, env):
         logs = tmp_path / f"logs-{tests.name}"
         paths = RunPaths.resolve(app_dir=ROLLOUTS / "deck" / "app", logs_dir=logs, tests_dir=tests, work_dir=logs / "work",
-                                 alt_output_dir=tmp_path / "none", environ={})
-        judge.main_run(paths, load_config(env), start=time.monotonic(), environ=env)
+                                 alt_output_dir=tmp_path / "none")
+        judge.main_run(paths, load_config(env), start=time.monotonic())
         return json.loads(paths.result_json.read_text())
 
     with SimServer(OraclePolicy.from_dict({"A1": {"hit": True}}), api_key="sk-router-test-000000") as server:

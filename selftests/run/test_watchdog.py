@@ -13,15 +13,15 @@ import threading
 import time
 
 import jsonschema
+from reliability.matrix import AGENTIC, BLOCKS, N_ROWS, SCHEMA, oracle
 from testkit import EXAMPLE_TESTS, ROLLOUTS, SIM_KEY
 
+from cowork_judge.core.verdicts import Verdict
+from cowork_judge.redact import Redactor
 from cowork_judge.run.config import load_config
 from cowork_judge.run.paths import RunPaths
-from cowork_judge.redact import Redactor
-from cowork_judge.sim import OraclePolicy, SimServer
-from cowork_judge.core.verdicts import Verdict
 from cowork_judge.run.watchdog import GRACE_SEC, Watchdog, audit_verdicts
-from reliability.matrix import AGENTIC, BLOCKS, N_ROWS, SCHEMA, oracle
+from cowork_judge.sim import OraclePolicy, SimServer
 
 WEDGE = textwrap.dedent("""
     import sys, time

@@ -13,8 +13,10 @@ import time
 
 import pytest
 
-from cowork_judge.transport.chat import CallStats, ChatReply, Transport, classify
+from cowork_judge.core.failures import classify
 from cowork_judge.sim import FAULT_KINDS, FaultPlan, OraclePolicy, SimServer
+from cowork_judge.transport.chat import ChatReply, Transport
+from cowork_judge.transport.stats import CallStats
 
 ROWS = [{"id": "A1", "description": "states the growth", "type": "binary", "polarity": "positive"},
         {"id": "A2", "description": "names the source", "type": "binary", "polarity": "positive"}]
@@ -104,7 +106,7 @@ def test_deadline_cancels_the_in_flight_streams(tmp_path):
     deadline, the hanging requests it had in flight are already closed on the wire."""
     from testkit import make_ctx
 
-    from cowork_judge.agentic import judge_agentic
+    from cowork_judge.agentic.dispatch import judge_agentic
     from cowork_judge.core.rubric import normalize_rubric
 
     rows = normalize_rubric([{"id": f"R{i}", "description": f"row {i}", "weight": 1} for i in range(1, 5)]).criteria

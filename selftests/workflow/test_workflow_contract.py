@@ -36,9 +36,9 @@ def test_loader_refuses_unknown_or_bad_names(name, needle):
 
 
 def test_abi_mismatch_is_refused():
-    assert load("stub").REQUIRES_ABI == 1
-    with pytest.raises(WorkflowUnavailable, match="requires ABI 1; this engine accepts \\[2\\]"):
-        load("stub", abi_compat=(2,))
+    assert load("stub").REQUIRES_ABI == 2
+    with pytest.raises(WorkflowUnavailable, match="requires ABI 2; this engine accepts \\[1\\]"):
+        load("stub", abi_compat=(1,))
 
 
 def test_grid_has_21_steps_equal_to_their_json_keys():

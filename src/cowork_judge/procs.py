@@ -1,8 +1,11 @@
-"""External processes: always with a timeout, always killed with their whole process group.
+"""External processes: always with a timeout, always killed with their whole process group,
+never with the judge's secrets.
 
 Every child started here is registered while it runs; `kill_all` ends every registered
 process group, and the run calls it on every exit path (including the watchdog's), so no
-LibreOffice, Chromium or regex worker outlives the judge.
+LibreOffice, Chromium or regex worker outlives the judge. Children get a minimal
+environment (`child_environment`): the judge's API key and every other variable of the
+verifier's environment stay in this process.
 """
 
 from __future__ import annotations
@@ -53,13 +56,31 @@ class ProcResult:
     error: str | None = None
 
 
+CHILD_ENV_KEYS = ("PATH", "HOME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "FONTCONFIG_FILE", "FONTCONFIG_PATH")
+"""The only variables a child process inherits: where programs, fonts and temp files are,
+and the locale. Nothing secret (SPEC §22)."""
+
+
+def child_environment(overrides: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of a child process: `CHILD_ENV_KEYS` from this process's
+    environment, then `overrides` (e.g. a private ``HOME`` for LibreOffice's profile)."""
+    env = {key: value for key in CHILD_ENV_KEYS if (value := os.environ.get(key)) is not None}
+    env.update(overrides or {})
+    return env
+
+
 def run_command(argv: list[str], *, timeout_sec: float, env: dict[str, str] | None = None,
                 cwd: str | None = None, input_bytes: bytes | None = None) -> ProcResult:
     """Run ``argv`` in a new session; on timeout SIGKILL the whole process group.
 
+    Args:
+        env: the child's whole environment (default: `child_environment()`; never the
+            judge's own environment).
+
     Never raises: a missing executable or an OS error comes back as ``error``. Output is
     captured (decoded leniently) and truncated to 20,000 characters per stream.
     """
+    env = child_environment() if env is None else env
     start = time.monotonic()
     try:
         proc = subprocess.Popen(argv, stdin=subprocess.PIPE if input_bytes is not None else subprocess.DEVNULL, stdout=subprocess.PIPE,

@@ -1,37 +1,33 @@
-"""What every agentic backend provides: one attempt at a block, and a declared cost model."""
+"""What every agentic backend provides (`AgentBackend`); its cost model (`core.budgets.CostModel`)
+is declared with it in `agentic.registry`."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import ParseOutcome
 
 
-@dataclass(frozen=True)
-class CostModel:
-    """Expected seconds of one attempt: ``fixed_sec + rows × per_row_sec``.
+class AgentBackend(Protocol):
+    """An agentic backend: judges one block once per `attempt` call.
 
-    The router reserves the agentic budget from it (SPEC §7.6: codex declares about
-    100 s fixed and 3 s per row, measured on the seed fleet).
+    Implementations are registered in `agentic.registry.BACKENDS`; the dispatcher makes
+    one per run with ``open(ctx)`` and closes it with ``close()``.
     """
 
-    fixed_sec: float
-    per_row_sec: float
-
-    def attempt_sec(self, rows: int) -> float:
-        """Expected seconds for one attempt judging `rows` rows."""
-        return self.fixed_sec + rows * self.per_row_sec
-
-
-class AgentBackend(Protocol):
-    """An agentic backend: judges one block once per `attempt` call."""
-
     name: str
-    cost_model: CostModel
+
+    @classmethod
+    def open(cls, ctx: Any) -> AgentBackend:
+        """The backend for one run (`ctx` is the `RunContext`)."""
+        ...
+
+    async def close(self) -> None:
+        """Release what `open` acquired (HTTP clients, temp dirs); must not raise."""
+        ...
 
     async def attempt(
         self, block_name: str, rows: Sequence[Criterion], workspace: Path, *, attempt_no: int, timeout_at: float

@@ -9,13 +9,11 @@ resplit are the scheduler's job.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from cowork_judge.agentic.base import CostModel
 from cowork_judge.agentic.prompt import (
     fence,
     final_turn_message,
@@ -23,10 +21,11 @@ from cowork_judge.agentic.prompt import (
     system_message,
 )
 from cowork_judge.agentic.tools import TOOL_SCHEMAS, WorkspaceTools
-from cowork_judge.run.context import RunContext
-from cowork_judge.transport.chat import ResponseFormatRejected, Transport
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import ParseOutcome, parse_reply, verdict_schema
+from cowork_judge.run.context import RunContext
+from cowork_judge.transport.audit import audit_view
+from cowork_judge.transport.chat import ResponseFormatRejected, Transport
 
 
 class OpenAIAgentBackend:
@@ -38,13 +37,29 @@ class OpenAIAgentBackend:
     """
 
     name = "openai"
-    cost_model = CostModel(fixed_sec=30.0, per_row_sec=3.0)
-    """Seconds per attempt, measured for a tool-using chat model; used to reserve budget."""
 
     def __init__(self, transport: Transport, ctx: RunContext) -> None:
         self.transport = transport
         self.ctx = ctx
         self.structured = True  # flips to False for the whole run when the endpoint rejects it
+
+    @classmethod
+    def open(cls, ctx: RunContext) -> OpenAIAgentBackend:
+        """The backend of one run over the configured endpoint.
+
+        Raises:
+            ValueError: no credentials (the caller checks them before judging).
+        """
+        config = ctx.config
+        if config.api_key is None or not config.base_url:
+            raise ValueError("the openai backend needs JUDGE_API_KEY and JUDGE_BASE_URL")
+        transport = Transport(api_key=config.api_key.get_secret_value(), base_url=config.base_url, model=config.model,
+                              stats=ctx.stats)
+        return cls(transport, ctx)
+
+    async def close(self) -> None:
+        """Close the HTTP client."""
+        await self.transport.close()
 
     async def attempt(self, block_name: str, rows: Sequence[Criterion], workspace: Path, *, attempt_no: int, timeout_at: float) -> ParseOutcome:
         """Judge `rows` once; returns the parsed outcome (possibly all `parse_error`).
@@ -73,7 +88,7 @@ class OpenAIAgentBackend:
             if last and turn > 1:
                 messages.append({"role": "user", "content": final_turn_message()})
             reply = await self._call(messages, schema, use_tools=not last, timeout_at=timeout_at)
-            self.ctx.audit.append(audit_name, {"turn": turn, "request": _audit_messages(messages[sent:]), "reply": reply.__dict__})
+            self.ctx.audit.append(audit_name, {"turn": turn, "request": audit_view(messages[sent:]), "reply": reply.__dict__})
             sent = len(messages)
             if reply.tool_calls and not last:
                 messages.append(
@@ -128,18 +143,3 @@ class OpenAIAgentBackend:
                 messages, timeout_sec=timeout, tools=TOOL_SCHEMAS if use_tools else None, tool_choice="auto" if use_tools else None
             )
 
-
-def _audit_messages(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """New messages of a turn as written to the audit: image data replaced by its length."""
-    out = []
-    for m in messages:
-        content = m.get("content")
-        if isinstance(content, list):
-            content = [
-                {"type": "image_url", "image_url": {"url": f"<{len(p['image_url']['url'])} chars of image data>"}}
-                if p.get("type") == "image_url"
-                else p
-                for p in content
-            ]
-        out.append({**m, "content": content})
-    return json.loads(json.dumps(out, default=str))

@@ -5,11 +5,13 @@ Time limits nest (SPEC §11): one attempt ≤ ``JUDGE_PER_TIMEOUT`` ⊂ one bloc
 budget counts the time spent inside attempts, not the pauses between them: waiting out a
 rate-limit window is not judging, so a block that is only rate limited (seconds-fast
 failures) always gets all ``JUDGE_MAX_TRIES`` attempts, while a block whose calls time out
-burns its budget in about two attempts. Only rate limiting backs off
-(``uniform(1, min(JUDGE_RETRY_BACKOFF_MAX, 2·3^(n−1)))``, n = the block's rate-limit
-failures so far); other transient failures retry after 1 s; ``insufficient_quota`` gives
-up at once, and for the whole run (the account has no credit: no further call can
-succeed). A block whose attempts all failed is re-judged row by row (``JUDGE_RESPLIT``),
+burns its budget in about two attempts. Which failures are retried, which back off, which
+are worth a resplit and which stop the run is read from the failure table through the
+run's retry policy (`ctx.retry`, `cowork_judge.core.failures`): today only rate limiting
+backs off (``uniform(1, min(JUDGE_RETRY_BACKOFF_MAX, 2·3^(n−1)))``, n = the block's
+backing-off failures so far); other transient failures retry after 1 s;
+``insufficient_quota`` gives up at once, and for the whole run (the account has no credit:
+no further call can succeed). A block whose attempts all failed is re-judged row by row (``JUDGE_RESPLIT``),
 each row with one per-call timeout of attempt time and the same retry policy, within the
 deadline and never for a permanent failure. Resplit exists for blocks that are too slow
 or too big to answer; against a full rate-limit window it only multiplies calls, so a
@@ -29,17 +31,11 @@ from dataclasses import dataclass, field
 
 from cowork_judge.agentic.base import AgentBackend
 from cowork_judge.agentic.workspace import build_workspace
-from cowork_judge.run.context import RunContext
-from cowork_judge.core.failures import CONSEQUENCES, ErrorKind, consequence
-from cowork_judge.transport.chat import backoff_seconds, classify
+from cowork_judge.core.failures import ErrorKind, classify, summary
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
+from cowork_judge.run.context import RunContext
 
-RESPLIT_KINDS = frozenset(k for k, c in CONSEQUENCES.items() if c.resplit)
-"""Unjudged kinds worth a row-by-row second chance (`failures.CONSEQUENCES`: never a
-permanent one such as ``insufficient_quota`` or ``request_rejected``, never ``deadline``)."""
-RUN_STOPPING_KINDS = frozenset(k for k, c in CONSEQUENCES.items() if c.stops_run)
-"""Failures that stop every block of the run: no further call is made."""
 MIN_ATTEMPT_FRACTION = 0.25
 """No attempt is started with less block budget left than this fraction of
 ``JUDGE_PER_TIMEOUT``: it could only time out."""
@@ -85,6 +81,7 @@ async def judge_blocks(rows: Sequence[Criterion], ctx: RunContext, backend: Agen
     Never runs past ``ctx.deadline``: what is still running then is cancelled.
     """
     cfg = ctx.config
+    resplit_kinds = ctx.retry.kinds_where("resplit")  # never a permanent kind, never `deadline`
     results: dict[str, Verdict] = {}
     state = RunState()
     blocks = split_blocks(rows, cfg.batch)
@@ -95,7 +92,7 @@ async def judge_blocks(rows: Sequence[Criterion], ctx: RunContext, backend: Agen
         try:
             await run_block(index, name, block)
         except Exception as exc:  # not a model failure (those are classified): this block only
-            reason = ctx.redactor.text(f"the block could not be judged: {_summary(exc)}")
+            reason = ctx.redactor.text(f"the block could not be judged: {summary(exc)}")
             ctx.log.error("%s: %s", name, reason)
             for c in block:
                 if c.id not in results or not results[c.id].judged:
@@ -107,7 +104,7 @@ async def judge_blocks(rows: Sequence[Criterion], ctx: RunContext, backend: Agen
                 await asyncio.sleep(min(delays[index], max(0.0, ctx.deadline.remaining())))
             verdicts = await judge_block(name, block, ctx, backend, budget_sec=cfg.block_budget_sec, state=state)
             results.update(verdicts)
-            retry_rows = [c for c in block if not verdicts[c.id].judged and verdicts[c.id].error_kind in RESPLIT_KINDS]
+            retry_rows = [c for c in block if not verdicts[c.id].judged and verdicts[c.id].error_kind in resplit_kinds]
             if not (cfg.resplit and len(block) > 1 and retry_rows):
                 return
             ctx.log.info("%s: re-judging %d row(s) one by one", name, len(retry_rows))
@@ -163,6 +160,8 @@ async def judge_block(
     attempt off or came before the first one).
     """
     cfg = ctx.config
+    policy = ctx.retry
+    stopping_kinds = policy.kinds_where("stops_run")
     state = state if state is not None else RunState()
     start = time.monotonic()
     workspace = build_workspace(name, rows, ctx)
@@ -170,9 +169,9 @@ async def judge_block(
     last_kind: ErrorKind = "deadline"
     last_reason = "JUDGE_DEADLINE reached before the first attempt"
     spent = 0.0  # seconds inside attempts: what the block budget counts
-    rate_limited = 0
+    backoffs = 0  # failures of backing-off kinds (rate limiting) so far
     attempts = 0
-    while attempts < cfg.max_tries:
+    while attempts < policy.max_tries:
         if state.stopped is not None:
             last_kind, last_reason = state.stopped
             break
@@ -197,14 +196,12 @@ async def judge_block(
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # every transport failure is classified, none escapes
-            kind = classify(exc)
-            if kind == "timeout" and ctx.deadline.remaining() <= 0.05:
-                kind = "deadline"
-            summary = ctx.redactor.text(_summary(exc))
-            last_kind, last_reason = kind, f"{kind} after {attempts} attempt(s): {summary}"
+            kind = classify(exc, deadline_passed=ctx.deadline.remaining() <= 0.05)
+            said = ctx.redactor.text(summary(exc))
+            last_kind, last_reason = kind, f"{kind} after {attempts} attempt(s): {said}"
             ctx.stats.failed(kind)
-            ctx.log.warning("%s attempt %d failed (%s): %s", name, attempts, kind, summary)
-            ctx.audit.append(f"{name}/attempt-{attempts}", {"failed": kind, "error": summary, "seconds": round(time.monotonic() - t0, 3)})
+            ctx.log.warning("%s attempt %d failed (%s): %s", name, attempts, kind, said)
+            ctx.audit.append(f"{name}/attempt-{attempts}", {"failed": kind, "error": said, "seconds": round(time.monotonic() - t0, 3)})
         else:
             for cid, verdict in outcome.verdicts.items():
                 if verdict.judged:
@@ -219,14 +216,14 @@ async def judge_block(
             ctx.log.warning("%s attempt %d: unusable reply (%s)", name, attempts, problems)
         finally:
             spent += time.monotonic() - t0
-        if last_kind in RUN_STOPPING_KINDS and state.stopped is None:
+        if last_kind in stopping_kinds and state.stopped is None:
             state.stopped = (last_kind, f"{last_reason} (seen on {name}; no further calls in this run)")
             ctx.log.error("%s: %s: giving up on every block of this run", name, last_kind)
-        if not consequence(last_kind).retry or attempts >= cfg.max_tries:
+        if not policy.retries(last_kind) or attempts >= policy.max_tries:
             break
-        if last_kind == "rate_limit":
-            rate_limited += 1
-        wait = backoff_seconds(last_kind, rate_limited, cfg.retry_backoff_max_sec, ctx.rng)
+        if policy.backs_off(last_kind):
+            backoffs += 1
+        wait = policy.wait_sec(last_kind, backoffs, ctx.rng)
         if wait >= ctx.deadline.remaining():
             last_reason += " (no time left before JUDGE_DEADLINE for another attempt)"
             break
@@ -239,7 +236,3 @@ async def judge_block(
     ctx.audit.write(f"{name}/verdicts", {k: v.model_dump(mode="json") for k, v in out.items()})
     return out
 
-
-def _summary(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    return f"{type(exc).__name__}: {text[:300]}" if text else type(exc).__name__

@@ -20,10 +20,10 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
+from cowork_judge.core.rubric import Criterion
+from cowork_judge.fsutil import link_or_copy, link_tree
 from cowork_judge.run.context import RunContext
 from cowork_judge.run.delivery import DeliveredFile
-from cowork_judge.fsutil import link_or_copy, link_tree
-from cowork_judge.core.rubric import Criterion
 
 
 def build_workspace(name: str, rows: Sequence[Criterion], ctx: RunContext) -> Path:

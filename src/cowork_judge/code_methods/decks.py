@@ -20,6 +20,7 @@ from typing import Any
 
 from cowork_judge.code_methods import globs
 from cowork_judge.code_methods.files import ReadLimit, check_range, listing_cut
+from cowork_judge.core.failures import JudgeFailure
 from cowork_judge.procs import resolve_tool
 from cowork_judge.run.context import RunContext
 from cowork_judge.run.delivery import DeliveredFile
@@ -40,8 +41,11 @@ SOFFICE_CHECK_TIMEOUT_SEC = 45.0
 """LibreOffice open check timeout (seconds), kept under the default JUDGE_CODE_TIMEOUT."""
 
 
-class EnvironmentMissing(RuntimeError):
-    """The check needs a tool this image lacks (router: unjudged ``render_env``)."""
+class EnvironmentMissing(JudgeFailure):
+    """The check needs a tool this image lacks: the row is unjudged ``render_env`` (the deck
+    is not penalised for the image's shortcomings)."""
+
+    kind = "render_env"
 
 
 def locate_deck(

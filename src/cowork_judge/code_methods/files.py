@@ -17,6 +17,7 @@ from typing import Any
 
 from cowork_judge import saferegex
 from cowork_judge.code_methods import globs
+from cowork_judge.core.failures import JudgeFailure
 from cowork_judge.run.context import RunContext
 
 _FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}
@@ -30,11 +31,13 @@ MAX_TEXT_BYTES = 8 * 1024 * 1024
 """Largest file a text method reads (bytes); bigger files are read up to this size."""
 
 
-class ReadLimit(RuntimeError):
+class ReadLimit(JudgeFailure):
     """What the method did not read (a deliverables listing cut at `delivery.MAX_FILES`,
     a file past `MAX_TEXT_BYTES`, files past `MAX_TOTAL_TEXT_BYTES`) could change its
     answer: the row becomes unjudged ``over_limit`` instead of a silent miss. Methods
     raise it only when the answer is not already certain from what they read."""
+
+    kind = "over_limit"
 
 
 def check_range(what: str, low: int, high: int | None) -> None:

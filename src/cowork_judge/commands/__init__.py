@@ -25,6 +25,7 @@ import importlib  # noqa: E402
 import os  # noqa: E402
 
 from cowork_judge import ABI, __version__  # noqa: E402
+from cowork_judge.core.failures import EXIT_STATUS  # noqa: E402
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("run", "judge one rollout (inside a Harbor task container by default)"),
@@ -36,7 +37,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 """Sub-command name → (module under `cowork_judge.commands`, one-line help)."""
 
-USAGE_EXIT = 2
 
 
 def usage() -> str:
@@ -55,19 +55,19 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if not args or args[0] in ("-h", "--help"):
             print(usage(), file=sys.stdout if args else sys.stderr)
-            return 0 if args else USAGE_EXIT
+            return 0 if args else EXIT_STATUS["usage"]
         if args[0] == "--version":
             print(f"cowork-judge {__version__} (abi {ABI})")
             return 0
         entry = COMMANDS.get(args[0])
         if entry is None:
             print(f"cowork-judge: unknown command {args[0]!r}; commands: {', '.join(COMMANDS)}", file=sys.stderr)
-            return USAGE_EXIT
+            return EXIT_STATUS["usage"]
         module = importlib.import_module(f"{__name__}.{entry[0]}")
         return int(module.main(args[1:]))
     except KeyboardInterrupt:  # Ctrl-C outside `run` (whose handler writes the documents first)
         print("cowork-judge: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_STATUS["SIGINT"]
     except BrokenPipeError:  # e.g. `cowork-judge config | head`
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())

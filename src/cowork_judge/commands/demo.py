@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from cowork_judge.commands.examples import ROLLOUTS, example_paths
+from cowork_judge.core.failures import EXIT_STATUS, exit_status
 
 
 def main(argv: list[str]) -> int:
@@ -33,7 +34,7 @@ def main(argv: list[str]) -> int:
         tests_dir, rollout = example_paths(args.rollout)
     except FileNotFoundError as exc:
         print(f"cowork-judge demo: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_STATUS["usage"]
     logs_dir = Path(args.logs_dir) if args.logs_dir else Path(tempfile.mkdtemp(prefix="cowork-judge-demo-"))
     env = dict(os.environ)
     env.setdefault("JUDGE_START_JITTER", "0")  # a demo should not wait up to 3 minutes
@@ -47,7 +48,7 @@ def main(argv: list[str]) -> int:
     try:
         paths = RunPaths.resolve(app_dir=rollout / "app", logs_dir=logs_dir, tests_dir=tests_dir, alt_output_dir=rollout / "output")
         _copy_agent_logs(rollout, logs_dir)
-        doc = main_run(paths, load_config(env), start=time.monotonic(), environ=env)
+        doc = main_run(paths, load_config(env), start=time.monotonic())
     finally:
         if server is not None:
             server.stop()
@@ -57,7 +58,7 @@ def main(argv: list[str]) -> int:
     if doc is not None:
         ef = doc.extra_fields
         print(f"status: {doc.status}  coverage: {ef.judge_coverage:.3f}  model calls: {ef.judge_calls}")
-    return 0 if doc is not None and doc.status in ("success", "skipped") else 1
+    return exit_status(doc.status if doc is not None else None)
 
 
 def _copy_agent_logs(rollout: Path, logs_dir: Path) -> None:

@@ -6,6 +6,7 @@ import argparse
 
 from cowork_judge.commands import PROCESS_START
 from cowork_judge.commands._args import path_args
+from cowork_judge.core.failures import exit_status
 
 
 def main(argv: list[str]) -> int:
@@ -22,9 +23,8 @@ def main(argv: list[str]) -> int:
     from cowork_judge.run.judge import main_run
     from cowork_judge.run.paths import RunPaths
 
-    paths = RunPaths.resolve(
-        app_dir=args.app_dir, logs_dir=args.logs_dir, tests_dir=args.tests_dir,
-        work_dir=args.work_dir, alt_output_dir=args.alt_output_dir,
-    )
-    doc = main_run(paths, load_config(), start=PROCESS_START, hard_deadline=True)
-    return 0 if doc is not None and doc.status in ("success", "skipped") else 1
+    loaded = load_config()
+    paths = RunPaths.from_config(loaded.config, app_dir=args.app_dir, logs_dir=args.logs_dir, tests_dir=args.tests_dir,
+                                 work_dir=args.work_dir, alt_output_dir=args.alt_output_dir)
+    doc = main_run(paths, loaded, start=PROCESS_START, hard_deadline=True)
+    return exit_status(doc.status if doc is not None else None)

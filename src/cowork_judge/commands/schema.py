@@ -1,4 +1,6 @@
-"""``cowork-judge schema``: print the published JSON Schema of result.json."""
+"""``cowork-judge schema``: print the published JSON Schema of result.json (or, with
+``--fallback-template``, the last-resort document the judge fills in when it cannot build
+one; both are generated from the code and kept identical to their packaged copies)."""
 
 from __future__ import annotations
 
@@ -7,8 +9,18 @@ import json
 
 
 def main(argv: list[str]) -> int:
-    """Print the schema; returns 0."""
-    argparse.ArgumentParser(prog="cowork-judge schema", description="Print the JSON Schema of result.json.").parse_args(argv)
+    """Print the schema (or the fallback template); returns 0."""
+    p = argparse.ArgumentParser(prog="cowork-judge schema", description="Print the JSON Schema of result.json.")
+    p.add_argument("--fallback-template", action="store_true",
+                   help="print the last-resort result document template instead (src/cowork_judge/schemas/fallback-result.json)")
+    args = p.parse_args(argv)
+    if args.fallback_template:
+        from cowork_judge.core.fold import fallback_document
+        from cowork_judge.run.config import JudgeConfig
+
+        doc = fallback_document(JudgeConfig().identity()).model_dump(mode="json", by_alias=True)
+        print(json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False))
+        return 0
     from cowork_judge.core.result import result_json_schema
 
     print(json.dumps(result_json_schema(), indent=2))

@@ -12,9 +12,9 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, Field
 
-from cowork_judge.core.failures import CONSEQUENCES, ExitCode
+from cowork_judge.core.failures import CONSEQUENCES, Consequence, ErrorKind, ExitCode
 from cowork_judge.core.rubric import Criterion
-from cowork_judge.core.scoring import effective_weights
+from cowork_judge.core.scoring import ScoringPolicy, effective_weights
 from cowork_judge.core.verdicts import Verdict
 
 
@@ -32,7 +32,7 @@ class CoverageReport(BaseModel):
     coverage: float = Field(description="Judged rows / all rows, in [0, 1].")
     unjudged: int
     degraded: bool = Field(description="At least one row was not judged.")
-    error_kind: str | None = Field(description="The real cause of the unjudged rows.")
+    error_kind: ErrorKind | None = Field(description="The real cause of the unjudged rows.")
     methods: dict[str, MethodStats]
     coverage_by_method: dict[str, float]
     unjudged_weight_frac: float = Field(description="Unjudged share of the positive weight, in [0, 1].")
@@ -44,42 +44,49 @@ class CoverageReport(BaseModel):
 def account(
     criteria: Sequence[Criterion],
     verdicts: Mapping[str, Verdict],
+    policy: ScoringPolicy | None = None,
     *,
-    systemic_fraction: float,
-    systemic_min: int,
+    weights: tuple[dict[str, float], bool] | None = None,
+    table: Mapping[str, Consequence] = CONSEQUENCES,
 ) -> CoverageReport:
     """Account for coverage and decide whether the failure is systemic.
 
-    Systemic: unjudged fraction > `systemic_fraction` AND unjudged count ≥ `systemic_min`
-    (SPEC §11). The cause is `deadline` whenever the deadline cut rows off (it is never
-    overridden); otherwise the most frequent specific kind, `dep_unjudged` only when no
-    other kind exists.
+    Systemic: unjudged fraction > ``policy.systemic_fraction`` AND unjudged count ≥
+    ``policy.systemic_min`` (SPEC §11). The cause is ``interrupted``/``deadline`` whenever
+    the run was cut off (never overridden); otherwise the most frequent specific kind,
+    ``dep_unjudged`` only when no other kind exists. A row without a verdict counts as
+    ``no_verdict``. The exit code of a systemic failure is the ``systemic_exit_code``
+    column of `table` for the cause (else the most frequent kind that has one).
+
+    Args:
+        weights: `effective_weights(criteria)` when the caller already has it.
     """
+    policy = policy or ScoringPolicy()
     n = len(criteria)
     unjudged_rows = [c for c in criteria if not _judged(verdicts.get(c.id))]
     unjudged = len(unjudged_rows)
-    weights, _ = effective_weights(criteria)
-    positive_total = sum(w for w in weights.values() if w > 0)
-    unjudged_positive = sum(weights[c.id] for c in unjudged_rows if weights[c.id] > 0)
+    weights_by_id, _ = weights if weights is not None else effective_weights(criteria)
+    positive_total = sum(w for w in weights_by_id.values() if w > 0)
+    unjudged_positive = sum(weights_by_id[c.id] for c in unjudged_rows if weights_by_id[c.id] > 0)
     methods: dict[str, MethodStats] = {}
     for method in sorted({c.judge_method for c in criteria}):
         rows = [c for c in criteria if c.judge_method == method]
         judged = sum(1 for c in rows if _judged(verdicts.get(c.id)))
         methods[method] = MethodStats(n=len(rows), judged=judged, coverage=judged / len(rows))
     kinds = Counter(
-        (v.error_kind if v is not None and v.error_kind else "api_error")
+        (v.error_kind if v is not None and v.error_kind else "no_verdict")
         for c in unjudged_rows
         for v in [verdicts.get(c.id)]
     )
     error_kind = _cause(kinds)
     fraction = unjudged / n if n else 0.0
-    systemic = unjudged > 0 and fraction > systemic_fraction and unjudged >= systemic_min
+    systemic = unjudged > 0 and fraction > policy.systemic_fraction and unjudged >= policy.systemic_min
     exit_code: ExitCode | None = None
     exit_reason: str | None = None
     if unjudged:
         exit_reason = f"{unjudged} of {n} rows not judged ({error_kind})"
         if systemic:
-            exit_code = _exit_code(kinds, error_kind)
+            exit_code = _exit_code(kinds, error_kind, table)
             exit_reason = "systemic judge failure: " + exit_reason
     return CoverageReport(
         coverage=(n - unjudged) / n if n else 1.0,
@@ -99,7 +106,7 @@ def _judged(verdict: Verdict | None) -> bool:
     return bool(verdict and verdict.judged and verdict.hit is not None)
 
 
-def _cause(kinds: Counter[str]) -> str | None:
+def _cause(kinds: Counter[str]) -> ErrorKind | None:
     if not kinds:
         return None
     for cut in ("interrupted", "deadline"):  # a cut-off run names the cut, not what it interrupted (§7.7)
@@ -111,10 +118,11 @@ def _cause(kinds: Counter[str]) -> str | None:
     return sorted(pool.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
 
 
-def _exit_code(kinds: Counter[str], cause: str | None) -> ExitCode:
+def _exit_code(kinds: Counter[str], cause: str | None, table: Mapping[str, Consequence]) -> ExitCode:
     """The cause's exit code, else the most frequent kind's; rows unjudged for reasons
     that name no transport failure (e.g. ``not_applicable`` only) ⇒ ``judge:scorer_error``."""
     for kind in [cause, *sorted(kinds, key=lambda k: -kinds[k])]:
-        if kind and kind in CONSEQUENCES and CONSEQUENCES[kind].systemic_exit_code:
-            return CONSEQUENCES[kind].systemic_exit_code  # type: ignore[return-value]
+        code = table[kind].systemic_exit_code if kind and kind in table else None
+        if code:
+            return code
     return "judge:scorer_error"

@@ -1,59 +1,203 @@
-"""Assemble the result document from the parts of a run (pure: no I/O)."""
+"""The one fold: criteria + verdicts + scoring policy + run facts → the result document.
+
+Pure: no I/O, no clock, no configuration. Every path that ends a run goes through
+`fold`: the live run, "nothing delivered", a run that failed before judging (bad rubric,
+no credentials, unreadable answer, internal error), a skipped run, the watchdog's
+document when the run is cut off, and `rescore`. A written ``result.json`` folds back to
+itself (`facts_of` + `fold`), which is how re-scoring without model calls stays exact.
+
+Order inside (house style item 3): complete the verdicts (a row without one is unjudged
+``no_verdict``), account for coverage, score (unless the run failed or was skipped),
+then lay out the document.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from cowork_judge import ABI, __version__
-from cowork_judge.run.config import JudgeConfig
 from cowork_judge.core.coverage import CoverageReport, account
-from cowork_judge.run.delivery import Delivery
-from cowork_judge.core.failures import ErrorKind, ExitCode
-from cowork_judge.core.result import (
-    DeliveryDetails,
-    Details,
-    ExtraFields,
-    ResultDocument,
-    RowResult,
-)
+from cowork_judge.core.failures import CONSEQUENCES, Consequence, ErrorKind, ExitCode
+from cowork_judge.core.result import DeliveryDetails, Details, ExtraFields, ResultDocument, RowResult
 from cowork_judge.core.rubric import Criterion
-from cowork_judge.core.scoring import ScoreBreakdown, effective_weights
+from cowork_judge.core.scoring import ScoreBreakdown, ScoringPolicy, effective_weights, score
 from cowork_judge.core.verdicts import Verdict
 
+NO_VERDICT_REASON = "no verdict was produced for this row"
 
-def delivery_details(delivery: Delivery | None) -> DeliveryDetails:
-    """The `details.delivery` block."""
-    if delivery is None:
-        return DeliveryDetails(files=[], missing=False, from_chat=False, stray=[])
-    return DeliveryDetails(
-        files=[f.rel for f in delivery.files],
-        missing=delivery.missing,
-        from_chat=delivery.from_chat,
-        stray=[f"{s.rel} ({s.reason})" for s in delivery.stray],
-        ignored=[f"{s.rel} ({s.reason})" for s in delivery.ignored],
-        final_message_source=delivery.final_message_source,
+
+class RunIdentity(BaseModel):
+    """Who judged: package and contract versions, backend, model, metric id (SPEC §12)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    metric_id: str = Field(description="JUDGE_METRIC_ID.")
+    requested_version: str | None = Field(description="COWORK_JUDGE_VERSION as test.sh saw it.")
+    version_source: str = Field(description="injection / placeholder / package.")
+    judge_backend: str = Field(description="JUDGE_BACKEND.")
+    judge_model: str = Field(description="JUDGE_MODEL.")
+    version: str = Field(__version__, description="Installed cowork-judge version.")
+    abi: int = Field(ABI, description="Engine ↔ workflow contract version.")
+
+
+class RunFailure(BaseModel):
+    """A run that produced no score: the exit code and one-line reason to record."""
+
+    model_config = ConfigDict(frozen=True)
+
+    exit_code: ExitCode
+    exit_reason: str
+
+
+class RunFacts(BaseModel):
+    """Everything about a run that is not a verdict: identity, delivery, cost, notes.
+
+    Attributes:
+        failure: set when the run could not score (no score is computed, reward 0).
+        skipped: JUDGE_SKIP: no score, reward ``SKIPPED``.
+        exit_note: appended to the coverage's `exit_reason` (or used alone when coverage
+            has none): "nothing delivered", why the watchdog ended the run, …
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    identity: RunIdentity
+    delivery: DeliveryDetails | None = None
+    seconds: float = Field(0.0, ge=0, description="Wall seconds of the run.")
+    calls: int = Field(0, ge=0, description="Model HTTP calls (retries included).")
+    tokens: int = Field(0, ge=0, description="Tokens reported by the endpoint.")
+    evidence_pages: int = Field(0, ge=0)
+    evidence: dict[str, Any] = Field(default_factory=dict, description="Compact evidence summary.")
+    warnings: tuple[str, ...] = ()
+    instruction_source: str | None = None
+    failure: RunFailure | None = None
+    skipped: bool = False
+    exit_note: str | None = None
+
+
+def all_unjudged(criteria: Sequence[Criterion], kind: ErrorKind, reason: str) -> dict[str, Verdict]:
+    """One unjudged verdict of `kind` per row (a run that failed before judging)."""
+    return {c.id: Verdict.unjudged(c.id, kind, reason, method=c.judge_method) for c in criteria}
+
+
+def fold(
+    criteria: Sequence[Criterion],
+    verdicts: Mapping[str, Verdict],
+    policy: ScoringPolicy,
+    facts: RunFacts,
+    *,
+    table: Mapping[str, Consequence] = CONSEQUENCES,
+) -> ResultDocument:
+    """Turn one run's verdicts into its result document.
+
+    Args:
+        criteria: normalized rows, in rubric order (may be empty for a run that failed
+            before the rubric was read).
+        verdicts: id → verdict; ids of no row are ignored, a row without a verdict is
+            unjudged ``no_verdict``.
+        policy: reward mode, pass threshold, unjudged-negative rule, systemic thresholds.
+        facts: identity, delivery, timings, call counts, failure/skip/notes.
+        table: the failure table whose ``systemic_exit_code`` column picks the exit code.
+
+    Returns:
+        The document; ``status`` is ``skipped`` when skipped, else ``error`` exactly when
+        an ``exit_code`` is set.
+
+    Raises:
+        ScoringError: the rubric has no positive weight (callers check it at load).
+    """
+    criteria = tuple(criteria)
+    complete = {c.id: verdicts.get(c.id) or Verdict.unjudged(c.id, "no_verdict", NO_VERDICT_REASON, method=c.judge_method)
+                for c in criteria}
+    weights = effective_weights(criteria)
+    coverage = account(criteria, complete, policy, weights=weights, table=table)
+    breakdown: ScoreBreakdown | None = None
+    if criteria and facts.failure is None and not facts.skipped:
+        breakdown = score(criteria, complete, policy, judged_ok=not coverage.systemic, weights=weights)
+    if facts.failure is not None:
+        code: ExitCode | None = facts.failure.exit_code
+        reason: str | None = facts.failure.exit_reason
+    else:
+        code = coverage.exit_code
+        reason = "; ".join(r for r in (coverage.exit_reason, facts.exit_note) if r) or None
+    if breakdown is not None:
+        task_score: float | None = breakdown.reward
+    else:
+        task_score = None if facts.skipped else 0.0
+    identity = facts.identity
+    return ResultDocument(
+        status="skipped" if facts.skipped else ("error" if code else "success"),
+        exit_code=code,
+        exit_reason=reason,
+        task_score=task_score,
+        score_raw=breakdown.score_raw if breakdown else None,
+        score_normalized=breakdown.score_normalized if breakdown else None,
+        fatal=bool(breakdown and breakdown.fatal),
+        metric_id=identity.metric_id,
+        version=identity.version,
+        abi=identity.abi,
+        requested_version=identity.requested_version,
+        version_source=identity.version_source,
+        judge_backend=identity.judge_backend,
+        judge_model=identity.judge_model,
+        results=_row_results(criteria, complete, breakdown, weights[0]),
+        criteria=_criteria_docs(criteria, complete),
+        details=Details(
+            delivery=facts.delivery or DeliveryDetails(files=[], missing=False, from_chat=False, stray=[]),
+            weight_total=breakdown.weight_total if breakdown else None,
+            earned=breakdown.earned if breakdown else None,
+            weight_fallback=bool(breakdown and breakdown.weight_fallback),
+            instruction_source=facts.instruction_source,
+            warnings=list(facts.warnings),
+            evidence=dict(facts.evidence),
+            policy=policy,
+        ),
+        extra_fields=_extra_fields(criteria, coverage, breakdown, facts, code),
     )
 
 
-def criteria_docs(criteria: Sequence[Criterion], verdicts: Mapping[str, Verdict]) -> list[dict[str, Any]]:
+def _extra_fields(criteria: tuple[Criterion, ...], coverage: CoverageReport, breakdown: ScoreBreakdown | None,
+                  facts: RunFacts, code: ExitCode | None) -> ExtraFields:
+    delivery = facts.delivery
+    return ExtraFields(
+        passed=bool(breakdown.passed) if breakdown else False,
+        judge_coverage=coverage.coverage if criteria else 0.0,
+        judge_unjudged=coverage.unjudged,
+        judge_degraded=coverage.degraded or code is not None,
+        judge_error_kind=coverage.error_kind,
+        judge_seconds=round(facts.seconds, 3),
+        judge_evidence_pages=facts.evidence_pages,
+        judge_methods=coverage.methods,
+        judge_coverage_by_method=coverage.coverage_by_method,
+        judge_unjudged_weight_frac=coverage.unjudged_weight_frac,
+        judge_called=facts.calls > 0,
+        delivery_missing=bool(delivery and delivery.missing),
+        delivery_from_chat=bool(delivery and delivery.from_chat),
+        judge_calls=facts.calls,
+        judge_tokens=facts.tokens,
+    )
+
+
+def _criteria_docs(criteria: tuple[Criterion, ...], verdicts: Mapping[str, Verdict]) -> list[dict[str, Any]]:
     """`criteria[]`: normalized rows with derived fields and the judge's raw level."""
     out = []
     for c in criteria:
         row = c.model_dump(mode="json")
-        v = verdicts.get(c.id)
-        row["level_raw"] = v.level_raw if v is not None else None
+        row["level_raw"] = verdicts[c.id].level_raw
         out.append(row)
     return out
 
 
-def row_results(criteria: Sequence[Criterion], verdicts: Mapping[str, Verdict], breakdown: ScoreBreakdown | None) -> list[RowResult]:
-    """`results[]`: each row's verdict and its part in the score."""
+def _row_results(criteria: tuple[Criterion, ...], verdicts: Mapping[str, Verdict], breakdown: ScoreBreakdown | None,
+                 weights: Mapping[str, float]) -> list[RowResult]:
+    """`results[]`: each row's verdict and its part in the score (gate as scored)."""
     terms = {r.id: r for r in breakdown.rows} if breakdown else {}
-    weights, _ = effective_weights(criteria)
     out = []
     for c in criteria:
-        v = verdicts.get(c.id) or Verdict.unjudged(c.id, "api_error", "no verdict was produced")
+        v = verdicts[c.id]
         term = terms.get(c.id)
         out.append(
             RowResult(
@@ -64,7 +208,7 @@ def row_results(criteria: Sequence[Criterion], verdicts: Mapping[str, Verdict], 
                 reason=v.reason,
                 method=v.method,
                 error_kind=v.error_kind,
-                gate=("open" if term.gate else "closed") if term and c.depends_on else v.gate,  # as scored
+                gate=("open" if term.gate else "closed") if term and c.depends_on else v.gate,
                 weight=term.weight if term else weights.get(c.id, c.weight),
                 contribution=(term.contribution + 0.0) if term else 0.0,  # + 0.0 turns -0.0 into 0.0
                 attempts=v.attempts,
@@ -75,126 +219,54 @@ def row_results(criteria: Sequence[Criterion], verdicts: Mapping[str, Verdict], 
     return out
 
 
-def build_document(
-    *,
-    config: JudgeConfig,
-    criteria: Sequence[Criterion],
-    verdicts: Mapping[str, Verdict],
-    breakdown: ScoreBreakdown | None,
-    coverage: CoverageReport,
-    delivery: Delivery | None,
-    seconds: float,
-    calls: int,
-    tokens: int,
-    evidence_pages: int = 0,
-    exit_code: ExitCode | None = None,
-    exit_reason: str | None = None,
-    status: str | None = None,
-    warnings: Sequence[str] = (),
-    instruction_source: str | None = None,
-    evidence: dict[str, Any] | None = None,
-) -> ResultDocument:
-    """The result document of a run; `exit_code` overrides the coverage-derived one."""
-    code = exit_code if exit_code is not None else coverage.exit_code
-    reason = exit_reason if exit_reason is not None else coverage.exit_reason
-    skipped = status == "skipped"
-    if breakdown is not None:
-        task_score: float | None = breakdown.reward
-    else:
-        task_score = None if skipped else 0.0
-    extra = ExtraFields(
-        passed=bool(breakdown.passed) if breakdown else False,
-        judge_coverage=coverage.coverage if criteria else 0.0,
-        judge_unjudged=coverage.unjudged,
-        judge_degraded=coverage.degraded or code is not None,
-        judge_error_kind=coverage.error_kind,
-        judge_seconds=round(seconds, 3),
-        judge_evidence_pages=evidence_pages,
-        judge_methods=coverage.methods,
-        judge_coverage_by_method=coverage.coverage_by_method,
-        judge_unjudged_weight_frac=coverage.unjudged_weight_frac,
-        judge_called=calls > 0,
-        delivery_missing=bool(delivery and delivery.missing),
-        delivery_from_chat=bool(delivery and delivery.from_chat),
-        judge_calls=calls,
-        judge_tokens=tokens,
+def fallback_document(identity: RunIdentity) -> ResultDocument:
+    """The document of a run that failed before judging anything, exit fields blank: the
+    template of the last-resort writer (``schemas/fallback-result.json``).
+
+    Its exit code is a placeholder that the writer always replaces.
+    """
+    failure = RunFailure(exit_code="judge:scorer_error", exit_reason="")
+    return fold((), {}, ScoringPolicy(), RunFacts(identity=identity, failure=failure))
+
+
+# --------------------------------------------------------------------------- reading a document back
+
+
+def stored_run(doc: ResultDocument) -> tuple[tuple[Criterion, ...], dict[str, Verdict], ScoringPolicy, RunFacts]:
+    """The inputs a written document was folded from: criteria, verdicts, policy, facts.
+
+    ``fold(*stored_run(doc))`` reproduces `doc` (the parity `rescore` rests on). A
+    document written before the policy was recorded gets the default policy.
+
+    Raises:
+        pydantic.ValidationError: a stored row is not a valid criterion.
+    """
+    raw_levels: dict[str, Any] = {}
+    criteria = []
+    for row in doc.criteria:
+        data = dict(row)
+        raw_levels[str(data.get("id"))] = data.pop("level_raw", None)
+        criteria.append(Criterion.model_validate(data))
+    verdicts = {
+        r.id: Verdict(id=r.id, hit=r.hit, level=r.level, level_raw=raw_levels.get(r.id), reason=r.reason, method=r.method,
+                      judged=r.judged, error_kind=r.error_kind, gate=r.gate, attempts=r.attempts, seconds=r.seconds,
+                      evidence=list(r.evidence))
+        for r in doc.results
+    }
+    identity = RunIdentity(metric_id=doc.metric_id, requested_version=doc.requested_version, version_source=doc.version_source,
+                           judge_backend=doc.judge_backend, judge_model=doc.judge_model, version=doc.version, abi=doc.abi)
+    ef = doc.extra_fields
+    policy = doc.details.policy or ScoringPolicy()
+    failure = RunFailure(exit_code=doc.exit_code, exit_reason=doc.exit_reason or "") if (
+        doc.exit_code is not None and doc.score_raw is None and doc.status == "error") else None
+    note = None
+    if failure is None and doc.exit_reason:  # what the run added to the coverage's own reason
+        own = account(criteria, verdicts, policy).exit_reason
+        note = doc.exit_reason[len(own) + 2:] if own and doc.exit_reason.startswith(own + "; ") else (
+            None if own == doc.exit_reason else doc.exit_reason)
+    facts = RunFacts(
+        identity=identity, delivery=doc.details.delivery, seconds=ef.judge_seconds, calls=ef.judge_calls, tokens=ef.judge_tokens,
+        evidence_pages=ef.judge_evidence_pages, evidence=doc.details.evidence, warnings=tuple(doc.details.warnings),
+        instruction_source=doc.details.instruction_source, failure=failure, skipped=doc.status == "skipped", exit_note=note,
     )
-    return ResultDocument(
-        status=status or ("error" if code else "success"),
-        exit_code=code,
-        exit_reason=reason,
-        task_score=task_score,
-        score_raw=breakdown.score_raw if breakdown else None,
-        score_normalized=breakdown.score_normalized if breakdown else None,
-        fatal=bool(breakdown and breakdown.fatal),
-        metric_id=config.metric_id,
-        version=__version__,
-        abi=ABI,
-        requested_version=config.requested_version,
-        version_source=config.version_source,
-        judge_backend=config.backend,
-        judge_model=config.model,
-        results=row_results(criteria, verdicts, breakdown),
-        criteria=criteria_docs(criteria, verdicts),
-        details=Details(
-            delivery=delivery_details(delivery),
-            weight_total=breakdown.weight_total if breakdown else None,
-            earned=breakdown.earned if breakdown else None,
-            weight_fallback=bool(breakdown and breakdown.weight_fallback),
-            instruction_source=instruction_source,
-            warnings=list(warnings),
-            evidence=evidence or {},
-        ),
-        extra_fields=extra,
-    )
-
-
-def failed_document(
-    *,
-    config: JudgeConfig,
-    criteria: Sequence[Criterion],
-    error_kind: ErrorKind | None,
-    exit_code: ExitCode,
-    exit_reason: str,
-    delivery: Delivery | None,
-    seconds: float,
-    calls: int = 0,
-    tokens: int = 0,
-    warnings: Sequence[str] = (),
-) -> ResultDocument:
-    """A run that produced no score: reward 0, every row unjudged with `error_kind`."""
-    verdicts = {c.id: Verdict.unjudged(c.id, error_kind, exit_reason, method=_method(c)) for c in criteria} if error_kind else {}
-    coverage = account(criteria, verdicts, systemic_fraction=1.0, systemic_min=1) if criteria else _empty_coverage(error_kind)
-    return build_document(
-        config=config,
-        criteria=criteria,
-        verdicts=verdicts,
-        breakdown=None,
-        coverage=coverage,
-        delivery=delivery,
-        seconds=seconds,
-        calls=calls,
-        tokens=tokens,
-        exit_code=exit_code,
-        exit_reason=exit_reason,
-        warnings=warnings,
-    )
-
-
-def _method(c: Criterion) -> Any:
-    return c.judge_method
-
-
-def _empty_coverage(error_kind: str | None) -> CoverageReport:
-    return CoverageReport(
-        coverage=0.0,
-        unjudged=0,
-        degraded=True,
-        error_kind=error_kind,
-        methods={},
-        coverage_by_method={},
-        unjudged_weight_frac=0.0,
-        systemic=True,
-        exit_code=None,
-        exit_reason=None,
-    )
+    return tuple(criteria), verdicts, policy, facts

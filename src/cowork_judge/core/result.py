@@ -2,7 +2,9 @@
 
 Pydantic models with a `schema` version field; the JSON Schema published in the package
 (``schemas/result.schema.json``) is generated from `ResultDocument` and a test keeps the
-two identical. `extra_fields` has the same keys on every path (SPEC §12).
+two identical. `extra_fields` has the same keys on every path (SPEC §12). Closed
+vocabularies stay closed here: ``error_kind`` is an `ErrorKind`, ``exit_code`` an
+`ExitCode`, ``method`` a verdict `Method`. Documents are built by `core.fold.fold` only.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from cowork_judge.core.coverage import MethodStats
-from cowork_judge.core.failures import ExitCode
+from cowork_judge.core.failures import ErrorKind, ExitCode
+from cowork_judge.core.scoring import ScoringPolicy
+from cowork_judge.core.verdicts import Method
 
 RESULT_SCHEMA = "cowork-judge/result/v1"
 DETAILS_SCHEMA = "cowork-judge/reward-details/v1"
@@ -27,7 +31,7 @@ class ExtraFields(BaseModel):
     judge_coverage: float = Field(description="Judged rows / all rows in [0, 1]; 0 when nothing was judged.")
     judge_unjudged: int = Field(description="Rows not judged.")
     judge_degraded: bool = Field(description="Some rows were not judged (or the run failed).")
-    judge_error_kind: str | None = Field(description="Real cause of the degradation, e.g. rate_limit, deadline.")
+    judge_error_kind: ErrorKind | None = Field(description="Real cause of the degradation, e.g. rate_limit, deadline.")
     judge_seconds: float = Field(description="Wall seconds of the run.")
     judge_evidence_pages: int = Field(description="Pages rendered as evidence (0 = none or no renderer).")
     judge_methods: dict[str, MethodStats] = Field(description="method → {n, judged, coverage}.")
@@ -48,8 +52,8 @@ class RowResult(BaseModel):
     level: float | None
     judged: bool
     reason: str
-    method: str
-    error_kind: str | None
+    method: Method
+    error_kind: ErrorKind | None
     gate: Literal["open", "closed"] | None
     weight: float = Field(description="Effective weight as scored.")
     contribution: float = Field(description="The row's term in E (weight × level × gate, or the deduction).")
@@ -79,6 +83,7 @@ class Details(BaseModel):
     instruction_source: str | None = None
     warnings: list[str] = Field(default_factory=list)
     evidence: dict[str, Any] = Field(default_factory=dict)
+    policy: ScoringPolicy | None = Field(None, description="The scoring policy the document was folded with (None in 0.1.0 documents).")
 
 
 class ResultDocument(BaseModel):
@@ -116,7 +121,7 @@ class DetailsRow(BaseModel):
     level: float | None
     contribution: float
     judged: bool
-    error_kind: str | None
+    error_kind: ErrorKind | None
     reason: str
 
 
@@ -127,8 +132,8 @@ class RewardDetails(BaseModel):
 
     schema_: str = Field(DETAILS_SCHEMA, alias="schema")
     reward: float | None
-    status: str
-    exit_code: str | None
+    status: Literal["success", "error", "skipped"]
+    exit_code: ExitCode | None
     coverage: float
     rows: list[DetailsRow]
 

@@ -31,14 +31,17 @@ class ScoringError(ValueError):
 
 
 class ScoringPolicy(BaseModel):
-    """The knobs that shape the reward (JUDGE_REWARD_MODE, JUDGE_PASS_*, JUDGE_UNJUDGED_NEGATIVE)."""
+    """The knobs that shape the reward and its accounting (recorded in every result
+    document as ``details.policy``, so a stored result can be re-scored exactly)."""
 
     model_config = ConfigDict(frozen=True)
 
-    reward_mode: Literal["continuous", "binary"] = "continuous"
-    pass_threshold: float = Field(0.75, ge=0.0, le=1.0)
-    pass_compare: Literal["gte", "gt"] = "gte"
-    unjudged_negative: Literal["deduct", "ignore"] = "deduct"
+    reward_mode: Literal["continuous", "binary"] = Field("continuous", description="JUDGE_REWARD_MODE.")
+    pass_threshold: float = Field(0.75, ge=0.0, le=1.0, description="JUDGE_PASS_THRESHOLD.")
+    pass_compare: Literal["gte", "gt"] = Field("gte", description="JUDGE_PASS_COMPARE.")
+    unjudged_negative: Literal["deduct", "ignore"] = Field("deduct", description="JUDGE_UNJUDGED_NEGATIVE.")
+    systemic_fraction: float = Field(0.4, ge=0.0, le=1.0, description="JUDGE_SYSTEMIC_FRACTION: unjudged share above which a failure is systemic.")
+    systemic_min: int = Field(2, ge=1, description="JUDGE_SYSTEMIC_MIN: unjudged rows needed for a systemic failure.")
 
 
 class RowScore(BaseModel):
@@ -100,6 +103,7 @@ def score(
     policy: ScoringPolicy | None = None,
     *,
     judged_ok: bool = True,
+    weights: tuple[dict[str, float], bool] | None = None,
 ) -> ScoreBreakdown:
     """Score one rollout.
 
@@ -109,6 +113,7 @@ def score(
         policy: reward mode, pass threshold/comparison, unjudged-negative policy.
         judged_ok: False when the run failed systemically; in ``binary`` mode the reward
             is then 0.0 whatever the score.
+        weights: `effective_weights(criteria)` when the caller already has it.
 
     Returns:
         The breakdown; ``reward`` is ``score_normalized`` (continuous) or 1.0/0.0 (binary).
@@ -117,7 +122,7 @@ def score(
         ScoringError: no positive weight (W = 0).
     """
     policy = policy or ScoringPolicy()
-    weights, fallback = effective_weights(criteria)
+    weights, fallback = weights if weights is not None else effective_weights(criteria)
     # Only rows of this rubric open a gate: a stray verdict (e.g. an old audit re-scored
     # against an edited rubric) must not satisfy a dangling dependency (fail closed, §4).
     row_ids = {c.id for c in criteria}

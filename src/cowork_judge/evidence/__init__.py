@@ -10,6 +10,7 @@ from .build import build_evidence, is_deck
 from .capabilities import Capabilities, probe_capabilities
 from .documents import EvidenceSummary, SniffResult
 from .layout import EvidenceLayout
+from .settings import render_width_px
 from .sniff import sniff_deck
 
 __all__ = [
@@ -21,5 +22,6 @@ __all__ = [
     "is_deck",
     "link_tree",
     "probe_capabilities",
+    "render_width_px",
     "sniff_deck",
 ]

@@ -17,9 +17,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 from pydantic import BaseModel, Field
 
-from ..procs import resolve_tool
+from ..procs import resolve_tool, run_command
 from .documents import Document
-from ..procs import run_command
 
 SOFFICE_CANDIDATES = ("soffice", "libreoffice", "/usr/bin/soffice", "/usr/lib/libreoffice/program/soffice",
                       "/opt/libreoffice/program/soffice", "/Applications/LibreOffice.app/Contents/MacOS/soffice")

@@ -9,8 +9,8 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .fonts import SYMBOL_FONTS, norm
 from ..procs import run_command
+from .fonts import SYMBOL_FONTS, norm
 
 
 @dataclass

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import atexit
 import json
-import os
 import shutil
 import sys
 import tempfile
@@ -18,9 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..fsutil import link_or_copy
+from ..procs import child_environment, run_command
 from .documents import PageImage
 from .package import strip_external_targets
-from ..procs import run_command
 
 PDF_FILTER_HIDDEN = 'pdf:impress_pdf_Export:{"ExportHiddenSlides":{"type":"boolean","value":"true"}}'
 """LibreOffice ≥ 7.4 JSON filter options (``--convert-to`` help, "Filter Options"); the
@@ -66,7 +65,7 @@ def soffice_to_pdf(deck: Path, kind: str, work_dir: Path, *, soffice: str, timeo
     argv = [soffice, f"-env:UserInstallation={profile.resolve().as_uri()}", "--headless", "--invisible",
             "--norestore", "--nologo", "--nodefault", "--nolockcheck",
             "--convert-to", PDF_FILTER_HIDDEN if hidden else "pdf", "--outdir", str(out), str(src)]
-    env = {**os.environ, "HOME": str(work_dir)}
+    env = child_environment({"HOME": str(work_dir)})
     proc = run_command(argv, timeout_sec=timeout_sec, env=env)
     pdf = out / "deck.pdf"
     res = PdfResult(None, seconds=time.monotonic() - start, hidden_exported=hidden, timed_out=proc.timed_out,

@@ -3,7 +3,8 @@
 `load_config(environ)` parses the environment (names from SPEC §13, kept as thousands of
 task packages declare them). A bad value never crashes: it falls back to the default and
 leaves a warning. Each value remembers where it came from (`env:NAME`, `default`,
-`invalid:NAME → default`) so `cowork-judge config` can explain itself.
+`invalid:NAME → default`) so `cowork-judge config` can explain itself. This is the only
+module that reads the judge's environment variables (the container roots included).
 """
 
 from __future__ import annotations
@@ -14,16 +15,18 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
-from cowork_judge.redact import MIN_CREDENTIAL_LEN, MIN_SECRET_LEN
+from cowork_judge.agentic.registry import BACKENDS, DEFAULT_BACKEND, backend_spec
+from cowork_judge.core.failures import RetryPolicy
+from cowork_judge.core.fold import RunIdentity
 from cowork_judge.core.scoring import ScoringPolicy
+from cowork_judge.redact import MIN_CREDENTIAL_LEN, MIN_SECRET_LEN, Redactor
 
 MAX_JITTER_SHARE = 0.1
 """A start jitter never exceeds this share of JUDGE_DEADLINE (the defaults: 180 s of 1800 s)."""
 TRUTHY = frozenset({"1", "true", "yes", "on", "y", "t"})
 FALSY = frozenset({"0", "false", "no", "off", "n", "f", ""})
-BACKENDS = ("openai", "codex", "claude")
 
 
 class JudgeConfig(BaseModel):
@@ -34,7 +37,7 @@ class JudgeConfig(BaseModel):
     api_key: SecretStr | None = Field(None, description="JUDGE_API_KEY, else OPENAI_API_KEY.")
     base_url: str | None = Field(None, description="JUDGE_BASE_URL, else OPENAI_BASE_URL.")
     model: str = Field("gpt-5.5", description="JUDGE_MODEL: judge model name.")
-    backend: Literal["openai", "codex", "claude"] = Field("openai", description="JUDGE_BACKEND.")
+    backend: str = Field(DEFAULT_BACKEND, description="JUDGE_BACKEND: a name of `agentic.registry.BACKENDS`.")
     batch: int = Field(4, ge=1, description="JUDGE_BATCH: rows per agentic block.")
     concurrency: int = Field(2, ge=1, description="JUDGE_CONCURRENCY: blocks in flight.")
     per_timeout_sec: float = Field(150.0, gt=0, description="JUDGE_PER_TIMEOUT: one attempt (call).")
@@ -65,7 +68,12 @@ class JudgeConfig(BaseModel):
     soffice: str | None = Field(None, description="JUDGE_SOFFICE_PATH (default: found on PATH).")
     chromium: str | None = Field(None, description="JUDGE_CHROMIUM_PATH (default: found on PATH).")
     requested_version: str | None = Field(None, description="COWORK_JUDGE_VERSION as test.sh saw it.")
-    version_source: str = Field("package", description="COWORK_JUDGE_VERSION_SOURCE.")
+    version_source: Literal["injection", "placeholder", "package"] = Field("package", description="COWORK_JUDGE_VERSION_SOURCE.")
+    app_dir: str = Field("/app", description="JUDGE_APP_DIR: the agent's workdir (deliverables in output/).")
+    logs_dir: str = Field("/logs", description="JUDGE_LOGS_DIR: holds agent/ and verifier/.")
+    tests_dir: str = Field("/tests", description="JUDGE_TESTS_DIR: the task's tests dir (rubric.json).")
+    work_dir: str | None = Field(None, description="JUDGE_WORK_DIR: scratch for workspaces (default: a new temp dir, removed at exit).")
+    alt_output_dir: str = Field("/output", description="JUDGE_ALT_OUTPUT_DIR: extra output dir read by lenient delivery.")
 
     @property
     def block_budget_sec(self) -> float:
@@ -80,7 +88,25 @@ class JudgeConfig(BaseModel):
             pass_threshold=self.pass_threshold,
             pass_compare=self.pass_compare,
             unjudged_negative=self.unjudged_negative,
+            systemic_fraction=self.systemic_fraction,
+            systemic_min=self.systemic_min,
         )
+
+    @field_validator("backend")
+    @classmethod
+    def _registered_backend(cls, value: str) -> str:
+        backend_spec(value)  # raises UnknownBackend (a ValueError) naming the known ones
+        return value
+
+    def identity(self) -> RunIdentity:
+        """Who judges, as recorded in every result document."""
+        return RunIdentity(metric_id=self.metric_id, requested_version=self.requested_version, version_source=self.version_source,
+                           judge_backend=self.backend, judge_model=self.model)
+
+    @property
+    def retry_policy(self) -> RetryPolicy:
+        """How blocks and model calls are retried (the failure table's columns)."""
+        return RetryPolicy(max_tries=self.max_tries, backoff_max_sec=self.retry_backoff_max_sec)
 
     @property
     def has_credentials(self) -> bool:
@@ -96,11 +122,15 @@ class LoadedConfig:
         config: the effective values.
         sources: field name → ``"env:NAME"`` / ``"default"`` / ``"invalid:NAME → default"``.
         warnings: one line per value that fell back to its default, or was normalized.
+        redactor: removes every secret of the same environment (API keys, ``*KEY*``,
+            ``*TOKEN*``, ``*SECRET*``, ``*PASSWORD*`` values, tokens in endpoint URLs)
+            from everything the run writes or sends.
     """
 
     config: JudgeConfig
     sources: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    redactor: Redactor = field(default_factory=Redactor)
 
 
 # --------------------------------------------------------------------------- parsers
@@ -201,6 +231,11 @@ _KNOBS: dict[str, tuple[tuple[str, ...], Callable[[str], Any]]] = {
     "chromium": (("JUDGE_CHROMIUM_PATH",), _text),
     "requested_version": (("COWORK_JUDGE_VERSION",), _text),
     "version_source": (("COWORK_JUDGE_VERSION_SOURCE",), _choice("injection", "placeholder", "package")),
+    "app_dir": (("JUDGE_APP_DIR",), _text),
+    "logs_dir": (("JUDGE_LOGS_DIR",), _text),
+    "tests_dir": (("JUDGE_TESTS_DIR",), _text),
+    "work_dir": (("JUDGE_WORK_DIR",), _text),
+    "alt_output_dir": (("JUDGE_ALT_OUTPUT_DIR",), _text),
 }
 
 ENV_NAMES: dict[str, tuple[str, ...]] = {
@@ -261,10 +296,14 @@ def load_config(environ: Mapping[str, str] | None = None) -> LoadedConfig:
             values[name] = deadline * MAX_JITTER_SHARE
             warnings.append(f"{env_name}={jitter:g} s is more than {MAX_JITTER_SHARE:.0%} of JUDGE_DEADLINE={deadline:g} s; "
                             f"using {values[name]:g} s so the spread cannot eat the run")
-    if values.get("backend") in ("codex", "claude"):
-        warnings.append(f"JUDGE_BACKEND={values['backend']!r} is not available in this version: agentic rows will be "
-                        "unjudged (backend_missing); use 'openai'")
-    return LoadedConfig(config=JudgeConfig(**values), sources=sources, warnings=warnings)
+    spec = backend_spec(values.get("backend", DEFAULT_BACKEND))
+    if not spec.available:
+        usable = ", ".join(name for name, s in BACKENDS.items() if s.available)
+        warnings.append(f"JUDGE_BACKEND={spec.name!r} is not available in this version: agentic rows will be "
+                        f"unjudged (backend_missing); use one of: {usable}")
+    config = JudgeConfig(**values)
+    key = config.api_key.get_secret_value() if config.api_key else ""
+    return LoadedConfig(config=config, sources=sources, warnings=warnings, redactor=Redactor.from_environ(env, extra=[key]))
 
 
 def export_credentials(config: JudgeConfig, environ: dict[str, str] | Any = None) -> None:

@@ -1,6 +1,7 @@
 """The run context: what every segment (code, workflow, agentic) may read about one run.
 
-Built once by `judge.run` after delivery is known; passed down, never global.
+Built once by `run.judge` after delivery is known; passed down, never global. Importing
+it loads no model client: a code-only run never imports ``openai``.
 """
 
 from __future__ import annotations
@@ -11,12 +12,13 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from cowork_judge.core.failures import RetryPolicy
+from cowork_judge.redact import Redactor
 from cowork_judge.run.config import JudgeConfig
 from cowork_judge.run.delivery import Delivery
-from cowork_judge.transport.chat import CallStats
 from cowork_judge.run.outputs import AuditLog
 from cowork_judge.run.paths import RunPaths
-from cowork_judge.redact import Redactor
+from cowork_judge.transport.stats import CallStats
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,8 @@ class RunContext:
         workflow_config: rubric.json's top-level ``workflow_config`` (name → settings).
         evidence_pages: number of rendered evidence pages.
         rng: randomness for jitter and backoff (seedable in tests).
+        retry: the retry policy (failure table, JUDGE_MAX_TRIES, JUDGE_RETRY_BACKOFF_MAX);
+            defaults to the configuration's.
     """
 
     paths: RunPaths
@@ -74,3 +78,8 @@ class RunContext:
     evidence_pages: int = 0
     rng: random.Random = field(default_factory=random.Random)
     log: logging.Logger = field(default_factory=lambda: logging.getLogger("cowork_judge"))
+    retry: RetryPolicy | None = None
+
+    def __post_init__(self) -> None:
+        if self.retry is None:
+            self.retry = self.config.retry_policy

@@ -19,6 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from cowork_judge.core.result import DeliveryDetails
 from cowork_judge.run.config import JudgeConfig
 from cowork_judge.run.paths import RunPaths
 
@@ -68,6 +69,18 @@ class Delivery(BaseModel):
         default_factory=list, description="Final-message sources that exist but could not be read or parsed."
     )
     notes: list[str] = Field(default_factory=list)
+
+    def details(self) -> DeliveryDetails:
+        """The ``details.delivery`` block of the result document (names relative to where
+        each file was found)."""
+        return DeliveryDetails(
+            files=[f.rel for f in self.files],
+            missing=self.missing,
+            from_chat=self.from_chat,
+            stray=[f"{s.rel} ({s.reason})" for s in self.stray],
+            ignored=[f"{s.rel} ({s.reason})" for s in self.ignored],
+            final_message_source=self.final_message_source,
+        )
 
 
 def collect_delivery(paths: RunPaths, config: JudgeConfig) -> Delivery:

@@ -10,7 +10,6 @@ result.json.
 from __future__ import annotations
 
 import logging
-import os
 import shutil
 import signal
 import stat
@@ -18,50 +17,44 @@ import sys
 import tempfile
 import time
 import traceback
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from cowork_judge import ABI, __version__, procs
-
-from cowork_judge.run import signals
-
-from cowork_judge.run import watchdog
-from cowork_judge.core.fold import build_document, failed_document
-from cowork_judge.run.config import LoadedConfig, export_credentials
+from cowork_judge.core.failures import ErrorKind, ExitCode, signal_exit_status
+from cowork_judge.core.fold import RunFacts, RunFailure, all_unjudged, fold
+from cowork_judge.core.result import ResultDocument
+from cowork_judge.core.rubric import Criterion, RubricError, load_rubric
+from cowork_judge.core.scoring import ScoringError, check_scorable
+from cowork_judge.core.verdicts import Verdict
+from cowork_judge.redact import RedactingFilter, Redactor
+from cowork_judge.run import signals, watchdog
+from cowork_judge.run.config import JudgeConfig, LoadedConfig, export_credentials
 from cowork_judge.run.context import Deadline, RunContext
-from cowork_judge.core.coverage import account
 from cowork_judge.run.delivery import Delivery, collect_delivery, copy_stray
 from cowork_judge.run.instruction import find_instruction
 from cowork_judge.run.outputs import AuditLog, write_fallback, write_result
 from cowork_judge.run.paths import RunPaths
-from cowork_judge.redact import RedactingFilter, Redactor
-from cowork_judge.core.result import ResultDocument
-from cowork_judge.core.rubric import Criterion, RubricError, load_rubric
-from cowork_judge.core.scoring import ScoringError, check_scorable, score
-from cowork_judge.core.verdicts import Verdict
 
 log = logging.getLogger("cowork_judge")
 
 
-def main_run(paths: RunPaths, loaded: LoadedConfig, *, start: float, environ: Mapping[str, str] | None = None,
-             hard_deadline: bool = False) -> ResultDocument | None:
+def main_run(paths: RunPaths, loaded: LoadedConfig, *, start: float, hard_deadline: bool = False) -> ResultDocument | None:
     """Run the judge and write the outputs; never raises (except KeyboardInterrupt after writing).
 
     Args:
         paths: run paths.
         loaded: configuration with its warnings.
         start: monotonic time of process start; JUDGE_DEADLINE counts from here.
-        environ: environment used to collect secrets for redaction (default os.environ).
-        hard_deadline: arm the process watchdog (`cowork_judge.run.watchdog`), which ends the
-            PROCESS a few seconds after JUDGE_DEADLINE; only for the command line.
+        hard_deadline: arm the process watchdog (`cowork_judge.run.watchdog`), which ends
+            the PROCESS a few seconds after JUDGE_DEADLINE; only for the command line.
 
     Returns:
         The document written, or None when only the fallback could be written.
     """
-    env = os.environ if environ is None else environ
-    secret = loaded.config.api_key.get_secret_value() if loaded.config.api_key else ""
-    redactor = Redactor.from_environ(env, extra=[secret])
+    config = loaded.config
+    redactor = loaded.redactor
     try:
         _prepare_verifier_dir(paths)
     except OutputsUnwritable as exc:  # checked before any model call: nothing could be saved
@@ -83,13 +76,13 @@ def main_run(paths: RunPaths, loaded: LoadedConfig, *, start: float, environ: Ma
         reason = redactor.text(f"internal error: {type(exc).__name__}: {exc}")
         doc = None
         try:
-            doc = failed_document(
-                config=loaded.config, criteria=(), error_kind=None, exit_code="judge:scorer_error",
-                exit_reason=reason, delivery=None, seconds=time.monotonic() - start,
-            )
+            facts = RunFacts(identity=config.identity(), seconds=time.monotonic() - start,
+                             failure=RunFailure(exit_code="judge:scorer_error", exit_reason=reason))
+            doc = fold((), {}, config.scoring_policy, facts)
             write_result(paths, doc, redactor)
         except BaseException:
-            write_fallback(paths, exit_code="judge:scorer_error", exit_reason=reason, version=__version__, abi=ABI, redactor=redactor)
+            write_fallback(paths, exit_code="judge:scorer_error", exit_reason=reason, identity=_identity_dict(config),
+                           seconds=time.monotonic() - start, redactor=redactor)
             doc = None
         if isinstance(exc, KeyboardInterrupt):
             raise
@@ -104,12 +97,19 @@ def main_run(paths: RunPaths, loaded: LoadedConfig, *, start: float, environ: Ma
             shutil.rmtree(paths.work_dir, ignore_errors=True)
 
 
+def _identity_dict(config: JudgeConfig) -> dict[str, Any]:
+    try:
+        return config.identity().model_dump(mode="json")
+    except Exception:  # noqa: BLE001 - the fallback then keeps the template's identity
+        return {}
+
+
 def _stop_on_signals(dog: watchdog.Watchdog) -> dict[int, Any]:
     """Route `signals.STOP_SIGNALS` to the watchdog, which writes the best document (rows judged
     so far keep their verdicts, the rest are unjudged ``interrupted``) and ends the
     process. Returns the previous handlers; {} outside the main thread."""
     def handler(signum: int, _frame: Any) -> None:
-        dog.stop_now(f"the judge was stopped by {signal.Signals(signum).name}", 128 + signum)
+        dog.stop_now(f"the judge was stopped by {signal.Signals(signum).name}", signal_exit_status(signum))
 
     previous: dict[int, Any] = {}
     try:
@@ -125,75 +125,102 @@ def _stop_on_signals(dog: watchdog.Watchdog) -> dict[int, Any]:
     return previous
 
 
+class _Run:
+    """What every document of one run shares: its configuration, warnings and clock.
+
+    `document` is the only way `_run` ends: every path (skipped, bad rubric, unreadable
+    answer, nothing delivered, no credentials, router failure, judged) folds through
+    `core.fold.fold`.
+    """
+
+    def __init__(self, loaded: LoadedConfig, start: float) -> None:
+        self.config = loaded.config
+        self.start = start
+        self.warnings: list[str] = list(loaded.warnings)
+        for w in loaded.warnings:
+            log.warning("config: %s", w)
+
+    def warn(self, source: str, messages: Sequence[str], *, prefix: str = "") -> None:
+        """Log each message as a warning and record it in the document's warnings."""
+        for message in messages:
+            log.warning("%s: %s", source, message)
+            self.warnings.append(f"{prefix}{message}")
+
+    def document(self, criteria: Sequence[Criterion] = (), verdicts: Mapping[str, Verdict] | None = None, *,
+                 delivery: Delivery | None = None, ctx: RunContext | None = None, evidence: dict[str, Any] | None = None,
+                 failure: RunFailure | None = None, skipped: bool = False, note: str | None = None,
+                 instruction_source: str | None = None) -> ResultDocument:
+        facts = RunFacts(
+            identity=self.config.identity(),
+            delivery=delivery.details() if delivery is not None else None,
+            seconds=time.monotonic() - self.start,
+            calls=ctx.stats.calls if ctx is not None else 0,
+            tokens=ctx.stats.tokens if ctx is not None else 0,
+            evidence_pages=ctx.evidence_pages if ctx is not None else 0,
+            evidence=evidence or {},
+            warnings=tuple(self.warnings),
+            instruction_source=instruction_source,
+            failure=failure,
+            skipped=skipped,
+            exit_note=note,
+        )
+        return fold(criteria, verdicts or {}, self.config.scoring_policy, facts)
+
+    def failed(self, criteria: Sequence[Criterion], kind: ErrorKind | None, code: ExitCode, reason: str, *,
+               delivery: Delivery | None = None) -> ResultDocument:
+        """A run that cannot score: every row unjudged `kind` (none when the rubric is unusable)."""
+        log.error(reason)
+        verdicts = all_unjudged(criteria, kind, reason) if kind else {}
+        return self.document(criteria, verdicts, delivery=delivery, failure=RunFailure(exit_code=code, exit_reason=reason))
+
+
 def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redactor) -> ResultDocument:
-    config = loaded.config
-    warnings = list(loaded.warnings)
-    for w in loaded.warnings:
-        log.warning("config: %s", w)
+    run = _Run(loaded, start)
+    config = run.config
     log.info("cowork-judge %s (abi %d), backend %s, model %s", __version__, ABI, config.backend, config.model)
     if config.reward_mode == "binary":
-        message = ("JUDGE_REWARD_MODE=binary: the reward is 1.0 only when the score passes the threshold "
-                   f"({config.pass_compare} {config.pass_threshold}), else 0.0; graded signal between rollouts is lost")
-        log.warning(message)
-        warnings.append(message)
+        run.warn("config", ["JUDGE_REWARD_MODE=binary: the reward is 1.0 only when the score passes the threshold "
+                            f"({config.pass_compare} {config.pass_threshold}), else 0.0; graded signal between rollouts is lost"])
     deadline = Deadline.after(config.deadline_sec, start=start)
-
-    def elapsed() -> float:
-        return time.monotonic() - start
-
     if config.skip:
         log.info("JUDGE_SKIP is set: archiving only, reward 'SKIPPED'")
-        return build_document(
-            config=config, criteria=(), verdicts={}, breakdown=None,
-            coverage=account((), {}, systemic_fraction=1.0, systemic_min=1), delivery=None,
-            seconds=elapsed(), calls=0, tokens=0, status="skipped", exit_reason="JUDGE_SKIP is set", warnings=warnings,
-        )
+        return run.document(skipped=True, note="JUDGE_SKIP is set")
     try:
         rubric = load_rubric(paths.rubric_json)
         check_scorable(rubric.criteria)
     except (RubricError, ScoringError) as exc:
-        log.error("rubric: %s", exc)
-        return failed_document(config=config, criteria=(), error_kind=None, exit_code="judge:scorer_error",
-                               exit_reason=f"bad rubric: {exc}", delivery=None, seconds=elapsed(), warnings=warnings)
+        return run.failed((), None, "judge:scorer_error", f"bad rubric: {exc}")
     criteria = rubric.criteria
-    warnings.extend(rubric.warnings)
-    for w in rubric.warnings:
-        log.warning("rubric: %s", w)
+    run.warn("rubric", rubric.warnings)
 
     if not paths.app_dir.is_dir():
-        message = f"the app dir {paths.app_dir} does not exist: no deliverable files can be found (check --app-dir)"
-        log.warning(message)
-        warnings.append(message)
+        run.warn("delivery", [f"the app dir {paths.app_dir} does not exist: no deliverable files can be found (check --app-dir)"])
     delivery = collect_delivery(paths, config)
     if delivery.stray:
         copy_stray(delivery, paths.stray_dir)
     log.info("delivery: %d file(s), %d stray, final message from %s", len(delivery.files), len(delivery.stray),
              delivery.final_message_source or "nowhere")
-    for note in delivery.notes:
-        log.warning("delivery: %s", note)
-        warnings.append(f"delivery: {note}")
+    run.warn("delivery", delivery.notes, prefix="delivery: ")
     if delivery.missing and delivery.unreadable:
-        reason = (f"the agent's final message could not be read ({', '.join(delivery.unreadable)}); "
-                  "not scoring it as 'nothing delivered'")
-        log.error(reason)
-        return failed_document(config=config, criteria=criteria, error_kind="delivery_unreadable", exit_code="judge:scorer_error",
-                               exit_reason=reason, delivery=delivery, seconds=elapsed(), warnings=warnings)
+        return run.failed(criteria, "delivery_unreadable", "judge:scorer_error",
+                          f"the agent's final message could not be read ({', '.join(delivery.unreadable)}); "
+                          "not scoring it as 'nothing delivered'", delivery=delivery)
     if delivery.missing:
-        return _nothing_delivered(config, criteria, delivery, seconds=elapsed(), warnings=warnings)
+        reason = "[no delivery] nothing was delivered (no output files and no final message)"
+        verdicts = {c.id: Verdict(id=c.id, hit=False, judged=True, reason=reason, method="delivery") for c in criteria}
+        log.info("nothing delivered: reward 0 without any model call")
+        return run.document(criteria, verdicts, delivery=delivery, note="nothing delivered")
 
     needs_model = any(c.judge_method != "code" for c in criteria)
     if needs_model and not config.has_credentials:
-        reason = "no judge credentials: set JUDGE_API_KEY and JUDGE_BASE_URL (or OPENAI_API_KEY / OPENAI_BASE_URL)"
-        log.error(reason)
-        return failed_document(config=config, criteria=criteria, error_kind="no_credential", exit_code="judge:no_credential",
-                               exit_reason=reason, delivery=delivery, seconds=elapsed(), warnings=warnings)
+        return run.failed(criteria, "no_credential", "judge:no_credential",
+                          "no judge credentials: set JUDGE_API_KEY and JUDGE_BASE_URL (or OPENAI_API_KEY / OPENAI_BASE_URL)",
+                          delivery=delivery)
     if config.has_credentials:
         export_credentials(config)
 
     instruction, instruction_source, instruction_warnings = find_instruction(paths.tests_dir, config.instruction_file)
-    warnings.extend(instruction_warnings)
-    for w in instruction_warnings:
-        log.warning("instruction: %s", w)
+    run.warn("instruction", instruction_warnings)
     ctx = RunContext(
         paths=paths, config=config, instruction=instruction, instruction_source=instruction_source,
         task_prompt=_read_optional(paths.task_prompt), delivery=delivery, deadline=deadline, redactor=redactor,
@@ -202,27 +229,21 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
     watchdog.observe(ctx, criteria)
     evidence = _collect_evidence(ctx, needs_evidence=needs_model)  # code rows never look at page images
     try:
-        # imported late: a broken router must not stop the fallback
+        # imported late: a broken router must not stop the documents
         from cowork_judge.run.router import route
     except Exception as exc:
         if any(c.judge_method != "agentic" for c in criteria):
-            reason = f"the router cannot run ({type(exc).__name__}: {exc}) and the rubric has code/workflow rows"
-            log.error(reason)
-            return failed_document(config=config, criteria=criteria, error_kind="workflow_missing", exit_code="judge:scorer_error",
-                                   exit_reason=reason, delivery=delivery, seconds=elapsed(), warnings=warnings)
+            return run.failed(criteria, "workflow_missing", "judge:scorer_error",
+                              f"the router cannot run ({type(exc).__name__}: {exc}) and the rubric has code/workflow rows",
+                              delivery=delivery)
         log.warning("the router cannot run (%s); judging this purely agentic rubric directly", exc)
-        from cowork_judge.agentic import judge_agentic as route  # type: ignore[assignment]
+        from cowork_judge.agentic.dispatch import judge_agentic as route  # type: ignore[assignment]
 
     verdicts = route(criteria, ctx)
-    coverage = account(criteria, verdicts, systemic_fraction=config.systemic_fraction, systemic_min=config.systemic_min)
-    breakdown = score(criteria, verdicts, config.scoring_policy, judged_ok=not coverage.systemic)
-    log.info("score %.6f (raw %.6f), coverage %.3f, %d model call(s)", breakdown.reward, breakdown.score_raw,
-             coverage.coverage, ctx.stats.calls)
-    return build_document(
-        config=config, criteria=criteria, verdicts=verdicts, breakdown=breakdown, coverage=coverage, delivery=delivery,
-        seconds=elapsed(), calls=ctx.stats.calls, tokens=ctx.stats.tokens, evidence_pages=ctx.evidence_pages,
-        warnings=warnings, instruction_source=instruction_source, evidence=evidence,
-    )
+    doc = run.document(criteria, verdicts, delivery=delivery, ctx=ctx, evidence=evidence, instruction_source=instruction_source)
+    log.info("score %s (raw %s), coverage %.3f, %d model call(s)", doc.task_score, doc.score_raw,
+             doc.extra_fields.judge_coverage, ctx.stats.calls)
+    return doc
 
 
 def _collect_evidence(ctx: RunContext, *, needs_evidence: bool = True) -> dict:
@@ -237,7 +258,7 @@ def _collect_evidence(ctx: RunContext, *, needs_evidence: bool = True) -> dict:
     """
     config, paths = ctx.config, ctx.paths
     try:
-        from cowork_judge.evidence import build_evidence, is_deck, probe_capabilities
+        from cowork_judge.evidence import build_evidence, is_deck, probe_capabilities, render_width_px
 
         caps = probe_capabilities(config.soffice, config.chromium)
         if not paths.env_capabilities_json.exists():
@@ -248,7 +269,7 @@ def _collect_evidence(ctx: RunContext, *, needs_evidence: bool = True) -> dict:
         if not decks or config.evidence_sec <= 0 or not needs_evidence:
             return {}
         budget = min(config.evidence_sec, max(0.0, ctx.deadline.remaining() / 3))
-        summary = build_evidence(decks, paths.evidence_dir, budget_sec=budget, width_px=_render_width(ctx),
+        summary = build_evidence(decks, paths.evidence_dir, budget_sec=budget, width_px=render_width_px(ctx.workflow_config),
                                  soffice=config.soffice, chromium=config.chromium, capabilities=caps, root=paths.output_dir)
     except Exception as exc:  # evidence must never cost the run its reward
         log.warning("evidence extraction failed: %s", ctx.redactor.text(f"{type(exc).__name__}: {exc}"))
@@ -273,29 +294,6 @@ def _collect_evidence(ctx: RunContext, *, needs_evidence: bool = True) -> dict:
     }
 
 
-def _render_width(ctx: RunContext) -> int:
-    """Page image width in pixels: ``workflow_config.ppt_judge.render_resolution`` ("1920x1080"), else 1600."""
-    resolution = str((ctx.workflow_config.get("ppt_judge") or {}).get("render_resolution", ""))
-    try:
-        width = int(resolution.lower().split("x")[0])
-    except ValueError:
-        return 1600
-    return width if 200 <= width <= 4000 else 1600
-
-
-def _nothing_delivered(config, criteria: tuple[Criterion, ...], delivery: Delivery, *, seconds: float, warnings: list[str]) -> ResultDocument:
-    """No files and no final message: every row missed, reward 0, no model call, no exit_code."""
-    reason = "[no delivery] nothing was delivered (no output files and no final message)"
-    verdicts = {c.id: Verdict(id=c.id, hit=False, judged=True, reason=reason, method="delivery") for c in criteria}
-    breakdown = score(criteria, verdicts, config.scoring_policy)
-    log.info("nothing delivered: reward %s without any model call", breakdown.reward)
-    return build_document(
-        config=config, criteria=criteria, verdicts=verdicts, breakdown=breakdown,
-        coverage=account(criteria, verdicts, systemic_fraction=config.systemic_fraction, systemic_min=config.systemic_min),
-        delivery=delivery, seconds=seconds, calls=0, tokens=0, exit_reason="nothing delivered", warnings=warnings,
-    )
-
-
 class OutputsUnwritable(OSError):
     """The verifier folder cannot be created or written: no reward file is possible."""
 
@@ -317,7 +315,8 @@ def _prepare_verifier_dir(paths: RunPaths) -> None:
     except OSError as exc:
         raise OutputsUnwritable(f"cannot write to the verifier folder {paths.verifier_dir} "
                                 f"({exc.strerror or type(exc).__name__}); no reward can be written, nothing was judged") from None
-    for target in (paths.judge_log, paths.result_json, paths.reward_txt, paths.reward_details_json, paths.env_capabilities_json):
+    for target in (paths.judge_log, paths.result_json, paths.reward_txt, paths.reward_json, paths.reward_details_json,
+                   paths.env_capabilities_json):
         _remove_unless_regular_file(target)
     for folder in (paths.audit_dir, paths.stray_dir):
         try:

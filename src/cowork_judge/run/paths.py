@@ -1,7 +1,8 @@
 """Paths in one place: where the rollout is read from and where the judge writes.
 
 Nobody else builds these path strings. Layout (container defaults; every root can be
-overridden by CLI flag or env var so the judge runs outside a container and in tests)::
+overridden by CLI flag or env var — read by `run.config` — so the judge runs outside a
+container and in tests)::
 
     /app/                         app_dir          (agent workdir; JUDGE_APP_DIR / --app-dir)
     └── output/                   output_dir       deliverables (strict delivery)
@@ -11,6 +12,7 @@ overridden by CLI flag or env var so the judge runs outside a container and in t
     ├── agent/                    agent_logs_dir   trajectory.json, final_answer.txt
     └── verifier/                 verifier_dir
         ├── reward.txt            reward_txt
+        ├── reward.json           reward_json     {"reward": <float>} (Harbor reads it first)
         ├── result.json           result_json
         ├── reward-details.json   reward_details_json
         ├── judge.log             judge_log
@@ -30,6 +32,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from cowork_judge.run.config import JudgeConfig, load_config
+
 
 @dataclass(frozen=True)
 class RunPaths:
@@ -44,6 +48,39 @@ class RunPaths:
     """True when `work_dir` is a temp dir created here: the run deletes it at the end."""
 
     @classmethod
+    def from_config(
+        cls,
+        config: JudgeConfig,
+        *,
+        app_dir: str | os.PathLike[str] | None = None,
+        logs_dir: str | os.PathLike[str] | None = None,
+        tests_dir: str | os.PathLike[str] | None = None,
+        work_dir: str | os.PathLike[str] | None = None,
+        alt_output_dir: str | os.PathLike[str] | None = None,
+    ) -> RunPaths:
+        """The paths of a run: explicit values (command-line flags) win over the
+        configuration (``JUDGE_APP_DIR`` … or the container defaults).
+
+        A missing work dir becomes a fresh private temp directory, removed at the end.
+        """
+
+        def pick(explicit: str | os.PathLike[str] | None, configured: str) -> Path:
+            return Path(str(explicit if explicit is not None else configured)).absolute()
+
+        work = work_dir if work_dir is not None else config.work_dir
+        ephemeral = not work
+        if not work:
+            work = tempfile.mkdtemp(prefix="cowork-judge-")
+        return cls(
+            app_dir=pick(app_dir, config.app_dir),
+            logs_dir=pick(logs_dir, config.logs_dir),
+            tests_dir=pick(tests_dir, config.tests_dir),
+            work_dir=Path(str(work)).absolute(),
+            alt_output_dir=pick(alt_output_dir, config.alt_output_dir),
+            ephemeral_work=ephemeral,
+        )
+
+    @classmethod
     def resolve(
         cls,
         *,
@@ -54,28 +91,10 @@ class RunPaths:
         alt_output_dir: str | os.PathLike[str] | None = None,
         environ: Mapping[str, str] | None = None,
     ) -> RunPaths:
-        """Build the paths from explicit values, then env vars, then container defaults.
-
-        A missing `work_dir` becomes a fresh private temp directory.
-        """
-        env = os.environ if environ is None else environ
-
-        def pick(explicit: object, name: str, default: str) -> Path:
-            value = explicit if explicit is not None else (env.get(name) or default)
-            return Path(str(value)).absolute()
-
-        work = work_dir if work_dir is not None else env.get("JUDGE_WORK_DIR")
-        ephemeral = not work
-        if not work:
-            work = tempfile.mkdtemp(prefix="cowork-judge-")
-        return cls(
-            app_dir=pick(app_dir, "JUDGE_APP_DIR", "/app"),
-            logs_dir=pick(logs_dir, "JUDGE_LOGS_DIR", "/logs"),
-            tests_dir=pick(tests_dir, "JUDGE_TESTS_DIR", "/tests"),
-            work_dir=Path(str(work)).absolute(),
-            alt_output_dir=pick(alt_output_dir, "JUDGE_ALT_OUTPUT_DIR", "/output"),
-            ephemeral_work=ephemeral,
-        )
+        """`from_config` with the configuration read from `environ` (default: the process
+        environment) by `cowork_judge.run.config.load_config`."""
+        return cls.from_config(load_config(environ).config, app_dir=app_dir, logs_dir=logs_dir, tests_dir=tests_dir,
+                               work_dir=work_dir, alt_output_dir=alt_output_dir)
 
     @property
     def output_dir(self) -> Path:
@@ -92,6 +111,10 @@ class RunPaths:
     @property
     def reward_txt(self) -> Path:
         return self.verifier_dir / "reward.txt"
+
+    @property
+    def reward_json(self) -> Path:
+        return self.verifier_dir / "reward.json"
 
     @property
     def result_json(self) -> Path:

@@ -24,22 +24,19 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cowork_judge import ABI, __version__, procs
-
-from cowork_judge.run import outputs
-from cowork_judge.core.fold import build_document
-from cowork_judge.core.coverage import account
-from cowork_judge.run.outputs import atomic_write, dump_json, format_reward, write_fallback
-from cowork_judge.core.result import ResultDocument, RewardDetails
+from cowork_judge import procs
+from cowork_judge.core.failures import EXIT_STATUS, exit_status
+from cowork_judge.core.fold import RunFacts, fold
+from cowork_judge.core.result import ResultDocument
 from cowork_judge.core.rubric import Criterion, load_rubric
-from cowork_judge.core.scoring import score
 from cowork_judge.core.verdicts import Verdict
+from cowork_judge.run import outputs
 
 if TYPE_CHECKING:
+    from cowork_judge.redact import Redactor
     from cowork_judge.run.config import LoadedConfig
     from cowork_judge.run.context import RunContext
     from cowork_judge.run.paths import RunPaths
-    from cowork_judge.redact import Redactor
 
 GRACE_SEC = 2.5
 """Seconds after JUDGE_DEADLINE before the watchdog takes over. The normal path needs
@@ -132,15 +129,15 @@ class Watchdog:
         backstop = threading.Timer(BACKSTOP_SEC, self._last_resort)
         backstop.daemon = True
         backstop.start()
-        code = 1
-        lock = getattr(outputs, "_write_lock", None)  # held by `write_result` while it writes the three documents
-        held = lock.acquire(timeout=WRITE_LOCK_WAIT_SEC) if lock is not None else False
+        code = EXIT_STATUS["not_clean"]
+        lock = outputs.write_lock()  # held by `write_result` while it writes the documents
+        held = lock.acquire(timeout=WRITE_LOCK_WAIT_SEC)
         try:
             if self._main_wrote():
-                code = 0 if self._written is not None and self._written.status in ("success", "skipped") else 1
+                code = exit_status(self._written.status if self._written is not None else None)
                 log.error("watchdog: %s after the outputs were written; ending the process",
                           self._stop[0] if self._stop else f"the run passed JUDGE_DEADLINE + {GRACE_SEC:.1f} s")
-            elif lock is None or held:
+            elif held:
                 code = self._write_best()
             if self._stop is not None:
                 code = self._stop[1]
@@ -159,18 +156,19 @@ class Watchdog:
             # The write lock stays held: the main thread cannot start a half write now.
             self._exit_process(code)
             backstop.cancel()  # only reached when exit_process returns (tests)
-            if held and lock is not None:
+            if held:
                 lock.release()
 
     def _last_resort(self) -> None:
         """The backstop: writing the best document blocked (a wedged thread holds what it
         needs); write the fallback document unless one is there, then end the process."""
-        code = self._stop[1] if self._stop is not None else 1
+        code = self._stop[1] if self._stop is not None else EXIT_STATUS["not_clean"]
         try:
             if not self._main_wrote() and not self.paths.reward_txt.exists():
                 reason = self._stop[0] if self._stop is not None else "the judge was wedged past JUDGE_DEADLINE"
-                write_fallback(self.paths, exit_code="judge:timeout", exit_reason=f"{reason}; the watchdog's backstop ended it",
-                               version=__version__, abi=ABI, redactor=self.redactor)
+                outputs.write_fallback(self.paths, exit_code="judge:timeout", exit_reason=f"{reason}; the watchdog's backstop ended it",
+                                       identity=self.loaded.config.identity().model_dump(mode="json"),
+                                       seconds=time.monotonic() - self._started_at, redactor=self.redactor)
         finally:
             self._exit_process(code)
 
@@ -190,17 +188,20 @@ class Watchdog:
             reason, kind = f"the judge was still running {GRACE_SEC:g} s after JUDGE_DEADLINE; the watchdog ended it", "deadline"
         try:  # documents first, logging after: a wedged thread may hold a log handler's lock
             doc = self._document(reason, kind)
-            _write_documents(self.paths, doc, self.redactor)
+            outputs.write_result(self.paths, doc, self.redactor, lock=False)  # this thread holds the lock
             log.error("watchdog: %s; reward %s written (coverage %.3f)", reason, doc.task_score,
                       doc.extra_fields.judge_coverage)
-            return 0 if doc.status == "success" else 1
+            return exit_status(doc.status)
         except BaseException as exc:  # noqa: BLE001 - last resort of the last resort
-            write_fallback(self.paths, exit_code="judge:timeout", exit_reason=reason, version=__version__, abi=ABI,
-                           redactor=self.redactor)
+            outputs.write_fallback(self.paths, exit_code="judge:timeout", exit_reason=reason,
+                                   identity=self.loaded.config.identity().model_dump(mode="json"),
+                                   seconds=time.monotonic() - self._started_at, redactor=self.redactor)
             log.error("watchdog: could not build the result (%s); the fallback was written", type(exc).__name__)
-            return 1
+            return EXIT_STATUS["not_clean"]
 
     def _document(self, reason: str, kind: str = "deadline") -> ResultDocument:
+        """The best document now: verdicts found in the audit folder, every other row
+        unjudged `kind`, folded like any other run."""
         config = self.loaded.config
         criteria = self._criteria if self._criteria is not None else load_rubric(self.paths.rubric_json).criteria
         found = audit_verdicts(self.paths.audit_dir)
@@ -212,19 +213,17 @@ class Watchdog:
                 c.id, kind, f"not judged before the run was ended: {reason}",  # type: ignore[arg-type]
                 method=c.judge_method, attempts=v.attempts if v is not None else 0,
             )
-        coverage = account(criteria, verdicts, systemic_fraction=config.systemic_fraction, systemic_min=config.systemic_min)
-        breakdown = score(criteria, verdicts, config.scoring_policy, judged_ok=not coverage.systemic)
         ctx = self._ctx
-        exit_reason = f"{coverage.exit_reason}; {reason}" if coverage.exit_reason else reason
-        return build_document(
-            config=config, criteria=criteria, verdicts=verdicts, breakdown=breakdown, coverage=coverage,
-            delivery=ctx.delivery if ctx is not None else None,
+        facts = RunFacts(
+            identity=config.identity(),
+            delivery=ctx.delivery.details() if ctx is not None else None,
             seconds=time.monotonic() - self._started_at,
             calls=ctx.stats.calls if ctx is not None else 0,
             tokens=ctx.stats.tokens if ctx is not None else 0,
-            exit_reason=exit_reason,
-            warnings=[*self.loaded.warnings, reason],
+            warnings=(*self.loaded.warnings, reason),
+            exit_note=reason,
         )
+        return fold(criteria, verdicts, config.scoring_policy, facts)
 
 
 def audit_verdicts(audit_dir: Path) -> dict[str, Verdict]:
@@ -249,14 +248,6 @@ def audit_verdicts(audit_dir: Path) -> dict[str, Verdict]:
             if v.judged or not (out.get(v.id) and out[v.id].judged):
                 out[v.id] = v
     return out
-
-
-def _write_documents(paths: RunPaths, doc: ResultDocument, redactor: Redactor) -> None:
-    """`outputs.write_result` without taking the write lock (the watchdog holds it)."""
-    atomic_write(paths.result_json, dump_json(redactor.value(doc.model_dump(mode="json", by_alias=True))))
-    details = RewardDetails.from_result(doc).model_dump(mode="json", by_alias=True)
-    atomic_write(paths.reward_details_json, dump_json(redactor.value(details)))
-    atomic_write(paths.reward_txt, format_reward(doc.task_score))
 
 
 def arm(paths: RunPaths, loaded: LoadedConfig, redactor: Redactor, *, start: float) -> Watchdog:

@@ -1,54 +1,32 @@
-"""Model transport: one Chat Completions call over the official `openai` client, and the
-classification of its failures.
+"""Model transport: one Chat Completions call over the official `openai` client.
 
-The client library's own retries are disabled (``max_retries=0``): retrying is the
-scheduler's job, with the policy of SPEC §11. Calls stream (errors that endpoints deliver
-inside a 200 SSE stream surface as exceptions) and are counted (calls, tokens).
+The client library's own retries are disabled (``max_retries=0``): retrying belongs to the
+callers (`agentic.scheduler`, `transport.workflow_calls`), with the retry policy of the
+failure table (`cowork_judge.core.failures`), which also classifies what this module
+raises. Calls stream (errors that endpoints deliver inside a 200 SSE stream surface as
+exceptions) and are counted (calls, tokens) in the run's `CallStats`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import openai
 
-from cowork_judge.core.failures import ErrorKind
+from cowork_judge.core.failures import JudgeFailure, error_text
+from cowork_judge.transport.stats import CallStats
 
-RATE_LIMIT_PHRASES = (
-    "rate limit",
-    "rate_limit",
-    "ratelimit",
-    "too many requests",
-    "request rate increased too quickly",
-    "quota exceeded",
-    "exceeded your rate",
-    "throttl",
-    "stream disconnected before completion",
-)
-"""Lower-case phrases that mean "rate limited" even without an HTTP 429 (SPEC §11)."""
-INSUFFICIENT_QUOTA_PHRASES = (
-    "insufficient_quota",
-    "insufficient quota",
-    "insufficient balance",
-    "insufficient_balance",
-    "exceeded your current quota",
-    "billing_hard_limit",
-    "billing hard limit",
-)
-"""Lower-case phrases that mean "the account has no credit": give up at once. (OpenAI's
-``insufficient_quota`` says "You exceeded your current quota"; a per-minute window that
-is full says "quota exceeded" and is rate limiting.)"""
 RESPONSE_FORMAT_PHRASES = ("response_format", "json_schema", "structured output", "json mode")
 """A 400 mentioning one of these means the endpoint rejects structured output."""
 
 
-class StreamIncomplete(Exception):
+class StreamIncomplete(JudgeFailure):
     """The SSE stream ended before a finish_reason (clients report
-    "stream disconnected before completion"; classified as rate limiting)."""
+    "stream disconnected before completion"; classified as rate limiting, SPEC §11)."""
+
+    kind = "rate_limit"
 
 
 class ResponseFormatRejected(Exception):
@@ -66,109 +44,11 @@ class ChatReply:
     completion_tokens: int = 0
 
 
-@dataclass
-class CallStats:
-    """Counters shared by every call of a run (single event loop: no lock needed)."""
-
-    calls: int = 0
-    tokens: int = 0
-    by_kind: dict[str, int] = field(default_factory=dict)
-
-    def failed(self, kind: str) -> None:
-        """Count one failed call of `kind`."""
-        self.by_kind[kind] = self.by_kind.get(kind, 0) + 1
-
-
-def classify(exc: BaseException) -> ErrorKind:
-    """Map a transport exception to an `ErrorKind` (SPEC §11).
-
-    In order: ``insufficient_quota`` (by code, type or message: the account has no credit)
-    wins over everything, also over HTTP 429; timeouts (the client's or ours); rate
-    limiting: HTTP 429, an error raised INSIDE a 200 SSE stream (a base ``openai.APIError``
-    without a status code), a stream that ended without a finish_reason
-    (`StreamIncomplete`), or any status or error whose message, code or type says so
-    (``Request rate increased too quickly``, ``quota exceeded``, ``rate limit``…, whatever
-    the status: a 400 that says "quota exceeded" is a full window, not a bad request);
-    other 4xx except 408/409 are ``request_rejected`` (permanent); everything else
-    (5xx, connection errors, unexpected exceptions) is a transient ``api_error``.
-    """
-    text = _error_text(exc).lower()
-    if any(p in text for p in INSUFFICIENT_QUOTA_PHRASES):
-        return "insufficient_quota"
-    if isinstance(exc, (openai.APITimeoutError, asyncio.TimeoutError, TimeoutError)):
-        return "timeout"
-    status = getattr(exc, "status_code", None)
-    if isinstance(exc, openai.RateLimitError) or status == 429:
-        return "rate_limit"
-    if isinstance(exc, StreamIncomplete) or _in_stream_error(exc):
-        return "rate_limit"
-    if any(p in text for p in RATE_LIMIT_PHRASES):
-        return "rate_limit"
-    if isinstance(status, int) and 400 <= status < 500 and status not in (408, 409):
-        return "request_rejected"
-    return "api_error"
-
-
-def _in_stream_error(exc: BaseException) -> bool:
-    """An error event inside a 200 SSE stream: the SDK raises a base ``APIError``
-    (no status code, not a connection error)."""
-    return isinstance(exc, openai.APIError) and not isinstance(
-        exc, (openai.APIStatusError, openai.APIConnectionError, openai.APIResponseValidationError)
-    )
-
-
-ERROR_TEXT_CHARS = 2000
-"""Characters of an error's text that classification reads (an echoed prompt further on
-must not decide the kind)."""
-
-
-def _error_text(exc: BaseException) -> str:
-    """The words that classify an error: its type name, and the message, code and type of
-    its error body (an ``openai.APIError``), else its string, cut at `ERROR_TEXT_CHARS`."""
-    parts = [type(exc).__name__]
-    body = getattr(exc, "body", None) if isinstance(exc, openai.APIError) else None
-    if isinstance(body, dict):
-        for key in ("message", "code", "type"):
-            value = body.get(key)
-            if value is not None:
-                parts.append(value if isinstance(value, str) else json.dumps(value, default=str))
-        if body.get("message") is None:
-            parts.append(getattr(exc, "message", "") or "")
-    elif isinstance(body, str):
-        parts.append(body)
-    else:
-        parts.append(str(exc))
-    for attr in ("code", "type"):
-        value = getattr(exc, attr, None)
-        if isinstance(value, str):
-            parts.append(value)
-    return " ".join(parts)[:ERROR_TEXT_CHARS]
-
-
-def backoff_seconds(kind: str, failures: int, backoff_max_sec: float, rng: random.Random) -> float:
-    """Seconds to wait before retrying after a failure of `kind`.
-
-    Args:
-        kind: the failure's `ErrorKind`.
-        failures: n, the number of rate-limit failures of this block so far (≥ 1).
-        backoff_max_sec: ``JUDGE_RETRY_BACKOFF_MAX`` (≥ 1).
-        rng: the run's random source (seeded in tests).
-
-    Returns:
-        Rate limiting: ``uniform(1, min(backoff_max, 2·3^(n−1)))`` — upper bounds 2, 6,
-        18, then `backoff_max` (20 s by default; SPEC §11). Anything else: 1.0.
-    """
-    if kind != "rate_limit":
-        return 1.0
-    upper = min(backoff_max_sec, 2.0 * 3.0 ** (max(failures, 1) - 1))
-    return rng.uniform(1.0, max(1.0, upper))
-
-
 def is_response_format_rejection(exc: BaseException) -> bool:
     """True for a 400 that complains about ``response_format`` / structured output."""
     if not isinstance(exc, openai.BadRequestError):
         return False
-    text = _error_text(exc).lower()
+    text = error_text(exc).lower()
     return any(p in text for p in RESPONSE_FORMAT_PHRASES)
 
 
@@ -205,7 +85,7 @@ class Transport:
         Raises:
             ResponseFormatRejected: the endpoint rejected `response_format`.
             asyncio.TimeoutError: the call took longer than `timeout_sec`.
-            openai.APIError, StreamIncomplete: transport failures (see `classify`).
+            openai.APIError, StreamIncomplete: transport failures (see `core.failures.classify`).
         """
         self.stats.calls += 1
         kwargs: dict[str, Any] = {

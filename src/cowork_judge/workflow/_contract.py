@@ -1,46 +1,132 @@
-"""The workflow contract (ABI 1): what a workflow receives, returns, and may use.
+"""The workflow contract (ABI 2): what a workflow receives, returns, and may use.
 
-A workflow package ``cowork_judge.workflow.<name>`` declares ``REQUIRES_ABI`` and a
+A workflow package ``cowork_judge.workflow.<name>`` declares ``REQUIRES_ABI = 2`` and a
 function ``run(criteria, ctx, budget_sec) -> list[Verdict]``:
 
 - ``criteria``: the workflow's rows (normalized `Criterion` objects), in rubric order;
-- ``ctx``: a dict with the keys of `WORKFLOW_CTX_KEYS` (paths, artifacts from code methods,
-  ``workflow_config``, deadline, …);
+- ``ctx``: a `WorkflowContext` — settings from ``rubric.json → workflow_config.<name>``,
+  the code segment's artifacts (the located deck), the shared evidence folder, the
+  delivery, the run deadline, a cancel event, an audit log, and THE model transport
+  (`ModelCaller`) through which every model call must go: it enforces the run's global
+  in-flight limit (``JUDGE_WORKFLOW_CONCURRENCY``, one limit over all workflow calls,
+  however many threads a workflow uses), the start jitter
+  (``JUDGE_WORKFLOW_START_JITTER``), the retry policy of the failure table, the call and
+  token statistics of the result, the redacted audit of every prompt and reply, and the
+  cancel event;
 - ``budget_sec``: seconds it may use; the router waits a grace period more, then sets
-  ``ctx["cancel"]`` (a `threading.Event`): a workflow checks it between requests (or
-  waits on it instead of sleeping) and returns, so that its requests never overlap the
-  agentic segment's.
+  ``ctx.cancel``: a workflow checks it between requests (the transport refuses new calls
+  once it is set) and returns, so its requests never overlap the agentic segment's.
 
 It returns one verdict per row (build them with `hit_row`, `level_row`, `unjudged_row`,
 `gate_row`); rows it leaves out become unjudged ``workflow_error`` sentinels. Helpers:
-`power_mean`, `snap_to_grid` (the 21-step grid), `backoff_seconds`, `apply_na_policy`.
+`power_mean`, `snap_to_grid` (the 21-step grid), `apply_na_policy`.
+
+ABI history: 1 passed ``ctx`` as a dict with no transport; 2 (this) passes the typed
+context. The loader accepts what ``cowork_judge.ABI_COMPAT`` lists; a workflow declaring
+another ABI has its rows unjudged ``workflow_missing``.
 """
 
 from __future__ import annotations
 
+import logging
 import math
-from collections.abc import Sequence
+import random
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
 
-from cowork_judge.core.failures import ErrorKind
-from cowork_judge.transport.chat import backoff_seconds
+from cowork_judge.core.failures import ErrorKind, JudgeFailure
 from cowork_judge.core.scales import snap_level
 from cowork_judge.core.verdicts import Verdict
 
 GRID_21: tuple[float, ...] = tuple(round(i / 20, 2) for i in range(21))
 """The 21-step level grid 0, 0.05, …, 1 used by visual workflows (values equal float("0.05"))."""
 
-WORKFLOW_CTX_KEYS = (
-    "paths",  # RunPaths
-    "config",  # JudgeConfig
-    "workflow_config",  # rubric.json → workflow_config.<name> (dict)
-    "artifacts",  # code-segment artifacts: deck_path, deck_kind, deck_rel, …
-    "evidence_dir",  # Path: shared evidence (pages/ lands here and reaches agentic blocks)
-    "delivery",  # Delivery
-    "deadline",  # Deadline (monotonic)
-    "log",  # logging.Logger
-    "cancel",  # threading.Event: set when the budget (+ grace) is spent — stop sending requests and return
-)
-"""Keys of the ``ctx`` dict a workflow receives (part of the ABI)."""
+
+@dataclass(frozen=True)
+class ModelReply:
+    """One model answer: its text, token usage, and how many attempts it took."""
+
+    text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    attempts: int = 1
+
+
+class ModelCallFailed(JudgeFailure):
+    """A model call failed after the retry policy gave up; `kind` says why (``rate_limit``,
+    ``timeout``, ``api_error``, ``deadline``, ``interrupted``…)."""
+
+
+class ModelCaller(Protocol):
+    """The model transport of a workflow (implemented by the run; see the module docstring)."""
+
+    def complete(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        label: str,
+        response_format: dict[str, Any] | None = None,
+        timeout_sec: float | None = None,
+    ) -> ModelReply:
+        """Send one Chat Completions request (retried per the failure table).
+
+        Args:
+            messages: OpenAI chat messages (text and ``image_url`` parts).
+            label: audit name of the call (e.g. ``page-03/layout``).
+            response_format: e.g. a ``json_schema`` format; dropped (with a warning) if the
+                endpoint rejects structured output.
+            timeout_sec: per-attempt limit, at most ``JUDGE_PER_TIMEOUT`` (default).
+
+        Raises:
+            ModelCallFailed: the policy gave up, the deadline passed or ``cancel`` was set.
+        """
+        ...
+
+
+class AuditSink(Protocol):
+    """The workflow's part of the ``judge/`` audit folder (everything written is redacted)."""
+
+    def append(self, name: str, record: dict[str, Any]) -> None:
+        """Append one JSON record to ``<name>.jsonl``; never raises."""
+        ...
+
+
+@dataclass(frozen=True)
+class WorkflowContext:
+    """What a workflow may read and use (ABI 2).
+
+    Attributes:
+        name: the workflow's name.
+        settings: ``rubric.json → workflow_config.<name>`` (a plain dict; validate it).
+        artifacts: the code segment's artifacts (``deck_path``, ``deck_kind``, ``deck_rel``…).
+        evidence_dir: the shared evidence folder (``pages/`` written here reaches agentic blocks).
+        work_dir: a private scratch folder of this workflow.
+        delivery: the deliverables and final message (`cowork_judge.run.delivery.Delivery`).
+        deadline_at: monotonic time (seconds) of the run's JUDGE_DEADLINE.
+        cancel: set when the budget (+ grace) is spent or the run is ending.
+        transport: the model transport every model call must use.
+        audit: the workflow's audit log.
+        redact: removes secrets from a text (use it on agent-produced text put in prompts).
+        log: the run's logger.
+        rng: the run's random source (seeded in tests).
+    """
+
+    name: str
+    settings: Mapping[str, Any]
+    artifacts: Mapping[str, Any]
+    evidence_dir: Path
+    work_dir: Path
+    delivery: Any
+    deadline_at: float
+    cancel: threading.Event
+    transport: ModelCaller
+    audit: AuditSink
+    redact: Callable[[str], str] = str
+    log: logging.Logger = field(default_factory=lambda: logging.getLogger("cowork_judge"))
+    rng: random.Random = field(default_factory=random.Random)
 
 
 def hit_row(row_id: str, hit: bool, reason: str, *, evidence: Sequence[str] = ()) -> Verdict:
@@ -118,6 +204,6 @@ def apply_na_policy(page_levels: Sequence[float | None], policy: str | None, *, 
 
 
 __all__ = [
-    "GRID_21", "WORKFLOW_CTX_KEYS", "hit_row", "level_row", "unjudged_row", "gate_row",
-    "power_mean", "snap_to_grid", "backoff_seconds", "apply_na_policy",
+    "GRID_21", "ModelReply", "ModelCallFailed", "ModelCaller", "AuditSink", "WorkflowContext",
+    "hit_row", "level_row", "unjudged_row", "gate_row", "power_mean", "snap_to_grid", "apply_na_policy",
 ]

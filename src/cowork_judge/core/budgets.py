@@ -9,14 +9,31 @@ Agentic cost is predictable (a declared cost model per backend), workflow cost i
                     = share × remaining                     when JUDGE_WORKFLOW_DEADLINE_SHARE is set
 
 The factor 2 is the same safety factor as the block budget (2 × JUDGE_PER_TIMEOUT).
-Pure functions; all values in seconds.
+Pure functions; all values in seconds. Each agentic backend declares its `CostModel` in
+`agentic.registry`.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
-from cowork_judge.agentic.base import CostModel
+
+@dataclass(frozen=True)
+class CostModel:
+    """Expected seconds of one attempt: ``fixed_sec + rows × per_row_sec``.
+
+    The router reserves the agentic budget from it (SPEC §7.6: codex declares about
+    100 s fixed and 3 s per row, measured on the seed fleet).
+    """
+
+    fixed_sec: float
+    per_row_sec: float
+
+    def attempt_sec(self, rows: int) -> float:
+        """Expected seconds for one attempt judging `rows` rows."""
+        return self.fixed_sec + rows * self.per_row_sec
+
 
 SAFETY_FACTOR = 2.0
 FLOOR_SHARE = 0.5

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from cowork_judge.agentic import BACKEND_COST_MODELS
-from cowork_judge.agentic.base import CostModel
-from cowork_judge.run.budgets import agentic_reserve, workflow_budget
+from cowork_judge.agentic.registry import BACKENDS
+from cowork_judge.core.budgets import CostModel, agentic_reserve, workflow_budget
 
 CODEX = CostModel(fixed_sec=100.0, per_row_sec=3.0)
 
@@ -44,5 +43,5 @@ def test_explicit_share_is_the_escape_hatch_and_no_negative_budget():
 
 
 def test_every_backend_declares_a_cost_model():
-    assert set(BACKEND_COST_MODELS) == {"openai", "codex", "claude"}
-    assert BACKEND_COST_MODELS["codex"] == CODEX
+    assert set(BACKENDS) == {"openai", "codex", "claude"}
+    assert BACKENDS["codex"].cost == CODEX

@@ -1,0 +1,51 @@
+"""The `agentic` segment's entry: judge rows with the configured backend (SPEC §10).
+
+The backend comes from the registry (`agentic.registry`); its implementation, and the
+model client with it, is imported only here and only when agentic rows exist.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from cowork_judge.agentic.registry import backend_spec, load_backend_class
+from cowork_judge.agentic.scheduler import judge_blocks
+from cowork_judge.core.rubric import Criterion
+from cowork_judge.core.verdicts import Verdict
+from cowork_judge.run.context import RunContext
+
+
+def judge_agentic(rows: Sequence[Criterion], ctx: RunContext) -> dict[str, Verdict]:
+    """Judge `rows` with the configured backend; exactly one verdict per row.
+
+    A backend this version does not ship, or whose implementation fails to import, leaves
+    every row unjudged ``backend_missing``. Requires credentials in ``ctx.config`` (the
+    caller checks them first).
+    """
+    if not rows:
+        return {}
+    spec = backend_spec(ctx.config.backend)
+    try:
+        backend_class = load_backend_class(spec)
+    except ImportError as exc:
+        reason = f"{exc}; use one of: {', '.join(n for n in _available())}"
+        return {c.id: Verdict.unjudged(c.id, "backend_missing", reason) for c in rows}
+    return asyncio.run(_judge(rows, ctx, backend_class))
+
+
+def _available() -> list[str]:
+    from cowork_judge.agentic.registry import BACKENDS
+
+    return [name for name, spec in BACKENDS.items() if spec.available]
+
+
+async def _judge(rows: Sequence[Criterion], ctx: RunContext, backend_class: type) -> dict[str, Verdict]:
+    backend = backend_class.open(ctx)
+    try:
+        return await judge_blocks(rows, ctx, backend)
+    finally:
+        try:
+            await asyncio.wait_for(backend.close(), timeout=2.0)
+        except Exception:  # noqa: BLE001 - closing must never cost the run its verdicts
+            pass

@@ -1,0 +1,81 @@
+"""The table of agentic backends: name → implementation + declared cost model (SPEC §10).
+
+The one place that lists backends. Configuration validates ``JUDGE_BACKEND`` against it,
+the router's budget reserves time with its cost model (SPEC §7.6), and the dispatcher
+loads the implementation from it. Importing this module loads no backend (and no model
+client): implementations are named by import path and loaded on use.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
+from cowork_judge.core.budgets import CostModel
+
+
+@dataclass(frozen=True)
+class BackendSpec:
+    """One agentic backend.
+
+    Attributes:
+        name: the ``JUDGE_BACKEND`` value.
+        target: ``"module:Class"`` of the implementation, or None when this version of
+            the package has none (its rows are then unjudged ``backend_missing``).
+        cost: expected seconds per attempt (``fixed_sec + rows × per_row_sec``).
+        needs: what the image must provide, for messages and the README.
+    """
+
+    name: str
+    target: str | None
+    cost: CostModel
+    needs: str
+
+    @property
+    def available(self) -> bool:
+        """True when this version ships an implementation."""
+        return self.target is not None
+
+
+BACKENDS: Mapping[str, BackendSpec] = MappingProxyType({
+    "openai": BackendSpec(
+        "openai", "cowork_judge.agentic.openai_agent:OpenAIAgentBackend",
+        # measured for a tool-using chat model (a tool round plus the answer)
+        CostModel(fixed_sec=30.0, per_row_sec=3.0), "Python only (built in)"),
+    # the seed fleet's measured codex figures (SPEC §7.6): about 100 s fixed, 3 s per row
+    "codex": BackendSpec("codex", None, CostModel(fixed_sec=100.0, per_row_sec=3.0), "the codex CLI on PATH"),
+    "claude": BackendSpec("claude", None, CostModel(fixed_sec=100.0, per_row_sec=3.0), "the claude CLI on PATH"),
+})
+"""Backend name → spec, read-only."""
+
+DEFAULT_BACKEND = "openai"
+
+
+class UnknownBackend(ValueError):
+    """A backend name that is not in `BACKENDS` (the message lists the known ones)."""
+
+
+def backend_spec(name: str) -> BackendSpec:
+    """The spec of backend `name`.
+
+    Raises:
+        UnknownBackend: `name` is not registered.
+    """
+    try:
+        return BACKENDS[name]
+    except KeyError:
+        raise UnknownBackend(f"unknown agentic backend {name!r}; known: {', '.join(BACKENDS)}") from None
+
+
+def load_backend_class(spec: BackendSpec) -> type:
+    """Import the implementation class of `spec`.
+
+    Raises:
+        ImportError: the module cannot be imported, or `spec` has no implementation.
+    """
+    if spec.target is None:
+        raise ImportError(f"JUDGE_BACKEND={spec.name!r} is not available in this version")
+    module_name, _, class_name = spec.target.partition(":")
+    return getattr(importlib.import_module(module_name), class_name)

@@ -1,0 +1,237 @@
+"""The model transport of the workflow segment: every workflow model call goes through here.
+
+One `WorkflowCalls` per run holds what all workflow calls share: ONE in-flight limit
+(``JUDGE_WORKFLOW_CONCURRENCY``; a workflow that fans out over nested thread pools still
+never has more requests open than that), the start jitter of the first wave
+(``JUDGE_WORKFLOW_START_JITTER``: each of the first `limit` calls waits ``uniform(0,
+jitter)`` seconds while holding its slot, so later calls queue behind), the retry policy
+of the failure table, the run's call/token counters (they reach ``judge_calls`` and
+``judge_tokens``), and a private event loop thread that runs the async model client.
+Each workflow gets a `WorkflowCaller` (the `ModelCaller` of its context) bound to its
+audit folder, its budget and its cancel event.
+
+The model client (``openai``) is imported on the first call, never at import time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from cowork_judge.core.failures import RetryPolicy, classify, summary
+from cowork_judge.transport.audit import audit_view
+from cowork_judge.transport.stats import CallStats
+from cowork_judge.workflow._contract import AuditSink, ModelCallFailed, ModelReply
+
+SLOT_POLL_SEC = 0.05
+"""How often a call waiting for a slot (or sleeping) checks its cancel event, seconds."""
+
+
+class WorkflowCalls:
+    """What all workflow calls of one run share (see the module docstring).
+
+    Args:
+        api_key, base_url, model: the judge endpoint (None key: every call fails ``no_credential``).
+        limit: JUDGE_WORKFLOW_CONCURRENCY, requests in flight at most (≥ 1).
+        jitter_sec: JUDGE_WORKFLOW_START_JITTER, seconds.
+        per_timeout_sec: JUDGE_PER_TIMEOUT, the longest one attempt may take.
+        retry: the retry policy (failure table, max tries, backoff cap).
+        stats: the run's call/token counters.
+        deadline_at: monotonic time of JUDGE_DEADLINE.
+        redact: removes secrets from outgoing and audited text.
+        rng: randomness for jitter and backoff.
+        log: the run's logger.
+    """
+
+    def __init__(self, *, api_key: str | None, base_url: str | None, model: str, limit: int, jitter_sec: float,
+                 per_timeout_sec: float, retry: RetryPolicy, stats: CallStats, deadline_at: float,
+                 redact: Callable[[str], str], rng: random.Random, log: logging.Logger) -> None:
+        self._endpoint = (api_key, base_url, model)
+        self.limit = limit
+        self.jitter_sec = jitter_sec
+        self.per_timeout_sec = per_timeout_sec
+        self.retry = retry
+        self.stats = stats
+        self.deadline_at = deadline_at
+        self.redact = redact
+        self.rng = rng
+        self.log = log
+        self._slots = threading.BoundedSemaphore(limit)
+        self._lock = threading.Lock()
+        self._first_wave = limit  # calls still to wait for the start jitter
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._transport: Any = None
+        self.structured = True
+
+    def caller(self, name: str, audit: AuditSink, *, cancel: threading.Event, budget_end: float) -> WorkflowCaller:
+        """The `ModelCaller` of workflow `name` (audit under its folder, bounded by its budget)."""
+        return WorkflowCaller(self, name, audit, cancel=cancel, budget_end=budget_end)
+
+    # ------------------------------------------------------------------ the event loop thread
+
+    def _start(self) -> None:
+        with self._lock:
+            if self._loop is not None:
+                return
+            api_key, base_url, model = self._endpoint
+            if not api_key or not base_url:
+                raise ModelCallFailed("no judge credentials: a workflow needs JUDGE_API_KEY and JUDGE_BASE_URL",
+                                      kind="no_credential")
+            from cowork_judge.transport.chat import Transport  # the model client loads on first use
+
+            loop = asyncio.new_event_loop()
+            thread = threading.Thread(target=loop.run_forever, name="workflow-calls", daemon=True)
+            thread.start()
+            self._transport = Transport(api_key=api_key, base_url=base_url, model=model, stats=self.stats)
+            self._loop, self._thread = loop, thread
+
+    def run(self, coro_factory: Callable[[], Any], timeout_sec: float) -> Any:
+        """Run the coroutine made by `coro_factory` on the event loop; at most `timeout_sec`.
+
+        Raises:
+            TimeoutError: it took longer (the coroutine is cancelled).
+            Whatever the coroutine raised.
+        """
+        self._start()
+        assert self._loop is not None
+        future = asyncio.run_coroutine_threadsafe(coro_factory(), self._loop)
+        try:
+            return future.result(timeout=max(0.01, timeout_sec))
+        except TimeoutError:
+            future.cancel()
+            raise
+
+    def close(self) -> None:
+        """Close the client and stop the event loop thread (idempotent; never raises)."""
+        with self._lock:
+            loop, thread, transport = self._loop, self._thread, self._transport
+            self._loop = self._thread = self._transport = None
+        if loop is None:
+            return
+        try:
+            asyncio.run_coroutine_threadsafe(transport.close(), loop).result(timeout=2.0)
+        except Exception:  # noqa: BLE001 - closing must never cost the run its verdicts
+            pass
+        loop.call_soon_threadsafe(loop.stop)
+        if thread is not None:
+            thread.join(timeout=2.0)
+        if not loop.is_running():
+            loop.close()
+
+    # ------------------------------------------------------------------ slots and jitter
+
+    def acquire(self, cancel: threading.Event, give_up_at: float) -> bool:
+        """Take an in-flight slot (False when `cancel` is set or `give_up_at` passes first);
+        the first wave then waits its start jitter while holding the slot."""
+        while not self._slots.acquire(timeout=SLOT_POLL_SEC):
+            if cancel.is_set() or time.monotonic() >= give_up_at:
+                return False
+        with self._lock:
+            first = self._first_wave > 0
+            self._first_wave -= 1 if first else 0
+        if first and self.jitter_sec > 0:
+            delay = min(self.rng.uniform(0.0, self.jitter_sec), max(0.0, give_up_at - time.monotonic()))
+            if cancel.wait(delay):
+                self._slots.release()
+                return False
+        return True
+
+    def release(self) -> None:
+        """Give a slot back."""
+        self._slots.release()
+
+
+class WorkflowCaller:
+    """One workflow's `ModelCaller`: retries, time limits, audit and cancel around `WorkflowCalls`."""
+
+    def __init__(self, shared: WorkflowCalls, name: str, audit: AuditSink, *, cancel: threading.Event, budget_end: float) -> None:
+        self.shared = shared
+        self.name = name
+        self.audit = audit
+        self.cancel = cancel
+        self.budget_end = budget_end
+
+    def complete(self, messages: list[dict[str, Any]], *, label: str, response_format: dict[str, Any] | None = None,
+                 timeout_sec: float | None = None) -> ModelReply:
+        """One model call with the run's retry policy (see `cowork_judge.workflow._contract.ModelCaller`).
+
+        Raises:
+            ModelCallFailed: the policy gave up (kind of the last failure), the run's
+                deadline (``deadline``) or the workflow's budget (``timeout``) came first,
+                or ``cancel`` was set.
+        """
+        shared = self.shared
+        messages = _redacted(messages, shared.redact)
+        policy = shared.retry
+        attempts = backoffs = 0
+        while True:
+            end = min(self.budget_end, shared.deadline_at)
+            if self.cancel.is_set() or time.monotonic() >= end:
+                raise self._cut_off(label, attempts)
+            if not shared.acquire(self.cancel, end):
+                raise self._cut_off(label, attempts)
+            attempts += 1
+            t0 = time.monotonic()
+            limit = min(timeout_sec or shared.per_timeout_sec, shared.per_timeout_sec, max(0.01, end - t0))
+            fmt = response_format if shared.structured else None
+            try:
+                reply = shared.run(lambda: shared._transport.chat(messages, timeout_sec=limit, response_format=fmt), limit + 1.0)
+            except ModelCallFailed:
+                raise
+            except Exception as exc:  # every transport failure is classified
+                from cowork_judge.transport.chat import ResponseFormatRejected
+
+                if isinstance(exc, ResponseFormatRejected):
+                    shared.structured = False
+                    shared.log.warning("workflow %s: the endpoint rejected response_format; plain JSON from now on", self.name)
+                    attempts -= 1  # not a failure of the call: the same attempt again without the format
+                    continue
+                kind = classify(exc, deadline_passed=time.monotonic() >= shared.deadline_at)
+                reason = shared.redact(summary(exc))
+                shared.stats.failed(kind)
+                self.audit.append("calls", {"label": label, "attempt": attempts, "failed": kind, "error": reason,
+                                            "seconds": round(time.monotonic() - t0, 3)})
+                shared.log.warning("workflow %s call %s attempt %d failed (%s): %s", self.name, label, attempts, kind, reason)
+            else:
+                self.audit.append("calls", {"label": label, "attempt": attempts, "request": audit_view(messages),
+                                            "reply": reply.content, "seconds": round(time.monotonic() - t0, 3)})
+                return ModelReply(text=reply.content, prompt_tokens=reply.prompt_tokens,
+                                  completion_tokens=reply.completion_tokens, attempts=attempts)
+            finally:
+                shared.release()
+            if not policy.retries(kind) or attempts >= policy.max_tries:
+                raise ModelCallFailed(f"{kind} after {attempts} attempt(s): {reason}", kind=kind)
+            if policy.backs_off(kind):
+                backoffs += 1
+            wait = policy.wait_sec(kind, backoffs, shared.rng)
+            if time.monotonic() + wait >= end:
+                raise ModelCallFailed(f"{kind} after {attempts} attempt(s), no time left for another: {reason}", kind=kind)
+            if self.cancel.wait(wait):
+                raise self._cut_off(label, attempts)
+
+    def _cut_off(self, label: str, attempts: int) -> ModelCallFailed:
+        deadline = time.monotonic() >= self.shared.deadline_at
+        kind = "deadline" if deadline else "timeout"
+        why = "JUDGE_DEADLINE passed" if deadline else ("the workflow was cancelled" if self.cancel.is_set() else "the workflow's budget is spent")
+        return ModelCallFailed(f"call {label} not made: {why} (after {attempts} attempt(s))", kind=kind)
+
+
+def _redacted(messages: list[dict[str, Any]], redact: Callable[[str], str]) -> list[dict[str, Any]]:
+    """The messages with every text part redacted (image data is left as is)."""
+    out = []
+    for m in messages:
+        content = m.get("content")
+        if isinstance(content, str):
+            content = redact(content)
+        elif isinstance(content, list):
+            content = [{**p, "text": redact(p["text"])} if isinstance(p, dict) and isinstance(p.get("text"), str) else p
+                       for p in content]
+        out.append({**m, "content": content})
+    return out
+

@@ -1,0 +1,150 @@
+"""The `workflow` segment's runner: each named workflow gets its typed context, its budget
+and its isolation (SPEC §7, §9).
+
+Workflows run one after another, each in a worker thread bounded by its budget plus a
+short grace; past that the runner sets the workflow's ``cancel`` event (its transport
+then refuses further calls) and moves on, so a workflow's requests never stack on the
+agentic segment's (§7.1). A workflow that cannot be loaded, raises, overruns or leaves a
+row out loses only its own rows, each unjudged with a specific kind. All workflows of a
+run share one model transport (`transport.workflow_calls.WorkflowCalls`): one in-flight
+limit, one start jitter, one set of call statistics.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Collection, Sequence
+from types import MappingProxyType
+from typing import Any
+
+from cowork_judge.core.failures import classify, summary
+from cowork_judge.core.gates import mark_open, settle_gated
+from cowork_judge.core.rubric import Criterion
+from cowork_judge.core.verdicts import Verdict
+from cowork_judge.run.context import RunContext
+from cowork_judge.threads import call_with_timeout
+from cowork_judge.transport.workflow_calls import WorkflowCalls
+from cowork_judge.workflow import WorkflowUnavailable, load
+from cowork_judge.workflow._contract import WorkflowContext
+
+WORKFLOW_GRACE_SEC = 5.0
+"""Seconds the runner waits past a workflow's budget before giving up on it, at most:
+10 % of the budget (at least 0.5 s), so a short budget cannot be doubled by its grace."""
+WORKFLOW_CANCEL_WAIT_SEC = 2.0
+"""Seconds the runner waits, after setting ``ctx.cancel``, for an overrunning workflow
+to return before the agentic segment starts anyway."""
+
+
+def judge_workflow_rows(
+    rows: Sequence[Criterion], ctx: RunContext, decided: dict[str, Verdict], known: Collection[str], *, segment_end: float
+) -> dict[str, Verdict]:
+    """Run each named workflow on its rows (serially); exactly one verdict per row.
+
+    Args:
+        rows: the rubric's workflow rows, in rubric order.
+        ctx: the run context.
+        decided: verdicts of earlier segments (gates, SPEC §7.4 rule 1).
+        known: every row id of the rubric.
+        segment_end: monotonic time by which the segment must be done.
+    """
+    out: dict[str, Verdict] = {}
+    names: list[str | None] = []
+    for r in rows:
+        if r.workflow_name not in names:
+            names.append(r.workflow_name)
+    calls = workflow_calls(ctx)
+    try:
+        for name in names:
+            runnable = settle_gated([r for r in rows if r.workflow_name == name], decided, known, into=out)
+            if not runnable:
+                continue
+            try:
+                module = load(name)
+            except WorkflowUnavailable as exc:
+                ctx.log.warning("workflow rows unjudged: %s", exc)
+                out.update({r.id: Verdict.unjudged(r.id, "workflow_missing", str(exc), method="workflow") for r in runnable})
+                continue
+            budget = min(segment_end, ctx.deadline.at) - time.monotonic()
+            results = _run_one(module, name or "", runnable, ctx, budget, calls)
+            for r in runnable:
+                out[r.id] = mark_open(r, results[r.id], decided)
+    finally:
+        calls.close()
+    return out
+
+
+def workflow_calls(ctx: RunContext) -> WorkflowCalls:
+    """The run's shared workflow transport (no connection is made until the first call)."""
+    config = ctx.config
+    return WorkflowCalls(
+        api_key=config.api_key.get_secret_value() if config.api_key else None, base_url=config.base_url, model=config.model,
+        limit=config.workflow_concurrency, jitter_sec=config.workflow_start_jitter_sec, per_timeout_sec=config.per_timeout_sec,
+        retry=ctx.retry or config.retry_policy, stats=ctx.stats, deadline_at=ctx.deadline.at, redact=ctx.redactor.text,
+        rng=ctx.rng, log=ctx.log,
+    )
+
+
+def _run_one(module: Any, name: str, rows: list[Criterion], ctx: RunContext, budget_sec: float,
+             calls: WorkflowCalls) -> dict[str, Verdict]:
+    if budget_sec <= 0:
+        kind = classify(TimeoutError(), segment="workflow", deadline_passed=ctx.deadline.passed())
+        return {r.id: Verdict.unjudged(r.id, kind, "no time left for the workflow segment", method="workflow") for r in rows}
+    cancel, done = threading.Event(), threading.Event()
+    audit = ctx.audit.scoped(f"workflow-{name}")
+    work_dir = ctx.paths.work_dir / "workflows" / name
+    work_dir.mkdir(parents=True, exist_ok=True)
+    wctx = WorkflowContext(
+        name=name,
+        settings=MappingProxyType(dict(ctx.workflow_config.get(name, {}) or {})),
+        artifacts=MappingProxyType(dict(ctx.artifacts)),
+        evidence_dir=ctx.paths.evidence_dir,
+        work_dir=work_dir,
+        delivery=ctx.delivery,
+        deadline_at=ctx.deadline.at,
+        cancel=cancel,
+        transport=calls.caller(name, audit, cancel=cancel, budget_end=time.monotonic() + budget_sec),
+        audit=audit,
+        redact=ctx.redactor.text,
+        log=ctx.log,
+        rng=ctx.rng,
+    )
+
+    def call() -> Any:
+        try:
+            return module.run(list(rows), wctx, budget_sec)
+        finally:
+            done.set()
+
+    grace = min(WORKFLOW_GRACE_SEC, max(0.5, 0.1 * budget_sec))  # a tight budget gets a tight grace
+    wait = min(budget_sec + grace, max(0.1, ctx.deadline.remaining()))  # never past the deadline
+    outcome = call_with_timeout(call, wait, thread_name=f"workflow-{name}")
+    if outcome is None:
+        # a thread cannot be killed: ask the workflow to stop so that its requests do not
+        # stack on the agentic segment's (§7.1), and say so when it does not listen
+        cancel.set()
+        if not done.wait(WORKFLOW_CANCEL_WAIT_SEC):
+            ctx.log.warning("workflow %r ignored its cancel signal for %.0f s; it may still be sending requests "
+                            "while the agentic segment runs", name, WORKFLOW_CANCEL_WAIT_SEC)
+        kind = classify(TimeoutError(), segment="workflow", deadline_passed=ctx.deadline.passed())
+        return {r.id: Verdict.unjudged(r.id, kind, f"workflow {name!r} ran past its {budget_sec:.0f} s budget", method="workflow")
+                for r in rows}
+    value, exc = outcome
+    if exc is not None:
+        kind = classify(exc, segment="workflow", deadline_passed=ctx.deadline.passed())
+        ctx.log.error("workflow %s failed: %s", name, summary(exc))
+        return {r.id: Verdict.unjudged(r.id, kind, f"workflow {name!r} failed: {summary(exc)}", method="workflow") for r in rows}
+    found: dict[str, Verdict] = {}
+    ids = {r.id for r in rows}
+    for item in value if isinstance(value, list) else []:
+        try:
+            verdict = item if isinstance(item, Verdict) else Verdict.model_validate(item)
+        except Exception:  # noqa: BLE001 - a malformed verdict is a missing one
+            continue
+        if verdict.id in ids and verdict.id not in found:
+            found[verdict.id] = verdict.model_copy(update={"method": "workflow"})
+    return {
+        r.id: found.get(r.id) or Verdict.unjudged(r.id, "workflow_error", f"workflow {name!r} returned no verdict for this row",
+                                                  method="workflow")
+        for r in rows
+    }
