@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -133,29 +135,85 @@ def table(name: str, result: dict, kinds: list[str]) -> list[str]:
 # --------------------------------------------------------------------------- public checkers
 
 PUBLIC_MAP = {
-    "overset": {"OVS001": "text_overflow", "OVS002": "text_overflow", "OVS003": "text_overlap",
-                "OVS004": "off_slide", "OVS101": "tiny_font", "OVS201": "placeholder_text"},
+    "overset 0.1.0": {"OVS001": "text_overflow", "OVS002": "text_overflow", "OVS003": "text_overlap",
+                      "OVS004": "off_slide", "OVS101": "tiny_font", "OVS201": "placeholder_text"},
+    "ooxml-integrity 0.8.4": {"PPT001": "text_overflow", "PPT003": "text_overflow", "PPT005": "text_overflow",
+                              "PPT004": "off_slide", "PPT006": "text_overlap"},
+    "pptx-lint 0.2.0": {"Overflow": "off_slide", "Overlap": "text_overlap", "SmallFont": "tiny_font",
+                        "EmptySlide": "blank_page"},
 }
-"""Public rule codes → our kinds (rules with no counterpart here are left out)."""
+"""Public rule codes → our kinds (rules with no counterpart here are left out; read from each
+tool's ``--list-rules`` / messages / source). pptx-lint's "Overflow" is a shape past the slide
+edge, hence ``off_slide``. Kinds a tool has no rule for score recall 0 with no findings."""
+_QUOTED = re.compile(r"'([^']+)'")
+
+PPTX_LINT_RUNNER = """
+import json, sys
+from pptx import Presentation
+from pptx_lint.checker import check_pptx
+out = {}
+for path in sys.argv[1:]:
+    prs = Presentation(path)
+    names = [[sh.name for sh in slide.shapes] for slide in prs.slides]
+    found = []
+    results, _name, _dims = check_pptx(path)
+    for res in results:
+        n = res["slide_num"]
+        for level in ("errors", "warnings", "infos"):
+            for item in res[level]:
+                shape = None
+                detail = item.get("detail", "")
+                if detail.startswith("Shape#"):
+                    idx = int(detail[6:].split(" ", 1)[0].rstrip(":"))
+                    shape = names[n - 1][idx] if idx < len(names[n - 1]) else None
+                found.append({"rule": item["type"], "slide": n, "shape": shape})
+    out[path.rsplit("/", 1)[-1]] = found
+print(json.dumps(out))
+"""
+"""pptx-lint 0.2.0's CLI does not start on Python 3.11 (an f-string with a backslash, Python
+3.12 syntax, in its console reporter), so its checker is called as a library."""
 
 
-def run_overset(venv: Path, decks: Path, labels: dict) -> tuple[dict[str, list[dict]] | None, str]:
-    exe = venv / "bin" / "overset"
+def run_public(tool: str, venv: Path, decks: Path, labels: dict) -> tuple[dict[str, list[dict]] | None, str]:
+    """Findings of one public checker mapped to our kinds, or None and the reason it did not run."""
+    rules = PUBLIC_MAP[tool]
     found: dict[str, list[dict]] = {}
-    for deck in labels["decks"]:
-        proc = subprocess.run([str(exe), str(decks / deck), "--format", "json", "-q"], capture_output=True,
-                              text=True, timeout=900)
-        try:
-            data = json.loads(proc.stdout)
-        except json.JSONDecodeError:
-            return None, f"overset exit {proc.returncode}: {(proc.stderr or proc.stdout)[-300:]}"
-        items = data if isinstance(data, list) else data.get("findings", data.get("diagnostics", []))
-        found[deck] = []
-        for f in items:
-            kind = PUBLIC_MAP["overset"].get(f.get("code") or f.get("rule"))
-            if kind:
-                found[deck].append({"check": kind, "slide": f.get("slide"), "shape": f.get("shape"), "other": None})
-    return found, ""
+    paths = [str(decks / d) for d in labels["decks"]]
+    try:
+        if tool.startswith("pptx-lint"):
+            proc = subprocess.run([str(venv / "bin" / "python"), "-c", PPTX_LINT_RUNNER, *paths],
+                                  capture_output=True, text=True, timeout=900)
+            raw = json.loads(proc.stdout)
+            for deck, items in raw.items():
+                found[deck] = [{"check": rules[i["rule"]], "slide": i["slide"], "shape": i["shape"], "other": None}
+                               for i in items if i["rule"] in rules]
+            return found, ""
+        for deck, path in zip(labels["decks"], paths):
+            if tool.startswith("overset"):
+                proc = subprocess.run([str(venv / "bin" / "overset"), path, "--format", "json", "-q"],
+                                      capture_output=True, text=True, timeout=900)
+                items = [(f.get("code"), f.get("slide"), f.get("message", "")) for r in json.loads(proc.stdout)
+                         for f in r.get("findings", [])]
+                notes = [n for r in json.loads(proc.stdout) for n in r.get("notes", [])]
+                if notes:
+                    return None, f"{tool}: {notes[0]}"
+            else:
+                proc = subprocess.run([str(venv / "bin" / "ooxml-integrity"), "check", "--json", "--fail-on", "info",
+                                       path], capture_output=True, text=True, timeout=900)
+                items = []
+                for f in json.loads(proc.stdout)["files"][0]["findings"]:
+                    where = f.get("where", "")
+                    slide = int(where.split("/")[0][5:]) if where.startswith("slide") else None
+                    items.append((f["code"], slide, f"'{where.split('/', 1)[1]}'" if "/" in where else ""))
+            found[deck] = []
+            for code, slide, message in items:
+                if code in rules:
+                    names = _QUOTED.findall(message)
+                    found[deck].append({"check": rules[code], "slide": slide, "shape": names[0] if names else None,
+                                        "other": names[1] if len(names) > 1 else None})
+        return found, ""
+    except (OSError, ValueError, KeyError, subprocess.TimeoutExpired) as exc:
+        return None, f"{tool}: did not run ({type(exc).__name__}: {exc})"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -165,7 +223,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=None, help="write the tables (markdown) here")
     ap.add_argument("--json", type=Path, default=None, help="write raw scores here")
     args = ap.parse_args(argv)
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+    sys.path.insert(0, os.environ.get("BENCH_SRC") or str(Path(__file__).resolve().parents[1] / "src"))
     from cowork_judge.evidence import build_evidence
 
     labels = json.loads((args.decks / "labels.json").read_text())
@@ -175,11 +233,12 @@ def main(argv: list[str] | None = None) -> int:
     results = {"cowork_judge.evidence": score(labels, ours, KINDS)}
     notes = []
     if args.public_venv:
-        got, err = run_overset(args.public_venv, args.decks, labels)
-        if got is None:
-            notes.append(f"overset: {err}")
-        else:
-            results["overset 0.1.0"] = score(labels, got, KINDS)
+        for tool in PUBLIC_MAP:
+            got, err = run_public(tool, args.public_venv, args.decks, labels)
+            if got is None:
+                notes.append(err)
+            else:
+                results[tool] = score(labels, got, KINDS)
     lines = []
     for name, res in results.items():
         lines += table(name, res, KINDS)
