@@ -154,6 +154,8 @@ class Run(BaseModel):
     size_source: Literal["run", "inherited", "default"] | None = None
     bold: bool | None = None
     italic: bool | None = None
+    script: bool = Field(False, description="superscript/subscript (a:rPr baseline ≠ 0): drawn smaller than size_pt "
+                                            "by the renderer; not judged for tiny fonts")
 
 
 class Paragraph(BaseModel):
@@ -172,6 +174,8 @@ class TextFrame(BaseModel):
     insets_emu: tuple[int, int, int, int] = Field((91440, 45720, 91440, 45720), description="l,t,r,b")
     anchor: str = "t"
     vertical: bool = Field(False, description="vert text (rotated/stacked): skip fit checks")
+    vert: str = Field("horz", description="a:bodyPr vert as inherited: 'vert' (lines turned 90° clockwise) and "
+                                          "'vert270' are measured like a turned frame; stacked kinds are not")
 
     @property
     def text(self) -> str:
@@ -182,6 +186,8 @@ class TableDoc(BaseModel):
     rows: int
     cols: int
     cells: list[list[str]]
+    min_size_pt: float | None = Field(None, description="smallest size (points) of a non-empty cell run: its own sz, "
+                                                        "else the deck's default text style, else 18 pt; None = no text")
 
 
 class Series(BaseModel):
@@ -218,6 +224,9 @@ class ShapeDoc(BaseModel):
     rot_deg: float = Field(0.0, description="absolute clockwise rotation in degrees [0, 360): the shape's own rot "
                                             "plus its groups' (a group flip mirrors the angles inside it)")
     hidden: bool = False
+    decorated: bool = Field(False, description="the shape draws a fill or an outline of its own (p:spPr, or a p:style "
+                                               "reference not cancelled by noFill), so text outside its frame is "
+                                               "visibly outside; placeholders' inherited fills are not looked up")
     text: TextFrame | None = None
     table: TableDoc | None = None
     chart: ChartDoc | None = None

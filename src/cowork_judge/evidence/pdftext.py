@@ -24,11 +24,27 @@ class PdfLine:
     alt_key: str = field(default="", repr=False)
     fonts: set[str] = field(default_factory=set)
     sizes_pt: list[float] = field(default_factory=list)
+    """Sizes of the line's body spans (points); superscript/subscript spans are left out
+    (see :func:`body_spans`), so a footnote marker is not taken for a tiny font."""
+    direction: tuple[float, float] = (1.0, 0.0)
+    """Writing direction (cos, sin) on the page, y down: (0, 1) is text turned 90° clockwise."""
 
     @property
     def height(self) -> float:
         return self.bbox[3] - self.bbox[1]
 
+    def on_page(self, width_pt: float, height_pt: float) -> bool:
+        """True when some of the line is inside the page ``width_pt`` x ``height_pt``."""
+        x0, y0, x1, y1 = self.bbox
+        return x1 > 0 and y1 > 0 and x0 < width_pt and y0 < height_pt
+
+
+SCRIPT_SIZE_FRAC = 0.85
+SCRIPT_SHIFT_FRAC = 0.1
+"""A span is a superscript/subscript when it is drawn smaller than 85 % of the line's largest
+span AND its baseline is shifted by more than 10 % of that span's size. PowerPoint and
+LibreOffice draw ``baseline`` runs at 58-67 % of the size, shifted by 25-33 %; text that is
+merely smaller on the same baseline (a smaller word in a heading) stays body text."""
 
 _ENUMERATOR = re.compile(r"^\s*(\(?\d{1,3}[.)]|\(?[a-zA-Z][.)]|\(?[ivxlcdmIVXLCDM]{1,6}[.)])\s*")
 """Auto-numbering LibreOffice draws in the same span as the text ("1.", "a)", "iv.")."""
@@ -41,7 +57,13 @@ def text_key(text: str) -> str:
 
 
 def read_lines(pdf: Path) -> tuple[dict[int, list[PdfLine]], dict[int, tuple[float, float]]]:
-    """Lines per 1-based page (text outside the page box kept) and page sizes in points."""
+    """Lines per 1-based page and page sizes in points.
+
+    Text outside the page box is kept, whole: LibreOffice writes every line of a text that
+    runs off the slide into the PDF, and PyMuPDF drops characters outside the page unless
+    the clip is infinite (without it a frame spilling 130 pt past the bottom edge measured
+    61 pt: only the part on the page).
+    """
     import pymupdf
 
     lines: dict[int, list[PdfLine]] = {}
@@ -51,7 +73,7 @@ def read_lines(pdf: Path) -> tuple[dict[int, list[PdfLine]], dict[int, tuple[flo
         for num, page in enumerate(doc, start=1):
             sizes[num] = (page.rect.width, page.rect.height)
             out: list[PdfLine] = []
-            for block in page.get_text("dict", flags=flags)["blocks"]:
+            for block in page.get_text("dict", flags=flags, clip=pymupdf.INFINITE_RECT())["blocks"]:
                 for ln in block.get("lines", []):
                     spans = [s for s in ln["spans"] if s["text"].strip()]
                     if not spans:
@@ -59,13 +81,37 @@ def read_lines(pdf: Path) -> tuple[dict[int, list[PdfLine]], dict[int, tuple[flo
                     text_spans = [s for s in spans if norm(s["font"]) not in SYMBOL_FONTS] or spans
                     text = "".join(s["text"] for s in text_spans)
                     stripped = _ENUMERATOR.sub("", text, count=1)
+                    direction = (float(ln["dir"][0]), float(ln["dir"][1]))
                     line = PdfLine(num, tuple(ln["bbox"]), text, text_key(text),
                                    text_key(stripped) if stripped != text else "",
-                                   {s["font"] for s in text_spans}, [s["size"] for s in text_spans])
+                                   {s["font"] for s in text_spans},
+                                   [s["size"] for s in body_spans(text_spans, direction)], direction)
                     if line.key:
                         out.append(line)
             lines[num] = out
     return lines, sizes
+
+
+def body_spans(spans: list[dict], direction: tuple[float, float]) -> list[dict]:
+    """The spans of one line that are not superscript/subscript (``SCRIPT_*`` thresholds).
+
+    Args:
+        spans: PyMuPDF span dicts (``size`` in points, ``origin`` the baseline start).
+        direction: the line's writing direction (cos, sin), y down.
+
+    Returns:
+        The body spans, in order; never empty when ``spans`` is not (the largest span is body).
+    """
+    main = max(spans, key=lambda s: s["size"])
+    nx, ny = -direction[1], direction[0]  # normal to the baseline
+    base = main["origin"][0] * nx + main["origin"][1] * ny
+    out = []
+    for s in spans:
+        shift = abs(s["origin"][0] * nx + s["origin"][1] * ny - base)
+        if s["size"] < SCRIPT_SIZE_FRAC * main["size"] and shift > SCRIPT_SHIFT_FRAC * main["size"]:
+            continue
+        out.append(s)
+    return out
 
 
 def glyph_problems(pdf: Path) -> dict[int, list[str]]:

@@ -322,6 +322,8 @@ class _SlideReader:
     # ---------------------------------------------------------------- content
 
     def _content(self, el: etree._Element, tag: str, shape: ShapeDoc, ph: etree._Element | None, label: str) -> None:
+        if tag == "sp":
+            shape.decorated = bool(self._field(label, "decorated", lambda: decorated(el)))
         if tag in ("sp", "cxnSp") and el.find("p:txBody", NS) is not None:
             shape.text = self._field(label, "text", lambda: self._text(el.find("p:txBody", NS), shape, ph))
         elif tag == "pic":
@@ -330,7 +332,7 @@ class _SlideReader:
             data = el.find("a:graphic/a:graphicData", NS)
             uri = data.get("uri", "") if data is not None else ""
             if uri.endswith("/table"):
-                shape.table = self._field(label, "table", lambda: _table(data))
+                shape.table = self._field(label, "table", lambda: self._table(data))
             elif uri.endswith("/chart"):
                 shape.chart = self._field(label, "chart", lambda: self._chart(data))
             elif uri.endswith("/diagram"):
@@ -360,12 +362,30 @@ class _SlideReader:
                 if kind in ("r", "fld"):
                     st = run_style(r.find("a:rPr", NS), level, lst, ctx, frame.font_scale)
                     para.runs.append(Run(text=r.findtext("a:t", "", NS), font=st.font, font_ea=st.font_ea,
-                                         size_pt=st.size_pt, size_source=st.size_source, bold=st.bold, italic=st.italic))
+                                         size_pt=st.size_pt, size_source=st.size_source, bold=st.bold, italic=st.italic,
+                                         script=st.script))
                 elif kind == "br":
                     para.runs.append(Run(text="\n"))
             para.text = "".join(r.text for r in para.runs)
             frame.paragraphs.append(para)
         return frame
+
+    def _table(self, data: etree._Element) -> TableDoc:
+        doc = _table(data)
+        ctx = StyleContext(major=self.fonts.get("major"), minor=self.fonts.get("minor"))
+        default = self.prs_el.find("p:defaultTextStyle", NS)
+        ctx.lists = [x for x in (default, master_style(self.master_el, None, False)) if x is not None]
+        sizes = []
+        for p in data.iterfind("a:tbl/a:tr/a:tc/a:txBody/a:p", NS):
+            ppr = p.find("a:pPr", NS)
+            level = int(ppr.get("lvl", "0")) if ppr is not None and (ppr.get("lvl") or "0").isdigit() else 0
+            for r in p.iterfind("a:r", NS):
+                if (r.findtext("a:t", "", NS) or "").strip():
+                    st = run_style(r.find("a:rPr", NS), level, None, ctx)
+                    if not st.script:
+                        sizes.append(st.size_pt)
+        doc.min_size_pt = min(sizes) if sizes else None
+        return doc
 
     def _picture(self, el: etree._Element) -> PictureDoc:
         blip = el.find("p:blipFill/a:blip", NS)
@@ -425,6 +445,32 @@ def _series(ser: etree._Element) -> Series:
             except (TypeError, ValueError):
                 out.values.append(None)
     return out
+
+
+def decorated(sp: etree._Element) -> bool:
+    """True when a ``p:sp`` draws a fill or an outline: an explicit fill/line in ``p:spPr``, or
+    a ``p:style`` fill/line reference (``idx`` > 0) that ``p:spPr`` does not cancel with
+    ``a:noFill`` (ECMA-376 Part 1 §20.1.4.2.10 fillRef, §20.1.4.2.19 lnRef)."""
+    sppr = sp.find("p:spPr", NS)
+    style = sp.find("p:style", NS)
+    fills = ("a:solidFill", "a:gradFill", "a:blipFill", "a:pattFill")
+
+    def ref_idx(tag: str) -> int:
+        ref = style.find(f"a:{tag}", NS) if style is not None else None
+        raw = ref.get("idx", "0") if ref is not None else "0"
+        return int(raw) if raw.isdigit() else 0
+
+    fill = line = False
+    if sppr is not None and any(sppr.find(f, NS) is not None for f in fills):
+        fill = True
+    elif sppr is None or sppr.find("a:noFill", NS) is None:
+        fill = ref_idx("fillRef") > 0
+    ln = sppr.find("a:ln", NS) if sppr is not None else None
+    if ln is not None and any(ln.find(f, NS) is not None for f in fills):
+        line = True
+    elif ln is None or ln.find("a:noFill", NS) is None:
+        line = ref_idx("lnRef") > 0
+    return fill or line
 
 
 def _table(data: etree._Element) -> TableDoc:

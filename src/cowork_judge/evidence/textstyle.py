@@ -49,6 +49,7 @@ class RunStyle:
     font_ea: str | None
     bold: bool | None
     italic: bool | None
+    script: bool = False
 
 
 def theme_fonts(theme: etree._Element | None) -> dict[str, str | None]:
@@ -126,7 +127,10 @@ def run_style(rpr: etree._Element | None, level: int, shape_lst: etree._Element 
         size = DEFAULT_SIZE_PT
     font = _resolve_face(face, ctx) or (ctx.major if ctx.is_title else ctx.minor)
     font_ea = _resolve_face(face_ea, ctx, ea=True) or None
-    return RunStyle(round(size * font_scale, 2), source, font, font_ea, bold, italic)
+    baseline = rpr.get("baseline", "0") if rpr is not None else "0"
+    script = baseline.strip().rstrip("%").lstrip("+-").replace(".", "", 1).isdigit() and \
+        float(baseline.strip().rstrip("%")) != 0
+    return RunStyle(round(size * font_scale, 2), source, font, font_ea, bold, italic, script)
 
 
 def body_props(body_pr: etree._Element | None, ctx: StyleContext) -> dict:
@@ -164,6 +168,7 @@ def body_props(body_pr: etree._Element | None, ctx: StyleContext) -> dict:
         "insets_emu": tuple(insets),
         "anchor": attr("anchor") or "t",
         "vertical": vert not in ("horz", "wordArtVert") and vert != "",
+        "vert": vert or "horz",
     }
 
 

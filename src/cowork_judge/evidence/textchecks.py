@@ -1,0 +1,146 @@
+"""Text content checks: tiny fonts, leftover placeholder text and empty placeholders, U+FFFD."""
+
+from __future__ import annotations
+
+import re
+
+from .documents import Finding, ShapeDoc, SlideDoc
+from .matching import text_of
+from .pdftext import PdfLine
+
+TINY_FONT_MIN_PT = 9.0
+TINY_FONT_REF_SIDE_PT = 540.0
+"""Tiny = below 9 pt on a slide whose shorter side is 540 pt (7.5 in: PowerPoint's 4:3
+10 x 7.5 in and 16:9 13.333 x 7.5 in defaults), scaled with the shorter side (6.75 pt on a
+10 x 5.625 in slide). Our choice: 9 pt is the smallest footnote size common in corporate
+templates; projection guidance asks for ≥ 18 pt body text, so this only catches text few can
+read. The shorter side, not the width: a 16:9 slide is shown as tall as a 4:3 one on the same
+screen, so its text is no smaller (scaling by width made 12 pt on 13.333 in the limit)."""
+TINY_FONT_TOL_PT = 0.1
+"""Sizes within 0.1 pt under the limit are rounding: LibreOffice writes 12 pt as 11.991 pt and
+9 pt as 9.0 ± 0.01 pt."""
+FOOTER_PLACEHOLDERS = {"sldNum", "dt", "ftr", "hdr"}
+"""Slide number, date, footer, header: small by design; not judged for tiny fonts, and left
+empty on purpose (PowerPoint fills them from the header/footer settings)."""
+PLACEHOLDER_PATTERNS = [
+    (re.compile(r"\bclick to (add|edit|insert)\b", re.I), 0.9),
+    (re.compile(r"\blorem ipsum\b", re.I), 0.9),
+    (re.compile(r"\b(insert|add|your) (text|title|subtitle|image|picture|chart|logo|name|company)( here)?\b", re.I), 0.7),
+    (re.compile(r"\[(placeholder|insert[^\]]*|todo|tbd)\]", re.I), 0.9),
+    (re.compile(r"\b(TODO|TBD|XXX+)\b"), 0.5),
+]
+"""Leftover template prompts (PowerPoint's own "Click to add …" strings, lorem ipsum) and
+author markers. TODO/TBD/XXX may be legitimate content, hence the lower confidence."""
+CONFIDENCE_EMPTY_PLACEHOLDER = 0.8
+"""A placeholder with no text on a slide: PowerPoint shows its "Click to add …" prompt while
+editing and nothing in the show, so the slide lacks the title/body/picture its layout asked
+for. Not 0.9: an author may keep an empty placeholder as deliberate white space."""
+
+
+def tiny_limit_pt(w_pt: float, h_pt: float) -> float:
+    """The tiny-font limit (points) for a slide ``w_pt`` x ``h_pt`` points (see ``TINY_FONT_*``)."""
+    side = min(w_pt, h_pt) if h_pt > 0 else w_pt
+    return TINY_FONT_MIN_PT * side / TINY_FONT_REF_SIDE_PT
+
+
+def is_tiny(size_pt: float, limit_pt: float) -> bool:
+    """``size_pt`` is below ``limit_pt`` by more than the rounding tolerance."""
+    return size_pt < limit_pt - TINY_FONT_TOL_PT
+
+
+def tiny_findings(slide: SlideDoc, page: int | None, assigned: dict, w_pt: float, h_pt: float) -> list[Finding]:
+    """Text frames and tables whose body text is below :func:`tiny_limit_pt`.
+
+    With a render: the smallest body span of the frame's rendered lines (superscripts and
+    subscripts left out), except for shrink-on-overflow frames, which are judged at their
+    stored size (run size x ``fontScale``, what PowerPoint draws; LibreOffice re-fits them).
+    Without one: the smallest non-script run size the file states or inherits. Charts and
+    SmartArt are not judged.
+    """
+    limit = tiny_limit_pt(w_pt, h_pt)
+    found = []
+    for s in slide.shapes:
+        if s.hidden or s.placeholder in FOOTER_PLACEHOLDERS or (s.text is None and s.table is None):
+            continue
+        lines = [ln for ln in assigned.get((slide.index, s.id), []) if ln.sizes_pt]
+        norm = s.text is not None and s.text.autofit == "norm"
+        if lines and not norm:
+            size, source, conf = min(min(ln.sizes_pt) for ln in lines), "render", 0.9
+        elif s.text is not None:
+            runs = [r for p in s.text.paragraphs for r in p.runs if r.text.strip() and r.size_pt and not r.script]
+            if not runs:
+                continue
+            r = min(runs, key=lambda r: r.size_pt)
+            size, source, conf = r.size_pt, "structure", (0.85 if r.size_source == "run" else 0.6)
+        elif s.table.min_size_pt is not None:
+            size, source, conf = s.table.min_size_pt, "structure", 0.6
+        else:
+            continue
+        if is_tiny(size, limit):
+            found.append(Finding(check="tiny_font", slide=slide.index, page=page, shape_id=s.id, shape_name=s.name,
+                                 measure={"size_pt": round(size, 1), "limit_pt": round(limit, 2),
+                                          "slide_width_pt": round(w_pt, 1), "slide_height_pt": round(h_pt, 1)},
+                                 message=f"text in '{s.name}' is {size:.1f} pt (< {limit:.1f} pt for this slide size)",
+                                 confidence=conf, source=source))
+    return found
+
+
+def placeholder_findings(slide: int | None, page: int | None,
+                         items: list[tuple[ShapeDoc | None, str]]) -> list[Finding]:
+    """Leftover prompt or filler text (``PLACEHOLDER_PATTERNS``) in each ``(shape, text)``."""
+    found = []
+    for shape, text in items:
+        for pattern, conf in PLACEHOLDER_PATTERNS:
+            m = pattern.search(text)
+            if m:
+                found.append(Finding(check="placeholder_text", slide=slide, page=page,
+                                     shape_id=shape.id if shape else None, shape_name=shape.name if shape else None,
+                                     measure={"match": m.group(0)}, confidence=conf,
+                                     source="structure" if shape else "render",
+                                     message=f"leftover placeholder text {m.group(0)!r}"))
+                break
+    return found
+
+
+def empty_placeholder_findings(slide: SlideDoc, page: int | None) -> list[Finding]:
+    """Visible placeholder shapes (``p:sp`` with ``p:ph``, footers excepted) that hold no text.
+
+    A filled picture/table/chart placeholder becomes a ``p:pic``/``p:graphicFrame`` and is not
+    looked at. ``measure``: ``{"empty_placeholder": true, "placeholder": <type>}``."""
+    found = []
+    for s in slide.shapes:
+        if s.kind != "sp" or s.placeholder is None or s.hidden or s.placeholder in FOOTER_PLACEHOLDERS:
+            continue
+        if text_of(s).strip():
+            continue
+        found.append(Finding(check="placeholder_text", slide=slide.index, page=page, shape_id=s.id,
+                             shape_name=s.name, confidence=CONFIDENCE_EMPTY_PLACEHOLDER, source="structure",
+                             measure={"empty_placeholder": True, "placeholder": s.placeholder},
+                             message=f"{s.placeholder} placeholder '{s.name}' was left empty"))
+    return found
+
+
+def structure_glyph_findings(slide: SlideDoc, page: int | None) -> list[Finding]:
+    """Shapes whose text holds U+FFFD replacement characters."""
+    found = []
+    for s in slide.shapes:
+        n = text_of(s).count("\ufffd")
+        if n:
+            found.append(Finding(check="missing_glyph", slide=slide.index, page=page, shape_id=s.id, shape_name=s.name,
+                                 measure={"replacement_chars": n}, confidence=0.95,
+                                 message=f"'{s.name}' contains {n} U+FFFD replacement character(s)"))
+    return found
+
+
+def pdf_only_findings(page: int, slide: int | None, page_lines: list[PdfLine],
+                      size: tuple[float, float]) -> list[Finding]:
+    """tiny_font and placeholder_text for a page without a deck structure (PDF decks)."""
+    found = []
+    limit = tiny_limit_pt(*size)
+    small = [min(ln.sizes_pt) for ln in page_lines if ln.sizes_pt and is_tiny(min(ln.sizes_pt), limit)]
+    if small:
+        found.append(Finding(check="tiny_font", page=page, slide=slide, source="render", confidence=0.8,
+                             measure={"size_pt": round(min(small), 1), "limit_pt": round(limit, 2), "lines": len(small)},
+                             message=f"{len(small)} line(s) below {limit:.1f} pt"))
+    found += placeholder_findings(slide, page, [(None, "\n".join(ln.text for ln in page_lines))])
+    return found
