@@ -83,11 +83,16 @@ def _lists(text: str) -> list[tuple[bool, list[str]]]:
     current: list[str] | None = None
     last_text = ""
     headed = False
+    marker = ""
     for line in text.splitlines():
         match = _ITEM_RE.match(line)
         if match:
+            kind = "bullet" if line.lstrip()[:1] in "-*+\u2022" else "number"
+            if current is not None and kind != marker:  # a new kind of marker starts a new list
+                runs.append((headed, current))
+                current, last_text = None, ""
             if current is None:
-                current, headed = [], bool(_HEADING_RE.search(last_text))
+                current, headed, marker = [], bool(_HEADING_RE.search(last_text)), kind
             current.append(match.group(1))
         elif not line.strip():
             continue

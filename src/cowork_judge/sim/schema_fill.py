@@ -4,24 +4,29 @@ A field's ROLE is read from its name (split on ``_`` and camelCase) and type:
 
 - ``bool``: a boolean (``met``, ``passed``, ``is_satisfied`` ...) = hit; names with
   ``unmet``/``fail``/``violat``/``missing`` = not hit; ``not_applicable``/``cannot``/``na`` = N/A.
-- ``status``: a string enum (``criterion_status``: MET/UNMET/CANNOT_ASSESS, PASS/FAIL,
-  YES/NO ...), or a plain string named status/verdict/result/decision/judgment/grade/label.
-- ``score``: a number (``score``, ``rating``, ``points`` ...), scaled from the verdict's level
-  in [0, 1] to ``minimum``..``maximum`` (default 0..1; a numeric enum picks the nearest value;
-  integers are rounded).
+- ``status``: a string enum named status/verdict/result/decision/judgment/grade/label, or
+  holding a known verdict value (MET/UNMET/CANNOT_ASSESS, PASS/FAIL, YES/NO, N/A ...), or
+  a plain string with such a name; the value is the enum's hit / miss / N/A word.
+- ``score``: a number named score/rating/points/level/mark/value/grade/percent, or one with
+  both bounds or a numeric enum; the verdict's level in [0, 1] scaled to
+  ``minimum``..``maximum`` (default 0..1, 0..100 for percent; a numeric enum picks the
+  nearest value; integers are rounded).
 - ``reason``: a string named explanation/reason(ing)/rationale/justification/comment/
-  feedback/analysis/evidence/notes/critique.
+  feedback/analysis/evidence/notes/critique/summary.
 - ``criterion``: a string named criterion/criterion_id/id/name/title/question/requirement
   (gets the criterion's id or text), or an integer named index/number/position (1-based;
   0-based when ``minimum`` is 0).
 
-A VERDICT OBJECT is an object with at least one bool/status/score field. Shapes:
+A VERDICT OBJECT is an object with at least one bool/status/score field.
+Shapes, tried in this order (the first that fits):
 
-- ``single``: the schema itself is a verdict object -> one criterion's verdict.
 - ``list``: an array of verdict objects (top level, or the first such property) -> one
   item per criterion, in order; sibling fields get a summary (mean score, all met, "k of n").
-- ``keyed``: an object whose properties are verdict objects, or verdict scalars with names
-  that are not role words (``{"clarity": {"type": "boolean"}, ...}``) -> one per criterion.
+- ``keyed``: an object with verdict objects as properties -> one property per criterion.
+- ``single``: the schema itself is a verdict object with one verdict field, or with one
+  named by a role word (``criterion_status``, ``met``, ``score`` ...) -> one criterion.
+- ``keyed`` again: two or more verdict fields, none named by a role word
+  (``{"clarity": {"type": "boolean"}, "accuracy": {...}}``) -> one field per criterion.
 - ``unknown``: any other schema: filled by role where fields have one, else ``const``,
   first ``enum`` value, null when nullable, or the type's empty value.
 
@@ -40,7 +45,7 @@ SHAPES = ("single", "list", "keyed", "text", "unknown")
 """Generic answer shapes; ``text`` = no schema was given (see ``generic.py``)."""
 
 _EXPLAIN = {"explanation", "explain", "reason", "reasoning", "rationale", "justification", "comment",
-            "comments", "feedback", "analysis", "evidence", "notes", "note", "critique", "thoughts"}
+            "comments", "feedback", "analysis", "evidence", "notes", "note", "critique", "thoughts", "summary"}
 _STATUS = {"status", "verdict", "result", "decision", "judgment", "judgement", "outcome", "label", "grade",
            "answer", "assessment", "rating"}
 _BOOL_WORDS = {"met", "hit", "pass", "passed", "passes", "satisfied", "satisfies", "correct", "present",
@@ -138,13 +143,17 @@ def _role(name: str, schema: Any, root: Any) -> str | None:
     if t == "string" and not enum and words & _EXPLAIN:
         return "reason"
     if enum and all(isinstance(v, str) for v in enum):
-        return "criterion" if words & _ID and not words & _STATUS else "status"
+        if words & _ID and not words & _STATUS:
+            return "criterion"
+        known = _POS_VALUES | _NEG_VALUES | _NA_VALUES
+        return "status" if words & _STATUS or any(_norm_value(v) in known for v in enum) else None
     if t in ("number", "integer") or (enum and all(isinstance(v, (int, float)) for v in enum)):
         if words & _OPTION:
             return None
         if words & _INDEX and not words & _SCORE:
             return "index"
-        return "score"
+        bounded = bool(enum) or ("minimum" in s or "exclusiveMinimum" in s) and ("maximum" in s or "exclusiveMaximum" in s)
+        return "score" if words & _SCORE or bounded else None
     if t == "string" or t is None and not enum:
         if words & _STATUS:
             return "status"
@@ -171,15 +180,17 @@ def detect_shape(schema: dict[str, Any] | None) -> tuple[str, str | None]:
     if root.get("type") == "array" and _is_verdict_object(root.get("items"), schema):
         return "list", None
     props = _props(root)
-    verdictish = {k: v for k, v in props.items() if str(_role(k, v, schema)).startswith(("bool", "status", "score"))}
-    nested = [k for k, v in props.items() if _is_verdict_object(v, schema) and _nonnull(v, schema)[0].get("type") != "array"]
-    if verdictish and (len(verdictish) == 1 or any(_words(k) & _ROLE_WORDS for k in verdictish)) and not nested:
-        return "single", None
     for key, value in props.items():
         s, _ = _nonnull(value, schema)
         if s.get("type") == "array" and _is_verdict_object(s.get("items"), schema):
             return "list", key
-    if nested or len(verdictish) >= 2:
+    verdictish = [k for k, v in props.items() if str(_role(k, v, schema)).startswith(("bool", "status", "score"))]
+    nested = [k for k, v in props.items() if _is_verdict_object(v, schema)]
+    if nested:
+        return "keyed", None
+    if len(verdictish) == 1 or any(_words(k) & _ROLE_WORDS for k in verdictish):
+        return "single", None
+    if verdictish:
         return "keyed", None
     return "unknown", None
 
