@@ -51,6 +51,8 @@ class SimHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: SimHTTPServer
     server_version = "cowork-judge-sim"
+    final_write_s: float | None = None
+    """``time.monotonic()`` just before the last write of the current answer (None before it)."""
 
     def setup(self) -> None:
         super().setup()
@@ -145,6 +147,7 @@ class SimHandler(BaseHTTPRequestHandler):
         self.send_header("x-request-id", f"req_sim_{id(self):x}_{time.monotonic_ns():x}")
         for key, value in (headers or {}).items():
             self.send_header(key, value)
+        self.final_write_s = time.monotonic()
         self.end_headers()
         self.wfile.write(data)
 
@@ -154,6 +157,7 @@ class SimHandler(BaseHTTPRequestHandler):
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
+        self.final_write_s = time.monotonic()
         self.end_headers()
         self.wfile.write(data[: len(data) // 2])
         self.close_connection = True
@@ -175,6 +179,7 @@ class SimHandler(BaseHTTPRequestHandler):
 
     def end_sse(self) -> None:
         """End the chunked body cleanly (the connection stays usable)."""
+        self.final_write_s = time.monotonic()
         self.wfile.write(b"0\r\n\r\n")
 
     def hang(self, seconds: float, stop: threading.Event) -> None:

@@ -20,8 +20,8 @@ class LogEntry:
     Attributes:
         seq: arrival order, 1-based.
         start_s: ``time.monotonic()`` when the request line was read, seconds.
-        end_s: ``time.monotonic()`` when the answer was written (or the hang/reset
-            finished), seconds.
+        end_s: ``time.monotonic()`` just before the answer's last write (or when the
+            hang/reset/dropped stream finished), seconds.
         kind: ``tool`` (answered with a tool call), ``final`` (answered with verdicts),
             ``generic`` (answered in the generic mode), ``fault`` (a fault was injected, or
             the token bucket refused the request) or ``error`` (401/400: bad request).

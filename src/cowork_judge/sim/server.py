@@ -252,12 +252,15 @@ class SimServer:
     def handle(self, endpoint: str, h: SimHandler, body: bytes, start_s: float, seq: int) -> None:
         """Answer one model request of ``endpoint`` (``chat``/``responses``/``messages``) and log it."""
         rec: dict[str, Any] = {"seq": seq, "start_s": start_s, "kind": "error", "endpoint": endpoint}
+        h.final_write_s = None
         with self._conn_lock:
             self._in_flight += 1
         try:
             self._serve(self.apis[endpoint], h, body, rec)
         finally:
-            rec["end_s"] = time.monotonic()
+            # stamped before the answer's last write, so a client that waits for its answer
+            # before sending the next request never sees two of its requests overlap here
+            rec["end_s"] = h.final_write_s if h.final_write_s is not None else time.monotonic()
             self.log.append(LogEntry(**rec))
             with self._conn_lock:
                 self._in_flight -= 1
