@@ -112,10 +112,14 @@ def test_max_in_flight_counts_overlaps_with_half_open_intervals():
 
 
 def test_concurrent_clients_are_seen_as_concurrent_and_a_limit_holds(client, messages):
-    latency = LatencyModel.uniform(150)
-    with SimServer(latency=latency) as sim:
-        def call(limit: threading.Semaphore | None = None) -> None:
+    latency = LatencyModel.uniform(300)
+
+    def run(sim: SimServer, limit: threading.Semaphore | None) -> None:
+        ready = threading.Barrier(6)
+
+        def call() -> None:
             with client(sim.url) as c:
+                ready.wait(10)  # every client is built before any request goes out
                 if limit is None:
                     c.chat.completions.create(model="m", messages=messages())
                     return
@@ -126,14 +130,12 @@ def test_concurrent_clients_are_seen_as_concurrent_and_a_limit_holds(client, mes
         for t in threads:
             t.start()
         for t in threads:
-            t.join(10)
-        assert sim.log.max_in_flight() == 6
+            t.join(15)
+
+    with SimServer(latency=latency) as sim:
+        run(sim, None)
+        assert len(sim.log) == 6 and sim.log.max_in_flight() == 6
         sim.reset()
-        limit = threading.Semaphore(2)
-        threads = [threading.Thread(target=call, args=(limit,)) for _ in range(6)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(10)
-    assert len(sim.log) == 6 and sim.log.max_in_flight() == 2
+        run(sim, threading.Semaphore(2))
+    assert len(sim.log) == 6 and sim.log.max_in_flight() == 2  # end_s precedes the answer's last byte
     assert sim.log.counts_by_endpoint() == {"chat": 6}

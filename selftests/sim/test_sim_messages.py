@@ -91,6 +91,7 @@ def test_claude_turns_bash_then_structured_output_tool_use():
         ]
         _, _, second = _stream(sim, body)
         status, _, raw = post_raw(sim.root_url, "/v1/messages", body, KEY)  # the non-streaming fallback
+    assert status == 200
     start = next(d for _, d in second if d["type"] == "content_block_start")["content_block"]
     args = "".join(d["delta"]["partial_json"] for _, d in second if d["type"] == "content_block_delta")
     assert start["name"] == "StructuredOutput" and json.loads(args)["verdicts"] == EXPECTED

@@ -244,7 +244,7 @@ def _scale(level: float, s: dict[str, Any], name: str) -> float | int:
     default_hi = 100 if _words(name) & {"percent", "percentage", "pct"} else 1
     hi = s.get("maximum", s.get("exclusiveMaximum", max(default_hi, lo + 1)))
     value = lo + level * (hi - lo)
-    return int(round(value)) if s.get("type") == "integer" else round(value, 4)
+    return round(value) if s.get("type") == "integer" else round(value, 4)
 
 
 def _value(role: str, name: str, s: dict[str, Any], c: Criterion, v: Verdict) -> Any:
