@@ -119,7 +119,9 @@ class SimHandler(BaseHTTPRequestHandler):
         body = self._read_body()
         route = self._route()
         endpoint = _MODEL_ROUTES.get(route)
-        if endpoint is not None and body is not None:
+        if endpoint == "chat" and body is not None:
+            sim.handle_chat(self, body, start_s, sim.log.next_seq())
+        elif endpoint is not None and body is not None:
             sim.handle(endpoint, self, body, start_s, sim.log.next_seq())
         elif body is None:
             self._other(415, error_doc(

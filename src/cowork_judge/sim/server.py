@@ -249,6 +249,10 @@ class SimServer:
             self.other_requests.clear()
 
     # -- model requests ------------------------------------------------------------
+    def handle_chat(self, h: SimHandler, body: bytes, start_s: float, seq: int) -> None:
+        """Answer one chat-completions request (``handle("chat", ...)``; a seam subclasses override)."""
+        self.handle("chat", h, body, start_s, seq)
+
     def handle(self, endpoint: str, h: SimHandler, body: bytes, start_s: float, seq: int) -> None:
         """Answer one model request of ``endpoint`` (``chat``/``responses``/``messages``) and log it."""
         rec: dict[str, Any] = {"seq": seq, "start_s": start_s, "kind": "error", "endpoint": endpoint}
