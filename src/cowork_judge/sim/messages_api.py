@@ -13,7 +13,12 @@ and its full tool list; with ``--json-schema`` it adds a tool ``StructuredOutput
 ``input_schema`` is that schema, and the final answer must be a ``tool_use`` of it (the
 CLI then prints it as ``structured_output`` of its JSON result and does not call back).
 So ``StructuredOutput`` is the answer tool here; a read-only tool turn (``Bash``
-``ls -la output``) may come first. No ``count_tokens`` or model listing was seen; both are
+``ls -la output``) may come first. Unless ``CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1``,
+a longer prompt also brings a concurrent session-title request (no tools,
+``output_config.format`` json_schema ``{"title": string}``; answered in that shape). When a
+stream fails the CLI repeats the turn WITHOUT streaming (unless
+``CLAUDE_CODE_DISABLE_NONSTREAMING_FALLBACK=1``), and it retries 429/5xx itself unless
+``CLAUDE_CODE_MAX_RETRIES=0``. No ``count_tokens`` or model listing was seen; both are
 answered anyway (``POST /v1/messages/count_tokens``: ``{"input_tokens": n}``).
 
 Streaming answer (``event: <type>`` lines, which Anthropic SDKs require): ``message_start``

@@ -15,8 +15,19 @@ message ``response.content_part.added``, ``response.output_text.delta`` x n,
 ``response.function_call_arguments.delta`` x n and ``.done``; ``response.output_item.done``
 and last ``response.completed`` with ``usage`` (``input_tokens_details.cached_tokens``).
 A cut answer (``truncated_json``) ends with ``response.incomplete`` (status ``incomplete``,
-``incomplete_details.reason = max_output_tokens``) instead. codex treats a stream without
-``response.completed`` as an error ("stream closed before response.completed").
+``incomplete_details.reason = max_output_tokens``) instead. codex (0.171) treats a stream
+without ``response.completed`` as an error ("stream closed before response.completed"),
+reports ``response.incomplete`` as "Incomplete response returned, reason: ...", reads
+``response.failed`` (``rate_limit_exceeded`` is retryable, ``insufficient_quota`` is not)
+and ignores ``error`` events.
+
+What ``codex exec`` sends: ``POST /v1/responses`` only (no model listing), ``stream: true``,
+``store: false``, ``instructions`` empty and the system prompt as ``developer`` messages,
+its tools (``exec_command``, ``write_stdin``, ``view_image``, goal tools, a
+``multi_agent_v1`` namespace, ``web_search``), ``text.format`` from ``--output-schema``
+(name ``codex_output_schema``, strict), ``prompt_cache_key``, ``Authorization: Bearer
+$JUDGE_API_KEY``; each turn resends the whole history with ``function_call`` and
+``function_call_output`` items.
 
 Faults: status faults are HTTP errors with OpenAI error documents (as on chat
 completions). ``stream_rate_limit`` starts the answer, then sends an ``error`` event

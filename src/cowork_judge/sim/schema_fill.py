@@ -234,15 +234,21 @@ def _choose(values: list[Any], v: Verdict) -> Any:
     return rest[0] if rest else values[-1]
 
 
+def _number(value: Any, default: float) -> float:
+    """``value`` when it is a finite number (not a bool), else ``default``."""
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and value == value and abs(value) != float("inf")
+    return value if ok else default
+
+
 def _scale(level: float, s: dict[str, Any], name: str) -> float | int:
     enum = [x for x in _enum(s) if isinstance(x, (int, float)) and not isinstance(x, bool)]
     if enum:
         lo, hi = min(enum), max(enum)
         target = lo + level * (hi - lo)
         return min(enum, key=lambda x: (abs(x - target), x))
-    lo = s.get("minimum", s.get("exclusiveMinimum", 0))
+    lo = _number(s.get("minimum", s.get("exclusiveMinimum")), 0)
     default_hi = 100 if _words(name) & {"percent", "percentage", "pct"} else 1
-    hi = s.get("maximum", s.get("exclusiveMaximum", max(default_hi, lo + 1)))
+    hi = _number(s.get("maximum", s.get("exclusiveMaximum")), max(default_hi, lo + 1))
     value = lo + level * (hi - lo)
     return round(value) if s.get("type") == "integer" else round(value, 4)
 
@@ -288,8 +294,8 @@ def _fill(schema: Any, name: str, c: Criterion, v: Verdict, root: Any, depth: in
     enum = _enum(s)
     if enum:
         return enum[0]
-    return {"array": [], "string": "", "integer": int(s.get("minimum", 0)), "number": s.get("minimum", 0),
-            "boolean": False, "object": {}}.get(str(t))
+    low = _number(s.get("minimum"), 0)
+    return {"array": [], "string": "", "integer": int(low), "number": low, "boolean": False, "object": {}}.get(str(t))
 
 
 def _summary(criteria: list[Criterion], verdicts: list[Verdict]) -> Verdict:
