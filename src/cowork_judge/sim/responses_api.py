@@ -22,7 +22,7 @@ reports ``response.incomplete`` as "Incomplete response returned, reason: ...", 
 and ignores ``error`` events.
 
 What ``codex exec`` sends: ``POST /v1/responses`` only (no model listing), ``stream: true``,
-``store: false``, ``instructions`` empty and the system prompt as ``developer`` messages,
+``store: false``, no ``instructions`` (its system prompt comes as ``developer`` messages),
 its tools (``exec_command``, ``write_stdin``, ``view_image``, goal tools, a
 ``multi_agent_v1`` namespace, ``web_search``), ``text.format`` from ``--output-schema``
 (name ``codex_output_schema``, strict), ``prompt_cache_key``, ``Authorization: Bearer
