@@ -55,3 +55,37 @@ def _client(url: str, timeout: float = 5.0, api_key: str = "sk-test") -> Iterato
 def client() -> Callable[..., Any]:
     """``with client(server.url, timeout=...) as c:`` -> a real ``openai.OpenAI`` with retries off."""
     return _client
+
+
+def post_raw(url: str, path: str, body: object, headers: dict[str, str] | None = None,
+             timeout: float = 5.0) -> tuple[int, dict[str, str], bytes]:
+    """POST JSON to ``url`` + ``path`` with http.client; (status, lowercased headers, body bytes)."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
+    try:
+        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        conn.request("POST", parts.path.rstrip("/") + path, body=data,
+                     headers={"Content-Type": "application/json", **(headers or {})})
+        resp = conn.getresponse()
+        return resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read()
+    finally:
+        conn.close()
+
+
+def sse_events(raw: bytes) -> list[tuple[str | None, Any]]:
+    """``(event name or None, decoded data)`` of every SSE event in a body (``[DONE]`` kept as text)."""
+    out: list[tuple[str | None, Any]] = []
+    for block in raw.decode().split("\n\n"):
+        event, data = None, []
+        for line in block.splitlines():
+            if line.startswith("event: "):
+                event = line[len("event: "):]
+            elif line.startswith("data: "):
+                data.append(line[len("data: "):])
+        if data:
+            text = "\n".join(data)
+            out.append((event, text if text == "[DONE]" else json.loads(text)))
+    return out

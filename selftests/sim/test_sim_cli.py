@@ -97,3 +97,38 @@ def test_cli_port_in_use_exits_1(capsys):
 def test_cli_help_exits_0(capsys):
     assert main(["--help"]) == 0
     assert "--fault-script" in capsys.readouterr().out
+
+
+def test_cli_help_documents_endpoints_oracle_format_and_every_option(capsys):
+    assert main(["--help"]) == 0
+    out = capsys.readouterr().out
+    for fragment in ("/v1/chat/completions", "/v1/responses", "/v1/messages", "--rpm", "--burst", "--no-generic",
+                     '"<row id>@<page>"', '"not in oracle"', "retry-after-ms", "rpm_limit", "stream_rate_limit"):
+        assert fragment in out, fragment
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [(["--rpm", "0"], "--rpm"), (["--rpm", "x"], "--rpm"), (["--rpm", "60", "--burst", "0"], "--burst"),
+     (["--burst", "2"], "burst needs rpm")],
+)
+def test_cli_bucket_arguments_are_checked(capsys, argv, fragment):
+    assert main(argv) == 2
+    assert fragment in capsys.readouterr().err
+
+
+def test_cli_rpm_limit_as_a_process(client, messages):
+    cmd = [sys.executable, "-m", "cowork_judge.sim", "--port", "0", "--rpm", "1", "--burst", "1", "--no-generic"]
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
+        try:
+            match = LINE_RE.match(_read_line(proc))
+            assert match
+            with client(match.group(1)) as c:
+                c.chat.completions.create(model="m", messages=messages())
+                with pytest.raises(openai.RateLimitError) as info:
+                    c.chat.completions.create(model="m", messages=messages())
+            headers = info.value.response.headers
+            assert 59 <= int(headers["retry-after"]) <= 60 and 58_000 < int(headers["retry-after-ms"]) <= 60_000
+        finally:
+            proc.terminate()
+            proc.wait(timeout=5)

@@ -129,10 +129,14 @@ def test_json_schema_accepted_and_ids_fall_back_to_schema_enum(client):
             {"role": "user", "content": '<rubric_rows>[{"id": "Z"}]</rubric_rows>'}],
             response_format={"type": "json_object"})
         assert [v["id"] for v in _verdicts(resp)] == ["Z"]
+        generic = c.chat.completions.create(model="m", messages=only_prompt)  # no rows: generic mode
+        assert json.loads(generic.choices[0].message.content)["criterion_status"] == "UNMET"
+    assert [e.response_format for e in sim.log] == ["json_schema", "json_schema", "json_object", None]
+    assert [e.kind for e in sim.log] == ["final", "final", "final", "generic"]
+    with SimServer(OraclePolicy.from_dict(ORACLE), generic=False) as sim, client(sim.url) as c:
         with pytest.raises(openai.BadRequestError, match="no rubric rows found"):
             c.chat.completions.create(model="m", messages=only_prompt)
-    assert [e.response_format for e in sim.log] == ["json_schema", "json_schema", "json_object", None]
-    assert sim.log[3].kind == "error" and sim.log[3].status == 400
+    assert sim.log[0].kind == "error" and sim.log[0].status == 400
 
 
 def test_reject_json_schema_gives_400_and_plain_json_still_works(client, messages):

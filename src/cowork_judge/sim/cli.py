@@ -1,4 +1,7 @@
-"""Command line of the simulated judge: ``cowork-judge sim`` / ``python -m cowork_judge.sim``."""
+"""Command line of the simulated judge: ``cowork-judge sim`` / ``python -m cowork_judge.sim``.
+
+``--help`` documents every option, the endpoints and the oracle file format (``EPILOG``).
+"""
 
 from __future__ import annotations
 
@@ -17,6 +20,41 @@ from .server import SimServer
 __all__ = ["build_parser", "main"]
 
 LISTEN_LINE = "cowork-judge sim listening on {url}"
+
+EPILOG = """\
+endpoints (the /v1 prefix is optional):
+  POST /v1/chat/completions    OpenAI Chat Completions: plain or SSE, tools, response_format, images
+  POST /v1/responses           OpenAI Responses API, SSE (codex CLI: wire_api = "responses")
+  POST /v1/messages            Anthropic Messages API, SSE (claude CLI: ANTHROPIC_BASE_URL=http://HOST:PORT)
+  POST /v1/messages/count_tokens, GET /v1/models, HEAD /   minimal answers
+  GET /_sim/log, POST /_sim/reset                          the request log as JSON; clear it
+
+rubric rows: the JSON list in the last <rubric_rows>[...]</rubric_rows> block of the user
+messages, else the id enum of properties.verdicts.items in the answer's JSON schema; the
+answer is {"verdicts": [{"id", "hit", "level"?, "na"?, "reason"}]}. Without rows the generic
+mode reads the criteria from the schema or the prompt and answers in the schema's shape
+(--no-generic: HTTP 400 instead).
+
+oracle file (--oracle), JSON:
+  {"<row id>": {"hit": true|false, "level": 0.75, "na": false, "reason": "..."},
+   "<row id>@<page>": {...}}
+  only "hit" is required; "level" in [0, 1] (gradient rows; default: highest level choice
+  when hit, else lowest); "<row id>@<page>" overrides the row on that page (workflow rows);
+  ids missing from the oracle get hit=false with reason "not in oracle". In the generic
+  mode a key may also be a criterion's text (matched exactly, then normalized) or its
+  1-based index. Without --oracle: the demo policy (reasons start "simulated judge, no model:").
+
+token bucket (--rpm, --burst): shared by all model requests; when empty: HTTP 429 with
+Retry-After (whole seconds, rounded up) and retry-after-ms, logged as fault rpm_limit.
+usage reports cached prompt tokens (leading tokens shared with an earlier answered
+request, in steps of 128 from 1024 up).
+
+fault kinds (--fault KIND=RATE, --fault-script KIND,ok,...), one draw per model request;
+shown as chat completions sends them: /v1/responses sends the stream ones as error +
+response.failed events and a cut answer as response.incomplete; /v1/messages sends
+Anthropic error documents (429 rate_limit_error, 500 api_error / 529 overloaded_error,
+400 credit balance too low, an event: error inside the stream):
+""" + "\n".join(f"  {kind:<20} {what}" for kind, what in FAULT_KINDS.items())
 
 
 class _UsageError(Exception):
@@ -42,6 +80,26 @@ def _non_negative(kind: type) -> Any:
     return convert
 
 
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {text}")
+    return value
+
+
 def _port(text: str) -> int:
     value = _non_negative(int)(text)
     if value > 65535:
@@ -53,8 +111,9 @@ def build_parser(prog: str = "cowork-judge sim") -> argparse.ArgumentParser:
     """The argument parser (its ``error`` raises instead of exiting)."""
     p = _Parser(
         prog=prog,
-        description="Simulated OpenAI-compatible judge endpoint (no model, no tokens spent).",
-        epilog="fault kinds: " + ", ".join(FAULT_KINDS),
+        description="Simulated judge endpoint: OpenAI- and Anthropic-compatible, no model, no tokens spent.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--port", type=_port, default=0, help="TCP port 0-65535; 0 = pick a free one (default)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
@@ -79,6 +138,12 @@ def build_parser(prog: str = "cowork-judge sim") -> argparse.ArgumentParser:
     p.add_argument("--api-key", metavar="KEY", help="require 'Authorization: Bearer KEY'")
     p.add_argument("--log", metavar="FILE", help="append the request log to FILE as JSON lines")
     p.add_argument("--model", default="sim-judge", help="model id served (default sim-judge)")
+    p.add_argument("--rpm", type=_positive_float, metavar="N",
+                   help="token bucket: requests per minute shared by all model requests (default: no limit)")
+    p.add_argument("--burst", type=_positive_int, metavar="B",
+                   help="token bucket capacity, requests (default: ceil(rpm/60), at least 1); needs --rpm")
+    p.add_argument("--no-generic", action="store_true",
+                   help="answer requests without rubric rows with HTTP 400 instead of the generic mode")
     return p
 
 
@@ -100,6 +165,7 @@ def _configure(args: argparse.Namespace) -> SimServer:
         policy, faults=faults, latency=latency, host=args.host, port=args.port,
         tool_rounds=args.tool_rounds, reject_json_schema=args.reject_json_schema,
         api_key=args.api_key, log_path=args.log, model=args.model,
+        rpm=args.rpm, burst=args.burst, generic=not args.no_generic,
     )
 
 
@@ -107,6 +173,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the simulator until SIGINT/SIGTERM.
 
     Prints ``cowork-judge sim listening on http://HOST:PORT/v1`` (flushed) once serving.
+    ``argv`` defaults to ``sys.argv[1:]``; ``--help`` prints the options, the endpoints, the
+    oracle format and the fault kinds.
 
     Returns:
         0 after a signal, 2 for bad arguments (message on stderr), 1 when the address

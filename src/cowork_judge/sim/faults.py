@@ -1,9 +1,11 @@
 """Fault injection for the simulated judge: which fault (if any) the next request gets.
 
-One fault is drawn per ``POST /v1/chat/completions`` request: first from the scripted
-sequence (one entry per request, ``"ok"`` = no fault), then, once the script is used up,
-by rate with one seeded uniform draw per request. What each kind looks like on the wire
-is listed in ``FAULT_KINDS``; the server (``server.py``) carries it out.
+One fault is drawn per model request (chat completions, responses, messages; requests
+refused by the token bucket draw none): first from the scripted sequence (one entry per
+request, ``"ok"`` = no fault), then, once the script is used up, by rate with one seeded
+uniform draw per request. What each kind looks like on ``/v1/chat/completions`` is listed
+in ``FAULT_KINDS``; the endpoint modules (``chat_api``, ``responses_api``,
+``messages_api``) carry it out in their API's own shapes.
 """
 
 from __future__ import annotations

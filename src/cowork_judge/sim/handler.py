@@ -1,6 +1,8 @@
 """HTTP plumbing of the simulated judge: routing, JSON/SSE writers, hang and reset.
 
-The request semantics live in ``server.SimServer``; this module only moves bytes.
+The request semantics live in ``server.SimServer`` and the endpoint modules; this module
+only moves bytes. Request bodies may be gzip- or deflate-encoded (``Content-Encoding``);
+other encodings get 415.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import sys
 import threading
 import time
 import traceback
+import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +25,8 @@ if TYPE_CHECKING:
     from .server import SimServer
 
 __all__ = ["SimHTTPServer", "SimHandler"]
+
+_MODEL_ROUTES = {"/chat/completions": "chat", "/responses": "responses", "/messages": "messages"}
 
 
 class SimHTTPServer(ThreadingHTTPServer):
@@ -46,6 +51,8 @@ class SimHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: SimHTTPServer
     server_version = "cowork-judge-sim"
+    final_write_s: float | None = None
+    """``time.monotonic()`` just before the last write of the current answer (None before it)."""
 
     def setup(self) -> None:
         super().setup()
@@ -62,42 +69,75 @@ class SimHandler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         pass
 
-    def _read_body(self) -> bytes:
+    def _read_body(self) -> bytes | None:
+        """The request body, decoded from gzip/deflate; None for another ``Content-Encoding``.
+
+        A body that does not decompress is returned as is (it then fails as JSON: 400).
+        """
         try:
             length = int(self.headers.get("Content-Length") or 0)
         except ValueError:
             length = 0
-        return self.rfile.read(length) if length > 0 else b""
+        data = self.rfile.read(length) if length > 0 else b""
+        encoding = (self.headers.get("Content-Encoding") or "identity").strip().lower()
+        if encoding in ("identity", ""):
+            return data
+        if encoding not in ("gzip", "deflate"):
+            return None
+        try:
+            return zlib.decompress(data, 16 + zlib.MAX_WBITS if encoding == "gzip" else zlib.MAX_WBITS)
+        except zlib.error:
+            return data
 
     def _route(self) -> str:
         path = self.path.split("?", 1)[0].rstrip("/")
         return path[3:] if path.startswith("/v1/") else path
 
+    def do_HEAD(self) -> None:  # noqa: N802 - stdlib name
+        """Any path: 200 with an empty body (claude's connectivity probe is ``HEAD /``)."""
+        self.server.sim.note_other("HEAD", self.path, 200)
+        self.send_response(200)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
     def do_GET(self) -> None:  # noqa: N802 - stdlib name
         route, sim = self._route(), self.server.sim
         if route == "/models":
-            if not sim.authorized(self.headers.get("Authorization")):
+            if not sim.authorized(self.headers.get("Authorization"), self.headers.get("x-api-key")):
                 doc = error_doc("Incorrect API key provided", "invalid_request_error", code="invalid_api_key")
-                self.send_json(401, doc)
+                self._other(401, doc)
                 return
-            self.send_json(200, sim.models_doc())
+            self._other(200, sim.models_doc())
         elif route == "/_sim/log":
             self.send_json(200, {"entries": sim.log.to_json()})
         else:
-            self.send_json(404, error_doc(f"no route GET {self.path}", "invalid_request_error"))
+            self._other(404, error_doc(f"no route GET {self.path}", "invalid_request_error"))
 
     def do_POST(self) -> None:  # noqa: N802 - stdlib name
         start_s = time.monotonic()
         sim = self.server.sim
         body = self._read_body()
         route = self._route()
-        if route == "/chat/completions":
+        endpoint = _MODEL_ROUTES.get(route)
+        if endpoint == "chat" and body is not None:
             sim.handle_chat(self, body, start_s, sim.log.next_seq())
+        elif endpoint is not None and body is not None:
+            sim.handle(endpoint, self, body, start_s, sim.log.next_seq())
+        elif body is None:
+            self._other(415, error_doc(
+                f"Content-Encoding {self.headers.get('Content-Encoding')!r} is not supported (use identity, gzip "
+                "or deflate)", "invalid_request_error"))
+        elif route == "/messages/count_tokens":
+            self._other(*sim.apis["messages"].count_tokens(body))  # type: ignore[attr-defined]
         elif route == "/_sim/reset":
-            sim.log.clear()
+            sim.reset()
             self.send_json(200, {"ok": True})
         else:
-            self.send_json(404, error_doc(f"no route POST {self.path}", "invalid_request_error"))
+            self._other(404, error_doc(f"no route POST {self.path}", "invalid_request_error"))
+
+    def _other(self, status: int, doc: dict[str, Any]) -> None:
+        self.server.sim.note_other(self.command, self.path, status)
+        self.send_json(status, doc)
 
     # -- writers used by SimServer ----------------------------------------------------
     def send_json(self, status: int, doc: dict[str, Any], headers: dict[str, str] | None = None) -> None:
@@ -109,6 +149,7 @@ class SimHandler(BaseHTTPRequestHandler):
         self.send_header("x-request-id", f"req_sim_{id(self):x}_{time.monotonic_ns():x}")
         for key, value in (headers or {}).items():
             self.send_header(key, value)
+        self.final_write_s = time.monotonic()
         self.end_headers()
         self.wfile.write(data)
 
@@ -118,6 +159,7 @@ class SimHandler(BaseHTTPRequestHandler):
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
+        self.final_write_s = time.monotonic()
         self.end_headers()
         self.wfile.write(data[: len(data) // 2])
         self.close_connection = True
@@ -130,14 +172,16 @@ class SimHandler(BaseHTTPRequestHandler):
         self.send_header("Transfer-Encoding", "chunked")
         self.end_headers()
 
-    def sse(self, data: dict[str, Any] | str) -> None:
-        """Send one ``data: ...`` event (a dict is JSON-encoded) as one HTTP chunk."""
+    def sse(self, data: dict[str, Any] | str, event: str | None = None) -> None:
+        """Send one ``[event: NAME]\\ndata: ...`` event (a dict is JSON-encoded) as one HTTP chunk."""
         text = data if isinstance(data, str) else json.dumps(data)
-        payload = f"data: {text}\n\n".encode()
+        head = f"event: {event}\n" if event else ""
+        payload = f"{head}data: {text}\n\n".encode()
         self.wfile.write(b"%x\r\n%s\r\n" % (len(payload), payload))
 
     def end_sse(self) -> None:
         """End the chunked body cleanly (the connection stays usable)."""
+        self.final_write_s = time.monotonic()
         self.wfile.write(b"0\r\n\r\n")
 
     def hang(self, seconds: float, stop: threading.Event) -> None:

@@ -16,7 +16,7 @@ import os
 import re
 from typing import Any, Protocol
 
-__all__ = ["DEMO_REASON_PREFIX", "DemoPolicy", "OraclePolicy", "VerdictPolicy", "content_words"]
+__all__ = ["DEMO_REASON_PREFIX", "DemoPolicy", "OraclePolicy", "VerdictPolicy", "content_words", "normalize_criterion"]
 
 DEMO_REASON_PREFIX = "simulated judge, no model:"
 """Every reason the demo policy writes starts with this label."""
@@ -33,6 +33,12 @@ class VerdictPolicy(Protocol):
     ) -> list[dict[str, Any]]:
         """Return one verdict dict per row, in the order of ``rows``."""
         ...
+
+
+def normalize_criterion(text: str) -> str:
+    """Criterion text for lookups: whitespace collapsed, casefolded, outer quotes and
+    punctuation (`` .;:,'"`*``) stripped."""
+    return re.sub(r"\s+", " ", text).strip().strip(" .;:,'\"`*").casefold()
 
 
 def _is_gradient(row: dict[str, Any]) -> bool:
@@ -67,6 +73,23 @@ class OraclePolicy:
     ) -> None:
         self.answers = dict(answers)
         self.page_answers = dict(page_answers or {})
+        self._normalized: dict[str, str] = {}
+        for key in self.answers:
+            self._normalized.setdefault(normalize_criterion(key), key)
+
+    def find_key(self, text: str, ids: list[str] | tuple[str, ...] = ()) -> str | None:
+        """The oracle key of a generic-mode criterion, or None.
+
+        Tries ``text`` exactly, then ``normalize_criterion(text)`` against the normalized
+        keys (the first key in file order wins), then each of ``ids`` exactly (an explicit
+        id, then the 1-based index).
+        """
+        if text in self.answers:
+            return text
+        found = self._normalized.get(normalize_criterion(text))
+        if found is not None:
+            return found
+        return next((i for i in ids if i in self.answers), None)
 
     @classmethod
     def from_dict(cls, data: object, *, source: str = "oracle") -> OraclePolicy:

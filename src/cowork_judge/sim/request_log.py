@@ -1,4 +1,4 @@
-"""Request log of the simulated judge: one entry per chat-completions request, thread-safe."""
+"""Request log of the simulated judge: one entry per model request (any endpoint), thread-safe."""
 
 from __future__ import annotations
 
@@ -15,16 +15,17 @@ __all__ = ["LogEntry", "RequestLog"]
 
 @dataclass(frozen=True)
 class LogEntry:
-    """One finished ``POST /v1/chat/completions`` request.
+    """One finished model request (``/v1/chat/completions``, ``/v1/responses``, ``/v1/messages``).
 
     Attributes:
         seq: arrival order, 1-based.
         start_s: ``time.monotonic()`` when the request line was read, seconds.
-        end_s: ``time.monotonic()`` when the answer was written (or the hang/reset
-            finished), seconds.
+        end_s: ``time.monotonic()`` just before the answer's last write (or when the
+            hang/reset/dropped stream finished), seconds.
         kind: ``tool`` (answered with a tool call), ``final`` (answered with verdicts),
-            ``fault`` (a fault was injected) or ``error`` (401/400/404: bad request).
-        fault: fault kind, or None.
+            ``generic`` (answered in the generic mode), ``fault`` (a fault was injected, or
+            the token bucket refused the request) or ``error`` (401/400: bad request).
+        fault: fault kind (``faults.FAULT_KINDS``, or ``rpm_limit`` for the bucket's 429), or None.
         status: HTTP status sent; None when no status line was sent (hang, reset).
         stream: the request asked for ``stream: true``.
         model: requested model name.
@@ -36,7 +37,12 @@ class LogEntry:
         tool_call: name of the tool called on a tool turn, else None.
         response_format: ``json_schema``/``json_object``/``text`` or None.
         delay_s: latency-model delay slept before answering, seconds.
-        error: message of a 400/401/404 answer, else None.
+        error: message of a 400/401 answer, else None.
+        endpoint: ``chat``, ``responses`` or ``messages``.
+        cached_tokens: prompt tokens reported as cached (``prefix_cache`` rule; 0 when the
+            request was not answered).
+        generic_shape: generic mode only: the answer shape (``generic.SHAPES``), else None.
+        retry_after_ms: ``rpm_limit`` only: the ``retry-after-ms`` sent, else None.
     """
 
     seq: int
@@ -56,6 +62,10 @@ class LogEntry:
     response_format: str | None = None
     delay_s: float = 0.0
     error: str | None = None
+    endpoint: str = "chat"
+    cached_tokens: int = 0
+    generic_shape: str | None = None
+    retry_after_ms: int | None = None
 
     @property
     def duration_s(self) -> float:
@@ -110,13 +120,37 @@ class RequestLog:
         """All entries as dicts, in arrival (``seq``) order."""
         return [e.to_dict() for e in sorted(self.entries(), key=lambda e: e.seq)]
 
-    def count(self, kind: str | None = None, fault: str | None = None) -> int:
-        """Entries matching ``kind`` and/or ``fault`` (None matches anything)."""
+    def count(self, kind: str | None = None, fault: str | None = None, endpoint: str | None = None) -> int:
+        """Entries matching ``kind``, ``fault`` and ``endpoint`` (None matches anything)."""
         return sum(
             1
             for e in self.entries()
             if (kind is None or e.kind == kind) and (fault is None or e.fault == fault)
+            and (endpoint is None or e.endpoint == endpoint)
         )
+
+    def counts_by_endpoint(self) -> dict[str, int]:
+        """Number of entries per endpoint (``chat``/``responses``/``messages``), only those seen."""
+        counts: dict[str, int] = {}
+        for e in self.entries():
+            counts[e.endpoint] = counts.get(e.endpoint, 0) + 1
+        return counts
+
+    def max_in_flight(self, endpoint: str | None = None) -> int:
+        """Peak number of requests handled at once, from ``start_s``/``end_s`` (0 when empty).
+
+        Intervals are half-open: a request that ends exactly when another starts does not
+        overlap it. ``endpoint`` restricts the count to one endpoint.
+        """
+        edges = []
+        for e in self.entries():
+            if endpoint is None or e.endpoint == endpoint:
+                edges += [(e.start_s, 1), (e.end_s, -1)]
+        peak = level = 0
+        for _, step in sorted(edges):  # at equal times -1 sorts before +1
+            level += step
+            peak = max(peak, level)
+        return peak
 
     def __len__(self) -> int:
         with self._lock:

@@ -1,8 +1,15 @@
-"""The simulated judge's server: what an OpenAI-compatible endpoint answers, on loopback.
+"""The simulated judge's server: one request pipeline behind three wire APIs, on loopback.
 
-Routes: ``POST /v1/chat/completions`` (plain, SSE streaming, function tools,
-``response_format``, image parts), ``GET /v1/models``, ``GET /_sim/log`` (the request log
-as JSON), ``POST /_sim/reset`` (clear the log). The ``/v1`` prefix is optional.
+Model routes (``/v1`` prefix optional): ``POST /v1/chat/completions`` (``chat_api``),
+``POST /v1/responses`` (``responses_api``), ``POST /v1/messages`` (``messages_api``).
+Every model request goes through the same steps: authorization, decoding (400 on a bad
+body), the token bucket (429 ``rpm_limit``), the fault plan, the tool turn or the final
+answer (policy verdicts, or the generic mode), the prefix cache, the latency model, and
+one ``RequestLog`` entry. Other routes: ``GET /v1/models``, ``POST
+/v1/messages/count_tokens``, ``HEAD`` on any path (200, empty: claude's connectivity
+probe), ``GET /_sim/log`` (the request log as JSON), ``POST /_sim/reset`` (clear the log
+and the prefix cache); they are not logged as model requests but listed in
+``SimServer.other_requests``.
 """
 
 from __future__ import annotations
@@ -12,58 +19,87 @@ import os
 import socket
 import threading
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Protocol
 
-from .faults import (
-    CONTENT_FAULTS,
-    STATUS_FAULTS,
-    Fault,
-    FaultPlan,
-    error_body,
-    fault_content,
-)
+from .bucket import TokenBucket, retry_headers
+from .chat_api import ChatAPI
+from .faults import CONTENT_FAULTS, Fault, FaultPlan, fault_content
+from .generic import grade_generic
 from .handler import SimHandler, SimHTTPServer
 from .latency import LatencyModel
+from .messages_api import MessagesAPI
 from .policies import DemoPolicy, VerdictPolicy
-from .protocol import (
-    DEFAULT_MODEL,
-    RequestError,
-    SimRequest,
-    chunk,
-    completion,
-    error_doc,
-    estimate_tokens,
-    new_completion_id,
-    parse_request,
-    split_text,
-    tool_call_for,
-)
+from .prefix_cache import PrefixCache
 from .request_log import LogEntry, RequestLog
+from .responses_api import ResponsesAPI
+from .turn import DEFAULT_MODEL, Reply, RequestError, SimRequest, ToolCall, estimate_tokens, new_call_id, read_only_call
 
-__all__ = ["SimServer"]
+__all__ = ["SimServer", "WireAPI"]
 
 _REJECT_SCHEMA_MSG = "response_format json_schema is not supported by this model"
 
 
+class WireAPI(Protocol):
+    """What an endpoint module offers the pipeline (``ChatAPI``, ``ResponsesAPI``, ``MessagesAPI``)."""
+
+    endpoint: str
+    """``chat``, ``responses`` or ``messages``: the log's name for the endpoint."""
+
+    def parse(self, body: object) -> SimRequest:
+        """Decode a JSON body. Raises RequestError (answered with 400)."""
+        ...
+
+    def error(self, h: SimHandler, status: int, message: str, err_type: str, *,
+              param: str | None = None, code: str | None = None, headers: dict[str, str] | None = None) -> None:
+        """Send this API's error document with ``status``."""
+        ...
+
+    def answer(self, h: SimHandler, req: SimRequest, reply: Reply) -> None:
+        """Send a 200 answer, streamed when ``req.stream``."""
+        ...
+
+    def fault(self, h: SimHandler, req: SimRequest, fault: Fault) -> None:
+        """Carry out a status fault or a ``stream_*`` fault (not hang/reset/content faults)."""
+        ...
+
+    def status_of(self, fault: Fault) -> int | None:
+        """The HTTP status this API sends for ``fault`` (None: no status line)."""
+        ...
+
+    def rate_limited(self, h: SimHandler, message: str, headers: dict[str, str]) -> None:
+        """Send the token bucket's 429 with ``headers`` (``retry-after``, ``retry-after-ms``)."""
+        ...
+
+
 class SimServer:
-    """OpenAI-compatible simulated judge on ``host:port``, served from a daemon thread.
+    """Simulated judge endpoint on ``host:port``, served from a daemon thread.
 
     Args:
         policy: verdict policy (``OraclePolicy``, ``DemoPolicy``, ...); None = ``DemoPolicy()``.
-        faults: fault plan; None = never inject faults.
+        faults: fault plan, one draw per model request of any endpoint; None = no faults.
         latency: latency model; None = answer at once.
         host: address to bind (loopback by default).
         port: TCP port; 0 picks a free one (see ``port``/``url`` after ``start``).
-        tool_rounds: when tools are offered, answer this many turns with a tool call before
-            the final verdicts (counted from the assistant tool-call messages so far).
-        reject_json_schema: answer 400 (``param: response_format``) to requests whose
+        tool_rounds: when tools are offered, answer this many turns with a read-only tool
+            call (``turn.READ_ONLY_CALLS``) before the final answer (counted from the
+            earlier tool-calling assistant turns in the request).
+        reject_json_schema: answer 400 (``param: response_format``) to chat requests whose
             ``response_format.type`` is ``json_schema``, like endpoints that lack it.
-        api_key: when set, requests without ``Authorization: Bearer <api_key>`` get 401
-            (``/_sim/*`` stays open).
+        api_key: when set, model requests without that key (``Authorization: Bearer KEY``,
+            or ``x-api-key: KEY`` on ``/v1/messages``) get 401 (``/_sim/*`` stays open).
         log_path: also append every log entry to this JSONL file.
         model: model id listed by ``GET /v1/models``.
+        rpm: requests per minute of the shared token bucket; None = no limit.
+        burst: bucket capacity, requests; None = ``bucket.default_burst(rpm)``.
+        clock: monotonic clock of the bucket, seconds (tests inject a fake one).
+        generic: answer requests without rubric rows in the generic mode (``generic.py``);
+            False = HTTP 400 "no rubric rows found" instead.
 
     Use as a context manager, or call ``start()``/``stop()``. ``log`` is the request log.
+
+    Raises:
+        ValueError: ``tool_rounds`` < 0, or a bad ``rpm``/``burst``.
     """
 
     def __init__(
@@ -79,9 +115,15 @@ class SimServer:
         api_key: str | None = None,
         log_path: str | os.PathLike[str] | None = None,
         model: str = DEFAULT_MODEL,
+        rpm: float | None = None,
+        burst: int | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        generic: bool = True,
     ) -> None:
         if tool_rounds < 0:
             raise ValueError(f"tool_rounds must be >= 0, got {tool_rounds}")
+        if burst is not None and rpm is None:
+            raise ValueError("burst needs rpm")
         self.policy: VerdictPolicy = policy if policy is not None else DemoPolicy()
         self.faults = faults
         self.latency = latency
@@ -91,9 +133,15 @@ class SimServer:
         self.reject_json_schema = reject_json_schema
         self.api_key = api_key
         self.model = model
+        self.bucket = TokenBucket(rpm, burst, clock=clock) if rpm is not None else None
+        self.generic = generic
+        self.prefix_cache = PrefixCache()
         self.log = RequestLog(log_path)
         self.errors: list[str] = []
         """Tracebacks of unexpected handler exceptions (a healthy run leaves it empty)."""
+        self.other_requests: list[tuple[str, str, int]] = []
+        """``(method, path, status)`` of every request that is not a model request, in order."""
+        self.apis: dict[str, WireAPI] = {api.endpoint: api for api in (ChatAPI(), ResponsesAPI(), MessagesAPI())}
         self._stop = threading.Event()
         self._httpd: SimHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -114,6 +162,11 @@ class SimServer:
     def url(self) -> str:
         """Base URL for ``openai.OpenAI(base_url=...)``: ``http://HOST:PORT/v1``."""
         return f"http://{self.host}:{self.port}/v1"
+
+    @property
+    def root_url(self) -> str:
+        """``http://HOST:PORT`` (``ANTHROPIC_BASE_URL`` takes this form: the SDK adds ``/v1``)."""
+        return f"http://{self.host}:{self.port}"
 
     def start(self) -> SimServer:
         """Bind and serve in a daemon thread; returns self. Raises OSError if binding fails."""
@@ -157,7 +210,7 @@ class SimServer:
 
     @property
     def in_flight(self) -> int:
-        """Chat-completions requests being handled right now (read, not yet logged)."""
+        """Model requests being handled right now (read, not yet logged)."""
         with self._conn_lock:
             return self._in_flight
 
@@ -172,9 +225,16 @@ class SimServer:
         """``stop()`` has begun."""
         return self._stop.is_set()
 
-    def authorized(self, authorization: str | None) -> bool:
-        """Whether an ``Authorization`` header value passes (always, without ``api_key``)."""
-        return self.api_key is None or authorization == f"Bearer {self.api_key}"
+    def authorized(self, authorization: str | None, api_key_header: str | None = None) -> bool:
+        """Whether the request's key passes (always, without ``api_key``).
+
+        Args:
+            authorization: the ``Authorization`` header value.
+            api_key_header: the ``x-api-key`` header value (Anthropic clients).
+        """
+        if self.api_key is None:
+            return True
+        return authorization == f"Bearer {self.api_key}" or api_key_header == self.api_key
 
     def track_connection(self, sock: socket.socket, add: bool) -> None:
         """Register (``add``) or forget a client connection so ``stop()`` can close it."""
@@ -189,145 +249,142 @@ class SimServer:
             else:
                 self._conns.pop(sock, None)
 
-    # -- chat completions ----------------------------------------------------------
+    def note_other(self, method: str, path: str, status: int) -> None:
+        """Record a request that is not a model request (see ``other_requests``)."""
+        with self._conn_lock:
+            self.other_requests.append((method, path, status))
+
+    def reset(self) -> None:
+        """Clear the request log, the prefix cache and ``other_requests``."""
+        self.log.clear()
+        self.prefix_cache.clear()
+        with self._conn_lock:
+            self.other_requests.clear()
+
+    # -- model requests ------------------------------------------------------------
     def handle_chat(self, h: SimHandler, body: bytes, start_s: float, seq: int) -> None:
-        """Answer one chat-completions request on handler ``h`` and log it."""
-        rec: dict[str, Any] = {"seq": seq, "start_s": start_s, "kind": "error"}
+        """Answer one chat-completions request (``handle("chat", ...)``; a seam subclasses override)."""
+        self.handle("chat", h, body, start_s, seq)
+
+    def handle(self, endpoint: str, h: SimHandler, body: bytes, start_s: float, seq: int) -> None:
+        """Answer one model request of ``endpoint`` (``chat``/``responses``/``messages``) and log it."""
+        rec: dict[str, Any] = {"seq": seq, "start_s": start_s, "kind": "error", "endpoint": endpoint}
+        h.final_write_s = None
         with self._conn_lock:
             self._in_flight += 1
         try:
-            self._chat(h, body, rec)
+            self._serve(self.apis[endpoint], h, body, rec)
         finally:
-            rec["end_s"] = time.monotonic()
+            # stamped before the answer's last write, so a client that waits for its answer
+            # before sending the next request never sees two of its requests overlap here
+            rec["end_s"] = h.final_write_s if h.final_write_s is not None else time.monotonic()
             self.log.append(LogEntry(**rec))
             with self._conn_lock:
                 self._in_flight -= 1
 
-    def _chat(self, h: SimHandler, body: bytes, rec: dict[str, Any]) -> None:
-        if not self.authorized(h.headers.get("Authorization")):
-            msg = "Incorrect API key provided"
-            rec.update(status=401, error=msg)
-            h.send_json(401, error_doc(msg, "invalid_request_error", code="invalid_api_key"))
+    def _refuse(self, api: WireAPI, h: SimHandler, rec: dict[str, Any], status: int, message: str,
+                err_type: str, param: str | None = None, code: str | None = None) -> None:
+        rec.update(kind="error", status=status, error=message)
+        api.error(h, status, message, err_type, param=param, code=code)
+
+    def _serve(self, api: WireAPI, h: SimHandler, body: bytes, rec: dict[str, Any]) -> None:
+        if not self.authorized(h.headers.get("Authorization"), h.headers.get("x-api-key")):
+            auth_type = "authentication_error" if api.endpoint == "messages" else "invalid_request_error"
+            self._refuse(api, h, rec, 401, "Incorrect API key provided", auth_type, code="invalid_api_key")
             return
         try:
-            req = parse_request(json.loads(body or b"null"))
+            req = api.parse(json.loads(body or b"null"))
         except (json.JSONDecodeError, UnicodeDecodeError):
-            rec.update(status=400, error="request body is not valid JSON")
-            h.send_json(400, error_doc("request body is not valid JSON", "invalid_request_error"))
+            self._refuse(api, h, rec, 400, "request body is not valid JSON", "invalid_request_error")
             return
         except RequestError as exc:
-            rec.update(status=400, error=str(exc))
-            h.send_json(400, error_doc(str(exc), "invalid_request_error", param=exc.param))
+            self._refuse(api, h, rec, 400, str(exc), "invalid_request_error", param=exc.param)
             return
         rec.update(
             stream=req.stream, model=req.model, row_ids=req.row_ids, prompt_chars=req.prompt_chars,
             prompt_tokens=estimate_tokens(req.prompt_chars), images=req.images,
             response_format=req.response_format,
         )
+        if self.bucket is not None:
+            wait_s = self.bucket.take()
+            if wait_s > 0:
+                headers = retry_headers(wait_s)
+                rec.update(kind="fault", fault="rpm_limit", status=429, retry_after_ms=int(headers["retry-after-ms"]))
+                message = (f"Rate limit reached for requests per min (RPM): Limit {self.bucket.rpm:g}, "
+                           f"burst {self.bucket.burst}. Please try again in {wait_s:.3f}s.")
+                api.rate_limited(h, message, headers)
+                return
         fault = self.faults.next_fault() if self.faults is not None else None
         if fault is not None:
-            rec.update(kind="fault", fault=fault.kind, status=fault.status)
-            if fault.kind not in CONTENT_FAULTS:
-                self._transport_fault(h, req, fault)
+            rec.update(kind="fault", fault=fault.kind, status=api.status_of(fault))
+            if fault.kind == "hang":
+                h.hang(fault.hang_seconds, self._stop)
                 return
-        if self.reject_json_schema and req.response_format == "json_schema":
-            rec.update(kind="error", status=400, error=_REJECT_SCHEMA_MSG)
-            h.send_json(400, error_doc(_REJECT_SCHEMA_MSG, "invalid_request_error", param="response_format"))
+            if fault.kind == "reset":
+                h.reset()
+                return
+            if fault.kind not in CONTENT_FAULTS:
+                api.fault(h, req, fault)
+                return
+        if self.reject_json_schema and api.endpoint == "chat" and req.response_format == "json_schema":
+            self._refuse(api, h, rec, 400, _REJECT_SCHEMA_MSG, "invalid_request_error", param="response_format")
             return
-        if not req.rows:
-            rec.update(kind="error", status=400, error=req.rows_error)
-            h.send_json(400, error_doc(req.rows_error, "invalid_request_error", param="messages"))
+        if not req.rows and not self.generic:
+            self._refuse(api, h, rec, 400, req.rows_error, "invalid_request_error",
+                         param="messages" if api.endpoint != "responses" else "input")
             return
-        tool_turn = (
-            fault is None and bool(req.tool_names) and not req.tool_choice_none
-            and req.tool_rounds_done < self.tool_rounds
-        )
-        kind = "tool" if tool_turn else "final"
+        reply, kind = self._reply(req, fault, rec)
         if fault is None:
             rec["kind"] = kind
-        delay = self.latency.delay_sec(kind, len(req.rows)) if self.latency is not None else 0.0
+        reply.prompt_tokens = estimate_tokens(req.prompt_chars)
+        reply.cached_tokens = self.prefix_cache.lookup_and_store(req.prompt_text)
+        reply.completion_tokens = estimate_tokens(len(reply.text or "") + len(reply.call.arguments if reply.call else ""))
+        rec.update(cached_tokens=reply.cached_tokens, completion_tokens=reply.completion_tokens,
+                   tool_call=reply.call.name if kind == "tool" and reply.call else None)
+        rows = len(rec.get("row_ids") or ())
+        delay = self.latency.delay_sec("tool" if kind == "tool" else "final", rows) if self.latency is not None else 0.0
         rec["delay_s"] = delay
         if delay and self._stop.wait(delay):
             rec["status"] = None
             h.close_connection = True
             return
         rec["status"] = 200
-        if tool_turn:
-            call = tool_call_for(req.tool_names)
-            rec["tool_call"] = call["function"]["name"]
-            rec["completion_tokens"] = estimate_tokens(len(call["function"]["arguments"]))
-            self._answer(h, req, None, call, "tool_calls")
-            return
-        verdicts = self.policy.verdicts(req.rows, req.context_text)
-        if fault is None:
-            content, finish = json.dumps({"verdicts": verdicts}), "stop"
-        else:
-            content = fault_content(fault.kind, verdicts)
-            finish = "length" if fault.kind == "truncated_json" else "stop"
-        rec["completion_tokens"] = estimate_tokens(len(content))
-        self._answer(h, req, content, None, finish)
+        api.answer(h, req, reply)
 
-    def _answer(
-        self, h: SimHandler, req: SimRequest, content: str | None, call: dict[str, Any] | None, finish: str
-    ) -> None:
-        prompt_tokens = estimate_tokens(req.prompt_chars)
-        done_tokens = estimate_tokens(len(content or "") + len(call["function"]["arguments"] if call else ""))
-        if not req.stream:
-            h.send_json(200, completion(
-                req.model, content=content, tool_call=call, finish_reason=finish,
-                prompt_tokens=prompt_tokens, completion_tokens=done_tokens,
-            ))
-            return
-        cid = new_completion_id()
-        h.start_sse()
-        if call is not None:
-            head = {"index": 0, "id": call["id"], "type": "function",
-                    "function": {"name": call["function"]["name"], "arguments": ""}}
-            h.sse(chunk(cid, req.model, {"role": "assistant", "content": None, "tool_calls": [head]}))
-            for piece in split_text(call["function"]["arguments"], 8):
-                h.sse(chunk(cid, req.model, {"tool_calls": [{"index": 0, "function": {"arguments": piece}}]}))
-        else:
-            h.sse(chunk(cid, req.model, {"role": "assistant", "content": ""}))
-            for piece in split_text(content or ""):
-                h.sse(chunk(cid, req.model, {"content": piece}))
-        h.sse(chunk(cid, req.model, {}, finish_reason=finish))
-        if req.include_usage:
-            h.sse(chunk(cid, req.model, None, usage=(prompt_tokens, done_tokens)))
-        h.sse("[DONE]")
-        h.end_sse()
+    def _reply(self, req: SimRequest, fault: Fault | None, rec: dict[str, Any]) -> tuple[Reply, str]:
+        """The reply of an answered request and its log kind (``tool``/``final``/``generic``).
 
-    def _transport_fault(self, h: SimHandler, req: SimRequest, fault: Fault) -> None:
-        """Carry out a fault that is not a 200 answer with verdict content."""
-        if fault.kind in STATUS_FAULTS:
-            headers = {"retry-after": "1"} if fault.status == 429 and fault.kind == "http_429" else {}
-            h.send_json(fault.status or 500, error_body(fault, h.headers.get("Authorization")), headers)
-        elif fault.kind == "hang":
-            h.hang(fault.hang_seconds, self._stop)
-        elif fault.kind == "reset":
-            h.reset()
-        elif not req.stream:
-            if fault.kind == "stream_rate_limit":
-                h.send_json(200, error_body(fault))
-            else:  # stream_disconnect / stream_abort on a plain request: cut the body
-                partial = completion(req.model, content="{\"verdicts\": [", tool_call=None,
-                                     finish_reason="stop", prompt_tokens=0, completion_tokens=0)
-                h.send_partial_json(partial)
+        Rows with an answer schema that has no ``verdicts`` property (claude's session-title
+        side request, say) are answered in that schema's shape by the generic mode.
+        """
+        if fault is None and not req.tool_choice_none and not req.answer_tool_forced \
+                and req.tool_rounds_done < self.tool_rounds:
+            call = read_only_call(req.tool_names, exclude=req.answer_tool)
+            if call is not None:
+                return Reply(None, call, "tool_calls"), "tool"
+        if req.rows and (req.answer_schema is None or "verdicts" in (req.answer_schema.get("properties") or {})):
+            verdicts = self.policy.verdicts(req.rows, req.context_text)
+            text, kind = json.dumps({"verdicts": verdicts}), "final"
         else:
-            cid = new_completion_id()
-            h.start_sse()
-            h.sse(chunk(cid, req.model, {"role": "assistant", "content": ""}))
-            h.sse(chunk(cid, req.model, {"content": "{\"verdicts\": ["}))
-            if fault.kind == "stream_rate_limit":
-                h.sse(error_body(fault))
-                h.end_sse()
-            elif fault.kind == "stream_disconnect":
-                h.end_sse()  # clean end of body: no finish_reason, no [DONE]
-            else:  # stream_abort: drop the connection inside the chunked body
-                h.close_connection = True
+            graded = grade_generic(req, self.policy)
+            verdicts, text, kind = graded.verdicts, graded.text, "generic"
+            rec.update(row_ids=graded.row_ids, generic_shape=graded.shape)
+        if fault is not None:
+            if fault.kind == "truncated_json" and kind == "generic":
+                text = text[: max(1, len(text) // 2)]
+            else:
+                text = fault_content(fault.kind, verdicts)
+            return Reply(text, None, "length" if fault.kind == "truncated_json" else "stop"), kind
+        if req.answer_tool is not None:
+            return Reply(None, ToolCall(new_call_id(), req.answer_tool, text), "tool_calls"), kind
+        return Reply(text, None, "stop"), kind
 
     # -- other routes ---------------------------------------------------------------
     def models_doc(self) -> dict[str, Any]:
-        """``GET /v1/models`` answer: one model."""
-        return {"object": "list", "data": [
-            {"id": self.model, "object": "model", "created": 0, "owned_by": "cowork-judge-sim"}
-        ]}
+        """``GET /v1/models`` answer: one model, with the fields of OpenAI's and Anthropic's lists."""
+        return {
+            "object": "list",
+            "data": [{"id": self.model, "object": "model", "created": 0, "owned_by": "cowork-judge-sim",
+                      "type": "model", "display_name": self.model, "created_at": "1970-01-01T00:00:00Z"}],
+            "has_more": False, "first_id": self.model, "last_id": self.model,
+        }
