@@ -15,7 +15,8 @@
 #      whose exit_code is inferred from the logs (`cowork-judge exit-message`).
 # Bash and POSIX tools only; no login shell; any working directory; `set -u` clean.
 # Tunables: COWORK_JUDGE_PYTHON, COWORK_JUDGE_HOME (venv root), COWORK_PIP_TIMEOUT (s per
-# connection, 15), COWORK_PIP_RETRIES (2), COWORK_INSTALL_TIMEOUT (s, 600), JUDGE_DEADLINE.
+# connection, 15), COWORK_PIP_RETRIES (2), COWORK_INSTALL_TIMEOUT (s for the whole install,
+# 300), JUDGE_DEADLINE (the judge is stopped 60 s after it).
 set -u
 umask 022
 
@@ -57,6 +58,12 @@ truthy() {
 }
 
 redact_url() { printf '%s' "$1" | sed 's#://[^/@]*@#://***@#'; }
+
+remaining() { # remaining BUDGET START: seconds left of BUDGET since START (at least 5)
+  local left=$(($1 - (SECONDS - $2)))
+  if [ "$left" -lt 5 ]; then left=5; fi
+  printf '%d' "$left"
+}
 
 with_timeout() {
   local secs="$1"; shift
@@ -197,10 +204,11 @@ install_judge() {
     tail -n 20 "$INSTALL_LOG" >>"$LOG" 2>/dev/null
     fail_stage venv "$PY cannot create a virtual environment (no venv/ensurepip module and no pip)"
   fi
-  pip_timeout="${COWORK_PIP_TIMEOUT:-15}"; pip_retries="${COWORK_PIP_RETRIES:-2}"; total="${COWORK_INSTALL_TIMEOUT:-600}"
+  pip_timeout="${COWORK_PIP_TIMEOUT:-15}"; pip_retries="${COWORK_PIP_RETRIES:-2}"; total="${COWORK_INSTALL_TIMEOUT:-300}"
   case "$pip_timeout" in "" | *[!0-9]*) pip_timeout=15 ;; esac
   case "$pip_retries" in "" | *[!0-9]*) pip_retries=2 ;; esac
-  case "$total" in "" | *[!0-9]*) total=600 ;; esac
+  if [ "$pip_retries" -lt 1 ]; then pip_retries=1; fi  # pip -q reports a refused connection only when it retries
+  case "$total" in "" | *[!0-9]*) total=300 ;; esac
   pip_opts=(--disable-pip-version-check --no-input --quiet --timeout "$pip_timeout" --retries "$pip_retries")
   cert=()
   if [ -n "${PIP_CERT:-}" ]; then cert=(--cert "$PIP_CERT"); fi
@@ -211,14 +219,14 @@ install_judge() {
     dl="$HOME_DIR/download-$$"
     rm -rf -- "$dl"; mkdir -p -- "$dl"
     say "downloading cowork-judge==$REQ from $INDEX_DESC only"
-    PIP_CONFIG_FILE=/dev/null with_timeout "$total" "${pip[@]}" --isolated download "${pip_opts[@]}" \
+    PIP_CONFIG_FILE=/dev/null with_timeout "$(remaining "$total" "$t0")" "${pip[@]}" --isolated download "${pip_opts[@]}" \
       ${cert[@]+"${cert[@]}"} --no-deps --only-binary=:all: --index-url "$COWORK_WHEEL_URL" \
       --dest "$dl" "cowork-judge==$REQ" >>"$INSTALL_LOG" 2>&1
     status=$?
     wheel=""
     for out in "$dl"/*.whl; do [ -f "$out" ] && wheel="$out"; done
     if [ "$status" -eq 0 ] && [ -n "$wheel" ]; then
-      with_timeout "$total" "${pip[@]}" install "${pip_opts[@]}" --extra-index-url "$COWORK_WHEEL_URL" \
+      with_timeout "$(remaining "$total" "$t0")" "${pip[@]}" install "${pip_opts[@]}" --extra-index-url "$COWORK_WHEEL_URL" \
         "$wheel${EXTRAS:+[$EXTRAS]}" >>"$INSTALL_LOG" 2>&1
       status=$?
     elif [ "$status" -eq 0 ]; then
@@ -227,7 +235,7 @@ install_judge() {
     rm -rf -- "$dl"
   else
     say "installing cowork-judge==$REQ from pip's configured index"
-    with_timeout "$total" "${pip[@]}" install "${pip_opts[@]}" "cowork-judge${EXTRAS:+[$EXTRAS]}==$REQ" >>"$INSTALL_LOG" 2>&1
+    with_timeout "$(remaining "$total" "$t0")" "${pip[@]}" install "${pip_opts[@]}" "cowork-judge${EXTRAS:+[$EXTRAS]}==$REQ" >>"$INSTALL_LOG" 2>&1
     status=$?
   fi
   INSTALL_SECONDS=$((SECONDS - t0))
@@ -515,7 +523,7 @@ run_judge() {
     cmd=("$JPY" -I -m cowork_judge run)
     say "running cowork-judge run"
   fi
-  with_timeout "$((deadline + 120))" "${cmd[@]}" </dev/null 2>&1 | tee -a "$LOG"
+  with_timeout "$((deadline + 60))" "${cmd[@]}" </dev/null 2>&1 | tee -a "$LOG"
   status=${PIPESTATUS[0]}
   r="$(reward_text)"
   if { [ "$r" = "SKIPPED" ] || is_finite_float "$r"; } && { [ -s "$VERIFIER_DIR/result.json" ] || [ -n "${CUSTOM_JUDGE_ENTRY:-}" ]; }; then
@@ -524,7 +532,7 @@ run_judge() {
     exit 0
   fi
   if [ "$status" -eq 124 ] || [ "$status" -eq 137 ]; then
-    fail_stage timeout "${cmd[*]} did not finish within JUDGE_DEADLINE+120=$((deadline + 120))s and was stopped"
+    fail_stage timeout "${cmd[*]} did not finish within JUDGE_DEADLINE+60=$((deadline + 60))s and was stopped"
   fi
   if [ -n "${CUSTOM_JUDGE_ENTRY:-}" ]; then
     fail_stage entry "the custom judge entry $entry exited with status $status without writing a reward"
