@@ -180,7 +180,7 @@ install_judge() {
   local -a pip pip_opts cert
   pick_home
   if [ -n "${COWORK_WHEEL_URL:-}" ]; then INDEX_DESC="$(redact_url "$COWORK_WHEEL_URL")"; fi
-  want_stamp="cowork-judge==$REQ [$EXTRAS] from $INDEX_DESC"
+  want_stamp="cowork-judge==$REQ [$EXTRAS]"  # any index: verify_judge proves it is this project
   stamp="$(cat "$VENV/.cowork-judge-installed" 2>/dev/null)" || stamp=""
   if [ "$stamp" = "$want_stamp" ] && verify_judge "$VENV/bin/python" >/dev/null; then
     JPY="$VENV/bin/python"; INSTALLED=1; REUSED=1
@@ -516,8 +516,10 @@ run_judge() {
     if [ ! -f "$entry" ]; then
       fail_stage entry-missing "CUSTOM_JUDGE_ENTRY=$CUSTOM_JUDGE_ENTRY: no such file ($entry)"
     fi
-    if [ -x "$entry" ]; then cmd=("$entry")
-    else case "$entry" in *.py) cmd=("$JPY" "$entry") ;; *) cmd=(bash "$entry") ;; esac; fi
+    case "$entry" in
+      *.py) cmd=("$JPY" "$entry") ;;  # the judge's Python: cowork_judge is importable
+      *) if [ -x "$entry" ]; then cmd=("$entry"); else cmd=(bash "$entry"); fi ;;
+    esac
     say "running the custom judge entry $entry"
   else
     cmd=("$JPY" -I -m cowork_judge run)

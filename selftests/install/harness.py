@@ -202,7 +202,7 @@ def bwrap_missing() -> str | None:
 
 def run_in_sandbox(*, app: Path, logs: Path, tests: Path, env: dict[str, str], judge_home: Path | None = None,
                    hide_python: bool = False, fake_python_version: str | None = None, extra_binds: list[tuple[Path, str]] | None = None,
-                   timeout: float = 900) -> SandboxRun:
+                   cwd: str = "/app", timeout: float = 900) -> SandboxRun:
     """Run Harbor's verifier command line in bubblewrap and return what it left.
 
     Args:
@@ -211,6 +211,7 @@ def run_in_sandbox(*, app: Path, logs: Path, tests: Path, env: dict[str, str], j
         judge_home: mounted at /opt/cowork-judge (the template's default venv root).
         hide_python: no python at all on PATH (every python* under /usr/bin masked).
         fake_python_version: every python* under /usr/bin is a stub that reports this version.
+        cwd: the working directory (Harbor uses the task's workdir, usually /app).
     """
     (logs / "verifier").mkdir(parents=True, exist_ok=True)
     (logs / "agent").mkdir(parents=True, exist_ok=True)
@@ -234,7 +235,7 @@ def run_in_sandbox(*, app: Path, logs: Path, tests: Path, env: dict[str, str], j
             args += ["--ro-bind", str(stub), str(p)]
     for host, inside in extra_binds or []:
         args += ["--ro-bind", str(host), inside]
-    args += ["--chdir", "/app", "--clearenv"]
+    args += ["--chdir", cwd, "--clearenv"]
     full_env = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8", **env}
     for k, v in full_env.items():
         args += ["--setenv", k, v]
