@@ -4,6 +4,7 @@ rollout against the simulator, and leave a reward on every failure path (SPEC §
 from __future__ import annotations
 
 import json
+import time
 from importlib import resources
 
 import jsonschema
@@ -59,7 +60,9 @@ def assert_failed(run: SandboxRun, exit_code: str, reason_start: str) -> dict:
 
 def test_judges_a_deck_with_the_injected_version_then_reuses_the_install(sandbox, sim, package_index):
     env = {**sim_env(sim), "COWORK_JUDGE_VERSION": __version__, "COWORK_JUDGE_VERSION_SOURCE": "injection"}
+    t0 = time.monotonic()
     cold = sandbox(env)
+    cold_sec = time.monotonic() - t0
     reward_txt, reward_json, doc = documents(cold)
     assert float(reward_txt) == pytest.approx(DECK_REWARD, abs=1e-12)
     assert reward_json == {"reward": float(reward_txt)} and list(reward_json) == ["reward"]
@@ -69,10 +72,13 @@ def test_judges_a_deck_with_the_injected_version_then_reuses_the_install(sandbox
     assert caps["judge"]["installed"] is True and caps["judge"]["reused"] is False and caps["python_version"]
     assert caps["python_pptx"]["available"] is True  # the [pptx] extra came from the index
     assert any(p.startswith("/simple/cowork-judge/") for p in package_index.requests)
-    print(f"\ncold install: {caps['judge']['install_seconds']} s")
     # warm: the venv is reused without network (the index URL now points at a closed port)
+    t0 = time.monotonic()
     warm = sandbox({**env, "COWORK_WHEEL_URL": f"http://127.0.0.1:{free_port()}/simple/",
                     "PIP_INDEX_URL": f"http://127.0.0.1:{free_port()}/simple/"}, cwd="/")
+    warm_sec = time.monotonic() - t0
+    print(f"\ntest.sh with the deck rollout: cold {cold_sec:.1f} s (pip {caps['judge']['install_seconds']} s), "
+          f"warm {warm_sec:.1f} s (venv reused)")
     reward_txt, _, doc = documents(warm)
     assert float(reward_txt) == pytest.approx(DECK_REWARD, abs=1e-12)
     assert capabilities(warm)["judge"]["reused"] is True and "reusing" in warm.text("test-sh.log")
