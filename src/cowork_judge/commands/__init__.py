@@ -34,6 +34,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "schema": ("schema", "print the JSON Schema of result.json"),
     "sim": ("sim", "serve the simulated OpenAI-compatible judge endpoint"),
     "evidence": ("evidence", "sniff, extract, render and check decks alone, no model calls"),
+    "init": ("init", "write tests/test.sh and the [verifier] blocks of task.toml into a Harbor task"),
+    "exit-message": ("exit_message", "infer the exit_code of a run that left no reward from its verifier logs"),
 }
 """Sub-command name → (module under `cowork_judge.commands`, one-line help)."""
 

@@ -1,0 +1,99 @@
+"""A Harbor environment that runs container commands in bubblewrap on this machine (tests only).
+
+Docker cannot pull images here, so the integration test loads this class by import path
+(``harbor run --environment-import-path bwrap_env:BwrapEnvironment``). Each environment is
+a folder on the host whose ``app/``, ``logs/``, ``tests/``, ``solution/`` and ``tmp/`` are
+mounted at ``/app``, ``/logs``, ``/tests``, ``/solution`` and ``/tmp`` over the host's
+read-only ``/usr`` and ``/etc``; ``/opt/cowork-judge`` is a folder shared by every
+environment of a run (kwarg ``judge_home``), like an image that keeps the judge's venv.
+Uploads and downloads are file copies between the trial folder and those mounts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import tempfile
+from pathlib import Path, PurePosixPath
+
+from harbor.environments.base import BaseEnvironment, ExecResult
+
+MOUNTS = ("/app", "/logs", "/tests", "/solution", "/tmp")
+
+
+class BwrapEnvironment(BaseEnvironment):
+    """Each ``exec`` is ``bwrap … bash -c COMMAND`` with the mounts above; root inside."""
+
+    def __init__(self, *args, judge_home: str | None = None, base_dir: str | None = None, **kwargs):
+        self._judge_home = Path(judge_home or os.environ.get("BWRAP_ENV_JUDGE_HOME") or tempfile.mkdtemp(prefix="judge-home-"))
+        self._base = Path(base_dir or os.environ.get("BWRAP_ENV_BASE") or tempfile.gettempdir())
+        super().__init__(*args, **kwargs)
+        self._root = self._base / f"bwrap-{self.session_id}"
+
+    @staticmethod
+    def type() -> str:
+        return "bwrap"
+
+    def _validate_definition(self):  # no image to build: the host's /usr is the image
+        return None
+
+    def _host(self, path: str) -> Path:
+        p = PurePosixPath(path)
+        for mount in MOUNTS:
+            if p == PurePosixPath(mount) or p.is_relative_to(mount):
+                return self._root / mount.strip("/") / p.relative_to(mount)
+        if p.is_relative_to("/opt/cowork-judge"):
+            return self._judge_home / p.relative_to("/opt/cowork-judge")
+        raise ValueError(f"{path} is outside the sandbox mounts {MOUNTS}")
+
+    async def start(self, force_build: bool) -> None:
+        for mount in MOUNTS:
+            (self._root / mount.strip("/")).mkdir(parents=True, exist_ok=True)
+        for sub in ("agent", "verifier", "artifacts"):
+            (self._root / "logs" / sub).mkdir(parents=True, exist_ok=True)
+        self._judge_home.mkdir(parents=True, exist_ok=True)
+
+    async def stop(self, delete: bool):
+        if delete:
+            shutil.rmtree(self._root, ignore_errors=True)
+
+    async def upload_file(self, source_path, target_path: str):
+        target = self._host(target_path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source_path, target)
+
+    async def upload_dir(self, source_dir, target_dir: str):
+        shutil.copytree(source_dir, self._host(target_dir), dirs_exist_ok=True, symlinks=True)
+
+    async def download_file(self, source_path: str, target_path):
+        Path(target_path).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(self._host(source_path), target_path)
+
+    async def download_dir(self, source_dir: str, target_dir):
+        source = self._host(source_dir)
+        if source.is_dir():
+            shutil.copytree(source, target_dir, dirs_exist_ok=True, symlinks=True)
+
+    async def exec(self, command: str, cwd: str | None = None, env: dict[str, str] | None = None,
+                   timeout_sec: int | None = None, user: str | int | None = None) -> ExecResult:
+        args = ["bwrap", "--die-with-parent", "--unshare-pid", "--unshare-ipc",
+                "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
+                "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/sbin", "/sbin", "--ro-bind", "/etc", "/etc",
+                "--proc", "/proc", "--dev", "/dev", "--bind", str(self._judge_home), "/opt/cowork-judge"]
+        for mount in MOUNTS:
+            args += ["--bind", str(self._root / mount.strip("/")), mount]
+        args += ["--chdir", cwd or self.task_env_config.workdir or "/app", "--clearenv"]
+        merged = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8",
+                  **(self._merge_env(env) or {})}
+        for key, value in merged.items():
+            args += ["--setenv", key, value]
+        args += ["bash", "-c", command]
+        proc = await asyncio.create_subprocess_exec(*args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        try:
+            out, err = await asyncio.wait_for(proc.communicate(), timeout=timeout_sec)
+        except asyncio.TimeoutError:
+            proc.kill()
+            out, err = await proc.communicate()
+            return ExecResult(stdout=out.decode(errors="replace"), stderr=err.decode(errors="replace"), return_code=124)
+        return ExecResult(stdout=out.decode(errors="replace"), stderr=err.decode(errors="replace"), return_code=proc.returncode)

@@ -1,0 +1,185 @@
+"""``cowork-judge init``: test.sh from the template, task.toml merged without losing a line."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from cowork_judge.commands import main as cli
+from cowork_judge.install.taskinit import SEPARATE_ARTIFACTS, env_block, required_timeout_sec
+from cowork_judge.install.template import template_text
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+REALISTIC = '''\
+# Task: build a deck about agent workflows (written by `harbor init`, then edited)
+version = "1.0"
+artifacts = [
+  "/logs/extra",  # keep me
+]
+
+[metadata]
+author_name = "Jane Doe"   # who
+difficulty = "medium"
+tags = ["office", "pptx"]
+description = """
+Multi-line text that looks like TOML:
+[verifier]
+timeout_sec = 1
+"""
+
+[verifier]
+timeout_sec = 3000.0   # generous
+environment_mode = "separate"
+
+[verifier.env]
+JUDGE_MODEL = "${JUDGE_MODEL:-gpt-4.1}"   # our choice
+
+# agent settings
+[agent]
+timeout_sec = 1200.0
+
+[environment]
+build_timeout_sec = 600.0
+cpus = 2
+memory_mb = 4096
+'''
+
+MINIMAL = '''\
+version = "1.0"
+
+[agent]
+timeout_sec = 600.0
+'''
+
+
+def task(tmp_path: Path, toml: str, test_sh: str | None = None) -> Path:
+    root = tmp_path / "task"
+    (root / "tests").mkdir(parents=True)
+    (root / "task.toml").write_text(toml)
+    if test_sh is not None:
+        (root / "tests" / "test.sh").write_text(test_sh)
+    return root
+
+
+def parsed(root: Path) -> dict:
+    return tomllib.loads((root / "task.toml").read_text())
+
+
+def test_realistic_task_keeps_every_line_and_gains_the_blocks(tmp_path, capsys):
+    root = task(tmp_path, REALISTIC)
+    assert cli(["init", str(root)]) == 0
+    new = (root / "task.toml").read_text()
+    old_lines = REALISTIC.splitlines()
+    new_lines = new.splitlines()
+    it = iter(new_lines)
+    assert all(any(line == n for n in it) for line in old_lines), "an original line was lost or reordered"
+    doc = parsed(root)
+    before = tomllib.loads(REALISTIC)
+    assert doc["metadata"] == before["metadata"] and doc["agent"] == before["agent"] and doc["environment"] == before["environment"]
+    assert doc["verifier"]["timeout_sec"] == 3000.0  # the task's larger value stays
+    env = doc["verifier"]["env"]
+    assert env["JUDGE_MODEL"] == "${JUDGE_MODEL:-gpt-4.1}"  # the task's choice stays
+    assert {k for k, _ in env_block()} <= set(env)
+    assert doc["artifacts"] == ["/logs/extra", *SEPARATE_ARTIFACTS]
+    test_sh = root / "tests" / "test.sh"
+    assert test_sh.read_text() == template_text() and test_sh.stat().st_mode & 0o111
+    # idempotent
+    assert cli(["init", str(root)]) == 0
+    assert (root / "task.toml").read_text() == new
+    assert "already up to date" in capsys.readouterr().out
+
+
+def test_minimal_task_gets_both_tables_and_no_artifacts(tmp_path):
+    root = task(tmp_path, MINIMAL)
+    assert cli(["init", str(root), "--extras", "pptx,workflow"]) == 0
+    doc = parsed(root)
+    assert doc["verifier"]["timeout_sec"] == required_timeout_sec() == 1800 + 300 + 180
+    assert doc["verifier"]["env"]["COWORK_JUDGE_EXTRAS"] == "${COWORK_JUDGE_EXTRAS:-pptx,workflow}"
+    assert "artifacts" not in doc  # shared mode: the verifier sees the agent's container
+    assert (root / "task.toml").read_text().startswith(MINIMAL)
+
+
+@pytest.mark.parametrize("artifacts, expected", [
+    ("", list(SEPARATE_ARTIFACTS)),
+    ('artifacts = ["/logs/x"]  # inline\n', ["/logs/x", *SEPARATE_ARTIFACTS]),
+    ('artifacts = []\n', list(SEPARATE_ARTIFACTS)),
+    ('artifacts = [\n  "/logs/x"  # no trailing comma\n]\n', ["/logs/x", *SEPARATE_ARTIFACTS]),
+])
+def test_separate_mode_declares_the_artifacts(tmp_path, artifacts, expected):
+    toml = f'version = "1.0"\n{artifacts}\n[verifier]\nenvironment_mode = "separate"\n'
+    root = task(tmp_path, toml)
+    assert cli(["init", str(root)]) == 0
+    assert parsed(root)["artifacts"] == expected
+
+
+def test_artifact_tables_get_more_tables(tmp_path):
+    toml = 'version = "1.0"\n\n[verifier.environment]\ndocker_image = "x"\n\n[[artifacts]]\nsource = "/logs/x"\n'
+    root = task(tmp_path, toml)
+    assert cli(["init", str(root)]) == 0
+    doc = parsed(root)
+    assert [a["source"] for a in doc["artifacts"]] == ["/logs/x", *SEPARATE_ARTIFACTS]
+    assert doc["verifier"]["environment"] == {"docker_image": "x"}
+
+
+def test_refuses_to_overwrite_a_different_test_sh_without_force(tmp_path, capsys):
+    root = task(tmp_path, MINIMAL, test_sh="#!/bin/bash\necho mine\n")
+    assert cli(["init", str(root)]) == 1
+    assert (root / "tests" / "test.sh").read_text() == "#!/bin/bash\necho mine\n"
+    assert (root / "task.toml").read_text() == MINIMAL  # nothing written at all
+    assert "--force" in capsys.readouterr().err
+    assert cli(["init", str(root), "--force"]) == 0
+    assert (root / "tests" / "test.sh").read_text() == template_text()
+
+
+def test_small_timeout_is_a_conflict_and_force_raises_it_in_place(tmp_path):
+    toml = MINIMAL + '\n[verifier]\ntimeout_sec = 600.0  # harbor default\n\n[verifier.env]\nCOWORK_JUDGE_VERSION = "0.0.9"\n'
+    root = task(tmp_path, toml)
+    assert cli(["init", str(root)]) == 1
+    assert (root / "task.toml").read_text() == toml
+    assert cli(["init", str(root), "--force"]) == 0
+    text = (root / "task.toml").read_text()
+    assert f"timeout_sec = {required_timeout_sec()}.0  # harbor default" in text
+    assert parsed(root)["verifier"]["env"]["COWORK_JUDGE_VERSION"].startswith("${COWORK_JUDGE_VERSION:-")
+
+
+def test_dry_run_prints_the_diff_and_writes_nothing(tmp_path, capsys):
+    root = task(tmp_path, MINIMAL)
+    assert cli(["init", str(root), "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "+++ b/task.toml" in out and "+[verifier.env]" in out and "+++ b/tests/test.sh" in out
+    assert (root / "task.toml").read_text() == MINIMAL and not (root / "tests" / "test.sh").exists()
+
+
+@pytest.mark.parametrize("toml, message", [
+    ("version = \n", "not valid TOML"),
+    ('[verifier]\nenv = { JUDGE_MODEL = "x" }\n', "inline table"),
+    ('verifier.timeout_sec = 10.0\n', "without a [verifier] table header"),
+])
+def test_unmergeable_task_toml_is_a_clear_error(tmp_path, capsys, toml, message):
+    root = task(tmp_path, toml)
+    assert cli(["init", str(root)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+    assert (root / "task.toml").read_text() == toml
+
+
+def test_not_a_task_folder(tmp_path, capsys):
+    assert cli(["init", str(tmp_path)]) == 2
+    assert "Harbor task folder" in capsys.readouterr().err
+    assert cli(["init", str(tmp_path / "missing")]) == 2
+    assert cli(["init", str(tmp_path), "--extras", "pptx;rm"]) == 2
+
+
+def test_harbor_reads_the_merged_file(tmp_path):
+    harbor_config = pytest.importorskip("harbor.models.task.config", reason="harbor is not installed in this venv")
+    root = task(tmp_path, REALISTIC)
+    assert cli(["init", str(root)]) == 0
+    config = harbor_config.TaskConfig.model_validate_toml((root / "task.toml").read_text())
+    assert config.verifier.environment_mode.value == "separate"
+    assert [a if isinstance(a, str) else a.source for a in config.artifacts] == ["/logs/extra", *SEPARATE_ARTIFACTS]

@@ -1,0 +1,56 @@
+"""templates/test.sh: its generated parts match the package, and it is packaged verbatim."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from importlib import resources
+
+import jsonschema
+
+from cowork_judge import __version__
+from cowork_judge.install.fallback import FALLBACK_FILE, generate_fallback_text, packaged_fallback_text
+from cowork_judge.install.template import FALLBACK_BLOCK, baked_version, expected, read_block, template_text
+from install.harness import REPO
+
+TEMPLATE = REPO / "templates" / "test.sh"
+SCHEMA = json.loads(resources.files("cowork_judge").joinpath("schemas/result.schema.json").read_text())
+
+
+def test_template_is_in_sync_with_the_package():
+    text = TEMPLATE.read_text()
+    assert baked_version(text) == __version__
+    assert expected(text) == text, "run scripts/release/sync_template.py --write"
+
+
+def test_embedded_fallback_is_the_judges_own_failed_before_judging_document():
+    embedded = read_block(TEMPLATE.read_text(), FALLBACK_BLOCK)
+    packaged = packaged_fallback_text()
+    if packaged is not None:  # the engine ships it: the copy must be byte-identical
+        assert embedded == packaged, f"templates/test.sh embeds a stale copy of {FALLBACK_FILE}"
+    assert json.loads(embedded) == json.loads(generate_fallback_text())
+    jsonschema.validate(json.loads(embedded), SCHEMA)
+
+
+def test_filled_fallback_is_schema_valid_for_hostile_reasons(tmp_path):
+    text = TEMPLATE.read_text()
+    functions = text[: text.index("\ntrap ")]
+    reason = 'quote " backslash \\ tab \t newline-free ü end'
+    script = functions + '\nINF_CODE="judge:api_error"; INF_REASON="$1"; REQ="0.2.0"; SRC="injection"; fill_fallback\n'
+    out = subprocess.run(["bash", "-c", script, "bash", reason], capture_output=True, text=True, check=True,
+                         env={"PATH": "/usr/bin:/bin", "JUDGE_MODEL": 'm"odel'}).stdout
+    doc = json.loads(out)
+    jsonschema.validate(doc, SCHEMA)
+    assert doc["exit_code"] == "judge:api_error" and doc["requested_version"] == "0.2.0"
+    assert doc["version_source"] == "injection" and doc["judge_model"] == 'm"odel'
+    assert doc["exit_reason"].startswith('quote " backslash \\ tab ? newline-free ?? end'[:20])
+    assert doc["status"] == "error" and doc["task_score"] == 0.0
+
+
+def test_template_is_bash_syntax_clean_and_set_u_safe():
+    subprocess.run(["bash", "-n", str(TEMPLATE)], check=True)
+    assert "set -u" in TEMPLATE.read_text()
+
+
+def test_installed_package_finds_the_template():
+    assert template_text() == TEMPLATE.read_text()

@@ -1,0 +1,68 @@
+"""``cowork-judge init <task-dir>``: write tests/test.sh and merge the verifier blocks into task.toml.
+
+Exit status: 0 done (or nothing to do, or ``--dry-run``); 1 refused because a change
+conflicts with the task (``--force`` overrides); 2 bad arguments or an unusable task folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # argparse would print usage and sys.exit(2)
+        raise _UsageError(message)
+
+
+class _UsageError(Exception):
+    pass
+
+
+def main(argv: list[str]) -> int:
+    """Initialise the task folder given in `argv`; returns the exit status."""
+    p = _Parser(prog="cowork-judge init",
+                description="Write tests/test.sh from the cowork-judge template and merge the [verifier] and [verifier.env] "
+                            "blocks (and, for a separate verifier container, the artifacts it needs) into task.toml.",
+                epilog="Exit status: 0 done or nothing to do; 1 refused (a change conflicts with the task; --force "
+                       "overrides); 2 bad arguments or an unusable task folder.")
+    p.add_argument("task_dir", type=Path, help="the Harbor task folder (holds task.toml)")
+    p.add_argument("--force", action="store_true", help="replace a different tests/test.sh, raise a too small "
+                   "timeout_sec, and overwrite the COWORK_JUDGE_VERSION placeholder")
+    p.add_argument("--dry-run", action="store_true", help="print the diff and change nothing")
+    p.add_argument("--extras", default="", help="default of COWORK_JUDGE_EXTRAS, e.g. pptx,workflow (default: none)")
+    try:
+        args = p.parse_args(argv)
+        if not re.fullmatch(r"[A-Za-z0-9_.,-]*", args.extras):
+            raise _UsageError(f"--extras {args.extras!r}: expected a comma-separated list such as pptx,workflow")
+    except _UsageError as exc:
+        print(f"cowork-judge init: error: {exc}", file=sys.stderr)
+        return 2
+    from cowork_judge.install.taskinit import InitError, apply, plan_init
+    from cowork_judge.install.template import TemplateError
+
+    try:
+        plan = plan_init(args.task_dir, force=args.force, extras=args.extras)
+    except (InitError, TemplateError) as exc:
+        print(f"cowork-judge init: error: {exc}", file=sys.stderr)
+        return 2
+    if args.dry_run:
+        sys.stdout.write(plan.diff())
+    for line in plan.actions:
+        print(("would do: " if args.dry_run else "") + line)
+    if plan.conflicts:
+        for line in plan.conflicts:
+            print(f"cowork-judge init: conflict: {line}", file=sys.stderr)
+        if not args.dry_run:
+            print("cowork-judge init: nothing written (use --force to apply anyway)", file=sys.stderr)
+        return 1
+    if args.dry_run or not plan.files:
+        return 0
+    try:
+        apply(plan)
+    except InitError as exc:
+        print(f"cowork-judge init: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
