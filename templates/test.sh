@@ -414,14 +414,14 @@ fallback_result() {
   "schema": "cowork-judge/result/v1",
   "status": "error",
   "exit_code": "judge:scorer_error",
-  "exit_reason": "the judge could not run",
+  "exit_reason": "",
   "task_score": 0.0,
   "score_raw": null,
   "score_normalized": null,
   "fatal": false,
   "metric_id": "rubric_llm_judge",
   "version": "0.1.0",
-  "abi": 1,
+  "abi": 2,
   "requested_version": null,
   "version_source": "package",
   "judge_backend": "openai",
@@ -442,7 +442,15 @@ fallback_result() {
     "weight_fallback": false,
     "instruction_source": null,
     "warnings": [],
-    "evidence": {}
+    "evidence": {},
+    "policy": {
+      "reward_mode": "continuous",
+      "pass_threshold": 0.75,
+      "pass_compare": "gte",
+      "unjudged_negative": "deduct",
+      "systemic_fraction": 0.4,
+      "systemic_min": 2
+    }
   },
   "extra_fields": {
     "passed": false,

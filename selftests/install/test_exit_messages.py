@@ -6,6 +6,7 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
+from typing import get_args
 
 import pytest
 
@@ -15,8 +16,6 @@ from cowork_judge.install.exit_messages import RULES, infer, infer_from_dir, ren
 from cowork_judge.install.template import RULES_BLOCK, read_block
 from install.harness import REPO
 from install.snippets import CASES
-
-from typing import get_args
 
 TEMPLATE = REPO / "templates" / "test.sh"
 

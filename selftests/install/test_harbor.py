@@ -15,13 +15,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from run.test_e2e import DECK_ORACLE, DECK_REWARD
+from testkit import SIM_KEY
 
 from cowork_judge import __version__
 from cowork_judge.commands import main as cli
 from cowork_judge.sim import OraclePolicy, SimServer
 from install.harness import REPO
-from run.test_e2e import DECK_ORACLE, DECK_REWARD
-from testkit import SIM_KEY
 
 pytestmark = pytest.mark.slow
 

@@ -9,12 +9,12 @@ from importlib import resources
 
 import jsonschema
 import pytest
+from run.test_e2e import DECK_ORACLE, DECK_REWARD
+from testkit import SIM_KEY
 
 from cowork_judge import __version__
 from cowork_judge.sim import OraclePolicy, SimServer
 from install.harness import SandboxRun, build_wheel, free_port
-from run.test_e2e import DECK_ORACLE, DECK_REWARD
-from testkit import SIM_KEY
 
 pytestmark = pytest.mark.slow
 

@@ -9,8 +9,10 @@ from importlib import resources
 import jsonschema
 
 from cowork_judge import __version__
-from cowork_judge.install.fallback import FALLBACK_FILE, generate_fallback_text, packaged_fallback_text
+from cowork_judge.core.fold import fallback_document
+from cowork_judge.install.fallback import fallback_text
 from cowork_judge.install.template import FALLBACK_BLOCK, baked_version, expected, read_block, template_text
+from cowork_judge.run.config import JudgeConfig
 from install.harness import REPO
 
 TEMPLATE = REPO / "templates" / "test.sh"
@@ -25,10 +27,8 @@ def test_template_is_in_sync_with_the_package():
 
 def test_embedded_fallback_is_the_judges_own_failed_before_judging_document():
     embedded = read_block(TEMPLATE.read_text(), FALLBACK_BLOCK)
-    packaged = packaged_fallback_text()
-    if packaged is not None:  # the engine ships it: the copy must be byte-identical
-        assert embedded == packaged, f"templates/test.sh embeds a stale copy of {FALLBACK_FILE}"
-    assert json.loads(embedded) == json.loads(generate_fallback_text())
+    assert embedded == fallback_text(), "templates/test.sh embeds a stale copy: run scripts/release/sync_template.py --write"
+    assert json.loads(embedded) == fallback_document(JudgeConfig().identity()).model_dump(mode="json", by_alias=True)
     jsonschema.validate(json.loads(embedded), SCHEMA)
 
 

@@ -33,7 +33,7 @@ FAKE_KEYS = {
     "GitHub token": "ghp_" + "a1" * 18,
     "private key block": "-----BEGIN RSA " + "PRIVATE KEY-----",
     "private IPv4 address": "10.12." + "0.7",
-    "private hostname": "build01.corp" + ".internal",
+    "private hostname": ".".join(["build01", "corp", "internal"]),
 }
 
 
