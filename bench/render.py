@@ -31,7 +31,7 @@ from cowork_judge.evidence.structure import extract_structure
 from cowork_judge.procs import run_command
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_DECKS = ROOT.parent / "shared" / "fixtures" / "decks"
+DEFAULT_DECKS = ROOT / "selftests" / "fixtures" / "decks"
 
 
 def bare_convert(soffice: str, deck: Path, out: Path, home: Path) -> float:

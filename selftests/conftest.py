@@ -24,7 +24,7 @@ from cowork_judge.sim import DemoPolicy, OraclePolicy, SimServer
 
 @pytest.fixture
 def fixtures_dir() -> Path:
-    """``../shared/fixtures`` (skips when the folder is absent; CI always has it)."""
+    """``selftests/fixtures`` (shipped with the repository; skips only when a checkout lacks it)."""
     if not FIXTURES.is_dir():
         pytest.skip(f"public fixtures folder not found at {FIXTURES}")
     return FIXTURES

@@ -11,7 +11,8 @@ from typing import Any
 from cowork_judge.sim import SimServer
 
 REPO = Path(__file__).resolve().parents[1]
-FIXTURES = REPO.parent / "shared" / "fixtures"
+FIXTURES = REPO / "selftests" / "fixtures"
+"""Real public inputs shipped with the tests (`selftests/fixtures/SOURCES.md`)."""
 DECKS = FIXTURES / "decks"
 EXAMPLE_TESTS = REPO / "tests"
 ROLLOUTS = REPO / "examples" / "rollouts"

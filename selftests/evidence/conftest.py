@@ -10,7 +10,7 @@ import pytest
 
 from cowork_judge.evidence import build_evidence, probe_capabilities
 
-DECKS_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "fixtures" / "decks"
+DECKS_DIR = Path(__file__).resolve().parents[1] / "fixtures" / "decks"
 HANG_GUARD_SEC = 120.0
 """Per-deck bound: a hang, not a speed target (speed lives in bench/render.py)."""
 
