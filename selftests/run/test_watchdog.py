@@ -13,6 +13,7 @@ import threading
 import time
 
 import jsonschema
+import pytest
 from reliability.matrix import AGENTIC, BLOCKS, N_ROWS, SCHEMA, oracle
 from testkit import EXAMPLE_TESTS, ROLLOUTS, SIM_KEY
 
@@ -50,7 +51,7 @@ def layout(tmp_path):
 
 def test_wedged_event_loop_is_ended_by_the_watchdog(tmp_path):
     paths = layout(tmp_path)
-    deadline = 6
+    deadline = 12  # room for block-01 to be judged on a loaded machine before the wedge
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "OPENAI_", "COWORK_"))}
     with SimServer(OraclePolicy.from_dict(oracle()), api_key=SIM_KEY) as sim:
         env.update(JUDGE_API_KEY=SIM_KEY, JUDGE_BASE_URL=sim.url, JUDGE_START_JITTER="0", JUDGE_CONCURRENCY="1",
@@ -161,3 +162,83 @@ def test_backstop_writes_the_fallback_when_the_best_document_blocks(tmp_path, mo
     jsonschema.validate(doc, SCHEMA)
     assert doc["exit_code"] == "judge:timeout" and "backstop" in doc["exit_reason"]
     assert paths.reward_txt.read_text().strip() == "0.0"
+
+
+def test_backstop_keeps_every_verdict_the_watchdog_reached(tmp_path, monkeypatch):
+    """The watchdog's own document was serialised but its write blocked (a 5,000-row run
+    once lost 1,619 verdicts to an empty fallback this way): the backstop writes it."""
+    from cowork_judge.run import outputs
+
+    paths, dog, exits = _watchdog(tmp_path)
+    block = paths.audit_dir / "block-01"
+    block.mkdir(parents=True)
+    judged = Verdict(id=AGENTIC[0].id, hit=True, judged=True, reason="seen", attempts=1)
+    block.joinpath("verdicts.json").write_text(json.dumps({judged.id: judged.model_dump(mode="json")}))
+    real_write, release = outputs.write_prepared, threading.Event()
+
+    def stuck_once(paths_, prepared):
+        if threading.current_thread().name == "judge-watchdog":
+            release.wait(60)  # the watchdog's own write hangs (a wedged thread holds the disk, say)
+        real_write(paths_, prepared)
+
+    monkeypatch.setattr(outputs, "write_prepared", stuck_once)
+    dog.start()
+    for _ in range(150):
+        if exits:
+            break
+        time.sleep(0.1)
+    release.set()
+    assert exits == [1]
+    doc = json.loads(paths.result_json.read_text())
+    jsonschema.validate(doc, SCHEMA)
+    results = {r["id"]: r for r in doc["results"]}
+    assert len(results) == N_ROWS and results[AGENTIC[0].id]["judged"] and results[AGENTIC[0].id]["hit"] is True
+    assert "watchdog" in doc["exit_reason"] and "backstop" not in doc["exit_reason"]
+
+
+def test_the_backstop_grows_with_the_rubric():
+    from cowork_judge.run.watchdog import BACKSTOP_SEC, BACKSTOP_SEC_PER_ROW
+
+    dog = Watchdog.__new__(Watchdog)
+    dog._criteria = tuple(AGENTIC)
+    assert dog.backstop_sec() == pytest.approx(BACKSTOP_SEC + BACKSTOP_SEC_PER_ROW * len(AGENTIC))
+    dog._criteria = None
+    assert dog.backstop_sec() == BACKSTOP_SEC
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "backstop"])
+def test_scratch_folders_are_removed_on_every_exit_path(tmp_path, how):
+    """A run stopped by SIGTERM or by the watchdog's backstop leaves no scratch folder behind."""
+    scratch_root = tmp_path / "tmp"
+    scratch_root.mkdir()
+    script = textwrap.dedent(f"""
+        import os, signal, sys, threading, time
+        from cowork_judge.commands import main
+        from cowork_judge.agentic import scheduler
+        from cowork_judge.run import watchdog
+        real = scheduler.judge_block
+
+        async def slow(name, *args, **kwargs):
+            out = await real(name, *args, **kwargs)
+            if {how!r} == "SIGTERM":
+                threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGTERM)).start()
+                time.sleep(30)
+            else:  # the watchdog's document never finishes: the backstop ends the process
+                watchdog.Watchdog._document = lambda *a, **k: time.sleep(600)
+                time.sleep(600)
+            return out
+
+        scheduler.judge_block = slow
+        sys.exit(main(sys.argv[1:]))
+    """)
+    paths = layout(tmp_path)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "OPENAI_", "COWORK_"))}
+    with SimServer(OraclePolicy.from_dict(oracle()), api_key=SIM_KEY) as sim:
+        env.update(JUDGE_API_KEY=SIM_KEY, JUDGE_BASE_URL=sim.url, JUDGE_START_JITTER="0", JUDGE_CONCURRENCY="1",
+                   JUDGE_DEADLINE="8", JUDGE_EVIDENCE="0", PYTHONDONTWRITEBYTECODE="1", TMPDIR=str(scratch_root))
+        proc = subprocess.run([sys.executable, "-c", script, "run", "--app-dir", str(paths.app_dir), "--logs-dir",
+                               str(paths.logs_dir), "--tests-dir", str(paths.tests_dir)],  # no --work-dir: a scratch one
+                              env=env, capture_output=True, text=True, timeout=90)
+    assert proc.returncode == (143 if how == "SIGTERM" else 1), proc.stderr
+    assert paths.reward_txt.is_file()
+    assert list(scratch_root.iterdir()) == [], "scratch folders left behind"

@@ -7,6 +7,7 @@ whose name contains KEY, TOKEN, SECRET or PASSWORD) and replaces them with
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from collections.abc import Iterable, Mapping
@@ -31,12 +32,14 @@ class Redactor:
         (API keys): from `MIN_CREDENTIAL_LEN` on."""
         values = {s for s in secrets if s and len(s) >= MIN_SECRET_LEN}
         values |= {s for s in credentials if s and len(s) >= MIN_CREDENTIAL_LEN}
-        # Longest first so that a secret containing another is replaced whole. A value
-        # shorter than MIN_SECRET_LEN is replaced only as a whole token: a key "data" must
-        # not turn "database" into "[REDACTED]base" nor "task_score" into a new JSON key.
+        # Longest first so that a secret containing another is replaced whole.
         self._values = sorted(values, key=len, reverse=True)
-        parts = [re.escape(v) if len(v) >= MIN_SECRET_LEN else rf"(?<![\w-]){re.escape(v)}(?![\w-])" for v in self._values]
-        self._pattern = re.compile("|".join(parts)) if parts else None
+        self._pattern = _pattern(self._values)
+        # the same secrets as they appear inside JSON text (quotes, backslashes and control
+        # characters escaped), for `json_text`
+        escaped = sorted(values | {json.dumps(v, ensure_ascii=False)[1:-1] for v in values}, key=len, reverse=True)
+        self._json_values = escaped
+        self._json_pattern = _pattern(escaped)
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str], extra: Iterable[str] = ()) -> Redactor:
@@ -51,10 +54,24 @@ class Redactor:
         return cls(found, [*credentials, *extra])
 
     def text(self, value: str) -> str:
-        """`value` with every secret replaced by ``[REDACTED]``."""
-        if self._pattern is None or not value:
+        """`value` with every secret replaced by ``[REDACTED]``.
+
+        Strings that contain none of the secrets are returned as they are without running
+        the pattern (a plain substring test per secret: a 5,000-row document holds tens of
+        thousands of strings, and the watchdog must write it within seconds).
+        """
+        if self._pattern is None or not value or not any(v in value for v in self._values):
             return value
         return self._pattern.sub(MARK, value)
+
+    def json_text(self, text: str) -> str:
+        """`text`, a JSON document, with every secret replaced inside it — one pass over the
+        text instead of a walk over every value. The result must be checked by the caller
+        (a short secret that equals a JSON literal or number breaks the document, which
+        the caller detects by parsing it; `value` is the slow, exact alternative)."""
+        if self._json_pattern is None or not any(v in text for v in self._json_values):
+            return text
+        return self._json_pattern.sub(MARK, text)
 
     def value(self, value: Any) -> Any:
         """Redact strings inside dicts/lists/tuples recursively (keys included)."""
@@ -65,6 +82,14 @@ class Redactor:
         if isinstance(value, (list, tuple)):
             return [self.value(v) for v in value]
         return value
+
+
+def _pattern(values: list[str]) -> re.Pattern[str] | None:
+    """One alternation of `values` (longest first); a value shorter than `MIN_SECRET_LEN`
+    matches only as a whole token: a key "data" must not turn "database" into
+    "[REDACTED]base" nor "task_score" into a new JSON key."""
+    parts = [re.escape(v) if len(v) >= MIN_SECRET_LEN else rf"(?<![\w-]){re.escape(v)}(?![\w-])" for v in values]
+    return re.compile("|".join(parts)) if parts else None
 
 
 def url_secrets(url: str) -> list[str]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from cowork_judge import ABI, __version__
 from cowork_judge.core.coverage import CoverageReport, account
@@ -181,13 +181,15 @@ def _extra_fields(criteria: tuple[Criterion, ...], coverage: CoverageReport, bre
     )
 
 
+_CRITERIA = TypeAdapter(list[Criterion])
+
+
 def _criteria_docs(criteria: tuple[Criterion, ...], verdicts: Mapping[str, Verdict]) -> list[dict[str, Any]]:
-    """`criteria[]`: normalized rows with derived fields and the judge's raw level."""
-    out = []
-    for c in criteria:
-        row = c.model_dump(mode="json")
+    """`criteria[]`: normalized rows with derived fields and the judge's raw level (dumped
+    in one call: a 5,000-row rubric must fold in well under a second)."""
+    out = _CRITERIA.dump_python(list(criteria), mode="json")
+    for row, c in zip(out, criteria):
         row["level_raw"] = verdicts[c.id].level_raw
-        out.append(row)
     return out
 
 

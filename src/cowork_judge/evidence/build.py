@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import logging
 import shutil
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
+from ..fsutil import scratch_dir
 from .capabilities import Capabilities, probe_capabilities
 from .checks import DeckView, run_checks
 from .documents import (
@@ -239,8 +239,8 @@ def _render(layout: EvidenceLayout, deck: _Deck, caps: Capabilities, deadline: f
             return _rasterise(layout, deck, deadline, width_px, engine="pymupdf")
         if not caps.soffice.available:
             return RenderInfo(status="skipped", skip_kind="render_env", reason=caps.soffice.reason)
-        with tempfile.TemporaryDirectory(prefix="cowork-judge-render-") as tmp:
-            res = soffice_to_pdf(deck.path, sniff.kind or "pptx", Path(tmp), soffice=caps.soffice.path,
+        with scratch_dir("cowork-judge-render-") as tmp:
+            res = soffice_to_pdf(deck.path, sniff.kind or "pptx", tmp, soffice=caps.soffice.path,
                                  timeout_sec=min(SOFFICE_MAX_SEC, remaining - 5), version=caps.soffice.version_tuple())
             if res.pdf is None:
                 kind = "error" if res.timed_out else "deck_broken"

@@ -6,17 +6,15 @@ Every external process runs through :func:`procs.run_command` (timeout + group k
 
 from __future__ import annotations
 
-import atexit
 import json
 import shutil
 import sys
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..fsutil import link_or_copy
+from ..fsutil import link_or_copy, make_scratch_dir, scratch_dir
 from ..procs import child_environment, run_command
 from .documents import PageImage
 from .package import strip_external_targets
@@ -103,14 +101,13 @@ def _store_seed(profile: Path) -> None:
     with _seed_lock:
         if _seed_profile is not None:
             return
-        root = Path(tempfile.mkdtemp(prefix="cowork-judge-lo-seed-"))
+        root = make_scratch_dir("cowork-judge-lo-seed-")
         try:
             shutil.copytree(profile, root / "profile", symlinks=True)
         except OSError:
             shutil.rmtree(root, ignore_errors=True)
             return
         _seed_profile = root / "profile"
-        atexit.register(shutil.rmtree, root, True)
 
 
 def pdf_to_pngs(pdf: Path, out_dir: Path, *, width_px: int, deadline: float,
@@ -149,11 +146,12 @@ def html_to_pngs(html: Path, out_dir: Path, *, chromium: str, width_px: int, tim
     Returns (PNG paths in slide order, failure reason).
     """
     out_dir.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="cowork-judge-chromium-") as tmp:
+    with scratch_dir("cowork-judge-chromium-") as tmp:
         spec = {"html_uri": html.resolve().as_uri(), "out_dir": str(out_dir.resolve()), "chromium": chromium,
-                "width_px": width_px, "user_data_dir": tmp + "/profile", "javascript": javascript,
+                "width_px": width_px, "user_data_dir": str(tmp / "profile"), "javascript": javascript,
                 "timeout_ms": int(max(timeout_sec - 5, 5) * 1000)}
-        argv = [sys.executable, "-m", "cowork_judge.evidence.html_shot", json.dumps(spec)]
+        # -I: the child must not import a `cowork_judge` planted in the working directory
+        argv = [sys.executable, "-I", "-m", "cowork_judge.evidence.html_shot", json.dumps(spec)]
         proc = run_command(argv, timeout_sec=timeout_sec)
     if proc.timed_out:
         return [], f"chromium render timed out after {timeout_sec:.0f} s (process group killed)"

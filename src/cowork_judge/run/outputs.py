@@ -16,6 +16,7 @@ import os
 import tempfile
 import threading
 from collections.abc import Mapping
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -56,9 +57,41 @@ def atomic_write(path: Path, data: str | bytes) -> None:
         raise
 
 
+PRETTY_MAX_CHARS = 500_000
+"""Documents up to this many characters (compact) are written with a 2-space indent; larger
+ones (thousands of rows) stay compact: indenting goes through Python's slow JSON encoder,
+and the watchdog must write a 5,000-row document within seconds of the deadline."""
+
+
 def dump_json(value: Any) -> str:
     """Stable JSON text (2-space indent, UTF-8, no NaN)."""
     return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def dump_document(value: Any, redactor: Redactor) -> str:
+    """A document as written: redacted, UTF-8, no NaN; indented when not too large
+    (`PRETTY_MAX_CHARS`).
+
+    Redaction runs once over the JSON text (`Redactor.json_text`); if that breaks the
+    document (a secret equal to a literal or a number), it falls back to redacting value
+    by value.
+
+    Raises:
+        ValueError: a value is not JSON-serialisable or not finite.
+    """
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+    redacted = redactor.json_text(text)
+    if redacted is not text:
+        try:
+            value = json.loads(redacted)
+        except ValueError:
+            value = redactor.value(value)
+            redacted = json.dumps(value, ensure_ascii=False, allow_nan=False)
+    if len(redacted) > PRETTY_MAX_CHARS:
+        return redacted + "\n"
+    if redacted is not text:
+        value = json.loads(redacted)
+    return dump_json(value)
 
 
 def format_reward(reward: float | None) -> str:
@@ -102,14 +135,49 @@ def write_result(paths: RunPaths, doc: ResultDocument, redactor: Redactor, *, lo
 
 
 def _write_documents(paths: RunPaths, doc: ResultDocument, redactor: Redactor) -> None:
-    payload = redactor.value(doc.model_dump(mode="json", by_alias=True))
-    atomic_write(paths.result_json, dump_json(payload))
+    write_prepared(paths, prepare_documents(doc, redactor))
+
+
+def prepare_documents(doc: ResultDocument, redactor: Redactor) -> PreparedDocuments:
+    """The texts of one run's documents, ready to write (the costly part of writing).
+
+    Raises:
+        ValueError: the document cannot be serialised.
+    """
+    result = dump_document(doc.model_dump(mode="json", by_alias=True), redactor)
     try:  # the viewer's file is optional: failing it must not cost the reward
-        details = redactor.value(RewardDetails.from_result(doc).model_dump(mode="json", by_alias=True))
-        atomic_write(paths.reward_details_json, dump_json(details))
-    except (OSError, ValueError):
-        pass
-    write_reward(paths, doc.task_score if doc.status != "skipped" else None)
+        details: str | None = dump_document(RewardDetails.from_result(doc).model_dump(mode="json", by_alias=True), redactor)
+    except ValueError:
+        details = None
+    return PreparedDocuments(result_json=result, reward_details_json=details,
+                             reward=doc.task_score if doc.status != "skipped" else None)
+
+
+@dataclass(frozen=True)
+class PreparedDocuments:
+    """Serialized documents of one run: result.json and reward-details.json texts, and the reward."""
+
+    result_json: str
+    reward_details_json: str | None
+    reward: float | None
+
+
+def write_prepared(paths: RunPaths, prepared: PreparedDocuments) -> None:
+    """Write prepared documents: result.json, reward-details.json, then the reward files.
+
+    Needs nothing but the standard library (the watchdog's backstop writes the last
+    prepared documents this way).
+
+    Raises:
+        OSError: result.json or a reward file cannot be written.
+    """
+    atomic_write(paths.result_json, prepared.result_json)
+    if prepared.reward_details_json is not None:
+        try:
+            atomic_write(paths.reward_details_json, prepared.reward_details_json)
+        except OSError:
+            pass
+    write_reward(paths, prepared.reward)
 
 
 def write_lock() -> threading.Lock:

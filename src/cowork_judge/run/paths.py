@@ -27,11 +27,11 @@ container and in tests)::
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from cowork_judge.fsutil import make_scratch_dir
 from cowork_judge.run.config import JudgeConfig, load_config
 
 
@@ -70,7 +70,7 @@ class RunPaths:
         work = work_dir if work_dir is not None else config.work_dir
         ephemeral = not work
         if not work:
-            work = tempfile.mkdtemp(prefix="cowork-judge-")
+            work = make_scratch_dir("cowork-judge-")
         return cls(
             app_dir=pick(app_dir, config.app_dir),
             logs_dir=pick(logs_dir, config.logs_dir),

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cowork_judge import procs
+from cowork_judge import fsutil, procs
 from cowork_judge.core.failures import EXIT_STATUS, exit_status
 from cowork_judge.core.fold import RunFacts, fold
 from cowork_judge.core.result import ResultDocument
@@ -42,10 +42,15 @@ GRACE_SEC = 2.5
 """Seconds after JUDGE_DEADLINE before the watchdog takes over. The normal path needs
 well under a second to cancel and write; the process must be gone by deadline + 5 s."""
 WRITE_LOCK_WAIT_SEC = 1.0
-"""How long the watchdog waits for a document write of the main thread to finish."""
+"""Least time the watchdog waits for a document write of the main thread to finish
+(it waits up to its backstop minus a second: a main thread that is writing is not wedged)."""
 BACKSTOP_SEC = 2.0
-"""Once fired, the process ends after at most this many seconds even if writing blocks
-(a wedged thread may hold a lock the watchdog needs)."""
+"""Once fired, the process ends after at most this many seconds (plus `BACKSTOP_SEC_PER_ROW`
+per rubric row) even if writing blocks (a wedged thread may hold a lock the watchdog needs)."""
+BACKSTOP_SEC_PER_ROW = 0.0006
+"""Extra backstop seconds per rubric row: folding and serialising a 5,000-row document takes
+about 1.5 s of one core, more when the main thread competes for it; a backstop shorter than
+that replaced a 1,619-verdict document with an empty fallback."""
 
 log = logging.getLogger("cowork_judge")
 _armed: Watchdog | None = None
@@ -85,6 +90,9 @@ class Watchdog:
         self._wake = threading.Event()  # set by disarm() or stop_now()
         self._stop: tuple[str, int] | None = None  # (reason, exit code) of a stop request
         self._written: ResultDocument | None = None
+        self._prepared: outputs.PreparedDocuments | None = None  # the watchdog's own documents, serialised
+        self._own_write = threading.Lock()  # the watchdog's write and the backstop's never interleave
+        self._own_wrote = False
         self._ctx: RunContext | None = None
         self._criteria: Sequence[Criterion] | None = None
         self._thread = threading.Thread(target=self._run, name="judge-watchdog", daemon=True)
@@ -126,12 +134,13 @@ class Watchdog:
         """Write the outputs unless the main thread already did, then end the process
         (within `BACKSTOP_SEC` whatever happens)."""
         self.fired = True
-        backstop = threading.Timer(BACKSTOP_SEC, self._last_resort)
+        budget = self.backstop_sec()
+        backstop = threading.Timer(budget, self._last_resort)
         backstop.daemon = True
         backstop.start()
         code = EXIT_STATUS["not_clean"]
-        lock = outputs.write_lock()  # held by `write_result` while it writes the documents
-        held = lock.acquire(timeout=WRITE_LOCK_WAIT_SEC)
+        lock = outputs.write_lock()  # held by `write_result` while the main thread writes the documents
+        held = lock.acquire(timeout=max(WRITE_LOCK_WAIT_SEC, budget - 1.0))
         try:
             if self._main_wrote():
                 code = exit_status(self._written.status if self._written is not None else None)
@@ -144,33 +153,53 @@ class Watchdog:
         except BaseException:  # noqa: BLE001 - the process ends below whatever happened
             pass
         finally:
-            try:
-                procs.kill_all()  # LibreOffice / Chromium / regex workers die with the judge
-            except Exception:  # noqa: BLE001
-                pass
-            for handler in log.handlers:
-                try:
-                    handler.flush()
-                except Exception:  # noqa: BLE001
-                    pass
+            self._clean_up()
             # The write lock stays held: the main thread cannot start a half write now.
             self._exit_process(code)
             backstop.cancel()  # only reached when exit_process returns (tests)
             if held:
                 lock.release()
 
+    def backstop_sec(self) -> float:
+        """Seconds from firing to the backstop: `BACKSTOP_SEC` + `BACKSTOP_SEC_PER_ROW` per row."""
+        return BACKSTOP_SEC + BACKSTOP_SEC_PER_ROW * len(self._criteria or ())
+
     def _last_resort(self) -> None:
-        """The backstop: writing the best document blocked (a wedged thread holds what it
-        needs); write the fallback document unless one is there, then end the process."""
+        """The backstop: writing blocked (a wedged thread holds what it needs). Unless a
+        reward is there, write the watchdog's own documents if they were serialised (every
+        verdict reached so far is kept), else the fallback; then end the process."""
         code = self._stop[1] if self._stop is not None else EXIT_STATUS["not_clean"]
+        writing = self._own_write.acquire(timeout=WRITE_LOCK_WAIT_SEC)  # let a write under way finish
         try:
-            if not self._main_wrote() and not self.paths.reward_txt.exists():
-                reason = self._stop[0] if self._stop is not None else "the judge was wedged past JUDGE_DEADLINE"
-                outputs.write_fallback(self.paths, exit_code="judge:timeout", exit_reason=f"{reason}; the watchdog's backstop ended it",
-                                       identity=self.loaded.config.identity().model_dump(mode="json"),
-                                       seconds=time.monotonic() - self._started_at, redactor=self.redactor)
+            if not self._own_wrote and not self._main_wrote() and not self.paths.reward_txt.exists():
+                if self._prepared is not None:
+                    outputs.write_prepared(self.paths, self._prepared)
+                else:
+                    reason = self._stop[0] if self._stop is not None else "the judge was wedged past JUDGE_DEADLINE"
+                    outputs.write_fallback(self.paths, exit_code="judge:timeout",
+                                           exit_reason=f"{reason}; the watchdog's backstop ended it",
+                                           identity=self.loaded.config.identity().model_dump(mode="json"),
+                                           seconds=time.monotonic() - self._started_at, redactor=self.redactor)
         finally:
+            self._clean_up(flush_logs=False)
             self._exit_process(code)
+            if writing:  # only reached when exit_process returns (tests)
+                self._own_write.release()
+
+    def _clean_up(self, *, flush_logs: bool = True) -> None:
+        """Kill child processes, remove scratch folders, flush logs; never raises (the
+        process ends next and ``os._exit`` runs no ``finally`` or ``atexit``)."""
+        for step in (procs.kill_all, fsutil.remove_scratch):
+            try:
+                step()
+            except Exception:  # noqa: BLE001
+                pass
+        if flush_logs:
+            for handler in log.handlers:
+                try:
+                    handler.flush()
+                except Exception:  # noqa: BLE001
+                    pass
 
     def _main_wrote(self) -> bool:
         if self._written is not None:
@@ -188,7 +217,10 @@ class Watchdog:
             reason, kind = f"the judge was still running {GRACE_SEC:g} s after JUDGE_DEADLINE; the watchdog ended it", "deadline"
         try:  # documents first, logging after: a wedged thread may hold a log handler's lock
             doc = self._document(reason, kind)
-            outputs.write_result(self.paths, doc, self.redactor, lock=False)  # this thread holds the lock
+            self._prepared = outputs.prepare_documents(doc, self.redactor)  # the backstop can write these now
+            with self._own_write:
+                outputs.write_prepared(self.paths, self._prepared)  # this thread holds the write lock
+                self._own_wrote = True
             log.error("watchdog: %s; reward %s written (coverage %.3f)", reason, doc.task_score,
                       doc.extra_fields.judge_coverage)
             return exit_status(doc.status)
