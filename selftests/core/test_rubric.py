@@ -192,3 +192,17 @@ def test_levels_closer_than_the_tie_tolerance_are_one_level():
     with pytest.raises(RubricError, match="are the same level"):
         normalize_rubric([{"id": "g", "description": "g", "weight": 1, "type": "gradient",
                            "levels": {"1": "all", "0.0000000001": "almost none", "0": "none"}}])
+
+
+def test_a_utf8_byte_order_mark_is_accepted(tmp_path):
+    path = tmp_path / "rubric.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps({"rubrics": [{"id": "a", "description": "x", "weight": 1}]}).encode())
+    assert [c.id for c in load_rubric(path).criteria] == ["a"]
+
+
+def test_a_hurdle_with_a_positive_weight_warns_at_load():
+    rubric = normalize_rubric([{"id": "h", "description": "the file is missing", "weight": 2, "hurdle": True},
+                               {"id": "a", "description": "x", "weight": 1}])
+    assert any("row 'h': a hurdle with a positive weight" in w and "no rollout can score 1.0" in w for w in rubric.warnings)
+    assert not any("hurdle" in w for w in normalize_rubric([{"id": "h", "description": "missing", "weight": 0, "hurdle": True},
+                                                            {"id": "a", "description": "x", "weight": 1}]).warnings)

@@ -92,6 +92,7 @@ def sandbox(tmp_path, package_index, judge_home) -> Callable[..., SandboxRun]:
         app, logs, tests = make_task(root, rollout, tests_files)
         base = {"COWORK_WHEEL_URL": package_index.url, "PIP_INDEX_URL": package_index.url, "PIP_CONFIG_FILE": "/dev/null",
                 "COWORK_JUDGE_EXTRAS": ",".join(EXTRAS), "JUDGE_START_JITTER": "0", "JUDGE_EVIDENCE": "0"}
-        return run_in_sandbox(app=app, logs=logs, tests=tests, env={**base, **(env or {})}, judge_home=judge_home, **options)
+        options.setdefault("judge_home", judge_home)  # a test that needs a cold install passes its own
+        return run_in_sandbox(app=app, logs=logs, tests=tests, env={**base, **(env or {})}, **options)
 
     return run

@@ -58,10 +58,11 @@ def assert_failed(run: SandboxRun, exit_code: str, reason_start: str) -> dict:
     return doc
 
 
-def test_judges_a_deck_with_the_injected_version_then_reuses_the_install(sandbox, sim, package_index):
+def test_judges_a_deck_with_the_injected_version_then_reuses_the_install(sandbox, sim, package_index, tmp_path):
     env = {**sim_env(sim), "COWORK_JUDGE_VERSION": __version__, "COWORK_JUDGE_VERSION_SOURCE": "injection"}
+    home = tmp_path / "cold-judge-home"  # its own: the session's shared home may already hold this version
     t0 = time.monotonic()
-    cold = sandbox(env)
+    cold = sandbox(env, judge_home=home)
     cold_sec = time.monotonic() - t0
     reward_txt, reward_json, doc = documents(cold)
     assert float(reward_txt) == pytest.approx(DECK_REWARD, abs=1e-12)
@@ -75,7 +76,7 @@ def test_judges_a_deck_with_the_injected_version_then_reuses_the_install(sandbox
     # warm: the venv is reused without network (the index URL now points at a closed port)
     t0 = time.monotonic()
     warm = sandbox({**env, "COWORK_WHEEL_URL": f"http://127.0.0.1:{free_port()}/simple/",
-                    "PIP_INDEX_URL": f"http://127.0.0.1:{free_port()}/simple/"}, cwd="/")
+                    "PIP_INDEX_URL": f"http://127.0.0.1:{free_port()}/simple/"}, cwd="/", judge_home=home)
     warm_sec = time.monotonic() - t0
     print(f"\ntest.sh with the deck rollout: cold {cold_sec:.1f} s (pip {caps['judge']['install_seconds']} s), "
           f"warm {warm_sec:.1f} s (venv reused)")

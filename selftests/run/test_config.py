@@ -155,3 +155,20 @@ def test_a_code_only_run_never_imports_the_model_client(tmp_path):
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, env=env)
     assert "RC 0 False False" in proc.stdout, proc.stdout + proc.stderr
     assert (tmp_path / "logs" / "verifier" / "reward.txt").read_text() == "1.0\n"
+
+
+@pytest.mark.parametrize(("env", "field", "cap"), [("JUDGE_CONCURRENCY", "concurrency", 32), ("JUDGE_BATCH", "batch", 50),
+                                                  ("JUDGE_MAX_TRIES", "max_tries", 20), ("JUDGE_WORKFLOW_CONCURRENCY",
+                                                                                         "workflow_concurrency", 32)])
+def test_absurd_knobs_are_capped_with_a_warning(env, field, cap):
+    loaded = load_config({env: "100000"})
+    assert getattr(loaded.config, field) == cap and loaded.sources[field] == f"capped:{env}"
+    assert any(w.startswith(f"{env}=100000 is above the cap {cap}") for w in loaded.warnings)
+    assert getattr(load_config({env: str(cap)}).config, field) == cap  # the cap itself is accepted silently
+    assert not load_config({env: str(cap)}).warnings
+
+
+def test_config_command_prints_a_header_row():
+    proc = subprocess.run([sys.executable, "-m", "cowork_judge", "config"], capture_output=True, text=True, timeout=60,
+                          env={k: v for k, v in os.environ.items() if not k.startswith("JUDGE_")})
+    assert proc.stdout.splitlines()[0].split()[:3] == ["knob", "value", "source"]

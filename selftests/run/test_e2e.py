@@ -241,8 +241,11 @@ def test_no_credentials(judge_run):
     doc = assert_documents(run)
     assert run.returncode == 1
     assert run.reward == 0.0 and doc["status"] == "error" and doc["exit_code"] == "judge:no_credential"
-    assert all(r["error_kind"] == "no_credential" and not r["judged"] for r in doc["results"])
-    assert doc["extra_fields"]["judge_called"] is False
+    # the code rows need no model: they still run; only the model rows are unjudged no_credential
+    code = [r for r in doc["results"] if r["method"] == "code"]
+    assert len(code) == 2 and all(r["judged"] and r["hit"] is True for r in code)
+    assert all(r["error_kind"] == "no_credential" and not r["judged"] for r in doc["results"] if r["method"] != "code")
+    assert doc["extra_fields"]["judge_called"] is False and doc["score_raw"] is None
 
 
 def test_bad_rubric_is_scorer_error(judge_run, tmp_path):

@@ -86,6 +86,11 @@ async def judge_blocks(rows: Sequence[Criterion], ctx: RunContext, backend: Agen
     state = RunState()
     blocks = split_blocks(rows, cfg.batch)
     delays = first_wave_delays(len(blocks), cfg.concurrency, cfg.start_jitter_sec, ctx.rng)
+    waiting = [d for d in delays if d > 0]
+    if waiting:  # a silent first minute looks like a hang: say why the run waits
+        ctx.log.info("start jitter: the first %d block(s) wait %s s before their first request (JUDGE_START_JITTER=%g "
+                     "spreads a fleet's first wave; a single run can set JUDGE_START_JITTER=0)",
+                     len(waiting), ", ".join(f"{d:.1f}" for d in waiting), cfg.start_jitter_sec)
     slots = asyncio.Semaphore(cfg.concurrency)
 
     async def run(index: int, name: str, block: list[Criterion]) -> None:

@@ -19,6 +19,7 @@ def main(argv: list[str]) -> int:
     if args.json:
         print(json.dumps({"values": values, "sources": loaded.sources, "warnings": loaded.warnings}, indent=2, default=str))
         return 0
+    print(f"{'knob':28} {'value':32} {'source':34} environment variable(s)")
     for name, value in values.items():
         envs = "/".join(ENV_NAMES.get(name, ()))
         print(f"{name:28} {json.dumps(value, default=str):32} {loaded.sources.get(name, 'default'):34} {envs}")

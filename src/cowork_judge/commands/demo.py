@@ -45,8 +45,12 @@ def main(argv: list[str]) -> int:
         server = SimServer(DemoPolicy()).start()
         env.update(JUDGE_API_KEY="sim-demo-key", JUDGE_BASE_URL=server.url, JUDGE_MODEL="simulated-judge")
         print(f"no judge endpoint configured: using the built-in simulator at {server.url} (simulated judge, no model)")
+    app_dir = rollout / "app"
+    if not app_dir.is_dir():  # a chat-only rollout has no files: an empty workdir, as in a real container
+        app_dir = logs_dir / "app"
+        app_dir.mkdir(parents=True, exist_ok=True)
     try:
-        paths = RunPaths.resolve(app_dir=rollout / "app", logs_dir=logs_dir, tests_dir=tests_dir, alt_output_dir=rollout / "output")
+        paths = RunPaths.resolve(app_dir=app_dir, logs_dir=logs_dir, tests_dir=tests_dir, alt_output_dir=rollout / "output")
         _copy_agent_logs(rollout, logs_dir)
         doc = main_run(paths, load_config(env), start=time.monotonic())
     finally:

@@ -147,7 +147,7 @@ def load_rubric(path: Path) -> NormalizedRubric:
             raise RubricError(f"rubric file {path} is not a regular file")
         if path.stat().st_size > MAX_RUBRIC_BYTES:
             raise RubricError(f"rubric file {path} is larger than {MAX_RUBRIC_BYTES} bytes")
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a UTF-8 byte-order mark (Windows editors) is accepted
     except FileNotFoundError:
         raise RubricError(f"rubric file not found: {path}") from None
     except (OSError, UnicodeDecodeError) as exc:
@@ -226,6 +226,8 @@ def normalize_rubric(raw: Any) -> NormalizedRubric:
                 warnings.append(f"row {crit.id!r}: no weight (other rows have one); it counts 0 — no contribution")
     warnings.extend(_typo_warnings(criteria))
     warnings.extend(_dependency_warnings(criteria))
+    warnings.extend(f"row {c.id!r}: a hurdle with a positive weight ({c.weight:g}) counts in W but can never add to E, "
+                    "so no rollout can score 1.0; give hurdle rows weight 0" for c in criteria if c.hurdle and c.weight > 0)
     return NormalizedRubric(criteria=tuple(criteria), warnings=tuple(warnings), workflow_config=workflow_config)
 
 

@@ -23,6 +23,17 @@ from cowork_judge.core.fold import RunIdentity
 from cowork_judge.core.scoring import ScoringPolicy
 from cowork_judge.redact import MIN_CREDENTIAL_LEN, MIN_SECRET_LEN, Redactor
 
+CAPS: dict[str, tuple[float, str]] = {
+    "batch": (50, "a block of more rows than this is one conversation no judge answers reliably"),
+    "concurrency": (32, "blocks in flight multiply a fleet's peak request rate; past this one job alone melts a shared key"),
+    "workflow_concurrency": (32, "workflow calls in flight multiply a fleet's peak request rate"),
+    "max_tries": (20, "with backoff this is already minutes of retrying one block"),
+    "max_turns": (64, "model turns per attempt; each re-sends the conversation"),
+    "retry_backoff_max_sec": (300.0, "one rate-limit wait longer than 5 minutes outlives most judge runs"),
+}
+"""Knob → (largest accepted value, why). A larger value is capped with a warning: an
+accepted absurd value (JUDGE_CONCURRENCY=100000) made one run spend its deadline
+scheduling and lose its document."""
 MAX_JITTER_SHARE = 0.1
 """A start jitter never exceeds this share of JUDGE_DEADLINE (the defaults: 180 s of 1800 s)."""
 TRUTHY = frozenset({"1", "true", "yes", "on", "y", "t"})
@@ -289,6 +300,12 @@ def load_config(environ: Mapping[str, str] | None = None) -> LoadedConfig:
                     warnings.append(f"{env_name} is shorter than {MIN_SECRET_LEN} characters: it is redacted only where it "
                                     "stands as a whole word")
                 break
+    for name, (cap, why) in CAPS.items():
+        if name in values and values[name] > cap:
+            env_name = ENV_NAMES[name][0]
+            warnings.append(f"{env_name}={values[name]:g} is above the cap {cap:g} ({why}); using {cap:g}")
+            values[name] = type(values[name])(cap)
+            sources[name] = f"capped:{env_name}"
     deadline = values.get("deadline_sec", JudgeConfig.model_fields["deadline_sec"].default)
     for name, env_name in (("start_jitter_sec", "JUDGE_START_JITTER"), ("workflow_start_jitter_sec", "JUDGE_WORKFLOW_START_JITTER")):
         jitter = values.get(name, JudgeConfig.model_fields[name].default)

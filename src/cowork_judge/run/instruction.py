@@ -19,7 +19,7 @@ def find_instruction(tests_dir: Path, configured: str | None) -> tuple[str, str,
 
     Order: `configured` (JUDGE_INSTRUCTION_FILE; relative paths are taken from
     `tests_dir`), else the first of `INSTRUCTION_NAMES` in `tests_dir`, else the built-in
-    default (with a warning).
+    default (a documented default, not a problem: the source says ``built-in``).
 
     Returns:
         (instruction text, source label, warnings). Never raises: an unreadable file
@@ -44,5 +44,4 @@ def find_instruction(tests_dir: Path, configured: str | None) -> tuple[str, str,
         if text.strip():
             return text, str(path), warnings
         warnings.append(f"instruction file {path} is empty; trying the next one")
-    warnings.append("no judge instruction file found; using the built-in default instruction")
     return default_instruction(), "built-in", warnings

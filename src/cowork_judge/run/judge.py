@@ -28,6 +28,7 @@ from cowork_judge.core.result import ResultDocument
 from cowork_judge.core.rubric import Criterion, RubricError, load_rubric
 from cowork_judge.core.scoring import ScoringError, check_scorable
 from cowork_judge.core.verdicts import Verdict
+from cowork_judge.fsutil import discard_scratch
 from cowork_judge.redact import RedactingFilter, Redactor
 from cowork_judge.run import signals, watchdog
 from cowork_judge.run.config import JudgeConfig, LoadedConfig, export_credentials
@@ -94,7 +95,7 @@ def main_run(paths: RunPaths, loaded: LoadedConfig, *, start: float, hard_deadli
         procs.kill_all()  # no LibreOffice / Chromium / regex worker outlives the run
         _stop_logging(handlers)
         if paths.ephemeral_work:
-            shutil.rmtree(paths.work_dir, ignore_errors=True)
+            discard_scratch(paths.work_dir)
 
 
 def _identity_dict(config: JudgeConfig) -> dict[str, Any]:
@@ -212,25 +213,34 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
         return run.document(criteria, verdicts, delivery=delivery, note="nothing delivered")
 
     needs_model = any(c.judge_method != "code" for c in criteria)
-    if needs_model and not config.has_credentials:
-        return run.failed(criteria, "no_credential", "judge:no_credential",
-                          "no judge credentials: set JUDGE_API_KEY and JUDGE_BASE_URL (or OPENAI_API_KEY / OPENAI_BASE_URL)",
-                          delivery=delivery)
-    if config.has_credentials:
+    credentials = config.has_credentials
+    if credentials:
         export_credentials(config)
-
     instruction, instruction_source, instruction_warnings = find_instruction(paths.tests_dir, config.instruction_file)
     run.warn("instruction", instruction_warnings)
+    if instruction_source == "built-in":
+        log.info("instruction: no judge instruction file in %s; using the built-in default", paths.tests_dir)
+    if needs_model and not paths.task_prompt.is_file():
+        run.warn("instruction", [f"no task_prompt.md in {paths.tests_dir}: the judge is told to read the task the agent "
+                                 "was given, and will find an empty one"])
     ctx = RunContext(
         paths=paths, config=config, instruction=instruction, instruction_source=instruction_source,
         task_prompt=_read_optional(paths.task_prompt), delivery=delivery, deadline=deadline, redactor=redactor,
         audit=AuditLog(paths.audit_dir, redactor), workflow_config=dict(rubric.workflow_config),
     )
     watchdog.observe(ctx, criteria)
+    if needs_model and not credentials:
+        # the code rows still run (no model needed); the model rows cannot: the run is an error
+        reason = "no judge credentials: set JUDGE_API_KEY and JUDGE_BASE_URL (or OPENAI_API_KEY / OPENAI_BASE_URL)"
+        log.error(reason)
+        code_rows = [c for c in criteria if c.judge_method == "code"]
+        verdicts = _route()(code_rows, ctx) if code_rows else {}
+        verdicts.update(all_unjudged([c for c in criteria if c.judge_method != "code"], "no_credential", reason))
+        return run.document(criteria, verdicts, delivery=delivery, ctx=ctx, instruction_source=instruction_source,
+                            failure=RunFailure(exit_code="judge:no_credential", exit_reason=reason))
     evidence = _collect_evidence(ctx, needs_evidence=needs_model)  # code rows never look at page images
     try:
-        # imported late: a broken router must not stop the documents
-        from cowork_judge.run.router import route
+        route = _route()
     except Exception as exc:
         if any(c.judge_method != "agentic" for c in criteria):
             return run.failed(criteria, "workflow_missing", "judge:scorer_error",
@@ -244,6 +254,13 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
     log.info("score %s (raw %s), coverage %.3f, %d model call(s)", doc.task_score, doc.score_raw,
              doc.extra_fields.judge_coverage, ctx.stats.calls)
     return doc
+
+
+def _route() -> Any:
+    """The router, imported late: a broken router must not stop the documents."""
+    from cowork_judge.run.router import route
+
+    return route
 
 
 def _collect_evidence(ctx: RunContext, *, needs_evidence: bool = True) -> dict:

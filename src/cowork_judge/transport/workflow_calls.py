@@ -137,6 +137,8 @@ class WorkflowCalls:
             self._first_wave -= 1 if first else 0
         if first and self.jitter_sec > 0:
             delay = min(self.rng.uniform(0.0, self.jitter_sec), max(0.0, give_up_at - time.monotonic()))
+            self.log.info("start jitter: a first-wave workflow call waits %.1f s (JUDGE_WORKFLOW_START_JITTER=%g)",
+                          delay, self.jitter_sec)
             if cancel.wait(delay):
                 self._slots.release()
                 return False
