@@ -93,7 +93,7 @@ _NOT_VIOLATION_CJK = (
 """Words that contain a violation character but do not negate ('not only', 'different',
 'very', 'whatever', 'future'); removed before the CJK cues are looked for."""
 _REQUIREMENT_CJK = (
-    "应", "應", "需要", "需", "必须", "必須", "要求", "确保", "確保", "包含", "包括", "含有", "提供", "给出", "給出",
+    "应", "應", "需要", "需", "必须", "必須", "须", "須", "要求", "要有", "确保", "確保", "包含", "包括", "含有", "提供", "给出", "給出",
     "正确", "正確", "准确", "準確", "完整", "清晰", "清楚", "存在", "成功", "合理", "恰当", "恰當", "齐全", "齊全",
     # Japanese
     "べき", "必要", "必ず", "含む", "含まれ", "正しく", "正確", "明確", "提供",

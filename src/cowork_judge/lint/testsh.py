@@ -31,7 +31,7 @@ EXTRAS_VAR = "COWORK_JUDGE_EXTRAS"
 VERSION = re.compile(r"v?\d+(\.\d+)*((a|b|rc)\d+)?(\.post\d+)?(\.dev\d+)?(\+[A-Za-z0-9.]+)?\Z")
 """An exact release number (PEP 440 subset); ``0.1.*`` is not exact."""
 _NAME = r"cowork[-_]judge"
-_SPEC = re.compile(_NAME + r"(?P<mid>[^\s=~<>!@'\"]*?)\s*(?P<op>===|==|~=|>=|<=|!=|>|<)\s*(?P<ver>[^\s'\";|&)]+)", re.I)
+_SPEC = re.compile(_NAME + r"(?P<mid>(?:\[[^\]\n]*\]|[^\s=~<>!@'\"\[])*?)\s*(?P<op>===|==|~=|>=|<=|!=|>|<)\s*(?P<ver>[^\s'\";|&)]+)", re.I)
 _WHEEL = re.compile(_NAME + r"-(?P<ver>[^-\s/'\"]+)-py", re.I)
 _GIT = re.compile(r"git\+\S+@(?P<ref>[\w.\-/]+)")
 _INSTALL = re.compile(r"\binstall\b")
@@ -39,7 +39,8 @@ _EXPANSION = re.compile(r"\$\{([A-Za-z_]\w*)(:?[-=])((?:[^{}]|\$\{[^{}]*\})*)\}"
 _ASSIGN = re.compile(r"(?:^|[;&|(\s])(?:export\s+|readonly\s+|local\s+|declare\s+(?:-\w+\s+)*)?([A-Za-z_]\w*)="
                      r"(\"[^\"]*\"|'[^']*'|[^\s;&|)]*)")
 _REF = re.compile(r"\A\$\{?([A-Za-z_]\w*)\}?\Z")
-_REQUIREMENTS = re.compile(r"(?:-r|--requirement)[\s=]+(\S+)")
+_REQUIREMENTS = re.compile(r"(?:\s-r|--requirement)[\s=]+(.+)")
+_REQUIREMENTS_FILE = re.compile(r"[\w./-]*[\w.-]+\.(?:txt|in)\b")
 
 
 @dataclass
@@ -151,8 +152,11 @@ def parse(text: str, *, tests_dir: Path | None = None) -> tuple[Pins, list[str]]
     for n, line in lines:
         _line(pins, shell, n, line)
         if tests_dir is not None and _INSTALL.search(line):
-            for name in _REQUIREMENTS.findall(line):
-                problems += _requirements(pins, shell, tests_dir, _unquote(name))
+            for rest in _REQUIREMENTS.findall(line):
+                found = _REQUIREMENTS_FILE.search(rest)
+                if found is not None:
+                    name = found.group(0) if "$" not in rest[:found.start()] else "$/" + found.group(0).rsplit("/", 1)[-1]
+                    problems += _requirements(pins, shell, tests_dir, name)
     if pins.specs == 0 and not pins.unpinned:  # no visible install: a baked default still pins
         values, _ = shell.resolve(PLACEHOLDER)
         for value in values:
