@@ -33,6 +33,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "schema": ("schema", "print the JSON Schema of result.json"),
     "sim": ("sim", "serve the simulated OpenAI-compatible judge endpoint"),
     "evidence": ("evidence", "sniff, extract, render and check decks alone, no model calls"),
+    "lint": ("lint", "check task packages before they ship (also the lint-rubric command)"),
 }
 """Sub-command name → (module under `cowork_judge.commands`, one-line help)."""
 

@@ -39,6 +39,10 @@ class Row:
     raw: Any
     id: str | None
     crit: Criterion | None = None
+    fields: dict[str, Any] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.fields = self.raw if isinstance(self.raw, dict) else {}
 
     @property
     def label(self) -> str:
@@ -47,7 +51,7 @@ class Row:
 
     def get(self, key: str, default: Any = None) -> Any:
         """A raw field, `default` when absent or when the row is not a mapping."""
-        return self.raw.get(key, default) if isinstance(self.raw, Mapping) else default
+        return self.fields.get(key, default)
 
     @property
     def description(self) -> str:
