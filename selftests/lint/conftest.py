@@ -64,12 +64,13 @@ def make_instance(tmp_path: Path) -> Callable[..., Path]:
     """``make_instance(rubric=..., rubric_text=..., toml=..., sh=..., instruction=..., files={...}, name=...)``.
 
     ``rubric`` is a list of rows or a whole document (default: BASE_ROWS under "rubrics"),
-    False for no rubric.json; ``rubric_text`` / ``rubric_bytes`` write raw content instead; ``toml``/``sh``/``instruction`` None leaves
-    that file out; ``files`` maps paths relative to tests/ to text.
+    False for no rubric.json; ``rubric_text`` / ``rubric_bytes`` write raw content instead;
+    ``toml``/``sh``/``instruction`` None leaves that file out; ``files`` maps paths relative to tests/ to text.
     """
     names = count()
 
-    def make(*, rubric: Any = None, rubric_text: str | None = None, rubric_bytes: bytes | None = None, toml: str | None = BASE_TOML,
+    def make(*, rubric: Any = None, rubric_text: str | None = None, rubric_bytes: bytes | None = None,
+             toml: str | None = BASE_TOML,
              sh: str | None = BASE_SH, instruction: str | None = BASE_INSTRUCTION,
              files: dict[str, str] | None = None, name: str | None = None) -> Path:
         root = tmp_path / (name or f"inst{next(names)}")

@@ -107,3 +107,22 @@ def test_readme_documents_every_code_with_its_level():
     table = dict(re.findall(r"^\| `([A-Z]\d{3})` \| (ERROR|WARN) \|", readme, flags=re.M))
     assert table == {code: check.level for code, check in CHECKS.items()}
 
+
+
+def test_a_linter_bug_costs_one_instance_not_the_batch(make_instance, tmp_path, monkeypatch, capsys):
+    from cowork_judge.lint import instance
+
+    make_instance(name="fam/a")
+    make_instance(name="fam/b", sh="#!/bin/bash\nBOOM\n" + "pip install cowork-judge==0.1.0\n")
+    real = instance.testsh.check
+
+    def flaky(path, *args, **kwargs):
+        if "BOOM" in path.read_text():
+            raise RuntimeError("simulated bug")
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(instance.testsh, "check", flaky)
+    assert main(["--batch", str(tmp_path / "fam")]) == 1
+    out = capsys.readouterr().out
+    assert "fam/b/tests: ERROR P002: lint-rubric failed on this package (RuntimeError: simulated bug)" in out
+    assert "2 instances in 1 family, 1 with errors: 1 error, 0 warnings" in out

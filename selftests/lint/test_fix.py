@@ -129,3 +129,10 @@ def test_cli_refusal_is_a_message_not_a_traceback(make_instance, capsys):
     assert main([str(tests), "--fix-closure"]) == 1
     captured = capsys.readouterr()
     assert "left the file unchanged: depends_on has a cycle" in captured.err and "Traceback" not in captured.err
+
+
+def test_a_nan_elsewhere_does_not_block_the_closure(tmp_path):
+    path = tmp_path / "rubric.json"
+    path.write_text('[{"id": "a", "description": "A", "page_mean_p": NaN}, {"id": "b", "description": "B", "depends_on": ["a"]},'
+                    ' {"id": "c", "description": "C", "depends_on": ["b"]}]')
+    assert fix_closure(path).rows == {"c": ["a"]}

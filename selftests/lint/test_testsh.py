@@ -25,7 +25,8 @@ PINNED = [
     ("continued line", 'pip install -q \\\n    --index-url "$URL" \\\n    "cowork-judge==0.1.0"', "0.1.0"),
     ("wheel file", "pip install ./cowork_judge-0.1.0-py3-none-any.whl", "0.1.0"),
     ("git ref", "pip install 'cowork-judge @ git+https://github.com/acme/cowork-judge.git@v0.1.0'", "git:v0.1.0"),
-    ("baked default, install out of sight", 'COWORK_JUDGE_VERSION="${COWORK_JUDGE_VERSION:-0.1.0}"\n. ./install_judge.sh', "0.1.0"),
+    ("baked default, install out of sight",
+     'COWORK_JUDGE_VERSION="${COWORK_JUDGE_VERSION:-0.1.0}"\n. ./install_judge.sh', "0.1.0"),
 ]
 UNPINNED = [
     ("bare name", "pip install cowork-judge && cowork-judge run"),

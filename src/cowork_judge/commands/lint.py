@@ -38,7 +38,7 @@ def main(argv: list[str], *, prog: str = "cowork-judge lint") -> int:
     args = _parser(prog).parse_args(argv)
     from cowork_judge.lint import batch, report
     from cowork_judge.lint.codes import CHECKS
-    from cowork_judge.lint.instance import lint_instance
+    from cowork_judge.lint.instance import lint_instance_guarded
 
     ignore = {c.strip().upper() for c in args.ignore.split(",") if c.strip()}
     unknown = sorted(ignore - set(CHECKS))
@@ -61,7 +61,7 @@ def main(argv: list[str], *, prog: str = "cowork-judge lint") -> int:
     failed_write = any(f.get("write_error") for f in fixes)
 
     def lint(entry: batch.Entry) -> Any:
-        result = lint_instance(entry.tests_dir, display=entry.display)
+        result = lint_instance_guarded(entry.tests_dir, display=entry.display)
         result.findings = [f for f in result.findings if f.code not in ignore]
         return result
 

@@ -142,9 +142,11 @@ def family_checks(name: str, members: list[InstanceReport]) -> FamilyReport:
     """F001–F004: every member should agree with the family's majority on each fact.
 
     Versions compare as resolved (an unpinned member, None, disagrees with pinned ones);
-    extras compare only where test.sh says which it installs.
+    extras compare only where test.sh says which it installs. Members that could not be
+    linted at all (P001, P002) have no facts and are left out of the comparison.
     """
     report = FamilyReport(name=name, instances=len(members))
+    members = [m for m in members if not any(f.code in ("P001", "P002") for f in m.findings)]
     for attr, code, label in _FACTS:
         values = [getattr(m.facts, attr) for m in members]
         known = [(m, v) for m, v in zip(members, values) if attr != "extras" or v is not None]

@@ -257,12 +257,17 @@ def _verify(raw: Any, new_text: str, added: dict[str, list[str]], old_doc: Any) 
     for old, new in zip(old_doc.rows, new_doc.rows):
         if not isinstance(old.raw, Mapping) or not isinstance(new.raw, Mapping):
             continue
-        if {k: v for k, v in old.raw.items() if k != "depends_on"} != {k: v for k, v in new.raw.items() if k != "depends_on"}:
+        if _canonical(old.raw) != _canonical(new.raw):
             raise FixRefused(f"self-check failed: row {old.label!r} changed beyond depends_on")
         if old.label in added and deps.dependencies(new) != deps.dependencies(old) + added[old.label]:
             raise FixRefused(f"self-check failed: row {old.label!r} depends_on is not the expected closure")
     if len(old_doc.rows) != len(new_doc.rows):
         raise FixRefused("self-check failed: the number of rows changed")
+
+
+def _canonical(row: Mapping[str, Any]) -> str:
+    """The row without depends_on, as comparable text (NaN equals NaN here)."""
+    return json.dumps({k: v for k, v in row.items() if k != "depends_on"}, sort_keys=True, default=str)
 
 
 def write_atomically(path: Path, text: str) -> None:

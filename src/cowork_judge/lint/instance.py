@@ -121,6 +121,19 @@ def lint_instance(tests_dir: Path, *, display: str | None = None, abi_compat: tu
     return report
 
 
+def lint_instance_guarded(tests_dir: Path, *, display: str | None = None,
+                          abi_compat: tuple[int, ...] = ABI_COMPAT) -> InstanceReport:
+    """`lint_instance`, except that a failure of the linter itself becomes a P002 finding
+    naming the exception, so one pathological package cannot stop a batch of thousands."""
+    try:
+        return lint_instance(tests_dir, display=display, abi_compat=abi_compat)
+    except Exception as exc:  # a bug here must cost one instance, not the batch
+        shown = display if display is not None else str(tests_dir)
+        return InstanceReport(tests_dir=shown, findings=[
+            Finding("P002", shown, f"lint-rubric failed on this package ({type(exc).__name__}: {str(exc)[:200]}); "
+                                   "please report it with the package")])
+
+
 def _rubric(tests_dir: Path, file: str, abi_compat: tuple[int, ...]) -> tuple[RubricDoc | None, list[Finding]]:
     try:
         raw, _ = read_json(tests_dir / "rubric.json")
@@ -167,4 +180,4 @@ def _apply_waivers(findings: list[Finding], doc: RubricDoc | None) -> tuple[list
     return kept, waived
 
 
-__all__ = ["Facts", "InstanceReport", "lint_instance"]
+__all__ = ["Facts", "InstanceReport", "lint_instance", "lint_instance_guarded"]

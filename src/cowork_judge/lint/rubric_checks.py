@@ -186,7 +186,8 @@ def _levels(doc: RubricDoc, row: Row) -> Iterator[Finding]:
     hurdle, weight = _is_hurdle(row), _weight_value(row)
     if (hurdle or weight < 0) and not workflow and gradient:
         kind = "hurdle" if hurdle else "deduction"
-        yield Finding("R014", doc.file, f"a {kind} row is scored by hit alone: its levels are ignored", row=row.label, field=field)
+        yield Finding("R014", doc.file, f"a {kind} row is scored by hit alone: its levels are ignored",
+                      row=row.label, field=field)
     elif gradient and not broken and not hurdle:
         top, bottom = max(values), min(values)
         if top < 1:

@@ -31,7 +31,8 @@ EXTRAS_VAR = "COWORK_JUDGE_EXTRAS"
 VERSION = re.compile(r"v?\d+(\.\d+)*((a|b|rc)\d+)?(\.post\d+)?(\.dev\d+)?(\+[A-Za-z0-9.]+)?\Z")
 """An exact release number (PEP 440 subset); ``0.1.*`` is not exact."""
 _NAME = r"cowork[-_]judge"
-_SPEC = re.compile(_NAME + r"(?P<mid>(?:\[[^\]\n]*\]|[^\s=~<>!@'\"\[])*?)\s*(?P<op>===|==|~=|>=|<=|!=|>|<)\s*(?P<ver>[^\s'\";|&)]+)", re.I)
+_SPEC = re.compile(_NAME + r"(?P<mid>(?:\[[^\]\n]*\]|[^\s=~<>!@'\"\[])*?)"
+                   r"\s*(?P<op>===|==|~=|>=|<=|!=|>|<)\s*(?P<ver>[^\s'\";|&)]+)", re.I)
 _WHEEL = re.compile(_NAME + r"-(?P<ver>[^-\s/'\"]+)-py", re.I)
 _GIT = re.compile(r"git\+\S+@(?P<ref>[\w.\-/]+)")
 _INSTALL = re.compile(r"\binstall\b")
