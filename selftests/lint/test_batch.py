@@ -49,7 +49,7 @@ def test_one_odd_instance_in_a_family(make_instance, tmp_path, code, odd):
 
 def test_unpinned_member_disagrees_with_pinned_ones(make_instance, tmp_path):
     unpinned = {"sh": "pip install cowork-judge && cowork-judge run\n", "toml": BASE_TOML.replace(":-0.1.0", ":-")}
-    root, made = _family(make_instance, tmp_path, [{}, unpinned])
+    root, _ = _family(make_instance, tmp_path, [{}, unpinned])
     reports, families = batch.run(batch.discover(root)[0], _lint)
     assert "S002" in [f.code for f in reports[1].findings]
     assert [(f.code, f.message) for f in families[0].findings] == [

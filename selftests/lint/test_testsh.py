@@ -13,15 +13,16 @@ PINNED = [
     ("literal with extras", "python3 -m pip install -q 'cowork-judge[pptx,workflow]==0.2.1' --timeout 60", "0.2.1"),
     ("underscore name, ===", "pip install cowork_judge===1.0.0rc1", "1.0.0rc1"),
     ("template default in place", 'pip install "cowork-judge==${COWORK_JUDGE_VERSION:-0.1.0}"', "0.1.0"),
-    ("baked default variable", 'V="${COWORK_JUDGE_VERSION:-0.1.0}"\npip install "cowork-judge[${EXTRAS}]==$V"', "0.1.0"),
+    ("baked default variable", 'V="${COWORK_JUDGE_VERSION:-0.1.0}"\npip install "cowork-judge[${EXTRAS}]==$V"',
+     "0.1.0"),
     ("assign-default expansion", ': "${COWORK_JUDGE_VERSION:=0.3.0}"\npip install "cowork-judge==${COWORK_JUDGE_VERSION}"',
      "0.3.0"),
-    ("nested default", 'DEFAULT_VERSION=0.1.0\nVERSION="${COWORK_JUDGE_VERSION:-${DEFAULT_VERSION}}"\n'
-                       'pip install "cowork-judge==${VERSION}"', "0.1.0"),
-    ("export and conditional extras", 'export COWORK_JUDGE_VERSION="${COWORK_JUDGE_VERSION:-0.1.0}"\n'
-                                      'extras="${COWORK_JUDGE_EXTRAS:-}"\n'
-                                      'spec="cowork-judge${extras:+[$extras]}==${COWORK_JUDGE_VERSION}"\n'
-                                      '"$venv/bin/pip" install -q "$spec"', "0.1.0"),
+    ("nested default", ('DEFAULT_VERSION=0.1.0\nVERSION="${COWORK_JUDGE_VERSION:-${DEFAULT_VERSION}}"\n'
+                        'pip install "cowork-judge==${VERSION}"'), "0.1.0"),
+    ("export and conditional extras", ('export COWORK_JUDGE_VERSION="${COWORK_JUDGE_VERSION:-0.1.0}"\n'
+                                       'extras="${COWORK_JUDGE_EXTRAS:-}"\n'
+                                       'spec="cowork-judge${extras:+[$extras]}==${COWORK_JUDGE_VERSION}"\n'
+                                       '"$venv/bin/pip" install -q "$spec"'), "0.1.0"),
     ("continued line", 'pip install -q \\\n    --index-url "$URL" \\\n    "cowork-judge==0.1.0"', "0.1.0"),
     ("wheel file", "pip install ./cowork_judge-0.1.0-py3-none-any.whl", "0.1.0"),
     ("git ref", "pip install 'cowork-judge @ git+https://github.com/acme/cowork-judge.git@v0.1.0'", "git:v0.1.0"),

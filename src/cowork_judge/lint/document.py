@@ -173,7 +173,7 @@ _COVERED = (
     "without code_method_name",  # M003
 )
 """Engine warnings that a finer lint check reports under its own code."""
-_WARNING_ROW = re.compile(r"row '([^']*)': (.*)\Z", re.S)
+_WARNING_ROW = re.compile(r"row '([^']*)': (.*)\Z", re.DOTALL)
 
 
 def engine_warnings(doc: RubricDoc) -> list[Finding]:

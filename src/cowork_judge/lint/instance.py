@@ -127,7 +127,7 @@ def lint_instance_guarded(tests_dir: Path, *, display: str | None = None,
     naming the exception, so one pathological package cannot stop a batch of thousands."""
     try:
         return lint_instance(tests_dir, display=display, abi_compat=abi_compat)
-    except Exception as exc:  # a bug here must cost one instance, not the batch
+    except Exception as exc:  # noqa: BLE001 - a bug here must cost one instance, not the batch
         shown = display if display is not None else str(tests_dir)
         return InstanceReport(tests_dir=shown, findings=[
             Finding("P002", shown, f"lint-rubric failed on this package ({type(exc).__name__}: {str(exc)[:200]}); "

@@ -18,6 +18,7 @@ directory. What a package NEEDS declared (decided here, documented in the README
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -43,7 +44,7 @@ ROOT_NAMES = ("JUDGE_APP_DIR", "JUDGE_LOGS_DIR", "JUDGE_TESTS_DIR", "JUDGE_WORK_
 KNOWN_NAMES = frozenset({n for names in ENV_NAMES.values() for n in names} | set(THIN_SHELL_NAMES) | set(ROOT_NAMES))
 SECRET_MARKERS = ("KEY", "TOKEN", "SECRET", "PASSWORD")
 """Name parts Harbor treats as secrets (it redacts such values in saved logs)."""
-_TEMPLATE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?\}\Z", re.S)
+_TEMPLATE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?\}\Z", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -135,7 +136,7 @@ def deadline_sec(toml: TaskToml) -> tuple[float, str]:
         number = float(value.effective)
     except ValueError:
         return default, f"the built-in default {default:g} s (its value {value.effective!r} is invalid)"
-    if not number > 0 or number != number:
+    if not number > 0 or math.isnan(number) or math.isinf(number):
         return default, f"the built-in default {default:g} s (its value {value.effective!r} is invalid)"
     return number, f"JUDGE_DEADLINE = {number:g} s"
 

@@ -32,8 +32,8 @@ VERSION = re.compile(r"v?\d+(\.\d+)*((a|b|rc)\d+)?(\.post\d+)?(\.dev\d+)?(\+[A-Z
 """An exact release number (PEP 440 subset); ``0.1.*`` is not exact."""
 _NAME = r"cowork[-_]judge"
 _SPEC = re.compile(_NAME + r"(?P<mid>(?:\[[^\]\n]*\]|[^\s=~<>!@'\"\[])*?)"
-                   r"\s*(?P<op>===|==|~=|>=|<=|!=|>|<)\s*(?P<ver>[^\s'\";|&)]+)", re.I)
-_WHEEL = re.compile(_NAME + r"-(?P<ver>[^-\s/'\"]+)-py", re.I)
+                   r"\s*(?P<op>===|==|~=|>=|<=|!=|>|<)\s*(?P<ver>[^\s'\";|&)]+)", re.IGNORECASE)
+_WHEEL = re.compile(_NAME + r"-(?P<ver>[^-\s/'\"]+)-py", re.IGNORECASE)
 _GIT = re.compile(r"git\+\S+@(?P<ref>[\w.\-/]+)")
 _INSTALL = re.compile(r"\binstall\b")
 _EXPANSION = re.compile(r"\$\{([A-Za-z_]\w*)(:?[-=])((?:[^{}]|\$\{[^{}]*\})*)\}")
@@ -169,7 +169,7 @@ def parse(text: str, *, tests_dir: Path | None = None) -> tuple[Pins, list[str]]
 def _line(pins: Pins, shell: _Vars, n: int, line: str) -> None:
     specs = list(_SPEC.finditer(line))
     wheels = list(_WHEEL.finditer(line))
-    git = _GIT.search(line) if re.search(_NAME, line, re.I) else None
+    git = _GIT.search(line) if re.search(_NAME, line, re.IGNORECASE) else None
     for m in specs:
         pins.specs += 1
         op, ver, mid = m.group("op"), _unquote(m.group("ver")), m.group("mid")
@@ -184,7 +184,7 @@ def _line(pins: Pins, shell: _Vars, n: int, line: str) -> None:
     if git is not None:
         pins.specs += 1
         pins.versions.setdefault(f"git:{git.group('ref')}", n)
-    if not specs and not wheels and git is None and _INSTALL.search(line) and re.search(_NAME, line, re.I):
+    if not specs and not wheels and git is None and _INSTALL.search(line) and re.search(_NAME, line, re.IGNORECASE):
         pins.unpinned.append((n, line.strip()))
 
 
@@ -286,10 +286,10 @@ def _findings(pins: Pins, file: str, declared: bool, placeholder: str | None) ->
         yield Finding("S002", file, f"line {lines} installs ==$COWORK_JUDGE_VERSION with no default here and no "
                                     "placeholder default in task.toml: an un-injected run installs no version",
                       field=f"line {pins.placeholder_lines[0]}")
-    if not pins.unpinned and not pins.unresolved and not pins.placeholder_lines and not pins.versions:
-        if not (usable and pins.reads_placeholder):
-            yield Finding("S002", file, "installs no pinned cowork-judge: no cowork-judge==X.Y.Z, no baked "
-                                        "COWORK_JUDGE_VERSION default, no task.toml placeholder it reads")
+    nothing = not pins.unpinned and not pins.unresolved and not pins.placeholder_lines and not pins.versions
+    if nothing and not (usable and pins.reads_placeholder):
+        yield Finding("S002", file, "installs no pinned cowork-judge: no cowork-judge==X.Y.Z, no baked "
+                                    "COWORK_JUDGE_VERSION default, no task.toml placeholder it reads")
     if declared and not pins.reads_placeholder:
         yield Finding("S003", file, "task.toml declares COWORK_JUDGE_VERSION, but test.sh never reads it: an injected "
                                     "version is silently ignored")
@@ -309,4 +309,4 @@ def resolved_version(pins: Pins | None, placeholder: str | None) -> tuple[str | 
     return None, None
 
 
-__all__ = ["PLACEHOLDER", "Pins", "VERSION", "check", "logical_lines", "parse", "resolved_version"]
+__all__ = ["PLACEHOLDER", "VERSION", "Pins", "check", "logical_lines", "parse", "resolved_version"]
