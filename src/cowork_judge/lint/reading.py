@@ -10,6 +10,7 @@ import json
 import math
 import stat
 import sys
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -94,7 +95,13 @@ def read_toml(path: Path) -> dict[str, Any]:
     Raises:
         Unreadable: see `read_text`; or not valid TOML (the reason names line and column).
     """
-    text = read_text(path)
+    return _toml(read_text(path))
+
+
+@lru_cache(maxsize=256)
+def _toml(text: str) -> dict[str, Any]:
+    """Decoded TOML, shared between identical files (a family's task.toml files usually
+    are): callers must not modify it."""
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -22,6 +22,7 @@ import math
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -190,10 +191,16 @@ def _values(toml: TaskToml) -> Iterator[Finding]:
     skip = {"JUDGE_API_KEY", "OPENAI_API_KEY"}  # never parsed here: a secret has no default to check
     environ: dict[str, Any] = {n: v.effective for n, v in toml.env.items()
                                if n in KNOWN_NAMES and n not in skip and v.effective is not None}
-    for warning in load_config(environ).warnings:
+    for warning in _config_warnings(tuple(sorted(environ.items()))):
         name = next((n for n in sorted(environ, key=len, reverse=True) if warning.startswith(n)), None)
         yield Finding("T007", toml.file, f"the judge would say: {warning}",
                       field=f"[verifier.env].{name}" if name else "[verifier.env]")
+
+
+@lru_cache(maxsize=256)
+def _config_warnings(environ: tuple[tuple[str, str], ...]) -> tuple[str, ...]:
+    """The judge's configuration warnings for these values (shared across a family)."""
+    return tuple(load_config(dict(environ)).warnings)
 
 
 __all__ = ["HARBOR_DEFAULT_TIMEOUT_SEC", "INSTALL_MARGIN_SEC", "KNOWN_NAMES", "EnvValue", "TaskToml", "check",

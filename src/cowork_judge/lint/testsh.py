@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 
 from cowork_judge.lint.codes import Finding
@@ -166,6 +167,12 @@ def parse(text: str, *, tests_dir: Path | None = None) -> tuple[Pins, list[str]]
     return pins, problems
 
 
+@lru_cache(maxsize=256)
+def _parse_shared(text: str) -> Pins:
+    """`parse` of a script that names no requirements file; callers must not modify the result."""
+    return parse(text)[0]
+
+
 def _line(pins: Pins, shell: _Vars, n: int, line: str) -> None:
     specs = list(_SPEC.finditer(line))
     wheels = list(_WHEEL.finditer(line))
@@ -269,7 +276,10 @@ def check(path: Path, file: str, *, tests_dir: Path, declared: bool,
         text = read_text(path)
     except Unreadable as exc:
         return None, [Finding("S004", file, f"cannot be read: {exc}")]
-    pins, problems = parse(text, tests_dir=tests_dir)
+    if _REQUIREMENTS.search(text):
+        pins, problems = parse(text, tests_dir=tests_dir)
+    else:  # no file to follow: the result depends on the text alone, shared across a family
+        pins, problems = _parse_shared(text), []
     return pins, [Finding("S004", file, p) for p in problems] + list(_findings(pins, file, declared, placeholder))
 
 
