@@ -8,7 +8,8 @@ The JSON document (``--format json``)::
                     "facts": {"version", "version_source", "extras", "code_methods", "workflows"}}],
      "families": [{"family", "instances", "majority": {...}, "findings": [...]}],
      "batch": [...findings about the batch input...],
-     "fix": {"file", "changed", "rows": {id: [added ids]}, "diff"} | null}
+     "fix": [{"file", "changed", "written", "rows": {id: [added ids]}, "diff", "refused",
+              "write_error"}] | null}
 
 A finding is ``{"code", "level", "file", "row", "field", "message"}``.
 """
