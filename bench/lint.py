@@ -42,7 +42,7 @@ FIXTURES = ROOT.parent / "shared" / "fixtures"
 TOML = """version = "1.0"
 
 [verifier]
-timeout_sec = 2100
+timeout_sec = 2280
 
 [verifier.env]
 JUDGE_API_KEY = "${JUDGE_API_KEY}"

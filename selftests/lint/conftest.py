@@ -30,7 +30,7 @@ BASE_TOML = """\
 version = "1.0"
 
 [verifier]
-timeout_sec = 2100
+timeout_sec = 2280
 
 [verifier.env]
 JUDGE_API_KEY = "${JUDGE_API_KEY}"

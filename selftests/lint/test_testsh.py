@@ -38,6 +38,8 @@ UNPINNED = [
     ("empty default", 'pip install "cowork-judge==${COWORK_JUDGE_VERSION:-}"'),
     ("nothing installed", "cowork-judge run"),
     ("pin only in a comment", "# pip install cowork-judge==0.1.0\npip install cowork-judge"),
+    ("bash array pip", '"${pip[@]}" install -q cowork-judge'),
+    ("upgrade, then run", "python3 -m pip install --upgrade cowork-judge && cowork-judge run"),
 ]
 
 
@@ -93,6 +95,42 @@ def test_requirements_file_in_tests_is_read(tmp_path):
 def test_extras(script, extras):
     pins, _ = testsh.parse(script + "\n")
     assert pins.extras == extras
+
+
+def test_log_lines_naming_the_tool_are_not_installs(tmp_path):
+    script = """#!/usr/bin/env bash
+COWORK_JUDGE_DEFAULT_VERSION="0.1.0"
+MARK="cowork-judge/test.sh: FAILED"
+say() { printf '%s\\n' "cowork-judge/test.sh: $*"; }
+fail_stage() { printf '%s\\n' "$MARK $1: pip could not install cowork-judge"; exit 0; }
+if [ -n "${COWORK_JUDGE_VERSION:-}" ]; then
+  REQ="$(printf '%s' "$COWORK_JUDGE_VERSION" | tr -d ' \\t')"
+else
+  REQ="$COWORK_JUDGE_DEFAULT_VERSION"
+fi
+EXTRAS="$(printf '%s' "${COWORK_JUDGE_EXTRAS:-}" | tr -d ' \\t')"
+say "installing cowork-judge==$REQ (missing: see install.log)"
+"${pip[@]}" install "${pip_opts[@]}" "cowork-judge${EXTRAS:+[$EXTRAS]}==$REQ" || fail_stage install
+"$VENV/bin/cowork-judge" run
+"""
+    (tmp_path / "test.sh").write_text(script)
+    pins, findings = testsh.check(tmp_path / "test.sh", "test.sh", tests_dir=tmp_path, declared=True, placeholder="0.2.0")
+    assert findings == [], [f.line() for f in findings]
+    assert pins is not None and pins.reads_placeholder and pins.extras_from_placeholder
+    assert testsh.resolved_version(pins, None) == ("0.1.0", "package")
+    assert testsh.resolved_version(pins, "0.2.0") == ("0.2.0", "placeholder")
+
+
+def test_the_shipped_template_pins_its_version(tmp_path):
+    """`templates/test.sh`, when this checkout has it: pinned, reads the placeholder."""
+    from testkit import REPO
+
+    template = REPO / "templates" / "test.sh"
+    if not template.exists():
+        pytest.skip("templates/test.sh is not in this checkout")
+    pins, findings = testsh.check(template, "test.sh", tests_dir=tmp_path, declared=True, placeholder="0.1.0")
+    assert findings == [], [f.line() for f in findings]
+    assert pins is not None and pins.reads_placeholder and len(pins.versions) == 1
 
 
 def test_real_template_shapes_from_the_spec(tmp_path: Path):

@@ -58,7 +58,7 @@ _TABLE: tuple[Check, ...] = (
     Check("T001", "ERROR", "task.toml cannot be read or is not valid TOML"),
     Check("T002", "ERROR", "task.toml does not declare the credential pair a model-judged rubric needs"),
     Check("T003", "ERROR", "task.toml does not declare JUDGE_DEADLINE (its timeout_sec then rests on a default)"),
-    Check("T004", "ERROR", "[verifier].timeout_sec < JUDGE_DEADLINE + install margin (300 s)"),
+    Check("T004", "ERROR", "[verifier].timeout_sec < JUDGE_DEADLINE + install margin (480 s)"),
     Check("T005", "ERROR", "a secret (KEY/TOKEN/SECRET/PASSWORD) is written as a literal, not a ${VAR} template"),
     Check("T006", "WARN", "unknown JUDGE_*/COWORK_* name in [verifier.env] (a typo is never read)"),
     Check("T007", "WARN", "a declared knob's value is rejected by the judge (it falls back to the default)"),

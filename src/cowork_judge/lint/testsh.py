@@ -32,11 +32,16 @@ EXTRAS_VAR = "COWORK_JUDGE_EXTRAS"
 VERSION = re.compile(r"v?\d+(\.\d+)*((a|b|rc)\d+)?(\.post\d+)?(\.dev\d+)?(\+[A-Za-z0-9.]+)?\Z")
 """An exact release number (PEP 440 subset); ``0.1.*`` is not exact."""
 _NAME = r"cowork[-_]judge"
-_SPEC = re.compile(_NAME + r"(?P<mid>(?:\[[^\]\n]*\]|[^\s=~<>!@'\"\[])*?)"
+_SPEC = re.compile(r"(?<![\w/.-])" + _NAME + r"(?P<mid>(?:\[[^\]\n]*\]|[^\s=~<>!@'\"\[])*?)"
                    r"\s*(?P<op>===|==|~=|>=|<=|!=|>|<)\s*(?P<ver>[^\s'\";|&)]+)", re.IGNORECASE)
 _WHEEL = re.compile(_NAME + r"-(?P<ver>[^-\s/'\"]+)-py", re.IGNORECASE)
 _GIT = re.compile(r"git\+\S+@(?P<ref>[\w.\-/]+)")
-_INSTALL = re.compile(r"\binstall\b")
+_PIP_INSTALL = re.compile(r"(?:\bpip3?(?:\.\d+)?|\bpipx|\bpip\[@\]\}?)['\"]?(?:\s+-[-\w=]+)*\s+install\b")
+"""A pip install command: ``pip install``, ``python3 -m pip install``, ``"$VENV/bin/pip" install``,
+``uv pip install``, ``"${pip[@]}" install`` (a bash array)."""
+_COMMAND_END = re.compile(r"&&|\|\||;|\|(?!\|)")
+_BARE = re.compile(r"(?<![\w/.-])" + _NAME + r"(?![\w/.-])", re.IGNORECASE)
+"""The distribution name as a requirement token (not ``cowork-judge/test.sh``, a wheel, a URL)."""
 _EXPANSION = re.compile(r"\$\{([A-Za-z_]\w*)(:?[-=])((?:[^{}]|\$\{[^{}]*\})*)\}")
 _ASSIGN = re.compile(r"(?:^|[;&|(\s])(?:export\s+|readonly\s+|local\s+|declare\s+(?:-\w+\s+)*)?([A-Za-z_]\w*)="
                      r"(\"[^\"]*\"|'[^']*'|[^\s;&|)]*)")
@@ -105,8 +110,12 @@ class _Vars:
         for _, line in lines:
             for name, _op, word in _EXPANSION.findall(line):
                 self._value(name, word)
-            for name, value in _ASSIGN.findall(line):
-                value = _unquote(value)
+            for assignment in _ASSIGN.finditer(line):
+                name, value = assignment.group(1), _unquote(assignment.group(2))
+                if value.startswith(("$(", "`")):  # V="$(… "$X" …)": V follows what it transforms
+                    rest = line[assignment.start(2):]
+                    self.aliases.setdefault(name, []).extend(re.findall(r"\$\{?([A-Za-z_]\w*)", rest))
+                    continue
                 m = _EXPANSION.fullmatch(value) or _REF.match(value)
                 if m:
                     self.aliases.setdefault(name, []).append(m.group(1))
@@ -125,17 +134,17 @@ class _Vars:
         elif "$" not in word:
             self.literals.setdefault(name, []).append(word)
 
-    def resolve(self, name: str, depth: int = 0) -> tuple[list[str], bool]:
-        """(literal defaults reachable from `name`, whether it leads to COWORK_JUDGE_VERSION)."""
+    def resolve(self, name: str, target: str = PLACEHOLDER, depth: int = 0) -> tuple[list[str], bool]:
+        """(literal defaults reachable from `name`, whether it follows `target`), eight hops at most."""
         if depth > 8:
             return [], False
         values = list(self.literals.get(name, []))
-        placeholder = name == PLACEHOLDER
-        for target in self.aliases.get(name, []):
-            more, via = self.resolve(target, depth + 1)
+        follows = name == target
+        for source in dict.fromkeys(self.aliases.get(name, [])):
+            more, via = self.resolve(source, target, depth + 1)
             values += more
-            placeholder = placeholder or via
-        return values, placeholder
+            follows = follows or via
+        return values, follows
 
 
 def parse(text: str, *, tests_dir: Path | None = None) -> tuple[Pins, list[str]]:
@@ -153,7 +162,7 @@ def parse(text: str, *, tests_dir: Path | None = None) -> tuple[Pins, list[str]]
     problems: list[str] = []
     for n, line in lines:
         _line(pins, shell, n, line)
-        if tests_dir is not None and _INSTALL.search(line):
+        if tests_dir is not None and _PIP_INSTALL.search(line):
             for rest in _REQUIREMENTS.findall(line):
                 found = _REQUIREMENTS_FILE.search(rest)
                 if found is not None:
@@ -191,8 +200,16 @@ def _line(pins: Pins, shell: _Vars, n: int, line: str) -> None:
     if git is not None:
         pins.specs += 1
         pins.versions.setdefault(f"git:{git.group('ref')}", n)
-    if not specs and not wheels and git is None and _INSTALL.search(line) and re.search(_NAME, line, re.IGNORECASE):
-        pins.unpinned.append((n, line.strip()))
+    if wheels or git is not None:
+        return
+    covered = [m.span() for m in specs]
+    for install in _PIP_INSTALL.finditer(line):
+        stop = _COMMAND_END.search(line, install.end())
+        end = stop.start() if stop else len(line)  # the install's own arguments, not `&& cowork-judge run`
+        for token in _BARE.finditer(line, install.end(), end):  # the name without any version operator
+            if not any(start <= token.start() < stop_ for start, stop_ in covered):
+                pins.unpinned.append((n, line.strip()))
+                return
 
 
 def _version(pins: Pins, shell: _Vars, n: int, line: str, ver: str) -> None:
@@ -229,11 +246,8 @@ def _extras(pins: Pins, shell: _Vars, mid: str) -> None:
         return
     names = [m.group(1) for m in _EXPANSION.finditer(mid)] + re.findall(r"\$\{?([A-Za-z_]\w*)", mid)
     for name in dict.fromkeys(names):
-        values, _ = shell.resolve(name)
-        chain = {name}
-        for target in shell.aliases.get(name, []):
-            chain.add(target)
-        if EXTRAS_VAR in chain or name == EXTRAS_VAR:
+        values, follows = shell.resolve(name, EXTRAS_VAR)
+        if follows:
             pins.extras_from_placeholder = True
         if values:
             pins.extras = _split(values[0])
@@ -257,7 +271,7 @@ def _requirements(pins: Pins, shell: _Vars, tests_dir: Path, name: str) -> list[
     except Unreadable as exc:
         return [f"requirements file {name} named by test.sh: {exc}"]
     for n, line in logical_lines(text):
-        _line(pins, shell, n, "install " + line)
+        _line(pins, shell, n, "pip install " + line)
     return []
 
 
