@@ -98,6 +98,9 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = [
     ("T005", "an API key as a default", {"toml": BASE_TOML.replace("${JUDGE_API_KEY}", "${JUDGE_API_KEY:-sk-live-0123}")}, {}),
     ("T006", "misspelt knob", {"toml": BASE_TOML + 'JUDGE_CONCURENCY = "2"\n'},
      {"toml": BASE_TOML + 'JUDGE_CONCURRENCY = "2"\n'}),
+    ("T006", "a variable no one reads", {"toml": BASE_TOML + 'COWORK_JUDGE_MIRROR = "${COWORK_JUDGE_MIRROR:-}"\n'},
+     {"toml": BASE_TOML + 'COWORK_JUDGE_MIRROR = "${COWORK_JUDGE_MIRROR:-}"\n',
+      "sh": BASE_SH.replace("python3 -m pip install -q", 'python3 -m pip install -q ${COWORK_JUDGE_MIRROR:+-i "$COWORK_JUDGE_MIRROR"}')}),
     ("T007", "knob value the judge rejects", {"toml": BASE_TOML + 'JUDGE_BATCH = "${JUDGE_BATCH:-four}"\n'},
      {"toml": BASE_TOML + 'JUDGE_BATCH = "${JUDGE_BATCH:-4}"\n'}),
     ("T008", "template Harbor does not expand", {"toml": BASE_TOML + 'JUDGE_MODEL = "judge-${JUDGE_MODEL}"\n'},
@@ -148,11 +151,14 @@ def test_unreadable_test_sh_is_s004(make_instance):
 
 
 def test_abi_mismatch_is_m011(make_instance):
+    from cowork_judge.workflow import load
+
     tests = make_instance(rubric=rows(extra=[WF]))
     assert lint_instance(tests).findings == []
-    report = lint_instance(tests, abi_compat=(2,))
+    required = load("stub").REQUIRES_ABI
+    report = lint_instance(tests, abi_compat=(required + 1,))
     assert [(f.code, f.row, f.field) for f in report.findings] == [("M011", "W1", "workflow_name")]
-    assert "requires ABI 1; this engine accepts [2]" in report.findings[0].message
+    assert f"requires ABI {required}; this engine accepts [{required + 1}]" in report.findings[0].message
 
 
 def test_findings_name_file_row_and_field(make_instance):

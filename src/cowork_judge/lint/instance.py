@@ -96,19 +96,21 @@ def lint_instance(tests_dir: Path, *, display: str | None = None, abi_compat: tu
     toml_shown = "task.toml" if base == "." else f"{base}/task.toml"
 
     doc, findings = _rubric(tests_dir, f"{shown}/rubric.json", abi_compat)
-    toml, toml_findings = _task_toml(tests_dir.parent / "task.toml", toml_shown, doc)
-    findings += toml_findings
+    toml, toml_findings = _task_toml(tests_dir.parent / "task.toml", toml_shown)
     placeholder_value = toml.env.get(testsh.PLACEHOLDER) if toml is not None else None
     placeholder = placeholder_value.effective if placeholder_value is not None else None
     pins = None
     script = tests_dir / "test.sh"
     if not os.path.lexists(script):
-        findings.append(Finding("S001", f"{shown}/test.sh", "missing: Harbor runs tests/test.sh, so no trial of this "
-                                                           "package gets a reward; copy templates/test.sh"))
+        sh_findings = [Finding("S001", f"{shown}/test.sh", "missing: Harbor runs tests/test.sh, so no trial of this "
+                                                          "package gets a reward; copy templates/test.sh")]
     else:
-        pins, found = testsh.check(script, f"{shown}/test.sh", tests_dir=tests_dir,
-                                   declared=placeholder_value is not None, placeholder=placeholder)
-        findings += found
+        pins, sh_findings = testsh.check(script, f"{shown}/test.sh", tests_dir=tests_dir,
+                                         declared=placeholder_value is not None, placeholder=placeholder)
+    if toml is not None:  # after test.sh: a variable the package's own test.sh reads is not unknown
+        toml_findings += tasktoml.check(toml, needs_model=doc is None or methods.needs_model(doc),
+                                        also_read=pins.names_read if pins is not None else frozenset())
+    findings += toml_findings + sh_findings
     code_methods, workflows = methods.uses(doc) if doc is not None else (frozenset(), frozenset())
     findings += assets.check_assets(tests_dir, shown, doc, workflows)
     if doc is not None and methods.needs_model(doc):
@@ -152,13 +154,10 @@ def _rubric(tests_dir: Path, file: str, abi_compat: tuple[int, ...]) -> tuple[Ru
     return doc, findings
 
 
-def _task_toml(path: Path, file: str, doc: RubricDoc | None) -> tuple[tasktoml.TaskToml | None, list[Finding]]:
+def _task_toml(path: Path, file: str) -> tuple[tasktoml.TaskToml | None, list[Finding]]:
     if not os.path.lexists(path):
         return None, []  # checked only when it sits beside tests/ (SPEC §15)
-    toml, findings = tasktoml.load(path, file)
-    if toml is not None:
-        findings += tasktoml.check(toml, needs_model=doc is None or methods.needs_model(doc))
-    return toml, findings
+    return tasktoml.load(path, file)
 
 
 def _extras(pins: testsh.Pins | None, toml: tasktoml.TaskToml | None) -> tuple[str, ...] | None:

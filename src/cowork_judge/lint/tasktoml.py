@@ -40,8 +40,10 @@ measured 44–46 s, so the margin is for the worst case, which is what loses rew
 HARBOR_DEFAULT_TIMEOUT_SEC = 600.0
 """Harbor 0.26's ``[verifier].timeout_sec`` when task.toml does not set it."""
 THIN_SHELL_NAMES = ("COWORK_JUDGE_VERSION", "COWORK_JUDGE_VERSION_SOURCE", "COWORK_WHEEL_URL", "COWORK_JUDGE_EXTRAS",
-                    "CUSTOM_JUDGE_ENTRY")
-"""Variables the thin test.sh reads (SPEC §14)."""
+                    "CUSTOM_JUDGE_ENTRY", "COWORK_JUDGE_PYTHON", "COWORK_JUDGE_HOME", "COWORK_PIP_TIMEOUT",
+                    "COWORK_PIP_RETRIES", "COWORK_INSTALL_TIMEOUT")
+"""Variables the thin test.sh reads (SPEC §14 and the tunables in templates/test.sh's header);
+any variable the package's own test.sh reads is known too."""
 ROOT_NAMES = ("JUDGE_APP_DIR", "JUDGE_LOGS_DIR", "JUDGE_TESTS_DIR", "JUDGE_WORK_DIR", "JUDGE_ALT_OUTPUT_DIR")
 """Root overrides the judge reads (`cowork_judge.run.paths`)."""
 KNOWN_NAMES = frozenset({n for names in ENV_NAMES.values() for n in names} | set(THIN_SHELL_NAMES) | set(ROOT_NAMES))
@@ -122,9 +124,14 @@ def load(path: Path, file: str) -> tuple[TaskToml | None, list[Finding]]:
     return toml, out
 
 
-def check(toml: TaskToml, *, needs_model: bool) -> list[Finding]:
-    """T002–T009 for a loaded task.toml. `needs_model`: some row is judged by a model."""
-    return list(_check(toml, needs_model))
+def check(toml: TaskToml, *, needs_model: bool, also_read: frozenset[str] = frozenset()) -> list[Finding]:
+    """T002–T009 for a loaded task.toml.
+
+    Args:
+        needs_model: some row is judged by a model (credentials are needed).
+        also_read: variables the package's test.sh reads (never "unknown", T006).
+    """
+    return list(_check(toml, needs_model, also_read))
 
 
 def deadline_sec(toml: TaskToml) -> tuple[float, str]:
@@ -144,7 +151,7 @@ def deadline_sec(toml: TaskToml) -> tuple[float, str]:
     return number, f"JUDGE_DEADLINE = {number:g} s"
 
 
-def _check(toml: TaskToml, needs_model: bool) -> Iterator[Finding]:
+def _check(toml: TaskToml, needs_model: bool, also_read: frozenset[str]) -> Iterator[Finding]:
     file = toml.file
     for name, value in toml.env.items():
         upper = name.upper()
@@ -156,7 +163,7 @@ def _check(toml: TaskToml, needs_model: bool) -> Iterator[Finding]:
         if value.var is None and "$" in value.raw:
             yield Finding("T008", file, f"{value.raw!r:.60} is not a whole-value template (${{VAR}} or ${{VAR:-default}}): "
                                         "Harbor passes it literally", field=f"[verifier.env].{name}")
-        if (upper.startswith(("JUDGE_", "COWORK_")) or upper == "CUSTOM_JUDGE_ENTRY") and name not in KNOWN_NAMES:
+        if (upper.startswith(("JUDGE_", "COWORK_")) or upper == "CUSTOM_JUDGE_ENTRY") and name not in KNOWN_NAMES and name not in also_read:
             match = difflib.get_close_matches(name, sorted(KNOWN_NAMES), n=1, cutoff=0.8)
             hint = f"; did you mean {match[0]}?" if match else ""
             yield Finding("T006", file, f"{name} is not a variable the judge or test.sh reads{hint}",

@@ -63,6 +63,8 @@ class Pins:
         reads_placeholder: the script reads COWORK_JUDGE_VERSION at all.
         extras: the extras installed by default, None when the script does not say.
         extras_from_placeholder: the extras come from COWORK_JUDGE_EXTRAS (task.toml wins).
+        specs: install specs seen.
+        names_read: every variable the script expands (``$NAME``, ``${NAME…}``).
     """
 
     versions: dict[str, int] = field(default_factory=dict)
@@ -73,6 +75,7 @@ class Pins:
     extras: tuple[str, ...] | None = None
     extras_from_placeholder: bool = False
     specs: int = 0
+    names_read: frozenset[str] = frozenset()
 
 
 def logical_lines(text: str) -> list[tuple[int, str]]:
@@ -158,7 +161,8 @@ def parse(text: str, *, tests_dir: Path | None = None) -> tuple[Pins, list[str]]
     """
     lines = logical_lines(text)
     shell = _Vars(lines)
-    pins = Pins(reads_placeholder=any(PLACEHOLDER in line for _, line in lines))
+    pins = Pins(reads_placeholder=any(PLACEHOLDER in line for _, line in lines),
+                names_read=frozenset(n for _, line in lines for n in re.findall(r"\$\{?([A-Za-z_]\w*)", line)))
     problems: list[str] = []
     for n, line in lines:
         _line(pins, shell, n, line)
