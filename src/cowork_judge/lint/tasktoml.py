@@ -26,17 +26,18 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from cowork_judge.install.taskinit import INSTALL_BUDGET_SEC, MARGIN_SEC
 from cowork_judge.lint.codes import Finding
 from cowork_judge.lint.reading import Unreadable, read_toml
 from cowork_judge.run.config import ENV_NAMES, JudgeConfig, load_config
 
-INSTALL_MARGIN_SEC = 480.0
-"""Seconds ``timeout_sec`` must leave beyond JUDGE_DEADLINE: the thin test.sh bounds the
-whole pip install at 300 s (``COWORK_INSTALL_TIMEOUT``) and stops the judge 60 s after its
-deadline; the rest covers the capability probe, the fallback documents, the tests/ upload
-and the /logs/verifier download. The same budget as ``cowork-judge init``
-(deadline + 300 s install + 180 s margin: 2280 s for the default 1800 s). A cold install
-measured 44–46 s, so the margin is for the worst case, which is what loses rewards."""
+INSTALL_MARGIN_SEC = float(INSTALL_BUDGET_SEC + MARGIN_SEC)
+"""Seconds ``timeout_sec`` must leave beyond JUDGE_DEADLINE — the same budget as
+``cowork-judge init`` (`install.taskinit`): the thin test.sh bounds the whole pip install at
+300 s (``COWORK_INSTALL_TIMEOUT``) and stops the judge 60 s after its deadline; the rest
+covers the capability probe, the fallback documents, the tests/ upload and the
+/logs/verifier download (2280 s for the default 1800 s deadline). A cold install measured
+44–46 s, so the margin is for the worst case, which is what loses rewards."""
 HARBOR_DEFAULT_TIMEOUT_SEC = 600.0
 """Harbor 0.26's ``[verifier].timeout_sec`` when task.toml does not set it."""
 THIN_SHELL_NAMES = ("COWORK_JUDGE_VERSION", "COWORK_JUDGE_VERSION_SOURCE", "COWORK_WHEEL_URL", "COWORK_JUDGE_EXTRAS",
