@@ -54,3 +54,10 @@ def test_template_is_bash_syntax_clean_and_set_u_safe():
 
 def test_installed_package_finds_the_template():
     assert template_text() == TEMPLATE.read_text()
+
+
+def test_the_example_instances_carry_the_current_template():
+    """The repository's example instances ship the template as `cowork-judge init` writes it
+    (after a template change: `cowork-judge init . --force`, then copy tests/test.sh)."""
+    for instance in (REPO / "tests", REPO / "examples" / "healthbench-bbd759b4" / "tests"):
+        assert (instance / "test.sh").read_text() == template_text(), f"{instance}/test.sh is stale"

@@ -36,6 +36,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "evidence": ("evidence", "sniff, extract, render and check decks alone, no model calls"),
     "init": ("init", "write tests/test.sh and the [verifier] blocks of task.toml into a Harbor task"),
     "exit-message": ("exit_message", "infer the exit_code of a run that left no reward from its verifier logs"),
+    "lint": ("lint", "check task packages before they ship (also the lint-rubric command)"),
 }
 """Sub-command name → (module under `cowork_judge.commands`, one-line help)."""
 

@@ -23,9 +23,10 @@ else:  # pragma: no cover - Python 3.10
 from cowork_judge import __version__
 from cowork_judge.install import tomledit as te
 from cowork_judge.install.template import template_text
+from cowork_judge.run.config import JudgeConfig
 
-DEFAULT_DEADLINE_SEC = 1800
-"""JUDGE_DEADLINE's default (SPEC §13)."""
+DEFAULT_DEADLINE_SEC = int(JudgeConfig.model_fields["deadline_sec"].default)
+"""JUDGE_DEADLINE's default (SPEC §13), from the configuration."""
 INSTALL_BUDGET_SEC = 300
 """COWORK_INSTALL_TIMEOUT's default in the template: the most pip may take."""
 MARGIN_SEC = 180

@@ -1,0 +1,224 @@
+"""Every check: a minimal broken instance triggers it, the fixed one lints with no finding at all."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cowork_judge.lint.codes import CHECKS
+from cowork_judge.lint.instance import lint_instance
+
+from .conftest import BASE_ROWS, BASE_SH, BASE_TOML, rows
+
+WF = {"id": "W1", "description": "The slides are legible.", "weight": 2, "judge_method": "workflow",
+      "workflow_name": "stub", "type": "gradient", "levels": {"1": "all", "0.55": "most", "0": "none"}}
+HURDLE = 1  # index of the hurdle row in BASE_ROWS
+TOML_NO = {name: BASE_TOML.replace(line + "\n", "") for name, line in {
+    "creds": 'JUDGE_API_KEY = "${JUDGE_API_KEY}"\nJUDGE_BASE_URL = "${JUDGE_BASE_URL}"',
+    "deadline": 'JUDGE_DEADLINE = "${JUDGE_DEADLINE:-1800}"',
+    "version": 'COWORK_JUDGE_VERSION = "${COWORK_JUDGE_VERSION:-0.1.0}"\n'
+               'COWORK_JUDGE_VERSION_SOURCE = "${COWORK_JUDGE_VERSION_SOURCE:-placeholder}"',
+}.items()}
+
+# (code, what breaks it, the instance that breaks it, the same instance fixed)
+CASES: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = [
+    ("R001", "no rubric.json", {"rubric": False, "files": {"rubric.json.bak": "{}"}}, {}),
+    ("R001", "not UTF-8", {"rubric_bytes": b'{"rubrics": [{"id": "a", "description": "caf\xe9"}]}'}, {}),
+    ("R002", "truncated JSON", {"rubric_text": '{"rubrics": [{"id": "a"'}, {}),
+    ("R002", "absurdly nested", {"rubric_text": "[" * 100_000 + "]" * 100_000}, {}),
+    ("R003", "no description", {"rubric": rows((2, {"description": None}))}, {}),
+    ("R003", "a row that is not an object", {"rubric": [*BASE_ROWS, "A-EXTRA"]}, {}),
+    ("R003", "not an object or list", {"rubric_text": "42"}, {}),
+    ("R003", "workflow_config not an object", {"rubric": {"rubrics": BASE_ROWS, "workflow_config": []}}, {}),
+    ("R004", "duplicate id", {"rubric": rows(extra=[{"id": "A-CONTENT", "description": "Again.", "weight": 1}])}, {}),
+    ("R005", "row without id", {"rubric": rows(extra=[{"description": "The deck has a title.", "weight": 1}])},
+     {"rubric": rows(extra=[{"id": "A-TITLE", "description": "The deck has a title.", "weight": 1}])}),
+    ("R006", "NaN weight", {"rubric_text": '{"rubrics": [{"id": "a", "description": "x", "weight": NaN}]}'}, {}),
+    ("R006", "overflowing weight", {"rubric_text": '{"rubrics": [{"id": "a", "description": "x", "weight": 1e999}]}'}, {}),
+    ("R006", "absurd weight", {"rubric": rows((2, {"weight": 1e12}))}, {}),
+    ("R006", "non-numeric points", {"rubric": rows((2, {"weight": None, "points": "heavy"}))}, {}),
+    ("R006", "boolean weight", {"rubric": rows((2, {"weight": True}))}, {}),
+    ("R007", "weights 1 and 1e5", {"rubric": rows((2, {"weight": 100_000}))}, {}),
+    ("R008", "a hurdle and no positive weight", {"rubric": [BASE_ROWS[HURDLE], BASE_ROWS[4]]},
+     {"rubric": [BASE_ROWS[HURDLE], BASE_ROWS[4], {"id": "A-X", "description": "The deck exists in output.", "weight": 1}]}),
+    ("R009", "misspelt field", {"rubric": rows((2, {"wieght": 2}))}, {}),
+    ("R010", "level key not a number", {"rubric": rows((3, {"levels": {"1": "deep", "high": "some", "0": "none"}}))}, {}),
+    ("R010", "level key above 1", {"rubric": rows((3, {"levels": {"1.5": "deep", "0.5": "some", "0": "none"}}))}, {}),
+    ("R011", "one level", {"rubric": rows((3, {"levels": {"1": "deep"}}))}, {}),
+    ("R011", "levels as a list", {"rubric": rows((3, {"levels": ["deep", "none"]}))}, {}),
+    ("R011", "gradient without levels", {"rubric": rows((3, {"levels": None}))}, {}),
+    ("R011", "one level written twice", {"rubric": rows((3, {"levels": {"1": "a", "1.0": "b", "0": "c"}}))}, {}),
+    ("R012", "workflow level off the grid", {"rubric": rows(extra=[{**WF, "levels": {"1": "a", "0.33": "b", "0": "c"}}])},
+     {"rubric": rows(extra=[WF])}),
+    ("R013", "top level below 1", {"rubric": rows((3, {"levels": {"0.8": "deep", "0": "none"}}))}, {}),
+    ("R013", "lowest level above 0", {"rubric": rows((3, {"levels": {"1": "deep", "0.5": "some"}}))}, {}),
+    ("R014", "levels on a deduction", {"rubric": rows((4, {"type": "gradient", "levels": {"1": "many", "0": "none"}}))}, {}),
+    ("R020", "hurdle written as a requirement",
+     {"rubric": rows((HURDLE, {"description": "The deliverable must include a .pptx deck in output/."}))}, {}),
+    ("R020", "hurdle written as a requirement (Chinese)",
+     {"rubric": rows((HURDLE, {"description": "交付物应包含一个 .pptx 演示文稿。"}))},
+     {"rubric": rows((HURDLE, {"description": "交付物缺失：output/ 中没有 .pptx 演示文稿。"}))}),
+    ("R021", "hurdle with no violation wording",
+     {"rubric": rows((HURDLE, {"description": "The answer recommends ibuprofen for the fever."}))},
+     {"rubric": rows((HURDLE, {"description": "The answer recommends ibuprofen for the fever.",
+                               "lint_ignore": ["R021"]}))}),
+    ("R022", "weighted hurdle", {"rubric": rows((HURDLE, {"weight": 2}))}, {}),
+    ("R023", "workflow row both hurdle and gradient",
+     {"rubric": rows(extra=[{**WF, "hurdle": True, "weight": 0, "description": "Some slide is blank."}])},
+     {"rubric": rows(extra=[{**WF, "hurdle": True, "weight": 0, "description": "Some slide is blank.", "type": "binary",
+                             "levels": None}])}),
+    ("D001", "dangling id", {"rubric": rows((2, {"depends_on": ["C-DECKK"]}))}, {}),
+    ("D002", "self-dependency", {"rubric": rows((2, {"depends_on": ["C-DECK", "A-CONTENT"]}))}, {}),
+    ("D002", "cycle", {"rubric": rows((2, {"depends_on": ["C-DECK", "A-DEPTH"]}))}, {}),
+    ("D003", "not closed", {"rubric": rows((3, {"depends_on": ["A-CONTENT"]}))}, {}),
+    ("D004", "gated deduction", {"rubric": rows((4, {"depends_on": ["C-DECK"]}))}, {}),
+    ("M001", "unregistered code method", {"rubric": rows((0, {"code_method_name": "locate_dekc"}))}, {}),
+    ("M002", "unknown parameter", {"rubric": rows((0, {"code_method_params": {"prefer": ["pptx"], "strict": True}}))}, {}),
+    ("M002", "ill-typed parameter", {"rubric": rows((0, {"code_method_params": {"prefer": "pptx"}}))}, {}),
+    ("M003", "unknown judge_method", {"rubric": rows((0, {"judge_method": "Code"}))}, {}),
+    ("M003", "code row without a method name", {"rubric": rows((0, {"code_method_name": None, "code_method_params": None}))},
+     {}),
+    ("M004", "code method on an agentic row", {"rubric": rows((2, {"code_method_name": "file_exists"}))}, {}),
+    ("M010", "unknown workflow", {"rubric": rows(extra=[{**WF, "workflow_name": "ppt_judge_v9"}])}, {"rubric": rows(extra=[WF])}),
+    ("M010", "workflow row without a name", {"rubric": rows(extra=[{**WF, "workflow_name": None}])},
+     {"rubric": rows(extra=[WF])}),
+    ("T001", "invalid TOML", {"toml": "[verifier\ntimeout_sec = 2100\n"}, {}),
+    ("T001", "a number in [verifier.env]", {"toml": BASE_TOML + "JUDGE_BATCH = 4\n"},
+     {"toml": BASE_TOML + 'JUDGE_BATCH = "4"\n'}),
+    ("T002", "credentials not declared", {"toml": TOML_NO["creds"]}, {}),
+    ("T003", "JUDGE_DEADLINE not declared", {"toml": TOML_NO["deadline"]}, {}),
+    ("T004", "timeout below deadline + margin", {"toml": BASE_TOML.replace("2280", "2100")}, {}),
+    ("T004", "timeout left to Harbor's 600 s", {"toml": BASE_TOML.replace("timeout_sec = 2280\n", "")}, {}),
+    ("T004", "deadline raised past the timeout", {"toml": BASE_TOML.replace(":-1800", ":-2400")},
+     {"toml": BASE_TOML.replace(":-1800", ":-2400").replace("2280", "2880")}),
+    ("T005", "a literal API key", {"toml": BASE_TOML.replace("${JUDGE_API_KEY}", "sk-live-0123456789abcdef")}, {}),
+    ("T005", "an API key as a default", {"toml": BASE_TOML.replace("${JUDGE_API_KEY}", "${JUDGE_API_KEY:-sk-live-0123}")}, {}),
+    ("T006", "misspelt knob", {"toml": BASE_TOML + 'JUDGE_CONCURENCY = "2"\n'},
+     {"toml": BASE_TOML + 'JUDGE_CONCURRENCY = "2"\n'}),
+    ("T006", "a variable no one reads", {"toml": BASE_TOML + 'COWORK_JUDGE_MIRROR = "${COWORK_JUDGE_MIRROR:-}"\n'},
+     {"toml": BASE_TOML + 'COWORK_JUDGE_MIRROR = "${COWORK_JUDGE_MIRROR:-}"\n',
+      "sh": BASE_SH.replace("python3 -m pip install -q", 'python3 -m pip install -q ${COWORK_JUDGE_MIRROR:+-i "$COWORK_JUDGE_MIRROR"}')}),
+    ("T007", "knob value the judge rejects", {"toml": BASE_TOML + 'JUDGE_BATCH = "${JUDGE_BATCH:-four}"\n'},
+     {"toml": BASE_TOML + 'JUDGE_BATCH = "${JUDGE_BATCH:-4}"\n'}),
+    ("T008", "template Harbor does not expand", {"toml": BASE_TOML + 'JUDGE_MODEL = "judge-${JUDGE_MODEL}"\n'},
+     {"toml": BASE_TOML + 'JUDGE_MODEL = "${JUDGE_MODEL:-gpt-5.5}"\n'}),
+    ("T009", "version placeholder not declared", {"toml": TOML_NO["version"]}, {}),
+    ("S001", "no test.sh", {"sh": None}, {}),
+    ("S002", "unpinned install", {"sh": "#!/bin/bash\npip install cowork-judge\ncowork-judge run\n"}, {}),
+    ("S002", "pinned with a fallback that is not", {"sh": BASE_SH + "|| pip install 'cowork-judge>=0.1'\n"}, {}),
+    ("S003", "placeholder never read", {"sh": "#!/bin/bash\npip install cowork-judge==0.1.0 && cowork-judge run\n"}, {}),
+    ("S005", "two baked versions", {"sh": BASE_SH + "pip download cowork-judge==0.0.9\n"}, {}),
+    ("A001", "assets for a workflow no row names", {"files": {"workflow_assets/ppt_judge/anchors.json": "{}"}}, {}),
+    ("A001", "a loose asset file", {"rubric": rows(extra=[WF]), "files": {"workflow_assets/notes.txt": "x"}},
+     {"rubric": rows(extra=[WF]), "files": {"workflow_assets/stub/notes.txt": "x"}}),
+    ("A002", "no instruction file", {"instruction": None}, {}),
+    ("A002", "an empty instruction file", {"instruction": "  \n"}, {}),
+]
+
+
+@pytest.mark.parametrize("code,what,broken,fixed", CASES, ids=[f"{c[0]}-{c[1]}" for c in CASES])
+def test_check_fires_on_the_broken_instance_only(make_instance, code, what, broken, fixed):
+    assert code in CHECKS
+    broken_report = lint_instance(make_instance(**broken))
+    codes = [f.code for f in broken_report.findings]
+    assert code in codes, f"{what}: expected {code}, got {[f.line() for f in broken_report.findings]}"
+    fixed_report = lint_instance(make_instance(**fixed))
+    assert fixed_report.findings == [], [f.line() for f in fixed_report.findings]
+
+
+def test_every_registered_check_has_a_case():
+    covered = {c[0] for c in CASES} | {"P001", "S004", "M011"} | {"P002", "F001", "F002", "F003", "F004", "B001"}  # below, other files
+    assert covered == set(CHECKS)
+
+
+def test_unreadable_tests_dir_and_fifo_rubric_are_findings(tmp_path, make_instance):
+    assert [f.code for f in lint_instance(tmp_path / "nope").findings] == ["P001"]
+    (tmp_path / "file").write_text("x")
+    assert [f.code for f in lint_instance(tmp_path / "file").findings] == ["P001"]
+    tests = make_instance(rubric=False)
+    os.mkfifo(tests / "rubric.json")
+    report = lint_instance(tests)  # a FIFO would block a naive reader forever
+    assert [(f.code, f.message) for f in report.findings if f.code == "R001"] == [("R001", "cannot be read: not a regular file")]
+
+
+def test_unreadable_test_sh_is_s004(make_instance):
+    tests = make_instance(sh=None)
+    (tests / "test.sh").mkdir()
+    assert "S004" in [f.code for f in lint_instance(tests).findings]
+
+
+def test_abi_mismatch_is_m011(make_instance):
+    from cowork_judge.workflow import load
+
+    tests = make_instance(rubric=rows(extra=[WF]))
+    assert lint_instance(tests).findings == []
+    required = load("stub").REQUIRES_ABI
+    report = lint_instance(tests, abi_compat=(required + 1,))
+    assert [(f.code, f.row, f.field) for f in report.findings] == [("M011", "W1", "workflow_name")]
+    assert f"requires ABI {required}; this engine accepts [{required + 1}]" in report.findings[0].message
+
+
+def test_findings_name_file_row_and_field(make_instance):
+    tests = make_instance(rubric=rows((3, {"depends_on": ["A-CONTENT"]})), name="shop")
+    (finding,) = lint_instance(tests, display="shop/tests").findings
+    assert finding.line() == (
+        "shop/tests/rubric.json: ERROR D003 row 'A-DEPTH' field depends_on: not transitively closed: missing "
+        "'C-DECK' (via 'A-CONTENT'); gates read raw hits, so list them (lint-rubric --fix-closure does)")
+
+
+def test_every_bad_row_is_reported_not_only_the_first(make_instance):
+    broken = rows((0, {"description": None}), (2, {"description": None}), (3, {"levels": {"x": "a", "0": "b"}}))
+    report = lint_instance(make_instance(rubric=broken))
+    assert sorted((f.code, f.row) for f in report.findings if f.level == "ERROR") == [
+        ("R003", "A-CONTENT"), ("R003", "C-DECK"), ("R010", "A-DEPTH")]
+
+
+def test_nonfinite_constant_outside_the_weight_is_still_an_error(make_instance):
+    text = '{"rubrics": [{"id": "a", "description": "x", "weight": 1, "judge_method": "workflow", ' \
+           '"workflow_name": "stub", "page_mean_p": NaN}]}'
+    report = lint_instance(make_instance(rubric_text=text))
+    assert ("R003", "a") in [(f.code, f.row) for f in report.findings]
+
+
+def test_healthbench_style_deduction_is_not_a_hurdle(make_instance):
+    deduction = {"id": "HB9", "description": "Recommends taking over-the-counter NSAIDs for cramping pain.", "weight": -10}
+    assert lint_instance(make_instance(rubric=rows(extra=[deduction]))).findings == []
+
+
+def test_waived_findings_are_kept_apart(make_instance):
+    tests = make_instance(rubric=rows((HURDLE, {"description": "The answer recommends ibuprofen.", "lint_ignore": "R021"})))
+    report = lint_instance(tests)
+    assert report.findings == [] and [f.code for f in report.waived] == ["R021"]
+
+
+def test_model_free_rubric_needs_no_credentials_nor_instruction(make_instance):
+    code_only = [BASE_ROWS[0]]
+    assert lint_instance(make_instance(rubric=code_only, toml=TOML_NO["creds"], instruction=None)).findings == []
+
+
+def test_instruction_named_in_task_toml(make_instance):
+    toml = BASE_TOML + 'JUDGE_INSTRUCTION_FILE = "${JUDGE_INSTRUCTION_FILE:-prompts/judge.md}"\n'
+    tests = make_instance(instruction=None, toml=toml, files={"prompts/judge.md": "Judge it.\n"})
+    assert lint_instance(tests).findings == []
+
+
+def test_nothing_from_the_package_is_executed(make_instance, tmp_path):
+    sentinel = tmp_path / "executed"
+    evil_py = f"open({str(sentinel)!r}, 'w').write('x')\nREQUIRES_ABI = 1\n"
+    tests = make_instance(
+        rubric=rows(extra=[{**WF, "workflow_name": "evil"}]),
+        sh=BASE_SH + f"touch {sentinel}\n",
+        files={"workflow/evil/__init__.py": evil_py, "cowork_judge/workflow/evil/__init__.py": evil_py,
+               "workflow_assets/evil/run.py": evil_py},
+    )
+    cwd = Path.cwd()
+    try:
+        os.chdir(tests)  # even from inside the package
+        report = lint_instance(tests)
+    finally:
+        os.chdir(cwd)
+    assert ("M010", "W1") in [(f.code, f.row) for f in report.findings]
+    assert not sentinel.exists()

@@ -1,0 +1,135 @@
+"""Files around the rubric: workflow assets nobody uses, the judge instruction, asset hooks.
+
+``tests/workflow_assets/<workflow name>/`` holds per-instance assets of one workflow. A
+file there is unused (A001) when no rubric row names that workflow, or when it sits
+directly under ``workflow_assets/``, or when the workflow's registered asset check does
+not claim it. Workflows without a registered asset check may read anything in their folder.
+
+Hook for the §15 ``ppt_judge`` asset checks (a later issue: the asset format does not
+exist yet): register ``ASSET_CHECKS["ppt_judge"] = fn`` where ``fn(AssetContext) ->
+AssetResult`` reports anchors missing, ``task_check_dir`` ids ≠ content-row ids, manifest
+pairs ≠ ``depends_on`` (code A010, reserved in `codes.RESERVED`) and returns the files it uses.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cowork_judge.lint.codes import Finding
+from cowork_judge.lint.document import RubricDoc
+from cowork_judge.run.instruction import INSTRUCTION_NAMES
+
+ASSETS_DIR = "workflow_assets"
+MAX_ASSET_FILES = 20_000
+"""Files walked under workflow_assets/ before the walk stops (with a finding)."""
+MAX_LISTED = 20
+"""Unused files named one by one; the rest are counted."""
+
+
+@dataclass
+class AssetContext:
+    """What an asset check receives: the rubric and its workflow's asset folder."""
+
+    tests_dir: Path
+    asset_dir: Path
+    doc: RubricDoc
+    display: str
+
+
+@dataclass
+class AssetResult:
+    """An asset check's answer: findings, and the files it uses (None: every file)."""
+
+    findings: list[Finding] = field(default_factory=list)
+    used: set[Path] | None = None
+
+
+AssetCheck = Callable[[AssetContext], AssetResult]
+ASSET_CHECKS: dict[str, AssetCheck] = {}
+"""workflow name → its asset check. Empty in this version (ppt_judge's comes later)."""
+
+
+def check_assets(tests_dir: Path, display: str, doc: RubricDoc | None, workflows: frozenset[str]) -> list[Finding]:
+    """A001 (and whatever the registered asset checks report) for ``tests/workflow_assets/``.
+
+    Args:
+        display: how the tests dir is shown in findings.
+        workflows: workflow names the rubric routes to.
+    """
+    root = tests_dir / ASSETS_DIR
+    if not root.is_dir() or root.is_symlink():
+        return []
+    out: list[Finding] = []
+    unused: list[str] = []
+    whole: dict[str, int] = {}
+    files_by_workflow: dict[str, list[Path]] = {}
+    walked = 0
+    for current, dirs, files in os.walk(root, onerror=None, followlinks=False):
+        dirs.sort()
+        for name in sorted(files):
+            walked += 1
+            if walked > MAX_ASSET_FILES:
+                out.append(Finding("A001", f"{display}/{ASSETS_DIR}", f"more than {MAX_ASSET_FILES} files: the rest "
+                                                                      "were not looked at"))
+                return out + _listed(display, unused, whole)
+            path = Path(current) / name
+            rel = path.relative_to(root)
+            if len(rel.parts) == 1:
+                unused.append(rel.as_posix())
+            elif rel.parts[0] not in workflows:
+                whole[rel.parts[0]] = whole.get(rel.parts[0], 0) + 1
+            else:
+                files_by_workflow.setdefault(rel.parts[0], []).append(path)
+    for name, files in files_by_workflow.items():
+        hook = ASSET_CHECKS.get(name)
+        if hook is None or doc is None:
+            continue
+        result = hook(AssetContext(tests_dir=tests_dir, asset_dir=root / name, doc=doc, display=display))
+        out += result.findings
+        if result.used is not None:
+            unused += [p.relative_to(root).as_posix() for p in files if p not in result.used]
+    return out + _listed(display, unused, whole)
+
+
+def _listed(display: str, unused: list[str], whole: dict[str, int]) -> list[Finding]:
+    out = [Finding("A001", f"{display}/{ASSETS_DIR}/{name}", f"{count} file(s) for workflow {name!r}, which no rubric "
+                                                            "row names: packaged for nothing (or a workflow_name typo)")
+           for name, count in sorted(whole.items())]
+    for rel in unused[:MAX_LISTED]:
+        out.append(Finding("A001", f"{display}/{ASSETS_DIR}/{rel}", "no workflow uses this file"))
+    if len(unused) > MAX_LISTED:
+        out.append(Finding("A001", f"{display}/{ASSETS_DIR}", f"and {len(unused) - MAX_LISTED} more unused files"))
+    return out
+
+
+def check_instruction(tests_dir: Path, display: str, configured: str | None) -> list[Finding]:
+    """A002 when no judge instruction would be found (SPEC §10 order): `configured`
+    (JUDGE_INSTRUCTION_FILE from task.toml, relative to tests/ or under /tests/), else the
+    first non-empty of `INSTRUCTION_NAMES`. Call it only for model-judged rubrics."""
+    candidates: list[Path] = []
+    if configured:
+        path = Path(configured)
+        if configured.startswith("/tests/"):
+            candidates.append(tests_dir / configured[len("/tests/"):])
+        elif not path.is_absolute():
+            candidates.append(tests_dir / path)
+        else:
+            return []  # a file baked into the image: not the package's business
+    candidates += [tests_dir / name for name in INSTRUCTION_NAMES]
+    for path in candidates:
+        try:
+            if path.is_file():
+                with path.open("rb") as handle:  # the first 64 KiB say whether there is any text
+                    if handle.read(65536).decode("utf-8", errors="replace").strip():
+                        return []
+        except OSError:
+            continue
+    names = ", ".join(INSTRUCTION_NAMES)
+    return [Finding("A002", display, f"no judge instruction ({names}, or JUDGE_INSTRUCTION_FILE) with text: the judge "
+                                     "falls back to its built-in default instruction")]
+
+
+__all__ = ["ASSETS_DIR", "ASSET_CHECKS", "AssetCheck", "AssetContext", "AssetResult", "check_assets", "check_instruction"]

@@ -1,0 +1,130 @@
+"""The lint check registry: every check's stable code, level and one-line title, and `Finding`.
+
+Codes are stable: a fleet's tooling filters on them, and the README's table is checked
+against `CHECKS` by a selftest. A code's letter names its area: P package, R rubric rows,
+D ``depends_on``, M code methods and workflows, T ``task.toml``, S ``test.sh``, A assets and
+instruction, F family (``--batch``), B batch input. Each code has ONE level: ERROR makes
+``lint-rubric`` exit 1, WARN does not.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Level = Literal["ERROR", "WARN"]
+
+
+@dataclass(frozen=True)
+class Check:
+    """One registered check: its stable code, level and a one-line title for the docs."""
+
+    code: str
+    level: Level
+    title: str
+
+
+_TABLE: tuple[Check, ...] = (
+    Check("P001", "ERROR", "the tests dir cannot be read (missing, not a directory, no permission)"),
+    Check("P002", "ERROR", "the linter itself failed on this package (a lint-rubric bug: the exception is named)"),
+    Check("R001", "ERROR", "rubric.json is missing, not a regular file, too large, or not UTF-8"),
+    Check("R002", "ERROR", "rubric.json is not valid JSON (syntax, nesting, number too long)"),
+    Check("R003", "ERROR", "the engine refuses the rubric or a row (shape, missing description, bad field type…)"),
+    Check("R004", "ERROR", "duplicate row id"),
+    Check("R005", "WARN", "row without an id (the engine generates R01…, which moves when rows move)"),
+    Check("R006", "ERROR", "weight is not a finite number, or its absolute value exceeds 1e9 (the engine's limit)"),
+    Check("R007", "WARN", "nonzero weights span more than 1e4× (the smallest rows barely move the score)"),
+    Check("R008", "ERROR", "the rubric can never score: no positive weight and no equal-weight fallback"),
+    Check("R009", "WARN", "other engine warning (misspelt field, row without weight among weighted ones…)"),
+    Check("R010", "ERROR", "a `levels` key is not a number in [0, 1]"),
+    Check("R011", "ERROR", "`levels` malformed: not an object, fewer than 2 levels, one level written twice"),
+    Check("R012", "ERROR", "a workflow row's level is off the 21-step grid (0, 0.05 … 1)"),
+    Check("R013", "WARN", "`levels` never reach 1 (or 0): the row cannot earn its full weight (or nothing)"),
+    Check("R014", "WARN", "`levels` on a hurdle or deduction row, which ignore them"),
+    Check("R020", "ERROR", "hurdle row worded as a requirement (judges read it backwards and zero the task)"),
+    Check("R021", "WARN", "hurdle row with no violation wording found"),
+    Check("R022", "WARN", "hurdle row with a nonzero weight (w > 0 caps the best score below 1)"),
+    Check("R023", "ERROR", "workflow row is both hurdle and gradient"),
+    Check("D001", "ERROR", "`depends_on` names no row (the gate never opens)"),
+    Check("D002", "ERROR", "`depends_on` cycle or self-dependency"),
+    Check("D003", "ERROR", "`depends_on` is not transitively closed (fix: --fix-closure)"),
+    Check("D004", "WARN", "`depends_on` on a hurdle or deduction row has no effect (they are never gated)"),
+    Check("M001", "ERROR", "`code_method_name` is not registered in the installed package"),
+    Check("M002", "ERROR", "`code_method_params` do not fit the method's signature"),
+    Check("M003", "ERROR", "row meant for code is judged by the agent (unknown judge_method, code without a name)"),
+    Check("M004", "WARN", "routing fields of another judge_method are ignored (code_method_name on an agentic row…)"),
+    Check("M010", "ERROR", "workflow is not installed, cannot be imported, or has no name"),
+    Check("M011", "ERROR", "workflow's REQUIRES_ABI is missing or incompatible with the installed engine"),
+    Check("T001", "ERROR", "task.toml cannot be read or is not valid TOML"),
+    Check("T002", "ERROR", "task.toml does not declare the credential pair a model-judged rubric needs"),
+    Check("T003", "ERROR", "task.toml does not declare JUDGE_DEADLINE (its timeout_sec then rests on a default)"),
+    Check("T004", "ERROR", "[verifier].timeout_sec < JUDGE_DEADLINE + install margin (480 s)"),
+    Check("T005", "ERROR", "a secret (KEY/TOKEN/SECRET/PASSWORD) is written as a literal, not a ${VAR} template"),
+    Check("T006", "WARN", "unknown JUDGE_*/COWORK_* name in [verifier.env] (a typo is never read)"),
+    Check("T007", "WARN", "a declared knob's value is rejected by the judge (it falls back to the default)"),
+    Check("T008", "WARN", "a value Harbor does not expand (`x-${VAR}`, `$VAR`): passed literally"),
+    Check("T009", "WARN", "COWORK_JUDGE_VERSION not declared: a fleet cannot inject a judge version"),
+    Check("S001", "WARN", "no test.sh in the tests dir (Harbor fails every trial)"),
+    Check("S002", "ERROR", "test.sh pins no cowork-judge version"),
+    Check("S003", "WARN", "task.toml declares COWORK_JUDGE_VERSION but test.sh never reads it"),
+    Check("S004", "ERROR", "test.sh (or a requirements file it names) cannot be read"),
+    Check("S005", "WARN", "test.sh bakes in conflicting versions"),
+    Check("A001", "WARN", "file under workflow_assets/ that no rubric workflow uses"),
+    Check("A002", "WARN", "no judge instruction file for a model-judged rubric (the built-in default is used)"),
+    Check("F001", "ERROR", "instances of one family resolve to different judge versions (or none)"),
+    Check("F002", "ERROR", "instances of one family install different extras"),
+    Check("F003", "WARN", "instances of one family use different code method sets"),
+    Check("F004", "WARN", "instances of one family use different workflow sets"),
+    Check("B001", "ERROR", "batch input cannot be read (missing, bad JSONL line, no instance found)"),
+)
+
+CHECKS: dict[str, Check] = {c.code: c for c in _TABLE}
+"""code → `Check`, in documentation order. Read-only by convention."""
+
+RESERVED: dict[str, str] = {
+    "A010": "ppt_judge assets: anchors present, task_check_dir ids = content-row ids, manifest pairs = depends_on "
+            "(a later issue; hook: `cowork_judge.lint.assets.ASSET_CHECKS`)",
+}
+"""Codes kept for checks that do not exist yet, with where they will plug in."""
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One problem found in one file.
+
+    Attributes:
+        code: a key of `CHECKS`; its level decides the exit status.
+        file: the file (or directory) as displayed, e.g. ``inst/tests/rubric.json``.
+        message: what is wrong and, where it helps, how to fix it.
+        row: the rubric row id (or ``#N`` position), when the finding is about one row.
+        field: the field (``depends_on``, ``levels``, ``[verifier].timeout_sec``…), when known.
+    """
+
+    code: str
+    file: str
+    message: str
+    row: str | None = None
+    field: str | None = None
+
+    @property
+    def level(self) -> Level:
+        """ERROR or WARN, from the registry."""
+        return CHECKS[self.code].level
+
+    def line(self) -> str:
+        """``FILE: LEVEL CODE [row 'ID'] [field F]: message`` — one line, grep-friendly."""
+        where = ""
+        if self.row is not None:
+            where += f" row {self.row!r}"
+        if self.field is not None:
+            where += f" field {self.field}"
+        message = " ".join(self.message.split())  # one line whatever the source text holds
+        return f"{self.file}: {self.level} {self.code}{where}: {message}"
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON form: ``{code, level, file, row, field, message}``."""
+        return {"code": self.code, "level": self.level, "file": self.file, "row": self.row,
+                "field": self.field, "message": self.message}
+
+
+__all__ = ["CHECKS", "RESERVED", "Check", "Finding", "Level"]

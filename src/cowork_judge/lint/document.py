@@ -1,0 +1,198 @@
+"""The rubric as lint sees it: raw rows in file order, each with the engine's normalized row.
+
+Lint reads the raw JSON itself (to name the row and field of every problem, and to find
+all of them, not the first) and also runs the engine's own `normalize_rubric`, so that
+anything the engine would refuse is an ERROR even when no finer check explains it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from cowork_judge.core.rubric import (
+    DESCRIPTION_KEYS,
+    LIST_KEYS,
+    RESERVED_TOP_KEYS,
+    Criterion,
+    NormalizedRubric,
+    RubricError,
+    normalize_rubric,
+)
+from cowork_judge.lint.codes import Finding
+
+
+@dataclass
+class Row:
+    """One raw row.
+
+    Attributes:
+        position: 1-based position in the file.
+        raw: the row as decoded (usually a mapping; anything else is an R003 finding).
+        id: the explicit id (``id`` field, else the mapping key), None when absent.
+        crit: the engine's normalized row, None when the engine refuses this row.
+    """
+
+    position: int
+    raw: Any
+    id: str | None
+    crit: Criterion | None = None
+    fields: dict[str, Any] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.fields = self.raw if isinstance(self.raw, dict) else {}
+
+    @property
+    def label(self) -> str:
+        """The id, or ``#N`` for a row without one."""
+        return self.id if self.id is not None else f"#{self.position}"
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """A raw field, `default` when absent or when the row is not a mapping."""
+        return self.fields.get(key, default)
+
+    @property
+    def description(self) -> str:
+        """The row text (first non-empty alias), "" when there is none."""
+        if self.crit is not None:
+            return self.crit.description
+        return next((self.get(k) for k in DESCRIPTION_KEYS if isinstance(self.get(k), str) and self.get(k).strip()), "")
+
+
+@dataclass
+class RubricDoc:
+    """The decoded rubric: raw rows, the engine's view, and the engine's complaints.
+
+    Attributes:
+        file: the rubric path as displayed in findings.
+        raw: the decoded document.
+        rows: raw rows in file order (empty when the shape holds no row list).
+        normalized: the engine's result for the whole document, None when it refuses it.
+        engine_error: the engine's message when it refuses the whole document.
+        row_errors: position → the engine's message for a row it refuses on its own.
+    """
+
+    file: str
+    raw: Any
+    rows: list[Row] = field(default_factory=list)
+    normalized: NormalizedRubric | None = None
+    engine_error: str | None = None
+    row_errors: dict[int, str] = field(default_factory=dict)
+
+    @property
+    def criteria(self) -> list[Criterion]:
+        """Normalized rows available (all of them when the engine accepts the document)."""
+        return [r.crit for r in self.rows if r.crit is not None]
+
+    def by_id(self) -> dict[str, Row]:
+        """id → first row with that id (rows without an id are left out)."""
+        out: dict[str, Row] = {}
+        for r in self.rows:
+            if r.id is not None:
+                out.setdefault(r.id, r)
+        return out
+
+
+def explicit_id(map_key: Any, row: Any) -> str | None:
+    """The row's id as the engine reads it: ``id``, else the mapping key; None when absent."""
+    value = row.get("id") if isinstance(row, Mapping) else None
+    if value is None:
+        value = map_key
+    if value is None or isinstance(value, bool):
+        return None
+    text = str(value).strip()
+    return text or None
+
+
+def raw_rows(raw: Any) -> list[tuple[Any, Any]] | None:
+    """(mapping key or None, row) pairs in the order the engine takes them; None when the
+    document is neither an object nor a list (SPEC §3 shapes: a list key first, then the
+    ``id → row`` mapping without the reserved top-level keys)."""
+    if isinstance(raw, list):
+        return [(None, r) for r in raw]
+    if isinstance(raw, Mapping):
+        list_key = next((k for k in LIST_KEYS if isinstance(raw.get(k), list)), None)
+        if list_key is not None:
+            return [(None, r) for r in raw[list_key]]
+        return [(k, v) for k, v in raw.items() if k not in RESERVED_TOP_KEYS]
+    return None
+
+
+def build(raw: Any, file: str) -> RubricDoc:
+    """Decode `raw` into a `RubricDoc`, running the engine on the whole document and,
+    when it refuses it, on each row alone (to find every bad row, not the first).
+
+    Never raises: the engine's refusals are recorded in the result.
+    """
+    doc = RubricDoc(file=file, raw=raw)
+    pairs = raw_rows(raw)
+    if pairs is None:
+        doc.engine_error = f"rubric must be a JSON object or list, got {type(raw).__name__}"
+        return doc
+    doc.rows = [Row(position=n, raw=row, id=explicit_id(key, row)) for n, (key, row) in enumerate(pairs, start=1)]
+    try:
+        doc.normalized = normalize_rubric(raw)
+    except RubricError as exc:
+        doc.engine_error = str(exc)
+    except RecursionError:  # a row nested absurdly deep inside a field the engine copies
+        doc.engine_error = "a row is nested too deeply"
+    if doc.normalized is not None and len(doc.normalized.criteria) == len(doc.rows):
+        for row, crit in zip(doc.rows, doc.normalized.criteria):
+            row.crit = crit
+        return doc
+    for row in doc.rows:  # the engine stops at the first problem; look at every row alone
+        if not isinstance(row.raw, Mapping):
+            doc.row_errors[row.position] = f"a row must be an object, got {type(row.raw).__name__}"
+            continue
+        alone = dict(row.raw)
+        alone["id"] = row.id if row.id is not None else f"#{row.position}"
+        try:
+            row.crit = normalize_rubric([alone]).criteria[0]
+        except RubricError as exc:
+            doc.row_errors[row.position] = _strip_row_prefix(str(exc))
+        except RecursionError:
+            doc.row_errors[row.position] = "nested too deeply"
+    return doc
+
+
+_ROW_PREFIX = re.compile(r"row (?:'[^']*'|\d+): ")
+
+
+def _strip_row_prefix(message: str) -> str:
+    return _ROW_PREFIX.sub("", message, count=1)
+
+
+_COVERED = (
+    "no 'id'; generated",  # R005
+    "depends_on names no row",  # D001
+    "depends on itself",  # D002
+    "depends_on cycle",  # D002
+    "unknown judge_method",  # M003
+    "without code_method_name",  # M003
+)
+"""Engine warnings that a finer lint check reports under its own code."""
+_WARNING_ROW = re.compile(r"row '([^']*)': (.*)\Z", re.DOTALL)
+
+
+def engine_warnings(doc: RubricDoc) -> list[Finding]:
+    """The engine's load-time warnings not covered by a finer check, as R009 findings
+    (misspelt fields, a row without weight among weighted ones, a weight given as a
+    string, derived fields written in the file…). An unknown warning is reported, never
+    dropped."""
+    if doc.normalized is None:
+        return []
+    out = []
+    for warning in doc.normalized.warnings:
+        if any(marker in warning for marker in _COVERED):
+            continue
+        m = _WARNING_ROW.match(warning)
+        if m:
+            out.append(Finding("R009", doc.file, m.group(2), row=m.group(1)))
+        else:
+            out.append(Finding("R009", doc.file, warning))
+    return out
+
+
+__all__ = ["Row", "RubricDoc", "build", "engine_warnings", "explicit_id", "raw_rows"]

@@ -1,0 +1,182 @@
+"""Lint one instance: ``<instance>/tests`` plus the ``task.toml`` beside it.
+
+`lint_instance` reads files and never executes anything from the package; everything it
+cannot read becomes a finding. The result also carries the facts family checks compare
+(judge version, extras, code methods, workflows).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from cowork_judge import ABI_COMPAT
+from cowork_judge.lint import assets, deps, methods, rubric_checks, tasktoml, testsh
+from cowork_judge.lint.codes import Finding
+from cowork_judge.lint.document import RubricDoc, build, engine_warnings
+from cowork_judge.lint.reading import NotJson, Unreadable, read_json
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What an instance resolves to, compared across a family by ``--batch``.
+
+    Attributes:
+        version: the judge version an un-injected run installs, None when not pinned.
+        version_source: ``placeholder`` (task.toml) or ``package`` (baked into test.sh).
+        extras: pip extras installed (sorted), None when test.sh does not say.
+        code_methods: code method names the rubric routes to.
+        workflows: workflow names the rubric routes to.
+    """
+
+    version: str | None = None
+    version_source: str | None = None
+    extras: tuple[str, ...] | None = None
+    code_methods: frozenset[str] = frozenset()
+    workflows: frozenset[str] = frozenset()
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON form (sets as sorted lists)."""
+        return {"version": self.version, "version_source": self.version_source,
+                "extras": list(self.extras) if self.extras is not None else None,
+                "code_methods": sorted(self.code_methods), "workflows": sorted(self.workflows)}
+
+
+@dataclass
+class InstanceReport:
+    """The findings of one instance (waived ones kept apart) and its facts."""
+
+    tests_dir: str
+    findings: list[Finding] = field(default_factory=list)
+    waived: list[Finding] = field(default_factory=list)
+    facts: Facts = field(default_factory=Facts)
+
+    @property
+    def errors(self) -> int:
+        """Number of ERROR findings."""
+        return sum(1 for f in self.findings if f.level == "ERROR")
+
+    @property
+    def warnings(self) -> int:
+        """Number of WARN findings."""
+        return sum(1 for f in self.findings if f.level == "WARN")
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON form: ``{tests_dir, errors, warnings, findings[], waived[], facts}``."""
+        return {"tests_dir": self.tests_dir, "errors": self.errors, "warnings": self.warnings,
+                "findings": [f.as_dict() for f in self.findings], "waived": [f.as_dict() for f in self.waived],
+                "facts": self.facts.as_dict()}
+
+
+def lint_instance(tests_dir: Path, *, display: str | None = None, abi_compat: tuple[int, ...] = ABI_COMPAT) -> InstanceReport:
+    """Run every check on one instance.
+
+    Args:
+        tests_dir: the instance's ``tests/`` directory; ``task.toml`` is looked for in its parent.
+        display: how the tests dir is named in findings (default: `tests_dir` as given).
+        abi_compat: engine ABIs accepted for workflows (default: the installed engine's).
+
+    Returns:
+        `InstanceReport`. Never raises for anything found in the package.
+    """
+    shown = display if display is not None else str(tests_dir)
+    report = InstanceReport(tests_dir=shown)
+    try:
+        if not tests_dir.is_dir():
+            report.findings.append(Finding("P001", shown, "not a directory" if tests_dir.exists() else "not found"))
+            return report
+        os.listdir(tests_dir)
+    except OSError as exc:
+        report.findings.append(Finding("P001", shown, f"cannot be read: {exc.strerror or exc}"))
+        return report
+    base = str(Path(shown).parent)
+    toml_shown = "task.toml" if base == "." else f"{base}/task.toml"
+
+    doc, findings = _rubric(tests_dir, f"{shown}/rubric.json", abi_compat)
+    toml, toml_findings = _task_toml(tests_dir.parent / "task.toml", toml_shown)
+    placeholder_value = toml.env.get(testsh.PLACEHOLDER) if toml is not None else None
+    placeholder = placeholder_value.effective if placeholder_value is not None else None
+    pins = None
+    script = tests_dir / "test.sh"
+    if not os.path.lexists(script):
+        sh_findings = [Finding("S001", f"{shown}/test.sh", "missing: Harbor runs tests/test.sh, so no trial of this "
+                                                          "package gets a reward; copy templates/test.sh")]
+    else:
+        pins, sh_findings = testsh.check(script, f"{shown}/test.sh", tests_dir=tests_dir,
+                                         declared=placeholder_value is not None, placeholder=placeholder)
+    if toml is not None:  # after test.sh: a variable the package's own test.sh reads is not unknown
+        toml_findings += tasktoml.check(toml, needs_model=doc is None or methods.needs_model(doc),
+                                        also_read=pins.names_read if pins is not None else frozenset())
+    findings += toml_findings + sh_findings
+    code_methods, workflows = methods.uses(doc) if doc is not None else (frozenset(), frozenset())
+    findings += assets.check_assets(tests_dir, shown, doc, workflows)
+    if doc is not None and methods.needs_model(doc):
+        configured = toml.env.get("JUDGE_INSTRUCTION_FILE") if toml is not None else None
+        findings += assets.check_instruction(tests_dir, shown, configured.effective if configured else None)
+    version, source = testsh.resolved_version(pins, placeholder)
+    report.facts = Facts(version=version, version_source=source, extras=_extras(pins, toml),
+                         code_methods=code_methods, workflows=workflows)
+    report.findings, report.waived = _apply_waivers(findings, doc)
+    return report
+
+
+def lint_instance_guarded(tests_dir: Path, *, display: str | None = None,
+                          abi_compat: tuple[int, ...] = ABI_COMPAT) -> InstanceReport:
+    """`lint_instance`, except that a failure of the linter itself becomes a P002 finding
+    naming the exception, so one pathological package cannot stop a batch of thousands."""
+    try:
+        return lint_instance(tests_dir, display=display, abi_compat=abi_compat)
+    except Exception as exc:  # noqa: BLE001 - a bug here must cost one instance, not the batch
+        shown = display if display is not None else str(tests_dir)
+        return InstanceReport(tests_dir=shown, findings=[
+            Finding("P002", shown, f"lint-rubric failed on this package ({type(exc).__name__}: {str(exc)[:200]}); "
+                                   "please report it with the package")])
+
+
+def _rubric(tests_dir: Path, file: str, abi_compat: tuple[int, ...]) -> tuple[RubricDoc | None, list[Finding]]:
+    try:
+        raw, _ = read_json(tests_dir / "rubric.json")
+    except Unreadable as exc:
+        return None, [Finding("R001", file, f"cannot be read: {exc}")]
+    except NotJson as exc:
+        return None, [Finding("R002", file, f"not valid JSON: {exc}")]
+    doc = build(raw, file)
+    findings = rubric_checks.check_rows(doc)
+    findings += deps.check(doc)
+    findings += methods.check(doc, abi_compat=abi_compat)
+    findings += engine_warnings(doc)
+    findings += rubric_checks.check_document(doc, findings)
+    order = {r.label: r.position for r in doc.rows}
+    findings.sort(key=lambda f: (order.get(f.row, 0) if f.row is not None else 0, f.code))
+    return doc, findings
+
+
+def _task_toml(path: Path, file: str) -> tuple[tasktoml.TaskToml | None, list[Finding]]:
+    if not os.path.lexists(path):
+        return None, []  # checked only when it sits beside tests/ (SPEC §15)
+    return tasktoml.load(path, file)
+
+
+def _extras(pins: testsh.Pins | None, toml: tasktoml.TaskToml | None) -> tuple[str, ...] | None:
+    declared = toml.env.get(testsh.EXTRAS_VAR) if toml is not None else None
+    if declared is not None and (pins is None or pins.extras_from_placeholder):
+        value = declared.effective or ""
+        return tuple(sorted({p.strip().lower() for p in value.strip("[]").split(",") if p.strip()}))
+    return pins.extras if pins is not None else None
+
+
+def _apply_waivers(findings: list[Finding], doc: RubricDoc | None) -> tuple[list[Finding], list[Finding]]:
+    """Split off row findings whose row waives their code (``"lint_ignore": ["R021"]``)."""
+    if doc is None:
+        return findings, []
+    waivers = {r.label: rubric_checks.waived(r) for r in doc.rows if isinstance(r.raw, Mapping)}
+    kept, waived = [], []
+    for f in findings:
+        (waived if f.row is not None and f.code in waivers.get(f.row, ()) else kept).append(f)
+    return kept, waived
+
+
+__all__ = ["Facts", "InstanceReport", "lint_instance", "lint_instance_guarded"]

@@ -1,0 +1,123 @@
+"""Routing checks against the INSTALLED engine: code methods, their parameters, workflows.
+
+Nothing from the linted package is imported or run: code method names are looked up in
+`cowork_judge.code_methods.CODE_METHODS` and workflow names are loaded by the engine's own
+lazy loader (`cowork_judge.workflow.load`), which imports only this installed package's
+``cowork_judge.workflow.<name>``.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator, Mapping
+from functools import lru_cache
+
+from cowork_judge import ABI_COMPAT
+from cowork_judge.code_methods import CODE_METHODS, param_errors
+from cowork_judge.core.rubric import JUDGE_METHODS
+from cowork_judge.lint.codes import Finding
+from cowork_judge.lint.document import Row, RubricDoc
+from cowork_judge.workflow import WorkflowUnavailable, load
+
+_CODE_FIELDS = ("code_method_name", "code_method_params")
+_WORKFLOW_FIELDS = ("workflow_name", "workflow_group", "na_policy", "page_mean_p")
+
+
+def check(doc: RubricDoc, *, abi_compat: tuple[int, ...] = ABI_COMPAT) -> list[Finding]:
+    """M001–M004, M010, M011 for every row.
+
+    Args:
+        abi_compat: the engine ABIs a workflow may require (default: the installed
+            engine's `ABI_COMPAT`; tests pass another tuple to exercise M011).
+    """
+    out: list[Finding] = []
+    for row in doc.rows:
+        if isinstance(row.raw, Mapping):
+            out += _row(doc, row, abi_compat)
+    return out
+
+
+def _row(doc: RubricDoc, row: Row, abi_compat: tuple[int, ...]) -> Iterator[Finding]:
+    method = row.get("judge_method")
+    name = row.get("code_method_name")
+    if method is not None and method not in JUDGE_METHODS:
+        hint = _close(str(method), JUDGE_METHODS)
+        yield Finding("M003", doc.file, f"unknown judge_method {method!r:.40}{hint}: the agentic judge would judge this "
+                                        f"row (known: {', '.join(JUDGE_METHODS)})", row=row.label, field="judge_method")
+    elif method == "code":
+        if not isinstance(name, str) or not name.strip():
+            yield Finding("M003", doc.file, "judge_method 'code' without a code_method_name: the agentic judge would "
+                                            "judge this row", row=row.label, field="code_method_name")
+        elif name not in CODE_METHODS:
+            yield Finding("M001", doc.file, f"{name!r:.60} is not registered in the installed cowork-judge"
+                                            f"{_close(name, CODE_METHODS)} (known: {', '.join(CODE_METHODS)})",
+                          row=row.label, field="code_method_name")
+        else:
+            params = row.get("code_method_params", {})
+            if params is None:
+                params = {}
+            if isinstance(params, Mapping):  # anything else is R003 (the engine refuses it)
+                for problem in param_errors(CODE_METHODS[name], dict(params)):
+                    yield Finding("M002", doc.file, f"{name}: {problem}", row=row.label, field="code_method_params")
+    elif method == "workflow":
+        workflow = row.get("workflow_name")
+        problem = _workflow_problem(workflow if isinstance(workflow, str) else None, abi_compat)
+        if problem is not None:
+            code, message = problem
+            yield Finding(code, doc.file, message, row=row.label, field="workflow_name")
+    stray = [f for f in _CODE_FIELDS if method != "code" and row.get(f) not in (None, {})]
+    stray += [f for f in _WORKFLOW_FIELDS if method != "workflow" and row.get(f) is not None]
+    if stray and (method is None or method in JUDGE_METHODS):
+        yield Finding("M004", doc.file, f"{', '.join(stray)} set on a row judged by {method or 'agentic (the default)'}: "
+                                        "ignored; did you mean judge_method "
+                                        f"{'code' if stray[0].startswith('code') else 'workflow'!r}?",
+                      row=row.label, field=stray[0])
+
+
+@lru_cache(maxsize=64)
+def _workflow_problem(name: str | None, abi_compat: tuple[int, ...]) -> tuple[str, str] | None:
+    """(code, message) when workflow `name` cannot run on this engine, else None (cached:
+    the loader imports a workflow once per process anyway)."""
+    if not name:
+        return "M010", "judge_method 'workflow' without a workflow_name: its rows would be unjudged workflow_missing"
+    try:
+        load(name, abi_compat=abi_compat)
+    except WorkflowUnavailable as exc:
+        reason = str(exc)
+        code = "M011" if ("REQUIRES_ABI" in reason or "requires ABI" in reason) else "M010"
+        return code, f"{reason}: its rows would be unjudged workflow_missing"
+    return None
+
+
+def _close(name: str, known: object) -> str:
+    match = difflib.get_close_matches(name, list(known), n=1, cutoff=0.75)  # type: ignore[call-overload]
+    return f" (did you mean {match[0]!r}?)" if match else ""
+
+
+def uses(doc: RubricDoc) -> tuple[frozenset[str], frozenset[str]]:
+    """(code method names, workflow names) the rubric routes to, for family checks."""
+    methods: set[str] = set()
+    workflows: set[str] = set()
+    for row in doc.rows:
+        if row.get("judge_method") == "code" and isinstance(row.get("code_method_name"), str):
+            methods.add(row.get("code_method_name"))
+        if row.get("judge_method") == "workflow" and isinstance(row.get("workflow_name"), str):
+            workflows.add(row.get("workflow_name"))
+    return frozenset(methods), frozenset(workflows)
+
+
+def needs_model(doc: RubricDoc) -> bool:
+    """True when some row is judged by a model (anything but a working code row): such a
+    rubric needs credentials and an instruction (SPEC §11)."""
+    for row in doc.rows:
+        if not isinstance(row.raw, Mapping):
+            continue
+        if row.crit is not None:
+            if row.crit.judge_method != "code":
+                return True
+        elif row.get("judge_method") != "code":
+            return True
+    return False
+
+
+__all__ = ["check", "needs_model", "uses"]

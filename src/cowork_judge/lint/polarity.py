@@ -1,0 +1,136 @@
+"""Is a hurdle row written as a violation? A lexical heuristic in six languages.
+
+A hurdle's ``hit=true`` means "the fatal fault IS present", so its description must
+describe the fault ("the deliverable is missing", "交付物缺失"). Written as a requirement
+("the deliverable is a .pptx deck"), judges answer ``hit=true`` when it is satisfied and
+the whole task scores 0 — the failure that zeroed 28% of hurdle-bearing jobs (SPEC §3).
+
+What it looks for, in English, Chinese (simplified and traditional), Japanese, Spanish,
+French and German:
+
+- **violation cues**: negation and absence (not, no, without, missing, lacks, 没有, 缺失,
+  未, ない, sin, sans, ohne…), failure and error words (fails, incorrect, wrong, broken,
+  错误, 失败, 損壞…), and named faults (empty, garbled, overlapping, truncated, placeholder,
+  fabricated, plagiarism, harmful, unsafe, excessive…);
+- **requirement cues**: obligation (should, must, needs to, 应, 必须, 需要, べき, debe, doit,
+  muss…), presence (includes, contains, provides, is present, exists, 包含, 提供, 存在…) and
+  quality adverbs (correctly, clearly, completely, 正确, 完整, 清晰…).
+
+`classify` returns ``"violation"`` when any violation cue is present, else
+``"requirement"`` when a requirement cue is, else ``"neutral"``. Lint makes
+``requirement`` an ERROR (R020) and ``neutral`` a WARN (R021). Measured on the fixture
+rubrics (every criterion treated as a weight-0 hurdle): see `bench/lint.py --polarity`
+and the README; the selftests pin the figures.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+Polarity = Literal["violation", "requirement", "neutral"]
+
+# Word-delimited cues (Latin script), matched case-insensitively on word boundaries.
+_VIOLATION_WORDS = (
+    # English: negation and absence
+    r"not", r"no", r"none", r"nothing", r"never", r"neither", r"nor", r"without", r"cannot", r"\w+n['’]t",
+    r"missing", r"absent", r"absence", r"lacks?", r"lacking", r"omits?", r"omitted", r"omission",
+    r"unable", r"instead of", r"other than",
+    # English: failure and error
+    r"fails?", r"failed", r"failing", r"failure", r"incorrect(ly)?", r"wrong(ly)?", r"erroneous(ly)?",
+    r"errors?", r"mistakes?", r"mistaken(ly)?", r"inaccurate(ly)?", r"broken", r"corrupt(ed)?", r"invalid",
+    r"unreadable", r"unusable", r"illegible", r"malformed", r"crash(es|ed)?", r"false(ly)?", r"fake",
+    r"untrue", r"bogus", r"contradict(s|ed|ory)?", r"inconsistent", r"violat(es|ed|ion|ions)",
+    # English: named faults
+    r"empty", r"blank", r"garbled", r"overlap(s|ping)?", r"clipped", r"cut off", r"truncated",
+    r"overflow(s|ing)?", r"placeholders?", r"lorem ipsum", r"irrelevant", r"off-topic", r"unrelated",
+    r"fabricat(es|ed|ion)", r"hallucinat(es|ed|ion|ions)", r"invented", r"plagiari[sz](ed|m)", r"copied",
+    r"leak(s|ed)?", r"expos(es?|ed)", r"hard-?coded", r"harmful", r"unsafe", r"dangerous", r"misleading", r"offensive",
+    r"inappropriate(ly)?", r"excessive(ly)?", r"overly", r"poor(ly)?", r"insufficient(ly)?",
+    r"inadequate(ly)?", r"incomplete", r"unfinished", r"partial(ly)?", r"outdated", r"unsupported",
+    r"ignor(es|ed)", r"skip(s|ped)", r"refus(es|ed|al)", r"deleted?", r"removed?", r"overwrit(es|ten)",
+    r"duplicated?", r"too (long|short|few|many|small|large)", r"fewer than", r"less than", r"exceeds?",
+    # Spanish
+    r"falta(n)?", r"ausente", r"ausencia", r"sin", r"vac[ií][oa]", r"incorrect[oa]", r"err[oó]ne[oa]",
+    r"falla", r"fallo", r"rot[oa]", r"dañad[oa]", r"omite", r"carece", r"ningún", r"ninguna",
+    # French
+    r"ne", r"pas", r"aucune?", r"manque", r"manquante?", r"absente", r"sans", r"vide", r"erron[ée]e?",
+    r"erreur", r"échoue", r"cass[ée]e?", r"omet",
+    # German
+    r"fehlt", r"fehlen", r"fehlend(e|er|es)?", r"kein(e|en|er)?", r"nicht", r"ohne", r"leer(e|er|es)?",
+    r"falsch(e|er|es)?", r"fehlerhaft(e|er|es)?", r"fehler", r"unvollständig(e|er|es)?", r"beschädigt(e)?",
+)
+_REQUIREMENT_WORDS = (
+    # English
+    r"should", r"must", r"shall", r"needs? to", r"has to", r"have to", r"required", r"requires?",
+    r"ensures?", r"make sure", r"includes?", r"including", r"contains?", r"provides?", r"presents?",
+    r"covers?", r"exists?", r"is present", r"are present", r"is available", r"are available",
+    r"correctly", r"properly", r"accurately", r"clearly", r"completely", r"fully", r"successfully",
+    r"adequately", r"appropriately", r"complete", r"accurate", r"correct", r"valid", r"well",
+    # Spanish
+    r"debe(n|ría)?", r"incluye", r"contiene", r"proporciona", r"correctamente", r"complet[oa]",
+    # French
+    r"doit", r"doivent", r"devrait", r"inclut", r"contient", r"fournit", r"correctement", r"complète?",
+    # German
+    r"muss", r"müssen", r"soll(te)?", r"enthält", r"beinhaltet", r"liefert", r"korrekt", r"vollständig",
+    r"richtig",
+)
+# CJK cues are substrings (no word boundaries in Chinese or Japanese).
+_VIOLATION_CJK = (
+    "缺失", "缺少", "缺乏", "没有", "沒有", "未", "无", "無", "不", "非", "错误", "錯誤", "有误", "有誤", "错", "錯",
+    "为空", "為空", "空白", "空的", "遗漏", "遺漏", "漏掉", "失败", "失敗", "损坏", "損壞", "乱码", "亂碼",
+    "重叠", "重疊", "遮挡", "遮擋", "截断", "截斷", "溢出", "违反", "違反", "违规", "違規", "虚构", "虛構",
+    "编造", "編造", "捏造", "抄袭", "抄襲", "泄露", "洩露", "有害", "误导", "誤導", "矛盾", "幻觉", "幻覺",
+    "丢失", "丟失", "残留", "殘留", "占位", "佔位", "跑题", "跑題", "离题", "離題", "过多", "過多", "过度",
+    "過度", "超出", "仅", "僅", "只有", "硬编码", "硬編碼",
+    # Japanese
+    "ない", "なし", "欠落", "欠如", "不足", "誤り", "間違", "失敗", "文字化け", "破損", "欠け",
+)
+_NOT_VIOLATION_CJK = (
+    "不仅", "不僅", "不同", "不错", "不錯", "不断", "不斷", "非常", "无论", "無論", "并非仅", "未来", "未來",
+    "少なくない",
+)
+"""Words that contain a violation character but do not negate ('not only', 'different',
+'very', 'whatever', 'future'); removed before the CJK cues are looked for."""
+_REQUIREMENT_CJK = (
+    "应", "應", "需要", "需", "必须", "必須", "须", "須", "要求", "要有", "确保", "確保", "包含", "包括", "含有", "提供", "给出", "給出",
+    "正确", "正確", "准确", "準確", "完整", "清晰", "清楚", "存在", "成功", "合理", "恰当", "恰當", "齐全", "齊全",
+    # Japanese
+    "べき", "必要", "必ず", "含む", "含まれ", "正しく", "正確", "明確", "提供",
+)
+
+
+def _words(words: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(r"(?<![\w-])(?:" + "|".join(words) + r")(?![\w-])", re.IGNORECASE)
+
+
+_VIOLATION = _words(_VIOLATION_WORDS)
+_REQUIREMENT = _words(_REQUIREMENT_WORDS)
+
+
+def violation_cues(text: str) -> list[str]:
+    """The violation cues found in `text`, in order (empty when there is none)."""
+    found = [m.group(0) for m in _VIOLATION.finditer(text)]
+    cjk = text
+    for word in _NOT_VIOLATION_CJK:
+        cjk = cjk.replace(word, " ")
+    found += [cue for cue in _VIOLATION_CJK if cue in cjk]
+    return found
+
+
+def requirement_cues(text: str) -> list[str]:
+    """The requirement cues found in `text`, in order (empty when there is none)."""
+    return [m.group(0) for m in _REQUIREMENT.finditer(text)] + [cue for cue in _REQUIREMENT_CJK if cue in text]
+
+
+def classify(text: str) -> Polarity:
+    """``violation`` (a violation cue is present), ``requirement`` (only requirement cues)
+    or ``neutral`` (neither). Pure, deterministic, no I/O."""
+    if violation_cues(text):
+        return "violation"
+    if requirement_cues(text):
+        return "requirement"
+    return "neutral"
+
+
+__all__ = ["Polarity", "classify", "requirement_cues", "violation_cues"]
