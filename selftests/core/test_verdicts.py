@@ -128,9 +128,13 @@ def test_level_without_hit_derives_hit():
     assert judged(out)["A2"] == (False, 0.0)
 
 
-def test_duplicate_ids_keep_the_first():
-    reply = {"verdicts": [{"id": "A1", "hit": True}, {"id": "A1", "hit": False}]}
-    assert judged(parse_reply(json.dumps(reply), BLOCK))["A1"] == (True, None)
+def test_duplicate_ids_agreeing_keep_the_first_and_conflicting_are_unjudged():
+    same = {"verdicts": [{"id": "A1", "hit": True, "reason": "one"}, {"id": "A1", "hit": True, "reason": "two"}]}
+    out = parse_reply(json.dumps(same), BLOCK)
+    assert judged(out)["A1"] == (True, None) and out.verdicts["A1"].reason == "one"
+    conflicting = {"verdicts": [{"id": "A1", "hit": True}, {"id": "A1", "hit": False}, GOOD["verdicts"][2]]}
+    out = parse_reply(json.dumps(conflicting), BLOCK)  # more cases: test_reply_objects.py
+    assert out.verdicts["A1"].error_kind == "parse_error" and judged(out) == {"N1": (False, None)}
 
 
 def test_pathological_reply_is_bounded():
