@@ -128,6 +128,7 @@ def fold(
     else:
         task_score = None if facts.skipped else 0.0
     identity = facts.identity
+    results = _row_results(criteria, complete, breakdown, weights[0])
     return ResultDocument(
         status="skipped" if facts.skipped else ("error" if code else "success"),
         exit_code=code,
@@ -143,7 +144,7 @@ def fold(
         version_source=identity.version_source,
         judge_backend=identity.judge_backend,
         judge_model=identity.judge_model,
-        results=_row_results(criteria, complete, breakdown, weights[0]),
+        results=results,
         criteria=_criteria_docs(criteria, complete),
         details=Details(
             delivery=facts.delivery or DeliveryDetails(files=[], missing=False, from_chat=False, stray=[]),
@@ -151,7 +152,7 @@ def fold(
             earned=breakdown.earned if breakdown else None,
             weight_fallback=bool(breakdown and breakdown.weight_fallback),
             instruction_source=facts.instruction_source,
-            warnings=list(facts.warnings),
+            warnings=[*facts.warnings, *score_warnings(criteria, results, policy)],
             evidence=dict(facts.evidence),
             policy=policy,
         ),
@@ -210,12 +211,29 @@ def _row_results(criteria: tuple[Criterion, ...], verdicts: Mapping[str, Verdict
                 error_kind=v.error_kind,
                 gate=("open" if term.gate else "closed") if term and c.depends_on else v.gate,
                 weight=term.weight if term else weights.get(c.id, c.weight),
+                counted_hit=term.counted_hit if term else None,
                 contribution=(term.contribution + 0.0) if term else 0.0,  # + 0.0 turns -0.0 into 0.0
                 attempts=v.attempts,
                 seconds=v.seconds,
                 evidence=list(v.evidence),
             )
         )
+    return out
+
+
+def score_warnings(criteria: Sequence[Criterion], results: Sequence[RowResult], policy: ScoringPolicy) -> list[str]:
+    """Warnings the score itself calls for, derived from the result rows (so a stored
+    document re-derives them exactly; `fold` appends them to the run's warnings).
+
+    Today: a hurdle row that was not judged but counted as hit (fatal) by the policy.
+    """
+    by_id = {c.id: c for c in criteria}
+    out = []
+    for r in results:
+        crit = by_id.get(r.id)
+        if crit is not None and crit.hurdle and not r.judged and r.counted_hit:
+            out.append(f"hurdle row {r.id!r} was not judged ({r.error_kind}) and counts as hit under "
+                       f"JUDGE_UNJUDGED_NEGATIVE={policy.unjudged_negative}: the task scores 0")
     return out
 
 
@@ -264,9 +282,13 @@ def stored_run(doc: ResultDocument) -> tuple[tuple[Criterion, ...], dict[str, Ve
         own = account(criteria, verdicts, policy).exit_reason
         note = doc.exit_reason[len(own) + 2:] if own and doc.exit_reason.startswith(own + "; ") else (
             None if own == doc.exit_reason else doc.exit_reason)
+    warnings = list(doc.details.warnings)
+    derived = score_warnings(criteria, doc.results, policy)  # fold adds these again
+    if derived and warnings[-len(derived):] == derived:
+        warnings = warnings[: -len(derived)]
     facts = RunFacts(
         identity=identity, delivery=doc.details.delivery, seconds=ef.judge_seconds, calls=ef.judge_calls, tokens=ef.judge_tokens,
-        evidence_pages=ef.judge_evidence_pages, evidence=doc.details.evidence, warnings=tuple(doc.details.warnings),
+        evidence_pages=ef.judge_evidence_pages, evidence=doc.details.evidence, warnings=tuple(warnings),
         instruction_source=doc.details.instruction_source, failure=failure, skipped=doc.status == "skipped", exit_note=note,
     )
     return tuple(criteria), verdicts, policy, facts

@@ -56,6 +56,9 @@ class RowResult(BaseModel):
     error_kind: ErrorKind | None
     gate: Literal["open", "closed"] | None
     weight: float = Field(description="Effective weight as scored.")
+    counted_hit: bool | None = Field(None, description="Hit as scored: the raw hit, or for an unjudged row the policy's "
+                                     "answer (deductions and hurdles count as hit under JUDGE_UNJUDGED_NEGATIVE=deduct). "
+                                     "None when no score was computed.")
     contribution: float = Field(description="The row's term in E (weight × level × gate, or the deduction).")
     attempts: int = 0
     seconds: float = 0.0
