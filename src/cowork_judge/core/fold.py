@@ -13,6 +13,7 @@ then lay out the document.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -21,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from cowork_judge import ABI, __version__
 from cowork_judge.core.coverage import CoverageReport, account
 from cowork_judge.core.failures import CONSEQUENCES, Consequence, ErrorKind, ExitCode
-from cowork_judge.core.result import DeliveryDetails, Details, ExtraFields, ResultDocument, RowResult
+from cowork_judge.core.result import DeliveryDetails, Details, ExtraFields, ResultDocument, RowResult, result_level_raw
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.scoring import ScoreBreakdown, ScoringPolicy, effective_weights, score
 from cowork_judge.core.verdicts import Verdict
@@ -187,7 +188,7 @@ def _criteria_docs(criteria: tuple[Criterion, ...], verdicts: Mapping[str, Verdi
     out = []
     for c in criteria:
         row = c.model_dump(mode="json")
-        row["level_raw"] = verdicts[c.id].level_raw
+        row["level_raw"] = result_level_raw(verdicts[c.id].level_raw)
         out.append(row)
     return out
 
@@ -205,6 +206,8 @@ def _row_results(criteria: tuple[Criterion, ...], verdicts: Mapping[str, Verdict
                 id=c.id,
                 hit=v.hit if v.judged else None,
                 level=term.level if term else v.level,
+                level_fallback=bool(term and term.level_fallback),
+                level_raw=result_level_raw(v.level_raw),
                 judged=v.judged,
                 reason=v.reason,
                 method=v.method,
@@ -225,7 +228,9 @@ def score_warnings(criteria: Sequence[Criterion], results: Sequence[RowResult], 
     """Warnings the score itself calls for, derived from the result rows (so a stored
     document re-derives them exactly; `fold` appends them to the run's warnings).
 
-    Today: a hurdle row that was not judged but counted as hit (fatal) by the policy.
+    One line per row: a hurdle row that was not judged but counts as hit (fatal) by the
+    policy; a graded row scored by its hit because its level could not be read
+    (``level_fallback``), with what the judge wrote (JSON, at most 40 characters).
     """
     by_id = {c.id: c for c in criteria}
     out = []
@@ -234,7 +239,16 @@ def score_warnings(criteria: Sequence[Criterion], results: Sequence[RowResult], 
         if crit is not None and crit.hurdle and not r.judged and r.counted_hit:
             out.append(f"hurdle row {r.id!r} was not judged ({r.error_kind}) and counts as hit under "
                        f"JUDGE_UNJUDGED_NEGATIVE={policy.unjudged_negative}: the task scores 0")
+        if r.level_fallback:
+            said = "no level" if r.level_raw is None else f"level {_short_json(r.level_raw)}"
+            out.append(f"graded row {r.id!r}: the judge gave {said}, not a fraction in [0, 1]; scored by hit "
+                       f"({'full' if r.hit else 'no'} credit)")
     return out
+
+
+def _short_json(value: Any, limit: int = 40) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def fallback_document(identity: RunIdentity) -> ResultDocument:
@@ -265,8 +279,9 @@ def stored_run(doc: ResultDocument) -> tuple[tuple[Criterion, ...], dict[str, Ve
         data = dict(row)
         raw_levels[str(data.get("id"))] = data.pop("level_raw", None)
         criteria.append(Criterion.model_validate(data))
-    verdicts = {
-        r.id: Verdict(id=r.id, hit=r.hit, level=r.level, level_raw=raw_levels.get(r.id), reason=r.reason, method=r.method,
+    verdicts = {  # level_raw: results[] since 0.2.0, criteria[] before
+        r.id: Verdict(id=r.id, hit=r.hit, level=r.level, level_raw=r.level_raw if r.level_raw is not None else raw_levels.get(r.id),
+                      reason=r.reason, method=r.method,
                       judged=r.judged, error_kind=r.error_kind, gate=r.gate, attempts=r.attempts, seconds=r.seconds,
                       evidence=list(r.evidence))
         for r in doc.results

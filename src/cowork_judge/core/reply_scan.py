@@ -26,7 +26,7 @@ _FRAGMENT_START = re.compile(r'\{\s*"id"\s*:')
 _FIELD = {
     "id": re.compile(r'"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)'),
     "hit": re.compile(r'"hit"\s*:\s*(true|false|"(?:true|false|yes|no)")', re.IGNORECASE),
-    "level": re.compile(r'"level"\s*:\s*(-?\d+(?:\.\d+)?|null|"-?\d+(?:\.\d+)?")'),
+    "level": re.compile(r'"level"\s*:\s*(-?\d+(?:\.\d+)?|null|"[^"\n]{0,32}")'),
     "reason": re.compile(r'"reason"\s*:\s*"((?:[^"\\]|\\.)*)"?'),
 }
 FINAL_MARKER = re.compile(r"\b(final|corrected|revised|updated|amended)\b", re.IGNORECASE)

@@ -9,6 +9,8 @@ vocabularies stay closed here: ``error_kind`` is an `ErrorKind`, ``exit_code`` a
 
 from __future__ import annotations
 
+import json
+import math
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -20,6 +22,39 @@ from cowork_judge.core.verdicts import Method
 
 RESULT_SCHEMA = "cowork-judge/result/v1"
 DETAILS_SCHEMA = "cowork-judge/reward-details/v1"
+
+LEVEL_RAW_CAP_CHARS = 200
+"""Longest judge-written level kept in the result (a level is a number; anything longer is
+kept only to show what went wrong, and the audit folder has all of it)."""
+
+
+def cap_text(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters, saying how long it was.
+
+    Idempotent (a capped text is within `limit`, so capping again changes nothing), which
+    keeps a re-scored document identical to the written one.
+    """
+    if len(text) <= limit:
+        return text
+    marker = f" … [cut: {len(text)} characters]"
+    return text[: max(0, limit - len(marker))] + marker
+
+
+def result_level_raw(value: Any) -> Any:
+    """A judge's raw level as the result document stores it: JSON-safe and bounded.
+
+    Null, booleans and finite numbers of at most 40 characters stay as they are; anything
+    else (a string, NaN/±inf, a list or object, a huge number) becomes a string — its JSON
+    text unless it was a string — capped at `LEVEL_RAW_CAP_CHARS`. NaN is kept as the text
+    ``NaN`` (a JSON writer would turn the number into null, losing what the judge said).
+    Idempotent.
+    """
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)) and math.isfinite(value) and len(repr(value)) <= 40:
+        return value
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return cap_text(text, LEVEL_RAW_CAP_CHARS)
 
 
 class ExtraFields(BaseModel):
@@ -49,7 +84,10 @@ class RowResult(BaseModel):
 
     id: str
     hit: bool | None
-    level: float | None
+    level: float | None = Field(description="Snapped level of a graded row as scored; None when scored by hit.")
+    level_fallback: bool = Field(False, description="A graded row scored by its hit because the judge's level could not "
+                                 "be read (missing, NaN/inf, outside [0, 1]); level_raw holds what it said.")
+    level_raw: Any = Field(None, description="The level exactly as the judge returned it (also in criteria[]).")
     judged: bool
     reason: str
     method: Method

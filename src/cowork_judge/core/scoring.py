@@ -13,7 +13,10 @@ Unjudged rows count as ``hit=false`` except negative-polarity rows — deduction
 and hurdles — which count as ``hit=true`` unless ``unjudged_negative='ignore'``: an
 unjudged deduction deducts and an unjudged hurdle is fatal (SPEC §4, 0.2.0: a failed
 hurdle block used to turn a fatal 0 into 1.0). A deliverable that breaks the judge must
-not escape its penalties. Routing fields never enter this module.
+not escape its penalties. A graded row's level is read by `verdicts.read_level` (a number
+in [0, 1], float noise allowed) and snapped to the row's legal levels; a verdict without a
+readable level falls back to its hit, and the row says so (``level_fallback``). Routing
+fields never enter this module.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from cowork_judge.core import scales
 from cowork_judge.core.rubric import Criterion
-from cowork_judge.core.verdicts import Verdict
+from cowork_judge.core.verdicts import Verdict, read_level
 
 
 class ScoringError(ValueError):
@@ -60,6 +63,9 @@ class RowScore(BaseModel):
     counted_hit: bool = Field(description="Hit as scored: the raw hit, or for an unjudged row the policy's answer "
                               "(hit for deductions and hurdles under unjudged_negative='deduct', else miss).")
     level: float | None = Field(description="Level used for a graded row, else None.")
+    level_fallback: bool = Field(False, description="A graded row scored by its hit because its verdict carries no "
+                                 "readable level (missing, NaN/inf, outside [0, 1]). Not set when the row's gate is closed "
+                                 "(its level cannot matter) nor for a 'delivery' verdict (nothing was judged).")
     gate: bool = Field(description="All depends_on ids have raw hit=true (dangling id ⇒ False).")
     contribution: float = Field(description="This row's term in E.")
 
@@ -143,6 +149,7 @@ def score(
         hit = verdict.hit if judged and verdict else None
         gate = all(raw_hit.get(dep) is True for dep in crit.depends_on)
         level: float | None = None
+        level_fallback = False
         contribution = 0.0
         if crit.hurdle or w < 0:  # negative polarity: unjudged counts as hit under "deduct"
             counted = bool(hit) if judged else policy.unjudged_negative == "deduct"
@@ -154,9 +161,13 @@ def score(
             fatal = fatal or counted
         elif w > 0:
             lvl = 1.0 if counted else 0.0
-            if crit.graded and judged and verdict is not None and verdict.level is not None:
-                level = scales.snap_level(verdict.level, crit.level_choices or (0.0, 1.0))
-                lvl = level
+            if crit.graded and judged and verdict is not None:
+                read = read_level(verdict.level)
+                if read is not None:
+                    level = scales.snap_level(read, crit.level_choices or (0.0, 1.0))
+                    lvl = level
+                else:  # SPEC §4: a missing level falls back to hit (full / zero) and still scores
+                    level_fallback = gate and verdict.method != "delivery"
             contribution = w * lvl * (1.0 if gate else 0.0)
         elif w < 0:
             contribution = w * (1.0 if counted else 0.0)
@@ -169,6 +180,7 @@ def score(
                 judged=judged,
                 counted_hit=counted,
                 level=level,
+                level_fallback=level_fallback,
                 gate=gate,
                 contribution=contribution,
             )

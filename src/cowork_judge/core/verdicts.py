@@ -74,6 +74,44 @@ def verdict_schema(criteria: Sequence[Criterion]) -> dict[str, Any]:
     }
 
 
+# --------------------------------------------------------------------------- levels
+
+LEVEL_TOLERANCE = 1e-6
+"""How far outside [0, 1] a level may stray and still be read (float noise such as
+``1.0000001`` or ``-1e-9``). A level further out is on some other scale (7 of 10? 75 %?
+a level's index?), so it is not read: the row falls back to its hit, flagged."""
+
+_NUMBER = re.compile(r"\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*\Z")
+_PERCENT = re.compile(r"\s*([-+]?(\d+(\.\d*)?|\.\d+))\s*%\s*\Z")
+
+
+def read_level(value: Any) -> float | None:
+    """Read a judge's level as the fraction of the weight earned, or None when unreadable.
+
+    Read: a number or a plain decimal string in [0, 1] (within `LEVEL_TOLERANCE`, then
+    clamped), and a percent string (``"50%"`` → 0.5, same range rule). Not read (None):
+    null, booleans, NaN, ±inf, any other string, and numbers outside [0, 1] beyond the
+    tolerance (``7``, ``75``, ``1.5``, ``-0.2``). A read level still has to be snapped
+    to the row's legal levels (`scales.snap_level`); an unread one means the row is
+    scored by its hit (SPEC §4) with ``level_fallback`` recorded.
+    """
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        if m := _PERCENT.match(value):
+            value = float(m.group(1)) / 100.0
+        elif _NUMBER.match(value):
+            value = float(value)
+        else:
+            return None
+    if not isinstance(value, (int, float)):
+        return None
+    out = float(value)
+    if not math.isfinite(out) or out < -LEVEL_TOLERANCE or out > 1.0 + LEVEL_TOLERANCE:
+        return None
+    return min(1.0, max(0.0, out))
+
+
 # --------------------------------------------------------------------------- parsing
 
 PARSE_STEPS = ("json", "fenced", "brace_scan", "row_salvage", "none")
@@ -268,11 +306,12 @@ def _row_verdict(row: dict[str, Any], crit: Criterion, problems: list[str], *, m
         if truncated and "level" not in row:
             problems.append(f"row {crit.id!r}: truncated before its level; not judged")
             return Verdict.unjudged(crit.id, "parse_error", "reply was cut off before this row's level", method=method)
-        level = _coerce_level(level_raw)
-        if level_raw is not None and level is None:
-            problems.append(f"row {crit.id!r}: level {level_raw!r:.40} is not a finite number; scored by hit")
-        if level is not None:
-            level = scales.snap_level(level, crit.level_choices or (0.0, 1.0))
+        read = read_level(level_raw)
+        if read is None:
+            said = "no level" if level_raw is None else f"level {level_raw!r:.40} is not a fraction in [0, 1]"
+            problems.append(f"row {crit.id!r}: {said}; scored by hit (level_fallback)")
+        else:
+            level = scales.snap_level(read, crit.level_choices or (0.0, 1.0))
             if hit is not None and hit != (level > 0):
                 problems.append(f"row {crit.id!r}: hit={hit} contradicts level {level:g}; the level decides (hit = level > 0)")
             hit = level > 0  # the level is a graded row's answer; its hit must agree for gates
@@ -294,19 +333,3 @@ def _coerce_hit(value: Any) -> bool | None:
         if text in _FALSE:
             return False
     return None
-
-
-def _coerce_level(value: Any) -> float | None:
-    if value is None or isinstance(value, bool):
-        return None
-    if isinstance(value, str):
-        try:
-            value = float(value.strip())
-        except ValueError:
-            return None
-    if not isinstance(value, (int, float)):
-        return None
-    out = float(value)
-    if not math.isfinite(out):
-        return None
-    return out  # any finite level snaps to the nearest legal one (SPEC §4): 1.5 → 1, −0.2 → 0
