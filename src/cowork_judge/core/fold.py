@@ -22,7 +22,16 @@ from pydantic import BaseModel, ConfigDict, Field
 from cowork_judge import ABI, __version__
 from cowork_judge.core.coverage import CoverageReport, account
 from cowork_judge.core.failures import CONSEQUENCES, Consequence, ErrorKind, ExitCode
-from cowork_judge.core.result import DeliveryDetails, Details, ExtraFields, ResultDocument, RowResult, result_level_raw
+from cowork_judge.core.result import (
+    REASON_CAP_CHARS,
+    DeliveryDetails,
+    Details,
+    ExtraFields,
+    ResultDocument,
+    RowResult,
+    cap_text,
+    result_level_raw,
+)
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.scoring import ScoreBreakdown, ScoringPolicy, effective_weights, score
 from cowork_judge.core.verdicts import Verdict
@@ -209,7 +218,7 @@ def _row_results(criteria: tuple[Criterion, ...], verdicts: Mapping[str, Verdict
                 level_fallback=bool(term and term.level_fallback),
                 level_raw=result_level_raw(v.level_raw),
                 judged=v.judged,
-                reason=v.reason,
+                reason=cap_text(v.reason, REASON_CAP_CHARS),
                 method=v.method,
                 error_kind=v.error_kind,
                 gate=("open" if term.gate else "closed") if term and c.depends_on else v.gate,

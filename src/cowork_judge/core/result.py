@@ -23,6 +23,17 @@ from cowork_judge.core.verdicts import Method
 RESULT_SCHEMA = "cowork-judge/result/v1"
 DETAILS_SCHEMA = "cowork-judge/reward-details/v1"
 
+REASON_CAP_CHARS = 4000
+"""Longest reason a row keeps in ``result.json``. The judge is asked for a short reason
+(a few sentences, well under 1,000 characters); 4,000 leaves room for a workflow's
+per-page notes or a code method's list of candidate files, and bounds ``results[]`` to
+about 0.8 MB at 200 rows, so one runaway reply (a 20 MB "reason") cannot bloat the
+document every fleet tool reads. The audit folder (``judge/``) keeps the full reply;
+``reward-details.json`` keeps its own shorter `DETAILS_REASON_CHARS`."""
+
+DETAILS_REASON_CHARS = 500
+"""Reason length in ``reward-details.json`` (a one-screen view for Harbor's viewer)."""
+
 LEVEL_RAW_CAP_CHARS = 200
 """Longest judge-written level kept in the result (a level is a number; anything longer is
 kept only to show what went wrong, and the audit folder has all of it)."""
@@ -36,7 +47,7 @@ def cap_text(text: str, limit: int) -> str:
     """
     if len(text) <= limit:
         return text
-    marker = f" … [cut: {len(text)} characters]"
+    marker = f" … [cut from {len(text)} characters]"
     return text[: max(0, limit - len(marker))] + marker
 
 
@@ -89,7 +100,8 @@ class RowResult(BaseModel):
                                  "be read (missing, NaN/inf, outside [0, 1]); level_raw holds what it said.")
     level_raw: Any = Field(None, description="The level exactly as the judge returned it (also in criteria[]).")
     judged: bool
-    reason: str
+    reason: str = Field(description="The verdict's reason, at most REASON_CAP_CHARS (4000) characters; a longer one is "
+                        "cut and says its full length (the audit folder keeps it whole).")
     method: Method
     error_kind: ErrorKind | None
     gate: Literal["open", "closed"] | None
@@ -195,7 +207,7 @@ class RewardDetails(BaseModel):
                     contribution=r.contribution,
                     judged=r.judged,
                     error_kind=r.error_kind,
-                    reason=r.reason[:500],
+                    reason=r.reason[:DETAILS_REASON_CHARS],
                 )
                 for r in doc.results
             ],
