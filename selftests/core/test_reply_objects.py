@@ -4,9 +4,11 @@ and a disagreement nobody resolved is an unjudged ``parse_error`` — never the 
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
+from cowork_judge.core.reply_scan import MAX_FRAGMENTS
 from cowork_judge.core.rubric import normalize_rubric
 from cowork_judge.core.verdicts import parse_reply
 
@@ -137,3 +139,15 @@ def test_a_reply_whose_every_row_conflicts_is_not_usable_and_says_why():
     out = parse_reply(json.dumps({"verdicts": [{"id": "A1", "hit": True}, {"id": "A1", "hit": False}]}), BLOCK[:1])
     assert out.step == "none" and not out.usable
     assert "conflicting verdicts" in out.verdicts["A1"].reason
+
+
+@pytest.mark.parametrize("lead", [HITS + " ", ""])
+def test_a_flood_of_row_fragments_is_parsed_in_bounded_time(lead):
+    reply = lead + '{"id": "A1", "hit": false, ' * 200_000  # 5 MB of unclosed fragments, after an answer or alone
+    t0 = time.monotonic()
+    out = parse_reply(reply, BLOCK)
+    assert time.monotonic() - t0 < 10
+    assert any(f"skipped {200_000 - MAX_FRAGMENTS} more" in p for p in out.problems)
+    # the cut-off object is the last thing the judge wrote: it decides A1; A2 only the first object answered
+    assert answers(out)["A1"] == (False, None)
+    assert answers(out)["A2"] == ((True, 1.0) if lead else "parse_error")

@@ -16,6 +16,11 @@ from typing import Any
 SCAN_BUDGET = 2_000_000
 """Characters the brace scan may inspect per reply (bounds pathological replies)."""
 
+MAX_FRAGMENTS = 1000
+"""Row fragments salvaged per reply at most (step 4). A block has a handful of rows
+(JUDGE_BATCH, 4 by default); a reply with more fragments than this is noise, and each
+costs a JSON parse, so the rest are skipped (and the parser says so)."""
+
 LEAD_IN_CHARS = 200
 """How far before an object the scan looks for a final/draft marker (about two lines of
 prose: "Final answer after re-checking slide 4:" fits, a paragraph-old word does not)."""
@@ -45,6 +50,7 @@ class Found:
         start, end: its span in the reply (``end`` exclusive; a truncated value ends the reply).
         fenced: it lies inside a markdown code fence.
         truncated: salvaged row fragments from a reply cut off mid-object (step 4).
+        skipped: row fragments past `MAX_FRAGMENTS` that were not read.
     """
 
     rows: list[Any]
@@ -52,6 +58,7 @@ class Found:
     end: int
     fenced: bool = False
     truncated: bool = False
+    skipped: int = 0
 
 
 def loads(text: str) -> Any:
@@ -121,24 +128,31 @@ def trailing_fragments(text: str, after: int) -> Found | None:
     truncated answer); complete example rows in closing prose are not an answer.
     """
     tail = text[after:]
-    starts = [m.start() for m in _FRAGMENT_START.finditer(tail)]
-    if not any(_match(tail, s) is None for s in starts):
+    starts = _fragment_starts(tail)
+    ends = [*starts[1:], len(tail)]
+    if not any(_match(tail[s:e], 0) is None for s, e in zip(starts[:MAX_FRAGMENTS], ends)):  # each within its own span
         return None
-    rows = salvage_rows(tail)
-    return Found(rows=rows, start=after + starts[0], end=len(text), truncated=True) if rows else None
+    rows, skipped = salvage_rows(tail)
+    return Found(rows=rows, start=after + starts[0], end=len(text), truncated=True, skipped=skipped) if rows else None
 
 
-def salvage_rows(text: str) -> list[dict[str, Any]]:
+def salvage_rows(text: str) -> tuple[list[dict[str, Any]], int]:
     """Recover row fragments from a truncated reply (step 4).
 
     A fragment is the text from one ``{"id":`` to the next. Complete fragments parse as
     JSON; an incomplete one is salvaged field by field only when ``id`` and ``hit`` were
     written completely (``level`` too, for graded rows: checked by the caller), and is
     marked ``"_truncated": True``.
+
+    Returns:
+        (rows, number of fragments past `MAX_FRAGMENTS` that were skipped).
     """
-    starts = [m.start() for m in _FRAGMENT_START.finditer(text)]
+    starts = _fragment_starts(text)
+    skipped = 0
+    if len(starts) > MAX_FRAGMENTS:
+        skipped = 1 + sum(1 for _ in _FRAGMENT_START.finditer(text, starts[-1] + 1))
     rows: list[dict[str, Any]] = []
-    for n, start in enumerate(starts):
+    for n, start in enumerate(starts[:MAX_FRAGMENTS]):
         end = starts[n + 1] if n + 1 < len(starts) else len(text)
         fragment = text[start:end]
         stop = _match(fragment, 0)
@@ -152,7 +166,17 @@ def salvage_rows(text: str) -> list[dict[str, Any]]:
                 fields[name] = loads(m.group(1)) if name != "reason" else m.group(1)
         if "id" in fields and "hit" in fields:
             rows.append(fields)
-    return rows
+    return rows, skipped
+
+
+def _fragment_starts(text: str) -> list[int]:
+    """Where the first ``MAX_FRAGMENTS + 1`` row fragments start (the extra one bounds the last)."""
+    starts = []
+    for m in _FRAGMENT_START.finditer(text):
+        starts.append(m.start())
+        if len(starts) > MAX_FRAGMENTS:
+            break
+    return starts
 
 
 def final_is_clear(text: str, found: Sequence[Found]) -> tuple[bool, str]:

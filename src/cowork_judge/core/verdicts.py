@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -173,12 +173,14 @@ def parse_reply(text: str | None, criteria: Sequence[Criterion], *, method: Meth
     found = reply_scan.complete_objects(text)
     if found and (tail := reply_scan.trailing_fragments(text, found[-1].end)) is not None:
         found.append(tail)
+        _note_skipped(tail.skipped, problems)
     if found:
         got, step = _resolve(text, found, block, problems, method=method)
         if _any_judged(got):
             return _outcome(step, got, block, problems, method)
         tried.append(got)
-    salvaged = reply_scan.salvage_rows(text)
+    salvaged, skipped = reply_scan.salvage_rows(text)
+    _note_skipped(skipped, problems)
     if salvaged:
         got = _object_verdicts(salvaged, block, problems, method=method)
         if _any_judged(got):
@@ -190,6 +192,11 @@ def parse_reply(text: str | None, criteria: Sequence[Criterion], *, method: Meth
         specific = next((t[cid] for t in tried if cid in t), None)  # e.g. "conflicting verdicts"
         verdicts[cid] = specific or Verdict.unjudged(cid, "parse_error", reason, method=method)
     return ParseOutcome(step="none", verdicts=verdicts, problems=problems or [reason])
+
+
+def _note_skipped(skipped: int, problems: list[str]) -> None:
+    if skipped:
+        problems.append(f"salvage read the first {reply_scan.MAX_FRAGMENTS} row fragments and skipped {skipped} more")
 
 
 def _any_judged(verdicts: dict[str, Verdict]) -> bool:
@@ -210,6 +217,11 @@ def _describe(v: Verdict) -> str:
     if not v.judged:
         return "unreadable"
     return f"hit={str(v.hit).lower()}" + (f" level={v.level:g}" if v.level is not None else "")
+
+
+def _listing(items: Iterable[str], limit: int = 5) -> str:
+    items = list(items)
+    return ", ".join(items[:limit]) + (f", … ({len(items) - limit} more)" if len(items) > limit else "")
 
 
 def _resolve(
@@ -238,14 +250,14 @@ def _resolve(
         if clear and cid in objects[last]:
             k, verdict = last, objects[last][cid]
             if len(answers) > 1:
-                earlier = ", ".join(f"object {n + 1}: {_describe(v)}" for n, v in said[:-1])
+                earlier = _listing(f"object {n + 1}: {_describe(v)}" for n, v in said[:-1])
                 problems.append(f"row {cid!r}: the final object says {_describe(verdict)} ({earlier}); the final one decides")
         elif len(answers) == 1:
             k, verdict = said[-1]
             if k != last:
                 problems.append(f"row {cid!r}: the last object has no verdict for it; taken from object {k + 1}")
         else:
-            listed = ", ".join(f"object {n + 1}: {_describe(v)}" for n, v in said)
+            listed = _listing(f"object {n + 1}: {_describe(v)}" for n, v in said)
             problems.append(f"row {cid!r}: the reply's objects disagree ({listed}) and none is clearly final; not judged")
             verdict = Verdict.unjudged(cid, "parse_error",
                                        f"conflicting verdicts in one reply ({listed}) and none is clearly the final answer",
@@ -287,7 +299,7 @@ def _object_verdicts(rows: list[Any], block: dict[str, Criterion], problems: lis
                 problems.append(f"row {cid!r}: given {len(verdicts)} times with the same answer; the first is kept")
             out[cid] = verdicts[0]
             continue
-        listed = ", ".join(_describe(v) for v in verdicts)
+        listed = _listing(dict.fromkeys(_describe(v) for v in verdicts))
         problems.append(f"row {cid!r}: given {len(verdicts)} times with different answers ({listed}); not judged")
         out[cid] = Verdict.unjudged(cid, "parse_error", f"the reply gave this row conflicting verdicts ({listed})", method=method)
     return out
