@@ -98,7 +98,8 @@ class RowResult(BaseModel):
     level: float | None = Field(description="Snapped level of a graded row as scored; None when scored by hit.")
     level_fallback: bool = Field(False, description="A graded row scored by its hit because the judge's level could not "
                                  "be read (missing, NaN/inf, outside [0, 1]); level_raw holds what it said.")
-    level_raw: Any = Field(None, description="The level exactly as the judge returned it (also in criteria[]).")
+    level_raw: Any = Field(None, description="The level as the judge returned it (also in criteria[]), JSON-safe: a "
+                           "number stays a number; NaN/inf, lists and objects become their JSON text; at most 200 characters.")
     judged: bool
     reason: str = Field(description="The verdict's reason, at most REASON_CAP_CHARS (4000) characters; a longer one is "
                         "cut and says its full length (the audit folder keeps it whole).")
