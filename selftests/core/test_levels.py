@@ -38,7 +38,7 @@ def test_read_level(value, expected):
 
 def reply(level_json: str | None, hit: str = "true") -> str:
     level = "" if level_json is None else f', "level": {level_json}'
-    return '{"verdicts": [{"id": "A", "hit": true, "reason": "ok"}, {"id": "G", "hit": %s%s, "reason": "r"}]}' % (hit, level)
+    return f'{{"verdicts": [{{"id": "A", "hit": true, "reason": "ok"}}, {{"id": "G", "hit": {hit}{level}, "reason": "r"}}]}}'
 
 
 def folded(text: str) -> ResultDocument:
