@@ -89,3 +89,22 @@ def test_the_core_imports_nothing_of_the_run():
             "assert not bad, bad\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
+
+
+HURDLE_ROWS = normalize_rubric([
+    {"id": "A", "description": "a", "weight": 3},
+    {"id": "H", "description": "the deliverable is missing", "weight": 0, "hurdle": True},
+]).criteria
+
+
+@pytest.mark.parametrize("policy,fatal,reward", [("deduct", True, 0.0), ("ignore", False, 1.0)])
+def test_an_unjudged_hurdle_is_fatal_under_deduct_and_says_so(policy, fatal, reward):
+    verdicts = {"A": Verdict(id="A", hit=True, judged=True), "H": Verdict.unjudged("H", "timeout", "block timed out")}
+    doc = fold(HURDLE_ROWS, verdicts, ScoringPolicy(unjudged_negative=policy), RunFacts(identity=ID, warnings=("w",)))
+    assert (doc.fatal, doc.task_score) == (fatal, reward)
+    row = {r.id: r for r in doc.results}["H"]
+    assert (row.judged, row.counted_hit, row.error_kind) == (False, fatal, "timeout")
+    said = [w for w in doc.details.warnings if "hurdle row 'H' was not judged (timeout)" in w]
+    assert len(said) == (1 if fatal else 0) and doc.details.warnings[0] == "w"
+    again = fold(*stored_run(ResultDocument.model_validate_json(doc.model_dump_json(by_alias=True))))
+    assert without_timing(again) == without_timing(doc)  # the derived warning is not doubled

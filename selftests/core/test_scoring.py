@@ -69,34 +69,54 @@ def test_clawgym_level_table_equals_plain_mean():
 # policy × weight sign × verdict state → contribution of the single row under test, next to a
 # +10 anchor row that always hits (so W = 10 + max(w, 0)).
 GRID = [
-    # weight, hurdle, verdict, unjudged_negative, expected E, expected fatal
-    (4, False, "hit", "deduct", 14, False),
-    (4, False, "miss", "deduct", 10, False),
-    (4, False, "unjudged", "deduct", 10, False),
-    (-4, False, "hit", "deduct", 6, False),
-    (-4, False, "miss", "deduct", 10, False),
-    (-4, False, "unjudged", "deduct", 6, False),  # outage must not raise rewards
-    (-4, False, "unjudged", "ignore", 10, False),
-    (0, True, "hit", "deduct", 10, True),
-    (0, True, "miss", "deduct", 10, False),
-    (0, True, "unjudged", "deduct", 10, False),  # unjudged hurdles are not fatal
-    (3, True, "hit", "deduct", 10, True),  # hurdle with w > 0: in W, never in E
-    (3, True, "miss", "deduct", 10, False),
-    (-2, True, "hit", "deduct", 10, True),  # hurdle never deducts
+    # weight, hurdle, verdict, unjudged_negative, expected E, expected fatal, expected counted_hit
+    (4, False, "hit", "deduct", 14, False, True),
+    (4, False, "miss", "deduct", 10, False, False),
+    (4, False, "unjudged", "deduct", 10, False, False),
+    (4, False, "unjudged", "ignore", 10, False, False),
+    (-4, False, "hit", "deduct", 6, False, True),
+    (-4, False, "miss", "deduct", 10, False, False),
+    (-4, False, "unjudged", "deduct", 6, False, True),  # outage must not raise rewards
+    (-4, False, "unjudged", "ignore", 10, False, False),
+    (0, True, "hit", "deduct", 10, True, True),
+    (0, True, "miss", "deduct", 10, False, False),
+    # SPEC §4 changed for 0.2.0: an unjudged hurdle is fatal under "deduct" (it used to be
+    # "not fatal", which let a failed hurdle block turn a fatal 0 into 1.0), a miss under "ignore"
+    (0, True, "unjudged", "deduct", 10, True, True),
+    (0, True, "unjudged", "ignore", 10, False, False),
+    (0, True, "no verdict", "deduct", 10, True, True),
+    (3, True, "hit", "deduct", 10, True, True),  # hurdle with w > 0: in W, never in E
+    (3, True, "miss", "deduct", 10, False, False),
+    (3, True, "unjudged", "deduct", 10, True, True),
+    (3, True, "unjudged", "ignore", 10, False, False),
+    (-2, True, "hit", "deduct", 10, True, True),  # hurdle never deducts
+    (-2, True, "unjudged", "deduct", 10, True, True),
+    (-2, True, "unjudged", "ignore", 10, False, False),
 ]
 
 
-@pytest.mark.parametrize("weight,hurdle,state,policy,expected_e,fatal", GRID)
-def test_policy_grid(weight, hurdle, state, policy, expected_e, fatal):
+@pytest.mark.parametrize("weight,hurdle,state,policy,expected_e,fatal,counted", GRID)
+def test_policy_grid(weight, hurdle, state, policy, expected_e, fatal, counted):
     crit = rows({"id": "anchor", "description": "a", "weight": 10}, {"id": "x", "description": "x", "weight": weight, "hurdle": hurdle})
-    v = {"hit": hit("x", True), "miss": hit("x", False), "unjudged": unjudged("x")}[state]
-    out = score(crit, verdicts(hit("anchor", True), v), ScoringPolicy(unjudged_negative=policy))
+    v = {"hit": [hit("x", True)], "miss": [hit("x", False)], "unjudged": [unjudged("x")], "no verdict": []}[state]
+    out = score(crit, verdicts(hit("anchor", True), *v), ScoringPolicy(unjudged_negative=policy))
     w_total = 10 + max(weight, 0)
     assert out.earned == pytest.approx(expected_e)
     assert out.weight_total == pytest.approx(w_total)
     assert out.fatal is fatal
+    assert out.rows[1].counted_hit is counted
     assert out.score_raw == pytest.approx(expected_e / w_total)
     assert out.reward == (0.0 if fatal else pytest.approx(min(1, max(0, expected_e / w_total))))
+
+
+def test_a_failed_hurdle_block_cannot_turn_a_fatal_zero_into_full_marks():
+    """The reported case: every content row hits, the hurdle's block failed (timeout)."""
+    crit = rows(*({"id": f"c{i}", "description": "c", "weight": 1} for i in range(3)),
+                {"id": "h", "description": "the deliverable is missing", "weight": 0, "hurdle": True})
+    vs = verdicts(*(hit(f"c{i}", True) for i in range(3)), unjudged("h"))
+    assert score(crit, vs).reward == 0.0 and score(crit, vs).fatal
+    ignored = score(crit, vs, ScoringPolicy(unjudged_negative="ignore"))
+    assert ignored.reward == 1.0 and not ignored.fatal
 
 
 def test_missing_verdict_counts_as_unjudged():

@@ -111,11 +111,20 @@ def test_wrong_types_are_coerced_or_rejected_per_row():
     assert out.verdicts["N1"].error_kind == "parse_error"
 
 
-@pytest.mark.parametrize("raw,snapped", [(75, 1.0), (1.5, 1.0), (-0.2, 0.0), (0.3, 0.5), ("0.26", 0.5)])
-def test_out_of_range_levels_snap_to_the_nearest_legal_level(raw, snapped):
+@pytest.mark.parametrize("raw,snapped", [(0.3, 0.5), ("0.26", 0.5), (0.24, 0.0), ("50%", 0.5), (1.0000001, 1.0), (-1e-9, 0.0)])
+def test_levels_in_range_snap_to_the_nearest_legal_level(raw, snapped):
     out = parse_reply(json.dumps({"verdicts": [{"id": "A2", "hit": True, "level": raw}]}), BLOCK)
     assert out.verdicts["A2"].level == snapped and out.verdicts["A2"].level_raw == raw
     assert out.verdicts["A2"].hit is (snapped > 0)
+
+
+@pytest.mark.parametrize("raw", [75, 7, 1.5, -0.2, "150%"])
+def test_levels_out_of_range_are_not_snapped_but_fall_back_to_hit(raw):
+    """A level outside [0, 1] is on another scale: the row is scored by its hit, flagged
+    (test_levels.py follows it into the result document)."""
+    out = parse_reply(json.dumps({"verdicts": [{"id": "A2", "hit": False, "level": raw}]}), BLOCK)
+    assert out.verdicts["A2"].level is None and out.verdicts["A2"].hit is False and out.verdicts["A2"].level_raw == raw
+    assert any("level_fallback" in p for p in out.problems)
 
 
 def test_non_finite_level_falls_back_to_hit():
@@ -128,9 +137,13 @@ def test_level_without_hit_derives_hit():
     assert judged(out)["A2"] == (False, 0.0)
 
 
-def test_duplicate_ids_keep_the_first():
-    reply = {"verdicts": [{"id": "A1", "hit": True}, {"id": "A1", "hit": False}]}
-    assert judged(parse_reply(json.dumps(reply), BLOCK))["A1"] == (True, None)
+def test_duplicate_ids_agreeing_keep_the_first_and_conflicting_are_unjudged():
+    same = {"verdicts": [{"id": "A1", "hit": True, "reason": "one"}, {"id": "A1", "hit": True, "reason": "two"}]}
+    out = parse_reply(json.dumps(same), BLOCK)
+    assert judged(out)["A1"] == (True, None) and out.verdicts["A1"].reason == "one"
+    conflicting = {"verdicts": [{"id": "A1", "hit": True}, {"id": "A1", "hit": False}, GOOD["verdicts"][2]]}
+    out = parse_reply(json.dumps(conflicting), BLOCK)  # more cases: test_reply_objects.py
+    assert out.verdicts["A1"].error_kind == "parse_error" and judged(out) == {"N1": (False, None)}
 
 
 def test_pathological_reply_is_bounded():

@@ -115,7 +115,7 @@ def _cause(kinds: Counter[str]) -> ErrorKind | None:
     specific = Counter({k: n for k, n in kinds.items() if k != "dep_unjudged"})
     pool = specific or kinds
     # most frequent; ties broken by name so the result is deterministic
-    return sorted(pool.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
+    return min(pool.items(), key=lambda kv: (-kv[1], kv[0]))[0]
 
 
 def _exit_code(kinds: Counter[str], cause: str | None, table: Mapping[str, Consequence]) -> ExitCode:

@@ -13,6 +13,7 @@ then lay out the document.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -21,7 +22,16 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 from cowork_judge import ABI, __version__
 from cowork_judge.core.coverage import CoverageReport, account
 from cowork_judge.core.failures import CONSEQUENCES, Consequence, ErrorKind, ExitCode
-from cowork_judge.core.result import DeliveryDetails, Details, ExtraFields, ResultDocument, RowResult
+from cowork_judge.core.result import (
+    REASON_CAP_CHARS,
+    DeliveryDetails,
+    Details,
+    ExtraFields,
+    ResultDocument,
+    RowResult,
+    cap_text,
+    result_level_raw,
+)
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.scoring import ScoreBreakdown, ScoringPolicy, effective_weights, score
 from cowork_judge.core.verdicts import Verdict
@@ -128,6 +138,7 @@ def fold(
     else:
         task_score = None if facts.skipped else 0.0
     identity = facts.identity
+    results = _row_results(criteria, complete, breakdown, weights[0])
     return ResultDocument(
         status="skipped" if facts.skipped else ("error" if code else "success"),
         exit_code=code,
@@ -143,7 +154,7 @@ def fold(
         version_source=identity.version_source,
         judge_backend=identity.judge_backend,
         judge_model=identity.judge_model,
-        results=_row_results(criteria, complete, breakdown, weights[0]),
+        results=results,
         criteria=_criteria_docs(criteria, complete),
         details=Details(
             delivery=facts.delivery or DeliveryDetails(files=[], missing=False, from_chat=False, stray=[]),
@@ -151,7 +162,7 @@ def fold(
             earned=breakdown.earned if breakdown else None,
             weight_fallback=bool(breakdown and breakdown.weight_fallback),
             instruction_source=facts.instruction_source,
-            warnings=list(facts.warnings),
+            warnings=[*facts.warnings, *score_warnings(criteria, results, policy)],
             evidence=dict(facts.evidence),
             policy=policy,
         ),
@@ -189,7 +200,7 @@ def _criteria_docs(criteria: tuple[Criterion, ...], verdicts: Mapping[str, Verdi
     in one call: a 5,000-row rubric must fold in well under a second)."""
     out = _CRITERIA.dump_python(list(criteria), mode="json")
     for row, c in zip(out, criteria):
-        row["level_raw"] = verdicts[c.id].level_raw
+        row["level_raw"] = result_level_raw(verdicts[c.id].level_raw)
     return out
 
 
@@ -206,12 +217,15 @@ def _row_results(criteria: tuple[Criterion, ...], verdicts: Mapping[str, Verdict
                 id=c.id,
                 hit=v.hit if v.judged else None,
                 level=term.level if term else v.level,
+                level_fallback=bool(term and term.level_fallback),
+                level_raw=result_level_raw(v.level_raw),
                 judged=v.judged,
-                reason=v.reason,
+                reason=cap_text(v.reason, REASON_CAP_CHARS),
                 method=v.method,
                 error_kind=v.error_kind,
                 gate=("open" if term.gate else "closed") if term and c.depends_on else v.gate,
                 weight=term.weight if term else weights.get(c.id, c.weight),
+                counted_hit=term.counted_hit if term else None,
                 contribution=(term.contribution + 0.0) if term else 0.0,  # + 0.0 turns -0.0 into 0.0
                 attempts=v.attempts,
                 seconds=v.seconds,
@@ -219,6 +233,33 @@ def _row_results(criteria: tuple[Criterion, ...], verdicts: Mapping[str, Verdict
             )
         )
     return out
+
+
+def score_warnings(criteria: Sequence[Criterion], results: Sequence[RowResult], policy: ScoringPolicy) -> list[str]:
+    """Warnings the score itself calls for, derived from the result rows (so a stored
+    document re-derives them exactly; `fold` appends them to the run's warnings).
+
+    One line per row: a hurdle row that was not judged but counts as hit (fatal) by the
+    policy; a graded row scored by its hit because its level could not be read
+    (``level_fallback``), with what the judge wrote (JSON, at most 40 characters).
+    """
+    by_id = {c.id: c for c in criteria}
+    out = []
+    for r in results:
+        crit = by_id.get(r.id)
+        if crit is not None and crit.hurdle and not r.judged and r.counted_hit:
+            out.append(f"hurdle row {r.id!r} was not judged ({r.error_kind}) and counts as hit under "
+                       f"JUDGE_UNJUDGED_NEGATIVE={policy.unjudged_negative}: the task scores 0")
+        if r.level_fallback:
+            said = "no level" if r.level_raw is None else f"level {_short_json(r.level_raw)}"
+            out.append(f"graded row {r.id!r}: the judge gave {said}, not a fraction in [0, 1]; scored by hit "
+                       f"({'full' if r.hit else 'no'} credit)")
+    return out
+
+
+def _short_json(value: Any, limit: int = 40) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def fallback_document(identity: RunIdentity) -> ResultDocument:
@@ -249,8 +290,9 @@ def stored_run(doc: ResultDocument) -> tuple[tuple[Criterion, ...], dict[str, Ve
         data = dict(row)
         raw_levels[str(data.get("id"))] = data.pop("level_raw", None)
         criteria.append(Criterion.model_validate(data))
-    verdicts = {
-        r.id: Verdict(id=r.id, hit=r.hit, level=r.level, level_raw=raw_levels.get(r.id), reason=r.reason, method=r.method,
+    verdicts = {  # level_raw: results[] since 0.2.0, criteria[] before
+        r.id: Verdict(id=r.id, hit=r.hit, level=r.level, level_raw=r.level_raw if r.level_raw is not None else raw_levels.get(r.id),
+                      reason=r.reason, method=r.method,
                       judged=r.judged, error_kind=r.error_kind, gate=r.gate, attempts=r.attempts, seconds=r.seconds,
                       evidence=list(r.evidence))
         for r in doc.results
@@ -266,9 +308,13 @@ def stored_run(doc: ResultDocument) -> tuple[tuple[Criterion, ...], dict[str, Ve
         own = account(criteria, verdicts, policy).exit_reason
         note = doc.exit_reason[len(own) + 2:] if own and doc.exit_reason.startswith(own + "; ") else (
             None if own == doc.exit_reason else doc.exit_reason)
+    warnings = list(doc.details.warnings)
+    derived = score_warnings(criteria, doc.results, policy)  # fold adds these again
+    if derived and warnings[-len(derived):] == derived:
+        warnings = warnings[: -len(derived)]
     facts = RunFacts(
         identity=identity, delivery=doc.details.delivery, seconds=ef.judge_seconds, calls=ef.judge_calls, tokens=ef.judge_tokens,
-        evidence_pages=ef.judge_evidence_pages, evidence=doc.details.evidence, warnings=tuple(doc.details.warnings),
+        evidence_pages=ef.judge_evidence_pages, evidence=doc.details.evidence, warnings=tuple(warnings),
         instruction_source=doc.details.instruction_source, failure=failure, skipped=doc.status == "skipped", exit_note=note,
     )
     return tuple(criteria), verdicts, policy, facts

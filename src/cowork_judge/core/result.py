@@ -9,6 +9,8 @@ vocabularies stay closed here: ``error_kind`` is an `ErrorKind`, ``exit_code`` a
 
 from __future__ import annotations
 
+import json
+import math
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -20,6 +22,50 @@ from cowork_judge.core.verdicts import Method
 
 RESULT_SCHEMA = "cowork-judge/result/v1"
 DETAILS_SCHEMA = "cowork-judge/reward-details/v1"
+
+REASON_CAP_CHARS = 4000
+"""Longest reason a row keeps in ``result.json``. The judge is asked for a short reason
+(a few sentences, well under 1,000 characters); 4,000 leaves room for a workflow's
+per-page notes or a code method's list of candidate files, and bounds ``results[]`` to
+about 0.8 MB at 200 rows, so one runaway reply (a 20 MB "reason") cannot bloat the
+document every fleet tool reads. The audit folder (``judge/``) keeps the full reply;
+``reward-details.json`` keeps its own shorter `DETAILS_REASON_CHARS`."""
+
+DETAILS_REASON_CHARS = 500
+"""Reason length in ``reward-details.json`` (a one-screen view for Harbor's viewer)."""
+
+LEVEL_RAW_CAP_CHARS = 200
+"""Longest judge-written level kept in the result (a level is a number; anything longer is
+kept only to show what went wrong, and the audit folder has all of it)."""
+
+
+def cap_text(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters, saying how long it was.
+
+    Idempotent (a capped text is within `limit`, so capping again changes nothing), which
+    keeps a re-scored document identical to the written one.
+    """
+    if len(text) <= limit:
+        return text
+    marker = f" … [cut from {len(text)} characters]"
+    return text[: max(0, limit - len(marker))] + marker
+
+
+def result_level_raw(value: Any) -> Any:
+    """A judge's raw level as the result document stores it: JSON-safe and bounded.
+
+    Null, booleans and finite numbers of at most 40 characters stay as they are; anything
+    else (a string, NaN/±inf, a list or object, a huge number) becomes a string — its JSON
+    text unless it was a string — capped at `LEVEL_RAW_CAP_CHARS`. NaN is kept as the text
+    ``NaN`` (a JSON writer would turn the number into null, losing what the judge said).
+    Idempotent.
+    """
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)) and math.isfinite(value) and len(repr(value)) <= 40:
+        return value
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    return cap_text(text, LEVEL_RAW_CAP_CHARS)
 
 
 class ExtraFields(BaseModel):
@@ -49,13 +95,21 @@ class RowResult(BaseModel):
 
     id: str
     hit: bool | None
-    level: float | None
+    level: float | None = Field(description="Snapped level of a graded row as scored; None when scored by hit.")
+    level_fallback: bool = Field(False, description="A graded row scored by its hit because the judge's level could not "
+                                 "be read (missing, NaN/inf, outside [0, 1]); level_raw holds what it said.")
+    level_raw: Any = Field(None, description="The level as the judge returned it (also in criteria[]), JSON-safe: a "
+                           "number stays a number; NaN/inf, lists and objects become their JSON text; at most 200 characters.")
     judged: bool
-    reason: str
+    reason: str = Field(description="The verdict's reason, at most REASON_CAP_CHARS (4000) characters; a longer one is "
+                        "cut and says its full length (the audit folder keeps it whole).")
     method: Method
     error_kind: ErrorKind | None
     gate: Literal["open", "closed"] | None
     weight: float = Field(description="Effective weight as scored.")
+    counted_hit: bool | None = Field(None, description="Hit as scored: the raw hit, or for an unjudged row the policy's "
+                                     "answer (deductions and hurdles count as hit under JUDGE_UNJUDGED_NEGATIVE=deduct). "
+                                     "None when no score was computed.")
     contribution: float = Field(description="The row's term in E (weight × level × gate, or the deduction).")
     attempts: int = 0
     seconds: float = 0.0
@@ -154,7 +208,7 @@ class RewardDetails(BaseModel):
                     contribution=r.contribution,
                     judged=r.judged,
                     error_kind=r.error_kind,
-                    reason=r.reason[:500],
+                    reason=r.reason[:DETAILS_REASON_CHARS],
                 )
                 for r in doc.results
             ],

@@ -6,12 +6,17 @@ Pure: no I/O, no clock, no environment. The live run, `rescore` and the tests al
     W     = Σ w_i                    rows with w_i > 0 (hurdle rows with w > 0 included)
     E     = Σ w_i · lvl_i · gate_i   rows with w_i > 0, not hurdle
           + Σ w_i · hit_i            rows with w_i < 0, not hurdle (deduction; ignores gates)
-    fatal = any hurdle row with hit_i (judged)
+    fatal = any hurdle row with hit_i (as counted: see below)
     score_raw = E / W ;  score_normalized = 0 if fatal else clamp(E / W, 0, 1)
 
-Unjudged rows count as ``hit=false`` except negative rows, which count as ``hit=true``
-(the deduction applies) unless ``unjudged_negative='ignore'``. Unjudged hurdle rows are
-not fatal. Routing fields never enter this module.
+Unjudged rows count as ``hit=false`` except negative-polarity rows — deductions (w < 0)
+and hurdles — which count as ``hit=true`` unless ``unjudged_negative='ignore'``: an
+unjudged deduction deducts and an unjudged hurdle is fatal (SPEC §4, 0.2.0: a failed
+hurdle block used to turn a fatal 0 into 1.0). A deliverable that breaks the judge must
+not escape its penalties. A graded row's level is read by `verdicts.read_level` (a number
+in [0, 1], float noise allowed) and snapped to the row's legal levels; a verdict without a
+readable level falls back to its hit, and the row says so (``level_fallback``). Routing
+fields never enter this module.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from cowork_judge.core import scales
 from cowork_judge.core.rubric import Criterion
-from cowork_judge.core.verdicts import Verdict
+from cowork_judge.core.verdicts import Verdict, read_level
 
 
 class ScoringError(ValueError):
@@ -39,7 +44,9 @@ class ScoringPolicy(BaseModel):
     reward_mode: Literal["continuous", "binary"] = Field("continuous", description="JUDGE_REWARD_MODE.")
     pass_threshold: float = Field(0.75, ge=0.0, le=1.0, description="JUDGE_PASS_THRESHOLD.")
     pass_compare: Literal["gte", "gt"] = Field("gte", description="JUDGE_PASS_COMPARE.")
-    unjudged_negative: Literal["deduct", "ignore"] = Field("deduct", description="JUDGE_UNJUDGED_NEGATIVE.")
+    unjudged_negative: Literal["deduct", "ignore"] = Field(
+        "deduct", description="JUDGE_UNJUDGED_NEGATIVE: an unjudged deduction deducts and an unjudged hurdle is fatal "
+                              "('deduct'), or both count as misses ('ignore').")
     systemic_fraction: float = Field(0.4, ge=0.0, le=1.0, description="JUDGE_SYSTEMIC_FRACTION: unjudged share above which a failure is systemic.")
     systemic_min: int = Field(2, ge=1, description="JUDGE_SYSTEMIC_MIN: unjudged rows needed for a systemic failure.")
 
@@ -53,8 +60,12 @@ class RowScore(BaseModel):
     weight: float = Field(description="Effective weight (after the equal-weight fallback).")
     hit: bool | None = Field(description="Raw hit from the verdict; None when unjudged.")
     judged: bool
-    counted_hit: bool = Field(description="Hit as scored (unjudged rows per policy).")
+    counted_hit: bool = Field(description="Hit as scored: the raw hit, or for an unjudged row the policy's answer "
+                              "(hit for deductions and hurdles under unjudged_negative='deduct', else miss).")
     level: float | None = Field(description="Level used for a graded row, else None.")
+    level_fallback: bool = Field(False, description="A graded row scored by its hit because its verdict carries no "
+                                 "readable level (missing, NaN/inf, outside [0, 1]). Not set when the row's gate is closed "
+                                 "(its level cannot matter) nor for a 'delivery' verdict (nothing was judged).")
     gate: bool = Field(description="All depends_on ids have raw hit=true (dangling id ⇒ False).")
     contribution: float = Field(description="This row's term in E.")
 
@@ -68,7 +79,7 @@ class ScoreBreakdown(BaseModel):
     weight_total: float = Field(description="W: sum of positive effective weights.")
     earned: float = Field(description="E: weighted earned sum, deductions included.")
     weight_fallback: bool = Field(description="True when 0-weight rows were weighted 1.0.")
-    fatal: bool
+    fatal: bool = Field(description="A hurdle row counted as hit (judged hit, or unjudged under 'deduct').")
     score_raw: float = Field(description="E / W, unclipped.")
     score_normalized: float = Field(description="0 if fatal else clamp(E / W, 0, 1).")
     passed: bool
@@ -138,20 +149,25 @@ def score(
         hit = verdict.hit if judged and verdict else None
         gate = all(raw_hit.get(dep) is True for dep in crit.depends_on)
         level: float | None = None
+        level_fallback = False
         contribution = 0.0
-        if crit.hurdle or w < 0:
-            counted = bool(hit) if judged else (w < 0 and not crit.hurdle and policy.unjudged_negative == "deduct")
+        if crit.hurdle or w < 0:  # negative polarity: unjudged counts as hit under "deduct"
+            counted = bool(hit) if judged else policy.unjudged_negative == "deduct"
         else:
             counted = bool(hit)
         if w > 0:
             total += w
         if crit.hurdle:
-            fatal = fatal or (judged and bool(hit))
+            fatal = fatal or counted
         elif w > 0:
             lvl = 1.0 if counted else 0.0
-            if crit.graded and judged and verdict is not None and verdict.level is not None:
-                level = scales.snap_level(verdict.level, crit.level_choices or (0.0, 1.0))
-                lvl = level
+            if crit.graded and judged and verdict is not None:
+                read = read_level(verdict.level)
+                if read is not None:
+                    level = scales.snap_level(read, crit.level_choices or (0.0, 1.0))
+                    lvl = level
+                else:  # SPEC §4: a missing level falls back to hit (full / zero) and still scores
+                    level_fallback = gate and verdict.method != "delivery"
             contribution = w * lvl * (1.0 if gate else 0.0)
         elif w < 0:
             contribution = w * (1.0 if counted else 0.0)
@@ -164,6 +180,7 @@ def score(
                 judged=judged,
                 counted_hit=counted,
                 level=level,
+                level_fallback=level_fallback,
                 gate=gate,
                 contribution=contribution,
             )

@@ -3,7 +3,9 @@
 A verdict is what one judge said about one row. ``judged=false`` (``hit`` null) means
 "not judged": scored as a miss (negative rows: see `scoring`) but counted in coverage.
 A deterministic short-circuit is ``judged=true, hit=false`` with a ``[gate]`` reason
-(SPEC §5). Parsing never invents a verdict for a row the reply did not cover.
+(SPEC §5). Parsing never invents a verdict for a row the reply did not cover, and never
+silently picks one of two answers the reply gave: finding the JSON is `reply_scan`'s,
+choosing among what was found is `parse_reply`'s.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from cowork_judge.core import scales
+from cowork_judge.core import reply_scan, scales
 from cowork_judge.core.failures import ErrorKind
 from cowork_judge.core.rubric import Criterion
 
@@ -72,6 +74,44 @@ def verdict_schema(criteria: Sequence[Criterion]) -> dict[str, Any]:
     }
 
 
+# --------------------------------------------------------------------------- levels
+
+LEVEL_TOLERANCE = 1e-6
+"""How far outside [0, 1] a level may stray and still be read (float noise such as
+``1.0000001`` or ``-1e-9``). A level further out is on some other scale (7 of 10? 75 %?
+a level's index?), so it is not read: the row falls back to its hit, flagged."""
+
+_NUMBER = re.compile(r"\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*\Z")
+_PERCENT = re.compile(r"\s*([-+]?(\d+(\.\d*)?|\.\d+))\s*%\s*\Z")
+
+
+def read_level(value: Any) -> float | None:
+    """Read a judge's level as the fraction of the weight earned, or None when unreadable.
+
+    Read: a number or a plain decimal string in [0, 1] (within `LEVEL_TOLERANCE`, then
+    clamped), and a percent string (``"50%"`` → 0.5, same range rule). Not read (None):
+    null, booleans, NaN, ±inf, any other string, and numbers outside [0, 1] beyond the
+    tolerance (``7``, ``75``, ``1.5``, ``-0.2``). A read level still has to be snapped
+    to the row's legal levels (`scales.snap_level`); an unread one means the row is
+    scored by its hit (SPEC §4) with ``level_fallback`` recorded.
+    """
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        if m := _PERCENT.match(value):
+            value = float(m.group(1)) / 100.0
+        elif _NUMBER.match(value):
+            value = float(value)
+        else:
+            return None
+    if not isinstance(value, (int, float)):
+        return None
+    out = float(value)
+    if not math.isfinite(out) or out < -LEVEL_TOLERANCE or out > 1.0 + LEVEL_TOLERANCE:
+        return None
+    return min(1.0, max(0.0, out))
+
+
 # --------------------------------------------------------------------------- parsing
 
 PARSE_STEPS = ("json", "fenced", "brace_scan", "row_salvage", "none")
@@ -82,7 +122,8 @@ class ParseOutcome(BaseModel):
     """Result of parsing one reply for one block.
 
     `verdicts` has exactly one entry per block row: parsed rows are judged, rows the reply
-    did not (usably) cover are unjudged with ``error_kind='parse_error'``.
+    did not (usably, or consistently) cover are unjudged with ``error_kind='parse_error'``.
+    `problems` says, in words, everything the parser had to decide (for the audit).
     """
 
     step: Literal["json", "fenced", "brace_scan", "row_salvage", "none"]
@@ -95,168 +136,149 @@ class ParseOutcome(BaseModel):
         return any(v.judged for v in self.verdicts.values())
 
 
-_FENCE = re.compile(r"```[a-zA-Z0-9_-]*\s*\n?(.*?)```", re.DOTALL)
 _TRUE = {"true", "yes", "1", "hit", "met", "pass"}
 _FALSE = {"false", "no", "0", "miss", "not met", "fail"}
+_MISSING_REASON = "the reply held no verdict for this row"
 
 
 def parse_reply(text: str | None, criteria: Sequence[Criterion], *, method: Method = "agentic") -> ParseOutcome:
     """Parse a judge reply into one verdict per row of the block, in five steps.
 
-    1. the whole text is JSON; 2. markdown fences stripped; 3. balanced-brace scan for the
-    object holding ``verdicts`` (or a list of rows); 4. per-row salvage of
-    ``{"id":…,"hit":…}`` fragments from truncated text; 5. nothing usable ⇒ every row
-    unjudged ``parse_error``. Ids not in the block are ignored; missing ids are unjudged.
+    1. the whole text is JSON; 2./3. every complete verdict object in the text (inside
+    markdown fences = ``fenced``, else ``brace_scan``), plus the row fragments of an
+    object cut off after the last complete one; 4. per-row salvage of ``{"id":…,"hit":…}``
+    fragments from truncated text; 5. nothing usable ⇒ every row unjudged ``parse_error``.
+    Ids not in the block are ignored; missing ids are unjudged.
+
+    Several objects: the last one decides when it is clearly final
+    (`reply_scan.final_is_clear`); otherwise a row on which the objects disagree (hit or
+    level differ) is unjudged ``parse_error``, never silently the first object's answer.
+    A row the last object leaves out keeps the earlier objects' answer when they agree.
+    One id given twice with different answers (in one object) is unjudged ``parse_error``;
+    identical repeats are harmless.
 
     Never raises for any `text`.
     """
     block = {c.id: c for c in criteria}
     text = text or ""
     problems: list[str] = []
-    for step, rows in _candidate_rows(text):
-        verdicts = _rows_to_verdicts(rows, block, problems, method=method, salvaged=step == "row_salvage")
-        if any(v.judged for v in verdicts.values()):
-            return ParseOutcome(step=step, verdicts=verdicts, problems=problems)
-    reason = "reply held no usable verdict" if text.strip() else "reply was empty"
-    return ParseOutcome(
-        step="none",
-        verdicts={cid: Verdict.unjudged(cid, "parse_error", reason, method=method) for cid in block},
-        problems=problems or [reason],
-    )
-
-
-def _candidate_rows(text: str) -> Iterable[tuple[Any, list[Any]]]:
-    stripped = text.strip()
-    whole = _loads(stripped)
-    if whole is not None and (rows := _rows_of(whole)) is not None:
-        yield "json", rows
-    for block in _FENCE.findall(text):
-        fenced = _loads(block.strip())
-        if fenced is not None and (rows := _rows_of(fenced)) is not None:
-            yield "fenced", rows
-    best: list[Any] | None = None
-    for candidate in _balanced_spans(text):
-        parsed = _loads(candidate)
-        rows = _rows_of(parsed, single=False) if parsed is not None else None
-        if rows and (best is None or len(rows) > len(best)):
-            best = rows
-    if best is not None:
-        yield "brace_scan", best
-    salvaged = _salvage_rows(text)
+    tried: list[dict[str, Verdict]] = []
+    whole = reply_scan.loads(text.strip())
+    rows = reply_scan.rows_of(whole) if whole is not None else None
+    if rows is not None:
+        got = _object_verdicts(rows, block, problems, method=method)
+        if _any_judged(got):
+            return _outcome("json", got, block, problems, method)
+        tried.append(got)
+    found = reply_scan.complete_objects(text)
+    if found and (tail := reply_scan.trailing_fragments(text, found[-1].end)) is not None:
+        found.append(tail)
+        _note_skipped(tail.skipped, problems)
+    if found:
+        got, step = _resolve(text, found, block, problems, method=method)
+        if _any_judged(got):
+            return _outcome(step, got, block, problems, method)
+        tried.append(got)
+    salvaged, skipped = reply_scan.salvage_rows(text)
+    _note_skipped(skipped, problems)
     if salvaged:
-        yield "row_salvage", salvaged
+        got = _object_verdicts(salvaged, block, problems, method=method)
+        if _any_judged(got):
+            return _outcome("row_salvage", got, block, problems, method)
+        tried.append(got)
+    reason = "reply held no usable verdict" if text.strip() else "reply was empty"
+    verdicts = {}
+    for cid in block:
+        specific = next((t[cid] for t in tried if cid in t), None)  # e.g. "conflicting verdicts"
+        verdicts[cid] = specific or Verdict.unjudged(cid, "parse_error", reason, method=method)
+    return ParseOutcome(step="none", verdicts=verdicts, problems=problems or [reason])
 
 
-def _loads(text: str) -> Any:
-    try:
-        return json.loads(text)
-    except (ValueError, RecursionError):
-        return None
+def _note_skipped(skipped: int, problems: list[str]) -> None:
+    if skipped:
+        problems.append(f"salvage read the first {reply_scan.MAX_FRAGMENTS} row fragments and skipped {skipped} more")
 
 
-def _rows_of(doc: Any, *, single: bool = True) -> list[Any] | None:
-    if isinstance(doc, dict):
-        rows = doc.get("verdicts")
-        if isinstance(rows, list):
-            return rows
-        if single and "id" in doc and "hit" in doc:
-            return [doc]
-        return None
-    if isinstance(doc, list) and doc and all(isinstance(r, dict) and "id" in r for r in doc):
-        return doc
-    return None
+def _any_judged(verdicts: dict[str, Verdict]) -> bool:
+    return any(v.judged for v in verdicts.values())
 
 
-SCAN_BUDGET = 2_000_000
-"""Characters the brace scan may inspect per reply (bounds pathological replies)."""
+def _outcome(step: Any, got: dict[str, Verdict], block: dict[str, Criterion], problems: list[str], method: Method) -> ParseOutcome:
+    verdicts = {cid: got.get(cid) or Verdict.unjudged(cid, "parse_error", _MISSING_REASON, method=method) for cid in block}
+    return ParseOutcome(step=step, verdicts=verdicts, problems=problems)
 
 
-def _balanced_spans(text: str) -> Iterable[str]:
-    """Yield substrings that start at ``{``/``[`` and end at the matching bracket.
+def _answer(v: Verdict) -> tuple[bool, bool | None, float | None]:
+    """What a verdict says, for comparing repeats: (readable?, hit, level). Reasons do not count."""
+    return (v.judged, v.hit, v.level)
 
-    String literals are respected. The scan inspects at most `SCAN_BUDGET` characters
-    in total, so a pathological reply cannot make parsing quadratic.
+
+def _describe(v: Verdict) -> str:
+    if not v.judged:
+        return "unreadable"
+    return f"hit={str(v.hit).lower()}" + (f" level={v.level:g}" if v.level is not None else "")
+
+
+def _listing(items: Iterable[str], limit: int = 5) -> str:
+    items = list(items)
+    return ", ".join(items[:limit]) + (f", … ({len(items) - limit} more)" if len(items) > limit else "")
+
+
+def _resolve(
+    text: str, found: list[reply_scan.Found], block: dict[str, Criterion], problems: list[str], *, method: Method
+) -> tuple[dict[str, Verdict], Any]:
+    """Choose each row's verdict among several objects found in one reply (see `parse_reply`).
+
+    Returns:
+        (row id → verdict for every row some object mentions, the step name of the
+        objects the judged verdicts came from).
     """
-    budget = [SCAN_BUDGET]
-    for start, ch in enumerate(text):
-        if ch not in "{[":
+    objects = [_object_verdicts(f.rows, block, problems, method=method) for f in found]
+    chosen: dict[str, Verdict] = {}
+    source: dict[str, int] = {}
+    clear = True
+    if len(found) > 1:
+        clear, why = reply_scan.final_is_clear(text, found)
+        problems.append(f"the reply holds {len(found)} verdict objects; " + (
+            f"the last one decides ({why})" if clear else f"none is clearly final ({why})"))
+    last = len(objects) - 1
+    for cid in block:
+        said = [(k, obj[cid]) for k, obj in enumerate(objects) if cid in obj]
+        if not said:
             continue
-        if budget[0] <= 0:
-            return
-        end = _match(text, start, budget)
-        if end is not None:
-            yield text[start : end + 1]
+        answers = {_answer(v) for _, v in said}
+        if clear and cid in objects[last]:
+            k, verdict = last, objects[last][cid]
+            if len(answers) > 1:
+                earlier = _listing(f"object {n + 1}: {_describe(v)}" for n, v in said[:-1])
+                problems.append(f"row {cid!r}: the final object says {_describe(verdict)} ({earlier}); the final one decides")
+        elif len(answers) == 1:
+            k, verdict = said[-1]
+            if k != last:
+                problems.append(f"row {cid!r}: the last object has no verdict for it; taken from object {k + 1}")
+        else:
+            listed = _listing(f"object {n + 1}: {_describe(v)}" for n, v in said)
+            problems.append(f"row {cid!r}: the reply's objects disagree ({listed}) and none is clearly final; not judged")
+            verdict = Verdict.unjudged(cid, "parse_error",
+                                       f"conflicting verdicts in one reply ({listed}) and none is clearly the final answer",
+                                       method=method)
+            k = -1
+        chosen[cid] = verdict
+        source[cid] = k
+    used = [found[k] for cid, k in source.items() if k >= 0 and chosen[cid].judged]
+    if any(f.truncated for f in used):
+        step = "row_salvage"
+    elif used and all(f.fenced for f in used):
+        step = "fenced"
+    else:
+        step = "brace_scan"
+    return chosen, step
 
 
-def _match(text: str, start: int, budget: list[int] | None = None) -> int | None:
-    stack: list[str] = []
-    in_str = False
-    escape = False
-    pairs = {"{": "}", "[": "]"}
-    stop = len(text) if budget is None else min(len(text), start + max(budget[0], 0))
-    for i in range(start, stop):
-        if budget is not None:
-            budget[0] -= 1
-        ch = text[i]
-        if in_str:
-            if escape:
-                escape = False
-            elif ch == "\\":
-                escape = True
-            elif ch == '"':
-                in_str = False
-            continue
-        if ch == '"':
-            in_str = True
-        elif ch in pairs:
-            stack.append(pairs[ch])
-        elif ch in "}]":
-            if not stack or stack.pop() != ch:
-                return None
-            if not stack:
-                return i
-    return None
-
-
-_FRAGMENT_START = re.compile(r'\{\s*"id"\s*:')
-_FIELD = {
-    "id": re.compile(r'"id"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+)'),
-    "hit": re.compile(r'"hit"\s*:\s*(true|false|"(?:true|false|yes|no)")', re.IGNORECASE),
-    "level": re.compile(r'"level"\s*:\s*(-?\d+(?:\.\d+)?|null|"-?\d+(?:\.\d+)?")'),
-    "reason": re.compile(r'"reason"\s*:\s*"((?:[^"\\]|\\.)*)"?'),
-}
-
-
-def _salvage_rows(text: str) -> list[dict[str, Any]]:
-    """Recover row fragments from a truncated reply (step 4).
-
-    A fragment is the text from one ``{"id":`` to the next. Complete fragments parse as
-    JSON; an incomplete one is salvaged field by field only when ``id`` and ``hit`` were
-    written completely (``level`` too, for graded rows: checked by the caller).
-    """
-    starts = [m.start() for m in _FRAGMENT_START.finditer(text)]
-    rows: list[dict[str, Any]] = []
-    for n, start in enumerate(starts):
-        end = starts[n + 1] if n + 1 < len(starts) else len(text)
-        fragment = text[start:end]
-        stop = _match(fragment, 0)
-        if stop is not None and isinstance(obj := _loads(fragment[: stop + 1]), dict):
-            rows.append(obj)
-            continue
-        fields: dict[str, Any] = {"_truncated": True}
-        for name, pattern in _FIELD.items():
-            m = pattern.search(fragment)
-            if m:
-                fields[name] = _loads(m.group(1)) if name != "reason" else m.group(1)
-        if "id" in fields and "hit" in fields:
-            rows.append(fields)
-    return rows
-
-
-def _rows_to_verdicts(
-    rows: list[Any], block: dict[str, Criterion], problems: list[str], *, method: Method, salvaged: bool
-) -> dict[str, Verdict]:
-    found: dict[str, Verdict] = {}
+def _object_verdicts(rows: list[Any], block: dict[str, Criterion], problems: list[str], *, method: Method) -> dict[str, Verdict]:
+    """Verdicts of one object's rows: only ids of the block, one per id (conflicting repeats
+    of an id ⇒ unjudged ``parse_error``; identical repeats keep the first)."""
+    said: dict[str, list[Verdict]] = {}
     for row in rows:
         if not isinstance(row, dict):
             problems.append(f"ignored a non-object verdict row: {row!r:.80}")
@@ -267,22 +289,23 @@ def _rows_to_verdicts(
             problems.append("ignored a verdict row without an id")
             continue
         if row_id not in block:
-            problems.append(f"ignored a verdict for id {row_id!r}, which is not in this block")
+            problems.append(f"ignored a verdict for id {row_id!r:.80}, which is not in this block")
             continue
-        if row_id in found:
-            problems.append(f"ignored a second verdict for id {row_id!r}")
-            continue
-        found[row_id] = _row_verdict(row, block[row_id], problems, method=method, salvaged=salvaged)
+        said.setdefault(row_id, []).append(_row_verdict(row, block[row_id], problems, method=method))
     out: dict[str, Verdict] = {}
-    for cid in block:
-        if cid in found:
-            out[cid] = found[cid]
-        else:
-            out[cid] = Verdict.unjudged(cid, "parse_error", "the reply held no verdict for this row", method=method)
+    for cid, verdicts in said.items():
+        if len({_answer(v) for v in verdicts}) == 1:
+            if len(verdicts) > 1:
+                problems.append(f"row {cid!r}: given {len(verdicts)} times with the same answer; the first is kept")
+            out[cid] = verdicts[0]
+            continue
+        listed = _listing(dict.fromkeys(_describe(v) for v in verdicts))
+        problems.append(f"row {cid!r}: given {len(verdicts)} times with different answers ({listed}); not judged")
+        out[cid] = Verdict.unjudged(cid, "parse_error", f"the reply gave this row conflicting verdicts ({listed})", method=method)
     return out
 
 
-def _row_verdict(row: dict[str, Any], crit: Criterion, problems: list[str], *, method: Method, salvaged: bool) -> Verdict:
+def _row_verdict(row: dict[str, Any], crit: Criterion, problems: list[str], *, method: Method) -> Verdict:
     reason = row.get("reason", row.get("rationale", row.get("explanation", "")))
     reason = reason if isinstance(reason, str) else json.dumps(reason, ensure_ascii=False)
     truncated = bool(row.get("_truncated"))
@@ -292,21 +315,21 @@ def _row_verdict(row: dict[str, Any], crit: Criterion, problems: list[str], *, m
     level_raw = row.get("level")
     level: float | None = None
     if crit.graded:
-        level = _coerce_level(level_raw)
-        if level_raw is not None and level is None:
-            problems.append(f"row {crit.id!r}: level {level_raw!r} is not a finite number; scored by hit")
-        if level is not None:
-            level = scales.snap_level(level, crit.level_choices or (0.0, 1.0))
         if truncated and "level" not in row:
             problems.append(f"row {crit.id!r}: truncated before its level; not judged")
             return Verdict.unjudged(crit.id, "parse_error", "reply was cut off before this row's level", method=method)
-        if level is not None:
+        read = read_level(level_raw)
+        if read is None:
+            said = "no level" if level_raw is None else f"level {level_raw!r:.40} is not a fraction in [0, 1]"
+            problems.append(f"row {crit.id!r}: {said}; scored by hit (level_fallback)")
+        else:
+            level = scales.snap_level(read, crit.level_choices or (0.0, 1.0))
             if hit is not None and hit != (level > 0):
                 problems.append(f"row {crit.id!r}: hit={hit} contradicts level {level:g}; the level decides (hit = level > 0)")
             hit = level > 0  # the level is a graded row's answer; its hit must agree for gates
     if hit is None:
-        problems.append(f"row {crit.id!r}: hit {row.get('hit')!r} is not a boolean")
-        return Verdict.unjudged(crit.id, "parse_error", f"unreadable hit value {row.get('hit')!r}", method=method)
+        problems.append(f"row {crit.id!r}: hit {row.get('hit')!r:.40} is not a boolean")
+        return Verdict.unjudged(crit.id, "parse_error", f"unreadable hit value {row.get('hit')!r:.80}", method=method)
     return Verdict(id=crit.id, hit=hit, level=level, level_raw=level_raw, reason=reason, method=method, judged=True)
 
 
@@ -322,19 +345,3 @@ def _coerce_hit(value: Any) -> bool | None:
         if text in _FALSE:
             return False
     return None
-
-
-def _coerce_level(value: Any) -> float | None:
-    if value is None or isinstance(value, bool):
-        return None
-    if isinstance(value, str):
-        try:
-            value = float(value.strip())
-        except ValueError:
-            return None
-    if not isinstance(value, (int, float)):
-        return None
-    out = float(value)
-    if not math.isfinite(out):
-        return None
-    return out  # any finite level snaps to the nearest legal one (SPEC §4): 1.5 → 1, −0.2 → 0
