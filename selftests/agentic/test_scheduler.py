@@ -291,3 +291,19 @@ def test_a_crashing_block_loses_only_its_own_rows(tmp_path, monkeypatch):
     verdicts, backend, _, _ = run(tmp_path, 4, lambda b, n: OK, JUDGE_BATCH=2)
     assert kinds(verdicts) == {"R1": None, "R2": None, "R3": "backend_error", "R4": "backend_error"}
     assert "No space left on device" in verdicts["R3"].reason
+
+
+def test_rows_a_usable_reply_leaves_unjudged_keep_the_parsers_reason(tmp_path):
+    """R2 is given twice with different hits: parse_error with the parser's own reason,
+    not the generic "the reply held no verdict for this row"."""
+
+    class Conflicting(ScriptedBackend):
+        async def attempt(self, block_name, rows, workspace, *, attempt_no, timeout_at):
+            reply = {"verdicts": [{"id": "R1", "hit": True, "reason": "ok"}, {"id": "R2", "hit": True, "reason": "a"},
+                                  {"id": "R2", "hit": False, "reason": "b"}]}
+            return parse_reply(json.dumps(reply), rows)
+
+    ctx = make_ctx(tmp_path, env={"JUDGE_START_JITTER": "0", "JUDGE_RESPLIT": "0"})
+    verdicts = asyncio.run(judge_blocks(criteria(2), ctx, Conflicting(lambda b, n: OK)))
+    assert verdicts["R1"].judged and verdicts["R2"].error_kind == "parse_error"
+    assert "conflicting verdicts" in verdicts["R2"].reason

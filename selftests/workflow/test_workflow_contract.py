@@ -49,7 +49,7 @@ def test_grid_has_21_steps_equal_to_their_json_keys():
 def test_snapping_twice_is_identity_and_survives_the_engine():
     levels = {f"{g:g}": "grid" for g in GRID_21}
     crit = normalize_rubric([{"id": "v", "description": "visual", "weight": 5, "levels": levels}]).criteria
-    for i in range(-10, 111):
+    for i in range(0, 101):  # levels outside [0, 1] are refused: test_level_row_without_a_usable_level_is_unjudged
         x = i / 100
         once = snap_to_grid(x)
         assert snap_to_grid(once) == once
@@ -58,10 +58,12 @@ def test_snapping_twice_is_identity_and_survives_the_engine():
         assert out.earned == pytest.approx(5 * once)
 
 
-@pytest.mark.parametrize("level", [float("nan"), float("inf"), float("-inf"), None, "0.5", True])
-def test_level_row_without_a_finite_level_is_unjudged(level):
+@pytest.mark.parametrize("level", [float("nan"), float("inf"), float("-inf"), None, "0.5", True, 7, 75, -0.2, 1.5])
+def test_level_row_without_a_usable_level_is_unjudged(level):
+    """Not finite, not a number, or outside [0, 1]: the engine's own reading (`read_level`)
+    refuses it, so a workflow bug is never snapped into full credit."""
     v = level_row("v", level, "page mean")
-    assert v.judged is False and v.error_kind == "workflow_error" and "no finite level" in v.reason
+    assert v.judged is False and v.error_kind == "workflow_error" and "no usable level" in v.reason
 
 
 def test_snap_ties_go_low():

@@ -171,6 +171,7 @@ async def judge_block(
     start = time.monotonic()
     workspace = build_workspace(name, rows, ctx)
     judged: dict[str, Verdict] = {}
+    unread: dict[str, Verdict] = {}  # rows a usable reply left unjudged, with the parser's reason
     last_kind: ErrorKind = "deadline"
     last_reason = "JUDGE_DEADLINE reached before the first attempt"
     spent = 0.0  # seconds inside attempts: what the block budget counts
@@ -212,6 +213,9 @@ async def judge_block(
                 if verdict.judged:
                     judged[cid] = verdict
             if outcome.usable:
+                # rows the parser left unjudged keep its specific reason (conflicting
+                # verdicts, cut off before the level, an unreadable hit)
+                unread.update({cid: v for cid, v in outcome.verdicts.items() if not v.judged})
                 if len(judged) < len(rows):
                     last_kind, last_reason = "parse_error", "the reply held no verdict for this row"
                 break
@@ -236,7 +240,7 @@ async def judge_block(
     seconds = round(time.monotonic() - start, 3)
     out: dict[str, Verdict] = {}
     for row in rows:
-        verdict = judged.get(row.id) or Verdict.unjudged(row.id, last_kind, last_reason)
+        verdict = judged.get(row.id) or unread.get(row.id) or Verdict.unjudged(row.id, last_kind, last_reason)
         out[row.id] = verdict.model_copy(update={"attempts": attempts, "seconds": seconds})
     ctx.audit.write(f"{name}/verdicts", {k: v.model_dump(mode="json") for k, v in out.items()})
     return out

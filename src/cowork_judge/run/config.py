@@ -70,7 +70,9 @@ class JudgeConfig(BaseModel):
     systemic_fraction: float = Field(0.4, ge=0, le=1, description="JUDGE_SYSTEMIC_FRACTION.")
     systemic_min: int = Field(2, ge=1, description="JUDGE_SYSTEMIC_MIN.")
     skip: bool = Field(False, description="JUDGE_SKIP: archive only, reward 'SKIPPED'.")
-    unjudged_negative: Literal["deduct", "ignore"] = Field("deduct", description="JUDGE_UNJUDGED_NEGATIVE.")
+    unjudged_negative: Literal["deduct", "ignore"] = Field(
+        "deduct", description="JUDGE_UNJUDGED_NEGATIVE: deduct = an unjudged deduction still deducts and an unjudged "
+                              "hurdle is fatal; ignore = both count as misses.")
     workflow_concurrency: int = Field(4, ge=1, description="JUDGE_WORKFLOW_CONCURRENCY.")
     workflow_deadline_share: float | None = Field(None, gt=0, le=1, description="JUDGE_WORKFLOW_DEADLINE_SHARE.")
     workflow_start_jitter_sec: float = Field(30.0, ge=0, description="JUDGE_WORKFLOW_START_JITTER.")

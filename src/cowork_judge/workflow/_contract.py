@@ -39,7 +39,7 @@ from typing import Any, Protocol
 
 from cowork_judge.core.failures import ErrorKind, JudgeFailure
 from cowork_judge.core.scales import snap_level
-from cowork_judge.core.verdicts import Verdict
+from cowork_judge.core.verdicts import Verdict, read_level
 
 GRID_21: tuple[float, ...] = tuple(round(i / 20, 2) for i in range(21))
 """The 21-step level grid 0, 0.05, …, 1 used by visual workflows (values equal float("0.05"))."""
@@ -137,13 +137,15 @@ def hit_row(row_id: str, hit: bool, reason: str, *, evidence: Sequence[str] = ()
 def level_row(row_id: str, level: float, reason: str, *, evidence: Sequence[str] = ()) -> Verdict:
     """A judged graded verdict; `level` is snapped to `GRID_21` (hit = level > 0).
 
-    A level that is not a finite number (NaN, ±inf, None) is no judgement: the row comes
-    back unjudged ``workflow_error`` rather than snapped to a level nobody gave.
+    A level the engine cannot read (`core.verdicts.read_level`: NaN, ±inf, None, a value
+    outside [0, 1] such as 7 or 75) is no judgement: the row comes back unjudged
+    ``workflow_error`` rather than snapped to a level nobody gave.
     """
-    if not isinstance(level, (int, float)) or isinstance(level, bool) or not math.isfinite(level):
-        return Verdict.unjudged(row_id, "workflow_error", f"the workflow gave no finite level ({level!r}): {reason}",
+    value = read_level(level)
+    if value is None or isinstance(level, str):
+        return Verdict.unjudged(row_id, "workflow_error", f"the workflow gave no usable level ({level!r}): {reason}",
                                 method="workflow")
-    snapped = snap_to_grid(level)
+    snapped = snap_to_grid(value)
     return Verdict(id=row_id, hit=snapped > 0, level=snapped, level_raw=level, reason=reason, method="workflow",
                    judged=True, evidence=list(evidence))
 
