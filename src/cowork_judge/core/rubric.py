@@ -206,12 +206,12 @@ def normalize_rubric(raw: Any) -> NormalizedRubric:
 
     criteria: list[Criterion] = []
     taken: set[str] = set()
-    explicit_ids = {_explicit_id(k, r) for k, r in rows} - {None}
+    explicit_ids = {explicit_id(k, r) for k, r in rows} - {None}
     for position, (map_key, row) in enumerate(rows, start=1):
         where = f"row {position}" if map_key is None else f"row {map_key!r}"
         if not isinstance(row, Mapping):
             raise RubricError(f"{where}: a row must be an object, got {type(row).__name__}")
-        row_id = _explicit_id(map_key, row)
+        row_id = explicit_id(map_key, row)
         if row_id is None:
             row_id = _generate_id(position, taken | explicit_ids)
             warnings.append(f"{where}: no 'id'; generated {row_id!r} (give rows stable ids)")
@@ -282,7 +282,9 @@ def _dependency_warnings(criteria: list[Criterion]) -> list[str]:
     return out
 
 
-def _explicit_id(map_key: Any, row: Any) -> str | None:
+def explicit_id(map_key: Any, row: Any) -> str | None:
+    """The row's id as normalization reads it: ``id``, else the mapping key (the
+    ``id → row`` shape); None when absent or a boolean."""
     value = row.get("id") if isinstance(row, Mapping) else None
     if value is None:
         value = map_key
