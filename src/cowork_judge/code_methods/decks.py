@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from cowork_judge.code_methods import globs
-from cowork_judge.code_methods.files import ReadLimit, check_range, listing_cut
+from cowork_judge.code_methods.files import ReadLimit, check_range, listing_limit, scan_limit
 from cowork_judge.core.failures import JudgeFailure
 from cowork_judge.procs import resolve_tool
 from cowork_judge.run.context import RunContext
@@ -75,14 +75,19 @@ def locate_deck(
 
     Raises:
         TypeError: a parameter of the wrong type (the row is then ``code_error``).
-        ReadLimit: the deliverables listing was cut (`delivery.MAX_FILES`): an unlisted
-            file could be the deck or make the choice ambiguous (row ``over_limit``).
+        ReadLimit: a deliverable with a deck-like name lies past the listing limit, or
+            the scan stopped early: an unlisted file could be the deck or make the choice
+            ambiguous (the runner judges the row against the deliverable).
     """
-    if listing_cut(ctx):
-        raise ReadLimit(f"more deliverables exist than the judge lists ({len(ctx.delivery.files)} listed): "
-                        "the deck cannot be located reliably")
     order = [k.lower() for k in _str_list(prefer, "prefer") or ["pptx", "html", "pdf"]]
     excluded = _str_list(exclude, "exclude")
+    hidden = [item.rel for item in ctx.delivery.unlisted
+              if Path(item.rel).suffix.lower() in DECK_KINDS and not any(globs.matches(g, item.rel) for g in excluded)]
+    if hidden:
+        raise ReadLimit(f"{len(hidden)} deck-like deliverable(s) past the listing limit were not looked at "
+                        f"({', '.join(hidden[:3])}…): the deck cannot be located reliably", limit=listing_limit())
+    if ctx.delivery.scan_cut:
+        raise ReadLimit("the scan of the deliverables stopped early: the deck cannot be located reliably", limit=scan_limit())
     source_globs = _str_list(sources, "sources") or [f"{d}/**/*" for d in SOURCE_DIRS]
     candidates = [
         item for item in ctx.delivery.files
@@ -174,8 +179,13 @@ def _deck(ctx: RunContext, path: str | None) -> tuple[Path | None, str]:
     if path is not None:
         if not isinstance(path, str):
             raise TypeError(f"path must be a string, got {type(path).__name__}")
-        item = next((f for f in ctx.delivery.files if f.rel == path.lstrip("/")), None)
-        return (Path(item.path), item.rel) if item else (None, f"{path!r} is not a deliverable")
+        rel = path.lstrip("/")
+        item = next((f for f in ctx.delivery.files if f.rel == rel), None)
+        if item is not None:
+            return Path(item.path), item.rel
+        if any(f.rel == rel for f in ctx.delivery.unlisted):
+            raise ReadLimit(f"{path!r} lies past the listing limit and was not opened", limit=listing_limit())
+        return None, f"{path!r} is not a deliverable"
     located = ctx.artifacts.get("deck_path")
     if located:
         return Path(located), str(ctx.artifacts.get("deck_rel", located))

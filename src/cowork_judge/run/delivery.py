@@ -5,6 +5,12 @@ lenient delivery also takes files at the app root and the alternate output dir. 
 and empty files are ignored; symlinks that resolve outside the scored tree are never
 followed. The final message comes from JUDGE_RESPONSE_FILE, the ATIF trajectory, or a
 plain answer file (SPEC §6). Reading never raises for bad agent output.
+
+Read limits are the deliverable's doing: past `MAX_FILES` deliverables the rest are
+not listed (their names and sizes are kept in ``ignored`` as ``listing_limit``, so a
+code method can tell whether they matter), and past `MAX_SCAN_ENTRIES` entries the scan
+stops (``scan_cut``). Both are recorded in ``notes``, which the run copies into the
+result's warnings.
 """
 
 from __future__ import annotations
@@ -24,7 +30,16 @@ from cowork_judge.run.config import JudgeConfig
 from cowork_judge.run.paths import RunPaths
 
 MAX_FILES = 5000
-"""Deliverables listed at most; beyond this the listing is cut and says so."""
+"""Deliverables listed at most (linked into workspaces, opened by code methods); beyond
+this the listing is cut and says so. Our choice (0.1.0): far above any office
+deliverable set, small enough to hard-link into every block workspace."""
+MAX_SCAN_ENTRIES = 50_000
+"""Directory entries examined at most over all scanned roots (each costs a stat); the
+scan stops past it and says so. Our choice: 10× `MAX_FILES`; a few seconds on a slow
+container disk, so a flood of a million files cannot eat the run's deadline."""
+MAX_DETAIL_ENTRIES = 100
+"""Stray and ignored files named one by one in ``details.delivery`` (the rest are
+counted): a flood of files must not become a flood of result document."""
 STRAY_COPY_FILE_BYTES = 10 * 1024 * 1024
 """Largest stray file copied to ``stray_not_scored/`` (bytes)."""
 STRAY_COPY_TOTAL_BYTES = 50 * 1024 * 1024
@@ -52,7 +67,8 @@ class SkippedFile(BaseModel):
     rel: str
     path: str
     size_bytes: int
-    reason: Literal["outside_scored_set", "symlink_escape", "hidden", "empty", "not_regular", "over_limit", "unreadable"]
+    reason: Literal["outside_scored_set", "symlink_escape", "hidden", "empty", "not_regular", "listing_limit", "unreadable"]
+    """Why: ``listing_limit`` = a deliverable past `MAX_FILES` (seen, not listed)."""
 
 
 class Delivery(BaseModel):
@@ -69,18 +85,38 @@ class Delivery(BaseModel):
         default_factory=list, description="Final-message sources that exist but could not be read or parsed."
     )
     notes: list[str] = Field(default_factory=list)
+    entries_scanned: int = Field(0, description="Directory entries examined over all roots.")
+    scan_cut: bool = Field(False, description="The scan stopped at MAX_SCAN_ENTRIES: more files may exist.")
+
+    @property
+    def unlisted(self) -> list[SkippedFile]:
+        """Deliverables past `MAX_FILES`: seen (name, size), never listed or opened."""
+        return [s for s in self.ignored if s.reason == "listing_limit"]
+
+    @property
+    def listing_cut(self) -> bool:
+        """True when some deliverable was not listed (`MAX_FILES`) or may not have been
+        seen at all (`MAX_SCAN_ENTRIES`)."""
+        return self.scan_cut or any(s.reason == "listing_limit" for s in self.ignored)
 
     def details(self) -> DeliveryDetails:
         """The ``details.delivery`` block of the result document (names relative to where
-        each file was found)."""
+        each file was found; stray and ignored files past `MAX_DETAIL_ENTRIES` counted in
+        one closing entry)."""
         return DeliveryDetails(
             files=[f.rel for f in self.files],
             missing=self.missing,
             from_chat=self.from_chat,
-            stray=[f"{s.rel} ({s.reason})" for s in self.stray],
-            ignored=[f"{s.rel} ({s.reason})" for s in self.ignored],
+            stray=_capped([f"{s.rel} ({s.reason})" for s in self.stray]),
+            ignored=_capped([f"{s.rel} ({s.reason})" for s in self.ignored]),
             final_message_source=self.final_message_source,
         )
+
+
+def _capped(entries: list[str]) -> list[str]:
+    if len(entries) <= MAX_DETAIL_ENTRIES:
+        return entries
+    return [*entries[:MAX_DETAIL_ENTRIES], f"... and {len(entries) - MAX_DETAIL_ENTRIES} more not named here"]
 
 
 def collect_delivery(paths: RunPaths, config: JudgeConfig) -> Delivery:
@@ -107,10 +143,15 @@ def collect_delivery(paths: RunPaths, config: JudgeConfig) -> Delivery:
     delivery.unreadable.extend(unreadable)
     _drop_duplicates(delivery)
     _unique_names(delivery)
-    cut = sum(1 for s in delivery.ignored if s.reason == "over_limit")
+    cut = len(delivery.unlisted)
     if cut:
-        delivery.notes.append(f"{cut} deliverable(s) past the first {MAX_FILES} were not listed: code rows whose "
-                              "answer they could change are unjudged 'over_limit'")
+        delivery.notes.append(f"{cut} deliverable(s) past the first {MAX_FILES} were not listed (read limit: names and "
+                              "sizes seen, contents never read or shown to a judge): a code row whose answer they hide "
+                              "is judged against the deliverable")
+    if delivery.scan_cut:
+        delivery.notes.append(f"the scan of the deliverables stopped after {MAX_SCAN_ENTRIES} entries (read limit): "
+                              "files past it were not seen; a code row whose answer they could hide is judged against "
+                              "the deliverable")
     if not delivery.files:
         if message and config.chat_fallback:
             delivery.from_chat = True
@@ -162,6 +203,8 @@ def _scan(
         delivery.ignored.append(SkippedFile(rel=display_name(rel), path=str(where), size_bytes=0, reason="unreadable"))
 
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False, onerror=unreadable):
+        if not _count_entry(delivery, root, scored=scored):  # a folder costs a listing
+            return
         current = Path(dirpath)
         entries = list(filenames)
         keep: list[str] = []
@@ -177,8 +220,24 @@ def _scan(
                 keep.append(d)
         dirnames[:] = keep
         for name in sorted(entries):
+            if not _count_entry(delivery, root, scored=scored):
+                return
             path = current / name
             _classify(path, path.relative_to(root).as_posix(), root_real, source, delivery, scored=scored)
+
+
+def _count_entry(delivery: Delivery, root: Path, *, scored: bool) -> bool:
+    """Count one examined entry; False (scan over) past `MAX_SCAN_ENTRIES`, which marks
+    ``scan_cut`` when the root is scored and only leaves a note otherwise."""
+    if delivery.entries_scanned >= MAX_SCAN_ENTRIES:
+        if scored:
+            delivery.scan_cut = True
+        else:
+            delivery.notes.append(f"the scan of {display_name(str(root))} (not scored) stopped at "
+                                  f"{MAX_SCAN_ENTRIES} entries in all")
+        return False
+    delivery.entries_scanned += 1
+    return True
 
 
 def _classify(
@@ -217,7 +276,7 @@ def _classify(
         delivery.stray.append(skipped("outside_scored_set", size))
         return
     if len(delivery.files) >= MAX_FILES:
-        delivery.ignored.append(skipped("over_limit", size))
+        delivery.ignored.append(skipped("listing_limit", size))
         return
     delivery.files.append(DeliveredFile(rel=shown, path=str(path), size_bytes=size, source=source))
 
