@@ -10,7 +10,7 @@ import pytest
 from testkit import deck, make_ctx
 
 from cowork_judge.code_methods import CODE_METHODS
-from cowork_judge.code_methods.decks import EnvironmentMissing
+from cowork_judge.code_methods.deck_checks import EnvironmentMissing
 from cowork_judge.core.rubric import normalize_rubric
 from cowork_judge.run.router import route
 
@@ -242,7 +242,7 @@ def test_page_count_follows_the_slide_list_not_the_parts(tmp_path):
 
 
 def test_page_count_of_html_decks_matches_the_renderer():
-    from cowork_judge.code_methods.decks import html_slide_count
+    from cowork_judge.code_methods.deck_checks import html_slide_count
 
     nested = "<section>1</section><section>2<section>2a</section></section><section>3</section>"
     assert html_slide_count(nested) == 3  # `section:not(section section)`
