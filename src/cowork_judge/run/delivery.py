@@ -4,7 +4,9 @@ Deliverables are non-empty regular files under the output dir (strict, default);
 lenient delivery also takes files at the app root and the alternate output dir. Hidden
 and empty files are ignored; symlinks that resolve outside the scored tree are never
 followed. The final message comes from JUDGE_RESPONSE_FILE, the ATIF trajectory, or a
-plain answer file (SPEC §6). Reading never raises for bad agent output.
+plain answer file (SPEC §6). Reading never raises for bad agent output, and every
+string read from the agent (file names, the final message) is valid UTF-8-encodable
+text (`cowork_judge.agent_text`).
 
 Read limits are the deliverable's doing: past `MAX_FILES` deliverables the rest are
 not listed (their names and sizes are kept in ``ignored`` as ``listing_limit``, so a
@@ -15,17 +17,24 @@ result's warnings.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
-import stat
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from cowork_judge.agent_text import repair
 from cowork_judge.core.result import DeliveryDetails
+from cowork_judge.run.answer import (  # noqa: F401 - re-exported: delivery is where callers look
+    ANSWER_FILES,
+    MAX_MESSAGE_BYTES,
+    MAX_TRAJECTORY_BYTES,
+    UnreadableMessage,
+    atif_final_message,
+    final_message,
+)
 from cowork_judge.run.config import JudgeConfig
 from cowork_judge.run.paths import RunPaths
 
@@ -44,12 +53,6 @@ STRAY_COPY_FILE_BYTES = 10 * 1024 * 1024
 """Largest stray file copied to ``stray_not_scored/`` (bytes)."""
 STRAY_COPY_TOTAL_BYTES = 50 * 1024 * 1024
 """Total bytes copied to ``stray_not_scored/`` per run."""
-MAX_MESSAGE_BYTES = 16 * 1024 * 1024
-"""Largest plain answer file read (bytes); a larger one is reported unreadable."""
-MAX_TRAJECTORY_BYTES = 512 * 1024 * 1024
-"""Largest trajectory.json parsed (bytes): long agent runs with tool output reach 100s of MB."""
-ANSWER_FILES = ("final_answer.txt", "response.txt")
-"""Plain answer files looked for in the agent logs dir, in order."""
 
 
 class DeliveredFile(BaseModel):
@@ -287,11 +290,11 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f\u0080-\u009f\u2028\u2029]")
 def display_name(rel: str) -> str:
     """A file name safe to show a judge and to write as UTF-8.
 
-    Undecodable bytes (surrogate escapes) become U+FFFD; control characters, including
-    newlines that could forge a line of the prompt, become ``\\xNN`` escapes.
+    Undecodable bytes (surrogate escapes) become U+FFFD, as does any other lone
+    surrogate; control characters, including newlines that could forge a line of the
+    prompt, become ``\\xNN`` escapes.
     """
-    text = rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", text)
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", repair(rel))
 
 
 def _drop_duplicates(delivery: Delivery) -> None:
@@ -358,109 +361,3 @@ def copy_stray(delivery: Delivery, stray_dir: Path) -> int:
         total += item.size_bytes
         copied += 1
     return copied
-
-
-# --------------------------------------------------------------------------- final message
-
-
-def final_message(paths: RunPaths, config: JudgeConfig) -> tuple[str | None, str | None, list[str], list[str]]:
-    """The agent's final chat message, its source, notes, and unreadable sources.
-
-    Order: JUDGE_RESPONSE_FILE; ATIF ``trajectory.json`` (last ``source == "agent"`` step
-    with non-empty text); ``final_answer.txt`` / ``response.txt`` in the agent logs dir.
-    Symlinks and non-regular files are never read (the agent writes these files: a link
-    to ``/proc/self/environ`` or to the reference answer must not become its answer).
-    """
-    notes: list[str] = []
-    unreadable: list[str] = []
-    if config.response_file:
-        if not os.path.lexists(config.response_file):
-            notes.append(f"JUDGE_RESPONSE_FILE={config.response_file} does not exist; the final message is looked for "
-                         "in the agent logs instead")
-        text = _read_text(Path(config.response_file), notes, unreadable, MAX_MESSAGE_BYTES)
-        if text:
-            return text, "response_file", notes, unreadable
-    trajectory = paths.agent_logs_dir / "trajectory.json"
-    raw = _read_text(trajectory, notes, unreadable, MAX_TRAJECTORY_BYTES)
-    if raw is not None:
-        try:
-            doc = json.loads(raw)
-        except (ValueError, RecursionError) as exc:
-            notes.append(f"trajectory.json is not valid JSON: {str(exc)[:200]}")
-            unreadable.append("trajectory.json")
-        else:
-            text = atif_final_message(doc)
-            if text:
-                return text, "trajectory", notes, unreadable
-    for name in ANSWER_FILES:
-        text = _read_text(paths.agent_logs_dir / name, notes, unreadable, MAX_MESSAGE_BYTES)
-        if text:
-            return text, name, notes, unreadable
-    return None, None, notes, unreadable
-
-
-def atif_final_message(doc: Any) -> str | None:
-    """Final answer of an ATIF (v1.0–v1.8) trajectory document, or None.
-
-    The answer is the ``message`` of the last step with ``source == "agent"`` whose text
-    is non-empty; ``message`` is a string or a list of ``{"type": "text", "text": …}``
-    parts. Steps that only call tools are skipped.
-    """
-    steps = doc.get("steps") if isinstance(doc, dict) else None
-    if not isinstance(steps, list):
-        return None
-    for step in reversed(steps):
-        if not isinstance(step, dict) or step.get("source") != "agent":
-            continue
-        text = _message_text(step.get("message"))
-        if text:
-            return text
-    return None
-
-
-def _message_text(message: Any) -> str | None:
-    if isinstance(message, str):
-        return message.strip() or None
-    if isinstance(message, list):
-        parts = [
-            p.get("text", "")
-            for p in message
-            if isinstance(p, dict) and p.get("type") in ("text", "output_text") and isinstance(p.get("text"), str)
-        ]
-        text = "\n".join(x for x in parts if x.strip()).strip()
-        return text or None
-    return None
-
-
-def _read_text(path: Path, notes: list[str], unreadable: list[str], limit: int) -> str | None:
-    """Text of a regular, non-symlink file (None when absent); up to `limit` bytes.
-
-    A file that exists but is a link, not regular, unreadable or over `limit` is
-    recorded in `unreadable` and `notes`.
-    """
-    try:
-        st = path.lstat()
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        notes.append(f"{path.name} cannot be read: {exc.strerror or exc}")
-        unreadable.append(path.name)
-        return None
-    if stat.S_ISLNK(st.st_mode) or not stat.S_ISREG(st.st_mode):
-        # planted by the agent (a link to /proc/self/environ, a FIFO): ignored, and NOT
-        # "unreadable" — that would mask the rollout instead of scoring what it delivered
-        notes.append(f"{path.name} is {'a symlink' if stat.S_ISLNK(st.st_mode) else 'not a regular file'}; ignored")
-        return None
-    if st.st_size > limit:
-        notes.append(f"{path.name} is {st.st_size} bytes, more than the {limit} bytes read; not read")
-        unreadable.append(path.name)
-        return None
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-        with os.fdopen(fd, "rb") as fh:
-            data = fh.read(limit + 1)
-    except OSError as exc:
-        notes.append(f"{path.name} cannot be read: {exc.strerror or exc}")
-        unreadable.append(path.name)
-        return None
-    return data.decode("utf-8", errors="replace").strip() or None
