@@ -77,11 +77,6 @@ def check_range(what: str, low: int, high: int | None) -> None:
         raise ValueError(f"min_{what}={low}, max_{what}={high} is an empty range")
 
 
-def listing_cut(ctx: RunContext) -> bool:
-    """True when some deliverable was not listed (`run.delivery.MAX_FILES`) or not seen."""
-    return ctx.delivery.listing_cut
-
-
 def _check_glob(glob: Any) -> str:
     if not isinstance(glob, str):
         raise TypeError(f"glob must be a string, got {type(glob).__name__}")

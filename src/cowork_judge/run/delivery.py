@@ -98,12 +98,6 @@ class Delivery(BaseModel):
         """Deliverables past `MAX_FILES`: seen (name, size), never listed or opened."""
         return [s for s in self.ignored if s.reason == "listing_limit"]
 
-    @property
-    def listing_cut(self) -> bool:
-        """True when some deliverable was not listed (`MAX_FILES`) or may not have been
-        seen at all (`MAX_SCAN_ENTRIES`)."""
-        return self.scan_cut or any(s.reason == "listing_limit" for s in self.ignored)
-
     def details(self) -> DeliveryDetails:
         """The ``details.delivery`` block of the result document (names relative to where
         each file was found; stray and ignored files past `MAX_DETAIL_ENTRIES` counted in
