@@ -3,7 +3,9 @@
 Deliverable text, the task prompt, the agent's final message and tool output reach the
 judge fenced as DATA in tag blocks (``<deliverable path=…>…</deliverable>``); anything in
 that text that looks like one of our delimiters is neutralised (``<`` → ``‹``) so data
-can never close its fence or open a fake rubric block (SPEC §22). The rubric rows are
+can never close its fence or open a fake rubric block (SPEC §22), and it is repaired
+(`cowork_judge.agent_text.repair`: a lone surrogate, e.g. half an emoji, becomes U+FFFD)
+so the request body always encodes. The rubric rows are
 sent in a ``<rubric_rows>`` block: that block is also how the simulator knows which rows
 a request judges.
 """
@@ -15,6 +17,7 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from cowork_judge.agent_text import decode, repair
 from cowork_judge.core.rubric import Criterion
 
 DATA_TAGS = ("deliverable", "model_response", "task_prompt", "tool_output", "rubric_rows")
@@ -24,6 +27,10 @@ INLINE_FILE_CHARS = 16_000
 """A text deliverable up to this many characters is inlined in the first message."""
 INLINE_TOTAL_CHARS = 48_000
 """At most this many characters of deliverables are inlined per block."""
+LISTED_FILES = 200
+"""Deliverables named in the first message, at most; the rest are counted (the judge can
+call list_files). Our choice: every real office deliverable set, without letting a
+flood of files (up to `run.delivery.MAX_FILES`) fill the prompt."""
 MESSAGE_CHARS = 24_000
 """Characters of the final chat message inlined (the full text is in the workspace)."""
 TEXT_SUFFIXES = frozenset(
@@ -42,8 +49,9 @@ PROTOCOL = """
 
 
 def neutralise(text: str) -> str:
-    """Defuse delimiter look-alikes inside data (``</deliverable>`` → ``‹/deliverable>``)."""
-    return _LOOKALIKE.sub(lambda m: "\u2039" + m.group(1), text)
+    """Defuse delimiter look-alikes inside data (``</deliverable>`` → ``‹/deliverable>``),
+    and repair lone surrogates (U+FFFD)."""
+    return _LOOKALIKE.sub(lambda m: "\u2039" + m.group(1), repair(text))
 
 
 def fence(tag: str, text: str, **attrs: str) -> str:
@@ -74,7 +82,9 @@ def first_user_message(
     files = sorted(p for p in (workspace / "output").rglob("*") if p.is_file())
     parts: list[str] = [f"Judge the {len(rows)} rubric row(s) of the rubric_rows block at the end of this message, for one finished task attempt."]
     # file names are agent-controlled data too: a name may spell a delimiter
-    listing = [neutralise(f"output/{p.relative_to(workspace / 'output').as_posix()} ({p.stat().st_size} bytes)") for p in files]
+    listing = [neutralise(f"output/{p.relative_to(workspace / 'output').as_posix()} ({p.stat().st_size} bytes)") for p in files[:LISTED_FILES]]
+    if len(files) > LISTED_FILES:
+        listing.append(f"... and {len(files) - LISTED_FILES} more file(s): call list_files to see them")
     parts.append("Deliverables in output/:\n" + ("\n".join(listing) if listing else "(none: judge the final chat message)"))
     evidence = workspace / "evidence"
     if evidence.is_dir():
@@ -88,12 +98,17 @@ def first_user_message(
         parts.append("The agent's final chat message:\n" + fence("model_response", shown) + note)
     budget = INLINE_TOTAL_CHARS
     for p in files:
+        if budget <= 0:
+            break
         if p.suffix.lower() not in TEXT_SUFFIXES or p.stat().st_size > INLINE_FILE_CHARS * 4:
             continue
         try:
-            text = p.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+            data = p.read_bytes()
+        except OSError:
             continue
+        if b"\x00" in data[:8192]:
+            continue  # binary under a text name
+        text = decode(data)  # a stray invalid byte is U+FFFD, not a reason to hide the file
         if len(text) > INLINE_FILE_CHARS or len(text) > budget:
             continue
         budget -= len(text)
