@@ -107,3 +107,19 @@ def test_html_named_pptx_is_no_powerpoint_deck(judge_run, tmp_path):
     assert v["P"]["hit"] is False and "deck.pptx is an HTML document, not a PowerPoint presentation" in v["P"]["reason"]
     assert v["D"]["hit"] is True and "HTML content named .pptx" in v["D"]["reason"]  # an HTML deck, said as such
     assert abs(run.reward - 1 / 3) < 1e-9
+
+
+def test_a_read_limit_met_while_judging_reaches_the_results_warnings(judge_run, tmp_path):
+    """A text deliverable past the 8 MiB a code method reads: the row is judged against the
+    deliverable and the result's warnings say what was not read (the note is made while
+    judging, after the delivery's own notes were recorded)."""
+    r = rollout(tmp_path, files={"report.md": "# Report\n" + "filler line\n" * 800_000 + "NEEDLE\n"})
+    rows = [{"id": "C1", "description": "the report mentions the needle", "weight": 1, "judge_method": "code",
+             "code_method_name": "text_contains", "code_method_params": {"text": "NEEDLE", "glob": "*.md"}},
+            {"id": "C2", "description": "a report exists", "weight": 1, "judge_method": "code",
+             "code_method_name": "file_exists", "code_method_params": {"glob": "*.md"}}]
+    run = judge_run(make_tests(tmp_path, rows), r, sim=False)
+    doc = valid(run)
+    assert doc["exit_code"] is None and run.verdicts["C1"]["judged"] and run.verdicts["C1"]["hit"] is False
+    assert run.verdicts["C1"]["reason"].startswith("[read limit]")
+    assert [w for w in doc["details"]["warnings"] if w.startswith("delivery: code row C1") and "read limit" in w], doc["details"]["warnings"]

@@ -202,6 +202,7 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
     log.info("delivery: %d file(s), %d stray, final message from %s", len(delivery.files), len(delivery.stray),
              delivery.final_message_source or "nowhere")
     run.warn("delivery", delivery.notes, prefix="delivery: ")
+    warned = len(delivery.notes)  # code methods add notes while judging (a read limit hid an answer)
     if delivery.missing and delivery.unreadable:
         return run.failed(criteria, "delivery_unreadable", "judge:scorer_error",
                           f"the agent's final message could not be read ({', '.join(delivery.unreadable)}); "
@@ -250,6 +251,7 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
         from cowork_judge.agentic.dispatch import judge_agentic as route  # type: ignore[assignment]
 
     verdicts = route(criteria, ctx)
+    run.warn("delivery", delivery.notes[warned:], prefix="delivery: ")
     doc = run.document(criteria, verdicts, delivery=delivery, ctx=ctx, evidence=evidence, instruction_source=instruction_source)
     log.info("score %s (raw %s), coverage %.3f, %d model call(s)", doc.task_score, doc.score_raw,
              doc.extra_fields.judge_coverage, ctx.stats.calls)
