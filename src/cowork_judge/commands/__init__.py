@@ -34,6 +34,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "schema": ("schema", "print the JSON Schema of result.json"),
     "sim": ("sim", "serve the simulated OpenAI-compatible judge endpoint"),
     "evidence": ("evidence", "sniff, extract, render and check decks alone, no model calls"),
+    "gen-ppt-rubrics": ("gen_ppt_rubrics", "write ppt_judge's visual rows into <instance>/tests/rubric.json from the shared template"),
 }
 """Sub-command name → (module under `cowork_judge.commands`, one-line help)."""
 
