@@ -129,10 +129,12 @@ def load_deck(evidence_dir: Path, artifacts: Mapping[str, Any], *, delivered_dec
         return DeckProblem(True, None, f"the deck is broken and cannot be rendered ({summary.sniff_status}: {why})")
     render = digest.render if digest is not None else None
     skip = next((s for s in summary.layers_skipped if s.layer == "render"), None)
-    if render is None or (not render.pages and render.mapping != "none"):
-        return _render_problem(skip.kind if skip else "error", skip.reason if skip else "no render record")
-    if render.mapping == "none" or (digest is not None and digest.structure_ok and digest.slide_count == 0):
+    if (digest is not None and digest.structure_ok and digest.slide_count == 0) or (
+            render is not None and render.status == "ok" and render.mapping == "none"):
         return DeckProblem(True, None, "the deck has no slides")
+    if render is None or not render.pages:
+        kind = skip.kind if skip else (render.skip_kind if render is not None and render.skip_kind else "error")
+        return _render_problem(kind, skip.reason if skip else (render.reason if render is not None else "no render record"))
     hidden = {s.index for s in digest.slides if s.hidden} if digest is not None else set()
     shown = [p for p in range(1, render.page_count + 1) if render.page_to_slide.get(p) not in hidden]
     if not shown:
