@@ -34,9 +34,10 @@ from .settings import read_settings, row_page_mean_p
 REQUIRES_ABI = 2
 DEFAULT_WORKERS = 4
 """Worker threads when the transport does not tell its in-flight limit (JUDGE_WORKFLOW_CONCURRENCY's default)."""
-POOL_GRACE_SEC = 1.0
+POOL_GRACE_SEC = 0.25
 """Seconds past the budget the workflow waits for calls in flight (the transport ends them
-at the budget; the runner's own grace is longer)."""
+at the budget); under the runner's grace (at least 0.5 s, `workflow.runner`), so the
+workflow returns its verdicts before the runner gives up on it."""
 BUDGET_SLACK_SEC = 0.5
 """A call that failed this close to the budget's end failed for want of time."""
 
