@@ -235,3 +235,17 @@ def test_a_deck_without_slides_scores_zero(tmp_path):
     build_evidence([out / "empty.pptx"], tmp_path / "ev", budget_sec=120, width_px=300, root=out)
     v = rows_verdicts(tmp_path / "ev", {"deck_path": str(out / "empty.pptx"), "deck_rel": "empty.pptx"})
     assert all(x.judged and x.level == 0.0 and "no slides" in x.reason for x in v.values())
+
+
+def test_a_pdf_deck_sends_rows_whose_checks_need_the_structure_to_the_vlm(rendered, tmp_path):
+    out = tmp_path / "output"
+    out.mkdir()
+    (out / "deck.pdf").write_bytes((rendered["evidence"] / "deck.pptx" / "render.pdf").read_bytes())
+    build_evidence([out / "deck.pdf"], tmp_path / "ev", budget_sec=60, width_px=400, root=out)
+    oracle = {**ORACLE, "V-LAYOUT-CLIPPED": {"hit": True, "level": 0.9}}
+    v, log, _ = judge(tmp_path / "ev", {"deck_path": str(out / "deck.pdf"), "deck_rel": "deck.pdf"}, oracle=oracle,
+                      settings={"mode": "split"}, delivered=("deck.pdf",))
+    # a PDF has no frames: text_overflow and off_slide cannot run, so the VLM judges V-LAYOUT-CLIPPED
+    assert len(log) == 4 * (len(VLM_ROWS) + 1) and {r for e in log for r in e.row_ids} & CHECKED == {"V-LAYOUT-CLIPPED"}
+    assert v["V-LAYOUT-CLIPPED"].level == 0.9
+    assert (v["V-COMPLETE-BLANK"].level, v["V-COMPLETE-PLACEHOLDER"].level) == (0.75, 0.75)  # still measured on the PDF
