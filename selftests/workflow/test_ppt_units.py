@@ -36,7 +36,8 @@ def test_settings_defaults_and_valid_values():
     ({"mode": "pages"}, "mode"), ({"mode": 3}, "mode"), ({"group_size": 0}, "group_size"),
     ({"group_size": 2.5}, "group_size"), ({"group_size": True}, "group_size"), ({"page_mean_p": "1"}, "page_mean_p"),
     ({"page_mean_p": 50}, "page_mean_p"), ({"render_resolution": "huge"}, "render_resolution"),
-    ({"render_resolution": "100x50"}, "render_resolution"), ({"colour": "red"}, "colour"),
+    ({"render_resolution": "100x50"}, "render_resolution"), ({"render_resolution": "1920×1080"}, "render_resolution"),
+    ({"colour": "red"}, "colour"),
 ])
 def test_a_bad_setting_warns_and_keeps_the_default(raw, key):
     s, warnings = read_settings(raw)

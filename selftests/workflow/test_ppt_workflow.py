@@ -180,13 +180,15 @@ def test_na_pages_and_the_na_policy(rendered):
 
 
 def test_bad_settings_and_a_bad_decided_by_warn_and_fall_back(rendered, caplog):
-    rows = [c.model_copy(update={"extra": {"decided_by": {"checks": ["empty_deck"]}}}) if c.id == "V-TYPE-SIZE" else c
-            for c in template_rows()]
+    rows = [c.model_copy(update={"extra": {"decided_by": {"checks": ["empty_deck"]}}}) if c.id == "V-TYPE-SIZE"
+            else c.model_copy(update={"type": "binary", "levels": None, "level_choices": None}) if c.id == "V-COLOUR-HARMONY"
+            else c for c in template_rows()]
     with caplog.at_level(logging.WARNING, logger="cowork_judge"):
         v, log, audit = judge(rendered["evidence"], rendered["artifacts"], rows=rows, oracle={**ORACLE, "V-TYPE-SIZE": {"hit": True}},
                               settings={"mode": "everything", "group_size": -1})
     text = caplog.text
     assert "workflow_config.ppt_judge.mode" in text and "group_size" in text and "judged by the VLM instead" in text
+    assert "'V-COLOUR-HARMONY' is not graded" in text
     assert len(log) == 4 * 4  # default mode grouped: pages × the 4 clusters with VLM rows (V-TYPE-SIZE joins typography)
     assert any("V-TYPE-SIZE" in e.row_ids for e in log) and v["V-TYPE-SIZE"].level == 1.0
     plan = next(r for name, r in audit.records if name == "plan")

@@ -22,7 +22,7 @@ from typing import Any
 from cowork_judge.core.failures import ErrorKind
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
-from cowork_judge.workflow._contract import ModelCallFailed, WorkflowContext, level_row, unjudged_row
+from cowork_judge.workflow._contract import GRID_21, ModelCallFailed, WorkflowContext, level_row, unjudged_row
 
 from . import prompt
 from .aggregate import Board, Cell, aggregate_row
@@ -58,9 +58,15 @@ def run(criteria: list[Criterion], ctx: WorkflowContext, budget_sec: float) -> l
     settings, warnings = read_settings(ctx.settings)
     rules, powers = {}, {}
     for c in criteria:
-        rules[c.id], warn = read_rule(c.id, c.extra)
+        rules[c.id], warn = read_rule(c.id, _decided_by(c))
         powers[c.id], warn_p = row_page_mean_p(c.page_mean_p, settings)
         warnings += [w for w in (warn, warn_p and f"row {c.id!r}: {warn_p}") if w]
+        if not c.graded:
+            warnings.append(f"row {c.id!r} is not graded: it scores its full weight when its page mean is above 0 "
+                            "(give it 21-step grid levels, as gen-ppt-rubrics does)")
+        elif not set(c.level_choices or ()) >= set(GRID_21):
+            warnings.append(f"row {c.id!r}: its levels are not the 21-step grid; the engine snaps the page mean to "
+                            f"{list(c.level_choices or ())}")
     for w in warnings:
         ctx.log.warning("ppt_judge: %s", w)
     ctx.audit.append("settings", {"settings": settings.as_dict(), "warnings": warnings,
@@ -185,6 +191,13 @@ def _cell_view(cell: Cell) -> Any:
     """A cell in the audit: its level, ``"N/A"`` or ``"lost:<kind>"``, and its source."""
     value = prompt.NA if cell.na else cell.level if cell.judged else f"lost:{cell.lost}"
     return {"value": value, "source": cell.source, "reason": cell.reason[:200]}
+
+
+def _decided_by(c: Criterion) -> dict[str, Any]:
+    """The row's ``decided_by`` (an unknown rubric key today, so kept in ``extra``; read from a
+    ``decided_by`` field too, should the rubric model learn it)."""
+    spec = getattr(c, "decided_by", None)
+    return {"decided_by": spec if spec is not None else c.extra.get("decided_by")}
 
 
 def _delivered_decks(ctx: WorkflowContext) -> list[str]:

@@ -32,7 +32,8 @@ DEFAULT_RENDER_RESOLUTION = "1600x900"
 RENDER_WIDTH_RANGE_PX = (200, 4000)
 """The evidence layer's accepted widths (`evidence.settings.MIN_WIDTH_PX`/`MAX_WIDTH_PX`)."""
 KNOWN_KEYS = frozenset({"mode", "group_size", "page_mean_p", "render_resolution"})
-_RESOLUTION = re.compile(r"\s*(\d{2,5})\s*[xX×]\s*(\d{2,5})\s*\Z")
+_RESOLUTION = re.compile(r"\s*(\d{2,5})\s*[xX]\s*(\d{2,5})\s*\Z")
+"""``WIDTHxHEIGHT``: the spelling the evidence layer reads (`evidence.settings.render_width_px`)."""
 
 
 @dataclass(frozen=True)
