@@ -50,8 +50,7 @@ from cowork_judge.workflow._contract import WorkflowContext
 from cowork_judge.workflow.ppt_judge.schedule import count_calls
 
 KEY = "sk-bench-ppt-0000000000000000"
-WORDS = ("revenue growth market share customers product launch quarterly results strategy team regional sales "
-         "pipeline margin forecast review operations cost savings partner program pilot adoption retention").split()
+WORDS = ["revenue", "growth", "market", "share", "customers", "product", "launch", "quarterly", "results", "strategy", "team", "regional", "sales", "pipeline", "margin", "forecast", "review", "operations", "cost", "savings", "partner", "program", "pilot", "adoption", "retention"]
 
 
 def make_deck(path: Path, pages: int, seed: int = 7) -> None:
@@ -107,7 +106,7 @@ class RemoteSim:
 def _serve(conn, oracle: dict, latency: LatencyModel) -> None:
     server = SimServer(OraclePolicy.from_dict(oracle), latency=latency, api_key=KEY).start()
     conn.send(server.url)
-    while (msg := conn.recv()) == "reset":
+    while conn.recv() == "reset":
         server.reset()
         conn.send("ok")
     server.stop()
@@ -153,7 +152,8 @@ def judge_once(evidence: Path, deck: Path, mode: str, latency: LatencyModel, con
     delays = [e.delay_s for e in entries]
     bound = max(max(delays, default=0.0), sum(delays) / concurrency)
     waves = max(delays, default=0.0) * -(-len(entries) // concurrency)  # equal calls: ⌈calls / concurrency⌉ rounds
-    return {"calls": len(entries), "wall": wall, "bound": bound, "waves": waves, "client_start": client_start, "ratio": wall / bound if bound else float("nan"),
+    return {"calls": len(entries), "wall": wall, "bound": bound, "waves": waves, "client_start": client_start,
+            "ratio": wall / bound if bound else float("nan"),
             "peak": server.max_in_flight, "coverage": sum(v.judged for v in verdicts) / len(verdicts)}
 
 
@@ -181,10 +181,11 @@ def main(argv: list[str] | None = None) -> int:
         if c.id not in checked:
             groups[c.workflow_group or ""] = groups.get(c.workflow_group or "", 0) + 1
     lines = [
-        f"Latency model: {args.latency_ms:g} ms + {args.per_row_ms:g} ms per row per call (jitter {args.jitter:g}); "
-        f"JUDGE_WORKFLOW_CONCURRENCY={args.concurrency}; start jitter 0; 14 template rows, "
-        f"{len(checked)} decided by the checks (no call), VLM rows per cluster {dict(groups)}; group_size 4.", "",
-        "| pages | mode | calls | formula | wall s | bound s | ratio | rounds bound s | ratio to rounds | peak in flight | coverage | render s | client start s |",
+        (f"Latency model: {args.latency_ms:g} ms + {args.per_row_ms:g} ms per row per call (jitter {args.jitter:g}); "
+         f"JUDGE_WORKFLOW_CONCURRENCY={args.concurrency}; start jitter 0; 14 template rows, "
+         f"{len(checked)} decided by the checks (no call), VLM rows per cluster {dict(groups)}; group_size 4."), "",
+        ("| pages | mode | calls | formula | wall s | bound s | ratio | rounds bound s | ratio to rounds | peak in flight "
+         "| coverage | render s | client start s |"),
         "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     with tempfile.TemporaryDirectory(prefix="bench-ppt-") as tmp:

@@ -27,7 +27,8 @@ GATES = ["C-LOCATE-DECK", "C-DECK-OPENABLE"]
 CHECKED = ["V-LAYOUT-CLIPPED", "V-TYPE-GARBLED", "V-TYPE-SIZE", "V-COMPLETE-BLANK", "V-COMPLETE-PLACEHOLDER"]
 # the rows the VLM judges, by cluster (the template's order)
 GROUPS = {"layout": ["V-LAYOUT-OVERLAP", "V-LAYOUT-ALIGN", "V-LAYOUT-DENSITY"], "typography": ["V-TYPE-CONSISTENT"],
-          "colour": ["V-COLOUR-CONTRAST", "V-COLOUR-HARMONY"], "imagery": ["V-IMAGE-QUALITY", "V-IMAGE-CHARTS", "V-IMAGE-RELEVANT"]}
+          "colour": ["V-COLOUR-CONTRAST", "V-COLOUR-HARMONY"],
+          "imagery": ["V-IMAGE-QUALITY", "V-IMAGE-CHARTS", "V-IMAGE-RELEVANT"]}
 
 ORACLE = {
     "V-LAYOUT-OVERLAP": {"hit": True, "level": 1.0}, "V-LAYOUT-OVERLAP@4": {"hit": True, "level": 0.5},

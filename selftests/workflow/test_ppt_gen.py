@@ -118,7 +118,7 @@ def test_bad_arguments_exit_2_with_a_message(tmp_path, capsys, args, message):
 def test_shapes(tmp_path):
     t = load_template()
     bare = generate([{"id": "A", "description": "x", "weight": 2}], t)
-    assert isinstance(bare.document, list) and [r["id"] for r in bare.document][0] == "A" and len(bare.document) == 15
+    assert isinstance(bare.document, list) and bare.document[0]["id"] == "A" and len(bare.document) == 15
     new = generate(None, t)
     assert list(new.document) == ["rubrics"] and len(new.document["rubrics"]) == 14
     with pytest.raises(GenError, match="id → row mapping"):
@@ -132,7 +132,8 @@ def test_visual_rows_are_replaced_in_place():
     t = load_template()
     rows = [{"id": "C", "description": "gate", "weight": 1, "judge_method": "code", "code_method_name": "locate_deck"},
             {"id": "V-OLD", "description": "old", "weight": 1, "judge_method": "workflow", "workflow_name": "ppt_judge"},
-            {"id": "K-CONTENT", "description": "content row", "weight": 4, "judge_method": "workflow", "workflow_name": "ppt_judge"},
+            {"id": "K-CONTENT", "description": "content row", "weight": 4, "judge_method": "workflow",
+             "workflow_name": "ppt_judge"},
             {"id": "A", "description": "agentic", "weight": 2}]
     out = generate({"rubrics": rows, "workflow_config": {"ppt_judge": {"mode": "split"}}}, t)
     ids = [r["id"] for r in out.document["rubrics"]]

@@ -69,7 +69,8 @@ def test_plan_counts_per_mode_equal_the_documented_formula():
     split = plan_calls(pages, "split", groups=GROUPS, group_size=4)
     # by hand: groups layout 3 rows, type 1, ungrouped 2 → ⌈3/2⌉ + 1 + 1 = 4 calls per page
     assert (len(combined), len(grouped), len(split)) == (5, 20, 30)
-    assert [len(combined), len(grouped), len(split)] == [count_calls(5, [3, 1, 2], m, 2) for m in ("combined", "grouped", "split")]
+    modes = ("combined", "grouped", "split")
+    assert [len(combined), len(grouped), len(split)] == [count_calls(5, [3, 1, 2], m, 2) for m in modes]
     assert [c.rows for c in grouped if c.page == 1] == [("a1", "a2"), ("a3",), ("b1",), ("c1", "c2")]
     assert [c.label for c in grouped if c.page == 1] == ["page-001/layout-1", "page-001/layout-2", "page-001/type",
                                                          "page-001/ungrouped"]
@@ -156,7 +157,8 @@ def test_a_confident_finding_decides_zero_a_clean_page_one_and_unsure_evidence_g
 
 
 def test_where_a_check_could_not_look_the_vlm_judges():
-    doc = ChecksDoc(deck="d", checks_run=["off_slide", "text_overflow", "tiny_font"], checks_skipped={"blank_page": "needs pages"},
+    doc = ChecksDoc(deck="d", checks_run=["off_slide", "text_overflow", "tiny_font"],
+                    checks_skipped={"blank_page": "needs pages"},
                     limits=[CheckLimit(kind="budget", slide=3, count=2, reason="budget spent: slides 3-4"),
                             CheckLimit(kind="line_cap", slide=1, page=1, count=9, reason="too many lines")])
     checks = PageChecks(doc, {1: 1, 2: 2, 3: 3, 4: 4})
@@ -203,6 +205,7 @@ def test_lost_pages_are_left_out_and_counted_not_the_row():
 
 
 def test_no_page_judged_is_unjudged_with_the_cause():
-    v = agg({1: Cell(lost="vlm_error", reason="api_error after 6 attempt(s)"), 2: Cell(lost="vlm_error"), 3: Cell(lost="timeout")})
+    v = agg({1: Cell(lost="vlm_error", reason="api_error after 6 attempt(s)"), 2: Cell(lost="vlm_error"),
+             3: Cell(lost="timeout")})
     assert not v.judged and v.error_kind == "vlm_error" and "3 of 3 pages not judged" in v.reason
     assert agg({1: Cell(lost="timeout"), 2: Cell(lost="timeout")}).error_kind == "timeout"

@@ -184,7 +184,8 @@ def test_bad_settings_and_a_bad_decided_by_warn_and_fall_back(rendered, caplog):
             else c.model_copy(update={"type": "binary", "levels": None, "level_choices": None}) if c.id == "V-COLOUR-HARMONY"
             else c for c in template_rows()]
     with caplog.at_level(logging.WARNING, logger="cowork_judge"):
-        v, log, audit = judge(rendered["evidence"], rendered["artifacts"], rows=rows, oracle={**ORACLE, "V-TYPE-SIZE": {"hit": True}},
+        v, log, audit = judge(rendered["evidence"], rendered["artifacts"], rows=rows,
+                              oracle={**ORACLE, "V-TYPE-SIZE": {"hit": True}},
                               settings={"mode": "everything", "group_size": -1})
     text = caplog.text
     assert "workflow_config.ppt_judge.mode" in text and "group_size" in text and "judged by the VLM instead" in text

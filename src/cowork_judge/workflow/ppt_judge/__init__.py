@@ -26,8 +26,8 @@ from cowork_judge.workflow._contract import GRID_21, ModelCallFailed, WorkflowCo
 
 from . import prompt
 from .aggregate import Board, Cell, aggregate_row
-from .deck import DeckEvidence, DeckProblem, load_deck
 from .decided import PageChecks, read_rule
+from .deck import DeckEvidence, DeckProblem, load_deck
 from .schedule import Call, PageFirstPool, plan_calls
 from .settings import read_settings, row_page_mean_p
 
@@ -74,8 +74,8 @@ def run(criteria: list[Criterion], ctx: WorkflowContext, budget_sec: float) -> l
     deck = load_deck(ctx.evidence_dir, ctx.artifacts, delivered_decks=_delivered_decks(ctx))
     if isinstance(deck, DeckProblem):
         ctx.audit.append("deck", {"problem": deck.reason, "deck_fault": deck.deck_fault, "kind": deck.kind})
-        return [level_row(c.id, 0.0, f"[deck] {deck.reason}") if deck.deck_fault else unjudged_row(c.id, deck.kind or "render_env", deck.reason)
-                for c in criteria]
+        return [level_row(c.id, 0.0, f"[deck] {deck.reason}") if deck.deck_fault
+                else unjudged_row(c.id, deck.kind or "render_env", deck.reason) for c in criteria]
 
     rows = {c.id: c for c in criteria}
     pages = {pg.number: pg for pg in deck.pages}
@@ -102,7 +102,8 @@ def run(criteria: list[Criterion], ctx: WorkflowContext, budget_sec: float) -> l
     judge = _PageJudge(ctx, deck, rows, board, checks, budget_end)
     pool = PageFirstPool(workers, judge.call, judge.drop, judge.out_of_time, budget_end + POOL_GRACE_SEC)
     finished = pool.run(calls)
-    board.close(pending_kind=judge.budget_kind(), pending_reason="the workflow's budget was spent while this page was being judged")
+    board.close(pending_kind=judge.budget_kind(),
+                pending_reason="the workflow's budget was spent while this page was being judged")
     ctx.audit.append("done", {"calls_started": pool.started, "finished": finished})
 
     verdicts = []

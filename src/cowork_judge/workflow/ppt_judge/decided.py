@@ -131,11 +131,12 @@ class PageChecks:
                     return f"{kind}: {lim.reason}"
                 if lim.slide is None and lim.page is None:
                     return f"{kind}: {lim.reason}"
-            elif lim.kind in CAPPED_KINDS and kind in CAPPED_KINDS[lim.kind]:
-                if (lim.page is not None and lim.page == page) or (lim.slide is not None and lim.slide == slide):
-                    return f"{kind}: {lim.reason}"
+            elif lim.kind in CAPPED_KINDS and kind in CAPPED_KINDS[lim.kind] and (
+                    (lim.page is not None and lim.page == page) or (lim.slide is not None and lim.slide == slide)):
+                return f"{kind}: {lim.reason}"
         if kind in self._saturated:
-            return f"{kind}: more findings than checks.json keeps ({FINDINGS_PER_CHECK_CAP}); this page's may be among those left out"
+            return (f"{kind}: more findings than checks.json keeps ({FINDINGS_PER_CHECK_CAP}); "
+                    "this page's may be among those left out")
         return None
 
     def decide(self, rule: CheckRule, page: int) -> Decision | None:

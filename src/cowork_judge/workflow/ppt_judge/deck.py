@@ -92,7 +92,8 @@ class DeckProblem:
     reason: str
 
 
-def load_deck(evidence_dir: Path, artifacts: Mapping[str, Any], *, delivered_decks: Sequence[str] = ()) -> DeckEvidence | DeckProblem:
+def load_deck(evidence_dir: Path, artifacts: Mapping[str, Any], *,
+              delivered_decks: Sequence[str] = ()) -> DeckEvidence | DeckProblem:
     """Find the located deck's evidence and the pages to judge.
 
     Args:
@@ -166,7 +167,8 @@ def _render_problem(kind: str, reason: str) -> DeckProblem:
     if kind == "deck_broken":
         return DeckProblem(True, None, f"the deck is broken: LibreOffice could not render it ({reason})")
     if kind == "budget":
-        return DeckProblem(False, "timeout", f"the evidence budget (JUDGE_EVIDENCE) ran out before the deck was rendered: {reason}")
+        return DeckProblem(False, "timeout",
+                           f"the evidence budget (JUDGE_EVIDENCE) ran out before the deck was rendered: {reason}")
     if kind == "disabled":
         return DeckProblem(False, "render_env", f"deck rendering is off: {reason}")
     # render_env (no renderer in the image), error (a renderer crashed or hung), anything else:
