@@ -43,6 +43,8 @@ class LogEntry:
             request was not answered).
         generic_shape: generic mode only: the answer shape (``generic.SHAPES``), else None.
         retry_after_ms: ``rpm_limit`` only: the ``retry-after-ms`` sent, else None.
+        page: the page a per-page workflow request judged (its ``<page_number>`` marker),
+            else None.
     """
 
     seq: int
@@ -66,6 +68,7 @@ class LogEntry:
     cached_tokens: int = 0
     generic_shape: str | None = None
     retry_after_ms: int | None = None
+    page: int | None = None
 
     @property
     def duration_s(self) -> float:

@@ -29,6 +29,7 @@ from .generic import grade_generic
 from .handler import SimHandler, SimHTTPServer
 from .latency import LatencyModel
 from .messages_api import MessagesAPI
+from .pages import mark_na, na_level
 from .policies import DemoPolicy, VerdictPolicy
 from .prefix_cache import PrefixCache
 from .request_log import LogEntry, RequestLog
@@ -303,7 +304,7 @@ class SimServer:
         rec.update(
             stream=req.stream, model=req.model, row_ids=req.row_ids, prompt_chars=req.prompt_chars,
             prompt_tokens=estimate_tokens(req.prompt_chars), images=req.images,
-            response_format=req.response_format,
+            response_format=req.response_format, page=req.page,
         )
         if self.bucket is not None:
             wait_s = self.bucket.take()
@@ -354,7 +355,9 @@ class SimServer:
     def _reply(self, req: SimRequest, fault: Fault | None, rec: dict[str, Any]) -> tuple[Reply, str]:
         """The reply of an answered request and its log kind (``tool``/``final``/``generic``).
 
-        Rows with an answer schema that has no ``verdicts`` property (claude's session-title
+        A request with a page marker gets the policy's answers for that page; rows the
+        policy calls N/A get the schema's string level (``pages.mark_na``). Rows with an
+        answer schema that has no ``verdicts`` property (claude's session-title
         side request, say) are answered in that schema's shape by the generic mode.
         """
         if fault is None and not req.tool_choice_none and not req.answer_tool_forced \
@@ -363,7 +366,11 @@ class SimServer:
             if call is not None:
                 return Reply(None, call, "tool_calls"), "tool"
         if req.rows and (req.answer_schema is None or "verdicts" in (req.answer_schema.get("properties") or {})):
-            verdicts = self.policy.verdicts(req.rows, req.context_text)
+            if req.page is None:
+                verdicts = self.policy.verdicts(req.rows, req.context_text)
+            else:  # a per-page workflow request: "<row id>@<page>" oracle entries apply
+                verdicts = self.policy.verdicts(req.rows, req.context_text, page=req.page)
+            verdicts = mark_na(verdicts, na_level(req.answer_schema))
             text, kind = json.dumps({"verdicts": verdicts}), "final"
         else:
             graded = grade_generic(req, self.policy)
