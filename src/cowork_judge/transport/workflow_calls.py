@@ -154,6 +154,7 @@ class WorkflowCaller:
 
     def __init__(self, shared: WorkflowCalls, name: str, audit: AuditSink, *, cancel: threading.Event, budget_end: float) -> None:
         self.shared = shared
+        self.limit = shared.limit
         self.name = name
         self.audit = audit
         self.cancel = cancel

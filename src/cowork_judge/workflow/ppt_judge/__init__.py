@@ -166,7 +166,7 @@ class _PageJudge:
         missing = [r for r in call.rows if r not in cells]
         if not missing:
             return ()
-        if call.phase:  # already asked alone: give up on this cell
+        if call.phase or not self.ctx.resplit:  # already asked alone (or JUDGE_RESPLIT=0): give up on this cell
             self.board.lose(call.page, missing, "parse_error", f"the reply held no usable verdict ({step}): "
                                                                f"{'; '.join(problems[:2]) or 'row missing'}")
             return ()
@@ -195,10 +195,8 @@ def _cell_view(cell: Cell) -> Any:
 
 
 def _decided_by(c: Criterion) -> dict[str, Any]:
-    """The row's ``decided_by`` (an unknown rubric key today, so kept in ``extra``; read from a
-    ``decided_by`` field too, should the rubric model learn it)."""
-    spec = getattr(c, "decided_by", None)
-    return {"decided_by": spec if spec is not None else c.extra.get("decided_by")}
+    """The row's ``decided_by`` routing field, as `decided.read_rule` takes it."""
+    return {"decided_by": c.decided_by}
 
 
 def _delivered_decks(ctx: WorkflowContext) -> list[str]:
@@ -212,8 +210,5 @@ def _delivered_decks(ctx: WorkflowContext) -> list[str]:
 def _in_flight_limit(ctx: WorkflowContext) -> int:
     """The run's in-flight limit (JUDGE_WORKFLOW_CONCURRENCY) as the transport knows it; the
     pool runs that many workers so calls never queue out of page order at the transport."""
-    for holder in (ctx.transport, getattr(ctx.transport, "shared", None)):
-        limit = getattr(holder, "limit", None)
-        if isinstance(limit, int) and not isinstance(limit, bool) and limit >= 1:
-            return limit
-    return DEFAULT_WORKERS
+    limit = getattr(ctx.transport, "limit", None)  # `ModelCaller.limit` (a test double may lack it)
+    return limit if isinstance(limit, int) and not isinstance(limit, bool) and limit >= 1 else DEFAULT_WORKERS
