@@ -180,7 +180,7 @@ def test_na_pages_and_the_na_policy(rendered):
 
 
 def test_bad_settings_and_a_bad_decided_by_warn_and_fall_back(rendered, caplog):
-    rows = [c.model_copy(update={"extra": {"decided_by": {"checks": ["empty_deck"]}}}) if c.id == "V-TYPE-SIZE"
+    rows = [c.model_copy(update={"decided_by": {"checks": ["empty_deck"]}}) if c.id == "V-TYPE-SIZE"
             else c.model_copy(update={"type": "binary", "levels": None, "level_choices": None}) if c.id == "V-COLOUR-HARMONY"
             else c for c in template_rows()]
     with caplog.at_level(logging.WARNING, logger="cowork_judge"):
