@@ -34,6 +34,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "schema": ("schema", "print the JSON Schema of result.json"),
     "sim": ("sim", "serve the simulated OpenAI-compatible judge endpoint"),
     "evidence": ("evidence", "sniff, extract, render and check decks alone, no model calls"),
+    "rescore": ("rescore", "recompute rewards from stored verdicts (new rubric, mode, threshold), zero model calls"),
     "summarize": ("summarize", "account for many result documents: rewards, coverage, error kinds, hit rates, bootstrap CIs"),
 }
 """Sub-command name → (module under `cowork_judge.commands`, one-line help)."""
