@@ -36,6 +36,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "evidence": ("evidence", "sniff, extract, render and check decks alone, no model calls"),
     "rescore": ("rescore", "recompute rewards from stored verdicts (new rubric, mode, threshold), zero model calls"),
     "summarize": ("summarize", "account for many result documents: rewards, coverage, error kinds, hit rates, bootstrap CIs"),
+    "report": ("report", "one self-contained HTML page of one job: score, verdicts, coverage, deck pages"),
 }
 """Sub-command name → (module under `cowork_judge.commands`, one-line help)."""
 
