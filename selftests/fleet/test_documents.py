@@ -33,6 +33,8 @@ def test_a_directory_yields_every_verifier_result_json_and_nothing_else(tmp_path
     (job / "result.json").write_text("{}")  # Harbor's job result: not ours
     (job / "deckA__abc1234" / "result.json").write_text("{}")  # Harbor's trial result: not ours
     (job / "deckA__abc1234" / "verifier" / "reward.txt").write_text("1.0")
+    write(job / "deckA__abc1234" / "agent" / "verifier" / "result.json", make_doc())  # agent logs are not searched
+    write(job / "deckA__abc1234" / "verifier" / "judge" / "verifier" / "result.json", make_doc())  # nor the audit
     found = discover([str(job)])
     assert names(found) == [str(job / "deckA__abc1234/verifier/result.json"),
                             str(job / "deckA__zzz9999/steps/s1/verifier/result.json"),
@@ -94,19 +96,20 @@ def test_every_input_is_an_item_and_each_file_gets_its_digest(tmp_path):
     (b"\xff\xfe", "unreadable", "not UTF-8 (byte 0)"),
     (b"{", "unreadable", "not JSON (Expecting property name enclosed in double quotes at line 1 column 2)"),
     (b'{"a": NaN}', "unreadable", "not JSON (non-finite number NaN)"),
+    (json.dumps(dump(make_doc())).replace('"task_score": 1.0', '"task_score": NaN').encode(), "unreadable",
+     "not JSON (non-finite number NaN)"),
     (b"[]", "invalid", "not a result document (a JSON list, not an object)"),
     (b'{"schema": "cowork-judge/result/v1"}', "invalid", "not a result document: status: Field required (+17 more)"),
 ])
 def test_parse_errors_are_one_line_and_never_quote_the_content(data, problem, error):
-    doc, raw, got_problem, got_error = parse_document(data)
-    assert (doc, raw, got_problem, got_error) == (None, None, problem, error)
+    assert parse_document(data) == (None, problem, error)
 
 
 def test_validation_errors_do_not_echo_document_text():
     secret = "DELIVERABLE TEXT <script>"
     raw = dump(make_doc())
     raw["status"] = secret
-    _doc, _raw, problem, error = parse_document(json.dumps(raw).encode())
+    _doc, problem, error = parse_document(json.dumps(raw).encode())
     assert problem == "invalid" and secret not in error and error.startswith("not a result document: status:")
 
 

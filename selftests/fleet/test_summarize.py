@@ -8,13 +8,19 @@ from pathlib import Path
 
 import pytest
 from fleet.factory import NOTHING, make_doc, verdicts, write
-from fleet.test_stats import reference_ci
+from fleet.test_stats import reference_ci as exact_ci
 
 from cowork_judge.fleet.documents import discover, read_items
 from cowork_judge.fleet.stats import SCALE, quantize
 from cowork_judge.fleet.summarize import CLASSES, Summarizer, SummaryOptions, classify
 
 R_B = 4 / 6  # R1 + R2 hit, R3 unjudged, N1 clean: E = 3 + 1 over W = 6
+
+
+def reference_ci(num, den, **kwargs) -> tuple[float, float]:
+    """The independent interval, rounded as the summary reports it (6 decimals)."""
+    low, high = exact_ci(num, den, **kwargs)
+    return round(low, 6), round(high, 6)
 
 
 def build_job(root: Path) -> Path:

@@ -27,16 +27,18 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
-from pathlib import Path, PurePath
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import ValidationError
+from pydantic_core import from_json
 
 from cowork_judge.core.result import ResultDocument
 
 RESULT_NAME = "result.json"
 VERIFIER_DIR = "verifier"
+STEPS_DIR = "steps"
 MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
 """Largest single document read (bytes); real ones are tens of KB."""
 HARBOR_TRIAL_SUFFIX = re.compile(r"__[A-Za-z0-9]{7}$")
@@ -62,18 +64,35 @@ class InputFile:
 
 @dataclass
 class Item:
-    """One input: a document (``doc`` and ``raw``, the decoded JSON object) or a problem.
+    """One input: a document (``doc``) or a problem (``problem``, ``error``).
 
     ``source`` names it: the file name, or ``file.jsonl:LINE`` (1-based) for a JSONL row.
+    ``data`` holds the input's bytes while it is folded; `top_level` reads fields the
+    producer added beside the document's own (a fleet's ``task_id``, ``tags``…).
     """
 
     source: str
     file: InputFile
     line: int | None = None
     doc: ResultDocument | None = None
-    raw: dict[str, Any] | None = None
     problem: Problem | None = None
     error: str | None = None
+    data: bytes = b""
+    _raw: dict[str, Any] | None = field(default=None, repr=False)
+
+    @property
+    def raw(self) -> dict[str, Any]:
+        """The decoded JSON object of a valid document ({} for a problem), decoded on first use."""
+        if self._raw is None:
+            value = from_json(self.data) if self.doc is not None else {}
+            self._raw = value if isinstance(value, dict) else {}
+        return self._raw
+
+    def top_level(self, key: str) -> Any:
+        """The document's top-level `key`, or None; decodes only when the key can be there."""
+        if self.doc is None or (f'"{key}"'.encode() not in self.data and b"\\u" not in self.data):
+            return None
+        return self.raw.get(key)
 
 
 @dataclass(frozen=True)
@@ -127,11 +146,21 @@ def _expand(arg: str) -> list[tuple[Path, str]]:
 
 
 def _walk_results(root: Path) -> Iterator[Path]:
-    """``…/verifier/result.json`` under `root` in sorted order, symlinked dirs not followed."""
+    """``…/verifier/result.json`` under `root` in sorted order, symlinked dirs not followed.
+
+    Nothing below a ``verifier`` dir is searched (its ``judge/`` audit holds no result), and
+    a dir holding a ``verifier`` dir (a trial, a ``logs`` dir) is searched only in
+    ``verifier/`` and ``steps/``: agent logs and artifacts can hold many files.
+    """
     for dirpath, dirnames, filenames in os.walk(root):
+        if os.path.basename(dirpath) == VERIFIER_DIR:
+            dirnames[:] = []
+            if RESULT_NAME in filenames:
+                yield Path(dirpath) / RESULT_NAME
+            continue
+        if VERIFIER_DIR in dirnames:
+            dirnames[:] = [d for d in dirnames if d in (VERIFIER_DIR, STEPS_DIR)]
         dirnames.sort()
-        if os.path.basename(dirpath) == VERIFIER_DIR and RESULT_NAME in filenames:
-            yield Path(dirpath) / RESULT_NAME
 
 
 def read_items(files: Sequence[InputFile], on_file: Callable[[FileDigest], None] | None = None) -> Iterator[Item]:
@@ -173,37 +202,55 @@ def read_items(files: Sequence[InputFile], on_file: Callable[[FileDigest], None]
 
 def _item(data: bytes, f: InputFile, line: int | None) -> Item:
     source = f.name if line is None else f"{f.name}:{line}"
-    doc, raw, problem, error = parse_document(data)
-    return Item(source=source, file=f, line=line, doc=doc, raw=raw, problem=problem, error=error)
+    doc, problem, error = parse_document(data)
+    return Item(source=source, file=f, line=line, doc=doc, problem=problem, error=error, data=data if doc is not None else b"")
 
 
-def parse_document(data: bytes) -> tuple[ResultDocument | None, dict[str, Any] | None, Problem | None, str | None]:
+def parse_document(data: bytes) -> tuple[ResultDocument | None, Problem | None, str | None]:
     """Decode and validate one result document.
 
     Returns:
-        ``(doc, raw, None, None)`` for a valid document, else ``(None, None, problem,
-        one-line error)``. Error lines name the JSON position or the failing field, never
+        ``(doc, None, None)`` for a valid document, else ``(None, problem, one-line
+        error)``. Non-finite numbers (``NaN``, ``Infinity``) make the input unreadable: no
+        reward may be NaN. Error lines name the JSON position or the failing field, never
         the document's content (deliverable text must not leak into summaries).
     """
     try:
-        raw = json.loads(data.decode("utf-8"), parse_constant=_reject_constant)
-    except UnicodeDecodeError as exc:
-        return None, None, "unreadable", f"not UTF-8 (byte {exc.start})"
-    except json.JSONDecodeError as exc:
-        return None, None, "unreadable", f"not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
-    except ValueError as exc:
-        return None, None, "unreadable", f"not JSON ({exc})"
-    if not isinstance(raw, dict):
-        return None, None, "invalid", f"not a result document (a JSON {type(raw).__name__}, not an object)"
-    try:
-        doc = ResultDocument.model_validate(raw)
+        doc = ResultDocument.model_validate_json(data)
     except ValidationError as exc:
         errors = exc.errors(include_input=False, include_url=False)
         first = errors[0]
+        if (first["type"] in ("json_invalid", "model_type") and not first.get("loc")) or _may_be_non_finite(data):
+            problem, error = _diagnose(data)
+            if problem is not None or first["type"] in ("json_invalid", "model_type"):
+                return None, problem or "invalid", error or f"not a result document: {first.get('msg', 'invalid')}"
         where = ".".join(str(p) for p in first.get("loc", ())) or "(document)"
         more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
-        return None, None, "invalid", f"not a result document: {where}: {first.get('msg', 'invalid')}{more}"
-    return doc, raw, None, None
+        return None, "invalid", f"not a result document: {where}: {first.get('msg', 'invalid')}{more}"
+    if _may_be_non_finite(data):  # the fast parser accepts NaN and Infinity; the strict one refuses them
+        problem, error = _diagnose(data)
+        if problem is not None:
+            return None, problem, error
+    return doc, None, None
+
+
+def _may_be_non_finite(data: bytes) -> bool:
+    return b"NaN" in data or b"Infinity" in data
+
+
+def _diagnose(data: bytes) -> tuple[Problem | None, str | None]:
+    """Why `data` is not a document, by the standard library's stricter parser."""
+    try:
+        raw = json.loads(data.decode("utf-8"), parse_constant=_reject_constant)
+    except UnicodeDecodeError as exc:
+        return "unreadable", f"not UTF-8 (byte {exc.start})"
+    except json.JSONDecodeError as exc:
+        return "unreadable", f"not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+    except ValueError as exc:
+        return "unreadable", f"not JSON ({exc})"
+    if not isinstance(raw, dict):
+        return "invalid", f"not a result document (a JSON {type(raw).__name__}, not an object)"
+    return None, None
 
 
 def _reject_constant(name: str) -> Any:
@@ -226,11 +273,11 @@ def path_task(name: str) -> str | None:
     ``<rollout>``. Harbor cuts task names to 32 characters, so tasks sharing a 32-character
     prefix share a cluster (the intervals get wider, never narrower).
     """
-    parts = PurePath(name).parts
+    parts = tuple(p for p in name.replace(os.sep, "/").split("/") if p)
     if len(parts) < 3 or parts[-2] != VERIFIER_DIR:
         return None
     i = len(parts) - 3
-    if i >= 2 and parts[i - 1] == "steps":
+    if i >= 2 and parts[i - 1] == STEPS_DIR:
         i -= 2
     if parts[i] == "logs" and i >= 1:
         i -= 1
@@ -270,13 +317,12 @@ def task_key(item: Item, mode: str) -> tuple[str, TaskKeySource]:
     (every document is its own cluster). A document the mode says nothing about is its
     own cluster (source ``document``).
     """
-    raw = item.raw or {}
     if mode.startswith("field:"):
-        value = field_value(raw, mode[6:])
+        value = field_value(item.raw, mode[6:])
         if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value):
             return f"field:{value}", "field"
     elif mode == "auto":
-        value = raw.get("task_id")
+        value = item.top_level("task_id")
         if isinstance(value, str) and value:
             return f"field:{value}", "field"
     if mode in ("auto", "path"):

@@ -100,7 +100,7 @@ def load_job(verifier_dir: Path, *, work_dir: Path | None = None, evidence_dir: 
         data = path.read_bytes()
     except OSError as exc:
         raise JobError(f"{path}: {exc.strerror or exc}") from None
-    doc, _raw, problem, error = parse_document(data)
+    doc, problem, error = parse_document(data)
     if doc is None:
         raise JobError(f"{path}: {problem}: {error}")
     job = Job(verifier_dir=path.parent, doc=doc, doc_sha256=hashlib.sha256(data).hexdigest())

@@ -47,6 +47,8 @@ REWARD_BINS = 20
 """Reward histogram: 20 bins of width 0.05 over [0, 1] (the last one closed)."""
 COVERAGE_BINS = 10
 QUANTILES = (0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0)
+CI_DIGITS = 6
+"""Interval ends are rounded to 6 decimals: the bootstrap sums rewards quantized to 2⁻²⁴ ≈ 6e-8."""
 DOCUMENT_KEYS = ("status", "exit_code", "judge_model", "judge_backend", "metric_id", "version", "version_source")
 """Result-document fields `--group-by` can name directly (besides ``class`` and ``task``)."""
 _MODEL_FIELDS = frozenset(ResultDocument.model_fields) | {"schema"}
@@ -190,17 +192,16 @@ class Summarizer:
         self.unjudged_weight_docs += 1
         criteria = {str(c.get("id")): c for c in doc.criteria}
         for r in doc.results:
-            result = {"judged": r.judged, "hit": r.hit, "level": r.level, "contribution": r.contribution,
-                      "error_kind": r.error_kind, "method": r.method}
             if not r.judged:
                 self.row_error_kinds[r.error_kind or "no_verdict"] += 1
             crit = criteria.get(r.id, {})
-            self.rows.add([r.id], result, cluster)
-            self.tags.add([scalar_text(crit.get("tag")) or NONE], result, cluster)
+            self.rows.add(r.id, r, cluster)
+            self.tags.add(scalar_text(crit.get("tag")) or NONE, r, cluster)
             for key, table in self.row_groups.items():
-                values = row_values(crit, result, key)
+                values = row_values(crit, r, key)
                 table.seen_values = table.seen_values or bool(values)
-                table.add(values or [NONE], result, cluster)
+                for value in values or (NONE,):
+                    table.add(value, r, cluster)
             if self.reasons is not None and r.reason:
                 outcome = "hit" if r.judged and r.hit else ("miss" if r.judged else "unjudged")
                 self.reasons.add(r.id, outcome, r.reason)
@@ -235,12 +236,11 @@ class Summarizer:
         if name in DOCUMENT_KEYS:
             text = scalar_text(getattr(doc, name))
             return [text] if text is not None else []
-        raw = item.raw or {}
         if name not in _MODEL_FIELDS:
-            text = scalar_text(raw.get(name))
+            text = scalar_text(item.top_level(name))
             if text is not None:
                 return [text]
-        tags = raw.get("tags")
+        tags = item.top_level("tags")
         if isinstance(tags, dict):
             text = scalar_text(tags.get(name))
             if text is not None:
@@ -269,7 +269,8 @@ class Summarizer:
         opts = self.options
         intervals: dict[tuple[Any, ...], tuple[float, float] | None] = {}
         if opts.draws > 0:
-            intervals = dict(zip(names, bootstrap_ci(stats, k, draws=opts.draws, seed=opts.seed, confidence=opts.confidence)))
+            drawn = bootstrap_ci(stats, k, draws=opts.draws, seed=opts.seed, confidence=opts.confidence)
+            intervals = {name: (round(ci[0], CI_DIGITS), round(ci[1], CI_DIGITS)) if ci else None for name, ci in zip(names, drawn)}
 
         def ci(name: str) -> list[float] | None:
             interval = intervals.get((name,))

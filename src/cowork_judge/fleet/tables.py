@@ -19,6 +19,8 @@ from cowork_judge.fleet.stats import SCALE, RatioStat, quantize
 MAX_TABLE_KEYS = 5000
 """Distinct keys kept per table (first seen, in input order); later ones count under `OTHER`."""
 OTHER = "(other)"
+RESULT_KEYS = frozenset({"method", "error_kind", "gate"})
+"""Verdict fields a row can be grouped by."""
 NONE = "(none)"
 MAX_REASON_CHARS = 300
 MAX_REASONS = 3
@@ -43,13 +45,13 @@ def tag_list_values(tags: Any, key: str) -> list[str]:
     return [t[len(prefix):] for t in tags if isinstance(t, str) and t.startswith(prefix)]
 
 
-def row_values(criterion: Mapping[str, Any], result: Mapping[str, Any], key: str) -> list[str]:
+def row_values(criterion: Mapping[str, Any], result: Any, key: str) -> list[str]:
     """The values of `key` on one row: a field of the normalized row (``tag``,
     ``criterion_type``, ``judge_method``, ``type``…), of its verdict (``method``,
     ``error_kind``), of the row's carried-through ``extra`` keys, or ``key:value`` entries
     of an ``extra.tags`` list. Empty when the row does not carry it."""
-    for source in (criterion, result):
-        text = scalar_text(source.get(key))
+    for value in (criterion.get(key), getattr(result, key, None) if key in RESULT_KEYS else None):
+        text = scalar_text(value)
         if text is not None:
             return [text]
     extra = criterion.get("extra") or {}
@@ -82,24 +84,24 @@ class RowTable:
         self.clustered = clustered
         self.seen_values = False
 
-    def add(self, keys: Iterable[str], result: Mapping[str, Any], cluster: int) -> None:
-        """Count one row (a ``results[]`` entry) under each of `keys`."""
-        for key in keys:
-            cell = self._cell(key)
-            cell.rows += 1
-            if result.get("judged") and result.get("hit") is not None:
-                cell.judged += 1
-                hit = bool(result["hit"])
-                cell.hits += hit
-                if self.clustered:
-                    cell.judged_by_cluster[cluster] = cell.judged_by_cluster.get(cluster, 0) + 1
-                    cell.hits_by_cluster[cluster] = cell.hits_by_cluster.get(cluster, 0) + hit
-                if result.get("level") is not None:
-                    cell.level_sum += float(result["level"])
-                    cell.levels += 1
-            elif result.get("error_kind"):
-                cell.error_kinds[str(result["error_kind"])] += 1
-            cell.contribution_sum += float(result.get("contribution") or 0.0)
+    def add(self, key: str, result: Any, cluster: int) -> None:
+        """Count one row (a ``results[]`` entry: ``judged``, ``hit``, ``level``,
+        ``contribution``, ``error_kind`` attributes) under `key`."""
+        cell = self.cells.get(key) or self._cell(key)
+        cell.rows += 1
+        if result.judged and result.hit is not None:
+            cell.judged += 1
+            hit = 1 if result.hit else 0
+            cell.hits += hit
+            if self.clustered:
+                cell.judged_by_cluster[cluster] = cell.judged_by_cluster.get(cluster, 0) + 1
+                cell.hits_by_cluster[cluster] = cell.hits_by_cluster.get(cluster, 0) + hit
+            if result.level is not None:
+                cell.level_sum += result.level
+                cell.levels += 1
+        elif result.error_kind:
+            cell.error_kinds[result.error_kind] += 1
+        cell.contribution_sum += result.contribution
 
     def _cell(self, key: str) -> RowCell:
         cell = self.cells.get(key)
