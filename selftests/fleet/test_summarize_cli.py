@@ -79,6 +79,7 @@ def test_write_file_publishes_atomically_and_refuses_existing_targets(tmp_path):
     (["in", "--out", "o.json", "--instance-tags", "tags.json"], "cowork-judge summarize: tags.json: expected a JSON object of task → "
                                                                 "{key: value}"),
     (["in", "--out", "no-such-dir/o.json"], "cowork-judge summarize: no-such-dir is not a directory"),
+    (["in", "--out", "o.json", "--html", "o.json"], "cowork-judge summarize: --out and --html name the same file"),
 ])
 def test_bad_input_is_one_clear_line_and_a_nonzero_exit(tmp_path, monkeypatch, capsys, args, message):
     monkeypatch.chdir(tmp_path)
@@ -86,6 +87,16 @@ def test_bad_input_is_one_clear_line_and_a_nonzero_exit(tmp_path, monkeypatch, c
     (tmp_path / "tags.json").write_text("[1, 2]")
     code, out, err = summarize(capsys, *args)
     assert code in (1, 2) and out == "" and err.strip() == message
+
+
+def test_reasons_reach_the_html_only_when_asked(tmp_path, capsys):
+    job = build_job(tmp_path)
+    for flag, name in (([], "plain"), (["--include-reasons"], "asked")):
+        code, _out, err = summarize(capsys, str(job), "--out", str(tmp_path / f"{name}.json"), "--html",
+                                    str(tmp_path / f"{name}.html"), "--draws", "0", *flag)
+        assert code == 0, err
+    assert "REASON-MARKER" not in (tmp_path / "plain.html").read_text()
+    assert "REASON-MARKER on slide 2" in (tmp_path / "asked.html").read_text()
 
 
 def test_help_has_an_example(capsys):

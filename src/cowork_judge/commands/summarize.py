@@ -61,6 +61,8 @@ def main(argv: list[str]) -> int:
         return status
 
     out, html = Path(args.out), Path(args.html) if args.html else None
+    if html is not None and html.absolute() == out.absolute():
+        return fail("--out and --html name the same file")
     if args.draws < 0 or args.seed < 0 or not 0.0 < args.confidence < 1.0:
         return fail("--draws and --seed must be ≥ 0 and --confidence in (0, 1)")
     group_by = tuple(dict.fromkeys(k.strip() for g in args.group_by for k in g.split(",") if k.strip()))

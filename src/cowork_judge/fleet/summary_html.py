@@ -76,6 +76,8 @@ def render_summary(summary: dict[str, Any]) -> str:
     if len(rows) > MAX_ROWS_SHOWN:
         parts.append(f'<p class="sub">first {MAX_ROWS_SHOWN} of {len(rows):,} row ids (all are in the JSON)</p>')
     parts.append(_row_table(dict(rows[:MAX_ROWS_SHOWN]), "row id"))
+    if "reasons" in summary:
+        parts.append(_reasons(summary["reasons"]))
     parts.append(_problems(summary["problems"]))
     parts.append("<h2>Inputs</h2>")
     parts.append(f'<p class="sub">{summary["inputs"]["files"]:,} files; their SHA-256 digests are in the JSON summary.</p>')
@@ -94,6 +96,19 @@ def _doc_table(cells: dict[str, Any], label: str) -> str:
              fmt_ci(v.get("pass_rate_ci")), v["reward_mean_clean"], v["coverage_mean"]] for k, v in cells.items()]
     return table([label, "documents", "rewarded", "mean reward", "CI", "pass rate", "CI", "mean reward (clean)", "coverage"],
                  rows, numeric=[False, True, True, True, False, True, False, True, True])
+
+
+def _reasons(reasons: dict[str, Any]) -> str:
+    """``--include-reasons``: the first distinct reasons per row id / exit code and outcome."""
+    rows = []
+    for level in ("rows", "exit_codes"):
+        for key, outcomes in reasons[level].items():
+            for outcome, sample in outcomes.items():
+                rows += [[key, outcome, r["reason"], r["count"]] for r in sample["first"]]
+                if sample["other"]:
+                    rows.append([key, outcome, f"(other reasons: {sample['other']})", sample["other"]])
+    return "<h2>Sample reasons</h2>" + table(["row id / exit code", "outcome", "reason", "count"], rows,
+                                             numeric=[False, False, False, True])
 
 
 def _problems(problems: list[dict[str, str]]) -> str:
