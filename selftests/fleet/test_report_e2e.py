@@ -82,6 +82,9 @@ def test_report_of_a_deck_job_in_a_real_chromium(judged_deck, tmp_path):
     report = Path(proc.stdout.strip())
     assert report == run.verifier / "report.html"
     html = report.read_text(encoding="utf-8")
+    again = subprocess.run([sys.executable, "-m", "cowork_judge", "report", str(run.verifier), "--work-dir", str(run.work),
+                            "--out", str(tmp_path / "again.html")], capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0 and (tmp_path / "again.html").read_text(encoding="utf-8") == html  # byte-identical rerun
     assert "<script" not in html.lower() and "onerror=" not in html.replace("onerror=&quot;", "") and "<svg onload" not in html
     assert "&lt;script&gt;window.__pwned=1&lt;/script&gt;" in html  # slide title and reason, shown as text
     assert len(re.findall(r'<img src="data:image/(?:jpeg|png);base64,', html)) == 3
