@@ -31,8 +31,8 @@ MIX1, MIX2 = 0xBF58476D1CE4E5B9, 0x94D049BB133111EB
 """SplitMix64 finalizer multipliers."""
 EXACT_FLOAT = 1 << 53
 """Integers below this are exact in float64 (and so are sums staying below it)."""
-CHUNK_ELEMENTS = 1 << 22
-"""NumPy path: at most this many drawn indices are held at once (32 MiB of uint64)."""
+CHUNK_ELEMENTS = 1 << 20
+"""NumPy path: at most this many drawn indices are held at once (8 MiB of uint64)."""
 
 Counts = Union[Sequence[int], Mapping[int, int]]
 

@@ -20,9 +20,23 @@ Every input lands in exactly one accounting class, tested in this order:
 =================  ============================================================
 
 so the class counts always add up to the inputs. Rewarded documents are those with a
-``task_score`` (every parsed class but ``skipped``): ``reward.all`` averages them (what
-Harbor's job mean shows); ``reward.clean`` keeps only ``scored`` and ``delivery_missing``
-(what remains when degraded and systemic samples are masked, SPEC §0.2).
+``task_score`` (every parsed class but ``skipped``): ``reward.mean`` averages them (what
+Harbor's job mean shows); ``reward.mean_clean`` keeps only ``scored`` and
+``delivery_missing`` (what remains when degraded and systemic samples are masked, SPEC §0.2).
+Pass rates follow the same two populations; coverage, error kinds, methods and row tables
+cover every parsed document but ``skipped`` ones.
+
+Intervals: one cluster per task key (`fleet.documents.task_key`) that has a parsed
+document, in order of first appearance; every statistic is a ratio of per-cluster sums
+(`fleet.stats`), so a task's rollouts are resampled together and a cluster contributing
+nothing to a statistic (e.g. only skipped documents) simply adds nothing to it.
+
+Output keys: ``schema``, ``generator``, ``options``, ``accounting``,
+``systemic_exit_codes``, ``problems`` (every unreadable, invalid or duplicate input, named),
+``clusters``, ``reward``, ``pass``, ``coverage``, ``error_kinds`` (per document and per
+row), ``methods``, ``unjudged``, ``rows`` (by row id), ``tags`` (by row ``tag``),
+``groups`` (``--group-by``), ``reasons`` (only with ``--include-reasons``), ``inputs``
+(path, SHA-256, bytes and document count of every file).
 """
 
 from __future__ import annotations
