@@ -73,6 +73,7 @@ class DeckEvidence:
     notes: list[str] = field(default_factory=list)
 
     def page_to_slide(self) -> dict[int, int | None]:
+        """Rendered page number → slide index (None: the page maps to no slide)."""
         return {p.page: p.slide for p in self.pages}
 
 

@@ -112,6 +112,7 @@ class _Mean:
     den: array = field(default_factory=lambda: array("q"))
 
     def add(self, cluster: int, value: float, quantized: int) -> None:
+        """Add one document's `value` (and its integer form for the bootstrap) to `cluster`."""
         while len(self.den) <= cluster:
             self.num.append(0)
             self.den.append(0)
@@ -121,9 +122,11 @@ class _Mean:
         self.den[cluster] += 1
 
     def mean(self) -> float | None:
+        """The plain mean; None when the population is empty."""
         return self.total / self.n if self.n else None
 
     def stat(self, k: int, scale: int) -> RatioStat:
+        """The mean as a ratio statistic over `k` clusters."""
         pad = k - len(self.den)
         return RatioStat(list(self.num) + [0] * pad, list(self.den) + [0] * pad, scale=scale)
 

@@ -219,6 +219,7 @@ class ReasonSamples:
         self.other: Counter[tuple[str, str]] = Counter()
 
     def add(self, key: str, outcome: str, reason: str) -> None:
+        """Count one reason (cut to `MAX_REASON_CHARS`) of `key` with `outcome` (hit/miss/unjudged)."""
         text = reason[:MAX_REASON_CHARS]
         by_outcome = self.samples.setdefault(key, {}).setdefault(outcome, {})
         if text in by_outcome:
@@ -229,6 +230,7 @@ class ReasonSamples:
             self.other[(key, outcome)] += 1
 
     def report(self) -> dict[str, Any]:
+        """key → outcome → {first: [{reason, count}], other: count of later distinct reasons}."""
         out: dict[str, Any] = {}
         for key in sorted(self.samples):
             out[key] = {
