@@ -110,9 +110,11 @@ class RequestLog:
                     fh.write(json.dumps(entry.to_dict()) + "\n")
 
     def entries(self) -> list[LogEntry]:
-        """Snapshot of all entries, in completion order."""
+        """Snapshot of all entries, in arrival order (``seq``): a request answered before an
+        earlier one finished logging still comes after it, so order-based assertions hold
+        however the machine schedules the server's threads."""
         with self._lock:
-            return list(self._entries)
+            return sorted(self._entries, key=lambda e: e.seq)
 
     def clear(self) -> None:
         """Drop all entries (arrival numbers keep counting)."""
