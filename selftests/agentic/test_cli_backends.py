@@ -16,6 +16,7 @@ import os
 import shutil
 import socket
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -251,3 +252,40 @@ def test_a_key_echoed_by_the_endpoint_is_redacted_everywhere(judge_run, name):
     for path in written_files(run.verifier, run.work):
         assert b"Zq7XbV3mP9tW2yK8nR4c" not in path.read_bytes(), path
     assert "Zq7XbV3mP9tW2yK8nR4c" not in run.stdout + run.stderr
+
+
+@pytest.mark.skipif(CLIS["codex"] is None, reason="codex CLI not on PATH (.ci/run installs it with npm)")
+def test_codex_home_inside_tmpdir_fails_the_attempt_instead_of_judging_blind(tmp_path):
+    """The layout the backend never makes (CODEX_HOME inside TMPDIR), forced: codex would
+    answer with exit 0 although every command failed in its sandbox (selftests/sim records
+    it); the backend stops it at its warning, before any model call: backend_error."""
+    import asyncio
+
+    from testkit import make_ctx
+
+    from cowork_judge.agentic.cli_base import CliFailure
+    from cowork_judge.agentic.codex_cli import CodexCliBackend
+    from cowork_judge.agentic.workspace import build_workspace
+    from cowork_judge.core.rubric import normalize_rubric
+
+    rows = normalize_rubric({"rubrics": [{"id": "A-STRUCTURE", "description": "has a title slide", "weight": 1}]}).criteria
+
+    class InsideTmp(CodexCliBackend):
+        def prepare(self, run_dir, prompt, schema, workspace):
+            call = super().prepare(run_dir, prompt, schema, workspace)
+            call.env["TMPDIR"] = str(run_dir)  # the parent of CODEX_HOME
+            return call
+
+    with SimServer(OraclePolicy.from_dict(DECK_ORACLE), api_key=SIM_KEY) as sim:
+        ctx = make_ctx(tmp_path, {"deck.md": "# Title\n"},
+                       env={"JUDGE_API_KEY": SIM_KEY, "JUDGE_BASE_URL": sim.url, "JUDGE_MODEL": "sim-judge"})
+        backend = InsideTmp.open(ctx)
+        try:
+            ws = build_workspace("block-01", rows, ctx)
+            with pytest.raises(CliFailure) as caught:
+                asyncio.run(backend.attempt("block-01", rows, ws, attempt_no=1, timeout_at=time.monotonic() + 60))
+        finally:
+            asyncio.run(backend.close())
+    assert caught.value.kind == "backend_error" and "sandbox" in str(caught.value)
+    assert "Refusing to create helper binaries" in str(caught.value) and len(sim.log) == 0
+    assert not backend.home.exists()

@@ -211,3 +211,21 @@ def test_the_cli_gets_a_minimal_environment_and_the_key_only_there(tmp_path, mon
     else:
         assert env["ANTHROPIC_BASE_URL"] == "http://127.0.0.1:9" and env["CLAUDE_CODE_MAX_RETRIES"] == "0"
         assert env["CLAUDE_CODE_DISABLE_NONSTREAMING_FALLBACK"] == "1" and env["CLAUDE_CODE_DISABLE_CLAUDE_MDS"] == "1"
+
+
+@pytest.mark.parametrize(("exit_code", "failed"), [(1, True), (0, False)])
+def test_a_command_refused_by_the_sandbox_fails_the_attempt(tmp_path, exit_code, failed):
+    """codex's tool result when its sandbox helper is missing (recorded in selftests/sim); the
+    same words printed by a successful `cat` of a deliverable are only data."""
+    from cowork_judge.agentic.cli_proc import ProcOutcome
+
+    command = {"id": "item_1", "type": "command_execution", "command": "/bin/bash -lc 'ls -la output'",
+               "aggregated_output": "bwrap: execvp codex-linux-sandbox: No such file or directory\n", "exit_code": exit_code}
+    events = [{"type": "item.completed", "item": command},
+              {"type": "item.completed", "item": {"id": "item_2", "type": "agent_message", "text": '{"verdicts": []}'}},
+              {"type": "turn.completed", "usage": {"input_tokens": 100, "output_tokens": 5}}]
+    outcome = ProcOutcome(0, "\n".join(json.dumps(e) for e in events), "", 0.5)
+    (tmp_path / "codex_home").mkdir()
+    report = CodexCliBackend.__new__(CodexCliBackend).read(outcome, tmp_path)
+    assert (report.failure is not None and report.failure.kind == "backend_error") is failed
+    assert report.tokens == 105 and report.calls == 2
