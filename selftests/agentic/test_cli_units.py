@@ -229,3 +229,27 @@ def test_a_command_refused_by_the_sandbox_fails_the_attempt(tmp_path, exit_code,
     report = CodexCliBackend.__new__(CodexCliBackend).read(outcome, tmp_path)
     assert (report.failure is not None and report.failure.kind == "backend_error") is failed
     assert report.tokens == 105 and report.calls == 2
+
+
+@pytest.mark.parametrize(("backend", "reserve_sec"), [("openai", 84), ("codex", 224), ("claude", 224)])
+def test_the_budget_split_reserves_by_the_backends_declared_cost_model(judge_run, tmp_path, backend, reserve_sec):
+    """5 agentic rows, JUDGE_BATCH=4 → 2 blocks on 2 slots = 1 wave: reserve = (fixed + 4 ×
+    per_row) × 2 from `agentic.registry` (openai 30 + 3/row, codex and claude 100 + 3/row)."""
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    rows = [{"id": "W1", "description": "w", "weight": 1, "judge_method": "workflow", "workflow_name": "stub"}]
+    rows += [{"id": f"A{i}", "description": f"row {i}", "weight": 1} for i in range(5)]
+    (tests / "rubric.json").write_text(json.dumps({"rubrics": rows}))
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+
+    def deliver(root: Path) -> None:
+        (root / "app" / "output").mkdir(parents=True, exist_ok=True)
+        (root / "app" / "output" / "report.md").write_text("# report\n")
+
+    # no CLI and no model answer needed: the reserve is logged before the agentic segment runs
+    run = judge_run(tests, None, sim=False, setup=deliver,
+                    env={"JUDGE_BACKEND": backend, "PATH": str(empty), "JUDGE_API_KEY": "sk-unit-0123456789",
+                         "JUDGE_BASE_URL": "http://127.0.0.1:9/v1", "JUDGE_MAX_TRIES": "1"})
+    assert f"(agentic reserve {reserve_sec} s)" in (run.verifier / "judge.log").read_text()
+    assert run.reward_text.strip()
