@@ -289,3 +289,53 @@ def test_codex_home_inside_tmpdir_fails_the_attempt_instead_of_judging_blind(tmp
     assert caught.value.kind == "backend_error" and "sandbox" in str(caught.value)
     assert "Refusing to create helper binaries" in str(caught.value) and len(sim.log) == 0
     assert not backend.home.exists()
+
+
+@pytest.mark.parametrize("name", BACKENDS)
+def test_sigterm_mid_attempt_kills_the_cli_and_removes_its_private_home(tmp_path, name):
+    import signal
+    import subprocess
+    import sys
+
+    shutil.copytree(ROLLOUTS / "deck" / "app", tmp_path / "app")
+    shutil.copytree(ROLLOUTS / "deck" / "logs", tmp_path / "logs")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "OPENAI_", "COWORK_"))}
+    before = private_homes(name)
+    with SimServer(OraclePolicy.from_dict(DECK_ORACLE), api_key=SIM_KEY, faults=FaultPlan(rates={"hang": 1.0})) as sim:
+        env.update(JUDGE_API_KEY=SIM_KEY, JUDGE_BASE_URL=sim.url, JUDGE_BACKEND=name, JUDGE_START_JITTER="0",
+                   JUDGE_EVIDENCE="0", JUDGE_DEADLINE="600", PYTHONDONTWRITEBYTECODE="1")
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "cowork_judge", "run", "--app-dir", str(tmp_path / "app"), "--logs-dir",
+             str(tmp_path / "logs"), "--tests-dir", str(EXAMPLE_TESTS), "--work-dir", str(tmp_path / "work")],
+            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            for _ in range(600):  # until both blocks' CLIs hang on a request (≤ 60 s)
+                if sim.in_flight >= 2 or proc.poll() is not None:
+                    break
+                time.sleep(0.1)
+            assert sim.in_flight >= 2 and len(private_homes(name) - before) == 1
+            assert processes_under(tmp_path / "work")  # the CLIs run in the block workspaces
+            proc.send_signal(signal.SIGTERM)
+            _, stderr = proc.communicate(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+    assert proc.returncode == 128 + signal.SIGTERM and "Traceback" not in stderr
+    doc = json.loads((tmp_path / "logs" / "verifier" / "result.json").read_text())
+    assert doc["extra_fields"]["judge_error_kind"] == "interrupted"
+    time.sleep(0.5)
+    assert processes_under(tmp_path / "work") == []
+    assert private_homes(name) == before
+
+
+@pytest.mark.parametrize("name", BACKENDS)
+def test_the_run_deadline_cuts_a_hanging_cli_and_scores_what_was_judged(judge_run, name):
+    run = judge_run(EXAMPLE_TESTS, ROLLOUTS / "deck", oracle=DECK_ORACLE, sim={"faults": FaultPlan(rates={"hang": 1.0})},
+                    env=env_for(name, JUDGE_DEADLINE="25", JUDGE_PER_TIMEOUT="150"))
+    doc = assert_reward_written(run)
+    assert run.seconds < 25 + 15  # the process ends within a few seconds of its deadline
+    assert all(run.verdicts[i]["error_kind"] == "deadline" for i in AGENTIC)
+    assert all(run.verdicts[i]["judged"] for i in CODE_ROWS)
+    assert doc["exit_code"] == "judge:timeout"
+    assert processes_under(run.work) == []

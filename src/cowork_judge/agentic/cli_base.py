@@ -266,8 +266,9 @@ class CliBackend:
                 group is killed `KILL_MARGIN_SEC` before it.
 
         Raises:
-            CliFailure: the CLI failed (kind from its words), timed out (``timeout``) or was
-                stopped (e.g. an unreachable endpoint, ``api_error``).
+            CliFailure: the CLI failed (kind from its words), timed out (``timeout``, or
+                ``deadline`` when the attempt's end was the run's deadline) or was stopped
+                (e.g. an unreachable endpoint, ``api_error``).
             BackendMissing: the executable vanished or cannot start.
         """
         run_dir = self.home / f"{block_name}-a{attempt_no}"
@@ -288,6 +289,10 @@ class CliBackend:
             report = self.read(outcome, run_dir)
         finally:
             shutil.rmtree(run_dir, ignore_errors=True)
+        if report.failure is not None and report.failure.kind == "timeout" and timeout_at >= self.ctx.deadline.at - 0.5:
+            # the attempt's end was the run's deadline (killed a moment before it): say so
+            report.failure = CliFailure(f"JUDGE_DEADLINE reached: {report.failure}", kind="deadline",
+                                        calls=report.failure.calls, tokens=report.failure.tokens)
         self.ctx.stats.calls += report.calls
         self.ctx.stats.tokens += report.tokens
         self.ctx.audit.append(audit, {
@@ -306,7 +311,7 @@ class CliBackend:
     def timeout_failure(self, outcome: ProcOutcome, last_words: str, *, calls: int, tokens: int) -> CliFailure:
         """The failure of a run the per-call timeout killed (``timeout``; the scheduler
         turns it into ``deadline`` when the run's deadline has passed)."""
-        said = f"; its last words: {last_words[:300]}" if last_words else ""
+        said = f"; its last output: {last_words[:300]}" if last_words else ""
         return CliFailure(f"{self.executable} ran past the per-call timeout ({outcome.seconds:.1f} s) and was killed "
                           f"with its process group{said}", kind="timeout", calls=calls, tokens=tokens)
 

@@ -6,17 +6,24 @@ The child is registered with `cowork_judge.procs` while it runs, so every exit p
 the judge (normal end, SIGTERM, the watchdog's backstop) kills it; a cancelled attempt
 (the scheduler's time limit, the run deadline) kills it in its ``finally``. A caller may
 watch each output line and stop the process early (codex's endless "Reconnecting…" loop).
+
+A plain ``subprocess.Popen`` read by threads, not an asyncio subprocess: an asyncio
+transport whose pipes were still open when the run's event loop closed (a CLI cut off at
+the deadline) printed "Event loop is closed" from its ``__del__``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import os
+import subprocess
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from cowork_judge import procs
 
@@ -26,6 +33,8 @@ LINE_CAP_CHARS = 64_000
 """A line passed to a watcher is cut to this many characters."""
 REAP_SEC = 3.0
 """Seconds to wait for a killed process and its pipes to close."""
+POLL_SEC = 0.05
+"""How often the event loop looks at the child (exit, timeout, a watcher's stop)."""
 
 Watcher = Callable[[str, str], "str | None"]
 """``watch(stream, line)`` → a reason to stop the process now, or None (stream: stdout/stderr)."""
@@ -60,9 +69,9 @@ class ProcOutcome:
 
 
 class _Capture:
-    """A stream read in chunks: complete lines go to the watcher; the tail is kept."""
+    """A stream read by a thread in chunks: complete lines go to the watcher; the tail is kept."""
 
-    def __init__(self, name: str, watch: Watcher | None, stop: asyncio.Event, reasons: list[str]) -> None:
+    def __init__(self, name: str, watch: Watcher | None, stop: threading.Event, reasons: list[str]) -> None:
         self.name = name
         self.watch = watch
         self.stop = stop
@@ -90,24 +99,28 @@ class _Capture:
                 self.stop.set()
                 return
 
+    def pump(self, pipe: IO[bytes]) -> None:
+        """Read `pipe` to its end (a thread's target); never raises."""
+        try:
+            while data := os.read(pipe.fileno(), 65536):
+                self.feed(data)
+        except (OSError, ValueError):
+            pass
+        finally:
+            pipe.close()
+
     def text(self) -> str:
         data = b"".join(self.chunks)[-OUTPUT_CAP_BYTES:]
         return data.decode("utf-8", "replace")
 
 
-async def _pump(reader: asyncio.StreamReader | None, capture: _Capture) -> None:
-    if reader is None:
-        return
-    while True:
-        data = await reader.read(65536)
-        if not data:
-            return
-        capture.feed(data)
-
-
 async def run_cli(argv: Sequence[str], *, env: dict[str, str], cwd: Path, timeout_sec: float,
                   watch: Watcher | None = None) -> ProcOutcome:
     """Run `argv` to completion, or kill its process group after `timeout_sec` seconds.
+
+    The child is a plain ``subprocess.Popen`` read by two daemon threads and polled every
+    `POLL_SEC` from the event loop: no asyncio transport outlives the attempt, and the
+    judge's loop may be in any thread.
 
     Args:
         argv: the command line (``argv[0]`` an executable path).
@@ -115,45 +128,48 @@ async def run_cli(argv: Sequence[str], *, env: dict[str, str], cwd: Path, timeou
             never the judge's own environment).
         cwd: working directory of the child.
         timeout_sec: wall-time limit, seconds (> 0).
-        watch: called with each complete output line; a returned reason kills the process.
+        watch: called with each complete output line (from a reader thread); a returned
+            reason kills the process.
 
     Never raises for the child's failures (a missing executable comes back as ``error``);
     ``asyncio.CancelledError`` propagates after the process group is killed.
     """
     start = time.monotonic()
     try:
-        proc = await asyncio.create_subprocess_exec(
-            *argv, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-            env=env, cwd=str(cwd), start_new_session=True)
+        proc = subprocess.Popen(  # noqa: ASYNC220 - a plain Popen on purpose (docstring)
+            list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=str(cwd),
+            start_new_session=True)
     except OSError as exc:
         return ProcOutcome(None, "", "", time.monotonic() - start, error=f"{type(exc).__name__}: {exc}")
     procs.register(proc.pid)
-    stop = asyncio.Event()
+    stop = threading.Event()
     reasons: list[str] = []
     out, err = _Capture("stdout", watch, stop, reasons), _Capture("stderr", watch, stop, reasons)
-    pumps = [asyncio.ensure_future(_pump(proc.stdout, out)), asyncio.ensure_future(_pump(proc.stderr, err))]
-    exited = asyncio.ensure_future(proc.wait())
-    stopping = asyncio.ensure_future(stop.wait())
+    readers = [threading.Thread(target=c.pump, args=(pipe,), name=f"cli-{c.name}", daemon=True)
+               for c, pipe in ((out, proc.stdout), (err, proc.stderr))]
+    for reader in readers:
+        reader.start()
+    end = start + max(0.05, timeout_sec)
     timed_out = False
     try:
-        done, _ = await asyncio.wait({exited, stopping}, timeout=max(0.05, timeout_sec),
-                                     return_when=asyncio.FIRST_COMPLETED)
-        if exited not in done:
-            timed_out = not reasons
-            procs.kill_tree(proc.pid)
-        await asyncio.wait({exited, *pumps}, timeout=REAP_SEC)
+        while proc.poll() is None and not stop.is_set():
+            if time.monotonic() >= end:
+                timed_out = True
+                break
+            await asyncio.sleep(POLL_SEC)
     finally:
-        if proc.returncode is None:  # cancelled, or not reaped yet: never leave it running
+        if proc.poll() is None:  # timed out, stopped or cancelled: never leave it running
             procs.kill_tree(proc.pid)
-            with contextlib.suppress(asyncio.CancelledError):  # reap it; a cancel still propagates
-                await asyncio.wait({exited, *pumps}, timeout=REAP_SEC)
         procs.kill_group(proc.pid)  # helpers left in the group after a normal exit
+        try:
+            proc.wait(timeout=REAP_SEC)
+        except subprocess.TimeoutExpired:
+            pass
         procs.unregister(proc.pid)
-        for task in (*pumps, exited, stopping):
-            if not task.done():
-                task.cancel()
+        for reader in readers:
+            reader.join(timeout=REAP_SEC)
     killed = timed_out or bool(reasons)
     return ProcOutcome(
         None if killed else proc.returncode, out.text(), err.text(), time.monotonic() - start,
-        timed_out=timed_out, stopped=reasons[0] if reasons else None,
+        timed_out=timed_out and not reasons, stopped=reasons[0] if reasons else None,
     )

@@ -202,7 +202,7 @@ def _failure_message(events: list[dict[str, Any]], stderr: str) -> str:
     if errors:
         return errors[-1]
     said = last_line("\n".join(line for line in stderr.splitlines() if STDIN_NOTE not in line.lower()))
-    return said or (f"its last event was {events[-1].get('type')}" if events else "")
+    return said or (f"the event {events[-1].get('type')}" if events else "")
 
 
 def _sandbox_failed(commands: list[dict[str, Any]], stderr: str) -> bool:
