@@ -64,6 +64,13 @@ def test_claude_words_map_to_the_failure_table(said, status, kind):
     assert classify_cli_error(said, status=status, patterns=CLAUDE_PATTERNS) == kind
 
 
+def test_the_status_is_read_from_the_words_when_the_cli_gives_none():
+    assert classify_cli_error("API Error: Request rejected (429)") == "rate_limit"
+    assert classify_cli_error("API Error: 403 Forbidden") == "request_rejected"
+    assert classify_cli_error("unexpected status 503 Service Unavailable") == "api_error"
+    assert classify_cli_error("last status: 408 Request Timeout") == "api_error"  # 408/409 are transient
+
+
 def test_cli_phrases_only_refine_the_shared_classifier():
     # codex's "Quota exceeded. Check your plan…" is insufficient_quota, although the shared
     # classifier reads a bare "quota exceeded" as a full rate window

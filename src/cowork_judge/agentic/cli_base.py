@@ -106,7 +106,7 @@ class _StatusError(Exception):
         self.status_code = status
 
 
-_STATUS = re.compile(r"\b(?:status:?|API Error:|\()\s*([1-5]\d\d)\b", re.IGNORECASE)
+_STATUS = re.compile(r"(?:\bstatus:?|\bAPI Error:|\()\s*([1-5]\d\d)\b", re.IGNORECASE)
 
 
 def classify_cli_error(text: str, *, status: int | None = None, patterns: CliPatterns = CliPatterns()) -> ErrorKind:
