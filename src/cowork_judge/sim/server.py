@@ -272,6 +272,7 @@ class SimServer:
         """Answer one model request of ``endpoint`` (``chat``/``responses``/``messages``) and log it."""
         rec: dict[str, Any] = {"seq": seq, "start_s": start_s, "kind": "error", "endpoint": endpoint}
         h.final_write_s = None
+        h.answer_seq = seq
         with self._conn_lock:
             self._in_flight += 1
         try:
@@ -280,6 +281,7 @@ class SimServer:
             # stamped before the answer's last write, so a client that waits for its answer
             # before sending the next request never sees two of its requests overlap here
             rec["end_s"] = h.final_write_s if h.final_write_s is not None else time.monotonic()
+            h.answer_seq = None
             self.log.append(LogEntry(**rec))
             with self._conn_lock:
                 self._in_flight -= 1
