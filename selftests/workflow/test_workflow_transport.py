@@ -97,12 +97,14 @@ MESSAGES = [{"role": "user", "content": 'judge <rubric_rows>[{"id": "R1", "descr
 
 def test_a_rate_limited_call_is_retried_by_the_failure_table():
     server = SimServer(OraclePolicy({"R1": {"hit": True}}), faults=FaultPlan(script=["http_429", "ok"]), api_key=KEY).start()
+    calls = None
     try:
         stats, audit = CallStats(), Audit()
         calls = calls_against(server, stats=stats)
         reply = calls.caller("w", audit, cancel=threading.Event(), budget_end=time.monotonic() + 30).complete(MESSAGES, label="p1")
-        calls.close()
     finally:
+        if calls is not None:
+            calls.close()
         server.stop()
     assert json.loads(reply.text)["verdicts"][0]["hit"] is True and reply.attempts == 2
     assert stats.calls == 2 and stats.by_kind == {"rate_limit": 1}
@@ -111,6 +113,7 @@ def test_a_rate_limited_call_is_retried_by_the_failure_table():
 
 def test_a_permanent_failure_is_not_retried_and_cancel_stops_calls():
     server = SimServer(OraclePolicy({}), faults=FaultPlan({"insufficient_quota": 1.0}), api_key=KEY).start()
+    calls = None
     try:
         calls = calls_against(server, tries=5)
         caller = calls.caller("w", Audit(), cancel=threading.Event(), budget_end=time.monotonic() + 30)
@@ -122,13 +125,15 @@ def test_a_permanent_failure_is_not_retried_and_cancel_stops_calls():
         with pytest.raises(ModelCallFailed) as cut:
             calls.caller("w", Audit(), cancel=cancel, budget_end=time.monotonic() + 30).complete(MESSAGES, label="p2")
         assert cut.value.kind == "timeout" and len(server.log) == 1  # no request was sent
-        calls.close()
     finally:
+        if calls is not None:
+            calls.close()
         server.stop()
 
 
 def test_the_first_wave_waits_its_start_jitter():
     server = SimServer(OraclePolicy({"R1": {"hit": True}}), api_key=KEY).start()
+    calls = None
     try:
         calls = calls_against(server, limit=2, jitter=1.5)
         caller = calls.caller("w", Audit(), cancel=threading.Event(), budget_end=time.monotonic() + 30)
@@ -138,8 +143,9 @@ def test_the_first_wave_waits_its_start_jitter():
             t.start()
         for t in threads:
             t.join(30)
-        calls.close()
     finally:
+        if calls is not None:
+            calls.close()
         server.stop()
     starts = sorted(e.start_s - t0 for e in server.log.entries())
     rng = random.Random(3)
