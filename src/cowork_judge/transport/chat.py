@@ -15,7 +15,8 @@ from typing import Any
 
 import openai
 
-from cowork_judge.core.failures import JudgeFailure, error_text
+from cowork_judge.core.failures import JudgeFailure, classify, error_text, retry_after_sec
+from cowork_judge.transport.limiter import Limiter, Ticket
 from cowork_judge.transport.stats import CallStats
 
 RESPONSE_FORMAT_PHRASES = ("response_format", "json_schema", "structured output", "json mode")
@@ -60,11 +61,14 @@ class Transport:
         base_url: e.g. ``http://127.0.0.1:8000/v1``.
         model: model name sent with every call.
         stats: shared call/token counters.
+        limiter: the run's request limiter (`transport.limiter`); every call waits for it
+            and reports its outcome to it. None: no limiting.
     """
 
-    def __init__(self, *, api_key: str, base_url: str, model: str, stats: CallStats) -> None:
+    def __init__(self, *, api_key: str, base_url: str, model: str, stats: CallStats, limiter: Limiter | None = None) -> None:
         self.model = model
         self.stats = stats
+        self.limiter = limiter
         self._client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0)
 
     async def close(self) -> None:
@@ -79,15 +83,16 @@ class Transport:
         tools: list[dict[str, Any]] | None = None,
         tool_choice: str | None = None,
         response_format: dict[str, Any] | None = None,
+        ticket: Ticket | None = None,
     ) -> ChatReply:
-        """One streamed call, bounded by `timeout_sec` seconds in total.
+        """One streamed call, bounded by `timeout_sec` seconds in total once the limiter let
+        it start (a caller that already holds a `ticket` of the limiter passes it).
 
         Raises:
             ResponseFormatRejected: the endpoint rejected `response_format`.
             asyncio.TimeoutError: the call took longer than `timeout_sec`.
             openai.APIError, StreamIncomplete: transport failures (see `core.failures.classify`).
         """
-        self.stats.calls += 1
         kwargs: dict[str, Any] = {
             "model": self.model,
             "messages": messages,
@@ -101,12 +106,28 @@ class Transport:
                 kwargs["tool_choice"] = tool_choice
         if response_format is not None:
             kwargs["response_format"] = response_format
+        if ticket is None and self.limiter is not None:
+            ticket = await self.limiter.acquire()
+        self.stats.calls += 1  # counted once the request really goes out
         try:
-            return await asyncio.wait_for(self._stream(kwargs), timeout=timeout_sec)
-        except openai.BadRequestError as exc:
-            if response_format is not None and is_response_format_rejection(exc):
+            reply = await asyncio.wait_for(self._stream(kwargs), timeout=timeout_sec)
+        except BaseException as exc:
+            self._report(ticket, exc)
+            if isinstance(exc, openai.BadRequestError) and response_format is not None and is_response_format_rejection(exc):
                 raise ResponseFormatRejected(str(exc)) from exc
             raise
+        if ticket is not None and self.limiter is not None:
+            self.limiter.answered(ticket)
+        return reply
+
+    def _report(self, ticket: Ticket | None, exc: BaseException) -> None:
+        """Tell the limiter how a started call ended (rate limited, with the server's ask, or not)."""
+        if ticket is None or self.limiter is None:
+            return
+        if isinstance(exc, Exception) and classify(exc) == "rate_limit":
+            self.limiter.rate_limited(ticket, retry_after_sec(exc))
+        else:
+            self.limiter.failed(ticket)
 
     async def _stream(self, kwargs: dict[str, Any]) -> ChatReply:
         stream = await self._client.chat.completions.create(**kwargs)

@@ -1,0 +1,79 @@
+"""The run's one limiter against the simulator: the server's Retry-After is honoured by
+every request of the run, agentic and workflow alike — measured at the simulator (request
+arrival times), never by timing the test."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from testkit import SIM_KEY, make_ctx
+
+from cowork_judge.agentic.dispatch import judge_agentic
+from cowork_judge.core.rubric import normalize_rubric
+from cowork_judge.sim import FaultPlan, OraclePolicy, SimServer
+from cowork_judge.workflow._contract import ModelCallFailed
+from cowork_judge.workflow.runner import workflow_calls
+
+ROWS = normalize_rubric([{"id": f"R{i}", "description": f"the report states fact {i}", "weight": 1}
+                         for i in range(1, 5)]).criteria
+ORACLE = OraclePolicy.from_dict({f"R{i}": {"hit": i % 2 == 0} for i in range(1, 5)})
+EPS = 0.02
+"""Seconds of slack between the simulator's clock reads (its 429 is logged just before the
+answer is written; the client reads it a moment later)."""
+
+
+def ctx_for(tmp_path, sim: SimServer, **env: str):
+    knobs = {"JUDGE_API_KEY": SIM_KEY, "JUDGE_BASE_URL": sim.url, "JUDGE_START_JITTER": "0", "JUDGE_BATCH": "1",
+             "JUDGE_CONCURRENCY": "4", **env}
+    return make_ctx(tmp_path, {"report.md": "fact 1, fact 2, fact 3, fact 4"}, env=knobs)
+
+
+def test_bucket_retry_after_is_honoured_by_every_block(tmp_path):
+    """Four blocks start at once against a bucket holding one request: the three refused
+    ones, and everything after them, arrive no earlier than the wait the bucket asked for."""
+    with SimServer(ORACLE, api_key=SIM_KEY, rpm=120, burst=1, tool_rounds=0) as sim:
+        ctx = ctx_for(tmp_path, sim)
+        verdicts = judge_agentic(ROWS, ctx)
+        entries = sorted(sim.log.entries(), key=lambda e: e.start_s)
+    assert all(v.judged for v in verdicts.values())
+    refused = [e for e in entries if e.fault == "rpm_limit"]
+    assert refused, "the bucket refused nobody: the test proves nothing"
+    for r in refused:
+        later = [e for e in entries if e.start_s > r.end_s]
+        assert all(e.start_s >= r.end_s + r.retry_after_ms / 1000 - EPS for e in later), (r, later[:1])
+    # the refused requests of the first wave are one event: the pace and the window were cut once
+    assert ctx.limiter.events >= 1 and ctx.limiter.rate_limited_replies == len(refused)
+    answered = [e for e in entries if e.status == 200]
+    assert len(answered) == len(ROWS)
+
+
+def test_a_workflow_calls_rate_limit_gates_the_agentic_calls(tmp_path):
+    """One limiter per run: the workflow transport meets a 429 with Retry-After: 1, gives up
+    (JUDGE_MAX_TRIES=1), and the agentic blocks judged right after wait out the same gate."""
+    with SimServer(ORACLE, api_key=SIM_KEY, faults=FaultPlan(script=["http_429"]), tool_rounds=0) as sim:
+        ctx = ctx_for(tmp_path, sim, JUDGE_MAX_TRIES="1")
+        calls = workflow_calls(ctx)
+        assert calls.limiter is ctx.limiter
+        caller = calls.caller("stub", ctx.audit.scoped("workflow-stub"), cancel=threading.Event(), budget_end=ctx.deadline.at)
+        try:
+            with pytest.raises(ModelCallFailed) as failed:
+                caller.complete([{"role": "user", "content": "Criteria:\n1. the report states fact 1"}], label="probe")
+        finally:
+            calls.close()
+        assert failed.value.kind == "rate_limit"
+        verdicts = judge_agentic(ROWS, ctx)
+        entries = sorted(sim.log.entries(), key=lambda e: e.start_s)
+    assert all(v.judged for v in verdicts.values())
+    first, rest = entries[0], entries[1:]
+    assert first.fault == "http_429" and len(rest) == len(ROWS)
+    assert min(e.start_s for e in rest) >= first.end_s + 1.0 - EPS  # Retry-After: 1, honoured across segments
+
+
+def test_the_backend_and_the_workflows_share_the_run_limiter(tmp_path):
+    from cowork_judge.agentic.openai_agent import OpenAIAgentBackend
+
+    with SimServer(ORACLE, api_key=SIM_KEY) as sim:
+        ctx = ctx_for(tmp_path, sim)
+        backend = OpenAIAgentBackend.open(ctx)
+        assert backend.transport.limiter is ctx.limiter is workflow_calls(ctx).limiter
