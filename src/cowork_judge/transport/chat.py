@@ -121,10 +121,14 @@ class Transport:
         return reply
 
     def _report(self, ticket: Ticket | None, exc: BaseException) -> None:
-        """Tell the limiter how a started call ended (rate limited, with the server's ask, or not)."""
+        """Tell the limiter how a started call ended: refused at admission (a status code
+        that classifies as ``rate_limit``, with the server's ask), or failed otherwise — an
+        error inside a 200 stream included (the request had been admitted)."""
         if ticket is None or self.limiter is None:
             return
-        if isinstance(exc, Exception) and classify(exc) == "rate_limit":
+        refused = isinstance(exc, Exception) and isinstance(getattr(exc, "status_code", None), int) \
+            and classify(exc) == "rate_limit"
+        if refused:
             self.limiter.rate_limited(ticket, retry_after_sec(exc))
         else:
             self.limiter.failed(ticket)

@@ -4,48 +4,54 @@ and workflow calls.
 A real rate limit belongs to the API key: every job of a fleet drains the same bucket, and
 a 429 seen by one request usually means the next ones will meet it too. One `Limiter` per
 run decides when ANY model request of the run may start (the agentic backend's calls on the
-asyncio loop, the workflow transport's calls from worker threads). It acts only once rate
-limiting has been seen; until then requests start freely (the segments' own concurrency
-knobs bound them).
+asyncio loop, the workflow transport's calls from worker threads). Until rate limiting is
+seen it does nothing (the segments' own concurrency knobs bound the requests).
 
-Three mechanisms, all driven by rate-limit replies (HTTP 429, in-stream rate-limit errors):
+What drives it: refusals AT ADMISSION — an HTTP 429 (or another status whose error says
+"rate limit"), with the server's ask when it gives one (``retry-after-ms``, else
+``Retry-After``). A rate-limit error inside a 200 stream came from a request the endpoint
+had admitted; it is retried with backoff like any rate limit (`core.failures`) but tells
+the limiter nothing (`Transport` reports it as `failed`).
 
-- **Gate** — a rate-limit reply that says how long to wait (``retry-after-ms``, else
-  ``Retry-After``) closes the gate for every request of the run until ``now + asked``.
-- **Pace** (``rate``, requests/s) — request starts are spaced ``uniform(0.5, 1.5) / rate``
-  apart (the jitter keeps the jobs of a fleet out of step).
-- **Window** (requests in flight).
+Three mechanisms:
 
-Load-dependent or not? A random 429 (a flaky gateway) says nothing about the others, and
-gating or pacing the whole run for it only slows the run down (measured: README
-"Performance"). So the gate and the cuts apply while the recent rate-limit share is high::
+- **Gate** — a refusal with an ask closes the gate for every request of the run until
+  ``now + asked``.
+- **Pace** (``rate``, requests/s) — starts are spaced ``uniform(1 − J, 1 + J) / pace``
+  apart (``J = PACE_JITTER`` keeps the jobs of a fleet out of step).
+- **Window** — requests in flight.
 
-    share = rate-limited replies / (last OUTCOME_WINDOW replies + OUTCOME_PRIOR)   ≥ PACE_SHARE (0.3)
+Load-dependent or not? A random 429 (a flaky gateway) says nothing about the other
+requests, and gating or pacing the run for it only slows the run down. So gate and cuts
+apply while the recent refusal share is high::
 
-(a lone 429 in a fresh run is 1/3: load-dependent limits push it up at once, a 30 %
-random fault rate hovers around it). The failing request itself always waits at least
-what the server asked (`core.failures.RetryPolicy.wait_sec`).
+    share = refusals among the last OUTCOME_WINDOW replies / (replies + OUTCOME_PRIOR)  ≥ PACE_SHARE (0.3)
 
-A *rate-limit event* is a rate-limit reply, while the share is high, to a request that
-started at or after the last cut (replies to requests already on the wire at the first
-cut are the same event: TCP's once-per-round-trip rule). On an event, ``β = DECREASE``::
+(a lone refusal as a run's first reply is 1/3; load-dependent limits push the share up at
+once; a 30 % random refusal rate hovers around it.)
 
-    sent   = starts in the last RATE_WINDOW_SEC / max(MIN_SPAN_SEC, time since the oldest of them)
-    got    = answers in the last GOT_WINDOW_SEC / max(MIN_SPAN_SEC, time since the oldest of them)
-    rate   ← max(rate_min, β · min(pace now, sent), got)
-    window ← max(1, β · (in flight, this request included))
+A *rate-limit event* is such a refusal of a request that started at or after the last cut
+(replies to requests already on the wire are the same event: TCP's once-per-round-trip
+rule). On an event, with ``β = DECREASE`` (0.5)::
+
+    sent    = starts in the last RATE_WINDOW_SEC  / max(MIN_SPAN_SEC, now − oldest of them)
+    got     = answers in the last GOT_WINDOW_SEC  / max(MIN_SPAN_SEC, now − oldest of them)
+    rate    ← max(rate_min, β · min(pace now, sent), GOT_SHARE · got)
+    window  ← max(1, β · in flight)                       (the refused request included)
     open_at ← max(open_at, now + asked)
 
-``got`` keeps the pace from collapsing below what actually gets through (random faults,
-or this job's share of a contended key); ``rate_min = 1 / JUDGE_RETRY_BACKOFF_MAX``. Between
-events the pace doubles every DOUBLING_SEC seconds and grows by GROWTH per answer::
+``rate_min = 1 / JUDGE_RETRY_BACKOFF_MAX`` (never slower than one request per backoff cap);
+the ``got`` floor keeps the pace near what actually gets through (this job's share of a
+contended key). Between events the pace doubles every DOUBLING_SEC, and the window grows
+by one slot per window of answers::
 
-    pace now = rate · 2^((now − last cut) / DOUBLING_SEC)        rate ← rate · (1 + GROWTH) per answer
-    window   ← window + 1 / window per answer (one slot per window of answers)
+    pace now = rate · 2^((now − last cut) / DOUBLING_SEC)      (no pace once above RATE_MAX)
+    window  ← window + 1 / window                              per answered request
 
-A pace above RATE_MAX or a window above CEILING is no limit. Other failures (5xx,
-timeouts) change nothing. The constants were chosen with a discrete-event model of K
-jobs against a token bucket and checked with `bench/fleet.py` and `bench/faults.py`.
+Other failures (5xx, timeouts, in-stream errors) change nothing. The constants were chosen
+with a discrete-event model of K jobs against a token bucket (it reproduced the measured
+runs of the old and new judge within about 10 %) and checked with `bench/fleet.py` and
+`bench/faults.py` (README "Performance").
 
 State changes happen under one lock and read the injected clock, so tests drive the
 formulas exactly; `acquire` (asyncio) and `acquire_blocking` (threads) only wait.
@@ -63,14 +69,16 @@ from dataclasses import dataclass
 
 DECREASE = 0.5
 """β: the factor applied to the pace and the window on a rate-limit event."""
-GROWTH = 0.125
-"""The pace grows by this fraction per answered request."""
 DOUBLING_SEC = 4.0
 """Seconds without a rate-limit event in which the pace doubles."""
 RATE_WINDOW_SEC = 2.0
 """Seconds over which the sending rate is measured at an event."""
 GOT_WINDOW_SEC = 10.0
 """Seconds over which the answered rate is measured at an event."""
+GOT_SHARE = 0.8
+"""The pace is cut to no less than this share of the answered rate."""
+PACE_JITTER = 0.5
+"""Gaps between paced starts are drawn from ``uniform(1 − J, 1 + J) / pace``."""
 MIN_SPAN_SEC = 1.0
 """Rates are measured over at least this many seconds (a burst is not a rate)."""
 OUTCOME_WINDOW = 10
@@ -150,7 +158,7 @@ class Limiter:
             self.in_flight += 1
             rate = self._pace(now)
             if rate is not None:
-                self.next_start = now + self.rng.uniform(0.5, 1.5) / rate
+                self.next_start = now + self.rng.uniform(1.0 - PACE_JITTER, 1.0 + PACE_JITTER) / rate
             self._starts.append(now)
             self._trim(now)
             return Ticket(now), 0.0
@@ -163,8 +171,6 @@ class Limiter:
             self._outcomes.append(False)
             self._answers.append(now)
             self._trim(now)
-            if self.rate is not None:
-                self.rate = min(RATE_MAX, self.rate * (1.0 + GROWTH))
             if self.window is not None:
                 self.window = self.window + 1.0 / self.window
                 if self.window >= CEILING:
@@ -195,7 +201,7 @@ class Limiter:
             got = _per_sec(self._answers, now)
             pace = self._pace(now)
             current = sent if pace is None else min(pace, sent)
-            self.rate = max(self.rate_min, DECREASE * current, got)
+            self.rate = max(self.rate_min, DECREASE * current, GOT_SHARE * got)
             self.window = max(1.0, DECREASE * flight)
             self.next_start = max(self.next_start, now)
             self.last_cut = now
