@@ -36,13 +36,19 @@ class ResponseFormatRejected(Exception):
 
 @dataclass
 class ChatReply:
-    """One assistant turn: text content, tool calls ``[{id, name, arguments}]``, usage."""
+    """One assistant turn: text content, tool calls ``[{id, name, arguments}]``, usage.
+
+    ``cached_tokens`` is the part of ``prompt_tokens`` the endpoint reported as served
+    from its prompt cache (``usage.prompt_tokens_details.cached_tokens``; 0 when it says
+    nothing): it is INSIDE ``prompt_tokens``, as OpenAI-compatible endpoints report it.
+    """
 
     content: str
     tool_calls: list[dict[str, str]]
     finish_reason: str | None
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0
 
 
 def is_response_format_rejection(exc: BaseException) -> bool:
@@ -138,13 +144,15 @@ class Transport:
         content: list[str] = []
         calls: dict[int, dict[str, str]] = {}
         finish: str | None = None
-        prompt_tokens = completion_tokens = 0
+        prompt_tokens = completion_tokens = cached_tokens = 0
         try:
             async for chunk in stream:
                 usage = getattr(chunk, "usage", None)
                 if usage is not None:
                     prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
                     completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+                    details = getattr(usage, "prompt_tokens_details", None)
+                    cached_tokens = int(getattr(details, "cached_tokens", 0) or 0) if details is not None else 0
                 for choice in chunk.choices or []:
                     delta = choice.delta
                     if delta is not None and delta.content:
@@ -160,7 +168,8 @@ class Transport:
                         finish = choice.finish_reason
         finally:
             await stream.close()
-        self.stats.tokens += prompt_tokens + completion_tokens
+        self.stats.tokens += prompt_tokens + completion_tokens  # cached prompt tokens included
+        self.stats.cached_tokens += cached_tokens
         if finish is None:
             raise StreamIncomplete("stream disconnected before completion")
         return ChatReply(
@@ -169,4 +178,5 @@ class Transport:
             finish_reason=finish,
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
+            cached_tokens=cached_tokens,
         )
