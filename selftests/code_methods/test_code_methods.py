@@ -10,8 +10,7 @@ import pytest
 from testkit import deck, make_ctx
 
 from cowork_judge.code_methods import CODE_METHODS
-from cowork_judge.code_methods.decks import EnvironmentMissing
-from cowork_judge.code_methods.files import ReadLimit
+from cowork_judge.code_methods.deck_checks import EnvironmentMissing
 from cowork_judge.core.rubric import normalize_rubric
 from cowork_judge.run.router import route
 
@@ -243,7 +242,7 @@ def test_page_count_follows_the_slide_list_not_the_parts(tmp_path):
 
 
 def test_page_count_of_html_decks_matches_the_renderer():
-    from cowork_judge.code_methods.decks import html_slide_count
+    from cowork_judge.code_methods.deck_checks import html_slide_count
 
     nested = "<section>1</section><section>2<section>2a</section></section><section>3</section>"
     assert html_slide_count(nested) == 3  # `section:not(section section)`
@@ -271,49 +270,6 @@ def test_file_nonempty_looks_at_every_file_of_a_shared_name(tmp_path):
     ctx = make_ctx(tmp_path, {"a/x.txt": "y" * 200, "b/x.txt": "z"})
     assert CODE_METHODS["file_nonempty"](ctx, glob="**/x.txt", min_bytes=100)[0] is True
     assert CODE_METHODS["file_nonempty"](ctx, glob="**/x.txt", min_bytes=1000)[0] is False
-
-
-# --------------------------------------------------------------------------- read limits
-
-
-def test_a_cut_listing_never_becomes_a_silent_miss(tmp_path, monkeypatch):
-    import cowork_judge.run.delivery as delivery
-
-    monkeypatch.setattr(delivery, "MAX_FILES", 3)
-    files = {f"a{i}.txt": "x" for i in range(3)} | {"zz_report.md": "# the report"}  # the .md is past the limit
-    ctx = make_ctx(tmp_path, files)
-    assert [s.reason for s in ctx.delivery.ignored] == ["over_limit"]
-    m = CODE_METHODS
-    assert m["file_exists"](ctx, glob="a1.txt")[0] is True  # a listed match is certain
-    with pytest.raises(ReadLimit):
-        m["file_exists"](ctx, glob="*.md")
-    assert m["file_matches_glob"](ctx, glob="*.txt", max_count=2)[0] is False  # 3 > 2 already: certain miss
-    with pytest.raises(ReadLimit):
-        m["file_matches_glob"](ctx, glob="*.txt", max_count=3)
-    crit = normalize_rubric([{"id": "R", "description": "a report", "weight": 1, "judge_method": "code",
-                              "code_method_name": "file_exists", "code_method_params": {"glob": "*.md"}},
-                             {"id": "L", "description": "a deck", "weight": 1, "judge_method": "code",
-                              "code_method_name": "locate_deck"}]).criteria
-    v = route(crit, ctx)
-    assert v["R"].judged is False and v["R"].error_kind == "over_limit" and "over_limit" in v["R"].reason
-    assert v["L"].error_kind == "over_limit"
-
-
-def test_text_past_the_read_limit_never_becomes_a_silent_miss(tmp_path, monkeypatch):
-    import cowork_judge.code_methods.files as files
-
-    monkeypatch.setattr(files, "MAX_TEXT_BYTES", 1000)
-    body = "lorem ipsum " * 200 + "NEEDLE_AT_END"  # 2413 bytes: the needle is past the first 1000
-    ctx = make_ctx(tmp_path, {"big.md": body})
-    m = CODE_METHODS
-    assert m["text_contains"](ctx, text="lorem")[0] is True
-    with pytest.raises(ReadLimit, match="read only up to 1000 of its 2413 bytes"):
-        m["text_contains"](ctx, text="NEEDLE_AT_END")
-    with pytest.raises(ReadLimit):
-        m["regex_match"](ctx, pattern="NEEDLE_AT_END")
-    assert m["word_count_between"](ctx, min_words=10)[0] is True  # ≥ 10 in what was read: certain
-    with pytest.raises(ReadLimit):
-        m["word_count_between"](ctx, min_words=300)
 
 
 # --------------------------------------------------------------------------- parameters

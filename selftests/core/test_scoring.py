@@ -292,7 +292,8 @@ def test_routing_fields_never_change_the_score_output():
     ]
     routed = [
         {**base[0], "judge_method": "code", "code_method_name": "file_exists", "code_method_params": {"glob": "*.pptx"}},
-        {**base[1], "judge_method": "workflow", "workflow_name": "ppt_judge", "workflow_group": "layout", "na_policy": "pass", "page_mean_p": 2.0},
+        {**base[1], "judge_method": "workflow", "workflow_name": "ppt_judge", "workflow_group": "layout", "na_policy": "pass",
+         "page_mean_p": 2.0, "decided_by": {"checks": ["text_overflow"]}},
         {**base[2], "judge_method": "agentic"},
         {**base[3], "judge_method": "bogus"},
     ]

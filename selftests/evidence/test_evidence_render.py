@@ -211,3 +211,18 @@ def test_html_deck_cannot_pull_files_from_outside_its_folder(tmp_path):
     with Image.open(pages[0]) as im:
         colours = {im.convert("RGB").getpixel((x, 100)) for x in range(0, 400, 10)}
     assert (0, 0, 255) in colours and (255, 0, 0) not in colours
+
+
+def test_html_content_named_pptx_renders_as_html(tmp_path):
+    """A deck's kind comes from its content: HTML named deck.pptx is rendered by Chromium
+    (under an .html name, since Chromium goes by the extension), one page per section."""
+    require_tools("chromium", "playwright")
+    from cowork_judge.evidence import build_evidence
+
+    from .conftest import HTML_DECK
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "deck.pptx").write_text(HTML_DECK, encoding="utf-8")
+    summary = build_evidence(["deck.pptx"], tmp_path / "out", budget_sec=300, width_px=800, root=tmp_path / "src")
+    deck = summary.decks[0]
+    assert deck.sniff_status == "ok_html" and deck.pages_rendered == 3

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 
 import pytest
 
+from cowork_judge.run.answer import UnreadableMessage, atif_final_message
 from cowork_judge.run.config import load_config
-from cowork_judge.run.delivery import atif_final_message, collect_delivery, copy_stray
+from cowork_judge.run.delivery import collect_delivery, copy_stray
 from cowork_judge.run.paths import RunPaths
 
 
@@ -104,14 +106,74 @@ ATIF_CASES = [
         "the real answer",
     ),
     ({"steps": [{"source": "system", "message": "sys"}, {"source": "user", "message": "q"}]}, None),
-    ({"steps": "broken"}, None),
-    ([1, 2, 3], None),
+    ({"steps": []}, None),
+    ({"steps": [{"source": "agent", "tool_calls": [{"function_name": "bash"}]}, {"source": "agent", "message": None}]}, None),
+    # half an emoji (a truncating agent) is repaired, a whole one is kept
+    ({"steps": [{"source": "agent", "message": "Done. \ud83d"}]}, "Done. \ufffd"),
+    ({"steps": [{"source": "agent", "message": [{"type": "text", "text": "ok \ud83d\ude00 \ude00"}]}]}, "ok \U0001f600 \ufffd"),
 ]
 
 
 @pytest.mark.parametrize("doc,expected", ATIF_CASES)
 def test_atif_final_message(doc, expected):
-    assert atif_final_message(doc) == expected
+    text = atif_final_message(doc)
+    assert text == expected
+    if text is not None:
+        text.encode("utf-8")
+
+
+# a final answer in a shape no ATIF version allows → words of the reason
+UNREADABLE_ATIF = [
+    ({"steps": [{"source": "agent", "message": {"text": "my answer"}}]}, "step 0: the agent's message is a JSON object"),
+    ({"steps": [{"source": "agent", "message": 42}]}, "is a JSON number"),
+    ({"steps": [{"source": "agent", "message": True}]}, "is a JSON boolean"),
+    ({"steps": [{"source": "agent", "message": [{"type": "text", "text": {"value": "x"}}]}]}, "text part 0 holds a JSON object"),
+    ({"steps": [{"source": "agent", "message": ["plain string part"]}]}, "content part 0 is a JSON string"),
+    # the last agent message is unreadable: an earlier one is NOT taken in its place
+    ({"steps": [{"source": "agent", "message": "Let me look at the files."},
+                {"source": "agent", "message": {"text": "the real answer"}}]}, "step 1:"),
+    ({"steps": "broken"}, "not an ATIF trajectory: a JSON object without a 'steps' list"),
+    ({"messages": []}, "without a 'steps' list"),
+    ([1, 2, 3], "not an ATIF trajectory: a JSON array"),
+]
+
+
+@pytest.mark.parametrize("doc,needle", UNREADABLE_ATIF)
+def test_atif_final_message_in_another_shape_is_unreadable(doc, needle):
+    with pytest.raises(UnreadableMessage, match=re.escape(needle)):
+        atif_final_message(doc)
+
+
+@pytest.mark.parametrize("message", [{"text": "my answer"}, 3.5, {"content": [{"type": "text", "text": "x"}]}])
+def test_an_object_message_is_unreadable_not_nothing_delivered(layout, message):
+    write(layout.agent_logs_dir / "trajectory.json", json.dumps({"steps": [{"source": "agent", "message": message}]}))
+    d = collect_delivery(layout, cfg())
+    assert d.final_message is None and d.missing
+    assert d.unreadable == ["trajectory.json"]  # the engine writes an error document, not "nothing delivered"
+    assert any(n.startswith("trajectory.json step 0: the agent's message is a JSON") for n in d.notes)
+
+
+def test_an_unreadable_trajectory_still_lets_the_answer_file_speak(layout):
+    write(layout.agent_logs_dir / "trajectory.json", json.dumps({"steps": [{"source": "agent", "message": {"text": "x"}}]}))
+    write(layout.agent_logs_dir / "final_answer.txt", "the answer")
+    d = collect_delivery(layout, cfg())
+    assert (d.final_message, d.final_message_source) == ("the answer", "final_answer.txt") and not d.missing
+    assert d.unreadable == ["trajectory.json"]
+
+
+def test_a_lone_surrogate_in_the_trajectory_is_repaired(layout):
+    # the JSON escape of half an emoji, exactly as a truncating agent writes it
+    write(layout.agent_logs_dir / "trajectory.json", '{"steps": [{"source": "agent", "message": "Done. \\ud83d"}]}')
+    d = collect_delivery(layout, cfg())
+    assert d.final_message == "Done. \ufffd" and d.final_message_source == "trajectory"
+    d.final_message.encode("utf-8")
+
+
+def test_invalid_utf8_in_an_answer_file_is_repaired(layout):
+    (layout.agent_logs_dir / "final_answer.txt").write_bytes(b"caf\xe9 \xed\xa0\xbd done")  # Latin-1 and CESU-8 bytes
+    d = collect_delivery(layout, cfg())
+    assert d.final_message is not None and "\ufffd" in d.final_message and d.final_message.endswith("done")
+    d.final_message.encode("utf-8")
 
 
 def test_final_message_sources_in_order(layout, tmp_path):

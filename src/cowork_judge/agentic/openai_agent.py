@@ -4,7 +4,8 @@ One ATTEMPT judges one block: system + first user message, then up to
 ``JUDGE_MAX_TURNS`` model turns; tool calls run against the block workspace; the turn
 without tool calls is parsed as the verdict reply (structured output via json_schema,
 plain JSON when the endpoint rejects ``response_format``). Retries, time limits and
-resplit are the scheduler's job.
+resplit are the scheduler's job. Every text sent is valid Unicode: agent text is repaired
+where it is read (`agent_text`), the model's own replies before they are sent back.
 
 An attempt that fails ON A MODEL CALL (rate limit, 5xx, timeout, cancellation) leaves its
 conversation to the next attempt of the same block, which re-sends that call instead of
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cowork_judge.agent_text import repair
 from cowork_judge.agentic.prompt import (
     fence,
     final_turn_message,
@@ -118,12 +120,15 @@ class OpenAIAgentBackend:
             self.ctx.audit.append(audit_name, {"turn": turn, "request": audit_view(messages[sent:]), "reply": reply.__dict__})
             sent = len(messages)
             if reply.tool_calls and not last:
+                # the reply goes back in the next request: repaired, since a model that
+                # quotes a deliverable can return half an emoji as a JSON escape
                 messages.append(
                     {
                         "role": "assistant",
-                        "content": reply.content or None,
+                        "content": repair(reply.content) if reply.content else None,
                         "tool_calls": [
-                            {"id": tc["id"] or f"call_{turn}_{n}", "type": "function", "function": {"name": tc["name"], "arguments": tc["arguments"] or "{}"}}
+                            {"id": tc["id"] or f"call_{turn}_{n}", "type": "function",
+                             "function": {"name": repair(tc["name"] or ""), "arguments": repair(tc["arguments"] or "{}")}}
                             for n, tc in enumerate(reply.tool_calls)
                         ],
                     }

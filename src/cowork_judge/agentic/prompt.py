@@ -4,8 +4,10 @@ Deliverable text, the task prompt, the agent's final message, the evidence summa
 tool output reach the judge fenced as DATA in tag blocks (``<deliverable path=…>…
 </deliverable>``); anything in that text that looks like one of our delimiters is
 neutralised (``<`` → ``‹``) so data can never close its fence or open a fake rubric block
-(SPEC §22). The rubric rows are sent in a ``<rubric_rows>`` block: that block is also how
-the simulator knows which rows a request judges.
+(SPEC §22), and it is repaired (`cowork_judge.agent_text.repair`: a lone surrogate, e.g.
+half an emoji, becomes U+FFFD) so the request body always encodes. The rubric rows are sent in a
+``<rubric_rows>`` block: that block is also how the simulator knows which rows a request
+judges.
 
 Cache-friendly order (OpenAI-compatible endpoints cache the longest prompt prefix already
 seen, from 1024 tokens on): the system message (instruction + protocol) and the first
@@ -24,6 +26,7 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from cowork_judge.agent_text import decode, repair
 from cowork_judge.core.rubric import Criterion
 
 DATA_TAGS = ("deliverable", "model_response", "task_prompt", "evidence_summary", "tool_output", "rubric_rows")
@@ -33,6 +36,10 @@ INLINE_FILE_CHARS = 16_000
 """A text deliverable up to this many characters is inlined in the first message."""
 INLINE_TOTAL_CHARS = 48_000
 """At most this many characters of deliverables are inlined per block."""
+LISTED_FILES = 200
+"""Deliverables named in the first message, at most; the rest are counted (the judge can
+call list_files). Our choice: every real office deliverable set, without letting a
+flood of files (up to `run.delivery.MAX_FILES`) fill the prompt."""
 MESSAGE_CHARS = 24_000
 """Characters of the final chat message inlined (the full text is in the workspace)."""
 EVIDENCE_SLIDE_CHARS = 600
@@ -55,8 +62,9 @@ PROTOCOL = """
 
 
 def neutralise(text: str) -> str:
-    """Defuse delimiter look-alikes inside data (``</deliverable>`` → ``‹/deliverable>``)."""
-    return _LOOKALIKE.sub(lambda m: "\u2039" + m.group(1), text)
+    """Defuse delimiter look-alikes inside data (``</deliverable>`` → ``‹/deliverable>``),
+    and repair lone surrogates (U+FFFD)."""
+    return _LOOKALIKE.sub(lambda m: "\u2039" + m.group(1), repair(text))
 
 
 def fence(tag: str, text: str, **attrs: str) -> str:
@@ -98,7 +106,9 @@ def shared_context(workspace: Path, task_prompt: str, final_message: str | None,
     parts: list[str] = ["Judge one finished task attempt against the rubric rows given in the rubric_rows block at "
                         "the end of this message."]
     # file names are agent-controlled data too: a name may spell a delimiter
-    listing = [neutralise(f"output/{p.relative_to(workspace / 'output').as_posix()} ({p.stat().st_size} bytes)") for p in files]
+    listing = [neutralise(f"output/{p.relative_to(workspace / 'output').as_posix()} ({p.stat().st_size} bytes)") for p in files[:LISTED_FILES]]
+    if len(files) > LISTED_FILES:
+        listing.append(f"... and {len(files) - LISTED_FILES} more file(s): call list_files to see them")
     parts.append("Deliverables in output/:\n" + ("\n".join(listing) if listing else "(none: judge the final chat message)"))
     evidence = workspace / "evidence"
     if evidence.is_dir():
@@ -115,12 +125,17 @@ def shared_context(workspace: Path, task_prompt: str, final_message: str | None,
         parts.append("The agent's final chat message:\n" + fence("model_response", shown) + note)
     budget = INLINE_TOTAL_CHARS
     for p in files:
+        if budget <= 0:
+            break
         if p.suffix.lower() not in TEXT_SUFFIXES or p.stat().st_size > INLINE_FILE_CHARS * 4:
             continue
         try:
-            text = p.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
+            data = p.read_bytes()
+        except OSError:
             continue
+        if b"\x00" in data[:8192]:
+            continue  # binary under a text name
+        text = decode(data)  # a stray invalid byte is U+FFFD, not a reason to hide the file
         if len(text) > INLINE_FILE_CHARS or len(text) > budget:
             continue
         budget -= len(text)

@@ -3,7 +3,9 @@
 Every path argument is resolved inside the workspace root: absolute paths, ``..`` escapes
 and symlinks that resolve outside the root are refused (SPEC §22). Tools never raise to
 the agent loop: failures come back as text that starts with ``error:``. Text results are
-capped (characters) so one tool call cannot flood the conversation. The agent loop runs
+capped (characters) so one tool call cannot flood the conversation, and repaired
+(`cowork_judge.agent_text.repair`): a deliverable's text or file name never carries a
+lone surrogate into the request body, where it could not be encoded. The agent loop runs
 tools through `WorkspaceTools.call_detached`, off the event loop, so a slow tool (a huge
 or pathological deliverable) cannot stall time limits or cancellation.
 """
@@ -23,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from cowork_judge import saferegex
+from cowork_judge.agent_text import decode, repair
 
 MAX_TEXT_CHARS = 20_000
 """Default and maximum characters returned by one read."""
@@ -104,7 +107,12 @@ class WorkspaceTools:
         }
 
     def call(self, name: str, arguments: str) -> ToolResult:
-        """Run tool `name` with JSON `arguments`; never raises."""
+        """Run tool `name` with JSON `arguments`; never raises. The text is repaired
+        (no lone surrogate from a file's text, a file name or an echoed argument)."""
+        result = self._call(name, arguments)
+        return ToolResult(repair(result.text), result.image_data_url)
+
+    def _call(self, name: str, arguments: str) -> ToolResult:
         handler = self._handlers.get(name)
         if handler is None:
             return ToolResult(f"error: unknown tool {name!r}; available: {', '.join(self._handlers)}")
@@ -112,7 +120,9 @@ class WorkspaceTools:
             args = json.loads(arguments or "{}")
             if not isinstance(args, dict):
                 raise ValueError("arguments must be a JSON object")
-            return handler(**args)
+            # a path or pattern holding half an emoji names nothing on disk; repaired, it
+            # gets an ordinary "not a file" instead of an encoding error
+            return handler(**{k: repair(v) if isinstance(v, str) else v for k, v in args.items()})
         except PathRefused as exc:
             return ToolResult(f"error: {exc}")
         except TypeError as exc:
@@ -201,7 +211,7 @@ class WorkspaceTools:
             data = fh.read(want)
         if b"\x00" in data[:8192]:
             raise ValueError(f"{path!r} is a binary file; use pdf_text, pptx_text or view_image")
-        text = data.decode("utf-8", errors="replace")
+        text = decode(data)
         chunk = text[offset : offset + limit]
         if offset + len(chunk) < len(text) or want < size:
             chunk += f"\n[... the file continues ({size} bytes in all); call again with offset={offset + len(chunk)}]"
@@ -260,7 +270,7 @@ class WorkspaceTools:
             if b"\x00" in data[:8192]:
                 continue
             budget -= len(data)
-            texts.append((self._rel(file), data.decode("utf-8", errors="replace")))
+            texts.append((repair(self._rel(file)), decode(data)))
         try:
             found = saferegex.search(pattern, texts, timeout_sec=GREP_TIMEOUT_SEC, max_matches=max(1, max_matches), lines=True)
         except saferegex.RegexTimeout:

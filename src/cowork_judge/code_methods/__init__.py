@@ -13,15 +13,15 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from cowork_judge.code_methods import decks, files
+from cowork_judge.code_methods import deck_checks, decks, files
 
 CodeResult = tuple[bool, str, dict[str, Any]]
 CodeMethod = Callable[..., CodeResult]
 
 CODE_METHODS: dict[str, CodeMethod] = {
     "locate_deck": decks.locate_deck,
-    "check_deck_openable": decks.check_deck_openable,
-    "check_pptx_openable": decks.check_deck_openable,  # the seed packages' name
+    "check_deck_openable": deck_checks.check_deck_openable,
+    "check_pptx_openable": deck_checks.check_pptx_openable,  # the seed packages' name; PowerPoint content only
     "file_exists": files.file_exists,
     "file_nonempty": files.file_nonempty,
     "file_matches_glob": files.file_matches_glob,
@@ -29,7 +29,7 @@ CODE_METHODS: dict[str, CodeMethod] = {
     "text_contains": files.text_contains,
     "regex_match": files.regex_match,
     "word_count_between": files.word_count_between,
-    "page_count_between": decks.page_count_between,
+    "page_count_between": deck_checks.page_count_between,
 }
 """name → method. Read-only by convention; tests never mutate it."""
 

@@ -4,8 +4,11 @@ Globs are relative to the output dir and match deliverables only (never files ou
 the scored set); their rules are in `code_methods.globs`. ``source="response"`` makes a
 text method read the agent's final chat message instead of files. Reads are bounded: a
 text method reads at most `MAX_TEXT_BYTES` per file and `MAX_TOTAL_TEXT_BYTES` in all,
-and skips binary files (NUL bytes in the first 8 KiB). When what was not read could change
-an answer, the method raises `ReadLimit` (row unjudged ``over_limit``), never a silent miss.
+and skips binary files (NUL bytes in the first 8 KiB); deliverables past the listing
+limit (`run.delivery.MAX_FILES`) are known by name and size only. Name and size methods
+(`file_exists`, `file_nonempty`, `file_matches_glob`) see every deliverable the scan saw,
+listed or not. When what was not read could change an answer, the method raises
+`ReadLimit` naming the limit, and the runner judges the row against the deliverable.
 """
 
 from __future__ import annotations
@@ -16,28 +19,52 @@ from pathlib import Path
 from typing import Any
 
 from cowork_judge import saferegex
+from cowork_judge.agent_text import decode
 from cowork_judge.code_methods import globs
-from cowork_judge.core.failures import JudgeFailure
+from cowork_judge.run import delivery as delivery_limits
 from cowork_judge.run.context import RunContext
+from cowork_judge.run.delivery import DeliveredFile, SkippedFile
 
 _FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}
 REGEX_TIMEOUT_SEC = 30.0
 """Longest a regex_match search may run (seconds), within JUDGE_CODE_TIMEOUT."""
 MAX_TOTAL_TEXT_BYTES = 64 * 1024 * 1024
-"""Bytes a text method reads over all matching files."""
+"""Bytes a text method reads over all matching files (our choice: 8 × `MAX_TEXT_BYTES`)."""
 MAX_JSON_BYTES = 64 * 1024 * 1024
 """Largest file json_valid parses; a larger one is a miss with the reason."""
 MAX_TEXT_BYTES = 8 * 1024 * 1024
-"""Largest file a text method reads (bytes); bigger files are read up to this size."""
+"""Largest file a text method reads (bytes); bigger files are read up to this size (our
+choice: a few million words, far past any report a rubric counts or searches)."""
 
 
-class ReadLimit(JudgeFailure):
-    """What the method did not read (a deliverables listing cut at `delivery.MAX_FILES`,
-    a file past `MAX_TEXT_BYTES`, files past `MAX_TOTAL_TEXT_BYTES`) could change its
-    answer: the row becomes unjudged ``over_limit`` instead of a silent miss. Methods
-    raise it only when the answer is not already certain from what they read."""
+class ReadLimit(Exception):
+    """The judge's read limits hid the answer: what the method did not read (deliverables
+    past the listing limit, text past `MAX_TEXT_BYTES` in a file or `MAX_TOTAL_TEXT_BYTES`
+    in all, files past the scan limit) could change it. Raised only when the answer is
+    not already certain from what was read.
 
-    kind = "over_limit"
+    Not a judge failure: the limits are the deliverable's doing (a flood of files, a
+    giant text), so `code_methods.runner` turns it into a JUDGED verdict against the
+    deliverable (a miss for a positive row, a hit — the deduction applies — for a
+    negative row or hurdle) whose reason names the limit. Never ``over_limit``.
+
+    Attributes:
+        limit: the limit that hid the answer, in words with its size.
+    """
+
+    def __init__(self, message: str, *, limit: str) -> None:
+        super().__init__(message)
+        self.limit = limit
+
+
+def listing_limit() -> str:
+    """The listing limit in words (read at call time: tests lower it)."""
+    return f"only the first {delivery_limits.MAX_FILES} deliverables are listed"
+
+
+def scan_limit() -> str:
+    """The scan limit in words."""
+    return f"only {delivery_limits.MAX_SCAN_ENTRIES} directory entries are scanned"
 
 
 def check_range(what: str, low: int, high: int | None) -> None:
@@ -50,106 +77,164 @@ def check_range(what: str, low: int, high: int | None) -> None:
         raise ValueError(f"min_{what}={low}, max_{what}={high} is an empty range")
 
 
-
-def listing_cut(ctx: RunContext) -> bool:
-    """True when the deliverables listing was cut at `delivery.MAX_FILES`."""
-    return any(s.reason == "over_limit" for s in ctx.delivery.ignored)
-
-
-def _uncertain(what: str) -> ReadLimit:
-    return ReadLimit(f"{what}; more deliverables exist than the judge lists (see delivery 'over_limit')")
+def _check_glob(glob: Any) -> str:
+    if not isinstance(glob, str):
+        raise TypeError(f"glob must be a string, got {type(glob).__name__}")
+    globs.check_glob(glob)
+    return glob
 
 
-def matching(ctx: RunContext, glob: str) -> list[Path]:
-    """Deliverables whose output-relative path matches `glob` (rules: `globs`).
+def matching(ctx: RunContext, glob: str) -> list[DeliveredFile]:
+    """Listed deliverables whose output-relative path matches `glob` (rules: `globs`).
 
     Raises:
         TypeError: `glob` is not a string.
         ValueError: an empty glob or one with ``..``.
     """
-    if not isinstance(glob, str):
-        raise TypeError(f"glob must be a string, got {type(glob).__name__}")
-    return [Path(item.path) for item in ctx.delivery.files if globs.matches(glob, item.rel)]
+    _check_glob(glob)
+    return [item for item in ctx.delivery.files if globs.matches(glob, item.rel)]
 
 
-def _texts(ctx: RunContext, glob: str | None, source: str) -> tuple[list[tuple[str, str]], str | None]:
-    """``(name, text)`` pairs to search, and what was left unread (None: everything was read)."""
+def unlisted_matching(ctx: RunContext, glob: str) -> list[SkippedFile]:
+    """Deliverables past the listing limit (name and size only) whose path matches `glob`."""
+    _check_glob(glob)
+    return [item for item in ctx.delivery.unlisted if globs.matches(glob, item.rel)]
+
+
+def _scan_cut(ctx: RunContext, what: str) -> ReadLimit | None:
+    """A `ReadLimit` when the scan stopped early (files may exist that were never seen)."""
+    if ctx.delivery.scan_cut:
+        return ReadLimit(f"{what}, but the scan of the deliverables stopped early", limit=scan_limit())
+    return None
+
+
+def _texts(ctx: RunContext, glob: str | None, source: str) -> tuple[list[tuple[str, str]], tuple[str, str] | None]:
+    """``(name, text)`` pairs to search, and what was left unread as ``(what, limit)``
+    (None: everything was read)."""
     if source == "response":
         return [("final message", ctx.delivery.final_message or "")], None
     if source != "files":
         raise ValueError(f"source must be 'files' or 'response', got {source!r}")
     out = []
     budget = MAX_TOTAL_TEXT_BYTES
-    unread = "the deliverables listing was cut" if listing_cut(ctx) else None
-    for path in matching(ctx, glob or "*"):
+    unread: tuple[str, str] | None = None
+    hidden = unlisted_matching(ctx, glob or "*")
+    if hidden:
+        unread = (f"{len(hidden)} matching deliverable(s) past the listing limit were not read ({hidden[0].rel}…)",
+                  listing_limit())
+    elif ctx.delivery.scan_cut:
+        unread = ("the scan of the deliverables stopped early", scan_limit())
+    for item in matching(ctx, glob or "*"):
         if budget <= 0:
-            unread = f"text past {MAX_TOTAL_TEXT_BYTES} bytes in all was not read"
+            unread = unread or (f"text past {MAX_TOTAL_TEXT_BYTES} bytes in all was not read",
+                                f"{MAX_TOTAL_TEXT_BYTES} bytes are read over all files")
             break
+        path = Path(item.path)
         size = path.stat().st_size
         with path.open("rb") as fh:
             data = fh.read(min(MAX_TEXT_BYTES, budget))
         if b"\x00" in data[:8192]:
             continue  # binary: not text
-        if len(data) < size:
-            unread = f"{path.name} was read only up to {len(data)} of its {size} bytes"
+        if len(data) < size and unread is None:
+            unread = (f"{item.rel} was read only up to {len(data)} of its {size} bytes",
+                      f"{MAX_TEXT_BYTES} bytes are read per file" if len(data) >= MAX_TEXT_BYTES
+                      else f"{MAX_TOTAL_TEXT_BYTES} bytes are read over all files")
         budget -= len(data)
-        out.append((path.name, data.decode("utf-8", errors="replace")))
+        out.append((item.rel, decode(data)))
     return out, unread
 
 
 def file_exists(ctx: RunContext, glob: str) -> tuple[bool, str, dict[str, Any]]:
-    """Hit when at least one deliverable matches `glob`."""
+    """Hit when at least one deliverable matches `glob` (a deliverable past the listing
+    limit counts: its name was seen).
+
+    Raises:
+        ReadLimit: no match, and the scan stopped before it saw every file.
+    """
     hits = matching(ctx, glob)
-    if not hits and listing_cut(ctx):
-        raise _uncertain(f"no listed deliverable matches {glob!r}")
-    return bool(hits), (f"{len(hits)} deliverable(s) match {glob!r}" if hits else f"no deliverable matches {glob!r}"), {}
+    if hits:
+        return True, f"{len(hits)} deliverable(s) match {glob!r}", {}
+    hidden = unlisted_matching(ctx, glob)
+    if hidden:
+        return True, f"{hidden[0].rel} matches {glob!r} (a deliverable past the listing limit: seen, not listed)", {}
+    cut = _scan_cut(ctx, f"no deliverable seen matches {glob!r}")
+    if cut:
+        raise cut
+    return False, f"no deliverable matches {glob!r}", {}
 
 
 def file_nonempty(ctx: RunContext, glob: str, min_bytes: int = 1) -> tuple[bool, str, dict[str, Any]]:
-    """Hit when a deliverable matching `glob` has at least `min_bytes` bytes."""
-    sizes = {p: p.stat().st_size for p in matching(ctx, glob)}  # by path: two dirs may hold the same name
-    big = [p for p, s in sizes.items() if s >= min_bytes]
+    """Hit when a deliverable matching `glob` has at least `min_bytes` bytes (sizes of
+    deliverables past the listing limit count: they were seen).
+
+    Raises:
+        ReadLimit: none is big enough, and the scan stopped before it saw every file.
+    """
+    # by name and path: two dirs may hold the same name
+    sizes = [(item.rel, item.size_bytes) for item in (*matching(ctx, glob), *unlisted_matching(ctx, glob))]
+    big = [(rel, size) for rel, size in sizes if size >= min_bytes]
     if big:
-        return True, f"{big[0].name} has {sizes[big[0]]} bytes (≥ {min_bytes})", {}
-    if listing_cut(ctx):
-        raise _uncertain(f"no listed deliverable matching {glob!r} has ≥ {min_bytes} bytes")
+        return True, f"{big[0][0]} has {big[0][1]} bytes (≥ {min_bytes})", {}
+    cut = _scan_cut(ctx, f"no deliverable seen matching {glob!r} has ≥ {min_bytes} bytes")
+    if cut:
+        raise cut
     return False, (f"no deliverable matching {glob!r} has ≥ {min_bytes} bytes" if sizes else f"no deliverable matches {glob!r}"), {}
 
 
 def file_matches_glob(ctx: RunContext, glob: str, min_count: int = 1, max_count: int | None = None) -> tuple[bool, str, dict[str, Any]]:
-    """Hit when the number of deliverables matching `glob` is within [min_count, max_count]."""
+    """Hit when the number of deliverables matching `glob` (listed or past the listing
+    limit) is within [min_count, max_count].
+
+    Raises:
+        ReadLimit: the scan stopped early and the count seen does not settle it.
+    """
     check_range("count", min_count, max_count)
-    n = len(matching(ctx, glob))
+    n = len(matching(ctx, glob)) + len(unlisted_matching(ctx, glob))
     ok = n >= min_count and (max_count is None or n <= max_count)
     bounds = f"[{min_count}, {'∞' if max_count is None else max_count}]"
     certain = (max_count is not None and n > max_count) or (max_count is None and n >= min_count)  # n only grows
-    if listing_cut(ctx) and not certain:
-        raise _uncertain(f"{n} listed deliverable(s) match {glob!r}; required {bounds}")
+    cut = None if certain else _scan_cut(ctx, f"{n} deliverable(s) seen match {glob!r}; required {bounds}")
+    if cut:
+        raise cut
     return ok, f"{n} deliverable(s) match {glob!r}; required {bounds}", {}
 
 
 def json_valid(ctx: RunContext, glob: str = "*.json") -> tuple[bool, str, dict[str, Any]]:
-    """Hit when every deliverable matching `glob` parses as JSON (and there is one)."""
-    paths = matching(ctx, glob)
-    if not paths:
-        if listing_cut(ctx):
-            raise _uncertain(f"no listed deliverable matches {glob!r}")
-        return False, f"no deliverable matches {glob!r}", {}
-    for p in paths:
-        size = p.stat().st_size
+    """Hit when every deliverable matching `glob` parses as JSON (and there is one).
+
+    Raises:
+        ReadLimit: every file read parses, but matching files past the listing limit
+            (or the scan limit) were not read.
+    """
+    items = matching(ctx, glob)
+    hidden = unlisted_matching(ctx, glob)
+    for item in items:
+        path = Path(item.path)
+        size = path.stat().st_size
         if size > MAX_JSON_BYTES:
-            return False, f"{p.name} is {size} bytes, larger than the {MAX_JSON_BYTES} bytes json_valid parses", {}
+            return False, f"{item.rel} is {size} bytes, larger than the {MAX_JSON_BYTES} bytes json_valid parses", {}
         try:
-            json.loads(p.read_bytes())
+            json.loads(path.read_bytes())
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-            return False, f"{p.name} is not valid JSON: {str(exc)[:200] or type(exc).__name__}", {}
-    if listing_cut(ctx):
-        raise _uncertain(f"{len(paths)} listed JSON file(s) parse")
-    return True, f"{len(paths)} JSON file(s) parse", {}
+            return False, f"{item.rel} is not valid JSON: {str(exc)[:200] or type(exc).__name__}", {}
+    what = f"{len(items)} JSON file(s) parse" if items else f"no listed deliverable matches {glob!r}"
+    if hidden:
+        raise ReadLimit(f"{what}, but {len(hidden)} matching deliverable(s) past the listing limit were not read "
+                        f"({hidden[0].rel}…)", limit=listing_limit())
+    cut = _scan_cut(ctx, what)
+    if cut:
+        raise cut
+    if not items:
+        return False, f"no deliverable matches {glob!r}", {}
+    return True, f"{len(items)} JSON file(s) parse", {}
 
 
 def text_contains(ctx: RunContext, text: str, glob: str | None = None, source: str = "files", case_sensitive: bool = False) -> tuple[bool, str, dict[str, Any]]:
-    """Hit when `text` occurs in a matching deliverable (or the final message)."""
+    """Hit when `text` occurs in a matching deliverable (or the final message).
+
+    Raises:
+        ReadLimit: not found in what was read, and some text was not read.
+    """
     if not text:
         raise ValueError("text must not be empty (an empty text is found everywhere)")
     needle = text if case_sensitive else text.lower()
@@ -158,7 +243,7 @@ def text_contains(ctx: RunContext, text: str, glob: str | None = None, source: s
         if needle in (body if case_sensitive else body.lower()):
             return True, f"{text!r} found in {name}", {}
     if unread:
-        raise ReadLimit(f"{text!r} not found in what was read, but {unread}")
+        raise ReadLimit(f"{text!r} not found in what was read, but {unread[0]}", limit=unread[1])
     return False, f"{text!r} not found", {}
 
 
@@ -168,6 +253,9 @@ def regex_match(ctx: RunContext, pattern: str, glob: str | None = None, source: 
     `flags` is a string of ``i`` (ignore case), ``m`` (multiline), ``s`` (dot matches newline).
     The search runs in a killable child process (`saferegex`): a catastrophically
     backtracking pattern raises `saferegex.RegexTimeout` instead of hanging the judge.
+
+    Raises:
+        ReadLimit: no match in what was read, and some text was not read.
     """
     value = 0
     for ch in flags:
@@ -181,19 +269,23 @@ def regex_match(ctx: RunContext, pattern: str, glob: str | None = None, source: 
         name, _, text = found[0]
         return True, f"/{pattern}/ matches {text[:80]!r} in {name}", {}
     if unread:
-        raise ReadLimit(f"/{pattern}/ does not match what was read, but {unread}")
+        raise ReadLimit(f"/{pattern}/ does not match what was read, but {unread[0]}", limit=unread[1])
     return False, f"/{pattern}/ does not match", {}
 
 
 def word_count_between(ctx: RunContext, min_words: int = 0, max_words: int | None = None, glob: str | None = None, source: str = "files") -> tuple[bool, str, dict[str, Any]]:
-    """Hit when the total word count (whitespace-separated) is within [min_words, max_words]."""
+    """Hit when the total word count (whitespace-separated) is within [min_words, max_words].
+
+    Raises:
+        ReadLimit: the count of what was read does not settle it, and some text was not read.
+    """
     check_range("words", min_words, max_words)
     texts, unread = _texts(ctx, glob, source)
     n = sum(len(body.split()) for _, body in texts)
     bounds = f"[{min_words}, {'∞' if max_words is None else max_words}]"
     certain = (max_words is not None and n > max_words) or (max_words is None and n >= min_words)  # n only grows
     if unread and not certain:
-        raise ReadLimit(f"{n} words in what was read; required {bounds}; but {unread}")
+        raise ReadLimit(f"{n} words in what was read; required {bounds}; but {unread[0]}", limit=unread[1])
     if not texts:
         return False, "nothing to count", {}
     ok = n >= min_words and (max_words is None or n <= max_words)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import time
 
+from cowork_judge.agent_text import repair
 from cowork_judge.code_methods import CODE_METHODS, param_errors
+from cowork_judge.code_methods.files import ReadLimit
 from cowork_judge.core.failures import classify, summary
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
@@ -20,6 +22,10 @@ def judge_code_row(row: Criterion, ctx: RunContext) -> Verdict:
     run deadline cut it); an exception ⇒ its kind by `classify` (``render_env`` for a
     missing tool, ``code_error`` otherwise). A hit merges the method's artifacts into
     ``ctx.artifacts`` for later segments.
+
+    A `ReadLimit` (the deliverable's size or number of files hid the answer) is judged,
+    not unjudged: see `read_limit_verdict`. Reasons are repaired text (a file name or a
+    matched line from the agent never carries a lone surrogate into the result).
     """
     name = row.code_method_name or ""
     method = CODE_METHODS.get(name)
@@ -40,12 +46,33 @@ def judge_code_row(row: Criterion, ctx: RunContext) -> Verdict:
         kind = classify(TimeoutError(), segment="code", deadline_passed=ctx.deadline.passed())
         return Verdict.unjudged(row.id, kind, f"{name} ran past {timeout:.0f} s", method="code", seconds=seconds)
     value, exc = outcome
+    if isinstance(exc, ReadLimit):
+        return read_limit_verdict(row, name, exc, ctx, seconds=seconds)
     if exc is not None:
         kind = classify(exc, segment="code", deadline_passed=ctx.deadline.passed())
-        return Verdict.unjudged(row.id, kind, f"{name} failed: {summary(exc)}", method="code", seconds=seconds)
+        return Verdict.unjudged(row.id, kind, repair(f"{name} failed: {summary(exc)}"), method="code", seconds=seconds)
     if not (isinstance(value, tuple) and len(value) == 3 and isinstance(value[0], bool) and isinstance(value[2], dict)):
         return Verdict.unjudged(row.id, "code_error", f"{name} returned {type(value).__name__}, not (hit, reason, artifacts)",
                                 method="code", seconds=seconds)
     hit, reason, artifacts = value
     ctx.artifacts.update(artifacts)
-    return Verdict(id=row.id, hit=hit, judged=True, reason=str(reason), method="code", seconds=seconds)
+    return Verdict(id=row.id, hit=hit, judged=True, reason=repair(str(reason)), method="code", seconds=seconds)
+
+
+def read_limit_verdict(row: Criterion, name: str, exc: ReadLimit, ctx: RunContext, *, seconds: float = 0.0) -> Verdict:
+    """The verdict of a row whose answer the judge's read limits hid.
+
+    Read limits are the deliverable's doing (a flood of files, a giant text), never the
+    judge's: the row is JUDGED against the deliverable — ``hit=false`` (a miss) for a
+    positive row; ``hit=true`` for a negative row or a hurdle, so the deduction applies
+    and a hurdle is fatal (the same side SPEC §4 takes for an unjudged negative row, so a
+    deliverable cannot hide a violation behind the limits). No ``error_kind``, so no
+    coverage loss and no ``exit_code``. The reason starts ``[read limit]`` and names the
+    limit; the same sentence is added to the delivery notes (what was not read).
+    """
+    negative = row.polarity == "negative"
+    side = "a miss" if not negative else ("hit, the hurdle is fatal" if row.hurdle else "hit, the deduction applies")
+    reason = repair(f"[read limit] {name}: {exc} (limit: {exc.limit}); counted against the deliverable: {side}")
+    ctx.delivery.notes.append(f"code row {row.id}: {reason}")
+    ctx.log.info("code row %s: %s", row.id, reason)
+    return Verdict(id=row.id, hit=negative, judged=True, reason=reason, method="code", seconds=seconds)

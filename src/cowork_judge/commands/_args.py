@@ -12,3 +12,15 @@ def path_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tests-dir", help="the task's tests dir with rubric.json (default $JUDGE_TESTS_DIR or /tests)")
     p.add_argument("--work-dir", help="private scratch dir for block workspaces (default: a new temp dir)")
     p.add_argument("--alt-output-dir", help="extra output dir read by lenient delivery (default /output)")
+
+
+class UsageError(Exception):
+    """A command-line mistake: the command prints it in one line and exits 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors raise `UsageError` instead of exiting, so a command
+    reports them its own way (one line, exit status 2, no traceback)."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise UsageError(message)

@@ -7,24 +7,16 @@ Prints ``<exit_code><TAB><reason>`` (one line; test.sh reads it) or, with ``--js
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 from pathlib import Path
 
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # argparse would print usage and sys.exit(2)
-        raise _UsageError(message)
-
-
-class _UsageError(Exception):
-    pass
+from cowork_judge.commands._args import Parser, UsageError
 
 
 def main(argv: list[str]) -> int:
     """Infer the exit code of the run whose verifier folder is given; returns the exit status."""
-    p = _Parser(prog="cowork-judge exit-message",
+    p = Parser(prog="cowork-judge exit-message",
                 description="Infer the most likely exit_code of a run that left no reward, from its verifier logs "
                             "(test-sh.log, judge.log, test-stdout.txt).")
     p.add_argument("verifier_dir", type=Path, help="the run's verifier folder, e.g. /logs/verifier")
@@ -32,8 +24,8 @@ def main(argv: list[str]) -> int:
     try:
         args = p.parse_args(argv)
         if not args.verifier_dir.is_dir():
-            raise _UsageError(f"{args.verifier_dir}: no such folder")
-    except _UsageError as exc:
+            raise UsageError(f"{args.verifier_dir}: no such folder")
+    except UsageError as exc:
         print(f"cowork-judge exit-message: error: {exc}", file=sys.stderr)
         return 2
     from cowork_judge.install.exit_messages import infer_from_dir, quote_line

@@ -6,24 +6,16 @@ conflicts with the task (``--force`` overrides); 2 bad arguments or an unusable 
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
 from pathlib import Path
 
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # argparse would print usage and sys.exit(2)
-        raise _UsageError(message)
-
-
-class _UsageError(Exception):
-    pass
+from cowork_judge.commands._args import Parser, UsageError
 
 
 def main(argv: list[str]) -> int:
     """Initialise the task folder given in `argv`; returns the exit status."""
-    p = _Parser(prog="cowork-judge init",
+    p = Parser(prog="cowork-judge init",
                 description="Write tests/test.sh from the cowork-judge template and merge the [verifier] and [verifier.env] "
                             "blocks (and, for a separate verifier container, the artifacts it needs) into task.toml.",
                 epilog="Exit status: 0 done or nothing to do; 1 refused (a change conflicts with the task; --force "
@@ -36,8 +28,8 @@ def main(argv: list[str]) -> int:
     try:
         args = p.parse_args(argv)
         if not re.fullmatch(r"[A-Za-z0-9_.,-]*", args.extras):
-            raise _UsageError(f"--extras {args.extras!r}: expected a comma-separated list such as pptx,workflow")
-    except _UsageError as exc:
+            raise UsageError(f"--extras {args.extras!r}: expected a comma-separated list such as pptx,workflow")
+    except UsageError as exc:
         print(f"cowork-judge init: error: {exc}", file=sys.stderr)
         return 2
     from cowork_judge.install.taskinit import InitError, apply, plan_init

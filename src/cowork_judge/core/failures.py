@@ -33,7 +33,7 @@ ErrorKind = Literal[
     "parse_error",  # the reply held no usable verdict for the row
     "deadline",  # the run's JUDGE_DEADLINE was reached before the row was judged
     "interrupted",  # the process was stopped by a signal (SIGTERM, SIGINT) before the row was judged
-    "over_limit",  # the judge's own read limits hid the answer (kept for result documents of 0.1.0)
+    "over_limit",  # no longer produced (0.2.0): read limits are judged against the deliverable; kept for 0.1.0 documents
     "no_credential",  # a model was needed and no credentials were configured
     "delivery_unreadable",  # the agent's final message exists but could not be read: nothing was scored
     "backend_missing",  # the configured agentic backend cannot run here

@@ -42,6 +42,7 @@ ROUTING_FIELDS = (
     "workflow_group",
     "na_policy",
     "page_mean_p",
+    "decided_by",
 )
 """Fields that choose HOW a row is judged; they must never influence the score (SPEC §3)."""
 
@@ -84,6 +85,8 @@ class Criterion(BaseModel):
     workflow_group: str | None = Field(None, description="Call group inside the workflow.")
     na_policy: Literal["pass", "fail", "unjudged"] | None = Field(None, description="Workflow: all pages N/A ⇒ …")
     page_mean_p: float | None = Field(None, description="Workflow: power-mean exponent across pages.")
+    decided_by: dict[str, Any] | None = Field(
+        None, description="Workflow: measured findings decide the row, e.g. {\"checks\": [\"text_overflow\"]} (ppt_judge).")
     extra: dict[str, Any] = Field(default_factory=dict, description="Unknown keys, carried through untouched.")
     polarity: Literal["positive", "negative"] = Field(description="Derived: negative when weight < 0 or hurdle.")
     hit_means: str = Field(description="Derived: what hit=true means for this row.")
@@ -206,12 +209,12 @@ def normalize_rubric(raw: Any) -> NormalizedRubric:
 
     criteria: list[Criterion] = []
     taken: set[str] = set()
-    explicit_ids = {_explicit_id(k, r) for k, r in rows} - {None}
+    explicit_ids = {explicit_id(k, r) for k, r in rows} - {None}
     for position, (map_key, row) in enumerate(rows, start=1):
         where = f"row {position}" if map_key is None else f"row {map_key!r}"
         if not isinstance(row, Mapping):
             raise RubricError(f"{where}: a row must be an object, got {type(row).__name__}")
-        row_id = _explicit_id(map_key, row)
+        row_id = explicit_id(map_key, row)
         if row_id is None:
             row_id = _generate_id(position, taken | explicit_ids)
             warnings.append(f"{where}: no 'id'; generated {row_id!r} (give rows stable ids)")
@@ -282,7 +285,9 @@ def _dependency_warnings(criteria: list[Criterion]) -> list[str]:
     return out
 
 
-def _explicit_id(map_key: Any, row: Any) -> str | None:
+def explicit_id(map_key: Any, row: Any) -> str | None:
+    """The row's id as normalization reads it: ``id``, else the mapping key (the
+    ``id → row`` shape); None when absent or a boolean."""
     value = row.get("id") if isinstance(row, Mapping) else None
     if value is None:
         value = map_key
@@ -333,6 +338,9 @@ def _normalize_row(row_id: str, row: Mapping[str, Any], warnings: list[str]) -> 
     page_mean_p = row.get("page_mean_p")
     if page_mean_p is not None:
         page_mean_p = _finite(page_mean_p, where, "page_mean_p")
+    decided_by = row.get("decided_by")
+    if decided_by is not None and not isinstance(decided_by, Mapping):
+        raise RubricError(f"{where}: field 'decided_by' must be an object such as {{\"checks\": [\"text_overflow\"]}}")
 
     ignored = sorted(DERIVED_KEYS & set(row))
     if ignored:
@@ -360,6 +368,7 @@ def _normalize_row(row_id: str, row: Mapping[str, Any], warnings: list[str]) -> 
         workflow_group=_opt_str(row.get("workflow_group"), where, "workflow_group", coerce=True),
         na_policy=na_policy,
         page_mean_p=page_mean_p,
+        decided_by=dict(decided_by) if decided_by is not None else None,
         extra=extra,
         polarity=polarity,
         hit_means=scales.hit_means(polarity=polarity, hurdle=hurdle, graded=graded, level_choices=level_choices),

@@ -297,8 +297,15 @@ def _render_html(layout: EvidenceLayout, deck: _Deck, caps: Capabilities, remain
         why = caps.chromium.reason if not caps.chromium.available else caps.playwright.reason
         return RenderInfo(status="skipped", skip_kind="render_env", reason=why)
     out = layout.pages_dir(deck.name)
-    paths, why = html_to_pngs(deck.path, out, chromium=caps.chromium.path, width_px=width_px,
-                              timeout_sec=min(CHROMIUM_MAX_SEC, remaining - 5), javascript=javascript)
+    timeout = min(CHROMIUM_MAX_SEC, remaining - 5)
+    if deck.path.suffix.lower() in (".html", ".htm"):
+        paths, why = html_to_pngs(deck.path, out, chromium=caps.chromium.path, width_px=width_px, timeout_sec=timeout,
+                                  javascript=javascript)
+    else:  # HTML content under another name (deck.pptx): Chromium goes by the extension, so copy it as .html
+        with scratch_dir("cowork-judge-html-") as tmp:
+            shutil.copyfile(deck.path, tmp / "deck.html")
+            paths, why = html_to_pngs(tmp / "deck.html", out, chromium=caps.chromium.path, width_px=width_px,
+                                      timeout_sec=timeout, javascript=javascript)
     if not paths:
         return RenderInfo(status="failed", skip_kind="error", reason=why or "no pages", engine="chromium")
     from PIL import Image

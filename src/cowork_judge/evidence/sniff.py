@@ -91,6 +91,53 @@ def sniff_deck(path: Path | str) -> SniffResult:
     return res
 
 
+CONTENT_KIND_PART_BYTES = 1024 * 1024
+"""`content_kind` reads a package's ``_rels/.rels`` and ``[Content_Types].xml`` only when
+each is at most 1 MiB uncompressed (real ones are a few KiB): no inflating of a bomb."""
+CONTENT_KIND_CFB_BYTES = 64 * 1024 * 1024
+"""`content_kind` reads at most this much of a CFB (OLE2) file to find its streams; a
+larger one is classified from the names found in that prefix."""
+
+
+def content_kind(path: Path | str) -> str | None:
+    """The deck kind of `path` from its content, cheaply: ``pptx``/``pptm``/``ppsx``/
+    ``ppsm``/``potx``/``potm`` (an OOXML package whose main part has that content type),
+    ``ppt`` (binary PowerPoint 97-2003), ``pdf``, ``html``; None when the bytes hold no
+    recognisable deck (empty, unreadable, encrypted, another document, garbage).
+
+    The same magic-byte order as `sniff_deck`, without its integrity pass (no member is
+    inflated except the two small package parts, each at most `CONTENT_KIND_PART_BYTES`),
+    so choosing among many candidate decks stays cheap. A None or a kind here says what
+    the file claims to be; whether it opens is `sniff_deck`'s question. Never raises.
+    """
+    p = Path(path)
+    try:
+        with p.open("rb") as fh:
+            head = fh.read(8192)
+        if head.startswith(ZIP_MAGIC):
+            with zipfile.ZipFile(p) as zf:
+                infos = {i.filename: i for i in zf.infolist()}
+                small = {n for n in ("_rels/.rels", "[Content_Types].xml")
+                         if n in infos and infos[n].file_size <= CONTENT_KIND_PART_BYTES}
+                main = _main_part(zf, small | ({"ppt/presentation.xml"} & set(infos)))
+                ctype = _override_type(zf, small, main) if main in infos else None
+            entry = MAIN_CONTENT_TYPES.get(ctype or "")
+            return entry[0] if entry else None
+        if head.startswith(CFB_MAGIC):
+            with p.open("rb") as fh:
+                names = cfb_stream_names(fh.read(CONTENT_KIND_CFB_BYTES))
+            if "PowerPoint Document" in names and "EncryptedPackage" not in names:
+                return "ppt"
+            return None
+        if b"%PDF-" in head[:1024]:
+            return "pdf"
+        if _looks_html(head):
+            return "html"
+    except Exception:  # noqa: BLE001 - any content: None means "no recognisable deck"
+        return None
+    return None
+
+
 def _looks_html(head: bytes) -> bool:
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
     if text.startswith((b"<!doctype html", b"<html")):

@@ -19,6 +19,7 @@ from cowork_judge.core.rubric import (
     Criterion,
     NormalizedRubric,
     RubricError,
+    explicit_id,
     normalize_rubric,
 )
 from cowork_judge.lint.codes import Finding
@@ -93,17 +94,6 @@ class RubricDoc:
             if r.id is not None:
                 out.setdefault(r.id, r)
         return out
-
-
-def explicit_id(map_key: Any, row: Any) -> str | None:
-    """The row's id as the engine reads it: ``id``, else the mapping key; None when absent."""
-    value = row.get("id") if isinstance(row, Mapping) else None
-    if value is None:
-        value = map_key
-    if value is None or isinstance(value, bool):
-        return None
-    text = str(value).strip()
-    return text or None
 
 
 def raw_rows(raw: Any) -> list[tuple[Any, Any]] | None:

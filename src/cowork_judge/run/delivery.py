@@ -4,12 +4,19 @@ Deliverables are non-empty regular files under the output dir (strict, default);
 lenient delivery also takes files at the app root and the alternate output dir. Hidden
 and empty files are ignored; symlinks that resolve outside the scored tree are never
 followed. The final message comes from JUDGE_RESPONSE_FILE, the ATIF trajectory, or a
-plain answer file (SPEC §6). Reading never raises for bad agent output.
+plain answer file (SPEC §6). Reading never raises for bad agent output, and every
+string read from the agent (file names, the final message) is valid UTF-8-encodable
+text (`cowork_judge.agent_text`).
+
+Read limits are the deliverable's doing: past `MAX_FILES` deliverables the rest are
+not listed (their names and sizes are kept in ``ignored`` as ``listing_limit``, so a
+code method can tell whether they matter), and past `MAX_SCAN_ENTRIES` entries the scan
+stops (``scan_cut``). Both are recorded in ``notes``, which the run copies into the
+result's warnings.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -19,22 +26,35 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from cowork_judge.agent_text import repair
 from cowork_judge.core.result import DeliveryDetails
+from cowork_judge.run.answer import (  # noqa: F401 - re-exported: delivery is where callers look
+    ANSWER_FILES,
+    MAX_MESSAGE_BYTES,
+    MAX_TRAJECTORY_BYTES,
+    UnreadableMessage,
+    atif_final_message,
+    final_message,
+)
 from cowork_judge.run.config import JudgeConfig
 from cowork_judge.run.paths import RunPaths
 
 MAX_FILES = 5000
-"""Deliverables listed at most; beyond this the listing is cut and says so."""
+"""Deliverables listed at most (linked into workspaces, opened by code methods); beyond
+this the listing is cut and says so. Our choice (0.1.0): far above any office
+deliverable set, small enough to hard-link into every block workspace."""
+MAX_SCAN_ENTRIES = 50_000
+"""Directory entries examined at most over all scanned roots (each costs one lstat); the
+scan stops past it and says so. Our choice: 10× `MAX_FILES`. Measured: 60,000 files in
+output/ are collected in 3.2 s on the shared dev machine (load ~5), so a flood of a
+million files cannot eat the run's deadline (0.1.0 walked and listed all of them)."""
+MAX_DETAIL_ENTRIES = 100
+"""Stray and ignored files named one by one in ``details.delivery`` (the rest are
+counted): a flood of files must not become a flood of result document."""
 STRAY_COPY_FILE_BYTES = 10 * 1024 * 1024
 """Largest stray file copied to ``stray_not_scored/`` (bytes)."""
 STRAY_COPY_TOTAL_BYTES = 50 * 1024 * 1024
 """Total bytes copied to ``stray_not_scored/`` per run."""
-MAX_MESSAGE_BYTES = 16 * 1024 * 1024
-"""Largest plain answer file read (bytes); a larger one is reported unreadable."""
-MAX_TRAJECTORY_BYTES = 512 * 1024 * 1024
-"""Largest trajectory.json parsed (bytes): long agent runs with tool output reach 100s of MB."""
-ANSWER_FILES = ("final_answer.txt", "response.txt")
-"""Plain answer files looked for in the agent logs dir, in order."""
 
 
 class DeliveredFile(BaseModel):
@@ -52,7 +72,8 @@ class SkippedFile(BaseModel):
     rel: str
     path: str
     size_bytes: int
-    reason: Literal["outside_scored_set", "symlink_escape", "hidden", "empty", "not_regular", "over_limit", "unreadable"]
+    reason: Literal["outside_scored_set", "symlink_escape", "hidden", "empty", "not_regular", "listing_limit", "unreadable"]
+    """Why: ``listing_limit`` = a deliverable past `MAX_FILES` (seen, not listed)."""
 
 
 class Delivery(BaseModel):
@@ -69,18 +90,32 @@ class Delivery(BaseModel):
         default_factory=list, description="Final-message sources that exist but could not be read or parsed."
     )
     notes: list[str] = Field(default_factory=list)
+    entries_scanned: int = Field(0, description="Directory entries examined over all roots.")
+    scan_cut: bool = Field(False, description="The scan stopped at MAX_SCAN_ENTRIES: more files may exist.")
+
+    @property
+    def unlisted(self) -> list[SkippedFile]:
+        """Deliverables past `MAX_FILES`: seen (name, size), never listed or opened."""
+        return [s for s in self.ignored if s.reason == "listing_limit"]
 
     def details(self) -> DeliveryDetails:
         """The ``details.delivery`` block of the result document (names relative to where
-        each file was found)."""
+        each file was found; stray and ignored files past `MAX_DETAIL_ENTRIES` counted in
+        one closing entry)."""
         return DeliveryDetails(
             files=[f.rel for f in self.files],
             missing=self.missing,
             from_chat=self.from_chat,
-            stray=[f"{s.rel} ({s.reason})" for s in self.stray],
-            ignored=[f"{s.rel} ({s.reason})" for s in self.ignored],
+            stray=_capped([f"{s.rel} ({s.reason})" for s in self.stray]),
+            ignored=_capped([f"{s.rel} ({s.reason})" for s in self.ignored]),
             final_message_source=self.final_message_source,
         )
+
+
+def _capped(entries: list[str]) -> list[str]:
+    if len(entries) <= MAX_DETAIL_ENTRIES:
+        return entries
+    return [*entries[:MAX_DETAIL_ENTRIES], f"... and {len(entries) - MAX_DETAIL_ENTRIES} more not named here"]
 
 
 def collect_delivery(paths: RunPaths, config: JudgeConfig) -> Delivery:
@@ -107,10 +142,15 @@ def collect_delivery(paths: RunPaths, config: JudgeConfig) -> Delivery:
     delivery.unreadable.extend(unreadable)
     _drop_duplicates(delivery)
     _unique_names(delivery)
-    cut = sum(1 for s in delivery.ignored if s.reason == "over_limit")
+    cut = len(delivery.unlisted)
     if cut:
-        delivery.notes.append(f"{cut} deliverable(s) past the first {MAX_FILES} were not listed: code rows whose "
-                              "answer they could change are unjudged 'over_limit'")
+        delivery.notes.append(f"{cut} deliverable(s) past the first {MAX_FILES} were not listed (read limit: names and "
+                              "sizes seen, contents never read or shown to a judge): a code row whose answer they hide "
+                              "is judged against the deliverable")
+    if delivery.scan_cut:
+        delivery.notes.append(f"the scan of the deliverables stopped after {MAX_SCAN_ENTRIES} entries (read limit): "
+                              "files past it were not seen; a code row whose answer they could hide is judged against "
+                              "the deliverable")
     if not delivery.files:
         if message and config.chat_fallback:
             delivery.from_chat = True
@@ -162,6 +202,8 @@ def _scan(
         delivery.ignored.append(SkippedFile(rel=display_name(rel), path=str(where), size_bytes=0, reason="unreadable"))
 
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False, onerror=unreadable):
+        if not _count_entry(delivery, root, scored=scored):  # a folder costs a listing
+            return
         current = Path(dirpath)
         entries = list(filenames)
         keep: list[str] = []
@@ -177,8 +219,24 @@ def _scan(
                 keep.append(d)
         dirnames[:] = keep
         for name in sorted(entries):
+            if not _count_entry(delivery, root, scored=scored):
+                return
             path = current / name
             _classify(path, path.relative_to(root).as_posix(), root_real, source, delivery, scored=scored)
+
+
+def _count_entry(delivery: Delivery, root: Path, *, scored: bool) -> bool:
+    """Count one examined entry; False (scan over) past `MAX_SCAN_ENTRIES`, which marks
+    ``scan_cut`` when the root is scored and only leaves a note otherwise."""
+    if delivery.entries_scanned >= MAX_SCAN_ENTRIES:
+        if scored:
+            delivery.scan_cut = True
+        else:
+            delivery.notes.append(f"the scan of {display_name(str(root))} (not scored) stopped at "
+                                  f"{MAX_SCAN_ENTRIES} entries in all")
+        return False
+    delivery.entries_scanned += 1
+    return True
 
 
 def _classify(
@@ -199,14 +257,17 @@ def _classify(
         delivery.ignored.append(skipped("hidden"))
         return
     try:
-        real = path.resolve(strict=True)
-        if path.is_symlink() and not _inside(real, root_real):
-            delivery.stray.append(skipped("symlink_escape", real.stat().st_size if real.is_file() else 0))
-            return
-        if not real.is_file():
+        st = path.lstat()  # one stat for the common case; os.walk never descends into a link
+        if stat.S_ISLNK(st.st_mode):
+            real = path.resolve(strict=True)
+            if not _inside(real, root_real):
+                delivery.stray.append(skipped("symlink_escape", real.stat().st_size if real.is_file() else 0))
+                return
+            st = real.stat()
+        if not stat.S_ISREG(st.st_mode):
             delivery.ignored.append(skipped("not_regular"))
             return
-        size = real.stat().st_size
+        size = st.st_size
     except (OSError, RuntimeError):
         delivery.ignored.append(skipped("not_regular"))  # dangling or looping symlink, vanished file
         return
@@ -217,7 +278,7 @@ def _classify(
         delivery.stray.append(skipped("outside_scored_set", size))
         return
     if len(delivery.files) >= MAX_FILES:
-        delivery.ignored.append(skipped("over_limit", size))
+        delivery.ignored.append(skipped("listing_limit", size))
         return
     delivery.files.append(DeliveredFile(rel=shown, path=str(path), size_bytes=size, source=source))
 
@@ -228,11 +289,11 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f\u0080-\u009f\u2028\u2029]")
 def display_name(rel: str) -> str:
     """A file name safe to show a judge and to write as UTF-8.
 
-    Undecodable bytes (surrogate escapes) become U+FFFD; control characters, including
-    newlines that could forge a line of the prompt, become ``\\xNN`` escapes.
+    Undecodable bytes (surrogate escapes) become U+FFFD, as does any other lone
+    surrogate; control characters, including newlines that could forge a line of the
+    prompt, become ``\\xNN`` escapes.
     """
-    text = rel.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", text)
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group(0)):02x}", repair(rel))
 
 
 def _drop_duplicates(delivery: Delivery) -> None:
@@ -299,109 +360,3 @@ def copy_stray(delivery: Delivery, stray_dir: Path) -> int:
         total += item.size_bytes
         copied += 1
     return copied
-
-
-# --------------------------------------------------------------------------- final message
-
-
-def final_message(paths: RunPaths, config: JudgeConfig) -> tuple[str | None, str | None, list[str], list[str]]:
-    """The agent's final chat message, its source, notes, and unreadable sources.
-
-    Order: JUDGE_RESPONSE_FILE; ATIF ``trajectory.json`` (last ``source == "agent"`` step
-    with non-empty text); ``final_answer.txt`` / ``response.txt`` in the agent logs dir.
-    Symlinks and non-regular files are never read (the agent writes these files: a link
-    to ``/proc/self/environ`` or to the reference answer must not become its answer).
-    """
-    notes: list[str] = []
-    unreadable: list[str] = []
-    if config.response_file:
-        if not os.path.lexists(config.response_file):
-            notes.append(f"JUDGE_RESPONSE_FILE={config.response_file} does not exist; the final message is looked for "
-                         "in the agent logs instead")
-        text = _read_text(Path(config.response_file), notes, unreadable, MAX_MESSAGE_BYTES)
-        if text:
-            return text, "response_file", notes, unreadable
-    trajectory = paths.agent_logs_dir / "trajectory.json"
-    raw = _read_text(trajectory, notes, unreadable, MAX_TRAJECTORY_BYTES)
-    if raw is not None:
-        try:
-            doc = json.loads(raw)
-        except (ValueError, RecursionError) as exc:
-            notes.append(f"trajectory.json is not valid JSON: {str(exc)[:200]}")
-            unreadable.append("trajectory.json")
-        else:
-            text = atif_final_message(doc)
-            if text:
-                return text, "trajectory", notes, unreadable
-    for name in ANSWER_FILES:
-        text = _read_text(paths.agent_logs_dir / name, notes, unreadable, MAX_MESSAGE_BYTES)
-        if text:
-            return text, name, notes, unreadable
-    return None, None, notes, unreadable
-
-
-def atif_final_message(doc: Any) -> str | None:
-    """Final answer of an ATIF (v1.0–v1.8) trajectory document, or None.
-
-    The answer is the ``message`` of the last step with ``source == "agent"`` whose text
-    is non-empty; ``message`` is a string or a list of ``{"type": "text", "text": …}``
-    parts. Steps that only call tools are skipped.
-    """
-    steps = doc.get("steps") if isinstance(doc, dict) else None
-    if not isinstance(steps, list):
-        return None
-    for step in reversed(steps):
-        if not isinstance(step, dict) or step.get("source") != "agent":
-            continue
-        text = _message_text(step.get("message"))
-        if text:
-            return text
-    return None
-
-
-def _message_text(message: Any) -> str | None:
-    if isinstance(message, str):
-        return message.strip() or None
-    if isinstance(message, list):
-        parts = [
-            p.get("text", "")
-            for p in message
-            if isinstance(p, dict) and p.get("type") in ("text", "output_text") and isinstance(p.get("text"), str)
-        ]
-        text = "\n".join(x for x in parts if x.strip()).strip()
-        return text or None
-    return None
-
-
-def _read_text(path: Path, notes: list[str], unreadable: list[str], limit: int) -> str | None:
-    """Text of a regular, non-symlink file (None when absent); up to `limit` bytes.
-
-    A file that exists but is a link, not regular, unreadable or over `limit` is
-    recorded in `unreadable` and `notes`.
-    """
-    try:
-        st = path.lstat()
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        notes.append(f"{path.name} cannot be read: {exc.strerror or exc}")
-        unreadable.append(path.name)
-        return None
-    if stat.S_ISLNK(st.st_mode) or not stat.S_ISREG(st.st_mode):
-        # planted by the agent (a link to /proc/self/environ, a FIFO): ignored, and NOT
-        # "unreadable" — that would mask the rollout instead of scoring what it delivered
-        notes.append(f"{path.name} is {'a symlink' if stat.S_ISLNK(st.st_mode) else 'not a regular file'}; ignored")
-        return None
-    if st.st_size > limit:
-        notes.append(f"{path.name} is {st.st_size} bytes, more than the {limit} bytes read; not read")
-        unreadable.append(path.name)
-        return None
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
-        with os.fdopen(fd, "rb") as fh:
-            data = fh.read(limit + 1)
-    except OSError as exc:
-        notes.append(f"{path.name} cannot be read: {exc.strerror or exc}")
-        unreadable.append(path.name)
-        return None
-    return data.decode("utf-8", errors="replace").strip() or None

@@ -202,6 +202,7 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
     log.info("delivery: %d file(s), %d stray, final message from %s", len(delivery.files), len(delivery.stray),
              delivery.final_message_source or "nowhere")
     run.warn("delivery", delivery.notes, prefix="delivery: ")
+    warned = len(delivery.notes)  # code methods add notes while judging (a read limit hid an answer)
     if delivery.missing and delivery.unreadable:
         return run.failed(criteria, "delivery_unreadable", "judge:scorer_error",
                           f"the agent's final message could not be read ({', '.join(delivery.unreadable)}); "
@@ -250,10 +251,24 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
         from cowork_judge.agentic.dispatch import judge_agentic as route  # type: ignore[assignment]
 
     verdicts = route(criteria, ctx)
+    run.warn("delivery", delivery.notes[warned:], prefix="delivery: ")
+    if evidence:
+        evidence["kept"] = _keep_evidence(ctx)
     doc = run.document(criteria, verdicts, delivery=delivery, ctx=ctx, evidence=evidence, instruction_source=instruction_source)
     log.info("score %s (raw %s), coverage %.3f, %d model call(s)", doc.task_score, doc.score_raw,
              doc.extra_fields.judge_coverage, ctx.stats.calls)
     return doc
+
+
+def _keep_evidence(ctx: RunContext) -> dict[str, int]:
+    """Copy the deck evidence beside the verifier outputs for `cowork-judge report` (the
+    work dir is deleted and Harbor downloads only the verifier folder)."""
+    from cowork_judge.evidence.keep import keep_evidence
+
+    kept = keep_evidence(ctx.paths.evidence_dir, ctx.paths.kept_evidence_dir, ctx.redactor)
+    if kept.images_dropped:
+        log.warning("evidence: %d page image(s) not kept beside the outputs (size cap)", kept.images_dropped)
+    return {"files": kept.files, "bytes": kept.bytes, "images_dropped": kept.images_dropped}
 
 
 def _route() -> Any:
@@ -350,7 +365,7 @@ def _prepare_verifier_dir(paths: RunPaths) -> None:
     for target in (paths.judge_log, paths.result_json, paths.reward_txt, paths.reward_json, paths.reward_details_json,
                    paths.env_capabilities_json):
         _remove_unless_regular_file(target)
-    for folder in (paths.audit_dir, paths.stray_dir):
+    for folder in (paths.audit_dir, paths.stray_dir, paths.kept_evidence_dir):
         try:
             if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
                 folder.unlink()

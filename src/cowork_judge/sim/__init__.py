@@ -19,12 +19,19 @@ Verdicts come from a policy: ``OraclePolicy`` (an oracle file) or the labelled
      "<row id>@<page>": {"hit": false}}
 
 Only ``hit`` is required; ``level`` in [0, 1] is for gradient rows; ``"<id>@<page>"``
-overrides a row on one page (workflow rows); ids missing from the oracle get
+overrides a row on one page (workflow rows: a request names its page with a
+``<page_number>N</page_number>`` marker in a user message, see ``pages``; when its answer
+schema lets ``level`` be a string such as ``"N/A"``, rows answered ``"na": true`` get that
+string as their level); ids missing from the oracle get
 ``hit=false`` with reason ``"not in oracle"``. The rows a request judges are those of
 the last ``<rubric_rows>[...]</rubric_rows>`` block of its user messages (or the id enum
 of its verdicts schema); a request without rows is answered by the generic mode
 (``generic``: criteria from the schema or the prompt, oracle keys may be criterion texts
 or 1-based indexes, the answer in the schema's shape).
+
+An answer sent through a tool whose input the client validates (claude's
+``StructuredOutput``) follows the request's verdicts schema (``conform``: required fields
+filled with null, an off-enum level snapped to the nearest allowed one).
 
 Around the verdicts: a ``FaultPlan`` (per-request faults, scripted or by seeded rates,
 delivered the way each API delivers them), a ``TokenBucket`` (``rpm``/``burst``: 429 with

@@ -39,7 +39,9 @@ oracle file (--oracle), JSON:
   {"<row id>": {"hit": true|false, "level": 0.75, "na": false, "reason": "..."},
    "<row id>@<page>": {...}}
   only "hit" is required; "level" in [0, 1] (gradient rows; default: highest level choice
-  when hit, else lowest); "<row id>@<page>" overrides the row on that page (workflow rows);
+  when hit, else lowest); "<row id>@<page>" overrides the row on that page (workflow rows
+  whose request carries a <page_number>N</page_number> marker in a user message; when the
+  answer schema lets "level" be a string such as "N/A", rows with "na": true get it);
   ids missing from the oracle get hit=false with reason "not in oracle". In the generic
   mode a key may also be a criterion's text (matched exactly, then normalized) or its
   1-based index. Without --oracle: the demo policy (reasons start "simulated judge, no model:").

@@ -7,7 +7,9 @@ accumulator; the server decides the reply (``Reply``) from it without knowing th
 The judge's protocol: the rows a request judges are the JSON list inside the LAST
 ``<rubric_rows> ... </rubric_rows>`` block of the user messages (tool results excluded);
 failing that, the ``id`` enum of ``properties.verdicts.items`` of the answer's JSON schema.
-A request with neither is answered by the generic mode (``generic.py``).
+A request with neither is answered by the generic mode (``generic.py``). A per-page
+workflow request names its page with a ``<page_number>N</page_number>`` marker
+(``pages.py``); the oracle's ``"<row id>@<page>"`` entries apply to it.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
+
+from .pages import page_of
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -99,6 +103,8 @@ class SimRequest:
         answer_schema: JSON schema the final answer must follow (response format, text
             format, or the answer tool's parameters), else None.
         response_format: ``json_schema``, ``json_object``, ``text`` or None.
+        page: the page a per-page workflow request judges (its first
+            ``<page_number>N</page_number>`` marker, ``pages.page_of``), else None.
     """
 
     endpoint: str = "chat"
@@ -118,6 +124,7 @@ class SimRequest:
     answer_tool_forced: bool = False
     answer_schema: dict[str, Any] | None = None
     response_format: str | None = None
+    page: int | None = None
 
     @property
     def prompt_chars(self) -> int:
@@ -156,7 +163,7 @@ class PromptText:
             self._user.append(text)
 
     def finish(self, req: SimRequest) -> SimRequest:
-        """Set ``prompt_text``, ``context_text``, ``user_text``, ``images`` and the rows.
+        """Set ``prompt_text``, ``context_text``, ``user_text``, ``images``, ``page`` and the rows.
 
         Raises:
             RequestError: the last ``<rubric_rows>`` block is not a JSON list of objects
@@ -166,6 +173,7 @@ class PromptText:
         req.context_text = ROWS_RE.sub(" ", "\n".join(self._context))
         req.user_text = "\n".join(self._user)
         req.images = self.images
+        req.page = page_of(self._user)
         last_block = None
         for text in self._user:
             blocks = ROWS_RE.findall(text)

@@ -61,7 +61,14 @@ class ModelCallFailed(JudgeFailure):
 
 
 class ModelCaller(Protocol):
-    """The model transport of a workflow (implemented by the run; see the module docstring)."""
+    """The model transport of a workflow (implemented by the run; see the module docstring).
+
+    Attributes:
+        limit: the run's in-flight limit (JUDGE_WORKFLOW_CONCURRENCY): more threads than
+            this only queue at the transport.
+    """
+
+    limit: int
 
     def complete(
         self,
@@ -112,6 +119,8 @@ class WorkflowContext:
         redact: removes secrets from a text (use it on agent-produced text put in prompts).
         log: the run's logger.
         rng: the run's random source (seeded in tests).
+        resplit: JUDGE_RESPLIT: a workflow may re-ask, alone, what a failed or partial
+            reply left out (ppt_judge: rows missing from a page's reply).
     """
 
     name: str
@@ -127,6 +136,7 @@ class WorkflowContext:
     redact: Callable[[str], str] = str
     log: logging.Logger = field(default_factory=lambda: logging.getLogger("cowork_judge"))
     rng: random.Random = field(default_factory=random.Random)
+    resplit: bool = True
 
 
 def hit_row(row_id: str, hit: bool, reason: str, *, evidence: Sequence[str] = ()) -> Verdict:

@@ -108,6 +108,7 @@ def _run_one(module: Any, name: str, rows: list[Criterion], ctx: RunContext, bud
         redact=ctx.redactor.text,
         log=ctx.log,
         rng=ctx.rng,
+        resplit=ctx.config.resplit,
     )
 
     def call() -> Any:

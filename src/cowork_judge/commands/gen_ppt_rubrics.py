@@ -1,0 +1,94 @@
+"""``cowork-judge gen-ppt-rubrics <instance>/tests``: write ppt_judge's visual rows into rubric.json.
+
+The rows come from the shared template (`cowork_judge.fleet.gen_ppt_rubrics`); every
+other row is kept. The new rubric is normalized before it is written (an invalid result
+is never written); the file is rewritten atomically, and only when it changes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from cowork_judge.core.failures import EXIT_STATUS
+
+EPILOG = """The visual rows are the ppt_judge rows whose id starts with the template's prefix (V-);
+they are replaced in place (appended when there are none). Without --gate the existing visual
+rows' gates are kept. Exit status: 0 written (or nothing to change, or --dry-run); 2 bad
+arguments, an unreadable rubric.json, or a rubric that would not normalize."""
+
+
+def main(argv: list[str]) -> int:
+    """Run the command with `argv`; returns the exit status."""
+    p = argparse.ArgumentParser(prog="cowork-judge gen-ppt-rubrics", epilog=EPILOG,
+                                description="Write ppt_judge's visual rows into <tests>/rubric.json from the shared template.")
+    p.add_argument("tests_dir", type=Path, help="the instance's tests/ folder (holds rubric.json; created if absent)")
+    p.add_argument("--gate", nargs="+", metavar="ID", help="row ids (code gates) every visual row depends on; "
+                                                         "their own dependencies are added")
+    p.add_argument("--balance", type=float, metavar="R", help="scale visual weights to visual:content = R")
+    p.add_argument("--dry-run", action="store_true", help="print the diff instead of writing")
+    p.add_argument("--template", type=Path, help=argparse.SUPPRESS)  # tests: another template
+    args = p.parse_args(argv)
+
+    from cowork_judge.core.rubric import RubricError, normalize_rubric
+    from cowork_judge.fleet.gen_ppt_rubrics import GenError, TemplateError, generate, load_template
+
+    path = args.tests_dir / "rubric.json"
+    if not args.tests_dir.is_dir():
+        return _fail(f"{args.tests_dir} is not a folder")
+    try:
+        old_text = path.read_text(encoding="utf-8") if path.exists() else None
+        raw = json.loads(old_text) if old_text is not None else None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        return _fail(f"{path}: cannot read: {exc}")
+    try:
+        template = load_template(args.template)
+        result = generate(raw, template, gates=args.gate, balance=args.balance)
+        normalize_rubric(result.document)
+    except (TemplateError, GenError) as exc:
+        return _fail(str(exc))
+    except RubricError as exc:
+        return _fail(f"the generated rubric would not normalize, nothing written: {exc}")
+    new_text = json.dumps(result.document, indent=2, ensure_ascii=False) + "\n"
+    for note in result.notes:
+        print(f"note: {note}", file=sys.stderr)
+    summary = (f"{len(result.rows)} visual row(s) (replacing {result.replaced}); gates: "
+               f"{', '.join(result.gates) or 'none'}")
+    if args.dry_run:
+        diff = difflib.unified_diff((old_text or "").splitlines(keepends=True), new_text.splitlines(keepends=True),
+                                    fromfile=f"{path} (now)", tofile=f"{path} (generated)")
+        sys.stdout.writelines(diff)
+        print(f"dry run: {summary}; nothing written" + (" (no change)" if old_text == new_text else ""), file=sys.stderr)
+        return EXIT_STATUS["clean"]
+    if old_text == new_text:
+        print(f"{path}: no change ({summary})")
+        return EXIT_STATUS["clean"]
+    try:
+        _write_atomic(path, new_text)
+    except OSError as exc:
+        return _fail(f"{path}: cannot write: {exc}")
+    print(f"{path}: wrote {summary}")
+    return EXIT_STATUS["clean"]
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=".rubric-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        if path.exists():
+            os.chmod(tmp, path.stat().st_mode & 0o777)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _fail(message: str) -> int:
+    print(f"cowork-judge gen-ppt-rubrics: {message}", file=sys.stderr)
+    return EXIT_STATUS["usage"]

@@ -1,0 +1,266 @@
+"""Generate ``ppt_judge``'s visual rows of a ``rubric.json`` from the shared template (SPEC §16).
+
+The template is ``cowork_judge/workflow/ppt_judge/visual_rubrics.json`` (the workflow never
+reads it at run time). `generate` is pure: raw rubric JSON in, new rubric JSON out. Each
+template question becomes one row, copied verbatim into ``description``; ``cluster`` →
+``workflow_group``; ``critical`` → the critical weight; ``na_policy`` and ``decided_by``
+as written; ``levels`` on the 21-step grid (the template's anchor texts, a filler between
+them) so that the workflow's grid level survives the engine's snapping unchanged. The
+visual rows are the ``ppt_judge`` rows whose id starts with the template's prefix
+(``V-``); every other row — code gates, agentic rows, ``ppt_judge`` content rows — is kept
+as it is, in place. Running it twice gives the same file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from cowork_judge.core.rubric import LIST_KEYS
+from cowork_judge.core.scales import format_level, parse_level_key
+from cowork_judge.workflow._contract import GRID_21
+
+WORKFLOW = "ppt_judge"
+TEMPLATE_FILE = "visual_rubrics.json"
+WEIGHT_DECIMALS = 3
+"""Balanced weights are rounded to 3 decimals (a ratio off by < 0.1 %)."""
+
+
+class TemplateError(ValueError):
+    """The template cannot be used (names the file and the problem)."""
+
+
+class GenError(ValueError):
+    """The rubric cannot be generated as asked (unknown gate, unsupported shape…)."""
+
+
+class TemplateRow(BaseModel):
+    """One visual question of the template."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(description="row id, starting with the template's id_prefix")
+    cluster: str = Field(description="one of the template's clusters; becomes workflow_group")
+    question: str = Field(min_length=1, description="copied verbatim into the row's description")
+    critical: bool = Field(False, description="structural defect: weighs weights.critical")
+    na_policy: Literal["pass", "fail", "unjudged"] | None = Field(None, description="all pages N/A ⇒ …")
+    decided_by: dict[str, Any] | None = Field(None, description="deterministic checks that decide the row")
+
+
+class VisualTemplate(BaseModel):
+    """``visual_rubrics.json``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    schema_id: Literal["cowork-judge/ppt-visual-template@1"] = Field(alias="schema")
+    about: str = ""
+    id_prefix: str = Field(min_length=1)
+    weights: dict[Literal["critical", "normal"], float]
+    levels: dict[str, str] = Field(description="anchor level → text; keys on the 21-step grid, 0 and 1 included")
+    level_filler: str = Field(min_length=1, description="text of the grid levels between anchors")
+    clusters: list[str] = Field(min_length=1)
+    rubrics: list[TemplateRow] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> VisualTemplate:
+        from cowork_judge.workflow.ppt_judge.decided import read_rule
+
+        if set(self.weights) != {"critical", "normal"} or any(not (w > 0) for w in self.weights.values()):
+            raise ValueError("weights must give positive 'critical' and 'normal' weights")
+        anchors = {parse_level_key(k) for k in self.levels}
+        if not anchors <= set(GRID_21) or not {0.0, 1.0} <= anchors:
+            raise ValueError("levels keys must lie on the 21-step grid and include 0 and 1")
+        ids = [r.id for r in self.rubrics]
+        if len(set(ids)) != len(ids):
+            raise ValueError("duplicate row ids")
+        for r in self.rubrics:
+            if not r.id.startswith(self.id_prefix):
+                raise ValueError(f"row {r.id!r} does not start with id_prefix {self.id_prefix!r}")
+            if r.cluster not in self.clusters:
+                raise ValueError(f"row {r.id!r}: cluster {r.cluster!r} is not one of {self.clusters}")
+            if r.decided_by is not None:
+                _rule, warning = read_rule(r.id, {"decided_by": r.decided_by})
+                if warning:
+                    raise ValueError(warning)
+        return self
+
+
+def template_path() -> Path:
+    """Where the packaged template lives."""
+    return Path(str(resources.files("cowork_judge.workflow.ppt_judge").joinpath(TEMPLATE_FILE)))
+
+
+def load_template(path: Path | None = None) -> VisualTemplate:
+    """Read and validate the template (default: the packaged one).
+
+    Raises:
+        TemplateError: missing, not JSON, or inconsistent (the message says what).
+    """
+    path = path or template_path()
+    try:
+        return VisualTemplate.model_validate_json(path.read_bytes())
+    except OSError as exc:
+        raise TemplateError(f"template {path}: cannot read: {exc.strerror or exc}") from None
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(x) for x in first.get("loc", ())) or "document"
+        raise TemplateError(f"template {path}: {where}: {first.get('msg')}") from None
+
+
+def grid_levels(template: VisualTemplate) -> dict[str, str]:
+    """The 21 grid keys (``"1"`` … ``"0"``, descending) with the anchor texts, the filler between."""
+    anchors = {parse_level_key(k): v for k, v in template.levels.items()}
+    return {format_level(x): anchors.get(x, template.level_filler) for x in reversed(GRID_21)}
+
+
+@dataclass
+class Generated:
+    """The outcome of `generate`.
+
+    Attributes:
+        document: the new rubric document (same top-level shape as the input).
+        rows: the visual rows written, in order.
+        replaced: how many old visual rows they replaced.
+        gates: the ids in every visual row's ``depends_on``.
+        notes: one line per decision worth telling (gates kept or closed, balance).
+    """
+
+    document: Any
+    rows: list[dict[str, Any]]
+    replaced: int
+    gates: list[str]
+    notes: list[str] = field(default_factory=list)
+
+
+def generate(raw: Any, template: VisualTemplate, *, gates: Sequence[str] | None = None,
+             balance: float | None = None) -> Generated:
+    """Replace the visual rows of a rubric document by the template's.
+
+    Args:
+        raw: the decoded rubric.json (``{"rubrics"|"criteria"|"items": [...], ...}`` or a
+            bare list); None = no rubric yet (a new ``{"rubrics": [...]}``).
+        template: the visual template.
+        gates: row ids every visual row depends on (their ``depends_on`` closure is added:
+            gates use raw hits, SPEC §4); None = keep the gates the existing visual rows have.
+        balance: scale the visual weights so that Σ visual : Σ content = `balance`, content
+            being the positive weights of the other non-code, non-hurdle rows.
+
+    Raises:
+        GenError: the document is an id → row mapping (write it as a list first), a gate
+            names no row, or `balance` is not positive or has no content weight to match.
+    """
+    doc, rows = _rows_of(raw)
+    prefix = template.id_prefix
+    is_visual = [isinstance(r, Mapping) and r.get("workflow_name") == WORKFLOW and str(r.get("id", "")).startswith(prefix)
+                 for r in rows]
+    old = [r for r, v in zip(rows, is_visual) if v]
+    others = [r for r, v in zip(rows, is_visual) if not v]
+    at = is_visual.index(True) if any(is_visual) else len(rows)
+    at -= sum(is_visual[:at])
+    by_id = {str(r.get("id")): r for r in others if isinstance(r, Mapping) and r.get("id") is not None}
+    notes: list[str] = []
+    if gates is None:
+        wanted = list(dict.fromkeys(str(d) for r in old for d in _deps(r) if str(d) in by_id))
+        if wanted:
+            notes.append(f"kept the existing visual rows' gates: {', '.join(wanted)}")
+    else:
+        unknown = [g for g in gates if g not in by_id]
+        if unknown:
+            raise GenError(f"--gate names no row of the rubric: {', '.join(unknown)} (a dangling gate is always closed)")
+        wanted = list(dict.fromkeys(gates))
+    closed = _closure(wanted, by_id)
+    if len(closed) > len(wanted):
+        notes.append(f"gates closed transitively (gates read raw hits): added {', '.join(closed[len(wanted):])}")
+    weights = dict(template.weights)
+    if balance is not None:
+        weights, note = _balanced(weights, template, others, balance)
+        notes.append(note)
+    levels = grid_levels(template)
+    new_rows = [_row(t, weights, levels, closed) for t in template.rubrics]
+    out_rows = others[:at] + new_rows + others[at:]
+    if isinstance(doc, list):
+        document: Any = out_rows
+    else:
+        document = dict(doc)
+        document[_list_key(doc)] = out_rows
+    return Generated(document=document, rows=new_rows, replaced=len(old), gates=closed, notes=notes)
+
+
+def _rows_of(raw: Any) -> tuple[Any, list[Any]]:
+    if raw is None:
+        return {"rubrics": []}, []
+    if isinstance(raw, list):
+        return raw, list(raw)
+    if isinstance(raw, Mapping):
+        key = next((k for k in LIST_KEYS if isinstance(raw.get(k), list)), None)
+        if key is not None:
+            return raw, list(raw[key])
+        raise GenError("rubric.json is an id → row mapping; write its rows as {\"rubrics\": [...]} first")
+    raise GenError(f"rubric.json must be an object or a list, got {type(raw).__name__}")
+
+
+def _list_key(doc: Mapping[str, Any]) -> str:
+    return next(k for k in LIST_KEYS if isinstance(doc.get(k), list))
+
+
+def _deps(row: Any) -> list[Any]:
+    deps = row.get("depends_on") if isinstance(row, Mapping) else None
+    return deps if isinstance(deps, list) else [deps] if isinstance(deps, (str, int)) else []
+
+
+def _closure(ids: Sequence[str], by_id: Mapping[str, Any]) -> list[str]:
+    """`ids` then every id they depend on, transitively (order of discovery, no duplicates)."""
+    out = list(ids)
+    for current in out:  # `out` grows while iterating: a breadth-first walk
+        for dep in _deps(by_id.get(current)):
+            if str(dep) in by_id and str(dep) not in out:
+                out.append(str(dep))
+    return out
+
+
+def _balanced(weights: dict[str, float], template: VisualTemplate, others: Sequence[Any],
+              ratio: float) -> tuple[dict[str, float], str]:
+    if not (isinstance(ratio, (int, float)) and ratio > 0 and ratio != float("inf")):
+        raise GenError(f"--balance must be a positive number, got {ratio!r}")
+    content = 0.0
+    for r in others:
+        if not isinstance(r, Mapping) or r.get("judge_method") == "code" or r.get("hurdle") is True:
+            continue
+        w = r.get("weight", r.get("points"))
+        if isinstance(w, (int, float)) and not isinstance(w, bool) and w > 0:
+            content += float(w)
+    if content <= 0:
+        raise GenError("--balance: the rubric has no positive content weight (non-code, non-hurdle rows) to balance against")
+    visual = sum(weights["critical" if t.critical else "normal"] for t in template.rubrics)
+    factor = ratio * content / visual
+    scaled = {k: round(w * factor, WEIGHT_DECIMALS) for k, w in weights.items()}
+    achieved = sum(scaled["critical" if t.critical else "normal"] for t in template.rubrics) / content
+    return scaled, (f"balance {ratio:g}: visual weights × {factor:.4f} (content weight {content:g}; "
+                    f"critical {scaled['critical']:g}, normal {scaled['normal']:g}; ratio {achieved:.4f})")
+
+
+def _row(t: TemplateRow, weights: Mapping[str, float], levels: dict[str, str], gates: Sequence[str]) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "id": t.id,
+        "description": t.question,
+        "weight": weights["critical" if t.critical else "normal"],
+        "type": "gradient",
+        "levels": dict(levels),
+        "judge_method": "workflow",
+        "workflow_name": WORKFLOW,
+        "workflow_group": t.cluster,
+    }
+    if t.na_policy is not None:
+        row["na_policy"] = t.na_policy
+    if t.decided_by is not None:
+        row["decided_by"] = json.loads(json.dumps(t.decided_by))
+    if gates:
+        row["depends_on"] = list(gates)
+    row["tag"] = f"visual/{t.cluster}" + ("/critical" if t.critical else "")
+    return row

@@ -1,0 +1,170 @@
+"""The agent's final chat message (SPEC §6): JUDGE_RESPONSE_FILE, the ATIF trajectory, or a
+plain answer file in the agent logs dir.
+
+Reading never raises for bad agent output: a source that exists but cannot be read or
+parsed is reported as unreadable (an unread answer is not an absent one), and the text
+is repaired (`cowork_judge.agent_text`) so it always encodes to UTF-8.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+from cowork_judge.agent_text import decode, repair
+from cowork_judge.run.config import JudgeConfig
+from cowork_judge.run.paths import RunPaths
+
+MAX_MESSAGE_BYTES = 16 * 1024 * 1024
+"""Largest plain answer file read (bytes); a larger one is reported unreadable."""
+MAX_TRAJECTORY_BYTES = 512 * 1024 * 1024
+"""Largest trajectory.json parsed (bytes): long agent runs with tool output reach 100s of MB."""
+ANSWER_FILES = ("final_answer.txt", "response.txt")
+"""Plain answer files looked for in the agent logs dir, in order."""
+
+
+def final_message(paths: RunPaths, config: JudgeConfig) -> tuple[str | None, str | None, list[str], list[str]]:
+    """The agent's final chat message, its source, notes, and unreadable sources.
+
+    Order: JUDGE_RESPONSE_FILE; ATIF ``trajectory.json`` (last ``source == "agent"`` step
+    with non-empty text); ``final_answer.txt`` / ``response.txt`` in the agent logs dir.
+    Symlinks and non-regular files are never read (the agent writes these files: a link
+    to ``/proc/self/environ`` or to the reference answer must not become its answer).
+    A trajectory that is not JSON, not ATIF-shaped, or whose final agent message has a
+    shape no ATIF version allows is recorded in `unreadable` (an unread answer is not an
+    absent one), and the answer files are still looked at. The text is repaired
+    (`agent_text.repair`): a lone surrogate (half an emoji) becomes U+FFFD.
+    """
+    notes: list[str] = []
+    unreadable: list[str] = []
+    if config.response_file:
+        if not os.path.lexists(config.response_file):
+            notes.append(f"JUDGE_RESPONSE_FILE={config.response_file} does not exist; the final message is looked for "
+                         "in the agent logs instead")
+        text = _read_text(Path(config.response_file), notes, unreadable, MAX_MESSAGE_BYTES)
+        if text:
+            return text, "response_file", notes, unreadable
+    trajectory = paths.agent_logs_dir / "trajectory.json"
+    raw = _read_text(trajectory, notes, unreadable, MAX_TRAJECTORY_BYTES)
+    if raw is not None:
+        try:
+            text = atif_final_message(json.loads(raw))
+        except (ValueError, RecursionError) as exc:  # UnreadableMessage is a ValueError
+            what = str(exc)[:200] if isinstance(exc, UnreadableMessage) else f"is not valid JSON: {str(exc)[:200]}"
+            notes.append(f"trajectory.json {what}")
+            unreadable.append("trajectory.json")
+        else:
+            if text:
+                return text, "trajectory", notes, unreadable
+    for name in ANSWER_FILES:
+        text = _read_text(paths.agent_logs_dir / name, notes, unreadable, MAX_MESSAGE_BYTES)
+        if text:
+            return text, name, notes, unreadable
+    return None, None, notes, unreadable
+
+
+class UnreadableMessage(ValueError):
+    """The trajectory holds a final answer in a shape no ATIF version allows: unreadable,
+    which is not the same as absent."""
+
+
+_TEXT_PART_TYPES = ("text", "output_text")
+
+
+def atif_final_message(doc: Any) -> str | None:
+    """Final answer of an ATIF (v1.0–v1.8) trajectory document, or None when the agent
+    gave none.
+
+    The answer is the ``message`` of the last step with ``source == "agent"`` whose text
+    is non-empty; ``message`` is a string or a list of ``{"type": "text", "text": …}``
+    parts (other part types, e.g. images, carry no text). Steps without a message (only
+    tool calls) and steps with empty text are skipped. The text is repaired
+    (`agent_text.repair`).
+
+    Raises:
+        UnreadableMessage: the document is not ATIF-shaped (not an object, ``steps``
+            missing or not a list), or the LAST agent step that has a message holds it in
+            another shape (an object such as ``{"text": …}``, a number, a text part whose
+            text is not a string…). An earlier message is never taken in its place: it is
+            not the final answer.
+    """
+    if not isinstance(doc, dict) or not isinstance(doc.get("steps"), list):
+        got = "a JSON object without a 'steps' list" if isinstance(doc, dict) else f"a JSON {_json_type(doc)}"
+        raise UnreadableMessage(f"is not an ATIF trajectory: {got}")
+    steps = doc["steps"]
+    for n in range(len(steps) - 1, -1, -1):
+        step = steps[n]
+        if not isinstance(step, dict) or step.get("source") != "agent" or step.get("message") is None:
+            continue
+        text = _message_text(step["message"], n)
+        if text:
+            return text
+    return None
+
+
+def _message_text(message: Any, step_no: int) -> str | None:
+    """The text of one ATIF message (None when it has none); raises `UnreadableMessage`
+    for a shape ATIF does not allow."""
+    if isinstance(message, str):
+        return repair(message).strip() or None
+    if not isinstance(message, list):
+        raise UnreadableMessage(f"step {step_no}: the agent's message is a JSON {_json_type(message)}, "
+                                "not a string or a list of content parts")
+    parts = []
+    for k, part in enumerate(message):
+        if not isinstance(part, dict):
+            raise UnreadableMessage(f"step {step_no}: content part {k} is a JSON {_json_type(part)}, not an object")
+        if part.get("type") in _TEXT_PART_TYPES:
+            if not isinstance(part.get("text"), str):
+                raise UnreadableMessage(f"step {step_no}: text part {k} holds a JSON {_json_type(part.get('text'))}, "
+                                        "not a string")
+            parts.append(repair(part["text"]))
+    text = "\n".join(x for x in parts if x.strip()).strip()
+    return text or None
+
+
+def _json_type(value: Any) -> str:
+    """The JSON name of a parsed value's type (object, array, string, number…)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    return {dict: "object", list: "array", str: "string", int: "number", float: "number"}.get(type(value), type(value).__name__)
+
+
+def _read_text(path: Path, notes: list[str], unreadable: list[str], limit: int) -> str | None:
+    """Text of a regular, non-symlink file (None when absent); up to `limit` bytes,
+    undecodable bytes as U+FFFD.
+
+    A file that exists but is a link, not regular, unreadable or over `limit` is
+    recorded in `unreadable` and `notes`.
+    """
+    try:
+        st = path.lstat()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        notes.append(f"{path.name} cannot be read: {exc.strerror or exc}")
+        unreadable.append(path.name)
+        return None
+    if stat.S_ISLNK(st.st_mode) or not stat.S_ISREG(st.st_mode):
+        # planted by the agent (a link to /proc/self/environ, a FIFO): ignored, and NOT
+        # "unreadable" — that would mask the rollout instead of scoring what it delivered
+        notes.append(f"{path.name} is {'a symlink' if stat.S_ISLNK(st.st_mode) else 'not a regular file'}; ignored")
+        return None
+    if st.st_size > limit:
+        notes.append(f"{path.name} is {st.st_size} bytes, more than the {limit} bytes read; not read")
+        unreadable.append(path.name)
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as fh:
+            data = fh.read(limit + 1)
+    except OSError as exc:
+        notes.append(f"{path.name} cannot be read: {exc.strerror or exc}")
+        unreadable.append(path.name)
+        return None
+    return decode(data).strip() or None

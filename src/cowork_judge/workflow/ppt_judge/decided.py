@@ -1,0 +1,158 @@
+"""Rows decided by the deterministic checks: measured defects first, no model call.
+
+A visual row may declare that the evidence layer's findings decide it::
+
+    "decided_by": {"checks": ["text_overflow", "off_slide"], "min_confidence": 0.5}
+
+Each page's cell of such a row is then decided without a VLM call:
+
+- level 0 when the page has a finding of one of those kinds with confidence ≥
+  ``min_confidence`` (default `DEFAULT_MIN_CONFIDENCE`);
+- level 1 when every one of those kinds ran on the page and found nothing there;
+- otherwise the cell goes to the VLM like any other row's (the checks could not run on the
+  page — skipped, cut by the evidence budget or a per-slide cap — or found only
+  low-confidence evidence such as a spill measured with a substituted typeface); the
+  findings travel in that page's prompt.
+
+Only kinds in `DECIDING_KINDS` may decide a row: each met ≥ 0.95 precision and recall,
+with 0 of 170 clean slides flagged, on the labelled synthetic benchmark
+(``bench/RESULTS-checks.md``). A malformed ``decided_by`` (unknown kind, wrong shape) gets
+a warning and the row is judged by the VLM on every page.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from cowork_judge.evidence.checks import FINDINGS_PER_CHECK_CAP
+from cowork_judge.evidence.documents import ChecksDoc, Finding
+
+DECIDING_KINDS: tuple[str, ...] = (
+    "off_slide", "text_overlap", "text_overflow", "tiny_font", "placeholder_text", "missing_glyph", "blank_page",
+)
+"""Check kinds that met the ≥ 0.95 precision/recall bar (bench/RESULTS-checks.md, all seven)."""
+DEFAULT_MIN_CONFIDENCE = 0.5
+"""A finding decides a cell from this confidence up. 0.5 keeps every finding measured with
+the requested (or a metric-compatible) typeface — direct measures carry 0.6–0.95 — and the
+TODO/TBD markers (0.5); it sends to the VLM the measures the evidence layer itself marks as
+unsure: spills measured with a substituted typeface (× 0.55) and off-slide frames whose
+rendered text is on the slide (0.4)."""
+CAPPED_KINDS = {"text_frame_cap": ("text_overlap", "text_overflow"), "line_cap": ("text_overlap", "text_overflow", "tiny_font")}
+"""Limits that leave part of a slide unmeasured by these kinds (`cowork_judge.evidence.checks`)."""
+
+
+@dataclass(frozen=True)
+class CheckRule:
+    """A row's ``decided_by``: the kinds whose findings decide it, and the confidence floor."""
+
+    kinds: tuple[str, ...]
+    min_confidence: float = DEFAULT_MIN_CONFIDENCE
+
+
+def read_rule(row_id: str, extra: Mapping[str, Any]) -> tuple[CheckRule | None, str | None]:
+    """The row's rule from its ``decided_by`` field (an unknown rubric key, kept in ``extra``).
+
+    Returns:
+        ``(rule, None)``; ``(None, None)`` when the row has no ``decided_by``; ``(None,
+        warning)`` when it is malformed (the row is then judged by the VLM).
+    """
+    spec = extra.get("decided_by")
+    if spec is None:
+        return None, None
+    fallback = "; the row is judged by the VLM instead"
+    if not isinstance(spec, Mapping) or not isinstance(spec.get("checks"), list) or not spec["checks"]:
+        return None, f"row {row_id!r}: decided_by must be {{\"checks\": [kind, ...]}}, got {spec!r:.80}{fallback}"
+    unknown = sorted({str(k) for k in spec["checks"] if k not in DECIDING_KINDS})
+    if unknown:
+        return None, (f"row {row_id!r}: decided_by names check kind(s) {', '.join(unknown)} that may not decide a row "
+                      f"(allowed: {', '.join(DECIDING_KINDS)}){fallback}")
+    extra_keys = sorted(str(k) for k in spec if k not in ("checks", "min_confidence"))
+    if extra_keys:
+        return None, f"row {row_id!r}: decided_by has unknown key(s) {', '.join(extra_keys)}{fallback}"
+    floor = spec.get("min_confidence", DEFAULT_MIN_CONFIDENCE)
+    if isinstance(floor, bool) or not isinstance(floor, (int, float)) or not math.isfinite(floor) or not 0 < floor <= 1:
+        return None, f"row {row_id!r}: decided_by.min_confidence must be a number in (0, 1], got {floor!r}{fallback}"
+    return CheckRule(tuple(dict.fromkeys(str(k) for k in spec["checks"])), float(floor)), None
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One cell decided by the checks: ``level`` 0 or 1, a reason, the findings behind it."""
+
+    level: float
+    reason: str
+    findings: tuple[Finding, ...] = ()
+
+
+class PageChecks:
+    """The deck's findings by page, and where each check kind could not look.
+
+    Args:
+        checks: the deck's ``checks.json`` (None: no check ran, nothing is decided).
+        page_to_slide: the render's page → slide map.
+    """
+
+    def __init__(self, checks: ChecksDoc | None, page_to_slide: Mapping[int, int | None]) -> None:
+        self.checks = checks
+        self.page_to_slide = dict(page_to_slide)
+        slide_to_page = {s: p for p, s in self.page_to_slide.items() if s is not None}
+        self.by_page: dict[int, list[Finding]] = {}
+        for f in checks.findings if checks is not None else []:
+            page = f.page if f.page is not None else slide_to_page.get(f.slide) if f.slide is not None else None
+            if page is not None:
+                self.by_page.setdefault(page, []).append(f)
+        self._saturated = set()
+        if checks is not None:
+            for check in checks.findings_dropped:
+                units = {(f.slide, f.page) for f in checks.findings if f.check == check}
+                if len(units) >= FINDINGS_PER_CHECK_CAP:  # the deck cap may have dropped every finding of a page
+                    self._saturated.add(check)
+
+    def findings(self, page: int) -> list[Finding]:
+        """Every finding on `page`, highest confidence first."""
+        return sorted(self.by_page.get(page, []), key=lambda f: -f.confidence)
+
+    def blind_spot(self, kind: str, page: int) -> str | None:
+        """Why `kind` cannot vouch for `page` being clean, or None when it looked at all of it."""
+        doc = self.checks
+        if doc is None:
+            return "no checks ran"
+        if kind not in doc.checks_run:
+            return f"{kind} did not run ({doc.checks_skipped.get(kind, 'not run')})"
+        slide = self.page_to_slide.get(page)
+        for lim in doc.limits:
+            if lim.kind == "budget" and lim.check in (None, kind):
+                if lim.slide is not None and (slide is None or slide >= lim.slide):
+                    return f"{kind}: {lim.reason}"
+                if lim.page is not None and page >= lim.page:
+                    return f"{kind}: {lim.reason}"
+                if lim.slide is None and lim.page is None:
+                    return f"{kind}: {lim.reason}"
+            elif lim.kind in CAPPED_KINDS and kind in CAPPED_KINDS[lim.kind] and (
+                    (lim.page is not None and lim.page == page) or (lim.slide is not None and lim.slide == slide)):
+                return f"{kind}: {lim.reason}"
+        if kind in self._saturated:
+            return (f"{kind}: more findings than checks.json keeps ({FINDINGS_PER_CHECK_CAP}); "
+                    "this page's may be among those left out")
+        return None
+
+    def decide(self, rule: CheckRule, page: int) -> Decision | None:
+        """The cell of a row with `rule` on `page`, or None when the VLM must judge it."""
+        mine = [f for f in self.findings(page) if f.check in rule.kinds]
+        decisive = [f for f in mine if f.confidence >= rule.min_confidence]
+        if decisive:
+            return Decision(0.0, "measured: " + _describe(decisive), tuple(decisive))
+        if mine:
+            return None  # only unsure evidence: the VLM looks, with the findings in its prompt
+        if any(self.blind_spot(kind, page) for kind in rule.kinds):
+            return None
+        return Decision(1.0, f"measured: no {'/'.join(rule.kinds)} finding on this page")
+
+
+def _describe(findings: Iterable[Finding], limit: int = 2) -> str:
+    items = list(findings)
+    text = "; ".join(f"{f.check}: {f.message} (confidence {f.confidence:g})" for f in items[:limit])
+    return text + (f"; +{len(items) - limit} more" if len(items) > limit else "")
