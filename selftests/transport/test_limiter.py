@@ -71,6 +71,24 @@ def test_first_rate_limit_of_a_run_gates_paces_and_narrows_the_window():
     assert 100.7 + (1 - L.PACE_JITTER) / pace <= lim.next_start <= 100.7 + (1 + L.PACE_JITTER) / pace
 
 
+def test_a_whole_cli_attempt_refused_cuts_the_window_but_sets_no_pace():
+    """An agent-CLI attempt is one ticket for requests the limiter never saw: its 429 counts
+    and halves the window of CLIs in flight; no requests/s pace is guessed from it."""
+    clock = Clock(100.0)
+    lim = make(clock)
+    tickets = [start(lim) for _ in range(4)]
+    clock.t = 130.0  # a CLI attempt lasts long: its start is out of RATE_WINDOW_SEC
+    assert lim.rate_limited(tickets[0], None, whole_attempt=True) is True
+    assert lim.pace() is None and lim.rate is None
+    assert lim.window == pytest.approx(max(1.0, L.DECREASE * 4)) and lim.events == 1
+    assert lim.try_start() == (None, L.POLL_SEC)  # 3 CLIs still running, window 2: no launch
+    lim.answered(tickets[1])
+    lim.answered(tickets[2])  # window 2 + 1/2 + 1/2.5 = 2.9: two slots, one in use
+    assert lim.window == pytest.approx(2.9)
+    start(lim)
+    assert lim.try_start() == (None, L.POLL_SEC)
+
+
 def test_pace_doubles_every_doubling_period_without_events():
     clock = Clock(0.0)
     lim = make(clock)

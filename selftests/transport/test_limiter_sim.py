@@ -4,6 +4,8 @@ arrival times), never by timing the test."""
 
 from __future__ import annotations
 
+import dataclasses
+import shutil
 import threading
 
 import pytest
@@ -43,8 +45,9 @@ def test_bucket_retry_after_is_honoured_by_every_block(tmp_path):
     for r in refused:  # the refused request itself: its next try waits at least the ask
         again = [e for e in entries if e.row_ids == r.row_ids and e.start_s > r.end_s]
         assert again and again[0].start_s >= r.end_s + r.retry_after_ms / 1000 - EPS, (r, again[:1])
+    retries = entries[len(ROWS):]  # the first wave (one request per block) left before any reply came back
     for r in refused[1:]:  # the gate: nobody starts before the ask
-        later = [e for e in entries if e.start_s > r.end_s]
+        later = [e for e in retries if e.start_s > r.end_s]
         assert all(e.start_s >= r.end_s + r.retry_after_ms / 1000 - EPS for e in later), (r, later[:1])
     assert ctx.limiter.events >= 1 and ctx.limiter.rate_limited_replies == len(refused)
     assert len([e for e in entries if e.status == 200]) == len(ROWS)
@@ -91,3 +94,30 @@ def test_the_backend_and_the_workflows_share_the_run_limiter(tmp_path):
         ctx = ctx_for(tmp_path, sim)
         backend = OpenAIAgentBackend.open(ctx)
         assert backend.transport.limiter is ctx.limiter is workflow_calls(ctx).limiter
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=pytest.mark.skipif(shutil.which(n) is None, reason=f"{n} CLI not on PATH")) for n in ("codex", "claude")])
+def test_agent_cli_attempts_obey_and_feed_the_run_limiter(tmp_path, name):
+    """A CLI makes its own HTTP calls; the limiter sees each attempt as one request. A
+    workflow call's 429 (Retry-After: 1) gates the CLI's launch; the CLI's own 429 at
+    admission is reported to the same limiter (counted, the window cut); coverage 1.0."""
+    with SimServer(ORACLE, api_key=SIM_KEY, faults=FaultPlan(script=["http_429", "http_429"]), tool_rounds=0) as sim:
+        ctx = ctx_for(tmp_path, sim, JUDGE_BACKEND=name, JUDGE_BATCH="4", JUDGE_CONCURRENCY="1", JUDGE_MAX_TRIES="1",
+                      JUDGE_RETRY_BACKOFF_MAX="2")
+        calls = workflow_calls(ctx)  # one try: the workflow call gives up on its 429
+        caller = calls.caller("stub", ctx.audit.scoped("workflow-stub"), cancel=threading.Event(), budget_end=ctx.deadline.at)
+        try:
+            with pytest.raises(ModelCallFailed):
+                caller.complete([{"role": "user", "content": "Criteria:\n1. the report states fact 1"}], label="probe")
+        finally:
+            calls.close()
+        ctx.retry = dataclasses.replace(ctx.retry, max_tries=3)  # the block retries its own 429
+        verdicts = judge_agentic(ROWS, ctx)
+        entries = sorted(sim.log.entries(), key=lambda e: e.start_s)
+    assert all(v.judged for v in verdicts.values())
+    first, cli_first = entries[0], entries[1]
+    assert first.fault == "http_429" and cli_first.fault == "http_429"
+    assert cli_first.start_s >= first.end_s + 1.0 - EPS  # the CLI launched after the gate opened
+    assert ctx.limiter.rate_limited_replies == 2 and ctx.limiter.events >= 1 and ctx.limiter.in_flight == 0
+    assert ctx.stats.by_kind == {"rate_limit": 2}  # the workflow call's and the block's first attempt

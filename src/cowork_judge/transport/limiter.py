@@ -48,7 +48,9 @@ by one slot per window of answers::
     pace now = rate · 2^((now − last cut) / DOUBLING_SEC)      (no pace once above RATE_MAX)
     window  ← window + 1 / window                              per answered request
 
-Other failures (5xx, timeouts, in-stream errors) change nothing. The constants were chosen
+Other failures (5xx, timeouts, in-stream errors) change nothing. An agent-CLI attempt
+(`agentic.cli_base`) is ONE ticket for all the requests the CLI makes: a 429 it reports
+counts and cuts the window (``whole_attempt``) but leaves the pace alone. The constants were chosen
 with a discrete-event model of K jobs against a token bucket (it reproduced the measured
 runs of the old and new judge within about 10 %) and checked with `bench/fleet.py` and
 `bench/faults.py` (README "Performance").
@@ -181,9 +183,13 @@ class Limiter:
         with self._lock:
             self.in_flight = max(0, self.in_flight - 1)
 
-    def rate_limited(self, ticket: Ticket, asked_sec: float | None) -> bool:
+    def rate_limited(self, ticket: Ticket, asked_sec: float | None, *, whole_attempt: bool = False) -> bool:
         """The request was rate limited; `asked_sec` is the server's wait (``retry-after-ms``
-        / ``Retry-After``; None when it said nothing). Returns True for a new event (cut)."""
+        / ``Retry-After``; None when it said nothing). Returns True for a new event (cut).
+
+        `whole_attempt`: the ticket stood for a whole agent-CLI attempt (many requests the
+        limiter never saw, `agentic.cli_base`): the event cuts the window but not the
+        pace (a rate in requests/s cannot be measured from attempts)."""
         with self._lock:
             now = self.clock()
             flight = self.in_flight  # this request included
@@ -197,11 +203,12 @@ class Limiter:
                 self.open_at = max(self.open_at, now + asked_sec)
             if ticket.started_at < self.last_cut:
                 return False
-            sent = _per_sec(self._starts, now)
-            got = _per_sec(self._answers, now)
-            pace = self._pace(now)
-            current = sent if pace is None else min(pace, sent)
-            self.rate = max(self.rate_min, DECREASE * current, GOT_SHARE * got)
+            if not whole_attempt:
+                sent = _per_sec(self._starts, now)
+                got = _per_sec(self._answers, now)
+                pace = self._pace(now)
+                current = sent if pace is None else min(pace, sent)
+                self.rate = max(self.rate_min, DECREASE * current, GOT_SHARE * got)
             self.window = max(1.0, DECREASE * flight)
             self.next_start = max(self.next_start, now)
             self.last_cut = now
