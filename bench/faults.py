@@ -75,7 +75,7 @@ def oracle() -> dict[str, dict[str, Any]]:
 
 
 def judge_once(rate: float, seed: int, latency_ms: float, backoff_max: float, answers: dict[str, Any],
-               src: str | None = None, evidence_sec: float = 0.0) -> Run:
+               src: str | None = None, evidence_sec: float = 0.0, jitter_sec: float = 0.0) -> Run:
     rates = {"http_429": rate / 2, "stream_rate_limit": rate / 2} if rate > 0 else {}
     with tempfile.TemporaryDirectory(prefix="bench-faults-") as tmp:
         root = Path(tmp)
@@ -85,7 +85,7 @@ def judge_once(rate: float, seed: int, latency_ms: float, backoff_max: float, an
                         latency=LatencyModel.uniform(latency_ms), api_key=KEY).start()
         try:
             env = {k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "OPENAI_", "COWORK_"))}
-            env.update(JUDGE_API_KEY=KEY, JUDGE_BASE_URL=sim.url, JUDGE_START_JITTER="0", JUDGE_EVIDENCE=f"{evidence_sec:g}",
+            env.update(JUDGE_API_KEY=KEY, JUDGE_BASE_URL=sim.url, JUDGE_START_JITTER=f"{jitter_sec:g}", JUDGE_EVIDENCE=f"{evidence_sec:g}",
                        JUDGE_CONCURRENCY=str(CONCURRENCY), JUDGE_MAX_TRIES=str(MAX_TRIES),
                        JUDGE_RETRY_BACKOFF_MAX=str(backoff_max))
             if src:
@@ -142,6 +142,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--backoff-max", type=float, default=2.0, help="JUDGE_RETRY_BACKOFF_MAX for the runs (≥ 1)")
     p.add_argument("--evidence", type=float, default=0.0,
                    help="JUDGE_EVIDENCE for the runs (0 = off; the default 180 renders the deck: the prompt then has its text)")
+    p.add_argument("--jitter", type=float, default=0.0,
+                   help="JUDGE_START_JITTER for the runs, seconds (0 = the first wave's requests arrive together)")
     p.add_argument("--src", help="run the judge from this source tree (PYTHONPATH), e.g. a git archive of an older commit")
     p.add_argument("--out", help="also write the markdown to this file")
     args = p.parse_args(argv)
@@ -151,14 +153,14 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[float, list[Run]] = {}
     for rate in rates:
         results[rate] = [judge_once(rate, seed, args.latency_ms, args.backoff_max, answers, args.src,
-                                      args.evidence) for seed in range(1, args.seeds + 1)]
+                                      args.evidence, args.jitter) for seed in range(1, args.seeds + 1)]
         print(f"rate {rate:.0%}: done ({time.monotonic() - t0:.0f} s)", file=sys.stderr)
     n_agentic = len(answers)
     lines = [
         "## Fault benchmark: rate limiting (`python bench/faults.py" + "".join(f" {a}" for a in (argv or sys.argv[1:])) + "`)",
         "",
         f"Example instance ({n_agentic} agentic rows, JUDGE_BATCH=4 → {-(-n_agentic // 4)} blocks, "
-        f"JUDGE_CONCURRENCY={CONCURRENCY}, JUDGE_MAX_TRIES={MAX_TRIES}, JUDGE_RESPLIT=1, JUDGE_START_JITTER=0, "
+        f"JUDGE_CONCURRENCY={CONCURRENCY}, JUDGE_MAX_TRIES={MAX_TRIES}, JUDGE_RESPLIT=1, JUDGE_START_JITTER={args.jitter:g}, "
         f"JUDGE_EVIDENCE={args.evidence:g}, "
         f"JUDGE_RETRY_BACKOFF_MAX={args.backoff_max:g}) against the simulator: {args.latency_ms:g} ms per answered "
         "call, one tool turn + one verdict turn per attempt; rate-limit faults per request, half HTTP 429, "

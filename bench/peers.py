@@ -166,6 +166,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--venvs", default="/tmp/cowork-judge-peers", help="folder of the peers' venvs (outside the repository)")
     p.add_argument("--install", action="store_true", help="create missing peer venvs with pip")
+    p.add_argument("--judge", action="append", default=[], metavar="LABEL=SRC",
+                   help="also run this judge from source tree SRC (PYTHONPATH), e.g. a git archive of an older commit")
     p.add_argument("--out", help="also write the markdown table to this file")
     args = p.parse_args(argv)
     venvs = Path(args.venvs)
@@ -188,6 +190,11 @@ def main(argv: list[str] | None = None) -> int:
                 env = {**base_env, "JUDGE_API_KEY": KEY, "JUDGE_BASE_URL": sim.url, "JUDGE_MODEL": MODEL,
                        "JUDGE_START_JITTER": "0", "JUDGE_EVIDENCE": "0"}
                 runs = [("cowork-judge", ours, env, root / f"logs-{n}" / "verifier" / "reward.txt")]
+                for spec in args.judge:  # another source tree of this judge, e.g. the commit before a change
+                    label, _, src = spec.partition("=")
+                    logs = root / f"logs-{label}-{n}"
+                    runs.append((f"cowork-judge {label}", [*ours[:7], str(logs), *ours[8:11], str(root / f"work-{label}-{n}")],
+                                 {**env, "PYTHONPATH": src}, logs / "verifier" / "reward.txt"))
                 rk, why_rk = pythons["rewardkit"]
                 ar, why_ar = pythons["autorubric"]
                 for mode in ("batched", "individual"):
