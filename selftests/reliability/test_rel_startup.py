@@ -1,7 +1,8 @@
 """Start-up of a run that needs no model and no renderer: nothing it does not use is
 imported or probed (issue: a code-only rubric paid 0.5 s for `openai` and 0.15 s for
 probing LibreOffice/Chromium). What is checked is what ran, not how long it took
-(`bench/startup.py` measures the time)."""
+(`bench/startup.py` measures the time). The code methods' deck sniffer is a light module of
+the evidence package; the build, render and probe machinery must stay unloaded."""
 
 from __future__ import annotations
 
@@ -17,8 +18,8 @@ from cowork_judge.run import judge
 
 PROBE = ("import sys\nfrom cowork_judge.commands import main\n"
          "rc = main(['run', '--app-dir', {app!r}, '--logs-dir', {logs!r}, '--tests-dir', {tests!r}])\n"
-         "loaded = [m for m in ('openai', 'httpx', 'cowork_judge.evidence', 'cowork_judge.evidence.capabilities', "
-         "'cowork_judge.agentic.openai_agent') if m in sys.modules]\n"
+         "loaded = [m for m in ('openai', 'httpx', 'cowork_judge.evidence.capabilities', "
+         "'cowork_judge.agentic.openai_agent', 'cowork_judge.evidence.build') if m in sys.modules]\n"
          "print('RC', rc, 'LOADED', loaded)\n")
 
 
@@ -48,6 +49,7 @@ def test_code_only_run_with_a_deck_still_renders_and_probes_nothing(tmp_path):
     deck = ROLLOUTS / "deck" / "app" / "output" / "build_effective_agents.pptx"
     out, doc = code_only_run(tmp_path, "deck.pptx", deck.read_bytes())
     assert "RC 0" in out and "cowork_judge.evidence.capabilities" not in out, out
+    assert "cowork_judge.evidence.build" not in out, out  # the package loads its parts on first use
     assert doc["extra_fields"]["judge_evidence_pages"] == 0
     assert not (tmp_path / "logs" / "verifier" / "env_capabilities.json").exists()
 
