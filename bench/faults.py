@@ -85,7 +85,8 @@ def judge_once(rate: float, seed: int, latency_ms: float, backoff_max: float, an
                         latency=LatencyModel.uniform(latency_ms), api_key=KEY).start()
         try:
             env = {k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "OPENAI_", "COWORK_"))}
-            env.update(JUDGE_API_KEY=KEY, JUDGE_BASE_URL=sim.url, JUDGE_START_JITTER=f"{jitter_sec:g}", JUDGE_EVIDENCE=f"{evidence_sec:g}",
+            env.update(JUDGE_API_KEY=KEY, JUDGE_BASE_URL=sim.url, JUDGE_START_JITTER=f"{jitter_sec:g}",
+                       JUDGE_EVIDENCE=f"{evidence_sec:g}",
                        JUDGE_CONCURRENCY=str(CONCURRENCY), JUDGE_MAX_TRIES=str(MAX_TRIES),
                        JUDGE_RETRY_BACKOFF_MAX=str(backoff_max))
             if src:

@@ -24,7 +24,7 @@ whether a reward file was written, and the reward.
 
 Usage::
 
-    python bench/peers.py [--rows 20,100] [--faults 0,0.3] [--latency-ms 200] [--install] [--out FILE.md]
+    python bench/peers.py [--rows 20,100] [--faults 0,0.3] [--latency-ms 200] [--install] [--judge LABEL=SRC] [--out FILE.md]
 """
 
 from __future__ import annotations

@@ -96,8 +96,8 @@ def test_the_backend_and_the_workflows_share_the_run_limiter(tmp_path):
         assert backend.transport.limiter is ctx.limiter is workflow_calls(ctx).limiter
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.skipif(shutil.which(n) is None, reason=f"{n} CLI not on PATH")) for n in ("codex", "claude")])
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.skipif(shutil.which(n) is None, reason=f"{n} CLI not on PATH"))
+                                  for n in ("codex", "claude")])
 def test_agent_cli_attempts_obey_and_feed_the_run_limiter(tmp_path, name):
     """A CLI makes its own HTTP calls; the limiter sees each attempt as one request. A
     workflow call's 429 (Retry-After: 1) gates the CLI's launch; the CLI's own 429 at
