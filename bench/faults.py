@@ -12,7 +12,9 @@ Reported per rate, as ratios (never absolute targets):
 - model calls (HTTP requests, failed ones included) and their ratio to the fault-free run;
 - the judging window (first request received → last answer sent, seen by the endpoint,
   so interpreter start-up and code rows are excluded) as a ratio to the fault-free run
-  and to the lower bound ``calls × latency / JUDGE_CONCURRENCY``.
+  and to the lower bound ``calls × latency / JUDGE_CONCURRENCY``;
+- prompt tokens per agentic row, and the uncached part (what the endpoint did not report
+  as cached prefix), summed over answered calls.
 
 Usage: ``python bench/faults.py [--rates 0,0.1,0.3,0.5] [--seeds 5] [--latency-ms 200]
 [--backoff-max 2] [--out FILE.md]``. Rate-limit waits are ``uniform(1, min(backoff_max,
@@ -54,6 +56,8 @@ class Run:
     window_sec: float
     reward: float
     error_kind: str | None
+    prompt_tokens: int = 0
+    uncached_tokens: int = 0
 
 
 def oracle() -> dict[str, dict[str, Any]]:
@@ -70,7 +74,8 @@ def oracle() -> dict[str, dict[str, Any]]:
     return out
 
 
-def judge_once(rate: float, seed: int, latency_ms: float, backoff_max: float, answers: dict[str, Any]) -> Run:
+def judge_once(rate: float, seed: int, latency_ms: float, backoff_max: float, answers: dict[str, Any],
+               src: str | None = None, evidence_sec: float = 0.0, jitter_sec: float = 0.0) -> Run:
     rates = {"http_429": rate / 2, "stream_rate_limit": rate / 2} if rate > 0 else {}
     with tempfile.TemporaryDirectory(prefix="bench-faults-") as tmp:
         root = Path(tmp)
@@ -80,9 +85,12 @@ def judge_once(rate: float, seed: int, latency_ms: float, backoff_max: float, an
                         latency=LatencyModel.uniform(latency_ms), api_key=KEY).start()
         try:
             env = {k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "OPENAI_", "COWORK_"))}
-            env.update(JUDGE_API_KEY=KEY, JUDGE_BASE_URL=sim.url, JUDGE_START_JITTER="0", JUDGE_EVIDENCE="0",
+            env.update(JUDGE_API_KEY=KEY, JUDGE_BASE_URL=sim.url, JUDGE_START_JITTER=f"{jitter_sec:g}",
+                       JUDGE_EVIDENCE=f"{evidence_sec:g}",
                        JUDGE_CONCURRENCY=str(CONCURRENCY), JUDGE_MAX_TRIES=str(MAX_TRIES),
                        JUDGE_RETRY_BACKOFF_MAX=str(backoff_max))
+            if src:
+                env["PYTHONPATH"] = src
             subprocess.run(
                 [sys.executable, "-m", "cowork_judge", "run", "--app-dir", str(root / "app"), "--logs-dir",
                  str(root / "logs"), "--tests-dir", str(TESTS), "--work-dir", str(root / "work")],
@@ -93,19 +101,23 @@ def judge_once(rate: float, seed: int, latency_ms: float, backoff_max: float, an
         entries = sim.log.entries()
     ef = doc["extra_fields"]
     window = max(e.end_s for e in entries) - min(e.start_s for e in entries) if entries else 0.0
+    answered = [e for e in entries if e.status == 200]
     return Run(coverage=ef["judge_coverage"], unjudged=ef["judge_unjudged"], calls=ef["judge_calls"], faults=sum(1 for e in entries if e.fault),
-               window_sec=window, reward=doc["task_score"], error_kind=ef["judge_error_kind"])
+               window_sec=window, reward=doc["task_score"], error_kind=ef["judge_error_kind"],
+               prompt_tokens=sum(e.prompt_tokens for e in answered),
+               uncached_tokens=sum(e.prompt_tokens - e.cached_tokens for e in answered))
 
 
-def table(results: dict[float, list[Run]], latency_ms: float) -> list[str]:
+def table(results: dict[float, list[Run]], latency_ms: float, n_rows: int) -> list[str]:
     base = results[0.0]
     base_calls = statistics.mean(r.calls for r in base)
     base_window = statistics.mean(r.window_sec for r in base)
     base_reward = base[0].reward
     lines = [
         "| rate-limit faults | runs | coverage mean (min) | unjudged rows (kind) | reward = fault-free | model calls "
-        "| calls vs fault-free | judging window vs fault-free | window vs lower bound |",
-        "|---:|---:|---|---|---:|---:|---:|---:|---:|",
+        "| calls vs fault-free | judging window vs fault-free | window vs lower bound | prompt tokens / row "
+        "| uncached prompt tokens / row |",
+        "|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for rate, runs in results.items():
         calls = statistics.mean(r.calls for r in runs)
@@ -117,7 +129,9 @@ def table(results: dict[float, list[Run]], latency_ms: float) -> list[str]:
         kinds = ", ".join(sorted({r.error_kind for r in runs if r.error_kind}))
         lost_text = f"{lost} ({kinds})" if lost else "0"
         lines.append(f"| {rate:.0%} | {len(runs)} | {cov} | {lost_text} | {same}/{len(runs)} | {calls:.1f} | {calls / base_calls:.2f}× "
-                     f"| {window / base_window:.2f}× | {window / bound:.2f}× |")
+                     f"| {window / base_window:.2f}× | {window / bound:.2f}× "
+                     f"| {statistics.mean(r.prompt_tokens for r in runs) / n_rows:.0f} "
+                     f"| {statistics.mean(r.uncached_tokens for r in runs) / n_rows:.0f} |")
     return lines
 
 
@@ -127,6 +141,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seeds", type=int, default=5, help="seeded runs per rate")
     p.add_argument("--latency-ms", type=float, default=200.0, help="simulated latency of an answered call")
     p.add_argument("--backoff-max", type=float, default=2.0, help="JUDGE_RETRY_BACKOFF_MAX for the runs (≥ 1)")
+    p.add_argument("--evidence", type=float, default=0.0,
+                   help="JUDGE_EVIDENCE for the runs (0 = off; the default 180 renders the deck: the prompt then has its text)")
+    p.add_argument("--jitter", type=float, default=0.0,
+                   help="JUDGE_START_JITTER for the runs, seconds (0 = the first wave's requests arrive together)")
+    p.add_argument("--src", help="run the judge from this source tree (PYTHONPATH), e.g. a git archive of an older commit")
     p.add_argument("--out", help="also write the markdown to this file")
     args = p.parse_args(argv)
     rates = sorted({float(x) for x in args.rates.split(",")} | {0.0})
@@ -134,26 +153,31 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.monotonic()
     results: dict[float, list[Run]] = {}
     for rate in rates:
-        results[rate] = [judge_once(rate, seed, args.latency_ms, args.backoff_max, answers) for seed in range(1, args.seeds + 1)]
+        results[rate] = [judge_once(rate, seed, args.latency_ms, args.backoff_max, answers, args.src,
+                                      args.evidence, args.jitter) for seed in range(1, args.seeds + 1)]
         print(f"rate {rate:.0%}: done ({time.monotonic() - t0:.0f} s)", file=sys.stderr)
     n_agentic = len(answers)
     lines = [
         "## Fault benchmark: rate limiting (`python bench/faults.py" + "".join(f" {a}" for a in (argv or sys.argv[1:])) + "`)",
         "",
         f"Example instance ({n_agentic} agentic rows, JUDGE_BATCH=4 → {-(-n_agentic // 4)} blocks, "
-        f"JUDGE_CONCURRENCY={CONCURRENCY}, JUDGE_MAX_TRIES={MAX_TRIES}, JUDGE_RESPLIT=1, JUDGE_START_JITTER=0, JUDGE_EVIDENCE=0, "
+        f"JUDGE_CONCURRENCY={CONCURRENCY}, JUDGE_MAX_TRIES={MAX_TRIES}, JUDGE_RESPLIT=1, JUDGE_START_JITTER={args.jitter:g}, "
+        f"JUDGE_EVIDENCE={args.evidence:g}, "
         f"JUDGE_RETRY_BACKOFF_MAX={args.backoff_max:g}) against the simulator: {args.latency_ms:g} ms per answered "
         "call, one tool turn + one verdict turn per attempt; rate-limit faults per request, half HTTP 429, "
         f"half in-stream errors, answered at once; {args.seeds} seeded runs per rate.",
         "",
-        *table(results, args.latency_ms),
+        *table(results, args.latency_ms, n_agentic),
         "",
         "Judging window = first request received → last answer sent, as the endpoint saw it. Lower bound = "
         "`calls × latency / concurrency` over all calls (faulted calls cost no latency here, so the bound is "
         "generous to faults; the excess is backoff waiting). Fault-free, the window is above the bound because "
         "3 blocks on 2 slots run in 2 waves (critical path 4 calls = 1.33× the bound) plus per-call overhead. "
         "Time ratios scale with JUDGE_RETRY_BACKOFF_MAX (production default 20 s). With 2 blocks in flight the "
-        "order of requests, hence which ones a seeded rate hits, varies from run to run.",
+        "order of requests, hence which ones a seeded rate hits, varies from run to run. Prompt tokens are the "
+        "simulator's estimate (4 characters = 1 token) summed over answered calls; uncached = minus the "
+        "`cached_tokens` it reports (the shared prefix with earlier requests, OpenAI's rule: from 1024 tokens, "
+        "in steps of 128).",
     ]
     text = "\n".join(lines) + "\n"
     print(text)

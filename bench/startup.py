@@ -2,10 +2,15 @@
 
 Builds a two-row code-only instance in a temp dir, then runs ``python -m cowork_judge run``
 on it N times (whole processes, the way Harbor runs the judge) and reports the median and
-spread of the wall time, the modules imported (``-X importtime``) and whether ``openai``
-was among them. The lower bound printed beside it is a bare ``python -c pass``.
+spread of the wall time, the modules imported (``-X importtime``), whether ``openai``
+was among them, the top imports by cumulative time, and whether the renderers were probed
+(``env_capabilities.json`` written by the judge). The lower bound printed beside it is a
+bare ``python -c pass``, measured in the same run, and the child's CPU time (less
+sensitive to other processes on a shared machine). ``--judge LABEL=DIR`` also runs the
+judge from another source tree (``PYTHONPATH``), e.g. a ``git archive`` of an older
+commit, interleaved run by run with this checkout.
 
-    .venv/bin/python bench/startup.py [--runs 10]
+    .venv/bin/python bench/startup.py [--runs 10] [--judge before=/tmp/base/src] [--top 8]
 """
 
 from __future__ import annotations
@@ -13,6 +18,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -34,28 +41,71 @@ def instance(root: Path) -> list[str]:
     return ["--app-dir", str(root / "app"), "--logs-dir", str(root / "logs"), "--tests-dir", str(root / "tests")]
 
 
-def timed(argv: list[str], env: dict[str, str]) -> float:
+def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(wall seconds, CPU seconds of the child: user + system)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     subprocess.run(argv, env=env, check=True, capture_output=True)
-    return time.perf_counter() - t0
+    wall = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def import_trace(judge: list[str], env: dict[str, str], logs: Path) -> tuple[list[tuple[int, str]], bool]:
+    """``-X importtime`` rows (cumulative µs, module) of one run, and whether it probed the renderers."""
+    shutil.rmtree(logs / "verifier", ignore_errors=True)
+    trace = subprocess.run([judge[0], "-X", "importtime", *judge[1:]], env=env, capture_output=True, text=True).stderr
+    rows = []
+    for line in trace.splitlines():
+        if line.startswith("import time:") and "|" in line:
+            parts = [x.strip() for x in line[len("import time:"):].split("|")]
+            if parts[0].isdigit():
+                rows.append((int(parts[1]), parts[2]))
+    return rows, (logs / "verifier" / "env_capabilities.json").exists()
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--judge", action="append", default=[],
+                        help="LABEL=SRC: also run the judge from source tree SRC (PYTHONPATH), interleaved with this checkout's")
+    parser.add_argument("--top", type=int, default=8, help="imports to list by cumulative time")
     args = parser.parse_args()
-    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", "/tmp"), "JUDGE_START_JITTER": "0"}
+    base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", "/tmp"), "JUDGE_START_JITTER": "0"}
+    judges = [(label, {**base, "PYTHONPATH": src}) for label, src in (j.split("=", 1) for j in args.judge)] + [("this", base)]
+    wall: dict[str, list[float]] = {label: [] for label, _ in judges + [("bare", base)]}
+    cpu: dict[str, list[float]] = {label: [] for label in wall}
+    load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         judge = [sys.executable, "-m", "cowork_judge", "run", *instance(Path(tmp))]
-        timed(judge, env)  # warm the file cache
-        runs = [timed(judge, env) for _ in range(args.runs)]
-        bare = [timed([sys.executable, "-c", "pass"], env) for _ in range(args.runs)]
-        trace = subprocess.run([sys.executable, "-X", "importtime", *judge[1:]], env=env, capture_output=True, text=True).stderr
-    modules = [line.split("|")[-1].strip() for line in trace.splitlines() if line.startswith("import time:") and "|" in line]
-    modules = [m for m in modules if m and m != "package"]
-    print(f"cowork-judge run, code-only rubric: median {statistics.median(runs):.3f} s wall "
-          f"(min {min(runs):.3f}, max {max(runs):.3f}, {len(runs)} runs); bare interpreter {statistics.median(bare):.3f} s")
-    print(f"modules imported: {len(modules)}; openai among them: {any(m == 'openai' or m.startswith('openai.') for m in modules)}")
+        for _, env in judges:
+            timed(judge, env)  # warm the file cache
+        for _ in range(args.runs):  # interleaved: the machine's load hits every judge alike
+            for label, env in judges + [("bare", base)]:
+                w, c = timed(judge if label != "bare" else [sys.executable, "-c", "pass"], env)
+                wall[label].append(w)
+                cpu[label].append(c)
+        traces = {label: import_trace(judge, env, Path(tmp) / "logs") for label, env in judges}
+    print(f"code-only rubric, {args.runs} interleaved runs each; load average {load:.1f} at start, "
+          f"{os.getloadavg()[0]:.1f} at the end, {os.cpu_count()} CPUs")
+    print("| judge | wall median s (min–max) | CPU median s | wall / bare interpreter | modules | openai | renderers probed |")
+    print("|---|---|---:|---:|---:|---|---|")
+    bare = statistics.median(wall["bare"])
+    for label, _ in judges + [("bare", base)]:
+        w = wall[label]
+        line = f"| {label} | {statistics.median(w):.3f} ({min(w):.3f}–{max(w):.3f}) | {statistics.median(cpu[label]):.3f} " \
+               f"| {statistics.median(w) / bare:.1f}× "
+        if label in traces:
+            rows, probed = traces[label]
+            modules = [m.strip() for _, m in rows if m.strip()]
+            line += f"| {len(modules)} | {any(m == 'openai' or m.startswith('openai.') for m in modules)} | {probed} |"
+        else:
+            line += "| | | |"
+        print(line)
+    for label, _ in judges:
+        print(f"\n{label}: top imports by cumulative time (-X importtime, µs)")
+        for cumulative, name in sorted(traces[label][0], reverse=True)[: args.top]:
+            print(f"  {cumulative:>9}  {name.strip()}")
     return 0
 
 

@@ -112,9 +112,9 @@ def test_backoff_counter_counts_the_blocks_rate_limit_failures(tmp_path, monkeyp
     seen: list[tuple[str, int]] = []
     real = RetryPolicy.wait_sec
 
-    def spy(self, kind, backoffs, rng):
+    def spy(self, kind, backoffs, rng, asked_sec=None):
         seen.append((kind, backoffs))
-        return real(self, kind, backoffs, rng)
+        return real(self, kind, backoffs, rng, asked_sec)
 
     monkeypatch.setattr(RetryPolicy, "wait_sec", spy)
     plan = {1: rate_limited, 2: ConnectionResetError, 3: rate_limited, 4: OK}
@@ -129,9 +129,9 @@ def test_behaviour_follows_the_failure_table(tmp_path, monkeypatch):
     waits: list[str] = []
     real = RetryPolicy.wait_sec
 
-    def spy(self, kind, backoffs, rng):
+    def spy(self, kind, backoffs, rng, asked_sec=None):
         waits.append(kind)
-        return real(self, kind, backoffs, rng)
+        return real(self, kind, backoffs, rng, asked_sec)
 
     monkeypatch.setattr(RetryPolicy, "wait_sec", spy)
     reset = lambda b, n: ConnectionResetError  # noqa: E731 - an api_error every time

@@ -174,3 +174,25 @@ def test_rows_with_a_foreign_schema_answer_in_that_schema(client):
 )
 def test_extract_criteria_from_prompt_lists(text, expected):
     assert [c.text for c in extract_criteria(text)] == expected
+
+
+RK_SINGLE = {"type": "object", "properties": {"score": {"type": "string", "enum": ["yes", "no"]},
+                                              "reasoning": {"type": "string"}}, "required": ["score", "reasoning"]}
+
+
+@pytest.mark.parametrize(("finding", "score"), [(2, "yes"), (3, "no")])
+def test_one_verdict_schema_takes_the_criterion_not_the_reports_bullets(client, finding, score):
+    """rewardkit's individual mode: the criterion is one bullet of the system prompt, the
+    graded file (a bulleted report) is the user message. The schema asks for ONE verdict,
+    so the list in the report is data: the criterion is the oracle text in the prompt."""
+    oracle = {f"The report states finding {i}: region {i} grew.": {"hit": i % 2 == 0, "reason": f"r{i}"} for i in (1, 2, 3)}
+    system = ("You are an evaluation judge. Evaluate the provided file contents against the following criteria.\n\n"
+              f"- 'R{finding}': The report states finding {finding}: region {finding} grew. (score: yes or no)\n")
+    report = "# Report\n\n" + "\n".join(f"- Finding {i}: region {i} reported growth." for i in range(1, 6))
+    with SimServer(OraclePolicy.from_dict(oracle)) as sim, client(sim.url) as c:
+        resp = c.chat.completions.create(model="m", response_format=_fmt(RK_SINGLE), messages=[
+            {"role": "system", "content": system}, {"role": "user", "content": report}])
+        entry = sim.log.entries()[-1]
+    doc = json.loads(resp.choices[0].message.content)
+    assert doc["score"] == score and entry.generic_shape == "single"
+    assert entry.row_ids == [f"The report states finding {finding}: region {finding} grew."]

@@ -15,6 +15,19 @@ Failures are raised as `CliFailure` (a `JudgeFailure` carrying its `ErrorKind`):
 own wording first (`CliPatterns`, per backend), then the shared classifier
 (`core.failures.classify`: HTTP status, "rate limit", "Request rate increased too quickly",
 "quota exceeded", insufficient-quota phrases). Retrying is the scheduler's job.
+
+The run's request limiter (`transport.limiter`, shared with the workflow calls) sees a
+CLI attempt as ONE request, because the CLI makes its own HTTP calls. Covered: the attempt
+launches only when the limiter's gate, pace and window allow (a 429 with ``Retry-After``
+that a workflow call or another request met delays the next launch; the window counts
+CLIs running), and an attempt refused with HTTP 429 is reported as one whole-attempt rate
+limit (`report_to_limiter`: it counts towards the run's rate-limit share and cuts the
+window, so fewer CLIs run at once; it sets no pace, since the CLI's requests per second
+are not seen). Not covered: the requests INSIDE a running CLI (its later turns) are
+neither gated nor paced, and the CLIs do not pass the server's ``Retry-After`` on, so the
+scheduler's retry of such an attempt waits the exponential backoff (SPEC §11). The CLIs'
+own retries are off, so their first rate limit ends the attempt and the retry goes
+through the limiter again.
 """
 
 from __future__ import annotations
@@ -281,12 +294,21 @@ class CliBackend:
             call = self.prepare(run_dir, prompt, verdict_schema(rows), workspace)
             self.ctx.audit.append(audit, {"cli": self.name, "argv": call.audit_argv, "env": sorted(call.env),
                                           "prompt": prompt})
-            left = timeout_at - time.monotonic()
-            outcome = await run_cli(call.argv, env=call.env, cwd=workspace, watch=call.watch,
-                                    timeout_sec=max(0.05, left - min(KILL_MARGIN_SEC, 0.1 * left)))
-            if outcome.error is not None:
-                raise BackendMissing(f"{self.executable} could not be started: {outcome.error}")
-            report = self.read(outcome, run_dir)
+            limiter = getattr(self.ctx, "limiter", None)
+            ticket = await limiter.acquire() if limiter is not None else None  # the run's gate, pace and window
+            try:
+                left = timeout_at - time.monotonic()
+                outcome = await run_cli(call.argv, env=call.env, cwd=workspace, watch=call.watch,
+                                        timeout_sec=max(0.05, left - min(KILL_MARGIN_SEC, 0.1 * left)))
+                if outcome.error is not None:
+                    raise BackendMissing(f"{self.executable} could not be started: {outcome.error}")
+                report = self.read(outcome, run_dir)
+            except BaseException:
+                if ticket is not None:
+                    limiter.failed(ticket)
+                raise
+            if ticket is not None:
+                report_to_limiter(limiter, ticket, report)
         finally:
             shutil.rmtree(run_dir, ignore_errors=True)
         if report.failure is not None and report.failure.kind == "timeout" and timeout_at >= self.ctx.deadline.at - 0.5:
@@ -314,6 +336,29 @@ class CliBackend:
         said = f"; its last output: {last_words[:300]}" if last_words else ""
         return CliFailure(f"{self.executable} ran past the per-call timeout ({outcome.seconds:.1f} s) and was killed "
                           f"with its process group{said}", kind="timeout", calls=calls, tokens=tokens)
+
+
+def report_to_limiter(limiter: Any, ticket: Any, report: CliReport) -> None:
+    """Tell the run's request limiter how a CLI attempt (ONE ticket) ended.
+
+    Refused at admission — the attempt failed ``rate_limit`` and the CLI's words carry the
+    HTTP status 429 (``last status: 429``, ``API Error: 429``, ``(429)``) — is reported as
+    a whole-attempt rate limit (`Limiter.rate_limited` with ``whole_attempt=True``: counted,
+    the window of CLIs cut; no server wait, the CLIs do not pass it on). A rate limit
+    inside a 200 stream, or any other failure, changes nothing (as for the built-in
+    transport); an attempt with no failure is answered.
+    """
+    failure = report.failure
+    if failure is not None and failure.kind == "rate_limit":
+        status = _STATUS.search(str(failure))
+        if status is not None and status.group(1) == "429":
+            limiter.rate_limited(ticket, None, whole_attempt=True)
+        else:
+            limiter.failed(ticket)
+    elif failure is None:
+        limiter.answered(ticket)
+    else:
+        limiter.failed(ticket)
 
 
 def last_line(text: str) -> str:

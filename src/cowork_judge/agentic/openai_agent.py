@@ -6,12 +6,19 @@ without tool calls is parsed as the verdict reply (structured output via json_sc
 plain JSON when the endpoint rejects ``response_format``). Retries, time limits and
 resplit are the scheduler's job. Every text sent is valid Unicode: agent text is repaired
 where it is read (`agent_text`), the model's own replies before they are sent back.
+
+An attempt that fails ON A MODEL CALL (rate limit, 5xx, timeout, cancellation) leaves its
+conversation to the next attempt of the same block, which re-sends that call instead of
+starting over: turns already answered (and their tool results) are not paid for again, and
+a rate limit on the verdict turn costs one request, not two. An attempt that ends with an
+unusable reply starts the next one afresh.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +37,14 @@ from cowork_judge.transport.audit import audit_view
 from cowork_judge.transport.chat import ResponseFormatRejected, Transport
 
 
+@dataclass
+class _Conversation:
+    """A block's conversation left by a failed model call: the messages, and the turn to make."""
+
+    messages: list[dict[str, Any]]
+    turn: int
+
+
 class OpenAIAgentBackend:
     """Agentic backend over an OpenAI-compatible endpoint (built in; no CLI needed).
 
@@ -44,6 +59,7 @@ class OpenAIAgentBackend:
         self.transport = transport
         self.ctx = ctx
         self.structured = True  # flips to False for the whole run when the endpoint rejects it
+        self._resume: dict[str, _Conversation] = {}  # block name → conversation to resume
 
     @classmethod
     def open(cls, ctx: RunContext) -> OpenAIAgentBackend:
@@ -56,11 +72,12 @@ class OpenAIAgentBackend:
         if config.api_key is None or not config.base_url:
             raise ValueError("the openai backend needs JUDGE_API_KEY and JUDGE_BASE_URL")
         transport = Transport(api_key=config.api_key.get_secret_value(), base_url=config.base_url, model=config.model,
-                              stats=ctx.stats)
+                              stats=ctx.stats, limiter=ctx.limiter)
         return cls(transport, ctx)
 
     async def close(self) -> None:
         """Close the HTTP client."""
+        self._resume.clear()
         await self.transport.close()
 
     async def attempt(self, block_name: str, rows: Sequence[Criterion], workspace: Path, *, attempt_no: int, timeout_at: float) -> ParseOutcome:
@@ -78,18 +95,28 @@ class OpenAIAgentBackend:
         """
         tools = WorkspaceTools(workspace)
         schema = verdict_schema(rows)
-        messages: list[dict[str, Any]] = [
-            {"role": "system", "content": system_message(self.ctx.instruction, structured=self.structured, schema=schema)},
-            {"role": "user", "content": first_user_message(rows, workspace, self.ctx.task_prompt, self.ctx.delivery.final_message, redact=self.ctx.redactor.text)},
-        ]
         audit_name = f"{block_name}/attempt-{attempt_no}"
+        saved = self._resume.pop(block_name, None) if attempt_no > 1 else None
+        if saved is not None:  # the last attempt failed on a model call: re-send that call
+            messages, first_turn = saved.messages, saved.turn
+            self.ctx.audit.append(audit_name, {"resumed_at_turn": first_turn, "messages": len(messages)})
+        else:
+            messages = [
+                {"role": "system", "content": system_message(self.ctx.instruction)},
+                {"role": "user", "content": self._opening(rows, workspace, schema)},
+            ]
+            first_turn = 1
         max_turns = self.ctx.config.max_turns
         sent = 0
-        for turn in range(1, max_turns + 1):
+        for turn in range(first_turn, max_turns + 1):
             last = turn == max_turns
-            if last and turn > 1:
+            if last and turn > 1 and messages[-1].get("content") != final_turn_message():
                 messages.append({"role": "user", "content": final_turn_message()})
-            reply = await self._call(messages, schema, use_tools=not last, timeout_at=timeout_at)
+            try:
+                reply = await self._call(messages, rows, workspace, schema, use_tools=not last, timeout_at=timeout_at)
+            except BaseException:  # a transport failure, a timeout, a cancellation: resume here next time
+                self._resume[block_name] = _Conversation(list(messages), turn)
+                raise
             self.ctx.audit.append(audit_name, {"turn": turn, "request": audit_view(messages[sent:]), "reply": reply.__dict__})
             sent = len(messages)
             if reply.tool_calls and not last:
@@ -126,7 +153,14 @@ class OpenAIAgentBackend:
             return outcome
         raise AssertionError("unreachable: the last turn always returns")  # pragma: no cover
 
-    async def _call(self, messages: list[dict[str, Any]], schema: dict[str, Any], *, use_tools: bool, timeout_at: float):
+    def _opening(self, rows: Sequence[Criterion], workspace: Path, schema: dict[str, Any]) -> str:
+        """The block's first user message; the answer schema is spelled out only without
+        structured output (it goes in the block's tail, after the run's shared prefix)."""
+        return first_user_message(rows, workspace, self.ctx.task_prompt, self.ctx.delivery.final_message,
+                                  redact=self.ctx.redactor.text, schema=None if self.structured else schema)
+
+    async def _call(self, messages: list[dict[str, Any]], rows: Sequence[Criterion], workspace: Path, schema: dict[str, Any], *,
+                    use_tools: bool, timeout_at: float):
         response_format = (
             {"type": "json_schema", "json_schema": {"name": "verdicts", "schema": schema, "strict": True}} if self.structured else None
         )
@@ -142,7 +176,7 @@ class OpenAIAgentBackend:
         except ResponseFormatRejected:
             self.structured = False
             self.ctx.log.warning("the endpoint rejected response_format; falling back to plain JSON replies")
-            messages[0] = {"role": "system", "content": system_message(self.ctx.instruction, structured=False, schema=schema)}
+            messages[1] = {"role": "user", "content": self._opening(rows, workspace, schema)}
             timeout = max(0.05, timeout_at - time.monotonic())
             return await self.transport.chat(
                 messages, timeout_sec=timeout, tools=TOOL_SCHEMAS if use_tools else None, tool_choice="auto" if use_tools else None

@@ -7,9 +7,13 @@ rate-limit window is not judging, so a block that is only rate limited (seconds-
 failures) always gets all ``JUDGE_MAX_TRIES`` attempts, while a block whose calls time out
 burns its budget in about two attempts. Which failures are retried, which back off, which
 are worth a resplit and which stop the run is read from the failure table through the
-run's retry policy (`ctx.retry`, `cowork_judge.core.failures`): today only rate limiting
-backs off (``uniform(1, min(JUDGE_RETRY_BACKOFF_MAX, 2·3^(n−1)))``, n = the block's
-backing-off failures so far); other transient failures retry after 1 s;
+run's retry policy (`ctx.retry`, `cowork_judge.core.failures`): only rate limiting backs
+off — at least what the server asked (``Retry-After``/``retry-after-ms``, jittered upward,
+bounded by ``JUDGE_RETRY_BACKOFF_MAX`` unless it asked for more), else ``uniform(1,
+min(JUDGE_RETRY_BACKOFF_MAX, 2·3^(n−1)))``, n = the block's backing-off failures so far;
+other transient failures retry after 1 s. Every model call of the run also passes the
+run's one limiter (`ctx.limiter`, `transport.limiter`: gate, pace and window learned
+from rate-limit replies, shared with the workflow calls);
 ``insufficient_quota`` gives up at once, and for the whole run (the account has no credit:
 no further call can succeed). A block whose attempts all failed is re-judged row by row (``JUDGE_RESPLIT``),
 each row with one per-call timeout of attempt time and the same retry policy, within the
@@ -31,7 +35,7 @@ from dataclasses import dataclass, field
 
 from cowork_judge.agentic.base import AgentBackend
 from cowork_judge.agentic.workspace import build_workspace
-from cowork_judge.core.failures import ErrorKind, classify, summary
+from cowork_judge.core.failures import ErrorKind, classify, retry_after_sec, summary
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.run.context import RunContext
@@ -176,6 +180,7 @@ async def judge_block(
     last_reason = "JUDGE_DEADLINE reached before the first attempt"
     spent = 0.0  # seconds inside attempts: what the block budget counts
     backoffs = 0  # failures of backing-off kinds (rate limiting) so far
+    asked: float | None = None  # the wait the server asked for after the last failure
     attempts = 0
     while attempts < policy.max_tries:
         if state.stopped is not None:
@@ -203,12 +208,14 @@ async def judge_block(
             raise
         except Exception as exc:  # every transport failure is classified, none escapes
             kind = classify(exc, deadline_passed=ctx.deadline.remaining() <= 0.05)
+            asked = retry_after_sec(exc)
             said = ctx.redactor.text(summary(exc))
             last_kind, last_reason = kind, f"{kind} after {attempts} attempt(s): {said}"
             ctx.stats.failed(kind)
             ctx.log.warning("%s attempt %d failed (%s): %s", name, attempts, kind, said)
             ctx.audit.append(f"{name}/attempt-{attempts}", {"failed": kind, "error": said, "seconds": round(time.monotonic() - t0, 3)})
         else:
+            asked = None
             for cid, verdict in outcome.verdicts.items():
                 if verdict.judged:
                     judged[cid] = verdict
@@ -232,7 +239,7 @@ async def judge_block(
             break
         if policy.backs_off(last_kind):
             backoffs += 1
-        wait = policy.wait_sec(last_kind, backoffs, ctx.rng)
+        wait = policy.wait_sec(last_kind, backoffs, ctx.rng, asked)
         if wait >= ctx.deadline.remaining():
             last_reason += " (no time left before JUDGE_DEADLINE for another attempt)"
             break

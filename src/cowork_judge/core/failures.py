@@ -317,6 +317,35 @@ def summary(exc: BaseException, limit: int = 300) -> str:
 
 RETRY_PAUSE_SEC = 1.0
 """Seconds before retrying after a failure that does not back off (SPEC §11)."""
+RETRY_AFTER_JITTER = 0.5
+"""A wait the server asked for is lengthened by up to this fraction of it (never shortened)."""
+RETRY_AFTER_MAX_SEC = 3600.0
+"""A ``Retry-After`` above this is read as this (a wait past any deadline either way)."""
+
+
+def retry_after_sec(exc: BaseException) -> float | None:
+    """The wait a rate-limit reply asked for, seconds, or None when it said nothing.
+
+    Reads the HTTP headers of the reply the exception carries (``exc.response.headers``,
+    as the ``openai`` client's status errors do): ``retry-after-ms`` (milliseconds, what
+    OpenAI sends) first, else ``Retry-After`` as seconds (an HTTP date is not read). An
+    error inside a 200 stream has no such header. Values are clamped to
+    [0, `RETRY_AFTER_MAX_SEC`]; unreadable ones are None.
+    """
+    headers = getattr(getattr(exc, "response", None), "headers", None)
+    if headers is None or not hasattr(headers, "get"):
+        return None
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        raw = headers.get(name)
+        if raw is None:
+            continue
+        try:
+            value = float(str(raw).strip()) * scale
+        except ValueError:
+            continue
+        if value == value and value >= 0:  # not NaN
+            return min(value, RETRY_AFTER_MAX_SEC)
+    return None
 
 
 @dataclass(frozen=True)
@@ -342,20 +371,28 @@ class RetryPolicy:
         """True when a failure of `kind` backs off before the next attempt."""
         return self.table[kind].backoff
 
-    def wait_sec(self, kind: str, backoffs: int, rng: random.Random) -> float:
+    def wait_sec(self, kind: str, backoffs: int, rng: random.Random, asked_sec: float | None = None) -> float:
         """Seconds to wait before the next attempt after a failure of `kind`.
 
         Args:
             kind: the failure's `ErrorKind`.
             backoffs: n, failures of backing-off kinds so far in this block or call (≥ 1).
             rng: the run's random source (seeded in tests).
+            asked_sec: the server's wait (``retry-after-ms`` / ``Retry-After``, see
+                `retry_after_sec`), or None when it said nothing.
 
         Returns:
-            Backing-off kinds: ``uniform(1, min(backoff_max, 2·3^(n−1)))`` — upper bounds
-            2, 6, 18, then `backoff_max_sec` (SPEC §11). Others: `RETRY_PAUSE_SEC`.
+            Backing-off kinds when the server asked for ``a`` seconds: ``a + uniform(0,
+            RETRY_AFTER_JITTER · a)``, at most ``max(a, backoff_max)`` — never below what
+            the server asked, jittered upward so that the requests it refused do not
+            come back in step, bounded by JUDGE_RETRY_BACKOFF_MAX unless the server asked
+            for more. Without an ask: ``uniform(1, min(backoff_max, 2·3^(n−1)))`` — upper
+            bounds 2, 6, 18, then `backoff_max_sec` (SPEC §11). Others: `RETRY_PAUSE_SEC`.
         """
         if not self.backs_off(kind):
             return RETRY_PAUSE_SEC
+        if asked_sec is not None and asked_sec > 0:
+            return min(max(asked_sec, self.backoff_max_sec), asked_sec + rng.uniform(0.0, RETRY_AFTER_JITTER * asked_sec))
         upper = min(self.backoff_max_sec, 2.0 * 3.0 ** (max(backoffs, 1) - 1))
         return rng.uniform(1.0, max(1.0, upper))
 

@@ -18,6 +18,7 @@ from cowork_judge.run.config import JudgeConfig
 from cowork_judge.run.delivery import Delivery
 from cowork_judge.run.outputs import AuditLog
 from cowork_judge.run.paths import RunPaths
+from cowork_judge.transport.limiter import Limiter
 from cowork_judge.transport.stats import CallStats
 
 
@@ -61,6 +62,8 @@ class RunContext:
         rng: randomness for jitter and backoff (seedable in tests).
         retry: the retry policy (failure table, JUDGE_MAX_TRIES, JUDGE_RETRY_BACKOFF_MAX);
             defaults to the configuration's.
+        limiter: the run's one limiter of model requests (`transport.limiter`), shared by
+            agentic blocks and workflow calls; made from the configuration by default.
     """
 
     paths: RunPaths
@@ -79,7 +82,10 @@ class RunContext:
     rng: random.Random = field(default_factory=random.Random)
     log: logging.Logger = field(default_factory=lambda: logging.getLogger("cowork_judge"))
     retry: RetryPolicy | None = None
+    limiter: Limiter | None = None
 
     def __post_init__(self) -> None:
         if self.retry is None:
             self.retry = self.config.retry_policy
+        if self.limiter is None:
+            self.limiter = Limiter(backoff_max_sec=self.config.retry_backoff_max_sec, rng=self.rng)

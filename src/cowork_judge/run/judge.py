@@ -283,23 +283,29 @@ def _collect_evidence(ctx: RunContext, *, needs_evidence: bool = True) -> dict:
 
     Writes ``env_capabilities.json`` (unless test.sh already did) and the shared
     ``evidence/`` tree that every block workspace links. Evidence is an aid, never a
-    verdict: any failure here is logged and the run goes on without it.
+    verdict: any failure here is logged and the run goes on without it. The renderers
+    are probed (LibreOffice and Chromium ``--version``, about 0.15 s) only when evidence
+    is going to be built: a run with no model row, no deck, or ``JUDGE_EVIDENCE=0`` neither
+    probes nor imports the evidence package (test.sh writes ``env_capabilities.json`` in
+    a container anyway).
 
     Returns:
         A compact summary for ``details.evidence`` ({} when nothing was done).
     """
     config, paths = ctx.config, ctx.paths
+    if not needs_evidence or config.evidence_sec <= 0 or not any(_deck_like(f.rel) for f in ctx.delivery.files):
+        return {}
     try:
         from cowork_judge.evidence import build_evidence, is_deck, probe_capabilities, render_width_px
 
-        caps = probe_capabilities(config.soffice, config.chromium)
-        if not paths.env_capabilities_json.exists():
-            caps.write(paths.env_capabilities_json)
         # every delivered deck, wherever lenient delivery found it: the deck locate_deck
         # picks must have the same evidence as any other (§7.2 "the SAME file")
         decks = [f.path for f in ctx.delivery.files if is_deck(f.rel)]
-        if not decks or config.evidence_sec <= 0 or not needs_evidence:
+        if not decks:
             return {}
+        caps = probe_capabilities(config.soffice, config.chromium)
+        if not paths.env_capabilities_json.exists():
+            caps.write(paths.env_capabilities_json)
         budget = min(config.evidence_sec, max(0.0, ctx.deadline.remaining() / 3))
         summary = build_evidence(decks, paths.evidence_dir, budget_sec=budget, width_px=render_width_px(ctx.workflow_config),
                                  soffice=config.soffice, chromium=config.chromium, capabilities=caps, root=paths.output_dir)
@@ -324,6 +330,15 @@ def _collect_evidence(ctx: RunContext, *, needs_evidence: bool = True) -> dict:
             for d in summary.decks
         ],
     }
+
+
+DECK_SUFFIXES = (".pptx", ".pptm", ".ppsx", ".ppsm", ".potx", ".potm", ".ppt", ".pps", ".pdf", ".html", ".htm")
+"""The suffixes `evidence.is_deck` accepts (a test keeps them equal): a delivery with none of them
+needs no evidence (checked before the evidence package is imported)."""
+
+
+def _deck_like(rel: str) -> bool:
+    return rel.lower().endswith(DECK_SUFFIXES)
 
 
 class OutputsUnwritable(OSError):

@@ -18,6 +18,10 @@ order, from the user messages (tool results excluded):
 5. an oracle key (12 characters or more, normalized) found in the prompt text, the
    longest; else the first 200 characters of the user text, as criterion 1.
 
+When the schema asks for ONE verdict (shape ``single``, e.g. rewardkit's individual mode),
+rule 5 comes first, over the whole prompt (system text included): a list found in the
+prompt is then the graded file's content, not the criteria.
+
 Each criterion is looked up in the oracle by its text exactly, then normalized
 (``policies.normalize_criterion``), then by its explicit id, then by its 1-based index
 (``"1"``, ``"2"`` ...); the oracle entry's ``level`` (if any) feeds score fields. The demo
@@ -141,6 +145,10 @@ def _criteria(req: SimRequest, policy: VerdictPolicy, shape: str, key: str | Non
     if req.rows:
         return [Criterion(n, str(row.get("description") or row.get("id")), str(row.get("id")))
                 for n, row in enumerate(req.rows, 1)]
+    if shape == "single":  # the schema asks for ONE verdict: a list in the prompt is data (a report's bullets)
+        oracle_key = _oracle_key_in(policy, req.user_text + "\n" + req.context_text)
+        if oracle_key is not None:
+            return [Criterion(1, oracle_key)]
     found = extract_criteria(req.user_text) or extract_criteria(req.context_text)
     schema = req.answer_schema
     if schema is not None and shape == "keyed":

@@ -15,7 +15,8 @@ from typing import Any
 
 import openai
 
-from cowork_judge.core.failures import JudgeFailure, error_text
+from cowork_judge.core.failures import JudgeFailure, classify, error_text, retry_after_sec
+from cowork_judge.transport.limiter import Limiter, Ticket
 from cowork_judge.transport.stats import CallStats
 
 RESPONSE_FORMAT_PHRASES = ("response_format", "json_schema", "structured output", "json mode")
@@ -35,13 +36,19 @@ class ResponseFormatRejected(Exception):
 
 @dataclass
 class ChatReply:
-    """One assistant turn: text content, tool calls ``[{id, name, arguments}]``, usage."""
+    """One assistant turn: text content, tool calls ``[{id, name, arguments}]``, usage.
+
+    ``cached_tokens`` is the part of ``prompt_tokens`` the endpoint reported as served
+    from its prompt cache (``usage.prompt_tokens_details.cached_tokens``; 0 when it says
+    nothing): it is INSIDE ``prompt_tokens``, as OpenAI-compatible endpoints report it.
+    """
 
     content: str
     tool_calls: list[dict[str, str]]
     finish_reason: str | None
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0
 
 
 def is_response_format_rejection(exc: BaseException) -> bool:
@@ -60,11 +67,14 @@ class Transport:
         base_url: e.g. ``http://127.0.0.1:8000/v1``.
         model: model name sent with every call.
         stats: shared call/token counters.
+        limiter: the run's request limiter (`transport.limiter`); every call waits for it
+            and reports its outcome to it. None: no limiting.
     """
 
-    def __init__(self, *, api_key: str, base_url: str, model: str, stats: CallStats) -> None:
+    def __init__(self, *, api_key: str, base_url: str, model: str, stats: CallStats, limiter: Limiter | None = None) -> None:
         self.model = model
         self.stats = stats
+        self.limiter = limiter
         self._client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0)
 
     async def close(self) -> None:
@@ -79,15 +89,16 @@ class Transport:
         tools: list[dict[str, Any]] | None = None,
         tool_choice: str | None = None,
         response_format: dict[str, Any] | None = None,
+        ticket: Ticket | None = None,
     ) -> ChatReply:
-        """One streamed call, bounded by `timeout_sec` seconds in total.
+        """One streamed call, bounded by `timeout_sec` seconds in total once the limiter let
+        it start (a caller that already holds a `ticket` of the limiter passes it).
 
         Raises:
             ResponseFormatRejected: the endpoint rejected `response_format`.
             asyncio.TimeoutError: the call took longer than `timeout_sec`.
             openai.APIError, StreamIncomplete: transport failures (see `core.failures.classify`).
         """
-        self.stats.calls += 1
         kwargs: dict[str, Any] = {
             "model": self.model,
             "messages": messages,
@@ -101,25 +112,47 @@ class Transport:
                 kwargs["tool_choice"] = tool_choice
         if response_format is not None:
             kwargs["response_format"] = response_format
+        if ticket is None and self.limiter is not None:
+            ticket = await self.limiter.acquire()
+        self.stats.calls += 1  # counted once the request really goes out
         try:
-            return await asyncio.wait_for(self._stream(kwargs), timeout=timeout_sec)
-        except openai.BadRequestError as exc:
-            if response_format is not None and is_response_format_rejection(exc):
+            reply = await asyncio.wait_for(self._stream(kwargs), timeout=timeout_sec)
+        except BaseException as exc:
+            self._report(ticket, exc)
+            if isinstance(exc, openai.BadRequestError) and response_format is not None and is_response_format_rejection(exc):
                 raise ResponseFormatRejected(str(exc)) from exc
             raise
+        if ticket is not None and self.limiter is not None:
+            self.limiter.answered(ticket)
+        return reply
+
+    def _report(self, ticket: Ticket | None, exc: BaseException) -> None:
+        """Tell the limiter how a started call ended: refused at admission (a status code
+        that classifies as ``rate_limit``, with the server's ask), or failed otherwise — an
+        error inside a 200 stream included (the request had been admitted)."""
+        if ticket is None or self.limiter is None:
+            return
+        refused = isinstance(exc, Exception) and isinstance(getattr(exc, "status_code", None), int) \
+            and classify(exc) == "rate_limit"
+        if refused:
+            self.limiter.rate_limited(ticket, retry_after_sec(exc))
+        else:
+            self.limiter.failed(ticket)
 
     async def _stream(self, kwargs: dict[str, Any]) -> ChatReply:
         stream = await self._client.chat.completions.create(**kwargs)
         content: list[str] = []
         calls: dict[int, dict[str, str]] = {}
         finish: str | None = None
-        prompt_tokens = completion_tokens = 0
+        prompt_tokens = completion_tokens = cached_tokens = 0
         try:
             async for chunk in stream:
                 usage = getattr(chunk, "usage", None)
                 if usage is not None:
                     prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
                     completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
+                    details = getattr(usage, "prompt_tokens_details", None)
+                    cached_tokens = int(getattr(details, "cached_tokens", 0) or 0) if details is not None else 0
                 for choice in chunk.choices or []:
                     delta = choice.delta
                     if delta is not None and delta.content:
@@ -135,7 +168,8 @@ class Transport:
                         finish = choice.finish_reason
         finally:
             await stream.close()
-        self.stats.tokens += prompt_tokens + completion_tokens
+        self.stats.tokens += prompt_tokens + completion_tokens  # cached prompt tokens included
+        self.stats.cached_tokens += cached_tokens
         if finish is None:
             raise StreamIncomplete("stream disconnected before completion")
         return ChatReply(
@@ -144,4 +178,5 @@ class Transport:
             finish_reason=finish,
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
+            cached_tokens=cached_tokens,
         )

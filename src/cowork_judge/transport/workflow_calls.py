@@ -5,8 +5,11 @@ One `WorkflowCalls` per run holds what all workflow calls share: ONE in-flight l
 never has more requests open than that), the start jitter of the first wave
 (``JUDGE_WORKFLOW_START_JITTER``: each of the first `limit` calls waits ``uniform(0,
 jitter)`` seconds while holding its slot, so later calls queue behind), the retry policy
-of the failure table, the run's call/token counters (they reach ``judge_calls`` and
-``judge_tokens``), and a private event loop thread that runs the async model client.
+of the failure table (a rate limit waits at least what the server asked), the run's ONE
+request limiter (`transport.limiter`, shared with the agentic blocks: a rate limit a
+workflow call meets slows the agentic calls to the same endpoint and vice versa), the
+run's call/token counters (they reach ``judge_calls`` and ``judge_tokens``), and a private
+event loop thread that runs the async model client.
 Each workflow gets a `WorkflowCaller` (the `ModelCaller` of its context) bound to its
 audit folder, its budget and its cancel event.
 
@@ -24,8 +27,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from cowork_judge.core.failures import RetryPolicy, classify, summary
+from cowork_judge.core.failures import RetryPolicy, classify, retry_after_sec, summary
 from cowork_judge.transport.audit import audit_view
+from cowork_judge.transport.limiter import Limiter
 from cowork_judge.transport.stats import CallStats
 from cowork_judge.workflow._contract import AuditSink, ModelCallFailed, ModelReply
 
@@ -47,11 +51,13 @@ class WorkflowCalls:
         redact: removes secrets from outgoing and audited text.
         rng: randomness for jitter and backoff.
         log: the run's logger.
+        limiter: the run's request limiter (None: a private one, as in tests of this class alone).
     """
 
     def __init__(self, *, api_key: str | None, base_url: str | None, model: str, limit: int, jitter_sec: float,
                  per_timeout_sec: float, retry: RetryPolicy, stats: CallStats, deadline_at: float,
-                 redact: Callable[[str], str], rng: random.Random, log: logging.Logger) -> None:
+                 redact: Callable[[str], str], rng: random.Random, log: logging.Logger,
+                 limiter: Limiter | None = None) -> None:
         self._endpoint = (api_key, base_url, model)
         self.limit = limit
         self.jitter_sec = jitter_sec
@@ -62,6 +68,7 @@ class WorkflowCalls:
         self.redact = redact
         self.rng = rng
         self.log = log
+        self.limiter = limiter if limiter is not None else Limiter(backoff_max_sec=retry.backoff_max_sec, rng=rng)
         self._slots = threading.BoundedSemaphore(limit)
         self._lock = threading.Lock()
         self._first_wave = limit  # calls still to wait for the start jitter
@@ -89,7 +96,8 @@ class WorkflowCalls:
             loop = asyncio.new_event_loop()
             thread = threading.Thread(target=loop.run_forever, name="workflow-calls", daemon=True)
             thread.start()
-            self._transport = Transport(api_key=api_key, base_url=base_url, model=model, stats=self.stats)
+            self._transport = Transport(api_key=api_key, base_url=base_url, model=model, stats=self.stats,
+                                        limiter=self.limiter)
             self._loop, self._thread = loop, thread
 
     def run(self, coro_factory: Callable[[], Any], timeout_sec: float) -> Any:
@@ -180,13 +188,19 @@ class WorkflowCaller:
                 raise self._cut_off(label, attempts)
             if not shared.acquire(self.cancel, end):
                 raise self._cut_off(label, attempts)
+            ticket = shared.limiter.acquire_blocking(self.cancel, end)
+            if ticket is None:
+                shared.release()
+                raise self._cut_off(label, attempts)
             attempts += 1
             t0 = time.monotonic()
             limit = min(timeout_sec or shared.per_timeout_sec, shared.per_timeout_sec, max(0.01, end - t0))
             fmt = response_format if shared.structured else None
             try:
-                reply = shared.run(lambda: shared._transport.chat(messages, timeout_sec=limit, response_format=fmt), limit + 1.0)
+                reply = shared.run(lambda: shared._transport.chat(messages, timeout_sec=limit, response_format=fmt,
+                                                                  ticket=ticket), limit + 1.0)
             except ModelCallFailed:
+                shared.limiter.failed(ticket)  # no request went out (no credentials)
                 raise
             except Exception as exc:  # every transport failure is classified
                 from cowork_judge.transport.chat import ResponseFormatRejected
@@ -197,6 +211,7 @@ class WorkflowCaller:
                     attempts -= 1  # not a failure of the call: the same attempt again without the format
                     continue
                 kind = classify(exc, deadline_passed=time.monotonic() >= shared.deadline_at)
+                asked = retry_after_sec(exc)
                 reason = shared.redact(summary(exc))
                 shared.stats.failed(kind)
                 self.audit.append("calls", {"label": label, "attempt": attempts, "failed": kind, "error": reason,
@@ -213,7 +228,7 @@ class WorkflowCaller:
                 raise ModelCallFailed(f"{kind} after {attempts} attempt(s): {reason}", kind=kind)
             if policy.backs_off(kind):
                 backoffs += 1
-            wait = policy.wait_sec(kind, backoffs, shared.rng)
+            wait = policy.wait_sec(kind, backoffs, shared.rng, asked)
             if time.monotonic() + wait >= end:
                 raise ModelCallFailed(f"{kind} after {attempts} attempt(s), no time left for another: {reason}", kind=kind)
             if self.cancel.wait(wait):

@@ -1,0 +1,265 @@
+"""The run's one limiter of model requests to the judge endpoint, shared by agentic blocks
+and workflow calls.
+
+A real rate limit belongs to the API key: every job of a fleet drains the same bucket, and
+a 429 seen by one request usually means the next ones will meet it too. One `Limiter` per
+run decides when ANY model request of the run may start (the agentic backend's calls on the
+asyncio loop, the workflow transport's calls from worker threads). Until rate limiting is
+seen it does nothing (the segments' own concurrency knobs bound the requests).
+
+What drives it: refusals AT ADMISSION — an HTTP 429 (or another status whose error says
+"rate limit"), with the server's ask when it gives one (``retry-after-ms``, else
+``Retry-After``). A rate-limit error inside a 200 stream came from a request the endpoint
+had admitted; it is retried with backoff like any rate limit (`core.failures`) but tells
+the limiter nothing (`Transport` reports it as `failed`).
+
+Three mechanisms:
+
+- **Gate** — a refusal with an ask closes the gate for every request of the run until
+  ``now + asked``.
+- **Pace** (``rate``, requests/s) — starts are spaced ``uniform(1 − J, 1 + J) / pace``
+  apart (``J = PACE_JITTER`` keeps the jobs of a fleet out of step).
+- **Window** — requests in flight.
+
+Load-dependent or not? A random 429 (a flaky gateway) says nothing about the other
+requests, and gating or pacing the run for it only slows the run down. So gate and cuts
+apply while the recent refusal share is high::
+
+    share = refusals among the last OUTCOME_WINDOW replies / (replies + OUTCOME_PRIOR)  ≥ PACE_SHARE (0.3)
+
+(a lone refusal as a run's first reply is 1/3; load-dependent limits push the share up at
+once; a 30 % random refusal rate hovers around it.)
+
+A *rate-limit event* is such a refusal of a request that started at or after the last cut
+(replies to requests already on the wire are the same event: TCP's once-per-round-trip
+rule). On an event, with ``β = DECREASE`` (0.5)::
+
+    sent    = starts in the last RATE_WINDOW_SEC  / max(MIN_SPAN_SEC, now − oldest of them)
+    got     = answers in the last GOT_WINDOW_SEC  / max(MIN_SPAN_SEC, now − oldest of them)
+    rate    ← max(rate_min, β · min(pace now, sent), GOT_SHARE · got)
+    window  ← max(1, β · in flight)                       (the refused request included)
+    open_at ← max(open_at, now + asked)
+
+``rate_min = 1 / JUDGE_RETRY_BACKOFF_MAX`` (never slower than one request per backoff cap);
+the ``got`` floor keeps the pace near what actually gets through (this job's share of a
+contended key). Between events the pace doubles every DOUBLING_SEC, and the window grows
+by one slot per window of answers::
+
+    pace now = rate · 2^((now − last cut) / DOUBLING_SEC)      (no pace once above RATE_MAX)
+    window  ← window + 1 / window                              per answered request
+
+Other failures (5xx, timeouts, in-stream errors) change nothing. An agent-CLI attempt
+(`agentic.cli_base`) is ONE ticket for all the requests the CLI makes: a 429 it reports
+counts and cuts the window (``whole_attempt``) but leaves the pace alone. The constants were chosen
+with a discrete-event model of K jobs against a token bucket (it reproduced the measured
+runs of the old and new judge within about 10 %) and checked with `bench/fleet.py` and
+`bench/faults.py` (README "Performance").
+
+State changes happen under one lock and read the injected clock, so tests drive the
+formulas exactly; `acquire` (asyncio) and `acquire_blocking` (threads) only wait.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+DECREASE = 0.5
+"""β: the factor applied to the pace and the window on a rate-limit event."""
+DOUBLING_SEC = 4.0
+"""Seconds without a rate-limit event in which the pace doubles."""
+RATE_WINDOW_SEC = 2.0
+"""Seconds over which the sending rate is measured at an event."""
+GOT_WINDOW_SEC = 10.0
+"""Seconds over which the answered rate is measured at an event."""
+GOT_SHARE = 0.8
+"""The pace is cut to no less than this share of the answered rate."""
+PACE_JITTER = 0.5
+"""Gaps between paced starts are drawn from ``uniform(1 − J, 1 + J) / pace``."""
+MIN_SPAN_SEC = 1.0
+"""Rates are measured over at least this many seconds (a burst is not a rate)."""
+OUTCOME_WINDOW = 10
+"""Replies (answered or rate limited) that the rate-limit share looks at."""
+OUTCOME_PRIOR = 2
+"""Answered replies assumed before the first one (a lone 429 is a share of 1/3)."""
+PACE_SHARE = 0.3
+"""Rate-limit share from which the gate and the cuts apply to the whole run."""
+RATE_MAX = 1000.0
+"""Requests/s: a pace above this is no pace."""
+CEILING = 256.0
+"""Requests in flight: a window above this is no window."""
+POLL_SEC = 0.05
+"""Longest sleep of a request waiting for a window slot or its cancel event."""
+
+
+@dataclass(frozen=True)
+class Ticket:
+    """One started request: when it started (monotonic seconds)."""
+
+    started_at: float
+
+
+class Limiter:
+    """The run's request limiter (see the module docstring for the formulas).
+
+    Args:
+        backoff_max_sec: JUDGE_RETRY_BACKOFF_MAX, seconds (≥ 1): the slowest pace is one
+            request per this many seconds.
+        rng: randomness for the pacing jitter (seeded in tests).
+        clock: monotonic clock, seconds (tests inject a scripted one).
+    """
+
+    def __init__(self, *, backoff_max_sec: float = 20.0, rng: random.Random | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.rate_min = 1.0 / max(1.0, backoff_max_sec)
+        self.rng = rng if rng is not None else random.Random()
+        self.clock = clock
+        self.rate: float | None = None
+        """Pace set at the last cut, requests/s (None: no pace)."""
+        self.window: float | None = None
+        """Requests in flight allowed (None: no window)."""
+        self.open_at = -math.inf
+        self.next_start = -math.inf
+        self.last_cut = -math.inf
+        self.in_flight = 0
+        self.events = 0
+        """Rate-limit events so far (each cut the pace and the window once)."""
+        self.rate_limited_replies = 0
+        """Rate-limit replies so far."""
+        self._starts: deque[float] = deque()
+        self._answers: deque[float] = deque()
+        self._outcomes: deque[bool] = deque(maxlen=OUTCOME_WINDOW)
+        self._lock = threading.Lock()
+
+    # ------------------------------------------------------------------ the state machine
+
+    def pace(self, now: float | None = None) -> float | None:
+        """The pace at `now` (default: the clock), requests/s; None when unpaced."""
+        with self._lock:
+            return self._pace(self.clock() if now is None else now)
+
+    def try_start(self) -> tuple[Ticket | None, float]:
+        """Start a request now if the gate, the pace and the window allow it.
+
+        Returns:
+            ``(ticket, 0.0)`` when started (report its end with `answered`, `rate_limited`
+            or `failed`), else ``(None, seconds)`` until it is worth asking again (> 0).
+        """
+        with self._lock:
+            now = self.clock()
+            not_before = max(self.open_at, self.next_start)
+            if now < not_before:
+                return None, not_before - now
+            if self.window is not None and self.in_flight >= math.floor(self.window):
+                return None, POLL_SEC
+            self.in_flight += 1
+            rate = self._pace(now)
+            if rate is not None:
+                self.next_start = now + self.rng.uniform(1.0 - PACE_JITTER, 1.0 + PACE_JITTER) / rate
+            self._starts.append(now)
+            self._trim(now)
+            return Ticket(now), 0.0
+
+    def answered(self, ticket: Ticket) -> None:
+        """The request got an answer: the pace and the window grow."""
+        with self._lock:
+            now = self.clock()
+            self.in_flight = max(0, self.in_flight - 1)
+            self._outcomes.append(False)
+            self._answers.append(now)
+            self._trim(now)
+            if self.window is not None:
+                self.window = self.window + 1.0 / self.window
+                if self.window >= CEILING:
+                    self.window = None
+
+    def failed(self, ticket: Ticket) -> None:
+        """The request failed for another reason than rate limiting: nothing changes."""
+        with self._lock:
+            self.in_flight = max(0, self.in_flight - 1)
+
+    def rate_limited(self, ticket: Ticket, asked_sec: float | None, *, whole_attempt: bool = False) -> bool:
+        """The request was rate limited; `asked_sec` is the server's wait (``retry-after-ms``
+        / ``Retry-After``; None when it said nothing). Returns True for a new event (cut).
+
+        `whole_attempt`: the ticket stood for a whole agent-CLI attempt (many requests the
+        limiter never saw, `agentic.cli_base`): the event cuts the window but not the
+        pace (a rate in requests/s cannot be measured from attempts)."""
+        with self._lock:
+            now = self.clock()
+            flight = self.in_flight  # this request included
+            self.in_flight = max(0, self.in_flight - 1)
+            self.rate_limited_replies += 1
+            self._outcomes.append(True)
+            self._trim(now)
+            if sum(self._outcomes) / (len(self._outcomes) + OUTCOME_PRIOR) < PACE_SHARE:
+                return False
+            if asked_sec is not None and asked_sec > 0:
+                self.open_at = max(self.open_at, now + asked_sec)
+            if ticket.started_at < self.last_cut:
+                return False
+            if not whole_attempt:
+                sent = _per_sec(self._starts, now)
+                got = _per_sec(self._answers, now)
+                pace = self._pace(now)
+                current = sent if pace is None else min(pace, sent)
+                self.rate = max(self.rate_min, DECREASE * current, GOT_SHARE * got)
+            self.window = max(1.0, DECREASE * flight)
+            self.next_start = max(self.next_start, now)
+            self.last_cut = now
+            self.events += 1
+            return True
+
+    def _pace(self, now: float) -> float | None:
+        if self.rate is None:
+            return None
+        doublings = max(0.0, now - self.last_cut) / DOUBLING_SEC
+        rate = self.rate * 2.0 ** min(doublings, 64.0)
+        return None if rate >= RATE_MAX else rate
+
+    def _trim(self, now: float) -> None:
+        while self._starts and self._starts[0] < now - RATE_WINDOW_SEC:
+            self._starts.popleft()
+        while self._answers and self._answers[0] < now - GOT_WINDOW_SEC:
+            self._answers.popleft()
+
+    def snapshot(self) -> dict[str, float | int | None]:
+        """The state, for logs and tests: pace now, window, gate, in flight, events, replies."""
+        with self._lock:
+            now = self.clock()
+            return {"pace": self._pace(now), "window": self.window, "gate_open_in": max(0.0, self.open_at - now),
+                    "in_flight": self.in_flight, "events": self.events, "rate_limited_replies": self.rate_limited_replies}
+
+    # ------------------------------------------------------------------ waiting
+
+    async def acquire(self) -> Ticket:
+        """Wait (asyncio) until a request may start; cancel the task to stop waiting."""
+        import asyncio  # not at import time: a code-only run never loads it for this
+
+        while True:
+            ticket, wait = self.try_start()
+            if ticket is not None:
+                return ticket
+            await asyncio.sleep(wait)
+
+    def acquire_blocking(self, cancel: threading.Event, give_up_at: float = math.inf) -> Ticket | None:
+        """Wait (a thread) until a request may start; None when `cancel` is set or `give_up_at`
+        (monotonic seconds) would pass first."""
+        while True:
+            ticket, wait = self.try_start()
+            if ticket is not None:
+                return ticket
+            if self.clock() + wait > give_up_at:
+                return None
+            if cancel.wait(min(wait, 1.0)):
+                return None
+
+
+def _per_sec(times: deque[float], now: float) -> float:
+    """Events per second in `times` (all within their window), over at least MIN_SPAN_SEC."""
+    return len(times) / max(MIN_SPAN_SEC, now - times[0]) if times else 0.0
