@@ -58,7 +58,7 @@ def main(argv: list[str]) -> int:
         return 2
     from cowork_judge.core.failures import EXIT_STATUS
     from cowork_judge.fleet.batch import BatchInputError, child_env, discover_instances, plan_limits
-    from cowork_judge.fleet.batch_runner import BatchRunner, write_outputs
+    from cowork_judge.fleet.batch_runner import BatchRunner, run_with_signals, write_outputs
     from cowork_judge.fleet.outputs import Progress
 
     def fail(message: str, status: int = 2) -> int:
@@ -92,18 +92,7 @@ def main(argv: list[str]) -> int:
 
     runner = BatchRunner(args.out, limits, child_env(os.environ, limits), deadline_sec=deadline, keep_errors=args.keep_errors,
                          force=args.force, on_outcome=on_outcome)
-    received: list[int] = []
-
-    def on_signal(signum: int, _frame: object) -> None:
-        received.append(signum)
-        runner.stop()
-
-    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
-    try:
-        report = runner.run(instances)
-    finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
+    report, received = run_with_signals(runner, instances)
     progress.done()
     group_by = tuple(dict.fromkeys(k.strip() for g in args.group_by for k in g.split(",") if k.strip()))
     try:
@@ -116,5 +105,5 @@ def main(argv: list[str]) -> int:
           f"(limit {limits.max_in_flight}); {report.seconds:.1f} s", file=sys.stderr)
     if report.stopped:
         print("batch: interrupted; what finished is kept: run the same command again to resume", file=sys.stderr)
-        return EXIT_STATUS["SIGINT"] if received and received[0] == signal.SIGINT else EXIT_STATUS["SIGTERM"]
+        return EXIT_STATUS["SIGINT"] if received == signal.SIGINT else EXIT_STATUS["SIGTERM"]
     return 1 if record["not_complete"] else 0

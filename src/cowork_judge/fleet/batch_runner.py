@@ -259,3 +259,21 @@ def write_outputs(out: Path, instances: Sequence[BatchInstance], report: BatchRe
     }
     write_file(out / "batch.json", canonical_json(record), force=True)
     return summary_path, record
+
+
+def run_with_signals(runner: BatchRunner, instances: Sequence[BatchInstance]) -> tuple[BatchReport, int | None]:
+    """`runner.run` with SIGTERM / SIGINT turned into `BatchRunner.stop` (main thread only);
+    returns the report and the first signal received (None: none)."""
+    received: list[int] = []
+
+    def on_signal(signum: int, _frame: object) -> None:
+        received.append(signum)
+        runner.stop()
+
+    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        report = runner.run(instances)
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+    return report, received[0] if received else None
