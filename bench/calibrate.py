@@ -58,7 +58,7 @@ def prepare(work: Path) -> Path:
     return tasks
 
 
-def policy(tasks: Path, rate: float, seed: int):  # noqa: ANN201 - a sim policy
+def policy(tasks: Path, rate: float, seed: int):
     """One endpoint for every instance: its own labels, flipped at `rate`."""
     from cowork_judge.sim.policies import FlipPolicy, OraclePolicy, RoutedPolicy
 
@@ -104,7 +104,7 @@ def main() -> int:
         a, r = doc["agreement"], doc["reward"]
         want = implied(rate, a["human_hit_rate"])
 
-        def cell(value, interval, expect=None):  # noqa: ANN001, ANN202
+        def cell(value, interval, expect=None):
             text = "n/a" if value is None else f"{value:.3f}"
             if interval:
                 text += f" [{interval[0]:.3f}, {interval[1]:.3f}]"

@@ -5,11 +5,11 @@ from __future__ import annotations
 import math
 
 import pytest
-from fleet.factory import make_doc, verdicts
 
 from cowork_judge.fleet import agreement as ag
 from cowork_judge.fleet.calibrate import Label, LabelError, calibrate_instance, read_labels, report
 from cowork_judge.fleet.stats import draw_indices
+from fleet.factory import make_doc, verdicts
 
 
 def test_confusion_by_hand():
