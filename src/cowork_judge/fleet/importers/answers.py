@@ -17,9 +17,9 @@ label               ``verdict``: ``correct`` / ``partially_correct`` / ``incorre
 
 Rows: ``ANSWER`` (`answer_row`) and, with ``process=True`` and a solution, ``PROCESS``
 (`process_row`); weights as given (the seed's 0.3 answer / 0.7 process by default when
-both exist, else the answer row alone weighs 1). Rows carry ``difficulty`` and the tags
-(as ``topic:<tag>`` entries of ``tags``) so ``summarize --group-by difficulty,topic`` can
-tabulate rows as well as instances.
+both exist, else the answer row alone weighs 1). Rows carry ``difficulty``, ``collection`` and
+the tags (as ``topic:<tag>`` entries of ``tags``) so ``summarize --group-by
+difficulty,topic,collection`` can tabulate rows as well as instances.
 """
 
 from __future__ import annotations
@@ -90,6 +90,8 @@ def rubric_rows(record: dict[str, Any], *, process: bool = False, answer_weight:
         carried["difficulty"] = str(record["difficulty"])
     if topic_tags(record):
         carried["tags"] = topic_tags(record)
+    if isinstance(record.get("collection"), str) and record["collection"]:
+        carried["collection"] = record["collection"]
     with_process = process and bool(solution)
     aw = answer_weight if answer_weight is not None else (0.3 if with_process else 1.0)
     pw = process_weight if process_weight is not None else 0.7
