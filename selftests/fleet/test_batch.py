@@ -23,7 +23,8 @@ from cowork_judge.sim import LatencyModel, OraclePolicy, SimServer
 
 
 @pytest.mark.parametrize("limit,jobs,n,expected", [
-    (8, None, 100, (4, 2)),    # default K = min(L, 4)
+    (8, None, 100, (8, 1)),    # default K = min(L, 8)
+    (32, None, 100, (8, 4)),
     (8, None, 2, (2, 4)),      # never more runs than instances
     (3, None, 10, (3, 1)),
     (10, 3, 10, (3, 3)),       # 3 · 3 = 9 ≤ 10

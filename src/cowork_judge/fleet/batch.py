@@ -43,6 +43,8 @@ CHILD_ENV_DROPPED = ("JUDGE_APP_DIR", "JUDGE_LOGS_DIR", "JUDGE_TESTS_DIR", "JUDG
 """Per-instance knobs a batch must not pass on from its own environment (one value would
 point every run at the same files)."""
 JITTER_KNOBS = ("JUDGE_START_JITTER", "JUDGE_WORKFLOW_START_JITTER")
+DEFAULT_MAX_JOBS = 8
+"""Judge processes at once when --jobs is not given (each holds ~100 MB while it runs)."""
 State = Literal["complete", "missing", "invalid", "stale", "error"]
 
 
@@ -82,15 +84,17 @@ class Limits:
 def plan_limits(max_in_flight: int, jobs: int | None, instances: int) -> Limits:
     """Split the global limit L over K runs (see the module docstring).
 
-    K defaults to ``min(L, 4, instances)`` (at least 1); a K above L is lowered to L. Each
-    run gets ``⌊L / K⌋``.
+    K defaults to ``min(L, DEFAULT_MAX_JOBS, instances)`` (at least 1): a run's fixed cost
+    (a fresh interpreter importing the judge and its model client, seconds on a busy
+    machine) is paid in parallel, while ``c`` only shortens one run (`bench/batch.py`); a K
+    above L is lowered to L. Each run gets ``⌊L / K⌋``.
 
     Raises:
         ValueError: L < 1 or K < 1.
     """
     if max_in_flight < 1 or (jobs is not None and jobs < 1):
         raise ValueError("--max-in-flight and --jobs must be ≥ 1")
-    k = jobs if jobs is not None else min(max_in_flight, 4, max(1, instances))
+    k = jobs if jobs is not None else min(max_in_flight, DEFAULT_MAX_JOBS, max(1, instances))
     k = max(1, min(k, max_in_flight))
     return Limits(max_in_flight=max_in_flight, jobs=k, per_run=max_in_flight // k)
 
