@@ -132,4 +132,11 @@ def assert_evidence_of_another_job_is_not_used(run, tmp_path: Path) -> None:
                            "--out", str(tmp_path / "r.html")], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "is for other decks (someone-else.pptx) than this result (deck.pptx); not used" in proc.stderr
-    assert "data:image" not in (tmp_path / "r.html").read_text()
+    # the copy the run keeps beside its verifier outputs stands in, and says so
+    assert "using the evidence from the verifier dir instead" in proc.stderr
+    assert "data:image" in (tmp_path / "r.html").read_text()
+    shutil.rmtree(run.verifier / "evidence")
+    proc = subprocess.run([sys.executable, "-m", "cowork_judge", "report", str(run.verifier), "--evidence-dir", str(other),
+                           "--out", str(tmp_path / "r2.html")], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and "not used" in proc.stderr and "instead" not in proc.stderr
+    assert "data:image" not in (tmp_path / "r2.html").read_text()

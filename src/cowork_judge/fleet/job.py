@@ -126,7 +126,9 @@ def load_job(verifier_dir: Path, *, work_dir: Path | None = None, evidence_dir: 
                                  f"this result ({', '.join(sorted(expected))}); not used")
             continue
         job.evidence_root = root
-        job.evidence_note = None
+        # an explicit source that could not be used is still said (the copy beside the
+        # verifier outputs may stand in for it)
+        job.evidence_note = f"{job.evidence_note}; using the evidence from {origin} instead" if job.evidence_note else None
         job.decks = [_load_deck(EvidenceLayout(root), d.deck, d.source) for d in index.decks]
         break
     if job.evidence_root is None and any(d.get("pages_rendered") for d in doc.details.evidence.get("decks", [])
