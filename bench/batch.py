@@ -26,6 +26,8 @@ SIM_KEY = "sk-sim-bench-batch-0000"
 
 
 def instances(root: Path, n: int) -> Path:
+    """Write `n` symbolic reference-answer problems (ANSWER + PROCESS rows) and import them
+    into ``root/inst``; returns that folder. Raises CalledProcessError if the import fails."""
     lines = [{"id": i, "question": f"Problem {i}", "reference_answer": f"x = {i + 2} y", "reference_solution": "A. B. C.",
               "steps": ["A", "B", "C"], "response": f"x = {i + 2}y", "difficulty": ["easy", "hard"][i % 2]} for i in range(n)]
     source = root / "problems.jsonl"
@@ -36,6 +38,9 @@ def instances(root: Path, n: int) -> Path:
 
 
 def run(inst: Path, out: Path, limit: int, jobs: int, latency_ms: float) -> dict:
+    """One batch of `inst` into `out` at limit L = `limit` with K = `jobs` runs, against a
+    simulator answering after `latency_ms` ms: ``{"wall": s, "calls", "peak": most requests
+    in flight, "bound": s, "record": batch.json}``. Raises CalledProcessError on a failed batch."""
     from cowork_judge.sim import LatencyModel, OraclePolicy, SimServer
 
     oracle = {"ANSWER": {"hit": True, "level": 1}, **{f"PROCESS#s{i}": {"hit": True, "level": 1} for i in (1, 2, 3)}}
@@ -55,6 +60,7 @@ def run(inst: Path, out: Path, limit: int, jobs: int, latency_ms: float) -> dict
 
 
 def main() -> int:
+    """Print the throughput table for each K in ``--jobs``; returns the exit status 0."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--instances", type=int, default=24)
     p.add_argument("--latency-ms", type=float, default=2000)

@@ -89,6 +89,7 @@ def calibrate(tasks: Path, out: Path, rate: float, seed: int, draws: int) -> dic
 
 
 def main() -> int:
+    """Print the agreement table for each flip rate in ``--rates``; returns the exit status 0."""
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--rates", default="0,0.1,0.3")
     p.add_argument("--seed", type=int, default=1)
