@@ -10,7 +10,6 @@ same command again to resume).
 from __future__ import annotations
 
 import argparse
-import os
 import signal
 import sys
 from pathlib import Path
@@ -76,10 +75,11 @@ def main(argv: list[str]) -> int:
         args.out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         return fail(f"cannot create {args.out}: {exc}")
-    try:
-        deadline = float(os.environ.get("JUDGE_DEADLINE") or 1800)
-    except ValueError:
-        deadline = 1800.0
+    from cowork_judge.procs import judge_environment
+    from cowork_judge.run.config import load_config
+
+    environ = judge_environment()
+    deadline = load_config(environ).config.deadline_sec
     progress = Progress(len(instances), "batch")
     done = [0]
 
@@ -90,7 +90,7 @@ def main(argv: list[str]) -> int:
             print(f"batch: [{done[0]}/{len(instances)}] {outcome.name}: {outcome.state}"  # type: ignore[attr-defined]
                   + (f" ({outcome.seconds:.1f} s)" if outcome.state != "skipped" else ""), file=sys.stderr)  # type: ignore[attr-defined]
 
-    runner = BatchRunner(args.out, limits, child_env(os.environ, limits), deadline_sec=deadline, keep_errors=args.keep_errors,
+    runner = BatchRunner(args.out, limits, child_env(environ, limits), deadline_sec=deadline, keep_errors=args.keep_errors,
                          force=args.force, on_outcome=on_outcome)
     report, received = run_with_signals(runner, instances)
     progress.done()

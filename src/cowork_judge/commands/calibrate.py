@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -87,8 +86,13 @@ def main(argv: list[str]) -> int:
             args.out.mkdir(parents=True, exist_ok=True)
         except (ValueError, OSError) as exc:
             return fail(str(exc))
-        runner = BatchRunner(args.out, limits, child_env(os.environ, limits), on_outcome=lambda o: print(
-            f"calibrate: judged {o.name}: {o.state}", file=sys.stderr))
+        from cowork_judge.procs import judge_environment
+        from cowork_judge.run.config import load_config
+
+        environ = judge_environment()
+        runner = BatchRunner(args.out, limits, child_env(environ, limits),
+                             deadline_sec=load_config(environ).config.deadline_sec,
+                             on_outcome=lambda o: print(f"calibrate: judged {o.name}: {o.state}", file=sys.stderr))
         judged, received = run_with_signals(runner, instances)
         if judged.stopped:
             return fail("interrupted while judging; run the same command again to resume",
