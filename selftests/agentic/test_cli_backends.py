@@ -15,7 +15,6 @@ import json
 import os
 import shutil
 import socket
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -45,8 +44,16 @@ def env_for(name: str, **extra: str) -> dict[str, str]:
     return {"JUDGE_BACKEND": name, **extra}
 
 
-def private_homes(name: str) -> set[str]:
-    return set(glob.glob(os.path.join(tempfile.gettempdir(), f"cowork-judge-{name}-*")))
+def private_homes(name: str, root: Path) -> set[str]:
+    """The backend's private homes under `root` (the run's TMPDIR: a folder of the test's own,
+    so a judge of another test suite sharing the machine's /tmp is not counted)."""
+    return set(glob.glob(os.path.join(root, f"cowork-judge-{name}-*")))
+
+
+def private_tmpdir(tmp_path: Path) -> Path:
+    """A TMPDIR for the run under test alone."""
+    (tmp_path / "tmpdir").mkdir(exist_ok=True)
+    return tmp_path / "tmpdir"
 
 
 def written_files(*roots: Path) -> list[Path]:
@@ -84,9 +91,10 @@ def audit_records(run, block: str, attempt: int) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("name", BACKENDS)
-def test_deck_instance_gives_the_oracle_reward(judge_run, name):
-    before = private_homes(name)
-    run = judge_run(EXAMPLE_TESTS, ROLLOUTS / "deck", oracle=DECK_ORACLE, env=env_for(name))
+def test_deck_instance_gives_the_oracle_reward(judge_run, tmp_path, name):
+    tmpdir = private_tmpdir(tmp_path)
+    before = private_homes(name, tmpdir)
+    run = judge_run(EXAMPLE_TESTS, ROLLOUTS / "deck", oracle=DECK_ORACLE, env=env_for(name, TMPDIR=str(tmpdir)))
     doc = assert_reward_written(run)
     assert run.returncode == 0, run.stderr
     assert run.reward == pytest.approx(DECK_REWARD, abs=1e-12)
@@ -105,7 +113,7 @@ def test_deck_instance_gives_the_oracle_reward(judge_run, name):
     for path in written_files(run.verifier, run.work):
         assert SIM_KEY.encode() not in path.read_bytes(), path
     assert SIM_KEY not in run.stdout + run.stderr
-    assert private_homes(name) == before
+    assert private_homes(name, tmpdir) == before
 
 
 @pytest.mark.parametrize("name", BACKENDS)
@@ -300,10 +308,12 @@ def test_sigterm_mid_attempt_kills_the_cli_and_removes_its_private_home(tmp_path
     shutil.copytree(ROLLOUTS / "deck" / "app", tmp_path / "app")
     shutil.copytree(ROLLOUTS / "deck" / "logs", tmp_path / "logs")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "OPENAI_", "COWORK_"))}
-    before = private_homes(name)
+    tmpdir = private_tmpdir(tmp_path)
+    before = private_homes(name, tmpdir)
     with SimServer(OraclePolicy.from_dict(DECK_ORACLE), api_key=SIM_KEY, faults=FaultPlan(rates={"hang": 1.0})) as sim:
         env.update(JUDGE_API_KEY=SIM_KEY, JUDGE_BASE_URL=sim.url, JUDGE_BACKEND=name, JUDGE_START_JITTER="0",
-                   JUDGE_EVIDENCE="0", JUDGE_DEADLINE="600", PYTHONDONTWRITEBYTECODE="1")
+                   JUDGE_EVIDENCE="0", JUDGE_DEADLINE="600", PYTHONDONTWRITEBYTECODE="1",
+                   TMPDIR=str(tmpdir))
         proc = subprocess.Popen(
             [sys.executable, "-m", "cowork_judge", "run", "--app-dir", str(tmp_path / "app"), "--logs-dir",
              str(tmp_path / "logs"), "--tests-dir", str(EXAMPLE_TESTS), "--work-dir", str(tmp_path / "work")],
@@ -313,7 +323,7 @@ def test_sigterm_mid_attempt_kills_the_cli_and_removes_its_private_home(tmp_path
                 if sim.in_flight >= 2 or proc.poll() is not None:
                     break
                 time.sleep(0.1)
-            assert sim.in_flight >= 2 and len(private_homes(name) - before) == 1
+            assert sim.in_flight >= 2 and len(private_homes(name, tmpdir) - before) == 1
             assert processes_under(tmp_path / "work")  # the CLIs run in the block workspaces
             proc.send_signal(signal.SIGTERM)
             _, stderr = proc.communicate(timeout=30)
@@ -326,7 +336,7 @@ def test_sigterm_mid_attempt_kills_the_cli_and_removes_its_private_home(tmp_path
     assert doc["extra_fields"]["judge_error_kind"] == "interrupted"
     time.sleep(0.5)
     assert processes_under(tmp_path / "work") == []
-    assert private_homes(name) == before
+    assert private_homes(name, tmpdir) == before
 
 
 @pytest.mark.parametrize("name", BACKENDS)

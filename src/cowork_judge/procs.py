@@ -70,6 +70,14 @@ def child_environment(overrides: dict[str, str] | None = None, *, extra_keys: tu
     return env
 
 
+def judge_environment() -> dict[str, str]:
+    """A copy of this process's whole environment, for a ``cowork-judge run`` child that
+    `batch` or `calibrate` starts: that child is the judge itself and reads its knobs and
+    endpoint credentials (``JUDGE_*``, ``OPENAI_*``) from it, as if the user had started it.
+    Any other program gets `child_environment`."""
+    return dict(os.environ)
+
+
 def run_command(argv: list[str], *, timeout_sec: float, env: dict[str, str] | None = None,
                 cwd: str | None = None, input_bytes: bytes | None = None) -> ProcResult:
     """Run ``argv`` in a new session; on timeout SIGKILL the whole process group.

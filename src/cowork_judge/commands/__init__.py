@@ -41,6 +41,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "rescore": ("rescore", "recompute rewards from stored verdicts (new rubric, mode, threshold), zero model calls"),
     "summarize": ("summarize", "account for many result documents: rewards, coverage, error kinds, hit rates, bootstrap CIs"),
     "report": ("report", "one self-contained HTML page of one job: score, verdicts, coverage, deck pages"),
+    "batch": ("batch", "judge many instances offline under one global in-flight limit, resumably, then summarize"),
+    "calibrate": ("calibrate", "agreement of the judge with human labels (accuracy, kappa, F1, reward error), bootstrap CIs"),
+    "import": ("import_", "convert HealthBench / PaperBench / DevAI / reference-answer data into instances (+ labels)"),
 }
 """Sub-command name → (module under `cowork_judge.commands`, one-line help)."""
 

@@ -10,13 +10,16 @@ from the judge's ``<rubric_rows>`` block: ``id``, ``description``, ``type``
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
 import re
+from collections.abc import Sequence
 from typing import Any, Protocol
 
-__all__ = ["DEMO_REASON_PREFIX", "DemoPolicy", "OraclePolicy", "VerdictPolicy", "content_words", "normalize_criterion"]
+__all__ = ["DEMO_REASON_PREFIX", "DemoPolicy", "FlipPolicy", "OraclePolicy", "RoutedPolicy", "VerdictPolicy", "content_words",
+           "normalize_criterion"]
 
 DEMO_REASON_PREFIX = "simulated judge, no model:"
 """Every reason the demo policy writes starts with this label."""
@@ -253,3 +256,85 @@ class DemoPolicy:
             )
             out.append(verdict)
         return out
+
+
+FLIP_REASON = "simulated disagreement (flipped):"
+"""Reasons of answers `FlipPolicy` flipped start with this label."""
+
+
+class FlipPolicy:
+    """Another policy's answers with each row's answer flipped with probability `rate`: a
+    judge that disagrees with the labels at a known rate, for calibration tests.
+
+    Whether a row is flipped is a keyed hash of (`seed`, row id, description) mapped to
+    [0, 1) and compared with `rate`: the same row gets the same answer on every request
+    (retries, resplits, reruns), different rows are independent, and over n rows the number
+    flipped is Binomial(n, rate). A flipped binary row answers the opposite hit; a flipped
+    graded row the opposite end of its level choices (lowest when the base hit, else
+    highest). N/A answers are never flipped.
+
+    Args:
+        base: the policy whose answers are flipped (e.g. an `OraclePolicy` of human labels).
+        rate: flip probability in [0, 1].
+        seed: non-negative integer; another seed flips another subset.
+    """
+
+    def __init__(self, base: VerdictPolicy, rate: float, seed: int = 0) -> None:
+        if not 0.0 <= rate <= 1.0 or seed < 0:
+            raise ValueError(f"rate must be in [0, 1] and seed >= 0, got {rate}, {seed}")
+        self.base, self.rate, self.seed = base, rate, seed
+
+    def flipped(self, row: dict[str, Any]) -> bool:
+        """Whether `row`'s answer is flipped (a pure function of seed, id and description)."""
+        key = f"{self.seed}\0{row.get('id')}\0{row.get('description', '')}".encode("utf-8", "surrogatepass")
+        u = int.from_bytes(hashlib.sha256(key).digest()[:8], "big") / 2.0**64
+        return u < self.rate
+
+    def verdicts(
+        self, rows: list[dict[str, Any]], context_text: str, page: int | None = None
+    ) -> list[dict[str, Any]]:
+        """The base policy's verdicts, some flipped (see the class docstring)."""
+        out = []
+        for row, verdict in zip(rows, self.base.verdicts(rows, context_text, page)):
+            if verdict.get("na") or not self.flipped(row):
+                out.append(verdict)
+                continue
+            flipped = dict(verdict, hit=not verdict["hit"])
+            if _is_gradient(row):
+                choices = _level_choices(row)
+                flipped["level"] = choices[0] if verdict["hit"] else choices[-1]
+            flipped["reason"] = f"{FLIP_REASON} {verdict.get('reason', '')}".strip()
+            out.append(flipped)
+        return out
+
+
+class RoutedPolicy:
+    """Per-instance policies behind one endpoint: a request is answered by the policy of the
+    longest route marker found in its context (a judge's prompt carries the instance's task
+    prompt, so a line of it, such as its title, is a marker). A request no marker matches is
+    answered by `default` (None: every row ``hit=false``, "not in oracle").
+
+    Args:
+        routes: (marker text, policy) pairs; markers must be non-empty and distinct.
+        default: the policy of unmatched requests.
+
+    Raises:
+        ValueError: an empty or repeated marker.
+    """
+
+    def __init__(self, routes: Sequence[tuple[str, VerdictPolicy]], default: VerdictPolicy | None = None) -> None:
+        markers = [m for m, _ in routes]
+        if any(not m for m in markers) or len(set(markers)) != len(markers):
+            raise ValueError("route markers must be non-empty and distinct")
+        self.routes = sorted(routes, key=lambda r: len(r[0]), reverse=True)
+        self.default = default or OraclePolicy({})
+
+    def route(self, context_text: str) -> VerdictPolicy:
+        """The policy answering a request with this context."""
+        return next((policy for marker, policy in self.routes if marker in context_text), self.default)
+
+    def verdicts(
+        self, rows: list[dict[str, Any]], context_text: str, page: int | None = None
+    ) -> list[dict[str, Any]]:
+        """The routed policy's verdicts."""
+        return self.route(context_text).verdicts(rows, context_text, page)

@@ -6,10 +6,11 @@ A DevAI task has a ``query`` (the user's request), ``requirements`` (``requireme
 (``human_labels/``) have the same shape with ``satisfied`` filled in.
 
 Requirements become binary rows of weight 1 (DevAI counts satisfied requirements); each
-``prerequisites`` list becomes ``depends_on`` exactly as written — NOT closed: DevAI lists
-only direct prerequisites, and the engine's gates read raw hits, so a converted rubric
-needs ``lint-rubric --fix-closure`` before it ships. Preferences become weight-0 rows
-(judged, reported, never scored) only when asked for.
+``prerequisites`` list becomes ``depends_on`` — by default exactly as written, which is NOT
+closed: DevAI lists only direct prerequisites, and the engine's gates read raw hits (SPEC
+§4), so `rubric_rows(..., transitive=True)` (what ``cowork-judge import devai`` writes)
+gives each row the transitive closure, the same ids ``lint-rubric --fix-closure`` would
+add. Preferences become weight-0 rows (judged, reported, never scored) only when asked for.
 """
 
 from __future__ import annotations
@@ -26,12 +27,19 @@ def requirement_id(number: int, *, prefix: str = "R") -> str:
     return f"{prefix}{number:02d}"
 
 
-def rubric_rows(task: dict[str, Any], *, preferences: bool = False) -> list[dict[str, Any]]:
+def rubric_rows(task: dict[str, Any], *, preferences: bool = False, transitive: bool = False) -> list[dict[str, Any]]:
     """Rubric rows of one task, requirements first (file order), then preferences if asked.
+
+    Args:
+        task: a DevAI task (``instances/*.json``) or a human judgment (``human_labels/*.json``).
+        preferences: add the preferences as weight-0 rows ``P00``….
+        transitive: `depends_on` is the transitive closure of the prerequisites (see
+            `close_dependencies`); False keeps DevAI's direct prerequisites.
 
     Raises:
         DevAIError: no ``requirements`` list, a requirement without an integer id or
-            text, or prerequisites that are not a list of integers.
+            text, prerequisites that are not a list of integers, or (``transitive``) a
+            prerequisite naming no requirement or a prerequisite cycle.
     """
     requirements = task.get("requirements") if isinstance(task, dict) else None
     if not isinstance(requirements, list) or not requirements:
@@ -62,7 +70,45 @@ def rubric_rows(task: dict[str, Any], *, preferences: bool = False) -> list[dict
             number = item.get("preference_id", n - 1)
             rows.append({"id": requirement_id(int(number), prefix="P"), "description": item["criteria"].strip(),
                          "weight": 0, "tag": "preference"})
-    return rows
+    return close_dependencies(rows) if transitive else rows
+
+
+def close_dependencies(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`rows` with each ``depends_on`` replaced by its transitive closure.
+
+    The ids a row already lists keep their order; ids reached through them follow in row
+    order (the order ``lint-rubric --fix-closure`` appends them). Rows without
+    dependencies are returned unchanged.
+
+    Raises:
+        DevAIError: a dependency names no row, or the dependencies form a cycle.
+    """
+    order = {row["id"]: n for n, row in enumerate(rows)}
+    direct = {row["id"]: list(row.get("depends_on") or []) for row in rows}
+    for row_id, deps in direct.items():
+        missing = [d for d in deps if d not in order]
+        if missing:
+            raise DevAIError(f"requirement {row_id}: prerequisite {missing[0]} names no requirement")
+    closed: dict[str, list[str]] = {}
+
+    def close(row_id: str, path: tuple[str, ...]) -> list[str]:
+        if row_id in closed:
+            return closed[row_id]
+        if row_id in path:
+            raise DevAIError(f"prerequisite cycle: {' -> '.join((*path[path.index(row_id):], row_id))}")
+        reached: set[str] = set()
+        for dep in direct[row_id]:
+            reached.add(dep)
+            reached.update(close(dep, (*path, row_id)))
+        first = list(direct[row_id])
+        closed[row_id] = first + sorted(reached - set(first), key=order.__getitem__)
+        return closed[row_id]
+
+    out = []
+    for row in rows:
+        deps = close(row["id"], ())
+        out.append({**row, "depends_on": deps} if deps else row)
+    return out
 
 
 def task_prompt(task: dict[str, Any]) -> str:
@@ -92,4 +138,17 @@ def oracle(labels: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return out
 
 
-__all__ = ["DevAIError", "oracle", "requirement_id", "rubric_rows", "task_prompt"]
+def instance_tags(task: dict[str, Any]) -> dict[str, Any]:
+    """Instance-level tags for ``summarize --group-by``: DevAI's ``tags`` as ``topic:<tag>``
+    entries, and the task's flags (``kaggle``, ``training``, ``web``) as booleans."""
+    out: dict[str, Any] = {"collection": "devai"}
+    tags = [f"topic:{t}" for t in task.get("tags") or [] if isinstance(t, str)]
+    if tags:
+        out["tags"] = tags
+    for key, name in (("is_kaggle_api_needed", "kaggle"), ("is_training_needed", "training"), ("is_web_navigation_needed", "web")):
+        if isinstance(task.get(key), bool):
+            out[name] = task[key]
+    return out
+
+
+__all__ = ["DevAIError", "close_dependencies", "instance_tags", "oracle", "requirement_id", "rubric_rows", "task_prompt"]

@@ -5,6 +5,9 @@ in human-graded trees, ``score``. A node's score is the weighted mean of its chi
 scores (weights normalized among siblings). Flattening gives each leaf the weight
 ``Π w_node / Σ w_siblings`` along its root path, so that ``Σ leaf_weight · leaf_score``
 equals the root score exactly — which is the engine's ``E / W`` with ``W = 1``.
+
+For an instance (`rubric_and_oracle`) the stored leaf grades leave the rows and become the
+oracle (SPEC §20 format): the rubric the judge reads carries no human grade.
 """
 
 from __future__ import annotations
@@ -58,3 +61,64 @@ def _weight(node: Any) -> float:
     if isinstance(w, bool) or not isinstance(w, (int, float)) or w < 0:
         raise PaperBenchError(f"node {node['id']}: weight must be a non-negative number")
     return float(w)
+
+
+LEVELS_BINARY = {"0": "the requirement is not met", "1": "the requirement is met"}
+
+
+def rubric_and_oracle(tree: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+    """Rows of `tree` for ``rubric.json`` (no stored grades in them) and its leaf grades as
+    oracle verdicts ``{leaf id: {"hit": score > 0, "level"?: score, "reason": …}}``.
+
+    PaperBench grades leaves 0 or 1, and those stay binary rows. A leaf with a grade strictly
+    between 0 and 1 becomes a gradient row whose levels are 0, that grade and 1, and its
+    oracle entry carries the grade as ``level``, so judging with the oracle reproduces the
+    stored root score exactly either way. Leaves without a numeric grade, or with
+    ``valid_score: false``, are left out of the oracle.
+
+    Raises:
+        PaperBenchError: as `flatten`; a grade outside [0, 1].
+    """
+    valid: dict[str, bool] = {}
+
+    def walk(node: dict[str, Any]) -> None:
+        valid[str(node.get("id"))] = node.get("valid_score") is not False
+        for child in node.get("sub_tasks") or []:
+            if isinstance(child, dict):
+                walk(child)
+
+    walk(tree)
+    rows, oracle = [], {}
+    for row in flatten(tree):
+        grade = row.pop("paperbench_score", None)
+        if grade is not None and not 0.0 <= grade <= 1.0:
+            raise PaperBenchError(f"leaf {row['id']}: score {grade} is outside [0, 1]")
+        if grade is not None and 0.0 < grade < 1.0:
+            row["type"] = "gradient"
+            row["levels"] = {"0": LEVELS_BINARY["0"], f"{grade:g}": "the requirement is partly met", "1": LEVELS_BINARY["1"]}
+        rows.append(row)
+        if grade is not None and valid.get(row["id"], True):
+            entry: dict[str, Any] = {"hit": grade > 0, "reason": "PaperBench human grade"}
+            if row.get("type") == "gradient":
+                entry["level"] = grade
+            oracle[row["id"]] = entry
+    return rows, oracle
+
+
+def stored_root_score(tree: dict[str, Any]) -> float | None:
+    """The human-graded root score stored in `tree`, or None when it has none."""
+    value = tree.get("score") if isinstance(tree, dict) else None
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def task_prompt(tree: dict[str, Any], name: str) -> str:
+    """The task as Markdown: reproduce the paper (the root requirement names it)."""
+    root = str(tree.get("requirements") or "").strip()
+    lines = [f"# Task: reproduce the paper ({name})", ""]
+    if root:
+        lines += [root, ""]
+    lines += ["Write the code, run it, and report the results in the submission folder (`output/`).", ""]
+    return "\n".join(lines)
+
+
+__all__ = ["PaperBenchError", "flatten", "rubric_and_oracle", "stored_root_score", "task_prompt"]

@@ -1,0 +1,109 @@
+"""``cowork-judge batch <instances dir|jsonl> --out DIR``: judge many instances offline, under
+one global limit on in-flight model calls, resumably, then summarize them.
+
+Exit status: 0 every instance has a result document (some may carry an exit_code: see the
+summary); 1 some instance has none (named in ``batch.json``); 2 usage errors and inputs
+that name no instance; 130 / 143 interrupted (everything finished so far is kept: run the
+same command again to resume).
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from pathlib import Path
+
+from cowork_judge.commands._args import Parser, UsageError
+
+EPILOG = """\
+limits: every instance is judged by its own `cowork-judge run` process (own deadline, watchdog and
+temp folder); K of them run at once (--jobs, default min(L, 8, instances)), each with JUDGE_CONCURRENCY =
+JUDGE_WORKFLOW_CONCURRENCY = floor(L / K), so at most K * floor(L / K) <= L model calls are in
+flight at any moment (L = --max-in-flight). The judge endpoint comes from the usual environment
+(JUDGE_API_KEY, JUDGE_BASE_URL, JUDGE_MODEL ...); start jitters are 0 unless set.
+
+resume: <out>/<name>/ holds each run (logs/verifier/result.json as `run` writes it). A rerun skips
+an instance whose result is a valid document for the unchanged instance, and judges the rest again
+(also documents with an exit_code, unless --keep-errors). --force judges everything again.
+
+outputs: <out>/summary.json (cowork-judge summarize of the batch, --group-by passed through,
+instance tags from each instance.json), <out>/instance_tags.json, <out>/batch.json.
+
+example:
+  cowork-judge batch tasks/physics --out runs/physics --max-in-flight 16 --group-by difficulty,topic
+"""
+
+
+def main(argv: list[str]) -> int:
+    """Judge the instances named in `argv`; prints the summary path; returns the exit status."""
+    p = Parser(prog="cowork-judge batch", description="Judge many instances offline under one global in-flight limit, "
+               "resumably, then summarize them.", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("instances", type=Path, help="a folder of instances (*/tests/rubric.json) or a JSONL list")
+    p.add_argument("--out", type=Path, required=True, help="output folder (one sub-folder per instance)")
+    p.add_argument("--max-in-flight", type=int, default=8, help="model calls in flight at most, over the whole batch (default 8)")
+    p.add_argument("--jobs", type=int, help="judge processes at once (default min(L, 8, instances))")
+    p.add_argument("--keep-errors", action="store_true", help="on a rerun, keep results that carry an exit_code")
+    p.add_argument("--force", action="store_true", help="judge every instance again")
+    p.add_argument("--group-by", action="append", default=[], metavar="KEY", help="passed to the summary (repeatable)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed of the summary (default 0)")
+    p.add_argument("--draws", type=int, default=1000, help="bootstrap draws of the summary (default 1000)")
+    try:
+        args = p.parse_args(argv)
+        if args.draws < 0 or args.seed < 0:
+            raise UsageError("--draws and --seed must be ≥ 0")
+    except UsageError as exc:
+        print(f"cowork-judge batch: error: {exc}", file=sys.stderr)
+        return 2
+    from cowork_judge.core.failures import EXIT_STATUS
+    from cowork_judge.fleet.batch import BatchInputError, child_env, discover_instances, plan_limits
+    from cowork_judge.fleet.batch_runner import BatchRunner, run_with_signals, write_outputs
+    from cowork_judge.fleet.outputs import Progress
+
+    def fail(message: str, status: int = 2) -> int:
+        print(f"cowork-judge batch: {message}", file=sys.stderr)
+        return status
+
+    try:
+        instances = discover_instances(args.instances)
+        limits = plan_limits(args.max_in_flight, args.jobs, len(instances))
+    except (BatchInputError, ValueError) as exc:
+        return fail(str(exc))
+    if args.instances.is_dir() and args.out.resolve() == args.instances.resolve():
+        return fail("--out must not be the instances folder")
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return fail(f"cannot create {args.out}: {exc}")
+    from cowork_judge.procs import judge_environment
+    from cowork_judge.run.config import load_config
+
+    environ = judge_environment()
+    deadline = load_config(environ).config.deadline_sec
+    progress = Progress(len(instances), "batch")
+    done = [0]
+
+    def on_outcome(outcome: object) -> None:
+        done[0] += 1
+        progress.tick()
+        if not progress.enabled:
+            print(f"batch: [{done[0]}/{len(instances)}] {outcome.name}: {outcome.state}"  # type: ignore[attr-defined]
+                  + (f" ({outcome.seconds:.1f} s)" if outcome.state != "skipped" else ""), file=sys.stderr)  # type: ignore[attr-defined]
+
+    runner = BatchRunner(args.out, limits, child_env(environ, limits), deadline_sec=deadline, keep_errors=args.keep_errors,
+                         force=args.force, on_outcome=on_outcome)
+    report, received = run_with_signals(runner, instances)
+    progress.done()
+    group_by = tuple(dict.fromkeys(k.strip() for g in args.group_by for k in g.split(",") if k.strip()))
+    try:
+        summary, record = write_outputs(args.out, instances, report, limits, group_by=group_by, seed=args.seed, draws=args.draws)
+    except OSError as exc:
+        return fail(f"cannot write the batch outputs: {exc}", 1)
+    print(str(summary))
+    states = ", ".join(f"{k} {v}" for k, v in record["states"].items())
+    print(f"batch: {len(instances)} instance(s): {states}; {limits.jobs} run(s) x {limits.per_run} call(s) in flight "
+          f"(limit {limits.max_in_flight}); {report.seconds:.1f} s", file=sys.stderr)
+    if report.stopped:
+        print("batch: interrupted; what finished is kept: run the same command again to resume", file=sys.stderr)
+        return EXIT_STATUS["SIGINT"] if received == signal.SIGINT else EXIT_STATUS["SIGTERM"]
+    return 1 if record["not_complete"] else 0

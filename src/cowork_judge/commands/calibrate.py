@@ -1,0 +1,181 @@
+"""``cowork-judge calibrate <instances> --labels <oracle files>``: agreement of the judge's
+verdicts with human labels, and its effect on rewards, with bootstrap intervals.
+
+Exit status: 0 report written; 1 the report exists (without ``--force``) or cannot be
+written, or no instance had both a result and labels; 2 usage errors, unreadable inputs or labels.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from cowork_judge.commands._args import Parser, UsageError
+
+EPILOG = """\
+verdicts: --results DIR reads <DIR>/<name>/logs/verifier/result.json (a `cowork-judge batch` output);
+--out DIR judges the instances first, exactly as `cowork-judge batch --out DIR` would (resumable,
+same --max-in-flight / --jobs limits), then reads them.
+
+labels (the simulator's oracle format, {row id: {"hit": bool, "level"?: number}}): by default each
+instance's own oracle.json (`cowork-judge import --with-labels`); --labels FILE|DIR (repeatable):
+a folder holding <name>.json or <name>/oracle.json, a file <name>.json, or one JSON object
+{instance name: {row id: …}}.
+
+report (JSON, schema cowork-judge/calibration/v1): per-row accuracy, Cohen's kappa,
+precision / recall / F1 of hit (human labels as the reference), per-tag breakdown, level
+agreement of graded rows, reward effect (MAE, bias, Spearman across instances), each with a
+percentile cluster-bootstrap interval (clusters = instances; --seed, --draws, --confidence).
+
+example:
+  cowork-judge import devai devai/instances --out tasks --labels devai/human_labels --deliverables ws/
+  cowork-judge calibrate tasks --out runs --report calibration.json
+"""
+
+
+def main(argv: list[str]) -> int:
+    """Calibrate the judge on the instances named in `argv`; prints the report path."""
+    p = Parser(prog="cowork-judge calibrate", description="Agreement of the judge's verdicts with human labels, and the "
+               "effect on rewards, with bootstrap intervals.", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("instances", type=Path, help="a folder of instances or a JSONL list (as for batch)")
+    p.add_argument("--labels", type=Path, action="append", default=[], help="oracle files or folders (default: <instance>/oracle.json)")
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--results", type=Path, help="read the verdicts of an earlier batch from this folder")
+    source.add_argument("--out", type=Path, help="judge the instances into this folder first (a resumable batch)")
+    p.add_argument("--report", type=Path, required=True, help="the calibration report (JSON) to write")
+    p.add_argument("--force", action="store_true", help="overwrite the report")
+    p.add_argument("--max-in-flight", type=int, default=8, help="with --out: model calls in flight at most (default 8)")
+    p.add_argument("--jobs", type=int, help="with --out: judge processes at once")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--draws", type=int, default=1000, help="bootstrap draws; 0 = no intervals (default 1000)")
+    p.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
+    try:
+        args = p.parse_args(argv)
+        if args.draws < 0 or args.seed < 0 or not 0 < args.confidence < 1:
+            raise UsageError("--draws and --seed must be ≥ 0 and --confidence in (0, 1)")
+    except UsageError as exc:
+        print(f"cowork-judge calibrate: error: {exc}", file=sys.stderr)
+        return 2
+    from cowork_judge.fleet.batch import BatchInputError, child_env, discover_instances, plan_limits
+    from cowork_judge.fleet.calibrate import LabelError, calibrate_instance, read_labels, report
+    from cowork_judge.fleet.documents import parse_document
+    from cowork_judge.fleet.outputs import OutputExists, canonical_json, write_file
+
+    def fail(message: str, status: int = 2) -> int:
+        print(f"cowork-judge calibrate: {message}", file=sys.stderr)
+        return status
+
+    if args.report.exists() and not args.force:
+        return fail(f"{args.report} exists (use --force to overwrite)", 1)
+    try:
+        instances = discover_instances(args.instances)
+        names = [i.name for i in instances]
+        labels = _load_labels(args.labels, {i.name: i.tests_dir.parent for i in instances}, read_labels)
+    except (BatchInputError, LabelError, ValueError, OSError) as exc:
+        return fail(str(exc))
+    results_dir = args.results if args.results is not None else args.out
+    if args.out is not None:
+        from cowork_judge.core.failures import EXIT_STATUS
+        from cowork_judge.fleet.batch_runner import BatchRunner, run_with_signals
+
+        try:
+            limits = plan_limits(args.max_in_flight, args.jobs, len(instances))
+            args.out.mkdir(parents=True, exist_ok=True)
+        except (ValueError, OSError) as exc:
+            return fail(str(exc))
+        from cowork_judge.procs import judge_environment
+        from cowork_judge.run.config import load_config
+
+        environ = judge_environment()
+        runner = BatchRunner(args.out, limits, child_env(environ, limits),
+                             deadline_sec=load_config(environ).config.deadline_sec,
+                             on_outcome=lambda o: print(f"calibrate: judged {o.name}: {o.state}", file=sys.stderr))
+        judged, received = run_with_signals(runner, instances)
+        if judged.stopped:
+            return fail("interrupted while judging; run the same command again to resume",
+                        EXIT_STATUS["SIGINT"] if received == 2 else EXIT_STATUS["SIGTERM"])
+    elif not results_dir.is_dir():
+        return fail(f"--results {results_dir}: not a folder")
+    calibrated, missing = [], {"result": [], "labels": []}
+    for inst in instances:
+        if inst.name not in labels:
+            missing["labels"].append(inst.name)
+            continue
+        path = results_dir / inst.name / "logs" / "verifier" / "result.json"
+        try:
+            doc, _, error = parse_document(path.read_bytes())
+        except OSError:
+            doc, error = None, "missing"
+        if doc is None:
+            missing["result"].append(inst.name)
+            print(f"cowork-judge calibrate: {inst.name}: no usable result ({error})", file=sys.stderr)
+            continue
+        calibrated.append(calibrate_instance(inst.name, doc, labels[inst.name], inst.tags))
+    if not calibrated:
+        return fail(f"no instance has both a result and labels ({len(missing['result'])} without result, "
+                    f"{len(missing['labels'])} without labels, of {len(names)})", 1)
+    doc = report(calibrated, draws=args.draws, seed=args.seed, confidence=args.confidence, missing=missing)
+    try:
+        write_file(args.report, canonical_json(doc), force=args.force)
+    except (OutputExists, OSError) as exc:
+        return fail(str(exc), 1)
+    print(str(args.report))
+    print(_headline(doc), file=sys.stderr)
+    return 0
+
+
+def _load_labels(paths: list[Path], roots: dict[str, Path], read: Any) -> dict[str, Any]:
+    """Labels per instance name (see the epilog). Raises ValueError / LabelError / OSError."""
+    out: dict[str, Any] = {}
+
+    def load(path: Path) -> Any:
+        try:
+            return json.loads(path.read_text(encoding="utf-8-sig"))
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise ValueError(f"{path}: not UTF-8 JSON ({exc})") from None
+
+    if not paths:
+        for name, root in roots.items():
+            if (root / "oracle.json").is_file():
+                out[name] = read(load(root / "oracle.json"), str(root / "oracle.json"))
+        return out
+    for path in paths:
+        if path.is_dir():
+            for name in roots:
+                for candidate in (path / f"{name}.json", path / name / "oracle.json"):
+                    if candidate.is_file():
+                        out[name] = read(load(candidate), str(candidate))
+                        break
+            continue
+        if not path.is_file():
+            raise ValueError(f"--labels {path}: no such file or folder")
+        data = load(path)
+        single = isinstance(data, dict) and all(isinstance(v, dict) and "hit" in v for v in data.values())
+        if single:
+            name = path.stem if path.stem in roots else (next(iter(roots)) if len(roots) == 1 else None)
+            if name is None:
+                raise ValueError(f"--labels {path}: an oracle file must be named <instance name>.json")
+            out[name] = read(data, str(path))
+        elif isinstance(data, dict):
+            for name, oracle in data.items():
+                if name in roots:
+                    out[name] = read(oracle, f"{path} [{name}]")
+        else:
+            raise ValueError(f"--labels {path}: expected an oracle object or {{instance: oracle}}")
+    return out
+
+
+def _headline(doc: dict[str, Any]) -> str:
+    a, r = doc["agreement"], doc["reward"]
+
+    def fmt(value: Any, interval: Any = None) -> str:
+        if value is None:
+            return "n/a"
+        return f"{value:.3f}" + (f" [{interval[0]:.3f}, {interval[1]:.3f}]" if interval else "")
+
+    return (f"calibrate: {a['n']} row pairs over {doc['instances']['calibrated']} instance(s): accuracy "
+            f"{fmt(a['accuracy'], a['accuracy_ci'])}, kappa {fmt(a['kappa'], a['kappa_ci'])}, F1 {fmt(a['f1'], a['f1_ci'])}; "
+            f"reward MAE {fmt(r['mae'], r['mae_ci'])}, Spearman {fmt(r['spearman'], r['spearman_ci'])}")

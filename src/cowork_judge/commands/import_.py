@@ -1,0 +1,118 @@
+"""``cowork-judge import {healthbench,paperbench,devai,answers} <source> --out DIR``: public
+formats → Harbor-style instances (SPEC §19).
+
+Exit status: 0 every instance written and lint clean; 1 some source item could not be
+converted or written, or an instance has lint errors (each named on one line; the others
+are written); 2 usage errors and sources that cannot be read at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from cowork_judge.commands._args import Parser, UsageError
+
+FORMATS = ("healthbench", "paperbench", "devai", "answers")
+
+EPILOG = """\
+formats and sources:
+  healthbench  a .jsonl of examples, a .json (one example, a list, or simple-evals' *_allresults.json with
+               graded records), or a folder of them. The response is the graded completion, else the
+               physician-written ideal completion (--response none: no rollout).
+  paperbench   a rubric tree .json or a folder of them (judge_eval/<paper>/<n>/grading/expected_result.json
+               → <paper>-<n>, its submission/ folder as the deliverables). Leaf weight = product of the
+               normalized sibling weights on its path; the leaf grades are the labels.
+  devai        a task .json or a folder (instances/); prerequisites → transitive depends_on;
+               --labels human_labels/ (matched by task name).
+  answers      a .jsonl of reference-answer problems (id, question, reference_answer, reference_solution,
+               response, difficulty, tags, collection, verdict) judged by the answer_match workflow.
+
+each instance: <out>/<name>/{instruction.md, task.toml, tests/{rubric.json, task_prompt.md,
+judge_instruction.md, test.sh}, rollout/{logs/agent/trajectory.json, app/output/}, oracle.json
+(labels), instance.json (tags for summarize --group-by)}.
+
+example:
+  cowork-judge import devai benchmark/devai/instances --out tasks/devai \\
+      --labels benchmark/devai/human_labels --deliverables workspaces/OpenHands
+"""
+
+
+def main(argv: list[str]) -> int:
+    """Import the source named in `argv`; prints each instance folder; returns the exit status."""
+    p = Parser(prog="cowork-judge import", description="Convert public rubric formats into Harbor-style instances "
+               "(rubric.json, prompt, judge instruction, the rollout, labels).", epilog=EPILOG,
+               formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("format", choices=FORMATS, help="source format")
+    p.add_argument("source", type=Path, help="file or folder (see below)")
+    p.add_argument("--out", type=Path, required=True, help="folder receiving one sub-folder per instance")
+    p.add_argument("--with-labels", action="store_true", help="write the stored human grades as oracle.json")
+    p.add_argument("--labels", type=Path, help="labels kept apart from the source (implies --with-labels)")
+    p.add_argument("--deliverables", type=Path, help="folder of agent files: <DIR>/<instance name>/ → rollout/app/output/")
+    p.add_argument("--response", choices=("ideal", "none"), default="ideal", help="healthbench: rollout from the ideal completion")
+    p.add_argument("--preferences", action="store_true", help="devai: preferences as weight-0 rows")
+    p.add_argument("--process", action="store_true", help="answers: add the PROCESS row (key steps) when a solution exists")
+    p.add_argument("--answer-weight", type=float, help="answers: weight of ANSWER (default 0.3 with PROCESS, else 1)")
+    p.add_argument("--process-weight", type=float, help="answers: weight of PROCESS (default 0.7)")
+    p.add_argument("--rel-tol", type=float, help="answers: relative tolerance of numeric answers (default 0.05)")
+    p.add_argument("--limit", type=int, help="stop after N instances")
+    p.add_argument("--force", action="store_true", help="replace instance folders that exist")
+    try:
+        args = p.parse_args(argv)
+        for name in ("answer_weight", "process_weight"):
+            if getattr(args, name) is not None and not getattr(args, name) > 0:
+                raise UsageError(f"--{name.replace('_', '-')} must be > 0")
+        if args.rel_tol is not None and not 0 <= args.rel_tol <= 1:
+            raise UsageError("--rel-tol must be in [0, 1]")
+        if args.limit is not None and args.limit < 1:
+            raise UsageError("--limit must be ≥ 1")
+        if args.deliverables is not None and not args.deliverables.is_dir():
+            raise UsageError(f"--deliverables {args.deliverables}: not a folder")
+    except UsageError as exc:
+        print(f"cowork-judge import: error: {exc}", file=sys.stderr)
+        return 2
+
+    from cowork_judge.fleet.importers.instance import InstanceExists, write_instance
+    from cowork_judge.fleet.importers.plan import PLANNERS, ImportOptions, Problem, SourceError
+    from cowork_judge.fleet.outputs import Progress
+    from cowork_judge.lint.instance import lint_instance
+
+    options = ImportOptions(with_labels=args.with_labels or args.labels is not None, labels=args.labels,
+                            deliverables=args.deliverables, response=args.response, preferences=args.preferences,
+                            process=args.process, answer_weight=args.answer_weight, process_weight=args.process_weight,
+                            rel_tol=args.rel_tol, limit=args.limit)
+    written = labelled = failed = lint_errors = lint_warnings = 0
+    progress = Progress(None, "import")
+    try:
+        for item in PLANNERS[args.format](args.source, options):
+            if isinstance(item, Problem):
+                failed += 1
+                print(f"cowork-judge import: {item.where}: {item.error}", file=sys.stderr)
+                continue
+            try:
+                path = write_instance(item, args.out, force=args.force)
+            except (InstanceExists, OSError) as exc:
+                failed += 1
+                print(f"cowork-judge import: {item.name}: {exc}", file=sys.stderr)
+                continue
+            report = lint_instance(path / "tests")
+            errors = [f for f in report.findings if f.level == "ERROR"]
+            lint_errors += len(errors)
+            lint_warnings += len(report.findings) - len(errors)
+            for finding in errors:
+                print(f"cowork-judge import: {item.name}: lint {finding.line()}", file=sys.stderr)
+            written += 1
+            labelled += item.oracle is not None
+            print(str(path))
+            progress.tick()
+            if options.limit is not None and written >= options.limit:
+                break
+    except SourceError as exc:
+        progress.done()
+        print(f"cowork-judge import: error: {exc}", file=sys.stderr)
+        return 2
+    progress.done()
+    print(f"import {args.format}: {written} instance(s) written to {args.out} ({labelled} with labels), {failed} failed; "
+          f"lint: {lint_errors} error(s), {lint_warnings} warning(s)", file=sys.stderr)
+    return 1 if failed or lint_errors else 0

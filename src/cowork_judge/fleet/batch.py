@@ -1,0 +1,270 @@
+"""``cowork-judge batch``: what to judge, under which limits, and what is already done.
+
+Design (the global in-flight limit). Every instance is judged by a real ``cowork-judge run``
+process (K of them at a time), each with its own deadline, watchdog, signal handling and
+temp folder — exactly the run a Harbor container makes, so the documents are the ones
+``run`` writes and a hung or crashing judge ends alone (its watchdog may ``os._exit``;
+in-process, that would end the whole batch). Processes cannot share an in-process
+semaphore, so the global limit L is partitioned: each run gets ``c = ⌊L / K⌋`` as both
+JUDGE_CONCURRENCY and JUDGE_WORKFLOW_CONCURRENCY. A run's segments are serial (SPEC §7.1)
+and each holds at most its own limit of requests open, so a run never has more than ``c``
+calls in flight and the batch never more than ``K · c ≤ L`` (`Limits`, checked against the
+simulator's in-flight counter in the tests). The price of the static split is that a run
+between calls (starting up, code rows, parsing) leaves its share unused; K > 1 keeps the
+endpoint busy anyway. Start jitter only spreads independent containers, so it is 0 in
+children unless the environment sets it.
+
+Resume. Before a run, ``<out>/<name>/batch-instance.json`` records the instance's
+fingerprint (SHA-256 over its rubric, prompt, instruction, recorded answer and the list of
+its deliverables) and the old verifier folder is removed; a rerun skips an instance whose
+fingerprint matches and whose ``result.json`` is a valid result document with a reward
+file, unless the document carries an ``exit_code`` (a judge failure, not a verdict; kept
+with ``keep_errors``). Everything else is judged again. A crash or SIGTERM loses nothing
+written: each run writes its documents atomically, and nothing a finished run wrote is
+ever touched again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+AGENT_FILES = ("trajectory.json", "final_answer.txt", "response.txt")
+"""What the judge reads from ``logs/agent`` (SPEC §6); only these are copied per run."""
+RECORD_NAME = "batch-instance.json"
+RUN_LOG_NAME = "batch-run.log"
+CHILD_ENV_DROPPED = ("JUDGE_APP_DIR", "JUDGE_LOGS_DIR", "JUDGE_TESTS_DIR", "JUDGE_WORK_DIR", "JUDGE_ALT_OUTPUT_DIR",
+                     "JUDGE_RESPONSE_FILE")
+"""Per-instance knobs a batch must not pass on from its own environment (one value would
+point every run at the same files)."""
+JITTER_KNOBS = ("JUDGE_START_JITTER", "JUDGE_WORKFLOW_START_JITTER")
+DEFAULT_MAX_JOBS = 8
+"""Judge processes at once when --jobs is not given (each holds ~100 MB while it runs)."""
+State = Literal["complete", "missing", "invalid", "stale", "error"]
+
+
+class BatchInputError(ValueError):
+    """The batch input cannot be used (one line naming the path or JSONL line)."""
+
+
+@dataclass(frozen=True)
+class BatchInstance:
+    """One instance to judge.
+
+    Attributes:
+        name: output folder name, unique in the batch.
+        tests_dir: the instance's ``tests/`` (rubric.json …).
+        app_dir: the agent's workdir holding ``output/`` (None: nothing delivered as files).
+        agent_dir: the agent's ``logs/agent`` (None: no final message).
+        tags: instance-level statistics keys (``instance.json`` → ``tags``).
+    """
+
+    name: str
+    tests_dir: Path
+    app_dir: Path | None = None
+    agent_dir: Path | None = None
+    tags: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How a batch spends the endpoint's in-flight limit: `jobs` runs at once, each with
+    `per_run` calls in flight at most; ``jobs · per_run ≤ max_in_flight``."""
+
+    max_in_flight: int
+    jobs: int
+    per_run: int
+
+
+def plan_limits(max_in_flight: int, jobs: int | None, instances: int) -> Limits:
+    """Split the global limit L over K runs (see the module docstring).
+
+    K defaults to ``min(L, DEFAULT_MAX_JOBS, instances)`` (at least 1): a run's fixed cost
+    (a fresh interpreter importing the judge and its model client, seconds on a busy
+    machine) is paid in parallel, while ``c`` only shortens one run (`bench/batch.py`); a K
+    above L is lowered to L. Each run gets ``⌊L / K⌋``.
+
+    Raises:
+        ValueError: L < 1 or K < 1.
+    """
+    if max_in_flight < 1 or (jobs is not None and jobs < 1):
+        raise ValueError("--max-in-flight and --jobs must be ≥ 1")
+    k = jobs if jobs is not None else min(max_in_flight, DEFAULT_MAX_JOBS, max(1, instances))
+    k = max(1, min(k, max_in_flight))
+    return Limits(max_in_flight=max_in_flight, jobs=k, per_run=max_in_flight // k)
+
+
+def child_env(environ: Mapping[str, str], limits: Limits) -> dict[str, str]:
+    """The environment of every run: ours, minus per-instance paths (`CHILD_ENV_DROPPED`),
+    with both concurrency knobs set to the run's share and the start jitters 0 unless set."""
+    env = {k: v for k, v in environ.items() if k not in CHILD_ENV_DROPPED}
+    env["JUDGE_CONCURRENCY"] = str(limits.per_run)
+    env["JUDGE_WORKFLOW_CONCURRENCY"] = str(limits.per_run)
+    for knob in JITTER_KNOBS:
+        env.setdefault(knob, "0")
+    return env
+
+
+# --------------------------------------------------------------------------- discovery
+
+
+def _from_dir(root: Path, name: str, tags: Mapping[str, Any] | None = None) -> BatchInstance:
+    """An instance folder as `cowork-judge import` writes it (``tests/``, ``rollout/``, ``instance.json``)."""
+    rollout = root / "rollout"
+    if tags is None:
+        tags = {}
+        meta = root / "instance.json"
+        if meta.is_file():
+            try:
+                value = json.loads(meta.read_text(encoding="utf-8")).get("tags")
+            except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+                raise BatchInputError(f"{meta}: not a readable instance.json") from None
+            tags = value if isinstance(value, dict) else {}
+    app = rollout / "app"
+    agent = rollout / "logs" / "agent"
+    return BatchInstance(name=name, tests_dir=root / "tests", app_dir=app if app.is_dir() else None,
+                         agent_dir=agent if agent.is_dir() else None, tags=dict(tags))
+
+
+def discover_instances(source: Path) -> list[BatchInstance]:
+    """The instances of a folder tree or a JSONL list, in a stable order.
+
+    A folder: every folder below `source` holding ``tests/rubric.json`` is an instance
+    (not searched further), named by its path relative to `source` with ``/`` → ``--``.
+    A ``.jsonl`` file: one instance per line, a path string or an object ``{"instance":
+    DIR}`` or ``{"tests": DIR, "rollout"?: DIR, "name"?: str, "tags"?: {…}}`` (relative
+    paths are relative to the file).
+
+    Raises:
+        BatchInputError: nothing found, a bad line, a missing tests dir, a duplicate name.
+    """
+    found: list[BatchInstance] = []
+    if source.is_dir():
+        for dirpath, dirnames, _ in os.walk(source):
+            here = Path(dirpath)
+            if (here / "tests" / "rubric.json").is_file():
+                rel = here.relative_to(source)
+                found.append(_from_dir(here, "--".join(rel.parts) if rel.parts else here.name))
+                dirnames[:] = []
+                continue
+            dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        if not found:
+            raise BatchInputError(f"{source}: no instance found (looked for */tests/rubric.json)")
+    elif source.is_file():
+        found = _from_jsonl(source)
+    else:
+        raise BatchInputError(f"{source}: no such file or folder")
+    names: set[str] = set()
+    for inst in found:
+        if inst.name in names:
+            raise BatchInputError(f"two instances are named {inst.name!r}: give them distinct names")
+        names.add(inst.name)
+        if not (inst.tests_dir / "rubric.json").is_file():
+            raise BatchInputError(f"{inst.name}: {inst.tests_dir / 'rubric.json'} not found")
+    return found
+
+
+def _from_jsonl(path: Path) -> list[BatchInstance]:
+    try:
+        lines = path.read_text(encoding="utf-8-sig").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BatchInputError(f"{path}: cannot read ({exc})") from None
+    out = []
+    for n, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError:
+            raise BatchInputError(f"{path}:{n}: not JSON") from None
+        row = {"instance": row} if isinstance(row, str) else row
+        if not isinstance(row, dict) or not any(isinstance(row.get(k), str) for k in ("instance", "tests")):
+            raise BatchInputError(f"{path}:{n}: expected a path or an object with 'instance' or 'tests'")
+        tags = row.get("tags") if isinstance(row.get("tags"), dict) else None
+        if isinstance(row.get("instance"), str):
+            root = (path.parent / row["instance"]).resolve()
+            out.append(_from_dir(root, str(row.get("name") or root.name), tags))
+            continue
+        tests = (path.parent / row["tests"]).resolve()
+        rollout = (path.parent / row["rollout"]).resolve() if isinstance(row.get("rollout"), str) else None
+        name = str(row.get("name") or tests.parent.name)
+        app = rollout / "app" if rollout is not None and (rollout / "app").is_dir() else None
+        agent = rollout / "logs" / "agent" if rollout is not None and (rollout / "logs" / "agent").is_dir() else None
+        out.append(BatchInstance(name=name, tests_dir=tests, app_dir=app, agent_dir=agent, tags=tags or {}))
+    if not out:
+        raise BatchInputError(f"{path}: no instance listed")
+    return out
+
+
+# --------------------------------------------------------------------------- resume
+
+
+def fingerprint(inst: BatchInstance) -> str:
+    """SHA-256 over what decides a verdict: the tests files the judge reads, the recorded
+    answer, and the deliverables' names and sizes (not their bytes: batches can be large)."""
+    h = hashlib.sha256()
+
+    def add(label: str, data: bytes) -> None:
+        h.update(label.encode() + b"\0" + len(data).to_bytes(8, "big") + data)
+
+    for name in ("rubric.json", "task_prompt.md", "judge_instruction.md", "judge_instructions.md",
+                 "rubric_instruction.md", "judge_prompt.md"):
+        p = inst.tests_dir / name
+        if p.is_file():
+            add(f"tests/{name}", p.read_bytes())
+    for name in AGENT_FILES:
+        p = (inst.agent_dir / name) if inst.agent_dir is not None else None
+        if p is not None and p.is_file():
+            add(f"agent/{name}", p.read_bytes())
+    if inst.app_dir is not None:
+        listing = sorted(f"{p.relative_to(inst.app_dir).as_posix()}\t{p.stat().st_size}"
+                         for p in inst.app_dir.rglob("*") if p.is_file())
+        add("app", "\n".join(listing).encode("utf-8", "surrogateescape"))
+    return h.hexdigest()
+
+
+def result_state(inst_out: Path, expected_fingerprint: str, *, keep_errors: bool = False) -> State:
+    """Whether the run of an instance is done (see the module docstring).
+
+    Returns:
+        ``complete`` (skip it), ``missing`` (never finished), ``invalid`` (no valid result
+        document or reward file), ``stale`` (the instance changed since) or ``error`` (the
+        document has an ``exit_code``).
+    """
+    from cowork_judge.fleet.documents import parse_document
+
+    record = inst_out / RECORD_NAME
+    verifier = inst_out / "logs" / "verifier"
+    try:
+        recorded = json.loads(record.read_text(encoding="utf-8")).get("fingerprint")
+    except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+        recorded = None
+    try:
+        data = (verifier / "result.json").read_bytes()
+    except OSError:
+        return "missing"
+    if recorded != expected_fingerprint:
+        return "stale"
+    doc, _, _ = parse_document(data)
+    if doc is None:
+        return "invalid"
+    try:
+        reward = (verifier / "reward.txt").read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return "invalid"
+    if doc.status == "skipped" and reward != "SKIPPED":
+        return "invalid"
+    if doc.status != "skipped":
+        try:
+            if abs(float(reward) - doc.task_score) > 1e-9:
+                return "invalid"
+        except (TypeError, ValueError):
+            return "invalid"
+    if doc.exit_code is not None and not keep_errors:
+        return "error"
+    return "complete"

@@ -1,0 +1,279 @@
+"""Running a batch: K ``cowork-judge run`` processes at a time over the instances still to judge.
+
+Each run gets its own folder ``<out>/<name>/`` (``logs/agent`` copied from the instance,
+``logs/verifier`` written by the run, ``batch-run.log`` its console output,
+``batch-instance.json`` its fingerprint) and runs in its own process group, so a stop
+reaches the renderers it started too. A stop (SIGTERM/SIGINT to the batch, `BatchRunner.stop`)
+launches nothing new and forwards SIGTERM to every running judge, which writes its documents
+and exits; after `STOP_GRACE_SEC` the rest is killed. A run still alive `KILL_MARGIN_SEC`
+after its JUDGE_DEADLINE (its own watchdog failed) is killed and counted as failed. If the
+batch itself dies (a crash, SIGKILL), Linux sends each judge SIGTERM (``PR_SET_PDEATHSIG``),
+so no orphan keeps writing into the output.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from cowork_judge.fleet.batch import AGENT_FILES, RECORD_NAME, RUN_LOG_NAME, BatchInstance, Limits, fingerprint, result_state
+
+POLL_SEC = 0.05
+STOP_GRACE_SEC = 20.0
+"""Seconds a stopped run has to write its documents before it is killed."""
+KILL_MARGIN_SEC = 120.0
+DIE_WITH_PARENT = (
+    "import ctypes, os, sys\n"
+    "ctypes.CDLL(None, use_errno=True).prctl(1, 15)\n"  # PR_SET_PDEATHSIG = 1, SIGTERM = 15: kept across exec
+    "sys.exit(143) if os.getppid() != int(sys.argv[1]) else os.execv(sys.argv[2], sys.argv[2:])\n"
+)
+"""Linux: a tiny launcher (``python -I -S -c``, a few ms) that asks the kernel to send the
+judge SIGTERM when the batch process dies, then execs the judge. Done in the child itself,
+not in a ``preexec_fn``, which is unsafe in a process with threads."""
+"""A run alive this long past its JUDGE_DEADLINE is killed (its watchdog should have ended it)."""
+
+
+@dataclass
+class InstanceOutcome:
+    """How one instance ended in this batch: ``skipped`` (already complete), or the state of
+    its result after the run (`fleet.batch.result_state`) — ``complete``, ``error`` (an
+    exit_code), ``invalid``/``missing`` (the run left no valid document), ``killed``."""
+
+    name: str
+    state: str
+    seconds: float = 0.0
+    returncode: int | None = None
+
+
+@dataclass
+class BatchReport:
+    """What a batch did; ``stopped`` when it was interrupted."""
+
+    outcomes: list[InstanceOutcome] = field(default_factory=list)
+    seconds: float = 0.0
+    stopped: bool = False
+
+    def count(self, *states: str) -> int:
+        """Instances that ended in one of `states`."""
+        return sum(1 for o in self.outcomes if o.state in states)
+
+
+@dataclass
+class _Running:
+    inst: BatchInstance
+    fingerprint: str
+    proc: subprocess.Popen[bytes]
+    log: IO[bytes]
+    started: float
+
+
+class BatchRunner:
+    """Judges instances with at most ``limits.jobs`` runs at a time (see the module docstring).
+
+    Args:
+        out: the batch output folder.
+        limits: the split of the in-flight limit (`fleet.batch.plan_limits`).
+        env: the runs' environment (`fleet.batch.child_env`).
+        deadline_sec: JUDGE_DEADLINE of the runs (for the kill backstop).
+        keep_errors: keep finished documents that carry an ``exit_code`` on a rerun.
+        force: judge every instance again.
+        on_outcome: called after each instance (progress).
+        python: the interpreter that runs ``-m cowork_judge run``.
+    """
+
+    def __init__(self, out: Path, limits: Limits, env: Mapping[str, str], *, deadline_sec: float = 1800.0,
+                 keep_errors: bool = False, force: bool = False, on_outcome: Callable[[InstanceOutcome], None] | None = None,
+                 python: str = sys.executable) -> None:
+        self.out = out
+        self.limits = limits
+        self.env = dict(env)
+        self.deadline_sec = deadline_sec
+        self.keep_errors = keep_errors
+        self.force = force
+        self.on_outcome = on_outcome or (lambda outcome: None)
+        self.python = python
+        self._stop = threading.Event()
+
+    def stop(self) -> None:
+        """Ask the batch to stop (safe from a signal handler)."""
+        self._stop.set()
+
+    def todo(self, instances: Sequence[BatchInstance]) -> tuple[list[tuple[BatchInstance, str]], list[InstanceOutcome]]:
+        """(instances to judge with their fingerprints, outcomes of those already complete)."""
+        todo, done = [], []
+        for inst in instances:
+            fp = fingerprint(inst)
+            if not self.force and result_state(self.out / inst.name, fp, keep_errors=self.keep_errors) == "complete":
+                done.append(InstanceOutcome(inst.name, "skipped"))
+            else:
+                todo.append((inst, fp))
+        return todo, done
+
+    def run(self, instances: Sequence[BatchInstance]) -> BatchReport:
+        """Judge what is not complete yet; returns when every run ended or the batch was stopped."""
+        t0 = time.monotonic()
+        todo, done = self.todo(instances)
+        report = BatchReport(outcomes=list(done))
+        for outcome in done:
+            self.on_outcome(outcome)
+        running: list[_Running] = []
+        try:
+            while (todo or running) and not self._stop.is_set():
+                while todo and len(running) < self.limits.jobs and not self._stop.is_set():
+                    inst, fp = todo.pop(0)
+                    running.append(self._launch(inst, fp))
+                time.sleep(POLL_SEC)
+                for r in [r for r in running if self._ended(r)]:
+                    running.remove(r)
+                    report.outcomes.append(self._finish(r))
+        finally:
+            if running:
+                report.stopped = True
+                report.outcomes.extend(self._stop_all(running))
+        report.stopped = report.stopped or self._stop.is_set()
+        report.seconds = time.monotonic() - t0
+        return report
+
+    # ------------------------------------------------------------------ one run
+
+    def _launch(self, inst: BatchInstance, fp: str) -> _Running:
+        folder = self.out / inst.name
+        logs = folder / "logs"
+        shutil.rmtree(logs, ignore_errors=True)  # a rerun starts clean: any result found later is this run's
+        (logs / "agent").mkdir(parents=True)
+        if inst.agent_dir is not None:
+            for name in AGENT_FILES:
+                if (inst.agent_dir / name).is_file():
+                    shutil.copyfile(inst.agent_dir / name, logs / "agent" / name)
+        app = inst.app_dir
+        if app is None:
+            app = folder / "app"
+            app.mkdir(exist_ok=True)
+        record = {"name": inst.name, "fingerprint": fp, "tests_dir": str(inst.tests_dir),
+                  "app_dir": str(inst.app_dir) if inst.app_dir else None,
+                  "agent_dir": str(inst.agent_dir) if inst.agent_dir else None, "tags": dict(inst.tags)}
+        tmp = folder / f".{RECORD_NAME}.tmp"
+        tmp.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        os.replace(tmp, folder / RECORD_NAME)
+        cmd = [self.python, "-m", "cowork_judge", "run", "--app-dir", str(app), "--logs-dir", str(logs),
+               "--tests-dir", str(inst.tests_dir), "--alt-output-dir", str(folder / "alt-output")]
+        log = open(folder / RUN_LOG_NAME, "wb")  # noqa: SIM115 - closed in _finish / _stop_all
+        if sys.platform.startswith("linux"):
+            cmd = [self.python, "-I", "-S", "-c", DIE_WITH_PARENT, str(os.getpid()), *cmd]
+        proc = subprocess.Popen(cmd, env=self.env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        return _Running(inst, fp, proc, log, time.monotonic())
+
+    def _ended(self, r: _Running) -> bool:
+        if r.proc.poll() is not None:
+            return True
+        if time.monotonic() - r.started > self.deadline_sec + KILL_MARGIN_SEC:
+            _signal_group(r.proc, signal.SIGKILL)
+            r.proc.wait()
+            return True
+        return False
+
+    def _finish(self, r: _Running, *, killed: bool = False) -> InstanceOutcome:
+        r.log.close()
+        state: str = result_state(self.out / r.inst.name, r.fingerprint, keep_errors=False)
+        if (killed or r.proc.returncode == -signal.SIGKILL) and state not in ("complete", "error"):
+            state = "killed"
+        outcome = InstanceOutcome(r.inst.name, state, time.monotonic() - r.started, r.proc.returncode)
+        self.on_outcome(outcome)
+        return outcome
+
+    def _stop_all(self, running: list[_Running]) -> list[InstanceOutcome]:
+        for r in running:
+            _signal_group(r.proc, signal.SIGTERM)
+        end = time.monotonic() + STOP_GRACE_SEC
+        while any(r.proc.poll() is None for r in running) and time.monotonic() < end:
+            time.sleep(POLL_SEC)
+        outcomes = []
+        for r in running:
+            killed = r.proc.poll() is None
+            if killed:
+                _signal_group(r.proc, signal.SIGKILL)
+                r.proc.wait()
+            outcomes.append(self._finish(r, killed=killed))
+        return outcomes
+
+
+def _signal_group(proc: subprocess.Popen[Any], signum: int) -> None:
+    try:
+        os.killpg(proc.pid, signum)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def write_outputs(out: Path, instances: Sequence[BatchInstance], report: BatchReport, limits: Limits, *,
+                  group_by: Sequence[str] = (), seed: int = 0, draws: int = 1000) -> tuple[Path, dict[str, Any]]:
+    """Write ``instance_tags.json``, ``summary.json`` (the fleet summary of this batch's result
+    documents, `fleet.summarize`) and ``batch.json`` (the batch's own record) into `out`,
+    each replaced atomically. Returns (summary path, the batch record).
+
+    Raises:
+        OSError: an output cannot be written.
+    """
+    from cowork_judge.fleet.documents import InputError, discover, read_items
+    from cowork_judge.fleet.outputs import canonical_json, write_file
+    from cowork_judge.fleet.summarize import Summarizer, SummaryOptions
+
+    tags = {inst.name: dict(inst.tags) for inst in instances}
+    write_file(out / "instance_tags.json", canonical_json(tags), force=True)
+    results = [str(out / inst.name / "logs" / "verifier" / "result.json") for inst in instances
+               if (out / inst.name / "logs" / "verifier" / "result.json").is_file()]
+    summarizer = Summarizer(SummaryOptions(group_by=tuple(group_by), seed=seed, draws=draws, instance_tags=tags))
+    try:
+        for item in read_items(discover(results), on_file=summarizer.add_file):
+            summarizer.add(item)
+    except InputError:  # nothing to read: the summary says 0 inputs
+        pass
+    summary_path = out / "summary.json"
+    write_file(summary_path, canonical_json(summarizer.result()), force=True)
+    states: dict[str, int] = {}
+    for o in report.outcomes:
+        states[o.state] = states.get(o.state, 0) + 1
+    judged = [o for o in report.outcomes if o.state != "skipped"]
+    record = {
+        "schema": "cowork-judge/batch/v1",
+        "instances": len(instances),
+        "states": dict(sorted(states.items())),
+        "stopped": report.stopped,
+        "limits": {"max_in_flight": limits.max_in_flight, "jobs": limits.jobs, "per_run": limits.per_run},
+        "seconds": round(report.seconds, 3),
+        "judged_per_second": round(len(judged) / report.seconds, 4) if report.seconds > 0 and judged else None,
+        "run_seconds": {"mean": round(sum(o.seconds for o in judged) / len(judged), 3) if judged else None,
+                        "max": round(max((o.seconds for o in judged), default=0.0), 3)},
+        "with_exit_code": sorted(o.name for o in report.outcomes if o.state == "error"),
+        "not_complete": sorted(o.name for o in report.outcomes if o.state not in ("complete", "skipped", "error")),
+    }
+    write_file(out / "batch.json", canonical_json(record), force=True)
+    return summary_path, record
+
+
+def run_with_signals(runner: BatchRunner, instances: Sequence[BatchInstance]) -> tuple[BatchReport, int | None]:
+    """`runner.run` with SIGTERM / SIGINT turned into `BatchRunner.stop` (main thread only);
+    returns the report and the first signal received (None: none)."""
+    received: list[int] = []
+
+    def on_signal(signum: int, _frame: object) -> None:
+        received.append(signum)
+        runner.stop()
+
+    previous = {s: signal.signal(s, on_signal) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        report = runner.run(instances)
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+    return report, received[0] if received else None

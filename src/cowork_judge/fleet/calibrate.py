@@ -1,0 +1,206 @@
+"""Calibration: how a judge's verdicts agree with human labels, and what that does to rewards. Pure.
+
+Inputs per instance: the judge's result document (``result.json`` as ``run`` wrote it) and
+the human labels in the simulator's oracle format (``{row id: {"hit", "level"?}}``, SPEC
+§20; ``cowork-judge import --with-labels`` writes them). Per row:
+
+- a row with a label and a judged verdict is a PAIR (judge hit, human hit); graded rows
+  whose label has a ``level`` also pair their levels;
+- a row with a label but no verdict (unjudged) is counted, not paired: coverage is
+  reported by ``summarize``, agreement here is over what the judge answered;
+- rows without a label and labels naming no row are counted.
+
+Rewards: the judge's reward is the document's; the human reward is the same rubric scored
+with the labels as verdicts, through the one scoring function (`core.scoring.score`) under
+the document's own policy — a row without a label counts as unjudged there (and the
+instance is marked ``human_reward_partial``). Statistics and intervals: `fleet.agreement`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from cowork_judge import __version__
+from cowork_judge.core.fold import stored_run
+from cowork_judge.core.result import ResultDocument
+from cowork_judge.core.scoring import ScoringError, score
+from cowork_judge.core.verdicts import Verdict
+from cowork_judge.fleet.agreement import Confusion, bootstrap, mean_abs_error, mean_error, spearman
+
+CALIBRATION_SCHEMA = "cowork-judge/calibration/v1"
+NO_TAG = "(none)"
+
+
+class LabelError(ValueError):
+    """A labels document is not in the oracle format (the message names the key)."""
+
+
+@dataclass(frozen=True)
+class Label:
+    """One human label: hit, and the level of a graded row when given."""
+
+    hit: bool
+    level: float | None = None
+
+
+def read_labels(data: Any, source: str = "labels") -> dict[str, Label]:
+    """Labels from a decoded oracle document (``{row id: {"hit", "level"?, …}}``); per-page
+    keys (``"<id>@<page>"``) are left out: calibration compares whole rows.
+
+    Raises:
+        LabelError: not an object, an entry without a boolean ``hit``, or a level outside [0, 1].
+    """
+    if not isinstance(data, dict):
+        raise LabelError(f"{source}: expected an object of row id → {{\"hit\": true|false}}")
+    out = {}
+    for key, entry in data.items():
+        if not isinstance(entry, dict) or not isinstance(entry.get("hit"), bool):
+            raise LabelError(f"{source}: entry {key!r} needs a boolean 'hit'")
+        level = entry.get("level")
+        if level is not None and (isinstance(level, bool) or not isinstance(level, (int, float))
+                                  or not math.isfinite(level) or not 0 <= level <= 1):
+            raise LabelError(f"{source}: entry {key!r}: 'level' must be a number in [0, 1]")
+        row_id, sep, page = str(key).rpartition("@")
+        if sep and row_id and page.isdigit():
+            continue
+        out[str(key)] = Label(entry["hit"], None if level is None else float(level))
+    return out
+
+
+@dataclass(frozen=True)
+class InstanceCalibration:
+    """One instance's pairs and rewards (see the module docstring)."""
+
+    name: str
+    confusion: Confusion
+    by_tag: dict[str, Confusion]
+    levels: tuple[tuple[float, float], ...]
+    judge_reward: float | None
+    human_reward: float | None
+    unjudged: int = 0
+    unlabelled: int = 0
+    unknown_labels: int = 0
+    human_reward_partial: bool = False
+    tags: Mapping[str, Any] = field(default_factory=dict)
+
+    def summary(self) -> dict[str, Any]:
+        """The per-instance line of the report."""
+        return {"name": self.name, "pairs": self.confusion.n, "agreement": self.confusion.accuracy(),
+                "unjudged": self.unjudged, "unlabelled": self.unlabelled, "unknown_labels": self.unknown_labels,
+                "judge_reward": self.judge_reward, "human_reward": self.human_reward,
+                "human_reward_partial": self.human_reward_partial}
+
+
+def calibrate_instance(name: str, doc: ResultDocument, labels: Mapping[str, Label],
+                       tags: Mapping[str, Any] | None = None) -> InstanceCalibration:
+    """Pair one instance's verdicts with its labels and score the labels."""
+    criteria, verdicts, policy, _ = stored_run(doc)
+    pairs: list[tuple[bool, bool]] = []
+    by_tag: dict[str, list[tuple[bool, bool]]] = {}
+    levels = []
+    unjudged = unlabelled = 0
+    human: dict[str, Verdict] = {}
+    for c in criteria:
+        label = labels.get(c.id)
+        if label is None:
+            unlabelled += 1
+            human[c.id] = Verdict.unjudged(c.id, "no_verdict", "no human label", method=c.judge_method)
+            continue
+        human[c.id] = Verdict(id=c.id, hit=label.hit, level=label.level, judged=True, method=c.judge_method)
+        v = verdicts.get(c.id)
+        if v is None or not v.judged or v.hit is None:
+            unjudged += 1
+            continue
+        pairs.append((v.hit, label.hit))
+        by_tag.setdefault(c.tag or NO_TAG, []).append((v.hit, label.hit))
+        if c.graded and label.level is not None and v.level is not None:
+            levels.append((float(v.level), label.level))
+    try:
+        human_reward: float | None = score(criteria, human, policy).reward
+    except ScoringError:
+        human_reward = None
+    judge_reward = doc.task_score if doc.status != "skipped" else None
+    return InstanceCalibration(
+        name=name, confusion=Confusion.of(pairs), by_tag={t: Confusion.of(p) for t, p in sorted(by_tag.items())},
+        levels=tuple(levels), judge_reward=judge_reward, human_reward=human_reward, unjudged=unjudged, unlabelled=unlabelled,
+        unknown_labels=sum(1 for k in labels if k not in human), human_reward_partial=unlabelled > 0, tags=dict(tags or {}))
+
+
+def _total(sample: Sequence[InstanceCalibration]) -> Confusion:
+    out = Confusion()
+    for inst in sample:
+        out = out + inst.confusion
+    return out
+
+
+def _tag_total(sample: Sequence[InstanceCalibration], tag: str) -> Confusion:
+    out = Confusion()
+    for inst in sample:
+        out = out + inst.by_tag.get(tag, Confusion())
+    return out
+
+
+def _rewards(sample: Sequence[InstanceCalibration]) -> tuple[list[float], list[float]]:
+    both = [(i.judge_reward, i.human_reward) for i in sample if i.judge_reward is not None and i.human_reward is not None]
+    return [j for j, _ in both], [h for _, h in both]  # type: ignore[misc]
+
+
+def report(instances: Sequence[InstanceCalibration], *, draws: int = 1000, seed: int = 0, confidence: float = 0.95,
+           missing: Mapping[str, Sequence[str]] | None = None) -> dict[str, Any]:
+    """The calibration report (schema `CALIBRATION_SCHEMA`); deterministic for the same inputs.
+
+    Args:
+        instances: the calibrated instances (the bootstrap's clusters).
+        draws, seed, confidence: the cluster bootstrap (``draws=0``: no intervals).
+        missing: ``{"result": [names], "labels": [names]}`` — instances left out, for the record.
+    """
+    total = _total(instances)
+    tags = sorted({t for i in instances for t in i.by_tag})
+    stats: dict[str, Any] = {
+        "accuracy": lambda s: _total(s).accuracy(), "kappa": lambda s: _total(s).kappa(),
+        "precision": lambda s: _total(s).precision(), "recall": lambda s: _total(s).recall(), "f1": lambda s: _total(s).f1(),
+        "reward_mae": lambda s: mean_abs_error(*_rewards(s)), "reward_bias": lambda s: mean_error(*_rewards(s)),
+        "reward_spearman": lambda s: spearman(*_rewards(s)),
+    }
+    for t in tags:
+        stats[f"tag:{t}:accuracy"] = lambda s, t=t: _tag_total(s, t).accuracy()
+        stats[f"tag:{t}:kappa"] = lambda s, t=t: _tag_total(s, t).kappa()
+    intervals = bootstrap(list(instances), stats, draws=draws, seed=seed, confidence=confidence) if draws > 0 else {}
+
+    def ci(name: str) -> list[float] | None:
+        value = intervals.get(name)
+        return [round(value[0], 6), round(value[1], 6)] if value else None
+
+    agreement = total.as_dict()
+    for name in ("accuracy", "kappa", "precision", "recall", "f1"):
+        agreement[f"{name}_ci"] = ci(name)
+    by_tag = {}
+    for t in tags:
+        entry = _tag_total(instances, t).as_dict()
+        entry["accuracy_ci"], entry["kappa_ci"] = ci(f"tag:{t}:accuracy"), ci(f"tag:{t}:kappa")
+        by_tag[t] = entry
+    judge, human = _rewards(instances)
+    levels = [pair for i in instances for pair in i.levels]
+    return {
+        "schema": CALIBRATION_SCHEMA,
+        "generator": f"cowork-judge {__version__}",
+        "options": {"draws": draws, "seed": seed, "confidence": confidence},
+        "instances": {"calibrated": len(instances), "without_result": sorted((missing or {}).get("result", [])),
+                      "without_labels": sorted((missing or {}).get("labels", []))},
+        "rows": {"pairs": total.n, "unjudged": sum(i.unjudged for i in instances),
+                 "unlabelled": sum(i.unlabelled for i in instances), "unknown_labels": sum(i.unknown_labels for i in instances)},
+        "agreement": agreement,
+        "levels": {"pairs": len(levels), "exact": (sum(1 for a, b in levels if a == b) / len(levels)) if levels else None,
+                   "mae": mean_abs_error([a for a, _ in levels], [b for _, b in levels])},
+        "tags": by_tag,
+        "reward": {"instances": len(judge), "judge_mean": math.fsum(judge) / len(judge) if judge else None,
+                   "human_mean": math.fsum(human) / len(human) if human else None,
+                   "mae": mean_abs_error(judge, human), "mae_ci": ci("reward_mae"),
+                   "bias": mean_error(judge, human), "bias_ci": ci("reward_bias"),
+                   "spearman": spearman(judge, human), "spearman_ci": ci("reward_spearman"),
+                   "human_partial": sum(1 for i in instances if i.human_reward_partial)},
+        "per_instance": [i.summary() for i in instances],
+    }

@@ -1,0 +1,160 @@
+"""The `answer_match` workflow (ABI 2): judge a response against a reference answer.
+
+For problems with a known answer (the seed's reference-answer judging): each row carries
+its reference material under ``answer_match`` (format in `rows`), and is one of
+
+- an ANSWER row (levels 1 correct / 0.5 partially correct / 0 incorrect). When every part
+  of the reference and of the response's final answer parses as a number with an optional
+  unit, code decides with NO model call: agreement within the row's relative tolerance
+  (``rel_tol``, default 5 %, in SI after unit conversion; `quantity`). Otherwise one model
+  call judges each part of the answer as its own pseudo-row (``<id>#a``…). A multi-part
+  answer is correct only when every part is, incorrect when every part is, else partially
+  correct (`decide.combine_parts`).
+- a PROCESS row: the response is graded 1 / 0.5 / 0 on each of 3–6 key steps of the
+  reference solution (the row's ``steps``, or named by the model in one more call); the
+  level is their mean on the 21-step grid (`decide.mean_level`, `_contract.level_row`).
+
+The response is the agent's final message (else its text deliverables). An empty response
+is a judged miss (level 0, no call), never an error. Calls go through ``ctx.transport`` (the
+run's in-flight limit, retries, audit); rows run in parallel up to that limit. A reply
+missing some parts or steps is asked again for those alone when JUDGE_RESPLIT is on; what
+is still missing leaves the row unjudged ``parse_error``. A row without usable settings is
+unjudged ``asset_broken`` (its reference material is a per-instance asset).
+``workflow_config.answer_match`` may set ``rel_tol`` and ``question`` for every row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from cowork_judge.core.rubric import Criterion
+from cowork_judge.core.scales import snap_level
+from cowork_judge.core.verdicts import Verdict, parse_reply, read_level
+from cowork_judge.workflow._contract import ModelCallFailed, WorkflowContext, level_row, unjudged_row
+from cowork_judge.workflow.answer_match import prompts
+from cowork_judge.workflow.answer_match.decide import code_decision, combine_parts, mean_level, response_text
+from cowork_judge.workflow.answer_match.rows import ANSWER_LEVELS, STEP_LEVELS, RowConfigError, RowSpec, read_spec
+
+REQUIRES_ABI = 2
+CHOICES = (0.0, 0.5, 1.0)
+
+
+def run(criteria: list[Criterion], ctx: WorkflowContext, budget_sec: float) -> list[Verdict]:
+    """One verdict per row (see the module docstring); rows judged in parallel up to the transport's limit."""
+    response = response_text(ctx.delivery)
+
+    def one(c: Criterion) -> Verdict:
+        try:
+            return judge_row(c, ctx, response)
+        except ModelCallFailed as exc:
+            return unjudged_row(c.id, exc.kind, f"the model call failed: {exc}")
+
+    if not criteria:
+        return []
+    workers = max(1, min(len(criteria), int(getattr(ctx.transport, "limit", 1) or 1)))
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="answer-match") as pool:
+        return list(pool.map(one, criteria))
+
+
+def judge_row(c: Criterion, ctx: WorkflowContext, response: str) -> Verdict:
+    """The verdict of one row.
+
+    Raises:
+        ModelCallFailed: a model call failed after the transport's retries.
+    """
+    try:
+        spec = read_spec(c.extra, ctx.settings)
+    except RowConfigError as exc:
+        return unjudged_row(c.id, "asset_broken", f"row settings: {exc}")
+    if not response.strip():
+        return level_row(c.id, 0.0, "empty response: nothing to compare (a judged miss, no model call)")
+    if spec.kind == "process":
+        return _process(c, spec, ctx, response)
+    decided = code_decision(spec.parts, response, spec.rel_tol)
+    if decided is not None:
+        return level_row(c.id, decided.level, decided.reason)
+    return _answer(c, spec, ctx, response)
+
+
+def _answer(c: Criterion, spec: RowSpec, ctx: WorkflowContext, response: str) -> Verdict:
+    ids = prompts.part_ids(c.id, len(spec.parts))
+    part_of = dict(zip(ids, spec.parts))
+    labels = ["the final answer" if len(ids) == 1 else f"part {i.rsplit('#', 1)[1]} of the final answer" for i in ids]
+    rows = prompts.pseudo_rows(ids, [f"{label} agrees with the reference answer" for label in labels], ANSWER_LEVELS)
+
+    def build(todo: Sequence[Criterion]) -> list[dict[str, Any]]:
+        return prompts.answer_messages(todo, [part_of[r.id] for r in todo], question=spec.question, solution=spec.solution,
+                                       response=ctx.redact(response), rel_tol=spec.rel_tol)
+
+    verdicts = _ask(ctx, rows, build, label=f"answer-{c.id}")
+    missing = next((v for v in verdicts.values() if not v.judged), None)
+    if missing is not None:
+        return unjudged_row(c.id, missing.error_kind or "parse_error", f"{missing.id}: {missing.reason}")
+    levels = [_level(verdicts[i]) for i in ids]
+    level = combine_parts(levels)
+    if len(ids) == 1:
+        reason = verdicts[ids[0]].reason
+    else:
+        reason = "; ".join(f"{i.rsplit('#', 1)[1]}: {lv:g} ({verdicts[i].reason})" for i, lv in zip(ids, levels))
+        reason = f"parts {' '.join(f'{lv:g}' for lv in levels)} → {level:g}. {reason}"
+    return level_row(c.id, level, reason)
+
+
+def _process(c: Criterion, spec: RowSpec, ctx: WorkflowContext, response: str) -> Verdict:
+    steps = list(spec.steps)
+    named = ""
+    if not steps:
+        messages, fmt = prompts.steps_request(question=spec.question, solution=spec.solution)
+        reply = ctx.transport.complete(messages, label=f"steps-{c.id}", response_format=fmt)
+        steps = prompts.read_steps(reply.text)
+        ctx.audit.append("steps", {"row": c.id, "steps": steps})
+        if not steps:
+            return unjudged_row(c.id, "parse_error", "the model named no key steps of the reference solution")
+        named = " (key steps named by the model)"
+    ids = [f"{c.id}#s{n}" for n in range(1, len(steps) + 1)]
+    rows = prompts.pseudo_rows(ids, steps, STEP_LEVELS)
+
+    def build(todo: Sequence[Criterion]) -> list[dict[str, Any]]:
+        return prompts.step_messages(todo, question=spec.question, solution=spec.solution, response=ctx.redact(response))
+
+    verdicts = _ask(ctx, rows, build, label=f"process-{c.id}")
+    missing = next((v for v in verdicts.values() if not v.judged), None)
+    if missing is not None:
+        return unjudged_row(c.id, missing.error_kind or "parse_error", f"step {missing.id}: {missing.reason}")
+    levels = [_level(verdicts[i]) for i in ids]
+    level = mean_level(levels)
+    listed = "; ".join(f"{n}. {s[:80]}: {lv:g}" for n, (s, lv) in enumerate(zip(steps, levels), start=1))
+    return level_row(c.id, level, f"mean of {len(steps)} key steps = {level:.3f}{named}: {listed}")
+
+
+def _level(v: Verdict) -> float:
+    """A pseudo-row's level in {0, 0.5, 1}; a reply without a readable level counts by its hit."""
+    read = read_level(v.level)
+    if read is None:
+        return 1.0 if v.hit else 0.0
+    return snap_level(read, CHOICES)
+
+
+def _ask(ctx: WorkflowContext, rows: Sequence[Criterion], build: Callable[[Sequence[Criterion]], list[dict[str, Any]]], *,
+         label: str) -> dict[str, Verdict]:
+    """Verdicts of `rows` from one call, and (JUDGE_RESPLIT) one more call for the rows the
+    reply left without a verdict.
+
+    Raises:
+        ModelCallFailed: a call failed after the transport's retries.
+    """
+    out: dict[str, Verdict] = {}
+    todo = list(rows)
+    for attempt in (1, 2):
+        reply = ctx.transport.complete(build(todo), label=label if attempt == 1 else f"{label}-resplit",
+                                       response_format=prompts.response_format(todo))
+        outcome = parse_reply(reply.text, todo, method="workflow")
+        ctx.audit.append("parsed", {"label": label, "attempt": attempt, "step": outcome.step, "problems": outcome.problems,
+                                    "levels": {k: v.level for k, v in outcome.verdicts.items()}})
+        out.update(outcome.verdicts)
+        todo = [r for r in todo if not out[r.id].judged]
+        if not todo or not ctx.resplit:
+            break
+    return out

@@ -1,0 +1,101 @@
+"""Decisions `answer_match` takes without a model: numeric answers, empty responses, and how
+part and step levels combine. Pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cowork_judge.workflow.answer_match.quantity import agree, final_answers, parse_quantity
+
+TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".tex", ".json")
+"""Deliverables read as the response when the agent left no final message."""
+MAX_RESPONSE_FILE_BYTES = 256 * 1024
+
+
+@dataclass(frozen=True)
+class CodeDecision:
+    """A row decided by code: its level (1, 0.5 or 0) and the reason, which names the numbers."""
+
+    level: float
+    reason: str
+
+
+def code_decision(parts: Sequence[str], response: str, rel_tol: float) -> CodeDecision | None:
+    """Decide an answer row by code, or None when the model must.
+
+    Code decides only when every reference part parses as a number (with or without a
+    unit, `quantity.parse_quantity`), the response states a final answer for every part
+    (`quantity.final_answers`) that parses too, and `quantity.agree` can tell for every
+    part. The level then combines the parts (`combine_parts`).
+    """
+    references = [parse_quantity(p) for p in parts]
+    if not parts or any(r is None for r in references):
+        return None
+    answers = final_answers(response, len(parts))
+    if answers is None:
+        return None
+    quantities = [parse_quantity(a) for a in answers]
+    if any(q is None for q in quantities):
+        return None
+    verdicts: list[bool] = []
+    notes = []
+    for part, answer, ref, got in zip(parts, answers, references, quantities):
+        assert ref is not None and got is not None
+        ok = agree(ref, got, rel_tol)
+        if ok is None:
+            return None
+        verdicts.append(ok)
+        notes.append(f"{answer!r} vs reference {part!r}: {'within' if ok else 'outside'} {rel_tol * 100:g} %")
+    level = combine_parts([1.0 if ok else 0.0 for ok in verdicts])
+    return CodeDecision(level, "[code, no model call] " + "; ".join(notes))
+
+
+def combine_parts(levels: Sequence[float]) -> float:
+    """A multi-part answer's level from its parts' levels (each 0, 0.5 or 1): correct (1) only
+    when every part is, incorrect (0) when every part is, else partially correct (0.5). One
+    part keeps its own level.
+
+    Raises:
+        ValueError: no levels.
+    """
+    if not levels:
+        raise ValueError("no part levels")
+    if len(levels) == 1:
+        return levels[0]
+    if all(v == 1.0 for v in levels):
+        return 1.0
+    if all(v == 0.0 for v in levels):
+        return 0.0
+    return 0.5
+
+
+def mean_level(levels: Sequence[float]) -> float:
+    """A process row's level: the mean of its step levels (each 0, 0.5 or 1).
+
+    Raises:
+        ValueError: no levels.
+    """
+    if not levels:
+        raise ValueError("no step levels")
+    return sum(levels) / len(levels)
+
+
+def response_text(delivery: Any) -> str:
+    """The response to judge: the agent's final message, else the text deliverables
+    (`TEXT_SUFFIXES`, each at most `MAX_RESPONSE_FILE_BYTES`, in name order) joined; "" when
+    there is neither."""
+    message = getattr(delivery, "final_message", None)
+    if isinstance(message, str) and message.strip():
+        return message
+    texts = []
+    for f in sorted(getattr(delivery, "files", None) or [], key=lambda f: f.rel):
+        if f.rel.lower().endswith(TEXT_SUFFIXES) and f.size_bytes <= MAX_RESPONSE_FILE_BYTES:
+            try:
+                texts.append(Path(f.path).read_text(encoding="utf-8", errors="replace"))
+            except OSError:
+                continue
+    return "\n\n".join(t for t in texts if t.strip())
