@@ -8,6 +8,7 @@ container and in tests)::
     └── output/                   output_dir       deliverables (strict delivery)
     /output/                      alt_output_dir   lenient delivery only (JUDGE_ALT_OUTPUT_DIR)
     /tests/                       tests_dir        rubric.json, instruction, task_prompt.md
+    └── workflow_assets/<name>/   workflow_assets_dir(name)  per-instance assets of one workflow
     /logs/                        logs_dir         (JUDGE_LOGS_DIR / --logs-dir)
     ├── agent/                    agent_logs_dir   trajectory.json, final_answer.txt
     └── verifier/                 verifier_dir
@@ -147,6 +148,10 @@ class RunPaths:
     @property
     def task_prompt(self) -> Path:
         return self.tests_dir / "task_prompt.md"
+
+    def workflow_assets_dir(self, name: str) -> Path:
+        """Per-instance assets of workflow `name` (``tests/workflow_assets/<name>/``; may not exist)."""
+        return self.tests_dir / "workflow_assets" / name
 
     @property
     def evidence_dir(self) -> Path:
