@@ -151,7 +151,7 @@ class RunPaths:
 
     def workflow_assets_dir(self, name: str) -> Path:
         """Per-instance assets of workflow `name` (``tests/workflow_assets/<name>/``; may not exist)."""
-        return self.tests_dir / "workflow_assets" / name
+        return workflow_assets_dir(self.tests_dir, name)
 
     @property
     def evidence_dir(self) -> Path:
@@ -160,3 +160,9 @@ class RunPaths:
     def block_dir(self, name: str) -> Path:
         """Workspace of one agentic block (``name`` like ``block-01``)."""
         return self.work_dir / "blocks" / name
+
+
+def workflow_assets_dir(tests_dir: Path, name: str) -> Path:
+    """``<tests_dir>/workflow_assets/<name>/``: the per-instance assets of workflow `name`
+    (for tools that have an instance's tests dir but no run, such as gen-ppt-rubrics)."""
+    return Path(tests_dir) / "workflow_assets" / name
