@@ -76,7 +76,8 @@ def pass_b_pages(candidates: Iterable[object], pages: Sequence[Page], hints: Seq
     pool.sort(key=lambda pg: (-hint_matches(_all_text(pg), hints), len(_all_text(pg).strip()), pg.number))
     chosen = [pg.number for pg in pool[:MAX_PASS_B_PAGES]]
     if not chosen:
-        return [], "no page holds a picture, chart or diagram or is short of text: the slide text read by pass A is the whole deck"
+        return [], ("no page holds a picture, chart or diagram or is short of text: the slide text read by pass A "
+                    "is the whole deck")
     return chosen, "pages whose content the text cannot show (a picture, chart or diagram, or almost no text)"
 
 
