@@ -81,6 +81,7 @@ class _State:
     lost: dict[int, tuple[ErrorKind, str]] = field(default_factory=dict)
     decision: list[int] = field(default_factory=list)
     calls: int = 0
+    """Requests started for the row (answered or failed after the transport's retries)."""
 
     def settled(self) -> bool:
         return all(p in self.answers or p in self.lost for p in self.pages)
@@ -137,6 +138,8 @@ class ContentJudge:
             messages, fmt = self._request(st, c)
         except (OSError, ValueError) as exc:
             return self._lose(c, "render_env", f"page image unusable: {exc}")
+        with self.lock:
+            st.calls += 1
         try:
             reply = self.ctx.transport.complete(messages, label=c.label, response_format=fmt)
         except ModelCallFailed as exc:
@@ -147,7 +150,6 @@ class ContentJudge:
         self.ctx.audit.append("content", {"label": c.label, "judged": answer.judged, "hit": answer.hit, "na": answer.na,
                                           "pages": answer.pages[:20], "step": answer.step, "reason": answer.reason[:300]})
         with self.lock:
-            st.calls += 1
             if self.closed or st.verdict is not None:
                 return ()
             if not answer.judged:
