@@ -74,7 +74,9 @@ def test_sigterm_while_the_run_is_still_starting_writes_the_documents(tmp_path):
          str(tmp_path / "logs"), "--tests-dir", str(EXAMPLE_TESTS), "--work-dir", str(tmp_path / "work")],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        time.sleep(0.2)  # inside the imports: before the run's own handlers and watchdog exist
+        # inside the imports: the early capture is installed, the run's own handlers and
+        # watchdog are not yet (on a loaded machine a fixed sleep could land before either)
+        _wait_until_caught(proc.pid, signal.SIGTERM)
         proc.send_signal(signal.SIGTERM)
         _, stderr = proc.communicate(timeout=30)
     finally:
@@ -86,3 +88,19 @@ def test_sigterm_while_the_run_is_still_starting_writes_the_documents(tmp_path):
     jsonschema.validate(doc, SCHEMA)
     assert doc["exit_code"] == "judge:timeout" and "SIGTERM" in doc["exit_reason"]
     assert (tmp_path / "logs" / "verifier" / "reward.txt").read_text().strip() == str(doc["task_score"])
+
+
+def _wait_until_caught(pid: int, signum: int, timeout_sec: float = 30.0) -> None:
+    """Poll /proc until process `pid` has a handler for `signum` (the SigCgt mask)."""
+    deadline = time.monotonic() + timeout_sec
+    while time.monotonic() < deadline:
+        try:
+            with open(f"/proc/{pid}/status") as fh:
+                status = fh.read()
+        except OSError:
+            break
+        caught = int(next(line.split()[1] for line in status.splitlines() if line.startswith("SigCgt:")), 16)
+        if caught & (1 << (signum - 1)):
+            return
+        time.sleep(0.001)
+    pytest.fail(f"process {pid} never installed a handler for signal {signum}")

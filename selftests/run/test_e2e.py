@@ -184,6 +184,14 @@ def test_deck_evidence_is_rendered_once_and_shared_with_every_block(judge_run):
     assert json.loads(digest.read_text())["structure_ok"] is True
     first_prompt = json.loads((run.verifier / "judge" / "block-01" / "attempt-1.jsonl").read_text().splitlines()[0])
     assert "10 rendered page image(s)" in first_prompt["request"][1]["content"]
+    # a copy beside the verifier outputs (Harbor downloads only that folder; the work dir is deleted)
+    kept = run.verifier / "evidence"
+    assert (kept / "index.json").is_file() and not list(kept.rglob("*.pdf"))
+    assert sorted(p.name for p in (kept / "pages" / "build_effective_agents.pptx").iterdir()) == pages
+    assert doc["details"]["evidence"]["kept"]["images_dropped"] == 0
+    from cowork_judge.fleet.job import load_job
+
+    assert load_job(run.verifier).evidence_root == kept  # `cowork-judge report` finds the pages there
 
 
 def test_lenient_delivery_deck_at_the_app_root_gets_its_evidence(judge_run, tmp_path):

@@ -234,7 +234,8 @@ def test_scratch_folders_are_removed_on_every_exit_path(tmp_path, how):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "OPENAI_", "COWORK_"))}
     with SimServer(OraclePolicy.from_dict(oracle()), api_key=SIM_KEY) as sim:
         env.update(JUDGE_API_KEY=SIM_KEY, JUDGE_BASE_URL=sim.url, JUDGE_START_JITTER="0", JUDGE_CONCURRENCY="1",
-                   JUDGE_DEADLINE="8", JUDGE_EVIDENCE="0", PYTHONDONTWRITEBYTECODE="1", TMPDIR=str(scratch_root))
+                   JUDGE_DEADLINE="30" if how == "SIGTERM" else "12",  # room for a loaded machine to reach block-01
+                   JUDGE_EVIDENCE="0", PYTHONDONTWRITEBYTECODE="1", TMPDIR=str(scratch_root))
         proc = subprocess.run([sys.executable, "-c", script, "run", "--app-dir", str(paths.app_dir), "--logs-dir",
                                str(paths.logs_dir), "--tests-dir", str(paths.tests_dir)],  # no --work-dir: a scratch one
                               env=env, capture_output=True, text=True, timeout=90)

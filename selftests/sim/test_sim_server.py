@@ -262,3 +262,28 @@ def test_unknown_route_and_bad_body():
             urllib.request.urlopen(base + "/v2/nothing", timeout=5)
         assert info.value.code == 404
         info.value.close()
+
+
+def test_an_answered_request_is_in_the_log_when_the_client_has_its_answer(client, messages, monkeypatch):
+    """The entry is appended after the answer's last write; a reader must still find it.
+
+    The server thread is held between sending the answer and logging it; the client's
+    read of ``len(sim.log)`` waits for it instead of counting 0 (a CI flake seen on a
+    loaded machine: a 429 raised in the client before the server had logged it).
+    """
+    from cowork_judge.sim import request_log
+
+    real_append = request_log.RequestLog.append
+
+    def slow_append(self, entry):
+        time.sleep(0.5)
+        real_append(self, entry)
+
+    monkeypatch.setattr(request_log.RequestLog, "append", slow_append)
+    for faults in (None, FaultPlan({"insufficient_quota": 1.0})):
+        with SimServer(OraclePolicy(ORACLE), faults=faults) as sim, client(sim.url) as c:
+            try:
+                c.chat.completions.create(model="m", messages=messages())
+            except openai.RateLimitError:
+                assert faults is not None
+            assert len(sim.log) == 1

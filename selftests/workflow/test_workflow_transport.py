@@ -147,3 +147,22 @@ def test_the_first_wave_waits_its_start_jitter():
     assert len(starts) == 4
     assert starts[0] >= delays[0] - 0.05  # the first wave slept its draws while holding the slots
     assert max(starts) < 1.5 + 1.0  # later calls did not wait a jitter of their own
+
+
+def test_a_hung_call_is_a_timeout_and_is_retried():
+    """The per-attempt limit cuts a hanging request; the failure is `timeout` (retried), on
+    every supported Python (3.10's concurrent.futures.TimeoutError is not the builtin one)."""
+    server = SimServer(OraclePolicy({"R1": {"hit": True}}), faults=FaultPlan(script=["hang", "ok"], hang_seconds=30),
+                       api_key=KEY).start()
+    try:
+        stats, audit = CallStats(), Audit()
+        calls = WorkflowCalls(api_key=KEY, base_url=server.url, model="sim", limit=1, jitter_sec=0, per_timeout_sec=1.0,
+                              retry=RetryPolicy(max_tries=3, backoff_max_sec=1.0), stats=stats,
+                              deadline_at=time.monotonic() + 60, redact=lambda s: s, rng=random.Random(1),
+                              log=logging.getLogger("test"))
+        reply = calls.caller("w", audit, cancel=threading.Event(), budget_end=time.monotonic() + 30).complete(MESSAGES, label="p")
+        calls.close()
+    finally:
+        server.stop()
+    assert reply.attempts == 2 and stats.by_kind == {"timeout": 1}
+    assert [r.get("failed") for _, r in audit.records] == ["timeout", None]

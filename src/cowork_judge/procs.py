@@ -61,10 +61,11 @@ CHILD_ENV_KEYS = ("PATH", "HOME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ"
 and the locale. Nothing secret (SPEC §22)."""
 
 
-def child_environment(overrides: dict[str, str] | None = None) -> dict[str, str]:
-    """The environment of a child process: `CHILD_ENV_KEYS` from this process's
+def child_environment(overrides: dict[str, str] | None = None, *, extra_keys: tuple[str, ...] = ()) -> dict[str, str]:
+    """The environment of a child process: `CHILD_ENV_KEYS` and the named `extra_keys`
+    (e.g. the proxy variables an agent CLI needs to reach its endpoint) from this process's
     environment, then `overrides` (e.g. a private ``HOME`` for LibreOffice's profile)."""
-    env = {key: value for key in CHILD_ENV_KEYS if (value := os.environ.get(key)) is not None}
+    env = {key: value for key in (*CHILD_ENV_KEYS, *extra_keys) if (value := os.environ.get(key)) is not None}
     env.update(overrides or {})
     return env
 

@@ -45,8 +45,15 @@ BACKENDS: Mapping[str, BackendSpec] = MappingProxyType({
         # measured for a tool-using chat model (a tool round plus the answer)
         CostModel(fixed_sec=30.0, per_row_sec=3.0), "Python only (built in)"),
     # the seed fleet's measured codex figures (SPEC §7.6): about 100 s fixed, 3 s per row
-    "codex": BackendSpec("codex", None, CostModel(fixed_sec=100.0, per_row_sec=3.0), "the codex CLI on PATH"),
-    "claude": BackendSpec("claude", None, CostModel(fixed_sec=100.0, per_row_sec=3.0), "the claude CLI on PATH"),
+    # (model time dominates: the CLI's own cost per attempt is ~2 s here, bench/backends.py)
+    "codex": BackendSpec(
+        "codex", "cowork_judge.agentic.codex_cli:CodexCliBackend", CostModel(fixed_sec=100.0, per_row_sec=3.0),
+        "the codex CLI and node on PATH (npm install -g @openai/codex); a Responses API endpoint"),
+    # no fleet measurement of claude: the same kind of tool-exploring agent loop as codex,
+    # so the same model; its own cost per attempt is ~3 s here (bench/backends.py)
+    "claude": BackendSpec(
+        "claude", "cowork_judge.agentic.claude_cli:ClaudeCliBackend", CostModel(fixed_sec=100.0, per_row_sec=3.0),
+        "the claude CLI on PATH (npm install -g @anthropic-ai/claude-code); an Anthropic Messages API endpoint"),
 })
 """Backend name → spec, read-only."""
 

@@ -38,6 +38,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "exit-message": ("exit_message", "infer the exit_code of a run that left no reward from its verifier logs"),
     "lint": ("lint", "check task packages before they ship (also the lint-rubric command)"),
     "gen-ppt-rubrics": ("gen_ppt_rubrics", "write ppt_judge's visual rows into <instance>/tests/rubric.json from the shared template"),
+    "rescore": ("rescore", "recompute rewards from stored verdicts (new rubric, mode, threshold), zero model calls"),
+    "summarize": ("summarize", "account for many result documents: rewards, coverage, error kinds, hit rates, bootstrap CIs"),
+    "report": ("report", "one self-contained HTML page of one job: score, verdicts, coverage, deck pages"),
 }
 """Sub-command name → (module under `cowork_judge.commands`, one-line help)."""
 

@@ -252,10 +252,23 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
 
     verdicts = route(criteria, ctx)
     run.warn("delivery", delivery.notes[warned:], prefix="delivery: ")
+    if evidence:
+        evidence["kept"] = _keep_evidence(ctx)
     doc = run.document(criteria, verdicts, delivery=delivery, ctx=ctx, evidence=evidence, instruction_source=instruction_source)
     log.info("score %s (raw %s), coverage %.3f, %d model call(s)", doc.task_score, doc.score_raw,
              doc.extra_fields.judge_coverage, ctx.stats.calls)
     return doc
+
+
+def _keep_evidence(ctx: RunContext) -> dict[str, int]:
+    """Copy the deck evidence beside the verifier outputs for `cowork-judge report` (the
+    work dir is deleted and Harbor downloads only the verifier folder)."""
+    from cowork_judge.evidence.keep import keep_evidence
+
+    kept = keep_evidence(ctx.paths.evidence_dir, ctx.paths.kept_evidence_dir, ctx.redactor)
+    if kept.images_dropped:
+        log.warning("evidence: %d page image(s) not kept beside the outputs (size cap)", kept.images_dropped)
+    return {"files": kept.files, "bytes": kept.bytes, "images_dropped": kept.images_dropped}
 
 
 def _route() -> Any:
@@ -337,7 +350,7 @@ def _prepare_verifier_dir(paths: RunPaths) -> None:
     for target in (paths.judge_log, paths.result_json, paths.reward_txt, paths.reward_json, paths.reward_details_json,
                    paths.env_capabilities_json):
         _remove_unless_regular_file(target)
-    for folder in (paths.audit_dir, paths.stray_dir):
+    for folder in (paths.audit_dir, paths.stray_dir, paths.kept_evidence_dir):
         try:
             if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
                 folder.unlink()

@@ -19,6 +19,7 @@ container and in tests)::
         ├── judge.log             judge_log
         ├── env_capabilities.json env_capabilities_json
         ├── stray_not_scored/     stray_dir
+        ├── evidence/             kept_evidence_dir  a copy of the deck evidence for reports (no PDFs)
         └── judge/                audit_dir        prompts, raw replies, parsed verdicts
     <work>/                       work_dir         (private temp dir; JUDGE_WORK_DIR / --work-dir)
     ├── evidence/                 evidence_dir     shared by every block (artifacts.json, pages/)
@@ -136,6 +137,10 @@ class RunPaths:
     @property
     def stray_dir(self) -> Path:
         return self.verifier_dir / "stray_not_scored"
+
+    @property
+    def kept_evidence_dir(self) -> Path:
+        return self.verifier_dir / "evidence"
 
     @property
     def audit_dir(self) -> Path:

@@ -29,6 +29,10 @@ of its verdicts schema); a request without rows is answered by the generic mode
 (``generic``: criteria from the schema or the prompt, oracle keys may be criterion texts
 or 1-based indexes, the answer in the schema's shape).
 
+An answer sent through a tool whose input the client validates (claude's
+``StructuredOutput``) follows the request's verdicts schema (``conform``: required fields
+filled with null, an off-enum level snapped to the nearest allowed one).
+
 Around the verdicts: a ``FaultPlan`` (per-request faults, scripted or by seeded rates,
 delivered the way each API delivers them), a ``TokenBucket`` (``rpm``/``burst``: 429 with
 ``Retry-After``/``retry-after-ms``, logged as ``rpm_limit``), a ``PrefixCache`` (cached

@@ -53,6 +53,14 @@ class SimHandler(BaseHTTPRequestHandler):
     server_version = "cowork-judge-sim"
     final_write_s: float | None = None
     """``time.monotonic()`` just before the last write of the current answer (None before it)."""
+    answer_seq: int | None = None
+    """Log number of the model request being answered (None for other requests)."""
+
+    def _final_write(self) -> None:
+        """Stamp ``final_write_s`` and tell the request log an answer is going out."""
+        self.final_write_s = time.monotonic()
+        if self.answer_seq is not None:
+            self.server.sim.log.answered(self.answer_seq)
 
     def setup(self) -> None:
         super().setup()
@@ -149,7 +157,7 @@ class SimHandler(BaseHTTPRequestHandler):
         self.send_header("x-request-id", f"req_sim_{id(self):x}_{time.monotonic_ns():x}")
         for key, value in (headers or {}).items():
             self.send_header(key, value)
-        self.final_write_s = time.monotonic()
+        self._final_write()
         self.end_headers()
         self.wfile.write(data)
 
@@ -159,7 +167,7 @@ class SimHandler(BaseHTTPRequestHandler):
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
-        self.final_write_s = time.monotonic()
+        self._final_write()
         self.end_headers()
         self.wfile.write(data[: len(data) // 2])
         self.close_connection = True
@@ -181,7 +189,7 @@ class SimHandler(BaseHTTPRequestHandler):
 
     def end_sse(self) -> None:
         """End the chunked body cleanly (the connection stays usable)."""
-        self.final_write_s = time.monotonic()
+        self._final_write()
         self.wfile.write(b"0\r\n\r\n")
 
     def hang(self, seconds: float, stop: threading.Event) -> None:

@@ -87,11 +87,21 @@ class RequestLog:
 
     Indexing, ``len`` and iteration work on a snapshot. When ``jsonl_path`` is given each
     entry is also appended to that file as one JSON line as soon as it is added.
+
+    A request whose answer has started its last write (``answered``) but is not logged yet
+    is waited for (up to ``SETTLE_S`` seconds) before a snapshot is taken: a client that
+    has read its answer always finds its request in the log, however the server's threads
+    are scheduled.
     """
+
+    SETTLE_S = 5.0
+    """Longest wait, seconds, for answered requests to be logged before a snapshot."""
 
     def __init__(self, jsonl_path: str | os.PathLike[str] | None = None) -> None:
         self._entries: list[LogEntry] = []
         self._lock = threading.Lock()
+        self._settled = threading.Condition(self._lock)
+        self._answered: set[int] = set()
         self._seq = 0
         self.jsonl_path = os.fspath(jsonl_path) if jsonl_path is not None else None
 
@@ -101,23 +111,35 @@ class RequestLog:
             self._seq += 1
             return self._seq
 
+    def answered(self, seq: int) -> None:
+        """Note that request ``seq`` is about to send its answer's last bytes (logged soon)."""
+        with self._lock:
+            self._answered.add(seq)
+
     def append(self, entry: LogEntry) -> None:
         """Add one entry (and write it to the JSONL file, if any)."""
         with self._lock:
             self._entries.append(entry)
+            self._answered.discard(entry.seq)
             if self.jsonl_path is not None:
                 with open(self.jsonl_path, "a", encoding="utf-8") as fh:
                     fh.write(json.dumps(entry.to_dict()) + "\n")
+            self._settled.notify_all()
 
     def entries(self) -> list[LogEntry]:
-        """Snapshot of all entries, in completion order."""
+        """Snapshot of all entries, in arrival order (``seq``): a request answered before an
+        earlier one finished logging still comes after it, so order-based assertions hold
+        however the machine schedules the server's threads. Answered requests not yet
+        logged are waited for first (at most ``SETTLE_S``)."""
         with self._lock:
-            return list(self._entries)
+            self._settled.wait_for(lambda: not self._answered, timeout=self.SETTLE_S)
+            return sorted(self._entries, key=lambda e: e.seq)
 
     def clear(self) -> None:
         """Drop all entries (arrival numbers keep counting)."""
         with self._lock:
             self._entries.clear()
+            self._answered.clear()
 
     def to_json(self) -> list[dict[str, Any]]:
         """All entries as dicts, in arrival (``seq``) order."""
@@ -156,8 +178,7 @@ class RequestLog:
         return peak
 
     def __len__(self) -> int:
-        with self._lock:
-            return len(self._entries)
+        return len(self.entries())
 
     def __iter__(self) -> Iterator[LogEntry]:
         return iter(self.entries())

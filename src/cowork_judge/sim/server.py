@@ -24,6 +24,7 @@ from typing import Any, Protocol
 
 from .bucket import TokenBucket, retry_headers
 from .chat_api import ChatAPI
+from .conform import conform_verdicts
 from .faults import CONTENT_FAULTS, Fault, FaultPlan, fault_content
 from .generic import grade_generic
 from .handler import SimHandler, SimHTTPServer
@@ -271,6 +272,7 @@ class SimServer:
         """Answer one model request of ``endpoint`` (``chat``/``responses``/``messages``) and log it."""
         rec: dict[str, Any] = {"seq": seq, "start_s": start_s, "kind": "error", "endpoint": endpoint}
         h.final_write_s = None
+        h.answer_seq = seq
         with self._conn_lock:
             self._in_flight += 1
         try:
@@ -279,6 +281,7 @@ class SimServer:
             # stamped before the answer's last write, so a client that waits for its answer
             # before sending the next request never sees two of its requests overlap here
             rec["end_s"] = h.final_write_s if h.final_write_s is not None else time.monotonic()
+            h.answer_seq = None
             self.log.append(LogEntry(**rec))
             with self._conn_lock:
                 self._in_flight -= 1
@@ -357,8 +360,9 @@ class SimServer:
 
         A request with a page marker gets the policy's answers for that page; rows the
         policy calls N/A get the schema's string level (``pages.mark_na``). Rows with an
-        answer schema that has no ``verdicts`` property (claude's session-title
-        side request, say) are answered in that schema's shape by the generic mode.
+        answer schema that has no ``verdicts`` property (claude's session-title side
+        request, say) are answered in that schema's shape by the generic mode. Verdicts sent
+        through an answer tool follow its schema (``conform``: claude validates them).
         """
         if fault is None and not req.tool_choice_none and not req.answer_tool_forced \
                 and req.tool_rounds_done < self.tool_rounds:
@@ -383,6 +387,8 @@ class SimServer:
                 text = fault_content(fault.kind, verdicts)
             return Reply(text, None, "length" if fault.kind == "truncated_json" else "stop"), kind
         if req.answer_tool is not None:
+            if kind == "final":  # a client that validates tool input (claude) gets a valid answer
+                text = json.dumps({"verdicts": conform_verdicts(verdicts, req.answer_schema)})
             return Reply(None, ToolCall(new_call_id(), req.answer_tool, text), "tool_calls"), kind
         return Reply(text, None, "stop"), kind
 

@@ -16,6 +16,7 @@ The model client (``openai``) is imported on the first call, never at import tim
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import logging
 import random
 import threading
@@ -103,9 +104,9 @@ class WorkflowCalls:
         future = asyncio.run_coroutine_threadsafe(coro_factory(), self._loop)
         try:
             return future.result(timeout=max(0.01, timeout_sec))
-        except TimeoutError:
+        except concurrent.futures.TimeoutError:  # not the builtin TimeoutError on Python 3.10
             future.cancel()
-            raise
+            raise TimeoutError(f"the model call ran past {timeout_sec:.1f} s") from None
 
     def close(self) -> None:
         """Close the client and stop the event loop thread (idempotent; never raises)."""

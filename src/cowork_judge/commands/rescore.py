@@ -1,0 +1,127 @@
+"""``cowork-judge rescore``: recompute rewards from stored verdicts, zero model calls (SPEC §19)."""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+from pathlib import Path
+
+DEFAULT_NAME = "result.rescored.json"
+OPTION_OF = {"reward_mode": "--mode", "pass_threshold": "--threshold", "pass_compare": "--compare",
+             "unjudged_negative": "--unjudged-negative", "systemic_fraction": "--systemic-fraction",
+             "systemic_min": "--systemic-min"}
+"""Scoring-policy field → the option that sets it."""
+
+EPILOG = f"""\
+The new document is written next to each stored one as {DEFAULT_NAME} (never over
+result.json; an existing target is refused unless --force) and its path is printed.
+A row of --rubric without a stored verdict is unjudged (error_kind no_verdict).
+With no option the stored document is reproduced exactly (its policy is reused).
+
+examples:
+  cowork-judge rescore /logs/verifier/result.json --threshold 0.6
+  cowork-judge rescore jobs/2026-06-01 --rubric new_rubric.json --mode binary
+  cowork-judge summarize 'jobs/2026-06-01/**/verifier/{DEFAULT_NAME}' --out rescored.json
+"""
+
+
+def main(argv: list[str]) -> int:
+    """Rescore each input document; prints one path per written document.
+
+    Returns:
+        0 when every document was rescored, 1 when some input could not be read or
+        written, 2 for usage errors (bad option, unreadable rubric, nothing to read).
+    """
+    p = argparse.ArgumentParser(prog="cowork-judge rescore", description="Recompute rewards from the verdicts stored in result "
+                                "documents, with a new rubric and/or scoring policy; no model calls.",
+                                epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("inputs", nargs="+", metavar="INPUT", help="result.json, a verifier dir, or a dir of runs (*/verifier/result.json)")
+    p.add_argument("--rubric", help="new rubric.json (weights, rows); default: the stored rows")
+    p.add_argument("--mode", choices=("continuous", "binary"), help="reward mode (JUDGE_REWARD_MODE)")
+    p.add_argument("--threshold", type=float, help="pass threshold in [0, 1] (JUDGE_PASS_THRESHOLD)")
+    p.add_argument("--compare", choices=("gte", "gt"), help="pass comparison (JUDGE_PASS_COMPARE)")
+    p.add_argument("--unjudged-negative", choices=("deduct", "ignore"), help="JUDGE_UNJUDGED_NEGATIVE")
+    p.add_argument("--systemic-fraction", type=float, help="JUDGE_SYSTEMIC_FRACTION")
+    p.add_argument("--systemic-min", type=int, help="JUDGE_SYSTEMIC_MIN")
+    p.add_argument("--name", default=DEFAULT_NAME, help=f"file name of each new document (default {DEFAULT_NAME})")
+    p.add_argument("--out", help="path of the new document (a single input document only)")
+    p.add_argument("--force", action="store_true", help="overwrite an existing rescored document")
+    args = p.parse_args(argv)
+
+    from pydantic import ValidationError
+
+    from cowork_judge.core.rubric import RubricError, load_rubric
+    from cowork_judge.core.scoring import ScoringError, ScoringPolicy, check_scorable
+    from cowork_judge.fleet.documents import RESULT_NAME, InputError, discover, read_items
+    from cowork_judge.fleet.outputs import OutputExists, Progress, canonical_json, write_file
+    from cowork_judge.fleet.rescore import changed_fields, provenance, rescore
+
+    def fail(message: str, status: int = 2) -> int:
+        print(f"cowork-judge rescore: {message}", file=sys.stderr)
+        return status
+
+    changes = {k: v for k, v in (("reward_mode", args.mode), ("pass_threshold", args.threshold), ("pass_compare", args.compare),
+                                 ("unjudged_negative", args.unjudged_negative), ("systemic_fraction", args.systemic_fraction),
+                                 ("systemic_min", args.systemic_min)) if v is not None}
+    try:
+        ScoringPolicy.model_validate(changes)
+    except ValidationError as exc:
+        first = exc.errors(include_input=False, include_url=False)[0]
+        return fail(f"bad option {OPTION_OF.get(str(first['loc'][0]), first['loc'][0])}: {first['msg']}")
+    if "/" in args.name or args.name in ("", ".", "..", RESULT_NAME):
+        return fail(f"--name must be a plain file name other than {RESULT_NAME}")
+    criteria = rubric_record = None
+    if args.rubric:
+        try:
+            rubric = load_rubric(Path(args.rubric))
+            check_scorable(rubric.criteria)
+            rubric_record = (Path(args.rubric).name, hashlib.sha256(Path(args.rubric).read_bytes()).hexdigest())
+        except RubricError as exc:  # names the file
+            return fail(str(exc))
+        except (ScoringError, OSError) as exc:
+            return fail(f"rubric {args.rubric}: {exc}")
+        criteria = rubric.criteria
+    try:
+        files = discover(args.inputs)
+    except InputError as exc:
+        return fail(str(exc))
+    if any(f.jsonl for f in files):
+        return fail("JSONL input is not supported: rescore reads result.json files (one document per file)")
+    if args.out and len(files) != 1:
+        return fail("--out needs exactly one input document")
+    failures = changed = done = 0
+    progress = Progress(len(files), "rescore")
+    for item in read_items(files):
+        progress.tick()
+        if item.doc is None:
+            failures += 1
+            print(f"cowork-judge rescore: {item.source}: {item.problem}: {item.error}", file=sys.stderr)
+            continue
+        source = item.file.path
+        target = Path(args.out) if args.out else source.with_name(args.name)
+        if target.resolve() == source.resolve():
+            failures += 1
+            print(f"cowork-judge rescore: {item.source}: refusing to write over the stored document", file=sys.stderr)
+            continue
+        stored_policy = item.doc.details.policy
+        diff = changed_fields(changes, stored_policy)
+        digest = hashlib.sha256(source.read_bytes()).hexdigest()
+        try:
+            new = rescore(item.doc, criteria=criteria, policy_changes=changes,
+                          note=provenance(digest, diff, stored_policy, rubric_record))
+            write_file(target, canonical_json(new.model_dump(mode="json", by_alias=True)), force=args.force)
+        except (ValidationError, ScoringError, ValueError, OutputExists, OSError) as exc:
+            failures += 1
+            print(f"cowork-judge rescore: {item.source}: {str(exc).splitlines()[0]}", file=sys.stderr)
+            continue
+        done += 1
+        changed += new.task_score != item.doc.task_score
+        print(str(target))
+        if len(files) == 1:
+            print(f"rescore: reward {item.doc.task_score} → {new.task_score} (passed {item.doc.extra_fields.passed} → "
+                  f"{new.extra_fields.passed}, coverage {new.extra_fields.judge_coverage:.3f}, status {new.status})", file=sys.stderr)
+    progress.done()
+    if len(files) > 1:
+        print(f"rescore: {done} documents rescored, {changed} rewards changed, {failures} failed", file=sys.stderr)
+    return 1 if failures else 0

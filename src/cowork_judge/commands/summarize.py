@@ -1,0 +1,139 @@
+"""``cowork-judge summarize``: account for many result documents and summarize them (SPEC §19)."""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+EPILOG = """\
+inputs: a directory (every */verifier/result.json below it: a Harbor job, a tree of
+--logs-dir runs), a .jsonl file (one document per line), a result file, or a glob such as
+'runs/**/result.rescored.json' (quote it). Every input is accounted for: scored, degraded,
+systemic, delivery_missing, skipped, invalid, unreadable, duplicate.
+
+task key (bootstrap clusters): auto = a top-level "task_id" in the document, else the
+Harbor trial directory (<task>__<7 chars>/verifier/result.json, <rollout>/logs/verifier/…),
+else the document alone; path; rubric (same rows = same task); field:NAME; none.
+
+example:
+  cowork-judge summarize jobs/2026-06-01 --out summary.json --html summary.html \\
+      --group-by tag --group-by difficulty --instance-tags tasks.json
+"""
+
+
+def main(argv: list[str]) -> int:
+    """Summarize the inputs into ``--out`` (and ``--html``); prints the output path(s).
+
+    Returns:
+        0 on success (also when some inputs are invalid: they are counted and named),
+        1 when an output cannot be written or exists without ``--force``, 2 for usage
+        errors and inputs that name nothing readable.
+    """
+    p = argparse.ArgumentParser(prog="cowork-judge summarize", description="Summarize many result documents: accounting, "
+                                "reward distribution, coverage, error kinds, hit rates, bootstrap CIs.",
+                                epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("inputs", nargs="+", metavar="INPUT", help="directory, .jsonl file, result file or glob")
+    p.add_argument("--out", required=True, help="summary JSON to write (refused if it exists, unless --force)")
+    p.add_argument("--html", help="also write a self-contained HTML page with plots")
+    p.add_argument("--force", action="store_true", help="overwrite existing output files")
+    p.add_argument("--task-key", default="auto", help="bootstrap cluster key: auto, path, rubric, none, field:NAME (default auto)")
+    p.add_argument("--group-by", action="append", default=[], metavar="KEY",
+                   help="tabulate by a row key (tag, criterion_type, judge_method, a key of extra or of extra.tags "
+                        "'key:value') and/or an instance key (class, task, judge_model, a document field, document "
+                        "tags, --instance-tags); repeatable or comma-separated")
+    p.add_argument("--instance-tags", metavar="FILE", help="JSON object {task: {key: value}} or JSONL rows with 'task'")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--draws", type=int, default=1000, help="bootstrap draws; 0 = no intervals (default 1000)")
+    p.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
+    p.add_argument("--include-reasons", action="store_true", help="include sample reason texts per row (row-level text)")
+    args = p.parse_args(argv)
+
+    from cowork_judge.fleet.documents import InputError, check_task_key_mode, discover, read_items
+    from cowork_judge.fleet.outputs import OutputExists, Progress, canonical_json, write_file
+    from cowork_judge.fleet.summarize import Summarizer, SummaryOptions
+
+    def fail(message: str, status: int = 2) -> int:
+        print(f"cowork-judge summarize: {message}", file=sys.stderr)
+        return status
+
+    out, html = Path(args.out), Path(args.html) if args.html else None
+    if html is not None and html.absolute() == out.absolute():
+        return fail("--out and --html name the same file")
+    if args.draws < 0 or args.seed < 0 or not 0.0 < args.confidence < 1.0:
+        return fail("--draws and --seed must be ≥ 0 and --confidence in (0, 1)")
+    group_by = tuple(dict.fromkeys(k.strip() for g in args.group_by for k in g.split(",") if k.strip()))
+    try:
+        check_task_key_mode(args.task_key)
+        tags, tags_record = _instance_tags(Path(args.instance_tags)) if args.instance_tags else ({}, None)
+        files = discover(args.inputs)
+    except (InputError, ValueError, OSError) as exc:
+        return fail(str(exc))
+    for target in (t for t in (out, html) if t is not None):
+        if not args.force and target.exists():
+            return fail(f"{target} exists (use --force to overwrite)", 1)
+        if not target.parent.is_dir():
+            return fail(f"{target.parent} is not a directory", 1)
+    options = SummaryOptions(task_key=args.task_key, group_by=group_by, seed=args.seed, draws=args.draws,
+                             confidence=args.confidence, include_reasons=args.include_reasons, instance_tags=tags)
+    summarizer = Summarizer(options)
+    any_jsonl = any(f.jsonl for f in files)
+    progress = Progress(None if any_jsonl else len(files), "summarize")
+    for item in read_items(files, on_file=summarizer.add_file):
+        summarizer.add(item)
+        progress.tick()
+    progress.done()
+    summary = summarizer.result()
+    if tags_record is not None:
+        summary["options"]["instance_tags"] = tags_record
+    try:
+        if html is not None:
+            from cowork_judge.fleet.summary_html import render_summary
+
+            write_file(html, render_summary(summary).encode("utf-8"), force=args.force)
+        write_file(out, canonical_json(summary), force=args.force)
+    except OutputExists as exc:
+        return fail(str(exc), 1)
+    except OSError as exc:
+        return fail(f"cannot write: {exc}", 1)
+    acc = summary["accounting"]
+    print(str(out))
+    if html is not None:
+        print(str(html))
+    shown = ", ".join(f"{k} {v}" for k, v in acc.items() if k != "inputs" and v)
+    print(f"summarize: {acc['inputs']} inputs: {shown or 'none'}", file=sys.stderr)
+    return 0
+
+
+def _instance_tags(path: Path) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
+    """Read ``--instance-tags``: a JSON object task → {key: value}, or JSONL rows each with
+    a ``task`` (or ``task_id``) and the tags as other keys.
+
+    Raises:
+        ValueError: unreadable or the wrong shape (one line naming the file and row).
+        OSError: the file cannot be read.
+    """
+    data = path.read_bytes()
+    record = {"path": str(path), "sha256": hashlib.sha256(data).hexdigest()}
+    try:
+        text = data.decode("utf-8")
+        if path.name.endswith(".jsonl"):
+            out: dict[str, dict[str, Any]] = {}
+            for n, line in enumerate(text.splitlines(), start=1):
+                if not line.strip():
+                    continue
+                row = json.loads(line)
+                task = row.get("task", row.get("task_id")) if isinstance(row, dict) else None
+                if not isinstance(task, str):
+                    raise ValueError(f"{path}:{n}: a row needs a string 'task'")
+                out[task] = {k: v for k, v in row.items() if k not in ("task", "task_id")}
+            return out, record
+        value = json.loads(text)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path}: not UTF-8 JSON ({exc})") from None
+    if not isinstance(value, dict) or not all(isinstance(v, dict) for v in value.values()):
+        raise ValueError(f"{path}: expected a JSON object of task → {{key: value}}")
+    return value, record

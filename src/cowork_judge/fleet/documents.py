@@ -1,0 +1,350 @@
+"""Reading many result documents: finding the inputs, streaming them, naming every failure.
+
+The I/O edge of the fleet tools. Inputs are arguments of three kinds:
+
+- a directory: every ``result.json`` whose parent directory is named ``verifier``, at any
+  depth (the directory itself included). That is the layout every producer writes:
+  the container's ``/logs/verifier/``, ``cowork-judge run --logs-dir X`` (``X/verifier/``),
+  a Harbor job (``<job>/<trial>/verifier/``, multi-step ``<trial>/steps/<step>/verifier/``).
+  Harbor's own ``<trial>/result.json`` and ``<job>/result.json`` are therefore not read;
+  a directory without such files but with its own ``result.json`` yields that one;
+- a file: ``*.jsonl`` holds one document per non-blank line; any other file is one document;
+- anything else is a glob pattern (``**`` allowed), matched in sorted order.
+
+Every input becomes one `Item` — a validated document, or a named failure
+(``unreadable``: the bytes cannot be read or are not UTF-8 JSON; ``invalid``: JSON that is
+not a result document; ``duplicate``: a file reached twice through different arguments,
+read once). Nothing is dropped silently. Files are walked in sorted order, so two runs
+over the same tree see the same sequence, and each file is read once: its SHA-256 is
+computed from the same bytes that are parsed.
+"""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import json
+import os
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import ValidationError
+from pydantic_core import from_json
+
+from cowork_judge.core.result import ResultDocument
+
+RESULT_NAME = "result.json"
+VERIFIER_DIR = "verifier"
+STEPS_DIR = "steps"
+MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
+"""Largest single document read (bytes); real ones are tens of KB."""
+HARBOR_TRIAL_SUFFIX = re.compile(r"__[A-Za-z0-9]{7}$")
+"""Harbor names a trial ``<task name[:32]>__<7-character short uuid>``."""
+GLOB_CHARS = frozenset("*?[")
+
+Problem = Literal["unreadable", "invalid", "duplicate"]
+
+
+class InputError(ValueError):
+    """An argument names nothing to read (missing path, a glob or directory without documents)."""
+
+
+@dataclass(frozen=True)
+class InputFile:
+    """One file to read. ``name`` is its path as reached from the argument (stable across runs)."""
+
+    path: Path
+    name: str
+    jsonl: bool
+    duplicate: bool = False
+
+
+@dataclass
+class Item:
+    """One input: a document (``doc``) or a problem (``problem``, ``error``).
+
+    ``source`` names it: the file name, or ``file.jsonl:LINE`` (1-based) for a JSONL row.
+    ``data`` holds the input's bytes while it is folded; `top_level` reads fields the
+    producer added beside the document's own (a fleet's ``task_id``, ``tags``…).
+    """
+
+    source: str
+    file: InputFile
+    line: int | None = None
+    doc: ResultDocument | None = None
+    problem: Problem | None = None
+    error: str | None = None
+    data: bytes = b""
+    _raw: dict[str, Any] | None = field(default=None, repr=False)
+
+    @property
+    def raw(self) -> dict[str, Any]:
+        """The decoded JSON object of a valid document ({} for a problem), decoded on first use."""
+        if self._raw is None:
+            value = from_json(self.data) if self.doc is not None else {}
+            self._raw = value if isinstance(value, dict) else {}
+        return self._raw
+
+    def top_level(self, key: str) -> Any:
+        """The document's top-level `key`, or None; decodes only when the key can be there."""
+        if self.doc is None or (f'"{key}"'.encode() not in self.data and b"\\u" not in self.data):
+            return None
+        return self.raw.get(key)
+
+
+@dataclass(frozen=True)
+class FileDigest:
+    """What was read from one file: its SHA-256 and how many inputs it held."""
+
+    name: str
+    sha256: str
+    bytes: int
+    documents: int
+
+
+def discover(arguments: Sequence[str]) -> list[InputFile]:
+    """The files the arguments name, in argument order, each argument's files sorted.
+
+    A file reached twice (resolved path) is listed again with ``duplicate=True``.
+
+    Raises:
+        InputError: an argument is a missing path, or matches / contains no document.
+    """
+    out: list[InputFile] = []
+    seen: set[str] = set()
+    for arg in arguments:
+        found = _expand(arg)
+        for path, name in found:
+            key = os.path.realpath(path)
+            out.append(InputFile(path=path, name=name, jsonl=name.endswith(".jsonl"), duplicate=key in seen))
+            seen.add(key)
+    return out
+
+
+def _expand(arg: str) -> list[tuple[Path, str]]:
+    path = Path(arg)
+    if path.is_dir():
+        found = [(p, str(p)) for p in _walk_results(path)]
+        if not found and (path / RESULT_NAME).is_file():
+            found = [(path / RESULT_NAME, str(path / RESULT_NAME))]
+        if not found:
+            raise InputError(f"{arg}: no result documents found (looked for */{VERIFIER_DIR}/{RESULT_NAME})")
+        return found
+    if path.is_file():
+        return [(path, arg)]
+    if path.exists():
+        raise InputError(f"{arg}: not a regular file or directory")
+    if GLOB_CHARS & set(arg):
+        matches = sorted(m for m in glob.glob(arg, recursive=True) if os.path.isfile(m))
+        if not matches:
+            raise InputError(f"{arg}: the pattern matches no file")
+        return [(Path(m), m) for m in matches]
+    raise InputError(f"{arg}: no such file or directory")
+
+
+def _walk_results(root: Path) -> Iterator[Path]:
+    """``…/verifier/result.json`` under `root` in sorted order, symlinked dirs not followed.
+
+    Nothing below a ``verifier`` dir is searched (its ``judge/`` audit holds no result), and
+    a dir holding a ``verifier`` dir (a trial, a ``logs`` dir) is searched only in
+    ``verifier/`` and ``steps/``: agent logs and artifacts can hold many files.
+    """
+    for dirpath, dirnames, filenames in os.walk(root):
+        if os.path.basename(dirpath) == VERIFIER_DIR:
+            dirnames[:] = []
+            if RESULT_NAME in filenames:
+                yield Path(dirpath) / RESULT_NAME
+            continue
+        if VERIFIER_DIR in dirnames:
+            dirnames[:] = [d for d in dirnames if d in (VERIFIER_DIR, STEPS_DIR)]
+        dirnames.sort()
+
+
+def read_items(files: Sequence[InputFile], on_file: Callable[[FileDigest], None] | None = None) -> Iterator[Item]:
+    """Stream the inputs of `files`; `on_file` receives each file's digest after its items.
+
+    Never raises for a bad file: it becomes an ``unreadable`` item.
+    """
+    for f in files:
+        if f.duplicate:
+            yield Item(source=f.name, file=f, problem="duplicate", error="listed more than once; read once")
+            continue
+        digest = hashlib.sha256()
+        size = 0
+        count = 0
+        try:
+            if f.jsonl:
+                with open(f.path, "rb") as fh:
+                    for number, line in enumerate(fh, start=1):
+                        digest.update(line)
+                        size += len(line)
+                        if line.strip():
+                            count += 1
+                            yield _item(line, f, number)
+            else:
+                if os.path.getsize(f.path) > MAX_DOCUMENT_BYTES:
+                    raise OSError(f"larger than {MAX_DOCUMENT_BYTES} bytes")
+                with open(f.path, "rb") as fh:
+                    data = fh.read(MAX_DOCUMENT_BYTES + 1)
+                digest.update(data)
+                size = len(data)
+                count = 1
+                yield _item(data, f, None)
+        except OSError as exc:
+            count += 1
+            yield Item(source=f.name, file=f, problem="unreadable", error=_os_error(exc))
+        if on_file is not None:
+            on_file(FileDigest(name=f.name, sha256=digest.hexdigest(), bytes=size, documents=count))
+
+
+def _item(data: bytes, f: InputFile, line: int | None) -> Item:
+    source = f.name if line is None else f"{f.name}:{line}"
+    doc, problem, error = parse_document(data)
+    return Item(source=source, file=f, line=line, doc=doc, problem=problem, error=error, data=data if doc is not None else b"")
+
+
+def parse_document(data: bytes) -> tuple[ResultDocument | None, Problem | None, str | None]:
+    """Decode and validate one result document.
+
+    Returns:
+        ``(doc, None, None)`` for a valid document, else ``(None, problem, one-line
+        error)``. Non-finite numbers (``NaN``, ``Infinity``) make the input unreadable: no
+        reward may be NaN. Error lines name the JSON position or the failing field, never
+        the document's content (deliverable text must not leak into summaries).
+    """
+    try:
+        doc = ResultDocument.model_validate_json(data)
+    except ValidationError as exc:
+        errors = exc.errors(include_input=False, include_url=False)
+        first = errors[0]
+        if (first["type"] in ("json_invalid", "model_type") and not first.get("loc")) or _may_be_non_finite(data):
+            problem, error = _diagnose(data)
+            if problem is not None or first["type"] in ("json_invalid", "model_type"):
+                return None, problem or "invalid", error or f"not a result document: {first.get('msg', 'invalid')}"
+        where = ".".join(str(p) for p in first.get("loc", ())) or "(document)"
+        more = f" (+{len(errors) - 1} more)" if len(errors) > 1 else ""
+        return None, "invalid", f"not a result document: {where}: {first.get('msg', 'invalid')}{more}"
+    if _may_be_non_finite(data):  # the fast parser accepts NaN and Infinity; the strict one refuses them
+        problem, error = _diagnose(data)
+        if problem is not None:
+            return None, problem, error
+    return doc, None, None
+
+
+def _may_be_non_finite(data: bytes) -> bool:
+    return b"NaN" in data or b"Infinity" in data
+
+
+def _diagnose(data: bytes) -> tuple[Problem | None, str | None]:
+    """Why `data` is not a document, by the standard library's stricter parser."""
+    try:
+        raw = json.loads(data.decode("utf-8"), parse_constant=_reject_constant)
+    except UnicodeDecodeError as exc:
+        return "unreadable", f"not UTF-8 (byte {exc.start})"
+    except json.JSONDecodeError as exc:
+        return "unreadable", f"not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+    except ValueError as exc:
+        return "unreadable", f"not JSON ({exc})"
+    if not isinstance(raw, dict):
+        return "invalid", f"not a result document (a JSON {type(raw).__name__}, not an object)"
+    return None, None
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"non-finite number {name}")
+
+
+def _os_error(exc: OSError) -> str:
+    return exc.strerror or str(exc) or type(exc).__name__
+
+
+# --------------------------------------------------------------------------- task identity
+
+
+def path_task(name: str) -> str | None:
+    """The task a document belongs to, by path convention; None when the path says nothing.
+
+    ``…/<trial>/verifier/result.json`` → the trial directory's name without Harbor's
+    ``__<7 characters>`` suffix; ``<trial>/steps/<step>/verifier/`` → the trial;
+    ``<rollout>/logs/verifier/`` (``cowork-judge run --logs-dir <rollout>/logs``) →
+    ``<rollout>``. Harbor cuts task names to 32 characters, so tasks sharing a 32-character
+    prefix share a cluster (the intervals get wider, never narrower).
+    """
+    parts = tuple(p for p in name.replace(os.sep, "/").split("/") if p)
+    if len(parts) < 3 or parts[-2] != VERIFIER_DIR:
+        return None
+    i = len(parts) - 3
+    if i >= 2 and parts[i - 1] == STEPS_DIR:
+        i -= 2
+    if parts[i] == "logs" and i >= 1:
+        i -= 1
+    task = HARBOR_TRIAL_SUFFIX.sub("", parts[i])
+    return task if task not in ("", ".", "..", "/") else None
+
+
+def field_value(raw: dict[str, Any], dotted: str) -> Any:
+    """The value at a dotted path of a decoded document (``a.b.c``), or None."""
+    value: Any = raw
+    for part in dotted.split("."):
+        if not isinstance(value, dict) or part not in value:
+            return None
+        value = value[part]
+    return value
+
+
+def rubric_digest(doc: ResultDocument) -> str | None:
+    """SHA-256 of the document's normalized rows (``level_raw`` left out): rollouts of
+    one instance share it. None when the document has no rows."""
+    if not doc.criteria:
+        return None
+    rows = [{k: v for k, v in row.items() if k != "level_raw"} for row in doc.criteria]
+    text = json.dumps(rows, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+TaskKeySource = Literal["field", "path", "rubric", "document"]
+
+
+def task_key(item: Item, mode: str) -> tuple[str, TaskKeySource]:
+    """The cluster key of a document and where it came from.
+
+    Modes: ``auto`` — the document's own top-level ``task_id`` (fleets may add it to JSONL
+    rows), else the path convention (`path_task`), else the document alone; ``path``;
+    ``rubric`` (`rubric_digest`); ``field:NAME`` (a dotted path in the document); ``none``
+    (every document is its own cluster). A document the mode says nothing about is its
+    own cluster (source ``document``).
+    """
+    if mode.startswith("field:"):
+        value = field_value(item.raw, mode[6:])
+        if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value):
+            return f"field:{value}", "field"
+    elif mode == "auto":
+        value = item.top_level("task_id")
+        if isinstance(value, str) and value:
+            return f"field:{value}", "field"
+    if mode in ("auto", "path"):
+        task = path_task(item.file.name) if item.line is None else None
+        if task is not None:
+            return f"path:{task}", "path"
+    if mode == "rubric" and item.doc is not None:
+        digest = rubric_digest(item.doc)
+        if digest is not None:
+            return f"rubric:{digest}", "rubric"
+    return f"document:{item.source}", "document"
+
+
+TASK_KEY_MODES = ("auto", "path", "rubric", "none", "field:NAME")
+
+
+def check_task_key_mode(mode: str) -> str:
+    """Return `mode` when valid.
+
+    Raises:
+        ValueError: not one of `TASK_KEY_MODES` (``field:`` needs a name).
+    """
+    if mode in ("auto", "path", "rubric", "none") or (mode.startswith("field:") and len(mode) > 6):
+        return mode
+    raise ValueError(f"unknown task key {mode!r}; use one of: {', '.join(TASK_KEY_MODES)}")

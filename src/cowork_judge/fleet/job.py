@@ -1,0 +1,255 @@
+"""Reading one job for its report: the result document, the deck evidence, the audit.
+
+The I/O edge of ``cowork-judge report``. Where the page images and findings come from,
+first found wins:
+
+1. ``--evidence-dir DIR``: an evidence root (``index.json``, ``<deck>/``, ``pages/``);
+2. ``--work-dir DIR``: the run's work dir (``cowork-judge run --work-dir`` /
+   ``JUDGE_WORK_DIR``), whose ``evidence/`` is that root;
+3. ``<verifier>/evidence/``: a copy kept beside the verifier outputs.
+
+A run without an explicit work dir deletes its temp work dir at the end, so by default
+page images are gone; the report then says how to keep them and still shows the
+per-deck summary stored in ``details.evidence``. An evidence root whose decks are not
+the result's decks is not used (the report says why). Page images are embedded as
+``data:`` URIs (downscaled to `THUMB_WIDTH_PX` when Pillow is installed), so the page
+stays self-contained.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import io
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from cowork_judge.core.result import ResultDocument
+from cowork_judge.evidence.documents import ChecksDoc, Digest, EvidenceSummary, SlideDoc
+from cowork_judge.evidence.layout import EvidenceLayout
+from cowork_judge.fleet.documents import RESULT_NAME, parse_document
+from cowork_judge.fleet.pagemap import parse_evidence_ref
+
+THUMB_WIDTH_PX = 720
+MAX_IMAGE_BYTES = 16 * 1024 * 1024
+MAX_PAGES_PER_DECK = 200
+MAX_AUDIT_BYTES = 256 * 1024 * 1024
+"""Audit files larger than this are not scanned for page views."""
+AUDIT_DIR = "judge"
+EVIDENCE_DIR = "evidence"
+
+
+class JobError(ValueError):
+    """The verifier directory has no readable result document."""
+
+
+@dataclass
+class PageImage:
+    """One rendered page: number, slide, an embeddable image (or None) and its size."""
+
+    page: int
+    slide: int | None
+    data_uri: str | None
+    width_px: int
+    height_px: int
+
+
+@dataclass
+class DeckEvidence:
+    """What the evidence root holds about one deck."""
+
+    deck: str
+    source: str
+    kind: str | None = None
+    slide_size_emu: tuple[int, int] | None = None
+    pages: list[PageImage] = field(default_factory=list)
+    slide_titles: dict[int, str] = field(default_factory=dict)
+    findings: list[dict[str, Any]] = field(default_factory=list)
+    shapes: dict[int, dict[str, dict[str, Any]]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def page_to_slide(self) -> dict[int, int | None]:
+        """Rendered page number → slide index (None: the page maps to no slide)."""
+        return {p.page: p.slide for p in self.pages}
+
+
+@dataclass
+class Job:
+    """Everything a report shows, read from disk."""
+
+    verifier_dir: Path
+    doc: ResultDocument
+    doc_sha256: str
+    evidence_root: Path | None = None
+    evidence_note: str | None = None
+    decks: list[DeckEvidence] = field(default_factory=list)
+    viewed: dict[tuple[str, int], set[str]] = field(default_factory=dict)
+
+
+def load_job(verifier_dir: Path, *, work_dir: Path | None = None, evidence_dir: Path | None = None) -> Job:
+    """Read the job in `verifier_dir` (a ``logs/verifier`` folder, or a result file).
+
+    Raises:
+        JobError: no ``result.json``, or it is unreadable or not a result document.
+    """
+    path = verifier_dir if verifier_dir.is_file() else verifier_dir / RESULT_NAME
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise JobError(f"{path}: {exc.strerror or exc}") from None
+    doc, problem, error = parse_document(data)
+    if doc is None:
+        raise JobError(f"{path}: {problem}: {error}")
+    job = Job(verifier_dir=path.parent, doc=doc, doc_sha256=hashlib.sha256(data).hexdigest())
+    candidates = [(evidence_dir, "--evidence-dir"), (work_dir / EVIDENCE_DIR if work_dir else None, "--work-dir"),
+                  (path.parent / EVIDENCE_DIR, "the verifier dir")]
+    expected = {str(d.get("deck")) for d in doc.details.evidence.get("decks", []) if isinstance(d, dict)}
+    for root, origin in candidates:
+        if root is None:
+            continue
+        if not (root / "index.json").is_file():
+            if origin != "the verifier dir":
+                job.evidence_note = f"no evidence index at {root / 'index.json'} (from {origin})"
+            continue
+        try:
+            index = EvidenceSummary.model_validate_json((root / "index.json").read_bytes())
+        except (OSError, ValidationError, ValueError):
+            job.evidence_note = f"{root / 'index.json'} is not an evidence index"
+            continue
+        found = {d.deck for d in index.decks}
+        if expected and found != expected:
+            job.evidence_note = (f"the evidence at {root} is for other decks ({', '.join(sorted(found)) or 'none'}) than "
+                                 f"this result ({', '.join(sorted(expected))}); not used")
+            continue
+        job.evidence_root = root
+        # an explicit source that could not be used is still said (the copy beside the
+        # verifier outputs may stand in for it)
+        job.evidence_note = f"{job.evidence_note}; using the evidence from {origin} instead" if job.evidence_note else None
+        job.decks = [_load_deck(EvidenceLayout(root), d.deck, d.source) for d in index.decks]
+        break
+    if job.evidence_root is None and any(d.get("pages_rendered") for d in doc.details.evidence.get("decks", [])
+                                         if isinstance(d, dict)):
+        job.evidence_note = (job.evidence_note or "page images not found") + (
+            ": the run's work dir is removed at the end unless it was given (cowork-judge run --work-dir DIR or "
+            "JUDGE_WORK_DIR); pass --work-dir or --evidence-dir")
+    job.viewed = audit_page_views(path.parent / AUDIT_DIR)
+    return job
+
+
+def _load_deck(layout: EvidenceLayout, deck: str, source: str) -> DeckEvidence:
+    out = DeckEvidence(deck=deck, source=source)
+    try:
+        digest = Digest.model_validate_json(layout.digest(deck).read_bytes())
+    except (OSError, ValidationError, ValueError) as exc:
+        out.notes.append(f"digest unreadable: {type(exc).__name__}")
+        return out
+    out.kind = digest.sniff.kind
+    if digest.slide_width_emu and digest.slide_height_emu:
+        out.slide_size_emu = (digest.slide_width_emu, digest.slide_height_emu)
+    out.slide_titles = {s.index: s.title for s in digest.slides if s.title}
+    pages = digest.render.pages if digest.render else []
+    if len(pages) > MAX_PAGES_PER_DECK:
+        out.notes.append(f"{len(pages)} pages rendered; the first {MAX_PAGES_PER_DECK} are shown")
+    for p in pages[:MAX_PAGES_PER_DECK]:
+        uri, w, h = _thumbnail(layout.root / p.path, p.width_px, p.height_px)
+        if uri is None:
+            out.notes.append(f"page {p.page}: image missing or unreadable")
+        out.pages.append(PageImage(page=p.page, slide=p.slide, data_uri=uri, width_px=w, height_px=h))
+    try:
+        checks = ChecksDoc.model_validate_json(layout.checks(deck).read_bytes())
+        out.findings = [f.model_dump(mode="json") for f in checks.findings]
+    except FileNotFoundError:
+        pass
+    except (OSError, ValidationError, ValueError) as exc:
+        out.notes.append(f"checks unreadable: {type(exc).__name__}")
+    for slide in sorted({f["slide"] for f in out.findings if f.get("slide") and f.get("shape_id") is not None}):
+        try:
+            doc = SlideDoc.model_validate_json(layout.slide(deck, slide).read_bytes())
+        except (OSError, ValidationError, ValueError):
+            continue
+        out.shapes[slide] = {s.id: {"box": s.box.model_dump() if s.box else None, "rot_deg": s.rot_deg} for s in doc.shapes}
+    return out
+
+
+def _thumbnail(path: Path, width_px: int, height_px: int) -> tuple[str | None, int, int]:
+    """A ``data:`` URI of the page image, downscaled when Pillow is available."""
+    try:
+        if path.stat().st_size > MAX_IMAGE_BYTES:
+            return None, width_px, height_px
+        data = path.read_bytes()
+    except OSError:
+        return None, width_px, height_px
+    mime = "image/png"
+    try:
+        from PIL import Image
+
+        with Image.open(io.BytesIO(data)) as img:
+            width_px, height_px = img.size
+            if img.width > THUMB_WIDTH_PX:
+                small = img.convert("RGB").resize((THUMB_WIDTH_PX, max(1, round(img.height * THUMB_WIDTH_PX / img.width))),
+                                                  Image.Resampling.LANCZOS)
+                buf = io.BytesIO()
+                small.save(buf, format="JPEG", quality=82, optimize=True)
+                data, mime = buf.getvalue(), "image/jpeg"
+    except ImportError:
+        pass
+    except Exception:  # noqa: BLE001 - a broken image is shown as missing, never a crash
+        return None, width_px, height_px
+    if data[:8] != b"\x89PNG\r\n\x1a\n" and mime == "image/png":
+        return None, width_px, height_px
+    return f"data:{mime};base64,{base64.b64encode(data).decode('ascii')}", width_px, height_px
+
+
+def audit_page_views(audit_dir: Path) -> dict[tuple[str, int], set[str]]:
+    """(deck, page) → ids of the rows whose judge block opened that page image.
+
+    Reads ``<audit>/<block>/attempt-*.jsonl`` (``view_image`` tool calls in the model's
+    replies) and ``<audit>/<block>/verdicts.json`` (the block's rows). Unreadable or
+    oversized files are skipped: the audit is a trace, not a requirement.
+    """
+    out: dict[tuple[str, int], set[str]] = {}
+    if not audit_dir.is_dir():
+        return out
+    for block in sorted(p for p in audit_dir.iterdir() if p.is_dir()):
+        try:
+            rows = set(json.loads((block / "verdicts.json").read_text(encoding="utf-8")))
+        except (OSError, ValueError, TypeError):
+            continue
+        pages: set[tuple[str, int]] = set()
+        for attempt in sorted(block.glob("attempt-*.jsonl")):
+            pages |= _viewed_pages(attempt)
+        for key in pages:
+            out.setdefault(key, set()).update(rows)
+    return out
+
+
+def _viewed_pages(path: Path) -> set[tuple[str, int]]:
+    found: set[tuple[str, int]] = set()
+    try:
+        if path.stat().st_size > MAX_AUDIT_BYTES:
+            return found
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                if "view_image" not in line:
+                    continue
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    continue
+                reply = record.get("reply") if isinstance(record, dict) else None
+                for call in (reply or {}).get("tool_calls") or ():
+                    if not isinstance(call, dict) or call.get("name") != "view_image":
+                        continue
+                    try:
+                        ref = parse_evidence_ref(str(json.loads(call.get("arguments") or "{}").get("path", "")))
+                    except (ValueError, AttributeError):
+                        continue
+                    if ref is not None and ref.deck is not None and ref.kind == "page":
+                        found.add((ref.deck, ref.number))
+    except OSError:
+        pass
+    return found

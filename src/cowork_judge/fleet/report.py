@@ -1,0 +1,187 @@
+"""The HTML report of one job: score and formula terms, per-row verdicts, coverage, delivery,
+and — for decks — page thumbnails with the rows judged on each page and the deterministic
+findings drawn on them. Pure: a `fleet.job.Job` in, one self-contained page out.
+
+Every text that came from the rollout (reasons, file names, slide titles, finding
+messages) is escaped by `fleet.html.esc`; the page has no script and its Content Security
+Policy forbids scripts and network fetches, so a deliverable's ``<script>`` is shown as
+text and never runs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cowork_judge.fleet.html import esc, fmt, key_values, page, table
+from cowork_judge.fleet.job import DeckEvidence, Job
+from cowork_judge.fleet.pagemap import Overlay, finding_overlays, rows_by_page
+
+CHECK_COLORS = {"off_slide": "#d9480f", "text_overlap": "#c2255c", "text_overflow": "#e03131", "tiny_font": "#7048e8",
+                "blank_page": "#1971c2", "missing_glyph": "#2f9e44", "placeholder_text": "#f08c00", "empty_deck": "#495057"}
+
+
+def render_report(job: Job) -> str:
+    """The report page of `job`."""
+    doc = job.doc
+    decks = {d.deck: d.page_to_slide() for d in job.decks}
+    results = [r.model_dump(mode="json") for r in doc.results]
+    ties = rows_by_page(results, decks, job.viewed)
+    pages_of_row: dict[str, list[tuple[str, int]]] = {}
+    for key, rows in ties.items():
+        for row in rows:
+            pages_of_row.setdefault(row, []).append(key)
+    parts = [_header(job), _score(job), _coverage(job), _rows(job, pages_of_row, len(job.decks) > 1), _delivery(job),
+             _evidence(job, ties)]
+    if doc.details.warnings:
+        parts.append("<h2>Warnings</h2><ul>" + "".join(f"<li>{esc(w)}</li>" for w in doc.details.warnings) + "</ul>")
+    parts.append(f'<p class="sub">result.json sha256 {esc(job.doc_sha256)} · {esc(job.verifier_dir)}</p>')
+    return page(f"Judge report: reward {fmt(doc.task_score)}", "\n".join(parts))
+
+
+def _header(job: Job) -> str:
+    doc = job.doc
+    status = f'<span class="pill">{esc(doc.status)}</span>'
+    code = f' <span class="pill">{esc(doc.exit_code)}</span>' if doc.exit_code else ""
+    return (f"<h1>Reward {esc(fmt(doc.task_score))} {status}{code}</h1>"
+            f'<p class="sub">{esc(doc.metric_id)} · judge {esc(doc.judge_backend)} / {esc(doc.judge_model)} · cowork-judge '
+            f'{esc(doc.version)} (abi {doc.abi}; requested {esc(doc.requested_version or "–")} from {esc(doc.version_source)})</p>'
+            + (f'<p class="warn">{esc(doc.exit_reason)}</p>' if doc.exit_reason else ""))
+
+
+def _score(job: Job) -> str:
+    doc, details = job.doc, job.doc.details
+    policy = details.policy
+    pairs: list[tuple[str, Any]] = [("W (positive weight)", details.weight_total), ("E (earned, deductions included)", details.earned),
+                                    ("score_raw = E / W", doc.score_raw), ("fatal (a hurdle row hit)", doc.fatal),
+                                    ("score_normalized = 0 if fatal else clamp(E / W, 0, 1)", doc.score_normalized)]
+    if policy is not None:
+        rule = "score_normalized" if policy.reward_mode == "continuous" else "1 if judged ok and passed else 0"
+        pairs += [(f"reward ({policy.reward_mode}) = {rule}", doc.task_score),
+                  (f"passed = score_normalized {'≥' if policy.pass_compare == 'gte' else '>'} {fmt(policy.pass_threshold)}",
+                   doc.extra_fields.passed),
+                  ("unjudged negative rows", policy.unjudged_negative),
+                  ("systemic when unjudged share >", f"{fmt(policy.systemic_fraction)} and ≥ {policy.systemic_min} rows")]
+    else:
+        pairs += [("reward", doc.task_score), ("passed", doc.extra_fields.passed),
+                  ("policy", "not recorded (a 0.1.0 document: defaults apply)")]
+    if details.weight_fallback:
+        pairs.append(("weights", "no positive weight: every 0-weight row weighs 1"))
+    return "<h2>Score</h2>" + key_values(pairs)
+
+
+def _coverage(job: Job) -> str:
+    ef = job.doc.extra_fields
+    pairs = [("coverage", ef.judge_coverage), ("unjudged rows", ef.judge_unjudged), ("degraded", ef.judge_degraded),
+             ("error kind", ef.judge_error_kind or "–"), ("unjudged share of positive weight", ef.judge_unjudged_weight_frac),
+             ("model calls", ef.judge_calls), ("tokens", ef.judge_tokens), ("seconds", ef.judge_seconds),
+             ("evidence pages", ef.judge_evidence_pages)]
+    methods = table(["method", "rows", "judged", "coverage"],
+                    [[m, s.n, s.judged, s.coverage] for m, s in sorted(ef.judge_methods.items())], numeric=[False, True, True, True])
+    kinds: dict[str, int] = {}
+    for r in job.doc.results:
+        if not r.judged:
+            kinds[r.error_kind or "no_verdict"] = kinds.get(r.error_kind or "no_verdict", 0) + 1
+    by_kind = table(["error kind", "rows"], sorted(kinds.items()), numeric=[False, True]) if kinds else ""
+    return "<h2>Coverage</h2>" + key_values(pairs) + methods + by_kind
+
+
+def _rows(job: Job, pages_of_row: dict[str, list[tuple[str, int]]], name_decks: bool) -> str:
+    criteria = {str(c.get("id")): c for c in job.doc.criteria}
+    out = []
+    for r in job.doc.results:
+        c = criteria.get(r.id, {})
+        if not r.judged:
+            verdict = f'<span class="unjudged">unjudged</span><br>{esc(r.error_kind or "no_verdict")}'
+        else:
+            verdict = '<span class="hit">hit</span>' if r.hit else '<span class="miss">miss</span>'
+        flags = [("hurdle" if c.get("hurdle") else ""), (str(c.get("polarity")) if c.get("polarity") == "negative" else ""),
+                 (f"tag {c.get('tag')}" if c.get("tag") else ""),
+                 (f"depends on {', '.join(c.get('depends_on') or [])}" if c.get("depends_on") else "")]
+        links = " ".join(f'<a href="#{esc(_anchor(d, p))}">{esc(f"{d} p{p}" if name_decks else f"p{p}")}</a>'
+                         for d, p in pages_of_row.get(r.id, []))
+        out.append([f"<code>{esc(r.id)}</code>", f"{esc(c.get('description', ''))}<br>"
+                    + " ".join(f'<span class="pill">{esc(f)}</span>' for f in flags if f),
+                    esc(fmt(r.weight)), esc(r.method), verdict, esc(fmt(r.level)), esc(r.gate or "–"), esc(fmt(r.contribution)),
+                    f'<div class="reason">{esc(r.reason)}</div>', links])
+    return "<h2>Rows</h2>" + table(["id", "row", "weight", "method", "verdict", "level", "gate", "contribution", "reason", "pages"],
+                                   out, numeric=[False, False, True, False, False, True, False, True, False, False],
+                                   raw=[True] * 10)
+
+
+def _delivery(job: Job) -> str:
+    d = job.doc.details.delivery
+    pairs = [("files", ", ".join(d.files) or "none"), ("nothing delivered", d.missing), ("judged from the chat message", d.from_chat),
+             ("final message from", d.final_message_source or "–"), ("stray (not scored)", ", ".join(d.stray) or "none")]
+    if d.ignored:
+        pairs.append(("ignored", ", ".join(d.ignored)))
+    return "<h2>Delivery</h2>" + key_values(pairs)
+
+
+def _evidence(job: Job, ties: dict[tuple[str, int], dict[str, list[str]]]) -> str:
+    stored = [d for d in job.doc.details.evidence.get("decks", []) if isinstance(d, dict)]
+    if not stored and not job.decks:
+        return ""
+    parts = ["<h2>Deck evidence</h2>"]
+    if stored:
+        parts.append(table(["deck", "status", "pages rendered", "findings", "skipped layers"],
+                           [[d.get("deck"), d.get("status"), d.get("pages_rendered"),
+                             ", ".join(f"{k} {v}" for k, v in sorted((d.get("findings") or {}).items())) or "none",
+                             "; ".join(d.get("skipped") or []) or "none"] for d in stored],
+                           numeric=[False, False, True, False, False]))
+    if job.evidence_note:
+        parts.append(f'<p class="warn">{esc(job.evidence_note)}</p>')
+    if job.evidence_root is not None:
+        parts.append(f'<p class="sub">pages and findings from {esc(job.evidence_root)}; rows are tied to a page by their '
+                     f"evidence references, by a judge viewing the page image, or by a reason naming the slide/page.</p>")
+    for deck in job.decks:
+        parts.append(_deck(deck, ties))
+    return "\n".join(parts)
+
+
+def _deck(deck: DeckEvidence, ties: dict[tuple[str, int], dict[str, list[str]]]) -> str:
+    parts = [f"<h3>{esc(deck.deck)} <span class=\"pill\">{esc(deck.kind or 'unknown kind')}</span></h3>"]
+    parts += [f'<p class="warn">{esc(n)}</p>' for n in deck.notes]
+    by_page: dict[int, list[dict[str, Any]]] = {}
+    loose = []
+    for f in deck.findings:
+        (by_page.setdefault(int(f["page"]), []) if f.get("page") else loose).append(f)
+    cards = []
+    for p in deck.pages:
+        findings = by_page.get(p.page, [])
+        overlays = [o for f in findings for o in finding_overlays(f, deck.shapes.get(p.slide or -1, {}), deck.slide_size_emu)]
+        rows = ties.get((deck.deck, p.page), {})
+        title = deck.slide_titles.get(p.slide) if p.slide else None
+        head = f"page {p.page}" + (f" · slide {p.slide}" if p.slide and p.slide != p.page else "") + (f" · {title}" if title else "")
+        shot = (f'<img src="{p.data_uri}" alt="page {p.page}">' if p.data_uri else '<p class="sub">(no image)</p>')
+        cards.append(
+            f'<div class="page" id="{esc(_anchor(deck.deck, p.page))}"><h4>{esc(head)}</h4>'
+            f'<div class="shot">{shot}{_overlay_svg(overlays, p.width_px, p.height_px) if p.data_uri else ""}</div>'
+            + ("<ul>" + "".join(f"<li><code>{esc(r)}</code> ({esc(', '.join(t))})</li>" for r, t in rows.items()) + "</ul>"
+               if rows else '<p class="sub">no row tied to this page</p>')
+            + ("<ul>" + "".join(f'<li style="color:{CHECK_COLORS.get(str(f["check"]), "#333")}">{esc(f["check"])}: '
+                                f'{esc(f.get("message"))}</li>' for f in findings) + "</ul>" if findings else "")
+            + "</div>")
+    parts.append('<div class="pages">' + "".join(cards) + "</div>")
+    if loose:
+        parts.append("<p>Findings not tied to a page:</p><ul>" + "".join(
+            f"<li>{esc(f['check'])}: {esc(f.get('message'))}</li>" for f in loose) + "</ul>")
+    return "\n".join(parts)
+
+
+def _overlay_svg(overlays: list[Overlay], width_px: int, height_px: int) -> str:
+    if not overlays:
+        return ""
+    rects = []
+    for o in overlays:
+        x, y, w, h = o.x * width_px, o.y * height_px, o.w * width_px, o.h * height_px
+        color = CHECK_COLORS.get(o.check, "#e03131")
+        rotate = f' transform="rotate({o.rot_deg:g} {x + w / 2:.1f} {y + h / 2:.1f})"' if o.rot_deg else ""
+        dash = ' stroke-dasharray="8 5"' if o.dashed else ""
+        rects.append(f'<rect x="{x:.1f}" y="{y:.1f}" width="{w:.1f}" height="{h:.1f}" fill="{color}" fill-opacity="0.08" '
+                     f'stroke="{color}" stroke-width="{max(2, width_px / 300):.1f}"{dash}{rotate}><title>{esc(o.label)}</title></rect>')
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width_px} {height_px}" preserveAspectRatio="none">'
+            + "".join(rects) + "</svg>")
+
+
+def _anchor(deck: str, page_no: int) -> str:
+    return "p-" + "".join(ch if ch.isalnum() else "-" for ch in deck) + f"-{page_no}"

@@ -1,0 +1,95 @@
+"""Re-scoring a stored result document: new rubric weights, reward mode, threshold or
+unjudged-negative rule, through the one fold of the live run, with zero model calls.
+
+Pure: document in, document out. `core.fold.stored_run` recovers the criteria, verdicts,
+policy and run facts a document was folded from, and `core.fold.fold` folds them again,
+so a rescore with no change reproduces the stored document exactly (the parity test in
+``selftests/fleet/test_rescore.py``). With a new rubric:
+
+- a row whose id has a stored verdict keeps that verdict (its level snaps to the row's
+  new level table, SPEC §4);
+- a row with no stored verdict is unjudged ``no_verdict`` with the reason
+  `NO_STORED_VERDICT` — it counts in coverage and may make the document degraded or
+  systemic under the policy's thresholds, exactly as in a live run;
+- stored verdicts of rows the new rubric no longer has are dropped (and never open a gate).
+
+A changed document says so in ``details.warnings`` (`provenance`): what changed, and the
+SHA-256 of the new rubric file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from cowork_judge.core.fold import fold, stored_run
+from cowork_judge.core.result import ResultDocument
+from cowork_judge.core.rubric import Criterion
+from cowork_judge.core.scoring import ScoringPolicy, check_scorable
+from cowork_judge.core.verdicts import Verdict
+
+NO_STORED_VERDICT = "not judged: the stored result has no verdict for this row (rescoring makes no model calls)"
+POLICY_FIELDS = tuple(ScoringPolicy.model_fields)
+"""Policy fields a rescore may change: reward_mode, pass_threshold, pass_compare,
+unjudged_negative, systemic_fraction, systemic_min."""
+
+
+def rescore(doc: ResultDocument, *, criteria: Sequence[Criterion] | None = None, policy_changes: Mapping[str, Any] | None = None,
+            note: str | None = None) -> ResultDocument:
+    """Fold `doc`'s stored verdicts again under a new rubric and/or policy.
+
+    Args:
+        doc: a stored result document (a document without ``details.policy``, written by
+            0.1.0, is read with the default policy).
+        criteria: the new rubric's normalized rows; None keeps the stored rows.
+        policy_changes: policy field → new value (see `POLICY_FIELDS`); validated.
+        note: appended to ``details.warnings`` (see `provenance`); None adds nothing.
+
+    Returns:
+        The new document. With no criteria, no changes and no note it equals `doc`.
+
+    Raises:
+        pydantic.ValidationError: a policy value is out of range, or a stored row is not a
+            valid criterion.
+        ScoringError: the new rubric has no positive weight.
+    """
+    stored_rows, verdicts, policy, facts = stored_run(doc)
+    if policy_changes:
+        unknown = set(policy_changes) - set(POLICY_FIELDS)
+        if unknown:
+            raise ValueError(f"unknown policy field(s): {', '.join(sorted(unknown))}")
+        policy = ScoringPolicy.model_validate({**policy.model_dump(), **policy_changes})
+    rows = tuple(criteria) if criteria is not None else stored_rows
+    if criteria is not None:
+        if facts.failure is None and not facts.skipped:
+            check_scorable(rows)
+        verdicts = {c.id: verdicts.get(c.id) or Verdict.unjudged(c.id, "no_verdict", NO_STORED_VERDICT, method=c.judge_method)
+                    for c in rows}
+    if note:
+        facts = facts.model_copy(update={"warnings": (*facts.warnings, note)})
+    return fold(rows, verdicts, policy, facts)
+
+
+def provenance(source_sha256: str, policy_changes: Mapping[str, Any], old_policy: ScoringPolicy | None,
+               rubric: tuple[str, str] | None) -> str | None:
+    """The warning line a changed document carries, or None when nothing changed.
+
+    Args:
+        source_sha256: SHA-256 of the stored document's bytes.
+        policy_changes: the changed policy fields.
+        old_policy: the stored policy (None: the default one).
+        rubric: ``(file name, SHA-256)`` of the new rubric, or None.
+    """
+    old = old_policy or ScoringPolicy()
+    parts = [f"{k} {getattr(old, k)!s} → {v!s}" for k, v in policy_changes.items() if getattr(old, k) != v]
+    if rubric is not None:
+        parts.append(f"rubric {rubric[0]} (sha256 {rubric[1]})")
+    if not parts:
+        return None
+    return f"rescored without model calls from result sha256 {source_sha256}: " + "; ".join(parts)
+
+
+def changed_fields(policy_changes: Mapping[str, Any], old_policy: ScoringPolicy | None) -> dict[str, Any]:
+    """The subset of `policy_changes` that differs from the stored policy."""
+    old = old_policy or ScoringPolicy()
+    return {k: v for k, v in policy_changes.items() if getattr(old, k) != v}

@@ -1,0 +1,382 @@
+"""Fleet summary: many result documents → one deterministic accounting and statistics.
+
+Pure: `Summarizer` folds already-read inputs (`fleet.documents.Item`) one at a time into
+bounded counters (per document only a float for the reward quantiles and per cluster a few
+integers are kept) and `Summarizer.result` computes the summary, including the clustered
+bootstrap intervals of `fleet.stats`. Reading files and writing outputs happen in
+``commands/summarize.py``.
+
+Every input lands in exactly one accounting class, tested in this order:
+
+=================  ============================================================
+``unreadable``     the bytes could not be read or are not UTF-8 JSON
+``invalid``        JSON that is not a result document
+``duplicate``      a file reached twice through different arguments (read once)
+``skipped``        ``status == "skipped"`` (JUDGE_SKIP; no reward)
+``systemic``       an ``exit_code`` is set (or ``status == "error"``)
+``delivery_missing``  nothing was delivered (reward 0, no model call; SPEC §6)
+``degraded``       ``judge_coverage < 1`` without an exit code
+``scored``         everything else: a clean, fully judged result
+=================  ============================================================
+
+so the class counts always add up to the inputs. Rewarded documents are those with a
+``task_score`` (every parsed class but ``skipped``): ``reward.mean`` averages them (what
+Harbor's job mean shows); ``reward.mean_clean`` keeps only ``scored`` and
+``delivery_missing`` (what remains when degraded and systemic samples are masked, SPEC §0.2).
+Pass rates follow the same two populations; coverage, error kinds, methods and row tables
+cover every parsed document but ``skipped`` ones.
+
+Intervals: one cluster per task key (`fleet.documents.task_key`) that has a parsed
+document, in order of first appearance; every statistic is a ratio of per-cluster sums
+(`fleet.stats`), so a task's rollouts are resampled together and a cluster contributing
+nothing to a statistic (e.g. only skipped documents) simply adds nothing to it.
+
+Output keys: ``schema``, ``generator``, ``options``, ``accounting``,
+``systemic_exit_codes``, ``problems`` (every unreadable, invalid or duplicate input, named),
+``clusters``, ``reward``, ``pass``, ``coverage``, ``error_kinds`` (per document and per
+row), ``methods``, ``unjudged``, ``rows`` (by row id), ``tags`` (by row ``tag``),
+``groups`` (``--group-by``), ``reasons`` (only with ``--include-reasons``), ``inputs``
+(path, SHA-256, bytes and document count of every file).
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from cowork_judge import __version__
+from cowork_judge.core.result import ResultDocument
+from cowork_judge.fleet.documents import FileDigest, Item, task_key
+from cowork_judge.fleet.stats import SCALE, RatioStat, bootstrap_ci, percentile, quantize
+from cowork_judge.fleet.tables import NONE, DocTable, ReasonSamples, RowTable, row_values, scalar_text, tag_list_values
+
+SUMMARY_SCHEMA = "cowork-judge/summary/v1"
+CLASSES = ("scored", "degraded", "systemic", "delivery_missing", "skipped", "invalid", "unreadable", "duplicate")
+"""Accounting classes, in the order of the output."""
+CLEAN_CLASSES = frozenset({"scored", "delivery_missing"})
+REWARD_BINS = 20
+"""Reward histogram: 20 bins of width 0.05 over [0, 1] (the last one closed)."""
+COVERAGE_BINS = 10
+QUANTILES = (0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0)
+CI_DIGITS = 6
+"""Interval ends are rounded to 6 decimals: the bootstrap sums rewards quantized to 2⁻²⁴ ≈ 6e-8."""
+DOCUMENT_KEYS = ("status", "exit_code", "judge_model", "judge_backend", "metric_id", "version", "version_source")
+"""Result-document fields `--group-by` can name directly (besides ``class`` and ``task``)."""
+_MODEL_FIELDS = frozenset(ResultDocument.model_fields) | {"schema"}
+
+
+@dataclass(frozen=True)
+class SummaryOptions:
+    """How to summarize.
+
+    Attributes:
+        task_key: cluster key mode (`fleet.documents.task_key`).
+        group_by: extra keys to tabulate (row- and/or instance-level).
+        seed, draws, confidence: the bootstrap (``draws=0`` turns intervals off).
+        include_reasons: keep sample reason texts (row-level text) in the output.
+        instance_tags: task name → {tag: value} read from ``--instance-tags``.
+    """
+
+    task_key: str = "auto"
+    group_by: tuple[str, ...] = ()
+    seed: int = 0
+    draws: int = 1000
+    confidence: float = 0.95
+    include_reasons: bool = False
+    instance_tags: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+
+def classify(doc: ResultDocument) -> str:
+    """The accounting class of a valid document (see the module docstring)."""
+    if doc.status == "skipped":
+        return "skipped"
+    if doc.exit_code is not None or doc.status == "error":
+        return "systemic"
+    if doc.extra_fields.delivery_missing:
+        return "delivery_missing"
+    if doc.extra_fields.judge_coverage < 1.0:
+        return "degraded"
+    return "scored"
+
+
+@dataclass
+class _Mean:
+    """Running mean of a population plus its per-cluster integer sums for the bootstrap."""
+
+    n: int = 0
+    total: float = 0.0
+    num: array = field(default_factory=lambda: array("q"))
+    den: array = field(default_factory=lambda: array("q"))
+
+    def add(self, cluster: int, value: float, quantized: int) -> None:
+        """Add one document's `value` (and its integer form for the bootstrap) to `cluster`."""
+        while len(self.den) <= cluster:
+            self.num.append(0)
+            self.den.append(0)
+        self.n += 1
+        self.total += value
+        self.num[cluster] += quantized
+        self.den[cluster] += 1
+
+    def mean(self) -> float | None:
+        """The plain mean; None when the population is empty."""
+        return self.total / self.n if self.n else None
+
+    def stat(self, k: int, scale: int) -> RatioStat:
+        """The mean as a ratio statistic over `k` clusters."""
+        pad = k - len(self.den)
+        return RatioStat(list(self.num) + [0] * pad, list(self.den) + [0] * pad, scale=scale)
+
+
+class Summarizer:
+    """Folds inputs into a fleet summary (bounded memory; see the module docstring)."""
+
+    def __init__(self, options: SummaryOptions | None = None) -> None:
+        self.options = options or SummaryOptions()
+        self.classes: Counter[str] = Counter()
+        self.problems: list[dict[str, str]] = []
+        self.files: list[FileDigest] = []
+        self.exit_codes: Counter[str] = Counter()
+        self.clusters: dict[str, int] = {}
+        self.cluster_sources: Counter[str] = Counter()
+        self.rewards = array("d")
+        self.reward_bins = [0] * REWARD_BINS
+        self.coverage_bins = [0] * COVERAGE_BINS
+        self.means = {name: _Mean() for name in ("reward_all", "reward_clean", "pass_all", "pass_clean", "coverage")}
+        self.doc_error_kinds: Counter[str] = Counter()
+        self.row_error_kinds: Counter[str] = Counter()
+        self.methods: dict[str, list[int]] = {}
+        self.unjudged_rows = 0
+        self.rows_total = 0
+        self.unjudged_weight_sum = 0.0
+        self.unjudged_weight_docs = 0
+        self.rows = RowTable(clustered=False)
+        self.tags = RowTable(clustered=True)
+        self.row_groups = {key: RowTable(clustered=True) for key in self.options.group_by}
+        self.doc_groups = {key: DocTable() for key in self.options.group_by}
+        self.reasons = ReasonSamples() if self.options.include_reasons else None
+        self.exit_reasons = ReasonSamples() if self.options.include_reasons else None
+
+    # ------------------------------------------------------------------ folding
+
+    def add_file(self, digest: FileDigest) -> None:
+        """Record one input file's digest (called after its items)."""
+        self.files.append(digest)
+
+    def add(self, item: Item) -> str:
+        """Fold one input; returns its accounting class."""
+        if item.problem is not None or item.doc is None:
+            cls = item.problem or "invalid"
+            self.classes[cls] += 1
+            self.problems.append({"input": item.source, "class": cls, "error": item.error or ""})
+            return cls
+        doc = item.doc
+        cls = classify(doc)
+        self.classes[cls] += 1
+        key, source = task_key(item, self.options.task_key)
+        cluster = self.clusters.setdefault(key, len(self.clusters))
+        self.cluster_sources[source] += 1
+        if cls == "systemic":
+            self.exit_codes[doc.exit_code or "(none)"] += 1
+            if self.exit_reasons is not None and doc.exit_reason:
+                self.exit_reasons.add(doc.exit_code or "(none)", "exit_reason", doc.exit_reason)
+        reward = doc.task_score if cls != "skipped" else None
+        ef = doc.extra_fields
+        coverage = ef.judge_coverage if cls != "skipped" else None
+        if cls != "skipped":
+            self._add_judging(doc, cluster)
+        if reward is not None:
+            self._add_reward(reward, ef.passed, cls, cluster)
+        self._add_groups(item, doc, cls, key, cluster, reward, coverage)
+        return cls
+
+    def _add_judging(self, doc: ResultDocument, cluster: int) -> None:
+        ef = doc.extra_fields
+        self.means["coverage"].add(cluster, ef.judge_coverage, quantize(ef.judge_coverage))
+        self.coverage_bins[min(int(ef.judge_coverage * COVERAGE_BINS), COVERAGE_BINS - 1)] += 1
+        if ef.judge_error_kind:
+            self.doc_error_kinds[ef.judge_error_kind] += 1
+        for method, st in ef.judge_methods.items():
+            acc = self.methods.setdefault(method, [0, 0])
+            acc[0] += st.n
+            acc[1] += st.judged
+        self.unjudged_rows += ef.judge_unjudged
+        self.rows_total += len(doc.results)
+        self.unjudged_weight_sum += ef.judge_unjudged_weight_frac
+        self.unjudged_weight_docs += 1
+        criteria = {str(c.get("id")): c for c in doc.criteria}
+        for r in doc.results:
+            if not r.judged:
+                self.row_error_kinds[r.error_kind or "no_verdict"] += 1
+            crit = criteria.get(r.id, {})
+            self.rows.add(r.id, r, cluster)
+            self.tags.add(scalar_text(crit.get("tag")) or NONE, r, cluster)
+            for key, table in self.row_groups.items():
+                values = row_values(crit, r, key)
+                table.seen_values = table.seen_values or bool(values)
+                for value in values or (NONE,):
+                    table.add(value, r, cluster)
+            if self.reasons is not None and r.reason:
+                outcome = "hit" if r.judged and r.hit else ("miss" if r.judged else "unjudged")
+                self.reasons.add(r.id, outcome, r.reason)
+
+    def _add_reward(self, reward: float, passed: bool, cls: str, cluster: int) -> None:
+        self.rewards.append(reward)
+        self.reward_bins[min(max(int(reward * REWARD_BINS), 0), REWARD_BINS - 1)] += 1
+        q = quantize(reward)
+        self.means["reward_all"].add(cluster, reward, q)
+        self.means["pass_all"].add(cluster, float(passed), int(passed))
+        if cls in CLEAN_CLASSES:
+            self.means["reward_clean"].add(cluster, reward, q)
+            self.means["pass_clean"].add(cluster, float(passed), int(passed))
+
+    def _add_groups(self, item: Item, doc: ResultDocument, cls: str, key: str, cluster: int,
+                    reward: float | None, coverage: float | None) -> None:
+        for name, table in self.doc_groups.items():
+            values = self.document_values(item, doc, name, cls, key)
+            table.seen_values = table.seen_values or bool(values)
+            table.add(values or [NONE], cls, reward, bool(doc.extra_fields.passed), coverage, cluster,
+                      cls in CLEAN_CLASSES)
+
+    def document_values(self, item: Item, doc: ResultDocument, name: str, cls: str, key: str) -> list[str]:
+        """Instance-level values of `name` for one document, first found of: ``class``;
+        ``task`` (the cluster key); a result-document field (`DOCUMENT_KEYS`); a top-level
+        field the producer added (e.g. JSONL rows carrying ``difficulty``); the document's
+        top-level ``tags`` (an object, or a ``key:value`` list); ``--instance-tags``."""
+        if name == "class":
+            return [cls]
+        if name == "task":
+            return [key.split(":", 1)[1]]
+        if name in DOCUMENT_KEYS:
+            text = scalar_text(getattr(doc, name))
+            return [text] if text is not None else []
+        if name not in _MODEL_FIELDS:
+            text = scalar_text(item.top_level(name))
+            if text is not None:
+                return [text]
+        tags = item.top_level("tags")
+        if isinstance(tags, dict):
+            text = scalar_text(tags.get(name))
+            if text is not None:
+                return [text]
+        values = tag_list_values(tags, name)
+        if values:
+            return values
+        instance = self.options.instance_tags.get(key.split(":", 1)[1])
+        if isinstance(instance, Mapping):
+            text = scalar_text(instance.get(name))
+            return [text] if text is not None else tag_list_values(instance.get("tags"), name)
+        return []
+
+    # ------------------------------------------------------------------ the summary
+
+    def result(self) -> dict[str, Any]:
+        """The summary document (``schema`` `SUMMARY_SCHEMA`); deterministic for the same
+        inputs in the same order.
+
+        Raises:
+            RuntimeError: the class counts do not add up to the inputs (a bug).
+        """
+        total = sum(self.classes.values())
+        k = len(self.clusters)
+        stats, names = self._stats(k)
+        opts = self.options
+        intervals: dict[tuple[Any, ...], tuple[float, float] | None] = {}
+        if opts.draws > 0:
+            drawn = bootstrap_ci(stats, k, draws=opts.draws, seed=opts.seed, confidence=opts.confidence)
+            intervals = {name: (round(ci[0], CI_DIGITS), round(ci[1], CI_DIGITS)) if ci else None for name, ci in zip(names, drawn)}
+
+        def ci(name: str) -> list[float] | None:
+            interval = intervals.get((name,))
+            return list(interval) if interval is not None else None
+
+        counts = {cls: self.classes.get(cls, 0) for cls in CLASSES}
+        if sum(counts.values()) != total:
+            raise RuntimeError(f"accounting does not add up: {counts} vs {total} inputs")
+        means = self.means
+        ordered = sorted(self.rewards)
+        out: dict[str, Any] = {
+            "schema": SUMMARY_SCHEMA,
+            "generator": f"cowork-judge {__version__}",
+            "options": {"task_key": opts.task_key, "group_by": list(opts.group_by), "seed": opts.seed, "draws": opts.draws,
+                        "confidence": opts.confidence, "include_reasons": opts.include_reasons},
+            "accounting": {"inputs": total, **counts},
+            "systemic_exit_codes": dict(sorted(self.exit_codes.items())),
+            "problems": self.problems,
+            "clusters": {"key": opts.task_key, "clusters": k, "by_source": dict(sorted(self.cluster_sources.items()))},
+            "reward": {
+                "documents": means["reward_all"].n,
+                "mean": means["reward_all"].mean(), "mean_ci": ci("reward_all"),
+                "documents_clean": means["reward_clean"].n,
+                "mean_clean": means["reward_clean"].mean(), "mean_clean_ci": ci("reward_clean"),
+                "quantiles": {f"p{round(q * 100)}": percentile(ordered, q) for q in QUANTILES} if ordered else None,
+                "histogram": {"edges": [i / REWARD_BINS for i in range(REWARD_BINS + 1)], "counts": list(self.reward_bins)},
+            },
+            "pass": {"rate": means["pass_all"].mean(), "rate_ci": ci("pass_all"),
+                     "rate_clean": means["pass_clean"].mean(), "rate_clean_ci": ci("pass_clean")},
+            "coverage": {"documents": means["coverage"].n, "mean": means["coverage"].mean(), "mean_ci": ci("coverage"),
+                         "histogram": {"edges": [i / COVERAGE_BINS for i in range(COVERAGE_BINS + 1)],
+                                       "counts": list(self.coverage_bins)}},
+            "error_kinds": {"documents": dict(sorted(self.doc_error_kinds.items())),
+                            "rows": dict(sorted(self.row_error_kinds.items()))},
+            "methods": {m: {"rows": n, "judged": j, "coverage": j / n if n else None} for m, (n, j) in sorted(self.methods.items())},
+            "unjudged": {"rows": self.unjudged_rows, "rows_total": self.rows_total,
+                         "weight_frac_mean": (self.unjudged_weight_sum / self.unjudged_weight_docs) if self.unjudged_weight_docs else None},
+            "rows": self.rows.report(),
+            "tags": self.tags.report(_table(intervals, "tags", "") if opts.draws > 0 else None),
+            "groups": self._groups(intervals),
+        }
+        if self.reasons is not None and self.exit_reasons is not None:
+            out["reasons"] = {"rows": self.reasons.report(), "exit_codes": self.exit_reasons.report()}
+        out["inputs"] = {"files": len(self.files),
+                         "list": [{"path": f.name, "sha256": f.sha256, "bytes": f.bytes, "documents": f.documents}
+                                  for f in self.files]}
+        return out
+
+    def _stats(self, k: int) -> tuple[list[RatioStat], list[tuple[Any, ...]]]:
+        """Every statistic to bootstrap (all on the same draws) and its name:
+        ``(mean,)``, ``("tags", "", key)``, ``("rows", group, key)``, ``("documents", group, key)``."""
+        stats: list[RatioStat] = []
+        names: list[tuple[Any, ...]] = []
+        for name, scale in (("reward_all", SCALE), ("reward_clean", SCALE), ("pass_all", 1), ("pass_clean", 1),
+                            ("coverage", SCALE)):
+            stats.append(self.means[name].stat(k, scale))
+            names.append((name,))
+        tables: list[tuple[str, str, RowTable | DocTable]] = [("tags", "", self.tags)]
+        tables += [("rows", g, t) for g, t in self.row_groups.items() if t.seen_values]
+        tables += [("documents", g, t) for g, t in self.doc_groups.items() if t.seen_values]
+        for kind, group, table in tables:
+            for key, stat in table.stats():
+                stats.append(stat)
+                names.append((kind, group, key))
+        return stats, names
+
+    def _groups(self, intervals: Mapping[tuple[Any, ...], tuple[float, float] | None]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        with_ci = self.options.draws > 0
+        for name in self.options.group_by:
+            entry: dict[str, Any] = {}
+            if self.doc_groups[name].seen_values:
+                entry["documents"] = self.doc_groups[name].report(_table(intervals, "documents", name) if with_ci else None)
+            if self.row_groups[name].seen_values:
+                entry["rows"] = self.row_groups[name].report(_table(intervals, "rows", name) if with_ci else None)
+            out[name] = entry
+        return out
+
+
+def _table(intervals: Mapping[tuple[Any, ...], tuple[float, float] | None], kind: str, group: str) -> dict[Any, Any]:
+    """The intervals of one table, by the table's own key."""
+    return {name[2]: value for name, value in intervals.items() if len(name) == 3 and name[0] == kind and name[1] == group}
+
+
+def summarize(items: Sequence[Item], digests: Sequence[FileDigest] = (), options: SummaryOptions | None = None) -> dict[str, Any]:
+    """Convenience: fold `items` and `digests` and return the summary (tests, notebooks)."""
+    summarizer = Summarizer(options)
+    for item in items:
+        summarizer.add(item)
+    for digest in digests:
+        summarizer.add_file(digest)
+    return summarizer.result()
