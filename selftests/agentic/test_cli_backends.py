@@ -49,6 +49,17 @@ def env_for(name: str, **extra: str) -> dict[str, str]:
     return {"JUDGE_BACKEND": name, "JUDGE_BATCH": BATCH, **extra}
 
 
+@pytest.fixture(autouse=True)
+def private_tmp(tmp_path, monkeypatch) -> Path:
+    """The test's own temp dir, for the judge it starts (TMPDIR) and for `private_homes`:
+    other suites on a shared machine create and remove CLI homes in the system /tmp."""
+    root = tmp_path / "tmp"
+    root.mkdir()
+    monkeypatch.setenv("TMPDIR", str(root))
+    monkeypatch.setattr(tempfile, "tempdir", str(root))
+    return root
+
+
 @pytest.fixture
 def example(tmp_path) -> Path:
     """The example's code and agentic rows (its ppt_judge rows judge a rendered deck)."""
