@@ -179,18 +179,7 @@ def generate(raw: Any, template: VisualTemplate, *, gates: Sequence[str] | None 
     at -= sum(is_visual[:at])
     by_id = {str(r.get("id")): r for r in others if isinstance(r, Mapping) and r.get("id") is not None}
     notes: list[str] = []
-    if gates is None:
-        wanted = list(dict.fromkeys(str(d) for r in old for d in _deps(r) if str(d) in by_id))
-        if wanted:
-            notes.append(f"kept the existing visual rows' gates: {', '.join(wanted)}")
-    else:
-        unknown = [g for g in gates if g not in by_id]
-        if unknown:
-            raise GenError(f"--gate names no row of the rubric: {', '.join(unknown)} (a dangling gate is always closed)")
-        wanted = list(dict.fromkeys(gates))
-    closed = _closure(wanted, by_id)
-    if len(closed) > len(wanted):
-        notes.append(f"gates closed transitively (gates read raw hits): added {', '.join(closed[len(wanted):])}")
+    closed = _gates(gates, old, "visual", by_id, notes)
     weights = dict(template.weights)
     if balance is not None:
         weights, note = _balanced(weights, template, others, balance)
@@ -242,19 +231,10 @@ def generate_content(raw: Any, checks: TaskChecks, *, gates: Sequence[str] | Non
     if clash:
         raise GenError(f"check id(s) already used by other rows of the rubric: {', '.join(clash)}")
     notes: list[str] = []
-    if gates is None:
-        source = old or [r for r in others if _is_visual(r)]
-        wanted = list(dict.fromkeys(str(d) for r in source for d in _deps(r) if str(d) in by_id))
-        if wanted:
-            notes.append(f"kept the existing {'content' if old else 'visual'} rows' gates: {', '.join(wanted)}")
-    else:
-        unknown = [g for g in gates if g not in by_id]
-        if unknown:
-            raise GenError(f"--gate names no row of the rubric: {', '.join(unknown)} (a dangling gate is always closed)")
-        wanted = list(dict.fromkeys(gates))
-    closed = _closure(wanted, by_id)
-    if len(closed) > len(wanted):
-        notes.append(f"gates closed transitively (gates read raw hits): added {', '.join(closed[len(wanted):])}")
+    if old:
+        closed = _gates(gates, old, "content", by_id, notes)
+    else:  # no content rows yet: they take the visual rows' gates
+        closed = _gates(gates, [r for r in others if _is_visual(r)], "visual", by_id, notes)
     new_rows = []
     for c in checks.type1.values():
         new_rows.append(_content_row(c.id, c.question, CONTENT_WEIGHTS["mandatory" if c.mandatory else "type1"], "type1",
@@ -312,6 +292,28 @@ def _list_key(doc: Mapping[str, Any]) -> str:
 def _deps(row: Any) -> list[Any]:
     deps = row.get("depends_on") if isinstance(row, Mapping) else None
     return deps if isinstance(deps, list) else [deps] if isinstance(deps, (str, int)) else []
+
+
+def _gates(gates: Sequence[str] | None, source: Sequence[Any], kind: str, by_id: Mapping[str, Any],
+           notes: list[str]) -> list[str]:
+    """The gate row ids for generated rows, closed over ``depends_on`` (gates read raw hits).
+
+    `gates` None keeps the gates the `source` rows (the existing `kind` rows) depend on;
+    a line for each decision worth telling is appended to `notes`. Raises `GenError` when
+    a given gate names no row of `by_id` (the rubric's other rows)."""
+    if gates is None:
+        wanted = list(dict.fromkeys(str(d) for r in source for d in _deps(r) if str(d) in by_id))
+        if wanted:
+            notes.append(f"kept the existing {kind} rows' gates: {', '.join(wanted)}")
+    else:
+        unknown = [g for g in gates if g not in by_id]
+        if unknown:
+            raise GenError(f"--gate names no row of the rubric: {', '.join(unknown)} (a dangling gate is always closed)")
+        wanted = list(dict.fromkeys(gates))
+    closed = _closure(wanted, by_id)
+    if len(closed) > len(wanted):
+        notes.append(f"gates closed transitively (gates read raw hits): added {', '.join(closed[len(wanted):])}")
+    return closed
 
 
 def _closure(ids: Sequence[str], by_id: Mapping[str, Any]) -> list[str]:
