@@ -23,6 +23,10 @@ from reliability.matrix import AGENTIC, BATCH, BLOCKS, N_ROWS, SCHEMA, oracle
 
 DEADLINE_SEC = 20
 BOUND_SEC = DEADLINE_SEC + 5
+PER_TIMEOUT_SEC = 6
+"""The partial run's per-call limit: the second block spends its budget (2 × 6 s) and its
+2 rows one single call each (6 s) from about 12 s on, so the last block cannot start before
+the deadline (with 3 s, 5 rows in blocks of 2 left it room to start)."""
 
 
 def test_hanging_endpoint_ends_within_the_deadline(judge_run, tmp_path):
@@ -34,7 +38,7 @@ def test_hanging_endpoint_ends_within_the_deadline(judge_run, tmp_path):
         sim={"faults": FaultPlan({"hang": 1.0}, hang_seconds=3600)},
     )
     first_block_then_hang = dict(
-        env={"JUDGE_DEADLINE": str(DEADLINE_SEC), "JUDGE_EVIDENCE": "0", "JUDGE_PER_TIMEOUT": "3", "JUDGE_CONCURRENCY": "1",
+        env={"JUDGE_DEADLINE": str(DEADLINE_SEC), "JUDGE_EVIDENCE": "0", "JUDGE_PER_TIMEOUT": str(PER_TIMEOUT_SEC), "JUDGE_CONCURRENCY": "1",
              "JUDGE_RETRY_BACKOFF_MAX": "1", "JUDGE_BATCH": str(BATCH)},
         sim={"faults": FaultPlan({"hang": 1.0}, script=["ok", "ok"], hang_seconds=3600)},
     )
@@ -72,10 +76,8 @@ def test_hanging_endpoint_ends_within_the_deadline(judge_run, tmp_path):
     # the second block timed out twice (its budget) and was then re-judged row by row until the deadline
     second = [e for e in partial.sim.log if e.row_ids == [c.id for c in BLOCKS[1]]]
     singles = [e for e in partial.sim.log if len(e.row_ids) == 1]
-    assert len(second) == 2 and singles and {e.row_ids[0] for e in singles} <= {c.id for c in BLOCKS[1]}
-    # each single hangs until cut at JUDGE_PER_TIMEOUT (3 s) or the deadline: with 2 rows a row may get a retry
-    assert len(singles) <= DEADLINE_SEC // 3 + 1
-    assert all(e.duration_s < 3.5 for e in [*second, *singles])  # each call cut at JUDGE_PER_TIMEOUT or the deadline
+    assert len(second) == 2 and 1 <= len(singles) <= len(BLOCKS[1])
+    assert all(e.duration_s < PER_TIMEOUT_SEC + 0.5 for e in [*second, *singles])  # each call cut at JUDGE_PER_TIMEOUT or the deadline
     # the reward is the score of exactly these verdicts (judged rows count, the rest per policy)
     criteria = load_rubric(tests / "rubric.json").criteria
     verdicts = {i: Verdict(id=i, hit=r["hit"], level=r["level"], judged=r["judged"], error_kind=r["error_kind"],
