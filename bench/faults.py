@@ -1,7 +1,9 @@
 """Benchmark: coverage, model calls and time under rate limiting (SPEC §21, fault rates 0–50 %).
 
-The example instance (``tests/`` + the deck rollout) is judged by the real command line
-against the simulator with a latency model (``--latency-ms`` per answered call, both call
+The example instance's code and agentic rows (``tests/`` without its ppt_judge rows, which
+judge the rendered deck; this benchmark measures the agentic transport) and the deck
+rollout are judged by the real command line against the simulator with a latency model
+(``--latency-ms`` per answered call, both call
 kinds) and rate-limit faults injected per request at 0/10/30/50 %: half HTTP 429, half an
 error inside a 200 SSE stream (how the fleet's gateway actually rate-limits). Faulted
 requests are answered at once, as rate limits are. Several seeded runs per rate.
@@ -60,6 +62,16 @@ class Run:
     uncached_tokens: int = 0
 
 
+def agentic_instance(dest: Path) -> Path:
+    """The example's tests/ without its ppt_judge rows and assets, written to `dest`."""
+    shutil.copytree(TESTS, dest, ignore=shutil.ignore_patterns("workflow_assets"))
+    doc = json.loads((dest / "rubric.json").read_text())
+    doc["rubrics"] = [r for r in doc["rubrics"] if r.get("workflow_name") != "ppt_judge"]
+    doc.pop("workflow_config", None)
+    (dest / "rubric.json").write_text(json.dumps(doc, indent=2))
+    return dest
+
+
 def oracle() -> dict[str, dict[str, Any]]:
     """Fixed answers for the example's agentic rows (the reward is comparable across runs)."""
     out: dict[str, dict[str, Any]] = {}
@@ -81,6 +93,7 @@ def judge_once(rate: float, seed: int, latency_ms: float, backoff_max: float, an
         root = Path(tmp)
         shutil.copytree(ROLLOUT / "app", root / "app")
         shutil.copytree(ROLLOUT / "logs", root / "logs")
+        tests = agentic_instance(root / "tests")
         sim = SimServer(OraclePolicy.from_dict(answers), faults=FaultPlan(rates, seed=seed),
                         latency=LatencyModel.uniform(latency_ms), api_key=KEY).start()
         try:
@@ -93,7 +106,7 @@ def judge_once(rate: float, seed: int, latency_ms: float, backoff_max: float, an
                 env["PYTHONPATH"] = src
             subprocess.run(
                 [sys.executable, "-m", "cowork_judge", "run", "--app-dir", str(root / "app"), "--logs-dir",
-                 str(root / "logs"), "--tests-dir", str(TESTS), "--work-dir", str(root / "work")],
+                 str(root / "logs"), "--tests-dir", str(tests), "--work-dir", str(root / "work")],
                 env=env, capture_output=True, text=True, timeout=900, check=False)
             doc = json.loads((root / "logs" / "verifier" / "result.json").read_text())
         finally:
@@ -157,10 +170,12 @@ def main(argv: list[str] | None = None) -> int:
                                       args.evidence, args.jitter) for seed in range(1, args.seeds + 1)]
         print(f"rate {rate:.0%}: done ({time.monotonic() - t0:.0f} s)", file=sys.stderr)
     n_agentic = len(answers)
+    blocks = -(-n_agentic // 4)
+    waves = -(-blocks // CONCURRENCY)
     lines = [
         "## Fault benchmark: rate limiting (`python bench/faults.py" + "".join(f" {a}" for a in (argv or sys.argv[1:])) + "`)",
         "",
-        f"Example instance ({n_agentic} agentic rows, JUDGE_BATCH=4 → {-(-n_agentic // 4)} blocks, "
+        f"Example instance, code and agentic rows ({n_agentic} agentic rows, JUDGE_BATCH=4 → {blocks} blocks, "
         f"JUDGE_CONCURRENCY={CONCURRENCY}, JUDGE_MAX_TRIES={MAX_TRIES}, JUDGE_RESPLIT=1, JUDGE_START_JITTER={args.jitter:g}, "
         f"JUDGE_EVIDENCE={args.evidence:g}, "
         f"JUDGE_RETRY_BACKOFF_MAX={args.backoff_max:g}) against the simulator: {args.latency_ms:g} ms per answered "
@@ -171,8 +186,9 @@ def main(argv: list[str] | None = None) -> int:
         "",
         "Judging window = first request received → last answer sent, as the endpoint saw it. Lower bound = "
         "`calls × latency / concurrency` over all calls (faulted calls cost no latency here, so the bound is "
-        "generous to faults; the excess is backoff waiting). Fault-free, the window is above the bound because "
-        "3 blocks on 2 slots run in 2 waves (critical path 4 calls = 1.33× the bound) plus per-call overhead. "
+        "generous to faults; the excess is backoff waiting). Fault-free, the window is above the bound by the "
+        f"waves ({blocks} blocks on {CONCURRENCY} slots run in {waves} wave(s): critical path {2 * waves} calls = "
+        f"{2 * waves / (2 * blocks / CONCURRENCY):.2f}× the bound) plus per-call overhead. "
         "Time ratios scale with JUDGE_RETRY_BACKOFF_MAX (production default 20 s). With 2 blocks in flight the "
         "order of requests, hence which ones a seeded rate hits, varies from run to run. Prompt tokens are the "
         "simulator's estimate (4 characters = 1 token) summed over answered calls; uncached = minus the "

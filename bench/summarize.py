@@ -1,8 +1,8 @@
 """Benchmark: `cowork-judge summarize` over many result documents (SPEC §19, §21).
 
 Writes a synthetic fleet — real result documents made by the one fold (`core.fold.fold`)
-from the example instance's rubric (12 rows: code gates, a hurdle, a deduction, graded
-rows) with seeded random verdicts — as a Harbor job tree (``<task>__<7 chars>/verifier/
+from the example instance's rubric (39 rows: code gates, agentic rows with a hurdle and a
+deduction, ppt_judge content and visual rows; 12 rows before issue 13) with seeded random verdicts — as a Harbor job tree (``<task>__<7 chars>/verifier/
 result.json``, several rollouts per task) or as one JSONL file, with every accounting class
 present (degraded, systemic, nothing delivered, skipped, and a few invalid and unreadable
 files). Then runs the real command line twice on it and reports, per run:

@@ -84,6 +84,21 @@ def make_ctx(tmp_path: Path, files: dict[str, bytes | str] | None = None, *, env
                       audit=AuditLog(paths.audit_dir, redactor), workflow_config=workflow_config or {})
 
 
+def agentic_example(dest: Path) -> Path:
+    """The example instance without its ``ppt_judge`` rows and assets, written to ``dest``
+    (returned): its code and agentic rows only, for tests of the agentic segment that run
+    with ``JUDGE_EVIDENCE=0`` (the ppt_judge rows judge the rendered deck: without
+    rendering they are unjudged ``render_env``)."""
+    import shutil
+
+    shutil.copytree(EXAMPLE_TESTS, dest, ignore=shutil.ignore_patterns("workflow_assets"))
+    doc = json.loads((dest / "rubric.json").read_text())
+    doc["rubrics"] = [r for r in doc["rubrics"] if r.get("workflow_name") != "ppt_judge"]
+    doc.pop("workflow_config", None)
+    (dest / "rubric.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+    return dest
+
+
 def deck(name: str) -> Path:
     """Path of a fixture deck; skips the test when the fixtures folder is absent."""
     import pytest

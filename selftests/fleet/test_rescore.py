@@ -98,10 +98,12 @@ def rescore_cli(capsys, *args: str) -> tuple[int, str, str]:
 
 
 def test_the_command_line_reproduces_a_real_run_byte_for_byte(judge_run, capsys):
-    """Parity on a document `cowork-judge run` wrote (code + agentic rows, gates, a graded row)."""
-    from run.test_e2e import DECK_ORACLE
+    """Parity on a document `cowork-judge run` wrote: the complete example (code gates,
+    agentic rows, ppt_judge content rows with [gate] and N/A pages, visual rows)."""
+    from run.test_e2e import DECK_ENV, DECK_ORACLE, DECK_REWARD
 
-    run = judge_run(EXAMPLE_TESTS, ROLLOUTS / "deck", oracle=DECK_ORACLE)
+    run = judge_run(EXAMPLE_TESTS, ROLLOUTS / "deck", oracle=DECK_ORACLE, env=DECK_ENV, timeout=300)
+    assert run.reward == pytest.approx(DECK_REWARD, abs=1e-12)
     stored = run.verifier / "result.json"
     before = stored.read_bytes()
     requests = run.model_requests
@@ -116,7 +118,7 @@ def test_the_command_line_reproduces_a_real_run_byte_for_byte(judge_run, capsys)
     digest = hashlib.sha256(before).hexdigest()
     assert new["details"]["warnings"] == [f"rescored without model calls from result sha256 {digest}: reward_mode continuous → "
                                           f"binary; pass_threshold 0.75 → 0.8"]
-    assert err.startswith("rescore: reward 0.852") and "→ 1.0 (passed True → True, coverage 1.000, status success)" in err
+    assert err.startswith(f"rescore: reward {run.doc['task_score']} → 1.0") and "→ 1.0 (passed True → True, coverage 1.000, status success)" in err
 
 
 def test_the_command_line_never_overwrites_and_names_every_failure(tmp_path, capsys):

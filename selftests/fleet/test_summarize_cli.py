@@ -137,9 +137,9 @@ def test_progress_is_drawn_on_a_terminal_only():
 def test_real_documents_from_the_command_line(judge_run, tmp_path):
     """Documents written by `cowork-judge run` (deck with oracle verdicts, nothing delivered),
     laid out as a Harbor job with two rollouts of the deck task, summarized by the console script."""
-    from run.test_e2e import DECK_ORACLE, DECK_REWARD
+    from run.test_e2e import DECK_ENV, DECK_ORACLE, DECK_REWARD
 
-    deck = judge_run(EXAMPLE_TESTS, ROLLOUTS / "deck", oracle=DECK_ORACLE)
+    deck = judge_run(EXAMPLE_TESTS, ROLLOUTS / "deck", oracle=DECK_ORACLE, env=DECK_ENV, timeout=300)
     empty = judge_run(EXAMPLE_TESTS, ROLLOUTS / "empty")
     job = tmp_path / "job"
     for name, run in (("deck__aaaaaa1", deck), ("deck__aaaaaa2", deck), ("empty__bbbbbb1", empty)):
@@ -152,6 +152,6 @@ def test_real_documents_from_the_command_line(judge_run, tmp_path):
     s = json.loads(out.read_text())
     assert s["accounting"]["inputs"] == 3 and s["accounting"]["scored"] == 2 and s["accounting"]["delivery_missing"] == 1
     assert s["reward"]["mean"] == pytest.approx(2 * DECK_REWARD / 3, abs=1e-12)
-    assert s["clusters"]["clusters"] == 2 and s["rows"]["A-PATTERNS"]["level_mean"] == pytest.approx(0.6)
+    assert s["clusters"]["clusters"] == 2 and s["rows"]["A-NARRATIVE"]["level_mean"] == pytest.approx(0.6)
     assert s["methods"]["code"] == {"rows": 6, "judged": 6, "coverage": 1.0}
     assert "slide 2" not in out.read_text()  # reasons stay out unless --include-reasons

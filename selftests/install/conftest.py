@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from testkit import agentic_example
 
 from install.harness import (
     REPO,
@@ -58,9 +59,10 @@ def judge_home(tmp_path_factory) -> Path:
 
 
 def make_task(root: Path, rollout: str | None = "deck", tests_files: dict[str, str] | None = None) -> tuple[Path, Path, Path]:
-    """app/, logs/, tests/ for one run: the repo's example tests dir, the template as test.sh."""
+    """app/, logs/, tests/ for one run: the repo's example tests dir without its ppt_judge rows
+    (`testkit.agentic_example`: these runs do not render decks), the template as test.sh."""
     app, logs, tests = root / "app", root / "logs", root / "tests"
-    shutil.copytree(REPO / "tests", tests)
+    agentic_example(tests)
     shutil.copy2(REPO / "templates" / "test.sh", tests / "test.sh")
     (tests / "test.sh").chmod(0o755)
     app.mkdir()

@@ -15,8 +15,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from run.test_e2e import DECK_ORACLE, DECK_REWARD
-from testkit import SIM_KEY
+from run.test_e2e import AGENTIC_REWARD, DECK_ORACLE
+from testkit import SIM_KEY, agentic_example
 
 from cowork_judge import __version__
 from cowork_judge.commands import main as cli
@@ -66,7 +66,7 @@ def make_task(root: Path, name: str, *, separate: bool, index_url: str) -> Path:
     (task / "environment" / "Dockerfile").write_text("FROM debian:bookworm-slim\nWORKDIR /app\n")
     (task / "instruction.md").write_text("Build a deck about effective agents and save it in /app/output.\n")
     (task / "task.toml").write_text(TASK_TOML.format(mode='environment_mode = "separate"\n' if separate else ""))
-    shutil.copytree(REPO / "tests", task / "tests")
+    agentic_example(task / "tests")  # the example's code and agentic rows: these runs do not render decks
     sol = task / "solution"
     sol.mkdir()
     (sol / "solve.sh").write_text(SOLVE)
@@ -111,7 +111,7 @@ def runs(harbor, tmp_path_factory, package_index, judge_home):
 def test_shared_verifier_gets_the_reward(runs):
     result = runs["shared"]
     assert result.get("exception_info") is None, result.get("exception_info")
-    assert result["verifier_result"]["rewards"] == {"reward": pytest.approx(DECK_REWARD, abs=1e-12)}
+    assert result["verifier_result"]["rewards"] == {"reward": pytest.approx(AGENTIC_REWARD, abs=1e-12)}
     doc = json.loads((Path(result["_dir"]) / "verifier" / "result.json").read_text())
     assert doc["version_source"] == "injection" and doc["requested_version"] == __version__
 
@@ -119,7 +119,7 @@ def test_shared_verifier_gets_the_reward(runs):
 def test_separate_verifier_sees_the_artifacts_and_gets_the_same_reward(runs):
     result = runs["separate"]
     assert result.get("exception_info") is None, result.get("exception_info")
-    assert result["verifier_result"]["rewards"] == {"reward": pytest.approx(DECK_REWARD, abs=1e-12)}
+    assert result["verifier_result"]["rewards"] == {"reward": pytest.approx(AGENTIC_REWARD, abs=1e-12)}
 
 
 def test_judge_skip_is_an_error_that_leaves_the_mean(runs):

@@ -9,7 +9,7 @@ from importlib import resources
 
 import jsonschema
 import pytest
-from run.test_e2e import DECK_ORACLE, DECK_REWARD
+from run.test_e2e import AGENTIC_REWARD, DECK_ORACLE
 from testkit import SIM_KEY
 
 from cowork_judge import __version__
@@ -65,7 +65,7 @@ def test_judges_a_deck_with_the_injected_version_then_reuses_the_install(sandbox
     cold = sandbox(env, judge_home=home)
     cold_sec = time.monotonic() - t0
     reward_txt, reward_json, doc = documents(cold)
-    assert float(reward_txt) == pytest.approx(DECK_REWARD, abs=1e-12)
+    assert float(reward_txt) == pytest.approx(AGENTIC_REWARD, abs=1e-12)
     assert reward_json == {"reward": float(reward_txt)} and list(reward_json) == ["reward"]
     assert doc["status"] == "success" and doc["exit_code"] is None
     assert doc["requested_version"] == __version__ and doc["version_source"] == "injection" and doc["version"] == __version__
@@ -81,7 +81,7 @@ def test_judges_a_deck_with_the_injected_version_then_reuses_the_install(sandbox
     print(f"\ntest.sh with the deck rollout: cold {cold_sec:.1f} s (pip {caps['judge']['install_seconds']} s), "
           f"warm {warm_sec:.1f} s (venv reused)")
     reward_txt, _, doc = documents(warm)
-    assert float(reward_txt) == pytest.approx(DECK_REWARD, abs=1e-12)
+    assert float(reward_txt) == pytest.approx(AGENTIC_REWARD, abs=1e-12)
     assert capabilities(warm)["judge"]["reused"] is True and "reusing" in warm.text("test-sh.log")
 
 

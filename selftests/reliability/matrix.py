@@ -1,10 +1,13 @@
 """The example instance judged by the real command line against a faulty simulator: the
 cases of the fault matrix and what each one must produce (SPEC §11, §12, §20).
 
-The expectations are derived from the example rubric (its agentic rows, cut into blocks
-of ``JUDGE_BATCH``) and from the simulator's protocol: a fault-free block attempt is two
-calls (one tool turn, then the verdicts). Blocks run one at a time
-(``JUDGE_CONCURRENCY=1``) so a scripted fault sequence hits known requests.
+The runs judge the example's code and agentic rows (`testkit.agentic_example`: its
+ppt_judge rows judge the rendered deck, which these runs do not build). The expectations
+are derived from those rows (the agentic ones cut into blocks of ``JUDGE_BATCH`` = 2, so
+that the example's 5 agentic rows make 3 blocks: both sides of the systemic threshold)
+and from the simulator's protocol: a fault-free block attempt is two calls (one tool
+turn, then the verdicts). Blocks run one at a time (``JUDGE_CONCURRENCY=1``) so a
+scripted fault sequence hits known requests.
 """
 
 from __future__ import annotations
@@ -21,9 +24,10 @@ from cowork_judge.core.failures import CONSEQUENCES
 from cowork_judge.core.rubric import load_rubric
 from cowork_judge.sim import FAULT_KINDS, FaultPlan
 
-CRITERIA = load_rubric(EXAMPLE_TESTS / "rubric.json").criteria
+CRITERIA = [c for c in load_rubric(EXAMPLE_TESTS / "rubric.json").criteria if c.workflow_name != "ppt_judge"]
+"""The rows of `testkit.agentic_example`: the example's code and agentic rows."""
 AGENTIC = [c for c in CRITERIA if c.judge_method == "agentic"]
-BATCH = 4
+BATCH = 2
 BLOCKS = [rows for _, rows in split_blocks(AGENTIC, BATCH)]
 N_ROWS = len(CRITERIA)
 CALLS_PER_ATTEMPT = 2

@@ -130,9 +130,17 @@ def test_symlinked_answer_file_never_reaches_the_judge(judge_run, tmp_path):
             assert SIM_KEY.encode() not in path.read_bytes(), path
 
 
-def test_binary_mode_warns_and_results_show_closed_gates(judge_run):
-    oracle = {"A-WORKFLOW-VS-AGENT": {"hit": True}, "A-PATTERNS": {"hit": False, "level": 0}, "A-PATTERN-FIT": {"hit": True}}
-    run = judge_run(EXAMPLE_TESTS, ROLLOUTS / "deck", oracle=oracle, env={"JUDGE_REWARD_MODE": "binary"})
+def test_binary_mode_warns_and_results_show_closed_gates(judge_run, tmp_path):
+    rows = [  # a gate inside the agentic segment: A-PATTERN-FIT runs, and its dependency misses
+        {"id": "C-LOCATE-DECK", "description": "Exactly one deck is delivered.", "weight": 1, "judge_method": "code",
+         "code_method_name": "locate_deck", "code_method_params": {"prefer": ["pptx"]}},
+        {"id": "A-PATTERNS", "description": "The deck presents the essay's workflow patterns.", "weight": 4,
+         "type": "gradient", "levels": {"1": "all six", "0.5": "three", "0": "none"}, "depends_on": ["C-LOCATE-DECK"]},
+        {"id": "A-PATTERN-FIT", "description": "For the patterns it presents, the deck says when each one fits.",
+         "weight": 2, "depends_on": ["A-PATTERNS", "C-LOCATE-DECK"]},
+    ]
+    oracle = {"A-PATTERNS": {"hit": False, "level": 0}, "A-PATTERN-FIT": {"hit": True}}
+    run = judge_run(make_tests(tmp_path, rows), ROLLOUTS / "deck", oracle=oracle, env={"JUDGE_REWARD_MODE": "binary"})
     doc = valid(run)
     assert any("JUDGE_REWARD_MODE=binary" in w for w in doc["details"]["warnings"])
     assert "JUDGE_REWARD_MODE=binary" in (run.verifier / "judge.log").read_text()

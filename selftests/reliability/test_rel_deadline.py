@@ -13,31 +13,37 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import jsonschema
-from testkit import EXAMPLE_TESTS, ROLLOUTS
+from testkit import ROLLOUTS, agentic_example
 
 from cowork_judge.core.rubric import load_rubric
 from cowork_judge.core.scoring import ScoringPolicy, score
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.sim import FaultPlan
-from reliability.matrix import AGENTIC, BLOCKS, N_ROWS, SCHEMA, oracle
+from reliability.matrix import AGENTIC, BATCH, BLOCKS, N_ROWS, SCHEMA, oracle
 
 DEADLINE_SEC = 20
 BOUND_SEC = DEADLINE_SEC + 5
+PER_TIMEOUT_SEC = 6
+"""The partial run's per-call limit: the second block spends its budget (2 × 6 s) and its
+2 rows one single call each (6 s) from about 12 s on, so the last block cannot start before
+the deadline (with 3 s, 5 rows in blocks of 2 left it room to start)."""
 
 
-def test_hanging_endpoint_ends_within_the_deadline(judge_run):
+def test_hanging_endpoint_ends_within_the_deadline(judge_run, tmp_path):
     answers = oracle()
+    tests = agentic_example(tmp_path / "tests")
     every_request_hangs = dict(
-        env={"JUDGE_DEADLINE": str(DEADLINE_SEC), "JUDGE_EVIDENCE": "0"},  # JUDGE_PER_TIMEOUT stays 150 s: only cancellation ends the calls
+        # JUDGE_PER_TIMEOUT stays 150 s: only cancellation ends the calls
+        env={"JUDGE_DEADLINE": str(DEADLINE_SEC), "JUDGE_EVIDENCE": "0", "JUDGE_BATCH": str(BATCH)},
         sim={"faults": FaultPlan({"hang": 1.0}, hang_seconds=3600)},
     )
     first_block_then_hang = dict(
-        env={"JUDGE_DEADLINE": str(DEADLINE_SEC), "JUDGE_EVIDENCE": "0", "JUDGE_PER_TIMEOUT": "3", "JUDGE_CONCURRENCY": "1",
-             "JUDGE_RETRY_BACKOFF_MAX": "1"},
+        env={"JUDGE_DEADLINE": str(DEADLINE_SEC), "JUDGE_EVIDENCE": "0", "JUDGE_PER_TIMEOUT": str(PER_TIMEOUT_SEC), "JUDGE_CONCURRENCY": "1",
+             "JUDGE_RETRY_BACKOFF_MAX": "1", "JUDGE_BATCH": str(BATCH)},
         sim={"faults": FaultPlan({"hang": 1.0}, script=["ok", "ok"], hang_seconds=3600)},
     )
     with ThreadPoolExecutor(max_workers=2) as pool:
-        runs = list(pool.map(lambda kw: judge_run(EXAMPLE_TESTS, ROLLOUTS / "deck", oracle=answers, timeout=60, **kw),
+        runs = list(pool.map(lambda kw: judge_run(tests, ROLLOUTS / "deck", oracle=answers, timeout=60, **kw),
                              [every_request_hangs, first_block_then_hang]))
     for run in runs:
         settle = time.monotonic() + 5
@@ -71,9 +77,9 @@ def test_hanging_endpoint_ends_within_the_deadline(judge_run):
     second = [e for e in partial.sim.log if e.row_ids == [c.id for c in BLOCKS[1]]]
     singles = [e for e in partial.sim.log if len(e.row_ids) == 1]
     assert len(second) == 2 and 1 <= len(singles) <= len(BLOCKS[1])
-    assert all(e.duration_s < 3.5 for e in [*second, *singles])  # each call cut at JUDGE_PER_TIMEOUT or the deadline
+    assert all(e.duration_s < PER_TIMEOUT_SEC + 0.5 for e in [*second, *singles])  # each call cut at JUDGE_PER_TIMEOUT or the deadline
     # the reward is the score of exactly these verdicts (judged rows count, the rest per policy)
-    criteria = load_rubric(EXAMPLE_TESTS / "rubric.json").criteria
+    criteria = load_rubric(tests / "rubric.json").criteria
     verdicts = {i: Verdict(id=i, hit=r["hit"], level=r["level"], judged=r["judged"], error_kind=r["error_kind"],
                            method=r["method"], reason=r["reason"]) for i, r in results.items()}
     assert partial.doc["task_score"] == score(criteria, verdicts, ScoringPolicy(), judged_ok=False).reward

@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import jsonschema
 import pytest
-from testkit import EXAMPLE_TESTS, ROLLOUTS
+from testkit import ROLLOUTS, agentic_example
 
 from reliability.matrix import AGENTIC, BASE_CALLS, BLOCKS, SCHEMA, Case, cases, oracle
 
@@ -72,11 +72,12 @@ def matrix_cases() -> list[Case]:
     return cases()
 
 
-def test_fault_matrix(judge_run, matrix_cases):
+def test_fault_matrix(judge_run, matrix_cases, tmp_path):
     answers = oracle()
+    tests = agentic_example(tmp_path / "tests")
 
     def one(case: Case):
-        run = judge_run(EXAMPLE_TESTS, ROLLOUTS / "deck", oracle=answers, env=case.run_env(),
+        run = judge_run(tests, ROLLOUTS / "deck", oracle=answers, env=case.run_env(),
                         sim={"faults": case.faults}, timeout=90)
         assert run.sim.errors == [], f"{case.name}: simulator errors"
         return case.name, observe(case, run)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from testkit import EXAMPLE_TESTS, ROLLOUTS
+from testkit import ROLLOUTS, agentic_example
 
 from cowork_judge.sim import DemoPolicy, FaultPlan
 from reliability.matrix import BASE_ENV, BLOCKS
@@ -29,14 +29,14 @@ def written_files(*roots: Path) -> list[Path]:
 
 
 @pytest.mark.parametrize("key,core", [(FAKE_KEY, CORE), (SHORT_KEY, SHORT_KEY)], ids=["long-key", "short-key"])
-def test_key_never_leaks_even_when_the_endpoint_echoes_it(judge_run, key, core):
+def test_key_never_leaks_even_when_the_endpoint_echoes_it(judge_run, key, core, tmp_path):
     first = BLOCKS[0]
     # block-01 fails for good with the echo (two tries, then two per row alone), the next
     # block's first try too (absorbed by its retry), the rest answer normally
     script = ["echo_key"] * (2 + 2 * len(first)) + ["echo_key"]
     with RecordingSim(DemoPolicy(), faults=FaultPlan(script=script), api_key=key) as sim:
         run = judge_run(
-            EXAMPLE_TESTS, ROLLOUTS / "deck", sim=False,
+            agentic_example(tmp_path / "tests"), ROLLOUTS / "deck", sim=False,
             env={**BASE_ENV, "JUDGE_API_KEY": key, "JUDGE_BASE_URL": sim.url, "JUDGE_MAX_TRIES": "2",
                  "OTHER_SERVICE_TOKEN": OTHER_SECRET},
         )

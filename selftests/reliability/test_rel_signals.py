@@ -14,10 +14,10 @@ import time
 
 import jsonschema
 import pytest
-from testkit import EXAMPLE_TESTS, ROLLOUTS, SIM_KEY
+from testkit import EXAMPLE_TESTS, ROLLOUTS, SIM_KEY, agentic_example
 
 from cowork_judge.sim import FaultPlan, OraclePolicy, SimServer
-from reliability.matrix import AGENTIC, BLOCKS, SCHEMA, oracle
+from reliability.matrix import AGENTIC, BATCH, BLOCKS, SCHEMA, oracle
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
@@ -29,10 +29,11 @@ def test_signal_mid_run_writes_the_documents(tmp_path, signum):
     faults = FaultPlan(rates={"hang": 1.0}, script=["ok", "ok"], hang_seconds=120)
     with SimServer(OraclePolicy.from_dict(oracle()), api_key=SIM_KEY, faults=faults) as sim:
         env.update(JUDGE_API_KEY=SIM_KEY, JUDGE_BASE_URL=sim.url, JUDGE_START_JITTER="0", JUDGE_CONCURRENCY="1",
-                   JUDGE_DEADLINE="600", JUDGE_EVIDENCE="0", PYTHONDONTWRITEBYTECODE="1")
+                   JUDGE_DEADLINE="600", JUDGE_EVIDENCE="0", JUDGE_BATCH=str(BATCH), PYTHONDONTWRITEBYTECODE="1")
         proc = subprocess.Popen(
             [sys.executable, "-m", "cowork_judge", "run", "--app-dir", str(tmp_path / "app"), "--logs-dir",
-             str(tmp_path / "logs"), "--tests-dir", str(EXAMPLE_TESTS), "--work-dir", str(tmp_path / "work")],
+             str(tmp_path / "logs"), "--tests-dir", str(agentic_example(tmp_path / "tests")), "--work-dir",
+             str(tmp_path / "work")],
             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             first_block = tmp_path / "logs" / "verifier" / "judge" / "block-01" / "verdicts.json"

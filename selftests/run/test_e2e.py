@@ -16,23 +16,79 @@ from cowork_judge.run.outputs import EXTRA_FIELD_KEYS
 SCHEMA = json.loads(resources.files("cowork_judge").joinpath("schemas/result.schema.json").read_text())
 
 DECK_ORACLE = {
+    # agentic rows (5: two blocks of JUDGE_BATCH=4)
     "A-HURDLE-NO-DECK": {"hit": False, "reason": "build_effective_agents.pptx is in output/"},
-    "A-WORKFLOW-VS-AGENT": {"hit": True, "reason": "slide 2"},
-    "A-PATTERNS": {"hit": True, "level": 0.55, "reason": "augmented LLM, chaining, routing, evaluator diagram"},
+    "A-NARRATIVE": {"hit": True, "level": 0.55, "reason": "title, concepts, patterns, advice, principles, close"},
     "A-PATTERN-FIT": {"hit": True, "reason": "slide 5 says when chaining and routing fit"},
-    "A-WHEN-TO-USE": {"hit": True, "reason": "slide 3"},
-    "A-FRAMEWORKS-TOOLS": {"hit": True, "reason": "slide 4"},
-    "A-PRINCIPLES": {"hit": True, "reason": "slide 7"},
-    "A-READABILITY": {"hit": True, "level": 0.5, "reason": "slides 8-9 are diagram captions"},
-    "A-STRUCTURE": {"hit": True, "reason": "title slide and a questions slide"},
+    "A-TOOL-DESIGN": {"hit": False, "reason": "only the ACI principle, no advice on tool design"},
     "A-FABRICATION": {"hit": False, "reason": "claims match the essay"},
+    # content, type1: pass A (slide text) names the pages; "@page" answers are pass B's (page images)
+    "T1-WORKFLOWS-AGENTS": {"hit": True, "pages": [2], "reason": "slide 2 distinguishes them"},
+    "T1-WHEN-AGENTS": {"hit": True, "pages": [3]},
+    "T1-AUGMENTED-LLM": {"hit": True, "pages": [5, 8]},
+    "T1-PROMPT-CHAINING": {"hit": True, "pages": [5]},
+    "T1-ROUTING": {"hit": True, "pages": [5]},
+    "T1-PARALLELIZATION": {"hit": False, "reason": "no slide mentions it"},
+    "T1-ORCHESTRATOR-WORKERS": {"hit": False, "reason": "no slide mentions it"},
+    "T1-EVALUATOR-OPTIMIZER": {"hit": False, "pages": [9], "reason": "slide 9 names an evaluator; the loop is drawn"},
+    "T1-EVALUATOR-OPTIMIZER@9": {"hit": True, "reason": "the diagram shows the generator-evaluator feedback loop"},
+    "T1-FRAMEWORKS": {"hit": True, "pages": [4]},
+    "T1-PRINCIPLES": {"hit": True, "pages": [7]},
+    # content, type2: judged on the pages routed to them ("@page": that page's answer)
+    "T2-WORKFLOWS-AGENTS": {"hit": True},
+    "T2-WHEN-AGENTS": {"hit": True},
+    "T2-SIMPLICITY-THROUGHOUT": {"hit": False, "na": True}, "T2-SIMPLICITY-THROUGHOUT@3": {"hit": True},
+    "T2-AUGMENTED-LLM": {"hit": True}, "T2-AUGMENTED-LLM@8": {"hit": False, "na": True},
+    "T2-EVALUATOR-OPTIMIZER": {"hit": True},
+    "T2-FRAMEWORKS": {"hit": False, "reason": "Rivet and Vellum are GUI workflow builders, not tool-definition libraries"},
+    "T2-PRINCIPLES": {"hit": True},
+    # visual rows judged by the VLM (the five decided by the checks cost no call: no finding on this deck)
+    "V-LAYOUT-OVERLAP": {"hit": True, "level": 1.0}, "V-LAYOUT-OVERLAP@4": {"hit": True, "level": 0.5},
+    "V-LAYOUT-ALIGN": {"hit": True, "level": 1.0}, "V-LAYOUT-ALIGN@3": {"hit": True, "level": 0.5},
+    "V-LAYOUT-ALIGN@7": {"hit": True, "level": 0.5},
+    "V-LAYOUT-DENSITY": {"hit": True, "level": 0.8},
+    "V-TYPE-CONSISTENT": {"hit": True, "level": 1.0}, "V-TYPE-CONSISTENT@9": {"hit": True, "level": 0.25},
+    "V-TYPE-CONSISTENT@10": {"hit": True, "level": 0.25},
+    "V-COLOUR-CONTRAST": {"hit": True, "level": 1.0},
+    "V-COLOUR-HARMONY": {"hit": True, "level": 0.6},
+    "V-IMAGE-QUALITY": {"hit": False, "na": True}, "V-IMAGE-QUALITY@8": {"hit": True, "level": 0.7},
+    "V-IMAGE-QUALITY@9": {"hit": True, "level": 0.9},
+    "V-IMAGE-CHARTS": {"hit": False, "na": True}, "V-IMAGE-CHARTS@8": {"hit": True, "level": 0.9},
+    "V-IMAGE-CHARTS@9": {"hit": True, "level": 0.7},
+    "V-IMAGE-RELEVANT": {"hit": False, "na": True},
 }
-# The code gates C-LOCATE-DECK and C-DECK-OPENABLE (weight 1 each) hit on the real deck.
-# W = 1+1 + 3+4+2+2+2+2+3+1 = 21 (the hurdle row weighs 0); A-PATTERNS 0.55 snaps to 0.6.
-# E = 1+1 + 3 + 4·0.6 + 2 + 2 + 2 + 2 + 3·0.5 + 1 = 17.9
-DECK_REWARD = 17.9 / 21
-# 10 agentic rows, JUDGE_BATCH=4 → 3 blocks; the simulator makes one tool round then answers.
-DECK_CALLS = 6
+"""The example instance's answers, by row and page (the simulator's oracle)."""
+# By hand. Every gate (C-LOCATE-DECK, C-DECK-OPENABLE, weight 1 each) hits on the real deck.
+#   code      W = 2                       E = 2
+#   agentic   W = 4 + 2 + 2 = 8           E = 4·0.6 (0.55 snaps to 0.6) + 2 = 4.4     (hurdle weighs 0, deduction missed)
+#   type1     W = 3·3 (mandatory) + 7·2 = 23
+#             E = 23 − 2 − 2 = 19          (parallelization and orchestrator-workers missed; evaluator-optimizer
+#                                          missed by pass A, found by pass B on page 9)
+#   type2     W = 8·4 = 32                 E = 6·4 = 24 (parallelization short-circuits on its type1, frameworks
+#                                          stated wrongly on page 4; simplicity: page 3 right, 5-6 N/A; augmented LLM:
+#                                          page 5 right, 8 N/A)
+#   visual    W = 4·6 + 10·3 = 54          E = 6·(1 + 0.95 + 1 + 1) + 3·(0.9 + 0.8 + 1 + 0.85 + 1 + 0.6 + 0.8 + 0.8 + 1 + 1)
+#                                            = 23.7 + 26.25 = 49.95
+#             (overlap (9·1 + 0.5)/10; align (8 + 2·0.5)/10; consistent (8 + 2·0.25)/10; quality and charts the mean
+#             of pages 8-9, N/A elsewhere; relevant N/A everywhere, na_policy pass ⇒ 1; the five check-decided rows 1)
+#   W = 2 + 8 + 23 + 32 + 54 = 119;  E = 2 + 4.4 + 19 + 24 + 49.95 = 99.35
+DECK_REWARD = 99.35 / 119
+DECK_PAGES = 10
+DECK_CALLS_CONTENT = 10 + (3 + 3 + 1) + (1 + 1 + 3 + 2 + 0 + 1 + 1 + 1)
+"""Σ_type1 (1 + pass B pages) + Σ_type2 routed pages: every type1 makes its pass A (10); pass B looks at the
+3 text-poor pages (8, 9, 10) for the two type1 rows pass A missed with no candidate, and at page 9 alone for
+evaluator-optimizer (pass A's candidate); type2 rows make one call per routed page (simplicity is deck_wide:
+3 representative pages; augmented LLM: pages 5 and 8; parallelization: 0, short-circuited)."""
+DECK_CALLS_VISUAL = DECK_PAGES * 4
+"""P × Σ_g ⌈r_g / group_size⌉: 9 VLM rows in 4 clusters (layout 3, typography 1, colour 2, imagery 3), group_size 4."""
+DECK_CALLS_AGENTIC = 2 * 2
+"""⌈5 agentic rows / JUDGE_BATCH 4⌉ = 2 blocks; the simulator makes one tool round, then answers."""
+DECK_CALLS = DECK_CALLS_CONTENT + DECK_CALLS_VISUAL + DECK_CALLS_AGENTIC  # 27 + 40 + 4 = 71
+AGENTIC_REWARD = (2 + 4.4) / (2 + 8)
+"""The example's code and agentic rows alone (`testkit.agentic_example`: what the install suites judge, with
+JUDGE_EVIDENCE=0), same oracle: W = 2 + 8, E = 2 + 4.4 (see DECK_REWARD)."""
+DECK_ENV = {"JUDGE_EVIDENCE": "180", "JUDGE_WORKFLOW_START_JITTER": "0"}
+"""The example's ppt_judge rows judge the rendered deck: deck runs turn the evidence layer on."""
 
 
 def assert_documents(run) -> dict:
@@ -48,7 +104,7 @@ def assert_documents(run) -> dict:
 
 
 def test_deck_rollout_with_oracle(judge_run):
-    run = judge_run(EXAMPLE_TESTS, ROLLOUTS / "deck", oracle=DECK_ORACLE)
+    run = judge_run(EXAMPLE_TESTS, ROLLOUTS / "deck", oracle=DECK_ORACLE, env=DECK_ENV, timeout=300)
     doc = assert_documents(run)
     assert run.returncode == 0, run.stderr
     assert run.reward == pytest.approx(DECK_REWARD, abs=1e-12)
@@ -57,30 +113,38 @@ def test_deck_rollout_with_oracle(judge_run):
     assert ef["judge_coverage"] == 1.0 and ef["judge_unjudged"] == 0 and ef["judge_degraded"] is False
     assert ef["judge_calls"] == DECK_CALLS == run.model_requests
     assert ef["judge_called"] is True and ef["delivery_from_chat"] is False and ef["judge_tokens"] > 0
+    assert ef["judge_evidence_pages"] == DECK_PAGES
     v = run.verdicts
-    assert v["A-PATTERNS"]["level"] == 0.6 and v["A-PATTERNS"]["contribution"] == pytest.approx(2.4)
+    assert v["A-NARRATIVE"]["level"] == 0.6 and v["A-NARRATIVE"]["contribution"] == pytest.approx(2.4)
     assert v["A-FABRICATION"]["hit"] is False and v["A-FABRICATION"]["contribution"] == 0
-    assert next(c for c in doc["criteria"] if c["id"] == "A-PATTERNS")["level_raw"] == 0.55
+    assert next(c for c in doc["criteria"] if c["id"] == "A-NARRATIVE")["level_raw"] == 0.55
     assert doc["details"]["delivery"]["files"] == ["build_effective_agents.pptx"]
     assert v["C-LOCATE-DECK"]["hit"] is True and v["C-LOCATE-DECK"]["method"] == "code"
     assert v["C-DECK-OPENABLE"]["hit"] is True and v["C-DECK-OPENABLE"]["gate"] == "open"
     assert v["A-PATTERN-FIT"]["gate"] == "open"
-    assert ef["judge_methods"] == {"agentic": {"n": 10, "judged": 10, "coverage": 1.0}, "code": {"n": 2, "judged": 2, "coverage": 1.0}}
+    assert ef["judge_methods"] == {"agentic": {"n": 5, "judged": 5, "coverage": 1.0},
+                                   "code": {"n": 2, "judged": 2, "coverage": 1.0},
+                                   "workflow": {"n": 32, "judged": 32, "coverage": 1.0}}
     assert doc["details"]["delivery"]["final_message_source"] == "trajectory"
-    # every request carried exactly one block's rows, all 10 rows were asked exactly once
+    # the agentic rows were asked exactly once each, in blocks; code rows never reach the model
     asked = [i for e in run.sim.log.entries() if e.kind == "final" for i in e.row_ids]
-    assert sorted(asked) == sorted(DECK_ORACLE)  # code rows never reach the model
+    agentic = [r["id"] for r in doc["results"] if r["method"] == "agentic"]
+    assert sorted(i for i in asked if i in agentic) == sorted(agentic) and not [i for i in asked if i.startswith("C-")]
+    # the three segments' calls, by the documented formula
+    pages = [e for e in run.sim.log.entries() if e.page is not None]
+    visual = [e for e in pages if all(i.startswith("V-") for i in e.row_ids)]
+    assert len(visual) == DECK_CALLS_VISUAL and len(run.sim.log) - len(visual) - DECK_CALLS_AGENTIC == DECK_CALLS_CONTENT
 
 
 def test_deck_workspace_and_audit(judge_run):
     run = judge_run(EXAMPLE_TESTS, ROLLOUTS / "deck", oracle=DECK_ORACLE)
     blocks = sorted((run.work / "blocks").iterdir())
-    assert [b.name for b in blocks] == ["block-01", "block-02", "block-03"]
+    assert [b.name for b in blocks] == ["block-01", "block-02"]
     ws = blocks[0]
     sub = json.loads((ws / "rubric.json").read_text())["rubrics"]
-    assert [r["id"] for r in sub] == ["A-HURDLE-NO-DECK", "A-WORKFLOW-VS-AGENT", "A-PATTERNS", "A-PATTERN-FIT"]
+    assert [r["id"] for r in sub] == ["A-HURDLE-NO-DECK", "A-NARRATIVE", "A-PATTERN-FIT", "A-TOOL-DESIGN"]
     assert sub[0]["polarity"] == "negative" and "hit=false" in sub[0]["hit_means"]
-    assert sub[2]["level_choices"] == [0.0, 0.3, 0.6, 1.0]
+    assert sub[1]["level_choices"] == [0.0, 0.3, 0.6, 1.0]
     assert (ws / "judge_instruction.md").read_text() == (EXAMPLE_TESTS / "judge_instruction.md").read_text()
     assert (ws / "task_prompt.md").read_text() == (EXAMPLE_TESTS / "task_prompt.md").read_text()
     assert "build_effective_agents.pptx" in (ws / "model_response_text.txt").read_text()
@@ -92,7 +156,7 @@ def test_deck_workspace_and_audit(judge_run):
     assert turns[0]["reply"]["tool_calls"][0]["name"] == "list_files"
     assert turns[-1]["parsed"]["step"] == "json"
     saved = json.loads((audit / "block-01" / "verdicts.json").read_text())
-    assert saved["A-PATTERNS"]["level"] == 0.6
+    assert saved["A-NARRATIVE"]["level"] == 0.6
     for path in list(run.verifier.rglob("*")) + list(run.work.rglob("*")):
         if path.is_file():
             assert SIM_KEY.encode() not in path.read_bytes(), path
@@ -103,7 +167,7 @@ def test_deck_evidence_is_rendered_once_and_shared_with_every_block(judge_run):
 
     if shutil.which("soffice") is None:
         pytest.skip("LibreOffice (soffice) is not installed")
-    run = judge_run(EXAMPLE_TESTS, ROLLOUTS / "deck", oracle=DECK_ORACLE, env={"JUDGE_EVIDENCE": "180"})
+    run = judge_run(EXAMPLE_TESTS, ROLLOUTS / "deck", oracle=DECK_ORACLE, env=DECK_ENV, timeout=300)
     doc = assert_documents(run)
     assert run.reward == pytest.approx(DECK_REWARD, abs=1e-12)
     assert doc["extra_fields"]["judge_evidence_pages"] == 10
@@ -113,9 +177,9 @@ def test_deck_evidence_is_rendered_once_and_shared_with_every_block(judge_run):
     assert caps["soffice"]["available"] is True
     pages = sorted(p.name for p in (run.work / "evidence" / "pages" / "build_effective_agents.pptx").iterdir())
     assert pages == [f"page-{n:03d}.png" for n in range(1, 11)]
-    for block in ("block-01", "block-02", "block-03"):
+    for block in ("block-01", "block-02"):
         page = run.work / "blocks" / block / "evidence" / "pages" / "build_effective_agents.pptx" / "page-001.png"
-        assert page.is_file() and os.stat(page).st_nlink >= 4  # one file, hard-linked into every block
+        assert page.is_file() and os.stat(page).st_nlink >= 3  # one file, hard-linked into every block
     digest = run.work / "blocks" / "block-01" / "evidence" / "build_effective_agents.pptx" / "digest.json"
     assert json.loads(digest.read_text())["structure_ok"] is True
     first_prompt = json.loads((run.verifier / "judge" / "block-01" / "attempt-1.jsonl").read_text().splitlines()[0])
@@ -138,8 +202,8 @@ def test_lenient_delivery_deck_at_the_app_root_gets_its_evidence(judge_run, tmp_
     app = tmp_path / "lenient-app"
     app.mkdir()
     shutil.copy(ROLLOUTS / "deck" / "app" / "output" / "build_effective_agents.pptx", app / "slides.pptx")
-    run = judge_run(EXAMPLE_TESTS, None, oracle=DECK_ORACLE, app_dir=app,
-                    env={"JUDGE_EVIDENCE": "180", "JUDGE_LENIENT_DELIVERY": "1"})
+    run = judge_run(EXAMPLE_TESTS, None, oracle=DECK_ORACLE, app_dir=app, env={**DECK_ENV, "JUDGE_LENIENT_DELIVERY": "1"},
+                    timeout=300)
     doc = assert_documents(run)
     assert run.verdicts["C-LOCATE-DECK"]["hit"] is True and run.verdicts["C-DECK-OPENABLE"]["hit"] is True
     # the located deck (outside output/) is the one rendered: same file for every segment
@@ -158,9 +222,11 @@ def test_chat_only_rollout_gates_and_hurdle(judge_run):
     # no deck: both code gates miss (the second one short-circuits on the first)
     assert v["C-LOCATE-DECK"]["hit"] is False and v["C-LOCATE-DECK"]["judged"] is True
     assert v["C-DECK-OPENABLE"]["hit"] is False and v["C-DECK-OPENABLE"]["reason"].startswith("[gate]")
-    # the 8 positive agentic rows are gated: judged, missed, no model call
+    # the 3 positive agentic rows and the 32 ppt_judge rows are gated: judged, missed, no model call
     gated = [r for r in doc["results"] if r["method"] == "agentic" and r["reason"].startswith("[gate]")]
-    assert len(gated) == 8 and all(r["judged"] and r["hit"] is False and r["gate"] == "closed" for r in gated)
+    assert len(gated) == 3 and all(r["judged"] and r["hit"] is False and r["gate"] == "closed" for r in gated)
+    workflow = [r for r in doc["results"] if r["method"] == "workflow"]
+    assert len(workflow) == 32 and all(r["judged"] and r["hit"] is False and r["reason"].startswith("[gate]") for r in workflow)
     # and they are in the audit folder like every other verdict (re-scoring, the watchdog)
     audited = json.loads((run.verifier / "judge" / "agentic-gated" / "verdicts.json").read_text())
     assert sorted(audited) == sorted(r["id"] for r in gated) and all(a["gate"] == "closed" for a in audited.values())
@@ -168,8 +234,8 @@ def test_chat_only_rollout_gates_and_hurdle(judge_run):
     asked = sorted(i for e in run.sim.log.entries() for i in e.row_ids)
     assert asked == ["A-FABRICATION", "A-FABRICATION", "A-HURDLE-NO-DECK", "A-HURDLE-NO-DECK"]
     assert doc["extra_fields"]["judge_calls"] == 2 and doc["extra_fields"]["judge_coverage"] == 1.0
-    # by hand: W = 21; E = −3 (the deduction); the hurdle is fatal ⇒ reward 0
-    assert doc["score_raw"] == pytest.approx(-3 / 21) and doc["fatal"] is True and run.reward == 0.0
+    # by hand: W = 119 (see DECK_REWARD); E = −3 (the deduction); the hurdle is fatal ⇒ reward 0
+    assert doc["score_raw"] == pytest.approx(-3 / 119) and doc["fatal"] is True and run.reward == 0.0
     assert doc["status"] == "success" and doc["exit_code"] is None
     assert doc["extra_fields"]["delivery_from_chat"] is True
 
@@ -232,13 +298,14 @@ def test_healthbench_instance_is_generated_from_its_source():
 
 
 def test_plain_json_fallback_when_response_format_is_rejected(judge_run):
-    run = judge_run(EXAMPLE_TESTS, ROLLOUTS / "deck", oracle=DECK_ORACLE, sim={"reject_json_schema": True})
+    run = judge_run(EXAMPLE_TESTS, ROLLOUTS / "deck", oracle=DECK_ORACLE, sim={"reject_json_schema": True}, env=DECK_ENV,
+                    timeout=300)
     doc = assert_documents(run)
     assert run.reward == pytest.approx(DECK_REWARD, abs=1e-12) and doc["extra_fields"]["judge_coverage"] == 1.0
     rejected = [e for e in run.sim.log.entries() if e.kind == "error"]
-    # the first rejection switches the whole run to plain JSON; only requests already in
-    # flight (at most JUDGE_CONCURRENCY = 2) can be rejected too
-    assert 1 <= len(rejected) <= 2
+    # the first rejection switches the transport to plain JSON; only requests already in flight can be
+    # rejected too: at most JUDGE_WORKFLOW_CONCURRENCY = 4 (the workflow's transport) + JUDGE_CONCURRENCY = 2
+    assert 1 <= len(rejected) <= 6
     assert all(e.kind == "error" for e in run.sim.log.entries() if e.response_format == "json_schema")
     assert doc["extra_fields"]["judge_calls"] == DECK_CALLS + len(rejected)
     assert "rejected response_format" in (run.verifier / "judge.log").read_text()

@@ -14,8 +14,8 @@ import time
 
 import jsonschema
 import pytest
-from reliability.matrix import AGENTIC, BLOCKS, N_ROWS, SCHEMA, oracle
-from testkit import EXAMPLE_TESTS, ROLLOUTS, SIM_KEY
+from reliability.matrix import AGENTIC, BATCH, BLOCKS, N_ROWS, SCHEMA, oracle
+from testkit import ROLLOUTS, SIM_KEY, agentic_example
 
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.redact import Redactor
@@ -45,7 +45,7 @@ WEDGE = textwrap.dedent("""
 def layout(tmp_path):
     shutil.copytree(ROLLOUTS / "deck" / "app", tmp_path / "app")
     shutil.copytree(ROLLOUTS / "deck" / "logs", tmp_path / "logs")
-    return RunPaths.resolve(app_dir=tmp_path / "app", logs_dir=tmp_path / "logs", tests_dir=EXAMPLE_TESTS,
+    return RunPaths.resolve(app_dir=tmp_path / "app", logs_dir=tmp_path / "logs", tests_dir=agentic_example(tmp_path / "tests"),
                             work_dir=tmp_path / "work", alt_output_dir=tmp_path / "alt", environ={})
 
 
@@ -55,7 +55,7 @@ def test_wedged_event_loop_is_ended_by_the_watchdog(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "OPENAI_", "COWORK_"))}
     with SimServer(OraclePolicy.from_dict(oracle()), api_key=SIM_KEY) as sim:
         env.update(JUDGE_API_KEY=SIM_KEY, JUDGE_BASE_URL=sim.url, JUDGE_START_JITTER="0", JUDGE_CONCURRENCY="1",
-                   JUDGE_DEADLINE=str(deadline), JUDGE_EVIDENCE="0", PYTHONDONTWRITEBYTECODE="1")
+                   JUDGE_DEADLINE=str(deadline), JUDGE_EVIDENCE="0", JUDGE_BATCH=str(BATCH), PYTHONDONTWRITEBYTECODE="1")
         t0 = time.monotonic()
         proc = subprocess.run(
             [sys.executable, "-c", WEDGE, "run", "--app-dir", str(paths.app_dir), "--logs-dir", str(paths.logs_dir),

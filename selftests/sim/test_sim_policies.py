@@ -44,6 +44,13 @@ def test_oracle_page_override_and_na(rows):
     assert policy.verdicts(a2, "") == policy.verdicts(a2, "", page=2)
 
 
+def test_oracle_pages_are_copied_into_the_verdict(rows):
+    policy = OraclePolicy.from_dict({"A1": {"hit": False, "pages": [9, 2], "reason": "only in a diagram"},
+                                     "A1@9": {"hit": True}})
+    assert policy.verdicts([rows[0]], "") == [{"id": "A1", "hit": False, "pages": [9, 2], "reason": "only in a diagram"}]
+    assert policy.verdicts([rows[0]], "", page=9) == [{"id": "A1", "hit": True, "reason": "oracle"}]
+
+
 def test_oracle_gradient_without_level_uses_extreme_choices(rows):
     policy = OraclePolicy.from_dict({"A2": {"hit": True}})
     assert policy.verdicts([rows[1]], "")[0]["level"] == 1.0
@@ -62,6 +69,8 @@ def test_oracle_gradient_without_level_uses_extreme_choices(rows):
         ({"A1": {"hit": True, "level": 1.5}}, "entry 'A1': 'level' must be a number in [0, 1]"),
         ({"A1": {"hit": True, "na": 1}}, "entry 'A1': 'na' must be true or false"),
         ({"A1": {"hit": True, "reason": 3}}, "entry 'A1': 'reason' must be a string"),
+        ({"A1": {"hit": True, "pages": [0]}}, "entry 'A1': 'pages' must be a list of page numbers"),
+        ({"A1": {"hit": True, "pages": 3}}, "entry 'A1': 'pages' must be a list of page numbers"),
         ({"A1": {"hit": True, "levle": 0.5}}, "unknown field(s) ['levle']"),
         ({"A1@0": {"hit": True}}, "page numbers start at 1"),
     ],

@@ -4,8 +4,8 @@ call counts read from the request log, coverage, lost pages under a tight budget
 LibreOffice, and a 30 % rate-limit storm.
 
 The instance is built in a temp dir: the example's two code gates plus the visual rows
-written by ``gen-ppt-rubrics`` (the example's agentic rows are left out so every model
-request is a page request)."""
+written by ``gen-ppt-rubrics`` (the example's agentic and content rows, and its content
+assets, are left out so every model request is a visual page request)."""
 
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ REWARD = E / W  # 0.9035714…
 
 def instance(tmp_path: Path, settings: dict) -> Path:
     tests = tmp_path / "instance" / "tests"
-    shutil.copytree(EXAMPLE_TESTS, tests)
+    shutil.copytree(EXAMPLE_TESTS, tests, ignore=shutil.ignore_patterns("workflow_assets"))
     doc = json.loads((tests / "rubric.json").read_text())
     doc["rubrics"] = [r for r in doc["rubrics"] if r["id"] in GATES]
     (tests / "rubric.json").write_text(json.dumps(doc, indent=2))

@@ -20,8 +20,13 @@ CRITICAL = {"V-LAYOUT-CLIPPED", "V-LAYOUT-OVERLAP", "V-TYPE-GARBLED", "V-COMPLET
 
 
 def instance(tmp_path: Path) -> Path:
+    """The example instance without its ppt_judge rows and assets: the visual side alone
+    (the content side, from task_check_dir, is tested in test_ppt_gen_content.py)."""
     tests = tmp_path / "tests"
-    shutil.copytree(EXAMPLE_TESTS, tests)
+    shutil.copytree(EXAMPLE_TESTS, tests, ignore=shutil.ignore_patterns("workflow_assets"))
+    doc = json.loads((tests / "rubric.json").read_text())
+    doc["rubrics"] = [r for r in doc["rubrics"] if r.get("workflow_name") != "ppt_judge"]
+    (tests / "rubric.json").write_text(json.dumps(doc, indent=2))
     return tests
 
 

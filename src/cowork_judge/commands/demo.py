@@ -38,6 +38,7 @@ def main(argv: list[str]) -> int:
     logs_dir = Path(args.logs_dir) if args.logs_dir else Path(tempfile.mkdtemp(prefix="cowork-judge-demo-"))
     env = dict(os.environ)
     env.setdefault("JUDGE_START_JITTER", "0")  # a demo should not wait up to 3 minutes
+    env.setdefault("JUDGE_WORKFLOW_START_JITTER", "0")  # nor up to 30 s before its first deck request
     server = None
     if not load_config(env).config.has_credentials:
         from cowork_judge.sim import DemoPolicy, SimServer

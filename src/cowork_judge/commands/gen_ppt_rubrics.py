@@ -1,8 +1,9 @@
-"""``cowork-judge gen-ppt-rubrics <instance>/tests``: write ppt_judge's visual rows into rubric.json.
+"""``cowork-judge gen-ppt-rubrics <instance>/tests``: write ppt_judge's rows into rubric.json.
 
-The rows come from the shared template (`cowork_judge.fleet.gen_ppt_rubrics`); every
-other row is kept. The new rubric is normalized before it is written (an invalid result
-is never written); the file is rewritten atomically, and only when it changes.
+Content rows come from the instance's ``workflow_assets/ppt_judge/task_check_dir`` and
+visual rows from the shared template (`cowork_judge.fleet.gen_ppt_rubrics`); every other
+row is kept. The new rubric is normalized before it is written (an invalid result is never
+written); the file is rewritten atomically, and only when it changes.
 """
 
 from __future__ import annotations
@@ -17,26 +18,34 @@ from pathlib import Path
 
 from cowork_judge.core.failures import EXIT_STATUS
 
-EPILOG = """The visual rows are the ppt_judge rows whose id starts with the template's prefix (V-);
-they are replaced in place (appended when there are none). Without --gate the existing visual
-rows' gates are kept. Exit status: 0 written (or nothing to change, or --dry-run); 2 bad
-arguments, an unreadable rubric.json, or a rubric that would not normalize."""
+EPILOG = """Content rows (ppt_judge rows with workflow_group type1/type2) come from
+tests/workflow_assets/ppt_judge/task_check_dir when it exists (type1: weight 3.0 if mandatory
+else 2.0; type2: 4.0, depending on its paired type1 and the gates); --content refreshes only
+them (the folder is then required). Visual rows (ppt_judge rows whose id starts with V-) come
+from the shared template. Both are replaced in place (content before visual when new). Without
+--gate the existing rows' gates are kept. Exit status: 0 written (or nothing to change, or
+--dry-run); 2 bad arguments, an unreadable rubric.json, a task_check_dir with problems, or a
+rubric that would not normalize."""
 
 
 def main(argv: list[str]) -> int:
     """Run the command with `argv`; returns the exit status."""
     p = argparse.ArgumentParser(prog="cowork-judge gen-ppt-rubrics", epilog=EPILOG,
-                                description="Write ppt_judge's visual rows into <tests>/rubric.json from the shared template.")
+                                description="Write ppt_judge's content rows (from the instance's task_check_dir) and "
+                                            "visual rows (from the shared template) into <tests>/rubric.json.")
     p.add_argument("tests_dir", type=Path, help="the instance's tests/ folder (holds rubric.json; created if absent)")
-    p.add_argument("--gate", nargs="+", metavar="ID", help="row ids (code gates) every visual row depends on; "
+    p.add_argument("--gate", nargs="+", metavar="ID", help="row ids (code gates) every ppt_judge row depends on; "
                                                          "their own dependencies are added")
+    p.add_argument("--content", action="store_true", help="refresh only the content rows (from task_check_dir)")
     p.add_argument("--balance", type=float, metavar="R", help="scale visual weights to visual:content = R")
     p.add_argument("--dry-run", action="store_true", help="print the diff instead of writing")
     p.add_argument("--template", type=Path, help=argparse.SUPPRESS)  # tests: another template
     args = p.parse_args(argv)
 
     from cowork_judge.core.rubric import RubricError, normalize_rubric
-    from cowork_judge.fleet.gen_ppt_rubrics import GenError, TemplateError, generate, load_template
+    from cowork_judge.fleet.gen_ppt_rubrics import GenError, TemplateError, generate, generate_content, load_template
+    from cowork_judge.run.paths import workflow_assets_dir
+    from cowork_judge.workflow.ppt_judge.assets import load_task_checks
 
     path = args.tests_dir / "rubric.json"
     if not args.tests_dir.is_dir():
@@ -46,19 +55,34 @@ def main(argv: list[str]) -> int:
         raw = json.loads(old_text) if old_text is not None else None
     except (OSError, UnicodeDecodeError, ValueError) as exc:
         return _fail(f"{path}: cannot read: {exc}")
+    if args.content and args.balance is not None:
+        return _fail("--balance scales the visual rows, which --content leaves alone")
+    checks = load_task_checks(workflow_assets_dir(args.tests_dir, "ppt_judge"))
+    parts, notes, gates = [], [], []
     try:
-        template = load_template(args.template)
-        result = generate(raw, template, gates=args.gate, balance=args.balance)
-        normalize_rubric(result.document)
+        document = raw
+        if args.content or checks.present:
+            content = generate_content(document, checks, gates=args.gate)
+            document = content.document
+            n1 = sum(1 for r in content.rows if r["workflow_group"] == "type1")
+            parts.append(f"{n1} type1 + {len(content.rows) - n1} type2 content row(s) (replacing {content.replaced})")
+            notes += content.notes
+            gates = content.gates
+        if not args.content:
+            visual = generate(document, load_template(args.template), gates=args.gate, balance=args.balance)
+            document = visual.document
+            parts.append(f"{len(visual.rows)} visual row(s) (replacing {visual.replaced})")
+            notes += visual.notes
+            gates = list(dict.fromkeys([*gates, *visual.gates]))
+        normalize_rubric(document)
     except (TemplateError, GenError) as exc:
         return _fail(str(exc))
     except RubricError as exc:
         return _fail(f"the generated rubric would not normalize, nothing written: {exc}")
-    new_text = json.dumps(result.document, indent=2, ensure_ascii=False) + "\n"
-    for note in result.notes:
+    new_text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    for note in dict.fromkeys(notes):
         print(f"note: {note}", file=sys.stderr)
-    summary = (f"{len(result.rows)} visual row(s) (replacing {result.replaced}); gates: "
-               f"{', '.join(result.gates) or 'none'}")
+    summary = f"{'; '.join(parts)}; gates: {', '.join(gates) or 'none'}"
     if args.dry_run:
         diff = difflib.unified_diff((old_text or "").splitlines(keepends=True), new_text.splitlines(keepends=True),
                                     fromfile=f"{path} (now)", tofile=f"{path} (generated)")

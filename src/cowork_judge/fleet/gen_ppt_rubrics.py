@@ -1,14 +1,23 @@
-"""Generate ``ppt_judge``'s visual rows of a ``rubric.json`` from the shared template (SPEC §16).
+"""Generate ``ppt_judge``'s rows of a ``rubric.json``: visual rows from the shared template,
+content rows from the instance's ``task_check_dir`` (SPEC §16).
 
-The template is ``cowork_judge/workflow/ppt_judge/visual_rubrics.json`` (the workflow never
-reads it at run time). `generate` is pure: raw rubric JSON in, new rubric JSON out. Each
-template question becomes one row, copied verbatim into ``description``; ``cluster`` →
-``workflow_group``; ``critical`` → the critical weight; ``na_policy`` and ``decided_by``
-as written; ``levels`` on the 21-step grid (the template's anchor texts, a filler between
-them) so that the workflow's grid level survives the engine's snapping unchanged. The
-visual rows are the ``ppt_judge`` rows whose id starts with the template's prefix
-(``V-``); every other row — code gates, agentic rows, ``ppt_judge`` content rows — is kept
-as it is, in place. Running it twice gives the same file.
+Both functions are pure: raw rubric JSON in, new rubric JSON out; running them twice gives
+the same file, and every row they do not own is kept as it is, in place.
+
+- `generate` (visual): the template is ``cowork_judge/workflow/ppt_judge/visual_rubrics.json``
+  (the workflow never reads it at run time). Each template question becomes one row, copied
+  verbatim into ``description``; ``cluster`` → ``workflow_group``; ``critical`` → the
+  critical weight; ``na_policy`` and ``decided_by`` as written; ``levels`` on the 21-step
+  grid (the template's anchor texts, a filler between them) so that the workflow's grid
+  level survives the engine's snapping unchanged. Its rows: the ``ppt_judge`` rows whose id
+  starts with the template's prefix (``V-``).
+- `generate_content` (content): each type1 check becomes a binary row of weight 3.0
+  (``mandatory``) or 2.0, ``workflow_group: "type1"``, ``tag``
+  ``content/coverage/<section>/<kind>``; each type2 check a binary row of weight 4.0,
+  ``workflow_group: "type2"``, ``depends_on`` its paired type1 then the gates, ``tag``
+  ``content/correctness/<section>/<kind>`` (its pair's). Questions are copied verbatim into
+  ``description``. Its rows: the ``ppt_judge`` rows whose ``workflow_group`` is ``type1``
+  or ``type2``; type1 rows first, then type2, each in file order.
 """
 
 from __future__ import annotations
@@ -25,11 +34,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from cowork_judge.core.rubric import LIST_KEYS
 from cowork_judge.core.scales import format_level, parse_level_key
 from cowork_judge.workflow._contract import GRID_21
+from cowork_judge.workflow.ppt_judge.assets import CONTENT_GROUPS, TaskChecks
 
 WORKFLOW = "ppt_judge"
 TEMPLATE_FILE = "visual_rubrics.json"
 WEIGHT_DECIMALS = 3
 """Balanced weights are rounded to 3 decimals (a ratio off by < 0.1 %)."""
+CONTENT_WEIGHTS: dict[str, float] = {"mandatory": 3.0, "type1": 2.0, "type2": 4.0}
+"""SPEC §16: a type1 row weighs 3.0 when its check is mandatory, else 2.0; a type2 row 4.0
+(stating a subject wrongly is worse than leaving it out: the design notes' 4 : 3 : 2)."""
 
 
 class TemplateError(ValueError):
@@ -76,6 +89,8 @@ class VisualTemplate(BaseModel):
         anchors = {parse_level_key(k) for k in self.levels}
         if not anchors <= set(GRID_21) or not {0.0, 1.0} <= anchors:
             raise ValueError("levels keys must lie on the 21-step grid and include 0 and 1")
+        if set(self.clusters) & set(CONTENT_GROUPS):
+            raise ValueError(f"clusters may not be named {sorted(CONTENT_GROUPS)}: those groups mark content rows")
         ids = [r.id for r in self.rubrics]
         if len(set(ids)) != len(ids):
             raise ValueError("duplicate row ids")
@@ -157,26 +172,14 @@ def generate(raw: Any, template: VisualTemplate, *, gates: Sequence[str] | None 
     """
     doc, rows = _rows_of(raw)
     prefix = template.id_prefix
-    is_visual = [isinstance(r, Mapping) and r.get("workflow_name") == WORKFLOW and str(r.get("id", "")).startswith(prefix)
-                 for r in rows]
+    is_visual = [_is_visual(r, prefix) for r in rows]
     old = [r for r, v in zip(rows, is_visual) if v]
     others = [r for r, v in zip(rows, is_visual) if not v]
     at = is_visual.index(True) if any(is_visual) else len(rows)
     at -= sum(is_visual[:at])
     by_id = {str(r.get("id")): r for r in others if isinstance(r, Mapping) and r.get("id") is not None}
     notes: list[str] = []
-    if gates is None:
-        wanted = list(dict.fromkeys(str(d) for r in old for d in _deps(r) if str(d) in by_id))
-        if wanted:
-            notes.append(f"kept the existing visual rows' gates: {', '.join(wanted)}")
-    else:
-        unknown = [g for g in gates if g not in by_id]
-        if unknown:
-            raise GenError(f"--gate names no row of the rubric: {', '.join(unknown)} (a dangling gate is always closed)")
-        wanted = list(dict.fromkeys(gates))
-    closed = _closure(wanted, by_id)
-    if len(closed) > len(wanted):
-        notes.append(f"gates closed transitively (gates read raw hits): added {', '.join(closed[len(wanted):])}")
+    closed = _gates(gates, old, "visual", by_id, notes)
     weights = dict(template.weights)
     if balance is not None:
         weights, note = _balanced(weights, template, others, balance)
@@ -190,6 +193,83 @@ def generate(raw: Any, template: VisualTemplate, *, gates: Sequence[str] | None 
         document = dict(doc)
         document[_list_key(doc)] = out_rows
     return Generated(document=document, rows=new_rows, replaced=len(old), gates=closed, notes=notes)
+
+
+def generate_content(raw: Any, checks: TaskChecks, *, gates: Sequence[str] | None = None) -> Generated:
+    """Replace the content rows of a rubric document by the rows of `checks` (module docstring).
+
+    Args:
+        raw: the decoded rubric.json (shapes as `generate`); None = no rubric yet.
+        checks: the loaded ``task_check_dir`` (`cowork_judge.workflow.ppt_judge.assets`).
+        gates: row ids every content row depends on (closed transitively); None = keep the
+            existing content rows' gates, or, when there is no content row yet, the
+            existing visual rows' gates.
+
+    Raises:
+        GenError: no task_check_dir, a problem in it (the first ones are named: a rubric is
+            never written from broken assets), a check id another row already uses, a
+            gate that names no row, or an id → row mapping document.
+    """
+    doc, rows = _rows_of(raw)
+    if not checks.present:
+        raise GenError(f"no task_check_dir at {checks.folder}: the content rows come from it")
+    if checks.problems:
+        listed = "; ".join(f"{p.file}: {p.message}" for p in checks.problems[:5])
+        more = f" (and {len(checks.problems) - 5} more)" if len(checks.problems) > 5 else ""
+        raise GenError(f"{checks.folder} has problems, nothing generated: {listed}{more}")
+    mine = [_is_content(r) for r in rows]
+    old = [r for r, m in zip(rows, mine) if m]
+    others = [r for r, m in zip(rows, mine) if not m]
+    if any(mine):
+        at = mine.index(True)
+    else:  # content first, as the workflow runs it: before the visual rows, else at the end
+        at = next((i for i, r in enumerate(rows) if _is_visual(r)), len(rows))
+    at -= sum(mine[:at])
+    by_id = {str(r.get("id")): r for r in others if isinstance(r, Mapping) and r.get("id") is not None}
+    ids = [*checks.type1, *checks.type2]
+    clash = [i for i in ids if i in by_id]
+    if clash:
+        raise GenError(f"check id(s) already used by other rows of the rubric: {', '.join(clash)}")
+    notes: list[str] = []
+    if old:
+        closed = _gates(gates, old, "content", by_id, notes)
+    else:  # no content rows yet: they take the visual rows' gates
+        closed = _gates(gates, [r for r in others if _is_visual(r)], "visual", by_id, notes)
+    new_rows = []
+    for c in checks.type1.values():
+        new_rows.append(_content_row(c.id, c.question, CONTENT_WEIGHTS["mandatory" if c.mandatory else "type1"], "type1",
+                                     closed, f"content/coverage/{c.section}/{c.kind}"))
+    for t2 in checks.type2.values():
+        pair = checks.type1[t2.paired_type1_id]
+        new_rows.append(_content_row(t2.id, t2.question, CONTENT_WEIGHTS["type2"], "type2", [pair.id, *closed],
+                                     f"content/correctness/{pair.section}/{pair.kind}"))
+    out_rows = others[:at] + new_rows + others[at:]
+    if isinstance(doc, list):
+        document: Any = out_rows
+    else:
+        document = dict(doc)
+        document[_list_key(doc)] = out_rows
+    return Generated(document=document, rows=new_rows, replaced=len(old), gates=closed, notes=notes)
+
+
+def _content_row(rid: str, question: str, weight: float, group: str, deps: Sequence[str], tag: str) -> dict[str, Any]:
+    row: dict[str, Any] = {"id": rid, "description": question, "weight": weight, "judge_method": "workflow",
+                           "workflow_name": WORKFLOW, "workflow_group": group}
+    if deps:
+        row["depends_on"] = list(deps)
+    row["tag"] = tag
+    return row
+
+
+def _is_content(row: Any) -> bool:
+    """A content row: a ``ppt_judge`` row whose ``workflow_group`` is ``type1`` or ``type2``."""
+    return isinstance(row, Mapping) and row.get("workflow_name") == WORKFLOW and row.get("workflow_group") in CONTENT_GROUPS
+
+
+def _is_visual(row: Any, prefix: str = "V-") -> bool:
+    """A visual row: a ``ppt_judge`` row whose id starts with the template's prefix."""
+    return (isinstance(row, Mapping) and row.get("workflow_name") == WORKFLOW and not _is_content(row)
+            and str(row.get("id", "")).startswith(prefix))
 
 
 def _rows_of(raw: Any) -> tuple[Any, list[Any]]:
@@ -212,6 +292,28 @@ def _list_key(doc: Mapping[str, Any]) -> str:
 def _deps(row: Any) -> list[Any]:
     deps = row.get("depends_on") if isinstance(row, Mapping) else None
     return deps if isinstance(deps, list) else [deps] if isinstance(deps, (str, int)) else []
+
+
+def _gates(gates: Sequence[str] | None, source: Sequence[Any], kind: str, by_id: Mapping[str, Any],
+           notes: list[str]) -> list[str]:
+    """The gate row ids for generated rows, closed over ``depends_on`` (gates read raw hits).
+
+    `gates` None keeps the gates the `source` rows (the existing `kind` rows) depend on;
+    a line for each decision worth telling is appended to `notes`. Raises `GenError` when
+    a given gate names no row of `by_id` (the rubric's other rows)."""
+    if gates is None:
+        wanted = list(dict.fromkeys(str(d) for r in source for d in _deps(r) if str(d) in by_id))
+        if wanted:
+            notes.append(f"kept the existing {kind} rows' gates: {', '.join(wanted)}")
+    else:
+        unknown = [g for g in gates if g not in by_id]
+        if unknown:
+            raise GenError(f"--gate names no row of the rubric: {', '.join(unknown)} (a dangling gate is always closed)")
+        wanted = list(dict.fromkeys(gates))
+    closed = _closure(wanted, by_id)
+    if len(closed) > len(wanted):
+        notes.append(f"gates closed transitively (gates read raw hits): added {', '.join(closed[len(wanted):])}")
+    return closed
 
 
 def _closure(ids: Sequence[str], by_id: Mapping[str, Any]) -> list[str]:

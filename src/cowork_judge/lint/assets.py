@@ -5,10 +5,10 @@ file there is unused (A001) when no rubric row names that workflow, or when it s
 directly under ``workflow_assets/``, or when the workflow's registered asset check does
 not claim it. Workflows without a registered asset check may read anything in their folder.
 
-Hook for the §15 ``ppt_judge`` asset checks (a later issue: the asset format does not
-exist yet): register ``ASSET_CHECKS["ppt_judge"] = fn`` where ``fn(AssetContext) ->
-AssetResult`` reports anchors missing, ``task_check_dir`` ids ≠ content-row ids, manifest
-pairs ≠ ``depends_on`` (code A010, reserved in `codes.RESERVED`) and returns the files it uses.
+`ASSET_CHECKS` is the table of those checks (workflow name → check); each runs for every
+rubric that routes rows to its workflow, whether the instance has assets or not (a missing
+folder can be the finding): ``ppt_judge`` → `cowork_judge.lint.ppt_assets.check` (A010,
+A011).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cowork_judge.lint import ppt_assets
 from cowork_judge.lint.codes import Finding
 from cowork_judge.lint.document import RubricDoc
 from cowork_judge.run.instruction import INSTRUCTION_NAMES
@@ -48,8 +49,8 @@ class AssetResult:
 
 
 AssetCheck = Callable[[AssetContext], AssetResult]
-ASSET_CHECKS: dict[str, AssetCheck] = {}
-"""workflow name → its asset check. Empty in this version (ppt_judge's comes later)."""
+ASSET_CHECKS: dict[str, AssetCheck] = {"ppt_judge": ppt_assets.check}
+"""workflow name → its asset check (called with the workflow's folder, which may not exist)."""
 
 
 def check_assets(tests_dir: Path, display: str, doc: RubricDoc | None, workflows: frozenset[str]) -> list[Finding]:
@@ -60,14 +61,12 @@ def check_assets(tests_dir: Path, display: str, doc: RubricDoc | None, workflows
         workflows: workflow names the rubric routes to.
     """
     root = tests_dir / ASSETS_DIR
-    if not root.is_dir() or root.is_symlink():
-        return []
     out: list[Finding] = []
     unused: list[str] = []
     whole: dict[str, int] = {}
     files_by_workflow: dict[str, list[Path]] = {}
     walked = 0
-    for current, dirs, files in os.walk(root, onerror=None, followlinks=False):
+    for current, dirs, files in os.walk(root, onerror=None, followlinks=False) if _real_dir(root) else ():
         dirs.sort()
         for name in sorted(files):
             walked += 1
@@ -83,15 +82,19 @@ def check_assets(tests_dir: Path, display: str, doc: RubricDoc | None, workflows
                 whole[rel.parts[0]] = whole.get(rel.parts[0], 0) + 1
             else:
                 files_by_workflow.setdefault(rel.parts[0], []).append(path)
-    for name, files in files_by_workflow.items():
+    for name in sorted(workflows):
         hook = ASSET_CHECKS.get(name)
         if hook is None or doc is None:
             continue
         result = hook(AssetContext(tests_dir=tests_dir, asset_dir=root / name, doc=doc, display=display))
         out += result.findings
         if result.used is not None:
-            unused += [p.relative_to(root).as_posix() for p in files if p not in result.used]
+            unused += [p.relative_to(root).as_posix() for p in files_by_workflow.get(name, []) if p not in result.used]
     return out + _listed(display, unused, whole)
+
+
+def _real_dir(path: Path) -> bool:
+    return path.is_dir() and not path.is_symlink()
 
 
 def _listed(display: str, unused: list[str], whole: dict[str, int]) -> list[Finding]:

@@ -71,6 +71,9 @@ _TABLE: tuple[Check, ...] = (
     Check("S005", "WARN", "test.sh bakes in conflicting versions"),
     Check("A001", "WARN", "file under workflow_assets/ that no rubric workflow uses"),
     Check("A002", "WARN", "no judge instruction file for a model-judged rubric (the built-in default is used)"),
+    Check("A010", "ERROR", "ppt_judge assets: no task_check_dir, a broken or missing file or anchor, check ids ≠ "
+                           "content-row ids, manifest pairs ≠ depends_on"),
+    Check("A011", "WARN", "a ppt_judge content row's description is not its check's question verbatim"),
     Check("F001", "ERROR", "instances of one family resolve to different judge versions (or none)"),
     Check("F002", "ERROR", "instances of one family install different extras"),
     Check("F003", "WARN", "instances of one family use different code method sets"),
@@ -81,10 +84,7 @@ _TABLE: tuple[Check, ...] = (
 CHECKS: dict[str, Check] = {c.code: c for c in _TABLE}
 """code → `Check`, in documentation order. Read-only by convention."""
 
-RESERVED: dict[str, str] = {
-    "A010": "ppt_judge assets: anchors present, task_check_dir ids = content-row ids, manifest pairs = depends_on "
-            "(a later issue; hook: `cowork_judge.lint.assets.ASSET_CHECKS`)",
-}
+RESERVED: dict[str, str] = {}
 """Codes kept for checks that do not exist yet, with where they will plug in."""
 
 

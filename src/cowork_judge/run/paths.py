@@ -8,6 +8,7 @@ container and in tests)::
     └── output/                   output_dir       deliverables (strict delivery)
     /output/                      alt_output_dir   lenient delivery only (JUDGE_ALT_OUTPUT_DIR)
     /tests/                       tests_dir        rubric.json, instruction, task_prompt.md
+    └── workflow_assets/<name>/   workflow_assets_dir(name)  per-instance assets of one workflow
     /logs/                        logs_dir         (JUDGE_LOGS_DIR / --logs-dir)
     ├── agent/                    agent_logs_dir   trajectory.json, final_answer.txt
     └── verifier/                 verifier_dir
@@ -153,6 +154,10 @@ class RunPaths:
     def task_prompt(self) -> Path:
         return self.tests_dir / "task_prompt.md"
 
+    def workflow_assets_dir(self, name: str) -> Path:
+        """Per-instance assets of workflow `name` (``tests/workflow_assets/<name>/``; may not exist)."""
+        return workflow_assets_dir(self.tests_dir, name)
+
     @property
     def evidence_dir(self) -> Path:
         return self.work_dir / "evidence"
@@ -160,3 +165,9 @@ class RunPaths:
     def block_dir(self, name: str) -> Path:
         """Workspace of one agentic block (``name`` like ``block-01``)."""
         return self.work_dir / "blocks" / name
+
+
+def workflow_assets_dir(tests_dir: Path, name: str) -> Path:
+    """``<tests_dir>/workflow_assets/<name>/``: the per-instance assets of workflow `name`
+    (for tools that have an instance's tests dir but no run, such as gen-ppt-rubrics)."""
+    return Path(tests_dir) / "workflow_assets" / name

@@ -31,15 +31,16 @@ endpoints (the /v1 prefix is optional):
 
 rubric rows: the JSON list in the last <rubric_rows>[...]</rubric_rows> block of the user
 messages, else the id enum of properties.verdicts.items in the answer's JSON schema; the
-answer is {"verdicts": [{"id", "hit", "level"?, "na"?, "reason"}]}. Without rows the generic
+answer is {"verdicts": [{"id", "hit", "level"?, "na"?, "pages"?, "reason"}]}. Without rows the generic
 mode reads the criteria from the schema or the prompt and answers in the schema's shape
 (--no-generic: HTTP 400 instead).
 
 oracle file (--oracle), JSON:
-  {"<row id>": {"hit": true|false, "level": 0.75, "na": false, "reason": "..."},
+  {"<row id>": {"hit": true|false, "level": 0.75, "na": false, "pages": [2, 5], "reason": "..."},
    "<row id>@<page>": {...}}
   only "hit" is required; "level" in [0, 1] (gradient rows; default: highest level choice
-  when hit, else lowest); "<row id>@<page>" overrides the row on that page (workflow rows
+  when hit, else lowest); "pages" is copied into the verdict (the pages a whole-deck
+  request, such as ppt_judge's text pass, says the row was found on); "<row id>@<page>" overrides the row on that page (workflow rows
   whose request carries a <page_number>N</page_number> marker in a user message; when the
   answer schema lets "level" be a string such as "N/A", rows with "na": true get it);
   ids missing from the oracle get hit=false with reason "not in oracle". In the generic

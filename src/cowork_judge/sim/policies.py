@@ -2,7 +2,9 @@
 
 A policy answers ``verdicts(rows, context_text, page=None)`` with one verdict dict per
 row, in row order: ``{"id": str, "hit": bool, "level": float (gradient rows only),
-"reason": str}`` plus ``"na": bool`` when an oracle entry carries it. A row is a dict
+"reason": str}`` plus ``"na": bool`` and ``"pages": [int, ...]`` when an oracle entry
+carries them (``pages``: the pages a workflow's whole-deck request is told the row was
+found on, e.g. ``ppt_judge``'s text pass). A row is a dict
 from the judge's ``<rubric_rows>`` block: ``id``, ``description``, ``type``
 (``binary``/``gradient``), ``polarity`` (``positive``/``negative``), ``level_choices``
 (gradient only, fractions in [0, 1]).
@@ -24,7 +26,7 @@ __all__ = ["DEMO_REASON_PREFIX", "DemoPolicy", "FlipPolicy", "OraclePolicy", "Ro
 DEMO_REASON_PREFIX = "simulated judge, no model:"
 """Every reason the demo policy writes starts with this label."""
 
-_ORACLE_FIELDS = frozenset({"hit", "level", "na", "reason"})
+_ORACLE_FIELDS = frozenset({"hit", "level", "na", "pages", "reason"})
 _WORD_RE = re.compile(r"[^\W_]+")
 
 
@@ -61,7 +63,7 @@ class OraclePolicy:
 
     Args:
         answers: row id -> entry ``{"hit": bool, "level"?: float in [0, 1], "na"?: bool,
-            "reason"?: str}``.
+            "pages"?: [int >= 1, ...], "reason"?: str}``.
         page_answers: (row id, page number >= 1) -> entry of the same shape; used instead
             of ``answers[id]`` when ``verdicts`` is called with that page.
 
@@ -169,6 +171,8 @@ class OraclePolicy:
                 verdict["level"] = entry.get("level", choices[-1] if entry["hit"] else choices[0])
             if "na" in entry:
                 verdict["na"] = entry["na"]
+            if "pages" in entry:
+                verdict["pages"] = list(entry["pages"])
             verdict["reason"] = entry.get("reason", "oracle")
             out.append(verdict)
         return out
@@ -194,6 +198,10 @@ def _check_entry(source: str, key: object, entry: object) -> dict[str, Any]:
             raise ValueError(f"{source}: entry {key!r}: 'level' must be a number in [0, 1]")
     if "na" in entry and not isinstance(entry["na"], bool):
         raise ValueError(f"{source}: entry {key!r}: 'na' must be true or false")
+    pages = entry.get("pages")
+    if "pages" in entry and not (isinstance(pages, list) and all(
+            isinstance(p, int) and not isinstance(p, bool) and p >= 1 for p in pages)):
+        raise ValueError(f"{source}: entry {key!r}: 'pages' must be a list of page numbers (integers from 1)")
     if "reason" in entry and not isinstance(entry["reason"], str):
         raise ValueError(f"{source}: entry {key!r}: 'reason' must be a string")
     return dict(entry)

@@ -6,7 +6,8 @@ function ``run(criteria, ctx, budget_sec) -> list[Verdict]``:
 - ``criteria``: the workflow's rows (normalized `Criterion` objects), in rubric order;
 - ``ctx``: a `WorkflowContext` — settings from ``rubric.json → workflow_config.<name>``,
   the code segment's artifacts (the located deck), the shared evidence folder, the
-  delivery, the run deadline, a cancel event, an audit log, and THE model transport
+  instance's asset folder of the workflow (``assets_dir``, added within ABI 2 with a
+  default, so workflows that do not read it are unaffected), the delivery, the run deadline, a cancel event, an audit log, and THE model transport
   (`ModelCaller`) through which every model call must go: it enforces the run's global
   in-flight limit (``JUDGE_WORKFLOW_CONCURRENCY``, one limit over all workflow calls,
   however many threads a workflow uses), the start jitter
@@ -121,6 +122,9 @@ class WorkflowContext:
         rng: the run's random source (seeded in tests).
         resplit: JUDGE_RESPLIT: a workflow may re-ask, alone, what a failed or partial
             reply left out (ppt_judge: rows missing from a page's reply).
+        assets_dir: the instance's per-instance assets of this workflow
+            (``tests/workflow_assets/<name>/``; it may not exist); None when the caller
+            has no instance (a unit test). Read it, never write it.
     """
 
     name: str
@@ -137,6 +141,7 @@ class WorkflowContext:
     log: logging.Logger = field(default_factory=lambda: logging.getLogger("cowork_judge"))
     rng: random.Random = field(default_factory=random.Random)
     resplit: bool = True
+    assets_dir: Path | None = None
 
 
 def hit_row(row_id: str, hit: bool, reason: str, *, evidence: Sequence[str] = ()) -> Verdict:

@@ -109,6 +109,7 @@ def _run_one(module: Any, name: str, rows: list[Criterion], ctx: RunContext, bud
         log=ctx.log,
         rng=ctx.rng,
         resplit=ctx.config.resplit,
+        assets_dir=ctx.paths.workflow_assets_dir(name),
     )
 
     def call() -> Any:

@@ -120,7 +120,7 @@ def aggregate_row(row: Criterion, cells: Mapping[int, Cell], *, total_pages: int
             parts.append("; ".join(f"p{pg} {format_level(lv)}: {_short(cells[pg].reason)}" for lv, pg in low[:REASON_PAGES])
                          + (f"; +{len(low) - REASON_PAGES} more page(s) below 1" if len(low) > REASON_PAGES else ""))
         if na_pages:
-            parts.append(f"N/A on page(s) {_ranges(na_pages)}")
+            parts.append(f"N/A on page(s) {page_ranges(na_pages)}")
         if lost_note:
             parts.append(lost_note)
         refs = [f"evidence/{image_refs[pg]}" for _lv, pg in low[:EVIDENCE_REFS] if pg in image_refs]
@@ -147,11 +147,11 @@ def _lost_note(lost: Mapping[int, Cell], total_pages: int) -> str:
     by_kind: dict[str, list[int]] = {}
     for pg, c in sorted(lost.items()):
         by_kind.setdefault(c.lost or "timeout", []).append(pg)
-    detail = "; ".join(f"{kind}: page{'s' if len(pgs) > 1 else ''} {_ranges(pgs)}" for kind, pgs in by_kind.items())
+    detail = "; ".join(f"{kind}: page{'s' if len(pgs) > 1 else ''} {page_ranges(pgs)}" for kind, pgs in by_kind.items())
     return f"{len(lost)} of {total_pages} pages not judged ({detail})"
 
 
-def _ranges(pages: Iterable[int]) -> str:
+def page_ranges(pages: Iterable[int]) -> str:
     """``[1, 2, 3, 7]`` → ``"1-3, 7"``."""
     out: list[str] = []
     run: list[int] = []

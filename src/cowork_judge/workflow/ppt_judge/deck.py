@@ -43,6 +43,8 @@ class Page:
         image_rel: the PNG relative to the evidence folder (``pages/<deck>/page-003.png``).
         title: the slide's title from the structure, if any.
         text: the slide's extracted text (at most `SLIDE_TEXT_MAX_CHARS`).
+        visuals: pictures, charts and diagrams (SmartArt) on the slide, by the structure
+            (0 when the structure does not say: PDF/HTML decks, or no structure).
     """
 
     number: int
@@ -51,6 +53,7 @@ class Page:
     image_rel: str
     title: str | None = None
     text: str = ""
+    visuals: int = 0
 
 
 @dataclass
@@ -150,7 +153,8 @@ def load_deck(evidence_dir: Path, artifacts: Mapping[str, Any], *,
         slide = render.page_to_slide.get(number)
         doc = _read(layout.slide(summary.deck, slide), SlideDoc) if slide is not None else None
         text = (doc.text if doc is not None else "")[:SLIDE_TEXT_MAX_CHARS]
-        pages.append(Page(number, slide, layout.root / img.path, img.path, doc.title if doc is not None else None, text))
+        pages.append(Page(number, slide, layout.root / img.path, img.path, doc.title if doc is not None else None, text,
+                          _visuals(doc)))
     if not pages:
         return _render_problem(skip.kind if skip else "error", render.reason or "no page image was written")
     checks = _read(layout.checks(summary.deck), ChecksDoc)
@@ -160,6 +164,14 @@ def load_deck(evidence_dir: Path, artifacts: Mapping[str, Any], *,
         checks=checks, checks_note="" if checks is not None else "checks.json is missing or unreadable",
         page_to_slide=dict(render.page_to_slide),
     )
+
+
+def _visuals(doc: SlideDoc | None) -> int:
+    """Pictures, charts and diagrams of a slide (shapes whose content the text layer cannot show)."""
+    if doc is None:
+        return 0
+    return sum(1 for s in doc.shapes if s.kind == "pic" or s.picture is not None or s.chart is not None
+               or s.diagram_text is not None)
 
 
 def _render_problem(kind: str, reason: str) -> DeckProblem:

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from cowork_judge.core import reply_scan
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.scales import format_level
 from cowork_judge.core.verdicts import parse_reply
@@ -59,7 +60,7 @@ class PageCell:
     reason: str
 
 
-def _data(value: Any) -> str:
+def fenced(value: Any) -> str:
     """JSON with ``<`` and ``>`` escaped: deliverable text cannot open or close a tag."""
     return json.dumps(value, ensure_ascii=False).replace("<", "\\u003c").replace(">", "\\u003e")
 
@@ -86,23 +87,33 @@ def messages(page: Page, rows: Sequence[Criterion], *, total_pages: int, deck_re
         OSError: the page image cannot be read.
         ValueError: the image is larger than `MAX_IMAGE_BYTES`.
     """
-    data = page.image.read_bytes()
-    if len(data) > MAX_IMAGE_BYTES:
-        raise ValueError(f"page image {page.image_rel} is {len(data)} bytes (limit {MAX_IMAGE_BYTES})")
+    image = image_part(page)
     slide = f" (slide {page.slide})" if page.slide is not None else ""
     defects = [{"check": f.check, "confidence": f.confidence, "shape": f.shape_name, "message": f.message[:MAX_FINDING_CHARS]}
                for f in list(findings)[:MAX_PROMPT_FINDINGS]]
     text = "\n".join([
         f"<page_number>{page.number}</page_number>",
-        f"Deck {_data(deck_rel)}: page {page.number} of {total_pages}{slide}.",
-        f"<slide_text>{_data({'title': page.title, 'text': page.text})}</slide_text>",
-        f"<measured_defects>{_data(defects) if defects else 'none measured on this page'}</measured_defects>",
+        f"Deck {fenced(deck_rel)}: page {page.number} of {total_pages}{slide}.",
+        f"<slide_text>{fenced({'title': page.title, 'text': page.text})}</slide_text>",
+        f"<measured_defects>{fenced(defects) if defects else 'none measured on this page'}</measured_defects>",
         "Judge these rubric rows on this page:",
-        "<rubric_rows>" + _data([prompt_row(c) for c in rows]) + "</rubric_rows>",
+        "<rubric_rows>" + fenced([prompt_row(c) for c in rows]) + "</rubric_rows>",
     ])
-    image = {"type": "image_url", "image_url": {"url": "data:image/png;base64," + base64.b64encode(data).decode("ascii"),
-                                                "detail": "high"}}
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": [{"type": "text", "text": text}, image]}]
+
+
+def image_part(page: Page) -> dict[str, Any]:
+    """The page image as a chat ``image_url`` part (a PNG data URL, high detail).
+
+    Raises:
+        OSError: the image cannot be read.
+        ValueError: the image is larger than `MAX_IMAGE_BYTES`.
+    """
+    data = page.image.read_bytes()
+    if len(data) > MAX_IMAGE_BYTES:
+        raise ValueError(f"page image {page.image_rel} is {len(data)} bytes (limit {MAX_IMAGE_BYTES})")
+    return {"type": "image_url", "image_url": {"url": "data:image/png;base64," + base64.b64encode(data).decode("ascii"),
+                                               "detail": "high"}}
 
 
 def answer_schema(rows: Sequence[Criterion]) -> dict[str, Any]:
@@ -131,7 +142,9 @@ def read_reply(text: str | None, rows: Sequence[Criterion]) -> tuple[dict[str, P
     """Read a page reply with the engine's recovery (`parse_reply`).
 
     Each row is parsed as a graded row on the 21-step grid, so a level off the grid snaps
-    to it (ties to the lower level, SPEC §4). ``"N/A"`` (any case, also ``"NA"``) is N/A; a
+    to it (ties to the lower level, SPEC §4). ``"N/A"`` (any case, also ``"NA"``) is N/A, and
+    so is a row flagged ``"na": true`` (a reply without the schema, e.g. after the endpoint
+    refused structured output, may keep a number as its level and say N/A that way); a
     row answered with a hit but no level falls back to 1 or 0 (the engine's rule for a
     missing level).
 
@@ -147,10 +160,26 @@ def read_reply(text: str | None, rows: Sequence[Criterion]) -> tuple[dict[str, P
         if not v.judged:
             continue
         raw = v.level_raw
-        if isinstance(raw, str) and raw.strip().upper().replace("/", "") == "NA":
+        if (isinstance(raw, str) and raw.strip().upper().replace("/", "") == "NA") or raw_row(text, c.id).get("na") is True:
             cells[c.id] = PageCell(None, True, v.reason)
         elif v.level is not None:
             cells[c.id] = PageCell(v.level, False, v.reason)
         else:
             cells[c.id] = PageCell(1.0 if v.hit else 0.0, False, v.reason)
     return cells, outcome.step, list(outcome.problems)
+
+
+def raw_row(text: str | None, row_id: str) -> dict[str, Any]:
+    """The last verdict object for `row_id` in a reply, as written ({} when none): for the
+    fields the engine's parser does not keep (``na``, ``pages``)."""
+    text = text or ""
+    whole = reply_scan.loads(text.strip())
+    groups = [reply_scan.rows_of(whole)] if whole is not None else []
+    if not any(groups):
+        groups = [f.rows for f in reply_scan.complete_objects(text)]
+    found: dict[str, Any] = {}
+    for rows in groups:
+        for r in rows or ():
+            if isinstance(r, dict) and r.get("id") == row_id:
+                found = r
+    return found

@@ -26,8 +26,12 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Generic, TypeVar
 
 from .settings import Mode
+
+T = TypeVar("T")
+"""A call the pool runs: any ordered value (`Call` here, `content.ContentCall` for the content axis)."""
 
 POOL_MAX_WORKERS = 64
 """Upper bound of worker threads (the in-flight limit decides; this only caps a bad value)."""
@@ -103,8 +107,8 @@ def count_calls(pages: int, group_rows: Sequence[int], mode: Mode, group_size: i
     return pages * sum(-(-r // max(1, group_size)) for r in group_rows)
 
 
-class PageFirstPool:
-    """Worker threads that run calls lowest page first, until done or told to stop.
+class PageFirstPool(Generic[T]):
+    """Worker threads that run calls lowest first (`Call`: page first), until done or told to stop.
 
     Args:
         workers: threads (the run's in-flight limit: more would only queue at the transport
@@ -115,16 +119,16 @@ class PageFirstPool:
         wait_until: monotonic time after which `run` returns even if workers are still busy.
     """
 
-    def __init__(self, workers: int, run_call: Callable[[Call], Sequence[Call]], drop_call: Callable[[Call], None],
+    def __init__(self, workers: int, run_call: Callable[[T], Sequence[T]], drop_call: Callable[[T], None],
                  stop: Callable[[], bool], wait_until: float) -> None:
         self.workers = max(1, min(int(workers), POOL_MAX_WORKERS))
         self.run_call, self.drop_call, self.stop, self.wait_until = run_call, drop_call, stop, wait_until
-        self._heap: list[Call] = []
+        self._heap: list[T] = []
         self._busy = 0
         self._cond = threading.Condition()
         self.started = 0
 
-    def run(self, calls: Sequence[Call]) -> bool:
+    def run(self, calls: Sequence[T]) -> bool:
         """Run `calls` (and their follow-ups); True when all finished, False when `wait_until`
         came first (workers still busy then finish in the background)."""
         with self._cond:
@@ -150,7 +154,7 @@ class PageFirstPool:
                 self._busy += 1
                 stopped = self.stop()
                 self.started += 0 if stopped else 1
-            follow: Sequence[Call] = ()
+            follow: Sequence[T] = ()
             try:
                 if stopped:
                     self.drop_call(call)

@@ -1,0 +1,120 @@
+"""``ppt_judge``'s asset checks (SPEC §15): the instance's ``task_check_dir`` against its rubric.
+
+Registered in `cowork_judge.lint.assets.ASSET_CHECKS`; called for every rubric that routes
+rows to ``ppt_judge``, whether or not the instance has assets. Findings:
+
+- **A010 (ERROR)**, each a row the judge would leave unjudged ``asset_broken`` or a score
+  the package did not mean:
+  - ``ppt_judge`` rows and no ``task_check_dir`` (a deck task without content checks is
+    written as an empty checklist: zero checks, zero counts — never by accident);
+  - anything `load_task_checks` finds wrong: a file missing or not the documented format
+    (``cowork_judge/schemas/ppt_task_check.schema.json``), a check invalid, an id declared
+    twice or starting with ``V-``, a type2 check paired with no type1 check, an anchor file
+    missing, unreadable, empty, over 32 KiB or outside the folder;
+  - the id set of the checks ≠ the id set of the rubric's content rows (``ppt_judge``
+    rows with ``workflow_group`` ``type1``/``type2``), or a row marked with the other kind;
+  - ``manifest.pairs`` ≠ the type2 checks' ``paired_type1_id``, a type2 row whose
+    ``depends_on`` lacks its paired type1, ``type1_only`` or ``counts`` that disagree with
+    the checks;
+- **A011 (WARN)**: a content row whose description is not its check's question verbatim
+  (the generator copies it; an edit on one side changes what is judged).
+
+The files the judge reads (manifest, type1, type2, cited anchors) are reported as used;
+any other file under ``workflow_assets/ppt_judge/`` is A001 (unused).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from cowork_judge.lint.codes import Finding
+
+WORKFLOW = "ppt_judge"
+
+
+def check(ctx: Any) -> Any:
+    """The A010/A011 findings of one instance (`lint.assets.AssetContext` in, `AssetResult` out)."""
+    from cowork_judge.lint.assets import AssetResult
+    from cowork_judge.workflow.ppt_judge.assets import (
+        CONTENT_GROUPS,
+        MANIFEST_FILE,
+        TASK_CHECK_DIR,
+        TYPE1_FILE,
+        TYPE2_FILE,
+        load_task_checks,
+    )
+
+    checks = load_task_checks(ctx.asset_dir)
+    where = f"{ctx.display}/workflow_assets/{WORKFLOW}/{TASK_CHECK_DIR}"
+    ppt_rows = [r for r in ctx.doc.rows if r.get("workflow_name") == WORKFLOW]
+    content = {r.label: r for r in ppt_rows if r.get("workflow_group") in CONTENT_GROUPS}
+    out: list[Finding] = []
+    if not ppt_rows:
+        return AssetResult(out, checks.used_files() if checks.present else set())
+    if not checks.present:
+        out.append(Finding("A010", where, f"the rubric has {len(ppt_rows)} ppt_judge row(s) but the instance has no "
+                                          f"{TASK_CHECK_DIR}: its content rows are unjudged asset_broken (a deck task "
+                                          "without content checks ships an empty checklist: zero checks, zero counts)"))
+        return AssetResult(out, set())
+    for p in checks.problems:
+        row = p.check if p.check in content else None
+        out.append(Finding("A010", f"{where}/{p.file}", p.message, row=row))
+
+    declared = checks.declared
+    for rid, row in content.items():
+        kind = CONTENT_GROUPS[row.get("workflow_group")]
+        if rid not in declared:
+            out.append(Finding("A010", ctx.doc.file, f"content row ({kind}) has no check in {TASK_CHECK_DIR}: it is "
+                                                     "unjudged asset_broken", row=rid, field="id"))
+        elif declared[rid] != kind:
+            out.append(Finding("A010", ctx.doc.file, f"marked {kind} (workflow_group) but {TASK_CHECK_DIR} declares it "
+                                                     f"a {declared[rid]} check", row=rid, field="workflow_group"))
+    for cid, kind in declared.items():
+        if cid not in content:
+            file = TYPE1_FILE if kind == "type1" else TYPE2_FILE
+            out.append(Finding("A010", f"{where}/{file}", f"check {cid} has no content row in rubric.json (a "
+                                                          f"ppt_judge row with workflow_group {kind!r}): it is never "
+                                                          "judged; run gen-ppt-rubrics --content"))
+
+    pairs = {c.id: c.paired_type1_id for c in checks.type2.values()}
+    if checks.manifest is not None:
+        m = checks.manifest
+        for t2 in sorted(set(pairs) | set(m.pairs)):
+            if m.pairs.get(t2) != pairs.get(t2) and (t2 in pairs or t2 not in checks.broken):
+                out.append(Finding("A010", f"{where}/{MANIFEST_FILE}", f"pairs[{t2!r}] is {m.pairs.get(t2)!r} but "
+                                                                       f"{TYPE2_FILE} pairs it with {pairs.get(t2)!r}"))
+        only = sorted(set(checks.type1) - set(pairs.values()))
+        if not checks.broken and sorted(m.type1_only) != only:
+            out.append(Finding("A010", f"{where}/{MANIFEST_FILE}", f"type1_only is {sorted(m.type1_only)} but the type1 "
+                                                                   f"checks without a type2 are {only}"))
+        counted = {"type1": len(checks.type1), "type2": len(checks.type2),
+                   "mandatory": sum(1 for c in checks.type1.values() if c.mandatory), "anchors": len(checks.anchors)}
+        wrong = {k: (m.counts.get(k), v) for k, v in counted.items() if m.counts.get(k) != v}
+        if wrong and not checks.broken:
+            listed = ", ".join(f"{k} says {said}, found {found}" for k, (said, found) in wrong.items())
+            out.append(Finding("A010", f"{where}/{MANIFEST_FILE}", f"counts disagree with the checks: {listed}"))
+    for t2, t1 in pairs.items():
+        row = content.get(t2)
+        if row is not None and t1 not in _deps(row.get("depends_on")):
+            out.append(Finding("A010", ctx.doc.file, f"depends_on lacks its paired type1 {t1!r} (manifest pairs, "
+                                                     f"{TYPE2_FILE}): the row would score when {t1} missed",
+                               row=t2, field="depends_on"))
+
+    questions = {**{c.id: c.question for c in checks.type1.values()}, **{c.id: c.question for c in checks.type2.values()}}
+    for rid, row in content.items():
+        if rid in questions and row.description != questions[rid]:
+            out.append(Finding("A011", ctx.doc.file, f"description is not the question of {TASK_CHECK_DIR} verbatim; "
+                                                     "regenerate with gen-ppt-rubrics --content (or edit the checklist)",
+                               row=rid, field="description"))
+    return AssetResult(out, _existing(checks.used_files()))
+
+
+def _deps(value: Any) -> list[str]:
+    if isinstance(value, list):
+        return [str(v) for v in value]
+    return [str(value)] if isinstance(value, (str, int)) else []
+
+
+def _existing(paths: set[Path]) -> set[Path]:
+    return {p for p in paths if p.exists()}

@@ -1,0 +1,353 @@
+"""The content axis's per-instance assets: ``tests/workflow_assets/ppt_judge/task_check_dir/``.
+
+Format (JSON Schema: ``cowork_judge/schemas/ppt_task_check.schema.json``)::
+
+    task_check_dir/
+      manifest.json   {"schema": MANIFEST_SCHEMA, "subject", "counts", "pairs", "type1_only", "anchor_index"}
+      type1.json      {"schema": TYPE1_SCHEMA, "checks": [{"id", "question", "mandatory", "search_hints",
+                                                            "section", "kind"}, ...]}
+      type2.json      {"schema": TYPE2_SCHEMA, "checks": [{"id", "question", "paired_type1_id", "scope",
+                                                            "anchor_refs"}, ...]}
+      anchors/*.md    ground truth, UTF-8 text, named by ``anchor_refs`` (paths relative to task_check_dir)
+
+- a *type1* check asks whether the deck covers a subject ("does the deck explain X");
+  ``search_hints`` are words the deck may use for it (they help the text pass and choose
+  the pages the image pass looks at); ``mandatory`` makes the generated row heavier;
+  ``section``/``kind`` become the row's ``tag``;
+- a *type2* check asks whether the deck states it correctly, against the ground truth of
+  its ``anchor_refs`` (inlined in the prompt); it is judged on the pages its
+  ``paired_type1_id`` found (``scope: page``) or on representative pages (``deck_wide``);
+- the manifest: ``pairs`` (type2 id → type1 id, must agree with the checks and with the
+  rubric's ``depends_on``), ``type1_only`` (type1 checks without a type2), ``counts``
+  (``type1``, ``type2``, ``mandatory``, ``anchors``), ``anchor_index`` (type2 id → anchor
+  refs, used when a type2 check has no ``anchor_refs``: the only manifest field the judge
+  reads at run time).
+
+`load_task_checks` never raises: whatever is wrong becomes a `Problem` (for lint) and,
+for the checks it makes unusable, an entry of `TaskChecks.broken` (their rows are
+unjudged ``asset_broken`` at run time). A problem costs only the checks it touches: a
+missing anchor file only the type2 checks that cite it; an unreadable ``type1.json`` every
+type1 check (and, through the gate rules, their type2 checks become ``dep_unjudged``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+TASK_CHECK_DIR = "task_check_dir"
+MANIFEST_FILE = "manifest.json"
+TYPE1_FILE = "type1.json"
+TYPE2_FILE = "type2.json"
+MANIFEST_SCHEMA = "cowork-judge/ppt-task-check-manifest@1"
+TYPE1_SCHEMA = "cowork-judge/ppt-type1-checks@1"
+TYPE2_SCHEMA = "cowork-judge/ppt-type2-checks@1"
+CONTENT_GROUPS: dict[str, str] = {"type1": "type1", "type2": "type2"}
+"""``workflow_group`` of a content row → its check kind (rows of other groups are visual)."""
+VISUAL_ID_PREFIX = "V-"
+"""Ids of the visual template's rows (`gen-ppt-rubrics` owns them); a check may not use it."""
+MAX_JSON_BYTES = 1024 * 1024
+"""Largest manifest/type1/type2 file read (a 200-check list is ~100 KB)."""
+MAX_ANCHOR_BYTES = 32 * 1024
+"""Largest anchor file: the whole anchor goes into every prompt of its type2 checks, so it
+must stay a focused excerpt (~8,000 tokens at most), never a whole source document."""
+MAX_HINTS = 20
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$"
+"""A check id (the JSON Schema's ``$defs.id`` pattern)."""
+
+
+class Type1Check(BaseModel):
+    """One coverage check: does the deck cover a subject."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    id: str = Field(pattern=ID_PATTERN, description="the rubric row's id")
+    question: str = Field(min_length=1, description="copied verbatim into the row's description")
+    mandatory: bool = Field(False, description="the task requires it: the row weighs 3.0 instead of 2.0")
+    search_hints: list[str] = Field(default_factory=list, max_length=MAX_HINTS,
+                                    description="words the deck may use for the subject")
+    section: str = Field(min_length=1, description="part of the task the check belongs to (→ tag)")
+    kind: str = Field(min_length=1, description="what sort of content it is (→ tag)")
+
+
+class Type2Check(BaseModel):
+    """One correctness check: is the subject stated correctly, against ground truth."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    id: str = Field(pattern=ID_PATTERN, description="the rubric row's id")
+    question: str = Field(min_length=1, description="copied verbatim into the row's description")
+    paired_type1_id: str = Field(min_length=1, description="the type1 check whose pages it is judged on")
+    scope: Literal["page", "deck_wide"] = Field("page", description="the paired pages, or representative pages")
+    anchor_refs: list[str] = Field(default_factory=list, description="ground-truth files, relative to task_check_dir")
+
+
+class Manifest(BaseModel):
+    """``manifest.json``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, strict=True)
+
+    schema_id: Literal["cowork-judge/ppt-task-check-manifest@1"] = Field(alias="schema")
+    subject: str = Field("", description="what the deck is about, for people")
+    counts: dict[Literal["type1", "type2", "mandatory", "anchors"], int] = Field(
+        description="number of type1 checks, type2 checks, mandatory type1 checks, anchor files")
+    pairs: dict[str, str] = Field(description="type2 id → its paired type1 id")
+    type1_only: list[str] = Field(default_factory=list, description="type1 ids without a type2 check")
+    anchor_index: dict[str, list[str]] = Field(default_factory=dict,
+                                               description="type2 id → anchor refs, when the check names none")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something wrong with the assets: the file (relative to task_check_dir), the check
+    id when it concerns one check, and what is wrong."""
+
+    file: str
+    message: str
+    check: str | None = None
+
+
+@dataclass
+class TaskChecks:
+    """The loaded ``task_check_dir``.
+
+    Attributes:
+        folder: the task_check_dir path.
+        present: the folder exists.
+        type1, type2: usable checks by id (a broken check is in neither).
+        manifest: None when missing or invalid.
+        anchors: anchor ref → text, for every readable anchor cited.
+        problems: everything found wrong (lint reports them all).
+        broken: check id → why its row cannot be judged (``asset_broken``).
+        files_broken: kind (``type1``/``type2``) → why its whole file is unusable.
+        declared: every check id the files declare (usable or broken), with its kind.
+        cited: every anchor ref the type2 checks cite (through ``manifest.anchor_index``
+            too), readable or not.
+    """
+
+    folder: Path
+    present: bool = False
+    type1: dict[str, Type1Check] = field(default_factory=dict)
+    type2: dict[str, Type2Check] = field(default_factory=dict)
+    manifest: Manifest | None = None
+    anchors: dict[str, str] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+    broken: dict[str, str] = field(default_factory=dict)
+    files_broken: dict[str, str] = field(default_factory=dict)
+    declared: dict[str, str] = field(default_factory=dict)
+    cited: set[str] = field(default_factory=set)
+
+    def why_unusable(self, row_id: str, kind: str) -> str | None:
+        """Why a content row of `kind` (``type1``/``type2``) cannot be judged, or None when
+        its check is usable."""
+        if not self.present:
+            return f"no {TASK_CHECK_DIR} in the instance's workflow_assets/ppt_judge/"
+        if row_id in self.broken:
+            return self.broken[row_id]
+        if kind in self.files_broken:
+            return self.files_broken[kind]
+        usable = self.type1 if kind == "type1" else self.type2
+        if row_id in usable:
+            return None
+        other = self.declared.get(row_id)
+        if other is not None and other != kind:
+            return f"the rubric marks it {kind} but {TASK_CHECK_DIR} declares it a {other} check"
+        return f"no {kind} check with this id in {TASK_CHECK_DIR}/{TYPE1_FILE if kind == 'type1' else TYPE2_FILE}"
+
+    def anchor_refs(self, check: Type2Check) -> list[str]:
+        """The check's anchor refs: its own, else ``manifest.anchor_index`` (fallback)."""
+        if check.anchor_refs:
+            return list(check.anchor_refs)
+        return list(self.manifest.anchor_index.get(check.id, [])) if self.manifest is not None else []
+
+    def used_files(self) -> set[Path]:
+        """The files the judge reads (lint: every other file under the folder is unused)."""
+        names = [MANIFEST_FILE, TYPE1_FILE, TYPE2_FILE, *(r for r in self.cited if isinstance(r, str) and r)]
+        return {self.folder / n for n in names}
+
+
+def load_task_checks(asset_dir: Path | None) -> TaskChecks:
+    """Read ``<asset_dir>/task_check_dir`` (asset_dir: ``tests/workflow_assets/ppt_judge``).
+
+    Returns:
+        `TaskChecks`; never raises (every problem is recorded, see the module docstring).
+    """
+    folder = (asset_dir or Path("/nonexistent")) / TASK_CHECK_DIR
+    out = TaskChecks(folder=folder, present=asset_dir is not None and folder.is_dir() and not folder.is_symlink())
+    if not out.present:
+        return out
+    manifest_doc, why = _read_json(folder / MANIFEST_FILE)
+    if why or manifest_doc is None:
+        out.problems.append(Problem(MANIFEST_FILE, why or "missing"))
+    else:
+        try:
+            out.manifest = Manifest.model_validate(manifest_doc)
+        except ValidationError as exc:
+            out.problems.append(Problem(MANIFEST_FILE, _first_error(exc)))
+    items = {kind: _checks(out, kind, name, schema)
+             for kind, name, schema in (("type1", TYPE1_FILE, TYPE1_SCHEMA), ("type2", TYPE2_FILE, TYPE2_SCHEMA))}
+    seen: dict[str, str] = {}
+    for kind, model in (("type1", Type1Check), ("type2", Type2Check)):
+        file = TYPE1_FILE if kind == "type1" else TYPE2_FILE
+        for n, raw in enumerate(items[kind]):
+            rid = raw.get("id") if isinstance(raw, dict) and isinstance(raw.get("id"), str) else None
+            try:
+                check = model.model_validate(raw)
+            except ValidationError as exc:
+                where = rid or f"#{n + 1}"
+                out.problems.append(Problem(file, f"check {where}: {_first_error(exc)}", rid))
+                if rid:
+                    out.broken[rid] = f"{TASK_CHECK_DIR}/{file}: check {rid}: {_first_error(exc)}"
+                    out.declared.setdefault(rid, kind)
+                continue
+            if check.id in seen:
+                msg = f"id {check.id!r} is declared twice ({seen[check.id]} and {kind})"
+                out.problems.append(Problem(file, msg, check.id))
+                out.broken[check.id] = f"{TASK_CHECK_DIR}: {msg}"
+                continue
+            seen[check.id] = kind
+            out.declared[check.id] = kind
+            if check.id.startswith(VISUAL_ID_PREFIX):
+                msg = f"id {check.id!r} starts with {VISUAL_ID_PREFIX!r}, the visual template's prefix"
+                out.problems.append(Problem(file, msg, check.id))
+                out.broken[check.id] = f"{TASK_CHECK_DIR}: {msg}"
+                continue
+            if isinstance(check, Type1Check):
+                out.type1[check.id] = check
+            elif isinstance(check, Type2Check):
+                out.type2[check.id] = check
+    for rid in [r for r in out.broken if r in out.type1 or r in out.type2]:  # a duplicate id breaks both
+        out.type1.pop(rid, None)
+        out.type2.pop(rid, None)
+    for check in list(out.type2.values()):
+        out.cited.update(r for r in out.anchor_refs(check) if isinstance(r, str))
+        problem = _type2_problem(out, check)
+        if problem is not None:
+            out.problems.append(problem)
+            out.broken[check.id] = f"{TASK_CHECK_DIR}/{problem.file}: {problem.message}"
+            del out.type2[check.id]
+    return out
+
+
+def _checks(out: TaskChecks, kind: str, name: str, schema: str) -> list[Any]:
+    """The raw check items of one file; a file that cannot be used at all is recorded in
+    `files_broken`."""
+    doc, why = _read_json(out.folder / name)
+    if why is None and doc is None:
+        why = "missing"
+    if why is None:
+        if not isinstance(doc, dict) or doc.get("schema") != schema:
+            why = f"not a {schema} document (its \"schema\" must be {schema!r})"
+        elif not isinstance(doc.get("checks"), list):
+            why = "\"checks\" must be a list of check objects"
+        elif set(doc) - {"schema", "checks"}:
+            why = f"unknown key(s) {sorted(set(doc) - {'schema', 'checks'})}"
+    if why is not None:
+        out.problems.append(Problem(name, why))
+        out.files_broken[kind] = f"{TASK_CHECK_DIR}/{name}: {why}"
+        return []
+    return list(doc["checks"])
+
+
+def _type2_problem(out: TaskChecks, check: Type2Check) -> Problem | None:
+    """Why a type2 check cannot be judged (its pairing or its ground truth), or None."""
+    if check.paired_type1_id not in out.declared:
+        return Problem(TYPE2_FILE, f"check {check.id}: paired_type1_id {check.paired_type1_id!r} is no type1 check", check.id)
+    if out.declared[check.paired_type1_id] != "type1":
+        return Problem(TYPE2_FILE, f"check {check.id}: paired_type1_id {check.paired_type1_id!r} is a type2 check", check.id)
+    refs = out.anchor_refs(check)
+    if not refs:
+        return Problem(TYPE2_FILE, f"check {check.id}: no anchor_refs and no manifest.anchor_index entry: no ground "
+                                   "truth to judge against", check.id)
+    for ref in refs:
+        if ref in out.anchors:
+            continue
+        text, why = read_anchor(out.folder, ref)
+        if why:
+            return Problem(ref if isinstance(ref, str) and ref else TYPE2_FILE, f"anchor {ref!r} of {check.id}: {why}", check.id)
+        out.anchors[ref] = text
+    return None
+
+
+def read_anchor(folder: Path, ref: Any) -> tuple[str, str | None]:
+    """The text of anchor `ref` (a path relative to `folder`), or ``("", why)``.
+
+    Refused: a ref that is not a relative POSIX path inside the folder (``..``, absolute,
+    a symlink out), a missing or non-regular file, more than `MAX_ANCHOR_BYTES`, not
+    UTF-8, or only whitespace.
+    """
+    if not isinstance(ref, str) or not ref or ref.startswith("/") or "\\" in ref or ".." in ref.split("/"):
+        return "", f"not a relative path inside {TASK_CHECK_DIR} ({ref!r})"
+    path = folder / ref
+    try:
+        real_folder, real = os.path.realpath(folder), os.path.realpath(path)
+        if os.path.commonpath([real_folder, real]) != real_folder:
+            return "", "resolves outside task_check_dir (a symlink)"
+        if not path.is_file():
+            return "", "missing" if not path.exists() else "not a regular file"
+        size = path.stat().st_size
+        if size > MAX_ANCHOR_BYTES:
+            return "", f"{size} bytes, over the {MAX_ANCHOR_BYTES}-byte limit (an anchor is an excerpt, inlined in prompts)"
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError:
+        return "", "not UTF-8 text"
+    except OSError as exc:
+        return "", f"cannot be read: {exc.strerror or exc}"
+    if not text.strip():
+        return "", "empty"
+    return text, None
+
+
+def _read_json(path: Path) -> tuple[Any, str | None]:
+    """``(document, None)``, ``(None, None)`` when the file is missing, or ``(None, why)``."""
+    try:
+        if not path.exists():
+            return None, None
+        if not path.is_file():
+            return None, "not a regular file"
+        if path.stat().st_size > MAX_JSON_BYTES:
+            return None, f"larger than {MAX_JSON_BYTES} bytes"
+        return json.loads(path.read_bytes().decode("utf-8")), None
+    except UnicodeDecodeError:
+        return None, "not UTF-8"
+    except (ValueError, RecursionError) as exc:
+        return None, f"not valid JSON ({str(exc)[:120]})"
+    except OSError as exc:
+        return None, f"cannot be read: {exc.strerror or exc}"
+
+
+def _first_error(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(x) for x in first.get("loc", ())) or "document"
+    return f"{where}: {first.get('msg')}"
+
+
+def content_kind(group: str | None) -> str | None:
+    """``type1``/``type2`` for a content row's ``workflow_group``, None for a visual row."""
+    return CONTENT_GROUPS.get(group or "")
+
+
+__all__ = [
+    "CONTENT_GROUPS",
+    "MANIFEST_FILE",
+    "MANIFEST_SCHEMA",
+    "MAX_ANCHOR_BYTES",
+    "TASK_CHECK_DIR",
+    "TYPE1_FILE",
+    "TYPE1_SCHEMA",
+    "TYPE2_FILE",
+    "TYPE2_SCHEMA",
+    "Manifest",
+    "Problem",
+    "TaskChecks",
+    "Type1Check",
+    "Type2Check",
+    "content_kind",
+    "load_task_checks",
+    "read_anchor",
+]
