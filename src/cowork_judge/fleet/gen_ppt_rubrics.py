@@ -186,13 +186,7 @@ def generate(raw: Any, template: VisualTemplate, *, gates: Sequence[str] | None 
         notes.append(note)
     levels = grid_levels(template)
     new_rows = [_row(t, weights, levels, closed) for t in template.rubrics]
-    out_rows = others[:at] + new_rows + others[at:]
-    if isinstance(doc, list):
-        document: Any = out_rows
-    else:
-        document = dict(doc)
-        document[_list_key(doc)] = out_rows
-    return Generated(document=document, rows=new_rows, replaced=len(old), gates=closed, notes=notes)
+    return _spliced(doc, others, at, new_rows, replaced=len(old), gates=closed, notes=notes)
 
 
 def generate_content(raw: Any, checks: TaskChecks, *, gates: Sequence[str] | None = None) -> Generated:
@@ -243,13 +237,20 @@ def generate_content(raw: Any, checks: TaskChecks, *, gates: Sequence[str] | Non
         pair = checks.type1[t2.paired_type1_id]
         new_rows.append(_content_row(t2.id, t2.question, CONTENT_WEIGHTS["type2"], "type2", [pair.id, *closed],
                                      f"content/correctness/{pair.section}/{pair.kind}"))
+    return _spliced(doc, others, at, new_rows, replaced=len(old), gates=closed, notes=notes)
+
+
+def _spliced(doc: Any, others: list[Any], at: int, new_rows: list[dict[str, Any]], *, replaced: int,
+             gates: list[str], notes: list[str]) -> Generated:
+    """The rubric document with `new_rows` inserted at index `at` of the kept rows `others`
+    (a bare list stays a list; an object keeps its other keys)."""
     out_rows = others[:at] + new_rows + others[at:]
     if isinstance(doc, list):
         document: Any = out_rows
     else:
         document = dict(doc)
         document[_list_key(doc)] = out_rows
-    return Generated(document=document, rows=new_rows, replaced=len(old), gates=closed, notes=notes)
+    return Generated(document=document, rows=new_rows, replaced=replaced, gates=gates, notes=notes)
 
 
 def _content_row(rid: str, question: str, weight: float, group: str, deps: Sequence[str], tag: str) -> dict[str, Any]:
