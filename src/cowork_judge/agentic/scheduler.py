@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 
 from cowork_judge.agentic.base import AgentBackend
 from cowork_judge.agentic.workspace import build_workspace
+from cowork_judge.aio import wait_for_quietly
 from cowork_judge.core.failures import ErrorKind, classify, retry_after_sec, summary
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
@@ -200,9 +201,9 @@ async def judge_block(
         limit = min(cfg.per_timeout_sec, left_in_block, left_in_run)
         t0 = time.monotonic()
         try:
-            outcome = await asyncio.wait_for(
+            outcome = await wait_for_quietly(
                 backend.attempt(name, rows, workspace, attempt_no=attempts, timeout_at=t0 + limit),
-                timeout=max(0.01, limit),
+                max(0.01, limit),
             )
         except asyncio.CancelledError:
             raise

@@ -9,12 +9,12 @@ exceptions) and are counted (calls, tokens) in the run's `CallStats`.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from typing import Any
 
 import openai
 
+from cowork_judge.aio import wait_for_quietly
 from cowork_judge.core.failures import JudgeFailure, classify, error_text, retry_after_sec
 from cowork_judge.transport.limiter import Limiter, Ticket
 from cowork_judge.transport.stats import CallStats
@@ -116,7 +116,7 @@ class Transport:
             ticket = await self.limiter.acquire()
         self.stats.calls += 1  # counted once the request really goes out
         try:
-            reply = await asyncio.wait_for(self._stream(kwargs), timeout=timeout_sec)
+            reply = await wait_for_quietly(self._stream(kwargs), timeout_sec)
         except BaseException as exc:
             self._report(ticket, exc)
             if isinstance(exc, openai.BadRequestError) and response_format is not None and is_response_format_rejection(exc):
