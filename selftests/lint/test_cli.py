@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from testkit import REPO
 
+import cowork_judge
 from cowork_judge.commands.lint import main
 from cowork_judge.lint.codes import CHECKS
 from cowork_judge.lint.reading import tomllib
@@ -107,7 +108,7 @@ def test_example_instances_lint_clean():
     assert {f["code"] for f in doc["instances"][0]["findings"]} == expected
     assert {f["code"] for f in doc["instances"][1]["findings"]} <= {"S001"}
     assert proc.returncode == (1 if short else 0)
-    assert doc["instances"][0]["facts"]["version"] == "0.1.0"
+    assert doc["instances"][0]["facts"]["version"] == cowork_judge.__version__
 
 
 def test_readme_documents_every_code_with_its_level():
