@@ -93,7 +93,8 @@ def job_dirs(root: Path) -> None:
 
 
 def run_scenario(n_jobs: int, n_rows: int, *, rpm: float, burst: int | None, latency_ms: float, jitter_sec: float,
-                 concurrency: int, batch: int, tool_rounds: int, src: str | None, env_extra: dict[str, str]) -> dict[str, Any]:
+                 concurrency: int, batch: int, tool_rounds: int, src: str | None, env_extra: dict[str, str],
+                 timeline: Path | None = None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="bench-fleet-") as tmp:
         base = Path(tmp)
         answers = build_instance(base / "instance", n_rows)
@@ -129,6 +130,11 @@ def run_scenario(n_jobs: int, n_rows: int, *, rpm: float, burst: int | None, lat
             doc = json.loads(result.read_text()) if result.is_file() else None
             docs.append({"reward_file": reward.is_file(), "coverage": doc["extra_fields"]["judge_coverage"] if doc else 0.0,
                          "calls": doc["extra_fields"]["judge_calls"] if doc else 0})
+    if timeline is not None:  # one line per request: seconds after the first launch, job, status
+        with timeline.open("a", encoding="utf-8") as fh:
+            fh.write(f"# {n_jobs}x{n_rows} {src or 'this'}\n")
+            for e in sorted(entries, key=lambda e: e.start_s):
+                fh.write(f"{e.start_s - t0:8.3f} {e.end_s - t0:8.3f} {e.model} {e.status}\n")
     useful = [e for e in entries if e.status == 200]
     wasted = [e for e in entries if e.status == 429]
     firsts = []
@@ -170,6 +176,7 @@ def main(argv: list[str] | None = None) -> int:
                         "commit; runs are interleaved with this checkout's (label 'this')")
     p.add_argument("--env", action="append", default=[], help="extra KEY=VALUE for the judge processes")
     p.add_argument("--out", help="append the markdown rows to this file")
+    p.add_argument("--timeline", help="append every request (start s, end s, job, status) of every run to this file")
     args = p.parse_args(argv)
     extra = dict(kv.split("=", 1) for kv in args.env)
     judges: list[tuple[str, str | None]] = [tuple(j.split("=", 1)) for j in args.judge] + [("this", None)]  # type: ignore[misc]
@@ -182,7 +189,8 @@ def main(argv: list[str] | None = None) -> int:
             for label, src in judges:
                 r = run_scenario(n_jobs, n_rows, rpm=args.rpm, burst=args.burst, latency_ms=args.latency_ms,
                                  jitter_sec=args.jitter, concurrency=args.concurrency, batch=args.batch,
-                                 tool_rounds=args.tool_rounds, src=src, env_extra=extra)
+                                 tool_rounds=args.tool_rounds, src=src, env_extra=extra,
+                                 timeline=Path(args.timeline) if args.timeline else None)
                 line = (f"| {label} | {n_jobs}×{n_rows} | {r['useful']} | {r['wasted']} | {r['wasted_per_useful']:.2f} "
                         f"| {r['makespan']:.1f} | {r['startup']:.2f} | {r['bound']:.1f} | **{r['ratio']:.2f}×** "
                         f"| {r['coverage_min']:.3f} | {r['reward_files']}/{n_jobs} | {r['max_in_flight']} "

@@ -383,16 +383,20 @@ class RetryPolicy:
 
         Returns:
             Backing-off kinds when the server asked for ``a`` seconds: ``a + uniform(0,
-            RETRY_AFTER_JITTER · a)``, at most ``max(a, backoff_max)`` — never below what
-            the server asked, jittered upward so that the requests it refused do not
-            come back in step, bounded by JUDGE_RETRY_BACKOFF_MAX unless the server asked
-            for more. Without an ask: ``uniform(1, min(backoff_max, 2·3^(n−1)))`` — upper
+            RETRY_AFTER_JITTER · a · 2^(n−1))``, at most ``max(a, backoff_max)`` — never
+            below what the server asked, jittered upward so that the requests it refused
+            do not come back in step (the spread doubles with each refusal of the same
+            block or call: a server that computes its ask from an empty bucket gives every
+            refused client the same ask, and a fleet that keeps coming back together keeps
+            being refused together — "decorrelated" backoff), bounded by
+            JUDGE_RETRY_BACKOFF_MAX unless the server asked for more. Without an ask: ``uniform(1, min(backoff_max, 2·3^(n−1)))`` — upper
             bounds 2, 6, 18, then `backoff_max_sec` (SPEC §11). Others: `RETRY_PAUSE_SEC`.
         """
         if not self.backs_off(kind):
             return RETRY_PAUSE_SEC
         if asked_sec is not None and asked_sec > 0:
-            return min(max(asked_sec, self.backoff_max_sec), asked_sec + rng.uniform(0.0, RETRY_AFTER_JITTER * asked_sec))
+            spread = RETRY_AFTER_JITTER * asked_sec * 2.0 ** min(max(backoffs, 1) - 1, 16)
+            return min(max(asked_sec, self.backoff_max_sec), asked_sec + rng.uniform(0.0, spread))
         upper = min(self.backoff_max_sec, 2.0 * 3.0 ** (max(backoffs, 1) - 1))
         return rng.uniform(1.0, max(1.0, upper))
 

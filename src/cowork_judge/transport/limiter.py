@@ -15,45 +15,61 @@ the limiter nothing (`Transport` reports it as `failed`).
 
 Three mechanisms:
 
-- **Gate** — a refusal with an ask closes the gate for every request of the run until
-  ``now + asked``.
+- **Gate** — a refusal with an ask closes the gate for every request of the run.
 - **Pace** (``rate``, requests/s) — starts are spaced ``uniform(1 − J, 1 + J) / pace``
   apart (``J = PACE_JITTER`` keeps the jobs of a fleet out of step).
 - **Window** — requests in flight.
 
 Load-dependent or not? A random 429 (a flaky gateway) says nothing about the other
 requests, and gating or pacing the run for it only slows the run down. So gate and cuts
-apply while the recent refusal share is high::
+apply while the recent refusal share is high, the cuts asking for more evidence::
 
-    share = refusals among the last OUTCOME_WINDOW replies / (replies + OUTCOME_PRIOR)  ≥ PACE_SHARE (0.3)
+    share(p) = refusals among the last OUTCOME_WINDOW replies / (replies + p)
+    gate  when share(OUTCOME_PRIOR = 2) ≥ PACE_SHARE (0.3)   (a lone first refusal: 1/3)
+    cuts  when share(CUT_PRIOR = 4)     ≥ PACE_SHARE          (a lone first refusal: 1/5, two: 2/6)
 
-(a lone refusal as a run's first reply is 1/3; load-dependent limits push the share up at
-once; a 30 % random refusal rate hovers around it.)
+(a gate costs one ask, a cut seconds of pace; an overdrawn key refuses several requests at
+once, while a 30 % random refusal rate hovers near the threshold.)
 
-A *rate-limit event* is such a refusal of a request that started at or after the last cut
+The gate, on such a refusal with an ask ``a`` (n = refusals since the last answer)::
+
+    open_at ← max(open_at, now + a · (1 + uniform(0, GATE_JITTER · (2^(n−1) − 1))))
+
+exactly the ask for a lone refusal, spread wider while refusals keep coming: a bucket
+computes the same ask for every client it refused, and clients that come back together
+are refused together (binary exponential backoff, as Ethernet's).
+
+A *rate-limit event* is a refusal that passes the cuts' share, of a request that started at or after the last cut
 (replies to requests already on the wire are the same event: TCP's once-per-round-trip
 rule). On an event, with ``β = DECREASE`` (0.5)::
 
     sent    = starts in the last RATE_WINDOW_SEC  / max(MIN_SPAN_SEC, now − oldest of them)
     got     = answers in the last GOT_WINDOW_SEC  / max(MIN_SPAN_SEC, now − oldest of them)
-    rate    ← max(rate_min, β · min(pace now, sent), GOT_SHARE · got)
+    current = min(pace now, sent)                        (sent when unpaced)
+    rate    ← max(rate_min, min(β · current, max(GOT_SHARE · got, β² · current)))
     window  ← max(1, β · in flight)                       (the refused request included)
-    open_at ← max(open_at, now + asked)
+    next    ← max(next, now + uniform(0, CUT_SPREAD) / rate)
 
-``rate_min = 1 / JUDGE_RETRY_BACKOFF_MAX`` (never slower than one request per backoff cap);
-the ``got`` floor keeps the pace near what actually gets through (this job's share of a
-contended key). Between events the pace doubles every DOUBLING_SEC, and the window grows
-by one slot per window of answers::
+The pace halves, or falls to what actually got through (this job's share of a contended
+key) when that is lower, but never below a quarter of what it was in one event;
+``rate_min = 1 / JUDGE_RETRY_BACKOFF_MAX`` (never slower than one request per backoff
+cap). The first start after a cut waits up to one paced gap, so the jobs a shared key
+refused in the same instant do not all come back in the next one. Between events the
+pace doubles every DOUBLING_SEC, and the window grows by one slot per window of answers::
 
     pace now = rate · 2^((now − last cut) / DOUBLING_SEC)      (no pace once above RATE_MAX)
     window  ← window + 1 / window                              per answered request
 
 Other failures (5xx, timeouts, in-stream errors) change nothing. An agent-CLI attempt
 (`agentic.cli_base`) is ONE ticket for all the requests the CLI makes: a 429 it reports
-counts and cuts the window (``whole_attempt``) but leaves the pace alone. The constants were chosen
-with a discrete-event model of K jobs against a token bucket (it reproduced the measured
-runs of the old and new judge within about 10 %) and checked with `bench/fleet.py` and
-`bench/faults.py` (README "Performance").
+counts and cuts the window (``whole_attempt``) but leaves the pace alone.
+
+The constants were chosen with `bench/limiter_model.py` (this class, the retry policy and
+the simulator's token bucket on a virtual clock; 60 seeds per scenario), then measured with
+`bench/fleet.py`, `bench/peers.py` and `bench/faults.py` (README "Performance"). The
+trade-off they settle: a faster regrowth or milder cuts finish a fleet sooner but waste
+more refused requests, and no refusal-only rule tells a 30 % random refusal rate from a
+key overdrawn by 40 % (the README gives the figures).
 
 State changes happen under one lock and read the injected clock, so tests drive the
 formulas exactly; `acquire` (asyncio) and `acquire_blocking` (threads) only wait.
@@ -86,13 +102,29 @@ MIN_SPAN_SEC = 1.0
 OUTCOME_WINDOW = 10
 """Replies (answered or rate limited) that the rate-limit share looks at."""
 OUTCOME_PRIOR = 2
-"""Answered replies assumed before the first one (a lone 429 is a share of 1/3)."""
+"""Answered replies assumed before the first one by the gate's share (a lone 429 as a run's
+first reply is 1/3: it holds every request for its ask)."""
+CUT_PRIOR = 4
+"""Answered replies assumed before the first one by the cuts' share (a lone 429 is 1/5, two
+in a row 2/6). A gate costs one ask; a cut costs seconds of pace until it regrows, so a cut
+needs more evidence: `bench/limiter_model.py`, 30 % random 429s on 100 rows, slow-down
+10.6× → 7.1× the fault-free run with this prior at 4 instead of 2, a shared key's fleets
+unchanged."""
 PACE_SHARE = 0.3
 """Rate-limit share from which the gate and the cuts apply to the whole run."""
 RATE_MAX = 1000.0
 """Requests/s: a pace above this is no pace."""
 CEILING = 256.0
 """Requests in flight: a window above this is no window."""
+GATE_JITTER = 0.5
+"""The gate after the n-th refusal in a row (no answer between) stays closed ``asked · (1 +
+uniform(0, GATE_JITTER · (2^(n−1) − 1)))``: exactly the ask for a lone refusal, spread
+wider and wider while refusals keep coming (jobs sharing a key come back out of step)."""
+CUT_SPREAD = 1.0
+"""After a cut, the next start waits ``uniform(0, CUT_SPREAD) / rate``: the jobs a shared
+key refused together come back spread over one paced gap. Measured with
+`bench/limiter_model.py` (8 jobs × 40 rows, 240/min): makespan 1.36 → 1.29× the bound at
+the same waste."""
 POLL_SEC = 0.05
 """Longest sleep of a request waiting for a window slot or its cancel event."""
 
@@ -131,6 +163,8 @@ class Limiter:
         """Rate-limit events so far (each cut the pace and the window once)."""
         self.rate_limited_replies = 0
         """Rate-limit replies so far."""
+        self.streak = 0
+        """Rate-limit replies since the last answer."""
         self._starts: deque[float] = deque()
         self._answers: deque[float] = deque()
         self._outcomes: deque[bool] = deque(maxlen=OUTCOME_WINDOW)
@@ -171,6 +205,7 @@ class Limiter:
             now = self.clock()
             self.in_flight = max(0, self.in_flight - 1)
             self._outcomes.append(False)
+            self.streak = 0
             self._answers.append(now)
             self._trim(now)
             if self.window is not None:
@@ -195,12 +230,15 @@ class Limiter:
             flight = self.in_flight  # this request included
             self.in_flight = max(0, self.in_flight - 1)
             self.rate_limited_replies += 1
+            self.streak += 1
             self._outcomes.append(True)
             self._trim(now)
-            if sum(self._outcomes) / (len(self._outcomes) + OUTCOME_PRIOR) < PACE_SHARE:
+            refusals, replies = sum(self._outcomes), len(self._outcomes)
+            if refusals / (replies + OUTCOME_PRIOR) >= PACE_SHARE and asked_sec is not None and asked_sec > 0:
+                spread = GATE_JITTER * (2.0 ** min(self.streak - 1, 16) - 1.0)
+                self.open_at = max(self.open_at, now + asked_sec * (1.0 + self.rng.uniform(0.0, spread)))
+            if refusals / (replies + CUT_PRIOR) < PACE_SHARE:
                 return False
-            if asked_sec is not None and asked_sec > 0:
-                self.open_at = max(self.open_at, now + asked_sec)
             if ticket.started_at < self.last_cut:
                 return False
             if not whole_attempt:
@@ -208,7 +246,9 @@ class Limiter:
                 got = _per_sec(self._answers, now)
                 pace = self._pace(now)
                 current = sent if pace is None else min(pace, sent)
-                self.rate = max(self.rate_min, DECREASE * current, GOT_SHARE * got)
+                cut = min(DECREASE * current, max(GOT_SHARE * got, DECREASE * DECREASE * current))
+                self.rate = max(self.rate_min, cut)
+                self.next_start = max(self.next_start, now + self.rng.uniform(0.0, CUT_SPREAD) / self.rate)
             self.window = max(1.0, DECREASE * flight)
             self.next_start = max(self.next_start, now)
             self.last_cut = now
