@@ -167,7 +167,9 @@ def test_image_parts_are_counted_and_last_user_block_wins(client, rows):
     assert [v["id"] for v in _verdicts(resp)] == ["A1"]
     entry = sim.log[0]
     assert entry.images == 2 and entry.row_ids == ["A1"]
-    assert entry.prompt_chars == len(old) + len(text)  # image data is not prompt text
+    # a 1×1 PNG at auto/high detail is one 512-pixel tile: 85 + 170 tokens, counted as 4 characters a token
+    assert entry.prompt_chars == len(old) + len(text) + 2 * (85 + 170) * 4
+    assert entry.prompt_tokens == -(-(len(old) + len(text)) // 4) + 2 * 255
 
 
 def test_api_key_is_enforced(client, messages):

@@ -75,8 +75,8 @@ def _blocks(content: Any, prompt: PromptText, role: str, req: SimRequest) -> boo
         btype = block.get("type")
         if btype == "text" and isinstance(block.get("text"), str):
             prompt.add(role, block["text"])
-        elif btype in ("image", "document"):
-            prompt.images += btype == "image"
+        elif btype == "image":
+            prompt.add_image(_image_url(block), anthropic=True)
         elif btype == "tool_use":
             called = True
             prompt.add(role, json.dumps(block.get("input", {})), in_context=False)
@@ -89,8 +89,18 @@ def _blocks(content: Any, prompt: PromptText, role: str, req: SimRequest) -> boo
                     if isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
                         prompt.add(role, part["text"], tool_output=True)
                     elif isinstance(part, dict) and part.get("type") == "image":
-                        prompt.images += 1
+                        prompt.add_image(_image_url(part), anthropic=True)
     return called
+
+
+def _image_url(block: dict[str, Any]) -> str:
+    """A Messages ``image`` block's source as one URL (base64 sources as a data URL)."""
+    source = block.get("source")
+    if not isinstance(source, dict):
+        return ""
+    if source.get("type") == "base64":
+        return f"data:{source.get('media_type') or 'image/png'};base64,{source.get('data') or ''}"
+    return str(source.get("url") or "")
 
 
 def parse_messages_request(body: object) -> SimRequest:

@@ -34,24 +34,33 @@ __all__ = [
 _ids = itertools.count(1)
 
 
-def _content_text(content: Any) -> tuple[list[str], int]:
-    """Text pieces and image count of a message ``content`` (string, parts list or None)."""
+def add_content(prompt: PromptText, role: str, content: Any, *, tool_output: bool = False,
+                param: str = "messages") -> None:
+    """Add a message ``content`` (string, parts list or None) to `prompt`, parts in order:
+    text parts as text, image parts (chat ``image_url``, Responses ``input_image``) as images.
+
+    Raises:
+        RequestError: `content` is neither a string, a list of objects, nor None.
+    """
     if content is None:
-        return [], 0
+        return
     if isinstance(content, str):
-        return [content], 0
+        prompt.add(role, content, tool_output=tool_output)
+        return
     if not isinstance(content, list):
-        raise RequestError("message content must be a string or a list of parts", "messages")
-    texts, images = [], 0
+        raise RequestError("message content must be a string or a list of parts", param)
     for part in content:
         if not isinstance(part, dict):
-            raise RequestError("message content parts must be objects", "messages")
+            raise RequestError("message content parts must be objects" if param == "messages" else "content parts must be objects", param)
         ptype = part.get("type")
         if ptype in ("image_url", "input_image", "image"):
-            images += 1
+            ref = part.get("image_url")
+            detail = part.get("detail")
+            if isinstance(ref, dict):  # chat: {"url": ..., "detail": ...}
+                detail, ref = ref.get("detail"), ref.get("url")
+            prompt.add_image(ref if isinstance(ref, str) else "", detail if isinstance(detail, str) else None)
         elif isinstance(part.get("text"), str):
-            texts.append(part["text"])
-    return texts, images
+            prompt.add(role, part["text"], tool_output=tool_output)
 
 
 def parse_request(body: object) -> SimRequest:
@@ -74,10 +83,7 @@ def parse_request(body: object) -> SimRequest:
         if not isinstance(msg, dict):
             raise RequestError("every message must be an object", "messages")
         role = str(msg.get("role") or "")
-        texts, images = _content_text(msg.get("content"))
-        prompt.images += images
-        for text in texts:
-            prompt.add(role, text, tool_output=role in ("tool", "function"))
+        add_content(prompt, role, msg.get("content"), tool_output=role in ("tool", "function"))
         calls = msg.get("tool_calls")
         if role == "assistant" and calls:
             req.tool_rounds_done += 1

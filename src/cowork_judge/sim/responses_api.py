@@ -43,7 +43,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from .faults import STATUS_FAULTS, Fault, error_body
-from .protocol import error_doc, split_text
+from .protocol import add_content, error_doc, split_text
 from .turn import DEFAULT_MODEL, PromptText, Reply, RequestError, SimRequest, ToolCall
 
 if TYPE_CHECKING:
@@ -55,24 +55,6 @@ _ids = itertools.count(1)
 _CALL_ITEMS = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
 _OUTPUT_ITEMS = frozenset({"function_call_output", "custom_tool_call_output", "local_shell_call_output"})
 _PARTIAL = '{"verdicts": ['
-
-
-def _parts_text(content: Any, prompt: PromptText, role: str, *, tool_output: bool = False) -> None:
-    """Add the text parts of a message/output ``content`` (string or parts list); count images."""
-    if isinstance(content, str):
-        prompt.add(role, content, tool_output=tool_output)
-        return
-    if not isinstance(content, list):
-        if content is not None:
-            raise RequestError("message content must be a string or a list of parts", "input")
-        return
-    for part in content:
-        if not isinstance(part, dict):
-            raise RequestError("content parts must be objects", "input")
-        if part.get("type") in ("input_image", "image_url", "image"):
-            prompt.images += 1
-        elif isinstance(part.get("text"), str):
-            prompt.add(role, part["text"], tool_output=tool_output)
 
 
 def parse_responses_request(body: object) -> SimRequest:
@@ -99,7 +81,7 @@ def parse_responses_request(body: object) -> SimRequest:
             raise RequestError("every input item must be an object", "input")
         itype = item.get("type") or ("message" if "role" in item else "")
         if itype == "message":
-            _parts_text(item.get("content"), prompt, str(item.get("role") or ""))
+            add_content(prompt, str(item.get("role") or ""), item.get("content"), param="input")
         elif itype in _CALL_ITEMS:
             if not in_call_run:
                 req.tool_rounds_done += 1
@@ -107,7 +89,7 @@ def parse_responses_request(body: object) -> SimRequest:
             prompt.add("assistant", args if isinstance(args, str) else ("" if args is None else str(args)),
                        in_context=False)
         elif itype in _OUTPUT_ITEMS:
-            _parts_text(item.get("output"), prompt, "tool", tool_output=True)
+            add_content(prompt, "tool", item.get("output"), tool_output=True, param="input")
         elif itype == "reasoning":
             summary = item.get("summary")
             for part in summary if isinstance(summary, list) else []:

@@ -20,7 +20,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import image_tokens
 from .pages import page_of
+from .prefix_cache import CHARS_PER_TOKEN
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -65,8 +67,8 @@ class RequestError(ValueError):
 
 
 def estimate_tokens(chars: int) -> int:
-    """Token estimate from a character count: ``ceil(chars / 4)``."""
-    return (chars + 3) // 4
+    """Token estimate from a character count: ``ceil(chars / CHARS_PER_TOKEN)`` (4)."""
+    return -(-chars // CHARS_PER_TOKEN)
 
 
 def new_call_id(prefix: str = "call_sim_") -> str:
@@ -91,8 +93,10 @@ class SimRequest:
         user_text: text of the user messages only (tool results excluded).
         prompt_text: the serialized prompt: every counted text piece in order (system /
             instructions, messages, tool-call arguments, tool results), no separators.
-        prompt_chars: ``len(prompt_text)`` (images not counted).
+        prompt_chars: ``len(prompt_text)``; an image counts as its tokens × 4 characters
+            (`image_tokens`: OpenAI's or Anthropic's rule, in the image's place).
         images: number of image parts.
+        image_tokens: prompt tokens of the image parts (included in the estimate).
         tool_names: names of the offered function tools, in order.
         tool_rounds_done: earlier assistant turns that called tools.
         tool_choice_none: the request forbids tool calls.
@@ -117,6 +121,7 @@ class SimRequest:
     user_text: str = ""
     prompt_text: str = ""
     images: int = 0
+    image_tokens: int = 0
     tool_names: list[str] = field(default_factory=list)
     tool_rounds_done: int = 0
     tool_choice_none: bool = False
@@ -143,7 +148,9 @@ class PromptText:
     ``add(role, text)`` appends one piece; ``tool_output=True`` marks a tool result (counted
     and shown to the policy as context, but never searched for ``<rubric_rows>`` or
     criteria); ``in_context=False`` counts a piece (tool-call arguments) without showing it
-    to the policy. Roles other than ``user`` are never searched.
+    to the policy. Roles other than ``user`` are never searched. ``add_image`` appends an
+    image in its place: counted (its tokens) and part of the cached prefix, never shown to
+    the policy.
     """
 
     def __init__(self) -> None:
@@ -151,6 +158,14 @@ class PromptText:
         self._context: list[str] = []
         self._user: list[str] = []
         self.images = 0
+        self.image_tokens = 0
+
+    def add_image(self, url: str, detail: str | None = None, *, anthropic: bool = False) -> None:
+        """Append one image part (a data URL or any URL; `detail` as the request gave it)."""
+        tokens = image_tokens.anthropic_tokens(url) if anthropic else image_tokens.openai_tokens(url, detail)
+        self.images += 1
+        self.image_tokens += tokens
+        self._pieces.append(image_tokens.placeholder(url, detail, tokens, CHARS_PER_TOKEN))
 
     def add(self, role: str, text: str, *, tool_output: bool = False, in_context: bool = True) -> None:
         """Append one text piece said by ``role``."""
@@ -173,6 +188,7 @@ class PromptText:
         req.context_text = ROWS_RE.sub(" ", "\n".join(self._context))
         req.user_text = "\n".join(self._user)
         req.images = self.images
+        req.image_tokens = self.image_tokens
         req.page = page_of(self._user)
         last_block = None
         for text in self._user:
