@@ -1,16 +1,20 @@
 """The content axis's three requests, their answer schemas, and reading the replies.
 
 - **pass A** (a type1 check on the deck's extracted text, one call, no image): the slides'
-  titles and text as fenced data ``<slides>`` (one entry per shown page), the check's
-  search hints, the row; the answer ``{"id", "hit", "pages", "reason"}`` — ``pages``: where
+  titles and text as fenced data ``<slides>`` (one entry per shown page), then the check's
+  search hints and the row; the answer ``{"id", "hit", "pages", "reason"}`` — ``pages``: where
   the text covers the subject (hit), or where it touches it or a picture may show it (miss);
 - **pass B** (a type1 check on ONE page image): the page marker
-  ``<page_number>N</page_number>``, the slide text, the hints, the row, the image; the
-  answer ``{"id", "hit", "reason"}``;
+  ``<page_number>N</page_number>``, the slide text, the image, then the hints and the row;
+  the answer ``{"id", "hit", "reason"}``;
 - **type2** (a correctness check on ONE page image): the page marker, the slide text, the
-  ground truth ``<ground_truth>`` (the check's anchor files, whole), the row, the image;
-  the answer ``{"id", "hit", "na", "reason"}`` — ``na``: the page states nothing the row
-  asks about.
+  image, then the ground truth ``<ground_truth>`` (the check's anchor files, whole) and the
+  row; the answer ``{"id", "hit", "na", "reason"}`` — ``na``: the page states nothing the
+  row asks about.
+
+What the requests of a kind share comes first (the deck's text for pass A; the page and
+its image per page), what belongs to one row last, so endpoints with prompt caching reuse
+the prefix (`prompt.page_content`).
 
 Everything from the deliverable or the package (slide text, hints, anchors) is fenced
 JSON with ``<``/``>`` escaped (`prompt.fenced`): it cannot close a block or plant a page
@@ -29,7 +33,7 @@ from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import parse_reply
 
 from .deck import Page
-from .prompt import fenced, image_part, raw_row
+from .prompt import fenced, image_part, page_content, raw_row
 
 PASS_A_MAX_CHARS = 60_000
 """Slide text sent to pass A in all (~15,000 tokens); past it every page's text is cut to an
@@ -94,6 +98,15 @@ def _deck_line(deck_rel: str, total_pages: int) -> str:
     return f"Deck {fenced(deck_rel)}: {total_pages} page(s) shown."
 
 
+def _page_head(page: Page, deck_rel: str, total_pages: int) -> str:
+    """What pass B and type2 requests about `page` share: the marker, the deck line, the slide text."""
+    return "\n".join([
+        f"<page_number>{page.number}</page_number>",
+        f"{_deck_line(deck_rel, total_pages)} This is page {page.number}.",
+        f"<slide_text>{fenced({'title': page.title, 'text': page.text})}</slide_text>",
+    ])
+
+
 def pass_a_messages(row: Criterion, hints: Sequence[str], pages: Sequence[Page], *, total_pages: int,
                     deck_rel: str) -> list[dict[str, Any]]:
     """Pass A: the row against the whole deck's slide text (no image, no page marker)."""
@@ -107,8 +120,8 @@ def pass_a_messages(row: Criterion, hints: Sequence[str], pages: Sequence[Page],
         slides.append(entry)
     text = "\n".join([
         _deck_line(deck_rel, total_pages),
-        f"Search hints (words the deck may use for this subject): {fenced(list(hints))}",
         f"<slides>{fenced(slides)}</slides>",
+        f"Search hints (words the deck may use for this subject): {fenced(list(hints))}",
         "Judge this rubric row on the slide text:",
         "<rubric_rows>" + fenced([_row(row)]) + "</rubric_rows>",
     ])
@@ -123,15 +136,13 @@ def pass_b_messages(row: Criterion, hints: Sequence[str], page: Page, *, total_p
         OSError, ValueError: the page image cannot be used (`prompt.image_part`).
     """
     image = image_part(page)
-    text = "\n".join([
-        f"<page_number>{page.number}</page_number>",
-        f"{_deck_line(deck_rel, total_pages)} This is page {page.number}.",
-        f"<slide_text>{fenced({'title': page.title, 'text': page.text})}</slide_text>",
+    tail = "\n".join([
         f"Search hints (words the deck may use for this subject): {fenced(list(hints))}",
         "Judge this rubric row on this page:",
         "<rubric_rows>" + fenced([_row(row)]) + "</rubric_rows>",
     ])
-    return [{"role": "system", "content": SYSTEM_IMAGE}, {"role": "user", "content": [{"type": "text", "text": text}, image]}]
+    return [{"role": "system", "content": SYSTEM_IMAGE},
+            {"role": "user", "content": page_content(_page_head(page, deck_rel, total_pages), image, tail)}]
 
 
 def type2_messages(row: Criterion, anchors: Sequence[tuple[str, str]], page: Page, *, total_pages: int, deck_rel: str,
@@ -144,15 +155,13 @@ def type2_messages(row: Criterion, anchors: Sequence[tuple[str, str]], page: Pag
     image = image_part(page)
     scope = ("The row is about the deck as a whole: judge what this page says about it."
              if deck_wide else "Judge the row on this page.")
-    text = "\n".join([
-        f"<page_number>{page.number}</page_number>",
-        f"{_deck_line(deck_rel, total_pages)} This is page {page.number}.",
-        f"<slide_text>{fenced({'title': page.title, 'text': page.text})}</slide_text>",
+    tail = "\n".join([
         f"<ground_truth>{fenced([{'ref': ref, 'text': body} for ref, body in anchors])}</ground_truth>",
         scope,
         "<rubric_rows>" + fenced([_row(row)]) + "</rubric_rows>",
     ])
-    return [{"role": "system", "content": SYSTEM_TYPE2}, {"role": "user", "content": [{"type": "text", "text": text}, image]}]
+    return [{"role": "system", "content": SYSTEM_TYPE2},
+            {"role": "user", "content": page_content(_page_head(page, deck_rel, total_pages), image, tail)}]
 
 
 def response_format(row: Criterion, kind: str) -> dict[str, Any]:

@@ -4,7 +4,9 @@ A request judges some rows on ONE page. Its user message starts with the page ma
 ``<page_number>N</page_number>`` (the simulator's oracle keys ``"<row>@<page>"`` read it,
 `cowork_judge.sim.pages`), then the page's extracted text and its measured defects as
 fenced data (``<`` escaped, so the deck cannot close a fence or plant a marker), then the
-rows in a ``<rubric_rows>`` block, then the page image. The answer is the engine's verdict
+page image, and last the rows in a ``<rubric_rows>`` block (`page_content`): every request
+about one page starts with the same system message, text and image, which endpoints with
+prompt caching reuse (OpenAI caches images as part of the prefix); only the rows differ. The answer is the engine's verdict
 shape ``{"verdicts": [{"id", "hit", "level", "reason"}]}`` where ``level`` is one of the
 21-step grid (0, 0.05, …, 1) or the string ``"N/A"``, enumerated in the schema; it is parsed
 with the engine's five-step recovery (`cowork_judge.core.verdicts.parse_reply`).
@@ -81,7 +83,7 @@ def prompt_row(c: Criterion) -> dict[str, Any]:
 def messages(page: Page, rows: Sequence[Criterion], *, total_pages: int, deck_rel: str,
              findings: Sequence[Finding] = ()) -> list[dict[str, Any]]:
     """The chat messages asking about `rows` on `page` (system + one user message with the
-    page marker, the fenced slide text and findings, the rows, and the page image).
+    page marker, the fenced slide text and findings, the page image, then the rows).
 
     Raises:
         OSError: the page image cannot be read.
@@ -91,15 +93,22 @@ def messages(page: Page, rows: Sequence[Criterion], *, total_pages: int, deck_re
     slide = f" (slide {page.slide})" if page.slide is not None else ""
     defects = [{"check": f.check, "confidence": f.confidence, "shape": f.shape_name, "message": f.message[:MAX_FINDING_CHARS]}
                for f in list(findings)[:MAX_PROMPT_FINDINGS]]
-    text = "\n".join([
+    head = "\n".join([
         f"<page_number>{page.number}</page_number>",
         f"Deck {fenced(deck_rel)}: page {page.number} of {total_pages}{slide}.",
         f"<slide_text>{fenced({'title': page.title, 'text': page.text})}</slide_text>",
         f"<measured_defects>{fenced(defects) if defects else 'none measured on this page'}</measured_defects>",
-        "Judge these rubric rows on this page:",
-        "<rubric_rows>" + fenced([prompt_row(c) for c in rows]) + "</rubric_rows>",
     ])
-    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": [{"type": "text", "text": text}, image]}]
+    tail = "\n".join(["Judge these rubric rows on this page:",
+                      "<rubric_rows>" + fenced([prompt_row(c) for c in rows]) + "</rubric_rows>"])
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": page_content(head, image, tail)}]
+
+
+def page_content(head: str, image: dict[str, Any], tail: str) -> list[dict[str, Any]]:
+    """A per-page user message's parts in cache-friendly order: what every request about
+    the page shares (`head`: marker and fenced page data; then the `image`), and last what
+    belongs to this request (`tail`: its rows, hints or ground truth)."""
+    return [{"type": "text", "text": head}, image, {"type": "text", "text": tail}]
 
 
 def image_part(page: Page) -> dict[str, Any]:
