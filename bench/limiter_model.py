@@ -26,11 +26,13 @@ limiter designs quickly (one scenario in well under a second) and the real bench
 Reported per scenario, as the median (min–max) over ``--seeds`` seeded runs: the
 makespan against the lower bound ``max(first start + (useful − burst) / rate + latency,
 critical path of one job)``, wasted 429s per useful call, and the makespan against the
-same scenario with no faults and no limit ("free").
+same scenario with no faults and no limit ("free"). ``--limiter none`` replaces the run's
+limiter by `NoLimiter` (each refused block waits its own ask, nothing else): the floor
+for a judge that honours the server's ask with the same blocks in flight.
 
 Usage::
 
-    python bench/limiter_model.py [--seeds 20] [--src PATH] [--scenario NAME ...]
+    python bench/limiter_model.py [--seeds 20] [--src PATH] [--scenario NAME ...] [--spread S] [--limiter none]
 
 Scenarios (``--scenario``, default all): ``bucket-1x100``, ``bucket-8x40`` (240/min,
 burst 4, 8 jobs starting together), ``bucket120-1x100``, ``bucket120-8x40`` (120/min),
@@ -120,11 +122,39 @@ class Loop:
             self.spawn(t + max(0.0, delay), proc)
 
 
-def run_once(sc: Scenario, seed: int, *, free: bool = False) -> Outcome:
-    """Model one run of `sc` with `seed`; `free`: no limit, no faults (the reference)."""
+class NoLimiter:
+    """The floor: no run-wide rule at all (every request starts at once; a refused block
+    still waits its own ask, `RetryPolicy`). Same interface as `Limiter`."""
+
+    def __init__(self, *, backoff_max_sec: float = 20.0, rng: random.Random | None = None,
+                 clock: Callable[[], float] = lambda: 0.0) -> None:
+        self.clock = clock
+        self.events = 0
+
+    def try_start(self):  # noqa: ANN201 - mirrors Limiter.try_start
+        from cowork_judge.transport.limiter import Ticket
+
+        return Ticket(self.clock()), 0.0
+
+    def answered(self, ticket: object) -> None:
+        """Nothing to learn."""
+
+    def failed(self, ticket: object) -> None:
+        """Nothing to learn."""
+
+    def rate_limited(self, ticket: object, asked_sec: float | None, *, whole_attempt: bool = False) -> bool:
+        """Nothing to learn: never an event."""
+        return False
+
+
+def run_once(sc: Scenario, seed: int, *, free: bool = False, limiter: str = "run") -> Outcome:
+    """Model one run of `sc` with `seed`; `free`: no limit, no faults (the reference);
+    `limiter`: ``run`` (`transport.limiter.Limiter`) or ``none`` (`NoLimiter`)."""
     from cowork_judge.core.failures import RetryPolicy
     from cowork_judge.sim.bucket import TokenBucket, default_burst
-    from cowork_judge.transport.limiter import Limiter
+    from cowork_judge.transport.limiter import Limiter as RunLimiter
+
+    Limiter = NoLimiter if limiter == "none" else RunLimiter
 
     loop = Loop()
     clock: Callable[[], float] = lambda: loop.now
@@ -218,6 +248,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seeds", type=int, default=20)
     p.add_argument("--src", help="put this folder first on sys.path (another checkout's src/)")
     p.add_argument("--spread", type=float, default=None, help="override every scenario's start spread, seconds")
+    p.add_argument("--limiter", choices=("run", "none"), default="run",
+                   help="none: no run-wide rule, only each refused block's own wait (the floor)")
     args = p.parse_args(argv)
     if args.src:
         sys.path.insert(0, args.src)
@@ -230,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
             sc = replace(sc, spread=args.spread)
         ratios, waste, slow, events = [], [], [], []
         for seed in range(1, args.seeds + 1):
-            out = run_once(sc, seed)
+            out = run_once(sc, seed, limiter=args.limiter)
             ref = run_once(sc, seed, free=True)
             ratios.append(out.makespan / out.bound)
             waste.append(out.wasted / max(1, out.useful))

@@ -108,11 +108,15 @@ def instance(root: Path, n_rows: int) -> tuple[list[dict[str, Any]], dict[str, A
 
 
 def python312() -> str | None:
-    for name in ("python3.12", "python3.13"):
-        if shutil.which(name):
-            return shutil.which(name)
+    """A Python ≥ 3.12 that really runs (a pyenv shim on PATH may refuse to: "pyenv:
+    python3.12: command not found" while another version is active), else None."""
+    names = [shutil.which(n) for n in ("python3.12", "python3.13")]
     found = sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.1[2-9]*/bin/python")))
-    return found[-1] if found else None
+    for cand in [*found, *(n for n in names if n)]:
+        ok = subprocess.run([cand, "-c", "import sys; sys.exit(sys.version_info[:2] < (3, 12))"], capture_output=True)
+        if ok.returncode == 0:
+            return cand
+    return None
 
 
 def peer_python(venvs: Path, peer: str, install: bool) -> tuple[str | None, str]:
@@ -124,16 +128,27 @@ def peer_python(venvs: Path, peer: str, install: bool) -> tuple[str | None, str]
         if base is None:
             return None, "no Python ≥ 3.12 found"
         made = subprocess.run([base, "-m", "venv", str(venvs / peer)], capture_output=True, text=True)
-        if made.returncode == 0:
-            pip = subprocess.run([str(py), "-m", "pip", "install", "-q", spec], capture_output=True, text=True, timeout=900)
-            if pip.returncode != 0:
-                return None, f"pip install {spec} failed: {pip.stderr.strip().splitlines()[-1:]}"
+        if made.returncode != 0:
+            return None, f"{base} -m venv failed: {(made.stderr or made.stdout).strip().splitlines()[-1:]}"
+        pip = subprocess.run([str(py), "-m", "pip", "install", "-q", spec], capture_output=True, text=True, timeout=900)
+        if pip.returncode != 0:
+            return None, f"pip install {spec} failed: {pip.stderr.strip().splitlines()[-1:]}"
     if not py.exists():
         return None, f"no venv at {venvs / peer} (run with --install)"
     probe = subprocess.run([str(py), "-c", f"import {module}"], capture_output=True, text=True)
     if probe.returncode != 0:
         return None, f"import {module} failed: {probe.stderr.strip().splitlines()[-1:]}"
     return str(py), ""
+
+
+def last_words(stderr: str) -> str:
+    """The last line of `stderr` that says something (an exception group's traceback ends
+    in box-drawing lines), stripped of its frame characters."""
+    for line in reversed(stderr.splitlines()):
+        text = line.strip().strip("|+-").strip()
+        if any(ch.isalpha() for ch in text):
+            return text
+    return ""
 
 
 def run_one(sim: SimServer, label: str, argv: list[str], env: dict[str, str], reward_path: Path, rows: int, rate: float,
@@ -154,7 +169,7 @@ def run_one(sim: SimServer, label: str, argv: list[str], env: dict[str, str], re
         except (ValueError, KeyError, TypeError):
             result.reward_file = False
     if proc.returncode != 0 and not result.reward_file:
-        result.skipped = f"exit {proc.returncode}: {(proc.stderr.strip().splitlines() or [''])[-1][:120]}"
+        result.skipped = f"exit {proc.returncode}: {last_words(proc.stderr)[:120]}"
     return result
 
 
