@@ -102,6 +102,26 @@ def test_refusals_as_the_rule_gate_pace_and_narrow_the_window():
     assert lim.next_start == pytest.approx(100.8 + 1.0 / pace)  # uniform(1 − J, 1 + J) at its middle
 
 
+def test_the_gate_spreads_with_a_streak_of_refusals_but_never_past_the_backoff_cap():
+    clock = Clock(0.0)
+    lim = make(clock, backoff_max=3.0, rng=Fraction(1.0))  # the widest draw every time
+    tickets = [start(lim) for _ in range(12)]
+    holds = []
+    for n, t in enumerate(tickets, 1):
+        clock.t = n * 0.001
+        lim.rate_limited(t, 0.25)
+        holds.append(lim.open_at - clock.t)
+    # the n-th refusal in a row: 0.25 · (1 + 0.5 · (2^(n−1) − 1)), capped at max(0.25, 3.0)
+    for n, hold in enumerate(holds, 1):
+        assert hold <= 3.0 + 1e-9
+        assert hold == pytest.approx(min(0.25 * (1 + L.GATE_JITTER * (2 ** (n - 1) - 1)), 3.0), abs=0.002)
+    assert max(holds) == pytest.approx(3.0, abs=0.002)
+    clock.t = 10.0
+    lim2 = make(clock, backoff_max=3.0, rng=Fraction(1.0))
+    lim2.rate_limited(start(lim2), 30.0)  # the server asked for more than the cap: it gets it
+    assert lim2.open_at == pytest.approx(40.0)
+
+
 def test_a_whole_cli_attempt_refused_cuts_the_window_but_sets_no_pace():
     """An agent-CLI attempt is one ticket for requests the limiter never saw: its 429 counts
     and halves the window of CLIs in flight; no requests/s pace is guessed from it."""

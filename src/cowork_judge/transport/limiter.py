@@ -33,9 +33,11 @@ once, while a 30 % random refusal rate hovers near the threshold.)
 
 The gate, on such a refusal with an ask ``a`` (n = refusals since the last answer)::
 
-    open_at ← max(open_at, now + a · (1 + uniform(0, GATE_JITTER · (2^(n−1) − 1))))
+    open_at ← max(open_at, now + min(a · (1 + uniform(0, GATE_JITTER · (2^(n−1) − 1))),
+                                    max(a, JUDGE_RETRY_BACKOFF_MAX)))
 
-exactly the ask for a lone refusal, spread wider while refusals keep coming: a bucket
+exactly the ask for a lone refusal, spread wider while refusals keep coming (bounded as a
+refused request's own wait is, `core.failures.RetryPolicy.wait_sec`): a bucket
 computes the same ask for every client it refused, and clients that come back together
 are refused together (binary exponential backoff, as Ethernet's).
 
@@ -148,7 +150,8 @@ class Limiter:
 
     def __init__(self, *, backoff_max_sec: float = 20.0, rng: random.Random | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        self.rate_min = 1.0 / max(1.0, backoff_max_sec)
+        self.backoff_max_sec = max(1.0, backoff_max_sec)
+        self.rate_min = 1.0 / self.backoff_max_sec
         self.rng = rng if rng is not None else random.Random()
         self.clock = clock
         self.rate: float | None = None
@@ -236,7 +239,8 @@ class Limiter:
             refusals, replies = sum(self._outcomes), len(self._outcomes)
             if refusals / (replies + OUTCOME_PRIOR) >= PACE_SHARE and asked_sec is not None and asked_sec > 0:
                 spread = GATE_JITTER * (2.0 ** min(self.streak - 1, 16) - 1.0)
-                self.open_at = max(self.open_at, now + asked_sec * (1.0 + self.rng.uniform(0.0, spread)))
+                hold = min(asked_sec * (1.0 + self.rng.uniform(0.0, spread)), max(asked_sec, self.backoff_max_sec))
+                self.open_at = max(self.open_at, now + hold)
             if refusals / (replies + CUT_PRIOR) < PACE_SHARE:
                 return False
             if ticket.started_at < self.last_cut:
