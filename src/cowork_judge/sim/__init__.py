@@ -36,7 +36,7 @@ filled with null, an off-enum level snapped to the nearest allowed one).
 Around the verdicts: a ``FaultPlan`` (per-request faults, scripted or by seeded rates,
 delivered the way each API delivers them), a ``TokenBucket`` (``rpm``/``burst``: 429 with
 ``Retry-After``/``retry-after-ms``, logged as ``rpm_limit``), a ``PrefixCache`` (cached
-prompt tokens in each API's usage field), a ``LatencyModel`` and a ``RequestLog`` (counts,
+prompt tokens in each API's usage field; image parts counted by ``image_tokens``), a ``LatencyModel`` and a ``RequestLog`` (counts,
 tokens, timing, ``max_in_flight``). Command line: ``cowork-judge sim --port 0`` or
 ``python -m cowork_judge.sim`` (``--help`` lists every option).
 """

@@ -49,8 +49,10 @@ oracle file (--oracle), JSON:
 
 token bucket (--rpm, --burst): shared by all model requests; when empty: HTTP 429 with
 Retry-After (whole seconds, rounded up) and retry-after-ms, logged as fault rpm_limit.
-usage reports cached prompt tokens (leading tokens shared with an earlier answered
-request, in steps of 128 from 1024 up).
+usage counts text at 4 characters a token and image parts by OpenAI's vision rule
+(Anthropic's on /v1/messages), and reports cached prompt tokens (leading tokens, images
+included in their place, shared with an earlier answered request, in steps of 128 from
+1024 up).
 
 fault kinds (--fault KIND=RATE, --fault-script KIND,ok,...), one draw per model request;
 shown as chat completions sends them: /v1/responses sends the stream ones as error +

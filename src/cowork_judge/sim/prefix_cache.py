@@ -6,7 +6,9 @@ prompt of any earlier ANSWERED request to this server, counted with the simulato
 estimate (4 characters = 1 token), rounded DOWN to a multiple of 128 tokens, and 0 when
 that is under 1024 tokens. So it is 0 or 1024, 1152, 1280, ... and never more than the
 prompt. The serialized prompt is the text the simulator counts as the prompt, in order
-(``SimRequest.prompt_text``); images and tool definitions are not part of it.
+(``SimRequest.prompt_text``): an image stands in it, in its place, as a stand-in string as long
+as its tokens (`image_tokens.placeholder`), as OpenAI caches images; tool definitions are
+not part of it.
 
 Implementation: the prompt is cut into blocks of 512 characters (128 tokens); a chain of
 BLAKE2b digests (each over the previous digest and one block) names every block prefix, so

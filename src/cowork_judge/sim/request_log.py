@@ -30,8 +30,9 @@ class LogEntry:
         stream: the request asked for ``stream: true``.
         model: requested model name.
         row_ids: ids of the rubric rows the request judges (may be empty on errors).
-        prompt_chars: characters of message text and tool-call arguments (no images).
-        prompt_tokens: estimated prompt tokens, ``ceil(prompt_chars / 4)``.
+        prompt_chars: characters of message text and tool-call arguments, plus 4 per token
+            of each image part (`image_tokens`).
+        prompt_tokens: estimated prompt tokens, ``ceil(prompt_chars / 4)``: text and images.
         completion_tokens: estimated tokens of the answer content or tool-call arguments.
         images: image parts in the request.
         tool_call: name of the tool called on a tool turn, else None.
