@@ -248,6 +248,19 @@ def test_acquire_blocking_waits_for_the_gate_and_honours_cancel():
     assert lim.acquire_blocking(threading.Event()) is not None
 
 
+def test_acquire_gives_up_when_the_gate_outlasts_the_call():
+    import asyncio
+
+    clock = Clock(0.0)
+    lim = make(clock, rng=Fraction(0.0))
+    lim.rate_limited(start(lim), 3600.0)  # 1/3: the gate closes for the server's hour
+    assert lim.held_past(150.0) and not lim.held_past(3601.0)
+    assert asyncio.run(lim.acquire(give_up_at=150.0)) is None  # returns at once, nothing started
+    assert lim.in_flight == 0
+    clock.t = 3600.0
+    assert asyncio.run(lim.acquire(give_up_at=3700.0)) is not None
+
+
 # ---------------------------------------------------------------- the failing request's own wait
 
 @pytest.mark.parametrize("asked", [0.05, 1.0, 7.5])

@@ -121,3 +121,44 @@ def test_agent_cli_attempts_obey_and_feed_the_run_limiter(tmp_path, name):
     assert cli_first.start_s >= first.end_s + 1.0 - EPS  # the CLI launched after the gate opened
     assert ctx.limiter.rate_limited_replies == 2 and ctx.limiter.events >= 1 and ctx.limiter.in_flight == 0
     assert ctx.stats.by_kind == {"rate_limit": 2}  # the workflow call's and the block's first attempt
+
+
+def test_an_ask_past_the_calls_time_limit_fails_fast_as_rate_limit(tmp_path):
+    """A bucket that refills once an hour: its ask (3600 s, the clamp) is past every call's
+    time limit and the run's deadline. A refused block gives up at once; once refusals are
+    the rule the gate closes, and the blocks after it send nothing and say ``rate_limit``
+    ("asked the run to wait past…"), not ``timeout`` after idling through their budget."""
+    rows = normalize_rubric([{"id": f"R{i}", "description": f"the report states fact {i}", "weight": 1}
+                             for i in range(1, 9)]).criteria
+    with SimServer(ORACLE, api_key=SIM_KEY, rpm=0.01, burst=1, tool_rounds=0) as sim:
+        ctx = ctx_for(tmp_path, sim, JUDGE_CONCURRENCY="2", JUDGE_RETRY_BACKOFF_MAX="1", JUDGE_PER_TIMEOUT="60",
+                      JUDGE_DEADLINE="1800")
+        verdicts = judge_agentic(rows, ctx)
+        entries = sorted(sim.log.entries(), key=lambda e: e.start_s)
+    assert [e.status for e in entries].count(200) == 1 and len(entries) <= 4  # the gate stopped the rest
+    lost = [v for v in verdicts.values() if not v.judged]
+    assert len(lost) == 7 and all(v.error_kind == "rate_limit" for v in lost), [(v.error_kind, v.reason) for v in lost]
+    met_gate = [v for v in lost if "asked the run to wait past" in v.reason]
+    assert len(met_gate) >= 4  # 8 blocks, at most 4 requests: the others never left
+    assert ctx.deadline.remaining() > 1700  # ended long before JUDGE_DEADLINE
+
+
+def test_a_workflow_call_held_past_its_budget_says_rate_limit(tmp_path):
+    """The gate is closed for an hour (a 429 that asked for 3600 s): a workflow call whose
+    budget ends first sends nothing and fails as ``rate_limit`` right away."""
+    import time
+
+    with SimServer(ORACLE, api_key=SIM_KEY, tool_rounds=0) as sim:
+        ctx = ctx_for(tmp_path, sim)
+        ticket, _ = ctx.limiter.try_start()
+        ctx.limiter.rate_limited(ticket, 3600.0)  # the run's first reply: a share of 1/3 closes the gate
+        calls = workflow_calls(ctx)
+        caller = calls.caller("stub", ctx.audit.scoped("workflow-stub"), cancel=threading.Event(),
+                              budget_end=time.monotonic() + 30.0)
+        try:
+            with pytest.raises(ModelCallFailed) as failed:
+                caller.complete([{"role": "user", "content": "Criteria:\n1. the report states fact 1"}], label="probe")
+        finally:
+            calls.close()
+        assert len(sim.log) == 0
+    assert failed.value.kind == "rate_limit" and "asked the run to wait past" in str(failed.value)

@@ -162,6 +162,16 @@ def test_the_budget_loses_the_last_pages_not_the_rows(rendered):
         assert v[r].judged and "2 of 4 pages not judged (timeout: pages 3-4)" in v[r].reason
 
 
+def test_pages_lost_to_rate_limiting_say_so(rendered):
+    """A call refused with 429 until its tries ran out: the rows' kind is the transport's
+    ``rate_limit`` (what a fleet masks rate-limited rows on), not ``vlm_error``."""
+    v, log, _ = judge(rendered["evidence"], rendered["artifacts"], settings={"mode": "combined"}, tries=1,
+                      faults=FaultPlan({"http_429": 1.0}))
+    assert len(log) == 4 and all(e.status == 429 for e in log)
+    assert all(v[r].error_kind == "rate_limit" and "4 of 4 pages not judged (rate_limit: pages 1-4)" in v[r].reason
+               for r in VLM_ROWS)
+
+
 def test_no_page_judged_is_unjudged_with_the_cause(rendered):
     v, log, _ = judge(rendered["evidence"], rendered["artifacts"], settings={"mode": "combined"}, tries=1,
                       faults=FaultPlan({"http_5xx": 1.0}))

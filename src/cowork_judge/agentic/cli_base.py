@@ -49,6 +49,7 @@ from cowork_judge.core.failures import ErrorKind, JudgeFailure, classify
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import ParseOutcome, parse_reply, verdict_schema
 from cowork_judge.fsutil import discard_scratch, make_scratch_dir
+from cowork_judge.transport.limiter import GateClosed
 
 ARGV_PROMPT_BYTES = 120_000
 """Largest prompt passed as one argument (Linux caps one argument at 128 KiB). A larger
@@ -282,6 +283,7 @@ class CliBackend:
             CliFailure: the CLI failed (kind from its words), timed out (``timeout``, or
                 ``deadline`` when the attempt's end was the run's deadline) or was stopped
                 (e.g. an unreachable endpoint, ``api_error``).
+            GateClosed: the run's limiter would hold the launch past `timeout_at` (``rate_limit``).
             BackendMissing: the executable vanished or cannot start.
         """
         run_dir = self.home / f"{block_name}-a{attempt_no}"
@@ -295,7 +297,12 @@ class CliBackend:
             self.ctx.audit.append(audit, {"cli": self.name, "argv": call.audit_argv, "env": sorted(call.env),
                                           "prompt": prompt})
             limiter = getattr(self.ctx, "limiter", None)
-            ticket = await limiter.acquire() if limiter is not None else None  # the run's gate, pace and window
+            ticket = None
+            if limiter is not None:  # the run's gate, pace and window
+                ticket = await limiter.acquire(give_up_at=timeout_at)
+                if ticket is None:
+                    raise GateClosed("rate limit: the endpoint asked the run to wait past this attempt's end; "
+                                     f"{self.name} was not started")
             try:
                 left = timeout_at - time.monotonic()
                 outcome = await run_cli(call.argv, env=call.env, cwd=workspace, watch=call.watch,

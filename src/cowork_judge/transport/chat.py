@@ -16,7 +16,7 @@ import openai
 
 from cowork_judge.aio import wait_for_quietly
 from cowork_judge.core.failures import JudgeFailure, classify, error_text, retry_after_sec
-from cowork_judge.transport.limiter import Limiter, Ticket
+from cowork_judge.transport.limiter import GateClosed, Limiter, Ticket
 from cowork_judge.transport.stats import CallStats
 
 RESPONSE_FORMAT_PHRASES = ("response_format", "json_schema", "structured output", "json mode")
@@ -97,6 +97,7 @@ class Transport:
         Raises:
             ResponseFormatRejected: the endpoint rejected `response_format`.
             asyncio.TimeoutError: the call took longer than `timeout_sec`.
+            GateClosed: the run's limiter would hold the call past `timeout_sec` (``rate_limit``).
             openai.APIError, StreamIncomplete: transport failures (see `core.failures.classify`).
         """
         kwargs: dict[str, Any] = {
@@ -113,7 +114,10 @@ class Transport:
         if response_format is not None:
             kwargs["response_format"] = response_format
         if ticket is None and self.limiter is not None:
-            ticket = await self.limiter.acquire()
+            ticket = await self.limiter.acquire(give_up_at=self.limiter.clock() + timeout_sec)
+            if ticket is None:
+                raise GateClosed(f"rate limit: the endpoint asked the run to wait past this call's {timeout_sec:g} s "
+                                 "timeout; no request was sent")
         self.stats.calls += 1  # counted once the request really goes out
         try:
             reply = await wait_for_quietly(self._stream(kwargs), timeout_sec)

@@ -87,6 +87,8 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from cowork_judge.core.failures import JudgeFailure
+
 DECREASE = 0.5
 """β: the factor applied to the pace and the window on a rate-limit event."""
 DOUBLING_SEC = 4.0
@@ -129,6 +131,15 @@ key refused together come back spread over one paced gap. Measured with
 the same waste."""
 POLL_SEC = 0.05
 """Longest sleep of a request waiting for a window slot or its cancel event."""
+
+
+class GateClosed(JudgeFailure):
+    """The run's gate or pace would hold a request past the time it has (its call's
+    timeout): the endpoint asked the run to wait longer than that. Kind ``rate_limit``, so
+    the block backs off and tries again within its budget, and a row that runs out of tries
+    says ``rate_limit``, not ``timeout``."""
+
+    kind = "rate_limit"
 
 
 @dataclass(frozen=True)
@@ -281,14 +292,23 @@ class Limiter:
 
     # ------------------------------------------------------------------ waiting
 
-    async def acquire(self) -> Ticket:
-        """Wait (asyncio) until a request may start; cancel the task to stop waiting."""
+    def held_past(self, when: float) -> bool:
+        """True when the gate or the pace holds every new request until after `when`
+        (monotonic seconds, the limiter's clock)."""
+        with self._lock:
+            return max(self.open_at, self.next_start) > when
+
+    async def acquire(self, give_up_at: float = math.inf) -> Ticket | None:
+        """Wait (asyncio) until a request may start; None when the gate or the pace would
+        hold it past `give_up_at` (monotonic seconds). Cancel the task to stop waiting."""
         import asyncio  # not at import time: a code-only run never loads it for this
 
         while True:
             ticket, wait = self.try_start()
             if ticket is not None:
                 return ticket
+            if self.clock() + wait > give_up_at:
+                return None
             await asyncio.sleep(wait)
 
     def acquire_blocking(self, cancel: threading.Event, give_up_at: float = math.inf) -> Ticket | None:

@@ -191,6 +191,9 @@ class WorkflowCaller:
             ticket = shared.limiter.acquire_blocking(self.cancel, end)
             if ticket is None:
                 shared.release()
+                if not self.cancel.is_set() and shared.limiter.held_past(end):
+                    raise ModelCallFailed(f"call {label}: the endpoint asked the run to wait past this call's budget "
+                                          f"(after {attempts} attempt(s)); no request was sent", kind="rate_limit")
                 raise self._cut_off(label, attempts)
             attempts += 1
             t0 = time.monotonic()

@@ -2,7 +2,9 @@
 
 A workflow call can fail for want of time in two ways: the workflow's own budget
 (``timeout``: the router's share of the run for this workflow) or the run's
-``JUDGE_DEADLINE`` (``deadline``); any other failure after the transport's retries is the
+``JUDGE_DEADLINE`` (``deadline``); a call refused for rate limiting until its tries ran
+out keeps the transport's kind (``rate_limit``, ``insufficient_quota``: a fleet that masks
+rate-limited rows must see them); any other failure after the transport's retries is the
 endpoint's (``vlm_error``). The distinction reaches ``judge_error_kind``.
 """
 
@@ -28,8 +30,13 @@ def budget_kind(ctx: WorkflowContext) -> ErrorKind:
     return "deadline" if time.monotonic() >= ctx.deadline_at else "timeout"
 
 
+RATE_KINDS: frozenset[str] = frozenset({"rate_limit", "insufficient_quota"})
+"""Transport kinds a lost call keeps (the endpoint refused it; its vision model never answered)."""
+
+
 def failure_kind(ctx: WorkflowContext, exc: ModelCallFailed, budget_end: float) -> ErrorKind:
-    """Budget (``timeout``/``deadline``) when the call failed for want of time, else
+    """Budget (``timeout``/``deadline``) when the call failed for want of time; the
+    transport's kind when the endpoint refused it for rate limiting (`RATE_KINDS`); else
     ``vlm_error`` (the call failed after the transport's retries)."""
     text = str(exc)
     if exc.kind == "deadline" or time.monotonic() >= ctx.deadline_at:
@@ -37,4 +44,6 @@ def failure_kind(ctx: WorkflowContext, exc: ModelCallFailed, budget_end: float) 
     if (ctx.cancel.is_set() or time.monotonic() >= budget_end - BUDGET_SLACK_SEC
             or "not made:" in text or "no time left" in text):
         return "timeout"
+    if exc.kind in RATE_KINDS:
+        return exc.kind  # type: ignore[return-value]
     return "vlm_error"
