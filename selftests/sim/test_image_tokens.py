@@ -42,8 +42,22 @@ def test_openai_rule(size, detail, tokens):
 def test_anthropic_rule_and_unknown_images():
     assert it.anthropic_tokens(data_url(png(1000, 750))) == 1000  # 1000 · 750 / 750
     assert it.anthropic_tokens(data_url(png(3136, 1568))) == 1568 * 784 // 750 + 1  # long edge scaled to 1568
-    assert it.openai_tokens("https://example.org/page.png", "high") == 85 + 170 * 4  # UNKNOWN_SIZE
-    assert it.openai_tokens("data:image/png;base64,!!!not-base64", "high") == 85 + 170 * 4
+    assert it.openai_tokens("https://example.org/page.png", "high") == 85 + 170 * 4  # not fetched: UNKNOWN_SIZE
+
+
+@pytest.mark.parametrize("url", ["", "data:image/png;base64,!!!not-base64", data_url(b"plain text, no image"),
+                                 "file:///etc/passwd", "page-001.png", "data:image/png,%89PNG"])
+def test_an_unusable_image_is_refused(url):
+    with pytest.raises(it.BadImage):
+        it.openai_tokens(url, "low")
+
+
+def test_long_data_url_headers_and_url_safe_base64_are_read():
+    raw = png(1280, 720)
+    long_head = "data:image/png;name=" + "x" * 200 + ";base64," + base64.b64encode(raw).decode()
+    assert it.openai_tokens(long_head, "high") == 1105
+    urlsafe = "data:image/png;base64," + base64.urlsafe_b64encode(raw + b"\xfb\xff" * 40).decode()
+    assert it.openai_tokens(urlsafe, "high") == 1105
 
 
 def test_jpeg_gif_and_webp_sizes_are_read():
@@ -115,3 +129,28 @@ def test_usage_over_http_counts_images_and_caches_them():
     assert a.usage.prompt_tokens == -(-(head + 1105 * 4 + len('<rubric_rows>[{"id": "R1"}]</rubric_rows>')) // 4)
     assert (a.usage.prompt_tokens_details.cached_tokens or 0) == 0
     assert b.usage.prompt_tokens_details.cached_tokens == (head // 4 + 1105) // 128 * 128
+
+
+@pytest.mark.parametrize(("part", "why"), [
+    ({"type": "image_url", "image_url": None}, "needs a url"),
+    ({"type": "image_url"}, "needs a url"),
+    ({"type": "image_url", "image_url": {"url": 12345}}, "needs a url"),
+    ({"type": "image_url", "image_url": {"url": "file:///etc/hosts"}}, "data: URL or http(s)"),
+    ({"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}, "holds no PNG"),
+])
+def test_the_endpoint_refuses_unusable_image_parts_with_400(part, why):
+    import openai
+
+    from cowork_judge.sim import SimServer
+
+    msgs = [{"role": "user", "content": [{"type": "text", "text": '<rubric_rows>[{"id": "R1"}]</rubric_rows>'}, part]}]
+    with SimServer() as sim:
+        client = openai.OpenAI(base_url=sim.url, api_key="sk-sim", max_retries=0)
+        try:
+            with pytest.raises(openai.BadRequestError) as info:
+                client.chat.completions.create(model="m", messages=msgs)
+        finally:
+            client.close()
+        entry = sim.log[0]
+    assert why in str(info.value) and info.value.param == "messages"
+    assert entry.status == 400 and entry.kind == "error" and not sim.errors

@@ -45,10 +45,24 @@ class SimHTTPServer(ThreadingHTTPServer):
         sys.stderr.write(f"cowork-judge sim: handler error\n{text}")
 
 
+MAX_BODY_BYTES = 128 * 1024 * 1024
+"""Largest request body read, and largest a gzip/deflate body may inflate to (bytes): a
+deck's page images as base64 are a few MB; past this the answer is 413."""
+
+
+class BodyTooLarge(Exception):
+    """The request body (as sent or inflated) is over `MAX_BODY_BYTES`."""
+
+
 class SimHandler(BaseHTTPRequestHandler):
-    """One HTTP/1.1 connection: routes requests and offers the writers ``SimServer`` uses."""
+    """One HTTP/1.1 connection: routes requests and offers the writers ``SimServer`` uses.
+
+    ``timeout`` (seconds) bounds every read and write of the socket: a client that stalls
+    in the middle of a request, or keeps an idle connection, loses it after that long
+    (``hang`` polls with ``select`` and is not affected)."""
 
     protocol_version = "HTTP/1.1"
+    timeout = 300.0
     server: SimHTTPServer
     server_version = "cowork-judge-sim"
     final_write_s: float | None = None
@@ -81,21 +95,32 @@ class SimHandler(BaseHTTPRequestHandler):
         """The request body, decoded from gzip/deflate; None for another ``Content-Encoding``.
 
         A body that does not decompress is returned as is (it then fails as JSON: 400).
+
+        Raises:
+            BodyTooLarge: ``Content-Length`` or the inflated body is over `MAX_BODY_BYTES`
+                (a declared length over it is not read: the connection is then closed).
         """
         try:
             length = int(self.headers.get("Content-Length") or 0)
         except ValueError:
             length = 0
+        if length > MAX_BODY_BYTES:
+            self.close_connection = True
+            raise BodyTooLarge(f"Content-Length {length} is over {MAX_BODY_BYTES} bytes")
         data = self.rfile.read(length) if length > 0 else b""
         encoding = (self.headers.get("Content-Encoding") or "identity").strip().lower()
         if encoding in ("identity", ""):
             return data
         if encoding not in ("gzip", "deflate"):
             return None
+        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS if encoding == "gzip" else zlib.MAX_WBITS)
         try:
-            return zlib.decompress(data, 16 + zlib.MAX_WBITS if encoding == "gzip" else zlib.MAX_WBITS)
+            out = inflater.decompress(data, MAX_BODY_BYTES + 1)
         except zlib.error:
             return data
+        if len(out) > MAX_BODY_BYTES or inflater.unconsumed_tail:
+            raise BodyTooLarge(f"the {encoding} body inflates to more than {MAX_BODY_BYTES} bytes")
+        return out
 
     def _route(self) -> str:
         path = self.path.split("?", 1)[0].rstrip("/")
@@ -124,8 +149,12 @@ class SimHandler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802 - stdlib name
         start_s = time.monotonic()
         sim = self.server.sim
-        body = self._read_body()
         route = self._route()
+        try:
+            body = self._read_body()
+        except BodyTooLarge as exc:
+            self._other(413, error_doc(f"request body too large: {exc}", "invalid_request_error"))
+            return
         endpoint = _MODEL_ROUTES.get(route)
         if endpoint == "chat" and body is not None:
             sim.handle_chat(self, body, start_s, sim.log.next_seq())

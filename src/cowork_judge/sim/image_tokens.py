@@ -10,8 +10,10 @@ Anthropic (Messages ``image`` blocks), from its vision guide: ``width · height 
 after scaling the long edge to at most 1568 pixels.
 
 The size is read from the image's header (PNG ``IHDR``, JPEG ``SOF``, GIF, WebP ``VP8X``/
-``VP8 ``/``VP8L``); an image given by URL, or one whose size cannot be read, is counted as
-``UNKNOWN_SIZE``. Images are part of the prompt prefix OpenAI caches (the same image and
+``VP8 ``/``VP8L``) in a ``data:`` URL (base64, standard or URL-safe); an ``http(s)`` URL,
+which the simulator does not fetch, is counted as ``UNKNOWN_SIZE``. Anything else is
+refused as a real endpoint refuses it (`BadImage`: a part with no URL, another scheme, a
+data URL that holds no such image). Images are part of the prompt prefix OpenAI caches (the same image and
 detail at the same place), so `placeholder` gives the prefix cache one stand-in string per
 distinct image, as long as its tokens.
 """
@@ -24,7 +26,7 @@ import hashlib
 import math
 import struct
 
-__all__ = ["UNKNOWN_SIZE", "anthropic_tokens", "image_size", "openai_tokens", "placeholder"]
+__all__ = ["UNKNOWN_SIZE", "BadImage", "anthropic_tokens", "image_size", "openai_tokens", "placeholder"]
 
 BASE_TOKENS = 85
 """OpenAI: tokens of every image (all of a ``low`` one)."""
@@ -36,16 +38,26 @@ _HEAD_BYTES = 64 * 1024
 """Bytes of the decoded image read for its size (a JPEG's SOF may follow its EXIF data)."""
 
 
+class BadImage(ValueError):
+    """An image part a real endpoint would refuse (the message says why)."""
+
+
 def _decoded_head(url: str) -> bytes | None:
-    """The first bytes of a ``data:...;base64,`` URL's image, or None for any other URL."""
-    if not url.startswith("data:") or ";base64," not in url[:100]:
+    """The first bytes of a base64 ``data:`` URL's image (standard or URL-safe alphabet),
+    None when they cannot be decoded."""
+    head, _, payload = url.partition(",")
+    if not head.lower().endswith(";base64"):
         return None
-    payload = url.split(",", 1)[1]
-    chunk = payload[: (_HEAD_BYTES * 4 // 3) // 4 * 4]  # whole base64 quads only
-    try:
-        return base64.b64decode(chunk, validate=False)
-    except (binascii.Error, ValueError):
-        return None
+    chunk = "".join(payload[: _HEAD_BYTES * 4 // 3 + 64].split())
+    chunk = chunk[: len(chunk) // 4 * 4]  # whole base64 quads only
+    for altchars in (None, b"-_"):
+        try:
+            data = base64.b64decode(chunk, altchars=altchars, validate=True)
+        except (binascii.Error, ValueError):
+            continue
+        if image_size(data) is not None:
+            return data
+    return None
 
 
 def image_size(data: bytes | None) -> tuple[int, int] | None:
@@ -89,16 +101,35 @@ def image_size(data: bytes | None) -> tuple[int, int] | None:
     return None
 
 
-def _size_of(url: str) -> tuple[int, int]:
+def size_of(url: str) -> tuple[int, int]:
+    """``(width, height)`` of the image a part names, in pixels.
+
+    Raises:
+        BadImage: no URL; a scheme other than ``data:``, ``http:``, ``https:``; a data URL
+            that holds no PNG, JPEG, GIF or WebP image with a size above zero.
+    """
+    if not isinstance(url, str) or not url.strip():
+        raise BadImage("an image part needs a url (a data: URL or http(s))")
+    scheme = url.split(":", 1)[0].lower() if ":" in url else ""
+    if scheme in ("http", "https"):
+        return UNKNOWN_SIZE
+    if scheme != "data":
+        raise BadImage(f"an image url must be a data: URL or http(s), not {scheme or 'a bare path'}")
     size = image_size(_decoded_head(url))
-    return size if size is not None and size[0] > 0 and size[1] > 0 else UNKNOWN_SIZE
+    if size is None or size[0] <= 0 or size[1] <= 0:
+        raise BadImage("the data: URL holds no PNG, JPEG, GIF or WebP image (base64)")
+    return size
 
 
 def openai_tokens(url: str, detail: str | None) -> int:
-    """OpenAI's prompt tokens for an image part (see the module docstring)."""
+    """OpenAI's prompt tokens for an image part (see the module docstring).
+
+    Raises:
+        BadImage: see `size_of` (also at ``detail: low``: the image must be readable).
+    """
+    w, h = size_of(url)
     if (detail or "auto") == "low":
         return BASE_TOKENS
-    w, h = _size_of(url)
     scale = min(1.0, 2048 / max(w, h))
     w, h = w * scale, h * scale
     scale = min(1.0, 768 / min(w, h))
@@ -107,8 +138,12 @@ def openai_tokens(url: str, detail: str | None) -> int:
 
 
 def anthropic_tokens(data_url: str) -> int:
-    """Anthropic's prompt tokens for an image block (see the module docstring)."""
-    w, h = _size_of(data_url)
+    """Anthropic's prompt tokens for an image block (see the module docstring).
+
+    Raises:
+        BadImage: see `size_of`.
+    """
+    w, h = size_of(data_url)
     scale = min(1.0, 1568 / max(w, h))
     return max(1, math.ceil(w * scale * h * scale / 750))
 

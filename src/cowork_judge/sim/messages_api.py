@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING, Any
 
 from .faults import MSG_5XX, MSG_RATE_LIMIT, MSG_STREAM_RATE, Fault, error_body
 from .protocol import split_text
-from .turn import DEFAULT_MODEL, PromptText, Reply, RequestError, SimRequest, estimate_tokens
+from .turn import DEFAULT_MODEL, UNREADABLE, PromptText, Reply, RequestError, SimRequest, estimate_tokens
 
 if TYPE_CHECKING:
     from .handler import SimHandler
@@ -179,6 +179,8 @@ class MessagesAPI:
             return 400, _error_doc(400, "request body is not valid JSON")
         except RequestError as exc:
             return 400, _error_doc(400, str(exc))
+        except UNREADABLE as exc:
+            return 400, _error_doc(400, f"request cannot be read: {type(exc).__name__}")
         return 200, {"input_tokens": estimate_tokens(req.prompt_chars)}
 
     @staticmethod

@@ -58,7 +58,7 @@ def add_content(prompt: PromptText, role: str, content: Any, *, tool_output: boo
             detail = part.get("detail")
             if isinstance(ref, dict):  # chat: {"url": ..., "detail": ...}
                 detail, ref = ref.get("detail"), ref.get("url")
-            prompt.add_image(ref if isinstance(ref, str) else "", detail if isinstance(detail, str) else None)
+            prompt.add_image(ref if isinstance(ref, str) else "", detail if isinstance(detail, str) else None, param=param)
         elif isinstance(part.get("text"), str):
             prompt.add(role, part["text"], tool_output=tool_output)
 

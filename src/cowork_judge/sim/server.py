@@ -35,7 +35,17 @@ from .policies import DemoPolicy, VerdictPolicy
 from .prefix_cache import PrefixCache
 from .request_log import LogEntry, RequestLog
 from .responses_api import ResponsesAPI
-from .turn import DEFAULT_MODEL, Reply, RequestError, SimRequest, ToolCall, estimate_tokens, new_call_id, read_only_call
+from .turn import (
+    DEFAULT_MODEL,
+    UNREADABLE,
+    Reply,
+    RequestError,
+    SimRequest,
+    ToolCall,
+    estimate_tokens,
+    new_call_id,
+    read_only_call,
+)
 
 __all__ = ["SimServer", "WireAPI"]
 
@@ -270,7 +280,7 @@ class SimServer:
 
     def handle(self, endpoint: str, h: SimHandler, body: bytes, start_s: float, seq: int) -> None:
         """Answer one model request of ``endpoint`` (``chat``/``responses``/``messages``) and log it."""
-        rec: dict[str, Any] = {"seq": seq, "start_s": start_s, "kind": "error", "endpoint": endpoint}
+        rec: dict[str, Any] = {"seq": seq, "start_s": start_s, "kind": "error", "endpoint": endpoint, "status": None}
         h.final_write_s = None
         h.answer_seq = seq
         with self._conn_lock:
@@ -303,6 +313,10 @@ class SimServer:
             return
         except RequestError as exc:
             self._refuse(api, h, rec, 400, str(exc), "invalid_request_error", param=exc.param)
+            return
+        except UNREADABLE as exc:  # nesting past the recursion limit, a 5000-digit integer, a schema of odd types
+            self._refuse(api, h, rec, 400, f"request cannot be read: {type(exc).__name__}: {str(exc)[:200]}",
+                         "invalid_request_error")
             return
         rec.update(
             stream=req.stream, model=req.model, row_ids=req.row_ids, prompt_chars=req.prompt_chars,
@@ -337,7 +351,12 @@ class SimServer:
             self._refuse(api, h, rec, 400, req.rows_error, "invalid_request_error",
                          param="messages" if api.endpoint != "responses" else "input")
             return
-        reply, kind = self._reply(req, fault, rec)
+        try:
+            reply, kind = self._reply(req, fault, rec)
+        except UNREADABLE as exc:  # the rows or the schema hold values no answer can be made of
+            self._refuse(api, h, rec, 400, f"request cannot be answered: {type(exc).__name__}: {str(exc)[:200]}",
+                         "invalid_request_error")
+            return
         if fault is None:
             rec["kind"] = kind
         reply.prompt_tokens = estimate_tokens(req.prompt_chars)

@@ -31,6 +31,7 @@ __all__ = [
     "RequestError",
     "SimRequest",
     "ToolCall",
+    "UNREADABLE",
     "estimate_tokens",
     "new_call_id",
     "read_only_call",
@@ -64,6 +65,11 @@ class RequestError(ValueError):
     def __init__(self, message: str, param: str | None = None) -> None:
         super().__init__(message)
         self.param = param
+
+
+UNREADABLE = (RecursionError, ValueError, TypeError, OverflowError)
+"""Errors a hostile request body can raise while it is decoded or answered (deep nesting, an
+integer past Python's digit limit, a schema whose keywords hold the wrong types): a 400."""
 
 
 def estimate_tokens(chars: int) -> int:
@@ -160,9 +166,16 @@ class PromptText:
         self.images = 0
         self.image_tokens = 0
 
-    def add_image(self, url: str, detail: str | None = None, *, anthropic: bool = False) -> None:
-        """Append one image part (a data URL or any URL; `detail` as the request gave it)."""
-        tokens = image_tokens.anthropic_tokens(url) if anthropic else image_tokens.openai_tokens(url, detail)
+    def add_image(self, url: str, detail: str | None = None, *, anthropic: bool = False, param: str = "messages") -> None:
+        """Append one image part (a data URL or an http(s) URL; `detail` as the request gave it).
+
+        Raises:
+            RequestError: a part a real endpoint refuses (`image_tokens.BadImage`), for `param`.
+        """
+        try:
+            tokens = image_tokens.anthropic_tokens(url) if anthropic else image_tokens.openai_tokens(url, detail)
+        except image_tokens.BadImage as exc:
+            raise RequestError(str(exc), param) from None
         self.images += 1
         self.image_tokens += tokens
         self._pieces.append(image_tokens.placeholder(url, detail, tokens, CHARS_PER_TOKEN))
