@@ -1,5 +1,6 @@
-"""Benchmark: prompt tokens the endpoint could serve from its prefix cache, on the complete
-example instance (SPEC §20; issue 17 item 2).
+"""Benchmark: prompt tokens an endpoint's prefix cache serves on the complete example instance.
+
+SPEC §20; issue 17 item 2.
 
 The example instance (``tests/``: 2 code rows, 5 agentic rows, 18 ppt_judge content rows,
 14 visual rows) is judged with the example deck rollout by the real command line against
