@@ -1,4 +1,4 @@
-"""The command line: both entry points, exit statuses, JSON output, hostile packages, the README table."""
+"""The command line: both entry points, exit statuses, JSON output, hostile packages, the docs' code table."""
 
 from __future__ import annotations
 
@@ -111,8 +111,8 @@ def test_example_instances_lint_clean():
     assert doc["instances"][0]["facts"]["version"] == cowork_judge.__version__
 
 
-def test_readme_documents_every_code_with_its_level():
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+def test_docs_document_every_code_with_its_level():
+    readme = (REPO / "docs" / "lint-rubric.md").read_text(encoding="utf-8")
     table = dict(re.findall(r"^\| `([A-Z]\d{3})` \| (ERROR|WARN) \|", readme, flags=re.MULTILINE))
     assert table == {code: check.level for code, check in CHECKS.items()}
 
