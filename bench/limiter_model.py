@@ -157,7 +157,10 @@ def run_once(sc: Scenario, seed: int, *, free: bool = False, limiter: str = "run
     Limiter = NoLimiter if limiter == "none" else RunLimiter
 
     loop = Loop()
-    clock: Callable[[], float] = lambda: loop.now
+
+    def clock() -> float:
+        return loop.now
+
     rng = random.Random(seed)
     fault_rng = random.Random(seed * 7919 + 1)
     bucket = TokenBucket(sc.rpm, sc.burst, clock=clock) if sc.rpm and not free else None

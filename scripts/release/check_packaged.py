@@ -18,6 +18,7 @@ WHEEL_COPIES: dict[str, str] = {
     "templates/test.sh": "cowork_judge/_templates/test.sh",
     "src/cowork_judge/data/judge_instruction.md": "cowork_judge/data/judge_instruction.md",
     "src/cowork_judge/schemas/result.schema.json": "cowork_judge/schemas/result.schema.json",
+    "src/cowork_judge/py.typed": "cowork_judge/py.typed",  # PEP 561: type checkers read the package's hints
 }
 """Source (repo path) → path inside the wheel."""
 

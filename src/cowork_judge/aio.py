@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable
-from typing import TypeVar
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
 __all__ = ["wait_for_quietly"]
 
 
-def _retrieve(task: asyncio.Future[object]) -> None:
+def _retrieve(task: asyncio.Future[Any]) -> None:
     """Mark the task's exception as retrieved (the caller saw, or chose to drop, it)."""
     if not task.cancelled():
         task.exception()

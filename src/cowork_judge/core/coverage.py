@@ -73,7 +73,7 @@ def account(
         rows = [c for c in criteria if c.judge_method == method]
         judged = sum(1 for c in rows if _judged(verdicts.get(c.id)))
         methods[method] = MethodStats(n=len(rows), judged=judged, coverage=judged / len(rows))
-    kinds = Counter(
+    kinds: Counter[ErrorKind] = Counter(
         (v.error_kind if v is not None and v.error_kind else "no_verdict")
         for c in unjudged_rows
         for v in [verdicts.get(c.id)]
@@ -106,7 +106,7 @@ def _judged(verdict: Verdict | None) -> bool:
     return bool(verdict and verdict.judged and verdict.hit is not None)
 
 
-def _cause(kinds: Counter[str]) -> ErrorKind | None:
+def _cause(kinds: Counter[ErrorKind]) -> ErrorKind | None:
     if not kinds:
         return None
     for cut in ("interrupted", "deadline"):  # a cut-off run names the cut, not what it interrupted (§7.7)
@@ -118,7 +118,7 @@ def _cause(kinds: Counter[str]) -> ErrorKind | None:
     return min(pool.items(), key=lambda kv: (-kv[1], kv[0]))[0]
 
 
-def _exit_code(kinds: Counter[str], cause: str | None, table: Mapping[str, Consequence]) -> ExitCode:
+def _exit_code(kinds: Counter[ErrorKind], cause: ErrorKind | None, table: Mapping[str, Consequence]) -> ExitCode:
     """The cause's exit code, else the most frequent kind's; rows unjudged for reasons
     that name no transport failure (e.g. ``not_applicable`` only) ⇒ ``judge:scorer_error``."""
     for kind in [cause, *sorted(kinds, key=lambda k: -kinds[k])]:

@@ -198,7 +198,7 @@ _CRITERIA = TypeAdapter(list[Criterion])
 def _criteria_docs(criteria: tuple[Criterion, ...], verdicts: Mapping[str, Verdict]) -> list[dict[str, Any]]:
     """`criteria[]`: normalized rows with derived fields and the judge's raw level (dumped
     in one call: a 5,000-row rubric must fold in well under a second)."""
-    out = _CRITERIA.dump_python(list(criteria), mode="json")
+    out: list[dict[str, Any]] = _CRITERIA.dump_python(list(criteria), mode="json")
     for row, c in zip(out, criteria):
         row["level_raw"] = result_level_raw(verdicts[c.id].level_raw)
     return out

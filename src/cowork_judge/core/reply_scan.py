@@ -76,7 +76,7 @@ def rows_of(doc: Any, *, single: bool = True) -> list[Any] | None:
     `single`) one row object ``{"id", "hit"}``. A list counts only when some row carries
     an answer (``hit`` or ``level``), so a quoted rubric is not mistaken for verdicts.
     """
-    rows: Any = None
+    rows: list[Any] | None = None
     if isinstance(doc, dict):
         if isinstance(doc.get("verdicts"), list):
             rows = doc["verdicts"]

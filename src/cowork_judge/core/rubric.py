@@ -209,7 +209,7 @@ def normalize_rubric(raw: Any) -> NormalizedRubric:
 
     criteria: list[Criterion] = []
     taken: set[str] = set()
-    explicit_ids = {explicit_id(k, r) for k, r in rows} - {None}
+    explicit_ids = {i for i in (explicit_id(k, r) for k, r in rows) if i is not None}
     for position, (map_key, row) in enumerate(rows, start=1):
         where = f"row {position}" if map_key is None else f"row {map_key!r}"
         if not isinstance(row, Mapping):
@@ -450,6 +450,7 @@ def _levels(row: Mapping[str, Any], where: str) -> tuple[dict[str, str] | None, 
     field = "levels"
     if table is None and isinstance(row.get("scores"), Mapping):
         table, field = row["scores"], "scores"  # ClawGym level table
+    row_type: Literal["binary", "gradient"]
     if raw_type is None:
         row_type = "gradient" if table is not None else "binary"
     elif raw_type in ("binary", "gradient"):

@@ -133,7 +133,7 @@ def score(
         ScoringError: no positive weight (W = 0).
     """
     policy = policy or ScoringPolicy()
-    weights, fallback = weights if weights is not None else effective_weights(criteria)
+    weight_of, fallback = weights if weights is not None else effective_weights(criteria)
     # Only rows of this rubric open a gate: a stray verdict (e.g. an old audit re-scored
     # against an edited rubric) must not satisfy a dangling dependency (fail closed, §4).
     row_ids = {c.id for c in criteria}
@@ -143,7 +143,7 @@ def score(
     earned = 0.0
     fatal = False
     for crit in criteria:
-        w = weights[crit.id]
+        w = weight_of[crit.id]
         verdict = verdicts.get(crit.id)
         judged = bool(verdict and verdict.judged and verdict.hit is not None)
         hit = verdict.hit if judged and verdict else None
