@@ -45,47 +45,86 @@ class JudgeConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    api_key: SecretStr | None = Field(None, description="JUDGE_API_KEY, else OPENAI_API_KEY.")
-    base_url: str | None = Field(None, description="JUDGE_BASE_URL, else OPENAI_BASE_URL.")
+    api_key: SecretStr | None = Field(None, description=(
+        "JUDGE_API_KEY, else OPENAI_API_KEY: key of the judge endpoint (OpenAI-compatible); the resolved pair is "
+        "exported under both names. Missing while a row needs a model ⇒ `judge:no_credential`."))
+    base_url: str | None = Field(None, description=(
+        "JUDGE_BASE_URL, else OPENAI_BASE_URL: URL of the judge endpoint (OpenAI-compatible), exported under both names"
+        " like the key."))
     model: str = Field("gpt-5.5", description="JUDGE_MODEL: judge model name.")
-    backend: str = Field(DEFAULT_BACKEND, description="JUDGE_BACKEND: a name of `agentic.registry.BACKENDS`.")
-    batch: int = Field(4, ge=1, description="JUDGE_BATCH: rows per agentic block.")
-    concurrency: int = Field(2, ge=1, description="JUDGE_CONCURRENCY: blocks in flight.")
-    per_timeout_sec: float = Field(150.0, gt=0, description="JUDGE_PER_TIMEOUT: one attempt (call).")
+    backend: str = Field(DEFAULT_BACKEND, description=(
+        "JUDGE_BACKEND: agentic backend, a name of `agentic.registry.BACKENDS`: `openai` (built in: Chat Completions + "
+        "workspace tools), `codex` (`codex exec`), `claude` (`claude -p`)."))
+    batch: int = Field(4, ge=1, description="JUDGE_BATCH: agentic rows per block (one workspace, one conversation).")
+    concurrency: int = Field(2, ge=1, description=(
+        "JUDGE_CONCURRENCY: blocks in flight — the direct multiplier of a fleet's peak request rate."))
+    per_timeout_sec: float = Field(150.0, gt=0, description=(
+        "JUDGE_PER_TIMEOUT: seconds per attempt (call); a block gets `2 ×` this."))
     max_tries: int = Field(6, ge=1, description="JUDGE_MAX_TRIES: attempts per block.")
     resplit: bool = Field(True, description="JUDGE_RESPLIT: re-judge a failed block row by row.")
-    deadline_sec: float = Field(1800.0, gt=0, description="JUDGE_DEADLINE: whole run, from process start.")
-    start_jitter_sec: float = Field(180.0, ge=0, description="JUDGE_START_JITTER: first-wave spread.")
-    retry_backoff_max_sec: float = Field(20.0, ge=1, description="JUDGE_RETRY_BACKOFF_MAX.")
-    max_turns: int = Field(16, ge=1, description="JUDGE_MAX_TURNS: model turns per agent attempt.")
-    reward_mode: Literal["continuous", "binary"] = Field("continuous", description="JUDGE_REWARD_MODE.")
-    pass_threshold: float = Field(0.75, ge=0, le=1, description="JUDGE_PASS_THRESHOLD.")
-    pass_compare: Literal["gte", "gt"] = Field("gte", description="JUDGE_PASS_COMPARE.")
-    lenient_delivery: bool = Field(False, description="JUDGE_LENIENT_DELIVERY.")
-    chat_fallback: bool = Field(True, description="JUDGE_CHAT_FALLBACK.")
-    evidence_sec: float = Field(180.0, ge=0, description="JUDGE_EVIDENCE: evidence budget, 0 = off.")
-    metric_id: str = Field("rubric_llm_judge", description="JUDGE_METRIC_ID.")
-    aux_files: tuple[str, ...] = Field((), description="JUDGE_AUX_FILES: tests/ files copied into workspaces.")
-    instruction_file: str | None = Field(None, description="JUDGE_INSTRUCTION_FILE.")
-    systemic_fraction: float = Field(0.4, ge=0, le=1, description="JUDGE_SYSTEMIC_FRACTION.")
-    systemic_min: int = Field(2, ge=1, description="JUDGE_SYSTEMIC_MIN.")
-    skip: bool = Field(False, description="JUDGE_SKIP: archive only, reward 'SKIPPED'.")
+    deadline_sec: float = Field(1800.0, gt=0, description=(
+        "JUDGE_DEADLINE: seconds for the whole run, from process start; rows not judged by then are unjudged "
+        "`deadline`."))
+    start_jitter_sec: float = Field(180.0, ge=0, description=(
+        "JUDGE_START_JITTER: first-wave blocks wait `uniform(0, N)` s (spreads a fleet's burst)."))
+    retry_backoff_max_sec: float = Field(20.0, ge=1, description=(
+        "JUDGE_RETRY_BACKOFF_MAX: rate-limit backoff cap in seconds: the server's `Retry-After`/`retry-after-ms` "
+        "jittered upward (never below it, at most the cap unless the server asked for more), else `uniform(1, min(cap, "
+        "2·3^(n−1)))` s; also the slowest pace of the run's request limiter (one request per cap)."))
+    max_turns: int = Field(16, ge=1, description=(
+        "JUDGE_MAX_TURNS: model turns per agent attempt (`openai`; `claude` as `--max-turns`; `codex` has no turn "
+        "limit: the per-call timeout bounds it)."))
+    reward_mode: Literal["continuous", "binary"] = Field("continuous", description=(
+        "JUDGE_REWARD_MODE: `continuous` (reward = score) or `binary` (1 if passed, else 0; warns)."))
+    pass_threshold: float = Field(0.75, ge=0, le=1, description=(
+        "JUDGE_PASS_THRESHOLD: the score that sets `extra_fields.passed` (and the binary reward)."))
+    pass_compare: Literal["gte", "gt"] = Field("gte", description=(
+        "JUDGE_PASS_COMPARE: how the score meets JUDGE_PASS_THRESHOLD: `gte` (≥) or `gt` (>)."))
+    lenient_delivery: bool = Field(False, description=(
+        "JUDGE_LENIENT_DELIVERY: also score files at the `/app` root and in `/output`."))
+    chat_fallback: bool = Field(True, description="JUDGE_CHAT_FALLBACK: no files but a final message ⇒ judge the message.")
+    evidence_sec: float = Field(180.0, ge=0, description=(
+        "JUDGE_EVIDENCE: seconds for deck evidence (structure + rendering); `0` = off."))
+    metric_id: str = Field("rubric_llm_judge", description="JUDGE_METRIC_ID: written to the result.")
+    aux_files: tuple[str, ...] = Field((), description="JUDGE_AUX_FILES: extra tests/ files copied into every judge workspace.")
+    instruction_file: str | None = Field(None, description=(
+        "JUDGE_INSTRUCTION_FILE: judge instruction (else `judge_instruction.md`, `judge_instructions.md`, "
+        "`rubric_instruction.md`, `judge_prompt.md` in tests/, else the built-in one)."))
+    systemic_fraction: float = Field(0.4, ge=0, le=1, description=(
+        "JUDGE_SYSTEMIC_FRACTION: unjudged fraction > F and count ≥ JUDGE_SYSTEMIC_MIN ⇒ systemic: `exit_code` set."))
+    systemic_min: int = Field(2, ge=1, description=(
+        "JUDGE_SYSTEMIC_MIN: the fewest unjudged rows that make a systemic failure (with JUDGE_SYSTEMIC_FRACTION)."))
+    skip: bool = Field(False, description="JUDGE_SKIP: archive only; `reward.txt` = `SKIPPED` (Harbor then excludes the trial).")
     unjudged_negative: Literal["deduct", "ignore"] = Field(
         "deduct", description="JUDGE_UNJUDGED_NEGATIVE: deduct = an unjudged deduction still deducts and an unjudged "
                               "hurdle is fatal; ignore = both count as misses.")
-    workflow_concurrency: int = Field(4, ge=1, description="JUDGE_WORKFLOW_CONCURRENCY.")
-    workflow_deadline_share: float | None = Field(None, gt=0, le=1, description="JUDGE_WORKFLOW_DEADLINE_SHARE.")
-    workflow_start_jitter_sec: float = Field(30.0, ge=0, description="JUDGE_WORKFLOW_START_JITTER.")
-    code_timeout_sec: float = Field(60.0, gt=0, description="JUDGE_CODE_TIMEOUT.")
-    response_file: str | None = Field(None, description="JUDGE_RESPONSE_FILE: the agent's final answer.")
-    soffice: str | None = Field(None, description="JUDGE_SOFFICE_PATH (default: found on PATH).")
-    chromium: str | None = Field(None, description="JUDGE_CHROMIUM_PATH (default: found on PATH).")
-    requested_version: str | None = Field(None, description="COWORK_JUDGE_VERSION as test.sh saw it.")
-    version_source: Literal["injection", "placeholder", "package"] = Field("package", description="COWORK_JUDGE_VERSION_SOURCE.")
-    app_dir: str = Field("/app", description="JUDGE_APP_DIR: the agent's workdir (deliverables in output/).")
-    logs_dir: str = Field("/logs", description="JUDGE_LOGS_DIR: holds agent/ and verifier/.")
-    tests_dir: str = Field("/tests", description="JUDGE_TESTS_DIR: the task's tests dir (rubric.json).")
-    work_dir: str | None = Field(None, description="JUDGE_WORK_DIR: scratch for workspaces (default: a new temp dir, removed at exit).")
+    workflow_concurrency: int = Field(4, ge=1, description=(
+        "JUDGE_WORKFLOW_CONCURRENCY: in-flight model calls of the workflow segment."))
+    workflow_deadline_share: float | None = Field(None, gt=0, le=1, description=(
+        "JUDGE_WORKFLOW_DEADLINE_SHARE: fixed share of the remaining time for workflows (escape hatch); unset = "
+        "adaptive."))
+    workflow_start_jitter_sec: float = Field(30.0, ge=0, description=(
+        "JUDGE_WORKFLOW_START_JITTER: first-wave workflow calls wait `uniform(0, N)` s."))
+    code_timeout_sec: float = Field(60.0, gt=0, description="JUDGE_CODE_TIMEOUT: seconds per code method.")
+    response_file: str | None = Field(None, description=(
+        "JUDGE_RESPONSE_FILE: file holding the agent's final message (else `trajectory.json`, `final_answer.txt`, "
+        "`response.txt`)."))
+    soffice: str | None = Field(None, description=(
+        "JUDGE_SOFFICE_PATH: LibreOffice for deck evidence (default: on PATH, else the usual install paths such as "
+        "`/usr/lib/libreoffice/program`)."))
+    chromium: str | None = Field(None, description=(
+        "JUDGE_CHROMIUM_PATH: Chromium for HTML decks (default: on PATH, else the usual install paths such as "
+        "`/usr/bin`)."))
+    requested_version: str | None = Field(None, description=(
+        "COWORK_JUDGE_VERSION: the version test.sh installed, recorded as `requested_version`."))
+    version_source: Literal["injection", "placeholder", "package"] = Field("package", description=(
+        "COWORK_JUDGE_VERSION_SOURCE: where that version came from, recorded as `version_source`."))
+    app_dir: str = Field("/app", description="JUDGE_APP_DIR: the agent's workdir (deliverables in output/; also `--app-dir`).")
+    logs_dir: str = Field("/logs", description="JUDGE_LOGS_DIR: holds agent/ and verifier/ (also `--logs-dir`).")
+    tests_dir: str = Field("/tests", description="JUDGE_TESTS_DIR: the task's tests dir with rubric.json (also `--tests-dir`).")
+    work_dir: str | None = Field(None, description=(
+        "JUDGE_WORK_DIR: scratch for workspaces (default: a new temp dir, removed on every exit path, SIGTERM and the "
+        "watchdog's included)."))
     alt_output_dir: str = Field("/output", description="JUDGE_ALT_OUTPUT_DIR: extra output dir read by lenient delivery.")
 
     @property
