@@ -174,12 +174,37 @@ def run_checks(deck: str, view: DeckView, *, deadline: float | None = None) -> C
         doc.checks_skipped["blank_page"] = "needs rendered pages"
     doc.checks_run = sorted(set(doc.checks_run))
     doc.findings = _cap_deck(doc.findings, dropped)
+    grouped = {(sl.index, sh.id) for sl in view.slides or [] for sh in sl.shapes if sh.parent_id is not None}
+    for f in doc.findings:
+        f.measured = is_measured(f, grouped=(f.slide, f.shape_id) in grouped)
     doc.findings_dropped = dict(sorted(dropped.items()))
     for check, count in doc.findings_dropped.items():
         doc.limits.append(CheckLimit(kind="finding_cap", check=check, count=count, reason=(
             f"{count} {check} finding(s) not written (at most {FINDINGS_PER_SLIDE_CAP} per slide and "
             f"{FINDINGS_PER_CHECK_CAP} per deck)")))
     return doc
+
+
+def is_measured(f: Finding, *, grouped: bool = False) -> bool:
+    """Whether a finding was measured (True) or estimated (False); SPEC §9.
+
+    Measured: what the render drew (text lines against their frame or the slide edge,
+    colliding rendered lines, glyphs, blank pixels, rendered font sizes) and what the stored
+    text says exactly (leftover placeholder text, U+FFFD), in the requested or a
+    metric-compatible typeface. Estimated: a spill inferred from a shrink-to-fit frame's
+    stored scale (``measure.estimated``), any measure drawn in a substituted typeface
+    (``measure.font_substituted``), a collision or a font size read only from stored
+    frames/runs (``source == "structure"``), and an off-slide frame that sits in a group
+    (the group may clip it) or whose rendered text is on the slide.
+    """
+    m = f.measure
+    if m.get("estimated") or m.get("font_substituted"):
+        return False
+    if f.check in ("text_overlap", "tiny_font") and f.source == "structure":
+        return False
+    if f.check == "off_slide" and (grouped or m.get("rendered_text_on_slide")):
+        return False
+    return True
 
 
 def _spent(deadline: float | None) -> bool:
@@ -251,10 +276,13 @@ def _off_slide(slide: SlideDoc, page: int | None, w_pt: float, h_pt: float, assi
         conf = (0.9 if has_text else 0.5) * (0.85 if s.rot_deg % 180 else 1.0)
         where = "entirely off the slide" if inside == 0 else f"{frac:.0%} outside the slide"
         lines = (assigned or {}).get((slide.index, s.id), [])
-        if lines and all(ln.bbox[0] >= 0 and ln.bbox[1] >= 0 and ln.bbox[2] <= w_pt and ln.bbox[3] <= h_pt for ln in lines):
+        text_on_slide = bool(lines) and all(ln.bbox[0] >= 0 and ln.bbox[1] >= 0 and ln.bbox[2] <= w_pt
+                                            and ln.bbox[3] <= h_pt for ln in lines)
+        if text_on_slide:
             conf, where = 0.4, where + " (its rendered text is on the slide)"
         found.append(Finding(check="off_slide", slide=slide.index, page=page, shape_id=s.id, shape_name=s.name,
-                             measure={**bad, "outside_frac": frac, "has_text": has_text},
+                             measure={**bad, "outside_frac": frac, "has_text": has_text,
+                                      **({"rendered_text_on_slide": True} if text_on_slide else {})},
                              message=f"{s.kind} '{s.name}' is {where}", confidence=round(conf, 2)))
     return found
 
