@@ -124,6 +124,7 @@ def test_the_schema_enumerates_the_grid_and_na_and_the_prompt_fences_deck_text(t
     assert tail["text"].count("<rubric_rows>") == 1 and "<rubric_rows>" not in head["text"]
     assert text.count("</slide_text>") == 1 and head["text"].count("</measured_defects>") == 1
     assert "text_overflow" in head["text"] and "page 3 of 10 (slide 3)" in head["text"]
+    assert '"measured": true' in head["text"]  # the model is told which findings were measured and which estimated
     assert image_part["image_url"]["url"].startswith("data:image/png;base64,")
     other = prompt.messages(page, list(rows({"id": "V2", "d": "text is legible"}).values()), total_pages=10,
                             deck_rel="d<x>.pptx", findings=[finding])

@@ -289,22 +289,26 @@ def _off_slide(slide: SlideDoc, page: int | None, w_pt: float, h_pt: float, assi
 
 def _overlap(slide: SlideDoc, page: int | None, frames: list[tuple[ShapeDoc, tuple]],
              assigned: dict | None) -> tuple[list[Finding], int]:
-    """Pairs of text frames whose footprints overlap; with a render, only pairs whose
-    rendered lines collide. Sort-and-sweep on the footprints' x intervals: only pairs that
-    overlap in x are compared (``frames`` is bounded by ``MAX_TEXT_FRAMES_PER_SLIDE``).
-    Returns the best ``FINDINGS_PER_SLIDE_CAP`` findings in shape-tree order and how many
-    more were found."""
+    """Pairs of text frames whose extents overlap; with a render, only pairs whose rendered
+    lines collide. A frame's extent is its footprint, and with a render also the box of its
+    rendered lines (`rendered_extent`): a grow-to-fit frame whose text runs past its stored
+    height into the frame below is compared with it although the stored frames do not meet.
+    Sort-and-sweep on the extents' x intervals: only pairs that overlap in x are compared
+    (``frames`` is bounded by ``MAX_TEXT_FRAMES_PER_SLIDE``). Returns the best
+    ``FINDINGS_PER_SLIDE_CAP`` findings in shape-tree order and how many more were found."""
     cands: list[tuple] = []
     active: list[int] = []
     subst: dict[str, bool] = {}
-    for i in sorted(range(len(frames)), key=lambda k: (frames[k][1][0], k)):
-        x0, y0, _x1, y1 = frames[i][1]
-        active = [j for j in active if frames[j][1][2] > x0]
+    ext = [rendered_extent(box, assigned.get((slide.index, shape.id), []) if assigned is not None else [])
+           for shape, box in frames]
+    for i in sorted(range(len(frames)), key=lambda k: (ext[k][0], k)):
+        x0, y0, _x1, y1 = ext[i]
+        active = [j for j in active if ext[j][2] > x0]
         for j in active:
-            if frames[j][1][3] <= y0 or frames[j][1][1] >= y1:
+            if ext[j][3] <= y0 or ext[j][1] >= y1:
                 continue  # no y overlap
             ia, ib = min(i, j), max(i, j)
-            hit = _pair(slide, frames[ia], frames[ib], assigned, subst)
+            hit = _pair(slide, (frames[ia][0], ext[ia]), (frames[ib][0], ext[ib]), assigned, subst)
             if hit is not None:
                 cands.append((hit[0], ia, ib, hit[1], hit[2], hit[3]))
         active.append(i)
@@ -316,6 +320,15 @@ def _overlap(slide: SlideDoc, page: int | None, frames: list[tuple[ShapeDoc, tup
                              measure={**measure, "other_shape_id": b.id, "other_shape_name": b.name},
                              message=f"'{a.name}' and '{b.name}': {what}", confidence=conf, source=source))
     return found, len(cands) - len(best)
+
+
+def rendered_extent(footprint: tuple[float, float, float, float], lines: list[PdfLine]) -> tuple[float, float, float, float]:
+    """The union (points) of a frame's footprint and the boxes of its rendered lines: where the
+    frame's text is actually drawn, which passes the stored frame when it grows or spills."""
+    if not lines:
+        return footprint
+    return (min([footprint[0]] + [ln.bbox[0] for ln in lines]), min([footprint[1]] + [ln.bbox[1] for ln in lines]),
+            max([footprint[2]] + [ln.bbox[2] for ln in lines]), max([footprint[3]] + [ln.bbox[3] for ln in lines]))
 
 
 def _pair(slide: SlideDoc, fa: tuple[ShapeDoc, tuple], fb: tuple[ShapeDoc, tuple], assigned: dict | None,
