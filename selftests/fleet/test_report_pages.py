@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from cowork_judge.core.page_detail import PageAggregate, PageFinding
 from cowork_judge.core.result import RowResult
-from cowork_judge.fleet.report_pages import passed_despite, points_lost, rows_on_page
+from cowork_judge.fleet.report_pages import RowCost, passed_despite, points_lost, rows_on_page
 
 
 def row(rid: str, *, weight: float = 6.0, level: float = 1.0, below: dict | None = None,
@@ -31,9 +31,23 @@ def test_levels_on_a_page_and_the_findings_behind_them():
     assert points_lost(clipped) == 6.0 and points_lost(whole) == 2.0 and points_lost(overlap) == 0.0
     page3 = rows_on_page(results, "d.pptx", 3, ["d.pptx"])
     notes = passed_despite(page3, [{"check": "text_overlap", "measured": True}], True)
-    assert notes == ["measured text_overlap here, but no row lost points on this page (OVER: the finding is below the "
-                     "row's min_confidence, so the model judged the page and said 1)"]
+    assert notes == [("measured text_overlap here, but no row lost points on this page (OVER: the finding is below the "
+                      "row's min_confidence, so the model judged the page and said 1)")]
     untied = passed_despite(page3, [{"check": "tiny_font", "measured": True}], True)
     assert "no row is decided by tiny_font" in untied[0]
     assert passed_despite(page3, [{"check": "text_overflow", "measured": False}], True) == []  # estimated: no note
     assert passed_despite(page2, [{"check": "text_overflow", "measured": True}], True) == []  # it cost CLIP its level
+
+
+def test_a_cost_line_says_where_a_measured_defect_did_not_cost():
+    from types import SimpleNamespace
+
+    from cowork_judge.fleet.report_pages import row_costs
+
+    clipped = row("CLIP", level=0.0, below={"2": 0.0, "5": 0.5}, findings=[pf(2, "text_overflow", "decided", 0.0)])
+    overlap = row("OVER", findings=[pf(3, "text_overlap", "informed", 1.0, conf=0.45)])
+    doc = SimpleNamespace(results=[clipped, overlap], details=SimpleNamespace(weight_total=12.0))
+    costs = row_costs(doc, ["d.pptx"])
+    assert costs[0] == RowCost(id="CLIP", level=0.0, lost=6.0, share=0.5, pages=[(2, 0.0), (5, 0.5)], deck="d.pptx",
+                               mean=0.0, snap_changed=0.0, p=-2.0, critical=True, passed_measured=[])
+    assert (costs[1].lost, costs[1].pages, costs[1].passed_measured) == (0.0, [], [3])

@@ -202,9 +202,7 @@ def is_measured(f: Finding, *, grouped: bool = False) -> bool:
         return False
     if f.check in ("text_overlap", "tiny_font") and f.source == "structure":
         return False
-    if f.check == "off_slide" and (grouped or m.get("rendered_text_on_slide")):
-        return False
-    return True
+    return not (f.check == "off_slide" and (grouped or m.get("rendered_text_on_slide")))
 
 
 def _spent(deadline: float | None) -> bool:

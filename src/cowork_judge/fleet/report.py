@@ -86,6 +86,9 @@ def _costs(job: Job, decks: list[str]) -> str:
                 how.append(f"snapped down by {c.snap_changed:.4f} to the grid")
         elif c.lost and not c.pages:
             how.append("judged whole (no per-page levels)")
+        if c.passed_measured:
+            how.append(f"a measured defect on page(s) {', '.join(map(str, c.passed_measured))} did not cost it: the finding "
+                       "was below the row's min_confidence and the model passed the page")
         out.append([f"<code>{esc(c.id)}</code>", esc(fmt(c.level)), esc(fmt(c.lost)),
                     esc(f"{c.share:.1%}" if c.share is not None else "–"), pages or ("–" if c.mean is None else "none below 1"),
                     esc("; ".join(how))])

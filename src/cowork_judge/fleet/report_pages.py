@@ -48,6 +48,8 @@ class RowCost:
     snap_changed: float = 0.0
     p: float | None = None
     critical: bool = False
+    passed_measured: list[int] = field(default_factory=list)
+    """Pages where a measured finding of the row's kinds did not lower the row (the model passed the page)."""
 
 
 @dataclass(frozen=True)
@@ -87,7 +89,9 @@ def row_costs(doc: ResultDocument, decks: Sequence[str]) -> list[RowCost]:
         out.append(RowCost(id=r.id, level=r.level, lost=lost, share=(lost / total) if total else None, pages=pages,
                            deck=row_deck(r, decks) if r.pages_below is not None else None,
                            mean=agg.mean if agg else None, snap_changed=agg.snap_changed if agg else 0.0,
-                           p=agg.p if agg else None, critical=bool(agg and agg.critical)))
+                           p=agg.p if agg else None, critical=bool(agg and agg.critical),
+                           passed_measured=sorted({f.page for f in (agg.findings if agg else [])
+                                                   if f.measured and f.role == "informed" and f.level == 1.0})))
     return out
 
 
