@@ -26,8 +26,11 @@ EXPECTED = {
     # one wrap="none" line of ~1,800 pt on a 720 pt slide: runs off the right edge
     "12__python-pptx__txt-fit-text.pptx": ("ok", 1, 1, {("text_overflow", 1)}),
     "14__poi__SmartArt.pptx": ("ok", 1, 1, set()),
-    # empty title/subtitle placeholders; the 5.8 pt "tiny font" was a superscript footnote mark
-    "16__poi__with_japanese.pptx": ("ok", 1, 1, {("missing_glyph", 1), ("text_overflow", 1), ("placeholder_text", 1)}),
+    # empty title/subtitle placeholders; the 5.8 pt "tiny font" was a superscript footnote mark; the grow-to-fit
+    # body's rendered text runs into the text box and the footnote (visible on the page: "Here is a text box" drawn over
+    # "Row 1 column 1"), found since text_overlap compares rendered extents (issue 24)
+    "16__poi__with_japanese.pptx": ("ok", 1, 1, {("missing_glyph", 1), ("text_overflow", 1), ("placeholder_text", 1),
+                                                 ("text_overlap", 1)}),
     "17__poi__sample_pptx_grouping_issues.pptx": ("ok", 1, 1, set()),
     "19__poi__missing-blip-fill.pptx": ("ok", 1, 1, {("blank_page", 1)}),
     "21__poi__bar-chart.pptx": ("ok", 1, 1, set()),

@@ -67,12 +67,13 @@ DECK_ORACLE = {
 #   type2     W = 8·4 = 32                 E = 6·4 = 24 (parallelization short-circuits on its type1, frameworks
 #                                          stated wrongly on page 4; simplicity: page 3 right, 5-6 N/A; augmented LLM:
 #                                          page 5 right, 8 N/A)
-#   visual    W = 4·6 + 10·3 = 54          E = 6·(1 + 0.95 + 1 + 1) + 3·(0.9 + 0.8 + 1 + 0.85 + 1 + 0.6 + 0.8 + 0.8 + 1 + 1)
-#                                            = 23.7 + 26.25 = 49.95
-#             (overlap (9·1 + 0.5)/10; align (8 + 2·0.5)/10; consistent (8 + 2·0.25)/10; quality and charts the mean
+#   visual    W = 4·6 + 10·3 = 54          E = 6·(1 + 0.85 + 1 + 1) + 3·(0.9 + 0.8 + 1 + 0.85 + 1 + 0.6 + 0.8 + 0.8 + 1 + 1)
+#                                            = 23.1 + 26.25 = 49.35
+#             (overlap, critical, p = -2: ((9·1 + 0.5⁻²)/10)^(-1/2) = 0.877, snapped down to 0.85; align
+#             (8 + 2·0.5)/10; consistent (8 + 2·0.25)/10; quality and charts the mean
 #             of pages 8-9, N/A elsewhere; relevant N/A everywhere, na_policy pass ⇒ 1; the five check-decided rows 1)
-#   W = 2 + 8 + 23 + 32 + 54 = 119;  E = 2 + 4.4 + 19 + 24 + 49.95 = 99.35
-DECK_REWARD = 99.35 / 119
+#   W = 2 + 8 + 23 + 32 + 54 = 119;  E = 2 + 4.4 + 19 + 24 + 49.35 = 98.75
+DECK_REWARD = 98.75 / 119
 DECK_PAGES = 10
 DECK_CALLS_CONTENT = 10 + (3 + 3 + 1) + (1 + 1 + 3 + 2 + 0 + 1 + 1 + 1)
 """Σ_type1 (1 + pass B pages) + Σ_type2 routed pages: every type1 makes its pass A (10); pass B looks at the

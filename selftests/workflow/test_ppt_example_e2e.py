@@ -63,7 +63,7 @@ def test_a_broken_anchor_file_makes_only_its_rows_asset_broken(judge_run, tmp_pa
     row = run.verdicts["T2-WORKFLOWS-AGENTS"]
     assert row["error_kind"] == "asset_broken" and "anchors/workflows-vs-agents.md" in row["reason"] and "empty" in row["reason"]
     # by hand: the row (weight 4, a hit in DECK_REWARD) now counts as a miss; one call fewer (its page 2)
-    assert run.reward == pytest.approx((99.35 - 4) / 119, abs=1e-12)
+    assert run.reward == pytest.approx((98.75 - 4) / 119, abs=1e-12)
     assert doc["extra_fields"]["judge_calls"] == len(run.sim.log) == DECK_CALLS - 1
     ef = doc["extra_fields"]
     assert ef["judge_coverage"] == pytest.approx(38 / 39) and ef["judge_error_kind"] == "asset_broken"

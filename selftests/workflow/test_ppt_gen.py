@@ -40,7 +40,12 @@ def test_the_template_has_fourteen_questions_over_five_clusters_and_critical_one
     assert len(na_pass) >= 3 and all("N/A when" in r.question for r in na_pass)
     assert all(r.na_policy is None for r in t.rubrics if "N/A when" not in r.question)
     decided = [r for r in t.rubrics if r.decided_by]
-    assert len(decided) == 5 and all(set(r.decided_by["checks"]) <= set(DECIDING_KINDS) for r in decided)
+    assert len(decided) == 6 and all(set(r.decided_by["checks"]) <= set(DECIDING_KINDS) for r in decided)
+    # every critical row folds its pages with a power mean of p <= 0 (a page at 0 gives the row 0), and each critical
+    # layout row is decided by the measured kinds that prove it
+    assert all(r.page_mean_p is not None and r.page_mean_p <= 0 for r in t.rubrics if r.critical)
+    kinds = {r.id: set(r.decided_by["checks"]) for r in decided}
+    assert kinds["V-LAYOUT-CLIPPED"] == {"text_overflow", "off_slide"} and kinds["V-LAYOUT-OVERLAP"] == {"text_overlap"}
 
 
 def test_a_broken_template_is_an_error_not_a_traceback(tmp_path):
@@ -68,6 +73,7 @@ def test_rows_are_written_verbatim_and_the_rest_is_untouched(tmp_path, capsys):
         assert row["weight"] == (6.0 if q.critical else 3.0)
         assert row["judge_method"] == "workflow" and row["workflow_name"] == "ppt_judge" and row["type"] == "gradient"
         assert row.get("na_policy") == q.na_policy and row.get("decided_by") == q.decided_by
+        assert row.get("page_mean_p") == (-2.0 if q.critical else None)  # written into every critical row
         assert row["depends_on"] == ["C-DECK-OPENABLE", "C-LOCATE-DECK"]  # closed: the gate's own gate added
         assert [float(k) for k in row["levels"]] == sorted(GRID_21, reverse=True)
     rubric = load_rubric(tests / "rubric.json")

@@ -124,6 +124,7 @@ def test_the_schema_enumerates_the_grid_and_na_and_the_prompt_fences_deck_text(t
     assert tail["text"].count("<rubric_rows>") == 1 and "<rubric_rows>" not in head["text"]
     assert text.count("</slide_text>") == 1 and head["text"].count("</measured_defects>") == 1
     assert "text_overflow" in head["text"] and "page 3 of 10 (slide 3)" in head["text"]
+    assert '"measured": true' in head["text"]  # the model is told which findings were measured and which estimated
     assert image_part["image_url"]["url"].startswith("data:image/png;base64,")
     other = prompt.messages(page, list(rows({"id": "V2", "d": "text is legible"}).values()), total_pages=10,
                             deck_rel="d<x>.pptx", findings=[finding])
@@ -215,3 +216,54 @@ def test_no_page_judged_is_unjudged_with_the_cause():
              3: Cell(lost="timeout")})
     assert not v.judged and v.error_kind == "vlm_error" and "3 of 3 pages not judged" in v.reason
     assert agg({1: Cell(lost="timeout"), 2: Cell(lost="timeout")}).error_kind == "timeout"
+
+
+# ---------------------------------------------------------------- severity (issue 24)
+
+def test_an_estimated_finding_never_decides_a_cell_alone_but_a_measured_one_does():
+    estimated = Finding(check="text_overflow", page=1, message="spill estimated at the stored size", confidence=0.63,
+                        measure={"estimated": True}, measured=False)
+    doc = ChecksDoc(deck="d", checks_run=["text_overflow", "off_slide"],
+                    findings=[estimated, finding("text_overflow", 2, 0.63)])
+    checks = PageChecks(doc, {1: 1, 2: 2})
+    rule = CheckRule(("text_overflow", "off_slide"))
+    assert checks.decide(rule, 1) is None  # the model looks, with the finding in its prompt
+    assert checks.decide(rule, 2).level == 0.0  # the same confidence, measured: decided
+    clean_model = CheckRule(("text_overflow",), clean_pages="model")
+    assert checks.decide(clean_model, 2).level == 0.0
+    assert PageChecks(ChecksDoc(deck="d", checks_run=["text_overflow"]), {1: 1}).decide(clean_model, 1) is None
+    assert read_rule("R", {"decided_by": {"checks": ["text_overlap"], "clean_pages": "model"}})[0].clean_pages == "model"
+    assert "clean_pages" in read_rule("R", {"decided_by": {"checks": ["text_overlap"], "clean_pages": "maybe"}})[1]
+
+
+@pytest.mark.parametrize("pages", [1, 10, 45])
+def test_one_page_at_zero_costs_a_critical_row_at_least_half_whatever_the_length(pages):
+    cells = {pg: Cell(1.0) for pg in range(1, pages + 1)}
+    cells[min(20, pages)] = Cell(0.0, source="checks", reason="measured: text_overflow")
+    crit = agg(cells, p=-2.0)
+    assert crit.level <= 0.5 and crit.pages_below == {str(min(20, pages)): 0.0}
+    mean = agg(cells)  # a normal row keeps the mean, snapped DOWN: never back to 1
+    assert mean.level < 1.0 and mean.level == pytest.approx({1: 0.0, 10: 0.9, 45: 0.95}[pages])
+    assert mean.aggregate.mean == pytest.approx((pages - 1) / pages, abs=1e-6)
+    assert mean.aggregate.snap_changed == pytest.approx(mean.aggregate.mean - mean.level, abs=1e-6)
+    clean = agg({pg: Cell(1.0) for pg in range(1, pages + 1)}, p=-2.0)
+    assert clean.level == 1.0 and clean.pages_below == {} and clean.aggregate.snap_changed == 0.0
+
+
+def test_snap_down_keeps_grid_values_and_never_rounds_up():
+    from cowork_judge.workflow.ppt_judge.aggregate import snap_down
+
+    assert [snap_down(x) for x in (1.0, 0.9999999999, 0.999, 0.951, 0.95, 0.0, 0.049)] == [1.0, 1.0, 0.95, 0.95, 0.95, 0.0, 0.0]
+
+
+def test_critical_rows_default_to_the_critical_exponent():
+    from cowork_judge.workflow.ppt_judge.settings import CRITICAL_PAGE_MEAN_P, is_critical
+
+    s = PptSettings()
+    assert row_page_mean_p(None, s, critical=True) == (CRITICAL_PAGE_MEAN_P, None) and CRITICAL_PAGE_MEAN_P <= 0
+    assert row_page_mean_p(None, s) == (1.0, None) and row_page_mean_p(0.5, s, critical=True) == (0.5, None)
+    assert is_critical("visual/layout/critical") and is_critical("critical") and not is_critical("visual/layout")
+    assert not is_critical(None) and not is_critical("uncritical")
+    s2, warnings = read_settings({"critical_page_mean_p": 0.5})
+    assert s2.critical_page_mean_p == CRITICAL_PAGE_MEAN_P and "critical_page_mean_p" in warnings[0]
+    assert read_settings({"critical_page_mean_p": -1})[0].critical_page_mean_p == -1.0

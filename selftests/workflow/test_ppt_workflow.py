@@ -119,8 +119,13 @@ def judge(evidence: Path, artifacts: dict, *, oracle: dict | None = None, settin
 
 def test_checks_decide_their_rows_without_a_call_and_their_findings_reach_the_prompts(rendered):
     v, log, audit = judge(rendered["evidence"], rendered["artifacts"], settings={"mode": "split"})
-    # measured: overflow on page 2, blank page 3, lorem ipsum on page 4 → (1 + 0 + 1 + 1) / 4
-    assert (v["V-LAYOUT-CLIPPED"].level, v["V-COMPLETE-BLANK"].level, v["V-COMPLETE-PLACEHOLDER"].level) == (0.75, 0.75, 0.75)
+    # measured: overflow on page 2, blank page 3, lorem ipsum on page 4; the critical rows fold their pages with
+    # p = -2 (a page at 0 gives 0), the normal placeholder row with the mean (1 + 1 + 1 + 0) / 4
+    assert (v["V-LAYOUT-CLIPPED"].level, v["V-COMPLETE-BLANK"].level, v["V-COMPLETE-PLACEHOLDER"].level) == (0.0, 0.0, 0.75)
+    assert v["V-LAYOUT-CLIPPED"].pages_below == {"2": 0.0} and v["V-COMPLETE-BLANK"].pages_below == {"3": 0.0}
+    agg = v["V-LAYOUT-CLIPPED"].aggregate
+    assert (agg.p, agg.critical, agg.mean, agg.level, agg.pages_judged) == (-2.0, True, 0.0, 0.0, 4)
+    assert [(f.page, f.check, f.role, f.measured) for f in agg.findings] == [(2, "text_overflow", "decided", True)]
     assert (v["V-TYPE-GARBLED"].level, v["V-TYPE-SIZE"].level) == (1.0, 1.0)
     assert "p2 0: measured: text_overflow" in v["V-LAYOUT-CLIPPED"].reason
     assert v["V-LAYOUT-CLIPPED"].evidence == ["evidence/pages/deck.pptx/page-002.png"]
@@ -150,7 +155,7 @@ def test_a_call_that_fails_after_its_retries_loses_that_page_only(rendered):
     assert [e.page for e in log] == [1, 2, 2, 3, 4]
     for r in VLM_ROWS:
         assert v[r].judged and v[r].level == 1.0 and "1 of 4 pages not judged (vlm_error: page 2)" in v[r].reason
-    assert v["V-COMPLETE-BLANK"].level == 0.75 and "not judged" not in v["V-COMPLETE-BLANK"].reason  # checks: no call lost
+    assert v["V-COMPLETE-BLANK"].level == 0.0 and "not judged" not in v["V-COMPLETE-BLANK"].reason  # checks: no call lost
 
 
 def test_the_budget_loses_the_last_pages_not_the_rows(rendered):
@@ -261,4 +266,4 @@ def test_a_pdf_deck_sends_rows_whose_checks_need_the_structure_to_the_vlm(render
     # a PDF has no frames: text_overflow and off_slide cannot run, so the VLM judges V-LAYOUT-CLIPPED
     assert len(log) == 4 * (len(VLM_ROWS) + 1) and {r for e in log for r in e.row_ids} & CHECKED == {"V-LAYOUT-CLIPPED"}
     assert v["V-LAYOUT-CLIPPED"].level == 0.9
-    assert (v["V-COMPLETE-BLANK"].level, v["V-COMPLETE-PLACEHOLDER"].level) == (0.75, 0.75)  # still measured on the PDF
+    assert (v["V-COMPLETE-BLANK"].level, v["V-COMPLETE-PLACEHOLDER"].level) == (0.0, 0.75)  # still measured on the PDF

@@ -230,6 +230,8 @@ def _row_results(criteria: tuple[Criterion, ...], verdicts: Mapping[str, Verdict
                 attempts=v.attempts,
                 seconds=v.seconds,
                 evidence=list(v.evidence),
+                pages_below=dict(v.pages_below) if v.pages_below is not None else None,
+                aggregate=v.aggregate,
             )
         )
     return out
@@ -294,7 +296,7 @@ def stored_run(doc: ResultDocument) -> tuple[tuple[Criterion, ...], dict[str, Ve
         r.id: Verdict(id=r.id, hit=r.hit, level=r.level, level_raw=r.level_raw if r.level_raw is not None else raw_levels.get(r.id),
                       reason=r.reason, method=r.method,
                       judged=r.judged, error_kind=r.error_kind, gate=r.gate, attempts=r.attempts, seconds=r.seconds,
-                      evidence=list(r.evidence))
+                      evidence=list(r.evidence), pages_below=r.pages_below, aggregate=r.aggregate)
         for r in doc.results
     }
     identity = RunIdentity(metric_id=doc.metric_id, requested_version=doc.requested_version, version_source=doc.version_source,

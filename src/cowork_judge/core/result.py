@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from cowork_judge.core.coverage import MethodStats
 from cowork_judge.core.failures import ErrorKind, ExitCode
+from cowork_judge.core.page_detail import PageAggregate
 from cowork_judge.core.scoring import ScoringPolicy
 from cowork_judge.core.verdicts import Method
 
@@ -114,6 +115,12 @@ class RowResult(BaseModel):
     attempts: int = 0
     seconds: float = 0.0
     evidence: list[str] = Field(default_factory=list)
+    pages_below: dict[str, float] | None = Field(
+        None, description="Per-page rows (ppt_judge visual): page number → level of every judged page below 1; "
+        "None for rows judged whole.")
+    aggregate: PageAggregate | None = Field(
+        None, description="Per-page rows: the power mean's exponent, the exact mean, what the downward grid snap "
+        "changed, and the deterministic findings that decided or informed a page (with measured true/false).")
 
 
 class DeliveryDetails(BaseModel):

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from cowork_judge.core import reply_scan, scales
 from cowork_judge.core.failures import ErrorKind
+from cowork_judge.core.page_detail import PageAggregate
 from cowork_judge.core.rubric import Criterion
 
 Method = Literal["agentic", "code", "workflow", "delivery"]
@@ -43,6 +44,9 @@ class Verdict(BaseModel):
     attempts: int = Field(0, ge=0, description="Model attempts spent on the row's block.")
     seconds: float = Field(0.0, ge=0, description="Wall seconds spent on the row's block.")
     evidence: list[str] = Field(default_factory=list, description="Workspace-relative evidence references.")
+    pages_below: dict[str, float] | None = Field(
+        None, description="Per-page rows (ppt_judge visual): page number → level of every judged page below 1.")
+    aggregate: PageAggregate | None = Field(None, description="Per-page rows: how the pages were folded into the level.")
 
     @classmethod
     def unjudged(cls, row_id: str, error_kind: ErrorKind, reason: str, *, method: Method = "agentic", **kw: Any) -> Verdict:

@@ -174,12 +174,35 @@ def run_checks(deck: str, view: DeckView, *, deadline: float | None = None) -> C
         doc.checks_skipped["blank_page"] = "needs rendered pages"
     doc.checks_run = sorted(set(doc.checks_run))
     doc.findings = _cap_deck(doc.findings, dropped)
+    grouped = {(sl.index, sh.id) for sl in view.slides or [] for sh in sl.shapes if sh.parent_id is not None}
+    for f in doc.findings:
+        f.measured = is_measured(f, grouped=(f.slide, f.shape_id) in grouped)
     doc.findings_dropped = dict(sorted(dropped.items()))
     for check, count in doc.findings_dropped.items():
         doc.limits.append(CheckLimit(kind="finding_cap", check=check, count=count, reason=(
             f"{count} {check} finding(s) not written (at most {FINDINGS_PER_SLIDE_CAP} per slide and "
             f"{FINDINGS_PER_CHECK_CAP} per deck)")))
     return doc
+
+
+def is_measured(f: Finding, *, grouped: bool = False) -> bool:
+    """Whether a finding was measured (True) or estimated (False); SPEC §9.
+
+    Measured: what the render drew (text lines against their frame or the slide edge,
+    colliding rendered lines, glyphs, blank pixels, rendered font sizes) and what the stored
+    text says exactly (leftover placeholder text, U+FFFD), in the requested or a
+    metric-compatible typeface. Estimated: a spill inferred from a shrink-to-fit frame's
+    stored scale (``measure.estimated``), any measure drawn in a substituted typeface
+    (``measure.font_substituted``), a collision or a font size read only from stored
+    frames/runs (``source == "structure"``), and an off-slide frame that sits in a group
+    (the group may clip it) or whose rendered text is on the slide.
+    """
+    m = f.measure
+    if m.get("estimated") or m.get("font_substituted"):
+        return False
+    if f.check in ("text_overlap", "tiny_font") and f.source == "structure":
+        return False
+    return not (f.check == "off_slide" and (grouped or m.get("rendered_text_on_slide")))
 
 
 def _spent(deadline: float | None) -> bool:
@@ -251,32 +274,39 @@ def _off_slide(slide: SlideDoc, page: int | None, w_pt: float, h_pt: float, assi
         conf = (0.9 if has_text else 0.5) * (0.85 if s.rot_deg % 180 else 1.0)
         where = "entirely off the slide" if inside == 0 else f"{frac:.0%} outside the slide"
         lines = (assigned or {}).get((slide.index, s.id), [])
-        if lines and all(ln.bbox[0] >= 0 and ln.bbox[1] >= 0 and ln.bbox[2] <= w_pt and ln.bbox[3] <= h_pt for ln in lines):
+        text_on_slide = bool(lines) and all(ln.bbox[0] >= 0 and ln.bbox[1] >= 0 and ln.bbox[2] <= w_pt
+                                            and ln.bbox[3] <= h_pt for ln in lines)
+        if text_on_slide:
             conf, where = 0.4, where + " (its rendered text is on the slide)"
         found.append(Finding(check="off_slide", slide=slide.index, page=page, shape_id=s.id, shape_name=s.name,
-                             measure={**bad, "outside_frac": frac, "has_text": has_text},
+                             measure={**bad, "outside_frac": frac, "has_text": has_text,
+                                      **({"rendered_text_on_slide": True} if text_on_slide else {})},
                              message=f"{s.kind} '{s.name}' is {where}", confidence=round(conf, 2)))
     return found
 
 
 def _overlap(slide: SlideDoc, page: int | None, frames: list[tuple[ShapeDoc, tuple]],
              assigned: dict | None) -> tuple[list[Finding], int]:
-    """Pairs of text frames whose footprints overlap; with a render, only pairs whose
-    rendered lines collide. Sort-and-sweep on the footprints' x intervals: only pairs that
-    overlap in x are compared (``frames`` is bounded by ``MAX_TEXT_FRAMES_PER_SLIDE``).
-    Returns the best ``FINDINGS_PER_SLIDE_CAP`` findings in shape-tree order and how many
-    more were found."""
+    """Pairs of text frames whose extents overlap; with a render, only pairs whose rendered
+    lines collide. A frame's extent is its footprint, and with a render also the box of its
+    rendered lines (`rendered_extent`): a grow-to-fit frame whose text runs past its stored
+    height into the frame below is compared with it although the stored frames do not meet.
+    Sort-and-sweep on the extents' x intervals: only pairs that overlap in x are compared
+    (``frames`` is bounded by ``MAX_TEXT_FRAMES_PER_SLIDE``). Returns the best
+    ``FINDINGS_PER_SLIDE_CAP`` findings in shape-tree order and how many more were found."""
     cands: list[tuple] = []
     active: list[int] = []
     subst: dict[str, bool] = {}
-    for i in sorted(range(len(frames)), key=lambda k: (frames[k][1][0], k)):
-        x0, y0, _x1, y1 = frames[i][1]
-        active = [j for j in active if frames[j][1][2] > x0]
+    ext = [rendered_extent(box, assigned.get((slide.index, shape.id), []) if assigned is not None else [])
+           for shape, box in frames]
+    for i in sorted(range(len(frames)), key=lambda k: (ext[k][0], k)):
+        x0, y0, _x1, y1 = ext[i]
+        active = [j for j in active if ext[j][2] > x0]
         for j in active:
-            if frames[j][1][3] <= y0 or frames[j][1][1] >= y1:
+            if ext[j][3] <= y0 or ext[j][1] >= y1:
                 continue  # no y overlap
             ia, ib = min(i, j), max(i, j)
-            hit = _pair(slide, frames[ia], frames[ib], assigned, subst)
+            hit = _pair(slide, (frames[ia][0], ext[ia]), (frames[ib][0], ext[ib]), assigned, subst)
             if hit is not None:
                 cands.append((hit[0], ia, ib, hit[1], hit[2], hit[3]))
         active.append(i)
@@ -288,6 +318,15 @@ def _overlap(slide: SlideDoc, page: int | None, frames: list[tuple[ShapeDoc, tup
                              measure={**measure, "other_shape_id": b.id, "other_shape_name": b.name},
                              message=f"'{a.name}' and '{b.name}': {what}", confidence=conf, source=source))
     return found, len(cands) - len(best)
+
+
+def rendered_extent(footprint: tuple[float, float, float, float], lines: list[PdfLine]) -> tuple[float, float, float, float]:
+    """The union (points) of a frame's footprint and the boxes of its rendered lines: where the
+    frame's text is actually drawn, which passes the stored frame when it grows or spills."""
+    if not lines:
+        return footprint
+    return (min([footprint[0]] + [ln.bbox[0] for ln in lines]), min([footprint[1]] + [ln.bbox[1] for ln in lines]),
+            max([footprint[2]] + [ln.bbox[2] for ln in lines]), max([footprint[3]] + [ln.bbox[3] for ln in lines]))
 
 
 def _pair(slide: SlideDoc, fa: tuple[ShapeDoc, tuple], fb: tuple[ShapeDoc, tuple], assigned: dict | None,

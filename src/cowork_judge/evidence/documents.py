@@ -363,6 +363,9 @@ class Finding(BaseModel):
     message: str
     confidence: float = Field(ge=0.0, le=1.0, description="drops with substituted fonts etc.")
     source: Literal["structure", "render", "both"] = "structure"
+    measured: bool = Field(True, description="measured on the rendered page (or exact in the stored text); false = "
+                           "estimated: inferred from stored properties, drawn in a substituted typeface, or a grouped "
+                           "frame; an estimated finding never decides a rubric cell alone (SPEC §9)")
 
 
 class FontMapEntry(BaseModel):

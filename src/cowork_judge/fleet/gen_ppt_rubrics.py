@@ -7,7 +7,10 @@ the same file, and every row they do not own is kept as it is, in place.
 - `generate` (visual): the template is ``cowork_judge/workflow/ppt_judge/visual_rubrics.json``
   (the workflow never reads it at run time). Each template question becomes one row, copied
   verbatim into ``description``; ``cluster`` → ``workflow_group``; ``critical`` → the
-  critical weight; ``na_policy`` and ``decided_by`` as written; ``levels`` on the 21-step
+  critical weight; ``na_policy`` and ``decided_by`` as written; ``page_mean_p`` as written,
+  and for every critical row without one `CRITICAL_PAGE_MEAN_P` (−2: one page at 0 gives the
+  row 0, SPEC §9), each critical layout row decided by the measured kinds that prove it
+  (clipped: ``text_overflow``/``off_slide``; overlap: ``text_overlap``); ``levels`` on the 21-step
   grid (the template's anchor texts, a filler between them) so that the workflow's grid
   level survives the engine's snapping unchanged. Its rows: the ``ppt_judge`` rows whose id
   starts with the template's prefix (``V-``).
@@ -35,6 +38,7 @@ from cowork_judge.core.rubric import LIST_KEYS
 from cowork_judge.core.scales import format_level, parse_level_key
 from cowork_judge.workflow._contract import GRID_21
 from cowork_judge.workflow.ppt_judge.assets import CONTENT_GROUPS, TaskChecks
+from cowork_judge.workflow.ppt_judge.settings import CRITICAL_PAGE_MEAN_P
 
 WORKFLOW = "ppt_judge"
 TEMPLATE_FILE = "visual_rubrics.json"
@@ -64,6 +68,8 @@ class TemplateRow(BaseModel):
     critical: bool = Field(False, description="structural defect: weighs weights.critical")
     na_policy: Literal["pass", "fail", "unjudged"] | None = Field(None, description="all pages N/A ⇒ …")
     decided_by: dict[str, Any] | None = Field(None, description="deterministic checks that decide the row")
+    page_mean_p: float | None = Field(None, ge=-10.0, le=10.0, description="power-mean exponent across pages; a critical "
+                                      "row without one gets CRITICAL_PAGE_MEAN_P (≤ 0: a page at 0 gives the row 0)")
 
 
 class VisualTemplate(BaseModel):
@@ -361,6 +367,8 @@ def _row(t: TemplateRow, weights: Mapping[str, float], levels: dict[str, str], g
     }
     if t.na_policy is not None:
         row["na_policy"] = t.na_policy
+    if t.critical or t.page_mean_p is not None:
+        row["page_mean_p"] = t.page_mean_p if t.page_mean_p is not None else CRITICAL_PAGE_MEAN_P
     if t.decided_by is not None:
         row["decided_by"] = json.loads(json.dumps(t.decided_by))
     if gates:

@@ -1,6 +1,7 @@
-"""The HTML report of one job: score and formula terms, per-row verdicts, coverage, delivery,
-and — for decks — page thumbnails with the rows judged on each page and the deterministic
-findings drawn on them. Pure: a `fleet.job.Job` in, one self-contained page out.
+"""The HTML report of one job: score and formula terms, where the points went (per row: level,
+points lost, the pages that cost them), per-row verdicts, coverage, delivery, and — for
+decks — page thumbnails with each per-page row's level there, the findings that decided or
+informed it (drawn on the page), and a note where a measured defect cost no row anything. Pure: a `fleet.job.Job` in, one self-contained page out.
 
 Every text that came from the rollout (reasons, file names, slide titles, finding
 messages) is escaped by `fleet.html.esc`; the page has no script and its Content Security
@@ -15,6 +16,7 @@ from typing import Any
 from cowork_judge.fleet.html import esc, fmt, key_values, page, table
 from cowork_judge.fleet.job import DeckEvidence, Job
 from cowork_judge.fleet.pagemap import Overlay, finding_overlays, rows_by_page
+from cowork_judge.fleet.report_pages import PageRow, passed_despite, row_costs, rows_on_page
 
 CHECK_COLORS = {"off_slide": "#d9480f", "text_overlap": "#c2255c", "text_overflow": "#e03131", "tiny_font": "#7048e8",
                 "blank_page": "#1971c2", "missing_glyph": "#2f9e44", "placeholder_text": "#f08c00", "empty_deck": "#495057"}
@@ -30,8 +32,9 @@ def render_report(job: Job) -> str:
     for key, rows in ties.items():
         for row in rows:
             pages_of_row.setdefault(row, []).append(key)
-    parts = [_header(job), _score(job), _coverage(job), _rows(job, pages_of_row, len(job.decks) > 1), _delivery(job),
-             _evidence(job, ties)]
+    names = [d.deck for d in job.decks]
+    parts = [_header(job), _score(job), _costs(job, names), _coverage(job), _rows(job, pages_of_row, len(job.decks) > 1),
+             _delivery(job), _evidence(job, ties)]
     if doc.details.warnings:
         parts.append("<h2>Warnings</h2><ul>" + "".join(f"<li>{esc(w)}</li>" for w in doc.details.warnings) + "</ul>")
     parts.append(f'<p class="sub">result.json sha256 {esc(job.doc_sha256)} · {esc(job.verifier_dir)}</p>')
@@ -67,6 +70,34 @@ def _score(job: Job) -> str:
     if details.weight_fallback:
         pairs.append(("weights", "no positive weight: every 0-weight row weighs 1"))
     return "<h2>Score</h2>" + key_values(pairs)
+
+
+def _costs(job: Job, decks: list[str]) -> str:
+    """One line per row: its level, the points it lost, and the pages that cost them."""
+    out = []
+    for c in row_costs(job.doc, decks):
+        pages = " ".join(f'<a href="#{esc(_anchor(c.deck, pg))}">p{pg}</a>&nbsp;{esc(fmt(lv))}' if c.deck
+                         else f"p{pg}&nbsp;{esc(fmt(lv))}" for pg, lv in c.pages)
+        how = []
+        if c.mean is not None:
+            how.append(f"power mean p={c.p:g}" + (" (critical: a page at 0 gives 0)" if c.critical else "")
+                       + f" = {c.mean:.4f}")
+            if c.snap_changed > 0:
+                how.append(f"snapped down by {c.snap_changed:.4f} to the grid")
+        elif c.lost and not c.pages:
+            how.append("judged whole (no per-page levels)")
+        if c.passed_measured:
+            how.append(f"a measured defect on page(s) {', '.join(map(str, c.passed_measured))} did not cost it: the finding "
+                       "was below the row's min_confidence and the model passed the page")
+        out.append([f"<code>{esc(c.id)}</code>", esc(fmt(c.level)), esc(fmt(c.lost)),
+                    esc(f"{c.share:.1%}" if c.share is not None else "–"), pages or ("–" if c.mean is None else "none below 1"),
+                    esc("; ".join(how))])
+    return ("<h2>Where the points went</h2>"
+            '<p class="sub">points lost = weight − contribution (a deduction: −contribution); share = points lost / W. '
+            "Pages are those below level 1, lowest first.</p>"
+            + table(["row", "level", "points lost", "share of reward", "pages that cost it", "how the level was folded"],
+                    out, numeric=[False, True, True, True, False, False], raw=[True, True, True, True, True, True],
+                    css="costs"))
 
 
 def _coverage(job: Job) -> str:
@@ -133,12 +164,13 @@ def _evidence(job: Job, ties: dict[tuple[str, int], dict[str, list[str]]]) -> st
     if job.evidence_root is not None:
         parts.append(f'<p class="sub">pages and findings from {esc(job.evidence_root)}; rows are tied to a page by their '
                      f"evidence references, by a judge viewing the page image, or by a reason naming the slide/page.</p>")
+    names = [d.deck for d in job.decks]
     for deck in job.decks:
-        parts.append(_deck(deck, ties))
+        parts.append(_deck(deck, ties, job.doc.results, names))
     return "\n".join(parts)
 
 
-def _deck(deck: DeckEvidence, ties: dict[tuple[str, int], dict[str, list[str]]]) -> str:
+def _deck(deck: DeckEvidence, ties: dict[tuple[str, int], dict[str, list[str]]], results: list, names: list[str]) -> str:
     parts = [f"<h3>{esc(deck.deck)} <span class=\"pill\">{esc(deck.kind or 'unknown kind')}</span></h3>"]
     parts += [f'<p class="warn">{esc(n)}</p>' for n in deck.notes]
     by_page: dict[int, list[dict[str, Any]]] = {}
@@ -153,12 +185,18 @@ def _deck(deck: DeckEvidence, ties: dict[tuple[str, int], dict[str, list[str]]])
         title = deck.slide_titles.get(p.slide) if p.slide else None
         head = f"page {p.page}" + (f" · slide {p.slide}" if p.slide and p.slide != p.page else "") + (f" · {title}" if title else "")
         shot = (f'<img src="{p.data_uri}" alt="page {p.page}">' if p.data_uri else '<p class="sub">(no image)</p>')
+        levels = rows_on_page(results, deck.deck, p.page, names)
+        notes = passed_despite(levels, findings, bool(levels))
+        rows = {r: t for r, t in rows.items() if r not in {x.id for x in levels}}
         cards.append(
             f'<div class="page" id="{esc(_anchor(deck.deck, p.page))}"><h4>{esc(head)}</h4>'
             f'<div class="shot">{shot}{_overlay_svg(overlays, p.width_px, p.height_px) if p.data_uri else ""}</div>'
+            + _page_levels(levels)
+            + "".join(f'<p class="warn">{esc(n)}</p>' for n in notes)
             + ("<ul>" + "".join(f"<li><code>{esc(r)}</code> ({esc(', '.join(t))})</li>" for r, t in rows.items()) + "</ul>"
-               if rows else '<p class="sub">no row tied to this page</p>')
-            + ("<ul>" + "".join(f'<li style="color:{CHECK_COLORS.get(str(f["check"]), "#333")}">{esc(f["check"])}: '
+               if rows else ("" if levels else '<p class="sub">no row tied to this page</p>'))
+            + ("<ul>" + "".join(f'<li style="color:{CHECK_COLORS.get(str(f["check"]), "#333")}">{esc(f["check"])}'
+                                f'{" (estimated)" if f.get("measured") is False else " (measured)"}: '
                                 f'{esc(f.get("message"))}</li>' for f in findings) + "</ul>" if findings else "")
             + "</div>")
     parts.append('<div class="pages">' + "".join(cards) + "</div>")
@@ -166,6 +204,29 @@ def _deck(deck: DeckEvidence, ties: dict[tuple[str, int], dict[str, list[str]]])
         parts.append("<p>Findings not tied to a page:</p><ul>" + "".join(
             f"<li>{esc(f['check'])}: {esc(f.get('message'))}</li>" for f in loose) + "</ul>")
     return "\n".join(parts)
+
+
+def _page_levels(levels: list[PageRow]) -> str:
+    """Each per-page row's level on this page: those below 1 one by one with the findings that
+    decided or informed them, the rest counted."""
+    if not levels:
+        return ""
+    low = [r for r in levels if r.level is not None and r.level < 1.0]
+    items = []
+    for r in sorted(low, key=lambda r: (r.level, r.id)):
+        why = [f"decided by {f.check} ({'measured' if f.measured else 'estimated'}, {f.confidence:g}): {f.message}"
+               for f in r.decided]
+        why += [f"informed by {f.check} ({'measured' if f.measured else 'estimated'}, {f.confidence:g}); the model "
+                f"gave {fmt(r.level)}" for f in r.informed]
+        items.append(f'<li class="below"><code>{esc(r.id)}</code> level <b>{esc(fmt(r.level))}</b> here'
+                     + (f"<br><span class=\"sub\">{esc('; '.join(why))}</span>" if why else " (the model's page verdict)")
+                     + "</li>")
+    rest = [r for r in levels if r not in low]
+    informed = [f"<code>{esc(r.id)}</code> 1 (informed by {esc(', '.join(sorted({f.check for f in r.informed})))})"
+                for r in rest if r.informed and r.level == 1.0]
+    tail = (f'<li class="sub">{len(rest)} other per-page row(s) at level 1 here'
+            + (": " + "; ".join(informed) if informed else "") + "</li>") if rest else ""
+    return '<ul class="levels">' + "".join(items) + tail + "</ul>"
 
 
 def _overlay_svg(overlays: list[Overlay], width_px: int, height_px: int) -> str:

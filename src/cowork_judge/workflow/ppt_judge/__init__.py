@@ -9,7 +9,7 @@ it renders nothing itself. Its rows are of two axes:
   correctly: routed to the pages its paired type1 found, ground truth inlined), with their
   checks in the instance's ``tests/workflow_assets/ppt_judge/task_check_dir`` (`assets`);
 - **visual** (`visual`): every other row, judged page by page (checks-decided cells,
-  VLM cells by mode, power mean across pages).
+  VLM cells by mode, power mean across pages — a low one for critical rows — snapped down).
 
 Content runs first, visual second, on one budget: a content row is lost whole when the
 budget runs out, a visual row only loses pages, so the shortage falls on the axis that
@@ -30,7 +30,7 @@ from .assets import TaskChecks, content_kind, load_task_checks
 from .content import judge_content, problem_verdicts
 from .decided import read_rule
 from .deck import DeckProblem, load_deck
-from .settings import read_settings, row_page_mean_p
+from .settings import is_critical, read_settings, row_page_mean_p
 from .visual import POOL_GRACE_SEC, judge_visual
 
 REQUIRES_ABI = 2
@@ -55,17 +55,19 @@ def run(criteria: list[Criterion], ctx: WorkflowContext, budget_sec: float) -> l
     settings, warnings = read_settings(ctx.settings)
     content_rows = [c for c in criteria if content_kind(c.workflow_group)]
     visual_rows = [c for c in criteria if not content_kind(c.workflow_group)]
-    rules, powers = {}, {}
+    rules, powers, critical = {}, {}, {}
     for c in visual_rows:
         rules[c.id], warn = read_rule(c.id, _decided_by(c))
-        powers[c.id], warn_p = row_page_mean_p(c.page_mean_p, settings)
+        critical[c.id] = is_critical(c.tag)
+        powers[c.id], warn_p = row_page_mean_p(c.page_mean_p, settings, critical=critical[c.id])
         warnings += [w for w in (warn, warn_p and f"row {c.id!r}: {warn_p}") if w]
         if not c.graded:
             warnings.append(f"row {c.id!r} is not graded: it scores its full weight when its page mean is above 0 "
                             "(give it 21-step grid levels, as gen-ppt-rubrics does)")
         elif not set(c.level_choices or ()) >= set(GRID_21):
             warnings.append(f"row {c.id!r}: its levels are not the 21-step grid; the engine snaps the page mean to "
-                            f"{list(c.level_choices or ())}")
+                            f"the nearest of {list(c.level_choices or ())}, so a mean below 1 may score as 1 "
+                            "(give it the grid's levels, as gen-ppt-rubrics does)")
     checks = load_task_checks(ctx.assets_dir) if content_rows else TaskChecks(folder=ctx.work_dir)
     if content_rows:
         unusable = {c.id: why for c in content_rows
@@ -93,7 +95,7 @@ def run(criteria: list[Criterion], ctx: WorkflowContext, budget_sec: float) -> l
                                       wait_until=budget_end + POOL_GRACE_SEC))
     if visual_rows:
         verdicts.update({v.id: v for v in judge_visual(visual_rows, ctx, deck, settings, rules=rules, powers=powers,
-                                                        budget_end=budget_end, workers=workers)})
+                                                        budget_end=budget_end, workers=workers, critical=critical)})
     return [verdicts[c.id] for c in criteria]
 
 

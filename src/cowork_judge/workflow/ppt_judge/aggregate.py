@@ -4,9 +4,16 @@ A cell is one row on one page: a level on the 21-step grid (from the VLM or the 
 N/A, or not judged (why: ``vlm_error``, ``parse_error``, ``timeout``/``deadline`` for the
 budget, ``render_env`` for a page the render could not produce). Per row (SPEC §9):
 
-- some page has a level ⇒ the power mean of the judged levels with the row's
-  ``page_mean_p`` (else the config's), snapped to the grid; N/A pages and pages not judged
-  are left out, and the reason says "N of M pages not judged" — pages, not rows, are lost;
+- some page has a level ⇒ the power mean of the judged levels with the row's exponent
+  (its ``page_mean_p``; else, for a row tagged critical, ``critical_page_mean_p``, −2 by
+  default, under which one page at 0 gives 0 whatever the deck's length; else the config's
+  ``page_mean_p``, 1 = the mean), **snapped down** to the 21-step grid (the levels
+  `gen-ppt-rubrics` writes; a row with other levels is warned about at run time, since the
+  engine snaps to those to the nearest): the highest step not above the exact mean, so a mean below 1 never becomes 1. N/A pages
+  and pages not judged are left out, and the reason says "N of M pages not judged" —
+  pages, not rows, are lost. The verdict carries ``pages_below`` (page → level of every
+  judged page below 1) and a `PageAggregate` (exponent, exact mean, what the snap took
+  off, the findings that decided or informed a page);
 - every judged page is N/A ⇒ the row's ``na_policy``: ``pass`` 1.0, ``fail`` 0.0,
   ``unjudged`` (the default) ⇒ unjudged ``not_applicable``;
 - no page judged ⇒ unjudged with the cause of most lost cells.
@@ -16,14 +23,16 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from cowork_judge.core.failures import ErrorKind
+from cowork_judge.core.page_detail import FINDING_MESSAGE_CHARS, ROW_FINDINGS_CAP, PageAggregate, PageFinding
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.scales import format_level
 from cowork_judge.core.verdicts import Verdict
-from cowork_judge.workflow._contract import apply_na_policy, level_row, power_mean, unjudged_row
+from cowork_judge.evidence.documents import Finding
+from cowork_judge.workflow._contract import GRID_21, apply_na_policy, level_row, power_mean, unjudged_row
 
 CAUSE_ORDER: tuple[str, ...] = ("vlm_error", "parse_error", "render_env", "deadline", "timeout", "workflow_error")
 """Tie-break among the causes of lost cells when no page of a row was judged."""
@@ -32,6 +41,9 @@ REASON_PAGES = 4
 PAGE_REASON_CHARS = 140
 EVIDENCE_REFS = 10
 """Page images listed in a verdict's ``evidence`` (the lowest-level pages)."""
+SNAP_TOLERANCE = 1e-9
+"""A mean within this of a grid step counts as on it when snapping down (float noise:
+a mean of levels all 1.0 computed as 0.9999999999 is 1)."""
 
 
 @dataclass
@@ -95,8 +107,25 @@ class Board:
             return {p: self._cells[(p, row)] for p in self.pages if (p, row) in self._cells}
 
 
+def snap_down(x: float, grid: Sequence[float] = GRID_21) -> float:
+    """The highest value of `grid` (ascending) not above `x` (within `SNAP_TOLERANCE`); the
+    lowest value when `x` is below all of them. Snapping a grid value returns it unchanged."""
+    below = [g for g in grid if g <= x + SNAP_TOLERANCE]
+    return max(below) if below else min(grid)
+
+
+@dataclass(frozen=True)
+class TiedFinding:
+    """A finding of one of the row's check kinds on one page, and whether it decided the cell."""
+
+    page: int
+    finding: Finding
+    decided: bool
+
+
 def aggregate_row(row: Criterion, cells: Mapping[int, Cell], *, total_pages: int, p: float,
-                  image_refs: Mapping[int, str]) -> Verdict:
+                  image_refs: Mapping[int, str], critical: bool = False,
+                  findings: Sequence[TiedFinding] = ()) -> Verdict:
     """The row's verdict from its cells (rules in the module docstring).
 
     Args:
@@ -105,6 +134,8 @@ def aggregate_row(row: Criterion, cells: Mapping[int, Cell], *, total_pages: int
         total_pages: M, the pages shown.
         p: the power-mean exponent for this row.
         image_refs: page → evidence-relative page image, for the verdict's ``evidence``.
+        critical: the row is critical (recorded in the aggregate).
+        findings: the findings of the row's ``decided_by`` kinds, by page.
     """
     levels = {pg: c.level for pg, c in cells.items() if c.judged and not c.na and c.level is not None}
     na_pages = sorted(pg for pg, c in cells.items() if c.judged and c.na)
@@ -112,9 +143,11 @@ def aggregate_row(row: Criterion, cells: Mapping[int, Cell], *, total_pages: int
     lost_note = _lost_note(lost, total_pages)
     checked = sum(1 for c in cells.values() if c.judged and c.source == "checks")
     if levels:
-        value = power_mean(list(levels.values()), p)
-        parts = [f"{format_level(value)} = power mean (p={p:g}) of {len(levels)} judged page(s)"
-                 + (f", {checked} decided by the checks" if checked else "")]
+        mean = power_mean(list(levels.values()), p)
+        value = snap_down(mean)
+        snap = (f", snapped down from {mean:.4f}" if mean - value > SNAP_TOLERANCE else "")
+        parts = [f"{format_level(value)} = power mean (p={p:g}{', critical' if critical else ''}) of {len(levels)} "
+                 f"judged page(s){snap}" + (f", {checked} decided by the checks" if checked else "")]
         low = sorted((lv, pg) for pg, lv in levels.items() if lv < 1.0)
         if low:
             parts.append("; ".join(f"p{pg} {format_level(lv)}: {_short(cells[pg].reason)}" for lv, pg in low[:REASON_PAGES])
@@ -124,7 +157,13 @@ def aggregate_row(row: Criterion, cells: Mapping[int, Cell], *, total_pages: int
         if lost_note:
             parts.append(lost_note)
         refs = [f"evidence/{image_refs[pg]}" for _lv, pg in low[:EVIDENCE_REFS] if pg in image_refs]
-        return level_row(row.id, value, " | ".join(parts), evidence=refs)
+        verdict = level_row(row.id, value, " | ".join(parts), evidence=refs)
+        aggregate = PageAggregate(p=p, critical=critical, pages_judged=len(levels), pages_na=len(na_pages),
+                                  pages_not_judged=len(lost), mean=round(mean, 6), level=value,
+                                  snap_changed=round(max(0.0, mean - value), 6),
+                                  findings=_page_findings(findings, cells))
+        return verdict.model_copy(update={"level_raw": round(mean, 6), "aggregate": aggregate,
+                                          "pages_below": {str(pg): lv for pg, lv in sorted(levels.items()) if lv < 1.0}})
     if na_pages:
         value = apply_na_policy([None] * len(na_pages), row.na_policy)
         policy = row.na_policy or "unjudged"
@@ -138,6 +177,18 @@ def aggregate_row(row: Criterion, cells: Mapping[int, Cell], *, total_pages: int
     example = next((c.reason for c in lost.values() if c.lost == kind and c.reason), "")
     return unjudged_row(row.id, kind, f"no page judged: {lost_note or 'no page to judge'}"
                                       + (f" | e.g. {_short(example)}" if example else ""))
+
+
+def _page_findings(findings: Sequence[TiedFinding], cells: Mapping[int, Cell]) -> list[PageFinding]:
+    """The result's view of the tied findings: decided ones first, then by page; capped."""
+    out = []
+    for t in sorted(findings, key=lambda t: (not t.decided, t.page, -t.finding.confidence))[:ROW_FINDINGS_CAP]:
+        cell = cells.get(t.page)
+        level = cell.level if cell is not None and cell.judged and not cell.na else None
+        out.append(PageFinding(page=t.page, check=t.finding.check, measured=t.finding.measured,
+                               confidence=t.finding.confidence, role="decided" if t.decided else "informed",
+                               level=level, message=t.finding.message[:FINDING_MESSAGE_CHARS]))
+    return out
 
 
 def _lost_note(lost: Mapping[int, Cell], total_pages: int) -> str:

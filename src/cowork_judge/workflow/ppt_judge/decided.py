@@ -2,17 +2,23 @@
 
 A visual row may declare that the evidence layer's findings decide it::
 
-    "decided_by": {"checks": ["text_overflow", "off_slide"], "min_confidence": 0.5}
+    "decided_by": {"checks": ["text_overflow", "off_slide"], "min_confidence": 0.5, "clean_pages": "pass"}
 
 Each page's cell of such a row is then decided without a VLM call:
 
-- level 0 when the page has a finding of one of those kinds with confidence ≥
+- level 0 when the page has a **measured** finding (``measured: true`` in checks.json,
+  `cowork_judge.evidence.checks.is_measured`) of one of those kinds with confidence ≥
   ``min_confidence`` (default `DEFAULT_MIN_CONFIDENCE`);
-- level 1 when every one of those kinds ran on the page and found nothing there;
+- level 1 when every one of those kinds ran on the page and found nothing there, unless
+  the row says ``"clean_pages": "model"`` (the checks see only part of what the row asks,
+  e.g. text running into text but not a picture drawn over text): then a clean page goes
+  to the VLM;
 - otherwise the cell goes to the VLM like any other row's (the checks could not run on the
-  page — skipped, cut by the evidence budget or a per-slide cap — or found only
-  low-confidence evidence such as a spill measured with a substituted typeface); the
-  findings travel in that page's prompt.
+  page — skipped, cut by the evidence budget or a per-slide cap — or found only estimated
+  or low-confidence evidence: a spill inferred from a shrink-to-fit frame's stored scale, a
+  spill measured with a substituted typeface, a grouped frame off the slide); the findings
+  travel in that page's prompt and the model's page verdict decides. An estimated finding
+  never sets a cell to 0 by itself.
 
 Only kinds in `DECIDING_KINDS` may decide a row: each met ≥ 0.95 precision and recall,
 with 0 of 170 clean slides flagged, on the labelled synthetic benchmark
@@ -50,6 +56,9 @@ class CheckRule:
 
     kinds: tuple[str, ...]
     min_confidence: float = DEFAULT_MIN_CONFIDENCE
+    clean_pages: str = "pass"
+    """``pass``: a page the kinds looked at and found clean is level 1 with no model call;
+    ``model``: the VLM judges it (only measured findings are decided)."""
 
 
 def read_rule(row_id: str, extra: Mapping[str, Any]) -> tuple[CheckRule | None, str | None]:
@@ -69,13 +78,16 @@ def read_rule(row_id: str, extra: Mapping[str, Any]) -> tuple[CheckRule | None, 
     if unknown:
         return None, (f"row {row_id!r}: decided_by names check kind(s) {', '.join(unknown)} that may not decide a row "
                       f"(allowed: {', '.join(DECIDING_KINDS)}){fallback}")
-    extra_keys = sorted(str(k) for k in spec if k not in ("checks", "min_confidence"))
+    extra_keys = sorted(str(k) for k in spec if k not in ("checks", "min_confidence", "clean_pages"))
     if extra_keys:
         return None, f"row {row_id!r}: decided_by has unknown key(s) {', '.join(extra_keys)}{fallback}"
     floor = spec.get("min_confidence", DEFAULT_MIN_CONFIDENCE)
     if isinstance(floor, bool) or not isinstance(floor, (int, float)) or not math.isfinite(floor) or not 0 < floor <= 1:
         return None, f"row {row_id!r}: decided_by.min_confidence must be a number in (0, 1], got {floor!r}{fallback}"
-    return CheckRule(tuple(dict.fromkeys(str(k) for k in spec["checks"])), float(floor)), None
+    clean = spec.get("clean_pages", "pass")
+    if clean not in ("pass", "model"):
+        return None, f"row {row_id!r}: decided_by.clean_pages must be \"pass\" or \"model\", got {clean!r:.40}{fallback}"
+    return CheckRule(tuple(dict.fromkeys(str(k) for k in spec["checks"])), float(floor), clean), None
 
 
 @dataclass(frozen=True)
@@ -142,12 +154,12 @@ class PageChecks:
     def decide(self, rule: CheckRule, page: int) -> Decision | None:
         """The cell of a row with `rule` on `page`, or None when the VLM must judge it."""
         mine = [f for f in self.findings(page) if f.check in rule.kinds]
-        decisive = [f for f in mine if f.confidence >= rule.min_confidence]
+        decisive = [f for f in mine if f.measured and f.confidence >= rule.min_confidence]
         if decisive:
             return Decision(0.0, "measured: " + _describe(decisive), tuple(decisive))
         if mine:
-            return None  # only unsure evidence: the VLM looks, with the findings in its prompt
-        if any(self.blind_spot(kind, page) for kind in rule.kinds):
+            return None  # only estimated or unsure evidence: the VLM looks, with the findings in its prompt
+        if rule.clean_pages == "model" or any(self.blind_spot(kind, page) for kind in rule.kinds):
             return None
         return Decision(1.0, f"measured: no {'/'.join(rule.kinds)} finding on this page")
 

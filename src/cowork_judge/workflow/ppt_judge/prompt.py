@@ -91,8 +91,8 @@ def messages(page: Page, rows: Sequence[Criterion], *, total_pages: int, deck_re
     """
     image = image_part(page)
     slide = f" (slide {page.slide})" if page.slide is not None else ""
-    defects = [{"check": f.check, "confidence": f.confidence, "shape": f.shape_name, "message": f.message[:MAX_FINDING_CHARS]}
-               for f in list(findings)[:MAX_PROMPT_FINDINGS]]
+    defects = [{"check": f.check, "measured": f.measured, "confidence": f.confidence, "shape": f.shape_name,
+                "message": f.message[:MAX_FINDING_CHARS]} for f in list(findings)[:MAX_PROMPT_FINDINGS]]
     head = "\n".join([
         f"<page_number>{page.number}</page_number>",
         f"Deck {fenced(deck_rel)}: page {page.number} of {total_pages}{slide}.",

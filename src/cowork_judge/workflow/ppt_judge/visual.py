@@ -6,7 +6,7 @@ cell is asked of the VLM through ``ctx.transport``, page first, one call per pag
 (``combined``), per page × group chunk (``grouped``) or per page × row (``split``)
 (`schedule`), each call answering a grid level or N/A per row (`prompt`); rows missing
 from a reply are asked again alone for that page. The cells of a row are folded into its
-verdict by a power mean across pages (`aggregate`). A budget that runs out loses the last
+verdict by a power mean across pages, snapped down to the grid (`aggregate`). A budget that runs out loses the last
 pages of every row, never a whole row that has a judged page.
 """
 
@@ -22,7 +22,7 @@ from cowork_judge.core.verdicts import Verdict
 from cowork_judge.workflow._contract import ModelCallFailed, WorkflowContext
 
 from . import prompt, timing
-from .aggregate import Board, Cell, aggregate_row
+from .aggregate import Board, Cell, TiedFinding, aggregate_row
 from .decided import CheckRule, PageChecks
 from .deck import DeckEvidence
 from .schedule import Call, PageFirstPool, plan_calls
@@ -36,7 +36,7 @@ workflow returns its verdicts before the runner gives up on it."""
 
 def judge_visual(criteria: Sequence[Criterion], ctx: WorkflowContext, deck: DeckEvidence, settings: PptSettings, *,
                  rules: Mapping[str, CheckRule | None], powers: Mapping[str, float], budget_end: float,
-                 workers: int) -> list[Verdict]:
+                 workers: int, critical: Mapping[str, bool] | None = None) -> list[Verdict]:
     """Judge the visual rows on the deck's pages; one verdict per row, in `criteria` order.
 
     Args:
@@ -48,16 +48,22 @@ def judge_visual(criteria: Sequence[Criterion], ctx: WorkflowContext, deck: Deck
         powers: row id → its power-mean exponent.
         budget_end: monotonic time after which no call starts (the pages left are lost).
         workers: pool threads (the run's in-flight limit).
+        critical: row id → the row is critical (recorded in its aggregate).
     """
     rows = {c.id: c for c in criteria}
     pages = {pg.number: pg for pg in deck.pages}
     board = Board(sorted([*pages, *deck.lost_pages]), rows)
     checks = PageChecks(deck.checks, deck.page_to_slide)
     vlm_rows: dict[int, list[str]] = {}
+    tied: dict[str, list[TiedFinding]] = {}
     for number in pages:
         for c in criteria:
             rule = rules.get(c.id)
             decision = checks.decide(rule, number) if rule else None
+            if rule:
+                deciding = {id(f) for f in decision.findings} if decision is not None else set()
+                tied.setdefault(c.id, []).extend(TiedFinding(number, f, id(f) in deciding)
+                                                 for f in checks.findings(number) if f.check in rule.kinds)
             if decision is not None:
                 board.set(number, c.id, Cell(level=decision.level, source="checks", reason=decision.reason))
             else:
@@ -82,7 +88,8 @@ def judge_visual(criteria: Sequence[Criterion], ctx: WorkflowContext, deck: Deck
     refs = {pg.number: pg.image_rel for pg in deck.pages}
     for c in criteria:
         cells = board.row(c.id)
-        verdicts.append(aggregate_row(c, cells, total_pages=deck.total_pages, p=powers[c.id], image_refs=refs))
+        verdicts.append(aggregate_row(c, cells, total_pages=deck.total_pages, p=powers[c.id], image_refs=refs,
+                                      critical=bool((critical or {}).get(c.id)), findings=tied.get(c.id, ())))
         ctx.audit.append("cells", {"row": c.id, "cells": {str(p): _cell_view(x) for p, x in sorted(cells.items())}})
     return verdicts
 
