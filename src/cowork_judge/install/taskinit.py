@@ -23,7 +23,7 @@ else:  # pragma: no cover - Python 3.10
 from cowork_judge import __version__
 from cowork_judge.install import tomledit as te
 from cowork_judge.install.template import template_text
-from cowork_judge.run.config import JudgeConfig
+from cowork_judge.run.config import FLEET_START_JITTER_SEC, FLEET_WORKFLOW_START_JITTER_SEC, JudgeConfig
 
 DEFAULT_DEADLINE_SEC = int(JudgeConfig.model_fields["deadline_sec"].default)
 """JUDGE_DEADLINE's default (SPEC §13), from the configuration."""
@@ -84,7 +84,8 @@ def env_block(extras: str = "", version: str = __version__) -> list[tuple[str, s
         ("JUDGE_MODEL", "${JUDGE_MODEL:-gpt-5.5}"),
         ("JUDGE_CONCURRENCY", "${JUDGE_CONCURRENCY:-2}"),
         ("JUDGE_DEADLINE", f"${{JUDGE_DEADLINE:-{DEFAULT_DEADLINE_SEC}}}"),
-        ("JUDGE_START_JITTER", "${JUDGE_START_JITTER:-180}"),
+        ("JUDGE_START_JITTER", f"${{JUDGE_START_JITTER:-{FLEET_START_JITTER_SEC}}}"),
+        ("JUDGE_WORKFLOW_START_JITTER", f"${{JUDGE_WORKFLOW_START_JITTER:-{FLEET_WORKFLOW_START_JITTER_SEC}}}"),
         ("JUDGE_SKIP", "${JUDGE_SKIP:-0}"),
         ("COWORK_JUDGE_VERSION", f"${{COWORK_JUDGE_VERSION:-{version}}}"),
         ("COWORK_JUDGE_VERSION_SOURCE", "${COWORK_JUDGE_VERSION_SOURCE:-placeholder}"),

@@ -35,7 +35,13 @@ CAPS: dict[str, tuple[float, str]] = {
 accepted absurd value (JUDGE_CONCURRENCY=100000) made one run spend its deadline
 scheduling and lose its document."""
 MAX_JITTER_SHARE = 0.1
-"""A start jitter never exceeds this share of JUDGE_DEADLINE (the defaults: 180 s of 1800 s)."""
+"""A start jitter never exceeds this share of JUDGE_DEADLINE (the fleet values: 180 s of 1800 s)."""
+FLEET_START_JITTER_SEC = 180
+"""JUDGE_START_JITTER of a fleet trial: ``templates/test.sh`` exports it when unset and `cowork-judge init` writes it
+into ``[verifier.env]``. Independent containers started together spread their first wave over it; a hand
+``cowork-judge run`` (one process, nothing to spread) uses the field default 0 (issue 26)."""
+FLEET_WORKFLOW_START_JITTER_SEC = 30
+"""JUDGE_WORKFLOW_START_JITTER of a fleet trial (``templates/test.sh``), as `FLEET_START_JITTER_SEC`."""
 TRUTHY = frozenset({"1", "true", "yes", "on", "y", "t"})
 FALSY = frozenset({"0", "false", "no", "off", "n", "f", ""})
 
@@ -55,7 +61,8 @@ class JudgeConfig(BaseModel):
     max_tries: int = Field(6, ge=1, description="JUDGE_MAX_TRIES: attempts per block.")
     resplit: bool = Field(True, description="JUDGE_RESPLIT: re-judge a failed block row by row.")
     deadline_sec: float = Field(1800.0, gt=0, description="JUDGE_DEADLINE: whole run, from process start.")
-    start_jitter_sec: float = Field(180.0, ge=0, description="JUDGE_START_JITTER: first-wave spread.")
+    start_jitter_sec: float = Field(0.0, ge=0, description="JUDGE_START_JITTER: first-wave spread. 0 for a hand run; "
+                                    "templates/test.sh and the task.toml init writes set the fleet value 180 s.")
     retry_backoff_max_sec: float = Field(20.0, ge=1, description="JUDGE_RETRY_BACKOFF_MAX.")
     max_turns: int = Field(16, ge=1, description="JUDGE_MAX_TURNS: model turns per agent attempt.")
     reward_mode: Literal["continuous", "binary"] = Field("continuous", description="JUDGE_REWARD_MODE.")
@@ -75,7 +82,8 @@ class JudgeConfig(BaseModel):
                               "hurdle is fatal; ignore = both count as misses.")
     workflow_concurrency: int = Field(4, ge=1, description="JUDGE_WORKFLOW_CONCURRENCY.")
     workflow_deadline_share: float | None = Field(None, gt=0, le=1, description="JUDGE_WORKFLOW_DEADLINE_SHARE.")
-    workflow_start_jitter_sec: float = Field(30.0, ge=0, description="JUDGE_WORKFLOW_START_JITTER.")
+    workflow_start_jitter_sec: float = Field(0.0, ge=0, description="JUDGE_WORKFLOW_START_JITTER: first-call spread of "
+                                             "workflow calls. 0 for a hand run; templates/test.sh sets the fleet value 30 s.")
     code_timeout_sec: float = Field(60.0, gt=0, description="JUDGE_CODE_TIMEOUT.")
     response_file: str | None = Field(None, description="JUDGE_RESPONSE_FILE: the agent's final answer.")
     soffice: str | None = Field(None, description="JUDGE_SOFFICE_PATH (default: found on PATH).")
