@@ -167,7 +167,9 @@ pick_home() {
     HOME_DIR="$COWORK_JUDGE_HOME"
   else
     HOME_DIR="/opt/cowork-judge"
-    if ! mkdir -p -- "$HOME_DIR" 2>/dev/null || [ ! -w "$HOME_DIR" ]; then
+    if [ -r "$HOME_DIR/venv-$REQ-py${PY_VERSION%.*}/.cowork-judge-installed" ]; then
+      :  # a judge baked into the image (cowork-judge init --image): reused even where it is read-only
+    elif ! mkdir -p -- "$HOME_DIR" 2>/dev/null || [ ! -w "$HOME_DIR" ]; then
       HOME_DIR="${TMPDIR:-/tmp}/cowork-judge"
     fi
   fi
