@@ -106,13 +106,14 @@ def test_example_instances_lint_clean():
     short = toml["verifier"]["timeout_sec"] < 1800 + INSTALL_MARGIN_SEC
     expected = ({"S001"} if not (REPO / "tests" / "test.sh").exists() else set()) | ({"T004"} if short else set())
     assert {f["code"] for f in doc["instances"][0]["findings"]} == expected
-    assert {f["code"] for f in doc["instances"][1]["findings"]} <= {"S001"}
+    assert {f["code"] for f in doc["instances"][1]["findings"]} <= {"S001", "T010"}  # the example ships no task.toml
     assert proc.returncode == (1 if short else 0)
     assert doc["instances"][0]["facts"]["version"] == cowork_judge.__version__
 
 
 def test_readme_documents_every_code_with_its_level():
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    """docs/lint-rubric.md (the README's lint section moved there) lists every code with its level."""
+    readme = (REPO / "docs" / "lint-rubric.md").read_text(encoding="utf-8")
     table = dict(re.findall(r"^\| `([A-Z]\d{3})` \| (ERROR|WARN) \|", readme, flags=re.MULTILINE))
     assert table == {code: check.level for code, check in CHECKS.items()}
 
