@@ -230,6 +230,7 @@ def _row_results(criteria: tuple[Criterion, ...], verdicts: Mapping[str, Verdict
                 attempts=v.attempts,
                 seconds=v.seconds,
                 evidence=list(v.evidence),
+                cached=v.cached,
             )
         )
     return out

@@ -114,6 +114,8 @@ class RowResult(BaseModel):
     attempts: int = 0
     seconds: float = 0.0
     evidence: list[str] = Field(default_factory=list)
+    cached: bool = Field(False, description="The verdict came from the verdict cache (JUDGE_VERDICT_CACHE): no model call "
+                         "was made for this row in this run.")
 
 
 class DeliveryDetails(BaseModel):

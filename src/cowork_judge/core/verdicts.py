@@ -43,6 +43,7 @@ class Verdict(BaseModel):
     attempts: int = Field(0, ge=0, description="Model attempts spent on the row's block.")
     seconds: float = Field(0.0, ge=0, description="Wall seconds spent on the row's block.")
     evidence: list[str] = Field(default_factory=list, description="Workspace-relative evidence references.")
+    cached: bool = Field(False, description="Taken from the verdict cache (JUDGE_VERDICT_CACHE): no model call this run.")
 
     @classmethod
     def unjudged(cls, row_id: str, error_kind: ErrorKind, reason: str, *, method: Method = "agentic", **kw: Any) -> Verdict:

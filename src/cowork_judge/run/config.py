@@ -95,6 +95,10 @@ class JudgeConfig(BaseModel):
     tests_dir: str = Field("/tests", description="JUDGE_TESTS_DIR: the task's tests dir (rubric.json).")
     work_dir: str | None = Field(None, description="JUDGE_WORK_DIR: scratch for workspaces (default: a new temp dir, removed at exit).")
     alt_output_dir: str = Field("/output", description="JUDGE_ALT_OUTPUT_DIR: extra output dir read by lenient delivery.")
+    verdict_cache_dir: str | None = Field(None, description="JUDGE_VERDICT_CACHE: a folder of cached verdicts; a re-judge of "
+                                          "the same deliverable by the same judge asks only rows whose text changed "
+                                          "(run/verdict_cache.py). Off for `cowork-judge run` unless set; `cowork-judge batch` "
+                                          "uses <out>/verdict-cache unless set (0/off disables it there).")
 
     @property
     def block_budget_sec(self) -> float:
@@ -213,6 +217,11 @@ def _share(text: str) -> float | None:
     return _float(0.0, strict=True, maximum=1.0)(text)
 
 
+def _cache_dir(text: str) -> str | None:
+    """A folder path; ``0``/``off``/``false``/``no`` = no cache."""
+    return None if text.strip().lower() in FALSY else text.strip()
+
+
 def _files(text: str) -> tuple[str, ...]:
     return tuple(p for p in text.replace(",", " ").split() if p)
 
@@ -257,6 +266,7 @@ _KNOBS: dict[str, tuple[tuple[str, ...], Callable[[str], Any]]] = {
     "tests_dir": (("JUDGE_TESTS_DIR",), _text),
     "work_dir": (("JUDGE_WORK_DIR",), _text),
     "alt_output_dir": (("JUDGE_ALT_OUTPUT_DIR",), _text),
+    "verdict_cache_dir": (("JUDGE_VERDICT_CACHE",), _cache_dir),
 }
 
 ENV_NAMES: dict[str, tuple[str, ...]] = {
