@@ -96,6 +96,7 @@ def env_block(extras: str = "", version: str = __version__) -> list[tuple[str, s
     return [
         ("JUDGE_API_KEY", "${JUDGE_API_KEY}"),
         ("JUDGE_BASE_URL", "${JUDGE_BASE_URL}"),
+        ("JUDGE_GATEWAY_AUTH", "${JUDGE_GATEWAY_AUTH:-off}"),  # a hosted gateway that injects the key (run/config.py)
         ("JUDGE_MODEL", "${JUDGE_MODEL:-gpt-5.5}"),
         ("JUDGE_CONCURRENCY", "${JUDGE_CONCURRENCY:-2}"),
         ("JUDGE_DEADLINE", f"${{JUDGE_DEADLINE:-{DEFAULT_DEADLINE_SEC}}}"),

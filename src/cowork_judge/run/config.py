@@ -42,6 +42,10 @@ into ``[verifier.env]``. Independent containers started together spread their fi
 ``cowork-judge run`` (one process, nothing to spread) uses the field default 0 (issue 26)."""
 FLEET_WORKFLOW_START_JITTER_SEC = 30
 """JUDGE_WORKFLOW_START_JITTER of a fleet trial (``templates/test.sh``), as `FLEET_START_JITTER_SEC`."""
+GATEWAY_NO_AUTH_KEY = "cowork-judge-gateway-supplies-the-key"
+"""The stand-in API key of ``JUDGE_GATEWAY_AUTH=none``: the transport sends no Authorization header for it."""
+GATEWAY_PLACEHOLDER_KEY = "cowork-judge-gateway-placeholder-key"
+"""The stand-in API key of ``JUDGE_GATEWAY_AUTH=placeholder``: sent as ``Bearer <it>`` for the gateway to replace."""
 TRUTHY = frozenset({"1", "true", "yes", "on", "y", "t"})
 FALSY = frozenset({"0", "false", "no", "off", "n", "f", ""})
 
@@ -94,6 +98,11 @@ class JudgeConfig(BaseModel):
     logs_dir: str = Field("/logs", description="JUDGE_LOGS_DIR: holds agent/ and verifier/.")
     tests_dir: str = Field("/tests", description="JUDGE_TESTS_DIR: the task's tests dir (rubric.json).")
     work_dir: str | None = Field(None, description="JUDGE_WORK_DIR: scratch for workspaces (default: a new temp dir, removed at exit).")
+    gateway_auth: Literal["off", "none", "placeholder"] = Field(
+        "off", description="JUDGE_GATEWAY_AUTH: a hosted gateway (Harbor Hub's default credential mode) injects the API key "
+                           "per destination host, so the sandbox may see none. none = without JUDGE_API_KEY send no "
+                           "Authorization header; placeholder = send a fixed placeholder key for the gateway to replace; "
+                           "off = JUDGE_API_KEY is required. A key that is set is always sent.")
     alt_output_dir: str = Field("/output", description="JUDGE_ALT_OUTPUT_DIR: extra output dir read by lenient delivery.")
     verdict_cache_dir: str | None = Field(None, description="JUDGE_VERDICT_CACHE: a folder of cached verdicts; a re-judge of "
                                           "the same deliverable by the same judge asks only rows whose text changed "
@@ -267,6 +276,7 @@ _KNOBS: dict[str, tuple[tuple[str, ...], Callable[[str], Any]]] = {
     "work_dir": (("JUDGE_WORK_DIR",), _text),
     "alt_output_dir": (("JUDGE_ALT_OUTPUT_DIR",), _text),
     "verdict_cache_dir": (("JUDGE_VERDICT_CACHE",), _cache_dir),
+    "gateway_auth": (("JUDGE_GATEWAY_AUTH",), _choice("off", "none", "placeholder")),
 }
 
 ENV_NAMES: dict[str, tuple[str, ...]] = {
@@ -320,6 +330,10 @@ def load_config(environ: Mapping[str, str] | None = None) -> LoadedConfig:
                     warnings.append(f"{env_name} is shorter than {MIN_SECRET_LEN} characters: it is redacted only where it "
                                     "stands as a whole word")
                 break
+    gateway = values.get("gateway_auth", "off")
+    if gateway != "off" and "api_key" not in values:  # the gateway supplies the key (module GATEWAY_* constants)
+        values["api_key"] = SecretStr(GATEWAY_NO_AUTH_KEY if gateway == "none" else GATEWAY_PLACEHOLDER_KEY)
+        sources["api_key"] = f"gateway:JUDGE_GATEWAY_AUTH={gateway}"
     for name, (cap, why) in CAPS.items():
         if name in values and values[name] > cap:
             env_name = ENV_NAMES[name][0]
