@@ -287,7 +287,7 @@ def test_extras_follow_the_rubric(tmp_path, capsys):
     (root / "tests" / "rubric.json").write_text(DECK_RUBRIC.read_text())
     assert cli(["init", str(root)]) == 0  # the second run widens what init wrote
     out = capsys.readouterr().out
-    assert "extras: workflow (from tests/rubric.json: workflow for " in out and "workflow ppt_judge" in out
+    assert "extras: workflow (from tests/rubric.json: " in out and "workflow for workflow ppt_judge" in out
     assert parsed(root)["verifier"]["env"]["COWORK_JUDGE_EXTRAS"] == "${COWORK_JUDGE_EXTRAS:-workflow}"
 
 

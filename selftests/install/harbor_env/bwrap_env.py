@@ -68,8 +68,11 @@ class BwrapEnvironment(BaseEnvironment):
         if not dockerfile.is_file():
             return
         workdir = PurePosixPath("/")
-        for line in dockerfile.read_text().splitlines():
-            words = shlex.split(line, comments=True) if line.strip() else []
+        for line in dockerfile.read_text().replace("\\\n", " ").splitlines():  # continuation lines joined
+            try:
+                words = shlex.split(line, comments=True) if line.strip() else []
+            except ValueError:  # a RUN line's shell quoting: not ours to apply
+                continue
             if not words:
                 continue
             op = words[0].upper()

@@ -2,7 +2,8 @@
 
 A row can only be judged where its tools are installed: ``ppt_judge`` renders decks with
 LibreOffice and reads the pages with PyMuPDF (extra ``workflow``), the deck code methods
-open decks with python-pptx and count rendered pages with PyMuPDF. A package that installs
+open decks with python-pptx (extra ``pptx``; PyMuPDF counts rendered pages when present,
+else a scan of the PDF does). A package that installs
 too few extras does not fail loudly: its rows end unjudged ``render_env`` and the reward
 collapses (issue 26: ``--extras pptx`` on a deck task left 17 of 23 rows unjudged, reward
 0.1). `cowork-judge init` writes the extras computed here, and lint (M012) errors when the
@@ -20,8 +21,8 @@ from typing import Any
 
 CODE_METHOD_EXTRAS: dict[str, tuple[str, ...]] = {
     "check_pptx_openable": ("pptx",),
-    "check_deck_openable": ("workflow",),  # python-pptx, then LibreOffice pages counted with PyMuPDF
-    "page_count_between": ("workflow",),  # rendered page count: PyMuPDF
+    "check_deck_openable": ("pptx",),  # python-pptx; rendered pages by PyMuPDF when present, else a PDF scan
+    "page_count_between": ("pptx",),  # python-pptx slide count; PyMuPDF optional as above
 }
 """Code method name → the extras it needs (the others need none)."""
 
