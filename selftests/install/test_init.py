@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from cowork_judge import __version__
 from cowork_judge.commands import main as cli
 from cowork_judge.install import harbor_stubs, verifier_image
 from cowork_judge.install.taskinit import SEPARATE_ARTIFACTS, env_block, required_timeout_sec
@@ -304,3 +305,18 @@ def test_image_dockerfile_bakes_the_stamp_test_sh_reuses():
     assert "venv-9.9.9-py$PYV" in text and "libreoffice-impress-nogui" in text
     template = template_text()
     assert 'want_stamp="cowork-judge==$REQ [$EXTRAS]"' in template and 'VENV="$HOME_DIR/venv-$REQ-py${PY_VERSION%.*}"' in template
+
+
+def test_harbor_lint_finds_no_verifier_rule_on_an_image_task(tmp_path, capsys):
+    """`init --image` on a `harbor init` task: Harbor's own lint reports neither verifier-runtime-install nor
+    verifier-network-download (the judge is baked into tests/Dockerfile; test.sh reuses it without network)."""
+    root = harbor_init(tmp_path)
+    (root / "tests" / "rubric.json").write_text(DECK_RUBRIC.read_text())
+    assert cli(["init", str(root), "--image"]) == 0, capsys.readouterr().err
+    dockerfile = (root / "tests" / "Dockerfile").read_text()
+    assert verifier_image.is_baked(dockerfile) and f'"cowork-judge[workflow]=={__version__}"' in dockerfile
+    proc = subprocess.run([str(HARBOR), "lint", str(root), "--json"], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"})
+    findings = json.loads(proc.stdout)
+    rules = {f["rule"] for f in findings}
+    assert not rules & {"verifier-runtime-install", "verifier-network-download", "unpinned-python-dependency"}, findings
