@@ -246,17 +246,20 @@ def test_harbor_stub_digests_match_the_installed_harbor():
     """A Harbor release that changes a stub must fail here, not make init refuse after `harbor init`."""
     if not HARBOR_PYTHON.is_file():
         pytest.skip("harbor is not installed")
-    proc = subprocess.run([str(HARBOR_PYTHON), "-c", "import importlib.util as u; print(list(u.find_spec('harbor').submodule_search_locations)[0])"],
+    where = "import importlib.util as u; print(list(u.find_spec('harbor').submodule_search_locations)[0])"
+    proc = subprocess.run([str(HARBOR_PYTHON), "-c", where],
                           capture_output=True, text=True, timeout=60)
     template = Path(proc.stdout.strip().splitlines()[-1]) / "cli" / "template-task"
-    for rel, name in (("tests/test.sh", "test.sh"), ("pytest-tests/test.sh", "test.sh"), ("shared-pytest-tests/test.sh", "test.sh"),
+    for rel, name in (("tests/test.sh", "test.sh"), ("pytest-tests/test.sh", "test.sh"),
+                      ("shared-pytest-tests/test.sh", "test.sh"),
                       ("pytest-tests/test_outputs.py", "test_outputs.py"), ("tests/Dockerfile", "Dockerfile"),
                       ("pytest-tests/Dockerfile", "Dockerfile")):
         assert harbor_stubs.is_harbor_stub(name, (template / rel).read_text()), rel
 
 
 def test_a_test_sh_a_person_wrote_is_still_refused(tmp_path):
-    stub = "#!/bin/bash\n\n# Install test dependencies here for shared mode, or in tests/Dockerfile for separate mode.\necho 1 > /logs/verifier/reward.txt\n"
+    stub = ("#!/bin/bash\n\n# Install test dependencies here for shared mode, or in tests/Dockerfile for separate mode.\n"
+            "echo 1 > /logs/verifier/reward.txt\n")
     root = task(tmp_path, MINIMAL, test_sh=stub)  # starts like Harbor's stub, but a person added a line
     assert cli(["init", str(root)]) == 1
     assert (root / "tests" / "test.sh").read_text() == stub

@@ -84,13 +84,15 @@ def test_measured_rates_on_the_fixture_rubrics(fixtures_dir):
     assert requirement == Counter(neutral=185, requirement=179, violation=77)
 
 
-@pytest.mark.parametrize("text", ["the deck has a title slide", "Slide 2 shows the revenue chart", "A legend is present on every chart",
+@pytest.mark.parametrize("text", ["the deck has a title slide", "Slide 2 shows the revenue chart",
+                                  "A legend is present on every chart",
                                   "The cover displays the company logo"])
 def test_presence_wording_is_a_requirement(text):
     """Issue 26: a hurdle written as what must be there is read backwards by judges: an ERROR, not a warning."""
     assert classify(text) == "requirement"
 
 
-@pytest.mark.parametrize("text", ["the deck has no title slide", "Slide 2 shows the wrong chart", "the deck has overlapping text"])
+@pytest.mark.parametrize("text", ["the deck has no title slide", "Slide 2 shows the wrong chart",
+                                  "the deck has overlapping text"])
 def test_presence_verbs_do_not_hide_a_violation(text):
     assert classify(text) == "violation"

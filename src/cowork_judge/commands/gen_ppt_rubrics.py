@@ -44,7 +44,8 @@ def main(argv: list[str]) -> int:
     p.add_argument("--gate", nargs="+", metavar="ID", help="row ids (code gates) every ppt_judge row depends on; "
                                                          "their own dependencies are added")
     p.add_argument("--content", action="store_true", help="refresh only the content rows (from task_check_dir)")
-    p.add_argument("--balance", type=float, metavar="R", help=f"scale visual weights to visual:content = R (default {DEFAULT_BALANCE:g})")
+    p.add_argument("--balance", type=float, metavar="R",
+                   help=f"scale visual weights to visual:content = R (default {DEFAULT_BALANCE:g})")
     p.add_argument("--no-balance", action="store_true", help="keep the template's visual weights (visual rows then "
                    "usually outweigh the content rows)")
     p.add_argument("--dry-run", action="store_true", help="print the diff instead of writing")

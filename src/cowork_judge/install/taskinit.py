@@ -164,7 +164,8 @@ def plan_init(task_dir: Path, *, force: bool = False, extras: str | None = None,
         _plan_dockerfile(plan, task_dir / "tests" / "Dockerfile", extras, image=image, force=force)
     elif image:
         raise InitError("--image writes the image of a separate verifier, but this task's verifier shares the agent's "
-                        "container (set [verifier] environment_mode = \"separate\", or bake the judge into environment/Dockerfile)")
+                        "container (set [verifier] environment_mode = \"separate\", or bake the judge into "
+                        "environment/Dockerfile)")
     new, expected = _merge(plan, old, config, force=force, extras=extras)
     if new != old:
         if _parse(new, toml_path) != expected:  # the edit must change exactly what was planned
@@ -337,8 +338,8 @@ def _merge(plan: Plan, text: str, config: dict[str, Any], *, force: bool, extras
 
 def _extras_lacking(declared: str, needed: str) -> bool:
     """True when the extras in `declared` (a value or a ``${COWORK_JUDGE_EXTRAS:-…}`` template) miss one of `needed`."""
-    value = declared[len("${COWORK_JUDGE_EXTRAS:-"):-1] if declared.startswith("${COWORK_JUDGE_EXTRAS:-") and declared.endswith("}") \
-        else declared
+    prefix = "${COWORK_JUDGE_EXTRAS:-"
+    value = declared[len(prefix):-1] if declared.startswith(prefix) and declared.endswith("}") else declared
     have = [e for e in value.split(",") if e.strip()]
     return any(not extras_mod.covers(have, e) for e in needed.split(",") if e)
 

@@ -76,7 +76,7 @@ def dockerfile(*, extras: tuple[str, ...], version: str, bake: bool) -> str:
         lines += [
             "",
             f"# The pinned judge, where templates/test.sh reuses it without network ({JUDGE_HOME}/venv-<version>-py<X.Y>).",
-            f"RUN PYV=\"$(python3 -c 'import sys; print(\"%d.%d\" % sys.version_info[:2])')\" \\",
+            "RUN PYV=\"$(python3 -c 'import sys; print(\"%d.%d\" % sys.version_info[:2])')\" \\",
             f" && VENV=\"{JUDGE_HOME}/venv-{version}-py$PYV\" \\",
             " && python3 -m venv \"$VENV\" \\",
             f" && \"$VENV/bin/python\" -m pip install --no-cache-dir \"{req}\" \\",
