@@ -167,7 +167,9 @@ pick_home() {
     HOME_DIR="$COWORK_JUDGE_HOME"
   else
     HOME_DIR="/opt/cowork-judge"
-    if ! mkdir -p -- "$HOME_DIR" 2>/dev/null || [ ! -w "$HOME_DIR" ]; then
+    if [ -r "$HOME_DIR/venv-$REQ-py${PY_VERSION%.*}/.cowork-judge-installed" ]; then
+      :  # a judge baked into the image (cowork-judge init --image): reused even where it is read-only
+    elif ! mkdir -p -- "$HOME_DIR" 2>/dev/null || [ ! -w "$HOME_DIR" ]; then
       HOME_DIR="${TMPDIR:-/tmp}/cowork-judge"
     fi
   fi
@@ -519,6 +521,8 @@ run_judge() {
   case "$deadline" in "" | *[!0-9]*) deadline=1800 ;; esac
   export JUDGE_TESTS_DIR="$TESTS_DIR"
   export PATH="${JPY%/*}:$PATH"
+  # Fleet spreads (run/config.py FLEET_*): a hand `cowork-judge run` defaults to 0, a trial does not.
+  export JUDGE_START_JITTER="${JUDGE_START_JITTER:-180}" JUDGE_WORKFLOW_START_JITTER="${JUDGE_WORKFLOW_START_JITTER:-30}"
   if [ -n "${CUSTOM_JUDGE_ENTRY:-}" ]; then
     case "$CUSTOM_JUDGE_ENTRY" in /*) entry="$CUSTOM_JUDGE_ENTRY" ;; *) entry="$TESTS_DIR/$CUSTOM_JUDGE_ENTRY" ;; esac
     if [ ! -f "$entry" ]; then

@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from cowork_judge import __version__
 from cowork_judge.commands import main as cli
+from cowork_judge.install import harbor_stubs, verifier_image
 from cowork_judge.install.taskinit import SEPARATE_ARTIFACTS, env_block, required_timeout_sec
 from cowork_judge.install.template import template_text
 from install.harness import REPO
@@ -142,13 +144,13 @@ def test_refuses_to_overwrite_a_different_test_sh_without_force(tmp_path, capsys
 
 
 def test_small_timeout_is_a_conflict_and_force_raises_it_in_place(tmp_path):
-    toml = MINIMAL + '\n[verifier]\ntimeout_sec = 600.0  # harbor default\n\n[verifier.env]\nCOWORK_JUDGE_VERSION = "0.0.9"\n'
+    toml = MINIMAL + '\n[verifier]\ntimeout_sec = 700.0  # mine\n\n[verifier.env]\nCOWORK_JUDGE_VERSION = "0.0.9"\n'
     root = task(tmp_path, toml)
     assert cli(["init", str(root)]) == 1
     assert (root / "task.toml").read_text() == toml
     assert cli(["init", str(root), "--force"]) == 0
     text = (root / "task.toml").read_text()
-    assert f"timeout_sec = {required_timeout_sec()}.0  # harbor default" in text
+    assert f"timeout_sec = {required_timeout_sec()}.0  # mine" in text
     assert parsed(root)["verifier"]["env"]["COWORK_JUDGE_VERSION"].startswith("${COWORK_JUDGE_VERSION:-")
 
 
@@ -202,3 +204,122 @@ def test_harbor_reads_the_merged_file(tmp_path):
     config = json.loads(proc.stdout)
     assert config["mode"] == "separate"
     assert config["artifacts"] == ["/logs/extra", *SEPARATE_ARTIFACTS]
+
+
+# ---------------------------------------------------------------- after `harbor init` (issue 26 items 1 and 2)
+
+HARBOR = HARBOR_PYTHON.with_name("harbor")
+DECK_RUBRIC = REPO / "tests" / "rubric.json"
+
+
+def harbor_init(tmp_path: Path, *flags: str) -> Path:
+    """A task exactly as ``harbor init`` (the installed Harbor 0.26) writes it."""
+    if not HARBOR.is_file():
+        pytest.skip(f"harbor is not installed at {HARBOR} (set HARBOR_BIN; .ci/run installs it under Python 3.12)")
+    proc = subprocess.run([str(HARBOR), "init", "acme/deck", "-t", "-o", str(tmp_path), *flags], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return tmp_path / "deck"
+
+
+@pytest.mark.parametrize("flags", [(), ("--no-pytest",), ("--verifier-mode", "shared"), ("--include-canary-strings",)])
+def test_init_merges_over_what_harbor_init_wrote_without_force(tmp_path, capsys, flags):
+    root = harbor_init(tmp_path, *flags)
+    assert (root / "tests" / "test.sh").is_file()
+    assert cli(["init", str(root)]) == 0, capsys.readouterr().err  # no --force: nothing a person wrote is replaced
+    out = capsys.readouterr().out
+    assert "Harbor's placeholder replaced" in out and "(Harbor's default) → 2280" in out
+    assert (root / "tests" / "test.sh").read_text() == template_text()
+    assert not (root / "tests" / "test_outputs.py").exists() and not (root / "tests" / "__pycache__").exists()
+    doc = parsed(root)
+    assert doc["verifier"]["timeout_sec"] == required_timeout_sec()
+    separate = doc["verifier"]["environment_mode"] == "separate"
+    assert separate == ("shared" not in flags)
+    dockerfile = root / "tests" / "Dockerfile"
+    if separate:  # Harbor's empty ubuntu stub has no python: init's image has one
+        assert dockerfile.read_text().startswith(verifier_image.MARKER) and "python3-venv" in dockerfile.read_text()
+        assert set(SEPARATE_ARTIFACTS) <= set(doc["artifacts"])
+    assert cli(["init", str(root)]) == 0 and "already up to date" in capsys.readouterr().out  # idempotent
+
+
+def test_harbor_stub_digests_match_the_installed_harbor():
+    """A Harbor release that changes a stub must fail here, not make init refuse after `harbor init`."""
+    if not HARBOR_PYTHON.is_file():
+        pytest.skip("harbor is not installed")
+    where = "import importlib.util as u; print(list(u.find_spec('harbor').submodule_search_locations)[0])"
+    proc = subprocess.run([str(HARBOR_PYTHON), "-c", where],
+                          capture_output=True, text=True, timeout=60)
+    template = Path(proc.stdout.strip().splitlines()[-1]) / "cli" / "template-task"
+    for rel, name in (("tests/test.sh", "test.sh"), ("pytest-tests/test.sh", "test.sh"),
+                      ("shared-pytest-tests/test.sh", "test.sh"),
+                      ("pytest-tests/test_outputs.py", "test_outputs.py"), ("tests/Dockerfile", "Dockerfile"),
+                      ("pytest-tests/Dockerfile", "Dockerfile")):
+        assert harbor_stubs.is_harbor_stub(name, (template / rel).read_text()), rel
+
+
+def test_a_test_sh_a_person_wrote_is_still_refused(tmp_path):
+    stub = ("#!/bin/bash\n\n# Install test dependencies here for shared mode, or in tests/Dockerfile for separate mode.\n"
+            "echo 1 > /logs/verifier/reward.txt\n")
+    root = task(tmp_path, MINIMAL, test_sh=stub)  # starts like Harbor's stub, but a person added a line
+    assert cli(["init", str(root)]) == 1
+    assert (root / "tests" / "test.sh").read_text() == stub
+
+
+def test_a_dockerfile_a_person_wrote_is_kept_and_image_refuses_it(tmp_path, capsys):
+    toml = 'version = "1.0"\n\n[verifier]\nenvironment_mode = "separate"\n'
+    root = task(tmp_path, toml)
+    mine = "FROM python:3.12-slim\nRUN pip install mytool==1.0\nCOPY . /tests/\n"
+    (root / "tests" / "Dockerfile").write_text(mine)
+    assert cli(["init", str(root)]) == 0 and "kept (the task's own verifier image" in capsys.readouterr().out
+    assert (root / "tests" / "Dockerfile").read_text() == mine
+    assert cli(["init", str(root), "--image"]) == 1 and (root / "tests" / "Dockerfile").read_text() == mine
+    assert cli(["init", str(root), "--image", "--force"]) == 0
+    assert verifier_image.is_baked((root / "tests" / "Dockerfile").read_text())
+
+
+def test_image_needs_a_separate_verifier(tmp_path, capsys):
+    root = task(tmp_path, MINIMAL)
+    assert cli(["init", str(root), "--image"]) == 2 and "separate" in capsys.readouterr().err
+
+
+def test_extras_follow_the_rubric(tmp_path, capsys):
+    """The deck rubric (ppt_judge rows, deck code methods) needs the workflow extra (PyMuPDF), not pptx alone."""
+    root = task(tmp_path, MINIMAL)
+    assert cli(["init", str(root)]) == 0
+    assert "extras: none (no readable tests/rubric.json yet" in capsys.readouterr().out
+    assert parsed(root)["verifier"]["env"]["COWORK_JUDGE_EXTRAS"] == "${COWORK_JUDGE_EXTRAS:-}"
+    (root / "tests" / "rubric.json").write_text(DECK_RUBRIC.read_text())
+    assert cli(["init", str(root)]) == 0  # the second run widens what init wrote
+    out = capsys.readouterr().out
+    assert "extras: workflow (from tests/rubric.json: " in out and "workflow for workflow ppt_judge" in out
+    assert parsed(root)["verifier"]["env"]["COWORK_JUDGE_EXTRAS"] == "${COWORK_JUDGE_EXTRAS:-workflow}"
+
+
+def test_explicit_extras_that_miss_a_row_are_warned_about(tmp_path, capsys):
+    root = task(tmp_path, MINIMAL)
+    (root / "tests" / "rubric.json").write_text(DECK_RUBRIC.read_text())
+    assert cli(["init", str(root), "--extras", "pptx"]) == 0
+    assert "--extras 'pptx' lacks 'workflow'" in capsys.readouterr().out
+
+
+def test_image_dockerfile_bakes_the_stamp_test_sh_reuses():
+    text = verifier_image.dockerfile(extras=("workflow",), version="9.9.9", bake=True)
+    assert '"cowork-judge[workflow]==9.9.9"' in text and "cowork-judge==9.9.9 [workflow]" in text
+    assert "venv-9.9.9-py$PYV" in text and "libreoffice-impress-nogui" in text
+    template = template_text()
+    assert 'want_stamp="cowork-judge==$REQ [$EXTRAS]"' in template and 'VENV="$HOME_DIR/venv-$REQ-py${PY_VERSION%.*}"' in template
+
+
+def test_harbor_lint_finds_no_verifier_rule_on_an_image_task(tmp_path, capsys):
+    """`init --image` on a `harbor init` task: Harbor's own lint reports neither verifier-runtime-install nor
+    verifier-network-download (the judge is baked into tests/Dockerfile; test.sh reuses it without network)."""
+    root = harbor_init(tmp_path)
+    (root / "tests" / "rubric.json").write_text(DECK_RUBRIC.read_text())
+    assert cli(["init", str(root), "--image"]) == 0, capsys.readouterr().err
+    dockerfile = (root / "tests" / "Dockerfile").read_text()
+    assert verifier_image.is_baked(dockerfile) and f'"cowork-judge[workflow]=={__version__}"' in dockerfile
+    proc = subprocess.run([str(HARBOR), "lint", str(root), "--json"], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"})
+    findings = json.loads(proc.stdout)
+    rules = {f["rule"] for f in findings}
+    assert not rules & {"verifier-runtime-install", "verifier-network-download", "unpinned-python-dependency"}, findings

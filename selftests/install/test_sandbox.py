@@ -85,6 +85,19 @@ def test_judges_a_deck_with_the_injected_version_then_reuses_the_install(sandbox
     assert capabilities(warm)["judge"]["reused"] is True and "reusing" in warm.text("test-sh.log")
 
 
+def test_a_judge_baked_into_a_read_only_image_is_found_without_network(sandbox, sim, judge_home):
+    """`init --image` bakes the judge into /opt/cowork-judge/venv-<v>-py<X.Y> (with its stamp); a verifier that
+    cannot write there, with no index reachable, must still find it (simulated: installed beforehand, mounted ro)."""
+    env = {**sim_env(sim), "COWORK_JUDGE_VERSION": __version__, "COWORK_JUDGE_VERSION_SOURCE": "injection"}
+    assert float(documents(sandbox(env))[0]) == pytest.approx(AGENTIC_REWARD, abs=1e-12)  # the "image build"
+    dead = f"http://127.0.0.1:{free_port()}/simple/"
+    baked = sandbox({**env, "COWORK_WHEEL_URL": dead, "PIP_INDEX_URL": dead}, judge_home=None,
+                    extra_binds=[(judge_home, "/opt/cowork-judge")])  # read-only bind
+    reward_txt, _, doc = documents(baked)
+    assert float(reward_txt) == pytest.approx(AGENTIC_REWARD, abs=1e-12) and doc["status"] == "success"
+    assert capabilities(baked)["judge"]["venv"].startswith("/opt/cowork-judge/") and "no network" in baked.text("test-sh.log")
+
+
 @pytest.mark.parametrize("env, source", [
     ({}, "package"),
     ({"COWORK_JUDGE_VERSION": __version__, "COWORK_JUDGE_VERSION_SOURCE": "placeholder"}, "placeholder"),

@@ -85,6 +85,21 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = [
     ("M010", "unknown workflow", {"rubric": rows(extra=[{**WF, "workflow_name": "ppt_judge_v9"}])}, {"rubric": rows(extra=[WF])}),
     ("M010", "workflow row without a name", {"rubric": rows(extra=[{**WF, "workflow_name": None}])},
      {"rubric": rows(extra=[WF])}),
+    ("M012", "a deck code method without the workflow extra",
+     {"rubric": rows(extra=[{"id": "C-PAGES", "description": "The deck has 5 to 12 slides.", "weight": 1, "judge_method": "code",
+                             "code_method_name": "page_count_between", "code_method_params": {"min_pages": 5}}])},
+     {"rubric": rows(extra=[{"id": "C-PAGES", "description": "The deck has 5 to 12 slides.", "weight": 1, "judge_method": "code",
+                             "code_method_name": "page_count_between", "code_method_params": {"min_pages": 5}}]),
+      "sh": BASE_SH.replace('"cowork-judge==', '"cowork-judge[workflow]==')}),
+    ("M012", "a ppt_judge row with the pptx extra only (the README's old example)",
+     {"rubric": rows(extra=[{**WF, "workflow_name": "ppt_judge", "id": "V-X", "levels": {"1": "a", "0": "b"}}]),
+      "toml": BASE_TOML + 'COWORK_JUDGE_EXTRAS = "${COWORK_JUDGE_EXTRAS:-pptx}"\n',
+      "sh": BASE_SH.replace('"cowork-judge==', '"cowork-judge${COWORK_JUDGE_EXTRAS:+[$COWORK_JUDGE_EXTRAS]}==')},
+     {"rubric": rows(extra=[{"id": "C-OPEN", "description": "The deck opens.", "weight": 1, "judge_method": "code",
+                             "code_method_name": "check_deck_openable"}]),
+      "toml": BASE_TOML + 'COWORK_JUDGE_EXTRAS = "${COWORK_JUDGE_EXTRAS:-pptx}"\n',
+      "sh": BASE_SH.replace('"cowork-judge==', '"cowork-judge${COWORK_JUDGE_EXTRAS:+[$COWORK_JUDGE_EXTRAS]}==')}),
+    ("T010", "no task.toml", {"toml": None}, {}),
     ("T001", "invalid TOML", {"toml": "[verifier\ntimeout_sec = 2100\n"}, {}),
     ("T001", "a number in [verifier.env]", {"toml": BASE_TOML + "JUDGE_BATCH = 4\n"},
      {"toml": BASE_TOML + 'JUDGE_BATCH = "4"\n'}),
@@ -223,3 +238,23 @@ def test_nothing_from_the_package_is_executed(make_instance, tmp_path):
         os.chdir(cwd)
     assert ("M010", "W1") in [(f.code, f.row) for f in report.findings]
     assert not sentinel.exists()
+
+
+def test_one_cycle_is_one_error(make_instance):
+    """Issue 26: an 8-row ring used to yield one D002 plus a D003 per row (closure is meaningless in a cycle)."""
+    ring = [{"id": f"R{i}", "description": f"Slide {i} explains step {i}.", "weight": 1, "depends_on": [f"R{(i + 1) % 8}"]}
+            for i in range(8)]
+    report = lint_instance(make_instance(rubric=rows(extra=ring)))
+    assert [f.code for f in report.findings] == ["D002"], [f.line() for f in report.findings]
+    assert "R0 → R1 → R2" in report.findings[0].message
+
+
+def test_null_is_reported_as_null_not_missing(make_instance):
+    written = rows(extra=[{"id": None, "description": "The deck has a summary slide.", "weight": 1}])
+    written[2] = {**written[2], "description": None}  # (rows() deletes a key given None)
+    text = [f.line() for f in lint_instance(make_instance(rubric=written)).findings]
+    bad = [line for line in text if "R003" in line]
+    assert bad and "'description' is null" in bad[0] and "missing" not in bad[0], text
+    assert any("R005" in line and "'id' is null" in line for line in text), text
+    absent = [f.line() for f in lint_instance(make_instance(rubric=rows((2, {"description": None})))).findings]
+    assert any("R003" in line and "missing" in line for line in absent), absent  # left out: still "missing"

@@ -4,13 +4,14 @@ finding; each way of breaking it is reported where it is, and files the judge ne
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from cowork_judge.lint.instance import lint_instance
 
-from .conftest import BASE_ROWS, rows
+from .conftest import BASE_ROWS, BASE_SH, rows
 
 TCD = "workflow_assets/ppt_judge/task_check_dir"
 T1 = {"id": "T1-A", "question": "The deck explains A.", "mandatory": True, "search_hints": ["a"], "section": "s", "kind": "k"}
@@ -40,6 +41,7 @@ def files(t1: list[dict] | None = None, t2: list[dict] | None = None, manifest: 
 
 
 def findings(make_instance, *, rubric: list[dict[str, Any]] | None = None, **kw: Any) -> list[tuple[str, str | None, str]]:
+    kw.setdefault("sh", BASE_SH.replace('"cowork-judge==', '"cowork-judge[workflow]=='))  # ppt_judge needs it (M012)
     tests = make_instance(rubric=rubric if rubric is not None else rows(extra=[ROW1, ROW2]), **kw)
     return [(f.code, f.row, f.message) for f in lint_instance(tests).findings]
 
@@ -92,3 +94,16 @@ def test_files_the_judge_never_reads_are_unused(make_instance):
 
 def test_base_rows_have_no_ppt_rows():
     assert not [r for r in BASE_ROWS if r.get("workflow_name") == "ppt_judge"]
+
+
+def test_an_anchor_cited_through_a_symlink_uses_its_target(make_instance):
+    """Issue 26: a symlinked anchor was reported unused (A001) though the judge reads it through the link."""
+    kw = files()
+    target_text = kw.pop(f"{TCD}/anchors/a.md")
+    tests = make_instance(rubric=rows(extra=[ROW1, ROW2]), files={**kw, f"{TCD}/shared/a.md": target_text},
+                          sh=BASE_SH.replace('"cowork-judge==', '"cowork-judge[workflow]=='))
+    link = tests / TCD / "anchors" / "a.md"
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(Path("..") / "shared" / "a.md")
+    got = [(f.code, f.file, f.message) for f in lint_instance(tests).findings]
+    assert got == [], got

@@ -31,7 +31,8 @@ def _instance(root: Path, rows: list[dict], prompt: str | None) -> Path:
 
 
 def _codes(tests: Path) -> list[str]:
-    return [f.code for f in lint_instance(tests).findings]
+    """The findings' codes, T010 (no task.toml: these are importers' outputs before packaging) left out."""
+    return [f.code for f in lint_instance(tests).findings if f.code != "T010"]
 
 
 def test_devai_tasks_lint_clean_after_fix_closure(fixtures_dir, tmp_path, capsys):
@@ -44,7 +45,7 @@ def test_devai_tasks_lint_clean_after_fix_closure(fixtures_dir, tmp_path, capsys
     needing = sorted(name for name, codes in before.items() if codes)
     assert all(set(codes) == {"D003"} for codes in before.values() if codes)
     assert [n[:2] for n in needing] == ["06", "14", "16", "17", "18", "19", "20"]  # 7 of 20
-    assert main(["--batch", str(tmp_path / "devai"), "--fix-closure"]) == 0
+    assert main(["--batch", str(tmp_path / "devai"), "--fix-closure", "--ignore", "T010"]) == 0
     out = capsys.readouterr().out
     assert "--fix-closure: 7 of 20 rubrics needed it (18 ids added to 14 rows)" in out
     assert out.endswith("20 instances in 1 family, 0 with errors: 0 errors, 0 warnings\n")
@@ -63,7 +64,7 @@ def test_healthbench_and_paperbench_instances_lint_clean(fixtures_dir, tmp_path)
     entries, problems = batch.discover(tmp_path)
     reports, families = batch.run(entries, lambda e: lint_instance(e.tests_dir, display=e.display))
     assert problems == [] and len(reports) == 12
-    assert [f.line() for r in reports for f in r.findings] == []
+    assert [f.line() for r in reports for f in r.findings if f.code != "T010"] == []  # (no task.toml before packaging)
     assert [f.line() for fam in families for f in fam.findings] == []
     # HealthBench's negative-points rows are deductions, not hurdles: nothing to say about their wording
     negative = sum(1 for r in reports[:10] for row in json.loads((Path(r.tests_dir) / "rubric.json").read_text())["rubrics"]

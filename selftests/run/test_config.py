@@ -16,10 +16,10 @@ from cowork_judge.run.config import JudgeConfig, export_credentials, load_config
 def test_defaults_match_the_spec():
     c = load_config({}).config
     assert (c.model, c.backend, c.batch, c.concurrency, c.per_timeout_sec, c.max_tries) == ("gpt-5.5", "openai", 4, 2, 150, 6)
-    assert (c.resplit, c.deadline_sec, c.start_jitter_sec, c.retry_backoff_max_sec) == (True, 1800, 180, 20)
+    assert (c.resplit, c.deadline_sec, c.start_jitter_sec, c.retry_backoff_max_sec) == (True, 1800, 0, 20)
     assert (c.reward_mode, c.pass_threshold, c.pass_compare, c.lenient_delivery, c.chat_fallback) == ("continuous", 0.75, "gte", False, True)
     assert (c.evidence_sec, c.metric_id, c.systemic_fraction, c.systemic_min, c.unjudged_negative) == (180, "rubric_llm_judge", 0.4, 2, "deduct")
-    assert (c.workflow_concurrency, c.workflow_deadline_share, c.workflow_start_jitter_sec, c.code_timeout_sec) == (4, None, 30, 60)
+    assert (c.workflow_concurrency, c.workflow_deadline_share, c.workflow_start_jitter_sec, c.code_timeout_sec) == (4, None, 0, 60)
     assert c.block_budget_sec == 300 and not c.has_credentials
 
 
@@ -83,11 +83,26 @@ def test_config_command_masks_secrets():
     assert data["values"]["batch"] == 4 and data["sources"]["api_key"] == "env:JUDGE_API_KEY" and key not in as_json.stdout
 
 
+def test_a_hand_run_starts_at_once_and_the_fleet_values_live_in_the_template():
+    from cowork_judge.install.taskinit import env_block
+    from cowork_judge.install.template import template_text
+    from cowork_judge.run.config import FLEET_START_JITTER_SEC, FLEET_WORKFLOW_START_JITTER_SEC
+
+    c = load_config({}).config
+    assert (c.start_jitter_sec, c.workflow_start_jitter_sec) == (0, 0)  # issue 26: a 4-row hand run took 2 minutes
+    text = template_text()
+    assert f'JUDGE_START_JITTER="${{JUDGE_START_JITTER:-{FLEET_START_JITTER_SEC}}}"' in text
+    assert f'JUDGE_WORKFLOW_START_JITTER="${{JUDGE_WORKFLOW_START_JITTER:-{FLEET_WORKFLOW_START_JITTER_SEC}}}"' in text
+    env = dict(env_block())
+    assert env["JUDGE_START_JITTER"] == "${JUDGE_START_JITTER:-180}"
+    assert env["JUDGE_WORKFLOW_START_JITTER"] == "${JUDGE_WORKFLOW_START_JITTER:-30}"
+
+
 def test_jitter_never_eats_a_short_deadline():
-    loaded = load_config({"JUDGE_DEADLINE": "30"})
+    loaded = load_config({"JUDGE_DEADLINE": "30", "JUDGE_START_JITTER": "180", "JUDGE_WORKFLOW_START_JITTER": "30"})
     assert loaded.config.start_jitter_sec == 3.0 and loaded.config.workflow_start_jitter_sec == 3.0
     assert any("JUDGE_START_JITTER=180" in w for w in loaded.warnings)
-    assert load_config({}).warnings == []  # the defaults (180 s of 1800 s) are consistent
+    assert load_config({"JUDGE_START_JITTER": "180"}).warnings == []  # the fleet values (180 s of 1800 s) are consistent
 
 
 def test_absurd_deadline_falls_back():

@@ -138,7 +138,7 @@ def test_rows_lint_clean(tmp_path):
     (tests / "rubric.json").write_text(json.dumps({"rubrics": rubric}))
     (tests / "judge_instruction.md").write_text("Judge the answer.\n")
     (tests / "test.sh").write_text('#!/usr/bin/env bash\npython3 -m pip install -q "cowork-judge==0.1.0" && cowork-judge run\n')
-    assert [f.line() for f in lint_instance(tests).findings] == []
+    assert [f.line() for f in lint_instance(tests).findings if f.code != "T010"] == []  # (no task.toml here)
     assert load("answer_match").REQUIRES_ABI == 2
 
 

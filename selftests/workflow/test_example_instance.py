@@ -88,7 +88,7 @@ def test_the_rubric_is_generated_not_hand_edited(tmp_path, capsys):
     tests = tmp_path / "tests"
     shutil.copytree(EXAMPLE_TESTS, tests)
     before = (tests / "rubric.json").read_bytes()
-    assert main(["gen-ppt-rubrics", str(tests), "--gate", *GATES]) == 0
+    assert main(["gen-ppt-rubrics", str(tests), "--gate", *GATES, "--no-balance"]) == 0
     assert (tests / "rubric.json").read_bytes() == before and "no change" in capsys.readouterr().out
 
 
@@ -107,5 +107,6 @@ def test_a_broken_copy_of_the_example_does_not_lint_clean(tmp_path, capsys):
     (tests / "workflow_assets" / "ppt_judge" / "task_check_dir" / "anchors" / "principles.md").unlink()
     assert lint_main([str(tests), "--format", "json"]) == 1
     doc = json.loads(capsys.readouterr().out)
-    got = sorted((f["code"], f["row"], Path(f["file"]).name) for f in doc["instances"][0]["findings"])
+    got = sorted((f["code"], f["row"], Path(f["file"]).name) for f in doc["instances"][0]["findings"]
+                 if f["code"].startswith("A"))  # (the copy has no task.toml: T010, M012 are about that)
     assert got == [("A010", "T2-PRINCIPLES", "principles.md"), ("A010", "T2-SIMPLICITY-THROUGHOUT", "principles.md")]

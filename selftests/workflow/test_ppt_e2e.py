@@ -72,7 +72,7 @@ def instance(tmp_path: Path, settings: dict) -> Path:
     doc = json.loads((tests / "rubric.json").read_text())
     doc["rubrics"] = [r for r in doc["rubrics"] if r["id"] in GATES]
     (tests / "rubric.json").write_text(json.dumps(doc, indent=2))
-    assert main(["gen-ppt-rubrics", str(tests), "--gate", *GATES]) == 0
+    assert main(["gen-ppt-rubrics", str(tests), "--gate", *GATES, "--no-balance"]) == 0
     doc = json.loads((tests / "rubric.json").read_text())
     for row in doc["rubrics"]:
         if row["id"] == "V-TYPE-CONSISTENT":

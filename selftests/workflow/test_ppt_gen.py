@@ -62,7 +62,7 @@ def test_a_broken_template_is_an_error_not_a_traceback(tmp_path):
 def test_rows_are_written_verbatim_and_the_rest_is_untouched(tmp_path, capsys):
     tests = instance(tmp_path)
     before = json.loads((tests / "rubric.json").read_text())["rubrics"]
-    assert main(["gen-ppt-rubrics", str(tests), "--gate", "C-DECK-OPENABLE"]) == 0
+    assert main(["gen-ppt-rubrics", str(tests), "--gate", "C-DECK-OPENABLE", "--no-balance"]) == 0
     after = json.loads((tests / "rubric.json").read_text())["rubrics"]
     visual = [r for r in after if r["id"].startswith("V-")]
     assert [r for r in after if not r["id"].startswith("V-")] == before  # every other row, unchanged, in order
@@ -84,18 +84,18 @@ def test_rows_are_written_verbatim_and_the_rest_is_untouched(tmp_path, capsys):
 
 def test_it_is_idempotent_and_keeps_the_gates_when_run_again(tmp_path, capsys):
     tests = instance(tmp_path)
-    assert main(["gen-ppt-rubrics", str(tests), "--gate", "C-LOCATE-DECK", "C-DECK-OPENABLE"]) == 0
+    assert main(["gen-ppt-rubrics", str(tests), "--gate", "C-LOCATE-DECK", "C-DECK-OPENABLE", "--no-balance"]) == 0
     first = (tests / "rubric.json").read_bytes()
-    assert main(["gen-ppt-rubrics", str(tests), "--gate", "C-LOCATE-DECK", "C-DECK-OPENABLE"]) == 0
+    assert main(["gen-ppt-rubrics", str(tests), "--gate", "C-LOCATE-DECK", "C-DECK-OPENABLE", "--no-balance"]) == 0
     assert (tests / "rubric.json").read_bytes() == first and "no change" in capsys.readouterr().out
-    assert main(["gen-ppt-rubrics", str(tests)]) == 0  # no --gate: the existing visual rows' gates are kept
+    assert main(["gen-ppt-rubrics", str(tests), "--no-balance"]) == 0  # no --gate: the existing visual rows' gates are kept
     assert (tests / "rubric.json").read_bytes() == first
 
 
 def test_dry_run_prints_the_diff_and_writes_nothing(tmp_path, capsys):
     tests = instance(tmp_path)
     original = (tests / "rubric.json").read_bytes()
-    assert main(["gen-ppt-rubrics", str(tests), "--dry-run"]) == 0
+    assert main(["gen-ppt-rubrics", str(tests), "--dry-run", "--no-balance"]) == 0
     out = capsys.readouterr().out
     assert (tests / "rubric.json").read_bytes() == original
     assert '+      "id": "V-LAYOUT-CLIPPED",' in out and out.startswith("---")
@@ -112,6 +112,24 @@ def test_balance_scales_visual_weights_to_the_content_ratio(tmp_path):
     critical = {r["weight"] for r in rows if r["id"] in CRITICAL}
     normal = {r["weight"] for r in rows if r["id"].startswith("V-") and r["id"] not in CRITICAL}
     assert len(critical) == len(normal) == 1 and critical.pop() == pytest.approx(2 * normal.pop(), abs=1e-3)
+
+
+def test_balance_is_the_default(tmp_path, capsys):
+    """Issue 26: without a flag the template's 14 visual rows (Σ 54) outweighed the author's rows; now 1 : 1."""
+    tests = instance(tmp_path)
+    assert main(["gen-ppt-rubrics", str(tests)]) == 0
+    rows = json.loads((tests / "rubric.json").read_text())["rubrics"]
+    content = sum(r["weight"] for r in rows if not r["id"].startswith("V-") and r.get("judge_method") != "code"
+                  and not r.get("hurdle") and r["weight"] > 0)
+    visual = sum(r["weight"] for r in rows if r["id"].startswith("V-"))
+    assert visual / content == pytest.approx(1.0, abs=1e-3)
+    assert "balance 1:" in capsys.readouterr().err
+    fresh = tmp_path / "fresh" / "tests"
+    fresh.mkdir(parents=True)  # no content rows: nothing to balance against, the template's weights stay
+    assert main(["gen-ppt-rubrics", str(fresh)]) == 0
+    assert "no content weight to balance against" in capsys.readouterr().err
+    assert sum(r["weight"] for r in json.loads((fresh / "rubric.json").read_text())["rubrics"]) == 54
+    assert main(["gen-ppt-rubrics", str(tests), "--no-balance", "--balance", "2"]) == 2
 
 
 @pytest.mark.parametrize("args, message", [

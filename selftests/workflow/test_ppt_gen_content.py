@@ -74,7 +74,7 @@ def test_it_is_idempotent_keeps_gates_and_refreshes_only_its_side(tmp_path, caps
     assert after["T1-ROUTING"]["description"] == "The deck presents routing." and after["V-LAYOUT-ALIGN"]["weight"] == 9.0
     changed = [i for i, r in after.items() if r != {x["id"]: x for x in doc["rubrics"]}[i]]
     assert changed == ["T1-ROUTING"]
-    assert main(["gen-ppt-rubrics", str(tests)]) == 0  # both sides: the visual row is the template's again
+    assert main(["gen-ppt-rubrics", str(tests), "--no-balance"]) == 0  # both sides: the visual row is the template's again
     assert {r["id"]: r for r in rows(tests)}["V-LAYOUT-ALIGN"]["weight"] == 3.0
 
 
@@ -115,7 +115,7 @@ def test_bad_arguments_and_id_clashes(tmp_path, capsys):
 def test_without_a_checklist_the_default_run_writes_the_visual_side_only(tmp_path, capsys):
     tests = instance(tmp_path, keep_ppt=False)
     shutil.rmtree(tests / "workflow_assets")
-    assert main(["gen-ppt-rubrics", str(tests), "--gate", *GATES]) == 0
+    assert main(["gen-ppt-rubrics", str(tests), "--gate", *GATES, "--no-balance"]) == 0
     out = capsys.readouterr().out
     assert "14 visual row(s)" in out and "content row" not in out
     assert not [r for r in rows(tests) if r.get("workflow_group") in ("type1", "type2")]

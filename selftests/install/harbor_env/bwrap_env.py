@@ -7,12 +7,19 @@ mounted at ``/app``, ``/logs``, ``/tests``, ``/solution`` and ``/tmp`` over the 
 read-only ``/usr`` and ``/etc``; ``/opt/cowork-judge`` is a folder shared by every
 environment of a run (kwarg ``judge_home``), like an image that keeps the judge's venv.
 Uploads and downloads are file copies between the trial folder and those mounts.
+
+"Building" an image: the host's ``/usr`` is the image, so ``RUN`` lines are not executed, but
+the ``COPY``/``ADD`` lines of a ``Dockerfile`` in the environment folder that copy from the
+build context into the mounts are applied at `start` (Harbor's ``harbor init`` writes
+``tests/Dockerfile`` with ``COPY . /tests/``: a separate verifier built from it has its tests
+baked in, and Harbor then skips uploading them).
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+import shlex
 import shutil
 import tempfile
 from pathlib import Path, PurePosixPath
@@ -53,6 +60,42 @@ class BwrapEnvironment(BaseEnvironment):
         for sub in ("agent", "verifier", "artifacts"):
             (self._root / "logs" / sub).mkdir(parents=True, exist_ok=True)
         self._judge_home.mkdir(parents=True, exist_ok=True)
+        self._apply_dockerfile_copies()
+
+    def _apply_dockerfile_copies(self) -> None:
+        """Apply the Dockerfile's context copies (``COPY``/``ADD`` without ``--from``) into the mounts."""
+        dockerfile = Path(self.environment_dir) / "Dockerfile"
+        if not dockerfile.is_file():
+            return
+        workdir = PurePosixPath("/")
+        for line in dockerfile.read_text().replace("\\\n", " ").splitlines():  # continuation lines joined
+            try:
+                words = shlex.split(line, comments=True) if line.strip() else []
+            except ValueError:  # a RUN line's shell quoting: not ours to apply
+                continue
+            if not words:
+                continue
+            op = words[0].upper()
+            if op == "WORKDIR" and len(words) > 1:
+                workdir = workdir / words[1]
+            if op not in ("COPY", "ADD"):
+                continue
+            args = [w for w in words[1:] if not w.startswith("--")]
+            if any(w.startswith("--from") for w in words[1:]) or len(args) < 2:
+                continue
+            *sources, dest = args
+            try:
+                target = self._host(str(workdir / dest))
+            except ValueError:  # outside the mounts (/usr/local/...): the host's /usr stands for it
+                continue
+            for src in sources:
+                origin = (Path(self.environment_dir) / src).resolve()
+                if origin.is_dir():
+                    shutil.copytree(origin, target, dirs_exist_ok=True, symlinks=True)
+                elif origin.is_file():
+                    out = target / origin.name if dest.endswith("/") else target
+                    out.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(origin, out)
 
     async def stop(self, delete: bool):
         if delete:

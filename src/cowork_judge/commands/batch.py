@@ -90,7 +90,7 @@ def main(argv: list[str]) -> int:
             print(f"batch: [{done[0]}/{len(instances)}] {outcome.name}: {outcome.state}"  # type: ignore[attr-defined]
                   + (f" ({outcome.seconds:.1f} s)" if outcome.state != "skipped" else ""), file=sys.stderr)  # type: ignore[attr-defined]
 
-    runner = BatchRunner(args.out, limits, child_env(environ, limits), deadline_sec=deadline, keep_errors=args.keep_errors,
+    runner = BatchRunner(args.out, limits, child_env(environ, limits, Path(args.out)), deadline_sec=deadline, keep_errors=args.keep_errors,
                          force=args.force, on_outcome=on_outcome)
     report, received = run_with_signals(runner, instances)
     progress.done()

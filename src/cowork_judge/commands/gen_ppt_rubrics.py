@@ -18,12 +18,19 @@ from pathlib import Path
 
 from cowork_judge.core.failures import EXIT_STATUS
 
+DEFAULT_BALANCE = 1.0
+"""Σ visual : Σ content written by default (issue 26): the template's 14 visual rows weigh 54, which
+outweighed a typical author's content rows (16) 54 : 16 — a deck's look decided most of its reward.
+``--balance R`` sets another ratio; ``--no-balance`` keeps the template's own weights."""
+
 EPILOG = """Content rows (ppt_judge rows with workflow_group type1/type2) come from
 tests/workflow_assets/ppt_judge/task_check_dir when it exists (type1: weight 3.0 if mandatory
 else 2.0; type2: 4.0, depending on its paired type1 and the gates); --content refreshes only
 them (the folder is then required). Visual rows (ppt_judge rows whose id starts with V-) come
 from the shared template. Both are replaced in place (content before visual when new). Without
---gate the existing rows' gates are kept. Exit status: 0 written (or nothing to change, or
+--gate the existing rows' gates are kept. The visual weights are scaled so that visual : content
+= 1 (--balance R for another ratio, --no-balance for the template's own weights; a rubric with no
+content weight keeps them). Exit status: 0 written (or nothing to change, or
 --dry-run); 2 bad arguments, an unreadable rubric.json, a task_check_dir with problems, or a
 rubric that would not normalize."""
 
@@ -37,7 +44,10 @@ def main(argv: list[str]) -> int:
     p.add_argument("--gate", nargs="+", metavar="ID", help="row ids (code gates) every ppt_judge row depends on; "
                                                          "their own dependencies are added")
     p.add_argument("--content", action="store_true", help="refresh only the content rows (from task_check_dir)")
-    p.add_argument("--balance", type=float, metavar="R", help="scale visual weights to visual:content = R")
+    p.add_argument("--balance", type=float, metavar="R",
+                   help=f"scale visual weights to visual:content = R (default {DEFAULT_BALANCE:g})")
+    p.add_argument("--no-balance", action="store_true", help="keep the template's visual weights (visual rows then "
+                   "usually outweigh the content rows)")
     p.add_argument("--dry-run", action="store_true", help="print the diff instead of writing")
     p.add_argument("--template", type=Path, help=argparse.SUPPRESS)  # tests: another template
     args = p.parse_args(argv)
@@ -57,6 +67,9 @@ def main(argv: list[str]) -> int:
         return _fail(f"{path}: cannot read: {exc}")
     if args.content and args.balance is not None:
         return _fail("--balance scales the visual rows, which --content leaves alone")
+    if args.no_balance and args.balance is not None:
+        return _fail("--balance and --no-balance exclude each other")
+    balance = None if args.no_balance else (args.balance if args.balance is not None else DEFAULT_BALANCE)
     checks = load_task_checks(workflow_assets_dir(args.tests_dir, "ppt_judge"))
     parts, notes, gates = [], [], []
     try:
@@ -69,7 +82,14 @@ def main(argv: list[str]) -> int:
             notes += content.notes
             gates = content.gates
         if not args.content:
-            visual = generate(document, load_template(args.template), gates=args.gate, balance=args.balance)
+            template = load_template(args.template)
+            try:
+                visual = generate(document, template, gates=args.gate, balance=balance)
+            except GenError as exc:
+                if args.balance is not None or "no positive content weight" not in str(exc):
+                    raise
+                visual = generate(document, template, gates=args.gate, balance=None)  # nothing to balance against
+                notes.append("visual weights kept as the template's: the rubric has no content weight to balance against")
             document = visual.document
             parts.append(f"{len(visual.rows)} visual row(s) (replacing {visual.replaced})")
             notes += visual.notes

@@ -1,5 +1,8 @@
 """``cowork-judge init <task-dir>``: write tests/test.sh and merge the verifier blocks into task.toml.
 
+Run it after ``harbor init`` (whose stubs it replaces) and after writing ``tests/rubric.json``
+(the extras follow the rubric's rows); ``--image`` bakes the judge into the separate verifier.
+
 Exit status: 0 done (or nothing to do, or ``--dry-run``); 1 refused because a change
 conflicts with the task (``--force`` overrides); 2 bad arguments or an unusable task folder.
 """
@@ -24,10 +27,13 @@ def main(argv: list[str]) -> int:
     p.add_argument("--force", action="store_true", help="replace a different tests/test.sh, raise a too small "
                    "timeout_sec, and overwrite the COWORK_JUDGE_VERSION placeholder")
     p.add_argument("--dry-run", action="store_true", help="print the diff and change nothing")
-    p.add_argument("--extras", default="", help="default of COWORK_JUDGE_EXTRAS, e.g. pptx,workflow (default: none)")
+    p.add_argument("--extras", default=None, help="default of COWORK_JUDGE_EXTRAS, e.g. workflow (default: what the rows of "
+                   "tests/rubric.json need, none without a rubric)")
+    p.add_argument("--image", action="store_true", help="separate verifier: write tests/Dockerfile with Python, LibreOffice, "
+                   "fonts and the pinned judge with its extras baked in, so test.sh needs no network")
     try:
         args = p.parse_args(argv)
-        if not re.fullmatch(r"[A-Za-z0-9_.,-]*", args.extras):
+        if args.extras is not None and not re.fullmatch(r"[A-Za-z0-9_.,-]*", args.extras):
             raise UsageError(f"--extras {args.extras!r}: expected a comma-separated list such as pptx,workflow")
     except UsageError as exc:
         print(f"cowork-judge init: error: {exc}", file=sys.stderr)
@@ -36,7 +42,7 @@ def main(argv: list[str]) -> int:
     from cowork_judge.install.template import TemplateError
 
     try:
-        plan = plan_init(args.task_dir, force=args.force, extras=args.extras)
+        plan = plan_init(args.task_dir, force=args.force, extras=args.extras, image=args.image)
     except (InitError, TemplateError) as exc:
         print(f"cowork-judge init: error: {exc}", file=sys.stderr)
         return 2
@@ -50,7 +56,7 @@ def main(argv: list[str]) -> int:
         if not args.dry_run:
             print("cowork-judge init: nothing written (use --force to apply anyway)", file=sys.stderr)
         return 1
-    if args.dry_run or not plan.files:
+    if args.dry_run or not (plan.files or plan.removals):
         return 0
     try:
         apply(plan)

@@ -232,6 +232,7 @@ def _row_results(criteria: tuple[Criterion, ...], verdicts: Mapping[str, Verdict
                 evidence=list(v.evidence),
                 pages_below=dict(v.pages_below) if v.pages_below is not None else None,
                 aggregate=v.aggregate,
+                cached=v.cached,
             )
         )
     return out

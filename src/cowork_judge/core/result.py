@@ -121,6 +121,8 @@ class RowResult(BaseModel):
     aggregate: PageAggregate | None = Field(
         None, description="Per-page rows: the power mean's exponent, the exact mean, what the downward grid snap "
         "changed, and the deterministic findings that decided or informed a page (with measured true/false).")
+    cached: bool = Field(False, description="The verdict came from the verdict cache (JUDGE_VERDICT_CACHE): no model call "
+                         "was made for this row in this run.")
 
 
 class DeliveryDetails(BaseModel):

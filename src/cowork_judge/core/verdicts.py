@@ -47,6 +47,7 @@ class Verdict(BaseModel):
     pages_below: dict[str, float] | None = Field(
         None, description="Per-page rows (ppt_judge visual): page number → level of every judged page below 1.")
     aggregate: PageAggregate | None = Field(None, description="Per-page rows: how the pages were folded into the level.")
+    cached: bool = Field(False, description="Taken from the verdict cache (JUDGE_VERDICT_CACHE): no model call this run.")
 
     @classmethod
     def unjudged(cls, row_id: str, error_kind: ErrorKind, reason: str, *, method: Method = "agentic", **kw: Any) -> Verdict:

@@ -99,10 +99,17 @@ def plan_limits(max_in_flight: int, jobs: int | None, instances: int) -> Limits:
     return Limits(max_in_flight=max_in_flight, jobs=k, per_run=max_in_flight // k)
 
 
-def child_env(environ: Mapping[str, str], limits: Limits) -> dict[str, str]:
+VERDICT_CACHE_DIR = "verdict-cache"
+"""The batch's verdict cache under ``--out`` (JUDGE_VERDICT_CACHE unless set; `run.verdict_cache`)."""
+
+
+def child_env(environ: Mapping[str, str], limits: Limits, out: Path | None = None) -> dict[str, str]:
     """The environment of every run: ours, minus per-instance paths (`CHILD_ENV_DROPPED`),
-    with both concurrency knobs set to the run's share and the start jitters 0 unless set."""
+    with both concurrency knobs set to the run's share, the start jitters 0 unless set, and
+    the verdict cache on in ``<out>/verdict-cache`` unless JUDGE_VERDICT_CACHE is set (``0`` turns it off)."""
     env = {k: v for k, v in environ.items() if k not in CHILD_ENV_DROPPED}
+    if out is not None and not env.get("JUDGE_VERDICT_CACHE", "").strip():
+        env["JUDGE_VERDICT_CACHE"] = str(Path(out).absolute() / VERDICT_CACHE_DIR)
     env["JUDGE_CONCURRENCY"] = str(limits.per_run)
     env["JUDGE_WORKFLOW_CONCURRENCY"] = str(limits.per_run)
     for knob in JITTER_KNOBS:

@@ -4,6 +4,12 @@ Writes ``tests/test.sh`` from the template and merges ``[verifier]`` / ``[verifi
 (and, for a task whose verifier runs in a separate container, the ``artifacts`` it must
 see) into ``task.toml``, keeping every other line and comment of the file. Nothing is
 written when a planned change conflicts with what the task already says, unless forced.
+
+What ``harbor init`` wrote is not a conflict (`harbor_stubs`): its placeholder
+``tests/test.sh`` is replaced, its empty ``tests/test_outputs.py`` removed, its
+``tests/Dockerfile`` replaced by a verifier image with Python (and LibreOffice and fonts for
+decks; the judge itself with ``image=True``: `verifier_image`), and its default
+``timeout_sec = 600.0`` raised. The extras default to what the rubric's rows need (`extras`).
 """
 
 from __future__ import annotations
@@ -21,9 +27,11 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 from cowork_judge import __version__
+from cowork_judge.install import extras as extras_mod
+from cowork_judge.install import harbor_stubs, verifier_image
 from cowork_judge.install import tomledit as te
 from cowork_judge.install.template import template_text
-from cowork_judge.run.config import JudgeConfig
+from cowork_judge.run.config import FLEET_START_JITTER_SEC, FLEET_WORKFLOW_START_JITTER_SEC, JudgeConfig
 
 DEFAULT_DEADLINE_SEC = int(JudgeConfig.model_fields["deadline_sec"].default)
 """JUDGE_DEADLINE's default (SPEC §13), from the configuration."""
@@ -53,6 +61,8 @@ class Plan:
         old: path → current text ("" for a new file).
         actions: one human line per change or decision.
         conflicts: one line per change refused without ``force``.
+        removals: files to delete (Harbor's own stubs that the judge replaces).
+        extras: the ``COWORK_JUDGE_EXTRAS`` default written (or kept).
     """
 
     task_dir: Path
@@ -60,6 +70,8 @@ class Plan:
     old: dict[Path, str] = field(default_factory=dict)
     actions: list[str] = field(default_factory=list)
     conflicts: list[str] = field(default_factory=list)
+    removals: list[Path] = field(default_factory=list)
+    extras: str = ""
 
     def diff(self) -> str:
         """Unified diff of every changed file, paths relative to the task folder."""
@@ -68,6 +80,9 @@ class Plan:
             rel = path.relative_to(self.task_dir).as_posix()
             out.extend(difflib.unified_diff(self.old[path].splitlines(True), new.splitlines(True),
                                             f"a/{rel}", f"b/{rel}"))
+        for path in self.removals:
+            rel = path.relative_to(self.task_dir).as_posix()
+            out.extend(difflib.unified_diff(_read(path).splitlines(True), [], f"a/{rel}", "/dev/null"))
         return "".join(out)
 
 
@@ -81,10 +96,12 @@ def env_block(extras: str = "", version: str = __version__) -> list[tuple[str, s
     return [
         ("JUDGE_API_KEY", "${JUDGE_API_KEY}"),
         ("JUDGE_BASE_URL", "${JUDGE_BASE_URL}"),
+        ("JUDGE_GATEWAY_AUTH", "${JUDGE_GATEWAY_AUTH:-off}"),  # a hosted gateway that injects the key (run/config.py)
         ("JUDGE_MODEL", "${JUDGE_MODEL:-gpt-5.5}"),
         ("JUDGE_CONCURRENCY", "${JUDGE_CONCURRENCY:-2}"),
         ("JUDGE_DEADLINE", f"${{JUDGE_DEADLINE:-{DEFAULT_DEADLINE_SEC}}}"),
-        ("JUDGE_START_JITTER", "${JUDGE_START_JITTER:-180}"),
+        ("JUDGE_START_JITTER", f"${{JUDGE_START_JITTER:-{FLEET_START_JITTER_SEC}}}"),
+        ("JUDGE_WORKFLOW_START_JITTER", f"${{JUDGE_WORKFLOW_START_JITTER:-{FLEET_WORKFLOW_START_JITTER_SEC}}}"),
         ("JUDGE_SKIP", "${JUDGE_SKIP:-0}"),
         ("COWORK_JUDGE_VERSION", f"${{COWORK_JUDGE_VERSION:-{version}}}"),
         ("COWORK_JUDGE_VERSION_SOURCE", "${COWORK_JUDGE_VERSION_SOURCE:-placeholder}"),
@@ -116,12 +133,20 @@ def is_separate(config: dict[str, Any]) -> bool:
     return mode == "separate" or (mode is None and "environment" in verifier)
 
 
-def plan_init(task_dir: Path, *, force: bool = False, extras: str = "") -> Plan:
+def plan_init(task_dir: Path, *, force: bool = False, extras: str | None = None, image: bool = False) -> Plan:
     """Work out the changes for `task_dir` without writing anything.
 
+    Args:
+        force: replace what a person wrote (a different test.sh or tests/Dockerfile, a too
+            small timeout, another judge version).
+        extras: ``COWORK_JUDGE_EXTRAS``'s default; None = what ``tests/rubric.json``'s rows
+            need (`extras.for_rubric_file`), none when there is no rubric yet.
+        image: write ``tests/Dockerfile`` with the judge baked in (separate verifier only).
+
     Raises:
-        InitError: no task.toml, unreadable or invalid TOML, or a shape of task.toml the
-            line edits cannot merge into (an inline ``env = {…}`` table, for instance).
+        InitError: no task.toml, unreadable or invalid TOML, a shape of task.toml the
+            line edits cannot merge into (an inline ``env = {…}`` table, for instance), or
+            ``image`` on a task whose verifier shares the agent's container.
     """
     task_dir = task_dir.absolute()
     toml_path, test_path = task_dir / "task.toml", task_dir / "tests" / "test.sh"
@@ -133,6 +158,14 @@ def plan_init(task_dir: Path, *, force: bool = False, extras: str = "") -> Plan:
     _plan_test_sh(plan, test_path, force)
     old = _read(toml_path)
     config = _parse(old, toml_path)
+    extras = _choose_extras(plan, task_dir, extras)
+    _plan_harbor_leftovers(plan, task_dir / "tests")
+    if is_separate(config):
+        _plan_dockerfile(plan, task_dir / "tests" / "Dockerfile", extras, image=image, force=force)
+    elif image:
+        raise InitError("--image writes the image of a separate verifier, but this task's verifier shares the agent's "
+                        "container (set [verifier] environment_mode = \"separate\", or bake the judge into "
+                        "environment/Dockerfile)")
     new, expected = _merge(plan, old, config, force=force, extras=extras)
     if new != old:
         if _parse(new, toml_path) != expected:  # the edit must change exactly what was planned
@@ -143,11 +176,70 @@ def plan_init(task_dir: Path, *, force: bool = False, extras: str = "") -> Plan:
     return plan
 
 
+def _choose_extras(plan: Plan, task_dir: Path, given: str | None) -> str:
+    rubric = task_dir / "tests" / "rubric.json"
+    found = extras_mod.for_rubric_file(rubric)
+    if given is not None:
+        chosen = given
+        if found is not None:
+            lacking = extras_mod.missing(extras_mod.minimal(given.split(",")), found[1])
+            for extra, why in lacking.items():
+                plan.actions.append(f"warning: --extras {given!r} lacks {extra!r}, which {', '.join(why)} needs "
+                                    "(those rows would be unjudged; lint-rubric reports M012)")
+    elif found is None:
+        chosen = ""
+        plan.actions.append("extras: none (no readable tests/rubric.json yet; run init again after writing the rubric)")
+    else:
+        chosen = ",".join(found[0])
+        why = "; ".join(f"{e} for {', '.join(r)}" for e, r in found[1].items())
+        plan.actions.append(f"extras: {chosen or 'none'} (from tests/rubric.json{': ' + why if why else ''})")
+    plan.extras = chosen
+    return chosen
+
+
+def _plan_harbor_leftovers(plan: Plan, tests: Path) -> None:
+    """Harbor's empty pytest stub (and its bytecode) goes: the judge's test.sh never runs it."""
+    stub = tests / "test_outputs.py"
+    if stub.is_file() and harbor_stubs.is_harbor_stub("test_outputs.py", _read(stub)):
+        plan.removals.append(stub)
+        plan.removals.extend(sorted((tests / "__pycache__").glob("test_outputs.*.pyc")))
+        plan.actions.append("tests/test_outputs.py: Harbor's empty pytest stub removed (the judge replaces it)")
+
+
+def _plan_dockerfile(plan: Plan, path: Path, extras: str, *, image: bool, force: bool) -> None:
+    names = tuple(e for e in extras.split(",") if e)
+    old = _read(path)
+    ours = verifier_image.is_ours(old)
+    bake = image or verifier_image.is_baked(old)  # an image init baked before stays baked
+    if not old and not image:
+        plan.actions.append("tests/Dockerfile: none; the separate verifier is built from environment/ (it needs python3)")
+        return
+    text = verifier_image.dockerfile(extras=names, version=__version__, bake=bake)
+    if old == text:
+        plan.actions.append("tests/Dockerfile: already the verifier image of this version")
+        return
+    harbor = harbor_stubs.is_harbor_stub("Dockerfile", old)
+    if old and not (ours or harbor):
+        if not image:
+            plan.actions.append("tests/Dockerfile: kept (the task's own verifier image; it needs python3 >= 3.10)")
+            return
+        if not force:
+            plan.conflicts.append("tests/Dockerfile exists and is not Harbor's stub nor init's (--force replaces it)")
+    plan.files[path], plan.old[path] = text, old
+    what = "the judge baked in" if bake else "python3" + (", LibreOffice and fonts" if "workflow" in names else "")
+    origin = "Harbor's stub replaced by" if harbor else ("rewritten as" if ours else "written as")
+    plan.actions.append(f"tests/Dockerfile: {origin} the verifier image ({what})")
+
+
 def _plan_test_sh(plan: Plan, path: Path, force: bool) -> None:
     text = template_text()
     old = _read(path)
     if old == text:
         plan.actions.append("tests/test.sh: already the template of this version")
+        return
+    if old and harbor_stubs.is_harbor_stub("test.sh", old):
+        plan.files[path], plan.old[path] = text, old
+        plan.actions.append(f"tests/test.sh: Harbor's placeholder replaced by the cowork-judge {__version__} template")
         return
     if old and not force:
         plan.conflicts.append("tests/test.sh exists and differs from the template (--force replaces it)")
@@ -182,6 +274,10 @@ def _merge(plan: Plan, text: str, config: dict[str, Any], *, force: bool, extras
         v_new.append(timeout_line)
         verifier["timeout_sec"] = float(need)
         plan.actions.append(f"task.toml: [verifier] timeout_sec = {need} added")
+    elif harbor_stubs.is_harbor_default_timeout(have) and have < need:
+        replace_line(te.find_key(lines, "verifier", "timeout_sec"), f"{need}.0")  # type: ignore[arg-type]
+        verifier["timeout_sec"] = float(need)
+        plan.actions.append(f"task.toml: [verifier] timeout_sec {have} (Harbor's default) → {need}")
     elif not isinstance(have, (int, float)) or have < need:
         if force:
             replace_line(te.find_key(lines, "verifier", "timeout_sec"), f"{need}.0")  # type: ignore[arg-type]
@@ -201,6 +297,10 @@ def _merge(plan: Plan, text: str, config: dict[str, Any], *, force: bool, extras
     for key, value in env_block(extras):
         if key not in env:
             e_new.append(f"{key} = {te.basic_string(value)}")
+            env[key] = value
+        elif key == "COWORK_JUDGE_EXTRAS" and env[key] != value and _extras_lacking(env[key], extras):
+            replace_line(te.find_key(lines, "verifier.env", key), te.basic_string(value))  # type: ignore[arg-type]
+            plan.actions.append(f"task.toml: [verifier.env] {key} {env[key]!r} → {value!r} (the rubric's rows need it)")
             env[key] = value
         elif env[key] != value and key in MANAGED_ENV:
             if force:
@@ -234,6 +334,14 @@ def _merge(plan: Plan, text: str, config: dict[str, Any], *, force: bool, extras
         raw[index:index] = new_lines
     new = "\n".join(raw)
     return (new if new.endswith("\n") else new + "\n"), expected
+
+
+def _extras_lacking(declared: str, needed: str) -> bool:
+    """True when the extras in `declared` (a value or a ``${COWORK_JUDGE_EXTRAS:-…}`` template) miss one of `needed`."""
+    prefix = "${COWORK_JUDGE_EXTRAS:-"
+    value = declared[len(prefix):-1] if declared.startswith(prefix) and declared.endswith("}") else declared
+    have = [e for e in value.split(",") if e.strip()]
+    return any(not extras_mod.covers(have, e) for e in needed.split(",") if e)
 
 
 def _plan_artifacts(plan: Plan, lines: list[te.Line], raw: list[str], config: dict[str, Any], expected: dict[str, Any],
@@ -289,6 +397,13 @@ def apply(plan: Plan) -> None:
     Raises:
         InitError: a file cannot be written.
     """
+    for path in plan.removals:
+        try:
+            path.unlink(missing_ok=True)
+            if path.parent.name == "__pycache__" and not any(path.parent.iterdir()):
+                path.parent.rmdir()
+        except OSError as exc:
+            raise InitError(f"cannot remove {path}: {exc}") from None
     for path, text in plan.files.items():
         try:
             path.parent.mkdir(parents=True, exist_ok=True)

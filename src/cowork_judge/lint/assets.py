@@ -89,8 +89,17 @@ def check_assets(tests_dir: Path, display: str, doc: RubricDoc | None, workflows
         result = hook(AssetContext(tests_dir=tests_dir, asset_dir=root / name, doc=doc, display=display))
         out += result.findings
         if result.used is not None:
-            unused += [p.relative_to(root).as_posix() for p in files_by_workflow.get(name, []) if p not in result.used]
+            used = result.used | {_resolved(u) for u in result.used}  # a symlinked anchor is used through its link
+            unused += [p.relative_to(root).as_posix() for p in files_by_workflow.get(name, [])
+                       if p not in used and _resolved(p) not in used]
     return out + _listed(display, unused, whole)
+
+
+def _resolved(path: Path) -> Path:
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):  # a symlink loop
+        return path
 
 
 def _real_dir(path: Path) -> bool:

@@ -55,6 +55,8 @@ _TABLE: tuple[Check, ...] = (
     Check("M004", "WARN", "routing fields of another judge_method are ignored (code_method_name on an agentic row…)"),
     Check("M010", "ERROR", "workflow is not installed, cannot be imported, or has no name"),
     Check("M011", "ERROR", "workflow's REQUIRES_ABI is missing or incompatible with the installed engine"),
+    Check("M012", "ERROR", "the package's extras (COWORK_JUDGE_EXTRAS / test.sh) cannot run its rows (a workflow or code "
+                           "method needs an extra it does not install: its rows end unjudged)"),
     Check("T001", "ERROR", "task.toml cannot be read or is not valid TOML"),
     Check("T002", "ERROR", "task.toml does not declare the credential pair a model-judged rubric needs"),
     Check("T003", "ERROR", "task.toml does not declare JUDGE_DEADLINE (its timeout_sec then rests on a default)"),
@@ -64,6 +66,7 @@ _TABLE: tuple[Check, ...] = (
     Check("T007", "WARN", "a declared knob's value is rejected by the judge (it falls back to the default)"),
     Check("T008", "WARN", "a value Harbor does not expand (`x-${VAR}`, `$VAR`): passed literally"),
     Check("T009", "WARN", "COWORK_JUDGE_VERSION not declared: a fleet cannot inject a judge version"),
+    Check("T010", "WARN", "no task.toml beside tests/: timeout, credentials and knobs cannot be checked"),
     Check("S001", "WARN", "no test.sh in the tests dir (Harbor fails every trial)"),
     Check("S002", "ERROR", "test.sh pins no cowork-judge version"),
     Check("S003", "WARN", "task.toml declares COWORK_JUDGE_VERSION but test.sh never reads it"),

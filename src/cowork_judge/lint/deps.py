@@ -119,6 +119,57 @@ def cycles(deps: Mapping[str, list[str]], *, limit: int = 10) -> list[list[str]]
     return found
 
 
+def knots(deps: Mapping[str, list[str]]) -> list[set[str]]:
+    """The strongly connected components of more than one row (each holds at least one cycle).
+
+    Iterative Tarjan (Tarjan 1972, "Depth-first search and linear graph algorithms"): a
+    10 000-row chain must not recurse. Dangling ids and self-loops are ignored."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    out: list[set[str]] = []
+    counter = 0
+    for root in deps:
+        if root in index:
+            continue
+        work = [(root, iter(deps[root]))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, edges = work[-1]
+            nxt = next(edges, None)
+            if nxt is not None:
+                if nxt not in deps or nxt == node:
+                    continue
+                if nxt not in index:
+                    index[nxt] = low[nxt] = counter
+                    counter += 1
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(deps[nxt])))
+                elif nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                component = set()
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.add(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    out.append(component)
+    return out
+
+
 def check(doc: RubricDoc) -> list[Finding]:
     """D001 dangling ids, D002 cycles and self-dependencies, D003 missing transitive ids,
     D004 ``depends_on`` on rows that are never gated (hurdles and deductions)."""
@@ -146,15 +197,25 @@ def _check(doc: RubricDoc) -> Iterator[Finding]:
             kind = "hurdle" if crit.hurdle else "deduction"
             yield Finding("D004", doc.file, f"a {kind} row is always judged and never gated: its depends_on has no "
                                             "effect", row=row.label, field="depends_on")
-    for cycle in cycles(deps):
-        yield Finding("D002", doc.file, f"cycle {' → '.join(cycle)}: these rows gate each other",
-                      row=label.get(cycle[0], cycle[0]), field="depends_on")
+    # One D002 per knot of rows that gate each other (however many cycles run through it), and no
+    # D003 on its rows: their closure means nothing until the cycle is broken (issue 26: one
+    # cycle used to yield 22 errors).
+    found = cycles(deps, limit=1000)
+    in_knot: set[str] = set()
+    for knot in knots(deps):
+        in_knot |= knot
+        cycle = next((c for c in found if c[0] in knot), sorted(knot))
+        extra = f" ({len(knot)} rows are in this knot: {', '.join(sorted(knot)[:12])})" if len(knot) > len(cycle) - 1 else ""
+        yield Finding("D002", doc.file, f"cycle {' → '.join(cycle)}: these rows gate each other{extra}; break the cycle, "
+                                        "then run --fix-closure", row=label.get(cycle[0], cycle[0]), field="depends_on")
     try:
         missing = missing_closure(deps)
     except ClosureTooLarge as exc:
         yield Finding("D003", doc.file, f"depends_on is too far from closed to list ({exc}); run --fix-closure")
         return
     for node, items in missing.items():
+        if node in in_knot:
+            continue
         listed = ", ".join(f"{m!r} (via {v!r})" for m, v in items[:20])
         more = f" and {len(items) - 20} more" if len(items) > 20 else ""
         yield Finding("D003", doc.file, f"not transitively closed: missing {listed}{more}; gates read raw hits, so "
@@ -162,4 +223,4 @@ def _check(doc: RubricDoc) -> Iterator[Finding]:
                       field="depends_on")
 
 
-__all__ = ["ClosureTooLarge", "check", "cycles", "dependencies", "graph", "missing_closure", "node_id"]
+__all__ = ["ClosureTooLarge", "check", "cycles", "knots", "dependencies", "graph", "missing_closure", "node_id"]

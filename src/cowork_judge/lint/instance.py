@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from cowork_judge import ABI_COMPAT
+from cowork_judge.install import extras as extras_mod
 from cowork_judge.lint import assets, deps, methods, rubric_checks, tasktoml, testsh
 from cowork_judge.lint.codes import Finding
 from cowork_judge.lint.document import RubricDoc, build, engine_warnings
@@ -119,6 +120,7 @@ def lint_instance(tests_dir: Path, *, display: str | None = None, abi_compat: tu
     version, source = testsh.resolved_version(pins, placeholder)
     report.facts = Facts(version=version, version_source=source, extras=_extras(pins, toml),
                          code_methods=code_methods, workflows=workflows)
+    findings += _extras_findings(report.facts, toml, toml_shown, f"{shown}/test.sh")
     report.findings, report.waived = _apply_waivers(findings, doc)
     return report
 
@@ -155,9 +157,27 @@ def _rubric(tests_dir: Path, file: str, abi_compat: tuple[int, ...]) -> tuple[Ru
 
 
 def _task_toml(path: Path, file: str) -> tuple[tasktoml.TaskToml | None, list[Finding]]:
-    if not os.path.lexists(path):
-        return None, []  # checked only when it sits beside tests/ (SPEC §15)
+    if not os.path.lexists(path):  # its checks run only when it sits beside tests/ (SPEC §15)
+        return None, [Finding("T010", file, "not found beside tests/: Harbor needs it, and its [verifier] timeout_sec, "
+                                            "credential pair and knobs cannot be checked (cowork-judge init writes them)")]
     return tasktoml.load(path, file)
+
+
+def _extras_findings(facts: Facts, toml: tasktoml.TaskToml | None, toml_file: str, sh_file: str) -> list[Finding]:
+    """M012: a workflow or code method of the rubric needs an extra the package does not install."""
+    if facts.extras is None:
+        return []
+    lacking = extras_mod.missing(facts.extras, extras_mod.required(facts.code_methods, facts.workflows))
+    if not lacking:
+        return []
+    declared = toml is not None and toml.env.get(testsh.EXTRAS_VAR) is not None
+    have = ",".join(facts.extras) or "none"
+    want = ",".join(extras_mod.minimal([*facts.extras, *lacking]))
+    return [Finding("M012", toml_file if declared else sh_file,
+                    f"installs extras [{have}], but {', '.join(why)} need(s) {extra!r}: those rows would end unjudged "
+                    f"(render_env, scorer_error); set {testsh.EXTRAS_VAR} to {want!r} (cowork-judge init chooses it "
+                    "from the rubric)", field=testsh.EXTRAS_VAR)
+            for extra, why in lacking.items()]
 
 
 def _extras(pins: testsh.Pins | None, toml: tasktoml.TaskToml | None) -> tuple[str, ...] | None:

@@ -13,7 +13,8 @@ French and German:
   错误, 失败, 損壞…), and named faults (empty, garbled, overlapping, truncated, placeholder,
   fabricated, plagiarism, harmful, unsafe, excessive…);
 - **requirement cues**: obligation (should, must, needs to, 应, 必须, 需要, べき, debe, doit,
-  muss…), presence (includes, contains, provides, is present, exists, 包含, 提供, 存在…) and
+  muss…), presence (includes, contains, provides, has, shows, displays, is present, exists,
+  包含, 提供, 存在…) and
   quality adverbs (correctly, clearly, completely, 正确, 完整, 清晰…).
 
 `classify` returns ``"violation"`` when any violation cue is present, else
@@ -65,6 +66,8 @@ _REQUIREMENT_WORDS = (
     r"should", r"must", r"shall", r"needs? to", r"has to", r"have to", r"required", r"requires?",
     r"ensures?", r"make sure", r"includes?", r"including", r"contains?", r"provides?", r"presents?",
     r"covers?", r"exists?", r"is present", r"are present", r"is available", r"are available",
+    # presence verbs (issue 26: "the deck has a title slide" was only a warning)
+    r"has", r"have", r"shows?", r"displays?", r"features?", r"is shown", r"are shown", r"is visible", r"are visible",
     r"correctly", r"properly", r"accurately", r"clearly", r"completely", r"fully", r"successfully",
     r"adequately", r"appropriately", r"complete", r"accurate", r"correct", r"valid", r"well",
     # Spanish

@@ -57,7 +57,7 @@ def check_document(doc: RubricDoc, earlier: list[Finding]) -> list[Finding]:
             continue
         fields = {f.field for f in earlier if f.row == row.label and f.level == "ERROR" and f.field}
         if not any(f"'{name}'" in message for name in fields):
-            out.append(Finding("R003", doc.file, f"the engine refuses this row: {message}", row=row.label))
+            out.append(Finding("R003", doc.file, f"the engine refuses this row: {_null_said(message, row)}", row=row.label))
     if doc.engine_error is not None and not doc.row_errors and not any(f.level == "ERROR" for f in earlier):
         out.append(Finding("R003", doc.file, f"the engine refuses the rubric: {doc.engine_error}"))
     if doc.normalized is not None:
@@ -70,13 +70,29 @@ def check_document(doc: RubricDoc, earlier: list[Finding]) -> list[Finding]:
     return out
 
 
+_MISSING = re.compile(r"field '(\w+)' is missing or empty(?: \(aliases: ([^)]*)\))?")
+
+
+def _null_said(message: str, row: Row) -> str:
+    """The engine's "missing or empty" said as "null" when the row writes the field (or an alias) as null."""
+    match = _MISSING.search(message)
+    if match is None or not isinstance(row.raw, Mapping):
+        return message
+    names = [match.group(1), *(a.strip() for a in (match.group(2) or "").split(",") if a.strip())]
+    null = next((n for n in names if n in row.raw and row.raw[n] is None), None)
+    if null is None:
+        return message
+    return message.replace(match.group(0), f"field {null!r} is null (write the criterion's text there)")
+
+
 def _ids(doc: RubricDoc) -> Iterator[Finding]:
     first: dict[str, int] = {}
     for row in doc.rows:
         if not isinstance(row.raw, Mapping):
             continue
         if row.id is None:
-            yield Finding("R005", doc.file, "no 'id': the engine generates one from the position (R01…), which "
+            said = "'id' is null" if "id" in row.raw and row.raw["id"] is None else "no 'id'"
+            yield Finding("R005", doc.file, f"{said}: the engine generates one from the position (R01…), which "
                                             "changes when rows move; give every row a stable id", row=row.label)
         elif row.id in first:
             yield Finding("R004", doc.file, f"duplicate id (row #{row.position} repeats row #{first[row.id]})",

@@ -35,7 +35,17 @@ CAPS: dict[str, tuple[float, str]] = {
 accepted absurd value (JUDGE_CONCURRENCY=100000) made one run spend its deadline
 scheduling and lose its document."""
 MAX_JITTER_SHARE = 0.1
-"""A start jitter never exceeds this share of JUDGE_DEADLINE (the defaults: 180 s of 1800 s)."""
+"""A start jitter never exceeds this share of JUDGE_DEADLINE (the fleet values: 180 s of 1800 s)."""
+FLEET_START_JITTER_SEC = 180
+"""JUDGE_START_JITTER of a fleet trial: ``templates/test.sh`` exports it when unset and `cowork-judge init` writes it
+into ``[verifier.env]``. Independent containers started together spread their first wave over it; a hand
+``cowork-judge run`` (one process, nothing to spread) uses the field default 0 (issue 26)."""
+FLEET_WORKFLOW_START_JITTER_SEC = 30
+"""JUDGE_WORKFLOW_START_JITTER of a fleet trial (``templates/test.sh``), as `FLEET_START_JITTER_SEC`."""
+GATEWAY_NO_AUTH_KEY = "cowork-judge-gateway-supplies-the-key"
+"""The stand-in API key of ``JUDGE_GATEWAY_AUTH=none``: the transport sends no Authorization header for it."""
+GATEWAY_PLACEHOLDER_KEY = "cowork-judge-gateway-placeholder-key"
+"""The stand-in API key of ``JUDGE_GATEWAY_AUTH=placeholder``: sent as ``Bearer <it>`` for the gateway to replace."""
 TRUTHY = frozenset({"1", "true", "yes", "on", "y", "t"})
 FALSY = frozenset({"0", "false", "no", "off", "n", "f", ""})
 
@@ -65,8 +75,9 @@ class JudgeConfig(BaseModel):
     deadline_sec: float = Field(1800.0, gt=0, description=(
         "JUDGE_DEADLINE: seconds for the whole run, from process start; rows not judged by then are unjudged "
         "`deadline`."))
-    start_jitter_sec: float = Field(180.0, ge=0, description=(
-        "JUDGE_START_JITTER: first-wave blocks wait `uniform(0, N)` s (spreads a fleet's burst)."))
+    start_jitter_sec: float = Field(0.0, ge=0, description=(
+        "JUDGE_START_JITTER: first-wave blocks wait `uniform(0, N)` s (spreads a fleet's burst). 0 for a hand run; "
+        "`templates/test.sh` and the `task.toml` that init writes set the fleet value 180 s."))
     retry_backoff_max_sec: float = Field(20.0, ge=1, description=(
         "JUDGE_RETRY_BACKOFF_MAX: rate-limit backoff cap in seconds: the server's `Retry-After`/`retry-after-ms` "
         "jittered upward (never below it, at most the cap unless the server asked for more), else `uniform(1, min(cap, "
@@ -103,8 +114,9 @@ class JudgeConfig(BaseModel):
     workflow_deadline_share: float | None = Field(None, gt=0, le=1, description=(
         "JUDGE_WORKFLOW_DEADLINE_SHARE: fixed share of the remaining time for workflows (escape hatch); unset = "
         "adaptive."))
-    workflow_start_jitter_sec: float = Field(30.0, ge=0, description=(
-        "JUDGE_WORKFLOW_START_JITTER: first-wave workflow calls wait `uniform(0, N)` s."))
+    workflow_start_jitter_sec: float = Field(0.0, ge=0, description=(
+        "JUDGE_WORKFLOW_START_JITTER: first-wave workflow calls wait `uniform(0, N)` s. 0 for a hand run; "
+        "`templates/test.sh` sets the fleet value 30 s."))
     code_timeout_sec: float = Field(60.0, gt=0, description="JUDGE_CODE_TIMEOUT: seconds per code method.")
     response_file: str | None = Field(None, description=(
         "JUDGE_RESPONSE_FILE: file holding the agent's final message (else `trajectory.json`, `final_answer.txt`, "
@@ -125,7 +137,16 @@ class JudgeConfig(BaseModel):
     work_dir: str | None = Field(None, description=(
         "JUDGE_WORK_DIR: scratch for workspaces (default: a new temp dir, removed on every exit path, SIGTERM and the "
         "watchdog's included)."))
+    gateway_auth: Literal["off", "none", "placeholder"] = Field(
+        "off", description="JUDGE_GATEWAY_AUTH: a hosted gateway (Harbor Hub's default credential mode) injects the API key "
+                           "per destination host, so the sandbox may see none. none = without JUDGE_API_KEY send no "
+                           "Authorization header; placeholder = send a fixed placeholder key for the gateway to replace; "
+                           "off = JUDGE_API_KEY is required. A key that is set is always sent.")
     alt_output_dir: str = Field("/output", description="JUDGE_ALT_OUTPUT_DIR: extra output dir read by lenient delivery.")
+    verdict_cache_dir: str | None = Field(None, description="JUDGE_VERDICT_CACHE: a folder of cached verdicts; a re-judge of "
+                                          "the same deliverable by the same judge asks only rows whose text changed "
+                                          "(run/verdict_cache.py). Off for `cowork-judge run` unless set; `cowork-judge batch` "
+                                          "uses <out>/verdict-cache unless set (0/off disables it there).")
 
     @property
     def block_budget_sec(self) -> float:
@@ -244,6 +265,11 @@ def _share(text: str) -> float | None:
     return _float(0.0, strict=True, maximum=1.0)(text)
 
 
+def _cache_dir(text: str) -> str | None:
+    """A folder path; ``0``/``off``/``false``/``no`` = no cache."""
+    return None if text.strip().lower() in FALSY else text.strip()
+
+
 def _files(text: str) -> tuple[str, ...]:
     return tuple(p for p in text.replace(",", " ").split() if p)
 
@@ -288,6 +314,8 @@ _KNOBS: dict[str, tuple[tuple[str, ...], Callable[[str], Any]]] = {
     "tests_dir": (("JUDGE_TESTS_DIR",), _text),
     "work_dir": (("JUDGE_WORK_DIR",), _text),
     "alt_output_dir": (("JUDGE_ALT_OUTPUT_DIR",), _text),
+    "verdict_cache_dir": (("JUDGE_VERDICT_CACHE",), _cache_dir),
+    "gateway_auth": (("JUDGE_GATEWAY_AUTH",), _choice("off", "none", "placeholder")),
 }
 
 ENV_NAMES: dict[str, tuple[str, ...]] = {
@@ -341,6 +369,10 @@ def load_config(environ: Mapping[str, str] | None = None) -> LoadedConfig:
                     warnings.append(f"{env_name} is shorter than {MIN_SECRET_LEN} characters: it is redacted only where it "
                                     "stands as a whole word")
                 break
+    gateway = values.get("gateway_auth", "off")
+    if gateway != "off" and "api_key" not in values:  # the gateway supplies the key (module GATEWAY_* constants)
+        values["api_key"] = SecretStr(GATEWAY_NO_AUTH_KEY if gateway == "none" else GATEWAY_PLACEHOLDER_KEY)
+        sources["api_key"] = f"gateway:JUDGE_GATEWAY_AUTH={gateway}"
     for name, (cap, why) in CAPS.items():
         if name in values and values[name] > cap:
             env_name = ENV_NAMES[name][0]

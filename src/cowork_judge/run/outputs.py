@@ -1,4 +1,4 @@
-"""Writing the verifier outputs: reward.txt, reward.json, result.json, reward-details.json,
+"""Writing the verifier outputs: reward.txt, reward.json, result.json, reward-details.json, ctrf.json,
 the audit folder.
 
 Every write is atomic (temp file in the same directory + ``os.replace``), so Harbor never
@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import time
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -149,8 +150,16 @@ def prepare_documents(doc: ResultDocument, redactor: Redactor) -> PreparedDocume
         details: str | None = dump_document(RewardDetails.from_result(doc).model_dump(mode="json", by_alias=True), redactor)
     except ValueError:
         details = None
+    try:
+        from cowork_judge.run.ctrf import ctrf_document
+
+        stop_ms = int(time.time() * 1000)
+        start_ms = stop_ms - int(doc.extra_fields.judge_seconds * 1000)
+        ctrf: str | None = dump_document(ctrf_document(doc, start_ms=start_ms, stop_ms=stop_ms), redactor)
+    except (ValueError, TypeError, AttributeError):
+        ctrf = None
     return PreparedDocuments(result_json=result, reward_details_json=details,
-                             reward=doc.task_score if doc.status != "skipped" else None)
+                             reward=doc.task_score if doc.status != "skipped" else None, ctrf_json=ctrf)
 
 
 @dataclass(frozen=True)
@@ -160,6 +169,7 @@ class PreparedDocuments:
     result_json: str
     reward_details_json: str | None
     reward: float | None
+    ctrf_json: str | None = None
 
 
 def write_prepared(paths: RunPaths, prepared: PreparedDocuments) -> None:
@@ -175,6 +185,11 @@ def write_prepared(paths: RunPaths, prepared: PreparedDocuments) -> None:
     if prepared.reward_details_json is not None:
         try:
             atomic_write(paths.reward_details_json, prepared.reward_details_json)
+        except OSError:
+            pass
+    if prepared.ctrf_json is not None:  # Harbor's viewer renders it beside reward-details.json (run/ctrf.py)
+        try:
+            atomic_write(paths.verifier_dir / "ctrf.json", prepared.ctrf_json)
         except OSError:
             pass
     write_reward(paths, prepared.reward)

@@ -31,6 +31,48 @@ from cowork_judge.run.context import RunContext
 SEGMENTS = ("code", "workflow", "agentic")
 
 
+class _Cache:
+    """The run's use of the verdict cache (`run.verdict_cache`): keys per row, lookups, stores."""
+
+    def __init__(self, ctx: RunContext, criteria: Sequence[Criterion]) -> None:
+        from pathlib import Path
+
+        from cowork_judge import ABI, __version__
+        from cowork_judge.run import verdict_cache as vc
+
+        self.store = vc.VerdictCache(Path(ctx.config.verdict_cache_dir or "."))
+        files = [(f.rel, Path(f.path)) for f in ctx.delivery.files]
+        deliverable = vc.deliverable_digest(files, ctx.delivery.final_message)
+        settings: dict[str | None, dict] = {}
+        self.keys: dict[str, str] = {}
+        for row in criteria:
+            if row.judge_method not in vc.CACHED_METHODS:
+                continue
+            name = row.workflow_name if row.judge_method == "workflow" else None
+            if name not in settings:
+                assets = vc.folder_digest(ctx.paths.workflow_assets_dir(name)) if name else "none"
+                settings[name] = vc.judge_settings(ctx.config, instruction=ctx.instruction, task_prompt=ctx.task_prompt,
+                                                   workflow=ctx.workflow_config.get(name) if name else None, assets=assets)
+            self.keys[row.id] = vc.verdict_key(deliverable=deliverable, row=vc.row_fields(row), judge=settings[name],
+                                               version=f"{__version__}/abi{ABI}")
+
+    def split(self, rows: Sequence[Criterion]) -> tuple[list[Criterion], dict[str, Verdict]]:
+        """(rows to judge, row id → cached verdict)."""
+        todo, hits = [], {}
+        for row in rows:
+            hit = self.store.get(self.keys[row.id], row.id) if row.id in self.keys else None
+            if hit is None:
+                todo.append(row)
+            else:
+                hits[row.id] = hit
+        return todo, hits
+
+    def keep(self, rows: Sequence[Criterion], decided: dict[str, Verdict]) -> None:
+        for row in rows:
+            if row.id in self.keys and row.id in decided:
+                self.store.put(self.keys[row.id], decided[row.id])
+
+
 def route(criteria: Sequence[Criterion], ctx: RunContext) -> dict[str, Verdict]:
     """Judge every row by its method, segment by segment; exactly one verdict per row."""
     decided: dict[str, Verdict] = {}
@@ -45,17 +87,30 @@ def route(criteria: Sequence[Criterion], ctx: RunContext) -> dict[str, Verdict]:
     _audit_segment(ctx, "code", code_rows, decided)
     _publish_artifacts(ctx)
 
+    cache = _Cache(ctx, criteria) if ctx.config.verdict_cache_dir else None
     if workflow_rows:
         from cowork_judge.workflow.runner import judge_workflow_rows
 
-        reserve = agentic_reserve(len(agentic_rows), batch=ctx.config.batch, concurrency=ctx.config.concurrency,
-                                  cost=backend_spec(ctx.config.backend).cost)
-        budget = workflow_budget(ctx.deadline.remaining(), reserve, ctx.config.workflow_deadline_share)
-        ctx.log.info("workflow segment: %d row(s), budget %.0f s (agentic reserve %.0f s)", len(workflow_rows), budget, reserve)
-        decided.update(judge_workflow_rows(workflow_rows, ctx, decided, known, segment_end=time.monotonic() + budget))
+        todo, hits = cache.split(workflow_rows) if cache else (list(workflow_rows), {})
+        if todo:
+            reserve = agentic_reserve(len(agentic_rows), batch=ctx.config.batch, concurrency=ctx.config.concurrency,
+                                      cost=backend_spec(ctx.config.backend).cost)
+            budget = workflow_budget(ctx.deadline.remaining(), reserve, ctx.config.workflow_deadline_share)
+            ctx.log.info("workflow segment: %d row(s), budget %.0f s (agentic reserve %.0f s)", len(todo), budget, reserve)
+            decided.update(judge_workflow_rows(todo, ctx, decided, known, segment_end=time.monotonic() + budget))
+        for row in workflow_rows:  # cached verdicts pass this run's gates like judged ones
+            if row.id in hits:
+                decided[row.id] = pre_gate(row, decided, known) or mark_open(row, hits[row.id], decided)
+        if cache:
+            cache.keep(todo, decided)
         _audit_segment(ctx, "workflow", workflow_rows, decided)
 
     runnable = settle_gated(agentic_rows, decided, known, into=decided)
+    if cache and runnable:
+        runnable, hits = cache.split(runnable)
+        for row in agentic_rows:
+            if row.id in hits:
+                decided[row.id] = mark_open(row, hits[row.id], decided)
     # gate-settled agentic rows cost no call but are verdicts all the same: in the audit
     # for re-scoring and for the watchdog's document if the run is cut off later
     _audit_segment(ctx, "agentic-gated", [r for r in agentic_rows if r.id in decided], decided)
@@ -70,6 +125,11 @@ def route(criteria: Sequence[Criterion], ctx: RunContext) -> dict[str, Verdict]:
             judged = {r.id: Verdict.unjudged(r.id, kind, ctx.redactor.text(summary(exc))) for r in runnable}
         for row in runnable:
             decided[row.id] = mark_open(row, judged[row.id], decided)
+        if cache:
+            cache.keep(runnable, decided)
+    if cache:
+        ctx.log.info("verdict cache %s: %d verdict(s) reused (%s), %d stored", ctx.config.verdict_cache_dir,
+                     len(cache.store.hits), ", ".join(cache.store.hits[:20]) or "none", cache.store.stored)
     return {c.id: decided[c.id] for c in criteria}
 
 

@@ -75,7 +75,15 @@ class Transport:
         self.model = model
         self.stats = stats
         self.limiter = limiter
-        self._client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0)
+        from cowork_judge.run.config import GATEWAY_NO_AUTH_KEY
+
+        http_client = None
+        if api_key == GATEWAY_NO_AUTH_KEY:  # JUDGE_GATEWAY_AUTH=none: the gateway injects it; send no Authorization
+            async def _no_authorization(request: Any) -> None:
+                request.headers.pop("Authorization", None)
+
+            http_client = openai.DefaultAsyncHttpxClient(event_hooks={"request": [_no_authorization]})
+        self._client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0, http_client=http_client)
 
     async def close(self) -> None:
         """Close the HTTP client."""

@@ -1,7 +1,9 @@
 """The workflow contract (ABI 2): what a workflow receives, returns, and may use.
 
 A workflow package ``cowork_judge.workflow.<name>`` declares ``REQUIRES_ABI = 2`` and a
-function ``run(criteria, ctx, budget_sec) -> list[Verdict]``:
+function ``run(criteria, ctx, budget_sec) -> list[Verdict]``; it may declare the pip extras
+of cowork-judge it needs as ``REQUIRES_EXTRAS = ("workflow",)`` (read by `cowork-judge init`
+and lint M012 through `cowork_judge.install.extras`; absent means none):
 
 - ``criteria``: the workflow's rows (normalized `Criterion` objects), in rubric order;
 - ``ctx``: a `WorkflowContext` — settings from ``rubric.json → workflow_config.<name>``,

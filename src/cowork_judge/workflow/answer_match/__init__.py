@@ -38,6 +38,8 @@ from cowork_judge.workflow.answer_match.decide import code_decision, combine_par
 from cowork_judge.workflow.answer_match.rows import ANSWER_LEVELS, STEP_LEVELS, RowConfigError, RowSpec, read_spec
 
 REQUIRES_ABI = 2
+REQUIRES_EXTRAS: tuple[str, ...] = ()
+"""pip extras this workflow needs: none (`install.extras`)."""
 CHOICES = (0.0, 0.5, 1.0)
 
 

@@ -34,6 +34,8 @@ from .settings import is_critical, read_settings, row_page_mean_p
 from .visual import POOL_GRACE_SEC, judge_visual
 
 REQUIRES_ABI = 2
+REQUIRES_EXTRAS = ("workflow",)
+"""pip extras of cowork-judge this workflow needs (PyMuPDF reads the rendered pages; `install.extras`)."""
 DEFAULT_WORKERS = 4
 """Worker threads when the transport does not tell its in-flight limit (JUDGE_WORKFLOW_CONCURRENCY's default)."""
 

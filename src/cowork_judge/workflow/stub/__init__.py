@@ -35,6 +35,8 @@ from cowork_judge.workflow._contract import (
 )
 
 REQUIRES_ABI = 2
+REQUIRES_EXTRAS: tuple[str, ...] = ()
+"""pip extras this workflow needs: none (`install.extras`)."""
 
 
 def _png_1px() -> bytes:

@@ -1,0 +1,112 @@
+"""The verdict cache (JUDGE_VERDICT_CACHE): real `cowork-judge run`s against the simulator over HTTP.
+
+A second run of the same deliverable asks nothing; a one-row rubric edit asks only that row;
+a weight edit asks nothing (the score changes, the verdicts do not); another deliverable asks
+everything; the result marks every cached row.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from run.test_e2e import AGENTIC_REWARD, DECK_ORACLE
+from testkit import ROLLOUTS, agentic_example
+
+from cowork_judge.core.rubric import normalize_rubric
+from cowork_judge.run import verdict_cache as vc
+
+
+def asked(run) -> set[str]:
+    return {rid for e in run.sim.log.entries() if e.kind in ("tool", "final") for rid in e.row_ids}
+
+
+def doc_of(run) -> dict:
+    return json.loads((run.verifier / "result.json").read_text())
+
+
+@pytest.fixture
+def tests_dir(tmp_path) -> Path:
+    return agentic_example(tmp_path / "tests")
+
+
+def edit(tests: Path, row_id: str, **fields) -> None:
+    doc = json.loads((tests / "rubric.json").read_text())
+    for row in doc["rubrics"]:
+        if row["id"] == row_id:
+            row.update(fields)
+    (tests / "rubric.json").write_text(json.dumps(doc, indent=2))
+
+
+def test_a_rejudge_asks_only_the_rows_whose_text_changed(judge_run, tests_dir, tmp_path):
+    env = {"JUDGE_VERDICT_CACHE": str(tmp_path / "cache")}
+    first = judge_run(tests_dir, ROLLOUTS / "deck", oracle=DECK_ORACLE, env=env)
+    assert first.returncode == 0, first.stderr
+    agentic = {r["id"] for r in doc_of(first)["results"] if r["method"] == "agentic" and r["judged"]}
+    assert len(agentic) >= 4 and asked(first) == agentic
+    assert not any(r["cached"] for r in doc_of(first)["results"])
+    assert doc_of(first)["task_score"] == pytest.approx(AGENTIC_REWARD, abs=1e-12)
+
+    again = judge_run(tests_dir, ROLLOUTS / "deck", oracle=DECK_ORACLE, env=env)
+    assert asked(again) == set() and len(again.sim.log.entries()) == 0  # no model call at all
+    assert {r["id"] for r in doc_of(again)["results"] if r["cached"]} == agentic
+    assert doc_of(again)["task_score"] == doc_of(first)["task_score"]
+    assert "verdict(s) reused" in again.stderr
+
+    changed = sorted(agentic)[0]
+    edit(tests_dir, changed, description="The deck names its audience on the title slide, in so many words.")
+    third = judge_run(tests_dir, ROLLOUTS / "deck", oracle=DECK_ORACLE, env=env)
+    assert asked(third) == {changed}  # the edited row alone
+    assert {r["id"] for r in doc_of(third)["results"] if r["cached"]} == agentic - {changed}
+
+    edit(tests_dir, sorted(agentic)[1], weight=7)
+    fourth = judge_run(tests_dir, ROLLOUTS / "deck", oracle=DECK_ORACLE, env=env)
+    assert asked(fourth) == set()  # a weight is the score's, not the verdict's
+    assert doc_of(fourth)["task_score"] != doc_of(third)["task_score"]
+
+
+def test_another_deliverable_or_no_cache_asks_everything(judge_run, tests_dir, tmp_path):
+    env = {"JUDGE_VERDICT_CACHE": str(tmp_path / "cache")}
+    judge_run(tests_dir, ROLLOUTS / "deck", oracle=DECK_ORACLE, env=env)
+
+    def touch(root: Path) -> None:
+        deck = next((root / "app" / "output").glob("*.pptx"))
+        deck.write_bytes(deck.read_bytes() + b"\0")  # one byte more: another deliverable
+    other = judge_run(tests_dir, ROLLOUTS / "deck", oracle=DECK_ORACLE, env=env, setup=touch)
+    assert asked(other) and not any(r["cached"] for r in doc_of(other)["results"])
+    off = judge_run(tests_dir, ROLLOUTS / "deck", oracle=DECK_ORACLE)  # JUDGE_VERDICT_CACHE unset: off for run
+    assert asked(off) and not any(r["cached"] for r in doc_of(off)["results"])
+
+
+def test_the_key_reads_what_the_judge_reads():
+    rows = normalize_rubric({"rubrics": [{"id": "A", "description": "The deck has a title.", "weight": 2}]}).criteria
+    base = dict(deliverable="d", row=vc.row_fields(rows[0]), judge={"model": "m"}, version="1/abi2")
+    key = vc.verdict_key(**base)
+    assert key == vc.verdict_key(**base)
+    for change in ({"deliverable": "e"}, {"judge": {"model": "n"}}, {"version": "2/abi2"},
+                   {"row": {**base["row"], "description": "The deck has a title!"}}):
+        assert vc.verdict_key(**{**base, **change}) != key, change
+    heavier = normalize_rubric({"rubrics": [{"id": "A", "description": "The deck has a title.", "weight": 9}]}).criteria[0]
+    assert vc.row_fields(heavier) == vc.row_fields(rows[0])
+    negative = normalize_rubric({"rubrics": [{"id": "A", "description": "The deck has a title.", "weight": -2}]}).criteria[0]
+    assert vc.row_fields(negative) != vc.row_fields(rows[0])  # the sign changes what hit means
+
+
+def test_a_broken_entry_is_a_miss(tmp_path):
+    cache = vc.VerdictCache(tmp_path)
+    (tmp_path / "ab").mkdir()
+    (tmp_path / "ab" / "abcd.json").write_text("{not json")
+    assert cache.get("abcd", "A") is None and cache.hits == []
+
+
+def test_batch_turns_the_cache_on_by_default(tmp_path):
+    from cowork_judge.fleet.batch import child_env, plan_limits
+
+    limits = plan_limits(4, None, 2)
+    assert child_env({}, limits, tmp_path)["JUDGE_VERDICT_CACHE"] == str(tmp_path.absolute() / "verdict-cache")
+    assert child_env({"JUDGE_VERDICT_CACHE": "0"}, limits, tmp_path)["JUDGE_VERDICT_CACHE"] == "0"  # the run reads 0 as off
+    from cowork_judge.run.config import load_config
+
+    assert load_config({"JUDGE_VERDICT_CACHE": "0"}).config.verdict_cache_dir is None
+    assert load_config({}).config.verdict_cache_dir is None  # off for a hand run

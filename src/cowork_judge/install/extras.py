@@ -1,0 +1,107 @@
+"""Which pip extras of cowork-judge a rubric's rows need (``COWORK_JUDGE_EXTRAS``).
+
+A row can only be judged where its tools are installed: ``ppt_judge`` renders decks with
+LibreOffice and reads the pages with PyMuPDF (extra ``workflow``), the deck code methods
+open decks with python-pptx (extra ``pptx``; PyMuPDF counts rendered pages when present,
+else a scan of the PDF does). A package that installs
+too few extras does not fail loudly: its rows end unjudged ``render_env`` and the reward
+collapses (issue 26: ``--extras pptx`` on a deck task left 17 of 23 rows unjudged, reward
+0.1). `cowork-judge init` writes the extras computed here, and lint (M012) errors when the
+package's extras cannot run its rows.
+
+A workflow declares what it needs as ``REQUIRES_EXTRAS`` (a tuple of extra names) in its
+package ``cowork_judge.workflow.<name>``; code methods are listed in `CODE_METHOD_EXTRAS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+CODE_METHOD_EXTRAS: dict[str, tuple[str, ...]] = {
+    "check_pptx_openable": ("pptx",),
+    "check_deck_openable": ("pptx",),  # python-pptx; rendered pages by PyMuPDF when present, else a PDF scan
+    "page_count_between": ("pptx",),  # python-pptx slide count; PyMuPDF optional as above
+}
+"""Code method name → the extras it needs (the others need none)."""
+
+SUBSUMES: dict[str, frozenset[str]] = {"workflow": frozenset({"pptx"})}
+"""An extra whose requirements include another's (pyproject: ``workflow`` carries python-pptx and lxml)."""
+
+
+def workflow_extras(name: str) -> tuple[str, ...]:
+    """``REQUIRES_EXTRAS`` of the installed workflow `name` (() when it declares none or cannot load)."""
+    from cowork_judge.workflow import WorkflowUnavailable, load
+
+    try:
+        module = load(name)
+    except WorkflowUnavailable:
+        return ()
+    value = getattr(module, "REQUIRES_EXTRAS", ())
+    return tuple(str(v) for v in value) if isinstance(value, (tuple, list)) else ()
+
+
+def required(code_methods: Iterable[str], workflows: Iterable[str]) -> dict[str, list[str]]:
+    """Extra → the routes that need it (``workflow ppt_judge``, ``code page_count_between``), sorted."""
+    need: dict[str, list[str]] = {}
+    for name in sorted(set(workflows)):
+        for extra in workflow_extras(name):
+            need.setdefault(extra, []).append(f"workflow {name}")
+    for name in sorted(set(code_methods)):
+        for extra in CODE_METHOD_EXTRAS.get(name, ()):
+            need.setdefault(extra, []).append(f"code method {name}")
+    return dict(sorted(need.items()))
+
+
+def minimal(extras: Iterable[str]) -> tuple[str, ...]:
+    """`extras` without those another one already installs, sorted (``pptx,workflow`` → ``workflow``)."""
+    chosen = {e.strip().lower() for e in extras if e.strip()}
+    covered = set().union(*(SUBSUMES.get(e, frozenset()) for e in chosen)) if chosen else set()
+    return tuple(sorted(chosen - covered))
+
+
+def covers(installed: Iterable[str], extra: str) -> bool:
+    """True when the `installed` extras provide `extra` (itself or one that subsumes it)."""
+    have = {e.strip().lower() for e in installed}
+    return extra in have or any(extra in SUBSUMES.get(e, frozenset()) for e in have)
+
+
+def missing(installed: Iterable[str], need: Mapping[str, list[str]]) -> dict[str, list[str]]:
+    """The entries of `need` that `installed` does not cover."""
+    have = list(installed)
+    return {extra: why for extra, why in need.items() if not covers(have, extra)}
+
+
+def routes_of(rubric: Any) -> tuple[set[str], set[str]]:
+    """(code method names, workflow names) of a raw rubric document (a list of rows or an object holding one
+    under a key of `core.rubric.LIST_KEYS`)."""
+    from cowork_judge.core.rubric import LIST_KEYS
+
+    rows = next((rubric[k] for k in LIST_KEYS if k in rubric), []) if isinstance(rubric, Mapping) else rubric
+    methods: set[str] = set()
+    workflows: set[str] = set()
+    for row in rows if isinstance(rows, list) else []:
+        if not isinstance(row, Mapping):
+            continue
+        if row.get("judge_method") == "code" and isinstance(row.get("code_method_name"), str):
+            methods.add(row["code_method_name"])
+        if row.get("judge_method") == "workflow" and isinstance(row.get("workflow_name"), str):
+            workflows.add(row["workflow_name"])
+    return methods, workflows
+
+
+def for_rubric_file(path: Path) -> tuple[tuple[str, ...], dict[str, list[str]]] | None:
+    """(minimal extras, extra → routes) of the rubric at `path`; None when it is absent or unreadable."""
+    import json
+
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    need = required(*routes_of(raw))
+    return minimal(need), need
+
+
+__all__ = ["CODE_METHOD_EXTRAS", "SUBSUMES", "covers", "for_rubric_file", "minimal", "missing", "required", "routes_of",
+           "workflow_extras"]

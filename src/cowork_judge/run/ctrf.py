@@ -1,0 +1,73 @@
+"""``ctrf.json``: the rubric as a test report (CTRF), which Harbor's viewer renders beside a trial.
+
+Harbor 0.26's trial viewer reads ``/logs/verifier/ctrf.json`` with a CTRF schema (checked
+against the viewer bundle of harbor 0.26: ``results.tool.name``, ``results.summary`` with
+``tests/passed/failed/skipped/pending/other/start/stop`` numbers, ``results.tests[]`` with
+``name``, ``status`` ∈ passed/failed/skipped/pending/other and a numeric ``duration``; a
+report whose tool is not ``pytest`` gives durations in milliseconds). One test per rubric row:
+
+- **passed**: a positive row hit (graded: at its top level), or a deduction/hurdle not hit;
+- **failed**: a positive row missed (graded: level 0; a closed gate says so in the message),
+  or a deduction/hurdle hit (the fault is present);
+- **other**: a graded row between its levels (``rawStatus`` ``level 0.55``);
+- **skipped**: an unjudged row, with its ``error_kind`` and reason as the message.
+
+The viewer shows ``reward-details.json`` too, but only in rewardkit's shape (reward name →
+criteria); ours is the project's compact row view, which the viewer lists as raw JSON — the
+CTRF report is the rendered per-row view.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from cowork_judge import __version__
+from cowork_judge.core.result import ResultDocument
+
+TOOL_NAME = "cowork-judge"
+MESSAGE_CHARS = 2000
+"""A test's message is the verdict's reason, cut to this many characters."""
+
+
+def row_status(result: Any, negative: bool, graded: bool) -> tuple[str, str | None]:
+    """(CTRF status, rawStatus) of one `RowResult`; `negative` for deductions and hurdles."""
+    if not result.judged:
+        return "skipped", f"unjudged {result.error_kind}"
+    if graded and not negative and result.level is not None:
+        if result.level >= 1:
+            return "passed", None
+        if result.level <= 0:
+            return "failed", None
+        return "other", f"level {result.level:g}"
+    good = (result.hit is not True) if negative else (result.hit is True)
+    return ("passed" if good else "failed"), None
+
+
+def ctrf_document(doc: ResultDocument, *, start_ms: int, stop_ms: int) -> dict[str, Any]:
+    """The CTRF report of a result document (times: Unix epoch milliseconds)."""
+    described = {c.get("id"): c for c in doc.criteria if isinstance(c, dict)}
+    tests = []
+    for r in doc.results:
+        crit = described.get(r.id, {})
+        negative = crit.get("polarity") == "negative"
+        status, raw = row_status(r, negative, bool(crit.get("level_choices")))
+        description = str(crit.get("description") or "")
+        message = (f"{r.error_kind}: {r.reason}" if not r.judged else r.reason)[:MESSAGE_CHARS]
+        test: dict[str, Any] = {"name": f"{r.id}: {description}"[:300] if description else r.id, "status": status,
+                                "duration": round(r.seconds * 1000), "suite": [r.method], "message": message,
+                                "extra": {"weight": r.weight, "contribution": r.contribution, "hit": r.hit, "level": r.level,
+                                          "cached": r.cached, "gate": r.gate}}
+        if raw:
+            test["rawStatus"] = raw
+        tests.append(test)
+    count = {s: sum(1 for t in tests if t["status"] == s) for s in ("passed", "failed", "skipped", "pending", "other")}
+    return {"reportFormat": "CTRF", "specVersion": "0.0.0", "generatedBy": f"cowork-judge {__version__}",
+            "results": {"tool": {"name": TOOL_NAME, "version": __version__},
+                        "summary": {"tests": len(tests), **count, "start": start_ms, "stop": stop_ms,
+                                    "duration": max(0, stop_ms - start_ms)},
+                        "tests": tests,
+                        "extra": {"reward": doc.task_score, "status": doc.status, "exit_code": doc.exit_code,
+                                  "coverage": doc.extra_fields.judge_coverage}}}
+
+
+__all__ = ["ctrf_document", "row_status"]

@@ -1,0 +1,167 @@
+"""The verdict cache: a re-judge of the same deliverable by the same judge asks only rows it has not seen.
+
+A fleet re-judges recorded rollouts after a rubric edit (``harbor jobs regrade``, ``cowork-judge
+batch``). Without a cache every row is asked again; with it, only the rows whose key changed:
+a one-row edit costs one row's calls. A verdict is stored under a key (`verdict_key`) of
+
+1. the **deliverable**: every delivered file's relative path and SHA-256, and the final chat
+   message (`deliverable_digest`);
+2. the **row as the judge sees it** (`Criterion.for_judge` — description, polarity, levels… —
+   plus the routing fields a workflow reads), with ``weight`` and ``depends_on`` left out:
+   they shape the score, not the verdict (the sign of the weight is in ``polarity``);
+3. the **judge**: backend, model name (not the endpoint's URL: the same model behind another
+   gateway is the same judge), block size, turns, the evidence budget on/off, the
+   judge instruction and task prompt, and the row's workflow settings and asset files;
+4. the **judge version** (``cowork_judge.__version__`` and the engine ABI).
+
+Only judged model verdicts (agentic and workflow rows) are stored; code rows are cheap and
+re-run. A cached verdict goes through the gates of this run again. Reads never fail a run:
+an unreadable or foreign entry is a miss. Entries are JSON files written atomically
+(``<dir>/<key[:2]>/<key>.json``), so concurrent runs may share one folder.
+
+``JUDGE_VERDICT_CACHE=<dir>`` turns it on for ``cowork-judge run`` (off by default: a Harbor
+trial has a fresh container, and a regrade only profits where the folder survives, e.g. a
+mounted volume); ``cowork-judge batch`` turns it on by default (``<out>/verdict-cache``).
+The settings fingerprint of batch results (``fleet``) overlaps with component 3; the two are
+built separately on purpose (a fingerprint says "same settings", a key says "same question").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from cowork_judge.core.rubric import Criterion
+from cowork_judge.core.verdicts import Verdict
+
+CACHE_SCHEMA = "cowork-judge/verdict-cache@1"
+CACHED_METHODS = frozenset({"agentic", "workflow"})
+"""Segments whose verdicts are stored (model calls); code verdicts are re-run."""
+ROUTING_FIELDS = ("judge_method", "workflow_name", "workflow_group", "na_policy", "page_mean_p", "decided_by")
+"""Criterion fields a workflow reads besides `Criterion.for_judge`."""
+SCORE_ONLY_FIELDS = ("weight", "depends_on")
+"""Fields of `Criterion.for_judge` that shape the score but not the verdict (left out of the key)."""
+MAX_ASSET_BYTES = 64 * 1024 * 1024
+"""Asset files hashed per workflow at most (beyond it the folder's listing and sizes stand in)."""
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _canon(value: Any) -> bytes:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8")
+
+
+def file_digest(path: Path) -> str:
+    """SHA-256 (hex) of a file's bytes, read in 1 MiB blocks; ``"unreadable"`` when it cannot be read."""
+    h = hashlib.sha256()
+    try:
+        with open(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+    except OSError:
+        return "unreadable"
+    return h.hexdigest()
+
+
+def deliverable_digest(files: list[tuple[str, Path]], final_message: str | None) -> str:
+    """Digest of what the agent handed in: ``(relative path, file)`` pairs and the final message."""
+    parts = sorted((rel, file_digest(path)) for rel, path in files)
+    return _sha(_canon({"files": parts, "final_message": final_message}))
+
+
+def folder_digest(folder: Path | None) -> str:
+    """Digest of every regular file under `folder` (relative paths and contents); ``"none"`` when absent."""
+    if folder is None or not folder.is_dir():
+        return "none"
+    entries, budget = [], MAX_ASSET_BYTES
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        size = path.stat().st_size
+        budget -= size
+        entries.append((path.relative_to(folder).as_posix(), size, file_digest(path) if budget >= 0 else "large"))
+    return _sha(_canon(entries))
+
+
+def row_fields(row: Criterion) -> dict[str, Any]:
+    """The row as the key sees it: what the judge reads, minus score-only fields."""
+    seen = {k: v for k, v in row.for_judge().items() if k not in SCORE_ONLY_FIELDS}
+    seen.update({k: getattr(row, k) for k in ROUTING_FIELDS})
+    if row.extra:
+        seen["extra"] = row.extra
+    return seen
+
+
+def verdict_key(*, deliverable: str, row: Mapping[str, Any], judge: Mapping[str, Any], version: str) -> str:
+    """The cache key (SHA-256 hex) of one row's verdict.
+
+    Args:
+        deliverable: `deliverable_digest` of the rollout.
+        row: `row_fields` of the criterion.
+        judge: the judge's settings that shape a verdict (`judge_settings`).
+        version: the judge version and ABI (``"0.2.0/abi2"``).
+    """
+    return _sha(_canon({"schema": CACHE_SCHEMA, "deliverable": deliverable, "row": row, "judge": judge, "version": version}))
+
+
+def judge_settings(config: Any, *, instruction: str, task_prompt: str, workflow: Mapping[str, Any] | None,
+                   assets: str) -> dict[str, Any]:
+    """Component 3 of the key from a `JudgeConfig` and the run's inputs (texts hashed).
+
+    The judge exposes no sampling knob (temperature, reasoning effort are the endpoint's): the
+    model name, backend, block size and turn limit are its sampling settings."""
+    return {"backend": config.backend, "model": config.model, "batch": config.batch,
+            "max_turns": config.max_turns, "evidence": config.evidence_sec > 0, "instruction": _sha(instruction.encode()),
+            "task_prompt": _sha(task_prompt.encode()), "workflow_config": dict(workflow or {}), "assets": assets}
+
+
+class VerdictCache:
+    """A folder of cached verdicts. `get` / `put`; `hits` and `stored` count this run's use."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.hits: list[str] = []
+        self.stored = 0
+
+    def _path(self, key: str) -> Path:
+        return self.root / key[:2] / f"{key}.json"
+
+    def get(self, key: str, row_id: str) -> Verdict | None:
+        """The stored verdict for `key` (renamed to `row_id`, marked ``cached``), or None."""
+        try:
+            doc = json.loads(self._path(key).read_text(encoding="utf-8"))
+            if doc.get("schema") != CACHE_SCHEMA or doc.get("key") != key:
+                return None
+            verdict = Verdict.model_validate(doc["verdict"])
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            return None
+        if not verdict.judged:
+            return None
+        self.hits.append(row_id)
+        return verdict.model_copy(update={"id": row_id, "gate": None, "cached": True, "attempts": 0, "seconds": 0.0})
+
+    def put(self, key: str, verdict: Verdict) -> bool:
+        """Store a judged model verdict (others are ignored); False when it could not be written."""
+        if not verdict.judged or verdict.cached or verdict.gate == "closed" or verdict.method not in CACHED_METHODS:
+            return False  # a gate-closed verdict says nothing about the row itself
+        path = self._path(key)
+        doc = {"schema": CACHE_SCHEMA, "key": key, "verdict": verdict.model_dump(mode="json")}
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".v-", dir=path.parent)
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(doc, fh, ensure_ascii=False)
+            os.replace(tmp, path)
+        except OSError:
+            return False
+        self.stored += 1
+        return True
+
+
+__all__ = ["CACHE_SCHEMA", "VerdictCache", "deliverable_digest", "file_digest", "folder_digest", "judge_settings", "row_fields",
+           "verdict_key"]
