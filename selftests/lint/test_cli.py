@@ -106,7 +106,7 @@ def test_example_instances_lint_clean():
     short = toml["verifier"]["timeout_sec"] < 1800 + INSTALL_MARGIN_SEC
     expected = ({"S001"} if not (REPO / "tests" / "test.sh").exists() else set()) | ({"T004"} if short else set())
     assert {f["code"] for f in doc["instances"][0]["findings"]} == expected
-    assert {f["code"] for f in doc["instances"][1]["findings"]} <= {"S001"}
+    assert {f["code"] for f in doc["instances"][1]["findings"]} <= {"S001", "T010"}  # the example ships no task.toml
     assert proc.returncode == (1 if short else 0)
     assert doc["instances"][0]["facts"]["version"] == cowork_judge.__version__
 
