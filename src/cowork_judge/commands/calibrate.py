@@ -89,11 +89,28 @@ def main(argv: list[str]) -> int:
         from cowork_judge.procs import judge_environment
         from cowork_judge.run.config import load_config
 
+        from cowork_judge.commands.batch import resume_line
+        from cowork_judge.fleet.batch_lock import BatchLock, BatchLocked
+        from cowork_judge.fleet.batch_runner import write_outputs
+
         environ = judge_environment()
-        runner = BatchRunner(args.out, limits, child_env(environ, limits),
-                             deadline_sec=load_config(environ).config.deadline_sec,
-                             on_outcome=lambda o: print(f"calibrate: judged {o.name}: {o.state}", file=sys.stderr))
-        judged, received = run_with_signals(runner, instances)
+        lock = BatchLock(args.out)
+        try:
+            lock.acquire()
+        except (BatchLocked, OSError) as exc:
+            return fail(str(exc), 1)
+        try:
+            runner = BatchRunner(args.out, limits, child_env(environ, limits),
+                                 deadline_sec=load_config(environ).config.deadline_sec, lock_fd=lock.fd,
+                                 on_outcome=lambda o: print(f"calibrate: judged {o.name}: {o.state}", file=sys.stderr))
+            judged, received = run_with_signals(runner, instances)
+            print(resume_line(judged.rejudged, len(instances)).replace("batch:", "calibrate:", 1), file=sys.stderr)
+            try:  # the same batch.json / summary.json / instance_tags.json as `batch --out`
+                write_outputs(args.out, instances, judged, limits, seed=args.seed, draws=args.draws)
+            except OSError as exc:
+                return fail(f"cannot write the batch outputs: {exc}", 1)
+        finally:
+            lock.release()
         if judged.stopped:
             return fail("interrupted while judging; run the same command again to resume",
                         EXIT_STATUS["SIGINT"] if received == 2 else EXIT_STATUS["SIGTERM"])

@@ -138,6 +138,11 @@ class Details(BaseModel):
     warnings: list[str] = Field(default_factory=list)
     evidence: dict[str, Any] = Field(default_factory=dict)
     policy: ScoringPolicy | None = Field(None, description="The scoring policy the document was folded with (None in 0.1.0 documents).")
+    fingerprint: dict[str, Any] | None = Field(None, description="What decided the verdicts (run.fingerprint): digest, judge "
+                                               "version, backend, model, endpoint (masked), sampling settings, rubric, task "
+                                               "prompt and instruction SHA-256. None in documents of older versions.")
+    interrupted: bool = Field(False, description="A signal (SIGTERM, SIGINT) ended the run before every row was judged: "
+                              "the reward is of a cut run, and batch resume judges the instance again.")
 
 
 class ResultDocument(BaseModel):
