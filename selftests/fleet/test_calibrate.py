@@ -80,7 +80,9 @@ def flipped(tmp_path_factory):
 def test_a_known_flip_rate_gives_the_agreement_it_implies(flipped):
     _, _, doc, requests = flipped
     a = doc["agreement"]
-    assert doc["instances"]["calibrated"] == 22 and a["n"] == 122 + 79 + 116 and doc["rows"]["unjudged"] == 0
+    assert doc["instances"]["calibrated"] == 22 and a["n"] == 122 + 79 + 116 - 1 and doc["rows"]["unjudged"] == 0
+    # - 1: task 13's label R02 names another requirement ("pre-trained VGG16" against the task's "Perceptual
+    # loss model"): dropped at import (issue 25 item 5), so 316 of its 317 labels pair
     assert requests > 0
     accuracy, kappa = implied(RATE, a["human_hit_rate"])
     assert a["accuracy_ci"][0] <= accuracy <= a["accuracy_ci"][1]
@@ -101,7 +103,7 @@ def test_reading_stored_results_gives_the_same_report(flipped, tmp_path, capsys)
                  "--report", str(tmp_path / "again.json"), "--seed", str(SEED)]) == 0
     assert json.loads((tmp_path / "again.json").read_text()) == doc
     out, err = capsys.readouterr()
-    assert out.strip() == str(tmp_path / "again.json") and err.startswith("calibrate: 317 row pairs over 22 instance(s): accuracy")
+    assert out.strip() == str(tmp_path / "again.json") and err.startswith("calibrate: 316 row pairs over 22 instance(s): accuracy")
 
 
 def test_no_flip_agrees_exactly_and_reproduces_paperbench(tmp_path, monkeypatch):

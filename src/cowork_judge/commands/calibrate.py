@@ -61,7 +61,7 @@ def main(argv: list[str]) -> int:
         return 2
     from cowork_judge.fleet.batch import BatchInputError, child_env, discover_instances, plan_limits
     from cowork_judge.fleet.calibrate import LabelError, calibrate_instance, read_labels, report
-    from cowork_judge.fleet.documents import parse_document
+    from cowork_judge.fleet.documents import parse_document, read_regular
     from cowork_judge.fleet.outputs import OutputExists, canonical_json, write_file
 
     def fail(message: str, status: int = 2) -> int:
@@ -123,7 +123,7 @@ def main(argv: list[str]) -> int:
             continue
         path = results_dir / inst.name / "logs" / "verifier" / "result.json"
         try:
-            doc, _, error = parse_document(path.read_bytes())
+            doc, _, error = parse_document(read_regular(path))
         except OSError:
             doc, error = None, "missing"
         if doc is None:

@@ -251,7 +251,7 @@ def result_state(inst_out: Path, expected_fingerprint: str, *, keep_errors: bool
     """
     from cowork_judge.run.fingerprint import fingerprint_digest
 
-    from cowork_judge.fleet.documents import parse_document
+    from cowork_judge.fleet.documents import parse_document, read_regular
 
     record = inst_out / RECORD_NAME
     verifier = inst_out / "logs" / "verifier"
@@ -260,7 +260,7 @@ def result_state(inst_out: Path, expected_fingerprint: str, *, keep_errors: bool
     except (OSError, UnicodeDecodeError, ValueError, AttributeError):
         recorded = None
     try:
-        data = (verifier / "result.json").read_bytes()
+        data = read_regular(verifier / "result.json")
     except OSError:
         return "missing"
     if recorded != expected_fingerprint:

@@ -36,9 +36,10 @@ mode reads the criteria from the schema or the prompt and answers in the schema'
 (--no-generic: HTTP 400 instead).
 
 oracle file (--oracle), JSON:
-  {"<row id>": {"hit": true|false, "level": 0.75, "na": false, "pages": [2, 5], "reason": "..."},
+  {"<row id>": {"hit": true|false, "level": 0.75, "na": false, "pages": [2, 5], "reason": "...", "criterion": "..."},
    "<row id>@<page>": {...}}
-  only "hit" is required; "level" in [0, 1] (gradient rows; default: highest level choice
+  only "hit" is required; "criterion" (the labelled text) is informational here (calibrate
+  checks it against the row's description); "level" in [0, 1] (gradient rows; default: highest level choice
   when hit, else lowest); "pages" is copied into the verdict (the pages a whole-deck
   request, such as ppt_judge's text pass, says the row was found on); "<row id>@<page>" overrides the row on that page (workflow rows
   whose request carries a <page_number>N</page_number> marker in a user message; when the

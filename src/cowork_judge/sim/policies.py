@@ -27,7 +27,7 @@ __all__ = ["DEMO_REASON_PREFIX", "DemoPolicy", "FlipPolicy", "OraclePolicy", "Ro
 DEMO_REASON_PREFIX = "simulated judge, no model:"
 """Every reason the demo policy writes starts with this label."""
 
-_ORACLE_FIELDS = frozenset({"hit", "level", "na", "pages", "reason"})
+_ORACLE_FIELDS = frozenset({"hit", "level", "na", "pages", "reason", "criterion"})
 _WORD_RE = re.compile(r"[^\W_]+")
 
 
