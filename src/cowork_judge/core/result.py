@@ -51,6 +51,18 @@ def cap_text(text: str, limit: int) -> str:
     return text[: max(0, limit - len(marker))] + marker
 
 
+def cap_middle(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters keeping its head and its tail (a reply's end
+    often holds the verdict), with a marker in the middle saying how much was cut. Idempotent
+    for texts already within `limit`."""
+    if len(text) <= limit:
+        return text
+    marker = f" … [{{}} of {len(text)} characters cut] … "
+    keep = max(0, limit - len(marker.format(len(text))))
+    head, tail = keep - keep // 2, keep // 2
+    return text[:head] + marker.format(len(text) - head - tail) + (text[len(text) - tail:] if tail else "")
+
+
 def result_level_raw(value: Any) -> Any:
     """A judge's raw level as the result document stores it: JSON-safe and bounded.
 
