@@ -75,7 +75,8 @@ def test_a_batch_killed_several_times_resumes_to_the_uninterrupted_rewards(tmp_p
     final rewards equal those of a batch never interrupted (and the oracles' own)."""
     instances, oracles, expected = _instances(tmp_path)
     capsys.readouterr()
-    server = SimServer(OracleDirPolicy(oracles), api_key=SIM_KEY, latency=LatencyModel.uniform(700, jitter_frac=0.5, seed=3)).start()
+    latency = LatencyModel.uniform(700, jitter_frac=0.5, seed=3)
+    server = SimServer(OracleDirPolicy(oracles), api_key=SIM_KEY, latency=latency).start()
     try:
         env = _env(server)
 
@@ -251,6 +252,11 @@ def test_oracle_dir_refuses_requests_it_cannot_route(tmp_path):
         server.stop()
     with pytest.raises(ValueError, match="not a folder"):
         OracleDirPolicy(tmp_path / "nope")
+    from cowork_judge.sim.cli import _configure, build_parser
+
+    assert isinstance(_configure(build_parser().parse_args(["--oracle-dir", str(tmp_path / "o")])).policy, OracleDirPolicy)
+    with pytest.raises(SystemExit):  # one oracle source at a time
+        build_parser().parse_args(["--oracle-dir", str(tmp_path / "o"), "--oracle", str(tmp_path / "secret.json")])
 
 
 def test_calibrate_out_writes_the_batch_outputs(routed, tmp_path, capsys):

@@ -103,7 +103,8 @@ def test_reading_stored_results_gives_the_same_report(flipped, tmp_path, capsys)
                  "--report", str(tmp_path / "again.json"), "--seed", str(SEED)]) == 0
     assert json.loads((tmp_path / "again.json").read_text()) == doc
     out, err = capsys.readouterr()
-    assert out.strip() == str(tmp_path / "again.json") and err.startswith("calibrate: 316 row pairs over 22 instance(s): accuracy")
+    assert out.strip() == str(tmp_path / "again.json")
+    assert err.startswith("calibrate: 316 row pairs over 22 instance(s): accuracy")
 
 
 def test_no_flip_agrees_exactly_and_reproduces_paperbench(tmp_path, monkeypatch):

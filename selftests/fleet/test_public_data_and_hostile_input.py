@@ -186,7 +186,8 @@ def test_calibrate_with_labels_naming_no_row_exits_non_zero(tmp_path, capsys):
     tests.mkdir(parents=True)
     (tests / "rubric.json").write_text(json.dumps({"rubrics": [{"id": "A", "description": "a", "weight": 1}]}))
     (tmp_path / "inst" / "x" / "oracle.json").write_text(json.dumps({"Z1": {"hit": True}, "Z2": {"hit": False}}))
-    assert main(["calibrate", str(tmp_path / "inst"), "--results", str(tmp_path / "runs"), "--report", str(tmp_path / "c.json")]) == 1
+    assert main(["calibrate", str(tmp_path / "inst"), "--results", str(tmp_path / "runs"),
+                 "--report", str(tmp_path / "c.json")]) == 1
     err = capsys.readouterr().err
     assert "none of its 2 label(s) names a row" in err and "1 whose labels name no row" in err and "MAE" not in err
 

@@ -93,12 +93,11 @@ def main(argv: list[str]) -> int:
             args.out.mkdir(parents=True, exist_ok=True)
         except (ValueError, OSError) as exc:
             return fail(str(exc))
-        from cowork_judge.procs import judge_environment
-        from cowork_judge.run.config import load_config
-
         from cowork_judge.commands.batch import resume_line
         from cowork_judge.fleet.batch_lock import BatchLock, BatchLocked
         from cowork_judge.fleet.batch_runner import write_outputs
+        from cowork_judge.procs import judge_environment
+        from cowork_judge.run.config import load_config
 
         environ = judge_environment()
         lock = BatchLock(args.out)

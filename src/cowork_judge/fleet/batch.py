@@ -249,9 +249,8 @@ def result_state(inst_out: Path, expected_fingerprint: str, *, keep_errors: bool
         cut the run: ``details.interrupted`` or a row unjudged `CUT_KINDS`) or ``error``
         (the document has an ``exit_code``).
     """
-    from cowork_judge.run.fingerprint import fingerprint_digest
-
     from cowork_judge.fleet.documents import parse_document, read_regular
+    from cowork_judge.run.fingerprint import fingerprint_digest
 
     record = inst_out / RECORD_NAME
     verifier = inst_out / "logs" / "verifier"

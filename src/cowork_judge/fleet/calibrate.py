@@ -40,7 +40,9 @@ gives no interval and says why. Every interval is reported with its cluster coun
 
 
 def normalize_text(text: str) -> str:
-    """Criterion text for comparing a label with its row: casefolded, letters and digits only."""
+    """Criterion text for comparing a label with its row: casefolded, every character but
+    letters and digits removed (quotes, backticks, Markdown, punctuation, whitespace: DevAI's
+    label files re-type some criteria with or without backticks around paths)."""
     return "".join(ch for ch in text.casefold() if ch.isalnum())
 
 

@@ -25,7 +25,6 @@ difficulty,topic,collection`` can tabulate rows as well as instances.
 from __future__ import annotations
 
 import json
-
 from typing import Any
 
 from cowork_judge.workflow.answer_match.rows import answer_row, process_row

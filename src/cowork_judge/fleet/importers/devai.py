@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from cowork_judge.fleet.calibrate import normalize_text
+
 
 class DevAIError(ValueError):
     """The document is not a DevAI task."""
@@ -135,13 +137,6 @@ def task_prompt(task: dict[str, Any]) -> str:
     return f"{title}\n\n{query.strip()}\n"
 
 
-def normalize_text(text: str) -> str:
-    """Criterion text for comparisons: casefolded, every character but letters and digits
-    removed (quotes, backticks, Markdown, punctuation, whitespace: DevAI's label files
-    re-type some criteria with or without backticks around paths)."""
-    return "".join(ch for ch in text.casefold() if ch.isalnum())
-
-
 def oracle(labels: dict[str, Any], task: dict[str, Any] | None = None,
            warnings: list[str] | None = None) -> dict[str, dict[str, Any]]:
     """Human judgments as simulator oracle verdicts ``{row id: {"hit": bool, "criterion": text}}`` (SPEC §20).
@@ -192,4 +187,5 @@ def instance_tags(task: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-__all__ = ["DevAIError", "close_dependencies", "instance_tags", "normalize_text", "oracle", "requirement_id", "rubric_rows", "task_prompt"]
+__all__ = ["DevAIError", "close_dependencies", "instance_tags", "normalize_text", "oracle", "requirement_id", "rubric_rows",
+           "task_prompt"]
