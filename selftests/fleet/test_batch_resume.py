@@ -255,7 +255,7 @@ def test_oracle_dir_refuses_requests_it_cannot_route(tmp_path):
     from cowork_judge.sim.cli import _configure, build_parser
 
     assert isinstance(_configure(build_parser().parse_args(["--oracle-dir", str(tmp_path / "o")])).policy, OracleDirPolicy)
-    with pytest.raises(SystemExit):  # one oracle source at a time
+    with pytest.raises(Exception, match="not allowed with argument --oracle-dir"):  # one oracle source at a time
         build_parser().parse_args(["--oracle-dir", str(tmp_path / "o"), "--oracle", str(tmp_path / "secret.json")])
 
 
