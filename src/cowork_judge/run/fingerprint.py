@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -37,11 +39,32 @@ FINGERPRINT_SCHEMA = "cowork-judge/verdict-fingerprint/v1"
 PROMPT_FILE = "task_prompt.md"
 
 
+MAX_HASHED_BYTES = 256 * 1024 * 1024
+"""Largest file hashed (bytes); a larger one is recorded by its size only."""
+
+
 def _sha256_file(path: Path) -> str | None:
+    """SHA-256 of a regular file; None when it is missing or unreadable. A FIFO or device is
+    never opened for reading (it could block the run): it is recorded as what it is."""
     try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError:
         return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return "not-a-regular-file"
+        if st.st_size > MAX_HASHED_BYTES:
+            return f"size:{st.st_size}"
+        h = hashlib.sha256()
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+        return h.hexdigest()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
 
 
 def verdict_ingredients(config: JudgeConfig, tests_dir: Path) -> dict[str, Any]:
