@@ -452,7 +452,9 @@ fallback_result() {
       "unjudged_negative": "deduct",
       "systemic_fraction": 0.4,
       "systemic_min": 2
-    }
+    },
+    "fingerprint": null,
+    "interrupted": false
   },
   "extra_fields": {
     "passed": false,

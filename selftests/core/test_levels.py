@@ -109,3 +109,15 @@ def test_no_fallback_is_flagged_where_no_level_could_matter():
     nothing = {c.id: Verdict(id=c.id, hit=False, judged=True, reason="nothing delivered", method="delivery") for c in ROWS}
     doc = fold(ROWS, nothing, ScoringPolicy(), RunFacts(identity=ID))
     assert not any(r.level_fallback for r in doc.results) and doc.details.warnings == []
+
+
+@pytest.mark.parametrize("level_json", ["1.0", "1", "0.5", '"100%"'])
+def test_hit_false_with_credit_is_a_recorded_fallback(level_json):
+    """Issue 25 item 19: ``hit=false, level=1.0`` used to earn full credit and show as hit; the
+    contradiction is unreadable, so the row falls back to its hit (no credit), flagged like
+    any other unreadable level, with what the judge said kept in level_raw."""
+    doc = folded(reply(level_json, hit="false"))
+    row = {r.id: r for r in doc.results}["G"]
+    assert (row.hit, row.level, row.level_fallback, row.judged, row.contribution) == (False, None, True, True, 0.0)
+    assert row.level_raw == json.loads(level_json) and doc.task_score == 0.5
+    assert any(w.startswith("graded row 'G'") and "(no credit)" in w for w in doc.details.warnings)

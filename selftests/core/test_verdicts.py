@@ -172,9 +172,11 @@ def test_schema_single_scale_has_no_anyof():
 
 
 def test_graded_hit_is_reconciled_with_its_level():
+    """hit=false with credit is unreadable (issue 25 item 19): scored by its hit, flagged level_fallback,
+    never full credit; hit=true with level 0 earns nothing either (the lower of the two answers)."""
     reply = {"verdicts": [{"id": "A2", "hit": False, "level": 0.5}, {"id": "A1", "hit": True}]}
     out = parse_reply(json.dumps(reply), BLOCK)
-    assert judged(out)["A2"] == (True, 0.5)
-    assert any("contradicts level" in p for p in out.problems)
+    assert judged(out)["A2"] == (False, None) and out.verdicts["A2"].level_raw == 0.5
+    assert any("hit=false contradicts level 0.5; scored by hit (level_fallback)" in p for p in out.problems)
     zero = parse_reply(json.dumps({"verdicts": [{"id": "A2", "hit": True, "level": 0}]}), BLOCK)
     assert judged(zero)["A2"] == (False, 0.0)

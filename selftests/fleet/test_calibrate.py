@@ -80,7 +80,9 @@ def flipped(tmp_path_factory):
 def test_a_known_flip_rate_gives_the_agreement_it_implies(flipped):
     _, _, doc, requests = flipped
     a = doc["agreement"]
-    assert doc["instances"]["calibrated"] == 22 and a["n"] == 122 + 79 + 116 and doc["rows"]["unjudged"] == 0
+    assert doc["instances"]["calibrated"] == 22 and a["n"] == 122 + 79 + 116 - 1 and doc["rows"]["unjudged"] == 0
+    # - 1: task 13's label R02 names another requirement ("pre-trained VGG16" against the task's "Perceptual
+    # loss model"): dropped at import (issue 25 item 5), so 316 of its 317 labels pair
     assert requests > 0
     accuracy, kappa = implied(RATE, a["human_hit_rate"])
     assert a["accuracy_ci"][0] <= accuracy <= a["accuracy_ci"][1]
@@ -101,7 +103,8 @@ def test_reading_stored_results_gives_the_same_report(flipped, tmp_path, capsys)
                  "--report", str(tmp_path / "again.json"), "--seed", str(SEED)]) == 0
     assert json.loads((tmp_path / "again.json").read_text()) == doc
     out, err = capsys.readouterr()
-    assert out.strip() == str(tmp_path / "again.json") and err.startswith("calibrate: 317 row pairs over 22 instance(s): accuracy")
+    assert out.strip() == str(tmp_path / "again.json")
+    assert err.startswith("calibrate: 316 row pairs over 22 instance(s): accuracy")
 
 
 def test_no_flip_agrees_exactly_and_reproduces_paperbench(tmp_path, monkeypatch):
@@ -115,7 +118,9 @@ def test_no_flip_agrees_exactly_and_reproduces_paperbench(tmp_path, monkeypatch)
         server.stop()
     doc = json.loads((tmp_path / "r.json").read_text())
     a, r = doc["agreement"], doc["reward"]
-    assert (a["accuracy"], a["kappa"], a["f1"]) == (1.0, 1.0, 1.0) and a["accuracy_ci"] == [1.0, 1.0]
+    assert (a["accuracy"], a["kappa"], a["f1"]) == (1.0, 1.0, 1.0)
+    # two trees are two clusters: too few for an interval (issue 25 item 6), and the report says so
+    assert a["accuracy_ci"] is None and a["clusters"] == 2 and "fewer than the minimum of 5" in a["ci_note"]
     assert r["mae"] == pytest.approx(0.0, abs=1e-12) and r["spearman"] == 1.0
     for line in doc["per_instance"]:  # the judge's reward is the stored root score of the tree
         tree = json.loads((FIXTURES / "paperbench" / f"{line['name']}.json").read_text())

@@ -105,6 +105,34 @@ def url_secrets(url: str) -> list[str]:
     return [v for v in found if v]
 
 
+SECRET_QUERY_WORDS = ("key", "token", "secret", "password", "passwd", "pwd", "auth", "signature", "sig", "credential",
+                      "session", "access")
+"""A query parameter whose name contains one of these (case-insensitive) is treated as a secret by `mask_url`."""
+
+
+def mask_url(url: str) -> str:
+    """`url` fit to print: a user name and password (``user:pass@``) become ``***@`` and the
+    value of every query parameter whose name looks secret (`SECRET_QUERY_WORDS`) becomes
+    ``***``; everything else (scheme, host, port, path, other parameters) is kept. A text
+    that is not a URL is returned unchanged.
+    """
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url)
+        netloc = parts.netloc
+        if "@" in netloc:
+            netloc = "***@" + netloc.rpartition("@")[2]
+        query = parts.query
+        if query:
+            pairs = parse_qsl(query, keep_blank_values=True)
+            query = urlencode([(k, "***" if any(w in k.lower() for w in SECRET_QUERY_WORDS) else v) for k, v in pairs],
+                              safe="*")
+        return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    except ValueError:
+        return url
+
+
 class RedactingFilter(logging.Filter):
     """A logging filter that redacts the final message of every record."""
 

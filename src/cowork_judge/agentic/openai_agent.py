@@ -72,7 +72,7 @@ class OpenAIAgentBackend:
         if config.api_key is None or not config.base_url:
             raise ValueError("the openai backend needs JUDGE_API_KEY and JUDGE_BASE_URL")
         transport = Transport(api_key=config.api_key.get_secret_value(), base_url=config.base_url, model=config.model,
-                              stats=ctx.stats, limiter=ctx.limiter)
+                              stats=ctx.stats, limiter=ctx.limiter, headers=config.request_headers)
         return cls(transport, ctx)
 
     async def close(self) -> None:

@@ -4,7 +4,8 @@ one global limit on in-flight model calls, resumably, then summarize them.
 Exit status: 0 every instance has a result document (some may carry an exit_code: see the
 summary); 1 some instance has none (named in ``batch.json``); 2 usage errors and inputs
 that name no instance; 130 / 143 interrupted (everything finished so far is kept: run the
-same command again to resume).
+same command again to resume). 1 as well when another batch holds ``--out`` (the message
+names it).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import argparse
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 from cowork_judge.commands._args import Parser, UsageError
 
@@ -24,8 +26,12 @@ flight at any moment (L = --max-in-flight). The judge endpoint comes from the us
 (JUDGE_API_KEY, JUDGE_BASE_URL, JUDGE_MODEL ...); start jitters are 0 unless set.
 
 resume: <out>/<name>/ holds each run (logs/verifier/result.json as `run` writes it). A rerun skips
-an instance whose result is a valid document for the unchanged instance, and judges the rest again
-(also documents with an exit_code, unless --keep-errors). --force judges everything again.
+an instance whose result is a valid document for the unchanged instance, judged under the same
+settings (its verdict fingerprint: judge version, backend, model, endpoint, sampling settings,
+rubric/prompt/instruction digests) and not cut short by a signal or the deadline; it judges the
+rest again (also documents with an exit_code, unless --keep-errors) and says how many and why.
+--force judges everything again. One batch per --out: a second one refuses, naming the first
+(<out>/.batch.lock; a lock left by a dead batch is taken over).
 
 outputs: <out>/summary.json (cowork-judge summarize of the batch, --group-by passed through,
 instance tags from each instance.json), <out>/instance_tags.json, <out>/batch.json.
@@ -55,9 +61,8 @@ def main(argv: list[str]) -> int:
     except UsageError as exc:
         print(f"cowork-judge batch: error: {exc}", file=sys.stderr)
         return 2
-    from cowork_judge.core.failures import EXIT_STATUS
     from cowork_judge.fleet.batch import BatchInputError, child_env, discover_instances, plan_limits
-    from cowork_judge.fleet.batch_runner import BatchRunner, run_with_signals, write_outputs
+    from cowork_judge.fleet.batch_runner import BatchRunner, run_with_signals
     from cowork_judge.fleet.outputs import Progress
 
     def fail(message: str, status: int = 2) -> int:
@@ -90,10 +95,43 @@ def main(argv: list[str]) -> int:
             print(f"batch: [{done[0]}/{len(instances)}] {outcome.name}: {outcome.state}"  # type: ignore[attr-defined]
                   + (f" ({outcome.seconds:.1f} s)" if outcome.state != "skipped" else ""), file=sys.stderr)  # type: ignore[attr-defined]
 
-    runner = BatchRunner(args.out, limits, child_env(environ, limits, Path(args.out)), deadline_sec=deadline, keep_errors=args.keep_errors,
-                         force=args.force, on_outcome=on_outcome)
-    report, received = run_with_signals(runner, instances)
-    progress.done()
+    from cowork_judge.fleet.batch_lock import BatchLock, BatchLocked
+
+    lock = BatchLock(args.out)
+    try:
+        lock.acquire()
+    except BatchLocked as exc:
+        return fail(str(exc), 1)
+    except OSError as exc:
+        return fail(f"cannot lock {args.out}: {exc}", 1)
+    if lock.took_over:
+        print(f"batch: took over the stale lock of pid {lock.took_over.get('pid')} (no longer running)", file=sys.stderr)
+    try:
+        runner = BatchRunner(args.out, limits, child_env(environ, limits, Path(args.out)), deadline_sec=deadline, keep_errors=args.keep_errors,
+                             force=args.force, on_outcome=on_outcome, lock_fd=lock.fd)
+        report, received = run_with_signals(runner, instances)
+        progress.done()
+        print(resume_line(report.rejudged, len(instances)), file=sys.stderr)
+        return _finish(args, instances, report, received, limits, fail)
+    finally:
+        lock.release()
+
+
+def resume_line(rejudged: dict[str, int], total: int) -> str:
+    """One line saying how many instances were judged and why (``fleet.batch.result_state``)."""
+    labels = {"missing": "new", "stale": "instance changed", "settings_changed": "judge settings changed (fingerprint)",
+              "interrupted": "cut by a signal or the deadline", "error": "exit_code", "invalid": "no valid result",
+              "forced": "--force"}
+    judged = sum(rejudged.values())
+    parts = ", ".join(f"{n} {labels.get(k, k)}" for k, n in sorted(rejudged.items()))
+    return f"batch: {judged} of {total} instance(s) to judge" + (f" ({parts})" if parts else "") + f", {total - judged} kept"
+
+
+def _finish(args: argparse.Namespace, instances: list[Any], report: Any, received: int | None, limits: Any,
+            fail: Any) -> int:
+    from cowork_judge.core.failures import EXIT_STATUS
+    from cowork_judge.fleet.batch_runner import write_outputs
+
     group_by = tuple(dict.fromkeys(k.strip() for g in args.group_by for k in g.split(",") if k.strip()))
     try:
         summary, record = write_outputs(args.out, instances, report, limits, group_by=group_by, seed=args.seed, draws=args.draws)

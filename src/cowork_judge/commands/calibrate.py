@@ -2,7 +2,9 @@
 verdicts with human labels, and its effect on rewards, with bootstrap intervals.
 
 Exit status: 0 report written; 1 the report exists (without ``--force``) or cannot be
-written, or no instance had both a result and labels; 2 usage errors, unreadable inputs or labels.
+written, another batch holds ``--out``, or nothing can be calibrated (no instance has a
+judged row with a label: every one lacks a result or labels, delivered nothing, or has
+labels naming no row — the message counts each); 2 usage errors, unreadable inputs or labels.
 """
 
 from __future__ import annotations
@@ -29,6 +31,11 @@ report (JSON, schema cowork-judge/calibration/v1): per-row accuracy, Cohen's kap
 precision / recall / F1 of hit (human labels as the reference), per-tag breakdown, level
 agreement of graded rows, reward effect (MAE, bias, Spearman across instances), each with a
 percentile cluster-bootstrap interval (clusters = instances; --seed, --draws, --confidence).
+
+left out, each counted in the report: instances whose delivery is missing (their rows were never
+sent to a model), rows decided without a model, labels whose "criterion" text is not their row's
+description (a warning names both), instances whose labels name no row. Intervals need at least
+5 instances (clusters) behind them; below that the report gives none and says why.
 
 example:
   cowork-judge import devai devai/instances --out tasks --labels devai/human_labels --deliverables ws/
@@ -61,7 +68,7 @@ def main(argv: list[str]) -> int:
         return 2
     from cowork_judge.fleet.batch import BatchInputError, child_env, discover_instances, plan_limits
     from cowork_judge.fleet.calibrate import LabelError, calibrate_instance, read_labels, report
-    from cowork_judge.fleet.documents import parse_document
+    from cowork_judge.fleet.documents import parse_document, read_regular
     from cowork_judge.fleet.outputs import OutputExists, canonical_json, write_file
 
     def fail(message: str, status: int = 2) -> int:
@@ -86,37 +93,69 @@ def main(argv: list[str]) -> int:
             args.out.mkdir(parents=True, exist_ok=True)
         except (ValueError, OSError) as exc:
             return fail(str(exc))
+        from cowork_judge.commands.batch import resume_line
+        from cowork_judge.fleet.batch_lock import BatchLock, BatchLocked
+        from cowork_judge.fleet.batch_runner import write_outputs
         from cowork_judge.procs import judge_environment
         from cowork_judge.run.config import load_config
 
         environ = judge_environment()
-        runner = BatchRunner(args.out, limits, child_env(environ, limits),
-                             deadline_sec=load_config(environ).config.deadline_sec,
-                             on_outcome=lambda o: print(f"calibrate: judged {o.name}: {o.state}", file=sys.stderr))
-        judged, received = run_with_signals(runner, instances)
+        lock = BatchLock(args.out)
+        try:
+            lock.acquire()
+        except (BatchLocked, OSError) as exc:
+            return fail(str(exc), 1)
+        try:
+            runner = BatchRunner(args.out, limits, child_env(environ, limits),
+                                 deadline_sec=load_config(environ).config.deadline_sec, lock_fd=lock.fd,
+                                 on_outcome=lambda o: print(f"calibrate: judged {o.name}: {o.state}", file=sys.stderr))
+            judged, received = run_with_signals(runner, instances)
+            print(resume_line(judged.rejudged, len(instances)).replace("batch:", "calibrate:", 1), file=sys.stderr)
+            try:  # the same batch.json / summary.json / instance_tags.json as `batch --out`
+                write_outputs(args.out, instances, judged, limits, seed=args.seed, draws=args.draws)
+            except OSError as exc:
+                return fail(f"cannot write the batch outputs: {exc}", 1)
+        finally:
+            lock.release()
         if judged.stopped:
             return fail("interrupted while judging; run the same command again to resume",
                         EXIT_STATUS["SIGINT"] if received == 2 else EXIT_STATUS["SIGTERM"])
     elif not results_dir.is_dir():
         return fail(f"--results {results_dir}: not a folder")
-    calibrated, missing = [], {"result": [], "labels": []}
+    calibrated: list[Any] = []
+    missing: dict[str, list[str]] = {"result": [], "labels": [], "delivery": [], "no_match": []}
     for inst in instances:
         if inst.name not in labels:
             missing["labels"].append(inst.name)
             continue
         path = results_dir / inst.name / "logs" / "verifier" / "result.json"
         try:
-            doc, _, error = parse_document(path.read_bytes())
+            doc, _, error = parse_document(read_regular(path))
         except OSError:
             doc, error = None, "missing"
         if doc is None:
             missing["result"].append(inst.name)
             print(f"cowork-judge calibrate: {inst.name}: no usable result ({error})", file=sys.stderr)
             continue
-        calibrated.append(calibrate_instance(inst.name, doc, labels[inst.name], inst.tags))
-    if not calibrated:
-        return fail(f"no instance has both a result and labels ({len(missing['result'])} without result, "
-                    f"{len(missing['labels'])} without labels, of {len(names)})", 1)
+        if doc.extra_fields.delivery_missing:  # nothing was judged: its "verdicts" are no judge's answers
+            missing["delivery"].append(inst.name)
+            print(f"cowork-judge calibrate: {inst.name}: nothing delivered (no files, no final message): left out of "
+                  "agreement (give the agent's work with import --deliverables)", file=sys.stderr)
+            continue
+        one = calibrate_instance(inst.name, doc, labels[inst.name], inst.tags)
+        for line in one.text_mismatches:
+            print(f"cowork-judge calibrate: {inst.name}: warning: {line}", file=sys.stderr)
+        if one.confusion.n == 0 and one.unjudged == 0 and one.unknown_labels and one.unknown_labels + len(
+                one.text_mismatches) >= len(labels[inst.name]):
+            missing["no_match"].append(inst.name)
+            print(f"cowork-judge calibrate: {inst.name}: none of its {len(labels[inst.name])} label(s) names a row of "
+                  "its rubric: left out", file=sys.stderr)
+            continue
+        calibrated.append(one)
+    if not calibrated or not any(i.confusion.n for i in calibrated):
+        return fail(f"nothing to calibrate: no instance has a judged row with a label ({len(missing['result'])} without "
+                    f"result, {len(missing['labels'])} without labels, {len(missing['delivery'])} with nothing delivered, "
+                    f"{len(missing['no_match'])} whose labels name no row, of {len(names)})", 1)
     doc = report(calibrated, draws=args.draws, seed=args.seed, confidence=args.confidence, missing=missing)
     try:
         write_file(args.report, canonical_json(doc), force=args.force)
@@ -178,4 +217,15 @@ def _headline(doc: dict[str, Any]) -> str:
 
     return (f"calibrate: {a['n']} row pairs over {doc['instances']['calibrated']} instance(s): accuracy "
             f"{fmt(a['accuracy'], a['accuracy_ci'])}, kappa {fmt(a['kappa'], a['kappa_ci'])}, F1 {fmt(a['f1'], a['f1_ci'])}; "
-            f"reward MAE {fmt(r['mae'], r['mae_ci'])}, Spearman {fmt(r['spearman'], r['spearman_ci'])}")
+            f"reward MAE {fmt(r['mae'], r['mae_ci'])}, Spearman {fmt(r['spearman'], r['spearman_ci'])}"
+            + _left_out(doc))
+
+
+def _left_out(doc: dict[str, Any]) -> str:
+    i, rows = doc["instances"], doc["rows"]
+    parts = [f"{len(i['delivery_missing'])} instance(s) with nothing delivered" if i["delivery_missing"] else "",
+             f"{len(i['labels_match_no_row'])} whose labels name no row" if i["labels_match_no_row"] else "",
+             f"{rows['label_text_mismatch']} label(s) whose text is not their row's" if rows["label_text_mismatch"] else "",
+             f"{rows['not_sent']} row(s) never sent to a model" if rows["not_sent"] else ""]
+    parts = [p for p in parts if p]
+    return ("; left out: " + ", ".join(parts)) if parts else ""

@@ -51,6 +51,9 @@ def main(argv: list[str]) -> int:
     p.add_argument("--labels", type=Path, help="labels kept apart from the source (implies --with-labels)")
     p.add_argument("--deliverables", type=Path, help="folder of agent files: <DIR>/<instance name>/ → rollout/app/output/")
     p.add_argument("--response", choices=("ideal", "none"), default="ideal", help="healthbench: rollout from the ideal completion")
+    p.add_argument("--no-ideal", choices=("write", "skip"), default="write",
+                   help="healthbench with --response ideal: an example without an ideal completion is written without a "
+                        "rollout and counted apart (write, default) or left out (skip)")
     p.add_argument("--preferences", action="store_true", help="devai: preferences as weight-0 rows")
     p.add_argument("--process", action="store_true", help="answers: add the PROCESS row (key steps) when a solution exists")
     p.add_argument("--answer-weight", type=float, help="answers: weight of ANSWER (default 0.3 with PROCESS, else 1)")
@@ -73,29 +76,37 @@ def main(argv: list[str]) -> int:
         print(f"cowork-judge import: error: {exc}", file=sys.stderr)
         return 2
 
-    from cowork_judge.fleet.importers.instance import InstanceExists, write_instance
-    from cowork_judge.fleet.importers.plan import PLANNERS, ImportOptions, Problem, SourceError
+    from cowork_judge.fleet.importers.instance import InstanceExists, InvalidText, write_instance
+    from cowork_judge.fleet.importers.plan import PLANNERS, ImportOptions, Problem, Skipped, SourceError
     from cowork_judge.fleet.outputs import Progress
     from cowork_judge.lint.instance import lint_instance
 
     options = ImportOptions(with_labels=args.with_labels or args.labels is not None, labels=args.labels,
-                            deliverables=args.deliverables, response=args.response, preferences=args.preferences,
+                            deliverables=args.deliverables, response=args.response, no_ideal=args.no_ideal,
+                            preferences=args.preferences,
                             process=args.process, answer_weight=args.answer_weight, process_weight=args.process_weight,
                             rel_tol=args.rel_tol, limit=args.limit)
-    written = labelled = failed = lint_errors = lint_warnings = 0
+    written = labelled = failed = lint_errors = lint_warnings = skipped = undelivered = 0
     progress = Progress(None, "import")
     try:
         for item in PLANNERS[args.format](args.source, options):
+            if isinstance(item, Skipped):
+                skipped += 1
+                print(f"cowork-judge import: {item.where}: skipped: {item.reason}", file=sys.stderr)
+                continue
             if isinstance(item, Problem):
                 failed += 1
                 print(f"cowork-judge import: {item.where}: {item.error}", file=sys.stderr)
                 continue
             try:
                 path = write_instance(item, args.out, force=args.force)
-            except (InstanceExists, OSError) as exc:
+            except (InstanceExists, InvalidText, OSError) as exc:
                 failed += 1
                 print(f"cowork-judge import: {item.name}: {exc}", file=sys.stderr)
                 continue
+            for warning in item.warnings:
+                print(f"cowork-judge import: {item.name}: warning: {warning}", file=sys.stderr)
+            undelivered += item.kind == "chat" and item.response is None and not item.deliverables
             report = lint_instance(path / "tests")
             errors = [f for f in report.findings if f.level == "ERROR"]
             lint_errors += len(errors)
@@ -113,6 +124,10 @@ def main(argv: list[str]) -> int:
         print(f"cowork-judge import: error: {exc}", file=sys.stderr)
         return 2
     progress.done()
-    print(f"import {args.format}: {written} instance(s) written to {args.out} ({labelled} with labels), {failed} failed; "
+    apart = ""
+    if args.format == "healthbench" and (undelivered or skipped):
+        apart = (f", {undelivered} without a response (nothing delivered: they score 0 unless a rollout is added)"
+                 if undelivered else "") + (f", {skipped} skipped (no ideal completion)" if skipped else "")
+    print(f"import {args.format}: {written} instance(s) written to {args.out} ({labelled} with labels){apart}, {failed} failed; "
           f"lint: {lint_errors} error(s), {lint_warnings} warning(s)", file=sys.stderr)
     return 1 if failed or lint_errors else 0

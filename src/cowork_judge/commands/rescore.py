@@ -53,7 +53,7 @@ def main(argv: list[str]) -> int:
 
     from cowork_judge.core.rubric import RubricError, load_rubric
     from cowork_judge.core.scoring import ScoringError, ScoringPolicy, check_scorable
-    from cowork_judge.fleet.documents import RESULT_NAME, InputError, discover, read_items
+    from cowork_judge.fleet.documents import RESULT_NAME, InputError, discover, read_items, read_regular
     from cowork_judge.fleet.outputs import OutputExists, Progress, canonical_json, write_file
     from cowork_judge.fleet.rescore import changed_fields, provenance, rescore
 
@@ -106,7 +106,7 @@ def main(argv: list[str]) -> int:
             continue
         stored_policy = item.doc.details.policy
         diff = changed_fields(changes, stored_policy)
-        digest = hashlib.sha256(source.read_bytes()).hexdigest()
+        digest = hashlib.sha256(read_regular(source)).hexdigest()
         try:
             new = rescore(item.doc, criteria=criteria, policy_changes=changes,
                           note=provenance(digest, diff, stored_policy, rubric_record))

@@ -86,6 +86,8 @@ class RunFacts(BaseModel):
     failure: RunFailure | None = None
     skipped: bool = False
     exit_note: str | None = None
+    fingerprint: dict[str, Any] | None = Field(None, description="run.fingerprint.verdict_fingerprint of the run.")
+    interrupted: bool = Field(False, description="A signal ended the run before every row was judged.")
 
 
 def all_unjudged(criteria: Sequence[Criterion], kind: ErrorKind, reason: str) -> dict[str, Verdict]:
@@ -165,6 +167,8 @@ def fold(
             warnings=[*facts.warnings, *score_warnings(criteria, results, policy)],
             evidence=dict(facts.evidence),
             policy=policy,
+            fingerprint=dict(facts.fingerprint) if facts.fingerprint is not None else None,
+            interrupted=facts.interrupted,
         ),
         extra_fields=_extra_fields(criteria, coverage, breakdown, facts, code),
     )
@@ -319,5 +323,6 @@ def stored_run(doc: ResultDocument) -> tuple[tuple[Criterion, ...], dict[str, Ve
         identity=identity, delivery=doc.details.delivery, seconds=ef.judge_seconds, calls=ef.judge_calls, tokens=ef.judge_tokens,
         evidence_pages=ef.judge_evidence_pages, evidence=doc.details.evidence, warnings=tuple(warnings),
         instruction_source=doc.details.instruction_source, failure=failure, skipped=doc.status == "skipped", exit_note=note,
+        fingerprint=doc.details.fingerprint, interrupted=doc.details.interrupted,
     )
     return tuple(criteria), verdicts, policy, facts

@@ -52,6 +52,18 @@ def cap_text(text: str, limit: int) -> str:
     return text[: max(0, limit - len(marker))] + marker
 
 
+def cap_middle(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters keeping its head and its tail (a reply's end
+    often holds the verdict), with a marker in the middle saying how much was cut. Idempotent
+    for texts already within `limit`."""
+    if len(text) <= limit:
+        return text
+    marker = f" … [{{}} of {len(text)} characters cut] … "
+    keep = max(0, limit - len(marker.format(len(text))))
+    head, tail = keep - keep // 2, keep // 2
+    return text[:head] + marker.format(len(text) - head - tail) + (text[len(text) - tail:] if tail else "")
+
+
 def result_level_raw(value: Any) -> Any:
     """A judge's raw level as the result document stores it: JSON-safe and bounded.
 
@@ -147,6 +159,11 @@ class Details(BaseModel):
     warnings: list[str] = Field(default_factory=list)
     evidence: dict[str, Any] = Field(default_factory=dict)
     policy: ScoringPolicy | None = Field(None, description="The scoring policy the document was folded with (None in 0.1.0 documents).")
+    fingerprint: dict[str, Any] | None = Field(None, description="What decided the verdicts (run.fingerprint): digest, judge "
+                                               "version, backend, model, endpoint (masked), sampling settings, rubric, task "
+                                               "prompt and instruction SHA-256. None in documents of older versions.")
+    interrupted: bool = Field(False, description="A signal (SIGTERM, SIGINT) ended the run before every row was judged: "
+                              "the reward is of a cut run, and batch resume judges the instance again.")
 
 
 class ResultDocument(BaseModel):

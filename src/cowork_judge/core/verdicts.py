@@ -329,9 +329,15 @@ def _row_verdict(row: dict[str, Any], crit: Criterion, problems: list[str], *, m
             problems.append(f"row {crit.id!r}: {said}; scored by hit (level_fallback)")
         else:
             level = scales.snap_level(read, crit.level_choices or (0.0, 1.0))
-            if hit is not None and hit != (level > 0):
-                problems.append(f"row {crit.id!r}: hit={hit} contradicts level {level:g}; the level decides (hit = level > 0)")
-            hit = level > 0  # the level is a graded row's answer; its hit must agree for gates
+            if hit is False and level > 0:
+                # "not met" with credit: the answer cannot be read, like any other unreadable level; the row
+                # falls back to its hit (no credit), flagged level_fallback, and never earns what neither side gave
+                problems.append(f"row {crit.id!r}: hit=false contradicts level {level:g}; scored by hit (level_fallback)")
+                level = None
+            else:
+                if hit is True and level == 0:
+                    problems.append(f"row {crit.id!r}: hit=true contradicts level 0; the level decides (no credit)")
+                hit = level > 0  # the level is a graded row's answer; its hit must agree for gates
     if hit is None:
         problems.append(f"row {crit.id!r}: hit {row.get('hit')!r:.40} is not a boolean")
         return Verdict.unjudged(crit.id, "parse_error", f"unreadable hit value {row.get('hit')!r:.80}", method=method)

@@ -18,10 +18,12 @@ Resume. Before a run, ``<out>/<name>/batch-instance.json`` records the instance'
 fingerprint (SHA-256 over its rubric, prompt, instruction, recorded answer and the list of
 its deliverables) and the old verifier folder is removed; a rerun skips an instance whose
 fingerprint matches and whose ``result.json`` is a valid result document with a reward
-file, unless the document carries an ``exit_code`` (a judge failure, not a verdict; kept
-with ``keep_errors``). Everything else is judged again. A crash or SIGTERM loses nothing
-written: each run writes its documents atomically, and nothing a finished run wrote is
-ever touched again.
+file, that was not cut short (``details.interrupted``, or a row unjudged ``interrupted`` /
+``deadline``), whose verdict fingerprint (``details.fingerprint``, `run.fingerprint`) is
+that of the current judge settings, and that carries no ``exit_code`` (a judge failure,
+not a verdict; kept with ``keep_errors``). Everything else is judged again. A crash or
+SIGTERM loses nothing written: each run writes its documents atomically, and nothing a
+finished run wrote is ever touched again.
 """
 
 from __future__ import annotations
@@ -39,13 +41,16 @@ AGENT_FILES = ("trajectory.json", "final_answer.txt", "response.txt")
 RECORD_NAME = "batch-instance.json"
 RUN_LOG_NAME = "batch-run.log"
 CHILD_ENV_DROPPED = ("JUDGE_APP_DIR", "JUDGE_LOGS_DIR", "JUDGE_TESTS_DIR", "JUDGE_WORK_DIR", "JUDGE_ALT_OUTPUT_DIR",
-                     "JUDGE_RESPONSE_FILE")
+                     "JUDGE_RESPONSE_FILE", "JUDGE_INSTANCE_ID")
 """Per-instance knobs a batch must not pass on from its own environment (one value would
 point every run at the same files)."""
 JITTER_KNOBS = ("JUDGE_START_JITTER", "JUDGE_WORKFLOW_START_JITTER")
 DEFAULT_MAX_JOBS = 8
 """Judge processes at once when --jobs is not given (each holds ~100 MB while it runs)."""
-State = Literal["complete", "missing", "invalid", "stale", "error"]
+State = Literal["complete", "missing", "invalid", "stale", "settings_changed", "interrupted", "error"]
+CUT_KINDS = ("interrupted", "deadline")
+"""Error kinds of rows a run left unjudged because it was ended (a signal, JUDGE_DEADLINE): such a
+result is never taken for a finished one (SPEC §19)."""
 
 
 class BatchInputError(ValueError):
@@ -235,15 +240,24 @@ def fingerprint(inst: BatchInstance) -> str:
     return h.hexdigest()
 
 
-def result_state(inst_out: Path, expected_fingerprint: str, *, keep_errors: bool = False) -> State:
+def result_state(inst_out: Path, expected_fingerprint: str, *, keep_errors: bool = False,
+                 expected_settings: str | None = None) -> State:
     """Whether the run of an instance is done (see the module docstring).
+
+    Args:
+        expected_settings: the verdict fingerprint digest of the current settings
+            (`run.fingerprint.verdict_fingerprint`); None: not checked.
 
     Returns:
         ``complete`` (skip it), ``missing`` (never finished), ``invalid`` (no valid result
-        document or reward file), ``stale`` (the instance changed since) or ``error`` (the
-        document has an ``exit_code``).
+        document or reward file), ``stale`` (the instance changed since),
+        ``settings_changed`` (the document's ``details.fingerprint`` is not that of the
+        current judge settings, or it has none), ``interrupted`` (a signal or the deadline
+        cut the run: ``details.interrupted`` or a row unjudged `CUT_KINDS`) or ``error``
+        (the document has an ``exit_code``).
     """
-    from cowork_judge.fleet.documents import parse_document
+    from cowork_judge.fleet.documents import parse_document, read_regular
+    from cowork_judge.run.fingerprint import fingerprint_digest
 
     record = inst_out / RECORD_NAME
     verifier = inst_out / "logs" / "verifier"
@@ -252,7 +266,7 @@ def result_state(inst_out: Path, expected_fingerprint: str, *, keep_errors: bool
     except (OSError, UnicodeDecodeError, ValueError, AttributeError):
         recorded = None
     try:
-        data = (verifier / "result.json").read_bytes()
+        data = read_regular(verifier / "result.json")
     except OSError:
         return "missing"
     if recorded != expected_fingerprint:
@@ -272,6 +286,10 @@ def result_state(inst_out: Path, expected_fingerprint: str, *, keep_errors: bool
                 return "invalid"
         except (TypeError, ValueError):
             return "invalid"
+    if doc.details.interrupted or any(r.error_kind in CUT_KINDS for r in doc.results):
+        return "interrupted"
+    if expected_settings is not None and fingerprint_digest(doc.details.fingerprint) != expected_settings:
+        return "settings_changed"
     if doc.exit_code is not None and not keep_errors:
         return "error"
     return "complete"

@@ -62,6 +62,8 @@ class BatchReport:
     outcomes: list[InstanceOutcome] = field(default_factory=list)
     seconds: float = 0.0
     stopped: bool = False
+    rejudged: dict[str, int] = field(default_factory=dict)
+    """Why instances were judged (again) in this batch: state before → count (`fleet.batch.result_state`)."""
 
     def count(self, *states: str) -> int:
         """Instances that ended in one of `states`."""
@@ -89,11 +91,13 @@ class BatchRunner:
         force: judge every instance again.
         on_outcome: called after each instance (progress).
         python: the interpreter that runs ``-m cowork_judge run``.
+        lock_fd: the output folder's lock (`fleet.batch_lock.BatchLock`), passed to every
+            judge so that the folder stays locked while one still runs.
     """
 
     def __init__(self, out: Path, limits: Limits, env: Mapping[str, str], *, deadline_sec: float = 1800.0,
                  keep_errors: bool = False, force: bool = False, on_outcome: Callable[[InstanceOutcome], None] | None = None,
-                 python: str = sys.executable) -> None:
+                 python: str = sys.executable, lock_fd: int | None = None) -> None:
         self.out = out
         self.limits = limits
         self.env = dict(env)
@@ -102,20 +106,40 @@ class BatchRunner:
         self.force = force
         self.on_outcome = on_outcome or (lambda outcome: None)
         self.python = python
+        self.lock_fd = lock_fd
         self._stop = threading.Event()
+        self._config: Any = None
+        self.resume_reasons: dict[str, int] = {}
 
     def stop(self) -> None:
         """Ask the batch to stop (safe from a signal handler)."""
         self._stop.set()
 
+    def settings_digest(self, inst: BatchInstance) -> str:
+        """The verdict fingerprint digest a run of `inst` under this batch's environment records
+        (`run.fingerprint.verdict_fingerprint`)."""
+        from cowork_judge.run.config import load_config
+        from cowork_judge.run.fingerprint import verdict_fingerprint
+
+        if self._config is None:
+            self._config = load_config(self.env).config
+        return verdict_fingerprint(self._config, inst.tests_dir)["digest"]
+
     def todo(self, instances: Sequence[BatchInstance]) -> tuple[list[tuple[BatchInstance, str]], list[InstanceOutcome]]:
-        """(instances to judge with their fingerprints, outcomes of those already complete)."""
+        """(instances to judge with their fingerprints, outcomes of those already complete).
+
+        Also fills `resume_reasons`: state → instances judged again for it (``missing``,
+        ``stale``, ``settings_changed``, ``interrupted``, ``error``, ``invalid``)."""
         todo, done = [], []
+        self.resume_reasons = {}
         for inst in instances:
             fp = fingerprint(inst)
-            if not self.force and result_state(self.out / inst.name, fp, keep_errors=self.keep_errors) == "complete":
+            state = "forced" if self.force else result_state(self.out / inst.name, fp, keep_errors=self.keep_errors,
+                                                             expected_settings=self.settings_digest(inst))
+            if state == "complete":
                 done.append(InstanceOutcome(inst.name, "skipped"))
             else:
+                self.resume_reasons[state] = self.resume_reasons.get(state, 0) + 1
                 todo.append((inst, fp))
         return todo, done
 
@@ -123,7 +147,7 @@ class BatchRunner:
         """Judge what is not complete yet; returns when every run ended or the batch was stopped."""
         t0 = time.monotonic()
         todo, done = self.todo(instances)
-        report = BatchReport(outcomes=list(done))
+        report = BatchReport(outcomes=list(done), rejudged=dict(self.resume_reasons))
         for outcome in done:
             self.on_outcome(outcome)
         running: list[_Running] = []
@@ -170,8 +194,9 @@ class BatchRunner:
         log = open(folder / RUN_LOG_NAME, "wb")  # noqa: SIM115 - closed in _finish / _stop_all
         if sys.platform.startswith("linux"):
             cmd = [self.python, "-I", "-S", "-c", DIE_WITH_PARENT, str(os.getpid()), *cmd]
-        proc = subprocess.Popen(cmd, env=self.env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        env = dict(self.env, JUDGE_INSTANCE_ID=inst.name)
+        proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True, pass_fds=(self.lock_fd,) if self.lock_fd is not None else ())
         return _Running(inst, fp, proc, log, time.monotonic())
 
     def _ended(self, r: _Running) -> bool:
@@ -185,7 +210,8 @@ class BatchRunner:
 
     def _finish(self, r: _Running, *, killed: bool = False) -> InstanceOutcome:
         r.log.close()
-        state: str = result_state(self.out / r.inst.name, r.fingerprint, keep_errors=False)
+        state: str = result_state(self.out / r.inst.name, r.fingerprint, keep_errors=False,
+                                  expected_settings=self.settings_digest(r.inst))
         if (killed or r.proc.returncode == -signal.SIGKILL) and state not in ("complete", "error"):
             state = "killed"
         outcome = InstanceOutcome(r.inst.name, state, time.monotonic() - r.started, r.proc.returncode)
@@ -254,6 +280,7 @@ def write_outputs(out: Path, instances: Sequence[BatchInstance], report: BatchRe
         "judged_per_second": round(len(judged) / report.seconds, 4) if report.seconds > 0 and judged else None,
         "run_seconds": {"mean": round(sum(o.seconds for o in judged) / len(judged), 3) if judged else None,
                         "max": round(max((o.seconds for o in judged), default=0.0), 3)},
+        "judged_because": dict(sorted(report.rejudged.items())),
         "with_exit_code": sorted(o.name for o in report.outcomes if o.state == "error"),
         "not_complete": sorted(o.name for o in report.outcomes if o.state not in ("complete", "skipped", "error")),
     }

@@ -32,6 +32,18 @@ from cowork_judge.fleet.agreement import Confusion, bootstrap, mean_abs_error, m
 
 CALIBRATION_SCHEMA = "cowork-judge/calibration/v1"
 NO_TAG = "(none)"
+MIN_CLUSTERS = 5
+"""Fewest instances (bootstrap clusters) an interval is given for. A percentile bootstrap over
+2-4 clusters resamples a handful of distinct samples and returns intervals far narrower than
+the uncertainty (DevAI tags drawn from 2 instances came out tight); below this, the report
+gives no interval and says why. Every interval is reported with its cluster count."""
+
+
+def normalize_text(text: str) -> str:
+    """Criterion text for comparing a label with its row: casefolded, every character but
+    letters and digits removed (quotes, backticks, Markdown, punctuation, whitespace: DevAI's
+    label files re-type some criteria with or without backticks around paths)."""
+    return "".join(ch for ch in text.casefold() if ch.isalnum())
 
 
 class LabelError(ValueError):
@@ -44,6 +56,8 @@ class Label:
 
     hit: bool
     level: float | None = None
+    criterion: str | None = None
+    """The text the label was given for, when the labels file says (``"criterion"``)."""
 
 
 def read_labels(data: Any, source: str = "labels") -> dict[str, Label]:
@@ -66,7 +80,9 @@ def read_labels(data: Any, source: str = "labels") -> dict[str, Label]:
         row_id, sep, page = str(key).rpartition("@")
         if sep and row_id and page.isdigit():
             continue
-        out[str(key)] = Label(entry["hit"], None if level is None else float(level))
+        criterion = entry.get("criterion")
+        out[str(key)] = Label(entry["hit"], None if level is None else float(level),
+                              criterion if isinstance(criterion, str) and criterion.strip() else None)
     return out
 
 
@@ -85,6 +101,10 @@ class InstanceCalibration:
     unknown_labels: int = 0
     human_reward_partial: bool = False
     tags: Mapping[str, Any] = field(default_factory=dict)
+    not_sent: int = 0
+    """Labelled rows whose verdict was never asked of a model (``method: delivery``: nothing was delivered)."""
+    text_mismatches: tuple[str, ...] = ()
+    """One line per label dropped because its ``criterion`` text is not its row's description."""
 
     def summary(self) -> dict[str, Any]:
         """The per-instance line of the report."""
@@ -103,14 +123,23 @@ def calibrate_instance(name: str, doc: ResultDocument, labels: Mapping[str, Labe
     levels = []
     unjudged = unlabelled = 0
     human: dict[str, Verdict] = {}
+    not_sent = 0
+    mismatches: list[str] = []
     for c in criteria:
         label = labels.get(c.id)
+        if label is not None and label.criterion is not None and normalize_text(label.criterion) != normalize_text(c.description):
+            mismatches.append(f"label {c.id!r} dropped: its text {label.criterion[:200]!r} is not the row's "
+                              f"{c.description[:200]!r}")
+            label = None
         if label is None:
             unlabelled += 1
             human[c.id] = Verdict.unjudged(c.id, "no_verdict", "no human label", method=c.judge_method)
             continue
         human[c.id] = Verdict(id=c.id, hit=label.hit, level=label.level, judged=True, method=c.judge_method)
         v = verdicts.get(c.id)
+        if v is not None and v.method == "delivery":  # decided without a model: not the judge's answer
+            not_sent += 1
+            continue
         if v is None or not v.judged or v.hit is None:
             unjudged += 1
             continue
@@ -126,7 +155,8 @@ def calibrate_instance(name: str, doc: ResultDocument, labels: Mapping[str, Labe
     return InstanceCalibration(
         name=name, confusion=Confusion.of(pairs), by_tag={t: Confusion.of(p) for t, p in sorted(by_tag.items())},
         levels=tuple(levels), judge_reward=judge_reward, human_reward=human_reward, unjudged=unjudged, unlabelled=unlabelled,
-        unknown_labels=sum(1 for k in labels if k not in human), human_reward_partial=unlabelled > 0, tags=dict(tags or {}))
+        unknown_labels=sum(1 for k in labels if k not in human), human_reward_partial=unlabelled > 0, tags=dict(tags or {}),
+        not_sent=not_sent, text_mismatches=tuple(mismatches))
 
 
 def _total(sample: Sequence[InstanceCalibration]) -> Confusion:
@@ -155,7 +185,8 @@ def report(instances: Sequence[InstanceCalibration], *, draws: int = 1000, seed:
     Args:
         instances: the calibrated instances (the bootstrap's clusters).
         draws, seed, confidence: the cluster bootstrap (``draws=0``: no intervals).
-        missing: ``{"result": [names], "labels": [names]}`` — instances left out, for the record.
+        missing: ``{"result": [names], "labels": [names], "delivery": [names], "no_match": [names]}``
+            — instances left out (no result, no labels, nothing delivered, labels naming no row), for the record.
     """
     total = _total(instances)
     tags = sorted({t for i in instances for t in i.by_tag})
@@ -170,37 +201,54 @@ def report(instances: Sequence[InstanceCalibration], *, draws: int = 1000, seed:
         stats[f"tag:{t}:kappa"] = lambda s, t=t: _tag_total(s, t).kappa()
     intervals = bootstrap(list(instances), stats, draws=draws, seed=seed, confidence=confidence) if draws > 0 else {}
 
-    def ci(name: str) -> list[float] | None:
+    def ci(name: str, clusters: int) -> list[float] | None:
         value = intervals.get(name)
+        if clusters < MIN_CLUSTERS:
+            return None
         return [round(value[0], 6), round(value[1], 6)] if value else None
 
+    def note(clusters: int) -> str | None:
+        if draws > 0 and clusters < MIN_CLUSTERS:
+            return f"no interval: {clusters} instance(s) contribute, fewer than the minimum of {MIN_CLUSTERS}"
+        return None
+
+    paired = sum(1 for i in instances if i.confusion.n)
     agreement = total.as_dict()
     for name in ("accuracy", "kappa", "precision", "recall", "f1"):
-        agreement[f"{name}_ci"] = ci(name)
+        agreement[f"{name}_ci"] = ci(name, paired)
+    agreement["clusters"], agreement["ci_note"] = paired, note(paired)
     by_tag = {}
     for t in tags:
         entry = _tag_total(instances, t).as_dict()
-        entry["accuracy_ci"], entry["kappa_ci"] = ci(f"tag:{t}:accuracy"), ci(f"tag:{t}:kappa")
+        clusters = sum(1 for i in instances if i.by_tag.get(t, Confusion()).n)
+        entry["accuracy_ci"], entry["kappa_ci"] = ci(f"tag:{t}:accuracy", clusters), ci(f"tag:{t}:kappa", clusters)
+        entry["clusters"], entry["ci_note"] = clusters, note(clusters)
         by_tag[t] = entry
     judge, human = _rewards(instances)
+    rewarded = len(judge)
     levels = [pair for i in instances for pair in i.levels]
     return {
         "schema": CALIBRATION_SCHEMA,
         "generator": f"cowork-judge {__version__}",
-        "options": {"draws": draws, "seed": seed, "confidence": confidence},
+        "options": {"draws": draws, "seed": seed, "confidence": confidence, "min_clusters": MIN_CLUSTERS},
         "instances": {"calibrated": len(instances), "without_result": sorted((missing or {}).get("result", [])),
-                      "without_labels": sorted((missing or {}).get("labels", []))},
+                      "without_labels": sorted((missing or {}).get("labels", [])),
+                      "delivery_missing": sorted((missing or {}).get("delivery", [])),
+                      "labels_match_no_row": sorted((missing or {}).get("no_match", []))},
         "rows": {"pairs": total.n, "unjudged": sum(i.unjudged for i in instances),
-                 "unlabelled": sum(i.unlabelled for i in instances), "unknown_labels": sum(i.unknown_labels for i in instances)},
+                 "unlabelled": sum(i.unlabelled for i in instances), "unknown_labels": sum(i.unknown_labels for i in instances),
+                 "not_sent": sum(i.not_sent for i in instances),
+                 "label_text_mismatch": sum(len(i.text_mismatches) for i in instances)},
         "agreement": agreement,
         "levels": {"pairs": len(levels), "exact": (sum(1 for a, b in levels if a == b) / len(levels)) if levels else None,
                    "mae": mean_abs_error([a for a, _ in levels], [b for _, b in levels])},
         "tags": by_tag,
         "reward": {"instances": len(judge), "judge_mean": math.fsum(judge) / len(judge) if judge else None,
                    "human_mean": math.fsum(human) / len(human) if human else None,
-                   "mae": mean_abs_error(judge, human), "mae_ci": ci("reward_mae"),
-                   "bias": mean_error(judge, human), "bias_ci": ci("reward_bias"),
-                   "spearman": spearman(judge, human), "spearman_ci": ci("reward_spearman"),
+                   "mae": mean_abs_error(judge, human), "mae_ci": ci("reward_mae", rewarded),
+                   "bias": mean_error(judge, human), "bias_ci": ci("reward_bias", rewarded),
+                   "spearman": spearman(judge, human), "spearman_ci": ci("reward_spearman", rewarded),
+                   "clusters": rewarded, "ci_note": note(rewarded),
                    "human_partial": sum(1 for i in instances if i.human_reward_partial)},
         "per_instance": [i.summary() for i in instances],
     }

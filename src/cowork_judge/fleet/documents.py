@@ -26,6 +26,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +51,37 @@ Problem = Literal["unreadable", "invalid", "duplicate"]
 
 class InputError(ValueError):
     """An argument names nothing to read (missing path, a glob or directory without documents)."""
+
+
+def read_regular(path: Path, limit: int = MAX_DOCUMENT_BYTES) -> bytes:
+    """The bytes of `path` if it is a regular file of at most `limit` bytes.
+
+    A FIFO, socket or device named ``result.json`` would block a reader (or never end), so
+    the file is opened non-blocking and checked with ``fstat`` before anything is read.
+
+    Raises:
+        OSError: missing, unreadable, not a regular file, or larger than `limit` (the
+            message says which).
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise OSError(f"not a regular file ({_kind(st.st_mode)})")
+        if st.st_size > limit:
+            raise OSError(f"larger than {limit} bytes")
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            return fh.read(limit + 1)
+    finally:
+        os.close(fd)
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a directory")):
+        if test(mode):
+            return name
+    return "not a file"
 
 
 @dataclass(frozen=True)
@@ -177,6 +209,8 @@ def read_items(files: Sequence[InputFile], on_file: Callable[[FileDigest], None]
         count = 0
         try:
             if f.jsonl:
+                if not stat.S_ISREG(os.stat(f.path).st_mode):
+                    raise OSError(f"not a regular file ({_kind(os.stat(f.path).st_mode)})")
                 with open(f.path, "rb") as fh:
                     for number, line in enumerate(fh, start=1):
                         digest.update(line)
@@ -185,10 +219,7 @@ def read_items(files: Sequence[InputFile], on_file: Callable[[FileDigest], None]
                             count += 1
                             yield _item(line, f, number)
             else:
-                if os.path.getsize(f.path) > MAX_DOCUMENT_BYTES:
-                    raise OSError(f"larger than {MAX_DOCUMENT_BYTES} bytes")
-                with open(f.path, "rb") as fh:
-                    data = fh.read(MAX_DOCUMENT_BYTES + 1)
+                data = read_regular(f.path)
                 digest.update(data)
                 size = len(data)
                 count = 1
@@ -213,8 +244,16 @@ def parse_document(data: bytes) -> tuple[ResultDocument | None, Problem | None, 
         ``(doc, None, None)`` for a valid document, else ``(None, problem, one-line
         error)``. Non-finite numbers (``NaN``, ``Infinity``) make the input unreadable: no
         reward may be NaN. Error lines name the JSON position or the failing field, never
-        the document's content (deliverable text must not leak into summaries).
+        the document's content (deliverable text must not leak into summaries). A document
+    nested past the parsers' depth limits is ``unreadable``, not a crash.
     """
+    try:
+        return _parse_document(data)
+    except RecursionError:
+        return None, "unreadable", "not JSON (nested too deeply to read)"
+
+
+def _parse_document(data: bytes) -> tuple[ResultDocument | None, Problem | None, str | None]:
     try:
         doc = ResultDocument.model_validate_json(data)
     except ValidationError as exc:
@@ -231,6 +270,10 @@ def parse_document(data: bytes) -> tuple[ResultDocument | None, Problem | None, 
         problem, error = _diagnose(data)
         if problem is not None:
             return None, problem, error
+    if doc.task_score is not None and not 0.0 <= doc.task_score <= 1.0:  # a reward is in [0, 1] (SPEC §4)
+        return None, "invalid", f"not a result document: task_score {doc.task_score:g} is outside [0, 1]"
+    if doc.task_score is None and doc.status != "skipped":
+        return None, "invalid", "not a result document: task_score is null but the status is not skipped"
     return doc, None, None
 
 

@@ -31,7 +31,7 @@ from pydantic import ValidationError
 from cowork_judge.core.result import ResultDocument
 from cowork_judge.evidence.documents import ChecksDoc, Digest, EvidenceSummary, SlideDoc
 from cowork_judge.evidence.layout import EvidenceLayout
-from cowork_judge.fleet.documents import RESULT_NAME, parse_document
+from cowork_judge.fleet.documents import RESULT_NAME, parse_document, read_regular
 from cowork_judge.fleet.pagemap import parse_evidence_ref
 
 THUMB_WIDTH_PX = 720
@@ -98,7 +98,7 @@ def load_job(verifier_dir: Path, *, work_dir: Path | None = None, evidence_dir: 
     """
     path = verifier_dir if verifier_dir.is_file() else verifier_dir / RESULT_NAME
     try:
-        data = path.read_bytes()
+        data = read_regular(path)
     except OSError as exc:
         raise JobError(f"{path}: {exc.strerror or exc}") from None
     doc, problem, error = parse_document(data)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from cowork_judge.core.result import cap_middle
 from cowork_judge.fleet.html import esc, fmt, key_values, page, table
 from cowork_judge.fleet.job import DeckEvidence, Job
 from cowork_judge.fleet.pagemap import Overlay, finding_overlays, rows_by_page
@@ -20,6 +21,12 @@ from cowork_judge.fleet.report_pages import PageRow, passed_despite, row_costs, 
 
 CHECK_COLORS = {"off_slide": "#d9480f", "text_overlap": "#c2255c", "text_overflow": "#e03131", "tiny_font": "#7048e8",
                 "blank_page": "#1971c2", "missing_glyph": "#2f9e44", "placeholder_text": "#f08c00", "empty_deck": "#495057"}
+
+REPORT_REASON_CHARS = 8000
+"""Longest reason (and exit reason) the HTML report shows, head and tail kept with a marker
+saying how much was cut (`core.result.cap_middle`). The judge writes result.json reasons of
+at most 4,000 characters; a document from elsewhere may carry any length (a 30 MB reason
+made a 31 MB page)."""
 
 
 def render_report(job: Job) -> str:
@@ -48,7 +55,7 @@ def _header(job: Job) -> str:
     return (f"<h1>Reward {esc(fmt(doc.task_score))} {status}{code}</h1>"
             f'<p class="sub">{esc(doc.metric_id)} · judge {esc(doc.judge_backend)} / {esc(doc.judge_model)} · cowork-judge '
             f'{esc(doc.version)} (abi {doc.abi}; requested {esc(doc.requested_version or "–")} from {esc(doc.version_source)})</p>'
-            + (f'<p class="warn">{esc(doc.exit_reason)}</p>' if doc.exit_reason else ""))
+            + (f'<p class="warn">{esc(cap_middle(doc.exit_reason, REPORT_REASON_CHARS))}</p>' if doc.exit_reason else ""))
 
 
 def _score(job: Job) -> str:
@@ -133,7 +140,7 @@ def _rows(job: Job, pages_of_row: dict[str, list[tuple[str, int]]], name_decks: 
         out.append([f"<code>{esc(r.id)}</code>", f"{esc(c.get('description', ''))}<br>"
                     + " ".join(f'<span class="pill">{esc(f)}</span>' for f in flags if f),
                     esc(fmt(r.weight)), esc(r.method), verdict, esc(fmt(r.level)), esc(r.gate or "–"), esc(fmt(r.contribution)),
-                    f'<div class="reason">{esc(r.reason)}</div>', links])
+                    f'<div class="reason">{esc(cap_middle(r.reason, REPORT_REASON_CHARS))}</div>', links])
     return "<h2>Rows</h2>" + table(["id", "row", "weight", "method", "verdict", "level", "gate", "contribution", "reason", "pages"],
                                    out, numeric=[False, False, True, False, False, True, False, True, False, False],
                                    raw=[True] * 10)

@@ -41,6 +41,7 @@ row), ``methods``, ``unjudged``, ``rows`` (by row id), ``tags`` (by row ``tag``)
 
 from __future__ import annotations
 
+import math
 from array import array
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -143,6 +144,7 @@ class Summarizer:
         self.clusters: dict[str, int] = {}
         self.cluster_sources: Counter[str] = Counter()
         self.rewards = array("d")
+        self.raw_scores = array("d")
         self.reward_bins = [0] * REWARD_BINS
         self.coverage_bins = [0] * COVERAGE_BINS
         self.means = {name: _Mean() for name in ("reward_all", "reward_clean", "pass_all", "pass_clean", "coverage")}
@@ -190,6 +192,8 @@ class Summarizer:
             self._add_judging(doc, cluster)
         if reward is not None:
             self._add_reward(reward, ef.passed, cls, cluster)
+            raw = doc.score_raw
+            self.raw_scores.append(raw if raw is not None and math.isfinite(raw) else reward)
         self._add_groups(item, doc, cls, key, cluster, reward, coverage)
         return cls
 
@@ -240,6 +244,19 @@ class Summarizer:
             table.seen_values = table.seen_values or bool(values)
             table.add(values or [NONE], cls, reward, bool(doc.extra_fields.passed), coverage, cluster,
                       cls in CLEAN_CLASSES)
+
+    def _benchmark_aggregate(self) -> dict[str, Any] | None:
+        """HealthBench's overall score beside ours: the mean of the unclipped per-example scores
+        (``score_raw``; a document without one counts its reward), clipped to [0, 1] — the
+        benchmark's own aggregate (openai/simple-evals ``healthbench_eval.py``: the clip is
+        applied to the mean, not to each example). ``reward.mean`` clips each example first,
+        so the two differ whenever some example scores below 0 (negative-point criteria)."""
+        n = len(self.raw_scores)
+        if not n:
+            return None
+        mean = math.fsum(self.raw_scores) / n
+        return {"documents": n, "raw_mean": mean, "clipped_raw_mean": min(1.0, max(0.0, mean)),
+                "definition": "clip(mean(score_raw), 0, 1): HealthBench's overall score (openai/simple-evals)"}
 
     def document_values(self, item: Item, doc: ResultDocument, name: str, cls: str, key: str) -> list[str]:
         """Instance-level values of `name` for one document, first found of: ``class``;
@@ -314,6 +331,7 @@ class Summarizer:
                 "mean_clean": means["reward_clean"].mean(), "mean_clean_ci": ci("reward_clean"),
                 "quantiles": {f"p{round(q * 100)}": percentile(ordered, q) for q in QUANTILES} if ordered else None,
                 "histogram": {"edges": [i / REWARD_BINS for i in range(REWARD_BINS + 1)], "counts": list(self.reward_bins)},
+                "benchmark_aggregate": self._benchmark_aggregate(),
             },
             "pass": {"rate": means["pass_all"].mean(), "rate_ci": ci("pass_all"),
                      "rate_clean": means["pass_clean"].mean(), "rate_clean_ci": ci("pass_clean")},

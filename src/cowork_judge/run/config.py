@@ -50,6 +50,10 @@ TRUTHY = frozenset({"1", "true", "yes", "on", "y", "t"})
 FALSY = frozenset({"0", "false", "no", "off", "n", "f", ""})
 
 
+INSTANCE_HEADER = "X-Cowork-Judge-Instance"
+"""The HTTP header naming the instance (opt-in, JUDGE_SEND_INSTANCE_ID); `cowork_judge.sim` reads it for --oracle-dir."""
+
+
 class JudgeConfig(BaseModel):
     """All knobs of one judge run. Times are seconds; counts are positive integers."""
 
@@ -147,6 +151,19 @@ class JudgeConfig(BaseModel):
                                           "the same deliverable by the same judge asks only rows whose text changed "
                                           "(run/verdict_cache.py). Off for `cowork-judge run` unless set; `cowork-judge batch` "
                                           "uses <out>/verdict-cache unless set (0/off disables it there).")
+    instance_id: str | None = Field(None, description="JUDGE_INSTANCE_ID: a name of the instance being judged (`batch` sets "
+                                    "it to the instance's name); sent to the endpoint only with JUDGE_SEND_INSTANCE_ID.")
+    send_instance_id: bool = Field(False, description="JUDGE_SEND_INSTANCE_ID: send JUDGE_INSTANCE_ID with every "
+                                   "chat-completions call as the HTTP header X-Cowork-Judge-Instance (opt-in; the simulator's "
+                                   "--oracle-dir routes by it).")
+
+    @property
+    def request_headers(self) -> dict[str, str]:
+        """Extra HTTP headers of every model call: ``X-Cowork-Judge-Instance`` when
+        JUDGE_SEND_INSTANCE_ID is on and JUDGE_INSTANCE_ID is set, else none."""
+        if self.send_instance_id and self.instance_id:
+            return {INSTANCE_HEADER: self.instance_id}
+        return {}
 
     @property
     def block_budget_sec(self) -> float:
@@ -316,6 +333,8 @@ _KNOBS: dict[str, tuple[tuple[str, ...], Callable[[str], Any]]] = {
     "alt_output_dir": (("JUDGE_ALT_OUTPUT_DIR",), _text),
     "verdict_cache_dir": (("JUDGE_VERDICT_CACHE",), _cache_dir),
     "gateway_auth": (("JUDGE_GATEWAY_AUTH",), _choice("off", "none", "placeholder")),
+    "instance_id": (("JUDGE_INSTANCE_ID",), _text),
+    "send_instance_id": (("JUDGE_SEND_INSTANCE_ID",), _bool),
 }
 
 ENV_NAMES: dict[str, tuple[str, ...]] = {
@@ -412,8 +431,14 @@ def export_credentials(config: JudgeConfig, environ: dict[str, str] | Any = None
 
 
 def masked(config: JudgeConfig) -> dict[str, Any]:
-    """The effective values with secrets masked (``****`` + last 4 characters)."""
+    """The effective values with secrets masked: the API key as ``****`` + its last 4
+    characters, the base URL through `cowork_judge.redact.mask_url` (userinfo and
+    secret-looking query values)."""
     out = config.model_dump()
     key = config.api_key.get_secret_value() if config.api_key else None
     out["api_key"] = ("****" + key[-4:]) if key and len(key) > 8 else ("****" if key else None)
+    if config.base_url:  # a token may ride in the URL (user:pass@, ?token=)
+        from cowork_judge.redact import mask_url
+
+        out["base_url"] = mask_url(config.base_url)
     return out

@@ -34,6 +34,7 @@ from cowork_judge.run import signals, watchdog
 from cowork_judge.run.config import JudgeConfig, LoadedConfig, export_credentials
 from cowork_judge.run.context import Deadline, RunContext
 from cowork_judge.run.delivery import Delivery, collect_delivery, copy_stray
+from cowork_judge.run.fingerprint import verdict_fingerprint
 from cowork_judge.run.instruction import find_instruction
 from cowork_judge.run.outputs import AuditLog, write_fallback, write_result
 from cowork_judge.run.paths import RunPaths
@@ -134,9 +135,10 @@ class _Run:
     `core.fold.fold`.
     """
 
-    def __init__(self, loaded: LoadedConfig, start: float) -> None:
+    def __init__(self, loaded: LoadedConfig, start: float, tests_dir: Path | None = None) -> None:
         self.config = loaded.config
         self.start = start
+        self.fingerprint = verdict_fingerprint(loaded.config, tests_dir) if tests_dir is not None else None
         self.warnings: list[str] = list(loaded.warnings)
         for w in loaded.warnings:
             log.warning("config: %s", w)
@@ -164,6 +166,7 @@ class _Run:
             failure=failure,
             skipped=skipped,
             exit_note=note,
+            fingerprint=self.fingerprint,
         )
         return fold(criteria, verdicts or {}, self.config.scoring_policy, facts)
 
@@ -176,7 +179,7 @@ class _Run:
 
 
 def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redactor) -> ResultDocument:
-    run = _Run(loaded, start)
+    run = _Run(loaded, start, paths.tests_dir)
     config = run.config
     log.info("cowork-judge %s (abi %d), backend %s, model %s", __version__, ABI, config.backend, config.model)
     if config.reward_mode == "binary":

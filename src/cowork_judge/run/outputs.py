@@ -22,7 +22,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from cowork_judge.core.result import ExtraFields, ResultDocument, RewardDetails
+from cowork_judge.core.result import ExtraFields, ResultDocument, RewardDetails, cap_middle
 from cowork_judge.redact import Redactor
 from cowork_judge.run.paths import RunPaths
 
@@ -242,11 +242,30 @@ def write_fallback(
                 pass
 
 
+AUDIT_TEXT_CAP_CHARS = 1_000_000
+"""Longest text (one string value: a reply, a reason, a prompt part) the audit folder keeps;
+longer ones keep their first and last halves around a marker saying how much was cut
+(`core.result.cap_middle`). Real replies are a few KB; the cap bounds what one runaway
+reply (20 MB) costs the folder — it appeared three times, 61 MB, before — while keeping
+both ends of it for a reader."""
+
+
+def _capped(value: Any, limit: int = AUDIT_TEXT_CAP_CHARS) -> Any:
+    if isinstance(value, str):
+        return cap_middle(value, limit)
+    if isinstance(value, dict):
+        return {k: _capped(v, limit) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_capped(v, limit) for v in value]
+    return value
+
+
 class AuditLog:
     """The ``judge/`` audit folder: per-block prompts, raw replies and parsed verdicts.
 
-    Everything written is redacted. Files are JSON Lines so that an interrupted run still
-    leaves every completed turn readable. Thread-safe.
+    Everything written is redacted, and every text longer than `AUDIT_TEXT_CAP_CHARS` is
+    cut in its middle. Files are JSON Lines so that an interrupted run still leaves every
+    completed turn readable. Thread-safe.
     """
 
     def __init__(self, root: Path, redactor: Redactor) -> None:
@@ -257,7 +276,7 @@ class AuditLog:
     def append(self, name: str, record: dict[str, Any]) -> None:
         """Append one JSON record to ``<root>/<name>.jsonl``; never raises."""
         try:
-            line = json.dumps(self._redactor.value(record), ensure_ascii=False, default=str)
+            line = json.dumps(_capped(self._redactor.value(record)), ensure_ascii=False, default=str)
             path = self.root / f"{name}.jsonl"
             with self._lock:
                 path.parent.mkdir(parents=True, exist_ok=True)
@@ -273,6 +292,6 @@ class AuditLog:
     def write(self, name: str, value: Any) -> None:
         """Write one JSON document ``<root>/<name>.json`` atomically; never raises."""
         try:
-            atomic_write(self.root / f"{name}.json", dump_json(self._redactor.value(value)))
+            atomic_write(self.root / f"{name}.json", dump_json(_capped(self._redactor.value(value))))
         except (OSError, ValueError, TypeError):
             pass

@@ -31,6 +31,7 @@ from cowork_judge.core.result import ResultDocument
 from cowork_judge.core.rubric import Criterion, load_rubric
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.run import outputs
+from cowork_judge.run.fingerprint import verdict_fingerprint
 
 if TYPE_CHECKING:
     from cowork_judge.redact import Redactor
@@ -238,9 +239,11 @@ class Watchdog:
         criteria = self._criteria if self._criteria is not None else load_rubric(self.paths.rubric_json).criteria
         found = audit_verdicts(self.paths.audit_dir)
         verdicts: dict[str, Verdict] = {}
+        cut = 0
         for c in criteria:
             v = found.get(c.id)
             final = v is not None and (v.judged or v.gate == "closed")  # dep_unjudged is decided, not cut off
+            cut += not final
             verdicts[c.id] = v if final and v is not None else Verdict.unjudged(
                 c.id, kind, f"not judged before the run was ended: {reason}",  # type: ignore[arg-type]
                 method=c.judge_method, attempts=v.attempts if v is not None else 0,
@@ -254,6 +257,8 @@ class Watchdog:
             tokens=ctx.stats.tokens if ctx is not None else 0,
             warnings=(*self.loaded.warnings, reason),
             exit_note=reason,
+            fingerprint=verdict_fingerprint(config, self.paths.tests_dir),
+            interrupted=kind == "interrupted" and cut > 0,
         )
         return fold(criteria, verdicts, config.scoring_policy, facts)
 

@@ -14,7 +14,7 @@ from typing import Any, NoReturn
 
 from .faults import FAULT_KINDS, FaultPlan, parse_fault_rate, parse_fault_script
 from .latency import LatencyModel
-from .policies import DemoPolicy, OraclePolicy, VerdictPolicy
+from .policies import DemoPolicy, OracleDirPolicy, OraclePolicy, VerdictPolicy
 from .server import SimServer
 
 __all__ = ["build_parser", "main"]
@@ -36,9 +36,10 @@ mode reads the criteria from the schema or the prompt and answers in the schema'
 (--no-generic: HTTP 400 instead).
 
 oracle file (--oracle), JSON:
-  {"<row id>": {"hit": true|false, "level": 0.75, "na": false, "pages": [2, 5], "reason": "..."},
+  {"<row id>": {"hit": true|false, "level": 0.75, "na": false, "pages": [2, 5], "reason": "...", "criterion": "..."},
    "<row id>@<page>": {...}}
-  only "hit" is required; "level" in [0, 1] (gradient rows; default: highest level choice
+  only "hit" is required; "criterion" (the labelled text) is informational here (calibrate
+  checks it against the row's description); "level" in [0, 1] (gradient rows; default: highest level choice
   when hit, else lowest); "pages" is copied into the verdict (the pages a whole-deck
   request, such as ppt_judge's text pass, says the row was found on); "<row id>@<page>" overrides the row on that page (workflow rows
   whose request carries a <page_number>N</page_number> marker in a user message; when the
@@ -46,6 +47,12 @@ oracle file (--oracle), JSON:
   ids missing from the oracle get hit=false with reason "not in oracle". In the generic
   mode a key may also be a criterion's text (matched exactly, then normalized) or its
   1-based index. Without --oracle: the demo policy (reasons start "simulated judge, no model:").
+
+oracle folder (--oracle-dir DIR): one oracle per instance, for a batch whose row ids repeat
+  across instances. A request is answered from DIR/NAME.json, else DIR/NAME/oracle.json, where
+  NAME is its X-Cowork-Judge-Instance header; the judge sends it only when asked
+  (JUDGE_SEND_INSTANCE_ID=1; `cowork-judge batch` sets JUDGE_INSTANCE_ID to each instance's
+  name). Without the header, or with no oracle for NAME: HTTP 400 (never "not in oracle").
 
 token bucket (--rpm, --burst): shared by all model requests; when empty: HTTP 429 with
 Retry-After (whole seconds, rounded up) and retry-after-ms, logged as fault rpm_limit.
@@ -122,7 +129,10 @@ def build_parser(prog: str = "cowork-judge sim") -> argparse.ArgumentParser:
     )
     p.add_argument("--port", type=_port, default=0, help="TCP port 0-65535; 0 = pick a free one (default)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
-    p.add_argument("--oracle", metavar="FILE", help="oracle JSON file; default: the demo policy")
+    oracle = p.add_mutually_exclusive_group()
+    oracle.add_argument("--oracle", metavar="FILE", help="oracle JSON file; default: the demo policy")
+    oracle.add_argument("--oracle-dir", metavar="DIR", help="one oracle per instance: DIR/NAME.json or DIR/NAME/oracle.json, "
+                        "NAME from the request's X-Cowork-Judge-Instance header (judge: JUDGE_SEND_INSTANCE_ID=1)")
     p.add_argument("--latency-ms", type=_non_negative(float), default=0.0, metavar="MS",
                    help="base delay of every tool and final turn, milliseconds")
     p.add_argument("--per-row-ms", type=_non_negative(float), default=0.0, metavar="MS",
@@ -154,7 +164,8 @@ def build_parser(prog: str = "cowork-judge sim") -> argparse.ArgumentParser:
 
 def _configure(args: argparse.Namespace) -> SimServer:
     """Build the server from parsed arguments. Raises ValueError on bad values."""
-    policy: VerdictPolicy = OraclePolicy.from_file(args.oracle) if args.oracle else DemoPolicy()
+    policy: VerdictPolicy = (OraclePolicy.from_file(args.oracle) if args.oracle
+                             else OracleDirPolicy(args.oracle_dir) if args.oracle_dir else DemoPolicy())
     rates = dict(parse_fault_rate(spec) for spec in args.fault)
     script = parse_fault_script(args.fault_script) if args.fault_script else None
     faults = (

@@ -17,6 +17,7 @@ import json
 import math
 import os
 import re
+import threading
 from collections.abc import Sequence
 from typing import Any, Protocol
 
@@ -26,7 +27,7 @@ __all__ = ["DEMO_REASON_PREFIX", "DemoPolicy", "FlipPolicy", "OraclePolicy", "Ro
 DEMO_REASON_PREFIX = "simulated judge, no model:"
 """Every reason the demo policy writes starts with this label."""
 
-_ORACLE_FIELDS = frozenset({"hit", "level", "na", "pages", "reason"})
+_ORACLE_FIELDS = frozenset({"hit", "level", "na", "pages", "reason", "criterion"})
 _WORD_RE = re.compile(r"[^\W_]+")
 
 
@@ -38,6 +39,53 @@ class VerdictPolicy(Protocol):
     ) -> list[dict[str, Any]]:
         """Return one verdict dict per row, in the order of ``rows``."""
         ...
+
+
+INSTANCE_HEADER = "X-Cowork-Judge-Instance"
+"""The header a judge sends with JUDGE_SEND_INSTANCE_ID=1 (its JUDGE_INSTANCE_ID; ``batch`` sets the instance's name)."""
+
+
+class OracleDirPolicy:
+    """One oracle per instance, routed by the request's `INSTANCE_HEADER` (``--oracle-dir``).
+
+    The oracle of instance ``NAME`` is ``<root>/NAME.json``, else ``<root>/NAME/oracle.json``
+    (so a folder of imported instances with ``--with-labels`` serves as it is). Files are
+    read once, on first use. `for_instance` raises `LookupError` when the header is absent,
+    names a path outside `root`, or names no oracle: the simulator answers HTTP 400 then,
+    rather than "not in oracle" verdicts that would pass for real ones.
+    """
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        self.root = os.path.realpath(os.fspath(root))
+        if not os.path.isdir(self.root):
+            raise ValueError(f"--oracle-dir {root}: not a folder")
+        self._cache: dict[str, OraclePolicy] = {}
+        self._lock = threading.Lock()
+
+    def for_instance(self, name: str | None) -> OraclePolicy:
+        """The oracle of instance `name`.
+
+        Raises:
+            LookupError: no header, a name outside the root, or no oracle file for it.
+            ValueError: the oracle file is unreadable (the message names it).
+        """
+        if not name:
+            raise LookupError(f"--oracle-dir needs the {INSTANCE_HEADER} header (set JUDGE_SEND_INSTANCE_ID=1 on the judge)")
+        with self._lock:
+            if name in self._cache:
+                return self._cache[name]
+            for candidate in (os.path.join(self.root, f"{name}.json"), os.path.join(self.root, name, "oracle.json")):
+                real = os.path.realpath(candidate)
+                if os.path.commonpath([real, self.root]) != self.root or real == self.root:
+                    raise LookupError(f"instance {name!r} names a path outside --oracle-dir")
+                if os.path.isfile(real):
+                    self._cache[name] = OraclePolicy.from_file(real)
+                    return self._cache[name]
+        raise LookupError(f"no oracle for instance {name!r} in --oracle-dir ({name}.json or {name}/oracle.json)")
+
+    def verdicts(self, rows: list[dict[str, Any]], context_text: str, page: int | None = None) -> list[dict[str, Any]]:
+        """Not used directly (the server routes by instance); every row unjudgeable."""
+        raise LookupError(f"--oracle-dir routes by the {INSTANCE_HEADER} header")
 
 
 def normalize_criterion(text: str) -> str:

@@ -46,6 +46,7 @@ class LogEntry:
         retry_after_ms: ``rpm_limit`` only: the ``retry-after-ms`` sent, else None.
         page: the page a per-page workflow request judged (its ``<page_number>`` marker),
             else None.
+        instance: the ``X-Cowork-Judge-Instance`` header of the request, else None.
     """
 
     seq: int
@@ -70,6 +71,7 @@ class LogEntry:
     generic_shape: str | None = None
     retry_after_ms: int | None = None
     page: int | None = None
+    instance: str | None = None
 
     @property
     def duration_s(self) -> float:

@@ -31,7 +31,7 @@ from .handler import SimHandler, SimHTTPServer
 from .latency import LatencyModel
 from .messages_api import MessagesAPI
 from .pages import mark_na, na_level
-from .policies import DemoPolicy, VerdictPolicy
+from .policies import INSTANCE_HEADER, DemoPolicy, OracleDirPolicy, VerdictPolicy
 from .prefix_cache import PrefixCache
 from .request_log import LogEntry, RequestLog
 from .responses_api import ResponsesAPI
@@ -318,7 +318,15 @@ class SimServer:
             self._refuse(api, h, rec, 400, f"request cannot be read: {type(exc).__name__}: {str(exc)[:200]}",
                          "invalid_request_error")
             return
+        req.instance = h.headers.get(INSTANCE_HEADER)
+        if isinstance(self.policy, OracleDirPolicy):
+            try:
+                self.policy.for_instance(req.instance)
+            except (LookupError, ValueError) as exc:
+                self._refuse(api, h, rec, 400, str(exc), "invalid_request_error")
+                return
         rec.update(
+            instance=req.instance,
             stream=req.stream, model=req.model, row_ids=req.row_ids, prompt_chars=req.prompt_chars,
             prompt_tokens=estimate_tokens(req.prompt_chars), images=req.images,
             response_format=req.response_format, page=req.page,
@@ -388,15 +396,16 @@ class SimServer:
             call = read_only_call(req.tool_names, exclude=req.answer_tool)
             if call is not None:
                 return Reply(None, call, "tool_calls"), "tool"
+        policy = self.policy.for_instance(req.instance) if isinstance(self.policy, OracleDirPolicy) else self.policy
         if req.rows and (req.answer_schema is None or "verdicts" in (req.answer_schema.get("properties") or {})):
             if req.page is None:
-                verdicts = self.policy.verdicts(req.rows, req.context_text)
+                verdicts = policy.verdicts(req.rows, req.context_text)
             else:  # a per-page workflow request: "<row id>@<page>" oracle entries apply
-                verdicts = self.policy.verdicts(req.rows, req.context_text, page=req.page)
+                verdicts = policy.verdicts(req.rows, req.context_text, page=req.page)
             verdicts = mark_na(verdicts, na_level(req.answer_schema))
             text, kind = json.dumps({"verdicts": verdicts}), "final"
         else:
-            graded = grade_generic(req, self.policy)
+            graded = grade_generic(req, policy)
             verdicts, text, kind = graded.verdicts, graded.text, "generic"
             rec.update(row_ids=graded.row_ids, generic_shape=graded.shape)
         if fault is not None:

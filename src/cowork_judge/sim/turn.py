@@ -136,6 +136,8 @@ class SimRequest:
     answer_schema: dict[str, Any] | None = None
     response_format: str | None = None
     page: int | None = None
+    instance: str | None = None
+    """The ``X-Cowork-Judge-Instance`` header (`policies.INSTANCE_HEADER`), when the judge sent one."""
 
     @property
     def prompt_chars(self) -> int:

@@ -9,6 +9,7 @@ exceptions) and are counted (calls, tokens) in the run's `CallStats`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -69,9 +70,11 @@ class Transport:
         stats: shared call/token counters.
         limiter: the run's request limiter (`transport.limiter`); every call waits for it
             and reports its outcome to it. None: no limiting.
+        headers: extra HTTP headers of every call (`run.config.JudgeConfig.request_headers`).
     """
 
-    def __init__(self, *, api_key: str, base_url: str, model: str, stats: CallStats, limiter: Limiter | None = None) -> None:
+    def __init__(self, *, api_key: str, base_url: str, model: str, stats: CallStats, limiter: Limiter | None = None,
+                 headers: Mapping[str, str] | None = None) -> None:
         self.model = model
         self.stats = stats
         self.limiter = limiter
@@ -83,7 +86,8 @@ class Transport:
                 request.headers.pop("Authorization", None)
 
             http_client = openai.DefaultAsyncHttpxClient(event_hooks={"request": [_no_authorization]})
-        self._client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0, http_client=http_client)
+        self._client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0, http_client=http_client,
+                                          default_headers=dict(headers) if headers else None)
 
     async def close(self) -> None:
         """Close the HTTP client."""

@@ -24,7 +24,7 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from cowork_judge.core.failures import RetryPolicy, classify, retry_after_sec, summary
@@ -57,8 +57,9 @@ class WorkflowCalls:
     def __init__(self, *, api_key: str | None, base_url: str | None, model: str, limit: int, jitter_sec: float,
                  per_timeout_sec: float, retry: RetryPolicy, stats: CallStats, deadline_at: float,
                  redact: Callable[[str], str], rng: random.Random, log: logging.Logger,
-                 limiter: Limiter | None = None) -> None:
+                 limiter: Limiter | None = None, headers: Mapping[str, str] | None = None) -> None:
         self._endpoint = (api_key, base_url, model)
+        self._headers = dict(headers or {})
         self.limit = limit
         self.jitter_sec = jitter_sec
         self.per_timeout_sec = per_timeout_sec
@@ -97,7 +98,7 @@ class WorkflowCalls:
             thread = threading.Thread(target=loop.run_forever, name="workflow-calls", daemon=True)
             thread.start()
             self._transport = Transport(api_key=api_key, base_url=base_url, model=model, stats=self.stats,
-                                        limiter=self.limiter)
+                                        limiter=self.limiter, headers=self._headers)
             self._loop, self._thread = loop, thread
 
     def run(self, coro_factory: Callable[[], Any], timeout_sec: float) -> Any:

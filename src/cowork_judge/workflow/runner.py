@@ -81,7 +81,7 @@ def workflow_calls(ctx: RunContext) -> WorkflowCalls:
         api_key=config.api_key.get_secret_value() if config.api_key else None, base_url=config.base_url, model=config.model,
         limit=config.workflow_concurrency, jitter_sec=config.workflow_start_jitter_sec, per_timeout_sec=config.per_timeout_sec,
         retry=ctx.retry or config.retry_policy, stats=ctx.stats, deadline_at=ctx.deadline.at, redact=ctx.redactor.text,
-        rng=ctx.rng, log=ctx.log, limiter=ctx.limiter,
+        rng=ctx.rng, log=ctx.log, limiter=ctx.limiter, headers=config.request_headers,
     )
 
 

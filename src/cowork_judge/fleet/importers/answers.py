@@ -24,6 +24,7 @@ difficulty,topic,collection`` can tabulate rows as well as instances.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from cowork_judge.workflow.answer_match.rows import answer_row, process_row
@@ -68,6 +69,11 @@ def rubric_rows(record: dict[str, Any], *, process: bool = False, answer_weight:
     Raises:
         AnswersError: no reference answer and no solution, or a malformed field.
     """
+    for key in ("reference_answer", "answer", "problem_answer"):
+        if key in record and (record[key] is None or (isinstance(record[key], (str, list)) and not any(
+                str(p).strip() for p in ([record[key]] if isinstance(record[key], str) else record[key])))):
+            raise AnswersError(f"'{key}' is {json.dumps(record[key])}: there is no reference answer to compare the "
+                               f"response with (drop the key to judge by the solution alone, or give the answer)")
     reference = _first(record, "reference_answer", "answer", "problem_answer")
     solution = _first(record, "reference_solution", "solution", "problem_solution")
     question = _first(record, "question", "problem", "problem_text")

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from cowork_judge.fleet.calibrate import normalize_text
+
 
 class DevAIError(ValueError):
     """The document is not a DevAI task."""
@@ -27,7 +29,8 @@ def requirement_id(number: int, *, prefix: str = "R") -> str:
     return f"{prefix}{number:02d}"
 
 
-def rubric_rows(task: dict[str, Any], *, preferences: bool = False, transitive: bool = False) -> list[dict[str, Any]]:
+def rubric_rows(task: dict[str, Any], *, preferences: bool = False, transitive: bool = False,
+                warnings: list[str] | None = None) -> list[dict[str, Any]]:
     """Rubric rows of one task, requirements first (file order), then preferences if asked.
 
     Args:
@@ -35,6 +38,10 @@ def rubric_rows(task: dict[str, Any], *, preferences: bool = False, transitive: 
         preferences: add the preferences as weight-0 rows ``P00``….
         transitive: `depends_on` is the transitive closure of the prerequisites (see
             `close_dependencies`); False keeps DevAI's direct prerequisites.
+        warnings: receives one line per quirk of the data that was repaired: a requirement
+            listed as its own prerequisite (DevAI task 45: ``3 → 3``) is dropped from its
+            ``depends_on`` (a self-gate can never open; it is no dependency). A cycle
+            through other requirements stays an error.
 
     Raises:
         DevAIError: no ``requirements`` list, a requirement without an integer id or
@@ -57,6 +64,11 @@ def rubric_rows(task: dict[str, Any], *, preferences: bool = False, transitive: 
         prerequisites = item.get("prerequisites") or []
         if not isinstance(prerequisites, list) or any(isinstance(p, bool) or not isinstance(p, int) for p in prerequisites):
             raise DevAIError(f"requirement {number}: 'prerequisites' must be a list of requirement ids")
+        if number in prerequisites:
+            prerequisites = [p for p in prerequisites if p != number]
+            if warnings is not None:
+                warnings.append(f"requirement {requirement_id(number)} lists itself as a prerequisite; the self-reference "
+                                "was dropped")
         row: dict[str, Any] = {"id": requirement_id(number), "description": text.strip(), "weight": 1}
         if prerequisites:
             row["depends_on"] = [requirement_id(p) for p in prerequisites]
@@ -125,16 +137,40 @@ def task_prompt(task: dict[str, Any]) -> str:
     return f"{title}\n\n{query.strip()}\n"
 
 
-def oracle(labels: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    """Human judgments as simulator oracle verdicts ``{row id: {"hit": bool}}`` (SPEC §20).
+def oracle(labels: dict[str, Any], task: dict[str, Any] | None = None,
+           warnings: list[str] | None = None) -> dict[str, dict[str, Any]]:
+    """Human judgments as simulator oracle verdicts ``{row id: {"hit": bool, "criterion": text}}`` (SPEC §20).
 
     Requirements whose ``satisfied`` is not a boolean are left out (the oracle then
-    answers ``hit=false``, "not in oracle").
+    answers ``hit=false``, "not in oracle"). With `task`, a label is matched by id AND by
+    its text (`normalize_text`): a label whose text differs from the task's requirement of
+    that id, or that names no requirement, is dropped with a line in `warnings` naming
+    both texts (DevAI task 52's labels have 5 requirements with shifted texts against
+    the task's 4: applied by id, they would grade each row by its neighbour's label).
     """
+    wanted: dict[int, str] | None = None
+    if task is not None:
+        wanted = {r["requirement_id"]: str(r.get("criteria") or "") for r in task.get("requirements") or []
+                  if isinstance(r, dict) and isinstance(r.get("requirement_id"), int)}
     out: dict[str, dict[str, Any]] = {}
     for item in labels.get("requirements") or []:
         if isinstance(item, dict) and isinstance(item.get("satisfied"), bool) and isinstance(item.get("requirement_id"), int):
-            out[requirement_id(item["requirement_id"])] = {"hit": item["satisfied"], "reason": "DevAI human label"}
+            number, text = item["requirement_id"], str(item.get("criteria") or "")
+            rid = requirement_id(number)
+            if wanted is not None:
+                if number not in wanted:
+                    if warnings is not None:
+                        warnings.append(f"label {rid} dropped: the task has no requirement {rid} (label text: {text!r})")
+                    continue
+                if text and normalize_text(text) != normalize_text(wanted[number]):
+                    if warnings is not None:
+                        warnings.append(f"label {rid} dropped: its text {text!r} is not the requirement's "
+                                        f"{wanted[number]!r}")
+                    continue
+            entry: dict[str, Any] = {"hit": item["satisfied"], "reason": "DevAI human label"}
+            if text:
+                entry["criterion"] = text
+            out[rid] = entry
     return out
 
 
@@ -151,4 +187,5 @@ def instance_tags(task: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-__all__ = ["DevAIError", "close_dependencies", "instance_tags", "oracle", "requirement_id", "rubric_rows", "task_prompt"]
+__all__ = ["DevAIError", "close_dependencies", "instance_tags", "normalize_text", "oracle", "requirement_id", "rubric_rows",
+           "task_prompt"]

@@ -43,6 +43,8 @@ def rubric_rows(example: dict[str, Any], *, id_prefix: str = "HB") -> list[dict[
         points = item.get("points")
         if isinstance(points, bool) or not isinstance(points, (int, float)):
             raise HealthBenchError(f"rubric {n} has no numeric 'points'")
+        if not math.isfinite(points):
+            raise HealthBenchError(f"rubric {n}: 'points' is {points!r}, not a finite number")
         tags = [t for t in item.get("tags", []) if isinstance(t, str)]
         axis = next((t.split(":", 1)[1] for t in tags if t.startswith("axis:")), None)
         row: dict[str, Any] = {"id": f"{id_prefix}{n:0{width}d}", "description": item["criterion"], "weight": points}

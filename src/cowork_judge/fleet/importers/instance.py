@@ -50,6 +50,25 @@ class InstanceExists(FileExistsError):
     """The instance folder exists and replacing it was not allowed."""
 
 
+class InvalidText(ValueError):
+    """A generated file would hold text that is not valid Unicode (a lone surrogate such as
+    ``\\ud83d``, which JSON's ``\\u`` escapes can carry): the message names the file and place."""
+
+
+def check_texts(texts: dict[str, str]) -> None:
+    """Refuse texts UTF-8 cannot encode (lone surrogates).
+
+    Raises:
+        InvalidText: naming the file, the character offset and the code point.
+    """
+    for rel, text in texts.items():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise InvalidText(f"{rel}: the source holds a lone surrogate (U+{ord(text[exc.start]):04X}) at character "
+                              f"{exc.start}, which is not valid Unicode text; fix the source (a broken emoji?)") from None
+
+
 @dataclass(frozen=True)
 class Instance:
     """Everything one imported instance is made of.
@@ -81,6 +100,8 @@ class Instance:
     tags: dict[str, Any] = field(default_factory=dict)
     source: dict[str, Any] = field(default_factory=dict)
     workflow_config: dict[str, Any] | None = None
+    warnings: list[str] = field(default_factory=list)
+    """Quirks of the source repaired or noticed at import (kept in ``instance.json``)."""
 
 
 def safe_name(text: str) -> str:
@@ -122,7 +143,7 @@ def instance_texts(inst: Instance) -> dict[str, str]:
         META_NAME: _json({"schema": INSTANCE_SCHEMA, "name": inst.name, "collection": inst.collection, "tags": inst.tags,
                           "rows": len(inst.rows), "labels": None if inst.oracle is None else len(inst.oracle),
                           "response": inst.response is not None, "deliverables": inst.deliverables is not None,
-                          "source": inst.source}),
+                          "source": inst.source, "warnings": list(inst.warnings)}),
     }
     if inst.response is not None:
         texts[f"{ROLLOUT_DIR}/logs/agent/trajectory.json"] = _json(trajectory(inst))
@@ -136,6 +157,7 @@ def write_instance(inst: Instance, out_dir: Path, *, force: bool = False) -> Pat
 
     Raises:
         InstanceExists: the folder exists and `force` is false.
+        InvalidText: a text is not valid Unicode (nothing is written).
         OSError: a file cannot be written or the deliverables cannot be copied.
         cowork_judge.install.taskinit.InitError: the verifier blocks cannot be merged (a bug).
     """
@@ -144,10 +166,12 @@ def write_instance(inst: Instance, out_dir: Path, *, force: bool = False) -> Pat
     target = out_dir / inst.name
     if os.path.lexists(target) and not force:
         raise InstanceExists(f"{target} exists (use --force to replace it)")
+    texts = instance_texts(inst)
+    check_texts(texts)
     out_dir.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{inst.name}.", suffix=".staging", dir=out_dir))
     try:
-        for rel, text in instance_texts(inst).items():
+        for rel, text in texts.items():
             path = staging / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")

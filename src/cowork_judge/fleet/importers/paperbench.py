@@ -19,6 +19,26 @@ class PaperBenchError(ValueError):
     """The document is not a PaperBench rubric tree."""
 
 
+MAX_DEPTH = 64
+"""Deepest tree accepted (levels below the root). Published PaperBench trees are 3-7 levels
+deep; the cap turns a hostile 5,000-level tree into a clear error instead of a RecursionError."""
+
+
+def check_depth(tree: Any) -> None:
+    """Refuse a tree nested deeper than `MAX_DEPTH` (walked without recursion).
+
+    Raises:
+        PaperBenchError: naming the depth reached and the cap.
+    """
+    stack: list[tuple[Any, int]] = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise PaperBenchError(f"the tree is nested deeper than {MAX_DEPTH} levels (a rubric tree is a few levels deep)")
+        if isinstance(node, dict):
+            stack.extend((child, depth + 1) for child in node.get("sub_tasks") or [] if isinstance(node.get("sub_tasks"), list))
+
+
 def flatten(tree: dict[str, Any]) -> list[dict[str, Any]]:
     """Leaves of `tree` as rubric rows ``{id, description, weight, tag, paperbench_score}``.
 
@@ -50,6 +70,7 @@ def flatten(tree: dict[str, Any]) -> list[dict[str, Any]]:
 
     if not isinstance(tree, dict) or "id" not in tree:
         raise PaperBenchError("a PaperBench tree is an object with an 'id'")
+    check_depth(tree)
     walk(tree, 1.0)
     return rows
 
@@ -79,6 +100,7 @@ def rubric_and_oracle(tree: dict[str, Any]) -> tuple[list[dict[str, Any]], dict[
     Raises:
         PaperBenchError: as `flatten`; a grade outside [0, 1].
     """
+    check_depth(tree)
     valid: dict[str, bool] = {}
 
     def walk(node: dict[str, Any]) -> None:

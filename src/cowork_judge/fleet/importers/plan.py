@@ -39,6 +39,14 @@ class Problem:
 
 
 @dataclass(frozen=True)
+class Skipped:
+    """A source item left out on purpose (an option said so): where, and why (one line)."""
+
+    where: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class ImportOptions:
     """What the command line asked for.
 
@@ -48,6 +56,8 @@ class ImportOptions:
             ``human_labels/``, answers JSONL with ``verdict``).
         deliverables: a folder with one sub-folder of agent files per instance name.
         response: healthbench: ``ideal`` (the physician-written completion) or ``none``.
+        no_ideal: healthbench with ``response="ideal"``: an example without an ideal completion
+            is ``write``-n without a rollout (and counted apart), or ``skip``-ped.
         preferences: devai: preferences as weight-0 rows.
         process, answer_weight, process_weight, rel_tol: answers (see `answers.rubric_rows`).
         limit: stop after this many instances (None: all).
@@ -57,6 +67,7 @@ class ImportOptions:
     labels: Path | None = None
     deliverables: Path | None = None
     response: str = "ideal"
+    no_ideal: str = "write"
     preferences: bool = False
     process: bool = False
     answer_weight: float | None = None
@@ -87,6 +98,8 @@ def _read_json(path: Path) -> Any:
         return json.loads(path.read_text(encoding="utf-8-sig"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise SourceError(f"{path}: not UTF-8 JSON ({exc})") from None
+    except RecursionError:
+        raise SourceError(f"{path}: JSON nested too deeply to read") from None
 
 
 def documents(path: Path, suffixes: tuple[str, ...] = (".json", ".jsonl")) -> Iterator[tuple[str, Any] | Problem]:
@@ -109,6 +122,8 @@ def documents(path: Path, suffixes: tuple[str, ...] = (".json", ".jsonl")) -> It
                         yield f"{f}:{n}", json.loads(line)
                     except ValueError as exc:
                         yield Problem(f"{f}:{n}", f"not JSON ({exc})")
+                    except RecursionError:
+                        yield Problem(f"{f}:{n}", "JSON nested too deeply to read")
             continue
         try:
             doc = _read_json(f)
@@ -123,7 +138,7 @@ def documents(path: Path, suffixes: tuple[str, ...] = (".json", ".jsonl")) -> It
 
 
 def _digest(value: Any) -> str:
-    return hashlib.sha256(json.dumps(value, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
+    return hashlib.sha256(json.dumps(value, sort_keys=True, ensure_ascii=False).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _unique(name: str, taken: set[str]) -> str:
@@ -166,7 +181,7 @@ def _graded_by_prompt(path: Path) -> dict[str, tuple[dict[str, Any], str | None,
     return out
 
 
-def plan_healthbench(source: Path, options: ImportOptions) -> Iterator[Instance | Problem]:
+def plan_healthbench(source: Path, options: ImportOptions) -> Iterator[Instance | Problem | Skipped]:
     """Instances of HealthBench examples or graded records (see the module docstring)."""
     labels = _graded_by_prompt(options.labels) if options.labels is not None else {}
     taken: set[str] = set()
@@ -178,6 +193,7 @@ def plan_healthbench(source: Path, options: ImportOptions) -> Iterator[Instance 
         records = _healthbench_items(doc)
         for k, record in enumerate(records):
             at = where if len(records) == 1 else f"{where} record {k}"
+            no_ideal = False
             try:
                 grades: list[dict[str, Any]] | None = None
                 if healthbench.is_graded_record(record):
@@ -185,6 +201,11 @@ def plan_healthbench(source: Path, options: ImportOptions) -> Iterator[Instance 
                 else:
                     example = record
                     response = healthbench.ideal_completion(record) if options.response == "ideal" else None
+                    if response is None and options.response == "ideal":
+                        if options.no_ideal == "skip":
+                            yield Skipped(at, "no ideal completion (--no-ideal skip)")
+                            continue
+                        no_ideal = True
                 prompt_id = str(example.get("prompt_id") or _digest(example)[:12])
                 if prompt_id in labels:
                     _, labelled_response, grades = labels[prompt_id]
@@ -198,7 +219,9 @@ def plan_healthbench(source: Path, options: ImportOptions) -> Iterator[Instance 
                 yield Instance(name=name, collection="healthbench", rows=rows, task_prompt=prompt, kind="chat",
                                response=response, conversation=[m for m in example["prompt"] if isinstance(m, dict)],
                                oracle=oracle, tags=healthbench.instance_tags(example),
-                               source={"path": at, "prompt_id": prompt_id, "graded": grades is not None})
+                               source={"path": at, "prompt_id": prompt_id, "graded": grades is not None},
+                               warnings=["no ideal completion: written without a rollout (nothing delivered)"]
+                               if no_ideal and response is None else [])
             except (healthbench.HealthBenchError, KeyError, TypeError, AttributeError) as exc:
                 yield Problem(at, f"not a HealthBench example: {exc}")
 
@@ -260,16 +283,18 @@ def plan_devai(source: Path, options: ImportOptions) -> Iterator[Instance | Prob
         where, task = item
         try:
             name = _unique(safe_name(str(task.get("name") or Path(where).stem)), taken)
-            rows = devai.rubric_rows(task, preferences=options.preferences, transitive=True)
+            warnings: list[str] = []
+            rows = devai.rubric_rows(task, preferences=options.preferences, transitive=True, warnings=warnings)
             oracle = None
             judged = labels.get(str(task.get("name"))) or labels.get(Path(where).stem)
             if options.labels is not None:
-                oracle = devai.oracle(judged) if judged is not None else None
+                oracle = devai.oracle(judged, task, warnings) if judged is not None else None
             elif options.with_labels:
-                oracle = devai.oracle(task)
+                oracle = devai.oracle(task, task, warnings)
             yield Instance(name=name, collection="devai", rows=rows, task_prompt=devai.task_prompt(task), kind="files",
                            deliverables=_deliverables(options, name), oracle=oracle,
-                           tags=devai.instance_tags(task), source={"path": where, "task": task.get("name")})
+                           tags=devai.instance_tags(task), source={"path": where, "task": task.get("name")},
+                           warnings=warnings)
         except (devai.DevAIError, TypeError, AttributeError, ValueError) as exc:
             yield Problem(where, f"not a DevAI task: {exc}")
 

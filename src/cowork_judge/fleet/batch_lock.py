@@ -1,0 +1,123 @@
+"""One batch per output folder: an advisory lock on ``<out>/.batch.lock`` (SPEC §19).
+
+The lock is a ``flock(2)`` on the file, held by the batch and — the descriptor is passed to
+every judge it starts — by its running judges too, so it is released exactly when the last
+process that may still write into the folder is gone: a batch killed with SIGKILL keeps the
+folder locked until the judges it started (which the kernel sends SIGTERM, see
+`fleet.batch_runner`) have written their documents and exited. The file's text names the
+holder (pid, host, start time, command) for the refusal message; a file left by a dead
+holder is not a lock (nobody holds the ``flock``) and is taken over, saying so. When the
+recorded batch is dead but its judges still hold the lock, a new batch waits for them (at
+most `ORPHAN_WAIT_SEC`) instead of refusing.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import socket
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+LOCK_NAME = ".batch.lock"
+ORPHAN_WAIT_SEC = 90.0
+"""Seconds a new batch waits for the judges of a dead batch (they hold the lock while they write
+their documents after the kernel's SIGTERM; a judge's backstop ends it within ~10-20 s)."""
+
+
+class BatchLocked(RuntimeError):
+    """Another batch (or a judge it started) is writing into the folder; the message names it."""
+
+
+class BatchLock:
+    """The lock of one output folder (use as a context manager, or `acquire` / `release`).
+
+    Attributes:
+        fd: the locked descriptor (pass it to children that must hold the lock too).
+        took_over: the holder recorded in a stale lock file that was taken over (None: none).
+    """
+
+    def __init__(self, out: Path, *, orphan_wait_sec: float | None = None) -> None:
+        self.orphan_wait_sec = ORPHAN_WAIT_SEC if orphan_wait_sec is None else orphan_wait_sec
+        self.path = out / LOCK_NAME
+        self.fd: int | None = None
+        self.took_over: dict[str, Any] | None = None
+
+    def acquire(self) -> BatchLock:
+        """Take the lock or refuse.
+
+        Raises:
+            BatchLocked: the folder is locked (the message names the holder).
+            OSError: the lock file cannot be created.
+        """
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _holder(fd)
+            if not _alive(holder.get("pid")) and self._wait_for_orphans(fd):
+                return self._take(fd)
+            os.close(fd)
+            who = (f"pid {holder.get('pid')} on {holder.get('host')}, started {holder.get('started')}: "
+                   f"{holder.get('command')}") if holder else "a process that has not written its name yet"
+            raise BatchLocked(f"{self.path.parent} is in use by another batch ({who}); wait for it to end or use "
+                              "another --out") from None
+        return self._take(fd)
+
+    def _wait_for_orphans(self, fd: int) -> bool:
+        """The batch that holds the lock is dead; judges it started still hold it while they
+        write their documents (they were sent SIGTERM): wait up to `ORPHAN_WAIT_SEC` for them."""
+        end = time.monotonic() + self.orphan_wait_sec
+        while time.monotonic() < end:
+            time.sleep(0.1)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return True
+            except BlockingIOError:
+                continue
+        return False
+
+    def _take(self, fd: int) -> BatchLock:
+        self.took_over = _holder(fd) or None
+        record = {"pid": os.getpid(), "host": socket.gethostname(),
+                  "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "command": " ".join(sys.argv)}
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, (json.dumps(record) + "\n").encode("utf-8", "replace"), 0)
+        self.fd = fd
+        return self
+
+    def release(self) -> None:
+        """Drop the lock (idempotent). Judges still running keep it until they exit."""
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+    def __enter__(self) -> BatchLock:
+        return self.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def _alive(pid: Any) -> bool:
+    if not isinstance(pid, int) or pid <= 0:
+        return True  # unknown holder: never presumed dead
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _holder(fd: int) -> dict[str, Any]:
+    try:
+        data = os.pread(fd, 4096, 0)
+        value = json.loads(data.decode("utf-8")) if data.strip() else {}
+    except (OSError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}

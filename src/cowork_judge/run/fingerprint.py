@@ -1,0 +1,117 @@
+"""The verdict fingerprint: one digest of everything that decides a run's verdicts (SPEC §19).
+
+Two verdicts may stand for each other only when they were reached by the same judge on the
+same question. "The same judge" is the engine version and ABI, the backend, the model, the
+endpoint, and the settings that shape what the model is asked and how often (rows per
+block, turns, resplit, chat fallback, lenient delivery, evidence on/off, auxiliary files);
+"the same question" is the rubric, the task prompt and the judge instruction, by SHA-256.
+Deadlines, concurrency, retries' pacing and the scoring policy are left out on purpose: they
+decide whether a verdict is reached or how it is scored (``rescore`` re-scores for free),
+not which verdict it is.
+
+`verdict_ingredients` collects them from a configuration and a tests folder, `digest` turns
+any ingredients into the hex digest (canonical JSON, SHA-256), and `verdict_fingerprint`
+returns both as the result document stores them (``details.fingerprint``). Every result
+carries one; ``batch``/``calibrate`` resume compares it with the fingerprint of the current
+settings and judges an instance again when they differ. A verdict cache can key on the
+same function (adding its own deliverable digest).
+
+The endpoint is recorded as `cowork_judge.redact.mask_url` prints it: a token carried in
+the URL never reaches a document (so two URLs that differ only in such a token count as
+one endpoint).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+from pathlib import Path
+from typing import Any
+
+from cowork_judge import ABI, __version__
+from cowork_judge.redact import mask_url
+from cowork_judge.run.config import JudgeConfig
+from cowork_judge.run.instruction import find_instruction
+
+FINGERPRINT_SCHEMA = "cowork-judge/verdict-fingerprint/v1"
+PROMPT_FILE = "task_prompt.md"
+
+
+MAX_HASHED_BYTES = 256 * 1024 * 1024
+"""Largest file hashed (bytes); a larger one is recorded by its size only."""
+
+
+def _sha256_file(path: Path) -> str | None:
+    """SHA-256 of a regular file; None when it is missing or unreadable. A FIFO or device is
+    never opened for reading (it could block the run): it is recorded as what it is."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            return "not-a-regular-file"
+        if st.st_size > MAX_HASHED_BYTES:
+            return f"size:{st.st_size}"
+        h = hashlib.sha256()
+        with os.fdopen(fd, "rb", closefd=False) as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+        return h.hexdigest()
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def verdict_ingredients(config: JudgeConfig, tests_dir: Path) -> dict[str, Any]:
+    """What decides the verdicts of a run of `config` on the instance whose tests folder is
+    `tests_dir` (see the module docstring), as a JSON-ready mapping.
+
+    Digests are SHA-256 hex strings; a missing file gives None. The instruction is the text
+    the run would use (`run.instruction.find_instruction`: JUDGE_INSTRUCTION_FILE, the tests
+    folder's instruction files, else the built-in default). Never raises.
+    """
+    instruction, _, _ = find_instruction(tests_dir, config.instruction_file)
+    return {
+        "schema": FINGERPRINT_SCHEMA,
+        "judge_version": __version__,
+        "abi": ABI,
+        "backend": config.backend,
+        "model": config.model,
+        "endpoint": mask_url(config.base_url) if config.base_url else None,
+        "sampling": {
+            "batch": config.batch,
+            "max_turns": config.max_turns,
+            "resplit": config.resplit,
+            "chat_fallback": config.chat_fallback,
+            "lenient_delivery": config.lenient_delivery,
+            "evidence": config.evidence_sec > 0,
+            "aux_files": list(config.aux_files),
+        },
+        "rubric_sha256": _sha256_file(tests_dir / "rubric.json"),
+        "task_prompt_sha256": _sha256_file(tests_dir / PROMPT_FILE),
+        "instruction_sha256": hashlib.sha256(instruction.encode("utf-8", "surrogatepass")).hexdigest(),
+    }
+
+
+def digest(ingredients: dict[str, Any]) -> str:
+    """SHA-256 (hex) of `ingredients` as canonical JSON (sorted keys, no spaces, UTF-8)."""
+    text = json.dumps(ingredients, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def verdict_fingerprint(config: JudgeConfig, tests_dir: Path) -> dict[str, Any]:
+    """``{"digest": hex, **ingredients}``: what ``details.fingerprint`` of a result holds."""
+    ingredients = verdict_ingredients(config, tests_dir)
+    return {"digest": digest(ingredients), **ingredients}
+
+
+def fingerprint_digest(doc_fingerprint: Any) -> str | None:
+    """The digest stored in a document's ``details.fingerprint`` (None: absent or malformed)."""
+    if isinstance(doc_fingerprint, dict) and isinstance(doc_fingerprint.get("digest"), str):
+        return doc_fingerprint["digest"]
+    return None
