@@ -107,4 +107,6 @@ def test_devai_human_labels_become_oracle_verdicts(fixtures_dir):
                         .read_text())
     oracle = devai.oracle(labels)
     assert set(oracle) == {row["id"] for row in devai.rubric_rows(labels)}
-    assert oracle["R00"] == {"hit": True, "reason": "DevAI human label"}
+    rows = {row["id"]: row for row in devai.rubric_rows(labels)}
+    # the oracle carries the row's text so calibrate can check a label against the row it names
+    assert oracle["R00"] == {"hit": True, "reason": "DevAI human label", "criterion": rows["R00"]["description"]}
