@@ -468,6 +468,17 @@ fallback_result() {
     "delivery_from_chat": false,
     "judge_calls": 0,
     "judge_tokens": 0
+  },
+  "guard": {
+    "mode": "flag",
+    "scanned": false,
+    "flagged": false,
+    "penalized": false,
+    "reason": null,
+    "findings": [],
+    "findings_dropped": 0,
+    "channels": {},
+    "row": false
   }
 }
 COWORK_FALLBACK_RESULT_JSON

@@ -29,6 +29,7 @@ from cowork_judge.core.rubric import Criterion, RubricError, load_rubric
 from cowork_judge.core.scoring import ScoringError, check_scorable
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.fsutil import discard_scratch
+from cowork_judge.guard.findings import GuardReport
 from cowork_judge.redact import RedactingFilter, Redactor
 from cowork_judge.run import signals, watchdog
 from cowork_judge.run.config import JudgeConfig, LoadedConfig, export_credentials
@@ -138,6 +139,7 @@ class _Run:
         self.config = loaded.config
         self.start = start
         self.warnings: list[str] = list(loaded.warnings)
+        self.guard: GuardReport | None = None
         for w in loaded.warnings:
             log.warning("config: %s", w)
 
@@ -164,6 +166,7 @@ class _Run:
             failure=failure,
             skipped=skipped,
             exit_note=note,
+            guard=self.guard or GuardReport(mode=self.config.guard),
         )
         return fold(criteria, verdicts or {}, self.config.scoring_policy, facts)
 
@@ -202,6 +205,7 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
     log.info("delivery: %d file(s), %d stray, final message from %s", len(delivery.files), len(delivery.stray),
              delivery.final_message_source or "nowhere")
     run.warn("delivery", delivery.notes, prefix="delivery: ")
+    run.guard = _guard(delivery, config, redactor)
     warned = len(delivery.notes)  # code methods add notes while judging (a read limit hid an answer)
     if delivery.missing and delivery.unreadable:
         return run.failed(criteria, "delivery_unreadable", "judge:scorer_error",
@@ -258,6 +262,24 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
     log.info("score %s (raw %s), coverage %.3f, %d model call(s)", doc.task_score, doc.score_raw,
              doc.extra_fields.judge_coverage, ctx.stats.calls)
     return doc
+
+
+def _guard(delivery: Delivery, config: JudgeConfig, redactor: Redactor) -> GuardReport:
+    """The guard's scan of what the agent wrote (JUDGE_GUARD); a failing scan is logged and
+    recorded as not scanned, never a lost reward."""
+    try:
+        from cowork_judge.guard.gather import guard_delivery
+
+        channel = "trajectory" if delivery.final_message_source == "trajectory" else "final_message"
+        report = guard_delivery([(f.rel, Path(f.path)) for f in delivery.files], delivery.final_message, mode=config.guard,
+                                message_channel=channel, redact=redactor.text)
+    except Exception as exc:  # noqa: BLE001 - the guard is a record, never a crash (SPEC §22)
+        log.warning("guard: the scan failed: %s", redactor.text(f"{type(exc).__name__}: {exc}"))
+        return GuardReport(mode=config.guard)
+    if report.flagged:
+        log.warning("guard: %d finding(s) in the agent's text (%s)%s", sum(f.flags for f in report.findings),
+                    ", ".join(report.kinds), "; JUDGE_GUARD=penalize: the reward will be 0" if config.guard == "penalize" else "")
+    return report
 
 
 def _keep_evidence(ctx: RunContext) -> dict[str, int]:

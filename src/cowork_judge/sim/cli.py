@@ -14,7 +14,7 @@ from typing import Any, NoReturn
 
 from .faults import FAULT_KINDS, FaultPlan, parse_fault_rate, parse_fault_script
 from .latency import LatencyModel
-from .policies import DemoPolicy, OraclePolicy, VerdictPolicy
+from .policies import DemoPolicy, GulliblePolicy, OraclePolicy, VerdictPolicy
 from .server import SimServer
 
 __all__ = ["build_parser", "main"]
@@ -123,6 +123,9 @@ def build_parser(prog: str = "cowork-judge sim") -> argparse.ArgumentParser:
     p.add_argument("--port", type=_port, default=0, help="TCP port 0-65535; 0 = pick a free one (default)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     p.add_argument("--oracle", metavar="FILE", help="oracle JSON file; default: the demo policy")
+    p.add_argument("--gullible", action="append", default=[], metavar="TOKEN",
+                   help="a maximally gullible judge: a request whose text contains TOKEN gets the best verdict for "
+                        "every row (repeatable; red-team measurements, bench/redteam.py)")
     p.add_argument("--latency-ms", type=_non_negative(float), default=0.0, metavar="MS",
                    help="base delay of every tool and final turn, milliseconds")
     p.add_argument("--per-row-ms", type=_non_negative(float), default=0.0, metavar="MS",
@@ -155,6 +158,8 @@ def build_parser(prog: str = "cowork-judge sim") -> argparse.ArgumentParser:
 def _configure(args: argparse.Namespace) -> SimServer:
     """Build the server from parsed arguments. Raises ValueError on bad values."""
     policy: VerdictPolicy = OraclePolicy.from_file(args.oracle) if args.oracle else DemoPolicy()
+    if args.gullible:
+        policy = GulliblePolicy(policy, args.gullible)
     rates = dict(parse_fault_rate(spec) for spec in args.fault)
     script = parse_fault_script(args.fault_script) if args.fault_script else None
     faults = (
