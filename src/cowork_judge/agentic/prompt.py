@@ -198,7 +198,8 @@ def evidence_summary(evidence: Path, *, redact: Callable[[str], str] = str) -> s
             budget -= len(text)
             head = f"slide {slide.get('index', '?')}" + (f" — {slide['title']}" if slide.get("title") else "")
             lines.append(head + (" (hidden)" if slide.get("hidden") else "") + ("\n" + text if text else ""))
-            for item in slide.get("hidden_text") or []:  # text the deck carries but a viewer does not see: marked so
+            notes = [{"reason": "speaker notes", "text": slide["notes"]}] if str(slide.get("notes") or "").strip() else []
+            for item in [*(slide.get("hidden_text") or []), *notes]:  # text the deck carries but a viewer does not see: marked so
                 hidden = " ".join(str(item.get("text") or "").split())[:min(EVIDENCE_SLIDE_CHARS, max(budget, 0))]
                 if hidden:
                     budget -= len(hidden)

@@ -94,16 +94,16 @@ class RunFacts(BaseModel):
 GUARD_PENALTY_REASON = "JUDGE_GUARD=penalize: the guard flagged text addressed to the evaluator ({kinds}); reward set to 0"
 
 
-def apply_guard(report: GuardReport | None, task_score: float | None) -> tuple[GuardReport, float | None]:
+def apply_guard(report: GuardReport | None, task_score: float | None, *, scored: bool = True) -> tuple[GuardReport, float | None]:
     """The guard's report as the document records it, and the reward after the guard's policy.
 
     Under ``penalize`` a flagged sample that has a score gets reward 0.0 (``penalized``
     with the reason); its rows, raw and normalized score stay as judged (scored, not
-    masked: the attempt is the agent's doing). Other modes and unscored runs leave the
-    reward alone.
+    masked: the attempt is the agent's doing). Other modes and runs without a score
+    (`scored` False: failed, skipped) leave the reward alone.
     """
     report = report or GuardReport()
-    penalize = report.mode == "penalize" and report.flagged and task_score is not None
+    penalize = report.mode == "penalize" and report.flagged and scored and task_score is not None
     if penalize:
         reason = GUARD_PENALTY_REASON.format(kinds=", ".join(report.kinds))
         report = report.model_copy(update={"penalized": True, "reason": reason})
@@ -162,7 +162,7 @@ def fold(
         task_score: float | None = breakdown.reward
     else:
         task_score = None if facts.skipped else 0.0
-    guard, task_score = apply_guard(facts.guard, task_score)
+    guard, task_score = apply_guard(facts.guard, task_score, scored=breakdown is not None)
     identity = facts.identity
     results = _row_results(criteria, complete, breakdown, weights[0])
     return ResultDocument(

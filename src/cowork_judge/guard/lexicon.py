@@ -169,3 +169,20 @@ def normalise_answer(text: str) -> str:
     """`text` stripped, case-folded, inner whitespace folded to one space, typographic
     apostrophes as ``'``."""
     return " ".join(text.replace("\u2019", "'").split()).casefold()
+
+
+# ------------------------------------------------------------------ reporting on attacks
+QUOTED = re.compile(
+    r"```.{0,4000}?```|`[^`\n]{1,400}`|\"[^\"]{2,400}\"|\u201c[^\u201d]{2,400}\u201d|(?<!\w)'[^'\n]{2,300}'(?!\w)|"
+    r"\u2018[^\u2019]{2,300}\u2019|\u300c[^\u300d]{1,300}\u300d|\u300e[^\u300f]{1,300}\u300f|\u00ab[^\u00bb]{2,300}\u00bb|"
+    r"^[ \t]{0,3}>[^\n]{0,600}$", re.DOTALL | re.MULTILINE)
+"""Quoted material: inline code, fenced code, double/single/typographic quotes, CJK corner
+brackets, guillemets, Markdown blockquote lines."""
+ATTACK_TOPIC = _r(
+    r"prompt[- ]injections?|jailbreak\w*|payloads?|attackers?|adversarial|red[- ]team\w*|exploit\w*|malicious|vulnerab\w+|"
+    r"reward[- ]hacking|penetration test\w*|security (?:assessment|advisory|report|review)|threat model\w*|"
+    r"提示词?注入|越狱|攻击者?|恶意|漏洞|安全通告")
+"""Words of a text *about* attacks on models (a security report, a postmortem, a survey)."""
+TOPIC_MIN_TERMS = 3
+"""Distinct `ATTACK_TOPIC` terms (outside quotes) that make a text a report on attacks: then a
+finding wholly inside quoted material is a quotation (informational), not an attempt."""

@@ -65,6 +65,8 @@ def scan_text(text: str, channel: Channel, *, file: str | None = None, page: int
         page: 1-based PDF page or deck slide the text belongs to.
         hidden_reason: set for text a viewer does not see ("notes", "off_slide", …): its
             findings are kind ``hidden_text`` with rule ``hidden:<reason>/<rule>``.
+            In visible text that reports on attacks (`about_attacks`), a match wholly inside
+            quoted material is informational (``flags`` False, rule ``<rule>/quoted``).
         line_offset: added to every line number (text cut out of a longer file).
 
     Returns:
@@ -72,13 +74,18 @@ def scan_text(text: str, channel: Channel, *, file: str | None = None, page: int
     """
     body = comparable(text[:SCAN_CHARS])
     hits: dict[tuple[str, int], Finding] = {}
+    quotes = _quotes(body) if hidden_reason is None else []
+    reporting = bool(quotes) and about_attacks(body, quotes)
 
     def add(rule: str, kind: str, start: int, end: int) -> None:
         line = _line_of(body, start) + line_offset
+        flags = True
         if hidden_reason is not None:
             rule, kind = f"hidden:{hidden_reason}/{rule}", "hidden_text"
+        elif reporting and any(a <= start and end <= b for a, b in quotes):
+            rule, flags = f"{rule}/quoted", False
         hits.setdefault((rule, line), Finding(channel=channel, file=file, line=line, page=page, kind=kind,  # type: ignore[arg-type]
-                                              rule=rule, excerpt=excerpt(body, start, end)))
+                                              rule=rule, excerpt=excerpt(body, start, end), flags=flags))
 
     for rule in lexicon.RULES:
         for m in rule.pattern.finditer(body):
@@ -94,6 +101,23 @@ def scan_text(text: str, channel: Channel, *, file: str | None = None, page: int
             if lexicon.SELF_OR_DIRECT.search(window) or lexicon.VOCATIVE.search(window):
                 add(rule.id, rule.kind, offset + m.start(), offset + m.end())
     return sorted(hits.values(), key=lambda f: (f.line or 0, f.rule))
+
+
+def _quotes(body: str) -> list[tuple[int, int]]:
+    return [(m.start(), m.end()) for m in lexicon.QUOTED.finditer(body)]
+
+
+def about_attacks(body: str, quotes: list[tuple[int, int]]) -> bool:
+    """Whether `body` reports on attacks: at least `lexicon.TOPIC_MIN_TERMS` distinct attack-topic
+    terms outside its quoted material (a security report quotes payloads; a deliverable about
+    something else that "quotes" a note to the grader is making one)."""
+    outside, pos = [], 0
+    for a, b in quotes:
+        outside.append(body[pos:a])
+        pos = max(pos, b)
+    outside.append(body[pos:])
+    terms = {m.group(0).casefold() for m in lexicon.ATTACK_TOPIC.finditer(" ".join(outside))}
+    return len(terms) >= lexicon.TOPIC_MIN_TERMS
 
 
 def is_master_key(text: str) -> bool:

@@ -104,7 +104,7 @@ def _page_head(page: Page, deck_rel: str, total_pages: int) -> str:
     return "\n".join([
         f"<page_number>{page.number}</page_number>",
         f"{_deck_line(deck_rel, total_pages)} This is page {page.number}.",
-        f"<slide_text>{slide_data(page)}</slide_text>",
+        slide_data(page),
     ])
 
 
@@ -121,7 +121,7 @@ def pass_a_messages(row: Criterion, hints: Sequence[str], pages: Sequence[Page],
         slides.append(entry)
     text = "\n".join([
         _deck_line(deck_rel, total_pages),
-        f"<slides>{spotlight.wrap(fenced(slides))}</slides>",
+        spotlight.wrap(f"<slides>{fenced(slides)}</slides>"),
         f"Search hints (words the deck may use for this subject): {fenced(list(hints))}",
         "Judge this rubric row on the slide text:",
         "<rubric_rows>" + fenced([_row(row)]) + "</rubric_rows>",

@@ -97,7 +97,7 @@ def messages(page: Page, rows: Sequence[Criterion], *, total_pages: int, deck_re
     head = "\n".join([
         f"<page_number>{page.number}</page_number>",
         f"Deck {fenced(deck_rel)}: page {page.number} of {total_pages}{slide}.",
-        f"<slide_text>{slide_data(page)}</slide_text>",
+        slide_data(page),
         f"<measured_defects>{fenced(defects) if defects else 'none measured on this page'}</measured_defects>",
     ])
     tail = "\n".join(["Judge these rubric rows on this page:",
@@ -111,8 +111,9 @@ def system(text: str) -> str:
 
 
 def slide_data(page: Page) -> str:
-    """A page's title and visible text as fenced JSON, spotlighted (the deck's author wrote it)."""
-    return spotlight.wrap(fenced({"title": page.title, "text": page.text}))
+    """A page's ``<slide_text>`` block (title and visible text as fenced JSON), spotlighted
+    around the block: the deck's author wrote it."""
+    return spotlight.wrap("<slide_text>" + fenced({"title": page.title, "text": page.text}) + "</slide_text>")
 
 
 def page_content(head: str, image: dict[str, Any], tail: str) -> list[dict[str, Any]]:
