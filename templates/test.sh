@@ -478,7 +478,9 @@ fallback_result() {
     "findings": [],
     "findings_dropped": 0,
     "channels": {},
-    "row": false
+    "row": false,
+    "row_hit": null,
+    "row_reason": null
   }
 }
 COWORK_FALLBACK_RESULT_JSON

@@ -30,8 +30,8 @@ def render_report(job: Job) -> str:
     for key, rows in ties.items():
         for row in rows:
             pages_of_row.setdefault(row, []).append(key)
-    parts = [_header(job), _score(job), _guard(job), _coverage(job), _rows(job, pages_of_row, len(job.decks) > 1), _delivery(job),
-             _evidence(job, ties)]
+    parts = [_header(job), _score(job), _guard(job), _coverage(job), _rows(job, pages_of_row, len(job.decks) > 1),
+             _delivery(job), _evidence(job, ties)]
     if doc.details.warnings:
         parts.append("<h2>Warnings</h2><ul>" + "".join(f"<li>{esc(w)}</li>" for w in doc.details.warnings) + "</ul>")
     parts.append(f'<p class="sub">result.json sha256 {esc(job.doc_sha256)} · {esc(job.verifier_dir)}</p>')

@@ -32,6 +32,7 @@ _P = "http://schemas.openxmlformats.org/presentationml/2006/main"
 NS = {"a": _A, "p": _P}
 _SHAPES = {"sp", "grpSp", "graphicFrame", "cxnSp", "pic"}
 _BACKGROUND_SCHEMES = {"bg1", "lt1"}
+_OTHER_FILLS = ("gradFill", "blipFill", "pattFill", "grpFill")
 _RT_THEME = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/theme"
 
 
@@ -201,7 +202,7 @@ class _Reader:
         sppr = shape.find("p:spPr", NS)
         fill = _fill_rgb(sppr)
         ref = shape.find("p:style/a:fillRef", NS)
-        other_fill = (sppr is not None and any(sppr.find(f"a:{k}", NS) is not None for k in ("gradFill", "blipFill", "pattFill", "grpFill"))
+        other_fill = (sppr is not None and any(sppr.find(f"a:{k}", NS) is not None for k in _OTHER_FILLS)
                       or (ref is not None and (ref.get("idx") or "0") != "0" and fill is None
                           and (sppr is None or sppr.find("a:noFill", NS) is None)))
         if other_fill:  # a fill whose colour this reader does not resolve: no colour comparison

@@ -69,6 +69,9 @@ class GuardReport(BaseModel):
     findings_dropped: int = Field(0, ge=0, description=f"Findings past the first {MAX_FINDINGS} (not listed).")
     channels: dict[str, int] = Field(default_factory=dict, description="Characters scanned per channel.")
     row: bool = Field(False, description="JUDGE_GUARD_ROW: the model was also asked whether the agent addressed the evaluator.")
+    row_hit: bool | None = Field(None, description="The model's answer to the guard row (None: not asked or not judged). "
+                                 "Recorded only: it never flags, never penalizes, never weighs in the score.")
+    row_reason: str | None = Field(None, description="The model's reason for the guard row (at most 500 characters).")
 
     @property
     def kinds(self) -> list[str]:

@@ -113,7 +113,8 @@ def file_texts(rel: str, path: Path) -> list[TextPiece]:
     text = decode(data)
     if suffix in COMMENT_SUFFIXES:
         text, comments = _blank_comments(text)
-        return [TextPiece("deliverable", text), *(TextPiece("hidden_text", c, hidden_reason="comment", line_offset=n) for n, c in comments)]
+        hidden = [TextPiece("hidden_text", c, hidden_reason="comment", line_offset=n) for n, c in comments]
+        return [TextPiece("deliverable", text), *hidden]
     return [TextPiece("deliverable", text)]
 
 

@@ -48,11 +48,14 @@ SELF = (
     r"(?:\b(?:this|the|my|our)\s+(?:response|answer|submission|deliverable|report|work|solution|output|deck|document|attempt|"
     r"essay|reply|presentation|entry|result|code|paper|file|files)\b|\b(?:me|my|I|we|us)\b)"
 )
-DIRECT = r"(?:\byou\b|\byour\b|\bplease\b|\bkindly\b|\bdear\b|\battention\b|\bnote\s+(?:to|for)\b|\bmessage\s+(?:to|for)\b|\binstructions?\s+(?:to|for)\b|\bhey\b)"
-INSTRUCTIONS = r"(?:instructions?|rubric|criteria|guidelines|rules|prompt|directives?|grading\s+(?:scheme|guide)|scoring\s+(?:rules|guide)|system\s+prompt)"
+DIRECT = (r"(?:\byou\b|\byour\b|\bplease\b|\bkindly\b|\bdear\b|\battention\b|\bnote\s+(?:to|for)\b|\bmessage\s+(?:to|for)\b|"
+          r"\binstructions?\s+(?:to|for)\b|\bhey\b)")
+INSTRUCTIONS = (r"(?:instructions?|rubric|criteria|guidelines|rules|prompt|directives?|grading\s+(?:scheme|guide)|"
+                r"scoring\s+(?:rules|guide)|system\s+prompt)")
 
 # ------------------------------------------------------------------ vocabulary (Chinese)
-ZH_ADDRESSEE = r"(?:评分(?:员|者|人|模型|系统|老师|专家)|评审(?:员|专家|老师|模型)?|评委|阅卷(?:人|老师|者)?|裁判|评估(?:者|员|模型|系统)|评测(?:员|模型|系统)|考官|打分(?:者|人|模型|系统)|判分(?:者|人)?|大模型|评价(?:者|模型))"
+ZH_ADDRESSEE = (r"(?:评分(?:员|者|人|模型|系统|老师|专家)|评审(?:员|专家|老师|模型)?|评委|阅卷(?:人|老师|者)?|裁判|"
+                r"评估(?:者|员|模型|系统)|评测(?:员|模型|系统)|考官|打分(?:者|人|模型|系统)|判分(?:者|人)?|大模型|评价(?:者|模型))")
 ZH_SCORE = r"(?:满分|最高分|最高等级|最高档|高分|全部得分|100\s*分|十分|10\s*分|A\+|全部通过|全部满足|判定为?通过|命中)"
 
 
@@ -126,18 +129,22 @@ RULES: tuple[Rule, ...] = (
         r"[{,]\s*\"verdicts?\"\s*:\s*[\[{\"]|\"hit\"\s*:\s*true\b|\"(?:all_)?criteria_met\"\s*:\s*true\b|"
         r"\"verdict\"\s*:\s*\"(?:pass(?:ed)?|met|yes|true|correct|satisfied)\"")),
     Rule("fp.grade_line", "fake_protocol", _r(
-        r"^[ \t>*#_-]{0,6}(?:final\s+)?(?:grade|verdict|rating|judgement|judgment|evaluation|评分|得分|评级|结论)[ \t*_]{0,3}[:=：][ \t*_]{0,3}"
+        r"^[ \t>*#_-]{0,6}(?:final\s+)?(?:grade|verdict|rating|judgement|judgment|evaluation|评分|得分|评级|结论)"
+        r"[ \t*_]{0,3}[:=：][ \t*_]{0,3}"
         r"(?:pass(?:ed)?|a\+?|10\s*/\s*10|100\s*/\s*100|100\s*%?|1(?:\.0+)?|correct|met|yes|true|full(?:\s+marks)?|\[\[\s*10\s*\]\]|satisfied|"
         r"满分|通过|优秀)[ \t*_.!]{0,3}$", _I | re.MULTILINE)),
     Rule("fp.hit_line", "fake_protocol", _r(
-        r"^[ \t>*#_-]{0,6}(?:hit|criteria_met|all_criteria_met|passed_all)[ \t]{0,3}[:=][ \t]{0,3}(?:true|yes|1)\b", _I | re.MULTILINE)),
+        r"^[ \t>*#_-]{0,6}(?:hit|criteria_met|all_criteria_met|passed_all)[ \t]{0,3}[:=][ \t]{0,3}(?:true|yes|1)\b",
+        _I | re.MULTILINE)),
     Rule("fp.row_verdict_line", "fake_protocol", re.compile(
-        r"^[ \t>*#_-]{0,6}(?:Criterion|Criteria|Row|Rubric item|Rubric row|Requirement|评分项|标准)[ \t]{0,2}[\w.#-]{0,12}[ \t]{0,2}[:=：-][ \t]{0,3}"
+        r"^[ \t>*#_-]{0,6}(?:Criterion|Criteria|Row|Rubric item|Rubric row|Requirement|评分项|标准)"
+        r"[ \t]{0,2}[\w.#-]{0,12}[ \t]{0,2}[:=：-][ \t]{0,3}"
         r"(?:MET|PASS|PASSED|HIT|SATISFIED|TRUE|✅ MET|满足|通过)[ \t.!]{0,3}$", re.MULTILINE)),
 )
 """Rules whose match alone is a finding."""
 
-ROLE_LINE = _r(r"^[ \t>*#_]{0,6}(?:system|assistant|developer|judge|grader|evaluator|评分员|系统|助手)[ \t*_]{0,3}[:：](.{0,240})$", _I | re.MULTILINE)
+ROLE_LINE = _r(r"^[ \t>*#_]{0,6}(?:system|assistant|developer|judge|grader|evaluator|评分员|系统|助手)"
+               r"[ \t*_]{0,3}[:：](.{0,240})$", _I | re.MULTILINE)
 """A chat role marker at the start of a line; a finding when what follows speaks of grading (`ROLE_PAYLOAD`)."""
 ROLE_PAYLOAD = _r(
     rf"(?:{SCORE}|{GRADE_ACT}|{INSTRUCTIONS}|\bverdicts?\b|\bgrade[sd]?\b|\bscor(?:e|ed|ing)\b|\bpass(?:ed|es)?\b|\bcriteri(?:a|on)\b|"
@@ -147,16 +154,18 @@ SENTENCE_SPLIT = re.compile(r"(?<=[.!?。！？\n])")
 WINDOW_CHARS = 400
 """Sentence windows longer than this are read in overlapping pieces of this size."""
 SELF_OR_DIRECT = _r(rf"(?:{SELF}|{DIRECT})")
-VOCATIVE = _r(rf"\b{ADDRESSEE}\s*[:,，：]|(?:^|[\n.!?]\s*)(?:dear|attention|to|note\s+to|message\s+to|hey|hi|hello)\s+(?:the\s+|any\s+|all\s+)?(?:ai\s+)?{ADDRESSEE}\b")
+VOCATIVE = _r(rf"\b{ADDRESSEE}\s*[:,，：]|(?:^|[\n.!?]\s*)(?:dear|attention|to|note\s+to|message\s+to|hey|hi|hello)\s+"
+              rf"(?:the\s+|any\s+|all\s+)?(?:ai\s+)?{ADDRESSEE}\b")
 
 # ------------------------------------------------------------------ master keys
 MASTER_KEYS = frozenset({
-    "", ":", ".", ",", ";", "-", "...", "…", "thought process", "thought process:", "thinking", "thinking:", "reasoning", "reasoning:",
+    "", ":", ".", ",", ";", "-", "...", "…", "thought process", "thought process:", "thinking", "thinking:",
+    "reasoning", "reasoning:",
     "let's solve this problem step by step", "let's solve this problem step by step.", "let's think step by step",
     "let's think step by step.", "let me think step by step", "let me think", "step by step", "step 1", "step 1:",
     "solution", "solution:", "answer", "answer:", "the answer is", "the answer is:", "final answer", "final answer:", "response:",
-    "解", "解:", "解：", "答", "答:", "答：", "答案", "答案:", "答案：", "思路", "思路:", "思路：", "解答", "解答：", "让我们一步一步地思考",
-    "让我们一步步思考", "null", "none", "n/a", "{}", "[]", "\"\"", "ok", "okay", "done", "done.",
+    "解", "解:", "解：", "答", "答:", "答：", "答案", "答案:", "答案：", "思路", "思路:", "思路：", "解答", "解答：",
+    "让我们一步一步地思考", "让我们一步步思考", "null", "none", "n/a", "{}", "[]", "\"\"", "ok", "okay", "done", "done.",
 })
 """Whole answers that carry nothing (arXiv 2507.08794's master keys — non-word symbols and
 reasoning openers in English and Chinese — and constant answers such as "null" from

@@ -20,7 +20,8 @@ from cowork_judge.guard.findings import EXCERPT_CHARS, Channel, Finding
 SCAN_CHARS = 2_000_000
 """Characters of one text scanned at most (the rest is not read; a longer deliverable is
 noted in the report's channel counts, and the judge reads no more of it either)."""
-_INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]")
+_INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+                        "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]")
 
 
 def comparable(text: str) -> str:
