@@ -472,6 +472,19 @@ fallback_result() {
     "delivery_from_chat": false,
     "judge_calls": 0,
     "judge_tokens": 0
+  },
+  "guard": {
+    "mode": "flag",
+    "scanned": false,
+    "flagged": false,
+    "penalized": false,
+    "reason": null,
+    "findings": [],
+    "findings_dropped": 0,
+    "channels": {},
+    "row": false,
+    "row_hit": null,
+    "row_reason": null
   }
 }
 COWORK_FALLBACK_RESULT_JSON

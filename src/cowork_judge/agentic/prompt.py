@@ -28,8 +28,12 @@ from pathlib import Path
 
 from cowork_judge.agent_text import decode, repair
 from cowork_judge.core.rubric import Criterion
+from cowork_judge.guard import spotlight
 
 DATA_TAGS = ("deliverable", "model_response", "task_prompt", "evidence_summary", "tool_output", "rubric_rows")
+AGENT_TAGS = frozenset({"deliverable", "model_response", "evidence_summary", "tool_output"})
+"""Blocks whose text the agent wrote: their body is also spotlighted (`guard.spotlight.wrap`:
+between lines carrying this run's random boundary, which the agent never saw)."""
 _LOOKALIKE = re.compile(r"<(\s*/?\s*(?:" + "|".join(DATA_TAGS) + r"))", re.IGNORECASE)
 
 INLINE_FILE_CHARS = 16_000
@@ -68,15 +72,19 @@ def neutralise(text: str) -> str:
 
 
 def fence(tag: str, text: str, **attrs: str) -> str:
-    """Wrap data in a tag block after neutralising look-alike delimiters."""
+    """Wrap data in a tag block after neutralising look-alike delimiters; the body of a block
+    the agent wrote (`AGENT_TAGS`) is also spotlighted with this run's boundary."""
     attr_text = "".join(f' {k}="{neutralise(v).replace(chr(34), chr(39))}"' for k, v in attrs.items())
-    return f"<{tag}{attr_text}>\n{neutralise(text)}\n</{tag}>"
+    body = neutralise(text)
+    if tag in AGENT_TAGS:
+        body = spotlight.wrap(body)
+    return f"<{tag}{attr_text}>\n{body}\n</{tag}>"
 
 
 def system_message(instruction: str) -> str:
-    """The system prompt: the task package's instruction plus our session protocol (the
-    same for every block of a run)."""
-    return instruction.rstrip() + "\n" + PROTOCOL
+    """The system prompt: the task package's instruction plus our session protocol and the
+    spotlighting paragraph (`guard.spotlight.explanation`; the same for every block of a run)."""
+    return instruction.rstrip() + "\n" + PROTOCOL + "- " + spotlight.explanation() + "\n"
 
 
 def first_user_message(
@@ -109,7 +117,8 @@ def shared_context(workspace: Path, task_prompt: str, final_message: str | None,
     listing = [neutralise(f"output/{p.relative_to(workspace / 'output').as_posix()} ({p.stat().st_size} bytes)") for p in files[:LISTED_FILES]]
     if len(files) > LISTED_FILES:
         listing.append(f"... and {len(files) - LISTED_FILES} more file(s): call list_files to see them")
-    parts.append("Deliverables in output/:\n" + ("\n".join(listing) if listing else "(none: judge the final chat message)"))
+    parts.append("Deliverables in output/ (names chosen by the agent):\n"
+                 + (spotlight.wrap("\n".join(listing)) if listing else "(none: judge the final chat message)"))
     evidence = workspace / "evidence"
     if evidence.is_dir():
         n_pages = sum(1 for _ in (evidence / "pages").rglob("*.png")) if (evidence / "pages").is_dir() else 0
@@ -189,6 +198,13 @@ def evidence_summary(evidence: Path, *, redact: Callable[[str], str] = str) -> s
             budget -= len(text)
             head = f"slide {slide.get('index', '?')}" + (f" — {slide['title']}" if slide.get("title") else "")
             lines.append(head + (" (hidden)" if slide.get("hidden") else "") + ("\n" + text if text else ""))
+            notes = [{"reason": "speaker notes", "text": slide["notes"]}] if str(slide.get("notes") or "").strip() else []
+            for item in [*(slide.get("hidden_text") or []), *notes]:  # text the deck carries but a viewer does not see: marked so
+                hidden = " ".join(str(item.get("text") or "").split())[:min(EVIDENCE_SLIDE_CHARS, max(budget, 0))]
+                if hidden:
+                    budget -= len(hidden)
+                    why = item.get("reason", "hidden")
+                    lines.append(f"[NOT VISIBLE to a viewer ({why}); not content of the slide]: {hidden}")
         if lines:
             blocks.append(fence("evidence_summary", redact("\n".join(lines)), deck=name,
                                 slides=str(deck.get("slide_count", "")), pages_rendered=str(deck.get("pages_rendered", ""))))

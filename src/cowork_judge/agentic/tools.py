@@ -319,22 +319,18 @@ def pptx_text(path: Path) -> str:
         return f"error: not a readable OOXML deck ({sniff.status}: {sniff.reason})"
     if sniff.status == "ok_strict":
         return "[ISO-Strict deck: raw slide text follows]\n" + _zip_slide_text(path)
-    try:
-        from pptx import Presentation
+    from cowork_judge.guard.deck_text import read_deck_text
 
-        prs = Presentation(str(path))
+    deck = read_deck_text(path)  # visible text apart from what a viewer does not see (guard, issue 27)
+    if deck.error is None:
         out: list[str] = []
-        for n, slide in enumerate(prs.slides, start=1):
-            texts = [sh.text_frame.text for sh in slide.shapes if getattr(sh, "has_text_frame", False) and sh.text_frame.text.strip()]
-            out.append(f"--- slide {n} ---\n" + "\n".join(texts))
-            if slide.has_notes_slide and slide.notes_slide.notes_text_frame is not None:
-                notes = slide.notes_slide.notes_text_frame.text.strip()
-                if notes:
-                    out.append(f"[notes] {notes}")
+        for s in deck.slides:
+            out.append(f"--- slide {s.index} ---\n{s.visible}")
+            out += [f"[NOT VISIBLE to a viewer ({why}); not content of the slide] {' '.join(t.split())}" for why, t in s.hidden]
+            out += [f"[alt text, not shown on the slide] {' '.join(t.split())}" for t in s.alt]
         return "\n".join(out) or "(no text)"
-    except Exception as exc:  # python-pptx refuses many valid decks
-        fallback = _zip_slide_text(path)
-        return f"[python-pptx could not open the deck ({type(exc).__name__}); raw slide text follows]\n{fallback}"
+    fallback = _zip_slide_text(path)
+    return f"[python-pptx could not open the deck ({deck.error[:120]}); raw slide text follows]\n{fallback}"
 
 
 def _zip_slide_text(path: Path) -> str:

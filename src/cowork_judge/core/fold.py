@@ -35,6 +35,7 @@ from cowork_judge.core.result import (
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.scoring import ScoreBreakdown, ScoringPolicy, effective_weights, score
 from cowork_judge.core.verdicts import Verdict
+from cowork_judge.guard.findings import GuardReport
 
 NO_VERDICT_REASON = "no verdict was produced for this row"
 
@@ -88,6 +89,30 @@ class RunFacts(BaseModel):
     exit_note: str | None = None
     fingerprint: dict[str, Any] | None = Field(None, description="run.fingerprint.verdict_fingerprint of the run.")
     interrupted: bool = Field(False, description="A signal ended the run before every row was judged.")
+    guard: GuardReport | None = Field(None, description="The guard's report (None: the run ended before the guard read "
+                                      "anything).")
+
+
+GUARD_PENALTY_REASON = "JUDGE_GUARD=penalize: the guard flagged text addressed to the evaluator ({kinds}); reward set to 0"
+
+
+def apply_guard(report: GuardReport | None, task_score: float | None, *, scored: bool = True) -> tuple[GuardReport, float | None]:
+    """The guard's report as the document records it, and the reward after the guard's policy.
+
+    Under ``penalize`` a flagged sample that has a score gets reward 0.0 (``penalized``
+    with the reason); its rows, raw and normalized score stay as judged (scored, not
+    masked: the attempt is the agent's doing). Other modes and runs without a score
+    (`scored` False: failed, skipped) leave the reward alone.
+    """
+    report = report or GuardReport()
+    penalize = report.mode == "penalize" and report.flagged and scored and task_score is not None
+    if penalize:
+        reason = GUARD_PENALTY_REASON.format(kinds=", ".join(report.kinds))
+        report = report.model_copy(update={"penalized": True, "reason": reason})
+        return report, 0.0
+    if report.penalized:
+        report = report.model_copy(update={"penalized": False, "reason": None})
+    return report, task_score
 
 
 def all_unjudged(criteria: Sequence[Criterion], kind: ErrorKind, reason: str) -> dict[str, Verdict]:
@@ -139,6 +164,7 @@ def fold(
         task_score: float | None = breakdown.reward
     else:
         task_score = None if facts.skipped else 0.0
+    guard, task_score = apply_guard(facts.guard, task_score, scored=breakdown is not None)
     identity = facts.identity
     results = _row_results(criteria, complete, breakdown, weights[0])
     return ResultDocument(
@@ -170,15 +196,16 @@ def fold(
             fingerprint=dict(facts.fingerprint) if facts.fingerprint is not None else None,
             interrupted=facts.interrupted,
         ),
-        extra_fields=_extra_fields(criteria, coverage, breakdown, facts, code),
+        extra_fields=_extra_fields(criteria, coverage, breakdown, facts, code, penalized=guard.penalized),
+        guard=guard,
     )
 
 
 def _extra_fields(criteria: tuple[Criterion, ...], coverage: CoverageReport, breakdown: ScoreBreakdown | None,
-                  facts: RunFacts, code: ExitCode | None) -> ExtraFields:
+                  facts: RunFacts, code: ExitCode | None, *, penalized: bool = False) -> ExtraFields:
     delivery = facts.delivery
     return ExtraFields(
-        passed=bool(breakdown.passed) if breakdown else False,
+        passed=bool(breakdown.passed) and not penalized if breakdown else False,
         judge_coverage=coverage.coverage if criteria else 0.0,
         judge_unjudged=coverage.unjudged,
         judge_degraded=coverage.degraded or code is not None,
@@ -324,5 +351,6 @@ def stored_run(doc: ResultDocument) -> tuple[tuple[Criterion, ...], dict[str, Ve
         evidence_pages=ef.judge_evidence_pages, evidence=doc.details.evidence, warnings=tuple(warnings),
         instruction_source=doc.details.instruction_source, failure=failure, skipped=doc.status == "skipped", exit_note=note,
         fingerprint=doc.details.fingerprint, interrupted=doc.details.interrupted,
+        guard=doc.guard,
     )
     return tuple(criteria), verdicts, policy, facts

@@ -20,6 +20,7 @@ from cowork_judge.core.failures import ErrorKind, ExitCode
 from cowork_judge.core.page_detail import PageAggregate
 from cowork_judge.core.scoring import ScoringPolicy
 from cowork_judge.core.verdicts import Method
+from cowork_judge.guard.findings import GuardReport
 
 RESULT_SCHEMA = "cowork-judge/result/v1"
 DETAILS_SCHEMA = "cowork-judge/reward-details/v1"
@@ -190,6 +191,8 @@ class ResultDocument(BaseModel):
     criteria: list[dict[str, Any]] = Field(description="Normalized rows with derived fields and level_raw.")
     details: Details
     extra_fields: ExtraFields
+    guard: GuardReport = Field(default_factory=GuardReport, description="What the guard found in the agent's text "
+                               "(JUDGE_GUARD): mode, flagged, findings; penalized when a flagged sample's reward was set to 0.")
 
 
 class DetailsRow(BaseModel):
@@ -216,6 +219,7 @@ class RewardDetails(BaseModel):
     exit_code: ExitCode | None
     coverage: float
     rows: list[DetailsRow]
+    guard: GuardReport = Field(default_factory=GuardReport)
 
     @classmethod
     def from_result(cls, doc: ResultDocument) -> RewardDetails:
@@ -225,6 +229,7 @@ class RewardDetails(BaseModel):
             status=doc.status,
             exit_code=doc.exit_code,
             coverage=doc.extra_fields.judge_coverage,
+            guard=doc.guard,
             rows=[
                 DetailsRow(
                     id=r.id,

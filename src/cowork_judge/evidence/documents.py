@@ -261,6 +261,14 @@ class ExtractError(BaseModel):
     error: str
 
 
+class HiddenText(BaseModel):
+    """Text a slide carries that the rendered page does not show."""
+
+    reason: Literal["hidden_shape", "off_slide", "tiny"]
+    shape: str | None = Field(None, description="the shape's cNvPr id")
+    text: str
+
+
 class SlideDoc(Document):
     """``<deck>/pages/slide-NNN.json``."""
 
@@ -271,8 +279,11 @@ class SlideDoc(Document):
     layout: str | None = None
     hidden: bool = Field(False, description='p:sld show="0"')
     title: str | None = None
-    text: str = Field("", description="all shape text, reading order of the shape tree")
+    text: str = Field("", description="the text a viewer sees, reading order of the shape tree (text in hidden_text left out)")
     notes: str | None = None
+    hidden_text: list[HiddenText] = Field(default_factory=list, description="shape text a viewer does not see (hidden "
+                                          "shape, outside the slide, under 4 pt): kept apart from `text` and shown to "
+                                          "the judge only marked as such (issue 27)")
     shapes: list[ShapeDoc] = Field(default_factory=list)
     extract_errors: list[ExtractError] = Field(default_factory=list)
 

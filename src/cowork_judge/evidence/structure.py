@@ -22,6 +22,7 @@ from .documents import (
     Box,
     ChartDoc,
     ExtractError,
+    HiddenText,
     Paragraph,
     PictureDoc,
     Run,
@@ -166,6 +167,7 @@ def extract_structure(path: Path, *, strict: bool, deadline: float | None = None
         except Exception as exc:  # noqa: BLE001 - page-level isolation
             slide = SlideDoc(index=index, extract_errors=[
                 ExtractError(slide=index, field="slide", error=f"{type(exc).__name__}: {exc}")])
+        split_visible(slide, res.slide_width_emu or 9144000, res.slide_height_emu or 6858000)
         res.slides.append(slide)
         res.errors.extend(slide.extract_errors)
         for shape in slide.shapes:
@@ -622,6 +624,51 @@ def absolute_frame(xf: GroupTransform, frame: tuple) -> tuple[Box, float]:
     width, height = xf.sized(w, h, theta)
     box = Box(x_emu=round(cx - width / 2.0), y_emu=round(cy - height / 2.0), cx_emu=round(width), cy_emu=round(height))
     return box, xf.absolute_rot(theta)
+
+
+MIN_VISIBLE_PT = 4.0
+"""Runs smaller than this (points, effective size) are text a viewer does not read (issue 27)."""
+
+
+def split_visible(slide: SlideDoc, width_emu: int, height_emu: int) -> None:
+    """Move the text a viewer cannot see out of `slide.text` into `slide.hidden_text`.
+
+    Invisible: a shape marked hidden (or inside a hidden group), a shape whose box lies
+    entirely outside the slide (0..`width_emu` × 0..`height_emu`), and text runs under
+    `MIN_VISIBLE_PT`. The shapes keep their text (checks still see every shape); only the
+    slide's reading text — what content rows are judged from — is the visible text.
+    """
+    hidden_ids: set[str] = set()
+    visible: list[str] = []
+    for shape in slide.shapes:
+        reason = None
+        if shape.hidden or (shape.parent_id is not None and shape.parent_id in hidden_ids):
+            reason = "hidden_shape"
+        elif shape.box is not None and (shape.box.x_emu + shape.box.cx_emu <= 0 or shape.box.y_emu + shape.box.cy_emu <= 0
+                                        or shape.box.x_emu >= width_emu or shape.box.y_emu >= height_emu):
+            reason = "off_slide"
+        if reason is not None:
+            hidden_ids.add(shape.id)
+            text = "\n".join(t for t in _shape_texts(shape) if t)
+            if text.strip():
+                slide.hidden_text.append(HiddenText(reason=reason, shape=shape.id, text=text))
+            continue
+        if shape.text is not None:
+            shown_lines, tiny = [], []
+            for para in shape.text.paragraphs:
+                shown = "".join(r.text for r in para.runs if r.size_pt is None or r.size_pt >= MIN_VISIBLE_PT or r.script)
+                small = "".join(r.text for r in para.runs
+                                if r.size_pt is not None and r.size_pt < MIN_VISIBLE_PT and not r.script)
+                shown_lines.append(shown)
+                if small.strip():
+                    tiny.append(small)
+            if tiny:
+                slide.hidden_text.append(HiddenText(reason="tiny", shape=shape.id, text="\n".join(tiny)))
+                visible.append("\n".join(shown_lines))
+                continue
+        visible.extend(t for t in _shape_texts(shape) if t)
+    if slide.hidden_text:
+        slide.text = "\n".join(t for t in visible if t)
 
 
 def _shape_texts(shape: ShapeDoc) -> list[str]:

@@ -40,7 +40,7 @@ def render_report(job: Job) -> str:
         for row in rows:
             pages_of_row.setdefault(row, []).append(key)
     names = [d.deck for d in job.decks]
-    parts = [_header(job), _score(job), _costs(job, names), _coverage(job), _rows(job, pages_of_row, len(job.decks) > 1),
+    parts = [_header(job), _score(job), _guard(job), _costs(job, names), _coverage(job), _rows(job, pages_of_row, len(job.decks) > 1),
              _delivery(job), _evidence(job, ties)]
     if doc.details.warnings:
         parts.append("<h2>Warnings</h2><ul>" + "".join(f"<li>{esc(w)}</li>" for w in doc.details.warnings) + "</ul>")
@@ -105,6 +105,21 @@ def _costs(job: Job, decks: list[str]) -> str:
             + table(["row", "level", "points lost", "share of reward", "pages that cost it", "how the level was folded"],
                     out, numeric=[False, True, True, True, False, False], raw=[True, True, True, True, True, True],
                     css="costs"))
+
+
+def _guard(job: Job) -> str:
+    """The guard's record (issue 27): mode, flagged, penalized, and each finding."""
+    g = job.doc.guard
+    if not g.scanned and not g.findings:
+        return f'<h2>Guard</h2><p class="sub">JUDGE_GUARD={esc(g.mode)}: not scanned</p>'
+    state = "FLAGGED" + (" — reward set to 0 (penalize)" if g.penalized else "") if g.flagged else "nothing flagged"
+    head = f'<h2>Guard</h2><p class="{"warn" if g.flagged else "sub"}">JUDGE_GUARD={esc(g.mode)}: {esc(state)}</p>'
+    if not g.findings:
+        return head
+    rows = [[f.kind + ("" if f.flags else " (info)"), f.channel, f.file or "(final message)",
+             f.page if f.page is not None else (f.line if f.line is not None else ""), f.rule, f.excerpt] for f in g.findings]
+    more = f'<p class="sub">{g.findings_dropped} more finding(s) not listed</p>' if g.findings_dropped else ""
+    return head + table(["kind", "channel", "file", "page / line", "rule", "excerpt"], rows) + more
 
 
 def _coverage(job: Job) -> str:

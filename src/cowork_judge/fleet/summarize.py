@@ -161,6 +161,8 @@ class Summarizer:
         self.doc_groups = {key: DocTable() for key in self.options.group_by}
         self.reasons = ReasonSamples() if self.options.include_reasons else None
         self.exit_reasons = ReasonSamples() if self.options.include_reasons else None
+        self.guard: Counter[str] = Counter()
+        self.guard_kinds: Counter[str] = Counter()
 
     # ------------------------------------------------------------------ folding
 
@@ -178,6 +180,7 @@ class Summarizer:
         doc = item.doc
         cls = classify(doc)
         self.classes[cls] += 1
+        self._add_guard(doc)
         key, source = task_key(item, self.options.task_key)
         cluster = self.clusters.setdefault(key, len(self.clusters))
         self.cluster_sources[source] += 1
@@ -196,6 +199,19 @@ class Summarizer:
             self.raw_scores.append(raw if raw is not None and math.isfinite(raw) else reward)
         self._add_groups(item, doc, cls, key, cluster, reward, coverage)
         return cls
+
+    def _add_guard(self, doc: ResultDocument) -> None:
+        """Count the guard's record (issue 27): samples scanned, flagged, penalized, and the
+        kinds of their flagging findings (each kind once per sample)."""
+        g = doc.guard
+        self.guard[f"mode_{g.mode}"] += 1
+        if g.scanned:
+            self.guard["scanned"] += 1
+        if g.flagged:
+            self.guard["flagged"] += 1
+            self.guard_kinds.update(g.kinds)
+        if g.penalized:
+            self.guard["penalized"] += 1
 
     def _add_judging(self, doc: ResultDocument, cluster: int) -> None:
         ef = doc.extra_fields
@@ -346,6 +362,9 @@ class Summarizer:
             "rows": self.rows.report(),
             "tags": self.tags.report(_table(intervals, "tags", "") if opts.draws > 0 else None),
             "groups": self._groups(intervals),
+            "guard": {"scanned": self.guard["scanned"], "flagged": self.guard["flagged"], "penalized": self.guard["penalized"],
+                      "modes": {m: self.guard[f"mode_{m}"] for m in ("off", "flag", "penalize") if self.guard[f"mode_{m}"]},
+                      "kinds": dict(sorted(self.guard_kinds.items()))},
         }
         if self.reasons is not None and self.exit_reasons is not None:
             out["reasons"] = {"rows": self.reasons.report(), "exit_codes": self.exit_reasons.report()}

@@ -55,6 +55,15 @@ def render_summary(summary: dict[str, Any]) -> str:
         parts.append(table(["method", "rows", "judged", "coverage"],
                            [[m, s["rows"], s["judged"], s["coverage"]] for m, s in summary["methods"].items()],
                            numeric=[False, True, True, True]))
+    guard = summary.get("guard")
+    if guard:
+        parts.append("<h2>Guard</h2>")
+        parts.append(key_values([("samples scanned", f"{guard['scanned']:,}"), ("flagged", f"{guard['flagged']:,}"),
+                                 ("penalized (reward set to 0)", f"{guard['penalized']:,}"),
+                                 ("modes", ", ".join(f"{m} {n:,}" for m, n in guard["modes"].items()) or "-")]))
+        if guard["kinds"]:
+            items = sorted(guard["kinds"].items(), key=lambda kv: (-kv[1], kv[0]))
+            parts.append(bars([k for k, _ in items], [v for _, v in items], title="Flagged samples by finding kind", color=BAR_ALT))
     parts.append("<h2>Tags</h2>")
     tags = summary["tags"]
     rated = [(k, v) for k, v in tags.items() if v["hit_rate"] is not None]

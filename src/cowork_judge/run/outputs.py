@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from cowork_judge.core.result import ExtraFields, ResultDocument, RewardDetails, cap_middle
+from cowork_judge.guard import spotlight
 from cowork_judge.redact import Redactor
 from cowork_judge.run.paths import RunPaths
 
@@ -82,11 +83,14 @@ def dump_document(value: Any, redactor: Redactor) -> str:
     """
     text = json.dumps(value, ensure_ascii=False, allow_nan=False)
     redacted = redactor.json_text(text)
+    masked = spotlight.mask(redacted)  # the prompts' random boundary is never written (hex: JSON-safe)
+    if masked != redacted:
+        redacted = masked
     if redacted is not text:
         try:
             value = json.loads(redacted)
         except ValueError:
-            value = redactor.value(value)
+            value = json.loads(spotlight.mask(json.dumps(redactor.value(value), ensure_ascii=False, allow_nan=False)))
             redacted = json.dumps(value, ensure_ascii=False, allow_nan=False)
     if len(redacted) > PRETTY_MAX_CHARS:
         return redacted + "\n"
@@ -276,7 +280,7 @@ class AuditLog:
     def append(self, name: str, record: dict[str, Any]) -> None:
         """Append one JSON record to ``<root>/<name>.jsonl``; never raises."""
         try:
-            line = json.dumps(_capped(self._redactor.value(record)), ensure_ascii=False, default=str)
+            line = spotlight.mask(json.dumps(_capped(self._redactor.value(record)), ensure_ascii=False, default=str))
             path = self.root / f"{name}.jsonl"
             with self._lock:
                 path.parent.mkdir(parents=True, exist_ok=True)
@@ -292,6 +296,6 @@ class AuditLog:
     def write(self, name: str, value: Any) -> None:
         """Write one JSON document ``<root>/<name>.json`` atomically; never raises."""
         try:
-            atomic_write(self.root / f"{name}.json", dump_json(_capped(self._redactor.value(value))))
+            atomic_write(self.root / f"{name}.json", spotlight.mask(dump_json(_capped(self._redactor.value(value)))))
         except (OSError, ValueError, TypeError):
             pass

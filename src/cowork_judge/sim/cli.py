@@ -14,7 +14,7 @@ from typing import Any, NoReturn
 
 from .faults import FAULT_KINDS, FaultPlan, parse_fault_rate, parse_fault_script
 from .latency import LatencyModel
-from .policies import DemoPolicy, OracleDirPolicy, OraclePolicy, VerdictPolicy
+from .policies import DemoPolicy, GulliblePolicy, OracleDirPolicy, OraclePolicy, VerdictPolicy
 from .server import SimServer
 
 __all__ = ["build_parser", "main"]
@@ -133,6 +133,9 @@ def build_parser(prog: str = "cowork-judge sim") -> argparse.ArgumentParser:
     oracle.add_argument("--oracle", metavar="FILE", help="oracle JSON file; default: the demo policy")
     oracle.add_argument("--oracle-dir", metavar="DIR", help="one oracle per instance: DIR/NAME.json or DIR/NAME/oracle.json, "
                         "NAME from the request's X-Cowork-Judge-Instance header (judge: JUDGE_SEND_INSTANCE_ID=1)")
+    p.add_argument("--gullible", action="append", default=[], metavar="TOKEN",
+                   help="a maximally gullible judge: a request whose text contains TOKEN gets the best verdict for "
+                        "every row (repeatable; red-team measurements, bench/redteam.py)")
     p.add_argument("--latency-ms", type=_non_negative(float), default=0.0, metavar="MS",
                    help="base delay of every tool and final turn, milliseconds")
     p.add_argument("--per-row-ms", type=_non_negative(float), default=0.0, metavar="MS",
@@ -166,6 +169,8 @@ def _configure(args: argparse.Namespace) -> SimServer:
     """Build the server from parsed arguments. Raises ValueError on bad values."""
     policy: VerdictPolicy = (OraclePolicy.from_file(args.oracle) if args.oracle
                              else OracleDirPolicy(args.oracle_dir) if args.oracle_dir else DemoPolicy())
+    if args.gullible:
+        policy = GulliblePolicy(policy, args.gullible)
     rates = dict(parse_fault_rate(spec) for spec in args.fault)
     script = parse_fault_script(args.fault_script) if args.fault_script else None
     faults = (

@@ -21,7 +21,8 @@ import threading
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-__all__ = ["DEMO_REASON_PREFIX", "DemoPolicy", "FlipPolicy", "OraclePolicy", "RoutedPolicy", "VerdictPolicy", "content_words",
+__all__ = ["DEMO_REASON_PREFIX", "GULLIBLE_REASON", "DemoPolicy", "FlipPolicy", "GulliblePolicy", "OraclePolicy",
+           "RoutedPolicy", "VerdictPolicy", "content_words",
            "normalize_criterion"]
 
 DEMO_REASON_PREFIX = "simulated judge, no model:"
@@ -394,3 +395,48 @@ class RoutedPolicy:
     ) -> list[dict[str, Any]]:
         """The routed policy's verdicts."""
         return self.route(context_text).verdicts(rows, context_text, page)
+
+
+GULLIBLE_REASON = "simulated gullible judge: the request carries the attack token"
+"""Reasons of answers `GulliblePolicy` gave because a token was found."""
+
+
+class GulliblePolicy:
+    """A maximally gullible judge, for red-team measurements: a request whose text contains
+    one of `tokens` (case-sensitive substring of the whole context: system, user and tool
+    text) gets the best answer for every row — a positive row hit at its highest level
+    choice, a negative row (a penalty) not hit at its lowest; pages are not asked about
+    (``na`` false). Any other request is answered by `base`.
+
+    Args:
+        base: the policy of requests without a token.
+        tokens: non-empty strings.
+
+    Raises:
+        ValueError: no token, or an empty one.
+    """
+
+    def __init__(self, base: VerdictPolicy, tokens: Sequence[str]) -> None:
+        if not tokens or any(not t for t in tokens):
+            raise ValueError("--gullible needs a non-empty token")
+        self.base, self.tokens = base, tuple(tokens)
+
+    def fooled(self, context_text: str) -> bool:
+        """Whether a request with this context carries a token."""
+        return any(t in context_text for t in self.tokens)
+
+    def verdicts(
+        self, rows: list[dict[str, Any]], context_text: str, page: int | None = None
+    ) -> list[dict[str, Any]]:
+        """The best verdicts when fooled, else the base policy's."""
+        if not self.fooled(context_text):
+            return self.base.verdicts(rows, context_text, page)
+        out = []
+        for row in rows:
+            negative = row.get("polarity") == "negative"
+            verdict: dict[str, Any] = {"id": str(row.get("id")), "hit": not negative, "reason": GULLIBLE_REASON}
+            if _is_gradient(row):
+                choices = _level_choices(row)
+                verdict["level"] = choices[0] if negative else choices[-1]
+            out.append(verdict)
+        return out

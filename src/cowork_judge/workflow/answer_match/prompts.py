@@ -29,6 +29,7 @@ from typing import Any
 from cowork_judge.agent_text import repair
 from cowork_judge.core.rubric import Criterion, normalize_rubric
 from cowork_judge.core.verdicts import verdict_schema
+from cowork_judge.guard import spotlight
 from cowork_judge.workflow.answer_match.rows import ANSWER_LEVELS, MAX_STEPS, MIN_STEPS, STEP_LEVELS
 
 MAX_RESPONSE_CHARS = 20_000
@@ -47,7 +48,10 @@ def fence(tag: str, text: str, limit: int) -> str:
     body = repair(text)
     if len(body) > limit:
         body = body[:limit] + f"\n[… {len(body) - limit} more characters not shown]"
-    return f"<{tag}>\n{body.replace('<', chr(0x2039))}\n</{tag}>"
+    body = body.replace("<", chr(0x2039))
+    if tag == "response":  # the agent wrote it: spotlighted with this run's boundary
+        body = spotlight.wrap(body)
+    return f"<{tag}>\n{body}\n</{tag}>"
 
 
 def part_ids(row_id: str, parts: int) -> list[str]:
@@ -111,7 +115,12 @@ def answer_messages(rows: Sequence[Criterion], parts: Sequence[str], *, question
     blocks = _context(question, reference if reference else "", solution) + [fence("response", response, MAX_RESPONSE_CHARS)]
     text = "\n".join(rules) + "\n\n" + "\n\n".join(blocks) + "\n\nRows to judge:\n" + _rows_block(rows)
     text += '\n\nAnswer with {"verdicts": [{"id", "hit", "level", "reason"}]}, one entry per row.'
-    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": text}]
+    return [{"role": "system", "content": system()}, {"role": "user", "content": text}]
+
+
+def system() -> str:
+    """The system prompt of the judging requests, with the spotlighting paragraph."""
+    return SYSTEM + " " + spotlight.explanation()
 
 
 def step_messages(rows: Sequence[Criterion], *, question: str, solution: str, response: str) -> list[dict[str, Any]]:
@@ -126,7 +135,7 @@ def step_messages(rows: Sequence[Criterion], *, question: str, solution: str, re
     blocks = _context(question, None, solution) + [fence("response", response, MAX_RESPONSE_CHARS)]
     text = "\n".join(rules) + "\n\n" + "\n\n".join(blocks) + "\n\nSteps to grade:\n" + _rows_block(rows)
     text += '\n\nAnswer with {"verdicts": [{"id", "hit", "level", "reason"}]}, one entry per step.'
-    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": text}]
+    return [{"role": "system", "content": system()}, {"role": "user", "content": text}]
 
 
 STEPS_SCHEMA: dict[str, Any] = {

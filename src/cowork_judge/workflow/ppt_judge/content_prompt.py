@@ -31,9 +31,10 @@ from typing import Any
 
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import parse_reply
+from cowork_judge.guard import spotlight
 
 from .deck import Page
-from .prompt import fenced, image_part, page_content, raw_row
+from .prompt import fenced, image_part, page_content, raw_row, slide_data, system
 
 PASS_A_MAX_CHARS = 60_000
 """Slide text sent to pass A in all (~15,000 tokens); past it every page's text is cut to an
@@ -103,7 +104,7 @@ def _page_head(page: Page, deck_rel: str, total_pages: int) -> str:
     return "\n".join([
         f"<page_number>{page.number}</page_number>",
         f"{_deck_line(deck_rel, total_pages)} This is page {page.number}.",
-        f"<slide_text>{fenced({'title': page.title, 'text': page.text})}</slide_text>",
+        slide_data(page),
     ])
 
 
@@ -120,12 +121,12 @@ def pass_a_messages(row: Criterion, hints: Sequence[str], pages: Sequence[Page],
         slides.append(entry)
     text = "\n".join([
         _deck_line(deck_rel, total_pages),
-        f"<slides>{fenced(slides)}</slides>",
+        spotlight.wrap(f"<slides>{fenced(slides)}</slides>"),
         f"Search hints (words the deck may use for this subject): {fenced(list(hints))}",
         "Judge this rubric row on the slide text:",
         "<rubric_rows>" + fenced([_row(row)]) + "</rubric_rows>",
     ])
-    return [{"role": "system", "content": SYSTEM_TEXT}, {"role": "user", "content": text}]
+    return [{"role": "system", "content": system(SYSTEM_TEXT)}, {"role": "user", "content": text}]
 
 
 def pass_b_messages(row: Criterion, hints: Sequence[str], page: Page, *, total_pages: int,
@@ -141,7 +142,7 @@ def pass_b_messages(row: Criterion, hints: Sequence[str], page: Page, *, total_p
         "Judge this rubric row on this page:",
         "<rubric_rows>" + fenced([_row(row)]) + "</rubric_rows>",
     ])
-    return [{"role": "system", "content": SYSTEM_IMAGE},
+    return [{"role": "system", "content": system(SYSTEM_IMAGE)},
             {"role": "user", "content": page_content(_page_head(page, deck_rel, total_pages), image, tail)}]
 
 
@@ -160,7 +161,7 @@ def type2_messages(row: Criterion, anchors: Sequence[tuple[str, str]], page: Pag
         scope,
         "<rubric_rows>" + fenced([_row(row)]) + "</rubric_rows>",
     ])
-    return [{"role": "system", "content": SYSTEM_TYPE2},
+    return [{"role": "system", "content": system(SYSTEM_TYPE2)},
             {"role": "user", "content": page_content(_page_head(page, deck_rel, total_pages), image, tail)}]
 
 

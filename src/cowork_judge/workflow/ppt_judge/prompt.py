@@ -25,6 +25,7 @@ from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.scales import format_level
 from cowork_judge.core.verdicts import parse_reply
 from cowork_judge.evidence.documents import Finding
+from cowork_judge.guard import spotlight
 from cowork_judge.workflow._contract import GRID_21
 
 from .deck import Page
@@ -96,12 +97,23 @@ def messages(page: Page, rows: Sequence[Criterion], *, total_pages: int, deck_re
     head = "\n".join([
         f"<page_number>{page.number}</page_number>",
         f"Deck {fenced(deck_rel)}: page {page.number} of {total_pages}{slide}.",
-        f"<slide_text>{fenced({'title': page.title, 'text': page.text})}</slide_text>",
+        slide_data(page),
         f"<measured_defects>{fenced(defects) if defects else 'none measured on this page'}</measured_defects>",
     ])
     tail = "\n".join(["Judge these rubric rows on this page:",
                       "<rubric_rows>" + fenced([prompt_row(c) for c in rows]) + "</rubric_rows>"])
-    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": page_content(head, image, tail)}]
+    return [{"role": "system", "content": system(SYSTEM)}, {"role": "user", "content": page_content(head, image, tail)}]
+
+
+def system(text: str) -> str:
+    """A workflow system prompt with the spotlighting paragraph (`guard.spotlight.explanation`)."""
+    return text + "\n" + spotlight.explanation()
+
+
+def slide_data(page: Page) -> str:
+    """A page's ``<slide_text>`` block (title and visible text as fenced JSON), spotlighted
+    around the block: the deck's author wrote it."""
+    return spotlight.wrap("<slide_text>" + fenced({"title": page.title, "text": page.text}) + "</slide_text>")
 
 
 def page_content(head: str, image: dict[str, Any], tail: str) -> list[dict[str, Any]]:

@@ -1,0 +1,136 @@
+"""Scanning one text for findings: pure functions, no I/O.
+
+`scan_text` reads one piece of agent-written text (a final message, a file's text, one
+PDF page, one slide's text, one deck's notes) and returns its `Finding`s with 1-based
+line numbers. Text is first made comparable (`comparable`: Unicode NFKC, zero-width and
+bidirectional control characters removed, so "gr\u200bader" or full-width letters read
+as what a viewer sees). Text read through an invisible channel keeps the attack's rule
+but is reported as kind ``hidden_text``.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+
+from cowork_judge.guard import lexicon
+from cowork_judge.guard.findings import EXCERPT_CHARS, Channel, Finding
+
+SCAN_CHARS = 2_000_000
+"""Characters of one text scanned at most (the rest is not read; a longer deliverable is
+noted in the report's channel counts, and the judge reads no more of it either)."""
+_INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
+                        "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]")
+
+
+def comparable(text: str) -> str:
+    """`text` as the rules read it: NFKC-normalised (full-width and compatibility forms
+    folded), zero-width, joiner, variation-selector and bidirectional control characters
+    removed. Line breaks are kept, so line numbers stay those of the original."""
+    return _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
+
+
+def excerpt(text: str, start: int, end: int) -> str:
+    """The match with some context, whitespace folded, at most `EXCERPT_CHARS` characters."""
+    room = max(0, (EXCERPT_CHARS - (end - start)) // 2)
+    piece = " ".join(text[max(0, start - room):end + room].split())
+    return piece if len(piece) <= EXCERPT_CHARS else piece[: EXCERPT_CHARS - 1] + "…"
+
+
+def _line_of(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+def _windows(text: str) -> Iterable[tuple[int, str]]:
+    """(offset, sentence) pieces, each at most `lexicon.WINDOW_CHARS` (long ones overlap by half)."""
+    pos = 0
+    for piece in lexicon.SENTENCE_SPLIT.split(text):
+        size = lexicon.WINDOW_CHARS
+        if len(piece) <= size:
+            yield pos, piece
+        else:
+            for i in range(0, len(piece), size // 2):
+                yield pos + i, piece[i:i + size]
+        pos += len(piece)
+
+
+def scan_text(text: str, channel: Channel, *, file: str | None = None, page: int | None = None,
+              hidden_reason: str | None = None, line_offset: int = 0) -> list[Finding]:
+    """Every finding in `text`, in order of position.
+
+    Args:
+        text: the agent's text (any length; the first `SCAN_CHARS` are read).
+        channel: where it came from (see `findings.Channel`).
+        file: the deliverable's path relative to the output folder (None: the final message).
+        page: 1-based PDF page or deck slide the text belongs to.
+        hidden_reason: set for text a viewer does not see ("notes", "off_slide", …): its
+            findings are kind ``hidden_text`` with rule ``hidden:<reason>/<rule>``.
+            In visible text that reports on attacks (`about_attacks`), a match wholly inside
+            quoted material is informational (``flags`` False, rule ``<rule>/quoted``).
+        line_offset: added to every line number (text cut out of a longer file).
+
+    Returns:
+        Findings, at most one per rule and line.
+    """
+    body = comparable(text[:SCAN_CHARS])
+    hits: dict[tuple[str, int], Finding] = {}
+    quotes = _quotes(body) if hidden_reason is None else []
+    reporting = bool(quotes) and about_attacks(body, quotes)
+
+    def add(rule: str, kind: str, start: int, end: int) -> None:
+        line = _line_of(body, start) + line_offset
+        flags = True
+        if hidden_reason is not None:
+            rule, kind = f"hidden:{hidden_reason}/{rule}", "hidden_text"
+        elif reporting and any(a <= start and end <= b for a, b in quotes):
+            rule, flags = f"{rule}/quoted", False
+        hits.setdefault((rule, line), Finding(channel=channel, file=file, line=line, page=page, kind=kind,  # type: ignore[arg-type]
+                                              rule=rule, excerpt=excerpt(body, start, end), flags=flags))
+
+    for rule in lexicon.RULES:
+        for m in rule.pattern.finditer(body):
+            add(rule.id, rule.kind, m.start(), m.end())
+    for m in lexicon.ROLE_LINE.finditer(body):
+        if lexicon.ROLE_PAYLOAD.search(m.group(1)):
+            add("fp.role_line", "fake_protocol", m.start(), m.end())
+    for offset, window in _windows(body):
+        for rule in lexicon.WINDOW_RULES:
+            m = rule.pattern.search(window)
+            if m is None or (rule.needs is not None and not rule.needs.search(window)):
+                continue
+            if lexicon.SELF_OR_DIRECT.search(window) or lexicon.VOCATIVE.search(window):
+                add(rule.id, rule.kind, offset + m.start(), offset + m.end())
+    return sorted(hits.values(), key=lambda f: (f.line or 0, f.rule))
+
+
+def _quotes(body: str) -> list[tuple[int, int]]:
+    return [(m.start(), m.end()) for m in lexicon.QUOTED.finditer(body)]
+
+
+def about_attacks(body: str, quotes: list[tuple[int, int]]) -> bool:
+    """Whether `body` reports on attacks: at least `lexicon.TOPIC_MIN_TERMS` distinct attack-topic
+    terms outside its quoted material (a security report quotes payloads; a deliverable about
+    something else that "quotes" a note to the grader is making one)."""
+    outside, pos = [], 0
+    for a, b in quotes:
+        outside.append(body[pos:a])
+        pos = max(pos, b)
+    outside.append(body[pos:])
+    terms = {m.group(0).casefold() for m in lexicon.ATTACK_TOPIC.finditer(" ".join(outside))}
+    return len(terms) >= lexicon.TOPIC_MIN_TERMS
+
+
+def is_master_key(text: str) -> bool:
+    """Whether `text`, as a whole answer, is nothing but a known master-key token
+    (`lexicon.MASTER_KEYS`) or has no letter or digit at all."""
+    body = comparable(text)
+    return lexicon.normalise_answer(body) in lexicon.MASTER_KEYS or bool(lexicon.NO_WORD.match(body.strip()))
+
+
+def master_key_finding(text: str, channel: Channel, *, file: str | None = None) -> Finding | None:
+    """A ``master_key`` finding when `text` is a whole answer made of a master key, else None."""
+    if not is_master_key(text):
+        return None
+    shown = " ".join(comparable(text).split())[:EXCERPT_CHARS] or "(empty)"
+    return Finding(channel=channel, file=file, line=1, kind="master_key", rule="master_key", excerpt=shown)
