@@ -91,6 +91,11 @@ def render(messages: list[dict[str, Any]], response_format: dict[str, Any] | Non
 
 
 def check_golden(family: str, text: str) -> None:
+    """Compare one prompt family with its golden file; the run's random spotlight boundary
+    (`guard.spotlight`, new every run) is written as ``{boundary}`` so the files are stable."""
+    from cowork_judge.guard import spotlight
+
+    text = text.replace(spotlight.boundary(), "{boundary}")
     path = GOLDEN / f"{family}.txt"
     if os.environ.get("UPDATE_GOLDEN") == "1":
         path.parent.mkdir(parents=True, exist_ok=True)
