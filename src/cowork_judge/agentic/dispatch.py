@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from cowork_judge.agentic.registry import backend_spec, load_backend_class
+from cowork_judge.run.backends import backend_spec, load_backend_class
 from cowork_judge.agentic.scheduler import judge_blocks
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
@@ -35,7 +35,7 @@ def judge_agentic(rows: Sequence[Criterion], ctx: RunContext) -> dict[str, Verdi
 
 
 def _available() -> list[str]:
-    from cowork_judge.agentic.registry import BACKENDS
+    from cowork_judge.run.backends import BACKENDS
 
     return [name for name, spec in BACKENDS.items() if spec.available]
 

@@ -20,7 +20,7 @@ def main(argv: list[str]) -> int:
     path_args(p)
     args = p.parse_args(argv)
     from cowork_judge.run.config import load_config
-    from cowork_judge.run.judge import main_run
+    from cowork_judge.engine.judge import main_run
     from cowork_judge.run.paths import RunPaths
 
     loaded = load_config()

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
-from cowork_judge.agentic.registry import BACKENDS, DEFAULT_BACKEND, backend_spec
+from cowork_judge.run.backends import BACKENDS, DEFAULT_BACKEND, backend_spec
 from cowork_judge.core.failures import RetryPolicy
 from cowork_judge.core.fold import RunIdentity
 from cowork_judge.core.scoring import ScoringPolicy

@@ -30,7 +30,7 @@ from cowork_judge.core.scoring import ScoringError, check_scorable
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.fsutil import discard_scratch
 from cowork_judge.redact import RedactingFilter, Redactor
-from cowork_judge.run import signals, watchdog
+from cowork_judge.engine import signals, watchdog
 from cowork_judge.run.config import JudgeConfig, LoadedConfig, export_credentials
 from cowork_judge.run.context import Deadline, RunContext
 from cowork_judge.run.delivery import Delivery, collect_delivery, copy_stray
@@ -48,7 +48,7 @@ def main_run(paths: RunPaths, loaded: LoadedConfig, *, start: float, hard_deadli
         paths: run paths.
         loaded: configuration with its warnings.
         start: monotonic time of process start; JUDGE_DEADLINE counts from here.
-        hard_deadline: arm the process watchdog (`cowork_judge.run.watchdog`), which ends
+        hard_deadline: arm the process watchdog (`cowork_judge.engine.watchdog`), which ends
             the PROCESS a few seconds after JUDGE_DEADLINE; only for the command line.
 
     Returns:
@@ -273,7 +273,7 @@ def _keep_evidence(ctx: RunContext) -> dict[str, int]:
 
 def _route() -> Any:
     """The router, imported late: a broken router must not stop the documents."""
-    from cowork_judge.run.router import route
+    from cowork_judge.engine.router import route
 
     return route
 

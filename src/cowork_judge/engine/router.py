@@ -18,7 +18,7 @@ import json
 import time
 from collections.abc import Sequence
 
-from cowork_judge.agentic.registry import backend_spec
+from cowork_judge.run.backends import backend_spec
 from cowork_judge.agentic.workspace import workspace_rel
 from cowork_judge.code_methods.runner import judge_code_row
 from cowork_judge.core.budgets import agentic_reserve, workflow_budget
