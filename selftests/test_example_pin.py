@@ -10,6 +10,9 @@ compared with the golden files under ``selftests/golden/examples/<rollout>/``.
 Only fields that are truly volatile are normalised, and nothing else:
 - wall-clock timings: the number after every JSON key ``"seconds"`` or ``"judge_seconds"``
   becomes ``"<seconds>"``;
+- the byte size of the kept evidence (``details.evidence.kept.bytes``): it sums rendered page
+  images, whose PNG bytes vary run to run with LibreOffice's rendering (seen: ±1 byte);
+  the count of kept files stays pinned;
 - temp and checkout paths: the run's temp directory becomes ``<tmp>`` and the repository
   root becomes ``<repo>`` wherever they occur inside a string.
 The comparison is on the written text itself, so every other byte (rewards, contributions,
@@ -36,6 +39,7 @@ GOLDEN = REPO / "selftests" / "golden" / "examples"
 DOCUMENTS = ("result.json", "reward-details.json", "reward.json", "reward.txt")
 ROLLOUTS = ("deck", "chat", "empty", "healthbench")
 
+_KEPT_BYTES = re.compile(r'("kept": \{\s*"files": [0-9]+,\s*"bytes": )[0-9]+')
 _TIMING = re.compile(r'"(seconds|judge_seconds)": -?[0-9][0-9.eE+-]*')
 
 
@@ -43,6 +47,7 @@ def _document_text(path: Path, tmp: str, repo: str) -> str:
     """The document's bytes as written, with only the volatile spans replaced (see the module docstring)."""
     text = path.read_text(encoding="utf-8")
     text = _TIMING.sub(lambda m: f'"{m.group(1)}": "<seconds>"', text)
+    text = _KEPT_BYTES.sub(r'\1"<bytes>"', text)
     return text.replace(tmp, "<tmp>").replace(repo, "<repo>")
 
 
