@@ -9,10 +9,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from cowork_judge.run.backends import backend_spec, load_backend_class
 from cowork_judge.agentic.scheduler import judge_blocks
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
+from cowork_judge.run.backends import backend_spec, load_backend_class
 from cowork_judge.run.context import RunContext
 
 

@@ -26,8 +26,8 @@ def main(argv: list[str]) -> int:
     p.add_argument("--rollout", choices=ROLLOUTS, default="deck", help="which sample rollout to judge")
     p.add_argument("--logs-dir", help="where to write the verifier outputs (default: a new temp dir)")
     args = p.parse_args(argv)
-    from cowork_judge.run.config import load_config
     from cowork_judge.engine.judge import main_run
+    from cowork_judge.run.config import load_config
     from cowork_judge.run.paths import RunPaths
 
     try:

@@ -17,11 +17,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
-from cowork_judge.run.backends import BACKENDS, DEFAULT_BACKEND, backend_spec
 from cowork_judge.core.failures import RetryPolicy
-from cowork_judge.core.fold import RunIdentity
+from cowork_judge.core.identity import RunIdentity
 from cowork_judge.core.scoring import ScoringPolicy
 from cowork_judge.redact import MIN_CREDENTIAL_LEN, MIN_SECRET_LEN, Redactor
+from cowork_judge.run.backends import BACKENDS, DEFAULT_BACKEND, backend_spec
 
 CAPS: dict[str, tuple[float, str]] = {
     "batch": (50, "a block of more rows than this is one conversation no judge answers reliably"),
