@@ -11,12 +11,11 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 from cowork_judge.core.failures import EXIT_STATUS
+from cowork_judge.fsutil import atomic_write
 
 EPILOG = """Content rows (ppt_judge rows with workflow_group type1/type2) come from
 tests/workflow_assets/ppt_judge/task_check_dir when it exists (type1: weight 3.0 if mandatory
@@ -101,16 +100,7 @@ def main(argv: list[str]) -> int:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=".rubric-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(path, text, keep_mode=True)
 
 
 def _fail(message: str) -> int:

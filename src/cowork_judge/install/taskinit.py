@@ -9,7 +9,6 @@ written when a planned change conflicts with what the task already says, unless 
 from __future__ import annotations
 
 import difflib
-import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +20,7 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 from cowork_judge import __version__
+from cowork_judge.fsutil import atomic_write
 from cowork_judge.install import tomledit as te
 from cowork_judge.install.template import template_text
 from cowork_judge.run.config import JudgeConfig
@@ -291,10 +291,6 @@ def apply(plan: Plan) -> None:
     """
     for path, text in plan.files.items():
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f".{path.name}.init.tmp")
-            tmp.write_text(text, encoding="utf-8")
-            os.chmod(tmp, 0o755 if path.name == "test.sh" else 0o644)
-            os.replace(tmp, path)
+            atomic_write(path, text, mode=0o755 if path.name == "test.sh" else 0o644)
         except OSError as exc:
             raise InitError(f"cannot write {path}: {exc}") from None
