@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from cowork_judge.commands._args import Parser, UsageError
+from cowork_judge.layout import VerifierLayout
 
 EPILOG = """\
 verdicts: --results DIR reads <DIR>/<name>/logs/verifier/result.json (a `cowork-judge batch` output);
@@ -104,7 +105,7 @@ def main(argv: list[str]) -> int:
         if inst.name not in labels:
             missing["labels"].append(inst.name)
             continue
-        path = results_dir / inst.name / "logs" / "verifier" / "result.json"
+        path = VerifierLayout.under(results_dir / inst.name).result_json
         try:
             doc, _, error = parse_document(path.read_bytes())
         except OSError:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from cowork_judge.commands.examples import ROLLOUTS, example_paths
 from cowork_judge.core.failures import EXIT_STATUS, exit_status
+from cowork_judge.layout import VerifierLayout
 
 
 def main(argv: list[str]) -> int:
@@ -67,6 +68,6 @@ def main(argv: list[str]) -> int:
 
 
 def _copy_agent_logs(rollout: Path, logs_dir: Path) -> None:
-    source = rollout / "logs" / "agent"
+    source = VerifierLayout.under(rollout).agent_dir
     if source.is_dir():
-        shutil.copytree(source, logs_dir / "agent", dirs_exist_ok=True)
+        shutil.copytree(source, VerifierLayout(logs_dir).agent_dir, dirs_exist_ok=True)
