@@ -287,7 +287,7 @@ def test_healthbench_chat_answer(judge_run):
 
 
 def test_healthbench_instance_is_generated_from_its_source():
-    from cowork_judge.fleet.importers import healthbench as hb
+    from cowork_judge.authoring.importers import healthbench as hb
 
     source = json.loads((HEALTHBENCH_EXAMPLE / "source.json").read_text())
     assert json.loads((HEALTHBENCH_EXAMPLE / "tests" / "rubric.json").read_text()) == {"rubrics": hb.rubric_rows(source)}

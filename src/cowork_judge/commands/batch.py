@@ -55,9 +55,9 @@ def main(argv: list[str]) -> int:
     except UsageError as exc:
         print(f"cowork-judge batch: error: {exc}", file=sys.stderr)
         return 2
+    from cowork_judge.batch.instances import BatchInputError, child_env, discover_instances, plan_limits
+    from cowork_judge.batch.runner import BatchRunner, run_with_signals, write_outputs
     from cowork_judge.core.failures import EXIT_STATUS
-    from cowork_judge.fleet.batch import BatchInputError, child_env, discover_instances, plan_limits
-    from cowork_judge.fleet.batch_runner import BatchRunner, run_with_signals, write_outputs
     from cowork_judge.fleet.outputs import Progress
 
     def fail(message: str, status: int = 2) -> int:

@@ -60,7 +60,7 @@ def main(argv: list[str]) -> int:
     except UsageError as exc:
         print(f"cowork-judge calibrate: error: {exc}", file=sys.stderr)
         return 2
-    from cowork_judge.fleet.batch import BatchInputError, child_env, discover_instances, plan_limits
+    from cowork_judge.batch.instances import BatchInputError, child_env, discover_instances, plan_limits
     from cowork_judge.fleet.calibrate import LabelError, calibrate_instance, read_labels, report
     from cowork_judge.fleet.documents import parse_document
     from cowork_judge.fleet.outputs import OutputExists, canonical_json, write_file
@@ -79,8 +79,8 @@ def main(argv: list[str]) -> int:
         return fail(str(exc))
     results_dir = args.results if args.results is not None else args.out
     if args.out is not None:
+        from cowork_judge.batch.runner import BatchRunner, run_with_signals
         from cowork_judge.core.failures import EXIT_STATUS
-        from cowork_judge.fleet.batch_runner import BatchRunner, run_with_signals
 
         try:
             limits = plan_limits(args.max_in_flight, args.jobs, len(instances))

@@ -1,7 +1,7 @@
 """``cowork-judge gen-ppt-rubrics <instance>/tests``: write ppt_judge's rows into rubric.json.
 
 Content rows come from the instance's ``workflow_assets/ppt_judge/task_check_dir`` and
-visual rows from the shared template (`cowork_judge.fleet.gen_ppt_rubrics`); every other
+visual rows from the shared template (`cowork_judge.authoring.gen_ppt_rubrics`); every other
 row is kept. The new rubric is normalized before it is written (an invalid result is never
 written); the file is rewritten atomically, and only when it changes.
 """
@@ -41,8 +41,8 @@ def main(argv: list[str]) -> int:
     p.add_argument("--template", type=Path, help=argparse.SUPPRESS)  # tests: another template
     args = p.parse_args(argv)
 
+    from cowork_judge.authoring.gen_ppt_rubrics import GenError, TemplateError, generate, generate_content, load_template
     from cowork_judge.core.rubric import RubricError, normalize_rubric
-    from cowork_judge.fleet.gen_ppt_rubrics import GenError, TemplateError, generate, generate_content, load_template
     from cowork_judge.run.paths import workflow_assets_dir
     from cowork_judge.workflow.ppt_judge.assets import load_task_checks
 

@@ -73,8 +73,8 @@ def main(argv: list[str]) -> int:
         print(f"cowork-judge import: error: {exc}", file=sys.stderr)
         return 2
 
-    from cowork_judge.fleet.importers.instance import InstanceExists, write_instance
-    from cowork_judge.fleet.importers.plan import PLANNERS, ImportOptions, Problem, SourceError
+    from cowork_judge.authoring.importers.instance import InstanceExists, write_instance
+    from cowork_judge.authoring.importers.plan import PLANNERS, ImportOptions, Problem, SourceError
     from cowork_judge.fleet.outputs import Progress
     from cowork_judge.lint.instance import lint_instance
 

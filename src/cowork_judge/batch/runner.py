@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from cowork_judge.fleet.batch import AGENT_FILES, RECORD_NAME, RUN_LOG_NAME, BatchInstance, Limits, fingerprint, result_state
+from cowork_judge.batch.instances import AGENT_FILES, RECORD_NAME, RUN_LOG_NAME, BatchInstance, Limits, fingerprint, result_state
 from cowork_judge.fsutil import atomic_write
 from cowork_judge.layout import VerifierLayout
 
@@ -48,7 +48,7 @@ not in a ``preexec_fn``, which is unsafe in a process with threads."""
 @dataclass
 class InstanceOutcome:
     """How one instance ended in this batch: ``skipped`` (already complete), or the state of
-    its result after the run (`fleet.batch.result_state`) — ``complete``, ``error`` (an
+    its result after the run (`batch.instances.result_state`) — ``complete``, ``error`` (an
     exit_code), ``invalid``/``missing`` (the run left no valid document), ``killed``."""
 
     name: str
@@ -84,8 +84,8 @@ class BatchRunner:
 
     Args:
         out: the batch output folder.
-        limits: the split of the in-flight limit (`fleet.batch.plan_limits`).
-        env: the runs' environment (`fleet.batch.child_env`).
+        limits: the split of the in-flight limit (`batch.instances.plan_limits`).
+        env: the runs' environment (`batch.instances.child_env`).
         deadline_sec: JUDGE_DEADLINE of the runs (for the kill backstop).
         keep_errors: keep finished documents that carry an ``exit_code`` on a rerun.
         force: judge every instance again.
