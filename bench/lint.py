@@ -139,7 +139,7 @@ def cli(root: Path) -> float:
 
 def polarity(fixtures: Path) -> str:
     """Markdown table: how the heuristic reads each fixture corpus (as weight-0 hurdles)."""
-    from cowork_judge.fleet.importers import paperbench
+    from cowork_judge.authoring.importers import paperbench
 
     corpora: dict[str, list[str]] = {"HealthBench deductions (violation-worded)": [], "HealthBench positive rows": [],
                                      "DevAI requirements + preferences": [], "PaperBench leaves": []}

@@ -12,7 +12,7 @@ from testkit import deck, make_ctx
 
 from cowork_judge.code_methods import CODE_METHODS
 from cowork_judge.core.rubric import normalize_rubric
-from cowork_judge.run.router import route
+from cowork_judge.engine.router import route
 
 HTML = "<!doctype html><html><body><section>One</section><section>Two</section></body></html>"
 

@@ -10,7 +10,7 @@ from testkit import make_ctx
 from cowork_judge.code_methods import CODE_METHODS
 from cowork_judge.code_methods.files import ReadLimit
 from cowork_judge.core.rubric import normalize_rubric
-from cowork_judge.run.router import route
+from cowork_judge.engine.router import route
 
 HIDDEN = "hidden"
 """Expected outcome of a method whose answer the limit hides: it raises `ReadLimit`."""

@@ -7,11 +7,11 @@ import math
 
 import pytest
 
+from cowork_judge.authoring.importers import paperbench
 from cowork_judge.core.rubric import ROUTING_FIELDS, normalize_rubric
 from cowork_judge.core.scales import snap_level
 from cowork_judge.core.scoring import ScoringError, ScoringPolicy, check_scorable, score
 from cowork_judge.core.verdicts import Verdict
-from cowork_judge.fleet.importers import paperbench
 
 
 def rows(*raw: dict) -> tuple:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from cowork_judge.evidence import probe_capabilities
-from cowork_judge.fleet.gen_ppt_rubrics import generate, load_template
+from cowork_judge.authoring.gen_ppt_rubrics import generate, load_template
 
 from .test_report_e2e import CHROMIUM, CHROMIUM_ARGS
 

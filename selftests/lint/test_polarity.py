@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cowork_judge.fleet.importers import paperbench
+from cowork_judge.authoring.importers import paperbench
 from cowork_judge.lint.polarity import classify
 
 CASES = [

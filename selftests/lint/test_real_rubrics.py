@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from cowork_judge.authoring.importers import devai, healthbench, paperbench
 from cowork_judge.commands.lint import main
-from cowork_judge.fleet.importers import devai, healthbench, paperbench
 from cowork_judge.lint import batch
 from cowork_judge.lint.fix import fix_closure
 from cowork_judge.lint.instance import lint_instance

@@ -13,8 +13,8 @@ import sys
 
 from testkit import ROLLOUTS
 
+from cowork_judge.engine import judge
 from cowork_judge.evidence import build
-from cowork_judge.run import judge
 
 PROBE = ("import sys\nfrom cowork_judge.commands import main\n"
          "rc = main(['run', '--app-dir', {app!r}, '--logs-dir', {logs!r}, '--tests-dir', {tests!r}])\n"

@@ -118,7 +118,7 @@ def test_base_url_that_is_not_http_warns_without_echoing_it():
 
 
 def test_backends_come_from_the_registry():
-    from cowork_judge.agentic.registry import BACKENDS, UnknownBackend, backend_spec
+    from cowork_judge.run.backends import BACKENDS, UnknownBackend, backend_spec
 
     loaded = load_config({"JUDGE_BACKEND": "gemini"})
     assert loaded.config.backend == "openai" and "must be one of openai, codex, claude" in loaded.warnings[0]

@@ -288,7 +288,7 @@ def test_healthbench_chat_answer(judge_run):
 
 
 def test_healthbench_instance_is_generated_from_its_source():
-    from cowork_judge.fleet.importers import healthbench as hb
+    from cowork_judge.authoring.importers import healthbench as hb
 
     source = json.loads((HEALTHBENCH_EXAMPLE / "source.json").read_text())
     assert json.loads((HEALTHBENCH_EXAMPLE / "tests" / "rubric.json").read_text()) == {"rubrics": hb.rubric_rows(source)}
@@ -349,7 +349,7 @@ def test_crashed_backend_loses_only_its_rows_and_flags_the_run(judge_run, tmp_pa
 
 
 def test_internal_failure_anywhere_still_writes_a_reward(tmp_path, monkeypatch):
-    from cowork_judge.run import judge
+    from cowork_judge.engine import judge
     from cowork_judge.run.config import load_config
     from cowork_judge.run.paths import RunPaths
 

@@ -101,7 +101,7 @@ def test_a_broken_entry_is_a_miss(tmp_path):
 
 
 def test_batch_turns_the_cache_on_by_default(tmp_path):
-    from cowork_judge.fleet.batch import child_env, plan_limits
+    from cowork_judge.batch.instances import child_env, plan_limits
 
     limits = plan_limits(4, None, 2)
     assert child_env({}, limits, tmp_path)["JUDGE_VERDICT_CACHE"] == str(tmp_path.absolute() / "verdict-cache")

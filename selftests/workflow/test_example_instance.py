@@ -11,10 +11,10 @@ from pathlib import Path
 
 from testkit import EXAMPLE_TESTS
 
+from cowork_judge.authoring.gen_ppt_rubrics import CONTENT_WEIGHTS, load_template
 from cowork_judge.commands import main
 from cowork_judge.commands.lint import main as lint_main
 from cowork_judge.core.rubric import load_rubric
-from cowork_judge.fleet.gen_ppt_rubrics import CONTENT_WEIGHTS, load_template
 from cowork_judge.lint.instance import lint_instance
 from cowork_judge.workflow.ppt_judge.assets import load_task_checks
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from testkit import EXAMPLE_TESTS
 
+from cowork_judge.authoring.gen_ppt_rubrics import GenError, TemplateError, generate, grid_levels, load_template, template_path
 from cowork_judge.commands import main
 from cowork_judge.core.rubric import load_rubric
-from cowork_judge.fleet.gen_ppt_rubrics import GenError, TemplateError, generate, grid_levels, load_template, template_path
 from cowork_judge.workflow._contract import GRID_21
 from cowork_judge.workflow.ppt_judge.decided import DECIDING_KINDS
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from testkit import EXAMPLE_TESTS
 
+from cowork_judge.authoring.gen_ppt_rubrics import GenError, generate_content
 from cowork_judge.commands import main
-from cowork_judge.fleet.gen_ppt_rubrics import GenError, generate_content
 from cowork_judge.workflow.ppt_judge.assets import TASK_CHECK_DIR, load_task_checks
 
 ASSETS = EXAMPLE_TESTS / "workflow_assets" / "ppt_judge"

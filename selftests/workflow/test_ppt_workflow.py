@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
+from cowork_judge.authoring.gen_ppt_rubrics import generate, load_template
 from cowork_judge.core.failures import RetryPolicy
 from cowork_judge.core.rubric import normalize_rubric
 from cowork_judge.evidence import build_evidence, probe_capabilities
-from cowork_judge.fleet.gen_ppt_rubrics import generate, load_template
 from cowork_judge.sim import FaultPlan, LatencyModel, OraclePolicy, SimServer
 from cowork_judge.transport.stats import CallStats
 from cowork_judge.transport.workflow_calls import WorkflowCalls

@@ -16,7 +16,7 @@ from cowork_judge.workflow._contract import GRID_21, apply_na_policy, level_row,
 
 def test_loader_imports_only_named_workflows():
     code = (
-        "import sys, cowork_judge.run.router, cowork_judge.workflow as w\n"
+        "import sys, cowork_judge.engine.router, cowork_judge.workflow as w\n"
         "assert 'cowork_judge.workflow.stub' not in sys.modules, 'imported eagerly'\n"
         "w.load('stub')\n"
         "assert 'cowork_judge.workflow.stub' in sys.modules\n"

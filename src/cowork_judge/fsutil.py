@@ -1,5 +1,6 @@
-"""File-system helpers shared by workspaces and evidence: hard links with a copy fallback, and
-the run's scratch folders.
+"""File-system helpers shared by the whole package: atomic writes (`atomic_write`, the one
+implementation every written document uses), hard links with a copy fallback, and the run's
+scratch folders.
 
 Every temporary folder the judge makes (its work dir, LibreOffice and Chromium profiles,
 render folders) is made by `scratch_dir`/`make_scratch_dir`, which remember it, so that
@@ -16,6 +17,54 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+FILE_MODE = 0o644
+"""Permission bits of a written file: readable by the collector, which may be another user
+(``mkstemp`` alone makes 0600)."""
+
+
+def atomic_write(path: Path, data: str | bytes, *, mode: int | None = FILE_MODE, keep_mode: bool = False) -> Path:
+    """Write `data` (text is UTF-8 encoded, newlines untouched) to `path` atomically.
+
+    A temp file in the same directory is written, flushed and fsynced, given its permission
+    bits, then moved over `path` with ``os.replace``: a reader sees the old file or the whole
+    new one, never a part, and a crash leaves no half-written target (the temp file is
+    removed on any failure). Missing parent directories are created.
+
+    Args:
+        mode: permission bits of the file (default `FILE_MODE`); None keeps ``mkstemp``'s 0600.
+        keep_mode: when `path` already exists, keep its permission bits instead of `mode`.
+
+    Returns:
+        `path`.
+
+    Raises:
+        OSError: the directory cannot be created or written.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    if keep_mode:
+        try:
+            mode = path.stat().st_mode & 0o7777
+        except FileNotFoundError:
+            pass
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        if mode is not None:
+            os.fchmod(fd, mode)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(raw)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return path
+
 
 _scratch: set[Path] = set()
 _scratch_lock = threading.Lock()

@@ -1,5 +1,5 @@
 """What every agentic backend provides (`AgentBackend`); its cost model (`core.budgets.CostModel`)
-is declared with it in `agentic.registry`."""
+is declared with it in `run.backends`."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from cowork_judge.core.verdicts import ParseOutcome
 class AgentBackend(Protocol):
     """An agentic backend: judges one block once per `attempt` call.
 
-    Implementations are registered in `agentic.registry.BACKENDS`; the dispatcher makes
+    Implementations are registered in `run.backends.BACKENDS`; the dispatcher makes
     one per run with ``open(ctx)`` and closes it with ``close()``.
     """
 

@@ -21,27 +21,21 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from cowork_judge.code_methods import globs
 from cowork_judge.code_methods.files import ReadLimit, listing_limit, scan_limit
+from cowork_judge.evidence.kinds import KIND_FAMILY, SUFFIX_KIND
 from cowork_judge.evidence.sniff import content_kind
 from cowork_judge.run.context import RunContext
 from cowork_judge.run.delivery import DeliveredFile
 
-DECK_SUFFIXES: dict[str, str] = {
-    ".pptx": "pptx", ".pptm": "pptx", ".ppsx": "pptx", ".ppsm": "pptx", ".potx": "pptx", ".potm": "pptx",
-    ".ppt": "pptx", ".pps": "pptx", ".pot": "pptx",
-    ".html": "html", ".htm": "html",
-    ".pdf": "pdf",
-}
-"""Deck-like extension → the kind family its NAME claims (the same names the evidence
-layer renders, `evidence.build.DECK_SUFFIXES`). Only these files are deck candidates."""
-CONTENT_FAMILY: dict[str, str] = {
-    "pptx": "pptx", "pptm": "pptx", "ppsx": "pptx", "ppsm": "pptx", "potx": "pptx", "potm": "pptx", "ppt": "pptx",
-    "html": "html", "pdf": "pdf",
-}
+DECK_SUFFIXES: dict[str, str] = {suffix: KIND_FAMILY[kind] for suffix, kind in SUFFIX_KIND.items()}
+"""Deck-like extension → the kind family its NAME claims (`evidence.kinds`, the same names the
+evidence layer renders). Only these files are deck candidates."""
+CONTENT_FAMILY: Mapping[str, str] = KIND_FAMILY
 """Content kind (`evidence.sniff.content_kind`) → kind family. The pptx family holds every
 PowerPoint format, OOXML and legacy binary: LibreOffice renders them all, and PowerPoint
 opens an OOXML file whatever its PowerPoint extension."""

@@ -17,7 +17,7 @@ PROCESS_START = time.monotonic()
 import sys  # noqa: E402
 
 if sys.argv[1:2] == ["run"]:  # a SIGTERM from here on still gets its documents (before the imports below)
-    from cowork_judge.run import signals  # noqa: E402
+    from cowork_judge.engine import signals  # noqa: E402
 
     signals.capture()
 

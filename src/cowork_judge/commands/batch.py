@@ -61,8 +61,8 @@ def main(argv: list[str]) -> int:
     except UsageError as exc:
         print(f"cowork-judge batch: error: {exc}", file=sys.stderr)
         return 2
-    from cowork_judge.fleet.batch import BatchInputError, child_env, discover_instances, plan_limits
-    from cowork_judge.fleet.batch_runner import BatchRunner, run_with_signals
+    from cowork_judge.batch.instances import BatchInputError, child_env, discover_instances, plan_limits
+    from cowork_judge.batch.runner import BatchRunner, run_with_signals
     from cowork_judge.fleet.outputs import Progress
 
     def fail(message: str, status: int = 2) -> int:
@@ -95,7 +95,7 @@ def main(argv: list[str]) -> int:
             print(f"batch: [{done[0]}/{len(instances)}] {outcome.name}: {outcome.state}"  # type: ignore[attr-defined]
                   + (f" ({outcome.seconds:.1f} s)" if outcome.state != "skipped" else ""), file=sys.stderr)  # type: ignore[attr-defined]
 
-    from cowork_judge.fleet.batch_lock import BatchLock, BatchLocked
+    from cowork_judge.batch.lock import BatchLock, BatchLocked
 
     lock = BatchLock(args.out)
     try:
@@ -118,7 +118,7 @@ def main(argv: list[str]) -> int:
 
 
 def resume_line(rejudged: dict[str, int], total: int) -> str:
-    """One line saying how many instances were judged and why (``fleet.batch.result_state``)."""
+    """One line saying how many instances were judged and why (``batch.instances.result_state``)."""
     labels = {"missing": "new", "stale": "instance changed", "settings_changed": "judge settings changed (fingerprint)",
               "interrupted": "cut by a signal or the deadline", "error": "exit_code", "invalid": "no valid result",
               "forced": "--force"}
@@ -130,7 +130,7 @@ def resume_line(rejudged: dict[str, int], total: int) -> str:
 def _finish(args: argparse.Namespace, instances: list[Any], report: Any, received: int | None, limits: Any,
             fail: Any) -> int:
     from cowork_judge.core.failures import EXIT_STATUS
-    from cowork_judge.fleet.batch_runner import write_outputs
+    from cowork_judge.batch.runner import write_outputs
 
     group_by = tuple(dict.fromkeys(k.strip() for g in args.group_by for k in g.split(",") if k.strip()))
     try:

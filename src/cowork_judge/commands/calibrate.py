@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from cowork_judge.commands._args import Parser, UsageError
+from cowork_judge.layout import VerifierLayout
 
 EPILOG = """\
 verdicts: --results DIR reads <DIR>/<name>/logs/verifier/result.json (a `cowork-judge batch` output);
@@ -66,7 +67,7 @@ def main(argv: list[str]) -> int:
     except UsageError as exc:
         print(f"cowork-judge calibrate: error: {exc}", file=sys.stderr)
         return 2
-    from cowork_judge.fleet.batch import BatchInputError, child_env, discover_instances, plan_limits
+    from cowork_judge.batch.instances import BatchInputError, child_env, discover_instances, plan_limits
     from cowork_judge.fleet.calibrate import LabelError, calibrate_instance, read_labels, report
     from cowork_judge.fleet.documents import parse_document, read_regular
     from cowork_judge.fleet.outputs import OutputExists, canonical_json, write_file
@@ -85,8 +86,8 @@ def main(argv: list[str]) -> int:
         return fail(str(exc))
     results_dir = args.results if args.results is not None else args.out
     if args.out is not None:
+        from cowork_judge.batch.runner import BatchRunner, run_with_signals
         from cowork_judge.core.failures import EXIT_STATUS
-        from cowork_judge.fleet.batch_runner import BatchRunner, run_with_signals
 
         try:
             limits = plan_limits(args.max_in_flight, args.jobs, len(instances))
@@ -94,8 +95,8 @@ def main(argv: list[str]) -> int:
         except (ValueError, OSError) as exc:
             return fail(str(exc))
         from cowork_judge.commands.batch import resume_line
-        from cowork_judge.fleet.batch_lock import BatchLock, BatchLocked
-        from cowork_judge.fleet.batch_runner import write_outputs
+        from cowork_judge.batch.lock import BatchLock, BatchLocked
+        from cowork_judge.batch.runner import write_outputs
         from cowork_judge.procs import judge_environment
         from cowork_judge.run.config import load_config
 
@@ -128,7 +129,7 @@ def main(argv: list[str]) -> int:
         if inst.name not in labels:
             missing["labels"].append(inst.name)
             continue
-        path = results_dir / inst.name / "logs" / "verifier" / "result.json"
+        path = VerifierLayout.under(results_dir / inst.name).result_json
         try:
             doc, _, error = parse_document(read_regular(path))
         except OSError:

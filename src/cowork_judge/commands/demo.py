@@ -14,6 +14,7 @@ from pathlib import Path
 
 from cowork_judge.commands.examples import ROLLOUTS, example_paths
 from cowork_judge.core.failures import EXIT_STATUS, exit_status
+from cowork_judge.layout import VerifierLayout
 
 
 def main(argv: list[str]) -> int:
@@ -26,8 +27,8 @@ def main(argv: list[str]) -> int:
     p.add_argument("--rollout", choices=ROLLOUTS, default="deck", help="which sample rollout to judge")
     p.add_argument("--logs-dir", help="where to write the verifier outputs (default: a new temp dir)")
     args = p.parse_args(argv)
+    from cowork_judge.engine.judge import main_run
     from cowork_judge.run.config import load_config
-    from cowork_judge.run.judge import main_run
     from cowork_judge.run.paths import RunPaths
 
     try:
@@ -67,6 +68,6 @@ def main(argv: list[str]) -> int:
 
 
 def _copy_agent_logs(rollout: Path, logs_dir: Path) -> None:
-    source = rollout / "logs" / "agent"
+    source = VerifierLayout.under(rollout).agent_dir
     if source.is_dir():
-        shutil.copytree(source, logs_dir / "agent", dirs_exist_ok=True)
+        shutil.copytree(source, VerifierLayout(logs_dir).agent_dir, dirs_exist_ok=True)

@@ -1,7 +1,7 @@
 """``cowork-judge gen-ppt-rubrics <instance>/tests``: write ppt_judge's rows into rubric.json.
 
 Content rows come from the instance's ``workflow_assets/ppt_judge/task_check_dir`` and
-visual rows from the shared template (`cowork_judge.fleet.gen_ppt_rubrics`); every other
+visual rows from the shared template (`cowork_judge.authoring.gen_ppt_rubrics`); every other
 row is kept. The new rubric is normalized before it is written (an invalid result is never
 written); the file is rewritten atomically, and only when it changes.
 """
@@ -11,12 +11,11 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 from cowork_judge.core.failures import EXIT_STATUS
+from cowork_judge.fsutil import atomic_write
 
 DEFAULT_BALANCE = 1.0
 """Σ visual : Σ content written by default (issue 26): the template's 14 visual rows weigh 54, which
@@ -52,8 +51,8 @@ def main(argv: list[str]) -> int:
     p.add_argument("--template", type=Path, help=argparse.SUPPRESS)  # tests: another template
     args = p.parse_args(argv)
 
+    from cowork_judge.authoring.gen_ppt_rubrics import GenError, TemplateError, generate, generate_content, load_template
     from cowork_judge.core.rubric import RubricError, normalize_rubric
-    from cowork_judge.fleet.gen_ppt_rubrics import GenError, TemplateError, generate, generate_content, load_template
     from cowork_judge.run.paths import workflow_assets_dir
     from cowork_judge.workflow.ppt_judge.assets import load_task_checks
 
@@ -121,16 +120,7 @@ def main(argv: list[str]) -> int:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=".rubric-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o777)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    atomic_write(path, text, keep_mode=True)
 
 
 def _fail(message: str) -> int:

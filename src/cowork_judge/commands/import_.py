@@ -76,8 +76,8 @@ def main(argv: list[str]) -> int:
         print(f"cowork-judge import: error: {exc}", file=sys.stderr)
         return 2
 
-    from cowork_judge.fleet.importers.instance import InstanceExists, InvalidText, write_instance
-    from cowork_judge.fleet.importers.plan import PLANNERS, ImportOptions, Problem, Skipped, SourceError
+    from cowork_judge.authoring.importers.instance import InstanceExists, InvalidText, write_instance
+    from cowork_judge.authoring.importers.plan import PLANNERS, ImportOptions, Problem, Skipped, SourceError
     from cowork_judge.fleet.outputs import Progress
     from cowork_judge.lint.instance import lint_instance
 

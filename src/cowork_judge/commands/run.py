@@ -19,8 +19,8 @@ def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="cowork-judge run", description="Judge one rollout (inside a Harbor task container by default).")
     path_args(p)
     args = p.parse_args(argv)
+    from cowork_judge.engine.judge import main_run
     from cowork_judge.run.config import load_config
-    from cowork_judge.run.judge import main_run
     from cowork_judge.run.paths import RunPaths
 
     loaded = load_config()

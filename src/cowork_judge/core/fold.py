@@ -19,9 +19,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from cowork_judge import ABI, __version__
 from cowork_judge.core.coverage import CoverageReport, account
 from cowork_judge.core.failures import CONSEQUENCES, Consequence, ErrorKind, ExitCode
+from cowork_judge.core.identity import RunIdentity
 from cowork_judge.core.result import (
     REASON_CAP_CHARS,
     DeliveryDetails,
@@ -38,20 +38,6 @@ from cowork_judge.core.verdicts import Verdict
 from cowork_judge.guard.findings import GuardReport
 
 NO_VERDICT_REASON = "no verdict was produced for this row"
-
-
-class RunIdentity(BaseModel):
-    """Who judged: package and contract versions, backend, model, metric id (SPEC §12)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    metric_id: str = Field(description="JUDGE_METRIC_ID.")
-    requested_version: str | None = Field(description="COWORK_JUDGE_VERSION as test.sh saw it.")
-    version_source: str = Field(description="injection / placeholder / package.")
-    judge_backend: str = Field(description="JUDGE_BACKEND.")
-    judge_model: str = Field(description="JUDGE_MODEL.")
-    version: str = Field(__version__, description="Installed cowork-judge version.")
-    abi: int = Field(ABI, description="Engine ↔ workflow contract version.")
 
 
 class RunFailure(BaseModel):

@@ -11,7 +11,6 @@ from __future__ import annotations
 import difflib
 import json
 import math
-import re
 import stat
 from collections.abc import Mapping
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from cowork_judge.core import scales
+from cowork_judge.core.scales import DECIMAL_RE
 
 JudgeMethod = Literal["code", "workflow", "agentic"]
 JUDGE_METHODS: tuple[str, ...] = ("code", "workflow", "agentic")
@@ -378,7 +378,6 @@ def _normalize_row(row_id: str, row: Mapping[str, Any], warnings: list[str]) -> 
 
 MAX_ABS_WEIGHT = 1e9
 """Largest |weight| accepted: sums of a few such weights stay exact enough and finite."""
-_NUMBER = re.compile(r"\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*\Z")
 
 
 def _weight(row: Mapping[str, Any], where: str, warnings: list[str]) -> float:
@@ -392,7 +391,7 @@ def _weight(row: Mapping[str, Any], where: str, warnings: list[str]) -> float:
             continue
         value = row[key]
         if isinstance(value, str):
-            if not _NUMBER.match(value):
+            if not DECIMAL_RE.match(value):
                 if key == "score":
                     continue  # a label such as "high", not a weight
                 raise RubricError(f"{where}: field {key!r} must be a number, got {value!r}")

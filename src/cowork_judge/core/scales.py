@@ -11,8 +11,10 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-_DECIMAL = re.compile(r"\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*\Z")
-"""A plain decimal number (no ``_`` separators, no ``nan``/``inf``)."""
+DECIMAL_RE = re.compile(r"\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*\Z")
+"""A plain decimal number, whole string, surrounding spaces allowed (no ``_`` separators, no
+``nan``/``inf``, which ``float()`` would accept): the one number syntax of rubric level keys,
+verdict levels and the lint's numeric checks."""
 
 
 def parse_level_key(key: object) -> float:
@@ -26,7 +28,7 @@ def parse_level_key(key: object) -> float:
     """
     if isinstance(key, bool) or not isinstance(key, (str, int, float)):
         raise ValueError(f"level key {key!r} is not a number")
-    if isinstance(key, str) and not _DECIMAL.match(key):
+    if isinstance(key, str) and not DECIMAL_RE.match(key):
         raise ValueError(f"level key {key!r} is not a number")
     value = float(key)
     if not math.isfinite(value) or value < 0.0 or value > 1.0:

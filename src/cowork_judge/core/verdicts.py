@@ -22,6 +22,7 @@ from cowork_judge.core import reply_scan, scales
 from cowork_judge.core.failures import ErrorKind
 from cowork_judge.core.page_detail import PageAggregate
 from cowork_judge.core.rubric import Criterion
+from cowork_judge.core.scales import DECIMAL_RE
 
 Method = Literal["agentic", "code", "workflow", "delivery"]
 """Who produced the verdict; ``delivery`` = decided without judging (nothing delivered)."""
@@ -86,7 +87,6 @@ LEVEL_TOLERANCE = 1e-6
 ``1.0000001`` or ``-1e-9``). A level further out is on some other scale (7 of 10? 75 %?
 a level's index?), so it is not read: the row falls back to its hit, flagged."""
 
-_NUMBER = re.compile(r"\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*\Z")
 _PERCENT = re.compile(r"\s*([-+]?(\d+(\.\d*)?|\.\d+))\s*%\s*\Z")
 
 
@@ -105,7 +105,7 @@ def read_level(value: Any) -> float | None:
     if isinstance(value, str):
         if m := _PERCENT.match(value):
             value = float(m.group(1)) / 100.0
-        elif _NUMBER.match(value):
+        elif DECIMAL_RE.match(value):
             value = float(value)
         else:
             return None

@@ -25,6 +25,7 @@ from .documents import (
     SlideEntry,
     SniffResult,
 )
+from .kinds import DECK_SUFFIXES, OOXML_KINDS, SUFFIX_KIND
 from .layout import EvidenceLayout, deck_name
 from .render import html_to_pngs, pdf_to_pngs, soffice_to_pdf
 from .sniff import sniff_deck
@@ -34,7 +35,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-DECK_SUFFIXES = (".pptx", ".pptm", ".ppsx", ".ppsm", ".potx", ".potm", ".ppt", ".pps", ".pdf", ".html", ".htm")
 RENDER_MIN_REMAINING_SEC = 45.0
 """Less than 45 s of budget left after structure: skip rendering (design notes: a
 LibreOffice start plus a 30-page raster takes 10-40 s; half-rendered decks mislead)."""
@@ -42,7 +42,6 @@ SOFFICE_MAX_SEC = 180.0
 """Hard cap for one LibreOffice conversion (the 34-slide fixture takes ~6 s)."""
 CHROMIUM_MAX_SEC = 120.0
 """Hard cap for one HTML deck screenshot run (browser start ~1 s, a 3-slide deck ~3 s)."""
-OOXML_KINDS = {"pptx", "pptm", "ppsx", "ppsm", "potx", "potm"}
 
 
 @dataclass
@@ -59,7 +58,7 @@ class _Deck:
 
 
 def is_deck(path: Path | str) -> bool:
-    """Deck-like by name: pptx pptm ppsx ppsm potx potm ppt pps pdf html htm."""
+    """Deck-like by name (`evidence.kinds.DECK_SUFFIXES`: pptx pptm ppsx ppsm potx potm ppt pps pot pdf html htm)."""
     return str(path).lower().endswith(DECK_SUFFIXES)
 
 
@@ -298,7 +297,7 @@ def _render_html(layout: EvidenceLayout, deck: _Deck, caps: Capabilities, remain
         return RenderInfo(status="skipped", skip_kind="render_env", reason=why)
     out = layout.pages_dir(deck.name)
     timeout = min(CHROMIUM_MAX_SEC, remaining - 5)
-    if deck.path.suffix.lower() in (".html", ".htm"):
+    if SUFFIX_KIND.get(deck.path.suffix.lower()) == "html":
         paths, why = html_to_pngs(deck.path, out, chromium=caps.chromium.path, width_px=width_px, timeout_sec=timeout,
                                   javascript=javascript)
     else:  # HTML content under another name (deck.pptx): Chromium goes by the extension, so copy it as .html

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from cowork_judge.fsutil import atomic_write
 
 EMU_PER_PT = 12700
 """OOXML: 914400 EMU per inch / 72 points per inch (ECMA-376 Part 1, §20.1.2.1)."""
@@ -32,13 +32,8 @@ class Document(BaseModel):
         return json.dumps(self.model_dump(mode="json", by_alias=True), indent=1, ensure_ascii=False)
 
     def write(self, path: Path) -> Path:
-        """Write atomically (temp file in the same folder + rename); returns ``path``."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(self.to_json())
-        os.replace(tmp, path)
-        return path
+        """Write atomically (`fsutil.atomic_write`); returns ``path``."""
+        return atomic_write(path, self.to_json())
 
 
 # --------------------------------------------------------------------------- sniff

@@ -17,14 +17,15 @@ from pathlib import Path
 from ..fsutil import link_or_copy, make_scratch_dir, scratch_dir
 from ..procs import child_environment, run_command
 from .documents import PageImage
+from .kinds import POWERPOINT_KINDS
 from .package import strip_external_targets
 
 PDF_FILTER_HIDDEN = 'pdf:impress_pdf_Export:{"ExportHiddenSlides":{"type":"boolean","value":"true"}}'
 """LibreOffice ≥ 7.4 JSON filter options (``--convert-to`` help, "Filter Options"); the
 ``ExportHiddenSlides`` PDF export property makes hidden slides pages like the others."""
 JSON_FILTER_MIN_VERSION = (7, 4)
-SOFFICE_EXT = {"pptx": "pptx", "pptm": "pptm", "ppsx": "ppsx", "ppsm": "ppsm", "potx": "potx",
-               "potm": "potm", "ppt": "ppt"}
+SOFFICE_EXT = {kind: kind for kind in POWERPOINT_KINDS}
+"""Content kind → the suffix LibreOffice is handed (its import filter goes by the name)."""
 
 _seed_lock = threading.Lock()
 _seed_profile: Path | None = None

@@ -12,6 +12,7 @@ import zipfile
 from pathlib import Path
 
 from .documents import SniffFlags, SniffResult
+from .kinds import SUFFIX_KIND
 
 MAX_UNCOMPRESSED_BYTES = 512 * 1024 * 1024
 """Refuse packages declaring more than 512 MiB uncompressed (our choice: ~10x the largest
@@ -45,9 +46,7 @@ MAIN_CONTENT_TYPES: dict[str, tuple[str, SniffFlags]] = {
 STRICT_MARK = b"http://purl.oclc.org/ooxml/"
 _OFFICE_DOC_REL = re.compile(rb'Type="[^"]*/officeDocument"[^>]*Target="/?([^"]+)"'
                              rb'|Target="/?([^"]+)"[^>]*Type="[^"]*/officeDocument"')
-_EXT_KIND = {".pptx": "pptx", ".pptm": "pptm", ".ppsx": "ppsx", ".ppsm": "ppsm", ".potx": "potx",
-             ".potm": "potm", ".ppt": "ppt", ".pps": "ppt", ".pot": "ppt", ".pdf": "pdf",
-             ".html": "html", ".htm": "html"}
+_EXT_KIND = SUFFIX_KIND
 
 
 def sniff_deck(path: Path | str) -> SniffResult:

@@ -36,9 +36,8 @@ from pydantic import ValidationError
 from pydantic_core import from_json
 
 from cowork_judge.core.result import ResultDocument
+from cowork_judge.layout import LOGS_DIR, RESULT_NAME, VERIFIER_DIR
 
-RESULT_NAME = "result.json"
-VERIFIER_DIR = "verifier"
 STEPS_DIR = "steps"
 MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
 """Largest single document read (bytes); real ones are tens of KB."""
@@ -322,7 +321,7 @@ def path_task(name: str) -> str | None:
     i = len(parts) - 3
     if i >= 2 and parts[i - 1] == STEPS_DIR:
         i -= 2
-    if parts[i] == "logs" and i >= 1:
+    if parts[i] == LOGS_DIR and i >= 1:
         i -= 1
     task = HARBOR_TRIAL_SUFFIX.sub("", parts[i])
     return task if task not in ("", ".", "..", "/") else None

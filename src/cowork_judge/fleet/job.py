@@ -33,14 +33,13 @@ from cowork_judge.evidence.documents import ChecksDoc, Digest, EvidenceSummary, 
 from cowork_judge.evidence.layout import EvidenceLayout
 from cowork_judge.fleet.documents import RESULT_NAME, parse_document, read_regular
 from cowork_judge.fleet.pagemap import parse_evidence_ref
+from cowork_judge.layout import EVIDENCE_DIR, VerifierLayout
 
 THUMB_WIDTH_PX = 720
 MAX_IMAGE_BYTES = 16 * 1024 * 1024
 MAX_PAGES_PER_DECK = 200
 MAX_AUDIT_BYTES = 256 * 1024 * 1024
 """Audit files larger than this are not scanned for page views."""
-AUDIT_DIR = "judge"
-EVIDENCE_DIR = "evidence"
 
 
 class JobError(ValueError):
@@ -106,7 +105,7 @@ def load_job(verifier_dir: Path, *, work_dir: Path | None = None, evidence_dir: 
         raise JobError(f"{path}: {problem}: {error}")
     job = Job(verifier_dir=path.parent, doc=doc, doc_sha256=hashlib.sha256(data).hexdigest())
     candidates = [(evidence_dir, "--evidence-dir"), (work_dir / EVIDENCE_DIR if work_dir else None, "--work-dir"),
-                  (path.parent / EVIDENCE_DIR, "the verifier dir")]
+                  (VerifierLayout.of_verifier_dir(path.parent).kept_evidence_dir, "the verifier dir")]
     expected = {str(d.get("deck")) for d in doc.details.evidence.get("decks", []) if isinstance(d, dict)}
     for root, origin in candidates:
         if root is None:
@@ -136,7 +135,7 @@ def load_job(verifier_dir: Path, *, work_dir: Path | None = None, evidence_dir: 
         job.evidence_note = (job.evidence_note or "page images not found") + (
             ": the run's work dir is removed at the end unless it was given (cowork-judge run --work-dir DIR or "
             "JUDGE_WORK_DIR); pass --work-dir or --evidence-dir")
-    job.viewed = audit_page_views(path.parent / AUDIT_DIR)
+    job.viewed = audit_page_views(VerifierLayout.of_verifier_dir(path.parent).audit_dir)
     return job
 
 

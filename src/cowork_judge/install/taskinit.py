@@ -15,7 +15,6 @@ decks; the judge itself with ``image=True``: `verifier_image`), and its default
 from __future__ import annotations
 
 import difflib
-import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +26,7 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 from cowork_judge import __version__
+from cowork_judge.fsutil import atomic_write
 from cowork_judge.install import extras as extras_mod
 from cowork_judge.install import harbor_stubs, verifier_image
 from cowork_judge.install import tomledit as te
@@ -406,10 +406,6 @@ def apply(plan: Plan) -> None:
             raise InitError(f"cannot remove {path}: {exc}") from None
     for path, text in plan.files.items():
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f".{path.name}.init.tmp")
-            tmp.write_text(text, encoding="utf-8")
-            os.chmod(tmp, 0o755 if path.name == "test.sh" else 0o644)
-            os.replace(tmp, path)
+            atomic_write(path, text, mode=0o755 if path.name == "test.sh" else 0o644)
         except OSError as exc:
             raise InitError(f"cannot write {path}: {exc}") from None

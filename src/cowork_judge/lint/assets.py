@@ -14,11 +14,10 @@ A011).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from cowork_judge.lint import ppt_assets
+from cowork_judge.lint.asset_check import AssetCheck, AssetContext, AssetResult
 from cowork_judge.lint.codes import Finding
 from cowork_judge.lint.document import RubricDoc
 from cowork_judge.run.instruction import INSTRUCTION_NAMES
@@ -30,25 +29,6 @@ MAX_LISTED = 20
 """Unused files named one by one; the rest are counted."""
 
 
-@dataclass
-class AssetContext:
-    """What an asset check receives: the rubric and its workflow's asset folder."""
-
-    tests_dir: Path
-    asset_dir: Path
-    doc: RubricDoc
-    display: str
-
-
-@dataclass
-class AssetResult:
-    """An asset check's answer: findings, and the files it uses (None: every file)."""
-
-    findings: list[Finding] = field(default_factory=list)
-    used: set[Path] | None = None
-
-
-AssetCheck = Callable[[AssetContext], AssetResult]
 ASSET_CHECKS: dict[str, AssetCheck] = {"ppt_judge": ppt_assets.check}
 """workflow name → its asset check (called with the workflow's folder, which may not exist)."""
 

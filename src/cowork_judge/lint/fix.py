@@ -12,15 +12,14 @@ from __future__ import annotations
 
 import difflib
 import json
-import os
 import re
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from cowork_judge.core.rubric import LIST_KEYS, RESERVED_TOP_KEYS
+from cowork_judge.fsutil import atomic_write
 from cowork_judge.lint import deps
 from cowork_judge.lint.document import build
 from cowork_judge.lint.reading import NotJson, Unreadable, read_json
@@ -278,18 +277,7 @@ def write_atomically(path: Path, text: str) -> None:
     """
     target = path.resolve()
     mode = target.stat().st_mode & 0o7777
-    fd, tmp = tempfile.mkstemp(prefix=".rubric.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    atomic_write(target, text, mode=mode)
 
 
 __all__ = ["FixRefused", "FixResult", "Node", "fix_closure", "read_spans", "row_nodes", "write_atomically"]

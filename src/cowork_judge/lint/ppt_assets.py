@@ -28,14 +28,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from cowork_judge.lint.asset_check import AssetResult
 from cowork_judge.lint.codes import Finding
 
 WORKFLOW = "ppt_judge"
 
 
 def check(ctx: Any) -> Any:
-    """The A010/A011 findings of one instance (`lint.assets.AssetContext` in, `AssetResult` out)."""
-    from cowork_judge.lint.assets import AssetResult
+    """The A010/A011 findings of one instance (`lint.asset_check.AssetContext` in, `AssetResult` out)."""
     from cowork_judge.workflow.ppt_judge.assets import (
         CONTENT_GROUPS,
         MANIFEST_FILE,

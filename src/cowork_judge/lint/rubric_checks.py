@@ -12,6 +12,7 @@ from collections.abc import Iterator, Mapping
 
 from cowork_judge.core import scales
 from cowork_judge.core.rubric import MAX_ABS_WEIGHT, WEIGHT_KEYS
+from cowork_judge.core.scales import DECIMAL_RE
 from cowork_judge.core.scoring import ScoringError, check_scorable
 from cowork_judge.lint import polarity
 from cowork_judge.lint.codes import Finding
@@ -23,7 +24,6 @@ MAX_WEIGHT_SPAN = 1e4
 """R007 threshold: largest / smallest nonzero |weight|. The fixtures span at most 47×
 (a PaperBench tree flattened), HealthBench 10×; beyond 1e4 a row moves the score by less
 than 0.01 %, almost always a unit slip (points vs. fractions)."""
-_NUMBER = re.compile(r"\s*[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*\Z")
 """A numeric string the engine reads as a weight (with a warning): the engine's own pattern."""
 GRID_TOLERANCE = 1e-9
 """A level this close to a `GRID_21` step is on the grid (levels are decimals; binary floats)."""
@@ -112,7 +112,7 @@ def _weight(doc: RubricDoc, row: Row) -> Iterator[Finding]:
             return
         if isinstance(value, str):
             try:
-                number = float(value) if _NUMBER.match(value) else None
+                number = float(value) if DECIMAL_RE.match(value) else None
             except ValueError:  # pragma: no cover - the pattern only admits decimals
                 number = None
             if number is None:

@@ -17,11 +17,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
-from cowork_judge.agentic.registry import BACKENDS, DEFAULT_BACKEND, backend_spec
 from cowork_judge.core.failures import RetryPolicy
-from cowork_judge.core.fold import RunIdentity
+from cowork_judge.core.identity import RunIdentity
 from cowork_judge.core.scoring import ScoringPolicy
 from cowork_judge.redact import MIN_CREDENTIAL_LEN, MIN_SECRET_LEN, Redactor
+from cowork_judge.run.backends import BACKENDS, DEFAULT_BACKEND, backend_spec
 
 CAPS: dict[str, tuple[float, str]] = {
     "batch": (50, "a block of more rows than this is one conversation no judge answers reliably"),
@@ -67,7 +67,7 @@ class JudgeConfig(BaseModel):
         " like the key."))
     model: str = Field("gpt-5.5", description="JUDGE_MODEL: judge model name.")
     backend: str = Field(DEFAULT_BACKEND, description=(
-        "JUDGE_BACKEND: agentic backend, a name of `agentic.registry.BACKENDS`: `openai` (built in: Chat Completions + "
+        "JUDGE_BACKEND: agentic backend, a name of `run.backends.BACKENDS`: `openai` (built in: Chat Completions + "
         "workspace tools), `codex` (`codex exec`), `claude` (`claude -p`)."))
     batch: int = Field(4, ge=1, description="JUDGE_BATCH: agentic rows per block (one workspace, one conversation).")
     concurrency: int = Field(2, ge=1, description=(

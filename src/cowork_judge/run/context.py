@@ -1,6 +1,6 @@
 """The run context: what every segment (code, workflow, agentic) may read about one run.
 
-Built once by `run.judge` after delivery is known; passed down, never global. Importing
+Built once by `engine.judge` after delivery is known; passed down, never global. Importing
 it loads no model client: a code-only run never imports ``openai``.
 """
 

@@ -12,10 +12,8 @@ building the normal document failed.
 from __future__ import annotations
 
 import json
-import os
-import tempfile
-import time
 import threading
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -24,6 +22,7 @@ from typing import Any
 
 from cowork_judge.core.result import ExtraFields, ResultDocument, RewardDetails, cap_middle
 from cowork_judge.guard import spotlight
+from cowork_judge.fsutil import atomic_write
 from cowork_judge.redact import Redactor
 from cowork_judge.run.paths import RunPaths
 
@@ -33,30 +32,6 @@ IDENTITY_KEYS = ("metric_id", "requested_version", "version_source", "judge_back
 """Top-level keys of the template that `write_fallback` fills in from the configuration."""
 
 EXTRA_FIELD_KEYS: tuple[str, ...] = tuple(ExtraFields.model_fields)
-
-
-def atomic_write(path: Path, data: str | bytes) -> None:
-    """Write `data` to `path` atomically (temp file + fsync + rename).
-
-    Raises:
-        OSError: the directory cannot be created or written.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    raw = data.encode("utf-8") if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.fchmod(fd, 0o644)  # mkstemp makes 0600; Harbor may collect as another user
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(raw)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 PRETTY_MAX_CHARS = 500_000

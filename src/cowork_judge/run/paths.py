@@ -9,7 +9,7 @@ container and in tests)::
     /output/                      alt_output_dir   lenient delivery only (JUDGE_ALT_OUTPUT_DIR)
     /tests/                       tests_dir        rubric.json, instruction, task_prompt.md
     └── workflow_assets/<name>/   workflow_assets_dir(name)  per-instance assets of one workflow
-    /logs/                        logs_dir         (JUDGE_LOGS_DIR / --logs-dir)
+    /logs/                        logs_dir         (JUDGE_LOGS_DIR / --logs-dir; `layout`, a VerifierLayout, below it)
     ├── agent/                    agent_logs_dir   trajectory.json, final_answer.txt
     └── verifier/                 verifier_dir
         ├── reward.txt            reward_txt
@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cowork_judge.fsutil import make_scratch_dir
+from cowork_judge.layout import VerifierLayout
 from cowork_judge.run.config import JudgeConfig, load_config
 
 
@@ -103,48 +104,53 @@ class RunPaths:
         return self.app_dir / "output"
 
     @property
+    def layout(self) -> VerifierLayout:
+        """What the run writes under `logs_dir` (`cowork_judge.layout.VerifierLayout`)."""
+        return VerifierLayout(self.logs_dir)
+
+    @property
     def agent_logs_dir(self) -> Path:
-        return self.logs_dir / "agent"
+        return self.layout.agent_dir
 
     @property
     def verifier_dir(self) -> Path:
-        return self.logs_dir / "verifier"
+        return self.layout.verifier_dir
 
     @property
     def reward_txt(self) -> Path:
-        return self.verifier_dir / "reward.txt"
+        return self.layout.reward_txt
 
     @property
     def reward_json(self) -> Path:
-        return self.verifier_dir / "reward.json"
+        return self.layout.reward_json
 
     @property
     def result_json(self) -> Path:
-        return self.verifier_dir / "result.json"
+        return self.layout.result_json
 
     @property
     def reward_details_json(self) -> Path:
-        return self.verifier_dir / "reward-details.json"
+        return self.layout.reward_details_json
 
     @property
     def judge_log(self) -> Path:
-        return self.verifier_dir / "judge.log"
+        return self.layout.judge_log
 
     @property
     def env_capabilities_json(self) -> Path:
-        return self.verifier_dir / "env_capabilities.json"
+        return self.layout.env_capabilities_json
 
     @property
     def stray_dir(self) -> Path:
-        return self.verifier_dir / "stray_not_scored"
+        return self.layout.stray_dir
 
     @property
     def kept_evidence_dir(self) -> Path:
-        return self.verifier_dir / "evidence"
+        return self.layout.kept_evidence_dir
 
     @property
     def audit_dir(self) -> Path:
-        return self.verifier_dir / "judge"
+        return self.layout.audit_dir
 
     @property
     def rubric_json(self) -> Path:

@@ -17,12 +17,36 @@ import time
 import traceback
 import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from .protocol import error_doc
+from .request_log import RequestLog
 
-if TYPE_CHECKING:
-    from .server import SimServer
+
+class SimApp(Protocol):
+    """What the HTTP layer calls on the simulator (implemented by ``server.SimServer``); a
+    protocol, so this module never imports the server that imports it."""
+
+    log: RequestLog
+    errors: list[str]
+    apis: dict[str, Any]
+
+    @property
+    def stopping(self) -> bool: ...
+
+    def authorized(self, authorization: str | None, api_key_header: str | None = None) -> bool: ...
+
+    def track_connection(self, sock: socket.socket, add: bool) -> None: ...
+
+    def note_other(self, method: str, path: str, status: int) -> None: ...
+
+    def reset(self) -> None: ...
+
+    def handle_chat(self, h: SimHandler, body: bytes, start_s: float, seq: int) -> None: ...
+
+    def handle(self, endpoint: str, h: SimHandler, body: bytes, start_s: float, seq: int) -> None: ...
+
+    def models_doc(self) -> dict[str, Any]: ...
 
 __all__ = ["SimHTTPServer", "SimHandler"]
 
@@ -34,7 +58,7 @@ class SimHTTPServer(ThreadingHTTPServer):
 
     daemon_threads = True
     block_on_close = False  # SimServer.stop joins handler threads with a deadline
-    sim: SimServer
+    sim: SimApp
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         exc = sys.exc_info()[1]

@@ -27,11 +27,11 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from cowork_judge.calls import AuditSink, ModelCallFailed, ModelReply
 from cowork_judge.core.failures import RetryPolicy, classify, retry_after_sec, summary
 from cowork_judge.transport.audit import audit_view
 from cowork_judge.transport.limiter import Limiter
 from cowork_judge.transport.stats import CallStats
-from cowork_judge.workflow._contract import AuditSink, ModelCallFailed, ModelReply
 
 SLOT_POLL_SEC = 0.05
 """How often a call waiting for a slot (or sleeping) checks its cancel event, seconds."""

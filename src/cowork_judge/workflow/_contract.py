@@ -38,70 +38,15 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-from cowork_judge.core.failures import ErrorKind, JudgeFailure
+from cowork_judge.calls import AuditSink, ModelCaller, ModelCallFailed, ModelReply
+from cowork_judge.core.failures import ErrorKind
 from cowork_judge.core.scales import snap_level
 from cowork_judge.core.verdicts import Verdict, read_level
 
 GRID_21: tuple[float, ...] = tuple(round(i / 20, 2) for i in range(21))
 """The 21-step level grid 0, 0.05, …, 1 used by visual workflows (values equal float("0.05"))."""
-
-
-@dataclass(frozen=True)
-class ModelReply:
-    """One model answer: its text, token usage, and how many attempts it took."""
-
-    text: str
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    attempts: int = 1
-
-
-class ModelCallFailed(JudgeFailure):
-    """A model call failed after the retry policy gave up; `kind` says why (``rate_limit``,
-    ``timeout``, ``api_error``, ``deadline``, ``interrupted``…)."""
-
-
-class ModelCaller(Protocol):
-    """The model transport of a workflow (implemented by the run; see the module docstring).
-
-    Attributes:
-        limit: the run's in-flight limit (JUDGE_WORKFLOW_CONCURRENCY): more threads than
-            this only queue at the transport.
-    """
-
-    limit: int
-
-    def complete(
-        self,
-        messages: list[dict[str, Any]],
-        *,
-        label: str,
-        response_format: dict[str, Any] | None = None,
-        timeout_sec: float | None = None,
-    ) -> ModelReply:
-        """Send one Chat Completions request (retried per the failure table).
-
-        Args:
-            messages: OpenAI chat messages (text and ``image_url`` parts).
-            label: audit name of the call (e.g. ``page-03/layout``).
-            response_format: e.g. a ``json_schema`` format; dropped (with a warning) if the
-                endpoint rejects structured output.
-            timeout_sec: per-attempt limit, at most ``JUDGE_PER_TIMEOUT`` (default).
-
-        Raises:
-            ModelCallFailed: the policy gave up, the deadline passed or ``cancel`` was set.
-        """
-        ...
-
-
-class AuditSink(Protocol):
-    """The workflow's part of the ``judge/`` audit folder (everything written is redacted)."""
-
-    def append(self, name: str, record: dict[str, Any]) -> None:
-        """Append one JSON record to ``<name>.jsonl``; never raises."""
-        ...
 
 
 @dataclass(frozen=True)

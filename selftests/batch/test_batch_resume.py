@@ -23,8 +23,8 @@ import pytest
 from testkit import SIM_KEY
 
 from cowork_judge.commands import main
-from cowork_judge.fleet import batch
-from cowork_judge.fleet.batch_lock import LOCK_NAME, BatchLock
+from cowork_judge.batch import instances as batch
+from cowork_judge.batch.lock import LOCK_NAME, BatchLock
 from cowork_judge.sim import LatencyModel, SimServer
 from cowork_judge.sim.policies import OracleDirPolicy
 

@@ -16,7 +16,7 @@ from cowork_judge.code_methods import CODE_METHODS
 from cowork_judge.core.coverage import account
 from cowork_judge.core.rubric import normalize_rubric
 from cowork_judge.core.scoring import ScoringPolicy
-from cowork_judge.run.router import route
+from cowork_judge.engine.router import route
 
 GRID = {f"{i / 20:g}": "grid" for i in range(21)}
 
@@ -249,12 +249,12 @@ def test_router_error_kind_overrides_except_deadline():
 
 
 def test_router_import_failure(tmp_path, monkeypatch):
-    from cowork_judge.run import judge
+    from cowork_judge.engine import judge
     from cowork_judge.run.config import load_config
     from cowork_judge.run.paths import RunPaths
     from cowork_judge.sim import OraclePolicy, SimServer
 
-    monkeypatch.setitem(sys.modules, "cowork_judge.run.router", None)  # "import cowork_judge.run.router" now fails
+    monkeypatch.setitem(sys.modules, "cowork_judge.engine.router", None)  # "import cowork_judge.engine.router" now fails
 
     def run(tests, env):
         logs = tmp_path / f"logs-{tests.name}"

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cowork_judge.fleet.importers import answers, devai, healthbench, paperbench
-from cowork_judge.fleet.importers.instance import Instance, safe_name
+from cowork_judge.authoring.importers import answers, devai, healthbench, paperbench
+from cowork_judge.authoring.importers.instance import Instance, safe_name
 
 MAX_SOURCE_BYTES = 512 * 1024 * 1024
 

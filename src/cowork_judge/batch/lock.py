@@ -4,7 +4,7 @@ The lock is a ``flock(2)`` on the file, held by the batch and — the descriptor
 every judge it starts — by its running judges too, so it is released exactly when the last
 process that may still write into the folder is gone: a batch killed with SIGKILL keeps the
 folder locked until the judges it started (which the kernel sends SIGTERM, see
-`fleet.batch_runner`) have written their documents and exited. The file's text names the
+`batch.runner`) have written their documents and exited. The file's text names the
 holder (pid, host, start time, command) for the refusal message; a file left by a dead
 holder is not a lock (nobody holds the ``flock``) and is taken over, saying so. When the
 recorded batch is dead but its judges still hold the lock, a new batch waits for them (at

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from cowork_judge.authoring.importers import devai, healthbench, paperbench
 from cowork_judge.commands import main
-from cowork_judge.fleet.importers import devai, healthbench, paperbench
 from cowork_judge.lint.instance import lint_instance
 
 PB_ENV = {"JUDGE_BATCH": "40", "JUDGE_CONCURRENCY": "4"}

@@ -36,6 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from cowork_judge.layout import VerifierLayout
+
 AGENT_FILES = ("trajectory.json", "final_answer.txt", "response.txt")
 """What the judge reads from ``logs/agent`` (SPEC §6); only these are copied per run."""
 RECORD_NAME = "batch-instance.json"
@@ -138,7 +140,7 @@ def _from_dir(root: Path, name: str, tags: Mapping[str, Any] | None = None) -> B
                 raise BatchInputError(f"{meta}: not a readable instance.json") from None
             tags = value if isinstance(value, dict) else {}
     app = rollout / "app"
-    agent = rollout / "logs" / "agent"
+    agent = VerifierLayout.under(rollout).agent_dir
     return BatchInstance(name=name, tests_dir=root / "tests", app_dir=app if app.is_dir() else None,
                          agent_dir=agent if agent.is_dir() else None, tags=dict(tags))
 
@@ -206,7 +208,8 @@ def _from_jsonl(path: Path) -> list[BatchInstance]:
         rollout = (path.parent / row["rollout"]).resolve() if isinstance(row.get("rollout"), str) else None
         name = str(row.get("name") or tests.parent.name)
         app = rollout / "app" if rollout is not None and (rollout / "app").is_dir() else None
-        agent = rollout / "logs" / "agent" if rollout is not None and (rollout / "logs" / "agent").is_dir() else None
+        agent = VerifierLayout.under(rollout).agent_dir if rollout is not None else None
+        agent = agent if agent is not None and agent.is_dir() else None
         out.append(BatchInstance(name=name, tests_dir=tests, app_dir=app, agent_dir=agent, tags=tags or {}))
     if not out:
         raise BatchInputError(f"{path}: no instance listed")
@@ -260,13 +263,13 @@ def result_state(inst_out: Path, expected_fingerprint: str, *, keep_errors: bool
     from cowork_judge.run.fingerprint import fingerprint_digest
 
     record = inst_out / RECORD_NAME
-    verifier = inst_out / "logs" / "verifier"
+    layout = VerifierLayout.under(inst_out)
     try:
         recorded = json.loads(record.read_text(encoding="utf-8")).get("fingerprint")
     except (OSError, UnicodeDecodeError, ValueError, AttributeError):
         recorded = None
     try:
-        data = read_regular(verifier / "result.json")
+        data = read_regular(layout.result_json)
     except OSError:
         return "missing"
     if recorded != expected_fingerprint:
@@ -275,7 +278,7 @@ def result_state(inst_out: Path, expected_fingerprint: str, *, keep_errors: bool
     if doc is None:
         return "invalid"
     try:
-        reward = (verifier / "reward.txt").read_text(encoding="utf-8").strip()
+        reward = layout.reward_txt.read_text(encoding="utf-8").strip()
     except (OSError, UnicodeDecodeError):
         return "invalid"
     if doc.status == "skipped" and reward != "SKIPPED":

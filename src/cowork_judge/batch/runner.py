@@ -26,7 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from cowork_judge.fleet.batch import AGENT_FILES, RECORD_NAME, RUN_LOG_NAME, BatchInstance, Limits, fingerprint, result_state
+from cowork_judge.batch.instances import AGENT_FILES, RECORD_NAME, RUN_LOG_NAME, BatchInstance, Limits, fingerprint, result_state
+from cowork_judge.fsutil import atomic_write
+from cowork_judge.layout import VerifierLayout
 
 POLL_SEC = 0.05
 STOP_GRACE_SEC = 20.0
@@ -46,7 +48,7 @@ not in a ``preexec_fn``, which is unsafe in a process with threads."""
 @dataclass
 class InstanceOutcome:
     """How one instance ended in this batch: ``skipped`` (already complete), or the state of
-    its result after the run (`fleet.batch.result_state`) — ``complete``, ``error`` (an
+    its result after the run (`batch.instances.result_state`) — ``complete``, ``error`` (an
     exit_code), ``invalid``/``missing`` (the run left no valid document), ``killed``."""
 
     name: str
@@ -63,7 +65,7 @@ class BatchReport:
     seconds: float = 0.0
     stopped: bool = False
     rejudged: dict[str, int] = field(default_factory=dict)
-    """Why instances were judged (again) in this batch: state before → count (`fleet.batch.result_state`)."""
+    """Why instances were judged (again) in this batch: state before → count (`batch.instances.result_state`)."""
 
     def count(self, *states: str) -> int:
         """Instances that ended in one of `states`."""
@@ -84,14 +86,14 @@ class BatchRunner:
 
     Args:
         out: the batch output folder.
-        limits: the split of the in-flight limit (`fleet.batch.plan_limits`).
-        env: the runs' environment (`fleet.batch.child_env`).
+        limits: the split of the in-flight limit (`batch.instances.plan_limits`).
+        env: the runs' environment (`batch.instances.child_env`).
         deadline_sec: JUDGE_DEADLINE of the runs (for the kill backstop).
         keep_errors: keep finished documents that carry an ``exit_code`` on a rerun.
         force: judge every instance again.
         on_outcome: called after each instance (progress).
         python: the interpreter that runs ``-m cowork_judge run``.
-        lock_fd: the output folder's lock (`fleet.batch_lock.BatchLock`), passed to every
+        lock_fd: the output folder's lock (`batch.lock.BatchLock`), passed to every
             judge so that the folder stays locked while one still runs.
     """
 
@@ -172,9 +174,10 @@ class BatchRunner:
 
     def _launch(self, inst: BatchInstance, fp: str) -> _Running:
         folder = self.out / inst.name
-        logs = folder / "logs"
+        layout = VerifierLayout.under(folder)
+        logs = layout.logs_dir
         shutil.rmtree(logs, ignore_errors=True)  # a rerun starts clean: any result found later is this run's
-        (logs / "agent").mkdir(parents=True)
+        layout.agent_dir.mkdir(parents=True)
         if inst.agent_dir is not None:
             for name in AGENT_FILES:
                 if (inst.agent_dir / name).is_file():
@@ -186,9 +189,7 @@ class BatchRunner:
         record = {"name": inst.name, "fingerprint": fp, "tests_dir": str(inst.tests_dir),
                   "app_dir": str(inst.app_dir) if inst.app_dir else None,
                   "agent_dir": str(inst.agent_dir) if inst.agent_dir else None, "tags": dict(inst.tags)}
-        tmp = folder / f".{RECORD_NAME}.tmp"
-        tmp.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        os.replace(tmp, folder / RECORD_NAME)
+        atomic_write(folder / RECORD_NAME, json.dumps(record, indent=2, ensure_ascii=False) + "\n")
         cmd = [self.python, "-m", "cowork_judge", "run", "--app-dir", str(app), "--logs-dir", str(logs),
                "--tests-dir", str(inst.tests_dir), "--alt-output-dir", str(folder / "alt-output")]
         log = open(folder / RUN_LOG_NAME, "wb")  # noqa: SIM115 - closed in _finish / _stop_all
@@ -256,8 +257,8 @@ def write_outputs(out: Path, instances: Sequence[BatchInstance], report: BatchRe
 
     tags = {inst.name: dict(inst.tags) for inst in instances}
     write_file(out / "instance_tags.json", canonical_json(tags), force=True)
-    results = [str(out / inst.name / "logs" / "verifier" / "result.json") for inst in instances
-               if (out / inst.name / "logs" / "verifier" / "result.json").is_file()]
+    results = [str(VerifierLayout.under(out / inst.name).result_json) for inst in instances
+               if VerifierLayout.under(out / inst.name).result_json.is_file()]
     summarizer = Summarizer(SummaryOptions(group_by=tuple(group_by), seed=seed, draws=draws, instance_tags=tags))
     try:
         for item in read_items(discover(results), on_file=summarizer.add_file):

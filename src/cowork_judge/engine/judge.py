@@ -28,10 +28,11 @@ from cowork_judge.core.result import ResultDocument
 from cowork_judge.core.rubric import Criterion, RubricError, load_rubric
 from cowork_judge.core.scoring import ScoringError, check_scorable
 from cowork_judge.core.verdicts import Verdict
+from cowork_judge.engine import signals, watchdog
+from cowork_judge.evidence.kinds import DECK_SUFFIXES, is_deck_name  # noqa: F401 - DECK_SUFFIXES: the run's deck test, re-exported
 from cowork_judge.fsutil import discard_scratch
 from cowork_judge.guard.findings import GuardReport
 from cowork_judge.redact import RedactingFilter, Redactor
-from cowork_judge.run import signals, watchdog
 from cowork_judge.run.config import JudgeConfig, LoadedConfig, export_credentials
 from cowork_judge.run.context import Deadline, RunContext
 from cowork_judge.run.delivery import Delivery, collect_delivery, copy_stray
@@ -50,7 +51,7 @@ def main_run(paths: RunPaths, loaded: LoadedConfig, *, start: float, hard_deadli
         paths: run paths.
         loaded: configuration with its warnings.
         start: monotonic time of process start; JUDGE_DEADLINE counts from here.
-        hard_deadline: arm the process watchdog (`cowork_judge.run.watchdog`), which ends
+        hard_deadline: arm the process watchdog (`cowork_judge.engine.watchdog`), which ends
             the PROCESS a few seconds after JUDGE_DEADLINE; only for the command line.
 
     Returns:
@@ -319,7 +320,7 @@ def _keep_evidence(ctx: RunContext) -> dict[str, int]:
 
 def _route() -> Any:
     """The router, imported late: a broken router must not stop the documents."""
-    from cowork_judge.run.router import route
+    from cowork_judge.engine.router import route
 
     return route
 
@@ -378,13 +379,10 @@ def _collect_evidence(ctx: RunContext, *, needs_evidence: bool = True) -> dict:
     }
 
 
-DECK_SUFFIXES = (".pptx", ".pptm", ".ppsx", ".ppsm", ".potx", ".potm", ".ppt", ".pps", ".pdf", ".html", ".htm")
-"""The suffixes `evidence.is_deck` accepts (a test keeps them equal): a delivery with none of them
-needs no evidence (checked before the evidence package is imported)."""
-
-
 def _deck_like(rel: str) -> bool:
-    return rel.lower().endswith(DECK_SUFFIXES)
+    """A delivery with no deck-like name (`evidence.kinds.DECK_SUFFIXES`, the list `evidence.is_deck`
+    reads too) needs no evidence: decided before the evidence machinery is imported."""
+    return is_deck_name(rel)
 
 
 class OutputsUnwritable(OSError):

@@ -18,7 +18,6 @@ import json
 import time
 from collections.abc import Sequence
 
-from cowork_judge.agentic.registry import backend_spec
 from cowork_judge.agentic.workspace import workspace_rel
 from cowork_judge.code_methods.runner import judge_code_row
 from cowork_judge.core.budgets import agentic_reserve, workflow_budget
@@ -26,6 +25,7 @@ from cowork_judge.core.failures import classify, summary
 from cowork_judge.core.gates import mark_open, pre_gate, settle_gated
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
+from cowork_judge.run.backends import backend_spec
 from cowork_judge.run.context import RunContext
 
 SEGMENTS = ("code", "workflow", "agentic")

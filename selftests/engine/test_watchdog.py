@@ -18,10 +18,10 @@ from reliability.matrix import AGENTIC, BATCH, BLOCKS, N_ROWS, SCHEMA, oracle
 from testkit import ROLLOUTS, SIM_KEY, agentic_example
 
 from cowork_judge.core.verdicts import Verdict
+from cowork_judge.engine.watchdog import GRACE_SEC, Watchdog, audit_verdicts
 from cowork_judge.redact import Redactor
 from cowork_judge.run.config import load_config
 from cowork_judge.run.paths import RunPaths
-from cowork_judge.run.watchdog import GRACE_SEC, Watchdog, audit_verdicts
 from cowork_judge.sim import OraclePolicy, SimServer
 
 WEDGE = textwrap.dedent("""
@@ -197,7 +197,7 @@ def test_backstop_keeps_every_verdict_the_watchdog_reached(tmp_path, monkeypatch
 
 
 def test_the_backstop_grows_with_the_rubric():
-    from cowork_judge.run.watchdog import BACKSTOP_SEC, BACKSTOP_SEC_PER_ROW
+    from cowork_judge.engine.watchdog import BACKSTOP_SEC, BACKSTOP_SEC_PER_ROW
 
     dog = Watchdog.__new__(Watchdog)
     dog._criteria = tuple(AGENTIC)
@@ -215,7 +215,7 @@ def test_scratch_folders_are_removed_on_every_exit_path(tmp_path, how):
         import os, signal, sys, threading, time
         from cowork_judge.commands import main
         from cowork_judge.agentic import scheduler
-        from cowork_judge.run import watchdog
+        from cowork_judge.engine import watchdog
         real = scheduler.judge_block
 
         async def slow(name, *args, **kwargs):  # stops the run at its first block, however slow the machine

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 from testkit import SIM_KEY
 
+from cowork_judge.batch import instances as batch
 from cowork_judge.commands import main
 from cowork_judge.core.result import ResultDocument
-from cowork_judge.fleet import batch
 from cowork_judge.sim import LatencyModel, OraclePolicy, SimServer
 
 # --------------------------------------------------------------------------- pure parts

@@ -1,0 +1,48 @@
+"""`fsutil.atomic_write`: the one atomic write every document of the package goes through."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+
+from cowork_judge import fsutil
+
+
+def _mode(path: Path) -> int:
+    return stat.S_IMODE(path.stat().st_mode)
+
+
+def test_writes_whole_text_bytes_untranslated_with_the_collectors_mode(tmp_path: Path) -> None:
+    target = tmp_path / "deep" / "er" / "doc.json"
+    assert fsutil.atomic_write(target, "a\r\nb\nü") == target
+    assert target.read_bytes() == "a\r\nb\nü".encode()
+    assert _mode(target) == fsutil.FILE_MODE
+    fsutil.atomic_write(target, b"\x00\x01")
+    assert target.read_bytes() == b"\x00\x01"
+    assert [p.name for p in target.parent.iterdir()] == ["doc.json"]  # no temp file left
+
+
+def test_explicit_and_kept_modes(tmp_path: Path) -> None:
+    script = fsutil.atomic_write(tmp_path / "test.sh", "#!/bin/sh\n", mode=0o755)
+    assert _mode(script) == 0o755
+    os.chmod(script, 0o700)
+    fsutil.atomic_write(script, "#!/bin/sh\necho\n", keep_mode=True)
+    assert _mode(script) == 0o700
+    fresh = fsutil.atomic_write(tmp_path / "fresh.json", "{}", keep_mode=True)  # nothing to keep: the default
+    assert _mode(fresh) == fsutil.FILE_MODE
+
+
+def test_a_failed_write_keeps_the_old_file_and_leaves_no_temp(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    target = fsutil.atomic_write(tmp_path / "reward.txt", "0.5")
+
+    def broken_replace(src: str, dst: str) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(fsutil.os, "replace", broken_replace)
+    with pytest.raises(OSError, match="No space"):
+        fsutil.atomic_write(target, "1.0")
+    assert target.read_text() == "0.5"
+    assert [p.name for p in tmp_path.iterdir()] == ["reward.txt"]
