@@ -11,6 +11,11 @@ from typing import Any, Protocol
 from cowork_judge.core.failures import JudgeFailure
 
 
+GATEWAY_NO_AUTH_KEY = "cowork-judge-gateway-supplies-the-key"
+"""The stand-in API key of ``JUDGE_GATEWAY_AUTH=none``: the transport sends no Authorization header for it."""
+GATEWAY_PLACEHOLDER_KEY = "cowork-judge-gateway-placeholder-key"
+"""The stand-in API key of ``JUDGE_GATEWAY_AUTH=placeholder``: sent as ``Bearer <it>`` for the gateway to replace."""
+
 @dataclass(frozen=True)
 class ModelReply:
     """One model answer: its text, token usage, and how many attempts it took."""

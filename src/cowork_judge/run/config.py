@@ -17,6 +17,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
+from cowork_judge.calls import GATEWAY_NO_AUTH_KEY, GATEWAY_PLACEHOLDER_KEY
 from cowork_judge.core.failures import RetryPolicy
 from cowork_judge.core.identity import RunIdentity
 from cowork_judge.core.scoring import ScoringPolicy
@@ -42,10 +43,6 @@ into ``[verifier.env]``. Independent containers started together spread their fi
 ``cowork-judge run`` (one process, nothing to spread) uses the field default 0 (issue 26)."""
 FLEET_WORKFLOW_START_JITTER_SEC = 30
 """JUDGE_WORKFLOW_START_JITTER of a fleet trial (``templates/test.sh``), as `FLEET_START_JITTER_SEC`."""
-GATEWAY_NO_AUTH_KEY = "cowork-judge-gateway-supplies-the-key"
-"""The stand-in API key of ``JUDGE_GATEWAY_AUTH=none``: the transport sends no Authorization header for it."""
-GATEWAY_PLACEHOLDER_KEY = "cowork-judge-gateway-placeholder-key"
-"""The stand-in API key of ``JUDGE_GATEWAY_AUTH=placeholder``: sent as ``Bearer <it>`` for the gateway to replace."""
 TRUTHY = frozenset({"1", "true", "yes", "on", "y", "t"})
 FALSY = frozenset({"0", "false", "no", "off", "n", "f", ""})
 

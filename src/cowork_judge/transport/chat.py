@@ -15,6 +15,7 @@ from typing import Any
 
 import openai
 
+from cowork_judge import calls
 from cowork_judge.aio import wait_for_quietly
 from cowork_judge.core.failures import JudgeFailure, classify, error_text, retry_after_sec
 from cowork_judge.transport.limiter import GateClosed, Limiter, Ticket
@@ -78,10 +79,8 @@ class Transport:
         self.model = model
         self.stats = stats
         self.limiter = limiter
-        from cowork_judge.run.config import GATEWAY_NO_AUTH_KEY
-
         http_client = None
-        if api_key == GATEWAY_NO_AUTH_KEY:  # JUDGE_GATEWAY_AUTH=none: the gateway injects it; send no Authorization
+        if api_key == calls.GATEWAY_NO_AUTH_KEY:  # JUDGE_GATEWAY_AUTH=none: the gateway injects it; send no Authorization
             async def _no_authorization(request: Any) -> None:
                 request.headers.pop("Authorization", None)
 
