@@ -250,7 +250,9 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
         log.warning("the router cannot run (%s); judging this purely agentic rubric directly", exc)
         from cowork_judge.agentic.dispatch import judge_agentic as route  # type: ignore[assignment]
 
-    verdicts = route(criteria, ctx)
+    assert ctx.calls is not None  # RunContext makes it
+    with ctx.calls.opened():  # one HTTP client for every segment of the run, closed on every way out
+        verdicts = route(criteria, ctx)
     run.warn("delivery", delivery.notes[warned:], prefix="delivery: ")
     if evidence:
         evidence["kept"] = _keep_evidence(ctx)
