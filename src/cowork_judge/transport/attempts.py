@@ -27,7 +27,7 @@ Three parts, one concern (how a model call is made and what its failure means):
 
 The callers keep what is theirs: the scheduler its block budget, resplit and run-wide stop
 (`agentic.scheduler`), the workflow transport its in-flight slots, start jitter and cancel
-event (`transport.workflow_calls`), the CLI base its launch and the CLI's words
+event (`workflow.calls`), the CLI base its launch and the CLI's words
 (`agentic.cli_base`).
 
 Seams (issues 28, 29): a fleet-wide limiter (a shared store) replaces `Limiter` behind

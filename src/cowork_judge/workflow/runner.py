@@ -6,7 +6,7 @@ short grace; past that the runner sets the workflow's ``cancel`` event (its tran
 then refuses further calls) and moves on, so a workflow's requests never stack on the
 agentic segment's (§7.1). A workflow that cannot be loaded, raises, overruns or leaves a
 row out loses only its own rows, each unjudged with a specific kind. All workflows of a
-run share one model transport (`transport.workflow_calls.WorkflowCalls`): one in-flight
+run share one model transport (`workflow.calls.WorkflowCalls`): one in-flight
 limit, one start jitter, over the run's one model-call path (`ctx.calls`).
 """
 
@@ -24,7 +24,7 @@ from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.run.context import RunContext
 from cowork_judge.threads import call_with_timeout
-from cowork_judge.transport.workflow_calls import WorkflowCalls
+from cowork_judge.workflow.calls import WorkflowCalls
 from cowork_judge.workflow import WorkflowUnavailable, load
 from cowork_judge.workflow._contract import WorkflowContext
 
