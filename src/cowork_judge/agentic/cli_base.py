@@ -18,10 +18,11 @@ own wording first (`CliPatterns`, per backend), then the shared classifier
 
 The run's request limiter (`transport.limiter`, shared with the workflow calls) sees a
 CLI attempt as ONE request, because the CLI makes its own HTTP calls. Covered: the attempt
-launches only when the limiter's gate, pace and window allow (a 429 with ``Retry-After``
+launches only when the run's call path admits it (`transport.attempts.ModelCalls.admit`:
+the limiter's gate, pace and window; a 429 with ``Retry-After``
 that a workflow call or another request met delays the next launch; the window counts
 CLIs running), and an attempt refused with HTTP 429 is reported as one whole-attempt rate
-limit (`report_to_limiter`: it counts towards the run's rate-limit share and cuts the
+limit (`settle_ticket`: it counts towards the run's rate-limit share and cuts the
 window, so fewer CLIs run at once; it sets no pace, since the CLI's requests per second
 are not seen). Not covered: the requests INSIDE a running CLI (its later turns) are
 neither gated nor paced, and the CLIs do not pass the server's ``Retry-After`` on, so the
@@ -50,7 +51,7 @@ from cowork_judge.core.failures import ErrorKind, JudgeFailure, classify
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import ParseOutcome, parse_reply, verdict_schema
 from cowork_judge.fsutil import discard_scratch, make_scratch_dir
-from cowork_judge.transport.limiter import GateClosed
+from cowork_judge.transport.attempts import Held
 
 ARGV_PROMPT_BYTES = 120_000
 """Largest prompt passed as one argument (Linux caps one argument at 128 KiB). A larger
@@ -251,7 +252,7 @@ class CliBackend:
         exe = find_cli(cls.executable)
         if exe is None:
             raise BackendMissing(f"JUDGE_BACKEND={cls.name}: the {cls.executable} CLI is not on PATH ({cls.install_hint})")
-        if ctx.config.api_key is None or not ctx.config.base_url:
+        if not ctx.calls.has_credentials:
             raise JudgeFailure(f"the {cls.name} backend needs JUDGE_API_KEY and JUDGE_BASE_URL", kind="no_credential")
         return cls(ctx, exe, make_scratch_dir(f"cowork-judge-{cls.name}-"))
 
@@ -269,8 +270,8 @@ class CliBackend:
 
     @property
     def api_key(self) -> str:
-        """The judge key (the CLI gets it in its environment only)."""
-        return self.ctx.config.api_key.get_secret_value()
+        """The judge key, from the run's call path (the CLI gets it in its environment only)."""
+        return self.ctx.calls.child_credentials()[0]
 
     async def attempt(self, block_name: str, rows: Sequence[Criterion], workspace: Path, *, attempt_no: int,
                       timeout_at: float) -> ParseOutcome:
@@ -300,26 +301,17 @@ class CliBackend:
             call = self.prepare(run_dir, prompt, verdict_schema(rows), workspace)
             self.ctx.audit.append(audit, {"cli": self.name, "argv": call.audit_argv, "env": sorted(call.env),
                                           "prompt": prompt})
-            limiter = getattr(self.ctx, "limiter", None)
-            ticket = None
-            if limiter is not None:  # the run's gate, pace and window
-                ticket = await limiter.acquire(give_up_at=timeout_at)
-                if ticket is None:
-                    raise GateClosed("rate limit: the endpoint asked the run to wait past this attempt's end; "
-                                     f"{self.name} was not started")
-            try:
+            # the run's gate, pace and window: the whole attempt is ONE ticket of the call path
+            held = await self.ctx.calls.admit(give_up_at=timeout_at, refused="rate limit: the endpoint asked the run to "
+                                              f"wait past this attempt's end; {self.name} was not started")
+            with held:
                 left = timeout_at - time.monotonic()
                 outcome = await run_cli(call.argv, env=call.env, cwd=workspace, watch=call.watch,
                                         timeout_sec=max(0.05, left - min(KILL_MARGIN_SEC, 0.1 * left)))
                 if outcome.error is not None:
                     raise BackendMissing(f"{self.executable} could not be started: {outcome.error}")
                 report = self.read(outcome, run_dir)
-            except BaseException:
-                if ticket is not None:
-                    limiter.failed(ticket)
-                raise
-            if ticket is not None:
-                report_to_limiter(limiter, ticket, report)
+                settle_ticket(held, report)
         finally:
             shutil.rmtree(run_dir, ignore_errors=True)
         if report.failure is not None and report.failure.kind == "timeout" and timeout_at >= self.ctx.deadline.at - 0.5:
@@ -349,27 +341,27 @@ class CliBackend:
                           f"with its process group{said}", kind="timeout", calls=calls, tokens=tokens)
 
 
-def report_to_limiter(limiter: Any, ticket: Any, report: CliReport) -> None:
-    """Tell the run's request limiter how a CLI attempt (ONE ticket) ended.
+def settle_ticket(held: Held, report: CliReport) -> None:
+    """Settle the ticket of a CLI attempt (ONE ticket for all its requests) from its report.
 
     Refused at admission — the attempt failed ``rate_limit`` and the CLI's words carry the
-    HTTP status 429 (``last status: 429``, ``API Error: 429``, ``(429)``) — is reported as
-    a whole-attempt rate limit (`Limiter.rate_limited` with ``whole_attempt=True``: counted,
-    the window of CLIs cut; no server wait, the CLIs do not pass it on). A rate limit
-    inside a 200 stream, or any other failure, changes nothing (as for the built-in
-    transport); an attempt with no failure is answered.
+    HTTP status 429 (``last status: 429``, ``API Error: 429``, ``(429)``) — is a
+    whole-attempt refusal (`Held.refused` with ``whole_attempt=True``: counted, the window
+    of CLIs cut; no server wait, the CLIs do not pass it on). A rate limit inside a 200
+    stream, or any other failure, is `Held.failed` (as for the built-in transport); an
+    attempt with no failure is answered.
     """
     failure = report.failure
     if failure is not None and failure.kind == "rate_limit":
         status = _STATUS.search(str(failure))
         if status is not None and status.group(1) == "429":
-            limiter.rate_limited(ticket, None, whole_attempt=True)
+            held.refused(None, whole_attempt=True)
         else:
-            limiter.failed(ticket)
+            held.failed()
     elif failure is None:
-        limiter.answered(ticket)
+        held.answered()
     else:
-        limiter.failed(ticket)
+        held.failed()
 
 
 def last_line(text: str) -> str:

@@ -21,7 +21,8 @@ def judge_agentic(rows: Sequence[Criterion], ctx: RunContext) -> dict[str, Verdi
 
     A backend this version does not ship, or whose implementation fails to import, leaves
     every row unjudged ``backend_missing``. Requires credentials in ``ctx.config`` (the
-    caller checks them first).
+    caller checks them first). Model calls go through the run's call path (``ctx.calls``):
+    inside the run's scope its client is the run's; alone, this segment opens and closes it.
     """
     if not rows:
         return {}
@@ -31,7 +32,9 @@ def judge_agentic(rows: Sequence[Criterion], ctx: RunContext) -> dict[str, Verdi
     except ImportError as exc:
         reason = f"{exc}; use one of: {', '.join(n for n in _available())}"
         return {c.id: Verdict.unjudged(c.id, "backend_missing", reason) for c in rows}
-    return asyncio.run(_judge(rows, ctx, backend_class))
+    assert ctx.calls is not None  # RunContext makes it
+    with ctx.calls.opened():
+        return asyncio.run(_judge(rows, ctx, backend_class))
 
 
 def _available() -> list[str]:

@@ -34,7 +34,8 @@ from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import ParseOutcome, parse_reply, verdict_schema
 from cowork_judge.run.context import RunContext
 from cowork_judge.transport.audit import audit_view
-from cowork_judge.transport.chat import ResponseFormatRejected, Transport
+from cowork_judge.transport.attempts import ModelCalls
+from cowork_judge.transport.chat import ResponseFormatRejected
 
 
 @dataclass
@@ -49,13 +50,14 @@ class OpenAIAgentBackend:
     """Agentic backend over an OpenAI-compatible endpoint (built in; no CLI needed).
 
     Args:
-        transport: the endpoint.
+        transport: the run's model-call path (`transport.attempts.ModelCalls`: each turn is
+            one request under its own limiter ticket, on the run's one HTTP client).
         ctx: the run context (instruction, task prompt, audit, limits).
     """
 
     name = "openai"
 
-    def __init__(self, transport: Transport, ctx: RunContext) -> None:
+    def __init__(self, transport: ModelCalls, ctx: RunContext) -> None:
         self.transport = transport
         self.ctx = ctx
         self.structured = True  # flips to False for the whole run when the endpoint rejects it
@@ -63,22 +65,20 @@ class OpenAIAgentBackend:
 
     @classmethod
     def open(cls, ctx: RunContext) -> OpenAIAgentBackend:
-        """The backend of one run over the configured endpoint.
+        """The backend of one run over the run's model-call path (`ctx.calls`).
 
         Raises:
             ValueError: no credentials (the caller checks them before judging).
         """
-        config = ctx.config
-        if config.api_key is None or not config.base_url:
+        assert ctx.calls is not None  # RunContext makes it
+        if not ctx.calls.has_credentials:
             raise ValueError("the openai backend needs JUDGE_API_KEY and JUDGE_BASE_URL")
-        transport = Transport(api_key=config.api_key.get_secret_value(), base_url=config.base_url, model=config.model,
-                              stats=ctx.stats, limiter=ctx.limiter, headers=config.request_headers)
-        return cls(transport, ctx)
+        return cls(ctx.calls, ctx)
 
     async def close(self) -> None:
-        """Close the HTTP client."""
+        """Forget the conversations left to resume (the HTTP client is the run's: closed
+        with its call path, `transport.attempts.ModelCalls.opened`)."""
         self._resume.clear()
-        await self.transport.close()
 
     async def attempt(self, block_name: str, rows: Sequence[Criterion], workspace: Path, *, attempt_no: int, timeout_at: float) -> ParseOutcome:
         """Judge `rows` once; returns the parsed outcome (possibly all `parse_error`).

@@ -1,5 +1,10 @@
 """Scheduling agentic blocks: batches, concurrency, start jitter, retries, resplit, deadline.
 
+A block's attempts are retried through the run's one model-call path
+(`transport.attempts.Tries`: the failure classified once, counted, audited, redacted, one
+jittered wait per failure); this module decides only what is the block's own: its
+attempt-time budget, the run-wide stop, resplit and the deadline.
+
 Time limits nest (SPEC §11): one attempt ≤ ``JUDGE_PER_TIMEOUT`` ⊂ one block ≤
 ``2 × JUDGE_PER_TIMEOUT`` of attempt time ⊂ the run ≤ ``JUDGE_DEADLINE``. The block
 budget counts the time spent inside attempts, not the pauses between them: waiting out a
@@ -36,10 +41,11 @@ from dataclasses import dataclass, field
 from cowork_judge.agentic.base import AgentBackend
 from cowork_judge.agentic.workspace import build_workspace
 from cowork_judge.aio import wait_for_quietly
-from cowork_judge.core.failures import ErrorKind, classify, retry_after_sec, summary
+from cowork_judge.core.failures import ErrorKind, summary
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.run.context import RunContext
+from cowork_judge.transport.attempts import Tries
 
 MIN_ATTEMPT_FRACTION = 0.25
 """No attempt is started with less block budget left than this fraction of
@@ -171,6 +177,7 @@ async def judge_block(
     """
     cfg = ctx.config
     policy = ctx.retry
+    assert policy is not None  # RunContext sets it
     stopping_kinds = policy.kinds_where("stops_run")
     state = state if state is not None else RunState()
     start = time.monotonic()
@@ -180,23 +187,23 @@ async def judge_block(
     last_kind: ErrorKind = "deadline"
     last_reason = "JUDGE_DEADLINE reached before the first attempt"
     spent = 0.0  # seconds inside attempts: what the block budget counts
-    backoffs = 0  # failures of backing-off kinds (rate limiting) so far
     asked: float | None = None  # the wait the server asked for after the last failure
-    attempts = 0
-    while attempts < policy.max_tries:
+    tries = Tries(name, policy=policy, rng=ctx.rng, stats=ctx.stats, redact=ctx.redactor.text, log=ctx.log,
+                  audit=lambda n, entry: ctx.audit.append(f"{name}/attempt-{n}", entry))
+    while tries.attempts < policy.max_tries:
         if state.stopped is not None:
             last_kind, last_reason = state.stopped
             break
         left_in_run = ctx.deadline.remaining()
         if left_in_run <= 0:
-            if attempts == 0:
+            if tries.attempts == 0:
                 last_kind, last_reason = "deadline", "JUDGE_DEADLINE reached before the first attempt"
             break
         left_in_block = budget_sec - spent
-        if attempts > 0 and left_in_block < MIN_ATTEMPT_FRACTION * cfg.per_timeout_sec:
+        if tries.attempts > 0 and left_in_block < MIN_ATTEMPT_FRACTION * cfg.per_timeout_sec:
             last_reason += f" (block budget of {budget_sec:g} s of attempt time used up)"
             break
-        attempts += 1
+        attempts = tries.begin()
         state.count_attempt(rows)
         limit = min(cfg.per_timeout_sec, left_in_block, left_in_run)
         t0 = time.monotonic()
@@ -207,14 +214,10 @@ async def judge_block(
             )
         except asyncio.CancelledError:
             raise
-        except Exception as exc:  # every transport failure is classified, none escapes
-            kind = classify(exc, deadline_passed=ctx.deadline.remaining() <= 0.05)
-            asked = retry_after_sec(exc)
-            said = ctx.redactor.text(summary(exc))
-            last_kind, last_reason = kind, f"{kind} after {attempts} attempt(s): {said}"
-            ctx.stats.failed(kind)
-            ctx.log.warning("%s attempt %d failed (%s): %s", name, attempts, kind, said)
-            ctx.audit.append(f"{name}/attempt-{attempts}", {"failed": kind, "error": said, "seconds": round(time.monotonic() - t0, 3)})
+        except Exception as exc:  # every transport failure is classified (once, `transport.attempts`), none escapes
+            failed = tries.failed(exc, t0=t0, deadline_passed=ctx.deadline.remaining() <= 0.05)
+            asked = failed.asked_sec
+            last_kind, last_reason = failed.kind, f"{failed.kind} after {attempts} attempt(s): {failed.said}"
         else:
             asked = None
             for cid, verdict in outcome.verdicts.items():
@@ -229,22 +232,20 @@ async def judge_block(
                 break
             problems = "; ".join(dict.fromkeys(outcome.problems))[:300] or "unusable reply"  # each problem once
             last_kind, last_reason = "parse_error", f"parse_error after {attempts} attempt(s): {problems}"
-            ctx.stats.failed("parse_error")
-            ctx.log.warning("%s attempt %d: unusable reply (%s)", name, attempts, problems)
+            tries.unusable(problems)
         finally:
             spent += time.monotonic() - t0
         if last_kind in stopping_kinds and state.stopped is None:
             state.stopped = (last_kind, f"{last_reason} (seen on {name}; no further calls in this run)")
             ctx.log.error("%s: %s: giving up on every block of this run", name, last_kind)
-        if not policy.retries(last_kind) or attempts >= policy.max_tries:
+        wait = tries.next_wait(last_kind, asked)
+        if wait is None:
             break
-        if policy.backs_off(last_kind):
-            backoffs += 1
-        wait = policy.wait_sec(last_kind, backoffs, ctx.rng, asked)
         if wait >= ctx.deadline.remaining():
             last_reason += " (no time left before JUDGE_DEADLINE for another attempt)"
             break
         await asyncio.sleep(wait)
+    attempts = tries.attempts
     seconds = round(time.monotonic() - start, 3)
     out: dict[str, Verdict] = {}
     for row in rows:

@@ -259,7 +259,9 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
         from cowork_judge.agentic.dispatch import judge_agentic as route  # type: ignore[assignment]
 
     guard_row = _guard_row() if config.guard_row and any(c.judge_method == "agentic" for c in criteria) else None
-    verdicts = route([*criteria, guard_row] if guard_row else criteria, ctx)
+    assert ctx.calls is not None  # RunContext makes it
+    with ctx.calls.opened():  # one HTTP client for every segment of the run, closed on every way out
+        verdicts = route([*criteria, guard_row] if guard_row else criteria, ctx)
     if guard_row is not None:  # recorded in the guard block, never a row of the score
         said = verdicts.pop(guard_row.id, None)
         run.guard = (run.guard or GuardReport(mode=config.guard)).model_copy(update={

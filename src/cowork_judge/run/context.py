@@ -18,6 +18,7 @@ from cowork_judge.run.config import JudgeConfig
 from cowork_judge.run.delivery import Delivery
 from cowork_judge.run.outputs import AuditLog
 from cowork_judge.run.paths import RunPaths
+from cowork_judge.transport.attempts import ModelCalls
 from cowork_judge.transport.limiter import Limiter
 from cowork_judge.transport.stats import CallStats
 
@@ -48,7 +49,9 @@ class RunContext:
 
     Attributes:
         paths: where to read and write.
-        config: effective knobs.
+        config: effective knobs, WITHOUT the API key (``api_key`` is None: the key lives
+            only inside the transport, `calls`; ``calls.has_credentials`` says whether
+            there is one).
         instruction: judge instruction text; `instruction_source` says where it came from.
         task_prompt: contents of ``task_prompt.md`` ("" when absent).
         delivery: deliverables and final message.
@@ -64,6 +67,10 @@ class RunContext:
             defaults to the configuration's.
         limiter: the run's one limiter of model requests (`transport.limiter`), shared by
             agentic blocks and workflow calls; made from the configuration by default.
+        calls: the run's one model-call path (`transport.attempts.ModelCalls`: the one HTTP
+            client, the limiter's tickets, retries), over `limiter` and `stats`; made from
+            the configuration by default. Its client is closed when its outermost
+            ``opened()`` scope ends.
     """
 
     paths: RunPaths
@@ -83,9 +90,17 @@ class RunContext:
     log: logging.Logger = field(default_factory=lambda: logging.getLogger("cowork_judge"))
     retry: RetryPolicy | None = None
     limiter: Limiter | None = None
+    calls: ModelCalls | None = None
 
     def __post_init__(self) -> None:
         if self.retry is None:
             self.retry = self.config.retry_policy
         if self.limiter is None:
             self.limiter = Limiter(backoff_max_sec=self.config.retry_backoff_max_sec, rng=self.rng)
+        config = self.config
+        if self.calls is None:
+            self.calls = ModelCalls(api_key=config.api_key.get_secret_value() if config.api_key else None,
+                                    base_url=config.base_url, model=config.model, stats=self.stats, limiter=self.limiter,
+                                    headers=config.request_headers)
+        if config.api_key is not None:  # the key lives only inside the transport (`calls`)
+            self.config = config.model_copy(update={"api_key": None})

@@ -1,10 +1,11 @@
-"""Model transport: one Chat Completions call over the official `openai` client.
+"""Model transport: one Chat Completions call over the official `openai` client — the
+only module that constructs an ``openai.AsyncOpenAI`` (a test greps the package for it).
 
-The client library's own retries are disabled (``max_retries=0``): retrying belongs to the
-callers (`agentic.scheduler`, `transport.workflow_calls`), with the retry policy of the
-failure table (`cowork_judge.core.failures`), which also classifies what this module
-raises. Calls stream (errors that endpoints deliver inside a 200 SSE stream surface as
-exceptions) and are counted (calls, tokens) in the run's `CallStats`.
+One `Transport` per run, made and owned by the run's call path (`transport.attempts.ModelCalls`),
+which also holds the limiter ticket of every call, classifies what this module raises (the
+failure table, `core.failures`) and retries. The client library's own retries are disabled
+(``max_retries=0``). Calls stream (errors that endpoints deliver inside a 200 SSE stream
+surface as exceptions) and are counted (calls, tokens) in the run's `CallStats`.
 """
 
 from __future__ import annotations
@@ -17,8 +18,7 @@ import openai
 
 from cowork_judge import calls
 from cowork_judge.aio import wait_for_quietly
-from cowork_judge.core.failures import JudgeFailure, classify, error_text, retry_after_sec
-from cowork_judge.transport.limiter import GateClosed, Limiter, Ticket
+from cowork_judge.core.failures import JudgeFailure, error_text
 from cowork_judge.transport.stats import CallStats
 
 RESPONSE_FORMAT_PHRASES = ("response_format", "json_schema", "structured output", "json mode")
@@ -62,23 +62,20 @@ def is_response_format_rejection(exc: BaseException) -> bool:
 
 
 class Transport:
-    """An OpenAI-compatible Chat Completions endpoint.
+    """An OpenAI-compatible Chat Completions endpoint: one HTTP client.
 
     Args:
         api_key: the key (never logged).
         base_url: e.g. ``http://127.0.0.1:8000/v1``.
         model: model name sent with every call.
         stats: shared call/token counters.
-        limiter: the run's request limiter (`transport.limiter`); every call waits for it
-            and reports its outcome to it. None: no limiting.
         headers: extra HTTP headers of every call (`run.config.JudgeConfig.request_headers`).
     """
 
-    def __init__(self, *, api_key: str, base_url: str, model: str, stats: CallStats, limiter: Limiter | None = None,
+    def __init__(self, *, api_key: str, base_url: str, model: str, stats: CallStats,
                  headers: Mapping[str, str] | None = None) -> None:
         self.model = model
         self.stats = stats
-        self.limiter = limiter
         http_client = None
         if api_key == calls.GATEWAY_NO_AUTH_KEY:  # JUDGE_GATEWAY_AUTH=none: the gateway injects it; send no Authorization
             async def _no_authorization(request: Any) -> None:
@@ -100,15 +97,13 @@ class Transport:
         tools: list[dict[str, Any]] | None = None,
         tool_choice: str | None = None,
         response_format: dict[str, Any] | None = None,
-        ticket: Ticket | None = None,
     ) -> ChatReply:
-        """One streamed call, bounded by `timeout_sec` seconds in total once the limiter let
-        it start (a caller that already holds a `ticket` of the limiter passes it).
+        """One streamed call, bounded by `timeout_sec` seconds in total (the caller holds
+        the limiter's ticket: `transport.attempts`).
 
         Raises:
             ResponseFormatRejected: the endpoint rejected `response_format`.
             asyncio.TimeoutError: the call took longer than `timeout_sec`.
-            GateClosed: the run's limiter would hold the call past `timeout_sec` (``rate_limit``).
             openai.APIError, StreamIncomplete: transport failures (see `core.failures.classify`).
         """
         kwargs: dict[str, Any] = {
@@ -124,35 +119,14 @@ class Transport:
                 kwargs["tool_choice"] = tool_choice
         if response_format is not None:
             kwargs["response_format"] = response_format
-        if ticket is None and self.limiter is not None:
-            ticket = await self.limiter.acquire(give_up_at=self.limiter.clock() + timeout_sec)
-            if ticket is None:
-                raise GateClosed(f"rate limit: the endpoint asked the run to wait past this call's {timeout_sec:g} s "
-                                 "timeout; no request was sent")
         self.stats.calls += 1  # counted once the request really goes out
         try:
             reply = await wait_for_quietly(self._stream(kwargs), timeout_sec)
-        except BaseException as exc:
-            self._report(ticket, exc)
+        except Exception as exc:
             if isinstance(exc, openai.BadRequestError) and response_format is not None and is_response_format_rejection(exc):
                 raise ResponseFormatRejected(str(exc)) from exc
             raise
-        if ticket is not None and self.limiter is not None:
-            self.limiter.answered(ticket)
         return reply
-
-    def _report(self, ticket: Ticket | None, exc: BaseException) -> None:
-        """Tell the limiter how a started call ended: refused at admission (a status code
-        that classifies as ``rate_limit``, with the server's ask), or failed otherwise — an
-        error inside a 200 stream included (the request had been admitted)."""
-        if ticket is None or self.limiter is None:
-            return
-        refused = isinstance(exc, Exception) and isinstance(getattr(exc, "status_code", None), int) \
-            and classify(exc) == "rate_limit"
-        if refused:
-            self.limiter.rate_limited(ticket, retry_after_sec(exc))
-        else:
-            self.limiter.failed(ticket)
 
     async def _stream(self, kwargs: dict[str, Any]) -> ChatReply:
         stream = await self._client.chat.completions.create(**kwargs)

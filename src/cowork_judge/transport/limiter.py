@@ -11,7 +11,7 @@ What drives it: refusals AT ADMISSION — an HTTP 429 (or another status whose e
 "rate limit"), with the server's ask when it gives one (``retry-after-ms``, else
 ``Retry-After``). A rate-limit error inside a 200 stream came from a request the endpoint
 had admitted; it is retried with backoff like any rate limit (`core.failures`) but tells
-the limiter nothing (`Transport` reports it as `failed`).
+the limiter nothing (the call path, `transport.attempts.Held`, settles it as `failed`).
 
 Three mechanisms:
 

@@ -6,8 +6,8 @@ short grace; past that the runner sets the workflow's ``cancel`` event (its tran
 then refuses further calls) and moves on, so a workflow's requests never stack on the
 agentic segment's (§7.1). A workflow that cannot be loaded, raises, overruns or leaves a
 row out loses only its own rows, each unjudged with a specific kind. All workflows of a
-run share one model transport (`transport.workflow_calls.WorkflowCalls`): one in-flight
-limit, one start jitter, one set of call statistics.
+run share one model transport (`workflow.calls.WorkflowCalls`): one in-flight
+limit, one start jitter, over the run's one model-call path (`ctx.calls`).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.run.context import RunContext
 from cowork_judge.threads import call_with_timeout
-from cowork_judge.transport.workflow_calls import WorkflowCalls
+from cowork_judge.workflow.calls import WorkflowCalls
 from cowork_judge.workflow import WorkflowUnavailable, load
 from cowork_judge.workflow._contract import WorkflowContext
 
@@ -53,8 +53,9 @@ def judge_workflow_rows(
     for r in rows:
         if r.workflow_name not in names:
             names.append(r.workflow_name)
+    assert ctx.calls is not None  # RunContext makes it
     calls = workflow_calls(ctx)
-    try:
+    with ctx.calls.opened():  # the run's client when the run holds it open, else this segment's
         for name in names:
             runnable = settle_gated([r for r in rows if r.workflow_name == name], decided, known, into=out)
             if not runnable:
@@ -69,19 +70,17 @@ def judge_workflow_rows(
             results = _run_one(module, name or "", runnable, ctx, budget, calls)
             for r in runnable:
                 out[r.id] = mark_open(r, results[r.id], decided)
-    finally:
-        calls.close()
     return out
 
 
 def workflow_calls(ctx: RunContext) -> WorkflowCalls:
-    """The run's shared workflow transport (no connection is made until the first call)."""
+    """The run's shared workflow transport over the run's model-call path (``ctx.calls``;
+    no connection is made until the first call)."""
     config = ctx.config
     return WorkflowCalls(
-        api_key=config.api_key.get_secret_value() if config.api_key else None, base_url=config.base_url, model=config.model,
         limit=config.workflow_concurrency, jitter_sec=config.workflow_start_jitter_sec, per_timeout_sec=config.per_timeout_sec,
         retry=ctx.retry or config.retry_policy, stats=ctx.stats, deadline_at=ctx.deadline.at, redact=ctx.redactor.text,
-        rng=ctx.rng, log=ctx.log, limiter=ctx.limiter, headers=config.request_headers,
+        rng=ctx.rng, log=ctx.log, calls=ctx.calls,
     )
 
 

@@ -1,15 +1,16 @@
 """The model transport of the workflow segment: every workflow model call goes through here.
 
-One `WorkflowCalls` per run holds what all workflow calls share: ONE in-flight limit
+One `WorkflowCalls` per run holds what is the workflow segment's own: ONE in-flight limit
 (``JUDGE_WORKFLOW_CONCURRENCY``; a workflow that fans out over nested thread pools still
-never has more requests open than that), the start jitter of the first wave
+never has more requests open than that) and the start jitter of the first wave
 (``JUDGE_WORKFLOW_START_JITTER``: each of the first `limit` calls waits ``uniform(0,
-jitter)`` seconds while holding its slot, so later calls queue behind), the retry policy
-of the failure table (a rate limit waits at least what the server asked), the run's ONE
-request limiter (`transport.limiter`, shared with the agentic blocks: a rate limit a
-workflow call meets slows the agentic calls to the same endpoint and vice versa), the
-run's call/token counters (they reach ``judge_calls`` and ``judge_tokens``), and a private
-event loop thread that runs the async model client.
+jitter)`` seconds while holding its slot, so later calls queue behind). Everything else
+is the run's one model-call path (`transport.attempts`): the limiter ticket (`Held`,
+shared with the agentic blocks: a rate limit a workflow call meets slows the agentic
+calls to the same endpoint and vice versa), the failure read once, counted, audited and
+redacted, one jittered wait per failure (`Tries`, the failure table's retry policy: a rate
+limit waits at least what the server asked), and the run's one HTTP client on the path's
+event-loop thread (`ModelCalls.run_blocking`).
 Each workflow gets a `WorkflowCaller` (the `ModelCaller` of its context) bound to its
 audit folder, its budget and its cancel event.
 
@@ -18,8 +19,6 @@ The model client (``openai``) is imported on the first call, never at import tim
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import logging
 import random
 import threading
@@ -28,7 +27,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from cowork_judge.calls import AuditSink, ModelCallFailed, ModelReply
-from cowork_judge.core.failures import RetryPolicy, classify, retry_after_sec, summary
+from cowork_judge.core.failures import RetryPolicy
+from cowork_judge.transport.attempts import ModelCalls, NoCredential, Tries
 from cowork_judge.transport.audit import audit_view
 from cowork_judge.transport.limiter import Limiter
 from cowork_judge.transport.stats import CallStats
@@ -52,14 +52,16 @@ class WorkflowCalls:
         rng: randomness for jitter and backoff.
         log: the run's logger.
         limiter: the run's request limiter (None: a private one, as in tests of this class alone).
+        calls: the run's model-call path (`RunContext.calls`; its client is the run's and
+            `close` leaves it open). None: a private path over `limiter` made from the
+            endpoint arguments, closed by `close` (tests and benches of this class alone).
     """
 
-    def __init__(self, *, api_key: str | None, base_url: str | None, model: str, limit: int, jitter_sec: float,
-                 per_timeout_sec: float, retry: RetryPolicy, stats: CallStats, deadline_at: float,
+    def __init__(self, *, api_key: str | None = None, base_url: str | None = None, model: str = "", limit: int,
+                 jitter_sec: float, per_timeout_sec: float, retry: RetryPolicy, stats: CallStats, deadline_at: float,
                  redact: Callable[[str], str], rng: random.Random, log: logging.Logger,
-                 limiter: Limiter | None = None, headers: Mapping[str, str] | None = None) -> None:
-        self._endpoint = (api_key, base_url, model)
-        self._headers = dict(headers or {})
+                 limiter: Limiter | None = None, calls: ModelCalls | None = None,
+                 headers: Mapping[str, str] | None = None) -> None:
         self.limit = limit
         self.jitter_sec = jitter_sec
         self.per_timeout_sec = per_timeout_sec
@@ -69,70 +71,29 @@ class WorkflowCalls:
         self.redact = redact
         self.rng = rng
         self.log = log
-        self.limiter = limiter if limiter is not None else Limiter(backoff_max_sec=retry.backoff_max_sec, rng=rng)
+        if calls is None:
+            limiter = limiter if limiter is not None else Limiter(backoff_max_sec=retry.backoff_max_sec, rng=rng)
+            calls = ModelCalls(api_key=api_key, base_url=base_url, model=model, stats=stats, limiter=limiter,
+                               headers=headers)
+            self._owns_path = True
+        else:
+            self._owns_path = False
+        self.path = calls
+        self.limiter = calls.limiter
         self._slots = threading.BoundedSemaphore(limit)
         self._lock = threading.Lock()
         self._first_wave = limit  # calls still to wait for the start jitter
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._thread: threading.Thread | None = None
-        self._transport: Any = None
         self.structured = True
 
     def caller(self, name: str, audit: AuditSink, *, cancel: threading.Event, budget_end: float) -> WorkflowCaller:
         """The `ModelCaller` of workflow `name` (audit under its folder, bounded by its budget)."""
         return WorkflowCaller(self, name, audit, cancel=cancel, budget_end=budget_end)
 
-    # ------------------------------------------------------------------ the event loop thread
-
-    def _start(self) -> None:
-        with self._lock:
-            if self._loop is not None:
-                return
-            api_key, base_url, model = self._endpoint
-            if not api_key or not base_url:
-                raise ModelCallFailed("no judge credentials: a workflow needs JUDGE_API_KEY and JUDGE_BASE_URL",
-                                      kind="no_credential")
-            from cowork_judge.transport.chat import Transport  # the model client loads on first use
-
-            loop = asyncio.new_event_loop()
-            thread = threading.Thread(target=loop.run_forever, name="workflow-calls", daemon=True)
-            thread.start()
-            self._transport = Transport(api_key=api_key, base_url=base_url, model=model, stats=self.stats,
-                                        limiter=self.limiter, headers=self._headers)
-            self._loop, self._thread = loop, thread
-
-    def run(self, coro_factory: Callable[[], Any], timeout_sec: float) -> Any:
-        """Run the coroutine made by `coro_factory` on the event loop; at most `timeout_sec`.
-
-        Raises:
-            TimeoutError: it took longer (the coroutine is cancelled).
-            Whatever the coroutine raised.
-        """
-        self._start()
-        assert self._loop is not None
-        future = asyncio.run_coroutine_threadsafe(coro_factory(), self._loop)
-        try:
-            return future.result(timeout=max(0.01, timeout_sec))
-        except concurrent.futures.TimeoutError:  # not the builtin TimeoutError on Python 3.10
-            future.cancel()
-            raise TimeoutError(f"the model call ran past {timeout_sec:.1f} s") from None
-
     def close(self) -> None:
-        """Close the client and stop the event loop thread (idempotent; never raises)."""
-        with self._lock:
-            loop, thread, transport = self._loop, self._thread, self._transport
-            self._loop = self._thread = self._transport = None
-        if loop is None:
-            return
-        try:
-            asyncio.run_coroutine_threadsafe(transport.close(), loop).result(timeout=2.0)
-        except Exception:  # noqa: BLE001 - closing must never cost the run its verdicts
-            pass
-        loop.call_soon_threadsafe(loop.stop)
-        if thread is not None:
-            thread.join(timeout=2.0)
-        if not loop.is_running():
-            loop.close()
+        """Close the client of a private call path (idempotent; never raises). The run's
+        path (`calls`) is left open: the run closes it (one client per run)."""
+        if self._owns_path:
+            self.path.close()
 
     # ------------------------------------------------------------------ slots and jitter
 
@@ -180,47 +141,44 @@ class WorkflowCaller:
                 or ``cancel`` was set.
         """
         shared = self.shared
+        path = shared.path
         messages = _redacted(messages, shared.redact)
-        policy = shared.retry
-        attempts = backoffs = 0
+        tries = Tries(f"workflow {self.name} call {label}", policy=shared.retry, rng=shared.rng, stats=shared.stats,
+                      redact=shared.redact, log=shared.log, audit=lambda n, entry: self.audit.append("calls", entry))
         while True:
             end = min(self.budget_end, shared.deadline_at)
             if self.cancel.is_set() or time.monotonic() >= end:
-                raise self._cut_off(label, attempts)
+                raise self._cut_off(label, tries.attempts)
             if not shared.acquire(self.cancel, end):
-                raise self._cut_off(label, attempts)
-            ticket = shared.limiter.acquire_blocking(self.cancel, end)
-            if ticket is None:
+                raise self._cut_off(label, tries.attempts)
+            held = path.admit_blocking(self.cancel, end)
+            if held is None:
                 shared.release()
-                if not self.cancel.is_set() and shared.limiter.held_past(end):
+                if not self.cancel.is_set() and path.held_past(end):
                     raise ModelCallFailed(f"call {label}: the endpoint asked the run to wait past this call's budget "
-                                          f"(after {attempts} attempt(s)); no request was sent", kind="rate_limit")
-                raise self._cut_off(label, attempts)
-            attempts += 1
+                                          f"(after {tries.attempts} attempt(s)); no request was sent", kind="rate_limit")
+                raise self._cut_off(label, tries.attempts)
+            attempts = tries.begin()
             t0 = time.monotonic()
             limit = min(timeout_sec or shared.per_timeout_sec, shared.per_timeout_sec, max(0.01, end - t0))
             fmt = response_format if shared.structured else None
             try:
-                reply = shared.run(lambda: shared._transport.chat(messages, timeout_sec=limit, response_format=fmt,
-                                                                  ticket=ticket), limit + 1.0)
-            except ModelCallFailed:
-                shared.limiter.failed(ticket)  # no request went out (no credentials)
-                raise
-            except Exception as exc:  # every transport failure is classified
+                with held:
+                    reply = path.run_blocking(lambda transport, limit=limit, fmt=fmt: transport.chat(
+                        messages, timeout_sec=limit, response_format=fmt), limit + 1.0)
+            except NoCredential:  # no request went out
+                raise ModelCallFailed("no judge credentials: a workflow needs JUDGE_API_KEY and JUDGE_BASE_URL",
+                                      kind="no_credential") from None
+            except Exception as exc:  # every transport failure is classified (once, `transport.attempts`)
                 from cowork_judge.transport.chat import ResponseFormatRejected
 
                 if isinstance(exc, ResponseFormatRejected):
                     shared.structured = False
                     shared.log.warning("workflow %s: the endpoint rejected response_format; plain JSON from now on", self.name)
-                    attempts -= 1  # not a failure of the call: the same attempt again without the format
+                    tries.attempts -= 1  # not a failure of the call: the same attempt again without the format
                     continue
-                kind = classify(exc, deadline_passed=time.monotonic() >= shared.deadline_at)
-                asked = retry_after_sec(exc)
-                reason = shared.redact(summary(exc))
-                shared.stats.failed(kind)
-                self.audit.append("calls", {"label": label, "attempt": attempts, "failed": kind, "error": reason,
-                                            "seconds": round(time.monotonic() - t0, 3)})
-                shared.log.warning("workflow %s call %s attempt %d failed (%s): %s", self.name, label, attempts, kind, reason)
+                failed = tries.failed(exc, t0=t0, deadline_passed=time.monotonic() >= shared.deadline_at,
+                                      label=label, attempt=attempts)
             else:
                 self.audit.append("calls", {"label": label, "attempt": attempts, "request": audit_view(messages),
                                             "reply": reply.content, "seconds": round(time.monotonic() - t0, 3)})
@@ -228,11 +186,10 @@ class WorkflowCaller:
                                   completion_tokens=reply.completion_tokens, attempts=attempts)
             finally:
                 shared.release()
-            if not policy.retries(kind) or attempts >= policy.max_tries:
+            kind, reason = failed.kind, failed.said
+            wait = tries.next_wait(kind, failed.asked_sec)
+            if wait is None:
                 raise ModelCallFailed(f"{kind} after {attempts} attempt(s): {reason}", kind=kind)
-            if policy.backs_off(kind):
-                backoffs += 1
-            wait = policy.wait_sec(kind, backoffs, shared.rng, asked)
             if time.monotonic() + wait >= end:
                 raise ModelCallFailed(f"{kind} after {attempts} attempt(s), no time left for another: {reason}", kind=kind)
             if self.cancel.wait(wait):

@@ -1,0 +1,460 @@
+"""The run's one model-call path: every model request of a run — an agentic block's turn,
+a workflow call, an agent-CLI attempt — is admitted, settled, classified, counted,
+audited, redacted and retried here, and nowhere else.
+
+Three parts, one concern (how a model call is made and what its failure means):
+
+- `ModelCalls` — one per run (`run.context.RunContext.calls`). It owns the run's ONE HTTP
+  client (`transport.chat.Transport`, the only ``AsyncOpenAI`` of the run) on ONE private
+  event-loop thread, opened on the first call and closed when the outermost `opened`
+  scope ends (the run's, or a segment's when a test runs the segment alone). Agentic
+  blocks (their own asyncio loop) and workflow calls (worker threads) both send through
+  it (`chat`, `run_blocking`). The API key lives only inside it: the run context's
+  configuration carries none, no attribute of the path holds it (two closures do: the
+  client's maker, and `child_credentials` for an agent CLI's environment), only the client
+  made on the first call.
+- `Held` — one limiter ticket as a context manager (`ModelCalls.admit`,
+  `ModelCalls.admit_blocking`). Leaving the ``with`` block settles the ticket exactly once:
+  answered; refused AT ADMISSION (an HTTP status that classifies as ``rate_limit``, with
+  the server's ask); or failed otherwise (an error inside a 200 stream included: the
+  request had been admitted). A CLI attempt (ONE ticket for all the requests the CLI makes)
+  settles it itself (`Held.refused` with ``whole_attempt=True``, `Held.failed`).
+- `Tries` — the attempts of one block or one workflow call under the run's retry policy
+  (`core.failures.RetryPolicy`, the failure table): it classifies a failure ONCE (`failure_of`,
+  memoised on the exception, so the ticket's settlement and the retry decision read the same
+  kind and the same ``Retry-After``), counts it (`CallStats.failed`), logs and audits it
+  with the reason redacted, and draws ONE jittered wait per failure (`Tries.next_wait`).
+
+The callers keep what is theirs: the scheduler its block budget, resplit and run-wide stop
+(`agentic.scheduler`), the workflow transport its in-flight slots, start jitter and cancel
+event (`workflow.calls`), the CLI base its launch and the CLI's words
+(`agentic.cli_base`).
+
+Seams (issues 28, 29): a fleet-wide limiter (a shared store) replaces `Limiter` behind
+`RequestLimiter` — the one object `ModelCalls` admits through and settles with; pacing
+from ``x-ratelimit-*`` headers reads them where a ticket is settled (`Held.__exit__` for a
+failure: ``exc.response.headers``; `Held.answered` for an answer), nowhere else.
+
+Importing this module loads no model client and no asyncio (a code-only run's start-up):
+`transport.chat` (and ``openai`` with it) is imported on the first call.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import random
+import threading
+import time
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from cowork_judge.core.failures import ErrorKind, JudgeFailure, RetryPolicy, classify, retry_after_sec, summary
+from cowork_judge.transport.limiter import GateClosed, Ticket
+from cowork_judge.transport.stats import CallStats
+
+if TYPE_CHECKING:
+    import asyncio
+
+T = TypeVar("T")
+
+CLOSE_WAIT_SEC = 2.0
+"""Seconds `ModelCalls.close` waits for the client to close and the loop thread to end."""
+_FAILURE_ATTR = "_cowork_judge_failure"
+"""Attribute under which `failure_of` memoises its reading on the exception."""
+
+
+class RequestLimiter(Protocol):
+    """What the call path needs of the run's request limiter (`transport.limiter.Limiter`
+    today; a fleet-wide limiter over a shared store plugs in here). Times are monotonic
+    seconds on `clock`."""
+
+    def clock(self) -> float: ...
+
+    async def acquire(self, give_up_at: float = math.inf) -> Ticket | None: ...
+
+    def acquire_blocking(self, cancel: threading.Event, give_up_at: float = math.inf) -> Ticket | None: ...
+
+    def held_past(self, when: float) -> bool: ...
+
+    def answered(self, ticket: Ticket) -> None: ...
+
+    def failed(self, ticket: Ticket) -> None: ...
+
+    def rate_limited(self, ticket: Ticket, asked_sec: float | None, *, whole_attempt: bool = False) -> bool: ...
+
+
+class NoCredential(JudgeFailure):
+    """A model call was asked for and the run has no judge credentials (``no_credential``)."""
+
+    kind: ErrorKind = "no_credential"
+
+
+# --------------------------------------------------------------------------- reading a failure once
+
+@dataclass(frozen=True)
+class Failure:
+    """What a failed call said, read once (`failure_of`).
+
+    Attributes:
+        base_kind: `core.failures.classify` of the exception before the run's deadline is
+            applied (`kind` applies it).
+        asked_sec: the server's wait, seconds (``retry-after-ms``, else ``Retry-After``;
+            `core.failures.retry_after_sec`), None when it said nothing.
+        at_admission: the endpoint refused the request before serving it (an HTTP status
+            that classifies as ``rate_limit``): only this drives the limiter.
+    """
+
+    base_kind: ErrorKind
+    asked_sec: float | None
+    at_admission: bool
+
+    def kind(self, *, deadline_passed: bool) -> ErrorKind:
+        """The failure's kind: `base_kind`, a timeout read as ``deadline`` once the run's
+        deadline has passed (the failure table's rule, `core.failures.classify`)."""
+        return classify(JudgeFailure(kind=self.base_kind), deadline_passed=deadline_passed)
+
+
+def failure_of(exc: BaseException) -> Failure:
+    """The `Failure` of `exc`: classified and its ``Retry-After`` read on first sight, then
+    memoised on the exception (a ticket's settlement and the retry loop read one reading)."""
+    memo = getattr(exc, _FAILURE_ATTR, None)
+    if isinstance(memo, Failure):
+        return memo
+    kind = classify(exc)
+    failure = Failure(base_kind=kind, asked_sec=retry_after_sec(exc),
+                      at_admission=isinstance(getattr(exc, "status_code", None), int) and kind == "rate_limit")
+    try:
+        setattr(exc, _FAILURE_ATTR, failure)
+    except (AttributeError, TypeError):  # an exception type with __slots__: read again next time
+        pass
+    return failure
+
+
+# --------------------------------------------------------------------------- the ticket
+
+class Held:
+    """One admitted request (or CLI attempt) holding a limiter ticket; a context manager
+    that settles the ticket exactly once when the block is left (see the module docstring).
+
+    Inside the block, `answered`, `refused` or `failed` settle it early (a CLI attempt
+    does, from the CLI's words); otherwise a clean exit is `answered` and an exception is
+    read by `failure_of` (refused at admission → `rate_limited` with the server's ask;
+    anything else, cancellation included → `failed`).
+    """
+
+    def __init__(self, limiter: RequestLimiter | None, ticket: Ticket | None) -> None:
+        self._limiter = limiter
+        self._ticket = ticket
+        self._settled = limiter is None or ticket is None
+
+    def answered(self) -> None:
+        """The request got an answer."""
+        if self._settle():
+            self._limiter.answered(self._ticket)  # type: ignore[union-attr,arg-type]
+
+    def refused(self, asked_sec: float | None, *, whole_attempt: bool = False) -> None:
+        """The endpoint refused the request at admission; `asked_sec` is its ask (seconds or
+        None); `whole_attempt`: the ticket stood for a whole CLI attempt."""
+        if self._settle():
+            self._limiter.rate_limited(self._ticket, asked_sec, whole_attempt=whole_attempt)  # type: ignore[union-attr,arg-type]
+
+    def failed(self) -> None:
+        """The request failed for another reason than a refusal at admission."""
+        if self._settle():
+            self._limiter.failed(self._ticket)  # type: ignore[union-attr,arg-type]
+
+    def _settle(self) -> bool:
+        if self._settled:
+            return False
+        self._settled = True
+        return True
+
+    def __enter__(self) -> Held:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        if exc is None:
+            self.answered()
+        elif isinstance(exc, Exception) and failure_of(exc).at_admission:
+            self.refused(failure_of(exc).asked_sec)
+        else:
+            self.failed()
+
+
+# --------------------------------------------------------------------------- the run's path
+
+class ModelCalls:
+    """The run's one model-call path (see the module docstring).
+
+    Args:
+        api_key, base_url, model: the judge endpoint (a missing key or URL: every call
+            raises `NoCredential`). The key is kept in a closure that makes the client,
+            never in an attribute.
+        stats: the run's call/token counters (``judge_calls``, ``judge_tokens``).
+        limiter: the run's request limiter; None: no limiting (tests of one transport).
+        headers: extra HTTP headers of every call (`run.config.JudgeConfig.request_headers`).
+
+    Attributes:
+        child_credentials: ``() -> (key, base_url)`` for an agent CLI's child environment
+            (the key's one way out of the path; raises `NoCredential` without one).
+    """
+
+    def __init__(self, *, api_key: str | None, base_url: str | None, model: str, stats: CallStats,
+                 limiter: RequestLimiter | None, headers: Mapping[str, str] | None = None) -> None:
+        self.model = model
+        self.stats = stats
+        self.limiter = limiter
+        self.has_credentials = bool(api_key) and bool(base_url)
+        self._connect, self.child_credentials = _connector(api_key, base_url, model, stats, dict(headers or {}))
+        self._lock = threading.Lock()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._transport: Any = None
+        self._depth = 0
+        self.clients_opened = 0
+        """HTTP clients this path made so far (one per run; tests read it)."""
+
+    def __repr__(self) -> str:
+        return f"ModelCalls(model={self.model!r}, open={self._loop is not None})"
+
+    # ------------------------------------------------------------------ admission
+
+    async def admit(self, *, give_up_at: float, refused: str) -> Held:
+        """Wait (asyncio) until the limiter lets a request start; the ticket as `Held`.
+
+        Args:
+            give_up_at: monotonic seconds past which the request would be useless.
+            refused: the `GateClosed` message when the limiter would hold it past then.
+
+        Raises:
+            GateClosed: the gate or the pace holds every request past `give_up_at` (``rate_limit``).
+        """
+        if self.limiter is None:
+            return Held(None, None)
+        ticket = await self.limiter.acquire(give_up_at=give_up_at)
+        if ticket is None:
+            raise GateClosed(refused)
+        return Held(self.limiter, ticket)
+
+    def admit_blocking(self, cancel: threading.Event, give_up_at: float) -> Held | None:
+        """Wait (a thread) until the limiter lets a request start; None when `cancel` is set
+        or `give_up_at` (monotonic seconds) would pass first (`held_past` tells which)."""
+        if self.limiter is None:
+            return Held(None, None)
+        ticket = self.limiter.acquire_blocking(cancel, give_up_at)
+        return None if ticket is None else Held(self.limiter, ticket)
+
+    def held_past(self, when: float) -> bool:
+        """True when the limiter holds every new request until after `when` (monotonic s)."""
+        return self.limiter is not None and self.limiter.held_past(when)
+
+    # ------------------------------------------------------------------ calls
+
+    async def chat(self, messages: list[dict[str, Any]], *, timeout_sec: float, tools: list[dict[str, Any]] | None = None,
+                   tool_choice: str | None = None, response_format: dict[str, Any] | None = None) -> Any:
+        """One request under its own ticket (an agentic turn); a `transport.chat.ChatReply`.
+        Waits for the limiter at most `timeout_sec` seconds, then the call has `timeout_sec`.
+
+        Raises:
+            GateClosed: the limiter would hold the request past `timeout_sec` (``rate_limit``).
+            NoCredential: the run has no credentials.
+            What `transport.chat.Transport.chat` raises.
+        """
+        give_up_at = (self.limiter.clock() if self.limiter is not None else time.monotonic()) + timeout_sec
+        held = await self.admit(give_up_at=give_up_at, refused=f"rate limit: the endpoint asked the run to wait past this "
+                                                               f"call's {timeout_sec:g} s timeout; no request was sent")
+        with held:
+            return await self.send(messages, timeout_sec=timeout_sec, tools=tools, tool_choice=tool_choice,
+                                   response_format=response_format)
+
+    async def send(self, messages: list[dict[str, Any]], **kwargs: Any) -> Any:
+        """The request itself, on the run's client (the caller holds the ticket); keyword
+        arguments as `transport.chat.Transport.chat`. Runs on the path's loop thread and
+        is awaited from the caller's loop (cancelling the caller cancels the request)."""
+        import asyncio
+
+        loop = self._start()
+        transport = self._transport
+        future = asyncio.run_coroutine_threadsafe(transport.chat(messages, **kwargs), loop)
+        return await asyncio.wrap_future(future)
+
+    def run_blocking(self, coro_factory: Callable[[Any], Awaitable[T]], timeout_sec: float) -> T:
+        """Run ``coro_factory(transport)`` on the path's loop thread from a worker thread; at
+        most `timeout_sec` seconds.
+
+        Raises:
+            NoCredential: the run has no credentials.
+            TimeoutError: it took longer (the coroutine is cancelled).
+            Whatever the coroutine raised.
+        """
+        import asyncio
+        import concurrent.futures
+
+        loop = self._start()
+        transport = self._transport
+        future = asyncio.run_coroutine_threadsafe(coro_factory(transport), loop)  # type: ignore[arg-type]
+        try:
+            return future.result(timeout=max(0.01, timeout_sec))
+        except concurrent.futures.TimeoutError:  # not the builtin TimeoutError on Python 3.10
+            future.cancel()
+            raise TimeoutError(f"the model call ran past {timeout_sec:.1f} s") from None
+
+    # ------------------------------------------------------------------ the client's life
+
+    def _start(self) -> asyncio.AbstractEventLoop:
+        import asyncio
+
+        with self._lock:
+            if self._loop is not None:
+                return self._loop
+            if not self.has_credentials:
+                raise NoCredential("no judge credentials: a model call needs JUDGE_API_KEY and JUDGE_BASE_URL")
+            loop = asyncio.new_event_loop()
+            thread = threading.Thread(target=loop.run_forever, name="model-calls", daemon=True)
+            thread.start()
+            self._transport = self._connect()
+            self.clients_opened += 1
+            self._loop, self._thread = loop, thread
+            return loop
+
+    @contextmanager
+    def opened(self) -> Iterator[ModelCalls]:
+        """A scope of the path's use: the client (made on the first call inside it) is
+        closed when the outermost scope ends — the run's, so that the workflow and agentic
+        segments share one client; a segment's own scope when it runs alone."""
+        with self._lock:
+            self._depth += 1
+        try:
+            yield self
+        finally:
+            with self._lock:
+                self._depth -= 1
+                last = self._depth == 0
+            if last:
+                self.close()
+
+    def close(self) -> None:
+        """Close the client and stop the loop thread (idempotent, never raises; a later call
+        opens a new client)."""
+        with self._lock:
+            loop, thread, transport = self._loop, self._thread, self._transport
+            self._loop = self._thread = self._transport = None
+        if loop is None:
+            return
+        import asyncio
+
+        try:
+            asyncio.run_coroutine_threadsafe(transport.close(), loop).result(timeout=CLOSE_WAIT_SEC)
+        except Exception:  # noqa: BLE001 - closing must never cost the run its verdicts
+            pass
+        loop.call_soon_threadsafe(loop.stop)
+        if thread is not None:
+            thread.join(timeout=CLOSE_WAIT_SEC)
+        if not loop.is_running():
+            loop.close()
+
+
+def _connector(api_key: str | None, base_url: str | None, model: str,
+               stats: CallStats, headers: dict[str, str]) -> tuple[Callable[[], Any], Callable[[], tuple[str, str]]]:
+    """The two functions that hold the key (in their closure, never in an attribute): the
+    one that makes the run's client, and the one an agent CLI's launch reads the key and
+    the base URL from for the child's environment (`agentic.cli_base`)."""
+
+    def connect() -> Any:
+        from cowork_judge.transport.chat import Transport  # the model client loads on first use
+
+        return Transport(api_key=api_key or "", base_url=base_url or "", model=model, stats=stats, headers=headers)
+
+    def child_credentials() -> tuple[str, str]:
+        """``(key, base_url)`` for an agent CLI's environment (its only way out of the path).
+
+        Raises:
+            NoCredential: the run has none.
+        """
+        if not api_key or not base_url:
+            raise NoCredential("no judge credentials: an agent CLI needs JUDGE_API_KEY and JUDGE_BASE_URL")
+        return api_key, base_url
+
+    return connect, child_credentials
+
+
+# --------------------------------------------------------------------------- retrying
+
+@dataclass(frozen=True)
+class Failed:
+    """One failed attempt as `Tries.failed` recorded it.
+
+    Attributes:
+        kind: its `ErrorKind` (the deadline applied); said: the redacted summary;
+        asked_sec: the server's wait, seconds, or None.
+    """
+
+    kind: ErrorKind
+    said: str
+    asked_sec: float | None
+
+
+class Tries:
+    """The attempts of one block or one workflow call under the run's retry policy.
+
+    Args:
+        what: how logs name the attempts (``block-01``, ``workflow w call p1``).
+        policy: the retry policy (failure table, JUDGE_MAX_TRIES, JUDGE_RETRY_BACKOFF_MAX).
+        rng: the run's random source (the one jittered wait per failure).
+        stats: the run's counters (failures by kind).
+        redact: removes secrets from reasons.
+        log: the run's logger.
+        audit: ``audit(attempt_no, entry)`` writes one record of a failed attempt.
+    """
+
+    def __init__(self, what: str, *, policy: RetryPolicy, rng: random.Random, stats: CallStats,
+                 redact: Callable[[str], str], log: logging.Logger,
+                 audit: Callable[[int, dict[str, Any]], None] | None = None) -> None:
+        self.what = what
+        self.policy = policy
+        self.rng = rng
+        self.stats = stats
+        self.redact = redact
+        self.log = log
+        self.audit = audit
+        self.attempts = 0
+        """Attempts begun so far."""
+        self.backoffs = 0
+        """Failures of backing-off kinds (rate limiting) so far: the n of the backoff."""
+
+    def begin(self) -> int:
+        """Count one more attempt; returns its 1-based number."""
+        self.attempts += 1
+        return self.attempts
+
+    def failed(self, exc: BaseException, *, t0: float, deadline_passed: bool, **entry: Any) -> Failed:
+        """Record a failed attempt begun at `t0` (monotonic s): its kind (read once,
+        `failure_of`), counted, logged and audited (`entry` first, then ``failed``,
+        ``error``, ``seconds``) with the reason redacted."""
+        failure = failure_of(exc)
+        kind = failure.kind(deadline_passed=deadline_passed)
+        said = self.redact(summary(exc))
+        self.stats.failed(kind)
+        if self.audit is not None:
+            self.audit(self.attempts, {**entry, "failed": kind, "error": said, "seconds": round(time.monotonic() - t0, 3)})
+        self.log.warning("%s attempt %d failed (%s): %s", self.what, self.attempts, kind, said)
+        return Failed(kind, said, failure.asked_sec)
+
+    def unusable(self, problems: str) -> None:
+        """Record an attempt whose reply held no usable verdict (``parse_error``)."""
+        self.stats.failed("parse_error")
+        self.log.warning("%s attempt %d: unusable reply (%s)", self.what, self.attempts, problems)
+
+    def next_wait(self, kind: ErrorKind, asked_sec: float | None) -> float | None:
+        """Seconds to wait before the next attempt after a failure of `kind`, or None when
+        the policy gives up (not retried, or JUDGE_MAX_TRIES reached). One jittered draw
+        (`RetryPolicy.wait_sec`: at least the server's ask `asked_sec`, else the backoff)."""
+        if not self.policy.retries(kind) or self.attempts >= self.policy.max_tries:
+            return None
+        if self.policy.backs_off(kind):
+            self.backoffs += 1
+        return self.policy.wait_sec(kind, self.backoffs, self.rng, asked_sec)
