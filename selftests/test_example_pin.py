@@ -13,6 +13,10 @@ Only fields that are truly volatile are normalised, and nothing else:
 - the byte size of the kept evidence (``details.evidence.kept.bytes``): it sums rendered page
   images, whose PNG bytes vary run to run with LibreOffice's rendering (seen: ±1 byte);
   the count of kept files stays pinned;
+- the simulator's endpoint: the demo starts it on a free port, so the port in
+  ``details.fingerprint.endpoint`` becomes ``<port>`` and the fingerprint's ``digest``
+  (a hash over that endpoint among the rest) becomes ``<digest>``; every other field of
+  the fingerprint stays pinned;
 - temp and checkout paths: the run's temp directory becomes ``<tmp>`` and the repository
   root becomes ``<repo>`` wherever they occur inside a string.
 The comparison is on the written text itself, so every other byte (rewards, contributions,
@@ -40,6 +44,8 @@ DOCUMENTS = ("result.json", "reward-details.json", "reward.json", "reward.txt")
 ROLLOUTS = ("deck", "chat", "empty", "healthbench")
 
 _KEPT_BYTES = re.compile(r'("kept": \{\s*"files": [0-9]+,\s*"bytes": )[0-9]+')
+_SIM_PORT = re.compile(r'("endpoint": "http://127\.0\.0\.1:)[0-9]+')
+_DIGEST = re.compile(r'("fingerprint": \{\s*"digest": )"[0-9a-f]+"')
 _TIMING = re.compile(r'"(seconds|judge_seconds)": -?[0-9][0-9.eE+-]*')
 
 
@@ -48,6 +54,8 @@ def _document_text(path: Path, tmp: str, repo: str) -> str:
     text = path.read_text(encoding="utf-8")
     text = _TIMING.sub(lambda m: f'"{m.group(1)}": "<seconds>"', text)
     text = _KEPT_BYTES.sub(r'\1"<bytes>"', text)
+    text = _SIM_PORT.sub(r"\1<port>", text)
+    text = _DIGEST.sub(r'\1"<digest>"', text)
     return text.replace(tmp, "<tmp>").replace(repo, "<repo>")
 
 
