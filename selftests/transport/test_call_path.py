@@ -84,10 +84,10 @@ def test_async_openai_is_constructed_in_exactly_one_module():
 
 
 def test_one_client_per_run_shared_by_workflow_and_agentic_rows(tmp_path, monkeypatch):
-    """A whole run (`run.judge.main_run`) with a workflow row that calls the model
+    """A whole run (`engine.judge.main_run`) with a workflow row that calls the model
     (answer_match, not stated in the answer) and an agentic row: both segments' requests
     reach the endpoint over ONE client, made once and closed once."""
-    from cowork_judge.run import judge
+    from cowork_judge.engine import judge
     from cowork_judge.run.config import load_config
     from cowork_judge.run.paths import RunPaths
     from cowork_judge.transport import chat
