@@ -92,8 +92,8 @@ def render(messages: list[dict[str, Any]], response_format: dict[str, Any] | Non
 
 def check_golden(family: str, text: str) -> None:
     """Compare one prompt family with its golden file; the run's random spotlight boundary
-    (`guard.spotlight`, new every run) is written as ``{boundary}`` so the files are stable."""
-    from cowork_judge.guard import spotlight
+    (`spotlight`, new every run) is written as ``{boundary}`` so the files are stable."""
+    from cowork_judge import spotlight
 
     text = text.replace(spotlight.boundary(), "{boundary}")
     path = GOLDEN / f"{family}.txt"

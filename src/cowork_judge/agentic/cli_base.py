@@ -46,7 +46,7 @@ from typing import Any, ClassVar
 from cowork_judge import procs
 from cowork_judge.agentic.cli_proc import ProcOutcome, Watcher, run_cli
 from cowork_judge.agentic.prompt import first_user_message, neutralise
-from cowork_judge.guard import spotlight
+from cowork_judge import spotlight
 from cowork_judge.core.failures import ErrorKind, JudgeFailure, classify
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import ParseOutcome, parse_reply, verdict_schema

@@ -28,11 +28,11 @@ from pathlib import Path
 
 from cowork_judge.agent_text import decode, repair
 from cowork_judge.core.rubric import Criterion
-from cowork_judge.guard import spotlight
+from cowork_judge import spotlight
 
 DATA_TAGS = ("deliverable", "model_response", "task_prompt", "evidence_summary", "tool_output", "rubric_rows")
 AGENT_TAGS = frozenset({"deliverable", "model_response", "evidence_summary", "tool_output"})
-"""Blocks whose text the agent wrote: their body is also spotlighted (`guard.spotlight.wrap`:
+"""Blocks whose text the agent wrote: their body is also spotlighted (`spotlight.wrap`:
 between lines carrying this run's random boundary, which the agent never saw)."""
 _LOOKALIKE = re.compile(r"<(\s*/?\s*(?:" + "|".join(DATA_TAGS) + r"))", re.IGNORECASE)
 
@@ -83,7 +83,7 @@ def fence(tag: str, text: str, **attrs: str) -> str:
 
 def system_message(instruction: str) -> str:
     """The system prompt: the task package's instruction plus our session protocol and the
-    spotlighting paragraph (`guard.spotlight.explanation`; the same for every block of a run)."""
+    spotlighting paragraph (`spotlight.explanation`; the same for every block of a run)."""
     return instruction.rstrip() + "\n" + PROTOCOL + "- " + spotlight.explanation() + "\n"
 
 

@@ -3,10 +3,10 @@
 It finds text addressed to the evaluator, fake protocol and master-key answers, in every
 channel (final message, deliverables' text, file names, deck text, invisible deck text,
 alt text), and records them in the result document's ``guard`` block; ``JUDGE_GUARD=
-penalize`` scores a flagged sample 0 (`cowork_judge.core.fold`). `spotlight` marks
+penalize`` scores a flagged sample 0 (`cowork_judge.core.fold`). `cowork_judge.spotlight` marks
 untrusted text in every prompt with a per-run boundary. Modules: `findings` (typed
 documents), `lexicon` (patterns), `scan` (pure scanning), `deck_text` (a deck's visible
-and invisible text), `gather` (reading the delivery), `spotlight`.
+and invisible text), `gather` (reading the delivery).
 """
 
 from cowork_judge.guard.findings import Finding, GuardMode, GuardReport

@@ -20,11 +20,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cowork_judge.agent_text import decode
+from cowork_judge.evidence.kinds import OOXML_KINDS, SUFFIX_KIND
 from cowork_judge.guard.deck_text import read_deck_text
 from cowork_judge.guard.findings import MAX_FINDINGS, Channel, Finding, GuardMode, GuardReport
 from cowork_judge.guard.scan import SCAN_CHARS, excerpt, master_key_finding, scan_text
 
-DECK_SUFFIXES = frozenset({".pptx", ".pptm", ".ppsx", ".ppsm", ".potx", ".potm"})
+DECK_SUFFIXES = frozenset(suffix for suffix, kind in SUFFIX_KIND.items() if kind in OOXML_KINDS)
+"""The OOXML deck suffixes the guard reads text from (`evidence.kinds`, the one table of deck kinds)."""
 PDF_SUFFIXES = frozenset({".pdf"})
 WORD_SUFFIXES = frozenset({".docx", ".docm", ".dotx"})
 SHEET_SUFFIXES = frozenset({".xlsx", ".xlsm"})

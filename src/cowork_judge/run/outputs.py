@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from cowork_judge.core.result import ExtraFields, ResultDocument, RewardDetails, cap_middle
-from cowork_judge.guard import spotlight
+from cowork_judge import spotlight
 from cowork_judge.fsutil import atomic_write
 from cowork_judge.redact import Redactor
 from cowork_judge.run.paths import RunPaths

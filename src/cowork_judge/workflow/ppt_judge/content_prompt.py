@@ -31,7 +31,7 @@ from typing import Any
 
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import parse_reply
-from cowork_judge.guard import spotlight
+from cowork_judge import spotlight
 
 from .deck import Page
 from .prompt import fenced, image_part, page_content, raw_row, slide_data, system
