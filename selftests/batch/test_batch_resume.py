@@ -94,8 +94,14 @@ def test_a_batch_killed_several_times_resumes_to_the_uninterrupted_rewards(tmp_p
         rng = random.Random(25)
         cut_seen = 0
         for sig in (signal.SIGKILL, signal.SIGTERM, signal.SIGINT, signal.SIGTERM):
+            seen = server.log.arrivals
             proc = subprocess.Popen(cmd(out), env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            time.sleep(rng.uniform(1.5, 4.0))  # interpreter start-up, then runs under way
+            # cut while a run is under way: wait for this batch's first model request (its answer
+            # takes 350-1050 ms), however fast the machine; a batch with nothing left to judge exits
+            ends = time.monotonic() + 60
+            while proc.poll() is None and server.log.arrivals <= seen and time.monotonic() < ends:
+                time.sleep(0.02)
+            time.sleep(rng.uniform(0.0, 0.3))
             proc.send_signal(sig)
             _, err = proc.communicate(timeout=120)
             assert "Traceback" not in err, err

@@ -114,6 +114,12 @@ class RequestLog:
             self._seq += 1
             return self._seq
 
+    @property
+    def arrivals(self) -> int:
+        """Requests that have arrived so far, answered or not (no waiting for the log to settle)."""
+        with self._lock:
+            return self._seq
+
     def answered(self, seq: int) -> None:
         """Note that request ``seq`` is about to send its answer's last bytes (logged soon)."""
         with self._lock:
