@@ -1,7 +1,7 @@
 """Benchmark model: the run's request limiter in K jobs against one endpoint, on a virtual clock.
 
 What it runs is this checkout's code (or ``--src``'s): `transport.limiter.Limiter` (one per
-job), `core.failures.RetryPolicy.wait_sec` (the wait of a refused block), and the
+job), `core.retry.RetryPolicy.wait_sec` (the wait of a refused block), and the
 simulator's `sim.bucket.TokenBucket` (the load-dependent limit), driven by a discrete-event
 loop instead of real time. What it models, and nothing else:
 
@@ -150,7 +150,7 @@ class NoLimiter:
 def run_once(sc: Scenario, seed: int, *, free: bool = False, limiter: str = "run") -> Outcome:
     """Model one run of `sc` with `seed`; `free`: no limit, no faults (the reference);
     `limiter`: ``run`` (`transport.limiter.Limiter`) or ``none`` (`NoLimiter`)."""
-    from cowork_judge.core.failures import RetryPolicy
+    from cowork_judge.core.retry import RetryPolicy
     from cowork_judge.sim.bucket import TokenBucket, default_burst
     from cowork_judge.transport.limiter import Limiter as RunLimiter
 

@@ -39,7 +39,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from cowork_judge.authoring.gen_ppt_rubrics import generate, load_template
-from cowork_judge.core.failures import RetryPolicy
+from cowork_judge.core.retry import RetryPolicy
 from cowork_judge.core.rubric import normalize_rubric
 from cowork_judge.evidence import build_evidence, probe_capabilities
 from cowork_judge.sim import LatencyModel, OraclePolicy, SimServer

@@ -19,7 +19,7 @@ from cowork_judge.agentic.cli_base import ARGV_PROMPT_BYTES, BackendMissing, cla
 from cowork_judge.agentic.cli_proc import run_cli
 from cowork_judge.agentic.codex_cli import CODEX_PATTERNS, CodexCliBackend, codex_config, watch_codex
 from cowork_judge.agentic.workspace import build_workspace
-from cowork_judge.core.failures import classify
+from cowork_judge.core.classify import classify
 from cowork_judge.core.rubric import normalize_rubric
 
 if sys.version_info >= (3, 11):

@@ -23,7 +23,8 @@ from testkit import make_ctx
 
 from cowork_judge.agentic import scheduler
 from cowork_judge.agentic.scheduler import first_wave_delays, judge_blocks, split_blocks
-from cowork_judge.core.failures import CONSEQUENCES, RetryPolicy
+from cowork_judge.core.consequences import CONSEQUENCES
+from cowork_judge.core.retry import RetryPolicy
 from cowork_judge.core.rubric import normalize_rubric
 from cowork_judge.core.verdicts import parse_reply
 from cowork_judge.transport.chat import StreamIncomplete

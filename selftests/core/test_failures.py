@@ -9,7 +9,10 @@ import openai
 import pytest
 from reliability.sdk_errors import REQUEST, status_error, stream_error
 
-from cowork_judge.core.failures import CONSEQUENCES, ERROR_KINDS, RetryPolicy, classify, consequence
+from cowork_judge.core.classify import classify
+from cowork_judge.core.consequences import CONSEQUENCES, consequence
+from cowork_judge.core.error_kinds import ERROR_KINDS
+from cowork_judge.core.retry import RetryPolicy
 from cowork_judge.transport.chat import StreamIncomplete
 
 ECHOED_PROMPT = "x" * 3000 + " the deliverable discusses API rate limits and quota exceeded errors"

@@ -11,7 +11,7 @@ from typing import get_args
 import pytest
 
 from cowork_judge.commands import main as cli
-from cowork_judge.core.failures import ExitCode
+from cowork_judge.core.error_kinds import ExitCode
 from cowork_judge.install.exit_messages import RULES, infer, infer_from_dir, render_shell_table
 from cowork_judge.install.template import RULES_BLOCK, read_block
 from install.harness import REPO

@@ -20,7 +20,7 @@ from typing import Any
 from testkit import EXAMPLE_TESTS
 
 from cowork_judge.agentic.scheduler import split_blocks
-from cowork_judge.core.failures import CONSEQUENCES
+from cowork_judge.core.consequences import CONSEQUENCES
 from cowork_judge.core.rubric import load_rubric
 from cowork_judge.sim import FAULT_KINDS, FaultPlan
 

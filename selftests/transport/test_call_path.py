@@ -16,7 +16,7 @@ import pytest
 from testkit import SIM_KEY, make_ctx
 
 import cowork_judge
-from cowork_judge.core.failures import RetryPolicy
+from cowork_judge.core.retry import RetryPolicy
 from cowork_judge.sim import OraclePolicy, SimServer
 from cowork_judge.transport import attempts
 from cowork_judge.transport.attempts import Held, ModelCalls, Tries, failure_of

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from cowork_judge.core.failures import classify
+from cowork_judge.core.classify import classify
 from cowork_judge.sim import FAULT_KINDS, FaultPlan, OraclePolicy, SimServer
 from cowork_judge.transport.chat import ChatReply, Transport
 from cowork_judge.transport.stats import CallStats

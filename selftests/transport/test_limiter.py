@@ -1,6 +1,6 @@
 """The run's request limiter on a scripted clock: each formula of `transport.limiter`
 (gate, pace, window, the rate-limit share, once-per-round-trip cuts), and the retry wait
-of `core.failures` when the server says how long to wait."""
+of `core.retry` when the server says how long to wait."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from cowork_judge.core.failures import RETRY_AFTER_JITTER, RetryPolicy, retry_after_sec
+from cowork_judge.core.retry import RETRY_AFTER_JITTER, RetryPolicy, retry_after_sec
 from cowork_judge.transport import limiter as L
 from cowork_judge.transport.limiter import Limiter
 

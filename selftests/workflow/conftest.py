@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from testkit import EXAMPLE_TESTS, ROLLOUTS
 
-from cowork_judge.core.failures import RetryPolicy
+from cowork_judge.core.retry import RetryPolicy
 from cowork_judge.core.rubric import Criterion, load_rubric
 from cowork_judge.sim import FaultPlan, LatencyModel, OraclePolicy, SimServer
 from cowork_judge.transport.stats import CallStats

@@ -14,7 +14,7 @@ import time
 import pytest
 from testkit import EXAMPLE_TESTS, ROLLOUTS
 
-from cowork_judge.core.failures import RetryPolicy
+from cowork_judge.core.retry import RetryPolicy
 from cowork_judge.sim import FaultPlan, LatencyModel, OraclePolicy, SimServer
 from cowork_judge.transport.stats import CallStats
 from cowork_judge.workflow.calls import WorkflowCalls

@@ -13,7 +13,7 @@ backend closes, or by `fsutil.remove_scratch` on SIGTERM and the watchdog's exit
 
 Failures are raised as `CliFailure` (a `JudgeFailure` carrying its `ErrorKind`): the CLI's
 own wording first (`CliPatterns`, per backend), then the shared classifier
-(`core.failures.classify`: HTTP status, "rate limit", "Request rate increased too quickly",
+(`core.classify.classify`: HTTP status, "rate limit", "Request rate increased too quickly",
 "quota exceeded", insufficient-quota phrases). Retrying is the scheduler's job.
 
 The run's request limiter (`transport.limiter`, shared with the workflow calls) sees a
@@ -47,7 +47,8 @@ from cowork_judge import procs
 from cowork_judge.agentic.cli_proc import ProcOutcome, Watcher, run_cli
 from cowork_judge.agentic.prompt import first_user_message, neutralise
 from cowork_judge import spotlight
-from cowork_judge.core.failures import ErrorKind, JudgeFailure, classify
+from cowork_judge.core.classify import JudgeFailure, classify
+from cowork_judge.core.error_kinds import ErrorKind
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import ParseOutcome, parse_reply, verdict_schema
 from cowork_judge.fsutil import discard_scratch, make_scratch_dir
@@ -135,7 +136,7 @@ def classify_cli_error(text: str, *, status: int | None = None, patterns: CliPat
         patterns: the CLI's own phrases, checked first.
 
     Returns:
-        An `ErrorKind`: the first matching CLI phrase, else what `core.failures.classify`
+        An `ErrorKind`: the first matching CLI phrase, else what `core.classify.classify`
         says of the text and status (insufficient quota, rate limit, a permanent 4xx as
         ``request_rejected``, anything else ``api_error``).
     """

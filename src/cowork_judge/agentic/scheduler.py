@@ -12,7 +12,7 @@ rate-limit window is not judging, so a block that is only rate limited (seconds-
 failures) always gets all ``JUDGE_MAX_TRIES`` attempts, while a block whose calls time out
 burns its budget in about two attempts. Which failures are retried, which back off, which
 are worth a resplit and which stop the run is read from the failure table through the
-run's retry policy (`ctx.retry`, `cowork_judge.core.failures`): only rate limiting backs
+run's retry policy (`ctx.retry`, `cowork_judge.core.retry`, `cowork_judge.core.consequences`): only rate limiting backs
 off — at least what the server asked (``Retry-After``/``retry-after-ms``, jittered upward,
 bounded by ``JUDGE_RETRY_BACKOFF_MAX`` unless it asked for more), else ``uniform(1,
 min(JUDGE_RETRY_BACKOFF_MAX, 2·3^(n−1)))``, n = the block's backing-off failures so far;
@@ -41,7 +41,8 @@ from dataclasses import dataclass, field
 from cowork_judge.agentic.base import AgentBackend
 from cowork_judge.agentic.workspace import build_workspace
 from cowork_judge.aio import wait_for_quietly
-from cowork_judge.core.failures import ErrorKind, summary
+from cowork_judge.core.classify import summary
+from cowork_judge.core.error_kinds import ErrorKind
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.run.context import RunContext

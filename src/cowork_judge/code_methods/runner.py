@@ -7,7 +7,7 @@ import time
 from cowork_judge.agent_text import repair
 from cowork_judge.code_methods import CODE_METHODS, param_errors
 from cowork_judge.code_methods.files import ReadLimit
-from cowork_judge.core.failures import classify, summary
+from cowork_judge.core.classify import classify, summary
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.run.context import RunContext

@@ -4,7 +4,7 @@
 ``cowork-judge run`` on a code-only rubric never pays for the model client or the deck
 renderers. Every command module exposes ``main(argv: list[str]) -> int``; usage errors
 exit 2 with a message, and the process exit statuses of a judge run are those of
-`cowork_judge.core.failures.EXIT_STATUS`.
+`cowork_judge.core.exit_status.EXIT_STATUS`.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import importlib  # noqa: E402
 import os  # noqa: E402
 
 from cowork_judge import ABI, __version__  # noqa: E402
-from cowork_judge.core.failures import EXIT_STATUS  # noqa: E402
+from cowork_judge.core.exit_status import EXIT_STATUS  # noqa: E402
 
 COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("run", "judge one rollout (inside a Harbor task container by default)"),

@@ -129,7 +129,7 @@ def resume_line(rejudged: dict[str, int], total: int) -> str:
 
 def _finish(args: argparse.Namespace, instances: list[Any], report: Any, received: int | None, limits: Any,
             fail: Any) -> int:
-    from cowork_judge.core.failures import EXIT_STATUS
+    from cowork_judge.core.exit_status import EXIT_STATUS
     from cowork_judge.batch.runner import write_outputs
 
     group_by = tuple(dict.fromkeys(k.strip() for g in args.group_by for k in g.split(",") if k.strip()))

@@ -87,7 +87,7 @@ def main(argv: list[str]) -> int:
     results_dir = args.results if args.results is not None else args.out
     if args.out is not None:
         from cowork_judge.batch.runner import BatchRunner, run_with_signals
-        from cowork_judge.core.failures import EXIT_STATUS
+        from cowork_judge.core.exit_status import EXIT_STATUS
 
         try:
             limits = plan_limits(args.max_in_flight, args.jobs, len(instances))

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from cowork_judge.commands.examples import ROLLOUTS, example_paths
-from cowork_judge.core.failures import EXIT_STATUS, exit_status
+from cowork_judge.core.exit_status import EXIT_STATUS, exit_status
 from cowork_judge.layout import VerifierLayout
 
 

@@ -14,7 +14,7 @@ import json
 import sys
 from pathlib import Path
 
-from cowork_judge.core.failures import EXIT_STATUS
+from cowork_judge.core.exit_status import EXIT_STATUS
 from cowork_judge.fsutil import atomic_write
 
 DEFAULT_BALANCE = 1.0

@@ -6,7 +6,7 @@ import argparse
 
 from cowork_judge.commands import PROCESS_START
 from cowork_judge.commands._args import path_args
-from cowork_judge.core.failures import exit_status
+from cowork_judge.core.exit_status import exit_status
 
 
 def main(argv: list[str]) -> int:

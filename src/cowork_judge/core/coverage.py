@@ -12,7 +12,8 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, Field
 
-from cowork_judge.core.failures import CONSEQUENCES, Consequence, ErrorKind, ExitCode
+from cowork_judge.core.consequences import CONSEQUENCES, Consequence
+from cowork_judge.core.error_kinds import ErrorKind, ExitCode
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.scoring import ScoringPolicy, effective_weights
 from cowork_judge.core.verdicts import Verdict

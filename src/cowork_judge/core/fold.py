@@ -19,8 +19,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from cowork_judge.core.consequences import CONSEQUENCES, Consequence
 from cowork_judge.core.coverage import CoverageReport, account
-from cowork_judge.core.failures import CONSEQUENCES, Consequence, ErrorKind, ExitCode
+from cowork_judge.core.error_kinds import ErrorKind, ExitCode
 from cowork_judge.core.identity import RunIdentity
 from cowork_judge.core.result import (
     REASON_CAP_CHARS,

@@ -16,7 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from cowork_judge.core.coverage import MethodStats
-from cowork_judge.core.failures import ErrorKind, ExitCode
+from cowork_judge.core.error_kinds import ErrorKind, ExitCode
 from cowork_judge.core.page_detail import PageAggregate
 from cowork_judge.core.scoring import ScoringPolicy
 from cowork_judge.core.verdicts import Method

@@ -19,7 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from cowork_judge.core import reply_scan, scales
-from cowork_judge.core.failures import ErrorKind
+from cowork_judge.core.error_kinds import ErrorKind
 from cowork_judge.core.page_detail import PageAggregate
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.scales import DECIMAL_RE

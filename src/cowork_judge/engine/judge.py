@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from cowork_judge import ABI, __version__, procs
-from cowork_judge.core.failures import ErrorKind, ExitCode, signal_exit_status
+from cowork_judge.core.error_kinds import ErrorKind, ExitCode
+from cowork_judge.core.exit_status import signal_exit_status
 from cowork_judge.core.fold import RunFacts, RunFailure, all_unjudged, fold
 from cowork_judge.core.result import ResultDocument
 from cowork_judge.core.rubric import Criterion, RubricError, load_rubric

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from cowork_judge.agentic.workspace import workspace_rel
 from cowork_judge.code_methods.runner import judge_code_row
 from cowork_judge.core.budgets import agentic_reserve, workflow_budget
-from cowork_judge.core.failures import classify, summary
+from cowork_judge.core.classify import classify, summary
 from cowork_judge.core.gates import mark_open, pre_gate, settle_gated
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict

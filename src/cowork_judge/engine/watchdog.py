@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cowork_judge import fsutil, procs
-from cowork_judge.core.failures import EXIT_STATUS, exit_status
+from cowork_judge.core.exit_status import EXIT_STATUS, exit_status
 from cowork_judge.core.fold import RunFacts, fold
 from cowork_judge.core.result import ResultDocument
 from cowork_judge.core.rubric import Criterion, load_rubric

@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from cowork_judge.core.failures import ExitCode
+from cowork_judge.core.error_kinds import ExitCode
 
 MARKER = "cowork-judge/test.sh: FAILED"
 """Prefix of the lines test.sh writes when one of its own stages fails."""

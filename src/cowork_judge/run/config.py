@@ -18,8 +18,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 from cowork_judge.calls import GATEWAY_NO_AUTH_KEY, GATEWAY_PLACEHOLDER_KEY
-from cowork_judge.core.failures import RetryPolicy
 from cowork_judge.core.identity import RunIdentity
+from cowork_judge.core.retry import RetryPolicy
 from cowork_judge.core.scoring import ScoringPolicy
 from cowork_judge.redact import MIN_CREDENTIAL_LEN, MIN_SECRET_LEN, Redactor
 from cowork_judge.run.backends import BACKENDS, DEFAULT_BACKEND, backend_spec

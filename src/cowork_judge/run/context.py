@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from cowork_judge.core.failures import RetryPolicy
+from cowork_judge.core.retry import RetryPolicy
 from cowork_judge.redact import Redactor
 from cowork_judge.run.config import JudgeConfig
 from cowork_judge.run.delivery import Delivery

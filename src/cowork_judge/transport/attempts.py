@@ -20,7 +20,7 @@ Three parts, one concern (how a model call is made and what its failure means):
   request had been admitted). A CLI attempt (ONE ticket for all the requests the CLI makes)
   settles it itself (`Held.refused` with ``whole_attempt=True``, `Held.failed`).
 - `Tries` — the attempts of one block or one workflow call under the run's retry policy
-  (`core.failures.RetryPolicy`, the failure table): it classifies a failure ONCE (`failure_of`,
+  (`core.retry.RetryPolicy`, the failure table): it classifies a failure ONCE (`failure_of`,
   memoised on the exception, so the ticket's settlement and the retry decision read the same
   kind and the same ``Retry-After``), counts it (`CallStats.failed`), logs and audits it
   with the reason redacted, and draws ONE jittered wait per failure (`Tries.next_wait`).
@@ -52,7 +52,9 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from cowork_judge.core.failures import ErrorKind, JudgeFailure, RetryPolicy, classify, retry_after_sec, summary
+from cowork_judge.core.classify import JudgeFailure, classify, summary
+from cowork_judge.core.error_kinds import ErrorKind
+from cowork_judge.core.retry import RetryPolicy, retry_after_sec
 from cowork_judge.transport.limiter import GateClosed, Ticket
 from cowork_judge.transport.stats import CallStats
 
@@ -100,10 +102,10 @@ class Failure:
     """What a failed call said, read once (`failure_of`).
 
     Attributes:
-        base_kind: `core.failures.classify` of the exception before the run's deadline is
+        base_kind: `core.classify.classify` of the exception before the run's deadline is
             applied (`kind` applies it).
         asked_sec: the server's wait, seconds (``retry-after-ms``, else ``Retry-After``;
-            `core.failures.retry_after_sec`), None when it said nothing.
+            `core.retry.retry_after_sec`), None when it said nothing.
         at_admission: the endpoint refused the request before serving it (an HTTP status
             that classifies as ``rate_limit``): only this drives the limiter.
     """
@@ -114,7 +116,7 @@ class Failure:
 
     def kind(self, *, deadline_passed: bool) -> ErrorKind:
         """The failure's kind: `base_kind`, a timeout read as ``deadline`` once the run's
-        deadline has passed (the failure table's rule, `core.failures.classify`)."""
+        deadline has passed (the failure table's rule, `core.classify.classify`)."""
         return classify(JudgeFailure(kind=self.base_kind), deadline_passed=deadline_passed)
 
 

@@ -3,7 +3,7 @@ only module that constructs an ``openai.AsyncOpenAI`` (a test greps the package 
 
 One `Transport` per run, made and owned by the run's call path (`transport.attempts.ModelCalls`),
 which also holds the limiter ticket of every call, classifies what this module raises (the
-failure table, `core.failures`) and retries. The client library's own retries are disabled
+failure table, `core.consequences`) and retries. The client library's own retries are disabled
 (``max_retries=0``). Calls stream (errors that endpoints deliver inside a 200 SSE stream
 surface as exceptions) and are counted (calls, tokens) in the run's `CallStats`.
 """
@@ -18,7 +18,7 @@ import openai
 
 from cowork_judge import calls
 from cowork_judge.aio import wait_for_quietly
-from cowork_judge.core.failures import JudgeFailure, error_text
+from cowork_judge.core.classify import JudgeFailure, error_text
 from cowork_judge.transport.stats import CallStats
 
 RESPONSE_FORMAT_PHRASES = ("response_format", "json_schema", "structured output", "json mode")
@@ -104,7 +104,7 @@ class Transport:
         Raises:
             ResponseFormatRejected: the endpoint rejected `response_format`.
             asyncio.TimeoutError: the call took longer than `timeout_sec`.
-            openai.APIError, StreamIncomplete: transport failures (see `core.failures.classify`).
+            openai.APIError, StreamIncomplete: transport failures (see `core.classify.classify`).
         """
         kwargs: dict[str, Any] = {
             "model": self.model,

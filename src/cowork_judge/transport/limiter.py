@@ -10,7 +10,7 @@ seen it does nothing (the segments' own concurrency knobs bound the requests).
 What drives it: refusals AT ADMISSION — an HTTP 429 (or another status whose error says
 "rate limit"), with the server's ask when it gives one (``retry-after-ms``, else
 ``Retry-After``). A rate-limit error inside a 200 stream came from a request the endpoint
-had admitted; it is retried with backoff like any rate limit (`core.failures`) but tells
+had admitted; it is retried with backoff like any rate limit (`core.retry`) but tells
 the limiter nothing (the call path, `transport.attempts.Held`, settles it as `failed`).
 
 Three mechanisms:
@@ -37,7 +37,7 @@ The gate, on such a refusal with an ask ``a`` (n = refusals since the last answe
                                     max(a, JUDGE_RETRY_BACKOFF_MAX)))
 
 exactly the ask for a lone refusal, spread wider while refusals keep coming (bounded as a
-refused request's own wait is, `core.failures.RetryPolicy.wait_sec`): a bucket
+refused request's own wait is, `core.retry.RetryPolicy.wait_sec`): a bucket
 computes the same ask for every client it refused, and clients that come back together
 are refused together (binary exponential backoff, as Ethernet's).
 
@@ -87,7 +87,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from cowork_judge.core.failures import JudgeFailure
+from cowork_judge.core.classify import JudgeFailure
 
 DECREASE = 0.5
 """β: the factor applied to the pace and the window on a rate-limit event."""

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from cowork_judge.calls import AuditSink, ModelCaller, ModelCallFailed, ModelReply
-from cowork_judge.core.failures import ErrorKind
+from cowork_judge.core.error_kinds import ErrorKind
 from cowork_judge.core.scales import snap_level
 from cowork_judge.core.verdicts import Verdict, read_level
 

@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from cowork_judge.calls import AuditSink, ModelCallFailed, ModelReply
-from cowork_judge.core.failures import RetryPolicy
+from cowork_judge.core.retry import RetryPolicy
 from cowork_judge.transport.attempts import ModelCalls, NoCredential, Tries
 from cowork_judge.transport.audit import audit_view
 from cowork_judge.transport.limiter import Limiter

@@ -18,7 +18,7 @@ from collections.abc import Collection, Sequence
 from types import MappingProxyType
 from typing import Any
 
-from cowork_judge.core.failures import classify, summary
+from cowork_judge.core.classify import classify, summary
 from cowork_judge.core.gates import mark_open, settle_gated
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict

@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from cowork_judge.core.failures import ErrorKind
+from cowork_judge.core.error_kinds import ErrorKind
 from cowork_judge.core.page_detail import FINDING_MESSAGE_CHARS, ROW_FINDINGS_CAP, PageAggregate, PageFinding
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.scales import format_level

@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from cowork_judge.core.failures import ErrorKind
+from cowork_judge.core.error_kinds import ErrorKind
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.workflow._contract import ModelCallFailed, WorkflowContext, gate_row, hit_row, level_row, unjudged_row

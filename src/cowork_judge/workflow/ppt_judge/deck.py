@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cowork_judge.core.failures import ErrorKind
+from cowork_judge.core.error_kinds import ErrorKind
 from cowork_judge.evidence.documents import ChecksDoc, Digest, EvidenceSummary, SlideDoc
 from cowork_judge.evidence.layout import EvidenceLayout
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 
-from cowork_judge.core.failures import ErrorKind
+from cowork_judge.core.error_kinds import ErrorKind
 from cowork_judge.workflow._contract import ModelCallFailed, WorkflowContext
 
 BUDGET_SLACK_SEC = 0.5

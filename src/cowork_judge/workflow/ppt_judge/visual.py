@@ -16,7 +16,7 @@ import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from cowork_judge.core.failures import ErrorKind
+from cowork_judge.core.error_kinds import ErrorKind
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.workflow._contract import ModelCallFailed, WorkflowContext

@@ -1,0 +1,104 @@
+"""The retry policy: how a block or a model call is retried after a failure (the failure
+table's ``retry`` and ``backoff`` columns, JUDGE_MAX_TRIES, JUDGE_RETRY_BACKOFF_MAX), and
+the reading of the server's ``Retry-After``. SPEC §11.
+
+Pure: no I/O, no clock (the wait is computed, never slept), no configuration; randomness
+comes from the caller's `random.Random`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from cowork_judge.core.consequences import CONSEQUENCES, Consequence
+
+RETRY_PAUSE_SEC = 1.0
+"""Seconds before retrying after a failure that does not back off (SPEC §11)."""
+RETRY_AFTER_JITTER = 0.5
+"""A wait the server asked for is lengthened by up to this fraction of it (never shortened)."""
+RETRY_AFTER_MAX_SEC = 3600.0
+"""A ``Retry-After`` above this is read as this (a wait past any deadline either way)."""
+
+
+def retry_after_sec(exc: BaseException) -> float | None:
+    """The wait a rate-limit reply asked for, seconds, or None when it said nothing.
+
+    Reads the HTTP headers of the reply the exception carries (``exc.response.headers``,
+    as the ``openai`` client's status errors do): ``retry-after-ms`` (milliseconds, what
+    OpenAI sends) first, else ``Retry-After`` as seconds (an HTTP date is not read). An
+    error inside a 200 stream has no such header. Values are clamped to
+    [0, `RETRY_AFTER_MAX_SEC`]; unreadable ones are None.
+    """
+    headers = getattr(getattr(exc, "response", None), "headers", None)
+    if headers is None or not hasattr(headers, "get"):
+        return None
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        raw = headers.get(name)
+        if raw is None:
+            continue
+        try:
+            value = float(str(raw).strip()) * scale
+        except ValueError:
+            continue
+        if value == value and value >= 0:  # not NaN
+            return min(value, RETRY_AFTER_MAX_SEC)
+    return None
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How a block or a model call is retried: the failure table's ``retry`` and
+    ``backoff`` columns, ``JUDGE_MAX_TRIES`` and ``JUDGE_RETRY_BACKOFF_MAX``.
+
+    Attributes:
+        max_tries: attempts per block or call (≥ 1).
+        backoff_max_sec: cap of one backoff wait, seconds (≥ 1).
+        table: the failure table (`CONSEQUENCES`, or a modified copy in tests).
+    """
+
+    max_tries: int = 6
+    backoff_max_sec: float = 20.0
+    table: Mapping[str, Consequence] = field(default_factory=lambda: CONSEQUENCES)
+
+    def retries(self, kind: str) -> bool:
+        """True when another attempt after a failure of `kind` may succeed."""
+        return self.table[kind].retry
+
+    def backs_off(self, kind: str) -> bool:
+        """True when a failure of `kind` backs off before the next attempt."""
+        return self.table[kind].backoff
+
+    def wait_sec(self, kind: str, backoffs: int, rng: random.Random, asked_sec: float | None = None) -> float:
+        """Seconds to wait before the next attempt after a failure of `kind`.
+
+        Args:
+            kind: the failure's `ErrorKind`.
+            backoffs: n, failures of backing-off kinds so far in this block or call (≥ 1).
+            rng: the run's random source (seeded in tests).
+            asked_sec: the server's wait (``retry-after-ms`` / ``Retry-After``, see
+                `retry_after_sec`), or None when it said nothing.
+
+        Returns:
+            Backing-off kinds when the server asked for ``a`` seconds: ``a + uniform(0,
+            RETRY_AFTER_JITTER · a · 2^(n−1))``, at most ``max(a, backoff_max)`` — never
+            below what the server asked, jittered upward so that the requests it refused
+            do not come back in step (the spread doubles with each refusal of the same
+            block or call: a server that computes its ask from an empty bucket gives every
+            refused client the same ask, and a fleet that keeps coming back together keeps
+            being refused together — "decorrelated" backoff), bounded by
+            JUDGE_RETRY_BACKOFF_MAX unless the server asked for more. Without an ask: ``uniform(1, min(backoff_max, 2·3^(n−1)))`` — upper
+            bounds 2, 6, 18, then `backoff_max_sec` (SPEC §11). Others: `RETRY_PAUSE_SEC`.
+        """
+        if not self.backs_off(kind):
+            return RETRY_PAUSE_SEC
+        if asked_sec is not None and asked_sec > 0:
+            spread = RETRY_AFTER_JITTER * asked_sec * 2.0 ** min(max(backoffs, 1) - 1, 16)
+            return min(max(asked_sec, self.backoff_max_sec), asked_sec + rng.uniform(0.0, spread))
+        upper = min(self.backoff_max_sec, 2.0 * 3.0 ** (max(backoffs, 1) - 1))
+        return rng.uniform(1.0, max(1.0, upper))
+
+    def kinds_where(self, column: str) -> frozenset[str]:
+        """The kinds whose boolean `column` (``resplit``, ``stops_run``…) is true."""
+        return frozenset(k for k, c in self.table.items() if getattr(c, column))
