@@ -19,7 +19,8 @@ import cowork_judge
 from cowork_judge.core.retry import RetryPolicy
 from cowork_judge.sim import OraclePolicy, SimServer
 from cowork_judge.transport import attempts
-from cowork_judge.transport.attempts import Held, ModelCalls, Tries, failure_of
+from cowork_judge.transport.attempts import Held, ModelCalls, failure_of
+from cowork_judge.transport.retrying import Tries
 from cowork_judge.transport.limiter import GateClosed, Limiter
 from cowork_judge.transport.stats import CallStats
 

@@ -77,13 +77,14 @@ def test_refusals_as_the_rule_gate_pace_and_narrow_the_window():
     clock.t = 100.1
     assert lim.rate_limited(tickets[2], 0.5) is False  # the gate's share 1/3 closes it; the cuts' 1/5 waits
     # the second refusal in a row: share 2 / (2 + OUTCOME_PRIOR) = 1/3 >= 0.3, a new event
-    assert lim.rate_limited(tickets[3], 0.5) is True
+    assert lim.rate_limited(tickets[3], 0.625) is True  # (a longer ask this time)
     # sent = 4 starts / max(MIN_SPAN_SEC, 0.1 s) = 4/s; got = 0; no pace before:
     # min(β·4, max(0.8·0, β²·4)) = 1/s (nothing got through: a quarter of what was sent)
     assert lim.rate == pytest.approx(min(L.DECREASE * 4.0, max(0.0, L.DECREASE**2 * 4.0))) == pytest.approx(1.0)
     assert lim.window == pytest.approx(max(1.0, L.DECREASE * 3))  # 3 in flight, the refused one included
-    # the gate after the 2nd refusal in a row: 0.5 · (1 + 0.5 · GATE_JITTER · (2^1 − 1))
-    assert lim.open_at == pytest.approx(100.1 + 0.5 * (1 + 0.5 * L.GATE_JITTER))
+    # the gate holds exactly the longest ask: it draws no wait of its own (the one jittered
+    # wait of an ask is the refused request's, `RetryPolicy.wait_sec`)
+    assert lim.open_at == pytest.approx(100.1 + 0.625)
     # the first start after the cut waits half (Fraction 0.5) of CUT_SPREAD / rate
     assert lim.next_start == pytest.approx(100.1 + 0.5 * L.CUT_SPREAD / 1.0)
     clock.t = 100.3
@@ -102,22 +103,34 @@ def test_refusals_as_the_rule_gate_pace_and_narrow_the_window():
     assert lim.next_start == pytest.approx(100.8 + 1.0 / pace)  # uniform(1 − J, 1 + J) at its middle
 
 
-def test_the_gate_spreads_with_a_streak_of_refusals_but_never_past_the_backoff_cap():
+def test_the_gate_holds_exactly_the_ask_whatever_the_streak_and_draws_nothing():
+    """One ask, one jittered wait: the refused request draws it (`RetryPolicy.wait_sec`, the
+    run's retry loop); the gate holds the run for the ask itself, however many refusals came
+    in a row, above the backoff cap too (issue 23: the gate used to draw a second wait)."""
+
+    class Counting(random.Random):
+        draws = 0
+
+        def uniform(self, a, b):
+            Counting.draws += 1
+            return super().uniform(a, b)
+
     clock = Clock(0.0)
-    lim = make(clock, backoff_max=3.0, rng=Fraction(1.0))  # the widest draw every time
+    lim = make(clock, backoff_max=3.0, rng=Counting(1))
     tickets = [start(lim) for _ in range(12)]
+    before = Counting.draws
     holds = []
-    for n, t in enumerate(tickets, 1):
+    clock.t = 0.001
+    lim.rate_limited(tickets[0], 0.25)  # a lone refusal closes the gate and cuts nothing: any draw would be the gate's
+    holds.append(lim.open_at - clock.t)
+    assert Counting.draws == before and lim.events == 0
+    for n, t in enumerate(tickets[1:], 2):
         clock.t = n * 0.001
         lim.rate_limited(t, 0.25)
         holds.append(lim.open_at - clock.t)
-    # the n-th refusal in a row: 0.25 · (1 + 0.5 · (2^(n−1) − 1)), capped at max(0.25, 3.0)
-    for n, hold in enumerate(holds, 1):
-        assert hold <= 3.0 + 1e-9
-        assert hold == pytest.approx(min(0.25 * (1 + L.GATE_JITTER * (2 ** (n - 1) - 1)), 3.0), abs=0.002)
-    assert max(holds) == pytest.approx(3.0, abs=0.002)
+    assert holds == [pytest.approx(0.25, abs=1e-9)] * len(holds)
     clock.t = 10.0
-    lim2 = make(clock, backoff_max=3.0, rng=Fraction(1.0))
+    lim2 = make(clock, backoff_max=3.0, rng=Counting(2))
     lim2.rate_limited(start(lim2), 30.0)  # the server asked for more than the cap: it gets it
     assert lim2.open_at == pytest.approx(40.0)
 

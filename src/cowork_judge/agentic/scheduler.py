@@ -1,9 +1,9 @@
 """Scheduling agentic blocks: batches, concurrency, start jitter, retries, resplit, deadline.
 
-A block's attempts are retried through the run's one model-call path
-(`transport.attempts.Tries`: the failure classified once, counted, audited, redacted, one
-jittered wait per failure); this module decides only what is the block's own: its
-attempt-time budget, the run-wide stop, resplit and the deadline.
+A block's attempts are retried by the run's one retry loop (`transport.retrying`: the
+failure classified once, counted, audited, redacted, one jittered wait per failure, the
+give-up decisions); this module decides only what is the block's own: its attempt-time
+budget, the run-wide stop, resplit and the deadline.
 
 Time limits nest (SPEC §11): one attempt ≤ ``JUDGE_PER_TIMEOUT`` ⊂ one block ≤
 ``2 × JUDGE_PER_TIMEOUT`` of attempt time ⊂ the run ≤ ``JUDGE_DEADLINE``. The block
@@ -46,7 +46,7 @@ from cowork_judge.core.error_kinds import ErrorKind
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.run.context import RunContext
-from cowork_judge.transport.attempts import Tries
+from cowork_judge.transport.retrying import Answered, Failed, Result, Tries, Unusable, retry_async
 
 MIN_ATTEMPT_FRACTION = 0.25
 """No attempt is started with less block budget left than this fraction of
@@ -188,64 +188,57 @@ async def judge_block(
     last_kind: ErrorKind = "deadline"
     last_reason = "JUDGE_DEADLINE reached before the first attempt"
     spent = 0.0  # seconds inside attempts: what the block budget counts
-    asked: float | None = None  # the wait the server asked for after the last failure
     tries = Tries(name, policy=policy, rng=ctx.rng, stats=ctx.stats, redact=ctx.redactor.text, log=ctx.log,
                   audit=lambda n, entry: ctx.audit.append(f"{name}/attempt-{n}", entry))
-    while tries.attempts < policy.max_tries:
+
+    def ready() -> bool:
+        """The block's own stops before an attempt: the run-wide stop, the deadline, the budget."""
+        nonlocal last_kind, last_reason
         if state.stopped is not None:
             last_kind, last_reason = state.stopped
-            break
-        left_in_run = ctx.deadline.remaining()
-        if left_in_run <= 0:
+            return False
+        if ctx.deadline.remaining() <= 0:
             if tries.attempts == 0:
                 last_kind, last_reason = "deadline", "JUDGE_DEADLINE reached before the first attempt"
-            break
-        left_in_block = budget_sec - spent
-        if tries.attempts > 0 and left_in_block < MIN_ATTEMPT_FRACTION * cfg.per_timeout_sec:
+            return False
+        if tries.attempts > 0 and budget_sec - spent < MIN_ATTEMPT_FRACTION * cfg.per_timeout_sec:
             last_reason += f" (block budget of {budget_sec:g} s of attempt time used up)"
-            break
-        attempts = tries.begin()
+            return False
+        return True
+
+    async def attempt(no: int) -> Result[None]:
+        nonlocal last_kind, last_reason, spent
         state.count_attempt(rows)
-        limit = min(cfg.per_timeout_sec, left_in_block, left_in_run)
+        limit = min(cfg.per_timeout_sec, budget_sec - spent, ctx.deadline.remaining())
         t0 = time.monotonic()
         try:
-            outcome = await wait_for_quietly(
-                backend.attempt(name, rows, workspace, attempt_no=attempts, timeout_at=t0 + limit),
-                max(0.01, limit),
-            )
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # every transport failure is classified (once, `transport.attempts`), none escapes
-            failed = tries.failed(exc, t0=t0, deadline_passed=ctx.deadline.remaining() <= 0.05)
-            asked = failed.asked_sec
-            last_kind, last_reason = failed.kind, f"{failed.kind} after {attempts} attempt(s): {failed.said}"
-        else:
-            asked = None
-            for cid, verdict in outcome.verdicts.items():
-                if verdict.judged:
-                    judged[cid] = verdict
-            if outcome.usable:
-                # rows the parser left unjudged keep its specific reason (conflicting
-                # verdicts, cut off before the level, an unreadable hit)
-                unread.update({cid: v for cid, v in outcome.verdicts.items() if not v.judged})
-                if len(judged) < len(rows):
-                    last_kind, last_reason = "parse_error", "the reply held no verdict for this row"
-                break
-            problems = "; ".join(dict.fromkeys(outcome.problems))[:300] or "unusable reply"  # each problem once
-            last_kind, last_reason = "parse_error", f"parse_error after {attempts} attempt(s): {problems}"
-            tries.unusable(problems)
+            outcome = await wait_for_quietly(backend.attempt(name, rows, workspace, attempt_no=no, timeout_at=t0 + limit),
+                                             max(0.01, limit))
         finally:
             spent += time.monotonic() - t0
+        for cid, verdict in outcome.verdicts.items():
+            if verdict.judged:
+                judged[cid] = verdict
+        if not outcome.usable:
+            return Unusable("; ".join(dict.fromkeys(outcome.problems))[:300] or "unusable reply")  # each problem once
+        # rows the parser left unjudged keep its specific reason (conflicting verdicts, cut
+        # off before the level, an unreadable hit)
+        unread.update({cid: v for cid, v in outcome.verdicts.items() if not v.judged})
+        if len(judged) < len(rows):
+            last_kind, last_reason = "parse_error", "the reply held no verdict for this row"
+        return Answered(None)
+
+    def on_failure(failed: Failed) -> None:
+        nonlocal last_kind, last_reason
+        last_kind, last_reason = failed.kind, f"{failed.kind} after {tries.attempts} attempt(s): {failed.said}"
         if last_kind in stopping_kinds and state.stopped is None:
             state.stopped = (last_kind, f"{last_reason} (seen on {name}; no further calls in this run)")
             ctx.log.error("%s: %s: giving up on every block of this run", name, last_kind)
-        wait = tries.next_wait(last_kind, asked)
-        if wait is None:
-            break
-        if wait >= ctx.deadline.remaining():
-            last_reason += " (no time left before JUDGE_DEADLINE for another attempt)"
-            break
-        await asyncio.sleep(wait)
+
+    ended = await retry_async(tries, attempt, ready=ready, time_left=ctx.deadline.remaining,
+                              deadline_passed=lambda: ctx.deadline.remaining() <= 0.05, on_failure=on_failure)
+    if ended.why == "no_time":
+        last_reason += " (no time left before JUDGE_DEADLINE for another attempt)"
     attempts = tries.attempts
     seconds = round(time.monotonic() - start, 3)
     out: dict[str, Verdict] = {}

@@ -1,8 +1,9 @@
 """The run's one model-call path: every model request of a run — an agentic block's turn,
 a workflow call, an agent-CLI attempt — is admitted, settled, classified, counted,
-audited, redacted and retried here, and nowhere else.
+audited, redacted and retried here and in the one retry loop beside it
+(`transport.retrying`), and nowhere else.
 
-Three parts, one concern (how a model call is made and what its failure means):
+Two parts, one concern (how a model call is made and what its failure means):
 
 - `ModelCalls` — one per run (`run.context.RunContext.calls`). It owns the run's ONE HTTP
   client (`transport.chat.Transport`, the only ``AsyncOpenAI`` of the run) on ONE private
@@ -19,16 +20,10 @@ Three parts, one concern (how a model call is made and what its failure means):
   the server's ask); or failed otherwise (an error inside a 200 stream included: the
   request had been admitted). A CLI attempt (ONE ticket for all the requests the CLI makes)
   settles it itself (`Held.refused` with ``whole_attempt=True``, `Held.failed`).
-- `Tries` — the attempts of one block or one workflow call under the run's retry policy
-  (`core.retry.RetryPolicy`, the failure table): it classifies a failure ONCE (`failure_of`,
-  memoised on the exception, so the ticket's settlement and the retry decision read the same
-  kind and the same ``Retry-After``), counts it (`CallStats.failed`), logs and audits it
-  with the reason redacted, and draws ONE jittered wait per failure (`Tries.next_wait`).
 
-The callers keep what is theirs: the scheduler its block budget, resplit and run-wide stop
-(`agentic.scheduler`), the workflow transport its in-flight slots, start jitter and cancel
-event (`workflow.calls`), the CLI base its launch and the CLI's words
-(`agentic.cli_base`).
+The retries around these calls are `transport.retrying` (the one retry loop: `Tries`, which
+reads a failure through `failure_of` here, so the ticket's settlement and the retry decision
+read the same kind and the same ``Retry-After``).
 
 Seams (issues 28, 29): a fleet-wide limiter (a shared store) replaces `Limiter` behind
 `RequestLimiter` — the one object `ModelCalls` admits through and settles with; pacing
@@ -41,9 +36,7 @@ Importing this module loads no model client and no asyncio (a code-only run's st
 
 from __future__ import annotations
 
-import logging
 import math
-import random
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping
@@ -52,9 +45,9 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from cowork_judge.core.classify import JudgeFailure, classify, summary
+from cowork_judge.core.classify import JudgeFailure, classify
 from cowork_judge.core.error_kinds import ErrorKind
-from cowork_judge.core.retry import RetryPolicy, retry_after_sec
+from cowork_judge.core.retry import retry_after_sec
 from cowork_judge.transport.limiter import GateClosed, Ticket
 from cowork_judge.transport.stats import CallStats
 
@@ -382,81 +375,3 @@ def _connector(api_key: str | None, base_url: str | None, model: str,
         return api_key, base_url
 
     return connect, child_credentials
-
-
-# --------------------------------------------------------------------------- retrying
-
-@dataclass(frozen=True)
-class Failed:
-    """One failed attempt as `Tries.failed` recorded it.
-
-    Attributes:
-        kind: its `ErrorKind` (the deadline applied); said: the redacted summary;
-        asked_sec: the server's wait, seconds, or None.
-    """
-
-    kind: ErrorKind
-    said: str
-    asked_sec: float | None
-
-
-class Tries:
-    """The attempts of one block or one workflow call under the run's retry policy.
-
-    Args:
-        what: how logs name the attempts (``block-01``, ``workflow w call p1``).
-        policy: the retry policy (failure table, JUDGE_MAX_TRIES, JUDGE_RETRY_BACKOFF_MAX).
-        rng: the run's random source (the one jittered wait per failure).
-        stats: the run's counters (failures by kind).
-        redact: removes secrets from reasons.
-        log: the run's logger.
-        audit: ``audit(attempt_no, entry)`` writes one record of a failed attempt.
-    """
-
-    def __init__(self, what: str, *, policy: RetryPolicy, rng: random.Random, stats: CallStats,
-                 redact: Callable[[str], str], log: logging.Logger,
-                 audit: Callable[[int, dict[str, Any]], None] | None = None) -> None:
-        self.what = what
-        self.policy = policy
-        self.rng = rng
-        self.stats = stats
-        self.redact = redact
-        self.log = log
-        self.audit = audit
-        self.attempts = 0
-        """Attempts begun so far."""
-        self.backoffs = 0
-        """Failures of backing-off kinds (rate limiting) so far: the n of the backoff."""
-
-    def begin(self) -> int:
-        """Count one more attempt; returns its 1-based number."""
-        self.attempts += 1
-        return self.attempts
-
-    def failed(self, exc: BaseException, *, t0: float, deadline_passed: bool, **entry: Any) -> Failed:
-        """Record a failed attempt begun at `t0` (monotonic s): its kind (read once,
-        `failure_of`), counted, logged and audited (`entry` first, then ``failed``,
-        ``error``, ``seconds``) with the reason redacted."""
-        failure = failure_of(exc)
-        kind = failure.kind(deadline_passed=deadline_passed)
-        said = self.redact(summary(exc))
-        self.stats.failed(kind)
-        if self.audit is not None:
-            self.audit(self.attempts, {**entry, "failed": kind, "error": said, "seconds": round(time.monotonic() - t0, 3)})
-        self.log.warning("%s attempt %d failed (%s): %s", self.what, self.attempts, kind, said)
-        return Failed(kind, said, failure.asked_sec)
-
-    def unusable(self, problems: str) -> None:
-        """Record an attempt whose reply held no usable verdict (``parse_error``)."""
-        self.stats.failed("parse_error")
-        self.log.warning("%s attempt %d: unusable reply (%s)", self.what, self.attempts, problems)
-
-    def next_wait(self, kind: ErrorKind, asked_sec: float | None) -> float | None:
-        """Seconds to wait before the next attempt after a failure of `kind`, or None when
-        the policy gives up (not retried, or JUDGE_MAX_TRIES reached). One jittered draw
-        (`RetryPolicy.wait_sec`: at least the server's ask `asked_sec`, else the backoff)."""
-        if not self.policy.retries(kind) or self.attempts >= self.policy.max_tries:
-            return None
-        if self.policy.backs_off(kind):
-            self.backoffs += 1
-        return self.policy.wait_sec(kind, self.backoffs, self.rng, asked_sec)

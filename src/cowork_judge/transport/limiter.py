@@ -31,15 +31,19 @@ apply while the recent refusal share is high, the cuts asking for more evidence:
 (a gate costs one ask, a cut seconds of pace; an overdrawn key refuses several requests at
 once, while a 30 % random refusal rate hovers near the threshold.)
 
-The gate, on such a refusal with an ask ``a`` (n = refusals since the last answer)::
+The gate, on such a refusal with an ask ``a``::
 
-    open_at ← max(open_at, now + min(a · (1 + uniform(0, GATE_JITTER · (2^(n−1) − 1))),
-                                    max(a, JUDGE_RETRY_BACKOFF_MAX)))
+    open_at ← max(open_at, now + a)
 
-exactly the ask for a lone refusal, spread wider while refusals keep coming (bounded as a
-refused request's own wait is, `core.retry.RetryPolicy.wait_sec`): a bucket
-computes the same ask for every client it refused, and clients that come back together
-are refused together (binary exponential backoff, as Ethernet's).
+exactly the ask, drawn from nothing: the ONE jittered wait of an ask is the refused
+request's own (`core.retry.RetryPolicy.wait_sec`, at least ``a``, spread wider with each
+refusal of the same block or call, drawn once by the run's retry loop,
+`transport.retrying`). A bucket computes the same ask for every client it refused, and
+clients that come back together are refused together; the refused requests come back
+spread by their own draws, the others of the run start at the gate's opening, paced once
+a cut has set a pace. (Until issue 23 the gate drew a second wait from the same ask,
+``a · (1 + uniform(0, 0.5 · (2^(n−1) − 1)))``, n = refusals in a row;
+`bench/limiter_model.py` measured no difference outside the seeds' spread.)
 
 A *rate-limit event* is a refusal that passes the cuts' share, of a request that started at or after the last cut
 (replies to requests already on the wire are the same event: TCP's once-per-round-trip
@@ -120,10 +124,6 @@ RATE_MAX = 1000.0
 """Requests/s: a pace above this is no pace."""
 CEILING = 256.0
 """Requests in flight: a window above this is no window."""
-GATE_JITTER = 0.5
-"""The gate after the n-th refusal in a row (no answer between) stays closed ``asked · (1 +
-uniform(0, GATE_JITTER · (2^(n−1) − 1)))``: exactly the ask for a lone refusal, spread
-wider and wider while refusals keep coming (jobs sharing a key come back out of step)."""
 CUT_SPREAD = 1.0
 """After a cut, the next start waits ``uniform(0, CUT_SPREAD) / rate``: the jobs a shared
 key refused together come back spread over one paced gap. Measured with
@@ -249,9 +249,7 @@ class Limiter:
             self._trim(now)
             refusals, replies = sum(self._outcomes), len(self._outcomes)
             if refusals / (replies + OUTCOME_PRIOR) >= PACE_SHARE and asked_sec is not None and asked_sec > 0:
-                spread = GATE_JITTER * (2.0 ** min(self.streak - 1, 16) - 1.0)
-                hold = min(asked_sec * (1.0 + self.rng.uniform(0.0, spread)), max(asked_sec, self.backoff_max_sec))
-                self.open_at = max(self.open_at, now + hold)
+                self.open_at = max(self.open_at, now + asked_sec)  # the ask itself: no draw (module docstring)
             if refusals / (replies + CUT_PRIOR) < PACE_SHARE:
                 return False
             if ticket.started_at < self.last_cut:

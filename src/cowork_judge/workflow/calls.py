@@ -8,7 +8,8 @@ jitter)`` seconds while holding its slot, so later calls queue behind). Everythi
 is the run's one model-call path (`transport.attempts`): the limiter ticket (`Held`,
 shared with the agentic blocks: a rate limit a workflow call meets slows the agentic
 calls to the same endpoint and vice versa), the failure read once, counted, audited and
-redacted, one jittered wait per failure (`Tries`, the failure table's retry policy: a rate
+redacted, one jittered wait per failure and the give-up decisions (the run's one retry loop,
+`transport.retrying.retry_blocking` with `Tries`: the failure table's retry policy, a rate
 limit waits at least what the server asked), and the run's one HTTP client on the path's
 event-loop thread (`ModelCalls.run_blocking`).
 Each workflow gets a `WorkflowCaller` (the `ModelCaller` of its context) bound to its
@@ -28,9 +29,10 @@ from typing import Any
 
 from cowork_judge.calls import AuditSink, ModelCallFailed, ModelReply
 from cowork_judge.core.retry import RetryPolicy
-from cowork_judge.transport.attempts import ModelCalls, NoCredential, Tries
+from cowork_judge.transport.attempts import Held, ModelCalls, NoCredential
 from cowork_judge.transport.audit import audit_view
 from cowork_judge.transport.limiter import Limiter
+from cowork_judge.transport.retrying import Again, Answered, Result, Tries, retry_blocking
 from cowork_judge.transport.stats import CallStats
 
 SLOT_POLL_SEC = 0.05
@@ -145,8 +147,12 @@ class WorkflowCaller:
         messages = _redacted(messages, shared.redact)
         tries = Tries(f"workflow {self.name} call {label}", policy=shared.retry, rng=shared.rng, stats=shared.stats,
                       redact=shared.redact, log=shared.log, audit=lambda n, entry: self.audit.append("calls", entry))
-        while True:
-            end = min(self.budget_end, shared.deadline_at)
+        end = min(self.budget_end, shared.deadline_at)
+        admitted: list[Held] = []
+
+        def ready() -> bool:
+            """A slot (and the first wave's start jitter), then the limiter's admission; raises
+            `ModelCallFailed` when the call is cut off first."""
             if self.cancel.is_set() or time.monotonic() >= end:
                 raise self._cut_off(label, tries.attempts)
             if not shared.acquire(self.cancel, end):
@@ -158,42 +164,47 @@ class WorkflowCaller:
                     raise ModelCallFailed(f"call {label}: the endpoint asked the run to wait past this call's budget "
                                           f"(after {tries.attempts} attempt(s)); no request was sent", kind="rate_limit")
                 raise self._cut_off(label, tries.attempts)
-            attempts = tries.begin()
+            admitted[:] = [held]
+            return True
+
+        def attempt(no: int) -> Result[ModelReply]:
             t0 = time.monotonic()
             limit = min(timeout_sec or shared.per_timeout_sec, shared.per_timeout_sec, max(0.01, end - t0))
             fmt = response_format if shared.structured else None
             try:
-                with held:
-                    reply = path.run_blocking(lambda transport, limit=limit, fmt=fmt: transport.chat(
+                with admitted.pop():
+                    reply = path.run_blocking(lambda transport: transport.chat(
                         messages, timeout_sec=limit, response_format=fmt), limit + 1.0)
             except NoCredential:  # no request went out
                 raise ModelCallFailed("no judge credentials: a workflow needs JUDGE_API_KEY and JUDGE_BASE_URL",
                                       kind="no_credential") from None
-            except Exception as exc:  # every transport failure is classified (once, `transport.attempts`)
+            except Exception as exc:
                 from cowork_judge.transport.chat import ResponseFormatRejected
 
-                if isinstance(exc, ResponseFormatRejected):
-                    shared.structured = False
-                    shared.log.warning("workflow %s: the endpoint rejected response_format; plain JSON from now on", self.name)
-                    tries.attempts -= 1  # not a failure of the call: the same attempt again without the format
-                    continue
-                failed = tries.failed(exc, t0=t0, deadline_passed=time.monotonic() >= shared.deadline_at,
-                                      label=label, attempt=attempts)
-            else:
-                self.audit.append("calls", {"label": label, "attempt": attempts, "request": audit_view(messages),
-                                            "reply": reply.content, "seconds": round(time.monotonic() - t0, 3)})
-                return ModelReply(text=reply.content, prompt_tokens=reply.prompt_tokens,
-                                  completion_tokens=reply.completion_tokens, attempts=attempts)
+                if not isinstance(exc, ResponseFormatRejected):
+                    raise  # a failure: classified (once) by the retry loop
+                shared.structured = False
+                shared.log.warning("workflow %s: the endpoint rejected response_format; plain JSON from now on", self.name)
+                return Again()  # not a failure of the call: the same attempt again without the format
             finally:
                 shared.release()
-            kind, reason = failed.kind, failed.said
-            wait = tries.next_wait(kind, failed.asked_sec)
-            if wait is None:
-                raise ModelCallFailed(f"{kind} after {attempts} attempt(s): {reason}", kind=kind)
-            if time.monotonic() + wait >= end:
-                raise ModelCallFailed(f"{kind} after {attempts} attempt(s), no time left for another: {reason}", kind=kind)
-            if self.cancel.wait(wait):
-                raise self._cut_off(label, attempts)
+            self.audit.append("calls", {"label": label, "attempt": no, "request": audit_view(messages),
+                                        "reply": reply.content, "seconds": round(time.monotonic() - t0, 3)})
+            return Answered(ModelReply(text=reply.content, prompt_tokens=reply.prompt_tokens,
+                                       completion_tokens=reply.completion_tokens, attempts=no))
+
+        ended = retry_blocking(tries, attempt, ready=ready, time_left=lambda: end - time.monotonic(),
+                               deadline_passed=lambda: time.monotonic() >= shared.deadline_at, cancel=self.cancel,
+                               entry=lambda no: {"label": label, "attempt": no}, raises=(ModelCallFailed,))
+        if ended.why == "answered":
+            assert ended.value is not None
+            return ended.value
+        if ended.why == "cancelled" or ended.last is None:
+            raise self._cut_off(label, ended.attempts)
+        kind, reason = ended.last.kind, ended.last.said
+        if ended.why == "no_time":
+            raise ModelCallFailed(f"{kind} after {ended.attempts} attempt(s), no time left for another: {reason}", kind=kind)
+        raise ModelCallFailed(f"{kind} after {ended.attempts} attempt(s): {reason}", kind=kind)
 
     def _cut_off(self, label: str, attempts: int) -> ModelCallFailed:
         deadline = time.monotonic() >= self.shared.deadline_at

@@ -1,0 +1,328 @@
+"""The run's one retry loop: how the attempts of one agentic block or one workflow model
+call follow each other (SPEC §11).
+
+One decision core, two thin drivers:
+
+- `Tries` — the attempts of one block or call under the run's retry policy
+  (`core.retry.RetryPolicy`, the failure table): it counts attempts, reads a failure ONCE
+  (`transport.attempts.failure_of`, memoised on the exception, so the limiter ticket's
+  settlement and the retry decision read the same kind and the same ``Retry-After``),
+  counts it (`CallStats.failed`), logs and audits it with the reason redacted, and decides
+  what comes next (`Tries.after`): give up (not retried, or ``JUDGE_MAX_TRIES`` reached),
+  give up because the wait would outlast the time left, or wait — ONE jittered wait per
+  failure (`RetryPolicy.wait_sec`: at least the server's ask, jittered upward; else the
+  SPEC §11 backoff). The run's limiter holds the whole run for the server's ask itself,
+  without a draw of its own (`transport.limiter`): one ask, one jittered wait.
+- `_loop` — the loop itself, as a generator that yields what to do (make attempt n, or
+  sleep s seconds) and is sent what happened: every decision (when to stop before an
+  attempt, what a failure means, how long to wait, when to give up) is made here, once.
+- `retry_async` (an agentic block, on its asyncio loop) and `retry_blocking` (a workflow
+  call, on a worker thread; its sleep wakes on the workflow's cancel event) only perform
+  what `_loop` asks for.
+
+The callers keep what is theirs, through hooks: the scheduler its block budget, resplit
+and run-wide stop (`agentic.scheduler`), the workflow caller its in-flight slots, start
+jitter, admission and cancel event (`workflow.calls`); each formats its own reasons from
+the `Ended` it gets back. An attempt returns `Answered` (the loop ends), `Unusable` (a
+reply without a usable verdict: ``parse_error``, retried by the table) or `Again` (not a
+failure: the same attempt once more, uncounted), or raises (a failure, classified; the
+exception types the caller names in `raises` pass through unclassified). What an attempt
+asks and returns is the caller's (`T`): asking the same rows k times, or a batch of
+re-asks, is an attempt function, not another loop.
+
+Importing this module loads no model client and no asyncio (a code-only run's start-up).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+import time
+from collections.abc import Awaitable, Callable, Generator
+from dataclasses import dataclass
+from typing import Any, Generic, Literal, TypeVar, Union
+
+from cowork_judge.core.classify import summary
+from cowork_judge.core.error_kinds import ErrorKind
+from cowork_judge.core.retry import RetryPolicy
+from cowork_judge.transport.attempts import failure_of
+from cowork_judge.transport.stats import CallStats
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Failed:
+    """One failed attempt as `Tries` recorded it.
+
+    Attributes:
+        kind: its `ErrorKind` (the deadline applied); said: the redacted summary (for an
+            unusable reply, the parser's problems); asked_sec: the server's wait, seconds,
+            or None.
+    """
+
+    kind: ErrorKind
+    said: str
+    asked_sec: float | None
+
+
+Why = Literal["answered", "stopped", "gave_up", "no_time", "cancelled"]
+"""Why a loop ended: an attempt answered; the caller's `ready` hook stopped it before an
+attempt; the policy gave up (not retried, or JUDGE_MAX_TRIES reached); the next wait would
+outlast the time left; the caller's cancel event woke a wait."""
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What comes after a failure (`Tries.after`): wait `wait_sec` seconds and try again,
+    or end (`wait_sec` None) for the reason `why` (``gave_up`` or ``no_time``)."""
+
+    wait_sec: float | None
+    why: Why = "gave_up"
+
+
+class Tries:
+    """The attempts of one block or one workflow call under the run's retry policy.
+
+    Args:
+        what: how logs name the attempts (``block-01``, ``workflow w call p1``).
+        policy: the retry policy (failure table, JUDGE_MAX_TRIES, JUDGE_RETRY_BACKOFF_MAX).
+        rng: the run's random source (the one jittered wait per failure).
+        stats: the run's counters (failures by kind).
+        redact: removes secrets from reasons.
+        log: the run's logger.
+        audit: ``audit(attempt_no, entry)`` writes one record of a failed attempt.
+    """
+
+    def __init__(self, what: str, *, policy: RetryPolicy, rng: random.Random, stats: CallStats,
+                 redact: Callable[[str], str], log: logging.Logger,
+                 audit: Callable[[int, dict[str, Any]], None] | None = None) -> None:
+        self.what = what
+        self.policy = policy
+        self.rng = rng
+        self.stats = stats
+        self.redact = redact
+        self.log = log
+        self.audit = audit
+        self.attempts = 0
+        """Attempts begun so far."""
+        self.backoffs = 0
+        """Failures of backing-off kinds (rate limiting) so far: the n of the backoff."""
+
+    def begin(self) -> int:
+        """Count one more attempt; returns its 1-based number."""
+        self.attempts += 1
+        return self.attempts
+
+    def failed(self, exc: BaseException, *, t0: float, deadline_passed: bool, **entry: Any) -> Failed:
+        """Record a failed attempt begun at `t0` (monotonic s): its kind (read once,
+        `failure_of`), counted, logged and audited (`entry` first, then ``failed``,
+        ``error``, ``seconds``) with the reason redacted."""
+        failure = failure_of(exc)
+        kind = failure.kind(deadline_passed=deadline_passed)
+        said = self.redact(summary(exc))
+        self.stats.failed(kind)
+        if self.audit is not None:
+            self.audit(self.attempts, {**entry, "failed": kind, "error": said, "seconds": round(time.monotonic() - t0, 3)})
+        self.log.warning("%s attempt %d failed (%s): %s", self.what, self.attempts, kind, said)
+        return Failed(kind, said, failure.asked_sec)
+
+    def unusable(self, problems: str) -> Failed:
+        """Record an attempt whose reply held no usable verdict (``parse_error``; `problems`
+        is the parser's account, the failure's `Failed.said`)."""
+        self.stats.failed("parse_error")
+        self.log.warning("%s attempt %d: unusable reply (%s)", self.what, self.attempts, problems)
+        return Failed("parse_error", problems, None)
+
+    def next_wait(self, kind: ErrorKind, asked_sec: float | None) -> float | None:
+        """Seconds to wait before the next attempt after a failure of `kind`, or None when
+        the policy gives up (not retried, or JUDGE_MAX_TRIES reached). One jittered draw
+        (`RetryPolicy.wait_sec`: at least the server's ask `asked_sec`, else the backoff)."""
+        if not self.policy.retries(kind) or self.attempts >= self.policy.max_tries:
+            return None
+        if self.policy.backs_off(kind):
+            self.backoffs += 1
+        return self.policy.wait_sec(kind, self.backoffs, self.rng, asked_sec)
+
+    def after(self, failed: Failed, time_left_sec: float) -> Decision:
+        """What comes after `failed` with `time_left_sec` seconds left for the block or call:
+        the policy's wait (`next_wait`), or the end — the policy gives up (``gave_up``), or
+        the wait would reach the end of the time left (``no_time``)."""
+        wait = self.next_wait(failed.kind, failed.asked_sec)
+        if wait is None:
+            return Decision(None, "gave_up")
+        if wait >= time_left_sec:
+            return Decision(None, "no_time")
+        return Decision(wait)
+
+
+# --------------------------------------------------------------------------- what an attempt returns
+
+
+@dataclass(frozen=True)
+class Answered(Generic[T]):
+    """An attempt that answered: the loop ends with `value`."""
+
+    value: T
+
+
+@dataclass(frozen=True)
+class Unusable:
+    """An attempt that got a reply without a usable verdict (``parse_error``): `problems`
+    says why (shown in the row's reason)."""
+
+    problems: str
+
+
+@dataclass(frozen=True)
+class Again:
+    """Not a failure: make the same attempt once more, uncounted (a workflow call whose
+    endpoint rejected ``response_format`` is re-sent without it)."""
+
+
+Result = Union[Answered[T], Unusable, Again]
+"""What an attempt function returns (it raises on a failure)."""
+
+
+@dataclass(frozen=True)
+class Ended(Generic[T]):
+    """How a loop ended.
+
+    Attributes:
+        why: see `Why`.
+        value: the answer (``why == "answered"``), else None.
+        last: the last failure, None when no attempt failed.
+        attempts: attempts made (`Tries.attempts`).
+    """
+
+    why: Why
+    value: T | None
+    last: Failed | None
+    attempts: int
+
+
+@dataclass(frozen=True)
+class _Attempt:
+    no: int
+
+
+@dataclass(frozen=True)
+class _Sleep:
+    sec: float
+
+
+_Step = Union[_Attempt, _Sleep]
+_Sent = Union[tuple[Any, Union[BaseException, None]], bool, None]
+
+
+def _loop(tries: Tries, *, ready: Callable[[], bool], time_left: Callable[[], float],
+          deadline_passed: Callable[[], bool], entry: Callable[[int], dict[str, Any]],
+          on_failure: Callable[[Failed], None],
+          raises: tuple[type[BaseException], ...]) -> Generator[_Step, _Sent, Ended[Any]]:
+    """The one retry loop (see the module docstring). Yields `_Attempt` (is sent ``(result,
+    None)`` or ``(None, exception)``) and `_Sleep` (is sent True when a cancel woke it).
+    An exception of a type in `raises` ends the loop: it is re-raised, unclassified."""
+    last: Failed | None = None
+    while tries.attempts < tries.policy.max_tries:
+        if not ready():
+            return Ended("stopped", None, last, tries.attempts)
+        no = tries.begin()
+        t0 = time.monotonic()
+        sent = yield _Attempt(no)
+        assert isinstance(sent, tuple)
+        result, exc = sent
+        if isinstance(exc, raises):
+            raise exc
+        if exc is not None:
+            last = tries.failed(exc, t0=t0, deadline_passed=deadline_passed(), **entry(no))
+        elif isinstance(result, Again):
+            tries.attempts -= 1
+            continue
+        elif isinstance(result, Unusable):
+            last = tries.unusable(result.problems)
+        else:
+            return Ended("answered", result.value, last, tries.attempts)
+        on_failure(last)
+        decision = tries.after(last, time_left())
+        if decision.wait_sec is None:
+            return Ended(decision.why, None, last, tries.attempts)
+        if (yield _Sleep(decision.wait_sec)):
+            return Ended("cancelled", None, last, tries.attempts)
+    return Ended("gave_up", None, last, tries.attempts)
+
+
+def _nothing(_failed: Failed) -> None:
+    return None
+
+
+def _no_entry(_no: int) -> dict[str, Any]:
+    return {}
+
+
+async def retry_async(tries: Tries, attempt: Callable[[int], Awaitable[Result[T]]], *, ready: Callable[[], bool],
+                      time_left: Callable[[], float], deadline_passed: Callable[[], bool],
+                      entry: Callable[[int], dict[str, Any]] = _no_entry,
+                      on_failure: Callable[[Failed], None] = _nothing,
+                      raises: tuple[type[BaseException], ...] = ()) -> Ended[T]:
+    """Run the retry loop on an asyncio loop (an agentic block).
+
+    Args:
+        tries: the block's `Tries`.
+        attempt: ``attempt(n)``, attempt number n (1-based): a `Result`, or raises a failure.
+        ready: called before each attempt; False ends the loop (``stopped``) — the caller
+            records why (its budget, the run-wide stop, the deadline).
+        time_left: seconds left for the block; a wait that reaches it ends the loop (``no_time``).
+        deadline_passed: the run's deadline has passed (a timeout then reads ``deadline``).
+        entry: the audit fields of attempt n's failure record (before ``failed``, ``error``…).
+        on_failure: called with each failure, before the decision (the caller's reasons,
+            the run-wide stop).
+        raises: exception types of `attempt` that end the loop unclassified (re-raised).
+
+    Cancelling the task cancels the attempt or the sleep (``asyncio.CancelledError``
+    is never a failure).
+    """
+    import asyncio
+
+    loop = _loop(tries, ready=ready, time_left=time_left, deadline_passed=deadline_passed, entry=entry,
+                 on_failure=on_failure, raises=raises)
+    try:
+        step = next(loop)
+        while True:
+            if isinstance(step, _Attempt):
+                try:
+                    sent: _Sent = (await attempt(step.no), None)
+                except Exception as exc:  # a failure: `_loop` classifies it (once)
+                    sent = (None, exc)
+            else:
+                await asyncio.sleep(step.sec)
+                sent = False
+            step = loop.send(sent)
+    except StopIteration as stop:
+        ended: Ended[T] = stop.value
+        return ended
+
+
+def retry_blocking(tries: Tries, attempt: Callable[[int], Result[T]], *, ready: Callable[[], bool],
+                   time_left: Callable[[], float], deadline_passed: Callable[[], bool], cancel: threading.Event,
+                   entry: Callable[[int], dict[str, Any]] = _no_entry,
+                   on_failure: Callable[[Failed], None] = _nothing,
+                   raises: tuple[type[BaseException], ...] = ()) -> Ended[T]:
+    """Run the retry loop on a thread (a workflow call): as `retry_async`, and a wait ends
+    early (``cancelled``) when `cancel` is set."""
+    loop = _loop(tries, ready=ready, time_left=time_left, deadline_passed=deadline_passed, entry=entry,
+                 on_failure=on_failure, raises=raises)
+    try:
+        step = next(loop)
+        while True:
+            if isinstance(step, _Attempt):
+                try:
+                    sent: _Sent = (attempt(step.no), None)
+                except Exception as exc:  # a failure: `_loop` classifies it (once)
+                    sent = (None, exc)
+            else:
+                sent = cancel.wait(step.sec)
+            step = loop.send(sent)
+    except StopIteration as stop:
+        ended: Ended[T] = stop.value
+        return ended
