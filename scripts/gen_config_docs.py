@@ -38,22 +38,23 @@ def _config() -> tuple[type[BaseModel], Mapping[str, tuple[str, ...]], Mapping[s
     return config.JudgeConfig, config.ENV_NAMES, config.CAPS, config.MAX_JITTER_SHARE
 
 
-def _field(model: type[BaseModel], name: str) -> FieldInfo:
-    """The field `name` of `model`: a plain name, a dotted path into nested models, or a plain
-    name found in a nested model (policies nested in the config keep their knob names)."""
-    fields = model.model_fields
+def _fields(kind: Any) -> dict[str, FieldInfo]:
+    """The fields of a pydantic model or pydantic dataclass, else {}."""
+    if isinstance(kind, type) and issubclass(kind, BaseModel):
+        return dict(kind.model_fields)
+    return dict(getattr(kind, "__pydantic_fields__", None) or {})
+
+
+def _field(model: Any, name: str) -> FieldInfo:
+    """The field `name` of `model`: a plain name, or a dotted path into the policies nested in
+    the config (``scoring.reward_mode``: a field of `JudgeConfig.scoring`'s type)."""
+    fields = _fields(model)
     head, _, rest = name.partition(".")
     if head in fields and not rest:
         return fields[head]
     if head in fields and rest:
-        nested = fields[head].annotation
-        if isinstance(nested, type) and issubclass(nested, BaseModel):
-            return _field(nested, rest)
-    for info in fields.values():
-        nested = info.annotation
-        if isinstance(nested, type) and issubclass(nested, BaseModel) and name in nested.model_fields:
-            return nested.model_fields[name]
-    raise KeyError(f"{name!r} is in ENV_NAMES but not a field of {model.__name__}")
+        return _field(fields[head].annotation, rest)
+    raise KeyError(f"{name!r} is in ENV_NAMES but not a field of {getattr(model, '__name__', model)}")
 
 
 def _default(info: FieldInfo) -> str:
@@ -83,7 +84,7 @@ def rows() -> Iterator[tuple[str, str, str, str]]:
     for name, names in env_names.items():
         info = _field(model, name)
         variable = " (else ".join(f"`{n}`" for n in names) + ")" * (len(names) - 1)
-        cap = caps.get(name.rpartition(".")[2])
+        cap = caps.get(name)
         yield variable, _default(info), (f"`{cap[0]:g}`: {cap[1]}" if cap else ""), _meaning(info, names)
 
 

@@ -10,15 +10,22 @@ from pathlib import Path
 
 import pytest
 
-from cowork_judge.run.config import JudgeConfig, export_credentials, load_config
+from cowork_judge.run.config import default, export_credentials, load_config
+
+
+def knob(config, name):
+    """The value of knob `name` (a dotted name reads a nested policy's field)."""
+    for part in name.split("."):
+        config = getattr(config, part)
+    return config
 
 
 def test_defaults_match_the_spec():
     c = load_config({}).config
-    assert (c.model, c.backend, c.batch, c.concurrency, c.per_timeout_sec, c.max_tries) == ("gpt-5.5", "openai", 4, 2, 150, 6)
-    assert (c.resplit, c.deadline_sec, c.start_jitter_sec, c.retry_backoff_max_sec) == (True, 1800, 0, 20)
-    assert (c.reward_mode, c.pass_threshold, c.pass_compare, c.lenient_delivery, c.chat_fallback) == ("continuous", 0.75, "gte", False, True)
-    assert (c.evidence_sec, c.metric_id, c.systemic_fraction, c.systemic_min, c.unjudged_negative) == (180, "rubric_llm_judge", 0.4, 2, "deduct")
+    assert (c.model, c.backend, c.batch, c.concurrency, c.per_timeout_sec, c.retry.max_tries) == ("gpt-5.5", "openai", 4, 2, 150, 6)
+    assert (c.resplit, c.deadline_sec, c.start_jitter_sec, c.retry.backoff_max_sec) == (True, 1800, 0, 20)
+    assert (c.scoring.reward_mode, c.scoring.pass_threshold, c.scoring.pass_compare, c.lenient_delivery, c.chat_fallback) == ("continuous", 0.75, "gte", False, True)
+    assert (c.evidence_sec, c.metric_id, c.scoring.systemic_fraction, c.scoring.systemic_min, c.scoring.unjudged_negative) == (180, "rubric_llm_judge", 0.4, 2, "deduct")
     assert (c.workflow_concurrency, c.workflow_deadline_share, c.workflow_start_jitter_sec, c.code_timeout_sec) == (4, None, 0, 60)
     assert c.block_budget_sec == 300 and not c.has_credentials
 
@@ -31,19 +38,19 @@ def test_defaults_match_the_spec():
         ("JUDGE_CONCURRENCY", "-2", "concurrency"),
         ("JUDGE_PER_TIMEOUT", "nan", "per_timeout_sec"),
         ("JUDGE_DEADLINE", "0", "deadline_sec"),
-        ("JUDGE_REWARD_MODE", "stepwise", "reward_mode"),
-        ("JUDGE_PASS_THRESHOLD", "1.5", "pass_threshold"),
-        ("JUDGE_PASS_COMPARE", ">=", "pass_compare"),
+        ("JUDGE_REWARD_MODE", "stepwise", "scoring.reward_mode"),
+        ("JUDGE_PASS_THRESHOLD", "1.5", "scoring.pass_threshold"),
+        ("JUDGE_PASS_COMPARE", ">=", "scoring.pass_compare"),
         ("JUDGE_RESPLIT", "perhaps", "resplit"),
-        ("JUDGE_SYSTEMIC_FRACTION", "2", "systemic_fraction"),
+        ("JUDGE_SYSTEMIC_FRACTION", "2", "scoring.systemic_fraction"),
         ("JUDGE_WORKFLOW_DEADLINE_SHARE", "0", "workflow_deadline_share"),
-        ("JUDGE_UNJUDGED_NEGATIVE", "forgive", "unjudged_negative"),
+        ("JUDGE_UNJUDGED_NEGATIVE", "forgive", "scoring.unjudged_negative"),
         ("JUDGE_BACKEND", "gemini", "backend"),
     ],
 )
 def test_bad_values_fall_back_with_a_warning(name, value, field):
     loaded = load_config({name: value})
-    assert getattr(loaded.config, field) == JudgeConfig.model_fields[field].default
+    assert knob(loaded.config, field) == default(field)
     assert loaded.sources[field] == f"invalid:{name} → default"
     assert len(loaded.warnings) == 1 and name in loaded.warnings[0] and repr(value) in loaded.warnings[0]
 
@@ -52,7 +59,7 @@ def test_good_values_and_sources():
     loaded = load_config({"JUDGE_BATCH": " 8 ", "JUDGE_REWARD_MODE": "BINARY", "JUDGE_LENIENT_DELIVERY": "yes",
                           "JUDGE_WORKFLOW_DEADLINE_SHARE": "0.5", "JUDGE_AUX_FILES": "a.py, b.py c.py", "JUDGE_MODEL": ""})
     c = loaded.config
-    assert (c.batch, c.reward_mode, c.lenient_delivery, c.workflow_deadline_share, c.aux_files) == (8, "binary", True, 0.5, ("a.py", "b.py", "c.py"))
+    assert (c.batch, c.scoring.reward_mode, c.lenient_delivery, c.workflow_deadline_share, c.aux_files) == (8, "binary", True, 0.5, ("a.py", "b.py", "c.py"))
     assert loaded.sources["batch"] == "env:JUDGE_BATCH" and loaded.sources["model"] == "default"
     assert loaded.warnings == []
 
@@ -173,13 +180,13 @@ def test_a_code_only_run_never_imports_the_model_client(tmp_path):
 
 
 @pytest.mark.parametrize(("env", "field", "cap"), [("JUDGE_CONCURRENCY", "concurrency", 32), ("JUDGE_BATCH", "batch", 50),
-                                                  ("JUDGE_MAX_TRIES", "max_tries", 20), ("JUDGE_WORKFLOW_CONCURRENCY",
+                                                  ("JUDGE_MAX_TRIES", "retry.max_tries", 20), ("JUDGE_WORKFLOW_CONCURRENCY",
                                                                                          "workflow_concurrency", 32)])
 def test_absurd_knobs_are_capped_with_a_warning(env, field, cap):
     loaded = load_config({env: "100000"})
-    assert getattr(loaded.config, field) == cap and loaded.sources[field] == f"capped:{env}"
+    assert knob(loaded.config, field) == cap and loaded.sources[field] == f"capped:{env}"
     assert any(w.startswith(f"{env}=100000 is above the cap {cap}") for w in loaded.warnings)
-    assert getattr(load_config({env: str(cap)}).config, field) == cap  # the cap itself is accepted silently
+    assert knob(load_config({env: str(cap)}).config, field) == cap  # the cap itself is accepted silently
     assert not load_config({env: str(cap)}).warnings
 
 

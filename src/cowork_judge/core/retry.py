@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+
+from pydantic import Field, SkipValidation
+from pydantic.dataclasses import dataclass
 
 from cowork_judge.core.consequences import CONSEQUENCES, Consequence
 
@@ -52,15 +54,24 @@ class RetryPolicy:
     """How a block or a model call is retried: the failure table's ``retry`` and
     ``backoff`` columns, ``JUDGE_MAX_TRIES`` and ``JUDGE_RETRY_BACKOFF_MAX``.
 
+    The home of those two knobs' defaults: the run's configuration nests it
+    (`run.config.JudgeConfig.retry`). A pydantic dataclass: validated like the config
+    (a bad value raises ``pydantic.ValidationError``), ``dataclasses.replace`` works.
+
     Attributes:
         max_tries: attempts per block or call (≥ 1).
         backoff_max_sec: cap of one backoff wait, seconds (≥ 1).
-        table: the failure table (`CONSEQUENCES`, or a modified copy in tests).
+        table: the failure table (`CONSEQUENCES`, or a modified copy in tests); not
+            validated, not dumped (it is code, not configuration).
     """
 
-    max_tries: int = 6
-    backoff_max_sec: float = 20.0
-    table: Mapping[str, Consequence] = field(default_factory=lambda: CONSEQUENCES)
+    max_tries: int = Field(6, ge=1, description="JUDGE_MAX_TRIES: attempts per block.")
+    backoff_max_sec: float = Field(20.0, ge=1, description=(
+        "JUDGE_RETRY_BACKOFF_MAX: rate-limit backoff cap in seconds: the server's `Retry-After`/`retry-after-ms` "
+        "jittered upward (never below it, at most the cap unless the server asked for more), else `uniform(1, min(cap, "
+        "2·3^(n−1)))` s; also the slowest pace of the run's request limiter (one request per cap)."))
+    table: SkipValidation[Mapping[str, Consequence]] = Field(default_factory=lambda: CONSEQUENCES, exclude=True,
+                                                              repr=False)
 
     def retries(self, kind: str) -> bool:
         """True when another attempt after a failure of `kind` may succeed."""

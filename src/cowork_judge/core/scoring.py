@@ -37,18 +37,25 @@ class ScoringError(ValueError):
 
 class ScoringPolicy(BaseModel):
     """The knobs that shape the reward and its accounting (recorded in every result
-    document as ``details.policy``, so a stored result can be re-scored exactly)."""
+    document as ``details.policy``, so a stored result can be re-scored exactly). The home
+    of their defaults and meanings: the run's configuration nests it
+    (`run.config.JudgeConfig.scoring`)."""
 
     model_config = ConfigDict(frozen=True)
 
-    reward_mode: Literal["continuous", "binary"] = Field("continuous", description="JUDGE_REWARD_MODE.")
-    pass_threshold: float = Field(0.75, ge=0.0, le=1.0, description="JUDGE_PASS_THRESHOLD.")
-    pass_compare: Literal["gte", "gt"] = Field("gte", description="JUDGE_PASS_COMPARE.")
+    reward_mode: Literal["continuous", "binary"] = Field("continuous", description=(
+        "JUDGE_REWARD_MODE: `continuous` (reward = score) or `binary` (1 if passed, else 0; warns)."))
+    pass_threshold: float = Field(0.75, ge=0.0, le=1.0, description=(
+        "JUDGE_PASS_THRESHOLD: the score that sets `extra_fields.passed` (and the binary reward)."))
+    pass_compare: Literal["gte", "gt"] = Field("gte", description=(
+        "JUDGE_PASS_COMPARE: how the score meets JUDGE_PASS_THRESHOLD: `gte` (≥) or `gt` (>)."))
     unjudged_negative: Literal["deduct", "ignore"] = Field(
-        "deduct", description="JUDGE_UNJUDGED_NEGATIVE: an unjudged deduction deducts and an unjudged hurdle is fatal "
-                              "('deduct'), or both count as misses ('ignore').")
-    systemic_fraction: float = Field(0.4, ge=0.0, le=1.0, description="JUDGE_SYSTEMIC_FRACTION: unjudged share above which a failure is systemic.")
-    systemic_min: int = Field(2, ge=1, description="JUDGE_SYSTEMIC_MIN: unjudged rows needed for a systemic failure.")
+        "deduct", description="JUDGE_UNJUDGED_NEGATIVE: deduct = an unjudged deduction still deducts and an unjudged "
+                              "hurdle is fatal; ignore = both count as misses.")
+    systemic_fraction: float = Field(0.4, ge=0.0, le=1.0, description=(
+        "JUDGE_SYSTEMIC_FRACTION: unjudged fraction > F and count ≥ JUDGE_SYSTEMIC_MIN ⇒ systemic: `exit_code` set."))
+    systemic_min: int = Field(2, ge=1, description=(
+        "JUDGE_SYSTEMIC_MIN: the fewest unjudged rows that make a systemic failure (with JUDGE_SYSTEMIC_FRACTION)."))
 
 
 class RowScore(BaseModel):

@@ -83,7 +83,7 @@ def main_run(paths: RunPaths, loaded: LoadedConfig, *, start: float, hard_deadli
         try:
             facts = RunFacts(identity=config.identity(), seconds=time.monotonic() - start,
                              failure=RunFailure(exit_code="judge:scorer_error", exit_reason=reason))
-            doc = fold((), {}, config.scoring_policy, facts)
+            doc = fold((), {}, config.scoring, facts)
             write_result(paths, doc, redactor)
         except BaseException:
             write_fallback(paths, exit_code="judge:scorer_error", exit_reason=reason, identity=_identity_dict(config),
@@ -173,7 +173,7 @@ class _Run:
             fingerprint=self.fingerprint,
             guard=self.guard or GuardReport(mode=self.config.guard),
         )
-        return fold(criteria, verdicts or {}, self.config.scoring_policy, facts)
+        return fold(criteria, verdicts or {}, self.config.scoring, facts)
 
     def failed(self, criteria: Sequence[Criterion], kind: ErrorKind | None, code: ExitCode, reason: str, *,
                delivery: Delivery | None = None) -> ResultDocument:
@@ -187,9 +187,9 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
     run = _Run(loaded, start, paths.tests_dir)
     config = run.config
     log.info("cowork-judge %s (abi %d), backend %s, model %s", __version__, ABI, config.backend, config.model)
-    if config.reward_mode == "binary":
+    if config.scoring.reward_mode == "binary":
         run.warn("config", ["JUDGE_REWARD_MODE=binary: the reward is 1.0 only when the score passes the threshold "
-                            f"({config.pass_compare} {config.pass_threshold}), else 0.0; graded signal between rollouts is lost"])
+                            f"({config.scoring.pass_compare} {config.scoring.pass_threshold}), else 0.0; graded signal between rollouts is lost"])
     deadline = Deadline.after(config.deadline_sec, start=start)
     if config.skip:
         log.info("JUDGE_SKIP is set: archiving only, reward 'SKIPPED'")

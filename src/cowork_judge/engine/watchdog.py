@@ -260,7 +260,7 @@ class Watchdog:
             fingerprint=verdict_fingerprint(config, self.paths.tests_dir),
             interrupted=kind == "interrupted" and cut > 0,
         )
-        return fold(criteria, verdicts, config.scoring_policy, facts)
+        return fold(criteria, verdicts, config.scoring, facts)
 
 
 def audit_verdicts(audit_dir: Path) -> dict[str, Verdict]:

@@ -28,11 +28,11 @@ CAPS: dict[str, tuple[float, str]] = {
     "batch": (50, "a block of more rows than this is one conversation no judge answers reliably"),
     "concurrency": (32, "blocks in flight multiply a fleet's peak request rate; past this one job alone melts a shared key"),
     "workflow_concurrency": (32, "workflow calls in flight multiply a fleet's peak request rate"),
-    "max_tries": (20, "with backoff this is already minutes of retrying one block"),
+    "retry.max_tries": (20, "with backoff this is already minutes of retrying one block"),
     "max_turns": (64, "model turns per attempt; each re-sends the conversation"),
-    "retry_backoff_max_sec": (300.0, "one rate-limit wait longer than 5 minutes outlives most judge runs"),
+    "retry.backoff_max_sec": (300.0, "one rate-limit wait longer than 5 minutes outlives most judge runs"),
 }
-"""Knob → (largest accepted value, why). A larger value is capped with a warning: an
+"""Knob (a field name; a dotted path into a nested policy) → (largest accepted value, why). A larger value is capped with a warning: an
 accepted absurd value (JUDGE_CONCURRENCY=100000) made one run spend its deadline
 scheduling and lose its document."""
 MAX_JITTER_SHARE = 0.1
@@ -71,7 +71,6 @@ class JudgeConfig(BaseModel):
         "JUDGE_CONCURRENCY: blocks in flight — the direct multiplier of a fleet's peak request rate."))
     per_timeout_sec: float = Field(150.0, gt=0, description=(
         "JUDGE_PER_TIMEOUT: seconds per attempt (call); a block gets `2 ×` this."))
-    max_tries: int = Field(6, ge=1, description="JUDGE_MAX_TRIES: attempts per block.")
     resplit: bool = Field(True, description="JUDGE_RESPLIT: re-judge a failed block row by row.")
     deadline_sec: float = Field(1800.0, gt=0, description=(
         "JUDGE_DEADLINE: seconds for the whole run, from process start; rows not judged by then are unjudged "
@@ -79,19 +78,9 @@ class JudgeConfig(BaseModel):
     start_jitter_sec: float = Field(0.0, ge=0, description=(
         "JUDGE_START_JITTER: first-wave blocks wait `uniform(0, N)` s (spreads a fleet's burst). 0 for a hand run; "
         "`templates/test.sh` and the `task.toml` that init writes set the fleet value 180 s."))
-    retry_backoff_max_sec: float = Field(20.0, ge=1, description=(
-        "JUDGE_RETRY_BACKOFF_MAX: rate-limit backoff cap in seconds: the server's `Retry-After`/`retry-after-ms` "
-        "jittered upward (never below it, at most the cap unless the server asked for more), else `uniform(1, min(cap, "
-        "2·3^(n−1)))` s; also the slowest pace of the run's request limiter (one request per cap)."))
     max_turns: int = Field(16, ge=1, description=(
         "JUDGE_MAX_TURNS: model turns per agent attempt (`openai`; `claude` as `--max-turns`; `codex` has no turn "
         "limit: the per-call timeout bounds it)."))
-    reward_mode: Literal["continuous", "binary"] = Field("continuous", description=(
-        "JUDGE_REWARD_MODE: `continuous` (reward = score) or `binary` (1 if passed, else 0; warns)."))
-    pass_threshold: float = Field(0.75, ge=0, le=1, description=(
-        "JUDGE_PASS_THRESHOLD: the score that sets `extra_fields.passed` (and the binary reward)."))
-    pass_compare: Literal["gte", "gt"] = Field("gte", description=(
-        "JUDGE_PASS_COMPARE: how the score meets JUDGE_PASS_THRESHOLD: `gte` (≥) or `gt` (>)."))
     lenient_delivery: bool = Field(False, description=(
         "JUDGE_LENIENT_DELIVERY: also score files at the `/app` root and in `/output`."))
     chat_fallback: bool = Field(True, description="JUDGE_CHAT_FALLBACK: no files but a final message ⇒ judge the message.")
@@ -102,14 +91,7 @@ class JudgeConfig(BaseModel):
     instruction_file: str | None = Field(None, description=(
         "JUDGE_INSTRUCTION_FILE: judge instruction (else `judge_instruction.md`, `judge_instructions.md`, "
         "`rubric_instruction.md`, `judge_prompt.md` in tests/, else the built-in one)."))
-    systemic_fraction: float = Field(0.4, ge=0, le=1, description=(
-        "JUDGE_SYSTEMIC_FRACTION: unjudged fraction > F and count ≥ JUDGE_SYSTEMIC_MIN ⇒ systemic: `exit_code` set."))
-    systemic_min: int = Field(2, ge=1, description=(
-        "JUDGE_SYSTEMIC_MIN: the fewest unjudged rows that make a systemic failure (with JUDGE_SYSTEMIC_FRACTION)."))
     skip: bool = Field(False, description="JUDGE_SKIP: archive only; `reward.txt` = `SKIPPED` (Harbor then excludes the trial).")
-    unjudged_negative: Literal["deduct", "ignore"] = Field(
-        "deduct", description="JUDGE_UNJUDGED_NEGATIVE: deduct = an unjudged deduction still deducts and an unjudged "
-                              "hurdle is fatal; ignore = both count as misses.")
     workflow_concurrency: int = Field(4, ge=1, description=(
         "JUDGE_WORKFLOW_CONCURRENCY: in-flight model calls of the workflow segment."))
     workflow_deadline_share: float | None = Field(None, gt=0, le=1, description=(
@@ -167,23 +149,16 @@ class JudgeConfig(BaseModel):
                             "result.json `guard`; penalize = also reward 0 when it flags (the rows are still judged and scored).")
     guard_row: bool = Field(False, description="JUDGE_GUARD_ROW: add an unweighted model-judged row \"did the agent address the "
                                                "evaluator?\" to the agentic rows (recorded in `guard`, never scored).")
+    scoring: ScoringPolicy = Field(default_factory=ScoringPolicy, description=(
+        "The knobs that shape the reward (`core.scoring.ScoringPolicy`, their one home: defaults, bounds, meanings)."))
+    retry: RetryPolicy = Field(default_factory=RetryPolicy, description=(
+        "How blocks and model calls are retried (`core.retry.RetryPolicy`, the one home of JUDGE_MAX_TRIES and "
+        "JUDGE_RETRY_BACKOFF_MAX)."))
 
     @property
     def block_budget_sec(self) -> float:
         """Seconds one block may take: 2 × JUDGE_PER_TIMEOUT (derived, no knob; SPEC §11)."""
         return 2.0 * self.per_timeout_sec
-
-    @property
-    def scoring_policy(self) -> ScoringPolicy:
-        """The subset of knobs that shapes the reward."""
-        return ScoringPolicy(
-            reward_mode=self.reward_mode,
-            pass_threshold=self.pass_threshold,
-            pass_compare=self.pass_compare,
-            unjudged_negative=self.unjudged_negative,
-            systemic_fraction=self.systemic_fraction,
-            systemic_min=self.systemic_min,
-        )
 
     @field_validator("backend")
     @classmethod
@@ -195,11 +170,6 @@ class JudgeConfig(BaseModel):
         """Who judges, as recorded in every result document."""
         return RunIdentity(metric_id=self.metric_id, requested_version=self.requested_version, version_source=self.version_source,
                            judge_backend=self.backend, judge_model=self.model)
-
-    @property
-    def retry_policy(self) -> RetryPolicy:
-        """How blocks and model calls are retried (the failure table's columns)."""
-        return RetryPolicy(max_tries=self.max_tries, backoff_max_sec=self.retry_backoff_max_sec)
 
     @property
     def has_credentials(self) -> bool:
@@ -294,32 +264,33 @@ def _files(text: str) -> tuple[str, ...]:
     return tuple(p for p in text.replace(",", " ").split() if p)
 
 
-# field → (env names in priority order, parser). Credentials are resolved separately.
+# field → (env names in priority order, parser); a dotted name is a field of a policy nested in
+# the config (``scoring.reward_mode``: `JudgeConfig.scoring`). Credentials are resolved separately.
 _KNOBS: dict[str, tuple[tuple[str, ...], Callable[[str], Any]]] = {
     "model": (("JUDGE_MODEL",), _text),
     "backend": (("JUDGE_BACKEND",), _choice(*BACKENDS)),
     "batch": (("JUDGE_BATCH",), _int(1)),
     "concurrency": (("JUDGE_CONCURRENCY",), _int(1)),
     "per_timeout_sec": (("JUDGE_PER_TIMEOUT",), _float(0, strict=True, maximum=24 * 3600.0)),
-    "max_tries": (("JUDGE_MAX_TRIES",), _int(1)),
+    "retry.max_tries": (("JUDGE_MAX_TRIES",), _int(1)),
     "resplit": (("JUDGE_RESPLIT",), _bool),
     "deadline_sec": (("JUDGE_DEADLINE",), _float(0, strict=True, maximum=7 * 24 * 3600.0)),
     "start_jitter_sec": (("JUDGE_START_JITTER",), _float(0)),
-    "retry_backoff_max_sec": (("JUDGE_RETRY_BACKOFF_MAX",), _float(1)),
+    "retry.backoff_max_sec": (("JUDGE_RETRY_BACKOFF_MAX",), _float(1)),
     "max_turns": (("JUDGE_MAX_TURNS",), _int(1)),
-    "reward_mode": (("JUDGE_REWARD_MODE",), _choice("continuous", "binary")),
-    "pass_threshold": (("JUDGE_PASS_THRESHOLD",), _float(0, maximum=1)),
-    "pass_compare": (("JUDGE_PASS_COMPARE",), _choice("gte", "gt")),
+    "scoring.reward_mode": (("JUDGE_REWARD_MODE",), _choice("continuous", "binary")),
+    "scoring.pass_threshold": (("JUDGE_PASS_THRESHOLD",), _float(0, maximum=1)),
+    "scoring.pass_compare": (("JUDGE_PASS_COMPARE",), _choice("gte", "gt")),
     "lenient_delivery": (("JUDGE_LENIENT_DELIVERY",), _bool),
     "chat_fallback": (("JUDGE_CHAT_FALLBACK",), _bool),
     "evidence_sec": (("JUDGE_EVIDENCE",), _float(0)),
     "metric_id": (("JUDGE_METRIC_ID",), _text),
     "aux_files": (("JUDGE_AUX_FILES",), _files),
     "instruction_file": (("JUDGE_INSTRUCTION_FILE",), _text),
-    "systemic_fraction": (("JUDGE_SYSTEMIC_FRACTION",), _float(0, maximum=1)),
-    "systemic_min": (("JUDGE_SYSTEMIC_MIN",), _int(1)),
+    "scoring.systemic_fraction": (("JUDGE_SYSTEMIC_FRACTION",), _float(0, maximum=1)),
+    "scoring.systemic_min": (("JUDGE_SYSTEMIC_MIN",), _int(1)),
     "skip": (("JUDGE_SKIP",), _bool),
-    "unjudged_negative": (("JUDGE_UNJUDGED_NEGATIVE",), _choice("deduct", "ignore")),
+    "scoring.unjudged_negative": (("JUDGE_UNJUDGED_NEGATIVE",), _choice("deduct", "ignore")),
     "workflow_concurrency": (("JUDGE_WORKFLOW_CONCURRENCY",), _int(1)),
     "workflow_deadline_share": (("JUDGE_WORKFLOW_DEADLINE_SHARE",), _share),
     "workflow_start_jitter_sec": (("JUDGE_WORKFLOW_START_JITTER",), _float(0)),
@@ -347,7 +318,29 @@ ENV_NAMES: dict[str, tuple[str, ...]] = {
     "base_url": ("JUDGE_BASE_URL", "OPENAI_BASE_URL"),
     **{name: envs for name, (envs, _) in _KNOBS.items()},
 }
-"""Field → environment variable names, first one wins."""
+"""Field (dotted for a nested policy's) → environment variable names, first one wins."""
+
+
+NESTED: dict[str, Any] = {"scoring": ScoringPolicy, "retry": RetryPolicy}
+"""The policies nested in the config: field → type (the home of their knobs' defaults)."""
+
+
+def default(name: str) -> Any:
+    """The default of knob `name` (a field, or ``policy.field`` of a nested policy)."""
+    head, _, rest = name.partition(".")
+    if rest:
+        return getattr(NESTED[head](), rest)
+    return JudgeConfig.model_fields[name].get_default(call_default_factory=True)
+
+
+def _nest(values: dict[str, Any]) -> dict[str, Any]:
+    """Flat knob values (dotted names for nested policies) → `JudgeConfig` keyword arguments."""
+    out = {k: v for k, v in values.items() if "." not in k}
+    for head, kind in NESTED.items():
+        part = {k.partition(".")[2]: v for k, v in values.items() if k.partition(".")[0] == head and "." in k}
+        if part:
+            out[head] = kind(**part)
+    return out
 
 
 def load_config(environ: Mapping[str, str] | None = None) -> LoadedConfig:
@@ -373,8 +366,7 @@ def load_config(environ: Mapping[str, str] | None = None) -> LoadedConfig:
                 values[name] = parser(raw)
                 sources[name] = f"env:{env_name}"
             except ValueError as exc:
-                default = JudgeConfig.model_fields[name].default
-                warnings.append(f"{env_name}={raw!r} {exc}; using the default {default!r}")
+                warnings.append(f"{env_name}={raw!r} {exc}; using the default {default(name)!r}")
                 sources[name] = f"invalid:{env_name} → default"
             break
     for name in ("api_key", "base_url"):
@@ -403,9 +395,9 @@ def load_config(environ: Mapping[str, str] | None = None) -> LoadedConfig:
             warnings.append(f"{env_name}={values[name]:g} is above the cap {cap:g} ({why}); using {cap:g}")
             values[name] = type(values[name])(cap)
             sources[name] = f"capped:{env_name}"
-    deadline = values.get("deadline_sec", JudgeConfig.model_fields["deadline_sec"].default)
+    deadline = values.get("deadline_sec", default("deadline_sec"))
     for name, env_name in (("start_jitter_sec", "JUDGE_START_JITTER"), ("workflow_start_jitter_sec", "JUDGE_WORKFLOW_START_JITTER")):
-        jitter = values.get(name, JudgeConfig.model_fields[name].default)
+        jitter = values.get(name, default(name))
         if jitter > deadline * MAX_JITTER_SHARE:
             values[name] = deadline * MAX_JITTER_SHARE
             warnings.append(f"{env_name}={jitter:g} s is more than {MAX_JITTER_SHARE:.0%} of JUDGE_DEADLINE={deadline:g} s; "
@@ -415,7 +407,7 @@ def load_config(environ: Mapping[str, str] | None = None) -> LoadedConfig:
         usable = ", ".join(name for name, s in BACKENDS.items() if s.available)
         warnings.append(f"JUDGE_BACKEND={spec.name!r} is not available in this version: agentic rows will be "
                         f"unjudged (backend_missing); use one of: {usable}")
-    config = JudgeConfig(**values)
+    config = JudgeConfig(**_nest(values))
     key = config.api_key.get_secret_value() if config.api_key else ""
     return LoadedConfig(config=config, sources=sources, warnings=warnings, redactor=Redactor.from_environ(env, extra=[key]))
 
@@ -438,8 +430,14 @@ def export_credentials(config: JudgeConfig, environ: dict[str, str] | Any = None
 def masked(config: JudgeConfig) -> dict[str, Any]:
     """The effective values with secrets masked: the API key as ``****`` + its last 4
     characters, the base URL through `cowork_judge.redact.mask_url` (userinfo and
-    secret-looking query values)."""
-    out = config.model_dump()
+    secret-looking query values). One entry per knob: a nested policy's fields under their
+    dotted names (``scoring.reward_mode``), as `ENV_NAMES` and `LoadedConfig.sources` name them."""
+    out: dict[str, Any] = {}
+    for name, value in config.model_dump().items():
+        if name in NESTED:
+            out.update({f"{name}.{k}": v for k, v in value.items()})
+        else:
+            out[name] = value
     key = config.api_key.get_secret_value() if config.api_key else None
     out["api_key"] = ("****" + key[-4:]) if key and len(key) > 8 else ("****" if key else None)
     if config.base_url:  # a token may ride in the URL (user:pass@, ?token=)

@@ -94,9 +94,9 @@ class RunContext:
 
     def __post_init__(self) -> None:
         if self.retry is None:
-            self.retry = self.config.retry_policy
+            self.retry = self.config.retry
         if self.limiter is None:
-            self.limiter = Limiter(backoff_max_sec=self.config.retry_backoff_max_sec, rng=self.rng)
+            self.limiter = Limiter(backoff_max_sec=self.config.retry.backoff_max_sec, rng=self.rng)
         config = self.config
         if self.calls is None:
             self.calls = ModelCalls(api_key=config.api_key.get_secret_value() if config.api_key else None,

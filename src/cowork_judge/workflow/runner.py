@@ -79,7 +79,7 @@ def workflow_calls(ctx: RunContext) -> WorkflowCalls:
     config = ctx.config
     return WorkflowCalls(
         limit=config.workflow_concurrency, jitter_sec=config.workflow_start_jitter_sec, per_timeout_sec=config.per_timeout_sec,
-        retry=ctx.retry or config.retry_policy, stats=ctx.stats, deadline_at=ctx.deadline.at, redact=ctx.redactor.text,
+        retry=ctx.retry or config.retry, stats=ctx.stats, deadline_at=ctx.deadline.at, redact=ctx.redactor.text,
         rng=ctx.rng, log=ctx.log, calls=ctx.calls,
     )
 
