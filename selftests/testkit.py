@@ -61,10 +61,11 @@ def make_ctx(tmp_path: Path, files: dict[str, bytes | str] | None = None, *, env
     """A real `RunContext` over a temp layout: `files` go to app/output, `app_files` to the app root."""
     from cowork_judge.redact import Redactor
     from cowork_judge.run.config import load_config
-    from cowork_judge.run.context import Deadline, RunContext
+    from cowork_judge.run.context import RunContext
     from cowork_judge.run.delivery import collect_delivery
-    from cowork_judge.run.outputs import AuditLog
     from cowork_judge.run.paths import RunPaths
+    from cowork_judge.segment.audit import AuditLog
+    from cowork_judge.segment.context import Deadline
 
     paths = RunPaths.resolve(app_dir=tmp_path / "app", logs_dir=tmp_path / "logs", tests_dir=tmp_path / "tests",
                              work_dir=tmp_path / "work", alt_output_dir=tmp_path / "alt", environ={})

@@ -68,7 +68,7 @@ def test_the_first_message_names_at_most_the_listed_files(tmp_path, monkeypatch)
 
 def test_the_workspace_writes_a_repaired_final_message(tmp_path):
     ctx = make_ctx(tmp_path, {"a.md": "x"}, final_message="Done. \ud83d")  # as if nothing upstream had repaired it
-    root = build_workspace("block-01", ROWS, ctx)
+    root = build_workspace("block-01", ROWS, ctx.segment())
     assert (root / "model_response_text.txt").read_text(encoding="utf-8") == "Done. \ufffd"
 
 
@@ -91,8 +91,8 @@ class _Transport:
 def test_model_replies_are_repaired_before_they_are_sent_back(tmp_path):
     ctx = make_ctx(tmp_path, {"a.md": "x"}, final_message="Done.")
     transport = _Transport()
-    backend = OpenAIAgentBackend(transport, ctx)  # type: ignore[arg-type]
-    workspace = build_workspace("block-01", ROWS, ctx)
-    outcome = asyncio.run(backend.attempt("block-01", ROWS, workspace, attempt_no=1, timeout_at=time.monotonic() + 30))
+    backend = OpenAIAgentBackend(transport, ctx.segment())  # type: ignore[arg-type]
+    workspace = build_workspace("block-01", ROWS, ctx.segment())
+    outcome = asyncio.run(backend.attempt("block-01", ROWS, workspace, attempt_no=1, timeout_at=time.monotonic() + 30)).parsed
     assert outcome.verdicts["A1"].hit is True
     assert len(transport.bodies) == 2 and "Looking at \ufffd".encode() in transport.bodies[1]

@@ -300,9 +300,9 @@ def test_codex_home_inside_tmpdir_fails_the_attempt_instead_of_judging_blind(tmp
     with SimServer(OraclePolicy.from_dict(DECK_ORACLE), api_key=SIM_KEY) as sim:
         ctx = make_ctx(tmp_path, {"deck.md": "# Title\n"},
                        env={"JUDGE_API_KEY": SIM_KEY, "JUDGE_BASE_URL": sim.url, "JUDGE_MODEL": "sim-judge"})
-        backend = InsideTmp.open(ctx)
+        backend = InsideTmp.open(ctx.segment())
         try:
-            ws = build_workspace("block-01", rows, ctx)
+            ws = build_workspace("block-01", rows, ctx.segment())
             with pytest.raises(CliFailure) as caught:
                 asyncio.run(backend.attempt("block-01", rows, ws, attempt_no=1, timeout_at=time.monotonic() + 60))
         finally:

@@ -155,13 +155,13 @@ def test_a_huge_prompt_falls_back_to_the_lean_form(tmp_path):
     ctx = make_ctx(tmp_path, {"report.md": "x" * 10}, final_message="y" * 30_000,
                    env={"JUDGE_API_KEY": "sk-unit-0123456789", "JUDGE_BASE_URL": "http://127.0.0.1:9/v1"})
     ctx.instruction = "judge carefully " * 10_000  # 160 kB
-    ws = build_workspace("block-01", rows, ctx)
-    prompt = cli_prompt(ctx, rows, ws)
+    ws = build_workspace("block-01", rows, ctx.segment())
+    prompt = cli_prompt(ctx.segment(), rows, ws)
     assert len(prompt.encode()) < ARGV_PROMPT_BYTES
     assert "Read judge_instruction.md first" in prompt and "output/report.md (10 bytes)" in prompt
     assert '"id": "A1"' in prompt.split("<rubric_rows>")[1]
     ctx.instruction = "judge carefully"
-    assert prompt != cli_prompt(ctx, rows, ws) and "y" * 1000 in cli_prompt(ctx, rows, ws)
+    assert prompt != cli_prompt(ctx.segment(), rows, ws) and "y" * 1000 in cli_prompt(ctx.segment(), rows, ws)
 
 
 @pytest.mark.parametrize("backend", [CodexCliBackend, ClaudeCliBackend])
@@ -169,7 +169,7 @@ def test_a_missing_binary_is_backend_missing_with_the_install_hint(tmp_path, mon
     monkeypatch.setenv("PATH", str(tmp_path))  # nothing on it
     ctx = make_ctx(tmp_path, env={"JUDGE_API_KEY": "sk-unit-0123456789", "JUDGE_BASE_URL": "http://127.0.0.1:9/v1"})
     with pytest.raises(BackendMissing) as caught:
-        backend.open(ctx)
+        backend.open(ctx.segment())
     assert caught.value.kind == "backend_missing"
     assert f"the {backend.executable} CLI is not on PATH (npm install -g" in str(caught.value)
 
@@ -202,7 +202,7 @@ def test_the_cli_gets_a_minimal_environment_and_the_key_only_there(tmp_path, mon
     run_dir = tmp_path / "run"
     for sub in ("home", "tmp"):
         (run_dir / sub).mkdir(parents=True)
-    call = backend(ctx, "/usr/bin/true", tmp_path / "home").prepare(run_dir, "PROMPT", {"type": "object"}, tmp_path)
+    call = backend(ctx.segment(), "/usr/bin/true", tmp_path / "home").prepare(run_dir, "PROMPT", {"type": "object"}, tmp_path)
     env = call.env
     assert env["HTTPS_PROXY"] == "http://proxy.internal:3128" and env["HOME"] == str(run_dir / "home")
     assert env["TMPDIR"] == str(run_dir / "tmp")

@@ -32,7 +32,7 @@ def test_every_request_shares_the_runs_prefix_and_later_turns_only_append(tmp_pa
         ctx = make_ctx(tmp_path, {"report.md": REPORT}, env={**env, "JUDGE_BASE_URL": sim.url},
                        final_message="I wrote output/report.md.")
         ctx.task_prompt = "Write the quarterly report in output/report.md.\n"
-        verdicts = judge_agentic(ROWS, ctx)
+        verdicts = judge_agentic(ROWS, ctx.segment())
         bodies, log = sim.bodies, sorted(sim.log.entries(), key=lambda e: e.seq)
     assert all(v.judged for v in verdicts.values())
     assert len(bodies) == 6  # 3 blocks × (tool turn + verdict turn)

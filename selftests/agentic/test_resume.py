@@ -18,7 +18,7 @@ def judge(tmp_path, script):
     env = {"JUDGE_API_KEY": SIM_KEY, "JUDGE_START_JITTER": "0", "JUDGE_RETRY_BACKOFF_MAX": "1"}
     with SimServer(ORACLE, api_key=SIM_KEY, faults=FaultPlan(script=script), tool_rounds=1) as sim:
         ctx = make_ctx(tmp_path, {"report.md": "fact 1"}, env={**env, "JUDGE_BASE_URL": sim.url})
-        verdicts = judge_agentic(ROWS, ctx)
+        verdicts = judge_agentic(ROWS, ctx.segment())
         return verdicts, [(e.kind, e.fault) for e in sorted(sim.log.entries(), key=lambda e: e.seq)]
 
 

@@ -22,6 +22,7 @@ from reliability.sdk_errors import status_error, stream_error
 from testkit import make_ctx
 
 from cowork_judge.agentic import scheduler
+from cowork_judge.agentic.base import Attempted
 from cowork_judge.agentic.scheduler import first_wave_delays, judge_blocks, split_blocks
 from cowork_judge.core.consequences import CONSEQUENCES
 from cowork_judge.core.retry import RetryPolicy
@@ -62,7 +63,7 @@ class ScriptedBackend:
             await asyncio.sleep(3600)
         if action == OK:
             await asyncio.sleep(0.01)
-            return parse_reply(json.dumps({"verdicts": [{"id": r.id, "hit": True, "reason": "ok"} for r in rows]}), rows)
+            return Attempted(parse_reply(json.dumps({"verdicts": [{"id": r.id, "hit": True, "reason": "ok"} for r in rows]}), rows))
         raise action()
 
 
@@ -77,7 +78,7 @@ def run(tmp_path, n_rows: int, script, table=None, **env: Any):
         ctx.retry = dataclasses.replace(ctx.retry, table=table)
     backend = ScriptedBackend(script)
     t0 = time.monotonic()
-    verdicts = asyncio.run(judge_blocks(criteria(n_rows), ctx, backend))
+    verdicts = asyncio.run(judge_blocks(criteria(n_rows), ctx.segment(), backend))
     return verdicts, backend, time.monotonic() - t0, ctx
 
 
@@ -266,7 +267,7 @@ def test_first_wave_waits_its_jitter_holding_its_slot(tmp_path):
     ctx.rng = random.Random(3)
     expected = first_wave_delays(3, 2, 2.0, random.Random(3))  # 0.48 s and 1.09 s
     backend = ScriptedBackend(lambda b, n: OK)
-    asyncio.run(judge_blocks(criteria(3), ctx, backend))
+    asyncio.run(judge_blocks(criteria(3), ctx.segment(), backend))
     start = {name: t for name, _, t in backend.calls}
     assert start["block-01"] == pytest.approx(expected[0], abs=0.3)
     assert start["block-02"] == pytest.approx(expected[1], abs=0.3)
@@ -302,9 +303,9 @@ def test_rows_a_usable_reply_leaves_unjudged_keep_the_parsers_reason(tmp_path):
         async def attempt(self, block_name, rows, workspace, *, attempt_no, timeout_at):
             reply = {"verdicts": [{"id": "R1", "hit": True, "reason": "ok"}, {"id": "R2", "hit": True, "reason": "a"},
                                   {"id": "R2", "hit": False, "reason": "b"}]}
-            return parse_reply(json.dumps(reply), rows)
+            return Attempted(parse_reply(json.dumps(reply), rows))
 
     ctx = make_ctx(tmp_path, env={"JUDGE_START_JITTER": "0", "JUDGE_RESPLIT": "0"})
-    verdicts = asyncio.run(judge_blocks(criteria(2), ctx, Conflicting(lambda b, n: OK)))
+    verdicts = asyncio.run(judge_blocks(criteria(2), ctx.segment(), Conflicting(lambda b, n: OK)))
     assert verdicts["R1"].judged and verdicts["R2"].error_kind == "parse_error"
     assert "conflicting verdicts" in verdicts["R2"].reason

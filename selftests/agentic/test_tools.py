@@ -131,7 +131,7 @@ def test_aux_files_come_from_the_tests_dir_only(tmp_path):
     ctx.paths.tests_dir.mkdir(parents=True)
     (ctx.paths.tests_dir / "helper.py").write_text("print('aux')")
     rows = normalize_rubric([{"id": "A", "description": "a", "weight": 1}]).criteria
-    root = build_workspace("block-01", rows, ctx)
+    root = build_workspace("block-01", rows, ctx.segment())
     assert (root / "helper.py").read_text() == "print('aux')"
     assert not (root / "secret.txt").exists()
 

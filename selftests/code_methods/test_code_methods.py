@@ -116,7 +116,7 @@ def test_pdf_and_html_decks(tmp_path):
     ctx = make_ctx(tmp_path, {"deck.html": "<html><body><section>One</section><section>Two</section></body></html>"})
     v = route(GATES, ctx)
     assert v["O"].hit is True and "parses as HTML" in v["O"].reason
-    assert CODE_METHODS["page_count_between"](ctx, min_pages=2, max_pages=2)[0] is True
+    assert CODE_METHODS["page_count_between"](ctx.segment(), min_pages=2, max_pages=2)[0] is True
 
 
 # --------------------------------------------------------------------------- locate_deck rules
@@ -124,29 +124,29 @@ def test_pdf_and_html_decks(tmp_path):
 
 def test_prefers_pptx_over_html_and_pdf(tmp_path):
     ctx = make_ctx(tmp_path, {"index.html": "<html></html>", "slides.pptx": b"x", "notes.pdf": b"%PDF-1.4"})
-    hit, reason, art = CODE_METHODS["locate_deck"](ctx)
+    hit, reason, art = CODE_METHODS["locate_deck"](ctx.segment())
     assert hit and art["deck_rel"] == "slides.pptx"
-    hit, _, art = CODE_METHODS["locate_deck"](ctx, prefer=["html", "pdf"])
+    hit, _, art = CODE_METHODS["locate_deck"](ctx.segment(), prefer=["html", "pdf"])
     assert hit and art["deck_rel"] == "index.html" and art["deck_kind"] == "html"
 
 
 def test_ambiguity_lists_candidates_unless_allowed_or_named(tmp_path):
     ctx = make_ctx(tmp_path, {"a.pptx": b"1", "b/b.pptx": b"2"})
-    hit, reason, art = CODE_METHODS["locate_deck"](ctx)
+    hit, reason, art = CODE_METHODS["locate_deck"](ctx.segment())
     assert not hit and "ambiguous" in reason and "a.pptx" in reason and "b/b.pptx" in reason and art == {}
-    assert CODE_METHODS["locate_deck"](ctx, allow_multiple=True)[2]["deck_rel"] == "a.pptx"
-    assert CODE_METHODS["locate_deck"](ctx, expect_name="b.pptx")[2]["deck_rel"] == "b/b.pptx"
-    hit, reason, _ = CODE_METHODS["locate_deck"](ctx, expect_name="slides.pptx", require_expect_name=True)
+    assert CODE_METHODS["locate_deck"](ctx.segment(), allow_multiple=True)[2]["deck_rel"] == "a.pptx"
+    assert CODE_METHODS["locate_deck"](ctx.segment(), expect_name="b.pptx")[2]["deck_rel"] == "b/b.pptx"
+    hit, reason, _ = CODE_METHODS["locate_deck"](ctx.segment(), expect_name="slides.pptx", require_expect_name=True)
     assert not hit and "must be named 'slides.pptx'" in reason
 
 
 def test_task_given_sources_are_not_the_deck(tmp_path):
     source = b"%PDF-1.4 the annual report the task gave the agent"
     ctx = make_ctx(tmp_path, {"report.pdf": source}, app_files={"input/report.pdf": source})
-    hit, reason, _ = CODE_METHODS["locate_deck"](ctx)
+    hit, reason, _ = CODE_METHODS["locate_deck"](ctx.segment())
     assert not hit and "ignored task-given source" in reason
     ctx = make_ctx(tmp_path / "2", {"report.pdf": source, "deck.pdf": b"%PDF-1.4 my deck"}, app_files={"input/report.pdf": source})
-    hit, _, art = CODE_METHODS["locate_deck"](ctx)
+    hit, _, art = CODE_METHODS["locate_deck"](ctx.segment())
     assert hit and art["deck_rel"] == "deck.pdf"
 
 
@@ -167,23 +167,23 @@ def test_generic_methods(tmp_path):
         final_message="Summary: revenue grew twelve percent in the third quarter.",
     )
     m = CODE_METHODS
-    assert m["file_exists"](ctx, glob="*.md")[0] and not m["file_exists"](ctx, glob="*.pptx")[0]
-    assert not m["file_exists"](ctx, glob="empty.txt")[0]  # empty files are not deliverables
-    assert m["file_nonempty"](ctx, glob="report.md", min_bytes=10)[0] and not m["file_nonempty"](ctx, glob="report.md", min_bytes=10_000)[0]
-    assert m["file_matches_glob"](ctx, glob="*.json", min_count=2, max_count=2)[0]
-    assert not m["file_matches_glob"](ctx, glob="*.json", max_count=1)[0]
-    assert m["json_valid"](ctx, glob="data/*.json")[0]
-    hit, reason, _ = m["json_valid"](ctx)
+    assert m["file_exists"](ctx.segment(), glob="*.md")[0] and not m["file_exists"](ctx.segment(), glob="*.pptx")[0]
+    assert not m["file_exists"](ctx.segment(), glob="empty.txt")[0]  # empty files are not deliverables
+    assert m["file_nonempty"](ctx.segment(), glob="report.md", min_bytes=10)[0] and not m["file_nonempty"](ctx.segment(), glob="report.md", min_bytes=10_000)[0]
+    assert m["file_matches_glob"](ctx.segment(), glob="*.json", min_count=2, max_count=2)[0]
+    assert not m["file_matches_glob"](ctx.segment(), glob="*.json", max_count=1)[0]
+    assert m["json_valid"](ctx.segment(), glob="data/*.json")[0]
+    hit, reason, _ = m["json_valid"](ctx.segment())
     assert not hit and "bad.json" in reason
-    assert m["text_contains"](ctx, text="q3 REVENUE", glob="*.md")[0]
-    assert not m["text_contains"](ctx, text="q3 REVENUE", glob="*.md", case_sensitive=True)[0]
-    assert m["text_contains"](ctx, text="third quarter", source="response")[0]
-    assert m["regex_match"](ctx, pattern=r"\$\d+(\.\d+)?M", glob="*.md")[0]
-    assert m["regex_match"](ctx, pattern=r"^summary", source="response", flags="i")[0]
-    assert m["word_count_between"](ctx, min_words=5, max_words=20, source="response")[0]
-    assert not m["word_count_between"](ctx, min_words=50, glob="*.md")[0]
+    assert m["text_contains"](ctx.segment(), text="q3 REVENUE", glob="*.md")[0]
+    assert not m["text_contains"](ctx.segment(), text="q3 REVENUE", glob="*.md", case_sensitive=True)[0]
+    assert m["text_contains"](ctx.segment(), text="third quarter", source="response")[0]
+    assert m["regex_match"](ctx.segment(), pattern=r"\$\d+(\.\d+)?M", glob="*.md")[0]
+    assert m["regex_match"](ctx.segment(), pattern=r"^summary", source="response", flags="i")[0]
+    assert m["word_count_between"](ctx.segment(), min_words=5, max_words=20, source="response")[0]
+    assert not m["word_count_between"](ctx.segment(), min_words=50, glob="*.md")[0]
     with pytest.raises(ValueError):
-        m["text_contains"](ctx, text="x", source="email")
+        m["text_contains"](ctx.segment(), text="x", source="email")
 
 
 def _rewrite_part(data: bytes, name: str, change) -> bytes:
@@ -268,8 +268,8 @@ def test_pdf_deck_without_pymupdf_is_render_env_not_a_miss(tmp_path, monkeypatch
 
 def test_file_nonempty_looks_at_every_file_of_a_shared_name(tmp_path):
     ctx = make_ctx(tmp_path, {"a/x.txt": "y" * 200, "b/x.txt": "z"})
-    assert CODE_METHODS["file_nonempty"](ctx, glob="**/x.txt", min_bytes=100)[0] is True
-    assert CODE_METHODS["file_nonempty"](ctx, glob="**/x.txt", min_bytes=1000)[0] is False
+    assert CODE_METHODS["file_nonempty"](ctx.segment(), glob="**/x.txt", min_bytes=100)[0] is True
+    assert CODE_METHODS["file_nonempty"](ctx.segment(), glob="**/x.txt", min_bytes=1000)[0] is False
 
 
 # --------------------------------------------------------------------------- parameters
@@ -309,10 +309,10 @@ def test_impossible_parameters_are_code_errors_not_misses(tmp_path):
     ctx = make_ctx(tmp_path, {"a.md": "hello world"})
     m = CODE_METHODS
     with pytest.raises(ValueError, match="empty range"):
-        m["word_count_between"](ctx, min_words=1, max_words=-5)
+        m["word_count_between"](ctx.segment(), min_words=1, max_words=-5)
     with pytest.raises(ValueError, match="empty range"):
-        m["file_matches_glob"](ctx, glob="*.md", min_count=3, max_count=1)
+        m["file_matches_glob"](ctx.segment(), glob="*.md", min_count=3, max_count=1)
     with pytest.raises(ValueError, match="empty range"):
-        m["page_count_between"](ctx, min_pages=5, max_pages=2)
+        m["page_count_between"](ctx.segment(), min_pages=5, max_pages=2)
     with pytest.raises(ValueError, match="must not be empty"):
-        m["text_contains"](ctx, text="")
+        m["text_contains"](ctx.segment(), text="")

@@ -68,33 +68,33 @@ CASES = [
 def test_deck_kind_by_content(tmp_path, name, content, kind, deck_ok, pptx_ok, needle, pages):
     ctx = make_ctx(tmp_path, {name: CONTENTS[content]()})
     m = CODE_METHODS
-    hit, reason, art = m["locate_deck"](ctx)
+    hit, reason, art = m["locate_deck"](ctx.segment())
     assert hit and art["deck_rel"] == name and art["deck_kind"] == kind, reason
     ctx.artifacts.update(art)
-    hit, reason, _ = m["check_deck_openable"](ctx)
+    hit, reason, _ = m["check_deck_openable"](ctx.segment())
     assert hit is deck_ok, reason
-    hit, reason, _ = m["check_pptx_openable"](ctx)
+    hit, reason, _ = m["check_pptx_openable"](ctx.segment())
     assert hit is pptx_ok and needle in reason, reason
     if pages is not None:
-        hit, reason, facts = m["page_count_between"](ctx, min_pages=pages, max_pages=pages)
+        hit, reason, facts = m["page_count_between"](ctx.segment(), min_pages=pages, max_pages=pages)
         assert hit and facts == {"deck_pages": pages}, reason
 
 
 @pytest.mark.parametrize("content,shown", [("html", "HTML"), ("pdf", "PDF")])
 def test_a_misnamed_deck_says_what_it_is(tmp_path, content, shown):
     ctx = make_ctx(tmp_path, {"deck.pptx": CONTENTS[content]()})
-    hit, reason, art = CODE_METHODS["locate_deck"](ctx)
+    hit, reason, art = CODE_METHODS["locate_deck"](ctx.segment())
     assert hit and f"{shown} content named .pptx" in reason
     ctx.artifacts.update(art)
-    hit, reason, _ = CODE_METHODS["check_deck_openable"](ctx)
+    hit, reason, _ = CODE_METHODS["check_deck_openable"](ctx.segment())
     assert hit and f"{shown} content named .pptx" in reason
-    hit, reason, _ = CODE_METHODS["page_count_between"](ctx, min_pages=1)
+    hit, reason, _ = CODE_METHODS["page_count_between"](ctx.segment(), min_pages=1)
     assert hit and f"{shown} content named .pptx" in reason
 
 
 def test_prefer_pptx_does_not_take_html_named_pptx(tmp_path):
     ctx = make_ctx(tmp_path, {"deck.pptx": HTML})
-    hit, reason, art = CODE_METHODS["locate_deck"](ctx, prefer=["pptx"])
+    hit, reason, art = CODE_METHODS["locate_deck"](ctx.segment(), prefer=["pptx"])
     assert not hit and art == {}
     assert "deck.pptx is html by its content" in reason
 
@@ -102,7 +102,7 @@ def test_prefer_pptx_does_not_take_html_named_pptx(tmp_path):
 def test_content_breaks_name_ties(tmp_path):
     # named as two pptx decks, only one is: the other is an HTML page named .pptx
     ctx = make_ctx(tmp_path, {"a.pptx": HTML, "b.pptx": CONTENTS["pptx"]()})
-    hit, reason, art = CODE_METHODS["locate_deck"](ctx)
+    hit, reason, art = CODE_METHODS["locate_deck"](ctx.segment())
     assert hit and art["deck_rel"] == "b.pptx" and art["deck_kind"] == "pptx", reason
 
 

@@ -54,10 +54,10 @@ LISTING_CASES = [
 def test_a_cut_listing_hides_only_what_it_hides(cut, method, params, expected):
     if expected == HIDDEN:
         with pytest.raises(ReadLimit) as info:
-            CODE_METHODS[method](cut, **params)
+            CODE_METHODS[method](cut.segment(), **params)
         assert info.value.limit == "only the first 3 deliverables are listed"
     else:
-        hit, reason, _ = CODE_METHODS[method](cut, **params)
+        hit, reason, _ = CODE_METHODS[method](cut.segment(), **params)
         assert hit is expected, reason
 
 
@@ -68,11 +68,11 @@ def test_a_scan_that_stopped_early_hides_absence(tmp_path, monkeypatch):
     ctx = make_ctx(tmp_path, {f"f{i}.txt": "x" for i in range(5)})
     assert ctx.delivery.scan_cut and len(ctx.delivery.files) == 3
     assert any("stopped after 4 entries" in n for n in ctx.delivery.notes)
-    assert CODE_METHODS["file_exists"](ctx, glob="f0.txt")[0] is True
+    assert CODE_METHODS["file_exists"](ctx.segment(), glob="f0.txt")[0] is True
     with pytest.raises(ReadLimit) as info:
-        CODE_METHODS["file_exists"](ctx, glob="*.md")
+        CODE_METHODS["file_exists"](ctx.segment(), glob="*.md")
     assert info.value.limit == "only 4 directory entries are scanned"
-    assert CODE_METHODS["file_matches_glob"](ctx, glob="*.txt", max_count=2)[0] is False  # 3 > 2 already
+    assert CODE_METHODS["file_matches_glob"](ctx.segment(), glob="*.txt", max_count=2)[0] is False  # 3 > 2 already
 
 
 def test_text_past_the_read_limit_is_named(tmp_path, monkeypatch):
@@ -82,15 +82,15 @@ def test_text_past_the_read_limit_is_named(tmp_path, monkeypatch):
     body = "lorem ipsum " * 200 + "NEEDLE_AT_END"  # 2413 bytes: the needle is past the first 1000
     ctx = make_ctx(tmp_path, {"big.md": body})
     m = CODE_METHODS
-    assert m["text_contains"](ctx, text="lorem")[0] is True
+    assert m["text_contains"](ctx.segment(), text="lorem")[0] is True
     with pytest.raises(ReadLimit, match="big.md was read only up to 1000 of its 2413 bytes") as info:
-        m["text_contains"](ctx, text="NEEDLE_AT_END")
+        m["text_contains"](ctx.segment(), text="NEEDLE_AT_END")
     assert info.value.limit == "1000 bytes are read per file"
     with pytest.raises(ReadLimit):
-        m["regex_match"](ctx, pattern="NEEDLE_AT_END")
-    assert m["word_count_between"](ctx, min_words=10)[0] is True  # ≥ 10 in what was read: certain
+        m["regex_match"](ctx.segment(), pattern="NEEDLE_AT_END")
+    assert m["word_count_between"](ctx.segment(), min_words=10)[0] is True  # ≥ 10 in what was read: certain
     with pytest.raises(ReadLimit):
-        m["word_count_between"](ctx, min_words=300)
+        m["word_count_between"](ctx.segment(), min_words=300)
 
 
 def _row(row_id: str, weight: float, method: str, params: dict, **extra) -> dict:
@@ -123,6 +123,6 @@ def test_the_cut_listing_is_a_delivery_note_and_a_bounded_detail(tmp_path, monke
     ctx = make_ctx(tmp_path, {f"f{i:02}.txt": "x" for i in range(20)})
     assert len(ctx.delivery.files) == 3 and len(ctx.delivery.unlisted) == 17
     assert [n for n in ctx.delivery.notes if "17 deliverable(s) past the first 3 were not listed" in n]
-    details = ctx.delivery.details()
+    details = delivery.delivery_details(ctx.delivery)
     assert details.ignored[:5] == [f"f{i:02}.txt (listing_limit)" for i in range(3, 8)]
     assert details.ignored[5:] == ["... and 12 more not named here"]

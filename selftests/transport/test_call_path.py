@@ -321,7 +321,7 @@ def test_a_code_method_and_a_workflow_cannot_find_the_key_in_their_context(tmp_p
     with SimServer(ORACLE, api_key=SIM_KEY, tool_rounds=0) as sim:
         ctx = make_ctx(tmp_path, {"report.md": "x"}, env={"JUDGE_API_KEY": SIM_KEY, "JUDGE_BASE_URL": sim.url,
                                                           "JUDGE_WORKFLOW_START_JITTER": "0"})
-        calls = workflow_calls(ctx)
+        calls = workflow_calls(ctx.segment())
         cancel = threading.Event()
         caller = calls.caller("w", ctx.audit.scoped("workflow-w"), cancel=cancel, budget_end=time.monotonic() + 30)
         with ctx.calls.opened():
@@ -330,7 +330,7 @@ def test_a_code_method_and_a_workflow_cannot_find_the_key_in_their_context(tmp_p
                                    work_dir=tmp_path, delivery=ctx.delivery, deadline_at=ctx.deadline.at, cancel=cancel,
                                    transport=caller, audit=ctx.audit, redact=ctx.redactor.text, log=ctx.log, rng=ctx.rng,
                                    resplit=True, assets_dir=None)
-            code_side = _reachable_strings(ctx, opaque=(ModelCalls, Redactor))
+            code_side = _reachable_strings(ctx.segment(), opaque=(ModelCalls, Redactor))
             workflow_side = _reachable_strings(wctx, opaque=(ModelCalls, Redactor))
             assert ctx.calls.clients_opened == 1
     assert ctx.config.api_key is None and ctx.calls.has_credentials

@@ -114,7 +114,7 @@ def test_deadline_cancels_the_in_flight_streams(tmp_path):
         ctx = make_ctx(tmp_path, env={"JUDGE_API_KEY": "sk-transport-test-0000", "JUDGE_BASE_URL": sim.url,
                                       "JUDGE_DEADLINE": "1.5", "JUDGE_BATCH": "2", "JUDGE_START_JITTER": "0"})
         t0 = time.monotonic()
-        verdicts = judge_agentic(rows, ctx)
+        verdicts = judge_agentic(rows, ctx.segment())
         returned = time.monotonic() - t0
         settle = time.monotonic() + 1
         while sim.in_flight and time.monotonic() < settle:

@@ -1,5 +1,6 @@
 """File-system helpers shared by the whole package: atomic writes (`atomic_write`, the one
-implementation every written document uses), hard links with a copy fallback, and the run's
+implementation every written document uses), the stable JSON text of every document
+(`dump_json`), hard links with a copy fallback, and the run's
 scratch folders.
 
 Every temporary folder the judge makes (its work dir, LibreOffice and Chromium profiles,
@@ -10,6 +11,7 @@ them all with `remove_scratch` (``os._exit`` skips ``finally`` blocks and ``atex
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import tempfile
@@ -17,10 +19,16 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 FILE_MODE = 0o644
 """Permission bits of a written file: readable by the collector, which may be another user
 (``mkstemp`` alone makes 0600)."""
+
+
+def dump_json(value: Any) -> str:
+    """Stable JSON text (2-space indent, UTF-8, no NaN), the text of every JSON document the judge writes."""
+    return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def atomic_write(path: Path, data: str | bytes, *, mode: int | None = FILE_MODE, keep_mode: bool = False) -> Path:

@@ -4,11 +4,46 @@ is declared with it in `run.backends`."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
+from cowork_judge.core.classify import JudgeFailure
+from cowork_judge.core.error_kinds import ErrorKind
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import ParseOutcome
+from cowork_judge.segment.context import SegmentContext
+
+
+@dataclass(frozen=True)
+class Attempted:
+    """What one attempt of a block returns.
+
+    Attributes:
+        parsed: the parsed reply (possibly without a usable verdict).
+        calls, tokens: model requests and tokens the attempt made OUTSIDE the run's call path
+            (an agent CLI's own requests); the built-in backend's requests are counted by the
+            path itself (0 here). The scheduler adds them to the run's counters.
+    """
+
+    parsed: ParseOutcome
+    calls: int = 0
+    tokens: int = 0
+
+
+class BackendFailure(JudgeFailure):
+    """A failed attempt that made model requests outside the run's call path (an agent
+    CLI's): `calls` and `tokens` ride on the failure, and the scheduler counts them.
+
+    Attributes:
+        calls: model requests the attempt made (counted in ``judge_calls``).
+        tokens: tokens it reported before it failed.
+    """
+
+    def __init__(self, message: str, *, kind: ErrorKind, calls: int = 0, tokens: int = 0) -> None:
+        super().__init__(message, kind=kind)
+        self.calls = calls
+        self.tokens = tokens
 
 
 class AgentBackend(Protocol):
@@ -21,8 +56,8 @@ class AgentBackend(Protocol):
     name: str
 
     @classmethod
-    def open(cls, ctx: Any) -> AgentBackend:
-        """The backend for one run (`ctx` is the `RunContext`)."""
+    def open(cls, ctx: SegmentContext) -> AgentBackend:
+        """The backend for one run (`ctx`: the agentic segment's context)."""
         ...
 
     async def close(self) -> None:
@@ -31,6 +66,7 @@ class AgentBackend(Protocol):
 
     async def attempt(
         self, block_name: str, rows: Sequence[Criterion], workspace: Path, *, attempt_no: int, timeout_at: float
-    ) -> ParseOutcome:
-        """One attempt; raises transport errors for the scheduler to classify."""
+    ) -> Attempted:
+        """One attempt; raises transport errors (a `BackendFailure` when it made requests
+        outside the run's call path) for the scheduler to classify."""
         ...

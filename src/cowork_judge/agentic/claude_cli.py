@@ -89,7 +89,7 @@ class ClaudeCliBackend(CliBackend):
 
     def prepare(self, run_dir: Path, prompt: str, schema: dict[str, Any], workspace: Path) -> CliCall:
         """Argv and environment of one attempt (nothing is written but the private HOME)."""
-        config = self.ctx.config
+        config = self.ctx.settings
         head = [self.exe, "-p", "--output-format", "json", "--json-schema", json.dumps(schema), "--model", config.model,
                 "--max-turns", str(config.max_turns), "--tools", TOOLS, "--no-session-persistence", "--"]
         env = cli_environment({**FIXED_ENV, "HOME": str(run_dir / "home"), "TMPDIR": str(run_dir / "tmp"),

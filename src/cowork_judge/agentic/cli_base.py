@@ -44,14 +44,16 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from cowork_judge import procs
+from cowork_judge.agentic.base import Attempted, BackendFailure
 from cowork_judge.agentic.cli_proc import ProcOutcome, Watcher, run_cli
 from cowork_judge.agentic.prompt import first_user_message, neutralise
 from cowork_judge import spotlight
 from cowork_judge.core.classify import JudgeFailure, classify
 from cowork_judge.core.error_kinds import ErrorKind
 from cowork_judge.core.rubric import Criterion
-from cowork_judge.core.verdicts import ParseOutcome, parse_reply, verdict_schema
+from cowork_judge.core.verdicts import parse_reply, verdict_schema
 from cowork_judge.fsutil import discard_scratch, make_scratch_dir
+from cowork_judge.segment.context import SegmentContext
 from cowork_judge.transport.attempts import Held
 
 ARGV_PROMPT_BYTES = 120_000
@@ -84,18 +86,9 @@ PROTOCOL = """\
 """
 
 
-class CliFailure(JudgeFailure):
-    """A failed CLI attempt, with its `ErrorKind` and the model requests it made.
-
-    Attributes:
-        calls: model requests the attempt made (counted in ``judge_calls``).
-        tokens: tokens the CLI reported before it failed.
-    """
-
-    def __init__(self, message: str, *, kind: ErrorKind, calls: int = 0, tokens: int = 0) -> None:
-        super().__init__(message, kind=kind)
-        self.calls = calls
-        self.tokens = tokens
+class CliFailure(BackendFailure):
+    """A failed CLI attempt, with its `ErrorKind` and the model requests it made (`calls`,
+    `tokens`: returned to the scheduler, which counts them)."""
 
 
 class BackendMissing(JudgeFailure):
@@ -161,7 +154,7 @@ def cli_environment(overrides: dict[str, str]) -> dict[str, str]:
     return procs.child_environment(overrides, extra_keys=NETWORK_ENV_KEYS)
 
 
-def cli_prompt(ctx: Any, rows: Sequence[Criterion], workspace: Path) -> str:
+def cli_prompt(ctx: SegmentContext, rows: Sequence[Criterion], workspace: Path) -> str:
     """The one prompt of a CLI attempt: instruction, session protocol, then the shared first
     user message (fenced data, redacted agent text, the ``<rubric_rows>`` block).
 
@@ -236,13 +229,13 @@ class CliBackend:
     executable: ClassVar[str]
     install_hint: ClassVar[str]
 
-    def __init__(self, ctx: Any, exe: str, home: Path) -> None:
+    def __init__(self, ctx: SegmentContext, exe: str, home: Path) -> None:
         self.ctx = ctx
         self.exe = exe
         self.home = home
 
     @classmethod
-    def open(cls, ctx: Any) -> CliBackend:
+    def open(cls, ctx: SegmentContext) -> CliBackend:
         """The backend of one run.
 
         Raises:
@@ -275,9 +268,10 @@ class CliBackend:
         return self.ctx.calls.child_credentials()[0]
 
     async def attempt(self, block_name: str, rows: Sequence[Criterion], workspace: Path, *, attempt_no: int,
-                      timeout_at: float) -> ParseOutcome:
+                      timeout_at: float) -> Attempted:
         """Run the CLI once on the block; returns the parsed verdicts (§5 recovery; an
-        unusable answer is ``parse_error`` for the scheduler).
+        unusable answer is ``parse_error`` for the scheduler) with the requests and tokens
+        the CLI made (the scheduler counts them; a `CliFailure` carries them the same way).
 
         Args:
             block_name: audit name of the block; attempt_no: 1-based, for the audit.
@@ -319,8 +313,6 @@ class CliBackend:
             # the attempt's end was the run's deadline (killed a moment before it): say so
             report.failure = CliFailure(f"JUDGE_DEADLINE reached: {report.failure}", kind="deadline",
                                         calls=report.failure.calls, tokens=report.failure.tokens)
-        self.ctx.stats.calls += report.calls
-        self.ctx.stats.tokens += report.tokens
         self.ctx.audit.append(audit, {
             "exit": outcome.returncode, "seconds": round(outcome.seconds, 3), "timed_out": outcome.timed_out,
             "stopped": outcome.stopped, "calls": report.calls, "tokens": report.tokens,
@@ -329,10 +321,12 @@ class CliBackend:
             **report.notes})
         parsed = parse_reply(report.text, rows)
         if report.failure is not None and not (report.text and parsed.usable):
-            raise report.failure  # a failed run keeps only verdicts its last message still holds
+            failure = report.failure  # a failed run keeps only verdicts its last message still holds
+            failure.calls, failure.tokens = report.calls, report.tokens  # what the attempt made, counted by the scheduler
+            raise failure
         self.ctx.audit.append(audit, {"parsed": {"step": parsed.step, "problems": parsed.problems,
                                                  "verdicts": {k: v.model_dump(mode="json") for k, v in parsed.verdicts.items()}}})
-        return parsed
+        return Attempted(parsed, calls=report.calls, tokens=report.tokens)
 
     def timeout_failure(self, outcome: ProcOutcome, last_words: str, *, calls: int, tokens: int) -> CliFailure:
         """The failure of a run the per-call timeout killed (``timeout``; the scheduler

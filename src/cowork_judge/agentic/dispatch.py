@@ -13,26 +13,25 @@ from cowork_judge.agentic.scheduler import judge_blocks
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.run.backends import backend_spec, load_backend_class
-from cowork_judge.run.context import RunContext
+from cowork_judge.segment.context import SegmentContext
 
 
-def judge_agentic(rows: Sequence[Criterion], ctx: RunContext) -> dict[str, Verdict]:
+def judge_agentic(rows: Sequence[Criterion], ctx: SegmentContext) -> dict[str, Verdict]:
     """Judge `rows` with the configured backend; exactly one verdict per row.
 
     A backend this version does not ship, or whose implementation fails to import, leaves
-    every row unjudged ``backend_missing``. Requires credentials in ``ctx.config`` (the
-    caller checks them first). Model calls go through the run's call path (``ctx.calls``):
+    every row unjudged ``backend_missing``. Requires credentials in the run's call path
+    (``ctx.calls``; the caller checks them first). Model calls go through the run's call path (``ctx.calls``):
     inside the run's scope its client is the run's; alone, this segment opens and closes it.
     """
     if not rows:
         return {}
-    spec = backend_spec(ctx.config.backend)
+    spec = backend_spec(ctx.settings.backend)
     try:
         backend_class = load_backend_class(spec)
     except ImportError as exc:
         reason = f"{exc}; use one of: {', '.join(n for n in _available())}"
         return {c.id: Verdict.unjudged(c.id, "backend_missing", reason) for c in rows}
-    assert ctx.calls is not None  # RunContext makes it
     with ctx.calls.opened():
         return asyncio.run(_judge(rows, ctx, backend_class))
 
@@ -43,7 +42,7 @@ def _available() -> list[str]:
     return [name for name, spec in BACKENDS.items() if spec.available]
 
 
-async def _judge(rows: Sequence[Criterion], ctx: RunContext, backend_class: type) -> dict[str, Verdict]:
+async def _judge(rows: Sequence[Criterion], ctx: SegmentContext, backend_class: type) -> dict[str, Verdict]:
     backend = backend_class.open(ctx)
     try:
         return await judge_blocks(rows, ctx, backend)

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from cowork_judge.agent_text import repair
+from cowork_judge.agentic.base import Attempted
 from cowork_judge.agentic.prompt import (
     fence,
     final_turn_message,
@@ -31,8 +32,8 @@ from cowork_judge.agentic.prompt import (
 )
 from cowork_judge.agentic.tools import TOOL_SCHEMAS, WorkspaceTools
 from cowork_judge.core.rubric import Criterion
-from cowork_judge.core.verdicts import ParseOutcome, parse_reply, verdict_schema
-from cowork_judge.run.context import RunContext
+from cowork_judge.core.verdicts import parse_reply, verdict_schema
+from cowork_judge.segment.context import SegmentContext
 from cowork_judge.transport.audit import audit_view
 from cowork_judge.transport.attempts import ModelCalls
 from cowork_judge.transport.chat import ResponseFormatRejected
@@ -57,20 +58,19 @@ class OpenAIAgentBackend:
 
     name = "openai"
 
-    def __init__(self, transport: ModelCalls, ctx: RunContext) -> None:
+    def __init__(self, transport: ModelCalls, ctx: SegmentContext) -> None:
         self.transport = transport
         self.ctx = ctx
         self.structured = True  # flips to False for the whole run when the endpoint rejects it
         self._resume: dict[str, _Conversation] = {}  # block name → conversation to resume
 
     @classmethod
-    def open(cls, ctx: RunContext) -> OpenAIAgentBackend:
+    def open(cls, ctx: SegmentContext) -> OpenAIAgentBackend:
         """The backend of one run over the run's model-call path (`ctx.calls`).
 
         Raises:
             ValueError: no credentials (the caller checks them before judging).
         """
-        assert ctx.calls is not None  # RunContext makes it
         if not ctx.calls.has_credentials:
             raise ValueError("the openai backend needs JUDGE_API_KEY and JUDGE_BASE_URL")
         return cls(ctx.calls, ctx)
@@ -80,7 +80,7 @@ class OpenAIAgentBackend:
         with its call path, `transport.attempts.ModelCalls.opened`)."""
         self._resume.clear()
 
-    async def attempt(self, block_name: str, rows: Sequence[Criterion], workspace: Path, *, attempt_no: int, timeout_at: float) -> ParseOutcome:
+    async def attempt(self, block_name: str, rows: Sequence[Criterion], workspace: Path, *, attempt_no: int, timeout_at: float) -> Attempted:
         """Judge `rows` once; returns the parsed outcome (possibly all `parse_error`).
 
         Args:
@@ -106,7 +106,7 @@ class OpenAIAgentBackend:
                 {"role": "user", "content": self._opening(rows, workspace, schema)},
             ]
             first_turn = 1
-        max_turns = self.ctx.config.max_turns
+        max_turns = self.ctx.settings.max_turns
         sent = 0
         for turn in range(first_turn, max_turns + 1):
             last = turn == max_turns
@@ -150,7 +150,7 @@ class OpenAIAgentBackend:
                 {"turn": turn, "parsed": {"step": outcome.step, "problems": outcome.problems,
                                           "verdicts": {k: v.model_dump(mode="json") for k, v in outcome.verdicts.items()}}},
             )
-            return outcome
+            return Attempted(outcome)  # its requests were counted by the run's call path
         raise AssertionError("unreachable: the last turn always returns")  # pragma: no cover
 
     def _opening(self, rows: Sequence[Criterion], workspace: Path, schema: dict[str, Any]) -> str:

@@ -38,14 +38,14 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from cowork_judge.agentic.base import AgentBackend
+from cowork_judge.agentic.base import AgentBackend, BackendFailure
 from cowork_judge.agentic.workspace import build_workspace
 from cowork_judge.aio import wait_for_quietly
 from cowork_judge.core.classify import summary
 from cowork_judge.core.error_kinds import ErrorKind
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
-from cowork_judge.run.context import RunContext
+from cowork_judge.segment.context import SegmentContext
 from cowork_judge.transport.retrying import Answered, Failed, Result, Tries, Unusable, retry_async
 
 MIN_ATTEMPT_FRACTION = 0.25
@@ -87,12 +87,12 @@ def first_wave_delays(n_blocks: int, concurrency: int, jitter_sec: float, rng: r
     return [rng.uniform(0.0, jitter_sec) if (i < concurrency and jitter_sec > 0) else 0.0 for i in range(n_blocks)]
 
 
-async def judge_blocks(rows: Sequence[Criterion], ctx: RunContext, backend: AgentBackend) -> dict[str, Verdict]:
+async def judge_blocks(rows: Sequence[Criterion], ctx: SegmentContext, backend: AgentBackend) -> dict[str, Verdict]:
     """Judge all agentic `rows`; returns exactly one verdict per row.
 
     Never runs past ``ctx.deadline``: what is still running then is cancelled.
     """
-    cfg = ctx.config
+    cfg = ctx.settings
     resplit_kinds = ctx.retry.kinds_where("resplit")  # never a permanent kind, never `deadline`
     results: dict[str, Verdict] = {}
     state = RunState()
@@ -163,7 +163,7 @@ def _after_resplit(before: Verdict, single: Verdict) -> Verdict:
 async def judge_block(
     name: str,
     rows: list[Criterion],
-    ctx: RunContext,
+    ctx: SegmentContext,
     backend: AgentBackend,
     *,
     budget_sec: float,
@@ -176,9 +176,8 @@ async def judge_block(
     unjudged with the kind of the last failure (``deadline`` when the deadline cut an
     attempt off or came before the first one).
     """
-    cfg = ctx.config
+    cfg = ctx.settings
     policy = ctx.retry
-    assert policy is not None  # RunContext sets it
     stopping_kinds = policy.kinds_where("stops_run")
     state = state if state is not None else RunState()
     start = time.monotonic()
@@ -212,10 +211,17 @@ async def judge_block(
         limit = min(cfg.per_timeout_sec, budget_sec - spent, ctx.deadline.remaining())
         t0 = time.monotonic()
         try:
-            outcome = await wait_for_quietly(backend.attempt(name, rows, workspace, attempt_no=no, timeout_at=t0 + limit),
-                                             max(0.01, limit))
+            attempted = await wait_for_quietly(backend.attempt(name, rows, workspace, attempt_no=no, timeout_at=t0 + limit),
+                                               max(0.01, limit))
+        except BackendFailure as exc:  # an agent CLI's requests, returned with its failure
+            ctx.stats.calls += exc.calls
+            ctx.stats.tokens += exc.tokens
+            raise
         finally:
             spent += time.monotonic() - t0
+        ctx.stats.calls += attempted.calls  # an agent CLI's requests (the call path counts its own)
+        ctx.stats.tokens += attempted.tokens
+        outcome = attempted.parsed
         for cid, verdict in outcome.verdicts.items():
             if verdict.judged:
                 judged[cid] = verdict

@@ -23,11 +23,11 @@ from pathlib import Path
 from cowork_judge.agent_text import repair
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.fsutil import link_or_copy, link_tree
-from cowork_judge.run.context import RunContext
-from cowork_judge.run.delivery import DeliveredFile
+from cowork_judge.segment.context import SegmentContext
+from cowork_judge.segment.delivery import DeliveredFile
 
 
-def build_workspace(name: str, rows: Sequence[Criterion], ctx: RunContext) -> Path:
+def build_workspace(name: str, rows: Sequence[Criterion], ctx: SegmentContext) -> Path:
     """Create (or recreate) the workspace of one block and return its path.
 
     Raises:
@@ -48,7 +48,7 @@ def build_workspace(name: str, rows: Sequence[Criterion], ctx: RunContext) -> Pa
     if ctx.paths.evidence_dir.is_dir():
         link_tree(ctx.paths.evidence_dir, root / "evidence")
     tests_real = ctx.paths.tests_dir.resolve()
-    for aux in ctx.config.aux_files:
+    for aux in ctx.settings.aux_files:
         source = Path(aux) if Path(aux).is_absolute() else ctx.paths.tests_dir / aux
         real = source.resolve()
         if real != tests_real and tests_real not in real.parents:  # the knob names tests/ files only
@@ -60,7 +60,7 @@ def build_workspace(name: str, rows: Sequence[Criterion], ctx: RunContext) -> Pa
     return root
 
 
-def deliverables_mirror(ctx: RunContext) -> Path:
+def deliverables_mirror(ctx: SegmentContext) -> Path:
     """The deliverables laid out as every workspace shows them, built once per run.
 
     ``<work>/deliverables/output/…``: hard links to the originals, or ONE copy each when

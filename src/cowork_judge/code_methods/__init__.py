@@ -2,9 +2,10 @@
 
 `CODE_METHODS` is the whitelist: only names registered here run, and an unknown name is
 an unjudged row (`code_missing`) whose reason lists the known names. Every method takes
-``(ctx, **params)`` and returns ``(hit, reason, artifacts)``; ``artifacts`` (a dict) is
-merged into ``ctx.artifacts`` so later segments judge the same files. Adding a method
-never changes any existing package's behaviour.
+``(ctx, **params)`` — ``ctx`` a `segment.context.SegmentContext`, read-only — and returns
+``(hit, reason, artifacts)``; the engine merges ``artifacts`` (a dict) into the context of
+the rows and segments after it (``ctx.artifacts``), so later segments judge the same files.
+Adding a method never changes any existing package's behaviour.
 """
 
 from __future__ import annotations

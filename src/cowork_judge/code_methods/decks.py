@@ -29,8 +29,8 @@ from cowork_judge.code_methods import globs
 from cowork_judge.code_methods.files import ReadLimit, listing_limit, scan_limit
 from cowork_judge.evidence.kinds import KIND_FAMILY, SUFFIX_KIND
 from cowork_judge.evidence.sniff import content_kind
-from cowork_judge.run.context import RunContext
-from cowork_judge.run.delivery import DeliveredFile
+from cowork_judge.segment.context import SegmentContext
+from cowork_judge.segment.delivery import DeliveredFile
 
 DECK_SUFFIXES: dict[str, str] = {suffix: KIND_FAMILY[kind] for suffix, kind in SUFFIX_KIND.items()}
 """Deck-like extension → the kind family its NAME claims (`evidence.kinds`, the same names the
@@ -75,7 +75,7 @@ def misnamed(rel: str, family: str) -> str:
 
 
 def locate_deck(
-    ctx: RunContext,
+    ctx: SegmentContext,
     prefer: list[str] | None = None,
     allow_multiple: bool = False,
     expect_name: str | None = None,
@@ -120,9 +120,9 @@ def locate_deck(
     hidden = [item.rel for item in ctx.delivery.unlisted if offered(item.rel)]
     if hidden:
         raise ReadLimit(f"{len(hidden)} deck-like deliverable(s) past the listing limit were not looked at "
-                        f"({', '.join(hidden[:3])}…): the deck cannot be located reliably", limit=listing_limit())
+                        f"({', '.join(hidden[:3])}…): the deck cannot be located reliably", limit=listing_limit(ctx.delivery))
     if ctx.delivery.scan_cut:
-        raise ReadLimit("the scan of the deliverables stopped early: the deck cannot be located reliably", limit=scan_limit())
+        raise ReadLimit("the scan of the deliverables stopped early: the deck cannot be located reliably", limit=scan_limit(ctx.delivery))
     # by path: lenient delivery can show two files under one name (output/ and the app root)
     kinds = {item.path: deck_kind(item.path, item.rel)[0] for item in ctx.delivery.files if offered(item.rel)}
     candidates = [item for item in ctx.delivery.files if kinds.get(item.path) in order]
@@ -183,7 +183,7 @@ def _str_list(value: Any, name: str) -> list[str]:
     return value
 
 
-def _source_digests(ctx: RunContext, source_globs: list[str], sizes: set[int]) -> set[str]:
+def _source_digests(ctx: SegmentContext, source_globs: list[str], sizes: set[int]) -> set[str]:
     """SHA-256 of task-given files (regular files matching `source_globs` under the app
     dir, outside ``output/``) whose size equals some candidate's: only those can be
     byte-identical, so nothing else is read."""
@@ -212,7 +212,7 @@ def _source_digests(ctx: RunContext, source_globs: list[str], sizes: set[int]) -
     return digests
 
 
-def the_deck(ctx: RunContext, path: str | None) -> tuple[Path | None, str]:
+def the_deck(ctx: SegmentContext, path: str | None) -> tuple[Path | None, str]:
     """The deck a check looks at: `path` (an output-relative name of a DELIVERABLE) or
     the located one; ``(None, why)`` when there is none.
 
@@ -228,7 +228,7 @@ def the_deck(ctx: RunContext, path: str | None) -> tuple[Path | None, str]:
         if item is not None:
             return Path(item.path), item.rel
         if any(f.rel == rel for f in ctx.delivery.unlisted):
-            raise ReadLimit(f"{path!r} lies past the listing limit and was not opened", limit=listing_limit())
+            raise ReadLimit(f"{path!r} lies past the listing limit and was not opened", limit=listing_limit(ctx.delivery))
         return None, f"{path!r} is not a deliverable"
     located = ctx.artifacts.get("deck_path")
     if located:

@@ -5,7 +5,7 @@ the scored set); their rules are in `code_methods.globs`. ``source="response"`` 
 text method read the agent's final chat message instead of files. Reads are bounded: a
 text method reads at most `MAX_TEXT_BYTES` per file and `MAX_TOTAL_TEXT_BYTES` in all,
 and skips binary files (NUL bytes in the first 8 KiB); deliverables past the listing
-limit (`run.delivery.MAX_FILES`) are known by name and size only. Name and size methods
+limit (`Delivery.listing_limit`, `run.delivery.MAX_FILES`) are known by name and size only. Name and size methods
 (`file_exists`, `file_nonempty`, `file_matches_glob`) see every deliverable the scan saw,
 listed or not. When what was not read could change an answer, the method raises
 `ReadLimit` naming the limit, and the runner judges the row against the deliverable.
@@ -21,9 +21,8 @@ from typing import Any
 from cowork_judge import saferegex
 from cowork_judge.agent_text import decode
 from cowork_judge.code_methods import globs
-from cowork_judge.run import delivery as delivery_limits
-from cowork_judge.run.context import RunContext
-from cowork_judge.run.delivery import DeliveredFile, SkippedFile
+from cowork_judge.segment.context import SegmentContext
+from cowork_judge.segment.delivery import DeliveredFile, Delivery, SkippedFile
 
 _FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}
 REGEX_TIMEOUT_SEC = 30.0
@@ -57,14 +56,14 @@ class ReadLimit(Exception):
         self.limit = limit
 
 
-def listing_limit() -> str:
-    """The listing limit in words (read at call time: tests lower it)."""
-    return f"only the first {delivery_limits.MAX_FILES} deliverables are listed"
+def listing_limit(delivery: Delivery) -> str:
+    """The listing limit `delivery` was collected under, in words."""
+    return f"only the first {delivery.listing_limit} deliverables are listed"
 
 
-def scan_limit() -> str:
-    """The scan limit in words."""
-    return f"only {delivery_limits.MAX_SCAN_ENTRIES} directory entries are scanned"
+def scan_limit(delivery: Delivery) -> str:
+    """The scan limit `delivery` was collected under, in words."""
+    return f"only {delivery.scan_limit} directory entries are scanned"
 
 
 def check_range(what: str, low: int, high: int | None) -> None:
@@ -84,7 +83,7 @@ def _check_glob(glob: Any) -> str:
     return glob
 
 
-def matching(ctx: RunContext, glob: str) -> list[DeliveredFile]:
+def matching(ctx: SegmentContext, glob: str) -> list[DeliveredFile]:
     """Listed deliverables whose output-relative path matches `glob` (rules: `globs`).
 
     Raises:
@@ -95,20 +94,20 @@ def matching(ctx: RunContext, glob: str) -> list[DeliveredFile]:
     return [item for item in ctx.delivery.files if globs.matches(glob, item.rel)]
 
 
-def unlisted_matching(ctx: RunContext, glob: str) -> list[SkippedFile]:
+def unlisted_matching(ctx: SegmentContext, glob: str) -> list[SkippedFile]:
     """Deliverables past the listing limit (name and size only) whose path matches `glob`."""
     _check_glob(glob)
     return [item for item in ctx.delivery.unlisted if globs.matches(glob, item.rel)]
 
 
-def _scan_cut(ctx: RunContext, what: str) -> ReadLimit | None:
+def _scan_cut(ctx: SegmentContext, what: str) -> ReadLimit | None:
     """A `ReadLimit` when the scan stopped early (files may exist that were never seen)."""
     if ctx.delivery.scan_cut:
-        return ReadLimit(f"{what}, but the scan of the deliverables stopped early", limit=scan_limit())
+        return ReadLimit(f"{what}, but the scan of the deliverables stopped early", limit=scan_limit(ctx.delivery))
     return None
 
 
-def _texts(ctx: RunContext, glob: str | None, source: str) -> tuple[list[tuple[str, str]], tuple[str, str] | None]:
+def _texts(ctx: SegmentContext, glob: str | None, source: str) -> tuple[list[tuple[str, str]], tuple[str, str] | None]:
     """``(name, text)`` pairs to search, and what was left unread as ``(what, limit)``
     (None: everything was read)."""
     if source == "response":
@@ -121,9 +120,9 @@ def _texts(ctx: RunContext, glob: str | None, source: str) -> tuple[list[tuple[s
     hidden = unlisted_matching(ctx, glob or "*")
     if hidden:
         unread = (f"{len(hidden)} matching deliverable(s) past the listing limit were not read ({hidden[0].rel}…)",
-                  listing_limit())
+                  listing_limit(ctx.delivery))
     elif ctx.delivery.scan_cut:
-        unread = ("the scan of the deliverables stopped early", scan_limit())
+        unread = ("the scan of the deliverables stopped early", scan_limit(ctx.delivery))
     for item in matching(ctx, glob or "*"):
         if budget <= 0:
             unread = unread or (f"text past {MAX_TOTAL_TEXT_BYTES} bytes in all was not read",
@@ -144,7 +143,7 @@ def _texts(ctx: RunContext, glob: str | None, source: str) -> tuple[list[tuple[s
     return out, unread
 
 
-def file_exists(ctx: RunContext, glob: str) -> tuple[bool, str, dict[str, Any]]:
+def file_exists(ctx: SegmentContext, glob: str) -> tuple[bool, str, dict[str, Any]]:
     """Hit when at least one deliverable matches `glob` (a deliverable past the listing
     limit counts: its name was seen).
 
@@ -163,7 +162,7 @@ def file_exists(ctx: RunContext, glob: str) -> tuple[bool, str, dict[str, Any]]:
     return False, f"no deliverable matches {glob!r}", {}
 
 
-def file_nonempty(ctx: RunContext, glob: str, min_bytes: int = 1) -> tuple[bool, str, dict[str, Any]]:
+def file_nonempty(ctx: SegmentContext, glob: str, min_bytes: int = 1) -> tuple[bool, str, dict[str, Any]]:
     """Hit when a deliverable matching `glob` has at least `min_bytes` bytes (sizes of
     deliverables past the listing limit count: they were seen).
 
@@ -181,7 +180,7 @@ def file_nonempty(ctx: RunContext, glob: str, min_bytes: int = 1) -> tuple[bool,
     return False, (f"no deliverable matching {glob!r} has ≥ {min_bytes} bytes" if sizes else f"no deliverable matches {glob!r}"), {}
 
 
-def file_matches_glob(ctx: RunContext, glob: str, min_count: int = 1, max_count: int | None = None) -> tuple[bool, str, dict[str, Any]]:
+def file_matches_glob(ctx: SegmentContext, glob: str, min_count: int = 1, max_count: int | None = None) -> tuple[bool, str, dict[str, Any]]:
     """Hit when the number of deliverables matching `glob` (listed or past the listing
     limit) is within [min_count, max_count].
 
@@ -199,7 +198,7 @@ def file_matches_glob(ctx: RunContext, glob: str, min_count: int = 1, max_count:
     return ok, f"{n} deliverable(s) match {glob!r}; required {bounds}", {}
 
 
-def json_valid(ctx: RunContext, glob: str = "*.json") -> tuple[bool, str, dict[str, Any]]:
+def json_valid(ctx: SegmentContext, glob: str = "*.json") -> tuple[bool, str, dict[str, Any]]:
     """Hit when every deliverable matching `glob` parses as JSON (and there is one).
 
     Raises:
@@ -220,7 +219,7 @@ def json_valid(ctx: RunContext, glob: str = "*.json") -> tuple[bool, str, dict[s
     what = f"{len(items)} JSON file(s) parse" if items else f"no listed deliverable matches {glob!r}"
     if hidden:
         raise ReadLimit(f"{what}, but {len(hidden)} matching deliverable(s) past the listing limit were not read "
-                        f"({hidden[0].rel}…)", limit=listing_limit())
+                        f"({hidden[0].rel}…)", limit=listing_limit(ctx.delivery))
     cut = _scan_cut(ctx, what)
     if cut:
         raise cut
@@ -229,7 +228,7 @@ def json_valid(ctx: RunContext, glob: str = "*.json") -> tuple[bool, str, dict[s
     return True, f"{len(items)} JSON file(s) parse", {}
 
 
-def text_contains(ctx: RunContext, text: str, glob: str | None = None, source: str = "files", case_sensitive: bool = False) -> tuple[bool, str, dict[str, Any]]:
+def text_contains(ctx: SegmentContext, text: str, glob: str | None = None, source: str = "files", case_sensitive: bool = False) -> tuple[bool, str, dict[str, Any]]:
     """Hit when `text` occurs in a matching deliverable (or the final message).
 
     Raises:
@@ -247,7 +246,7 @@ def text_contains(ctx: RunContext, text: str, glob: str | None = None, source: s
     return False, f"{text!r} not found", {}
 
 
-def regex_match(ctx: RunContext, pattern: str, glob: str | None = None, source: str = "files", flags: str = "") -> tuple[bool, str, dict[str, Any]]:
+def regex_match(ctx: SegmentContext, pattern: str, glob: str | None = None, source: str = "files", flags: str = "") -> tuple[bool, str, dict[str, Any]]:
     """Hit when regular expression `pattern` matches a deliverable (or the final message).
 
     `flags` is a string of ``i`` (ignore case), ``m`` (multiline), ``s`` (dot matches newline).
@@ -262,7 +261,7 @@ def regex_match(ctx: RunContext, pattern: str, glob: str | None = None, source: 
         if ch not in _FLAGS:
             raise ValueError(f"unknown regex flag {ch!r}; use i, m, s")
         value |= _FLAGS[ch]
-    timeout = max(0.1, min(REGEX_TIMEOUT_SEC, ctx.config.code_timeout_sec, ctx.deadline.remaining()))
+    timeout = max(0.1, min(REGEX_TIMEOUT_SEC, ctx.settings.code_timeout_sec, ctx.deadline.remaining()))
     texts, unread = _texts(ctx, glob, source)
     found = saferegex.search(pattern, texts, flags=value, timeout_sec=timeout)
     if found:
@@ -273,7 +272,7 @@ def regex_match(ctx: RunContext, pattern: str, glob: str | None = None, source: 
     return False, f"/{pattern}/ does not match", {}
 
 
-def word_count_between(ctx: RunContext, min_words: int = 0, max_words: int | None = None, glob: str | None = None, source: str = "files") -> tuple[bool, str, dict[str, Any]]:
+def word_count_between(ctx: SegmentContext, min_words: int = 0, max_words: int | None = None, glob: str | None = None, source: str = "files") -> tuple[bool, str, dict[str, Any]]:
     """Hit when the total word count (whitespace-separated) is within [min_words, max_words].
 
     Raises:

@@ -35,12 +35,15 @@ from cowork_judge.fsutil import discard_scratch
 from cowork_judge.guard.findings import GuardReport
 from cowork_judge.redact import RedactingFilter, Redactor
 from cowork_judge.run.config import JudgeConfig, LoadedConfig, export_credentials
-from cowork_judge.run.context import Deadline, RunContext
-from cowork_judge.run.delivery import Delivery, collect_delivery, copy_stray
+from cowork_judge.run.context import RunContext
+from cowork_judge.run.delivery import collect_delivery, copy_stray, delivery_details
 from cowork_judge.run.fingerprint import verdict_fingerprint
 from cowork_judge.run.instruction import find_instruction
-from cowork_judge.run.outputs import AuditLog, write_fallback, write_result
+from cowork_judge.run.outputs import write_fallback, write_result
 from cowork_judge.run.paths import RunPaths
+from cowork_judge.segment.audit import AuditLog
+from cowork_judge.segment.context import Deadline
+from cowork_judge.segment.delivery import Delivery
 
 log = logging.getLogger("cowork_judge")
 
@@ -155,15 +158,15 @@ class _Run:
 
     def document(self, criteria: Sequence[Criterion] = (), verdicts: Mapping[str, Verdict] | None = None, *,
                  delivery: Delivery | None = None, ctx: RunContext | None = None, evidence: dict[str, Any] | None = None,
-                 failure: RunFailure | None = None, skipped: bool = False, note: str | None = None,
+                 evidence_pages: int = 0, failure: RunFailure | None = None, skipped: bool = False, note: str | None = None,
                  instruction_source: str | None = None) -> ResultDocument:
         facts = RunFacts(
             identity=self.config.identity(),
-            delivery=delivery.details() if delivery is not None else None,
+            delivery=delivery_details(delivery) if delivery is not None else None,
             seconds=time.monotonic() - self.start,
             calls=ctx.stats.calls if ctx is not None else 0,
             tokens=ctx.stats.tokens if ctx is not None else 0,
-            evidence_pages=ctx.evidence_pages if ctx is not None else 0,
+            evidence_pages=evidence_pages,
             evidence=evidence or {},
             warnings=tuple(self.warnings),
             instruction_source=instruction_source,
@@ -211,7 +214,7 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
              delivery.final_message_source or "nowhere")
     run.warn("delivery", delivery.notes, prefix="delivery: ")
     run.guard = _guard(delivery, config, redactor)
-    warned = len(delivery.notes)  # code methods add notes while judging (a read limit hid an answer)
+    warned = len(delivery.notes)  # code rows return notes while judging (a read limit hid an answer)
     if delivery.missing and delivery.unreadable:
         return run.failed(criteria, "delivery_unreadable", "judge:scorer_error",
                           f"the agent's final message could not be read ({', '.join(delivery.unreadable)}); "
@@ -248,7 +251,7 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
         verdicts.update(all_unjudged([c for c in criteria if c.judge_method != "code"], "no_credential", reason))
         return run.document(criteria, verdicts, delivery=delivery, ctx=ctx, instruction_source=instruction_source,
                             failure=RunFailure(exit_code="judge:no_credential", exit_reason=reason))
-    evidence = _collect_evidence(ctx, needs_evidence=needs_model)  # code rows never look at page images
+    evidence, evidence_pages = _collect_evidence(ctx, needs_evidence=needs_model)  # code rows never look at page images
     try:
         route = _route()
     except Exception as exc:
@@ -257,7 +260,10 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
                               f"the router cannot run ({type(exc).__name__}: {exc}) and the rubric has code/workflow rows",
                               delivery=delivery)
         log.warning("the router cannot run (%s); judging this purely agentic rubric directly", exc)
-        from cowork_judge.agentic.dispatch import judge_agentic as route  # type: ignore[assignment]
+        from cowork_judge.agentic.dispatch import judge_agentic
+
+        def route(rows: Sequence[Criterion], run_ctx: RunContext) -> dict[str, Verdict]:
+            return judge_agentic(rows, run_ctx.segment())
 
     guard_row = _guard_row() if config.guard_row and any(c.judge_method == "agentic" for c in criteria) else None
     assert ctx.calls is not None  # RunContext makes it
@@ -268,10 +274,11 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
         run.guard = (run.guard or GuardReport(mode=config.guard)).model_copy(update={
             "row": True, "row_hit": said.hit if said is not None and said.judged else None,
             "row_reason": redactor.text(said.reason)[:500] if said is not None else None})
-    run.warn("delivery", delivery.notes[warned:], prefix="delivery: ")
+    run.warn("delivery", ctx.delivery.notes[warned:], prefix="delivery: ")  # the code rows' notes, merged by the router
     if evidence:
         evidence["kept"] = _keep_evidence(ctx)
-    doc = run.document(criteria, verdicts, delivery=delivery, ctx=ctx, evidence=evidence, instruction_source=instruction_source)
+    doc = run.document(criteria, verdicts, delivery=ctx.delivery, ctx=ctx, evidence=evidence, evidence_pages=evidence_pages,
+                       instruction_source=instruction_source)
     log.info("score %s (raw %s), coverage %.3f, %d model call(s)", doc.task_score, doc.score_raw,
              doc.extra_fields.judge_coverage, ctx.stats.calls)
     return doc
@@ -328,7 +335,7 @@ def _route() -> Any:
     return route
 
 
-def _collect_evidence(ctx: RunContext, *, needs_evidence: bool = True) -> dict:
+def _collect_evidence(ctx: RunContext, *, needs_evidence: bool = True) -> tuple[dict[str, Any], int]:
     """Extract and render every deck-like deliverable once (JUDGE_EVIDENCE budget).
 
     Writes ``env_capabilities.json`` (unless test.sh already did) and the shared
@@ -340,11 +347,12 @@ def _collect_evidence(ctx: RunContext, *, needs_evidence: bool = True) -> dict:
     a container anyway).
 
     Returns:
-        A compact summary for ``details.evidence`` ({} when nothing was done).
+        A compact summary for ``details.evidence`` ({} when nothing was done), and the
+        number of pages rendered (``judge_evidence_pages``).
     """
     config, paths = ctx.config, ctx.paths
     if not needs_evidence or config.evidence_sec <= 0 or not any(_deck_like(f.rel) for f in ctx.delivery.files):
-        return {}
+        return {}, 0
     try:
         from cowork_judge.evidence import build_evidence, is_deck, probe_capabilities, render_width_px
 
@@ -352,7 +360,7 @@ def _collect_evidence(ctx: RunContext, *, needs_evidence: bool = True) -> dict:
         # picks must have the same evidence as any other (§7.2 "the SAME file")
         decks = [f.path for f in ctx.delivery.files if is_deck(f.rel)]
         if not decks:
-            return {}
+            return {}, 0
         caps = probe_capabilities(config.soffice, config.chromium)
         if not paths.env_capabilities_json.exists():
             caps.write(paths.env_capabilities_json)
@@ -361,8 +369,7 @@ def _collect_evidence(ctx: RunContext, *, needs_evidence: bool = True) -> dict:
                                  soffice=config.soffice, chromium=config.chromium, capabilities=caps, root=paths.output_dir)
     except Exception as exc:  # evidence must never cost the run its reward
         log.warning("evidence extraction failed: %s", ctx.redactor.text(f"{type(exc).__name__}: {exc}"))
-        return {"error": f"{type(exc).__name__}: {exc}"}
-    ctx.evidence_pages = summary.pages_rendered
+        return {"error": f"{type(exc).__name__}: {exc}"}, 0
     log.info("evidence: %d deck(s), %d page(s) rendered in %.1f s", len(summary.decks), summary.pages_rendered, summary.seconds)
     for deck in summary.decks:
         for skip in deck.layers_skipped:
@@ -379,7 +386,7 @@ def _collect_evidence(ctx: RunContext, *, needs_evidence: bool = True) -> dict:
              "skipped": [f"{s.layer}: {s.kind} ({s.reason})" for s in d.layers_skipped]}
             for d in summary.decks
         ],
-    }
+    }, summary.pages_rendered
 
 
 def _deck_like(rel: str) -> bool:

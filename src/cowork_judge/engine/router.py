@@ -19,7 +19,7 @@ import time
 from collections.abc import Sequence
 
 from cowork_judge.agentic.workspace import workspace_rel
-from cowork_judge.code_methods.runner import judge_code_row
+from cowork_judge.code_methods.runner import CodeOutcome, judge_code_row
 from cowork_judge.core.budgets import agentic_reserve, workflow_budget
 from cowork_judge.core.classify import classify, summary
 from cowork_judge.core.gates import mark_open, pre_gate, settle_gated
@@ -74,16 +74,26 @@ class _Cache:
 
 
 def route(criteria: Sequence[Criterion], ctx: RunContext) -> dict[str, Verdict]:
-    """Judge every row by its method, segment by segment; exactly one verdict per row."""
+    """Judge every row by its method, segment by segment; exactly one verdict per row.
+
+    Each segment (each code row) gets a frozen context built from the run's state as it is
+    then (`RunContext.segment`); what a code row returns is merged into that state
+    (`_merge`) before the next row runs. `ctx.artifacts` and ``ctx.delivery.notes`` hold the
+    merged outcomes when this returns."""
     decided: dict[str, Verdict] = {}
     known = {c.id for c in criteria}
     code_rows = [c for c in criteria if c.judge_method == "code"]
     workflow_rows = [c for c in criteria if c.judge_method == "workflow"]
     agentic_rows = [c for c in criteria if c.judge_method == "agentic"]
 
-    for row in code_rows:  # serial: earlier code rows gate later ones
+    for row in code_rows:  # serial: earlier code rows gate later ones, and see their artifacts
         gated = pre_gate(row, decided, known)
-        decided[row.id] = gated or mark_open(row, judge_code_row(row, ctx), decided)
+        if gated is not None:
+            decided[row.id] = gated
+            continue
+        outcome = judge_code_row(row, ctx.segment())
+        decided[row.id] = mark_open(row, outcome.verdict, decided)
+        _merge(ctx, outcome)
     _audit_segment(ctx, "code", code_rows, decided)
     _publish_artifacts(ctx)
 
@@ -97,7 +107,7 @@ def route(criteria: Sequence[Criterion], ctx: RunContext) -> dict[str, Verdict]:
                                       cost=backend_spec(ctx.config.backend).cost)
             budget = workflow_budget(ctx.deadline.remaining(), reserve, ctx.config.workflow_deadline_share)
             ctx.log.info("workflow segment: %d row(s), budget %.0f s (agentic reserve %.0f s)", len(todo), budget, reserve)
-            decided.update(judge_workflow_rows(todo, ctx, decided, known, segment_end=time.monotonic() + budget))
+            decided.update(judge_workflow_rows(todo, ctx.segment(), decided, known, segment_end=time.monotonic() + budget))
         for row in workflow_rows:  # cached verdicts pass this run's gates like judged ones
             if row.id in hits:
                 decided[row.id] = pre_gate(row, decided, known) or mark_open(row, hits[row.id], decided)
@@ -118,7 +128,7 @@ def route(criteria: Sequence[Criterion], ctx: RunContext) -> dict[str, Verdict]:
         from cowork_judge.agentic.dispatch import judge_agentic
 
         try:
-            judged = judge_agentic(runnable, ctx)
+            judged = judge_agentic(runnable, ctx.segment())
         except Exception as exc:  # a crashed backend loses only its own rows
             kind = classify(exc, segment="backend", deadline_passed=ctx.deadline.passed())
             ctx.log.error("agentic segment failed: %s", ctx.redactor.text(summary(exc)))
@@ -131,6 +141,14 @@ def route(criteria: Sequence[Criterion], ctx: RunContext) -> dict[str, Verdict]:
         ctx.log.info("verdict cache %s: %d verdict(s) reused (%s), %d stored", ctx.config.verdict_cache_dir,
                      len(cache.store.hits), ", ".join(cache.store.hits[:20]) or "none", cache.store.stored)
     return {c.id: decided[c.id] for c in criteria}
+
+
+def _merge(ctx: RunContext, outcome: CodeOutcome) -> None:
+    """Merge one code row's outcome into the run's state: its artifacts for the rows and
+    segments after it, its notes into the delivery's (the result's warnings)."""
+    ctx.artifacts.update(outcome.artifacts)
+    if outcome.notes:
+        ctx.delivery = ctx.delivery.model_copy(update={"notes": [*ctx.delivery.notes, *outcome.notes]})
 
 
 def _audit_segment(ctx: RunContext, name: str, rows: Sequence[Criterion], decided: dict[str, Verdict]) -> None:

@@ -31,6 +31,7 @@ from cowork_judge.core.result import ResultDocument
 from cowork_judge.core.rubric import Criterion, load_rubric
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.run import outputs
+from cowork_judge.run.delivery import delivery_details
 from cowork_judge.run.fingerprint import verdict_fingerprint
 
 if TYPE_CHECKING:
@@ -251,7 +252,7 @@ class Watchdog:
         ctx = self._ctx
         facts = RunFacts(
             identity=config.identity(),
-            delivery=ctx.delivery.details() if ctx is not None else None,
+            delivery=delivery_details(ctx.delivery) if ctx is not None else None,
             seconds=time.monotonic() - self._started_at,
             calls=ctx.stats.calls if ctx is not None else 0,
             tokens=ctx.stats.tokens if ctx is not None else 0,

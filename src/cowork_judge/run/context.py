@@ -1,46 +1,30 @@
-"""The run context: what every segment (code, workflow, agentic) may read about one run.
+"""The run context: the run's own state, held by the engine (`engine.judge`, `engine.router`).
 
-Built once by `engine.judge` after delivery is known; passed down, never global. Importing
-it loads no model client: a code-only run never imports ``openai``.
+Built once by `engine.judge` after delivery is known; passed down, never global. The
+segments never get it: each gets a frozen `segment.context.SegmentContext` built from it
+(`RunContext.segment`), and returns its outcome, which the engine merges here (`artifacts`,
+the delivery's notes). Importing it loads no model client: a code-only run never imports
+``openai``.
 """
 
 from __future__ import annotations
 
 import logging
 import random
-import time
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from cowork_judge.core.retry import RetryPolicy
 from cowork_judge.redact import Redactor
 from cowork_judge.run.config import JudgeConfig
-from cowork_judge.run.delivery import Delivery
-from cowork_judge.run.outputs import AuditLog
 from cowork_judge.run.paths import RunPaths
+from cowork_judge.segment.audit import AuditLog
+from cowork_judge.segment.context import Deadline, SegmentContext, SegmentSettings
+from cowork_judge.segment.delivery import Delivery
 from cowork_judge.transport.attempts import ModelCalls
 from cowork_judge.transport.limiter import Limiter
 from cowork_judge.transport.stats import CallStats
-
-
-@dataclass(frozen=True)
-class Deadline:
-    """The run's wall-clock limit on the monotonic clock (seconds)."""
-
-    at: float
-
-    @classmethod
-    def after(cls, seconds: float, *, start: float | None = None) -> Deadline:
-        """A deadline `seconds` after `start` (default: now)."""
-        return cls((time.monotonic() if start is None else start) + seconds)
-
-    def remaining(self) -> float:
-        """Seconds left (negative once passed)."""
-        return self.at - time.monotonic()
-
-    def passed(self) -> bool:
-        """True once the deadline is reached."""
-        return self.remaining() <= 0
 
 
 @dataclass
@@ -59,9 +43,9 @@ class RunContext:
         redactor: secret redaction for everything written.
         audit: the ``judge/`` audit folder.
         stats: model call/token counters.
-        artifacts: results of code methods shared with later segments (e.g. ``deck_path``).
+        artifacts: what the code rows found (e.g. ``deck_path``), merged by the engine from
+            their outcomes; later segments read it through their context.
         workflow_config: rubric.json's top-level ``workflow_config`` (name → settings).
-        evidence_pages: number of rendered evidence pages.
         rng: randomness for jitter and backoff (seedable in tests).
         retry: the retry policy (failure table, JUDGE_MAX_TRIES, JUDGE_RETRY_BACKOFF_MAX);
             defaults to the configuration's.
@@ -85,7 +69,6 @@ class RunContext:
     stats: CallStats = field(default_factory=CallStats)
     artifacts: dict[str, Any] = field(default_factory=dict)
     workflow_config: dict[str, Any] = field(default_factory=dict)
-    evidence_pages: int = 0
     rng: random.Random = field(default_factory=random.Random)
     log: logging.Logger = field(default_factory=lambda: logging.getLogger("cowork_judge"))
     retry: RetryPolicy | None = None
@@ -104,3 +87,20 @@ class RunContext:
                                     headers=config.request_headers)
         if config.api_key is not None:  # the key lives only inside the transport (`calls`)
             self.config = config.model_copy(update={"api_key": None})
+
+    def segment(self) -> SegmentContext:
+        """The frozen context of the next segment (or code row): the run's state as it is now,
+        with the settings the segments read and nothing else of the configuration."""
+        assert self.calls is not None and self.retry is not None  # __post_init__ makes them
+        config = self.config
+        settings = SegmentSettings(
+            backend=config.backend, model=config.model, base_url=config.base_url, batch=config.batch,
+            concurrency=config.concurrency, per_timeout_sec=config.per_timeout_sec, resplit=config.resplit,
+            start_jitter_sec=config.start_jitter_sec, max_turns=config.max_turns, aux_files=tuple(config.aux_files),
+            code_timeout_sec=config.code_timeout_sec, soffice=config.soffice, chromium=config.chromium,
+            workflow_concurrency=config.workflow_concurrency, workflow_start_jitter_sec=config.workflow_start_jitter_sec)
+        return SegmentContext(
+            paths=self.paths.segment, settings=settings, instruction=self.instruction, task_prompt=self.task_prompt,
+            delivery=self.delivery, deadline=self.deadline, redactor=self.redactor, audit=self.audit, calls=self.calls,
+            stats=self.stats, retry=self.retry, rng=self.rng, log=self.log, artifacts=MappingProxyType(dict(self.artifacts)),
+            workflow_config=MappingProxyType(dict(self.workflow_config)))

@@ -24,8 +24,6 @@ import stat
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
-
 from cowork_judge.agent_text import repair
 from cowork_judge.core.result import DeliveryDetails
 from cowork_judge.run.answer import (  # noqa: F401 - re-exported: delivery is where callers look
@@ -38,6 +36,7 @@ from cowork_judge.run.answer import (  # noqa: F401 - re-exported: delivery is w
 )
 from cowork_judge.run.config import JudgeConfig
 from cowork_judge.run.paths import RunPaths
+from cowork_judge.segment.delivery import DeliveredFile, Delivery, SkippedFile
 
 MAX_FILES = 5000
 """Deliverables listed at most (linked into workspaces, opened by code methods); beyond
@@ -57,59 +56,18 @@ STRAY_COPY_TOTAL_BYTES = 50 * 1024 * 1024
 """Total bytes copied to ``stray_not_scored/`` per run."""
 
 
-class DeliveredFile(BaseModel):
-    """A deliverable: `rel` is relative to the dir it was found in."""
-
-    rel: str
-    path: str
-    size_bytes: int
-    source: Literal["output", "app_root", "alt_output"]
-
-
-class SkippedFile(BaseModel):
-    """A file that is not scored, and why."""
-
-    rel: str
-    path: str
-    size_bytes: int
-    reason: Literal["outside_scored_set", "symlink_escape", "hidden", "empty", "not_regular", "listing_limit", "unreadable"]
-    """Why: ``listing_limit`` = a deliverable past `MAX_FILES` (seen, not listed)."""
-
-
-class Delivery(BaseModel):
-    """What the agent handed in."""
-
-    files: list[DeliveredFile] = Field(default_factory=list)
-    stray: list[SkippedFile] = Field(default_factory=list, description="Not scored; copied for inspection.")
-    ignored: list[SkippedFile] = Field(default_factory=list, description="Hidden, empty or special files.")
-    final_message: str | None = None
-    final_message_source: str | None = None
-    from_chat: bool = False
-    missing: bool = False
-    unreadable: list[str] = Field(
-        default_factory=list, description="Final-message sources that exist but could not be read or parsed."
+def delivery_details(delivery: Delivery) -> DeliveryDetails:
+    """The ``details.delivery`` block of the result document of `delivery` (names relative to where
+    each file was found; stray and ignored files past `MAX_DETAIL_ENTRIES` counted in
+    one closing entry)."""
+    return DeliveryDetails(
+        files=[f.rel for f in delivery.files],
+        missing=delivery.missing,
+        from_chat=delivery.from_chat,
+        stray=_capped([f"{s.rel} ({s.reason})" for s in delivery.stray]),
+        ignored=_capped([f"{s.rel} ({s.reason})" for s in delivery.ignored]),
+        final_message_source=delivery.final_message_source,
     )
-    notes: list[str] = Field(default_factory=list)
-    entries_scanned: int = Field(0, description="Directory entries examined over all roots.")
-    scan_cut: bool = Field(False, description="The scan stopped at MAX_SCAN_ENTRIES: more files may exist.")
-
-    @property
-    def unlisted(self) -> list[SkippedFile]:
-        """Deliverables past `MAX_FILES`: seen (name, size), never listed or opened."""
-        return [s for s in self.ignored if s.reason == "listing_limit"]
-
-    def details(self) -> DeliveryDetails:
-        """The ``details.delivery`` block of the result document (names relative to where
-        each file was found; stray and ignored files past `MAX_DETAIL_ENTRIES` counted in
-        one closing entry)."""
-        return DeliveryDetails(
-            files=[f.rel for f in self.files],
-            missing=self.missing,
-            from_chat=self.from_chat,
-            stray=_capped([f"{s.rel} ({s.reason})" for s in self.stray]),
-            ignored=_capped([f"{s.rel} ({s.reason})" for s in self.ignored]),
-            final_message_source=self.final_message_source,
-        )
 
 
 def _capped(entries: list[str]) -> list[str]:
@@ -129,7 +87,7 @@ def collect_delivery(paths: RunPaths, config: JudgeConfig) -> Delivery:
     File names are shown (``rel``) with control characters escaped and undecodable bytes
     replaced, so a name can neither break a prompt line nor a UTF-8 document.
     """
-    delivery = Delivery()
+    delivery = Delivery(listing_limit=MAX_FILES, scan_limit=MAX_SCAN_ENTRIES)
     if _followable(paths.output_dir, paths.app_dir, delivery):
         _scan(paths.output_dir, "output", delivery, scored=True)
     app_root_scored = config.lenient_delivery

@@ -17,12 +17,11 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
-from pathlib import Path
 from typing import Any
 
-from cowork_judge.core.result import ExtraFields, ResultDocument, RewardDetails, cap_middle
+from cowork_judge.core.result import ExtraFields, ResultDocument, RewardDetails
 from cowork_judge import spotlight
-from cowork_judge.fsutil import atomic_write
+from cowork_judge.fsutil import atomic_write, dump_json
 from cowork_judge.redact import Redactor
 from cowork_judge.run.paths import RunPaths
 
@@ -38,11 +37,6 @@ PRETTY_MAX_CHARS = 500_000
 """Documents up to this many characters (compact) are written with a 2-space indent; larger
 ones (thousands of rows) stay compact: indenting goes through Python's slow JSON encoder,
 and the watchdog must write a 5,000-row document within seconds of the deadline."""
-
-
-def dump_json(value: Any) -> str:
-    """Stable JSON text (2-space indent, UTF-8, no NaN)."""
-    return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def dump_document(value: Any, redactor: Redactor) -> str:
@@ -219,58 +213,3 @@ def write_fallback(
                 target.write_text(text)
             except OSError:
                 pass
-
-
-AUDIT_TEXT_CAP_CHARS = 1_000_000
-"""Longest text (one string value: a reply, a reason, a prompt part) the audit folder keeps;
-longer ones keep their first and last halves around a marker saying how much was cut
-(`core.result.cap_middle`). Real replies are a few KB; the cap bounds what one runaway
-reply (20 MB) costs the folder — it appeared three times, 61 MB, before — while keeping
-both ends of it for a reader."""
-
-
-def _capped(value: Any, limit: int = AUDIT_TEXT_CAP_CHARS) -> Any:
-    if isinstance(value, str):
-        return cap_middle(value, limit)
-    if isinstance(value, dict):
-        return {k: _capped(v, limit) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_capped(v, limit) for v in value]
-    return value
-
-
-class AuditLog:
-    """The ``judge/`` audit folder: per-block prompts, raw replies and parsed verdicts.
-
-    Everything written is redacted, and every text longer than `AUDIT_TEXT_CAP_CHARS` is
-    cut in its middle. Files are JSON Lines so that an interrupted run still leaves every
-    completed turn readable. Thread-safe.
-    """
-
-    def __init__(self, root: Path, redactor: Redactor) -> None:
-        self.root = root
-        self._redactor = redactor
-        self._lock = threading.Lock()
-
-    def append(self, name: str, record: dict[str, Any]) -> None:
-        """Append one JSON record to ``<root>/<name>.jsonl``; never raises."""
-        try:
-            line = spotlight.mask(json.dumps(_capped(self._redactor.value(record)), ensure_ascii=False, default=str))
-            path = self.root / f"{name}.jsonl"
-            with self._lock:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                with path.open("a", encoding="utf-8") as fh:
-                    fh.write(line + "\n")
-        except (OSError, ValueError, TypeError):
-            pass
-
-    def scoped(self, prefix: str) -> AuditLog:
-        """The audit log of one part of the run, under ``<root>/<prefix>/`` (same redaction)."""
-        return AuditLog(self.root / prefix, self._redactor)
-
-    def write(self, name: str, value: Any) -> None:
-        """Write one JSON document ``<root>/<name>.json`` atomically; never raises."""
-        try:
-            atomic_write(self.root / f"{name}.json", spotlight.mask(dump_json(_capped(self._redactor.value(value)))))
-        except (OSError, ValueError, TypeError):
-            pass

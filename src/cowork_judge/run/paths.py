@@ -36,6 +36,7 @@ from pathlib import Path
 from cowork_judge.fsutil import make_scratch_dir
 from cowork_judge.layout import VerifierLayout
 from cowork_judge.run.config import JudgeConfig, load_config
+from cowork_judge.segment.paths import SegmentPaths
 
 
 @dataclass(frozen=True)
@@ -101,7 +102,7 @@ class RunPaths:
 
     @property
     def output_dir(self) -> Path:
-        return self.app_dir / "output"
+        return self.segment.output_dir
 
     @property
     def layout(self) -> VerifierLayout:
@@ -160,20 +161,20 @@ class RunPaths:
     def task_prompt(self) -> Path:
         return self.tests_dir / "task_prompt.md"
 
+    @property
+    def segment(self) -> SegmentPaths:
+        """The part of the layout the segments read (`segment.paths.SegmentPaths`: the
+        output, evidence, block and workflow-asset folders are derived there, once)."""
+        return SegmentPaths(app_dir=self.app_dir, tests_dir=self.tests_dir, work_dir=self.work_dir)
+
     def workflow_assets_dir(self, name: str) -> Path:
         """Per-instance assets of workflow `name` (``tests/workflow_assets/<name>/``; may not exist)."""
-        return workflow_assets_dir(self.tests_dir, name)
+        return self.segment.workflow_assets_dir(name)
 
     @property
     def evidence_dir(self) -> Path:
-        return self.work_dir / "evidence"
+        return self.segment.evidence_dir
 
     def block_dir(self, name: str) -> Path:
         """Workspace of one agentic block (``name`` like ``block-01``)."""
-        return self.work_dir / "blocks" / name
-
-
-def workflow_assets_dir(tests_dir: Path, name: str) -> Path:
-    """``<tests_dir>/workflow_assets/<name>/``: the per-instance assets of workflow `name`
-    (for tools that have an instance's tests dir but no run, such as gen-ppt-rubrics)."""
-    return Path(tests_dir) / "workflow_assets" / name
+        return self.segment.block_dir(name)

@@ -44,6 +44,7 @@ from cowork_judge.calls import AuditSink, ModelCaller, ModelCallFailed, ModelRep
 from cowork_judge.core.error_kinds import ErrorKind
 from cowork_judge.core.scales import snap_level
 from cowork_judge.core.verdicts import Verdict, read_level
+from cowork_judge.segment.delivery import Delivery
 
 GRID_21: tuple[float, ...] = tuple(round(i / 20, 2) for i in range(21))
 """The 21-step level grid 0, 0.05, …, 1 used by visual workflows (values equal float("0.05"))."""
@@ -59,7 +60,7 @@ class WorkflowContext:
         artifacts: the code segment's artifacts (``deck_path``, ``deck_kind``, ``deck_rel``…).
         evidence_dir: the shared evidence folder (``pages/`` written here reaches agentic blocks).
         work_dir: a private scratch folder of this workflow.
-        delivery: the deliverables and final message (`cowork_judge.run.delivery.Delivery`).
+        delivery: the deliverables and final message (`cowork_judge.segment.delivery.Delivery`).
         deadline_at: monotonic time (seconds) of the run's JUDGE_DEADLINE.
         cancel: set when the budget (+ grace) is spent or the run is ending.
         transport: the model transport every model call must use.
@@ -79,7 +80,7 @@ class WorkflowContext:
     artifacts: Mapping[str, Any]
     evidence_dir: Path
     work_dir: Path
-    delivery: Any
+    delivery: Delivery
     deadline_at: float
     cancel: threading.Event
     transport: ModelCaller

@@ -54,7 +54,7 @@ class WorkflowCalls:
         rng: randomness for jitter and backoff.
         log: the run's logger.
         limiter: the run's request limiter (None: a private one, as in tests of this class alone).
-        calls: the run's model-call path (`RunContext.calls`; its client is the run's and
+        calls: the run's model-call path (`SegmentContext.calls`; its client is the run's and
             `close` leaves it open). None: a private path over `limiter` made from the
             endpoint arguments, closed by `close` (tests and benches of this class alone).
     """

@@ -22,7 +22,7 @@ from cowork_judge.core.classify import classify, summary
 from cowork_judge.core.gates import mark_open, settle_gated
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
-from cowork_judge.run.context import RunContext
+from cowork_judge.segment.context import SegmentContext
 from cowork_judge.threads import call_with_timeout
 from cowork_judge.workflow.calls import WorkflowCalls
 from cowork_judge.workflow import WorkflowUnavailable, load
@@ -37,13 +37,13 @@ to return before the agentic segment starts anyway."""
 
 
 def judge_workflow_rows(
-    rows: Sequence[Criterion], ctx: RunContext, decided: dict[str, Verdict], known: Collection[str], *, segment_end: float
+    rows: Sequence[Criterion], ctx: SegmentContext, decided: dict[str, Verdict], known: Collection[str], *, segment_end: float
 ) -> dict[str, Verdict]:
     """Run each named workflow on its rows (serially); exactly one verdict per row.
 
     Args:
         rows: the rubric's workflow rows, in rubric order.
-        ctx: the run context.
+        ctx: the segment's context (frozen; the code rows' artifacts included).
         decided: verdicts of earlier segments (gates, SPEC §7.4 rule 1).
         known: every row id of the rubric.
         segment_end: monotonic time by which the segment must be done.
@@ -53,7 +53,7 @@ def judge_workflow_rows(
     for r in rows:
         if r.workflow_name not in names:
             names.append(r.workflow_name)
-    assert ctx.calls is not None  # RunContext makes it
+    assert ctx.calls is not None  # SegmentContext makes it
     calls = workflow_calls(ctx)
     with ctx.calls.opened():  # the run's client when the run holds it open, else this segment's
         for name in names:
@@ -73,18 +73,18 @@ def judge_workflow_rows(
     return out
 
 
-def workflow_calls(ctx: RunContext) -> WorkflowCalls:
+def workflow_calls(ctx: SegmentContext) -> WorkflowCalls:
     """The run's shared workflow transport over the run's model-call path (``ctx.calls``;
     no connection is made until the first call)."""
-    config = ctx.config
+    settings = ctx.settings
     return WorkflowCalls(
-        limit=config.workflow_concurrency, jitter_sec=config.workflow_start_jitter_sec, per_timeout_sec=config.per_timeout_sec,
-        retry=ctx.retry or config.retry, stats=ctx.stats, deadline_at=ctx.deadline.at, redact=ctx.redactor.text,
-        rng=ctx.rng, log=ctx.log, calls=ctx.calls,
+        limit=settings.workflow_concurrency, jitter_sec=settings.workflow_start_jitter_sec,
+        per_timeout_sec=settings.per_timeout_sec, retry=ctx.retry, stats=ctx.stats, deadline_at=ctx.deadline.at,
+        redact=ctx.redactor.text, rng=ctx.rng, log=ctx.log, calls=ctx.calls,
     )
 
 
-def _run_one(module: Any, name: str, rows: list[Criterion], ctx: RunContext, budget_sec: float,
+def _run_one(module: Any, name: str, rows: list[Criterion], ctx: SegmentContext, budget_sec: float,
              calls: WorkflowCalls) -> dict[str, Verdict]:
     if budget_sec <= 0:
         kind = classify(TimeoutError(), segment="workflow", deadline_passed=ctx.deadline.passed())
@@ -107,7 +107,7 @@ def _run_one(module: Any, name: str, rows: list[Criterion], ctx: RunContext, bud
         redact=ctx.redactor.text,
         log=ctx.log,
         rng=ctx.rng,
-        resplit=ctx.config.resplit,
+        resplit=ctx.settings.resplit,
         assets_dir=ctx.paths.workflow_assets_dir(name),
     )
 
