@@ -27,11 +27,15 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parents[1] / "src"
 PACKAGE = "cowork_judge"
 
-MAX_CHAIN = 18
-"""The longest import chain allowed, in files. A ratchet: issue 23 aims at 12; main had 21, this
-bound is what the tree reaches today (``commands.lint`` → the lint checks → the code-method
-registry → the method modules → the run context → delivery → paths → config → the scoring
-core). Lower it whenever a chain shortens; never raise it."""
+MAX_CHAIN = 12
+"""The longest import chain allowed, in files: issue 23's goal, reached (main had 21, then 18).
+The longest chains today run from the command line through the engine, the agentic segment
+and its context down to the failure vocabulary (``commands.run`` → ``engine.judge`` →
+``engine.router`` → ``agentic.dispatch`` → ``agentic.scheduler`` → ``agentic.base`` →
+``segment.context`` → ``transport.attempts`` → ``transport.chat`` → ``calls`` →
+``core.classify`` → ``core.error_kinds``), and from ``commands.lint`` through the lint
+checks and the code-method table, which reads only the code methods' view of the context
+(``segment.code_context``), not the model-call path. Never raise it."""
 
 ENGINE_IMPORTERS = frozenset({"commands", "__main__"})
 """The only rooms that may import the engine."""

@@ -65,7 +65,7 @@ def make_ctx(tmp_path: Path, files: dict[str, bytes | str] | None = None, *, env
     from cowork_judge.run.delivery import collect_delivery
     from cowork_judge.run.paths import RunPaths
     from cowork_judge.segment.audit import AuditLog
-    from cowork_judge.segment.context import Deadline
+    from cowork_judge.segment.deadline import Deadline
 
     paths = RunPaths.resolve(app_dir=tmp_path / "app", logs_dir=tmp_path / "logs", tests_dir=tmp_path / "tests",
                              work_dir=tmp_path / "work", alt_output_dir=tmp_path / "alt", environ={})

@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from cowork_judge.core.caps import cap_text
 from cowork_judge.core.fold import RunFacts, RunIdentity, fold, stored_run
 from cowork_judge.core.result import (
     DETAILS_REASON_CHARS,
@@ -15,7 +16,6 @@ from cowork_judge.core.result import (
     REASON_CAP_CHARS,
     ResultDocument,
     RewardDetails,
-    cap_text,
     result_level_raw,
 )
 from cowork_judge.core.rubric import normalize_rubric

@@ -2,7 +2,8 @@
 
 `CODE_METHODS` is the whitelist: only names registered here run, and an unknown name is
 an unjudged row (`code_missing`) whose reason lists the known names. Every method takes
-``(ctx, **params)`` — ``ctx`` a `segment.context.SegmentContext`, read-only — and returns
+``(ctx, **params)`` — ``ctx`` read-only, typed as the part of the segment context a code
+method reads (`segment.code_context.CodeContext`) — and returns
 ``(hit, reason, artifacts)``; the engine merges ``artifacts`` (a dict) into the context of
 the rows and segments after it (``ctx.artifacts``), so later segments judge the same files.
 Adding a method never changes any existing package's behaviour.

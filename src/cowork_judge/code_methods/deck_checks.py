@@ -20,7 +20,7 @@ from cowork_judge.code_methods.decks import CONTENT_FAMILY, misnamed, the_deck
 from cowork_judge.code_methods.files import check_range
 from cowork_judge.core.classify import JudgeFailure
 from cowork_judge.procs import resolve_tool
-from cowork_judge.segment.context import SegmentContext
+from cowork_judge.segment.code_context import CodeContext
 
 MAX_READ_BYTES = 20 * 1024 * 1024
 """HTML decks are parsed / counted on their first 20 MiB only."""
@@ -44,7 +44,7 @@ def _label(rel: str, sniff: Any) -> str:
 
 
 def check_deck_openable(
-    ctx: SegmentContext, path: str | None = None, accept_legacy_ppt: bool = True
+    ctx: CodeContext, path: str | None = None, accept_legacy_ppt: bool = True
 ) -> tuple[bool, str, dict[str, Any]]:
     """Hit when the deck opens as what its content is: a PowerPoint presentation that
     python-pptx or LibreOffice can open, a PDF with ≥ 1 page, or HTML that parses.
@@ -62,7 +62,7 @@ def check_deck_openable(
 
 
 def check_pptx_openable(
-    ctx: SegmentContext, path: str | None = None, accept_legacy_ppt: bool = True
+    ctx: CodeContext, path: str | None = None, accept_legacy_ppt: bool = True
 ) -> tuple[bool, str, dict[str, Any]]:
     """Hit when the deck is a PowerPoint presentation that opens: an OOXML package
     (pptx, pptm, ppsx, potx…, whatever its extension) that python-pptx or LibreOffice can
@@ -78,7 +78,7 @@ def check_pptx_openable(
     return _openable(ctx, path, accept_legacy_ppt, powerpoint_only=True)
 
 
-def _openable(ctx: SegmentContext, path: str | None, accept_legacy_ppt: bool, *,
+def _openable(ctx: CodeContext, path: str | None, accept_legacy_ppt: bool, *,
               powerpoint_only: bool) -> tuple[bool, str, dict[str, Any]]:
     from cowork_judge.evidence.sniff import sniff_deck
 
@@ -152,7 +152,7 @@ def _python_pptx_error(deck: Path, *, strict: bool) -> str | None:
         return f"{type(exc).__name__}: {str(exc)[:160]}"
 
 
-def _soffice_pages(ctx: SegmentContext, deck: Path, kind: str) -> int | None:
+def _soffice_pages(ctx: CodeContext, deck: Path, kind: str) -> int | None:
     """Pages LibreOffice renders, 0 when it cannot open the deck, None when it is missing."""
     soffice = resolve_tool(ctx.settings.soffice, "soffice", "libreoffice")
     if soffice is None:
@@ -213,7 +213,7 @@ def _html_ok(deck: Path, label: str, facts: dict[str, Any]) -> tuple[bool, str, 
     return True, f"{label} parses as HTML ({parser.tags} elements, {parser.text} characters of text)", facts
 
 
-def page_count_between(ctx: SegmentContext, min_pages: int = 1, max_pages: int | None = None, path: str | None = None) -> tuple[bool, str, dict[str, Any]]:
+def page_count_between(ctx: CodeContext, min_pages: int = 1, max_pages: int | None = None, path: str | None = None) -> tuple[bool, str, dict[str, Any]]:
     """Hit when the deck's slide/page count is within [min_pages, max_pages].
 
     Counts what a viewer of the deck's CONTENT shows, whatever its name: the slides in a
@@ -242,7 +242,7 @@ def page_count_between(ctx: SegmentContext, min_pages: int = 1, max_pages: int |
     return ok, f"{label} has {n} page(s); required [{min_pages}, {'∞' if max_pages is None else max_pages}]", {"deck_pages": n}
 
 
-def _count_pages(ctx: SegmentContext, deck: Path, label: str, sniff: Any) -> int | None:
+def _count_pages(ctx: CodeContext, deck: Path, label: str, sniff: Any) -> int | None:
     """Slides / pages / sections of a deck by its CONTENT; None when it has none to count."""
     from cowork_judge.evidence.sniff import listed_slide_count
 

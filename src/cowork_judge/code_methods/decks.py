@@ -29,7 +29,7 @@ from cowork_judge.code_methods import globs
 from cowork_judge.code_methods.files import ReadLimit, listing_limit, scan_limit
 from cowork_judge.evidence.kinds import KIND_FAMILY, SUFFIX_KIND
 from cowork_judge.evidence.sniff import content_kind
-from cowork_judge.segment.context import SegmentContext
+from cowork_judge.segment.code_context import CodeContext
 from cowork_judge.segment.delivery import DeliveredFile
 
 DECK_SUFFIXES: dict[str, str] = {suffix: KIND_FAMILY[kind] for suffix, kind in SUFFIX_KIND.items()}
@@ -75,7 +75,7 @@ def misnamed(rel: str, family: str) -> str:
 
 
 def locate_deck(
-    ctx: SegmentContext,
+    ctx: CodeContext,
     prefer: list[str] | None = None,
     allow_multiple: bool = False,
     expect_name: str | None = None,
@@ -183,7 +183,7 @@ def _str_list(value: Any, name: str) -> list[str]:
     return value
 
 
-def _source_digests(ctx: SegmentContext, source_globs: list[str], sizes: set[int]) -> set[str]:
+def _source_digests(ctx: CodeContext, source_globs: list[str], sizes: set[int]) -> set[str]:
     """SHA-256 of task-given files (regular files matching `source_globs` under the app
     dir, outside ``output/``) whose size equals some candidate's: only those can be
     byte-identical, so nothing else is read."""
@@ -212,7 +212,7 @@ def _source_digests(ctx: SegmentContext, source_globs: list[str], sizes: set[int
     return digests
 
 
-def the_deck(ctx: SegmentContext, path: str | None) -> tuple[Path | None, str]:
+def the_deck(ctx: CodeContext, path: str | None) -> tuple[Path | None, str]:
     """The deck a check looks at: `path` (an output-relative name of a DELIVERABLE) or
     the located one; ``(None, why)`` when there is none.
 

@@ -21,7 +21,7 @@ from typing import Any
 from cowork_judge import saferegex
 from cowork_judge.agent_text import decode
 from cowork_judge.code_methods import globs
-from cowork_judge.segment.context import SegmentContext
+from cowork_judge.segment.code_context import CodeContext
 from cowork_judge.segment.delivery import DeliveredFile, Delivery, SkippedFile
 
 _FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}
@@ -83,7 +83,7 @@ def _check_glob(glob: Any) -> str:
     return glob
 
 
-def matching(ctx: SegmentContext, glob: str) -> list[DeliveredFile]:
+def matching(ctx: CodeContext, glob: str) -> list[DeliveredFile]:
     """Listed deliverables whose output-relative path matches `glob` (rules: `globs`).
 
     Raises:
@@ -94,20 +94,20 @@ def matching(ctx: SegmentContext, glob: str) -> list[DeliveredFile]:
     return [item for item in ctx.delivery.files if globs.matches(glob, item.rel)]
 
 
-def unlisted_matching(ctx: SegmentContext, glob: str) -> list[SkippedFile]:
+def unlisted_matching(ctx: CodeContext, glob: str) -> list[SkippedFile]:
     """Deliverables past the listing limit (name and size only) whose path matches `glob`."""
     _check_glob(glob)
     return [item for item in ctx.delivery.unlisted if globs.matches(glob, item.rel)]
 
 
-def _scan_cut(ctx: SegmentContext, what: str) -> ReadLimit | None:
+def _scan_cut(ctx: CodeContext, what: str) -> ReadLimit | None:
     """A `ReadLimit` when the scan stopped early (files may exist that were never seen)."""
     if ctx.delivery.scan_cut:
         return ReadLimit(f"{what}, but the scan of the deliverables stopped early", limit=scan_limit(ctx.delivery))
     return None
 
 
-def _texts(ctx: SegmentContext, glob: str | None, source: str) -> tuple[list[tuple[str, str]], tuple[str, str] | None]:
+def _texts(ctx: CodeContext, glob: str | None, source: str) -> tuple[list[tuple[str, str]], tuple[str, str] | None]:
     """``(name, text)`` pairs to search, and what was left unread as ``(what, limit)``
     (None: everything was read)."""
     if source == "response":
@@ -143,7 +143,7 @@ def _texts(ctx: SegmentContext, glob: str | None, source: str) -> tuple[list[tup
     return out, unread
 
 
-def file_exists(ctx: SegmentContext, glob: str) -> tuple[bool, str, dict[str, Any]]:
+def file_exists(ctx: CodeContext, glob: str) -> tuple[bool, str, dict[str, Any]]:
     """Hit when at least one deliverable matches `glob` (a deliverable past the listing
     limit counts: its name was seen).
 
@@ -162,7 +162,7 @@ def file_exists(ctx: SegmentContext, glob: str) -> tuple[bool, str, dict[str, An
     return False, f"no deliverable matches {glob!r}", {}
 
 
-def file_nonempty(ctx: SegmentContext, glob: str, min_bytes: int = 1) -> tuple[bool, str, dict[str, Any]]:
+def file_nonempty(ctx: CodeContext, glob: str, min_bytes: int = 1) -> tuple[bool, str, dict[str, Any]]:
     """Hit when a deliverable matching `glob` has at least `min_bytes` bytes (sizes of
     deliverables past the listing limit count: they were seen).
 
@@ -180,7 +180,7 @@ def file_nonempty(ctx: SegmentContext, glob: str, min_bytes: int = 1) -> tuple[b
     return False, (f"no deliverable matching {glob!r} has ≥ {min_bytes} bytes" if sizes else f"no deliverable matches {glob!r}"), {}
 
 
-def file_matches_glob(ctx: SegmentContext, glob: str, min_count: int = 1, max_count: int | None = None) -> tuple[bool, str, dict[str, Any]]:
+def file_matches_glob(ctx: CodeContext, glob: str, min_count: int = 1, max_count: int | None = None) -> tuple[bool, str, dict[str, Any]]:
     """Hit when the number of deliverables matching `glob` (listed or past the listing
     limit) is within [min_count, max_count].
 
@@ -198,7 +198,7 @@ def file_matches_glob(ctx: SegmentContext, glob: str, min_count: int = 1, max_co
     return ok, f"{n} deliverable(s) match {glob!r}; required {bounds}", {}
 
 
-def json_valid(ctx: SegmentContext, glob: str = "*.json") -> tuple[bool, str, dict[str, Any]]:
+def json_valid(ctx: CodeContext, glob: str = "*.json") -> tuple[bool, str, dict[str, Any]]:
     """Hit when every deliverable matching `glob` parses as JSON (and there is one).
 
     Raises:
@@ -228,7 +228,7 @@ def json_valid(ctx: SegmentContext, glob: str = "*.json") -> tuple[bool, str, di
     return True, f"{len(items)} JSON file(s) parse", {}
 
 
-def text_contains(ctx: SegmentContext, text: str, glob: str | None = None, source: str = "files", case_sensitive: bool = False) -> tuple[bool, str, dict[str, Any]]:
+def text_contains(ctx: CodeContext, text: str, glob: str | None = None, source: str = "files", case_sensitive: bool = False) -> tuple[bool, str, dict[str, Any]]:
     """Hit when `text` occurs in a matching deliverable (or the final message).
 
     Raises:
@@ -246,7 +246,7 @@ def text_contains(ctx: SegmentContext, text: str, glob: str | None = None, sourc
     return False, f"{text!r} not found", {}
 
 
-def regex_match(ctx: SegmentContext, pattern: str, glob: str | None = None, source: str = "files", flags: str = "") -> tuple[bool, str, dict[str, Any]]:
+def regex_match(ctx: CodeContext, pattern: str, glob: str | None = None, source: str = "files", flags: str = "") -> tuple[bool, str, dict[str, Any]]:
     """Hit when regular expression `pattern` matches a deliverable (or the final message).
 
     `flags` is a string of ``i`` (ignore case), ``m`` (multiline), ``s`` (dot matches newline).
@@ -272,7 +272,7 @@ def regex_match(ctx: SegmentContext, pattern: str, glob: str | None = None, sour
     return False, f"/{pattern}/ does not match", {}
 
 
-def word_count_between(ctx: SegmentContext, min_words: int = 0, max_words: int | None = None, glob: str | None = None, source: str = "files") -> tuple[bool, str, dict[str, Any]]:
+def word_count_between(ctx: CodeContext, min_words: int = 0, max_words: int | None = None, glob: str | None = None, source: str = "files") -> tuple[bool, str, dict[str, Any]]:
     """Hit when the total word count (whitespace-separated) is within [min_words, max_words].
 
     Raises:

@@ -18,6 +18,7 @@ from cowork_judge.code_methods.files import ReadLimit
 from cowork_judge.core.classify import classify, summary
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
+from cowork_judge.segment.code_context import CodeContext
 from cowork_judge.segment.context import NOTHING, SegmentContext
 from cowork_judge.threads import call_with_timeout
 
@@ -64,8 +65,9 @@ def judge_code_row(row: Criterion, ctx: SegmentContext) -> CodeOutcome:
     if remaining <= 0:
         return CodeOutcome(Verdict.unjudged(row.id, "deadline", "JUDGE_DEADLINE reached before this row ran", method="code"))
     timeout = min(ctx.settings.code_timeout_sec, remaining)
+    view: CodeContext = ctx  # what a method reads of the segment context (checked by mypy)
     start = time.monotonic()
-    outcome = call_with_timeout(lambda: method(ctx, **row.code_method_params), timeout, thread_name="code-method")
+    outcome = call_with_timeout(lambda: method(view, **row.code_method_params), timeout, thread_name="code-method")
     seconds = round(time.monotonic() - start, 3)
     if outcome is None:
         kind = classify(TimeoutError(), segment="code", deadline_passed=ctx.deadline.passed())

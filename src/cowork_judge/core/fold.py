@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from cowork_judge.core.caps import cap_text
 from cowork_judge.core.consequences import CONSEQUENCES, Consequence
 from cowork_judge.core.coverage import CoverageReport, account
 from cowork_judge.core.error_kinds import ErrorKind, ExitCode
@@ -30,7 +31,6 @@ from cowork_judge.core.result import (
     ExtraFields,
     ResultDocument,
     RowResult,
-    cap_text,
     result_level_raw,
 )
 from cowork_judge.core.rubric import Criterion

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from cowork_judge.core.caps import cap_text
 from cowork_judge.core.coverage import MethodStats
 from cowork_judge.core.error_kinds import ErrorKind, ExitCode
 from cowork_judge.core.page_detail import PageAggregate
@@ -39,30 +40,6 @@ DETAILS_REASON_CHARS = 500
 LEVEL_RAW_CAP_CHARS = 200
 """Longest judge-written level kept in the result (a level is a number; anything longer is
 kept only to show what went wrong, and the audit folder has all of it)."""
-
-
-def cap_text(text: str, limit: int) -> str:
-    """`text` cut to at most `limit` characters, saying how long it was.
-
-    Idempotent (a capped text is within `limit`, so capping again changes nothing), which
-    keeps a re-scored document identical to the written one.
-    """
-    if len(text) <= limit:
-        return text
-    marker = f" … [cut from {len(text)} characters]"
-    return text[: max(0, limit - len(marker))] + marker
-
-
-def cap_middle(text: str, limit: int) -> str:
-    """`text` cut to at most `limit` characters keeping its head and its tail (a reply's end
-    often holds the verdict), with a marker in the middle saying how much was cut. Idempotent
-    for texts already within `limit`."""
-    if len(text) <= limit:
-        return text
-    marker = f" … [{{}} of {len(text)} characters cut] … "
-    keep = max(0, limit - len(marker.format(len(text))))
-    head, tail = keep - keep // 2, keep // 2
-    return text[:head] + marker.format(len(text) - head - tail) + (text[len(text) - tail:] if tail else "")
 
 
 def result_level_raw(value: Any) -> Any:

@@ -42,7 +42,7 @@ from cowork_judge.run.instruction import find_instruction
 from cowork_judge.run.outputs import write_fallback, write_result
 from cowork_judge.run.paths import RunPaths
 from cowork_judge.segment.audit import AuditLog
-from cowork_judge.segment.context import Deadline
+from cowork_judge.segment.deadline import Deadline
 from cowork_judge.segment.delivery import Delivery
 
 log = logging.getLogger("cowork_judge")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cowork_judge.core.result import cap_middle
+from cowork_judge.core.caps import cap_middle
 from cowork_judge.fleet.html import esc, fmt, key_values, page, table
 from cowork_judge.fleet.job import DeckEvidence, Job
 from cowork_judge.fleet.pagemap import Overlay, finding_overlays, rows_by_page
@@ -24,7 +24,7 @@ CHECK_COLORS = {"off_slide": "#d9480f", "text_overlap": "#c2255c", "text_overflo
 
 REPORT_REASON_CHARS = 8000
 """Longest reason (and exit reason) the HTML report shows, head and tail kept with a marker
-saying how much was cut (`core.result.cap_middle`). The judge writes result.json reasons of
+saying how much was cut (`core.caps.cap_middle`). The judge writes result.json reasons of
 at most 4,000 characters; a document from elsewhere may carry any length (a 30 MB reason
 made a 31 MB page)."""
 

@@ -20,7 +20,9 @@ from cowork_judge.redact import Redactor
 from cowork_judge.run.config import JudgeConfig
 from cowork_judge.run.paths import RunPaths
 from cowork_judge.segment.audit import AuditLog
-from cowork_judge.segment.context import Deadline, SegmentContext, SegmentSettings
+from cowork_judge.segment.context import SegmentContext
+from cowork_judge.segment.deadline import Deadline
+from cowork_judge.segment.settings import SegmentSettings
 from cowork_judge.segment.delivery import Delivery
 from cowork_judge.transport.attempts import ModelCalls
 from cowork_judge.transport.limiter import Limiter

@@ -13,14 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from cowork_judge import spotlight
-from cowork_judge.core.result import cap_middle
+from cowork_judge.core.caps import cap_middle
 from cowork_judge.fsutil import atomic_write, dump_json
 from cowork_judge.redact import Redactor
 
 AUDIT_TEXT_CAP_CHARS = 1_000_000
 """Longest text (one string value: a reply, a reason, a prompt part) the audit folder keeps;
 longer ones keep their first and last halves around a marker saying how much was cut
-(`core.result.cap_middle`). Real replies are a few KB; the cap bounds what one runaway
+(`core.caps.cap_middle`). Real replies are a few KB; the cap bounds what one runaway
 reply (20 MB) costs the folder — it appeared three times, 61 MB, before — while keeping
 both ends of it for a reader."""
 

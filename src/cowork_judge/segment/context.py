@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import logging
 import random
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -26,73 +25,15 @@ from typing import Any
 from cowork_judge.core.retry import RetryPolicy
 from cowork_judge.redact import Redactor
 from cowork_judge.segment.audit import AuditLog
+from cowork_judge.segment.deadline import Deadline
 from cowork_judge.segment.delivery import Delivery
 from cowork_judge.segment.paths import SegmentPaths
+from cowork_judge.segment.settings import SegmentSettings
 from cowork_judge.transport.attempts import ModelCalls
 from cowork_judge.transport.stats import CallStats
 
 NOTHING: Mapping[str, Any] = MappingProxyType({})
 """An empty read-only mapping (no artifacts yet, no workflow settings)."""
-
-
-@dataclass(frozen=True)
-class Deadline:
-    """The run's wall-clock limit on the monotonic clock (seconds)."""
-
-    at: float
-
-    @classmethod
-    def after(cls, seconds: float, *, start: float | None = None) -> Deadline:
-        """A deadline `seconds` after `start` (default: now)."""
-        return cls((time.monotonic() if start is None else start) + seconds)
-
-    def remaining(self) -> float:
-        """Seconds left (negative once passed)."""
-        return self.at - time.monotonic()
-
-    def passed(self) -> bool:
-        """True once the deadline is reached."""
-        return self.remaining() <= 0
-
-
-@dataclass(frozen=True)
-class SegmentSettings:
-    """The knobs the segments read, copied from the run's configuration (`run.config.JudgeConfig`,
-    the one home of their defaults and meanings; the environment variable is named in each
-    line). No key, nothing else of the configuration.
-
-    Attributes:
-        backend: JUDGE_BACKEND, the agentic backend's name.
-        model: JUDGE_MODEL; base_url: JUDGE_BASE_URL (an agent CLI's endpoint).
-        batch: JUDGE_BATCH; concurrency: JUDGE_CONCURRENCY; start_jitter_sec: JUDGE_START_JITTER.
-        per_timeout_sec: JUDGE_PER_TIMEOUT, seconds per attempt (call).
-        resplit: JUDGE_RESPLIT; max_turns: JUDGE_MAX_TURNS; aux_files: JUDGE_AUX_FILES.
-        code_timeout_sec: JUDGE_CODE_TIMEOUT, seconds per code method.
-        soffice: JUDGE_SOFFICE_PATH; chromium: JUDGE_CHROMIUM_PATH.
-        workflow_concurrency: JUDGE_WORKFLOW_CONCURRENCY; workflow_start_jitter_sec:
-            JUDGE_WORKFLOW_START_JITTER.
-    """
-
-    backend: str
-    model: str
-    base_url: str | None
-    batch: int
-    concurrency: int
-    per_timeout_sec: float
-    resplit: bool
-    start_jitter_sec: float
-    max_turns: int
-    aux_files: tuple[str, ...]
-    code_timeout_sec: float
-    soffice: str | None
-    chromium: str | None
-    workflow_concurrency: int
-    workflow_start_jitter_sec: float
-
-    @property
-    def block_budget_sec(self) -> float:
-        """Seconds of attempt time one block may take: 2 × JUDGE_PER_TIMEOUT (SPEC §11)."""
-        return 2.0 * self.per_timeout_sec
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,39 @@
+"""What a code method reads of its context: `CodeContext`, the part of
+`segment.context.SegmentContext` the code methods use (a Protocol the segment context
+satisfies; `code_methods.runner` checks it).
+
+Code methods are typed against this view, not against the whole segment context: the
+code-method table (`code_methods.CODE_METHODS`, which `lint` reads for names and
+parameters) then pulls in the delivery, the folders, the deadline and the settings, and
+nothing of the model-call path, the limiter or the run's configuration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Protocol
+
+from cowork_judge.segment.deadline import Deadline
+from cowork_judge.segment.delivery import Delivery
+from cowork_judge.segment.paths import SegmentPaths
+from cowork_judge.segment.settings import SegmentSettings
+
+
+class CodeContext(Protocol):
+    """The context of one code row, read-only (see `segment.context.SegmentContext` for the
+    meaning of each attribute)."""
+
+    @property
+    def paths(self) -> SegmentPaths: ...
+
+    @property
+    def settings(self) -> SegmentSettings: ...
+
+    @property
+    def delivery(self) -> Delivery: ...
+
+    @property
+    def deadline(self) -> Deadline: ...
+
+    @property
+    def artifacts(self) -> Mapping[str, Any]: ...
