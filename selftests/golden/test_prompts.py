@@ -180,7 +180,7 @@ def test_agentic_cli_prompt(rubric, task, workspace):
 
 
 def test_ppt_visual_pass(rubric, pages):
-    group = [c for c in rubric.values() if c.workflow_name == "ppt_judge" and c.workflow_group == "layout"]
+    group = [c for c in rubric.values() if c.workflow.name == "ppt_judge" and c.workflow.group == "layout"]
     assert group
     page = pages[1]
     messages = visual_prompt.messages(page, group, total_pages=len(pages), deck_rel=DECK_REL)

@@ -24,7 +24,7 @@ from cowork_judge.core.consequences import CONSEQUENCES
 from cowork_judge.core.rubric import load_rubric
 from cowork_judge.sim import FAULT_KINDS, FaultPlan
 
-CRITERIA = [c for c in load_rubric(EXAMPLE_TESTS / "rubric.json").criteria if c.workflow_name != "ppt_judge"]
+CRITERIA = [c for c in load_rubric(EXAMPLE_TESTS / "rubric.json").criteria if c.workflow.name != "ppt_judge"]
 """The rows of `testkit.agentic_example`: the example's code and agentic rows."""
 AGENTIC = [c for c in CRITERIA if c.judge_method == "agentic"]
 BATCH = 2

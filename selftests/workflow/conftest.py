@@ -48,9 +48,9 @@ def example_evidence(tmp_path_factory) -> dict[str, Any]:
 
 def example_rows(*, content: bool = True, visual: bool = True) -> list[Criterion]:
     """The example rubric's ppt_judge rows (content: workflow_group type1/type2; visual: the rest)."""
-    rows = [c for c in load_rubric(EXAMPLE_TESTS / "rubric.json").criteria if c.workflow_name == "ppt_judge"]
-    return [c for c in rows if (c.workflow_group in ("type1", "type2") and content)
-            or (c.workflow_group not in ("type1", "type2") and visual)]
+    rows = [c for c in load_rubric(EXAMPLE_TESTS / "rubric.json").criteria if c.workflow.name == "ppt_judge"]
+    return [c for c in rows if (c.workflow.group in ("type1", "type2") and content)
+            or (c.workflow.group not in ("type1", "type2") and visual)]
 
 
 class Audit:

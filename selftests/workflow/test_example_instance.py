@@ -27,12 +27,12 @@ GATES = ("C-LOCATE-DECK", "C-DECK-OPENABLE")
 def axis(c) -> str:
     if c.judge_method != "workflow":
         return c.judge_method
-    return "content" if c.workflow_group in ("type1", "type2") else "visual"
+    return "content" if c.workflow.group in ("type1", "type2") else "visual"
 
 
 def test_rows_per_axis():
     assert Counter(axis(c) for c in ROWS) == {"code": 2, "agentic": 5, "content": 18, "visual": 14}
-    assert Counter(c.workflow_group for c in ROWS if axis(c) == "content") == {"type1": 10, "type2": 8}
+    assert Counter(c.workflow.group for c in ROWS if axis(c) == "content") == {"type1": 10, "type2": 8}
     assert RUBRIC.warnings == ()
     assert [c.id for c in ROWS if c.hurdle] == ["A-HURDLE-NO-DECK"] and [c.id for c in ROWS if c.weight < 0] == ["A-FABRICATION"]
     assert any(c.graded for c in ROWS if axis(c) == "agentic")  # a graded agentic row (level snapping end to end)
@@ -42,10 +42,10 @@ def test_visual_rows_cover_every_cluster_verbatim_and_critical_rows_weigh_more()
     template = load_template()
     visual = {c.id: c for c in ROWS if axis(c) == "visual"}
     assert list(visual) == [q.id for q in template.rubrics]
-    assert {c.workflow_group for c in visual.values()} == set(template.clusters)
+    assert {c.workflow.group for c in visual.values()} == set(template.clusters)
     for q in template.rubrics:
         c = visual[q.id]
-        assert c.description == q.question and c.workflow_group == q.cluster
+        assert c.description == q.question and c.workflow.group == q.cluster
         assert c.weight == template.weights["critical" if q.critical else "normal"]
     critical = {visual[q.id].weight for q in template.rubrics if q.critical}
     normal = {visual[q.id].weight for q in template.rubrics if not q.critical}
@@ -57,15 +57,15 @@ def test_content_rows_are_the_checklist_verbatim_type2_heavier_than_type1():
     assert set(content) == set(CHECKS.type1) | set(CHECKS.type2) and CHECKS.problems == []
     for t1 in CHECKS.type1.values():
         c = content[t1.id]
-        assert c.description == t1.question and c.workflow_group == "type1"
+        assert c.description == t1.question and c.workflow.group == "type1"
         assert c.weight == CONTENT_WEIGHTS["mandatory" if t1.mandatory else "type1"]
         assert c.tag == f"content/coverage/{t1.section}/{t1.kind}" and c.depends_on == GATES
     for t2 in CHECKS.type2.values():
         c = content[t2.id]
-        assert c.description == t2.question and c.workflow_group == "type2" and c.weight == CONTENT_WEIGHTS["type2"]
+        assert c.description == t2.question and c.workflow.group == "type2" and c.weight == CONTENT_WEIGHTS["type2"]
         assert c.depends_on == (t2.paired_type1_id, *GATES)
-    type1 = [c.weight for c in content.values() if c.workflow_group == "type1"]
-    type2 = [c.weight for c in content.values() if c.workflow_group == "type2"]
+    type1 = [c.weight for c in content.values() if c.workflow.group == "type1"]
+    type2 = [c.weight for c in content.values() if c.workflow.group == "type2"]
     assert min(type2) > max(type1) and sorted(set(type1)) == [2.0, 3.0]
     assert sum(c.mandatory for c in CHECKS.type1.values()) == 3
     # both kinds of type2 scope, and the anchor_index fallback, are exercised by the example

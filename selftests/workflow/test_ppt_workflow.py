@@ -188,14 +188,14 @@ def test_no_page_judged_is_unjudged_with_the_cause(rendered):
 def test_na_pages_and_the_na_policy(rendered):
     oracle = {**ORACLE, "V-IMAGE-QUALITY": {"hit": False, "na": True}, "V-IMAGE-QUALITY@2": {"hit": True, "level": 0.5},
               "V-IMAGE-CHARTS": {"hit": False, "na": True}}
-    rows = [c.model_copy(update={"na_policy": "fail"}) if c.id == "V-IMAGE-CHARTS" else c for c in template_rows()]
+    rows = [c.model_copy(update={"workflow": c.workflow.model_copy(update={"na_policy": "fail"})}) if c.id == "V-IMAGE-CHARTS" else c for c in template_rows()]
     v, _, _ = judge(rendered["evidence"], rendered["artifacts"], oracle=oracle, rows=rows, settings={"mode": "grouped"})
     assert v["V-IMAGE-QUALITY"].level == 0.5 and "N/A on page(s) 1, 3-4" in v["V-IMAGE-QUALITY"].reason
     assert v["V-IMAGE-CHARTS"].level == 0.0 and "na_policy fail" in v["V-IMAGE-CHARTS"].reason
 
 
 def test_bad_settings_and_a_bad_decided_by_warn_and_fall_back(rendered, caplog):
-    rows = [c.model_copy(update={"decided_by": {"checks": ["empty_deck"]}}) if c.id == "V-TYPE-SIZE"
+    rows = [c.model_copy(update={"workflow": c.workflow.model_copy(update={"decided_by": {"checks": ["empty_deck"]}})}) if c.id == "V-TYPE-SIZE"
             else c.model_copy(update={"type": "binary", "levels": None, "level_choices": None}) if c.id == "V-COLOUR-HARMONY"
             else c for c in template_rows()]
     with caplog.at_level(logging.WARNING, logger="cowork_judge"):

@@ -52,12 +52,12 @@ def judge_code_row(row: Criterion, ctx: SegmentContext) -> CodeOutcome:
     not unjudged: see `read_limit_verdict`. Reasons are repaired text (a file name or a
     matched line from the agent never carries a lone surrogate into the result).
     """
-    name = row.code_method_name or ""
+    name = row.code.method_name or ""
     method = CODE_METHODS.get(name)
     if method is None:
         known = ", ".join(sorted(CODE_METHODS))
         return CodeOutcome(Verdict.unjudged(row.id, "code_missing", f"unknown code method {name!r}; registered: {known}", method="code"))
-    bad = param_errors(method, row.code_method_params)
+    bad = param_errors(method, row.code.params)
     if bad:
         return CodeOutcome(Verdict.unjudged(row.id, "code_error", f"code_method_params of {name}: {'; '.join(bad)}",
                                             method="code"))
@@ -67,7 +67,7 @@ def judge_code_row(row: Criterion, ctx: SegmentContext) -> CodeOutcome:
     timeout = min(ctx.settings.code_timeout_sec, remaining)
     view: CodeContext = ctx  # what a method reads of the segment context (checked by mypy)
     start = time.monotonic()
-    outcome = call_with_timeout(lambda: method(view, **row.code_method_params), timeout, thread_name="code-method")
+    outcome = call_with_timeout(lambda: method(view, **row.code.params), timeout, thread_name="code-method")
     seconds = round(time.monotonic() - start, 3)
     if outcome is None:
         kind = classify(TimeoutError(), segment="code", deadline_passed=ctx.deadline.passed())

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from cowork_judge.core import scales
 from cowork_judge.core.scales import DECIMAL_RE
@@ -44,7 +44,18 @@ ROUTING_FIELDS = (
     "page_mean_p",
     "decided_by",
 )
-"""Fields that choose HOW a row is judged; they must never influence the score (SPEC §3)."""
+"""Fields that choose HOW a row is judged; they must never influence the score (SPEC §3). In the
+file they are flat keys of the row; a `Criterion` keeps `judge_method` and puts the rest in
+its segment's typed part (`Criterion.code`, `Criterion.workflow`; `Criterion.routing` gives
+them back under these names)."""
+
+PART_FIELDS: Mapping[str, Mapping[str, str]] = {
+    "code": {"method_name": "code_method_name", "params": "code_method_params"},
+    "workflow": {"name": "workflow_name", "group": "workflow_group", "na_policy": "na_policy",
+                 "page_mean_p": "page_mean_p", "decided_by": "decided_by"},
+}
+"""A row's segment part → its field → the field's name in the rubric file and in a result
+document's ``criteria[]`` (where a row stays flat, as it was written)."""
 
 _KNOWN_KEYS = frozenset(
     {"id", "hurdle", "depends_on", "type", "levels", "scores", "tag", "criterion_type", "criterion_necessity"}
@@ -57,6 +68,31 @@ _KNOWN_KEYS = frozenset(
 
 class RubricError(ValueError):
     """The rubric cannot be used: it names the row (by id or position) and the field."""
+
+
+class CodeRoute(BaseModel):
+    """The code segment's part of a row (SPEC §8): which registered method judges it, with
+    what parameters. Read by the code segment and `lint`; never by scoring."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    method_name: str | None = Field(None, description="code_method_name: registered code method for `code` rows.")
+    params: dict[str, Any] = Field(default_factory=dict, description="code_method_params: keyword params of the code method.")
+
+
+class WorkflowRoute(BaseModel):
+    """The workflow segment's part of a row (SPEC §9): which workflow judges it, and the
+    per-row settings that workflow reads (`ppt_judge` reads all four; the `stub` workflow
+    `na_policy`). Read by the workflows, the router (`name`) and `lint`; never by scoring."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str | None = Field(None, description="workflow_name: workflow package for `workflow` rows.")
+    group: str | None = Field(None, description="workflow_group: call group inside the workflow.")
+    na_policy: Literal["pass", "fail", "unjudged"] | None = Field(None, description="na_policy: all pages N/A ⇒ …")
+    page_mean_p: float | None = Field(None, description="page_mean_p: power-mean exponent across pages.")
+    decided_by: dict[str, Any] | None = Field(
+        None, description="decided_by: measured findings decide the row, e.g. {\"checks\": [\"text_overflow\"]} (ppt_judge).")
 
 
 class Criterion(BaseModel):
@@ -79,14 +115,9 @@ class Criterion(BaseModel):
     criterion_type: str | None = Field(None, description="Carried through for statistics.")
     criterion_necessity: str | None = Field(None, description="Carried through for statistics.")
     judge_method: JudgeMethod = Field("agentic", description="Which segment judges the row.")
-    code_method_name: str | None = Field(None, description="Registered code method for `code` rows.")
-    code_method_params: dict[str, Any] = Field(default_factory=dict, description="Keyword params of the code method.")
-    workflow_name: str | None = Field(None, description="Workflow package for `workflow` rows.")
-    workflow_group: str | None = Field(None, description="Call group inside the workflow.")
-    na_policy: Literal["pass", "fail", "unjudged"] | None = Field(None, description="Workflow: all pages N/A ⇒ …")
-    page_mean_p: float | None = Field(None, description="Workflow: power-mean exponent across pages.")
-    decided_by: dict[str, Any] | None = Field(
-        None, description="Workflow: measured findings decide the row, e.g. {\"checks\": [\"text_overflow\"]} (ppt_judge).")
+    code: CodeRoute = Field(default_factory=lambda: CodeRoute(), description="The code segment's part (`code` rows).")
+    workflow: WorkflowRoute = Field(default_factory=lambda: WorkflowRoute(),
+                                    description="The workflow segment's part (`workflow` rows).")
     extra: dict[str, Any] = Field(default_factory=dict, description="Unknown keys, carried through untouched.")
     polarity: Literal["positive", "negative"] = Field(description="Derived: negative when weight < 0 or hurdle.")
     hit_means: str = Field(description="Derived: what hit=true means for this row.")
@@ -98,6 +129,42 @@ class Criterion(BaseModel):
     def graded(self) -> bool:
         """True when the row earns ``weight × level`` (gradient, not hurdle, weight ≥ 0)."""
         return self.level_choices is not None
+
+    def routing(self) -> dict[str, Any]:
+        """The row's routing fields under their rubric-file names (`ROUTING_FIELDS`, in order)."""
+        out: dict[str, Any] = {"judge_method": self.judge_method}
+        for part, names in PART_FIELDS.items():
+            value = getattr(self, part)
+            out.update({flat: getattr(value, name) for name, flat in names.items()})
+        return out
+
+    @model_validator(mode="before")
+    @classmethod
+    def _nest_parts(cls, data: Any) -> Any:
+        """Read a flat row (a result document's ``criteria[]``, as written since 0.1.0):
+        the routing fields go into their segment's part (`PART_FIELDS`)."""
+        if not isinstance(data, Mapping) or not any(flat in data for names in PART_FIELDS.values() for flat in names.values()):
+            return data
+        out = dict(data)
+        for part, names in PART_FIELDS.items():
+            given = {name: out.pop(flat) for name, flat in names.items() if flat in out}
+            if given:
+                out[part] = given
+        return out
+
+    @model_serializer(mode="wrap")
+    def _flat_parts(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Dump the row flat, its parts' fields under their file names in the parts' place (the
+        ``criteria[]`` of a result document is unchanged by the typed parts)."""
+        data: dict[str, Any] = handler(self)
+        out: dict[str, Any] = {}
+        for key, value in data.items():
+            names = PART_FIELDS.get(key)
+            if names is not None and isinstance(value, dict):
+                out.update({flat: value[name] for name, flat in names.items() if name in value})
+            else:
+                out[key] = value
+        return out
 
     def for_judge(self) -> dict[str, Any]:
         """The row as a judge sees it: content and derived fields, no routing fields."""
@@ -362,13 +429,14 @@ def _normalize_row(row_id: str, row: Mapping[str, Any], warnings: list[str]) -> 
         criterion_type=_opt_str(row.get("criterion_type"), where, "criterion_type", coerce=True),
         criterion_necessity=_opt_str(row.get("criterion_necessity"), where, "criterion_necessity", coerce=True),
         judge_method=judge_method,
-        code_method_name=code_method_name,
-        code_method_params=dict(params),
-        workflow_name=_opt_str(row.get("workflow_name"), where, "workflow_name"),
-        workflow_group=_opt_str(row.get("workflow_group"), where, "workflow_group", coerce=True),
-        na_policy=na_policy,
-        page_mean_p=page_mean_p,
-        decided_by=dict(decided_by) if decided_by is not None else None,
+        code=CodeRoute(method_name=code_method_name, params=dict(params)),
+        workflow=WorkflowRoute(
+            name=_opt_str(row.get("workflow_name"), where, "workflow_name"),
+            group=_opt_str(row.get("workflow_group"), where, "workflow_group", coerce=True),
+            na_policy=na_policy,
+            page_mean_p=page_mean_p,
+            decided_by=dict(decided_by) if decided_by is not None else None,
+        ),
         extra=extra,
         polarity=polarity,
         hit_means=scales.hit_means(polarity=polarity, hurdle=hurdle, graded=graded, level_choices=level_choices),

@@ -48,7 +48,7 @@ class _Cache:
         for row in criteria:
             if row.judge_method not in vc.CACHED_METHODS:
                 continue
-            name = row.workflow_name if row.judge_method == "workflow" else None
+            name = row.workflow.name if row.judge_method == "workflow" else None
             if name not in settings:
                 assets = vc.folder_digest(ctx.paths.workflow_assets_dir(name)) if name else "none"
                 settings[name] = vc.judge_settings(ctx.config, instruction=ctx.instruction, task_prompt=ctx.task_prompt,

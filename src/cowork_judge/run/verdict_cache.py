@@ -91,7 +91,8 @@ def folder_digest(folder: Path | None) -> str:
 def row_fields(row: Criterion) -> dict[str, Any]:
     """The row as the key sees it: what the judge reads, minus score-only fields."""
     seen = {k: v for k, v in row.for_judge().items() if k not in SCORE_ONLY_FIELDS}
-    seen.update({k: getattr(row, k) for k in ROUTING_FIELDS})
+    routing = row.routing()
+    seen.update({k: routing[k] for k in ROUTING_FIELDS})
     if row.extra:
         seen["extra"] = row.extra
     return seen

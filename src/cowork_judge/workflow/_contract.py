@@ -5,7 +5,9 @@ function ``run(criteria, ctx, budget_sec) -> list[Verdict]``; it may declare the
 of cowork-judge it needs as ``REQUIRES_EXTRAS = ("workflow",)`` (read by `cowork-judge init`
 and lint M012 through `cowork_judge.install.extras`; absent means none):
 
-- ``criteria``: the workflow's rows (normalized `Criterion` objects), in rubric order;
+- ``criteria``: the workflow's rows (normalized `Criterion` objects), in rubric order; the
+  per-row settings a workflow reads are the row's workflow part, ``c.workflow`` (a
+  `core.rubric.WorkflowRoute`: ``name``, ``group``, ``na_policy``, ``page_mean_p``, ``decided_by``);
 - ``ctx``: a `WorkflowContext` — settings from ``rubric.json → workflow_config.<name>``,
   the code segment's artifacts (the located deck), the shared evidence folder, the
   instance's asset folder of the workflow (``assets_dir``, added within ABI 2 with a

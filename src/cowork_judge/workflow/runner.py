@@ -51,13 +51,13 @@ def judge_workflow_rows(
     out: dict[str, Verdict] = {}
     names: list[str | None] = []
     for r in rows:
-        if r.workflow_name not in names:
-            names.append(r.workflow_name)
+        if r.workflow.name not in names:
+            names.append(r.workflow.name)
     assert ctx.calls is not None  # SegmentContext makes it
     calls = workflow_calls(ctx)
     with ctx.calls.opened():  # the run's client when the run holds it open, else this segment's
         for name in names:
-            runnable = settle_gated([r for r in rows if r.workflow_name == name], decided, known, into=out)
+            runnable = settle_gated([r for r in rows if r.workflow.name == name], decided, known, into=out)
             if not runnable:
                 continue
             try:

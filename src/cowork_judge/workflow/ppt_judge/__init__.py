@@ -55,13 +55,13 @@ def run(criteria: list[Criterion], ctx: WorkflowContext, budget_sec: float) -> l
     """
     budget_end = time.monotonic() + max(0.0, budget_sec)
     settings, warnings = read_settings(ctx.settings)
-    content_rows = [c for c in criteria if content_kind(c.workflow_group)]
-    visual_rows = [c for c in criteria if not content_kind(c.workflow_group)]
+    content_rows = [c for c in criteria if content_kind(c.workflow.group)]
+    visual_rows = [c for c in criteria if not content_kind(c.workflow.group)]
     rules, powers, critical = {}, {}, {}
     for c in visual_rows:
         rules[c.id], warn = read_rule(c.id, _decided_by(c))
         critical[c.id] = is_critical(c.tag)
-        powers[c.id], warn_p = row_page_mean_p(c.page_mean_p, settings, critical=critical[c.id])
+        powers[c.id], warn_p = row_page_mean_p(c.workflow.page_mean_p, settings, critical=critical[c.id])
         warnings += [w for w in (warn, warn_p and f"row {c.id!r}: {warn_p}") if w]
         if not c.graded:
             warnings.append(f"row {c.id!r} is not graded: it scores its full weight when its page mean is above 0 "
@@ -73,7 +73,7 @@ def run(criteria: list[Criterion], ctx: WorkflowContext, budget_sec: float) -> l
     checks = load_task_checks(ctx.assets_dir) if content_rows else TaskChecks(folder=ctx.work_dir)
     if content_rows:
         unusable = {c.id: why for c in content_rows
-                    if (why := checks.why_unusable(c.id, content_kind(c.workflow_group) or "type1"))}
+                    if (why := checks.why_unusable(c.id, content_kind(c.workflow.group) or "type1"))}
         warnings += [f"content row {rid!r} cannot be judged (asset_broken): {why}" for rid, why in unusable.items()]
     for w in warnings:
         ctx.log.warning("ppt_judge: %s", w)
@@ -103,7 +103,7 @@ def run(criteria: list[Criterion], ctx: WorkflowContext, budget_sec: float) -> l
 
 def _decided_by(c: Criterion) -> dict[str, Any]:
     """The row's ``decided_by`` routing field, as `decided.read_rule` takes it."""
-    return {"decided_by": c.decided_by}
+    return {"decided_by": c.workflow.decided_by}
 
 
 def _delivered_decks(ctx: WorkflowContext) -> list[str]:

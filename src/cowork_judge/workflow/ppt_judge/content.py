@@ -95,7 +95,7 @@ class ContentJudge:
         self.ctx, self.deck, self.checks, self.budget_end = ctx, deck, checks, budget_end
         self.pages = {pg.number: pg for pg in deck.pages}
         self.deck_rel = str(ctx.artifacts.get("deck_rel") or deck.source)
-        self.rows: dict[str, _State] = {c.id: _State(c, content_kind(c.workflow_group) or "type1") for c in rows}
+        self.rows: dict[str, _State] = {c.id: _State(c, content_kind(c.workflow.group) or "type1") for c in rows}
         self.waiting: dict[str, list[str]] = {}
         self.seq = itertools.count()
         self.lock = threading.Lock()
@@ -335,7 +335,7 @@ def problem_verdicts(rows: Sequence[Criterion], checks: TaskChecks, *, deck_faul
     the environment's or the budget's: unjudged with `kind`, type2 rows ``dep_unjudged``.
     """
     out: dict[str, Verdict] = {}
-    kinds = {c.id: content_kind(c.workflow_group) or "type1" for c in rows}
+    kinds = {c.id: content_kind(c.workflow.group) or "type1" for c in rows}
     for c in sorted(rows, key=lambda r: kinds[r.id] != "type1"):
         why = checks.why_unusable(c.id, kinds[c.id])
         pair = checks.type2[c.id].paired_type1_id if why is None and kinds[c.id] == "type2" else None

@@ -70,7 +70,7 @@ def judge_visual(criteria: Sequence[Criterion], ctx: WorkflowContext, deck: Deck
                 vlm_rows.setdefault(number, []).append(c.id)
     for number, why in deck.lost_pages.items():
         board.lose(number, rows, deck.lost_kind, f"the render did not produce this page: {why}")
-    calls = plan_calls(vlm_rows, settings.mode, groups={c.id: c.workflow_group for c in criteria},
+    calls = plan_calls(vlm_rows, settings.mode, groups={c.id: c.workflow.group for c in criteria},
                        group_size=settings.group_size)
     ctx.audit.append("plan", {"deck": deck.source, "pages": sorted(pages), "lost_pages": sorted(deck.lost_pages),
                               "total_pages": deck.total_pages, "mode": settings.mode, "group_size": settings.group_size,

@@ -71,8 +71,8 @@ def run(criteria: list[Any], ctx: WorkflowContext, budget_sec: float) -> list[An
     out: list[Verdict] = _ask_model(asked, ctx, int(config.get("parallel", 1) or 1)) if asked else []
     for c in criteria:
         if c.id in na:
-            value = apply_na_policy([None], c.na_policy)
-            out.append(unjudged_row(c.id, "not_applicable", "all pages N/A") if value is None else level_row(c.id, value, f"all pages N/A → {c.na_policy}{deck}"))
+            value = apply_na_policy([None], c.workflow.na_policy)
+            out.append(unjudged_row(c.id, "not_applicable", "all pages N/A") if value is None else level_row(c.id, value, f"all pages N/A → {c.workflow.na_policy}{deck}"))
         elif c.id in levels:
             out.append(level_row(c.id, float(levels[c.id]), f"stub level{deck}"))
         elif c.id in hits:
