@@ -1,0 +1,281 @@
+"""``cowork-judge try <task> --rollout <dir>``: the task's own ``tests/test.sh`` against one rollout, the
+way Harbor's verifier runs it, without Docker (`cowork_judge.install.dryrun`).
+
+In a bubblewrap sandbox when ``bwrap`` can run here (plainly otherwise, and it says so). The judge
+is installed inside from a local package index on 127.0.0.1 that serves this checkout's wheel (or
+one downloaded from ``--index-url``) and the dependency wheels its extras need, downloaded on the
+host once into a cache folder. Without ``JUDGE_API_KEY``/``JUDGE_BASE_URL`` the built-in simulator
+is the endpoint, as for ``demo``.
+
+Exit status: 0 a reward was written and the judge finished cleanly; 1 test.sh left no reward, or
+only its failure path's reward (the message says why); 2 bad input (no tests/test.sh, no rubric,
+no task.toml, a missing rollout, an unset ``${VAR}`` of ``[verifier.env]``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from cowork_judge.commands._args import Parser, UsageError
+from cowork_judge.core.failures import EXIT_STATUS
+
+if TYPE_CHECKING:
+    from cowork_judge.install.dryrun import Outcome, Staged
+    from cowork_judge.procs import ProcResult
+
+EPILOG = """A rollout folder is either the container layout — app/ (copied to /app, deliverables in app/output/)
+and/or logs/agent/ (copied to /logs/agent; trajectory.json holds the final message), e.g. a Harbor trial's
+artifacts/ folder or the trial folder itself — or flat: its files are the deliverables (copied to /app/output),
+with the final message from --trajectory or --final-message. A separate verifier sees only the declared
+artifacts. The first call for a set of extras downloads their wheels from pip's index (PyPI) into the cache
+(~/.cache/cowork-judge, or $COWORK_JUDGE_CACHE / --cache-dir); later calls reuse them and the judge's venv.
+Exit status: 0 reward written and the judge finished cleanly; 1 no reward, or the failure path's reward;
+2 bad input."""
+
+SIM_KEY = "sim-demo-key"
+SIM_MODEL = "simulated-judge"
+
+
+def _say(line: str) -> None:
+    print(line, flush=True)
+
+
+def _warn(line: str) -> None:
+    print(f"cowork-judge try: {line}", file=sys.stderr, flush=True)
+
+
+def _parser() -> Parser:
+    p = Parser(prog="cowork-judge try", epilog=EPILOG,
+               description="Run a task's tests/test.sh against a rollout the way Harbor's verifier would, without Docker: "
+                           "in a bubblewrap sandbox, the judge installed from a local package index, the simulator as the "
+                           "endpoint unless JUDGE_BASE_URL/JUDGE_API_KEY are set.")
+    p.add_argument("task_dir", type=Path, help="the Harbor task folder (task.toml, tests/test.sh, tests/rubric.json)")
+    p.add_argument("--rollout", type=Path, required=True, help="the rollout folder (see below)")
+    msg = p.add_mutually_exclusive_group()
+    msg.add_argument("--trajectory", type=Path, help="flat rollout: the agent's ATIF trajectory.json (→ /logs/agent)")
+    msg.add_argument("--final-message", type=Path, help="flat rollout: the agent's final chat message as a text file")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--index-url", help="install the judge from this PEP 503 index (downloaded on the host, that index "
+                     "alone) instead of building this checkout's wheel")
+    src.add_argument("--wheel", type=Path, help="install this cowork-judge wheel file")
+    p.add_argument("--version", dest="judge_version", help="with --index-url: the judge version (default: the task's "
+                   "COWORK_JUDGE_VERSION, else the one baked into its test.sh)")
+    p.add_argument("--out", type=Path, help="where /app, /logs and /tests are laid out (default: a new temp folder; kept)")
+    p.add_argument("--cache-dir", type=Path, help="the wheel and venv cache (default $COWORK_JUDGE_CACHE or ~/.cache/cowork-judge)")
+    p.add_argument("--no-sandbox", action="store_true", help="run test.sh directly on this machine (as without bubblewrap)")
+    p.add_argument("--fresh-install", action="store_true", help="install the judge into a new venv (a cold container) "
+                   "instead of reusing the cached one")
+    p.add_argument("--timeout", type=float, help="seconds test.sh may run (default: task.toml's [verifier] timeout_sec)")
+    return p
+
+
+def main(argv: list[str]) -> int:
+    """Run the command with `argv`; returns the exit status."""
+    try:
+        args = _parser().parse_args(argv)
+        if args.judge_version and not args.index_url:
+            raise UsageError("--version goes with --index-url (a built or given wheel has its own version)")
+        if args.timeout is not None and args.timeout <= 0:
+            raise UsageError("--timeout must be a positive number of seconds")
+    except UsageError as exc:
+        _warn(f"error: {exc}")
+        return EXIT_STATUS["usage"]
+    from cowork_judge.install import dryrun
+    from cowork_judge.install.wheels import WheelError
+
+    try:
+        return _run(args)
+    except dryrun.TryError as exc:
+        _warn(f"error: {exc}")
+        return EXIT_STATUS["usage"]
+    except (WheelError, OSError) as exc:
+        _warn(f"error: {exc}")
+        return EXIT_STATUS["not_clean"]
+
+
+def _run(a: argparse.Namespace) -> int:
+    from cowork_judge.install import dryrun, sandbox, wheels
+    from cowork_judge.install.local_index import PackageIndex
+    from cowork_judge.install.template import TemplateError, baked_version
+    from cowork_judge.procs import run_command
+    from cowork_judge.run.config import load_config
+
+    task = dryrun.read_task(a.task_dir)
+    rollout = dryrun.read_rollout(a.rollout, trajectory=a.trajectory, final_message=a.final_message)
+    cache = (a.cache_dir or wheels.cache_root()).expanduser().absolute()
+    if a.out is not None and a.out.is_dir() and any(a.out.iterdir()):
+        raise dryrun.TryError(f"--out {a.out}: not empty (give a new folder)")
+    out = (a.out or Path(tempfile.mkdtemp(prefix="cowork-judge-try-"))).absolute()
+    scratch = Path(tempfile.mkdtemp(prefix="cowork-judge-try-build-"))
+    _say(f"cowork-judge try: {task.tests / 'test.sh'} against {rollout.root}")
+    _say(f"  rollout: {rollout.describe()}")
+
+    why_not = "--no-sandbox was given" if a.no_sandbox else sandbox.bwrap_missing(python="")
+    use_bwrap = why_not is None
+    if use_bwrap:
+        _say(f"  sandbox: bubblewrap: /app, /logs, /tests are copies under {out}; the host's /usr and /etc read-only "
+             "(Python, LibreOffice, Chromium, fonts); the host's network, so 127.0.0.1 reaches the endpoint and the index")
+    else:
+        _warn("=" * 78)
+        _warn(f"NOT SANDBOXED ({why_not}): test.sh runs directly on this machine. How that differs from a trial:")
+        for line in sandbox.PLAIN_DIFFERENCES:
+            _warn(f"  - {line}")
+        _warn("=" * 78)
+
+    # the caller's environment, as the host that runs `harbor` sees it, plus the dry run's own settings
+    host_env = dict(os.environ)
+    server = None
+    index = None
+    try:
+        if not load_config(host_env).config.has_credentials:
+            from cowork_judge.sim import DemoPolicy, SimServer
+
+            server = SimServer(DemoPolicy()).start()
+            host_env.update(JUDGE_API_KEY=SIM_KEY, JUDGE_BASE_URL=server.url, JUDGE_MODEL=SIM_MODEL)
+            _say(f"  endpoint: no JUDGE_BASE_URL/JUDGE_API_KEY set: the built-in simulator at {server.url} "
+                 "(simulated judge, no model)")
+        else:
+            _say(f"  endpoint: JUDGE_BASE_URL={host_env.get('JUDGE_BASE_URL')} (your endpoint: calls cost what they cost)")
+        for key in ("JUDGE_START_JITTER", "JUDGE_WORKFLOW_START_JITTER"):
+            if key not in host_env:
+                host_env[key] = "0"
+        _say("  start jitter: 0 s unless set (the fleet's spread, 180 s and 30 s, only delays a single run)")
+
+        build_dir = scratch / "wheel"
+        if a.wheel is not None:
+            source = wheels.JudgeSource("wheel", str(Path(a.wheel).absolute()))
+        elif a.index_url:
+            source = wheels.JudgeSource("index", a.index_url)
+        else:
+            found = wheels.find_judge_source()
+            if found is None:
+                raise dryrun.TryError("this cowork-judge was installed from an index, so there is no checkout to build a "
+                                      "wheel from: pass --index-url (the index your fleet installs from) or --wheel")
+            source = found
+        if source.kind != "index":
+            if source.kind == "checkout":
+                _say(f"  judge: building the wheel of the checkout {source.location} …")
+                wheel = wheels.build_wheel(Path(source.location), build_dir)
+            else:
+                wheel = Path(source.location)
+                if not wheel.is_file():
+                    raise dryrun.TryError(f"--wheel {wheel}: no such file")
+            version = wheels.wheel_version(wheel)
+            host_env.update(COWORK_JUDGE_VERSION=version, COWORK_JUDGE_VERSION_SOURCE="injection")
+            _say(f"  judge: cowork-judge {version}, {source.describe()} (injected as COWORK_JUDGE_VERSION={version}, "
+                 "as a fleet injects a version)")
+        verifier_env = dryrun.resolve_verifier_env(task.env_templates, host_env)
+        path = sandbox.SANDBOX_PATH if use_bwrap else host_env.get("PATH", os.defpath)
+        python = dryrun.verifier_python(verifier_env, path)
+        if source.kind == "index":
+            try:
+                version = (a.judge_version or verifier_env.get("COWORK_JUDGE_VERSION")
+                           or baked_version((task.tests / "test.sh").read_text(encoding="utf-8")))
+            except (OSError, TemplateError) as exc:
+                raise dryrun.TryError(f"no judge version: the task sets no COWORK_JUDGE_VERSION and its test.sh has none "
+                                      f"({exc}); pass --version") from None
+            if python is None:
+                raise dryrun.TryError("no Python >= 3.10 for the verifier on its PATH, so no wheel can be chosen for it")
+            wheel = wheels.download_judge(source.location, version, python=python, cache=cache)
+            verifier_env.update(COWORK_JUDGE_VERSION=version)
+            _say(f"  judge: cowork-judge {version} {source.describe()} (that index alone)")
+        extras = tuple(e for e in verifier_env.get("COWORK_JUDGE_EXTRAS", "").replace(" ", "").split(",") if e)
+        files = [wheel]
+        if python is None:
+            _warn("no Python >= 3.10 on the verifier's PATH: test.sh will take its failure path")
+        else:
+            label = f"cowork-judge[{','.join(extras)}]" if extras else "cowork-judge"
+            _say(f"  dependencies: the Python {wheels.python_version(python)} wheels of {label} (COWORK_JUDGE_EXTRAS) from "
+                 f"the cache {cache / 'wheels'}; the first call for a set of extras downloads them with pip (PyPI) …")
+            t0 = time.monotonic()
+            deps, downloaded = wheels.download_dependencies(
+                wheel, extras, python=python, cache=cache, extra_index_url=source.location if source.kind == "index" else None)
+            dep_files = sorted(deps.glob("*.whl"))
+            files += dep_files
+            _say(f"  dependencies: {len(dep_files)} wheels " + (f"downloaded in {time.monotonic() - t0:.0f} s" if downloaded
+                                                              else "reused (no download)") + f" → {deps}")
+        index = PackageIndex(scratch / "index", files)
+        for key in ("PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_NO_INDEX"):
+            verifier_env.pop(key, None)
+        verifier_env.update(COWORK_WHEEL_URL=index.url, PIP_INDEX_URL=index.url, PIP_CONFIG_FILE="/dev/null")
+        _say(f"  index: {index.url} (COWORK_WHEEL_URL and PIP_INDEX_URL in the verifier; pip's own configuration ignored)")
+        if task.verifier_dockerfile:
+            _say("  note: tests/Dockerfile is not built: the host's /usr stands for the verifier image (its RUN lines do "
+                 "not run; a judge baked in by `init --image` is installed from the local index instead)")
+
+        staged = dryrun.stage(task, rollout, out)
+        if task.separate:
+            _say(f"  separate verifier: only the artifacts are copied ({', '.join(task.artifacts) or 'none declared'})")
+        for left in staged.left_out:
+            _warn(f"{left} of the rollout is not an artifact of this task: a separate verifier does not see it")
+        if not staged.placed:
+            _warn("nothing of the rollout reaches the verifier: it will judge an empty delivery")
+        if "JUDGE_BASE_URL" not in verifier_env:
+            _warn("task.toml's [verifier.env] does not pass JUDGE_BASE_URL: the judge inside sees no endpoint "
+                  "(`cowork-judge init` writes the passthrough)")
+
+        home = out / "judge-home" if a.fresh_install else cache / "judge-homes" / (
+            f"{wheels.wheel_digest(wheel)[:16]}-{'bwrap' if use_bwrap else 'plain'}")
+        home.mkdir(parents=True, exist_ok=True)
+        os.utime(home)
+        timeout = a.timeout or task.timeout_sec
+        if use_bwrap:
+            binds = [sandbox.Bind(staged.app, "/app"), sandbox.Bind(staged.logs, "/logs"), sandbox.Bind(staged.tests, "/tests"),
+                     sandbox.Bind(home, sandbox.JUDGE_HOME)]
+            argv = sandbox.bwrap_command(sandbox.HARBOR_COMMAND, binds=binds, env=verifier_env, cwd=task.workdir)
+            env = None
+        else:
+            argv, env = sandbox.plain_command(app=staged.app, logs=staged.logs, tests=staged.tests, judge_home=home,
+                                              env=verifier_env, host_path=path)
+        _say(f"  running tests/test.sh (timeout {timeout:.0f} s, [verifier] timeout_sec) …")
+        t0 = time.monotonic()
+        proc = run_command(argv, timeout_sec=timeout, env=env if env is not None else {"PATH": os.environ.get("PATH", os.defpath)},
+                           cwd=str(staged.app) if env is not None else None)
+        seconds = time.monotonic() - t0
+    finally:
+        if index is not None:
+            index.stop()
+        if server is not None:
+            server.stop()
+        shutil.rmtree(scratch, ignore_errors=True)
+    if not a.fresh_install:
+        dryrun.prune_judge_homes(cache / "judge-homes")
+    return _report(dryrun.read_outcome(staged.verifier), staged, proc, seconds)
+
+
+def _report(outcome: Outcome, staged: Staged, proc: ProcResult, seconds: float) -> int:
+    verifier = staged.verifier
+    _say(f"test.sh finished in {seconds:.0f} s" + (" (STOPPED at the timeout: Harbor would record a verifier timeout)"
+                                                  if proc.timed_out else ""))
+    if proc.error or (proc.returncode not in (0, 1, None) and not outcome.reward_text):
+        _warn(f"the sandbox failed: {proc.error or (proc.stderr or proc.stdout).strip()[-500:]}")
+    if outcome.reward_text:
+        _say(f"reward: {outcome.reward_text}")
+    if outcome.status is not None:
+        cov = f"{outcome.coverage:.3f}" if outcome.coverage is not None else "n/a"
+        unjudged = sum(outcome.unjudged.values())
+        detail = f" ({outcome.rows - unjudged} of {outcome.rows} rows judged" + (
+            "; unjudged: " + ", ".join(f"{k} {v}" for k, v in sorted(outcome.unjudged.items())) if unjudged else "") + ")"
+        _say(f"status: {outcome.status}   coverage: {cov}{detail if outcome.rows else ''}")
+    _say(f"documents ({verifier}):")
+    for name, path in outcome.documents.items():
+        _say(f"  {name:<22} {path}")
+    if not outcome.reward_text:
+        _warn(f"test.sh left no reward ({verifier / 'reward.txt'} is missing): Harbor would fail this trial "
+              f"(RewardFileNotFoundError). See {verifier / 'test-stdout.txt'}")
+        return EXIT_STATUS["not_clean"]
+    if outcome.reward_text == "SKIPPED":
+        _say("note: SKIPPED (JUDGE_SKIP): Harbor records the trial as an error and leaves it out of the mean")
+    if not outcome.clean:
+        reason = f"{outcome.exit_code}: {outcome.exit_reason}" if outcome.exit_code else f"status {outcome.status}"
+        _warn(f"the judge did not finish cleanly ({reason}); the reward above is the failure path's. "
+              f"See {verifier / 'test-sh.log'}" + (f" and {verifier / 'install.log'}" if (verifier / "install.log").is_file() else ""))
+        return EXIT_STATUS["not_clean"]
+    return EXIT_STATUS["clean"]
