@@ -26,7 +26,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -80,9 +79,25 @@ def trial_results(jobs: Path) -> list[dict]:
     return out
 
 
-def run_bash(script: str, *, cwd: Path, env: dict[str, str], timeout: float) -> subprocess.CompletedProcess:
-    return subprocess.run(["bash", "-e", "-o", "pipefail", "-c", script], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=timeout)
+HOOK = """
+import json, sys, time
+from pathlib import Path
+
+# the test's one-row rubric edit, between the page's step 8 and step 9 (same shell: the exports hold)
+work = Path.cwd()
+trial = next(p.parent for p in sorted((work / "jobs").rglob("result.json")) if (p.parent / "verifier" / "result.json").is_file())
+verdicts = json.loads((trial / "verifier" / "result.json").read_text())["results"]
+path = work / "my-deck-task" / "tests" / "rubric.json"
+rubric = json.loads(path.read_text())
+gates = {g for r in rubric["rubrics"] for g in r.get("depends_on", [])}
+hit = [r["id"] for r in sorted(verdicts, key=lambda r: r["method"] != "agentic")  # an agentic row first
+       if r["method"] in ("agentic", "workflow") and r["hit"] and r["weight"] > 0 and not r["id"].startswith("V-")
+       and r["id"] not in gates]  # a model-judged row no other row depends on, judged a hit
+row = next(r for r in rubric["rubrics"] if r["id"] == hit[0])
+row["description"] = sys.argv[1]
+path.write_text(json.dumps(rubric, indent=2) + "\\n")
+(work / "hook.json").write_text(json.dumps({"edited": row["id"], "monotonic": time.monotonic()}))
+"""
 
 
 @pytest.fixture(scope="module")
@@ -104,53 +119,37 @@ esac
 exec {HARBOR} "$@"
 """)
     (shims / "harbor").chmod(0o755)
+    hook = root / "edit_one_row.py"
+    hook.write_text(HOOK)
     work = root / "work"
     work.mkdir()
     server = SimServer(DemoPolicy(), api_key=SIM_KEY).start()
     stand_ins = {"path/to/a-good-deck.pptx": str(DECK), "https://judge.example.com/v1": server.url,
                  "sk-your-judge-key": SIM_KEY, "https://pypi.example.com/simple/": package_index.url}
-
-    def script(parts: list[str]) -> str:
-        text = "\n".join(parts)
-        for old, new in stand_ins.items():
-            text = text.replace(old, new)
-        return text
-
+    script = "\n".join([*blocks[:split], f"{sys.executable} {hook} '{EDITED_TEXT}'", *blocks[split:]])
+    for old, new in stand_ins.items():
+        script = script.replace(old, new)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "COWORK_", "PIP_"))}
     env.update(PATH=f"{shims}:{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin", PYTHONPATH=str(ENV_DIR),
                LITELLM_LOCAL_MODEL_COST_MAP="True", COWORK_JUDGE_CACHE=str(CACHE_ROOT), BWRAP_ENV_JUDGE_HOME=str(judge_home),
                BWRAP_ENV_BASE=str(root), BWRAP_ENV_PIP_INDEX_URL=package_index.url)
     try:
-        first = run_bash(script(blocks[:split]), cwd=work, env=env, timeout=2400)
-        calls_first = len(server.log.entries())
-        task = work / "my-deck-task"
-        lint = subprocess.run([str(HARBOR), "lint", str(task), "--json"], env=env, capture_output=True, text=True, timeout=300)
-        before = trial_results(work / "jobs")
-        edited = None
-        if first.returncode == 0 and before:
-            verdicts = json.loads((Path(before[0]["_dir"]) / "verifier" / "result.json").read_text())["results"]
-            rubric_path = task / "tests" / "rubric.json"
-            rubric = json.loads(rubric_path.read_text())
-            gates = {g for r in rubric["rubrics"] for g in r.get("depends_on", [])}
-            hit = [r["id"] for r in sorted(verdicts, key=lambda r: r["method"] != "agentic")  # an agentic row first
-                   if r["method"] in ("agentic", "workflow") and r["hit"] and r["weight"] > 0 and not r["id"].startswith("V-")
-                   and r["id"] not in gates]  # a model-judged row no other row depends on, judged a hit
-            row = next(r for r in rubric["rubrics"] if r["id"] == hit[0])
-            row["description"] = EDITED_TEXT  # the one-row edit
-            rubric_path.write_text(json.dumps(rubric, indent=2) + "\n")
-            edited = row["id"]
-        second = run_bash(script(blocks[split:]), cwd=work, env=env, timeout=1200) if edited else None
-        regrade_calls = [rid for e in server.log.entries()[calls_first:] for rid in e.row_ids]
+        proc = subprocess.run(["bash", "-e", "-o", "pipefail", "-c", script], cwd=work, env=env, capture_output=True, text=True,
+                              timeout=3600)
+        entries = server.log.entries()
     finally:
         server.stop()
+    task = work / "my-deck-task"
+    lint = subprocess.run([str(HARBOR), "lint", str(task), "--json"], env=env, capture_output=True, text=True, timeout=300)
+    edit = json.loads((work / "hook.json").read_text()) if (work / "hook.json").is_file() else {}
+    regrade_calls = [rid for e in entries if e.start_s > edit.get("monotonic", float("inf")) for rid in e.row_ids]
     jobs = sorted(p for p in (work / "jobs").iterdir() if p.is_dir()) if (work / "jobs").is_dir() else []
-    return {"work": work, "task": work / "my-deck-task", "first": first, "second": second, "lint": lint, "edited": edited,
-            "calls_first": calls_first, "regrade_calls": regrade_calls,
+    return {"work": work, "task": task, "proc": proc, "lint": lint, "edited": edit.get("edited"), "regrade_calls": regrade_calls,
             "run": trial_results(jobs[0]) if jobs else [], "regraded": trial_results(jobs[1]) if len(jobs) > 1 else []}
 
 
-def _log(proc: subprocess.CompletedProcess | None) -> str:
-    return "" if proc is None else f"\nstdout:\n{proc.stdout[-4000:]}\nstderr:\n{proc.stderr[-4000:]}"
+def _log(proc: subprocess.CompletedProcess) -> str:
+    return f"\nstdout:\n{proc.stdout[-4000:]}\nstderr:\n{proc.stderr[-4000:]}"
 
 
 def judge_doc(trial: dict) -> dict:
@@ -158,9 +157,9 @@ def judge_doc(trial: dict) -> dict:
 
 
 def try_result(journey) -> tuple[str, dict]:
-    out = journey["first"].stdout
+    out = journey["proc"].stdout
     match = re.search(r"^documents \((.+)\):$", out, flags=re.MULTILINE)
-    assert match, _log(journey["first"])
+    assert match, _log(journey["proc"])
     return out, json.loads((Path(match.group(1)) / "result.json").read_text())
 
 
@@ -174,8 +173,8 @@ def assert_every_row_judged(doc: dict) -> None:
 
 
 def test_the_path_runs_as_written(journey):
-    assert journey["first"].returncode == 0, _log(journey["first"])
-    assert journey["second"] is not None and journey["second"].returncode == 0, _log(journey["second"])
+    assert journey["proc"].returncode == 0, _log(journey["proc"])
+    assert journey["edited"], _log(journey["proc"])
 
 
 def test_the_dry_run_judges_every_row_of_the_deck_task(journey):
@@ -192,7 +191,7 @@ def test_harbor_lint_is_clean_of_the_verifier_rules(journey):
 
 def test_the_real_harbor_run_judges_every_row_and_agrees_with_the_dry_run(journey):
     (trial,) = journey["run"] or [None]
-    assert trial is not None, _log(journey["first"])
+    assert trial is not None, _log(journey["proc"])
     assert trial.get("exception_info") is None, trial.get("exception_info")
     doc = judge_doc(trial)
     assert_every_row_judged(doc)
@@ -206,7 +205,7 @@ def test_the_real_harbor_run_judges_every_row_and_agrees_with_the_dry_run(journe
 def test_regrade_asks_only_the_edited_row_and_harbor_prints_the_judges_delta(journey):
     (old_trial,) = journey["run"] or [None]
     (new_trial,) = journey["regraded"] or [None]
-    assert old_trial is not None and new_trial is not None, _log(journey["second"])
+    assert old_trial is not None and new_trial is not None, _log(journey["proc"])
     assert new_trial.get("exception_info") is None, new_trial.get("exception_info")
     edited = journey["edited"]
     # model calls: the edited row only (every other verdict from the cache)
@@ -220,7 +219,7 @@ def test_regrade_asks_only_the_edited_row_and_harbor_prints_the_judges_delta(jou
     changed = {i for i in old_rows if old_rows[i]["contribution"] != new_rows[i]["contribution"]}
     assert changed == {edited}  # the reward moved through that row alone
     # Harbor's printed delta is the judge's reward difference
-    out = journey["second"].stdout + journey["second"].stderr
+    out = journey["proc"].stdout + journey["proc"].stderr
     match = DELTA.search(re.sub(r"\s+", " ", out))
     assert match, out[-3000:]
     n, n_changed, up, down, printed_old, printed_new = match.groups()

@@ -147,6 +147,9 @@ def _run(a: argparse.Namespace) -> int:
             if key not in host_env:
                 host_env[key] = "0"
         _say("  start jitter: 0 s unless set (the fleet's spread, 180 s and 30 s, only delays a single run)")
+        # refuse now what Harbor would refuse, before a wheel is built (the version is injected below)
+        dryrun.resolve_verifier_env(task.env_templates, {"COWORK_JUDGE_VERSION": "0", "COWORK_JUDGE_VERSION_SOURCE": "injection",
+                                                         **host_env})
 
         build_dir = scratch / "wheel"
         if a.wheel is not None:

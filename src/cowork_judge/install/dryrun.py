@@ -113,8 +113,8 @@ def read_task(task_dir: Path) -> TaskInfo:
         raise TryError(f"{toml}: missing (Harbor needs it; `cowork-judge init {root}` writes its verifier blocks)") from None
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         raise TryError(f"{toml}: cannot read: {exc}") from None
-    verifier = config.get("verifier") if isinstance(config.get("verifier"), dict) else {}
-    env = verifier.get("env") if isinstance(verifier.get("env"), dict) else {}
+    verifier = _table(config, "verifier")
+    env = _table(verifier, "env")
     timeout = verifier.get("timeout_sec", HARBOR_DEFAULT_TIMEOUT_SEC)
     if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
         raise TryError(f"{toml}: [verifier] timeout_sec = {timeout!r} is not a positive number of seconds")
@@ -123,11 +123,17 @@ def read_task(task_dir: Path) -> TaskInfo:
         source = entry.get("source") if isinstance(entry, dict) else entry
         if isinstance(source, str) and source.startswith("/"):
             artifacts.append(source)
-    environment = config.get("environment") if isinstance(config.get("environment"), dict) else {}
+    environment = _table(config, "environment")
     workdir = environment.get("workdir") if isinstance(environment.get("workdir"), str) else "/app"
     return TaskInfo(root=root, tests=tests, env_templates={str(k): str(v) for k, v in env.items()},
                     timeout_sec=float(timeout), separate=is_separate(config), artifacts=artifacts, workdir=workdir or "/app",
                     verifier_dockerfile=(tests / "Dockerfile").is_file())
+
+
+def _table(doc: dict[str, Any], key: str) -> dict[str, Any]:
+    """``doc[key]`` when it is a table (a dict), else an empty one."""
+    value = doc.get(key)
+    return value if isinstance(value, dict) else {}
 
 
 def resolve_verifier_env(templates: dict[str, str], host_env: dict[str, str]) -> dict[str, str]:
@@ -358,7 +364,7 @@ def read_outcome(verifier: Path) -> Outcome:
     if not isinstance(doc, dict):
         return out
     out.status, out.exit_code, out.exit_reason = doc.get("status"), doc.get("exit_code"), doc.get("exit_reason")
-    extra = doc.get("extra_fields") if isinstance(doc.get("extra_fields"), dict) else {}
+    extra = _table(doc, "extra_fields")
     coverage = extra.get("judge_coverage")
     out.coverage = float(coverage) if isinstance(coverage, (int, float)) else None
     results = [r for r in doc.get("results") or [] if isinstance(r, dict)]
