@@ -248,3 +248,38 @@ def test_the_command_is_listed(capsys):
     assert cli(["--help"]) == 0
     assert "try" in capsys.readouterr().out
     assert shutil.which("bash")  # what test.sh and the plain mode need
+
+
+class _Dist:
+    def __init__(self, direct_url: dict | None) -> None:
+        self.direct_url = direct_url
+
+    def read_text(self, name: str) -> str | None:
+        return json.dumps(self.direct_url) if name == "direct_url.json" and self.direct_url is not None else None
+
+
+SITE_COPY = "/venv/lib/python3.11/site-packages/cowork_judge/install/wheels.py"
+"""Where a non-editable install keeps this module: no checkout around it."""
+
+
+@pytest.mark.parametrize("direct_url, expected", [
+    ({"url": REPO.as_uri(), "dir_info": {}}, ("checkout", str(REPO), True)),  # pip install /path/to/checkout
+    ({"url": REPO.as_uri(), "dir_info": {"editable": True}}, ("checkout", str(REPO), False)),
+    ({"url": "https://example.com/cowork_judge-0.2.0-py3-none-any.whl", "archive_info": {}}, None),  # not on this machine
+    (None, None),  # installed from an index: no direct_url.json
+])
+def test_an_installed_copy_finds_where_it_came_from(monkeypatch, direct_url, expected):
+    from importlib import metadata
+
+    monkeypatch.setattr(metadata, "distribution", lambda name: _Dist(direct_url))
+    source = wheels.find_judge_source(SITE_COPY)
+    assert (None if source is None else (source.kind, source.location, source.installed_copy)) == expected
+
+
+def test_a_local_wheel_file_it_was_installed_from_is_reused(monkeypatch, tmp_path):
+    from importlib import metadata
+
+    wheel = tmp_path / "cowork_judge-0.2.0-py3-none-any.whl"
+    wheel.write_bytes(b"PK")
+    monkeypatch.setattr(metadata, "distribution", lambda name: _Dist({"url": wheel.as_uri(), "archive_info": {}}))
+    assert wheels.find_judge_source(SITE_COPY) == wheels.JudgeSource("wheel", str(wheel))

@@ -164,7 +164,7 @@ def _run(a: argparse.Namespace) -> int:
             source = found
         if source.kind != "index":
             if source.kind == "checkout":
-                _say(f"  judge: building the wheel of the checkout {source.location} …")
+                _say(f"  judge: building the wheel of {source.describe().removeprefix('built from ')} …")
                 wheel = wheels.build_wheel(Path(source.location), build_dir)
             else:
                 wheel = Path(source.location)

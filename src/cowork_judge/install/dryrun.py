@@ -183,8 +183,9 @@ class Rollout:
 
     def describe(self) -> str:
         """One line: the layout and where its parts go."""
-        where = ", ".join(f"{inside}" for inside in self.files) or "nothing"
-        return {"container": "container layout", "trial": "a Harbor trial (its artifacts/)", "flat": "flat: the deliverables"}[
+        where = ", ".join(inside + (" (the deliverables)" if self.layout == "flat" and inside == "/app/output" else "")
+                          for inside in self.files) or "nothing"
+        return {"container": "container layout", "trial": "a Harbor trial (its artifacts/)", "flat": "flat"}[
             self.layout] + f" → {where}"
 
 

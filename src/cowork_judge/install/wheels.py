@@ -81,22 +81,26 @@ class JudgeSource:
 
     kind: str
     location: str
+    installed_copy: bool = False
+    """A checkout this package was installed from without ``-e``: what is built is the folder as it is now."""
 
     def describe(self) -> str:
         """One line for the command's output."""
-        return {"checkout": "built from the checkout", "wheel": "the wheel", "index": "downloaded from"}[self.kind] + \
+        text = {"checkout": "built from the checkout", "wheel": "the wheel", "index": "downloaded from"}[self.kind] + \
             f" {self.location}"
+        return text + (" (the folder this cowork-judge was installed from, as it is now)" if self.installed_copy else "")
 
 
-def find_judge_source() -> JudgeSource | None:
-    """The source of the running package, or None when it cannot be rebuilt here.
+def find_judge_source(module_file: str = __file__) -> JudgeSource | None:
+    """The source of the running package, or None when it cannot be rebuilt here (`module_file`: this
+    module's path, ``<root>/src/cowork_judge/install/wheels.py`` in a checkout).
 
     Order: the checkout this module is imported from (an editable install: ``<root>/src/cowork_judge``
     with a ``pyproject.toml`` naming cowork-judge); else PEP 610 ``direct_url.json`` of the installed
     distribution pointing at a local folder that is such a checkout, or at a local wheel file that
     still exists. An install from an index has neither: pass ``--wheel`` or ``--index-url``.
     """
-    here = Path(__file__).resolve().parents[3]
+    here = Path(module_file).resolve().parents[3]
     if _is_checkout(here):
         return JudgeSource("checkout", str(here))
     from importlib import metadata
@@ -114,7 +118,8 @@ def find_judge_source() -> JudgeSource | None:
         return None
     path = Path(unquote(urlparse(url).path))
     if "dir_info" in info and _is_checkout(path):
-        return JudgeSource("checkout", str(path))
+        editable = isinstance(info["dir_info"], dict) and info["dir_info"].get("editable") is True
+        return JudgeSource("checkout", str(path), installed_copy=not editable)
     if "archive_info" in info and path.suffix == ".whl" and path.is_file():
         return JudgeSource("wheel", str(path))
     return None
