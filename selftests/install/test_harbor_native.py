@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -144,8 +145,11 @@ exec {HARBOR} "$@"
     edit = json.loads((work / "hook.json").read_text()) if (work / "hook.json").is_file() else {}
     regrade_calls = [rid for e in entries if e.start_s > edit.get("monotonic", float("inf")) for rid in e.row_ids]
     jobs = sorted(p for p in (work / "jobs").iterdir() if p.is_dir()) if (work / "jobs").is_dir() else []
-    return {"work": work, "task": task, "proc": proc, "lint": lint, "edited": edit.get("edited"), "regrade_calls": regrade_calls,
+    dry_run = re.search(r"^documents \((.+)/logs/verifier\):$", proc.stdout, flags=re.MULTILINE)
+    yield {"work": work, "task": task, "proc": proc, "lint": lint, "edited": edit.get("edited"), "regrade_calls": regrade_calls,
             "run": trial_results(jobs[0]) if jobs else [], "regraded": trial_results(jobs[1]) if len(jobs) > 1 else []}
+    if dry_run and Path(dry_run.group(1)).name.startswith("cowork-judge-try-"):
+        shutil.rmtree(dry_run.group(1), ignore_errors=True)  # the page's `try` wrote to a new temp folder
 
 
 def _log(proc: subprocess.CompletedProcess) -> str:

@@ -70,8 +70,8 @@ def _parser() -> Parser:
     p.add_argument("--out", type=Path, help="where /app, /logs and /tests are laid out (default: a new temp folder; kept)")
     p.add_argument("--cache-dir", type=Path, help="the wheel and venv cache (default $COWORK_JUDGE_CACHE or ~/.cache/cowork-judge)")
     p.add_argument("--no-sandbox", action="store_true", help="run test.sh directly on this machine (as without bubblewrap)")
-    p.add_argument("--fresh-install", action="store_true", help="install the judge into a new venv (a cold container) "
-                   "instead of reusing the cached one")
+    p.add_argument("--fresh-install", action="store_true", help="install the judge into a new venv (a cold container), "
+                   "removed afterwards, instead of reusing the cached one")
     p.add_argument("--timeout", type=float, help="seconds test.sh may run (default: task.toml's [verifier] timeout_sec)")
     return p
 
@@ -224,7 +224,7 @@ def _run(a: argparse.Namespace) -> int:
             _warn("task.toml's [verifier.env] does not pass JUDGE_BASE_URL: the judge inside sees no endpoint "
                   "(`cowork-judge init` writes the passthrough)")
 
-        home = out / "judge-home" if a.fresh_install else cache / "judge-homes" / (
+        home = scratch / "judge-home" if a.fresh_install else cache / "judge-homes" / (
             f"{wheels.wheel_digest(wheel)[:16]}-{'bwrap' if use_bwrap else 'plain'}")
         home.mkdir(parents=True, exist_ok=True)
         os.utime(home)
