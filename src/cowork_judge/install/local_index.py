@@ -8,22 +8,13 @@ lists them with their SHA-256, which pip checks.
 
 from __future__ import annotations
 
-import hashlib
 import http.server
 import threading
 from pathlib import Path
 from typing import Any
 
-from cowork_judge.fsutil import link_or_copy
+from cowork_judge.fsutil import file_sha256, link_or_copy
 from cowork_judge.install.wheels import normalize
-
-
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 class PackageIndex:
@@ -55,7 +46,7 @@ class PackageIndex:
         links = []
         for project, paths in sorted(by_project.items()):
             (simple / project).mkdir(exist_ok=True)
-            rows = "".join(f'<a href="../../files/{p.name}#sha256={_sha256(p)}">{p.name}</a><br/>\n' for p in sorted(set(paths)))
+            rows = "".join(f'<a href="../../files/{p.name}#sha256={file_sha256(p)}">{p.name}</a><br/>\n' for p in sorted(set(paths)))
             (simple / project / "index.html").write_text(f"<!DOCTYPE html><html><body>\n{rows}</body></html>\n", encoding="utf-8")
             links.append(f'<a href="{project}/">{project}</a><br/>')
         (simple / "index.html").write_text("<!DOCTYPE html><html><body>\n" + "\n".join(links) + "\n</body></html>\n",

@@ -31,6 +31,7 @@ from email.parser import Parser
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from cowork_judge.fsutil import file_sha256
 from cowork_judge.procs import run_command
 
 PROJECT = "cowork-judge"
@@ -159,12 +160,8 @@ def wheel_version(wheel: Path) -> str:
 
 
 def wheel_digest(wheel: Path) -> str:
-    """SHA-256 (hex) of a wheel file."""
-    h = hashlib.sha256()
-    with wheel.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+    """SHA-256 (hex) of a wheel file. Raises `OSError` when it cannot be read."""
+    return file_sha256(wheel)
 
 
 def wheel_requirements(wheel: Path, extras: tuple[str, ...]) -> list[str]:
