@@ -27,8 +27,9 @@ from cowork_judge.commands._args import Parser, UsageError
 from cowork_judge.core.failures import EXIT_STATUS
 
 if TYPE_CHECKING:
-    from cowork_judge.install.dryrun import Outcome, Staged
+    from cowork_judge.install.dryrun import Outcome, Rollout, Staged, TaskInfo
     from cowork_judge.procs import ProcResult
+    from cowork_judge.sim import SimServer
 
 EPILOG = """A rollout folder is either the container layout — app/ (copied to /app, deliverables in app/output/)
 and/or logs/agent/ (copied to /logs/agent; trajectory.json holds the final message), e.g. a Harbor trial's
@@ -101,146 +102,53 @@ def main(argv: list[str]) -> int:
 
 
 def _run(a: argparse.Namespace) -> int:
-    from cowork_judge.install import dryrun, sandbox, wheels
+    from cowork_judge.install import dryrun, sandbox
     from cowork_judge.install.local_index import PackageIndex
-    from cowork_judge.install.template import TemplateError, baked_version
+    from cowork_judge.install.wheels import cache_root, wheel_digest
     from cowork_judge.procs import run_command
-    from cowork_judge.run.config import load_config
 
     task = dryrun.read_task(a.task_dir)
     rollout = dryrun.read_rollout(a.rollout, trajectory=a.trajectory, final_message=a.final_message)
-    cache = (a.cache_dir or wheels.cache_root()).expanduser().absolute()
+    cache = (a.cache_dir or cache_root()).expanduser().absolute()
     if a.out is not None and a.out.is_dir() and any(a.out.iterdir()):
         raise dryrun.TryError(f"--out {a.out}: not empty (give a new folder)")
     out = (a.out or Path(tempfile.mkdtemp(prefix="cowork-judge-try-"))).absolute()
-    scratch = Path(tempfile.mkdtemp(prefix="cowork-judge-try-build-"))
     _say(f"cowork-judge try: {task.tests / 'test.sh'} against {rollout.root}")
     _say(f"  rollout: {rollout.describe()}")
-
-    why_not = "--no-sandbox was given" if a.no_sandbox else sandbox.bwrap_missing(python="")
-    use_bwrap = why_not is None
-    if use_bwrap:
-        _say(f"  sandbox: bubblewrap: /app, /logs, /tests are copies under {out}; the host's /usr and /etc read-only "
-             "(Python, LibreOffice, Chromium, fonts); the host's network, so 127.0.0.1 reaches the endpoint and the index")
-    else:
-        _warn("=" * 78)
-        _warn(f"NOT SANDBOXED ({why_not}): test.sh runs directly on this machine. How that differs from a trial:")
-        for line in sandbox.PLAIN_DIFFERENCES:
-            _warn(f"  - {line}")
-        _warn("=" * 78)
-
-    # the caller's environment, as the host that runs `harbor` sees it, plus the dry run's own settings
-    host_env = dict(os.environ)
-    server = None
-    index = None
+    use_bwrap = _announce_sandbox(a.no_sandbox, out)
+    host_env = dict(os.environ)  # the environment of the host that runs `harbor`, plus the dry run's own settings below
+    scratch = Path(tempfile.mkdtemp(prefix="cowork-judge-try-build-"))
+    server = index = None
+    staged = None
     try:
-        if not load_config(host_env).config.has_credentials:
-            from cowork_judge.sim import DemoPolicy, SimServer
-
-            server = SimServer(DemoPolicy()).start()
-            host_env.update(JUDGE_API_KEY=SIM_KEY, JUDGE_BASE_URL=server.url, JUDGE_MODEL=SIM_MODEL)
-            _say(f"  endpoint: no JUDGE_BASE_URL/JUDGE_API_KEY set: the built-in simulator at {server.url} "
-                 "(simulated judge, no model)")
-        else:
-            _say(f"  endpoint: JUDGE_BASE_URL={host_env.get('JUDGE_BASE_URL')} (your endpoint: calls cost what they cost)")
-        for key in ("JUDGE_START_JITTER", "JUDGE_WORKFLOW_START_JITTER"):
-            if key not in host_env:
-                host_env[key] = "0"
-        _say("  start jitter: 0 s unless set (the fleet's spread, 180 s and 30 s, only delays a single run)")
+        server = _endpoint(host_env)
         # refuse now what Harbor would refuse, before a wheel is built (the version is injected below)
-        dryrun.resolve_verifier_env(task.env_templates, {"COWORK_JUDGE_VERSION": "0", "COWORK_JUDGE_VERSION_SOURCE": "injection",
-                                                         **host_env})
-
-        build_dir = scratch / "wheel"
-        if a.wheel is not None:
-            source = wheels.JudgeSource("wheel", str(Path(a.wheel).absolute()))
-        elif a.index_url:
-            source = wheels.JudgeSource("index", a.index_url)
-        else:
-            found = wheels.find_judge_source()
-            if found is None:
-                raise dryrun.TryError("this cowork-judge was installed from an index, so there is no checkout to build a "
-                                      "wheel from: pass --index-url (the index your fleet installs from) or --wheel")
-            source = found
-        if source.kind != "index":
-            if source.kind == "checkout":
-                _say(f"  judge: building the wheel of {source.describe().removeprefix('built from ')} …")
-                wheel = wheels.build_wheel(Path(source.location), build_dir)
-            else:
-                wheel = Path(source.location)
-                if not wheel.is_file():
-                    raise dryrun.TryError(f"--wheel {wheel}: no such file")
-            version = wheels.wheel_version(wheel)
-            host_env.update(COWORK_JUDGE_VERSION=version, COWORK_JUDGE_VERSION_SOURCE="injection")
-            _say(f"  judge: cowork-judge {version}, {source.describe()} (injected as COWORK_JUDGE_VERSION={version}, "
-                 "as a fleet injects a version)")
-        verifier_env = dryrun.resolve_verifier_env(task.env_templates, host_env)
+        dryrun.resolve_verifier_env(task.env_templates, {"COWORK_JUDGE_VERSION": "0", **host_env})
         path = sandbox.SANDBOX_PATH if use_bwrap else host_env.get("PATH", os.defpath)
-        python = dryrun.verifier_python(verifier_env, path)
-        if source.kind == "index":
-            try:
-                version = (a.judge_version or verifier_env.get("COWORK_JUDGE_VERSION")
-                           or baked_version((task.tests / "test.sh").read_text(encoding="utf-8")))
-            except (OSError, TemplateError) as exc:
-                raise dryrun.TryError(f"no judge version: the task sets no COWORK_JUDGE_VERSION and its test.sh has none "
-                                      f"({exc}); pass --version") from None
-            if python is None:
-                raise dryrun.TryError("no Python >= 3.10 for the verifier on its PATH, so no wheel can be chosen for it")
-            wheel = wheels.download_judge(source.location, version, python=python, cache=cache)
-            verifier_env.update(COWORK_JUDGE_VERSION=version)
-            _say(f"  judge: cowork-judge {version} {source.describe()} (that index alone)")
-        extras = tuple(e for e in verifier_env.get("COWORK_JUDGE_EXTRAS", "").replace(" ", "").split(",") if e)
-        files = [wheel]
-        if python is None:
-            _warn("no Python >= 3.10 on the verifier's PATH: test.sh will take its failure path")
-        else:
-            label = f"cowork-judge[{','.join(extras)}]" if extras else "cowork-judge"
-            _say(f"  dependencies: the Python {wheels.python_version(python)} wheels of {label} (COWORK_JUDGE_EXTRAS) from "
-                 f"the cache {cache / 'wheels'}; the first call for a set of extras downloads them with pip (PyPI) …")
-            t0 = time.monotonic()
-            deps, downloaded = wheels.download_dependencies(
-                wheel, extras, python=python, cache=cache, extra_index_url=source.location if source.kind == "index" else None)
-            dep_files = sorted(deps.glob("*.whl"))
-            files += dep_files
-            _say(f"  dependencies: {len(dep_files)} wheels " + (f"downloaded in {time.monotonic() - t0:.0f} s" if downloaded
-                                                              else "reused (no download)") + f" → {deps}")
+        wheel, verifier_env, files = _judge_and_dependencies(a, task, host_env, path, cache, scratch)
         index = PackageIndex(scratch / "index", files)
         for key in ("PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_NO_INDEX"):
             verifier_env.pop(key, None)
         verifier_env.update(COWORK_WHEEL_URL=index.url, PIP_INDEX_URL=index.url, PIP_CONFIG_FILE="/dev/null")
         _say(f"  index: {index.url} (COWORK_WHEEL_URL and PIP_INDEX_URL in the verifier; pip's own configuration ignored)")
-        if task.verifier_dockerfile:
-            _say("  note: tests/Dockerfile is not built: the host's /usr stands for the verifier image (its RUN lines do "
-                 "not run; a judge baked in by `init --image` is installed from the local index instead)")
-
-        staged = dryrun.stage(task, rollout, out)
-        if task.separate:
-            _say(f"  separate verifier: only the artifacts are copied ({', '.join(task.artifacts) or 'none declared'})")
-        for left in staged.left_out:
-            _warn(f"{left} of the rollout is not an artifact of this task: a separate verifier does not see it")
-        if not staged.placed:
-            _warn("nothing of the rollout reaches the verifier: it will judge an empty delivery")
-        if "JUDGE_BASE_URL" not in verifier_env:
-            _warn("task.toml's [verifier.env] does not pass JUDGE_BASE_URL: the judge inside sees no endpoint "
-                  "(`cowork-judge init` writes the passthrough)")
-
+        staged = _stage(task, rollout, out, verifier_env)
         home = scratch / "judge-home" if a.fresh_install else cache / "judge-homes" / (
-            f"{wheels.wheel_digest(wheel)[:16]}-{'bwrap' if use_bwrap else 'plain'}")
+            f"{wheel_digest(wheel)[:16]}-{'bwrap' if use_bwrap else 'plain'}")
         home.mkdir(parents=True, exist_ok=True)
         os.utime(home)
-        timeout = a.timeout or task.timeout_sec
         if use_bwrap:
             binds = [sandbox.Bind(staged.app, "/app"), sandbox.Bind(staged.logs, "/logs"), sandbox.Bind(staged.tests, "/tests"),
                      sandbox.Bind(home, sandbox.JUDGE_HOME)]
             argv = sandbox.bwrap_command(sandbox.HARBOR_COMMAND, binds=binds, env=verifier_env, cwd=task.workdir)
-            env = None
+            env, cwd = {"PATH": os.environ.get("PATH", os.defpath)}, None  # bwrap clears it for test.sh
         else:
             argv, env = sandbox.plain_command(app=staged.app, logs=staged.logs, tests=staged.tests, judge_home=home,
                                               env=verifier_env, host_path=path)
+            cwd = str(staged.app)
+        timeout = a.timeout or task.timeout_sec
         _say(f"  running tests/test.sh (timeout {timeout:.0f} s, [verifier] timeout_sec) …")
         t0 = time.monotonic()
-        proc = run_command(argv, timeout_sec=timeout, env=env if env is not None else {"PATH": os.environ.get("PATH", os.defpath)},
-                           cwd=str(staged.app) if env is not None else None)
+        proc = run_command(argv, timeout_sec=timeout, env=env, cwd=cwd)
         seconds = time.monotonic() - t0
     finally:
         if index is not None:
@@ -248,9 +156,126 @@ def _run(a: argparse.Namespace) -> int:
         if server is not None:
             server.stop()
         shutil.rmtree(scratch, ignore_errors=True)
+        if staged is None and a.out is None:
+            shutil.rmtree(out, ignore_errors=True)  # nothing was laid out in the temp folder made above
     if not a.fresh_install:
         dryrun.prune_judge_homes(cache / "judge-homes")
     return _report(dryrun.read_outcome(staged.verifier), staged, proc, seconds)
+
+
+def _announce_sandbox(no_sandbox: bool, out: Path) -> bool:
+    """Whether bubblewrap runs test.sh; says which, loudly when it does not."""
+    from cowork_judge.install import sandbox
+
+    why_not = "--no-sandbox was given" if no_sandbox else sandbox.bwrap_missing(python="")
+    if why_not is None:
+        _say(f"  sandbox: bubblewrap: /app, /logs, /tests are copies under {out}; the host's /usr and /etc read-only "
+             "(Python, LibreOffice, Chromium, fonts); the host's network, so 127.0.0.1 reaches the endpoint and the index")
+        return True
+    _warn("=" * 78)
+    _warn(f"NOT SANDBOXED ({why_not}): test.sh runs directly on this machine. How that differs from a trial:")
+    for line in sandbox.PLAIN_DIFFERENCES:
+        _warn(f"  - {line}")
+    _warn("=" * 78)
+    return False
+
+
+def _endpoint(host_env: dict[str, str]) -> SimServer | None:
+    """The judge endpoint: the caller's, else a started simulator (returned, to stop); jitters 0 unless set."""
+    from cowork_judge.run.config import load_config
+
+    server = None
+    if not load_config(host_env).config.has_credentials:
+        from cowork_judge.sim import DemoPolicy, SimServer
+
+        server = SimServer(DemoPolicy()).start()
+        host_env.update(JUDGE_API_KEY=SIM_KEY, JUDGE_BASE_URL=server.url, JUDGE_MODEL=SIM_MODEL)
+        _say(f"  endpoint: no JUDGE_BASE_URL/JUDGE_API_KEY set: the built-in simulator at {server.url} "
+             "(simulated judge, no model)")
+    else:
+        _say(f"  endpoint: JUDGE_BASE_URL={host_env.get('JUDGE_BASE_URL')} (your endpoint: calls cost what they cost)")
+    for key in ("JUDGE_START_JITTER", "JUDGE_WORKFLOW_START_JITTER"):
+        host_env.setdefault(key, "0")
+    _say("  start jitter: 0 s unless set (the fleet's spread, 180 s and 30 s, only delays a single run)")
+    return server
+
+
+def _judge_and_dependencies(a: argparse.Namespace, task: TaskInfo, host_env: dict[str, str], path: str, cache: Path,
+                            scratch: Path) -> tuple[Path, dict[str, str], list[Path]]:
+    """(the judge's wheel, the resolved verifier environment, every wheel the local index serves)."""
+    from cowork_judge.install import dryrun, wheels
+    from cowork_judge.install.template import TemplateError, baked_version
+
+    if a.wheel is not None:
+        source = wheels.JudgeSource("wheel", str(Path(a.wheel).absolute()))
+    elif a.index_url:
+        source = wheels.JudgeSource("index", a.index_url)
+    else:
+        found = wheels.find_judge_source()
+        if found is None:
+            raise dryrun.TryError("this cowork-judge was installed from an index, so there is no checkout to build a "
+                                  "wheel from: pass --index-url (the index your fleet installs from) or --wheel")
+        source = found
+    if source.kind == "checkout":
+        _say(f"  judge: building the wheel of {source.describe().removeprefix('built from ')} …")
+        wheel = wheels.build_wheel(Path(source.location), scratch / "wheel")
+    elif source.kind == "wheel":
+        wheel = Path(source.location)
+        if not wheel.is_file():
+            raise dryrun.TryError(f"--wheel {wheel}: no such file")
+    if source.kind != "index":
+        version = wheels.wheel_version(wheel)
+        host_env.update(COWORK_JUDGE_VERSION=version, COWORK_JUDGE_VERSION_SOURCE="injection")
+        _say(f"  judge: cowork-judge {version}, {source.describe()} (injected as COWORK_JUDGE_VERSION={version}, "
+             "as a fleet injects a version)")
+    verifier_env = dryrun.resolve_verifier_env(task.env_templates, host_env)
+    python = dryrun.verifier_python(verifier_env, path)
+    if source.kind == "index":
+        try:
+            version = (a.judge_version or verifier_env.get("COWORK_JUDGE_VERSION")
+                       or baked_version((task.tests / "test.sh").read_text(encoding="utf-8")))
+        except (OSError, TemplateError) as exc:
+            raise dryrun.TryError(f"no judge version: the task sets no COWORK_JUDGE_VERSION and its test.sh has none "
+                                  f"({exc}); pass --version") from None
+        if python is None:
+            raise dryrun.TryError("no Python >= 3.10 for the verifier on its PATH, so no wheel can be chosen for it")
+        wheel = wheels.download_judge(source.location, version, python=python, cache=cache)
+        verifier_env.update(COWORK_JUDGE_VERSION=version)
+        _say(f"  judge: cowork-judge {version} {source.describe()} (that index alone)")
+    if python is None:
+        _warn("no Python >= 3.10 on the verifier's PATH: test.sh will take its failure path")
+        return wheel, verifier_env, [wheel]
+    extras = tuple(e for e in verifier_env.get("COWORK_JUDGE_EXTRAS", "").replace(" ", "").split(",") if e)
+    label = f"cowork-judge[{','.join(extras)}]" if extras else "cowork-judge"
+    _say(f"  dependencies: the Python {wheels.python_version(python)} wheels of {label} (COWORK_JUDGE_EXTRAS) from "
+         f"the cache {cache / 'wheels'}; the first call for a set of extras downloads them with pip (PyPI) …")
+    t0 = time.monotonic()
+    deps, downloaded = wheels.download_dependencies(
+        wheel, extras, python=python, cache=cache, extra_index_url=source.location if source.kind == "index" else None)
+    dep_files = sorted(deps.glob("*.whl"))
+    _say(f"  dependencies: {len(dep_files)} wheels " + (f"downloaded in {time.monotonic() - t0:.0f} s" if downloaded
+                                                      else "reused (no download)") + f" → {deps}")
+    return wheel, verifier_env, [wheel, *dep_files]
+
+
+def _stage(task: TaskInfo, rollout: Rollout, out: Path, verifier_env: dict[str, str]) -> Staged:
+    """Lay out the run's folders and say what a trial would see differently."""
+    from cowork_judge.install import dryrun
+
+    if task.verifier_dockerfile:
+        _say("  note: tests/Dockerfile is not built: the host's /usr stands for the verifier image (its RUN lines do "
+             "not run; a judge baked in by `init --image` is installed from the local index instead)")
+    staged = dryrun.stage(task, rollout, out)
+    if task.separate:
+        _say(f"  separate verifier: only the artifacts are copied ({', '.join(task.artifacts) or 'none declared'})")
+    for left in staged.left_out:
+        _warn(f"{left} of the rollout is not an artifact of this task: a separate verifier does not see it")
+    if not staged.placed:
+        _warn("nothing of the rollout reaches the verifier: it will judge an empty delivery")
+    if "JUDGE_BASE_URL" not in verifier_env:
+        _warn("task.toml's [verifier.env] does not pass JUDGE_BASE_URL: the judge inside sees no endpoint "
+              "(`cowork-judge init` writes the passthrough)")
+    return staged
 
 
 def _report(outcome: Outcome, staged: Staged, proc: ProcResult, seconds: float) -> int:
