@@ -14,6 +14,7 @@ evidence claims.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from lxml import etree
@@ -41,6 +42,7 @@ CASES: dict[str, str | None] = {
     "alphalow": "transparent",               # black, alpha 4 %
     "nofill": "transparent",                 # a:noFill glyphs
     "tinylist": "tiny",                      # 3 pt through the shape's list style
+    "zerofont": "tiny",                      # sz="0" (out of the schema's range; LibreOffice draws nothing)
     "covered": "covered",                    # under an opaque white rectangle drawn later
     "jpegcover": "covered",                  # under an opaque JPEG picture drawn later
     "hiddengroup": "hidden_shape",           # inside a hidden group
@@ -60,8 +62,17 @@ CASES: dict[str, str | None] = {
     "darkmap": None,                         # #000000 on a slide whose own colour map turns the master's bg1 dark
     "darkmaptext": None,                     # tx1 (→ lt1, white) on that slide
     "partial": None,                         # white text box half over a dark rectangle
+    "zerobox": None,                         # a text box of zero width and height: its text is still drawn
     "overpicture": None,                     # white text box over a dark picture shape
 }
+
+
+OTHER_CHANNELS: dict[str, str] = {
+    "notes": "notes",                        # the probe is the slide's speaker notes
+    "alttext": "alt_text",                   # the probe is a rectangle's alternative text (cNvPr descr)
+}
+"""Text a deck carries outside any slide's drawing: case id → the guard's channel reason. Built
+by `build_visibility_deck` when asked for (not in `CASES`, which are evidence reasons)."""
 
 
 def _rpr(inner: str, size: int = 2000, extra: str = "") -> etree._Element:
@@ -141,9 +152,14 @@ def _dark_map(slide) -> None:
     slide._element.insert(list(slide._element).index(slide._element.find(f"{{{P}}}cSld")) + 1, node)
 
 
-def build_visibility_deck(path: Path, cases: dict[str, str | None] | None = None, text: str = PROBE) -> Path:
-    """Write the deck (one slide per case of `cases`, default `CASES`, in order) to `path`,
-    each probe saying `text` (``{case}`` replaced by the case id); return it."""
+def build_visibility_deck(path: Path, cases: Iterable[str] | None = None, text: str = PROBE) -> Path:
+    """Write the deck (one slide per case id of `cases`, default `CASES`, in order; ids of
+    `OTHER_CHANNELS` too) to `path`, each probe saying `text` (``{case}`` replaced by the case
+    id); return it.
+
+    Raises:
+        ValueError: an unknown case id.
+    """
     from pptx import Presentation
     from pptx.util import Inches
 
@@ -190,6 +206,13 @@ def build_visibility_deck(path: Path, cases: dict[str, str | None] | None = None
             box = _probe(slide, case, 1, 3, text=text)
             lst = box.text_frame._txBody.find(f"{{{A}}}lstStyle")
             lst.append(etree.fromstring(f'<a:lvl1pPr {NSDECL}><a:defRPr sz="300"/></a:lvl1pPr>'))
+        elif case == "zerofont":
+            _probe(slide, case, 1, 3, text=text, rpr=_rpr("", size=0))
+        elif case == "zerobox":
+            from pptx.util import Emu
+
+            box = slide.shapes.add_textbox(Inches(2), Inches(3), Emu(0), Emu(0))
+            box.text_frame.text = text.format(case=case)
         elif case == "covered":
             _probe(slide, case, 1, 3, text=text)
             _rect(slide, 0.8, 2.8, 6.5, 1.3, "FFFFFF")
@@ -249,6 +272,13 @@ def build_visibility_deck(path: Path, cases: dict[str, str | None] | None = None
             slide.shapes.add_picture(str(_image(work / "dark2.png", (20, 20, 20), "png")),
                                      Inches(0.5), Inches(2.5), Inches(7), Inches(2))
             _probe(slide, case, 1, 3, text=text, rpr=_rpr(_solid("FFFFFF")))
+        elif case == "notes":
+            slide.notes_slide.notes_text_frame.text = text.format(case=case)
+        elif case == "alttext":
+            from pptx.enum.shapes import MSO_SHAPE
+
+            rect = slide.shapes.add_shape(MSO_SHAPE.RECTANGLE, Inches(7), Inches(6), Inches(1), Inches(0.5))
+            rect._element.nvSpPr.cNvPr.set("descr", text.format(case=case))
         else:
             raise ValueError(f"unknown case {case!r}")
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -256,4 +286,4 @@ def build_visibility_deck(path: Path, cases: dict[str, str | None] | None = None
     return path
 
 
-__all__ = ["CASES", "build_visibility_deck"]
+__all__ = ["CASES", "OTHER_CHANNELS", "PROBE", "RENDERERS_DISAGREE", "build_visibility_deck"]
