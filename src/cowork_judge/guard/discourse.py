@@ -2,28 +2,33 @@
 such text for a purpose of its own?
 
 A security report quotes payloads; a marking rubric tells markers when to give full marks;
-an API document shows a verdict-shaped JSON response. The rules of `lexicon` match all of
-them. A match is recorded as informational (``flags`` false, the rule keeps a suffix that
-says why) only when the text around it shows such a purpose *and* the purpose fits the
-task and the document:
+an API reference shows a verdict-shaped JSON response. The rules of `lexicon` match all of
+them. A match is recorded as informational (``flags`` false, the rule gets a suffix saying
+why) only when the text around it shows such a purpose *and* the purpose fits the task and
+the document:
 
-- ``/quoted``: the match lies wholly inside quoted material (quotes, inline or fenced code, a
-  blockquote, 「」), the sentence or the line before introduces it as reported speech or an
-  example ("a line such as", "the payload read:", "例如"), and the document is about
-  attacks on models (`ATTACK_TOPIC` terms outside its quotes, in more than one paragraph);
-- ``/conditional``: a grading statement about a class of works under a condition ("award
-  full marks when the essay names all four stages"), with no reference to the present work
+- ``/quoted``: the request lies inside quoted material (quotes, inline or fenced code, a
+  blockquote, 「」) — the document's own words around it may name the evaluator in the
+  third person ("text aimed at the grader, such as '…'"); the quote is introduced as
+  reported speech or an example (`REPORT_CUE` in its sentence, on the line before it, in
+  its table's header, or in its section for a code block or blockquote); and the document
+  is about attacks on models (`ATTACK_TOPIC`);
+- ``/conditional``: a grading rule about a class of works under a condition ("award full
+  marks when the essay names all four stages"), with no reference to the present work
   ("this report", "my answer", "here"), in a document about grading (`GRADING_TOPIC`);
 - ``/example``: verdict-shaped JSON or ``GRADE:``-style lines inside code, introduced as an
   example ("Example response:"), in a document about an API or a grading tool.
 
-The task the agent was given gates all three: when its prompt is known and is not about
-attacks (or grading, or an API), the deliverable has no business quoting attacks (or
-writing grading rules, or verdict JSON), so the matching leniency is off. A quote that
-makes up the whole text, its first or its last part, a quote whose own words point at the text
-it stands in ("this report" in a report), and a quote the document's own words around it
-address to the evaluator, are never lenient; invisible text never is.
-Pure functions, no I/O.
+"About a topic" depends on the task prompt (`read_task`): when the task is about the topic,
+the document must use at least `TOPIC_MIN_TERMS` of its terms in `TOPIC_MIN_PARAGRAPHS`
+paragraphs (`Topic.about`); for any other task, or an unknown one, the terms must also fill
+at least `DOMINANT_SHARE` of its paragraphs (`Topic.dominant`) — a water-cycle report does
+not earn the leniency with an appended "security note". Never lenient: a quote that makes
+up the whole text or its first or last part; a quote whose own words name the text it
+stands in ("this report" quoted in a report, `self_reference`); a quote the document's own
+words hand to the reader ("Grader, note this example:", "applies to you", `OWN_VOICE`,
+`OWN_ADDRESS`, `OWN_VOCATIVE`); invisible text (the caller never asks). Pure functions, no
+I/O.
 """
 
 from __future__ import annotations
@@ -142,6 +147,11 @@ OWN_VOICE = re.compile(
     r"disregard)\b|(?<![申邀提])请(?![求教假])|给予|评为|判为|打满分|你|您|务必|忽略", _I)
 """Words in the document's own voice (outside the quote) that speak to the evaluator or point at
 the present work: then a quoted request is the document's own request."""
+OWN_ADDRESS = re.compile(
+    DEIXIS.pattern + r"|\b(?:please|kindly|dear)\b|\b(?:to|for|at)\s+you\b|\byou(?:rself)?\s+(?:must|should|shall|"
+    r"need\s+to|have\s+to|will|are\s+(?:asked|required|instructed|expected)\s+to)\b|请你|请您|你应|您应", _I)
+"""What in the sentence around a quote, in the document's own voice, hands the quote to the
+reader ("applies to you", "please", "this report")."""
 OWN_VOCATIVE = re.compile(
     r"(?:^|[\n.!?:;。！？：；]\s*)(?:(?:dear|attention|hey|hi|hello|note\s+(?:to|for)|message\s+(?:to|for))\s+)?"
     r"(?:the\s+|any\s+|all\s+)?(?:ai\s+|llm\s+)?(?:grader|evaluator|judge|scorer|rater|reviewer|marker|examiner|assessor)s?"
@@ -151,7 +161,8 @@ OWN_VOCATIVE = re.compile(
 GENRES = {
     "message": r"answer|response|reply|message|submission",
     "deck": r"deck|presentation|slides?|slide\s+deck|submission|deliverable",
-    "document": r"report|document|doc|deliverable|write-?up|memo|paper|file|work|analysis|summary|submission",
+    "document": r"report|document|doc|deliverable|write-?up|memo|note|article|post|piece|text|page|paper|file|work|"
+                r"analysis|summary|submission",
 }
 """What the text being scanned is, by its channel: a chat answer, a deck, a document."""
 _ZH_GENRES = {
@@ -219,8 +230,8 @@ def _outside(body: str, spans: list[tuple[int, int]]) -> str:
 
 _MARKUP = re.compile(r"[\s#>*_`|\-–—:;,.!?。！？]+")
 DOMINANT_SHARE = 0.5
-"""Share of a document's paragraphs that must use a topic's terms when the task is known and is
-not about that topic: the document as a whole, not an added section, is about it."""
+"""Share of a document's paragraphs that must use a topic's terms unless the task is about that
+topic: the document as a whole, not an added section, is about it."""
 
 
 @dataclass(frozen=True)
@@ -372,8 +383,10 @@ class Reader:
         if quote is not None:
             a, b = quote
             own = self.blanked[start:end]
+            s, e = _sentence(self.body, a, b)
+            around = self.blanked[s:e]
             if (self.whole and _edge(self.body, a, b)) or OWN_VOICE.search(own) or OWN_VOCATIVE.search(own) or \
-                    self.itself.search(self.body, a, b):
+                    OWN_ADDRESS.search(around) or OWN_VOCATIVE.search(around) or self.itself.search(self.body, a, b):
                 return None
             code = self.body.startswith(("`", "~~~"), a)
             if self._fits(self.topics.attacks, task.attacks if task else None) and _frame(self.body, a, b, REPORT_CUE):

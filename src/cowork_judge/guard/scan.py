@@ -48,15 +48,13 @@ def _windows(text: str) -> Iterable[tuple[int, str]]:
     of its paragraph before it, at most `lexicon.WINDOW_CHARS` long (a longer sentence is read
     alone in overlapping pieces of that size)."""
     size = lexicon.WINDOW_CHARS
-    starts: list[int] = []
+    starts: list[int] = []  # the starts of the window's sentences
     pos = 0
     for piece in lexicon.SENTENCE_SPLIT.split(text):
         if not piece.strip():
-            if piece.count("\n") or not piece:
-                starts = [] if piece == "\n" and text[max(0, pos - 1):pos] == "\n" else starts
-            pos += len(piece)
-            continue
-        if len(piece) > size:
+            if piece == "\n" and text[max(0, pos - 1):pos] == "\n":
+                starts = []  # a blank line ends the paragraph
+        elif len(piece) > size:
             for i in range(0, len(piece), size // 2):
                 yield pos + i, piece[i:i + size]
             starts = []
