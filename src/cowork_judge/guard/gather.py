@@ -107,7 +107,8 @@ def file_texts(rel: str, path: Path) -> list[TextPiece]:
         with pymupdf.open(path) as doc:
             return [TextPiece("deliverable", page.get_text()[:SCAN_CHARS], page=n) for n, page in enumerate(doc, start=1)]
     if suffix in WORD_SUFFIXES:
-        shown, hidden = [], []
+        shown: list[str] = []
+        hidden: list[str] = []
         for xml in _ooxml_parts(path, "word/"):
             for run in _WORD_RUN.findall(xml):
                 text = html.unescape("".join(_WORD_TEXT.findall(run)))
@@ -124,8 +125,8 @@ def file_texts(rel: str, path: Path) -> list[TextPiece]:
     text = decode(data)
     if suffix in COMMENT_SUFFIXES:
         text, comments = _blank_comments(text)
-        hidden = [TextPiece("hidden_text", c, hidden_reason="comment", line_offset=n) for n, c in comments]
-        return [TextPiece("deliverable", text), *hidden]
+        return [TextPiece("deliverable", text),
+                *(TextPiece("hidden_text", c, hidden_reason="comment", line_offset=n) for n, c in comments)]
     return [TextPiece("deliverable", text)]
 
 
@@ -177,8 +178,8 @@ def guard_delivery(files: Sequence[tuple[str, Path]], final_message: str | None,
         except Exception:  # noqa: BLE001 - an unreadable file is counted, never a crash (SPEC §22)
             count("unreadable_files", 1)
             continue
-        shown = [p.text for p in pieces if p.hidden_reason is None and p.text.strip()]
-        document = Discourse.read(comparable("\n\n".join(shown)[:SCAN_CHARS])) if len(shown) > 1 else None
+        visible = [p.text for p in pieces if p.hidden_reason is None and p.text.strip()]
+        document = Discourse.read(comparable("\n\n".join(visible)[:SCAN_CHARS])) if len(visible) > 1 else None
         for piece in pieces:
             if not piece.text.strip():
                 continue

@@ -122,20 +122,20 @@ def scan_text(text: str, channel: Channel, *, file: str | None = None, page: int
     for rule in lexicon.RULES:
         for m in rule.pattern.finditer(body):
             add(rule.id, rule.kind, m.start(), m.end(), own_voice=voiced(rule.pattern, m.start(), m.end()))
-    for m in lexicon.ROLE_LINE.finditer(body):
-        if lexicon.ROLE_PAYLOAD.search(m.group(1)):
-            add("fp.role_line", "fake_protocol", m.start(), m.end(),
-                own_voice=any(lexicon.ROLE_PAYLOAD.search(r.group(1)) for r in lexicon.ROLE_LINE.finditer(own, m.start(), m.end())))
+    for role in lexicon.ROLE_LINE.finditer(body):
+        if lexicon.ROLE_PAYLOAD.search(role.group(1)):
+            add("fp.role_line", "fake_protocol", role.start(), role.end(), own_voice=any(
+                lexicon.ROLE_PAYLOAD.search(r.group(1)) for r in lexicon.ROLE_LINE.finditer(own, role.start(), role.end())))
     for offset, window in _windows(body):
         for rule in lexicon.WINDOW_RULES:
-            m = rule.pattern.search(window)
-            if m is None or (rule.needs is not None and not rule.needs.search(window)):
+            hit = rule.pattern.search(window)
+            if hit is None or (rule.needs is not None and not rule.needs.search(window)):
                 continue
             if lexicon.SELF_OR_DIRECT.search(window) or lexicon.VOCATIVE.search(window):
                 mine = own[offset:offset + len(window)]
                 voiced_window = bool(rule.pattern.search(mine) and (rule.needs is None or rule.needs.search(mine))
                                      and (lexicon.SELF_OR_DIRECT.search(mine) or lexicon.VOCATIVE.search(mine)))
-                add(rule.id, rule.kind, offset + m.start(), offset + m.end(), evidence=(offset, offset + len(window)),
+                add(rule.id, rule.kind, offset + hit.start(), offset + hit.end(), evidence=(offset, offset + len(window)),
                     own_voice=voiced_window)
     return sorted(hits.values(), key=lambda f: (f.line or 0, f.rule))
 
