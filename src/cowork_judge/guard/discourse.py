@@ -33,6 +33,7 @@ I/O.
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
 
@@ -349,6 +350,7 @@ class Reader:
     def __post_init__(self) -> None:
         self.itself = self_reference(self.genre)
         self.quotes = quote_spans(self.body)
+        self._starts = [a for a, _ in self.quotes]
         self.whole = self.document is None
         self.topics = self.document or Discourse.read(self.body)
         self.blanked = _outside(self.body, self.quotes)
@@ -356,11 +358,13 @@ class Reader:
 
     def quote_at(self, at: int) -> tuple[int, int] | None:
         """The quoted span holding offset `at`, or None."""
-        return next(((a, b) for a, b in self.quotes if a <= at < b), None)
+        i = bisect.bisect_right(self._starts, at) - 1
+        return self.quotes[i] if i >= 0 and self.quotes[i][0] <= at < self.quotes[i][1] else None
 
     def quote_over(self, start: int, end: int) -> tuple[int, int] | None:
         """The first quoted span overlapping ``body[start:end]``, or None."""
-        return next(((a, b) for a, b in self.quotes if a < end and start < b), None)
+        i = max(0, bisect.bisect_right(self._starts, start) - 1)
+        return next(((a, b) for a, b in self.quotes[i:i + 64] if a < end and start < b), None)
 
     def _fits(self, topic: Topic, task_allows: bool | None) -> bool:
         """The document is about the topic: a task about it needs the document to use the topic

@@ -10,6 +10,7 @@ but is reported as kind ``hidden_text``.
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -39,8 +40,13 @@ def excerpt(text: str, start: int, end: int) -> str:
     return piece if len(piece) <= EXCERPT_CHARS else piece[: EXCERPT_CHARS - 1] + "…"
 
 
-def _line_of(text: str, offset: int) -> int:
-    return text.count("\n", 0, offset) + 1
+def _newlines(text: str) -> list[int]:
+    return [m.start() for m in re.finditer("\n", text)]
+
+
+MAX_READINGS_PER_LINE = 8
+"""Matches of one rule on one line read in context at most (the rest of that line's matches add
+nothing: a flagging finding is already there, or eight were informational)."""
 
 
 def _windows(text: str) -> Iterable[tuple[int, str]]:
@@ -90,6 +96,8 @@ def scan_text(text: str, channel: Channel, *, file: str | None = None, page: int
     """
     body = comparable(text[:SCAN_CHARS])
     hits: dict[tuple[str, int], Finding] = {}
+    newlines = _newlines(body)
+    readings: dict[tuple[str, int], int] = {}
     genre = "message" if channel in ("final_message", "trajectory") else "deck" if channel == "deck_text" else "document"
     reader = Reader(body, document, task, genre) if hidden_reason is None else None
 
@@ -97,7 +105,11 @@ def scan_text(text: str, channel: Channel, *, file: str | None = None, page: int
             own_voice: bool = True) -> None:
         """One finding at ``body[start:end]``; `evidence` is the text it stands on (default: the
         match); `own_voice` says whether the rule also matches with the quotes blanked."""
-        line = _line_of(body, start) + line_offset
+        line = bisect.bisect_left(newlines, start) + 1 + line_offset
+        seen = readings.get((rule, line), 0)
+        if seen >= MAX_READINGS_PER_LINE or (rule, line) in hits:
+            return  # one finding per rule and line; a flagging one is never replaced
+        readings[(rule, line)] = seen + 1
         flags = True
         span = evidence or (start, end)
         why = None
