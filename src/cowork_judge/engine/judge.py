@@ -209,7 +209,7 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
     log.info("delivery: %d file(s), %d stray, final message from %s", len(delivery.files), len(delivery.stray),
              delivery.final_message_source or "nowhere")
     run.warn("delivery", delivery.notes, prefix="delivery: ")
-    run.guard = _guard(delivery, config, redactor)
+    run.guard = _guard(delivery, config, redactor, _read_optional(paths.task_prompt))
     warned = len(delivery.notes)  # code methods add notes while judging (a read limit hid an answer)
     if delivery.missing and delivery.unreadable:
         return run.failed(criteria, "delivery_unreadable", "judge:scorer_error",
@@ -291,15 +291,16 @@ def _guard_row() -> Criterion:
                               "tag": "guard"}]).criteria[0]
 
 
-def _guard(delivery: Delivery, config: JudgeConfig, redactor: Redactor) -> GuardReport:
-    """The guard's scan of what the agent wrote (JUDGE_GUARD); a failing scan is logged and
-    recorded as not scanned, never a lost reward."""
+def _guard(delivery: Delivery, config: JudgeConfig, redactor: Redactor, task: str | None = None) -> GuardReport:
+    """The guard's scan of what the agent wrote (JUDGE_GUARD), read against the task prompt
+    (`task`; a deliverable may quote attacks only when the task is about them); a failing
+    scan is logged and recorded as not scanned, never a lost reward."""
     try:
         from cowork_judge.guard.gather import guard_delivery
 
         channel = "trajectory" if delivery.final_message_source == "trajectory" else "final_message"
         report = guard_delivery([(f.rel, Path(f.path)) for f in delivery.files], delivery.final_message, mode=config.guard,
-                                message_channel=channel, redact=redactor.text)
+                                message_channel=channel, redact=redactor.text, task=task)
     except Exception as exc:  # noqa: BLE001 - the guard is a record, never a crash (SPEC §22)
         log.warning("guard: the scan failed: %s", redactor.text(f"{type(exc).__name__}: {exc}"))
         return GuardReport(mode=config.guard)
