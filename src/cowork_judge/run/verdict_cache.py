@@ -115,9 +115,14 @@ def judge_settings(config: Any, *, instruction: str, task_prompt: str, workflow:
 
     The judge exposes no sampling knob (temperature, reasoning effort are the endpoint's): the
     model name, backend, block size and turn limit are its sampling settings."""
-    return {"backend": config.backend, "model": config.model, "batch": config.batch,
-            "max_turns": config.max_turns, "evidence": config.evidence_sec > 0, "instruction": _sha(instruction.encode()),
-            "task_prompt": _sha(task_prompt.encode()), "workflow_config": dict(workflow or {}), "assets": assets}
+    settings = {"backend": config.backend, "model": config.model, "batch": config.batch,
+                "max_turns": config.max_turns, "evidence": config.evidence_sec > 0, "instruction": _sha(instruction.encode()),
+                "task_prompt": _sha(task_prompt.encode()), "workflow_config": dict(workflow or {}), "assets": assets}
+    if getattr(config, "sampled", False):  # JUDGE_SAMPLES > 1 / JUDGE_PANEL: a sampled verdict answers another question
+        from cowork_judge.run.fingerprint import sampling_ingredients
+
+        settings["sampling"] = sampling_ingredients(config)
+    return settings
 
 
 class VerdictCache:
