@@ -34,7 +34,7 @@ from cowork_judge.core.result import (
     result_level_raw,
 )
 from cowork_judge.core.rubric import Criterion
-from cowork_judge.core.sampling import SamplingRecord, weighted_agreement
+from cowork_judge.core.sampling import SamplingRecord, judge_coverage, weighted_agreement
 from cowork_judge.core.scoring import ScoreBreakdown, ScoringPolicy, effective_weights, score
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.guard.findings import GuardReport
@@ -185,7 +185,7 @@ def fold(
             policy=policy,
             fingerprint=dict(facts.fingerprint) if facts.fingerprint is not None else None,
             interrupted=facts.interrupted,
-            sampling=facts.sampling,
+            sampling=_sampling(facts.sampling, results),
         ),
         extra_fields=_extra_fields(criteria, coverage, breakdown, facts, code, penalized=guard.penalized),
         guard=guard,
@@ -265,6 +265,14 @@ def _row_results(criteria: tuple[Criterion, ...], verdicts: Mapping[str, Verdict
     return out
 
 
+def _sampling(record: SamplingRecord | None, results: Sequence[RowResult]) -> SamplingRecord | None:
+    """The run's sampling record with each judge's coverage derived from the rows."""
+    if record is None:
+        return None
+    coverage = judge_coverage([r.samples for r in results], [j.name for j in record.judges])
+    return record.model_copy(update={"coverage": coverage})
+
+
 def derived_warnings(criteria: Sequence[Criterion], results: Sequence[RowResult], policy: ScoringPolicy) -> list[str]:
     """Every warning `fold` derives from the result rows: `score_warnings`, then one line
     when sampled rows kept fewer answers than they asked for (`sampling_warnings`)."""
@@ -285,8 +293,15 @@ def sampling_warnings(results: Sequence[RowResult]) -> list[str]:
     if not rows:
         return []
     listed = ", ".join(f"{k} {n}" for k, n in sorted(kinds.items()))
-    return [f"sampling: {rows} judged row(s) kept fewer answers than were asked for ({listed} sample(s) did not come "
-            "back); each keeps what its other samples said"]
+    out = [f"sampling: {rows} judged row(s) kept fewer answers than were asked for ({listed} sample(s) did not come "
+           "back); each keeps what its other samples said"]
+    judges = list(dict.fromkeys(s.judge for r in results for s in r.samples or ()))
+    if len(judges) > 1:
+        for name, share in judge_coverage([r.samples for r in results], judges).items():
+            if share < 1.0:
+                out.append(f"sampling: judge {name!r} answered {share:.0%} of the sampled rows; the other judges' "
+                           "verdicts stand (details.sampling.coverage)")
+    return out
 
 
 def score_warnings(criteria: Sequence[Criterion], results: Sequence[RowResult], policy: ScoringPolicy) -> list[str]:

@@ -357,10 +357,24 @@ class SamplingRecord(BaseModel):
     vote: Vote = Field(description="JUDGE_PANEL_VOTE: how the judges' answers are combined.")
     temperature: float | None = Field(None, description="JUDGE_SAMPLE_TEMPERATURE sent with every request (k > 1), else None.")
     judges: tuple[JudgeWeight, ...] = Field(description="Who judged, with each judge's weight.")
+    coverage: dict[str, float] | None = Field(None, description=(
+        "Judge name → the share of sampled rows it answered at least once (`judge_coverage`): 0 for a judge whose "
+        "endpoint was down, while the other judges' verdicts stand. Derived from the rows by the fold."))
 
     def weights(self) -> dict[str, float]:
         """Judge name → weight."""
         return {j.name: j.weight for j in self.judges}
+
+
+def judge_coverage(rows: Sequence[Sequence[Sample] | None], judges: Sequence[str]) -> dict[str, float]:
+    """Each judge's share of the sampled rows (rows with samples) it answered at least once;
+    1.0 for every judge when no row was sampled (nothing was asked of anyone)."""
+    sampled = [r for r in rows if r]
+    out = {}
+    for name in judges:
+        answered = sum(1 for r in sampled if any(s.judge == name and s.answered for s in r))
+        out[name] = round(answered / len(sampled), 6) if sampled else 1.0
+    return out
 
 
 def reduce_unit(samples: Sequence[Sample], scale: Scale, weights: Mapping[str, float], how: Vote) -> Answer:
@@ -377,6 +391,7 @@ def reduce_unit(samples: Sequence[Sample], scale: Scale, weights: Mapping[str, f
 
 __all__ = [
     "FIRST_ROUND", "GRADED_TOLERANCE_STEPS", "NO_ANSWER", "SAMPLE_REASON_CHARS", "Answer", "JudgeWeight", "Sample",
-    "SamplingMode", "SamplingRecord", "Scale", "Vote", "agreement", "cap_reason", "lower_median", "reduce_samples",
+    "SamplingMode", "SamplingRecord", "Scale", "Vote", "agreement", "cap_reason", "judge_coverage", "lower_median",
+    "reduce_samples",
     "reduce_unit", "representative", "settled", "value_of", "vote", "weighted_agreement", "weighted_lower_median",
 ]
