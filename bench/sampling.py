@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -144,6 +145,21 @@ def judge_all(tasks: Path, out: Path, url: str, extra: dict[str, str]) -> dict[s
             "by_collection": by_collection}
 
 
+def expected_ratio(tasks: Path, rate: float, batch: int = 4) -> float:
+    """The adaptive/fixed calls ratio the stopping rule implies for these instances (module docstring of
+    `agentic.sampling`): each instance asks its B = ⌈n/batch⌉ blocks twice, then ⌈U/batch⌉ regrouped blocks for
+    its U ~ Binomial(n, 2p(1−p)) split rows; fixed k = 3 asks 3B."""
+    split = 2 * rate * (1 - rate)
+    fixed = adaptive = 0.0
+    for inst in instances(tasks):
+        n = len(json.loads((inst / "tests" / "rubric.json").read_text())["rubrics"])
+        blocks = math.ceil(n / batch)
+        reask = sum(math.comb(n, u) * split**u * (1 - split) ** (n - u) * math.ceil(u / batch) for u in range(n + 1))
+        fixed += 3 * blocks
+        adaptive += 2 * blocks + reask
+    return adaptive / fixed
+
+
 def calibrate(tasks: Path, out: Path, rate: float, seed: int) -> dict[str, Any]:
     """``cowork-judge calibrate`` with JUDGE_SAMPLES=3 against the flipping endpoint."""
     from cowork_judge.sim import SimServer
@@ -168,7 +184,11 @@ def main() -> int:
     p.add_argument("--rates", default="0.1,0.2,0.3")
     p.add_argument("--seeds", default="1,2,3")
     p.add_argument("--work", type=Path)
+    p.add_argument("--configs", default=",".join(CONFIGS), help="which judges to run (default: all three)")
     p.add_argument("--calibrate", type=float, metavar="RATE", help="also run `cowork-judge calibrate` with JUDGE_SAMPLES=3")
+    p.add_argument("--expected", action="store_true",
+                   help="also print the calls ratio the rule implies for these rubrics: E[2B + ⌈U/4⌉] / 3B per instance, "
+                        "B = ⌈rows/4⌉ blocks, U ~ Binomial(rows, 2p(1−p)) split pairs")
     args = p.parse_args()
     import logging
 
@@ -180,25 +200,26 @@ def main() -> int:
     tasks = prepare(work) if not (work / "tasks").is_dir() else work / "tasks"
     seeds = [int(s) for s in args.seeds.split(",")]
     print(f"{len(instances(tasks))} instances; load before: {os.getloadavg()[0]:.2f}")
-    print("| flip | judge | row accuracy | reward MAE | calls | calls vs fixed k=3 |")
+    print("| flip | judge | row accuracy | reward MAE | calls | calls vs fixed k=3 (per seed) |")
     print("|---:|---|---|---|---:|---:|")
     for rate in (float(r) for r in args.rates.split(",")):
-        got: dict[str, list[dict[str, Any]]] = {name: [] for name in CONFIGS}
+        chosen = {name: CONFIGS[name] for name in args.configs.split(",")}
+        got: dict[str, list[dict[str, Any]]] = {name: [] for name in chosen}
         for seed in seeds:
-            for name, extra in CONFIGS.items():
+            for name, extra in chosen.items():
                 with SimServer(OracleDirPolicy(tasks), api_key=SIM_KEY, flip=RequestFlip(rate, seed)) as sim:
                     got[name].append(judge_all(tasks, work / "runs" / f"{rate:g}-{seed}-{name}", sim.url, extra))
-        fixed_calls = statistics.fmean(m["calls"] for m in got["fixed k=3"])
         for name, runs in got.items():
             acc = [m["accuracy"] for m in runs]
             mae = [m["reward_mae"] for m in runs]
             calls = [m["calls"] for m in runs]
+            ratios = [m["calls"] / f["calls"] for m, f in zip(runs, got.get("fixed k=3", runs))]  # per seed: same flips
             print(f"| {rate:g} | {name} | {statistics.fmean(acc):.3f} ({min(acc):.3f}–{max(acc):.3f}) | "
                   f"{statistics.fmean(mae):.3f} ({min(mae):.3f}–{max(mae):.3f}) | {statistics.fmean(calls):.0f} | "
-                  f"{statistics.fmean(calls) / fixed_calls:.2f} |", flush=True)
+                  f"{statistics.fmean(ratios):.3f} ({min(ratios):.3f}–{max(ratios):.3f}) |", flush=True)
         print(f"<!-- rate {rate:g}: {runs[0]['pairs']} row pairs over {runs[0]['instances']} instances per run, "
               f"{len(seeds)} seeds; unjudged rows {sum(m['unjudged'] for r in got.values() for m in r)} -->", flush=True)
-        for collection in sorted(got["fixed k=3"][0]["by_collection"]):
+        for collection in sorted(got["fixed k=3"][0]["by_collection"]) if set(got) == set(CONFIGS) else ():
             def total(name: str, key: str) -> int:
                 return sum(m["by_collection"][collection][key] for m in got[name])
             rows = got["k=1"][0]["by_collection"][collection]["rows"]
@@ -206,6 +227,9 @@ def main() -> int:
                   f"× fixed; accuracy k=1 {total('k=1', 'right') / max(1, total('k=1', 'pairs')):.3f}, fixed "
                   f"{total('fixed k=3', 'right') / max(1, total('fixed k=3', 'pairs')):.3f}, adaptive "
                   f"{total('adaptive k≤3', 'right') / max(1, total('adaptive k≤3', 'pairs')):.3f} -->", flush=True)
+    if args.expected:
+        for rate in (float(r) for r in args.rates.split(",")):
+            print(f"expected adaptive calls at flip {rate:g}: {expected_ratio(tasks, rate):.3f}× fixed k=3")
     if args.calibrate is not None:
         doc = calibrate(tasks, work / "calibrate", args.calibrate, seeds[0])
         a = doc["agreement"]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from cowork_judge.run.config import MAX_SAMPLES, load_config, masked
+from cowork_judge.run.config import CAPS, load_config, masked
 from cowork_judge.run.fingerprint import verdict_ingredients
 from cowork_judge.run.judges import ModelView, sampling_plan, sampling_record
 from cowork_judge.transport.attempts import ModelCalls
@@ -29,7 +29,7 @@ def test_sampling_knobs_are_read_and_bad_values_fall_back_with_a_warning():
     assert (bad.config.samples, bad.config.sampling, bad.config.sample_temperature) == (1, "adaptive", None)
     assert len(bad.warnings) == 3
     capped = load_config({"JUDGE_SAMPLES": "50"})
-    assert capped.config.samples == MAX_SAMPLES and any("cap" in w for w in capped.warnings)
+    assert capped.config.samples == CAPS["samples"][0] and any("cap" in w for w in capped.warnings)
 
 
 def test_a_literal_key_in_the_panel_is_refused_and_never_written_anywhere():

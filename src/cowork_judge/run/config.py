@@ -33,6 +33,7 @@ CAPS: dict[str, tuple[float, str]] = {
     "max_tries": (20, "with backoff this is already minutes of retrying one block"),
     "max_turns": (64, "model turns per attempt; each re-sends the conversation"),
     "retry_backoff_max_sec": (300.0, "one rate-limit wait longer than 5 minutes outlives most judge runs"),
+    "samples": (9, "each sample is a whole judging of the row (calls × k); the median of more moves no further"),
 }
 """Knob → (largest accepted value, why). A larger value is capped with a warning: an
 accepted absurd value (JUDGE_CONCURRENCY=100000) made one run spend its deadline
@@ -482,15 +483,7 @@ def _read_json_knobs(env: Mapping[str, str], values: dict[str, Any], sources: di
         except ValueError as exc:
             warnings.append(f"{env_name} {exc}; using the default (none)")
             sources[name] = f"invalid:{env_name} → default"
-    if values.get("samples", 1) > MAX_SAMPLES:
-        warnings.append(f"JUDGE_SAMPLES={values['samples']} is above the cap {MAX_SAMPLES} (each sample is a whole judging "
-                        f"of the row; the median of more moves no further); using {MAX_SAMPLES}")
-        values["samples"], sources["samples"] = MAX_SAMPLES, "capped:JUDGE_SAMPLES"
     return secrets
-
-
-MAX_SAMPLES = 9
-"""Largest JUDGE_SAMPLES: each sample is a whole judging of the row (calls × k)."""
 
 
 def export_credentials(config: JudgeConfig, environ: dict[str, str] | Any = None) -> None:

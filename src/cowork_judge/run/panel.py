@@ -144,6 +144,9 @@ def resolve_keys(panel: tuple[PanelJudge, ...], env: Mapping[str, str], *, run_k
                             "(no_credential)")
         else:
             key = run_key
+            if key is None:
+                warnings.append(f"JUDGE_PANEL judge {judge.name!r} uses the run's key and JUDGE_API_KEY is not set; its "
+                                "samples will be lost (no_credential)")
         out.append(judge.model_copy(update={"api_key": SecretStr(key) if key else None}))
     return tuple(out), warnings
 
