@@ -52,7 +52,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from cowork_judge.core.failures import ErrorKind
 
@@ -72,12 +72,16 @@ FIRST_ROUND = 2
 can disagree)."""
 
 
-def _none(value: object) -> bool:
-    return value is None
-
-
-def _false(value: object) -> bool:
-    return value is False
+def omit_defaults(data: Any, defaults: Mapping[str, object]) -> Any:
+    """A model's serialized dict without the keys that hold their default (None, False): the
+    optional fields of sampling are written only when they say something, so documents of
+    runs that do not sample keep their 0.2 shape (a wrap serializer; pydantic's per-field
+    ``exclude_if`` needs pydantic 2.12, the package supports 2.6)."""
+    if isinstance(data, dict):
+        for key, default in defaults.items():
+            if key in data and data[key] is default:
+                del data[key]
+    return data
 
 
 class Sample(BaseModel):
@@ -92,18 +96,22 @@ class Sample(BaseModel):
 
     judge: str = Field(description="Who answered: the judge's name (JUDGE_MODEL, or the panel entry's name).")
     hit: bool | None = Field(None, description="The sample's hit; None when it did not come back.")
-    level: float | None = Field(None, exclude_if=_none, description="The sample's level (graded rows), snapped to the grid.")
-    na: bool = Field(False, exclude_if=_false, description="The sample said the row does not apply (page cells, content pages).")
-    page: int | None = Field(None, exclude_if=_none, description="The page the sample is about (ppt_judge page cells and pages).")
-    part: str | None = Field(None, exclude_if=_none, description="The request the sample answered when a row takes several "
+    level: float | None = Field(None, description="The sample's level (graded rows), snapped to the grid.")
+    na: bool = Field(False, description="The sample said the row does not apply (page cells, content pages).")
+    page: int | None = Field(None, description="The page the sample is about (ppt_judge page cells and pages).")
+    part: str | None = Field(None, description="The request the sample answered when a row takes several "
                              "(ppt_judge content: `A`, `B`, `type2`).")
-    error_kind: ErrorKind | None = Field(None, exclude_if=_none, description="Why the sample did not come back.")
+    error_kind: ErrorKind | None = Field(None, description="Why the sample did not come back.")
     reason: str = Field("", description=f"The sample's reason (at most {SAMPLE_REASON_CHARS} characters).")
 
     @property
     def answered(self) -> bool:
         """True when the sample holds an answer (a hit, a level or N/A)."""
         return self.error_kind is None and (self.hit is not None or self.na)
+
+    @model_serializer(mode="wrap")
+    def _short(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return omit_defaults(handler(self), {"level": None, "na": False, "page": None, "part": None, "error_kind": None})
 
 
 class Scale(BaseModel):
@@ -392,6 +400,6 @@ def reduce_unit(samples: Sequence[Sample], scale: Scale, weights: Mapping[str, f
 __all__ = [
     "FIRST_ROUND", "GRADED_TOLERANCE_STEPS", "NO_ANSWER", "SAMPLE_REASON_CHARS", "Answer", "JudgeWeight", "Sample",
     "SamplingMode", "SamplingRecord", "Scale", "Vote", "agreement", "cap_reason", "judge_coverage", "lower_median",
-    "reduce_samples",
+    "omit_defaults", "reduce_samples",
     "reduce_unit", "representative", "settled", "value_of", "vote", "weighted_agreement", "weighted_lower_median",
 ]
