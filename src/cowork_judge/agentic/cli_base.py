@@ -320,6 +320,8 @@ class CliBackend:
                                         calls=report.failure.calls, tokens=report.failure.tokens)
         self.ctx.stats.calls += report.calls
         self.ctx.stats.tokens += report.tokens
+        if report.calls or report.tokens:  # a CLI reports one total: priced as unknown (core.cost)
+            self.ctx.stats.used(self.ctx.config.model, unsplit=report.tokens, calls=report.calls)
         self.ctx.audit.append(audit, {
             "exit": outcome.returncode, "seconds": round(outcome.seconds, 3), "timed_out": outcome.timed_out,
             "stopped": outcome.stopped, "calls": report.calls, "tokens": report.tokens,

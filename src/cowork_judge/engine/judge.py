@@ -38,6 +38,7 @@ from cowork_judge.run.context import Deadline, RunContext
 from cowork_judge.run.delivery import Delivery, collect_delivery, copy_stray
 from cowork_judge.run.fingerprint import verdict_fingerprint
 from cowork_judge.run.instruction import find_instruction
+from cowork_judge.run.judges import judges_opened, run_cost, sampling_record
 from cowork_judge.run.outputs import AuditLog, write_fallback, write_result
 from cowork_judge.run.paths import RunPaths
 
@@ -171,6 +172,8 @@ class _Run:
             exit_note=note,
             fingerprint=self.fingerprint,
             guard=self.guard or GuardReport(mode=self.config.guard),
+            sampling=sampling_record(self.config),
+            cost=run_cost(self.config, ctx.stats if ctx is not None else None),
         )
         return fold(criteria, verdicts or {}, self.config.scoring_policy, facts)
 
@@ -222,7 +225,7 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
         return run.document(criteria, verdicts, delivery=delivery, note="nothing delivered")
 
     needs_model = any(c.judge_method != "code" for c in criteria)
-    credentials = config.has_credentials
+    credentials = config.has_credentials or any(j.api_key is not None for j in config.panel)
     if credentials:
         export_credentials(config)
     instruction, instruction_source, instruction_warnings = find_instruction(paths.tests_dir, config.instruction_file)
@@ -260,7 +263,7 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
 
     guard_row = _guard_row() if config.guard_row and any(c.judge_method == "agentic" for c in criteria) else None
     assert ctx.calls is not None  # RunContext makes it
-    with ctx.calls.opened():  # one HTTP client for every segment of the run, closed on every way out
+    with ctx.calls.opened(), judges_opened(ctx.sampling):  # one HTTP client per endpoint for every segment of the run
         verdicts = route([*criteria, guard_row] if guard_row else criteria, ctx)
     if guard_row is not None:  # recorded in the guard block, never a row of the score
         said = verdicts.pop(guard_row.id, None)

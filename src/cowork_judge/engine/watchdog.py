@@ -32,6 +32,7 @@ from cowork_judge.core.rubric import Criterion, load_rubric
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.run import outputs
 from cowork_judge.run.fingerprint import verdict_fingerprint
+from cowork_judge.run.judges import run_cost, sampling_record
 
 if TYPE_CHECKING:
     from cowork_judge.redact import Redactor
@@ -259,6 +260,8 @@ class Watchdog:
             exit_note=reason,
             fingerprint=verdict_fingerprint(config, self.paths.tests_dir),
             interrupted=kind == "interrupted" and cut > 0,
+            sampling=sampling_record(config),
+            cost=run_cost(config, ctx.stats if ctx is not None else None),
         )
         return fold(criteria, verdicts, config.scoring_policy, facts)
 

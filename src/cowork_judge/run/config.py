@@ -20,9 +20,11 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from cowork_judge.calls import GATEWAY_NO_AUTH_KEY, GATEWAY_PLACEHOLDER_KEY
 from cowork_judge.core.failures import RetryPolicy
 from cowork_judge.core.identity import RunIdentity
+from cowork_judge.core.cost import Price
 from cowork_judge.core.scoring import ScoringPolicy
 from cowork_judge.redact import MIN_CREDENTIAL_LEN, MIN_SECRET_LEN, Redactor
 from cowork_judge.run.backends import BACKENDS, DEFAULT_BACKEND, backend_spec
+from cowork_judge.run.panel import PanelJudge, read_panel, read_prices, resolve_keys
 
 CAPS: dict[str, tuple[float, str]] = {
     "batch": (50, "a block of more rows than this is one conversation no judge answers reliably"),
@@ -31,6 +33,7 @@ CAPS: dict[str, tuple[float, str]] = {
     "max_tries": (20, "with backoff this is already minutes of retrying one block"),
     "max_turns": (64, "model turns per attempt; each re-sends the conversation"),
     "retry_backoff_max_sec": (300.0, "one rate-limit wait longer than 5 minutes outlives most judge runs"),
+    "samples": (9, "each sample is a whole judging of the row (calls × k); the median of more moves no further"),
 }
 """Knob → (largest accepted value, why). A larger value is capped with a warning: an
 accepted absurd value (JUDGE_CONCURRENCY=100000) made one run spend its deadline
@@ -167,6 +170,32 @@ class JudgeConfig(BaseModel):
                             "result.json `guard`; penalize = also reward 0 when it flags (the rows are still judged and scored).")
     guard_row: bool = Field(False, description="JUDGE_GUARD_ROW: add an unweighted model-judged row \"did the agent address the "
                                                "evaluator?\" to the agentic rows (recorded in `guard`, never scored).")
+    # ---- sampling, panels and prices (issue 28; docs/sampling.md) ----
+    samples: int = Field(1, ge=1, description=(
+        "JUDGE_SAMPLES: asks of each row (agentic block, ppt_judge page cell and content pass, answer_match decision) "
+        "per judge, reduced to one verdict: binary by majority (a tie fails closed for negative rows and hurdles, is a "
+        "miss otherwise), graded by the lower median level, N/A by majority. 1 = ask once (results as before)."))
+    sampling: Literal["adaptive", "fixed"] = Field("adaptive", description=(
+        "JUDGE_SAMPLING (k > 1): `adaptive` asks twice and again, up to k, only rows whose answer could still change "
+        "(re-asks regrouped into full blocks); `fixed` asks every row k times."))
+    sample_temperature: float | None = Field(None, ge=0, le=2, description=(
+        "JUDGE_SAMPLE_TEMPERATURE: `temperature` sent with every model request when JUDGE_SAMPLES > 1 (not to the "
+        "codex/claude CLIs); unset = the endpoint's default."))
+    panel: tuple[PanelJudge, ...] = Field((), description=(
+        "JUDGE_PANEL: a JSON list of judges `{name, model, base_url, api_key_env, weight}` — `api_key_env` is the "
+        "NAME of the variable holding that judge's key, never a key; each judge gets its own call path (client, "
+        "limiter) and every row its verdict from each; unset = JUDGE_MODEL alone."))
+    panel_vote: Literal["majority", "unanimous", "weighted"] = Field("majority", description=(
+        "JUDGE_PANEL_VOTE: how the judges' answers combine: `majority`, `weighted` (by each judge's weight) or "
+        "`unanimous` (the answer in the agent's favour only when every judge gives it)."))
+    prices: dict[str, Price] = Field(default_factory=dict, description=(
+        "JUDGE_PRICES: JSON, model → `{input, cached_input, output}` in US dollars per million tokens; the result "
+        "then records `judge_cost_usd` (null when a model called has no price)."))
+
+    @property
+    def sampled(self) -> bool:
+        """True when rows are asked more than once or by a panel (issue 28)."""
+        return self.samples > 1 or bool(self.panel)
 
     @property
     def block_budget_sec(self) -> float:
@@ -340,12 +369,19 @@ _KNOBS: dict[str, tuple[tuple[str, ...], Callable[[str], Any]]] = {
     "send_instance_id": (("JUDGE_SEND_INSTANCE_ID",), _bool),
     "guard": (("JUDGE_GUARD",), _choice("off", "flag", "penalize")),
     "guard_row": (("JUDGE_GUARD_ROW",), _bool),
+    "samples": (("JUDGE_SAMPLES",), _int(1)),
+    "sampling": (("JUDGE_SAMPLING",), _choice("adaptive", "fixed")),
+    "sample_temperature": (("JUDGE_SAMPLE_TEMPERATURE",), _float(0, maximum=2)),
+    "panel_vote": (("JUDGE_PANEL_VOTE",), _choice("majority", "unanimous", "weighted")),
 }
+_JSON_KNOBS: dict[str, str] = {"panel": "JUDGE_PANEL", "prices": "JUDGE_PRICES"}
+"""JSON knobs read by `_read_json_knobs` (never quoted in a warning: a panel's text may hold a key)."""
 
 ENV_NAMES: dict[str, tuple[str, ...]] = {
     "api_key": ("JUDGE_API_KEY", "OPENAI_API_KEY"),
     "base_url": ("JUDGE_BASE_URL", "OPENAI_BASE_URL"),
     **{name: envs for name, (envs, _) in _KNOBS.items()},
+    **{name: (env_name,) for name, env_name in _JSON_KNOBS.items()},
 }
 """Field → environment variable names, first one wins."""
 
@@ -415,9 +451,39 @@ def load_config(environ: Mapping[str, str] | None = None) -> LoadedConfig:
         usable = ", ".join(name for name, s in BACKENDS.items() if s.available)
         warnings.append(f"JUDGE_BACKEND={spec.name!r} is not available in this version: agentic rows will be "
                         f"unjudged (backend_missing); use one of: {usable}")
+    secrets = _read_json_knobs(env, values, sources, warnings)
     config = JudgeConfig(**values)
     key = config.api_key.get_secret_value() if config.api_key else ""
-    return LoadedConfig(config=config, sources=sources, warnings=warnings, redactor=Redactor.from_environ(env, extra=[key]))
+    secrets += [j.api_key.get_secret_value() for j in config.panel if j.api_key is not None]
+    return LoadedConfig(config=config, sources=sources, warnings=warnings,
+                        redactor=Redactor.from_environ(env, extra=[key, *secrets]))
+
+
+def _read_json_knobs(env: Mapping[str, str], values: dict[str, Any], sources: dict[str, str], warnings: list[str]) -> list[str]:
+    """JUDGE_PANEL (with each judge's key read from its variable) and JUDGE_PRICES into
+    `values`; a bad value falls back to the default with a warning that never quotes it.
+    Returns secret values met on the way (refused literal keys, panel keys) for redaction."""
+    secrets: list[str] = []
+    for name, env_name in _JSON_KNOBS.items():
+        raw = env.get(env_name)
+        sources[name] = "default"
+        if raw is None or not raw.strip():
+            continue
+        try:
+            if name == "panel":
+                panel, notes, found = read_panel(raw)
+                secrets += found
+                warnings += notes
+                key = values["api_key"].get_secret_value() if values.get("api_key") else None
+                values[name], notes = resolve_keys(panel, env, run_key=key, run_url=values.get("base_url"))
+                warnings += notes
+            else:
+                values[name] = read_prices(raw)
+            sources[name] = f"env:{env_name}"
+        except ValueError as exc:
+            warnings.append(f"{env_name} {exc}; using the default (none)")
+            sources[name] = f"invalid:{env_name} → default"
+    return secrets
 
 
 def export_credentials(config: JudgeConfig, environ: dict[str, str] | Any = None) -> None:
@@ -442,6 +508,8 @@ def masked(config: JudgeConfig) -> dict[str, Any]:
     out = config.model_dump()
     key = config.api_key.get_secret_value() if config.api_key else None
     out["api_key"] = ("****" + key[-4:]) if key and len(key) > 8 else ("****" if key else None)
+    for judge in out.get("panel") or ():  # `api_key` is excluded from dumps; say whether one was found
+        judge["api_key"] = "****" if any(j.name == judge["name"] and j.api_key for j in config.panel) else None
     if config.base_url:  # a token may ride in the URL (user:pass@, ?token=)
         from cowork_judge.redact import mask_url
 

@@ -16,6 +16,7 @@ from cowork_judge.core.failures import RetryPolicy
 from cowork_judge.redact import Redactor
 from cowork_judge.run.config import JudgeConfig
 from cowork_judge.run.delivery import Delivery
+from cowork_judge.run.judges import SamplingPlan, sample_temperature, sampling_plan
 from cowork_judge.run.outputs import AuditLog
 from cowork_judge.run.paths import RunPaths
 from cowork_judge.transport.attempts import ModelCalls
@@ -71,6 +72,9 @@ class RunContext:
             client, the limiter's tickets, retries), over `limiter` and `stats`; made from
             the configuration by default. Its client is closed when its outermost
             ``opened()`` scope ends.
+        sampling: who judges and how often when rows are sampled or judged by a panel
+            (JUDGE_SAMPLES > 1, JUDGE_PANEL: `run.judges.SamplingPlan`, the judges' call
+            paths made here with their keys); None: one judge asks every row once.
     """
 
     paths: RunPaths
@@ -91,6 +95,7 @@ class RunContext:
     retry: RetryPolicy | None = None
     limiter: Limiter | None = None
     calls: ModelCalls | None = None
+    sampling: SamplingPlan | None = None
 
     def __post_init__(self) -> None:
         if self.retry is None:
@@ -101,6 +106,11 @@ class RunContext:
         if self.calls is None:
             self.calls = ModelCalls(api_key=config.api_key.get_secret_value() if config.api_key else None,
                                     base_url=config.base_url, model=config.model, stats=self.stats, limiter=self.limiter,
-                                    headers=config.request_headers)
+                                    headers=config.request_headers, temperature=sample_temperature(config))
+        if self.sampling is None and config.sampled:
+            self.sampling = sampling_plan(config, self.calls, stats=self.stats, rng=self.rng)
+        if config.panel:  # the panel's keys live only inside their call paths
+            self.config = config = config.model_copy(update={"panel": tuple(j.model_copy(update={"api_key": None})
+                                                                              for j in config.panel)})
         if config.api_key is not None:  # the key lives only inside the transport (`calls`)
             self.config = config.model_copy(update={"api_key": None})

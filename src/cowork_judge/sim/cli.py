@@ -14,7 +14,7 @@ from typing import Any, NoReturn
 
 from .faults import FAULT_KINDS, FaultPlan, parse_fault_rate, parse_fault_script
 from .latency import LatencyModel
-from .policies import DemoPolicy, GulliblePolicy, OracleDirPolicy, OraclePolicy, VerdictPolicy
+from .policies import DemoPolicy, GulliblePolicy, OracleDirPolicy, OraclePolicy, RequestFlip, VerdictPolicy
 from .server import SimServer
 
 __all__ = ["build_parser", "main"]
@@ -160,6 +160,9 @@ def build_parser(prog: str = "cowork-judge sim") -> argparse.ArgumentParser:
                    help="token bucket: requests per minute shared by all model requests (default: no limit)")
     p.add_argument("--burst", type=_positive_int, metavar="B",
                    help="token bucket capacity, requests (default: ceil(rpm/60), at least 1); needs --rpm")
+    p.add_argument("--flip", type=_non_negative(float), metavar="RATE",
+                   help="a noisy judge: flip each row's answer independently per request with probability RATE in "
+                        "[0, 1], seeded by --seed (repeated sampling measured against the oracle; JUDGE_SAMPLES)")
     p.add_argument("--no-generic", action="store_true",
                    help="answer requests without rubric rows with HTTP 400 instead of the generic mode")
     return p
@@ -187,6 +190,7 @@ def _configure(args: argparse.Namespace) -> SimServer:
         tool_rounds=args.tool_rounds, reject_json_schema=args.reject_json_schema,
         api_key=args.api_key, log_path=args.log, model=args.model,
         rpm=args.rpm, burst=args.burst, generic=not args.no_generic,
+        flip=RequestFlip(args.flip, args.seed) if args.flip is not None else None,
     )
 
 

@@ -31,7 +31,7 @@ from .handler import SimHandler, SimHTTPServer
 from .latency import LatencyModel
 from .messages_api import MessagesAPI
 from .pages import mark_na, na_level
-from .policies import INSTANCE_HEADER, DemoPolicy, OracleDirPolicy, VerdictPolicy
+from .policies import INSTANCE_HEADER, DemoPolicy, OracleDirPolicy, RequestFlip, VerdictPolicy
 from .prefix_cache import PrefixCache
 from .request_log import LogEntry, RequestLog
 from .responses_api import ResponsesAPI
@@ -107,6 +107,8 @@ class SimServer:
         clock: monotonic clock of the bucket, seconds (tests inject a fake one).
         generic: answer requests without rubric rows in the generic mode (``generic.py``);
             False = HTTP 400 "no rubric rows found" instead.
+        flip: a noisy judge (``--flip``): each row's answer flipped per request
+            (`policies.RequestFlip`); None = answers as the policy gives them.
 
     Use as a context manager, or call ``start()``/``stop()``. ``log`` is the request log.
 
@@ -131,6 +133,7 @@ class SimServer:
         burst: int | None = None,
         clock: Callable[[], float] = time.monotonic,
         generic: bool = True,
+        flip: RequestFlip | None = None,
     ) -> None:
         if tool_rounds < 0:
             raise ValueError(f"tool_rounds must be >= 0, got {tool_rounds}")
@@ -147,6 +150,7 @@ class SimServer:
         self.model = model
         self.bucket = TokenBucket(rpm, burst, clock=clock) if rpm is not None else None
         self.generic = generic
+        self.flip = flip
         self.prefix_cache = PrefixCache()
         self.log = RequestLog(log_path)
         self.errors: list[str] = []
@@ -329,7 +333,7 @@ class SimServer:
             instance=req.instance,
             stream=req.stream, model=req.model, row_ids=req.row_ids, prompt_chars=req.prompt_chars,
             prompt_tokens=estimate_tokens(req.prompt_chars), images=req.images,
-            response_format=req.response_format, page=req.page,
+            response_format=req.response_format, page=req.page, temperature=req.temperature,
         )
         if self.bucket is not None:
             wait_s = self.bucket.take()
@@ -402,6 +406,8 @@ class SimServer:
                 verdicts = policy.verdicts(req.rows, req.context_text)
             else:  # a per-page workflow request: "<row id>@<page>" oracle entries apply
                 verdicts = policy.verdicts(req.rows, req.context_text, page=req.page)
+            if self.flip is not None and fault is None:
+                verdicts, rec["flipped"] = self.flip.apply(req.rows, verdicts, instance=req.instance, page=req.page)
             verdicts = mark_na(verdicts, na_level(req.answer_schema))
             text, kind = json.dumps({"verdicts": verdicts}), "final"
         else:

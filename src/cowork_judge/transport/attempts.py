@@ -197,6 +197,8 @@ class ModelCalls:
         stats: the run's call/token counters (``judge_calls``, ``judge_tokens``).
         limiter: the run's request limiter; None: no limiting (tests of one transport).
         headers: extra HTTP headers of every call (`run.config.JudgeConfig.request_headers`).
+        temperature: sent with every request when set (JUDGE_SAMPLE_TEMPERATURE when
+            JUDGE_SAMPLES > 1, issue 28); None sends none.
 
     Attributes:
         child_credentials: ``() -> (key, base_url)`` for an agent CLI's child environment
@@ -204,12 +206,13 @@ class ModelCalls:
     """
 
     def __init__(self, *, api_key: str | None, base_url: str | None, model: str, stats: CallStats,
-                 limiter: RequestLimiter | None, headers: Mapping[str, str] | None = None) -> None:
+                 limiter: RequestLimiter | None, headers: Mapping[str, str] | None = None,
+                 temperature: float | None = None) -> None:
         self.model = model
         self.stats = stats
         self.limiter = limiter
         self.has_credentials = bool(api_key) and bool(base_url)
-        self._connect, self.child_credentials = _connector(api_key, base_url, model, stats, dict(headers or {}))
+        self._connect, self.child_credentials = _connector(api_key, base_url, model, stats, dict(headers or {}), temperature)
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -255,9 +258,11 @@ class ModelCalls:
     # ------------------------------------------------------------------ calls
 
     async def chat(self, messages: list[dict[str, Any]], *, timeout_sec: float, tools: list[dict[str, Any]] | None = None,
-                   tool_choice: str | None = None, response_format: dict[str, Any] | None = None) -> Any:
+                   tool_choice: str | None = None, response_format: dict[str, Any] | None = None,
+                   model: str | None = None) -> Any:
         """One request under its own ticket (an agentic turn); a `transport.chat.ChatReply`.
         Waits for the limiter at most `timeout_sec` seconds, then the call has `timeout_sec`.
+        `model` overrides the path's model (a panel judge on a shared endpoint).
 
         Raises:
             GateClosed: the limiter would hold the request past `timeout_sec` (``rate_limit``).
@@ -269,7 +274,7 @@ class ModelCalls:
                                                                f"call's {timeout_sec:g} s timeout; no request was sent")
         with held:
             return await self.send(messages, timeout_sec=timeout_sec, tools=tools, tool_choice=tool_choice,
-                                   response_format=response_format)
+                                   response_format=response_format, **({"model": model} if model else {}))
 
     async def send(self, messages: list[dict[str, Any]], **kwargs: Any) -> Any:
         """The request itself, on the run's client (the caller holds the ticket); keyword
@@ -358,8 +363,8 @@ class ModelCalls:
             loop.close()
 
 
-def _connector(api_key: str | None, base_url: str | None, model: str,
-               stats: CallStats, headers: dict[str, str]) -> tuple[Callable[[], Any], Callable[[], tuple[str, str]]]:
+def _connector(api_key: str | None, base_url: str | None, model: str, stats: CallStats, headers: dict[str, str],
+               temperature: float | None = None) -> tuple[Callable[[], Any], Callable[[], tuple[str, str]]]:
     """The two functions that hold the key (in their closure, never in an attribute): the
     one that makes the run's client, and the one an agent CLI's launch reads the key and
     the base URL from for the child's environment (`agentic.cli_base`)."""
@@ -367,7 +372,8 @@ def _connector(api_key: str | None, base_url: str | None, model: str,
     def connect() -> Any:
         from cowork_judge.transport.chat import Transport  # the model client loads on first use
 
-        return Transport(api_key=api_key or "", base_url=base_url or "", model=model, stats=stats, headers=headers)
+        return Transport(api_key=api_key or "", base_url=base_url or "", model=model, stats=stats, headers=headers,
+                         temperature=temperature)
 
     def child_credentials() -> tuple[str, str]:
         """``(key, base_url)`` for an agent CLI's environment (its only way out of the path).
