@@ -356,6 +356,9 @@ class ModelCalls:
     def close(self) -> None:
         """Close the client and stop the loop thread (idempotent, never raises; a later call
         opens a new client)."""
+        close_store = getattr(self.limiter, "close", None)  # a shared store's connections (`transport.fleet`)
+        if close_store is not None:
+            close_store()
         with self._lock:
             loop, thread, transport = self._loop, self._thread, self._transport
             self._loop = self._thread = self._transport = None

@@ -168,7 +168,43 @@ class Ticket:
     started_at: float
 
 
-class Limiter:
+class Admission:
+    """Waiting for a ticket, shared by the run's limiters (`Limiter`, `transport.fleet.FleetLimiter`):
+    they give `try_start` and `clock`; the waiting loops are the same."""
+
+    clock: Callable[[], float]
+
+    def try_start(self) -> tuple[Ticket | None, float]:
+        """``(ticket, 0.0)`` when a request may start now, else ``(None, seconds to wait)``."""
+        raise NotImplementedError
+
+    async def acquire(self, give_up_at: float = math.inf) -> Ticket | None:
+        """Wait (asyncio) until a request may start; None when the gate or the pace would
+        hold it past `give_up_at` (monotonic seconds). Cancel the task to stop waiting."""
+        import asyncio  # not at import time: a code-only run never loads it for this
+
+        while True:
+            ticket, wait = self.try_start()
+            if ticket is not None:
+                return ticket
+            if self.clock() + wait > give_up_at:
+                return None
+            await asyncio.sleep(wait)
+
+    def acquire_blocking(self, cancel: threading.Event, give_up_at: float = math.inf) -> Ticket | None:
+        """Wait (a thread) until a request may start; None when `cancel` is set or `give_up_at`
+        (monotonic seconds) would pass first."""
+        while True:
+            ticket, wait = self.try_start()
+            if ticket is not None:
+                return ticket
+            if self.clock() + wait > give_up_at:
+                return None
+            if cancel.wait(min(wait, 1.0)):
+                return None
+
+
+class Limiter(Admission):
     """The run's request limiter (see the module docstring for the formulas).
 
     Args:
@@ -351,32 +387,6 @@ class Limiter:
         (monotonic seconds, the limiter's clock)."""
         with self._lock:
             return max(self.open_at, self.next_start) > when
-
-    async def acquire(self, give_up_at: float = math.inf) -> Ticket | None:
-        """Wait (asyncio) until a request may start; None when the gate or the pace would
-        hold it past `give_up_at` (monotonic seconds). Cancel the task to stop waiting."""
-        import asyncio  # not at import time: a code-only run never loads it for this
-
-        while True:
-            ticket, wait = self.try_start()
-            if ticket is not None:
-                return ticket
-            if self.clock() + wait > give_up_at:
-                return None
-            await asyncio.sleep(wait)
-
-    def acquire_blocking(self, cancel: threading.Event, give_up_at: float = math.inf) -> Ticket | None:
-        """Wait (a thread) until a request may start; None when `cancel` is set or `give_up_at`
-        (monotonic seconds) would pass first."""
-        while True:
-            ticket, wait = self.try_start()
-            if ticket is not None:
-                return ticket
-            if self.clock() + wait > give_up_at:
-                return None
-            if cancel.wait(min(wait, 1.0)):
-                return None
-
 
 def _per_sec(times: deque[float], now: float) -> float:
     """Events per second in `times` (all within their window), over at least MIN_SPAN_SEC."""
