@@ -88,3 +88,12 @@ def test_without_headers_nothing_changes():
                 lim.answered(t, **({"quota": None} if with_none else {}))
         states.append(lim.snapshot())
     assert states[0] == states[1]
+
+
+def test_a_header_never_holds_the_run_longer_than_a_refusal_could():
+    clock = Clock()
+    lim = make(clock, backoff_max=5.0, rng=Fraction(0.5))
+    t = start(lim)
+    lim.answered(t, Quota(tokens=Budget(150000.0, 10.0, 360.0)), tokens=1000)  # "6m0s" until the tokens are whole
+    ticket, wait = lim.try_start()
+    assert ticket is None and wait == pytest.approx(5.0)

@@ -107,3 +107,14 @@ def test_capacity_left_tells_a_random_refusal_from_an_overdrawn_key():
     assert not key.capacity_left(Quota(requests=Budget(6000.0, 10.0, 1.0)))  # under a quarter of what it held
     assert not key.capacity_left(Quota(requests=Budget(6000.0, 95.0, 0.05), tokens=Budget(1e5, 0.0, 3.0)))  # tokens spent
     assert not key.capacity_left(None) and not key.capacity_left(Quota())
+
+
+def test_resets_as_an_epoch_time_or_a_timestamp():
+    """LiteLLM documents its reset as "the time at which the rate limit will reset"."""
+    epoch = Headers({"x-ratelimit-remaining-requests": "5", "x-ratelimit-reset-requests": str(int(time.time()) + 20)})
+    assert 18.0 <= read_quota(epoch).requests.reset_sec <= 21.0
+    stamp = datetime.fromtimestamp(time.time() + 30.0, tz=timezone.utc).isoformat()
+    assert 28.0 <= read_quota(Headers({"x-ratelimit-remaining-requests": "5", "x-ratelimit-reset-requests": stamp})
+                              ).requests.reset_sec <= 30.5
+    far = Headers({"x-ratelimit-remaining-requests": "5", "x-ratelimit-reset-requests": "99999999999"})
+    assert read_quota(far).requests.reset_sec == 24 * 3600.0

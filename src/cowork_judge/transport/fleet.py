@@ -370,7 +370,8 @@ class FleetLimiter(Admission):
         rate = reading.rate if reading is not None and reading.rate else 0.0
         return self._call(
             "settle", ticket.lease, outcome, ticket.store_at, asked_sec or 0.0, int(whole_attempt), rate,
-            int(bool(reading is not None and reading.low)), reading.gap_sec if reading is not None and reading.low else 0.0,
+            int(bool(reading is not None and reading.low)),
+            min(reading.gap_sec, self.backoff_max_sec) if reading is not None and reading.low else 0.0,
             self.rng.random(), self.rng.random(), local.RATE_WINDOW_SEC, local.GOT_WINDOW_SEC, local.OUTCOME_WINDOW,
             local.OUTCOME_PRIOR, local.CUT_PRIOR, local.PACE_SHARE, local.DECREASE, local.GOT_SHARE,
             1.0 / self.backoff_max_sec, local.GATE_JITTER, self.backoff_max_sec, local.CEILING, local.CUT_SPREAD, HEADROOM)

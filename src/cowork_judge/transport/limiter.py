@@ -80,7 +80,7 @@ when replies carry them, come first — they tell the key's state before any ref
   ÷ the mean tokens per request), even before any event;
 - after each answer the next start waits ``gap · uniform(1 − J, 1 + J)``, ``gap = reset /
   (remaining + 1)`` (spend what remains over the time until the budget is whole; at none
-  left, the whole reset; `transport.quota.Reading`);
+  left, the whole reset; `transport.quota.Reading`), at most JUDGE_RETRY_BACKOFF_MAX;
 - an ANSWER that shows a budget LOW (under ``max(1, LOW_SHARE · capacity)``) is a
   rate-limit event without a refusal (the pace is cut as above, once per round trip):
   the run slows before the key refuses it;
@@ -293,8 +293,8 @@ class Limiter(Admission):
             self.key.note_tokens(tokens)
             if quota is not None:
                 reading = self.key.read(quota)
-                if reading.gap_sec > 0:
-                    gap = reading.gap_sec * self.rng.uniform(1.0 - PACE_JITTER, 1.0 + PACE_JITTER)
+                if reading.gap_sec > 0:  # never longer than a refusal's own wait could be
+                    gap = min(reading.gap_sec, self.backoff_max_sec) * self.rng.uniform(1.0 - PACE_JITTER, 1.0 + PACE_JITTER)
                     self.next_start = max(self.next_start, now + gap)
                 if reading.low and ticket.started_at >= self.last_cut:
                     self.low_marks += 1

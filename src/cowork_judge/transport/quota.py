@@ -29,7 +29,6 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from email.utils import parsedate_to_datetime
 from typing import Any
 
 LIMIT_WINDOW_SEC = 60.0
@@ -76,7 +75,8 @@ class Quota:
 
 def parse_duration(text: str) -> float | None:
     """Seconds in a Go-style duration (``"6m0s"``, ``"1s"``, ``"20ms"``, ``"1h2m3.5s"``) or a
-    bare number of seconds; None when unreadable or negative."""
+    bare number of seconds; None when unreadable or negative (not clamped: `read_quota`
+    reads a huge bare number as an epoch time and clamps to `RESET_MAX_SEC`)."""
     raw = str(text).strip().lower()
     if not raw:
         return None
@@ -92,7 +92,7 @@ def parse_duration(text: str) -> float | None:
         if pos != len(raw) or pos == 0:
             return None
         value = total
-    return min(value, RESET_MAX_SEC) if math.isfinite(value) and value >= 0 else None
+    return value if math.isfinite(value) and value >= 0 else None
 
 
 def _number(raw: Any) -> float | None:
@@ -121,6 +121,25 @@ def _rfc3339_in_sec(raw: Any, now_wall: float) -> float | None:
     return min(max(0.0, when.timestamp() - now_wall), RESET_MAX_SEC)
 
 
+EPOCH_MIN = 1e9
+"""A bare number reset at or above this is an epoch time (seconds since 1970: LiteLLM documents
+"the time at which the rate limit will reset"), not a duration."""
+
+
+def _reset_sec(raw: Any) -> float | None:
+    """An ``x-ratelimit-reset-*`` value in seconds from now: a Go-style duration or bare
+    seconds (OpenAI), an epoch time (a bare number ≥ `EPOCH_MIN`), or an RFC 3339 time;
+    at most `RESET_MAX_SEC`."""
+    if raw is None:
+        return None
+    value = parse_duration(str(raw))
+    if value is None:
+        return _rfc3339_in_sec(raw, time.time())
+    if value >= EPOCH_MIN:
+        value -= time.time()  # an epoch time
+    return min(max(0.0, value), RESET_MAX_SEC)
+
+
 def _budget(limit: Any, remaining: Any, reset_sec: float | None) -> Budget | None:
     left = _number(remaining)
     if left is None:
@@ -137,9 +156,9 @@ def read_quota(headers: Mapping[str, str] | Any) -> Quota | None:
     try:
         get = headers.get
         requests = _budget(get("x-ratelimit-limit-requests"), get("x-ratelimit-remaining-requests"),
-                           parse_duration(get("x-ratelimit-reset-requests") or ""))
+                           _reset_sec(get("x-ratelimit-reset-requests")))
         tokens = _budget(get("x-ratelimit-limit-tokens"), get("x-ratelimit-remaining-tokens"),
-                         parse_duration(get("x-ratelimit-reset-tokens") or ""))
+                         _reset_sec(get("x-ratelimit-reset-tokens")))
         anthropic = any(get(f"anthropic-ratelimit-{k}-remaining") is not None for k in ("requests", "tokens", "input-tokens"))
         if requests is None and tokens is None and anthropic:
             now_wall = _server_now(get("date"))
@@ -165,6 +184,8 @@ def _server_now(date: Any) -> float:
     differ by more than `SKEW_SEC` (a container whose clock is off)."""
     now = time.time()
     if date:
+        from email.utils import parsedate_to_datetime  # only for Anthropic's headers
+
         try:
             server = parsedate_to_datetime(str(date)).timestamp()
         except (TypeError, ValueError, IndexError):
