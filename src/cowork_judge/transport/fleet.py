@@ -25,8 +25,11 @@ holds the whole fleet at once, before the others are refused too. One Lua script
   cuts it to ``max(1, β · in flight)``; then it grows by ``1 / window`` per answer.
 
 An answer whose headers show a budget LOW (`transport.quota.LOW_SHARE`) holds the fleet for
-the gap those headers give (``reset / (remaining + 1)``) and counts as a rate-limit event
-without a refusal.
+the gap those headers give (``reset / (remaining + 1)``, at most JUDGE_RETRY_BACKOFF_MAX)
+but cuts no pace: the fleet already runs at the key's own rate, so a LOW key means requests
+that bunched on their way (a loaded machine), not a rate to learn. (The local limiter does
+cut on it: one job does not know how many others share the key. `bench/fleet.py` 8 × 40
+with headers and Redis: a cut on LOW answers left one run of five at 1.26× the bound.)
 
 The store is never worth a reward: every call has a short socket timeout
 (`STORE_TIMEOUT_SEC`, connecting included, no retries), and the first failure — the
@@ -178,7 +181,6 @@ if outcome == 'answered' then
     if w >= ceiling then redis.call('HDEL', K, 'window'); put('ss', 0) else put('window', w) end
   end
   if gap > 0 then put('tat', math.max(num('tat', 0), now + gap)) end
-  if low then event = cut(false) end
 else
   redis.call('LPUSH', O, 1); redis.call('LTRIM', O, 0, window_n - 1)
   local streak = num('streak', 0) + 1
