@@ -97,3 +97,15 @@ def test_a_header_never_holds_the_run_longer_than_a_refusal_could():
     lim.answered(t, Quota(tokens=Budget(150000.0, 10.0, 360.0)), tokens=1000)  # "6m0s" until the tokens are whole
     ticket, wait = lim.try_start()
     assert ticket is None and wait == pytest.approx(5.0)
+
+
+def test_a_lone_refusal_whose_headers_show_the_key_spent_cuts_at_once():
+    """Without headers a lone first 429 cuts no pace (its share is 1/5); with headers that
+    show the key spent it needs no share: the endpoint said it is the key's limit."""
+    for said, cuts in ((None, 0), (quota(remaining=0, reset=1.0), 1)):
+        clock = Clock()
+        lim = make(clock)
+        t = start(lim)
+        clock.t += 0.1
+        lim.rate_limited(t, 0.25, **({"quota": said} if said else {}))
+        assert lim.events == cuts and lim.open_at == pytest.approx(clock.t + 0.25)
