@@ -91,8 +91,9 @@ def oracle() -> dict[str, dict[str, Any]]:
 
 
 def judge_once(rate: float, seed: int, latency_ms: float, backoff_max: float, answers: dict[str, Any],
-               src: str | None = None, evidence_sec: float = 0.0, jitter_sec: float = 0.0, rpm: float | None = None) -> Run:
-    rates = {"http_429": rate / 2, "stream_rate_limit": rate / 2} if rate > 0 else {}
+               src: str | None = None, evidence_sec: float = 0.0, jitter_sec: float = 0.0, rpm: float | None = None,
+               kinds: tuple[str, ...] = ("http_429", "stream_rate_limit")) -> Run:
+    rates = {kind: rate / len(kinds) for kind in kinds} if rate > 0 else {}
     with tempfile.TemporaryDirectory(prefix="bench-faults-") as tmp:
         root = Path(tmp)
         shutil.copytree(ROLLOUT / "app", root / "app")
@@ -165,6 +166,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--rpm", type=float, default=None,
                    help="a request bucket whose state every reply carries as x-ratelimit-* headers (e.g. 6000: never "
                         "refuses here; the fault plan's 429s then show capacity left); default: no bucket, no headers")
+    p.add_argument("--kinds", default="http_429,stream_rate_limit",
+                   help="the rate-limit fault kinds, sharing the rate equally (default: half HTTP 429, half in-stream; "
+                        "http_429 alone: the random 429s of a flaky gateway)")
     p.add_argument("--src", help="run the judge from this source tree (PYTHONPATH), e.g. a git archive of an older commit")
     p.add_argument("--out", help="also write the markdown to this file")
     args = p.parse_args(argv)
@@ -174,7 +178,8 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[float, list[Run]] = {}
     for rate in rates:
         results[rate] = [judge_once(rate, seed, args.latency_ms, args.backoff_max, answers, args.src,
-                                      args.evidence, args.jitter, args.rpm) for seed in range(1, args.seeds + 1)]
+                                      args.evidence, args.jitter, args.rpm, tuple(args.kinds.split(",")))
+                         for seed in range(1, args.seeds + 1)]
         print(f"rate {rate:.0%}: done ({time.monotonic() - t0:.0f} s)", file=sys.stderr)
     n_agentic = len(answers)
     blocks = -(-n_agentic // 4)
@@ -186,8 +191,8 @@ def main(argv: list[str] | None = None) -> int:
         f"JUDGE_CONCURRENCY={CONCURRENCY}, JUDGE_MAX_TRIES={MAX_TRIES}, JUDGE_RESPLIT=1, JUDGE_START_JITTER={args.jitter:g}, "
         f"JUDGE_EVIDENCE={args.evidence:g}, "
         f"JUDGE_RETRY_BACKOFF_MAX={args.backoff_max:g}) against the simulator: {args.latency_ms:g} ms per answered "
-        "call, one tool turn + one verdict turn per attempt; rate-limit faults per request, half HTTP 429, "
-        f"half in-stream errors, answered at once; {args.seeds} seeded runs per rate; "
+        f"call, one tool turn + one verdict turn per attempt; rate-limit faults per request ({args.kinds}, sharing "
+        f"the rate), answered at once; {args.seeds} seeded runs per rate; "
         + (f"rate-limit headers from a {args.rpm:g}/min bucket." if args.rpm else "no rate-limit headers.")
         + f" Load average {os.getloadavg()[0]:.1f} at the end.",
         "",
