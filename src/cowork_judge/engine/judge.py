@@ -165,7 +165,7 @@ class _Run:
             tokens=ctx.stats.tokens if ctx is not None else 0,
             evidence_pages=ctx.evidence_pages if ctx is not None else 0,
             evidence=evidence or {},
-            warnings=tuple(self.warnings),
+            warnings=(*self.warnings, *(ctx.limiter_warnings() if ctx is not None else ())),
             instruction_source=instruction_source,
             failure=failure,
             skipped=skipped,

@@ -256,7 +256,7 @@ class Watchdog:
             seconds=time.monotonic() - self._started_at,
             calls=ctx.stats.calls if ctx is not None else 0,
             tokens=ctx.stats.tokens if ctx is not None else 0,
-            warnings=(*self.loaded.warnings, reason),
+            warnings=(*self.loaded.warnings, *(ctx.limiter_warnings() if ctx is not None else ()), reason),
             exit_note=reason,
             fingerprint=verdict_fingerprint(config, self.paths.tests_dir),
             interrupted=kind == "interrupted" and cut > 0,

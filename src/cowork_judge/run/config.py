@@ -22,7 +22,7 @@ from cowork_judge.core.failures import RetryPolicy
 from cowork_judge.core.identity import RunIdentity
 from cowork_judge.core.cost import Price
 from cowork_judge.core.scoring import ScoringPolicy
-from cowork_judge.redact import MIN_CREDENTIAL_LEN, MIN_SECRET_LEN, Redactor
+from cowork_judge.redact import MIN_CREDENTIAL_LEN, MIN_SECRET_LEN, Redactor, mask_url
 from cowork_judge.run.backends import BACKENDS, DEFAULT_BACKEND, backend_spec
 from cowork_judge.run.panel import PanelJudge, read_panel, read_prices, resolve_keys
 
@@ -196,6 +196,23 @@ class JudgeConfig(BaseModel):
     def sampled(self) -> bool:
         """True when rows are asked more than once or by a panel (issue 28)."""
         return self.samples > 1 or bool(self.panel)
+    # the fleet's shared limiter and its rate limits (issue 29; transport/fleet.py, transport/quota.py)
+    limiter_url: SecretStr | None = Field(None, description=(
+        "JUDGE_LIMITER_URL: `redis://[:password@]host:port/db` or `rediss://` (TLS): every model request of every job "
+        "on the same limiter key takes its ticket from this shared store (a fleet-wide pace, gate after a 429 and cap "
+        "on requests in flight). Unset = the run's local limiter. The store unreachable at start or mid-run (or the "
+        "`fleet-redis` extra missing) ⇒ the local limiter, with a warning in the result. The password is redacted "
+        "everywhere."))
+    fleet_rpm: float | None = Field(None, gt=0, description=(
+        "JUDGE_FLEET_RPM: the key's requests per minute, when the operator knows it: the shared store paces the "
+        "fleet at it from the first request (needs JUDGE_LIMITER_URL; else the pace comes from the endpoint's "
+        "rate-limit headers or is learned from 429s)."))
+    fleet_tpm: float | None = Field(None, gt=0, description=(
+        "JUDGE_FLEET_TPM: the key's tokens per minute, when known: with JUDGE_LIMITER_URL the fleet's pace is at "
+        "most this ÷ the mean tokens per request."))
+    limiter_key: str | None = Field(None, description=(
+        "JUDGE_LIMITER_KEY: the shared store's key for this limit (default: a digest of the endpoint, the model and a "
+        "digest of the API key — never the key). Jobs with the same key share one limit."))
 
     @property
     def block_budget_sec(self) -> float:
@@ -319,6 +336,14 @@ def _cache_dir(text: str) -> str | None:
     return None if text.strip().lower() in FALSY else text.strip()
 
 
+def _store_url(text: str) -> SecretStr:
+    """A Redis URL (``redis://``, ``rediss://``, ``unix://``), kept secret (it may hold a password)."""
+    value = text.strip()
+    if not value.lower().startswith(("redis://", "rediss://", "unix://")):
+        raise ValueError("must be a redis://, rediss:// or unix:// URL")
+    return SecretStr(value)
+
+
 def _files(text: str) -> tuple[str, ...]:
     return tuple(p for p in text.replace(",", " ").split() if p)
 
@@ -373,6 +398,10 @@ _KNOBS: dict[str, tuple[tuple[str, ...], Callable[[str], Any]]] = {
     "sampling": (("JUDGE_SAMPLING",), _choice("adaptive", "fixed")),
     "sample_temperature": (("JUDGE_SAMPLE_TEMPERATURE",), _float(0, maximum=2)),
     "panel_vote": (("JUDGE_PANEL_VOTE",), _choice("majority", "unanimous", "weighted")),
+    "limiter_url": (("JUDGE_LIMITER_URL",), _store_url),
+    "fleet_rpm": (("JUDGE_FLEET_RPM",), _float(0, strict=True)),
+    "fleet_tpm": (("JUDGE_FLEET_TPM",), _float(0, strict=True)),
+    "limiter_key": (("JUDGE_LIMITER_KEY",), _text),
 }
 _JSON_KNOBS: dict[str, str] = {"panel": "JUDGE_PANEL", "prices": "JUDGE_PRICES"}
 """JSON knobs read by `_read_json_knobs` (never quoted in a warning: a panel's text may hold a key)."""
@@ -410,7 +439,8 @@ def load_config(environ: Mapping[str, str] | None = None) -> LoadedConfig:
                 sources[name] = f"env:{env_name}"
             except ValueError as exc:
                 default = JudgeConfig.model_fields[name].default
-                warnings.append(f"{env_name}={raw!r} {exc}; using the default {default!r}")
+                shown = mask_url(raw) if name == "limiter_url" else raw
+                warnings.append(f"{env_name}={shown!r} {exc}; using the default {default!r}")
                 sources[name] = f"invalid:{env_name} → default"
             break
     for name in ("api_key", "base_url"):
@@ -511,7 +541,7 @@ def masked(config: JudgeConfig) -> dict[str, Any]:
     for judge in out.get("panel") or ():  # `api_key` is excluded from dumps; say whether one was found
         judge["api_key"] = "****" if any(j.name == judge["name"] and j.api_key for j in config.panel) else None
     if config.base_url:  # a token may ride in the URL (user:pass@, ?token=)
-        from cowork_judge.redact import mask_url
-
         out["base_url"] = mask_url(config.base_url)
+    if config.limiter_url is not None:  # the store's password
+        out["limiter_url"] = mask_url(config.limiter_url.get_secret_value())
     return out

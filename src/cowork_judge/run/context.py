@@ -19,8 +19,8 @@ from cowork_judge.run.delivery import Delivery
 from cowork_judge.run.judges import SamplingPlan, sample_temperature, sampling_plan
 from cowork_judge.run.outputs import AuditLog
 from cowork_judge.run.paths import RunPaths
-from cowork_judge.transport.attempts import ModelCalls
-from cowork_judge.transport.limiter import Limiter
+from cowork_judge.transport.attempts import ModelCalls, RequestLimiter
+from cowork_judge.transport.fleet import limiter_warnings, open_limiter
 from cowork_judge.transport.stats import CallStats
 
 
@@ -66,8 +66,9 @@ class RunContext:
         rng: randomness for jitter and backoff (seedable in tests).
         retry: the retry policy (failure table, JUDGE_MAX_TRIES, JUDGE_RETRY_BACKOFF_MAX);
             defaults to the configuration's.
-        limiter: the run's one limiter of model requests (`transport.limiter`), shared by
-            agentic blocks and workflow calls; made from the configuration by default.
+        limiter: the run's one limiter of model requests, shared by agentic blocks and
+            workflow calls; made from the configuration by default (`transport.fleet.open_limiter`:
+            the fleet's shared store with JUDGE_LIMITER_URL, else the local `transport.limiter`).
         calls: the run's one model-call path (`transport.attempts.ModelCalls`: the one HTTP
             client, the limiter's tickets, retries), over `limiter` and `stats`; made from
             the configuration by default. Its client is closed when its outermost
@@ -93,16 +94,20 @@ class RunContext:
     rng: random.Random = field(default_factory=random.Random)
     log: logging.Logger = field(default_factory=lambda: logging.getLogger("cowork_judge"))
     retry: RetryPolicy | None = None
-    limiter: Limiter | None = None
+    limiter: RequestLimiter | None = None
     calls: ModelCalls | None = None
     sampling: SamplingPlan | None = None
 
     def __post_init__(self) -> None:
         if self.retry is None:
             self.retry = self.config.retry_policy
-        if self.limiter is None:
-            self.limiter = Limiter(backoff_max_sec=self.config.retry_backoff_max_sec, rng=self.rng)
         config = self.config
+        if self.limiter is None:
+            self.limiter = open_limiter(
+                url=config.limiter_url.get_secret_value() if config.limiter_url else None, base_url=config.base_url,
+                model=config.model, api_key=config.api_key.get_secret_value() if config.api_key else None,
+                key_override=config.limiter_key, fleet_rpm=config.fleet_rpm, fleet_tpm=config.fleet_tpm,
+                backoff_max_sec=config.retry_backoff_max_sec, lease_sec=config.block_budget_sec + 5.0, rng=self.rng)
         if self.calls is None:
             self.calls = ModelCalls(api_key=config.api_key.get_secret_value() if config.api_key else None,
                                     base_url=config.base_url, model=config.model, stats=self.stats, limiter=self.limiter,
@@ -114,3 +119,7 @@ class RunContext:
                                                                               for j in config.panel)})
         if config.api_key is not None:  # the key lives only inside the transport (`calls`)
             self.config = config.model_copy(update={"api_key": None})
+
+    def limiter_warnings(self) -> list[str]:
+        """What the run's limiter says its result must carry (a shared store's fallback), in order."""
+        return limiter_warnings(self.limiter)

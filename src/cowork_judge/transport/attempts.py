@@ -30,10 +30,11 @@ The callers keep what is theirs: the scheduler its block budget, resplit and run
 event (`workflow.calls`), the CLI base its launch and the CLI's words
 (`agentic.cli_base`).
 
-Seams (issues 28, 29): a fleet-wide limiter (a shared store) replaces `Limiter` behind
-`RequestLimiter` — the one object `ModelCalls` admits through and settles with; pacing
-from ``x-ratelimit-*`` headers reads them where a ticket is settled (`Held.__exit__` for a
-failure: ``exc.response.headers``; `Held.answered` for an answer), nowhere else.
+Seams (issues 28, 29): a fleet-wide limiter (`transport.fleet.FleetLimiter`, a shared
+store) replaces `Limiter` behind `RequestLimiter` — the one object `ModelCalls` admits
+through and settles with; the endpoint's rate-limit headers (`transport.quota`) reach it
+where a ticket is settled, nowhere else: `Held.__exit__` for a refusal
+(``exc.response.headers``), `Held.answered` for an answer (the reply's ``quota``).
 
 Importing this module loads no model client and no asyncio (a code-only run's start-up):
 `transport.chat` (and ``openai`` with it) is imported on the first call.
@@ -54,6 +55,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from cowork_judge.core.failures import ErrorKind, JudgeFailure, RetryPolicy, classify, retry_after_sec, summary
 from cowork_judge.transport.limiter import GateClosed, Ticket
+from cowork_judge.transport.quota import Quota, quota_of
 from cowork_judge.transport.stats import CallStats
 
 if TYPE_CHECKING:
@@ -80,11 +82,12 @@ class RequestLimiter(Protocol):
 
     def held_past(self, when: float) -> bool: ...
 
-    def answered(self, ticket: Ticket) -> None: ...
+    def answered(self, ticket: Ticket, quota: Quota | None = None, *, tokens: int = 0) -> None: ...
 
     def failed(self, ticket: Ticket) -> None: ...
 
-    def rate_limited(self, ticket: Ticket, asked_sec: float | None, *, whole_attempt: bool = False) -> bool: ...
+    def rate_limited(self, ticket: Ticket, asked_sec: float | None, *, whole_attempt: bool = False,
+                     quota: Quota | None = None) -> bool: ...
 
 
 class NoCredential(JudgeFailure):
@@ -151,16 +154,27 @@ class Held:
         self._ticket = ticket
         self._settled = limiter is None or ticket is None
 
-    def answered(self) -> None:
-        """The request got an answer."""
+    def answered(self, reply: Any = None) -> None:
+        """The request got an answer; `reply` (a `transport.chat.ChatReply`, or None) brings
+        its rate-limit headers (``quota``) and the tokens it used to the limiter."""
         if self._settle():
-            self._limiter.answered(self._ticket)  # type: ignore[union-attr,arg-type]
+            quota = getattr(reply, "quota", None)
+            if quota is None:
+                self._limiter.answered(self._ticket)  # type: ignore[union-attr,arg-type]
+                return
+            tokens = int(getattr(reply, "prompt_tokens", 0) or 0) + int(getattr(reply, "completion_tokens", 0) or 0)
+            self._limiter.answered(self._ticket, quota, tokens=tokens)  # type: ignore[union-attr,arg-type]
 
-    def refused(self, asked_sec: float | None, *, whole_attempt: bool = False) -> None:
+    def refused(self, asked_sec: float | None, *, whole_attempt: bool = False, quota: Quota | None = None) -> None:
         """The endpoint refused the request at admission; `asked_sec` is its ask (seconds or
-        None); `whole_attempt`: the ticket stood for a whole CLI attempt."""
+        None); `whole_attempt`: the ticket stood for a whole CLI attempt; `quota`: the
+        refusal's own rate-limit headers (``exc.response.headers``, `transport.quota`)."""
         if self._settle():
-            self._limiter.rate_limited(self._ticket, asked_sec, whole_attempt=whole_attempt)  # type: ignore[union-attr,arg-type]
+            if quota is None:
+                self._limiter.rate_limited(self._ticket, asked_sec, whole_attempt=whole_attempt)  # type: ignore[union-attr,arg-type]
+            else:
+                self._limiter.rate_limited(self._ticket, asked_sec, whole_attempt=whole_attempt,  # type: ignore[union-attr,arg-type]
+                                           quota=quota)
 
     def failed(self) -> None:
         """The request failed for another reason than a refusal at admission."""
@@ -180,7 +194,7 @@ class Held:
         if exc is None:
             self.answered()
         elif isinstance(exc, Exception) and failure_of(exc).at_admission:
-            self.refused(failure_of(exc).asked_sec)
+            self.refused(failure_of(exc).asked_sec, quota=quota_of(exc))
         else:
             self.failed()
 
@@ -273,8 +287,10 @@ class ModelCalls:
         held = await self.admit(give_up_at=give_up_at, refused=f"rate limit: the endpoint asked the run to wait past this "
                                                                f"call's {timeout_sec:g} s timeout; no request was sent")
         with held:
-            return await self.send(messages, timeout_sec=timeout_sec, tools=tools, tool_choice=tool_choice,
-                                   response_format=response_format, **({"model": model} if model else {}))
+            reply = await self.send(messages, timeout_sec=timeout_sec, tools=tools, tool_choice=tool_choice,
+                                    response_format=response_format, **({"model": model} if model else {}))
+            held.answered(reply)  # its rate-limit headers reach the limiter
+            return reply
 
     async def send(self, messages: list[dict[str, Any]], **kwargs: Any) -> Any:
         """The request itself, on the run's client (the caller holds the ticket); keyword
@@ -345,6 +361,9 @@ class ModelCalls:
     def close(self) -> None:
         """Close the client and stop the loop thread (idempotent, never raises; a later call
         opens a new client)."""
+        close_store = getattr(self.limiter, "close", None)  # a shared store's connections (`transport.fleet`)
+        if close_store is not None:
+            close_store()
         with self._lock:
             loop, thread, transport = self._loop, self._thread, self._transport
             self._loop = self._thread = self._transport = None

@@ -19,6 +19,7 @@ import openai
 from cowork_judge import calls
 from cowork_judge.aio import wait_for_quietly
 from cowork_judge.core.failures import JudgeFailure, error_text
+from cowork_judge.transport.quota import Quota, read_quota
 from cowork_judge.transport.stats import CallStats
 
 RESPONSE_FORMAT_PHRASES = ("response_format", "json_schema", "structured output", "json mode")
@@ -43,6 +44,8 @@ class ChatReply:
     ``cached_tokens`` is the part of ``prompt_tokens`` the endpoint reported as served
     from its prompt cache (``usage.prompt_tokens_details.cached_tokens``; 0 when it says
     nothing): it is INSIDE ``prompt_tokens``, as OpenAI-compatible endpoints report it.
+    ``quota`` is what the reply's rate-limit headers said of the key (`transport.quota`;
+    None when it sent none), read from the raw HTTP response of the stream.
     """
 
     content: str
@@ -51,6 +54,7 @@ class ChatReply:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached_tokens: int = 0
+    quota: Quota | None = None
 
 
 def is_response_format_rejection(exc: BaseException) -> bool:
@@ -137,6 +141,7 @@ class Transport:
 
     async def _stream(self, kwargs: dict[str, Any]) -> ChatReply:
         stream = await self._client.chat.completions.create(**kwargs)
+        quota = read_quota(getattr(getattr(stream, "response", None), "headers", None))
         content: list[str] = []
         calls: dict[int, dict[str, str]] = {}
         finish: str | None = None
@@ -175,4 +180,5 @@ class Transport:
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
             cached_tokens=cached_tokens,
+            quota=quota,
         )

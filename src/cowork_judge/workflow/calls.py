@@ -170,6 +170,7 @@ class WorkflowCaller:
                 with held:
                     reply = path.run_blocking(lambda transport, limit=limit, fmt=fmt: transport.chat(
                         messages, timeout_sec=limit, response_format=fmt, **named), limit + 1.0)
+                    held.answered(reply)  # its rate-limit headers reach the limiter
             except NoCredential:  # no request went out
                 raise ModelCallFailed("no judge credentials: a workflow needs JUDGE_API_KEY and JUDGE_BASE_URL",
                                       kind="no_credential") from None
