@@ -18,8 +18,12 @@ Reported per rate, as ratios (never absolute targets):
 - prompt tokens per agentic row, and the uncached part (what the endpoint did not report
   as cached prefix), summed over answered calls.
 
+``--rpm N`` gives the simulator a generous request bucket whose state every reply carries
+as ``x-ratelimit-*`` headers (``--rpm 6000``: a 429 of the fault plan then shows capacity
+left, as a flaky gateway's does); without it the simulator sends no rate-limit headers.
+
 Usage: ``python bench/faults.py [--rates 0,0.1,0.3,0.5] [--seeds 5] [--latency-ms 200]
-[--backoff-max 2] [--out FILE.md]``. Rate-limit waits are ``uniform(1, min(backoff_max,
+[--backoff-max 2] [--rpm 6000] [--out FILE.md]``. Rate-limit waits are ``uniform(1, min(backoff_max,
 2·3^(n−1)))`` s, so the time ratios scale with ``--backoff-max`` (production: 20 s).
 """
 
@@ -87,15 +91,16 @@ def oracle() -> dict[str, dict[str, Any]]:
 
 
 def judge_once(rate: float, seed: int, latency_ms: float, backoff_max: float, answers: dict[str, Any],
-               src: str | None = None, evidence_sec: float = 0.0, jitter_sec: float = 0.0) -> Run:
-    rates = {"http_429": rate / 2, "stream_rate_limit": rate / 2} if rate > 0 else {}
+               src: str | None = None, evidence_sec: float = 0.0, jitter_sec: float = 0.0, rpm: float | None = None,
+               kinds: tuple[str, ...] = ("http_429", "stream_rate_limit")) -> Run:
+    rates = {kind: rate / len(kinds) for kind in kinds} if rate > 0 else {}
     with tempfile.TemporaryDirectory(prefix="bench-faults-") as tmp:
         root = Path(tmp)
         shutil.copytree(ROLLOUT / "app", root / "app")
         shutil.copytree(ROLLOUT / "logs", root / "logs")
         tests = agentic_instance(root / "tests")
         sim = SimServer(OraclePolicy.from_dict(answers), faults=FaultPlan(rates, seed=seed),
-                        latency=LatencyModel.uniform(latency_ms), api_key=KEY).start()
+                        latency=LatencyModel.uniform(latency_ms), api_key=KEY, rpm=rpm).start()
         try:
             env = {k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "OPENAI_", "COWORK_"))}
             env.update(JUDGE_API_KEY=KEY, JUDGE_BASE_URL=sim.url, JUDGE_START_JITTER=f"{jitter_sec:g}",
@@ -158,6 +163,12 @@ def main(argv: list[str] | None = None) -> int:
                    help="JUDGE_EVIDENCE for the runs (0 = off; the default 180 renders the deck: the prompt then has its text)")
     p.add_argument("--jitter", type=float, default=0.0,
                    help="JUDGE_START_JITTER for the runs, seconds (0 = the first wave's requests arrive together)")
+    p.add_argument("--rpm", type=float, default=None,
+                   help="a request bucket whose state every reply carries as x-ratelimit-* headers (e.g. 6000: never "
+                        "refuses here; the fault plan's 429s then show capacity left); default: no bucket, no headers")
+    p.add_argument("--kinds", default="http_429,stream_rate_limit",
+                   help="the rate-limit fault kinds, sharing the rate equally (default: half HTTP 429, half in-stream; "
+                        "http_429 alone: the random 429s of a flaky gateway)")
     p.add_argument("--src", help="run the judge from this source tree (PYTHONPATH), e.g. a git archive of an older commit")
     p.add_argument("--out", help="also write the markdown to this file")
     args = p.parse_args(argv)
@@ -167,7 +178,8 @@ def main(argv: list[str] | None = None) -> int:
     results: dict[float, list[Run]] = {}
     for rate in rates:
         results[rate] = [judge_once(rate, seed, args.latency_ms, args.backoff_max, answers, args.src,
-                                      args.evidence, args.jitter) for seed in range(1, args.seeds + 1)]
+                                      args.evidence, args.jitter, args.rpm, tuple(args.kinds.split(",")))
+                         for seed in range(1, args.seeds + 1)]
         print(f"rate {rate:.0%}: done ({time.monotonic() - t0:.0f} s)", file=sys.stderr)
     n_agentic = len(answers)
     blocks = -(-n_agentic // 4)
@@ -179,8 +191,10 @@ def main(argv: list[str] | None = None) -> int:
         f"JUDGE_CONCURRENCY={CONCURRENCY}, JUDGE_MAX_TRIES={MAX_TRIES}, JUDGE_RESPLIT=1, JUDGE_START_JITTER={args.jitter:g}, "
         f"JUDGE_EVIDENCE={args.evidence:g}, "
         f"JUDGE_RETRY_BACKOFF_MAX={args.backoff_max:g}) against the simulator: {args.latency_ms:g} ms per answered "
-        "call, one tool turn + one verdict turn per attempt; rate-limit faults per request, half HTTP 429, "
-        f"half in-stream errors, answered at once; {args.seeds} seeded runs per rate.",
+        f"call, one tool turn + one verdict turn per attempt; rate-limit faults per request ({args.kinds}, sharing "
+        f"the rate), answered at once; {args.seeds} seeded runs per rate; "
+        + (f"rate-limit headers from a {args.rpm:g}/min bucket." if args.rpm else "no rate-limit headers.")
+        + f" Load average {os.getloadavg()[0]:.1f} at the end.",
         "",
         *table(results, args.latency_ms, n_agentic),
         "",

@@ -20,6 +20,11 @@ Reported per scenario (each job's requests are told apart by ``JUDGE_MODEL=job-N
   reward file; the peak of requests in flight at the endpoint; uncached prompt tokens per
   row (``prompt_tokens − cached_tokens`` summed over answered calls ÷ rows judged).
 
+``--headers on|off`` (repeatable) runs with and without the simulator's ``x-ratelimit-*``
+headers; ``--store none|redis`` (repeatable) without or with a shared limiter: a fresh
+``redis-server`` on a free port per run (``JUDGE_LIMITER_URL``), ``--fleet-rpm`` also sets
+``JUDGE_FLEET_RPM``.
+
 ``--judge LABEL=DIR`` also runs the judge from another source tree (``PYTHONPATH=DIR``),
 e.g. a ``git archive`` of an older commit, interleaved with this checkout's runs, so
 before/after are measured in the same invocation and under the same load.
@@ -32,15 +37,19 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
+import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +79,7 @@ class Job:
     root: Path
     proc: subprocess.Popen | None = None
     launched_s: float = 0.0
+    launched_wall: float = 0.0
 
 
 def build_instance(root: Path, n_rows: int) -> dict[str, Any]:
@@ -91,17 +101,45 @@ def job_dirs(root: Path) -> None:
     (root / "logs" / "agent" / "response.txt").write_text(FINAL_MESSAGE)
 
 
+@contextlib.contextmanager
+def redis_store(folder: Path) -> Iterator[str]:
+    """A fresh ``redis-server`` on a free loopback port (no persistence, its files in
+    `folder`); yields its URL and stops it."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                             "--dir", str(folder)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(200):
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                    break
+            except OSError:
+                time.sleep(0.05)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
 def run_scenario(n_jobs: int, n_rows: int, *, rpm: float, burst: int | None, latency_ms: float, jitter_sec: float,
                  concurrency: int, batch: int, tool_rounds: int, src: str | None, env_extra: dict[str, str],
-                 timeline: Path | None = None) -> dict[str, Any]:
-    with tempfile.TemporaryDirectory(prefix="bench-fleet-") as tmp:
+                 timeline: Path | None = None, headers: bool = True, store: str = "none") -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="bench-fleet-") as tmp, contextlib.ExitStack() as stack:
         base = Path(tmp)
+        if store == "redis":
+            (base / "redis").mkdir()
+            # one limiter key for the fleet: the jobs' JUDGE_MODEL differs (it tells their requests apart), and the
+            # default key includes the model
+            env_extra = {**env_extra, "JUDGE_LIMITER_URL": stack.enter_context(redis_store(base / "redis")),
+                         "JUDGE_LIMITER_KEY": "bench-fleet"}
         answers = build_instance(base / "instance", n_rows)
         jobs = [Job(f"job-{k:02d}", base / f"job-{k:02d}") for k in range(1, n_jobs + 1)]
         for job in jobs:
             job_dirs(job.root)
         sim = SimServer(OraclePolicy.from_dict(answers), latency=LatencyModel.uniform(latency_ms), api_key=KEY,
-                        rpm=rpm, burst=burst, tool_rounds=tool_rounds).start()
+                        rpm=rpm, burst=burst, tool_rounds=tool_rounds, ratelimit_headers=headers).start()
         env = {k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "OPENAI_", "COWORK_"))}
         env.update(JUDGE_API_KEY=KEY, JUDGE_BASE_URL=sim.url, JUDGE_START_JITTER=f"{jitter_sec:g}", JUDGE_EVIDENCE="0",
                    JUDGE_CONCURRENCY=str(concurrency), JUDGE_BATCH=str(batch), **env_extra)
@@ -113,7 +151,7 @@ def run_scenario(n_jobs: int, n_rows: int, *, rpm: float, burst: int | None, lat
                 argv = [sys.executable, "-m", "cowork_judge", "run", "--app-dir", str(job.root / "app"), "--logs-dir",
                         str(job.root / "logs"), "--tests-dir", str(base / "instance" / "tests"), "--work-dir",
                         str(job.root / "work")]
-                job.launched_s = time.monotonic()
+                job.launched_s, job.launched_wall = time.monotonic(), time.time()
                 job.proc = subprocess.Popen(argv, env={**env, "JUDGE_MODEL": job.name}, stdout=subprocess.DEVNULL,
                                             stderr=subprocess.DEVNULL)
             for job in jobs:
@@ -123,12 +161,14 @@ def run_scenario(n_jobs: int, n_rows: int, *, rpm: float, burst: int | None, lat
         finally:
             sim.stop()
         docs = []
+        first_ticket_s = {job.name: _first_store_ask(job) for job in jobs} if store != "none" else {}
         for job in jobs:
             result = job.root / "logs" / "verifier" / "result.json"
             reward = job.root / "logs" / "verifier" / "reward.txt"
             doc = json.loads(result.read_text()) if result.is_file() else None
             docs.append({"reward_file": reward.is_file(), "coverage": doc["extra_fields"]["judge_coverage"] if doc else 0.0,
-                         "calls": doc["extra_fields"]["judge_calls"] if doc else 0})
+                         "calls": doc["extra_fields"]["judge_calls"] if doc else 0,
+                         "warnings": len(doc["details"]["warnings"]) if doc else 0})
     if timeline is not None:  # one line per request: seconds after the first launch, job, status
         with timeline.open("a", encoding="utf-8") as fh:
             fh.write(f"# {n_jobs}x{n_rows} {src or 'this'}\n")
@@ -139,7 +179,10 @@ def run_scenario(n_jobs: int, n_rows: int, *, rpm: float, burst: int | None, lat
     firsts = []
     for job in jobs:
         mine = [e.start_s for e in entries if e.model == job.name]
-        if mine:
+        asked = first_ticket_s.get(job.name)
+        if asked is not None:  # a shared store may hold a job's first request: its start-up ends at its first ask
+            firsts.append(asked - job.launched_s)
+        elif mine:
             firsts.append(min(mine) - job.launched_s)
     startup = statistics.median(firsts) if firsts else 0.0
     makespan = max(e.end_s for e in entries) - t0 if entries else 0.0
@@ -154,9 +197,24 @@ def run_scenario(n_jobs: int, n_rows: int, *, rpm: float, burst: int | None, lat
         "startup": startup, "ratio": makespan / bound if bound else float("nan"),
         "wasted_per_useful": len(wasted) / max(1, len(useful)),
         "coverage_min": min(d["coverage"] for d in docs), "reward_files": sum(d["reward_file"] for d in docs),
+        "warned": sum(1 for d in docs if d["warnings"]),
         "max_in_flight": sim.log.max_in_flight(), "prompt_per_row": prompt / (n_rows * n_jobs),
         "uncached_per_row": uncached / (n_rows * n_jobs),
     }
+
+
+def _first_store_ask(job: Job) -> float | None:
+    """Monotonic time at which `job` first asked the shared store for a ticket (its judge.log
+    line "limiter: the fleet's shared store", wall clock → monotonic), None without one."""
+    log_path = job.root / "logs" / "verifier" / "judge.log"
+    try:
+        for line in log_path.read_text(encoding="utf-8", errors="replace").splitlines():
+            if "limiter: the fleet's shared store" in line:
+                stamp = datetime.strptime(line[:23], "%Y-%m-%d %H:%M:%S,%f").timestamp()
+                return job.launched_s + (stamp - job.launched_wall)
+    except (OSError, ValueError):
+        return None
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -174,10 +232,18 @@ def main(argv: list[str] | None = None) -> int:
                    help="LABEL=SRC: also run the judge from source tree SRC (PYTHONPATH), e.g. a git archive of an older "
                         "commit; runs are interleaved with this checkout's (label 'this')")
     p.add_argument("--env", action="append", default=[], help="extra KEY=VALUE for the judge processes")
+    p.add_argument("--headers", action="append", choices=("on", "off"),
+                   help="the simulator sends its x-ratelimit-* headers (on, default) or none (off); repeatable")
+    p.add_argument("--store", action="append", choices=("none", "redis"),
+                   help="no shared limiter (none, default) or a fresh redis-server per run (JUDGE_LIMITER_URL); repeatable")
+    p.add_argument("--fleet-rpm", type=float, help="JUDGE_FLEET_RPM of every job (with --store redis)")
     p.add_argument("--out", help="append the markdown rows to this file")
     p.add_argument("--timeline", help="append every request (start s, end s, job, status) of every run to this file")
     args = p.parse_args(argv)
     extra = dict(kv.split("=", 1) for kv in args.env)
+    if args.fleet_rpm:
+        extra["JUDGE_FLEET_RPM"] = f"{args.fleet_rpm:g}"
+    modes = [(h, st) for st in (args.store or ["none"]) for h in (args.headers or ["on"])]
     judges: list[tuple[str, str | None]] = [tuple(j.split("=", 1)) for j in args.judge] + [("this", None)]  # type: ignore[misc]
     scenarios = args.scenario or ["1x100", "8x40"]
     load = os.getloadavg()[0]
@@ -185,20 +251,22 @@ def main(argv: list[str] | None = None) -> int:
     for scenario in scenarios:
         n_jobs, n_rows = (int(x) for x in scenario.lower().split("x"))
         for _rep in range(args.repeat):
-            for label, src in judges:
+            for (hdr, store), (label, src) in ((m, j) for m in modes for j in judges):
                 r = run_scenario(n_jobs, n_rows, rpm=args.rpm, burst=args.burst, latency_ms=args.latency_ms,
                                  jitter_sec=args.jitter, concurrency=args.concurrency, batch=args.batch,
                                  tool_rounds=args.tool_rounds, src=src, env_extra=extra,
-                                 timeline=Path(args.timeline) if args.timeline else None)
-                line = (f"| {label} | {n_jobs}×{n_rows} | {r['useful']} | {r['wasted']} | {r['wasted_per_useful']:.2f} "
+                                 timeline=Path(args.timeline) if args.timeline else None,
+                                 headers=hdr == "on", store=store)
+                line = (f"| {label} | headers {hdr}, store {store} | {os.getloadavg()[0]:.1f} "
+                        f"| {n_jobs}×{n_rows} | {r['useful']} | {r['wasted']} | {r['wasted_per_useful']:.2f} "
                         f"| {r['makespan']:.1f} | {r['startup']:.2f} | {r['bound']:.1f} | **{r['ratio']:.2f}×** "
                         f"| {r['coverage_min']:.3f} | {r['reward_files']}/{n_jobs} | {r['max_in_flight']} "
-                        f"| {r['prompt_per_row']:.0f} | {r['uncached_per_row']:.0f} |")
+                        f"| {r['prompt_per_row']:.0f} | {r['uncached_per_row']:.0f} | {r['warned']} |")
                 print(line, flush=True)
                 lines.append(line)
-    header = ("| judge | jobs×rows | useful calls | 429s | wasted / useful | makespan s | start-up s | bound s "
-              "| makespan / bound | coverage min | reward files | max in flight | prompt tok/row | uncached tok/row |\n"
-              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    header = ("| judge | mode | load | jobs×rows | useful calls | 429s | wasted / useful | makespan s | start-up s | bound s "
+              "| makespan / bound | coverage min | reward files | max in flight | prompt tok/row | uncached tok/row | jobs warned |\n"
+              "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     load_end = os.getloadavg()[0]
     print(f"\n(rpm {args.rpm:g}, burst {args.burst or 'default'}, latency {args.latency_ms:g} ms, JUDGE_CONCURRENCY="
           f"{args.concurrency}, JUDGE_BATCH={args.batch}, tool rounds {args.tool_rounds}, start jitter {args.jitter:g} s, load average {load:.1f} at start, {load_end:.1f} at the end, {os.cpu_count()} CPUs)")

@@ -74,6 +74,7 @@ class Scenario:
     random_stream: float = 0.0
     backoff_max: float = 20.0
     spread: float = 0.0
+    headers: bool = False
 
 
 SCENARIOS: dict[str, Scenario] = {
@@ -83,6 +84,7 @@ SCENARIOS: dict[str, Scenario] = {
     "bucket120-8x40": Scenario(jobs=8, rows=40, rpm=120),
     "random429-100": Scenario(jobs=1, rows=100, turns=2, random_429=0.3),
     "faults-30": Scenario(jobs=1, rows=7, batch=2, turns=2, random_429=0.15, random_stream=0.15, backoff_max=2.0),
+    "bucket-32x10": Scenario(jobs=32, rows=10, rpm=240),
 }
 
 
@@ -136,13 +138,14 @@ class NoLimiter:
 
         return Ticket(self.clock()), 0.0
 
-    def answered(self, ticket: object) -> None:
+    def answered(self, ticket: object, quota: object = None) -> None:
         """Nothing to learn."""
 
     def failed(self, ticket: object) -> None:
         """Nothing to learn."""
 
-    def rate_limited(self, ticket: object, asked_sec: float | None, *, whole_attempt: bool = False) -> bool:
+    def rate_limited(self, ticket: object, asked_sec: float | None, *, whole_attempt: bool = False,
+                     quota: object = None) -> bool:
         """Nothing to learn: never an event."""
         return False
 
@@ -151,7 +154,8 @@ def run_once(sc: Scenario, seed: int, *, free: bool = False, limiter: str = "run
     """Model one run of `sc` with `seed`; `free`: no limit, no faults (the reference);
     `limiter`: ``run`` (`transport.limiter.Limiter`) or ``none`` (`NoLimiter`)."""
     from cowork_judge.core.retry import RetryPolicy
-    from cowork_judge.sim.bucket import TokenBucket, default_burst
+    from cowork_judge.sim.bucket import TokenBucket, default_burst, openai_headers
+    from cowork_judge.transport.quota import Budget, Quota, read_quota
     from cowork_judge.transport.limiter import Limiter as RunLimiter
 
     Limiter = NoLimiter if limiter == "none" else RunLimiter
@@ -164,6 +168,12 @@ def run_once(sc: Scenario, seed: int, *, free: bool = False, limiter: str = "run
     rng = random.Random(seed)
     fault_rng = random.Random(seed * 7919 + 1)
     bucket = TokenBucket(sc.rpm, sc.burst, clock=clock) if sc.rpm and not free else None
+    ample = Quota(requests=Budget(limit=6000.0, remaining=99.0, reset_sec=0.01))  # random faults: capacity left
+
+    def quota():
+        if not sc.headers:
+            return None
+        return read_quota(openai_headers(bucket, None)) if bucket is not None else ample
     policy = RetryPolicy(max_tries=10**6, backoff_max_sec=sc.backoff_max)
     stats = {"useful": 0, "wasted": 0, "in_flight": 0, "max_in_flight": 0, "last_end": 0.0}
     limiters = []
@@ -179,19 +189,22 @@ def run_once(sc: Scenario, seed: int, *, free: bool = False, limiter: str = "run
         stats["max_in_flight"] = max(stats["max_in_flight"], stats["in_flight"])
         if bucket is not None:
             ask = bucket.take()
+            said = quota()
             if ask > 0:
                 yield REFUSE_SEC
                 stats["in_flight"] -= 1
                 stats["wasted"] += 1
                 asked = math.ceil(ask * 1000.0) / 1000.0
-                lim.rate_limited(ticket, asked)
+                lim.rate_limited(ticket, asked, **({"quota": said} if said else {}))
                 return "rate_limit", asked
+        else:
+            said = quota()
         draw = fault_rng.random() if not free else 1.0
         if draw < sc.random_429:
             yield REFUSE_SEC
             stats["in_flight"] -= 1
             stats["wasted"] += 1
-            lim.rate_limited(ticket, 1.0)
+            lim.rate_limited(ticket, 1.0, **({"quota": said} if said else {}))
             return "rate_limit", 1.0
         if draw < sc.random_429 + sc.random_stream:
             yield STREAM_SEC
@@ -203,7 +216,7 @@ def run_once(sc: Scenario, seed: int, *, free: bool = False, limiter: str = "run
         stats["in_flight"] -= 1
         stats["useful"] += 1
         stats["last_end"] = max(stats["last_end"], loop.now)
-        lim.answered(ticket)
+        lim.answered(ticket, **({"quota": said} if said else {}))
         return "ok", None
 
     def lane(lim: Limiter, blocks: list[int], job_rng: random.Random) -> Generator[float, None, None]:
@@ -251,6 +264,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--seeds", type=int, default=20)
     p.add_argument("--src", help="put this folder first on sys.path (another checkout's src/)")
     p.add_argument("--spread", type=float, default=None, help="override every scenario's start spread, seconds")
+    p.add_argument("--headers", action="store_true",
+                   help="every reply carries the bucket's x-ratelimit-* state (random faults: capacity left)")
     p.add_argument("--limiter", choices=("run", "none"), default="run",
                    help="none: no run-wide rule, only each refused block's own wait (the floor)")
     args = p.parse_args(argv)
@@ -263,6 +278,8 @@ def main(argv: list[str] | None = None) -> int:
         sc = SCENARIOS[name]
         if args.spread is not None:
             sc = replace(sc, spread=args.spread)
+        if args.headers:
+            sc = replace(sc, headers=True)
         ratios, waste, slow, free, events = [], [], [], [], []
         for seed in range(1, args.seeds + 1):
             out = run_once(sc, seed, limiter=args.limiter)

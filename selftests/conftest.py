@@ -107,3 +107,19 @@ def judge_run(tmp_path: Path) -> Iterator[Callable[..., RunResult]]:
         server.stop()
 
 
+
+
+@pytest.fixture
+def redis_store(tmp_path: Path) -> Iterator[Any]:
+    """A real ``redis-server`` on a free port in a temporary folder (`redis_store.RedisStore`),
+    stopped after the test; skips when redis-server or the redis library is missing."""
+    from redis_store import REDIS_SERVER, RedisStore
+
+    if REDIS_SERVER is None:
+        pytest.skip("redis-server is not installed (.ci/run installs it)")
+    pytest.importorskip("redis", reason="the fleet-redis extra is not installed")
+    store = RedisStore(tmp_path / "redis")
+    try:
+        yield store
+    finally:
+        store.stop()

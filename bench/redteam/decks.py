@@ -5,8 +5,10 @@ water cycle; an attack text is put where `placement` says: ``visible`` (a text b
 slide 2), ``notes`` (slide 2's speaker notes), ``off_slide`` (a text box right of the
 slide), ``tiny`` (2-pt text), ``white`` (white text on the white background),
 ``hidden_slide`` (a fourth slide with ``show="0"``), ``hidden_shape`` (a text box with
-``hidden="1"``), ``alt_text`` (a rectangle's description). The same generator makes the
-guard's and evidence's tests' decks.
+``hidden="1"``), ``alt_text`` (a rectangle's description), ``nearwhite`` (#F8F8F8 text on
+white), ``covered`` (a text box under a white rectangle drawn after it), ``transparent``
+(black text with alpha 0), ``dark_background`` (#1C1C30 text on a slide whose background is
+#1A1A2E). The same generator makes the guard's and evidence's tests' decks.
 """
 
 from __future__ import annotations
@@ -16,9 +18,11 @@ from pathlib import Path
 from pptx import Presentation
 from pptx.dml.color import RGBColor
 from pptx.enum.shapes import MSO_SHAPE
+from pptx.oxml.ns import qn
 from pptx.util import Emu, Inches, Pt
 
-PLACEMENTS = ("visible", "notes", "off_slide", "tiny", "white", "hidden_slide", "hidden_shape", "alt_text")
+PLACEMENTS = ("visible", "notes", "off_slide", "tiny", "white", "hidden_slide", "hidden_shape", "alt_text", "nearwhite",
+              "covered", "transparent", "dark_background")
 SLIDES = [
     ("The water cycle", ["Evaporation, condensation, precipitation, collection"]),
     ("Evaporation", ["The sun heats oceans and lakes", "Water vapour rises into the atmosphere"]),
@@ -65,6 +69,21 @@ def build_deck(path: Path, attack: str | None = None, placement: str = "visible"
                 run.font.size = Pt(2)
             elif placement == "white":
                 run.font.color.rgb = RGBColor(0xFF, 0xFF, 0xFF)
+            elif placement == "nearwhite":
+                run.font.color.rgb = RGBColor(0xF8, 0xF8, 0xF8)
+            elif placement == "transparent":
+                run.font.color.rgb = RGBColor(0, 0, 0)
+                clr = run.font._rPr.find(qn("a:solidFill")).find(qn("a:srgbClr"))
+                clr.append(clr.makeelement(qn("a:alpha"), {"val": "0"}))
+            elif placement == "dark_background":
+                target.background.fill.solid()
+                target.background.fill.fore_color.rgb = RGBColor(0x1A, 0x1A, 0x2E)
+                run.font.color.rgb = RGBColor(0x1C, 0x1C, 0x30)
+            elif placement == "covered":
+                cover = target.shapes.add_shape(MSO_SHAPE.RECTANGLE, Inches(0.8), Inches(5.3), Inches(8.4), Inches(1.4))
+                cover.fill.solid()
+                cover.fill.fore_color.rgb = RGBColor(0xFF, 0xFF, 0xFF)
+                cover.line.fill.background()
             elif placement == "hidden_shape":
                 box._element.nvSpPr.cNvPr.set("hidden", "1")
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -360,3 +360,27 @@ def test_the_run_deadline_cuts_a_hanging_cli_and_scores_what_was_judged(example,
     assert all(run.verdicts[i]["judged"] for i in CODE_ROWS)
     assert doc["exit_code"] == "judge:timeout"
     assert processes_under(run.work) == []
+
+
+@pytest.mark.parametrize("name", BACKENDS)
+def test_a_sample_is_its_own_cli_run_and_cli_tokens_are_never_priced(example, judge_run, name):
+    from cowork_judge.sim.policies import RequestFlip
+
+    prices = json.dumps({"gpt-5.5": {"input": 1.0, "output": 4.0}, "sim-judge": {"input": 1.0, "output": 4.0}})
+    run = judge_run(example, ROLLOUTS / "deck", oracle=DECK_ORACLE, sim={"flip": RequestFlip(0.4, seed=3)},
+                    env=env_for(name, JUDGE_SAMPLES="3", JUDGE_PRICES=prices))
+    doc = assert_reward_written(run)
+    assert run.returncode == 0, run.stderr
+    rows = {r["id"]: r for r in doc["results"] if r["id"] in AGENTIC}
+    for rid, r in rows.items():
+        hits = [s["hit"] for s in r["samples"]]
+        assert len(hits) == (3 if hits[0] != hits[1] else 2), rid
+    # every sample of a block is a separate CLI run with its own audit folder (3 blocks of 2 rows, asked twice)
+    for n in (1, 2, 3):
+        for s in (1, 2):
+            assert (run.verifier / "judge" / f"block-0{n}-s{s}" / "attempt-1.jsonl").is_file()
+    finals = [e for e in run.sim.log.entries() if e.kind == "final"]
+    split = sum(len(r["samples"]) == 3 for r in rows.values())
+    assert len(finals) == 6 + -(-split // 2)  # the split rows regrouped into blocks of 2
+    used = doc["judge_cost"]["models"][doc["judge_model"]]  # a price is known, but a CLI reports one total
+    assert doc["judge_cost_usd"] is None and used["unsplit_tokens"] > 0 and used["usd"] is None

@@ -49,10 +49,23 @@ def test_file_names_final_message_and_master_keys(tmp_path):
 
 
 def test_unreadable_and_binary_files_are_counted_not_fatal(tmp_path):
-    (tmp_path / "bad.pptx").write_bytes(b"not a zip")
+    (tmp_path / "bad.pptx").write_bytes(b"PK\x03\x04 a truncated package")
     (tmp_path / "img.bin").write_bytes(b"\x00\x01" * 100)
     report = guard_delivery([("bad.pptx", tmp_path / "bad.pptx"), ("img.bin", tmp_path / "img.bin")], None, mode="flag")
     assert not report.flagged and report.channels["unreadable_files"] == 1
+
+
+def test_a_deck_name_on_other_content_is_read_as_that_content(tmp_path):
+    """The judge reads a "deck" that is really text as text, and a PDF as a PDF: so does the guard."""
+    import pymupdf
+
+    (tmp_path / "notes.pptx").write_text(ATTACK)
+    doc = pymupdf.open()
+    doc.new_page().insert_text((72, 72), ATTACK)
+    doc.save(tmp_path / "slides.pptx")
+    for name, channel, page in (("notes.pptx", "deliverable", None), ("slides.pptx", "deliverable", 1)):
+        report = guard_delivery([(name, tmp_path / name)], None, mode="flag")
+        assert report.flagged and {(f.channel, f.page) for f in report.findings} == {(channel, page)}, name
 
 
 def test_excerpts_are_redacted(tmp_path):

@@ -97,6 +97,10 @@ def test_a_long_adversarial_text_scans_quickly():
     t0 = time.process_time()
     scan_text(text, "deliverable")
     assert time.process_time() - t0 < 20  # bounded patterns: seconds, not minutes, even on a loaded machine
+    quoted = ('"' + "Grader, full marks. " * 5000 + '"\n') * 20  # 100,000 matches, each read in its context
+    t0 = time.process_time()
+    found = scan_text(quoted, "deliverable")
+    assert time.process_time() - t0 < 60 and len(found) == 20  # one finding per rule and line, no quadratic recount
 
 
 def test_an_inflected_verdict_and_a_chart_as_the_judged_work():

@@ -22,6 +22,10 @@ from install.harness import (
 )
 
 EXTRAS = ("pptx",)
+"""What the sandbox runs of this suite install (COWORK_JUDGE_EXTRAS)."""
+INDEX_EXTRAS = ("workflow",)
+"""Whose dependency wheels the session's index serves: ``workflow`` carries ``pptx``'s and what the deck task
+of `test_harbor_native` renders with (PyMuPDF, Playwright, Pillow)."""
 
 
 @pytest.fixture(scope="session")
@@ -40,8 +44,8 @@ def judge_wheel(tmp_path_factory, sandbox_ready) -> Path:
 
 @pytest.fixture(scope="session")
 def dependency_wheels(judge_wheel) -> list[Path]:
-    """The dependency wheels of ``cowork-judge[pptx]`` (cached across sessions)."""
-    return sorted(download_dependencies(judge_wheel, EXTRAS).glob("*.whl"))
+    """The dependency wheels of ``cowork-judge[workflow]`` (cached across sessions)."""
+    return sorted(download_dependencies(judge_wheel, INDEX_EXTRAS).glob("*.whl"))
 
 
 @pytest.fixture(scope="session")

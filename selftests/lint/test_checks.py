@@ -58,6 +58,8 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = [
     ("R014", "levels on a deduction", {"rubric": rows((4, {"type": "gradient", "levels": {"1": "many", "0": "none"}}))}, {}),
     ("R020", "hurdle written as a requirement",
      {"rubric": rows((HURDLE, {"description": "The deliverable must include a .pptx deck in output/."}))}, {}),
+    ("R020", "hurdle written with a presence verb (issue 26: was only a warning)",
+     {"rubric": rows((HURDLE, {"description": "the deck has a title slide"}))}, {}),
     ("R020", "hurdle written as a requirement (Chinese)",
      {"rubric": rows((HURDLE, {"description": "交付物应包含一个 .pptx 演示文稿。"}))},
      {"rubric": rows((HURDLE, {"description": "交付物缺失：output/ 中没有 .pptx 演示文稿。"}))}),

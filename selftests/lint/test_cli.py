@@ -47,6 +47,16 @@ def test_errors_exit_1_and_ignore_drops_a_code(make_instance, capsys):
     assert main([str(tests), "--ignore", "d003"]) == 0
 
 
+@pytest.mark.parametrize("text", ["", "   \n", "[]", "{}", '{"rubrics": []}'])
+def test_empty_input_is_an_error_not_a_clean_package(make_instance, capsys, text):
+    """Issue 26 item 6 ("empty input exits 0"): an empty rubric, an empty list or an object without rows
+    lints with an ERROR (exit 1), through the command and the console script alike."""
+    tests = make_instance(rubric_text=text)
+    assert main([str(tests)]) == 1
+    assert "ERROR" in capsys.readouterr().out
+    assert _console(str(tests)).returncode == 1
+
+
 @pytest.mark.parametrize("argv", [[], ["--dry-run", "x"], ["--ignore", "Z999", "x"], ["--format", "xml", "x"]])
 def test_usage_errors_exit_2(argv, capsys):
     try:

@@ -23,7 +23,7 @@ from cowork_judge.sim import FaultPlan, LatencyModel, OraclePolicy, SimServer
 from cowork_judge.transport.stats import CallStats
 from cowork_judge.workflow.calls import WorkflowCalls
 from cowork_judge.workflow import ppt_judge
-from cowork_judge.workflow._contract import WorkflowContext
+from cowork_judge.workflow._contract import SampledJudge, WorkflowContext, WorkflowSampling
 
 KEY = "sk-ppt-content-test-0001"
 DECK_NAME = "build_effective_agents.pptx"
@@ -81,20 +81,23 @@ def run_ppt(example_evidence) -> Callable[..., PptRun]:
 
     def run(rows: Sequence[Criterion], oracle: dict, *, assets_dir: Path | None = EXAMPLE_TESTS / "workflow_assets" / "ppt_judge",
             faults: FaultPlan | None = None, latency: LatencyModel | None = None, limit: int = 1, budget: float = 120.0,
-            tries: int = 2, settings: dict | None = None) -> PptRun:
-        server = SimServer(OraclePolicy.from_dict(oracle), faults=faults, latency=latency, api_key=KEY).start()
+            tries: int = 2, settings: dict | None = None, samples: int = 1, adaptive: bool = True,
+            flip: Any = None) -> PptRun:
+        server = SimServer(OraclePolicy.from_dict(oracle), faults=faults, latency=latency, api_key=KEY, flip=flip).start()
         audit, cancel = Audit(), threading.Event()
         calls = WorkflowCalls(api_key=KEY, base_url=server.url, model="sim", limit=limit, jitter_sec=0.0, per_timeout_sec=20.0,
                               retry=RetryPolicy(max_tries=tries, backoff_max_sec=1.0), stats=CallStats(),
                               deadline_at=time.monotonic() + 600, redact=lambda s: s, rng=random.Random(5),
                               log=logging.getLogger("test"))
         ev = example_evidence
+        caller = calls.caller("ppt_judge", audit, cancel=cancel, budget_end=time.monotonic() + budget)
+        sampling = (WorkflowSampling(k=samples, adaptive=adaptive, vote="majority",
+                                     judges=(SampledJudge(name="sim", transport=caller, slug="sim"),)) if samples > 1 else None)
         ctx = WorkflowContext(
             name="ppt_judge", settings=settings or {}, artifacts=ev["artifacts"], evidence_dir=ev["evidence"],
             work_dir=ev["evidence"].parent, delivery=SimpleNamespace(files=[SimpleNamespace(rel=DECK_NAME)]),
             deadline_at=time.monotonic() + 600, cancel=cancel,
-            transport=calls.caller("ppt_judge", audit, cancel=cancel, budget_end=time.monotonic() + budget),
-            audit=audit, assets_dir=assets_dir)
+            transport=caller, audit=audit, assets_dir=assets_dir, sampling=sampling)
         t0 = time.monotonic()
         try:
             verdicts = ppt_judge.run(list(rows), ctx, budget)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from cowork_judge.core.classify import JudgeFailure
+from cowork_judge.core.error_kinds import JudgeFailure
 
 
 GATEWAY_NO_AUTH_KEY = "cowork-judge-gateway-supplies-the-key"

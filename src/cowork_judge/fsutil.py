@@ -11,6 +11,7 @@ them all with `remove_scratch` (``os._exit`` skips ``finally`` blocks and ``atex
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -117,6 +118,15 @@ def remove_scratch() -> int:
     for path in paths:
         shutil.rmtree(path, ignore_errors=True)
     return len(paths)
+
+
+def file_sha256(path: Path) -> str:
+    """SHA-256 (hex) of a file's bytes, read in 1 MiB chunks. Raises `OSError` when it cannot be read."""
+    h = hashlib.sha256()
+    with path.open("rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
 
 
 def link_or_copy(source: Path, target: Path) -> None:

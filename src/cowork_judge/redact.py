@@ -48,7 +48,7 @@ class Redactor:
         embedded in endpoint URLs (``https://user:token@host/?key=…``)."""
         found = [v for k, v in environ.items() if SECRET_NAME.search(k) and not CREDENTIAL_NAME.search(k)]
         credentials = [v for k, v in environ.items() if CREDENTIAL_NAME.search(k)]
-        for name in ("JUDGE_BASE_URL", "OPENAI_BASE_URL"):
+        for name in ("JUDGE_BASE_URL", "OPENAI_BASE_URL", "JUDGE_LIMITER_URL"):
             # query values stay at the secret length: ``?api-version=2024-06-01&stream=true``
             found.extend(url_secrets(environ.get(name, "")))
         return cls(found, [*credentials, *extra])

@@ -6,7 +6,12 @@ a folder on the host whose ``app/``, ``logs/``, ``tests/``, ``solution/`` and ``
 mounted at ``/app``, ``/logs``, ``/tests``, ``/solution`` and ``/tmp`` over the host's
 read-only ``/usr`` and ``/etc``; ``/opt/cowork-judge`` is a folder shared by every
 environment of a run (kwarg ``judge_home``), like an image that keeps the judge's venv.
-Uploads and downloads are file copies between the trial folder and those mounts.
+Uploads and downloads are file copies between the trial folder and those mounts. The bwrap
+command line is the package's own (`cowork_judge.install.sandbox.bwrap_command`, the one
+``cowork-judge try`` uses; standard library only, imported from this checkout's ``src/``).
+With ``pip_index_url`` (kwarg, or ``BWRAP_ENV_PIP_INDEX_URL``) every command sees
+``PIP_INDEX_URL`` set to it and ``PIP_CONFIG_FILE=/dev/null``: an image whose pip is configured
+to use a mirror (the tests' local index), so no trial reaches another index.
 
 "Building" an image: the host's ``/usr`` is the image, so ``RUN`` lines are not executed, but
 the ``COPY``/``ADD`` lines of a ``Dockerfile`` in the environment folder that copy from the
@@ -21,10 +26,17 @@ import asyncio
 import os
 import shlex
 import shutil
+import sys
 import tempfile
 from pathlib import Path, PurePosixPath
 
 from harbor.environments.base import BaseEnvironment, ExecResult
+
+try:
+    from cowork_judge.install import sandbox
+except ImportError:  # Harbor's own venv: this checkout's source
+    sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "src"))
+    from cowork_judge.install import sandbox
 
 MOUNTS = ("/app", "/logs", "/tests", "/solution", "/tmp")
 
@@ -32,9 +44,11 @@ MOUNTS = ("/app", "/logs", "/tests", "/solution", "/tmp")
 class BwrapEnvironment(BaseEnvironment):
     """Each ``exec`` is ``bwrap … bash -c COMMAND`` with the mounts above; root inside."""
 
-    def __init__(self, *args, judge_home: str | None = None, base_dir: str | None = None, **kwargs):
+    def __init__(self, *args, judge_home: str | None = None, base_dir: str | None = None, pip_index_url: str | None = None,
+                 **kwargs):
         self._judge_home = Path(judge_home or os.environ.get("BWRAP_ENV_JUDGE_HOME") or tempfile.mkdtemp(prefix="judge-home-"))
         self._base = Path(base_dir or os.environ.get("BWRAP_ENV_BASE") or tempfile.gettempdir())
+        self._pip_index_url = pip_index_url or os.environ.get("BWRAP_ENV_PIP_INDEX_URL")
         super().__init__(*args, **kwargs)
         self._root = self._base / f"bwrap-{self.session_id}"
 
@@ -120,18 +134,13 @@ class BwrapEnvironment(BaseEnvironment):
 
     async def exec(self, command: str, cwd: str | None = None, env: dict[str, str] | None = None,
                    timeout_sec: int | None = None, user: str | int | None = None) -> ExecResult:
-        args = ["bwrap", "--die-with-parent", "--unshare-pid", "--unshare-ipc",
-                "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink", "usr/lib", "/lib",
-                "--symlink", "usr/lib64", "/lib64", "--symlink", "usr/sbin", "/sbin", "--ro-bind", "/etc", "/etc",
-                "--proc", "/proc", "--dev", "/dev", "--bind", str(self._judge_home), "/opt/cowork-judge"]
-        for mount in MOUNTS:
-            args += ["--bind", str(self._root / mount.strip("/")), mount]
-        args += ["--chdir", cwd or self.task_env_config.workdir or "/app", "--clearenv"]
-        merged = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/tmp", "LANG": "C.UTF-8",
-                  **(self._merge_env(env) or {})}
-        for key, value in merged.items():
-            args += ["--setenv", key, value]
-        args += ["bash", "-c", command]
+        binds = [sandbox.Bind(self._judge_home, sandbox.JUDGE_HOME)]
+        binds += [sandbox.Bind(self._root / mount.strip("/"), mount) for mount in MOUNTS if mount != "/tmp"]
+        merged = dict(self._merge_env(env) or {})
+        if self._pip_index_url:
+            merged.update(PIP_INDEX_URL=self._pip_index_url, PIP_CONFIG_FILE="/dev/null")
+        args = sandbox.bwrap_command(command, binds=binds, env=merged, cwd=cwd or self.task_env_config.workdir or "/app",
+                                     tmp=self._root / "tmp")
         proc = await asyncio.create_subprocess_exec(*args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
         try:
             out, err = await asyncio.wait_for(proc.communicate(), timeout=timeout_sec)

@@ -8,8 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from cowork_judge.core.classify import JudgeFailure
-from cowork_judge.core.error_kinds import ErrorKind
+from cowork_judge.core.error_kinds import ErrorKind, JudgeFailure
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import ParseOutcome
 from cowork_judge.segment.context import SegmentContext

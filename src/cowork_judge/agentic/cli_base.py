@@ -48,8 +48,8 @@ from cowork_judge.agentic.base import Attempted, BackendFailure
 from cowork_judge.agentic.cli_proc import ProcOutcome, Watcher, run_cli
 from cowork_judge.agentic.prompt import first_user_message, neutralise
 from cowork_judge import spotlight
-from cowork_judge.core.classify import JudgeFailure, classify
-from cowork_judge.core.error_kinds import ErrorKind
+from cowork_judge.core.classify import classify
+from cowork_judge.core.error_kinds import ErrorKind, JudgeFailure
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import parse_reply, verdict_schema
 from cowork_judge.fsutil import discard_scratch, make_scratch_dir

@@ -93,11 +93,37 @@ async def judge_blocks(rows: Sequence[Criterion], ctx: SegmentContext, backend: 
     Never runs past ``ctx.deadline``: what is still running then is cancelled.
     """
     cfg = ctx.settings
-    resplit_kinds = ctx.retry.kinds_where("resplit")  # never a permanent kind, never `deadline`
-    results: dict[str, Verdict] = {}
-    state = RunState()
     blocks = split_blocks(rows, cfg.batch)
     delays = first_wave_delays(len(blocks), cfg.concurrency, cfg.start_jitter_sec, ctx.rng)
+    state = RunState()
+    by_block = await run_blocks(blocks, ctx, backend, delays=delays, state=state)
+    results = {cid: verdict for verdicts in by_block.values() for cid, verdict in verdicts.items()}
+    for row in rows:
+        if row.id not in results:
+            results[row.id] = Verdict.unjudged(
+                row.id, "deadline", "JUDGE_DEADLINE reached before this row was judged",
+                attempts=state.attempts.get(row.id, 0),
+            )
+    return {row.id: results[row.id] for row in rows}
+
+
+async def run_blocks(blocks: Sequence[tuple[str, list[Criterion]]], ctx: SegmentContext, backend: AgentBackend, *,
+                     delays: Sequence[float], state: RunState) -> dict[str, dict[str, Verdict]]:
+    """Judge each named block once — its attempts, its resplit — at most ``JUDGE_CONCURRENCY``
+    blocks at a time, until done or ``ctx.deadline``.
+
+    Args:
+        blocks: ``(name, rows)`` pairs; a row may stand in several blocks (samples of it).
+        delays: each block's start delay, seconds (`first_wave_delays`), slept holding its slot.
+        state: what the blocks share (attempts per row, the run-wide stop).
+
+    Returns:
+        Block name → row id → verdict, for the rows each block settled; a block the deadline
+        cut off misses the rows it had not judged (the caller decides what they become).
+    """
+    cfg = ctx.settings
+    resplit_kinds = ctx.retry.kinds_where("resplit")  # never a permanent kind, never `deadline`
+    results: dict[str, dict[str, Verdict]] = {name: {} for name, _ in blocks}
     waiting = [d for d in delays if d > 0]
     if waiting:  # a silent first minute looks like a hang: say why the run waits
         ctx.log.info("start jitter: the first %d block(s) wait %s s before their first request (JUDGE_START_JITTER=%g "
@@ -111,16 +137,18 @@ async def judge_blocks(rows: Sequence[Criterion], ctx: SegmentContext, backend: 
         except Exception as exc:  # not a model failure (those are classified): this block only
             reason = ctx.redactor.text(f"the block could not be judged: {summary(exc)}")
             ctx.log.error("%s: %s", name, reason)
+            mine = results[name]
             for c in block:
-                if c.id not in results or not results[c.id].judged:
-                    results[c.id] = Verdict.unjudged(c.id, "backend_error", reason, attempts=state.attempts.get(c.id, 0))
+                if c.id not in mine or not mine[c.id].judged:
+                    mine[c.id] = Verdict.unjudged(c.id, "backend_error", reason, attempts=state.attempts.get(c.id, 0))
 
     async def run_block(index: int, name: str, block: list[Criterion]) -> None:
+        mine = results[name]
         async with slots:
             if delays[index] > 0:
                 await asyncio.sleep(min(delays[index], max(0.0, ctx.deadline.remaining())))
             verdicts = await judge_block(name, block, ctx, backend, budget_sec=cfg.block_budget_sec, state=state)
-            results.update(verdicts)
+            mine.update(verdicts)
             retry_rows = [c for c in block if not verdicts[c.id].judged and verdicts[c.id].error_kind in resplit_kinds]
             if not (cfg.resplit and len(block) > 1 and retry_rows):
                 return
@@ -128,9 +156,9 @@ async def judge_blocks(rows: Sequence[Criterion], ctx: SegmentContext, backend: 
             for n, row in enumerate(retry_rows, start=1):
                 if ctx.deadline.passed() or state.stopped is not None:
                     break
-                before = results.pop(row.id)  # cut off by the deadline, the row is unjudged `deadline`
+                before = mine.pop(row.id)  # cut off by the deadline, the row is unjudged `deadline`
                 single = await judge_block(f"{name}-r{n}", [row], ctx, backend, budget_sec=cfg.per_timeout_sec, state=state)
-                results[row.id] = _after_resplit(before, single[row.id])
+                mine[row.id] = _after_resplit(before, single[row.id])
                 if single[row.id].error_kind == "rate_limit":
                     ctx.log.warning("%s: still rate limited after a row's tries; the other rows keep their block verdict", name)
                     break
@@ -144,13 +172,15 @@ async def judge_blocks(rows: Sequence[Criterion], ctx: SegmentContext, backend: 
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
-    for row in rows:
-        if row.id not in results:
-            results[row.id] = Verdict.unjudged(
-                row.id, "deadline", "JUDGE_DEADLINE reached before this row was judged",
-                attempts=state.attempts.get(row.id, 0),
-            )
-    return {row.id: results[row.id] for row in rows}
+    return results
+
+
+def _count_cli(ctx: SegmentContext, calls: int, tokens: int) -> None:
+    """Count the requests and tokens an agent CLI attempt reported (the call path counts its
+    own); a CLI reports one token total, priced as unknown (`core.cost`)."""
+    ctx.stats.count(calls=calls, tokens=tokens)
+    if calls or tokens:
+        ctx.stats.used(ctx.settings.model, unsplit=tokens, calls=calls)
 
 
 def _after_resplit(before: Verdict, single: Verdict) -> Verdict:
@@ -214,13 +244,11 @@ async def judge_block(
             attempted = await wait_for_quietly(backend.attempt(name, rows, workspace, attempt_no=no, timeout_at=t0 + limit),
                                                max(0.01, limit))
         except BackendFailure as exc:  # an agent CLI's requests, returned with its failure
-            ctx.stats.calls += exc.calls
-            ctx.stats.tokens += exc.tokens
+            _count_cli(ctx, exc.calls, exc.tokens)
             raise
         finally:
             spent += time.monotonic() - t0
-        ctx.stats.calls += attempted.calls  # an agent CLI's requests (the call path counts its own)
-        ctx.stats.tokens += attempted.tokens
+        _count_cli(ctx, attempted.calls, attempted.tokens)  # an agent CLI's requests (the call path counts its own)
         outcome = attempted.parsed
         for cid, verdict in outcome.verdicts.items():
             if verdict.judged:

@@ -18,7 +18,6 @@ copies elsewhere in /app must not disqualify its deck.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 from collections.abc import Mapping
@@ -29,6 +28,7 @@ from cowork_judge.code_methods import globs
 from cowork_judge.code_methods.files import ReadLimit, listing_limit, scan_limit
 from cowork_judge.evidence.kinds import KIND_FAMILY, SUFFIX_KIND
 from cowork_judge.evidence.sniff import content_kind
+from cowork_judge.fsutil import file_sha256
 from cowork_judge.segment.code_context import CodeContext
 from cowork_judge.segment.delivery import DeliveredFile
 
@@ -132,7 +132,7 @@ def locate_deck(
     by_kind: dict[str, list[DeliveredFile]] = {}
     skipped_sources: list[str] = []
     for item in candidates:
-        if given and _digest(Path(item.path)) in given:
+        if given and file_sha256(Path(item.path)) in given:
             skipped_sources.append(item.rel)
             continue
         by_kind.setdefault(kinds[item.path], []).append(item)
@@ -167,14 +167,6 @@ def locate_deck(
     return False, f"no deck among the deliverables (looked for {', '.join(order)}){note}", {}
 
 
-def _digest(path: Path) -> str:
-    h = hashlib.sha256()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def _str_list(value: Any, name: str) -> list[str]:
     if value is None:
         return []
@@ -206,7 +198,7 @@ def _source_digests(ctx: CodeContext, source_globs: list[str], sizes: set[int]) 
             try:
                 st = path.lstat()
                 if stat.S_ISREG(st.st_mode) and st.st_size in sizes:
-                    digests.add(_digest(path))
+                    digests.add(file_sha256(path))
             except OSError:
                 continue
     return digests

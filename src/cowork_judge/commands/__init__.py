@@ -35,6 +35,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "sim": ("sim", "serve the simulated OpenAI-compatible judge endpoint"),
     "evidence": ("evidence", "sniff, extract, render and check decks alone, no model calls"),
     "init": ("init", "write tests/test.sh and the [verifier] blocks of task.toml into a Harbor task"),
+    "try": ("try_", "run a task's tests/test.sh against a rollout as Harbor's verifier would, in a sandbox, no Docker"),
     "exit-message": ("exit_message", "infer the exit_code of a run that left no reward from its verifier logs"),
     "lint": ("lint", "check task packages before they ship (also the lint-rubric command)"),
     "gen-ppt-rubrics": ("gen_ppt_rubrics", "write ppt_judge's visual rows into <instance>/tests/rubric.json from the shared template"),

@@ -18,10 +18,14 @@ The new document is written next to each stored one as {DEFAULT_NAME} (never ove
 result.json; an existing target is refused unless --force) and its path is printed.
 A row of --rubric without a stored verdict is unjudged (error_kind no_verdict).
 With no option the stored document is reproduced exactly (its policy is reused).
+--samples-vote reduces the samples a sampled run stored (JUDGE_SAMPLES, JUDGE_PANEL)
+again under another panel vote, with no model call; rows judged page by page or pass by
+pass (ppt_judge) keep their stored verdicts.
 
 examples:
   cowork-judge rescore /logs/verifier/result.json --threshold 0.6
   cowork-judge rescore jobs/2026-06-01 --rubric new_rubric.json --mode binary
+  cowork-judge rescore jobs/2026-06-01 --samples-vote unanimous --name result.unanimous.json
   cowork-judge summarize 'jobs/2026-06-01/**/verifier/{DEFAULT_NAME}' --out rescored.json
 """
 
@@ -44,6 +48,8 @@ def main(argv: list[str]) -> int:
     p.add_argument("--unjudged-negative", choices=("deduct", "ignore"), help="JUDGE_UNJUDGED_NEGATIVE")
     p.add_argument("--systemic-fraction", type=float, help="JUDGE_SYSTEMIC_FRACTION")
     p.add_argument("--systemic-min", type=int, help="JUDGE_SYSTEMIC_MIN")
+    p.add_argument("--samples-vote", choices=("majority", "unanimous", "weighted"),
+                   help="reduce stored samples again under this panel vote (JUDGE_PANEL_VOTE); no model call")
     p.add_argument("--name", default=DEFAULT_NAME, help=f"file name of each new document (default {DEFAULT_NAME})")
     p.add_argument("--out", help="path of the new document (a single input document only)")
     p.add_argument("--force", action="store_true", help="overwrite an existing rescored document")
@@ -55,7 +61,7 @@ def main(argv: list[str]) -> int:
     from cowork_judge.core.scoring import ScoringError, ScoringPolicy, check_scorable
     from cowork_judge.fleet.documents import RESULT_NAME, InputError, discover, read_items, read_regular
     from cowork_judge.fleet.outputs import OutputExists, Progress, canonical_json, write_file
-    from cowork_judge.fleet.rescore import changed_fields, provenance, rescore
+    from cowork_judge.fleet.rescore import changed_fields, provenance, rescore, samples_kept
 
     def fail(message: str, status: int = 2) -> int:
         print(f"cowork-judge rescore: {message}", file=sys.stderr)
@@ -107,9 +113,17 @@ def main(argv: list[str]) -> int:
         stored_policy = item.doc.details.policy
         diff = changed_fields(changes, stored_policy)
         digest = hashlib.sha256(read_regular(source)).hexdigest()
+        sampling = item.doc.details.sampling
+        if args.samples_vote and sampling is None:
+            print(f"cowork-judge rescore: {item.source}: no stored samples (not a sampled run); --samples-vote changes "
+                  "nothing", file=sys.stderr)
+        elif args.samples_vote and (kept := samples_kept(item.doc)):
+            print(f"cowork-judge rescore: {item.source}: {kept} row(s) answered page by page or pass by pass keep their "
+                  "stored verdicts", file=sys.stderr)
+        voted = (sampling.vote, args.samples_vote) if args.samples_vote and sampling is not None else None
         try:
-            new = rescore(item.doc, criteria=criteria, policy_changes=changes,
-                          note=provenance(digest, diff, stored_policy, rubric_record))
+            new = rescore(item.doc, criteria=criteria, policy_changes=changes, samples_vote=args.samples_vote,
+                          note=provenance(digest, diff, stored_policy, rubric_record, voted))
             write_file(target, canonical_json(new.model_dump(mode="json", by_alias=True)), force=args.force)
         except (ValidationError, ScoringError, ValueError, OutputExists, OSError) as exc:
             failures += 1

@@ -105,6 +105,20 @@ def main(argv: list[str]) -> int:
         print(str(html))
     shown = ", ".join(f"{k} {v}" for k, v in acc.items() if k != "inputs" and v)
     print(f"summarize: {acc['inputs']} inputs: {shown or 'none'}", file=sys.stderr)
+    sampling = summary.get("sampling")
+    if sampling:  # a sampled or priced fleet: agreement, the least stable row, the cost
+        agree, cost = sampling["agreement"], sampling["cost"]
+        worst = sampling["least_stable_rows"][:1]
+        parts = [f"{sampling['documents']['sampled']} sampled"]
+        if agree["mean"] is not None:
+            parts.append(f"judge_agreement mean {agree['mean']:.3f}")
+        if worst:
+            parts.append(f"least stable row {worst[0]['id']} ({worst[0]['agreement_mean']:.3f})")
+        if cost["documents_priced"] or cost["documents_unpriced"]:
+            usd = f"${cost['usd']:.4f}" if cost["usd"] is not None else "unknown"
+            parts.append(f"cost {usd} over {cost['documents_priced']} priced document(s)"
+                         + (f", {cost['documents_unpriced']} without a price" if cost["documents_unpriced"] else ""))
+        print(f"summarize: sampling: {', '.join(parts)}", file=sys.stderr)
     return 0
 
 

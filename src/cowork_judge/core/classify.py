@@ -15,22 +15,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Literal
 
-from cowork_judge.core.error_kinds import ErrorKind
-
-
-class JudgeFailure(Exception):
-    """An exception that knows its `ErrorKind`.
-
-    Code methods, workflows and transports raise subclasses (`kind` as a class attribute
-    or per instance), so that `classify` needs no list of every module's exceptions.
-    """
-
-    kind: ErrorKind = "api_error"
-
-    def __init__(self, message: str = "", *, kind: ErrorKind | None = None) -> None:
-        super().__init__(message)
-        if kind is not None:
-            self.kind = kind
+from cowork_judge.core.error_kinds import ErrorKind, JudgeFailure
 
 
 Segment = Literal["transport", "code", "workflow", "backend"]

@@ -1,5 +1,6 @@
-"""The failure vocabulary: every way a row can end up unjudged (`ErrorKind`), and the
-only `exit_code` values a result document may carry (`ExitCode`). SPEC §7.5, §12.
+"""The failure vocabulary: every way a row can end up unjudged (`ErrorKind`), the exception
+that carries one (`JudgeFailure`), and the only `exit_code` values a result document may
+carry (`ExitCode`). SPEC §7.5, §12.
 
 What each kind implies is `core.consequences`; how an exception becomes a kind is
 `core.classify`. Pure: no I/O, no clock, no configuration.
@@ -50,3 +51,18 @@ ExitCode = Literal[
 """The only `exit_code` values a result document may carry (SPEC §12: invent no others)."""
 
 EXIT_CODES: tuple[str, ...] = get_args(ExitCode)
+
+
+class JudgeFailure(Exception):
+    """An exception that knows its `ErrorKind`.
+
+    Code methods, workflows and transports raise subclasses (`kind` as a class attribute
+    or per instance), so that `classify` needs no list of every module's exceptions.
+    """
+
+    kind: ErrorKind = "api_error"
+
+    def __init__(self, message: str = "", *, kind: ErrorKind | None = None) -> None:
+        super().__init__(message)
+        if kind is not None:
+            self.kind = kind

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 from cowork_judge.core.caps import cap_text
 from cowork_judge.core.consequences import CONSEQUENCES, Consequence
+from cowork_judge.core.cost import JudgeCost
 from cowork_judge.core.coverage import CoverageReport, account
 from cowork_judge.core.error_kinds import ErrorKind, ExitCode
 from cowork_judge.core.identity import RunIdentity
@@ -34,6 +35,7 @@ from cowork_judge.core.result import (
     result_level_raw,
 )
 from cowork_judge.core.rubric import Criterion
+from cowork_judge.core.sampling import SamplingRecord, judge_coverage, weighted_agreement
 from cowork_judge.core.scoring import ScoreBreakdown, ScoringPolicy, effective_weights, score
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.guard.findings import GuardReport
@@ -78,6 +80,8 @@ class RunFacts(BaseModel):
     interrupted: bool = Field(False, description="A signal ended the run before every row was judged.")
     guard: GuardReport | None = Field(None, description="The guard's report (None: the run ended before the guard read "
                                       "anything).")
+    sampling: SamplingRecord | None = Field(None, description="How the run sampled (None: every row asked once by one judge).")
+    cost: JudgeCost | None = Field(None, description="Tokens and dollars per model (None: JUDGE_PRICES not set).")
 
 
 GUARD_PENALTY_REASON = "JUDGE_GUARD=penalize: the guard flagged text addressed to the evaluator ({kinds}); reward set to 0"
@@ -177,14 +181,18 @@ def fold(
             earned=breakdown.earned if breakdown else None,
             weight_fallback=bool(breakdown and breakdown.weight_fallback),
             instruction_source=facts.instruction_source,
-            warnings=[*facts.warnings, *score_warnings(criteria, results, policy)],
+            warnings=[*facts.warnings, *derived_warnings(criteria, results, policy)],
             evidence=dict(facts.evidence),
             policy=policy,
             fingerprint=dict(facts.fingerprint) if facts.fingerprint is not None else None,
             interrupted=facts.interrupted,
+            sampling=_sampling(facts.sampling, results),
         ),
         extra_fields=_extra_fields(criteria, coverage, breakdown, facts, code, penalized=guard.penalized),
         guard=guard,
+        judge_agreement=weighted_agreement([(r.agreement, r.weight) for r in results]) if facts.sampling else None,
+        judge_cost_usd=facts.cost.usd if facts.cost is not None else None,
+        judge_cost=facts.cost,
     )
 
 
@@ -251,8 +259,49 @@ def _row_results(criteria: tuple[Criterion, ...], verdicts: Mapping[str, Verdict
                 pages_below=dict(v.pages_below) if v.pages_below is not None else None,
                 aggregate=v.aggregate,
                 cached=v.cached,
+                samples=list(v.samples) if v.samples is not None else None,
+                agreement=v.agreement,
             )
         )
+    return out
+
+
+def _sampling(record: SamplingRecord | None, results: Sequence[RowResult]) -> SamplingRecord | None:
+    """The run's sampling record with each judge's coverage derived from the rows."""
+    if record is None:
+        return None
+    coverage = judge_coverage([r.samples for r in results], [j.name for j in record.judges])
+    return record.model_copy(update={"coverage": coverage})
+
+
+def derived_warnings(criteria: Sequence[Criterion], results: Sequence[RowResult], policy: ScoringPolicy) -> list[str]:
+    """Every warning `fold` derives from the result rows: `score_warnings`, then one line
+    when sampled rows kept fewer answers than they asked for (`sampling_warnings`)."""
+    return [*score_warnings(criteria, results, policy), *sampling_warnings(results)]
+
+
+def sampling_warnings(results: Sequence[RowResult]) -> list[str]:
+    """One line when some sampled rows have samples that did not come back: how many rows,
+    and the error kinds of the lost samples (the rows keep what the other samples said)."""
+    kinds: dict[str, int] = {}
+    rows = 0
+    for r in results:
+        lost = [s.error_kind for s in r.samples or () if s.error_kind is not None]
+        if lost and r.judged:
+            rows += 1
+            for kind in lost:
+                kinds[kind] = kinds.get(kind, 0) + 1
+    if not rows:
+        return []
+    listed = ", ".join(f"{k} {n}" for k, n in sorted(kinds.items()))
+    out = [f"sampling: {rows} judged row(s) kept fewer answers than were asked for ({listed} sample(s) did not come "
+           "back); each keeps what its other samples said"]
+    judges = list(dict.fromkeys(s.judge for r in results for s in r.samples or ()))
+    if len(judges) > 1:
+        for name, share in judge_coverage([r.samples for r in results], judges).items():
+            if share < 1.0:
+                out.append(f"sampling: judge {name!r} answered {share:.0%} of the sampled rows; the other judges' "
+                           "verdicts stand (details.sampling.coverage)")
     return out
 
 
@@ -315,7 +364,8 @@ def stored_run(doc: ResultDocument) -> tuple[tuple[Criterion, ...], dict[str, Ve
         r.id: Verdict(id=r.id, hit=r.hit, level=r.level, level_raw=r.level_raw if r.level_raw is not None else raw_levels.get(r.id),
                       reason=r.reason, method=r.method,
                       judged=r.judged, error_kind=r.error_kind, gate=r.gate, attempts=r.attempts, seconds=r.seconds,
-                      evidence=list(r.evidence), pages_below=r.pages_below, aggregate=r.aggregate)
+                      evidence=list(r.evidence), pages_below=r.pages_below, aggregate=r.aggregate,
+                      samples=tuple(r.samples) if r.samples is not None else None, agreement=r.agreement)
         for r in doc.results
     }
     identity = RunIdentity(metric_id=doc.metric_id, requested_version=doc.requested_version, version_source=doc.version_source,
@@ -330,7 +380,7 @@ def stored_run(doc: ResultDocument) -> tuple[tuple[Criterion, ...], dict[str, Ve
         note = doc.exit_reason[len(own) + 2:] if own and doc.exit_reason.startswith(own + "; ") else (
             None if own == doc.exit_reason else doc.exit_reason)
     warnings = list(doc.details.warnings)
-    derived = score_warnings(criteria, doc.results, policy)  # fold adds these again
+    derived = derived_warnings(criteria, doc.results, policy)  # fold adds these again
     if derived and warnings[-len(derived):] == derived:
         warnings = warnings[: -len(derived)]
     facts = RunFacts(
@@ -338,6 +388,6 @@ def stored_run(doc: ResultDocument) -> tuple[tuple[Criterion, ...], dict[str, Ve
         evidence_pages=ef.judge_evidence_pages, evidence=doc.details.evidence, warnings=tuple(warnings),
         instruction_source=doc.details.instruction_source, failure=failure, skipped=doc.status == "skipped", exit_note=note,
         fingerprint=doc.details.fingerprint, interrupted=doc.details.interrupted,
-        guard=doc.guard,
+        guard=doc.guard, sampling=doc.details.sampling, cost=doc.judge_cost,
     )
     return tuple(criteria), verdicts, policy, facts

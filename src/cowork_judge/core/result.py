@@ -13,12 +13,14 @@ import json
 import math
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from cowork_judge.core.caps import cap_text
+from cowork_judge.core.cost import JudgeCost
 from cowork_judge.core.coverage import MethodStats
 from cowork_judge.core.error_kinds import ErrorKind, ExitCode
 from cowork_judge.core.page_detail import PageAggregate
+from cowork_judge.core.sampling import Sample, SamplingRecord, omit_defaults
 from cowork_judge.core.scoring import ScoringPolicy
 from cowork_judge.core.verdicts import Method
 from cowork_judge.guard.findings import GuardReport
@@ -113,6 +115,19 @@ class RowResult(BaseModel):
         "changed, and the deterministic findings that decided or informed a page (with measured true/false).")
     cached: bool = Field(False, description="The verdict came from the verdict cache (JUDGE_VERDICT_CACHE): no model call "
                          "was made for this row in this run.")
+    samples: list[Sample] | None = Field(
+        None,
+        description="Only when sampled (JUDGE_SAMPLES > 1 or JUDGE_PANEL): every answer the verdict was reduced from, per "
+        "sample its judge, hit, level (graded), N/A, page or pass (ppt_judge), reason, or the error_kind of a sample that did "
+        "not come back (the row keeps what the others said).")
+    agreement: float | None = Field(
+        None,
+        description="Only when sampled: 1 − mean |sample − verdict| over the answered samples, in [0, 1] (the share of "
+        "agreeing samples for a binary row); page and pass rows average their units'. Absent with fewer than two answers.")
+
+    @model_serializer(mode="wrap")
+    def _sampled_only(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return omit_defaults(handler(self), {"samples": None, "agreement": None})
 
 
 class DeliveryDetails(BaseModel):
@@ -142,6 +157,13 @@ class Details(BaseModel):
                                                "prompt and instruction SHA-256. None in documents of older versions.")
     interrupted: bool = Field(False, description="A signal (SIGTERM, SIGINT) ended the run before every row was judged: "
                               "the reward is of a cut run, and batch resume judges the instance again.")
+    sampling: SamplingRecord | None = Field(None, description=(
+        "Only when the run sampled (JUDGE_SAMPLES > 1 or JUDGE_PANEL): samples per judge, mode, vote, temperature and "
+        "the judges with their weights."))
+
+    @model_serializer(mode="wrap")
+    def _sampled_only(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return omit_defaults(handler(self), {"sampling": None})
 
 
 class ResultDocument(BaseModel):
@@ -170,6 +192,27 @@ class ResultDocument(BaseModel):
     extra_fields: ExtraFields
     guard: GuardReport = Field(default_factory=GuardReport, description="What the guard found in the agent's text "
                                "(JUDGE_GUARD): mode, flagged, findings; penalized when a flagged sample's reward was set to 0.")
+    judge_agreement: float | None = Field(None, description=(
+        "Only when the run sampled (details.sampling): the rows' agreement averaged with |weight| as weights; null when no "
+        "row has two answers."))
+    judge_cost_usd: float | None = Field(None, description=(
+        "Only when JUDGE_PRICES is set: what the run's model calls cost in US dollars (judge_cost.usd); null when some "
+        "model called has no price or its tokens were not reported split (never a guess)."))
+    judge_cost: JudgeCost | None = Field(None, description=(
+        "Only when JUDGE_PRICES is set: tokens (input, cached input, output) and dollars per model."))
+
+    @model_serializer(mode="wrap")
+    def _configured_fields_only(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """Sampling and cost fields are written only by runs configured for them, so a run
+        without JUDGE_SAMPLES, JUDGE_PANEL and JUDGE_PRICES writes the document of 0.2."""
+        data = handler(self)
+        if isinstance(data, dict):
+            if self.details.sampling is None:
+                data.pop("judge_agreement", None)
+            if self.judge_cost is None:
+                data.pop("judge_cost_usd", None)
+                data.pop("judge_cost", None)
+        return data
 
 
 class DetailsRow(BaseModel):

@@ -16,12 +16,13 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from cowork_judge.core import reply_scan, scales
 from cowork_judge.core.error_kinds import ErrorKind
 from cowork_judge.core.page_detail import PageAggregate
 from cowork_judge.core.rubric import Criterion
+from cowork_judge.core.sampling import Sample, omit_defaults
 from cowork_judge.core.scales import DECIMAL_RE
 
 Method = Literal["agentic", "code", "workflow", "delivery"]
@@ -49,6 +50,18 @@ class Verdict(BaseModel):
         None, description="Per-page rows (ppt_judge visual): page number → level of every judged page below 1.")
     aggregate: PageAggregate | None = Field(None, description="Per-page rows: how the pages were folded into the level.")
     cached: bool = Field(False, description="Taken from the verdict cache (JUDGE_VERDICT_CACHE): no model call this run.")
+    samples: tuple[Sample, ...] | None = Field(
+        None,
+        description="Every answer the verdict was reduced from (JUDGE_SAMPLES > 1 or JUDGE_PANEL; core.sampling); None "
+                    "when the row was asked once by one judge.")
+    agreement: float | None = Field(
+        None,
+        description="How much the samples agree with the verdict, in [0, 1] (core.sampling.agreement); None with fewer "
+                    "than two answered samples.")
+
+    @model_serializer(mode="wrap")
+    def _sampled_only(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return omit_defaults(handler(self), {"samples": None, "agreement": None})
 
     @classmethod
     def unjudged(cls, row_id: str, error_kind: ErrorKind, reason: str, *, method: Method = "agentic", **kw: Any) -> Verdict:

@@ -39,11 +39,13 @@ from cowork_judge.run.context import RunContext
 from cowork_judge.run.delivery import collect_delivery, copy_stray, delivery_details
 from cowork_judge.run.fingerprint import verdict_fingerprint
 from cowork_judge.run.instruction import find_instruction
+from cowork_judge.run.judges import run_cost, sampling_record
 from cowork_judge.run.outputs import write_fallback, write_result
 from cowork_judge.run.paths import RunPaths
 from cowork_judge.segment.audit import AuditLog
 from cowork_judge.segment.deadline import Deadline
 from cowork_judge.segment.delivery import Delivery
+from cowork_judge.segment.judges import judges_opened
 
 log = logging.getLogger("cowork_judge")
 
@@ -168,13 +170,15 @@ class _Run:
             tokens=ctx.stats.tokens if ctx is not None else 0,
             evidence_pages=evidence_pages,
             evidence=evidence or {},
-            warnings=tuple(self.warnings),
+            warnings=(*self.warnings, *(ctx.limiter_warnings() if ctx is not None else ())),
             instruction_source=instruction_source,
             failure=failure,
             skipped=skipped,
             exit_note=note,
             fingerprint=self.fingerprint,
             guard=self.guard or GuardReport(mode=self.config.guard),
+            sampling=sampling_record(self.config),
+            cost=run_cost(self.config, ctx.stats if ctx is not None else None),
         )
         return fold(criteria, verdicts or {}, self.config.scoring, facts)
 
@@ -213,7 +217,7 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
     log.info("delivery: %d file(s), %d stray, final message from %s", len(delivery.files), len(delivery.stray),
              delivery.final_message_source or "nowhere")
     run.warn("delivery", delivery.notes, prefix="delivery: ")
-    run.guard = _guard(delivery, config, redactor)
+    run.guard = _guard(delivery, config, redactor, _read_optional(paths.task_prompt))
     warned = len(delivery.notes)  # code rows return notes while judging (a read limit hid an answer)
     if delivery.missing and delivery.unreadable:
         return run.failed(criteria, "delivery_unreadable", "judge:scorer_error",
@@ -226,7 +230,7 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
         return run.document(criteria, verdicts, delivery=delivery, note="nothing delivered")
 
     needs_model = any(c.judge_method != "code" for c in criteria)
-    credentials = config.has_credentials
+    credentials = config.has_credentials or any(j.api_key is not None for j in config.panel)
     if credentials:
         export_credentials(config)
     instruction, instruction_source, instruction_warnings = find_instruction(paths.tests_dir, config.instruction_file)
@@ -267,7 +271,7 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
 
     guard_row = _guard_row() if config.guard_row and any(c.judge_method == "agentic" for c in criteria) else None
     assert ctx.calls is not None  # RunContext makes it
-    with ctx.calls.opened():  # one HTTP client for every segment of the run, closed on every way out
+    with ctx.calls.opened(), judges_opened(ctx.sampling):  # one HTTP client per endpoint for every segment of the run
         verdicts = route([*criteria, guard_row] if guard_row else criteria, ctx)
     if guard_row is not None:  # recorded in the guard block, never a row of the score
         said = verdicts.pop(guard_row.id, None)
@@ -299,15 +303,16 @@ def _guard_row() -> Criterion:
                               "tag": "guard"}]).criteria[0]
 
 
-def _guard(delivery: Delivery, config: JudgeConfig, redactor: Redactor) -> GuardReport:
-    """The guard's scan of what the agent wrote (JUDGE_GUARD); a failing scan is logged and
-    recorded as not scanned, never a lost reward."""
+def _guard(delivery: Delivery, config: JudgeConfig, redactor: Redactor, task: str | None = None) -> GuardReport:
+    """The guard's scan of what the agent wrote (JUDGE_GUARD), read against the task prompt
+    (`task`; a deliverable may quote attacks only when the task is about them); a failing
+    scan is logged and recorded as not scanned, never a lost reward."""
     try:
         from cowork_judge.guard.gather import guard_delivery
 
         channel = "trajectory" if delivery.final_message_source == "trajectory" else "final_message"
         report = guard_delivery([(f.rel, Path(f.path)) for f in delivery.files], delivery.final_message, mode=config.guard,
-                                message_channel=channel, redact=redactor.text)
+                                message_channel=channel, redact=redactor.text, task=task)
     except Exception as exc:  # noqa: BLE001 - the guard is a record, never a crash (SPEC §22)
         log.warning("guard: the scan failed: %s", redactor.text(f"{type(exc).__name__}: {exc}"))
         return GuardReport(mode=config.guard)

@@ -103,7 +103,9 @@ def route(criteria: Sequence[Criterion], ctx: RunContext) -> dict[str, Verdict]:
 
         todo, hits = cache.split(workflow_rows) if cache else (list(workflow_rows), {})
         if todo:
-            reserve = agentic_reserve(len(agentic_rows), batch=ctx.config.batch, concurrency=ctx.config.concurrency,
+            # JUDGE_SAMPLES asks each agentic row up to k times: reserve time for k asks (a panel's judges run side by side)
+            reserve = agentic_reserve(len(agentic_rows) * ctx.config.samples, batch=ctx.config.batch,
+                                      concurrency=ctx.config.concurrency,
                                       cost=backend_spec(ctx.config.backend).cost)
             budget = workflow_budget(ctx.deadline.remaining(), reserve, ctx.config.workflow_deadline_share)
             ctx.log.info("workflow segment: %d row(s), budget %.0f s (agentic reserve %.0f s)", len(todo), budget, reserve)

@@ -33,6 +33,7 @@ from cowork_judge.core.verdicts import Verdict
 from cowork_judge.run import outputs
 from cowork_judge.run.delivery import delivery_details
 from cowork_judge.run.fingerprint import verdict_fingerprint
+from cowork_judge.run.judges import run_cost, sampling_record
 
 if TYPE_CHECKING:
     from cowork_judge.redact import Redactor
@@ -256,10 +257,12 @@ class Watchdog:
             seconds=time.monotonic() - self._started_at,
             calls=ctx.stats.calls if ctx is not None else 0,
             tokens=ctx.stats.tokens if ctx is not None else 0,
-            warnings=(*self.loaded.warnings, reason),
+            warnings=(*self.loaded.warnings, *(ctx.limiter_warnings() if ctx is not None else ()), reason),
             exit_note=reason,
             fingerprint=verdict_fingerprint(config, self.paths.tests_dir),
             interrupted=kind == "interrupted" and cut > 0,
+            sampling=sampling_record(config),
+            cost=run_cost(config, ctx.stats if ctx is not None else None),
         )
         return fold(criteria, verdicts, config.scoring, facts)
 

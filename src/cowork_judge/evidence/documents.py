@@ -141,6 +141,18 @@ class Box(BaseModel):
         return (self.x_emu / s, self.y_emu / s, (self.x_emu + self.cx_emu) / s, (self.y_emu + self.cy_emu) / s)
 
 
+class Paint(BaseModel):
+    """A fill as a viewer sees it, resolved through the theme and the colour map
+    (`cowork_judge.evidence.colour`)."""
+
+    kind: Literal["none", "solid", "gradient", "pattern", "ambiguous", "picture", "unknown"] = Field(
+        description="none = nothing drawn; solid/gradient/pattern = `colours` hold what is drawn; ambiguous = renderers "
+                    "draw one of `colours` (an inherited background under a slide's own colour map); picture = an "
+                    "image; unknown = a fill this reader does not resolve (a group fill, an unknown colour)")
+    colours: list[str] = Field(default_factory=list, description="CSS hex colours (#RRGGBB, #RRGGBBAA when not "
+                               "opaque): the solid colour, the gradient stops, or a pattern's foreground and background")
+
+
 class Run(BaseModel):
     text: str
     font: str | None = Field(None, description="requested latin typeface, theme fonts resolved")
@@ -151,6 +163,12 @@ class Run(BaseModel):
     italic: bool | None = None
     script: bool = Field(False, description="superscript/subscript (a:rPr baseline ≠ 0): drawn smaller than size_pt "
                                             "by the renderer; not judged for tiny fonts")
+    colour: str | None = Field(None, description="effective text colour, CSS hex (#RRGGBB, #RRGGBBAA when not opaque), "
+                               "theme colours resolved; 'none' = no text fill (a:noFill); None = not a plain colour "
+                               "(gradient, picture, hyperlink) or not resolved")
+    highlight: str | None = Field(None, description="a:highlight colour drawn behind the run (CSS hex)")
+    marks: list[str] = Field(default_factory=list, description="colours drawn with the glyphs besides their fill: "
+                             "outline (a:ln), shadow, glow (a:effectLst); CSS hex, 'unknown' when not resolved")
 
 
 class Paragraph(BaseModel):
@@ -227,6 +245,13 @@ class ShapeDoc(BaseModel):
     chart: ChartDoc | None = None
     picture: PictureDoc | None = None
     diagram_text: list[str] | None = Field(None, description="SmartArt text points")
+    alt: str | None = Field(None, description="alternative text (cNvPr title and descr): read by screen readers, "
+                                              "not drawn on the slide")
+    fill: Paint | None = Field(None, description="what the shape draws inside its outline (own fill, the placeholder's "
+                                                 "or the theme style's); None = not read")
+    geometry: str | None = Field(None, description="preset geometry (a:prstGeom prst, e.g. rect, ellipse) or 'custom'")
+    backdrop: Paint | None = Field(None, description="what lies behind the shape's text: its own fill, else the shapes "
+                                                     "below it, else the slide background (text shapes only)")
 
     def footprint_pt(self) -> tuple[float, float, float, float] | None:
         """Axis-aligned bounds ``(x0, y0, x1, y1)`` in points of the frame as drawn (``box``
@@ -259,7 +284,10 @@ class ExtractError(BaseModel):
 class HiddenText(BaseModel):
     """Text a slide carries that the rendered page does not show."""
 
-    reason: Literal["hidden_shape", "off_slide", "tiny"]
+    reason: Literal["hidden_slide", "hidden_shape", "off_slide", "covered", "tiny", "transparent", "background_colour"] = Field(
+        description="hidden_slide: the slide is not shown; hidden_shape: the shape or a group around it is hidden; "
+                    "off_slide: entirely outside the slide; covered: under an opaque shape; tiny: under 4 pt; "
+                    "transparent: no text fill or alpha 0; background_colour: the colour of what lies behind it")
     shape: str | None = Field(None, description="the shape's cNvPr id")
     text: str
 
@@ -273,12 +301,14 @@ class SlideDoc(Document):
     part: str | None = None
     layout: str | None = None
     hidden: bool = Field(False, description='p:sld show="0"')
-    title: str | None = None
+    background: Paint | None = Field(None, description="the slide's background (slide, else layout, else master; "
+                                                        "white when none); None = not read")
+    title: str | None = Field(None, description="the visible text of the title placeholder (None: none, or not visible)")
     text: str = Field("", description="the text a viewer sees, reading order of the shape tree (text in hidden_text left out)")
     notes: str | None = None
-    hidden_text: list[HiddenText] = Field(default_factory=list, description="shape text a viewer does not see (hidden "
-                                          "shape, outside the slide, under 4 pt): kept apart from `text` and shown to "
-                                          "the judge only marked as such (issue 27)")
+    hidden_text: list[HiddenText] = Field(default_factory=list, description="text a viewer does not see (see "
+                                          "HiddenText.reason): kept apart from `text` and shown to the judge only "
+                                          "marked as such (issue 27)")
     shapes: list[ShapeDoc] = Field(default_factory=list)
     extract_errors: list[ExtractError] = Field(default_factory=list)
 

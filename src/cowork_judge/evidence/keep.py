@@ -5,7 +5,8 @@ without a copy a job's report has no page images or findings. The copy keeps the
 layout (`EvidenceLayout`: ``index.json``, ``<deck>/digest.json``, ``<deck>/checks.json``,
 ``<deck>/pages/slide-NNN.json``, ``pages/<deck>/page-NNN.png``) so `cowork-judge report`
 reads it as it reads the work dir's; the LibreOffice PDFs are left out. JSON files are
-redacted (slide text is the agent's); page images are copied in page order until
+redacted (slide text is the agent's) and the prompts' random boundary is masked in them
+(`cowork_judge.spotlight.mask`: a deck may carry it); page images are copied in page order until
 `MAX_KEPT_BYTES`, and what did not fit is counted.
 """
 
@@ -16,6 +17,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import spotlight
 from ..redact import Redactor
 
 MAX_KEPT_BYTES = 25 * 1024 * 1024
@@ -44,7 +46,7 @@ def keep_evidence(src: Path, dst: Path, redactor: Redactor, *, max_bytes: int = 
     images = sorted(p for p in (src / "pages").rglob("*.png") if p.is_file() and not p.is_symlink()) if (src / "pages").is_dir() else []
     for path in json_files:
         try:
-            text = redactor.json_text(path.read_text(encoding="utf-8"))
+            text = spotlight.mask(redactor.json_text(path.read_text(encoding="utf-8")))
             json.loads(text)  # a redaction that broke the document is not kept
         except (OSError, ValueError):
             continue

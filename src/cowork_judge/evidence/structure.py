@@ -18,11 +18,12 @@ from typing import Any, Callable
 
 from lxml import etree
 
+from .colour import NO_PAINT, UNKNOWN, Colour, Palette, clr_map, fill_element, paint, style_paint
 from .documents import (
     Box,
     ChartDoc,
     ExtractError,
-    HiddenText,
+    Paint,
     Paragraph,
     PictureDoc,
     Run,
@@ -35,12 +36,16 @@ from .documents import (
 from .package import readable_copy
 from .textstyle import (
     NS,
+    RunStyle,
     StyleContext,
     body_props,
     master_style,
     run_style,
     theme_fonts,
 )
+from .visibility import assign_backdrops, shape_text, split_visible
+
+__all__ = ["StructureResult", "extract_structure", "split_visible"]
 
 R_NS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 C_NS = "http://schemas.openxmlformats.org/drawingml/2006/chart"
@@ -194,6 +199,9 @@ class _SlideReader:
         self.errors: list[ExtractError] = []
         self.layout_el = self.master_el = None
         self.fonts: dict[str, str | None] = {}
+        self.theme: etree._Element | None = None
+        self.palette = Palette.from_theme(None)
+        self.group_fill: dict[etree._Element, Paint | None] = {}
         if str(part.partname).lstrip("/") in blanked:
             self.errors.append(ExtractError(slide=index, field="slide", error="slide XML unreadable; blank slide used"))
 
@@ -218,6 +226,10 @@ class _SlideReader:
                 self.master_el = master._element
                 theme = self._field(None, "theme", lambda: etree.fromstring(master.part.part_related_by(RT_THEME).blob))
                 self.fonts = theme_fonts(theme)
+                self.theme = theme
+        self.palette = self._field(None, "colours", lambda: Palette.from_theme(self.theme, self._colour_map(el))) \
+            or Palette.from_theme(None)
+        doc.background = self._field(None, "background", lambda: self._background(el))
         tree = el.find("p:cSld/p:spTree", NS)
         cut = False
         if tree is not None:
@@ -230,7 +242,9 @@ class _SlideReader:
                     f"(shape-tree order) were kept, the rest and the notes were not read")))
         titles = [s for s in doc.shapes if s.placeholder in ("title", "ctrTitle") and s.text]
         doc.title = titles[0].text.text.strip() if titles else None
-        doc.text = "\n".join(t for s in doc.shapes for t in _shape_texts(s) if t)
+        doc.text = "\n".join(t for t in (shape_text(s) for s in doc.shapes) if t)
+        underlay = self._field(None, "underlay", lambda: self._underlay(el)) or []
+        self._field(None, "backdrop", lambda: assign_backdrops(doc.shapes, underlay, doc.background))
         doc.notes = None if cut else self._field(None, "notes", self._notes)
         doc.extract_errors = self.errors
         return doc
@@ -266,6 +280,10 @@ class _SlideReader:
             if ph is not None:
                 shape.placeholder = ph.get("type", "obj")
                 shape.placeholder_idx = int(ph.get("idx")) if (ph.get("idx") or "").isdigit() else None
+            if cnv is not None:
+                shape.alt = " ".join(t.strip() for t in (cnv.get("title"), cnv.get("descr")) if t and t.strip()) or None
+            shape.fill = self._field(label, "fill", lambda: self._shape_paint(child, tag, ph, parent))
+            shape.geometry = self._field(label, "geometry", lambda: self._geometry(child, tag, ph))
             errors_before = len(self.errors)
             local = self._field(label, "geometry", lambda: self._local_frame(child, tag, ph))
             placed = self._field(label, "geometry", lambda: absolute_frame(xf, local)) if local is not None else None
@@ -313,6 +331,176 @@ class _SlideReader:
             if hit is not None:
                 found.append(hit.getparent().getparent().getparent())
         return found
+
+    # ---------------------------------------------------------------- colour
+
+    def _colour_map(self, el: etree._Element) -> dict[str, str]:
+        """The colour map in force on `el` (the slide or its layout): its override, else (for
+        the slide, unless it says ``a:masterClrMapping``) the layout's, else the master's
+        ``p:clrMap``."""
+        for part in (el, self.layout_el) if el is not self.layout_el else (el,):
+            ovr = part.find("p:clrMapOvr", NS) if part is not None else None
+            if ovr is None:
+                continue
+            override = ovr.find("a:overrideClrMapping", NS)
+            if override is not None:
+                return clr_map(override)
+            if part is el:
+                break  # a:masterClrMapping: the master's map
+        return clr_map(self.master_el.find("p:clrMap", NS)) if self.master_el is not None else {}
+
+    def _background(self, el: etree._Element) -> Paint:
+        """The slide's background: ``p:bg`` of the slide, else the layout's, else the
+        master's (``p:bgPr`` fill, or a ``p:bgRef`` theme style); white when none says."""
+        white = Paint(kind="solid", colours=["#FFFFFF"])
+
+        def read(bg: etree._Element, palette: Palette) -> Paint:
+            props = bg.find("p:bgPr", NS)
+            found = paint(fill_element(props), palette) if props is not None else \
+                style_paint(self.theme, bg.find("p:bgRef", NS), palette)
+            return UNKNOWN if found is None else white if found.kind == "none" else found
+
+        for part in (el, self.layout_el, self.master_el):
+            bg = part.find("p:cSld/p:bg", NS) if part is not None else None
+            if bg is None:
+                continue
+            here = read(bg, self.palette)
+            if part is el:
+                return here
+            # an inherited background under another colour map: PowerPoint resolves it with the
+            # slide's map, LibreOffice with the map of the part it comes from
+            own = self._colour_map(part) if part is self.layout_el else \
+                clr_map(part.find("p:clrMap", NS))
+            there = read(bg, Palette.from_theme(self.theme, own))
+            if here == there:
+                return here
+            if here.kind == "unknown" or there.kind == "unknown" or not here.colours or not there.colours:
+                return UNKNOWN
+            return Paint(kind="ambiguous", colours=sorted(set(here.colours) | set(there.colours)))
+        return white
+
+    def _shape_paint(self, el: etree._Element, tag: str, ph: etree._Element | None, parent: str | None) -> Paint | None:
+        """What a shape draws inside its outline: its own ``p:spPr`` fill, else its placeholder's
+        (layout, master), else its ``p:style`` fill reference; a picture is a picture, a table or
+        chart frame ``unknown`` (cells and plot areas may fill), a connector nothing, a group
+        None (it draws through its children). ``a:grpFill`` takes the enclosing group's fill."""
+        if tag == "grpSp":
+            self.group_fill[el] = paint(fill_element(el.find("p:grpSpPr", NS)), self.palette)
+            return None
+        if tag == "pic":
+            return Paint(kind="picture")
+        if tag in ("graphicFrame", "contentPart"):
+            return UNKNOWN
+        if tag == "cxnSp":
+            return NO_PAINT
+        bases = [el] + (self._base_placeholders(ph) if ph is not None else [])
+        for base in bases:
+            fill = fill_element(base.find("p:spPr", NS))
+            if fill is None:
+                continue
+            if fill.tag.endswith("}grpFill"):
+                group = el.getparent()
+                while group is not None and group.tag.endswith("}grpSp"):
+                    found = self.group_fill.get(group)
+                    if found is None or found.kind != "unknown":
+                        return found or UNKNOWN
+                    group = group.getparent()
+                return UNKNOWN
+            return paint(fill, self.palette)
+        ref = style_paint(self.theme, el.find("p:style/a:fillRef", NS), self.palette)
+        return ref if ref is not None else NO_PAINT
+
+    def _geometry(self, el: etree._Element, tag: str, ph: etree._Element | None) -> str | None:
+        """The preset geometry (``rect``, ``ellipse`` …), ``custom``, or None (a group)."""
+        if tag == "grpSp":
+            return None
+        for base in [el] + (self._base_placeholders(ph) if ph is not None else []):
+            sppr = base.find("p:spPr", NS)
+            prst = sppr.find("a:prstGeom", NS) if sppr is not None else None
+            if prst is not None:
+                return prst.get("prst") or "custom"
+            if sppr is not None and sppr.find("a:custGeom", NS) is not None:
+                return "custom"
+        return "rect" if tag in ("pic", "graphicFrame") or ph is not None or el.find("p:nvSpPr/p:cNvSpPr[@txBox='1']", NS) \
+            is not None else None
+
+    def _underlay(self, el: etree._Element) -> list[ShapeDoc]:
+        """The painted shapes of the layout and master drawn under the slide's own shapes
+        (placeholders are not drawn on a slide; ``showMasterSp="0"`` on the slide hides both,
+        on the layout hides the master's)."""
+        if el.get("showMasterSp") in ("0", "false") or self.layout_el is None:
+            return []
+        parts = [self.layout_el]
+        if self.master_el is not None and self.layout_el.get("showMasterSp") not in ("0", "false"):
+            parts.insert(0, self.master_el)
+        layers: list[ShapeDoc] = []
+        for part in parts:
+            tree = part.find("p:cSld/p:spTree", NS)
+            if tree is not None:
+                self._layers(tree, IDENTITY, layers)
+        return layers
+
+    def _layers(self, tree: etree._Element, xf: GroupTransform, out: list[ShapeDoc]) -> None:
+        for child in tree:
+            tag = _local(child)
+            if tag not in SHAPE_TAGS or child.find("./*/p:nvPr/p:ph", NS) is not None:
+                continue
+            cnv = child.find(".//p:cNvPr", NS)
+            if cnv is not None and cnv.get("hidden") in ("1", "true"):
+                continue
+            try:
+                frame = self._local_frame(child, tag, None)
+                placed = absolute_frame(xf, frame) if frame is not None else None
+                fill = self._shape_paint(child, tag, None, None)
+            except (ValueError, TypeError, ArithmeticError):
+                continue
+            if tag == "grpSp":
+                self._layers(child, group_transform(child.find("p:grpSpPr/a:xfrm", NS), xf), out)
+                continue
+            if fill is None or fill.kind == "none":
+                continue
+            layer = ShapeDoc(id=f"underlay:{cnv.get('id', '?') if cnv is not None else '?'}", kind=tag, fill=fill,
+                             geometry=self._geometry(child, tag, None))
+            if placed is not None:
+                layer.box, layer.rot_deg = placed
+            out.append(layer)
+
+    def _text_colour(self, rpr: etree._Element | None, st: RunStyle, shape: etree._Element | None) -> str | None:
+        """The glyphs' colour (CSS hex), ``none`` (no fill) or None (not a plain colour:
+        gradient, picture, a hyperlink, unresolved). Precedence: the run and the shape's own
+        list style, then the shape style's ``a:fontRef`` colour, then the placeholder, master
+        and presentation text styles, then ``tx1``."""
+        if rpr is not None and rpr.find("a:hlinkClick", NS) is not None:
+            return None  # drawn in the theme's hyperlink colour by some renderers, the run's by others
+        font_ref = shape.find("p:style/a:fontRef", NS) if shape is not None else None
+        ref_colour = self.palette.choice(font_ref) if font_ref is not None else None
+        if st.fill is None or (not st.fill_local and ref_colour is not None):
+            colour = ref_colour or self.palette.named("tx1")
+            return colour.hex if colour is not None else None
+        found = paint(st.fill, self.palette)
+        if found is None or found.kind not in ("none", "solid"):
+            return None
+        return "none" if found.kind == "none" else found.colours[0]
+
+    def _marks(self, st: RunStyle) -> list[str]:
+        """Colours drawn with the glyphs besides their fill: the outline and the shadow/glow
+        effects (``unknown`` for one this reader does not resolve)."""
+        marks: list[str] = []
+        line_fill = fill_element(st.line)
+        if line_fill is not None and not line_fill.tag.endswith("}noFill"):
+            drawn = paint(line_fill, self.palette)
+            marks.append(drawn.colours[0] if drawn is not None and drawn.kind == "solid" else "unknown")
+        if st.effects is not None:
+            if st.effects.tag.endswith("}effectDag"):
+                return marks + ["unknown"]
+            for effect in st.effects:
+                name = _local(effect)
+                if name in ("outerShdw", "innerShdw", "prstShdw", "glow"):
+                    c: Colour | None = self.palette.choice(effect)
+                    marks.append(c.hex if c is not None else "unknown")
+                elif name and name not in ("reflection", "softEdge", "blur"):
+                    marks.append("unknown")
+        return marks
 
     def _inherited_xfrm(self, ph: etree._Element) -> etree._Element | None:
         for base in self._base_placeholders(ph):
@@ -362,10 +550,14 @@ class _SlideReader:
             for r in p:
                 kind = _local(r)
                 if kind in ("r", "fld"):
-                    st = run_style(r.find("a:rPr", NS), level, lst, ctx, frame.font_scale)
+                    rpr = r.find("a:rPr", NS)
+                    st = run_style(rpr, level, lst, ctx, frame.font_scale)
+                    highlight = self.palette.choice(st.highlight) if st.highlight is not None else None
                     para.runs.append(Run(text=r.findtext("a:t", "", NS), font=st.font, font_ea=st.font_ea,
                                          size_pt=st.size_pt, size_source=st.size_source, bold=st.bold, italic=st.italic,
-                                         script=st.script))
+                                         script=st.script, colour=self._text_colour(rpr, st, body.getparent()),
+                                         highlight=highlight.hex if highlight is not None else None,
+                                         marks=self._marks(st)))
                 elif kind == "br":
                     para.runs.append(Run(text="\n"))
             para.text = "".join(r.text for r in para.runs)
@@ -624,56 +816,3 @@ def absolute_frame(xf: GroupTransform, frame: tuple) -> tuple[Box, float]:
     width, height = xf.sized(w, h, theta)
     box = Box(x_emu=round(cx - width / 2.0), y_emu=round(cy - height / 2.0), cx_emu=round(width), cy_emu=round(height))
     return box, xf.absolute_rot(theta)
-
-
-MIN_VISIBLE_PT = 4.0
-"""Runs smaller than this (points, effective size) are text a viewer does not read (issue 27)."""
-
-
-def split_visible(slide: SlideDoc, width_emu: int, height_emu: int) -> None:
-    """Move the text a viewer cannot see out of `slide.text` into `slide.hidden_text`.
-
-    Invisible: a shape marked hidden (or inside a hidden group), a shape whose box lies
-    entirely outside the slide (0..`width_emu` × 0..`height_emu`), and text runs under
-    `MIN_VISIBLE_PT`. The shapes keep their text (checks still see every shape); only the
-    slide's reading text — what content rows are judged from — is the visible text.
-    """
-    hidden_ids: set[str] = set()
-    visible: list[str] = []
-    for shape in slide.shapes:
-        reason = None
-        if shape.hidden or (shape.parent_id is not None and shape.parent_id in hidden_ids):
-            reason = "hidden_shape"
-        elif shape.box is not None and (shape.box.x_emu + shape.box.cx_emu <= 0 or shape.box.y_emu + shape.box.cy_emu <= 0
-                                        or shape.box.x_emu >= width_emu or shape.box.y_emu >= height_emu):
-            reason = "off_slide"
-        if reason is not None:
-            hidden_ids.add(shape.id)
-            text = "\n".join(t for t in _shape_texts(shape) if t)
-            if text.strip():
-                slide.hidden_text.append(HiddenText(reason=reason, shape=shape.id, text=text))
-            continue
-        if shape.text is not None:
-            shown_lines, tiny = [], []
-            for para in shape.text.paragraphs:
-                shown = "".join(r.text for r in para.runs if r.size_pt is None or r.size_pt >= MIN_VISIBLE_PT or r.script)
-                small = "".join(r.text for r in para.runs
-                                if r.size_pt is not None and r.size_pt < MIN_VISIBLE_PT and not r.script)
-                shown_lines.append(shown)
-                if small.strip():
-                    tiny.append(small)
-            if tiny:
-                slide.hidden_text.append(HiddenText(reason="tiny", shape=shape.id, text="\n".join(tiny)))
-                visible.append("\n".join(shown_lines))
-                continue
-        visible.extend(t for t in _shape_texts(shape) if t)
-    if slide.hidden_text:
-        slide.text = "\n".join(t for t in visible if t)
-
-
-def _shape_texts(shape: ShapeDoc) -> list[str]:
-    if shape.text:
-        return [shape.text.text]
-    if shape.table:
-        return [" | ".join(row) for row in shape.table.cells]
-    return list(shape.diagram_text or [])

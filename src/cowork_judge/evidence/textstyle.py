@@ -10,8 +10,11 @@ title/body steps.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from lxml import etree
+
+from .colour import fill_element
 
 A = "http://schemas.openxmlformats.org/drawingml/2006/main"
 P = "http://schemas.openxmlformats.org/presentationml/2006/main"
@@ -50,6 +53,18 @@ class RunStyle:
     bold: bool | None
     italic: bool | None
     script: bool = False
+    fill_local: bool = False
+    """`fill` came from the run's ``a:rPr`` or the shape's own ``a:lstStyle`` (it then beats the
+    shape style's ``a:fontRef`` colour; a placeholder's or the master's does not)."""
+    fill: Any | None = None
+    """The fill element that colours the glyphs (``a:solidFill``, ``a:noFill`` …), nearest in
+    the cascade; None = none said (the shape style's ``a:fontRef`` colour, else ``tx1``)."""
+    highlight: Any | None = None
+    """The ``a:highlight`` element (its colour child is drawn behind the run), or None."""
+    line: Any | None = None
+    """The ``a:ln`` element outlining the glyphs (nearest in the cascade), or None."""
+    effects: Any | None = None
+    """The ``a:effectLst`` / ``a:effectDag`` element (shadow, glow …) of the glyphs, or None."""
 
 
 def theme_fonts(theme: etree._Element | None) -> dict[str, str | None]:
@@ -109,7 +124,20 @@ def run_style(rpr: etree._Element | None, level: int, shape_lst: etree._Element 
     size, source = None, "default"
     face = face_ea = None
     bold = italic = None
+    fill = highlight = line = effects = None
+    fill_local = False
+    local_count = (1 if rpr is not None else 0) + (len(_level_props(shape_lst, level)) if shape_lst is not None else 0)
     for i, el in enumerate(chain):
+        if fill is None:
+            fill = fill_element(el)
+            fill_local = fill is not None and i < local_count
+        if highlight is None:
+            highlight = el.find("a:highlight", NS)
+        if line is None:
+            line = el.find("a:ln", NS)
+        if effects is None:
+            effects = el.find("a:effectLst", NS)
+            effects = effects if effects is not None else el.find("a:effectDag", NS)
         if size is None and el.get("sz", "").isdigit():
             size = int(el.get("sz")) / 100.0
             source = "run" if (rpr is not None and i == 0) else "inherited"
@@ -130,7 +158,7 @@ def run_style(rpr: etree._Element | None, level: int, shape_lst: etree._Element 
     baseline = rpr.get("baseline", "0") if rpr is not None else "0"
     script = baseline.strip().rstrip("%").lstrip("+-").replace(".", "", 1).isdigit() and \
         float(baseline.strip().rstrip("%")) != 0
-    return RunStyle(round(size * font_scale, 2), source, font, font_ea, bold, italic, script)
+    return RunStyle(round(size * font_scale, 2), source, font, font_ea, bold, italic, script, fill_local, fill, highlight, line, effects)
 
 
 def body_props(body_pr: etree._Element | None, ctx: StyleContext) -> dict:

@@ -25,6 +25,8 @@ from typing import Any
 from cowork_judge.core.fold import fold, stored_run
 from cowork_judge.core.result import ResultDocument
 from cowork_judge.core.rubric import Criterion
+from cowork_judge.core.sampled import revote, whole_row
+from cowork_judge.core.sampling import Vote
 from cowork_judge.core.scoring import ScoringPolicy, check_scorable
 from cowork_judge.core.verdicts import Verdict
 
@@ -35,7 +37,7 @@ unjudged_negative, systemic_fraction, systemic_min."""
 
 
 def rescore(doc: ResultDocument, *, criteria: Sequence[Criterion] | None = None, policy_changes: Mapping[str, Any] | None = None,
-            note: str | None = None) -> ResultDocument:
+            note: str | None = None, samples_vote: Vote | None = None) -> ResultDocument:
     """Fold `doc`'s stored verdicts again under a new rubric and/or policy.
 
     Args:
@@ -44,6 +46,10 @@ def rescore(doc: ResultDocument, *, criteria: Sequence[Criterion] | None = None,
         criteria: the new rubric's normalized rows; None keeps the stored rows.
         policy_changes: policy field → new value (see `POLICY_FIELDS`); validated.
         note: appended to ``details.warnings`` (see `provenance`); None adds nothing.
+        samples_vote: reduce every row's stored samples again under this panel vote
+            (`core.sampled.revote`; ``rescore --samples-vote``) and record it in
+            ``details.sampling``; rows answered page by page or pass by pass keep their
+            stored verdict (their fold needs what a sample does not carry). None: as stored.
 
     Returns:
         The new document. With no criteria, no changes and no note it equals `doc`.
@@ -59,6 +65,12 @@ def rescore(doc: ResultDocument, *, criteria: Sequence[Criterion] | None = None,
         if unknown:
             raise ValueError(f"unknown policy field(s): {', '.join(sorted(unknown))}")
         policy = ScoringPolicy.model_validate({**policy.model_dump(), **policy_changes})
+    if samples_vote is not None and facts.sampling is not None:
+        weights = facts.sampling.weights()
+        by_id = {c.id: c for c in stored_rows}
+        verdicts = {cid: revote(v, by_id[cid], weights=weights, how=samples_vote) if cid in by_id else v
+                    for cid, v in verdicts.items()}
+        facts = facts.model_copy(update={"sampling": facts.sampling.model_copy(update={"vote": samples_vote})})
     rows = tuple(criteria) if criteria is not None else stored_rows
     if criteria is not None:
         if facts.failure is None and not facts.skipped:
@@ -70,8 +82,13 @@ def rescore(doc: ResultDocument, *, criteria: Sequence[Criterion] | None = None,
     return fold(rows, verdicts, policy, facts)
 
 
+def samples_kept(doc: ResultDocument) -> int:
+    """Rows of `doc` whose samples a ``--samples-vote`` cannot re-reduce (page or pass samples)."""
+    return sum(1 for r in doc.results if r.samples and not whole_row(r.samples))
+
+
 def provenance(source_sha256: str, policy_changes: Mapping[str, Any], old_policy: ScoringPolicy | None,
-               rubric: tuple[str, str] | None) -> str | None:
+               rubric: tuple[str, str] | None, samples_vote: tuple[str, str] | None = None) -> str | None:
     """The warning line a changed document carries, or None when nothing changed.
 
     Args:
@@ -79,11 +96,14 @@ def provenance(source_sha256: str, policy_changes: Mapping[str, Any], old_policy
         policy_changes: the changed policy fields.
         old_policy: the stored policy (None: the default one).
         rubric: ``(file name, SHA-256)`` of the new rubric, or None.
+        samples_vote: ``(stored vote, new vote)`` when the samples were re-reduced.
     """
     old = old_policy or ScoringPolicy()
     parts = [f"{k} {getattr(old, k)!s} → {v!s}" for k, v in policy_changes.items() if getattr(old, k) != v]
     if rubric is not None:
         parts.append(f"rubric {rubric[0]} (sha256 {rubric[1]})")
+    if samples_vote is not None and samples_vote[0] != samples_vote[1]:
+        parts.append(f"samples vote {samples_vote[0]} → {samples_vote[1]}")
     if not parts:
         return None
     return f"rescored without model calls from result sha256 {source_sha256}: " + "; ".join(parts)

@@ -35,7 +35,8 @@ Output keys: ``schema``, ``generator``, ``options``, ``accounting``,
 ``systemic_exit_codes``, ``problems`` (every unreadable, invalid or duplicate input, named),
 ``clusters``, ``reward``, ``pass``, ``coverage``, ``error_kinds`` (per document and per
 row), ``methods``, ``unjudged``, ``rows`` (by row id), ``tags`` (by row ``tag``),
-``groups`` (``--group-by``), ``reasons`` (only with ``--include-reasons``), ``inputs``
+``groups`` (``--group-by``), ``sampling`` (only when some document was sampled or priced:
+`fleet.sampling.SamplingStats`), ``reasons`` (only with ``--include-reasons``), ``inputs``
 (path, SHA-256, bytes and document count of every file).
 """
 
@@ -51,6 +52,7 @@ from typing import Any
 from cowork_judge import __version__
 from cowork_judge.core.result import ResultDocument
 from cowork_judge.fleet.documents import FileDigest, Item, task_key
+from cowork_judge.fleet.sampling import SamplingStats
 from cowork_judge.fleet.stats import SCALE, RatioStat, bootstrap_ci, percentile, quantize
 from cowork_judge.fleet.tables import NONE, DocTable, ReasonSamples, RowTable, row_values, scalar_text, tag_list_values
 
@@ -163,6 +165,7 @@ class Summarizer:
         self.exit_reasons = ReasonSamples() if self.options.include_reasons else None
         self.guard: Counter[str] = Counter()
         self.guard_kinds: Counter[str] = Counter()
+        self.sampling = SamplingStats()
 
     # ------------------------------------------------------------------ folding
 
@@ -193,6 +196,7 @@ class Summarizer:
         coverage = ef.judge_coverage if cls != "skipped" else None
         if cls != "skipped":
             self._add_judging(doc, cluster)
+            self.sampling.add(doc)
         if reward is not None:
             self._add_reward(reward, ef.passed, cls, cluster)
             raw = doc.score_raw
@@ -366,6 +370,8 @@ class Summarizer:
                       "modes": {m: self.guard[f"mode_{m}"] for m in ("off", "flag", "penalize") if self.guard[f"mode_{m}"]},
                       "kinds": dict(sorted(self.guard_kinds.items()))},
         }
+        if self.sampling.seen:  # only for fleets judged with JUDGE_SAMPLES, JUDGE_PANEL or JUDGE_PRICES
+            out["sampling"] = self.sampling.report()
         if self.reasons is not None and self.exit_reasons is not None:
             out["reasons"] = {"rows": self.reasons.report(), "exit_codes": self.exit_reasons.report()}
         out["inputs"] = {"files": len(self.files),

@@ -5,8 +5,10 @@ channel (final message, deliverables' text, file names, deck text, invisible dec
 alt text), and records them in the result document's ``guard`` block; ``JUDGE_GUARD=
 penalize`` scores a flagged sample 0 (`cowork_judge.core.fold`). `cowork_judge.spotlight` marks
 untrusted text in every prompt with a per-run boundary. Modules: `findings` (typed
-documents), `lexicon` (patterns), `scan` (pure scanning), `deck_text` (a deck's visible
-and invisible text), `gather` (reading the delivery).
+documents), `lexicon` (patterns), `discourse` (a finding read in its context: quoted,
+conditional, an example; the task prompt's topics), `scan` (pure scanning), `deck_text` (a
+deck's visible and invisible text, through the evidence's structure reader), `gather`
+(reading the delivery).
 """
 
 from cowork_judge.guard.findings import Finding, GuardMode, GuardReport

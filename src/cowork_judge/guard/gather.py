@@ -22,8 +22,9 @@ from pathlib import Path
 from cowork_judge.agent_text import decode
 from cowork_judge.evidence.kinds import OOXML_KINDS, SUFFIX_KIND
 from cowork_judge.guard.deck_text import read_deck_text
+from cowork_judge.guard.discourse import Discourse, read_task
 from cowork_judge.guard.findings import MAX_FINDINGS, Channel, Finding, GuardMode, GuardReport
-from cowork_judge.guard.scan import SCAN_CHARS, excerpt, master_key_finding, scan_text
+from cowork_judge.guard.scan import SCAN_CHARS, comparable, excerpt, master_key_finding, scan_text
 
 DECK_SUFFIXES = frozenset(suffix for suffix, kind in SUFFIX_KIND.items() if kind in OOXML_KINDS)
 """The OOXML deck suffixes the guard reads text from (`evidence.kinds`, the one table of deck kinds)."""
@@ -84,7 +85,15 @@ def file_texts(rel: str, path: Path) -> list[TextPiece]:
     if suffix in DECK_SUFFIXES:
         deck = read_deck_text(path)
         if deck.error:
-            raise ValueError(deck.error)
+            with path.open("rb") as fh:
+                head = fh.read(1024)
+            if b"%PDF-" in head:
+                suffix = ".pdf"  # a PDF named as a deck is rendered as a PDF: read as one
+            elif head.startswith(b"PK"):
+                raise ValueError(deck.error)
+            else:
+                suffix = ""  # not a package: the judge reads it as text, and so does the guard
+    if suffix in DECK_SUFFIXES:
         pieces: list[TextPiece] = []
         for s in deck.slides:
             if s.visible:
@@ -98,7 +107,8 @@ def file_texts(rel: str, path: Path) -> list[TextPiece]:
         with pymupdf.open(path) as doc:
             return [TextPiece("deliverable", page.get_text()[:SCAN_CHARS], page=n) for n, page in enumerate(doc, start=1)]
     if suffix in WORD_SUFFIXES:
-        shown, hidden = [], []
+        shown: list[str] = []
+        hidden: list[str] = []
         for xml in _ooxml_parts(path, "word/"):
             for run in _WORD_RUN.findall(xml):
                 text = html.unescape("".join(_WORD_TEXT.findall(run)))
@@ -115,8 +125,8 @@ def file_texts(rel: str, path: Path) -> list[TextPiece]:
     text = decode(data)
     if suffix in COMMENT_SUFFIXES:
         text, comments = _blank_comments(text)
-        hidden = [TextPiece("hidden_text", c, hidden_reason="comment", line_offset=n) for n, c in comments]
-        return [TextPiece("deliverable", text), *hidden]
+        return [TextPiece("deliverable", text),
+                *(TextPiece("hidden_text", c, hidden_reason="comment", line_offset=n) for n, c in comments)]
     return [TextPiece("deliverable", text)]
 
 
@@ -125,7 +135,8 @@ def _name_text(rel: str) -> str:
 
 
 def guard_delivery(files: Sequence[tuple[str, Path]], final_message: str | None, *, mode: GuardMode,
-                   message_channel: Channel = "final_message", redact: Callable[[str], str] = str) -> GuardReport:
+                   message_channel: Channel = "final_message", redact: Callable[[str], str] = str,
+                   task: str | None = None) -> GuardReport:
     """Scan everything the agent wrote that the judge reads; the report for the result document.
 
     Args:
@@ -134,6 +145,9 @@ def guard_delivery(files: Sequence[tuple[str, Path]], final_message: str | None,
         mode: ``JUDGE_GUARD``; ``off`` returns an empty, unscanned report.
         message_channel: ``trajectory`` when the message came from the ATIF trajectory.
         redact: applied to every excerpt (secrets the agent printed never reach the document).
+        task: the task prompt the agent was given (None: unknown). A deliverable may quote
+            attacks, write grading rules or show verdict-shaped examples without flagging only
+            when the task is about that (`discourse`).
 
     Returns:
         The report: flagging findings first (at most `MAX_FINDINGS` kept), then
@@ -144,13 +158,14 @@ def guard_delivery(files: Sequence[tuple[str, Path]], final_message: str | None,
         return GuardReport(mode=mode)
     findings: list[Finding] = []
     channels: dict[str, int] = {}
+    topics = read_task(task)
 
     def count(channel: str, n: int) -> None:
         channels[channel] = channels.get(channel, 0) + n
 
     if final_message:
         count(message_channel, len(final_message))
-        findings += scan_text(final_message, message_channel)
+        findings += scan_text(final_message, message_channel, task=topics)
     if final_message is not None and not files:
         mk = master_key_finding(final_message, message_channel)
         if mk:
@@ -163,12 +178,14 @@ def guard_delivery(files: Sequence[tuple[str, Path]], final_message: str | None,
         except Exception:  # noqa: BLE001 - an unreadable file is counted, never a crash (SPEC §22)
             count("unreadable_files", 1)
             continue
+        visible = [p.text for p in pieces if p.hidden_reason is None and p.text.strip()]
+        document = Discourse.read(comparable("\n\n".join(visible)[:SCAN_CHARS])) if len(visible) > 1 else None
         for piece in pieces:
             if not piece.text.strip():
                 continue
             count(piece.channel, len(piece.text))
             found = scan_text(piece.text, piece.channel, file=rel, page=piece.page, hidden_reason=piece.hidden_reason,
-                              line_offset=piece.line_offset)
+                              line_offset=piece.line_offset, document=document, task=topics)
             findings += found
             if piece.hidden_reason not in (None, "notes", "alt_text", "comment") and not found:
                 findings.append(Finding(channel=piece.channel, file=rel, page=piece.page, kind="hidden_text",

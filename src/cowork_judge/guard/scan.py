@@ -10,11 +10,13 @@ but is reported as kind ``hidden_text``.
 
 from __future__ import annotations
 
+import bisect
 import re
 import unicodedata
 from collections.abc import Iterable
 
 from cowork_judge.guard import lexicon
+from cowork_judge.guard.discourse import Discourse, Reader, TaskTopics
 from cowork_judge.guard.findings import EXCERPT_CHARS, Channel, Finding
 
 SCAN_CHARS = 2_000_000
@@ -38,25 +40,39 @@ def excerpt(text: str, start: int, end: int) -> str:
     return piece if len(piece) <= EXCERPT_CHARS else piece[: EXCERPT_CHARS - 1] + "…"
 
 
-def _line_of(text: str, offset: int) -> int:
-    return text.count("\n", 0, offset) + 1
+def _newlines(text: str) -> list[int]:
+    return [m.start() for m in re.finditer("\n", text)]
+
+
+MAX_READINGS_PER_LINE = 8
+"""Matches of one rule on one line read in context at most (the rest of that line's matches add
+nothing: a flagging finding is already there, or eight were informational)."""
 
 
 def _windows(text: str) -> Iterable[tuple[int, str]]:
-    """(offset, sentence) pieces, each at most `lexicon.WINDOW_CHARS` (long ones overlap by half)."""
+    """(offset, window) pieces: each sentence with up to `lexicon.WINDOW_SENTENCES` - 1 sentences
+    of its paragraph before it, at most `lexicon.WINDOW_CHARS` long (a longer sentence is read
+    alone in overlapping pieces of that size)."""
+    size = lexicon.WINDOW_CHARS
+    starts: list[int] = []  # the starts of the window's sentences
     pos = 0
     for piece in lexicon.SENTENCE_SPLIT.split(text):
-        size = lexicon.WINDOW_CHARS
-        if len(piece) <= size:
-            yield pos, piece
-        else:
+        if not piece.strip():
+            if piece == "\n" and text[max(0, pos - 1):pos] == "\n":
+                starts = []  # a blank line ends the paragraph
+        elif len(piece) > size:
             for i in range(0, len(piece), size // 2):
                 yield pos + i, piece[i:i + size]
+            starts = []
+        else:
+            starts = [s for s in starts[-(lexicon.WINDOW_SENTENCES - 1):] if pos + len(piece) - s <= size] + [pos]
+            yield starts[0], text[starts[0]:pos + len(piece)]
         pos += len(piece)
 
 
 def scan_text(text: str, channel: Channel, *, file: str | None = None, page: int | None = None,
-              hidden_reason: str | None = None, line_offset: int = 0) -> list[Finding]:
+              hidden_reason: str | None = None, line_offset: int = 0, document: Discourse | None = None,
+              task: TaskTopics | None = None) -> list[Finding]:
     """Every finding in `text`, in order of position.
 
     Args:
@@ -65,60 +81,75 @@ def scan_text(text: str, channel: Channel, *, file: str | None = None, page: int
         file: the deliverable's path relative to the output folder (None: the final message).
         page: 1-based PDF page or deck slide the text belongs to.
         hidden_reason: set for text a viewer does not see ("notes", "off_slide", …): its
-            findings are kind ``hidden_text`` with rule ``hidden:<reason>/<rule>``.
-            In visible text that reports on attacks (`about_attacks`), a match wholly inside
-            quoted material is informational (``flags`` False, rule ``<rule>/quoted``).
+            findings are kind ``hidden_text`` with rule ``hidden:<reason>/<rule>``, and always flag.
+            In visible text, a match that the text talks about rather than addresses to the
+            evaluator (`discourse.Reader.leniency`: a quoted attack in a report on attacks, a
+            conditional grading rule in a rubric, an example response in an API document) is
+            informational (``flags`` False, rule ``<rule>/<why>``).
         line_offset: added to every line number (text cut out of a longer file).
+        document: the topics of the whole document `text` belongs to (None: `text` is the
+            whole document).
+        task: the topics of the task prompt (None: unknown; no gate).
 
     Returns:
         Findings, at most one per rule and line.
     """
     body = comparable(text[:SCAN_CHARS])
     hits: dict[tuple[str, int], Finding] = {}
-    quotes = _quotes(body) if hidden_reason is None else []
-    reporting = bool(quotes) and about_attacks(body, quotes)
+    newlines = _newlines(body)
+    readings: dict[tuple[str, int], int] = {}
+    genre = "message" if channel in ("final_message", "trajectory") else "deck" if channel == "deck_text" else "document"
+    reader = Reader(body, document, task, genre) if hidden_reason is None else None
 
-    def add(rule: str, kind: str, start: int, end: int) -> None:
-        line = _line_of(body, start) + line_offset
+    def add(rule: str, kind: str, start: int, end: int, evidence: tuple[int, int] | None = None,
+            own_voice: bool = True) -> None:
+        """One finding at ``body[start:end]``; `evidence` is the text it stands on (default: the
+        match); `own_voice` says whether the rule also matches with the quotes blanked."""
+        line = bisect.bisect_left(newlines, start) + 1 + line_offset
+        seen = readings.get((rule, line), 0)
+        if seen >= MAX_READINGS_PER_LINE or (rule, line) in hits:
+            return  # one finding per rule and line; a flagging one is never replaced
+        readings[(rule, line)] = seen + 1
         flags = True
+        span = evidence or (start, end)
+        why = None
+        if reader is not None:
+            quote = reader.quote_at(start) if reader.quote_at(start) == reader.quote_at(end - 1) else None
+            if quote is None and not own_voice:
+                quote = reader.quote_over(*span)
+            why = reader.leniency(rule, span[0], span[1], quote)
         if hidden_reason is not None:
             rule, kind = f"hidden:{hidden_reason}/{rule}", "hidden_text"
-        elif reporting and any(a <= start and end <= b for a, b in quotes):
-            rule, flags = f"{rule}/quoted", False
+        elif why is not None:
+            rule, flags = f"{rule}/{why}", False
         hits.setdefault((rule, line), Finding(channel=channel, file=file, line=line, page=page, kind=kind,  # type: ignore[arg-type]
                                               rule=rule, excerpt=excerpt(body, start, end), flags=flags))
 
+    own = reader.blanked if reader is not None else body
+
+    def voiced(pattern: re.Pattern[str], start: int, end: int) -> bool:
+        """The pattern matches the document's own voice (quotes blanked) over ``[start, end)``."""
+        return any(m.start() < end and start < m.end() for m in pattern.finditer(own, max(0, start - 200), end + 200))
+
     for rule in lexicon.RULES:
         for m in rule.pattern.finditer(body):
-            add(rule.id, rule.kind, m.start(), m.end())
-    for m in lexicon.ROLE_LINE.finditer(body):
-        if lexicon.ROLE_PAYLOAD.search(m.group(1)):
-            add("fp.role_line", "fake_protocol", m.start(), m.end())
+            add(rule.id, rule.kind, m.start(), m.end(), own_voice=voiced(rule.pattern, m.start(), m.end()))
+    for role in lexicon.ROLE_LINE.finditer(body):
+        if lexicon.ROLE_PAYLOAD.search(role.group(1)):
+            add("fp.role_line", "fake_protocol", role.start(), role.end(), own_voice=any(
+                lexicon.ROLE_PAYLOAD.search(r.group(1)) for r in lexicon.ROLE_LINE.finditer(own, role.start(), role.end())))
     for offset, window in _windows(body):
         for rule in lexicon.WINDOW_RULES:
-            m = rule.pattern.search(window)
-            if m is None or (rule.needs is not None and not rule.needs.search(window)):
+            hit = rule.pattern.search(window)
+            if hit is None or (rule.needs is not None and not rule.needs.search(window)):
                 continue
             if lexicon.SELF_OR_DIRECT.search(window) or lexicon.VOCATIVE.search(window):
-                add(rule.id, rule.kind, offset + m.start(), offset + m.end())
+                mine = own[offset:offset + len(window)]
+                voiced_window = bool(rule.pattern.search(mine) and (rule.needs is None or rule.needs.search(mine))
+                                     and (lexicon.SELF_OR_DIRECT.search(mine) or lexicon.VOCATIVE.search(mine)))
+                add(rule.id, rule.kind, offset + hit.start(), offset + hit.end(), evidence=(offset, offset + len(window)),
+                    own_voice=voiced_window)
     return sorted(hits.values(), key=lambda f: (f.line or 0, f.rule))
-
-
-def _quotes(body: str) -> list[tuple[int, int]]:
-    return [(m.start(), m.end()) for m in lexicon.QUOTED.finditer(body)]
-
-
-def about_attacks(body: str, quotes: list[tuple[int, int]]) -> bool:
-    """Whether `body` reports on attacks: at least `lexicon.TOPIC_MIN_TERMS` distinct attack-topic
-    terms outside its quoted material (a security report quotes payloads; a deliverable about
-    something else that "quotes" a note to the grader is making one)."""
-    outside, pos = [], 0
-    for a, b in quotes:
-        outside.append(body[pos:a])
-        pos = max(pos, b)
-    outside.append(body[pos:])
-    terms = {m.group(0).casefold() for m in lexicon.ATTACK_TOPIC.finditer(" ".join(outside))}
-    return len(terms) >= lexicon.TOPIC_MIN_TERMS
 
 
 def is_master_key(text: str) -> bool:

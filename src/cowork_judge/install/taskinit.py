@@ -103,6 +103,7 @@ def env_block(extras: str = "", version: str = __version__) -> list[tuple[str, s
         ("JUDGE_START_JITTER", f"${{JUDGE_START_JITTER:-{FLEET_START_JITTER_SEC}}}"),
         ("JUDGE_WORKFLOW_START_JITTER", f"${{JUDGE_WORKFLOW_START_JITTER:-{FLEET_WORKFLOW_START_JITTER_SEC}}}"),
         ("JUDGE_SKIP", "${JUDGE_SKIP:-0}"),
+        ("JUDGE_VERDICT_CACHE", "${JUDGE_VERDICT_CACHE:-off}"),  # a regrade's cache: a folder that outlives trials
         ("COWORK_JUDGE_VERSION", f"${{COWORK_JUDGE_VERSION:-{version}}}"),
         ("COWORK_JUDGE_VERSION_SOURCE", "${COWORK_JUDGE_VERSION_SOURCE:-placeholder}"),
         ("COWORK_JUDGE_EXTRAS", f"${{COWORK_JUDGE_EXTRAS:-{extras}}}"),

@@ -19,10 +19,12 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
 from cowork_judge.calls import GATEWAY_NO_AUTH_KEY, GATEWAY_PLACEHOLDER_KEY
 from cowork_judge.core.identity import RunIdentity
+from cowork_judge.core.cost import Price
 from cowork_judge.core.retry import RetryPolicy
 from cowork_judge.core.scoring import ScoringPolicy
-from cowork_judge.redact import MIN_CREDENTIAL_LEN, MIN_SECRET_LEN, Redactor
+from cowork_judge.redact import MIN_CREDENTIAL_LEN, MIN_SECRET_LEN, Redactor, mask_url
 from cowork_judge.run.backends import BACKENDS, DEFAULT_BACKEND, backend_spec
+from cowork_judge.run.panel import PanelJudge, read_panel, read_prices, resolve_keys
 
 CAPS: dict[str, tuple[float, str]] = {
     "batch": (50, "a block of more rows than this is one conversation no judge answers reliably"),
@@ -31,6 +33,7 @@ CAPS: dict[str, tuple[float, str]] = {
     "retry.max_tries": (20, "with backoff this is already minutes of retrying one block"),
     "max_turns": (64, "model turns per attempt; each re-sends the conversation"),
     "retry.backoff_max_sec": (300.0, "one rate-limit wait longer than 5 minutes outlives most judge runs"),
+    "samples": (9, "each sample is a whole judging of the row (calls × k); the median of more moves no further"),
 }
 """Knob (a field name; a dotted path into a nested policy) → (largest accepted value, why). A larger value is capped with a warning: an
 accepted absurd value (JUDGE_CONCURRENCY=100000) made one run spend its deadline
@@ -154,6 +157,49 @@ class JudgeConfig(BaseModel):
     retry: RetryPolicy = Field(default_factory=RetryPolicy, description=(
         "How blocks and model calls are retried (`core.retry.RetryPolicy`, the one home of JUDGE_MAX_TRIES and "
         "JUDGE_RETRY_BACKOFF_MAX)."))
+    # ---- sampling, panels and prices (issue 28; docs/sampling.md) ----
+    samples: int = Field(1, ge=1, description=(
+        "JUDGE_SAMPLES: asks of each row (agentic block, ppt_judge page cell and content pass, answer_match decision) "
+        "per judge, reduced to one verdict: binary by majority (a tie fails closed for negative rows and hurdles, is a "
+        "miss otherwise), graded by the lower median level, N/A by majority. 1 = ask once (results as before)."))
+    sampling: Literal["adaptive", "fixed"] = Field("adaptive", description=(
+        "JUDGE_SAMPLING (k > 1): `adaptive` asks twice and again, up to k, only rows whose answer could still change "
+        "(re-asks regrouped into full blocks); `fixed` asks every row k times."))
+    sample_temperature: float | None = Field(None, ge=0, le=2, description=(
+        "JUDGE_SAMPLE_TEMPERATURE: `temperature` sent with every model request when JUDGE_SAMPLES > 1 (not to the "
+        "codex/claude CLIs); unset = the endpoint's default."))
+    panel: tuple[PanelJudge, ...] = Field((), description=(
+        "JUDGE_PANEL: a JSON list of judges `{name, model, base_url, api_key_env, weight}` — `api_key_env` is the "
+        "NAME of the variable holding that judge's key, never a key; each judge gets its own call path (client, "
+        "limiter) and every row its verdict from each; unset = JUDGE_MODEL alone."))
+    panel_vote: Literal["majority", "unanimous", "weighted"] = Field("majority", description=(
+        "JUDGE_PANEL_VOTE: how the judges' answers combine: `majority`, `weighted` (by each judge's weight) or "
+        "`unanimous` (the answer in the agent's favour only when every judge gives it)."))
+    prices: dict[str, Price] = Field(default_factory=dict, description=(
+        "JUDGE_PRICES: JSON, model → `{input, cached_input, output}` in US dollars per million tokens; the result "
+        "then records `judge_cost_usd` (null when a model called has no price)."))
+
+    @property
+    def sampled(self) -> bool:
+        """True when rows are asked more than once or by a panel (issue 28)."""
+        return self.samples > 1 or bool(self.panel)
+    # the fleet's shared limiter and its rate limits (issue 29; transport/fleet.py, transport/quota.py)
+    limiter_url: SecretStr | None = Field(None, description=(
+        "JUDGE_LIMITER_URL: `redis://[:password@]host:port/db` or `rediss://` (TLS): every model request of every job "
+        "on the same limiter key takes its ticket from this shared store (a fleet-wide pace, gate after a 429 and cap "
+        "on requests in flight). Unset = the run's local limiter. The store unreachable at start or mid-run (or the "
+        "`fleet-redis` extra missing) ⇒ the local limiter, with a warning in the result. The password is redacted "
+        "everywhere."))
+    fleet_rpm: float | None = Field(None, gt=0, description=(
+        "JUDGE_FLEET_RPM: the key's requests per minute, when the operator knows it: the shared store paces the "
+        "fleet at it from the first request (needs JUDGE_LIMITER_URL; else the pace comes from the endpoint's "
+        "rate-limit headers or is learned from 429s)."))
+    fleet_tpm: float | None = Field(None, gt=0, description=(
+        "JUDGE_FLEET_TPM: the key's tokens per minute, when known: with JUDGE_LIMITER_URL the fleet's pace is at "
+        "most this ÷ the mean tokens per request."))
+    limiter_key: str | None = Field(None, description=(
+        "JUDGE_LIMITER_KEY: the shared store's key for this limit (default: a digest of the endpoint, the model and a "
+        "digest of the API key — never the key). Jobs with the same key share one limit."))
 
     @property
     def block_budget_sec(self) -> float:
@@ -260,6 +306,14 @@ def _cache_dir(text: str) -> str | None:
     return None if text.strip().lower() in FALSY else text.strip()
 
 
+def _store_url(text: str) -> SecretStr:
+    """A Redis URL (``redis://``, ``rediss://``, ``unix://``), kept secret (it may hold a password)."""
+    value = text.strip()
+    if not value.lower().startswith(("redis://", "rediss://", "unix://")):
+        raise ValueError("must be a redis://, rediss:// or unix:// URL")
+    return SecretStr(value)
+
+
 def _files(text: str) -> tuple[str, ...]:
     return tuple(p for p in text.replace(",", " ").split() if p)
 
@@ -311,12 +365,23 @@ _KNOBS: dict[str, tuple[tuple[str, ...], Callable[[str], Any]]] = {
     "send_instance_id": (("JUDGE_SEND_INSTANCE_ID",), _bool),
     "guard": (("JUDGE_GUARD",), _choice("off", "flag", "penalize")),
     "guard_row": (("JUDGE_GUARD_ROW",), _bool),
+    "samples": (("JUDGE_SAMPLES",), _int(1)),
+    "sampling": (("JUDGE_SAMPLING",), _choice("adaptive", "fixed")),
+    "sample_temperature": (("JUDGE_SAMPLE_TEMPERATURE",), _float(0, maximum=2)),
+    "panel_vote": (("JUDGE_PANEL_VOTE",), _choice("majority", "unanimous", "weighted")),
+    "limiter_url": (("JUDGE_LIMITER_URL",), _store_url),
+    "fleet_rpm": (("JUDGE_FLEET_RPM",), _float(0, strict=True)),
+    "fleet_tpm": (("JUDGE_FLEET_TPM",), _float(0, strict=True)),
+    "limiter_key": (("JUDGE_LIMITER_KEY",), _text),
 }
+_JSON_KNOBS: dict[str, str] = {"panel": "JUDGE_PANEL", "prices": "JUDGE_PRICES"}
+"""JSON knobs read by `_read_json_knobs` (never quoted in a warning: a panel's text may hold a key)."""
 
 ENV_NAMES: dict[str, tuple[str, ...]] = {
     "api_key": ("JUDGE_API_KEY", "OPENAI_API_KEY"),
     "base_url": ("JUDGE_BASE_URL", "OPENAI_BASE_URL"),
     **{name: envs for name, (envs, _) in _KNOBS.items()},
+    **{name: (env_name,) for name, env_name in _JSON_KNOBS.items()},
 }
 """Field (dotted for a nested policy's) → environment variable names, first one wins."""
 
@@ -366,7 +431,8 @@ def load_config(environ: Mapping[str, str] | None = None) -> LoadedConfig:
                 values[name] = parser(raw)
                 sources[name] = f"env:{env_name}"
             except ValueError as exc:
-                warnings.append(f"{env_name}={raw!r} {exc}; using the default {default(name)!r}")
+                shown = mask_url(raw) if name == "limiter_url" else raw
+                warnings.append(f"{env_name}={shown!r} {exc}; using the default {default(name)!r}")
                 sources[name] = f"invalid:{env_name} → default"
             break
     for name in ("api_key", "base_url"):
@@ -407,9 +473,39 @@ def load_config(environ: Mapping[str, str] | None = None) -> LoadedConfig:
         usable = ", ".join(name for name, s in BACKENDS.items() if s.available)
         warnings.append(f"JUDGE_BACKEND={spec.name!r} is not available in this version: agentic rows will be "
                         f"unjudged (backend_missing); use one of: {usable}")
+    secrets = _read_json_knobs(env, values, sources, warnings)
     config = JudgeConfig(**_nest(values))
     key = config.api_key.get_secret_value() if config.api_key else ""
-    return LoadedConfig(config=config, sources=sources, warnings=warnings, redactor=Redactor.from_environ(env, extra=[key]))
+    secrets += [j.api_key.get_secret_value() for j in config.panel if j.api_key is not None]
+    return LoadedConfig(config=config, sources=sources, warnings=warnings,
+                        redactor=Redactor.from_environ(env, extra=[key, *secrets]))
+
+
+def _read_json_knobs(env: Mapping[str, str], values: dict[str, Any], sources: dict[str, str], warnings: list[str]) -> list[str]:
+    """JUDGE_PANEL (with each judge's key read from its variable) and JUDGE_PRICES into
+    `values`; a bad value falls back to the default with a warning that never quotes it.
+    Returns secret values met on the way (refused literal keys, panel keys) for redaction."""
+    secrets: list[str] = []
+    for name, env_name in _JSON_KNOBS.items():
+        raw = env.get(env_name)
+        sources[name] = "default"
+        if raw is None or not raw.strip():
+            continue
+        try:
+            if name == "panel":
+                panel, notes, found = read_panel(raw)
+                secrets += found
+                warnings += notes
+                key = values["api_key"].get_secret_value() if values.get("api_key") else None
+                values[name], notes = resolve_keys(panel, env, run_key=key, run_url=values.get("base_url"))
+                warnings += notes
+            else:
+                values[name] = read_prices(raw)
+            sources[name] = f"env:{env_name}"
+        except ValueError as exc:
+            warnings.append(f"{env_name} {exc}; using the default (none)")
+            sources[name] = f"invalid:{env_name} → default"
+    return secrets
 
 
 def export_credentials(config: JudgeConfig, environ: dict[str, str] | Any = None) -> None:
@@ -440,8 +536,10 @@ def masked(config: JudgeConfig) -> dict[str, Any]:
             out[name] = value
     key = config.api_key.get_secret_value() if config.api_key else None
     out["api_key"] = ("****" + key[-4:]) if key and len(key) > 8 else ("****" if key else None)
+    for judge in out.get("panel") or ():  # `api_key` is excluded from dumps; say whether one was found
+        judge["api_key"] = "****" if any(j.name == judge["name"] and j.api_key for j in config.panel) else None
     if config.base_url:  # a token may ride in the URL (user:pass@, ?token=)
-        from cowork_judge.redact import mask_url
-
         out["base_url"] = mask_url(config.base_url)
+    if config.limiter_url is not None:  # the store's password
+        out["limiter_url"] = mask_url(config.limiter_url.get_secret_value())
     return out

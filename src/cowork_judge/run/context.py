@@ -18,14 +18,16 @@ from typing import Any
 from cowork_judge.core.retry import RetryPolicy
 from cowork_judge.redact import Redactor
 from cowork_judge.run.config import JudgeConfig
+from cowork_judge.run.judges import sample_temperature, sampling_plan
 from cowork_judge.run.paths import RunPaths
 from cowork_judge.segment.audit import AuditLog
 from cowork_judge.segment.context import SegmentContext
 from cowork_judge.segment.deadline import Deadline
-from cowork_judge.segment.settings import SegmentSettings
 from cowork_judge.segment.delivery import Delivery
-from cowork_judge.transport.attempts import ModelCalls
-from cowork_judge.transport.limiter import Limiter
+from cowork_judge.segment.judges import SamplingPlan
+from cowork_judge.segment.settings import SegmentSettings
+from cowork_judge.transport.attempts import ModelCalls, RequestLimiter
+from cowork_judge.transport.fleet import limiter_warnings, open_limiter
 from cowork_judge.transport.stats import CallStats
 
 
@@ -51,12 +53,16 @@ class RunContext:
         rng: randomness for jitter and backoff (seedable in tests).
         retry: the retry policy (failure table, JUDGE_MAX_TRIES, JUDGE_RETRY_BACKOFF_MAX);
             defaults to the configuration's.
-        limiter: the run's one limiter of model requests (`transport.limiter`), shared by
-            agentic blocks and workflow calls; made from the configuration by default.
+        limiter: the run's one limiter of model requests, shared by agentic blocks and
+            workflow calls; made from the configuration by default (`transport.fleet.open_limiter`:
+            the fleet's shared store with JUDGE_LIMITER_URL, else the local `transport.limiter`).
         calls: the run's one model-call path (`transport.attempts.ModelCalls`: the one HTTP
             client, the limiter's tickets, retries), over `limiter` and `stats`; made from
             the configuration by default. Its client is closed when its outermost
             ``opened()`` scope ends.
+        sampling: who judges and how often when rows are sampled or judged by a panel
+            (JUDGE_SAMPLES > 1, JUDGE_PANEL: `run.judges.SamplingPlan`, the judges' call
+            paths made here with their keys); None: one judge asks every row once.
     """
 
     paths: RunPaths
@@ -74,19 +80,29 @@ class RunContext:
     rng: random.Random = field(default_factory=random.Random)
     log: logging.Logger = field(default_factory=lambda: logging.getLogger("cowork_judge"))
     retry: RetryPolicy | None = None
-    limiter: Limiter | None = None
+    limiter: RequestLimiter | None = None
     calls: ModelCalls | None = None
+    sampling: SamplingPlan | None = None
 
     def __post_init__(self) -> None:
         if self.retry is None:
             self.retry = self.config.retry
-        if self.limiter is None:
-            self.limiter = Limiter(backoff_max_sec=self.config.retry.backoff_max_sec, rng=self.rng)
         config = self.config
+        if self.limiter is None:
+            self.limiter = open_limiter(
+                url=config.limiter_url.get_secret_value() if config.limiter_url else None, base_url=config.base_url,
+                model=config.model, api_key=config.api_key.get_secret_value() if config.api_key else None,
+                key_override=config.limiter_key, fleet_rpm=config.fleet_rpm, fleet_tpm=config.fleet_tpm,
+                backoff_max_sec=config.retry.backoff_max_sec, lease_sec=config.block_budget_sec + 5.0, rng=self.rng)
         if self.calls is None:
             self.calls = ModelCalls(api_key=config.api_key.get_secret_value() if config.api_key else None,
                                     base_url=config.base_url, model=config.model, stats=self.stats, limiter=self.limiter,
-                                    headers=config.request_headers)
+                                    headers=config.request_headers, temperature=sample_temperature(config))
+        if self.sampling is None and config.sampled:
+            self.sampling = sampling_plan(config, self.calls, stats=self.stats, rng=self.rng)
+        if config.panel:  # the panel's keys live only inside their call paths
+            self.config = config = config.model_copy(update={"panel": tuple(j.model_copy(update={"api_key": None})
+                                                                              for j in config.panel)})
         if config.api_key is not None:  # the key lives only inside the transport (`calls`)
             self.config = config.model_copy(update={"api_key": None})
 
@@ -105,4 +121,8 @@ class RunContext:
             paths=self.paths.segment, settings=settings, instruction=self.instruction, task_prompt=self.task_prompt,
             delivery=self.delivery, deadline=self.deadline, redactor=self.redactor, audit=self.audit, calls=self.calls,
             stats=self.stats, retry=self.retry, rng=self.rng, log=self.log, artifacts=MappingProxyType(dict(self.artifacts)),
-            workflow_config=MappingProxyType(dict(self.workflow_config)))
+            workflow_config=MappingProxyType(dict(self.workflow_config)), sampling=self.sampling)
+
+    def limiter_warnings(self) -> list[str]:
+        """What the run's limiter says its result must carry (a shared store's fallback), in order."""
+        return limiter_warnings(self.limiter)

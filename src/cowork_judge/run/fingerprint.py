@@ -76,7 +76,7 @@ def verdict_ingredients(config: JudgeConfig, tests_dir: Path) -> dict[str, Any]:
     folder's instruction files, else the built-in default). Never raises.
     """
     instruction, _, _ = find_instruction(tests_dir, config.instruction_file)
-    return {
+    ingredients = {
         "schema": FINGERPRINT_SCHEMA,
         "judge_version": __version__,
         "abi": ABI,
@@ -95,6 +95,23 @@ def verdict_ingredients(config: JudgeConfig, tests_dir: Path) -> dict[str, Any]:
         "rubric_sha256": _sha256_file(tests_dir / "rubric.json"),
         "task_prompt_sha256": _sha256_file(tests_dir / PROMPT_FILE),
         "instruction_sha256": hashlib.sha256(instruction.encode("utf-8", "surrogatepass")).hexdigest(),
+    }
+    if config.sampled:  # only then, so a run asking every row once keeps its fingerprint
+        ingredients["sampling"].update(sampling_ingredients(config))  # type: ignore[attr-defined]
+    return ingredients
+
+
+def sampling_ingredients(config: JudgeConfig) -> dict[str, Any]:
+    """What JUDGE_SAMPLES, JUDGE_SAMPLING, JUDGE_SAMPLE_TEMPERATURE, JUDGE_PANEL (each judge's
+    name, model, masked endpoint and weight — never a key or its variable) and
+    JUDGE_PANEL_VOTE add to a sampled run's fingerprint (and to its verdict-cache key)."""
+    return {
+        "samples": config.samples,
+        "sampling_mode": config.sampling,
+        "temperature": config.sample_temperature if config.samples > 1 else None,
+        "panel": [{"name": j.name, "model": j.model, "endpoint": mask_url(j.base_url) if j.base_url else None,
+                   "weight": j.weight} for j in config.panel],
+        "panel_vote": config.panel_vote,
     }
 
 

@@ -114,11 +114,18 @@ def judge_settings(config: Any, *, instruction: str, task_prompt: str, workflow:
                    assets: str) -> dict[str, Any]:
     """Component 3 of the key from a `JudgeConfig` and the run's inputs (texts hashed).
 
-    The judge exposes no sampling knob (temperature, reasoning effort are the endpoint's): the
-    model name, backend, block size and turn limit are its sampling settings."""
-    return {"backend": config.backend, "model": config.model, "batch": config.batch,
-            "max_turns": config.max_turns, "evidence": config.evidence_sec > 0, "instruction": _sha(instruction.encode()),
-            "task_prompt": _sha(task_prompt.encode()), "workflow_config": dict(workflow or {}), "assets": assets}
+    The model name, backend, block size and turn limit shape every verdict; a run that samples
+    (JUDGE_SAMPLES > 1, JUDGE_PANEL) adds its sampling settings (`run.fingerprint.sampling_ingredients`:
+    samples, mode, temperature, the panel's judges, the vote), so a sampled verdict never stands
+    for a single ask's or another panel's. Reasoning effort is the endpoint's."""
+    settings = {"backend": config.backend, "model": config.model, "batch": config.batch,
+                "max_turns": config.max_turns, "evidence": config.evidence_sec > 0, "instruction": _sha(instruction.encode()),
+                "task_prompt": _sha(task_prompt.encode()), "workflow_config": dict(workflow or {}), "assets": assets}
+    if getattr(config, "sampled", False):  # JUDGE_SAMPLES > 1 / JUDGE_PANEL: a sampled verdict answers another question
+        from cowork_judge.run.fingerprint import sampling_ingredients
+
+        settings["sampling"] = sampling_ingredients(config)
+    return settings
 
 
 class VerdictCache:

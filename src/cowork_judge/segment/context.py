@@ -27,6 +27,7 @@ from cowork_judge.redact import Redactor
 from cowork_judge.segment.audit import AuditLog
 from cowork_judge.segment.deadline import Deadline
 from cowork_judge.segment.delivery import Delivery
+from cowork_judge.segment.judges import SamplingPlan
 from cowork_judge.segment.paths import SegmentPaths
 from cowork_judge.segment.settings import SegmentSettings
 from cowork_judge.transport.attempts import ModelCalls
@@ -56,6 +57,9 @@ class SegmentContext:
         artifacts: what earlier code rows found (``deck_path``, ``deck_rel``, ``deck_kind``…),
             read-only.
         workflow_config: ``rubric.json → workflow_config`` (name → settings), read-only.
+        sampling: who judges and how often when rows are sampled or judged by a panel
+            (JUDGE_SAMPLES > 1, JUDGE_PANEL: `segment.judges.SamplingPlan`, each judge with its
+            call path); None: one judge asks every row once.
     """
 
     paths: SegmentPaths
@@ -73,3 +77,4 @@ class SegmentContext:
     log: logging.Logger = field(default_factory=lambda: logging.getLogger("cowork_judge"))
     artifacts: Mapping[str, Any] = field(default_factory=lambda: NOTHING)
     workflow_config: Mapping[str, Any] = field(default_factory=lambda: NOTHING)
+    sampling: SamplingPlan | None = None

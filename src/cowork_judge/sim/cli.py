@@ -14,7 +14,7 @@ from typing import Any, NoReturn
 
 from .faults import FAULT_KINDS, FaultPlan, parse_fault_rate, parse_fault_script
 from .latency import LatencyModel
-from .policies import DemoPolicy, GulliblePolicy, OracleDirPolicy, OraclePolicy, VerdictPolicy
+from .policies import DemoPolicy, GulliblePolicy, OracleDirPolicy, OraclePolicy, RequestFlip, VerdictPolicy
 from .server import SimServer
 
 __all__ = ["build_parser", "main"]
@@ -56,6 +56,11 @@ oracle folder (--oracle-dir DIR): one oracle per instance, for a batch whose row
 
 token bucket (--rpm, --burst): shared by all model requests; when empty: HTTP 429 with
 Retry-After (whole seconds, rounded up) and retry-after-ms, logged as fault rpm_limit.
+--tpm N adds a tokens bucket (a request takes its prompt's estimated tokens; fault tpm_limit).
+Every model reply (200, 429, faults) then carries the buckets' state: x-ratelimit-limit-,
+-remaining-, -reset-requests and -tokens (reset as "1s", "20ms", "6m0s") on chat completions
+and responses; anthropic-ratelimit-requests-/tokens- limit, remaining, reset (RFC 3339) on
+/v1/messages. --no-ratelimit-headers sends none.
 usage counts text at 4 characters a token and image parts by OpenAI's vision rule
 (Anthropic's on /v1/messages), and reports cached prompt tokens (leading tokens, images
 included in their place, shared with an earlier answered request, in steps of 128 from
@@ -160,6 +165,15 @@ def build_parser(prog: str = "cowork-judge sim") -> argparse.ArgumentParser:
                    help="token bucket: requests per minute shared by all model requests (default: no limit)")
     p.add_argument("--burst", type=_positive_int, metavar="B",
                    help="token bucket capacity, requests (default: ceil(rpm/60), at least 1); needs --rpm")
+    p.add_argument("--flip", type=_non_negative(float), metavar="RATE",
+                   help="a noisy judge: flip each row's answer independently per request with probability RATE in "
+                        "[0, 1], seeded by --seed (repeated sampling measured against the oracle; JUDGE_SAMPLES)")
+    p.add_argument("--tpm", type=_positive_float, metavar="N",
+                   help="a second bucket: tokens per minute (a request takes its prompt's estimated tokens; capacity one "
+                        "minute's worth); default: no token limit")
+    p.add_argument("--no-ratelimit-headers", action="store_true",
+                   help="send no x-ratelimit-* / anthropic-ratelimit-* headers (an endpoint that sends none); by default "
+                        "every model reply carries the buckets' state when --rpm or --tpm is given")
     p.add_argument("--no-generic", action="store_true",
                    help="answer requests without rubric rows with HTTP 400 instead of the generic mode")
     return p
@@ -186,7 +200,9 @@ def _configure(args: argparse.Namespace) -> SimServer:
         policy, faults=faults, latency=latency, host=args.host, port=args.port,
         tool_rounds=args.tool_rounds, reject_json_schema=args.reject_json_schema,
         api_key=args.api_key, log_path=args.log, model=args.model,
-        rpm=args.rpm, burst=args.burst, generic=not args.no_generic,
+        rpm=args.rpm, burst=args.burst, generic=not args.no_generic, tpm=args.tpm,
+        ratelimit_headers=not args.no_ratelimit_headers,
+        flip=RequestFlip(args.flip, args.seed) if args.flip is not None else None,
     )
 
 

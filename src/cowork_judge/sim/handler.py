@@ -93,6 +93,9 @@ class SimHandler(BaseHTTPRequestHandler):
     """``time.monotonic()`` just before the last write of the current answer (None before it)."""
     answer_seq: int | None = None
     """Log number of the model request being answered (None for other requests)."""
+    rate_headers: dict[str, str] = {}
+    """Rate-limit headers of the model request being answered (the buckets' state), sent
+    with its status line whatever the answer is (200, 429, another error, a stream)."""
 
     def _final_write(self) -> None:
         """Stamp ``final_write_s`` and tell the request log an answer is going out."""
@@ -208,7 +211,7 @@ class SimHandler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.send_header("x-request-id", f"req_sim_{id(self):x}_{time.monotonic_ns():x}")
-        for key, value in (headers or {}).items():
+        for key, value in {**self.rate_headers, **(headers or {})}.items():
             self.send_header(key, value)
         self._final_write()
         self.end_headers()
@@ -220,6 +223,8 @@ class SimHandler(BaseHTTPRequestHandler):
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
+        for key, value in self.rate_headers.items():
+            self.send_header(key, value)
         self._final_write()
         self.end_headers()
         self.wfile.write(data[: len(data) // 2])
@@ -231,6 +236,8 @@ class SimHandler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Cache-Control", "no-cache")
         self.send_header("Transfer-Encoding", "chunked")
+        for key, value in self.rate_headers.items():
+            self.send_header(key, value)
         self.end_headers()
 
     def sse(self, data: dict[str, Any] | str, event: str | None = None) -> None:

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 __all__ = ["DEMO_REASON_PREFIX", "GULLIBLE_REASON", "DemoPolicy", "FlipPolicy", "GulliblePolicy", "OraclePolicy",
-           "RoutedPolicy", "VerdictPolicy", "content_words",
+           "RequestFlip", "RoutedPolicy", "VerdictPolicy", "content_words", "flip_verdict",
            "normalize_criterion"]
 
 DEMO_REASON_PREFIX = "simulated judge, no model:"
@@ -356,13 +356,65 @@ class FlipPolicy:
             if verdict.get("na") or not self.flipped(row):
                 out.append(verdict)
                 continue
-            flipped = dict(verdict, hit=not verdict["hit"])
-            if _is_gradient(row):
-                choices = _level_choices(row)
-                flipped["level"] = choices[0] if verdict["hit"] else choices[-1]
-            flipped["reason"] = f"{FLIP_REASON} {verdict.get('reason', '')}".strip()
-            out.append(flipped)
+            out.append(flip_verdict(row, verdict))
         return out
+
+
+class RequestFlip:
+    """A noisy judge: each row's answer flipped independently PER REQUEST with probability
+    `rate` (``cowork-judge sim --flip RATE --seed N``), so repeated sampling can be measured
+    against a known truth (the oracle it wraps).
+
+    The n-th answer the server gives about a row (counted per instance, row id and page,
+    from 0) is flipped when a keyed hash of (`seed`, instance, row id, description, page,
+    n) mapped to [0, 1) is below `rate`: answers are independent draws, and a run is
+    reproducible given the order in which each row is asked (concurrent requests about
+    different rows do not disturb each other's draws). Flipping is `FlipPolicy`'s: the
+    opposite hit, a graded row's opposite end; N/A answers are never flipped.
+
+    Args:
+        rate: flip probability per row and request, in [0, 1].
+        seed: non-negative integer.
+    """
+
+    def __init__(self, rate: float, seed: int = 0) -> None:
+        if not 0.0 <= rate <= 1.0 or seed < 0:
+            raise ValueError(f"--flip must be in [0, 1] and --seed >= 0, got {rate}, {seed}")
+        self.rate, self.seed = rate, seed
+        self._asked: dict[tuple[str, str, int], int] = {}
+        self._lock = threading.Lock()
+
+    def draw(self, row: dict[str, Any], *, instance: str | None, page: int | None) -> bool:
+        """Whether this answer about `row` is flipped (and count it)."""
+        row_id = str(row.get("id"))
+        with self._lock:
+            n = self._asked.get((instance or "", row_id, page or 0), 0)
+            self._asked[(instance or "", row_id, page or 0)] = n + 1
+        key = f"{self.seed}\0{instance or ''}\0{row_id}\0{row.get('description', '')}\0{page or 0}\0{n}"
+        u = int.from_bytes(hashlib.sha256(key.encode("utf-8", "surrogatepass")).digest()[:8], "big") / 2.0**64
+        return u < self.rate
+
+    def apply(self, rows: list[dict[str, Any]], verdicts: list[dict[str, Any]], *, instance: str | None,
+              page: int | None) -> tuple[list[dict[str, Any]], list[str]]:
+        """The verdicts with this request's flips applied, and the ids flipped."""
+        out, flipped = [], []
+        for row, verdict in zip(rows, verdicts):
+            if verdict.get("na") or not self.draw(row, instance=instance, page=page):
+                out.append(verdict)
+                continue
+            out.append(flip_verdict(row, verdict))
+            flipped.append(str(row.get("id")))
+        return out, flipped
+
+
+def flip_verdict(row: dict[str, Any], verdict: dict[str, Any]) -> dict[str, Any]:
+    """`verdict` flipped: the opposite hit; a graded row's opposite end of its level choices."""
+    flipped = dict(verdict, hit=not verdict["hit"])
+    if _is_gradient(row):
+        choices = _level_choices(row)
+        flipped["level"] = choices[0] if verdict["hit"] else choices[-1]
+    flipped["reason"] = f"{FLIP_REASON} {verdict.get('reason', '')}".strip()
+    return flipped
 
 
 class RoutedPolicy:

@@ -76,6 +76,9 @@ def parse_request(body: object) -> SimRequest:
     if not isinstance(messages, list) or not messages:
         raise RequestError("'messages' must be a non-empty list", "messages")
     req = SimRequest(endpoint="chat", model=str(body.get("model") or DEFAULT_MODEL), stream=bool(body.get("stream")))
+    temperature = body.get("temperature")
+    if isinstance(temperature, (int, float)) and not isinstance(temperature, bool):
+        req.temperature = float(temperature)
     options = body.get("stream_options")
     req.include_usage = isinstance(options, dict) and bool(options.get("include_usage"))
     prompt = PromptText()

@@ -47,6 +47,8 @@ class LogEntry:
         page: the page a per-page workflow request judged (its ``<page_number>`` marker),
             else None.
         instance: the ``X-Cowork-Judge-Instance`` header of the request, else None.
+        temperature: the ``temperature`` the request sent, else None.
+        flipped: ids of the rows whose answer ``--flip`` flipped in this answer.
     """
 
     seq: int
@@ -72,6 +74,8 @@ class LogEntry:
     retry_after_ms: int | None = None
     page: int | None = None
     instance: str | None = None
+    temperature: float | None = None
+    flipped: list[str] = field(default_factory=list)
 
     @property
     def duration_s(self) -> float:

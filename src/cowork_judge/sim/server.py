@@ -3,7 +3,9 @@
 Model routes (``/v1`` prefix optional): ``POST /v1/chat/completions`` (``chat_api``),
 ``POST /v1/responses`` (``responses_api``), ``POST /v1/messages`` (``messages_api``).
 Every model request goes through the same steps: authorization, decoding (400 on a bad
-body), the token bucket (429 ``rpm_limit``), the fault plan, the tool turn or the final
+body), the token buckets (429 ``rpm_limit`` / ``tpm_limit``; every later reply carries their
+state as rate-limit headers: OpenAI's ``x-ratelimit-*`` on chat and responses, Anthropic's
+``anthropic-ratelimit-*`` on messages, unless ``ratelimit_headers`` is off), the fault plan, the tool turn or the final
 answer (policy verdicts, or the generic mode), the prefix cache, the latency model, and
 one ``RequestLog`` entry. Other routes: ``GET /v1/models``, ``POST
 /v1/messages/count_tokens``, ``HEAD`` on any path (200, empty: claude's connectivity
@@ -22,7 +24,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from .bucket import TokenBucket, retry_headers
+from .bucket import TokenBucket, anthropic_headers, openai_headers, retry_headers
 from .chat_api import ChatAPI
 from .conform import conform_verdicts
 from .faults import CONTENT_FAULTS, Fault, FaultPlan, fault_content
@@ -31,7 +33,7 @@ from .handler import SimHandler, SimHTTPServer
 from .latency import LatencyModel
 from .messages_api import MessagesAPI
 from .pages import mark_na, na_level
-from .policies import INSTANCE_HEADER, DemoPolicy, OracleDirPolicy, VerdictPolicy
+from .policies import INSTANCE_HEADER, DemoPolicy, OracleDirPolicy, RequestFlip, VerdictPolicy
 from .prefix_cache import PrefixCache
 from .request_log import LogEntry, RequestLog
 from .responses_api import ResponsesAPI
@@ -105,8 +107,15 @@ class SimServer:
         rpm: requests per minute of the shared token bucket; None = no limit.
         burst: bucket capacity, requests; None = ``bucket.default_burst(rpm)``.
         clock: monotonic clock of the bucket, seconds (tests inject a fake one).
+        tpm: tokens per minute of a second shared bucket (a request takes its prompt's
+            estimated tokens; capacity one minute's worth); None = no token limit.
+        ratelimit_headers: send the buckets' state with every model reply (``x-ratelimit-*``
+            / ``anthropic-ratelimit-*``; only when a bucket exists); False = send none, as
+            endpoints that do not (``--no-ratelimit-headers``).
         generic: answer requests without rubric rows in the generic mode (``generic.py``);
             False = HTTP 400 "no rubric rows found" instead.
+        flip: a noisy judge (``--flip``): each row's answer flipped per request
+            (`policies.RequestFlip`); None = answers as the policy gives them.
 
     Use as a context manager, or call ``start()``/``stop()``. ``log`` is the request log.
 
@@ -131,6 +140,9 @@ class SimServer:
         burst: int | None = None,
         clock: Callable[[], float] = time.monotonic,
         generic: bool = True,
+        flip: RequestFlip | None = None,
+        tpm: float | None = None,
+        ratelimit_headers: bool = True,
     ) -> None:
         if tool_rounds < 0:
             raise ValueError(f"tool_rounds must be >= 0, got {tool_rounds}")
@@ -146,7 +158,10 @@ class SimServer:
         self.api_key = api_key
         self.model = model
         self.bucket = TokenBucket(rpm, burst, clock=clock) if rpm is not None else None
+        self.token_bucket = TokenBucket(tpm, max(1, int(tpm)), clock=clock) if tpm is not None else None
+        self.ratelimit_headers = ratelimit_headers
         self.generic = generic
+        self.flip = flip
         self.prefix_cache = PrefixCache()
         self.log = RequestLog(log_path)
         self.errors: list[str] = []
@@ -283,6 +298,7 @@ class SimServer:
         rec: dict[str, Any] = {"seq": seq, "start_s": start_s, "kind": "error", "endpoint": endpoint, "status": None}
         h.final_write_s = None
         h.answer_seq = seq
+        h.rate_headers = {}
         with self._conn_lock:
             self._in_flight += 1
         try:
@@ -292,6 +308,7 @@ class SimServer:
             # before sending the next request never sees two of its requests overlap here
             rec["end_s"] = h.final_write_s if h.final_write_s is not None else time.monotonic()
             h.answer_seq = None
+            h.rate_headers = {}
             self.log.append(LogEntry(**rec))
             with self._conn_lock:
                 self._in_flight -= 1
@@ -329,17 +346,10 @@ class SimServer:
             instance=req.instance,
             stream=req.stream, model=req.model, row_ids=req.row_ids, prompt_chars=req.prompt_chars,
             prompt_tokens=estimate_tokens(req.prompt_chars), images=req.images,
-            response_format=req.response_format, page=req.page,
+            response_format=req.response_format, page=req.page, temperature=req.temperature,
         )
-        if self.bucket is not None:
-            wait_s = self.bucket.take()
-            if wait_s > 0:
-                headers = retry_headers(wait_s)
-                rec.update(kind="fault", fault="rpm_limit", status=429, retry_after_ms=int(headers["retry-after-ms"]))
-                message = (f"Rate limit reached for requests per min (RPM): Limit {self.bucket.rpm:g}, "
-                           f"burst {self.bucket.burst}. Please try again in {wait_s:.3f}s.")
-                api.rate_limited(h, message, headers)
-                return
+        if self._over_limit(api, h, rec, req):
+            return
         fault = self.faults.next_fault() if self.faults is not None else None
         if fault is not None:
             rec.update(kind="fault", fault=fault.kind, status=api.status_of(fault))
@@ -382,6 +392,35 @@ class SimServer:
         rec["status"] = 200
         api.answer(h, req, reply)
 
+    def _over_limit(self, api: WireAPI, h: SimHandler, rec: dict[str, Any], req: SimRequest) -> bool:
+        """Take one request and the prompt's tokens from the buckets; True when one refused
+        (its 429 sent, logged ``rpm_limit`` / ``tpm_limit``). Sets the reply's rate-limit
+        headers either way."""
+        cost = float(estimate_tokens(req.prompt_chars))
+        refused: tuple[str, float, str] | None = None
+        if self.bucket is not None:
+            wait_s = self.bucket.take()
+            if wait_s > 0:
+                refused = ("rpm_limit", wait_s, f"Rate limit reached for requests per min (RPM): Limit {self.bucket.rpm:g}, "
+                                                f"burst {self.bucket.burst}. Please try again in {wait_s:.3f}s.")
+        if refused is None and self.token_bucket is not None:
+            wait_s = self.token_bucket.take(cost)
+            if wait_s > 0:
+                if self.bucket is not None:
+                    self.bucket.give_back()
+                refused = ("tpm_limit", wait_s, f"Rate limit reached for tokens per min (TPM): Limit "
+                                                f"{self.token_bucket.rpm:g}, Requested {cost:g}. Please try again in {wait_s:.3f}s.")
+        if self.ratelimit_headers and (self.bucket is not None or self.token_bucket is not None):
+            render = anthropic_headers if api.endpoint == "messages" else openai_headers
+            h.rate_headers = render(self.bucket, self.token_bucket)
+        if refused is None:
+            return False
+        fault, wait_s, message = refused
+        headers = retry_headers(wait_s)
+        rec.update(kind="fault", fault=fault, status=429, retry_after_ms=int(headers["retry-after-ms"]))
+        api.rate_limited(h, message, headers)
+        return True
+
     def _reply(self, req: SimRequest, fault: Fault | None, rec: dict[str, Any]) -> tuple[Reply, str]:
         """The reply of an answered request and its log kind (``tool``/``final``/``generic``).
 
@@ -402,6 +441,8 @@ class SimServer:
                 verdicts = policy.verdicts(req.rows, req.context_text)
             else:  # a per-page workflow request: "<row id>@<page>" oracle entries apply
                 verdicts = policy.verdicts(req.rows, req.context_text, page=req.page)
+            if self.flip is not None and fault is None:
+                verdicts, rec["flipped"] = self.flip.apply(req.rows, verdicts, instance=req.instance, page=req.page)
             verdicts = mark_na(verdicts, na_level(req.answer_schema))
             text, kind = json.dumps({"verdicts": verdicts}), "final"
         else:

@@ -138,6 +138,8 @@ class SimRequest:
     page: int | None = None
     instance: str | None = None
     """The ``X-Cowork-Judge-Instance`` header (`policies.INSTANCE_HEADER`), when the judge sent one."""
+    temperature: float | None = None
+    """The request's ``temperature`` (chat completions), when it sent one."""
 
     @property
     def prompt_chars(self) -> int:

@@ -25,10 +25,11 @@ The retries around these calls are `transport.retrying` (the one retry loop: `Tr
 reads a failure through `failure_of` here, so the ticket's settlement and the retry decision
 read the same kind and the same ``Retry-After``).
 
-Seams (issues 28, 29): a fleet-wide limiter (a shared store) replaces `Limiter` behind
-`RequestLimiter` — the one object `ModelCalls` admits through and settles with; pacing
-from ``x-ratelimit-*`` headers reads them where a ticket is settled (`Held.__exit__` for a
-failure: ``exc.response.headers``; `Held.answered` for an answer), nowhere else.
+Seams (issues 28, 29): a fleet-wide limiter (`transport.fleet.FleetLimiter`, a shared
+store) replaces `Limiter` behind `RequestLimiter` — the one object `ModelCalls` admits
+through and settles with; the endpoint's rate-limit headers (`transport.quota`) reach it
+where a ticket is settled, nowhere else: `Held.__exit__` for a refusal
+(``exc.response.headers``), `Held.answered` for an answer (the reply's ``quota``).
 
 Importing this module loads no model client and no asyncio (a code-only run's start-up):
 `transport.chat` (and ``openai`` with it) is imported on the first call.
@@ -45,10 +46,11 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from cowork_judge.core.classify import JudgeFailure, classify
-from cowork_judge.core.error_kinds import ErrorKind
+from cowork_judge.core.classify import classify
+from cowork_judge.core.error_kinds import ErrorKind, JudgeFailure
 from cowork_judge.core.retry import retry_after_sec
 from cowork_judge.transport.limiter import GateClosed, Ticket
+from cowork_judge.transport.quota import Quota, quota_of
 from cowork_judge.transport.stats import CallStats
 
 if TYPE_CHECKING:
@@ -75,11 +77,12 @@ class RequestLimiter(Protocol):
 
     def held_past(self, when: float) -> bool: ...
 
-    def answered(self, ticket: Ticket) -> None: ...
+    def answered(self, ticket: Ticket, quota: Quota | None = None, *, tokens: int = 0) -> None: ...
 
     def failed(self, ticket: Ticket) -> None: ...
 
-    def rate_limited(self, ticket: Ticket, asked_sec: float | None, *, whole_attempt: bool = False) -> bool: ...
+    def rate_limited(self, ticket: Ticket, asked_sec: float | None, *, whole_attempt: bool = False,
+                     quota: Quota | None = None) -> bool: ...
 
 
 class NoCredential(JudgeFailure):
@@ -146,16 +149,27 @@ class Held:
         self._ticket = ticket
         self._settled = limiter is None or ticket is None
 
-    def answered(self) -> None:
-        """The request got an answer."""
+    def answered(self, reply: Any = None) -> None:
+        """The request got an answer; `reply` (a `transport.chat.ChatReply`, or None) brings
+        its rate-limit headers (``quota``) and the tokens it used to the limiter."""
         if self._settle():
-            self._limiter.answered(self._ticket)  # type: ignore[union-attr,arg-type]
+            quota = getattr(reply, "quota", None)
+            if quota is None:
+                self._limiter.answered(self._ticket)  # type: ignore[union-attr,arg-type]
+                return
+            tokens = int(getattr(reply, "prompt_tokens", 0) or 0) + int(getattr(reply, "completion_tokens", 0) or 0)
+            self._limiter.answered(self._ticket, quota, tokens=tokens)  # type: ignore[union-attr,arg-type]
 
-    def refused(self, asked_sec: float | None, *, whole_attempt: bool = False) -> None:
+    def refused(self, asked_sec: float | None, *, whole_attempt: bool = False, quota: Quota | None = None) -> None:
         """The endpoint refused the request at admission; `asked_sec` is its ask (seconds or
-        None); `whole_attempt`: the ticket stood for a whole CLI attempt."""
+        None); `whole_attempt`: the ticket stood for a whole CLI attempt; `quota`: the
+        refusal's own rate-limit headers (``exc.response.headers``, `transport.quota`)."""
         if self._settle():
-            self._limiter.rate_limited(self._ticket, asked_sec, whole_attempt=whole_attempt)  # type: ignore[union-attr,arg-type]
+            if quota is None:
+                self._limiter.rate_limited(self._ticket, asked_sec, whole_attempt=whole_attempt)  # type: ignore[union-attr,arg-type]
+            else:
+                self._limiter.rate_limited(self._ticket, asked_sec, whole_attempt=whole_attempt,  # type: ignore[union-attr,arg-type]
+                                           quota=quota)
 
     def failed(self) -> None:
         """The request failed for another reason than a refusal at admission."""
@@ -175,7 +189,7 @@ class Held:
         if exc is None:
             self.answered()
         elif isinstance(exc, Exception) and failure_of(exc).at_admission:
-            self.refused(failure_of(exc).asked_sec)
+            self.refused(failure_of(exc).asked_sec, quota=quota_of(exc))
         else:
             self.failed()
 
@@ -192,6 +206,8 @@ class ModelCalls:
         stats: the run's call/token counters (``judge_calls``, ``judge_tokens``).
         limiter: the run's request limiter; None: no limiting (tests of one transport).
         headers: extra HTTP headers of every call (`run.config.JudgeConfig.request_headers`).
+        temperature: sent with every request when set (JUDGE_SAMPLE_TEMPERATURE when
+            JUDGE_SAMPLES > 1, issue 28); None sends none.
 
     Attributes:
         child_credentials: ``() -> (key, base_url)`` for an agent CLI's child environment
@@ -199,12 +215,13 @@ class ModelCalls:
     """
 
     def __init__(self, *, api_key: str | None, base_url: str | None, model: str, stats: CallStats,
-                 limiter: RequestLimiter | None, headers: Mapping[str, str] | None = None) -> None:
+                 limiter: RequestLimiter | None, headers: Mapping[str, str] | None = None,
+                 temperature: float | None = None) -> None:
         self.model = model
         self.stats = stats
         self.limiter = limiter
         self.has_credentials = bool(api_key) and bool(base_url)
-        self._connect, self.child_credentials = _connector(api_key, base_url, model, stats, dict(headers or {}))
+        self._connect, self.child_credentials = _connector(api_key, base_url, model, stats, dict(headers or {}), temperature)
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -250,9 +267,11 @@ class ModelCalls:
     # ------------------------------------------------------------------ calls
 
     async def chat(self, messages: list[dict[str, Any]], *, timeout_sec: float, tools: list[dict[str, Any]] | None = None,
-                   tool_choice: str | None = None, response_format: dict[str, Any] | None = None) -> Any:
+                   tool_choice: str | None = None, response_format: dict[str, Any] | None = None,
+                   model: str | None = None) -> Any:
         """One request under its own ticket (an agentic turn); a `transport.chat.ChatReply`.
         Waits for the limiter at most `timeout_sec` seconds, then the call has `timeout_sec`.
+        `model` overrides the path's model (a panel judge on a shared endpoint).
 
         Raises:
             GateClosed: the limiter would hold the request past `timeout_sec` (``rate_limit``).
@@ -263,8 +282,10 @@ class ModelCalls:
         held = await self.admit(give_up_at=give_up_at, refused=f"rate limit: the endpoint asked the run to wait past this "
                                                                f"call's {timeout_sec:g} s timeout; no request was sent")
         with held:
-            return await self.send(messages, timeout_sec=timeout_sec, tools=tools, tool_choice=tool_choice,
-                                   response_format=response_format)
+            reply = await self.send(messages, timeout_sec=timeout_sec, tools=tools, tool_choice=tool_choice,
+                                    response_format=response_format, **({"model": model} if model else {}))
+            held.answered(reply)  # its rate-limit headers reach the limiter
+            return reply
 
     async def send(self, messages: list[dict[str, Any]], **kwargs: Any) -> Any:
         """The request itself, on the run's client (the caller holds the ticket); keyword
@@ -335,6 +356,9 @@ class ModelCalls:
     def close(self) -> None:
         """Close the client and stop the loop thread (idempotent, never raises; a later call
         opens a new client)."""
+        close_store = getattr(self.limiter, "close", None)  # a shared store's connections (`transport.fleet`)
+        if close_store is not None:
+            close_store()
         with self._lock:
             loop, thread, transport = self._loop, self._thread, self._transport
             self._loop = self._thread = self._transport = None
@@ -353,8 +377,8 @@ class ModelCalls:
             loop.close()
 
 
-def _connector(api_key: str | None, base_url: str | None, model: str,
-               stats: CallStats, headers: dict[str, str]) -> tuple[Callable[[], Any], Callable[[], tuple[str, str]]]:
+def _connector(api_key: str | None, base_url: str | None, model: str, stats: CallStats, headers: dict[str, str],
+               temperature: float | None = None) -> tuple[Callable[[], Any], Callable[[], tuple[str, str]]]:
     """The two functions that hold the key (in their closure, never in an attribute): the
     one that makes the run's client, and the one an agent CLI's launch reads the key and
     the base URL from for the child's environment (`agentic.cli_base`)."""
@@ -362,7 +386,8 @@ def _connector(api_key: str | None, base_url: str | None, model: str,
     def connect() -> Any:
         from cowork_judge.transport.chat import Transport  # the model client loads on first use
 
-        return Transport(api_key=api_key or "", base_url=base_url or "", model=model, stats=stats, headers=headers)
+        return Transport(api_key=api_key or "", base_url=base_url or "", model=model, stats=stats, headers=headers,
+                         temperature=temperature)
 
     def child_credentials() -> tuple[str, str]:
         """``(key, base_url)`` for an agent CLI's environment (its only way out of the path).

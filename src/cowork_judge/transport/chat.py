@@ -18,7 +18,9 @@ import openai
 
 from cowork_judge import calls
 from cowork_judge.aio import wait_for_quietly
-from cowork_judge.core.classify import JudgeFailure, error_text
+from cowork_judge.core.classify import error_text
+from cowork_judge.core.error_kinds import JudgeFailure
+from cowork_judge.transport.quota import Quota, read_quota
 from cowork_judge.transport.stats import CallStats
 
 RESPONSE_FORMAT_PHRASES = ("response_format", "json_schema", "structured output", "json mode")
@@ -43,6 +45,8 @@ class ChatReply:
     ``cached_tokens`` is the part of ``prompt_tokens`` the endpoint reported as served
     from its prompt cache (``usage.prompt_tokens_details.cached_tokens``; 0 when it says
     nothing): it is INSIDE ``prompt_tokens``, as OpenAI-compatible endpoints report it.
+    ``quota`` is what the reply's rate-limit headers said of the key (`transport.quota`;
+    None when it sent none), read from the raw HTTP response of the stream.
     """
 
     content: str
@@ -51,6 +55,7 @@ class ChatReply:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached_tokens: int = 0
+    quota: Quota | None = None
 
 
 def is_response_format_rejection(exc: BaseException) -> bool:
@@ -70,12 +75,15 @@ class Transport:
         model: model name sent with every call.
         stats: shared call/token counters.
         headers: extra HTTP headers of every call (`run.config.JudgeConfig.request_headers`).
+        temperature: sent with every call when set (JUDGE_SAMPLE_TEMPERATURE, only when
+            JUDGE_SAMPLES > 1); None: the endpoint's default, nothing sent.
     """
 
     def __init__(self, *, api_key: str, base_url: str, model: str, stats: CallStats,
-                 headers: Mapping[str, str] | None = None) -> None:
+                 headers: Mapping[str, str] | None = None, temperature: float | None = None) -> None:
         self.model = model
         self.stats = stats
+        self.temperature = temperature
         http_client = None
         if api_key == calls.GATEWAY_NO_AUTH_KEY:  # JUDGE_GATEWAY_AUTH=none: the gateway injects it; send no Authorization
             async def _no_authorization(request: Any) -> None:
@@ -97,9 +105,11 @@ class Transport:
         tools: list[dict[str, Any]] | None = None,
         tool_choice: str | None = None,
         response_format: dict[str, Any] | None = None,
+        model: str | None = None,
     ) -> ChatReply:
         """One streamed call, bounded by `timeout_sec` seconds in total (the caller holds
-        the limiter's ticket: `transport.attempts`).
+        the limiter's ticket: `transport.attempts`); `model` overrides the transport's (a
+        panel's judges that share an endpoint share its client).
 
         Raises:
             ResponseFormatRejected: the endpoint rejected `response_format`.
@@ -107,7 +117,7 @@ class Transport:
             openai.APIError, StreamIncomplete: transport failures (see `core.classify.classify`).
         """
         kwargs: dict[str, Any] = {
-            "model": self.model,
+            "model": model or self.model,
             "messages": messages,
             "stream": True,
             "stream_options": {"include_usage": True},
@@ -119,7 +129,9 @@ class Transport:
                 kwargs["tool_choice"] = tool_choice
         if response_format is not None:
             kwargs["response_format"] = response_format
-        self.stats.calls += 1  # counted once the request really goes out
+        if self.temperature is not None:
+            kwargs["temperature"] = self.temperature
+        self.stats.count(calls=1)  # counted once the request really goes out
         try:
             reply = await wait_for_quietly(self._stream(kwargs), timeout_sec)
         except Exception as exc:
@@ -130,6 +142,7 @@ class Transport:
 
     async def _stream(self, kwargs: dict[str, Any]) -> ChatReply:
         stream = await self._client.chat.completions.create(**kwargs)
+        quota = read_quota(getattr(getattr(stream, "response", None), "headers", None))
         content: list[str] = []
         calls: dict[int, dict[str, str]] = {}
         finish: str | None = None
@@ -157,8 +170,8 @@ class Transport:
                         finish = choice.finish_reason
         finally:
             await stream.close()
-        self.stats.tokens += prompt_tokens + completion_tokens  # cached prompt tokens included
-        self.stats.cached_tokens += cached_tokens
+        self.stats.count(tokens=prompt_tokens + completion_tokens, cached=cached_tokens)  # cached prompt tokens included
+        self.stats.used(str(kwargs["model"]), prompt=prompt_tokens, cached=cached_tokens, completion=completion_tokens)
         if finish is None:
             raise StreamIncomplete("stream disconnected before completion")
         return ChatReply(
@@ -168,4 +181,5 @@ class Transport:
             prompt_tokens=prompt_tokens,
             completion_tokens=completion_tokens,
             cached_tokens=cached_tokens,
+            quota=quota,
         )

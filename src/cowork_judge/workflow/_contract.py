@@ -53,6 +53,48 @@ GRID_21: tuple[float, ...] = tuple(round(i / 20, 2) for i in range(21))
 
 
 @dataclass(frozen=True)
+class SampledJudge:
+    """One judge a workflow samples (JUDGE_SAMPLES, JUDGE_PANEL; issue 28).
+
+    Attributes:
+        name: how its samples are recorded (`core.sampling.Sample.judge`).
+        transport: its model transport (every call of this judge must use it).
+        weight: its weight in a ``weighted`` panel vote.
+        slug: a file-name-safe form of `name` for audit labels.
+    """
+
+    name: str
+    transport: ModelCaller
+    weight: float = 1.0
+    slug: str = ""
+
+
+@dataclass(frozen=True)
+class WorkflowSampling:
+    """How a workflow asks each of its units (a page cell, a content pass, a decision):
+    up to `k` times per judge, adaptively (`first_round` asks, then only units whose answer
+    could still change, `core.sampling.settled`) or `k` times, reduced per judge and voted
+    across judges by `vote` (`core.sampling`). Given only when the run samples; None in
+    `WorkflowContext.sampling` means: ask once, through ``transport``.
+    """
+
+    k: int
+    adaptive: bool
+    vote: str
+    judges: tuple[SampledJudge, ...]
+
+    @property
+    def first_round(self) -> int:
+        """Asks every unit gets before the adaptive rule decides (2, at most k; k when fixed)."""
+        return min(self.k, 2) if self.adaptive else self.k
+
+    @property
+    def weights(self) -> dict[str, float]:
+        """Judge name → weight."""
+        return {j.name: j.weight for j in self.judges}
+
+
+@dataclass(frozen=True)
 class WorkflowContext:
     """What a workflow may read and use (ABI 2).
 
@@ -75,6 +117,10 @@ class WorkflowContext:
         assets_dir: the instance's per-instance assets of this workflow
             (``tests/workflow_assets/<name>/``; it may not exist); None when the caller
             has no instance (a unit test). Read it, never write it.
+        sampling: the judges and how often to ask them (JUDGE_SAMPLES > 1, JUDGE_PANEL;
+            added within ABI 2 with a default): None = ask each unit once through
+            `transport`. A workflow that ignores it is asked once per unit (by the first
+            judge, whose transport `transport` then is).
     """
 
     name: str
@@ -92,6 +138,7 @@ class WorkflowContext:
     rng: random.Random = field(default_factory=random.Random)
     resplit: bool = True
     assets_dir: Path | None = None
+    sampling: WorkflowSampling | None = None
 
 
 def hit_row(row_id: str, hit: bool, reason: str, *, evidence: Sequence[str] = ()) -> Verdict:
@@ -171,6 +218,7 @@ def apply_na_policy(page_levels: Sequence[float | None], policy: str | None, *, 
 
 
 __all__ = [
-    "GRID_21", "ModelReply", "ModelCallFailed", "ModelCaller", "AuditSink", "WorkflowContext",
+    "GRID_21", "ModelReply", "ModelCallFailed", "ModelCaller", "AuditSink", "SampledJudge", "WorkflowContext",
+    "WorkflowSampling",
     "hit_row", "level_row", "unjudged_row", "gate_row", "power_mean", "snap_to_grid", "apply_na_policy",
 ]

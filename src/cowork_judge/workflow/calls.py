@@ -57,14 +57,17 @@ class WorkflowCalls:
         calls: the run's model-call path (`SegmentContext.calls`; its client is the run's and
             `close` leaves it open). None: a private path over `limiter` made from the
             endpoint arguments, closed by `close` (tests and benches of this class alone).
+        judge_model: the model every call names instead of the path's (a panel judge that
+            shares an endpoint's path with another model, issue 28); None: the path's.
     """
 
     def __init__(self, *, api_key: str | None = None, base_url: str | None = None, model: str = "", limit: int,
                  jitter_sec: float, per_timeout_sec: float, retry: RetryPolicy, stats: CallStats, deadline_at: float,
                  redact: Callable[[str], str], rng: random.Random, log: logging.Logger,
                  limiter: Limiter | None = None, calls: ModelCalls | None = None,
-                 headers: Mapping[str, str] | None = None) -> None:
+                 headers: Mapping[str, str] | None = None, judge_model: str | None = None) -> None:
         self.limit = limit
+        self.judge_model = judge_model
         self.jitter_sec = jitter_sec
         self.per_timeout_sec = per_timeout_sec
         self.retry = retry
@@ -171,10 +174,12 @@ class WorkflowCaller:
             t0 = time.monotonic()
             limit = min(timeout_sec or shared.per_timeout_sec, shared.per_timeout_sec, max(0.01, end - t0))
             fmt = response_format if shared.structured else None
+            named = {"model": shared.judge_model} if shared.judge_model else {}
             try:
-                with admitted.pop():
+                with admitted.pop() as held:
                     reply = path.run_blocking(lambda transport: transport.chat(
-                        messages, timeout_sec=limit, response_format=fmt), limit + 1.0)
+                        messages, timeout_sec=limit, response_format=fmt, **named), limit + 1.0)
+                    held.answered(reply)  # its rate-limit headers reach the limiter
             except NoCredential:  # no request went out
                 raise ModelCallFailed("no judge credentials: a workflow needs JUDGE_API_KEY and JUDGE_BASE_URL",
                                       kind="no_credential") from None

@@ -23,10 +23,11 @@ from cowork_judge.core.gates import mark_open, settle_gated
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.segment.context import SegmentContext
+from cowork_judge.segment.judges import Judge, judges_opened
 from cowork_judge.threads import call_with_timeout
 from cowork_judge.workflow.calls import WorkflowCalls
 from cowork_judge.workflow import WorkflowUnavailable, load
-from cowork_judge.workflow._contract import WorkflowContext
+from cowork_judge.workflow._contract import SampledJudge, WorkflowContext, WorkflowSampling
 
 WORKFLOW_GRACE_SEC = 5.0
 """Seconds the runner waits past a workflow's budget before giving up on it, at most:
@@ -55,7 +56,8 @@ def judge_workflow_rows(
             names.append(r.workflow.name)
     assert ctx.calls is not None  # SegmentContext makes it
     calls = workflow_calls(ctx)
-    with ctx.calls.opened():  # the run's client when the run holds it open, else this segment's
+    judge_calls: dict[str, WorkflowCalls] = {}
+    with ctx.calls.opened(), judges_opened(ctx.sampling):  # the run's clients when the run holds them open
         for name in names:
             runnable = settle_gated([r for r in rows if r.workflow.name == name], decided, known, into=out)
             if not runnable:
@@ -67,25 +69,43 @@ def judge_workflow_rows(
                 out.update({r.id: Verdict.unjudged(r.id, "workflow_missing", str(exc), method="workflow") for r in runnable})
                 continue
             budget = min(segment_end, ctx.deadline.at) - time.monotonic()
-            results = _run_one(module, name or "", runnable, ctx, budget, calls)
+            results = _run_one(module, name or "", runnable, ctx, budget, calls, judge_calls)
             for r in runnable:
                 out[r.id] = mark_open(r, results[r.id], decided)
     return out
 
 
-def workflow_calls(ctx: SegmentContext) -> WorkflowCalls:
+def workflow_calls(ctx: SegmentContext, judge: Judge | None = None) -> WorkflowCalls:
     """The run's shared workflow transport over the run's model-call path (``ctx.calls``;
-    no connection is made until the first call)."""
+    no connection is made until the first call); with `judge`, that judge's over its own
+    path (its model named on every call when it shares an endpoint's path)."""
     settings = ctx.settings
+    path = judge.path if judge is not None else ctx.calls
+    model = judge.model if judge is not None and judge.model != judge.path.model else None
     return WorkflowCalls(
         limit=settings.workflow_concurrency, jitter_sec=settings.workflow_start_jitter_sec,
         per_timeout_sec=settings.per_timeout_sec, retry=ctx.retry, stats=ctx.stats, deadline_at=ctx.deadline.at,
-        redact=ctx.redactor.text, rng=ctx.rng, log=ctx.log, calls=ctx.calls,
+        redact=ctx.redactor.text, rng=ctx.rng, log=ctx.log, calls=path, judge_model=model,
     )
 
 
+def _sampling(ctx: SegmentContext, name: str, audit: Any, *, cancel: threading.Event, budget_end: float,
+              shared: dict[str, WorkflowCalls]) -> WorkflowSampling | None:
+    """The workflow's view of the run's sampling plan: each judge's caller (one
+    `WorkflowCalls` per judge for the whole segment, in `shared`)."""
+    plan = ctx.sampling
+    if plan is None:
+        return None
+    judges = []
+    for judge in plan.judges:
+        calls = shared.get(judge.name) or shared.setdefault(judge.name, workflow_calls(ctx, judge))
+        judges.append(SampledJudge(name=judge.name, transport=calls.caller(name, audit, cancel=cancel, budget_end=budget_end),
+                                   weight=judge.weight, slug=judge.slug))
+    return WorkflowSampling(k=plan.k, adaptive=plan.adaptive, vote=plan.vote, judges=tuple(judges))
+
+
 def _run_one(module: Any, name: str, rows: list[Criterion], ctx: SegmentContext, budget_sec: float,
-             calls: WorkflowCalls) -> dict[str, Verdict]:
+             calls: WorkflowCalls, judge_calls: dict[str, WorkflowCalls] | None = None) -> dict[str, Verdict]:
     if budget_sec <= 0:
         kind = classify(TimeoutError(), segment="workflow", deadline_passed=ctx.deadline.passed())
         return {r.id: Verdict.unjudged(r.id, kind, "no time left for the workflow segment", method="workflow") for r in rows}
@@ -93,6 +113,9 @@ def _run_one(module: Any, name: str, rows: list[Criterion], ctx: SegmentContext,
     audit = ctx.audit.scoped(f"workflow-{name}")
     work_dir = ctx.paths.work_dir / "workflows" / name
     work_dir.mkdir(parents=True, exist_ok=True)
+    budget_end = time.monotonic() + budget_sec
+    sampling = _sampling(ctx, name, audit, cancel=cancel, budget_end=budget_end,
+                         shared=judge_calls if judge_calls is not None else {})
     wctx = WorkflowContext(
         name=name,
         settings=MappingProxyType(dict(ctx.workflow_config.get(name, {}) or {})),
@@ -102,13 +125,14 @@ def _run_one(module: Any, name: str, rows: list[Criterion], ctx: SegmentContext,
         delivery=ctx.delivery,
         deadline_at=ctx.deadline.at,
         cancel=cancel,
-        transport=calls.caller(name, audit, cancel=cancel, budget_end=time.monotonic() + budget_sec),
+        transport=sampling.judges[0].transport if sampling else calls.caller(name, audit, cancel=cancel, budget_end=budget_end),
         audit=audit,
         redact=ctx.redactor.text,
         log=ctx.log,
         rng=ctx.rng,
         resplit=ctx.settings.resplit,
         assets_dir=ctx.paths.workflow_assets_dir(name),
+        sampling=sampling,
     )
 
     def call() -> Any:

@@ -25,17 +25,22 @@ unjudged ``asset_broken`` (its reference material is a per-instance asset).
 
 from __future__ import annotations
 
+import dataclasses
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from cowork_judge.core.rubric import Criterion
+from cowork_judge.core.sampled import fold_row, sample_of
+from cowork_judge.core.sampling import Sample, Scale
 from cowork_judge.core.scales import snap_level
 from cowork_judge.core.verdicts import Verdict, parse_reply, read_level
-from cowork_judge.workflow._contract import ModelCallFailed, WorkflowContext, level_row, unjudged_row
+from cowork_judge.workflow._contract import ModelCallFailed, SampledJudge, WorkflowContext, level_row, unjudged_row
 from cowork_judge.workflow.answer_match import prompts
 from cowork_judge.workflow.answer_match.decide import code_decision, combine_parts, mean_level, response_text
 from cowork_judge.workflow.answer_match.rows import ANSWER_LEVELS, STEP_LEVELS, RowConfigError, RowSpec, read_spec
+from cowork_judge.workflow.sampling import ask_unit, label
 
 REQUIRES_ABI = 2
 REQUIRES_EXTRAS: tuple[str, ...] = ()
@@ -77,10 +82,38 @@ def judge_row(c: Criterion, ctx: WorkflowContext, response: str) -> Verdict:
     decided = code_decision(spec.parts, response, spec.rel_tol)
     if decided is not None:
         return level_row(c.id, decided.level, decided.reason)
-    return _answer(c, spec, ctx, response)
+    return decide_sampled(c, ctx, lambda jctx, tag: _answer(c, spec, jctx, response, tag=tag))
 
 
-def _answer(c: Criterion, spec: RowSpec, ctx: WorkflowContext, response: str) -> Verdict:
+def decide_sampled(c: Criterion, ctx: WorkflowContext, decide: Callable[[WorkflowContext, str], Verdict]) -> Verdict:
+    """The row's model decision: `decide` once (``ctx.sampling`` None), else asked per
+    `WorkflowContext.sampling` (`workflow.sampling.ask_unit`: each judge's transport, up to
+    k times) and folded (`core.sampled.fold_row`). `decide(ctx, tag)` makes one decision
+    (its calls labelled with `tag`) and may raise `ModelCallFailed`; sampled, a failed
+    decision is a lost sample and the row keeps what the others said.
+
+    Raises:
+        ModelCallFailed: not sampled, and the decision's call failed.
+    """
+    sampling = ctx.sampling
+    if sampling is None:
+        return decide(ctx, "")
+    panel = len(sampling.judges) > 1
+
+    def ask(judge: SampledJudge, n: int) -> tuple[Sample, Verdict]:
+        tag = label("", judge, n, panel=panel)
+        try:
+            verdict = decide(dataclasses.replace(ctx, transport=judge.transport), tag)
+        except ModelCallFailed as exc:
+            verdict = unjudged_row(c.id, exc.kind, f"the model call failed: {exc}")
+        return sample_of(verdict, judge.name), verdict
+
+    cut = time.monotonic
+    asked = ask_unit(sampling, Scale.of(c), ask, may_ask=lambda: not ctx.cancel.is_set() and cut() < ctx.deadline_at)
+    return fold_row(c, asked, weights=sampling.weights, how=sampling.vote)  # type: ignore[arg-type]
+
+
+def _answer(c: Criterion, spec: RowSpec, ctx: WorkflowContext, response: str, *, tag: str = "") -> Verdict:
     ids = prompts.part_ids(c.id, len(spec.parts))
     part_of = dict(zip(ids, spec.parts))
     labels = ["the final answer" if len(ids) == 1 else f"part {i.rsplit('#', 1)[1]} of the final answer" for i in ids]
@@ -90,7 +123,7 @@ def _answer(c: Criterion, spec: RowSpec, ctx: WorkflowContext, response: str) ->
         return prompts.answer_messages(todo, [part_of[r.id] for r in todo], question=spec.question, solution=spec.solution,
                                        response=ctx.redact(response), rel_tol=spec.rel_tol)
 
-    verdicts = _ask(ctx, rows, build, label=f"answer-{c.id}")
+    verdicts = _ask(ctx, rows, build, label=f"answer-{c.id}{tag}")
     missing = next((v for v in verdicts.values() if not v.judged), None)
     if missing is not None:
         return unjudged_row(c.id, missing.error_kind or "parse_error", f"{missing.id}: {missing.reason}")
@@ -121,14 +154,17 @@ def _process(c: Criterion, spec: RowSpec, ctx: WorkflowContext, response: str) -
     def build(todo: Sequence[Criterion]) -> list[dict[str, Any]]:
         return prompts.step_messages(todo, question=spec.question, solution=spec.solution, response=ctx.redact(response))
 
-    verdicts = _ask(ctx, rows, build, label=f"process-{c.id}")
-    missing = next((v for v in verdicts.values() if not v.judged), None)
-    if missing is not None:
-        return unjudged_row(c.id, missing.error_kind or "parse_error", f"step {missing.id}: {missing.reason}")
-    levels = [_level(verdicts[i]) for i in ids]
-    level = mean_level(levels)
-    listed = "; ".join(f"{n}. {s[:80]}: {lv:g}" for n, (s, lv) in enumerate(zip(steps, levels), start=1))
-    return level_row(c.id, level, f"mean of {len(steps)} key steps = {level:.3f}{named}: {listed}")
+    def decide(jctx: WorkflowContext, tag: str) -> Verdict:
+        verdicts = _ask(jctx, rows, build, label=f"process-{c.id}{tag}")
+        missing = next((v for v in verdicts.values() if not v.judged), None)
+        if missing is not None:
+            return unjudged_row(c.id, missing.error_kind or "parse_error", f"step {missing.id}: {missing.reason}")
+        levels = [_level(verdicts[i]) for i in ids]
+        level = mean_level(levels)
+        listed = "; ".join(f"{n}. {s[:80]}: {lv:g}" for n, (s, lv) in enumerate(zip(steps, levels), start=1))
+        return level_row(c.id, level, f"mean of {len(steps)} key steps = {level:.3f}{named}: {listed}")
+
+    return decide_sampled(c, ctx, decide)
 
 
 def _level(v: Verdict) -> float:

@@ -25,6 +25,7 @@ pass A, then pass B, then type2), so a budget that runs out loses whole rows, ty
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import threading
 from collections import Counter
@@ -34,8 +35,21 @@ from typing import Any
 
 from cowork_judge.core.error_kinds import ErrorKind
 from cowork_judge.core.rubric import Criterion
+from cowork_judge.core.sampled import unit_agreements
+from cowork_judge.core.sampling import Sample, Scale, agreement, cap_reason, reduce_unit, representative
 from cowork_judge.core.verdicts import Verdict
-from cowork_judge.workflow._contract import ModelCallFailed, WorkflowContext, gate_row, hit_row, level_row, unjudged_row
+from cowork_judge.workflow._contract import (
+    ModelCallFailed,
+    ModelCaller,
+    SampledJudge,
+    WorkflowContext,
+    gate_row,
+    hit_row,
+    level_row,
+    unjudged_row,
+)
+from cowork_judge.workflow.sampling import ask_unit
+from cowork_judge.workflow.sampling import label as sample_label
 
 from . import content_pages, content_prompt, timing
 from .aggregate import page_ranges
@@ -82,6 +96,10 @@ class _State:
     decision: list[int] = field(default_factory=list)
     calls: int = 0
     """Requests started for the row (answered or failed after the transport's retries)."""
+    samples: list[Sample] = field(default_factory=list)
+    """Every sample of the row's passes (JUDGE_SAMPLES > 1, JUDGE_PANEL), in asking order."""
+    agreements: list[float | None] = field(default_factory=list)
+    """Each sampled pass's agreement."""
 
     def settled(self) -> bool:
         return all(p in self.answers or p in self.lost for p in self.pages)
@@ -138,17 +156,13 @@ class ContentJudge:
             messages, fmt = self._request(st, c)
         except (OSError, ValueError) as exc:
             return self._lose(c, "render_env", f"page image unusable: {exc}")
-        with self.lock:
-            st.calls += 1
-        try:
-            reply = self.ctx.transport.complete(messages, label=c.label, response_format=fmt)
-        except ModelCallFailed as exc:
-            return self._lose(c, timing.failure_kind(self.ctx, exc, self.budget_end), f"{exc.kind}: {exc}")
-        except Exception as exc:  # noqa: BLE001 - a transport bug must cost this row, not the workflow
-            return self._lose(c, "vlm_error", f"{type(exc).__name__}: {exc}")
-        answer = content_prompt.read_answer(reply.text, st.crit)
-        self.ctx.audit.append("content", {"label": c.label, "judged": answer.judged, "hit": answer.hit, "na": answer.na,
-                                          "pages": answer.pages[:20], "step": answer.step, "reason": answer.reason[:300]})
+        if self.ctx.sampling is not None:
+            got = self._ask_sampled(st, c, messages, fmt)
+        else:
+            got = self._ask_once(st, c, messages, fmt, self.ctx.transport, c.label)
+        if isinstance(got, tuple):
+            return self._lose(c, *got)
+        answer = got
         with self.lock:
             if self.closed or st.verdict is not None:
                 return ()
@@ -158,6 +172,59 @@ class ContentJudge:
                 return self._after_a(st, answer)
             st.answers[c.page or 0] = answer
             return self._after_page(st)
+
+    def _ask_once(self, st: _State, c: ContentCall, messages: list[dict[str, Any]], fmt: dict[str, Any],
+                  transport: ModelCaller, label: str) -> content_prompt.Answer | tuple[ErrorKind, str]:
+        """Run this content pass once: one request, its answer read; a failure as (kind, why)."""
+        with self.lock:
+            st.calls += 1
+        try:
+            reply = transport.complete(messages, label=label, response_format=fmt)
+        except ModelCallFailed as exc:
+            return timing.failure_kind(self.ctx, exc, self.budget_end), f"{exc.kind}: {exc}"
+        except Exception as exc:  # noqa: BLE001 - a transport bug must cost this row, not the workflow
+            return "vlm_error", f"{type(exc).__name__}: {exc}"
+        answer = content_prompt.read_answer(reply.text, st.crit)
+        self.ctx.audit.append("content", {"label": label, "judged": answer.judged, "hit": answer.hit, "na": answer.na,
+                                          "pages": answer.pages[:20], "step": answer.step, "reason": answer.reason[:300]})
+        return answer
+
+    def _ask_sampled(self, st: _State, c: ContentCall, messages: list[dict[str, Any]],
+                     fmt: dict[str, Any]) -> content_prompt.Answer | tuple[ErrorKind, str]:
+        """This content pass asked per `WorkflowContext.sampling` (`workflow.sampling.ask_unit`)
+        and reduced to one answer — the first sample that says what the reduction says, so a
+        pass A hit keeps the pages that sample named. Every sample goes to the row."""
+        sampling = self.ctx.sampling
+        assert sampling is not None
+        scale = Scale(negative=st.crit.polarity == "negative" or st.crit.hurdle)
+        part = "A" if c.kind == "A" else c.kind
+
+        def ask(judge: SampledJudge, n: int) -> tuple[Sample, content_prompt.Answer | tuple[ErrorKind, str]]:
+            got = self._ask_once(st, c, messages, fmt, judge.transport,
+                                 sample_label(c.label, judge, n, panel=len(sampling.judges) > 1))
+            if isinstance(got, tuple):
+                return Sample(judge=judge.name, error_kind=got[0], reason=cap_reason(got[1]), page=c.page, part=part), got
+            if not got.judged:
+                lost: tuple[ErrorKind, str] = ("parse_error", f"the reply held no usable verdict: {got.reason}")
+                return Sample(judge=judge.name, error_kind="parse_error", reason=cap_reason(lost[1]), page=c.page,
+                              part=part), lost
+            return Sample(judge=judge.name, hit=got.hit, na=got.na, page=c.page, part=part, reason=cap_reason(got.reason)), got
+
+        asked = ask_unit(sampling, scale, ask, may_ask=lambda: not self.out_of_time())
+        samples = [smp for smp, _ in asked]
+        answer = reduce_unit(samples, scale, sampling.weights, sampling.vote)  # type: ignore[arg-type]
+        with self.lock:
+            st.samples += samples
+            st.agreements.append(agreement(samples, answer, scale))
+        index = representative(samples, answer, scale)
+        if index is None:
+            first = asked[0][1]
+            return first if isinstance(first, tuple) else ("parse_error", "no sample answered")
+        chosen = asked[index][1]
+        assert not isinstance(chosen, tuple)
+        if (chosen.hit, chosen.na) != (bool(answer.hit), answer.na):  # no sample says it (a unanimous vote)
+            chosen = dataclasses.replace(chosen, hit=bool(answer.hit), na=answer.na)
+        return chosen
 
     def drop(self, c: ContentCall) -> None:
         """A call not made for want of time."""
@@ -296,6 +363,10 @@ class ContentJudge:
                 if st.verdict is None:
                     st.verdict = unjudged_row(st.crit.id, kind, "the workflow's budget was spent before this row was judged")
             out = {rid: st.verdict for rid, st in self.rows.items() if st.verdict is not None}
+            for rid, st in self.rows.items():  # sampled: the row carries every sample of its passes
+                if st.samples:
+                    out[rid] = out[rid].model_copy(update={"samples": tuple(st.samples),
+                                                           "agreement": unit_agreements(st.agreements)})
         for rid, st in self.rows.items():
             self.ctx.audit.append("content_rows", {"row": rid, "kind": st.kind, "calls": st.calls, "pages": st.pages,
                                                    "how": st.how, "decision": st.decision,

@@ -18,12 +18,14 @@ from typing import Any
 
 from cowork_judge.core.error_kinds import ErrorKind
 from cowork_judge.core.rubric import Criterion
+from cowork_judge.core.sampled import unit_agreements
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.workflow._contract import ModelCallFailed, WorkflowContext
 
 from . import prompt, timing
 from .aggregate import Board, Cell, TiedFinding, aggregate_row
 from .decided import CheckRule, PageChecks
+from .sampled_cells import CellSamples, run_sampled
 from .deck import DeckEvidence
 from .schedule import Call, PageFirstPool, plan_calls
 from .settings import PptSettings
@@ -77,19 +79,30 @@ def judge_visual(criteria: Sequence[Criterion], ctx: WorkflowContext, deck: Deck
                               "calls_planned": len(calls), "workers": workers,
                               "cells_by_checks": sum(len(criteria) - len(vlm_rows.get(p, [])) for p in pages)})
 
-    judge = _PageJudge(ctx, deck, rows, board, checks, budget_end)
-    pool = PageFirstPool(workers, judge.call, judge.drop, judge.out_of_time, budget_end + POOL_GRACE_SEC)
-    finished = pool.run(calls)
+    sampled: dict[str, CellSamples] = {}
+    if ctx.sampling is not None:  # JUDGE_SAMPLES > 1 / JUDGE_PANEL: rounds of the same single-ask unit
+        sampled, started, finished = run_sampled(
+            ctx, lambda jctx, jboard: _PageJudge(jctx, deck, rows, jboard, checks, budget_end), board, calls, vlm_rows,
+            settings, budget_end=budget_end, workers=workers, wait_until=budget_end + POOL_GRACE_SEC)
+    else:
+        judge = _PageJudge(ctx, deck, rows, board, checks, budget_end)
+        pool = PageFirstPool(workers, judge.call, judge.drop, judge.out_of_time, budget_end + POOL_GRACE_SEC)
+        finished = pool.run(calls)
+        started = pool.started
     board.close(pending_kind=timing.budget_kind(ctx),
                 pending_reason="the workflow's budget was spent while this page was being judged")
-    ctx.audit.append("done", {"axis": "visual", "calls_started": pool.started, "finished": finished})
+    ctx.audit.append("done", {"axis": "visual", "calls_started": started, "finished": finished})
 
     verdicts = []
     refs = {pg.number: pg.image_rel for pg in deck.pages}
     for c in criteria:
         cells = board.row(c.id)
-        verdicts.append(aggregate_row(c, cells, total_pages=deck.total_pages, p=powers[c.id], image_refs=refs,
-                                      critical=bool((critical or {}).get(c.id)), findings=tied.get(c.id, ())))
+        verdict = aggregate_row(c, cells, total_pages=deck.total_pages, p=powers[c.id], image_refs=refs,
+                                critical=bool((critical or {}).get(c.id)), findings=tied.get(c.id, ()))
+        if c.id in sampled:  # every page cell's samples, and the cells' mean agreement
+            verdict = verdict.model_copy(update={"samples": tuple(sampled[c.id].samples),
+                                                 "agreement": unit_agreements(sampled[c.id].agreements)})
+        verdicts.append(verdict)
         ctx.audit.append("cells", {"row": c.id, "cells": {str(p): _cell_view(x) for p, x in sorted(cells.items())}})
     return verdicts
 

@@ -1,0 +1,285 @@
+"""``cowork-judge try`` without a sandbox run: the rollout layouts, Harbor's ``[verifier.env]`` rules, what a
+separate verifier sees, the outcome read back, and bad input (exit 2). The sandboxed runs are in
+`test_try_sandbox` (slow) and, for the page's deck task, `test_harbor_native` (slow)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+from pathlib import Path
+
+import pytest
+from testkit import ROLLOUTS
+
+from cowork_judge.commands import main as cli
+from cowork_judge.install import dryrun, wheels
+from cowork_judge.install.dryrun import TryError
+from install.harness import REPO
+
+TASK_TOML = """version = "1.0"
+artifacts = ["/app/output", "/logs/agent/trajectory.json"]
+
+[verifier]
+timeout_sec = 900.0
+environment_mode = "{mode}"
+
+[verifier.env]
+JUDGE_API_KEY = "${{JUDGE_API_KEY}}"
+JUDGE_MODEL = "${{JUDGE_MODEL:-gpt-5.5}}"
+JUDGE_EMPTY = "${{TRY_TEST_EMPTY:-fallback}}"
+LITERAL = "as written"
+"""
+
+
+def make_task(root: Path, *, mode: str = "separate", rubric: bool = True, test_sh: bool = True, toml: bool = True) -> Path:
+    task = root / "task"
+    (task / "tests").mkdir(parents=True)
+    if test_sh:
+        (task / "tests" / "test.sh").write_text("#!/bin/bash\necho hi\n")
+    if rubric:
+        (task / "tests" / "rubric.json").write_text('{"rubrics": []}\n')
+    if toml:
+        (task / "task.toml").write_text(TASK_TOML.format(mode=mode))
+    return task
+
+
+# ------------------------------------------------------------------ the rollout folder
+
+def test_a_container_layout_rollout_maps_app_and_agent_logs():
+    rollout = dryrun.read_rollout(ROLLOUTS / "deck")
+    assert rollout.layout == "container"
+    assert rollout.files == {"/app": ROLLOUTS / "deck" / "app", "/logs/agent": ROLLOUTS / "deck" / "logs" / "agent"}
+
+
+def test_a_harbor_trial_folder_is_read_through_its_artifacts(tmp_path):
+    trial = tmp_path / "my-task__abc"
+    (trial / "artifacts" / "app" / "output").mkdir(parents=True)
+    (trial / "artifacts" / "logs" / "agent").mkdir(parents=True)
+    (trial / "artifacts" / "manifest.json").write_text("[]")
+    (trial / "result.json").write_text("{}")
+    (trial / "verifier").mkdir()
+    rollout = dryrun.read_rollout(trial)
+    assert rollout.layout == "trial"
+    assert rollout.files == {"/app": trial / "artifacts" / "app", "/logs/agent": trial / "artifacts" / "logs" / "agent"}
+    assert dryrun.read_rollout(trial / "artifacts").layout == "container"  # the artifacts folder alone
+
+
+def test_any_other_folder_is_flat_deliverables(tmp_path):
+    folder = tmp_path / "rollout"
+    (folder / "app").mkdir(parents=True)  # a deliverable folder that happens to be called app, beside a file: still flat
+    (folder / "deck.pptx").write_bytes(b"x")
+    traj = tmp_path / "t.json"
+    traj.write_text("{}")
+    rollout = dryrun.read_rollout(folder, trajectory=traj)
+    assert rollout.layout == "flat"
+    assert rollout.files == {"/app/output": folder, "/logs/agent/trajectory.json": traj}
+    assert not rollout.message_as_text
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"trajectory": Path("/nonexistent/t.json")}, "--trajectory /nonexistent/t.json: no such file"),
+    ({"final_message": Path("/nonexistent/m.txt")}, "--final-message /nonexistent/m.txt: no such file"),
+])
+def test_a_missing_message_file_is_an_error(tmp_path, kwargs, message):
+    with pytest.raises(TryError, match=message):
+        dryrun.read_rollout(tmp_path, **kwargs)
+
+
+def test_a_container_layout_has_its_own_final_message(tmp_path):
+    msg = tmp_path / "m.txt"
+    msg.write_text("done")
+    with pytest.raises(TryError, match="container layout"):
+        dryrun.read_rollout(ROLLOUTS / "deck", final_message=msg)
+
+
+def test_a_missing_rollout_folder_says_what_a_rollout_is(tmp_path):
+    with pytest.raises(TryError, match="no such rollout folder.*app/output"):
+        dryrun.read_rollout(tmp_path / "nope")
+
+
+# ------------------------------------------------------------------ [verifier.env] as Harbor resolves it
+
+def test_verifier_env_templates_resolve_like_harbor():
+    templates = {"A": "${HOST_A}", "B": "${HOST_B:-dflt}", "C": "${HOST_C:-dflt}", "D": "literal ${NOT_WHOLE}"}
+    got = dryrun.resolve_verifier_env(templates, {"HOST_A": "a", "HOST_C": ""})
+    assert got == {"A": "a", "B": "dflt", "C": "", "D": "literal ${NOT_WHOLE}"}  # an empty value is not unset
+
+
+def test_an_unset_template_without_default_is_refused_as_harbor_refuses_the_trial():
+    with pytest.raises(TryError, match=r"Harbor would refuse.*JUDGE_API_KEY = \"\$\{JUDGE_API_KEY\}\""):
+        dryrun.resolve_verifier_env({"JUDGE_API_KEY": "${JUDGE_API_KEY}", "X": "${X:-1}"}, {})
+
+
+# ------------------------------------------------------------------ what the verifier sees
+
+def test_a_separate_verifier_sees_only_the_artifacts(tmp_path):
+    task = dryrun.read_task(make_task(tmp_path, mode="separate"))
+    assert task.separate and task.artifacts == ["/app/output", "/logs/agent/trajectory.json"] and task.timeout_sec == 900.0
+    rollout = tmp_path / "rollout"
+    (rollout / "app" / "output").mkdir(parents=True)
+    (rollout / "app" / "output" / "deck.pptx").write_bytes(b"deck")
+    (rollout / "app" / "notes.txt").write_text("agent scratch")
+    (rollout / "logs" / "agent").mkdir(parents=True)
+    (rollout / "logs" / "agent" / "trajectory.json").write_text("{}")
+    (rollout / "logs" / "agent" / "secrets.log").write_text("not an artifact")
+    staged = dryrun.stage(task, dryrun.read_rollout(rollout), tmp_path / "out")
+    assert (staged.app / "output" / "deck.pptx").read_bytes() == b"deck"
+    assert not (staged.app / "notes.txt").exists() and not (staged.logs / "agent" / "secrets.log").exists()
+    assert (staged.logs / "agent" / "trajectory.json").is_file()
+    assert sorted(staged.placed) == ["/app/output", "/logs/agent/trajectory.json"]
+    assert any(x.startswith("/app ") for x in staged.left_out) and any(x.startswith("/logs/agent ") for x in staged.left_out)
+    assert os.stat(staged.tests / "test.sh").st_mode & stat.S_IXUSR  # Harbor runs chmod +x
+    assert (staged.verifier).is_dir()
+
+
+def test_a_shared_verifier_sees_the_whole_container(tmp_path):
+    task = dryrun.read_task(make_task(tmp_path, mode="shared"))
+    assert not task.separate
+    staged = dryrun.stage(task, dryrun.read_rollout(ROLLOUTS / "deck"), tmp_path / "out")
+    assert (staged.app / "output" / "build_effective_agents.pptx").is_file()
+    assert (staged.logs / "agent" / "trajectory.json").is_file() and not staged.left_out
+
+
+def test_a_final_message_becomes_a_one_step_atif_trajectory_the_judge_reads(tmp_path):
+    from cowork_judge.run.answer import atif_final_message
+
+    task = dryrun.read_task(make_task(tmp_path))
+    deliverables = tmp_path / "deliverables"
+    deliverables.mkdir()
+    (deliverables / "report.md").write_text("# Report\n")
+    msg = tmp_path / "final.txt"
+    msg.write_text("Here is the report, in output/.")
+    staged = dryrun.stage(task, dryrun.read_rollout(deliverables, final_message=msg), tmp_path / "out")
+    assert (staged.app / "output" / "report.md").is_file()
+    doc = json.loads((staged.logs / "agent" / "trajectory.json").read_text())
+    assert atif_final_message(doc) == "Here is the report, in output/."
+
+
+def test_stage_refuses_an_out_folder_already_used(tmp_path):
+    task = dryrun.read_task(make_task(tmp_path))
+    (tmp_path / "out" / "logs").mkdir(parents=True)
+    with pytest.raises(TryError, match="already holds logs/"):
+        dryrun.stage(task, dryrun.read_rollout(ROLLOUTS / "deck"), tmp_path / "out")
+
+
+# ------------------------------------------------------------------ the outcome
+
+def test_the_outcome_of_a_clean_run(tmp_path):
+    (tmp_path / "reward.txt").write_text("0.75\n")
+    (tmp_path / "result.json").write_text(json.dumps({
+        "status": "success", "exit_code": None, "exit_reason": None, "extra_fields": {"judge_coverage": 0.5},
+        "results": [{"id": "a", "judged": True}, {"id": "b", "judged": False, "error_kind": "render_env"}]}))
+    out = dryrun.read_outcome(tmp_path)
+    assert out.reward == 0.75 and out.clean and out.coverage == 0.5 and out.rows == 2 and out.unjudged == {"render_env": 1}
+    assert list(out.documents) == ["reward.txt", "result.json"]
+
+
+def test_the_outcome_of_the_failure_path_and_of_no_reward(tmp_path):
+    assert not dryrun.read_outcome(tmp_path).clean and dryrun.read_outcome(tmp_path).reward_text == ""
+    (tmp_path / "reward.txt").write_text("0.0\n")
+    (tmp_path / "result.json").write_text(json.dumps({"status": "error", "exit_code": "judge:api_error",
+                                                      "exit_reason": "the package index could not be reached"}))
+    out = dryrun.read_outcome(tmp_path)
+    assert out.reward == 0.0 and not out.clean and out.exit_code == "judge:api_error"
+
+
+# ------------------------------------------------------------------ the judge's wheel
+
+def test_this_checkout_is_found_as_the_judge_source():
+    source = wheels.find_judge_source()
+    assert source is not None and source.kind == "checkout" and Path(source.location) == REPO
+
+
+def test_the_cache_root_follows_the_environment(tmp_path):
+    assert wheels.cache_root({"COWORK_JUDGE_CACHE": str(tmp_path)}) == tmp_path
+    assert wheels.cache_root({"XDG_CACHE_HOME": str(tmp_path)}) == tmp_path / "cowork-judge"
+
+
+# ------------------------------------------------------------------ bad input: exit 2, one line, nothing run
+
+@pytest.mark.parametrize("change, message", [
+    ({"test_sh": False}, "tests/test.sh: missing"),
+    ({"rubric": False}, "tests/rubric.json: missing"),
+    ({"toml": False}, "task.toml: missing"),
+])
+def test_an_incomplete_task_is_a_usage_error(tmp_path, capsys, change, message):
+    task = make_task(tmp_path, **change)
+    assert cli(["try", str(task), "--rollout", str(ROLLOUTS / "deck")]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_a_missing_rollout_is_a_usage_error(tmp_path, capsys):
+    assert cli(["try", str(make_task(tmp_path)), "--rollout", str(tmp_path / "nope")]) == 2
+    assert "no such rollout folder" in capsys.readouterr().err
+
+
+def test_a_missing_task_folder_is_a_usage_error(tmp_path, capsys):
+    assert cli(["try", str(tmp_path / "nope"), "--rollout", str(ROLLOUTS / "deck")]) == 2
+    assert "no such task folder" in capsys.readouterr().err
+
+
+def test_an_unset_verifier_env_variable_is_a_usage_error_before_anything_is_built(tmp_path, capsys):
+    task = make_task(tmp_path)
+    with (task / "task.toml").open("a") as fh:
+        fh.write('NEEDED = "${TRY_TEST_UNSET_VARIABLE}"\n')
+    assert cli(["try", str(task), "--rollout", str(ROLLOUTS / "deck")]) == 2
+    out = capsys.readouterr()
+    assert "Harbor would refuse this trial" in out.err and "TRY_TEST_UNSET_VARIABLE" in out.err
+    assert "building the wheel" not in out.out
+
+
+def test_version_without_index_url_is_a_usage_error(tmp_path, capsys):
+    assert cli(["try", str(make_task(tmp_path)), "--rollout", str(ROLLOUTS / "deck"), "--version", "0.2.0"]) == 2
+    assert "--version goes with --index-url" in capsys.readouterr().err
+
+
+def test_a_used_out_folder_is_refused_before_anything_runs(tmp_path, capsys):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "x").write_text("x")
+    assert cli(["try", str(make_task(tmp_path)), "--rollout", str(ROLLOUTS / "deck"), "--out", str(out)]) == 2
+    assert "not empty" in capsys.readouterr().err
+
+
+def test_the_command_is_listed(capsys):
+    assert cli(["--help"]) == 0
+    assert "try" in capsys.readouterr().out
+    assert shutil.which("bash")  # what test.sh and the plain mode need
+
+
+class _Dist:
+    def __init__(self, direct_url: dict | None) -> None:
+        self.direct_url = direct_url
+
+    def read_text(self, name: str) -> str | None:
+        return json.dumps(self.direct_url) if name == "direct_url.json" and self.direct_url is not None else None
+
+
+SITE_COPY = "/venv/lib/python3.11/site-packages/cowork_judge/install/wheels.py"
+"""Where a non-editable install keeps this module: no checkout around it."""
+
+
+@pytest.mark.parametrize("direct_url, expected", [
+    ({"url": REPO.as_uri(), "dir_info": {}}, ("checkout", str(REPO), True)),  # pip install /path/to/checkout
+    ({"url": REPO.as_uri(), "dir_info": {"editable": True}}, ("checkout", str(REPO), False)),
+    ({"url": "https://example.com/cowork_judge-0.2.0-py3-none-any.whl", "archive_info": {}}, None),  # not on this machine
+    (None, None),  # installed from an index: no direct_url.json
+])
+def test_an_installed_copy_finds_where_it_came_from(monkeypatch, direct_url, expected):
+    from importlib import metadata
+
+    monkeypatch.setattr(metadata, "distribution", lambda name: _Dist(direct_url))
+    source = wheels.find_judge_source(SITE_COPY)
+    assert (None if source is None else (source.kind, source.location, source.installed_copy)) == expected
+
+
+def test_a_local_wheel_file_it_was_installed_from_is_reused(monkeypatch, tmp_path):
+    from importlib import metadata
+
+    wheel = tmp_path / "cowork_judge-0.2.0-py3-none-any.whl"
+    wheel.write_bytes(b"PK")
+    monkeypatch.setattr(metadata, "distribution", lambda name: _Dist({"url": wheel.as_uri(), "archive_info": {}}))
+    assert wheels.find_judge_source(SITE_COPY) == wheels.JudgeSource("wheel", str(wheel))

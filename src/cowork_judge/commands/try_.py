@@ -1,0 +1,309 @@
+"""``cowork-judge try <task> --rollout <dir>``: the task's own ``tests/test.sh`` against one rollout, the
+way Harbor's verifier runs it, without Docker (`cowork_judge.install.dryrun`).
+
+In a bubblewrap sandbox when ``bwrap`` can run here (plainly otherwise, and it says so). The judge
+is installed inside from a local package index on 127.0.0.1 that serves this checkout's wheel (or
+one downloaded from ``--index-url``) and the dependency wheels its extras need, downloaded on the
+host once into a cache folder. Without ``JUDGE_API_KEY``/``JUDGE_BASE_URL`` the built-in simulator
+is the endpoint, as for ``demo``.
+
+Exit status: 0 a reward was written and the judge finished cleanly; 1 test.sh left no reward, or
+only its failure path's reward (the message says why); 2 bad input (no tests/test.sh, no rubric,
+no task.toml, a missing rollout, an unset ``${VAR}`` of ``[verifier.env]``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from cowork_judge.commands._args import Parser, UsageError
+from cowork_judge.core.exit_status import EXIT_STATUS
+
+if TYPE_CHECKING:
+    from cowork_judge.install.dryrun import Outcome, Rollout, Staged, TaskInfo
+    from cowork_judge.procs import ProcResult
+    from cowork_judge.sim import SimServer
+
+EPILOG = """A rollout folder is either the container layout — app/ (copied to /app, deliverables in app/output/)
+and/or logs/agent/ (copied to /logs/agent; trajectory.json holds the final message), e.g. a Harbor trial's
+artifacts/ folder or the trial folder itself — or flat: its files are the deliverables (copied to /app/output),
+with the final message from --trajectory or --final-message. A separate verifier sees only the declared
+artifacts. The first call for a set of extras downloads their wheels from pip's index (PyPI) into the cache
+(~/.cache/cowork-judge, or $COWORK_JUDGE_CACHE / --cache-dir); later calls reuse them and the judge's venv.
+Exit status: 0 reward written and the judge finished cleanly; 1 no reward, or the failure path's reward;
+2 bad input."""
+
+SIM_KEY = "sim-demo-key"
+SIM_MODEL = "simulated-judge"
+
+
+def _say(line: str) -> None:
+    print(line, flush=True)
+
+
+def _warn(line: str) -> None:
+    print(f"cowork-judge try: {line}", file=sys.stderr, flush=True)
+
+
+def _parser() -> Parser:
+    p = Parser(prog="cowork-judge try", epilog=EPILOG,
+               description="Run a task's tests/test.sh against a rollout the way Harbor's verifier would, without Docker: "
+                           "in a bubblewrap sandbox, the judge installed from a local package index, the simulator as the "
+                           "endpoint unless JUDGE_BASE_URL/JUDGE_API_KEY are set.")
+    p.add_argument("task_dir", type=Path, help="the Harbor task folder (task.toml, tests/test.sh, tests/rubric.json)")
+    p.add_argument("--rollout", type=Path, required=True, help="the rollout folder (see below)")
+    msg = p.add_mutually_exclusive_group()
+    msg.add_argument("--trajectory", type=Path, help="flat rollout: the agent's ATIF trajectory.json (→ /logs/agent)")
+    msg.add_argument("--final-message", type=Path, help="flat rollout: the agent's final chat message as a text file")
+    src = p.add_mutually_exclusive_group()
+    src.add_argument("--index-url", help="install the judge from this PEP 503 index (downloaded on the host, that index "
+                     "alone) instead of building this checkout's wheel")
+    src.add_argument("--wheel", type=Path, help="install this cowork-judge wheel file")
+    p.add_argument("--version", dest="judge_version", help="with --index-url: the judge version (default: the task's "
+                   "COWORK_JUDGE_VERSION, else the one baked into its test.sh)")
+    p.add_argument("--out", type=Path, help="where /app, /logs and /tests are laid out (default: a new temp folder; kept)")
+    p.add_argument("--cache-dir", type=Path, help="the wheel and venv cache (default $COWORK_JUDGE_CACHE or ~/.cache/cowork-judge)")
+    p.add_argument("--no-sandbox", action="store_true", help="run test.sh directly on this machine (as without bubblewrap)")
+    p.add_argument("--fresh-install", action="store_true", help="install the judge into a new venv (a cold container), "
+                   "removed afterwards, instead of reusing the cached one")
+    p.add_argument("--timeout", type=float, help="seconds test.sh may run (default: task.toml's [verifier] timeout_sec)")
+    return p
+
+
+def main(argv: list[str]) -> int:
+    """Run the command with `argv`; returns the exit status."""
+    try:
+        args = _parser().parse_args(argv)
+        if args.judge_version and not args.index_url:
+            raise UsageError("--version goes with --index-url (a built or given wheel has its own version)")
+        if args.timeout is not None and args.timeout <= 0:
+            raise UsageError("--timeout must be a positive number of seconds")
+    except UsageError as exc:
+        _warn(f"error: {exc}")
+        return EXIT_STATUS["usage"]
+    from cowork_judge.install import dryrun
+    from cowork_judge.install.wheels import WheelError
+
+    try:
+        return _run(args)
+    except dryrun.TryError as exc:
+        _warn(f"error: {exc}")
+        return EXIT_STATUS["usage"]
+    except (WheelError, OSError) as exc:
+        _warn(f"error: {exc}")
+        return EXIT_STATUS["not_clean"]
+
+
+def _run(a: argparse.Namespace) -> int:
+    from cowork_judge.install import dryrun, sandbox
+    from cowork_judge.install.local_index import PackageIndex
+    from cowork_judge.install.wheels import cache_root, wheel_digest
+    from cowork_judge.procs import run_command
+
+    task = dryrun.read_task(a.task_dir)
+    rollout = dryrun.read_rollout(a.rollout, trajectory=a.trajectory, final_message=a.final_message)
+    cache = (a.cache_dir or cache_root()).expanduser().absolute()
+    if a.out is not None and a.out.is_dir() and any(a.out.iterdir()):
+        raise dryrun.TryError(f"--out {a.out}: not empty (give a new folder)")
+    out = (a.out or Path(tempfile.mkdtemp(prefix="cowork-judge-try-"))).absolute()
+    _say(f"cowork-judge try: {task.tests / 'test.sh'} against {rollout.root}")
+    _say(f"  rollout: {rollout.describe()}")
+    use_bwrap = _announce_sandbox(a.no_sandbox, out)
+    host_env = dict(os.environ)  # the environment of the host that runs `harbor`, plus the dry run's own settings below
+    scratch = Path(tempfile.mkdtemp(prefix="cowork-judge-try-build-"))
+    server = index = None
+    staged = None
+    try:
+        server = _endpoint(host_env)
+        # refuse now what Harbor would refuse, before a wheel is built (the version is injected below)
+        dryrun.resolve_verifier_env(task.env_templates, {"COWORK_JUDGE_VERSION": "0", **host_env})
+        path = sandbox.SANDBOX_PATH if use_bwrap else host_env.get("PATH", os.defpath)
+        wheel, verifier_env, files = _judge_and_dependencies(a, task, host_env, path, cache, scratch)
+        index = PackageIndex(scratch / "index", files)
+        for key in ("PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_NO_INDEX"):
+            verifier_env.pop(key, None)
+        verifier_env.update(COWORK_WHEEL_URL=index.url, PIP_INDEX_URL=index.url, PIP_CONFIG_FILE="/dev/null")
+        _say(f"  index: {index.url} (COWORK_WHEEL_URL and PIP_INDEX_URL in the verifier; pip's own configuration ignored)")
+        staged = _stage(task, rollout, out, verifier_env)
+        home = scratch / "judge-home" if a.fresh_install else cache / "judge-homes" / (
+            f"{wheel_digest(wheel)[:16]}-{'bwrap' if use_bwrap else 'plain'}")
+        home.mkdir(parents=True, exist_ok=True)
+        os.utime(home)
+        if use_bwrap:
+            binds = [sandbox.Bind(staged.app, "/app"), sandbox.Bind(staged.logs, "/logs"), sandbox.Bind(staged.tests, "/tests"),
+                     sandbox.Bind(home, sandbox.JUDGE_HOME)]
+            argv = sandbox.bwrap_command(sandbox.HARBOR_COMMAND, binds=binds, env=verifier_env, cwd=task.workdir)
+            env, cwd = {"PATH": os.environ.get("PATH", os.defpath)}, None  # bwrap clears it for test.sh
+        else:
+            argv, env = sandbox.plain_command(app=staged.app, logs=staged.logs, tests=staged.tests, judge_home=home,
+                                              env=verifier_env, host_path=path)
+            cwd = str(staged.app)
+        timeout = a.timeout or task.timeout_sec
+        _say(f"  running tests/test.sh (timeout {timeout:.0f} s, [verifier] timeout_sec) …")
+        t0 = time.monotonic()
+        proc = run_command(argv, timeout_sec=timeout, env=env, cwd=cwd)
+        seconds = time.monotonic() - t0
+    finally:
+        if index is not None:
+            index.stop()
+        if server is not None:
+            server.stop()
+        shutil.rmtree(scratch, ignore_errors=True)
+        if staged is None and a.out is None:
+            shutil.rmtree(out, ignore_errors=True)  # nothing was laid out in the temp folder made above
+    if not a.fresh_install:
+        dryrun.prune_judge_homes(cache / "judge-homes")
+    return _report(dryrun.read_outcome(staged.verifier), staged, proc, seconds)
+
+
+def _announce_sandbox(no_sandbox: bool, out: Path) -> bool:
+    """Whether bubblewrap runs test.sh; says which, loudly when it does not."""
+    from cowork_judge.install import sandbox
+
+    why_not = "--no-sandbox was given" if no_sandbox else sandbox.bwrap_missing(python="")
+    if why_not is None:
+        _say(f"  sandbox: bubblewrap: /app, /logs, /tests are copies under {out}; the host's /usr and /etc read-only "
+             "(Python, LibreOffice, Chromium, fonts); the host's network, so 127.0.0.1 reaches the endpoint and the index")
+        return True
+    _warn("=" * 78)
+    _warn(f"NOT SANDBOXED ({why_not}): test.sh runs directly on this machine. How that differs from a trial:")
+    for line in sandbox.PLAIN_DIFFERENCES:
+        _warn(f"  - {line}")
+    _warn("=" * 78)
+    return False
+
+
+def _endpoint(host_env: dict[str, str]) -> SimServer | None:
+    """The judge endpoint: the caller's, else a started simulator (returned, to stop); jitters 0 unless set."""
+    from cowork_judge.run.config import load_config
+
+    server = None
+    if not load_config(host_env).config.has_credentials:
+        from cowork_judge.sim import DemoPolicy, SimServer
+
+        server = SimServer(DemoPolicy()).start()
+        host_env.update(JUDGE_API_KEY=SIM_KEY, JUDGE_BASE_URL=server.url, JUDGE_MODEL=SIM_MODEL)
+        _say(f"  endpoint: no JUDGE_BASE_URL/JUDGE_API_KEY set: the built-in simulator at {server.url} "
+             "(simulated judge, no model)")
+    else:
+        _say(f"  endpoint: JUDGE_BASE_URL={host_env.get('JUDGE_BASE_URL')} (your endpoint: calls cost what they cost)")
+    for key in ("JUDGE_START_JITTER", "JUDGE_WORKFLOW_START_JITTER"):
+        host_env.setdefault(key, "0")
+    _say("  start jitter: 0 s unless set (the fleet's spread, 180 s and 30 s, only delays a single run)")
+    return server
+
+
+def _judge_and_dependencies(a: argparse.Namespace, task: TaskInfo, host_env: dict[str, str], path: str, cache: Path,
+                            scratch: Path) -> tuple[Path, dict[str, str], list[Path]]:
+    """(the judge's wheel, the resolved verifier environment, every wheel the local index serves)."""
+    from cowork_judge.install import dryrun, wheels
+    from cowork_judge.install.template import TemplateError, baked_version
+
+    if a.wheel is not None:
+        source = wheels.JudgeSource("wheel", str(Path(a.wheel).absolute()))
+    elif a.index_url:
+        source = wheels.JudgeSource("index", a.index_url)
+    else:
+        found = wheels.find_judge_source()
+        if found is None:
+            raise dryrun.TryError("this cowork-judge was installed from an index, so there is no checkout to build a "
+                                  "wheel from: pass --index-url (the index your fleet installs from) or --wheel")
+        source = found
+    if source.kind == "checkout":
+        _say(f"  judge: building the wheel of {source.describe().removeprefix('built from ')} …")
+        wheel = wheels.build_wheel(Path(source.location), scratch / "wheel")
+    elif source.kind == "wheel":
+        wheel = Path(source.location)
+        if not wheel.is_file():
+            raise dryrun.TryError(f"--wheel {wheel}: no such file")
+    if source.kind != "index":
+        version = wheels.wheel_version(wheel)
+        host_env.update(COWORK_JUDGE_VERSION=version, COWORK_JUDGE_VERSION_SOURCE="injection")
+        _say(f"  judge: cowork-judge {version}, {source.describe()} (injected as COWORK_JUDGE_VERSION={version}, "
+             "as a fleet injects a version)")
+    verifier_env = dryrun.resolve_verifier_env(task.env_templates, host_env)
+    python = dryrun.verifier_python(verifier_env, path)
+    if source.kind == "index":
+        try:
+            version = (a.judge_version or verifier_env.get("COWORK_JUDGE_VERSION")
+                       or baked_version((task.tests / "test.sh").read_text(encoding="utf-8")))
+        except (OSError, TemplateError) as exc:
+            raise dryrun.TryError(f"no judge version: the task sets no COWORK_JUDGE_VERSION and its test.sh has none "
+                                  f"({exc}); pass --version") from None
+        if python is None:
+            raise dryrun.TryError("no Python >= 3.10 for the verifier on its PATH, so no wheel can be chosen for it")
+        wheel = wheels.download_judge(source.location, version, python=python, cache=cache)
+        verifier_env.update(COWORK_JUDGE_VERSION=version)
+        _say(f"  judge: cowork-judge {version} {source.describe()} (that index alone)")
+    if python is None:
+        _warn("no Python >= 3.10 on the verifier's PATH: test.sh will take its failure path")
+        return wheel, verifier_env, [wheel]
+    extras = tuple(e for e in verifier_env.get("COWORK_JUDGE_EXTRAS", "").replace(" ", "").split(",") if e)
+    label = f"cowork-judge[{','.join(extras)}]" if extras else "cowork-judge"
+    _say(f"  dependencies: the Python {wheels.python_version(python)} wheels of {label} (COWORK_JUDGE_EXTRAS) from "
+         f"the cache {cache / 'wheels'}; the first call for a set of extras downloads them with pip (PyPI) …")
+    t0 = time.monotonic()
+    deps, downloaded = wheels.download_dependencies(
+        wheel, extras, python=python, cache=cache, extra_index_url=source.location if source.kind == "index" else None)
+    dep_files = sorted(deps.glob("*.whl"))
+    _say(f"  dependencies: {len(dep_files)} wheels " + (f"downloaded in {time.monotonic() - t0:.0f} s" if downloaded
+                                                      else "reused (no download)") + f" → {deps}")
+    return wheel, verifier_env, [wheel, *dep_files]
+
+
+def _stage(task: TaskInfo, rollout: Rollout, out: Path, verifier_env: dict[str, str]) -> Staged:
+    """Lay out the run's folders and say what a trial would see differently."""
+    from cowork_judge.install import dryrun
+
+    if task.verifier_dockerfile:
+        _say("  note: tests/Dockerfile is not built: the host's /usr stands for the verifier image (its RUN lines do "
+             "not run; a judge baked in by `init --image` is installed from the local index instead)")
+    staged = dryrun.stage(task, rollout, out)
+    if task.separate:
+        _say(f"  separate verifier: only the artifacts are copied ({', '.join(task.artifacts) or 'none declared'})")
+    for left in staged.left_out:
+        _warn(f"{left} of the rollout is not an artifact of this task: a separate verifier does not see it")
+    if not staged.placed:
+        _warn("nothing of the rollout reaches the verifier: it will judge an empty delivery")
+    if "JUDGE_BASE_URL" not in verifier_env:
+        _warn("task.toml's [verifier.env] does not pass JUDGE_BASE_URL: the judge inside sees no endpoint "
+              "(`cowork-judge init` writes the passthrough)")
+    return staged
+
+
+def _report(outcome: Outcome, staged: Staged, proc: ProcResult, seconds: float) -> int:
+    verifier = staged.verifier
+    _say(f"test.sh finished in {seconds:.0f} s" + (" (STOPPED at the timeout: Harbor would record a verifier timeout)"
+                                                  if proc.timed_out else ""))
+    if proc.error or (proc.returncode not in (0, 1, None) and not outcome.reward_text):
+        _warn(f"the sandbox failed: {proc.error or (proc.stderr or proc.stdout).strip()[-500:]}")
+    if outcome.reward_text:
+        _say(f"reward: {outcome.reward_text}")
+    if outcome.status is not None:
+        cov = f"{outcome.coverage:.3f}" if outcome.coverage is not None else "n/a"
+        unjudged = sum(outcome.unjudged.values())
+        detail = f" ({outcome.rows - unjudged} of {outcome.rows} rows judged" + (
+            "; unjudged: " + ", ".join(f"{k} {v}" for k, v in sorted(outcome.unjudged.items())) if unjudged else "") + ")"
+        _say(f"status: {outcome.status}   coverage: {cov}{detail if outcome.rows else ''}")
+    _say(f"documents ({verifier}):")
+    for name, path in outcome.documents.items():
+        _say(f"  {name:<22} {path}")
+    if not outcome.reward_text:
+        _warn(f"test.sh left no reward ({verifier / 'reward.txt'} is missing): Harbor would fail this trial "
+              f"(RewardFileNotFoundError). See {verifier / 'test-stdout.txt'}")
+        return EXIT_STATUS["not_clean"]
+    if outcome.reward_text == "SKIPPED":
+        _say("note: SKIPPED (JUDGE_SKIP): Harbor records the trial as an error and leaves it out of the mean")
+    if not outcome.clean:
+        reason = f"{outcome.exit_code}: {outcome.exit_reason}" if outcome.exit_code else f"status {outcome.status}"
+        _warn(f"the judge did not finish cleanly ({reason}); the reward above is the failure path's. "
+              f"See {verifier / 'test-sh.log'}" + (f" and {verifier / 'install.log'}" if (verifier / "install.log").is_file() else ""))
+        return EXIT_STATUS["not_clean"]
+    return EXIT_STATUS["clean"]

@@ -1,0 +1,405 @@
+"""``cowork-judge try``: a task's own ``tests/test.sh`` against one rollout, as Harbor's verifier runs it.
+
+A dry run before a fleet does: the task folder is read as Harbor reads it (`read_task`: ``tests/``,
+``task.toml``'s ``[verifier]`` timeout, ``[verifier.env]``, whether the verifier runs in a separate
+container and which ``artifacts`` it then sees), the rollout is laid out at ``/app`` and
+``/logs/agent`` (`read_rollout`, `stage`), the verifier environment is ``[verifier.env]`` with its
+``${VAR}`` / ``${VAR:-default}`` templates resolved from the caller's environment exactly as Harbor
+0.26 does (`resolve_verifier_env`), and ``test.sh`` runs in a sandbox (`sandbox`) whose pip reaches
+only a local index of the judge's wheels (`wheels`, `local_index`). `read_outcome` reads what it left.
+
+**A rollout folder** (`ROLLOUT_HELP`) is one of:
+
+- *container layout*: it holds ``app/`` (copied to ``/app``; the deliverables are in ``app/output/``)
+  and/or ``logs/agent/`` (copied to ``/logs/agent``: ``trajectory.json`` carries the agent's final
+  message) and nothing else but ``manifest.json``. The repository's ``examples/rollouts/*`` and the
+  ``artifacts/`` folder of a Harbor trial have this shape; a Harbor trial folder itself (with
+  ``artifacts/`` and ``result.json``) is read through its ``artifacts/``;
+- *flat*: any other folder: its files are the deliverables (copied to ``/app/output``). The agent's
+  final message then comes from ``--trajectory FILE`` (an ATIF ``trajectory.json``) or
+  ``--final-message FILE`` (plain text, written as a one-step ATIF trajectory).
+
+For a separate verifier (``[verifier] environment_mode = "separate"``) only the declared
+``artifacts`` (and Harbor's ``/logs/artifacts``) are copied, as Harbor re-creates them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+from cowork_judge import __version__
+
+HARBOR_DEFAULT_TIMEOUT_SEC = 600.0
+"""Harbor 0.26's ``[verifier] timeout_sec`` default (``harbor.models.task.config.VerifierConfig``)."""
+HARBOR_CONVENTION_ARTIFACT = "/logs/artifacts"
+"""The folder Harbor always collects for a separate verifier, besides the declared artifacts."""
+ROLLOUT_EXTRA_NAMES = frozenset({"manifest.json"})
+"""Top-level names a container-layout rollout may hold besides ``app/`` and ``logs/`` (Harbor's artifacts folder)."""
+DOCUMENTS = ("reward.txt", "reward.json", "result.json", "reward-details.json", "ctrf.json", "test-sh.log", "judge.log",
+             "install.log", "env_capabilities.json", "test-stdout.txt")
+"""Files of ``/logs/verifier`` the command reports, in order."""
+_TEMPLATE = re.compile(r"\$\{([^}:]+)(?::-(.*))?\}")
+"""Harbor 0.26's whole-value template (``harbor.utils.env._TEMPLATE_PATTERN``)."""
+
+ROLLOUT_HELP = ("a folder holding app/ (copied to /app; deliverables in app/output/) and/or logs/agent/ (copied to "
+                "/logs/agent), such as a Harbor trial's artifacts/ folder or the trial folder itself; any other folder is "
+                "flat: its files are the deliverables, copied to /app/output")
+
+
+class TryError(Exception):
+    """Bad input to a dry run (task folder, rollout, task.toml, environment): exit status 2."""
+
+
+@dataclass
+class TaskInfo:
+    """What a dry run reads from a task folder (`read_task`).
+
+    Attributes:
+        root: the task folder.
+        tests: its ``tests/`` folder (holds ``test.sh`` and ``rubric.json``).
+        env_templates: ``[verifier.env]`` as written (values may be ``${VAR:-default}`` templates).
+        timeout_sec: ``[verifier] timeout_sec`` (Harbor's default 600 s when absent).
+        separate: the verifier runs in its own container (sees only `artifacts`).
+        artifacts: the declared artifact source paths (absolute, inside the container).
+        workdir: ``[environment] workdir`` (default ``/app``): test.sh's working directory.
+        verifier_dockerfile: ``tests/Dockerfile`` exists (Harbor would build the verifier from it).
+    """
+
+    root: Path
+    tests: Path
+    env_templates: dict[str, str]
+    timeout_sec: float
+    separate: bool
+    artifacts: list[str]
+    workdir: str = "/app"
+    verifier_dockerfile: bool = False
+
+
+def read_task(task_dir: Path) -> TaskInfo:
+    """Read a task folder for a dry run.
+
+    Raises:
+        TryError: no such folder, no ``tests/test.sh``, no ``tests/rubric.json``, no or an
+            unreadable ``task.toml``.
+    """
+    from cowork_judge.install.taskinit import is_separate
+
+    root = Path(task_dir)
+    if not root.is_dir():
+        raise TryError(f"{root}: no such task folder")
+    tests = root / "tests"
+    if not (tests / "test.sh").is_file():
+        raise TryError(f"{tests / 'test.sh'}: missing (Harbor runs tests/test.sh; `cowork-judge init {root}` writes it)")
+    if not (tests / "rubric.json").is_file():
+        raise TryError(f"{tests / 'rubric.json'}: missing (the rubric the judge scores against; see docs/rubric.md, and "
+                       "`cowork-judge gen-ppt-rubrics` for a deck task)")
+    toml = root / "task.toml"
+    try:
+        config = tomllib.loads(toml.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise TryError(f"{toml}: missing (Harbor needs it; `cowork-judge init {root}` writes its verifier blocks)") from None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise TryError(f"{toml}: cannot read: {exc}") from None
+    verifier = _table(config, "verifier")
+    env = _table(verifier, "env")
+    timeout = verifier.get("timeout_sec", HARBOR_DEFAULT_TIMEOUT_SEC)
+    if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout <= 0:
+        raise TryError(f"{toml}: [verifier] timeout_sec = {timeout!r} is not a positive number of seconds")
+    artifacts = []
+    for entry in config.get("artifacts") or []:
+        source = entry.get("source") if isinstance(entry, dict) else entry
+        if isinstance(source, str) and source.startswith("/"):
+            artifacts.append(source)
+    environment = _table(config, "environment")
+    workdir = environment.get("workdir") if isinstance(environment.get("workdir"), str) else "/app"
+    return TaskInfo(root=root, tests=tests, env_templates={str(k): str(v) for k, v in env.items()},
+                    timeout_sec=float(timeout), separate=is_separate(config), artifacts=artifacts, workdir=workdir or "/app",
+                    verifier_dockerfile=(tests / "Dockerfile").is_file())
+
+
+def _table(doc: dict[str, Any], key: str) -> dict[str, Any]:
+    """``doc[key]`` when it is a table (a dict), else an empty one."""
+    value = doc.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def resolve_verifier_env(templates: dict[str, str], host_env: dict[str, str]) -> dict[str, str]:
+    """``[verifier.env]`` resolved from `host_env` as Harbor 0.26 does (``harbor.utils.env.resolve_env_vars``):
+    a whole-value ``${VAR}`` takes ``VAR`` from the host, ``${VAR:-default}`` the default only when
+    ``VAR`` is unset (an empty value passes through), anything else is literal.
+
+    Raises:
+        TryError: a ``${VAR}`` without default whose ``VAR`` is unset (Harbor refuses such a trial).
+    """
+    resolved: dict[str, str] = {}
+    unset: list[str] = []
+    for key, value in templates.items():
+        match = _TEMPLATE.fullmatch(value)
+        if match is None:
+            resolved[key] = value
+        elif match.group(1) in host_env:
+            resolved[key] = host_env[match.group(1)]
+        elif match.group(2) is not None:
+            resolved[key] = match.group(2)
+        else:
+            unset.append(f"{key} = \"{value}\"")
+    if unset:
+        raise TryError("Harbor would refuse this trial: [verifier.env] needs variables this environment does not set: "
+                       + "; ".join(unset))
+    return resolved
+
+
+@dataclass
+class Rollout:
+    """A rollout folder, read (`read_rollout`).
+
+    Attributes:
+        layout: ``container`` (``app/`` and ``logs/agent/``), ``trial`` (a Harbor trial folder,
+            read through its ``artifacts/``) or ``flat`` (the deliverables themselves).
+        root: the folder given.
+        files: inside path (``/app``, ``/app/output``, ``/logs/agent``, ``/logs/agent/trajectory.json``…)
+            → host path to copy there.
+        message_as_text: the trajectory entry is a plain-text final message (``--final-message``),
+            written as a one-step ATIF trajectory by `stage`.
+    """
+
+    layout: str
+    root: Path
+    files: dict[str, Path] = field(default_factory=dict)
+    message_as_text: bool = False
+
+    def describe(self) -> str:
+        """One line: the layout and where its parts go."""
+        where = ", ".join(inside + (" (the deliverables)" if self.layout == "flat" and inside == "/app/output" else "")
+                          for inside in self.files) or "nothing"
+        return {"container": "container layout", "trial": "a Harbor trial (its artifacts/)", "flat": "flat"}[
+            self.layout] + f" → {where}"
+
+
+def read_rollout(path: Path, *, trajectory: Path | None = None, final_message: Path | None = None) -> Rollout:
+    """Read a rollout folder (see the module docstring for the layouts).
+
+    Raises:
+        TryError: it is missing or not a folder; ``--trajectory``/``--final-message`` name a
+            missing file or are given with a container layout (which has its own ``logs/agent``).
+    """
+    root = Path(path)
+    if not root.is_dir():
+        raise TryError(f"{root}: no such rollout folder ({ROLLOUT_HELP})")
+    for option, value in (("--trajectory", trajectory), ("--final-message", final_message)):
+        if value is not None and not Path(value).is_file():
+            raise TryError(f"{option} {value}: no such file")
+    if trajectory is not None and final_message is not None:
+        raise TryError("--trajectory and --final-message exclude each other (both are the agent's final message)")
+    layout = "flat"
+    base = root
+    if (root / "artifacts").is_dir() and (root / "result.json").is_file():
+        layout, base = "trial", root / "artifacts"
+    names = {p.name for p in base.iterdir()}
+    if layout == "trial" or (names & {"app", "logs"} and names <= {"app", "logs"} | ROLLOUT_EXTRA_NAMES
+                             and all((base / n).is_dir() for n in names & {"app", "logs"})):
+        layout = "trial" if layout == "trial" else "container"
+        if trajectory is not None or final_message is not None:
+            raise TryError(f"{root} has the container layout: its agent's final message is logs/agent/trajectory.json, "
+                           "not --trajectory/--final-message")
+        rollout = Rollout(layout, root)
+        if (base / "app").is_dir():
+            rollout.files["/app"] = base / "app"
+        if (base / "logs").is_dir():
+            for child in sorted((base / "logs").iterdir()):
+                rollout.files[f"/logs/{child.name}"] = child
+        return rollout
+    rollout = Rollout("flat", root, {"/app/output": root})
+    if trajectory is not None:
+        rollout.files["/logs/agent/trajectory.json"] = Path(trajectory)
+    if final_message is not None:
+        rollout.files["/logs/agent/trajectory.json"] = Path(final_message)
+        rollout.message_as_text = True
+    return rollout
+
+
+def final_message_trajectory(text: str) -> dict[str, Any]:
+    """A one-step ATIF (v1.4) trajectory whose agent message is `text` (``--final-message``)."""
+    return {"schema_version": "ATIF-v1.4", "session_id": "cowork-judge-try",
+            "agent": {"name": "cowork-judge-try", "version": __version__},
+            "steps": [{"step_id": 1, "source": "agent", "message": text}]}
+
+
+@dataclass
+class Staged:
+    """The folders of one dry run (host paths) and what was laid out in them.
+
+    Attributes:
+        app, logs, tests: mounted at /app, /logs, /tests.
+        placed: inside paths filled from the rollout.
+        left_out: inside paths of the rollout a separate verifier does not see (not artifacts).
+    """
+
+    app: Path
+    logs: Path
+    tests: Path
+    placed: list[str] = field(default_factory=list)
+    left_out: list[str] = field(default_factory=list)
+
+    @property
+    def verifier(self) -> Path:
+        """``/logs/verifier`` on the host."""
+        return self.logs / "verifier"
+
+
+def _visible(inside: str, artifacts: list[str]) -> list[str]:
+    """The parts of `inside` a separate verifier sees: itself when an artifact covers it, else the
+    artifacts below it."""
+    p = PurePosixPath(inside)
+    if any(p == PurePosixPath(a) or p.is_relative_to(a) for a in artifacts):
+        return [inside]
+    return [a for a in artifacts if PurePosixPath(a).is_relative_to(p)]
+
+
+def stage(task: TaskInfo, rollout: Rollout, out: Path) -> Staged:
+    """Lay out ``app/``, ``logs/`` and ``tests/`` under `out` (copies: the sandbox writes there).
+
+    ``tests/`` is a copy of the task's ``tests/`` with ``test.sh`` executable (Harbor runs
+    ``chmod +x``). For a separate verifier only the declared artifacts of the rollout are placed.
+
+    Raises:
+        TryError: `out` already holds one of them.
+    """
+    out.mkdir(parents=True, exist_ok=True)
+    taken = [name for name in ("app", "logs", "tests") if (out / name).exists()]
+    if taken:
+        raise TryError(f"{out} already holds {', '.join(taken)}/ (give a new folder to --out)")
+    staged = Staged(app=out / "app", logs=out / "logs", tests=out / "tests")
+    staged.app.mkdir()
+    for sub in ("agent", "verifier", "artifacts"):
+        (staged.logs / sub).mkdir(parents=True)
+    shutil.copytree(task.tests, staged.tests, symlinks=True, ignore=shutil.ignore_patterns("__pycache__"))
+    (staged.tests / "test.sh").chmod(0o755)
+    seen = [*task.artifacts, HARBOR_CONVENTION_ARTIFACT]
+    for inside, host in rollout.files.items():
+        parts = _visible(inside, seen) if task.separate else [inside]
+        if not parts:
+            staged.left_out.append(inside)
+        for part in parts:
+            source = host / PurePosixPath(part).relative_to(inside) if part != inside else host
+            if not source.exists():
+                continue
+            target = (staged.app if part.startswith("/app") else staged.logs) / PurePosixPath(part).relative_to(
+                "/app" if part.startswith("/app") else "/logs")
+            if rollout.message_as_text and part == "/logs/agent/trajectory.json":
+                text = source.read_text(encoding="utf-8", errors="replace")
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(json.dumps(final_message_trajectory(text), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+            elif source.is_dir():
+                shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True)
+            else:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, target, follow_symlinks=False)
+            staged.placed.append(part)
+        if task.separate and parts and parts != [inside]:
+            staged.left_out.append(f"{inside} (besides {', '.join(parts)})")
+    return staged
+
+
+@dataclass
+class Outcome:
+    """What ``test.sh`` left in ``/logs/verifier`` (`read_outcome`).
+
+    Attributes:
+        reward_text: ``reward.txt`` stripped ("" when absent).
+        reward: its value when it is a finite number, else None (``SKIPPED``, garbage, absent).
+        status, exit_code, exit_reason: from ``result.json`` (None when it is absent or unreadable).
+        coverage: ``extra_fields.judge_coverage`` (fraction of rows judged, 0–1).
+        rows: number of rubric rows in ``results``.
+        unjudged: ``error_kind`` → number of rows left unjudged with it.
+        documents: file name → path, for the `DOCUMENTS` that exist.
+    """
+
+    reward_text: str = ""
+    reward: float | None = None
+    status: str | None = None
+    exit_code: str | None = None
+    exit_reason: str | None = None
+    coverage: float | None = None
+    rows: int = 0
+    unjudged: dict[str, int] = field(default_factory=dict)
+    documents: dict[str, Path] = field(default_factory=dict)
+
+    @property
+    def clean(self) -> bool:
+        """A reward was written and the judge finished cleanly (status success or skipped, no exit_code)."""
+        return bool(self.reward_text) and self.status in ("success", "skipped") and not self.exit_code
+
+
+def read_outcome(verifier: Path) -> Outcome:
+    """Read ``reward.txt`` and ``result.json`` under `verifier` (never raises)."""
+    import math
+
+    out = Outcome(documents={name: verifier / name for name in DOCUMENTS if (verifier / name).is_file()})
+    try:
+        out.reward_text = (verifier / "reward.txt").read_text(encoding="utf-8", errors="replace").strip()
+    except OSError:
+        pass
+    try:
+        value = float(out.reward_text)
+        out.reward = value if math.isfinite(value) else None
+    except ValueError:
+        pass
+    try:
+        doc = json.loads((verifier / "result.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return out
+    if not isinstance(doc, dict):
+        return out
+    out.status, out.exit_code, out.exit_reason = doc.get("status"), doc.get("exit_code"), doc.get("exit_reason")
+    extra = _table(doc, "extra_fields")
+    coverage = extra.get("judge_coverage")
+    out.coverage = float(coverage) if isinstance(coverage, (int, float)) else None
+    results = [r for r in doc.get("results") or [] if isinstance(r, dict)]
+    out.rows = len(results)
+    out.unjudged = dict(Counter(str(r.get("error_kind") or "unjudged") for r in results if r.get("judged") is False))
+    return out
+
+
+def verifier_python(env: dict[str, str], path: str) -> str | None:
+    """The interpreter ``test.sh``'s ``find_python`` will pick on `path` (``COWORK_JUDGE_PYTHON``,
+    ``python3``, ``python3.13`` … ``python3.10``, ``python``: the first that runs and is >= 3.10), or None."""
+    from cowork_judge.install.wheels import WheelError, python_version
+
+    for name in filter(None, (env.get("COWORK_JUDGE_PYTHON"), "python3", "python3.13", "python3.12", "python3.11",
+                              "python3.10", "python")):
+        found = shutil.which(name, path=path) if "/" not in name else (name if os.access(name, os.X_OK) else None)
+        if found is None:
+            continue
+        try:
+            major, minor = (int(x) for x in python_version(found).split("."))
+        except WheelError:
+            continue
+        if (major, minor) >= (3, 10):
+            return found
+    return None
+
+
+def prune_judge_homes(parent: Path, keep: int = 3) -> None:
+    """Remove all but the `keep` most recently used judge homes under `parent` (each holds a venv)."""
+    homes = sorted((p for p in parent.glob("*") if p.is_dir()), key=lambda p: p.stat().st_mtime, reverse=True)
+    for old in homes[keep:]:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+__all__ = ["DOCUMENTS", "HARBOR_DEFAULT_TIMEOUT_SEC", "ROLLOUT_HELP", "Outcome", "Rollout", "Staged", "TaskInfo", "TryError",
+           "final_message_trajectory", "prune_judge_homes", "read_outcome", "read_rollout", "read_task", "resolve_verifier_env",
+           "stage", "verifier_python"]
