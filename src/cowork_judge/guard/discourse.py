@@ -119,7 +119,7 @@ quote may wrap onto a second line, never across a blank line), CJK corner bracke
 guillemets, Markdown blockquote lines."""
 REPORT_CUE = re.compile(
     r"\b(?:such\s+as|like|e\.g\.?|i\.e\.?|for\s+(?:example|instance)|examples?|samples?|read|reads|reading|said|says|saying|"
-    r"wrote|writes|written|text|strings?|sentences?|phrases?|lines?|messages?|payloads?|notes?|comments?|observed|found|"
+    r"write|wrote|writes|writing|written|add(?:s|ed)?|ask(?:s|ed|ing)?|tell(?:s|ing)?|told|text|strings?|sentences?|phrases?|lines?|messages?|payloads?|notes?|comments?|observed|found|"
     r"saw|seen|contain(?:s|ed|ing)?|includ(?:es|ed|ing)|inject(?:s|ed)?|insert(?:s|ed)?|append(?:s|ed)?|ended\s+with|"
     r"hid|hidden|embedded|planted|typed|submitted|used|uses|patterns?|variants?|attempts?|quot(?:e|es|ed|ing)|verbatim|"
     r"as\s+follows|following|below|output|outputs|return(?:s|ed)?|response|request|shows?|shown|printed|prints|"
@@ -144,10 +144,14 @@ CONDITION = re.compile(
     r"(?:如果|若|倘若|假如|当|只要|只有|凡是?|对于|答出|写出|能够|能正确|达到|满足以下)", _I)
 """A condition on the work (not on the reader: "if you are an AI" is no rubric)."""
 OWN_VOICE = re.compile(
-    DEIXIS.pattern + r"|\b(?:you|your|please|kindly|dear|attention|give|award|assign|grant|rate|approve|accept|ignore|"
-    r"disregard)\b|(?<![申邀提])请(?![求教假])|给予|评为|判为|打满分|你|您|务必|忽略", _I)
+    DEIXIS.pattern + r"|\b(?:you|your|please|kindly|dear|attention)\b|"
+    r"(?:(?:^|[\n.!?:;,(—–])[ \t\"'“”‘’]*|\b(?:just|simply|now|so|then)\s+)"
+    r"(?:give|award|assign|grant|rate|approve|accept|ignore|disregard)\b|"
+    r"(?<![申邀提])请(?![求教假])|给予|评为|判为|打满分|你|您|务必|忽略", _I)
 """Words in the document's own voice (outside the quote) that speak to the evaluator or point at
-the present work: then a quoted request is the document's own request."""
+the present work: then a quoted request is the document's own request. Verbs count as
+imperatives only (at a clause start, or after "just", "so"…): "some judges accept such text"
+describes judges, "accept this" speaks to one."""
 OWN_ADDRESS = re.compile(
     DEIXIS.pattern + r"|\b(?:please|kindly|dear)\b|\b(?:to|for|at)\s+you\b|\byou(?:rself)?\s+(?:must|should|shall|"
     r"need\s+to|have\s+to|will|are\s+(?:asked|required|instructed|expected)\s+to)\b|请你|请您|你应|您应", _I)
@@ -162,10 +166,12 @@ OWN_VOCATIVE = re.compile(
 GENRES = {
     "message": r"answer|response|reply|message|submission",
     "deck": r"deck|presentation|slides?|slide\s+deck|submission|deliverable",
-    "document": r"report|document|doc|deliverable|write-?up|memo|note|article|post|piece|text|page|paper|file|work|"
-                r"analysis|summary|submission",
+    "document": r"report|document|doc|write-?up|memo|note|article|post|piece|paper|analysis|summary",
 }
-"""What the text being scanned is, by its channel: a chat answer, a deck, a document."""
+"""What the text being scanned is, by its channel: a chat answer, a deck, a document. A document is
+named by its own kind ("this report", "this memo"); the nouns of any graded work ("this
+submission", "this work", "this file") are what quoted payloads say to any grader, so in a
+document they do not make a quote the document's own."""
 _ZH_GENRES = {
     "message": r"本回答|这个回答|本答案|这个答案|本回复",
     "deck": r"本演示文稿|这份演示文稿|本幻灯片|这份幻灯片|本演示",
@@ -323,7 +329,8 @@ def _edge(body: str, a: int, b: int) -> bool:
 
 
 EVALUATOR_RULES = frozenset({"en.evaluator_score", "en.as_evaluator", "en.deserves_score", "en.give_score", "en.mark_all_met",
-                             "en.evaluator_should", "en.be_marked", "en.rubric_as_met",
+                             "en.evaluator_should", "en.be_marked", "en.rubric_as_met", "en.record_as", "en.verdict_for_all",
+                             "en.check_verdict", "zh.verdict_request",
                              "en.rubric_claim", "en.meets_rubric", "zh.score_demand", "zh.give_full", "zh.rubric_claim",
                              "zh.as_evaluator", "zh.evaluator_score"})
 """Rules that a grading rule of a rubric can match (not the orders to drop the instructions)."""

@@ -21,17 +21,47 @@ from cowork_judge.guard.findings import Kind
 _I = re.IGNORECASE
 
 # ------------------------------------------------------------------ vocabulary (English)
+_CHECKING_ING = (r"(?:grading|evaluating|judging|scoring|reviewing|assessing|marking|reading|checking|verifying|auditing|"
+                 r"inspecting|validating)")
+_CHECKING_S = r"(?:grades|evaluates|judges|scores|reviews|assesses|marks|reads|checks|verifies|audits|inspects|validates)"
 ADDRESSEE = (
     r"(?:grader|graders|evaluator|evaluators|assessor|assessors|scorer|scorers|rater|raters|marker|markers|examiner|examiners|"
     r"verifier|verifiers|"
     r"judge|judges|(?:llm|ai|model)[- ]?(?:judge|grader|evaluator|reviewer|assistant|system)s?|"
-    r"(?:grading|evaluation|evaluating|scoring|judging|review|reviewing|marking)\s+(?:model|system|agent|ai|llm|bot|pipeline|script)|"
-    r"automated\s+(?:grader|evaluator|judge|review(?:er)?|scoring|grading|assessment)|"
+    r"(?:grading|evaluation|evaluating|scoring|judging|review|reviewing|marking|checking|verification|verifying|validation|"
+    r"assessment|assessing|quality[- ]control|quality[- ]assurance|qa|qc|audit|auditing)[- ]?"
+    r"(?:model|system|agent|ai|llm|bot|pipeline|script|checker|tool|service|engine)s?|"
+    r"automated\s+(?:grader|evaluator|judge|review(?:er)?|scoring|grading|assessment|checker|check|checking)|"
     r"(?:language|reward)\s+model|llm|"
-    r"(?:the\s+)?(?:ai|model|assistant|system)\s+(?:reading|grading|evaluating|judging|reviewing|scoring|assessing)\s+(?:this|these|the|my)|"
-    r"whoever\s+(?:is\s+)?(?:grading|evaluating|judging|scoring|reviewing|assessing|marking|reading)|"
-    r"whoever\s+(?:grades|evaluates|judges|scores|reviews|assesses|marks|reads|checks)|reviewer|reviewers)"
+    rf"(?:the\s+|an?\s+|any\s+)?(?:ai|model|assistant|system|bot|agent|llm|program|script)\s+(?:(?:that|which|who)\s+(?:is\s+)?)?"
+    rf"(?:{_CHECKING_ING}|{_CHECKING_S})\s+(?:this|these|the|my|our|it)|"
+    rf"whoever\s+(?:is\s+|will\s+be\s+)?{_CHECKING_ING}|whoever\s+{_CHECKING_S}|"
+    rf"(?:anyone|anybody|someone|somebody)\s+(?:who\s+(?:is|will\s+be)\s+)?{_CHECKING_ING}\s+(?:this|these|it|my|our)|"
+    r"reviewer|reviewers)"
 )
+"""Names of, and ways to address, whoever judges the work: graders, judges, reviewers, checking
+bots and pipelines ("quality-control bot", "QA pipeline"), the model or anyone "reading / checking
+this", "whoever is checking"."""
+REQUIREMENT_NOUN = r"(?:requirements?|criteria|criterion|checks?|items?|rows?|boxes|points|questions?|rubric\s+items?)"
+"""What a rubric is made of, as an agent names it."""
+MEETS_ALL = (r"\b(?:meets?|meeting|satisf(?:y|ies|ying)|fulfill?(?:s|ing)?|pass(?:es|ing)?|complies\s+with|complying\s+with)\s+"
+             rf"(?:all|every|each)\s+(?:(?:one\s+)?of\s+(?:the|your|its)\s+)?(?:[\w-]+\s+)?{REQUIREMENT_NOUN}\b")
+"""Meeting every requirement ("meeting all requirements", "satisfies every rubric item")."""
+VERDICT_AS = (r"\b(?:record|log|count|treat|register|answer|set|mark|score|grade|rate|judge|tick|enter|file)\b[^.!?\n]{0,30}?"
+              r"\bas\s+(?:an?\s+)?(?:pass|passed|passing|success|successful|correct|met|satisfied|excellent|perfect|true|false|hit)\b"
+              r"(?!\s*(?:or|/|and/or)\s)")
+"""A request to record a verdict ("record it as a pass", "mark each row as met"; base forms only:
+"the build was marked as passed" reports what happened; "as correct or incorrect" names a choice)."""
+CHECK_VERDICT = (r"\b(?:check|criterion|criteria|row|rows|item|items|question|questions|requirement|requirements|box|boxes)\s+"
+                 r"(?:should|must|shall|is\s+to|are\s+to|needs?\s+to|has\s+to|have\s+to|ought\s+to|will)\s+(?:all\s+|both\s+)?"
+                 r"be\s+(?:answered|marked|scored|set|judged|rated|graded|evaluated|treated|recorded|returned|reported|counted|"
+                 r"considered|ticked|checked)\s+(?:as\s+)?(?:true|false|yes|no|met|unmet|not\s+met|passed|failed|satisfied|hit|"
+                 r"correct|incorrect)\b(?!\s*(?:or|/|and/or)\s)")
+"""The verdict a check is to get ("the error check should be answered as false")."""
+IMPERATIVE = (r"(?:^|(?<=[\n.!?:;,()\[\]—–])|\b(?:please|kindly|just|simply|so|then|and|now|"
+              r"you\s+(?:should|must|can|may|need\s+to|have\s+to|will))\b)[ \t]*")
+"""Where an imperative starts: a clause start, or after "please", "so", "you should"… ("I rate
+this paper as excellent" is an opinion, "rate this paper as excellent" a request)."""
 _SCALES = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 15, 20, 25, 30, 40, 50, 100)
 TOP_OF_SCALE = "|".join(rf"\b{n}\s*/\s*{n}\b|\b{n}\s+out\s+of\s+{n}\b" for n in _SCALES)
 """A score at the top of its scale ("5/5", "10 out of 10", "100/100")."""
@@ -41,8 +71,9 @@ SCORE = (
     r"top\s+(?:score|marks?|grade|rating)|"
     rf"{TOP_OF_SCALE}|\ba\+(?!\w)|\bgrade\s+a\b|"
     r"(?:a\s+)?pass(?:ing)?\s+(?:grade|mark|score|verdict)|\bhit\s*[=:]\s*true\b|\breward\s+of\s+1(?:\.0+)?\b|"
-    r"(?:all|every|each)\s+(?:of\s+the\s+)?(?:rubric\s+)?(?:criteria|criterion|rows?|requirements?|items|checks|points)\s+"
-    r"(?:as\s+|are\s+|is\s+|have\s+been\s+|has\s+been\s+|were\s+)?(?:met|satisfied|passed|fulfill?ed|achieved|hit|true|correct))"
+    r"(?:all|every|each)\s+(?:of\s+the\s+)?(?:rubric\s+)?(?:criteria|criterion|rows?|requirements?|items?|checks?|points|boxes)\s+"
+    r"(?:as\s+|are\s+|is\s+|have\s+been\s+|has\s+been\s+|were\s+)?(?:met|satisfied|passed|fulfill?ed|achieved|hit|true|correct|ticked)|"
+    rf"{MEETS_ALL}|\bticks?\s+(?:all|every)\s+(?:the\s+|single\s+)?box(?:es)?\b|{VERDICT_AS})"
 )
 GRADE_ACT = (
     r"(?:\b(?:give|award|assign|grant|score|grade|rate|mark|pass|approve|accept|credit)\b[^.!?\n]{0,40}"
@@ -66,9 +97,28 @@ INSTRUCTIONS = (r"(?:instructions?|rubric|criteria|guidelines|rules|prompt|direc
                 r"scoring\s+(?:rules|guide)|system\s+prompt)")
 
 # ------------------------------------------------------------------ vocabulary (Chinese)
-ZH_ADDRESSEE = (r"(?:评分(?:员|者|人|模型|系统|老师|专家)|评审(?:员|专家|老师|模型)?|评委|阅卷(?:人|老师|者)?|裁判|"
-                r"评估(?:者|员|模型|系统)|评测(?:员|模型|系统)|考官|打分(?:者|人|模型|系统)|判分(?:者|人)?|大模型|评价(?:者|模型))")
-ZH_SCORE = r"(?:满分|最高分|最高等级|最高档|高分|全部得分|100\s*分|十分|10\s*分|A\+|全部通过|全部满足|判定为?通过|命中)"
+_ZH_CHECKING = r"(?:评分|打分|判分|阅卷|批改|审核|审阅|评审|评测|检查|核查|评估|验收|评判)"
+ZH_ADDRESSEE = (r"(?:评分(?:员|者|人|模型|系统|老师|专家)|评审(?:员|专家|老师|模型|系统)?|评委|阅卷(?:人|老师|者)?|裁判|"
+                r"评估(?:者|员|模型|系统|人员)|评测(?:员|模型|系统|人员|老师)|考官|打分(?:者|人|模型|系统)|判分(?:者|人|系统)?|大模型|"
+                r"评价(?:者|模型)|审核(?:人员|员|者|老师|专家|方|系统|模型)|审阅(?:人|者|老师|专家|系统|模型)|批改(?:老师|者|人|系统)|"
+                r"判卷(?:老师|人|者)|检查(?:员|人员|者|系统|模型)|质检(?:员|人员|系统|模型)|考核(?:人员|老师|系统)|"
+                rf"{_ZH_CHECKING}(?:本文|本报告|这份\w{{0,4}}|此\w{{0,3}})?的(?:人|老师|同学|AI|模型|系统|机器人|助手|专家|程序))")
+"""Chinese names of whoever judges the work (评分员, 审核人员, 评分系统, "判分的同学", "阅卷的AI")."""
+ZH_VOCATIVE = (r"(?:(?<![申邀提])请|麻烦|拜托|恳请|劳烦)(?:各位|您)?老师|老师(?:您好|好|您|请|[，,：:])|(?:亲爱|尊敬)的\w{0,4}老师")
+"""A teacher spoken to ("请老师…", "老师您好", "尊敬的老师"): a voice only, never a rule of its own."""
+ZH_SCORE = (r"(?:满分|最高分|最高等级|最高档|高分|全部得分|100\s*分|(?<=[给打评得拿])十分|十分(?=[。！!，,]|$)|10\s*分|A\+|全部通过|"
+            r"全部满足|判定为?通过|命中)")
+"""Chinese scores at the top ("十分" only as a score: 评委十分严格 is "very strict")."""
+ZH_SELF = (r"(?:本|此|这份|这篇|这个|该|我的|我们的)(?:报告|回答|答案|作品|提交|文档|文章|演示文稿|演示|幻灯片|代码|方案|作业|答卷|"
+           r"交付物|文件|内容)|本文")
+"""The work being judged, in Chinese."""
+ZH_VERDICT = (r"(?:判为|评为|判定为?|判成|评成|认定为|记为|记作|标记为|标为|视为|算作|算为|当作|打成|评定为)[^。！？\n]{0,4}?"
+              r"(?:满足|通过|合格|达标|正确|优秀|满分|完成|全对|命中|最高分|最高等级|最高档|A\+?|true|是)|"
+              r"(?:每一?[项个条道]|各项|所有|全部|都|均|统统|一律)[^。！？\n]{0,6}?(?:打勾|打钩|打对勾|打✓|打√|打对号|勾上)|"
+              r"(?:不要|别|勿|不用|无需|不必|千万别)[^。！？\n]{0,3}?(?:扣分|扣掉|减分|扣除)")
+"""A verdict in the work's favour (判为满足, 评为优秀, 每一项都打勾, 不要扣分)."""
+ZH_REQUEST = r"(?:(?<![申邀提])请(?![求教假])|务必|必须|一定要|应该|应当|建议|麻烦|拜托|恳请|希望|望您|直接|一律|统统|吧)"
+"""Words of a request or a recommendation."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +130,9 @@ class Rule:
     pattern: re.Pattern[str]
     needs: re.Pattern[str] | None = None
     """A second expression the same window must also contain (None: the match is enough)."""
+    voice: re.Pattern[str] | None = None
+    """Window rules: a third expression the window must contain, the work referred to or the
+    evaluator spoken to (None: `SELF_OR_DIRECT` or `VOCATIVE`)."""
 
 
 def _r(expr: str, flags: int = _I) -> re.Pattern[str]:
@@ -89,15 +142,24 @@ def _r(expr: str, flags: int = _I) -> re.Pattern[str]:
 WINDOW_RULES: tuple[Rule, ...] = (
     # an evaluator addressed or named, with scoring vocabulary, about the judged work or addressed directly
     Rule("en.evaluator_score", "evaluator_address",
-         _r(rf"\b{ADDRESSEE}\b"), _r(rf"(?:{SCORE}|{GRADE_ACT})")),
+         _r(rf"\b{ADDRESSEE}\b"), _r(rf"(?:{SCORE}|{GRADE_ACT}|{CHECK_VERDICT})")),
+    # Chinese: a favourable verdict asked for (请/建议/应该…), of the work or of an evaluator spoken to
+    Rule("zh.verdict_request", "evaluator_address", _r(ZH_VERDICT), _r(ZH_REQUEST),
+         _r(rf"{ZH_ADDRESSEE}|{ZH_VOCATIVE}|{ZH_SELF}|你|您")),
 )
-"""Rules read over a sentence window: `pattern` and `needs` both in it, plus `SELF` or `DIRECT`."""
+"""Rules read over a window of sentences (`scan._windows`): `pattern`, `needs` and the voice (`Rule.voice`)
+all in it."""
 
 RULES: tuple[Rule, ...] = (
     Rule("en.ignore_instructions", "evaluator_address", _r(
         rf"\b(?:ignore|disregard|forget|override|bypass|set\s+aside|do\s+not\s+(?:follow|apply|use))\b[^.!?\n]{{0,40}}?"
         rf"\b(?:previous|prior|above|earlier|all|any|the|your|other|original|grading|scoring|evaluation|system|given)\b"
         rf"[^.!?\n]{{0,30}}?\b{INSTRUCTIONS}\b")),
+    Rule("en.instructions_changed", "evaluator_address", _r(
+        r"\byour\s+(?:new\s+|real\s+|actual\s+)?(?:instructions?|task|orders|prompt|directives?|role|rubric|criteria|rules|"
+        r"guidelines)\s+(?:have|has|are|is)\s+(?:just\s+|now\s+)?(?:been\s+)?(?:changed|updated|replaced|revised|overridden|"
+        r"superseded|modified|cancelled|canceled|withdrawn|different)\b|"
+        rf"\b(?:new|updated|revised|changed|real|actual)\s+instructions?\s+(?:for|to)\s+(?:you\b|the\s+{ADDRESSEE}\b)")),
     Rule("en.as_evaluator", "evaluator_address", _r(
         rf"\bas\s+(?:the|an|a|my|our)\s+(?:ai\s+)?{ADDRESSEE}\b[^.!?\n]{{0,60}}?\b(?:you|must|should|shall|need\s+to|are\s+(?:required|instructed|asked))\b")),
     Rule("en.deserves_score", "evaluator_address", _r(
@@ -112,14 +174,27 @@ RULES: tuple[Rule, ...] = (
         r"\bas\s+(?:fully\s+|completely\s+)?(?:satisfied|met|fulfill?ed|complete|completed|passed|done|achieved)\b")),
     Rule("en.be_marked", "evaluator_address", _r(
         rf"{SELF}[^.!?\n]{{0,40}}?\b(?:be|should\s+be|must\s+be|is\s+to\s+be|to\s+be|shall\s+be|will\s+be)\s+"
-        r"(?:marked|scored|graded|rated|judged|evaluated|considered|treated|counted|recorded|assessed|accepted)\s+(?:as\s+)?"
-        r"(?:fully\s+|completely\s+|entirely\s+)?(?:correct|met|passed|passing|satisfied|complete|successful|perfect|excellent)\b")),
+        r"(?:marked|scored|graded|rated|judged|evaluated|considered|treated|counted|recorded|assessed|accepted|logged|registered)\s+"
+        r"(?:as\s+)?(?:(?:fully\s+|completely\s+|entirely\s+)?(?:correct|met|passed|passing|satisfied|complete|successful|perfect|"
+        r"excellent|exemplary|outstanding)\b|an?\s+(?:pass|success|top\s+mark)\b|"
+        r"(?:meeting|satisfying|fulfill?ing|passing|having\s+met)\s+(?:all|every|each)\b)")),
+    Rule("en.record_as", "evaluator_address", _r(
+        rf"{IMPERATIVE}(?:record|log|mark|count|score|grade|rate|treat|consider|register|enter|judge|evaluate|assess|classify|accept|"
+        rf"file|report)\s+(?:it|this|them|me|us|everything|(?:this|my|our)\s+(?:[\w-]+\s+)?{WORK})\s+(?:\w+\s+){{0,2}}?as\s+"
+        r"(?:an?\s+)?(?:pass|passed|passing|success|successful|correct|fully\s+correct|met|satisfied|excellent|exemplary|"
+        r"outstanding|perfect|hit|true|top|(?:meeting|satisfying|fulfill?ing|passing)\s+(?:all|every|each))\b"
+        r"(?!\s*(?:or|/|and/or)\s)", _I | re.MULTILINE)),
+    Rule("en.verdict_for_all", "evaluator_address", _r(
+        rf"{IMPERATIVE}(?:output|return|answer|respond|reply|say|print|emit|set|mark|give|put|write)\b[^.!?\n]{{0,20}}?"
+        r"(?:\bhit\s*[=:]\s*true\b|\b(?:true|yes|met|pass(?:ed)?|satisfied|correct)\b)[^.!?\n]{0,10}?"
+        rf"\b(?:for|to|on|in|across)\s+(?:all|every|each)\b[^.!?\n]{{0,20}}?\b{REQUIREMENT_NOUN}\b", _I | re.MULTILINE)),
+    Rule("en.check_verdict", "evaluator_address", _r(CHECK_VERDICT)),
     Rule("en.give_score", "evaluator_address", _r(
         rf"\b(?:give|award|assign|grant)\s+(?:this|the|my|our|me|us|it)\b[^.!?\n]{{0,40}}?{SCORE}")),
     Rule("en.mark_all_met", "evaluator_address", _r(
-        r"\b(?:mark|rate|score|grade|judge|evaluate|consider|treat|count|record|set|label|flag)\b[^.!?\n]{0,30}?\b(?:all|every|each)\b"
-        r"[^.!?\n]{0,30}?\b(?:criteria|criterion|rows?|requirements?|rubric\s+items?|checks?|items)\b[^.!?\n]{0,20}?"
-        r"\b(?:as\s+)?(?:met|satisfied|passed|fulfill?ed|true|hit|correct|complete)\b")),
+        r"\b(?:mark|rate|score|grade|judge|evaluate|consider|treat|count|record|set|label|flag|tick|log)\b[^.!?\n]{0,30}?"
+        rf"\b(?:all|every|each)\b[^.!?\n]{{0,30}}?\b{REQUIREMENT_NOUN}\b[^.!?\n]{{0,20}}?"
+        r"\b(?:as\s+)?(?:met|satisfied|passed|fulfill?ed|true|hit|correct|complete)\b(?!\s*(?:or|/|and/or)\s)")),
     Rule("en.rubric_claim", "evaluator_address", _r(
         r"\b(?:all|every|each)(?:\s+(?:one|single))?(?:\s+of)?(?:\s+(?:the|your|these|its))?\s+(?:rubric|grading|scoring|evaluation|marking)\s+(?:criteria|criterion|rows?|items?|requirements?|points|checks)\b"
         r"[^.!?\n]{0,30}?\b(?:are|is|have\s+been|has\s+been|were)\s+(?:fully\s+|clearly\s+|all\s+)?(?:met|satisfied|passed|fulfill?ed|hit|achieved)\b")),
@@ -181,7 +256,7 @@ WINDOW_SENTENCES = 3
 grades this. The report is complete. It should get full marks." spreads one request over three."""
 SELF_OR_DIRECT = _r(rf"(?:{SELF}|{DIRECT})")
 VOCATIVE = _r(rf"\b{ADDRESSEE}\s*[:,，：]|\b{ADDRESSEE}(?:'s|s')?\s+(?:notes?|remarks?|comments?|memo|message|"
-              rf"instructions?)\b[^:：\n]{{0,40}}[:：]|(?:^|[\n.!?]\s*)(?:an?\s+)?(?:dear|attention|to|note\s+(?:to|for)|message\s+(?:to|for)|"
+              rf"instructions?|guidance|directions|notice|information|info|briefing)\b[^:：\n]{{0,40}}[:：]|(?:^|[\n.!?]\s*)(?:an?\s+)?(?:dear|attention|to|note\s+(?:to|for)|message\s+(?:to|for)|"
               rf"hey|hi|hello)\s+"
               rf"(?:the\s+|any\s+|all\s+)?(?:ai\s+)?{ADDRESSEE}\b")
 
