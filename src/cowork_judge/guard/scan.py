@@ -157,7 +157,10 @@ def scan_text(text: str, channel: Channel, *, file: str | None = None, page: int
         return any(m.start() < end and start < m.end() for m in pattern.finditer(own, max(0, start - 200), end + 200))
 
     def voice(rule: lexicon.Rule, window: str) -> bool:
-        """The window refers to the work or speaks to the evaluator, as `rule` reads it."""
+        """The window refers to the work or speaks to the evaluator, as `rule` reads it. A file name
+        has no grammar to speak with: an evaluator and a verdict in one name are enough."""
+        if channel == "file_name":
+            return True
         if rule.voice is not None:
             return bool(rule.voice.search(window))
         return bool(lexicon.SELF_OR_DIRECT.search(window) or lexicon.VOCATIVE.search(window))
