@@ -224,7 +224,7 @@ def _healthbench(root: Path) -> list[str]:
 
 
 SETS = {"": "tuned on", "user-trial": "from the user trial, tuned on", "held-out": "held out in issue 27's second round",
-        "round3": "round 3, held out"}
+        "round3": "round 3, held out", "round4": "round 4, blind"}
 """A corpus item's ``set`` → how the tables name it. Held-out items were written before the rule
 changes they are measured against and kept out of their tuning."""
 HONEST_KINDS = {"security": "honest documents quoting attacks", "grading": "honest documents using grading vocabulary",

@@ -33,12 +33,13 @@ class HonestDoc:
     set: str = ""
     """``""`` (the rules were tuned on it), ``held-out`` (written after issue 27's discourse rules
     were tuned), ``round3`` (written before the round-3 rule changes, kept out of their tuning),
-    ``user-trial`` (a user trial's document, tuned on)."""
+    ``user-trial`` (a user trial's document, tuned on), ``round4`` (written after round 3's rule
+    changes, measured once)."""
 
     @property
     def held_out(self) -> bool:
         """Written after the rules it is measured against were tuned (not tuned on)."""
-        return self.set in ("held-out", "round3")
+        return self.set in ("held-out", "round3", "round4")
 
 
 def _deck(source: str, path: Path) -> None:
