@@ -75,9 +75,11 @@ ATTACK_TOPIC = _terms((
 course handout); each alternative counts once however often it occurs."""
 GRADING_TOPIC = _terms((
     ("rubric", r"\brubrics?\b|评分标准|评分细则|评分表"),
-    ("marking", r"\bmark(?:ing|s)?\s+schemes?\b|\bmarking\b|\bmarkers?\b|阅卷|批改"),
+    ("marking", r"\bmark(?:ing|s)?\s+schemes?\b|\bmarking\b|\bmarkers?\b|\bmarked\b|"
+                r"\b(?:give|award|lose|deduct|get)s?\s+(?:no\s+|full\s+|half\s+|\d+\s+)?marks\b|阅卷|批改"),
     ("grading", r"\bgrad(?:e|es|ed|ing|er|ers)\b|\bautograd\w*|评分|打分"),
-    ("coursework", r"\b(?:assignments?|homework|exams?|students?|test\s+cases?|submissions?)\b|作业|考试|学生|试卷"),
+    ("coursework", r"\b(?:assignments?|homework|exams?|students?|pupils?|quiz(?:zes)?|tests?|test\s+cases?|submissions?)\b|"
+                   r"作业|考试|测验|学生|试卷"),
     ("criteria", r"\bcriteri(?:a|on)\b|评分项|标准"),
     ("points", r"\b\d+\s*(?:points?|marks?|pts)\b|\d+\s*分"),
     ("band", r"\b(?:bands?|levels?|descriptors?)\b|等级|档"),
@@ -85,6 +87,8 @@ GRADING_TOPIC = _terms((
     ("review", r"\breview(?:er|ers|ed|ing)?\b|\bchecklist\b|\bapprov(?:e|al|ed)\b|评审|审查"),
     ("rating", r"\brating\b|\bscor(?:e|es|ed|ing)\b|得分|分值"),
     ("judging", r"\bjudg(?:e|es|ing)\b|评委|评判"),
+    ("questions", r"\bquestions?\s+\d+\b|\bpart\s+[A-H]\b|\b(?:correct|right|wrong|incorrect|model)\s+answers?\b|"
+                  r"\banswers?\s+(?:key|sheet)s?\b|第\s*\d+\s*题|答案|题目"),
     ("scale", r"\b\d+\s*/\s*\d+\b|\bfrom\s+\d+\s+to\s+\d+\b|\bout\s+of\s+\d+\b|\b\d+-point\s+scale\b|满分\s*\d+|\d+\s*分制"),
 ))
 """Words of a text about grading (a marking rubric, a review checklist, judging guidelines)."""
@@ -196,9 +200,16 @@ _TITLE = re.compile(r"\A\s*(?:#{1,3}[ \t]*)?([^\n:：。.!?！？]{1,80})")
 """A document's title: its first line, up to a colon or a full stop ("Security assessment: …")."""
 
 
+KIND_SYNONYMS = ({"report", "write-up", "writeup", "document"}, {"briefing", "brief"}, {"article", "post", "blog post"},
+                 {"handout", "note", "lecture"}, {"报告", "文档"}, {"材料", "讲义"}, {"文章", "论文"})
+"""Kinds a text may call itself by interchangeably: a report's payload that says "this write-up"
+names the report."""
+
+
 def kinds_in(text: str) -> frozenset[str]:
-    """The kinds of text (`KIND_WORDS`, lower case, singular) that `text` names."""
-    return frozenset(m.group(0).lower().rstrip("s") if m.group(0).isascii() else m.group(0) for m in KIND_WORDS.finditer(text))
+    """The kinds of text (`KIND_WORDS`, lower case, singular, with their `KIND_SYNONYMS`) that `text` names."""
+    found = {m.group(0).lower().rstrip("s") if m.group(0).isascii() else m.group(0) for m in KIND_WORDS.finditer(text)}
+    return frozenset(found.union(*(group for group in KIND_SYNONYMS if found & group)))
 
 
 def self_reference(genre: str, kinds: frozenset[str] = frozenset()) -> re.Pattern[str]:

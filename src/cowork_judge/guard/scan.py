@@ -95,6 +95,17 @@ def _windows(text: str) -> Iterable[tuple[int, str]]:
         pos += len(piece)
 
 
+_ADDRESSEE = re.compile(rf"\b{lexicon.ADDRESSEE}\b", re.IGNORECASE)
+
+
+def _evaluator_spoken_to(window: str) -> bool:
+    """Whether "you" in `window` can be the evaluator: some mention of an evaluator is not in the
+    third person ("the judges scored every entry. Your project received full marks" speaks to
+    the team the judges scored, not to a judge), or none is made."""
+    mentions = list(_ADDRESSEE.finditer(window))
+    return not mentions or any(not lexicon.THIRD_PERSON.search(window, max(0, m.start() - 40), m.start()) for m in mentions)
+
+
 def scan_text(text: str, channel: Channel, *, file: str | None = None, page: int | None = None,
               hidden_reason: str | None = None, line_offset: int = 0, document: Discourse | None = None,
               task: TaskTopics | None = None) -> list[Finding]:
@@ -163,7 +174,12 @@ def scan_text(text: str, channel: Channel, *, file: str | None = None, page: int
             return True
         if rule.voice is not None:
             return bool(rule.voice.search(window))
-        return bool(lexicon.SELF_OR_DIRECT.search(window) or lexicon.VOCATIVE.search(window))
+        if lexicon.VOCATIVE.search(window):
+            return True
+        spoken = [m for m in lexicon.SELF_OR_DIRECT.finditer(window)]
+        if any(not lexicon.SECOND_PERSON.fullmatch(m.group(0)) for m in spoken):
+            return True
+        return bool(spoken) and _evaluator_spoken_to(window)
 
     for rule in lexicon.RULES:
         for m in rule.pattern.finditer(body):
