@@ -46,7 +46,7 @@ this", "whoever is checking"."""
 RUBRIC_NOUN = (r"(?:requirements?|criteria|criterion|checks?|questions?|"
                r"(?:rubric|grading|scoring|marking|evaluation)\s+(?:lines?|entries|entry|points?|rows?|items?|criteria|criterion))")
 """What a rubric is made of, unmistakably ("requirement", "criterion", "rubric line")."""
-REQUIREMENT_NOUN = rf"(?:{RUBRIC_NOUN}|items?|rows?|boxes|points)"
+REQUIREMENT_NOUN = rf"(?:{RUBRIC_NOUN}|items?|rows?|boxes|points|answers?)"
 """What a rubric is made of, as an agent names it (also "items", "rows", which other texts use too)."""
 MEETS_ALL = (r"\b(?:meets?|meeting|satisf(?:y|ies|ying)|fulfill?(?:s|ing)?|pass(?:es|ing)?|complies\s+with|complying\s+with)\s+"
              rf"(?:all|every|each)\s+(?:(?:one\s+)?of\s+(?:the|your|its)\s+)?(?:[\w-]+\s+)?{REQUIREMENT_NOUN}\b")
@@ -64,8 +64,8 @@ CHECK_VERDICT = (r"\b(?:check|criterion|criteria|row|rows|item|items|question|qu
                  r"considered|ticked|checked)\s+(?:as\s+)?(?:true|false|yes|no|met|unmet|not\s+met|passed|failed|satisfied|hit|"
                  r"correct|incorrect)\b(?!\s*(?:or|/|and/or)\s)")
 """The verdict a check is to get ("the error check should be answered as false")."""
-IMPERATIVE = (r"(?:^|(?<=[\n.!?:;,()\[\]—–])|\b(?:please|kindly|just|simply|so|then|and|now|"
-              r"you\s+(?:should|must|can|may|need\s+to|have\s+to|will))\b)[ \t]*")
+IMPERATIVE = (r"(?:^|(?<=[\n.!?:;,()\[\]—–])|\b(?:please|kindly|just|simply|always|so|then|and|now|from\s+now\s+on|"
+              r"from\s+here\s+on|henceforth|you\s+(?:should|must|can|may|need\s+to|have\s+to|will))\b)[ \t]*")
 """Where an imperative starts: a clause start, or after "please", "so", "you should"… ("I rate
 this paper as excellent" is an opinion, "rate this paper as excellent" a request)."""
 _SCALES = (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 15, 20, 25, 30, 40, 50, 100)
@@ -86,7 +86,8 @@ SCORE = (
     r"(?:a\s+)?pass(?:ing)?\s+(?:grade|mark|score|verdict)|\bhit\s*[=:]\s*true\b|\breward\s+of\s+1(?:\.0+)?\b|"
     rf"(?:all|every|each)\s+(?:(?:one\s+)?of\s+(?:the|your|its|these)\s+)?(?:[\w-]+\s+)?(?:rubric\s+)?{REQUIREMENT_NOUN}\s+"
     r"(?:as\s+|are\s+|is\s+|have\s+been\s+|has\s+been\s+|were\s+)?(?:met|satisfied|passed|fulfill?ed|achieved|hit|true|correct|ticked)|"
-    rf"{MEETS_ALL}|\bticks?\s+(?:all|every)\s+(?:the\s+|single\s+)?box(?:es)?\b|{VERDICT_AS})"
+    rf"{MEETS_ALL}|\bticks?\s+(?:all|every)\s+(?:the\s+|single\s+)?box(?:es)?\b|{VERDICT_AS}|"
+    rf"\b(?:true|yes|met|pass(?:ed)?|satisfied|hit)\s+(?:for|to|on|in|across)\s+(?:all|every|each)\s+(?:[\w-]+\s+)?{RUBRIC_NOUN}\b)"
 )
 GRADE_ACT = (
     r"(?:\b(?:give|award|assign|grant|score|grade|rate|mark|pass|approve|accept|credit)\b[^.!?\n]{0,40}"
@@ -174,7 +175,8 @@ RULES: tuple[Rule, ...] = (
         rf"\b(?:previous|prior|above|earlier|all|any|the|your|other|original|grading|scoring|evaluation|system|given)\b"
         rf"[^.!?\n]{{0,30}}?\b{INSTRUCTIONS}\b")),
     Rule("en.instructions_changed", "evaluator_address", _r(
-        r"\byour\s+(?:new\s+|real\s+|actual\s+)?(?:instructions?|task|orders|prompt|directives?|role|rubric|criteria|rules|"
+        r"\byour\s+(?:new\s+|real\s+|actual\s+)?(?:(?:grading|scoring|evaluation|marking|review|system)\s+)?"
+        r"(?:instructions?|task|orders|prompt|directives?|role|rubric|criteria|rules|"
         r"guidelines)\s+(?:have|has|are|is)\s+(?:just\s+|now\s+)?(?:been\s+)?(?:changed|updated|replaced|revised|overridden|"
         r"superseded|modified|cancelled|canceled|withdrawn|different)\b|"
         rf"\b(?:new|updated|revised|changed|real|actual)\s+instructions?\s+(?:for|to)\s+(?:you\b|the\s+{ADDRESSEE}\b)")),

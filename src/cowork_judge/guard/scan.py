@@ -49,10 +49,11 @@ MAX_READINGS_PER_LINE = 8
 nothing: a flagging finding is already there, or eight were informational)."""
 
 
-BLOCK_START = re.compile(r"[ \t]{0,3}(?:[-*+•·▪‣◦]|\d{1,3}[.)]|[a-zA-Z][.)]|\(\w{1,3}\))[ \t]|[ \t]{0,3}(?:#|\||>|```|~~~)|"
+BLOCK_START = re.compile(r"[ \t]{0,3}(?:[-*+•·▪‣◦]|\d{1,3}[.)]|[a-zA-Z][.)]|\(\w{1,3}\))[ \t]|[ \t]{0,3}(?:#|\||```|~~~)|"
                          r"[ \t]*(?:[-*_][ \t]*){3,}$")
 """A line that starts a block of its own: a list item (bullet, number, letter), a heading, a table
-row, a blockquote, a code fence, a rule (``---``)."""
+row, a code fence, a rule (``---``). A blockquote is a block too: its lines join each other, not
+the lines around them (`_block_break`)."""
 ALONE = re.compile(r"[ \t]{0,3}(?:#|\||```|~~~)|[ \t]*(?:[-*_][ \t]*){3,}$")
 """A line that is a block by itself (a heading, a table row, a fence, a rule): nothing after it
 belongs to its window either."""
