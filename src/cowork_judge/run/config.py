@@ -22,7 +22,7 @@ from cowork_judge.core.identity import RunIdentity
 from cowork_judge.core.cost import Price
 from cowork_judge.core.retry import RetryPolicy
 from cowork_judge.core.scoring import ScoringPolicy
-from cowork_judge.redact import MIN_CREDENTIAL_LEN, MIN_SECRET_LEN, Redactor, mask_url
+from cowork_judge.redact import MIN_CREDENTIAL_LEN, MIN_SECRET_LEN, Redactor, mask_url, url_shape
 from cowork_judge.run.backends import BACKENDS, DEFAULT_BACKEND, backend_spec
 from cowork_judge.run.panel import PanelJudge, read_panel, read_prices, resolve_keys
 
@@ -64,7 +64,9 @@ class JudgeConfig(BaseModel):
         "exported under both names. Missing while a row needs a model ⇒ `judge:no_credential`."))
     base_url: str | None = Field(None, description=(
         "JUDGE_BASE_URL, else OPENAI_BASE_URL: URL of the judge endpoint (OpenAI-compatible), exported under both names"
-        " like the key."))
+        " like the key. A value that is not an `http://` or `https://` URL with a host (`127.0.0.1:8000/v1`) is "
+        "ignored with a warning — rows that need a model end `judge:no_credential` at once; no scheme is guessed "
+        "(`http://` would send the key unencrypted to a remote host)."))
     model: str = Field("gpt-5.5", description="JUDGE_MODEL: judge model name.")
     backend: str = Field(DEFAULT_BACKEND, description=(
         "JUDGE_BACKEND: agentic backend, a name of `run.backends.BACKENDS`: `openai` (built in: Chat Completions + "
@@ -314,6 +316,25 @@ def _store_url(text: str) -> SecretStr:
     return SecretStr(value)
 
 
+def endpoint_problem(url: str) -> str | None:
+    """What keeps `url` from being a judge endpoint (``is not an http(s) URL``, ``is not an
+    http(s) URL with a host``, ``has an invalid port``), None when it is one. The openai
+    client sends ``127.0.0.1:8000/v1`` (no scheme) nowhere and fails every attempt as a
+    connection error; the message never quotes `url` (it may carry a password)."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url.strip())
+        if parts.scheme.lower() not in ("http", "https") or not url.strip()[len(parts.scheme):].startswith("://"):
+            return "is not an http(s) URL"
+        if not parts.hostname:
+            return "is not an http(s) URL with a host"
+        _ = parts.port  # raises ValueError for a port that is not a number in 0-65535
+    except ValueError:
+        return "has an invalid port"
+    return None
+
+
 def _files(text: str) -> tuple[str, ...]:
     return tuple(p for p in text.replace(",", " ").split() if p)
 
@@ -431,8 +452,8 @@ def load_config(environ: Mapping[str, str] | None = None) -> LoadedConfig:
                 values[name] = parser(raw)
                 sources[name] = f"env:{env_name}"
             except ValueError as exc:
-                shown = mask_url(raw) if name == "limiter_url" else raw
-                warnings.append(f"{env_name}={shown!r} {exc}; using the default {default(name)!r}")
+                shown = f" ({url_shape(raw)})" if name == "limiter_url" else f"={raw!r}"  # a store URL may hold a password
+                warnings.append(f"{env_name}{shown} {exc}; using the default {default(name)!r}")
                 sources[name] = f"invalid:{env_name} → default"
             break
     for name in ("api_key", "base_url"):
@@ -440,10 +461,15 @@ def load_config(environ: Mapping[str, str] | None = None) -> LoadedConfig:
         for env_name in ENV_NAMES[name]:
             raw = env.get(env_name, "").strip()
             if raw:
+                problem = endpoint_problem(raw) if name == "base_url" else None
+                if problem:  # never another variable: JUDGE_API_KEY must not go to OPENAI_BASE_URL's endpoint
+                    warnings.append(f"{env_name} ({url_shape(raw)}) {problem}: it is ignored, so rows that need a model "
+                                    "end no_credential; write http://host:port/v1 (https:// for a remote endpoint: no "
+                                    "scheme is guessed, http:// would send the key unencrypted)")
+                    sources[name] = f"invalid:{env_name} → unset"
+                    break
                 values[name] = SecretStr(raw) if name == "api_key" else raw.rstrip("/")
                 sources[name] = f"env:{env_name}"
-                if name == "base_url" and not raw.lower().startswith(("http://", "https://")):
-                    warnings.append(f"{env_name} is not an http(s) URL; model calls will fail to connect")
                 if name == "api_key" and len(raw) < MIN_CREDENTIAL_LEN:
                     warnings.append(f"{env_name} is shorter than {MIN_CREDENTIAL_LEN} characters: it is used but cannot be "
                                     "redacted from logs and documents")
