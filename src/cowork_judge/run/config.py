@@ -195,10 +195,12 @@ class JudgeConfig(BaseModel):
     fleet_rpm: float | None = Field(None, gt=0, description=(
         "JUDGE_FLEET_RPM: the key's requests per minute, when the operator knows it: the shared store paces the "
         "fleet at it from the first request (needs JUDGE_LIMITER_URL; else the pace comes from the endpoint's "
-        "rate-limit headers or is learned from 429s)."))
+        "rate-limit headers or is learned from 429s). Floor: `60 / JUDGE_RETRY_BACKOFF_MAX` (3 at the default 20 s: "
+        "the local limiter's slowest pace, one request per backoff cap); a lower value is raised to it with a warning. "
+        "No job holds the fleet more than 300 s ahead (`transport.fleet.MAX_HOLD_SEC`)."))
     fleet_tpm: float | None = Field(None, gt=0, description=(
         "JUDGE_FLEET_TPM: the key's tokens per minute, when known: with JUDGE_LIMITER_URL the fleet's pace is at "
-        "most this ÷ the mean tokens per request."))
+        "most this ÷ the mean tokens per request, never below the floor of JUDGE_FLEET_RPM."))
     limiter_key: str | None = Field(None, description=(
         "JUDGE_LIMITER_KEY: the shared store's key for this limit (default: a digest of the endpoint, the model and a "
         "digest of the API key — never the key). Jobs with the same key share one limit."))
@@ -333,6 +335,24 @@ def endpoint_problem(url: str) -> str | None:
     except ValueError:
         return "has an invalid port"
     return None
+
+
+def _floor_fleet_rpm(values: dict[str, Any], sources: dict[str, str], warnings: list[str]) -> None:
+    """Raise JUDGE_FLEET_RPM to its floor, ``60 / JUDGE_RETRY_BACKOFF_MAX`` requests per minute:
+    the local limiter's slowest pace (`transport.limiter`: ``rate_min = 1 / backoff_max``).
+    A lower value would hold every job of the fleet for minutes per request (0.0001 wrote a
+    pace 7 days ahead into the shared store)."""
+    rpm = values.get("fleet_rpm")
+    if rpm is None:
+        return
+    backoff = values.get("retry.backoff_max_sec", default("retry.backoff_max_sec"))
+    floor = 60.0 / backoff
+    if rpm < floor:
+        warnings.append(f"JUDGE_FLEET_RPM={rpm:g} is below the floor {floor:g} (one request per JUDGE_RETRY_BACKOFF_MAX="
+                        f"{backoff:g} s, the slowest pace any limiter of the run sets; a lower pace would hold every job "
+                        f"of the fleet); using {floor:g}")
+        values["fleet_rpm"] = floor
+        sources["fleet_rpm"] = "raised:JUDGE_FLEET_RPM"
 
 
 def _files(text: str) -> tuple[str, ...]:
@@ -487,6 +507,7 @@ def load_config(environ: Mapping[str, str] | None = None) -> LoadedConfig:
             warnings.append(f"{env_name}={values[name]:g} is above the cap {cap:g} ({why}); using {cap:g}")
             values[name] = type(values[name])(cap)
             sources[name] = f"capped:{env_name}"
+    _floor_fleet_rpm(values, sources, warnings)
     deadline = values.get("deadline_sec", default("deadline_sec"))
     for name, env_name in (("start_jitter_sec", "JUDGE_START_JITTER"), ("workflow_start_jitter_sec", "JUDGE_WORKFLOW_START_JITTER")):
         jitter = values.get(name, default(name))
