@@ -547,7 +547,8 @@ def _read_json_knobs(env: Mapping[str, str], values: dict[str, Any], sources: di
                 values[name], notes = resolve_keys(panel, env, run_key=key, run_url=values.get("base_url"))
                 warnings += notes
             else:
-                values[name] = read_prices(raw)
+                values[name], notes = read_prices(raw)
+                warnings += notes
             sources[name] = f"env:{env_name}"
         except ValueError as exc:
             warnings.append(f"{env_name} {exc}; using the default (none)")
