@@ -60,7 +60,7 @@ class JudgeCost(BaseModel):
 
     usd: float | None = Field(description="Total in US dollars; None when some model called has no price or unsplit tokens.")
     models: dict[str, ModelUsage] = Field(default_factory=dict, description="Model → its tokens and cost.")
-    unpriced: list[str] = Field(default_factory=list, description="Models called that JUDGE_PRICES has no usable price for.")
+    unpriced: list[str] = Field(default_factory=list, description="Models called that JUDGE_PRICES has no price for.")
 
 
 def usage_cost(usage: ModelUsage, price: Price | None) -> float | None:
