@@ -182,6 +182,7 @@ def _announce_sandbox(no_sandbox: bool, out: Path) -> bool:
 
 def _endpoint(host_env: dict[str, str]) -> SimServer | None:
     """The judge endpoint: the caller's, else a started simulator (returned, to stop); jitters 0 unless set."""
+    from cowork_judge.redact import mask_url
     from cowork_judge.run.config import load_config
 
     server = None
@@ -193,7 +194,8 @@ def _endpoint(host_env: dict[str, str]) -> SimServer | None:
         _say(f"  endpoint: no JUDGE_BASE_URL/JUDGE_API_KEY set: the built-in simulator at {server.url} "
              "(simulated judge, no model)")
     else:
-        _say(f"  endpoint: JUDGE_BASE_URL={host_env.get('JUDGE_BASE_URL')} (your endpoint: calls cost what they cost)")
+        _say(f"  endpoint: JUDGE_BASE_URL={mask_url(host_env.get('JUDGE_BASE_URL') or '')} (your endpoint: calls cost what "
+             "they cost)")
     for key in ("JUDGE_START_JITTER", "JUDGE_WORKFLOW_START_JITTER"):
         host_env.setdefault(key, "0")
     _say("  start jitter: 0 s unless set (the fleet's spread, 180 s and 30 s, only delays a single run)")
