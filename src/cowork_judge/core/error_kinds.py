@@ -22,7 +22,7 @@ ErrorKind = Literal[
     "interrupted",  # the process was stopped by a signal (SIGTERM, SIGINT) before the row was judged
     "over_limit",  # no longer produced (0.2.0): read limits are judged against the deliverable; kept for 0.1.0 documents
     "no_credential",  # a model was needed and no credentials were configured
-    "delivery_unreadable",  # the agent's final message exists but could not be read: nothing was scored
+    "delivery_unreadable",  # the agent's final message exists but could not be read, or the app dir is missing: nothing was scored
     "backend_missing",  # the configured agentic backend cannot run here
     "backend_error",  # the agentic backend crashed outside a model call (e.g. workspace I/O)
     # router / segments (SPEC §7.5)
