@@ -226,3 +226,34 @@ def test_html_content_named_pptx_renders_as_html(tmp_path):
     summary = build_evidence(["deck.pptx"], tmp_path / "out", budget_sec=300, width_px=800, root=tmp_path / "src")
     deck = summary.decks[0]
     assert deck.sniff_status == "ok_html" and deck.pages_rendered == 3
+
+
+_SEED_CHILD = """
+import json, shutil, sys, tempfile
+from pathlib import Path
+from cowork_judge.evidence import probe_capabilities, render
+deck, out = Path(sys.argv[1]), Path(sys.argv[2])
+soffice = probe_capabilities().soffice.path
+pdfs = [render.soffice_to_pdf(deck, "pptx", out / str(n), soffice=soffice, timeout_sec=120).pdf for n in (1, 2)]
+seeds = sorted(p.name for p in Path(tempfile.gettempdir()).glob("cowork-judge-lo-seed-*"))
+print(json.dumps({"pdfs": [p is not None for p in pdfs], "seeds": seeds,
+                  "seeded": render._seed_profile is not None and render._seed_profile.is_dir()}))
+"""
+
+
+def test_the_seed_profile_is_removed_when_the_rendering_process_ends(tmp_path, decks_dir):
+    """usertrial #13: every rendering process left a cowork-judge-lo-seed-* folder (~560 KB) in
+    TMPDIR. The seed is reused within the process (the second conversion copies it) and gone
+    once the process has exited."""
+    import sys
+
+    require_tools("soffice")
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    env = {**os.environ, "TMPDIR": str(tmpdir)}
+    deck = decks_dir / "01__python-pptx__minimal.pptx"
+    res = run_command([sys.executable, "-c", _SEED_CHILD, str(deck), str(tmp_path / "out")], timeout_sec=300, env=env)
+    assert res.returncode == 0, res.stderr[-2000:]
+    seen = json.loads(res.stdout.strip().splitlines()[-1])
+    assert seen["pdfs"] == [True, True] and seen["seeded"] and len(seen["seeds"]) == 1  # one seed, kept while it lives
+    assert list(tmpdir.iterdir()) == []  # nothing left behind: no seed, no render or profile folder
