@@ -259,6 +259,8 @@ def test_the_not_clean_message_says_whose_reward_it_is(tmp_path, capsys, judge_d
     ({"JUDGE_BASE_URL": "http://127.0.0.1:9/v1"}, "JUDGE_BASE_URL", "JUDGE_API_KEY"),
     ({"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}, "JUDGE_BASE_URL", "JUDGE_API_KEY"),
     ({"JUDGE_API_KEY": "sk-some-key-123456"}, "JUDGE_API_KEY", "JUDGE_BASE_URL"),
+    ({"JUDGE_API_KEY": "sk-some-key-123456", "JUDGE_BASE_URL": "127.0.0.1:9/v1"}, "JUDGE_API_KEY",
+     "JUDGE_BASE_URL is not an http(s) URL with a host, so the judge ignores it"),
 ])
 def test_half_a_credential_pair_is_refused_not_quietly_the_simulator(tmp_path, capsys, monkeypatch, env, have, lack):
     """usertrial #9: JUDGE_BASE_URL without JUDGE_API_KEY said "no JUDGE_BASE_URL/JUDGE_API_KEY set" and judged with
@@ -269,7 +271,8 @@ def test_half_a_credential_pair_is_refused_not_quietly_the_simulator(tmp_path, c
         monkeypatch.setenv(name, value)
     assert cli(["try", str(make_task(tmp_path)), "--rollout", str(ROLLOUTS / "deck")]) == 2
     out = capsys.readouterr()
-    assert f"{have} is set" in out.err and f"but {lack} is not" in out.err and "simulator" not in out.out
+    assert f"{have} is set" in out.err and (f"but {lack} is not" in out.err or f"but {lack}" in out.err)
+    assert "simulator" not in out.out
     assert "sk-some-key" not in out.err + out.out and "building the wheel" not in out.out
 
 

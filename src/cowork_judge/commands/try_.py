@@ -206,11 +206,13 @@ def _endpoint(host_env: dict[str, str]) -> SimServer | None:
 
     Raises:
         TryError: half a credential pair (a URL without a key, or a key without a URL; a gateway
-            that injects the key counts as a key, ``JUDGE_GATEWAY_AUTH``): a trial would refuse it
+            that injects the key counts as a key, ``JUDGE_GATEWAY_AUTH``; a URL the configuration
+            ignores, not an http(s) URL with a host, counts as none): a trial would refuse it
             (``JUDGE_API_KEY = "${JUDGE_API_KEY}"``) or end ``judge:no_credential``, and quietly
             judging with the simulator instead would hide that.
     """
     from cowork_judge.install.dryrun import TryError
+    from cowork_judge.redact import mask_url
     from cowork_judge.run.config import load_config
 
     server = None
@@ -218,10 +220,13 @@ def _endpoint(host_env: dict[str, str]) -> SimServer | None:
     has_key = config.api_key is not None and bool(config.api_key.get_secret_value())
     if not config.has_credentials and (has_key or config.base_url):
         have, lack = ("JUDGE_API_KEY", "JUDGE_BASE_URL") if has_key else ("JUDGE_BASE_URL", "JUDGE_API_KEY")
-        raise TryError(f"{have} is set (or its OPENAI_* fallback) but {lack} is not: a trial would not reach your "
-                           f"endpoint (Harbor refuses a trial whose [verifier.env] needs an unset variable, else the "
-                           f"judge ends judge:no_credential). Set both to judge with your endpoint, or unset {have} "
-                           "to judge with the built-in simulator")
+        typed = host_env.get("JUDGE_BASE_URL") or host_env.get("OPENAI_BASE_URL")
+        missing = (f"{lack} is not an http(s) URL with a host, so the judge ignores it"
+                   if lack == "JUDGE_BASE_URL" and typed else f"{lack} is not")
+        raise TryError(f"{have} is set (or its OPENAI_* fallback) but {missing}: a trial would not reach your endpoint "
+                       f"(Harbor refuses a trial whose [verifier.env] needs an unset variable, else the judge ends "
+                       f"judge:no_credential). Set both to judge with your endpoint, or unset {have} to judge with "
+                       "the built-in simulator")
     if not config.has_credentials:
         from cowork_judge.sim import DemoPolicy, SimServer
 
@@ -230,7 +235,8 @@ def _endpoint(host_env: dict[str, str]) -> SimServer | None:
         _say(f"  endpoint: no JUDGE_BASE_URL/JUDGE_API_KEY set: the built-in simulator at {server.url} "
              "(simulated judge, no model)")
     else:
-        _say(f"  endpoint: JUDGE_BASE_URL={host_env.get('JUDGE_BASE_URL')} (your endpoint: calls cost what they cost)")
+        _say(f"  endpoint: JUDGE_BASE_URL={mask_url(host_env.get('JUDGE_BASE_URL') or '')} (your endpoint: calls cost what "
+             "they cost)")
     for key in ("JUDGE_START_JITTER", "JUDGE_WORKFLOW_START_JITTER"):
         host_env.setdefault(key, "0")
     _say("  start jitter: 0 s unless set (the fleet's spread, 180 s and 30 s, only delays a single run)")
