@@ -90,7 +90,8 @@ class JudgeConfig(BaseModel):
         "JUDGE_LENIENT_DELIVERY: also score files at the `/app` root and in `/output`."))
     chat_fallback: bool = Field(True, description="JUDGE_CHAT_FALLBACK: no files but a final message ⇒ judge the message.")
     evidence_sec: float = Field(180.0, ge=0, description=(
-        "JUDGE_EVIDENCE: seconds for deck evidence (structure + rendering); `0` = off."))
+        "JUDGE_EVIDENCE: seconds for deck evidence (structure + rendering), at most a third of the time left "
+        "(see Evidence and the deadline below); `0` = off."))
     metric_id: str = Field("rubric_llm_judge", description="JUDGE_METRIC_ID: written to the result.")
     aux_files: tuple[str, ...] = Field((), description="JUDGE_AUX_FILES: extra tests/ files copied into every judge workspace.")
     instruction_file: str | None = Field(None, description=(
