@@ -92,7 +92,8 @@ def account(
         for v in [verdicts.get(c.id)]
     )
     error_kind = _cause(kinds)
-    lost = sampling_loss([(_judged(v), v.samples if v is not None else None) for c in criteria for v in [verdicts.get(c.id)]])
+    sampled = (v for v in (verdicts.get(c.id) for c in criteria) if v is not None and v.samples)
+    lost = sampling_loss([(_judged(v), v.samples) for v in sampled])
     fraction = unjudged / n if n else 0.0
     systemic = unjudged > 0 and fraction > policy.systemic_fraction and unjudged >= policy.systemic_min
     exit_code: ExitCode | None = None

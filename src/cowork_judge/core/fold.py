@@ -35,7 +35,7 @@ from cowork_judge.core.result import (
     result_level_raw,
 )
 from cowork_judge.core.rubric import Criterion
-from cowork_judge.core.sampling import SamplingRecord, judge_coverage, sampling_loss, weighted_agreement
+from cowork_judge.core.sampling import SamplingLoss, SamplingRecord, judge_coverage, sampling_loss, weighted_agreement
 from cowork_judge.core.scoring import ScoreBreakdown, ScoringPolicy, effective_weights, score
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.guard.findings import GuardReport
@@ -181,7 +181,7 @@ def fold(
             earned=breakdown.earned if breakdown else None,
             weight_fallback=bool(breakdown and breakdown.weight_fallback),
             instruction_source=facts.instruction_source,
-            warnings=[*facts.warnings, *derived_warnings(criteria, results, policy)],
+            warnings=[*facts.warnings, *derived_warnings(criteria, results, policy, lost=coverage.lost)],
             evidence=dict(facts.evidence),
             policy=policy,
             fingerprint=dict(facts.fingerprint) if facts.fingerprint is not None else None,
@@ -274,18 +274,21 @@ def _sampling(record: SamplingRecord | None, results: Sequence[RowResult], cover
     return record.model_copy(update={"coverage": shares, "lost": coverage.lost})
 
 
-def derived_warnings(criteria: Sequence[Criterion], results: Sequence[RowResult], policy: ScoringPolicy) -> list[str]:
+def derived_warnings(criteria: Sequence[Criterion], results: Sequence[RowResult], policy: ScoringPolicy, *,
+                     lost: SamplingLoss | None = None) -> list[str]:
     """Every warning `fold` derives from the result rows: `score_warnings`, then one line
-    when sampled rows kept fewer answers than they asked for (`sampling_warnings`)."""
-    return [*score_warnings(criteria, results, policy), *sampling_warnings(results)]
+    when sampled rows kept fewer answers than they asked for (`sampling_warnings`; `lost`: the
+    run's `SamplingLoss` when the caller has it, else derived from the rows)."""
+    return [*score_warnings(criteria, results, policy), *sampling_warnings(results, lost)]
 
 
-def sampling_warnings(results: Sequence[RowResult]) -> list[str]:
+def sampling_warnings(results: Sequence[RowResult], lost: SamplingLoss | None = None) -> list[str]:
     """One line when some judged rows kept fewer answers than were asked for: how many rows,
     the error kinds of the lost samples (the rows keep what the other samples said), and one
     line per panel judge that did not answer every sampled row (`core.sampling.sampling_loss`;
     the document is ``judge_degraded``)."""
-    lost = sampling_loss([(r.judged, r.samples) for r in results])
+    if lost is None:
+        lost = sampling_loss([(r.judged, r.samples) for r in results if r.samples])
     if not lost.rows:
         return []
     listed = ", ".join(f"{k} {n}" for k, n in lost.error_kinds.items())
