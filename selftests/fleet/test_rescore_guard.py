@@ -98,7 +98,7 @@ def test_the_command_line_applies_another_policy_to_a_real_runs_findings(judge_r
     code = main(["rescore", str(target), "--guard", "penalize", "--name", "again.json"])
     out, err = capsys.readouterr()
     again = json.loads(Path(out.strip()).read_text())
-    assert code == 0 and again["task_score"] == 0.0 and again["guard"]["penalized"] and "guard penalize penalized)" in err
+    assert code == 0 and again["task_score"] == 0.0 and again["guard"]["penalized"] and "guard penalize: penalized)" in err
     assert again["guard"]["reason"] == doc["guard"]["reason"]
 
 

@@ -151,7 +151,7 @@ def main(argv: list[str]) -> int:
         if len(files) == 1:
             print(f"rescore: reward {item.doc.task_score} → {new.task_score} (passed {item.doc.extra_fields.passed} → "
                   f"{new.extra_fields.passed}, coverage {new.extra_fields.judge_coverage:.3f}, status {new.status}"
-                  + (f", guard {new.guard.mode}{' penalized' if new.guard.penalized else ''}" if args.guard else "") + ")",
+                  + (f", guard {new.guard.mode}{': penalized' if new.guard.penalized else ''}" if args.guard else "") + ")",
                   file=sys.stderr)
     progress.done()
     if len(files) > 1:
