@@ -15,9 +15,16 @@ from cowork_judge.run.context import RunContext
 
 log = logging.getLogger("cowork_judge")
 
+EVIDENCE_DEADLINE_SHARE = 1 / 3
+"""The most of the run's remaining time (JUDGE_DEADLINE) the evidence step may take, JUDGE_EVIDENCE
+capping it further: the segments that judge need the rest. Inside it a deck renders only when
+its size's need is left (`cowork_judge.evidence.build.render_need_sec`: 12.5 s for 10 slides),
+so JUDGE_DEADLINE=120 still renders a 10-slide deck (0.2.0's fixed 45 s minimum did not)."""
+
 
 def collect(ctx: RunContext, *, needs_evidence: bool = True) -> tuple[dict[str, Any], int]:
-    """Extract and render every deck-like deliverable once (JUDGE_EVIDENCE budget).
+    """Extract and render every deck-like deliverable once, within
+    ``min(JUDGE_EVIDENCE, EVIDENCE_DEADLINE_SHARE × the time left)`` seconds.
 
     Writes ``env_capabilities.json`` (unless test.sh already did) and the shared
     ``evidence/`` tree that every block workspace links. Evidence is an aid, never a
@@ -45,7 +52,7 @@ def collect(ctx: RunContext, *, needs_evidence: bool = True) -> tuple[dict[str, 
         caps = probe_capabilities(config.soffice, config.chromium)
         if not paths.env_capabilities_json.exists():
             caps.write(paths.env_capabilities_json)
-        budget = min(config.evidence_sec, max(0.0, ctx.deadline.remaining() / 3))
+        budget = min(config.evidence_sec, max(0.0, ctx.deadline.remaining() * EVIDENCE_DEADLINE_SHARE))
         summary = build_evidence(decks, paths.evidence_dir, budget_sec=budget, width_px=render_width_px(ctx.workflow_config),
                                  soffice=config.soffice, chromium=config.chromium, capabilities=caps, root=paths.output_dir)
     except Exception as exc:  # evidence must never cost the run its reward

@@ -206,8 +206,10 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
     criteria = rubric.criteria
     run.warn("rubric", rubric.warnings)
 
-    if not paths.app_dir.is_dir():
-        run.warn("delivery", [f"the app dir {paths.app_dir} does not exist: no deliverable files can be found (check --app-dir)"])
+    if not paths.app_dir.is_dir():  # a wrong --app-dir is not "nothing delivered" (a 0 that trains the model)
+        return run.failed(criteria, "delivery_unreadable", "judge:scorer_error",
+                          f"the app dir {paths.app_dir} does not exist or is not a folder: the deliverables cannot be "
+                          "looked for, so nothing was scored (check --app-dir / JUDGE_APP_DIR)")
     delivery = collect_delivery(paths, config)
     if delivery.stray:
         copy_stray(delivery, paths.stray_dir)
