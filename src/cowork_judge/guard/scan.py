@@ -63,7 +63,8 @@ def _block_break(text: str, pos: int, previous_line: str) -> bool:
     """Whether a window must not reach back past offset `pos` (the start of a line): a blank line,
     a line that starts a block (`BLOCK_START`), the line after one that stands alone (`ALONE`), or
     the first line after a blockquote."""
-    line = text[pos:text.find("\n", pos) if "\n" in text[pos:pos + 2000] else len(text)]
+    end = text.find("\n", pos, pos + 2000)
+    line = text[pos:end if end >= 0 else pos + 2000]  # the line, or its first 2,000 characters
     if not previous_line.strip() or BLOCK_START.match(line) or ALONE.match(previous_line):
         return True
     return previous_line.lstrip().startswith(">") != line.lstrip().startswith(">")
@@ -177,7 +178,7 @@ def scan_text(text: str, channel: Channel, *, file: str | None = None, page: int
             return bool(rule.voice.search(window))
         if lexicon.VOCATIVE.search(window):
             return True
-        spoken = [m for m in lexicon.SELF_OR_DIRECT.finditer(window)]
+        spoken = list(lexicon.SELF_OR_DIRECT.finditer(window))
         if any(not lexicon.SECOND_PERSON.fullmatch(m.group(0)) for m in spoken):
             return True
         return bool(spoken) and _evaluator_spoken_to(window)
