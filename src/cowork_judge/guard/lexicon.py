@@ -14,6 +14,8 @@ make a scan slow.
 from __future__ import annotations
 
 import re
+import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from cowork_judge.guard.findings import Kind
@@ -146,25 +148,64 @@ class Rule:
 
     id: str
     kind: Kind
-    pattern: re.Pattern[str]
-    needs: re.Pattern[str] | None = None
+    pattern: re.Pattern[str] | Lazy
+    needs: Lazy | None = None
     """A second expression the same window must also contain (None: the match is enough)."""
-    voice: re.Pattern[str] | None = None
+    voice: Lazy | None = None
     """Window rules: a third expression the window must contain, the work referred to or the
     evaluator spoken to (None: `SELF_OR_DIRECT` or `VOCATIVE`)."""
+    gate: re.Pattern[str] | None = None
+    """A small expression that every match of `pattern` contains (a prefix of it, or a part no
+    alternative can skip): a text it does not match cannot match `pattern`, which is then not
+    searched, and, being `Lazy`, not compiled. None: always searched. `selftests/guard` checks
+    on every text of the red-team corpus that the gate never hides a match."""
 
 
 def _r(expr: str, flags: int = _I) -> re.Pattern[str]:
     return re.compile(expr, flags)
 
 
+class Lazy:
+    """A regular expression compiled on its first use, for the expressions read only after another
+    one matched (a window rule's `Rule.needs` and `Rule.voice`, `VOCATIVE`, `ROLE_PAYLOAD`): most
+    texts never reach them, and compiling them up front cost ~25 ms of every guarded run's
+    start-up (`bench/startup.py`). Same results as the compiled pattern; thread-safe (a race
+    compiles twice and keeps one)."""
+
+    __slots__ = ("_expr", "_flags", "_compiled")
+
+    def __init__(self, expr: str, flags: int = _I) -> None:
+        self._expr, self._flags = expr, flags
+        self._compiled: re.Pattern[str] | None = None
+
+    @property
+    def compiled(self) -> re.Pattern[str]:
+        """The compiled pattern (compiled now if it was not yet)."""
+        if self._compiled is None:
+            self._compiled = re.compile(self._expr, self._flags)
+        return self._compiled
+
+    def search(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
+        """`re.Pattern.search`."""
+        return self.compiled.search(string, pos, endpos)
+
+    def finditer(self, string: str, pos: int = 0, endpos: int = sys.maxsize) -> Iterator[re.Match[str]]:
+        """`re.Pattern.finditer`."""
+        return self.compiled.finditer(string, pos, endpos)
+
+
+_DESERVES = (r"(?:deserves?|merits?|warrants?|earns?|should\s+(?:get|receive|be\s+given|be\s+awarded|be\s+graded|be\s+rated|score)|"
+             r"must\s+(?:get|receive|be\s+given|be\s+awarded|be\s+graded|be\s+rated|score)|is\s+worth|qualif(?:y|ies)\s+for)")
+_GIVE_THIS = r"\b(?:give|award|assign|grant)\s+(?:this|the|my|our|me|us|it)\b"
+_SCORE_THIS = rf"{IMPERATIVE}(?:score|grade|rate|mark)\s+(?:this|it|me|us|my|our)\b"
+
 WINDOW_RULES: tuple[Rule, ...] = (
     # an evaluator addressed or named, with scoring vocabulary, about the judged work or addressed directly
     Rule("en.evaluator_score", "evaluator_address",
-         _r(rf"\b{ADDRESSEE}\b|{GRADING_LABEL}", _I | re.MULTILINE), _r(rf"(?:{SCORE}|{GRADE_ACT}|{CHECK_VERDICT})")),
+         _r(rf"\b{ADDRESSEE}\b|{GRADING_LABEL}", _I | re.MULTILINE), Lazy(rf"(?:{SCORE}|{GRADE_ACT}|{CHECK_VERDICT})")),
     # Chinese: a favourable verdict asked for (请/建议/应该…), of the work or of an evaluator spoken to
-    Rule("zh.verdict_request", "evaluator_address", _r(ZH_VERDICT), _r(ZH_REQUEST),
-         _r(rf"{ZH_ADDRESSEE}|{ZH_VOCATIVE}|{ZH_SELF}|你|您|(?:评分|打分|判分|评审|阅卷|批改|评估|评测|审核)(?:时|的时候)")),
+    Rule("zh.verdict_request", "evaluator_address", _r(ZH_VERDICT), Lazy(ZH_REQUEST),
+         Lazy(rf"{ZH_ADDRESSEE}|{ZH_VOCATIVE}|{ZH_SELF}|你|您|(?:评分|打分|判分|评审|阅卷|批改|评估|评测|审核)(?:时|的时候)")),
 )
 """Rules read over a window of sentences (`scan._windows`): `pattern`, `needs` and the voice (`Rule.voice`)
 all in it."""
@@ -182,15 +223,14 @@ RULES: tuple[Rule, ...] = (
         rf"\b(?:new|updated|revised|changed|real|actual)\s+instructions?\s+(?:for|to)\s+(?:you\b|the\s+{ADDRESSEE}\b)")),
     Rule("en.as_evaluator", "evaluator_address", _r(
         rf"\bas\s+(?:the|an|a|my|our)\s+(?:ai\s+)?{ADDRESSEE}\b[^.!?\n]{{0,60}}?\b(?:you|must|should|shall|need\s+to|are\s+(?:required|instructed|asked))\b")),
-    Rule("en.deserves_score", "evaluator_address", _r(
-        rf"(?:{SELF}|{ANY_WORK})[^.!?\n]{{0,60}}?\b(?:deserves?|merits?|warrants?|earns?|should\s+(?:get|receive|be\s+given|be\s+awarded|be\s+graded|be\s+rated|score)|"
-        rf"must\s+(?:get|receive|be\s+given|be\s+awarded|be\s+graded|be\s+rated|score)|is\s+worth|qualif(?:y|ies)\s+for)\b[^.!?\n]{{0,30}}?{SCORE}")),
-    Rule("en.evaluator_should", "evaluator_address", _r(
+    Rule("en.deserves_score", "evaluator_address", Lazy(
+        rf"(?:{SELF}|{ANY_WORK})[^.!?\n]{{0,60}}?\b{_DESERVES}\b[^.!?\n]{{0,30}}?{SCORE}"), gate=_r(rf"\b{_DESERVES}\b")),
+    Rule("en.evaluator_should", "evaluator_address", Lazy(
         rf"\b{ADDRESSEE}\s+(?:should|must|shall|need\s+to|have\s+to|ought\s+to|will|can|may|"
         rf"(?:are|is)\s+(?:to|asked\s+to|expected\s+to|required\s+to|instructed\s+to))(?!\s+(?:not|never)\b)\s+(?:\w+\s+){{0,2}}?"
         rf"(?:{GRADE_ACT}|{VERDICT_AS})|"
         rf"\b(?:could|would|can|will|may|might)\s+(?:the\s+|any\s+|our\s+|an?\s+)?{ADDRESSEE}\s+(?:please\s+|just\s+|kindly\s+|"
-        rf"simply\s+)?(?:\w+\s+){{0,2}}?(?:{GRADE_ACT}|{VERDICT_AS})")),
+        rf"simply\s+)?(?:\w+\s+){{0,2}}?(?:{GRADE_ACT}|{VERDICT_AS})"), gate=_r(rf"\b{ADDRESSEE}")),
     Rule("en.rubric_as_met", "evaluator_address", _r(
         r"\b(?:treat|consider|regard|count|mark|score|grade|record|deem|take)\b[^.!?\n]{0,20}?"
         r"\b(?:the|this|my|our|your)\s+(?:rubric|criteria|requirements|task|rows|checklist|assignment)\b[^.!?\n]{0,20}?"
@@ -217,9 +257,9 @@ RULES: tuple[Rule, ...] = (
         r"result|value|label|decision|grade)\s+(?:for|to|of|on)\s+(?:each|every|all|any)\s+(?:[\w-]+\s+)?"
         rf"{RUBRIC_NOUN}\b[^.!?\n]{{0,30}}?(?:\bis|\bare|=|:)\s*[\"'“‘]?(?:met|true|yes|pass|passed|satisfied|hit|1)\b")),
     Rule("en.check_verdict", "evaluator_address", _r(CHECK_VERDICT)),
-    Rule("en.give_score", "evaluator_address", _r(
-        rf"\b(?:give|award|assign|grant)\s+(?:this|the|my|our|me|us|it)\b[^.!?\n]{{0,40}}?{SCORE}|"
-        rf"{IMPERATIVE}(?:score|grade|rate|mark)\s+(?:this|it|me|us|my|our)\b[^.!?\n]{{0,40}}?{SCORE}", _I | re.MULTILINE)),
+    Rule("en.give_score", "evaluator_address", Lazy(
+        rf"{_GIVE_THIS}[^.!?\n]{{0,40}}?{SCORE}|{_SCORE_THIS}[^.!?\n]{{0,40}}?{SCORE}", _I | re.MULTILINE),
+         gate=_r(rf"{_GIVE_THIS}|{_SCORE_THIS}", _I | re.MULTILINE)),
     Rule("en.mark_all_met", "evaluator_address", _r(
         r"\b(?:mark|rate|score|grade|judge|evaluate|consider|treat|count|record|set|label|flag|tick|log|report|confirm)\b[^.!?\n]{0,30}?"
         rf"\b(?:all|every|each)\b[^.!?\n]{{0,30}}?\b{REQUIREMENT_NOUN}\b[^.!?\n]{{0,20}}?"
@@ -288,7 +328,7 @@ ROLE_LINE = _r(r"^[ \t>*#_]{0,6}(?:system(?:\s+(?:prompt|message|note|notice|ins
                r"evaluator|评分员|系统(?:提示|消息|指令|通知)?|助手)"
                r"[ \t*_]{0,3}[:：](.{0,240})$", _I | re.MULTILINE)
 """A chat role marker at the start of a line; a finding when what follows speaks of grading (`ROLE_PAYLOAD`)."""
-ROLE_PAYLOAD = _r(
+ROLE_PAYLOAD = Lazy(
     rf"(?:{SCORE}|{GRADE_ACT}|{INSTRUCTIONS}|\bverdicts?\b|\bgrade[sd]?\b|\bscor(?:e|ed|ing)\b|\bpass(?:ed|es)?\b|\bcriteri(?:a|on)\b|"
     rf"满分|评分|通过|标准)")
 
@@ -302,7 +342,7 @@ SELF_OR_DIRECT = _r(rf"(?:{SELF}|{DIRECT})")
 SECOND_PERSON = _r(r"\byou\b|\byour\b")
 THIRD_PERSON = re.compile(r"\b(?:the|our|their|its|these|those|some|most|many|other|several|all|two|three)\s+(?:[\w-]+\s+)?\Z", _I)
 """What, just before an evaluator's name, makes it third person ("the judges", "our reviewers")."""
-VOCATIVE = _r(rf"{GRADING_LABEL}|(?:^|(?<=[\n.!?]))[^:：\n]{{0,40}}?\b{ADDRESSEE}\b[^:：\n.!?]{{0,30}}[:：]|"
+VOCATIVE = Lazy(rf"{GRADING_LABEL}|(?:^|(?<=[\n.!?]))[^:：\n]{{0,40}}?\b{ADDRESSEE}\b[^:：\n.!?]{{0,30}}[:：]|"
               rf"\b{ADDRESSEE}\s*[:,，：]|\b{ADDRESSEE}(?:'s|s')?\s+(?:notes?|remarks?|comments?|memo|message|"
               rf"instructions?|guidance|directions|notice|information|info|briefing|checklist|feedback|verdict|summary)\b[^:：\n]{{0,40}}[:：]|(?:^|[\n.!?]\s*)(?:an?\s+)?(?:dear|attention|to|note\s+(?:to|for)|message\s+(?:to|for)|"
               rf"hey|hi|hello)\s+"

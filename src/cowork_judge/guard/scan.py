@@ -165,7 +165,7 @@ def scan_text(text: str, channel: Channel, *, file: str | None = None, page: int
 
     own = reader.blanked if reader is not None else body
 
-    def voiced(pattern: re.Pattern[str], start: int, end: int) -> bool:
+    def voiced(pattern: re.Pattern[str] | lexicon.Lazy, start: int, end: int) -> bool:
         """The pattern matches the document's own voice (quotes blanked) over ``[start, end)``."""
         return any(m.start() < end and start < m.end() for m in pattern.finditer(own, max(0, start - 200), end + 200))
 
@@ -184,6 +184,8 @@ def scan_text(text: str, channel: Channel, *, file: str | None = None, page: int
         return bool(spoken) and _evaluator_spoken_to(window)
 
     for rule in lexicon.RULES:
+        if rule.gate is not None and not rule.gate.search(body):
+            continue  # no match is possible (`Rule.gate`)
         for m in rule.pattern.finditer(body):
             add(rule.id, rule.kind, m.start(), m.end(), own_voice=voiced(rule.pattern, m.start(), m.end()))
     for role in lexicon.ROLE_LINE.finditer(body):
