@@ -108,3 +108,25 @@ def deck(name: str) -> Path:
     if not path.is_file():
         pytest.skip(f"fixture deck not found: {path}")
     return path
+
+
+def held_workflow_call(ctx: Any, budget_sec: float) -> Exception:
+    """One workflow call of `ctx`'s run (a stub workflow) with `budget_sec` seconds of budget,
+    expected to fail (the run's limiter holds it): the `ModelCallFailed` it raised."""
+    import threading
+    import time
+
+    import pytest
+
+    from cowork_judge.workflow._contract import ModelCallFailed
+    from cowork_judge.workflow.runner import workflow_calls
+
+    calls = workflow_calls(ctx.segment())
+    caller = calls.caller("stub", ctx.audit.scoped("workflow-stub"), cancel=threading.Event(),
+                          budget_end=time.monotonic() + budget_sec)
+    try:
+        with pytest.raises(ModelCallFailed) as failed:
+            caller.complete([{"role": "user", "content": "Criteria:\n1. the report states fact 1"}], label="probe")
+    finally:
+        calls.close()
+    return failed.value

@@ -293,6 +293,24 @@ def test_bad_parameters_are_named_before_the_method_runs(tmp_path):
     assert v["OK"].judged and v["OK"].hit is True
 
 
+def test_parameter_values_the_method_refuses_are_named_before_it_runs(tmp_path):
+    """usertrial #12: a pattern that does not compile reaches the method only to fail there; the same
+    check (`param_errors`, shared with lint-rubric M002) names it up front."""
+    ctx = make_ctx(tmp_path, {"a.md": "hello world"})
+    crit = normalize_rubric([
+        {"id": "RX", "description": "r", "weight": 1, "judge_method": "code", "code_method_name": "regex_match",
+         "code_method_params": {"pattern": "([", "glob": "*.md"}},
+        {"id": "FL", "description": "f", "weight": 1, "judge_method": "code", "code_method_name": "regex_match",
+         "code_method_params": {"pattern": "hello", "flags": "ig", "source": "chat"}},
+        {"id": "OK", "description": "ok", "weight": 1, "judge_method": "code", "code_method_name": "regex_match",
+         "code_method_params": {"pattern": "hel+o", "flags": "i", "glob": "*.md"}},
+    ]).criteria
+    v = route(crit, ctx)
+    assert v["RX"].error_kind == "code_error" and "'([' is not a valid regular expression" in v["RX"].reason
+    assert "unknown regex flag 'g'" in v["FL"].reason and "'source' must be 'files' or 'response'" in v["FL"].reason
+    assert v["OK"].judged and v["OK"].hit is True
+
+
 def test_every_registered_method_has_checkable_annotations():
     import inspect
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from cowork_judge.core.cost import ModelUsage, Price, judge_cost, usage_cost
+from cowork_judge.core.cost import MAX_PRICE, ModelUsage, Price, judge_cost, usage_cost
 
 
 def test_cached_input_is_priced_apart_from_the_rest_of_the_prompt():
@@ -35,3 +35,20 @@ def test_prices_are_finite_and_not_negative():
     for bad in ({"input": -1, "output": 1}, {"input": float("inf"), "output": 1}, {"input": 1}, {"input": 1, "output": 1, "x": 2}):
         with pytest.raises(ValidationError):
             Price.model_validate(bad)
+
+
+def test_a_price_above_the_ceiling_is_refused():
+    assert Price(input=MAX_PRICE, output=0.0).input == MAX_PRICE
+    for bad in ({"input": 1e308, "output": 1}, {"input": 1, "output": MAX_PRICE * 2}, {"input": 1, "cached_input": 1e20, "output": 1}):
+        with pytest.raises(ValidationError, match="less than or equal to 10000"):
+            Price.model_validate(bad)
+
+
+def test_a_cost_that_is_not_finite_is_null_and_its_model_unpriced():
+    """Defence in depth for a price that slipped past validation (built without it): the sum
+    overflows to infinity, which is never a cost."""
+    absurd = Price.model_construct(input=1e308, cached_input=None, output=1e308)
+    usage = {"a": ModelUsage(calls=1, input_tokens=2_000_000, output_tokens=10), "b": ModelUsage(calls=1, input_tokens=10)}
+    assert usage_cost(usage["a"], absurd) is None
+    cost = judge_cost(usage, {"a": absurd, "b": Price(input=1.0, output=1.0)})
+    assert cost.usd is None and cost.unpriced == ["a"] and cost.models["a"].usd is None and cost.models["b"].usd == 1e-05

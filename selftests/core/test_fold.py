@@ -70,6 +70,20 @@ def test_a_folded_document_folds_back_to_itself(note):
     assert doc.details.policy == policy
 
 
+def test_the_equal_weight_fallback_leaves_a_warning_that_folds_back_once():
+    """usertrial #12: all weights 0 ⇒ every row weighs 1 (SPEC §4), silently; now the result says so."""
+    rows = normalize_rubric([{"id": "A", "description": "a", "weight": 0}, {"id": "B", "description": "b"}]).criteria
+    verdicts = {"A": Verdict(id="A", hit=True, judged=True), "B": Verdict(id="B", hit=False, judged=True)}
+    doc = fold(rows, verdicts, ScoringPolicy(), RunFacts(identity=ID))
+    assert doc.details.weight_fallback and doc.task_score == 0.5
+    said = [w for w in doc.details.warnings if "equal-weight fallback" in w]
+    assert len(said) == 1 and "each of the 2 row(s) of weight 0 as 1" in said[0] and "R016" in said[0]
+    again = fold(*stored_run(ResultDocument.model_validate_json(doc.model_dump_json(by_alias=True))))
+    assert again.details.warnings == doc.details.warnings  # derived again, never doubled
+    plain = fold(ROWS, {"A": Verdict(id="A", hit=True, judged=True)}, ScoringPolicy(), RunFacts(identity=ID))
+    assert not any("equal-weight" in w for w in plain.details.warnings)
+
+
 def test_written_result_json_of_a_real_run_folds_back_to_itself(judge_run):
     """Parity on a document the command line wrote (code + agentic rows, gates, a graded row)."""
     from run.test_e2e import DECK_ORACLE

@@ -12,6 +12,7 @@ import pytest
 
 from cowork_judge.code_methods import decks
 from cowork_judge.engine import judge
+from cowork_judge.evidence.kinds import is_deck_name
 from cowork_judge.evidence import build, kinds, sniff
 
 from .conftest import require_decks, require_tools
@@ -45,7 +46,7 @@ def test_a_legacy_template_deck_gets_evidence(suffix: str, tmp_path: Path) -> No
     require_tools("soffice")
     deck = tmp_path / f"deck{suffix}"
     shutil.copyfile(decks_dir / "29__poi__44296.ppt", deck)  # a real legacy binary deck
-    assert judge._deck_like(deck.name) and build.is_deck(deck)
+    assert is_deck_name(deck.name) and build.is_deck(deck)  # the run's evidence step reads is_deck_name
     summary = build.build_evidence([deck.name], tmp_path / "evidence", budget_sec=180, width_px=640, root=tmp_path)
     assert [d.deck for d in summary.decks] == [deck.name]
     assert summary.decks[0].kind == "ppt", summary.decks[0]

@@ -147,6 +147,9 @@ def test_the_command_line_never_overwrites_and_names_every_failure(tmp_path, cap
 @pytest.mark.parametrize("args, message", [
     (["missing.json"], "cowork-judge rescore: missing.json: no such file or directory"),
     (["in", "--threshold", "2"], "cowork-judge rescore: bad option --threshold: Input should be less than or equal to 1"),
+    (["in", "--threshold", "nan"], "cowork-judge rescore: bad option --threshold: nan is not a finite number (a value in [0, 1])"),
+    (["in", "--systemic-fraction=-inf"], "cowork-judge rescore: bad option --systemic-fraction: -inf is not a finite number (a "
+                                         "value in [0, 1])"),
     (["in", "--rubric", "nope.json"], "cowork-judge rescore: rubric file not found: nope.json"),
 ])
 def test_bad_input_is_one_clear_line(tmp_path, monkeypatch, capsys, args, message):

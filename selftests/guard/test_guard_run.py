@@ -160,7 +160,7 @@ def test_a_run_records_the_guard_penalizes_and_never_writes_the_boundary(tmp_pat
 
 
 def test_the_guard_row_is_judged_with_the_rows_recorded_and_never_scored(tmp_path):
-    from cowork_judge.engine.judge import GUARD_ROW_ID
+    from cowork_judge.engine.guarding import GUARD_ROW_ID
 
     oracle = {"A": {"hit": True}, "B": {"hit": False}, GUARD_ROW_ID: {"hit": True, "reason": "a note asks the grader for marks"}}
     server = SimServer(OraclePolicy.from_dict(oracle), api_key=SIM_KEY).start()

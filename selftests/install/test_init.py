@@ -111,6 +111,32 @@ def test_minimal_task_gets_both_tables_and_no_artifacts(tmp_path):
     assert (root / "task.toml").read_text().startswith(MINIMAL)
 
 
+def test_env_adds_pass_through_lines_for_the_knobs_init_does_not_write(tmp_path, capsys):
+    """usertrial #6: JUDGE_GUARD / JUDGE_SAMPLES set on the host never reached the judge; `--env NAME` passes
+    them through, and an unset host variable resolves to "" (the judge's default), as Harbor resolves it."""
+    from cowork_judge.install.dryrun import resolve_verifier_env
+    from cowork_judge.run.config import load_config
+
+    root = task(tmp_path, REALISTIC)
+    argv = ["init", str(root), "--env", "JUDGE_GUARD", "--env", "JUDGE_SAMPLES", "--env", "GATEWAY_KEY",
+            "--env", "JUDGE_MODEL", "--env", "JUDGE_GUARD"]
+    assert cli(argv) == 0
+    env = parsed(root)["verifier"]["env"]
+    assert env["JUDGE_GUARD"] == "${JUDGE_GUARD:-}" and env["JUDGE_SAMPLES"] == "${JUDGE_SAMPLES:-}"
+    assert env["GATEWAY_KEY"] == "${GATEWAY_KEY:-}"  # a panel judge's key variable: its NAME, never a value
+    assert env["JUDGE_MODEL"] == "${JUDGE_MODEL:-gpt-4.1}"  # the task's own line stays
+    text = (root / "task.toml").read_text()
+    assert text.count("JUDGE_GUARD =") == 1 and text.index("COWORK_WHEEL_URL") < text.index("JUDGE_GUARD =")
+    resolved = resolve_verifier_env(env, {"JUDGE_API_KEY": "k", "JUDGE_BASE_URL": "http://127.0.0.1:1/v1",
+                                          "JUDGE_GUARD": "penalize"})
+    config = load_config(resolved).config
+    assert config.guard == "penalize" and config.samples == 1  # JUDGE_SAMPLES unset on the host: "" = the default
+    assert cli(argv) == 0 and (root / "task.toml").read_text() == text  # idempotent
+    capsys.readouterr()
+    assert cli(["init", str(root), "--env", "9LIVES"]) == 2
+    assert "not a variable name" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("artifacts, expected", [
     ("", list(SEPARATE_ARTIFACTS)),
     ('artifacts = ["/logs/x"]  # inline\n', ["/logs/x", *SEPARATE_ARTIFACTS]),

@@ -78,6 +78,30 @@ def test_any_other_folder_is_flat_deliverables(tmp_path):
     assert not rollout.message_as_text
 
 
+@pytest.mark.parametrize("extra, why", [
+    ({"notes": "dir"}, "besides app/ and logs/ it holds notes/ (a container-layout rollout holds only app/, logs/"),
+    ({"README.md": "file"}, "it holds README.md"),
+    ({}, "logs is not a folder"),
+])
+def test_a_folder_that_looks_like_a_rollout_but_is_flat_says_why(tmp_path, extra, why):
+    """usertrial #15: app/, logs/ and one more folder was read as flat with no word of why."""
+    folder = tmp_path / "rollout"
+    (folder / "app" / "output").mkdir(parents=True)
+    if extra:
+        (folder / "logs" / "agent").mkdir(parents=True)
+    else:
+        (folder / "logs").write_text("not a folder")
+    for name, kind in extra.items():
+        (folder / name).mkdir() if kind == "dir" else (folder / name).write_text("x")
+    rollout = dryrun.read_rollout(folder)
+    assert rollout.layout == "flat" and why in rollout.flat_because
+    assert dryrun.read_rollout(ROLLOUTS / "deck").flat_because == ""
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "deck.pptx").write_bytes(b"x")
+    assert dryrun.read_rollout(plain).flat_because == ""  # an ordinary flat folder needs no explanation
+
+
 @pytest.mark.parametrize("kwargs, message", [
     ({"trajectory": Path("/nonexistent/t.json")}, "--trajectory /nonexistent/t.json: no such file"),
     ({"final_message": Path("/nonexistent/m.txt")}, "--final-message /nonexistent/m.txt: no such file"),
@@ -105,6 +129,17 @@ def test_verifier_env_templates_resolve_like_harbor():
     templates = {"A": "${HOST_A}", "B": "${HOST_B:-dflt}", "C": "${HOST_C:-dflt}", "D": "literal ${NOT_WHOLE}"}
     got = dryrun.resolve_verifier_env(templates, {"HOST_A": "a", "HOST_C": ""})
     assert got == {"A": "a", "B": "dflt", "C": "", "D": "literal ${NOT_WHOLE}"}  # an empty value is not unset
+
+
+def test_judge_settings_the_verifier_env_does_not_pass_are_named():
+    """usertrial #6: JUDGE_GUARD=penalize JUDGE_SAMPLES=3 on the host never reached the judge, silently."""
+    host = {"JUDGE_GUARD": "penalize", "JUDGE_SAMPLES": "3", "JUDGE_MODEL": "m", "JUDGE_EMPTY_ONE": "", "PATH": "/bin",
+            "GATEWAY_KEY": "sk-secret-value-1234", "OTHER_KEY": "sk-x",
+            "JUDGE_PANEL": '[{"model": "a"}, {"model": "b", "api_key_env": "GATEWAY_KEY"}, {"model": "c", "api_key_env": "NOPE"}]'}
+    passed = {"JUDGE_MODEL": "m", "JUDGE_PANEL": host["JUDGE_PANEL"], "COWORK_JUDGE_EXTRAS": ""}
+    assert dryrun.dropped_variables(host, passed) == ["GATEWAY_KEY", "JUDGE_GUARD", "JUDGE_SAMPLES"]
+    assert dryrun.dropped_variables(host, {**passed, "JUDGE_GUARD": "", "JUDGE_SAMPLES": "", "GATEWAY_KEY": ""}) == []
+    assert dryrun.dropped_variables({"JUDGE_PANEL": "not json"}, {}) == ["JUDGE_PANEL"]
 
 
 def test_an_unset_template_without_default_is_refused_as_harbor_refuses_the_trial():
@@ -182,7 +217,72 @@ def test_the_outcome_of_the_failure_path_and_of_no_reward(tmp_path):
     (tmp_path / "result.json").write_text(json.dumps({"status": "error", "exit_code": "judge:api_error",
                                                       "exit_reason": "the package index could not be reached"}))
     out = dryrun.read_outcome(tmp_path)
-    assert out.reward == 0.0 and not out.clean and out.exit_code == "judge:api_error"
+    assert out.reward == 0.0 and not out.clean and out.exit_code == "judge:api_error" and not out.failure_path
+    (tmp_path / "test-sh.log").write_text("cowork-judge/test.sh: installing\n" + dryrun.FAILURE_PATH_LINE
+                                          + " judge:api_error: the package index could not be reached\n")
+    assert dryrun.read_outcome(tmp_path).failure_path
+
+
+def test_the_failure_path_line_is_what_the_template_writes():
+    from cowork_judge.install.template import template_text
+
+    said = dryrun.FAILURE_PATH_LINE.removeprefix("cowork-judge/test.sh: ")
+    assert 'say() {\n  printf \'%s\\n\' "cowork-judge/test.sh: $*"' in template_text()
+    assert f'say "{said} $INF_CODE: $INF_REASON"' in template_text()
+
+
+@pytest.mark.parametrize("judge_doc", [True, False])
+def test_the_not_clean_message_says_whose_reward_it_is(tmp_path, capsys, judge_doc):
+    """usertrial #14: a reward of 0.0833 the judge wrote itself (a systemic api_error) was called "the failure
+    path's"; test.sh's own fallback (0) is another thing."""
+    from cowork_judge.commands import try_
+    from cowork_judge.procs import ProcResult
+
+    verifier = tmp_path / "logs" / "verifier"
+    verifier.mkdir(parents=True)
+    (verifier / "reward.txt").write_text("0.08333\n" if judge_doc else "0.0\n")
+    (verifier / "result.json").write_text(json.dumps({"status": "error", "exit_code": "judge:api_error",
+                                                      "exit_reason": "6 of 8 rows unjudged", "results": []}))
+    if not judge_doc:
+        (verifier / "test-sh.log").write_text(dryrun.FAILURE_PATH_LINE + " judge:api_error: pip failed\n")
+    staged = dryrun.Staged(app=tmp_path / "app", logs=tmp_path / "logs", tests=tmp_path / "tests")
+    status = try_._report(dryrun.read_outcome(verifier), staged, ProcResult(returncode=1, stdout="", stderr="", seconds=3.0), 3.0)
+    err = capsys.readouterr().err
+    assert status == 1
+    if judge_doc:
+        assert "the reward above is the judge's own" in err and "failure path" not in err
+    else:
+        assert "test.sh's failure path" in err and "judge's own" not in err
+
+
+@pytest.mark.parametrize("env, have, lack", [
+    ({"JUDGE_BASE_URL": "http://127.0.0.1:9/v1"}, "JUDGE_BASE_URL", "JUDGE_API_KEY"),
+    ({"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}, "JUDGE_BASE_URL", "JUDGE_API_KEY"),
+    ({"JUDGE_API_KEY": "sk-some-key-123456"}, "JUDGE_API_KEY", "JUDGE_BASE_URL"),
+    ({"JUDGE_API_KEY": "sk-some-key-123456", "JUDGE_BASE_URL": "127.0.0.1:9/v1"}, "JUDGE_API_KEY",
+     "JUDGE_BASE_URL is not an http(s) URL with a host, so the judge ignores it"),
+])
+def test_half_a_credential_pair_is_refused_not_quietly_the_simulator(tmp_path, capsys, monkeypatch, env, have, lack):
+    """usertrial #9: JUDGE_BASE_URL without JUDGE_API_KEY said "no JUDGE_BASE_URL/JUDGE_API_KEY set" and judged with
+    the simulator; a trial would never reach that endpoint. Refused before anything is built."""
+    for name in ("JUDGE_BASE_URL", "JUDGE_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_KEY", "JUDGE_GATEWAY_AUTH"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert cli(["try", str(make_task(tmp_path)), "--rollout", str(ROLLOUTS / "deck")]) == 2
+    out = capsys.readouterr()
+    assert f"{have} is set" in out.err and (f"but {lack} is not" in out.err or f"but {lack}" in out.err)
+    assert "simulator" not in out.out
+    assert "sk-some-key" not in out.err + out.out and "building the wheel" not in out.out
+
+
+def test_a_gateway_that_injects_the_key_is_a_whole_pair(tmp_path, monkeypatch):
+    from cowork_judge.commands import try_
+
+    for name in ("JUDGE_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    host = {"JUDGE_BASE_URL": "http://127.0.0.1:9/v1", "JUDGE_GATEWAY_AUTH": "placeholder"}
+    assert try_._endpoint(host) is None  # the caller's endpoint, no simulator started, nothing refused
 
 
 # ------------------------------------------------------------------ the judge's wheel

@@ -81,12 +81,19 @@ def test_without_the_sandbox_it_says_so_and_gets_the_same_reward(cache):
 def test_the_failure_path_exits_1_with_the_reason(cache):
     with SimServer(DemoPolicy(), api_key="sk-the-right-key-0123") as sim:
         proc = run_try(str(REPO), "--rollout", str(ROLLOUTS / "deck"), cache=cache,
-                       env={"JUDGE_BASE_URL": sim.url, "JUDGE_API_KEY": "sk-a-wrong-key-4567", "JUDGE_EVIDENCE": "0"})
+                       env={"JUDGE_BASE_URL": sim.url, "JUDGE_API_KEY": "sk-a-wrong-key-4567", "JUDGE_EVIDENCE": "0",
+                            "JUDGE_GUARD": "penalize", "JUDGE_SAMPLES": "3"})
     assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "JUDGE_BASE_URL=" in proc.stdout and "simulator" not in proc.stdout
     assert "did not finish cleanly" in proc.stderr and "test-sh.log" in proc.stderr
     doc = json.loads((documents(proc) / "result.json").read_text())
     assert doc["exit_code"] and doc["exit_code"] in proc.stderr
+    # usertrial #14: the judge wrote this document and its reward itself (every row refused: api_error), so the
+    # message must not call it the failure path's
+    assert "the reward above is the judge's own" in proc.stderr and "failure path" not in proc.stderr
+    # usertrial #6: the example task.toml passes neither: named, and the judge indeed ran without them
+    assert "not passed by task.toml's [verifier.env]" in proc.stderr and "JUDGE_GUARD, JUDGE_SAMPLES" in proc.stderr
+    assert doc["guard"]["mode"] == "flag" and "sampling" not in doc["details"]
 
 
 def test_a_test_sh_that_leaves_no_reward_exits_1(cache, tmp_path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,8 @@ from .conftest import BASE_ROWS, BASE_SH, BASE_TOML, rows
 WF = {"id": "W1", "description": "The slides are legible.", "weight": 2, "judge_method": "workflow",
       "workflow_name": "stub", "type": "gradient", "levels": {"1": "all", "0.55": "most", "0": "none"}}
 HURDLE = 1  # index of the hurdle row in BASE_ROWS
+REGEX_ROW = {"id": "C-REGEX", "description": "The report names a quarter.", "weight": 1, "judge_method": "code",
+             "code_method_name": "regex_match", "code_method_params": {"pattern": r"Q[1-4] 20\d\d", "glob": "*.md"}}
 TOML_NO = {name: BASE_TOML.replace(line + "\n", "") for name, line in {
     "creds": 'JUDGE_API_KEY = "${JUDGE_API_KEY}"\nJUDGE_BASE_URL = "${JUDGE_BASE_URL}"',
     "deadline": 'JUDGE_DEADLINE = "${JUDGE_DEADLINE:-1800}"',
@@ -45,6 +48,11 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = [
     ("R008", "a hurdle and no positive weight", {"rubric": [BASE_ROWS[HURDLE], BASE_ROWS[4]]},
      {"rubric": [BASE_ROWS[HURDLE], BASE_ROWS[4], {"id": "A-X", "description": "The deck exists in output.", "weight": 1}]}),
     ("R009", "misspelt field", {"rubric": rows((2, {"wieght": 2}))}, {}),
+    # usertrial #12: the engine reads a rubric with a byte-order mark (utf-8-sig), so lint warns (was R002 ERROR)
+    ("R015", "UTF-8 byte-order mark", {"rubric_bytes": b"\xef\xbb\xbf" + json.dumps({"rubrics": BASE_ROWS}).encode()}, {}),
+    # usertrial #12: all weights 0 ⇒ the engine weighs every row 1 (equal-weight fallback): said, not silent
+    ("R016", "no positive weight, no hurdle", {"rubric": [dict(r, weight=0) for r in BASE_ROWS if not r.get("hurdle")]},
+     {"rubric": [dict(r, weight=1 if r["weight"] == 0 and not r.get("hurdle") else r["weight"]) for r in BASE_ROWS]}),
     ("R010", "level key not a number", {"rubric": rows((3, {"levels": {"1": "deep", "high": "some", "0": "none"}}))}, {}),
     ("R010", "level key above 1", {"rubric": rows((3, {"levels": {"1.5": "deep", "0.5": "some", "0": "none"}}))}, {}),
     ("R011", "one level", {"rubric": rows((3, {"levels": {"1": "deep"}}))}, {}),
@@ -80,6 +88,13 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = [
     ("M001", "unregistered code method", {"rubric": rows((0, {"code_method_name": "locate_dekc"}))}, {}),
     ("M002", "unknown parameter", {"rubric": rows((0, {"code_method_params": {"prefer": ["pptx"], "strict": True}}))}, {}),
     ("M002", "ill-typed parameter", {"rubric": rows((0, {"code_method_params": {"prefer": "pptx"}}))}, {}),
+    # usertrial #12: a pattern that does not compile passed lint, and every run of the row was code_error
+    ("M002", "regex that does not compile", {"rubric": rows(extra=[REGEX_ROW | {"code_method_params": {"pattern": "(["}}])},
+     {"rubric": rows(extra=[REGEX_ROW])}),
+    ("M002", "unknown regex flag", {"rubric": rows(extra=[REGEX_ROW | {"code_method_params": {"pattern": "x", "flags": "g"}}])},
+     {}),
+    ("M002", "empty text", {"rubric": rows(extra=[REGEX_ROW | {"code_method_name": "text_contains",
+                                                               "code_method_params": {"text": ""}}])}, {}),
     ("M003", "unknown judge_method", {"rubric": rows((0, {"judge_method": "Code"}))}, {}),
     ("M003", "code row without a method name", {"rubric": rows((0, {"code_method_name": None, "code_method_params": None}))},
      {}),
@@ -260,3 +275,13 @@ def test_null_is_reported_as_null_not_missing(make_instance):
     assert any("R005" in line and "'id' is null" in line for line in text), text
     absent = [f.line() for f in lint_instance(make_instance(rubric=rows((2, {"description": None})))).findings]
     assert any("R003" in line and "missing" in line for line in absent), absent  # left out: still "missing"
+
+
+def test_a_byte_order_mark_changes_nothing_but_its_own_warning(make_instance):
+    """The judge reads a rubric with a BOM (`load_rubric`, utf-8-sig) and scores it: lint reads the same
+    rows and adds only R015 (a WARN: exit 0), where it used to stop at R002 (an ERROR) and check nothing."""
+    text = json.dumps({"rubrics": rows((2, {"wieght": 2}))})
+    plain = lint_instance(make_instance(rubric_text=text)).findings
+    bom = lint_instance(make_instance(rubric_bytes=b"\xef\xbb\xbf" + text.encode())).findings
+    assert sorted(f.code for f in bom) == sorted(["R015", *(f.code for f in plain)]) and "R009" in [f.code for f in plain]
+    assert all(f.level == "WARN" for f in bom)

@@ -248,11 +248,18 @@ def test_unwritable_verifier_folder_is_one_clear_line_before_any_model_call(judg
     assert run.sim is not None and len(run.sim.log) == 0  # nothing judged that could not be saved
 
 
-def test_missing_app_dir_is_a_warning_not_a_silent_chat_judgement(judge_run, tmp_path):
-    run = judge_run(EXAMPLE_TESTS, ROLLOUTS / "chat", app_dir=tmp_path / "typo-app", sim=False,
-                    setup=lambda root: (tmp_path / "typo-app").rmdir())
+@pytest.mark.parametrize("rollout_name", ["chat", "empty"])
+def test_missing_app_dir_is_an_error_naming_it_not_nothing_delivered(judge_run, tmp_path, rollout_name):
+    # usertrial #11: `--app-dir /nonexistent` scored "nothing delivered" (success, reward 0): a 0 that
+    # trains the model for a typo. Now an error document (masked downstream), written all the same.
+    typo = tmp_path / "typo-app"
+    run = judge_run(EXAMPLE_TESTS, ROLLOUTS / rollout_name, app_dir=typo, sim=False, setup=lambda root: typo.rmdir())
     doc = valid(run)
-    assert any("does not exist" in w and "--app-dir" in w for w in doc["details"]["warnings"])
+    assert doc["status"] == "error" and doc["exit_code"] == "judge:scorer_error" and run.reward == 0.0
+    assert str(typo) in doc["exit_reason"] and "does not exist" in doc["exit_reason"] and "--app-dir" in doc["exit_reason"]
+    assert doc["extra_fields"]["judge_error_kind"] == "delivery_unreadable"
+    assert doc["extra_fields"]["delivery_missing"] is False and doc["extra_fields"]["judge_called"] is False
+    assert run.returncode != 0 and "Traceback" not in run.stderr
 
 
 def test_a_fifo_rubric_is_a_bad_rubric_not_a_hang(judge_run, tmp_path):

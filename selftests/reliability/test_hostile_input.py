@@ -88,6 +88,17 @@ def test_an_answer_given_as_an_object_is_unreadable_not_nothing_delivered(judge_
     assert any("step 1: the agent's message is a JSON object" in w for w in doc["details"]["warnings"])
 
 
+def test_an_empty_trajectory_is_unreadable_not_nothing_delivered(judge_run, tmp_path):
+    # usertrial #5: a 0-byte trajectory.json scored "nothing delivered" (success, reward 0, no warning)
+    r = rollout(tmp_path, agent_files={"trajectory.json": ""})
+    run = judge_run(make_tests(tmp_path, TWO_ROWS), r, oracle={})
+    doc = valid(run)
+    assert doc["status"] == "error" and doc["exit_code"] == "judge:scorer_error"
+    assert "could not be read (trajectory.json)" in doc["exit_reason"]
+    assert doc["extra_fields"]["judge_error_kind"] == "delivery_unreadable" and run.model_requests == 0
+    assert any("trajectory.json is empty" in w for w in doc["details"]["warnings"])
+
+
 def test_html_named_pptx_is_no_powerpoint_deck(judge_run, tmp_path):
     html = "<!doctype html><html><body>" + "".join(f"<section>Slide {i}</section>" for i in range(5)) + "</body></html>"
     r = rollout(tmp_path, files={"deck.pptx": html})

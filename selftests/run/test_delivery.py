@@ -194,6 +194,30 @@ def test_broken_trajectory_is_reported_unreadable_not_a_crash(layout):
     assert any("trajectory.json" in n for n in d.notes)
 
 
+@pytest.mark.parametrize("content", [b"", b"  \n\t\n"])
+def test_an_empty_trajectory_is_unreadable_not_nothing_delivered(layout, content):
+    # JSON cannot be empty: a 0-byte trajectory.json was cut before its first byte (usertrial #5)
+    (layout.agent_logs_dir / "trajectory.json").write_bytes(content)
+    d = collect_delivery(layout, cfg())
+    assert d.final_message is None and d.missing and d.unreadable == ["trajectory.json"]
+    assert any(n.startswith("trajectory.json is empty") for n in d.notes)
+
+
+def test_an_empty_trajectory_still_lets_the_answer_file_speak(layout):
+    (layout.agent_logs_dir / "trajectory.json").write_bytes(b"")
+    write(layout.agent_logs_dir / "final_answer.txt", "the answer")
+    d = collect_delivery(layout, cfg())
+    assert (d.final_message, d.final_message_source) == ("the answer", "final_answer.txt") and not d.missing
+
+
+@pytest.mark.parametrize("name", ["final_answer.txt", "response.txt"])
+def test_an_empty_plain_answer_file_is_an_empty_answer(layout, name):
+    # plain text may be empty: read, nothing in it, so "nothing delivered" stands (not unreadable)
+    (layout.agent_logs_dir / name).write_bytes(b"")
+    d = collect_delivery(layout, cfg())
+    assert d.final_message is None and d.missing and d.unreadable == []
+
+
 def test_deeply_nested_trajectory_falls_back_to_the_answer_file(layout):
     write(layout.agent_logs_dir / "trajectory.json", '{"steps": ' + "[" * 100_000 + "]" * 100_000 + "}")
     write(layout.agent_logs_dir / "final_answer.txt", "the answer")

@@ -359,6 +359,7 @@ def test_internal_failure_anywhere_still_writes_a_reward(tmp_path, monkeypatch):
     monkeypatch.setattr(judge, "collect_delivery", explode)
     paths = RunPaths.resolve(app_dir=tmp_path / "app", logs_dir=tmp_path / "logs", tests_dir=EXAMPLE_TESTS,
                              work_dir=tmp_path / "work")
+    paths.app_dir.mkdir()  # a missing app dir is an error document of its own, before the delivery is collected
     doc = judge.main_run(paths, load_config({}), start=0.0)
     written = json.loads(paths.result_json.read_text())
     jsonschema.validate(written, SCHEMA)

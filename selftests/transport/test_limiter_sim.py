@@ -9,7 +9,7 @@ import shutil
 import threading
 
 import pytest
-from testkit import SIM_KEY, make_ctx
+from testkit import SIM_KEY, held_workflow_call, make_ctx
 
 from cowork_judge.agentic.dispatch import judge_agentic
 from cowork_judge.core.rubric import normalize_rubric
@@ -146,19 +146,10 @@ def test_an_ask_past_the_calls_time_limit_fails_fast_as_rate_limit(tmp_path):
 def test_a_workflow_call_held_past_its_budget_says_rate_limit(tmp_path):
     """The gate is closed for an hour (a 429 that asked for 3600 s): a workflow call whose
     budget ends first sends nothing and fails as ``rate_limit`` right away."""
-    import time
-
     with SimServer(ORACLE, api_key=SIM_KEY, tool_rounds=0) as sim:
         ctx = ctx_for(tmp_path, sim)
         ticket, _ = ctx.limiter.try_start()
         ctx.limiter.rate_limited(ticket, 3600.0)  # the run's first reply: a share of 1/3 closes the gate
-        calls = workflow_calls(ctx.segment())
-        caller = calls.caller("stub", ctx.audit.scoped("workflow-stub"), cancel=threading.Event(),
-                              budget_end=time.monotonic() + 30.0)
-        try:
-            with pytest.raises(ModelCallFailed) as failed:
-                caller.complete([{"role": "user", "content": "Criteria:\n1. the report states fact 1"}], label="probe")
-        finally:
-            calls.close()
+        failed = held_workflow_call(ctx, 30.0)
         assert len(sim.log) == 0
-    assert failed.value.kind == "rate_limit" and "asked the run to wait past" in str(failed.value)
+    assert failed.kind == "rate_limit" and "asked the run to wait past" in str(failed)

@@ -140,6 +140,33 @@ def test_a_tight_budget_loses_pages_not_rows(judge_run, tmp_path, soffice):
     assert all(v[r]["level"] == 1.0 and "not judged" not in v[r]["reason"] for r in CHECKED)  # no call to lose
 
 
+def test_a_two_minute_deadline_still_renders_the_deck_and_judges_every_row(judge_run, tmp_path, soffice):
+    """usertrial #8: JUDGE_DEADLINE=120 gave the evidence 40 s, below the old fixed 45 s render minimum, so
+    a 10-slide deck that renders in ~4 s was never rendered and every visual row ended unjudged ``timeout``."""
+    tests = instance(tmp_path, {"mode": "combined"})
+    run = judge_run(tests, ROLLOUTS / "deck", oracle=ORACLE, env=env(JUDGE_DEADLINE="120"),
+                    sim={"latency": LatencyModel.uniform(20)}, timeout=300)
+    doc = run.doc
+    assert doc["extra_fields"]["judge_evidence_pages"] == PAGES and not doc["details"]["evidence"]["render_skipped_for_budget"]
+    assert doc["status"] == "success" and doc["extra_fields"]["judge_coverage"] == 1.0
+    assert run.reward == pytest.approx(REWARD, abs=1e-12)
+
+
+def test_a_deadline_too_short_for_the_deck_is_evidence_budget_not_timeout(judge_run, tmp_path, soffice):
+    """A deadline whose third cannot hold the deck's render (JUDGE_DEADLINE=20: ~6.6 s, a 10-slide deck needs
+    12.5 s): nothing timed out, so the rows say ``evidence_budget`` with the numbers, and the run's exit code is
+    ``judge:timeout`` (the time limits were too short for the deck)."""
+    tests = instance(tmp_path, {"mode": "combined"})
+    run = judge_run(tests, ROLLOUTS / "deck", oracle=ORACLE, env=env(JUDGE_DEADLINE="20"), timeout=120)
+    doc, v = run.doc, run.verdicts
+    visual = [r for r in v if r.startswith("V-")]
+    assert all(v[r]["error_kind"] == "evidence_budget" and not v[r]["judged"] for r in visual)
+    assert "a deck of 10 slides needs about 12.5 s" in v[visual[0]]["reason"]
+    assert "timeout" not in {r["error_kind"] for r in doc["results"]}
+    assert doc["exit_code"] == "judge:timeout" and doc["extra_fields"]["judge_error_kind"] == "evidence_budget"
+    assert len(run.sim.log) == 0
+
+
 def test_without_libreoffice_the_visual_rows_are_render_env(judge_run, tmp_path):
     tests = instance(tmp_path, {"mode": "grouped"})
     run = judge_run(tests, ROLLOUTS / "deck", oracle=ORACLE, env=env(JUDGE_SOFFICE_PATH="/nonexistent/soffice"))

@@ -92,16 +92,70 @@ def _pattern(values: list[str]) -> re.Pattern[str] | None:
     return re.compile("|".join(parts)) if parts else None
 
 
+SCHEME_PREFIX = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*(?::/+|/{2,})")
+"""What a URL's scheme looks like at the start of a text, typos included (``redis://``,
+``redis:/``, ``redis//``, ``http:///``): kept when the user info after it is masked."""
+
+
+def _userinfo_end(text: str) -> int:
+    """Index of the ``@`` that ends what looks like a URL's user info in `text`, -1 when
+    none does. Parsing is not trusted (a mistyped URL — ``redis:/:pw@host``, ``http:/u:pw@host``,
+    a password holding ``/``, ``?`` or ``#`` — puts the user info in the path, the query or
+    the fragment): the LAST ``@`` counts, unless it stands inside a query value
+    (``…/v1?email=a@b``: a ``?`` before it followed by a ``name=``), then the last ``@``
+    before that query."""
+    at = text.rfind("@")
+    if at < 0:
+        return -1
+    query = text.find("?")
+    if 0 <= query < at and "=" in text[query:at]:
+        return text.rfind("@", 0, query)
+    return at
+
+
+URL_SCHEMES = ("http", "https", "redis", "rediss", "unix")
+"""The schemes of the URLs the judge reads (endpoints, the fleet's store): `url_shape` names them as typed."""
+
+
+def url_shape(text: str) -> str:
+    """What a refused URL looks like, for a warning that must not quote it (it may hold a
+    password anywhere once mistyped): its scheme as typed when it starts with one of
+    `URL_SCHEMES` (``its value begins 'redis:/', the rest is not shown``), else ``its value
+    has no http(s)/redis scheme, it is not shown``."""
+    typed = re.match(r"\s*([A-Za-z][A-Za-z0-9+.-]{0,15})(:/*|/{2,})", text)
+    if typed and typed.group(1).lower() in URL_SCHEMES:
+        return f"its value begins {typed.group(1) + typed.group(2)!r}, the rest is not shown"
+    return "its value has no http(s)/redis scheme, it is not shown"
+
+
+def split_userinfo(url: str) -> tuple[str, str, str]:
+    """``(scheme prefix, user info, rest)`` of `url` by `_userinfo_end` and `SCHEME_PREFIX`,
+    whether or not it parses (``redis:/:pw@h:6379/0`` → ``("redis:/", ":pw", "h:6379/0")``);
+    the user info is "" when nothing looks like one (then the prefix is "" and rest is `url`)."""
+    end = _userinfo_end(url)
+    if end < 0:
+        return "", "", url
+    scheme = SCHEME_PREFIX.match(url)
+    start = scheme.end() if scheme and scheme.end() <= end else 0
+    return url[:start], url[start:end], url[end + 1:]
+
+
 def url_secrets(url: str) -> list[str]:
-    """Password and query-string values of a URL (the parts that can carry a token)."""
+    """The parts of `url` that can carry a token: the password of its user info (the whole
+    user info when it has no ``:``, a token used as the user name: ``https://ghp_…@host``)
+    and its query-string values. The user info is found even when the URL does not parse
+    (`split_userinfo`): a mistyped ``redis:/:pw@host`` still gives ``pw``."""
     from urllib.parse import parse_qsl, urlsplit
 
+    _, userinfo, _ = split_userinfo(url)
+    found = [userinfo.partition(":")[2] if ":" in userinfo else userinfo]
     try:
         parts = urlsplit(url)
+        if parts.password:
+            found.append(parts.password)
+        found.extend(v for _, v in parse_qsl(parts.query))
     except ValueError:
-        return []
-    found = [parts.password] if parts.password else []
-    found.extend(v for _, v in parse_qsl(parts.query))
+        pass
     return [v for v in found if v]
 
 
@@ -113,24 +167,41 @@ SECRET_QUERY_WORDS = ("key", "token", "secret", "password", "passwd", "pwd", "au
 def mask_url(url: str) -> str:
     """`url` fit to print: a user name and password (``user:pass@``) become ``***@`` and the
     value of every query parameter whose name looks secret (`SECRET_QUERY_WORDS`) becomes
-    ``***``; everything else (scheme, host, port, path, other parameters) is kept. A text
-    that is not a URL is returned unchanged.
-    """
-    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+    ``***``; everything else (scheme, host, port, path, other parameters) is kept.
 
+    A text that does not parse as a URL is masked all the same: whatever looks like user
+    info (`split_userinfo`: up to the last ``@`` outside a query value) becomes ``***``
+    (``redis:/:pw@host:6379/0`` → ``redis:/***@host:6379/0``, ``u:pw@host`` → ``***@host``),
+    as typed otherwise. A well-formed URL prints as `urllib.parse.urlunsplit` gives it back
+    (a stored fingerprint's endpoint keeps its digest).
+    """
+    from urllib.parse import urlsplit, urlunsplit
+
+    prefix, userinfo, rest = split_userinfo(url)
+    if userinfo or url[len(prefix):].startswith("@"):
+        url = f"{prefix}***@{rest}"
     try:
         parts = urlsplit(url)
+        if not parts.netloc:  # no authority: not a URL urlunsplit would give back as typed
+            head, mark, tail = url.partition("?")
+            query, hash_mark, fragment = tail.partition("#")
+            return head + mark + _mask_query(query) + hash_mark + fragment
         netloc = parts.netloc
         if "@" in netloc:
             netloc = "***@" + netloc.rpartition("@")[2]
-        query = parts.query
-        if query:
-            pairs = parse_qsl(query, keep_blank_values=True)
-            query = urlencode([(k, "***" if any(w in k.lower() for w in SECRET_QUERY_WORDS) else v) for k, v in pairs],
-                              safe="*")
-        return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+        return urlunsplit((parts.scheme, netloc, parts.path, _mask_query(parts.query), parts.fragment))
     except ValueError:
         return url
+
+
+def _mask_query(query: str) -> str:
+    """A query string with the value of every secret-looking parameter (`SECRET_QUERY_WORDS`) as ``***``."""
+    from urllib.parse import parse_qsl, urlencode
+
+    if not query:
+        return query
+    pairs = parse_qsl(query, keep_blank_values=True)
+    return urlencode([(k, "***" if any(w in k.lower() for w in SECRET_QUERY_WORDS) else v) for k, v in pairs], safe="*")
 
 
 class RedactingFilter(logging.Filter):

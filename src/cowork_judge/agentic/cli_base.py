@@ -297,8 +297,7 @@ class CliBackend:
             self.ctx.audit.append(audit, {"cli": self.name, "argv": call.audit_argv, "env": sorted(call.env),
                                           "prompt": prompt})
             # the run's gate, pace and window: the whole attempt is ONE ticket of the call path
-            held = await self.ctx.calls.admit(give_up_at=timeout_at, refused="rate limit: the endpoint asked the run to "
-                                              f"wait past this attempt's end; {self.name} was not started")
+            held = await self.ctx.calls.admit(give_up_at=timeout_at, refused=f"this attempt's end; {self.name} was not started")
             with held:
                 left = timeout_at - time.monotonic()
                 outcome = await run_cli(call.argv, env=call.env, cwd=workspace, watch=call.watch,

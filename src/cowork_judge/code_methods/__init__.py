@@ -37,11 +37,19 @@ CODE_METHODS: dict[str, CodeMethod] = {
 
 _SIMPLE = {"str": str, "int": int, "float": (int, float), "bool": bool}
 
+VALUE_CHECKS: dict[CodeMethod, Callable[[dict[str, Any]], list[str]]] = {
+    files.text_contains: files.text_param_errors,
+    files.regex_match: files.regex_param_errors,
+}
+"""method → what is wrong with its parameters' VALUES once their types are right (a regex that
+does not compile…): deterministic refusals `param_errors` reports before the method runs."""
+
 
 def param_errors(method: CodeMethod, params: dict[str, Any]) -> list[str]:
     """What is wrong with `params` for `method`, from its signature: unknown names,
     missing required ones, and values of the wrong type (annotations ``str``, ``int``,
-    ``float``, ``bool``, ``list[str]``, each optionally ``| None``). Empty when fine.
+    ``float``, ``bool``, ``list[str]``, each optionally ``| None``); then, types being
+    right, values the method refuses (`VALUE_CHECKS`). Empty when fine.
 
     A bool is not an int here (``min_words: true`` is a rubric mistake, not 1).
     """
@@ -70,7 +78,9 @@ def param_errors(method: CodeMethod, params: dict[str, Any]) -> list[str]:
                 break
         if not ok:
             errors.append(f"parameter {name!r} must be {annotation.replace('|', ' or ')}, got {value!r:.60}")
+    if not errors and method in VALUE_CHECKS:
+        errors = VALUE_CHECKS[method](params)
     return errors
 
 
-__all__ = ["CODE_METHODS", "CodeMethod", "CodeResult", "param_errors"]
+__all__ = ["CODE_METHODS", "VALUE_CHECKS", "CodeMethod", "CodeResult", "param_errors"]

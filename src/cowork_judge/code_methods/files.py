@@ -228,6 +228,44 @@ def json_valid(ctx: CodeContext, glob: str = "*.json") -> tuple[bool, str, dict[
     return True, f"{len(items)} JSON file(s) parse", {}
 
 
+def text_param_errors(params: dict[str, Any]) -> list[str]:
+    """Values `text_contains` would refuse at run time (the types are already right): an
+    empty `text`, an unknown `source`. For `lint-rubric` (M002) and the runner, so a package
+    is told before it ships what would make every run of the row ``code_error``."""
+    errors = []
+    if "text" in params and not params["text"]:
+        errors.append("parameter 'text' must not be empty (an empty text is found everywhere)")
+    errors += _source_errors(params)
+    return errors
+
+
+def regex_param_errors(params: dict[str, Any]) -> list[str]:
+    """Values `regex_match` would refuse at run time (the types are already right): a
+    `pattern` that does not compile (Python's `re` syntax, with its `flags`), an unknown flag,
+    an unknown `source`. Compiling is bounded work whatever the pattern (only a search can
+    backtrack), so it runs here, in the caller's process."""
+    errors = []
+    value = 0
+    for ch in params.get("flags") or "":
+        if ch not in _FLAGS:
+            errors.append(f"unknown regex flag {ch!r} in 'flags' (use i, m, s)")
+        else:
+            value |= _FLAGS[ch]
+    pattern = params.get("pattern")
+    if isinstance(pattern, str):
+        try:
+            re.compile(pattern, value)
+        except (re.error, RecursionError, OverflowError) as exc:
+            errors.append(f"parameter 'pattern' {pattern!r:.60} is not a valid regular expression: {exc}")
+    errors += _source_errors(params)
+    return errors
+
+
+def _source_errors(params: dict[str, Any]) -> list[str]:
+    source = params.get("source", "files")
+    return [] if source in ("files", "response") else [f"parameter 'source' must be 'files' or 'response', got {source!r:.40}"]
+
+
 def text_contains(ctx: CodeContext, text: str, glob: str | None = None, source: str = "files", case_sensitive: bool = False) -> tuple[bool, str, dict[str, Any]]:
     """Hit when `text` occurs in a matching deliverable (or the final message).
 

@@ -31,6 +31,10 @@ def main(argv: list[str]) -> int:
                    "tests/rubric.json need, none without a rubric)")
     p.add_argument("--image", action="store_true", help="separate verifier: write tests/Dockerfile with Python, LibreOffice, "
                    "fonts and the pinned judge with its extras baked in, so test.sh needs no network")
+    p.add_argument("--env", action="append", default=[], metavar="NAME", dest="env_names",
+                   help="also pass the host variable NAME to the judge: adds NAME = \"${NAME:-}\" to [verifier.env] "
+                        "(repeatable; for JUDGE_GUARD, JUDGE_SAMPLES, JUDGE_PANEL, JUDGE_PRICES, a panel judge's key "
+                        "variable…; unset on the host, the judge keeps its default)")
     try:
         args = p.parse_args(argv)
         if args.extras is not None and not re.fullmatch(r"[A-Za-z0-9_.,-]*", args.extras):
@@ -42,7 +46,7 @@ def main(argv: list[str]) -> int:
     from cowork_judge.install.template import TemplateError
 
     try:
-        plan = plan_init(args.task_dir, force=args.force, extras=args.extras, image=args.image)
+        plan = plan_init(args.task_dir, force=args.force, extras=args.extras, image=args.image, env_names=args.env_names)
     except (InitError, TemplateError) as exc:
         print(f"cowork-judge init: error: {exc}", file=sys.stderr)
         return 2

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import math
 import sys
 from pathlib import Path
 
@@ -70,6 +71,9 @@ def main(argv: list[str]) -> int:
     changes = {k: v for k, v in (("reward_mode", args.mode), ("pass_threshold", args.threshold), ("pass_compare", args.compare),
                                  ("unjudged_negative", args.unjudged_negative), ("systemic_fraction", args.systemic_fraction),
                                  ("systemic_min", args.systemic_min)) if v is not None}
+    for name in ("pass_threshold", "systemic_fraction"):  # nan slips past every range check with its message
+        if name in changes and not math.isfinite(changes[name]):
+            return fail(f"bad option {OPTION_OF[name]}: {changes[name]} is not a finite number (a value in [0, 1])")
     try:
         ScoringPolicy.model_validate(changes)
     except ValidationError as exc:

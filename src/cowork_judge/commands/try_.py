@@ -5,11 +5,14 @@ In a bubblewrap sandbox when ``bwrap`` can run here (plainly otherwise, and it s
 is installed inside from a local package index on 127.0.0.1 that serves this checkout's wheel (or
 one downloaded from ``--index-url``) and the dependency wheels its extras need, downloaded on the
 host once into a cache folder. Without ``JUDGE_API_KEY``/``JUDGE_BASE_URL`` the built-in simulator
-is the endpoint, as for ``demo``.
+is the endpoint, as for ``demo``; one of the two without the other is refused (exit 2), as a trial
+would not reach that endpoint either. ``JUDGE_*`` variables set here that ``[verifier.env]`` does not
+pass (nor the key variables of JUDGE_PANEL's judges) are named in a warning: Harbor passes nothing else.
 
-Exit status: 0 a reward was written and the judge finished cleanly; 1 test.sh left no reward, or
-only its failure path's reward (the message says why); 2 bad input (no tests/test.sh, no rubric,
-no task.toml, a missing rollout, an unset ``${VAR}`` of ``[verifier.env]``).
+Exit status: 0 a reward was written and the judge finished cleanly; 1 test.sh left no reward, only
+its failure path's reward, or the judge's own reward with an ``exit_code`` (the message says which);
+2 bad input (no tests/test.sh, no rubric, no task.toml, a missing rollout, an unset ``${VAR}`` of
+``[verifier.env]``, half a credential pair).
 """
 
 from __future__ import annotations
@@ -37,8 +40,10 @@ artifacts/ folder or the trial folder itself — or flat: its files are the deli
 with the final message from --trajectory or --final-message. A separate verifier sees only the declared
 artifacts. The first call for a set of extras downloads their wheels from pip's index (PyPI) into the cache
 (~/.cache/cowork-judge, or $COWORK_JUDGE_CACHE / --cache-dir); later calls reuse them and the judge's venv.
-Exit status: 0 reward written and the judge finished cleanly; 1 no reward, or the failure path's reward;
-2 bad input."""
+Without JUDGE_BASE_URL and JUDGE_API_KEY the built-in simulator judges; one without the other is refused.
+JUDGE_* variables set here that task.toml's [verifier.env] does not pass are named (`init --env NAME` adds them).
+Exit status: 0 reward written and the judge finished cleanly; 1 no reward, the failure path's reward, or the
+judge's own with an exit_code; 2 bad input."""
 
 SIM_KEY = "sim-demo-key"
 SIM_MODEL = "simulated-judge"
@@ -115,7 +120,11 @@ def _run(a: argparse.Namespace) -> int:
     out = (a.out or Path(tempfile.mkdtemp(prefix="cowork-judge-try-"))).absolute()
     _say(f"cowork-judge try: {task.tests / 'test.sh'} against {rollout.root}")
     _say(f"  rollout: {rollout.describe()}")
+    if rollout.flat_because:
+        _warn(f"{rollout.root} is read as a FLAT rollout (every file under it is a deliverable, copied to /app/output, "
+              f"app/ and logs/ included) because {rollout.flat_because}; for the container layout remove the rest")
     use_bwrap = _announce_sandbox(a.no_sandbox, out)
+    caller_env = dict(os.environ)  # what the caller set, before the dry run's own settings
     host_env = dict(os.environ)  # the environment of the host that runs `harbor`, plus the dry run's own settings below
     scratch = Path(tempfile.mkdtemp(prefix="cowork-judge-try-build-"))
     server = index = None
@@ -126,6 +135,7 @@ def _run(a: argparse.Namespace) -> int:
         dryrun.resolve_verifier_env(task.env_templates, {"COWORK_JUDGE_VERSION": "0", **host_env})
         path = sandbox.SANDBOX_PATH if use_bwrap else host_env.get("PATH", os.defpath)
         wheel, verifier_env, files = _judge_and_dependencies(a, task, host_env, path, cache, scratch)
+        _warn_dropped(dryrun.dropped_variables(caller_env, verifier_env))
         index = PackageIndex(scratch / "index", files)
         for key in ("PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_NO_INDEX"):
             verifier_env.pop(key, None)
@@ -180,12 +190,44 @@ def _announce_sandbox(no_sandbox: bool, out: Path) -> bool:
     return False
 
 
+def _warn_dropped(names: list[str]) -> None:
+    """Name the caller's judge settings that ``[verifier.env]`` does not pass (Harbor passes nothing else)."""
+    if not names:
+        return
+    listed = ", ".join(names)
+    _warn(f"set here but not passed by task.toml's [verifier.env], so the judge inside (and every Harbor trial) runs "
+          f"without them: {listed}. To pass them, add a line NAME = \"${{NAME:-}}\" for each "
+          f"(`cowork-judge init {' '.join('--env ' + n for n in names)} <task>` writes them; see docs/guard.md, "
+          "docs/sampling.md)")
+
+
 def _endpoint(host_env: dict[str, str]) -> SimServer | None:
-    """The judge endpoint: the caller's, else a started simulator (returned, to stop); jitters 0 unless set."""
+    """The judge endpoint: the caller's, else a started simulator (returned, to stop); jitters 0 unless set.
+
+    Raises:
+        TryError: half a credential pair (a URL without a key, or a key without a URL; a gateway
+            that injects the key counts as a key, ``JUDGE_GATEWAY_AUTH``; a URL the configuration
+            ignores, not an http(s) URL with a host, counts as none): a trial would refuse it
+            (``JUDGE_API_KEY = "${JUDGE_API_KEY}"``) or end ``judge:no_credential``, and quietly
+            judging with the simulator instead would hide that.
+    """
+    from cowork_judge.install.dryrun import TryError
+    from cowork_judge.redact import mask_url
     from cowork_judge.run.config import load_config
 
     server = None
-    if not load_config(host_env).config.has_credentials:
+    config = load_config(host_env).config
+    has_key = config.api_key is not None and bool(config.api_key.get_secret_value())
+    if not config.has_credentials and (has_key or config.base_url):
+        have, lack = ("JUDGE_API_KEY", "JUDGE_BASE_URL") if has_key else ("JUDGE_BASE_URL", "JUDGE_API_KEY")
+        typed = host_env.get("JUDGE_BASE_URL") or host_env.get("OPENAI_BASE_URL")
+        missing = (f"{lack} is not an http(s) URL with a host, so the judge ignores it"
+                   if lack == "JUDGE_BASE_URL" and typed else f"{lack} is not")
+        raise TryError(f"{have} is set (or its OPENAI_* fallback) but {missing}: a trial would not reach your endpoint "
+                       f"(Harbor refuses a trial whose [verifier.env] needs an unset variable, else the judge ends "
+                       f"judge:no_credential). Set both to judge with your endpoint, or unset {have} to judge with "
+                       "the built-in simulator")
+    if not config.has_credentials:
         from cowork_judge.sim import DemoPolicy, SimServer
 
         server = SimServer(DemoPolicy()).start()
@@ -193,7 +235,8 @@ def _endpoint(host_env: dict[str, str]) -> SimServer | None:
         _say(f"  endpoint: no JUDGE_BASE_URL/JUDGE_API_KEY set: the built-in simulator at {server.url} "
              "(simulated judge, no model)")
     else:
-        _say(f"  endpoint: JUDGE_BASE_URL={host_env.get('JUDGE_BASE_URL')} (your endpoint: calls cost what they cost)")
+        _say(f"  endpoint: JUDGE_BASE_URL={mask_url(host_env.get('JUDGE_BASE_URL') or '')} (your endpoint: calls cost what "
+             "they cost)")
     for key in ("JUDGE_START_JITTER", "JUDGE_WORKFLOW_START_JITTER"):
         host_env.setdefault(key, "0")
     _say("  start jitter: 0 s unless set (the fleet's spread, 180 s and 30 s, only delays a single run)")
@@ -303,7 +346,13 @@ def _report(outcome: Outcome, staged: Staged, proc: ProcResult, seconds: float) 
         _say("note: SKIPPED (JUDGE_SKIP): Harbor records the trial as an error and leaves it out of the mean")
     if not outcome.clean:
         reason = f"{outcome.exit_code}: {outcome.exit_reason}" if outcome.exit_code else f"status {outcome.status}"
-        _warn(f"the judge did not finish cleanly ({reason}); the reward above is the failure path's. "
+        if outcome.failure_path:
+            whose = ("the judge left no reward, so the reward above is test.sh's failure path (0, "
+                     "or SKIPPED under JUDGE_SKIP) with the exit code it inferred from the logs")
+        else:
+            whose = ("the reward above is the judge's own: it scored the rows it could judge (an unjudged row counts "
+                     "as a miss, a deduction or hurdle as hit) and set exit_code, so a fleet masks this trial by it")
+        _warn(f"the judge did not finish cleanly ({reason}); {whose}. "
               f"See {verifier / 'test-sh.log'}" + (f" and {verifier / 'install.log'}" if (verifier / "install.log").is_file() else ""))
         return EXIT_STATUS["not_clean"]
     return EXIT_STATUS["clean"]

@@ -70,6 +70,8 @@ CONSEQUENCES: Mapping[str, Consequence] = _table({
     "workflow_error": _NO_RETRY_SCORER,
     "vlm_error": Consequence(retry=True, backoff=False, systemic_exit_code="judge:api_error"),
     "render_env": _NO_RETRY_SCORER,
+    # the run's time plan left too little for the deck: a time limit, fixed by a longer JUDGE_DEADLINE
+    "evidence_budget": Consequence(retry=False, backoff=False, systemic_exit_code="judge:timeout"),
     "asset_broken": _NO_RETRY_SCORER,
     "dep_unjudged": Consequence(retry=False, backoff=False, systemic_exit_code=None),
     "not_applicable": Consequence(retry=False, backoff=False, systemic_exit_code=None),

@@ -8,18 +8,25 @@ INSIDE ``prompt_tokens``) and output. So a call costs::
     (prompt − cached) · input + cached · cached_input + completion · output   (per 10⁶ tokens)
 
 A run's cost is the sum over its models. It is None — never a guess — when some model that
-was called has no price, or when some of its tokens were reported without the split (an
-agent CLI that gives one total). Tokens of models that were never called cost nothing.
+was called has no price (or a price whose cost is not a finite number), or when some of its
+tokens were reported without the split (an agent CLI that gives one total). Tokens of models
+that were never called cost nothing. A price above `MAX_PRICE` is refused (``JUDGE_PRICES``
+drops that model's entry with a warning: `run.panel.read_prices`).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field
 
 PER_TOKENS = 1_000_000
 """Prices are per this many tokens (the unit every provider's price list uses)."""
+MAX_PRICE = 10_000.0
+"""Largest accepted price, US dollars per million tokens: the dearest list prices of 2025
+(reasoning models' output) are a few hundred dollars; a price above this is a typo
+(``1e308`` made every cost overflow to infinity and the run's cost silently null)."""
 
 
 class Price(BaseModel):
@@ -27,10 +34,10 @@ class Price(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    input: float = Field(ge=0, allow_inf_nan=False, description="Uncached input (prompt) tokens, $ per 10⁶.")
-    cached_input: float | None = Field(None, ge=0, allow_inf_nan=False, description="Cached input tokens, $ per 10⁶; None = the input price "
-                                       "(an endpoint without a cache discount).")
-    output: float = Field(ge=0, allow_inf_nan=False, description="Output (completion) tokens, $ per 10⁶.")
+    input: float = Field(ge=0, le=MAX_PRICE, allow_inf_nan=False, description="Uncached input (prompt) tokens, $ per 10⁶.")
+    cached_input: float | None = Field(None, ge=0, le=MAX_PRICE, allow_inf_nan=False, description="Cached input tokens, $ per "
+                                       "10⁶; None = the input price (an endpoint without a cache discount).")
+    output: float = Field(ge=0, le=MAX_PRICE, allow_inf_nan=False, description="Output (completion) tokens, $ per 10⁶.")
 
 
 class ModelUsage(BaseModel):
@@ -57,14 +64,15 @@ class JudgeCost(BaseModel):
 
 
 def usage_cost(usage: ModelUsage, price: Price | None) -> float | None:
-    """What `usage` costs at `price` (formula in the module docstring); None without a price
-    or with unsplit tokens."""
+    """What `usage` costs at `price` (formula in the module docstring), US dollars; None
+    without a price, with unsplit tokens, or when the sum is not a finite number."""
     if price is None or usage.unsplit_tokens:
         return None
     cached = min(usage.cached_input_tokens, usage.input_tokens)
     cached_price = price.input if price.cached_input is None else price.cached_input
     dollars = ((usage.input_tokens - cached) * price.input + cached * cached_price + usage.output_tokens * price.output)
-    return dollars / PER_TOKENS
+    dollars /= PER_TOKENS
+    return dollars if math.isfinite(dollars) else None
 
 
 def judge_cost(usage: Mapping[str, ModelUsage], prices: Mapping[str, Price]) -> JudgeCost:
@@ -78,7 +86,7 @@ def judge_cost(usage: Mapping[str, ModelUsage], prices: Mapping[str, Price]) -> 
         usd = usage_cost(used, prices.get(model)) if spent else 0.0
         models[model] = used.model_copy(update={"usd": None if usd is None else round(usd, 8)})
         if usd is None:
-            if model not in prices:
+            if model not in prices or not used.unsplit_tokens:  # no price, or one that gives no finite cost
                 unpriced.append(model)
             total = None
         elif total is not None:
@@ -86,4 +94,4 @@ def judge_cost(usage: Mapping[str, ModelUsage], prices: Mapping[str, Price]) -> 
     return JudgeCost(usd=None if total is None else round(total, 8), models=models, unpriced=unpriced)
 
 
-__all__ = ["PER_TOKENS", "JudgeCost", "ModelUsage", "Price", "judge_cost", "usage_cost"]
+__all__ = ["MAX_PRICE", "PER_TOKENS", "JudgeCost", "ModelUsage", "Price", "judge_cost", "usage_cost"]

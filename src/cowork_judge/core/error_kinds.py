@@ -22,7 +22,7 @@ ErrorKind = Literal[
     "interrupted",  # the process was stopped by a signal (SIGTERM, SIGINT) before the row was judged
     "over_limit",  # no longer produced (0.2.0): read limits are judged against the deliverable; kept for 0.1.0 documents
     "no_credential",  # a model was needed and no credentials were configured
-    "delivery_unreadable",  # the agent's final message exists but could not be read: nothing was scored
+    "delivery_unreadable",  # the agent's final message exists but could not be read, or the app dir is missing: nothing was scored
     "backend_missing",  # the configured agentic backend cannot run here
     "backend_error",  # the agentic backend crashed outside a model call (e.g. workspace I/O)
     # router / segments (SPEC §7.5)
@@ -33,6 +33,7 @@ ErrorKind = Literal[
     "workflow_error",  # a workflow raised, overran its budget, or returned no verdict for the row
     "vlm_error",  # a workflow's vision-model call failed
     "render_env",  # the image lacks a renderer (LibreOffice/Chromium): not the deck's fault
+    "evidence_budget",  # the evidence budget (JUDGE_EVIDENCE, a share of JUDGE_DEADLINE) ran out before the deck (or page) was rendered
     "asset_broken",  # a per-instance workflow asset is missing or unreadable
     "dep_unjudged",  # a dependency was not judged, so this row was not judged either
     "not_applicable",  # a workflow judged every page N/A and the row's na_policy is "unjudged"

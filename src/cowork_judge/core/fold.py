@@ -309,12 +309,19 @@ def score_warnings(criteria: Sequence[Criterion], results: Sequence[RowResult], 
     """Warnings the score itself calls for, derived from the result rows (so a stored
     document re-derives them exactly; `fold` appends them to the run's warnings).
 
-    One line per row: a hurdle row that was not judged but counts as hit (fatal) by the
+    First one line when the rubric has no positive weight and the equal-weight fallback
+    (SPEC §4) weighed its 0-weight rows 1 (``details.weight_fallback``): weight 0 otherwise
+    means "no contribution", so a rubric that meant it must not change its score silently.
+    Then one line per row: a hurdle row that was not judged but counts as hit (fatal) by the
     policy; a graded row scored by its hit because its level could not be read
     (``level_fallback``), with what the judge wrote (JSON, at most 40 characters).
     """
     by_id = {c.id: c for c in criteria}
     out = []
+    if criteria and effective_weights(criteria)[1]:
+        equal = sum(1 for c in criteria if c.weight == 0)
+        out.append(f"no row has a positive weight: the equal-weight fallback weighed each of the {equal} row(s) of "
+                   "weight 0 as 1, so the score is their mean (docs/rubric.md); lint-rubric reports it as R016")
     for r in results:
         crit = by_id.get(r.id)
         if crit is not None and crit.hurdle and not r.judged and r.counted_hit:

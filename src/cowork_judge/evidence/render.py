@@ -6,6 +6,7 @@ Every external process runs through :func:`procs.run_command` (timeout + group k
 
 from __future__ import annotations
 
+import atexit
 import json
 import shutil
 import sys
@@ -14,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..fsutil import link_or_copy, make_scratch_dir, scratch_dir
+from ..fsutil import discard_scratch, link_or_copy, make_scratch_dir, scratch_dir
 from ..procs import child_environment, run_command
 from .documents import PageImage
 from .kinds import POWERPOINT_KINDS
@@ -98,6 +99,14 @@ def _copy_seed(profile: Path) -> bool:
 
 
 def _store_seed(profile: Path) -> None:
+    """Keep a copy of a freshly initialised profile as the process's seed (first success only).
+
+    The seed lives in a scratch folder (``cowork-judge-lo-seed-*``, ~560 KB) for the rest of the
+    process and is removed when it exits: by `atexit` at a normal exit, by
+    `fsutil.remove_scratch` on SIGTERM and the watchdog's ``os._exit`` (0.2.0 left one per
+    rendering process in TMPDIR). LibreOffice itself never runs on the seed: each conversion
+    gets its own copy, as two LibreOffice processes cannot share one profile.
+    """
     global _seed_profile
     with _seed_lock:
         if _seed_profile is not None:
@@ -106,9 +115,20 @@ def _store_seed(profile: Path) -> None:
         try:
             shutil.copytree(profile, root / "profile", symlinks=True)
         except OSError:
-            shutil.rmtree(root, ignore_errors=True)
+            discard_scratch(root)
             return
         _seed_profile = root / "profile"
+        atexit.register(_discard_seed, root)
+
+
+def _discard_seed(root: Path) -> None:
+    """Remove the seed profile's folder `root` (at process exit); the next conversion of
+    this process, if any, initialises a new seed."""
+    global _seed_profile
+    with _seed_lock:
+        if _seed_profile is not None and _seed_profile.parent == root:
+            _seed_profile = None
+    discard_scratch(root)
 
 
 def pdf_to_pngs(pdf: Path, out_dir: Path, *, width_px: int, deadline: float,

@@ -51,6 +51,8 @@ ROLLOUT_EXTRA_NAMES = frozenset({"manifest.json"})
 DOCUMENTS = ("reward.txt", "reward.json", "result.json", "reward-details.json", "ctrf.json", "test-sh.log", "judge.log",
              "install.log", "env_capabilities.json", "test-stdout.txt")
 """Files of ``/logs/verifier`` the command reports, in order."""
+FAILURE_PATH_LINE = "cowork-judge/test.sh: no reward from the judge:"
+"""What ``templates/test.sh``'s failure path (``finish_failed``) writes to ``test-sh.log`` before its own 0 reward."""
 _TEMPLATE = re.compile(r"\$\{([^}:]+)(?::-(.*))?\}")
 """Harbor 0.26's whole-value template (``harbor.utils.env._TEMPLATE_PATTERN``)."""
 
@@ -162,6 +164,25 @@ def resolve_verifier_env(templates: dict[str, str], host_env: dict[str, str]) ->
     return resolved
 
 
+def dropped_variables(host_env: dict[str, str], verifier_env: dict[str, str]) -> list[str]:
+    """Names of variables the caller set for the judge that ``[verifier.env]`` does not pass: every
+    non-empty ``JUDGE_*`` of `host_env`, and the key variables JUDGE_PANEL's judges name
+    (``api_key_env``), absent from the resolved `verifier_env`. Harbor passes nothing else to the
+    verifier, so these settings (JUDGE_GUARD, JUDGE_SAMPLES…) never reach the judge of a trial.
+    Sorted; names only, never values."""
+    names = {k for k, v in host_env.items() if k.startswith("JUDGE_") and v}
+    panel = verifier_env.get("JUDGE_PANEL") or host_env.get("JUDGE_PANEL") or ""
+    try:
+        judges = json.loads(panel) if panel.strip() else []
+    except ValueError:
+        judges = []  # the judge says what is wrong with it
+    for judge in judges if isinstance(judges, list) else []:
+        key_env = judge.get("api_key_env") if isinstance(judge, dict) else None
+        if isinstance(key_env, str) and host_env.get(key_env):
+            names.add(key_env)
+    return sorted(n for n in names if n not in verifier_env)
+
+
 @dataclass
 class Rollout:
     """A rollout folder, read (`read_rollout`).
@@ -174,12 +195,15 @@ class Rollout:
             → host path to copy there.
         message_as_text: the trajectory entry is a plain-text final message (``--final-message``),
             written as a one-step ATIF trajectory by `stage`.
+        flat_because: for a flat folder that holds ``app/`` or ``logs/``, why it is not read as the
+            container layout ("" otherwise): a folder that looks like a rollout but is not read as one.
     """
 
     layout: str
     root: Path
     files: dict[str, Path] = field(default_factory=dict)
     message_as_text: bool = False
+    flat_because: str = ""
 
     def describe(self) -> str:
         """One line: the layout and where its parts go."""
@@ -222,13 +246,27 @@ def read_rollout(path: Path, *, trajectory: Path | None = None, final_message: P
             for child in sorted((base / "logs").iterdir()):
                 rollout.files[f"/logs/{child.name}"] = child
         return rollout
-    rollout = Rollout("flat", root, {"/app/output": root})
+    rollout = Rollout("flat", root, {"/app/output": root}, flat_because=_why_flat(base, names))
     if trajectory is not None:
         rollout.files["/logs/agent/trajectory.json"] = Path(trajectory)
     if final_message is not None:
         rollout.files["/logs/agent/trajectory.json"] = Path(final_message)
         rollout.message_as_text = True
     return rollout
+
+
+def _why_flat(base: Path, names: set[str]) -> str:
+    """Why a folder holding ``app`` or ``logs`` is not the container layout ("" when it holds neither)."""
+    held = sorted(names & {"app", "logs"})
+    if not held:
+        return ""
+    files = [n for n in held if not (base / n).is_dir()]
+    if files:
+        return f"{' and '.join(files)} {'is' if len(files) == 1 else 'are'} not a folder"
+    others = sorted(names - {"app", "logs"} - ROLLOUT_EXTRA_NAMES)
+    shown = ", ".join(n + ("/" if (base / n).is_dir() else "") for n in others[:5]) + (" …" if len(others) > 5 else "")
+    return (f"besides {' and '.join(n + '/' for n in held)} it holds {shown} (a container-layout rollout holds only "
+            "app/, logs/ and manifest.json)")
 
 
 def final_message_trajectory(text: str) -> dict[str, Any]:
@@ -321,6 +359,8 @@ class Outcome:
     Attributes:
         reward_text: ``reward.txt`` stripped ("" when absent).
         reward: its value when it is a finite number, else None (``SKIPPED``, garbage, absent).
+        failure_path: the reward and result are test.sh's failure path (the judge left none; ``test-sh.log``
+            says `FAILURE_PATH_LINE`), not a document the judge wrote itself.
         status, exit_code, exit_reason: from ``result.json`` (None when it is absent or unreadable).
         coverage: ``extra_fields.judge_coverage`` (fraction of rows judged, 0–1).
         rows: number of rubric rows in ``results``.
@@ -330,6 +370,7 @@ class Outcome:
 
     reward_text: str = ""
     reward: float | None = None
+    failure_path: bool = False
     status: str | None = None
     exit_code: str | None = None
     exit_reason: str | None = None
@@ -357,6 +398,10 @@ def read_outcome(verifier: Path) -> Outcome:
         value = float(out.reward_text)
         out.reward = value if math.isfinite(value) else None
     except ValueError:
+        pass
+    try:
+        out.failure_path = FAILURE_PATH_LINE in (verifier / "test-sh.log").read_text(encoding="utf-8", errors="replace")
+    except OSError:
         pass
     try:
         doc = json.loads((verifier / "result.json").read_text(encoding="utf-8"))
@@ -400,6 +445,6 @@ def prune_judge_homes(parent: Path, keep: int = 3) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-__all__ = ["DOCUMENTS", "HARBOR_DEFAULT_TIMEOUT_SEC", "ROLLOUT_HELP", "Outcome", "Rollout", "Staged", "TaskInfo", "TryError",
-           "final_message_trajectory", "prune_judge_homes", "read_outcome", "read_rollout", "read_task", "resolve_verifier_env",
-           "stage", "verifier_python"]
+__all__ = ["DOCUMENTS", "FAILURE_PATH_LINE", "HARBOR_DEFAULT_TIMEOUT_SEC", "ROLLOUT_HELP", "Outcome", "Rollout", "Staged",
+           "TaskInfo", "TryError", "dropped_variables", "final_message_trajectory", "prune_judge_homes", "read_outcome",
+           "read_rollout", "read_task", "resolve_verifier_env", "stage", "verifier_python"]

@@ -15,7 +15,9 @@ decks; the judge itself with ``image=True``: `verifier_image`), and its default
 from __future__ import annotations
 
 import difflib
+import re
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -111,6 +113,30 @@ def env_block(extras: str = "", version: str = __version__) -> list[tuple[str, s
     ]
 
 
+ENV_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+"""A variable name `--env` accepts (what a shell and Harbor's ``${VAR}`` template take)."""
+
+
+def passthrough_entries(names: Sequence[str]) -> list[tuple[str, str]]:
+    """``[verifier.env]`` entries that pass host variables through unchanged: ``NAME = "${NAME:-}"``.
+
+    Unset on the host, the value is "" and the judge reads an empty value as unset (its
+    default), so a pass-through line never changes a trial whose host does not set NAME.
+    For the knobs init does not write itself: JUDGE_GUARD, JUDGE_SAMPLES, JUDGE_PANEL,
+    JUDGE_PRICES, a panel judge's key variable (docs/guard.md, docs/sampling.md).
+
+    Raises:
+        InitError: a name that is not a variable name.
+    """
+    out: list[tuple[str, str]] = []
+    for name in names:
+        if not ENV_NAME_RE.fullmatch(name):
+            raise InitError(f"--env {name!r}: not a variable name (letters, digits and _, not starting with a digit)")
+        if name not in {k for k, _ in out}:
+            out.append((name, f"${{{name}:-}}"))
+    return out
+
+
 def _read(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
@@ -134,7 +160,8 @@ def is_separate(config: dict[str, Any]) -> bool:
     return mode == "separate" or (mode is None and "environment" in verifier)
 
 
-def plan_init(task_dir: Path, *, force: bool = False, extras: str | None = None, image: bool = False) -> Plan:
+def plan_init(task_dir: Path, *, force: bool = False, extras: str | None = None, image: bool = False,
+              env_names: Sequence[str] = ()) -> Plan:
     """Work out the changes for `task_dir` without writing anything.
 
     Args:
@@ -143,6 +170,8 @@ def plan_init(task_dir: Path, *, force: bool = False, extras: str | None = None,
         extras: ``COWORK_JUDGE_EXTRAS``'s default; None = what ``tests/rubric.json``'s rows
             need (`extras.for_rubric_file`), none when there is no rubric yet.
         image: write ``tests/Dockerfile`` with the judge baked in (separate verifier only).
+        env_names: host variables to pass through (`passthrough_entries`), added to
+            ``[verifier.env]`` after init's own block when the task does not set them already.
 
     Raises:
         InitError: no task.toml, unreadable or invalid TOML, a shape of task.toml the
@@ -167,7 +196,8 @@ def plan_init(task_dir: Path, *, force: bool = False, extras: str | None = None,
         raise InitError("--image writes the image of a separate verifier, but this task's verifier shares the agent's "
                         "container (set [verifier] environment_mode = \"separate\", or bake the judge into "
                         "environment/Dockerfile)")
-    new, expected = _merge(plan, old, config, force=force, extras=extras)
+    passthrough = passthrough_entries(env_names)
+    new, expected = _merge(plan, old, config, force=force, extras=extras, passthrough=passthrough)
     if new != old:
         if _parse(new, toml_path) != expected:  # the edit must change exactly what was planned
             raise InitError(f"internal error: merging into {toml_path} would change more than planned; nothing written")
@@ -248,7 +278,8 @@ def _plan_test_sh(plan: Plan, path: Path, force: bool) -> None:
     plan.actions.append(f"tests/test.sh: {'replaced by' if old else 'written from'} the cowork-judge {__version__} template")
 
 
-def _merge(plan: Plan, text: str, config: dict[str, Any], *, force: bool, extras: str) -> tuple[str, dict[str, Any]]:
+def _merge(plan: Plan, text: str, config: dict[str, Any], *, force: bool, extras: str,
+           passthrough: Sequence[tuple[str, str]] = ()) -> tuple[str, dict[str, Any]]:
     """Return (new text, the parsed document it must equal)."""
     expected: dict[str, Any] = _copy(config)
     verifier = expected.setdefault("verifier", {})
@@ -295,7 +326,9 @@ def _merge(plan: Plan, text: str, config: dict[str, Any], *, force: bool, extras
         raise InitError("task.toml defines verifier.env without a [verifier.env] table header (an inline table or dotted keys); "
                         "rewrite it as a [verifier.env] table and run init again")
     e_new: list[str] = []
-    for key, value in env_block(extras):
+    block = env_block(extras)
+    managed = {k for k, _ in block}
+    for key, value in [*block, *((k, v) for k, v in passthrough if k not in managed)]:
         if key not in env:
             e_new.append(f"{key} = {te.basic_string(value)}")
             env[key] = value

@@ -41,6 +41,8 @@ _TABLE: tuple[Check, ...] = (
     Check("R012", "ERROR", "a workflow row's level is off the 21-step grid (0, 0.05 … 1)"),
     Check("R013", "WARN", "`levels` never reach 1 (or 0): the row cannot earn its full weight (or nothing)"),
     Check("R014", "WARN", "`levels` on a hurdle or deduction row, which ignore them"),
+    Check("R015", "WARN", "rubric.json starts with a UTF-8 byte-order mark (the judge reads it; strict JSON readers refuse it)"),
+    Check("R016", "WARN", "no row has a positive weight: the equal-weight fallback weighs every 0-weight row 1"),
     Check("R020", "ERROR", "hurdle row worded as a requirement (judges read it backwards and zero the task)"),
     Check("R021", "WARN", "hurdle row with no violation wording found"),
     Check("R022", "WARN", "hurdle row with a nonzero weight (w > 0 caps the best score below 1)"),

@@ -176,7 +176,7 @@ def fix_closure(path: Path) -> FixResult:
             first: their closure is not well defined), or a self-check failure.
     """
     try:
-        raw, text = read_json(path)
+        raw, text, _ = read_json(path)  # a byte-order mark is not written back
     except (Unreadable, NotJson) as exc:
         raise FixRefused(f"{path}: {exc}") from None
     doc = build(raw, str(path))

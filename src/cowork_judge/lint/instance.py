@@ -140,13 +140,16 @@ def lint_instance_guarded(tests_dir: Path, *, display: str | None = None,
 
 def _rubric(tests_dir: Path, file: str, abi_compat: tuple[int, ...]) -> tuple[RubricDoc | None, list[Finding]]:
     try:
-        raw, _ = read_json(tests_dir / "rubric.json")
+        raw, _, bom = read_json(tests_dir / "rubric.json")
     except Unreadable as exc:
         return None, [Finding("R001", file, f"cannot be read: {exc}")]
     except NotJson as exc:
         return None, [Finding("R002", file, f"not valid JSON: {exc}")]
     doc = build(raw, file)
-    findings = rubric_checks.check_rows(doc)
+    findings = [Finding("R015", file, "starts with a UTF-8 byte-order mark: the judge skips it and reads the rubric, "
+                                      "but strict JSON readers (Python's json.load, some fleet tools) refuse the file; "
+                                      "save it as UTF-8 without BOM")] if bom else []
+    findings += rubric_checks.check_rows(doc)
     findings += deps.check(doc)
     findings += methods.check(doc, abi_compat=abi_compat)
     findings += engine_warnings(doc)

@@ -67,22 +67,30 @@ def _constant(name: str) -> float:
     return NonFinite({"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}[name])
 
 
-def read_json(path: Path) -> tuple[Any, str]:
-    """Decode a rubric file.
+BOM = "\ufeff"
+"""The UTF-8 byte-order mark as text: the engine's `load_rubric` reads a rubric that starts with
+one (``utf-8-sig``), so the linter does too, and says so (R015)."""
+
+
+def read_json(path: Path) -> tuple[Any, str, bool]:
+    """Decode a rubric file as the engine does (`core.rubric.load_rubric`): a leading UTF-8
+    byte-order mark is skipped.
 
     ``NaN``/``Infinity`` constants are decoded as `NonFinite` floats so that the row and
     field holding them can be named (the engine refuses the whole file).
 
     Returns:
-        (decoded document, text).
+        (decoded document, text without the byte-order mark, whether the file had one).
 
     Raises:
         Unreadable: see `read_text` (cap `MAX_RUBRIC_BYTES`, the engine's).
         NotJson: syntax error, nesting too deep, or an integer too long to convert.
     """
     text = read_text(path, max_bytes=MAX_RUBRIC_BYTES)
+    bom = text.startswith(BOM)
+    text = text[len(BOM):] if bom else text
     try:
-        return json.loads(text, parse_constant=_constant), text
+        return json.loads(text, parse_constant=_constant), text, bom
     except RecursionError:
         raise NotJson("nested too deeply to be a rubric") from None
     except ValueError as exc:

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from cowork_judge.core import scales
 from cowork_judge.core.rubric import MAX_ABS_WEIGHT, WEIGHT_KEYS
 from cowork_judge.core.scales import DECIMAL_RE
-from cowork_judge.core.scoring import ScoringError, check_scorable
+from cowork_judge.core.scoring import ScoringError, check_scorable, effective_weights
 from cowork_judge.lint import polarity
 from cowork_judge.lint.codes import Finding
 from cowork_judge.lint.document import Row, RubricDoc
@@ -67,7 +67,23 @@ def check_document(doc: RubricDoc, earlier: list[Finding]) -> list[Finding]:
         except ScoringError:
             out.append(Finding("R008", doc.file, "no row has a positive weight and a hurdle row turns off the "
                                                  "equal-weight fallback: every run ends judge:scorer_error"))
+        else:
+            out += _fallback(doc)
     return out
+
+
+def _fallback(doc: RubricDoc) -> list[Finding]:
+    """R016: no positive weight, so the engine weighs every 0-weight row 1 (SPEC §4, GDPval-style):
+    the score is the mean of those rows, although weight 0 elsewhere means "no contribution"."""
+    assert doc.normalized is not None
+    _, fallback = effective_weights(doc.normalized.criteria)
+    if not fallback:
+        return []
+    equal = [c.id for c in doc.normalized.criteria if c.weight == 0]
+    return [Finding("R016", doc.file, f"no row has a positive weight: the equal-weight fallback weighs each of the "
+                                      f"{len(equal)} row(s) of weight 0 as 1, so the score is their mean (and deductions "
+                                      "count against that total); give the rows positive weights if weight 0 was meant "
+                                      "as 'no contribution' (the result records it: details.weight_fallback)")]
 
 
 _MISSING = re.compile(r"field '(\w+)' is missing or empty(?: \(aliases: ([^)]*)\))?")

@@ -33,9 +33,12 @@ def final_message(paths: RunPaths, config: JudgeConfig) -> tuple[str | None, str
     with non-empty text); ``final_answer.txt`` / ``response.txt`` in the agent logs dir.
     Symlinks and non-regular files are never read (the agent writes these files: a link
     to ``/proc/self/environ`` or to the reference answer must not become its answer).
-    A trajectory that is not JSON, not ATIF-shaped, or whose final agent message has a
-    shape no ATIF version allows is recorded in `unreadable` (an unread answer is not an
-    absent one), and the answer files are still looked at. The text is repaired
+    A trajectory that is empty (0 bytes: JSON cannot be empty, so it was cut or never
+    finished), not JSON, not ATIF-shaped, or whose final agent message has a shape no ATIF
+    version allows is recorded in `unreadable` (an unread answer is not an absent one), and
+    the answer files are still looked at. An empty plain answer file (or
+    JUDGE_RESPONSE_FILE) is an empty answer: plain text may be empty, so it is read as "no
+    message there" and the next source is tried. The text is repaired
     (`agent_text.repair`): a lone surrogate (half an emoji) becomes U+FFFD.
     """
     notes: list[str] = []
@@ -49,7 +52,10 @@ def final_message(paths: RunPaths, config: JudgeConfig) -> tuple[str | None, str
             return text, "response_file", notes, unreadable
     trajectory = paths.agent_logs_dir / "trajectory.json"
     raw = _read_text(trajectory, notes, unreadable, MAX_TRAJECTORY_BYTES)
-    if raw is not None:
+    if raw == "":  # a JSON document is never empty: a trajectory cut before its first byte, not "no answer"
+        notes.append("trajectory.json is empty (0 bytes or only white space): not an ATIF trajectory")
+        unreadable.append("trajectory.json")
+    elif raw is not None:
         try:
             text = atif_final_message(json.loads(raw))
         except (ValueError, RecursionError) as exc:  # UnreadableMessage is a ValueError
@@ -136,8 +142,8 @@ def _json_type(value: Any) -> str:
 
 
 def _read_text(path: Path, notes: list[str], unreadable: list[str], limit: int) -> str | None:
-    """Text of a regular, non-symlink file (None when absent); up to `limit` bytes,
-    undecodable bytes as U+FFFD.
+    """Text of a regular, non-symlink file, stripped ("" when it holds nothing but white
+    space, None when absent or unread); up to `limit` bytes, undecodable bytes as U+FFFD.
 
     A file that exists but is a link, not regular, unreadable or over `limit` is
     recorded in `unreadable` and `notes`.
@@ -167,4 +173,4 @@ def _read_text(path: Path, notes: list[str], unreadable: list[str], limit: int) 
         notes.append(f"{path.name} cannot be read: {exc.strerror or exc}")
         unreadable.append(path.name)
         return None
-    return decode(data).strip() or None
+    return decode(data).strip()

@@ -22,7 +22,7 @@ from cowork_judge.core.identity import RunIdentity
 from cowork_judge.core.cost import Price
 from cowork_judge.core.retry import RetryPolicy
 from cowork_judge.core.scoring import ScoringPolicy
-from cowork_judge.redact import MIN_CREDENTIAL_LEN, MIN_SECRET_LEN, Redactor, mask_url
+from cowork_judge.redact import MIN_CREDENTIAL_LEN, MIN_SECRET_LEN, Redactor, mask_url, url_shape
 from cowork_judge.run.backends import BACKENDS, DEFAULT_BACKEND, backend_spec
 from cowork_judge.run.panel import PanelJudge, read_panel, read_prices, resolve_keys
 
@@ -64,7 +64,9 @@ class JudgeConfig(BaseModel):
         "exported under both names. Missing while a row needs a model ⇒ `judge:no_credential`."))
     base_url: str | None = Field(None, description=(
         "JUDGE_BASE_URL, else OPENAI_BASE_URL: URL of the judge endpoint (OpenAI-compatible), exported under both names"
-        " like the key."))
+        " like the key. A value that is not an `http://` or `https://` URL with a host (`127.0.0.1:8000/v1`) is "
+        "ignored with a warning — rows that need a model end `judge:no_credential` at once; no scheme is guessed "
+        "(`http://` would send the key unencrypted to a remote host)."))
     model: str = Field("gpt-5.5", description="JUDGE_MODEL: judge model name.")
     backend: str = Field(DEFAULT_BACKEND, description=(
         "JUDGE_BACKEND: agentic backend, a name of `run.backends.BACKENDS`: `openai` (built in: Chat Completions + "
@@ -88,7 +90,8 @@ class JudgeConfig(BaseModel):
         "JUDGE_LENIENT_DELIVERY: also score files at the `/app` root and in `/output`."))
     chat_fallback: bool = Field(True, description="JUDGE_CHAT_FALLBACK: no files but a final message ⇒ judge the message.")
     evidence_sec: float = Field(180.0, ge=0, description=(
-        "JUDGE_EVIDENCE: seconds for deck evidence (structure + rendering); `0` = off."))
+        "JUDGE_EVIDENCE: seconds for deck evidence (structure + rendering), at most a third of the time left "
+        "(see Evidence and the deadline below); `0` = off."))
     metric_id: str = Field("rubric_llm_judge", description="JUDGE_METRIC_ID: written to the result.")
     aux_files: tuple[str, ...] = Field((), description="JUDGE_AUX_FILES: extra tests/ files copied into every judge workspace.")
     instruction_file: str | None = Field(None, description=(
@@ -177,7 +180,8 @@ class JudgeConfig(BaseModel):
         "`unanimous` (the answer in the agent's favour only when every judge gives it)."))
     prices: dict[str, Price] = Field(default_factory=dict, description=(
         "JUDGE_PRICES: JSON, model → `{input, cached_input, output}` in US dollars per million tokens; the result "
-        "then records `judge_cost_usd` (null when a model called has no price)."))
+        "then records `judge_cost_usd` (null when a model called has no price). A price must lie in [0, 10000] "
+        "(`core.cost.MAX_PRICE`): an entry outside is ignored with a warning naming the model, which is then unpriced."))
 
     @property
     def sampled(self) -> bool:
@@ -193,10 +197,12 @@ class JudgeConfig(BaseModel):
     fleet_rpm: float | None = Field(None, gt=0, description=(
         "JUDGE_FLEET_RPM: the key's requests per minute, when the operator knows it: the shared store paces the "
         "fleet at it from the first request (needs JUDGE_LIMITER_URL; else the pace comes from the endpoint's "
-        "rate-limit headers or is learned from 429s)."))
+        "rate-limit headers or is learned from 429s). Floor: `60 / JUDGE_RETRY_BACKOFF_MAX` (3 at the default 20 s: "
+        "the local limiter's slowest pace, one request per backoff cap); a lower value is raised to it with a warning. "
+        "No job holds the fleet more than 300 s ahead (`transport.fleet.MAX_HOLD_SEC`)."))
     fleet_tpm: float | None = Field(None, gt=0, description=(
         "JUDGE_FLEET_TPM: the key's tokens per minute, when known: with JUDGE_LIMITER_URL the fleet's pace is at "
-        "most this ÷ the mean tokens per request."))
+        "most this ÷ the mean tokens per request, never below the floor of JUDGE_FLEET_RPM."))
     limiter_key: str | None = Field(None, description=(
         "JUDGE_LIMITER_KEY: the shared store's key for this limit (default: a digest of the endpoint, the model and a "
         "digest of the API key — never the key). Jobs with the same key share one limit."))
@@ -312,6 +318,43 @@ def _store_url(text: str) -> SecretStr:
     if not value.lower().startswith(("redis://", "rediss://", "unix://")):
         raise ValueError("must be a redis://, rediss:// or unix:// URL")
     return SecretStr(value)
+
+
+def endpoint_problem(url: str) -> str | None:
+    """What keeps `url` from being a judge endpoint (``is not an http(s) URL``, ``is not an
+    http(s) URL with a host``, ``has an invalid port``), None when it is one. The openai
+    client sends ``127.0.0.1:8000/v1`` (no scheme) nowhere and fails every attempt as a
+    connection error; the message never quotes `url` (it may carry a password)."""
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url.strip())
+        if parts.scheme.lower() not in ("http", "https") or not url.strip()[len(parts.scheme):].startswith("://"):
+            return "is not an http(s) URL"
+        if not parts.hostname:
+            return "is not an http(s) URL with a host"
+        _ = parts.port  # raises ValueError for a port that is not a number in 0-65535
+    except ValueError:
+        return "has an invalid port"
+    return None
+
+
+def _floor_fleet_rpm(values: dict[str, Any], sources: dict[str, str], warnings: list[str]) -> None:
+    """Raise JUDGE_FLEET_RPM to its floor, ``60 / JUDGE_RETRY_BACKOFF_MAX`` requests per minute:
+    the local limiter's slowest pace (`transport.limiter`: ``rate_min = 1 / backoff_max``).
+    A lower value would hold every job of the fleet for minutes per request (0.0001 wrote a
+    pace 7 days ahead into the shared store)."""
+    rpm = values.get("fleet_rpm")
+    if rpm is None:
+        return
+    backoff = values.get("retry.backoff_max_sec", default("retry.backoff_max_sec"))
+    floor = 60.0 / backoff
+    if rpm < floor:
+        warnings.append(f"JUDGE_FLEET_RPM={rpm:g} is below the floor {floor:g} (one request per JUDGE_RETRY_BACKOFF_MAX="
+                        f"{backoff:g} s, the slowest pace any limiter of the run sets; a lower pace would hold every job "
+                        f"of the fleet); using {floor:g}")
+        values["fleet_rpm"] = floor
+        sources["fleet_rpm"] = "raised:JUDGE_FLEET_RPM"
 
 
 def _files(text: str) -> tuple[str, ...]:
@@ -431,8 +474,8 @@ def load_config(environ: Mapping[str, str] | None = None) -> LoadedConfig:
                 values[name] = parser(raw)
                 sources[name] = f"env:{env_name}"
             except ValueError as exc:
-                shown = mask_url(raw) if name == "limiter_url" else raw
-                warnings.append(f"{env_name}={shown!r} {exc}; using the default {default(name)!r}")
+                shown = f" ({url_shape(raw)})" if name == "limiter_url" else f"={raw!r}"  # a store URL may hold a password
+                warnings.append(f"{env_name}{shown} {exc}; using the default {default(name)!r}")
                 sources[name] = f"invalid:{env_name} → default"
             break
     for name in ("api_key", "base_url"):
@@ -440,10 +483,15 @@ def load_config(environ: Mapping[str, str] | None = None) -> LoadedConfig:
         for env_name in ENV_NAMES[name]:
             raw = env.get(env_name, "").strip()
             if raw:
+                problem = endpoint_problem(raw) if name == "base_url" else None
+                if problem:  # never another variable: JUDGE_API_KEY must not go to OPENAI_BASE_URL's endpoint
+                    warnings.append(f"{env_name} ({url_shape(raw)}) {problem}: it is ignored, so rows that need a model "
+                                    "end no_credential; write http://host:port/v1 (https:// for a remote endpoint: no "
+                                    "scheme is guessed, http:// would send the key unencrypted)")
+                    sources[name] = f"invalid:{env_name} → unset"
+                    break
                 values[name] = SecretStr(raw) if name == "api_key" else raw.rstrip("/")
                 sources[name] = f"env:{env_name}"
-                if name == "base_url" and not raw.lower().startswith(("http://", "https://")):
-                    warnings.append(f"{env_name} is not an http(s) URL; model calls will fail to connect")
                 if name == "api_key" and len(raw) < MIN_CREDENTIAL_LEN:
                     warnings.append(f"{env_name} is shorter than {MIN_CREDENTIAL_LEN} characters: it is used but cannot be "
                                     "redacted from logs and documents")
@@ -461,6 +509,7 @@ def load_config(environ: Mapping[str, str] | None = None) -> LoadedConfig:
             warnings.append(f"{env_name}={values[name]:g} is above the cap {cap:g} ({why}); using {cap:g}")
             values[name] = type(values[name])(cap)
             sources[name] = f"capped:{env_name}"
+    _floor_fleet_rpm(values, sources, warnings)
     deadline = values.get("deadline_sec", default("deadline_sec"))
     for name, env_name in (("start_jitter_sec", "JUDGE_START_JITTER"), ("workflow_start_jitter_sec", "JUDGE_WORKFLOW_START_JITTER")):
         jitter = values.get(name, default(name))
@@ -500,7 +549,8 @@ def _read_json_knobs(env: Mapping[str, str], values: dict[str, Any], sources: di
                 values[name], notes = resolve_keys(panel, env, run_key=key, run_url=values.get("base_url"))
                 warnings += notes
             else:
-                values[name] = read_prices(raw)
+                values[name], notes = read_prices(raw)
+                warnings += notes
             sources[name] = f"env:{env_name}"
         except ValueError as exc:
             warnings.append(f"{env_name} {exc}; using the default (none)")

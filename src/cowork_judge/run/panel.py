@@ -151,11 +151,17 @@ def resolve_keys(panel: tuple[PanelJudge, ...], env: Mapping[str, str], *, run_k
     return tuple(out), warnings
 
 
-def read_prices(text: str) -> dict[str, Price]:
-    """Parse ``JUDGE_PRICES``: model → {input, cached_input?, output} (dollars per 10⁶ tokens).
+def read_prices(text: str) -> tuple[dict[str, Price], list[str]]:
+    """Parse ``JUDGE_PRICES``: model → {input, cached_input?, output} (dollars per 10⁶ tokens,
+    each in ``[0, core.cost.MAX_PRICE]``).
+
+    Returns:
+        (the prices, warnings): an entry that is not such an object (a negative price, a
+        typo such as ``1e308``) is dropped with a warning that names the model and the
+        field, so that model's cost is null and it is listed as unpriced; the others stand.
 
     Raises:
-        ValueError: not a JSON object of such objects (the message names the model and field).
+        ValueError: not a JSON object, or no entry left (the message never quotes a value).
     """
     try:
         data: Any = json.loads(text)
@@ -164,14 +170,19 @@ def read_prices(text: str) -> dict[str, Price]:
     if not isinstance(data, dict) or not data:
         raise ValueError("must be a non-empty JSON object: model → {input, cached_input, output} in $ per million tokens")
     prices: dict[str, Price] = {}
+    refused: list[str] = []
     for model, entry in data.items():
         try:
             prices[str(model)] = Price.model_validate(entry)
         except ValidationError as exc:
             first = exc.errors(include_input=False, include_url=False)[0]
             where = ".".join(str(p) for p in first["loc"]) or "price"
-            raise ValueError(f"model {model!r}: {where}: {first['msg']}") from None
-    return prices
+            refused.append(f"model {model!r}: {where}: {first['msg']}")
+    if not prices:
+        raise ValueError(f"has no usable price ({'; '.join(refused)}; $ per million tokens)")
+    warnings = [f"JUDGE_PRICES {why} ($ per million tokens); this entry is ignored: the model's cost is null and it is "
+                "listed as unpriced" for why in refused]
+    return prices, warnings
 
 
 __all__ = ["MAX_JUDGES", "PanelJudge", "read_panel", "read_prices", "resolve_keys"]

@@ -258,7 +258,8 @@ class ModelCalls:
 
         Args:
             give_up_at: monotonic seconds past which the request would be useless.
-            refused: the `GateClosed` message when the limiter would hold it past then.
+            refused: what the limiter held it past and what was not done, for the
+                `GateClosed` message (`refusal`): ``this call's 150 s timeout; no request was sent``.
 
         Raises:
             GateClosed: the gate or the pace holds every request past `give_up_at` (``rate_limit``).
@@ -267,8 +268,18 @@ class ModelCalls:
             return Held(None, None)
         ticket = await self.limiter.acquire(give_up_at=give_up_at)
         if ticket is None:
-            raise GateClosed(refused)
+            raise GateClosed(self.refusal(refused))
         return Held(self.limiter, ticket)
+
+    def refusal(self, past: str) -> str:
+        """The message of a request the limiter held past `past` (``this call's budget``):
+        the shared store's limiter says what holds the fleet and until when
+        (`transport.fleet.FleetLimiter.holding`: the endpoint may never have refused
+        anyone); the run's own limiter holds requests only for what the endpoint said (a
+        ``Retry-After``, a pace from its refusals or rate-limit headers)."""
+        holding = getattr(self.limiter, "holding", None)
+        said = holding() if callable(holding) else None
+        return f"rate limit: {said}, past {past}" if said else f"rate limit: the endpoint asked the run to wait past {past}"
 
     def admit_blocking(self, cancel: threading.Event, give_up_at: float) -> Held | None:
         """Wait (a thread) until the limiter lets a request start; None when `cancel` is set
@@ -297,8 +308,7 @@ class ModelCalls:
             What `transport.chat.Transport.chat` raises.
         """
         give_up_at = (self.limiter.clock() if self.limiter is not None else time.monotonic()) + timeout_sec
-        held = await self.admit(give_up_at=give_up_at, refused=f"rate limit: the endpoint asked the run to wait past this "
-                                                               f"call's {timeout_sec:g} s timeout; no request was sent")
+        held = await self.admit(give_up_at=give_up_at, refused=f"this call's {timeout_sec:g} s timeout; no request was sent")
         with held:
             reply = await self.send(messages, timeout_sec=timeout_sec, tools=tools, tool_choice=tool_choice,
                                     response_format=response_format, **({"model": model} if model else {}))

@@ -32,6 +32,14 @@ that bunched on their way (a loaded machine), not a rate to learn. (The local li
 cut on it: one job does not know how many others share the key. `bench/fleet.py` 8 × 40
 with headers and Redis: a cut on LOW answers left one run of five at 1.26× the bound.)
 
+**Bounds.** No job holds the fleet long: the pace's next start and the gate are written
+at most `MAX_HOLD_SEC` ahead of the store's clock, and a state found further ahead is cut
+back to it; the operator's pace is never below the local limiter's slowest (one request per
+JUDGE_RETRY_BACKOFF_MAX, the floor `run.config` gives JUDGE_FLEET_RPM). A request held past
+its time fails ``rate_limit`` with the store's own words (`FleetLimiter.holding`: "the
+shared limiter … holds the fleet's requests until …"), not the endpoint's: the endpoint may
+never have refused anyone.
+
 The store is never worth a reward: every call has a short socket timeout
 (`STORE_TIMEOUT_SEC`, connecting included, no retries), and the first failure — the
 ``redis`` library missing, the store unreachable at start, gone mid-run, or accepting and
@@ -72,13 +80,32 @@ HEADROOM = 0.95
 """The fleet's pace from the key's own headers is this share of ``limit / 60`` (the key may
 have other users; timers are not exact)."""
 IDLE_EXPIRY_SEC = 900
-"""The store forgets a limiter key after this many seconds without a request."""
+"""The store forgets a limiter key after this many seconds without a request. Every admission
+and every settlement refreshes it; a job that waits does not (a hold cannot keep its own key
+alive), which costs nothing: no hold outlasts `MAX_HOLD_SEC`, a third of it."""
+MAX_HOLD_SEC = 300.0
+"""The furthest ahead of the store's clock (seconds) that any job may hold the fleet: the pace's
+next start (``tat``) and the gate (``open_at``) are written at most this far ahead, and a
+state found further ahead (an older version's job, a hand edit) is cut back to it. It is the
+cap of JUDGE_RETRY_BACKOFF_MAX (`run.config.CAPS`): the slowest pace any limiter of the run
+may set is one request per that wait, and an endpoint that asks a fleet to wait longer than
+5 minutes is asked again then (its refused request still waits the whole ask itself,
+`core.retry`). Before it, one job with JUDGE_FLEET_RPM=0.0001 wrote a ``tat`` 7 days ahead
+and every job on the key failed its rows ``rate_limit`` until the key expired."""
 KEY_PREFIX = "cowork-judge:limiter:v1:"
 INITIAL_WINDOW = 2
 """Requests in flight of a fleet whose store key is new: the window then grows by one per
 answer (TCP's slow start, RFC 5681) until the first rate-limit event or `limiter.CEILING`.
 So a fleet started at once sends two requests, not one per job, before the first reply
 tells the key's rate (`bench/fleet.py` 8 × 40: 13 of 14 refusals were that first wave)."""
+
+
+HOLD_REASONS = {
+    "pace": "its pace: JUDGE_FLEET_RPM/JUDGE_FLEET_TPM, the key's rate-limit headers or the fleet's refusals",
+    "gate": "its gate: the endpoint refused a request of the fleet with a Retry-After",
+    "window": "its window: the fleet's requests in flight are at their limit",
+}
+"""Why the store held a request (the script's last reply field) → the words of a refusal message."""
 
 
 @dataclass(frozen=True)
@@ -111,6 +138,8 @@ local function put(f, v) redis.call('HSET', K, f, string.format('%.6f', v)) end
 local function ewma(f, tau) local v, at = num(f, 0), num(f .. '_at', now); return v * math.exp(-(now - at) / tau) end
 local function bump(f, tau) put(f, ewma(f, tau) + 1 / tau); put(f .. '_at', now) end
 local cfg, doubling, ratemax = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local hold_max = tonumber(ARGV[#ARGV])  -- the last argument of every call: MAX_HOLD_SEC
+local function hold(f, v) put(f, math.min(v, now + hold_max)) end  -- no job holds the fleet further ahead
 local function rate()
   local r = nil
   if cfg > 0 then r = cfg end
@@ -124,23 +153,35 @@ local function rate()
   return r
 end
 local function touch() for _, k in ipairs(KEYS) do redis.call('EXPIRE', k, tonumber(ARGV[2])) end end
+local function held()
+  local gate, tat = num('open_at', 0), num('tat', 0)
+  if gate >= tat then return gate - now, 'gate' end
+  return tat - now, 'pace'
+end
 redis.call('ZREMRANGEBYSCORE', L, '-inf', now)
+-- a hold further ahead than the bound (an older version's job, a hand edit) is cut back to it, once
+for _, f in ipairs({'tat', 'open_at'}) do if num(f, 0) > now + hold_max then put(f, now + hold_max) end end
 if op == 'acquire' then
   local lease, ttl, poll = ARGV[6], tonumber(ARGV[7]), ARGV[8]
   if redis.call('HEXISTS', K, 'ss') == 0 then put('ss', 1); put('window', tonumber(ARGV[10])) end
-  local hold = math.max(num('open_at', 0), num('tat', 0)) - now
-  if hold > 0 then return {0, string.format('%.6f', hold), tostring(now)} end
+  local wait, why = held()
   local w = num('window', 0)
-  if w > 0 and redis.call('ZCARD', L) >= math.floor(w) then return {0, poll, tostring(now)} end
+  if wait <= 0 and w > 0 and redis.call('ZCARD', L) >= math.floor(w) then wait, why = tonumber(poll), 'window' end
+  if wait > 0 then
+    -- a waiting job never extends the state's life (a hold cannot keep itself alive), but a key found without one gets it
+    if redis.call('TTL', K) == -1 then touch() end
+    return {0, string.format('%.6f', wait), tostring(now), why}
+  end
   local r = rate()
-  if r then put('tat', now + 1 / r) end
+  if r then hold('tat', now + 1 / r) end
   redis.call('ZADD', L, now + ttl, lease)
   bump('sent', tonumber(ARGV[9]))
   touch()
   return {1, '0', string.format('%.6f', now)}
 end
 if op == 'peek' then
-  return {0, string.format('%.6f', math.max(0, math.max(num('open_at', 0), num('tat', 0)) - now)), tostring(now)}
+  local wait, why = held()
+  return {0, string.format('%.6f', math.max(0, wait)), tostring(now), why}
 end
 -- settle: lease, outcome, started (store s), asked, whole, hrate, low, gap, u1, u2, windows, shares
 local lease, outcome, started = ARGV[6], ARGV[7], tonumber(ARGV[8])
@@ -164,7 +205,7 @@ local function cut(cut_window)
     local got = ewma('got', got_tau)
     local lr = math.max(rate_min, math.min(beta * current, math.max(got_share * got, beta * beta * current)))
     put('lrate', lr)
-    put('tat', math.max(num('tat', 0), now + u2 * cut_spread / lr))
+    hold('tat', math.max(num('tat', 0), now + u2 * cut_spread / lr))
   end
   if cut_window then put('window', math.max(1, beta * flight)) end
   put('ss', 0)
@@ -181,7 +222,7 @@ if outcome == 'answered' then
     if num('ss', 0) == 1 then w = w + 1 else w = w + 1 / w end
     if w >= ceiling then redis.call('HDEL', K, 'window'); put('ss', 0) else put('window', w) end
   end
-  if gap > 0 then put('tat', math.max(num('tat', 0), now + gap)) end
+  if gap > 0 then hold('tat', math.max(num('tat', 0), now + gap)) end
 else
   redis.call('LPUSH', O, 1); redis.call('LTRIM', O, 0, window_n - 1)
   local streak = num('streak', 0) + 1
@@ -189,7 +230,7 @@ else
   local refusals, replies = 0, 0
   for _, v in ipairs(redis.call('LRANGE', O, 0, -1)) do replies = replies + 1; if v == '1' then refusals = refusals + 1 end end
   if refusals / (replies + gate_prior) >= share_min and asked > 0 then
-    put('open_at', math.max(num('open_at', 0), now + asked))  -- the ask itself: the refused request's own wait is the one draw
+    hold('open_at', math.max(num('open_at', 0), now + asked))  -- the ask itself: the refused request's own wait is the one draw
   end
   if refusals / (replies + cut_prior) >= share_min then event = cut(true) end
 end
@@ -234,6 +275,8 @@ class FleetLimiter(Admission):
         self._lock = threading.Lock()
         self._client: Any = None
         self._script: Any = None
+        self._held: tuple[float, float, str] | None = None
+        """The last hold the store answered: (seconds, the store's clock, `HOLD_REASONS` key)."""
 
     def __repr__(self) -> str:
         from cowork_judge.redact import mask_url
@@ -265,8 +308,11 @@ class FleetLimiter(Admission):
         try:
             script = self._connect()
             common = [IDLE_EXPIRY_SEC, self._configured_rate(), local.DOUBLING_SEC, local.RATE_MAX]
-            reply = script(keys=[self.key, self.key + ":o", self.key + ":l"], args=[args[0], *common, *args[1:]])
-            return list(reply)
+            reply = list(script(keys=[self.key, self.key + ":o", self.key + ":l"],
+                                args=[args[0], *common, *args[1:], MAX_HOLD_SEC]))
+            if len(reply) > 3 and float(reply[1]) > 0:
+                self._held = (float(reply[1]), float(reply[2]), _text(reply[3]))
+            return reply
         except Exception as exc:  # noqa: BLE001 - any store failure: the local limiter takes over
             self._fall_back(exc)
             return None
@@ -306,14 +352,30 @@ class FleetLimiter(Admission):
 
     def _configured_rate(self) -> float:
         """Requests/s the operator gave (JUDGE_FLEET_RPM, JUDGE_FLEET_TPM ÷ mean tokens per
-        request); 0 when none."""
+        request), never below the local limiter's slowest pace (one request per
+        JUDGE_RETRY_BACKOFF_MAX: `run.config` warns about a lower JUDGE_FLEET_RPM; a
+        JUDGE_FLEET_TPM meets the floor here, once the mean is known); 0 when none."""
         rates = []
         if self.fleet_rpm:
             rates.append(self.fleet_rpm / 60.0)
         mean = self.quota.tokens_per_request
         if self.fleet_tpm and mean:
             rates.append(self.fleet_tpm / 60.0 / mean)
-        return min(rates) if rates else 0.0
+        return max(min(rates), 1.0 / self.backoff_max_sec) if rates else 0.0
+
+    def holding(self) -> str | None:
+        """What held the fleet's requests at the last refused ask of the store, in words for
+        a refusal message (`transport.attempts.ModelCalls.refusal`): ``the shared limiter
+        (JUDGE_LIMITER_URL) holds the fleet's requests until 2026-06-01T12:00:05Z (240 s;
+        its pace: …)``. None in local mode (the run's own limiter speaks then) or before
+        the store held anything."""
+        seen = self._held
+        if self.mode != "shared" or seen is None:
+            return None
+        wait, store_now, why = seen
+        until = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(store_now + wait))
+        return (f"the shared limiter (JUDGE_LIMITER_URL) holds the fleet's requests until {until} ({wait:.0f} s; "
+                f"{HOLD_REASONS.get(why, why)})")
 
     # ------------------------------------------------------------------ RequestLimiter
 
@@ -381,6 +443,11 @@ class FleetLimiter(Admission):
             self.rng.random(), self.rng.random(), local.RATE_WINDOW_SEC, local.GOT_WINDOW_SEC, local.OUTCOME_WINDOW,
             local.OUTCOME_PRIOR, local.CUT_PRIOR, local.PACE_SHARE, local.DECREASE, local.GOT_SHARE,
             1.0 / self.backoff_max_sec, self.backoff_max_sec, local.CEILING, local.CUT_SPREAD, HEADROOM)
+
+
+def _text(value: Any) -> str:
+    """A store reply's string (bytes from redis-py without ``decode_responses``)."""
+    return value.decode() if isinstance(value, bytes) else str(value)
 
 
 def open_limiter(*, url: str | None, base_url: str | None, model: str, api_key: str | None, key_override: str | None,

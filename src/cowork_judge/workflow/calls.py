@@ -164,8 +164,8 @@ class WorkflowCaller:
             if held is None:
                 shared.release()
                 if not self.cancel.is_set() and path.held_past(end):
-                    raise ModelCallFailed(f"call {label}: the endpoint asked the run to wait past this call's budget "
-                                          f"(after {tries.attempts} attempt(s)); no request was sent", kind="rate_limit")
+                    refused = path.refusal(f"this call's budget (after {tries.attempts} attempt(s)); no request was sent")
+                    raise ModelCallFailed(f"call {label}: {refused}", kind="rate_limit")
                 raise self._cut_off(label, tries.attempts)
             admitted[:] = [held]
             return True

@@ -2,7 +2,8 @@
 
 A cell is one row on one page: a level on the 21-step grid (from the VLM or the checks),
 N/A, or not judged (why: ``vlm_error``, ``parse_error``, ``timeout``/``deadline`` for the
-budget, ``render_env`` for a page the render could not produce). Per row (SPEC §9):
+budget, ``render_env`` for a page the render could not produce, ``evidence_budget`` for one
+the evidence budget left unrendered). Per row (SPEC §9):
 
 - some page has a level ⇒ the power mean of the judged levels with the row's exponent
   (its ``page_mean_p``; else, for a row tagged critical, ``critical_page_mean_p``, −2 by
@@ -34,7 +35,8 @@ from cowork_judge.core.verdicts import Verdict
 from cowork_judge.evidence.documents import Finding
 from cowork_judge.workflow._contract import GRID_21, apply_na_policy, level_row, power_mean, unjudged_row
 
-CAUSE_ORDER: tuple[str, ...] = ("vlm_error", "parse_error", "render_env", "deadline", "timeout", "workflow_error")
+CAUSE_ORDER: tuple[str, ...] = ("vlm_error", "parse_error", "render_env", "evidence_budget", "deadline", "timeout",
+                                 "workflow_error")
 """Tie-break among the causes of lost cells when no page of a row was judged."""
 REASON_PAGES = 4
 """Pages below level 1 quoted in a row's reason (lowest first)."""

@@ -11,7 +11,8 @@ to judge (`DeckEvidence`) or a `DeckProblem` that says whose fault the missing p
   every visual row is judged, level 0;
 - the judge's environment (no LibreOffice/Chromium/PyMuPDF, evidence off, a renderer that
   crashed or hung): rows unjudged ``render_env`` — the deck is not penalised for the image;
-- the time budget (the evidence budget ran out before rendering): rows unjudged ``timeout``.
+- the time plan (the evidence budget, a share of JUDGE_DEADLINE, ran out before rendering):
+  rows unjudged ``evidence_budget`` (nothing timed out; a longer JUDGE_DEADLINE fixes it).
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ class DeckEvidence:
             plus `lost_pages`.
         lost_pages: pages of shown slides that the render did not produce (the evidence
             budget cut it short), with the reason; they count as "not judged".
-        lost_kind: error kind of the lost pages (``timeout`` or ``render_env``).
+        lost_kind: error kind of the lost pages (``evidence_budget`` or ``render_env``).
         checks: the deck's ``checks.json`` (None when absent or unreadable).
         checks_note: why `checks` is None, else "".
         page_to_slide: the render's page → slide map (all pages).
@@ -79,7 +80,7 @@ class DeckEvidence:
     pages: list[Page]
     total_pages: int
     lost_pages: dict[int, str] = field(default_factory=dict)
-    lost_kind: ErrorKind = "timeout"
+    lost_kind: ErrorKind = "evidence_budget"
     checks: ChecksDoc | None = None
     checks_note: str = ""
     page_to_slide: dict[int, int | None] = field(default_factory=dict)
@@ -158,7 +159,7 @@ def load_deck(evidence_dir: Path, artifacts: Mapping[str, Any], *,
     if not pages:
         return _render_problem(skip.kind if skip else "error", render.reason or "no page image was written")
     checks = _read(layout.checks(summary.deck), ChecksDoc)
-    lost_kind: ErrorKind = "timeout" if skip is not None and skip.kind == "budget" else "render_env"
+    lost_kind: ErrorKind = "evidence_budget" if skip is not None and skip.kind == "budget" else "render_env"
     return DeckEvidence(
         deck=summary.deck, source=summary.source, pages=pages, total_pages=len(shown), lost_pages=lost, lost_kind=lost_kind,
         checks=checks, checks_note="" if checks is not None else "checks.json is missing or unreadable",
@@ -178,9 +179,10 @@ def _render_problem(kind: str, reason: str) -> DeckProblem:
     """The deck was not rendered: whose fault by the render layer's skip kind."""
     if kind == "deck_broken":
         return DeckProblem(True, None, f"the deck is broken: LibreOffice could not render it ({reason})")
-    if kind == "budget":
-        return DeckProblem(False, "timeout",
-                           f"the evidence budget (JUDGE_EVIDENCE) ran out before the deck was rendered: {reason}")
+    if kind == "budget":  # nothing timed out: the run's time plan left the deck too little (raise JUDGE_DEADLINE)
+        return DeckProblem(False, "evidence_budget",
+                           f"the evidence budget (JUDGE_EVIDENCE, at most a third of the time left) ran out before the "
+                           f"deck was rendered: {reason}")
     if kind == "disabled":
         return DeckProblem(False, "render_env", f"deck rendering is off: {reason}")
     # render_env (no renderer in the image), error (a renderer crashed or hung), anything else:

@@ -1,0 +1,63 @@
+"""The verifier folder made safe before a run writes into it: no planted symlinks, FIFOs or
+folders where the judge's documents go, no stale audit files; `OutputsUnwritable` when no
+reward file could be written at all.
+"""
+
+from __future__ import annotations
+
+import shutil
+import stat
+import tempfile
+from pathlib import Path
+
+from cowork_judge.run.paths import RunPaths
+
+
+class OutputsUnwritable(OSError):
+    """The verifier folder cannot be created or written: no reward file is possible."""
+
+
+def prepare(paths: RunPaths) -> None:
+    """Make the verifier dir safe to write: no planted symlinks, no stale audit files.
+
+    Raises:
+        OutputsUnwritable: the folder cannot be created or a file cannot be written in it
+            (read-only mount, a file in its place).
+
+    The agent runs before the verifier in the same container; a link at ``judge.log`` or
+    ``judge/`` would otherwise make the judge append to (or write into) any file.
+    """
+    try:
+        paths.verifier_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=paths.verifier_dir, prefix=".write-check-"):
+            pass
+    except OSError as exc:
+        raise OutputsUnwritable(f"cannot write to the verifier folder {paths.verifier_dir} "
+                                f"({exc.strerror or type(exc).__name__}); no reward can be written, nothing was judged") from None
+    for target in (paths.judge_log, paths.result_json, paths.reward_txt, paths.reward_json, paths.reward_details_json,
+                   paths.env_capabilities_json):
+        _remove_unless_regular_file(target)
+    for folder in (paths.audit_dir, paths.stray_dir, paths.kept_evidence_dir):
+        try:
+            if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+                folder.unlink()
+            elif folder.is_dir():
+                shutil.rmtree(folder)
+        except OSError:
+            pass
+
+
+def _remove_unless_regular_file(target: Path) -> None:
+    """Remove whatever sits at `target` unless it is a plain file (a FIFO would block the
+    judge's open(), a directory would make the write fail, a symlink would redirect it)."""
+    try:
+        st = target.lstat()
+    except OSError:
+        return
+    try:
+        if stat.S_ISDIR(st.st_mode):
+            shutil.rmtree(target)
+        elif not stat.S_ISREG(st.st_mode):
+            target.unlink()
+    except OSError:
+        pass
