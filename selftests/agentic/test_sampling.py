@@ -88,7 +88,9 @@ def test_adaptive_asks_twice_then_regroups_only_the_undecided_rows_into_full_blo
         assert any(len({blocks[r] for r in e.row_ids}) > 1 for e in reasks)  # rows of different first blocks together
     assert doc["details"]["sampling"] == {"samples": 3, "mode": "adaptive", "vote": "majority", "temperature": None,
                                           "judges": [{"name": "gpt-5.5", "model": "gpt-5.5", "weight": 1.0}],
-                                          "coverage": {"gpt-5.5": 1.0}}
+                                          "coverage": {"gpt-5.5": 1.0},
+                                          "lost": {"rows": 0, "samples": 0, "error_kinds": {}, "judges": {}}}
+    assert doc["extra_fields"]["judge_degraded"] is False and doc["exit_reason"] is None
     assert 0 < doc["judge_agreement"] <= 1
     assert fold(*stored_run(ResultDocument.model_validate(doc))).model_dump(mode="json", by_alias=True) == doc
 
@@ -127,7 +129,12 @@ def test_a_reask_that_fails_leaves_the_row_its_first_samples(tmp_path):
         first, second, third = r["samples"]
         assert third["error_kind"] == "api_error" and third["hit"] is None
         assert r["hit"] is False  # a split pair of a positive row: the tie rule's miss
-    assert doc["extra_fields"]["judge_coverage"] == 1.0
+    assert doc["extra_fields"]["judge_coverage"] == 1.0  # every row judged (SPEC: coverage counts rows) ...
+    ef = doc["extra_fields"]  # ... but judged on fewer answers than asked for: degraded, with the lost answers' cause
+    assert (ef["judge_degraded"], ef["judge_error_kind"], doc["status"]) == (True, "api_error", "success")
+    assert doc["details"]["sampling"]["lost"] == {"rows": len(lost), "samples": len(lost), "error_kinds": {"api_error": len(lost)},
+                                                  "judges": {}}  # one judge: it answered every row, once or twice
+    assert doc["exit_reason"].startswith(f"{len(lost)} of {n} rows judged on fewer answers than asked for (api_error")
     assert any(w.startswith(f"sampling: {len(lost)} judged row(s) kept fewer answers") for w in doc["details"]["warnings"])
 
 
@@ -171,19 +178,58 @@ def test_a_panel_of_two_simulators_records_each_judge_and_the_vote(tmp_path, vot
     assert doc["extra_fields"]["judge_calls"] == 2
 
 
-def test_one_judge_down_leaves_the_others_verdicts_and_a_coverage_that_says_so(tmp_path):
+@pytest.mark.parametrize("samples", [1, 3])
+def test_one_judge_down_leaves_the_others_verdicts_and_a_document_and_summary_that_say_so(tmp_path, samples):
+    """Issue 28's done-when and the user trial's defect 3: a panel of two simulators, one
+    endpoint closed for the whole run. The other judge's verdicts stand; every row is judged
+    (judge_coverage 1.0, SPEC: coverage counts rows), but the document is judge_degraded
+    with the lost answers' cause, says which judge it lost in details.sampling.lost, warns,
+    and agreement is over the answers that came back (null with one answer per row);
+    ``summarize`` counts the document as degraded and names the lost judge."""
     tests, root = _instance(tmp_path, PANEL_ROWS)
+    closed = SimServer(BETA, api_key=KEY_B, tool_rounds=0).start()
+    closed.stop()  # a real simulator's port, closed before the run: every request to it is refused
     with SimServer(ALPHA, api_key=KEY_A, tool_rounds=0) as a:
-        down = "http://127.0.0.1:9/v1"  # nothing listens on port 9
-        doc = _judge(tmp_path, tests, root, _panel_env(a.url, down, "majority"))
+        doc = _judge(tmp_path, tests, root, {**_panel_env(a.url, closed.url, "majority"), "JUDGE_SAMPLES": str(samples)})
+    jsonschema.validate(doc, SCHEMA)
     rows = {r["id"]: r for r in doc["results"]}
     assert (rows["P1"]["hit"], rows["N1"]["hit"], rows["G1"]["level"]) == (True, True, 1.0)  # alpha's answers stand
+    first = 2 if samples > 1 else 1  # adaptive: alpha's two agreeing answers settle a row
     for r in rows.values():
-        assert r["judged"] and [s["judge"] for s in r["samples"]] == ["alpha", "beta"]
-        assert r["samples"][1]["error_kind"] == "api_error"
-    assert doc["status"] == "success" and doc["extra_fields"]["judge_coverage"] == 1.0
+        judges = [s["judge"] for s in r["samples"]]
+        assert r["judged"] and judges == ["alpha"] * first + ["beta"] * samples
+        assert all(s["error_kind"] == "api_error" and s["hit"] is None for s in r["samples"] if s["judge"] == "beta")
+        assert r.get("agreement") == (1.0 if samples > 1 else None)  # over alpha's answers only; one answer says nothing
+    assert doc.get("judge_agreement") == (1.0 if samples > 1 else None)
+    ef = doc["extra_fields"]
+    assert doc["status"] == "success" and doc["exit_code"] is None and ef["judge_coverage"] == 1.0
+    assert (ef["judge_degraded"], ef["judge_error_kind"], ef["judge_unjudged"]) == (True, "api_error", 0)
     assert doc["details"]["sampling"]["coverage"] == {"alpha": 1.0, "beta": 0.0}
+    assert doc["details"]["sampling"]["lost"] == {"rows": 3, "samples": 3 * samples, "error_kinds": {"api_error": 3 * samples},
+                                                  "judges": {"beta": 3}}
+    assert doc["exit_reason"] == (f"3 of 3 rows judged on fewer answers than asked for (api_error {3 * samples} sample(s) "
+                                  "lost); judge 'beta' gave no answer on 3 row(s)")
     assert any("judge 'beta' answered 0%" in w for w in doc["details"]["warnings"])
+    assert any("judge_degraded (details.sampling.lost)" in w for w in doc["details"]["warnings"])
+    assert fold(*stored_run(ResultDocument.model_validate(doc))).model_dump(mode="json", by_alias=True) == doc
+    out = tmp_path / "summary.json"
+    done = subprocess.run([sys.executable, "-m", "cowork_judge", "summarize", str(root / "logs" / "verifier" / "result.json"),
+                           "--out", str(out)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(out.read_text())
+    assert summary["accounting"]["degraded"] == 1 and summary["accounting"]["scored"] == 0
+    assert summary["reward"]["documents_clean"] == 0  # masked from the clean mean, like any degraded sample
+    assert summary["error_kinds"]["documents"] == {"api_error": 1}
+    assert summary["sampling"]["lost"] == {"documents": 1, "documents_judge_lost": 1, "rows": 3, "samples": 3 * samples,
+                                           "error_kinds": {"api_error": 3 * samples}, "judges": {"beta": 3}}
+    assert "summarize: 1 inputs: degraded 1" in done.stderr
+    assert "no answer from judge 'beta' on 3 row(s)" in done.stderr
+    page = tmp_path / "report.html"
+    done = subprocess.run([sys.executable, "-m", "cowork_judge", "report", str(root / "logs" / "verifier"), "--out", str(page)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    html = page.read_text()
+    assert "<td>judges that gave no answer</td><td>beta (3 rows)</td>" in html and "judge &#x27;beta&#x27; gave no answer" in html
 
 
 def test_rescore_samples_vote_and_summarize_read_the_stored_samples(tmp_path):

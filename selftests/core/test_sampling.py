@@ -18,6 +18,7 @@ from cowork_judge.core.sampling import (
     reduce_samples,
     reduce_unit,
     representative,
+    sampling_loss,
     settled,
     vote,
     weighted_agreement,
@@ -231,6 +232,21 @@ def test_judge_coverage():
             None]
     assert judge_coverage(rows, ["a", "b"]) == {"a": 1.0, "b": 0.5}
     assert judge_coverage([None], ["a"]) == {"a": 1.0}
+
+
+def test_sampling_loss_counts_judged_rows_that_lost_answers_and_the_judges_that_gave_none():
+    lost_b = Sample(judge="b", error_kind="api_error")
+    rows = [
+        (True, [*hits(True, True, judge="a"), lost_b, lost_b]),  # b gave no answer: a lost judge
+        (True, [*hits(True, judge="a"), Sample(judge="a", error_kind="deadline"), *hits(False, judge="b")]),  # a sample lost
+        (True, [*hits(False, judge="a"), *hits(False, judge="b")]),  # nothing lost
+        (False, [Sample(judge="a", error_kind="rate_limit"), lost_b]),  # unjudged: coverage's business, not this record's
+        (True, None),  # not sampled
+    ]
+    out = sampling_loss(rows)
+    assert (out.rows, out.samples) == (2, 3)
+    assert out.error_kinds == {"api_error": 2, "deadline": 1} and out.judges == {"b": 1}
+    assert sampling_loss([(True, hits(True, True)), (True, None)]).rows == 0
 
 
 # --------------------------------------------------------------------------- sampled verdicts

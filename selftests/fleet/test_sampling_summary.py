@@ -54,3 +54,30 @@ def test_agreement_least_stable_rows_and_cost():
                                             "unsplit_tokens": 0},
                                       "y": {"cached_input_tokens": 0, "calls": 1, "input_tokens": 5, "output_tokens": 0,
                                             "unsplit_tokens": 0}}}
+
+
+def _panel_doc(b_down: bool):
+    """A panel of two; judge b's endpoint down for the whole run when `b_down`."""
+    record = SamplingRecord(samples=1, mode="adaptive", vote="majority",
+                            judges=(JudgeWeight(name="a", model="a"), JudgeWeight(name="b", model="b")))
+    b = Sample(judge="b", error_kind="api_error") if b_down else Sample(judge="b", hit=True)
+    verdicts = {rid: Verdict(id=rid, hit=True, judged=True, samples=(Sample(judge="a", hit=True), b),
+                             agreement=None if b_down else 1.0) for rid in ("A", "B")}
+    return fold(ROWS, verdicts, ScoringPolicy(), RunFacts(identity=IDENTITY, sampling=record))
+
+
+def test_a_panel_judge_down_makes_the_document_degraded_and_the_summary_counts_it():
+    from cowork_judge.fleet.summarize import classify
+
+    down, whole = _panel_doc(True), _panel_doc(False)
+    assert (down.extra_fields.judge_coverage, down.extra_fields.judge_degraded, down.extra_fields.judge_error_kind) == (
+        1.0, True, "api_error")
+    assert (whole.extra_fields.judge_degraded, whole.extra_fields.judge_error_kind, whole.exit_reason) == (False, None, None)
+    assert down.judge_agreement is None  # one answer per row: no agreement to report, never 1.0
+    assert (classify(down), classify(whole)) == ("degraded", "scored")
+    stats = SamplingStats()
+    for doc in (down, whole, down):
+        stats.add(doc)
+    assert stats.report()["lost"] == {"documents": 2, "documents_judge_lost": 2, "rows": 4, "samples": 4,
+                                      "error_kinds": {"api_error": 4}, "judges": {"b": 4}}
+    assert SamplingStats().report()["lost"]["documents"] == 0

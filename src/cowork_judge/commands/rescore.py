@@ -1,4 +1,5 @@
-"""``cowork-judge rescore``: recompute rewards from stored verdicts, zero model calls (SPEC §19)."""
+"""``cowork-judge rescore``: recompute rewards from stored verdicts, zero model calls (SPEC §19);
+also under another panel vote (``--samples-vote``) or guard policy (``--guard``)."""
 
 from __future__ import annotations
 
@@ -22,11 +23,15 @@ With no option the stored document is reproduced exactly (its policy is reused).
 --samples-vote reduces the samples a sampled run stored (JUDGE_SAMPLES, JUDGE_PANEL)
 again under another panel vote, with no model call; rows judged page by page or pass by
 pass (ppt_judge) keep their stored verdicts.
+--guard applies another guard policy (JUDGE_GUARD) to the stored findings, with no new
+scan: penalize sets the reward of a flagged sample to 0, flag and off give a sample
+penalized by mistake its judged reward back; guard.mode records the policy applied.
 
 examples:
   cowork-judge rescore /logs/verifier/result.json --threshold 0.6
   cowork-judge rescore jobs/2026-06-01 --rubric new_rubric.json --mode binary
   cowork-judge rescore jobs/2026-06-01 --samples-vote unanimous --name result.unanimous.json
+  cowork-judge rescore jobs/2026-06-01/task__Xq3v9Lb/verifier/result.json --guard flag
   cowork-judge summarize 'jobs/2026-06-01/**/verifier/{DEFAULT_NAME}' --out rescored.json
 """
 
@@ -51,6 +56,8 @@ def main(argv: list[str]) -> int:
     p.add_argument("--systemic-min", type=int, help="JUDGE_SYSTEMIC_MIN")
     p.add_argument("--samples-vote", choices=("majority", "unanimous", "weighted"),
                    help="reduce stored samples again under this panel vote (JUDGE_PANEL_VOTE); no model call")
+    p.add_argument("--guard", choices=("off", "flag", "penalize"),
+                   help="apply this guard policy (JUDGE_GUARD) to the stored findings; no new scan, no model call")
     p.add_argument("--name", default=DEFAULT_NAME, help=f"file name of each new document (default {DEFAULT_NAME})")
     p.add_argument("--out", help="path of the new document (a single input document only)")
     p.add_argument("--force", action="store_true", help="overwrite an existing rescored document")
@@ -125,9 +132,14 @@ def main(argv: list[str]) -> int:
             print(f"cowork-judge rescore: {item.source}: {kept} row(s) answered page by page or pass by pass keep their "
                   "stored verdicts", file=sys.stderr)
         voted = (sampling.vote, args.samples_vote) if args.samples_vote and sampling is not None else None
+        stored_guard = item.doc.guard
+        if args.guard and args.guard != stored_guard.mode and not stored_guard.scanned:
+            print(f"cowork-judge rescore: {item.source}: the stored run was not scanned (JUDGE_GUARD={stored_guard.mode}); "
+                  f"--guard {args.guard} has no findings to apply", file=sys.stderr)
+        guarded = (stored_guard.mode, args.guard) if args.guard else None
         try:
             new = rescore(item.doc, criteria=criteria, policy_changes=changes, samples_vote=args.samples_vote,
-                          note=provenance(digest, diff, stored_policy, rubric_record, voted))
+                          guard=args.guard, note=provenance(digest, diff, stored_policy, rubric_record, voted, guarded))
             write_file(target, canonical_json(new.model_dump(mode="json", by_alias=True)), force=args.force)
         except (ValidationError, ScoringError, ValueError, OutputExists, OSError) as exc:
             failures += 1
@@ -138,7 +150,9 @@ def main(argv: list[str]) -> int:
         print(str(target))
         if len(files) == 1:
             print(f"rescore: reward {item.doc.task_score} → {new.task_score} (passed {item.doc.extra_fields.passed} → "
-                  f"{new.extra_fields.passed}, coverage {new.extra_fields.judge_coverage:.3f}, status {new.status})", file=sys.stderr)
+                  f"{new.extra_fields.passed}, coverage {new.extra_fields.judge_coverage:.3f}, status {new.status}"
+                  + (f", guard {new.guard.mode}{': penalized' if new.guard.penalized else ''}" if args.guard else "") + ")",
+                  file=sys.stderr)
     progress.done()
     if len(files) > 1:
         print(f"rescore: {done} documents rescored, {changed} rewards changed, {failures} failed", file=sys.stderr)

@@ -114,6 +114,11 @@ def main(argv: list[str]) -> int:
             parts.append(f"judge_agreement mean {agree['mean']:.3f}")
         if worst:
             parts.append(f"least stable row {worst[0]['id']} ({worst[0]['agreement_mean']:.3f})")
+        lost = sampling["lost"]
+        if lost["documents"]:
+            judges = ", ".join(f"judge {name!r} on {n} row(s)" for name, n in lost["judges"].items())
+            parts.append(f"{lost['documents']} degraded by lost answers ({lost['rows']} judged row(s) kept fewer answers, "
+                         f"{lost['samples']} sample(s) lost" + (f"; no answer from {judges}" if judges else "") + ")")
         if cost["documents_priced"] or cost["documents_unpriced"]:
             usd = f"${cost['usd']:.4f}" if cost["usd"] is not None else "unknown"
             parts.append(f"cost {usd} over {cost['documents_priced']} priced document(s)"

@@ -3,6 +3,14 @@
 Pure. Every degradation leaves a trace (SPEC §11, §12): coverage, the unjudged count and
 positive-weight share, per-method statistics, and the real cause (`judge_error_kind`).
 Above the systemic threshold an `exit_code` is set; below it only `exit_reason`.
+
+Coverage counts rows (judged rows / all rows, as SPEC §11's systemic rule and §7's
+per-method coverage do). A sampled run (JUDGE_SAMPLES, JUDGE_PANEL) can also judge a row on
+fewer answers than it asked for — a sample that did not come back, a panel judge whose
+endpoint was down: the row is judged, so coverage stays, but the run is *degraded*
+(`CoverageReport.degraded`, ``judge_degraded``) with the lost answers' cause as
+``judge_error_kind`` when no row is unjudged, and `exit_reason` says so
+(`core.sampling.sampling_loss`).
 """
 
 from __future__ import annotations
@@ -15,6 +23,7 @@ from pydantic import BaseModel, Field
 from cowork_judge.core.consequences import CONSEQUENCES, Consequence
 from cowork_judge.core.error_kinds import ErrorKind, ExitCode
 from cowork_judge.core.rubric import Criterion
+from cowork_judge.core.sampling import SamplingLoss, sampling_loss
 from cowork_judge.core.scoring import ScoringPolicy, effective_weights
 from cowork_judge.core.verdicts import Verdict
 
@@ -32,14 +41,17 @@ class CoverageReport(BaseModel):
 
     coverage: float = Field(description="Judged rows / all rows, in [0, 1].")
     unjudged: int
-    degraded: bool = Field(description="At least one row was not judged.")
-    error_kind: ErrorKind | None = Field(description="The real cause of the unjudged rows.")
+    degraded: bool = Field(description="At least one row was not judged, or a judged row kept fewer answers than were "
+                           "asked for (a sample or a panel judge lost: `lost`).")
+    error_kind: ErrorKind | None = Field(description="The real cause of the unjudged rows; with none, of the lost answers.")
     methods: dict[str, MethodStats]
     coverage_by_method: dict[str, float]
     unjudged_weight_frac: float = Field(description="Unjudged share of the positive weight, in [0, 1].")
     systemic: bool
     exit_code: ExitCode | None
     exit_reason: str | None
+    lost: SamplingLoss = Field(default_factory=SamplingLoss, description="Answers the judged rows asked for and did not "
+                               "get (sampled runs only; empty otherwise).")
 
 
 def account(
@@ -80,6 +92,8 @@ def account(
         for v in [verdicts.get(c.id)]
     )
     error_kind = _cause(kinds)
+    sampled = (v for v in (verdicts.get(c.id) for c in criteria) if v is not None and v.samples)
+    lost = sampling_loss([(_judged(v), v.samples) for v in sampled])
     fraction = unjudged / n if n else 0.0
     systemic = unjudged > 0 and fraction > policy.systemic_fraction and unjudged >= policy.systemic_min
     exit_code: ExitCode | None = None
@@ -89,11 +103,14 @@ def account(
         if systemic:
             exit_code = _exit_code(kinds, error_kind, table)
             exit_reason = "systemic judge failure: " + exit_reason
+    if lost.rows:
+        exit_reason = "; ".join(r for r in (exit_reason, loss_reason(lost, n)) if r)
     return CoverageReport(
         coverage=(n - unjudged) / n if n else 1.0,
         unjudged=unjudged,
-        degraded=unjudged > 0,
-        error_kind=error_kind,
+        degraded=unjudged > 0 or lost.rows > 0,
+        error_kind=error_kind or _cause(Counter(lost.error_kinds)),
+        lost=lost,
         methods=methods,
         coverage_by_method={m: s.coverage for m, s in methods.items()},
         unjudged_weight_frac=(unjudged_positive / positive_total) if positive_total > 0 else 0.0,
@@ -101,6 +118,15 @@ def account(
         exit_code=exit_code,
         exit_reason=exit_reason,
     )
+
+
+def loss_reason(lost: SamplingLoss, n: int) -> str:
+    """The `exit_reason` part of a run whose judged rows lost answers: ``"3 of 4 rows judged on
+    fewer answers than asked for (api_error 9 sample(s) lost); judge 'beta' gave no answer on 3 row(s)"``."""
+    kinds = ", ".join(f"{k} {c}" for k, c in lost.error_kinds.items())
+    text = f"{lost.rows} of {n} rows judged on fewer answers than asked for ({kinds} sample(s) lost)"
+    judges = "; ".join(f"judge {name!r} gave no answer on {rows} row(s)" for name, rows in lost.judges.items())
+    return f"{text}; {judges}" if judges else text
 
 
 def _judged(verdict: Verdict | None) -> bool:

@@ -35,7 +35,7 @@ from cowork_judge.core.result import (
     result_level_raw,
 )
 from cowork_judge.core.rubric import Criterion
-from cowork_judge.core.sampling import SamplingRecord, judge_coverage, weighted_agreement
+from cowork_judge.core.sampling import SamplingLoss, SamplingRecord, judge_coverage, sampling_loss, weighted_agreement
 from cowork_judge.core.scoring import ScoreBreakdown, ScoringPolicy, effective_weights, score
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.guard.findings import GuardReport
@@ -181,12 +181,12 @@ def fold(
             earned=breakdown.earned if breakdown else None,
             weight_fallback=bool(breakdown and breakdown.weight_fallback),
             instruction_source=facts.instruction_source,
-            warnings=[*facts.warnings, *derived_warnings(criteria, results, policy)],
+            warnings=[*facts.warnings, *derived_warnings(criteria, results, policy, lost=coverage.lost)],
             evidence=dict(facts.evidence),
             policy=policy,
             fingerprint=dict(facts.fingerprint) if facts.fingerprint is not None else None,
             interrupted=facts.interrupted,
-            sampling=_sampling(facts.sampling, results),
+            sampling=_sampling(facts.sampling, results, coverage),
         ),
         extra_fields=_extra_fields(criteria, coverage, breakdown, facts, code, penalized=guard.penalized),
         guard=guard,
@@ -266,36 +266,34 @@ def _row_results(criteria: tuple[Criterion, ...], verdicts: Mapping[str, Verdict
     return out
 
 
-def _sampling(record: SamplingRecord | None, results: Sequence[RowResult]) -> SamplingRecord | None:
-    """The run's sampling record with each judge's coverage derived from the rows."""
+def _sampling(record: SamplingRecord | None, results: Sequence[RowResult], coverage: CoverageReport) -> SamplingRecord | None:
+    """The run's sampling record with each judge's coverage and the lost answers derived from the rows."""
     if record is None:
         return None
-    coverage = judge_coverage([r.samples for r in results], [j.name for j in record.judges])
-    return record.model_copy(update={"coverage": coverage})
+    shares = judge_coverage([r.samples for r in results], [j.name for j in record.judges])
+    return record.model_copy(update={"coverage": shares, "lost": coverage.lost})
 
 
-def derived_warnings(criteria: Sequence[Criterion], results: Sequence[RowResult], policy: ScoringPolicy) -> list[str]:
+def derived_warnings(criteria: Sequence[Criterion], results: Sequence[RowResult], policy: ScoringPolicy, *,
+                     lost: SamplingLoss | None = None) -> list[str]:
     """Every warning `fold` derives from the result rows: `score_warnings`, then one line
-    when sampled rows kept fewer answers than they asked for (`sampling_warnings`)."""
-    return [*score_warnings(criteria, results, policy), *sampling_warnings(results)]
+    when sampled rows kept fewer answers than they asked for (`sampling_warnings`; `lost`: the
+    run's `SamplingLoss` when the caller has it, else derived from the rows)."""
+    return [*score_warnings(criteria, results, policy), *sampling_warnings(results, lost)]
 
 
-def sampling_warnings(results: Sequence[RowResult]) -> list[str]:
-    """One line when some sampled rows have samples that did not come back: how many rows,
-    and the error kinds of the lost samples (the rows keep what the other samples said)."""
-    kinds: dict[str, int] = {}
-    rows = 0
-    for r in results:
-        lost = [s.error_kind for s in r.samples or () if s.error_kind is not None]
-        if lost and r.judged:
-            rows += 1
-            for kind in lost:
-                kinds[kind] = kinds.get(kind, 0) + 1
-    if not rows:
+def sampling_warnings(results: Sequence[RowResult], lost: SamplingLoss | None = None) -> list[str]:
+    """One line when some judged rows kept fewer answers than were asked for: how many rows,
+    the error kinds of the lost samples (the rows keep what the other samples said), and one
+    line per panel judge that did not answer every sampled row (`core.sampling.sampling_loss`;
+    the document is ``judge_degraded``)."""
+    if lost is None:
+        lost = sampling_loss([(r.judged, r.samples) for r in results if r.samples])
+    if not lost.rows:
         return []
-    listed = ", ".join(f"{k} {n}" for k, n in sorted(kinds.items()))
-    out = [f"sampling: {rows} judged row(s) kept fewer answers than were asked for ({listed} sample(s) did not come "
-           "back); each keeps what its other samples said"]
+    listed = ", ".join(f"{k} {n}" for k, n in lost.error_kinds.items())
+    out = [f"sampling: {lost.rows} judged row(s) kept fewer answers than were asked for ({listed} sample(s) did not come "
+           "back); each keeps what its other samples said, and the run is judge_degraded (details.sampling.lost)"]
     judges = list(dict.fromkeys(s.judge for r in results for s in r.samples or ()))
     if len(judges) > 1:
         for name, share in judge_coverage([r.samples for r in results], judges).items():

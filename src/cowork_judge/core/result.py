@@ -67,10 +67,15 @@ class ExtraFields(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     passed: bool = Field(description="score_normalized against JUDGE_PASS_THRESHOLD/JUDGE_PASS_COMPARE.")
-    judge_coverage: float = Field(description="Judged rows / all rows in [0, 1]; 0 when nothing was judged.")
+    judge_coverage: float = Field(description="Judged rows / all rows in [0, 1]; 0 when nothing was judged. A row judged "
+                                  "on fewer answers than a sampled run asked for (a lost sample, a panel judge down) is "
+                                  "judged: judge_degraded and details.sampling.lost carry that.")
     judge_unjudged: int = Field(description="Rows not judged.")
-    judge_degraded: bool = Field(description="Some rows were not judged (or the run failed).")
-    judge_error_kind: ErrorKind | None = Field(description="Real cause of the degradation, e.g. rate_limit, deadline.")
+    judge_degraded: bool = Field(description="Some rows were not judged, or (JUDGE_SAMPLES, JUDGE_PANEL) some judged row "
+                                 "kept fewer answers than were asked for — a sample lost, a panel judge down "
+                                 "(details.sampling.lost) — or the run failed.")
+    judge_error_kind: ErrorKind | None = Field(description="Real cause of the degradation, e.g. rate_limit, deadline: of the "
+                                               "unjudged rows, else of the lost samples.")
     judge_seconds: float = Field(description="Wall seconds of the run.")
     judge_evidence_pages: int = Field(description="Pages rendered as evidence (0 = none or no renderer).")
     judge_methods: dict[str, MethodStats] = Field(description="method → {n, judged, coverage}.")
@@ -158,8 +163,8 @@ class Details(BaseModel):
     interrupted: bool = Field(False, description="A signal (SIGTERM, SIGINT) ended the run before every row was judged: "
                               "the reward is of a cut run, and batch resume judges the instance again.")
     sampling: SamplingRecord | None = Field(None, description=(
-        "Only when the run sampled (JUDGE_SAMPLES > 1 or JUDGE_PANEL): samples per judge, mode, vote, temperature and "
-        "the judges with their weights."))
+        "Only when the run sampled (JUDGE_SAMPLES > 1 or JUDGE_PANEL): samples per judge, mode, vote, temperature, "
+        "the judges with their weights, each judge's coverage and the answers the judged rows lost."))
 
     @model_serializer(mode="wrap")
     def _sampled_only(self, handler: SerializerFunctionWrapHandler) -> Any:
@@ -194,7 +199,8 @@ class ResultDocument(BaseModel):
                                "(JUDGE_GUARD): mode, flagged, findings; penalized when a flagged sample's reward was set to 0.")
     judge_agreement: float | None = Field(None, description=(
         "Only when the run sampled (details.sampling): the rows' agreement averaged with |weight| as weights; null when no "
-        "row has two answers."))
+        "row has two answers. Computed over the answers that came back: with a panel judge down it is the other "
+        "judges' agreement (details.sampling.lost says whom it lacks)."))
     judge_cost_usd: float | None = Field(None, description=(
         "Only when JUDGE_PRICES is set: what the run's model calls cost in US dollars (judge_cost.usd); null when some "
         "model called has no price or its tokens were not reported split (never a guess)."))

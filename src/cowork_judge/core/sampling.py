@@ -355,6 +355,56 @@ class JudgeWeight(BaseModel):
     weight: float = Field(1.0, gt=0)
 
 
+class SamplingLoss(BaseModel):
+    """Answers a sampled run asked for and did not get, on rows that were judged anyway
+    (``details.sampling.lost``; derived from the rows by the fold, `sampling_loss`).
+
+    A row none of whose samples answered is unjudged and counted by the coverage fields
+    (``judge_coverage``, ``judge_unjudged``); this record is about the verdicts that stand
+    on fewer answers than were asked for — a sample that did not come back, or a panel judge
+    that gave no answer on a row the other judges decided. Either makes the document
+    ``judge_degraded`` (`core.coverage.account`).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    rows: int = Field(0, ge=0, description="Judged rows that kept fewer answers than were asked for.")
+    samples: int = Field(0, ge=0, description="Samples of those rows that did not come back.")
+    error_kinds: dict[ErrorKind, int] = Field(default_factory=dict, description="Those samples by error kind.")
+    judges: dict[str, int] = Field(default_factory=dict, description=(
+        "Judge name → judged rows on which that judge gave no answer at all (a panel judge whose endpoint was down): "
+        "those rows were decided by the other judges alone. Only judges that lost a row are listed."))
+
+
+def sampling_loss(rows: Sequence[tuple[bool, Sequence[Sample] | None]]) -> SamplingLoss:
+    """The `SamplingLoss` of a run from its rows: per row (judged, its samples or None).
+
+    Unjudged rows and rows without samples are left out (the coverage fields count the
+    former; the latter were asked once, unsampled). A judge is lost on a row when it has
+    samples there and none of them answered.
+    """
+    lost_rows = lost_samples = 0
+    kinds: dict[ErrorKind, int] = {}
+    judges: dict[str, int] = {}
+    for judged, samples in rows:
+        if not judged or not samples:
+            continue
+        lost = [s for s in samples if not s.answered]
+        if not lost:
+            continue
+        lost_rows += 1
+        lost_samples += len(lost)
+        for s in lost:
+            kind: ErrorKind = s.error_kind or "no_verdict"
+            kinds[kind] = kinds.get(kind, 0) + 1
+        answered_by = {s.judge for s in samples if s.answered}
+        for name in dict.fromkeys(s.judge for s in lost):
+            if name not in answered_by:
+                judges[name] = judges.get(name, 0) + 1
+    return SamplingLoss(rows=lost_rows, samples=lost_samples, error_kinds=dict(sorted(kinds.items())),
+                        judges=dict(sorted(judges.items())))
+
+
 class SamplingRecord(BaseModel):
     """How a run sampled (``details.sampling``; absent when it asked every row once with one judge)."""
 
@@ -368,6 +418,9 @@ class SamplingRecord(BaseModel):
     coverage: dict[str, float] | None = Field(None, description=(
         "Judge name → the share of sampled rows it answered at least once (`judge_coverage`): 0 for a judge whose "
         "endpoint was down, while the other judges' verdicts stand. Derived from the rows by the fold."))
+    lost: SamplingLoss | None = Field(None, description=(
+        "What the judged rows asked for and did not get: rows, samples, their error kinds, and the judges that gave no "
+        "answer on rows the others decided (any makes the document judge_degraded). Derived from the rows by the fold."))
 
     def weights(self) -> dict[str, float]:
         """Judge name → weight."""
@@ -399,7 +452,7 @@ def reduce_unit(samples: Sequence[Sample], scale: Scale, weights: Mapping[str, f
 
 __all__ = [
     "FIRST_ROUND", "GRADED_TOLERANCE_STEPS", "NO_ANSWER", "SAMPLE_REASON_CHARS", "Answer", "JudgeWeight", "Sample",
-    "SamplingMode", "SamplingRecord", "Scale", "Vote", "agreement", "cap_reason", "judge_coverage", "lower_median",
+    "SamplingLoss", "SamplingMode", "SamplingRecord", "Scale", "Vote", "agreement", "cap_reason", "judge_coverage", "lower_median",
     "omit_defaults", "reduce_samples",
-    "reduce_unit", "representative", "settled", "value_of", "vote", "weighted_agreement", "weighted_lower_median",
+    "reduce_unit", "representative", "sampling_loss", "settled", "value_of", "vote", "weighted_agreement", "weighted_lower_median",
 ]

@@ -124,10 +124,14 @@ def _guard(job: Job) -> str:
 
 def _coverage(job: Job) -> str:
     ef = job.doc.extra_fields
-    pairs = [("coverage", ef.judge_coverage), ("unjudged rows", ef.judge_unjudged), ("degraded", ef.judge_degraded),
+    pairs: list[tuple[str, object]] = [("coverage", ef.judge_coverage), ("unjudged rows", ef.judge_unjudged), ("degraded", ef.judge_degraded),
              ("error kind", ef.judge_error_kind or "–"), ("unjudged share of positive weight", ef.judge_unjudged_weight_frac),
              ("model calls", ef.judge_calls), ("tokens", ef.judge_tokens), ("seconds", ef.judge_seconds),
              ("evidence pages", ef.judge_evidence_pages)]
+    lost = job.doc.details.sampling.lost if job.doc.details.sampling is not None else None
+    if lost is not None and lost.rows:  # a sampled run judged rows on fewer answers than it asked for
+        pairs += [("judged rows that lost answers", lost.rows), ("samples lost", lost.samples),
+                  ("judges that gave no answer", ", ".join(f"{name} ({n} rows)" for name, n in lost.judges.items()) or "–")]
     methods = table(["method", "rows", "judged", "coverage"],
                     [[m, s.n, s.judged, s.coverage] for m, s in sorted(ef.judge_methods.items())], numeric=[False, True, True, True])
     kinds: dict[str, int] = {}

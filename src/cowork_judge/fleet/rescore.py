@@ -13,6 +13,14 @@ so a rescore with no change reproduces the stored document exactly (the parity t
   systemic under the policy's thresholds, exactly as in a live run;
 - stored verdicts of rows the new rubric no longer has are dropped (and never open a gate).
 
+The guard's policy (``rescore --guard off|flag|penalize``, issue 27's ``JUDGE_GUARD``) is
+applied again to the stored findings the same way: the fold's `core.fold.apply_guard`
+decides the reward from ``guard.mode`` and ``guard.flagged``, so a sample flagged by
+mistake under ``penalize`` gets its judged reward back under ``flag`` or ``off``, and a
+flagged sample of a ``flag`` run is penalized under ``penalize`` — with no model call and
+no new scan: the findings, what was scanned and the guard row's answer are kept as
+stored, and ``guard.mode`` records the policy applied.
+
 A changed document says so in ``details.warnings`` (`provenance`): what changed, and the
 SHA-256 of the new rubric file.
 """
@@ -29,6 +37,7 @@ from cowork_judge.core.sampled import revote, whole_row
 from cowork_judge.core.sampling import Vote
 from cowork_judge.core.scoring import ScoringPolicy, check_scorable
 from cowork_judge.core.verdicts import Verdict
+from cowork_judge.guard.findings import GuardMode
 
 NO_STORED_VERDICT = "not judged: the stored result has no verdict for this row (rescoring makes no model calls)"
 POLICY_FIELDS = tuple(ScoringPolicy.model_fields)
@@ -37,7 +46,7 @@ unjudged_negative, systemic_fraction, systemic_min."""
 
 
 def rescore(doc: ResultDocument, *, criteria: Sequence[Criterion] | None = None, policy_changes: Mapping[str, Any] | None = None,
-            note: str | None = None, samples_vote: Vote | None = None) -> ResultDocument:
+            note: str | None = None, samples_vote: Vote | None = None, guard: GuardMode | None = None) -> ResultDocument:
     """Fold `doc`'s stored verdicts again under a new rubric and/or policy.
 
     Args:
@@ -50,6 +59,8 @@ def rescore(doc: ResultDocument, *, criteria: Sequence[Criterion] | None = None,
             (`core.sampled.revote`; ``rescore --samples-vote``) and record it in
             ``details.sampling``; rows answered page by page or pass by pass keep their
             stored verdict (their fold needs what a sample does not carry). None: as stored.
+        guard: apply this guard policy to the stored findings (``guard.mode``; see the module
+            docstring). None: the stored policy.
 
     Returns:
         The new document. With no criteria, no changes and no note it equals `doc`.
@@ -71,6 +82,8 @@ def rescore(doc: ResultDocument, *, criteria: Sequence[Criterion] | None = None,
         verdicts = {cid: revote(v, by_id[cid], weights=weights, how=samples_vote) if cid in by_id else v
                     for cid, v in verdicts.items()}
         facts = facts.model_copy(update={"sampling": facts.sampling.model_copy(update={"vote": samples_vote})})
+    if guard is not None and facts.guard is not None:
+        facts = facts.model_copy(update={"guard": facts.guard.model_copy(update={"mode": guard})})
     rows = tuple(criteria) if criteria is not None else stored_rows
     if criteria is not None:
         if facts.failure is None and not facts.skipped:
@@ -88,7 +101,8 @@ def samples_kept(doc: ResultDocument) -> int:
 
 
 def provenance(source_sha256: str, policy_changes: Mapping[str, Any], old_policy: ScoringPolicy | None,
-               rubric: tuple[str, str] | None, samples_vote: tuple[str, str] | None = None) -> str | None:
+               rubric: tuple[str, str] | None, samples_vote: tuple[str, str] | None = None,
+               guard: tuple[str, str] | None = None) -> str | None:
     """The warning line a changed document carries, or None when nothing changed.
 
     Args:
@@ -97,6 +111,7 @@ def provenance(source_sha256: str, policy_changes: Mapping[str, Any], old_policy
         old_policy: the stored policy (None: the default one).
         rubric: ``(file name, SHA-256)`` of the new rubric, or None.
         samples_vote: ``(stored vote, new vote)`` when the samples were re-reduced.
+        guard: ``(stored guard mode, applied guard mode)`` when ``--guard`` was given.
     """
     old = old_policy or ScoringPolicy()
     parts = [f"{k} {getattr(old, k)!s} → {v!s}" for k, v in policy_changes.items() if getattr(old, k) != v]
@@ -104,6 +119,8 @@ def provenance(source_sha256: str, policy_changes: Mapping[str, Any], old_policy
         parts.append(f"rubric {rubric[0]} (sha256 {rubric[1]})")
     if samples_vote is not None and samples_vote[0] != samples_vote[1]:
         parts.append(f"samples vote {samples_vote[0]} → {samples_vote[1]}")
+    if guard is not None and guard[0] != guard[1]:
+        parts.append(f"guard policy {guard[0]} → {guard[1]} (the stored findings, not scanned again)")
     if not parts:
         return None
     return f"rescored without model calls from result sha256 {source_sha256}: " + "; ".join(parts)

@@ -10,6 +10,10 @@ three numbers, per document nothing kept — and reports (``summary.json`` → `
 - ``least_stable_rows``: the `LEAST_STABLE` row ids with the lowest mean agreement across
   the fleet (each with its mean, the rows it averages, and how many of them were not
   unanimous) — the rubric rows a judge cannot answer the same way twice;
+- ``lost``: what the judged rows asked for and did not get (``details.sampling.lost``):
+  documents with a lost answer, documents where a panel judge gave no answer on some row,
+  judged rows that kept fewer answers, lost samples by error kind, and per judge the rows it
+  gave no answer on — such documents are ``degraded`` in the accounting;
 - ``cost``: dollars over the documents whose cost is known, documents whose cost is not
   (a model without a price), the models without a price, and tokens per model.
 """
@@ -21,6 +25,7 @@ from collections import Counter
 from typing import Any
 
 from cowork_judge.core.result import ResultDocument
+from cowork_judge.core.sampling import sampling_loss
 from cowork_judge.fleet.stats import percentile
 
 AGREEMENT_BINS = 10
@@ -53,6 +58,9 @@ class SamplingStats:
         self.tokens: dict[str, Counter[str]] = {}
         self.votes: Counter[str] = Counter()
         self.samples: Counter[int] = Counter()
+        self.lost: Counter[str] = Counter()  # documents, documents_judge_lost, rows, samples
+        self.lost_kinds: Counter[str] = Counter()
+        self.lost_judges: Counter[str] = Counter()
 
     def add(self, doc: ResultDocument) -> None:
         """Fold one document (a document neither sampled nor priced adds nothing)."""
@@ -64,6 +72,7 @@ class SamplingStats:
             self.sampled += 1
             self.votes[sampling.vote] += 1
             self.samples[sampling.samples] += 1
+            self._add_lost(doc)
             if doc.judge_agreement is not None and math.isfinite(doc.judge_agreement):
                 self.doc_agreements.append(doc.judge_agreement)
                 self.doc_bins[_bin(doc.judge_agreement)] += 1
@@ -90,6 +99,19 @@ class SamplingStats:
                               "cached_input_tokens": used.cached_input_tokens, "output_tokens": used.output_tokens,
                               "unsplit_tokens": used.unsplit_tokens})
 
+    def _add_lost(self, doc: ResultDocument) -> None:
+        """Count the answers a sampled document's judged rows lost (its ``details.sampling.lost``,
+        recomputed from the rows for documents written before the record existed)."""
+        lost = doc.details.sampling.lost if doc.details.sampling is not None else None
+        if lost is None:
+            lost = sampling_loss([(r.judged, r.samples) for r in doc.results])
+        if not lost.rows:
+            return
+        self.lost.update({"documents": 1, "rows": lost.rows, "samples": lost.samples,
+                          "documents_judge_lost": 1 if lost.judges else 0})
+        self.lost_kinds.update(lost.error_kinds)
+        self.lost_judges.update(lost.judges)
+
     def report(self) -> dict[str, Any]:
         """The ``sampling`` section of the summary (deterministic for the same inputs in the same order)."""
         ordered = sorted(self.doc_agreements)
@@ -108,6 +130,9 @@ class SamplingStats:
             },
             "least_stable_rows": [{"id": rid, "agreement_mean": round(mean, 6), "rows": int(acc[1]),
                                    "not_unanimous": int(acc[2])} for mean, rid, acc in stable[:LEAST_STABLE]],
+            "lost": {"documents": self.lost["documents"], "documents_judge_lost": self.lost["documents_judge_lost"],
+                     "rows": self.lost["rows"], "samples": self.lost["samples"],
+                     "error_kinds": dict(sorted(self.lost_kinds.items())), "judges": dict(sorted(self.lost_judges.items()))},
             "cost": {"usd": round(self.usd, 8) if self.priced else None, "documents_priced": self.priced,
                      "documents_unpriced": self.unpriced_docs, "unpriced_models": dict(sorted(self.unpriced_models.items())),
                      "models": {m: dict(sorted(t.items())) for m, t in sorted(self.tokens.items())}},

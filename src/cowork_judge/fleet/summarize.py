@@ -15,7 +15,9 @@ Every input lands in exactly one accounting class, tested in this order:
 ``skipped``        ``status == "skipped"`` (JUDGE_SKIP; no reward)
 ``systemic``       an ``exit_code`` is set (or ``status == "error"``)
 ``delivery_missing``  nothing was delivered (reward 0, no model call; SPEC §6)
-``degraded``       ``judge_coverage < 1`` without an exit code
+``degraded``       ``judge_degraded`` (or ``judge_coverage < 1``) without an exit code:
+                   rows not judged, or judged on fewer answers than a sampled
+                   run asked for (a lost sample, a panel judge down)
 ``scored``         everything else: a clean, fully judged result
 =================  ============================================================
 
@@ -100,7 +102,7 @@ def classify(doc: ResultDocument) -> str:
         return "systemic"
     if doc.extra_fields.delivery_missing:
         return "delivery_missing"
-    if doc.extra_fields.judge_coverage < 1.0:
+    if doc.extra_fields.judge_degraded or doc.extra_fields.judge_coverage < 1.0:
         return "degraded"
     return "scored"
 
