@@ -16,8 +16,7 @@ Reported per rate, as ratios (never absolute targets):
   so interpreter start-up and code rows are excluded) as a ratio to the fault-free run
   and to the lower bound ``calls × latency / JUDGE_CONCURRENCY``;
 - prompt tokens per agentic row, and the uncached part (what the endpoint did not report
-  as cached prefix), summed over answered calls.
-
+  as cached prefix), summed over answered calls;
 - the floor: per run, the window a judge needs that honours every refusal's ``Retry-After``
   exactly and wastes nothing else (`floor_sec`), as a ratio to the fault-free window.
 
