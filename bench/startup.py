@@ -70,8 +70,11 @@ def main() -> int:
     parser.add_argument("--judge", action="append", default=[],
                         help="LABEL=SRC: also run the judge from source tree SRC (PYTHONPATH), interleaved with this checkout's")
     parser.add_argument("--top", type=int, default=8, help="imports to list by cumulative time")
+    parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                        help="an extra variable for every judge run (e.g. JUDGE_GUARD=off)")
     args = parser.parse_args()
-    base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", "/tmp"), "JUDGE_START_JITTER": "0"}
+    base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", "/tmp"), "JUDGE_START_JITTER": "0",
+            **dict(e.split("=", 1) for e in args.env)}
     judges = [(label, {**base, "PYTHONPATH": src}) for label, src in (j.split("=", 1) for j in args.judge)] + [("this", base)]
     wall: dict[str, list[float]] = {label: [] for label, _ in judges + [("bare", base)]}
     cpu: dict[str, list[float]] = {label: [] for label in wall}

@@ -27,7 +27,6 @@ from typing import Any
 from cowork_judge.code_methods import globs
 from cowork_judge.code_methods.files import ReadLimit, listing_limit, scan_limit
 from cowork_judge.evidence.kinds import KIND_FAMILY, SUFFIX_KIND
-from cowork_judge.evidence.sniff import content_kind
 from cowork_judge.fsutil import file_sha256
 from cowork_judge.segment.code_context import CodeContext
 from cowork_judge.segment.delivery import DeliveredFile
@@ -62,6 +61,9 @@ def deck_kind(path: str | Path, rel: str) -> tuple[str | None, str | None]:
     claimed = name_family(rel)
     if claimed is None:
         return None, None
+    # imported here: the sniffer's documents cost ~20 ms of start-up a run with no deck row never needs
+    from cowork_judge.evidence.sniff import content_kind
+
     content = content_kind(path)
     return (CONTENT_FAMILY[content] if content else claimed), content
 

@@ -40,6 +40,8 @@ def scan(delivery: Delivery, config: JudgeConfig, redactor: Redactor, task: str 
     """The guard's scan of what the agent wrote (JUDGE_GUARD), read against the task prompt
     (`task`; a deliverable may quote attacks only when the task is about them); a failing
     scan is logged and recorded as not scanned, never a lost reward."""
+    if config.guard == "off":
+        return GuardReport(mode="off")  # not scanned; the scanner's ~30 ms of pattern compiling is not paid
     try:
         from cowork_judge.guard.gather import guard_delivery
 

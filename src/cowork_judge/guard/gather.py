@@ -21,7 +21,6 @@ from pathlib import Path
 
 from cowork_judge.agent_text import decode
 from cowork_judge.evidence.kinds import OOXML_KINDS, SUFFIX_KIND
-from cowork_judge.guard.deck_text import read_deck_text
 from cowork_judge.guard.discourse import Discourse, read_task
 from cowork_judge.guard.findings import MAX_FINDINGS, Channel, Finding, GuardMode, GuardReport
 from cowork_judge.guard.scan import SCAN_CHARS, comparable, excerpt, master_key_finding, scan_text
@@ -83,6 +82,9 @@ def file_texts(rel: str, path: Path) -> list[TextPiece]:
     """
     suffix = path.suffix.lower()
     if suffix in DECK_SUFFIXES:
+        # imported here: its documents module costs ~25 ms of start-up a run without a deck never needs
+        from cowork_judge.guard.deck_text import read_deck_text
+
         deck = read_deck_text(path)
         if deck.error:
             with path.open("rb") as fh:
