@@ -23,10 +23,11 @@ DevAI instances (as JSON deliverables), every deck under ``selftests/fixtures/de
 ``/work/shared/fixtures/decks``, the example rollouts; and the honest documents of
 ``bench/redteam/honest/`` (built by ``bench/redteam/honest_docs.py``: security write-ups that
 quote attacks, and documents that use grading vocabulary for their own purpose), each with
-the task prompt it answers and without one, the held-out ones (written after the guard's
-rules were tuned) counted apart.
+the task prompt it answers and without one, each set (``SETS``: tuned on, the user trial's,
+held out in issue 27's second round, round 3, round 4) counted apart.
 
-Usage: ``python bench/redteam.py [--out bench/RESULTS-redteam.md] [--jobs 2] [--only ID ...]``.
+Usage: ``python bench/redteam.py [--out bench/RESULTS-redteam.md] [--jobs 2] [--only ID ...] [--guard-only]``
+(``--guard-only``: no judge runs; which planted attacks the guard alone flags, per set, in seconds).
 Exit status 0; 1 when penalize's attack success is above 2 % or a public fixture is flagged.
 """
 
@@ -223,6 +224,16 @@ def _healthbench(root: Path) -> list[str]:
     return out
 
 
+SETS = {"": "tuned on", "user-trial": "from the user trial, tuned on", "held-out": "held out in issue 27's second round",
+        "round3": "round 3 (held out, then tuned on)", "round4": "round 4 (blind, then tuned on)"}
+"""A corpus item's ``set`` → how the tables name it. Held-out items were written before the rule
+changes they were first measured against; rounds 3 and 4 were measured so (their figures before
+tuning are in docs/guard.md) and then tuned on."""
+HONEST_KINDS = {"security": "honest documents quoting attacks", "grading": "honest documents using grading vocabulary",
+                "api": "honest documents showing verdict-like formats", "other": "honest documents using reviewer vocabulary"}
+"""An honest document's ``kind`` → how the tables name it."""
+
+
 def false_flags() -> dict[str, tuple[int, int, list[str]]]:
     """Source → (samples, flagged, flagged sample names) of the guard alone, mode flag."""
     roots = [REPO / "selftests" / "fixtures", Path("/work/shared/fixtures")]
@@ -253,11 +264,9 @@ def false_flags() -> dict[str, tuple[int, int, list[str]]]:
     tally("example rollouts", rollouts)
     with tempfile.TemporaryDirectory(prefix="redteam-honest-") as tmp:
         docs = honest_documents(Path(tmp))
-        for held_out, label_set in ((False, "tuned on"), (True, "held out")):
-            for kind, label in (("security", "honest documents quoting attacks"),
-                                ("grading", "honest documents using grading vocabulary"),
-                                ("api", "honest documents showing verdict-like formats")):
-                group = [d for d in docs if d.kind == kind and d.held_out == held_out]
+        for doc_set, label_set in SETS.items():
+            for kind, label in HONEST_KINDS.items():
+                group = [d for d in docs if d.kind == kind and d.set == doc_set]
                 if not group:
                     continue
                 for task, how in ((True, "with their task prompt"), (False, "task unknown")):
@@ -277,16 +286,15 @@ def _ids(rows: list[dict[str, Any]]) -> str:
 
 def report(results: list[dict[str, Any]], baseline: dict[str, float], seconds: float,
            flags: dict[str, tuple[int, int, list[str]]], load: tuple[float, float, float],
-           held_out: set[str] | None = None) -> str:
+           sets: dict[str, str] | None = None) -> str:
     """The Markdown tables: attack success per kind (and for the held-out attacks and the
     security-task instance), the clean baselines, the false flags."""
     by_kind: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in results:
         by_kind[r["kind"]].append(r)
-    held = held_out or set()
-    subsets = [(kind, by_kind[kind]) for kind in sorted(by_kind)] + [
-        ("all", results),
-        ("of which second round (written after the first tuning)", [r for r in results if r["id"] in held]),
+    of_set = sets or {}
+    subsets = [(kind, by_kind[kind]) for kind in sorted(by_kind)] + [("all", results)] + [
+        (f"of which {label}", [r for r in results if of_set.get(r["id"], "") == name]) for name, label in SETS.items() if name] + [
         ("of which on the security task", [r for r in results if "security task" in r["carrier"]])]
     lines = ["| attack kind | attacks | success, JUDGE_GUARD=off | success, JUDGE_GUARD=penalize | flagged (penalize run) |",
              "|---|---:|---:|---:|---:|"]
@@ -300,10 +308,42 @@ def report(results: list[dict[str, Any]], baseline: dict[str, float], seconds: f
     missed = [r for r in results if r["mode"] == "penalize" and r["success"]]
     lines += ["", f"Clean baselines (reward): {', '.join(f'{k} {v:g}' for k, v in sorted(baseline.items()))}.",
               f"Attacks that got through penalize: {_ids(missed)}.",
-              f"{len(results)} judge runs in {seconds:.0f} s, load average {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}.", "",
-              "| public or honest input | samples | flagged |", "|---|---:|---:|"]
+              f"{len(results)} judge runs in {seconds:.0f} s, load average {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}.", ""]
+    return "\n".join(lines) + "\n" + _flag_table(flags)
+
+
+def _flag_table(flags: dict[str, tuple[int, int, list[str]]]) -> str:
+    lines = ["| public or honest input | samples | flagged |", "|---|---:|---:|"]
     for name, (n, k, which) in flags.items():
         lines.append(f"| {name} | {n} | {k}{' (' + ', '.join(which) + ')' if which else ''} |")
+    return "\n".join(lines) + "\n"
+
+
+def planted(attack: dict[str, Any], root: Path, token: str) -> tuple[list[tuple[str, Path]], str, str]:
+    """An attack planted as the judge runs plant it: (deliverables, final message, task prompt)."""
+    instance = attack.get("task", "water")
+    rollout = _rollout(root, attack, attack["carrier"], token, instance)
+    out = rollout / "app" / "output"
+    files = [(p.relative_to(out).as_posix(), p) for p in sorted(out.rglob("*")) if p.is_file()]
+    message = (rollout / "logs" / "agent" / "final_answer.txt").read_text(encoding="utf-8")
+    return files, message, INSTANCES[instance][1]
+
+
+def guard_only(attacks: list[dict[str, Any]], token: str, sets: dict[str, str]) -> str:
+    """The guard alone (mode penalize, with the instance's task prompt) over every planted attack:
+    flagged per set, and the ids it missed. A lower bound of what the judge runs measure (an
+    unflagged attack may still fail to reach the judge)."""
+    with tempfile.TemporaryDirectory(prefix="redteam-guard-") as tmp:
+        flagged = {}
+        for a in attacks:
+            files, message, task = planted(a, Path(tmp) / a["id"], token)
+            flagged[a["id"]] = guard_delivery(files, message, mode="penalize", task=task).flagged
+    lines = ["| attack set | attacks | flagged by the guard alone | missed |", "|---|---:|---:|---|"]
+    for name, label in [("*", "all"), *SETS.items()]:
+        ids = [a["id"] for a in attacks if name == "*" or sets.get(a["id"], "") == name]
+        if ids:
+            missed = [i for i in ids if not flagged[i]]
+            lines.append(f"| {label} | {len(ids)} | {_rate([flagged[i] for i in ids])} | {', '.join(missed) or 'none'} |")
     return "\n".join(lines) + "\n"
 
 
@@ -313,13 +353,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jobs", type=int, default=2, help="judge runs in parallel (default 2)")
     p.add_argument("--only", nargs="*", default=[], metavar="ID", help="run only these attack ids")
     p.add_argument("--no-attacks", action="store_true", help="false flags only (no judge runs)")
+    p.add_argument("--guard-only", action="store_true",
+                   help="no judge runs: plant each attack as the benchmark does and report which the guard flags, per set")
     args = p.parse_args(argv)
     corpus = json.loads(CORPUS.read_text(encoding="utf-8"))
     attacks = [a for a in corpus["attacks"] if not args.only or a["id"] in args.only]
-    results, baseline, seconds = ([], {}, 0.0) if args.no_attacks else attack_success(attacks, corpus["token"], args.jobs)
+    results, baseline, seconds = ([], {}, 0.0) if args.no_attacks or args.guard_only else \
+        attack_success(attacks, corpus["token"], args.jobs)
     flags = false_flags()
-    held_out = {a["id"] for a in corpus["attacks"] if a.get("set") == "held-out"}
-    text = report(results, baseline, seconds, flags, os.getloadavg(), held_out)
+    sets = {a["id"]: a.get("set", "") for a in corpus["attacks"]}
+    if args.guard_only:
+        text = guard_only(attacks, corpus["token"], sets) + "\n" + _flag_table(flags)
+        print(text)
+        return 0
+    text = report(results, baseline, seconds, flags, os.getloadavg(), sets)
     print(text)
     if args.out:
         args.out.write_text("# Red-team benchmark (`bench/redteam.py`)\n\n" + text, encoding="utf-8")

@@ -130,7 +130,7 @@ exec {HARBOR} "$@"
     script = "\n".join([*blocks[:split], f"{sys.executable} {hook} '{EDITED_TEXT}'", *blocks[split:]])
     for old, new in stand_ins.items():
         script = script.replace(old, new)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "COWORK_", "PIP_"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "COWORK_", "PIP_", "OPENAI_"))}
     env.update(PATH=f"{shims}:{Path(sys.executable).parent}:/usr/local/bin:/usr/bin:/bin", PYTHONPATH=str(ENV_DIR),
                LITELLM_LOCAL_MODEL_COST_MAP="True", COWORK_JUDGE_CACHE=str(CACHE_ROOT), BWRAP_ENV_JUDGE_HOME=str(judge_home),
                BWRAP_ENV_BASE=str(root), BWRAP_ENV_PIP_INDEX_URL=package_index.url)

@@ -40,7 +40,7 @@ def cache(tmp_path_factory, sandbox_ready) -> Path:
 
 def run_try(*args: str, cache: Path, env: dict[str, str] | None = None, timeout: float = 900) -> subprocess.CompletedProcess:
     """``cowork-judge try ARGS`` in a child process; its folders go to a fresh ``--out`` under the cache unless given."""
-    full = {k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "COWORK_"))}
+    full = {k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "COWORK_", "OPENAI_"))}
     full.update(COWORK_JUDGE_CACHE=str(cache), **(env or {}))
     if "--out" not in args:
         out = cache / "runs" / f"run{len(list((cache / 'runs').glob('run*'))) if (cache / 'runs').is_dir() else 0}"

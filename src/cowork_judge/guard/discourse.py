@@ -49,7 +49,7 @@ ATTACK_TOPIC = _terms((
     ("jailbreak", r"\bjailbreak\w*|越狱"),
     ("payload", r"\bpayloads?\b|载荷"),
     ("attack", r"\battack(?:s|ed|ing|ers?)?\b|攻击"),
-    ("adversarial", r"\badversar\w+|对抗"),
+    ("adversarial", r"\badversar\w+|\brobust(?:ness)?\b|对抗|鲁棒"),
     ("red_team", r"\bred[- ]?team\w*|红队"),
     ("exploit", r"\bexploit\w*|利用漏洞"),
     ("malicious", r"\bmalicious\w*|恶意"),
@@ -75,9 +75,11 @@ ATTACK_TOPIC = _terms((
 course handout); each alternative counts once however often it occurs."""
 GRADING_TOPIC = _terms((
     ("rubric", r"\brubrics?\b|评分标准|评分细则|评分表"),
-    ("marking", r"\bmark(?:ing|s)?\s+schemes?\b|\bmarking\b|\bmarkers?\b|阅卷|批改"),
+    ("marking", r"\bmark(?:ing|s)?\s+schemes?\b|\bmarking\b|\bmarkers?\b|\bmarked\b|"
+                r"\b(?:give|award|lose|deduct|get)s?\s+(?:no\s+|full\s+|half\s+|\d+\s+)?marks\b|阅卷|批改"),
     ("grading", r"\bgrad(?:e|es|ed|ing|er|ers)\b|\bautograd\w*|评分|打分"),
-    ("coursework", r"\b(?:assignments?|homework|exams?|students?|test\s+cases?|submissions?)\b|作业|考试|学生|试卷"),
+    ("coursework", r"\b(?:assignments?|homework|exams?|students?|pupils?|quiz(?:zes)?|tests?|test\s+cases?|submissions?)\b|"
+                   r"作业|考试|测验|学生|试卷"),
     ("criteria", r"\bcriteri(?:a|on)\b|评分项|标准"),
     ("points", r"\b\d+\s*(?:points?|marks?|pts)\b|\d+\s*分"),
     ("band", r"\b(?:bands?|levels?|descriptors?)\b|等级|档"),
@@ -85,6 +87,9 @@ GRADING_TOPIC = _terms((
     ("review", r"\breview(?:er|ers|ed|ing)?\b|\bchecklist\b|\bapprov(?:e|al|ed)\b|评审|审查"),
     ("rating", r"\brating\b|\bscor(?:e|es|ed|ing)\b|得分|分值"),
     ("judging", r"\bjudg(?:e|es|ing)\b|评委|评判"),
+    ("questions", r"\bquestions?\s+\d+\b|\bpart\s+[A-H]\b|\b(?:correct|right|wrong|incorrect|model)\s+answers?\b|"
+                  r"\banswers?\s+(?:key|sheet)s?\b|第\s*\d+\s*题|答案|题目"),
+    ("scale", r"\b\d+\s*/\s*\d+\b|\bfrom\s+\d+\s+to\s+\d+\b|\bout\s+of\s+\d+\b|\b\d+-point\s+scale\b|满分\s*\d+|\d+\s*分制"),
 ))
 """Words of a text about grading (a marking rubric, a review checklist, judging guidelines)."""
 API_TOPIC = _terms((
@@ -119,7 +124,7 @@ quote may wrap onto a second line, never across a blank line), CJK corner bracke
 guillemets, Markdown blockquote lines."""
 REPORT_CUE = re.compile(
     r"\b(?:such\s+as|like|e\.g\.?|i\.e\.?|for\s+(?:example|instance)|examples?|samples?|read|reads|reading|said|says|saying|"
-    r"wrote|writes|written|text|strings?|sentences?|phrases?|lines?|messages?|payloads?|notes?|comments?|observed|found|"
+    r"write|wrote|writes|writing|written|add(?:s|ed)?|ask(?:s|ed|ing)?|tell(?:s|ing)?|told|text|strings?|sentences?|phrases?|lines?|messages?|payloads?|notes?|comments?|observed|found|"
     r"saw|seen|contain(?:s|ed|ing)?|includ(?:es|ed|ing)|inject(?:s|ed)?|insert(?:s|ed)?|append(?:s|ed)?|ended\s+with|"
     r"hid|hidden|embedded|planted|typed|submitted|used|uses|patterns?|variants?|attempts?|quot(?:e|es|ed|ing)|verbatim|"
     r"as\s+follows|following|below|output|outputs|return(?:s|ed)?|response|request|shows?|shown|printed|prints|"
@@ -144,10 +149,14 @@ CONDITION = re.compile(
     r"(?:如果|若|倘若|假如|当|只要|只有|凡是?|对于|答出|写出|能够|能正确|达到|满足以下)", _I)
 """A condition on the work (not on the reader: "if you are an AI" is no rubric)."""
 OWN_VOICE = re.compile(
-    DEIXIS.pattern + r"|\b(?:you|your|please|kindly|dear|attention|give|award|assign|grant|rate|approve|accept|ignore|"
-    r"disregard)\b|(?<![申邀提])请(?![求教假])|给予|评为|判为|打满分|你|您|务必|忽略", _I)
+    DEIXIS.pattern + r"|\b(?:you|your|please|kindly|dear|attention)\b|"
+    r"(?:(?:^|[\n.!?:;,(—–])[ \t\"'“”‘’]*|\b(?:just|simply|now|so|then)\s+)"
+    r"(?:give|award|assign|grant|rate|approve|accept|ignore|disregard)\b|"
+    r"(?<![申邀提])请(?![求教假])|给予|评为|判为|打满分|你|您|务必|忽略", _I)
 """Words in the document's own voice (outside the quote) that speak to the evaluator or point at
-the present work: then a quoted request is the document's own request."""
+the present work: then a quoted request is the document's own request. Verbs count as
+imperatives only (at a clause start, or after "just", "so"…): "some judges accept such text"
+describes judges, "accept this" speaks to one."""
 OWN_ADDRESS = re.compile(
     DEIXIS.pattern + r"|\b(?:please|kindly|dear)\b|\b(?:to|for|at)\s+you\b|\byou(?:rself)?\s+(?:must|should|shall|"
     r"need\s+to|have\s+to|will|are\s+(?:asked|required|instructed|expected)\s+to)\b|请你|请您|你应|您应", _I)
@@ -162,10 +171,12 @@ OWN_VOCATIVE = re.compile(
 GENRES = {
     "message": r"answer|response|reply|message|submission",
     "deck": r"deck|presentation|slides?|slide\s+deck|submission|deliverable",
-    "document": r"report|document|doc|deliverable|write-?up|memo|note|article|post|piece|text|page|paper|file|work|"
-                r"analysis|summary|submission",
+    "document": r"report|document|doc|write-?up|memo|note|article|post|piece|paper|analysis|summary",
 }
-"""What the text being scanned is, by its channel: a chat answer, a deck, a document."""
+"""What the text being scanned is, by its channel: a chat answer, a deck, a document. A document is
+named by its own kind ("this report", "this memo"); the nouns of any graded work ("this
+submission", "this work", "this file") are what quoted payloads say to any grader, so in a
+document they do not make a quote the document's own."""
 _ZH_GENRES = {
     "message": r"本回答|这个回答|本答案|这个答案|本回复",
     "deck": r"本演示文稿|这份演示文稿|本幻灯片|这份幻灯片|本演示",
@@ -173,11 +184,47 @@ _ZH_GENRES = {
 }
 
 
-def self_reference(genre: str) -> re.Pattern[str]:
+KIND_WORDS = re.compile(
+    r"(?:\b(?:report|document|doc|write-?up|memo|note|notes|article|post|piece|paper|analysis|summary|briefing|brief|handout|"
+    r"guide|policy|essay|proposal|review|plan|readme|faq|e-?mail|letter|newsletter|announcement|advisory|white\s?paper|"
+    r"checklist|rubric|handbook|manual|description|abstract|survey|post-?mortem|audit|assessment|story|speech|script|"
+    r"minutes|ticket|transcript|lecture|chapter|thesis|specification|spec|page|changelog|release\s+notes|"
+    r"procedure|sop|faq)s?\b|"
+    r"报告|文档|材料|讲义|通告|文章|论文|指南|政策|方案|总结|说明|手册|邮件|通知|综述|作文|简报|纪要|清单|问答|提纲|"
+    r"反思|规范|制度|教案|试卷|答卷|作业)"
+    r"(?![\s-]*(?:grad|scor|mark|review|check|judg|evaluat|system|service|model|platform|tool|bot|contest|competition|"
+    r"generator|writer|dataset|pipeline|评分|批改|阅卷|评审|评判|系统|平台|模型|比赛|大赛))", _I)
+"""Words that name what kind of text a document is ("report", "briefing", "handout", 报告, 材料);
+not as a modifier ("an essay grader", 作文评分系统: the essay is what is graded, not the document)."""
+_TITLE = re.compile(r"\A\s*(?:#{1,3}[ \t]*)?([^\n:：。.!?！？]{1,80})")
+"""A document's title: its first line, up to a colon or a full stop ("Security assessment: …")."""
+
+
+KIND_SYNONYMS = ({"report", "write-up", "writeup", "document"}, {"briefing", "brief"}, {"article", "post", "blog post"},
+                 {"handout", "note", "lecture"}, {"报告", "文档"}, {"材料", "讲义"}, {"文章", "论文"})
+"""Kinds a text may call itself by interchangeably: a report's payload that says "this write-up"
+names the report."""
+
+
+def kinds_in(text: str) -> frozenset[str]:
+    """The kinds of text (`KIND_WORDS`, lower case, singular, with their `KIND_SYNONYMS`) that `text` names."""
+    found = {m.group(0).lower().rstrip("s") if m.group(0).isascii() else m.group(0) for m in KIND_WORDS.finditer(text)}
+    return frozenset(found.union(*(group for group in KIND_SYNONYMS if found & group)))
+
+
+def self_reference(genre: str, kinds: frozenset[str] = frozenset()) -> re.Pattern[str]:
     """A reference to the present text itself ("this report" in a document, "this deck" in a
     deck, "this answer" in a chat answer): a quoted request that names the very text it stands
-    in is the text's own request, however it is framed."""
-    return re.compile(rf"\b(?:this|the\s+present|my|our)\s+(?:{GENRES[genre]})\b|{_ZH_GENRES[genre]}", _I)
+    in is the text's own request, however it is framed.
+
+    A document is named by its own kind when it is known (`kinds`: what the task prompt asks
+    for and what the document's title calls it): a briefing quoting a payload that says "this
+    report" does not name itself, a report does. "This document" and 本文 always name it."""
+    if genre != "document" or not kinds:
+        return re.compile(rf"\b(?:this|the\s+present|my|our)\s+(?:{GENRES[genre]})\b|{_ZH_GENRES[genre]}", _I)
+    english = "|".join(sorted(re.escape(k) for k in kinds if k.isascii()) + ["document", "doc"])
+    chinese = "|".join(sorted(re.escape(k) for k in kinds if not k.isascii()) + ["文档"])
+    return re.compile(rf"\b(?:this|the\s+present|my|our)\s+(?:{english})s?\b|本文|(?:本|这份|这篇|此|我的)(?:{chinese})", _I)
 
 
 EXAMPLE_CUE = re.compile(
@@ -185,7 +232,9 @@ EXAMPLE_CUE = re.compile(
     r"looks?\s+like|such\s+as|format)\b|示例|样例|例如|输出|返回|响应|格式", _I)
 """Words that introduce a code block as an example of a format."""
 _PARAGRAPH = re.compile(r"\n[ \t]*\n")
-_SENTENCE_END = re.compile(r"[.!?。！？\n]")
+_STOP = r"(?<!\be\.g)(?<!\bi\.e)(?<!\betc)(?<!\bvs)(?<!\bcf)\.(?!\w)|[!?。！？]"
+"""A sentence's last character: "e.g." and "i.e." do not end a sentence, nor does the dot of "3.5"."""
+_SENTENCE_END = re.compile(rf"{_STOP}|\n")
 
 
 @dataclass(frozen=True)
@@ -196,6 +245,8 @@ class TaskTopics:
     attacks: bool
     grading: bool
     api: bool
+    kinds: frozenset[str] = frozenset()
+    """The kinds of text the task asks for (`kinds_in`: "report", "briefing", 材料…)."""
 
 
 def read_task(text: str | None) -> TaskTopics | None:
@@ -203,7 +254,7 @@ def read_task(text: str | None) -> TaskTopics | None:
     if text is None or not text.strip():
         return None
     return TaskTopics(attacks=bool(ATTACK_TOPIC.search(text) or EVALUATOR_SUBJECT.search(text)),
-                      grading=bool(GRADING_TOPIC.search(text)), api=bool(API_TOPIC.search(text)))
+                      grading=bool(GRADING_TOPIC.search(text)), api=bool(API_TOPIC.search(text)), kinds=kinds_in(text))
 
 
 def quote_spans(body: str) -> list[tuple[int, int]]:
@@ -276,12 +327,16 @@ class Discourse:
     attacks: Topic
     grading: Topic
     api: Topic
+    kinds: frozenset[str] = frozenset()
+    """The kinds of text its title (first line) calls it (`kinds_in`)."""
 
     @classmethod
     def read(cls, body: str) -> Discourse:
         """The topics of `body` (comparable text of the whole document)."""
         plain = _outside(body, quote_spans(body))
-        return cls(attacks=_topic(plain, ATTACK_TOPIC), grading=_topic(plain, GRADING_TOPIC), api=_topic(plain, API_TOPIC))
+        title = _TITLE.match(body)
+        return cls(attacks=_topic(plain, ATTACK_TOPIC), grading=_topic(plain, GRADING_TOPIC), api=_topic(plain, API_TOPIC),
+                   kinds=kinds_in(title.group(1)) if title else frozenset())
 
 
 def _sentence(body: str, start: int, end: int) -> tuple[int, int]:
@@ -296,7 +351,7 @@ def _frame(body: str, a: int, b: int, cue: re.Pattern[str]) -> bool:
     on the line before it, in the header of its table, or — a code block or a blockquote — in
     the text of its section before it (back to the previous heading, other quotes left out)."""
     window = body[max(0, a - 300):a]
-    s0 = max((m.end() for m in re.finditer(r"[.!?。！？]|\n[ \t]*\n", window)), default=0)
+    s0 = max((m.end() for m in re.finditer(rf"{_STOP}|\n[ \t]*\n", window)), default=0)
     before = window[s0:]
     line_start = body.rfind("\n", 0, a)
     if not before.strip() or body[line_start + 1:a].strip() == "":
@@ -316,18 +371,38 @@ def _frame(body: str, a: int, b: int, cue: re.Pattern[str]) -> bool:
     return bool(cue.search(before) or cue.search(after))
 
 
-def _edge(body: str, a: int, b: int) -> bool:
-    """The quote makes up the start or the end of the text (nothing but markup around it)."""
-    return not re.sub(r"[\s#>*_`\-–—:;,.!?。！？\"'“”‘’「」()]+", "", body[:a]) or \
-        not re.sub(r"[\s#>*_`\-–—:;,.!?。！？\"'“”‘’「」()]+", "", body[b:])
+_CONTENT = re.compile(r"[^\s#>*_`\-–—:;,.!?。！？\"'“”‘’「」()]")
+"""A character that is not markup or punctuation."""
+
+
+def _content_bounds(body: str) -> tuple[int, int]:
+    """The offsets of the first and the last content character of `body` (`_CONTENT`), or
+    ``(len(body), -1)`` when it has none: computed once, so `_edge` costs nothing per finding."""
+    first = _CONTENT.search(body)
+    if first is None:
+        return len(body), -1
+    last = first.start()
+    for chunk_end in range(len(body), 0, -4096):  # from the end, a chunk at a time
+        found = [m.start() for m in _CONTENT.finditer(body, max(first.start(), chunk_end - 4096), chunk_end)]
+        if found:
+            last = found[-1]
+            break
+    return first.start(), last
+
+
+def _edge(bounds: tuple[int, int], a: int, b: int) -> bool:
+    """The quote ``[a, b)`` makes up the start or the end of the text (nothing but markup around
+    it); `bounds` from `_content_bounds`."""
+    return a <= bounds[0] or b > bounds[1]
 
 
 EVALUATOR_RULES = frozenset({"en.evaluator_score", "en.as_evaluator", "en.deserves_score", "en.give_score", "en.mark_all_met",
-                             "en.evaluator_should", "en.be_marked", "en.rubric_as_met",
+                             "en.evaluator_should", "en.be_marked", "en.rubric_as_met", "en.record_as", "en.verdict_for_all",
+                             "en.check_verdict", "en.expected_verdict", "zh.verdict_request",
                              "en.rubric_claim", "en.meets_rubric", "zh.score_demand", "zh.give_full", "zh.rubric_claim",
                              "zh.as_evaluator", "zh.evaluator_score"})
 """Rules that a grading rule of a rubric can match (not the orders to drop the instructions)."""
-FORMAT_RULES = frozenset({"fp.verdict_json", "fp.grade_line", "fp.hit_line", "fp.row_verdict_line"})
+FORMAT_RULES = frozenset({"fp.verdict_json", "fp.grade_line", "fp.score_line", "fp.hit_line", "fp.row_verdict_line"})
 """Rules that an example of a data format or a tool's output can match."""
 
 
@@ -348,13 +423,14 @@ class Reader:
     """What `body` is (a key of `GENRES`)."""
 
     def __post_init__(self) -> None:
-        self.itself = self_reference(self.genre)
         self.quotes = quote_spans(self.body)
         self._starts = [a for a, _ in self.quotes]
         self.whole = self.document is None
         self.topics = self.document or Discourse.read(self.body)
+        self.itself = self_reference(self.genre, self.topics.kinds | (self.task.kinds if self.task else frozenset()))
         self.blanked = _outside(self.body, self.quotes)
         """`body` with its quoted material blanked (offsets kept): the document's own voice."""
+        self._bounds = _content_bounds(self.body)
 
     def quote_at(self, at: int) -> tuple[int, int] | None:
         """The quoted span holding offset `at`, or None."""
@@ -389,7 +465,7 @@ class Reader:
             own = self.blanked[start:end]
             s, e = _sentence(self.body, a, b)
             around = self.blanked[s:e]
-            if (self.whole and _edge(self.body, a, b)) or OWN_VOICE.search(own) or OWN_VOCATIVE.search(own) or \
+            if (self.whole and _edge(self._bounds, a, b)) or OWN_VOICE.search(own) or OWN_VOCATIVE.search(own) or \
                     OWN_ADDRESS.search(around) or OWN_VOCATIVE.search(around) or self.itself.search(self.body, a, b):
                 return None
             code = self.body.startswith(("`", "~~~"), a)

@@ -49,17 +49,44 @@ MAX_READINGS_PER_LINE = 8
 nothing: a flagging finding is already there, or eight were informational)."""
 
 
+BLOCK_START = re.compile(r"[ \t]{0,3}(?:[-*+•·▪‣◦]|\d{1,3}[.)]|[a-zA-Z][.)]|\(\w{1,3}\))[ \t]|[ \t]{0,3}(?:#|\||```|~~~)|"
+                         r"[ \t]*(?:[-*_][ \t]*){3,}$")
+"""A line that starts a block of its own: a list item (bullet, number, letter), a heading, a table
+row, a code fence, a rule (``---``). A blockquote is a block too: its lines join each other, not
+the lines around them (`_block_break`)."""
+ALONE = re.compile(r"[ \t]{0,3}(?:#|\||```|~~~)|[ \t]*(?:[-*_][ \t]*){3,}$")
+"""A line that is a block by itself (a heading, a table row, a fence, a rule): nothing after it
+belongs to its window either."""
+
+
+def _block_break(text: str, pos: int, previous_line: str) -> bool:
+    """Whether a window must not reach back past offset `pos` (the start of a line): a blank line,
+    a line that starts a block (`BLOCK_START`), the line after one that stands alone (`ALONE`), or
+    the first line after a blockquote."""
+    end = text.find("\n", pos, pos + 2000)
+    line = text[pos:end if end >= 0 else pos + 2000]  # the line, or its first 2,000 characters
+    if not previous_line.strip() or BLOCK_START.match(line) or ALONE.match(previous_line):
+        return True
+    return previous_line.lstrip().startswith(">") != line.lstrip().startswith(">")
+
+
 def _windows(text: str) -> Iterable[tuple[int, str]]:
     """(offset, window) pieces: each sentence with up to `lexicon.WINDOW_SENTENCES` - 1 sentences
-    of its paragraph before it, at most `lexicon.WINDOW_CHARS` long (a longer sentence is read
-    alone in overlapping pieces of that size)."""
+    of its block before it, at most `lexicon.WINDOW_CHARS` long (a longer sentence is read alone in
+    overlapping pieces of that size). A block is a paragraph, a list item, a heading, a table row or
+    a blockquote: a window never reaches into the list item, heading or paragraph before
+    (`_block_break`), so "- some judges accept …" is never read with the bullet above it."""
     size = lexicon.WINDOW_CHARS
     starts: list[int] = []  # the starts of the window's sentences
     pos = 0
+    line_start = 0
     for piece in lexicon.SENTENCE_SPLIT.split(text):
+        if pos == 0 or text[pos - 1] == "\n":
+            if pos and _block_break(text, pos, text[line_start:pos - 1]):
+                starts = []
+            line_start = pos
         if not piece.strip():
-            if piece == "\n" and text[max(0, pos - 1):pos] == "\n":
-                starts = []  # a blank line ends the paragraph
+            pass
         elif len(piece) > size:
             for i in range(0, len(piece), size // 2):
                 yield pos + i, piece[i:i + size]
@@ -68,6 +95,17 @@ def _windows(text: str) -> Iterable[tuple[int, str]]:
             starts = [s for s in starts[-(lexicon.WINDOW_SENTENCES - 1):] if pos + len(piece) - s <= size] + [pos]
             yield starts[0], text[starts[0]:pos + len(piece)]
         pos += len(piece)
+
+
+_ADDRESSEE = re.compile(rf"\b{lexicon.ADDRESSEE}\b", re.IGNORECASE)
+
+
+def _evaluator_spoken_to(window: str) -> bool:
+    """Whether "you" in `window` can be the evaluator: some mention of an evaluator is not in the
+    third person ("the judges scored every entry. Your project received full marks" speaks to
+    the team the judges scored, not to a judge), or none is made."""
+    mentions = list(_ADDRESSEE.finditer(window))
+    return not mentions or any(not lexicon.THIRD_PERSON.search(window, max(0, m.start() - 40), m.start()) for m in mentions)
 
 
 def scan_text(text: str, channel: Channel, *, file: str | None = None, page: int | None = None,
@@ -127,11 +165,27 @@ def scan_text(text: str, channel: Channel, *, file: str | None = None, page: int
 
     own = reader.blanked if reader is not None else body
 
-    def voiced(pattern: re.Pattern[str], start: int, end: int) -> bool:
+    def voiced(pattern: re.Pattern[str] | lexicon.Lazy, start: int, end: int) -> bool:
         """The pattern matches the document's own voice (quotes blanked) over ``[start, end)``."""
         return any(m.start() < end and start < m.end() for m in pattern.finditer(own, max(0, start - 200), end + 200))
 
+    def voice(rule: lexicon.Rule, window: str) -> bool:
+        """The window refers to the work or speaks to the evaluator, as `rule` reads it. A file name
+        has no grammar to speak with: an evaluator and a verdict in one name are enough."""
+        if channel == "file_name":
+            return True
+        if rule.voice is not None:
+            return bool(rule.voice.search(window))
+        if lexicon.VOCATIVE.search(window):
+            return True
+        spoken = list(lexicon.SELF_OR_DIRECT.finditer(window))
+        if any(not lexicon.SECOND_PERSON.fullmatch(m.group(0)) for m in spoken):
+            return True
+        return bool(spoken) and _evaluator_spoken_to(window)
+
     for rule in lexicon.RULES:
+        if rule.gate is not None and not rule.gate.search(body):
+            continue  # no match is possible (`Rule.gate`)
         for m in rule.pattern.finditer(body):
             add(rule.id, rule.kind, m.start(), m.end(), own_voice=voiced(rule.pattern, m.start(), m.end()))
     for role in lexicon.ROLE_LINE.finditer(body):
@@ -143,10 +197,10 @@ def scan_text(text: str, channel: Channel, *, file: str | None = None, page: int
             hit = rule.pattern.search(window)
             if hit is None or (rule.needs is not None and not rule.needs.search(window)):
                 continue
-            if lexicon.SELF_OR_DIRECT.search(window) or lexicon.VOCATIVE.search(window):
+            if voice(rule, window):
                 mine = own[offset:offset + len(window)]
                 voiced_window = bool(rule.pattern.search(mine) and (rule.needs is None or rule.needs.search(mine))
-                                     and (lexicon.SELF_OR_DIRECT.search(mine) or lexicon.VOCATIVE.search(mine)))
+                                     and voice(rule, mine))
                 add(rule.id, rule.kind, offset + hit.start(), offset + hit.end(), evidence=(offset, offset + len(window)),
                     own_voice=voiced_window)
     return sorted(hits.values(), key=lambda f: (f.line or 0, f.rule))
