@@ -16,14 +16,22 @@ Reported per rate, as ratios (never absolute targets):
   so interpreter start-up and code rows are excluded) as a ratio to the fault-free run
   and to the lower bound ``calls × latency / JUDGE_CONCURRENCY``;
 - prompt tokens per agentic row, and the uncached part (what the endpoint did not report
-  as cached prefix), summed over answered calls.
+  as cached prefix), summed over answered calls;
+- the floor: per run, the window a judge needs that honours every refusal's ``Retry-After``
+  exactly and wastes nothing else (`floor_sec`), as a ratio to the fault-free window.
 
 ``--rpm N`` gives the simulator a generous request bucket whose state every reply carries
 as ``x-ratelimit-*`` headers (``--rpm 6000``: a 429 of the fault plan then shows capacity
 left, as a flaky gateway's does); without it the simulator sends no rate-limit headers.
 
+``--rows N`` judges a larger instance instead of the example's 5 agentic rows: N agentic
+rows over the same deliverable (the example deck), made of the example's agentic rows and
+its ppt_judge content rows (``T1-*``, ``T2-*``) asked as agentic rows, numbered copies
+once they are used up, with the example's code rows; the oracle answers them by the same
+rule, so the reward is comparable across rates.
+
 Usage: ``python bench/faults.py [--rates 0,0.1,0.3,0.5] [--seeds 5] [--latency-ms 200]
-[--backoff-max 2] [--rpm 6000] [--out FILE.md]``. Rate-limit waits are ``uniform(1, min(backoff_max,
+[--backoff-max 2] [--rpm 6000] [--kinds http_429] [--rows 40] [--out FILE.md]``. Rate-limit waits are ``uniform(1, min(backoff_max,
 2·3^(n−1)))`` s, so the time ratios scale with ``--backoff-max`` (production: 20 s).
 """
 
@@ -42,7 +50,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cowork_judge.core.rubric import load_rubric
+from cowork_judge.core.rubric import normalize_rubric
 from cowork_judge.sim import FaultPlan, LatencyModel, OraclePolicy, SimServer
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,22 +72,50 @@ class Run:
     error_kind: str | None
     prompt_tokens: int = 0
     uncached_tokens: int = 0
+    floor_sec: float = 0.0
 
 
-def agentic_instance(dest: Path) -> Path:
-    """The example's tests/ without its ppt_judge rows and assets, written to `dest`."""
+ROUTING_KEYS = ("judge_method", "workflow_name", "workflow_group", "page_mean_p", "decided_by", "na_policy")
+
+
+def instance_rows(n_agentic: int | None) -> list[dict[str, Any]]:
+    """The rubric rows judged: the example's code and agentic rows (`n_agentic` None), or its
+    code rows and `n_agentic` agentic rows over the same deck (module docstring)."""
+    rows = json.loads((TESTS / "rubric.json").read_text())["rubrics"]
+    kept = [r for r in rows if r.get("workflow_name") != "ppt_judge"]
+    if n_agentic is None:
+        return kept
+    code = [r for r in kept if r.get("judge_method") == "code"]
+    code_ids = {r["id"] for r in code}
+    pool = [r for r in kept if r.get("judge_method", "agentic") == "agentic"]
+    pool += [r for r in rows if r.get("workflow_group") in ("type1", "type2")]  # the deck's content rows
+    out: list[dict[str, Any]] = []
+    for k in range(n_agentic):
+        src = pool[k % len(pool)]
+        row = {key: value for key, value in src.items() if key not in ROUTING_KEYS}
+        copy = k // len(pool)
+        row["id"] = src["id"] if copy == 0 else f"{src['id']}-{copy + 1}"
+        if "depends_on" in row:
+            row["depends_on"] = [d for d in row["depends_on"] if d in code_ids]
+        out.append(row)
+    return code + out
+
+
+def agentic_instance(dest: Path, n_agentic: int | None = None) -> Path:
+    """The example's tests/ without its ppt_judge rows and assets (`instance_rows`), written to `dest`."""
     shutil.copytree(TESTS, dest, ignore=shutil.ignore_patterns("workflow_assets"))
     doc = json.loads((dest / "rubric.json").read_text())
-    doc["rubrics"] = [r for r in doc["rubrics"] if r.get("workflow_name") != "ppt_judge"]
+    doc["rubrics"] = instance_rows(n_agentic)
     doc.pop("workflow_config", None)
     (dest / "rubric.json").write_text(json.dumps(doc, indent=2))
     return dest
 
 
-def oracle() -> dict[str, dict[str, Any]]:
-    """Fixed answers for the example's agentic rows (the reward is comparable across runs)."""
+def oracle(n_agentic: int | None = None) -> dict[str, dict[str, Any]]:
+    """Fixed answers for the instance's agentic rows (the reward is comparable across runs)."""
     out: dict[str, dict[str, Any]] = {}
-    for i, c in enumerate(c for c in load_rubric(TESTS / "rubric.json").criteria if c.judge_method == "agentic"):
+    criteria = normalize_rubric(instance_rows(n_agentic)).criteria
+    for i, c in enumerate(c for c in criteria if c.judge_method == "agentic"):
         reason = f"bench answer for {c.id}: read the deck and compared it with the row."
         if c.hurdle:
             out[c.id] = {"hit": False, "reason": reason}
@@ -90,15 +126,35 @@ def oracle() -> dict[str, dict[str, Any]]:
     return out
 
 
+REFUSAL_FLOOR_SEC = 1.0
+"""What a faulted request costs at least in the floor: the simulator's ``Retry-After: 1`` (an
+HTTP 429), or the shortest backoff of SPEC §11 (an error inside the stream: ``uniform(1, …)``)."""
+
+
+def floor_sec(entries: list[Any], latency_ms: float, lanes: int) -> float:
+    """The window a judge needs for the requests of one run if it honours every refusal's
+    wait exactly (`REFUSAL_FLOOR_SEC`) and loses no other time: each block's requests (grouped
+    by the rows they judge) in a row — answered ones `latency_ms` each, faulted ones their
+    wait — the longest block, and never less than the answered calls' work on `lanes`
+    lanes (a block waiting out a refusal holds none). Seconds."""
+    chains: dict[tuple[str, ...], float] = {}
+    work = 0.0
+    for e in entries:
+        cost = REFUSAL_FLOOR_SEC if e.fault else latency_ms / 1000
+        chains[tuple(e.row_ids)] = chains.get(tuple(e.row_ids), 0.0) + cost
+        work += 0.0 if e.fault else latency_ms / 1000
+    return max(max(chains.values(), default=0.0), work / lanes)
+
+
 def judge_once(rate: float, seed: int, latency_ms: float, backoff_max: float, answers: dict[str, Any],
                src: str | None = None, evidence_sec: float = 0.0, jitter_sec: float = 0.0, rpm: float | None = None,
-               kinds: tuple[str, ...] = ("http_429", "stream_rate_limit")) -> Run:
+               kinds: tuple[str, ...] = ("http_429", "stream_rate_limit"), n_agentic: int | None = None) -> Run:
     rates = {kind: rate / len(kinds) for kind in kinds} if rate > 0 else {}
     with tempfile.TemporaryDirectory(prefix="bench-faults-") as tmp:
         root = Path(tmp)
         shutil.copytree(ROLLOUT / "app", root / "app")
         shutil.copytree(ROLLOUT / "logs", root / "logs")
-        tests = agentic_instance(root / "tests")
+        tests = agentic_instance(root / "tests", n_agentic)
         sim = SimServer(OraclePolicy.from_dict(answers), faults=FaultPlan(rates, seed=seed),
                         latency=LatencyModel.uniform(latency_ms), api_key=KEY, rpm=rpm).start()
         try:
@@ -123,7 +179,8 @@ def judge_once(rate: float, seed: int, latency_ms: float, backoff_max: float, an
     return Run(coverage=ef["judge_coverage"], unjudged=ef["judge_unjudged"], calls=ef["judge_calls"], faults=sum(1 for e in entries if e.fault),
                window_sec=window, reward=doc["task_score"], error_kind=ef["judge_error_kind"],
                prompt_tokens=sum(e.prompt_tokens for e in answered),
-               uncached_tokens=sum(e.prompt_tokens - e.cached_tokens for e in answered))
+               uncached_tokens=sum(e.prompt_tokens - e.cached_tokens for e in answered),
+               floor_sec=floor_sec(entries, latency_ms, CONCURRENCY))
 
 
 def table(results: dict[float, list[Run]], latency_ms: float, n_rows: int) -> list[str]:
@@ -133,9 +190,9 @@ def table(results: dict[float, list[Run]], latency_ms: float, n_rows: int) -> li
     base_reward = base[0].reward
     lines = [
         "| rate-limit faults | runs | coverage mean (min) | unjudged rows (kind) | reward = fault-free | model calls "
-        "| calls vs fault-free | judging window vs fault-free | window vs lower bound | prompt tokens / row "
-        "| uncached prompt tokens / row |",
-        "|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|",
+        "| calls vs fault-free | judging window vs fault-free | window median (min–max) vs fault-free "
+        "| floor vs fault-free | window vs lower bound | prompt tokens / row | uncached prompt tokens / row |",
+        "|---:|---:|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|",
     ]
     for rate, runs in results.items():
         calls = statistics.mean(r.calls for r in runs)
@@ -147,10 +204,15 @@ def table(results: dict[float, list[Run]], latency_ms: float, n_rows: int) -> li
         kinds = ", ".join(sorted({r.error_kind for r in runs if r.error_kind}))
         lost_text = f"{lost} ({kinds})" if lost else "0"
         lines.append(f"| {rate:.0%} | {len(runs)} | {cov} | {lost_text} | {same}/{len(runs)} | {calls:.1f} | {calls / base_calls:.2f}× "
-                     f"| {window / base_window:.2f}× | {window / bound:.2f}× "
+                     f"| {window / base_window:.2f}× | {_spread([r.window_sec / base_window for r in runs])} "
+                     f"| {statistics.mean(r.floor_sec for r in runs) / base_window:.2f}× | {window / bound:.2f}× "
                      f"| {statistics.mean(r.prompt_tokens for r in runs) / n_rows:.0f} "
                      f"| {statistics.mean(r.uncached_tokens for r in runs) / n_rows:.0f} |")
     return lines
+
+
+def _spread(values: list[float]) -> str:
+    return f"{statistics.median(values):.2f}× ({min(values):.2f}–{max(values):.2f})"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -169,16 +231,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--kinds", default="http_429,stream_rate_limit",
                    help="the rate-limit fault kinds, sharing the rate equally (default: half HTTP 429, half in-stream; "
                         "http_429 alone: the random 429s of a flaky gateway)")
+    p.add_argument("--rows", type=int, default=None,
+                   help="judge N agentic rows over the example deck instead of the example's 5 (module docstring)")
     p.add_argument("--src", help="run the judge from this source tree (PYTHONPATH), e.g. a git archive of an older commit")
     p.add_argument("--out", help="also write the markdown to this file")
     args = p.parse_args(argv)
     rates = sorted({float(x) for x in args.rates.split(",")} | {0.0})
-    answers = oracle()
+    answers = oracle(args.rows)
     t0 = time.monotonic()
     results: dict[float, list[Run]] = {}
     for rate in rates:
         results[rate] = [judge_once(rate, seed, args.latency_ms, args.backoff_max, answers, args.src,
-                                      args.evidence, args.jitter, args.rpm, tuple(args.kinds.split(",")))
+                                      args.evidence, args.jitter, args.rpm, tuple(args.kinds.split(",")), args.rows)
                          for seed in range(1, args.seeds + 1)]
         print(f"rate {rate:.0%}: done ({time.monotonic() - t0:.0f} s)", file=sys.stderr)
     n_agentic = len(answers)
@@ -187,7 +251,9 @@ def main(argv: list[str] | None = None) -> int:
     lines = [
         "## Fault benchmark: rate limiting (`python bench/faults.py" + "".join(f" {a}" for a in (argv or sys.argv[1:])) + "`)",
         "",
-        f"Example instance, code and agentic rows ({n_agentic} agentic rows, JUDGE_BATCH=4 → {blocks} blocks, "
+        ("Example instance, code and agentic rows" if args.rows is None else
+         "The example's code rows and synthetic agentic rows over its deck (`--rows`)")
+        + f" ({n_agentic} agentic rows, JUDGE_BATCH=4 → {blocks} blocks, "
         f"JUDGE_CONCURRENCY={CONCURRENCY}, JUDGE_MAX_TRIES={MAX_TRIES}, JUDGE_RESPLIT=1, JUDGE_START_JITTER={args.jitter:g}, "
         f"JUDGE_EVIDENCE={args.evidence:g}, "
         f"JUDGE_RETRY_BACKOFF_MAX={args.backoff_max:g}) against the simulator: {args.latency_ms:g} ms per answered "
@@ -198,7 +264,10 @@ def main(argv: list[str] | None = None) -> int:
         "",
         *table(results, args.latency_ms, n_agentic),
         "",
-        "Judging window = first request received → last answer sent, as the endpoint saw it. Lower bound = "
+        "Judging window = first request received → last answer sent, as the endpoint saw it (the ratios: "
+        "mean over the runs, and the median and range of each run against the fault-free mean). Floor = the window "
+        "of a judge that honours each refusal's wait exactly (`Retry-After: 1`, or the 1 s shortest backoff of an "
+        "in-stream error) and loses nothing else, for the same requests (`floor_sec`), mean over the runs. Lower bound = "
         "`calls × latency / concurrency` over all calls (faulted calls cost no latency here, so the bound is "
         "generous to faults; the excess is backoff waiting). Fault-free, the window is above the bound by the "
         f"waves ({blocks} blocks on {CONCURRENCY} slots run in {waves} wave(s): critical path {2 * waves} calls = "

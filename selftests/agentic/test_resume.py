@@ -27,7 +27,8 @@ def test_a_rate_limited_verdict_turn_is_resent_alone(tmp_path):
     assert {k: v.hit for k, v in verdicts.items()} == {"R1": True, "R2": False}
     # tool turn, the verdict turn refused, the verdict turn again: the tool turn is not repeated
     assert calls == [("tool", None), ("fault", "http_429"), ("final", None)]
-    assert all(v.attempts == 2 for v in verdicts.values())
+    # re-sent in place: a refusal at admission is not a failed attempt (issue 29; it was 2)
+    assert all(v.attempts == 1 for v in verdicts.values())
 
 
 def test_an_unusable_reply_starts_the_next_attempt_afresh(tmp_path):

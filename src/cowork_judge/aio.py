@@ -1,4 +1,4 @@
-"""asyncio helpers shared by the agentic scheduler and the chat transport."""
+"""asyncio helpers shared by the agentic scheduler (and its attempt clock) and the chat transport."""
 
 from __future__ import annotations
 
@@ -8,11 +8,12 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-__all__ = ["wait_for_quietly"]
+__all__ = ["retrieve", "wait_for_quietly"]
 
 
-def _retrieve(task: asyncio.Future[Any]) -> None:
-    """Mark the task's exception as retrieved (the caller saw, or chose to drop, it)."""
+def retrieve(task: asyncio.Future[Any]) -> None:
+    """Mark the task's exception as retrieved (the caller saw, or chose to drop, it); a
+    done-callback."""
     if not task.cancelled():
         task.exception()
 
@@ -37,5 +38,5 @@ async def wait_for_quietly(aw: Awaitable[T], timeout_sec: float) -> T:
         Whatever ``aw`` raised.
     """
     task = asyncio.ensure_future(aw)
-    task.add_done_callback(_retrieve)
+    task.add_done_callback(retrieve)
     return await asyncio.wait_for(task, timeout=timeout_sec)

@@ -3,15 +3,17 @@ is declared with it in `run.backends`."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from cowork_judge.core.error_kinds import ErrorKind, JudgeFailure
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import ParseOutcome
 from cowork_judge.segment.context import SegmentContext
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -45,11 +47,41 @@ class BackendFailure(JudgeFailure):
         self.tokens = tokens
 
 
+class Resender(Protocol):
+    """What the scheduler gives an attempt whose backend makes its model requests one at a
+    time on the run's call path (``resends_in_place = True``, the built-in backend): each
+    request goes through `send`, which re-sends it IN PLACE — same attempt, same
+    conversation — when the endpoint refuses it at admission (HTTP 429), after the
+    server's ``Retry-After``, through the run's one retry loop (`transport.retrying`).
+    The wait pauses the attempt's clock (`agentic.attempt_clock`) and gives the block's
+    lane to another block meanwhile (`agentic.lanes`)."""
+
+    @property
+    def timeout_at(self) -> float:
+        """When the attempt must end (monotonic seconds), later after each wait in place: read
+        it for each request."""
+        ...
+
+    async def send(self, request: Callable[[], Awaitable[T]], *, turn: int) -> T:
+        """``await request()`` — one model request of turn `turn` — re-sent in place while it
+        is refused at admission.
+
+        Raises:
+            transport.retrying.Ending: the re-sends ended without an answer (the block's
+                loop ends with them).
+            What `request` raised other than a refusal at admission (the attempt fails).
+        """
+        ...
+
+
 class AgentBackend(Protocol):
     """An agentic backend: judges one block once per `attempt` call.
 
     Implementations are registered in `run.backends.BACKENDS`; the dispatcher makes
-    one per run with ``open(ctx)`` and closes it with ``close()``.
+    one per run with ``open(ctx)`` and closes it with ``close()``. A backend that makes its
+    model requests one at a time through the run's call path sets ``resends_in_place =
+    True``: its `attempt` then also takes ``resend`` (a `Resender`) and sends each request
+    through it (a CLI's requests are the CLI's: an agent-CLI attempt fails as a whole).
     """
 
     name: str

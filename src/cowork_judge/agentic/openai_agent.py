@@ -7,11 +7,14 @@ plain JSON when the endpoint rejects ``response_format``). Retries, time limits 
 resplit are the scheduler's job. Every text sent is valid Unicode: agent text is repaired
 where it is read (`agent_text`), the model's own replies before they are sent back.
 
-An attempt that fails ON A MODEL CALL (rate limit, 5xx, timeout, cancellation) leaves its
-conversation to the next attempt of the same block, which re-sends that call instead of
-starting over: turns already answered (and their tool results) are not paid for again, and
-a rate limit on the verdict turn costs one request, not two. An attempt that ends with an
-unusable reply starts the next one afresh.
+A turn the endpoint refuses AT ADMISSION (HTTP 429: a random refusal or the key's limit)
+does not fail the attempt: the scheduler's `Resender` re-sends it in place after the
+server's ask (the same conversation, the same attempt; the wait is not attempt time and
+the block's lane serves another block meanwhile; `agentic.scheduler`). An attempt that
+fails on a model call otherwise (5xx, timeout, an error inside the stream, cancellation)
+leaves its conversation to the next attempt of the same block, which re-sends that call
+instead of starting over: turns already answered (and their tool results) are not paid for
+again. An attempt that ends with an unusable reply starts the next one afresh.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from cowork_judge.agent_text import repair
-from cowork_judge.agentic.base import Attempted
+from cowork_judge.agentic.base import Attempted, Resender
 from cowork_judge.agentic.prompt import (
     fence,
     final_turn_message,
@@ -57,6 +60,8 @@ class OpenAIAgentBackend:
     """
 
     name = "openai"
+    resends_in_place = True
+    """Each turn goes through the scheduler's `Resender` (a refused turn is re-sent in place)."""
 
     def __init__(self, transport: ModelCalls, ctx: SegmentContext) -> None:
         self.transport = transport
@@ -80,7 +85,8 @@ class OpenAIAgentBackend:
         with its call path, `transport.attempts.ModelCalls.opened`)."""
         self._resume.clear()
 
-    async def attempt(self, block_name: str, rows: Sequence[Criterion], workspace: Path, *, attempt_no: int, timeout_at: float) -> Attempted:
+    async def attempt(self, block_name: str, rows: Sequence[Criterion], workspace: Path, *, attempt_no: int, timeout_at: float,
+                      resend: Resender | None = None) -> Attempted:
         """Judge `rows` once; returns the parsed outcome (possibly all `parse_error`).
 
         Args:
@@ -88,10 +94,14 @@ class OpenAIAgentBackend:
             rows: the rows of the block.
             workspace: the block workspace (tools are confined to it).
             attempt_no: 1-based attempt number, for the audit.
-            timeout_at: monotonic time by which this attempt must end.
+            timeout_at: monotonic time by which this attempt must end (without `resend`).
+            resend: the scheduler's `Resender`: every turn's request goes through it (a
+                refusal at admission is re-sent in place; the attempt's end is its
+                ``timeout_at``, later after each wait). None: each turn is sent once.
 
         Raises:
-            Transport errors (classified by the scheduler), ``asyncio.TimeoutError``.
+            Transport errors (classified by the scheduler), ``asyncio.TimeoutError``,
+            ``transport.retrying.Ending`` (the in-place re-sends of a turn ended).
         """
         tools = WorkspaceTools(workspace)
         schema = verdict_schema(rows)
@@ -113,7 +123,11 @@ class OpenAIAgentBackend:
             if last and turn > 1 and messages[-1].get("content") != final_turn_message():
                 messages.append({"role": "user", "content": final_turn_message()})
             try:
-                reply = await self._call(messages, rows, workspace, schema, use_tools=not last, timeout_at=timeout_at)
+                if resend is None:
+                    reply = await self._call(messages, rows, workspace, schema, use_tools=not last, timeout_at=timeout_at)
+                else:
+                    reply = await resend.send(lambda: self._call(messages, rows, workspace, schema, use_tools=not last,
+                                                                 timeout_at=resend.timeout_at), turn=turn)
             except BaseException:  # a transport failure, a timeout, a cancellation: resume here next time
                 self._resume[block_name] = _Conversation(list(messages), turn)
                 raise

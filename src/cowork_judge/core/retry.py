@@ -2,6 +2,12 @@
 table's ``retry`` and ``backoff`` columns, JUDGE_MAX_TRIES, JUDGE_RETRY_BACKOFF_MAX), and
 the reading of the server's ``Retry-After``. SPEC §11.
 
+The wait after a rate-limit refusal that gave an ask ``a`` (`RetryPolicy.wait_sec`): at
+least ``a``; jittered upward with a spread that doubles per refusal when the refusal may be
+one of a herd (the key's limit: every client the bucket refused got the same ask); at most
+5 % above ``a`` for a RANDOM refusal, whose own rate-limit headers showed capacity left
+(no herd to spread; sources in `RetryPolicy.wait_sec`).
+
 Pure: no I/O, no clock (the wait is computed, never slept), no configuration; randomness
 comes from the caller's `random.Random`.
 """
@@ -19,7 +25,12 @@ from cowork_judge.core.consequences import CONSEQUENCES, Consequence
 RETRY_PAUSE_SEC = 1.0
 """Seconds before retrying after a failure that does not back off (SPEC §11)."""
 RETRY_AFTER_JITTER = 0.5
-"""A wait the server asked for is lengthened by up to this fraction of it (never shortened)."""
+"""A wait the server asked for is lengthened by up to this fraction of it (never shortened),
+doubling with each refusal of the same block or call: the herd's spread (`RetryPolicy.wait_sec`)."""
+RANDOM_REFUSAL_JITTER = 0.05
+"""A RANDOM refusal's wait (its own rate-limit headers showed capacity left) is lengthened
+by at most this fraction of the ask, never doubled: it has no herd to spread
+(`RetryPolicy.wait_sec`)."""
 RETRY_AFTER_MAX_SEC = 3600.0
 """A ``Retry-After`` above this is read as this (a wait past any deadline either way)."""
 
@@ -81,7 +92,8 @@ class RetryPolicy:
         """True when a failure of `kind` backs off before the next attempt."""
         return self.table[kind].backoff
 
-    def wait_sec(self, kind: str, backoffs: int, rng: random.Random, asked_sec: float | None = None) -> float:
+    def wait_sec(self, kind: str, backoffs: int, rng: random.Random, asked_sec: float | None = None, *,
+                 herd: bool = True) -> float:
         """Seconds to wait before the next attempt after a failure of `kind`.
 
         Args:
@@ -90,6 +102,9 @@ class RetryPolicy:
             rng: the run's random source (seeded in tests).
             asked_sec: the server's wait (``retry-after-ms`` / ``Retry-After``, see
                 `retry_after_sec`), or None when it said nothing.
+            herd: False for a RANDOM refusal — a refusal at admission whose own rate-limit
+                headers showed capacity left on every budget (`transport.quota`, judged by the
+                run's limiter when it settled the ticket): a flaky gateway, not the key's limit.
 
         Returns:
             Backing-off kinds when the server asked for ``a`` seconds: ``a + uniform(0,
@@ -101,10 +116,23 @@ class RetryPolicy:
             being refused together — "decorrelated" backoff), bounded by
             JUDGE_RETRY_BACKOFF_MAX unless the server asked for more. Without an ask: ``uniform(1, min(backoff_max, 2·3^(n−1)))`` — upper
             bounds 2, 6, 18, then `backoff_max_sec` (SPEC §11). Others: `RETRY_PAUSE_SEC`.
+
+            A random refusal (``herd=False``) with an ask ``a`` waits ``a + uniform(0,
+            RANDOM_REFUSAL_JITTER · a)``: exactly what the server asked plus at most 5 %,
+            whatever n. The upward spread above exists to decorrelate a herd — the clients an
+            empty bucket refused together and gave the same ask ("Exponential Backoff And
+            Jitter", M. Brooker, AWS Architecture Blog, 2015: jitter spreads contending
+            clients); a random refusal refused one request of a key with capacity left, so
+            there is no herd to spread, and the spread would only lengthen the wait past the
+            server's own ``Retry-After`` ("how long the user agent ought to wait before making
+            a follow-up request", RFC 9110 §10.2.3). Without an ask a random refusal backs off
+            as above (nothing says how long the gateway needs).
         """
         if not self.backs_off(kind):
             return RETRY_PAUSE_SEC
         if asked_sec is not None and asked_sec > 0:
+            if not herd:
+                return asked_sec + rng.uniform(0.0, RANDOM_REFUSAL_JITTER * asked_sec)
             spread = RETRY_AFTER_JITTER * asked_sec * 2.0 ** min(max(backoffs, 1) - 1, 16)
             return min(max(asked_sec, self.backoff_max_sec), asked_sec + rng.uniform(0.0, spread))
         upper = min(self.backoff_max_sec, 2.0 * 3.0 ** (max(backoffs, 1) - 1))

@@ -19,7 +19,9 @@ Two parts, one concern (how a model call is made and what its failure means):
   answered; refused AT ADMISSION (an HTTP status that classifies as ``rate_limit``, with
   the server's ask); or failed otherwise (an error inside a 200 stream included: the
   request had been admitted). A CLI attempt (ONE ticket for all the requests the CLI makes)
-  settles it itself (`Held.refused` with ``whole_attempt=True``, `Held.failed`).
+  settles it itself (`Held.refused` with ``whole_attempt=True``, `Held.failed`). A refusal
+  whose own headers show capacity left is judged random by the limiter here, and the
+  failure's reading says so (`Failure.random`: its retry waits the ask without the herd's spread).
 
 The retries around these calls are `transport.retrying` (the one retry loop: `Tries`, which
 reads a failure through `failure_of` here, so the ticket's settlement and the retry decision
@@ -37,6 +39,7 @@ Importing this module loads no model client and no asyncio (a code-only run's st
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import threading
 import time
@@ -84,6 +87,8 @@ class RequestLimiter(Protocol):
     def rate_limited(self, ticket: Ticket, asked_sec: float | None, *, whole_attempt: bool = False,
                      quota: Quota | None = None) -> bool: ...
 
+    def capacity_left(self, quota: Quota | None) -> bool: ...
+
 
 class NoCredential(JudgeFailure):
     """A model call was asked for and the run has no judge credentials (``no_credential``)."""
@@ -104,11 +109,17 @@ class Failure:
             `core.retry.retry_after_sec`), None when it said nothing.
         at_admission: the endpoint refused the request before serving it (an HTTP status
             that classifies as ``rate_limit``): only this drives the limiter.
+        random: a refusal at admission whose own rate-limit headers showed capacity left on
+            every budget (a random refusal, not the key's limit): the run's limiter judges
+            it when it settles the ticket (`Held.__exit__`, `RequestLimiter.capacity_left`)
+            and the judgement joins this reading; the retry waits the server's ask without
+            the herd's spread (`core.retry.RetryPolicy.wait_sec`).
     """
 
     base_kind: ErrorKind
     asked_sec: float | None
     at_admission: bool
+    random: bool = False
 
     def kind(self, *, deadline_passed: bool) -> ErrorKind:
         """The failure's kind: `base_kind`, a timeout read as ``deadline`` once the run's
@@ -125,11 +136,15 @@ def failure_of(exc: BaseException) -> Failure:
     kind = classify(exc)
     failure = Failure(base_kind=kind, asked_sec=retry_after_sec(exc),
                       at_admission=isinstance(getattr(exc, "status_code", None), int) and kind == "rate_limit")
+    _remember(exc, failure)
+    return failure
+
+
+def _remember(exc: BaseException, failure: Failure) -> None:
     try:
         setattr(exc, _FAILURE_ATTR, failure)
     except (AttributeError, TypeError):  # an exception type with __slots__: read again next time
         pass
-    return failure
 
 
 # --------------------------------------------------------------------------- the ticket
@@ -189,7 +204,10 @@ class Held:
         if exc is None:
             self.answered()
         elif isinstance(exc, Exception) and failure_of(exc).at_admission:
-            self.refused(failure_of(exc).asked_sec, quota=quota_of(exc))
+            failure, quota = failure_of(exc), quota_of(exc)
+            if not self._settled and quota is not None and self._limiter.capacity_left(quota):  # type: ignore[union-attr]
+                _remember(exc, dataclasses.replace(failure, random=True))  # the retry's wait reads it
+            self.refused(failure.asked_sec, quota=quota)
         else:
             self.failed()
 

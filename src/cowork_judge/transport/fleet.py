@@ -409,6 +409,11 @@ class FleetLimiter(Admission):
         if not self._settle(ticket, "failed"):
             self.local.failed(ticket)
 
+    def capacity_left(self, quota: Quota | None) -> bool:
+        """As `Limiter.capacity_left`, with what this job learned of the key."""
+        with self._lock:
+            return self.quota.capacity_left(quota)
+
     def rate_limited(self, ticket: Ticket, asked_sec: float | None, *, whole_attempt: bool = False,
                      quota: Quota | None = None) -> bool:
         """As `Limiter.rate_limited`, for the whole fleet; True for a new fleet-wide event."""

@@ -90,7 +90,9 @@ when replies carry them, come first — they tell the key's state before any ref
   the run slows before the key refuses it;
 - a 429 whose own headers show capacity left on every budget is a RANDOM refusal: it
   gates nothing, cuts nothing and does not count in the shares (the refused request
-  still waits its own ``Retry-After``, `core.retry.RetryPolicy`);
+  still waits its own ``Retry-After``, without the herd's spread: `capacity_left` is
+  asked where the ticket is settled, `transport.attempts.Held`, and
+  `core.retry.RetryPolicy.wait_sec` reads the judgement);
 - a 429 whose own headers show the key spent needs no share to count: it gates and cuts
   at once (`bench/limiter_model.py --headers --spread 2`, 8 jobs × 40 rows: 0.26 → 0.23
   wasted per useful call).
@@ -302,6 +304,13 @@ class Limiter(Admission):
                 if reading.low and ticket.started_at >= self.last_cut:
                     self.low_marks += 1
                     self._cut(now, flight, whole_attempt=False, window=False)
+
+    def capacity_left(self, quota: Quota | None) -> bool:
+        """True when `quota` (a 429's own rate-limit headers) shows capacity left on every
+        budget it names: a random refusal, not the key's limit (`KeyState.capacity_left`;
+        `rate_limited` applies the same rule)."""
+        with self._lock:
+            return self.key.capacity_left(quota)
 
     def failed(self, ticket: Ticket) -> None:
         """The request failed for another reason than rate limiting: nothing changes."""

@@ -10,15 +10,19 @@ One decision core, two thin drivers:
   counts it (`CallStats.failed`), logs and audits it with the reason redacted, and decides
   what comes next (`Tries.after`): give up (not retried, or ``JUDGE_MAX_TRIES`` reached),
   give up because the wait would outlast the time left, or wait — ONE jittered wait per
-  failure (`RetryPolicy.wait_sec`: at least the server's ask, jittered upward; else the
-  SPEC §11 backoff). The run's limiter holds the whole run for the server's ask itself,
-  without a draw of its own (`transport.limiter`): one ask, one jittered wait.
+  failure (`RetryPolicy.wait_sec`: at least the server's ask, jittered upward — at most 5 %
+  for a random refusal, `Failed.random`; else the SPEC §11 backoff). The run's limiter
+  holds the whole run for the server's ask itself, without a draw of its own
+  (`transport.limiter`): one ask, one jittered wait.
 - `_loop` — the loop itself, as a generator that yields what to do (make attempt n, or
   sleep s seconds) and is sent what happened: every decision (when to stop before an
   attempt, what a failure means, how long to wait, when to give up) is made here, once.
 - `retry_async` (an agentic block, on its asyncio loop) and `retry_blocking` (a workflow
   call, on a worker thread; its sleep wakes on the workflow's cancel event) only perform
-  what `_loop` asks for.
+  what `_loop` asks for; `resend_async` runs the same loop for ONE request inside a
+  running attempt (an agentic turn refused at admission is re-sent in place, with a
+  `Tries` of its own) and, when its retries end without an answer, raises `Ending`, which
+  ends the attempt's loop the same way without reading the failure again.
 
 The callers keep what is theirs, through hooks: the scheduler its block budget, resplit
 and run-wide stop (`agentic.scheduler`), the workflow caller its in-flight slots, start
@@ -59,12 +63,14 @@ class Failed:
     Attributes:
         kind: its `ErrorKind` (the deadline applied); said: the redacted summary (for an
             unusable reply, the parser's problems); asked_sec: the server's wait, seconds,
-            or None.
+            or None; random: a random refusal (`transport.attempts.Failure.random`: its
+            own headers showed capacity left), whose wait has no herd's spread.
     """
 
     kind: ErrorKind
     said: str
     asked_sec: float | None
+    random: bool = False
 
 
 Why = Literal["answered", "stopped", "gave_up", "no_time", "cancelled"]
@@ -93,12 +99,14 @@ class Tries:
         redact: removes secrets from reasons.
         log: the run's logger.
         audit: ``audit(attempt_no, entry)`` writes one record of a failed attempt.
+        unit: how logs name one attempt (``send`` for a request re-sent in place).
     """
 
     def __init__(self, what: str, *, policy: RetryPolicy, rng: random.Random, stats: CallStats,
                  redact: Callable[[str], str], log: logging.Logger,
-                 audit: Callable[[int, dict[str, Any]], None] | None = None) -> None:
+                 audit: Callable[[int, dict[str, Any]], None] | None = None, unit: str = "attempt") -> None:
         self.what = what
+        self.unit = unit
         self.policy = policy
         self.rng = rng
         self.stats = stats
@@ -118,38 +126,46 @@ class Tries:
     def failed(self, exc: BaseException, *, t0: float, deadline_passed: bool, **entry: Any) -> Failed:
         """Record a failed attempt begun at `t0` (monotonic s): its kind (read once,
         `failure_of`), counted, logged and audited (`entry` first, then ``failed``,
-        ``error``, ``seconds``) with the reason redacted."""
+        ``error``, ``seconds``, and ``random_refusal`` for a random refusal) with the reason
+        redacted."""
         failure = failure_of(exc)
         kind = failure.kind(deadline_passed=deadline_passed)
         said = self.redact(summary(exc))
         self.stats.failed(kind)
         if self.audit is not None:
-            self.audit(self.attempts, {**entry, "failed": kind, "error": said, "seconds": round(time.monotonic() - t0, 3)})
-        self.log.warning("%s attempt %d failed (%s): %s", self.what, self.attempts, kind, said)
-        return Failed(kind, said, failure.asked_sec)
+            record = {**entry, "failed": kind, "error": said, "seconds": round(time.monotonic() - t0, 3)}
+            if failure.random:
+                record["random_refusal"] = True
+            self.audit(self.attempts, record)
+        self.log.warning("%s %s %d failed (%s%s): %s", self.what, self.unit, self.attempts, kind,
+                         ", a random refusal" if failure.random else "", said)
+        return Failed(kind, said, failure.asked_sec, failure.random)
 
     def unusable(self, problems: str) -> Failed:
         """Record an attempt whose reply held no usable verdict (``parse_error``; `problems`
         is the parser's account, the failure's `Failed.said`)."""
         self.stats.failed("parse_error")
-        self.log.warning("%s attempt %d: unusable reply (%s)", self.what, self.attempts, problems)
+        self.log.warning("%s %s %d: unusable reply (%s)", self.what, self.unit, self.attempts, problems)
         return Failed("parse_error", problems, None)
 
-    def next_wait(self, kind: ErrorKind, asked_sec: float | None) -> float | None:
+    def next_wait(self, kind: ErrorKind, asked_sec: float | None, *, random_refusal: bool = False) -> float | None:
         """Seconds to wait before the next attempt after a failure of `kind`, or None when
         the policy gives up (not retried, or JUDGE_MAX_TRIES reached). One jittered draw
-        (`RetryPolicy.wait_sec`: at least the server's ask `asked_sec`, else the backoff)."""
+        (`RetryPolicy.wait_sec`: at least the server's ask `asked_sec`, else the backoff;
+        `random_refusal`: the ask plus at most a small jitter, no herd's spread)."""
         if not self.policy.retries(kind) or self.attempts >= self.policy.max_tries:
             return None
         if self.policy.backs_off(kind):
             self.backoffs += 1
+        if random_refusal:
+            return self.policy.wait_sec(kind, self.backoffs, self.rng, asked_sec, herd=False)
         return self.policy.wait_sec(kind, self.backoffs, self.rng, asked_sec)
 
     def after(self, failed: Failed, time_left_sec: float) -> Decision:
         """What comes after `failed` with `time_left_sec` seconds left for the block or call:
         the policy's wait (`next_wait`), or the end — the policy gives up (``gave_up``), or
         the wait would reach the end of the time left (``no_time``)."""
-        wait = self.next_wait(failed.kind, failed.asked_sec)
+        wait = self.next_wait(failed.kind, failed.asked_sec, random_refusal=failed.random)
         if wait is None:
             return Decision(None, "gave_up")
         if wait >= time_left_sec:
@@ -202,6 +218,17 @@ class Ended(Generic[T]):
     attempts: int
 
 
+class Ending(Exception):
+    """Raised out of an attempt when an in-place retry of one of its requests ended without
+    an answer (`resend_async`): the attempt's own loop then ends the same way (`ended.why`),
+    without reading the failure again — it was recorded (counted, audited) where it
+    happened. Never classified."""
+
+    def __init__(self, ended: Ended[Any]) -> None:
+        super().__init__(f"an in-place retry ended: {ended.why}")
+        self.ended = ended
+
+
 @dataclass(frozen=True)
 class _Attempt:
     no: int
@@ -218,11 +245,13 @@ _Sent = Union[tuple[Any, Union[BaseException, None]], bool, None]
 
 def _loop(tries: Tries, *, ready: Callable[[], bool], time_left: Callable[[], float],
           deadline_passed: Callable[[], bool], entry: Callable[[int], dict[str, Any]],
-          on_failure: Callable[[Failed], None],
-          raises: tuple[type[BaseException], ...]) -> Generator[_Step, _Sent, Ended[Any]]:
+          on_failure: Callable[[Failed], None], raises: tuple[type[BaseException], ...],
+          retried: Callable[[BaseException], bool] | None = None) -> Generator[_Step, _Sent, Ended[Any]]:
     """The one retry loop (see the module docstring). Yields `_Attempt` (is sent ``(result,
     None)`` or ``(None, exception)``) and `_Sleep` (is sent True when a cancel woke it).
-    An exception of a type in `raises` ends the loop: it is re-raised, unclassified."""
+    An exception of a type in `raises`, or one that `retried` (when given) does not accept,
+    ends the loop: it is re-raised, unclassified. An `Ending` raised by an attempt ends
+    the loop as the in-place retry inside it ended."""
     last: Failed | None = None
     while tries.attempts < tries.policy.max_tries:
         if not ready():
@@ -232,7 +261,9 @@ def _loop(tries: Tries, *, ready: Callable[[], bool], time_left: Callable[[], fl
         sent = yield _Attempt(no)
         assert isinstance(sent, tuple)
         result, exc = sent
-        if isinstance(exc, raises):
+        if isinstance(exc, Ending):  # recorded where it happened: not read again
+            return Ended(exc.ended.why, None, exc.ended.last or last, tries.attempts)
+        if isinstance(exc, raises) or (exc is not None and retried is not None and not retried(exc)):
             raise exc
         if exc is not None:
             last = tries.failed(exc, t0=t0, deadline_passed=deadline_passed(), **entry(no))
@@ -264,8 +295,11 @@ async def retry_async(tries: Tries, attempt: Callable[[int], Awaitable[Result[T]
                       time_left: Callable[[], float], deadline_passed: Callable[[], bool],
                       entry: Callable[[int], dict[str, Any]] = _no_entry,
                       on_failure: Callable[[Failed], None] = _nothing,
-                      raises: tuple[type[BaseException], ...] = ()) -> Ended[T]:
-    """Run the retry loop on an asyncio loop (an agentic block).
+                      raises: tuple[type[BaseException], ...] = (),
+                      retried: Callable[[BaseException], bool] | None = None,
+                      sleep: Callable[[float], Awaitable[None]] | None = None) -> Ended[T]:
+    """Run the retry loop on an asyncio loop (an agentic block, or a request re-sent in
+    place, `resend_async`).
 
     Args:
         tries: the block's `Tries`.
@@ -278,14 +312,19 @@ async def retry_async(tries: Tries, attempt: Callable[[int], Awaitable[Result[T]
         on_failure: called with each failure, before the decision (the caller's reasons,
             the run-wide stop).
         raises: exception types of `attempt` that end the loop unclassified (re-raised).
+        retried: when given, only the failures it accepts are this loop's; any other ends the
+            loop unclassified (re-raised).
+        sleep: how a wait is waited (default ``asyncio.sleep``): the scheduler's gives the
+            block's in-flight lane back meanwhile (`agentic.lanes`).
 
     Cancelling the task cancels the attempt or the sleep (``asyncio.CancelledError``
     is never a failure).
     """
     import asyncio
 
+    wait = sleep if sleep is not None else asyncio.sleep
     loop = _loop(tries, ready=ready, time_left=time_left, deadline_passed=deadline_passed, entry=entry,
-                 on_failure=on_failure, raises=raises)
+                 on_failure=on_failure, raises=raises, retried=retried)
     try:
         step = next(loop)
         while True:
@@ -295,12 +334,52 @@ async def retry_async(tries: Tries, attempt: Callable[[int], Awaitable[Result[T]
                 except Exception as exc:  # a failure: `_loop` classifies it (once)
                     sent = (None, exc)
             else:
-                await asyncio.sleep(step.sec)
+                await wait(step.sec)
                 sent = False
             step = loop.send(sent)
     except StopIteration as stop:
         ended: Ended[T] = stop.value
         return ended
+
+
+async def resend_async(tries: Tries, send: Callable[[int], Awaitable[T]], *, retried: Callable[[BaseException], bool],
+                       ready: Callable[[], bool], time_left: Callable[[], float], deadline_passed: Callable[[], bool],
+                       entry: Callable[[int], dict[str, Any]] = _no_entry,
+                       on_failure: Callable[[Failed], None] = _nothing,
+                       sleep: Callable[[float], Awaitable[None]] | None = None) -> T:
+    """Make one request of a running attempt and re-send it IN PLACE — the same attempt, the
+    same conversation — after each failure that `retried` accepts (an agentic turn refused
+    at admission, `agentic.scheduler`): the one loop (`_loop`) with a `Tries` of its own
+    for the request, so those failures are read once, counted, audited, redacted and waited
+    for exactly as an attempt's are, and the request has its own JUDGE_MAX_TRIES sends.
+
+    Args:
+        tries: the request's `Tries` (fresh: the first send is its attempt 1).
+        send: ``send(n)``, send n of the request (1-based): its reply, or raises.
+        retried: the failures re-sent here; any other propagates from the first failure on,
+            unrecorded (the attempt fails with it, and the attempt's loop reads it once).
+        ready: called before each RE-send (never before the first: the attempt made that
+            decision); False ends the retries (``stopped``).
+        time_left, deadline_passed, entry, on_failure, sleep: as `retry_async`.
+
+    Returns:
+        The reply.
+
+    Raises:
+        Ending: the retries ended without a reply (given up, no time left, stopped); the
+            attempt's loop (`retry_async`) ends the same way.
+        What `send` raised that `retried` does not accept.
+    """
+
+    async def attempt(no: int) -> Result[T]:
+        return Answered(await send(no))
+
+    ended: Ended[T] = await retry_async(tries, attempt, ready=lambda: tries.attempts == 0 or ready(), time_left=time_left,
+                                        deadline_passed=deadline_passed, entry=entry, on_failure=on_failure,
+                                        retried=retried, sleep=sleep)
+    if ended.why != "answered":
+        raise Ending(ended)
+    return ended.value  # type: ignore[return-value]  # answered: the reply
 
 
 def retry_blocking(tries: Tries, attempt: Callable[[int], Result[T]], *, ready: Callable[[], bool],
