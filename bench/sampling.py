@@ -40,6 +40,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from calibrate import prepare as prepare_labelled  # bench/calibrate.py (python puts this script's folder on sys.path)
+
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "selftests" / "fixtures"
 SIM_KEY = "sk-sim-bench-sampling-0000"
@@ -51,18 +53,9 @@ CONFIGS: dict[str, dict[str, str]] = {
 
 
 def prepare(work: Path) -> Path:
-    """Import DevAI, PaperBench and HealthBench (with labels) into ``work/tasks``."""
-    tasks, files = work / "tasks", work / "files"
-    names = [p.stem for p in sorted((FIXTURES / "devai" / "instances").glob("*.json"))]
-    names += [p.stem for p in sorted((FIXTURES / "paperbench").glob("*.json"))]
-    for name in names:
-        (files / name).mkdir(parents=True, exist_ok=True)
-        (files / name / "README.md").write_text(f"Stand-in workspace of {name}: the simulator answers from the labels.\n")
+    """Import DevAI, PaperBench (`calibrate.prepare`, with their labels) and HealthBench (with labels) into ``work/tasks``."""
+    tasks = prepare_labelled(work)
     run = [sys.executable, "-m", "cowork_judge", "import"]
-    subprocess.run([*run, "devai", str(FIXTURES / "devai" / "instances"), "--out", str(tasks), "--labels",
-                    str(FIXTURES / "devai" / "human_labels"), "--deliverables", str(files)], check=True, capture_output=True)
-    subprocess.run([*run, "paperbench", str(FIXTURES / "paperbench"), "--out", str(tasks), "--with-labels",
-                    "--deliverables", str(files)], check=True, capture_output=True)
     graded = work / "healthbench-reference.jsonl"
     with graded.open("w", encoding="utf-8") as fh:
         for path in sorted((FIXTURES / "healthbench").glob("*.json")):
@@ -117,7 +110,11 @@ def judge_all(tasks: Path, out: Path, url: str, extra: dict[str, str]) -> dict[s
 
         shutil.rmtree(logs, ignore_errors=True)
         shutil.copytree(inst / "rollout" / "logs", logs)
-        paths = RunPaths.resolve(app_dir=inst / "rollout" / "app", logs_dir=logs, tests_dir=inst / "tests",
+        app = inst / "rollout" / "app"
+        if not app.is_dir():  # a chat-only instance delivered no files: an empty workdir, as in a container (and batch)
+            app = out / inst.name / "app"
+            app.mkdir(parents=True, exist_ok=True)
+        paths = RunPaths.resolve(app_dir=app, logs_dir=logs, tests_dir=inst / "tests",
                                  work_dir=out / inst.name / "work", alt_output_dir=out / "none", environ={})
         judge.main_run(paths, load_config(env), start=time.monotonic())
         doc = json.loads((logs / "verifier" / "result.json").read_text())
