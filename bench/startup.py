@@ -73,6 +73,8 @@ def main() -> int:
     parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                         help="an extra variable for every judge run (e.g. JUDGE_GUARD=off)")
     args = parser.parse_args()
+    if bad := [e for e in args.env if "=" not in e or not e.split("=", 1)[0]]:
+        parser.error(f"--env takes NAME=VALUE, not {bad[0]!r}")
     base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", "/tmp"), "JUDGE_START_JITTER": "0",
             **dict(e.split("=", 1) for e in args.env)}
     judges = [(label, {**base, "PYTHONPATH": src}) for label, src in (j.split("=", 1) for j in args.judge)] + [("this", base)]
