@@ -18,7 +18,10 @@ Reported per rate, as ratios (never absolute targets):
 - prompt tokens per agentic row, and the uncached part (what the endpoint did not report
   as cached prefix), summed over answered calls;
 - the floor: per run, the window a judge needs that honours every refusal's ``Retry-After``
-  exactly and wastes nothing else (`floor_sec`), as a ratio to the fault-free window.
+  exactly and wastes nothing else (`floor_sec`), as a ratio to the fault-free window, and
+  each run's window as a ratio to its own floor (median and worst run: what the judge loses
+  beyond what honouring the waits costs; the floor starts every block at once, so a block
+  that waited for a lane shows up here too).
 
 ``--rpm N`` gives the simulator a generous request bucket whose state every reply carries
 as ``x-ratelimit-*`` headers (``--rpm 6000``: a 429 of the fault plan then shows capacity
@@ -73,6 +76,7 @@ class Run:
     prompt_tokens: int = 0
     uncached_tokens: int = 0
     floor_sec: float = 0.0
+    timeline: list[dict[str, Any]] | None = None
 
 
 ROUTING_KEYS = ("judge_method", "workflow_name", "workflow_group", "page_mean_p", "decided_by", "na_policy")
@@ -174,13 +178,17 @@ def judge_once(rate: float, seed: int, latency_ms: float, backoff_max: float, an
             sim.stop()
         entries = sim.log.entries()
     ef = doc["extra_fields"]
-    window = max(e.end_s for e in entries) - min(e.start_s for e in entries) if entries else 0.0
+    first = min((e.start_s for e in entries), default=0.0)
+    window = max(e.end_s for e in entries) - first if entries else 0.0
     answered = [e for e in entries if e.status == 200]
     return Run(coverage=ef["judge_coverage"], unjudged=ef["judge_unjudged"], calls=ef["judge_calls"], faults=sum(1 for e in entries if e.fault),
                window_sec=window, reward=doc["task_score"], error_kind=ef["judge_error_kind"],
                prompt_tokens=sum(e.prompt_tokens for e in answered),
                uncached_tokens=sum(e.prompt_tokens - e.cached_tokens for e in answered),
-               floor_sec=floor_sec(entries, latency_ms, CONCURRENCY))
+               floor_sec=floor_sec(entries, latency_ms, CONCURRENCY),
+               timeline=[{"seq": e.seq, "start_s": round(e.start_s - first, 3),
+                          "end_s": round(e.end_s - first, 3), "kind": e.kind,
+                          "fault": e.fault, "status": e.status, "rows": e.row_ids} for e in entries])
 
 
 def table(results: dict[float, list[Run]], latency_ms: float, n_rows: int) -> list[str]:
@@ -191,8 +199,9 @@ def table(results: dict[float, list[Run]], latency_ms: float, n_rows: int) -> li
     lines = [
         "| rate-limit faults | runs | coverage mean (min) | unjudged rows (kind) | reward = fault-free | model calls "
         "| calls vs fault-free | judging window vs fault-free | window median (min–max) vs fault-free "
-        "| floor vs fault-free | window vs lower bound | prompt tokens / row | uncached prompt tokens / row |",
-        "|---:|---:|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|",
+        "| floor vs fault-free | window vs its floor, median (max) | window vs lower bound | prompt tokens / row "
+        "| uncached prompt tokens / row |",
+        "|---:|---:|---|---|---:|---:|---:|---:|---|---:|---|---:|---:|---:|",
     ]
     for rate, runs in results.items():
         calls = statistics.mean(r.calls for r in runs)
@@ -205,10 +214,16 @@ def table(results: dict[float, list[Run]], latency_ms: float, n_rows: int) -> li
         lost_text = f"{lost} ({kinds})" if lost else "0"
         lines.append(f"| {rate:.0%} | {len(runs)} | {cov} | {lost_text} | {same}/{len(runs)} | {calls:.1f} | {calls / base_calls:.2f}× "
                      f"| {window / base_window:.2f}× | {_spread([r.window_sec / base_window for r in runs])} "
-                     f"| {statistics.mean(r.floor_sec for r in runs) / base_window:.2f}× | {window / bound:.2f}× "
+                     f"| {statistics.mean(r.floor_sec for r in runs) / base_window:.2f}× "
+                     f"| {_median_max([r.window_sec / r.floor_sec for r in runs if r.floor_sec > 0])} "
+                     f"| {window / bound:.2f}× "
                      f"| {statistics.mean(r.prompt_tokens for r in runs) / n_rows:.0f} "
                      f"| {statistics.mean(r.uncached_tokens for r in runs) / n_rows:.0f} |")
     return lines
+
+
+def _median_max(values: list[float]) -> str:
+    return f"{statistics.median(values):.2f}× ({max(values):.2f}×)" if values else "—"
 
 
 def _spread(values: list[float]) -> str:
@@ -235,6 +250,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="judge N agentic rows over the example deck instead of the example's 5 (module docstring)")
     p.add_argument("--src", help="run the judge from this source tree (PYTHONPATH), e.g. a git archive of an older commit")
     p.add_argument("--out", help="also write the markdown to this file")
+    p.add_argument("--dump", help="also write every run's request timeline (seconds from its first request) "
+                                  "with its window and floor to this JSON file, for reading a run's tail")
     args = p.parse_args(argv)
     rates = sorted({float(x) for x in args.rates.split(",")} | {0.0})
     answers = oracle(args.rows)
@@ -245,6 +262,11 @@ def main(argv: list[str] | None = None) -> int:
                                       args.evidence, args.jitter, args.rpm, tuple(args.kinds.split(",")), args.rows)
                          for seed in range(1, args.seeds + 1)]
         print(f"rate {rate:.0%}: done ({time.monotonic() - t0:.0f} s)", file=sys.stderr)
+    if args.dump:
+        Path(args.dump).write_text(json.dumps(
+            {f"{rate:g}": [{"seed": seed, "window_sec": r.window_sec, "floor_sec": r.floor_sec, "calls": r.calls,
+                            "timeline": r.timeline} for seed, r in enumerate(runs, 1)]
+             for rate, runs in results.items()}, indent=1), encoding="utf-8")
     n_agentic = len(answers)
     blocks = -(-n_agentic // 4)
     waves = -(-blocks // CONCURRENCY)
