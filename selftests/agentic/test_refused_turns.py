@@ -74,6 +74,29 @@ def test_a_turn_refused_more_than_its_tries_ends_the_block_once(tmp_path):
     assert verdicts["R1"].reason.startswith("rate_limit after 3 send(s) of turn 1 in attempt 1:")
 
 
+def test_a_turn_whose_tries_only_random_refusals_used_up_fails_its_attempt_not_its_block(tmp_path):
+    """Headers show capacity left (a 6000/min bucket), JUDGE_MAX_TRIES=2, no resplit: the
+    verdict turn is refused twice at random — its sends are used up by bad luck, not by the
+    key's limit — so attempt 1 fails and attempt 2 goes on from that turn (the conversation
+    is resumed): both rows judged in two attempts, no resplit, each refusal counted once."""
+    verdicts, entries, ctx = judge(tmp_path, FaultPlan(script=["ok", "http_429", "http_429"]), rpm=6000,
+                                   JUDGE_MAX_TRIES="2", JUDGE_RESPLIT="0", JUDGE_BATCH="2")
+    assert {k: v.hit for k, v in verdicts.items()} == HITS
+    assert all(v.judged and v.attempts == 2 for v in verdicts.values())
+    assert [(e.kind, e.fault) for e in entries] == [("tool", None), ("fault", "http_429"), ("fault", "http_429"),
+                                                   ("final", None)]
+    assert ctx.stats.by_kind == {"rate_limit": 2} and ctx.limiter.random_refusals == 2
+
+
+def test_the_same_refusals_without_headers_end_the_block(tmp_path):
+    """The same script without rate-limit headers: nothing says the refusals are random (the
+    key may be spent), so the used-up sends end the block, as before: rate_limit, one attempt."""
+    verdicts, entries, ctx = judge(tmp_path, FaultPlan(script=["ok", "http_429", "http_429"]), JUDGE_MAX_TRIES="2",
+                                   JUDGE_RESPLIT="0", JUDGE_BATCH="2")
+    assert all(v.error_kind == "rate_limit" and v.attempts == 1 for v in verdicts.values())
+    assert [e.kind for e in entries] == ["tool", "fault", "fault"]
+
+
 def test_the_wait_in_place_is_not_attempt_time(tmp_path):
     """A turn refused three times waits three Retry-After of 1 s inside its attempt, whose
     own time is 1.5 s (JUDGE_PER_TIMEOUT): the waits pause the attempt's clock, so the

@@ -16,7 +16,7 @@ from cowork_judge.core.retry import RANDOM_REFUSAL_JITTER, RETRY_AFTER_JITTER, R
 from cowork_judge.transport.attempts import Held, failure_of
 from cowork_judge.transport.limiter import Limiter
 from cowork_judge.transport.quota import read_quota
-from cowork_judge.transport.retrying import Ending, Tries, resend_async, retry_async
+from cowork_judge.transport.retrying import Answered, Ending, Tries, resend_async, retry_async
 from cowork_judge.transport.stats import CallStats
 
 
@@ -110,6 +110,50 @@ def test_the_end_of_the_re_sends_ends_the_attempts_loop_without_a_second_reading
                                     deadline_passed=lambda: False))
     assert (ended.why, ended.attempts, attempts) == ("gave_up", 1, [1])
     assert block.stats.by_kind == {}  # not read, not counted again
+
+
+def test_sends_used_up_by_random_refusals_fail_the_attempt_and_the_attempts_loop_goes_on():
+    """Random refusals alone (headers showed capacity left) used up the request's sends:
+    the attempt's loop counts one failed attempt — not read or counted again — waits the
+    ask, and makes attempt 2; one non-random refusal among them ends it as before."""
+    lim = Limiter(backoff_max_sec=2.0, rng=random.Random(1))
+
+    def refusal(headers: dict[str, str]) -> StatusError:
+        exc = StatusError(429, headers)
+        try:  # the limiter reads the headers where the ticket is settled (below)
+            with Held(lim, lim.try_start()[0]):
+                raise exc
+        except StatusError:
+            pass
+        return exc
+
+    endings = []
+    for kinds in (["random", "random"], ["random", "limit"]):
+        outcomes = [refusal(_quota_headers(5990) if k == "random" else _quota_headers(0)) for k in kinds]
+        assert [failure_of(o).random for o in outcomes] == [k == "random" for k in kinds]
+        got, _, _ = run(tries_for(max_tries=2), outcomes)
+        endings.append(got)
+    assert [e.ended.random_luck for e in endings] == [True, False]
+
+    for ending, want in zip(endings, [("answered", 2, [1, 2], 1), ("gave_up", 1, [1], 0)]):
+        block = tries_for()
+        attempts: list[int] = []
+        sleeps: list[float] = []
+
+        async def attempt(no: int, ending=ending):
+            attempts.append(no)
+            if no == 1:
+                raise ending
+            return Answered("verdicts")
+
+        async def sleep(sec: float) -> None:
+            sleeps.append(sec)
+
+        ended = asyncio.run(retry_async(block, attempt, ready=lambda: True, time_left=lambda: 1e9,
+                                        deadline_passed=lambda: False, sleep=sleep))
+        assert (ended.why, ended.attempts, attempts, len(sleeps)) == want
+        assert all(1.0 <= s <= 1.0 * (1 + RANDOM_REFUSAL_JITTER) for s in sleeps)  # the ask, no herd's spread
+        assert block.stats.by_kind == {}  # recorded where it happened
 
 
 def test_no_re_send_past_the_time_left_or_after_a_stop():

@@ -11,8 +11,14 @@ does not fail the attempt of a backend that sends its turns through the run's ca
 loop (`transport.retrying.resend_async`, up to ``JUDGE_MAX_TRIES`` sends of that turn),
 after the server's ask; the wait pauses the attempt's clock (`agentic.attempt_clock`: it
 is neither the attempt's ``JUDGE_PER_TIMEOUT`` nor the block budget), and after a random
-refusal the block lends its lane to another block meanwhile. Everything else (timeouts,
-5xx, errors inside a 200 stream, unusable replies) fails the attempt, as below.
+refusal the block lends its lane to another block meanwhile. When the turn's sends run out,
+the block ends (``rate_limit``) — unless random refusals alone used them up (bad luck at
+30 % random refusals, not the key's limit): then the attempt fails and the block's next
+attempt resumes the conversation at that turn, after the ask, its lane lent meanwhile
+(`transport.retrying.Ended.random_luck`; before, such a block was re-judged row by row,
+one row after the other, and that tail made single runs of ``bench/faults.py --rows 40``
+take 5× the fault-free window). Everything else (timeouts, 5xx, errors inside a 200 stream,
+unusable replies) fails the attempt, as below.
 
 Time limits nest (SPEC §11): one attempt ≤ ``JUDGE_PER_TIMEOUT`` ⊂ one block ≤
 ``2 × JUDGE_PER_TIMEOUT`` of attempt time ⊂ the run ≤ ``JUDGE_DEADLINE``. The block
@@ -305,11 +311,20 @@ async def judge_block(
             last_kind, last_reason = "parse_error", "the reply held no verdict for this row"
         return Answered(None)
 
+    latest: list[Failed] = []
+
     def on_failure(failed: Failed) -> None:
+        latest[:] = [failed]
         failed_as(failed, f"{failed.kind} after {tries.attempts} attempt(s): {failed.said}")
 
+    async def between_attempts(sec: float) -> None:
+        """The wait before the next attempt: after a random refusal without the lane (as in
+        place), after any other failure holding it."""
+        await (lane_wait if latest and latest[0].random else asyncio.sleep)(sec)
+
     ended = await retry_async(tries, attempt, ready=ready, time_left=ctx.deadline.remaining,
-                              deadline_passed=lambda: ctx.deadline.remaining() <= 0.05, on_failure=on_failure)
+                              deadline_passed=lambda: ctx.deadline.remaining() <= 0.05, on_failure=on_failure,
+                              sleep=between_attempts)
     if ended.why == "no_time":
         last_reason += " (no time left before JUDGE_DEADLINE for another attempt)"
     attempts = tries.attempts

@@ -22,7 +22,9 @@ One decision core, two thin drivers:
   what `_loop` asks for; `resend_async` runs the same loop for ONE request inside a
   running attempt (an agentic turn refused at admission is re-sent in place, with a
   `Tries` of its own) and, when its retries end without an answer, raises `Ending`, which
-  ends the attempt's loop the same way without reading the failure again.
+  ends the attempt's loop the same way without reading the failure again — except when
+  only random refusals used up the request's sends (bad luck, not the key's limit): the
+  attempt then counts as failed and the attempt's loop goes on (`Ended.random_luck`).
 
 The callers keep what is theirs, through hooks: the scheduler its block budget, resplit
 and run-wide stop (`agentic.scheduler`), the workflow caller its in-flight slots, start
@@ -210,12 +212,23 @@ class Ended(Generic[T]):
         value: the answer (``why == "answered"``), else None.
         last: the last failure, None when no attempt failed.
         attempts: attempts made (`Tries.attempts`).
+        all_random: every failure was a random refusal (`Failed.random`); set when the
+            policy ended the loop (given up, no time), else False.
     """
 
     why: Why
     value: T | None
     last: Failed | None
     attempts: int
+    all_random: bool = False
+
+    @property
+    def random_luck(self) -> bool:
+        """The retries gave up (JUDGE_MAX_TRIES reached) and every failure was a RANDOM
+        refusal (`Failed.random`: its own headers showed capacity left): bad luck, not a
+        limit or a broken request — the attempt's loop counts the attempt as failed and
+        goes on by the table, instead of ending with it (`resend_async`)."""
+        return self.why == "gave_up" and self.all_random and self.last is not None
 
 
 class Ending(Exception):
@@ -251,8 +264,11 @@ def _loop(tries: Tries, *, ready: Callable[[], bool], time_left: Callable[[], fl
     None)`` or ``(None, exception)``) and `_Sleep` (is sent True when a cancel woke it).
     An exception of a type in `raises`, or one that `retried` (when given) does not accept,
     ends the loop: it is re-raised, unclassified. An `Ending` raised by an attempt ends
-    the loop as the in-place retry inside it ended."""
+    the loop as the in-place retry inside it ended — unless only random refusals used up
+    its sends (`Ended.random_luck`): then the attempt failed with the last of them, and the
+    loop goes on as after any failure (its wait, its JUDGE_MAX_TRIES)."""
     last: Failed | None = None
+    all_random = True  # every failure so far a random refusal (`Ended.random_luck`)
     while tries.attempts < tries.policy.max_tries:
         if not ready():
             return Ended("stopped", None, last, tries.attempts)
@@ -262,10 +278,13 @@ def _loop(tries: Tries, *, ready: Callable[[], bool], time_left: Callable[[], fl
         assert isinstance(sent, tuple)
         result, exc = sent
         if isinstance(exc, Ending):  # recorded where it happened: not read again
-            return Ended(exc.ended.why, None, exc.ended.last or last, tries.attempts)
-        if isinstance(exc, raises) or (exc is not None and retried is not None and not retried(exc)):
+            if not exc.ended.random_luck:
+                return Ended(exc.ended.why, None, exc.ended.last or last, tries.attempts)
+            last = exc.ended.last  # only random refusals used up the request's sends: this attempt failed
+            assert last is not None  # `random_luck` holds a last failure
+        elif isinstance(exc, raises) or (exc is not None and retried is not None and not retried(exc)):
             raise exc
-        if exc is not None:
+        elif exc is not None:
             last = tries.failed(exc, t0=t0, deadline_passed=deadline_passed(), **entry(no))
         elif isinstance(result, Again):
             tries.attempts -= 1
@@ -274,13 +293,14 @@ def _loop(tries: Tries, *, ready: Callable[[], bool], time_left: Callable[[], fl
             last = tries.unusable(result.problems)
         else:
             return Ended("answered", result.value, last, tries.attempts)
+        all_random = all_random and last.random
         on_failure(last)
         decision = tries.after(last, time_left())
         if decision.wait_sec is None:
-            return Ended(decision.why, None, last, tries.attempts)
+            return Ended(decision.why, None, last, tries.attempts, all_random)
         if (yield _Sleep(decision.wait_sec)):
             return Ended("cancelled", None, last, tries.attempts)
-    return Ended("gave_up", None, last, tries.attempts)
+    return Ended("gave_up", None, last, tries.attempts, all_random and last is not None)
 
 
 def _nothing(_failed: Failed) -> None:
@@ -367,7 +387,8 @@ async def resend_async(tries: Tries, send: Callable[[int], Awaitable[T]], *, ret
 
     Raises:
         Ending: the retries ended without a reply (given up, no time left, stopped); the
-            attempt's loop (`retry_async`) ends the same way.
+            attempt's loop (`retry_async`) ends the same way — or, when random refusals
+            alone used up the sends (`Ended.random_luck`), counts the attempt as failed.
         What `send` raised that `retried` does not accept.
     """
 
