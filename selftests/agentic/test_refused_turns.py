@@ -88,6 +88,17 @@ def test_a_turn_whose_tries_only_random_refusals_used_up_fails_its_attempt_not_i
     assert ctx.stats.by_kind == {"rate_limit": 2} and ctx.limiter.random_refusals == 2
 
 
+def test_refusals_that_only_look_random_end_the_block_after_one_more_attempt(tmp_path):
+    """Every request after the tool turn refused, headers still showing capacity (a stale
+    bucket, a gateway's own concurrency limit): the block goes on once (LUCK_PER_LOOP), then
+    ends — 2 × JUDGE_MAX_TRIES sends of the turn, not JUDGE_MAX_TRIES²."""
+    verdicts, entries, ctx = judge(tmp_path, FaultPlan(script=["ok"] + ["http_429"] * 12), rpm=6000,
+                                   JUDGE_MAX_TRIES="3", JUDGE_RESPLIT="0", JUDGE_BATCH="2")
+    assert all(v.error_kind == "rate_limit" and v.attempts == 2 for v in verdicts.values())
+    assert [e.kind for e in entries] == ["tool"] + ["fault"] * 6
+    assert ctx.stats.by_kind == {"rate_limit": 6}
+
+
 def test_the_same_refusals_without_headers_end_the_block(tmp_path):
     """The same script without rate-limit headers: nothing says the refusals are random (the
     key may be spent), so the used-up sends end the block, as before: rate_limit, one attempt."""

@@ -14,8 +14,8 @@ is neither the attempt's ``JUDGE_PER_TIMEOUT`` nor the block budget), and after 
 refusal the block lends its lane to another block meanwhile. When the turn's sends run out,
 the block ends (``rate_limit``) — unless random refusals alone used them up (bad luck at
 30 % random refusals, not the key's limit): then the attempt fails and the block's next
-attempt resumes the conversation at that turn, after the ask, its lane lent meanwhile
-(`transport.retrying.Ended.random_luck`; before, such a block was re-judged row by row,
+attempt resumes the conversation at that turn, after the ask, its lane lent meanwhile —
+once a block (`transport.retrying.Ended.random_luck`, `LUCK_PER_LOOP`; before, such a block was re-judged row by row,
 one row after the other, and that tail made single runs of ``bench/faults.py --rows 40``
 take 5× the fault-free window). Everything else (timeouts, 5xx, errors inside a 200 stream,
 unusable replies) fails the attempt, as below.

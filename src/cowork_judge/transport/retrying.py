@@ -24,7 +24,8 @@ One decision core, two thin drivers:
   `Tries` of its own) and, when its retries end without an answer, raises `Ending`, which
   ends the attempt's loop the same way without reading the failure again — except when
   only random refusals used up the request's sends (bad luck, not the key's limit): the
-  attempt then counts as failed and the attempt's loop goes on (`Ended.random_luck`).
+  attempt then counts as failed and the attempt's loop goes on (`Ended.random_luck`, once
+  a loop: `LUCK_PER_LOOP`).
 
 The callers keep what is theirs, through hooks: the scheduler its block budget, resplit
 and run-wide stop (`agentic.scheduler`), the workflow caller its in-flight slots, start
@@ -242,6 +243,14 @@ class Ending(Exception):
         self.ended = ended
 
 
+LUCK_PER_LOOP = 1
+"""How many times one loop of attempts goes on after an in-place retry that random refusals
+alone ended (`Ended.random_luck`). Once: at 30 % random refusals a turn's six sends are all
+refused for 0.07 % of turns, twice in one block practically never — while refusals that
+only LOOK random (headers that keep showing capacity, a gateway's concurrency limit) would
+otherwise cost JUDGE_MAX_TRIES² sends a turn; with one, at most 2 × JUDGE_MAX_TRIES."""
+
+
 @dataclass(frozen=True)
 class _Attempt:
     no: int
@@ -265,10 +274,12 @@ def _loop(tries: Tries, *, ready: Callable[[], bool], time_left: Callable[[], fl
     An exception of a type in `raises`, or one that `retried` (when given) does not accept,
     ends the loop: it is re-raised, unclassified. An `Ending` raised by an attempt ends
     the loop as the in-place retry inside it ended — unless only random refusals used up
-    its sends (`Ended.random_luck`): then the attempt failed with the last of them, and the
-    loop goes on as after any failure (its wait, its JUDGE_MAX_TRIES)."""
+    its sends (`Ended.random_luck`), the first time in this loop (`LUCK_PER_LOOP`): then the
+    attempt failed with the last of them, and the loop goes on as after any failure (its
+    wait, its JUDGE_MAX_TRIES)."""
     last: Failed | None = None
     all_random = True  # every failure so far a random refusal (`Ended.random_luck`)
+    luck_left = LUCK_PER_LOOP
     while tries.attempts < tries.policy.max_tries:
         if not ready():
             return Ended("stopped", None, last, tries.attempts)
@@ -278,8 +289,9 @@ def _loop(tries: Tries, *, ready: Callable[[], bool], time_left: Callable[[], fl
         assert isinstance(sent, tuple)
         result, exc = sent
         if isinstance(exc, Ending):  # recorded where it happened: not read again
-            if not exc.ended.random_luck:
+            if not (exc.ended.random_luck and luck_left > 0):
                 return Ended(exc.ended.why, None, exc.ended.last or last, tries.attempts)
+            luck_left -= 1
             last = exc.ended.last  # only random refusals used up the request's sends: this attempt failed
             assert last is not None  # `random_luck` holds a last failure
         elif isinstance(exc, raises) or (exc is not None and retried is not None and not retried(exc)):
