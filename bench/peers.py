@@ -24,7 +24,11 @@ whether a reward file was written, and the reward.
 
 Usage::
 
-    python bench/peers.py [--rows 20,100] [--faults 0,0.3] [--latency-ms 200] [--install] [--judge LABEL=SRC] [--out FILE.md]
+    python bench/peers.py [--rows 20,100] [--faults 0,0.3] [--latency-ms 200] [--rpm 6000] [--install] [--judge LABEL=SRC] [--out FILE.md]
+
+``--rpm N`` gives the simulator a request bucket whose state every reply carries as
+``x-ratelimit-*`` headers: with a generous one the 429s of the fault plan show capacity left
+(random refusals, as a flaky gateway's); without it the simulator sends no such header.
 """
 
 from __future__ import annotations
@@ -183,6 +187,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--install", action="store_true", help="create missing peer venvs with pip")
     p.add_argument("--judge", action="append", default=[], metavar="LABEL=SRC",
                    help="also run this judge from source tree SRC (PYTHONPATH), e.g. a git archive of an older commit")
+    p.add_argument("--rpm", type=float, default=None,
+                   help="a request bucket whose state every reply carries as x-ratelimit-* headers (e.g. 6000: never "
+                        "refuses here, so the 429s show capacity left: random refusals); default: no headers")
     p.add_argument("--out", help="also write the markdown table to this file")
     args = p.parse_args(argv)
     venvs = Path(args.venvs)
@@ -191,7 +198,8 @@ def main(argv: list[str] | None = None) -> int:
     results: list[Result] = []
     base_env = {k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "OPENAI_", "COWORK_", "ANTHROPIC_"))}
     with tempfile.TemporaryDirectory(prefix="bench-peers-") as tmp, \
-            SimServer(OraclePolicy.from_dict({}), latency=LatencyModel.uniform(args.latency_ms), api_key=KEY) as sim:
+            SimServer(OraclePolicy.from_dict({}), latency=LatencyModel.uniform(args.latency_ms), api_key=KEY,
+                      rpm=args.rpm) as sim:
         for n_rows in (int(x) for x in args.rows.split(",")):
             root = Path(tmp) / f"rows-{n_rows}"
             rows, oracle = instance(root, n_rows)
@@ -231,7 +239,8 @@ def main(argv: list[str] | None = None) -> int:
                     results.append(run_one(sim, label, cmd, env_, out, n_rows, rate, args.seed))
                     print(f"{label} rows={n_rows} 429={rate:.0%}: {time.monotonic() - t0:.1f} s", file=sys.stderr, flush=True)
     lines = [f"Simulator: {args.latency_ms:g} ms per answered call, `http_429` (Retry-After: 1) at the given rate, seed "
-             f"{args.seed}; load average {load:.1f} at start, {os.getloadavg()[0]:.1f} at the end, {os.cpu_count()} CPUs.", "",
+             f"{args.seed}; " + (f"rate-limit headers from a {args.rpm:g}/min bucket" if args.rpm else "no rate-limit headers")
+             + f"; load average {load:.1f} at start, {os.getloadavg()[0]:.1f} at the end, {os.cpu_count()} CPUs.", "",
              "| judge | rows | 429 rate | calls | 429s | prompt tokens | max in flight | window s | reward file | reward |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---|---:|"]
     for r in results:
