@@ -2,20 +2,23 @@
 
 `RedisStore` starts one on a free loopback port in a temporary folder, with no persistence
 (``--save '' --appendonly no``), waits until it answers PING, and stops it (``kill`` stops it
-mid-test: a store that dies while jobs run). `SilentServer` is a TCP server that accepts
-connections and never says a word (a store that never answers).
+mid-test: a store that dies while jobs run); ``tls=True`` serves TLS only, with a
+self-signed certificate made by the ``openssl`` command (`OPENSSL`). `SilentServer` is a TCP
+server that accepts connections and never says a word (a store that never answers).
 """
 
 from __future__ import annotations
 
 import shutil
 import socket
+import ssl
 import subprocess
 import threading
 import time
 from pathlib import Path
 
 REDIS_SERVER = shutil.which("redis-server") or ("/usr/bin/redis-server" if Path("/usr/bin/redis-server").exists() else None)
+OPENSSL = shutil.which("openssl")
 START_TIMEOUT_SEC = 30.0
 
 
@@ -25,16 +28,33 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-class RedisStore:
-    """One ``redis-server`` (``password``: ``--requirepass``); `url` names it."""
+def self_signed(folder: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 and its key (PEM files in `folder`), by the ``openssl``
+    command; valid for two days."""
+    assert OPENSSL is not None
+    cert, key = folder / "cert.pem", folder / "key.pem"
+    subprocess.run([OPENSSL, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
+                    "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"],
+                   check=True, capture_output=True, timeout=60)
+    return cert, key
 
-    def __init__(self, folder: Path, *, password: str | None = None) -> None:
+
+class RedisStore:
+    """One ``redis-server`` (``password``: ``--requirepass``; ``tls``: TLS only, the
+    certificate `cert` trusted by `url` through ``ssl_ca_certs``); `url` names it."""
+
+    def __init__(self, folder: Path, *, password: str | None = None, tls: bool = False) -> None:
         assert REDIS_SERVER is not None
         self.port = free_port()
         self.password = password
         folder.mkdir(parents=True, exist_ok=True)
+        self.cert: Path | None = None
         argv = [REDIS_SERVER, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
                 "--dir", str(folder)]
+        if tls:
+            self.cert, key = self_signed(folder)
+            argv[1:3] = ["--port", "0", "--tls-port", str(self.port), "--tls-cert-file", str(self.cert),
+                         "--tls-key-file", str(key), "--tls-ca-cert-file", str(self.cert), "--tls-auth-clients", "no"]
         if password:
             argv += ["--requirepass", password]
         self.proc: subprocess.Popen[bytes] | None = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -43,6 +63,8 @@ class RedisStore:
     @property
     def url(self) -> str:
         auth = f":{self.password}@" if self.password else ""
+        if self.cert is not None:
+            return f"rediss://{auth}127.0.0.1:{self.port}/0?ssl_ca_certs={self.cert}"
         return f"redis://{auth}127.0.0.1:{self.port}/0"
 
     def _wait_ready(self) -> None:
@@ -53,9 +75,16 @@ class RedisStore:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"redis-server exited with {self.proc.returncode}")
             try:
-                with socket.create_connection(("127.0.0.1", self.port), timeout=1.0) as s:
-                    s.sendall(hello)
-                    if s.recv(64):  # +PONG, or -NOAUTH with a password: either way it serves
+                with socket.create_connection(("127.0.0.1", self.port), timeout=1.0) as raw:
+                    if self.cert is None:
+                        raw.sendall(hello)
+                        answer = raw.recv(64)
+                    else:
+                        tls = ssl.create_default_context(cafile=str(self.cert))
+                        with tls.wrap_socket(raw, server_hostname="127.0.0.1") as s:
+                            s.sendall(hello)
+                            answer = s.recv(64)
+                    if answer:  # +PONG, or -NOAUTH with a password: either way it serves
                         return
             except OSError:
                 time.sleep(0.05)

@@ -130,6 +130,35 @@ def test_a_password_and_the_url_never_reach_a_warning_or_repr(tmp_path):
         store.stop()
 
 
+def test_a_tls_store_with_a_password_is_shared_and_a_certificate_it_cannot_trust_falls_back(tmp_path):
+    """``rediss://`` with a password against a real TLS-only redis-server: two jobs share its
+    state (one's 429 gate holds the other); a URL that does not trust the server's
+    self-signed certificate cannot connect, so that job falls back to the local limiter with a
+    warning that names the store without its password."""
+    from redis_store import OPENSSL, REDIS_SERVER, RedisStore
+
+    if REDIS_SERVER is None or OPENSSL is None:
+        pytest.skip("redis-server or openssl is not installed (.ci/run installs both)")
+    pytest.importorskip("redis")
+    store = RedisStore(tmp_path / "redis", password=SECRET, tls=True)
+    assert store.url.startswith("rediss://")
+    try:
+        a, b = job(store.url), job(store.url)
+        first, second = take(a), take(b)  # slow start: two in flight on a new key
+        a.rate_limited(first, 5.0, quota=Quota(requests=Budget(240.0, 0.0, 1.0)))  # a's 429: Retry-After 5, spent
+        ticket, wait = b.try_start()
+        assert ticket is None and wait > 3.0  # b is held by what a learned, through the TLS store
+        b.answered(second)
+        assert a.mode == b.mode == "shared" and not a.warnings and not b.warnings
+        untrusted = job(store.url.split("?")[0])  # no ssl_ca_certs: the self-signed certificate is refused
+        assert untrusted.try_start()[0] is not None and untrusted.mode == "local"
+        said = " ".join(untrusted.warnings)
+        assert "local limiter" in said and SECRET not in said and "rediss://***@127.0.0.1" in said
+        a.close(), b.close(), untrusted.close()
+    finally:
+        store.stop()
+
+
 def test_a_store_that_dies_mid_run_hands_over_to_the_local_limiter(redis_store):
     lim = job(redis_store.url)
     t = take(lim)

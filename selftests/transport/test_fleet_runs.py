@@ -104,6 +104,35 @@ def test_a_store_that_never_answers_costs_a_run_nothing_but_a_warning(tmp_path):
     assert PASSWORD not in everything and "***@127.0.0.1" in everything
 
 
+def test_a_run_over_a_tls_store_with_a_password(tmp_path):
+    """A real run with ``JUDGE_LIMITER_URL=rediss://:<password>@…?ssl_ca_certs=…`` against a
+    TLS-only redis-server: every request's ticket comes from the store (its key holds the
+    run's state afterwards), no fallback warning, every row judged, and the password is in
+    no file the run wrote."""
+    from redis_store import OPENSSL, REDIS_SERVER, RedisStore
+
+    if REDIS_SERVER is None or OPENSSL is None:
+        pytest.skip("redis-server or openssl is not installed (.ci/run installs both)")
+    redis = pytest.importorskip("redis")
+    answers = instance(tmp_path)
+    store = RedisStore(tmp_path / "redis", password=PASSWORD, tls=True)
+    try:
+        with SimServer(OraclePolicy.from_dict(answers), api_key=SIM_KEY, tool_rounds=0) as sim:
+            proc = launch(tmp_path, "job-1", sim, store.url)
+            assert proc.wait(timeout=300) == 0
+        keys = redis.Redis.from_url(store.url).keys("*")
+    finally:
+        store.stop()
+    doc, log = outcome(tmp_path, "job-1")
+    assert doc["extra_fields"]["judge_coverage"] == 1.0 and doc["extra_fields"]["judge_unjudged"] == 0
+    assert not [w for w in doc["details"]["warnings"] if "shared store" in w], doc["details"]["warnings"]
+    assert "limiter: the fleet's shared store rediss://***@127.0.0.1" in log
+    assert any(b"test-fleet" in k for k in keys), keys  # JUDGE_LIMITER_KEY's state lives in the TLS store
+    everything = json.dumps(doc) + log + "".join(p.read_text(errors="replace") for p in (tmp_path / "job-1").rglob("*")
+                                                 if p.is_file())
+    assert PASSWORD not in everything
+
+
 def test_config_masks_the_stores_password(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "OPENAI_"))}
     env.update(JUDGE_LIMITER_URL=f"rediss://:{PASSWORD}@store.example:6380/2", JUDGE_FLEET_RPM="500")
