@@ -88,6 +88,16 @@ def test_too_short_api_key_warns():
     assert not any("shorter" in w for w in load_config({"JUDGE_API_KEY": "abcd1234"}).warnings)
 
 
+def test_the_limiter_key_is_a_label_not_a_secret():
+    """JUDGE_LIMITER_KEY matches the secret-looking names (…KEY) but names a store key, often
+    the model's name: redacting it turned ``judge_model`` and ``metric_id`` of the result into
+    ``[REDACTED]`` (a user trial). Everything else that looks secret still is."""
+    env = {"JUDGE_LIMITER_KEY": "rubric_llm_judge", "JUDGE_MODEL": "rubric_llm_judge", "FLEET_TOKEN": "tok-1234567890"}
+    r = Redactor.from_environ(env)
+    assert r.value({"judge_model": "rubric_llm_judge", "t": "tok-1234567890"}) == {"judge_model": "rubric_llm_judge",
+                                                                                    "t": "[REDACTED]"}
+
+
 def test_redactor_catches_tokens_in_endpoint_urls():
     env = {"JUDGE_BASE_URL": "https://judge:p4ssw0rd-long-secret@proxy.internal/v1?api-key=abcdef123456789"}
     r = Redactor.from_environ(env)

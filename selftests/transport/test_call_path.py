@@ -51,9 +51,9 @@ class ScriptedLimiter(Limiter):
         super().__init__(backoff_max_sec=20.0, rng=random.Random(1))
         self.settled: list[tuple[str, float | None, bool]] = []
 
-    def answered(self, ticket):
+    def answered(self, ticket, quota=None, *, tokens=0):
         self.settled.append(("answered", None, False))
-        super().answered(ticket)
+        super().answered(ticket, quota, tokens=tokens)
 
     def failed(self, ticket):
         self.settled.append(("failed", None, False))

@@ -47,16 +47,27 @@ def test_the_bound_is_the_cap_of_the_backoff_and_below_the_expiry():
     assert MAX_HOLD_SEC == CAPS["retry.backoff_max_sec"][0] and 3 * MAX_HOLD_SEC <= IDLE_EXPIRY_SEC
 
 
+def test_store_only_settings_without_a_store_say_they_do_nothing():
+    alone = load_config({"JUDGE_FLEET_RPM": "30", "JUDGE_LIMITER_KEY": "team-a"})
+    assert alone.warnings == ["JUDGE_FLEET_RPM, JUDGE_LIMITER_KEY have no effect without JUDGE_LIMITER_URL (the fleet's "
+                              "shared store): this run paces itself with its local limiter"]
+    with_store = load_config({"JUDGE_FLEET_RPM": "30", "JUDGE_LIMITER_KEY": "team-a",
+                              "JUDGE_LIMITER_URL": "redis://127.0.0.1:1/0"})
+    assert with_store.warnings == [] and not load_config({}).warnings
+
+
 def test_fleet_rpm_has_the_local_limiters_floor():
-    loaded = load_config({"JUDGE_FLEET_RPM": "0.0001"})
+    store = {"JUDGE_LIMITER_URL": "redis://127.0.0.1:1/0"}
+    loaded = load_config({"JUDGE_FLEET_RPM": "0.0001", **store})
     assert loaded.config.fleet_rpm == 3.0 and loaded.sources["fleet_rpm"] == "raised:JUDGE_FLEET_RPM"
     assert loaded.warnings == ["JUDGE_FLEET_RPM=0.0001 is below the floor 3 (one request per JUDGE_RETRY_BACKOFF_MAX=20 s, "
                                "the slowest pace any limiter of the run sets; a lower pace would hold every job of the "
                                "fleet); using 3"]
-    slow = load_config({"JUDGE_FLEET_RPM": "0.5", "JUDGE_RETRY_BACKOFF_MAX": "120"})
+    slow = load_config({"JUDGE_FLEET_RPM": "0.5", "JUDGE_RETRY_BACKOFF_MAX": "120", **store})
     assert slow.config.fleet_rpm == 0.5 and slow.warnings == []  # one request per 2 min: at the floor of a 120 s cap
     assert load_config({"JUDGE_FLEET_RPM": "0.4", "JUDGE_RETRY_BACKOFF_MAX": "120"}).config.fleet_rpm == 0.5
-    assert load_config({"JUDGE_FLEET_RPM": "500"}).config.fleet_rpm == 500 and load_config({"JUDGE_FLEET_RPM": "500"}).warnings == []
+    assert load_config({"JUDGE_FLEET_RPM": "500"}).config.fleet_rpm == 500
+    assert load_config({"JUDGE_FLEET_RPM": "500", **store}).warnings == []
     assert load_config({"JUDGE_FLEET_RPM": "nan"}).config.fleet_rpm is None
 
 

@@ -109,3 +109,17 @@ def test_a_lone_refusal_whose_headers_show_the_key_spent_cuts_at_once():
         clock.t += 0.1
         lim.rate_limited(t, 0.25, **({"quota": said} if said else {}))
         assert lim.events == cuts and lim.open_at == pytest.approx(clock.t + 0.25)
+
+
+def test_tokens_count_without_headers_too():
+    """An answer without rate-limit headers still brings its tokens to the limiter: the mean
+    tokens per request is what JUDGE_FLEET_TPM paces by (a user trial: with no headers the
+    mean stayed unknown and JUDGE_FLEET_TPM did nothing)."""
+    from types import SimpleNamespace
+
+    from cowork_judge.transport.attempts import Held
+
+    lim = make(Clock())
+    ticket = start(lim)
+    Held(lim, ticket).answered(SimpleNamespace(quota=None, prompt_tokens=1200, completion_tokens=185))
+    assert lim.key.tokens_per_request == 1385

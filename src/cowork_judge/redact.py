@@ -15,6 +15,11 @@ from typing import Any
 
 SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD", re.IGNORECASE)
 CREDENTIAL_NAME = re.compile(r"_API_KEY$", re.IGNORECASE)
+NOT_SECRET_NAMES = frozenset({"JUDGE_LIMITER_KEY"})
+"""Variables whose names match `SECRET_NAME` but hold no secret: ``JUDGE_LIMITER_KEY`` names
+the shared store's key for a rate limit (an operator's label such as the model's name).
+Redacting it turned every equal string of the result into ``[REDACTED]`` — ``judge_model``
+when the label was the model — and hid from the log which key the jobs share."""
 MIN_SECRET_LEN = 8
 """Values of merely secret-looking variables (``*TOKEN*``, ``MONKEY_MODE``…) shorter than
 this are not treated as secrets: they would redact ordinary words."""
@@ -46,7 +51,8 @@ class Redactor:
         """Collect secrets from variables whose names look secret, plus credentials: the
         `extra` values (the resolved judge key) and ``*_API_KEY`` variables, plus tokens
         embedded in endpoint URLs (``https://user:token@host/?key=…``)."""
-        found = [v for k, v in environ.items() if SECRET_NAME.search(k) and not CREDENTIAL_NAME.search(k)]
+        found = [v for k, v in environ.items()
+                 if SECRET_NAME.search(k) and not CREDENTIAL_NAME.search(k) and k.upper() not in NOT_SECRET_NAMES]
         credentials = [v for k, v in environ.items() if CREDENTIAL_NAME.search(k)]
         for name in ("JUDGE_BASE_URL", "OPENAI_BASE_URL", "JUDGE_LIMITER_URL"):
             # query values stay at the secret length: ``?api-version=2024-06-01&stream=true``

@@ -189,7 +189,8 @@ class JudgeConfig(BaseModel):
         return self.samples > 1 or bool(self.panel)
     # the fleet's shared limiter and its rate limits (issue 29; transport/fleet.py, transport/quota.py)
     limiter_url: SecretStr | None = Field(None, description=(
-        "JUDGE_LIMITER_URL: `redis://[:password@]host:port/db` or `rediss://` (TLS): every model request of every job "
+        "JUDGE_LIMITER_URL: `redis://[:password@]host:port/db` or `rediss://` (TLS; `?ssl_ca_certs=/path/ca.pem` for a "
+        "private CA; percent-encode `@ : / ? # %` in the password): every model request of every job "
         "on the same limiter key takes its ticket from this shared store (a fleet-wide pace, gate after a 429 and cap "
         "on requests in flight). Unset = the run's local limiter. The store unreachable at start or mid-run (or the "
         "`fleet-redis` extra missing) ⇒ the local limiter, with a warning in the result. The password is redacted "
@@ -205,7 +206,8 @@ class JudgeConfig(BaseModel):
         "most this ÷ the mean tokens per request, never below the floor of JUDGE_FLEET_RPM."))
     limiter_key: str | None = Field(None, description=(
         "JUDGE_LIMITER_KEY: the shared store's key for this limit (default: a digest of the endpoint, the model and a "
-        "digest of the API key — never the key). Jobs with the same key share one limit."))
+        "digest of the API key — never the key). Jobs with the same key share one limit. A label, not a secret: the "
+        "log shows it and nothing redacts it."))
 
     @property
     def block_budget_sec(self) -> float:
@@ -355,6 +357,22 @@ def _floor_fleet_rpm(values: dict[str, Any], sources: dict[str, str], warnings: 
                         f"of the fleet); using {floor:g}")
         values["fleet_rpm"] = floor
         sources["fleet_rpm"] = "raised:JUDGE_FLEET_RPM"
+
+
+FLEET_ONLY = (("fleet_rpm", "JUDGE_FLEET_RPM"), ("fleet_tpm", "JUDGE_FLEET_TPM"), ("limiter_key", "JUDGE_LIMITER_KEY"))
+"""Settings only the shared store reads (`transport.fleet`): without JUDGE_LIMITER_URL they do nothing."""
+
+
+def _fleet_without_store(values: dict[str, Any], warnings: list[str]) -> None:
+    """Say so when a store-only setting (`FLEET_ONLY`) is set without ``JUDGE_LIMITER_URL``:
+    the run then uses its local limiter, which reads none of them (an operator who set
+    JUDGE_FLEET_RPM=30 alone saw no sign that it was ignored)."""
+    if values.get("limiter_url"):
+        return
+    given = [env for name, env in FLEET_ONLY if values.get(name) not in (None, "")]
+    if given:
+        warnings.append(f"{', '.join(given)} {'has' if len(given) == 1 else 'have'} no effect without JUDGE_LIMITER_URL "
+                        "(the fleet's shared store): this run paces itself with its local limiter")
 
 
 def _files(text: str) -> tuple[str, ...]:
@@ -510,6 +528,7 @@ def load_config(environ: Mapping[str, str] | None = None) -> LoadedConfig:
             values[name] = type(values[name])(cap)
             sources[name] = f"capped:{env_name}"
     _floor_fleet_rpm(values, sources, warnings)
+    _fleet_without_store(values, warnings)
     deadline = values.get("deadline_sec", default("deadline_sec"))
     for name, env_name in (("start_jitter_sec", "JUDGE_START_JITTER"), ("workflow_start_jitter_sec", "JUDGE_WORKFLOW_START_JITTER")):
         jitter = values.get(name, default(name))

@@ -295,9 +295,12 @@ class FleetLimiter(Admission):
                 from cowork_judge.redact import mask_url
 
                 log.info("limiter: the fleet's shared store %s, key %s", mask_url(self.url), self.key)
-                self._client = redis.Redis.from_url(
-                    self.url, socket_timeout=self.timeout_sec, socket_connect_timeout=self.timeout_sec,
-                    retry=Retry(NoBackoff(), 0), retry_on_timeout=False, health_check_interval=0)
+                try:
+                    self._client = redis.Redis.from_url(
+                        self.url, socket_timeout=self.timeout_sec, socket_connect_timeout=self.timeout_sec,
+                        retry=Retry(NoBackoff(), 0), retry_on_timeout=False, health_check_interval=0)
+                except (ValueError, TypeError) as exc:  # its words quote the URL's pieces: a password's too
+                    raise UnparsableStoreUrl(type(exc).__name__) from None
                 self._script = self._client.register_script(_SCRIPT)
             return self._script
 
@@ -443,6 +446,16 @@ class FleetLimiter(Admission):
             self.rng.random(), self.rng.random(), local.RATE_WINDOW_SEC, local.GOT_WINDOW_SEC, local.OUTCOME_WINDOW,
             local.OUTCOME_PRIOR, local.CUT_PRIOR, local.PACE_SHARE, local.DECREASE, local.GOT_SHARE,
             1.0 / self.backoff_max_sec, self.backoff_max_sec, local.CEILING, local.CUT_SPREAD, HEADROOM)
+
+
+class UnparsableStoreUrl(ValueError):
+    """The redis client could not parse ``JUDGE_LIMITER_URL``. Its own message quotes the piece
+    it choked on — with an unencoded ``@ : / ? # %`` in the password, a piece of the password,
+    too short for the run's redactor — so this one names none of the URL."""
+
+    def __init__(self, what: str) -> None:
+        super().__init__(f"the redis client could not parse JUDGE_LIMITER_URL ({what}); percent-encode the "
+                         "characters @ : / ? # % in its password")
 
 
 def _text(value: Any) -> str:
