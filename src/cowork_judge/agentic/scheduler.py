@@ -15,9 +15,9 @@ refusal the block lends its lane to another block meanwhile. When the turn's sen
 the block ends (``rate_limit``) — unless random refusals alone used them up (bad luck at
 30 % random refusals, not the key's limit): then the attempt fails and the block's next
 attempt resumes the conversation at that turn, after the ask, its lane lent meanwhile —
-once a block (`transport.retrying.Ended.random_luck`, `LUCK_PER_LOOP`; before, such a block was re-judged row by row,
-one row after the other, and that tail made single runs of ``bench/faults.py --rows 40``
-take 5× the fault-free window). Everything else (timeouts, 5xx, errors inside a 200 stream,
+once a block (`transport.retrying.Ended.random_luck`, `LUCK_PER_LOOP`; before, such a
+block was re-judged row by row, one row after the other, and that tail made single runs
+of ``bench/faults.py --rows 40`` take 5× the fault-free window). Everything else (timeouts, 5xx, errors inside a 200 stream,
 unusable replies) fails the attempt, as below.
 
 Time limits nest (SPEC §11): one attempt ≤ ``JUDGE_PER_TIMEOUT`` ⊂ one block ≤
@@ -320,7 +320,7 @@ async def judge_block(
     async def between_attempts(sec: float) -> None:
         """The wait before the next attempt: after a random refusal without the lane (as in
         place), after any other failure holding it."""
-        await (lane_wait if latest and latest[0].random else asyncio.sleep)(sec)
+        await _waiting(latest, lane_wait)(sec)
 
     ended = await retry_async(tries, attempt, ready=ready, time_left=ctx.deadline.remaining,
                               deadline_passed=lambda: ctx.deadline.remaining() <= 0.05, on_failure=on_failure,
@@ -335,6 +335,13 @@ async def judge_block(
         out[row.id] = verdict.model_copy(update={"attempts": attempts, "seconds": seconds})
     ctx.audit.write(f"{name}/verdicts", {k: v.model_dump(mode="json") for k, v in out.items()})
     return out
+
+
+def _waiting(latest: Sequence[Failed], lane_wait: Callable[[float], Awaitable[None]]) -> Callable[[float], Awaitable[None]]:
+    """How a block waits after its `latest` failure (a list of at most one): after a RANDOM
+    refusal without its lane (`lane_wait`: another block works meanwhile), after any other
+    failure holding it (``asyncio.sleep``: the lane slows a run whose key may be spent)."""
+    return lane_wait if latest and latest[0].random else asyncio.sleep
 
 
 def refused_at_admission(exc: BaseException) -> bool:
@@ -380,7 +387,7 @@ class _InPlace:
         async def wait_in_place(sec: float) -> None:
             self.clock.pause()  # not the model's time: neither the attempt's limit nor the block budget
             try:
-                await (self._lane_wait if last and last[0].random else asyncio.sleep)(sec)
+                await _waiting(last, self._lane_wait)(sec)
             finally:
                 self.clock.resume()
 
