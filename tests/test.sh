@@ -20,7 +20,7 @@
 set -u
 umask 022
 
-COWORK_JUDGE_DEFAULT_VERSION="0.2.0"
+COWORK_JUDGE_DEFAULT_VERSION="2.0.0"
 TAB="$(printf '\t')"
 START_SECONDS=$SECONDS
 
@@ -422,7 +422,7 @@ fallback_result() {
   "score_normalized": null,
   "fatal": false,
   "metric_id": "rubric_llm_judge",
-  "version": "0.2.0",
+  "version": "2.0.0",
   "abi": 2,
   "requested_version": null,
   "version_source": "package",
