@@ -83,12 +83,12 @@ def type2_check(item: Any, manifest: Any) -> Any:
     if not isinstance(item, dict):
         return item
     cid = item.get("id")
-    pairs = manifest.get("pairs") if isinstance(manifest, dict) and isinstance(manifest.get("pairs"), dict) else {}
+    pairs: dict[str, Any] = manifest["pairs"] if isinstance(manifest, dict) and isinstance(manifest.get("pairs"), dict) else {}
     deck_wide = (_str(item.get("scope")) == "deck_wide" or (_str(item.get("check_kind")) or "").lower() == "no_fabrication"
                  or (isinstance(cid, str) and (cid in deck_wide_ids(manifest) or "no_fabrication" in cid)))
     refs = item.get("anchor_refs")
     return {"id": cid, "question": item.get("question"),
-            "paired_type1_id": item.get("paired_type1_id") or pairs.get(cid),
+            "paired_type1_id": item.get("paired_type1_id") or (pairs.get(cid) if isinstance(cid, str) else None),
             "scope": "deck_wide" if deck_wide else "page",
             "anchor_refs": [str(r) for r in refs if isinstance(r, str)] if isinstance(refs, list) else []}
 
