@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -91,7 +92,10 @@ def _shell_fallback(tmp: Path) -> Path:
 def outputs(tmp_path_factory) -> dict[str, Path]:
     """Verifier folders of every path: the example rollouts and the error paths."""
     tmp = tmp_path_factory.mktemp("legacy")
-    dirs = {name: _demo(name, tmp / name / "logs") for name in ("chat", "empty", "healthbench")}
+    rollouts = ["chat", "empty", "healthbench"]
+    if shutil.which("soffice") or shutil.which("libreoffice"):  # the deck rollout renders evidence
+        rollouts.append("deck")
+    dirs = {name: _demo(name, tmp / name / "logs") for name in rollouts}
     no_rubric = tmp / "no-rubric-tests"
     no_rubric.mkdir()
     (tmp / "app" / "output").mkdir(parents=True)
