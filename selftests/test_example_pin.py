@@ -3,12 +3,14 @@
 Each sample rollout the demo knows (``deck``, ``chat``, ``empty`` from the bundled example
 ``tests/`` and ``healthbench`` from ``examples/healthbench-bbd759b4/tests``) is judged the way
 ``cowork-judge demo`` judges it — the real command line in a subprocess, against the built-in
-simulator's deterministic demo policy over HTTP on 127.0.0.1 — and the four documents it
-writes (``result.json``, ``reward-details.json``, ``reward.json``, ``reward.txt``) are
+simulator's deterministic demo policy over HTTP on 127.0.0.1 — and the six documents it
+writes (``result.json``, ``reward-details.json``, ``reward.json``, ``reward.txt`` and the original
+1.3.6's ``reward_exit_message.json`` and ``judge_verdict.json``) are
 compared with the golden files under ``selftests/golden/examples/<rollout>/``.
 
 Only fields that are truly volatile are normalised, and nothing else:
-- wall-clock timings: the number after every JSON key ``"seconds"`` or ``"judge_seconds"``
+- wall-clock timings: the number after every JSON key ``"seconds"``, ``"judge_seconds"`` or
+  ``"elapsed_seconds"`` and after ``"timings": {"total":`` (the original 1.3.6's usage fields)
   becomes ``"<seconds>"``;
 - the byte size of the kept evidence (``details.evidence.kept.bytes``): it sums rendered page
   images, whose PNG bytes vary run to run with LibreOffice's rendering (seen: ±1 byte);
@@ -40,19 +42,22 @@ import pytest
 from testkit import REPO
 
 GOLDEN = REPO / "selftests" / "golden" / "examples"
-DOCUMENTS = ("result.json", "reward-details.json", "reward.json", "reward.txt")
+DOCUMENTS = ("result.json", "reward-details.json", "reward.json", "reward.txt", "reward_exit_message.json",
+             "judge_verdict.json")
 ROLLOUTS = ("deck", "chat", "empty", "healthbench")
 
 _KEPT_BYTES = re.compile(r'("kept": \{\s*"files": [0-9]+,\s*"bytes": )[0-9]+')
 _SIM_PORT = re.compile(r'("endpoint": "http://127\.0\.0\.1:)[0-9]+')
 _DIGEST = re.compile(r'("fingerprint": \{\s*"digest": )"[0-9a-f]+"')
-_TIMING = re.compile(r'"(seconds|judge_seconds)": -?[0-9][0-9.eE+-]*')
+_TIMING = re.compile(r'"(seconds|judge_seconds|elapsed_seconds)": -?[0-9][0-9.eE+-]*')
+_TIMINGS_TOTAL = re.compile(r'("timings": \{\s*"total": )-?[0-9][0-9.eE+-]*')
 
 
 def _document_text(path: Path, tmp: str, repo: str) -> str:
     """The document's bytes as written, with only the volatile spans replaced (see the module docstring)."""
     text = path.read_text(encoding="utf-8")
     text = _TIMING.sub(lambda m: f'"{m.group(1)}": "<seconds>"', text)
+    text = _TIMINGS_TOTAL.sub(r'\1"<seconds>"', text)
     text = _KEPT_BYTES.sub(r'\1"<bytes>"', text)
     text = _SIM_PORT.sub(r"\1<port>", text)
     text = _DIGEST.sub(r'\1"<digest>"', text)

@@ -20,7 +20,7 @@
 set -u
 umask 022
 
-COWORK_JUDGE_DEFAULT_VERSION="0.2.0"
+COWORK_JUDGE_DEFAULT_VERSION="2.0.0"
 TAB="$(printf '\t')"
 START_SECONDS=$SECONDS
 
@@ -422,7 +422,7 @@ fallback_result() {
   "score_normalized": null,
   "fatal": false,
   "metric_id": "rubric_llm_judge",
-  "version": "0.2.0",
+  "version": "2.0.0",
   "abi": 2,
   "requested_version": null,
   "version_source": "package",
@@ -454,7 +454,19 @@ fallback_result() {
       "systemic_min": 2
     },
     "fingerprint": null,
-    "interrupted": false
+    "interrupted": false,
+    "results": [],
+    "summary": {
+      "rubrics_total": 0,
+      "judged": 0,
+      "unjudged": 0,
+      "scored": 0,
+      "error_rows": 0
+    },
+    "raw_score": 0.0,
+    "total_positive": 0.0,
+    "scored_weight": 0.0,
+    "reward": 0.0
   },
   "extra_fields": {
     "passed": false,
@@ -485,13 +497,76 @@ fallback_result() {
     "row": false,
     "row_hit": null,
     "row_reason": null
+  },
+  "score": 0.0,
+  "is_hit_hurdle": false,
+  "reward": 0.0,
+  "judge_version": "2.0.0",
+  "usage": {
+    "model": "gpt-5.5",
+    "vendor": "openai",
+    "backend": "openai",
+    "judged": "0/0",
+    "api_calls": 0,
+    "elapsed_seconds": 0.0,
+    "timings": {
+      "total": 0.0
+    }
   }
 }
 COWORK_FALLBACK_RESULT_JSON
 }
 
+# The original 1.3.6's reward_exit_message.json for that document (core/legacy.py; embedded
+# and checked the same way); fill_fallback fills in its lines too.
+fallback_exit_message() {
+  cat <<'COWORK_FALLBACK_EXIT_MESSAGE_JSON'
+{
+  "task_score": 0.0,
+  "exit_code": "judge:scorer_error",
+  "exit_reason": "",
+  "extra_fields": {
+    "passed": false,
+    "judge_coverage": 0.0,
+    "judge_unjudged": 0,
+    "judge_degraded": true,
+    "judge_error_kind": null,
+    "judge_seconds": 0.0,
+    "judge_evidence_pages": 0,
+    "judge_methods": {},
+    "judge_coverage_by_method": {},
+    "judge_unjudged_weight_frac": 0.0,
+    "judge_called": false,
+    "delivery_missing": false,
+    "delivery_from_chat": false,
+    "judge_calls": 0,
+    "judge_tokens": 0,
+    "is_rubrics": false,
+    "rubrics_total_num": 0,
+    "rubrics_api_success_num": 0,
+    "score_normalized": 0.0,
+    "raw_score": 0.0,
+    "reward_mode": "continuous",
+    "pass_threshold": 0.75,
+    "pass_compare": "gte",
+    "is_hit_hurdle": false,
+    "judge_version": "2.0.0",
+    "metric_id": "rubric_llm_judge",
+    "judge_model": "gpt-5.5",
+    "judge_error_rows": 0,
+    "judge_scored_weight_frac": 0.0,
+    "judge_error_negative_skipped": 0,
+    "judge_hurdle_unverifiable": false,
+    "judge_no_scored_rows": true,
+    "judge_reasoning_effort": null,
+    "judge_reasoning_effort_degraded": false
+  }
+}
+COWORK_FALLBACK_EXIT_MESSAGE_JSON
+}
+
 fill_fallback() {
-  local line comma
+  local line comma source="${1:-fallback_result}"
   while IFS= read -r line; do
     comma=""
     case "$line" in *,) comma="," ;; esac
@@ -504,10 +579,13 @@ fill_fallback() {
       '  "judge_backend": '*) printf '  "judge_backend": %s%s\n' "$(json_str "${JUDGE_BACKEND:-openai}")" "$comma" ;;
       '  "judge_model": '*) printf '  "judge_model": %s%s\n' "$(json_str "${JUDGE_MODEL:-gpt-5.5}")" "$comma" ;;
       '    "judge_seconds": '*) printf '    "judge_seconds": %d.0%s\n' "$((SECONDS - START_SECONDS))" "$comma" ;;
+      '    "judge_model": '* | '    "model": '*) printf '%s %s%s\n' "${line%%:*}:" "$(json_str "${JUDGE_MODEL:-gpt-5.5}")" "$comma" ;;
+      '    "backend": '*) printf '    "backend": %s%s\n' "$(json_str "${JUDGE_BACKEND:-openai}")" "$comma" ;;
+      '    "metric_id": '*) printf '    "metric_id": %s%s\n' "$(json_str "${JUDGE_METRIC_ID:-rubric_llm_judge}")" "$comma" ;;
       *) printf '%s\n' "$line" ;;
     esac
   done <<EOF_DOC
-$(fallback_result)
+$("$source")
 EOF_DOC
 }
 
@@ -518,6 +596,7 @@ finish_failed() {
   infer_exit
   say "no reward from the judge: $INF_CODE: $INF_REASON"
   fill_fallback | atomic_write "$VERIFIER_DIR/result.json" || say "cannot write result.json"
+  fill_fallback fallback_exit_message | atomic_write "$VERIFIER_DIR/reward_exit_message.json" || say "cannot write reward_exit_message.json"
   if truthy "${JUDGE_SKIP:-}"; then
     reward="SKIPPED"  # JUDGE_SKIP: never a 0 in the mean; Harbor records the trial as an error
   else

@@ -1,8 +1,14 @@
 #!/usr/bin/env python3
-"""Release check: the tag names this version, and templates/test.sh bakes this version.
+"""Release check: the tag names this version, templates/test.sh bakes it, and it succeeds the original.
 
 Usage: check_version.py [--tag vX.Y.Z]   (the tag defaults to $RELEASE_TAG; none = template only)
 Exit status: 0 consistent, 1 a mismatch (printed), 2 unreadable files.
+
+The version must be above `ORIGINAL_NEWEST`, the newest release of the original
+``cowork-judge`` (1.2.0–1.3.6) on the package registry: a version at or below it would
+collide with, or sort under, the original, so ``pip install cowork-judge`` would keep
+installing the original and a pin of ours could resolve to the original's file. The check
+uses that constant only (no network).
 """
 
 from __future__ import annotations
@@ -14,6 +20,35 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+
+ORIGINAL_NEWEST = "1.3.6"
+"""The newest original ``cowork-judge`` on the registry (PyPI release history of the project
+``cowork-judge``: 1.2.0 … 1.3.6, read when 2.0.0 was chosen; issue 34). Raise it only if
+the registry ever lists a newer original."""
+
+
+def release_tuple(version: str) -> tuple[int, ...]:
+    """The numeric release part of a version (``"2.0.0rc1"`` → ``(2, 0, 0)``), for ordering.
+
+    Raises:
+        ValueError: the version does not start with dotted integers.
+    """
+    match = re.match(r"^(\d+(?:\.\d+)*)", version)
+    if match is None:
+        raise ValueError(f"version {version!r} does not start with a dotted number")
+    parts = [int(x) for x in match.group(1).split(".")]
+    while len(parts) > 1 and parts[-1] == 0:
+        parts.pop()
+    return tuple(parts)
+
+
+def succeeds_original(version: str) -> bool:
+    """True when ``version`` is above `ORIGINAL_NEWEST` (a pre-release of a higher release counts).
+
+    Raises:
+        ValueError: see `release_tuple`.
+    """
+    return release_tuple(version) > release_tuple(ORIGINAL_NEWEST)
 
 
 def package_version() -> str:
@@ -42,6 +77,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"check_version: error: {exc}", file=sys.stderr)
         return 2
     problems = []
+    try:
+        if not succeeds_original(version):
+            problems.append(f"__version__ {version!r} is at or below {ORIGINAL_NEWEST!r}, the newest original cowork-judge on the "
+                            "registry: pick a higher version (pip would otherwise install the original)")
+    except ValueError as exc:
+        problems.append(str(exc))
     if baked != version:
         problems.append(f"templates/test.sh bakes {baked!r} but __version__ is {version!r} (run scripts/release/sync_template.py --write)")
     if args.tag and args.tag != f"v{version}":

@@ -11,6 +11,7 @@ from importlib import resources
 import pytest
 from testkit import EXAMPLE_TESTS, ROLLOUTS
 
+from cowork_judge.core.legacy import with_legacy_fields
 from cowork_judge.core.fold import RunFacts, RunFailure, RunIdentity, all_unjudged, fallback_document, fold, stored_run
 from cowork_judge.core.result import ResultDocument
 from cowork_judge.core.rubric import normalize_rubric
@@ -36,7 +37,7 @@ def without_timing(doc: ResultDocument) -> dict:
 def test_the_fallback_template_is_the_folded_failure_document():
     """The stdlib-only writer fills a packaged template; the template IS fold's document."""
     packaged = json.loads(resources.files("cowork_judge").joinpath("schemas/fallback-result.json").read_text())
-    folded = fallback_document(JudgeConfig().identity()).model_dump(mode="json", by_alias=True)
+    folded = with_legacy_fields(fallback_document(JudgeConfig().identity()).model_dump(mode="json", by_alias=True))
     assert packaged == folded, "regenerate: cowork-judge schema --fallback-template > src/cowork_judge/schemas/fallback-result.json"
 
 

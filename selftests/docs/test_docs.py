@@ -66,7 +66,7 @@ def test_the_readme_is_short_and_gives_the_two_commands():
 
 
 def test_every_docs_page_is_in_the_nav_and_every_readme_link_resolves():
-    nav = set(re.findall(r"([\w/-]+\.md)\s*$", (REPO / "mkdocs.yml").read_text(), flags=re.MULTILINE))
+    nav = set(re.findall(r"([\w/.-]+\.md)\s*$", (REPO / "mkdocs.yml").read_text(), flags=re.MULTILINE))
     pages = {p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md")}
     assert nav == pages
     links = re.findall(r"\]\(((?:docs/)?[\w/.-]+\.md)(?:#[\w-]+)?\)", README.read_text(encoding="utf-8"))

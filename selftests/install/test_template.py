@@ -10,6 +10,7 @@ import jsonschema
 
 from cowork_judge import __version__
 from cowork_judge.core.fold import fallback_document
+from cowork_judge.core.legacy import with_legacy_fields
 from cowork_judge.install.fallback import fallback_text
 from cowork_judge.install.template import FALLBACK_BLOCK, baked_version, expected, read_block, template_text
 from cowork_judge.run.config import JudgeConfig
@@ -28,7 +29,7 @@ def test_template_is_in_sync_with_the_package():
 def test_embedded_fallback_is_the_judges_own_failed_before_judging_document():
     embedded = read_block(TEMPLATE.read_text(), FALLBACK_BLOCK)
     assert embedded == fallback_text(), "templates/test.sh embeds a stale copy: run scripts/release/sync_template.py --write"
-    assert json.loads(embedded) == fallback_document(JudgeConfig().identity()).model_dump(mode="json", by_alias=True)
+    assert json.loads(embedded) == with_legacy_fields(fallback_document(JudgeConfig().identity()).model_dump(mode="json", by_alias=True))
     jsonschema.validate(json.loads(embedded), SCHEMA)
 
 

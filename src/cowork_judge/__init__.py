@@ -7,7 +7,7 @@ accepts it only when that number is in ``ABI_COMPAT`` (ABI 1 passed an untyped d
 no transport: its workflows are unjudged ``workflow_missing``).
 """
 
-__version__ = "0.2.0"
+__version__ = "2.0.0"
 ABI = 2
 ABI_COMPAT: tuple[int, ...] = (2,)
 

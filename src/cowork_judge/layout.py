@@ -19,6 +19,10 @@ ENV_CAPABILITIES_NAME = "env_capabilities.json"
 STRAY_DIR = "stray_not_scored"
 EVIDENCE_DIR = "evidence"
 AUDIT_DIR = "judge"
+EXIT_MESSAGE_NAME = "reward_exit_message.json"
+"""The original 1.3.6's exit message (``exit_code``, ``exit_reason``, ``extra_fields``): core.legacy."""
+JUDGE_VERDICT_NAME = "judge_verdict.json"
+"""The original 1.3.6's verdict rows (``details.criteria``), written when a rubric was read: core.legacy."""
 
 
 @dataclass(frozen=True)
@@ -33,6 +37,8 @@ class VerifierLayout:
             ├── reward.json           reward_json            {"reward": <float>} (Harbor reads it first)
             ├── result.json           result_json
             ├── reward-details.json   reward_details_json
+            ├── reward_exit_message.json  exit_message_json  the original 1.3.6's exit message
+            ├── judge_verdict.json    judge_verdict_json     the original 1.3.6's verdict rows
             ├── judge.log             judge_log
             ├── env_capabilities.json env_capabilities_json
             ├── stray_not_scored/     stray_dir
@@ -77,6 +83,14 @@ class VerifierLayout:
         return self.verifier_dir / REWARD_DETAILS_NAME
 
     @property
+    def exit_message_json(self) -> Path:
+        return self.verifier_dir / EXIT_MESSAGE_NAME
+
+    @property
+    def judge_verdict_json(self) -> Path:
+        return self.verifier_dir / JUDGE_VERDICT_NAME
+
+    @property
     def judge_log(self) -> Path:
         return self.verifier_dir / JUDGE_LOG_NAME
 
@@ -98,6 +112,7 @@ class VerifierLayout:
 
 
 __all__ = [
-    "AGENT_DIR", "AUDIT_DIR", "ENV_CAPABILITIES_NAME", "EVIDENCE_DIR", "JUDGE_LOG_NAME", "LOGS_DIR", "RESULT_NAME",
+    "AGENT_DIR", "AUDIT_DIR", "ENV_CAPABILITIES_NAME", "EVIDENCE_DIR", "EXIT_MESSAGE_NAME", "JUDGE_LOG_NAME",
+    "JUDGE_VERDICT_NAME", "LOGS_DIR", "RESULT_NAME",
     "REWARD_DETAILS_NAME", "REWARD_JSON_NAME", "REWARD_TXT_NAME", "STRAY_DIR", "VERIFIER_DIR", "VerifierLayout",
 ]

@@ -16,7 +16,9 @@ PROCESS_START = time.monotonic()
 
 import sys  # noqa: E402
 
-if sys.argv[1:2] == ["run"]:  # a SIGTERM from here on still gets its documents (before the imports below)
+if sys.argv[1:2] == ["run"] or (sys.argv[1:] and sys.argv[1][:1] not in ("-", "") and sys.argv[1].startswith(("/", "."))):
+    # a SIGTERM from here on still gets its documents (before the imports below); the second
+    # case is the original 1.3.x's `python -m cowork_judge <tests>` (commands.legacy_entry)
     from cowork_judge.engine import signals  # noqa: E402
 
     signals.capture()
@@ -53,7 +55,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
 def usage() -> str:
     """The top-level help text: every command with its one-line help."""
     width = max(len(n) for n in COMMANDS)
-    lines = ["usage: cowork-judge [--version] <command> [options]", "",
+    lines = ["usage: cowork-judge [--version] <command> [options]",
+             "       python -m cowork_judge <tests-dir>   (the original 1.3.x's entry and settings: docs/migration.md)", "",
              "Rubric judge for Harbor tasks: one rollout in, one reward out.", "", "commands:"]
     lines += [f"  {name:<{width}}  {help_text}" for name, (_, help_text) in COMMANDS.items()]
     lines += ["", "Run 'cowork-judge <command> --help' for the options of a command."]
@@ -64,6 +67,9 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``cowork-judge`` console script; returns the exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
     try:
+        legacy_entry = importlib.import_module(f"{__name__}.legacy_entry")  # like a command: imported by name
+        if (not args or args[0] not in COMMANDS) and legacy_entry.looks_like_legacy_call(args, os.environ):
+            return legacy_entry.main(args)  # the original 1.3.x's `python -m cowork_judge <tests>`
         if not args or args[0] in ("-h", "--help"):
             print(usage(), file=sys.stdout if args else sys.stderr)
             return 0 if args else EXIT_STATUS["usage"]

@@ -65,6 +65,7 @@ def main(argv: list[str]) -> int:
 
     from pydantic import ValidationError
 
+    from cowork_judge.core.legacy import with_legacy_fields
     from cowork_judge.core.rubric import RubricError, load_rubric
     from cowork_judge.core.scoring import ScoringError, ScoringPolicy, check_scorable
     from cowork_judge.fleet.documents import RESULT_NAME, InputError, discover, read_items, read_regular
@@ -140,7 +141,8 @@ def main(argv: list[str]) -> int:
         try:
             new = rescore(item.doc, criteria=criteria, policy_changes=changes, samples_vote=args.samples_vote,
                           guard=args.guard, note=provenance(digest, diff, stored_policy, rubric_record, voted, guarded))
-            write_file(target, canonical_json(new.model_dump(mode="json", by_alias=True)), force=args.force)
+            payload = with_legacy_fields(new.model_dump(mode="json", by_alias=True))  # 1.3.6's readers' fields too
+            write_file(target, canonical_json(payload), force=args.force)
         except (ValidationError, ScoringError, ValueError, OutputExists, OSError) as exc:
             failures += 1
             print(f"cowork-judge rescore: {item.source}: {str(exc).splitlines()[0]}", file=sys.stderr)

@@ -16,9 +16,10 @@ def main(argv: list[str]) -> int:
     args = p.parse_args(argv)
     if args.fallback_template:
         from cowork_judge.core.fold import fallback_document
+        from cowork_judge.core.legacy import with_legacy_fields
         from cowork_judge.run.config import JudgeConfig
 
-        doc = fallback_document(JudgeConfig().identity()).model_dump(mode="json", by_alias=True)
+        doc = with_legacy_fields(fallback_document(JudgeConfig().identity()).model_dump(mode="json", by_alias=True))
         print(json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False))
         return 0
     from cowork_judge.core.result import result_json_schema

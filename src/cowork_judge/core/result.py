@@ -273,8 +273,13 @@ class RewardDetails(BaseModel):
 
 
 def result_json_schema() -> dict[str, Any]:
-    """The published JSON Schema of `ResultDocument` (by alias: ``schema``, not ``schema_``)."""
+    """The published JSON Schema of `ResultDocument` (by alias: ``schema``, not ``schema_``), with
+    the original 1.3.6's fields that every written document also carries (`core.legacy`)."""
+    from cowork_judge.core.legacy import LEGACY_DETAILS_PROPERTIES, LEGACY_RESULT_PROPERTIES
+
     schema = ResultDocument.model_json_schema(by_alias=True)
+    schema["properties"].update(LEGACY_RESULT_PROPERTIES)
+    schema["$defs"]["Details"]["properties"].update(LEGACY_DETAILS_PROPERTIES)
     schema["$id"] = RESULT_SCHEMA
     schema["properties"]["schema"]["const"] = RESULT_SCHEMA
     schema["required"] = ["schema", *schema["required"]]

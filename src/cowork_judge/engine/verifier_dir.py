@@ -35,8 +35,13 @@ def prepare(paths: RunPaths) -> None:
         raise OutputsUnwritable(f"cannot write to the verifier folder {paths.verifier_dir} "
                                 f"({exc.strerror or type(exc).__name__}); no reward can be written, nothing was judged") from None
     for target in (paths.judge_log, paths.result_json, paths.reward_txt, paths.reward_json, paths.reward_details_json,
-                   paths.env_capabilities_json):
+                   paths.env_capabilities_json, paths.exit_message_json, paths.judge_verdict_json):
         _remove_unless_regular_file(target)
+    for stale in (paths.judge_verdict_json, paths.exit_message_json):  # a previous run's: not always rewritten
+        try:
+            stale.unlink(missing_ok=True)
+        except OSError:
+            pass
     for folder in (paths.audit_dir, paths.stray_dir, paths.kept_evidence_dir):
         try:
             if folder.is_symlink() or (folder.exists() and not folder.is_dir()):

@@ -22,3 +22,18 @@ def fallback_text() -> str:
         OSError: the package data is missing (a broken installation).
     """
     return resources.files("cowork_judge").joinpath(FALLBACK_RESOURCE).read_text(encoding="utf-8")
+
+
+def fallback_exit_message_text() -> str:
+    """The original 1.3.6's ``reward_exit_message.json`` for the last-resort document, as
+    templates/test.sh embeds it (2-space indent; test.sh fills in ``exit_code``,
+    ``exit_reason``, ``judge_model``, ``metric_id`` and ``judge_seconds`` line by line).
+
+    Raises:
+        OSError: the package data is missing (a broken installation).
+    """
+    import json
+
+    from cowork_judge.core.legacy import exit_message
+
+    return json.dumps(exit_message(json.loads(fallback_text())), indent=2, ensure_ascii=False) + "\n"

@@ -3,7 +3,9 @@
 The template carries three generated parts that must match the package they ship with:
 the default version (``COWORK_JUDGE_DEFAULT_VERSION="X"`` = `cowork_judge.__version__`), the
 exit-message table (heredoc ``COWORK_EXIT_RULES`` = `exit_messages.render_shell_table`) and
-the last-resort result document (heredoc ``COWORK_FALLBACK_RESULT_JSON`` = `fallback.fallback_text`).
+the last-resort result document (heredoc ``COWORK_FALLBACK_RESULT_JSON`` = `fallback.fallback_text`)
+and its exit message in the original 1.3.6's shape (heredoc ``COWORK_FALLBACK_EXIT_MESSAGE_JSON``
+= `fallback.fallback_exit_message_text`).
 `render` rewrites them; ``scripts/release/sync_template.py`` checks or writes them.
 """
 
@@ -21,6 +23,7 @@ REPO_TEMPLATE = Path(__file__).resolve().parents[3] / "templates" / "test.sh"
 
 RULES_BLOCK = "COWORK_EXIT_RULES"
 FALLBACK_BLOCK = "COWORK_FALLBACK_RESULT_JSON"
+EXIT_MESSAGE_BLOCK = "COWORK_FALLBACK_EXIT_MESSAGE_JSON"
 _VERSION_LINE = re.compile(r'^COWORK_JUDGE_DEFAULT_VERSION="([^"\n]*)"$', re.MULTILINE)
 
 
@@ -89,11 +92,14 @@ def baked_version(text: str) -> str:
     return match.group(1)
 
 
-def render(text: str, *, version: str, rules: str, fallback: str) -> str:
-    """The template with its three generated parts set to the given values."""
+def render(text: str, *, version: str, rules: str, fallback: str, exit_message: str | None = None) -> str:
+    """The template with its generated parts set to the given values (the exit message's
+    block only when `exit_message` is given)."""
     baked_version(text)
     text = _VERSION_LINE.sub(f'COWORK_JUDGE_DEFAULT_VERSION="{version}"', text, count=1)
     text = replace_block(text, RULES_BLOCK, rules)
+    if exit_message is not None:
+        text = replace_block(text, EXIT_MESSAGE_BLOCK, exit_message)
     return replace_block(text, FALLBACK_BLOCK, fallback)
 
 
@@ -101,6 +107,7 @@ def expected(text: str) -> str:
     """The template as this package version must ship it (see `render`)."""
     from cowork_judge import __version__
     from cowork_judge.install.exit_messages import render_shell_table
-    from cowork_judge.install.fallback import fallback_text
+    from cowork_judge.install.fallback import fallback_exit_message_text, fallback_text
 
-    return render(text, version=__version__, rules=render_shell_table(), fallback=fallback_text())
+    return render(text, version=__version__, rules=render_shell_table(), fallback=fallback_text(),
+                  exit_message=fallback_exit_message_text())

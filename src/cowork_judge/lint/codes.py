@@ -79,6 +79,8 @@ _TABLE: tuple[Check, ...] = (
     Check("A010", "ERROR", "ppt_judge assets: no task_check_dir, a broken or missing file or anchor, check ids ≠ "
                            "content-row ids, manifest pairs ≠ depends_on"),
     Check("A011", "WARN", "a ppt_judge content row's description is not its check's question verbatim"),
+    Check("A012", "WARN", "ppt_judge assets in the original cowork-judge 1.3.x format (type1_checklist.json, "
+                          "type2_checklist.json): read and judged as 1.3.6 judges them; says which files were read"),
     Check("F001", "ERROR", "instances of one family resolve to different judge versions (or none)"),
     Check("F002", "ERROR", "instances of one family install different extras"),
     Check("F003", "WARN", "instances of one family use different code method sets"),

@@ -17,7 +17,11 @@ rows to ``ppt_judge``, whether or not the instance has assets. Findings:
     ``depends_on`` lacks its paired type1, ``type1_only`` or ``counts`` that disagree with
     the checks;
 - **A011 (WARN)**: a content row whose description is not its check's question verbatim
-  (the generator copies it; an edit on one side changes what is judged).
+  (the generator copies it; an edit on one side changes what is judged);
+- **A012 (WARN)**: the checks are (also) in the original cowork-judge 1.3.x format
+  (``type1_checklist.json``/``type2_checklist.json``): says which file each kind was read
+  from. A ``ppt_judge`` row without ``workflow_group`` is a content row when its id is
+  declared in the checks (the original's rule).
 
 The files the judge reads (manifest, type1, type2, cited anchors) are reported as used;
 any other file under ``workflow_assets/ppt_judge/`` is A001 (unused).
@@ -37,19 +41,23 @@ WORKFLOW = "ppt_judge"
 def check(ctx: Any) -> Any:
     """The A010/A011 findings of one instance (`lint.asset_check.AssetContext` in, `AssetResult` out)."""
     from cowork_judge.workflow.ppt_judge.assets import (
-        CONTENT_GROUPS,
         MANIFEST_FILE,
         TASK_CHECK_DIR,
-        TYPE1_FILE,
         TYPE2_FILE,
         load_task_checks,
     )
+    from cowork_judge.workflow.ppt_judge.legacy_assets import ORIGINAL_FILES
 
     checks = load_task_checks(ctx.asset_dir)
     where = f"{ctx.display}/workflow_assets/{WORKFLOW}/{TASK_CHECK_DIR}"
     ppt_rows = [r for r in ctx.doc.rows if r.get("workflow_name") == WORKFLOW]
-    content = {r.label: r for r in ppt_rows if r.get("workflow_group") in CONTENT_GROUPS}
+    content = {r.label: r for r in ppt_rows if checks.group_of(r.label, r.get("workflow_group"))}
+    kinds = {rid: checks.group_of(rid, r.get("workflow_group")) or "type1" for rid, r in content.items()}
     out: list[Finding] = []
+    if checks.present and ppt_rows and any(name in " ".join(checks.formats.values()) for name in ORIGINAL_FILES.values()):
+        found = "; ".join(f"{k} from {v}" for k, v in checks.formats.items())
+        out.append(Finding("A012", where, f"the original cowork-judge 1.3.x format was found and is read: {found} "
+                                          "(`gen-ppt-rubrics` writes this project's type1.json/type2.json beside them)"))
     if not ppt_rows:
         return AssetResult(out, checks.used_files() if checks.present else set())
     if not checks.present:
@@ -63,7 +71,7 @@ def check(ctx: Any) -> Any:
 
     declared = checks.declared
     for rid, row in content.items():
-        kind = CONTENT_GROUPS[row.get("workflow_group")]
+        kind = kinds[rid]
         if rid not in declared:
             out.append(Finding("A010", ctx.doc.file, f"content row ({kind}) has no check in {TASK_CHECK_DIR}: it is "
                                                      "unjudged asset_broken", row=rid, field="id"))
@@ -72,7 +80,7 @@ def check(ctx: Any) -> Any:
                                                      f"a {declared[rid]} check", row=rid, field="workflow_group"))
     for cid, kind in declared.items():
         if cid not in content:
-            file = TYPE1_FILE if kind == "type1" else TYPE2_FILE
+            file = checks.file_of(kind)
             out.append(Finding("A010", f"{where}/{file}", f"check {cid} has no content row in rubric.json (a "
                                                           f"ppt_judge row with workflow_group {kind!r}): it is never "
                                                           "judged; run gen-ppt-rubrics --content"))

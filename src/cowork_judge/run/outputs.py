@@ -1,5 +1,5 @@
 """Writing the verifier outputs: reward.txt, reward.json, result.json, reward-details.json, ctrf.json,
-the audit folder.
+the original 1.3.6's reward_exit_message.json and judge_verdict.json (`core.legacy`), the audit folder.
 
 Every write is atomic (temp file in the same directory + ``os.replace``), so Harbor never
 reads a half-written reward. `write_fallback` is the last resort of every exit path: it
@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
+from cowork_judge.core import legacy
 from cowork_judge.core.result import ExtraFields, ResultDocument, RewardDetails
 from cowork_judge import spotlight
 from cowork_judge.fsutil import atomic_write, dump_json
@@ -118,7 +119,11 @@ def prepare_documents(doc: ResultDocument, redactor: Redactor) -> PreparedDocume
     Raises:
         ValueError: the document cannot be serialised.
     """
-    result = dump_document(doc.model_dump(mode="json", by_alias=True), redactor)
+    payload = legacy.with_legacy_fields(doc.model_dump(mode="json", by_alias=True))
+    result = dump_document(payload, redactor)
+    exit_message = dump_document(legacy.exit_message(payload), redactor)
+    verdict_doc = legacy.judge_verdict(payload)
+    verdict = dump_document(verdict_doc, redactor) if verdict_doc is not None else None
     try:  # the viewer's file is optional: failing it must not cost the reward
         details: str | None = dump_document(RewardDetails.from_result(doc).model_dump(mode="json", by_alias=True), redactor)
     except ValueError:
@@ -132,21 +137,26 @@ def prepare_documents(doc: ResultDocument, redactor: Redactor) -> PreparedDocume
     except (ValueError, TypeError, AttributeError):
         ctrf = None
     return PreparedDocuments(result_json=result, reward_details_json=details,
-                             reward=doc.task_score if doc.status != "skipped" else None, ctrf_json=ctrf)
+                             reward=doc.task_score if doc.status != "skipped" else None, ctrf_json=ctrf,
+                             exit_message_json=exit_message, judge_verdict_json=verdict)
 
 
 @dataclass(frozen=True)
 class PreparedDocuments:
-    """Serialized documents of one run: result.json and reward-details.json texts, and the reward."""
+    """Serialized documents of one run: result.json and reward-details.json texts, and the reward;
+    the original 1.3.6's exit message and verdict rows (None: not written)."""
 
     result_json: str
     reward_details_json: str | None
     reward: float | None
     ctrf_json: str | None = None
+    exit_message_json: str | None = None
+    judge_verdict_json: str | None = None
 
 
 def write_prepared(paths: RunPaths, prepared: PreparedDocuments) -> None:
-    """Write prepared documents: result.json, reward-details.json, then the reward files.
+    """Write prepared documents: result.json, reward-details.json, ctrf.json, judge_verdict.json,
+    reward_exit_message.json, then the reward files.
 
     Needs nothing but the standard library (the watchdog's backstop writes the last
     prepared documents this way).
@@ -165,6 +175,13 @@ def write_prepared(paths: RunPaths, prepared: PreparedDocuments) -> None:
             atomic_write(paths.verifier_dir / "ctrf.json", prepared.ctrf_json)
         except OSError:
             pass
+    for target, text in ((paths.judge_verdict_json, prepared.judge_verdict_json),
+                         (paths.exit_message_json, prepared.exit_message_json)):
+        if text is not None:  # the original's readers' files: optional here, never worth the reward
+            try:
+                atomic_write(target, text)
+            except OSError:
+                pass
     write_reward(paths, prepared.reward)
 
 
@@ -201,10 +218,12 @@ def write_fallback(
         if identity and key in identity:
             doc[key] = identity[key]
     doc.setdefault("extra_fields", {})["judge_seconds"] = round(max(0.0, seconds), 3)
-    try:
-        atomic_write(paths.result_json, dump_json(doc))
-    except (OSError, ValueError):
-        pass
+    doc = legacy.with_legacy_fields(doc)
+    for target, value in ((paths.result_json, doc), (paths.exit_message_json, legacy.exit_message(doc))):
+        try:
+            atomic_write(target, dump_json(value))
+        except (OSError, ValueError):
+            pass
     for target, text in ((paths.reward_json, format_reward_json(0.0)), (paths.reward_txt, format_reward(0.0))):
         try:
             atomic_write(target, text)

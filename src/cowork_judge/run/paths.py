@@ -16,6 +16,8 @@ container and in tests)::
         ├── reward.json           reward_json     {"reward": <float>} (Harbor reads it first)
         ├── result.json           result_json
         ├── reward-details.json   reward_details_json
+        ├── reward_exit_message.json exit_message_json  (the original 1.3.6's readers)
+        ├── judge_verdict.json    judge_verdict_json  (the original 1.3.6's readers)
         ├── judge.log             judge_log
         ├── env_capabilities.json env_capabilities_json
         ├── stray_not_scored/     stray_dir
@@ -132,6 +134,14 @@ class RunPaths:
     @property
     def reward_details_json(self) -> Path:
         return self.layout.reward_details_json
+
+    @property
+    def exit_message_json(self) -> Path:
+        return self.layout.exit_message_json
+
+    @property
+    def judge_verdict_json(self) -> Path:
+        return self.layout.judge_verdict_json
 
     @property
     def judge_log(self) -> Path:

@@ -40,6 +40,20 @@ DEFAULT_WORKERS = 4
 """Worker threads when the transport does not tell its in-flight limit (JUDGE_WORKFLOW_CONCURRENCY's default)."""
 
 
+def _with_checklist_groups(criteria: list[Criterion], ctx: WorkflowContext) -> list[Criterion]:
+    """`criteria` with a ``workflow_group`` given to each row that has none and whose id the
+    instance's task_check_dir declares (`TaskChecks.group_of`: the original 1.3.x's rule);
+    the same list when no row lacks a group."""
+    if all(c.workflow.group is not None for c in criteria):
+        return criteria
+    checks = load_task_checks(ctx.assets_dir)
+    out = []
+    for c in criteria:
+        kind = checks.group_of(c.id, c.workflow.group) if c.workflow.group is None else None
+        out.append(c.model_copy(update={"workflow": c.workflow.model_copy(update={"group": kind})}) if kind else c)
+    return out
+
+
 def run(criteria: list[Criterion], ctx: WorkflowContext, budget_sec: float) -> list[Verdict]:
     """Judge the content rows, then the visual rows, on the located deck; one verdict per row.
 
@@ -55,6 +69,7 @@ def run(criteria: list[Criterion], ctx: WorkflowContext, budget_sec: float) -> l
     """
     budget_end = time.monotonic() + max(0.0, budget_sec)
     settings, warnings = read_settings(ctx.settings)
+    criteria = _with_checklist_groups(criteria, ctx)
     content_rows = [c for c in criteria if content_kind(c.workflow.group)]
     visual_rows = [c for c in criteria if not content_kind(c.workflow.group)]
     rules, powers, critical = {}, {}, {}

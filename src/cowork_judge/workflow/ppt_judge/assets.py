@@ -23,6 +23,12 @@ Format (JSON Schema: ``cowork_judge/schemas/ppt_task_check.schema.json``)::
   refs, used when a type2 check has no ``anchor_refs``: the only manifest field the judge
   reads at run time).
 
+The original cowork-judge 1.3.x's files (``type1_checklist.json``, ``type2_checklist.json``
+``{"items": [...]}``, a manifest without ``schema``) are read too (`legacy_assets`): a kind
+whose own file is absent is read from the original's file, and `TaskChecks.formats` says
+which file each kind came from (both present: this project's file is read and the
+original's must declare the same ids).
+
 `load_task_checks` never raises: whatever is wrong becomes a `Problem` (for lint) and,
 for the checks it makes unusable, an entry of `TaskChecks.broken` (their rows are
 unjudged ``asset_broken`` at run time). A problem costs only the checks it touches: a
@@ -39,6 +45,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from . import legacy_assets
 
 TASK_CHECK_DIR = "task_check_dir"
 MANIFEST_FILE = "manifest.json"
@@ -128,6 +136,9 @@ class TaskChecks:
         declared: every check id the files declare (usable or broken), with its kind.
         cited: every anchor ref the type2 checks cite (through ``manifest.anchor_index``
             too), readable or not.
+        formats: kind (``type1``/``type2``/``manifest``) → the file it was read from
+            (``type1.json``, or the original 1.3.x's ``type1_checklist.json``…); absent when
+            neither exists.
     """
 
     folder: Path
@@ -141,6 +152,7 @@ class TaskChecks:
     files_broken: dict[str, str] = field(default_factory=dict)
     declared: dict[str, str] = field(default_factory=dict)
     cited: set[str] = field(default_factory=set)
+    formats: dict[str, str] = field(default_factory=dict)
 
     def why_unusable(self, row_id: str, kind: str) -> str | None:
         """Why a content row of `kind` (``type1``/``type2``) cannot be judged, or None when
@@ -159,6 +171,21 @@ class TaskChecks:
             return f"the rubric marks it {kind} but {TASK_CHECK_DIR} declares it a {other} check"
         return f"no {kind} check with this id in {TASK_CHECK_DIR}/{TYPE1_FILE if kind == 'type1' else TYPE2_FILE}"
 
+    def file_of(self, kind: str) -> str:
+        """The file (relative to task_check_dir) the checks of `kind` were read from."""
+        if legacy_assets.ORIGINAL_FORMAT in self.formats.get(kind, ""):
+            return legacy_assets.ORIGINAL_FILES[kind]
+        return TYPE1_FILE if kind == "type1" else TYPE2_FILE
+
+    def group_of(self, row_id: str, group: str | None) -> str | None:
+        """A content row's check kind: its ``workflow_group`` when that is ``type1``/``type2``;
+        for a row with no ``workflow_group``, the kind its id is declared with here (the
+        original 1.3.x told content rows by checklist membership alone); else None (visual)."""
+        kind = content_kind(group)
+        if kind is None and group is None:
+            return self.declared.get(row_id)
+        return kind
+
     def anchor_refs(self, check: Type2Check) -> list[str]:
         """The check's anchor refs: its own, else ``manifest.anchor_index`` (fallback)."""
         if check.anchor_refs:
@@ -167,7 +194,9 @@ class TaskChecks:
 
     def used_files(self) -> set[Path]:
         """The files the judge reads (lint: every other file under the folder is unused)."""
-        names = [MANIFEST_FILE, TYPE1_FILE, TYPE2_FILE, *(r for r in self.cited if isinstance(r, str) and r)]
+        originals = [name for kind, name in legacy_assets.ORIGINAL_FILES.items() if name in self.formats.get(kind, "")]
+        names = [MANIFEST_FILE, TYPE1_FILE, TYPE2_FILE, *originals,
+                 *(r for r in self.cited if isinstance(r, str) and r)]
         return {self.folder / n for n in names}
 
 
@@ -182,18 +211,22 @@ def load_task_checks(asset_dir: Path | None) -> TaskChecks:
     if not out.present:
         return out
     manifest_doc, why = _read_json(folder / MANIFEST_FILE)
+    original_manifest = manifest_doc if legacy_assets.is_original_manifest(manifest_doc) else None
     if why or manifest_doc is None:
         out.problems.append(Problem(MANIFEST_FILE, why or "missing"))
     else:
+        out.formats["manifest"] = MANIFEST_FILE if original_manifest is None else f"{MANIFEST_FILE} ({legacy_assets.ORIGINAL_FORMAT})"
+        if original_manifest is not None:
+            manifest_doc = legacy_assets.manifest_document(original_manifest, MANIFEST_SCHEMA)
         try:
             out.manifest = Manifest.model_validate(manifest_doc)
         except ValidationError as exc:
             out.problems.append(Problem(MANIFEST_FILE, _first_error(exc)))
-    items = {kind: _checks(out, kind, name, schema)
+    items = {kind: _checks(out, kind, name, schema, original_manifest)
              for kind, name, schema in (("type1", TYPE1_FILE, TYPE1_SCHEMA), ("type2", TYPE2_FILE, TYPE2_SCHEMA))}
     seen: dict[str, str] = {}
     for kind, model in (("type1", Type1Check), ("type2", Type2Check)):
-        file = TYPE1_FILE if kind == "type1" else TYPE2_FILE
+        file = out.file_of(kind)
         for n, raw in enumerate(items[kind]):
             rid = raw.get("id") if isinstance(raw, dict) and isinstance(raw.get("id"), str) else None
             try:
@@ -234,12 +267,17 @@ def load_task_checks(asset_dir: Path | None) -> TaskChecks:
     return out
 
 
-def _checks(out: TaskChecks, kind: str, name: str, schema: str) -> list[Any]:
-    """The raw check items of one file; a file that cannot be used at all is recorded in
-    `files_broken`."""
+def _checks(out: TaskChecks, kind: str, name: str, schema: str, manifest: Any) -> list[Any]:
+    """The raw check items of one kind, from this project's file or else the original's
+    (`legacy_assets`, converted; `manifest` is the original's manifest document or None);
+    a file that cannot be used at all is recorded in `files_broken`."""
     doc, why = _read_json(out.folder / name)
+    original_name = legacy_assets.ORIGINAL_FILES[kind]
+    original, original_why = _read_json(out.folder / original_name)
+    if why is None and doc is None and (original is not None or original_why is not None):
+        return _original_checks(out, kind, original_name, original, original_why, manifest)
     if why is None and doc is None:
-        why = "missing"
+        why = f"missing (neither {name} nor the original's {original_name})"
     if why is None:
         if not isinstance(doc, dict) or doc.get("schema") != schema:
             why = f"not a {schema} document (its \"schema\" must be {schema!r})"
@@ -251,7 +289,32 @@ def _checks(out: TaskChecks, kind: str, name: str, schema: str) -> list[Any]:
         out.problems.append(Problem(name, why))
         out.files_broken[kind] = f"{TASK_CHECK_DIR}/{name}: {why}"
         return []
+    out.formats[kind] = name
+    if original is not None:  # both formats: this file is read; the original's must declare the same checks
+        raw, _ = legacy_assets.items_of(original)
+        theirs = {str(i.get("id")) for i in raw if isinstance(i, dict) and i.get("id")}
+        ours = {str(c.get("id")) for c in doc["checks"] if isinstance(c, dict) and c.get("id")}
+        out.formats[kind] = f"{name} (and {original_name})"
+        if theirs != ours:
+            out.problems.append(Problem(original_name, f"declares {sorted(theirs - ours) or 'no'} id(s) {name} lacks and "
+                                                       f"lacks {sorted(ours - theirs) or 'no'} id(s) {name} has; "
+                                                       f"{name} is the one read"))
     return list(doc["checks"])
+
+
+def _original_checks(out: TaskChecks, kind: str, name: str, doc: Any, why: str | None, manifest: Any) -> list[Any]:
+    """The check items of the original's file `name`, converted (`legacy_assets`)."""
+    items: list[Any] = []
+    if why is None:
+        items, why = legacy_assets.items_of(doc)
+    if why is not None:
+        out.problems.append(Problem(name, why))
+        out.files_broken[kind] = f"{TASK_CHECK_DIR}/{name}: {why}"
+        return []
+    out.formats[kind] = f"{name} ({legacy_assets.ORIGINAL_FORMAT})"
+    if kind == "type1":
+        return [legacy_assets.type1_check(item) for item in items]
+    return [legacy_assets.type2_check(item, manifest) for item in items]
 
 
 def _type2_problem(out: TaskChecks, check: Type2Check) -> Problem | None:
