@@ -110,7 +110,7 @@ def bake_script(version: str, extras: tuple[str, ...], home: str = JUDGE_HOME) -
         "python3 -m venv \"$VENV\";",
         f'if [ -n "${{{INDEX_ARG}:-}}" ]; then',
         f'  WHERE="${INDEX_ARG}"; DL="$(mktemp -d)";',
-        f'  PIP_CONFIG_FILE=/dev/null "$VENV/bin/python" -m pip --isolated download --no-cache-dir --no-deps '
+        f'  PIP_CONFIG_FILE=/dev/null "$VENV/bin/python" -m pip --isolated download --disable-pip-version-check --no-cache-dir --no-deps '
         f'--only-binary=:all: --index-url "${INDEX_ARG}" --dest "$DL" "cowork-judge=={version}" '
         f'&& "$VENV/bin/python" -m pip install --no-cache-dir --extra-index-url "${INDEX_ARG}" "$(ls "$DL"/*.whl){suffix}" '
         f'|| {{ echo "{missing}" >&2; exit 1; }};',
