@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from cowork_judge.authoring.gen_ppt_rubrics import deck_evidence
 from cowork_judge.commands import main
 
 CHAT_ROWS = {"rubrics": [
@@ -69,6 +68,8 @@ def test_a_rubric_being_started_is_not_refused(tmp_path):
 
 
 def test_deck_evidence_names_what_it_found():
+    from cowork_judge.authoring.gen_ppt_rubrics import deck_evidence
+
     doc = {"rubrics": [{"id": "V-X", "workflow_name": "ppt_judge"},
                        {"id": "C", "judge_method": "code", "code_method_name": "page_count_between"}]}
     assert deck_evidence(doc, checks_present=True, task_prompt="Build a PowerPoint") == [
