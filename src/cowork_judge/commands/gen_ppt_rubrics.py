@@ -30,8 +30,10 @@ from the shared template. Both are replaced in place (content before visual when
 --gate the existing rows' gates are kept. The visual weights are scaled so that visual : content
 = 1 (--balance R for another ratio, --no-balance for the template's own weights; a rubric with no
 content weight keeps them). Exit status: 0 written (or nothing to change, or
---dry-run); 2 bad arguments, an unreadable rubric.json, a task_check_dir with problems, or a
-rubric that would not normalize."""
+--dry-run); 2 bad arguments, an unreadable rubric.json, a task_check_dir with problems, a
+rubric that would not normalize, or one that looks like a chat task's (no row finds or opens a
+deck, no ppt_judge row, no task_check_dir, no deck asked for in tests/task_prompt.md; --force
+writes the rows anyway)."""
 
 
 def main(argv: list[str]) -> int:
