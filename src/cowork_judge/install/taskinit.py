@@ -183,8 +183,9 @@ def plan_init(task_dir: Path, *, force: bool = False, extras: str | None = None,
     Raises:
         InitError: no task.toml, unreadable or invalid TOML, a ``tests/rubric.json`` that is not
             valid JSON while `extras` is None (the parse error is named), a shape of task.toml the
-            line edits cannot merge into (an inline ``env = {…}`` table, for instance), or
-            ``image`` on a task whose verifier shares the agent's container.
+            line edits cannot merge into (an inline ``env = {…}`` table, for instance),
+            ``image`` on a task whose verifier shares the agent's container, or `index_url`
+            without a baked image or not an ``http(s)://`` URL a Dockerfile can carry.
     """
     task_dir = task_dir.absolute()
     toml_path, test_path = task_dir / "task.toml", task_dir / "tests" / "test.sh"
@@ -199,6 +200,9 @@ def plan_init(task_dir: Path, *, force: bool = False, extras: str | None = None,
     explicit = extras is not None
     extras = _choose_extras(plan, task_dir, extras)
     _plan_harbor_leftovers(plan, task_dir / "tests")
+    if index_url is not None and not is_separate(config):
+        raise InitError("--index-url names the index a baked verifier image installs the judge from: give --image too "
+                        "(a separate verifier's image; with a shared verifier test.sh installs from COWORK_WHEEL_URL)")
     if image and not is_separate(config):
         raise InitError("--image writes the image of a separate verifier, but this task's verifier shares the agent's "
                         "container (set [verifier] environment_mode = \"separate\", or bake the judge into "
