@@ -276,13 +276,11 @@ def _plan_dockerfile(plan: Plan, path: Path, extras: str, *, image: bool, force:
     old = _read(path)
     ours = verifier_image.is_ours(old)
     bake = image or verifier_image.is_baked(old)  # an image init baked before stays baked
-    if not old and not image:
-        if index_url is not None:
-            raise InitError("--index-url names the index a baked verifier image installs the judge from: give --image too")
-        plan.actions.append("tests/Dockerfile: none; the separate verifier is built from environment/ (it needs python3)")
-        return
     if index_url is not None and not bake:
         raise InitError("--index-url names the index a baked verifier image installs the judge from: give --image too")
+    if not old and not image:
+        plan.actions.append("tests/Dockerfile: none; the separate verifier is built from environment/ (it needs python3)")
+        return
     index = _image_index(old if ours else "", index_url, config) if bake else ""
     try:
         text = verifier_image.dockerfile(extras=names, version=__version__, bake=bake, index_url=index)
