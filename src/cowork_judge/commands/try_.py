@@ -37,7 +37,8 @@ if TYPE_CHECKING:
 EPILOG = """A rollout folder is either the container layout — app/ (copied to /app, deliverables in app/output/)
 and/or logs/agent/ (copied to /logs/agent; trajectory.json holds the final message), e.g. a Harbor trial's
 artifacts/ folder or the trial folder itself — or flat: its files are the deliverables (copied to /app/output),
-with the final message from --trajectory or --final-message. A separate verifier sees only the declared
+with the final message from --trajectory or --final-message; a chat answer without deliverables needs no
+--rollout: --final-message (or --trajectory) alone. A separate verifier sees only the declared
 artifacts. The first call for a set of extras downloads their wheels from pip's index (PyPI) into the cache
 (~/.cache/cowork-judge, or $COWORK_JUDGE_CACHE / --cache-dir); later calls reuse them and the judge's venv.
 Without JUDGE_BASE_URL and JUDGE_API_KEY the built-in simulator judges; one without the other is refused.
@@ -63,7 +64,8 @@ def _parser() -> Parser:
                            "in a bubblewrap sandbox, the judge installed from a local package index, the simulator as the "
                            "endpoint unless JUDGE_BASE_URL/JUDGE_API_KEY are set.")
     p.add_argument("task_dir", type=Path, help="the Harbor task folder (task.toml, tests/test.sh, tests/rubric.json)")
-    p.add_argument("--rollout", type=Path, required=True, help="the rollout folder (see below)")
+    p.add_argument("--rollout", type=Path, help="the rollout folder (see below); a chat task without deliverables may "
+                   "leave it out and give only --final-message or --trajectory")
     msg = p.add_mutually_exclusive_group()
     msg.add_argument("--trajectory", type=Path, help="flat rollout: the agent's ATIF trajectory.json (→ /logs/agent)")
     msg.add_argument("--final-message", type=Path, help="flat rollout: the agent's final chat message as a text file")
@@ -88,6 +90,9 @@ def main(argv: list[str]) -> int:
         args = _parser().parse_args(argv)
         if args.judge_version and not args.index_url:
             raise UsageError("--version goes with --index-url (a built or given wheel has its own version)")
+        if args.rollout is None and args.trajectory is None and args.final_message is None:
+            raise UsageError("give --rollout FOLDER (the deliverables), or for a chat answer without deliverables "
+                             "--final-message FILE or --trajectory FILE alone")
         if args.timeout is not None and args.timeout <= 0:
             raise UsageError("--timeout must be a positive number of seconds")
     except UsageError as exc:

@@ -189,8 +189,9 @@ class Rollout:
 
     Attributes:
         layout: ``container`` (``app/`` and ``logs/agent/``), ``trial`` (a Harbor trial folder,
-            read through its ``artifacts/``) or ``flat`` (the deliverables themselves).
-        root: the folder given.
+            read through its ``artifacts/``), ``flat`` (the deliverables themselves) or ``message``
+            (no folder: a chat answer's final message alone).
+        root: the folder given (for ``message``, the message file).
         files: inside path (``/app``, ``/app/output``, ``/logs/agent``, ``/logs/agent/trajectory.json``…)
             → host path to copy there.
         message_as_text: the trajectory entry is a plain-text final message (``--final-message``),
@@ -209,17 +210,31 @@ class Rollout:
         """One line: the layout and where its parts go."""
         where = ", ".join(inside + (" (the deliverables)" if self.layout == "flat" and inside == "/app/output" else "")
                           for inside in self.files) or "nothing"
-        return {"container": "container layout", "trial": "a Harbor trial (its artifacts/)", "flat": "flat"}[
-            self.layout] + f" → {where}"
+        return {"container": "container layout", "trial": "a Harbor trial (its artifacts/)", "flat": "flat",
+                "message": "the final message alone (no deliverables)"}[self.layout] + f" → {where}"
 
 
-def read_rollout(path: Path, *, trajectory: Path | None = None, final_message: Path | None = None) -> Rollout:
+def read_rollout(path: Path | None, *, trajectory: Path | None = None, final_message: Path | None = None) -> Rollout:
     """Read a rollout folder (see the module docstring for the layouts).
+
+    `path` None: a chat answer without deliverables, the final message alone (``--trajectory`` or
+    ``--final-message``; layout ``message``, nothing placed in ``/app``).
 
     Raises:
         TryError: it is missing or not a folder; ``--trajectory``/``--final-message`` name a
-            missing file or are given with a container layout (which has its own ``logs/agent``).
+            missing file or are given with a container layout (which has its own ``logs/agent``);
+            `path` None without either.
     """
+    if path is None:
+        message = final_message if final_message is not None else trajectory
+        if message is None:
+            raise TryError(f"no rollout: give --rollout FOLDER, or --final-message/--trajectory for a chat answer ({ROLLOUT_HELP})")
+        if trajectory is not None and final_message is not None:
+            raise TryError("--trajectory and --final-message exclude each other (both are the agent's final message)")
+        if not Path(message).is_file():
+            raise TryError(f"{'--final-message' if final_message is not None else '--trajectory'} {message}: no such file")
+        return Rollout("message", Path(message), {"/logs/agent/trajectory.json": Path(message)},
+                       message_as_text=final_message is not None)
     root = Path(path)
     if not root.is_dir():
         raise TryError(f"{root}: no such rollout folder ({ROLLOUT_HELP})")

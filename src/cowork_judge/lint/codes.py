@@ -69,6 +69,8 @@ _TABLE: tuple[Check, ...] = (
     Check("T008", "WARN", "a value Harbor does not expand (`x-${VAR}`, `$VAR`): passed literally"),
     Check("T009", "WARN", "COWORK_JUDGE_VERSION not declared: a fleet cannot inject a judge version"),
     Check("T010", "WARN", "no task.toml beside tests/: timeout, credentials and knobs cannot be checked"),
+    Check("T011", "ERROR", "a separate verifier's tests/Dockerfile installs no LibreOffice while rows render decks "
+                           "(ppt_judge: those rows end unjudged render_env)"),
     Check("S001", "WARN", "no test.sh in the tests dir (Harbor fails every trial)"),
     Check("S002", "ERROR", "test.sh pins no cowork-judge version"),
     Check("S003", "WARN", "task.toml declares COWORK_JUDGE_VERSION but test.sh never reads it"),
