@@ -89,9 +89,12 @@ def main(argv: list[str]) -> int:
         from cowork_judge.batch.runner import BatchRunner, run_with_signals
         from cowork_judge.core.exit_status import EXIT_STATUS
 
+        from cowork_judge.batch.outdir import check_output_folder
+
         try:
             limits = plan_limits(args.max_in_flight, args.jobs, len(instances))
             args.out.mkdir(parents=True, exist_ok=True)
+            check_output_folder(args.out, names)  # a BatchInputError is a ValueError
         except (ValueError, OSError) as exc:
             return fail(str(exc))
         from cowork_judge.commands.batch import resume_line
@@ -110,7 +113,10 @@ def main(argv: list[str]) -> int:
             runner = BatchRunner(args.out, limits, child_env(environ, limits),
                                  deadline_sec=load_config(environ).config.deadline_sec, lock_fd=lock.fd,
                                  on_outcome=lambda o: print(f"calibrate: judged {o.name}: {o.state}", file=sys.stderr))
-            judged, received = run_with_signals(runner, instances)
+            try:
+                judged, received = run_with_signals(runner, instances)
+            except BatchInputError as exc:  # a link planted under --out while it ran (batch.outdir)
+                return fail(str(exc))
             print(resume_line(judged.rejudged, len(instances)).replace("batch:", "calibrate:", 1), file=sys.stderr)
             try:  # the same batch.json / summary.json / instance_tags.json as `batch --out`
                 write_outputs(args.out, instances, judged, limits, seed=args.seed, draws=args.draws)
