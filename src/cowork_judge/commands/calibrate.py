@@ -36,7 +36,8 @@ percentile cluster-bootstrap interval (clusters = instances; --seed, --draws, --
 left out, each counted in the report: instances whose delivery is missing (their rows were never
 sent to a model), rows decided without a model, labels whose "criterion" text is not their row's
 description (a warning names both), instances whose labels name no row. Intervals need at least
-5 instances (clusters) behind them; below that the report gives none and says why.
+5 instances (clusters) behind them, the rule summarize follows too; below that the report gives
+none and says why.
 
 example:
   cowork-judge import devai devai/instances --out tasks --labels devai/human_labels --deliverables ws/
@@ -225,7 +226,7 @@ def _headline(doc: dict[str, Any]) -> str:
     return (f"calibrate: {a['n']} row pairs over {doc['instances']['calibrated']} instance(s): accuracy "
             f"{fmt(a['accuracy'], a['accuracy_ci'])}, kappa {fmt(a['kappa'], a['kappa_ci'])}, F1 {fmt(a['f1'], a['f1_ci'])}; "
             f"reward MAE {fmt(r['mae'], r['mae_ci'])}, Spearman {fmt(r['spearman'], r['spearman_ci'])}"
-            + _left_out(doc))
+            + (f" ({a['ci_note']})" if a["ci_note"] else "") + _left_out(doc))
 
 
 def _left_out(doc: dict[str, Any]) -> str:
