@@ -111,7 +111,7 @@ def main(argv: list[str]) -> int:
     print(f"summarize: {acc['inputs']} inputs: {shown or 'none'}", file=sys.stderr)
     if args.draws > 0 and summary["intervals"]["withheld"]:  # the fleet's one rule (fleet.stats.MIN_CLUSTERS), as calibrate
         reward_note = summary["reward"]["ci_note"]
-        print(f"summarize: {summary['intervals']['note']}" + (f"; reward {reward_note}" if reward_note else ""), file=sys.stderr)
+        print(f"summarize: {summary['intervals']['note']}" + (f"; reward ({reward_note})" if reward_note else ""), file=sys.stderr)
     sampling = summary.get("sampling")
     if sampling:  # a sampled or priced fleet: agreement, the least stable row, the cost
         agree, cost = sampling["agreement"], sampling["cost"]

@@ -344,8 +344,9 @@ class Summarizer:
             if opts.draws == 0:
                 return None
             notes = {label: interval_note(clusters[(name,)], CLUSTER_UNIT) for label, name in parts}
-            said = [f"{label}: {text}" for label, text in notes.items() if text]
-            return "; ".join(said) or None
+            if len(set(notes.values())) == 1:  # one reason for all (or none): said once
+                return next(iter(notes.values()))
+            return "; ".join(f"{label}: {text}" for label, text in notes.items() if text)
 
         counts = {cls: self.classes.get(cls, 0) for cls in CLASSES}
         if sum(counts.values()) != total:
