@@ -144,6 +144,7 @@ LINKS = {  # where the link is planted under --out → what it points at in the 
     "hello/batch-instance.json": "note.txt",
     ".batch.lock": "note.txt",            # opened and truncated by the lock
     "verdict-cache": "",                  # the runs write cache entries into it
+    "verdict-cache/ab": "",               # … in <key[:2]>/ folders
 }
 
 

@@ -5,7 +5,7 @@ What a batch writes or removes there::
 
     <out>/
     ├── .batch.lock            the folder's lock (`batch.lock`)
-    ├── verdict-cache/         the runs' verdict cache (unless JUDGE_VERDICT_CACHE is set)
+    ├── verdict-cache/         the runs' verdict cache (unless JUDGE_VERDICT_CACHE is set): <key[:2]>/<key>.json
     ├── summary.json, batch.json, instance_tags.json
     └── <name>/                one folder per instance (`INSTANCE_ENTRIES`)
         ├── logs/              removed and made again by every run
@@ -82,6 +82,10 @@ def check_output_folder(out: Path, names: Iterable[str]) -> None:
     """
     for entry in FOLDER_ENTRIES:
         _refuse_link(out / entry)
+    cache = out / VERDICT_CACHE_DIR
+    if cache.is_dir():  # the runs write <key[:2]>/<key>.json below it (`run.verdict_cache`): ≤ 256 folders
+        for entry in sorted(os.scandir(cache), key=lambda e: e.name):
+            _refuse_link(cache / entry.name)
     for name in names:
         _check_instance(out, name)
 
