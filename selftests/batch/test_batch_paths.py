@@ -206,6 +206,10 @@ def test_a_link_planted_while_the_batch_runs_is_refused_by_the_run_itself(tmp_pa
     with pytest.raises(UnsafeOutput, match="is a symbolic link"):
         instance_folder(out, "x")
     (out / "x").unlink()
+    (out / "x").symlink_to(victim / "not-yet")  # dangling: following it would create the target
+    with pytest.raises(UnsafeOutput, match="is a symbolic link"):
+        check_output_folder(out, ["x"])
+    (out / "x").unlink()
     (out / "x").write_text("a file")
     with pytest.raises(UnsafeOutput, match="exists and is not a folder"):
         instance_folder(out, "x")

@@ -60,11 +60,19 @@ def _refuse_link(path: Path) -> None:
 
 def _check_instance(out: Path, name: str) -> Path:
     folder = out / check_instance_name(name, f"instance {name!r}")
-    _refuse_link(folder)
-    if os.path.lexists(folder) and not folder.is_dir():
-        raise UnsafeOutput(f"{folder} exists and is not a folder: remove it or use another --out")
-    for entry in INSTANCE_ENTRIES:
-        _refuse_link(folder / entry)
+    try:
+        entries = os.scandir(folder)  # one call lists what an lstat of each entry would tell (d_type)
+    except FileNotFoundError:
+        _refuse_link(folder)  # a dangling link: a run would create its target
+        return folder
+    except NotADirectoryError:
+        _refuse_link(folder)
+        raise UnsafeOutput(f"{folder} exists and is not a folder: remove it or use another --out") from None
+    with entries:
+        _refuse_link(folder)  # scandir followed it
+        linked = sorted(e.name for e in entries if e.name in INSTANCE_ENTRIES and e.is_symlink())
+    if linked:
+        _refuse_link(folder / linked[0])
     return folder
 
 
