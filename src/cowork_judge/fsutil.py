@@ -1,7 +1,9 @@
 """File-system helpers shared by the whole package: atomic writes (`atomic_write`, the one
 implementation every written document uses), the stable JSON text of every document
-(`dump_json`), hard links with a copy fallback, and the run's
-scratch folders.
+(`dump_json`), hard links with a copy fallback, the run's scratch folders, and the two
+checks every writer of a folder it was given uses: whether a name taken from input is one
+plain file name (`plain_name_problem`) and whether a path stays inside a folder once every
+symbolic link is followed (`inside`).
 
 Every temporary folder the judge makes (its work dir, LibreOffice and Chromium profiles,
 render folders) is made by `scratch_dir`/`make_scratch_dir`, which remember it, so that
@@ -22,6 +24,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+NAME_MAX_BYTES = 255
+"""Longest file or folder name, in UTF-8 bytes (the limit of ext4, XFS, btrfs, tmpfs)."""
 FILE_MODE = 0o644
 """Permission bits of a written file: readable by the collector, which may be another user
 (``mkstemp`` alone makes 0600)."""
@@ -162,3 +166,44 @@ def link_tree(source: Path, target: Path) -> int:
             link_or_copy(src, dst)
             count += 1
     return count
+
+
+def plain_name_problem(name: object) -> str | None:
+    """What keeps `name` from being one plain file or folder name, or None when it is one.
+
+    A plain name is a non-empty string of at most `NAME_MAX_BYTES` UTF-8 bytes that names an
+    entry of the folder it is joined to and nothing else: no ``/`` or ``\\`` (no path), not
+    ``.`` or ``..``, no NUL or other control character, no surrounding whitespace.
+
+    Returns:
+        A phrase to follow the name in a message ("is absolute", "contains '/'" …), or None.
+    """
+    if not isinstance(name, str):
+        return f"is not a string ({type(name).__name__})"
+    if not name:
+        return "is empty"
+    if name in (".", ".."):
+        return f"is {name!r}"
+    if name.startswith("/"):
+        return "is an absolute path"
+    for sep in ("/", "\\"):
+        if sep in name:
+            return f"contains {sep!r} (a path, not a name)"
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
+        return "contains a control character (NUL, newline …)"
+    if name != name.strip():
+        return "starts or ends with whitespace"
+    try:
+        size = len(name.encode("utf-8"))
+    except UnicodeEncodeError:
+        return "is not valid Unicode (a lone surrogate)"
+    if size > NAME_MAX_BYTES:
+        return f"is {size} bytes long (at most {NAME_MAX_BYTES} in UTF-8)"
+    return None
+
+
+def inside(path: Path, root: Path) -> bool:
+    """Whether `path`, with every symbolic link along it followed (``os.path.realpath``; a
+    missing tail is taken as written), is `root` itself or below it (`root` resolved the same way)."""
+    real, top = os.path.realpath(path), os.path.realpath(root)
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)

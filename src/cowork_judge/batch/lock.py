@@ -51,9 +51,12 @@ class BatchLock:
 
         Raises:
             BatchLocked: the folder is locked (the message names the holder).
-            OSError: the lock file cannot be created.
+            OSError: the lock file cannot be created, or it is a symbolic link (never followed:
+                its target would be truncated).
         """
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        if os.path.islink(self.path):  # O_NOFOLLOW below says only "too many levels of symbolic links"
+            raise OSError(f"{self.path} is a symbolic link: refusing to open the lock through it (remove the link)")
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:

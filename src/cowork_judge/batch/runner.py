@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from cowork_judge.batch.instances import AGENT_FILES, RECORD_NAME, RUN_LOG_NAME, BatchInstance, Limits, fingerprint, result_state
+from cowork_judge.batch.outdir import instance_folder
 from cowork_judge.fsutil import atomic_write
 from cowork_judge.layout import VerifierLayout
 
@@ -173,7 +174,7 @@ class BatchRunner:
     # ------------------------------------------------------------------ one run
 
     def _launch(self, inst: BatchInstance, fp: str) -> _Running:
-        folder = self.out / inst.name
+        folder = instance_folder(self.out, inst.name)  # never through a link (batch.outdir)
         layout = VerifierLayout.under(folder)
         logs = layout.logs_dir
         shutil.rmtree(logs, ignore_errors=True)  # a rerun starts clean: any result found later is this run's

@@ -33,6 +33,12 @@ rest again (also documents with an exit_code, unless --keep-errors) and says how
 --force judges everything again. One batch per --out: a second one refuses, naming the first
 (<out>/.batch.lock; a lock left by a dead batch is taken over).
 
+names: an instance's name (a JSONL "name", else its folder's name) is a label that becomes
+<out>/<name>/: one plain folder name (no '/', not '.' or '..', no leading '.', no control
+character, at most 255 UTF-8 bytes), or the list is refused naming the line. The batch writes
+and removes only inside --out and never through a symbolic link: a link where it would write
+(<out>/<name>, its logs/ ..., .batch.lock, verdict-cache/) is refused before anything is judged.
+
 outputs: <out>/summary.json (cowork-judge summarize of the batch, --group-by passed through,
 instance tags from each instance.json), <out>/instance_tags.json, <out>/batch.json.
 
@@ -80,6 +86,12 @@ def main(argv: list[str]) -> int:
         args.out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         return fail(f"cannot create {args.out}: {exc}")
+    from cowork_judge.batch.outdir import check_output_folder
+
+    try:
+        check_output_folder(args.out, (inst.name for inst in instances))
+    except BatchInputError as exc:
+        return fail(str(exc))
     from cowork_judge.procs import judge_environment
     from cowork_judge.run.config import load_config
 
@@ -109,7 +121,10 @@ def main(argv: list[str]) -> int:
     try:
         runner = BatchRunner(args.out, limits, child_env(environ, limits, Path(args.out)), deadline_sec=deadline, keep_errors=args.keep_errors,
                              force=args.force, on_outcome=on_outcome, lock_fd=lock.fd)
-        report, received = run_with_signals(runner, instances)
+        try:
+            report, received = run_with_signals(runner, instances)
+        except BatchInputError as exc:  # a link planted under --out while the batch ran (batch.outdir)
+            return fail(str(exc))
         progress.done()
         print(resume_line(report.rejudged, len(instances)), file=sys.stderr)
         return _finish(args, instances, report, received, limits, fail)

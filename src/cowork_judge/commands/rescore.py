@@ -18,6 +18,9 @@ OPTION_OF = {"reward_mode": "--mode", "pass_threshold": "--threshold", "pass_com
 EPILOG = f"""\
 The new document is written next to each stored one as {DEFAULT_NAME} (never over
 result.json; an existing target is refused unless --force) and its path is printed.
+--name is a plain file name (no '/', not '.' or '..'). Nothing is written outside the
+folders given: a document reached through a symbolic link that leaves them (a glob's
+'**' follows links) is not rescored, and says so.
 A row of --rubric without a stored verdict is unjudged (error_kind no_verdict).
 With no option the stored document is reproduced exactly (its policy is reused).
 --samples-vote reduces the samples a sampled run stored (JUDGE_SAMPLES, JUDGE_PANEL)
@@ -68,9 +71,10 @@ def main(argv: list[str]) -> int:
     from cowork_judge.core.legacy import with_legacy_fields
     from cowork_judge.core.rubric import RubricError, load_rubric
     from cowork_judge.core.scoring import ScoringError, ScoringPolicy, check_scorable
-    from cowork_judge.fleet.documents import RESULT_NAME, InputError, discover, read_items, read_regular
+    from cowork_judge.fleet.documents import RESULT_NAME, InputError, argument_root, discover, read_items, read_regular
     from cowork_judge.fleet.outputs import OutputExists, Progress, canonical_json, write_file
     from cowork_judge.fleet.rescore import changed_fields, provenance, rescore, samples_kept
+    from cowork_judge.fsutil import inside, plain_name_problem
 
     def fail(message: str, status: int = 2) -> int:
         print(f"cowork-judge rescore: {message}", file=sys.stderr)
@@ -87,8 +91,10 @@ def main(argv: list[str]) -> int:
     except ValidationError as exc:
         first = exc.errors(include_input=False, include_url=False)[0]
         return fail(f"bad option {OPTION_OF.get(str(first['loc'][0]), first['loc'][0])}: {first['msg']}")
-    if "/" in args.name or args.name in ("", ".", "..", RESULT_NAME):
-        return fail(f"--name must be a plain file name other than {RESULT_NAME}")
+    problem = plain_name_problem(args.name)
+    if problem is not None or args.name == RESULT_NAME:
+        return fail(f"--name {args.name!r} {problem or 'is the stored document'}: it must be a plain file name "
+                    f"other than {RESULT_NAME}")
     criteria = rubric_record = None
     if args.rubric:
         try:
@@ -108,6 +114,7 @@ def main(argv: list[str]) -> int:
         return fail("JSONL input is not supported: rescore reads result.json files (one document per file)")
     if args.out and len(files) != 1:
         return fail("--out needs exactly one input document")
+    roots = [argument_root(arg) for arg in args.inputs]
     failures = changed = done = 0
     progress = Progress(len(files), "rescore")
     for item in read_items(files):
@@ -121,6 +128,12 @@ def main(argv: list[str]) -> int:
         if target.resolve() == source.resolve():
             failures += 1
             print(f"cowork-judge rescore: {item.source}: refusing to write over the stored document", file=sys.stderr)
+            continue
+        if not args.out and not any(inside(target.parent, root) for root in roots):
+            failures += 1
+            print(f"cowork-judge rescore: {item.source}: refusing to write {target}: a symbolic link takes its folder out "
+                  f"of {' / '.join(args.inputs)} (rescore writes only beside documents inside the folders it was given; "
+                  "name the linked folder itself, or use --out)", file=sys.stderr)
             continue
         stored_policy = item.doc.details.policy
         diff = changed_fields(changes, stored_policy)

@@ -29,14 +29,10 @@ from cowork_judge.core.result import ResultDocument
 from cowork_judge.core.scoring import ScoringError, score
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.fleet.agreement import Confusion, bootstrap, mean_abs_error, mean_error, spearman
+from cowork_judge.fleet.stats import MIN_CLUSTERS, interval_note
 
 CALIBRATION_SCHEMA = "cowork-judge/calibration/v1"
 NO_TAG = "(none)"
-MIN_CLUSTERS = 5
-"""Fewest instances (bootstrap clusters) an interval is given for. A percentile bootstrap over
-2-4 clusters resamples a handful of distinct samples and returns intervals far narrower than
-the uncertainty (DevAI tags drawn from 2 instances came out tight); below this, the report
-gives no interval and says why. Every interval is reported with its cluster count."""
 
 
 def normalize_text(text: str) -> str:
@@ -207,10 +203,8 @@ def report(instances: Sequence[InstanceCalibration], *, draws: int = 1000, seed:
             return None
         return [round(value[0], 6), round(value[1], 6)] if value else None
 
-    def note(clusters: int) -> str | None:
-        if draws > 0 and clusters < MIN_CLUSTERS:
-            return f"no interval: {clusters} instance(s) contribute, fewer than the minimum of {MIN_CLUSTERS}"
-        return None
+    def note(clusters: int) -> str | None:  # the fleet's one rule (`fleet.stats.MIN_CLUSTERS`), as summarize
+        return interval_note(clusters, "instance(s)") if draws > 0 else None
 
     paired = sum(1 for i in instances if i.confusion.n)
     agreement = total.as_dict()

@@ -176,6 +176,27 @@ def _expand(arg: str) -> list[tuple[Path, str]]:
     raise InputError(f"{arg}: no such file or directory")
 
 
+def argument_root(arg: str) -> Path:
+    """The folder an input argument names its files under: a directory itself, a file's
+    folder, or a glob's leading folders without a glob character (``.`` when none).
+
+    A tool that writes beside the files it read (``rescore``) writes only below this folder,
+    once symbolic links are followed (`fsutil.inside`): a glob's ``*`` and ``**`` follow links
+    to folders, so a link inside the tree must not carry a write out of it.
+    """
+    path = Path(arg)
+    if path.is_dir():
+        return path
+    if not GLOB_CHARS & set(arg):
+        return path.parent
+    parts: list[str] = []
+    for part in path.parts:
+        if GLOB_CHARS & set(part):
+            break
+        parts.append(part)
+    return Path(*parts) if parts else Path(".")
+
+
 def _walk_results(root: Path) -> Iterator[Path]:
     """``…/verifier/result.json`` under `root` in sorted order, symlinked dirs not followed.
 
