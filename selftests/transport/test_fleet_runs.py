@@ -126,7 +126,7 @@ def test_a_run_over_a_tls_store_with_a_password(tmp_path):
     doc, log = outcome(tmp_path, "job-1")
     assert doc["extra_fields"]["judge_coverage"] == 1.0 and doc["extra_fields"]["judge_unjudged"] == 0
     assert not [w for w in doc["details"]["warnings"] if "shared store" in w], doc["details"]["warnings"]
-    assert "limiter: the fleet's shared store rediss://***@127.0.0.1" in log
+    assert f"limiter: the fleet's shared store at 127.0.0.1:{store.port} (rediss://***@127.0.0.1" in log  # as dialled
     assert any(b"test-fleet" in k for k in keys), keys  # JUDGE_LIMITER_KEY's state lives in the TLS store
     everything = json.dumps(doc) + log + "".join(p.read_text(errors="replace") for p in (tmp_path / "job-1").rglob("*")
                                                  if p.is_file())
