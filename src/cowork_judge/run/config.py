@@ -406,15 +406,16 @@ FLEET_ONLY = (("fleet_rpm", "JUDGE_FLEET_RPM"), ("fleet_tpm", "JUDGE_FLEET_TPM")
 """Settings only the shared store reads (`transport.fleet`): without JUDGE_LIMITER_URL they do nothing."""
 
 
-def _fleet_without_store(values: dict[str, Any], warnings: list[str]) -> None:
-    """Say so when a store-only setting (`FLEET_ONLY`) is set without ``JUDGE_LIMITER_URL``:
-    the run then uses its local limiter, which reads none of them (an operator who set
-    JUDGE_FLEET_RPM=30 alone saw no sign that it was ignored)."""
+def _fleet_without_store(values: dict[str, Any], warnings: list[str], *, refused: bool = False) -> None:
+    """Say so when a store-only setting (`FLEET_ONLY`) is set without ``JUDGE_LIMITER_URL``
+    (or with one that was `refused`): the run then uses its local limiter, which reads none
+    of them (an operator who set JUDGE_FLEET_RPM=30 alone saw no sign that it was ignored)."""
     if values.get("limiter_url"):
         return
     given = [env for name, env in FLEET_ONLY if values.get(name) not in (None, "")]
     if given:
-        warnings.append(f"{', '.join(given)} {'has' if len(given) == 1 else 'have'} no effect without JUDGE_LIMITER_URL "
+        without = "JUDGE_LIMITER_URL, which was refused (see above)" if refused else "JUDGE_LIMITER_URL"
+        warnings.append(f"{', '.join(given)} {'has' if len(given) == 1 else 'have'} no effect without {without} "
                         "(the fleet's shared store): this run paces itself with its local limiter")
 
 
@@ -576,7 +577,7 @@ def load_config(environ: Mapping[str, str] | None = None) -> LoadedConfig:
             values[name] = type(values[name])(cap)
             sources[name] = f"capped:{env_name}"
     _floor_fleet_rpm(values, sources, warnings)
-    _fleet_without_store(values, warnings)
+    _fleet_without_store(values, warnings, refused=sources.get("limiter_url", "").startswith("invalid:"))
     deadline = values.get("deadline_sec", default("deadline_sec"))
     for name, env_name in (("start_jitter_sec", "JUDGE_START_JITTER"), ("workflow_start_jitter_sec", "JUDGE_WORKFLOW_START_JITTER")):
         jitter = values.get(name, default(name))
