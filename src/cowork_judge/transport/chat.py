@@ -135,7 +135,9 @@ class Transport:
         Raises:
             ResponseFormatRejected: the endpoint rejected `response_format`.
             asyncio.TimeoutError: the call took longer than `timeout_sec`.
-            openai.APIError, StreamIncomplete: transport failures (see `core.classify.classify`).
+            openai.APIError, StreamIncomplete, StreamMismatch: transport failures (see
+                `core.classify.classify`); a plain JSON completion answering the stream is
+                the reply, not a failure (the module docstring).
         """
         kwargs: dict[str, Any] = {
             "model": model or self.model,
