@@ -247,7 +247,7 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
     watchdog.observe(ctx, criteria)
     if needs_model and not credentials:
         # the code rows still run (no model needed); the model rows cannot: the run is an error
-        reason = "no judge credentials: set JUDGE_API_KEY and JUDGE_BASE_URL (or OPENAI_API_KEY / OPENAI_BASE_URL)"
+        reason = loaded.missing_credentials()  # each half named: unset, or set and ignored (a URL without a scheme)
         log.error(reason)
         code_rows = [c for c in criteria if c.judge_method == "code"]
         verdicts = _route()(code_rows, ctx) if code_rows else {}
