@@ -199,7 +199,6 @@ def test_the_demo_refuses_half_a_credential_pair_as_try_does(tmp_path, env, have
 # ------------------------------------------------------------------ 15: the demo without LibreOffice
 
 @needs_bwrap
-@pytest.mark.slow
 def test_the_demo_without_libreoffice_says_what_happened_and_how_to_install_it(tmp_path):
     """issue 39 #15: reward 0.0605, scorer_error, 32 of 39 rows unjudged, and the README said the
     layer "is skipped". LibreOffice is hidden under an empty folder (its symlinks on PATH dangle)."""
