@@ -65,8 +65,9 @@ def main(argv: list[str]) -> int:
         _copy_agent_logs(rollout, logs_dir)
         doc = main_run(paths, load_config(env), start=time.monotonic())
     except KeyboardInterrupt:  # main_run wrote the cut run's documents; the dispatcher prints one line, exit 130
-        print(f"interrupted: the result at {paths.result_json} is of a cut run (details.interrupted; rows not judged "
-              "yet are unjudged 'interrupted')")
+        if paths.result_json.is_file():
+            print(f"interrupted: the result at {paths.result_json} is of a cut run (details.interrupted; rows not "
+                  "judged yet are unjudged 'interrupted')")
         raise
     finally:
         if server is not None:
