@@ -46,10 +46,6 @@ JUDGE_* variables set here that task.toml's [verifier.env] does not pass are nam
 Exit status: 0 reward written and the judge finished cleanly; 1 no reward, the failure path's reward, or the
 judge's own with an exit_code; 2 bad input."""
 
-SIM_KEY = "sim-demo-key"
-SIM_MODEL = "simulated-judge"
-
-
 def _say(line: str) -> None:
     print(line, flush=True)
 
@@ -216,27 +212,18 @@ def _endpoint(host_env: dict[str, str]) -> SimServer | None:
             (``JUDGE_API_KEY = "${JUDGE_API_KEY}"``) or end ``judge:no_credential``, and quietly
             judging with the simulator instead would hide that.
     """
+    from cowork_judge.commands._endpoint import HalfCredentials, caller_endpoint, start_simulator
     from cowork_judge.install.dryrun import TryError
     from cowork_judge.redact import mask_url
-    from cowork_judge.run.config import load_config
 
     server = None
-    config = load_config(host_env).config
-    has_key = config.api_key is not None and bool(config.api_key.get_secret_value())
-    if not config.has_credentials and (has_key or config.base_url):
-        have, lack = ("JUDGE_API_KEY", "JUDGE_BASE_URL") if has_key else ("JUDGE_BASE_URL", "JUDGE_API_KEY")
-        typed = host_env.get("JUDGE_BASE_URL") or host_env.get("OPENAI_BASE_URL")
-        missing = (f"{lack} is not an http(s) URL with a host, so the judge ignores it"
-                   if lack == "JUDGE_BASE_URL" and typed else f"{lack} is not")
-        raise TryError(f"{have} is set (or its OPENAI_* fallback) but {missing}: a trial would not reach your endpoint "
-                       f"(Harbor refuses a trial whose [verifier.env] needs an unset variable, else the judge ends "
-                       f"judge:no_credential). Set both to judge with your endpoint, or unset {have} to judge with "
-                       "the built-in simulator")
-    if not config.has_credentials:
-        from cowork_judge.sim import DemoPolicy, SimServer
-
-        server = SimServer(DemoPolicy()).start()
-        host_env.update(JUDGE_API_KEY=SIM_KEY, JUDGE_BASE_URL=server.url, JUDGE_MODEL=SIM_MODEL)
+    try:
+        own = caller_endpoint(host_env)
+    except HalfCredentials as exc:
+        raise TryError(exc.message("a trial would not reach your endpoint (Harbor refuses a trial whose [verifier.env] "
+                                   "needs an unset variable, else the judge ends judge:no_credential)")) from None
+    if not own:
+        server = start_simulator(host_env)
         _say(f"  endpoint: no JUDGE_BASE_URL/JUDGE_API_KEY set: the built-in simulator at {server.url} "
              "(simulated judge, no model)")
     else:
