@@ -154,3 +154,20 @@ def test_rows_without_a_bar_are_unchanged():
     for hit, level in [(True, 0.5), (False, 0.0), (True, None)]:
         v = Verdict(id="G", hit=hit, level=level, judged=True)
         assert mark_open(crit, v, {}) == v
+
+
+def test_samples_are_reduced_and_settled_by_the_bar():
+    """JUDGE_SAMPLES: the reduced answer's hit follows the bar, and two samples one step apart on
+    either side of it (5 and 6 of 10) are not settled, as 0 and 0.1 are not (issue 28's rule,
+    read at the row's bar)."""
+    from cowork_judge.core.sampling import Sample, Scale, reduce_samples, settled
+
+    scale = Scale.of(rows()[0])
+    assert scale.pass_level == 0.6
+    s = [Sample(judge="j", hit=True, level=0.5), Sample(judge="j", hit=True, level=0.6)]
+    assert reduce_samples(s, scale).hit is False  # the lower median, 0.5, is below the bar
+    assert settled(s, 2, 3, scale) is False
+    above = [Sample(judge="j", hit=True, level=0.7), Sample(judge="j", hit=True, level=0.6)]
+    assert settled(above, 2, 3, scale) is True and reduce_samples(above, scale).hit is True
+    plain = Scale.of(normalize_rubric([{"id": "G", "description": "g", "weight": 1, "levels": TEN}]).criteria[0])
+    assert plain.pass_level is None and settled(s, 2, 3, plain) is True  # without a bar: same side of 0
