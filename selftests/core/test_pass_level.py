@@ -171,3 +171,13 @@ def test_samples_are_reduced_and_settled_by_the_bar():
     assert settled(above, 2, 3, scale) is True and reduce_samples(above, scale).hit is True
     plain = Scale.of(normalize_rubric([{"id": "G", "description": "g", "weight": 1, "levels": TEN}]).criteria[0])
     assert plain.pass_level is None and settled(s, 2, 3, plain) is True  # without a bar: same side of 0
+
+
+def test_a_fallback_whose_level_would_not_pass_is_not_called_a_contradiction():
+    """A verdict that carries a readable level_raw of 0 but no level (a stored document, a
+    workflow) with hit:false contradicts nothing: the warning does not claim it does."""
+    g = rows()[0]
+    doc = fold([g], {"G": Verdict(id="G", hit=False, level=None, level_raw=0.1, judged=True)}, ScoringPolicy(),
+               RunFacts(identity=ID))
+    assert doc.results[0].level_fallback
+    assert doc.details.warnings == ["graded row 'G': the verdict holds no level (level_raw 0.1); scored by hit (no credit)"]

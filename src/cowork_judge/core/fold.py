@@ -337,13 +337,18 @@ def _fallback_warning(r: RowResult, crit: Criterion | None) -> str:
     own ``hit:false`` contradicts (a level above 0, or at or above the row's pass_level), which
     is scored as a miss (docs/scoring.md)."""
     read = read_level(r.level_raw)
-    if read is not None and r.hit is False:
+    passing = read is not None and (crit is None or crit.level_choices is None
+                                    or crit.hit_at(scales.snap_level(read, crit.level_choices)))
+    if passing and r.hit is False:
         bar = crit.pass_level if crit is not None else None
         where = f"at or above the row's pass_level {scales.format_level(bar)}" if bar is not None else "above 0"
         return (f"graded row {r.id!r}: the judge said hit:false but gave level {_short_json(r.level_raw)} ({where}); "
                 "the two contradict each other, so the row is scored as a miss (no credit)")
+    credit = f"scored by hit ({'full' if r.hit else 'no'} credit)"
+    if read is not None:  # readable, yet the verdict holds no level (a hand-made or edited verdict)
+        return f"graded row {r.id!r}: the verdict holds no level (level_raw {_short_json(r.level_raw)}); {credit}"
     said = "no level" if r.level_raw is None else f"level {_short_json(r.level_raw)}, not a fraction in [0, 1]"
-    return f"graded row {r.id!r}: the judge gave {said}; scored by hit ({'full' if r.hit else 'no'} credit)"
+    return f"graded row {r.id!r}: the judge gave {said}; {credit}"
 
 
 def _short_json(value: Any, limit: int = 40) -> str:
