@@ -92,10 +92,13 @@ class RowResult(BaseModel):
     """One row's verdict and its part in the score."""
 
     id: str
-    hit: bool | None
+    hit: bool | None = Field(description="The row's hit; a graded row's follows its level: level > 0, or level ≥ the "
+                             "row's pass_level when it sets one. None when not judged.")
     level: float | None = Field(description="Snapped level of a graded row as scored; None when scored by hit.")
     level_fallback: bool = Field(False, description="A graded row scored by its hit because the judge's level could not "
-                                 "be read (missing, NaN/inf, outside [0, 1]); level_raw holds what it said.")
+                                 "be read (missing, NaN/inf, outside [0, 1]) or contradicts the judge's own hit:false "
+                                 "(a level above 0, or at or above pass_level: scored as a miss); level_raw holds what it "
+                                 "said.")
     level_raw: Any = Field(None, description="The level as the judge returned it (also in criteria[]), JSON-safe: a "
                            "number stays a number; NaN/inf, lists and objects become their JSON text; at most 200 characters.")
     judged: bool

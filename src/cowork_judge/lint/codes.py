@@ -43,6 +43,8 @@ _TABLE: tuple[Check, ...] = (
     Check("R014", "WARN", "`levels` on a hurdle or deduction row, which ignore them"),
     Check("R015", "WARN", "rubric.json starts with a UTF-8 byte-order mark (the judge reads it; strict JSON readers refuse it)"),
     Check("R016", "WARN", "no row has a positive weight: the equal-weight fallback weighs every 0-weight row 1"),
+    Check("R017", "ERROR", "`pass_level` is off the row's level scale: not a number, outside [0, 1], above the top "
+                           "level or at/below the lowest one"),
     Check("R020", "ERROR", "hurdle row worded as a requirement (judges read it backwards and zero the task)"),
     Check("R021", "WARN", "hurdle row with no violation wording found"),
     Check("R022", "WARN", "hurdle row with a nonzero weight (w > 0 caps the best score below 1)"),
