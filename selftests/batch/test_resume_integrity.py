@@ -143,7 +143,7 @@ def test_a_hand_edited_result_is_judged_again(batch_env, tmp_path, capsys):
     (out / "alg-0" / "logs" / "verifier" / "reward.json").write_text('{"reward": 1.0}\n')
     sealed = out / "alg-1" / "logs" / "verifier" / "result.json"
     raw = json.loads(sealed.read_text())
-    raw.pop("integrity")
+    raw.pop("integrity", None)
     sealed.write_text(json.dumps(raw, indent=2))
     requests = len(server.log)
     err = _batch(instances, out, capsys)

@@ -153,19 +153,23 @@ class BatchRunner:
         from cowork_judge.run.paths import RunPaths
 
         layout = VerifierLayout.under(self.out / inst.name)
-        data = read_regular(layout.result_json)
-        doc, _, _ = parse_document(data)
-        if doc is None:  # result_state read it a moment ago
-            return "invalid", []
         config = self.config
-        new = restate(doc, source_sha256=hashlib.sha256(data).hexdigest(), policy=config.scoring, guard=config.guard,
-                      metric_id=config.metric_id, prices=config.prices)
-        if new.rejudge is not None:
-            return "settings_changed", [new.rejudge]
-        if not new.changes:
-            return "complete", []
-        paths = RunPaths.from_config(config, logs_dir=layout.logs_dir, app_dir=self.out / inst.name / "app", tests_dir=inst.tests_dir)
-        write_result(paths, new.doc, self._loaded.redactor)
+        try:
+            data = read_regular(layout.result_json)
+            doc, _, _ = parse_document(data)
+            if doc is None:  # result_state read it a moment ago
+                return "invalid", []
+            new = restate(doc, source_sha256=hashlib.sha256(data).hexdigest(), policy=config.scoring, guard=config.guard,
+                          metric_id=config.metric_id, prices=config.prices)
+            if new.rejudge is not None:
+                return "settings_changed", [new.rejudge]
+            if not new.changes:
+                return "complete", []
+            paths = RunPaths.from_config(config, logs_dir=layout.logs_dir, app_dir=self.out / inst.name / "app",
+                                         tests_dir=inst.tests_dir)
+            write_result(paths, new.doc, self._loaded.redactor)
+        except (OSError, ValueError):  # a stored row no fold accepts, a folder that cannot be written: judge it again
+            return "invalid", []
         return "rescored", new.changes
 
     def todo(self, instances: Sequence[BatchInstance]) -> tuple[list[tuple[BatchInstance, str]], list[InstanceOutcome]]:

@@ -77,10 +77,10 @@ WHEN = "decides whether or when a verdict is reached, not which one (an unjudged
 
 EFFECTS: dict[str, Effect] = {
     # ---- what the judge is asked, of what, how often: the verdicts
+    "backend": _verdict("backend", "the agent that reads the deliverables"),
+    "model": _verdict("model", "the model answers"),
     "base_url": _verdict("endpoint", "the endpoint answers (masked: a token in the URL is not part of it)",
                          lambda c: mask_url(c.base_url) if c.base_url else None),
-    "model": _verdict("model", "the model answers"),
-    "backend": _verdict("backend", "the agent that reads the deliverables"),
     "batch": _verdict("sampling.batch", "rows per conversation"),
     "max_turns": _verdict("sampling.max_turns", "turns per attempt"),
     "resplit": _verdict("sampling.resplit", "a failed block is asked again row by row"),
