@@ -15,6 +15,7 @@ from fleet.test_rescore_guard import _run
 
 from cowork_judge import integrity
 from cowork_judge.commands import main
+from cowork_judge.core.scoring import ScoringPolicy
 
 
 def _rescore(capsys, *argv: str) -> tuple[int, str, str]:
@@ -76,6 +77,12 @@ def test_summarize_counts_a_tampered_document_and_leaves_it_out(judge_run, tmp_p
     assert summary["integrity"] == {"verified": 1, "unsealed": 1, "mismatch": 1}
     assert summary["reward"]["documents"] == 2 and summary["reward"]["mean"] == (0.5 + 1.0) / 2
     assert [(p["input"].split("/")[-3], p["class"]) for p in summary["problems"]] == [("b__0000002", "tampered")]
+    assert summary["scoring"]["mixed"] is False and summary["scoring"]["policies"][0]["documents"] == 2
+    assert "1 document(s) without an integrity digest" in err and "different policies" not in err
+    write(job / "d__0000004" / "verifier" / "result.json", make_doc(policy=ScoringPolicy(reward_mode="binary")))
+    assert main(["summarize", str(job), "--out", str(tmp_path / "s2.json"), "--draws", "0"]) == 0
+    assert "scored under 2 different policies" in capsys.readouterr().err
+    assert json.loads((tmp_path / "s2.json").read_text())["scoring"]["mixed"] is True
 
     code, out, err = _rescore(capsys, str(old), "--threshold", "0.5")  # an older judge's document is still read
     assert code == 0 and integrity.UNSEALED_NOTE in err

@@ -105,6 +105,12 @@ def main(argv: list[str]) -> int:
         print(str(html))
     shown = ", ".join(f"{k} {v}" for k, v in acc.items() if k != "inputs" and v)
     print(f"summarize: {acc['inputs']} inputs: {shown or 'none'}", file=sys.stderr)
+    if summary["scoring"]["mixed"]:  # issue 39: never two policies silently
+        print(f"summarize: warning: the documents were scored under {len(summary['scoring']['policies'])} different "
+              "policies (scoring.policies); rescore them under one to compare rewards", file=sys.stderr)
+    if summary["integrity"]["unsealed"]:
+        print(f"summarize: {summary['integrity']['unsealed']} document(s) without an integrity digest (written before "
+              "seals, 0.2.0): not checked", file=sys.stderr)
     sampling = summary.get("sampling")
     if sampling:  # a sampled or priced fleet: agreement, the least stable row, the cost
         agree, cost = sampling["agreement"], sampling["cost"]
