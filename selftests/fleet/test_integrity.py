@@ -8,6 +8,7 @@ written before seals is still read, with a warning.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from fleet.factory import make_doc, write
@@ -83,6 +84,13 @@ def test_summarize_counts_a_tampered_document_and_leaves_it_out(judge_run, tmp_p
     assert main(["summarize", str(job), "--out", str(tmp_path / "s2.json"), "--draws", "0"]) == 0
     assert "scored under 2 different policies" in capsys.readouterr().err
     assert json.loads((tmp_path / "s2.json").read_text())["scoring"]["mixed"] is True
+    reward = job / "a__0000001" / "verifier" / "reward.txt"  # a reward file no reader can take for one
+    reward.unlink()
+    os.mkfifo(reward)
+    assert main(["summarize", str(job), "--out", str(tmp_path / "s3.json"), "--draws", "0"]) == 0
+    capsys.readouterr()
+    problems = json.loads((tmp_path / "s3.json").read_text())["problems"]
+    assert [p["class"] for p in problems] == ["tampered", "tampered"] and "reward.txt beside" in problems[0]["error"]
 
     code, out, err = _rescore(capsys, str(old), "--threshold", "0.5")  # an older judge's document is still read
     assert code == 0 and integrity.UNSEALED_NOTE in err

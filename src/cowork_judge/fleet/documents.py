@@ -124,17 +124,21 @@ class Item:
                 self._seal = SealCheck("mismatch", self.error)
             else:
                 rewards: list[bytes | None] = [None, None]
+                unreadable = None
                 if self.line is None and self.file.path.name == RESULT_NAME:
                     for i, name in enumerate((REWARD_TXT_NAME, REWARD_JSON_NAME)):
                         try:
-                            rewards[i] = read_regular(self.file.path.with_name(name), limit=4096)
-                        except OSError:
-                            pass  # not there (copied alone): the document is checked
+                            rewards[i] = read_regular(self.file.path.with_name(name), limit=1 << 20)
+                        except FileNotFoundError:
+                            pass  # not there (the document was copied alone): the document is checked
+                        except OSError as exc:
+                            unreadable = f"{name} beside {self.source} cannot be read ({_os_error(exc)})"
                 try:
                     raw = json.loads(self.data)
                 except (ValueError, RecursionError):
                     raw = None
-                self._seal = check(raw, rewards[0], rewards[1], name=self.source)
+                self._seal = SealCheck("mismatch", unreadable) if unreadable else check(raw, rewards[0], rewards[1],
+                                                                                          name=self.source)
         return self._seal
 
     @property
