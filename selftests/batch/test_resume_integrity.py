@@ -112,9 +112,21 @@ def test_scoring_settings_are_rescored_on_resume_without_model_calls(batch_env, 
 
 def test_settings_that_change_verdicts_judge_again(batch_env, tmp_path, capsys, monkeypatch):
     """JUDGE_GUARD_ROW=1 (was: results without the row kept) and JUDGE_GUARD=off ↔ flag are in
-    the fingerprint: the instances are judged again."""
+    the fingerprint: the instances are judged again; so are results JUDGE_PRICES cannot price."""
     instances, expected, server = batch_env
     out = tmp_path / "runs"
+    _batch(instances, out, capsys)
+    # prices over results that made calls without them: no tokens per model to price, judged again and said
+    monkeypatch.setenv("JUDGE_PRICES", json.dumps({"sim-judge": {"input": 1, "output": 2}}))
+    monkeypatch.setenv("JUDGE_VERDICT_CACHE", "0")  # real calls, so the results have tokens to price
+    err = _batch(instances, out, capsys)
+    assert "batch: 3 judged again, not re-scored: JUDGE_PRICES is set" in err
+    assert all(d["judge_cost"] is not None for d in _docs(out).values())
+    monkeypatch.setenv("JUDGE_PRICES", json.dumps({"sim-judge": {"input": 2, "output": 2}}))  # now re-priced
+    err = _batch(instances, out, capsys)
+    assert "0 of 3 instance(s) to judge, 3 kept" in err and "re-scored from stored verdicts, no model call (JUDGE_PRICES" in err
+    monkeypatch.delenv("JUDGE_PRICES")
+    monkeypatch.delenv("JUDGE_VERDICT_CACHE")
     _batch(instances, out, capsys)
     monkeypatch.setenv("JUDGE_GUARD_ROW", "1")
     err = _batch(instances, out, capsys)

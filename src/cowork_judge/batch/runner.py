@@ -68,6 +68,8 @@ class BatchReport:
     """Why instances were judged (again) in this batch: state before → count (`batch.instances.result_state`)."""
     rescored: dict[str, int] = field(default_factory=dict)
     """Kept results re-scored from their stored verdicts (no model call): what changed → instances."""
+    rejudge_notes: dict[str, int] = field(default_factory=dict)
+    """Results judged again because their stored verdicts cannot be re-scored under a new setting: why → instances."""
 
     def count(self, *states: str) -> int:
         """Instances that ended in one of `states`."""
@@ -116,6 +118,7 @@ class BatchRunner:
         self._loaded: Any = None
         self.resume_reasons: dict[str, int] = {}
         self.rescored: dict[str, int] = {}
+        self.rejudge_notes: dict[str, int] = {}
 
     def stop(self) -> None:
         """Ask the batch to stop (safe from a signal handler)."""
@@ -182,14 +185,16 @@ class BatchRunner:
         todo, done = [], []
         self.resume_reasons = {}
         self.rescored = {}
+        self.rejudge_notes = {}
         for inst in instances:
             fp = fingerprint(inst)
             state = "forced" if self.force else result_state(self.out / inst.name, fp, keep_errors=self.keep_errors,
                                                              expected_settings=self.settings_digest(inst))
             if state == "complete":
                 state, changes = self.restate(inst)
-                for change in changes:
-                    self.rescored[change] = self.rescored.get(change, 0) + 1
+                for change in changes:  # what was re-scored, or why the stored verdicts could not be
+                    notes = self.rescored if state == "rescored" else self.rejudge_notes
+                    notes[change] = notes.get(change, 0) + 1
             if state in ("complete", "rescored"):
                 done.append(InstanceOutcome(inst.name, "skipped" if state == "complete" else "rescored"))
             else:
@@ -201,7 +206,8 @@ class BatchRunner:
         """Judge what is not complete yet; returns when every run ended or the batch was stopped."""
         t0 = time.monotonic()
         todo, done = self.todo(instances)
-        report = BatchReport(outcomes=list(done), rejudged=dict(self.resume_reasons), rescored=dict(self.rescored))
+        report = BatchReport(outcomes=list(done), rejudged=dict(self.resume_reasons), rescored=dict(self.rescored),
+                             rejudge_notes=dict(self.rejudge_notes))
         for outcome in done:
             self.on_outcome(outcome)
         running: list[_Running] = []

@@ -119,6 +119,8 @@ def main(argv: list[str]) -> int:
         print(resume_line(report.rejudged, len(instances)), file=sys.stderr)
         if report.rescored:
             print(rescore_line(report.rescored), file=sys.stderr)
+        for why, n in sorted(report.rejudge_notes.items()):
+            print(f"batch: {n} judged again, not re-scored: {why}", file=sys.stderr)
         return _finish(args, instances, report, received, limits, fail)
     finally:
         lock.release()
