@@ -21,7 +21,10 @@ fingerprint matches and whose ``result.json`` is a valid result document with a 
 file, that was not cut short (``details.interrupted``, or a row unjudged ``interrupted`` /
 ``deadline``), whose verdict fingerprint (``details.fingerprint``, `run.fingerprint`) is
 that of the current judge settings, and that carries no ``exit_code`` (a judge failure,
-not a verdict; kept with ``keep_errors``). Everything else is judged again. A crash or
+not a verdict; kept with ``keep_errors``). Everything else is judged again. A kept result
+whose settings of kind ``score`` changed (the scoring policy, JUDGE_GUARD flag/penalize,
+JUDGE_METRIC_ID, JUDGE_PRICES: `run.effects`) is re-scored from its stored verdicts with no
+model call (`batch.runner.BatchRunner.todo`), so a batch never mixes two policies. A crash or
 SIGTERM loses nothing written: each run writes its documents atomically, and nothing a
 finished run wrote is ever touched again.
 """
@@ -37,6 +40,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from cowork_judge.fsutil import plain_name_problem
+from cowork_judge.integrity import SealCheck, check
 from cowork_judge.layout import VerifierLayout
 
 AGENT_FILES = ("trajectory.json", "final_answer.txt", "response.txt")
@@ -50,7 +54,7 @@ point every run at the same files)."""
 JITTER_KNOBS = ("JUDGE_START_JITTER", "JUDGE_WORKFLOW_START_JITTER")
 DEFAULT_MAX_JOBS = 8
 """Judge processes at once when --jobs is not given (each holds ~100 MB while it runs)."""
-State = Literal["complete", "missing", "invalid", "stale", "settings_changed", "interrupted", "error"]
+State = Literal["complete", "missing", "invalid", "stale", "tampered", "settings_changed", "interrupted", "error"]
 CUT_KINDS = ("interrupted", "deadline")
 """Error kinds of rows a run left unjudged because it was ended (a signal, JUDGE_DEADLINE): such a
 result is never taken for a finished one (SPEC §19)."""
@@ -282,6 +286,19 @@ def fingerprint(inst: BatchInstance) -> str:
     return h.hexdigest()
 
 
+def seal_check(layout: VerifierLayout) -> SealCheck:
+    """The seal of the documents of `layout` (`cowork_judge.integrity.check` over
+    ``result.json``, ``reward.txt`` and ``reward.json``); a file that cannot be read is a mismatch."""
+    from cowork_judge.fleet.documents import read_regular
+
+    try:
+        raw = json.loads(read_regular(layout.result_json))
+        rewards = [read_regular(path) if path.exists() else None for path in (layout.reward_txt, layout.reward_json)]
+    except (OSError, ValueError) as exc:
+        return SealCheck("mismatch", f"cannot read the stored documents ({exc})")
+    return check(raw, rewards[0], rewards[1])
+
+
 def result_state(inst_out: Path, expected_fingerprint: str, *, keep_errors: bool = False,
                  expected_settings: str | None = None) -> State:
     """Whether the run of an instance is done (see the module docstring).
@@ -292,7 +309,9 @@ def result_state(inst_out: Path, expected_fingerprint: str, *, keep_errors: bool
 
     Returns:
         ``complete`` (skip it), ``missing`` (never finished), ``invalid`` (no valid result
-        document or reward file), ``stale`` (the instance changed since),
+        document or reward file), ``stale`` (the instance changed since), ``tampered``
+        (``result.json``, ``reward.txt`` or ``reward.json`` no longer matches the digests
+        the judge sealed it with, or the seal was removed: `cowork_judge.integrity`),
         ``settings_changed`` (the document's ``details.fingerprint`` is not that of the
         current judge settings, or it has none), ``interrupted`` (a signal or the deadline
         cut the run: ``details.interrupted`` or a row unjudged `CUT_KINDS`) or ``error``
@@ -328,6 +347,8 @@ def result_state(inst_out: Path, expected_fingerprint: str, *, keep_errors: bool
                 return "invalid"
         except (TypeError, ValueError):
             return "invalid"
+    if not seal_check(layout).ok:
+        return "tampered"
     if doc.details.interrupted or any(r.error_kind in CUT_KINDS for r in doc.results):
         return "interrupted"
     if expected_settings is not None and fingerprint_digest(doc.details.fingerprint) != expected_settings:

@@ -28,8 +28,13 @@ flight at any moment (L = --max-in-flight). The judge endpoint comes from the us
 resume: <out>/<name>/ holds each run (logs/verifier/result.json as `run` writes it). A rerun skips
 an instance whose result is a valid document for the unchanged instance, judged under the same
 settings (its verdict fingerprint: judge version, backend, model, endpoint, sampling settings,
-rubric/prompt/instruction digests) and not cut short by a signal or the deadline; it judges the
-rest again (also documents with an exit_code, unless --keep-errors) and says how many and why.
+rubric/prompt/instruction digests, JUDGE_GUARD off or on, JUDGE_GUARD_ROW, JUDGE_SKIP), unchanged since
+the judge wrote it (its integrity digest: a hand-edited result.json or reward file is judged again) and
+not cut short by a signal or the deadline; it judges the rest again (also documents with an exit_code,
+unless --keep-errors) and says how many and why. A kept result whose scoring settings changed
+(JUDGE_REWARD_MODE, JUDGE_PASS_*, JUDGE_UNJUDGED_NEGATIVE, JUDGE_SYSTEMIC_*, JUDGE_GUARD flag/penalize,
+JUDGE_METRIC_ID, JUDGE_PRICES) is re-scored from its stored verdicts with no model call, and the batch
+says so: summary.json never mixes two policies (its "scoring" section states the one used).
 --force judges everything again. One batch per --out: a second one refuses, naming the first
 (<out>/.batch.lock; a lock left by a dead batch is taken over).
 
@@ -127,6 +132,10 @@ def main(argv: list[str]) -> int:
             return fail(str(exc))
         progress.done()
         print(resume_line(report.rejudged, len(instances)), file=sys.stderr)
+        if report.rescored:
+            print(rescore_line(report.rescored), file=sys.stderr)
+        for why, n in sorted(report.rejudge_notes.items()):
+            print(f"batch: {n} judged again, not re-scored: {why}", file=sys.stderr)
         return _finish(args, instances, report, received, limits, fail)
     finally:
         lock.release()
@@ -135,11 +144,18 @@ def main(argv: list[str]) -> int:
 def resume_line(rejudged: dict[str, int], total: int) -> str:
     """One line saying how many instances were judged and why (``batch.instances.result_state``)."""
     labels = {"missing": "new", "stale": "instance changed", "settings_changed": "judge settings changed (fingerprint)",
+              "tampered": "result no longer matches what the judge wrote (integrity digest)",
               "interrupted": "cut by a signal or the deadline", "error": "exit_code", "invalid": "no valid result",
               "forced": "--force"}
     judged = sum(rejudged.values())
     parts = ", ".join(f"{n} {labels.get(k, k)}" for k, n in sorted(rejudged.items()))
     return f"batch: {judged} of {total} instance(s) to judge" + (f" ({parts})" if parts else "") + f", {total - judged} kept"
+
+
+def rescore_line(rescored: dict[str, int]) -> str:
+    """One line saying which kept results were re-scored from their stored verdicts, and why."""
+    parts = "; ".join(f"{change}: {n}" for change, n in sorted(rescored.items()))
+    return f"batch: re-scored from stored verdicts, no model call ({parts})"
 
 
 def _finish(args: argparse.Namespace, instances: list[Any], report: Any, received: int | None, limits: Any,

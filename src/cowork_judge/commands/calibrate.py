@@ -98,7 +98,7 @@ def main(argv: list[str]) -> int:
             check_output_folder(args.out, names)  # a BatchInputError is a ValueError
         except (ValueError, OSError) as exc:
             return fail(str(exc))
-        from cowork_judge.commands.batch import resume_line
+        from cowork_judge.commands.batch import rescore_line, resume_line
         from cowork_judge.batch.lock import BatchLock, BatchLocked
         from cowork_judge.batch.runner import write_outputs
         from cowork_judge.procs import judge_environment
@@ -119,6 +119,8 @@ def main(argv: list[str]) -> int:
             except BatchInputError as exc:  # a link planted under --out while it ran (batch.outdir)
                 return fail(str(exc))
             print(resume_line(judged.rejudged, len(instances)).replace("batch:", "calibrate:", 1), file=sys.stderr)
+            if judged.rescored:
+                print(rescore_line(judged.rescored).replace("batch:", "calibrate:", 1), file=sys.stderr)
             try:  # the same batch.json / summary.json / instance_tags.json as `batch --out`
                 write_outputs(args.out, instances, judged, limits, seed=args.seed, draws=args.draws)
             except OSError as exc:

@@ -26,6 +26,10 @@ With no option the stored document is reproduced exactly (its policy is reused).
 --samples-vote reduces the samples a sampled run stored (JUDGE_SAMPLES, JUDGE_PANEL)
 again under another panel vote, with no model call; rows judged page by page or pass by
 pass (ppt_judge) keep their stored verdicts.
+Each stored document is checked against the digests its judge sealed it with (and the
+reward.txt / reward.json beside a result.json): one that no longer matches is refused, not
+rescored (exit 1); one written before seals (0.2.0) is rescored with a warning. The new
+document is sealed with the reward it gives.
 --guard applies another guard policy (JUDGE_GUARD) to the stored findings, with no new
 scan: penalize sets the reward of a flagged sample to 0, flag and off give a sample
 penalized by mistake its judged reward back; guard.mode records the policy applied.
@@ -44,7 +48,7 @@ def main(argv: list[str]) -> int:
 
     Returns:
         0 when every document was rescored, 1 when some input could not be read or
-        written, 2 for usage errors (bad option, unreadable rubric, nothing to read).
+        written, or no longer matches what its judge wrote (refused), 2 for usage errors (bad option, unreadable rubric, nothing to read).
     """
     p = argparse.ArgumentParser(prog="cowork-judge rescore", description="Recompute rewards from the verdicts stored in result "
                                 "documents, with a new rubric and/or scoring policy; no model calls.",
@@ -73,8 +77,10 @@ def main(argv: list[str]) -> int:
     from cowork_judge.core.scoring import ScoringError, ScoringPolicy, check_scorable
     from cowork_judge.fleet.documents import RESULT_NAME, InputError, argument_root, discover, read_items, read_regular
     from cowork_judge.fleet.outputs import OutputExists, Progress, canonical_json, write_file
+    from cowork_judge import integrity
     from cowork_judge.fleet.rescore import changed_fields, provenance, rescore, samples_kept
     from cowork_judge.fsutil import inside, plain_name_problem
+    from cowork_judge.run.outputs import format_reward, format_reward_json
 
     def fail(message: str, status: int = 2) -> int:
         print(f"cowork-judge rescore: {message}", file=sys.stderr)
@@ -115,7 +121,7 @@ def main(argv: list[str]) -> int:
     if args.out and len(files) != 1:
         return fail("--out needs exactly one input document")
     roots = [argument_root(arg) for arg in args.inputs]
-    failures = changed = done = 0
+    failures = changed = done = tampered = 0
     progress = Progress(len(files), "rescore")
     for item in read_items(files):
         progress.tick()
@@ -123,6 +129,15 @@ def main(argv: list[str]) -> int:
             failures += 1
             print(f"cowork-judge rescore: {item.source}: {item.problem}: {item.error}", file=sys.stderr)
             continue
+        seal = item.seal
+        if not seal.ok:  # issue 39 (4b): an edited document would be rescored as if the judge had written it
+            failures += 1
+            tampered += 1
+            print(f"cowork-judge rescore: {item.source}: refused: {seal.problem}; not rescored (judge the instance "
+                  "again, or restore the files the judge wrote)", file=sys.stderr)
+            continue
+        if seal.state == "unsealed":
+            print(f"cowork-judge rescore: {item.source}: {seal.problem}", file=sys.stderr)
         source = item.file.path
         target = Path(args.out) if args.out else source.with_name(args.name)
         if target.resolve() == source.resolve():
@@ -155,7 +170,10 @@ def main(argv: list[str]) -> int:
             new = rescore(item.doc, criteria=criteria, policy_changes=changes, samples_vote=args.samples_vote,
                           guard=args.guard, note=provenance(digest, diff, stored_policy, rubric_record, voted, guarded))
             payload = with_legacy_fields(new.model_dump(mode="json", by_alias=True))  # 1.3.6's readers' fields too
-            write_file(target, canonical_json(payload), force=args.force)
+            text = canonical_json(payload).decode("utf-8")
+            reward = new.task_score if new.status != "skipped" else None
+            sealed = integrity.seal(text, format_reward(reward), format_reward_json(reward) if reward is not None else None)
+            write_file(target, sealed.encode("utf-8"), force=args.force)
         except (ValidationError, ScoringError, ValueError, OutputExists, OSError) as exc:
             failures += 1
             print(f"cowork-judge rescore: {item.source}: {str(exc).splitlines()[0]}", file=sys.stderr)
@@ -170,5 +188,6 @@ def main(argv: list[str]) -> int:
                   file=sys.stderr)
     progress.done()
     if len(files) > 1:
-        print(f"rescore: {done} documents rescored, {changed} rewards changed, {failures} failed", file=sys.stderr)
+        print(f"rescore: {done} documents rescored, {changed} rewards changed, {failures} failed"
+              + (f" ({tampered} refused: no longer what the judge wrote)" if tampered else ""), file=sys.stderr)
     return 1 if failures else 0

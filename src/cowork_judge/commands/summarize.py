@@ -112,6 +112,12 @@ def main(argv: list[str]) -> int:
     if args.draws > 0 and summary["intervals"]["withheld"]:  # the fleet's one rule (fleet.stats.MIN_CLUSTERS), as calibrate
         reward_note = summary["reward"]["ci_note"]
         print(f"summarize: {summary['intervals']['note']}" + (f"; reward ({reward_note})" if reward_note else ""), file=sys.stderr)
+    if summary["scoring"]["mixed"]:  # issue 39: never two policies silently
+        print(f"summarize: warning: the documents were scored under {len(summary['scoring']['policies'])} different "
+              "policies (scoring.policies); rescore them under one to compare rewards", file=sys.stderr)
+    if summary["integrity"]["unsealed"]:
+        print(f"summarize: {summary['integrity']['unsealed']} document(s) without an integrity digest (written before "
+              "seals, 0.2.0): not checked", file=sys.stderr)
     sampling = summary.get("sampling")
     if sampling:  # a sampled or priced fleet: agreement, the least stable row, the cost
         agree, cost = sampling["agreement"], sampling["cost"]

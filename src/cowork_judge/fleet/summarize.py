@@ -12,6 +12,9 @@ Every input lands in exactly one accounting class, tested in this order:
 ``unreadable``     the bytes could not be read or are not UTF-8 JSON
 ``invalid``        JSON that is not a result document
 ``duplicate``      a file reached twice through different arguments (read once)
+``tampered``       a document (or the reward file beside it) that no longer matches
+                   the digests its judge sealed it with (`cowork_judge.integrity`):
+                   named in ``problems``, never in a statistic
 ``skipped``        ``status == "skipped"`` (JUDGE_SKIP; no reward)
 ``systemic``       an ``exit_code`` is set (or ``status == "error"``)
 ``delivery_missing``  nothing was delivered (reward 0, no model call; SPEC §6)
@@ -40,7 +43,9 @@ Output keys: ``schema``, ``generator``, ``options``, ``accounting``,
 ``systemic_exit_codes``, ``problems`` (every unreadable, invalid or duplicate input, named),
 ``clusters``, ``intervals``, ``reward``, ``pass``, ``coverage``, ``error_kinds`` (per document and per
 row), ``methods``, ``unjudged``, ``rows`` (by row id), ``tags`` (by row ``tag``),
-``groups`` (``--group-by``), ``sampling`` (only when some document was sampled or priced:
+``groups`` (``--group-by``), ``integrity`` (documents ``verified``, ``unsealed`` — written before
+seals — and ``mismatch``: the ``tampered`` ones), ``scoring`` (every scoring policy and guard mode
+the documents were scored under, with their counts; ``mixed`` when more than one), ``sampling`` (only when some document was sampled or priced:
 `fleet.sampling.SamplingStats`), ``reasons`` (only with ``--include-reasons``), ``inputs``
 (path, SHA-256, bytes and document count of every file).
 """
@@ -56,6 +61,7 @@ from typing import Any
 
 from cowork_judge import __version__
 from cowork_judge.core.result import ResultDocument
+from cowork_judge.core.scoring import ScoringPolicy
 from cowork_judge.fleet.documents import FileDigest, Item, task_key
 from cowork_judge.fleet.sampling import SamplingStats
 from cowork_judge.fleet.stats import MIN_CLUSTERS, SCALE, RatioStat, bootstrap_ci, contributing, interval_note, percentile, quantize
@@ -64,7 +70,7 @@ from cowork_judge.fleet.tables import NONE, DocTable, ReasonSamples, RowTable, r
 SUMMARY_SCHEMA = "cowork-judge/summary/v1"
 CLUSTER_UNIT = "task(s) (clusters)"
 """What a bootstrap cluster of the summary is, in its notes (`fleet.stats.interval_note`)."""
-CLASSES = ("scored", "degraded", "systemic", "delivery_missing", "skipped", "invalid", "unreadable", "duplicate")
+CLASSES = ("scored", "degraded", "systemic", "delivery_missing", "skipped", "invalid", "unreadable", "duplicate", "tampered")
 """Accounting classes, in the order of the output."""
 CLEAN_CLASSES = frozenset({"scored", "delivery_missing"})
 REWARD_BINS = 20
@@ -173,6 +179,15 @@ class Summarizer:
         self.guard: Counter[str] = Counter()
         self.guard_kinds: Counter[str] = Counter()
         self.sampling = SamplingStats()
+        self.integrity: Counter[str] = Counter()
+        self.policies: dict[str, list[Any]] = {}
+
+    def _add_policy(self, doc: ResultDocument) -> None:
+        """Count the policy the document was scored under: its scoring policy (the default
+        for a 0.1.0 document) and its guard's mode."""
+        policy = {**(doc.details.policy or ScoringPolicy()).model_dump(), "guard": doc.guard.mode}
+        key = repr(sorted(policy.items()))
+        self.policies.setdefault(key, [policy, 0])[1] += 1
 
     # ------------------------------------------------------------------ folding
 
@@ -187,9 +202,16 @@ class Summarizer:
             self.classes[cls] += 1
             self.problems.append({"input": item.source, "class": cls, "error": item.error or ""})
             return cls
+        seal = item.seal
+        self.integrity[seal.state] += 1
+        if not seal.ok:
+            self.classes["tampered"] += 1
+            self.problems.append({"input": item.source, "class": "tampered", "error": seal.problem or ""})
+            return "tampered"
         doc = item.doc
         cls = classify(doc)
         self.classes[cls] += 1
+        self._add_policy(doc)
         self._add_guard(doc)
         key, source = task_key(item, self.options.task_key)
         cluster = self.clusters.setdefault(key, len(self.clusters))
@@ -393,6 +415,9 @@ class Summarizer:
                       "modes": {m: self.guard[f"mode_{m}"] for m in ("off", "flag", "penalize") if self.guard[f"mode_{m}"]},
                       "kinds": dict(sorted(self.guard_kinds.items()))},
         }
+        out["integrity"] = {state: self.integrity[state] for state in ("verified", "unsealed", "mismatch")}
+        policies = [{**policy, "documents": n} for policy, n in self.policies.values()]
+        out["scoring"] = {"policies": policies, "mixed": len(policies) > 1}
         if self.sampling.seen:  # only for fleets judged with JUDGE_SAMPLES, JUDGE_PANEL or JUDGE_PRICES
             out["sampling"] = self.sampling.report()
         if self.reasons is not None and self.exit_reasons is not None:
