@@ -40,7 +40,8 @@ def lock_path(folder: Path) -> Path:
 
 
 class CacheLock:
-    """The lock of one cache folder (`lock_path`); use `acquire` then `release` (or ``with``).
+    """The lock of one cache folder (`lock_path`); use `acquire` then `release`, or ``with lock.acquire(mode):``
+    (``with lock:`` alone takes it exclusive).
 
     Args:
         folder: the folder the lock guards (it need not exist).
@@ -136,7 +137,8 @@ class CacheLock:
             self.fd, self.mode = None, None
 
     def __enter__(self) -> CacheLock:
-        return self.acquire()
+        """Take the lock exclusive, unless it is held already (``with CacheLock(...).acquire(SHARED):``)."""
+        return self if self.fd is not None else self.acquire()
 
     def __exit__(self, *exc: object) -> None:
         self.release()
