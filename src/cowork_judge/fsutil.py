@@ -1,9 +1,11 @@
 """File-system helpers shared by the whole package: atomic writes (`atomic_write`, the one
 implementation every written document uses), the stable JSON text of every document
-(`dump_json`), hard links with a copy fallback, the run's scratch folders, and the two
+(`dump_json`), hard links with a copy fallback, the run's scratch folders, the two
 checks every writer of a folder it was given uses: whether a name taken from input is one
 plain file name (`plain_name_problem`) and whether a path stays inside a folder once every
-symbolic link is followed (`inside`).
+symbolic link is followed (`inside`), and the holder record of a lock file
+(`lock_holder_record`: who holds a ``flock``, for the message of a process that finds it
+taken; the batch lock and the dry run's cache lock write and read it).
 
 Every temporary folder the judge makes (its work dir, LibreOffice and Chromium profiles,
 render folders) is made by `scratch_dir`/`make_scratch_dir`, which remember it, so that
@@ -207,3 +209,45 @@ def inside(path: Path, root: Path) -> bool:
     missing tail is taken as written), is `root` itself or below it (`root` resolved the same way)."""
     real, top = os.path.realpath(path), os.path.realpath(root)
     return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
+
+
+def lock_holder_record() -> dict[str, Any]:
+    """Who this process is, for the text of a lock file it holds: ``pid``, ``host``, ``started``
+    (UTC, ISO 8601) and ``command`` (``sys.argv`` joined). A process that finds the lock taken
+    reads it back (`read_lock_holder`) to name the holder in its message."""
+    import socket
+    import sys
+    import time
+
+    return {"pid": os.getpid(), "host": socket.gethostname(), "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "command": " ".join(sys.argv)}
+
+
+def write_lock_holder(fd: int, record: dict[str, Any]) -> None:
+    """Replace the text of the lock file open at `fd` by `record` (one JSON line). Raises `OSError`."""
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, (json.dumps(record) + "\n").encode("utf-8", "replace"), 0)
+
+
+def read_lock_holder(fd: int) -> dict[str, Any]:
+    """The record a lock file open at `fd` holds (`lock_holder_record`), or {} when it is empty or unreadable."""
+    try:
+        data = os.pread(fd, 4096, 0)
+        value = json.loads(data.decode("utf-8")) if data.strip() else {}
+    except (OSError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def pid_alive(pid: Any) -> bool:
+    """Whether a process `pid` (as recorded in a lock file) runs on this machine; a pid that is not a
+    positive int is an unknown holder, never presumed dead."""
+    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -14,13 +14,12 @@ most `ORPHAN_WAIT_SEC`) instead of refusing.
 from __future__ import annotations
 
 import fcntl
-import json
 import os
-import socket
-import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from cowork_judge.fsutil import lock_holder_record, pid_alive, read_lock_holder, write_lock_holder
 
 LOCK_NAME = ".batch.lock"
 ORPHAN_WAIT_SEC = 90.0
@@ -60,8 +59,8 @@ class BatchLock:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            holder = _holder(fd)
-            if not _alive(holder.get("pid")) and self._wait_for_orphans(fd):
+            holder = read_lock_holder(fd)
+            if not pid_alive(holder.get("pid")) and self._wait_for_orphans(fd):
                 return self._take(fd)
             os.close(fd)
             who = (f"pid {holder.get('pid')} on {holder.get('host')}, started {holder.get('started')}: "
@@ -84,11 +83,8 @@ class BatchLock:
         return False
 
     def _take(self, fd: int) -> BatchLock:
-        self.took_over = _holder(fd) or None
-        record = {"pid": os.getpid(), "host": socket.gethostname(),
-                  "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "command": " ".join(sys.argv)}
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, (json.dumps(record) + "\n").encode("utf-8", "replace"), 0)
+        self.took_over = read_lock_holder(fd) or None
+        write_lock_holder(fd, lock_holder_record())
         self.fd = fd
         return self
 
@@ -104,23 +100,3 @@ class BatchLock:
     def __exit__(self, *exc: object) -> None:
         self.release()
 
-
-def _alive(pid: Any) -> bool:
-    if not isinstance(pid, int) or pid <= 0:
-        return True  # unknown holder: never presumed dead
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _holder(fd: int) -> dict[str, Any]:
-    try:
-        data = os.pread(fd, 4096, 0)
-        value = json.loads(data.decode("utf-8")) if data.strip() else {}
-    except (OSError, ValueError):
-        return {}
-    return value if isinstance(value, dict) else {}
