@@ -2,7 +2,7 @@
 
 The redis client (redis-py) parses the URL with `urllib.parse.urlparse`: an unencoded
 ``/ ? #`` in the password ends the authority early, so the host and the port come out of the
-password, or out of nothing — ``redis://:#x@10.0.0.5:6390/0`` dials ``localhost:6379``, and a
+password, or out of nothing — ``redis://:#x@redis.example.com:6390/0`` dials ``localhost:6379``, and a
 fleet's keys landed in whatever Redis answered there, while the warnings named the host
 written in the URL. `store_address` reads the URL as that client does and as a person does
 (the host and port after the LAST ``@`` of the user info: `cowork_judge.redact.split_userinfo`),
