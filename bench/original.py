@@ -232,7 +232,8 @@ def corpus(work: Path) -> list[Instance]:
         Instance("deck-both-formats", t_both, deck, drawn_oracle(t_both, DECK_FACTS)),
         Instance("deck-as-shipped", tests, rollouts / "deck", drawn_oracle(tests, DECK_FACTS)),
         Instance("chat", tests, rollouts / "chat", drawn_oracle(tests)),
-        Instance("empty-delivery", tests, rollouts / "empty", drawn_oracle(tests)),
+        Instance("empty-delivery", tests, _rollout_with_final(rollouts / "empty", work / "r-empty", _plain),
+                 drawn_oracle(tests)),
         Instance("healthbench-example", hb / "tests", hb / "rollout", drawn_oracle(hb / "tests")),
     ]
     imported = _import("healthbench", sorted((FIXTURES / "healthbench").glob("example_0[1-6].json")), work / "hb",
@@ -252,7 +253,7 @@ def corpus(work: Path) -> list[Instance]:
     parts = _rollout_with_final(hb / "rollout", work / "r-parts", lambda m: [{"type": "text", "text": m}])
     surrogate = _rollout_with_final(hb / "rollout", work / "r-surrogate", lambda m: m + " \ud800 end")
     html = work / "r-html"
-    shutil.copytree(rollouts / "deck", html)
+    shutil.copytree(deck, html)
     for deck in (html / "app" / "output").glob("*.pptx"):
         deck.write_text("<!doctype html><html><body><h1>Building effective agents</h1></body></html>\n", encoding="utf-8")
     out += [
