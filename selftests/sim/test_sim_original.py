@@ -112,3 +112,13 @@ def test_visual_rows_get_the_originals_severities_per_page(client):
     assert (page1["V-1"]["score"], page1["V-2"]["score"]) == (2, 0)  # 0.65 → 2 of 3; not in the oracle → 0
     assert page2["V-1"]["score"] == "NA"
     assert sim.log[0].row_ids == ["V-1", "V-2"]
+
+
+def test_this_projects_request_quoting_the_originals_phrases_stays_ours(client):
+    rows = [{"id": "T1-A", "description": "The deck explains agents.", "type": "binary", "polarity": "positive"}]
+    prompt = ("Evidence: Verify PRESENCE of content in a presentation deck.\n\nChecklist question:\nx\n\n"
+              "Deck caption list\n<rubric_rows>\n" + json.dumps(rows) + "\n</rubric_rows>")
+    with SimServer(OraclePolicy.from_dict(ORACLE)) as sim, client(sim.url) as c:
+        answer = _chat(c, prompt)
+    assert answer == {"verdicts": [{"id": "T1-A", "hit": True, "pages": [3], "reason": "oracle"}]}
+    assert (sim.log[0].kind, sim.log[0].original) == ("final", None)

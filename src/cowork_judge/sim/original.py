@@ -74,9 +74,12 @@ def _results_item(schema: Any) -> dict[str, Any] | None:
 
 def kind_of(req: SimRequest) -> str | None:
     """Which of the original's requests this is: ``agentic``, ``tag``, ``presence``,
-    ``recheck``, ``compare``, ``visual``; None for any other request."""
+    ``recheck``, ``compare``, ``visual``; None for any other request — in particular for one
+    in this project's protocol (``<rubric_rows>``), whatever text its evidence quotes."""
     if _results_item(req.answer_schema) is not None:
         return "agentic"
+    if req.rows:
+        return None
     text = req.user_text
     if _TAG_RE.search(text):
         return "tag"
