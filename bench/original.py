@@ -26,9 +26,11 @@ HealthBench fixtures that have an ideal completion; two imported DevAI fixtures 
 instruction as the deliverable, their human labels as the oracle); and hostile cases: an
 ATIF final message made of content parts (the example deck rollout as shipped, and the
 HealthBench example's), a lone surrogate in the HealthBench example's final message, an
-HTML file named ``.pptx``, a dead endpoint (both judges with ``JUDGE_DEADLINE=60``).
+HTML file named ``.pptx``, the HealthBench example with 30 % random 429s (``Retry-After: 1``,
+the same seeded plan for each judge), a dead endpoint (both judges with ``JUDGE_DEADLINE=60``).
 
-Per instance and judge: reward, ``exit_code`` (the exit message's), rows judged of all,
+Per instance and judge: reward, ``exit_code`` (the exit message's), rows whose (hit, gained)
+differ between the judges, rows judged of all,
 model requests the simulator received (refused ones included), prompt and completion
 tokens (the simulator's estimates), wall seconds; and whether the rewards differ.
 
@@ -55,7 +57,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cowork_judge.sim import OraclePolicy, SimServer
+from cowork_judge.sim import FaultPlan, OraclePolicy, SimServer
 
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "selftests" / "fixtures"
@@ -76,6 +78,8 @@ class Instance:
     oracle: dict[str, Any]
     env: dict[str, str] = field(default_factory=dict)
     dead: bool = False
+    rate_429: float = 0.0
+    """Probability of an HTTP 429 (``Retry-After: 1``) per request, seeded the same for both judges."""
 
 
 @dataclass
@@ -90,6 +94,10 @@ class Outcome:
     completion_tokens: int
     seconds: float
     note: str = ""
+    rows: dict[str, tuple[bool, float]] = field(default_factory=dict)
+    """Row id → (hit, gained) of the original's ``details.results`` in ``result.json``."""
+    refused: int = 0
+    """Requests answered 429 by the fault plan."""
 
 
 # -- the 1.3.6 venv -------------------------------------------------------------------
@@ -235,6 +243,7 @@ def corpus(work: Path) -> list[Instance]:
         Instance("empty-delivery", tests, _rollout_with_final(rollouts / "empty", work / "r-empty", _plain),
                  drawn_oracle(tests)),
         Instance("healthbench-example", hb / "tests", hb / "rollout", drawn_oracle(hb / "tests")),
+        Instance("healthbench-example-429s", hb / "tests", hb / "rollout", drawn_oracle(hb / "tests"), rate_429=0.3),
     ]
     imported = _import("healthbench", sorted((FIXTURES / "healthbench").glob("example_0[1-6].json")), work / "hb",
                        "--response", "ideal")
@@ -287,6 +296,15 @@ def _stage(inst: Instance, run: Path) -> tuple[Path, Path]:
     return app, logs
 
 
+def _read_rows(vdir: Path) -> dict[str, tuple[bool, float]]:
+    try:
+        doc = json.loads((vdir / "result.json").read_text(encoding="utf-8"))
+        return {str(r["rubric_number"]): (bool(r.get("hit")), round(float(r.get("gained") or 0.0), 6))
+                for r in (doc.get("details") or {}).get("results") or []}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
+
+
 def _read_outcome(vdir: Path) -> tuple[float | None, str | None, str]:
     try:
         reward: float | None = float((vdir / "reward.txt").read_text().strip())
@@ -334,22 +352,32 @@ def run_judge(which: str, inst: Instance, sim: SimServer, work: Path, original: 
     reward, exit_code, judged = _read_outcome(logs / "verifier")
     return Outcome(reward, exit_code, judged, len(entries), sum(e.prompt_tokens for e in entries),
                    sum(e.completion_tokens for e in entries), round(seconds, 1),
-                   "" if proc.returncode == 0 else f"exit {proc.returncode}")
+                   "" if proc.returncode == 0 else f"exit {proc.returncode}", _read_rows(logs / "verifier"),
+                   sum(1 for e in entries if e.status == 429))
+
+
+def rows_differ(a: Outcome, b: Outcome) -> int:
+    """Rows whose (hit, gained) differ between the two judges (a row only one wrote counts)."""
+    return sum(1 for rid in set(a.rows) | set(b.rows) if a.rows.get(rid) != b.rows.get(rid))
 
 
 def _fmt(x: float | None) -> str:
     return "—" if x is None else f"{x:.4f}"
 
 
+def _req(o: Outcome) -> str:
+    return f"{o.requests} ({o.refused} × 429)" if o.refused else str(o.requests)
+
+
 def table(results: list[tuple[str, Outcome, Outcome]]) -> str:
     """The Markdown table of the results."""
-    lines = ["| instance | reward 1.3.6 | reward here | differ | exit_code 1.3.6 | exit_code here | rows judged 1.3.6 | here "
+    lines = ["| instance | reward 1.3.6 | reward here | differ | rows differ | exit_code 1.3.6 | exit_code here | rows judged 1.3.6 | here "
              "| requests 1.3.6 | here | prompt tokens 1.3.6 | here | completion tokens 1.3.6 | here | seconds 1.3.6 | here |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, o, h in results:
         differ = "no" if o.reward is not None and h.reward is not None and abs(o.reward - h.reward) < 5e-5 else "**yes**"
-        lines.append(f"| {name} | {_fmt(o.reward)} | {_fmt(h.reward)} | {differ} | {o.exit_code or '—'} | {h.exit_code or '—'} "
-                     f"| {o.judged} | {h.judged} | {o.requests} | {h.requests} | {o.prompt_tokens} | {h.prompt_tokens} "
+        lines.append(f"| {name} | {_fmt(o.reward)} | {_fmt(h.reward)} | {differ} | {rows_differ(o, h)} | {o.exit_code or '—'} "
+                     f"| {h.exit_code or '—'} | {o.judged} | {h.judged} | {_req(o)} | {_req(h)} | {o.prompt_tokens} | {h.prompt_tokens} "
                      f"| {o.completion_tokens} | {h.completion_tokens} | {o.seconds} | {h.seconds} |")
     return "\n".join(lines)
 
@@ -387,7 +415,9 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for inst in instances:
         with SimServer(OraclePolicy.from_dict(inst.oracle, source=inst.name), api_key=KEY, model=MODEL) as sim:
+            sim.faults = FaultPlan({"http_429": inst.rate_429}, seed=7) if inst.rate_429 else None
             o = run_judge("1.3.6", inst, sim, work, original)
+            sim.faults = FaultPlan({"http_429": inst.rate_429}, seed=7) if inst.rate_429 else None
             h = run_judge("here", inst, sim, work, None)
         results.append((inst.name, o, h))
         print(f"{inst.name}: 1.3.6 {_fmt(o.reward)} ({o.requests} req) | here {_fmt(h.reward)} ({h.requests} req)",
