@@ -155,11 +155,23 @@ def last_words(stderr: str) -> str:
     return ""
 
 
+def drained(sim: SimServer, timeout_sec: float = 30.0) -> None:
+    """Wait (at most `timeout_sec` s) until the simulator is answering no request. A judge
+    that exits with requests in flight (a peer that fails inside a task group) leaves them to
+    be answered — and logged — after it: without this wait they landed in the NEXT judge's
+    log after `sim.reset()` and counted in its calls and its peak in flight."""
+    deadline = time.monotonic() + timeout_sec
+    while sim.in_flight and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
 def run_one(sim: SimServer, label: str, argv: list[str], env: dict[str, str], reward_path: Path, rows: int, rate: float,
             seed: int) -> Result:
+    drained(sim)  # the previous judge's leftovers are its own
     sim.reset()
     sim.faults = FaultPlan({"http_429": rate}, seed=seed) if rate > 0 else None
     proc = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=1800)
+    drained(sim)  # this judge's leftovers are its own
     entries = sim.log.entries()
     result = Result(label, rows, rate, calls=len(entries), refused=sum(1 for e in entries if e.status == 429),
                     prompt_tokens=sum(e.prompt_tokens for e in entries if e.status == 200),

@@ -8,9 +8,11 @@ was among them, the top imports by cumulative time, and whether the renderers we
 bare ``python -c pass``, measured in the same run, and the child's CPU time (less
 sensitive to other processes on a shared machine). ``--judge LABEL=DIR`` also runs the
 judge from another source tree (``PYTHONPATH``), e.g. a ``git archive`` of an older
-commit, interleaved run by run with this checkout.
+commit, interleaved run by run with this checkout. ``--console`` also times the
+``cowork-judge`` console script beside this interpreter with the caller's own environment
+(less ``JUDGE_*``/``OPENAI_*``, plus ``--env``), as a stopwatch around a user's command does.
 
-    .venv/bin/python bench/startup.py [--runs 10] [--judge before=/tmp/base/src] [--top 8]
+    .venv/bin/python bench/startup.py [--runs 10] [--judge before=/tmp/base/src] [--top 8] [--console]
 """
 
 from __future__ import annotations
@@ -72,25 +74,36 @@ def main() -> int:
     parser.add_argument("--top", type=int, default=8, help="imports to list by cumulative time")
     parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                         help="an extra variable for every judge run (e.g. JUDGE_GUARD=off)")
+    parser.add_argument("--console", action="store_true",
+                        help="also time the cowork-judge console script with the caller's environment (label 'console')")
     args = parser.parse_args()
     if bad := [e for e in args.env if "=" not in e or not e.split("=", 1)[0]]:
         parser.error(f"--env takes NAME=VALUE, not {bad[0]!r}")
     base = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": os.environ.get("HOME", "/tmp"), "JUDGE_START_JITTER": "0",
             **dict(e.split("=", 1) for e in args.env)}
     judges = [(label, {**base, "PYTHONPATH": src}) for label, src in (j.split("=", 1) for j in args.judge)] + [("this", base)]
+    if args.console:
+        caller = {k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "OPENAI_"))}
+        judges.append(("console", {**caller, **dict(e.split("=", 1) for e in args.env)}))
     wall: dict[str, list[float]] = {label: [] for label, _ in judges + [("bare", base)]}
     cpu: dict[str, list[float]] = {label: [] for label in wall}
     load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         judge = [sys.executable, "-m", "cowork_judge", "run", *instance(Path(tmp))]
-        for _, env in judges:
-            timed(judge, env)  # warm the file cache
+        script = [str(Path(sys.executable).parent / "cowork-judge"), *judge[3:]]
+
+        def argv(label: str) -> list[str]:
+            return [sys.executable, "-c", "pass"] if label == "bare" else script if label == "console" else judge
+
+        for label, env in judges:
+            timed(argv(label), env)  # warm the file cache
         for _ in range(args.runs):  # interleaved: the machine's load hits every judge alike
             for label, env in judges + [("bare", base)]:
-                w, c = timed(judge if label != "bare" else [sys.executable, "-c", "pass"], env)
+                w, c = timed(argv(label), env)
                 wall[label].append(w)
                 cpu[label].append(c)
-        traces = {label: import_trace(judge, env, Path(tmp) / "logs") for label, env in judges}
+        traces = {label: import_trace(argv(label) if label != "console" else judge, env, Path(tmp) / "logs")
+                  for label, env in judges}
     print(f"code-only rubric, {args.runs} interleaved runs each; load average {load:.1f} at start, "
           f"{os.getloadavg()[0]:.1f} at the end, {os.cpu_count()} CPUs")
     print("| judge | wall median s (min–max) | CPU median s | wall / bare interpreter | modules | openai | renderers probed |")

@@ -18,7 +18,8 @@ Only fields that are truly volatile are normalised, and nothing else:
 - the simulator's endpoint: the demo starts it on a free port, so the port in
   ``details.fingerprint.endpoint`` becomes ``<port>`` and the fingerprint's ``digest``
   (a hash over that endpoint among the rest) becomes ``<digest>``; every other field of
-  the fingerprint stays pinned;
+  the fingerprint stays pinned; the seal's ``result_sha256`` (a hash over the whole document,
+  timings included) becomes ``<digest>`` too (the reward files' digests stay pinned);
 - temp and checkout paths: the run's temp directory becomes ``<tmp>`` and the repository
   root becomes ``<repo>`` wherever they occur inside a string.
 The comparison is on the written text itself, so every other byte (rewards, contributions,
@@ -51,6 +52,7 @@ _SIM_PORT = re.compile(r'("endpoint": "http://127\.0\.0\.1:)[0-9]+')
 _DIGEST = re.compile(r'("fingerprint": \{\s*"digest": )"[0-9a-f]+"')
 _TIMING = re.compile(r'"(seconds|judge_seconds|elapsed_seconds)": -?[0-9][0-9.eE+-]*')
 _TIMINGS_TOTAL = re.compile(r'("timings": \{\s*"total": )-?[0-9][0-9.eE+-]*')
+_SEAL = re.compile(r'("result_sha256": )"[0-9a-f]+"')
 
 
 def _document_text(path: Path, tmp: str, repo: str) -> str:
@@ -61,6 +63,7 @@ def _document_text(path: Path, tmp: str, repo: str) -> str:
     text = _KEPT_BYTES.sub(r'\1"<bytes>"', text)
     text = _SIM_PORT.sub(r"\1<port>", text)
     text = _DIGEST.sub(r'\1"<digest>"', text)
+    text = _SEAL.sub(r'\1"<digest>"', text)
     return text.replace(tmp, "<tmp>").replace(repo, "<repo>")
 
 

@@ -46,3 +46,27 @@ def test_a_failed_write_keeps_the_old_file_and_leaves_no_temp(tmp_path: Path, mo
         fsutil.atomic_write(target, "1.0")
     assert target.read_text() == "0.5"
     assert [p.name for p in tmp_path.iterdir()] == ["reward.txt"]
+
+
+@pytest.mark.parametrize("name, problem", [
+    ("task-1", None), ("été 2026", None), ("a.b", None), ("x" * 255, None),
+    ("/abs", "is an absolute path"), ("../x", "contains '/'"), ("a\\b", "contains '\\\\'"), (".", "is '.'"),
+    ("..", "is '..'"), ("", "is empty"), ("a\x00b", "control character"), ("a\tb", "control character"),
+    (" a", "whitespace"), ("x" * 256, "256 bytes long"), ("é" * 128, "256 bytes long"), ("\udc80", "lone surrogate"),
+    (3, "is not a string (int)"), (None, "is not a string (NoneType)"),
+])
+def test_plain_name_problem(name: object, problem: str | None) -> None:
+    got = fsutil.plain_name_problem(name)
+    assert got is None if problem is None else (got is not None and problem in got)
+
+
+def test_inside_follows_every_link(tmp_path: Path) -> None:
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    (root / "a").mkdir(parents=True)
+    outside.mkdir()
+    (root / "out").symlink_to(outside)
+    (root / "back").symlink_to(root / "a")
+    assert fsutil.inside(root / "a" / "new.json", root) and fsutil.inside(root, root)
+    assert fsutil.inside(root / "back" / "x", root)
+    assert not fsutil.inside(root / "out" / "x", root) and not fsutil.inside(root / ".." / "root2", root)
+    assert not fsutil.inside(tmp_path / "rootx", root)  # a sibling sharing the prefix

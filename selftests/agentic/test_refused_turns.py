@@ -193,3 +193,33 @@ def test_a_refusal_that_may_be_the_keys_limit_keeps_the_lane(tmp_path):
     assert all(v.judged for v in verdicts.values())
     assert [(e.kind, e.row_ids) for e in entries] == [("fault", ["R1"]), ("tool", ["R1"]), ("final", ["R1"]),
                                                      ("tool", ["R2"]), ("final", ["R2"])]
+
+
+# --------------------------------------------------------------------------- the cap under random refusals
+
+
+def test_requests_in_flight_never_exceed_judge_concurrency_under_random_refusals(tmp_path):
+    """Issue 39, item 23: ``bench/peers.py`` was reported once at 6 requests in flight with the
+    default JUDGE_CONCURRENCY=2 under 30 % random 429s. Blocks that wait out a random refusal
+    lend their lane and take one back BEFORE they send again, so requests in flight never
+    exceed JUDGE_CONCURRENCY: 16 rows in 8 blocks, seeded 30 % random 429s (a 6000/min bucket:
+    capacity left), 40 ms per answer, the real client; the peak is read at the simulator
+    (``RequestLog.max_in_flight``, every request from its arrival to its answer)."""
+    from cowork_judge.sim import LatencyModel
+
+    rows = normalize_rubric([{"id": f"R{i:02d}", "description": f"the report states fact {i}", "weight": 1}
+                             for i in range(1, 17)]).criteria
+    oracle = OraclePolicy.from_dict({r.id: {"hit": i % 3 != 0} for i, r in enumerate(rows)})
+    for concurrency, seed in ((2, 1), (3, 4)):
+        env = {"JUDGE_API_KEY": SIM_KEY, "JUDGE_START_JITTER": "0", "JUDGE_BATCH": "2",
+               "JUDGE_CONCURRENCY": str(concurrency), "JUDGE_RETRY_BACKOFF_MAX": "2"}
+        with SimServer(oracle, api_key=SIM_KEY, faults=FaultPlan({"http_429": 0.3}, seed=seed), rpm=6000,
+                       latency=LatencyModel.uniform(40)) as sim:
+            ctx = make_ctx(tmp_path / f"c{concurrency}", {"report.md": "facts"}, env={**env, "JUDGE_BASE_URL": sim.url})
+            verdicts = judge_agentic(rows, ctx.segment())
+            refused = sim.log.count(fault="http_429")
+            peak = sim.log.max_in_flight()
+        assert all(v.judged for v in verdicts.values()), {k: v.reason for k, v in verdicts.items() if not v.judged}
+        assert refused >= 3, refused  # random refusals happened, and their blocks lent their lanes
+        assert ctx.limiter.random_refusals >= 3  # judged random: capacity left in their own headers
+        assert 2 <= peak <= concurrency, (concurrency, peak)  # blocks ran side by side, never past the setting

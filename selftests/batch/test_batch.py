@@ -16,6 +16,7 @@ from testkit import SIM_KEY
 
 from cowork_judge.batch import instances as batch
 from cowork_judge.commands import main
+from cowork_judge.integrity import seal
 from cowork_judge.core.result import ResultDocument
 from cowork_judge.sim import LatencyModel, OraclePolicy, SimServer
 
@@ -137,7 +138,9 @@ def test_batch_limit_documents_summary_and_resume(tmp_path, sim, capsys):
     (out / "alg-3" / "logs" / "verifier" / "result.json").write_text('{"status": "succ')  # invalid
     doc = json.loads((out / "alg-4" / "logs" / "verifier" / "result.json").read_text())  # a judge failure
     doc.update(status="error", exit_code="judge:api_error")
-    (out / "alg-4" / "logs" / "verifier" / "result.json").write_text(json.dumps(doc))
+    verifier = out / "alg-4" / "logs" / "verifier"  # sealed as the judge seals what it writes (issue 39)
+    (verifier / "result.json").write_text(seal(json.dumps(doc), (verifier / "reward.txt").read_text(),
+                                               (verifier / "reward.json").read_text()))
     assert batch.result_state(out / "alg-4", batch.fingerprint(batch.discover_instances(instances)[4]), keep_errors=True) == "complete"
     assert main(["batch", str(instances), "--out", str(out), "--draws", "0"]) == 0
     err = capsys.readouterr().err

@@ -177,6 +177,6 @@ def test_graded_hit_is_reconciled_with_its_level():
     reply = {"verdicts": [{"id": "A2", "hit": False, "level": 0.5}, {"id": "A1", "hit": True}]}
     out = parse_reply(json.dumps(reply), BLOCK)
     assert judged(out)["A2"] == (False, None) and out.verdicts["A2"].level_raw == 0.5
-    assert any("hit=false contradicts level 0.5; scored by hit (level_fallback)" in p for p in out.problems)
+    assert any("hit=false contradicts level 0.5 (above 0); scored as a miss (level_fallback)" in p for p in out.problems)
     zero = parse_reply(json.dumps({"verdicts": [{"id": "A2", "hit": True, "level": 0}]}), BLOCK)
     assert judged(zero)["A2"] == (False, 0.0)

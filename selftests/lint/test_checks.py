@@ -63,6 +63,13 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = [
      {"rubric": rows(extra=[WF])}),
     ("R013", "top level below 1", {"rubric": rows((3, {"levels": {"0.8": "deep", "0": "none"}}))}, {}),
     ("R013", "lowest level above 0", {"rubric": rows((3, {"levels": {"1": "deep", "0.5": "some"}}))}, {}),
+    # issue 39 item 4: pass_level is a level on the row's own scale (fractions of the weight): 6 of 10 is 0.6
+    ("R017", "pass_level on a 1-10 reading", {"rubric": rows((3, {"pass_level": 6}))},
+     {"rubric": rows((3, {"pass_level": 0.5}))}),
+    ("R017", "pass_level not a number", {"rubric": rows((3, {"pass_level": "met"}))}, {}),
+    ("R017", "pass_level above the top level", {"rubric": rows((3, {"levels": {"0.8": "deep", "0": "none"},
+                                                                  "pass_level": 0.9, "lint_ignore": ["R013"]}))}, {}),
+    ("R017", "pass_level at the lowest level", {"rubric": rows((3, {"pass_level": 0}))}, {}),
     ("R014", "levels on a deduction", {"rubric": rows((4, {"type": "gradient", "levels": {"1": "many", "0": "none"}}))}, {}),
     ("R020", "hurdle written as a requirement",
      {"rubric": rows((HURDLE, {"description": "The deliverable must include a .pptx deck in output/."}))}, {}),
@@ -163,7 +170,7 @@ def test_check_fires_on_the_broken_instance_only(make_instance, code, what, brok
 
 def test_every_registered_check_has_a_case():
     covered = {c[0] for c in CASES} | {"P001", "S004", "M011"} | {"P002", "F001", "F002", "F003", "F004", "B001"} \
-        | {"A010", "A011", "A012"}  # below, other files (A010/A011: test_ppt_assets.py; A012: test_ppt_original_assets.py)
+        | {"A010", "A011", "A012", "T011"}  # below, other files (A010/A011: test_ppt_assets.py; A012: test_ppt_original_assets.py; T011: test_task_folder.py)
     assert covered == set(CHECKS)
 
 
@@ -192,6 +199,18 @@ def test_abi_mismatch_is_m011(make_instance):
     report = lint_instance(tests, abi_compat=(required + 1,))
     assert [(f.code, f.row, f.field) for f in report.findings] == [("M011", "W1", "workflow_name")]
     assert f"requires ABI {required}; this engine accepts [{required + 1}]" in report.findings[0].message
+
+
+def test_pass_level_findings_say_what_is_wrong_and_no_engine_refusal_repeats_them(make_instance):
+    said = {value: [f for f in lint_instance(make_instance(rubric=rows((3, {"pass_level": value})))).findings]
+            for value in (6, "met", 1.5, 0)}
+    assert [(f.code, f.row, f.field) for f in said[6]] == [("R017", "A-DEPTH", "pass_level")]
+    assert "6 is outside [0, 1]" in said[6][0].message and "6 of 10 is 0.6" in said[6][0].message
+    assert "must be a number" in said["met"][0].message and "1.5 is outside [0, 1]" in said[1.5][0].message
+    assert "at or below the row's lowest level 0: every level would pass" in said[0][0].message
+    assert all(len(f) == 1 for f in said.values())  # the engine's refusal (R003) names the same field: not repeated
+    ignored = lint_instance(make_instance(rubric=rows((4, {"pass_level": 0.5})))).findings  # a deduction: scored by hit
+    assert [(f.code, f.row) for f in ignored] == [("R009", "A-TYPOS")] and "is ignored" in ignored[0].message
 
 
 def test_findings_name_file_row_and_field(make_instance):

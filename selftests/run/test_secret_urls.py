@@ -68,12 +68,14 @@ def test_a_warning_never_quotes_a_refused_url():
 
 
 @pytest.mark.parametrize("url, problem", [
-    ("127.0.0.1:8000/v1", "(its value has no http(s)/redis scheme, it is not shown) is not an http(s) URL"),
-    ("localhost/v1", "(its value has no http(s)/redis scheme, it is not shown) is not an http(s) URL"),
-    ("http:/127.0.0.1:8000/v1", "(its value begins 'http:/', the rest is not shown) is not an http(s) URL"),
-    ("ftp://127.0.0.1/v1", "(its value has no http(s)/redis scheme, it is not shown) is not an http(s) URL"),
-    ("http:///v1", "(its value begins 'http:///', the rest is not shown) is not an http(s) URL with a host"),
-    ("https://h.example:99999/v1", "(its value begins 'https://', the rest is not shown) has an invalid port"),
+    ("127.0.0.1:8000/v1", "has no scheme (it must begin with http:// or https://)"),
+    ("localhost:8000/v1", "has no scheme (it must begin with http:// or https://)"),
+    ("localhost/v1", "has no scheme (it must begin with http:// or https://)"),
+    ("http:/127.0.0.1:8000/v1", "has a mistyped scheme (its value begins 'http:/', the rest is not shown; write http:// "
+                                "or https://)"),
+    ("ftp://127.0.0.1/v1", "has the scheme 'ftp', not http:// or https://"),
+    ("http:///v1", "has no host (its value begins 'http:///', the rest is not shown)"),
+    ("https://h.example:99999/v1", "has an invalid port (its value begins 'https://', the rest is not shown)"),
 ])
 def test_a_base_url_without_a_usable_scheme_is_refused_not_guessed(url, problem):
     """Decision (defect 10): never guess a scheme — ``http://`` would send the key unencrypted
@@ -179,10 +181,17 @@ def test_a_base_url_without_a_usable_scheme_ends_no_credential_and_leaks_nothing
     kinds = {r["id"]: r["error_kind"] for r in doc["results"]}
     assert requests == 0 and kinds == {"C1": None, "R1": "no_credential", "R2": "no_credential"}, kinds
     assert doc["details"]["fingerprint"]["endpoint"] is None
-    assert any(w.startswith("JUDGE_BASE_URL (its value") and "is not an http(s) URL: it is ignored" in w
+    assert any(w.startswith("JUDGE_BASE_URL has ") and "scheme" in w and ": it is ignored" in w
                for w in doc["details"]["warnings"]), doc["details"]["warnings"]
+    # issue 39 item 19: the warning spoke of a "redis scheme", the error said "set JUDGE_API_KEY and JUDGE_BASE_URL"
+    # while both were set; now both name what is wrong with the URL, and the key is not said to be missing
+    said = " ".join(doc["details"]["warnings"]) + doc["exit_reason"] + proc.stderr
+    assert "redis" not in said and "set JUDGE_API_KEY and JUDGE_BASE_URL" not in said
+    assert doc["exit_code"] == "judge:no_credential" and "JUDGE_API_KEY" not in doc["exit_reason"]
+    assert doc["exit_reason"].startswith("no judge credentials: JUDGE_BASE_URL is set but ignored: it has ")
+    assert "scheme" in doc["exit_reason"]
     everything = _everything(tmp_path / "job", proc)
     assert BASE_PW not in everything and "APIConnectionError" not in everything
     for flags in ((), ("--json",)):
         out = _config_cmd({"JUDGE_BASE_URL": url, "JUDGE_API_KEY": SIM_KEY}, *flags)
-        assert BASE_PW not in out and "JUDGE_BASE_URL (its value" in out
+        assert BASE_PW not in out and "JUDGE_BASE_URL has " in out

@@ -289,3 +289,21 @@ def test_an_answered_request_is_in_the_log_when_the_client_has_its_answer(client
             except openai.RateLimitError:
                 assert faults is not None
             assert len(sim.log) == 1
+
+
+def test_json_streams_answer_a_streamed_request_with_one_plain_completion():
+    """``json_streams`` (``--json-streams``): an endpoint or gateway that does not stream — a
+    request with ``stream: true`` gets the one ``chat.completion`` document a request without
+    it gets, as ``application/json``; the log still records that a stream was asked."""
+    rows = [{"id": "A1", "description": "states the growth"}]
+    body = {"model": "m", "stream": True, "stream_options": {"include_usage": True},
+            "messages": [{"role": "user", "content": "<rubric_rows>\n" + json.dumps(rows) + "\n</rubric_rows>"}]}
+    with SimServer(OraclePolicy.from_dict({"A1": {"hit": True}}), tool_rounds=0, json_streams=True) as sim:
+        req = urllib.request.Request(sim.url + "/chat/completions", data=json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=5) as r:
+            media, doc = r.headers["Content-Type"], json.loads(r.read())
+        entry = sim.log[0]
+    assert media == "application/json" and doc["object"] == "chat.completion"
+    assert json.loads(doc["choices"][0]["message"]["content"])["verdicts"][0]["id"] == "A1"
+    assert doc["usage"]["prompt_tokens"] > 0 and entry.stream is True and entry.kind == "final"

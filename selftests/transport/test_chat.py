@@ -123,3 +123,86 @@ def test_deadline_cancels_the_in_flight_streams(tmp_path):
         assert all(e.duration_s < 2.5 for e in sim.log)
     assert returned < 2.5
     assert {v.error_kind for v in verdicts.values()} == {"deadline"} and ctx.stats.calls == 2
+
+
+# --------------------------------------------------------------------------- a plain completion for a stream
+
+
+def _call_json_streams(plan: FaultPlan | None = None) -> tuple[object, SimServer, CallStats]:
+    """One `Transport.chat` call against a simulator that answers streams with plain JSON."""
+    stats = CallStats()
+
+    async def go(url: str) -> object:
+        transport = Transport(api_key="sk-transport-test-0000", base_url=url, model="m", stats=stats)
+        try:
+            return await transport.chat(MESSAGES, timeout_sec=5.0)
+        except Exception as exc:  # noqa: BLE001 - the exception is the result under test
+            return exc
+        finally:
+            await transport.close()
+
+    with SimServer(ORACLE, faults=plan, json_streams=True) as sim:
+        result = asyncio.run(go(sim.url))
+    return result, sim, stats
+
+
+def test_a_plain_json_completion_for_a_streamed_request_is_read_not_taken_for_a_rate_limit():
+    """Issue 39, item 4c: an endpoint (or gateway) that answers the streamed request with one
+    plain ``chat.completion`` (``Content-Type: application/json``) was recorded as
+    ``rate_limit`` ("stream disconnected before completion": the iterator found no event), so
+    the row backed off for a minute and was lost. The completion is the reply."""
+    result, sim, stats = _call_json_streams()
+    assert isinstance(result, ChatReply), result
+    assert json.loads(result.content)["verdicts"] == [{"id": "A1", "hit": True, "reason": "oracle"},
+                                                      {"id": "A2", "hit": False, "reason": "oracle"}]
+    assert result.finish_reason == "stop" and result.tool_calls == []
+    entry = sim.log[0]
+    assert entry.stream is True and entry.status == 200 and len(sim.log) == 1  # asked to stream, answered with JSON
+    assert stats.calls == 1 and stats.tokens == entry.prompt_tokens + entry.completion_tokens > 0
+
+
+def test_an_error_document_for_a_streamed_request_is_classified_by_its_words():
+    """A 200 ``{"error": …}`` document for a stream is raised as the client raises an error
+    inside a stream: its words decide (a rate-limit message is still ``rate_limit``)."""
+    result, _, _ = _call_json_streams(FaultPlan(script=["stream_rate_limit"]))
+    assert isinstance(result, Exception) and classify(result) == "rate_limit"
+    assert "Request rate increased too quickly" in str(result)
+
+
+def test_a_json_document_that_is_no_completion_names_the_mismatch():
+    from cowork_judge.transport.chat import StreamMismatch, plain_completion
+
+    assert plain_completion({"object": "list", "data": []}) is None and plain_completion([1]) is None
+    got = plain_completion({"choices": [{"message": {"content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "read_file", "arguments": {"path": "a"}}}]},
+        "finish_reason": "tool_calls"}], "usage": {"prompt_tokens": 7, "completion_tokens": 3,
+                                                   "prompt_tokens_details": {"cached_tokens": 2}}})
+    assert got is not None and got.tool_calls == [{"id": "c1", "name": "read_file", "arguments": '{"path": "a"}'}]
+    assert (got.content, got.finish_reason, got.prompt_tokens, got.completion_tokens, got.cached_tokens) == (
+        "", "tool_calls", 7, 3, 2)
+    assert classify(StreamMismatch("x")) == "api_error"
+
+
+def test_an_agentic_run_against_an_endpoint_that_never_streams_judges_every_row_at_once(tmp_path):
+    """The built-in backend's whole conversation (tool turn, verdict) against an endpoint that
+    answers every streamed request with plain JSON: every row judged in one attempt, no
+    refusal, no backoff (before: every turn failed as rate_limit and the rows were lost)."""
+    from testkit import SIM_KEY, make_ctx
+
+    from cowork_judge.agentic.dispatch import judge_agentic
+    from cowork_judge.core.rubric import normalize_rubric
+
+    rows = normalize_rubric([{"id": "A1", "description": "states the growth", "weight": 1},
+                             {"id": "A2", "description": "names the source", "weight": 1}]).criteria
+    with SimServer(ORACLE, api_key=SIM_KEY, json_streams=True) as sim:
+        ctx = make_ctx(tmp_path, {"report.md": "growth 12 %"},
+                       env={"JUDGE_API_KEY": SIM_KEY, "JUDGE_BASE_URL": sim.url, "JUDGE_START_JITTER": "0",
+                            "JUDGE_MAX_TRIES": "2"})
+        t0 = time.monotonic()
+        verdicts = judge_agentic(rows, ctx.segment())
+        took = time.monotonic() - t0
+        kinds = [(e.kind, e.stream) for e in sim.log.entries()]
+    assert {k: (v.judged, v.hit, v.attempts) for k, v in verdicts.items()} == {"A1": (True, True, 1),
+                                                                               "A2": (True, False, 1)}
+    assert kinds == [("tool", True), ("final", True)] and ctx.stats.by_kind == {}
+    assert took < 30  # no rate-limit backoff (a refusal waits at least 2 s per try)

@@ -126,7 +126,7 @@ def test_a_run_over_a_tls_store_with_a_password(tmp_path):
     doc, log = outcome(tmp_path, "job-1")
     assert doc["extra_fields"]["judge_coverage"] == 1.0 and doc["extra_fields"]["judge_unjudged"] == 0
     assert not [w for w in doc["details"]["warnings"] if "shared store" in w], doc["details"]["warnings"]
-    assert "limiter: the fleet's shared store rediss://***@127.0.0.1" in log
+    assert f"limiter: the fleet's shared store at 127.0.0.1:{store.port} (rediss://***@127.0.0.1" in log  # as dialled
     assert any(b"test-fleet" in k for k in keys), keys  # JUDGE_LIMITER_KEY's state lives in the TLS store
     everything = json.dumps(doc) + log + "".join(p.read_text(errors="replace") for p in (tmp_path / "job-1").rglob("*")
                                                  if p.is_file())
@@ -145,3 +145,36 @@ def test_config_masks_the_stores_password(tmp_path):
     out = subprocess.run([sys.executable, "-m", "cowork_judge", "config", "--json"], env=env, capture_output=True,
                          text=True, timeout=120, check=True)
     assert PASSWORD not in out.stdout + out.stderr and "JUDGE_LIMITER_URL" in out.stdout
+
+
+def test_a_run_whose_store_url_misreads_its_password_lands_on_no_store(tmp_path):
+    """Issue 39, item 3, as a fleet job meets it: the password ``x@127.0.0.1:<A>/y`` written
+    unencoded in JUDGE_LIMITER_URL for store B made the redis client dial store A (password
+    ``x``), where the job's state landed with no word said. The run now refuses the URL at its
+    start: every row judged with its local limiter, one warning naming B as written and none
+    of the password, and neither store holds a key."""
+    from redis_store import REDIS_SERVER, RedisStore
+
+    if REDIS_SERVER is None:
+        pytest.skip("redis-server is not installed (.ci/run installs it)")
+    redis = pytest.importorskip("redis")
+    answers = instance(tmp_path)
+    a = RedisStore(tmp_path / "a", password="x")
+    password = f"x@127.0.0.1:{a.port}/y"
+    b = RedisStore(tmp_path / "b", password=password)
+    try:
+        with SimServer(OraclePolicy.from_dict(answers), api_key=SIM_KEY, tool_rounds=0) as sim:
+            proc = launch(tmp_path, "job-1", sim, f"redis://:{password}@127.0.0.1:{b.port}/0")
+            assert proc.wait(timeout=300) == 0
+        landed = redis.Redis(port=a.port, password="x").keys("*") + redis.Redis(port=b.port, password=password).keys("*")
+    finally:
+        a.stop(), b.stop()
+    doc, log = outcome(tmp_path, "job-1")
+    assert landed == [] and doc["extra_fields"]["judge_coverage"] == 1.0
+    said = [w for w in doc["details"]["warnings"] if w.startswith("JUDGE_LIMITER_URL")]
+    assert len(said) == 1 and f"written after its last '@': 127.0.0.1:{b.port}" in said[0], doc["details"]["warnings"]
+    assert any(w.startswith("JUDGE_LIMITER_KEY has no effect without JUDGE_LIMITER_URL, which was refused")
+               for w in doc["details"]["warnings"])
+    assert "local limiter" in said[0] and "shared store at" not in log
+    everything = json.dumps(doc) + log
+    assert "/y" not in everything.replace("/y@", "") and f":{a.port}" not in everything

@@ -1,7 +1,11 @@
 """File-system helpers shared by the whole package: atomic writes (`atomic_write`, the one
 implementation every written document uses), the stable JSON text of every document
-(`dump_json`), hard links with a copy fallback, and the run's
-scratch folders.
+(`dump_json`), hard links with a copy fallback, the run's scratch folders, the two
+checks every writer of a folder it was given uses: whether a name taken from input is one
+plain file name (`plain_name_problem`) and whether a path stays inside a folder once every
+symbolic link is followed (`inside`), and the holder record of a lock file
+(`lock_holder_record`: who holds a ``flock``, for the message of a process that finds it
+taken; the batch lock and the dry run's cache lock write and read it).
 
 Every temporary folder the judge makes (its work dir, LibreOffice and Chromium profiles,
 render folders) is made by `scratch_dir`/`make_scratch_dir`, which remember it, so that
@@ -22,6 +26,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+NAME_MAX_BYTES = 255
+"""Longest file or folder name, in UTF-8 bytes (the limit of ext4, XFS, btrfs, tmpfs)."""
 FILE_MODE = 0o644
 """Permission bits of a written file: readable by the collector, which may be another user
 (``mkstemp`` alone makes 0600)."""
@@ -162,3 +168,86 @@ def link_tree(source: Path, target: Path) -> int:
             link_or_copy(src, dst)
             count += 1
     return count
+
+
+def plain_name_problem(name: object) -> str | None:
+    """What keeps `name` from being one plain file or folder name, or None when it is one.
+
+    A plain name is a non-empty string of at most `NAME_MAX_BYTES` UTF-8 bytes that names an
+    entry of the folder it is joined to and nothing else: no ``/`` or ``\\`` (no path), not
+    ``.`` or ``..``, no NUL or other control character, no surrounding whitespace.
+
+    Returns:
+        A phrase to follow the name in a message ("is absolute", "contains '/'" …), or None.
+    """
+    if not isinstance(name, str):
+        return f"is not a string ({type(name).__name__})"
+    if not name:
+        return "is empty"
+    if name in (".", ".."):
+        return f"is {name!r}"
+    if name.startswith("/"):
+        return "is an absolute path"
+    for sep in ("/", "\\"):
+        if sep in name:
+            return f"contains {sep!r} (a path, not a name)"
+    if any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
+        return "contains a control character (NUL, newline …)"
+    if name != name.strip():
+        return "starts or ends with whitespace"
+    try:
+        size = len(name.encode("utf-8"))
+    except UnicodeEncodeError:
+        return "is not valid Unicode (a lone surrogate)"
+    if size > NAME_MAX_BYTES:
+        return f"is {size} bytes long (at most {NAME_MAX_BYTES} in UTF-8)"
+    return None
+
+
+def inside(path: Path, root: Path) -> bool:
+    """Whether `path`, with every symbolic link along it followed (``os.path.realpath``; a
+    missing tail is taken as written), is `root` itself or below it (`root` resolved the same way)."""
+    real, top = os.path.realpath(path), os.path.realpath(root)
+    return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
+
+
+def lock_holder_record() -> dict[str, Any]:
+    """Who this process is, for the text of a lock file it holds: ``pid``, ``host``, ``started``
+    (UTC, ISO 8601) and ``command`` (``sys.argv`` joined). A process that finds the lock taken
+    reads it back (`read_lock_holder`) to name the holder in its message."""
+    import socket
+    import sys
+    import time
+
+    return {"pid": os.getpid(), "host": socket.gethostname(), "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "command": " ".join(sys.argv)}
+
+
+def write_lock_holder(fd: int, record: dict[str, Any]) -> None:
+    """Replace the text of the lock file open at `fd` by `record` (one JSON line). Raises `OSError`."""
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, (json.dumps(record) + "\n").encode("utf-8", "replace"), 0)
+
+
+def read_lock_holder(fd: int) -> dict[str, Any]:
+    """The record a lock file open at `fd` holds (`lock_holder_record`), or {} when it is empty or unreadable."""
+    try:
+        data = os.pread(fd, 4096, 0)
+        value = json.loads(data.decode("utf-8")) if data.strip() else {}
+    except (OSError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def pid_alive(pid: Any) -> bool:
+    """Whether a process `pid` (as recorded in a lock file) runs on this machine; a pid that is not a
+    positive int is an unknown holder, never presumed dead."""
+    if not isinstance(pid, int) or isinstance(pid, bool) or pid <= 0:
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

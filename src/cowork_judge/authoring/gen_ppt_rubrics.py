@@ -26,6 +26,7 @@ the same file, and every row they do not own is kept as it is, in place.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
@@ -271,6 +272,44 @@ def _content_row(rid: str, question: str, weight: float, group: str, deps: Seque
 def _is_content(row: Any) -> bool:
     """A content row: a ``ppt_judge`` row whose ``workflow_group`` is ``type1`` or ``type2``."""
     return isinstance(row, Mapping) and row.get("workflow_name") == WORKFLOW and row.get("workflow_group") in CONTENT_GROUPS
+
+
+DECK_CODE_METHODS = frozenset({"locate_deck", "check_deck_openable", "check_pptx_openable", "page_count_between"})
+"""Code methods that find or open a slide deck: a row routed to one says the task delivers a deck."""
+DECK_WORDS = re.compile(r"\b(slides?|slide ?decks?|decks?|pptx?|powerpoint)\b|幻灯片|演示文稿", re.IGNORECASE)
+"""Words of a task prompt that asks for a deck."""
+
+
+def deck_evidence(raw: Any, *, checks_present: bool, task_prompt: str | None) -> list[str]:
+    """What says the task delivers a slide deck (empty: nothing does, e.g. a chat task).
+
+    Args:
+        raw: the rubric document as read (None: no rubric yet).
+        checks_present: the instance has ``workflow_assets/ppt_judge/task_check_dir``.
+        task_prompt: the text of ``tests/task_prompt.md`` (None: no such file).
+
+    Returns:
+        One phrase per piece of evidence (a deck gate row, a ppt_judge row, the content checks, the prompt's words).
+    """
+    found: list[str] = []
+    try:
+        _, rows = _rows_of(raw)
+    except GenError:
+        rows = []
+    for row in rows:
+        if not isinstance(row, Mapping):
+            continue
+        if row.get("judge_method") == "code" and row.get("code_method_name") in DECK_CODE_METHODS:
+            found.append(f"row {row.get('id')!r} ({row.get('code_method_name')})")
+        elif row.get("workflow_name") == WORKFLOW:
+            found.append(f"row {row.get('id')!r} (ppt_judge)")
+    if checks_present:
+        found.append("workflow_assets/ppt_judge/task_check_dir")
+    if task_prompt is not None:
+        words = sorted({m.group(0).lower() for m in DECK_WORDS.finditer(task_prompt)})
+        if words:
+            found.append(f"task_prompt.md ({', '.join(words[:3])})")
+    return found
 
 
 def _is_visual(row: Any, prefix: str = "V-") -> bool:

@@ -21,7 +21,10 @@ fingerprint matches and whose ``result.json`` is a valid result document with a 
 file, that was not cut short (``details.interrupted``, or a row unjudged ``interrupted`` /
 ``deadline``), whose verdict fingerprint (``details.fingerprint``, `run.fingerprint`) is
 that of the current judge settings, and that carries no ``exit_code`` (a judge failure,
-not a verdict; kept with ``keep_errors``). Everything else is judged again. A crash or
+not a verdict; kept with ``keep_errors``). Everything else is judged again. A kept result
+whose settings of kind ``score`` changed (the scoring policy, JUDGE_GUARD flag/penalize,
+JUDGE_METRIC_ID, JUDGE_PRICES: `run.effects`) is re-scored from its stored verdicts with no
+model call (`batch.runner.BatchRunner.todo`), so a batch never mixes two policies. A crash or
 SIGTERM loses nothing written: each run writes its documents atomically, and nothing a
 finished run wrote is ever touched again.
 """
@@ -36,6 +39,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from cowork_judge.fsutil import plain_name_problem
+from cowork_judge.integrity import SealCheck, check
 from cowork_judge.layout import VerifierLayout
 
 AGENT_FILES = ("trajectory.json", "final_answer.txt", "response.txt")
@@ -49,14 +54,48 @@ point every run at the same files)."""
 JITTER_KNOBS = ("JUDGE_START_JITTER", "JUDGE_WORKFLOW_START_JITTER")
 DEFAULT_MAX_JOBS = 8
 """Judge processes at once when --jobs is not given (each holds ~100 MB while it runs)."""
-State = Literal["complete", "missing", "invalid", "stale", "settings_changed", "interrupted", "error"]
+State = Literal["complete", "missing", "invalid", "stale", "tampered", "settings_changed", "interrupted", "error"]
 CUT_KINDS = ("interrupted", "deadline")
 """Error kinds of rows a run left unjudged because it was ended (a signal, JUDGE_DEADLINE): such a
 result is never taken for a finished one (SPEC §19)."""
 
 
+OUTPUT_FILES = ("summary.json", "batch.json", "instance_tags.json")
+"""What a batch writes at the top of ``--out`` besides the instance folders (`runner.write_outputs`)."""
+
+
 class BatchInputError(ValueError):
     """The batch input cannot be used (one line naming the path or JSONL line)."""
+
+
+def instance_name_problem(name: object) -> str | None:
+    """What keeps `name` from naming an instance, or None when it can.
+
+    An instance name is a label that becomes the folder ``<out>/<name>/``, so it must be one
+    plain folder name (`fsutil.plain_name_problem`: no ``/``, not ``.`` / ``..``, no NUL or
+    control character, at most 255 UTF-8 bytes), must not start with ``.`` (the batch's own
+    hidden files: its lock, staging files) and must not be one of the batch's own entries
+    (`OUTPUT_FILES`, `VERDICT_CACHE_DIR`).
+    """
+    problem = plain_name_problem(name)
+    if problem is None and str(name).startswith("."):
+        problem = "starts with '.' (kept for the batch's own files)"
+    if problem is None and name in (*OUTPUT_FILES, VERDICT_CACHE_DIR):
+        problem = "is a name the batch uses for its own output"
+    return problem
+
+
+def check_instance_name(name: object, where: str) -> str:
+    """`name` if it can name an instance (`instance_name_problem`).
+
+    Raises:
+        BatchInputError: one line naming `where` (a JSONL ``file:line`` or a folder), the name and what is wrong.
+    """
+    problem = instance_name_problem(name)
+    if problem is not None:
+        raise BatchInputError(f"{where}: instance name {name!r} {problem}: a name is a label, one plain folder "
+                              "name inside --out, not a path")
+    return str(name)
 
 
 @dataclass(frozen=True)
@@ -152,10 +191,12 @@ def discover_instances(source: Path) -> list[BatchInstance]:
     (not searched further), named by its path relative to `source` with ``/`` → ``--``.
     A ``.jsonl`` file: one instance per line, a path string or an object ``{"instance":
     DIR}`` or ``{"tests": DIR, "rollout"?: DIR, "name"?: str, "tags"?: {…}}`` (relative
-    paths are relative to the file).
+    paths are relative to the file). Every name, given or derived, must pass
+    `check_instance_name`: it is a label, never a path (``"name": "/abs/x"`` or ``"../x"``
+    is refused, naming the line).
 
     Raises:
-        BatchInputError: nothing found, a bad line, a missing tests dir, a duplicate name.
+        BatchInputError: nothing found, a bad line, a bad name, a missing tests dir, a duplicate name.
     """
     found: list[BatchInstance] = []
     if source.is_dir():
@@ -163,7 +204,8 @@ def discover_instances(source: Path) -> list[BatchInstance]:
             here = Path(dirpath)
             if (here / "tests" / "rubric.json").is_file():
                 rel = here.relative_to(source)
-                found.append(_from_dir(here, "--".join(rel.parts) if rel.parts else here.name))
+                name = check_instance_name("--".join(rel.parts) if rel.parts else here.name, str(here))
+                found.append(_from_dir(here, name))
                 dirnames[:] = []
                 continue
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
@@ -200,13 +242,14 @@ def _from_jsonl(path: Path) -> list[BatchInstance]:
         if not isinstance(row, dict) or not any(isinstance(row.get(k), str) for k in ("instance", "tests")):
             raise BatchInputError(f"{path}:{n}: expected a path or an object with 'instance' or 'tests'")
         tags = row.get("tags") if isinstance(row.get("tags"), dict) else None
+        given = row.get("name")
         if isinstance(row.get("instance"), str):
             root = (path.parent / row["instance"]).resolve()
-            out.append(_from_dir(root, str(row.get("name") or root.name), tags))
+            out.append(_from_dir(root, check_instance_name(root.name if given is None else given, f"{path}:{n}"), tags))
             continue
         tests = (path.parent / row["tests"]).resolve()
         rollout = (path.parent / row["rollout"]).resolve() if isinstance(row.get("rollout"), str) else None
-        name = str(row.get("name") or tests.parent.name)
+        name = check_instance_name(tests.parent.name if given is None else given, f"{path}:{n}")
         app = rollout / "app" if rollout is not None and (rollout / "app").is_dir() else None
         agent = VerifierLayout.under(rollout).agent_dir if rollout is not None else None
         agent = agent if agent is not None and agent.is_dir() else None
@@ -243,6 +286,19 @@ def fingerprint(inst: BatchInstance) -> str:
     return h.hexdigest()
 
 
+def seal_check(layout: VerifierLayout) -> SealCheck:
+    """The seal of the documents of `layout` (`cowork_judge.integrity.check` over
+    ``result.json``, ``reward.txt`` and ``reward.json``); a file that cannot be read is a mismatch."""
+    from cowork_judge.fleet.documents import read_regular
+
+    try:
+        raw = json.loads(read_regular(layout.result_json))
+        rewards = [read_regular(path) if path.exists() else None for path in (layout.reward_txt, layout.reward_json)]
+    except (OSError, ValueError) as exc:
+        return SealCheck("mismatch", f"cannot read the stored documents ({exc})")
+    return check(raw, rewards[0], rewards[1])
+
+
 def result_state(inst_out: Path, expected_fingerprint: str, *, keep_errors: bool = False,
                  expected_settings: str | None = None) -> State:
     """Whether the run of an instance is done (see the module docstring).
@@ -253,7 +309,9 @@ def result_state(inst_out: Path, expected_fingerprint: str, *, keep_errors: bool
 
     Returns:
         ``complete`` (skip it), ``missing`` (never finished), ``invalid`` (no valid result
-        document or reward file), ``stale`` (the instance changed since),
+        document or reward file), ``stale`` (the instance changed since), ``tampered``
+        (``result.json``, ``reward.txt`` or ``reward.json`` no longer matches the digests
+        the judge sealed it with, or the seal was removed: `cowork_judge.integrity`),
         ``settings_changed`` (the document's ``details.fingerprint`` is not that of the
         current judge settings, or it has none), ``interrupted`` (a signal or the deadline
         cut the run: ``details.interrupted`` or a row unjudged `CUT_KINDS`) or ``error``
@@ -289,6 +347,8 @@ def result_state(inst_out: Path, expected_fingerprint: str, *, keep_errors: bool
                 return "invalid"
         except (TypeError, ValueError):
             return "invalid"
+    if not seal_check(layout).ok:
+        return "tampered"
     if doc.details.interrupted or any(r.error_kind in CUT_KINDS for r in doc.results):
         return "interrupted"
     if expected_settings is not None and fingerprint_digest(doc.details.fingerprint) != expected_settings:

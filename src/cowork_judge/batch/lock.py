@@ -14,13 +14,12 @@ most `ORPHAN_WAIT_SEC`) instead of refusing.
 from __future__ import annotations
 
 import fcntl
-import json
 import os
-import socket
-import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from cowork_judge.fsutil import lock_holder_record, pid_alive, read_lock_holder, write_lock_holder
 
 LOCK_NAME = ".batch.lock"
 ORPHAN_WAIT_SEC = 90.0
@@ -51,14 +50,17 @@ class BatchLock:
 
         Raises:
             BatchLocked: the folder is locked (the message names the holder).
-            OSError: the lock file cannot be created.
+            OSError: the lock file cannot be created, or it is a symbolic link (never followed:
+                its target would be truncated).
         """
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+        if os.path.islink(self.path):  # O_NOFOLLOW below says only "too many levels of symbolic links"
+            raise OSError(f"{self.path} is a symbolic link: refusing to open the lock through it (remove the link)")
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            holder = _holder(fd)
-            if not _alive(holder.get("pid")) and self._wait_for_orphans(fd):
+            holder = read_lock_holder(fd)
+            if not pid_alive(holder.get("pid")) and self._wait_for_orphans(fd):
                 return self._take(fd)
             os.close(fd)
             who = (f"pid {holder.get('pid')} on {holder.get('host')}, started {holder.get('started')}: "
@@ -81,11 +83,8 @@ class BatchLock:
         return False
 
     def _take(self, fd: int) -> BatchLock:
-        self.took_over = _holder(fd) or None
-        record = {"pid": os.getpid(), "host": socket.gethostname(),
-                  "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "command": " ".join(sys.argv)}
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, (json.dumps(record) + "\n").encode("utf-8", "replace"), 0)
+        self.took_over = read_lock_holder(fd) or None
+        write_lock_holder(fd, lock_holder_record())
         self.fd = fd
         return self
 
@@ -101,23 +100,3 @@ class BatchLock:
     def __exit__(self, *exc: object) -> None:
         self.release()
 
-
-def _alive(pid: Any) -> bool:
-    if not isinstance(pid, int) or pid <= 0:
-        return True  # unknown holder: never presumed dead
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _holder(fd: int) -> dict[str, Any]:
-    try:
-        data = os.pread(fd, 4096, 0)
-        value = json.loads(data.decode("utf-8")) if data.strip() else {}
-    except (OSError, ValueError):
-        return {}
-    return value if isinstance(value, dict) else {}

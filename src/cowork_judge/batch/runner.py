@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from cowork_judge.batch.instances import AGENT_FILES, RECORD_NAME, RUN_LOG_NAME, BatchInstance, Limits, fingerprint, result_state
+from cowork_judge.batch.outdir import instance_folder
 from cowork_judge.fsutil import atomic_write
 from cowork_judge.layout import VerifierLayout
 
@@ -66,6 +67,10 @@ class BatchReport:
     stopped: bool = False
     rejudged: dict[str, int] = field(default_factory=dict)
     """Why instances were judged (again) in this batch: state before → count (`batch.instances.result_state`)."""
+    rescored: dict[str, int] = field(default_factory=dict)
+    """Kept results re-scored from their stored verdicts (no model call): what changed → instances."""
+    rejudge_notes: dict[str, int] = field(default_factory=dict)
+    """Results judged again because their stored verdicts cannot be re-scored under a new setting: why → instances."""
 
     def count(self, *states: str) -> int:
         """Instances that ended in one of `states`."""
@@ -111,7 +116,10 @@ class BatchRunner:
         self.lock_fd = lock_fd
         self._stop = threading.Event()
         self._config: Any = None
+        self._loaded: Any = None
         self.resume_reasons: dict[str, int] = {}
+        self.rescored: dict[str, int] = {}
+        self.rejudge_notes: dict[str, int] = {}
 
     def stop(self) -> None:
         """Ask the batch to stop (safe from a signal handler)."""
@@ -120,26 +128,76 @@ class BatchRunner:
     def settings_digest(self, inst: BatchInstance) -> str:
         """The verdict fingerprint digest a run of `inst` under this batch's environment records
         (`run.fingerprint.verdict_fingerprint`)."""
-        from cowork_judge.run.config import load_config
         from cowork_judge.run.fingerprint import verdict_fingerprint
 
-        if self._config is None:
-            self._config = load_config(self.env).config
-        return verdict_fingerprint(self._config, inst.tests_dir)["digest"]
+        return verdict_fingerprint(self.config, inst.tests_dir)["digest"]
+
+    @property
+    def config(self) -> Any:
+        """The runs' configuration (`run.config.JudgeConfig` of `env`), read once."""
+        from cowork_judge.run.config import load_config
+
+        if self._loaded is None:
+            self._loaded = load_config(self.env)
+            self._config = self._loaded.config
+        return self._config
+
+    def restate(self, inst: BatchInstance) -> tuple[str, list[str]]:
+        """Re-score the kept result of `inst` under this batch's settings of kind ``score``
+        (`fleet.rescore.restate`: scoring policy, guard policy, metric id, prices), from its
+        stored verdicts with no model call, and rewrite its documents (sealed again) when
+        they change. Returns ``("complete", [])`` (nothing changed), ``("rescored",
+        changes)`` or ``("settings_changed", [why])`` (the stored verdicts cannot give it:
+        judge again)."""
+        import hashlib
+
+        from cowork_judge.fleet.documents import parse_document, read_regular
+        from cowork_judge.fleet.rescore import restate
+        from cowork_judge.run.outputs import write_result
+        from cowork_judge.run.paths import RunPaths
+
+        layout = VerifierLayout.under(self.out / inst.name)
+        config = self.config
+        try:
+            data = read_regular(layout.result_json)
+            doc, _, _ = parse_document(data)
+            if doc is None:  # result_state read it a moment ago
+                return "invalid", []
+            new = restate(doc, source_sha256=hashlib.sha256(data).hexdigest(), policy=config.scoring, guard=config.guard,
+                          metric_id=config.metric_id, prices=config.prices)
+            if new.rejudge is not None:
+                return "settings_changed", [new.rejudge]
+            if not new.changes:
+                return "complete", []
+            paths = RunPaths.from_config(config, logs_dir=layout.logs_dir, app_dir=self.out / inst.name / "app",
+                                         tests_dir=inst.tests_dir)
+            write_result(paths, new.doc, self._loaded.redactor)
+        except (OSError, ValueError):  # a stored row no fold accepts, a folder that cannot be written: judge it again
+            return "invalid", []
+        return "rescored", new.changes
 
     def todo(self, instances: Sequence[BatchInstance]) -> tuple[list[tuple[BatchInstance, str]], list[InstanceOutcome]]:
         """(instances to judge with their fingerprints, outcomes of those already complete).
 
-        Also fills `resume_reasons`: state → instances judged again for it (``missing``,
-        ``stale``, ``settings_changed``, ``interrupted``, ``error``, ``invalid``)."""
+        A complete result is re-scored when a setting of kind ``score`` changed (`restate`;
+        outcome ``rescored``). Also fills `resume_reasons`: state → instances judged again
+        for it (``missing``, ``stale``, ``tampered``, ``settings_changed``, ``interrupted``,
+        ``error``, ``invalid``), and `rescored`: change → instances re-scored for it."""
         todo, done = [], []
         self.resume_reasons = {}
+        self.rescored = {}
+        self.rejudge_notes = {}
         for inst in instances:
             fp = fingerprint(inst)
             state = "forced" if self.force else result_state(self.out / inst.name, fp, keep_errors=self.keep_errors,
                                                              expected_settings=self.settings_digest(inst))
             if state == "complete":
-                done.append(InstanceOutcome(inst.name, "skipped"))
+                state, changes = self.restate(inst)
+                for change in changes:  # what was re-scored, or why the stored verdicts could not be
+                    notes = self.rescored if state == "rescored" else self.rejudge_notes
+                    notes[change] = notes.get(change, 0) + 1
+            if state in ("complete", "rescored"):
+                done.append(InstanceOutcome(inst.name, "skipped" if state == "complete" else "rescored"))
             else:
                 self.resume_reasons[state] = self.resume_reasons.get(state, 0) + 1
                 todo.append((inst, fp))
@@ -149,7 +207,8 @@ class BatchRunner:
         """Judge what is not complete yet; returns when every run ended or the batch was stopped."""
         t0 = time.monotonic()
         todo, done = self.todo(instances)
-        report = BatchReport(outcomes=list(done), rejudged=dict(self.resume_reasons))
+        report = BatchReport(outcomes=list(done), rejudged=dict(self.resume_reasons), rescored=dict(self.rescored),
+                             rejudge_notes=dict(self.rejudge_notes))
         for outcome in done:
             self.on_outcome(outcome)
         running: list[_Running] = []
@@ -173,7 +232,7 @@ class BatchRunner:
     # ------------------------------------------------------------------ one run
 
     def _launch(self, inst: BatchInstance, fp: str) -> _Running:
-        folder = self.out / inst.name
+        folder = instance_folder(self.out, inst.name)  # never through a link (batch.outdir)
         layout = VerifierLayout.under(folder)
         logs = layout.logs_dir
         shutil.rmtree(logs, ignore_errors=True)  # a rerun starts clean: any result found later is this run's
@@ -270,7 +329,7 @@ def write_outputs(out: Path, instances: Sequence[BatchInstance], report: BatchRe
     states: dict[str, int] = {}
     for o in report.outcomes:
         states[o.state] = states.get(o.state, 0) + 1
-    judged = [o for o in report.outcomes if o.state != "skipped"]
+    judged = [o for o in report.outcomes if o.state not in ("skipped", "rescored")]
     record = {
         "schema": "cowork-judge/batch/v1",
         "instances": len(instances),
@@ -282,8 +341,9 @@ def write_outputs(out: Path, instances: Sequence[BatchInstance], report: BatchRe
         "run_seconds": {"mean": round(sum(o.seconds for o in judged) / len(judged), 3) if judged else None,
                         "max": round(max((o.seconds for o in judged), default=0.0), 3)},
         "judged_because": dict(sorted(report.rejudged.items())),
+        "rescored_because": dict(sorted(report.rescored.items())),
         "with_exit_code": sorted(o.name for o in report.outcomes if o.state == "error"),
-        "not_complete": sorted(o.name for o in report.outcomes if o.state not in ("complete", "skipped", "error")),
+        "not_complete": sorted(o.name for o in report.outcomes if o.state not in ("complete", "skipped", "rescored", "error")),
     }
     write_file(out / "batch.json", canonical_json(record), force=True)
     return summary_path, record

@@ -66,6 +66,7 @@ def usage() -> str:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``cowork-judge`` console script; returns the exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
+    name = f"cowork-judge {args[0]}" if args and args[0] in COMMANDS else "cowork-judge"
     try:
         legacy_entry = importlib.import_module(f"{__name__}.legacy_entry")  # like a command: imported by name
         if (not args or args[0] not in COMMANDS) and legacy_entry.looks_like_legacy_call(args, os.environ):
@@ -82,8 +83,11 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_STATUS["usage"]
         module = importlib.import_module(f"{__name__}.{entry[0]}")
         return int(module.main(args[1:]))
-    except KeyboardInterrupt:  # Ctrl-C outside `run` (whose handler writes the documents first)
-        print("cowork-judge: interrupted", file=sys.stderr)
+    except KeyboardInterrupt:  # Ctrl-C in any command: one line, exit 130 (`run` writes its documents first)
+        procs = sys.modules.get("cowork_judge.procs")
+        if procs is not None:  # no LibreOffice / Chromium / worker the command started outlives it
+            procs.kill_all()
+        print(f"{name}: interrupted (Ctrl-C)", file=sys.stderr)
         return EXIT_STATUS["SIGINT"]
     except BrokenPipeError:  # e.g. `cowork-judge config | head`
         devnull = os.open(os.devnull, os.O_WRONLY)

@@ -8,7 +8,8 @@ import argparse
 def path_args(p: argparse.ArgumentParser) -> None:
     """The root overrides every command that reads a rollout accepts (SPEC §1)."""
     p.add_argument("--app-dir", help="agent workdir holding output/ (default $JUDGE_APP_DIR or /app)")
-    p.add_argument("--logs-dir", help="logs root holding agent/ and verifier/ (default $JUDGE_LOGS_DIR or /logs)")
+    p.add_argument("--logs-dir", help="logs root holding agent/ and verifier/ (default $JUDGE_LOGS_DIR, else /logs where "
+                   "/logs/verifier exists, as in a Harbor verifier container; elsewhere required)")
     p.add_argument("--tests-dir", help="the task's tests dir with rubric.json (default $JUDGE_TESTS_DIR or /tests)")
     p.add_argument("--work-dir", help="private scratch dir for block workspaces (default: a new temp dir)")
     p.add_argument("--alt-output-dir", help="extra output dir read by lenient delivery (default /output)")

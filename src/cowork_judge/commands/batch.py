@@ -28,10 +28,21 @@ flight at any moment (L = --max-in-flight). The judge endpoint comes from the us
 resume: <out>/<name>/ holds each run (logs/verifier/result.json as `run` writes it). A rerun skips
 an instance whose result is a valid document for the unchanged instance, judged under the same
 settings (its verdict fingerprint: judge version, backend, model, endpoint, sampling settings,
-rubric/prompt/instruction digests) and not cut short by a signal or the deadline; it judges the
-rest again (also documents with an exit_code, unless --keep-errors) and says how many and why.
+rubric/prompt/instruction digests, JUDGE_GUARD off or on, JUDGE_GUARD_ROW, JUDGE_SKIP), unchanged since
+the judge wrote it (its integrity digest: a hand-edited result.json or reward file is judged again) and
+not cut short by a signal or the deadline; it judges the rest again (also documents with an exit_code,
+unless --keep-errors) and says how many and why. A kept result whose scoring settings changed
+(JUDGE_REWARD_MODE, JUDGE_PASS_*, JUDGE_UNJUDGED_NEGATIVE, JUDGE_SYSTEMIC_*, JUDGE_GUARD flag/penalize,
+JUDGE_METRIC_ID, JUDGE_PRICES) is re-scored from its stored verdicts with no model call, and the batch
+says so: summary.json never mixes two policies (its "scoring" section states the one used).
 --force judges everything again. One batch per --out: a second one refuses, naming the first
 (<out>/.batch.lock; a lock left by a dead batch is taken over).
+
+names: an instance's name (a JSONL "name", else its folder's name) is a label that becomes
+<out>/<name>/: one plain folder name (no '/', not '.' or '..', no leading '.', no control
+character, at most 255 UTF-8 bytes), or the list is refused naming the line. The batch writes
+and removes only inside --out and never through a symbolic link: a link where it would write
+(<out>/<name>, its logs/ ..., .batch.lock, verdict-cache/) is refused before anything is judged.
 
 outputs: <out>/summary.json (cowork-judge summarize of the batch, --group-by passed through,
 instance tags from each instance.json), <out>/instance_tags.json, <out>/batch.json.
@@ -80,6 +91,12 @@ def main(argv: list[str]) -> int:
         args.out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         return fail(f"cannot create {args.out}: {exc}")
+    from cowork_judge.batch.outdir import check_output_folder
+
+    try:
+        check_output_folder(args.out, (inst.name for inst in instances))
+    except BatchInputError as exc:
+        return fail(str(exc))
     from cowork_judge.procs import judge_environment
     from cowork_judge.run.config import load_config
 
@@ -109,9 +126,16 @@ def main(argv: list[str]) -> int:
     try:
         runner = BatchRunner(args.out, limits, child_env(environ, limits, Path(args.out)), deadline_sec=deadline, keep_errors=args.keep_errors,
                              force=args.force, on_outcome=on_outcome, lock_fd=lock.fd)
-        report, received = run_with_signals(runner, instances)
+        try:
+            report, received = run_with_signals(runner, instances)
+        except BatchInputError as exc:  # a link planted under --out while the batch ran (batch.outdir)
+            return fail(str(exc))
         progress.done()
         print(resume_line(report.rejudged, len(instances)), file=sys.stderr)
+        if report.rescored:
+            print(rescore_line(report.rescored), file=sys.stderr)
+        for why, n in sorted(report.rejudge_notes.items()):
+            print(f"batch: {n} judged again, not re-scored: {why}", file=sys.stderr)
         return _finish(args, instances, report, received, limits, fail)
     finally:
         lock.release()
@@ -120,11 +144,18 @@ def main(argv: list[str]) -> int:
 def resume_line(rejudged: dict[str, int], total: int) -> str:
     """One line saying how many instances were judged and why (``batch.instances.result_state``)."""
     labels = {"missing": "new", "stale": "instance changed", "settings_changed": "judge settings changed (fingerprint)",
+              "tampered": "result no longer matches what the judge wrote (integrity digest)",
               "interrupted": "cut by a signal or the deadline", "error": "exit_code", "invalid": "no valid result",
               "forced": "--force"}
     judged = sum(rejudged.values())
     parts = ", ".join(f"{n} {labels.get(k, k)}" for k, n in sorted(rejudged.items()))
     return f"batch: {judged} of {total} instance(s) to judge" + (f" ({parts})" if parts else "") + f", {total - judged} kept"
+
+
+def rescore_line(rescored: dict[str, int]) -> str:
+    """One line saying which kept results were re-scored from their stored verdicts, and why."""
+    parts = "; ".join(f"{change}: {n}" for change, n in sorted(rescored.items()))
+    return f"batch: re-scored from stored verdicts, no model call ({parts})"
 
 
 def _finish(args: argparse.Namespace, instances: list[Any], report: Any, received: int | None, limits: Any,

@@ -36,7 +36,8 @@ percentile cluster-bootstrap interval (clusters = instances; --seed, --draws, --
 left out, each counted in the report: instances whose delivery is missing (their rows were never
 sent to a model), rows decided without a model, labels whose "criterion" text is not their row's
 description (a warning names both), instances whose labels name no row. Intervals need at least
-5 instances (clusters) behind them; below that the report gives none and says why.
+5 instances (clusters) behind them, the rule summarize follows too; below that the report gives
+none and says why.
 
 example:
   cowork-judge import devai devai/instances --out tasks --labels devai/human_labels --deliverables ws/
@@ -89,12 +90,15 @@ def main(argv: list[str]) -> int:
         from cowork_judge.batch.runner import BatchRunner, run_with_signals
         from cowork_judge.core.exit_status import EXIT_STATUS
 
+        from cowork_judge.batch.outdir import check_output_folder
+
         try:
             limits = plan_limits(args.max_in_flight, args.jobs, len(instances))
             args.out.mkdir(parents=True, exist_ok=True)
+            check_output_folder(args.out, names)  # a BatchInputError is a ValueError
         except (ValueError, OSError) as exc:
             return fail(str(exc))
-        from cowork_judge.commands.batch import resume_line
+        from cowork_judge.commands.batch import rescore_line, resume_line
         from cowork_judge.batch.lock import BatchLock, BatchLocked
         from cowork_judge.batch.runner import write_outputs
         from cowork_judge.procs import judge_environment
@@ -110,8 +114,13 @@ def main(argv: list[str]) -> int:
             runner = BatchRunner(args.out, limits, child_env(environ, limits),
                                  deadline_sec=load_config(environ).config.deadline_sec, lock_fd=lock.fd,
                                  on_outcome=lambda o: print(f"calibrate: judged {o.name}: {o.state}", file=sys.stderr))
-            judged, received = run_with_signals(runner, instances)
+            try:
+                judged, received = run_with_signals(runner, instances)
+            except BatchInputError as exc:  # a link planted under --out while it ran (batch.outdir)
+                return fail(str(exc))
             print(resume_line(judged.rejudged, len(instances)).replace("batch:", "calibrate:", 1), file=sys.stderr)
+            if judged.rescored:
+                print(rescore_line(judged.rescored).replace("batch:", "calibrate:", 1), file=sys.stderr)
             try:  # the same batch.json / summary.json / instance_tags.json as `batch --out`
                 write_outputs(args.out, instances, judged, limits, seed=args.seed, draws=args.draws)
             except OSError as exc:
@@ -219,7 +228,7 @@ def _headline(doc: dict[str, Any]) -> str:
     return (f"calibrate: {a['n']} row pairs over {doc['instances']['calibrated']} instance(s): accuracy "
             f"{fmt(a['accuracy'], a['accuracy_ci'])}, kappa {fmt(a['kappa'], a['kappa_ci'])}, F1 {fmt(a['f1'], a['f1_ci'])}; "
             f"reward MAE {fmt(r['mae'], r['mae_ci'])}, Spearman {fmt(r['spearman'], r['spearman_ci'])}"
-            + _left_out(doc))
+            + (f" ({a['ci_note']})" if a["ci_note"] else "") + _left_out(doc))
 
 
 def _left_out(doc: dict[str, Any]) -> str:

@@ -11,17 +11,23 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from cowork_judge.commands._endpoint import HalfCredentials, caller_endpoint, start_simulator
 from cowork_judge.commands.examples import ROLLOUTS, example_paths
 from cowork_judge.core.exit_status import EXIT_STATUS, exit_status
 from cowork_judge.layout import VerifierLayout
+
+if TYPE_CHECKING:
+    from cowork_judge.core.result import ResultDocument
 
 
 def main(argv: list[str]) -> int:
     """Judge a sample rollout and print the reward, the result path and the coverage.
 
     Returns:
-        0 when the result is a clean success, 1 otherwise, 2 when the example is not installed.
+        0 when the result is a clean success, 1 otherwise, 2 when the example is not installed or
+        only one of JUDGE_API_KEY/JUDGE_BASE_URL is set (`_endpoint.caller_endpoint`), 130 on Ctrl-C.
     """
     p = argparse.ArgumentParser(prog="cowork-judge demo", description="Judge the bundled example instance against the built-in simulator.")
     p.add_argument("--rollout", choices=ROLLOUTS, default="deck", help="which sample rollout to judge")
@@ -36,25 +42,33 @@ def main(argv: list[str]) -> int:
     except FileNotFoundError as exc:
         print(f"cowork-judge demo: {exc}", file=sys.stderr)
         return EXIT_STATUS["usage"]
-    logs_dir = Path(args.logs_dir) if args.logs_dir else Path(tempfile.mkdtemp(prefix="cowork-judge-demo-"))
     env = dict(os.environ)
     env.setdefault("JUDGE_START_JITTER", "0")  # a demo should not wait up to 3 minutes
     env.setdefault("JUDGE_WORKFLOW_START_JITTER", "0")  # nor up to 30 s before its first deck request
-    server = None
-    if not load_config(env).config.has_credentials:
-        from cowork_judge.sim import DemoPolicy, SimServer
-
-        server = SimServer(DemoPolicy()).start()
-        env.update(JUDGE_API_KEY="sim-demo-key", JUDGE_BASE_URL=server.url, JUDGE_MODEL="simulated-judge")
-        print(f"no judge endpoint configured: using the built-in simulator at {server.url} (simulated judge, no model)")
+    try:
+        own = caller_endpoint(env)
+    except HalfCredentials as exc:  # as `try` does: never quietly the simulator instead of the caller's endpoint
+        print(f"cowork-judge demo: error: {exc.message('the demo would not reach your endpoint')}", file=sys.stderr)
+        return EXIT_STATUS["usage"]
+    logs_dir = Path(args.logs_dir) if args.logs_dir else Path(tempfile.mkdtemp(prefix="cowork-judge-demo-"))
     app_dir = rollout / "app"
     if not app_dir.is_dir():  # a chat-only rollout has no files: an empty workdir, as in a real container
         app_dir = logs_dir / "app"
         app_dir.mkdir(parents=True, exist_ok=True)
+    paths = RunPaths.resolve(app_dir=app_dir, logs_dir=logs_dir, tests_dir=tests_dir, alt_output_dir=rollout / "output")
+    _say_if_no_libreoffice(rollout, load_config(env).config.soffice)
+    server = None
+    if not own:
+        server = start_simulator(env)
+        print(f"no judge endpoint configured: using the built-in simulator at {server.url} (simulated judge, no model)")
     try:
-        paths = RunPaths.resolve(app_dir=app_dir, logs_dir=logs_dir, tests_dir=tests_dir, alt_output_dir=rollout / "output")
         _copy_agent_logs(rollout, logs_dir)
         doc = main_run(paths, load_config(env), start=time.monotonic())
+    except KeyboardInterrupt:  # main_run wrote the cut run's documents; the dispatcher prints one line, exit 130
+        if paths.result_json.is_file():
+            print(f"interrupted: the result at {paths.result_json} is of a cut run (details.interrupted; rows not "
+                  "judged yet are unjudged 'interrupted')")
+        raise
     finally:
         if server is not None:
             server.stop()
@@ -64,7 +78,44 @@ def main(argv: list[str]) -> int:
     if doc is not None:
         ef = doc.extra_fields
         print(f"status: {doc.status}  coverage: {ef.judge_coverage:.3f}  model calls: {ef.judge_calls}")
+        _explain_unrendered(doc)
     return exit_status(doc.status if doc is not None else None)
+
+
+def _install_line() -> str:
+    from cowork_judge.install.verifier_image import DECK_PACKAGES
+
+    return "sudo apt-get install -y --no-install-recommends " + " ".join(p for p in DECK_PACKAGES if p != "chromium")
+
+
+def _say_if_no_libreoffice(rollout: Path, soffice: str | None) -> None:
+    """Before the run: a rollout with a PowerPoint deck on a machine without LibreOffice (the
+    soffice the run would use, ``JUDGE_SOFFICE_PATH`` or the usual names) is said up front."""
+    from cowork_judge.evidence.capabilities import SOFFICE_CANDIDATES
+    from cowork_judge.evidence.kinds import KIND_FAMILY, SUFFIX_KIND
+    from cowork_judge.procs import resolve_tool
+
+    decks = [f for f in rollout.rglob("*") if KIND_FAMILY.get(SUFFIX_KIND.get(f.suffix.lower(), "")) == "pptx" and f.is_file()]
+    if decks and resolve_tool(soffice, *SOFFICE_CANDIDATES) is None:
+        print(f"LibreOffice (soffice) is not installed here: the pages of {decks[0].name} cannot be rendered, so the "
+              "rows that read them will not be judged and the reward will be that of a degraded run (see below)")
+
+
+def _explain_unrendered(doc: ResultDocument) -> None:
+    """After the run: rows left unjudged because a deck could not be rendered (``render_env``),
+    what that did to the reward, and how to install the renderer."""
+    unrendered = [r for r in doc.results if r.error_kind == "render_env"]
+    if not unrendered:
+        return
+    ef = doc.extra_fields
+    cause = (unrendered[0].reason or "").split("): ", 1)[-1]
+    print(f"not judged: {ef.judge_unjudged} of {len(doc.results)} rows ({len(unrendered)} need the deck's pages, "
+          f"which could not be rendered here: {cause}; the rest depend on those), {ef.judge_unjudged_weight_frac:.0%} of the "
+          f"weight. Unjudged rows count as misses, so this reward ({doc.task_score:.4f}, {doc.exit_code}, coverage "
+          f"{ef.judge_coverage:.3f}) says nothing about the deck; a fleet masks such results by coverage.")
+    print("To judge the deck, install LibreOffice and the fonts decks use (Debian/Ubuntu), then run the demo again:")
+    print(f"  {_install_line()}")
+    print("  (or set JUDGE_SOFFICE_PATH to an soffice installed elsewhere; docs/development.md)")
 
 
 def _copy_agent_logs(rollout: Path, logs_dir: Path) -> None:

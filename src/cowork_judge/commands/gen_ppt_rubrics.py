@@ -30,8 +30,10 @@ from the shared template. Both are replaced in place (content before visual when
 --gate the existing rows' gates are kept. The visual weights are scaled so that visual : content
 = 1 (--balance R for another ratio, --no-balance for the template's own weights; a rubric with no
 content weight keeps them). Exit status: 0 written (or nothing to change, or
---dry-run); 2 bad arguments, an unreadable rubric.json, a task_check_dir with problems, or a
-rubric that would not normalize."""
+--dry-run); 2 bad arguments, an unreadable rubric.json, a task_check_dir with problems, a
+rubric that would not normalize, or one that looks like a chat task's (no row finds or opens a
+deck, no ppt_judge row, no task_check_dir, no deck asked for in tests/task_prompt.md; --force
+writes the rows anyway)."""
 
 
 def main(argv: list[str]) -> int:
@@ -48,6 +50,8 @@ def main(argv: list[str]) -> int:
     p.add_argument("--no-balance", action="store_true", help="keep the template's visual weights (visual rows then "
                    "usually outweigh the content rows)")
     p.add_argument("--dry-run", action="store_true", help="print the diff instead of writing")
+    p.add_argument("--force", action="store_true", help="write the deck rows even where nothing says the task delivers a "
+                   "deck (no deck gate or ppt_judge row, no task_check_dir, no deck in tests/task_prompt.md)")
     p.add_argument("--template", type=Path, help=argparse.SUPPRESS)  # tests: another template
     args = p.parse_args(argv)
 
@@ -70,6 +74,9 @@ def main(argv: list[str]) -> int:
         return _fail("--balance and --no-balance exclude each other")
     balance = None if args.no_balance else (args.balance if args.balance is not None else DEFAULT_BALANCE)
     checks = load_task_checks(workflow_assets_dir(args.tests_dir, "ppt_judge"))
+    refused = _not_a_deck_task(args.tests_dir, raw, checks.present) if not args.force else None
+    if refused:
+        return _fail(refused)
     parts, notes, gates = [], [], []
     try:
         document = raw
@@ -117,6 +124,33 @@ def main(argv: list[str]) -> int:
         return _fail(f"{path}: cannot write: {exc}")
     print(f"{path}: wrote {summary}")
     return EXIT_STATUS["clean"]
+
+
+def _not_a_deck_task(tests_dir: Path, raw: object, checks_present: bool) -> str | None:
+    """Why the rubric looks like a chat task's (None: it may be a deck task). A rubric with no rows and no
+    task prompt is a deck rubric being started: nothing says otherwise."""
+    from cowork_judge.authoring.gen_ppt_rubrics import DECK_CODE_METHODS, deck_evidence
+    from cowork_judge.core.rubric import LIST_KEYS
+
+    prompt_path = tests_dir / "task_prompt.md"
+    try:
+        prompt = prompt_path.read_text(encoding="utf-8", errors="replace") if prompt_path.is_file() else None
+    except OSError:
+        prompt = None
+    rows = next((raw[k] for k in LIST_KEYS if isinstance(raw.get(k), list)), None) if isinstance(raw, dict) else raw
+    n = len(rows) if isinstance(rows, list) else 0
+    if deck_evidence(raw, checks_present=checks_present, task_prompt=prompt) or (n == 0 and prompt is None):
+        return None
+    seen = []
+    if n:
+        seen.append(f"none of the {n} row(s) of rubric.json finds or opens a deck ({', '.join(sorted(DECK_CODE_METHODS))}) "
+                    "or is a ppt_judge row")
+    seen.append("there is no workflow_assets/ppt_judge/task_check_dir")
+    if prompt is not None:
+        seen.append("tests/task_prompt.md asks for no slides, deck or .pptx")
+    return (f"{tests_dir} looks like a chat task: {'; '.join(seen)}. The 14 visual rows judge a slide deck: a rollout "
+            "without one loses their whole weight. Nothing written; add the deck's gate rows first (e.g. a locate_deck "
+            "row, then --gate), or pass --force if this task does deliver a deck")
 
 
 def _write_atomic(path: Path, text: str) -> None:

@@ -30,7 +30,12 @@ def main(argv: list[str]) -> int:
     p.add_argument("--extras", default=None, help="default of COWORK_JUDGE_EXTRAS, e.g. workflow (default: what the rows of "
                    "tests/rubric.json need, none without a rubric)")
     p.add_argument("--image", action="store_true", help="separate verifier: write tests/Dockerfile with Python, LibreOffice, "
-                   "fonts and the pinned judge with its extras baked in, so test.sh needs no network")
+                   "fonts and the pinned judge (this cowork-judge's version) with its extras baked in from --index-url, so "
+                   "test.sh needs no network")
+    p.add_argument("--index-url", default=None, metavar="URL",
+                   help="with --image: the PEP 503 index the image installs the judge from (the default of its ARG "
+                        "COWORK_WHEEL_URL; default: the one the image named before, else task.toml's COWORK_WHEEL_URL "
+                        "default, else pip's configured index). The registry's cowork-judge 1.x is another system")
     p.add_argument("--env", action="append", default=[], metavar="NAME", dest="env_names",
                    help="also pass the host variable NAME to the judge: adds NAME = \"${NAME:-}\" to [verifier.env] "
                         "(repeatable; for JUDGE_GUARD, JUDGE_SAMPLES, JUDGE_PANEL, JUDGE_PRICES, a panel judge's key "
@@ -46,7 +51,8 @@ def main(argv: list[str]) -> int:
     from cowork_judge.install.template import TemplateError
 
     try:
-        plan = plan_init(args.task_dir, force=args.force, extras=args.extras, image=args.image, env_names=args.env_names)
+        plan = plan_init(args.task_dir, force=args.force, extras=args.extras, image=args.image, env_names=args.env_names,
+                         index_url=args.index_url)
     except (InitError, TemplateError) as exc:
         print(f"cowork-judge init: error: {exc}", file=sys.stderr)
         return 2

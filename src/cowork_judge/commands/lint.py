@@ -21,7 +21,8 @@ def _parser(prog: str) -> argparse.ArgumentParser:
                     "is executed. Exit 1 on any ERROR, 0 otherwise.",
         epilog="Check codes are listed in the README ('Linting a package'); a row can waive a code with "
                "\"lint_ignore\": [\"R021\"].")
-    p.add_argument("tests_dirs", nargs="*", metavar="TESTS_DIR", help="an instance's tests/ folder (several allowed)")
+    p.add_argument("tests_dirs", nargs="*", metavar="TESTS_DIR", help="an instance's tests/ folder, or the task folder "
+                   "that holds it and task.toml (several allowed)")
     p.add_argument("--batch", metavar="DIR_OR_JSONL", help="lint many instances and check each family for one judge "
                                                            "version, extras, code method and workflow set")
     p.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
@@ -52,7 +53,7 @@ def main(argv: list[str], *, prog: str = "cowork-judge lint") -> int:
         print(f"{prog}: --dry-run goes with --fix-closure", file=sys.stderr)
         return USAGE_EXIT
 
-    entries = [batch.Entry(Path(d), d.rstrip("/") or d, "") for d in args.tests_dirs]
+    entries = [_entry(d, prog) for d in args.tests_dirs]
     batch_findings = []
     if args.batch:
         found, batch_findings = batch.discover(Path(args.batch))
@@ -80,6 +81,31 @@ def main(argv: list[str], *, prog: str = "cowork-judge lint") -> int:
     if args.strict and (any(r.findings for r in reports) or any(f.findings for f in families) or batch_findings):
         status = 1
     return 1 if failed_write else status
+
+
+def task_tests_dir(path: Path) -> Path | None:
+    """``<path>/tests`` when `path` is a Harbor task folder (the folder ``init`` and ``try`` take: a ``tests/``
+    folder beside a ``task.toml`` or holding a ``rubric.json``, and no ``rubric.json`` or ``test.sh`` of its own),
+    else None."""
+    try:
+        if (path / "rubric.json").exists() or (path / "test.sh").exists():
+            return None
+        tests = path / "tests"
+        return tests if tests.is_dir() and ((path / "task.toml").is_file() or (tests / "rubric.json").exists()) else None
+    except OSError:
+        return None
+
+
+def _entry(given: str, prog: str) -> Any:
+    """The lint entry of one TESTS_DIR argument; a task folder is read as its ``tests/`` (and said so)."""
+    from cowork_judge.lint import batch
+
+    shown = given.rstrip("/") or given
+    tests = task_tests_dir(Path(given))
+    if tests is None:
+        return batch.Entry(Path(given), shown, "")
+    print(f"{prog}: {shown} is a task folder: linting {shown}/tests (and {shown}/task.toml)", file=sys.stderr)
+    return batch.Entry(tests, f"{shown}/tests", "")
 
 
 def _fix(path: Path, shown: str, args: argparse.Namespace) -> dict[str, Any]:

@@ -18,11 +18,18 @@ OPTION_OF = {"reward_mode": "--mode", "pass_threshold": "--threshold", "pass_com
 EPILOG = f"""\
 The new document is written next to each stored one as {DEFAULT_NAME} (never over
 result.json; an existing target is refused unless --force) and its path is printed.
+--name is a plain file name (no '/', not '.' or '..'). Nothing is written outside the
+folders given: a document reached through a symbolic link that leaves them (a glob's
+'**' follows links) is not rescored, and says so.
 A row of --rubric without a stored verdict is unjudged (error_kind no_verdict).
 With no option the stored document is reproduced exactly (its policy is reused).
 --samples-vote reduces the samples a sampled run stored (JUDGE_SAMPLES, JUDGE_PANEL)
 again under another panel vote, with no model call; rows judged page by page or pass by
 pass (ppt_judge) keep their stored verdicts.
+Each stored document is checked against the digests its judge sealed it with (and the
+reward.txt / reward.json beside a result.json): one that no longer matches is refused, not
+rescored (exit 1); one written before seals (0.2.0) is rescored with a warning. The new
+document is sealed with the reward it gives.
 --guard applies another guard policy (JUDGE_GUARD) to the stored findings, with no new
 scan: penalize sets the reward of a flagged sample to 0, flag and off give a sample
 penalized by mistake its judged reward back; guard.mode records the policy applied.
@@ -41,7 +48,7 @@ def main(argv: list[str]) -> int:
 
     Returns:
         0 when every document was rescored, 1 when some input could not be read or
-        written, 2 for usage errors (bad option, unreadable rubric, nothing to read).
+        written, or no longer matches what its judge wrote (refused), 2 for usage errors (bad option, unreadable rubric, nothing to read).
     """
     p = argparse.ArgumentParser(prog="cowork-judge rescore", description="Recompute rewards from the verdicts stored in result "
                                 "documents, with a new rubric and/or scoring policy; no model calls.",
@@ -68,9 +75,12 @@ def main(argv: list[str]) -> int:
     from cowork_judge.core.legacy import with_legacy_fields
     from cowork_judge.core.rubric import RubricError, load_rubric
     from cowork_judge.core.scoring import ScoringError, ScoringPolicy, check_scorable
-    from cowork_judge.fleet.documents import RESULT_NAME, InputError, discover, read_items, read_regular
+    from cowork_judge.fleet.documents import RESULT_NAME, InputError, argument_root, discover, read_items, read_regular
     from cowork_judge.fleet.outputs import OutputExists, Progress, canonical_json, write_file
+    from cowork_judge import integrity
     from cowork_judge.fleet.rescore import changed_fields, provenance, rescore, samples_kept
+    from cowork_judge.fsutil import inside, plain_name_problem
+    from cowork_judge.run.outputs import format_reward, format_reward_json
 
     def fail(message: str, status: int = 2) -> int:
         print(f"cowork-judge rescore: {message}", file=sys.stderr)
@@ -87,8 +97,10 @@ def main(argv: list[str]) -> int:
     except ValidationError as exc:
         first = exc.errors(include_input=False, include_url=False)[0]
         return fail(f"bad option {OPTION_OF.get(str(first['loc'][0]), first['loc'][0])}: {first['msg']}")
-    if "/" in args.name or args.name in ("", ".", "..", RESULT_NAME):
-        return fail(f"--name must be a plain file name other than {RESULT_NAME}")
+    problem = plain_name_problem(args.name)
+    if problem is not None or args.name == RESULT_NAME:
+        return fail(f"--name {args.name!r} {problem or 'is the stored document'}: it must be a plain file name "
+                    f"other than {RESULT_NAME}")
     criteria = rubric_record = None
     if args.rubric:
         try:
@@ -108,7 +120,8 @@ def main(argv: list[str]) -> int:
         return fail("JSONL input is not supported: rescore reads result.json files (one document per file)")
     if args.out and len(files) != 1:
         return fail("--out needs exactly one input document")
-    failures = changed = done = 0
+    roots = [argument_root(arg) for arg in args.inputs]
+    failures = changed = done = tampered = 0
     progress = Progress(len(files), "rescore")
     for item in read_items(files):
         progress.tick()
@@ -116,11 +129,26 @@ def main(argv: list[str]) -> int:
             failures += 1
             print(f"cowork-judge rescore: {item.source}: {item.problem}: {item.error}", file=sys.stderr)
             continue
+        seal = item.seal
+        if not seal.ok:  # issue 39 (4b): an edited document would be rescored as if the judge had written it
+            failures += 1
+            tampered += 1
+            print(f"cowork-judge rescore: {item.source}: refused: {seal.problem}; not rescored (judge the instance "
+                  "again, or restore the files the judge wrote)", file=sys.stderr)
+            continue
+        if seal.state == "unsealed":
+            print(f"cowork-judge rescore: {item.source}: {seal.problem}", file=sys.stderr)
         source = item.file.path
         target = Path(args.out) if args.out else source.with_name(args.name)
         if target.resolve() == source.resolve():
             failures += 1
             print(f"cowork-judge rescore: {item.source}: refusing to write over the stored document", file=sys.stderr)
+            continue
+        if not args.out and not any(inside(target.parent, root) for root in roots):
+            failures += 1
+            print(f"cowork-judge rescore: {item.source}: refusing to write {target}: a symbolic link takes its folder out "
+                  f"of {' / '.join(args.inputs)} (rescore writes only beside documents inside the folders it was given; "
+                  "name the linked folder itself, or use --out)", file=sys.stderr)
             continue
         stored_policy = item.doc.details.policy
         diff = changed_fields(changes, stored_policy)
@@ -142,7 +170,10 @@ def main(argv: list[str]) -> int:
             new = rescore(item.doc, criteria=criteria, policy_changes=changes, samples_vote=args.samples_vote,
                           guard=args.guard, note=provenance(digest, diff, stored_policy, rubric_record, voted, guarded))
             payload = with_legacy_fields(new.model_dump(mode="json", by_alias=True))  # 1.3.6's readers' fields too
-            write_file(target, canonical_json(payload), force=args.force)
+            text = canonical_json(payload).decode("utf-8")
+            reward = new.task_score if new.status != "skipped" else None
+            sealed = integrity.seal(text, format_reward(reward), format_reward_json(reward) if reward is not None else None)
+            write_file(target, sealed.encode("utf-8"), force=args.force)
         except (ValidationError, ScoringError, ValueError, OutputExists, OSError) as exc:
             failures += 1
             print(f"cowork-judge rescore: {item.source}: {str(exc).splitlines()[0]}", file=sys.stderr)
@@ -157,5 +188,6 @@ def main(argv: list[str]) -> int:
                   file=sys.stderr)
     progress.done()
     if len(files) > 1:
-        print(f"rescore: {done} documents rescored, {changed} rewards changed, {failures} failed", file=sys.stderr)
+        print(f"rescore: {done} documents rescored, {changed} rewards changed, {failures} failed"
+              + (f" ({tampered} refused: no longer what the judge wrote)" if tampered else ""), file=sys.stderr)
     return 1 if failures else 0

@@ -19,6 +19,10 @@ task key (bootstrap clusters): auto = a top-level "task_id" in the document, els
 Harbor trial directory (<task>__<7 chars>/verifier/result.json, <rollout>/logs/verifier/…),
 else the document alone; path; rubric (same rows = same task); field:NAME; none.
 
+intervals: percentile cluster bootstrap (--draws, --seed, --confidence). A statistic gets an
+interval only when at least 5 clusters contribute to it (the rule calibrate follows too);
+otherwise it is null, and "intervals" and each block's "ci_note" say why.
+
 example:
   cowork-judge summarize jobs/2026-06-01 --out summary.json --html summary.html \\
       --group-by tag --group-by difficulty --instance-tags tasks.json
@@ -105,6 +109,15 @@ def main(argv: list[str]) -> int:
         print(str(html))
     shown = ", ".join(f"{k} {v}" for k, v in acc.items() if k != "inputs" and v)
     print(f"summarize: {acc['inputs']} inputs: {shown or 'none'}", file=sys.stderr)
+    if args.draws > 0 and summary["intervals"]["withheld"]:  # the fleet's one rule (fleet.stats.MIN_CLUSTERS), as calibrate
+        reward_note = summary["reward"]["ci_note"]
+        print(f"summarize: {summary['intervals']['note']}" + (f"; reward ({reward_note})" if reward_note else ""), file=sys.stderr)
+    if summary["scoring"]["mixed"]:  # issue 39: never two policies silently
+        print(f"summarize: warning: the documents were scored under {len(summary['scoring']['policies'])} different "
+              "policies (scoring.policies); rescore them under one to compare rewards", file=sys.stderr)
+    if summary["integrity"]["unsealed"]:
+        print(f"summarize: {summary['integrity']['unsealed']} document(s) without an integrity digest (written before "
+              "seals, 0.2.0): not checked", file=sys.stderr)
     sampling = summary.get("sampling")
     if sampling:  # a sampled or priced fleet: agreement, the least stable row, the cost
         agree, cost = sampling["agreement"], sampling["cost"]

@@ -9,20 +9,32 @@ is the endpoint, as for ``demo``; one of the two without the other is refused (e
 would not reach that endpoint either. ``JUDGE_*`` variables set here that ``[verifier.env]`` does not
 pass (nor the key variables of JUDGE_PANEL's judges) are named in a warning: Harbor passes nothing else.
 
+The result's warnings (``details.warnings``: a misspelt row key that leaves a row weighing 0…) are
+printed with the reward. Kept afterwards: with ``--out DIR`` everything in DIR, with ``--keep`` the
+whole temp folder, otherwise only the documents of ``/logs/verifier`` (the sandbox's copies of the
+deliverables and the tests are removed); the last line says where. The judge's venv is cached per
+judge wheel, extras and Python (`dryrun.judge_home_name`), not per task; two runs at once share the
+cache under file locks (`cowork_judge.install.cachelock`): one installs, the other waits, naming it.
+
 Exit status: 0 a reward was written and the judge finished cleanly; 1 test.sh left no reward, only
-its failure path's reward, or the judge's own reward with an ``exit_code`` (the message says which);
-2 bad input (no tests/test.sh, no rubric, no task.toml, a missing rollout, an unset ``${VAR}`` of
-``[verifier.env]``, half a credential pair).
+its failure path's reward, the judge's own reward with an ``exit_code``, or a reward without
+``result.json`` (a test.sh that does not run the judge; the message says which); 2 bad input (no
+tests/test.sh or Harbor's placeholder one, no rubric, no task.toml, a missing rollout, an unset
+``${VAR}`` of ``[verifier.env]``, half a credential pair).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import shutil
+import stat
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,6 +42,7 @@ from cowork_judge.commands._args import Parser, UsageError
 from cowork_judge.core.exit_status import EXIT_STATUS
 
 if TYPE_CHECKING:
+    from cowork_judge.install.cachelock import CacheLock
     from cowork_judge.install.dryrun import Outcome, Rollout, Staged, TaskInfo
     from cowork_judge.procs import ProcResult
     from cowork_judge.sim import SimServer
@@ -37,17 +50,16 @@ if TYPE_CHECKING:
 EPILOG = """A rollout folder is either the container layout — app/ (copied to /app, deliverables in app/output/)
 and/or logs/agent/ (copied to /logs/agent; trajectory.json holds the final message), e.g. a Harbor trial's
 artifacts/ folder or the trial folder itself — or flat: its files are the deliverables (copied to /app/output),
-with the final message from --trajectory or --final-message. A separate verifier sees only the declared
+with the final message from --trajectory or --final-message; a chat answer without deliverables needs no
+--rollout: --final-message (or --trajectory) alone. A separate verifier sees only the declared
 artifacts. The first call for a set of extras downloads their wheels from pip's index (PyPI) into the cache
-(~/.cache/cowork-judge, or $COWORK_JUDGE_CACHE / --cache-dir); later calls reuse them and the judge's venv.
+(~/.cache/cowork-judge, or $COWORK_JUDGE_CACHE / --cache-dir); later calls reuse them and the judge's venv (one
+per extras set, shared by tasks; a second call at once waits for the first one's install, naming it). Kept after
+the run: the documents of /logs/verifier (--keep: the whole temp folder; --out DIR: everything, in DIR).
 Without JUDGE_BASE_URL and JUDGE_API_KEY the built-in simulator judges; one without the other is refused.
 JUDGE_* variables set here that task.toml's [verifier.env] does not pass are named (`init --env NAME` adds them).
 Exit status: 0 reward written and the judge finished cleanly; 1 no reward, the failure path's reward, or the
 judge's own with an exit_code; 2 bad input."""
-
-SIM_KEY = "sim-demo-key"
-SIM_MODEL = "simulated-judge"
-
 
 def _say(line: str) -> None:
     print(line, flush=True)
@@ -63,7 +75,8 @@ def _parser() -> Parser:
                            "in a bubblewrap sandbox, the judge installed from a local package index, the simulator as the "
                            "endpoint unless JUDGE_BASE_URL/JUDGE_API_KEY are set.")
     p.add_argument("task_dir", type=Path, help="the Harbor task folder (task.toml, tests/test.sh, tests/rubric.json)")
-    p.add_argument("--rollout", type=Path, required=True, help="the rollout folder (see below)")
+    p.add_argument("--rollout", type=Path, help="the rollout folder (see below); a chat task without deliverables may "
+                   "leave it out and give only --final-message or --trajectory")
     msg = p.add_mutually_exclusive_group()
     msg.add_argument("--trajectory", type=Path, help="flat rollout: the agent's ATIF trajectory.json (→ /logs/agent)")
     msg.add_argument("--final-message", type=Path, help="flat rollout: the agent's final chat message as a text file")
@@ -73,7 +86,10 @@ def _parser() -> Parser:
     src.add_argument("--wheel", type=Path, help="install this cowork-judge wheel file")
     p.add_argument("--version", dest="judge_version", help="with --index-url: the judge version (default: the task's "
                    "COWORK_JUDGE_VERSION, else the one baked into its test.sh)")
-    p.add_argument("--out", type=Path, help="where /app, /logs and /tests are laid out (default: a new temp folder; kept)")
+    p.add_argument("--out", type=Path, help="where /app, /logs and /tests are laid out, all kept (default: a new temp folder "
+                   "of which only /logs/verifier's documents are kept)")
+    p.add_argument("--keep", action="store_true", help="keep the whole temp folder (the copies of /app, /logs and /tests "
+                   "as test.sh left them), not only the documents")
     p.add_argument("--cache-dir", type=Path, help="the wheel and venv cache (default $COWORK_JUDGE_CACHE or ~/.cache/cowork-judge)")
     p.add_argument("--no-sandbox", action="store_true", help="run test.sh directly on this machine (as without bubblewrap)")
     p.add_argument("--fresh-install", action="store_true", help="install the judge into a new venv (a cold container), "
@@ -88,6 +104,9 @@ def main(argv: list[str]) -> int:
         args = _parser().parse_args(argv)
         if args.judge_version and not args.index_url:
             raise UsageError("--version goes with --index-url (a built or given wheel has its own version)")
+        if args.rollout is None and args.trajectory is None and args.final_message is None:
+            raise UsageError("give --rollout FOLDER (the deliverables), or for a chat answer without deliverables "
+                             "--final-message FILE or --trajectory FILE alone")
         if args.timeout is not None and args.timeout <= 0:
             raise UsageError("--timeout must be a positive number of seconds")
     except UsageError as exc:
@@ -109,7 +128,7 @@ def main(argv: list[str]) -> int:
 def _run(a: argparse.Namespace) -> int:
     from cowork_judge.install import dryrun, sandbox
     from cowork_judge.install.local_index import PackageIndex
-    from cowork_judge.install.wheels import cache_root, wheel_digest
+    from cowork_judge.install.wheels import cache_root
     from cowork_judge.procs import run_command
 
     task = dryrun.read_task(a.task_dir)
@@ -117,24 +136,27 @@ def _run(a: argparse.Namespace) -> int:
     cache = (a.cache_dir or cache_root()).expanduser().absolute()
     if a.out is not None and a.out.is_dir() and any(a.out.iterdir()):
         raise dryrun.TryError(f"--out {a.out}: not empty (give a new folder)")
-    out = (a.out or Path(tempfile.mkdtemp(prefix="cowork-judge-try-"))).absolute()
     _say(f"cowork-judge try: {task.tests / 'test.sh'} against {rollout.root}")
     _say(f"  rollout: {rollout.describe()}")
     if rollout.flat_because:
         _warn(f"{rollout.root} is read as a FLAT rollout (every file under it is a deliverable, copied to /app/output, "
               f"app/ and logs/ included) because {rollout.flat_because}; for the container layout remove the rest")
-    use_bwrap = _announce_sandbox(a.no_sandbox, out)
+    if rollout.misread:
+        _warn(rollout.misread)
+    use_bwrap = _announce_sandbox(a.no_sandbox)
+    out = (a.out or Path(tempfile.mkdtemp(prefix="cowork-judge-try-"))).absolute()
     caller_env = dict(os.environ)  # what the caller set, before the dry run's own settings
     host_env = dict(os.environ)  # the environment of the host that runs `harbor`, plus the dry run's own settings below
     scratch = Path(tempfile.mkdtemp(prefix="cowork-judge-try-build-"))
-    server = index = None
+    server = index = home_lock = None
     staged = None
+    ran = False
     try:
         server = _endpoint(host_env)
         # refuse now what Harbor would refuse, before a wheel is built (the version is injected below)
         dryrun.resolve_verifier_env(task.env_templates, {"COWORK_JUDGE_VERSION": "0", **host_env})
         path = sandbox.SANDBOX_PATH if use_bwrap else host_env.get("PATH", os.defpath)
-        wheel, verifier_env, files = _judge_and_dependencies(a, task, host_env, path, cache, scratch)
+        wheel, verifier_env, files, python = _judge_and_dependencies(a, task, host_env, path, cache, scratch)
         _warn_dropped(dryrun.dropped_variables(caller_env, verifier_env))
         index = PackageIndex(scratch / "index", files)
         for key in ("PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_NO_INDEX"):
@@ -142,10 +164,12 @@ def _run(a: argparse.Namespace) -> int:
         verifier_env.update(COWORK_WHEEL_URL=index.url, PIP_INDEX_URL=index.url, PIP_CONFIG_FILE="/dev/null")
         _say(f"  index: {index.url} (COWORK_WHEEL_URL and PIP_INDEX_URL in the verifier; pip's own configuration ignored)")
         staged = _stage(task, rollout, out, verifier_env)
-        home = scratch / "judge-home" if a.fresh_install else cache / "judge-homes" / (
-            f"{wheel_digest(wheel)[:16]}-{'bwrap' if use_bwrap else 'plain'}")
-        home.mkdir(parents=True, exist_ok=True)
-        os.utime(home)
+        if a.fresh_install:
+            home, venv_ready = scratch / "judge-home", None
+            home.mkdir(parents=True, exist_ok=True)
+        else:
+            home, venv_ready = _judge_home(task, cache, wheel, verifier_env, python, use_bwrap)
+            home_lock = _lock_judge_home(home, venv_ready)
         if use_bwrap:
             binds = [sandbox.Bind(staged.app, "/app"), sandbox.Bind(staged.logs, "/logs"), sandbox.Bind(staged.tests, "/tests"),
                      sandbox.Bind(home, sandbox.JUDGE_HOME)]
@@ -158,28 +182,127 @@ def _run(a: argparse.Namespace) -> int:
         timeout = a.timeout or task.timeout_sec
         _say(f"  running tests/test.sh (timeout {timeout:.0f} s, [verifier] timeout_sec) …")
         t0 = time.monotonic()
-        proc = run_command(argv, timeout_sec=timeout, env=env, cwd=cwd)
+        with _share_once_installed(home_lock, venv_ready):
+            proc = run_command(argv, timeout_sec=timeout, env=env, cwd=cwd)
         seconds = time.monotonic() - t0
+        ran = True
     finally:
+        if home_lock is not None:
+            home_lock.release()
         if index is not None:
             index.stop()
         if server is not None:
             server.stop()
         shutil.rmtree(scratch, ignore_errors=True)
-        if staged is None and a.out is None:
-            shutil.rmtree(out, ignore_errors=True)  # nothing was laid out in the temp folder made above
+        if not ran and a.out is None:
+            shutil.rmtree(out, ignore_errors=True)  # a refusal or an error: nothing of it was shown, nothing to keep
     if not a.fresh_install:
         dryrun.prune_judge_homes(cache / "judge-homes")
-    return _report(dryrun.read_outcome(staged.verifier), staged, proc, seconds)
+    status = _report(dryrun.read_outcome(staged.verifier), staged, proc, seconds)
+    _keep_what_was_asked(out, staged, given_out=a.out is not None, keep=a.keep)
+    return status
 
 
-def _announce_sandbox(no_sandbox: bool, out: Path) -> bool:
+def _keep_what_was_asked(out: Path, staged: Staged, *, given_out: bool, keep: bool) -> None:
+    """Remove the sandbox's copies unless asked to keep them, and say what is kept where.
+
+    ``--out DIR`` keeps all of it in DIR, ``--keep`` all of the temp folder; otherwise only the documents
+    of ``/logs/verifier`` stay (the paths printed above), and the copies of ``/app`` (the deliverables, as
+    large as they are), ``/tests``, ``/logs/agent`` and the rest are removed.
+    """
+    if given_out or keep:
+        _say(f"kept: {out} (app/, logs/ and tests/ as test.sh left them{'' if given_out else '; remove it when done'})")
+        return
+    removed = 0
+    for child in [*out.iterdir(), *staged.logs.iterdir()]:
+        if child in (staged.logs, staged.verifier):
+            continue
+        removed += _tree_size(child)
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child, ignore_errors=True)
+        else:
+            child.unlink(missing_ok=True)
+    _say(f"kept: the documents in {staged.verifier}; the sandbox's copies of /app, /tests and /logs/agent "
+         f"({removed / 1e6:.1f} MB) are removed (--keep keeps them, --out DIR keeps everything in DIR)")
+
+
+def _tree_size(path: Path) -> int:
+    """Bytes of the regular files under `path` (symlinks not followed; unreadable entries count 0)."""
+    if path.is_symlink() or not path.is_dir():
+        try:
+            return path.lstat().st_size if path.is_file() and not path.is_symlink() else 0
+        except OSError:
+            return 0
+    total = 0
+    for dirpath, _dirs, files in os.walk(path):
+        for name in files:
+            try:
+                st = os.lstat(os.path.join(dirpath, name))
+            except OSError:
+                continue
+            total += st.st_size if stat.S_ISREG(st.st_mode) else 0
+    return total
+
+
+def _judge_home(task: TaskInfo, cache: Path, wheel: Path, verifier_env: dict[str, str], python: str | None,
+                use_bwrap: bool) -> tuple[Path, Callable[[], bool]]:
+    """(the cached judge home for this judge, extras and Python — shared across tasks, `dryrun.judge_home_name` —,
+    a check that test.sh has installed the judge there)."""
+    from cowork_judge.install import dryrun
+    from cowork_judge.install.wheels import python_version, wheel_digest
+
+    tag = python_version(python) if python else None
+    extras = dryrun.pinned_extras(verifier_env)
+    version = dryrun.pinned_version(verifier_env, (task.tests / "test.sh").read_text(encoding="utf-8", errors="replace"))
+    home = cache / "judge-homes" / dryrun.judge_home_name(wheel_digest(wheel), extras=extras, python_tag=tag,
+                                                          sandboxed=use_bwrap)
+    home.mkdir(parents=True, exist_ok=True)
+    os.utime(home)
+    return home, lambda: dryrun.judge_venv_ready(home, version=version, extras=extras, python_tag=tag)
+
+
+def _lock_judge_home(home: Path, venv_ready: Callable[[], bool]) -> CacheLock:
+    """The home's lock: shared when the judge is installed there, exclusive while this run's test.sh may install it;
+    waits (naming the other run) while another run installs it."""
+    from cowork_judge.install.cachelock import EXCLUSIVE, SHARED, CacheLock
+
+    lock = CacheLock(home, what=f"the judge's venv in {home}", on_wait=_warn)
+    return lock.acquire(lambda: SHARED if venv_ready() else EXCLUSIVE)
+
+
+@contextlib.contextmanager
+def _share_once_installed(lock: CacheLock | None, venv_ready: Callable[[], bool] | None) -> Iterator[None]:
+    """While test.sh runs under an exclusive home lock: share the lock as soon as test.sh has installed the judge
+    (its stamp), so a run waiting for the install reuses the venv while this one is still judging."""
+    from cowork_judge.install.cachelock import EXCLUSIVE, POLL_SEC
+
+    if lock is None or venv_ready is None or lock.mode != EXCLUSIVE:
+        yield
+        return
+    stop = threading.Event()
+
+    def watch() -> None:
+        while not stop.wait(POLL_SEC):
+            if venv_ready() and lock.share():
+                return
+
+    watcher = threading.Thread(target=watch, name="judge-home-lock", daemon=True)
+    watcher.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        watcher.join()
+
+
+def _announce_sandbox(no_sandbox: bool) -> bool:
     """Whether bubblewrap runs test.sh; says which, loudly when it does not."""
     from cowork_judge.install import sandbox
 
     why_not = "--no-sandbox was given" if no_sandbox else sandbox.bwrap_missing(python="")
     if why_not is None:
-        _say(f"  sandbox: bubblewrap: /app, /logs, /tests are copies under {out}; the host's /usr and /etc read-only "
+        _say("  sandbox: bubblewrap: /app, /logs, /tests are copies (where they are kept is said at the end); the host's "
+             "/usr and /etc read-only "
              "(Python, LibreOffice, Chromium, fonts); the host's network, so 127.0.0.1 reaches the endpoint and the index")
         return True
     _warn("=" * 78)
@@ -211,27 +334,18 @@ def _endpoint(host_env: dict[str, str]) -> SimServer | None:
             (``JUDGE_API_KEY = "${JUDGE_API_KEY}"``) or end ``judge:no_credential``, and quietly
             judging with the simulator instead would hide that.
     """
+    from cowork_judge.commands._endpoint import HalfCredentials, caller_endpoint, start_simulator
     from cowork_judge.install.dryrun import TryError
     from cowork_judge.redact import mask_url
-    from cowork_judge.run.config import load_config
 
     server = None
-    config = load_config(host_env).config
-    has_key = config.api_key is not None and bool(config.api_key.get_secret_value())
-    if not config.has_credentials and (has_key or config.base_url):
-        have, lack = ("JUDGE_API_KEY", "JUDGE_BASE_URL") if has_key else ("JUDGE_BASE_URL", "JUDGE_API_KEY")
-        typed = host_env.get("JUDGE_BASE_URL") or host_env.get("OPENAI_BASE_URL")
-        missing = (f"{lack} is not an http(s) URL with a host, so the judge ignores it"
-                   if lack == "JUDGE_BASE_URL" and typed else f"{lack} is not")
-        raise TryError(f"{have} is set (or its OPENAI_* fallback) but {missing}: a trial would not reach your endpoint "
-                       f"(Harbor refuses a trial whose [verifier.env] needs an unset variable, else the judge ends "
-                       f"judge:no_credential). Set both to judge with your endpoint, or unset {have} to judge with "
-                       "the built-in simulator")
-    if not config.has_credentials:
-        from cowork_judge.sim import DemoPolicy, SimServer
-
-        server = SimServer(DemoPolicy()).start()
-        host_env.update(JUDGE_API_KEY=SIM_KEY, JUDGE_BASE_URL=server.url, JUDGE_MODEL=SIM_MODEL)
+    try:
+        own = caller_endpoint(host_env)
+    except HalfCredentials as exc:
+        raise TryError(exc.message("a trial would not reach your endpoint (Harbor refuses a trial whose [verifier.env] "
+                                   "needs an unset variable, else the judge ends judge:no_credential)")) from None
+    if not own:
+        server = start_simulator(host_env)
         _say(f"  endpoint: no JUDGE_BASE_URL/JUDGE_API_KEY set: the built-in simulator at {server.url} "
              "(simulated judge, no model)")
     else:
@@ -244,8 +358,9 @@ def _endpoint(host_env: dict[str, str]) -> SimServer | None:
 
 
 def _judge_and_dependencies(a: argparse.Namespace, task: TaskInfo, host_env: dict[str, str], path: str, cache: Path,
-                            scratch: Path) -> tuple[Path, dict[str, str], list[Path]]:
-    """(the judge's wheel, the resolved verifier environment, every wheel the local index serves)."""
+                            scratch: Path) -> tuple[Path, dict[str, str], list[Path], str | None]:
+    """(the judge's wheel, the resolved verifier environment, every wheel the local index serves, the verifier's
+    Python or None)."""
     from cowork_judge.install import dryrun, wheels
     from cowork_judge.install.template import TemplateError, baked_version
 
@@ -282,23 +397,24 @@ def _judge_and_dependencies(a: argparse.Namespace, task: TaskInfo, host_env: dic
                                   f"({exc}); pass --version") from None
         if python is None:
             raise dryrun.TryError("no Python >= 3.10 for the verifier on its PATH, so no wheel can be chosen for it")
-        wheel = wheels.download_judge(source.location, version, python=python, cache=cache)
+        wheel = wheels.download_judge(source.location, version, python=python, cache=cache, on_wait=_warn)
         verifier_env.update(COWORK_JUDGE_VERSION=version)
         _say(f"  judge: cowork-judge {version} {source.describe()} (that index alone)")
     if python is None:
         _warn("no Python >= 3.10 on the verifier's PATH: test.sh will take its failure path")
-        return wheel, verifier_env, [wheel]
+        return wheel, verifier_env, [wheel], None
     extras = tuple(e for e in verifier_env.get("COWORK_JUDGE_EXTRAS", "").replace(" ", "").split(",") if e)
     label = f"cowork-judge[{','.join(extras)}]" if extras else "cowork-judge"
     _say(f"  dependencies: the Python {wheels.python_version(python)} wheels of {label} (COWORK_JUDGE_EXTRAS) from "
          f"the cache {cache / 'wheels'}; the first call for a set of extras downloads them with pip (PyPI) …")
     t0 = time.monotonic()
     deps, downloaded = wheels.download_dependencies(
-        wheel, extras, python=python, cache=cache, extra_index_url=source.location if source.kind == "index" else None)
+        wheel, extras, python=python, cache=cache, extra_index_url=source.location if source.kind == "index" else None,
+        on_wait=_warn)
     dep_files = sorted(deps.glob("*.whl"))
     _say(f"  dependencies: {len(dep_files)} wheels " + (f"downloaded in {time.monotonic() - t0:.0f} s" if downloaded
                                                       else "reused (no download)") + f" → {deps}")
-    return wheel, verifier_env, [wheel, *dep_files]
+    return wheel, verifier_env, [wheel, *dep_files], python
 
 
 def _stage(task: TaskInfo, rollout: Rollout, out: Path, verifier_env: dict[str, str]) -> Staged:
@@ -335,6 +451,10 @@ def _report(outcome: Outcome, staged: Staged, proc: ProcResult, seconds: float) 
         detail = f" ({outcome.rows - unjudged} of {outcome.rows} rows judged" + (
             "; unjudged: " + ", ".join(f"{k} {v}" for k, v in sorted(outcome.unjudged.items())) if unjudged else "") + ")"
         _say(f"status: {outcome.status}   coverage: {cov}{detail if outcome.rows else ''}")
+    if outcome.warnings:
+        _say(f"warnings ({len(outcome.warnings)}, result.json details.warnings: read them before trusting the reward):")
+        for line in outcome.warnings:
+            _say(f"  - {line}")
     _say(f"documents ({verifier}):")
     for name, path in outcome.documents.items():
         _say(f"  {name:<22} {path}")
@@ -344,6 +464,11 @@ def _report(outcome: Outcome, staged: Staged, proc: ProcResult, seconds: float) 
         return EXIT_STATUS["not_clean"]
     if outcome.reward_text == "SKIPPED":
         _say("note: SKIPPED (JUDGE_SKIP): Harbor records the trial as an error and leaves it out of the mean")
+    logs = " and ".join(str(verifier / n) for n in ("test-sh.log", "install.log", "test-stdout.txt") if (verifier / n).is_file())
+    if not outcome.clean and outcome.status is None:
+        _warn(f"test.sh wrote a reward but no result.json, so the judge did not run (not the test.sh `cowork-judge init` "
+              f"writes? a custom one that does not call it?); Harbor would take this reward as it is. See {logs or verifier}")
+        return EXIT_STATUS["not_clean"]
     if not outcome.clean:
         reason = f"{outcome.exit_code}: {outcome.exit_reason}" if outcome.exit_code else f"status {outcome.status}"
         if outcome.failure_path:
@@ -352,7 +477,6 @@ def _report(outcome: Outcome, staged: Staged, proc: ProcResult, seconds: float) 
         else:
             whose = ("the reward above is the judge's own: it scored the rows it could judge (an unjudged row counts "
                      "as a miss, a deduction or hurdle as hit) and set exit_code, so a fleet masks this trial by it")
-        _warn(f"the judge did not finish cleanly ({reason}); {whose}. "
-              f"See {verifier / 'test-sh.log'}" + (f" and {verifier / 'install.log'}" if (verifier / "install.log").is_file() else ""))
+        _warn(f"the judge did not finish cleanly ({reason}); {whose}. See {logs or verifier}")
         return EXIT_STATUS["not_clean"]
     return EXIT_STATUS["clean"]

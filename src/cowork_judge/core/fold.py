@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from cowork_judge.core import scales
 from cowork_judge.core.caps import cap_text
 from cowork_judge.core.consequences import CONSEQUENCES, Consequence
 from cowork_judge.core.cost import JudgeCost
@@ -37,7 +38,7 @@ from cowork_judge.core.result import (
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.sampling import SamplingLoss, SamplingRecord, judge_coverage, sampling_loss, weighted_agreement
 from cowork_judge.core.scoring import ScoreBreakdown, ScoringPolicy, effective_weights, score
-from cowork_judge.core.verdicts import Verdict
+from cowork_judge.core.verdicts import Verdict, read_level
 from cowork_judge.guard.findings import GuardReport
 
 NO_VERDICT_REASON = "no verdict was produced for this row"
@@ -326,10 +327,28 @@ def score_warnings(criteria: Sequence[Criterion], results: Sequence[RowResult], 
             out.append(f"hurdle row {r.id!r} was not judged ({r.error_kind}) and counts as hit under "
                        f"JUDGE_UNJUDGED_NEGATIVE={policy.unjudged_negative}: the task scores 0")
         if r.level_fallback:
-            said = "no level" if r.level_raw is None else f"level {_short_json(r.level_raw)}"
-            out.append(f"graded row {r.id!r}: the judge gave {said}, not a fraction in [0, 1]; scored by hit "
-                       f"({'full' if r.hit else 'no'} credit)")
+            out.append(_fallback_warning(r, crit))
     return out
+
+
+def _fallback_warning(r: RowResult, crit: Criterion | None) -> str:
+    """The warning of a graded row scored by its hit (``level_fallback``), saying what happened:
+    the judge gave no level, a level that is not a fraction in [0, 1], or a readable level its
+    own ``hit:false`` contradicts (a level above 0, or at or above the row's pass_level), which
+    is scored as a miss (docs/scoring.md)."""
+    read = read_level(r.level_raw)
+    passing = read is not None and (crit is None or crit.level_choices is None
+                                    or crit.hit_at(scales.snap_level(read, crit.level_choices)))
+    if passing and r.hit is False:
+        bar = crit.pass_level if crit is not None else None
+        where = f"at or above the row's pass_level {scales.format_level(bar)}" if bar is not None else "above 0"
+        return (f"graded row {r.id!r}: the judge said hit:false but gave level {_short_json(r.level_raw)} ({where}); "
+                "the two contradict each other, so the row is scored as a miss (no credit)")
+    credit = f"scored by hit ({'full' if r.hit else 'no'} credit)"
+    if read is not None:  # readable, yet the verdict holds no level (a hand-made or edited verdict)
+        return f"graded row {r.id!r}: the verdict holds no level (level_raw {_short_json(r.level_raw)}); {credit}"
+    said = "no level" if r.level_raw is None else f"level {_short_json(r.level_raw)}, not a fraction in [0, 1]"
+    return f"graded row {r.id!r}: the judge gave {said}; {credit}"
 
 
 def _short_json(value: Any, limit: int = 40) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, MutableMapping, Sequence
 
 from cowork_judge.core.rubric import Criterion
-from cowork_judge.core.verdicts import Verdict
+from cowork_judge.core.verdicts import Verdict, settle_hit
 
 
 def pre_gate(row: Criterion, decided: Mapping[str, Verdict], known: Collection[str]) -> Verdict | None:
@@ -56,7 +56,11 @@ def settle_gated(
 
 
 def mark_open(row: Criterion, verdict: Verdict, decided: Mapping[str, Verdict]) -> Verdict:
-    """`verdict` with ``gate="open"`` when every decided dependency of `row` was hit."""
+    """`verdict` as the router records it: its hit read by the row's pass bar
+    (`verdicts.settle_hit`: a graded row with ``pass_level`` is hit only at or above it, so
+    its dependants' gates follow the bar), with ``gate="open"`` when every decided
+    dependency of `row` was hit."""
+    verdict = settle_hit(row, verdict)
     deps = [d for d in row.depends_on if d in decided]
     if deps and verdict.gate is None and all(decided[d].hit is True for d in deps):
         return verdict.model_copy(update={"gate": "open"})

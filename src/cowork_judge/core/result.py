@@ -24,6 +24,7 @@ from cowork_judge.core.sampling import Sample, SamplingRecord, omit_defaults
 from cowork_judge.core.scoring import ScoringPolicy
 from cowork_judge.core.verdicts import Method
 from cowork_judge.guard.findings import GuardReport
+from cowork_judge.integrity import INTEGRITY_SCHEMA
 
 RESULT_SCHEMA = "cowork-judge/result/v1"
 DETAILS_SCHEMA = "cowork-judge/reward-details/v1"
@@ -92,10 +93,13 @@ class RowResult(BaseModel):
     """One row's verdict and its part in the score."""
 
     id: str
-    hit: bool | None
+    hit: bool | None = Field(description="The row's hit; a graded row's follows its level: level > 0, or level ≥ the "
+                             "row's pass_level when it sets one. None when not judged.")
     level: float | None = Field(description="Snapped level of a graded row as scored; None when scored by hit.")
     level_fallback: bool = Field(False, description="A graded row scored by its hit because the judge's level could not "
-                                 "be read (missing, NaN/inf, outside [0, 1]); level_raw holds what it said.")
+                                 "be read (missing, NaN/inf, outside [0, 1]) or contradicts the judge's own hit:false "
+                                 "(a level above 0, or at or above pass_level: scored as a miss); level_raw holds what it "
+                                 "said.")
     level_raw: Any = Field(None, description="The level as the judge returned it (also in criteria[]), JSON-safe: a "
                            "number stays a number; NaN/inf, lists and objects become their JSON text; at most 200 characters.")
     judged: bool
@@ -272,9 +276,25 @@ class RewardDetails(BaseModel):
         )
 
 
+_SHA256 = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
+INTEGRITY_PROPERTY: dict[str, Any] = {
+    "title": "Integrity", "type": "object",
+    "description": ("The seal the writer added (cowork_judge.integrity, issue 39): SHA-256 of the document without this key "
+                    "as canonical JSON, and of reward.txt / reward.json written with it (null: not covered). Not part of the "
+                    "folded document: readers check it (batch resume, rescore, summarize) and refuse what no longer matches. "
+                    "Absent in documents written before seals (0.2.0)."),
+    "properties": {"schema": {"const": INTEGRITY_SCHEMA, "type": "string"}, "result_sha256": _SHA256,
+                   "reward_txt_sha256": {"anyOf": [_SHA256, {"type": "null"}]},
+                   "reward_json_sha256": {"anyOf": [_SHA256, {"type": "null"}]}},
+    "required": ["schema", "result_sha256", "reward_txt_sha256", "reward_json_sha256"],
+}
+"""The ``integrity`` property of the published schema (written beside the model's fields, never read into it)."""
+
+
 def result_json_schema() -> dict[str, Any]:
     """The published JSON Schema of `ResultDocument` (by alias: ``schema``, not ``schema_``), with
-    the original 1.3.6's fields that every written document also carries (`core.legacy`)."""
+    the original 1.3.6's fields that every written document also carries (`core.legacy`) and the
+    writer's ``integrity`` seal (`INTEGRITY_PROPERTY`)."""
     from cowork_judge.core.legacy import LEGACY_DETAILS_PROPERTIES, LEGACY_RESULT_PROPERTIES
 
     schema = ResultDocument.model_json_schema(by_alias=True)
@@ -282,5 +302,6 @@ def result_json_schema() -> dict[str, Any]:
     schema["$defs"]["Details"]["properties"].update(LEGACY_DETAILS_PROPERTIES)
     schema["$id"] = RESULT_SCHEMA
     schema["properties"]["schema"]["const"] = RESULT_SCHEMA
+    schema["properties"]["integrity"] = INTEGRITY_PROPERTY
     schema["required"] = ["schema", *schema["required"]]
     return schema

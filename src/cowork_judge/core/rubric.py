@@ -58,7 +58,7 @@ PART_FIELDS: Mapping[str, Mapping[str, str]] = {
 document's ``criteria[]`` (where a row stays flat, as it was written)."""
 
 _KNOWN_KEYS = frozenset(
-    {"id", "hurdle", "depends_on", "type", "levels", "scores", "tag", "criterion_type", "criterion_necessity"}
+    {"id", "hurdle", "depends_on", "type", "levels", "scores", "pass_level", "tag", "criterion_type", "criterion_necessity"}
     | set(DESCRIPTION_KEYS)
     | set(WEIGHT_KEYS)
     | set(ROUTING_FIELDS)
@@ -111,6 +111,10 @@ class Criterion(BaseModel):
     depends_on: tuple[str, ...] = Field((), description="Ids this row is gated on (raw hit of each).")
     type: Literal["binary", "gradient"] = Field("binary", description="Scale of the row.")
     levels: dict[str, str] | None = Field(None, description="Gradient level table: fraction of weight → text.")
+    pass_level: float | None = Field(
+        None, description="Graded rows: the pass bar on the row's own level scale (a fraction of the weight, like the "
+                          "`levels` keys): a level ≥ pass_level is hit (met), a lower one a miss that still earns "
+                          "weight × level. None: any level above 0 is hit.")
     tag: str | None = Field(None, description="Free label carried through for statistics.")
     criterion_type: str | None = Field(None, description="Carried through for statistics.")
     criterion_necessity: str | None = Field(None, description="Carried through for statistics.")
@@ -129,6 +133,11 @@ class Criterion(BaseModel):
     def graded(self) -> bool:
         """True when the row earns ``weight × level`` (gradient, not hurdle, weight ≥ 0)."""
         return self.level_choices is not None
+
+    def hit_at(self, level: float) -> bool:
+        """Whether a graded row's (snapped) `level` counts as hit: ``level ≥ pass_level``
+        (within `scales.TIE_TOLERANCE`), or ``level > 0`` when the row sets no pass bar."""
+        return scales.passes(level, self.pass_level)
 
     def routing(self) -> dict[str, Any]:
         """The row's routing fields under their rubric-file names (`ROUTING_FIELDS`, in order)."""
@@ -155,10 +164,13 @@ class Criterion(BaseModel):
     @model_serializer(mode="wrap")
     def _flat_parts(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         """Dump the row flat, its parts' fields under their file names in the parts' place (the
-        ``criteria[]`` of a result document is unchanged by the typed parts)."""
+        ``criteria[]`` of a result document is unchanged by the typed parts); ``pass_level``
+        only when the row sets one (documents of rubrics without it keep their shape)."""
         data: dict[str, Any] = handler(self)
         out: dict[str, Any] = {}
         for key, value in data.items():
+            if key == "pass_level" and value is None:
+                continue
             names = PART_FIELDS.get(key)
             if names is not None and isinstance(value, dict):
                 out.update({flat: value[name] for name, flat in names.items() if name in value})
@@ -416,6 +428,7 @@ def _normalize_row(row_id: str, row: Mapping[str, Any], warnings: list[str]) -> 
     polarity = "negative" if (weight < 0 or hurdle) else "positive"
     graded = row_type == "gradient" and not hurdle and weight >= 0 and levels is not None
     level_choices = tuple(sorted({scales.parse_level_key(k) for k in levels})) if graded and levels else None
+    pass_level = _pass_level(row, where, level_choices, warnings)
     extra = {k: v for k, v in row.items() if k not in _KNOWN_KEYS}
     return Criterion(
         id=row_id,
@@ -425,6 +438,7 @@ def _normalize_row(row_id: str, row: Mapping[str, Any], warnings: list[str]) -> 
         depends_on=depends_on,
         type=row_type,
         levels=levels,
+        pass_level=pass_level,
         tag=_opt_str(row.get("tag"), where, "tag", coerce=True),
         criterion_type=_opt_str(row.get("criterion_type"), where, "criterion_type", coerce=True),
         criterion_necessity=_opt_str(row.get("criterion_necessity"), where, "criterion_necessity", coerce=True),
@@ -439,7 +453,8 @@ def _normalize_row(row_id: str, row: Mapping[str, Any], warnings: list[str]) -> 
         ),
         extra=extra,
         polarity=polarity,
-        hit_means=scales.hit_means(polarity=polarity, hurdle=hurdle, graded=graded, level_choices=level_choices),
+        hit_means=scales.hit_means(polarity=polarity, hurdle=hurdle, graded=graded, level_choices=level_choices,
+                                   pass_level=pass_level),
         level_choices=level_choices,
     )
 
@@ -545,6 +560,49 @@ def _levels(row: Mapping[str, Any], where: str) -> tuple[dict[str, str] | None, 
     if len(levels) < 2:
         raise RubricError(f"{where}: field {field!r} needs at least 2 levels")
     return levels, row_type
+
+
+def _pass_level(row: Mapping[str, Any], where: str, level_choices: tuple[float, ...] | None,
+                warnings: list[str]) -> float | None:
+    """The row's ``pass_level``: a number (or decimal string) on the row's own level scale.
+
+    Returns None when absent or null, and (with a warning) on a row that is not graded
+    (binary, hurdle, deduction: scored by hit, so a pass bar means nothing there).
+
+    Raises:
+        RubricError: not a number, outside [0, 1] (the scale of `levels` keys: 6 of 10 is
+            0.6), above the highest level (no level could pass), or at or below the lowest
+            level (every level, the lowest included, would pass).
+    """
+    value = row.get("pass_level")
+    if value is None:
+        return None
+    try:
+        bar = scales.parse_level_key(value)
+    except ValueError:
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)) or (
+                isinstance(value, str) and not DECIMAL_RE.match(value)):
+            raise RubricError(f"{where}: field 'pass_level' must be a number on the row's level scale, got {value!r:.60}") from None
+        try:
+            number = float(value)
+        except OverflowError:
+            number = math.inf
+        shown = scales.format_level(number) if math.isfinite(number) else f"{str(value)[:40]}"
+        hint = f" ({shown} of 10 is {scales.format_level(number / 10)})" if 1 < number <= 10 else ""
+        raise RubricError(f"{where}: field 'pass_level' = {shown} is outside [0, 1]: it is a level on the row's own "
+                          f"scale, the fraction of the weight its `levels` keys give{hint}") from None
+    if level_choices is None:
+        warnings.append(f"{where}: pass_level {scales.format_level(bar)} is ignored: the row is scored by hit (pass_level "
+                        "is the pass bar of a graded row: type gradient, weight ≥ 0, not a hurdle)")
+        return None
+    top, bottom = level_choices[-1], level_choices[0]
+    if bar > top + scales.TIE_TOLERANCE:
+        raise RubricError(f"{where}: field 'pass_level' = {scales.format_level(bar)} is above the row's highest level "
+                          f"{scales.format_level(top)}: no level could pass")
+    if bar <= bottom + scales.TIE_TOLERANCE:
+        raise RubricError(f"{where}: field 'pass_level' = {scales.format_level(bar)} is at or below the row's lowest "
+                          f"level {scales.format_level(bottom)}: every level would pass")
+    return bar
 
 
 def _opt_str(value: Any, where: str, field: str, *, coerce: bool = False) -> str | None:

@@ -42,7 +42,8 @@ asked up to k times by each judge; with ``JUDGE_PANEL`` by several judges. Every
   answer cannot change whatever its remaining samples (k minus those asked) say — for a
   binary unit at k = 3: two agreeing samples. A graded unit is also settled when every
   answer still reachable lies within `GRADED_TOLERANCE_STEPS` grid step of each other on
-  the same side of 0 (issue 28: a graded pair differing by one step is not asked again).
+  the same side of 0 — of the row's ``pass_level`` when it sets one — (issue 28: a graded
+  pair differing by one step is not asked again).
   The median is monotone in every sample, so the reachable extremes are the current samples
   plus all remaining samples at the grid's bottom, or all at its top.
 """
@@ -55,6 +56,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from cowork_judge.core.error_kinds import ErrorKind
+from cowork_judge.core.scales import passes
 
 Vote = Literal["majority", "unanimous", "weighted"]
 """How a panel's judges' answers are combined (JUDGE_PANEL_VOTE)."""
@@ -120,20 +122,29 @@ class Scale(BaseModel):
     Attributes:
         negative: a negative row or hurdle (a tie is a hit: fail closed).
         choices: the graded row's legal levels, ascending; None for rows scored by hit.
+        pass_level: the graded row's pass bar (``Criterion.pass_level``): an answer's hit is
+            ``level ≥ pass_level``, and an adaptive unit is settled only on one side of it.
     """
 
     model_config = ConfigDict(frozen=True)
 
     negative: bool = False
     choices: tuple[float, ...] | None = None
+    pass_level: float | None = None
 
     @classmethod
     def of(cls, row: Any, *, choices: Sequence[float] | None = None) -> Scale:
-        """The scale of a rubric row (`core.rubric.Criterion`: its polarity, hurdle and own
-        levels; `choices` overrides the levels, e.g. a page cell's 21-step grid)."""
+        """The scale of a rubric row (`core.rubric.Criterion`: its polarity, hurdle, own
+        levels and pass bar; `choices` overrides the levels, e.g. a page cell's 21-step grid,
+        whose cells have no pass bar)."""
         negative = row.polarity == "negative" or bool(row.hurdle)
         grid = tuple(choices) if choices is not None else row.level_choices
-        return cls(negative=negative, choices=None if negative else grid)
+        bar = getattr(row, "pass_level", None) if choices is None and not negative else None
+        return cls(negative=negative, choices=None if negative else grid, pass_level=bar)
+
+    def hit_at(self, level: float) -> bool:
+        """A graded answer's hit: at or above the pass bar, else above 0 (`scales.passes`)."""
+        return passes(level, self.pass_level)
 
     @property
     def graded(self) -> bool:
@@ -212,7 +223,7 @@ def _reduce_values(values: Sequence[tuple[float, float]], na_weight: float, scal
         hit = hits > misses + 1e-12 or (abs(hits - misses) <= 1e-12 and scale.negative)
         return Answer(hit=hit)
     level = weighted_lower_median(values)
-    return Answer(hit=level > 0, level=level)
+    return Answer(hit=scale.hit_at(level), level=level)
 
 
 def reduce_samples(samples: Sequence[Sample], scale: Scale) -> Answer:
@@ -239,7 +250,7 @@ def vote(answers: Sequence[tuple[Answer, float]], scale: Scale, how: Vote = "maj
         judged = [a for a, _ in given if not a.na]
         if scale.choices is not None:
             level = min(a.level if a.level is not None else (scale.choices[-1] if a.hit else scale.choices[0]) for a in judged)
-            return Answer(hit=level > 0, level=level, samples=n)
+            return Answer(hit=scale.hit_at(level), level=level, samples=n)
         hit = any(a.hit for a in judged) if scale.negative else all(a.hit for a in judged)
         return Answer(hit=hit, samples=n)
     values = [(_answer_value(a, scale), w) for a, w in given if not a.na]
@@ -303,7 +314,7 @@ def settled(samples: Sequence[Sample], asked: int, k: int, scale: Scale) -> bool
     if low.level == high.level:
         return True
     steps = _grid_index(high.level, scale.choices) - _grid_index(low.level, scale.choices)
-    return steps <= GRADED_TOLERANCE_STEPS and (low.level > 0) == (high.level > 0)
+    return steps <= GRADED_TOLERANCE_STEPS and scale.hit_at(low.level) == scale.hit_at(high.level)
 
 
 def _grid_index(level: float, choices: Sequence[float]) -> int:

@@ -30,7 +30,10 @@ def parse_level_key(key: object) -> float:
         raise ValueError(f"level key {key!r} is not a number")
     if isinstance(key, str) and not DECIMAL_RE.match(key):
         raise ValueError(f"level key {key!r} is not a number")
-    value = float(key)
+    try:
+        value = float(key)
+    except OverflowError:  # an integer too large for a float is far outside [0, 1]
+        raise ValueError(f"level key {str(key)[:40]!r} is outside [0, 1]") from None
     if not math.isfinite(value) or value < 0.0 or value > 1.0:
         raise ValueError(f"level key {key!r} is outside [0, 1]")
     return value
@@ -65,11 +68,28 @@ def snap_level(value: float, choices: Sequence[float]) -> float:
     return best
 
 
-def hit_means(*, polarity: str, hurdle: bool, graded: bool, level_choices: Sequence[float] | None) -> str:
+def passes(level: float, pass_level: float | None) -> bool:
+    """Whether a graded row's (snapped) `level` counts as hit (met).
+
+    Args:
+        level: a level in [0, 1].
+        pass_level: the row's pass bar on the same scale (`Criterion.pass_level`), or None.
+
+    Returns:
+        ``level ≥ pass_level`` (within `TIE_TOLERANCE`); without a pass bar, ``level > 0``.
+    """
+    if pass_level is None:
+        return level > 0
+    return level >= pass_level - TIE_TOLERANCE
+
+
+def hit_means(*, polarity: str, hurdle: bool, graded: bool, level_choices: Sequence[float] | None,
+              pass_level: float | None = None) -> str:
     """One sentence that says what ``hit=true`` means for a row (SPEC §3).
 
     Negative rows (weight < 0) and hurdle rows describe a FAULT: the sentence says that a
-    satisfied requirement with no violation found means ``hit=false``.
+    satisfied requirement with no violation found means ``hit=false``. A graded row with a
+    pass bar (`pass_level`) says that hit follows the bar, not ``level > 0``.
     """
     if hurdle:
         return (
@@ -85,6 +105,13 @@ def hit_means(*, polarity: str, hurdle: bool, graded: bool, level_choices: Seque
         )
     if graded and level_choices:
         levels = ", ".join(format_level(x) for x in level_choices)
+        if pass_level is not None:
+            bar = format_level(pass_level)
+            return (
+                "This row is graded. level is the fraction of the weight earned and must be one "
+                f"of [{levels}], chosen with the level descriptions; its pass bar is {bar}: hit=true "
+                f"when level >= {bar} (the requirement is met), hit=false when level < {bar}."
+            )
         return (
             "This row is graded. level is the fraction of the weight earned and must be one "
             f"of [{levels}], chosen with the level descriptions; hit=true when level > 0, "

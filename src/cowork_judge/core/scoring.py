@@ -15,8 +15,10 @@ unjudged deduction deducts and an unjudged hurdle is fatal (SPEC §4, 0.2.0: a f
 hurdle block used to turn a fatal 0 into 1.0). A deliverable that breaks the judge must
 not escape its penalties. A graded row's level is read by `verdicts.read_level` (a number
 in [0, 1], float noise allowed) and snapped to the row's legal levels; a verdict without a
-readable level falls back to its hit, and the row says so (``level_fallback``). Routing
-fields never enter this module.
+readable level falls back to its hit, and the row says so (``level_fallback``). A graded
+row's hit (what its dependants' gates read) is ``level > 0``, or ``level ≥ pass_level``
+when the row sets a pass bar; its credit is ``w · level`` either way. Routing fields never
+enter this module.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from cowork_judge.core import scales
 from cowork_judge.core.rubric import Criterion
-from cowork_judge.core.verdicts import Verdict, read_level
+from cowork_judge.core.verdicts import Verdict, graded_hit, read_level
 
 
 class ScoringError(ValueError):
@@ -65,7 +67,8 @@ class RowScore(BaseModel):
 
     id: str
     weight: float = Field(description="Effective weight (after the equal-weight fallback).")
-    hit: bool | None = Field(description="Raw hit from the verdict; None when unjudged.")
+    hit: bool | None = Field(description="Raw hit from the verdict (a graded row with pass_level: level ≥ pass_level); "
+                             "None when unjudged.")
     judged: bool
     counted_hit: bool = Field(description="Hit as scored: the raw hit, or for an unjudged row the policy's answer "
                               "(hit for deductions and hurdles under unjudged_negative='deduct', else miss).")
@@ -143,8 +146,11 @@ def score(
     weight_of, fallback = weights if weights is not None else effective_weights(criteria)
     # Only rows of this rubric open a gate: a stray verdict (e.g. an old audit re-scored
     # against an edited rubric) must not satisfy a dangling dependency (fail closed, §4).
-    row_ids = {c.id for c in criteria}
-    raw_hit = {cid: (v.hit if v.judged else None) for cid, v in verdicts.items() if cid in row_ids}
+    # A graded row with a pass_level is hit by its bar (`verdicts.graded_hit`), here as in the router, so a
+    # caller's unsettled verdict (human labels in calibrate, an edited stored document) gates the same way.
+    by_id = {c.id: c for c in criteria}
+    raw_hit = {cid: (graded_hit(by_id[cid], v.hit, v.level) if v.judged else None)
+               for cid, v in verdicts.items() if cid in by_id}
     rows: list[RowScore] = []
     total = 0.0
     earned = 0.0
@@ -153,7 +159,7 @@ def score(
         w = weight_of[crit.id]
         verdict = verdicts.get(crit.id)
         judged = bool(verdict and verdict.judged and verdict.hit is not None)
-        hit = verdict.hit if judged and verdict else None
+        hit = raw_hit.get(crit.id) if judged else None
         gate = all(raw_hit.get(dep) is True for dep in crit.depends_on)
         level: float | None = None
         level_fallback = False

@@ -130,6 +130,34 @@ def read_level(value: Any) -> float | None:
     return min(1.0, max(0.0, out))
 
 
+def graded_hit(row: Criterion, hit: bool | None, level: Any) -> bool | None:
+    """A verdict's hit as the row's pass bar reads it.
+
+    For a graded row with a ``pass_level`` and a readable `level` (`read_level`, snapped to
+    the row's levels): ``level ≥ pass_level``. Otherwise `hit` unchanged (rows without a
+    pass bar already carry ``hit = level > 0`` from every segment; an unreadable level
+    leaves the row to its hit, SPEC §4).
+    """
+    if row.pass_level is None or row.level_choices is None:
+        return hit
+    read = read_level(level)
+    if read is None:
+        return hit
+    return row.hit_at(scales.snap_level(read, row.level_choices))
+
+
+def settle_hit(row: Criterion, verdict: Verdict) -> Verdict:
+    """`verdict` with its hit read by the row's pass bar (`graded_hit`) when judged.
+
+    Every judged verdict passes here before gates read it (`gates.mark_open`), so a graded
+    row with a ``pass_level`` gates its dependants, and is recorded, by the bar whatever
+    segment judged it (agentic, a workflow, samples, the verdict cache)."""
+    if not verdict.judged or verdict.hit is None:
+        return verdict
+    hit = graded_hit(row, verdict.hit, verdict.level)
+    return verdict if hit == verdict.hit else verdict.model_copy(update={"hit": hit})
+
+
 # --------------------------------------------------------------------------- parsing
 
 PARSE_STEPS = ("json", "fenced", "brace_scan", "row_salvage", "none")
@@ -342,15 +370,20 @@ def _row_verdict(row: dict[str, Any], crit: Criterion, problems: list[str], *, m
             problems.append(f"row {crit.id!r}: {said}; scored by hit (level_fallback)")
         else:
             level = scales.snap_level(read, crit.level_choices or (0.0, 1.0))
-            if hit is False and level > 0:
-                # "not met" with credit: the answer cannot be read, like any other unreadable level; the row
-                # falls back to its hit (no credit), flagged level_fallback, and never earns what neither side gave
-                problems.append(f"row {crit.id!r}: hit=false contradicts level {level:g}; scored by hit (level_fallback)")
+            bar = f"the row's pass bar {scales.format_level(crit.pass_level)}" if crit.pass_level is not None else None
+            if hit is False and crit.hit_at(level):
+                # "not met" with a passing level: the answer cannot be read, like any other unreadable level; the row
+                # falls back to its hit (a miss, no credit), flagged level_fallback, and never earns what neither side gave
+                where = f"at or above {bar}" if bar else "above 0"
+                problems.append(f"row {crit.id!r}: hit=false contradicts level {level:g} ({where}); scored as a miss "
+                                "(level_fallback)")
                 level = None
             else:
-                if hit is True and level == 0:
-                    problems.append(f"row {crit.id!r}: hit=true contradicts level 0; the level decides (no credit)")
-                hit = level > 0  # the level is a graded row's answer; its hit must agree for gates
+                if hit is True and not crit.hit_at(level):
+                    said = f"level {level:g} (below {bar})" if bar else "level 0"
+                    credit = "no credit" if level == 0 else f"{level:g} of the weight, a miss"
+                    problems.append(f"row {crit.id!r}: hit=true contradicts {said}; the level decides ({credit})")
+                hit = crit.hit_at(level)  # the level is a graded row's answer; its hit must agree for gates
     if hit is None:
         problems.append(f"row {crit.id!r}: hit {row.get('hit')!r:.40} is not a boolean")
         return Verdict.unjudged(crit.id, "parse_error", f"unreadable hit value {row.get('hit')!r:.80}", method=method)

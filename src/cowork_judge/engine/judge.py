@@ -15,6 +15,7 @@ import sys
 import time
 import traceback
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -50,6 +51,12 @@ log = logging.getLogger("cowork_judge")
 def main_run(paths: RunPaths, loaded: LoadedConfig, *, start: float, hard_deadline: bool = False) -> ResultDocument | None:
     """Run the judge and write the outputs; never raises (except KeyboardInterrupt after writing).
 
+    A KeyboardInterrupt (Ctrl-C of an in-process caller such as ``demo``; the command line's
+    ``run`` routes SIGINT to its watchdog instead) writes the document of a cut run, as the
+    watchdog does: rows judged so far keep their verdicts, the rest are unjudged
+    ``interrupted``, ``details.interrupted`` is set (a batch resume judges it again); then
+    the KeyboardInterrupt is raised again.
+
     Args:
         paths: run paths.
         loaded: configuration with its warnings.
@@ -70,14 +77,18 @@ def main_run(paths: RunPaths, loaded: LoadedConfig, *, start: float, hard_deadli
     handlers = run_log.start(paths, redactor)
     dog = watchdog.arm(paths, loaded, redactor, start=start) if hard_deadline else None
     previous = _stop_on_signals(dog) if dog is not None else {}
+    live = _Live()
     try:
-        doc = _run(paths, loaded, start=start, redactor=redactor)
+        doc = _run(paths, loaded, start=start, redactor=redactor, live=live)
         write_result(paths, doc, redactor)
         if dog is not None:
             dog.written(doc)
         log.info("reward %s written to %s (status %s%s)", doc.task_score, paths.reward_txt, doc.status,
                  f", {doc.exit_code}" if doc.exit_code else "")
         return doc
+    except KeyboardInterrupt:  # Ctrl-C: the document of a cut run, never a scorer_error taken for a judged one
+        _write_interrupted(paths, loaded, live, start=start)
+        raise
     except BaseException as exc:  # every exit path writes a reward
         log.error("internal error: %s", redactor.text("".join(traceback.format_exception(type(exc), exc, exc.__traceback__))))
         reason = redactor.text(f"internal error: {type(exc).__name__}: {exc}")
@@ -91,8 +102,6 @@ def main_run(paths: RunPaths, loaded: LoadedConfig, *, start: float, hard_deadli
             write_fallback(paths, exit_code="judge:scorer_error", exit_reason=reason, identity=_identity_dict(config),
                            seconds=time.monotonic() - start, redactor=redactor)
             doc = None
-        if isinstance(exc, KeyboardInterrupt):
-            raise
         return doc
     finally:
         for signum, handler in previous.items():
@@ -102,6 +111,32 @@ def main_run(paths: RunPaths, loaded: LoadedConfig, *, start: float, hard_deadli
         run_log.stop(handlers)
         if paths.ephemeral_work:
             discard_scratch(paths.work_dir)
+
+
+@dataclass
+class _Live:
+    """What `_run` has reached so far (for the document of an interrupted run)."""
+
+    ctx: RunContext | None = None
+    criteria: Sequence[Criterion] | None = None
+
+
+INTERRUPTED_REASON = "the judge was stopped by SIGINT (Ctrl-C)"
+
+
+def _write_interrupted(paths: RunPaths, loaded: LoadedConfig, live: _Live, *, start: float) -> None:
+    """Write the document of a run cut by Ctrl-C (`watchdog.cut_document`), or the fallback."""
+    log.error("%s; rows not judged yet are unjudged 'interrupted'", INTERRUPTED_REASON)
+    try:
+        doc = watchdog.cut_document(paths, loaded, INTERRUPTED_REASON, "interrupted", criteria=live.criteria,
+                                    ctx=live.ctx, started_at=start)
+        write_result(paths, doc, loaded.redactor)
+        log.error("reward %s of the cut run written to %s (coverage %.3f)", doc.task_score, paths.reward_txt,
+                  doc.extra_fields.judge_coverage)
+    except Exception:  # noqa: BLE001 - an unreadable rubric: the fallback still leaves a reward
+        write_fallback(paths, exit_code="judge:timeout", exit_reason=INTERRUPTED_REASON,
+                       identity=_identity_dict(loaded.config), seconds=time.monotonic() - start,
+                       redactor=loaded.redactor)
 
 
 def _identity_dict(config: JudgeConfig) -> dict[str, Any]:
@@ -187,7 +222,7 @@ class _Run:
         return self.document(criteria, verdicts, delivery=delivery, failure=RunFailure(exit_code=code, exit_reason=reason))
 
 
-def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redactor) -> ResultDocument:
+def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redactor, live: _Live | None = None) -> ResultDocument:
     run = _Run(loaded, start, paths.tests_dir)
     config = run.config
     log.info("cowork-judge %s (abi %d), backend %s, model %s", __version__, ABI, config.backend, config.model)
@@ -245,9 +280,11 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
         audit=AuditLog(paths.audit_dir, redactor), workflow_config=dict(rubric.workflow_config),
     )
     watchdog.observe(ctx, criteria)
+    if live is not None:
+        live.ctx, live.criteria = ctx, tuple(criteria)
     if needs_model and not credentials:
         # the code rows still run (no model needed); the model rows cannot: the run is an error
-        reason = "no judge credentials: set JUDGE_API_KEY and JUDGE_BASE_URL (or OPENAI_API_KEY / OPENAI_BASE_URL)"
+        reason = loaded.missing_credentials()  # each half named: unset, or set and ignored (a URL without a scheme)
         log.error(reason)
         code_rows = [c for c in criteria if c.judge_method == "code"]
         verdicts = _route()(code_rows, ctx) if code_rows else {}

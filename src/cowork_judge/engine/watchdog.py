@@ -235,36 +235,56 @@ class Watchdog:
             return EXIT_STATUS["not_clean"]
 
     def _document(self, reason: str, kind: str = "deadline") -> ResultDocument:
-        """The best document now: verdicts found in the audit folder, every other row
-        unjudged `kind`, folded like any other run."""
-        config = self.loaded.config
-        criteria = self._criteria if self._criteria is not None else load_rubric(self.paths.rubric_json).criteria
-        found = audit_verdicts(self.paths.audit_dir)
-        verdicts: dict[str, Verdict] = {}
-        cut = 0
-        for c in criteria:
-            v = found.get(c.id)
-            final = v is not None and (v.judged or v.gate == "closed")  # dep_unjudged is decided, not cut off
-            cut += not final
-            verdicts[c.id] = v if final and v is not None else Verdict.unjudged(
-                c.id, kind, f"not judged before the run was ended: {reason}",  # type: ignore[arg-type]
-                method=c.judge_method, attempts=v.attempts if v is not None else 0,
-            )
-        ctx = self._ctx
-        facts = RunFacts(
-            identity=config.identity(),
-            delivery=delivery_details(ctx.delivery) if ctx is not None else None,
-            seconds=time.monotonic() - self._started_at,
-            calls=ctx.stats.calls if ctx is not None else 0,
-            tokens=ctx.stats.tokens if ctx is not None else 0,
-            warnings=(*self.loaded.warnings, *(ctx.limiter_warnings() if ctx is not None else ()), reason),
-            exit_note=reason,
-            fingerprint=verdict_fingerprint(config, self.paths.tests_dir),
-            interrupted=kind == "interrupted" and cut > 0,
-            sampling=sampling_record(config),
-            cost=run_cost(config, ctx.stats if ctx is not None else None),
+        """The best document now (`cut_document` with what `observe` saw)."""
+        return cut_document(self.paths, self.loaded, reason, kind, criteria=self._criteria, ctx=self._ctx,
+                            started_at=self._started_at)
+
+
+def cut_document(paths: RunPaths, loaded: LoadedConfig, reason: str, kind: str, *, criteria: Sequence[Criterion] | None,
+                 ctx: RunContext | None, started_at: float) -> ResultDocument:
+    """The best document of a run cut short (the deadline, a signal, Ctrl-C): verdicts found in
+    the audit folder, every other row unjudged `kind`, folded like any other run.
+
+    Args:
+        paths: the run's paths (its rubric and audit folder).
+        loaded: the run's configuration.
+        reason: why the run was cut (the document's ``exit_reason`` and a warning).
+        kind: ``"deadline"`` or ``"interrupted"`` (the unjudged rows' ``error_kind``;
+            ``interrupted`` also sets ``details.interrupted`` when a row was cut).
+        criteria: the rubric's rows when the run got that far (None: read from ``rubric.json``).
+        ctx: the live run when it got that far (delivery, call and token counters).
+        started_at: monotonic seconds at which the run started.
+
+    Raises:
+        RubricError: no criteria given and the rubric cannot be read.
+    """
+    config = loaded.config
+    criteria = criteria if criteria is not None else load_rubric(paths.rubric_json).criteria
+    found = audit_verdicts(paths.audit_dir)
+    verdicts: dict[str, Verdict] = {}
+    cut = 0
+    for c in criteria:
+        v = found.get(c.id)
+        final = v is not None and (v.judged or v.gate == "closed")  # dep_unjudged is decided, not cut off
+        cut += not final
+        verdicts[c.id] = v if final and v is not None else Verdict.unjudged(
+            c.id, kind, f"not judged before the run was ended: {reason}",  # type: ignore[arg-type]
+            method=c.judge_method, attempts=v.attempts if v is not None else 0,
         )
-        return fold(criteria, verdicts, config.scoring, facts)
+    facts = RunFacts(
+        identity=config.identity(),
+        delivery=delivery_details(ctx.delivery) if ctx is not None else None,
+        seconds=time.monotonic() - started_at,
+        calls=ctx.stats.calls if ctx is not None else 0,
+        tokens=ctx.stats.tokens if ctx is not None else 0,
+        warnings=(*loaded.warnings, *(ctx.limiter_warnings() if ctx is not None else ()), reason),
+        exit_note=reason,
+        fingerprint=verdict_fingerprint(config, paths.tests_dir),
+        interrupted=kind == "interrupted" and cut > 0,
+        sampling=sampling_record(config),
+        cost=run_cost(config, ctx.stats if ctx is not None else None),
+    )
+    return fold(criteria, verdicts, config.scoring, facts)
 
 
 def audit_verdicts(audit_dir: Path) -> dict[str, Verdict]:

@@ -5,7 +5,9 @@ the human labels in the simulator's oracle format (``{row id: {"hit", "level"?}}
 §20; ``cowork-judge import --with-labels`` writes them). Per row:
 
 - a row with a label and a judged verdict is a PAIR (judge hit, human hit); graded rows
-  whose label has a ``level`` also pair their levels;
+  whose label has a ``level`` also pair their levels. A graded row with a ``pass_level``
+  pairs hits by its bar: each side is hit when its level is at or above it (a label's
+  ``hit`` counts only when it gives no level), as the scorer's gates read it;
 - a row with a label but no verdict (unjudged) is counted, not paired: coverage is
   reported by ``summarize``, agreement here is over what the judge answered;
 - rows without a label and labels naming no row are counted.
@@ -27,16 +29,12 @@ from cowork_judge import __version__
 from cowork_judge.core.fold import stored_run
 from cowork_judge.core.result import ResultDocument
 from cowork_judge.core.scoring import ScoringError, score
-from cowork_judge.core.verdicts import Verdict
+from cowork_judge.core.verdicts import Verdict, graded_hit
 from cowork_judge.fleet.agreement import Confusion, bootstrap, mean_abs_error, mean_error, spearman
+from cowork_judge.fleet.stats import MIN_CLUSTERS, interval_note
 
 CALIBRATION_SCHEMA = "cowork-judge/calibration/v1"
 NO_TAG = "(none)"
-MIN_CLUSTERS = 5
-"""Fewest instances (bootstrap clusters) an interval is given for. A percentile bootstrap over
-2-4 clusters resamples a handful of distinct samples and returns intervals far narrower than
-the uncertainty (DevAI tags drawn from 2 instances came out tight); below this, the report
-gives no interval and says why. Every interval is reported with its cluster count."""
 
 
 def normalize_text(text: str) -> str:
@@ -143,8 +141,11 @@ def calibrate_instance(name: str, doc: ResultDocument, labels: Mapping[str, Labe
         if v is None or not v.judged or v.hit is None:
             unjudged += 1
             continue
-        pairs.append((v.hit, label.hit))
-        by_tag.setdefault(c.tag or NO_TAG, []).append((v.hit, label.hit))
+        # a graded row with a pass bar is hit at or above it, on both sides (a label's hit is read from its level)
+        judge_hit = bool(graded_hit(c, v.hit, v.level))
+        human_hit = bool(graded_hit(c, label.hit, label.level))
+        pairs.append((judge_hit, human_hit))
+        by_tag.setdefault(c.tag or NO_TAG, []).append((judge_hit, human_hit))
         if c.graded and label.level is not None and v.level is not None:
             levels.append((float(v.level), label.level))
     try:
@@ -207,10 +208,8 @@ def report(instances: Sequence[InstanceCalibration], *, draws: int = 1000, seed:
             return None
         return [round(value[0], 6), round(value[1], 6)] if value else None
 
-    def note(clusters: int) -> str | None:
-        if draws > 0 and clusters < MIN_CLUSTERS:
-            return f"no interval: {clusters} instance(s) contribute, fewer than the minimum of {MIN_CLUSTERS}"
-        return None
+    def note(clusters: int) -> str | None:  # the fleet's one rule (`fleet.stats.MIN_CLUSTERS`), as summarize
+        return interval_note(clusters, "instance(s)") if draws > 0 else None
 
     paired = sum(1 for i in instances if i.confusion.n)
     agreement = total.as_dict()

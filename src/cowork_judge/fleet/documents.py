@@ -11,7 +11,8 @@ The I/O edge of the fleet tools. Inputs are arguments of three kinds:
 - a file: ``*.jsonl`` holds one document per non-blank line; any other file is one document;
 - anything else is a glob pattern (``**`` allowed), matched in sorted order.
 
-Every input becomes one `Item` — a validated document, or a named failure
+Every input becomes one `Item` — a validated document (its seal checked on demand:
+`Item.seal`, `cowork_judge.integrity`), or a named failure
 (``unreadable``: the bytes cannot be read or are not UTF-8 JSON; ``invalid``: JSON that is
 not a result document; ``duplicate``: a file reached twice through different arguments,
 read once). Nothing is dropped silently. Files are walked in sorted order, so two runs
@@ -36,7 +37,8 @@ from pydantic import ValidationError
 from pydantic_core import from_json
 
 from cowork_judge.core.result import ResultDocument
-from cowork_judge.layout import LOGS_DIR, RESULT_NAME, VERIFIER_DIR
+from cowork_judge.integrity import SealCheck, check
+from cowork_judge.layout import LOGS_DIR, RESULT_NAME, REWARD_JSON_NAME, REWARD_TXT_NAME, VERIFIER_DIR
 
 STEPS_DIR = "steps"
 MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
@@ -110,6 +112,34 @@ class Item:
     error: str | None = None
     data: bytes = b""
     _raw: dict[str, Any] | None = field(default=None, repr=False)
+    _seal: SealCheck | None = field(default=None, repr=False)
+
+    @property
+    def seal(self) -> SealCheck:
+        """The document's seal (`cowork_judge.integrity.check`), checked on first use: the
+        document, and for a file named ``result.json`` the ``reward.txt`` and ``reward.json``
+        beside it when they are there. A problem input is a mismatch."""
+        if self._seal is None:
+            if self.doc is None:
+                self._seal = SealCheck("mismatch", self.error)
+            else:
+                rewards: list[bytes | None] = [None, None]
+                unreadable = None
+                if self.line is None and self.file.path.name == RESULT_NAME:
+                    for i, name in enumerate((REWARD_TXT_NAME, REWARD_JSON_NAME)):
+                        try:
+                            rewards[i] = read_regular(self.file.path.with_name(name), limit=1 << 20)
+                        except FileNotFoundError:
+                            pass  # not there (the document was copied alone): the document is checked
+                        except OSError as exc:
+                            unreadable = f"{name} beside {self.source} cannot be read ({_os_error(exc)})"
+                try:
+                    raw = json.loads(self.data)
+                except (ValueError, RecursionError):
+                    raw = None
+                self._seal = SealCheck("mismatch", unreadable) if unreadable else check(raw, rewards[0], rewards[1],
+                                                                                          name=self.source)
+        return self._seal
 
     @property
     def raw(self) -> dict[str, Any]:
@@ -174,6 +204,27 @@ def _expand(arg: str) -> list[tuple[Path, str]]:
             raise InputError(f"{arg}: the pattern matches no file")
         return [(Path(m), m) for m in matches]
     raise InputError(f"{arg}: no such file or directory")
+
+
+def argument_root(arg: str) -> Path:
+    """The folder an input argument names its files under: a directory itself, a file's
+    folder, or a glob's leading folders without a glob character (``.`` when none).
+
+    A tool that writes beside the files it read (``rescore``) writes only below this folder,
+    once symbolic links are followed (`fsutil.inside`): a glob's ``*`` and ``**`` follow links
+    to folders, so a link inside the tree must not carry a write out of it.
+    """
+    path = Path(arg)
+    if path.is_dir():
+        return path
+    if not GLOB_CHARS & set(arg):
+        return path.parent
+    parts: list[str] = []
+    for part in path.parts:
+        if GLOB_CHARS & set(part):
+            break
+        parts.append(part)
+    return Path(*parts) if parts else Path(".")
 
 
 def _walk_results(root: Path) -> Iterator[Path]:

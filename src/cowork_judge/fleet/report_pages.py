@@ -9,14 +9,23 @@ the row's check kinds with ``role`` decided/informed and ``measured``). A row ju
 Points lost by a row = its weight − its contribution for a positive row (what it could have
 earned and did not), −contribution for a deduction; the share of the reward is that over W
 (the positive weight total). Both are the scoring core's own terms (SPEC §4), not recomputed.
+
+A per-page row's loss is split by page (`split_by_page`): ``weight × (1 − mean)`` goes to its
+pages below 1 in proportion to each page's distance from 1 in the row's own power mean
+(``|1 − level^p|``; ``−ln level`` at p = 0), which for p = 1 (the plain mean of a normal row)
+is exactly ``weight × (1 − level) / pages judged`` per page, and under p ≤ 0 gives everything to
+the pages at 0 (a critical row's zero page takes the whole loss); ``weight × snap_changed`` is
+the snap's own term. Rows that lost points with no per-page account — the deck could not be
+read, or the row was not judged — get their cause said once, before the rows (`loss_causes`).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from cowork_judge.core.page_detail import PageFinding
+from cowork_judge.core.page_detail import PageAggregate, PageFinding
 from cowork_judge.core.result import ResultDocument, RowResult
 from cowork_judge.fleet.pagemap import parse_evidence_ref
 
@@ -50,6 +59,33 @@ class RowCost:
     critical: bool = False
     passed_measured: list[int] = field(default_factory=list)
     """Pages where a measured finding of the row's kinds did not lower the row (the model passed the page)."""
+    page_points: list[float] | None = None
+    """Points lost on each of `pages` (same order; `split_by_page`); None when the loss is not split."""
+    snap_points: float = 0.0
+    """Points the downward snap to the grid took off (``weight × snap_changed``), when split."""
+    deck_whole: bool = False
+    """The row was scored for the whole deck (a ``[deck]`` verdict: the deck could not be read)."""
+    not_judged: str | None = None
+    """The error kind of a row that was not judged (its loss is its cause's, `loss_causes`)."""
+
+
+DECK_VERDICT = "[deck] "
+"""Reason prefix of a row a deck workflow scored for the whole deck (broken, encrypted, empty deck)."""
+
+
+@dataclass(frozen=True)
+class LossCause:
+    """One reason rows lost points without a per-page account, said before the per-row list.
+
+    Attributes:
+        text: what happened, in words (the deck's state or the rows' shared reason).
+        rows: the rows it cost (ids, result order); empty for a deck-state line.
+        lost: the points those rows lost together (weight units).
+    """
+
+    text: str
+    rows: list[str]
+    lost: float
 
 
 @dataclass(frozen=True)
@@ -86,12 +122,98 @@ def row_costs(doc: ResultDocument, decks: Sequence[str]) -> list[RowCost]:
         lost = points_lost(r)
         pages = sorted(((int(pg), lv) for pg, lv in (r.pages_below or {}).items()), key=lambda x: (x[1], x[0]))
         agg = r.aggregate
+        split = split_by_page(r.weight, lost, pages, agg) if agg else None
         out.append(RowCost(id=r.id, level=r.level, lost=lost, share=(lost / total) if total else None, pages=pages,
                            deck=row_deck(r, decks) if r.pages_below is not None else None,
                            mean=agg.mean if agg else None, snap_changed=agg.snap_changed if agg else 0.0,
                            p=agg.p if agg else None, critical=bool(agg and agg.critical),
                            passed_measured=sorted({f.page for f in (agg.findings if agg else [])
-                                                   if f.measured and f.role == "informed" and f.level == 1.0})))
+                                                   if f.measured and f.role == "informed" and f.level == 1.0}),
+                           page_points=split[0] if split else None, snap_points=split[1] if split else 0.0,
+                           deck_whole=r.judged and r.reason.startswith(DECK_VERDICT) and r.pages_below is None,
+                           not_judged=(r.error_kind or "no_verdict") if not r.judged else None))
+    return out
+
+
+SPLIT_TOLERANCE = 1e-6
+"""How far (weight units) the page terms plus the snap term may miss the row's points lost and
+still be shown as its split (float noise); further off, something else cost the row (a closed
+gate), and the loss is not split."""
+
+
+def split_by_page(weight: float, lost: float, pages: Sequence[tuple[int, float]], agg: PageAggregate
+                  ) -> tuple[list[float], float] | None:
+    """A per-page row's points lost, split across its pages below 1 (module docstring).
+
+    Args:
+        weight: the row's effective weight (> 0 for a split).
+        lost: its points lost (`points_lost`).
+        pages: ``(page, level)`` of its judged pages below 1.
+        agg: how its pages were folded (exponent, exact mean, snap).
+
+    Returns:
+        (points lost on each page of `pages`, in order; points the snap took off), or None when
+        the row has no such pages or its loss is not its pages' (weight ≤ 0, a closed gate).
+    """
+    if weight <= 0 or not pages:
+        return None
+    from_pages = weight * (1.0 - agg.mean)
+    snap = weight * agg.snap_changed
+    if abs(from_pages + snap - lost) > SPLIT_TOLERANCE * max(1.0, weight):
+        return None
+    distance = [_distance(level, agg.p) for _, level in pages]
+    if any(math.isinf(d) for d in distance):  # p ≤ 0: the pages at 0 decide the mean alone
+        distance = [1.0 if math.isinf(d) else 0.0 for d in distance]
+    total = math.fsum(distance)
+    if total <= 0:
+        return None
+    return [from_pages * d / total for d in distance], snap
+
+
+def _distance(level: float, p: float) -> float:
+    """A page's distance from 1 in the power mean's own terms (inf: a page at 0 under p ≤ 0)."""
+    if p == 0:
+        return math.inf if level <= 0 else -math.log(level)
+    if p < 0 and level <= 0:
+        return math.inf
+    return abs(1.0 - level ** p)
+
+
+def loss_causes(doc: ResultDocument) -> list[LossCause]:
+    """Why rows lost points with no per-page account, each cause once, in this order:
+
+    - each deck the evidence layer could not read (stored ``details.evidence.decks``: a status
+      other than ``ok…``, or no page rendered), with the layers it skipped;
+    - rows scored for the whole deck (``[deck] …``: a broken, encrypted or empty deck), grouped
+      by their shared reason;
+    - rows not judged, grouped by error kind and reason.
+
+    Empty when every row that lost points was judged page by page or whole by a model.
+    """
+    out: list[LossCause] = []
+    for d in doc.details.evidence.get("decks", []) if isinstance(doc.details.evidence, dict) else []:
+        if not isinstance(d, dict):
+            continue
+        status = str(d.get("status") or "unknown")
+        if status.startswith("ok") and d.get("pages_rendered"):
+            continue
+        skipped = "; ".join(str(x) for x in d.get("skipped") or [])
+        state = f"its status is {status}" if not status.startswith("ok") else "it opened"
+        out.append(LossCause(f"the deck {d.get('deck') or '?'} could not be read: {state} and no page was rendered"
+                             + (f" ({skipped})" if skipped else ""), [], 0.0))
+    groups: dict[tuple[str, str], list[RowResult]] = {}
+    for r in doc.results:
+        if points_lost(r) <= 0:
+            continue
+        if not r.judged:
+            groups.setdefault((r.error_kind or "no_verdict", r.reason), []).append(r)
+        elif r.reason.startswith(DECK_VERDICT) and r.pages_below is None:
+            groups.setdefault(("[deck]", r.reason[len(DECK_VERDICT):]), []).append(r)
+    for (kind, reason), rows in groups.items():
+        lost = math.fsum(points_lost(r) for r in rows)
+        what = ("scored for the whole deck, not page by page, because the deck could not be read" if kind == "[deck]"
+                else f"not judged ({kind})")
+        out.append(LossCause(f"{len(rows)} row(s) {what}: {reason}", [r.id for r in rows], lost))
     return out
 
 

@@ -28,8 +28,10 @@ SHA-256 of the new rubric file.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
+from cowork_judge.core.cost import Price, judge_cost
 from cowork_judge.core.fold import fold, stored_run
 from cowork_judge.core.result import ResultDocument
 from cowork_judge.core.rubric import Criterion
@@ -130,3 +132,67 @@ def changed_fields(policy_changes: Mapping[str, Any], old_policy: ScoringPolicy 
     """The subset of `policy_changes` that differs from the stored policy."""
     old = old_policy or ScoringPolicy()
     return {k: v for k, v in policy_changes.items() if getattr(old, k) != v}
+
+
+@dataclass(frozen=True)
+class Restated:
+    """What `restate` made of a stored document.
+
+    Attributes:
+        doc: the document under the new settings (the stored one when nothing changed).
+        changes: one phrase per changed setting (``reward_mode continuous → binary``); empty:
+            the stored document is already the one these settings give.
+        rejudge: why the stored verdicts cannot give the document of these settings (the
+            instance must be judged again); None when they can.
+    """
+
+    doc: ResultDocument
+    changes: list[str] = field(default_factory=list)
+    rejudge: str | None = None
+
+
+def restate(doc: ResultDocument, *, source_sha256: str, policy: ScoringPolicy, guard: GuardMode, metric_id: str,
+            prices: Mapping[str, Price]) -> Restated:
+    """`doc` re-folded under the settings of kind ``score`` (`run.effects.EFFECTS`), with no
+    model call: the scoring policy, the guard's policy over the stored findings, the metric id
+    and the price table (the stored tokens per model re-priced). The batch's resume calls it
+    on every result it keeps, so a batch never holds results scored under two policies
+    (issue 39). The new document says what changed in ``details.warnings`` (`provenance`,
+    from `source_sha256`: the stored bytes' SHA-256).
+
+    A stored run that was not scanned cannot be put under JUDGE_GUARD flag or penalize, and
+    one that made model calls without JUDGE_PRICES has no tokens per model to price:
+    `Restated.rejudge` says so and nothing is restated.
+
+    Raises:
+        pydantic.ValidationError: a stored row is not a valid criterion.
+    """
+    stored_rows, verdicts, old_policy, facts = stored_run(doc)
+    if guard != doc.guard.mode and guard != "off" and not doc.guard.scanned and facts.failure is None and not facts.skipped:
+        return Restated(doc, rejudge=f"JUDGE_GUARD={guard}: the stored result was not scanned (JUDGE_GUARD={doc.guard.mode})")
+    cost = facts.cost
+    if prices and cost is None and doc.extra_fields.judge_called:
+        return Restated(doc, rejudge="JUDGE_PRICES is set: the stored result made model calls without it (no tokens per model "
+                                     "to price)")
+    if not prices:
+        cost = None
+    elif cost is not None:
+        cost = judge_cost(cost.models, prices)
+    else:
+        cost = judge_cost({}, prices)
+    changes = [f"{k} {getattr(old_policy, k)!s} → {v!s}" for k, v in changed_fields(policy.model_dump(), old_policy).items()]
+    if guard != doc.guard.mode:
+        changes.append(f"guard policy {doc.guard.mode} → {guard} (the stored findings, not scanned again)")
+    if metric_id != doc.metric_id:
+        changes.append(f"metric_id {doc.metric_id} → {metric_id}")
+    if cost != facts.cost:
+        old_usd = facts.cost.usd if facts.cost is not None else None
+        changes.append(f"JUDGE_PRICES (judge_cost_usd {old_usd} → {cost.usd if cost is not None else None})")
+    if not changes:
+        return Restated(doc)
+    note = f"rescored without model calls from result sha256 {source_sha256}: " + "; ".join(changes)
+    facts = facts.model_copy(update={
+        "identity": facts.identity.model_copy(update={"metric_id": metric_id}),
+        "guard": facts.guard.model_copy(update={"mode": guard}) if facts.guard is not None else None,
+        "cost": cost, "warnings": (*facts.warnings, note)})
+    return Restated(fold(stored_rows, verdicts, policy, facts), changes)

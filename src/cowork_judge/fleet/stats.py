@@ -7,6 +7,10 @@ resamples the k clusters with replacement (Efron & Tibshirani 1993, ch. 13; the 
 ("case") bootstrap of Davison & Hinkley 1997, §3.8) and evaluates every statistic on the
 same draw, so the intervals of one summary are paired.
 
+How many clusters an interval needs (`MIN_CLUSTERS`, the one rule of ``summarize``,
+``batch``'s summary and ``calibrate``): a statistic to which fewer clusters contribute gets
+no interval, and the output says why (`interval_note`).
+
 Exactness and determinism. Numerators and denominators are integers (real values are
 quantized by `quantize` to multiples of 2⁻²⁴ first), draws come from a counter-based
 generator (SplitMix64 finalizer, Steele, Lea & Flood 2014, indices by Lemire's
@@ -35,6 +39,12 @@ CHUNK_ELEMENTS = 1 << 20
 """NumPy path: at most this many drawn indices are held at once (8 MiB of uint64)."""
 
 Counts = Union[Sequence[int], Mapping[int, int]]
+MIN_CLUSTERS = 5
+"""Fewest clusters (tasks for ``summarize``, instances for ``calibrate``) that must contribute to
+a statistic for it to get an interval. A percentile bootstrap over 2-4 clusters resamples a
+handful of distinct values: over 3 documents its "interval" is little more than their min and
+max, far narrower than the uncertainty (DevAI tags drawn from 2 instances came out tight).
+Below this, no interval is given and the output says why (`interval_note`)."""
 
 
 def quantize(value: float) -> int:
@@ -56,6 +66,24 @@ class RatioStat:
     num: Counts
     den: Counts
     scale: int = 1
+
+
+def contributing(stat: RatioStat) -> int:
+    """How many clusters contribute to `stat`: those with a positive denominator."""
+    values = stat.den.values() if isinstance(stat.den, Mapping) else stat.den
+    return sum(1 for v in values if v > 0)
+
+
+def interval_note(clusters: int, unit: str = "cluster(s)") -> str | None:
+    """Why a statistic gets no interval, or None when it may have one (`MIN_CLUSTERS`).
+
+    Args:
+        clusters: clusters contributing to the statistic.
+        unit: what a cluster is, plural form (``"instance(s)"``, ``"task(s)"``).
+    """
+    if clusters >= MIN_CLUSTERS:
+        return None
+    return f"no interval: {clusters} {unit} contribute, fewer than the minimum of {MIN_CLUSTERS}"
 
 
 def mix64(z: int) -> int:

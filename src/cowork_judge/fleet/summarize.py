@@ -12,6 +12,9 @@ Every input lands in exactly one accounting class, tested in this order:
 ``unreadable``     the bytes could not be read or are not UTF-8 JSON
 ``invalid``        JSON that is not a result document
 ``duplicate``      a file reached twice through different arguments (read once)
+``tampered``       a document (or the reward file beside it) that no longer matches
+                   the digests its judge sealed it with (`cowork_judge.integrity`):
+                   named in ``problems``, never in a statistic
 ``skipped``        ``status == "skipped"`` (JUDGE_SKIP; no reward)
 ``systemic``       an ``exit_code`` is set (or ``status == "error"``)
 ``delivery_missing``  nothing was delivered (reward 0, no model call; SPEC §6)
@@ -32,12 +35,17 @@ Intervals: one cluster per task key (`fleet.documents.task_key`) that has a pars
 document, in order of first appearance; every statistic is a ratio of per-cluster sums
 (`fleet.stats`), so a task's rollouts are resampled together and a cluster contributing
 nothing to a statistic (e.g. only skipped documents) simply adds nothing to it.
+A statistic to which fewer than `fleet.stats.MIN_CLUSTERS` clusters contribute gets no
+interval (``null``), the rule ``calibrate`` follows too: ``intervals`` says how many were
+given and withheld, and the ``reward``, ``pass`` and ``coverage`` blocks say why in ``ci_note``.
 
 Output keys: ``schema``, ``generator``, ``options``, ``accounting``,
 ``systemic_exit_codes``, ``problems`` (every unreadable, invalid or duplicate input, named),
-``clusters``, ``reward``, ``pass``, ``coverage``, ``error_kinds`` (per document and per
+``clusters``, ``intervals``, ``reward``, ``pass``, ``coverage``, ``error_kinds`` (per document and per
 row), ``methods``, ``unjudged``, ``rows`` (by row id), ``tags`` (by row ``tag``),
-``groups`` (``--group-by``), ``sampling`` (only when some document was sampled or priced:
+``groups`` (``--group-by``), ``integrity`` (documents ``verified``, ``unsealed`` — written before
+seals — and ``mismatch``: the ``tampered`` ones), ``scoring`` (every scoring policy and guard mode
+the documents were scored under, with their counts; ``mixed`` when more than one), ``sampling`` (only when some document was sampled or priced:
 `fleet.sampling.SamplingStats`), ``reasons`` (only with ``--include-reasons``), ``inputs``
 (path, SHA-256, bytes and document count of every file).
 """
@@ -53,13 +61,16 @@ from typing import Any
 
 from cowork_judge import __version__
 from cowork_judge.core.result import ResultDocument
+from cowork_judge.core.scoring import ScoringPolicy
 from cowork_judge.fleet.documents import FileDigest, Item, task_key
 from cowork_judge.fleet.sampling import SamplingStats
-from cowork_judge.fleet.stats import SCALE, RatioStat, bootstrap_ci, percentile, quantize
+from cowork_judge.fleet.stats import MIN_CLUSTERS, SCALE, RatioStat, bootstrap_ci, contributing, interval_note, percentile, quantize
 from cowork_judge.fleet.tables import NONE, DocTable, ReasonSamples, RowTable, row_values, scalar_text, tag_list_values
 
 SUMMARY_SCHEMA = "cowork-judge/summary/v1"
-CLASSES = ("scored", "degraded", "systemic", "delivery_missing", "skipped", "invalid", "unreadable", "duplicate")
+CLUSTER_UNIT = "task(s) (clusters)"
+"""What a bootstrap cluster of the summary is, in its notes (`fleet.stats.interval_note`)."""
+CLASSES = ("scored", "degraded", "systemic", "delivery_missing", "skipped", "invalid", "unreadable", "duplicate", "tampered")
 """Accounting classes, in the order of the output."""
 CLEAN_CLASSES = frozenset({"scored", "delivery_missing"})
 REWARD_BINS = 20
@@ -168,6 +179,15 @@ class Summarizer:
         self.guard: Counter[str] = Counter()
         self.guard_kinds: Counter[str] = Counter()
         self.sampling = SamplingStats()
+        self.integrity: Counter[str] = Counter()
+        self.policies: dict[str, list[Any]] = {}
+
+    def _add_policy(self, doc: ResultDocument) -> None:
+        """Count the policy the document was scored under: its scoring policy (the default
+        for a 0.1.0 document) and its guard's mode."""
+        policy = {**(doc.details.policy or ScoringPolicy()).model_dump(), "guard": doc.guard.mode}
+        key = repr(sorted(policy.items()))
+        self.policies.setdefault(key, [policy, 0])[1] += 1
 
     # ------------------------------------------------------------------ folding
 
@@ -182,9 +202,16 @@ class Summarizer:
             self.classes[cls] += 1
             self.problems.append({"input": item.source, "class": cls, "error": item.error or ""})
             return cls
+        seal = item.seal
+        self.integrity[seal.state] += 1
+        if not seal.ok:
+            self.classes["tampered"] += 1
+            self.problems.append({"input": item.source, "class": "tampered", "error": seal.problem or ""})
+            return "tampered"
         doc = item.doc
         cls = classify(doc)
         self.classes[cls] += 1
+        self._add_policy(doc)
         self._add_guard(doc)
         key, source = task_key(item, self.options.task_key)
         cluster = self.clusters.setdefault(key, len(self.clusters))
@@ -324,13 +351,24 @@ class Summarizer:
         stats, names = self._stats(k)
         opts = self.options
         intervals: dict[tuple[Any, ...], tuple[float, float] | None] = {}
+        clusters = {name: contributing(stat) for name, stat in zip(names, stats)}
         if opts.draws > 0:
             drawn = bootstrap_ci(stats, k, draws=opts.draws, seed=opts.seed, confidence=opts.confidence)
-            intervals = {name: (round(ci[0], CI_DIGITS), round(ci[1], CI_DIGITS)) if ci else None for name, ci in zip(names, drawn)}
+            intervals = {name: (round(ci[0], CI_DIGITS), round(ci[1], CI_DIGITS))
+                         if ci and clusters[name] >= MIN_CLUSTERS else None for name, ci in zip(names, drawn)}
 
         def ci(name: str) -> list[float] | None:
             interval = intervals.get((name,))
             return list(interval) if interval is not None else None
+
+        def note(*parts: tuple[str, str]) -> str | None:
+            """Why the intervals of one block are withheld: ``(label, statistic name)`` each."""
+            if opts.draws == 0:
+                return None
+            notes = {label: interval_note(clusters[(name,)], CLUSTER_UNIT) for label, name in parts}
+            if len(set(notes.values())) == 1:  # one reason for all (or none): said once
+                return next(iter(notes.values()))
+            return "; ".join(f"{label}: {text}" for label, text in notes.items() if text)
 
         counts = {cls: self.classes.get(cls, 0) for cls in CLASSES}
         if sum(counts.values()) != total:
@@ -341,23 +379,28 @@ class Summarizer:
             "schema": SUMMARY_SCHEMA,
             "generator": f"cowork-judge {__version__}",
             "options": {"task_key": opts.task_key, "group_by": list(opts.group_by), "seed": opts.seed, "draws": opts.draws,
-                        "confidence": opts.confidence, "include_reasons": opts.include_reasons},
+                        "confidence": opts.confidence, "min_clusters": MIN_CLUSTERS, "include_reasons": opts.include_reasons},
             "accounting": {"inputs": total, **counts},
             "systemic_exit_codes": dict(sorted(self.exit_codes.items())),
             "problems": self.problems,
             "clusters": {"key": opts.task_key, "clusters": k, "by_source": dict(sorted(self.cluster_sources.items()))},
+            "intervals": self._intervals_record(clusters),
             "reward": {
                 "documents": means["reward_all"].n,
                 "mean": means["reward_all"].mean(), "mean_ci": ci("reward_all"),
                 "documents_clean": means["reward_clean"].n,
                 "mean_clean": means["reward_clean"].mean(), "mean_clean_ci": ci("reward_clean"),
+                "clusters": clusters[("reward_all",)], "clusters_clean": clusters[("reward_clean",)],
+                "ci_note": note(("mean", "reward_all"), ("mean_clean", "reward_clean")),
                 "quantiles": {f"p{round(q * 100)}": percentile(ordered, q) for q in QUANTILES} if ordered else None,
                 "histogram": {"edges": [i / REWARD_BINS for i in range(REWARD_BINS + 1)], "counts": list(self.reward_bins)},
                 "benchmark_aggregate": self._benchmark_aggregate(),
             },
             "pass": {"rate": means["pass_all"].mean(), "rate_ci": ci("pass_all"),
-                     "rate_clean": means["pass_clean"].mean(), "rate_clean_ci": ci("pass_clean")},
+                     "rate_clean": means["pass_clean"].mean(), "rate_clean_ci": ci("pass_clean"),
+                     "ci_note": note(("rate", "pass_all"), ("rate_clean", "pass_clean"))},
             "coverage": {"documents": means["coverage"].n, "mean": means["coverage"].mean(), "mean_ci": ci("coverage"),
+                         "clusters": clusters[("coverage",)], "ci_note": note(("mean", "coverage")),
                          "histogram": {"edges": [i / COVERAGE_BINS for i in range(COVERAGE_BINS + 1)],
                                        "counts": list(self.coverage_bins)}},
             "error_kinds": {"documents": dict(sorted(self.doc_error_kinds.items())),
@@ -372,6 +415,9 @@ class Summarizer:
                       "modes": {m: self.guard[f"mode_{m}"] for m in ("off", "flag", "penalize") if self.guard[f"mode_{m}"]},
                       "kinds": dict(sorted(self.guard_kinds.items()))},
         }
+        out["integrity"] = {state: self.integrity[state] for state in ("verified", "unsealed", "mismatch")}
+        policies = [{**policy, "documents": n} for policy, n in self.policies.values()]
+        out["scoring"] = {"policies": policies, "mixed": len(policies) > 1}
         if self.sampling.seen:  # only for fleets judged with JUDGE_SAMPLES, JUDGE_PANEL or JUDGE_PRICES
             out["sampling"] = self.sampling.report()
         if self.reasons is not None and self.exit_reasons is not None:
@@ -380,6 +426,17 @@ class Summarizer:
                          "list": [{"path": f.name, "sha256": f.sha256, "bytes": f.bytes, "documents": f.documents}
                                   for f in self.files]}
         return out
+
+    def _intervals_record(self, clusters: Mapping[tuple[Any, ...], int]) -> dict[str, Any]:
+        """The ``intervals`` block: the rule, and how many intervals it gave and withheld."""
+        opts = self.options
+        withheld = sum(1 for n in clusters.values() if n < MIN_CLUSTERS) if opts.draws > 0 else 0
+        fewest = min(clusters.values(), default=0)
+        return {"min_clusters": MIN_CLUSTERS, "given": len(clusters) - withheld if opts.draws > 0 else 0, "withheld": withheld,
+                "note": None if opts.draws > 0 and not withheld else
+                ("no intervals: --draws 0" if opts.draws == 0 else
+                 f"{withheld} of {len(clusters)} interval(s) withheld: a statistic gets one only when at least "
+                 f"{MIN_CLUSTERS} {CLUSTER_UNIT} contribute (the fewest here: {fewest})")}
 
     def _stats(self, k: int) -> tuple[list[RatioStat], list[tuple[Any, ...]]]:
         """Every statistic to bootstrap (all on the same draws) and its name:

@@ -22,6 +22,8 @@ def render_summary(summary: dict[str, Any]) -> str:
              f'<p class="sub">{esc(summary["generator"])} · {summary["inputs"]["files"]:,} files · '
              f'clusters: {summary["clusters"]["clusters"]:,} (task key {esc(opts["task_key"])}) · bootstrap '
              f'{opts["draws"]} draws, seed {opts["seed"]}, {conf} intervals</p>']
+    if summary["intervals"]["note"]:
+        parts.append(f'<p class="sub">{esc(summary["intervals"]["note"])}</p>')
     parts.append("<h2>Accounting</h2>")
     parts.append(table(["class", "inputs", "share"], [[k, v, v / acc["inputs"] if acc["inputs"] else None]
                                                      for k, v in acc.items() if k != "inputs"], numeric=[False, True, True]))

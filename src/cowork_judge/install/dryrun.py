@@ -105,6 +105,7 @@ def read_task(task_dir: Path) -> TaskInfo:
     tests = root / "tests"
     if not (tests / "test.sh").is_file():
         raise TryError(f"{tests / 'test.sh'}: missing (Harbor runs tests/test.sh; `cowork-judge init {root}` writes it)")
+    _refuse_placeholder(root, tests / "test.sh")
     if not (tests / "rubric.json").is_file():
         raise TryError(f"{tests / 'rubric.json'}: missing (the rubric the judge scores against; see docs/rubric.md, and "
                        "`cowork-judge gen-ppt-rubrics` for a deck task)")
@@ -130,6 +131,24 @@ def read_task(task_dir: Path) -> TaskInfo:
     return TaskInfo(root=root, tests=tests, env_templates={str(k): str(v) for k, v in env.items()},
                     timeout_sec=float(timeout), separate=is_separate(config), artifacts=artifacts, workdir=workdir or "/app",
                     verifier_dockerfile=(tests / "Dockerfile").is_file())
+
+
+def _refuse_placeholder(root: Path, test_sh: Path) -> None:
+    """Refuse Harbor's placeholder ``tests/test.sh`` (a task fresh from ``harbor init``): it runs pytest
+    on ``test_outputs.py``, not the judge, so its reward would say nothing about the rubric.
+
+    Raises:
+        TryError: `test_sh` is one of ``harbor init``'s stubs (`harbor_stubs`).
+    """
+    from cowork_judge.install.harbor_stubs import is_harbor_stub
+
+    try:
+        text = test_sh.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise TryError(f"{test_sh}: cannot read: {exc}") from None
+    if is_harbor_stub("test.sh", text):
+        raise TryError(f"{test_sh} is Harbor's placeholder (written by `harbor init`: it runs pytest, not the judge); "
+                       f"run `cowork-judge init {root}` to write the judge's test.sh and task.toml's [verifier] blocks")
 
 
 def _table(doc: dict[str, Any], key: str) -> dict[str, Any]:
@@ -189,14 +208,19 @@ class Rollout:
 
     Attributes:
         layout: ``container`` (``app/`` and ``logs/agent/``), ``trial`` (a Harbor trial folder,
-            read through its ``artifacts/``) or ``flat`` (the deliverables themselves).
-        root: the folder given.
+            read through its ``artifacts/``), ``flat`` (the deliverables themselves) or ``message``
+            (no folder: a chat answer's final message alone).
+        root: the folder given (for ``message``, the message file).
         files: inside path (``/app``, ``/app/output``, ``/logs/agent``, ``/logs/agent/trajectory.json``…)
             → host path to copy there.
         message_as_text: the trajectory entry is a plain-text final message (``--final-message``),
             written as a one-step ATIF trajectory by `stage`.
         flat_because: for a flat folder that holds ``app/`` or ``logs/``, why it is not read as the
             container layout ("" otherwise): a folder that looks like a rollout but is not read as one.
+        misread: for a flat folder that looks like a task's ``solution/`` folder (it holds Harbor's
+            ``solve.sh``, or is ``<task>/solution``) or holds a ``trajectory.json`` that no option reads
+            as the final message: what is judged as a deliverable by mistake and the command line meant
+            ("" otherwise).
     """
 
     layout: str
@@ -204,22 +228,37 @@ class Rollout:
     files: dict[str, Path] = field(default_factory=dict)
     message_as_text: bool = False
     flat_because: str = ""
+    misread: str = ""
 
     def describe(self) -> str:
         """One line: the layout and where its parts go."""
         where = ", ".join(inside + (" (the deliverables)" if self.layout == "flat" and inside == "/app/output" else "")
                           for inside in self.files) or "nothing"
-        return {"container": "container layout", "trial": "a Harbor trial (its artifacts/)", "flat": "flat"}[
-            self.layout] + f" → {where}"
+        return {"container": "container layout", "trial": "a Harbor trial (its artifacts/)", "flat": "flat",
+                "message": "the final message alone (no deliverables)"}[self.layout] + f" → {where}"
 
 
-def read_rollout(path: Path, *, trajectory: Path | None = None, final_message: Path | None = None) -> Rollout:
+def read_rollout(path: Path | None, *, trajectory: Path | None = None, final_message: Path | None = None) -> Rollout:
     """Read a rollout folder (see the module docstring for the layouts).
+
+    `path` None: a chat answer without deliverables, the final message alone (``--trajectory`` or
+    ``--final-message``; layout ``message``, nothing placed in ``/app``).
 
     Raises:
         TryError: it is missing or not a folder; ``--trajectory``/``--final-message`` name a
-            missing file or are given with a container layout (which has its own ``logs/agent``).
+            missing file or are given with a container layout (which has its own ``logs/agent``);
+            `path` None without either.
     """
+    if path is None:
+        message = final_message if final_message is not None else trajectory
+        if message is None:
+            raise TryError(f"no rollout: give --rollout FOLDER, or --final-message/--trajectory for a chat answer ({ROLLOUT_HELP})")
+        if trajectory is not None and final_message is not None:
+            raise TryError("--trajectory and --final-message exclude each other (both are the agent's final message)")
+        if not Path(message).is_file():
+            raise TryError(f"{'--final-message' if final_message is not None else '--trajectory'} {message}: no such file")
+        return Rollout("message", Path(message), {"/logs/agent/trajectory.json": Path(message)},
+                       message_as_text=final_message is not None)
     root = Path(path)
     if not root.is_dir():
         raise TryError(f"{root}: no such rollout folder ({ROLLOUT_HELP})")
@@ -246,7 +285,8 @@ def read_rollout(path: Path, *, trajectory: Path | None = None, final_message: P
             for child in sorted((base / "logs").iterdir()):
                 rollout.files[f"/logs/{child.name}"] = child
         return rollout
-    rollout = Rollout("flat", root, {"/app/output": root}, flat_because=_why_flat(base, names))
+    rollout = Rollout("flat", root, {"/app/output": root}, flat_because=_why_flat(base, names),
+                      misread=_misread(root, names, message_given=trajectory is not None or final_message is not None))
     if trajectory is not None:
         rollout.files["/logs/agent/trajectory.json"] = Path(trajectory)
     if final_message is not None:
@@ -267,6 +307,29 @@ def _why_flat(base: Path, names: set[str]) -> str:
     shown = ", ".join(n + ("/" if (base / n).is_dir() else "") for n in others[:5]) + (" …" if len(others) > 5 else "")
     return (f"besides {' and '.join(n + '/' for n in held)} it holds {shown} (a container-layout rollout holds only "
             "app/, logs/ and manifest.json)")
+
+
+def _misread(root: Path, names: set[str], *, message_given: bool) -> str:
+    """What a flat read of `root` judges by mistake ("" when nothing): a task's ``solution/`` folder
+    (``solve.sh`` is Harbor's oracle script, not a deliverable) or a ``trajectory.json`` that is not read
+    as the agent's final message because neither ``--trajectory`` nor ``--final-message`` names it."""
+    solution = "solve.sh" in names or (root.name == "solution" and (root.parent / "task.toml").is_file())
+    stray_message = "trajectory.json" in names and not message_given
+    if not solution and not stray_message:
+        return ""
+    judged = [n for n in ("solve.sh", "trajectory.json") if n in names]
+    if solution:
+        what = "it looks like a task's solution/ folder" + (" (solve.sh is the script of Harbor's oracle agent)"
+                                                            if "solve.sh" in names else "")
+        meant = "--rollout " + (str(root / "output") if (root / "output").is_dir() else "<the folder of the deliverables>")
+        if stray_message:
+            meant += f" --trajectory {root / 'trajectory.json'}"
+        meant = f"The reference solution (docs/harbor-task.md, step 6) is tried with: {meant}"
+    else:
+        what = "no --trajectory or --final-message reads its trajectory.json as the agent's final message"
+        meant = "To read it as the final message, move it out of the folder and give --trajectory <its path>"
+    return (f"{root}: {what}; read flat, every file in it{' (' + ' and '.join(judged) + ' too)' if judged else ''} is "
+            f"judged as a deliverable at /app/output. {meant}")
 
 
 def final_message_trajectory(text: str) -> dict[str, Any]:
@@ -366,6 +429,8 @@ class Outcome:
         rows: number of rubric rows in ``results``.
         unjudged: ``error_kind`` → number of rows left unjudged with it.
         documents: file name → path, for the `DOCUMENTS` that exist.
+        warnings: ``details.warnings`` of ``result.json`` (the rubric's and the run's: a misspelt row
+            key such as ``wieght``, a row without weight…), in order.
     """
 
     reward_text: str = ""
@@ -378,6 +443,7 @@ class Outcome:
     rows: int = 0
     unjudged: dict[str, int] = field(default_factory=dict)
     documents: dict[str, Path] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def clean(self) -> bool:
@@ -416,6 +482,8 @@ def read_outcome(verifier: Path) -> Outcome:
     results = [r for r in doc.get("results") or [] if isinstance(r, dict)]
     out.rows = len(results)
     out.unjudged = dict(Counter(str(r.get("error_kind") or "unjudged") for r in results if r.get("judged") is False))
+    warnings = _table(doc, "details").get("warnings")
+    out.warnings = [str(w) for w in warnings if isinstance(w, str) and w.strip()] if isinstance(warnings, list) else []
     return out
 
 
@@ -438,13 +506,69 @@ def verifier_python(env: dict[str, str], path: str) -> str | None:
     return None
 
 
+def pinned_version(verifier_env: dict[str, str], test_sh_text: str) -> str:
+    """The judge version ``tests/test.sh`` installs: ``COWORK_JUDGE_VERSION`` without blanks, else the
+    version baked into `test_sh_text` ("" when it has none)."""
+    from cowork_judge.install.template import TemplateError, baked_version
+
+    pinned = re.sub(r"[ \t\r\n]", "", verifier_env.get("COWORK_JUDGE_VERSION", ""))
+    if pinned:
+        return pinned
+    try:
+        return baked_version(test_sh_text)
+    except TemplateError:
+        return ""
+
+
+def pinned_extras(verifier_env: dict[str, str]) -> str:
+    """``COWORK_JUDGE_EXTRAS`` as ``tests/test.sh`` reads it (blanks removed, order kept: ``pptx,workflow``)."""
+    return re.sub(r"[ \t\r\n]", "", verifier_env.get("COWORK_JUDGE_EXTRAS", ""))
+
+
+def judge_home_name(wheel_digest: str, *, extras: str, python_tag: str | None, sandboxed: bool) -> str:
+    """The cache folder name of the judge's venv root (mounted at ``/opt/cowork-judge``) for one judge
+    wheel (its SHA-256: a version, or a checkout as it is now), one `extras` string (`pinned_extras`) and
+    one Python ``X.Y``, in or out of the sandbox (a venv records its own path):
+    ``<wheel digest 16>-py<X.Y>-<extras digest 8>-<bwrap|plain>``. The task is no part of it: tasks with
+    the same judge, extras and Python share one venv (test.sh keeps ONE venv per version and Python in a
+    home and reinstalls it when the extras differ, so homes must not be shared across extras)."""
+    import hashlib
+
+    extras_key = hashlib.sha256(extras.encode("utf-8")).hexdigest()[:8]
+    return f"{wheel_digest[:16]}-py{python_tag or 'none'}-{extras_key}-{'bwrap' if sandboxed else 'plain'}"
+
+
+def judge_venv_ready(home: Path, *, version: str, extras: str, python_tag: str | None) -> bool:
+    """Whether ``tests/test.sh`` has installed ``cowork-judge[extras]==version`` for Python `python_tag`
+    in the judge home `home`: the stamp it writes last (``venv-<version>-py<X.Y>/.cowork-judge-installed``,
+    ``cowork-judge==<version> [<extras>]``) is there."""
+    if not version or not python_tag:
+        return False
+    stamp = home / f"venv-{version}-py{python_tag}" / ".cowork-judge-installed"
+    try:
+        return stamp.read_text(encoding="utf-8") == f"cowork-judge=={version} [{extras}]"
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
 def prune_judge_homes(parent: Path, keep: int = 3) -> None:
-    """Remove all but the `keep` most recently used judge homes under `parent` (each holds a venv)."""
+    """Remove all but the `keep` most recently used judge homes under `parent` (each holds a venv);
+    a home another run holds (`cachelock`) is left alone."""
+    from cowork_judge.install.cachelock import try_exclusive
+
     homes = sorted((p for p in parent.glob("*") if p.is_dir()), key=lambda p: p.stat().st_mtime, reverse=True)
     for old in homes[keep:]:
-        shutil.rmtree(old, ignore_errors=True)
+        lock = try_exclusive(old)
+        if lock is None:
+            continue  # in use by another run
+        try:
+            shutil.rmtree(old, ignore_errors=True)
+            lock.path.unlink(missing_ok=True)
+        finally:
+            lock.release()
 
 
 __all__ = ["DOCUMENTS", "FAILURE_PATH_LINE", "HARBOR_DEFAULT_TIMEOUT_SEC", "ROLLOUT_HELP", "Outcome", "Rollout", "Staged",
-           "TaskInfo", "TryError", "dropped_variables", "final_message_trajectory", "prune_judge_homes", "read_outcome",
-           "read_rollout", "read_task", "resolve_verifier_env", "stage", "verifier_python"]
+           "TaskInfo", "TryError", "dropped_variables", "final_message_trajectory", "judge_home_name", "judge_venv_ready",
+           "prune_judge_homes", "read_outcome", "read_rollout", "read_task", "resolve_verifier_env", "stage", "pinned_extras",
+           "pinned_version", "verifier_python"]

@@ -91,17 +91,36 @@ def routes_of(rubric: Any) -> tuple[set[str], set[str]]:
     return methods, workflows
 
 
+class RubricUnreadable(ValueError):
+    """A rubric file exists but cannot be read as JSON; ``str(exc)`` names the reason (the parse error
+    with its line and column, as lint's R002 does)."""
+
+
 def for_rubric_file(path: Path) -> tuple[tuple[str, ...], dict[str, list[str]]] | None:
-    """(minimal extras, extra → routes) of the rubric at `path`; None when it is absent or unreadable."""
+    """(minimal extras, extra → routes) of the rubric at `path`; None when there is no such file.
+
+    A leading UTF-8 byte-order mark is skipped, as the engine does.
+
+    Raises:
+        RubricUnreadable: the file exists but cannot be read, is not UTF-8, or is not valid JSON.
+    """
     import json
 
     try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
         return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RubricUnreadable(f"cannot be read: {exc}") from None
+    try:
+        raw = json.loads(text)
+    except RecursionError:
+        raise RubricUnreadable("not valid JSON: nested too deeply to be a rubric") from None
+    except ValueError as exc:
+        raise RubricUnreadable(f"not valid JSON: {exc}") from None
     need = required(*routes_of(raw))
     return minimal(need), need
 
 
-__all__ = ["CODE_METHOD_EXTRAS", "SUBSUMES", "covers", "for_rubric_file", "minimal", "missing", "required", "routes_of",
+__all__ = ["CODE_METHOD_EXTRAS", "SUBSUMES", "RubricUnreadable", "covers", "for_rubric_file", "minimal", "missing", "required", "routes_of",
            "workflow_extras"]

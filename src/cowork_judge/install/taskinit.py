@@ -161,7 +161,7 @@ def is_separate(config: dict[str, Any]) -> bool:
 
 
 def plan_init(task_dir: Path, *, force: bool = False, extras: str | None = None, image: bool = False,
-              env_names: Sequence[str] = ()) -> Plan:
+              env_names: Sequence[str] = (), index_url: str | None = None) -> Plan:
     """Work out the changes for `task_dir` without writing anything.
 
     Args:
@@ -172,11 +172,20 @@ def plan_init(task_dir: Path, *, force: bool = False, extras: str | None = None,
         image: write ``tests/Dockerfile`` with the judge baked in (separate verifier only).
         env_names: host variables to pass through (`passthrough_entries`), added to
             ``[verifier.env]`` after init's own block when the task does not set them already.
+        index_url: the PEP 503 index a baked image installs the judge from (the default of its
+            ``ARG COWORK_WHEEL_URL``); None = the one the existing image names, else task.toml's
+            ``COWORK_WHEEL_URL`` default, else none (pip's configured index).
+
+    The ``tests/Dockerfile`` of a separate verifier is written for the extras task.toml will
+    declare (an explicit ``--extras`` that differs from the task's is a conflict, so the two
+    never part).
 
     Raises:
-        InitError: no task.toml, unreadable or invalid TOML, a shape of task.toml the
-            line edits cannot merge into (an inline ``env = {…}`` table, for instance), or
-            ``image`` on a task whose verifier shares the agent's container.
+        InitError: no task.toml, unreadable or invalid TOML, a ``tests/rubric.json`` that is not
+            valid JSON while `extras` is None (the parse error is named), a shape of task.toml the
+            line edits cannot merge into (an inline ``env = {…}`` table, for instance),
+            ``image`` on a task whose verifier shares the agent's container, or `index_url`
+            without a baked image or not an ``http(s)://`` URL a Dockerfile can carry.
     """
     task_dir = task_dir.absolute()
     toml_path, test_path = task_dir / "task.toml", task_dir / "tests" / "test.sh"
@@ -188,16 +197,23 @@ def plan_init(task_dir: Path, *, force: bool = False, extras: str | None = None,
     _plan_test_sh(plan, test_path, force)
     old = _read(toml_path)
     config = _parse(old, toml_path)
+    explicit = extras is not None
     extras = _choose_extras(plan, task_dir, extras)
     _plan_harbor_leftovers(plan, task_dir / "tests")
-    if is_separate(config):
-        _plan_dockerfile(plan, task_dir / "tests" / "Dockerfile", extras, image=image, force=force)
-    elif image:
+    if index_url is not None and not is_separate(config):
+        raise InitError("--index-url names the index a baked verifier image installs the judge from: give --image too "
+                        "(a separate verifier's image; with a shared verifier test.sh installs from COWORK_WHEEL_URL)")
+    if image and not is_separate(config):
         raise InitError("--image writes the image of a separate verifier, but this task's verifier shares the agent's "
                         "container (set [verifier] environment_mode = \"separate\", or bake the judge into "
                         "environment/Dockerfile)")
     passthrough = passthrough_entries(env_names)
-    new, expected = _merge(plan, old, config, force=force, extras=extras, passthrough=passthrough)
+    new, expected = _merge(plan, old, config, force=force, extras=extras, passthrough=passthrough, explicit=explicit)
+    # the image installs what task.toml will say: extras and image change together or not at all (issue 39 item 5)
+    plan.extras = declared_extras(expected["verifier"]["env"].get("COWORK_JUDGE_EXTRAS", ""), fallback=extras)
+    if is_separate(config):
+        _plan_dockerfile(plan, task_dir / "tests" / "Dockerfile", plan.extras, image=image, force=force,
+                         index_url=index_url, config=config)
     if new != old:
         if _parse(new, toml_path) != expected:  # the edit must change exactly what was planned
             raise InitError(f"internal error: merging into {toml_path} would change more than planned; nothing written")
@@ -207,9 +223,26 @@ def plan_init(task_dir: Path, *, force: bool = False, extras: str | None = None,
     return plan
 
 
+def declared_extras(value: str, *, fallback: str = "") -> str:
+    """The extras a ``COWORK_JUDGE_EXTRAS`` entry installs when the host leaves it unset: the default of a
+    ``${COWORK_JUDGE_EXTRAS:-a,b}`` template, a literal as written; `fallback` for a template without a default."""
+    if value == "${COWORK_JUDGE_EXTRAS}":
+        return fallback
+    value = declared_default(value, "COWORK_JUDGE_EXTRAS")
+    return ",".join(e.strip() for e in value.split(",") if e.strip())
+
+
 def _choose_extras(plan: Plan, task_dir: Path, given: str | None) -> str:
     rubric = task_dir / "tests" / "rubric.json"
-    found = extras_mod.for_rubric_file(rubric)
+    try:
+        found = extras_mod.for_rubric_file(rubric)
+    except extras_mod.RubricUnreadable as exc:
+        if given is None:
+            raise InitError(f"tests/rubric.json is {exc}; init chooses COWORK_JUDGE_EXTRAS from its rows: fix it "
+                            "(`lint-rubric <task>/tests` names every problem) and run init again, or give --extras") from None
+        plan.actions.append(f"warning: tests/rubric.json is {exc}; --extras {given!r} is written unchecked "
+                            "(lint-rubric reports R002)")
+        found = None
     if given is not None:
         chosen = given
         if found is not None:
@@ -237,15 +270,22 @@ def _plan_harbor_leftovers(plan: Plan, tests: Path) -> None:
         plan.actions.append("tests/test_outputs.py: Harbor's empty pytest stub removed (the judge replaces it)")
 
 
-def _plan_dockerfile(plan: Plan, path: Path, extras: str, *, image: bool, force: bool) -> None:
+def _plan_dockerfile(plan: Plan, path: Path, extras: str, *, image: bool, force: bool, index_url: str | None,
+                     config: dict[str, Any]) -> None:
     names = tuple(e for e in extras.split(",") if e)
     old = _read(path)
     ours = verifier_image.is_ours(old)
     bake = image or verifier_image.is_baked(old)  # an image init baked before stays baked
+    if index_url is not None and not bake:
+        raise InitError("--index-url names the index a baked verifier image installs the judge from: give --image too")
     if not old and not image:
         plan.actions.append("tests/Dockerfile: none; the separate verifier is built from environment/ (it needs python3)")
         return
-    text = verifier_image.dockerfile(extras=names, version=__version__, bake=bake)
+    index = _image_index(old if ours else "", index_url, config) if bake else ""
+    try:
+        text = verifier_image.dockerfile(extras=names, version=__version__, bake=bake, index_url=index)
+    except verifier_image.IndexUrlError as exc:
+        raise InitError(f"--index-url {exc}") from None
     if old == text:
         plan.actions.append("tests/Dockerfile: already the verifier image of this version")
         return
@@ -257,9 +297,47 @@ def _plan_dockerfile(plan: Plan, path: Path, extras: str, *, image: bool, force:
         if not force:
             plan.conflicts.append("tests/Dockerfile exists and is not Harbor's stub nor init's (--force replaces it)")
     plan.files[path], plan.old[path] = text, old
-    what = "the judge baked in" if bake else "python3" + (", LibreOffice and fonts" if "workflow" in names else "")
+    tools = "python3" + (", LibreOffice, fonts and Chromium" if "workflow" in names else "")
+    what = f"{tools}, the judge {__version__}{'[' + extras + ']' if extras else ''} baked in from " + \
+        (index or "pip's configured index (ARG COWORK_WHEEL_URL empty)") if bake else tools
     origin = "Harbor's stub replaced by" if harbor else ("rewritten as" if ours else "written as")
     plan.actions.append(f"tests/Dockerfile: {origin} the verifier image ({what})")
+    if ours and verifier_image.packages(names) != verifier_image.packages(_image_extras(old)):
+        plan.actions.append(f"tests/Dockerfile: its packages follow COWORK_JUDGE_EXTRAS {extras!r}")
+    if bake and "@" in index.split("//", 1)[-1].split("/", 1)[0]:
+        plan.actions.append("warning: the index URL carries credentials, which tests/Dockerfile now holds in plain text "
+                            "(prefer `docker build --build-arg COWORK_WHEEL_URL=…` or a netrc secret)")
+
+
+def _image_extras(text: str) -> tuple[str, ...]:
+    """The extras an image of ours was written for, read from its packages (deck packages: ``workflow``)."""
+    return ("workflow",) if all(p in text for p in verifier_image.DECK_PACKAGES) else ()
+
+
+def _image_index(old: str, given: str | None, config: dict[str, Any]) -> str:
+    """The index a baked image installs from: `given`, else the one init's image named before, else task.toml's
+    ``COWORK_WHEEL_URL`` default (the index test.sh installs from), else "" (pip's configured index)."""
+    if given is not None:
+        return given
+    before = verifier_image.index_url_of(old)
+    if before is not None:
+        return before
+    value = (config.get("verifier") or {}).get("env", {}).get("COWORK_WHEEL_URL", "")
+    url = declared_default(value if isinstance(value, str) else "", "COWORK_WHEEL_URL")
+    try:
+        return verifier_image.check_index_url(url)
+    except verifier_image.IndexUrlError:
+        return ""
+
+
+def declared_default(value: str, name: str) -> str:
+    """What an ``[verifier.env]`` entry resolves to when the host leaves `name` unset: a literal as written,
+    the default of ``${NAME:-default}``, "" for ``${NAME}``."""
+    prefix = "${" + name
+    if value.startswith(prefix) and value.endswith("}"):
+        rest = value[len(prefix):-1]
+        return rest[2:] if rest.startswith(":-") else ""
+    return value
 
 
 def _plan_test_sh(plan: Plan, path: Path, force: bool) -> None:
@@ -279,7 +357,7 @@ def _plan_test_sh(plan: Plan, path: Path, force: bool) -> None:
 
 
 def _merge(plan: Plan, text: str, config: dict[str, Any], *, force: bool, extras: str,
-           passthrough: Sequence[tuple[str, str]] = ()) -> tuple[str, dict[str, Any]]:
+           passthrough: Sequence[tuple[str, str]] = (), explicit: bool = False) -> tuple[str, dict[str, Any]]:
     """Return (new text, the parsed document it must equal)."""
     expected: dict[str, Any] = _copy(config)
     verifier = expected.setdefault("verifier", {})
@@ -336,6 +414,15 @@ def _merge(plan: Plan, text: str, config: dict[str, Any], *, force: bool, extras
             replace_line(te.find_key(lines, "verifier.env", key), te.basic_string(value))  # type: ignore[arg-type]
             plan.actions.append(f"task.toml: [verifier.env] {key} {env[key]!r} → {value!r} (the rubric's rows need it)")
             env[key] = value
+        elif key == "COWORK_JUDGE_EXTRAS" and explicit and _extras_differ(env[key], extras):
+            if force:
+                replace_line(te.find_key(lines, "verifier.env", key), te.basic_string(value))  # type: ignore[arg-type]
+                plan.actions.append(f"task.toml: [verifier.env] {key} {env[key]!r} → {value!r} (--extras, --force)")
+                env[key] = value
+            else:
+                plan.conflicts.append(f"[verifier.env] {key} = {env[key]!r}, but --extras asks for {extras!r}: the "
+                                      "extras and the verifier image change together (--force replaces both; without "
+                                      "--extras init keeps the task's)")
         elif env[key] != value and key in MANAGED_ENV:
             if force:
                 replace_line(te.find_key(lines, "verifier.env", key), te.basic_string(value))  # type: ignore[arg-type]
@@ -368,6 +455,11 @@ def _merge(plan: Plan, text: str, config: dict[str, Any], *, force: bool, extras
         raw[index:index] = new_lines
     new = "\n".join(raw)
     return (new if new.endswith("\n") else new + "\n"), expected
+
+
+def _extras_differ(declared: str, wanted: str) -> bool:
+    """True when `declared` (a value or a template) installs another set of extras than `wanted`."""
+    return extras_mod.minimal(declared_extras(declared, fallback=wanted).split(",")) != extras_mod.minimal(wanted.split(","))
 
 
 def _extras_lacking(declared: str, needed: str) -> bool:

@@ -26,12 +26,14 @@ import re
 import shutil
 import sys
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from email.parser import Parser
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from cowork_judge.fsutil import file_sha256
+from cowork_judge.install.cachelock import EXCLUSIVE, CacheLock
 from cowork_judge.procs import run_command
 
 PROJECT = "cowork-judge"
@@ -217,16 +219,21 @@ def pip_for(python: str, cache: Path) -> list[str]:
         return [python, "-I", "-m", "pip"]
     venv = cache / f"pip-py{python_version(python)}"
     helper = venv / "bin" / "python"
-    if not helper.is_file():
-        proc = run_command([python, "-I", "-m", "venv", "--clear", str(venv)], timeout_sec=300)
-        if proc.returncode != 0 or not helper.is_file():
-            raise WheelError(f"{python} has no pip and cannot create a venv to download with "
-                             f"({proc.error or _tail(proc.stderr)}); install pip or python3-venv for it")
+    if (venv / ".complete").is_file():
+        return [str(helper), "-I", "-m", "pip"]
+    with CacheLock(venv, what=f"the download helper venv {venv}").acquire(EXCLUSIVE):  # two runs: one makes it
+        if not (venv / ".complete").is_file():
+            proc = run_command([python, "-I", "-m", "venv", "--clear", str(venv)], timeout_sec=300)
+            if proc.returncode != 0 or not helper.is_file():
+                raise WheelError(f"{python} has no pip and cannot create a venv to download with "
+                                 f"({proc.error or _tail(proc.stderr)}); install pip or python3-venv for it")
+            (venv / ".complete").write_text("", encoding="utf-8")
     return [str(helper), "-I", "-m", "pip"]
 
 
 def download_dependencies(wheel: Path, extras: tuple[str, ...], *, python: str, cache: Path, extra_index_url: str | None = None,
-                          timeout_sec: float = DOWNLOAD_TIMEOUT_SEC) -> tuple[Path, bool]:
+                          timeout_sec: float = DOWNLOAD_TIMEOUT_SEC,
+                          on_wait: Callable[[str], None] | None = None) -> tuple[Path, bool]:
     """The dependency wheels of ``wheel[extras]`` for `python`, downloaded once into the cache.
 
     Args:
@@ -237,6 +244,8 @@ def download_dependencies(wheel: Path, extras: tuple[str, ...], *, python: str, 
         cache: the cache root (`cache_root`); wheels land in ``<cache>/wheels/py<X.Y>-<key>``.
         extra_index_url: an index consulted besides pip's configured one (the private index
             the judge came from may carry dependencies too).
+        on_wait: told (a message naming it) when another run is downloading into the same
+            folder; this call waits for it (`cachelock`) and then reuses its download.
 
     Returns:
         (the folder of wheels, True when this call downloaded them).
@@ -250,6 +259,16 @@ def download_dependencies(wheel: Path, extras: tuple[str, ...], *, python: str, 
     target = cache / "wheels" / f"py{tag}-{key}"
     if (target / ".complete").is_file():
         return target, False
+    with CacheLock(target, what=f"the dependency download folder {target}", on_wait=on_wait).acquire(EXCLUSIVE):
+        if (target / ".complete").is_file():  # another run downloaded them while this one waited
+            return target, False
+        return _download_dependencies(reqs, extras, tag, target, python=python, cache=cache,
+                                      extra_index_url=extra_index_url, timeout_sec=timeout_sec), True
+
+
+def _download_dependencies(reqs: list[str], extras: tuple[str, ...], tag: str, target: Path, *, python: str, cache: Path,
+                           extra_index_url: str | None, timeout_sec: float) -> Path:
+    """`download_dependencies`'s download, under the folder's lock."""
     tmp = target.with_name(target.name + f".partial-{os.getpid()}")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
@@ -264,14 +283,15 @@ def download_dependencies(wheel: Path, extras: tuple[str, ...], *, python: str, 
     (tmp / ".complete").write_text("\n".join(reqs) + "\n", encoding="utf-8")
     shutil.rmtree(target, ignore_errors=True)
     tmp.rename(target)
-    return target, True
+    return target
 
 
 def download_judge(index_url: str, version: str, *, python: str, cache: Path,
-                   timeout_sec: float = DOWNLOAD_TIMEOUT_SEC) -> Path:
+                   timeout_sec: float = DOWNLOAD_TIMEOUT_SEC, on_wait: Callable[[str], None] | None = None) -> Path:
     """``cowork-judge==version`` from `index_url` ALONE (``pip download --isolated --no-deps``, pip's
     configuration ignored: the name ``cowork-judge`` on PyPI is another project), kept under
-    ``<cache>/judge-wheels/<url digest>/``.
+    ``<cache>/judge-wheels/<url digest>/`` (one download at a time there: `on_wait` is told when
+    another run holds the folder, as for `download_dependencies`).
 
     Raises:
         WheelError: pip found no such wheel there.
@@ -279,6 +299,15 @@ def download_judge(index_url: str, version: str, *, python: str, cache: Path,
     folder = cache / "judge-wheels" / hashlib.sha256(index_url.encode()).hexdigest()[:12]
     found = [p for p in folder.glob("cowork_judge-*.whl") if wheel_version(p) == version]
     if found:
+        return found[0]
+    with CacheLock(folder, what=f"the judge download folder {folder}", on_wait=on_wait).acquire(EXCLUSIVE):
+        return _download_judge(index_url, version, folder, python=python, cache=cache, timeout_sec=timeout_sec)
+
+
+def _download_judge(index_url: str, version: str, folder: Path, *, python: str, cache: Path, timeout_sec: float) -> Path:
+    """`download_judge`'s download, under the folder's lock."""
+    found = [p for p in folder.glob("cowork_judge-*.whl") if wheel_version(p) == version]
+    if found:  # another run downloaded it while this one waited
         return found[0]
     folder.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "PIP_CONFIG_FILE": os.devnull}

@@ -43,6 +43,8 @@ _TABLE: tuple[Check, ...] = (
     Check("R014", "WARN", "`levels` on a hurdle or deduction row, which ignore them"),
     Check("R015", "WARN", "rubric.json starts with a UTF-8 byte-order mark (the judge reads it; strict JSON readers refuse it)"),
     Check("R016", "WARN", "no row has a positive weight: the equal-weight fallback weighs every 0-weight row 1"),
+    Check("R017", "ERROR", "`pass_level` is off the row's level scale: not a number, outside [0, 1], above the top "
+                           "level or at/below the lowest one"),
     Check("R020", "ERROR", "hurdle row worded as a requirement (judges read it backwards and zero the task)"),
     Check("R021", "WARN", "hurdle row with no violation wording found"),
     Check("R022", "WARN", "hurdle row with a nonzero weight (w > 0 caps the best score below 1)"),
@@ -69,6 +71,8 @@ _TABLE: tuple[Check, ...] = (
     Check("T008", "WARN", "a value Harbor does not expand (`x-${VAR}`, `$VAR`): passed literally"),
     Check("T009", "WARN", "COWORK_JUDGE_VERSION not declared: a fleet cannot inject a judge version"),
     Check("T010", "WARN", "no task.toml beside tests/: timeout, credentials and knobs cannot be checked"),
+    Check("T011", "ERROR", "a separate verifier's tests/Dockerfile installs no LibreOffice while rows render decks "
+                           "(ppt_judge: those rows end unjudged render_env)"),
     Check("S001", "WARN", "no test.sh in the tests dir (Harbor fails every trial)"),
     Check("S002", "ERROR", "test.sh pins no cowork-judge version"),
     Check("S003", "WARN", "task.toml declares COWORK_JUDGE_VERSION but test.sh never reads it"),

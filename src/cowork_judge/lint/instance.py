@@ -18,7 +18,7 @@ from cowork_judge.install import extras as extras_mod
 from cowork_judge.lint import assets, deps, methods, rubric_checks, tasktoml, testsh
 from cowork_judge.lint.codes import Finding
 from cowork_judge.lint.document import RubricDoc, build, engine_warnings
-from cowork_judge.lint.reading import NotJson, Unreadable, read_json
+from cowork_judge.lint.reading import NotJson, Unreadable, read_json, read_text
 
 
 @dataclass(frozen=True)
@@ -121,6 +121,7 @@ def lint_instance(tests_dir: Path, *, display: str | None = None, abi_compat: tu
     report.facts = Facts(version=version, version_source=source, extras=_extras(pins, toml),
                          code_methods=code_methods, workflows=workflows)
     findings += _extras_findings(report.facts, toml, toml_shown, f"{shown}/test.sh")
+    findings += _image_findings(tests_dir / "Dockerfile", f"{shown}/Dockerfile", toml, report.facts)
     report.findings, report.waived = _apply_waivers(findings, doc)
     return report
 
@@ -181,6 +182,34 @@ def _extras_findings(facts: Facts, toml: tasktoml.TaskToml | None, toml_file: st
                     f"(render_env, scorer_error); set {testsh.EXTRAS_VAR} to {want!r} (cowork-judge init chooses it "
                     "from the rubric)", field=testsh.EXTRAS_VAR)
             for extra, why in lacking.items()]
+
+
+RENDERING_EXTRA = "workflow"
+"""The extra whose rows render decks with LibreOffice (ppt_judge's ``REQUIRES_EXTRAS``): a verifier image
+for them needs LibreOffice too (`install.verifier_image.DECK_PACKAGES`)."""
+
+
+def _image_findings(path: Path, file: str, toml: tasktoml.TaskToml | None, facts: Facts) -> list[Finding]:
+    """T011: a separate verifier built from ``tests/Dockerfile`` that installs no LibreOffice, for rows that
+    render decks. Only the Dockerfile's instructions count (comments do not); an image whose base already
+    carries LibreOffice is waived with ``--ignore T011``."""
+    if toml is None or not toml.separate or not os.path.lexists(path):
+        return []
+    need = extras_mod.required(facts.code_methods, facts.workflows).get(RENDERING_EXTRA)
+    if not need:
+        return []
+    try:
+        text = read_text(path)
+    except Unreadable:
+        return []
+    body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#")).lower()
+    if "libreoffice" in body or "soffice" in body:
+        return []
+    return [Finding("T011", file, f"the separate verifier is built from this file, which installs no LibreOffice, but "
+                                  f"{', '.join(need)} render(s) decks with it: those rows would end unjudged render_env "
+                                  "(and `cowork-judge try` would not notice: it uses this machine's LibreOffice); run "
+                                  "cowork-judge init (it writes the image for the extras task.toml declares), or install "
+                                  "libreoffice-impress and fonts (--ignore T011 for a base image that has them)")]
 
 
 def _extras(pins: testsh.Pins | None, toml: tasktoml.TaskToml | None) -> tuple[str, ...] | None:

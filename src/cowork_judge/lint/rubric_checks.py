@@ -38,6 +38,7 @@ def check_rows(doc: RubricDoc) -> list[Finding]:
             continue
         out += _weight(doc, row)
         out += _levels(doc, row)
+        out += _pass_level(doc, row)
         out += _hurdle(doc, row)
     return out
 
@@ -228,6 +229,68 @@ def _levels(doc: RubricDoc, row: Row) -> Iterator[Finding]:
         if bottom > 0:
             yield Finding("R013", doc.file, f"the lowest level is {values[bottom]}: a judge's 0 snaps up to it, so "
                                             "a judged row never scores 0", row=row.label, field=field)
+
+
+def _pass_level(doc: RubricDoc, row: Row) -> Iterator[Finding]:
+    """R017: a ``pass_level`` the engine refuses — not a number, outside [0, 1] (the scale of the
+    ``levels`` keys: "6 on a 1–10 scale" is 0.6), above the row's top level (nothing passes) or
+    at/below its lowest (everything passes). On a row scored by hit the engine ignores it with a
+    warning (R009)."""
+    value = row.get("pass_level")
+    if value is None:
+        return
+    if is_nonfinite(value):
+        yield Finding("R017", doc.file, f"{_constant(value)} is not a level", row=row.label, field="pass_level")
+        return
+    try:
+        bar = scales.parse_level_key(value)
+    except ValueError:
+        number = _number(value)
+        if number is None:
+            yield Finding("R017", doc.file, f"must be a number on the row's level scale, got {value!r:.60}",
+                          row=row.label, field="pass_level")
+        else:
+            hint = f"; {scales.format_level(number)} of 10 is {scales.format_level(number / 10)}" if 1 < number <= 10 else ""
+            yield Finding("R017", doc.file, f"{scales.format_level(number)} is outside [0, 1]: pass_level is a level on the "
+                                            f"row's own scale, the fraction of the weight its `levels` keys give{hint}",
+                          row=row.label, field="pass_level")
+        return
+    table = row.get("levels")
+    if table is None and isinstance(row.get("scores"), Mapping):
+        table = row.get("scores")
+    values = []
+    for key in table if isinstance(table, Mapping) else ():
+        try:
+            values.append(scales.parse_level_key(key))
+        except ValueError:
+            continue  # R010 says so
+    if row.crit is not None:
+        graded = row.crit.graded
+    else:  # the engine refused the row (perhaps for this very field): read the raw row as it would
+        weight = _number(row.get("weight"))
+        graded = (row.get("type") in (None, "gradient") and not _is_hurdle(row) and not (weight is not None and weight < 0))
+    if not graded or len(values) < 2:
+        return  # scored by hit (the engine's warning, R009) or no usable levels (R010/R011)
+    top, bottom = max(values), min(values)
+    if bar > top + scales.TIE_TOLERANCE:
+        yield Finding("R017", doc.file, f"{scales.format_level(bar)} is above the row's highest level "
+                                        f"{scales.format_level(top)}: no level could pass", row=row.label, field="pass_level")
+    elif bar <= bottom + scales.TIE_TOLERANCE:
+        yield Finding("R017", doc.file, f"{scales.format_level(bar)} is at or below the row's lowest level "
+                                        f"{scales.format_level(bottom)}: every level would pass", row=row.label,
+                      field="pass_level")
+
+
+def _number(value: object) -> float | None:
+    """A finite number or decimal string as a float (huge integers: ±inf); None otherwise."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        return None
+    if isinstance(value, str) and not DECIMAL_RE.match(value):
+        return None
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if not isinstance(value, str) and value > 0 else -math.inf
 
 
 def _hurdle(doc: RubricDoc, row: Row) -> Iterator[Finding]:

@@ -26,7 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from cowork_judge.install.taskinit import INSTALL_BUDGET_SEC, MARGIN_SEC
+from cowork_judge.install.taskinit import INSTALL_BUDGET_SEC, MARGIN_SEC, is_separate
 from cowork_judge.lint.codes import Finding
 from cowork_judge.lint.reading import Unreadable, read_toml
 from cowork_judge.run.config import ENV_NAMES, JudgeConfig, load_config
@@ -75,11 +75,13 @@ class EnvValue:
 
 @dataclass
 class TaskToml:
-    """What lint needs from task.toml: the env block and the timeout (None = not set)."""
+    """What lint needs from task.toml: the env block, the timeout (None = not set) and the verifier's mode."""
 
     file: str
     env: dict[str, EnvValue] = field(default_factory=dict)
     timeout_sec: float | None = None
+    separate: bool = False
+    """The verifier runs in its own container (built from ``tests/Dockerfile`` when the task has one)."""
 
     def declared(self, *names: str) -> str | None:
         """The first of `names` declared with a non-empty value, else None."""
@@ -105,6 +107,7 @@ def load(path: Path, file: str) -> tuple[TaskToml | None, list[Finding]]:
     verifier = data.get("verifier", {})
     if not isinstance(verifier, Mapping):
         return None, [Finding("T001", file, "[verifier] must be a table", field="verifier")]
+    toml.separate = is_separate(data)
     timeout = verifier.get("timeout_sec")
     if timeout is not None:
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):

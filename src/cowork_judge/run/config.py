@@ -25,6 +25,7 @@ from cowork_judge.core.scoring import ScoringPolicy
 from cowork_judge.redact import MIN_CREDENTIAL_LEN, MIN_SECRET_LEN, Redactor, mask_url, url_shape
 from cowork_judge.run.backends import BACKENDS, DEFAULT_BACKEND, backend_spec
 from cowork_judge.run.panel import PanelJudge, read_panel, read_prices, resolve_keys
+from cowork_judge.transport.store_url import UnparsableStoreUrl, store_address
 
 CAPS: dict[str, tuple[float, str]] = {
     "batch": (50, "a block of more rows than this is one conversation no judge answers reliably"),
@@ -65,15 +66,21 @@ class JudgeConfig(BaseModel):
     base_url: str | None = Field(None, description=(
         "JUDGE_BASE_URL, else OPENAI_BASE_URL: URL of the judge endpoint (OpenAI-compatible), exported under both names"
         " like the key. A value that is not an `http://` or `https://` URL with a host (`127.0.0.1:8000/v1`) is "
-        "ignored with a warning — rows that need a model end `judge:no_credential` at once; no scheme is guessed "
-        "(`http://` would send the key unencrypted to a remote host)."))
+        "ignored with a warning that says what is wrong (no scheme, another scheme, no host, a bad port) — rows that "
+        "need a model end `judge:no_credential` at once, and the run's `exit_reason` names the same; no scheme is "
+        "guessed (`http://` would send the key unencrypted to a remote host)."))
     model: str = Field("gpt-5.5", description="JUDGE_MODEL: judge model name.")
     backend: str = Field(DEFAULT_BACKEND, description=(
         "JUDGE_BACKEND: agentic backend, a name of `run.backends.BACKENDS`: `openai` (built in: Chat Completions + "
         "workspace tools), `codex` (`codex exec`), `claude` (`claude -p`)."))
     batch: int = Field(4, ge=1, description="JUDGE_BATCH: agentic rows per block (one workspace, one conversation).")
     concurrency: int = Field(2, ge=1, description=(
-        "JUDGE_CONCURRENCY: blocks in flight — the direct multiplier of a fleet's peak request rate."))
+        "JUDGE_CONCURRENCY: blocks in flight — the direct multiplier of a fleet's peak request rate — and so the "
+        "agentic requests in flight: a block sends one request at a time, and one that waits out a random 429 lends "
+        "its lane and takes one back before it sends again, so the count never exceeds this (measured at the "
+        "simulator, docs/performance/rate-limits.md). Each judge of JUDGE_PANEL runs at its own JUDGE_CONCURRENCY; "
+        "the workflow segment (deck pages), which runs before the agentic one, is bounded by "
+        "JUDGE_WORKFLOW_CONCURRENCY."))
     per_timeout_sec: float = Field(150.0, gt=0, description=(
         "JUDGE_PER_TIMEOUT: seconds per attempt (call); a block gets `2 ×` this."))
     resplit: bool = Field(True, description="JUDGE_RESPLIT: re-judge a failed block row by row.")
@@ -190,7 +197,9 @@ class JudgeConfig(BaseModel):
     # the fleet's shared limiter and its rate limits (issue 29; transport/fleet.py, transport/quota.py)
     limiter_url: SecretStr | None = Field(None, description=(
         "JUDGE_LIMITER_URL: `redis://[:password@]host:port/db` or `rediss://` (TLS; `?ssl_ca_certs=/path/ca.pem` for a "
-        "private CA; percent-encode `@ : / ? # %` in the password): every model request of every job "
+        "private CA; percent-encode `@ : / ? # %` in the password: a URL the redis client would read as another host or "
+        "port than the one written is refused with a warning, and the run uses its local limiter): every model "
+        "request of every job "
         "on the same limiter key takes its ticket from this shared store (a fleet-wide pace, gate after a 429 and cap "
         "on requests in flight). Unset = the run's local limiter. The store unreachable at start or mid-run (or the "
         "`fleet-redis` extra missing) ⇒ the local limiter, with a warning in the result. The password is redacted "
@@ -248,6 +257,24 @@ class LoadedConfig:
     sources: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     redactor: Redactor = field(default_factory=Redactor)
+    refused: dict[str, str] = field(default_factory=dict)
+    """Credential variables that were set but ignored → why (``JUDGE_BASE_URL`` → ``has no
+    scheme (it must begin with http:// or https://)``)."""
+
+    def missing_credentials(self) -> str:
+        """Why the run has no judge credentials, each half of the pair named: unset, or set and
+        ignored with the reason (``no judge credentials: JUDGE_BASE_URL is set but ignored: it
+        has no scheme (…)``). Issue 39: a URL without a scheme said "set JUDGE_API_KEY and
+        JUDGE_BASE_URL" while both were set."""
+        parts = []
+        if self.config.api_key is None or not self.config.api_key.get_secret_value():
+            parts.append("JUDGE_API_KEY (or OPENAI_API_KEY) is not set")
+        if not self.config.base_url:
+            ignored = [f"{env} is set but ignored: it {why}" for env, why in self.refused.items()]
+            parts += ignored or ["JUDGE_BASE_URL (or OPENAI_BASE_URL) is not set"]
+        if any("is set but ignored" in p for p in parts):
+            parts.append("write http://host:port/v1, or https:// for a remote endpoint")
+        return "no judge credentials: " + "; ".join(parts or ["none configured"])
 
 
 # --------------------------------------------------------------------------- parsers
@@ -315,29 +342,45 @@ def _cache_dir(text: str) -> str | None:
 
 
 def _store_url(text: str) -> SecretStr:
-    """A Redis URL (``redis://``, ``rediss://``, ``unix://``), kept secret (it may hold a password)."""
+    """A Redis URL (``redis://``, ``rediss://``, ``unix://``), kept secret (it may hold a
+    password), that makes the redis client dial the host and port written in it
+    (`transport.store_url.store_address`).
+
+    Raises:
+        UnparsableStoreUrl: (a ValueError) another scheme, or a URL the client would read as
+            another store (an unencoded ``@ : / ? #`` in the password); its words name no
+            part of the password.
+    """
     value = text.strip()
-    if not value.lower().startswith(("redis://", "rediss://", "unix://")):
-        raise ValueError("must be a redis://, rediss:// or unix:// URL")
+    store_address(value)
     return SecretStr(value)
 
 
 def endpoint_problem(url: str) -> str | None:
-    """What keeps `url` from being a judge endpoint (``is not an http(s) URL``, ``is not an
-    http(s) URL with a host``, ``has an invalid port``), None when it is one. The openai
-    client sends ``127.0.0.1:8000/v1`` (no scheme) nowhere and fails every attempt as a
-    connection error; the message never quotes `url` (it may carry a password)."""
+    """What keeps `url` from being a judge endpoint, in words that follow the variable's name
+    (``has no scheme (it must begin with http:// or https://)``, ``has the scheme 'ftp', not
+    http:// or https://``, ``has a mistyped scheme …``, ``has no host …``, ``has an invalid
+    port …``); None when it is one. The openai client sends ``127.0.0.1:8000/v1`` (no scheme)
+    nowhere and fails every attempt as a connection error. The words never quote `url` (it
+    may carry a password): at most the scheme as typed (`cowork_judge.redact.url_shape`)."""
+    import re
     from urllib.parse import urlsplit
 
+    text = url.strip()
+    typed = re.match(r"([A-Za-z][A-Za-z0-9+.-]{0,15})://", text)
+    if typed is None:
+        if re.match(r"(?i)https?:/*", text) or re.match(r"(?i)https?//", text):
+            return f"has a mistyped scheme ({url_shape(text)}; write http:// or https://)"
+        return "has no scheme (it must begin with http:// or https://)"
+    if typed.group(1).lower() not in ("http", "https"):
+        return f"has the scheme {typed.group(1)!r}, not http:// or https://"
     try:
-        parts = urlsplit(url.strip())
-        if parts.scheme.lower() not in ("http", "https") or not url.strip()[len(parts.scheme):].startswith("://"):
-            return "is not an http(s) URL"
+        parts = urlsplit(text)
         if not parts.hostname:
-            return "is not an http(s) URL with a host"
+            return f"has no host ({url_shape(text)})"
         _ = parts.port  # raises ValueError for a port that is not a number in 0-65535
     except ValueError:
-        return "has an invalid port"
+        return f"has an invalid port ({url_shape(text)})"
     return None
 
 
@@ -363,15 +406,16 @@ FLEET_ONLY = (("fleet_rpm", "JUDGE_FLEET_RPM"), ("fleet_tpm", "JUDGE_FLEET_TPM")
 """Settings only the shared store reads (`transport.fleet`): without JUDGE_LIMITER_URL they do nothing."""
 
 
-def _fleet_without_store(values: dict[str, Any], warnings: list[str]) -> None:
-    """Say so when a store-only setting (`FLEET_ONLY`) is set without ``JUDGE_LIMITER_URL``:
-    the run then uses its local limiter, which reads none of them (an operator who set
-    JUDGE_FLEET_RPM=30 alone saw no sign that it was ignored)."""
+def _fleet_without_store(values: dict[str, Any], warnings: list[str], *, refused: bool = False) -> None:
+    """Say so when a store-only setting (`FLEET_ONLY`) is set without ``JUDGE_LIMITER_URL``
+    (or with one that was `refused`): the run then uses its local limiter, which reads none
+    of them (an operator who set JUDGE_FLEET_RPM=30 alone saw no sign that it was ignored)."""
     if values.get("limiter_url"):
         return
     given = [env for name, env in FLEET_ONLY if values.get(name) not in (None, "")]
     if given:
-        warnings.append(f"{', '.join(given)} {'has' if len(given) == 1 else 'have'} no effect without JUDGE_LIMITER_URL "
+        without = "JUDGE_LIMITER_URL, which was refused (see above)" if refused else "JUDGE_LIMITER_URL"
+        warnings.append(f"{', '.join(given)} {'has' if len(given) == 1 else 'have'} no effect without {without} "
                         "(the fleet's shared store): this run paces itself with its local limiter")
 
 
@@ -482,6 +526,7 @@ def load_config(environ: Mapping[str, str] | None = None) -> LoadedConfig:
     values: dict[str, Any] = {}
     sources: dict[str, str] = {}
     warnings: list[str] = []
+    refused: dict[str, str] = {}
     for name, (env_names, parser) in _KNOBS.items():
         sources[name] = "default"
         for env_name in env_names:
@@ -491,9 +536,12 @@ def load_config(environ: Mapping[str, str] | None = None) -> LoadedConfig:
             try:
                 values[name] = parser(raw)
                 sources[name] = f"env:{env_name}"
+            except UnparsableStoreUrl as exc:  # a store URL may hold a password: never quoted
+                warnings.append(f"{env_name} ({url_shape(raw)}) {exc.detail}. This run paces itself with its local "
+                                "limiter (not shared with the fleet)")
+                sources[name] = f"invalid:{env_name} → default"
             except ValueError as exc:
-                shown = f" ({url_shape(raw)})" if name == "limiter_url" else f"={raw!r}"  # a store URL may hold a password
-                warnings.append(f"{env_name}{shown} {exc}; using the default {default(name)!r}")
+                warnings.append(f"{env_name}={raw!r} {exc}; using the default {default(name)!r}")
                 sources[name] = f"invalid:{env_name} → default"
             break
     for name in ("api_key", "base_url"):
@@ -503,10 +551,11 @@ def load_config(environ: Mapping[str, str] | None = None) -> LoadedConfig:
             if raw:
                 problem = endpoint_problem(raw) if name == "base_url" else None
                 if problem:  # never another variable: JUDGE_API_KEY must not go to OPENAI_BASE_URL's endpoint
-                    warnings.append(f"{env_name} ({url_shape(raw)}) {problem}: it is ignored, so rows that need a model "
-                                    "end no_credential; write http://host:port/v1 (https:// for a remote endpoint: no "
-                                    "scheme is guessed, http:// would send the key unencrypted)")
+                    warnings.append(f"{env_name} {problem}: it is ignored, so rows that need a model end no_credential; "
+                                    "write http://host:port/v1 (https:// for a remote endpoint: no scheme is guessed, "
+                                    "http:// would send the key unencrypted)")
                     sources[name] = f"invalid:{env_name} → unset"
+                    refused[env_name] = problem
                     break
                 values[name] = SecretStr(raw) if name == "api_key" else raw.rstrip("/")
                 sources[name] = f"env:{env_name}"
@@ -528,7 +577,7 @@ def load_config(environ: Mapping[str, str] | None = None) -> LoadedConfig:
             values[name] = type(values[name])(cap)
             sources[name] = f"capped:{env_name}"
     _floor_fleet_rpm(values, sources, warnings)
-    _fleet_without_store(values, warnings)
+    _fleet_without_store(values, warnings, refused=sources.get("limiter_url", "").startswith("invalid:"))
     deadline = values.get("deadline_sec", default("deadline_sec"))
     for name, env_name in (("start_jitter_sec", "JUDGE_START_JITTER"), ("workflow_start_jitter_sec", "JUDGE_WORKFLOW_START_JITTER")):
         jitter = values.get(name, default(name))
@@ -546,7 +595,7 @@ def load_config(environ: Mapping[str, str] | None = None) -> LoadedConfig:
     key = config.api_key.get_secret_value() if config.api_key else ""
     secrets += [j.api_key.get_secret_value() for j in config.panel if j.api_key is not None]
     return LoadedConfig(config=config, sources=sources, warnings=warnings,
-                        redactor=Redactor.from_environ(env, extra=[key, *secrets]))
+                        redactor=Redactor.from_environ(env, extra=[key, *secrets]), refused=refused)
 
 
 def _read_json_knobs(env: Mapping[str, str], values: dict[str, Any], sources: dict[str, str], warnings: list[str]) -> list[str]:

@@ -5,9 +5,11 @@ same question. "The same judge" is the engine version and ABI, the backend, the 
 endpoint, and the settings that shape what the model is asked and how often (rows per
 block, turns, resplit, chat fallback, lenient delivery, evidence on/off, auxiliary files);
 "the same question" is the rubric, the task prompt and the judge instruction, by SHA-256.
+Which settings are in it is not a list kept here: every setting of kind ``verdict`` in
+`run.effects.EFFECTS` is, at its `Effect.key` (a test makes every setting declare its kind).
 Deadlines, concurrency, retries' pacing and the scoring policy are left out on purpose: they
-decide whether a verdict is reached or how it is scored (``rescore`` re-scores for free),
-not which verdict it is.
+decide whether a verdict is reached or how it is scored (a resume re-scores the stored
+verdicts for free, `fleet.rescore.restate`), not which verdict it is.
 
 `verdict_ingredients` collects them from a configuration and a tests folder, `digest` turns
 any ingredients into the hex digest (canonical JSON, SHA-256), and `verdict_fingerprint`
@@ -33,9 +35,12 @@ from typing import Any
 from cowork_judge import ABI, __version__
 from cowork_judge.redact import mask_url
 from cowork_judge.run.config import JudgeConfig
+from cowork_judge.run.effects import fingerprint_settings
 from cowork_judge.run.instruction import find_instruction
 
-FINGERPRINT_SCHEMA = "cowork-judge/verdict-fingerprint/v1"
+FINGERPRINT_SCHEMA = "cowork-judge/verdict-fingerprint/v2"
+"""v2 (issue 39): every setting of kind ``verdict`` in `run.effects.EFFECTS` (v1 lacked JUDGE_GUARD's scan,
+JUDGE_GUARD_ROW, JUDGE_SKIP and JUDGE_RESPONSE_FILE); a v2 document is also sealed (`cowork_judge.integrity`)."""
 PROMPT_FILE = "task_prompt.md"
 
 
@@ -76,29 +81,15 @@ def verdict_ingredients(config: JudgeConfig, tests_dir: Path) -> dict[str, Any]:
     folder's instruction files, else the built-in default). Never raises.
     """
     instruction, _, _ = find_instruction(tests_dir, config.instruction_file)
-    ingredients = {
+    return {
         "schema": FINGERPRINT_SCHEMA,
         "judge_version": __version__,
         "abi": ABI,
-        "backend": config.backend,
-        "model": config.model,
-        "endpoint": mask_url(config.base_url) if config.base_url else None,
-        "sampling": {
-            "batch": config.batch,
-            "max_turns": config.max_turns,
-            "resplit": config.resplit,
-            "chat_fallback": config.chat_fallback,
-            "lenient_delivery": config.lenient_delivery,
-            "evidence": config.evidence_sec > 0,
-            "aux_files": list(config.aux_files),
-        },
+        **fingerprint_settings(config),
         "rubric_sha256": _sha256_file(tests_dir / "rubric.json"),
         "task_prompt_sha256": _sha256_file(tests_dir / PROMPT_FILE),
         "instruction_sha256": hashlib.sha256(instruction.encode("utf-8", "surrogatepass")).hexdigest(),
     }
-    if config.sampled:  # only then, so a run asking every row once keeps its fingerprint
-        ingredients["sampling"].update(sampling_ingredients(config))  # type: ignore[attr-defined]
-    return ingredients
 
 
 def sampling_ingredients(config: JudgeConfig) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from cowork_judge.core import legacy
 from cowork_judge.core.result import ExtraFields, ResultDocument, RewardDetails
 from cowork_judge import spotlight
 from cowork_judge.fsutil import atomic_write, dump_json
+from cowork_judge.integrity import seal
 from cowork_judge.redact import Redactor
 from cowork_judge.run.paths import RunPaths
 
@@ -96,7 +97,8 @@ _write_lock = threading.Lock()
 
 
 def write_result(paths: RunPaths, doc: ResultDocument, redactor: Redactor, *, lock: bool = True) -> None:
-    """Write result.json, reward-details.json, reward.json and reward.txt (rewards last).
+    """Write result.json, reward-details.json, reward.json and reward.txt (rewards last);
+    result.json carries the seal of all three (`cowork_judge.integrity`).
 
     The reward files are written last so that a reward never exists without its result
     document from the same run. `lock` False is for the watchdog, which already holds
@@ -114,7 +116,8 @@ def _write_documents(paths: RunPaths, doc: ResultDocument, redactor: Redactor) -
 
 
 def prepare_documents(doc: ResultDocument, redactor: Redactor) -> PreparedDocuments:
-    """The texts of one run's documents, ready to write (the costly part of writing).
+    """The texts of one run's documents, ready to write (the costly part of writing); the
+    result's text is sealed with the reward files' texts (`cowork_judge.integrity.seal`).
 
     Raises:
         ValueError: the document cannot be serialised.
@@ -136,8 +139,9 @@ def prepare_documents(doc: ResultDocument, redactor: Redactor) -> PreparedDocume
         ctrf: str | None = dump_document(ctrf_document(doc, start_ms=start_ms, stop_ms=stop_ms), redactor)
     except (ValueError, TypeError, AttributeError):
         ctrf = None
-    return PreparedDocuments(result_json=result, reward_details_json=details,
-                             reward=doc.task_score if doc.status != "skipped" else None, ctrf_json=ctrf,
+    reward = doc.task_score if doc.status != "skipped" else None
+    result = seal(result, format_reward(reward), format_reward_json(reward) if reward is not None else None)
+    return PreparedDocuments(result_json=result, reward_details_json=details, reward=reward, ctrf_json=ctrf,
                              exit_message_json=exit_message, judge_verdict_json=verdict)
 
 
@@ -219,11 +223,14 @@ def write_fallback(
             doc[key] = identity[key]
     doc.setdefault("extra_fields", {})["judge_seconds"] = round(max(0.0, seconds), 3)
     doc = legacy.with_legacy_fields(doc)
-    for target, value in ((paths.result_json, doc), (paths.exit_message_json, legacy.exit_message(doc))):
-        try:
-            atomic_write(target, dump_json(value))
-        except (OSError, ValueError):
-            pass
+    try:
+        atomic_write(paths.result_json, seal(dump_json(doc), format_reward(0.0), format_reward_json(0.0)))
+    except (OSError, ValueError):
+        pass
+    try:
+        atomic_write(paths.exit_message_json, dump_json(legacy.exit_message(doc)))
+    except (OSError, ValueError):
+        pass
     for target, text in ((paths.reward_json, format_reward_json(0.0)), (paths.reward_txt, format_reward(0.0))):
         try:
             atomic_write(target, text)

@@ -41,6 +41,25 @@ from cowork_judge.run.config import JudgeConfig, load_config
 from cowork_judge.segment.paths import SegmentPaths
 
 
+def default_logs_dir_refusal(logs_dir: Path) -> str | None:
+    """Why a run must not write under the DEFAULT logs dir (no ``--logs-dir``, no ``JUDGE_LOGS_DIR``),
+    or None when it may.
+
+    The default (``/logs``) is Harbor's mount: in a verifier container ``/logs/verifier`` exists
+    before ``tests/test.sh`` runs (Harbor redirects test.sh's output into it; ``cowork-judge
+    try`` mounts it the same way). Anywhere else — a developer's machine, a container that is not
+    a Harbor verifier — a bare ``cowork-judge run`` would create ``/logs/verifier`` at the
+    filesystem root, so it is refused instead. Not detected from ``/.dockerenv`` (a development
+    container has one too).
+    """
+    verifier = VerifierLayout(logs_dir).verifier_dir
+    if verifier.is_dir():
+        return None
+    return (f"no --logs-dir (or JUDGE_LOGS_DIR) given and {verifier} does not exist, so this is not a Harbor verifier "
+            f"container: the judge would create {verifier} here. Give --logs-dir DIR (the result goes to "
+            "DIR/verifier/), or run it through the task's tests/test.sh (`cowork-judge try`)")
+
+
 @dataclass(frozen=True)
 class RunPaths:
     """The roots of one run; every other path is derived from them."""

@@ -176,6 +176,9 @@ def build_parser(prog: str = "cowork-judge sim") -> argparse.ArgumentParser:
                         "every model reply carries the buckets' state when --rpm or --tpm is given")
     p.add_argument("--no-generic", action="store_true",
                    help="answer requests without rubric rows with HTTP 400 instead of the generic mode")
+    p.add_argument("--json-streams", action="store_true",
+                   help="answer a streamed request (stream: true) with one plain JSON document, as a request without "
+                        "stream (an endpoint or gateway that does not stream; the log still says stream=true)")
     return p
 
 
@@ -201,7 +204,7 @@ def _configure(args: argparse.Namespace) -> SimServer:
         tool_rounds=args.tool_rounds, reject_json_schema=args.reject_json_schema,
         api_key=args.api_key, log_path=args.log, model=args.model,
         rpm=args.rpm, burst=args.burst, generic=not args.no_generic, tpm=args.tpm,
-        ratelimit_headers=not args.no_ratelimit_headers,
+        ratelimit_headers=not args.no_ratelimit_headers, json_streams=args.json_streams,
         flip=RequestFlip(args.flip, args.seed) if args.flip is not None else None,
     )
 

@@ -16,6 +16,7 @@ and the prefix cache); they are not logged as model requests but listed in
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import socket
@@ -113,6 +114,10 @@ class SimServer:
         ratelimit_headers: send the buckets' state with every model reply (``x-ratelimit-*``
             / ``anthropic-ratelimit-*``; only when a bucket exists); False = send none, as
             endpoints that do not (``--no-ratelimit-headers``).
+        json_streams: answer a streamed request (``stream: true``) with the one plain JSON
+            document (``Content-Type: application/json``) a request without ``stream`` gets,
+            faults included, as an endpoint or a gateway that does not stream
+            (``--json-streams``); the log still records ``stream=True``.
         generic: answer requests without rubric rows in the generic mode (``generic.py``);
             False = HTTP 400 "no rubric rows found" instead.
         flip: a noisy judge (``--flip``): each row's answer flipped per request
@@ -144,6 +149,7 @@ class SimServer:
         flip: RequestFlip | None = None,
         tpm: float | None = None,
         ratelimit_headers: bool = True,
+        json_streams: bool = False,
     ) -> None:
         if tool_rounds < 0:
             raise ValueError(f"tool_rounds must be >= 0, got {tool_rounds}")
@@ -161,6 +167,7 @@ class SimServer:
         self.bucket = TokenBucket(rpm, burst, clock=clock) if rpm is not None else None
         self.token_bucket = TokenBucket(tpm, max(1, int(tpm)), clock=clock) if tpm is not None else None
         self.ratelimit_headers = ratelimit_headers
+        self.json_streams = json_streams
         self.generic = generic
         self.flip = flip
         self.prefix_cache = PrefixCache()
@@ -349,6 +356,8 @@ class SimServer:
             prompt_tokens=estimate_tokens(req.prompt_chars), images=req.images,
             response_format=req.response_format, page=req.page, temperature=req.temperature,
         )
+        if self.json_streams and req.stream:  # answered as a request without `stream` (the log keeps stream=True)
+            req = dataclasses.replace(req, stream=False, include_usage=False)
         if self._over_limit(api, h, rec, req):
             return
         fault = self.faults.next_fault() if self.faults is not None else None

@@ -6,10 +6,19 @@ which also holds the limiter ticket of every call, classifies what this module r
 failure table, `core.consequences`) and retries. The client library's own retries are disabled
 (``max_retries=0``). Calls stream (errors that endpoints deliver inside a 200 SSE stream
 surface as exceptions) and are counted (calls, tokens) in the run's `CallStats`.
+
+An endpoint or a gateway that answers the streamed request with one plain JSON document
+(``Content-Type: application/json``) instead of an event stream is read as what it is: a
+chat completion becomes the reply (said once in the log), an error document is raised as the
+openai client raises an error inside a stream (then classified by its words), anything else
+is `StreamMismatch` naming what came. Before, the stream iterator found no event in it and
+the call failed as `StreamIncomplete` — ``rate_limit``: a whole backoff, then the row lost.
 """
 
 from __future__ import annotations
 
+import json
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +32,8 @@ from cowork_judge.core.error_kinds import JudgeFailure
 from cowork_judge.transport.quota import Quota, read_quota
 from cowork_judge.transport.stats import CallStats
 
+log = logging.getLogger("cowork_judge")
+
 RESPONSE_FORMAT_PHRASES = ("response_format", "json_schema", "structured output", "json mode")
 """A 400 mentioning one of these means the endpoint rejects structured output."""
 
@@ -32,6 +43,14 @@ class StreamIncomplete(JudgeFailure):
     "stream disconnected before completion"; classified as rate limiting, SPEC §11)."""
 
     kind = "rate_limit"
+
+
+class StreamMismatch(JudgeFailure):
+    """The endpoint answered a streamed request with something that is neither an event
+    stream nor a JSON chat completion or error (a JSON document of another shape, an HTML
+    page with status 200): ``api_error``, retried after 1 s, never taken for a rate limit."""
+
+    kind = "api_error"
 
 
 class ResponseFormatRejected(Exception):
@@ -92,6 +111,8 @@ class Transport:
             http_client = openai.DefaultAsyncHttpxClient(event_hooks={"request": [_no_authorization]})
         self._client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0, http_client=http_client,
                                           default_headers=dict(headers) if headers else None)
+        self.plain_replies = 0
+        """Streamed requests the endpoint answered with one plain JSON completion (read as the reply)."""
 
     async def close(self) -> None:
         """Close the HTTP client."""
@@ -114,7 +135,9 @@ class Transport:
         Raises:
             ResponseFormatRejected: the endpoint rejected `response_format`.
             asyncio.TimeoutError: the call took longer than `timeout_sec`.
-            openai.APIError, StreamIncomplete: transport failures (see `core.classify.classify`).
+            openai.APIError, StreamIncomplete, StreamMismatch: transport failures (see
+                `core.classify.classify`); a plain JSON completion answering the stream is
+                the reply, not a failure (the module docstring).
         """
         kwargs: dict[str, Any] = {
             "model": model or self.model,
@@ -142,13 +165,23 @@ class Transport:
 
     async def _stream(self, kwargs: dict[str, Any]) -> ChatReply:
         stream = await self._client.chat.completions.create(**kwargs)
-        quota = read_quota(getattr(getattr(stream, "response", None), "headers", None))
+        response = getattr(stream, "response", None)
+        quota = read_quota(getattr(response, "headers", None))
+        media = _media_type(response)
+        if media == "application/json" or media.endswith("+json"):
+            try:
+                body = await response.aread()  # type: ignore[union-attr]
+            finally:
+                await stream.close()
+            return self._plain_reply(body, kwargs, quota, response)
         content: list[str] = []
         calls: dict[int, dict[str, str]] = {}
         finish: str | None = None
         prompt_tokens = completion_tokens = cached_tokens = 0
+        chunks = 0
         try:
             async for chunk in stream:
+                chunks += 1
                 usage = getattr(chunk, "usage", None)
                 if usage is not None:
                     prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
@@ -172,6 +205,9 @@ class Transport:
             await stream.close()
         self.stats.count(tokens=prompt_tokens + completion_tokens, cached=cached_tokens)  # cached prompt tokens included
         self.stats.used(str(kwargs["model"]), prompt=prompt_tokens, cached=cached_tokens, completion=completion_tokens)
+        if finish is None and chunks == 0 and media not in ("text/event-stream", ""):
+            raise StreamMismatch(f"the endpoint answered a streamed request with {media[:60]}, not an event stream "
+                                 "(no event in it); it is not a rate limit")
         if finish is None:
             raise StreamIncomplete("stream disconnected before completion")
         return ChatReply(
@@ -183,3 +219,75 @@ class Transport:
             cached_tokens=cached_tokens,
             quota=quota,
         )
+
+    def _plain_reply(self, body: bytes, kwargs: dict[str, Any], quota: Quota | None, response: Any) -> ChatReply:
+        """The reply of a streamed request answered with one JSON document (`body`).
+
+        Raises:
+            openai.APIError: the document is an error (``{"error": …}``), as in a stream.
+            StreamMismatch: it is no chat completion.
+        """
+        try:
+            doc = json.loads(body)
+        except (ValueError, UnicodeDecodeError):
+            raise StreamMismatch("the endpoint answered a streamed request with application/json that is not JSON "
+                                 f"({len(body)} bytes); it is not a rate limit") from None
+        if isinstance(doc, dict) and isinstance(doc.get("error"), (dict, str)):
+            error = doc["error"]
+            message = error.get("message") if isinstance(error, dict) else error
+            raise openai.APIError(message=str(message or "the endpoint answered with an error document"),
+                                  request=response.request, body=error)
+        reply = plain_completion(doc)
+        if reply is None:
+            shape = ", ".join(sorted(doc)[:6]) if isinstance(doc, dict) else type(doc).__name__
+            raise StreamMismatch("the endpoint answered a streamed request with a JSON document that is not a chat "
+                                 f"completion (it holds: {shape}); it is not a rate limit")
+        if self.plain_replies == 0:
+            log.info("the endpoint answers streamed requests with a plain JSON completion (no event stream): read as "
+                     "the reply")
+        self.plain_replies += 1
+        self.stats.count(tokens=reply.prompt_tokens + reply.completion_tokens, cached=reply.cached_tokens)
+        self.stats.used(str(kwargs["model"]), prompt=reply.prompt_tokens, cached=reply.cached_tokens,
+                        completion=reply.completion_tokens)
+        reply.quota = quota
+        return reply
+
+
+def _media_type(response: Any) -> str:
+    """The media type of `response` (``application/json``), lower case without parameters; "" when none."""
+    headers = getattr(response, "headers", None)
+    value = headers.get("content-type", "") if headers is not None else ""
+    return str(value).split(";", 1)[0].strip().lower()
+
+
+def plain_completion(doc: Any) -> ChatReply | None:
+    """A ``chat.completion`` document (the answer of a request without ``stream``) as a
+    `ChatReply` — its first choice's message content and tool calls, finish reason (``stop``
+    when a complete document leaves it out) and usage; None when `doc` has no choice with
+    a message."""
+    if not isinstance(doc, dict):
+        return None
+    choices = doc.get("choices")
+    first: dict[str, Any] = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else {}
+    message = first.get("message")
+    if not isinstance(message, dict):
+        return None
+    calls = []
+    for tc in message.get("tool_calls") or []:
+        function = tc.get("function") if isinstance(tc, dict) else None
+        if isinstance(function, dict):
+            arguments = function.get("arguments")
+            calls.append({"id": str(tc.get("id") or ""), "name": str(function.get("name") or ""),
+                          "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments)})
+    usage: dict[str, Any] = doc["usage"] if isinstance(doc.get("usage"), dict) else {}
+    details: dict[str, Any] = usage["prompt_tokens_details"] if isinstance(usage.get("prompt_tokens_details"), dict) else {}
+    content = message.get("content")
+    return ChatReply(content=content if isinstance(content, str) else "", tool_calls=calls,
+                     finish_reason=str(first.get("finish_reason") or "stop"),
+                     prompt_tokens=_count(usage.get("prompt_tokens")), completion_tokens=_count(usage.get("completion_tokens")),
+                     cached_tokens=_count(details.get("cached_tokens")))
+
+
+def _count(value: Any) -> int:
+    """A token count from a document (0 for anything that is not a non-negative number)."""
+    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0 else 0

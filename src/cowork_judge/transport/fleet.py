@@ -45,7 +45,11 @@ The store is never worth a reward: every call has a short socket timeout
 ``redis`` library missing, the store unreachable at start, gone mid-run, or accepting and
 never answering — switches this limiter to the local one (`transport.limiter.Limiter`)
 for the rest of the run, with one warning that the run's result document carries
-(`warnings`). The URL's password is never logged (`cowork_judge.redact.mask_url`).
+(`warnings`), naming the host and port the client dialled. The URL is read once
+(`transport.store_url.store_address`): one that would make the client dial another host or
+port than the one written (an unencoded ``@ : / ? #`` in the password: ``redis://:#x@host``
+dialled ``localhost:6379``) is refused before any connection, the same way. The URL's
+password is never logged (`cowork_judge.redact.mask_url`).
 
 Store side: the official ``redis`` client (redis-py) with one registered Lua script
 (``EVALSHA``, reloaded by the client when the store restarts), the synchronous client
@@ -70,6 +74,9 @@ from typing import Any
 from cowork_judge.transport import limiter as local
 from cowork_judge.transport.limiter import Admission, Limiter, Ticket
 from cowork_judge.transport.quota import KeyState, Quota
+from cowork_judge.transport.store_url import StoreAddress, UnparsableStoreUrl, store_address
+
+__all__ = ["FleetLimiter", "FleetTicket", "UnparsableStoreUrl", "limiter_key", "limiter_warnings", "open_limiter"]
 
 log = logging.getLogger("cowork_judge")
 
@@ -277,6 +284,8 @@ class FleetLimiter(Admission):
         self._script: Any = None
         self._held: tuple[float, float, str] | None = None
         """The last hold the store answered: (seconds, the store's clock, `HOLD_REASONS` key)."""
+        self.address: StoreAddress | None = None
+        """Where the client connects (`transport.store_url.store_address`), once the URL was read."""
 
     def __repr__(self) -> str:
         from cowork_judge.redact import mask_url
@@ -286,21 +295,32 @@ class FleetLimiter(Admission):
     # ------------------------------------------------------------------ the store
 
     def _connect(self) -> Any:
+        """The registered script, the client made on first use from the URL read once.
+
+        Raises:
+            UnparsableStoreUrl: the URL does not name the store the client would dial.
+            ImportError: the redis library is missing.
+        """
         with self._lock:
             if self._script is None:
+                address = self.address = store_address(self.url)  # before the import: a refusal names no library
                 import redis  # the fleet-redis extra; a missing library is a fallback, not a crash
                 from redis.backoff import NoBackoff
                 from redis.retry import Retry
 
-                from cowork_judge.redact import mask_url
-
-                log.info("limiter: the fleet's shared store %s, key %s", mask_url(self.url), self.key)
+                log.info("limiter: the fleet's shared store at %s (%s), key %s", address.dialled, address.shown, self.key)
                 try:
-                    self._client = redis.Redis.from_url(
+                    client = redis.Redis.from_url(
                         self.url, socket_timeout=self.timeout_sec, socket_connect_timeout=self.timeout_sec,
                         retry=Retry(NoBackoff(), 0), retry_on_timeout=False, health_check_interval=0)
                 except (ValueError, TypeError) as exc:  # its words quote the URL's pieces: a password's too
-                    raise UnparsableStoreUrl(type(exc).__name__) from None
+                    raise UnparsableStoreUrl(f"is refused: the redis client cannot read it ({type(exc).__name__}); "
+                                             "nothing was dialled") from None
+                if _client_address(client.connection_pool.connection_kwargs) != _client_address(address):
+                    client.close()
+                    raise UnparsableStoreUrl("is refused: the redis client would dial another host or port than "
+                                             f"{address.dialled}; nothing was dialled")
+                self._client = client
                 self._script = self._client.register_script(_SCRIPT)
             return self._script
 
@@ -327,12 +347,18 @@ class FleetLimiter(Admission):
             if self.mode != "shared":
                 return
             self.mode = "local"
-            if isinstance(exc, ImportError):
-                why = "the redis library is not installed (pip install 'cowork-judge[fleet-redis]')"
+            shown = mask_url(self.url)
+            if isinstance(exc, UnparsableStoreUrl):
+                message = (f"limiter: {exc} ({shown}); this run's requests use the local limiter (its pace is not "
+                           "shared with the fleet)")
             else:
-                why = f"{type(exc).__name__}: {str(exc)[:200]}"
-            message = (f"limiter: the shared store {mask_url(self.url)} failed ({why}); this run's requests use the "
-                       "local limiter from now on (its pace is no longer shared with the fleet)")
+                if isinstance(exc, ImportError):
+                    why = "the redis library is not installed (pip install 'cowork-judge[fleet-redis]')"
+                else:
+                    why = f"{type(exc).__name__}: {str(exc)[:200]}"
+                where = f"at {self.address.dialled} ({shown})" if self.address is not None else shown
+                message = (f"limiter: the shared store {where} failed ({why}); this run's requests use the local "
+                           "limiter from now on (its pace is no longer shared with the fleet)")
             self.warnings.append(message)
             client = self._client
             self._client = self._script = None
@@ -448,14 +474,14 @@ class FleetLimiter(Admission):
             1.0 / self.backoff_max_sec, self.backoff_max_sec, local.CEILING, local.CUT_SPREAD, HEADROOM)
 
 
-class UnparsableStoreUrl(ValueError):
-    """The redis client could not parse ``JUDGE_LIMITER_URL``. Its own message quotes the piece
-    it choked on — with an unencoded ``@ : / ? # %`` in the password, a piece of the password,
-    too short for the run's redactor — so this one names none of the URL."""
-
-    def __init__(self, what: str) -> None:
-        super().__init__(f"the redis client could not parse JUDGE_LIMITER_URL ({what}); percent-encode the "
-                         "characters @ : / ? # % in its password")
+def _client_address(seen: StoreAddress | dict[str, Any]) -> tuple[str, int, str]:
+    """``(host, port, socket path)`` of a `StoreAddress` or of a redis client's connection
+    keywords (its defaults: ``localhost``, 6379): what is compared before anything is dialled."""
+    if isinstance(seen, StoreAddress):
+        return (seen.host, seen.port, seen.path) if seen.scheme != "unix" else ("", 0, seen.path)
+    if "path" in seen:
+        return "", 0, str(seen["path"])
+    return str(seen.get("host", "localhost")).lower(), int(seen.get("port", 6379)), ""
 
 
 def _text(value: Any) -> str:

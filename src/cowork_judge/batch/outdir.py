@@ -1,0 +1,111 @@
+"""The batch output folder: ``batch`` (and ``calibrate --out``) write and remove only inside
+``--out``, and never through a symbolic link.
+
+What a batch writes or removes there::
+
+    <out>/
+    ├── .batch.lock            the folder's lock (`batch.lock`)
+    ├── verdict-cache/         the runs' verdict cache (unless JUDGE_VERDICT_CACHE is set): <key[:2]>/<key>.json
+    ├── summary.json, batch.json, instance_tags.json
+    └── <name>/                one folder per instance (`INSTANCE_ENTRIES`)
+        ├── logs/              removed and made again by every run
+        ├── app/               an empty app dir, for an instance that delivered no files
+        ├── alt-output/        given to the run as its lenient-delivery folder
+        ├── batch-run.log
+        └── batch-instance.json
+
+An instance name is a label (`batch.instances.check_instance_name`), so ``<out>/<name>`` is
+always a direct child of ``<out>``. What remains is a link planted in the folder (by hand, by
+an earlier tool, by a hostile input tree copied in): a batch that followed
+``<out>/<name> → /elsewhere`` would remove ``/elsewhere/logs`` and write there. So every path
+above that already exists must be what the batch would have made — a real folder or file,
+not a symbolic link (wherever it points: a link between two instance folders would make two
+runs share one) — or the batch refuses before judging anything (`check_output_folder`), and
+again before each run (`instance_folder`). ``--out`` itself may be a link: the operator named it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from cowork_judge.batch.instances import (OUTPUT_FILES, RECORD_NAME, RUN_LOG_NAME, VERDICT_CACHE_DIR, BatchInputError,
+                                          check_instance_name)
+from cowork_judge.batch.lock import LOCK_NAME
+from cowork_judge.layout import LOGS_DIR
+
+APP_DIR = "app"
+ALT_OUTPUT_DIR = "alt-output"
+INSTANCE_ENTRIES = (LOGS_DIR, APP_DIR, ALT_OUTPUT_DIR, RUN_LOG_NAME, RECORD_NAME)
+"""What a batch writes or removes inside ``<out>/<name>/``."""
+FOLDER_ENTRIES = (LOCK_NAME, VERDICT_CACHE_DIR, *OUTPUT_FILES)
+"""What a batch writes at the top of ``<out>``, besides the instance folders."""
+
+
+class UnsafeOutput(BatchInputError):
+    """A path the batch would write or remove under ``--out`` is a symbolic link, or a file
+    where a folder belongs (the message names it and what to do)."""
+
+
+def _refuse_link(path: Path) -> None:
+    if os.path.islink(path):
+        try:
+            target = os.readlink(path)
+        except OSError:
+            target = "?"
+        raise UnsafeOutput(f"{path} is a symbolic link (to {target}): a batch writes and removes only what it made "
+                           "inside --out, never through a link; remove the link or use another --out")
+
+
+def _check_instance(out: Path, name: str) -> Path:
+    folder = out / check_instance_name(name, f"instance {name!r}")
+    try:
+        entries = os.scandir(folder)  # one call lists what an lstat of each entry would tell (d_type)
+    except FileNotFoundError:
+        _refuse_link(folder)  # a dangling link: a run would create its target
+        return folder
+    except NotADirectoryError:
+        _refuse_link(folder)
+        raise UnsafeOutput(f"{folder} exists and is not a folder: remove it or use another --out") from None
+    with entries:
+        _refuse_link(folder)  # scandir followed it
+        linked = sorted(e.name for e in entries if e.name in INSTANCE_ENTRIES and e.is_symlink())
+    if linked:
+        _refuse_link(folder / linked[0])
+    return folder
+
+
+def check_output_folder(out: Path, names: Iterable[str]) -> None:
+    """Refuse an output folder where the batch would write or remove through a link (see the
+    module docstring), before any instance is judged.
+
+    Args:
+        out: the batch's ``--out`` (it may itself be a link, or not exist yet).
+        names: the instance names (`batch.instances.BatchInstance.name`).
+
+    Raises:
+        UnsafeOutput: the first offending path, named.
+        BatchInputError: a name that is not a plain folder name (a caller that skipped discovery).
+    """
+    for entry in FOLDER_ENTRIES:
+        _refuse_link(out / entry)
+    cache = out / VERDICT_CACHE_DIR
+    if cache.is_dir():  # the runs write <key[:2]>/<key>.json below it (`run.verdict_cache`): ≤ 256 folders
+        for entry in sorted(os.scandir(cache), key=lambda e: e.name):
+            _refuse_link(cache / entry.name)
+    for name in names:
+        _check_instance(out, name)
+
+
+def instance_folder(out: Path, name: str) -> Path:
+    """``<out>/<name>``, checked again just before a run writes into it, and made when missing.
+
+    Raises:
+        UnsafeOutput: the folder or one of `INSTANCE_ENTRIES` is a link, or the folder is a file.
+        BatchInputError: `name` is not a plain folder name.
+        OSError: the folder cannot be made.
+    """
+    folder = _check_instance(out, name)
+    folder.mkdir(exist_ok=True)
+    return folder
