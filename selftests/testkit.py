@@ -4,9 +4,14 @@ across test subdirectories)."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from cowork_judge.sim import SimServer
 
@@ -130,3 +135,31 @@ def held_workflow_call(ctx: Any, budget_sec: float) -> Exception:
     finally:
         calls.close()
     return failed.value
+
+
+ORIGINAL_SPEC = "cowork-judge[workflow]==1.3.6"
+"""The original 1.3.6 from the registry, with the extras its deck judging needs (python-pptx,
+PyMuPDF, openai...)."""
+
+
+def original_python() -> Path:
+    """The python of a venv holding the original ``cowork-judge`` 1.3.6 from the registry
+    (``ORIGINAL_SPEC``), created once under ``$COWORK_SELFTEST_CACHE/orig-1.3.6`` (default
+    ``~/.cache/cowork-judge-selftests``) and reused.
+
+    Skips the calling test (with pip's last words) when the registry is unreachable.
+    """
+    root = Path(os.environ.get("COWORK_SELFTEST_CACHE") or Path.home() / ".cache" / "cowork-judge-selftests")
+    venv = root / "orig-1.3.6"
+    python = venv / "bin" / "python"
+    probe = [str(python), "-c", "import importlib.metadata as m; assert m.version('cowork-judge') == '1.3.6'; "
+                                "import pptx, fitz, openai"]
+    if python.exists() and subprocess.run(probe, capture_output=True, check=False).returncode == 0:
+        return python
+    if not python.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True)
+    proc = subprocess.run([str(python), "-m", "pip", "install", "-q", ORIGINAL_SPEC],
+                          capture_output=True, text=True, timeout=900, check=False)
+    if proc.returncode != 0:
+        pytest.skip(f"the registry is not reachable for {ORIGINAL_SPEC}: {proc.stderr.strip()[-300:]}")
+    return python

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from testkit import original_python
+
 from cowork_judge.core.legacy import LEGACY_EXTRA_KEYS
 from cowork_judge.core.result import ExtraFields
 
@@ -168,25 +170,9 @@ def test_a_fleet_script_written_for_1_3_6_runs_unchanged(outputs, tmp_path):
         assert row["score"] == row["reward_txt"] or name in ("dead_endpoint",), (name, row)
 
 
-def _original_python() -> Path:
-    """The python of a venv holding the original cowork-judge 1.3.6 from the registry (cached)."""
-    root = Path(os.environ.get("COWORK_SELFTEST_CACHE") or Path.home() / ".cache" / "cowork-judge-selftests")
-    venv = root / "orig-1.3.6"
-    python = venv / "bin" / "python"
-    probe = [str(python), "-c", "import importlib.metadata as m; assert m.version('cowork-judge') == '1.3.6'"]
-    if python.exists() and subprocess.run(probe, capture_output=True, check=False).returncode == 0:
-        return python
-    subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True, capture_output=True)
-    proc = subprocess.run([str(python), "-m", "pip", "install", "-q", "cowork-judge==1.3.6"],
-                          capture_output=True, text=True, timeout=600, check=False)
-    if proc.returncode != 0:
-        pytest.skip(f"the registry is not reachable for cowork-judge==1.3.6: {proc.stderr.strip()[-300:]}")
-    return python
-
-
 @pytest.mark.slow
 def test_the_originals_validate_contract_passes_on_every_output(outputs):
-    python = _original_python()
+    python = original_python()
     for name, vdir in outputs.items():
         proc = subprocess.run([str(python), "-m", "cowork_judge.validate_contract", str(vdir)],
                               capture_output=True, text=True, timeout=60, check=False)

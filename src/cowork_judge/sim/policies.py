@@ -130,12 +130,16 @@ class OraclePolicy:
         self._normalized: dict[str, str] = {}
         for key in self.answers:
             self._normalized.setdefault(normalize_criterion(key), key)
+        for key, entry in self.answers.items():
+            if isinstance(entry.get("criterion"), str):
+                self._normalized.setdefault(normalize_criterion(entry["criterion"]), key)
 
     def find_key(self, text: str, ids: list[str] | tuple[str, ...] = ()) -> str | None:
         """The oracle key of a generic-mode criterion, or None.
 
         Tries ``text`` exactly, then ``normalize_criterion(text)`` against the normalized
-        keys (the first key in file order wins), then each of ``ids`` exactly (an explicit
+        keys (the first key in file order wins), then against the entries' ``criterion``
+        texts (the labelled text, e.g. the checklist question the original 1.3.x sends), then each of ``ids`` exactly (an explicit
         id, then the 1-based index).
         """
         if text in self.answers:

@@ -49,6 +49,7 @@ class LogEntry:
         instance: the ``X-Cowork-Judge-Instance`` header of the request, else None.
         temperature: the ``temperature`` the request sent, else None.
         flipped: ids of the rows whose answer ``--flip`` flipped in this answer.
+        original: the original cowork-judge 1.3.x's request kind (``original.kind_of``), else None.
     """
 
     seq: int
@@ -76,6 +77,7 @@ class LogEntry:
     instance: str | None = None
     temperature: float | None = None
     flipped: list[str] = field(default_factory=list)
+    original: str | None = None
 
     @property
     def duration_s(self) -> float:

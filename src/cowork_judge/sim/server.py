@@ -29,6 +29,7 @@ from .bucket import TokenBucket, anthropic_headers, openai_headers, retry_header
 from .chat_api import ChatAPI
 from .conform import conform_verdicts
 from .faults import CONTENT_FAULTS, Fault, FaultPlan, fault_content
+from . import original
 from .generic import grade_generic
 from .handler import SimHandler, SimHTTPServer
 from .latency import LatencyModel
@@ -374,7 +375,7 @@ class SimServer:
         if self.reject_json_schema and api.endpoint == "chat" and req.response_format == "json_schema":
             self._refuse(api, h, rec, 400, _REJECT_SCHEMA_MSG, "invalid_request_error", param="response_format")
             return
-        if not req.rows and not self.generic:
+        if not req.rows and not self.generic and original.kind_of(req) is None:
             self._refuse(api, h, rec, 400, req.rows_error, "invalid_request_error",
                          param="messages" if api.endpoint != "responses" else "input")
             return
@@ -431,7 +432,10 @@ class SimServer:
         return True
 
     def _reply(self, req: SimRequest, fault: Fault | None, rec: dict[str, Any]) -> tuple[Reply, str]:
-        """The reply of an answered request and its log kind (``tool``/``final``/``generic``).
+        """The reply of an answered request and its log kind (``tool``/``final``/``generic``/``original``).
+
+        A request in one of the original cowork-judge 1.3.x's shapes (``original.kind_of``)
+        is answered by ``original.answer`` from the same policy (log field ``original``: its kind).
 
         A request with a page marker gets the policy's answers for that page; rows the
         policy calls N/A get the schema's string level (``pages.mark_na``). Rows with an
@@ -439,12 +443,23 @@ class SimServer:
         request, say) are answered in that schema's shape by the generic mode. Verdicts sent
         through an answer tool follow its schema (``conform``: claude validates them).
         """
+        policy = self.policy.for_instance(req.instance) if isinstance(self.policy, OracleDirPolicy) else self.policy
+        original_kind = original.kind_of(req)
+        if original_kind is not None:  # the original 1.3.x's request shapes (sim/original.py)
+            text, call, verdicts, row_ids = original.answer(original_kind, req, policy)
+            rec.update(row_ids=row_ids, original=original_kind)
+            if call is not None:
+                return Reply(None, call, "tool_calls"), "tool"
+            if fault is not None:
+                text = (text or "")[: max(1, len(text or "") // 2)] if fault.kind == "truncated_json" \
+                    else fault_content(fault.kind, verdicts)
+                return Reply(text, None, "length" if fault.kind == "truncated_json" else "stop"), "original"
+            return Reply(text, None, "stop"), "original"
         if fault is None and not req.tool_choice_none and not req.answer_tool_forced \
                 and req.tool_rounds_done < self.tool_rounds:
             call = read_only_call(req.tool_names, exclude=req.answer_tool)
             if call is not None:
                 return Reply(None, call, "tool_calls"), "tool"
-        policy = self.policy.for_instance(req.instance) if isinstance(self.policy, OracleDirPolicy) else self.policy
         if req.rows and (req.answer_schema is None or "verdicts" in (req.answer_schema.get("properties") or {})):
             if req.page is None:
                 verdicts = policy.verdicts(req.rows, req.context_text)
