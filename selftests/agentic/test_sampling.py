@@ -14,6 +14,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from cowork_judge.core.legacy import LEGACY_RESULT_PROPERTIES
 from cowork_judge.core.fold import fold, stored_run
 from cowork_judge.core.result import ResultDocument
 from cowork_judge.engine import judge
@@ -92,7 +93,10 @@ def test_adaptive_asks_twice_then_regroups_only_the_undecided_rows_into_full_blo
                                           "lost": {"rows": 0, "samples": 0, "error_kinds": {}, "judges": {}}}
     assert doc["extra_fields"]["judge_degraded"] is False and doc["exit_reason"] is None
     assert 0 < doc["judge_agreement"] <= 1
-    assert fold(*stored_run(ResultDocument.model_validate(doc))).model_dump(mode="json", by_alias=True) == doc
+    stored = ResultDocument.model_validate(doc)  # the model's fields: the writer adds 1.3.6's fields and the seal beside them
+    view = stored.model_dump(mode="json", by_alias=True)
+    assert fold(*stored_run(stored)).model_dump(mode="json", by_alias=True) == view
+    assert set(doc) - set(view) <= set(LEGACY_RESULT_PROPERTIES) | {"integrity"}  # nothing else outside the model
 
 
 def test_fixed_asks_every_row_k_times_and_sends_the_temperature_only_when_sampling(tmp_path):
@@ -211,7 +215,10 @@ def test_one_judge_down_leaves_the_others_verdicts_and_a_document_and_summary_th
                                   "lost); judge 'beta' gave no answer on 3 row(s)")
     assert any("judge 'beta' answered 0%" in w for w in doc["details"]["warnings"])
     assert any("judge_degraded (details.sampling.lost)" in w for w in doc["details"]["warnings"])
-    assert fold(*stored_run(ResultDocument.model_validate(doc))).model_dump(mode="json", by_alias=True) == doc
+    stored = ResultDocument.model_validate(doc)  # the model's fields: the writer adds 1.3.6's fields and the seal beside them
+    view = stored.model_dump(mode="json", by_alias=True)
+    assert fold(*stored_run(stored)).model_dump(mode="json", by_alias=True) == view
+    assert set(doc) - set(view) <= set(LEGACY_RESULT_PROPERTIES) | {"integrity"}  # nothing else outside the model
     out = tmp_path / "summary.json"
     done = subprocess.run([sys.executable, "-m", "cowork_judge", "summarize", str(root / "logs" / "verifier" / "result.json"),
                            "--out", str(out)], capture_output=True, text=True, timeout=120)
