@@ -10,7 +10,9 @@ rows to ``ppt_judge``, whether or not the instance has assets. Findings:
   - anything `load_task_checks` finds wrong: a file missing or not the documented format
     (``cowork_judge/schemas/ppt_task_check.schema.json``), a check invalid, an id declared
     twice or starting with ``V-``, a type2 check paired with no type1 check, an anchor file
-    missing, unreadable, empty, over 32 KiB or outside the folder;
+    missing, unreadable or outside the folder, a text anchor empty, not UTF-8 or over
+    32 KiB, an image anchor (PNG, JPEG, GIF, WebP by content) over 5 MiB or 40 M pixels
+    or that does not decode, a file named as an image whose content is none;
   - the id set of the checks ≠ the id set of the rubric's content rows (``ppt_judge``
     rows with ``workflow_group`` ``type1``/``type2``), or a row marked with the other kind;
   - ``manifest.pairs`` ≠ the type2 checks' ``paired_type1_id``, a type2 row whose
@@ -97,7 +99,7 @@ def check(ctx: Any) -> Any:
             out.append(Finding("A010", f"{where}/{MANIFEST_FILE}", f"type1_only is {sorted(m.type1_only)} but the type1 "
                                                                    f"checks without a type2 are {only}"))
         counted = {"type1": len(checks.type1), "type2": len(checks.type2),
-                   "mandatory": sum(1 for c in checks.type1.values() if c.mandatory), "anchors": len(checks.anchors)}
+                   "mandatory": sum(1 for c in checks.type1.values() if c.mandatory), "anchors": len(checks.anchors) + len(checks.anchor_images)}
         wrong = {k: (m.counts.get(k), v) for k, v in counted.items() if m.counts.get(k) != v}
         if wrong and not checks.broken:
             listed = ", ".join(f"{k} says {said}, found {found}" for k, (said, found) in wrong.items())

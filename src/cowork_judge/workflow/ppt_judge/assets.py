@@ -8,14 +8,15 @@ Format (JSON Schema: ``cowork_judge/schemas/ppt_task_check.schema.json``)::
                                                             "section", "kind"}, ...]}
       type2.json      {"schema": TYPE2_SCHEMA, "checks": [{"id", "question", "paired_type1_id", "scope",
                                                             "anchor_refs"}, ...]}
-      anchors/*.md    ground truth, UTF-8 text, named by ``anchor_refs`` (paths relative to task_check_dir)
+      anchors/*       ground truth, named by ``anchor_refs`` (paths relative to task_check_dir):
+                      UTF-8 text, or an image (PNG, JPEG, GIF, WebP: told by content, not by name)
 
 - a *type1* check asks whether the deck covers a subject ("does the deck explain X");
   ``search_hints`` are words the deck may use for it (they help the text pass and choose
   the pages the image pass looks at); ``mandatory`` makes the generated row heavier;
   ``section``/``kind`` become the row's ``tag``;
 - a *type2* check asks whether the deck states it correctly, against the ground truth of
-  its ``anchor_refs`` (inlined in the prompt); it is judged on the pages its
+  its ``anchor_refs`` (text inlined in the prompt, an image attached to it, `AnchorImage`); it is judged on the pages its
   ``paired_type1_id`` found (``scope: page``) or on representative pages (``deck_wide``);
 - the manifest: ``pairs`` (type2 id → type1 id, must agree with the checks and with the
   rubric's ``depends_on``), ``type1_only`` (type1 checks without a type2), ``counts``
@@ -64,6 +65,25 @@ MAX_JSON_BYTES = 1024 * 1024
 MAX_ANCHOR_BYTES = 32 * 1024
 """Largest anchor file: the whole anchor goes into every prompt of its type2 checks, so it
 must stay a focused excerpt (~8,000 tokens at most), never a whole source document."""
+MAX_ANCHOR_IMAGE_BYTES = 5 * 1024 * 1024
+"""Largest image anchor file (a figure or a table's screenshot; the original 1.3.6 attached
+its image anchors as they were, with no limit)."""
+MAX_ANCHOR_IMAGE_PIXELS = 40_000_000
+"""Largest image anchor in pixels (width × height), checked before decoding: past it the
+file is refused (a decompression bomb decodes to GBs), never downscaled."""
+MAX_ANCHOR_IMAGE_SIDE = 2048
+"""An image anchor's longest side once attached: a larger one is downscaled (Pillow,
+Lanczos) and re-encoded as PNG; vision endpoints scale high-detail images to fit 2048 px."""
+IMAGE_MAGIC: tuple[tuple[bytes, int, str], ...] = (
+    (b"\x89PNG\r\n\x1a\n", 0, "image/png"),
+    (b"\xff\xd8\xff", 0, "image/jpeg"),
+    (b"GIF87a", 0, "image/gif"),
+    (b"GIF89a", 0, "image/gif"),
+    (b"WEBP", 8, "image/webp"),  # RIFF....WEBP
+)
+"""Content signatures of the image anchors attached: (bytes, offset, MIME type)."""
+IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
+"""Names the original 1.3.6 took for images: such a file whose content is no image is refused."""
 MAX_HINTS = 20
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._-]{0,79}$"
 """A check id (the JSON Schema's ``$defs.id`` pattern)."""
@@ -111,6 +131,29 @@ class Manifest(BaseModel):
 
 
 @dataclass(frozen=True)
+class AnchorImage:
+    """An image anchor, ready to attach to a type2 request (`content_prompt.type2_messages`).
+
+    Attributes:
+        mime: ``image/png``, ``image/jpeg``, ``image/gif`` or ``image/webp`` (of `data`).
+        data: the bytes to send: the file's own, or a PNG re-encoding when it was
+            downscaled or was an animated GIF (first frame).
+        width, height: pixels of `data` (0 when Pillow is not installed: not decoded).
+        original_size: the file's ``(width, height)`` when it was downscaled, else None.
+    """
+
+    mime: str
+    data: bytes = field(repr=False)
+    width: int = 0
+    height: int = 0
+    original_size: tuple[int, int] | None = None
+
+
+Anchor = str | AnchorImage
+"""An anchor's ground truth: its text, or its image."""
+
+
+@dataclass(frozen=True)
 class Problem:
     """Something wrong with the assets: the file (relative to task_check_dir), the check
     id when it concerns one check, and what is wrong."""
@@ -129,7 +172,8 @@ class TaskChecks:
         present: the folder exists.
         type1, type2: usable checks by id (a broken check is in neither).
         manifest: None when missing or invalid.
-        anchors: anchor ref → text, for every readable anchor cited.
+        anchors: anchor ref → text, for every readable text anchor cited.
+        anchor_images: anchor ref → image, for every usable image anchor cited.
         problems: everything found wrong (lint reports them all).
         broken: check id → why its row cannot be judged (``asset_broken``).
         files_broken: kind (``type1``/``type2``) → why its whole file is unusable.
@@ -147,6 +191,7 @@ class TaskChecks:
     type2: dict[str, Type2Check] = field(default_factory=dict)
     manifest: Manifest | None = None
     anchors: dict[str, str] = field(default_factory=dict)
+    anchor_images: dict[str, AnchorImage] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     broken: dict[str, str] = field(default_factory=dict)
     files_broken: dict[str, str] = field(default_factory=dict)
@@ -191,6 +236,14 @@ class TaskChecks:
         if check.anchor_refs:
             return list(check.anchor_refs)
         return list(self.manifest.anchor_index.get(check.id, [])) if self.manifest is not None else []
+
+    def anchor(self, ref: str) -> Anchor:
+        """The ground truth of a loaded anchor `ref` (its text or its image).
+
+        Raises:
+            KeyError: `ref` was not loaded (not cited by a usable type2 check).
+        """
+        return self.anchors[ref] if ref in self.anchors else self.anchor_images[ref]
 
     def used_files(self) -> set[Path]:
         """The files the judge reads (lint: every other file under the folder is unused)."""
@@ -328,21 +381,27 @@ def _type2_problem(out: TaskChecks, check: Type2Check) -> Problem | None:
         return Problem(TYPE2_FILE, f"check {check.id}: no anchor_refs and no manifest.anchor_index entry: no ground "
                                    "truth to judge against", check.id)
     for ref in refs:
-        if ref in out.anchors:
+        if ref in out.anchors or ref in out.anchor_images:
             continue
-        text, why = read_anchor(out.folder, ref)
+        anchor, why = read_anchor(out.folder, ref)
         if why:
             return Problem(ref if isinstance(ref, str) and ref else TYPE2_FILE, f"anchor {ref!r} of {check.id}: {why}", check.id)
-        out.anchors[ref] = text
+        if isinstance(anchor, AnchorImage):
+            out.anchor_images[ref] = anchor
+        else:
+            out.anchors[ref] = anchor
     return None
 
 
-def read_anchor(folder: Path, ref: Any) -> tuple[str, str | None]:
-    """The text of anchor `ref` (a path relative to `folder`), or ``("", why)``.
+def read_anchor(folder: Path, ref: Any) -> tuple[Anchor, str | None]:
+    """Anchor `ref` (a path relative to `folder`): ``(text or image, None)``, or ``("", why)``.
 
+    A file whose first bytes are a PNG, JPEG, GIF or WebP signature (`IMAGE_MAGIC`) is an
+    image anchor (`read_anchor_image`), whatever its name; any other file is a text anchor.
     Refused: a ref that is not a relative POSIX path inside the folder (``..``, absolute,
-    a symlink out), a missing or non-regular file, more than `MAX_ANCHOR_BYTES`, not
-    UTF-8, or only whitespace.
+    a symlink out), a missing or non-regular file; for text, more than `MAX_ANCHOR_BYTES`,
+    not UTF-8, only whitespace, or a name of an image type (`IMAGE_SUFFIXES`); for an
+    image, see `read_anchor_image`.
     """
     if not isinstance(ref, str) or not ref or ref.startswith("/") or "\\" in ref or ".." in ref.split("/"):
         return "", f"not a relative path inside {TASK_CHECK_DIR} ({ref!r})"
@@ -354,6 +413,14 @@ def read_anchor(folder: Path, ref: Any) -> tuple[str, str | None]:
         if not path.is_file():
             return "", "missing" if not path.exists() else "not a regular file"
         size = path.stat().st_size
+        with path.open("rb") as fh:
+            head = fh.read(16)
+        mime = image_mime(head)
+        if mime is not None:
+            return read_anchor_image(path, mime)
+        if path.suffix.lower() in IMAGE_SUFFIXES:
+            return "", (f"named {path.suffix} but its content is no PNG, JPEG, GIF or WebP image (an image anchor is "
+                        "told by its content)")
         if size > MAX_ANCHOR_BYTES:
             return "", f"{size} bytes, over the {MAX_ANCHOR_BYTES}-byte limit (an anchor is an excerpt, inlined in prompts)"
         text = path.read_bytes().decode("utf-8")
@@ -364,6 +431,60 @@ def read_anchor(folder: Path, ref: Any) -> tuple[str, str | None]:
     if not text.strip():
         return "", "empty"
     return text, None
+
+
+def image_mime(head: bytes) -> str | None:
+    """The MIME type of an image anchor from its first bytes (`IMAGE_MAGIC`), or None."""
+    for magic, offset, mime in IMAGE_MAGIC:
+        if head[offset:offset + len(magic)] == magic and (mime != "image/webp" or head[:4] == b"RIFF"):
+            return mime
+    return None
+
+
+def read_anchor_image(path: Path, mime: str) -> tuple[Anchor, str | None]:
+    """An image anchor file (its content sniffed as `mime`): ``(AnchorImage, None)`` or ``("", why)``.
+
+    Refused: more than `MAX_ANCHOR_IMAGE_BYTES`, more than `MAX_ANCHOR_IMAGE_PIXELS`, or
+    content Pillow cannot decode (truncated, corrupt). Longer than `MAX_ANCHOR_IMAGE_SIDE`
+    on a side, or an animated GIF: re-encoded as a PNG (downscaled, first frame). Without
+    Pillow (the ``workflow`` extra) the file is sent as it is, checked by size only.
+
+    Raises:
+        OSError: the file cannot be read.
+    """
+    kind = mime.split("/")[1].upper()
+    size = path.stat().st_size
+    if size > MAX_ANCHOR_IMAGE_BYTES:
+        return "", f"a {kind} image of {size} bytes, over the {MAX_ANCHOR_IMAGE_BYTES}-byte limit of an image anchor"
+    data = path.read_bytes()
+    try:
+        from PIL import Image
+    except ImportError:  # lint without the workflow extra: sniffed and sized only
+        return AnchorImage(mime, data), None
+    import io
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data)) as im:
+                width, height = im.size
+                if width * height > MAX_ANCHOR_IMAGE_PIXELS:
+                    return "", (f"a {kind} image of {width}x{height} pixels, over the {MAX_ANCHOR_IMAGE_PIXELS:,}-pixel "
+                                "limit of an image anchor")
+                im.load()
+                animated = getattr(im, "n_frames", 1) > 1
+                if max(width, height) <= MAX_ANCHOR_IMAGE_SIDE and not animated:
+                    return AnchorImage(mime, data, width, height), None
+                im.seek(0)
+                frame = im.convert("RGBA" if "A" in im.getbands() or "transparency" in im.info else "RGB")
+                frame.thumbnail((MAX_ANCHOR_IMAGE_SIDE, MAX_ANCHOR_IMAGE_SIDE), Image.Resampling.LANCZOS)
+                buf = io.BytesIO()
+                frame.save(buf, format="PNG", optimize=True)
+                resized = (width, height) if frame.size != (width, height) else None
+                return AnchorImage("image/png", buf.getvalue(), frame.width, frame.height, resized), None
+    except Exception as exc:  # noqa: BLE001 - a corrupt image raises OSError, SyntaxError, struct.error, ...
+        return "", f"a {kind} image that cannot be decoded ({str(exc)[:160] or type(exc).__name__})"
 
 
 def _read_json(path: Path) -> tuple[Any, str | None]:
@@ -397,6 +518,12 @@ def content_kind(group: str | None) -> str | None:
 
 __all__ = [
     "CONTENT_GROUPS",
+    "IMAGE_MAGIC",
+    "MAX_ANCHOR_IMAGE_BYTES",
+    "MAX_ANCHOR_IMAGE_PIXELS",
+    "MAX_ANCHOR_IMAGE_SIDE",
+    "Anchor",
+    "AnchorImage",
     "MANIFEST_FILE",
     "MANIFEST_SCHEMA",
     "MAX_ANCHOR_BYTES",
@@ -411,6 +538,8 @@ __all__ = [
     "Type1Check",
     "Type2Check",
     "content_kind",
+    "image_mime",
     "load_task_checks",
     "read_anchor",
+    "read_anchor_image",
 ]

@@ -12,9 +12,9 @@ its check (hints, pairing, scope, anchors) comes from the instance's ``task_chec
 - **type2**: after its paired type1 (``paired_type1_id``) is decided: judged and missed ⇒
   ``[gate]`` short-circuit, no call (SPEC §7.4 rule 2); not judged ⇒ unjudged
   ``dep_unjudged`` (rule 3); hit ⇒ one call per routed page (`content_pages.type2_pages`)
-  with the anchor text inlined. A page stating it wrongly makes the row a miss; else a
-  page not judged makes it unjudged; else a correct page makes it a hit; every page N/A
-  (nothing stated) is a miss.
+  with the anchor text inlined (an image anchor attached). A page stating it wrongly makes
+  the row a miss; else a page not judged makes it unjudged; else a correct page makes it a
+  hit; every page N/A (nothing stated) is a miss.
 
 Calls per row: type1 = 1 + (0 if pass A hit, else |pass B pages| ≤ 3); type2 = |routed
 pages| (≤ 3) when the paired type1 hit, else 0. A row whose check is missing or broken is
@@ -240,7 +240,7 @@ class ContentJudge:
             return (content_prompt.pass_b_messages(st.crit, st.check.search_hints, page, total_pages=total,
                                                    deck_rel=self.deck_rel), content_prompt.response_format(st.crit, "B"))
         assert isinstance(st.check, Type2Check)
-        anchors = [(ref, self.checks.anchors[ref]) for ref in self.checks.anchor_refs(st.check)]
+        anchors = [(ref, self.checks.anchor(ref)) for ref in self.checks.anchor_refs(st.check)]
         return (content_prompt.type2_messages(st.crit, anchors, page, total_pages=total, deck_rel=self.deck_rel,
                                               deck_wide=st.check.scope == "deck_wide"),
                 content_prompt.response_format(st.crit, "type2"))

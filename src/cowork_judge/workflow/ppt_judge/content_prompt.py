@@ -8,8 +8,9 @@
   ``<page_number>N</page_number>``, the slide text, the image, then the hints and the row;
   the answer ``{"id", "hit", "reason"}``;
 - **type2** (a correctness check on ONE page image): the page marker, the slide text, the
-  image, then the ground truth ``<ground_truth>`` (the check's anchor files, whole) and the
-  row; the answer ``{"id", "hit", "na", "reason"}`` — ``na``: the page states nothing the
+  image, then the ground truth ``<ground_truth>`` (the check's text anchors, whole; an image
+  anchor is an entry naming its file, and the image itself follows the block, after a
+  line naming it again) and the row; the answer ``{"id", "hit", "na", "reason"}`` — ``na``: the page states nothing the
   row asks about.
 
 What the requests of a kind share comes first (the deck's text for pass A; the page and
@@ -33,8 +34,9 @@ from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import parse_reply
 from cowork_judge import spotlight
 
+from .assets import Anchor, AnchorImage
 from .deck import Page
-from .prompt import fenced, image_part, page_content, raw_row, slide_data, system
+from .prompt import data_image_part, fenced, image_part, page_content, raw_row, slide_data, system
 
 PASS_A_MAX_CHARS = 60_000
 """Slide text sent to pass A in all (~15,000 tokens); past it every page's text is cut to an
@@ -146,9 +148,20 @@ def pass_b_messages(row: Criterion, hints: Sequence[str], page: Page, *, total_p
             {"role": "user", "content": page_content(_page_head(page, deck_rel, total_pages), image, tail)}]
 
 
-def type2_messages(row: Criterion, anchors: Sequence[tuple[str, str]], page: Page, *, total_pages: int, deck_rel: str,
+IMAGE_ANCHOR_NOTE = ("attached after this block: a picture of the source (a figure, a table), the reference for "
+                     "this row, not a page of the deck")
+"""What a ``<ground_truth>`` entry of an image anchor says in place of its text."""
+
+
+def type2_messages(row: Criterion, anchors: Sequence[tuple[str, Anchor]], page: Page, *, total_pages: int, deck_rel: str,
                    deck_wide: bool) -> list[dict[str, Any]]:
-    """Type2: the row on one page image against the ground truth `anchors` (ref, text).
+    """Type2: the row on one page image against the ground truth `anchors` (ref, text or
+    `AnchorImage`).
+
+    With text anchors only the user message is head, page image, tail (`page_content`).
+    An image anchor is an entry ``{"ref", "image": IMAGE_ANCHOR_NOTE}`` in
+    ``<ground_truth>``; after the block come, per image anchor, a text part naming its
+    ref and the image part (`prompt.data_image_part`), then the scope and the row.
 
     Raises:
         OSError, ValueError: the page image cannot be used (`prompt.image_part`).
@@ -156,13 +169,20 @@ def type2_messages(row: Criterion, anchors: Sequence[tuple[str, str]], page: Pag
     image = image_part(page)
     scope = ("The row is about the deck as a whole: judge what this page says about it."
              if deck_wide else "Judge the row on this page.")
-    tail = "\n".join([
-        f"<ground_truth>{fenced([{'ref': ref, 'text': body} for ref, body in anchors])}</ground_truth>",
-        scope,
-        "<rubric_rows>" + fenced([_row(row)]) + "</rubric_rows>",
-    ])
-    return [{"role": "system", "content": system(SYSTEM_TYPE2)},
-            {"role": "user", "content": page_content(_page_head(page, deck_rel, total_pages), image, tail)}]
+    truth = fenced([{"ref": ref, "image": IMAGE_ANCHOR_NOTE} if isinstance(body, AnchorImage) else {"ref": ref, "text": body}
+                    for ref, body in anchors])
+    rows = "<rubric_rows>" + fenced([_row(row)]) + "</rubric_rows>"
+    head = _page_head(page, deck_rel, total_pages)
+    pictures = [(ref, body) for ref, body in anchors if isinstance(body, AnchorImage)]
+    if not pictures:
+        content = page_content(head, image, "\n".join([f"<ground_truth>{truth}</ground_truth>", scope, rows]))
+    else:
+        content = page_content(head, image, f"<ground_truth>{truth}</ground_truth>")
+        for ref, picture in pictures:
+            content += [{"type": "text", "text": f"Ground-truth image {fenced(ref)} (the reference, not a page of the deck):"},
+                        data_image_part(picture.data, picture.mime)]
+        content.append({"type": "text", "text": "\n".join([scope, rows])})
+    return [{"role": "system", "content": system(SYSTEM_TYPE2)}, {"role": "user", "content": content}]
 
 
 def response_format(row: Criterion, kind: str) -> dict[str, Any]:

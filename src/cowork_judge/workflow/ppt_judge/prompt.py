@@ -133,7 +133,13 @@ def image_part(page: Page) -> dict[str, Any]:
     data = page.image.read_bytes()
     if len(data) > MAX_IMAGE_BYTES:
         raise ValueError(f"page image {page.image_rel} is {len(data)} bytes (limit {MAX_IMAGE_BYTES})")
-    return {"type": "image_url", "image_url": {"url": "data:image/png;base64," + base64.b64encode(data).decode("ascii"),
+    return data_image_part(data, "image/png")
+
+
+def data_image_part(data: bytes, mime: str) -> dict[str, Any]:
+    """Image bytes of type `mime` (``image/png``…) as a chat ``image_url`` part (a data URL,
+    high detail): how page images and image anchors are attached."""
+    return {"type": "image_url", "image_url": {"url": f"data:{mime};base64," + base64.b64encode(data).decode("ascii"),
                                                "detail": "high"}}
 
 
