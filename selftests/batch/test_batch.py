@@ -52,7 +52,7 @@ def _tests(root: Path) -> Path:
 
 
 def test_discover(tmp_path):
-    _tests(tmp_path / "tasks" / "fam" / "one")
+    (_tests(tmp_path / "tasks" / "fam" / "one") / "rollout").mkdir()  # an empty rollout: nothing delivered
     _tests(tmp_path / "tasks" / "two")
     (tmp_path / "tasks" / "two" / "instance.json").write_text(json.dumps({"tags": {"difficulty": "hard"}}))
     (tmp_path / "tasks" / "two" / "rollout" / "logs" / "agent").mkdir(parents=True)
@@ -231,7 +231,7 @@ def test_bad_input_one_line(tmp_path, capsys):
     assert main(["batch", str(tmp_path / "none"), "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
     assert err.strip() == f"cowork-judge batch: {tmp_path / 'none'}: no such file or folder"
-    _tests(tmp_path / "t" / "a")
+    (_tests(tmp_path / "t" / "a") / "rollout").mkdir()
     assert main(["batch", str(tmp_path / "t"), "--out", str(tmp_path / "t")]) == 2
     assert "--out must not be the instances folder" in capsys.readouterr().err
     assert main(["batch", str(tmp_path / "t"), "--out", str(tmp_path / "o"), "--max-in-flight", "0"]) == 2

@@ -91,7 +91,12 @@ def main(argv: list[str]) -> int:
         from cowork_judge.core.exit_status import EXIT_STATUS
 
         from cowork_judge.batch.outdir import check_output_folder
+        from cowork_judge.commands.batch import endpoint_problem
+        from cowork_judge.procs import judge_environment
 
+        problem = endpoint_problem(judge_environment(), instances)  # before anything is written, as batch does
+        if problem is not None:
+            return fail(problem)
         try:
             limits = plan_limits(args.max_in_flight, args.jobs, len(instances))
             args.out.mkdir(parents=True, exist_ok=True)
