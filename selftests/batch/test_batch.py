@@ -185,6 +185,10 @@ def test_sigterm_keeps_what_finished_and_a_rerun_resumes(tmp_path, capsys, monke
         assert states["alg-0"] == "complete"  # finished before the signal: kept, valid
         assert set(states.values()) <= {"complete", "error", "missing", "interrupted"}
         assert list(states.values()).count("complete") < 4
+        for name in [n for n, s in states.items() if s == "interrupted"]:  # the cut run's record (docs/benchmarks.md)
+            doc = json.loads((out / name / "logs" / "verifier" / "result.json").read_text())
+            assert doc["details"]["interrupted"] is True and doc["exit_code"] == "judge:timeout"
+            assert doc["exit_reason"].endswith("the judge was stopped by SIGTERM"), doc["exit_reason"]
         done_before = [n for n, s in states.items() if s == "complete"]
         calls_before = len(server.log)
         rerun = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300, check=False)

@@ -38,6 +38,13 @@ says so: summary.json never mixes two policies (its "scoring" section states the
 --force judges everything again. One batch per --out: a second one refuses, naming the first
 (<out>/.batch.lock; a lock left by a dead batch is taken over).
 
+input: a folder (every */tests/rubric.json with its rollout/ beside it: a folder without rollout/ is
+refused) or a JSONL list, one line per instance: a path of an instance folder, or an object with
+only the keys "instance" (an instance folder) or "tests" + optional "rollout", and optional "name",
+"tags" (docs/benchmarks.md). A rollout must exist and hold app/ and/or logs/agent/ (or be a Harbor
+trial folder, or empty: nothing delivered); a flat folder of deliverables is refused, naming the line.
+No JUDGE_API_KEY/JUDGE_BASE_URL (or half of them) is refused unless every rubric has code rows only.
+
 names: an instance's name (a JSONL "name", else its folder's name) is a label that becomes
 <out>/<name>/: one plain folder name (no '/', not '.' or '..', no leading '.', no control
 character, at most 255 UTF-8 bytes), or the list is refused naming the line. The batch writes
