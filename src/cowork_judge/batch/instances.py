@@ -212,7 +212,8 @@ def rollout_parts(rollout: Path, where: str) -> tuple[Path | None, Path | None]:
     return (app if app.is_dir() else None), (agent if agent.is_dir() else None)
 
 
-def _from_dir(root: Path, name: str, tags: Mapping[str, Any] | None = None, *, where: str = "") -> BatchInstance:
+def _from_dir(root: Path, name: str, tags: Mapping[str, Any] | None = None, *, where: str = "",
+              rollouts: bool = True) -> BatchInstance:
     """An instance folder as `cowork-judge import` writes it (``tests/``, ``rollout/``, ``instance.json``).
 
     An instance folder without ``rollout/`` is refused (a folder of Harbor task folders is not a
@@ -234,7 +235,7 @@ def _from_dir(root: Path, name: str, tags: Mapping[str, Any] | None = None, *, w
     if tags is None:
         value = meta_doc.get("tags") if isinstance(meta_doc, dict) else None
         tags = value if isinstance(value, dict) else {}
-    if not os.path.lexists(rollout) and isinstance(meta_doc, dict) and meta_doc.get("response") is False:
+    if not rollouts or (not os.path.lexists(rollout) and isinstance(meta_doc, dict) and meta_doc.get("response") is False):
         return BatchInstance(name=name, tests_dir=root / "tests", tags=dict(tags), where=where)
     if not os.path.lexists(rollout):
         place = where if where == str(root) else f"{where}: {root}"
@@ -246,7 +247,7 @@ def _from_dir(root: Path, name: str, tags: Mapping[str, Any] | None = None, *, w
     return BatchInstance(name=name, tests_dir=root / "tests", app_dir=app, agent_dir=agent, tags=dict(tags), where=where)
 
 
-def discover_instances(source: Path) -> list[BatchInstance]:
+def discover_instances(source: Path, *, rollouts: bool = True) -> list[BatchInstance]:
     """The instances of a folder tree or a JSONL list, in a stable order.
 
     A folder: every folder below `source` holding ``tests/rubric.json`` is an instance
@@ -261,6 +262,9 @@ def discover_instances(source: Path) -> list[BatchInstance]:
     is refused, naming the line). Two names equal after Unicode NFC normalization are a
     duplicate (non-NFC names are accepted: the folder is created with the name as given).
 
+    `rollouts` False: the rollouts are not read nor checked (``calibrate --results`` reads only
+    the names and ``tests/`` of instances judged earlier); every instance has no app or agent dir.
+
     Raises:
         BatchInputError: nothing found, a bad line, a bad name, a missing tests dir, a missing or
             unreadable rollout, a duplicate name (naming both lines).
@@ -272,14 +276,14 @@ def discover_instances(source: Path) -> list[BatchInstance]:
             if (here / "tests" / "rubric.json").is_file():
                 rel = here.relative_to(source)
                 name = check_instance_name("--".join(rel.parts) if rel.parts else here.name, str(here))
-                found.append(_from_dir(here, name, where=str(here)))
+                found.append(_from_dir(here, name, where=str(here), rollouts=rollouts))
                 dirnames[:] = []
                 continue
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         if not found:
             raise BatchInputError(f"{source}: no instance found (looked for */tests/rubric.json)")
     elif source.is_file():
-        found = _from_jsonl(source)
+        found = _from_jsonl(source, rollouts=rollouts)
     else:
         raise BatchInputError(f"{source}: no such file or folder")
     names: dict[str, BatchInstance] = {}
@@ -296,7 +300,7 @@ def discover_instances(source: Path) -> list[BatchInstance]:
     return found
 
 
-def _from_jsonl(path: Path) -> list[BatchInstance]:
+def _from_jsonl(path: Path, *, rollouts: bool = True) -> list[BatchInstance]:
     try:
         lines = path.read_text(encoding="utf-8-sig").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
@@ -319,12 +323,13 @@ def _from_jsonl(path: Path) -> list[BatchInstance]:
         given = row.get("name")
         if isinstance(row.get("instance"), str):
             root = (path.parent / row["instance"]).resolve()
-            out.append(_from_dir(root, check_instance_name(root.name if given is None else given, where), tags, where=where))
+            out.append(_from_dir(root, check_instance_name(root.name if given is None else given, where), tags, where=where,
+                                 rollouts=rollouts))
             continue
         tests = (path.parent / row["tests"]).resolve()
         name = check_instance_name(tests.parent.name if given is None else given, where)
         app = agent = None
-        if row.get("rollout") is not None:
+        if row.get("rollout") is not None and rollouts:
             app, agent = rollout_parts((path.parent / row["rollout"]).resolve(), where)
         out.append(BatchInstance(name=name, tests_dir=tests, app_dir=app, agent_dir=agent, tags=tags or {}, where=where))
     if not out:

@@ -80,7 +80,7 @@ def main(argv: list[str]) -> int:
     if args.report.exists() and not args.force:
         return fail(f"{args.report} exists (use --force to overwrite)", 1)
     try:
-        instances = discover_instances(args.instances)
+        instances = discover_instances(args.instances, rollouts=args.out is not None)  # --results: verdicts only
         names = [i.name for i in instances]
         labels = _load_labels(args.labels, {i.name: i.tests_dir.parent for i in instances}, read_labels)
     except (BatchInputError, LabelError, ValueError, OSError) as exc:
