@@ -52,7 +52,7 @@ def _tests(root: Path) -> Path:
 
 
 def test_discover(tmp_path):
-    _tests(tmp_path / "tasks" / "fam" / "one")
+    (_tests(tmp_path / "tasks" / "fam" / "one") / "rollout").mkdir()  # an empty rollout: nothing delivered
     _tests(tmp_path / "tasks" / "two")
     (tmp_path / "tasks" / "two" / "instance.json").write_text(json.dumps({"tags": {"difficulty": "hard"}}))
     (tmp_path / "tasks" / "two" / "rollout" / "logs" / "agent").mkdir(parents=True)
@@ -185,6 +185,10 @@ def test_sigterm_keeps_what_finished_and_a_rerun_resumes(tmp_path, capsys, monke
         assert states["alg-0"] == "complete"  # finished before the signal: kept, valid
         assert set(states.values()) <= {"complete", "error", "missing", "interrupted"}
         assert list(states.values()).count("complete") < 4
+        for name in [n for n, s in states.items() if s == "interrupted"]:  # the cut run's record (docs/benchmarks.md)
+            doc = json.loads((out / name / "logs" / "verifier" / "result.json").read_text())
+            assert doc["details"]["interrupted"] is True and doc["exit_code"] == "judge:timeout"
+            assert doc["exit_reason"].endswith("the judge was stopped by SIGTERM"), doc["exit_reason"]
         done_before = [n for n, s in states.items() if s == "complete"]
         calls_before = len(server.log)
         rerun = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300, check=False)
@@ -231,7 +235,7 @@ def test_bad_input_one_line(tmp_path, capsys):
     assert main(["batch", str(tmp_path / "none"), "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
     assert err.strip() == f"cowork-judge batch: {tmp_path / 'none'}: no such file or folder"
-    _tests(tmp_path / "t" / "a")
+    (_tests(tmp_path / "t" / "a") / "rollout").mkdir()
     assert main(["batch", str(tmp_path / "t"), "--out", str(tmp_path / "t")]) == 2
     assert "--out must not be the instances folder" in capsys.readouterr().err
     assert main(["batch", str(tmp_path / "t"), "--out", str(tmp_path / "o"), "--max-in-flight", "0"]) == 2

@@ -31,9 +31,11 @@ finished run wrote is ever touched again.
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import os
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -108,6 +110,7 @@ class BatchInstance:
         app_dir: the agent's workdir holding ``output/`` (None: nothing delivered as files).
         agent_dir: the agent's ``logs/agent`` (None: no final message).
         tags: instance-level statistics keys (``instance.json`` → ``tags``).
+        where: where the batch input lists it (a JSONL ``file:line`` or the instance folder), for messages.
     """
 
     name: str
@@ -115,6 +118,7 @@ class BatchInstance:
     app_dir: Path | None = None
     agent_dir: Path | None = None
     tags: Mapping[str, Any] = field(default_factory=dict)
+    where: str = ""
 
 
 @dataclass(frozen=True)
@@ -166,37 +170,104 @@ def child_env(environ: Mapping[str, str], limits: Limits, out: Path | None = Non
 # --------------------------------------------------------------------------- discovery
 
 
-def _from_dir(root: Path, name: str, tags: Mapping[str, Any] | None = None) -> BatchInstance:
-    """An instance folder as `cowork-judge import` writes it (``tests/``, ``rollout/``, ``instance.json``)."""
+JSONL_KEYS = ("instance", "tests", "rollout", "name", "tags")
+"""Every key a JSONL line's object may hold (`discover_instances`)."""
+ROLLOUT_EXTRA_NAMES = frozenset({"manifest.json"})
+"""Top-level names a container-layout rollout may hold besides ``app/`` and ``logs/`` (as ``try`` reads it)."""
+
+
+def rollout_parts(rollout: Path, where: str) -> tuple[Path | None, Path | None]:
+    """The agent's workdir (``app/``) and ``logs/agent`` of a rollout folder, each None when absent.
+
+    A rollout folder is read in the container layout (``app/`` and/or ``logs/``, nothing else
+    but ``manifest.json``: the ``artifacts/`` folder of a Harbor trial has this shape), or is a
+    Harbor trial folder (``artifacts/`` and ``result.json``: read through its ``artifacts/``), or
+    is empty (nothing delivered). Any other folder — a flat folder of deliverables, which
+    ``cowork-judge try --rollout`` accepts — is refused: a batch would judge it as nothing
+    delivered, a 0 that looks like the agent's.
+
+    Raises:
+        BatchInputError: `rollout` does not exist, is not a folder, or has a layout the batch does
+            not read (one line naming `where`, the folder and how to lay it out).
+    """
+    if not rollout.is_dir():
+        what = "is not a folder" if rollout.exists() else "does not exist"
+        raise BatchInputError(f"{where}: the rollout {rollout} {what}: a batch refuses it rather than judge it as "
+                              "nothing delivered")
+    base = rollout / "artifacts" if (rollout / "artifacts").is_dir() and (rollout / "result.json").is_file() else rollout
+    try:
+        names = {p.name for p in base.iterdir()}
+    except OSError as exc:
+        raise BatchInputError(f"{where}: cannot read the rollout {rollout} ({exc})") from None
+    held = names & {"app", "logs"}
+    if names and not (held and names <= {"app", "logs"} | ROLLOUT_EXTRA_NAMES and all((base / n).is_dir() for n in held)):
+        shown = ", ".join(sorted(names)[:5]) + (" …" if len(names) > 5 else "")
+        raise BatchInputError(f"{where}: the rollout {rollout} does not have the layout a batch reads (it holds {shown}): "
+                              "a rollout folder holds app/ (the agent's workdir, deliverables in app/output/) and/or "
+                              "logs/agent/ (trajectory.json), and nothing else but manifest.json, or is a Harbor trial "
+                              "folder (artifacts/, result.json). A flat folder of deliverables (which `cowork-judge try "
+                              "--rollout` accepts) must be moved to <rollout>/app/output/")
+    app = base / "app"
+    agent = VerifierLayout.under(base).agent_dir
+    return (app if app.is_dir() else None), (agent if agent.is_dir() else None)
+
+
+def _from_dir(root: Path, name: str, tags: Mapping[str, Any] | None = None, *, where: str = "",
+              rollouts: bool = True) -> BatchInstance:
+    """An instance folder as `cowork-judge import` writes it (``tests/``, ``rollout/``, ``instance.json``).
+
+    An instance folder without ``rollout/`` is refused (a folder of Harbor task folders is not a
+    batch: each would score 0 as nothing delivered), except one `cowork-judge import` wrote without
+    a response (its ``instance.json`` says ``"response": false``): that one is nothing delivered.
+
+    Raises:
+        BatchInputError: an unreadable ``instance.json``, no ``rollout/``, a rollout `rollout_parts` refuses.
+    """
+    where = where or str(root)
     rollout = root / "rollout"
+    meta_doc: Any = None
+    meta = root / "instance.json"
+    if meta.is_file():
+        try:
+            meta_doc = json.loads(meta.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError):
+            raise BatchInputError(f"{meta}: not a readable instance.json") from None
     if tags is None:
-        tags = {}
-        meta = root / "instance.json"
-        if meta.is_file():
-            try:
-                value = json.loads(meta.read_text(encoding="utf-8")).get("tags")
-            except (OSError, UnicodeDecodeError, ValueError, AttributeError):
-                raise BatchInputError(f"{meta}: not a readable instance.json") from None
-            tags = value if isinstance(value, dict) else {}
-    app = rollout / "app"
-    agent = VerifierLayout.under(rollout).agent_dir
-    return BatchInstance(name=name, tests_dir=root / "tests", app_dir=app if app.is_dir() else None,
-                         agent_dir=agent if agent.is_dir() else None, tags=dict(tags))
+        value = meta_doc.get("tags") if isinstance(meta_doc, dict) else None
+        tags = value if isinstance(value, dict) else {}
+    if not rollouts or (not os.path.lexists(rollout) and isinstance(meta_doc, dict) and meta_doc.get("response") is False):
+        return BatchInstance(name=name, tests_dir=root / "tests", tags=dict(tags), where=where)
+    if not os.path.lexists(rollout):
+        place = where if where == str(root) else f"{where}: {root}"
+        raise BatchInputError(f"{place}: no rollout/ folder (an instance folder holds "
+                              "tests/ and rollout/, as `cowork-judge import` writes it): a batch refuses it rather than "
+                              "judge it as nothing delivered. For a task folder, give a JSONL line "
+                              '{"tests": "<task>/tests", "rollout": "<rollout folder>"}')
+    app, agent = rollout_parts(rollout, where)
+    return BatchInstance(name=name, tests_dir=root / "tests", app_dir=app, agent_dir=agent, tags=dict(tags), where=where)
 
 
-def discover_instances(source: Path) -> list[BatchInstance]:
+def discover_instances(source: Path, *, rollouts: bool = True) -> list[BatchInstance]:
     """The instances of a folder tree or a JSONL list, in a stable order.
 
     A folder: every folder below `source` holding ``tests/rubric.json`` is an instance
     (not searched further), named by its path relative to `source` with ``/`` → ``--``.
     A ``.jsonl`` file: one instance per line, a path string or an object ``{"instance":
-    DIR}`` or ``{"tests": DIR, "rollout"?: DIR, "name"?: str, "tags"?: {…}}`` (relative
-    paths are relative to the file). Every name, given or derived, must pass
+    DIR, "name"?: str, "tags"?: {…}}`` or ``{"tests": DIR, "rollout"?: DIR, "name"?: str,
+    "tags"?: {…}}`` (relative paths are relative to the file; `JSONL_KEYS`: any other key,
+    or ``instance`` with ``tests``/``rollout``, is refused naming the line). A rollout must
+    exist and have a layout the batch reads (`rollout_parts`); an instance folder must hold
+    ``rollout/`` (`_from_dir`). Every name, given or derived, must pass
     `check_instance_name`: it is a label, never a path (``"name": "/abs/x"`` or ``"../x"``
-    is refused, naming the line).
+    is refused, naming the line). Two names equal after Unicode NFC normalization are a
+    duplicate (non-NFC names are accepted: the folder is created with the name as given).
+
+    `rollouts` False: the rollouts are not read nor checked (``calibrate --results`` reads only
+    the names and ``tests/`` of instances judged earlier); every instance has no app or agent dir.
 
     Raises:
-        BatchInputError: nothing found, a bad line, a bad name, a missing tests dir, a duplicate name.
+        BatchInputError: nothing found, a bad line, a bad name, a missing tests dir, a missing or
+            unreadable rollout, a duplicate name (naming both lines).
     """
     found: list[BatchInstance] = []
     if source.is_dir():
@@ -205,27 +276,31 @@ def discover_instances(source: Path) -> list[BatchInstance]:
             if (here / "tests" / "rubric.json").is_file():
                 rel = here.relative_to(source)
                 name = check_instance_name("--".join(rel.parts) if rel.parts else here.name, str(here))
-                found.append(_from_dir(here, name))
+                found.append(_from_dir(here, name, where=str(here), rollouts=rollouts))
                 dirnames[:] = []
                 continue
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         if not found:
             raise BatchInputError(f"{source}: no instance found (looked for */tests/rubric.json)")
     elif source.is_file():
-        found = _from_jsonl(source)
+        found = _from_jsonl(source, rollouts=rollouts)
     else:
         raise BatchInputError(f"{source}: no such file or folder")
-    names: set[str] = set()
+    names: dict[str, BatchInstance] = {}
     for inst in found:
-        if inst.name in names:
-            raise BatchInputError(f"two instances are named {inst.name!r}: give them distinct names")
-        names.add(inst.name)
+        key = unicodedata.normalize("NFC", inst.name)  # café (NFC) and café (NFD) look the same: one name
+        if key in names:
+            first = names[key]
+            same = "" if first.name == inst.name else f" ({first.name!r} and {inst.name!r} differ only in Unicode normalization)"
+            raise BatchInputError(f"{first.where} and {inst.where}: two instances are named {key!r}{same}: give them "
+                                  "distinct names")
+        names[key] = inst
         if not (inst.tests_dir / "rubric.json").is_file():
             raise BatchInputError(f"{inst.name}: {inst.tests_dir / 'rubric.json'} not found")
     return found
 
 
-def _from_jsonl(path: Path) -> list[BatchInstance]:
+def _from_jsonl(path: Path, *, rollouts: bool = True) -> list[BatchInstance]:
     try:
         lines = path.read_text(encoding="utf-8-sig").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
@@ -238,25 +313,53 @@ def _from_jsonl(path: Path) -> list[BatchInstance]:
             row = json.loads(line)
         except ValueError:
             raise BatchInputError(f"{path}:{n}: not JSON") from None
+        where = f"{path}:{n}"
         row = {"instance": row} if isinstance(row, str) else row
         if not isinstance(row, dict) or not any(isinstance(row.get(k), str) for k in ("instance", "tests")):
-            raise BatchInputError(f"{path}:{n}: expected a path or an object with 'instance' or 'tests'")
-        tags = row.get("tags") if isinstance(row.get("tags"), dict) else None
+            raise BatchInputError(f"{where}: expected a path or an object with 'instance' or 'tests' (keys: "
+                                  f"{', '.join(JSONL_KEYS)}; docs/benchmarks.md)")
+        _check_keys(row, where)
+        tags = row.get("tags")
         given = row.get("name")
         if isinstance(row.get("instance"), str):
             root = (path.parent / row["instance"]).resolve()
-            out.append(_from_dir(root, check_instance_name(root.name if given is None else given, f"{path}:{n}"), tags))
+            out.append(_from_dir(root, check_instance_name(root.name if given is None else given, where), tags, where=where,
+                                 rollouts=rollouts))
             continue
         tests = (path.parent / row["tests"]).resolve()
-        rollout = (path.parent / row["rollout"]).resolve() if isinstance(row.get("rollout"), str) else None
-        name = check_instance_name(tests.parent.name if given is None else given, f"{path}:{n}")
-        app = rollout / "app" if rollout is not None and (rollout / "app").is_dir() else None
-        agent = VerifierLayout.under(rollout).agent_dir if rollout is not None else None
-        agent = agent if agent is not None and agent.is_dir() else None
-        out.append(BatchInstance(name=name, tests_dir=tests, app_dir=app, agent_dir=agent, tags=tags or {}))
+        name = check_instance_name(tests.parent.name if given is None else given, where)
+        app = agent = None
+        if row.get("rollout") is not None and rollouts:
+            app, agent = rollout_parts((path.parent / row["rollout"]).resolve(), where)
+        out.append(BatchInstance(name=name, tests_dir=tests, app_dir=app, agent_dir=agent, tags=tags or {}, where=where))
     if not out:
         raise BatchInputError(f"{path}: no instance listed")
     return out
+
+
+def _check_keys(row: Mapping[str, Any], where: str) -> None:
+    """Refuse a JSONL object with a key the batch does not read, conflicting keys or a value of the wrong type.
+
+    Raises:
+        BatchInputError: naming `where`, the key and (for an unknown key) the closest known one.
+    """
+    for key in row:
+        if key not in JSONL_KEYS:
+            close = difflib.get_close_matches(str(key), JSONL_KEYS, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise BatchInputError(f"{where}: unknown key {key!r}{hint}: a line's object holds only "
+                                  f"{', '.join(JSONL_KEYS)} (docs/benchmarks.md)")
+    if "instance" in row:
+        clash = [k for k in ("tests", "rollout") if k in row]
+        if clash:
+            raise BatchInputError(f"{where}: 'instance' and {' and '.join(repr(k) for k in clash)} exclude each other: "
+                                  "'instance' names an instance folder (its tests/ and rollout/); give either it or "
+                                  "'tests' with an optional 'rollout'")
+    for key in ("instance", "tests", "rollout"):
+        if key in row and not isinstance(row[key], str):
+            raise BatchInputError(f"{where}: {key!r} must be a path (a string)")
+    if "tags" in row and not isinstance(row["tags"], dict):
+        raise BatchInputError(f"{where}: 'tags' must be an object (key → value)")
 
 
 # --------------------------------------------------------------------------- resume

@@ -6,7 +6,10 @@ process that may still write into the folder is gone: a batch killed with SIGKIL
 folder locked until the judges it started (which the kernel sends SIGTERM, see
 `batch.runner`) have written their documents and exited. The file's text names the
 holder (pid, host, start time, command) for the refusal message; a file left by a dead
-holder is not a lock (nobody holds the ``flock``) and is taken over, saying so. When the
+holder is not a lock (nobody holds the ``flock``) and is taken over, saying so. A batch that
+ends normally marks its record ``"released": true`` (kept, so that judges still holding the
+lock can be named), so the next batch takes it silently: only a holder that did not release
+(a crash, SIGKILL) is reported as stale. When the
 recorded batch is dead but its judges still hold the lock, a new batch waits for them (at
 most `ORPHAN_WAIT_SEC`) instead of refusing.
 """
@@ -83,14 +86,20 @@ class BatchLock:
         return False
 
     def _take(self, fd: int) -> BatchLock:
-        self.took_over = read_lock_holder(fd) or None
+        previous = read_lock_holder(fd)
+        self.took_over = previous if previous and not previous.get("released") else None
         write_lock_holder(fd, lock_holder_record())
         self.fd = fd
         return self
 
     def release(self) -> None:
-        """Drop the lock (idempotent). Judges still running keep it until they exit."""
+        """Drop the lock (idempotent), marking the holder record released. Judges still running keep
+        it until they exit."""
         if self.fd is not None:
+            try:
+                write_lock_holder(self.fd, {**read_lock_holder(self.fd), "released": True})
+            except OSError:  # the record is only for messages: an unwritable one reads as stale, no worse
+                pass
             os.close(self.fd)
             self.fd = None
 

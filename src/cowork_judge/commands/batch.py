@@ -2,8 +2,8 @@
 one global limit on in-flight model calls, resumably, then summarize them.
 
 Exit status: 0 every instance has a result document (some may carry an exit_code: see the
-summary); 1 some instance has none (named in ``batch.json``); 2 usage errors and inputs
-that name no instance; 130 / 143 interrupted (everything finished so far is kept: run the
+summary); 1 some instance has none (named in ``batch.json``); 2 usage errors, inputs that name
+no instance or a missing/unreadable rollout, and no judge endpoint (`endpoint_problem`); 130 / 143 interrupted (everything finished so far is kept: run the
 same command again to resume). 1 as well when another batch holds ``--out`` (the message
 names it).
 """
@@ -37,6 +37,13 @@ JUDGE_METRIC_ID, JUDGE_PRICES) is re-scored from its stored verdicts with no mod
 says so: summary.json never mixes two policies (its "scoring" section states the one used).
 --force judges everything again. One batch per --out: a second one refuses, naming the first
 (<out>/.batch.lock; a lock left by a dead batch is taken over).
+
+input: a folder (every */tests/rubric.json with its rollout/ beside it: a folder without rollout/ is
+refused) or a JSONL list, one line per instance: a path of an instance folder, or an object with
+only the keys "instance" (an instance folder) or "tests" + optional "rollout", and optional "name",
+"tags" (docs/benchmarks.md). A rollout must exist and hold app/ and/or logs/agent/ (or be a Harbor
+trial folder, or empty: nothing delivered); a flat folder of deliverables is refused, naming the line.
+No JUDGE_API_KEY/JUDGE_BASE_URL (or half of them) is refused unless every rubric has code rows only.
 
 names: an instance's name (a JSONL "name", else its folder's name) is a label that becomes
 <out>/<name>/: one plain folder name (no '/', not '.' or '..', no leading '.', no control
@@ -87,6 +94,12 @@ def main(argv: list[str]) -> int:
         return fail(str(exc))
     if args.instances.is_dir() and args.out.resolve() == args.instances.resolve():
         return fail("--out must not be the instances folder")
+    from cowork_judge.procs import judge_environment
+
+    environ = judge_environment()
+    problem = endpoint_problem(environ, instances)
+    if problem is not None:
+        return fail(problem)
     try:
         args.out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -97,10 +110,8 @@ def main(argv: list[str]) -> int:
         check_output_folder(args.out, (inst.name for inst in instances))
     except BatchInputError as exc:
         return fail(str(exc))
-    from cowork_judge.procs import judge_environment
     from cowork_judge.run.config import load_config
 
-    environ = judge_environment()
     deadline = load_config(environ).config.deadline_sec
     progress = Progress(len(instances), "batch")
     done = [0]
@@ -141,6 +152,43 @@ def main(argv: list[str]) -> int:
         lock.release()
 
 
+def endpoint_problem(environ: dict[str, str], instances: list[Any]) -> str | None:
+    """Why a batch over `instances` cannot reach a judge endpoint under `environ`, or None when it can.
+
+    Half a credential pair (`_endpoint.caller_endpoint`, as ``try`` and ``demo`` refuse it) is always
+    a problem; no credentials at all is one unless no instance needs a model: JUDGE_SKIP is set,
+    or every instance's rubric loads and has only code rows (``judge_method: code``). A panel judge
+    with its own key counts as a credential, as in the run. Otherwise every run would end in
+    ``judge:no_credential`` and the batch would look finished.
+    """
+    from cowork_judge.commands._endpoint import HalfCredentials, caller_endpoint
+    from cowork_judge.core.rubric import load_rubric
+    from cowork_judge.run.config import load_config
+
+    try:
+        if caller_endpoint(environ):
+            return None
+    except HalfCredentials as exc:
+        return exc.message("every instance would end in judge:no_credential")
+    config = load_config(environ).config
+    if config.skip or any(j.api_key is not None for j in config.panel):
+        return None
+    needs_model = []
+    for inst in instances:
+        try:
+            rows = load_rubric(inst.tests_dir / "rubric.json").criteria
+        except Exception:  # noqa: BLE001 - a rubric the run refuses: counted as needing the model, to be safe
+            rows = None
+        if rows is None or any(c.judge_method != "code" for c in rows):
+            needs_model.append(inst.name)
+    if not needs_model:
+        return None
+    shown = ", ".join(needs_model[:3]) + (" …" if len(needs_model) > 3 else "")
+    return (f"no judge endpoint: JUDGE_API_KEY and JUDGE_BASE_URL (or OPENAI_*) are not set, and {len(needs_model)} "
+            f"instance(s) have rows that need the model ({shown}): every one would end in judge:no_credential. "
+            "Set both to judge with your endpoint (`cowork-judge sim` starts a local simulator)")
+
+
 def resume_line(rejudged: dict[str, int], total: int) -> str:
     """One line saying how many instances were judged and why (``batch.instances.result_state``)."""
     labels = {"missing": "new", "stale": "instance changed", "settings_changed": "judge settings changed (fingerprint)",
@@ -170,8 +218,10 @@ def _finish(args: argparse.Namespace, instances: list[Any], report: Any, receive
         return fail(f"cannot write the batch outputs: {exc}", 1)
     print(str(summary))
     states = ", ".join(f"{k} {v}" for k, v in record["states"].items())
-    print(f"batch: {len(instances)} instance(s): {states}; {limits.jobs} run(s) x {limits.per_run} call(s) in flight "
-          f"(limit {limits.max_in_flight}); {report.seconds:.1f} s", file=sys.stderr)
+    judged = sum(1 for o in report.outcomes if o.state not in ("skipped", "rescored"))
+    split = (f"; {limits.jobs} run(s) x {limits.per_run} call(s) in flight (limit {limits.max_in_flight})" if judged
+             else "")  # nothing judged: no run was started, so no split to report
+    print(f"batch: {len(instances)} instance(s): {states}{split}; {report.seconds:.1f} s", file=sys.stderr)
     if report.stopped:
         print("batch: interrupted; what finished is kept: run the same command again to resume", file=sys.stderr)
         return EXIT_STATUS["SIGINT"] if received == signal.SIGINT else EXIT_STATUS["SIGTERM"]

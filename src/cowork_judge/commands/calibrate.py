@@ -80,7 +80,7 @@ def main(argv: list[str]) -> int:
     if args.report.exists() and not args.force:
         return fail(f"{args.report} exists (use --force to overwrite)", 1)
     try:
-        instances = discover_instances(args.instances)
+        instances = discover_instances(args.instances, rollouts=args.out is not None)  # --results: verdicts only
         names = [i.name for i in instances]
         labels = _load_labels(args.labels, {i.name: i.tests_dir.parent for i in instances}, read_labels)
     except (BatchInputError, LabelError, ValueError, OSError) as exc:
@@ -91,7 +91,12 @@ def main(argv: list[str]) -> int:
         from cowork_judge.core.exit_status import EXIT_STATUS
 
         from cowork_judge.batch.outdir import check_output_folder
+        from cowork_judge.commands.batch import endpoint_problem
+        from cowork_judge.procs import judge_environment
 
+        problem = endpoint_problem(judge_environment(), instances)  # before anything is written, as batch does
+        if problem is not None:
+            return fail(problem)
         try:
             limits = plan_limits(args.max_in_flight, args.jobs, len(instances))
             args.out.mkdir(parents=True, exist_ok=True)
