@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from cowork_judge.fsutil import plain_name_problem
+from cowork_judge.fsutil import plain_name_problem, quoted
 from cowork_judge.integrity import SealCheck, check
 from cowork_judge.layout import VerifierLayout
 
@@ -93,7 +93,7 @@ def check_instance_name(name: object, where: str) -> str:
     """
     problem = instance_name_problem(name)
     if problem is not None:
-        raise BatchInputError(f"{where}: instance name {name!r} {problem}: a name is a label, one plain folder "
+        raise BatchInputError(f"{where}: instance name {quoted(name)} {problem}: a name is a label, one plain folder "
                               "name inside --out, not a path")
     return str(name)
 
@@ -218,7 +218,7 @@ def discover_instances(source: Path) -> list[BatchInstance]:
     names: set[str] = set()
     for inst in found:
         if inst.name in names:
-            raise BatchInputError(f"two instances are named {inst.name!r}: give them distinct names")
+            raise BatchInputError(f"two instances are named {quoted(inst.name)}: give them distinct names")
         names.add(inst.name)
         if not (inst.tests_dir / "rubric.json").is_file():
             raise BatchInputError(f"{inst.name}: {inst.tests_dir / 'rubric.json'} not found")
