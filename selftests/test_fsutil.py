@@ -50,7 +50,7 @@ def test_a_failed_write_keeps_the_old_file_and_leaves_no_temp(tmp_path: Path, mo
 
 @pytest.mark.parametrize("name, problem", [
     ("task-1", None), ("été 2026", None), ("a.b", None), ("x" * 255, None),
-    ("/abs", "is an absolute path"), ("../x", "contains '/'"), ("a\\b", "contains '\\\\'"), (".", "is '.'"),
+    ("/abs", "is an absolute path"), ("../x", "contains '/'"), ("a\\b", "contains '\\'"), (".", "is '.'"),
     ("..", "is '..'"), ("", "is empty"), ("a\x00b", "control character"), ("a\tb", "control character"),
     (" a", "whitespace"), ("x" * 256, "256 bytes long"), ("é" * 128, "256 bytes long"), ("\udc80", "lone surrogate"),
     (3, "is not a string (int)"), (None, "is not a string (NoneType)"),
@@ -70,3 +70,13 @@ def test_inside_follows_every_link(tmp_path: Path) -> None:
     assert fsutil.inside(root / "back" / "x", root)
     assert not fsutil.inside(root / "out" / "x", root) and not fsutil.inside(root / ".." / "root2", root)
     assert not fsutil.inside(tmp_path / "rootx", root)  # a sibling sharing the prefix
+
+
+@pytest.mark.parametrize("name, shown", [
+    ("a\\b", "'a\\b'"), ("chat1", "'chat1'"), ("line\nbreak", "'line\\nbreak'"), ("a\x00b", "'a\\x00b'"),
+    ("\udc80", "'\\udc80'"), ("été", "'été'"), (7, "'7'"),
+])
+def test_quoted_shows_a_name_once_escaped(name: object, shown: str) -> None:
+    """Trial finding 15d: a backslash in a name was shown doubled (repr); control characters stay escaped."""
+    assert fsutil.quoted(name) == shown
+    assert fsutil.plain_name_problem("a\\b") == "contains '\\' (a path, not a name)"

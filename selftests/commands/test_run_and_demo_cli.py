@@ -221,3 +221,38 @@ def test_the_demo_without_libreoffice_says_what_happened_and_how_to_install_it(t
     assert "count as misses" in out and "says nothing about the deck" in out
     assert "apt-get install -y --no-install-recommends libreoffice-impress-nogui" in out
     assert "Traceback" not in proc.stderr
+
+
+def test_a_wrong_soffice_path_is_named_not_reported_as_libreoffice_missing(tmp_path):
+    """Trial finding 13: JUDGE_SOFFICE_PATH=/nonexistent/soffice said "LibreOffice (soffice) is not
+    installed here" with an apt-get line, while LibreOffice was installed: the setting was wrong."""
+    proc = subprocess.run([sys.executable, "-m", "cowork_judge", "demo", "--logs-dir", str(tmp_path / "logs")],
+                          env=_clean_env(JUDGE_SOFFICE_PATH="/nonexistent/soffice"), capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 1, proc.stderr
+    out = proc.stdout
+    assert "not installed" not in out and "apt-get" not in out
+    before, after = out.index("JUDGE_SOFFICE_PATH is /nonexistent/soffice, which does not exist: the pages of "), out.index("reward:")
+    assert before < after  # said before the run
+    assert ("To judge the deck, set JUDGE_SOFFICE_PATH to the soffice program or unset it (it is /nonexistent/soffice, "
+            "which does not exist;") in out
+    doc = json.loads((tmp_path / "logs" / "verifier" / "result.json").read_text())
+    reasons = {r["reason"] for r in doc["results"] if r.get("error_kind") == "render_env"}
+    assert reasons and all("the configured soffice /nonexistent/soffice does not exist (JUDGE_SOFFICE_PATH" in r for r in reasons)
+
+
+def test_configured_tool_problem_names_what_is_wrong_with_the_path(tmp_path):
+    from cowork_judge.evidence.capabilities import probe_capabilities
+    from cowork_judge.procs import configured_tool_problem
+
+    plain = tmp_path / "soffice.txt"
+    plain.write_text("not a program")
+    (tmp_path / "dangling").symlink_to(tmp_path / "gone")
+    assert configured_tool_problem(str(tmp_path / "missing")) == "does not exist"
+    assert configured_tool_problem(str(tmp_path)) == "is a folder, not the program"
+    assert configured_tool_problem(str(plain)) == "is not executable"
+    assert configured_tool_problem(str(tmp_path / "dangling")) == "is a link to nothing"
+    assert configured_tool_problem("no-such-program-here") == "is not a program on PATH"
+    assert configured_tool_problem(sys.executable) is None
+    caps = probe_capabilities(soffice=str(plain))
+    assert not caps.soffice.available and caps.soffice.reason.startswith(f"soffice: the configured soffice {plain} is not executable")

@@ -196,7 +196,7 @@ def test_capabilities_probe_is_cached_and_written(tmp_path):
     data = json.loads(path.read_text())
     assert data["schema"].startswith("cowork-judge/env-capabilities@") and data["python_version"]
     missing = probe_capabilities(soffice="/nonexistent/soffice")
-    assert not missing.soffice.available and "not found" in missing.soffice.reason
+    assert not missing.soffice.available and "/nonexistent/soffice does not exist" in missing.soffice.reason
 
 
 @pytest.mark.parametrize("width", [320, 1600])

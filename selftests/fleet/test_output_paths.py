@@ -112,7 +112,9 @@ def test_report_replaces_a_planted_link_never_its_victim(world, capsys):
     other.symlink_to(w["victim"] / "keep.txt")
     before = _tree(w["victim"])
     assert main(["report", str(verifier)]) == 0
-    assert main(["report", str(verifier), "--out", str(other)]) == 0
+    assert main(["report", str(verifier), "--out", str(other)]) == 1  # a link is no report page: refused
+    assert other.is_symlink() and "use --force to overwrite" in capsys.readouterr().err
+    assert main(["report", str(verifier), "--out", str(other), "--force"]) == 0
     capsys.readouterr()
     assert _tree(w["victim"]) == before
     assert not (verifier / "report.html").is_symlink() and not other.is_symlink()

@@ -136,3 +136,23 @@ def test_help_has_an_example(capsys):
     with pytest.raises(SystemExit):
         main(["report", "--help"])
     assert "example:\n  cowork-judge run --logs-dir run1/logs --work-dir run1/work" in capsys.readouterr().out
+
+
+def test_out_over_an_unrelated_file_is_refused_without_force(tmp_path, capsys):
+    """Trial finding 8: `report --out precious/important.txt` wrote over the user's file."""
+    write(tmp_path / "verifier" / "result.json", make_doc())
+    precious = tmp_path / "precious" / "important.txt"
+    precious.parent.mkdir()
+    precious.write_text("data\n")
+    assert main(["report", str(tmp_path / "verifier"), "--out", str(precious)]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and precious.read_text() == "data\n"
+    assert err.strip() == (f"cowork-judge report: {precious} exists (use --force to overwrite); "
+                           "it is not a report page written by cowork-judge report")
+    assert sorted(p.name for p in precious.parent.iterdir()) == ["important.txt"]  # no staging file left
+    # a report this command wrote is its own to replace; anything else only with --force
+    page = tmp_path / "r.html"
+    assert main(["report", str(tmp_path / "verifier"), "--out", str(page)]) == 0
+    assert main(["report", str(tmp_path / "verifier"), "--out", str(page)]) == 0
+    assert main(["report", str(tmp_path / "verifier"), "--out", str(precious), "--force"]) == 0
+    assert precious.read_bytes().startswith(b"<!doctype html>")

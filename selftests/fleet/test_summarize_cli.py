@@ -34,7 +34,11 @@ def test_json_and_html_are_written_and_byte_identical_across_runs(tmp_path, caps
                                    "--group-by", "tag,axis", "--draws", "300")
         assert code == 0, err
         assert out.splitlines() == [str(tmp_path / f"s{n}.json"), str(tmp_path / f"s{n}.html")]
-        assert err.splitlines() == [
+        lines = err.splitlines()
+        job_dir = tmp_path / "job"
+        assert lines[1].startswith(f"summarize: invalid: {job_dir / 'zbad__0000001' / 'verifier' / 'result.json'}: not a result document")
+        assert lines[2].startswith("summarize: unreadable: ")  # each problem on stderr too (trial finding 15b)
+        assert [lines[0], *lines[3:]] == [
             "summarize: 9 inputs: scored 2, degraded 1, systemic 2, delivery_missing 1, skipped 1, invalid 1, unreadable 1",
             "summarize: 11 of 14 interval(s) withheld: a statistic gets one only when at least 5 task(s) (clusters) contribute "
             "(the fewest here: 2); reward (mean_clean: no interval: 2 task(s) (clusters) contribute, fewer than the minimum of 5)",
@@ -159,3 +163,21 @@ def test_real_documents_from_the_command_line(judge_run, tmp_path):
     assert s["clusters"]["clusters"] == 2 and s["rows"]["A-NARRATIVE"]["level_mean"] == pytest.approx(0.6)
     assert s["methods"]["code"] == {"rows": 6, "judged": 6, "coverage": 1.0}
     assert "slide 2" not in out.read_text()  # reasons stay out unless --include-reasons
+
+
+def test_no_readable_result_document_is_said_on_stderr_and_exits_2(tmp_path, capsys):
+    """Trial finding 15b: a rubric given to summarize exited 0, its error only inside the JSON."""
+    rubric = tmp_path / "rubric.json"
+    rubric.write_text(json.dumps({"rubrics": [{"id": "R1", "description": "d", "weight": 1}]}))
+    code, out, err = summarize(capsys, str(rubric), "--out", str(tmp_path / "s.json"), "--draws", "0")
+    assert (code, out) == (2, f"{tmp_path / 's.json'}\n")  # written (it names the problem), its path printed
+    lines = err.splitlines()
+    assert lines[0] == "summarize: 1 inputs: invalid 1"
+    assert lines[1].startswith(f"summarize: invalid: {rubric}: not a result document")
+    assert lines[-1] == ("cowork-judge summarize: no input was a readable result document (each is named above and in "
+                         "the summary's problems)")
+    assert json.loads((tmp_path / "s.json").read_text())["problems"][0]["input"] == str(rubric)
+    # one readable document among bad ones is a summary: exit 0, the bad one still named on stderr
+    good = write(tmp_path / "good" / "result.json", make_doc())
+    code, out, err = summarize(capsys, str(rubric), str(good), "--out", str(tmp_path / "s2.json"), "--draws", "0")
+    assert code == 0 and f"summarize: invalid: {rubric}: " in err

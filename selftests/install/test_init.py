@@ -137,6 +137,19 @@ def test_env_adds_pass_through_lines_for_the_knobs_init_does_not_write(tmp_path,
     assert "not a variable name" in capsys.readouterr().err
 
 
+def test_env_refuses_a_judge_name_the_judge_does_not_read_unless_forced(tmp_path, capsys):
+    """Trial finding 11: `init --env JUDGE_SAMPLS` wrote the typo into [verifier.env], exit 0."""
+    root = task(tmp_path, REALISTIC)
+    before = (root / "task.toml").read_text()
+    assert cli(["init", str(root), "--env", "JUDGE_SAMPLS"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("cowork-judge init: error: --env JUDGE_SAMPLS is not a setting the judge reads (did you mean "
+                          "JUDGE_SAMPLES?), so passing it changes nothing; fix the name, or use --force")
+    assert (root / "task.toml").read_text() == before and not (root / "tests" / "test.sh").exists()
+    assert cli(["init", str(root), "--env", "JUDGE_SAMPLS", "--force"]) == 0  # e.g. a panel judge's key variable
+    assert parsed(root)["verifier"]["env"]["JUDGE_SAMPLS"] == "${JUDGE_SAMPLS:-}"
+
+
 @pytest.mark.parametrize("artifacts, expected", [
     ("", list(SEPARATE_ARTIFACTS)),
     ('artifacts = ["/logs/x"]  # inline\n', ["/logs/x", *SEPARATE_ARTIFACTS]),

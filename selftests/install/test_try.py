@@ -276,6 +276,52 @@ def test_half_a_credential_pair_is_refused_not_quietly_the_simulator(tmp_path, c
     assert "sk-some-key" not in out.err + out.out and "building the wheel" not in out.out
 
 
+@pytest.mark.parametrize("env, have, other, lack", [
+    ({"JUDGE_API_KEY": "sk-judge-1234567890", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"},
+     "JUDGE_API_KEY", "OPENAI_BASE_URL", "JUDGE_BASE_URL"),
+    ({"JUDGE_BASE_URL": "http://127.0.0.1:9/v1", "OPENAI_API_KEY": "sk-openai-1234567890"},
+     "JUDGE_BASE_URL", "OPENAI_API_KEY", "JUDGE_API_KEY"),
+])
+def test_a_pair_mixed_from_both_families_is_refused_naming_both(tmp_path, capsys, monkeypatch, env, have, other, lack):
+    """Trial finding 12: JUDGE_API_KEY with OPENAI_BASE_URL printed an empty `endpoint: JUDGE_BASE_URL=` line
+    (the key would have gone to the other family's URL); refused up front, both variables named."""
+    for name in ("JUDGE_BASE_URL", "JUDGE_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_KEY", "JUDGE_GATEWAY_AUTH"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert cli(["try", str(make_task(tmp_path)), "--rollout", str(ROLLOUTS / "deck")]) == 2
+    out = capsys.readouterr()
+    assert "endpoint:" not in out.out and "simulator" not in out.out
+    assert f"error: {have} is set and {other} is set, but {lack} is not: a credential pair comes from one family" in out.err
+    assert f"Set {lack}, or unset {have} to use the OPENAI_* pair" in out.err
+    assert "sk-judge" not in out.err + out.out and "sk-openai" not in out.err + out.out
+
+
+def test_the_endpoint_line_names_the_variable_the_url_came_from(monkeypatch, capsys):
+    """Trial finding 12: an OPENAI_* pair printed `endpoint: JUDGE_BASE_URL=` (empty)."""
+    from cowork_judge.commands import try_
+
+    for name in ("JUDGE_API_KEY", "JUDGE_BASE_URL", "JUDGE_GATEWAY_AUTH"):
+        monkeypatch.delenv(name, raising=False)
+    host = {"OPENAI_API_KEY": "sk-openai-1234567890", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
+    assert try_._endpoint(host) is None
+    assert "  endpoint: OPENAI_BASE_URL=http://127.0.0.1:9/v1 (your endpoint" in capsys.readouterr().out
+
+
+def test_an_unknown_judge_setting_gets_a_did_you_mean_not_an_init_suggestion(capsys):
+    """Trial finding 11: JUDGE_SAMPLS=3 was suggested as `cowork-judge init --env JUDGE_SAMPLS <task>`."""
+    from cowork_judge.commands import try_
+
+    try_._warn_dropped(["JUDGE_GUARD", "JUDGE_SAMPLS"], {"JUDGE_GUARD": "flag", "JUDGE_SAMPLS": "3"})
+    err = capsys.readouterr().err
+    assert "JUDGE_SAMPLS is not a setting the judge reads (did you mean JUDGE_SAMPLES?): nothing reads it" in err
+    assert "init --env JUDGE_GUARD <task>" in err and "--env JUDGE_SAMPLS" not in err
+    panel = '[{"name": "b", "model": "m", "api_key_env": "JUDGE_SECOND_KEY"}]'
+    try_._warn_dropped(["JUDGE_SECOND_KEY"], {"JUDGE_PANEL": panel, "JUDGE_SECOND_KEY": "sk-x-1234567890"})
+    err = capsys.readouterr().err  # a panel judge's key variable is read, whatever its name
+    assert "not a setting" not in err and "--env JUDGE_SECOND_KEY" in err
+
+
 def test_a_gateway_that_injects_the_key_is_a_whole_pair(tmp_path, monkeypatch):
     from cowork_judge.commands import try_
 

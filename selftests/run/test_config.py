@@ -202,3 +202,34 @@ def test_config_command_prints_a_header_row():
     proc = subprocess.run([sys.executable, "-m", "cowork_judge", "config"], capture_output=True, text=True, timeout=60,
                           env={k: v for k, v in os.environ.items() if not k.startswith("JUDGE_")})
     assert proc.stdout.splitlines()[0].split()[:3] == ["knob", "value", "source"]
+
+
+def test_a_pair_is_never_mixed_from_both_families():
+    """Trial finding 12: JUDGE_API_KEY went with OPENAI_BASE_URL (the key to another pair's endpoint), no warning."""
+    loaded = load_config({"JUDGE_API_KEY": "sk-judge-1234567890", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1",
+                          "OPENAI_API_KEY": "sk-openai-1234567890"})
+    assert loaded.config.base_url is None and not loaded.config.has_credentials
+    assert loaded.sources["api_key"] == "env:JUDGE_API_KEY" and loaded.sources["base_url"] == "unset"
+    assert loaded.warnings == ["JUDGE_API_KEY is set with OPENAI_BASE_URL, but JUDGE_BASE_URL is not: a credential pair "
+                               "comes from one family (JUDGE_* or OPENAI_*), so OPENAI_BASE_URL is not used (JUDGE_API_KEY "
+                               "never goes with the other family's endpoint); set JUDGE_BASE_URL, or unset JUDGE_API_KEY "
+                               "to use the OPENAI_* pair"]
+    assert loaded.missing_credentials() == ("no judge credentials: JUDGE_BASE_URL is not set (OPENAI_BASE_URL is, but a "
+                                            "pair is never completed from the other family)")
+    url_only = load_config({"JUDGE_BASE_URL": "http://127.0.0.1:9/v1", "OPENAI_API_KEY": "sk-openai-1234567890"})
+    assert url_only.config.api_key is None and url_only.mixed == {"JUDGE_API_KEY": "OPENAI_API_KEY"}
+    whole = load_config({"JUDGE_API_KEY": "sk-judge-1234567890", "JUDGE_BASE_URL": "http://j/v1",
+                         "OPENAI_BASE_URL": "http://o/v1"})
+    assert whole.config.base_url == "http://j/v1" and whole.warnings == []  # one whole family: nothing mixed
+
+
+def test_an_unknown_judge_variable_is_warned_with_a_did_you_mean(capsys):
+    """Trial finding 11: JUDGE_SAMPLS=3 was silently ignored by the run (it judges once)."""
+    loaded = load_config({"JUDGE_SAMPLS": "3", "JUDGE_FOO": "1", "OTHER_THING": "x", "JUDGE_SAVE_TRAJECTORY": "1",
+                          "JUDGE_PANEL": '[{"name": "b", "model": "m", "api_key_env": "JUDGE_B_KEY"}]',
+                          "JUDGE_B_KEY": "sk-b-1234567890"})
+    assert [w for w in loaded.warnings if "not a setting" in w] == [
+        "JUDGE_FOO is not a setting the judge reads: it is ignored",
+        "JUDGE_SAMPLS is not a setting the judge reads (did you mean JUDGE_SAMPLES?): it is ignored",
+    ]
+    assert loaded.config.samples == 1

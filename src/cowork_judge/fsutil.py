@@ -170,6 +170,16 @@ def link_tree(source: Path, target: Path) -> int:
     return count
 
 
+def quoted(name: object) -> str:
+    """`name` in single quotes as the user typed it, for a one-line message: a backslash or
+    quote is shown once (not doubled as ``repr`` does); only control characters and lone
+    surrogates, which cannot be shown, are escaped (``\\n``, ``\\x00``, ``\\udc80``)."""
+    text = str(name)
+    shown = "".join(ch.encode("unicode_escape", "backslashreplace").decode("ascii")
+                    if ord(ch) < 32 or ord(ch) == 127 or 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in text)
+    return f"'{shown}'"
+
+
 def plain_name_problem(name: object) -> str | None:
     """What keeps `name` from being one plain file or folder name, or None when it is one.
 
@@ -185,12 +195,12 @@ def plain_name_problem(name: object) -> str | None:
     if not name:
         return "is empty"
     if name in (".", ".."):
-        return f"is {name!r}"
+        return f"is {quoted(name)}"
     if name.startswith("/"):
         return "is an absolute path"
     for sep in ("/", "\\"):
         if sep in name:
-            return f"contains {sep!r} (a path, not a name)"
+            return f"contains {quoted(sep)} (a path, not a name)"
     if any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
         return "contains a control character (NUL, newline …)"
     if name != name.strip():

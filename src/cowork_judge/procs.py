@@ -164,6 +164,21 @@ def kill_group(pgid: int) -> None:
         pass
 
 
+def configured_tool_problem(configured: str) -> str | None:
+    """Why a configured tool (``JUDGE_SOFFICE_PATH``, ``--soffice`` …) cannot be used, as a
+    phrase to follow the path ("does not exist", "is not executable" …), or None when
+    `resolve_tool` accepts it."""
+    if resolve_tool(configured) is not None:
+        return None
+    if "/" not in configured:
+        return "is not a program on PATH"
+    if not os.path.exists(configured):
+        return "does not exist" if not os.path.islink(configured) else "is a link to nothing"
+    if os.path.isdir(configured):
+        return "is a folder, not the program"
+    return "is not executable"
+
+
 def resolve_tool(configured: str | None, *candidates: str) -> str | None:
     """Path of an external tool: the configured one (a name on PATH or an executable
     file), else the first candidate found on PATH; None when nothing is found."""

@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from cowork_judge.fsutil import plain_name_problem
+from cowork_judge.fsutil import plain_name_problem, quoted
 from cowork_judge.integrity import SealCheck, check
 from cowork_judge.layout import VerifierLayout
 
@@ -95,7 +95,7 @@ def check_instance_name(name: object, where: str) -> str:
     """
     problem = instance_name_problem(name)
     if problem is not None:
-        raise BatchInputError(f"{where}: instance name {name!r} {problem}: a name is a label, one plain folder "
+        raise BatchInputError(f"{where}: instance name {quoted(name)} {problem}: a name is a label, one plain folder "
                               "name inside --out, not a path")
     return str(name)
 
@@ -291,8 +291,8 @@ def discover_instances(source: Path, *, rollouts: bool = True) -> list[BatchInst
         key = unicodedata.normalize("NFC", inst.name)  # café (NFC) and café (NFD) look the same: one name
         if key in names:
             first = names[key]
-            same = "" if first.name == inst.name else f" ({first.name!r} and {inst.name!r} differ only in Unicode normalization)"
-            raise BatchInputError(f"{first.where} and {inst.where}: two instances are named {key!r}{same}: give them "
+            same = "" if first.name == inst.name else f" ({quoted(first.name)} and {quoted(inst.name)} differ only in Unicode normalization)"
+            raise BatchInputError(f"{first.where} and {inst.where}: two instances are named {quoted(key)}{same}: give them "
                                   "distinct names")
         names[key] = inst
         if not (inst.tests_dir / "rubric.json").is_file():

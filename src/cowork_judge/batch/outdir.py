@@ -33,6 +33,7 @@ from pathlib import Path
 from cowork_judge.batch.instances import (OUTPUT_FILES, RECORD_NAME, RUN_LOG_NAME, VERDICT_CACHE_DIR, BatchInputError,
                                           check_instance_name)
 from cowork_judge.batch.lock import LOCK_NAME
+from cowork_judge.fsutil import quoted
 from cowork_judge.layout import LOGS_DIR
 
 APP_DIR = "app"
@@ -59,7 +60,7 @@ def _refuse_link(path: Path) -> None:
 
 
 def _check_instance(out: Path, name: str) -> Path:
-    folder = out / check_instance_name(name, f"instance {name!r}")
+    folder = out / check_instance_name(name, f"instance {quoted(name)}")
     try:
         entries = os.scandir(folder)  # one call lists what an lstat of each entry would tell (d_type)
     except FileNotFoundError:

@@ -22,14 +22,19 @@ class HalfCredentials(ValueError):
         have: the variable that is set.
         lack: the variable the judge does not have.
         ignored: `lack` is set but is not an http(s) URL with a host, so the configuration ignores it.
+        other: the OPENAI_* variable set in place of `lack`, which never completes a JUDGE_* pair.
     """
 
-    def __init__(self, have: str, lack: str, *, ignored: bool) -> None:
-        self.have, self.lack, self.ignored = have, lack, ignored
+    def __init__(self, have: str, lack: str, *, ignored: bool, other: str | None = None) -> None:
+        self.have, self.lack, self.ignored, self.other = have, lack, ignored, other
         super().__init__(self.message("the judge would not reach your endpoint"))
 
     def message(self, consequence: str) -> str:
         """The refusal, one line: what is set, what is missing, `consequence`, and the two ways out."""
+        if self.other:  # trial finding 12: a pair mixed from both families
+            return (f"{self.have} is set and {self.other} is set, but {self.lack} is not: a credential pair comes from "
+                    f"one family (JUDGE_* or OPENAI_*), so {self.other} does not complete {self.have}: {consequence}. "
+                    f"Set {self.lack}, or unset {self.have} to use the OPENAI_* pair")
         missing = (f"{self.lack} is not an http(s) URL with a host, so the judge ignores it" if self.ignored
                    else f"{self.lack} is not")
         return (f"{self.have} is set (or its OPENAI_* fallback) but {missing}: {consequence}. Set both to judge with "
@@ -50,15 +55,17 @@ def caller_endpoint(environ: Mapping[str, str]) -> bool:
     """
     from cowork_judge.run.config import load_config
 
-    config = load_config(environ).config
+    loaded = load_config(environ)
+    config = loaded.config
     if config.has_credentials:
         return True
     has_key = config.api_key is not None and bool(config.api_key.get_secret_value())
     if has_key:
-        typed = environ.get("JUDGE_BASE_URL") or environ.get("OPENAI_BASE_URL")
-        raise HalfCredentials("JUDGE_API_KEY", "JUDGE_BASE_URL", ignored=bool(typed))
+        other = loaded.mixed.get("JUDGE_BASE_URL")
+        typed = environ.get("JUDGE_BASE_URL") or (None if other else environ.get("OPENAI_BASE_URL"))
+        raise HalfCredentials("JUDGE_API_KEY", "JUDGE_BASE_URL", ignored=bool(typed), other=other)
     if config.base_url:
-        raise HalfCredentials("JUDGE_BASE_URL", "JUDGE_API_KEY", ignored=False)
+        raise HalfCredentials("JUDGE_BASE_URL", "JUDGE_API_KEY", ignored=False, other=loaded.mixed.get("JUDGE_API_KEY"))
     return False
 
 

@@ -56,7 +56,8 @@ def main(argv: list[str]) -> int:
         app_dir = logs_dir / "app"
         app_dir.mkdir(parents=True, exist_ok=True)
     paths = RunPaths.resolve(app_dir=app_dir, logs_dir=logs_dir, tests_dir=tests_dir, alt_output_dir=rollout / "output")
-    _say_if_no_libreoffice(rollout, load_config(env).config.soffice)
+    soffice = load_config(env).config.soffice
+    _say_if_no_libreoffice(rollout, soffice)
     server = None
     if not own:
         server = start_simulator(env)
@@ -78,7 +79,7 @@ def main(argv: list[str]) -> int:
     if doc is not None:
         ef = doc.extra_fields
         print(f"status: {doc.status}  coverage: {ef.judge_coverage:.3f}  model calls: {ef.judge_calls}")
-        _explain_unrendered(doc)
+        _explain_unrendered(doc, soffice)
     return exit_status(doc.status if doc is not None else None)
 
 
@@ -93,17 +94,22 @@ def _say_if_no_libreoffice(rollout: Path, soffice: str | None) -> None:
     soffice the run would use, ``JUDGE_SOFFICE_PATH`` or the usual names) is said up front."""
     from cowork_judge.evidence.capabilities import SOFFICE_CANDIDATES
     from cowork_judge.evidence.kinds import KIND_FAMILY, SUFFIX_KIND
-    from cowork_judge.procs import resolve_tool
+    from cowork_judge.procs import configured_tool_problem, resolve_tool
 
     decks = [f for f in rollout.rglob("*") if KIND_FAMILY.get(SUFFIX_KIND.get(f.suffix.lower(), "")) == "pptx" and f.is_file()]
     if decks and resolve_tool(soffice, *SOFFICE_CANDIDATES) is None:
-        print(f"LibreOffice (soffice) is not installed here: the pages of {decks[0].name} cannot be rendered, so the "
+        problem = configured_tool_problem(soffice) if soffice else None  # trial finding 13: the setting, not the install
+        what = f"JUDGE_SOFFICE_PATH is {soffice}, which {problem}" if problem else "LibreOffice (soffice) is not installed here"
+        print(f"{what}: the pages of {decks[0].name} cannot be rendered, so the "
               "rows that read them will not be judged and the reward will be that of a degraded run (see below)")
 
 
-def _explain_unrendered(doc: ResultDocument) -> None:
+def _explain_unrendered(doc: ResultDocument, soffice: str | None) -> None:
     """After the run: rows left unjudged because a deck could not be rendered (``render_env``),
-    what that did to the reward, and how to install the renderer."""
+    what that did to the reward, and how to install the renderer (or, when `soffice` —
+    ``JUDGE_SOFFICE_PATH`` — names no usable program, to fix that setting)."""
+    from cowork_judge.procs import configured_tool_problem
+
     unrendered = [r for r in doc.results if r.error_kind == "render_env"]
     if not unrendered:
         return
@@ -113,6 +119,11 @@ def _explain_unrendered(doc: ResultDocument) -> None:
           f"which could not be rendered here: {cause}; the rest depend on those), {ef.judge_unjudged_weight_frac:.0%} of the "
           f"weight. Unjudged rows count as misses, so this reward ({doc.task_score:.4f}, {doc.exit_code}, coverage "
           f"{ef.judge_coverage:.3f}) says nothing about the deck; a fleet masks such results by coverage.")
+    problem = configured_tool_problem(soffice) if soffice else None
+    if problem is not None:
+        print(f"To judge the deck, set JUDGE_SOFFICE_PATH to the soffice program or unset it (it is {soffice}, which "
+              f"{problem}; when it is set, the usual install paths are not searched), then run the demo again.")
+        return
     print("To judge the deck, install LibreOffice and the fonts decks use (Debian/Ubuntu), then run the demo again:")
     print(f"  {_install_line()}")
     print("  (or set JUDGE_SOFFICE_PATH to an soffice installed elsewhere; docs/development.md)")

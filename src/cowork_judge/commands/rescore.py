@@ -79,7 +79,7 @@ def main(argv: list[str]) -> int:
     from cowork_judge.fleet.outputs import OutputExists, Progress, canonical_json, write_file
     from cowork_judge import integrity
     from cowork_judge.fleet.rescore import changed_fields, provenance, rescore, samples_kept
-    from cowork_judge.fsutil import inside, plain_name_problem
+    from cowork_judge.fsutil import inside, plain_name_problem, quoted
     from cowork_judge.run.outputs import format_reward, format_reward_json
 
     def fail(message: str, status: int = 2) -> int:
@@ -99,7 +99,7 @@ def main(argv: list[str]) -> int:
         return fail(f"bad option {OPTION_OF.get(str(first['loc'][0]), first['loc'][0])}: {first['msg']}")
     problem = plain_name_problem(args.name)
     if problem is not None or args.name == RESULT_NAME:
-        return fail(f"--name {args.name!r} {problem or 'is the stored document'}: it must be a plain file name "
+        return fail(f"--name {quoted(args.name)} {problem or 'is the stored document'}: it must be a plain file name "
                     f"other than {RESULT_NAME}")
     criteria = rubric_record = None
     if args.rubric:

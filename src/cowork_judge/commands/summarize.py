@@ -23,19 +23,26 @@ intervals: percentile cluster bootstrap (--draws, --seed, --confidence). A stati
 interval only when at least 5 clusters contribute to it (the rule calibrate follows too);
 otherwise it is null, and "intervals" and each block's "ci_note" say why.
 
+exit codes: 0 when the summary is written (inputs that are not readable result documents
+are counted, named in "problems" and on stderr); 2 when no input was a readable result
+document (the summary is still written, naming them) and for usage errors; 1 when an
+output cannot be written or exists without --force.
+
 example:
   cowork-judge summarize jobs/2026-06-01 --out summary.json --html summary.html \\
       --group-by tag --group-by difficulty --instance-tags tasks.json
 """
+PROBLEMS_SHOWN = 10  # problem lines on stderr; the summary's "problems" names every one
 
 
 def main(argv: list[str]) -> int:
     """Summarize the inputs into ``--out`` (and ``--html``); prints the output path(s).
 
     Returns:
-        0 on success (also when some inputs are invalid: they are counted and named),
-        1 when an output cannot be written or exists without ``--force``, 2 for usage
-        errors and inputs that name nothing readable.
+        0 on success (also when some inputs are invalid: they are counted and named, in the
+        summary and on stderr), 1 when an output cannot be written or exists without
+        ``--force``, 2 for usage errors, inputs that name nothing readable, and when no input
+        was a readable result document (the summary is still written).
     """
     p = argparse.ArgumentParser(prog="cowork-judge summarize", description="Summarize many result documents: accounting, "
                                 "reward distribution, coverage, error kinds, hit rates, bootstrap CIs.",
@@ -109,6 +116,13 @@ def main(argv: list[str]) -> int:
         print(str(html))
     shown = ", ".join(f"{k} {v}" for k, v in acc.items() if k != "inputs" and v)
     print(f"summarize: {acc['inputs']} inputs: {shown or 'none'}", file=sys.stderr)
+    problems = summary["problems"]
+    for problem in problems[:PROBLEMS_SHOWN]:  # trial finding 15b: never only inside the JSON
+        print(f"summarize: {problem['class']}: {problem['input']}" + (f": {problem['error']}" if problem["error"] else ""),
+              file=sys.stderr)
+    if len(problems) > PROBLEMS_SHOWN:
+        print(f"summarize: … and {len(problems) - PROBLEMS_SHOWN} more problem(s), all in {out} (problems)", file=sys.stderr)
+    readable = acc["inputs"] - acc.get("invalid", 0) - acc.get("unreadable", 0)
     if args.draws > 0 and summary["intervals"]["withheld"]:  # the fleet's one rule (fleet.stats.MIN_CLUSTERS), as calibrate
         reward_note = summary["reward"]["ci_note"]
         print(f"summarize: {summary['intervals']['note']}" + (f"; reward ({reward_note})" if reward_note else ""), file=sys.stderr)
@@ -137,6 +151,8 @@ def main(argv: list[str]) -> int:
             parts.append(f"cost {usd} over {cost['documents_priced']} priced document(s)"
                          + (f", {cost['documents_unpriced']} without a price" if cost["documents_unpriced"] else ""))
         print(f"summarize: sampling: {', '.join(parts)}", file=sys.stderr)
+    if readable == 0:
+        return fail("no input was a readable result document (each is named above and in the summary's problems)")
     return 0
 
 

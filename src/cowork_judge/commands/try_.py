@@ -157,7 +157,7 @@ def _run(a: argparse.Namespace) -> int:
         dryrun.resolve_verifier_env(task.env_templates, {"COWORK_JUDGE_VERSION": "0", **host_env})
         path = sandbox.SANDBOX_PATH if use_bwrap else host_env.get("PATH", os.defpath)
         wheel, verifier_env, files, python = _judge_and_dependencies(a, task, host_env, path, cache, scratch)
-        _warn_dropped(dryrun.dropped_variables(caller_env, verifier_env))
+        _warn_dropped(dryrun.dropped_variables(caller_env, verifier_env), caller_env)
         index = PackageIndex(scratch / "index", files)
         for key in ("PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_NO_INDEX"):
             verifier_env.pop(key, None)
@@ -313,8 +313,17 @@ def _announce_sandbox(no_sandbox: bool) -> bool:
     return False
 
 
-def _warn_dropped(names: list[str]) -> None:
-    """Name the caller's judge settings that ``[verifier.env]`` does not pass (Harbor passes nothing else)."""
+def _warn_dropped(names: list[str], caller_env: dict[str, str]) -> None:
+    """Name the caller's judge settings that ``[verifier.env]`` does not pass (Harbor passes nothing else);
+    a ``JUDGE_*`` name the judge does not read is named as such, with a did-you-mean, never suggested
+    for ``init --env`` (trial finding 11)."""
+    from cowork_judge.run.config import load_config, unknown_env_problem
+
+    panel_keys = {j.api_key_env for j in load_config(caller_env).config.panel}
+    unknown = {n: problem for n in names if n not in panel_keys and (problem := unknown_env_problem(n))}
+    for name, problem in unknown.items():
+        _warn(f"{name} {problem}: nothing reads it, here or in a trial; fix its name")
+    names = [n for n in names if n not in unknown]
     if not names:
         return
     listed = ", ".join(names)
@@ -348,9 +357,12 @@ def _endpoint(host_env: dict[str, str]) -> SimServer | None:
         server = start_simulator(host_env)
         _say(f"  endpoint: no JUDGE_BASE_URL/JUDGE_API_KEY set: the built-in simulator at {server.url} "
              "(simulated judge, no model)")
-    else:
-        _say(f"  endpoint: JUDGE_BASE_URL={mask_url(host_env.get('JUDGE_BASE_URL') or '')} (your endpoint: calls cost what "
-             "they cost)")
+    else:  # the URL the judge resolved and its variable, never an empty JUDGE_BASE_URL= (trial finding 12)
+        from cowork_judge.run.config import load_config
+
+        loaded = load_config(host_env)
+        source = loaded.sources.get("base_url", "").removeprefix("env:")
+        _say(f"  endpoint: {source}={mask_url(loaded.config.base_url or '')} (your endpoint: calls cost what they cost)")
     for key in ("JUDGE_START_JITTER", "JUDGE_WORKFLOW_START_JITTER"):
         host_env.setdefault(key, "0")
     _say("  start jitter: 0 s unless set (the fleet's spread, 180 s and 30 s, only delays a single run)")

@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from pydantic import BaseModel, Field
 
-from ..procs import resolve_tool, run_command
+from ..procs import configured_tool_problem, resolve_tool, run_command
 from .documents import Document
 
 SOFFICE_CANDIDATES = ("soffice", "libreoffice", "/usr/bin/soffice", "/usr/lib/libreoffice/program/soffice",
@@ -58,12 +58,23 @@ class Capabilities(Document):
                 ("soffice", "chromium", "pymupdf", "playwright", "python_pptx", "cjk_fonts")}
 
 
+def configured_path_reason(label: str, configured: str) -> str | None:
+    """Why the configured `label` tool (``soffice``, ``chromium``) cannot be used, naming the
+    path and its setting (``JUDGE_SOFFICE_PATH``), or None when it can. A configured tool is
+    used as given: the usual names are not searched, so the tool may well be installed."""
+    problem = configured_tool_problem(configured)
+    if problem is None:
+        return None
+    return (f"{label}: the configured {label} {configured} {problem} (JUDGE_{label.upper()}_PATH or --{label}: a "
+            "configured path is used as given, not searched for elsewhere)")
+
+
 def _probe_binary(explicit: str | None, candidates: tuple[str, ...], label: str) -> ToolCapability:
     path = resolve_tool(explicit, *candidates)
     if path is None:
         names = ", ".join(c for c in candidates if "/" not in c)
-        where = f"{explicit!r} not found" if explicit else f"none of {names} on PATH"
-        return ToolCapability(reason=f"{label}: {where}")
+        reason = configured_path_reason(label, explicit) if explicit else None
+        return ToolCapability(reason=reason or f"{label}: none of {names} on PATH")
     proc = run_command([path, "--version"], timeout_sec=PROBE_TIMEOUT_SEC)
     lines = [ln for ln in (proc.stdout or "").splitlines() if re.search(r"\d+\.\d+", ln)]
     if proc.error or proc.timed_out or proc.returncode != 0 or not lines:

@@ -29,6 +29,9 @@ at most 4,000 characters; a document from elsewhere may carry any length (a 30 M
 made a 31 MB page)."""
 
 
+REPORT_TITLE = "Judge report"
+
+
 def render_report(job: Job) -> str:
     """The report page of `job`."""
     doc = job.doc
@@ -45,7 +48,7 @@ def render_report(job: Job) -> str:
     if doc.details.warnings:
         parts.append("<h2>Warnings</h2><ul>" + "".join(f"<li>{esc(w)}</li>" for w in doc.details.warnings) + "</ul>")
     parts.append(f'<p class="sub">result.json sha256 {esc(job.doc_sha256)} · {esc(job.verifier_dir)}</p>')
-    return page(f"Judge report: reward {fmt(doc.task_score)}", "\n".join(parts))
+    return page(f"{REPORT_TITLE}: reward {fmt(doc.task_score)}", "\n".join(parts))
 
 
 def _header(job: Job) -> str:

@@ -33,7 +33,7 @@ from cowork_judge.install import extras as extras_mod
 from cowork_judge.install import harbor_stubs, verifier_image
 from cowork_judge.install import tomledit as te
 from cowork_judge.install.template import template_text
-from cowork_judge.run.config import FLEET_START_JITTER_SEC, FLEET_WORKFLOW_START_JITTER_SEC, JudgeConfig
+from cowork_judge.run.config import FLEET_START_JITTER_SEC, FLEET_WORKFLOW_START_JITTER_SEC, JudgeConfig, unknown_env_problem
 
 DEFAULT_DEADLINE_SEC = int(JudgeConfig.model_fields["deadline_sec"].default)
 """JUDGE_DEADLINE's default (SPEC §13), from the configuration."""
@@ -117,7 +117,7 @@ ENV_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 """A variable name `--env` accepts (what a shell and Harbor's ``${VAR}`` template take)."""
 
 
-def passthrough_entries(names: Sequence[str]) -> list[tuple[str, str]]:
+def passthrough_entries(names: Sequence[str], *, force: bool = False) -> list[tuple[str, str]]:
     """``[verifier.env]`` entries that pass host variables through unchanged: ``NAME = "${NAME:-}"``.
 
     Unset on the host, the value is "" and the judge reads an empty value as unset (its
@@ -126,12 +126,17 @@ def passthrough_entries(names: Sequence[str]) -> list[tuple[str, str]]:
     JUDGE_PRICES, a panel judge's key variable (docs/guard.md, docs/sampling.md).
 
     Raises:
-        InitError: a name that is not a variable name.
+        InitError: a name that is not a variable name; a ``JUDGE_*`` name the judge does not read
+            (a typo such as JUDGE_SAMPLS, with a did-you-mean) unless `force`.
     """
     out: list[tuple[str, str]] = []
     for name in names:
         if not ENV_NAME_RE.fullmatch(name):
             raise InitError(f"--env {name!r}: not a variable name (letters, digits and _, not starting with a digit)")
+        problem = None if force else unknown_env_problem(name)
+        if problem:  # trial finding 11: a typo passed through is never read
+            raise InitError(f"--env {name} {problem}, so passing it changes nothing; fix the name, or use --force "
+                            "to pass it anyway (a panel judge's key variable may have any name)")
         if name not in {k for k, _ in out}:
             out.append((name, f"${{{name}:-}}"))
     return out
@@ -207,7 +212,7 @@ def plan_init(task_dir: Path, *, force: bool = False, extras: str | None = None,
         raise InitError("--image writes the image of a separate verifier, but this task's verifier shares the agent's "
                         "container (set [verifier] environment_mode = \"separate\", or bake the judge into "
                         "environment/Dockerfile)")
-    passthrough = passthrough_entries(env_names)
+    passthrough = passthrough_entries(env_names, force=force)
     new, expected = _merge(plan, old, config, force=force, extras=extras, passthrough=passthrough, explicit=explicit)
     # the image installs what task.toml will say: extras and image change together or not at all (issue 39 item 5)
     plan.extras = declared_extras(expected["verifier"]["env"].get("COWORK_JUDGE_EXTRAS", ""), fallback=extras)

@@ -62,7 +62,9 @@ class JudgeConfig(BaseModel):
 
     api_key: SecretStr | None = Field(None, description=(
         "JUDGE_API_KEY, else OPENAI_API_KEY: key of the judge endpoint (OpenAI-compatible); the resolved pair is "
-        "exported under both names. Missing while a row needs a model ⇒ `judge:no_credential`."))
+        "exported under both names. The pair comes from one family: when JUDGE_API_KEY or JUDGE_BASE_URL is set, "
+        "OPENAI_* never completes it (a warning names both variables), so a key never goes to the other family's "
+        "URL. Missing while a row needs a model ⇒ `judge:no_credential`."))
     base_url: str | None = Field(None, description=(
         "JUDGE_BASE_URL, else OPENAI_BASE_URL: URL of the judge endpoint (OpenAI-compatible), exported under both names"
         " like the key. A value that is not an `http://` or `https://` URL with a host (`127.0.0.1:8000/v1`) is "
@@ -260,6 +262,10 @@ class LoadedConfig:
     refused: dict[str, str] = field(default_factory=dict)
     """Credential variables that were set but ignored → why (``JUDGE_BASE_URL`` → ``has no
     scheme (it must begin with http:// or https://)``)."""
+    mixed: dict[str, str] = field(default_factory=dict)
+    """Half a JUDGE_* pair whose other half is set only in the OPENAI_* family: the unset
+    variable → the other family's variable, which is not used in its place
+    (``JUDGE_BASE_URL`` → ``OPENAI_BASE_URL``; trial finding 12)."""
 
     def missing_credentials(self) -> str:
         """Why the run has no judge credentials, each half of the pair named: unset, or set and
@@ -268,13 +274,19 @@ class LoadedConfig:
         JUDGE_BASE_URL" while both were set."""
         parts = []
         if self.config.api_key is None or not self.config.api_key.get_secret_value():
-            parts.append("JUDGE_API_KEY (or OPENAI_API_KEY) is not set")
+            parts.append(_unset("JUDGE_API_KEY", "OPENAI_API_KEY", self.mixed))
         if not self.config.base_url:
             ignored = [f"{env} is set but ignored: it {why}" for env, why in self.refused.items()]
-            parts += ignored or ["JUDGE_BASE_URL (or OPENAI_BASE_URL) is not set"]
+            parts += ignored or [_unset("JUDGE_BASE_URL", "OPENAI_BASE_URL", self.mixed)]
         if any("is set but ignored" in p for p in parts):
             parts.append("write http://host:port/v1, or https:// for a remote endpoint")
         return "no judge credentials: " + "; ".join(parts or ["none configured"])
+
+
+def _unset(name: str, fallback: str, mixed: dict[str, str]) -> str:
+    if name in mixed:
+        return f"{name} is not set ({mixed[name]} is, but a pair is never completed from the other family)"
+    return f"{name} (or {fallback}) is not set"
 
 
 # --------------------------------------------------------------------------- parsers
@@ -482,6 +494,11 @@ _KNOBS: dict[str, tuple[tuple[str, ...], Callable[[str], Any]]] = {
 _JSON_KNOBS: dict[str, str] = {"panel": "JUDGE_PANEL", "prices": "JUDGE_PRICES"}
 """JSON knobs read by `_read_json_knobs` (never quoted in a warning: a panel's text may hold a key)."""
 
+CREDENTIAL_FAMILIES = (("JUDGE_API_KEY", "JUDGE_BASE_URL"), ("OPENAI_API_KEY", "OPENAI_BASE_URL"))
+"""The two credential pairs, (key, URL) each; the judge takes its pair from ONE of them."""
+LEGACY_ENV_NAMES = ("JUDGE_NO_AGENT_TOOLS", "JUDGE_CODEX_USE_CHAT_SHIM", "JUDGE_CODEX_WIRE_API", "JUDGE_SAVE_TRAJECTORY")
+"""Variables of the 1.x judge that the legacy entry reads to say what becomes of them (no knob)."""
+
 ENV_NAMES: dict[str, tuple[str, ...]] = {
     "api_key": ("JUDGE_API_KEY", "OPENAI_API_KEY"),
     "base_url": ("JUDGE_BASE_URL", "OPENAI_BASE_URL"),
@@ -544,9 +561,12 @@ def load_config(environ: Mapping[str, str] | None = None) -> LoadedConfig:
                 warnings.append(f"{env_name}={raw!r} {exc}; using the default {default(name)!r}")
                 sources[name] = f"invalid:{env_name} → default"
             break
+    mixed = _credential_family(env, warnings)
     for name in ("api_key", "base_url"):
         sources[name] = "unset"
         for env_name in ENV_NAMES[name]:
+            if env_name.startswith("OPENAI_") and any(env.get(n, "").strip() for n in CREDENTIAL_FAMILIES[0]):
+                break  # a pair comes from one family: JUDGE_* set, so OPENAI_* never completes it
             raw = env.get(env_name, "").strip()
             if raw:
                 problem = endpoint_problem(raw) if name == "base_url" else None
@@ -592,10 +612,68 @@ def load_config(environ: Mapping[str, str] | None = None) -> LoadedConfig:
                         f"unjudged (backend_missing); use one of: {usable}")
     secrets = _read_json_knobs(env, values, sources, warnings)
     config = JudgeConfig(**_nest(values))
+    warnings += unknown_name_warnings(env, also_read=frozenset(j.api_key_env for j in config.panel if j.api_key_env))
     key = config.api_key.get_secret_value() if config.api_key else ""
     secrets += [j.api_key.get_secret_value() for j in config.panel if j.api_key is not None]
     return LoadedConfig(config=config, sources=sources, warnings=warnings,
-                        redactor=Redactor.from_environ(env, extra=[key, *secrets]), refused=refused)
+                        redactor=Redactor.from_environ(env, extra=[key, *secrets]), refused=refused, mixed=mixed)
+
+
+def _credential_family(env: Mapping[str, str], warnings: list[str]) -> dict[str, str]:
+    """The credential pair comes from one family (`CREDENTIAL_FAMILIES`): JUDGE_* when either of
+    its two is set, else OPENAI_*. Half a JUDGE_* pair whose other half is set as OPENAI_* is
+    warned about, naming both (trial finding 12: JUDGE_API_KEY was sent to OPENAI_BASE_URL).
+
+    Returns:
+        The unset JUDGE_* variable → the OPENAI_* variable not used in its place.
+    """
+    judge, openai = CREDENTIAL_FAMILIES
+    present = [bool(env.get(n, "").strip()) for n in judge]
+    if present.count(True) != 1:
+        return {}
+    have, lack = (judge[0], judge[1]) if present[0] else (judge[1], judge[0])
+    other = openai[judge.index(lack)]
+    if not env.get(other, "").strip():
+        return {}
+    warnings.append(f"{have} is set with {other}, but {lack} is not: a credential pair comes from one family (JUDGE_* "
+                    f"or OPENAI_*), so {other} is not used ({have} never goes with the other family's "
+                    f"{'endpoint' if lack.endswith('URL') else 'key'}); set {lack}, or unset {have} to use the OPENAI_* pair")
+    return {lack: other}
+
+
+def known_env_names() -> frozenset[str]:
+    """Every JUDGE_* (and OPENAI_* credential) variable the judge reads: the knobs of `ENV_NAMES`
+    and the legacy names `commands.legacy_entry` answers (`LEGACY_ENV_NAMES`)."""
+    return frozenset({n for names in ENV_NAMES.values() for n in names} | set(LEGACY_ENV_NAMES))
+
+
+def suggest_env_name(name: str) -> str | None:
+    """The known variable `name` most likely misspells (``JUDGE_SAMPLS`` → ``JUDGE_SAMPLES``), or None."""
+    import difflib
+
+    match = difflib.get_close_matches(name.upper(), sorted(known_env_names()), n=1, cutoff=0.8)
+    return match[0] if match else None
+
+
+def unknown_env_problem(name: str) -> str | None:
+    """A phrase to follow `name` when it is a ``JUDGE_*`` name the judge does not read ("is not
+    a setting the judge reads (did you mean JUDGE_SAMPLES?)"), or None (a known name, or not a
+    ``JUDGE_*`` name: other variables are not the judge's to judge)."""
+    if not name.upper().startswith("JUDGE_") or name in known_env_names():
+        return None
+    match = suggest_env_name(name)
+    return "is not a setting the judge reads" + (f" (did you mean {match}?)" if match else "")
+
+
+def unknown_name_warnings(env: Mapping[str, str], *, also_read: frozenset[str] = frozenset()) -> list[str]:
+    """One warning per ``JUDGE_*`` variable of `env` the judge does not read (a typo is never
+    read: ``JUDGE_SAMPLS=3`` would judge once), each with a did-you-mean when one is close.
+
+    Args:
+        also_read: names read all the same (the ``api_key_env`` of JUDGE_PANEL's judges).
+    """
+    return [f"{name} {problem}: it is ignored" for name in sorted(env)
+            if name not in also_read and (problem := unknown_env_problem(name))]
 
 
 def _read_json_knobs(env: Mapping[str, str], values: dict[str, Any], sources: dict[str, str], warnings: list[str]) -> list[str]:
