@@ -103,8 +103,7 @@ def lint_instance(tests_dir: Path, *, display: str | None = None, abi_compat: tu
     pins = None
     script = tests_dir / "test.sh"
     if not os.path.lexists(script):
-        sh_findings = [Finding("S001", f"{shown}/test.sh", "missing: Harbor runs tests/test.sh, so no trial of this "
-                                                          "package gets a reward; copy templates/test.sh")]
+        sh_findings = [Finding("S001", f"{shown}/test.sh", _missing_test_sh(tests_dir))]
     else:
         pins, sh_findings = testsh.check(script, f"{shown}/test.sh", tests_dir=tests_dir,
                                          declared=placeholder_value is not None, placeholder=placeholder)
@@ -124,6 +123,18 @@ def lint_instance(tests_dir: Path, *, display: str | None = None, abi_compat: tu
     findings += _image_findings(tests_dir / "Dockerfile", f"{shown}/Dockerfile", toml, report.facts)
     report.findings, report.waived = _apply_waivers(findings, doc)
     return report
+
+
+def _missing_test_sh(tests_dir: Path) -> str:
+    """The S001 message: `cowork-judge init` writes test.sh; a folder that is no task's ``tests/`` (not named
+    tests, no rubric.json, no task.toml beside it) is said to be one, since test.sh does not belong there."""
+    message = "missing: Harbor runs tests/test.sh, so no trial of this package gets a reward"
+    looks_like_tests = (tests_dir.name == "tests" or os.path.lexists(tests_dir / "rubric.json")
+                        or os.path.lexists(tests_dir.parent / "task.toml"))
+    if not looks_like_tests:
+        return (f"{message}; but this is not a tests/ folder (no rubric.json, no task.toml beside it): lint-rubric "
+                "takes a task folder or its tests/, and `cowork-judge init <task folder>` writes tests/test.sh")
+    return f"{message}; `cowork-judge init <task folder>` writes it (the task folder holds task.toml and tests/)"
 
 
 def lint_instance_guarded(tests_dir: Path, *, display: str | None = None,
