@@ -69,3 +69,5 @@ def test_a_folder_that_is_not_a_tests_folder_points_to_init(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "copy templates/test.sh" not in out
     assert "cowork-judge init" in out and "not a tests/ folder" in out
+    t010 = next(line for line in out.splitlines() if "T010" in line)
+    assert "this is not a tests/ folder" in t010
