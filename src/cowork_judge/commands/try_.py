@@ -19,8 +19,9 @@ cache under file locks (`cowork_judge.install.cachelock`): one installs, the oth
 Exit status: 0 a reward was written and the judge finished cleanly; 1 test.sh left no reward, only
 its failure path's reward, the judge's own reward with an ``exit_code``, or a reward without
 ``result.json`` (a test.sh that does not run the judge; the message says which); 2 bad input (no
-tests/test.sh or Harbor's placeholder one, no rubric, no task.toml, a missing rollout, an unset
-``${VAR}`` of ``[verifier.env]``, half a credential pair).
+tests/test.sh or Harbor's placeholder one, no rubric, no task.toml, a task's tests/ folder given as the task, a
+missing rollout or a file given as one, a task folder (or one holding the task's tests/) given as the rollout, an
+``--out`` inside what is copied into it, an unset ``${VAR}`` of ``[verifier.env]``, half a credential pair).
 """
 
 from __future__ import annotations
