@@ -76,3 +76,19 @@ def test_deck_evidence_names_what_it_found():
         "row 'V-X' (ppt_judge)", "row 'C' (page_count_between)", "workflow_assets/ppt_judge/task_check_dir",
         "task_prompt.md (powerpoint)"]
     assert deck_evidence(CHAT_ROWS, checks_present=False, task_prompt="apptitude test, in chat") == []
+
+
+def test_the_task_folder_is_read_as_its_tests_folder(tmp_path):
+    """trial #6: `gen-ppt-rubrics <task>` wrote a stray <task>/rubric.json; it takes the task folder as init and
+    lint-rubric do, and writes <task>/tests/rubric.json."""
+    tests = chat_task(tmp_path, "Make a slide deck of 8 slides about fever medicines; save it as a .pptx file.")
+    task = tests.parent
+    (task / "task.toml").write_text('version = "1.0"\n')
+    proc = subprocess.run([sys.executable, "-m", "cowork_judge", "gen-ppt-rubrics", str(task)], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert not (task / "rubric.json").exists()
+    assert f"{task} is a task folder: writing {tests / 'rubric.json'}" in proc.stderr
+    assert f"{tests / 'rubric.json'}: wrote" in proc.stdout
+    rows = json.loads((tests / "rubric.json").read_text())["rubrics"]
+    assert len([r for r in rows if r["id"].startswith("V-")]) == 14

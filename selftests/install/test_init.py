@@ -362,3 +362,35 @@ def test_harbor_lint_finds_no_verifier_rule_on_an_image_task(tmp_path, capsys):
     findings = json.loads(proc.stdout)
     rules = {f["rule"] for f in findings}
     assert not rules & {"verifier-runtime-install", "verifier-network-download", "unpinned-python-dependency"}, findings
+
+
+def test_a_refused_init_claims_no_write_on_stdout(tmp_path):
+    """trial #5: stdout said "tests/test.sh: replaced by the … template" while stderr said nothing was written: every
+    line of the plan is now marked as not written."""
+    task = tmp_path / "task"
+    (task / "tests").mkdir(parents=True)
+    (task / "task.toml").write_text(MINIMAL)
+    (task / "tests" / "test.sh").write_text("#!/bin/bash\necho 1 > /logs/verifier/reward.txt\n")
+    proc = subprocess.run([sys.executable, "-m", "cowork_judge", "init", str(task)], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "nothing written" in proc.stderr
+    assert "not written: would do: tests/test.sh: replaced by the" in proc.stdout
+    for line in proc.stdout.splitlines():
+        assert line.startswith("not written: would do: "), line
+    assert (task / "tests" / "test.sh").read_text().startswith("#!/bin/bash\necho 1")
+
+
+def test_an_extras_conflict_claims_no_write_on_stdout(tmp_path, capsys):
+    """trial #5, `init --extras`: "task.toml: already up to date" on stdout beside a conflict on stderr."""
+    task = tmp_path / "task"
+    (task / "tests").mkdir(parents=True)
+    (task / "task.toml").write_text(MINIMAL)
+    assert cli(["init", str(task), "--extras", "pptx,workflow"]) == 0
+    capsys.readouterr()
+    before = (task / "task.toml").read_text()
+    assert cli(["init", str(task), "--extras", "pptx"]) == 1
+    out = capsys.readouterr()
+    assert "but --extras asks for 'pptx'" in out.err and "nothing written" in out.err
+    assert all(line.startswith("not written: would do: ") for line in out.out.splitlines()), out.out
+    assert (task / "task.toml").read_text() == before

@@ -58,3 +58,16 @@ def test_t011_a_separate_deck_verifier_image_without_libreoffice(make_instance):
     assert "T011" not in {f.code for f in lint_instance(chat).findings}
     shared = make_instance(rubric=rows(extra=[WF_PPT]), files={"Dockerfile": thin})  # the agent's container verifies
     assert "T011" not in {f.code for f in lint_instance(shared).findings}
+
+
+def test_a_folder_that_is_not_a_tests_folder_points_to_init(tmp_path, capsys):
+    """trial #15c: `lint-rubric <not a tests folder>` said "copy templates/test.sh" instead of `cowork-judge init`."""
+    folder = tmp_path / "deck"
+    folder.mkdir()
+    (folder / "slides.pptx").write_bytes(b"x")
+    main([str(folder)])
+    out = capsys.readouterr().out
+    assert "copy templates/test.sh" not in out
+    assert "cowork-judge init" in out and "not a tests/ folder" in out
+    t010 = next(line for line in out.splitlines() if "T010" in line)
+    assert "this is not a tests/ folder" in t010

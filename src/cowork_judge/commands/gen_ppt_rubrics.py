@@ -1,4 +1,5 @@
-"""``cowork-judge gen-ppt-rubrics <instance>/tests``: write ppt_judge's rows into rubric.json.
+"""``cowork-judge gen-ppt-rubrics <instance>/tests``: write ppt_judge's rows into rubric.json (a task folder is
+read as its ``tests/``, as ``init`` and ``lint-rubric`` read it: `cowork_judge.commands._taskfolder.task_tests_dir`).
 
 Content rows come from the instance's ``workflow_assets/ppt_judge/task_check_dir`` and
 visual rows from the shared template (`cowork_judge.authoring.gen_ppt_rubrics`); every other
@@ -41,7 +42,8 @@ def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="cowork-judge gen-ppt-rubrics", epilog=EPILOG,
                                 description="Write ppt_judge's content rows (from the instance's task_check_dir) and "
                                             "visual rows (from the shared template) into <tests>/rubric.json.")
-    p.add_argument("tests_dir", type=Path, help="the instance's tests/ folder (holds rubric.json; created if absent)")
+    p.add_argument("tests_dir", type=Path, help="the instance's tests/ folder (holds rubric.json; created if absent), or "
+                   "the task folder holding it (task.toml and tests/)")
     p.add_argument("--gate", nargs="+", metavar="ID", help="row ids (code gates) every ppt_judge row depends on; "
                                                          "their own dependencies are added")
     p.add_argument("--content", action="store_true", help="refresh only the content rows (from task_check_dir)")
@@ -54,6 +56,13 @@ def main(argv: list[str]) -> int:
                    "deck (no deck gate or ppt_judge row, no task_check_dir, no deck in tests/task_prompt.md)")
     p.add_argument("--template", type=Path, help=argparse.SUPPRESS)  # tests: another template
     args = p.parse_args(argv)
+    from cowork_judge.commands._taskfolder import task_tests_dir
+
+    tests = task_tests_dir(args.tests_dir)
+    if tests is not None:  # the task folder, as init, try and lint-rubric take it: never a stray <task>/rubric.json
+        print(f"cowork-judge gen-ppt-rubrics: {args.tests_dir} is a task folder: writing {tests / 'rubric.json'}",
+              file=sys.stderr)
+        args.tests_dir = tests
 
     from cowork_judge.authoring.gen_ppt_rubrics import GenError, TemplateError, generate, generate_content, load_template
     from cowork_judge.core.rubric import RubricError, normalize_rubric

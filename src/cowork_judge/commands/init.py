@@ -58,8 +58,9 @@ def main(argv: list[str]) -> int:
         return 2
     if args.dry_run:
         sys.stdout.write(plan.diff())
+    refused = bool(plan.conflicts) and not args.dry_run  # nothing is written: stdout must not say it was
     for line in plan.actions:
-        print(("would do: " if args.dry_run else "") + line)
+        print(("not written: would do: " if refused else "would do: " if args.dry_run else "") + line)
     if plan.conflicts:
         for line in plan.conflicts:
             print(f"cowork-judge init: conflict: {line}", file=sys.stderr)

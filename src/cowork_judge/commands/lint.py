@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from cowork_judge.commands._taskfolder import task_tests_dir
+
 USAGE_EXIT = 2
 
 
@@ -81,19 +83,6 @@ def main(argv: list[str], *, prog: str = "cowork-judge lint") -> int:
     if args.strict and (any(r.findings for r in reports) or any(f.findings for f in families) or batch_findings):
         status = 1
     return 1 if failed_write else status
-
-
-def task_tests_dir(path: Path) -> Path | None:
-    """``<path>/tests`` when `path` is a Harbor task folder (the folder ``init`` and ``try`` take: a ``tests/``
-    folder beside a ``task.toml`` or holding a ``rubric.json``, and no ``rubric.json`` or ``test.sh`` of its own),
-    else None."""
-    try:
-        if (path / "rubric.json").exists() or (path / "test.sh").exists():
-            return None
-        tests = path / "tests"
-        return tests if tests.is_dir() and ((path / "task.toml").is_file() or (tests / "rubric.json").exists()) else None
-    except OSError:
-        return None
 
 
 def _entry(given: str, prog: str) -> Any:

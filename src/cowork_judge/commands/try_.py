@@ -19,8 +19,9 @@ cache under file locks (`cowork_judge.install.cachelock`): one installs, the oth
 Exit status: 0 a reward was written and the judge finished cleanly; 1 test.sh left no reward, only
 its failure path's reward, the judge's own reward with an ``exit_code``, or a reward without
 ``result.json`` (a test.sh that does not run the judge; the message says which); 2 bad input (no
-tests/test.sh or Harbor's placeholder one, no rubric, no task.toml, a missing rollout, an unset
-``${VAR}`` of ``[verifier.env]``, half a credential pair).
+tests/test.sh or Harbor's placeholder one, no rubric, no task.toml, a task's tests/ folder given as the task, a
+missing rollout or a file given as one, a task folder (or one holding the task's tests/) given as the rollout, an
+``--out`` inside what is copied into it, an unset ``${VAR}`` of ``[verifier.env]``, half a credential pair).
 """
 
 from __future__ import annotations
@@ -133,7 +134,10 @@ def _run(a: argparse.Namespace) -> int:
 
     task = dryrun.read_task(a.task_dir)
     rollout = dryrun.read_rollout(a.rollout, trajectory=a.trajectory, final_message=a.final_message)
+    dryrun.refuse_task_as_rollout(task, rollout)
     cache = (a.cache_dir or cache_root()).expanduser().absolute()
+    if a.out is not None and (why := dryrun.out_inside_staged(a.out, task.tests, rollout)):
+        raise dryrun.TryError(why)
     if a.out is not None and a.out.is_dir() and any(a.out.iterdir()):
         raise dryrun.TryError(f"--out {a.out}: not empty (give a new folder)")
     _say(f"cowork-judge try: {task.tests / 'test.sh'} against {rollout.root}")
@@ -486,6 +490,10 @@ def _report(outcome: Outcome, staged: Staged, proc: ProcResult, seconds: float) 
         if outcome.failure_path:
             whose = ("the judge left no reward, so the reward above is test.sh's failure path (0, "
                      "or SKIPPED under JUDGE_SKIP) with the exit code it inferred from the logs")
+        elif outcome.rows - sum(outcome.unjudged.values()) <= 0:
+            whose = (f"the reward above is the judge's own, but it judged no row (0 rows judged"
+                     f"{f' of {outcome.rows}' if outcome.rows else ''}), so it says nothing about the deliverables; "
+                     "it set exit_code, so a fleet masks this trial by it")
         else:
             whose = ("the reward above is the judge's own: it scored the rows it could judge (an unjudged row counts "
                      "as a miss, a deduction or hurdle as hit) and set exit_code, so a fleet masks this trial by it")

@@ -103,6 +103,9 @@ def read_task(task_dir: Path) -> TaskInfo:
     if not root.is_dir():
         raise TryError(f"{root}: no such task folder")
     tests = root / "tests"
+    if not tests.is_dir() and _is_tests_folder(root):
+        raise TryError(f"{root} is a task's tests/ folder, not the task folder: did you mean {root.parent}? "
+                       f"(`cowork-judge try {root.parent} …`)")
     if not (tests / "test.sh").is_file():
         raise TryError(f"{tests / 'test.sh'}: missing (Harbor runs tests/test.sh; `cowork-judge init {root}` writes it)")
     _refuse_placeholder(root, tests / "test.sh")
@@ -131,6 +134,64 @@ def read_task(task_dir: Path) -> TaskInfo:
     return TaskInfo(root=root, tests=tests, env_templates={str(k): str(v) for k, v in env.items()},
                     timeout_sec=float(timeout), separate=is_separate(config), artifacts=artifacts, workdir=workdir or "/app",
                     verifier_dockerfile=(tests / "Dockerfile").is_file())
+
+
+def _is_tests_folder(path: Path) -> bool:
+    """`path` looks like a task's ``tests/`` folder (named tests, holding ``test.sh`` or ``rubric.json``, or
+    beside a ``task.toml``)."""
+    return path.name == "tests" and ((path / "test.sh").is_file() or (path / "rubric.json").is_file()
+                                     or (path.parent / "task.toml").is_file())
+
+
+def is_task_folder(path: Path) -> bool:
+    """`path` is a Harbor task folder: a ``task.toml`` beside a ``tests/`` folder."""
+    return (path / "task.toml").is_file() and (path / "tests").is_dir()
+
+
+def refuse_task_as_rollout(task: TaskInfo, rollout: Rollout) -> None:
+    """Refuse a rollout folder that is a task folder (``task.toml`` and ``tests/``) or holds this task's
+    ``tests/``: read as deliverables, the rubric, ``solve.sh`` and the hidden anchors (the ground truth)
+    would be judged as the agent's work and inflate the reward.
+
+    Raises:
+        TryError: naming the folder and what to give instead.
+    """
+    if rollout.layout == "message":
+        return
+    root = Path(rollout.root)
+    if is_task_folder(root):
+        what = f"{root} is a task folder (task.toml, tests/)"
+    elif _inside(task.tests, root):
+        what = f"{root} holds the task's tests/ ({task.tests})"
+    else:
+        return
+    output = task.root / "solution" / "output"
+    meant = (f"; to try the reference solution: --rollout {output}" if output.is_dir()
+             else "; give the folder of the agent's deliverables (or a trial's artifacts/)")
+    raise TryError(f"--rollout {root}: {what}: read as a rollout, its rubric, solution and anchors (the ground truth) "
+                   f"would be judged as deliverables{meant}")
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    """`path` is `folder` or lies under it (both resolved; symlinks followed)."""
+    try:
+        return Path(path).resolve().is_relative_to(Path(folder).resolve())
+    except OSError:
+        return False
+
+
+def out_inside_staged(out: Path, tests: Path, rollout: Rollout) -> str | None:
+    """Why `out` (``--out``) cannot hold the dry run ("... is inside FOLDER"), or None: it lies in (or is) a folder
+    the run copies into it — the task's ``tests/`` or a folder of the rollout — so the copy would copy itself
+    without end and leave its copies in the task or the rollout."""
+    sources = [tests]
+    if rollout.layout != "message":
+        sources.append(Path(rollout.root))
+    sources += [host for host in rollout.files.values() if host.is_dir()]
+    for source in sources:
+        if _inside(out, source):
+            return f"--out {out} is inside {source}, which the dry run copies into it: give a folder outside it"
+    return None
 
 
 def _refuse_placeholder(root: Path, test_sh: Path) -> None:
@@ -260,6 +321,9 @@ def read_rollout(path: Path | None, *, trajectory: Path | None = None, final_mes
         return Rollout("message", Path(message), {"/logs/agent/trajectory.json": Path(message)},
                        message_as_text=final_message is not None)
     root = Path(path)
+    if root.is_file():
+        raise TryError(f"--rollout {root} is a file, not a folder: give the folder that holds the deliverables "
+                       f"(--rollout {root.parent}; every file in it is judged) ({ROLLOUT_HELP})")
     if not root.is_dir():
         raise TryError(f"{root}: no such rollout folder ({ROLLOUT_HELP})")
     for option, value in (("--trajectory", trajectory), ("--final-message", final_message)):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -98,13 +98,15 @@ def lint_instance(tests_dir: Path, *, display: str | None = None, abi_compat: tu
 
     doc, findings = _rubric(tests_dir, f"{shown}/rubric.json", abi_compat)
     toml, toml_findings = _task_toml(tests_dir.parent / "task.toml", toml_shown)
+    if toml is None and not _looks_like_tests(tests_dir):
+        toml_findings = [replace(f, message=f"{f.message}; {NOT_A_TESTS_FOLDER}") if f.code == "T010"
+                         else f for f in toml_findings]
     placeholder_value = toml.env.get(testsh.PLACEHOLDER) if toml is not None else None
     placeholder = placeholder_value.effective if placeholder_value is not None else None
     pins = None
     script = tests_dir / "test.sh"
     if not os.path.lexists(script):
-        sh_findings = [Finding("S001", f"{shown}/test.sh", "missing: Harbor runs tests/test.sh, so no trial of this "
-                                                          "package gets a reward; copy templates/test.sh")]
+        sh_findings = [Finding("S001", f"{shown}/test.sh", _missing_test_sh(tests_dir))]
     else:
         pins, sh_findings = testsh.check(script, f"{shown}/test.sh", tests_dir=tests_dir,
                                          declared=placeholder_value is not None, placeholder=placeholder)
@@ -124,6 +126,26 @@ def lint_instance(tests_dir: Path, *, display: str | None = None, abi_compat: tu
     findings += _image_findings(tests_dir / "Dockerfile", f"{shown}/Dockerfile", toml, report.facts)
     report.findings, report.waived = _apply_waivers(findings, doc)
     return report
+
+
+NOT_A_TESTS_FOLDER = ("this is not a tests/ folder (no rubric.json, no task.toml beside it): lint-rubric takes a task "
+                      "folder or its tests/")
+"""Said by S001 and T010 for a folder that is no task's ``tests/`` (`_looks_like_tests`)."""
+
+
+def _looks_like_tests(tests_dir: Path) -> bool:
+    """`tests_dir` may be a task's ``tests/``: named tests, or holding a rubric.json, or beside a task.toml."""
+    return (tests_dir.name == "tests" or os.path.lexists(tests_dir / "rubric.json")
+            or os.path.lexists(tests_dir.parent / "task.toml"))
+
+
+def _missing_test_sh(tests_dir: Path) -> str:
+    """The S001 message: `cowork-judge init` writes test.sh; a folder that is no task's ``tests/`` is said to be
+    none, since test.sh does not belong there."""
+    message = "missing: Harbor runs tests/test.sh, so no trial of this package gets a reward"
+    if not _looks_like_tests(tests_dir):
+        return f"{message}; but {NOT_A_TESTS_FOLDER}, and `cowork-judge init <task folder>` writes tests/test.sh"
+    return f"{message}; `cowork-judge init <task folder>` writes it (the task folder holds task.toml and tests/)"
 
 
 def lint_instance_guarded(tests_dir: Path, *, display: str | None = None,
