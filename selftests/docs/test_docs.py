@@ -73,3 +73,16 @@ def test_every_docs_page_is_in_the_nav_and_every_readme_link_resolves():
     assert links and all((REPO / link).is_file() for link in links)
     top = {f"docs/{p}" for p in pages if "/" not in p or p.endswith("/index.md")} - {"docs/index.md"}
     assert top <= set(links)  # the README's index names every top-level page
+
+
+def test_the_docs_agree_on_where_2_0_0_comes_from():
+    """trial 2 #5: README and migration.md said the registry installs 2.0.0 while harbor-task.md said "not PyPI"; the
+    registry's newest `cowork-judge` was 1.3.6. Each page now says 2.0.0 is not yet published there, names the
+    private index or a checkout until it is, and how to check an index."""
+    pages = {name: " ".join((REPO / name).read_text().split()) for name in ("README.md", "docs/migration.md",
+                                                                            "docs/harbor-task.md")}
+    for name, text in pages.items():
+        assert "not yet published" in text and "pip index versions cowork-judge" in text, name
+        assert "--index-url" in text, name
+    assert "not PyPI: the name `cowork-judge` there is another project" not in pages["docs/harbor-task.md"]
+    assert "checkout" in pages["README.md"] and "checkout" in pages["docs/migration.md"]

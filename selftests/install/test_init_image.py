@@ -220,3 +220,54 @@ def test_a_rubric_with_a_byte_order_mark_is_read_as_the_engine_reads_it(tmp_path
     (root / "tests" / "rubric.json").write_bytes(b"\xef\xbb\xbf" + DECK_RUBRIC.read_bytes())
     assert cli(["init", str(root)]) == 0
     assert extras_of(root) == "${COWORK_JUDGE_EXTRAS:-workflow}"
+
+
+# ------------------------------------------------------------------ trial 2, finding 1: --extras with an unknown name
+
+@pytest.mark.parametrize("given, hint", [("pptx,workflw", "did you mean 'workflow'?"), ("bogus", "")])
+def test_an_unknown_extra_is_refused_and_nothing_is_written(tmp_path, capsys, given, hint):
+    """trial 2 #1: `init --extras pptx,workflw` on a deck task exited 0, wrote the typo into COWORK_JUDGE_EXTRAS "(the
+    rubric's rows need it)" and rewrote tests/Dockerfile without LibreOffice."""
+    root = deck_task(tmp_path)
+    assert cli(["init", str(root)]) == 0
+    before = snapshot(root)
+    capsys.readouterr()
+    assert cli(["init", str(root), "--extras", given]) == 2
+    err = capsys.readouterr().err
+    assert "unknown extra" in err and hint in err and "fleet, fleet-redis, pptx, workflow" in err, err
+    assert "rubric's rows need it" not in err
+    assert snapshot(root) == before
+    assert cli(["init", str(root), "--extras", given, "--force"]) == 2  # --force does not make a name exist
+    assert snapshot(root) == before
+
+
+def test_an_explicit_extras_wider_than_the_task_s_is_a_conflict_not_a_rubric_need(tmp_path, capsys):
+    """An --extras naming an extra the task does not declare took the "the rubric's rows need it" path and was written
+    without --force; it is a conflict like any other differing --extras."""
+    root = deck_task(tmp_path)
+    assert cli(["init", str(root)]) == 0
+    before = snapshot(root)
+    capsys.readouterr()
+    assert cli(["init", str(root), "--extras", "pptx,fleet"]) == 1
+    out = capsys.readouterr()
+    assert "--extras asks for 'pptx,fleet'" in out.err and "rubric's rows need it" not in out.out + out.err
+    assert snapshot(root) == before
+    assert cli(["init", str(root), "--extras", "fleet,workflow", "--force"]) == 0
+    assert extras_of(root) == "${COWORK_JUDGE_EXTRAS:-fleet,workflow}"
+    assert "libreoffice-impress-nogui" in (root / "tests" / "Dockerfile").read_text()
+
+
+def test_m012_s_fix_drops_an_unknown_extra(tmp_path):
+    root = deck_task(tmp_path)
+    assert cli(["init", str(root)]) == 0
+    toml = root / "task.toml"
+    toml.write_text(toml.read_text().replace("${COWORK_JUDGE_EXTRAS:-workflow}", "${COWORK_JUDGE_EXTRAS:-pptx,workflw}"))
+    (finding,) = [f for f in lint_instance(root / "tests").findings if f.code == "M012"]
+    assert "set COWORK_JUDGE_EXTRAS to 'workflow'" in finding.message and "workflw'" not in finding.message.split("set ")[1]
+
+
+def test_the_known_extras_are_pyproject_s_less_the_developer_ones():
+    from cowork_judge.install import extras as extras_mod
+
+    declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert set(extras_mod.KNOWN) == set(declared) - {"docs", "dev"}

@@ -390,6 +390,22 @@ def test_a_used_out_folder_is_refused_before_anything_runs(tmp_path, capsys):
     assert "not empty" in capsys.readouterr().err
 
 
+def test_an_out_that_is_a_file_is_a_usage_error_and_the_file_is_kept(tmp_path):
+    """trial 2 #11b: `--out precious.txt` (an existing file) printed a raw `[Errno 17] File exists` and exited 1."""
+    import subprocess
+    import sys
+
+    precious = tmp_path / "precious.txt"
+    precious.write_text("keep me")
+    proc = subprocess.run([sys.executable, "-m", "cowork_judge", "try", str(make_task(tmp_path)), "--rollout",
+                           str(ROLLOUTS / "deck"), "--out", str(precious)], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(REPO / "src")})
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert f"--out {precious}: exists and is not a folder (give a new folder)" in proc.stderr
+    assert "Errno" not in proc.stderr and "Traceback" not in proc.stderr
+    assert precious.read_text() == "keep me"
+
+
 def test_the_command_is_listed(capsys):
     assert cli(["--help"]) == 0
     assert "try" in capsys.readouterr().out

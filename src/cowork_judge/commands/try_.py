@@ -138,6 +138,8 @@ def _run(a: argparse.Namespace) -> int:
     cache = (a.cache_dir or cache_root()).expanduser().absolute()
     if a.out is not None and (why := dryrun.out_inside_staged(a.out, task.tests, rollout)):
         raise dryrun.TryError(why)
+    if a.out is not None and os.path.lexists(a.out) and not a.out.is_dir():
+        raise dryrun.TryError(f"--out {a.out}: exists and is not a folder (give a new folder)")
     if a.out is not None and a.out.is_dir() and any(a.out.iterdir()):
         raise dryrun.TryError(f"--out {a.out}: not empty (give a new folder)")
     _say(f"cowork-judge try: {task.tests / 'test.sh'} against {rollout.root}")

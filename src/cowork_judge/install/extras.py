@@ -15,6 +15,7 @@ package ``cowork_judge.workflow.<name>``; code methods are listed in `CODE_METHO
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,22 @@ CODE_METHOD_EXTRAS: dict[str, tuple[str, ...]] = {
     "page_count_between": ("pptx",),  # python-pptx slide count; PyMuPDF optional as above
 }
 """Code method name → the extras it needs (the others need none)."""
+
+KNOWN: tuple[str, ...] = ("fleet", "fleet-redis", "pptx", "workflow")
+"""The extras a task may declare: pyproject's optional-dependencies without the developer ones (docs, dev)."""
+
+
+def unknown_problem(extras: Iterable[str]) -> str | None:
+    """A sentence naming the entries of `extras` that are not in `KNOWN` (with a did-you-mean), None when all are."""
+    bad = [e.strip() for e in extras if e.strip() and e.strip().lower() not in KNOWN]
+    if not bad:
+        return None
+    parts = []
+    for name in bad:
+        close = difflib.get_close_matches(name.lower(), KNOWN, n=1, cutoff=0.6)
+        parts.append(f"{name!r}" + (f" (did you mean {close[0]!r}?)" if close else ""))
+    return f"unknown extra {', '.join(parts)}: cowork-judge's extras are {', '.join(KNOWN)}"
+
 
 SUBSUMES: dict[str, frozenset[str]] = {"workflow": frozenset({"pptx"})}
 """An extra whose requirements include another's (pyproject: ``workflow`` carries python-pptx and lxml)."""
@@ -122,5 +139,5 @@ def for_rubric_file(path: Path) -> tuple[tuple[str, ...], dict[str, list[str]]] 
     return minimal(need), need
 
 
-__all__ = ["CODE_METHOD_EXTRAS", "SUBSUMES", "RubricUnreadable", "covers", "for_rubric_file", "minimal", "missing", "required", "routes_of",
+__all__ = ["CODE_METHOD_EXTRAS", "KNOWN", "SUBSUMES", "RubricUnreadable", "covers", "for_rubric_file", "minimal", "missing", "required", "routes_of", "unknown_problem",
            "workflow_extras"]

@@ -238,6 +238,8 @@ def declared_extras(value: str, *, fallback: str = "") -> str:
 
 
 def _choose_extras(plan: Plan, task_dir: Path, given: str | None) -> str:
+    if given is not None and (problem := extras_mod.unknown_problem(given.split(","))):
+        raise InitError(f"--extras {given!r}: {problem}; nothing written")
     rubric = task_dir / "tests" / "rubric.json"
     try:
         found = extras_mod.for_rubric_file(rubric)
@@ -415,7 +417,7 @@ def _merge(plan: Plan, text: str, config: dict[str, Any], *, force: bool, extras
         if key not in env:
             e_new.append(f"{key} = {te.basic_string(value)}")
             env[key] = value
-        elif key == "COWORK_JUDGE_EXTRAS" and env[key] != value and _extras_lacking(env[key], extras):
+        elif key == "COWORK_JUDGE_EXTRAS" and not explicit and env[key] != value and _extras_lacking(env[key], extras):
             replace_line(te.find_key(lines, "verifier.env", key), te.basic_string(value))  # type: ignore[arg-type]
             plan.actions.append(f"task.toml: [verifier.env] {key} {env[key]!r} → {value!r} (the rubric's rows need it)")
             env[key] = value

@@ -198,7 +198,8 @@ def _extras_findings(facts: Facts, toml: tasktoml.TaskToml | None, toml_file: st
         return []
     declared = toml is not None and toml.env.get(testsh.EXTRAS_VAR) is not None
     have = ",".join(facts.extras) or "none"
-    want = ",".join(extras_mod.minimal([*facts.extras, *lacking]))
+    known = [e for e in facts.extras if e.strip().lower() in extras_mod.KNOWN]  # a typo is not kept in the fix
+    want = ",".join(extras_mod.minimal([*known, *lacking]))
     return [Finding("M012", toml_file if declared else sh_file,
                     f"installs extras [{have}], but {', '.join(why)} need(s) {extra!r}: those rows would end unjudged "
                     f"(render_env, scorer_error); set {testsh.EXTRAS_VAR} to {want!r} (cowork-judge init chooses it "
