@@ -67,13 +67,14 @@ def test_rescore_never_writes_through_a_link_that_leaves_the_folders_it_was_give
 
 @pytest.mark.parametrize("name, problem", [("../x.json", "contains '/'"), ("/abs/x.json", "is an absolute path"),
                                            ("..", "is '..'"), ("a\x00b", "contains a control character"),
-                                           ("result.json", "is the stored document")])
+                                           ("result.json", "is the stored document"),
+                                           ("reward.json", "is a file the judge itself writes")])
 def test_rescore_name_is_a_plain_file_name(world, capsys, name, problem):
     before = _tree(world["root"])
     assert main(["rescore", str(world["job"]), "--name", name]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"cowork-judge rescore: --name {name!r} {problem}") and len(err.splitlines()) == 1
-    assert err.rstrip().endswith(": it must be a plain file name other than result.json")
+    assert ": it must be a plain file name other than result.json, reward.txt, reward.json" in err
     assert _tree(world["root"]) == before
 
 

@@ -23,6 +23,12 @@ EXIT_MESSAGE_NAME = "reward_exit_message.json"
 """The original 1.3.6's exit message (``exit_code``, ``exit_reason``, ``extra_fields``): core.legacy."""
 JUDGE_VERDICT_NAME = "judge_verdict.json"
 """The original 1.3.6's verdict rows (``details.criteria``), written when a rubric was read: core.legacy."""
+CTRF_NAME = "ctrf.json"
+"""The CTRF test report of the run (`run.ctrf`)."""
+JUDGE_FILE_NAMES = (RESULT_NAME, REWARD_TXT_NAME, REWARD_JSON_NAME, REWARD_DETAILS_NAME, CTRF_NAME, EXIT_MESSAGE_NAME,
+                    JUDGE_VERDICT_NAME, JUDGE_LOG_NAME, ENV_CAPABILITIES_NAME)
+"""Every file the judge itself writes in a verifier folder: no other tool writes a file of these
+names there (``rescore --name`` refuses them)."""
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from cowork_judge.batch.instances import (OUTPUT_FILES, RECORD_NAME, RUN_LOG_NAME, VERDICT_CACHE_DIR, BatchInputError,
-                                          check_instance_name)
+                                          BatchInstance, check_instance_name)
 from cowork_judge.batch.lock import LOCK_NAME
 from cowork_judge.fsutil import quoted
 from cowork_judge.layout import LOGS_DIR
@@ -110,3 +110,35 @@ def instance_folder(out: Path, name: str) -> Path:
     folder = _check_instance(out, name)
     folder.mkdir(exist_ok=True)
     return folder
+
+
+def _rollout_of(part: Path, depth: int) -> Path:
+    """The rollout folder `part` (``app/`` at depth 1, ``logs/agent`` at depth 2) lies in: a
+    Harbor trial's ``<rollout>/artifacts/…`` counts as ``<rollout>``."""
+    root = part
+    for _ in range(depth):
+        root = root.parent
+    return root.parent if root.name == "artifacts" else root
+
+
+def output_inside_input(out: Path, instances: Iterable[BatchInstance]) -> str | None:
+    """Why `out` must not hold a batch's outputs: it is (or lies inside) an instance's ``tests/``
+    (the task package, baked into the verifier image) or its rollout folder (the next batch
+    would read the outputs as part of the rollout, or refuse it); None when it lies in neither.
+
+    Args:
+        out: the ``--out`` of ``batch`` or ``calibrate`` (it need not exist).
+        instances: the instances it would judge.
+    """
+    where = out.resolve()
+    for inst in instances:
+        inputs = [("tests folder", inst.tests_dir)]
+        if inst.app_dir is not None:
+            inputs.append(("rollout", _rollout_of(inst.app_dir, 1)))
+        if inst.agent_dir is not None:
+            inputs.append(("rollout", _rollout_of(inst.agent_dir, 2)))
+        for what, folder in inputs:
+            if where.is_relative_to(folder.resolve()):
+                return (f"--out {out} is inside {folder}, the {what} of instance {quoted(inst.name)}: a batch never "
+                        "writes into its inputs; give a folder outside every instance's tests/ and rollout/")
+    return None

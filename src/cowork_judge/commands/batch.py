@@ -94,10 +94,15 @@ def main(argv: list[str]) -> int:
         return fail(str(exc))
     if args.instances.is_dir() and args.out.resolve() == args.instances.resolve():
         return fail("--out must not be the instances folder")
+    from cowork_judge.batch.outdir import output_inside_input
+
+    inside = output_inside_input(args.out, instances)
+    if inside is not None:
+        return fail(inside)
     from cowork_judge.procs import judge_environment
 
     environ = judge_environment()
-    problem = endpoint_problem(environ, instances)
+    problem = settings_problem(environ, "cowork-judge batch") or endpoint_problem(environ, instances)
     if problem is not None:
         return fail(problem)
     try:
@@ -150,6 +155,30 @@ def main(argv: list[str]) -> int:
         return _finish(args, instances, report, received, limits, fail)
     finally:
         lock.release()
+
+
+def settings_problem(environ: dict[str, str], prog: str) -> str | None:
+    """Print the config's load warnings (`run.config.LoadedConfig.warnings`: invalid values that
+    fell back to their default, capped values, unknown JUDGE_* names) on stderr as
+    ``<prog>: warning: …``, and say why the batch must not start: a setting that changes the
+    verdicts or the reward (`run.effects.invalid_reward_settings`) holds an invalid value, which
+    would otherwise judge — or re-score stored verdicts — under its default, silently.
+
+    Returns:
+        The refusal (one line), or None when the batch may start.
+    """
+    from cowork_judge.run.config import load_config
+    from cowork_judge.run.effects import invalid_reward_settings
+
+    loaded = load_config(environ)
+    for line in loaded.warnings:
+        print(f"{prog}: warning: {line}", file=sys.stderr)
+    invalid = invalid_reward_settings(loaded.sources)
+    if not invalid:
+        return None
+    return (f"refused: {', '.join(invalid)} {'has' if len(invalid) == 1 else 'have'} an invalid value (above) and "
+            f"{'it changes' if len(invalid) == 1 else 'they change'} the verdicts or the reward: a batch does not judge "
+            "or re-score under a default nobody chose; fix or unset it")
 
 
 def endpoint_problem(environ: dict[str, str], instances: list[Any]) -> str | None:

@@ -90,11 +90,15 @@ def main(argv: list[str]) -> int:
         from cowork_judge.batch.runner import BatchRunner, run_with_signals
         from cowork_judge.core.exit_status import EXIT_STATUS
 
-        from cowork_judge.batch.outdir import check_output_folder
-        from cowork_judge.commands.batch import endpoint_problem
+        from cowork_judge.batch.outdir import check_output_folder, output_inside_input
+        from cowork_judge.commands.batch import endpoint_problem, settings_problem
         from cowork_judge.procs import judge_environment
 
-        problem = endpoint_problem(judge_environment(), instances)  # before anything is written, as batch does
+        inside = output_inside_input(args.out, instances)
+        if inside is not None:
+            return fail(inside)
+        problem = (settings_problem(judge_environment(), "cowork-judge calibrate")
+                   or endpoint_problem(judge_environment(), instances))  # before anything is written, as batch does
         if problem is not None:
             return fail(problem)
         try:

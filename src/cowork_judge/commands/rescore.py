@@ -17,8 +17,9 @@ OPTION_OF = {"reward_mode": "--mode", "pass_threshold": "--threshold", "pass_com
 
 EPILOG = f"""\
 The new document is written next to each stored one as {DEFAULT_NAME} (never over
-result.json; an existing target is refused unless --force) and its path is printed.
---name is a plain file name (no '/', not '.' or '..'). Nothing is written outside the
+result.json or another file the judge writes there: reward.txt, reward.json, ctrf.json …;
+an existing target is refused unless --force) and its path is printed.
+--name is a plain file name (no '/', not '.' or '..', none of the judge's own file names). Nothing is written outside the
 folders given: a document reached through a symbolic link that leaves them (a glob's
 '**' follows links) is not rescored, and says so.
 A row of --rubric without a stored verdict is unjudged (error_kind no_verdict).
@@ -75,7 +76,7 @@ def main(argv: list[str]) -> int:
     from cowork_judge.core.legacy import with_legacy_fields
     from cowork_judge.core.rubric import RubricError, load_rubric
     from cowork_judge.core.scoring import ScoringError, ScoringPolicy, check_scorable
-    from cowork_judge.fleet.documents import RESULT_NAME, InputError, argument_root, discover, read_items, read_regular
+    from cowork_judge.fleet.documents import InputError, argument_root, discover, read_items, read_regular
     from cowork_judge.fleet.outputs import OutputExists, Progress, canonical_json, write_file
     from cowork_judge import integrity
     from cowork_judge.fleet.rescore import changed_fields, provenance, rescore, samples_kept
@@ -97,10 +98,14 @@ def main(argv: list[str]) -> int:
     except ValidationError as exc:
         first = exc.errors(include_input=False, include_url=False)[0]
         return fail(f"bad option {OPTION_OF.get(str(first['loc'][0]), first['loc'][0])}: {first['msg']}")
+    from cowork_judge.layout import JUDGE_FILE_NAMES
+
     problem = plain_name_problem(args.name)
-    if problem is not None or args.name == RESULT_NAME:
-        return fail(f"--name {quoted(args.name)} {problem or 'is the stored document'}: it must be a plain file name "
-                    f"other than {RESULT_NAME}")
+    if problem is None and args.name in JUDGE_FILE_NAMES:
+        problem = "is the stored document" if args.name == JUDGE_FILE_NAMES[0] else "is a file the judge itself writes"
+    if problem is not None:
+        return fail(f"--name {quoted(args.name)} {problem}: it must be a plain file name other than "
+                    + ", ".join(JUDGE_FILE_NAMES))
     criteria = rubric_record = None
     if args.rubric:
         try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -83,6 +84,11 @@ def main(argv: list[str]) -> int:
         files = discover(args.inputs)
     except (InputError, ValueError, OSError) as exc:
         return fail(str(exc))
+    inputs = {os.path.realpath(f.path) for f in files}
+    for flag, target in (("--out", out), ("--html", html)):
+        if target is not None and os.path.realpath(target) in inputs:
+            return fail(f"{flag} {target} is one of the inputs: summarize never writes over a document it reads; "
+                        "give another file")
     for target in (t for t in (out, html) if t is not None):
         if not args.force and target.exists():
             return fail(f"{target} exists (use --force to overwrite)", 1)

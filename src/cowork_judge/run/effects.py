@@ -21,7 +21,7 @@ new setting cannot be forgotten:
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -176,3 +176,22 @@ def fingerprint_settings(config: JudgeConfig) -> dict[str, Any]:
 def score_settings() -> list[str]:
     """The settings a resume re-scores from stored verdicts (kind ``score``), in table order."""
     return [name for name, effect in EFFECTS.items() if effect.kind == "score"]
+
+
+def invalid_reward_settings(sources: Mapping[str, str]) -> list[str]:
+    """The environment variables whose invalid value fell back to a default although the setting
+    changes the verdicts or the reward (kind ``verdict`` or ``score``): a batch refuses to start
+    on them rather than judge, or re-score stored verdicts, under a value nobody chose.
+
+    Args:
+        sources: `run.config.LoadedConfig.sources` (field → ``"invalid:NAME → default"`` …).
+
+    Returns:
+        The variable names, sorted (empty when none).
+    """
+    found = set()
+    for name, source in sources.items():
+        effect = EFFECTS.get(name)
+        if source.startswith("invalid:") and effect is not None and effect.kind != "none":
+            found.add(source.removeprefix("invalid:").split(" ", 1)[0])
+    return sorted(found)

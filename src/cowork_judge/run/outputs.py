@@ -24,6 +24,7 @@ from cowork_judge.core.result import ExtraFields, ResultDocument, RewardDetails
 from cowork_judge import spotlight
 from cowork_judge.fsutil import atomic_write, dump_json
 from cowork_judge.integrity import seal
+from cowork_judge.layout import CTRF_NAME
 from cowork_judge.redact import Redactor
 from cowork_judge.run.paths import RunPaths
 
@@ -176,7 +177,7 @@ def write_prepared(paths: RunPaths, prepared: PreparedDocuments) -> None:
             pass
     if prepared.ctrf_json is not None:  # Harbor's viewer renders it beside reward-details.json (run/ctrf.py)
         try:
-            atomic_write(paths.verifier_dir / "ctrf.json", prepared.ctrf_json)
+            atomic_write(paths.verifier_dir / CTRF_NAME, prepared.ctrf_json)
         except OSError:
             pass
     for target, text in ((paths.judge_verdict_json, prepared.judge_verdict_json),
