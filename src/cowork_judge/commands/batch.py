@@ -79,6 +79,9 @@ def main(argv: list[str]) -> int:
     except UsageError as exc:
         print(f"cowork-judge batch: error: {exc}", file=sys.stderr)
         return 2
+    # a SIGTERM before the runner takes the signals (the lock wait, re-scoring stored results)
+    # ends the batch as one during the run does, not by the default action's silent death (-15)
+    signal.signal(signal.SIGTERM, _stop_before_the_run)
     from cowork_judge.batch.instances import BatchInputError, child_env, discover_instances, plan_limits
     from cowork_judge.batch.runner import BatchRunner, run_with_signals
     from cowork_judge.fleet.outputs import Progress
@@ -155,6 +158,17 @@ def main(argv: list[str]) -> int:
         return _finish(args, instances, report, received, limits, fail)
     finally:
         lock.release()
+
+
+def _stop_before_the_run(signum: int, _frame: object) -> None:
+    """SIGTERM before judging starts: exit 143 (128 + SIGTERM) through `SystemExit`, so that
+    every ``finally`` runs (the lock is released, nothing is half written: writes are atomic).
+
+    Raises:
+        SystemExit: always.
+    """
+    print("cowork-judge batch: stopped (SIGTERM) before judging began; run it again to resume", file=sys.stderr)
+    raise SystemExit(128 + signum)
 
 
 def settings_problem(environ: dict[str, str], prog: str) -> str | None:
