@@ -244,7 +244,7 @@ def split_visible(slide: SlideDoc, width_emu: int, height_emu: int) -> None:
             why_hidden[shape.id] = reason
             text = shape_text(shape)
             if text.strip():
-                slide.hidden_text.append(HiddenText(reason=reason, shape=shape.id, text=text))  # type: ignore[arg-type]
+                slide.hidden_text.append(HiddenText(reason=reason, shape=shape.id, text=text))
             continue
         if shape.text is not None:
             shown_lines: list[str] = []
@@ -263,7 +263,7 @@ def split_visible(slide: SlideDoc, width_emu: int, height_emu: int) -> None:
                     if "".join(parts).strip():
                         unseen.setdefault(why, []).append("".join(parts))
             for why, lines in unseen.items():
-                slide.hidden_text.append(HiddenText(reason=why, shape=shape.id, text="\n".join(lines)))  # type: ignore[arg-type]
+                slide.hidden_text.append(HiddenText(reason=why, shape=shape.id, text="\n".join(lines)))
             seen = "\n".join(shown_lines)
             if shape.placeholder in ("title", "ctrTitle") and not titled:
                 title, titled = seen.strip(), True
