@@ -30,6 +30,10 @@ class CallPath(Protocol):
 
     def opened(self) -> AbstractContextManager[Any]: ...
 
+    async def chat(self, messages: list[dict[str, Any]], *, timeout_sec: float, tools: list[dict[str, Any]] | None = None,
+                   tool_choice: str | None = None, response_format: dict[str, Any] | None = None,
+                   model: str | None = None) -> Any: ...
+
 
 class ModelView:
     """An endpoint's call path as one judge sees it: the same path (client, limiter,

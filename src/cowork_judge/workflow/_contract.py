@@ -193,7 +193,8 @@ def power_mean(values: Sequence[float], p: float) -> float:
         return math.exp(sum(math.log(v) for v in values) / n)
     if p < 0 and any(v == 0 for v in values):
         return 0.0
-    return (sum(v**p for v in values) / n) ** (1.0 / p)
+    mean: float = (sum(v**p for v in values) / n) ** (1.0 / p)  # values in [0, 1]: a real power
+    return mean
 
 
 def snap_to_grid(x: float, grid: Sequence[float] = GRID_21) -> float:

@@ -189,7 +189,7 @@ class SampledCells:
                 index = representative(samples, answer, CELL_SCALE)
                 if index is None:
                     first = samples[0]
-                    self.board.lose(page, [row], first.error_kind or "timeout", first.reason)  # type: ignore[arg-type]
+                    self.board.lose(page, [row], first.error_kind or "timeout", first.reason)
                     continue
                 self.board.set(page, row, Cell(level=None if answer.na else answer.level, na=answer.na,
                                                reason=samples[index].reason))
@@ -207,7 +207,7 @@ def cell_sample(cell: Cell | None, judge: str, page: int) -> Sample:
     return Sample(judge=judge, page=page, hit=level > 0, level=level, reason=cap_reason(cell.reason))
 
 
-def regroup(page: int, rows: Sequence[str], settings: PptSettings, *, seq: itertools.count) -> list[Call]:
+def regroup(page: int, rows: Sequence[str], settings: PptSettings, *, seq: itertools.count[int]) -> list[Call]:
     """The re-asks of a page's unsettled rows: one call (``combined``), chunks of
     ``group_size`` rows across the planned groups (``grouped``), one per row (``split``)."""
     if settings.mode == "split":
