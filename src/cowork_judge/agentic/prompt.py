@@ -25,6 +25,7 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from cowork_judge.safety.agent_text import decode, repair
 from cowork_judge.core.rubric import Criterion
@@ -89,7 +90,7 @@ def system_message(instruction: str) -> str:
 
 def first_user_message(
     rows: Sequence[Criterion], workspace: Path, task_prompt: str, final_message: str | None, *,
-    redact: Callable[[str], str] = str, schema: dict | None = None,
+    redact: Callable[[str], str] = str, schema: dict[str, Any] | None = None,
 ) -> str:
     """The opening user message of a block: `shared_context`, then `block_tail`.
 
@@ -152,7 +153,7 @@ def shared_context(workspace: Path, task_prompt: str, final_message: str | None,
     return "\n\n".join(parts)
 
 
-def block_tail(rows: Sequence[Criterion], *, schema: dict | None = None) -> str:
+def block_tail(rows: Sequence[Criterion], *, schema: dict[str, Any] | None = None) -> str:
     """The part of the first user message that belongs to one block: the row count, the
     ``<rubric_rows>`` block, the answer schema when given, and the closing instruction."""
     # "<" as \u003c: no id or description can close the block; the JSON value is unchanged
