@@ -43,7 +43,7 @@ import dataclasses
 import math
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Callable, Coroutine, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import TracebackType
@@ -324,7 +324,7 @@ class ModelCalls:
         future = asyncio.run_coroutine_threadsafe(transport.chat(messages, **kwargs), loop)
         return await asyncio.wrap_future(future)
 
-    def run_blocking(self, coro_factory: Callable[[Any], Awaitable[T]], timeout_sec: float) -> T:
+    def run_blocking(self, coro_factory: Callable[[Any], Coroutine[Any, Any, T]], timeout_sec: float) -> T:
         """Run ``coro_factory(transport)`` on the path's loop thread from a worker thread; at
         most `timeout_sec` seconds.
 
@@ -338,7 +338,7 @@ class ModelCalls:
 
         loop = self._start()
         transport = self._transport
-        future = asyncio.run_coroutine_threadsafe(coro_factory(transport), loop)  # type: ignore[arg-type]
+        future = asyncio.run_coroutine_threadsafe(coro_factory(transport), loop)
         try:
             return future.result(timeout=max(0.01, timeout_sec))
         except concurrent.futures.TimeoutError:  # not the builtin TimeoutError on Python 3.10
