@@ -130,7 +130,7 @@ class BatchRunner:
         (`run.fingerprint.verdict_fingerprint`)."""
         from cowork_judge.run.fingerprint import verdict_fingerprint
 
-        return verdict_fingerprint(self.config, inst.tests_dir)["digest"]
+        return str(verdict_fingerprint(self.config, inst.tests_dir)["digest"])
 
     @property
     def config(self) -> Any:
@@ -189,7 +189,7 @@ class BatchRunner:
         self.rejudge_notes = {}
         for inst in instances:
             fp = fingerprint(inst)
-            state = "forced" if self.force else result_state(self.out / inst.name, fp, keep_errors=self.keep_errors,
+            state: str = "forced" if self.force else result_state(self.out / inst.name, fp, keep_errors=self.keep_errors,
                                                              expected_settings=self.settings_digest(inst))
             if state == "complete":
                 state, changes = self.restate(inst)

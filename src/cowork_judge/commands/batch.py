@@ -14,6 +14,7 @@ import argparse
 import signal
 import sys
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 from cowork_judge.commands._args import Parser, UsageError
@@ -250,7 +251,7 @@ def rescore_line(rescored: dict[str, int]) -> str:
 
 
 def _finish(args: argparse.Namespace, instances: list[Any], report: Any, received: int | None, limits: Any,
-            fail: Any) -> int:
+            fail: Callable[[str, int], int]) -> int:
     from cowork_judge.core.exit_status import EXIT_STATUS
     from cowork_judge.batch.runner import write_outputs
 

@@ -77,7 +77,7 @@ class Plan:
 
     def diff(self) -> str:
         """Unified diff of every changed file, paths relative to the task folder."""
-        out = []
+        out: list[str] = []
         for path, new in self.files.items():
             rel = path.relative_to(self.task_dir).as_posix()
             out.extend(difflib.unified_diff(self.old[path].splitlines(True), new.splitlines(True),
@@ -262,8 +262,8 @@ def _choose_extras(plan: Plan, task_dir: Path, given: str | None) -> str:
         plan.actions.append("extras: none (no readable tests/rubric.json yet; run init again after writing the rubric)")
     else:
         chosen = ",".join(found[0])
-        why = "; ".join(f"{e} for {', '.join(r)}" for e, r in found[1].items())
-        plan.actions.append(f"extras: {chosen or 'none'} (from tests/rubric.json{': ' + why if why else ''})")
+        needs = "; ".join(f"{e} for {', '.join(r)}" for e, r in found[1].items())
+        plan.actions.append(f"extras: {chosen or 'none'} (from tests/rubric.json{': ' + needs if needs else ''})")
     plan.extras = chosen
     return chosen
 

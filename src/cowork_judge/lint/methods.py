@@ -61,9 +61,9 @@ def _row(doc: RubricDoc, row: Row, abi_compat: tuple[int, ...]) -> Iterator[Find
                     yield Finding("M002", doc.file, f"{name}: {problem}", row=row.label, field="code_method_params")
     elif method == "workflow":
         workflow = row.get("workflow_name")
-        problem = _workflow_problem(workflow if isinstance(workflow, str) else None, abi_compat)
-        if problem is not None:
-            code, message = problem
+        refused = _workflow_problem(workflow if isinstance(workflow, str) else None, abi_compat)
+        if refused is not None:
+            code, message = refused
             yield Finding(code, doc.file, message, row=row.label, field="workflow_name")
     stray = [f for f in _CODE_FIELDS if method != "code" and row.get(f) not in (None, {})]
     stray += [f for f in _WORKFLOW_FIELDS if method != "workflow" and row.get(f) is not None]
