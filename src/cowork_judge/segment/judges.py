@@ -17,7 +17,7 @@ from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from cowork_judge.core.sampling import FIRST_ROUND, SamplingRecord
+from cowork_judge.core.sampling import FIRST_ROUND, SamplingRecord, Vote
 
 
 class CallPath(Protocol):
@@ -90,7 +90,7 @@ class SamplingPlan:
 
     k: int
     adaptive: bool
-    vote: Any
+    vote: Vote
     judges: tuple[Judge, ...]
     record: SamplingRecord
 

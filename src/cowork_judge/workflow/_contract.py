@@ -44,6 +44,7 @@ from typing import Any
 
 from cowork_judge.transport.calls import AuditSink, ModelCaller, ModelCallFailed, ModelReply
 from cowork_judge.core.error_kinds import ErrorKind
+from cowork_judge.core.sampling import Vote
 from cowork_judge.core.scales import snap_level
 from cowork_judge.core.verdicts import Verdict, read_level
 from cowork_judge.segment.delivery import Delivery
@@ -80,7 +81,7 @@ class WorkflowSampling:
 
     k: int
     adaptive: bool
-    vote: str
+    vote: Vote
     judges: tuple[SampledJudge, ...]
 
     @property
