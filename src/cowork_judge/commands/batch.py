@@ -13,11 +13,14 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
-from pathlib import Path
 from collections.abc import Callable
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from cowork_judge.commands._args import Parser, UsageError
+
+if TYPE_CHECKING:
+    from cowork_judge.batch.runner import InstanceOutcome
 
 EPILOG = """\
 limits: every instance is judged by its own `cowork-judge run` process (own deadline, watchdog and
@@ -125,12 +128,12 @@ def main(argv: list[str]) -> int:
     progress = Progress(len(instances), "batch")
     done = [0]
 
-    def on_outcome(outcome: object) -> None:
+    def on_outcome(outcome: InstanceOutcome) -> None:
         done[0] += 1
         progress.tick()
         if not progress.enabled:
-            print(f"batch: [{done[0]}/{len(instances)}] {outcome.name}: {outcome.state}"  # type: ignore[attr-defined]
-                  + (f" ({outcome.seconds:.1f} s)" if outcome.state != "skipped" else ""), file=sys.stderr)  # type: ignore[attr-defined]
+            print(f"batch: [{done[0]}/{len(instances)}] {outcome.name}: {outcome.state}"
+                  + (f" ({outcome.seconds:.1f} s)" if outcome.state != "skipped" else ""), file=sys.stderr)
 
     from cowork_judge.batch.lock import BatchLock, BatchLocked
 

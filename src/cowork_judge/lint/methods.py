@@ -9,7 +9,7 @@ lazy loader (`cowork_judge.workflow.load`), which imports only this installed pa
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
 
 from cowork_judge import ABI_COMPAT
@@ -89,8 +89,8 @@ def _workflow_problem(name: str | None, abi_compat: tuple[int, ...]) -> tuple[st
     return None
 
 
-def _close(name: str, known: object) -> str:
-    match = difflib.get_close_matches(name, list(known), n=1, cutoff=0.75)  # type: ignore[call-overload]
+def _close(name: str, known: Iterable[str]) -> str:
+    match = difflib.get_close_matches(name, list(known), n=1, cutoff=0.75)
     return f" (did you mean {match[0]!r}?)" if match else ""
 
 
