@@ -97,6 +97,9 @@ def main(argv: list[str]) -> int:
             return fail(f"{target} exists (use --force to overwrite)", 1)
         if not target.parent.is_dir():
             return fail(f"{target.parent} is not a directory", 1)
+        if target.is_dir():  # issue 39: said before reading anything, naming the user's path
+            return fail(f"cannot write {target}: is a folder, not a file: name the file to write "
+                        f"(e.g. {target / ('summary.html' if target is html else 'summary.json')})", 1)
     options = SummaryOptions(task_key=args.task_key, group_by=group_by, seed=args.seed, draws=args.draws,
                              confidence=args.confidence, include_reasons=args.include_reasons, instance_tags=tags)
     summarizer = Summarizer(options)
@@ -124,7 +127,7 @@ def main(argv: list[str]) -> int:
     except OutputExists as exc:
         return fail(str(exc), 1)
     except OSError as exc:
-        return fail(f"cannot write: {exc}", 1)
+        return fail(f"cannot write {exc.filename or out}: {exc.strerror or exc}", 1)
     acc = summary["accounting"]
     print(str(out))
     if html is not None:
