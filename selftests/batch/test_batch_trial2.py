@@ -63,3 +63,15 @@ def test_folders_of_an_earlier_list_are_named_and_not_counted(instances, tmp_pat
     err = capsys.readouterr().err
     assert (f"summarize: warning: {out} is a batch's --out and 1 instance folder(s) in it are not in its last list "
             "(counted here, not in its summary.json): answers-2") in err, err
+
+
+def test_an_out_that_is_a_regular_file_is_one_clear_line(instances, tmp_path, capsys):
+    (tmp_path / "afile").write_text("mine\n")
+    assert main(["batch", str(instances), "--out", str(tmp_path / "afile")]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"cowork-judge batch: --out {tmp_path / 'afile'} exists and is not a folder: give a folder (it is made "
+                   "when missing) for the instances' results and summary.json\n")
+    assert (tmp_path / "afile").read_text() == "mine\n"
+    assert main(["batch", str(instances), "--out", str(tmp_path / "afile" / "sub")]) == 2
+    err = capsys.readouterr().err
+    assert err == f"cowork-judge batch: cannot create --out {tmp_path / 'afile' / 'sub'}: Not a directory\n" and "Errno" not in err

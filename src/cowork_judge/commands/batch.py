@@ -11,6 +11,7 @@ names it).
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 from pathlib import Path
@@ -113,10 +114,14 @@ def main(argv: list[str]) -> int:
     problem = settings_problem(environ, "cowork-judge batch") or endpoint_problem(environ, instances)
     if problem is not None:
         return fail(problem)
+    if os.path.lexists(args.out) and not args.out.is_dir():  # issue 39: not a raw [Errno 17]
+        return fail(f"--out {args.out} exists and is not a folder: give a folder (it is made when missing) for the "
+                    "instances' results and summary.json")
     try:
         args.out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        return fail(f"cannot create {args.out}: {exc}")
+        return fail(f"cannot create --out {args.out}: {exc.strerror or exc}"
+                    + (f" ({exc.filename})" if exc.filename and str(exc.filename) != str(args.out) else ""))
     from cowork_judge.batch.outdir import check_output_folder
 
     try:
