@@ -81,7 +81,12 @@ def _family(source: str | None) -> str:
 
 
 def start_simulator(environ: dict[str, str]) -> SimServer:
-    """Start the built-in simulator (`sim.DemoPolicy`) and point `environ` at it (key, URL, model).
+    """Start the built-in simulator (`sim.DemoPolicy`) and point `environ` at it (key, URL; the
+    model `SIM_MODEL` only when ``JUDGE_MODEL`` is unset).
+
+    A ``JUDGE_MODEL`` the caller set is kept (issue 39): the judge asks for it, the simulator
+    echoes the requested model in its replies, and the result records it as ``judge_model`` —
+    never silently another name. `simulator_note` says so on the console.
 
     Returns:
         The running server; the caller stops it.
@@ -89,5 +94,16 @@ def start_simulator(environ: dict[str, str]) -> SimServer:
     from cowork_judge.sim import DemoPolicy, SimServer
 
     server = SimServer(DemoPolicy()).start()
-    environ.update(JUDGE_API_KEY=SIM_KEY, JUDGE_BASE_URL=server.url, JUDGE_MODEL=SIM_MODEL)
+    environ.update(JUDGE_API_KEY=SIM_KEY, JUDGE_BASE_URL=server.url)
+    if not environ.get("JUDGE_MODEL", "").strip():
+        environ["JUDGE_MODEL"] = SIM_MODEL
     return server
+
+
+def simulator_note(environ: Mapping[str, str]) -> str:
+    """What the built-in simulator answers as (after `start_simulator`), for the console line."""
+    model = environ.get("JUDGE_MODEL", "").strip()
+    if model and model != SIM_MODEL:
+        return (f"simulated judge, no model: it answers as your JUDGE_MODEL={model!r}, which the result records as "
+                "judge_model")
+    return "simulated judge, no model"
