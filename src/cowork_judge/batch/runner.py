@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
+from cowork_judge._util.fsutil import atomic_write
 from cowork_judge.batch.instances import (
     AGENT_FILES,
     RECORD_NAME,
@@ -37,8 +38,7 @@ from cowork_judge.batch.instances import (
     result_state,
 )
 from cowork_judge.batch.outdir import earlier_instance_folders, instance_folder
-from cowork_judge.fsutil import atomic_write
-from cowork_judge.layout import VerifierLayout
+from cowork_judge.core.layout import VerifierLayout
 
 KEPT_STATES = ("kept", "rescored")
 """Outcomes of instances not judged in this batch: their earlier result was kept (re-scored or not)."""
