@@ -162,7 +162,7 @@ def main(argv: list[str]) -> int:
         if args.samples_vote and sampling is None:
             print(f"cowork-judge rescore: {item.source}: warning: no stored samples (not a sampled run); --samples-vote "
                   "changes nothing", file=sys.stderr)
-        elif args.samples_vote and not samples_revotable(item.doc) and not samples_kept(item.doc):
+        elif args.samples_vote and sampling is not None and not samples_revotable(item.doc) and not samples_kept(item.doc):
             # issue 39: a sampled run whose rows hold no samples (each decided by code, or unjudged) was silent
             print(f"cowork-judge rescore: {item.source}: warning: a sampled run (JUDGE_SAMPLES={sampling.samples}) but no "
                   "row holds stored samples; --samples-vote changes nothing", file=sys.stderr)

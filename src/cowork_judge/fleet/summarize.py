@@ -92,7 +92,8 @@ CI_DIGITS = 6
 """Interval ends are rounded to 6 decimals: the bootstrap sums rewards quantized to 2⁻²⁴ ≈ 6e-8."""
 DOCUMENT_KEYS = ("status", "exit_code", "judge_model", "judge_backend", "metric_id", "version", "version_source")
 """Result-document fields `--group-by` can name directly (besides ``class`` and ``task``)."""
-GROUP_KEYS = ("class", "task", *DOCUMENT_KEYS, "tag", "criterion_type", "judge_method", *sorted(RESULT_KEYS))
+GROUP_KEYS = ("class", "task", *DOCUMENT_KEYS, "tag", "criterion_type", "criterion_necessity", "judge_method", "type",
+              *sorted(RESULT_KEYS))
 """`--group-by` keys every summary knows, found or not; any other key must be carried by some
 document or row (issue 39: an unknown key is refused, never one silent empty group)."""
 MAX_FOUND_KEYS = 200
