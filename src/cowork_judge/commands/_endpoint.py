@@ -30,16 +30,20 @@ class HalfCredentials(ValueError):
         self.have, self.lack, self.ignored, self.other = have, lack, ignored, other
         super().__init__(self.message("the judge would not reach your endpoint"))
 
-    def message(self, consequence: str) -> str:
-        """The refusal, one line: what is set, what is missing, `consequence`, and the two ways out."""
+    def message(self, consequence: str, *, simulator: bool = True) -> str:
+        """The refusal, one line: what is set, what is missing, `consequence`, and the ways out
+        (unsetting the half to judge with the built-in simulator only when the command starts
+        one: `simulator`; ``batch`` never does)."""
         if self.other:  # trial finding 12: a pair mixed from both families
             return (f"{self.have} is set and {self.other} is set, but {self.lack} is not: a credential pair comes from "
                     f"one family (JUDGE_* or OPENAI_*), so {self.other} does not complete {self.have}: {consequence}. "
                     f"Set {self.lack}, or unset {self.have} to use the OPENAI_* pair")
         missing = (f"{self.lack} is not an http(s) URL with a host, so the judge ignores it" if self.ignored
                    else f"{self.lack} is not set")
-        return (f"{self.have} is set but {missing}: {consequence}. Set {self.lack} to judge with your endpoint, "
-                f"or unset {self.have} to judge with the built-in simulator")
+        way_out = f"Set {self.lack} to judge with your endpoint"
+        if simulator:
+            way_out += f", or unset {self.have} to judge with the built-in simulator"
+        return f"{self.have} is set but {missing}: {consequence}. {way_out}"
 
 
 def caller_endpoint(environ: Mapping[str, str]) -> bool:

@@ -223,7 +223,7 @@ def endpoint_problem(environ: dict[str, str], instances: list[Any]) -> str | Non
         if caller_endpoint(environ):
             return None
     except HalfCredentials as exc:
-        return exc.message("every instance would end in judge:no_credential")
+        return exc.message("every instance would end in judge:no_credential", simulator=False)
     config = load_config(environ).config
     if config.skip or any(j.api_key is not None for j in config.panel):
         return None
