@@ -145,10 +145,10 @@ def verdict_item_schema(ids: Sequence[str], level_choices: Sequence[float] | Non
         "type": "object",
         "properties": {
             "id": {"type": "string", "enum": list(ids)},
+            "reason": {"type": "string"},
             "hit": {"type": "boolean"},
             "level": level,
-            "reason": {"type": "string"},
         },
-        "required": ["id", "hit", "level", "reason"],
+        "required": ["id", "reason", "hit", "level"],
         "additionalProperties": False,
     }

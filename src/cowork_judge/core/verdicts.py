@@ -75,7 +75,8 @@ class Verdict(BaseModel):
 def verdict_schema(criteria: Sequence[Criterion]) -> dict[str, Any]:
     """The JSON Schema of a reply judging `criteria` (OpenAI strict-mode compatible).
 
-    Shape: ``{"verdicts": [{"id", "hit", "level", "reason"}, ...]}``. Ids are enumerated
+    Shape: ``{"verdicts": [{"id", "reason", "hit", "level"}, ...]}``: the reason comes
+    before the verdict it decides (in ``properties`` and in ``required``). Ids are enumerated
     (an unknown id is a schema violation); rows scored by hit have ``level: null``; graded
     rows have ``level`` required from their own level choices (one ``anyOf`` branch per
     distinct level table).

@@ -31,7 +31,7 @@ endpoints (the /v1 prefix is optional):
 
 rubric rows: the JSON list in the last <rubric_rows>[...]</rubric_rows> block of the user
 messages, else the id enum of properties.verdicts.items in the answer's JSON schema; the
-answer is {"verdicts": [{"id", "hit", "level"?, "na"?, "pages"?, "reason"}]}. Without rows the generic
+answer is {"verdicts": [{"id", "reason", "pages"?, "hit", "level"?, "na"?}]}. Without rows the generic
 mode reads the criteria from the schema or the prompt and answers in the schema's shape
 (--no-generic: HTTP 400 instead).
 

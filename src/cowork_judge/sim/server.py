@@ -27,7 +27,7 @@ from typing import Any, Protocol
 
 from .bucket import TokenBucket, anthropic_headers, openai_headers, retry_headers
 from .chat_api import ChatAPI
-from .conform import conform_verdicts
+from .conform import conform_verdicts, in_schema_order
 from .faults import CONTENT_FAULTS, Fault, FaultPlan, fault_content
 from . import original
 from .generic import grade_generic
@@ -355,6 +355,7 @@ class SimServer:
             stream=req.stream, model=req.model, row_ids=req.row_ids, prompt_chars=req.prompt_chars,
             prompt_tokens=estimate_tokens(req.prompt_chars), images=req.images,
             response_format=req.response_format, page=req.page, temperature=req.temperature,
+            answer_schema=req.answer_schema,
         )
         if self.json_streams and req.stream:  # answered as a request without `stream` (the log keeps stream=True)
             req = dataclasses.replace(req, stream=False, include_usage=False)
@@ -467,7 +468,7 @@ class SimServer:
                 verdicts = policy.verdicts(req.rows, req.context_text, page=req.page)
             if self.flip is not None and fault is None:
                 verdicts, rec["flipped"] = self.flip.apply(req.rows, verdicts, instance=req.instance, page=req.page)
-            verdicts = mark_na(verdicts, na_level(req.answer_schema))
+            verdicts = in_schema_order(mark_na(verdicts, na_level(req.answer_schema)), req.answer_schema)
             text, kind = json.dumps({"verdicts": verdicts}), "final"
         else:
             graded = grade_generic(req, policy)
