@@ -163,7 +163,7 @@ def test_agentic_openai_block(rubric, task, workspace):
     instruction, task_prompt, message = task
     rows = _agentic_rows(rubric)
     assert len(rows) == 4
-    schema = verdict_schema(rows)
+    schema = verdict_schema(rows, quote=True)  # as the openai backend sends it
     messages = [{"role": "system", "content": system_message(instruction)},
                 {"role": "user", "content": first_user_message(rows, workspace, task_prompt, message)}]
     fmt = {"type": "json_schema", "json_schema": {"name": "verdicts", "schema": schema, "strict": True}}

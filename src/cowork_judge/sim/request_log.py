@@ -54,6 +54,7 @@ class LogEntry:
             (chat ``response_format.json_schema.schema``, responses ``text.format.schema``,
             messages ``output_config.format.schema`` or the answer tool's ``input_schema``;
             key order kept), else None.
+        fabricated: ids of the rows whose hit ``--fabricate`` invented in this answer.
     """
 
     seq: int
@@ -83,6 +84,7 @@ class LogEntry:
     flipped: list[str] = field(default_factory=list)
     original: str | None = None
     answer_schema: dict[str, Any] | None = None
+    fabricated: list[str] = field(default_factory=list)
 
     @property
     def duration_s(self) -> float:
