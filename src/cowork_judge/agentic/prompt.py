@@ -69,6 +69,44 @@ PROTOCOL = """
   it; null otherwise. A quote that is not in that text does not count.
 """
 
+WORKSPACE_EVIDENCE_CHARS = 4_000_000
+"""Characters of workspace text a CLI judge's quotes are checked against, at most."""
+
+
+def workspace_evidence(workspace: Path) -> list[str]:
+    """The text a CLI judge can read in its workspace and quote (`core.grounding`): the final
+    message (``model_response_text.txt``), text deliverables in ``output/`` (`TEXT_SUFFIXES`),
+    and the decks' extracted slide text (titles, text, notes of ``evidence/*/pages/slide-*.json``).
+    Never ``task_prompt.md`` or the instruction. At most `WORKSPACE_EVIDENCE_CHARS`; unreadable
+    files are skipped."""
+    out: list[str] = []
+    budget = WORKSPACE_EVIDENCE_CHARS
+    paths = [workspace / "model_response_text.txt"]
+    paths += sorted(p for p in (workspace / "output").rglob("*") if p.suffix.lower() in TEXT_SUFFIXES)
+    slides = sorted((workspace / "evidence").glob("*/pages/slide-*.json")) if (workspace / "evidence").is_dir() else []
+    for path in [*paths, *slides]:
+        if budget <= 0:
+            break
+        try:
+            if not path.is_file():
+                continue
+            data = path.read_bytes()[:budget * 4]
+        except OSError:
+            continue
+        text = decode(data)
+        if path in slides:
+            try:
+                slide = json.loads(text)
+            except ValueError:
+                continue
+            pieces = [str(slide.get(k) or "") for k in ("title", "text", "notes")]
+            pieces += [str(item.get("text") or "") for item in slide.get("hidden_text") or [] if isinstance(item, dict)]
+            text = "\n".join(pieces)
+        out.append(text[:budget])
+        budget -= len(text)
+    return out
+
+
 def evidence_texts(messages: Sequence[dict[str, Any]]) -> list[str]:
     """The evidence text a conversation showed the judge: every spotlighted span
     (`spotlight.spans`: the deliverable listing, inlined deliverables, the final message,
