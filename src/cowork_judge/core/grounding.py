@@ -31,8 +31,10 @@ EXEMPT_PAGES = "exempt: judged on page images (what a page looks like); no text 
 EXEMPT_ABSENCE = "exempt: the row is about absence (there is no text to quote for something missing)"
 FOUND = "quote found in the evidence text sent"
 _ABSENCE = re.compile(
-    r"\b(no|not|never|without|none|nothing|absent|absence|lacks?|free of|avoids?|omits?|does ?n[o']t|do ?n[o']t|"
-    r"is ?n[o']t|are ?n[o']t|neither|nor)\b", re.IGNORECASE)
+    r"\A\W*(?:\S+\s+){0,4}?(?:no|not|never|without|nothing|none|does ?n[o']t|do ?n[o']t|is ?n[o']t|are ?n[o']t|"
+    r"(?:has|have|contains?|includes?|uses?|shows?) no|(?:is|are) free of|avoids?|omits?|lacks?)\b", re.IGNORECASE)
+"""A requirement phrased as an absence: a negation among the description's first five words
+("Does not recommend …", "The deck has no placeholder text", "No slide overflows")."""
 _SPACE = re.compile(r"\s+")
 
 
@@ -54,9 +56,10 @@ def about_absence(row: Criterion) -> bool:
     """Whether `row`'s credit would be for something MISSING (``no placeholder text``, ``does
     not invent figures``): such a credited verdict has nothing to quote and is exempt.
 
-    Read from the row's text by a fixed word list (negations); a negative row whose fault
-    is phrased positively (``invents a figure``) is not about absence: its miss quotes the
-    text that is right."""
+    Read from the row's text: a negation among its first five words (`_ABSENCE`). A
+    negation later in the text ("pain that is not improving") does not make the row about
+    absence; a negative row whose fault is phrased positively (``invents a figure``) is not
+    about absence either: its miss quotes the text that is right."""
     return bool(_ABSENCE.search(row.description))
 
 
