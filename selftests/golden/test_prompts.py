@@ -235,9 +235,11 @@ def test_answer_match_requests():
         answer_rows.answer_row("ANSWER", "4.95 m/s", rel_tol=0.01, question=QUESTION, solution=SOLUTION),
         answer_rows.process_row("PROCESS", SOLUTION, question=QUESTION),
     ]).criteria
-    verdict = {"verdicts": [{"id": "ANSWER", "hit": True, "level": 1, "reason": "r"}]}
+    verdict = {"verdicts": [{"id": "ANSWER", "reason": "r", "quote": "which is about 5 m per second", "hit": True, "level": 1}]}
     steps = {"steps": ["state energy conservation", "solve for v", "substitute the numbers"]}
-    graded = {"verdicts": [{"id": f"PROCESS#s{i}", "hit": True, "level": 1, "reason": "r"} for i in (1, 2, 3)]}
+    quotes = {1: "Using energy conservation", 2: "v = sqrt(2gh)", 3: "sqrt(24.5)"}  # found in RESPONSE: no re-ask
+    graded = {"verdicts": [{"id": f"PROCESS#s{i}", "reason": "r", "quote": quotes[i], "hit": True, "level": 1}
+                           for i in (1, 2, 3)]}
     transport = _Recorder([json.dumps(verdict), json.dumps(steps), json.dumps(graded)])
     verdicts = run_answer_match(list(crit), _answer_match_ctx(transport, RESPONSE), 60)
     assert [v.judged for v in verdicts] == [True, True]
