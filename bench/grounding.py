@@ -113,6 +113,7 @@ class Tally:
     fabricated: int = 0
     fabricated_reached: dict[str, int] = field(default_factory=lambda: {"keep": 0, "miss": 0})
     fabrication_attempts: int = 0
+    unshown: set[str] = field(default_factory=set)
     honest: dict[str, int] = field(default_factory=dict)
     honest_missing: dict[str, int] = field(default_factory=dict)
     exempt: int = 0
@@ -126,6 +127,7 @@ def tally(inst: dict[str, Any], doc: dict[str, Any], entries: list[Any], t: Tall
     rows = {r["id"]: r for r in doc["results"]}
     t.requests += len(entries)
     t.fabrication_attempts += sum(len(e.fabricated) for e in entries)
+    t.unshown |= {f"{inst['name']}/{rid}" for e in entries for rid in e.unshown_quotes}
     settings = {s: under(doc, s) for s in ("keep", "miss")}
     kind = "deck text" if inst["kind"] == "deck" else "chat text"
     for rid, label in inst["oracle"].items():
@@ -177,6 +179,9 @@ def main(argv: list[str] | None = None) -> int:
         report.append(f"| earned weight, all runs | {sum(t.rewards['keep']):g} | {sum(t.rewards['miss']):g} |\n")
         report.append(f"Fabricated answers sent (rows, re-asks included): {t.fabrication_attempts}; "
                       f"credited rows exempt (absence wording): {t.exempt}.\n")
+        if t.unshown:
+            report.append(f"Labelled quotes the judge was never shown (the simulator quoted shown text instead): "
+                          f"{', '.join(sorted(t.unshown))}.\n")
         for kind in sorted(t.honest):
             report.append(f"- honest quotes wrongly found missing, {kind}: {t.honest_missing.get(kind, 0)} of {t.honest[kind]}")
         report.append("")

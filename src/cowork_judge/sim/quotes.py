@@ -3,7 +3,8 @@
 When a request's answer schema asks for a ``quote`` (`core.grounding`), every verdict that
 gives credit (a hit on a positive row, a miss on a negative one) gets one:
 
-- **honest**: the oracle entry's own ``quote`` when it has one, else a short passage copied
+- **honest**: the oracle entry's own ``quote`` when the request showed that text (whitespace and
+  case aside; an honest judge cannot quote what it was not shown), else a short passage copied
   from the text the request showed as the agent's (its spotlighted spans: ``<<<UNTRUSTED
   <code>`` … ``UNTRUSTED <code>>>>``; slide text sent as JSON is read as its strings) — the
   line sharing most words (or CJK characters) with the row, cut to `QUOTE_CHARS` around the
@@ -118,6 +119,10 @@ class Fabricate:
         return u < self.rate
 
 
+def _squash(text: str) -> str:
+    return " ".join(text.replace("\u2039", "<").split()).casefold()
+
+
 def _credit(row: dict[str, Any], verdict: dict[str, Any]) -> bool:
     return bool(verdict.get("hit")) is (row.get("polarity") != "negative") and not verdict.get("na")
 
@@ -131,11 +136,14 @@ def _top_level(row: dict[str, Any]) -> float | None:
 
 def add_quotes(rows: list[dict[str, Any]], verdicts: list[dict[str, Any]], *, schema: dict[str, Any] | None,
                context_text: str, fabricate: Fabricate | None = None, instance: str | None = None,
-               seq: int = 0) -> tuple[list[dict[str, Any]], list[str]]:
-    """`verdicts` (one per row, same order) with quotes as the schema asks, and the ids fabricated."""
+               seq: int = 0) -> tuple[list[dict[str, Any]], list[str], list[str]]:
+    """`verdicts` (one per row, same order) with quotes as the schema asks, the ids fabricated, and
+    the ids whose labelled quote the request did not show (answered with a quote of shown text)."""
     if not wants_quote(schema):
-        return [{k: v for k, v in verdict.items() if k != "quote"} for verdict in verdicts], []
+        return [{k: v for k, v in verdict.items() if k != "quote"} for verdict in verdicts], [], []
     lines = evidence_lines(context_text)
+    shown = _squash("\n".join(lines))
+    unseen: list[str] = []
     fabricating = fabricate is not None and fabricate.draw(instance, [str(r.get("id")) for r in rows])
     out, fabricated = [], []
     for row, verdict in zip(rows, verdicts):
@@ -149,8 +157,14 @@ def add_quotes(rows: list[dict[str, Any]], verdicts: list[dict[str, Any]], *, sc
             v["reason"] = "the deliverable covers it (fabricated)"
             fabricated.append(str(row.get("id")))
         elif _credit(row, v):
-            v["quote"] = v["quote"] if isinstance(v.get("quote"), str) else honest_quote(row, lines)
+            given = v.get("quote")
+            if isinstance(given, str) and _squash(given) in shown:
+                v["quote"] = given
+            else:  # an honest judge quotes only what it was shown: a labelled quote the request did not show is replaced
+                if isinstance(given, str):
+                    unseen.append(str(row.get("id")))
+                v["quote"] = honest_quote(row, lines)
         else:
             v["quote"] = None
         out.append(v)
-    return out, fabricated
+    return out, fabricated, unseen

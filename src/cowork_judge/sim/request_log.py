@@ -55,6 +55,8 @@ class LogEntry:
             messages ``output_config.format.schema`` or the answer tool's ``input_schema``;
             key order kept), else None.
         fabricated: ids of the rows whose hit ``--fabricate`` invented in this answer.
+        unshown_quotes: ids whose labelled (oracle) quote is not in the text this request showed:
+            answered with a quote of shown text instead (`quotes.add_quotes`).
     """
 
     seq: int
@@ -85,6 +87,7 @@ class LogEntry:
     original: str | None = None
     answer_schema: dict[str, Any] | None = None
     fabricated: list[str] = field(default_factory=list)
+    unshown_quotes: list[str] = field(default_factory=list)
 
     @property
     def duration_s(self) -> float:

@@ -475,11 +475,13 @@ class SimServer:
                 verdicts = policy.verdicts(req.rows, req.context_text, page=req.page)
             if self.flip is not None and fault is None:
                 verdicts, rec["flipped"] = self.flip.apply(req.rows, verdicts, instance=req.instance, page=req.page)
-            verdicts, fabricated = add_quotes(req.rows, verdicts, schema=req.answer_schema, context_text=req.context_text,
+            verdicts, fabricated, unshown = add_quotes(req.rows, verdicts, schema=req.answer_schema, context_text=req.context_text,
                                               fabricate=self.fabricate if fault is None else None,
                                               instance=req.instance, seq=int(rec.get("seq", 0)))
             if fabricated:
                 rec["fabricated"] = fabricated
+            if unshown:
+                rec["unshown_quotes"] = unshown
             verdicts = in_schema_order(mark_na(verdicts, na_level(req.answer_schema)), req.answer_schema)
             text, kind = json.dumps({"verdicts": verdicts}), "final"
         else:

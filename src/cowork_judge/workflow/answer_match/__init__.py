@@ -215,7 +215,8 @@ def _ask(ctx: WorkflowContext, rows: Sequence[Criterion], build: Callable[[Seque
             break
     seen = grounding.evidence_of([evidence])
     out = grounding.ground(rows, out, seen)
-    missing = grounding.ungrounded(out)
+    # a row with a part left unjudged is unjudged whatever its quotes say: no re-ask for it
+    missing = grounding.ungrounded(out) if all(v.judged for v in out.values()) else []
     if missing:
         asked = [r for r in rows if r.id in missing]
         messages = build(asked) + [{"role": "user", "content": grounding.reask_text({k: out[k] for k in missing})}]
