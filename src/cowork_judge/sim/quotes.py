@@ -136,10 +136,11 @@ def _top_level(row: dict[str, Any]) -> float | None:
 
 def add_quotes(rows: list[dict[str, Any]], verdicts: list[dict[str, Any]], *, schema: dict[str, Any] | None,
                context_text: str, fabricate: Fabricate | None = None, instance: str | None = None,
-               seq: int = 0) -> tuple[list[dict[str, Any]], list[str], list[str]]:
+               seq: int = 0, prompt_text: str = "") -> tuple[list[dict[str, Any]], list[str], list[str]]:
     """`verdicts` (one per row, same order) with quotes as the schema asks, the ids fabricated, and
     the ids whose labelled quote the request did not show (answered with a quote of shown text)."""
-    if not wants_quote(schema):
+    # without structured output the answer's shape is in the prompt's words: a "quote" field there asks for one
+    if not (wants_quote(schema) or (schema is None and '"quote"' in prompt_text)):
         return [{k: v for k, v in verdict.items() if k != "quote"} for verdict in verdicts], [], []
     lines = evidence_lines(context_text)
     shown = _squash("\n".join(lines))

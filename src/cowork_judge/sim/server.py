@@ -477,7 +477,8 @@ class SimServer:
                 verdicts, rec["flipped"] = self.flip.apply(req.rows, verdicts, instance=req.instance, page=req.page)
             verdicts, fabricated, unshown = add_quotes(req.rows, verdicts, schema=req.answer_schema, context_text=req.context_text,
                                               fabricate=self.fabricate if fault is None else None,
-                                              instance=req.instance, seq=int(rec.get("seq", 0)))
+                                              instance=req.instance, seq=int(rec.get("seq", 0)),
+                                              prompt_text=req.prompt_text)
             if fabricated:
                 rec["fabricated"] = fabricated
             if unshown:
