@@ -79,9 +79,10 @@ def test_ppt_judge_visual_and_content_requests_send_reason_first(judge_run):
     for e in run.sim.log.entries():
         if e.answer_schema is not None:
             names.add(tuple(item_branches(e.answer_schema)[0]["properties"]))
-    # the visual page request, content pass A (pages), pass B, type2 (na) and the agentic blocks
-    assert ("id", "reason", "pages", "hit") in names and ("id", "reason", "hit") in names
+    # content pass A (quote, pages), pass B, type2 (na), the visual page request and the agentic blocks (quote)
+    assert ("id", "reason", "quote", "pages", "hit") in names and ("id", "reason", "hit") in names
     assert ("id", "reason", "hit", "na") in names and ("id", "reason", "hit", "level") in names
+    assert ("id", "reason", "quote", "hit", "level") in names
 
 
 def test_answer_match_sends_reason_first(judge_run, tmp_path):
