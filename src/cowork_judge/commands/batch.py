@@ -83,6 +83,7 @@ def main(argv: list[str]) -> int:
     # ends the batch as one during the run does, not by the default action's silent death (-15)
     signal.signal(signal.SIGTERM, _stop_before_the_run)
     from cowork_judge.batch.instances import BatchInputError, child_env, discover_instances, plan_limits
+    from cowork_judge.batch.pool import WorkerStartError
     from cowork_judge.batch.runner import BatchRunner, run_with_signals
     from cowork_judge.fleet.outputs import Progress
 
@@ -149,6 +150,8 @@ def main(argv: list[str]) -> int:
             report, received = run_with_signals(runner, instances)
         except BatchInputError as exc:  # a link planted under --out while the batch ran (batch.outdir)
             return fail(str(exc))
+        except WorkerStartError as exc:  # a broken installation: nothing can be judged (what finished is kept)
+            return fail(str(exc), 1)
         progress.done()
         print(resume_line(report.rejudged, len(instances)), file=sys.stderr)
         if report.rescored:
