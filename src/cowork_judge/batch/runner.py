@@ -137,11 +137,21 @@ class BatchRunner:
         self._stop.set()
 
     def settings_digest(self, inst: BatchInstance) -> str:
-        """The verdict fingerprint digest a run of `inst` under this batch's environment records
-        (`run.fingerprint.verdict_fingerprint`)."""
+        """The verdict fingerprint digest a run of `inst` under its environment (`instance_env`)
+        records (`run.fingerprint.verdict_fingerprint`)."""
         from cowork_judge.run.fingerprint import verdict_fingerprint
 
-        return verdict_fingerprint(self.config, inst.tests_dir)["digest"]
+        return verdict_fingerprint(self.instance_config(inst), inst.tests_dir)["digest"]
+
+    def instance_config(self, inst: BatchInstance) -> Any:
+        """The configuration `inst` is judged under (`instance_env` read by `run.config.load_config`):
+        the batch's `config` unless its environment differs by more than JUDGE_INSTANCE_ID."""
+        from cowork_judge.run.config import load_config
+
+        env = self.instance_env(inst)
+        if {k: v for k, v in env.items() if k != "JUDGE_INSTANCE_ID"} == self.env:
+            return self.config
+        return load_config(env).config
 
     @property
     def config(self) -> Any:
