@@ -28,7 +28,7 @@ def _http_library() -> Any:
     """The HTTP library the ``openai`` client is built on (``httpx``, or ``httpx2`` in later releases)."""
     import openai._base_client as base
 
-    return getattr(base, "httpx2", None) or base.httpx
+    return getattr(base, "httpx2", None) or getattr(base, "httpx")  # noqa: B009 - one of the two exists
 
 
 def client_tls() -> ssl.SSLContext | None:
