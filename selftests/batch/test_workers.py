@@ -250,3 +250,20 @@ def test_the_pool_replaces_nothing_it_was_not_asked_to(tmp_path):
         assert ended == [worker] and worker.proc.returncode == 0 and pool.workers == []
     finally:
         pool.close()
+
+
+def test_a_worker_is_replaced_after_its_share_of_instances(tmp_path, sim, capsys, monkeypatch):
+    instances = [i for i in _problems(tmp_path, 7, capsys) if i.name in ("alg-0", "alg-5", "alg-6")]
+    script = tmp_path / "crashing_worker.py"
+    script.write_text(CRASHING_WORKER)  # records which process judged which instance
+    pids = tmp_path / "pids.txt"
+    monkeypatch.setenv("PIDS_FILE", str(pids))
+    limits = batch.plan_limits(2, 1, len(instances))
+    out = tmp_path / "runs"
+    out.mkdir()
+    runner = BatchRunner(out, limits, batch.child_env(dict(os.environ), limits, out), worker_argv=[str(script)],
+                         max_instances_per_worker=2)
+    report = runner.run(instances)
+    assert [o.state for o in report.outcomes] == ["complete"] * 3
+    judged_by = [line.split()[1] for line in pids.read_text().splitlines()]
+    assert judged_by[0] == judged_by[1] != judged_by[2]  # two in the first worker, the third in a fresh one

@@ -71,6 +71,7 @@ class Worker:
     current: Any = None
     assigned_at: float = 0.0
     judged: int = 0
+    retiring: bool = False
     _buffer: bytes = field(default=b"", repr=False)
 
     @property
@@ -128,8 +129,8 @@ class WorkerPool:
         return worker
 
     def idle(self) -> list[Worker]:
-        """Ready workers judging nothing."""
-        return [w for w in self.workers if w.ready and w.current is None]
+        """Ready workers judging nothing (and not asked to end)."""
+        return [w for w in self.workers if w.ready and w.current is None and not w.retiring]
 
     def busy(self) -> list[Worker]:
         """Workers judging an instance."""
@@ -189,6 +190,7 @@ class WorkerPool:
     def retire(self, worker: Worker) -> None:
         """Ask idle `worker` to end (EOF on its stdin); it leaves the pool when `poll` sees it end."""
         assert worker.proc.stdin is not None
+        worker.retiring = True
         try:
             worker.proc.stdin.close()
         except OSError:

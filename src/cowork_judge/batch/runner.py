@@ -125,6 +125,7 @@ class BatchRunner:
         self.worker_argv = worker_argv
         self.kill_margin_sec = kill_margin_sec
         self.max_instances_per_worker = max(1, max_instances_per_worker)
+        self._digests: dict[str, str] = {}
         self._stop = threading.Event()
         self._config: Any = None
         self._loaded: Any = None
@@ -138,10 +139,13 @@ class BatchRunner:
 
     def settings_digest(self, inst: BatchInstance) -> str:
         """The verdict fingerprint digest a run of `inst` under its environment (`instance_env`)
-        records (`run.fingerprint.verdict_fingerprint`)."""
+        records (`run.fingerprint.verdict_fingerprint`); computed once per instance and batch
+        (it reads the instance's tests files: they are not expected to change while it runs)."""
         from cowork_judge.run.fingerprint import verdict_fingerprint
 
-        return verdict_fingerprint(self.instance_config(inst), inst.tests_dir)["digest"]
+        if inst.name not in self._digests:
+            self._digests[inst.name] = verdict_fingerprint(self.instance_config(inst), inst.tests_dir)["digest"]
+        return self._digests[inst.name]
 
     def instance_config(self, inst: BatchInstance) -> Any:
         """The configuration `inst` is judged under (`instance_env` read by `run.config.load_config`):
