@@ -107,7 +107,7 @@ def test_a_crash_an_exit_a_hang_and_a_wedge_lose_only_their_instance(tmp_path, s
     out = tmp_path / "runs"
     out.mkdir()
     runner = _PerInstance(out, limits, batch.child_env(dict(os.environ), limits, out), deadline_sec=6.0, kill_margin_sec=4.0,
-                          worker_argv=[str(script)], settings={"alg-3": {"JUDGE_DEADLINE": "2"}})
+                          worker_argv=[str(script)], settings={"alg-3": {"JUDGE_DEADLINE": "2"}}, jobs=2)
     report = runner.run(instances)
     states = {o.name: o.state for o in report.outcomes}
     # a crash: a document with an exit_code; a cut at the deadline: interrupted (a resume judges it again), as ever
@@ -168,7 +168,7 @@ def test_settings_never_leak_between_the_instances_of_one_worker(tmp_path, sim, 
     out = tmp_path / "runs"
     out.mkdir()
     env = batch.child_env(dict(os.environ), limits, None)
-    runner = _PerInstance(out, limits, env, settings=SETTINGS)
+    runner = _PerInstance(out, limits, env, settings=SETTINGS, jobs=1)
     report = runner.run(instances)
     assert {o.state for o in report.outcomes} == {"complete"}
     assert _doc(out, "alg-0")["task_score"] == 0.0 and _doc(out, "alg-1")["task_score"] == pytest.approx(REWARD)
@@ -229,7 +229,7 @@ def test_a_worker_that_cannot_start_stops_the_batch_with_a_message(tmp_path, sim
     limits = batch.plan_limits(2, 1, len(instances))
     out = tmp_path / "runs"
     out.mkdir()
-    runner = BatchRunner(out, limits, batch.child_env(dict(os.environ), limits, out), worker_argv=[str(broken)])
+    runner = BatchRunner(out, limits, batch.child_env(dict(os.environ), limits, out), worker_argv=[str(broken)], jobs=1)
     from cowork_judge.batch.pool import WorkerStartError
 
     with pytest.raises(WorkerStartError, match="ended before it was ready, exit status 7"):
@@ -262,7 +262,7 @@ def test_a_worker_is_replaced_after_its_share_of_instances(tmp_path, sim, capsys
     out = tmp_path / "runs"
     out.mkdir()
     runner = BatchRunner(out, limits, batch.child_env(dict(os.environ), limits, out), worker_argv=[str(script)],
-                         max_instances_per_worker=2)
+                         max_instances_per_worker=2, jobs=1)
     report = runner.run(instances)
     assert [o.state for o in report.outcomes] == ["complete"] * 3
     judged_by = [line.split()[1] for line in pids.read_text().splitlines()]
