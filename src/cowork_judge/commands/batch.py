@@ -14,10 +14,14 @@ import argparse
 import os
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cowork_judge.commands._args import Parser, UsageError
+
+if TYPE_CHECKING:
+    from cowork_judge.batch.runner import InstanceOutcome
 
 EPILOG = """\
 limits: K long-lived workers (--jobs, default min(L, 8, instances to judge)) judge the instances, each one at a
@@ -136,13 +140,13 @@ def main(argv: list[str]) -> int:
     progress = Progress(len(instances), "batch")
     done = [0]
 
-    def on_outcome(outcome: object) -> None:
+    def on_outcome(outcome: InstanceOutcome) -> None:
         done[0] += 1
         progress.tick()
         if not progress.enabled:
-            state = outcome.state  # type: ignore[attr-defined]
-            print(f"batch: [{done[0]}/{len(instances)}] {outcome.name}: "  # type: ignore[attr-defined]
-                  + (KEPT_WORDS.get(state) or f"{state} ({outcome.seconds:.1f} s)"), file=sys.stderr)  # type: ignore[attr-defined]
+            state = outcome.state
+            print(f"batch: [{done[0]}/{len(instances)}] {outcome.name}: "
+                  + (KEPT_WORDS.get(state) or f"{state} ({outcome.seconds:.1f} s)"), file=sys.stderr)
 
     from cowork_judge.batch.lock import BatchLock, BatchLocked
 
@@ -265,7 +269,7 @@ def rescore_line(rescored: dict[str, int]) -> str:
 
 
 def _finish(args: argparse.Namespace, instances: list[Any], report: Any, received: int | None, limits: Any,
-            fail: Any) -> int:
+            fail: Callable[[str, int], int]) -> int:
     from cowork_judge.core.exit_status import EXIT_STATUS
     from cowork_judge.batch.runner import KEPT_STATES, write_outputs
 

@@ -178,13 +178,13 @@ def main(argv: list[str]) -> int:
         return fail(f"nothing to calibrate: no instance has a judged row with a label ({len(missing['result'])} without "
                     f"result, {len(missing['labels'])} without labels, {len(missing['delivery'])} with nothing delivered, "
                     f"{len(missing['no_match'])} whose labels name no row, of {len(names)})", 1)
-    doc = report(calibrated, draws=args.draws, seed=args.seed, confidence=args.confidence, missing=missing)
+    calibration = report(calibrated, draws=args.draws, seed=args.seed, confidence=args.confidence, missing=missing)
     try:
-        write_file(args.report, canonical_json(doc), force=args.force)
+        write_file(args.report, canonical_json(calibration), force=args.force)
     except (OutputExists, OSError) as exc:
         return fail(str(exc), 1)
     print(str(args.report))
-    print(_headline(doc), file=sys.stderr)
+    print(_headline(calibration), file=sys.stderr)
     return 0
 
 
@@ -216,10 +216,10 @@ def _load_labels(paths: list[Path], roots: dict[str, Path], read: Any) -> dict[s
         data = load(path)
         single = isinstance(data, dict) and all(isinstance(v, dict) and "hit" in v for v in data.values())
         if single:
-            name = path.stem if path.stem in roots else (next(iter(roots)) if len(roots) == 1 else None)
-            if name is None:
+            owner = path.stem if path.stem in roots else (next(iter(roots)) if len(roots) == 1 else None)
+            if owner is None:
                 raise ValueError(f"--labels {path}: an oracle file must be named <instance name>.json")
-            out[name] = read(data, str(path))
+            out[owner] = read(data, str(path))
         elif isinstance(data, dict):
             for name, oracle in data.items():
                 if name in roots:

@@ -77,7 +77,7 @@ class Plan:
 
     def diff(self) -> str:
         """Unified diff of every changed file, paths relative to the task folder."""
-        out = []
+        out: list[str] = []
         for path, new in self.files.items():
             rel = path.relative_to(self.task_dir).as_posix()
             out.extend(difflib.unified_diff(self.old[path].splitlines(True), new.splitlines(True),
@@ -262,8 +262,8 @@ def _choose_extras(plan: Plan, task_dir: Path, given: str | None) -> str:
         plan.actions.append("extras: none (no readable tests/rubric.json yet; run init again after writing the rubric)")
     else:
         chosen = ",".join(found[0])
-        why = "; ".join(f"{e} for {', '.join(r)}" for e, r in found[1].items())
-        plan.actions.append(f"extras: {chosen or 'none'} (from tests/rubric.json{': ' + why if why else ''})")
+        needs = "; ".join(f"{e} for {', '.join(r)}" for e, r in found[1].items())
+        plan.actions.append(f"extras: {chosen or 'none'} (from tests/rubric.json{': ' + needs if needs else ''})")
     plan.extras = chosen
     return chosen
 
@@ -372,7 +372,11 @@ def _merge(plan: Plan, text: str, config: dict[str, Any], *, force: bool, extras
     lines = te.scan(text)
     raw = text.split("\n")
 
-    def replace_line(index: int, value: str) -> None:
+    def replace_line(table: str, key: str, value: str) -> None:
+        index = te.find_key(lines, table, key)
+        if index is None:  # parsed, but not on a line of its own the scanner can read (e.g. a key with escapes)
+            raise InitError(f"task.toml: cannot find the line of [{table}] {key} to change it (write it as a bare key "
+                            f"`{key} = …` in a [{table}] table and run init again)")
         raw[index] = te.replace_value(raw[index], value)
 
     inserts: list[tuple[int, list[str]]] = []  # (before line index, new lines)
@@ -392,12 +396,12 @@ def _merge(plan: Plan, text: str, config: dict[str, Any], *, force: bool, extras
         verifier["timeout_sec"] = float(need)
         plan.actions.append(f"task.toml: [verifier] timeout_sec = {need} added")
     elif harbor_stubs.is_harbor_default_timeout(have) and have < need:
-        replace_line(te.find_key(lines, "verifier", "timeout_sec"), f"{need}.0")  # type: ignore[arg-type]
+        replace_line("verifier", "timeout_sec", f"{need}.0")
         verifier["timeout_sec"] = float(need)
         plan.actions.append(f"task.toml: [verifier] timeout_sec {have} (Harbor's default) → {need}")
     elif not isinstance(have, (int, float)) or have < need:
         if force:
-            replace_line(te.find_key(lines, "verifier", "timeout_sec"), f"{need}.0")  # type: ignore[arg-type]
+            replace_line("verifier", "timeout_sec", f"{need}.0")
             verifier["timeout_sec"] = float(need)
             plan.actions.append(f"task.toml: [verifier] timeout_sec {have} → {need}")
         else:
@@ -418,12 +422,12 @@ def _merge(plan: Plan, text: str, config: dict[str, Any], *, force: bool, extras
             e_new.append(f"{key} = {te.basic_string(value)}")
             env[key] = value
         elif key == "COWORK_JUDGE_EXTRAS" and not explicit and env[key] != value and _extras_lacking(env[key], extras):
-            replace_line(te.find_key(lines, "verifier.env", key), te.basic_string(value))  # type: ignore[arg-type]
+            replace_line("verifier.env", key, te.basic_string(value))
             plan.actions.append(f"task.toml: [verifier.env] {key} {env[key]!r} → {value!r} (the rubric's rows need it)")
             env[key] = value
         elif key == "COWORK_JUDGE_EXTRAS" and explicit and _extras_differ(env[key], extras):
             if force:
-                replace_line(te.find_key(lines, "verifier.env", key), te.basic_string(value))  # type: ignore[arg-type]
+                replace_line("verifier.env", key, te.basic_string(value))
                 plan.actions.append(f"task.toml: [verifier.env] {key} {env[key]!r} → {value!r} (--extras, --force)")
                 env[key] = value
             else:
@@ -432,7 +436,7 @@ def _merge(plan: Plan, text: str, config: dict[str, Any], *, force: bool, extras
                                       "--extras init keeps the task's)")
         elif env[key] != value and key in MANAGED_ENV:
             if force:
-                replace_line(te.find_key(lines, "verifier.env", key), te.basic_string(value))  # type: ignore[arg-type]
+                replace_line("verifier.env", key, te.basic_string(value))
                 plan.actions.append(f"task.toml: [verifier.env] {key} {env[key]!r} → {value!r}")
                 env[key] = value
             else:
