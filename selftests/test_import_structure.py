@@ -32,7 +32,7 @@ MAX_CHAIN = 12
 The longest chains today run from the command line through the engine, the agentic segment
 and its context down to the failure vocabulary (``commands.run`` → ``engine.judge`` →
 ``engine.router`` → ``agentic.dispatch`` → ``agentic.scheduler`` → ``agentic.base`` →
-``segment.context`` → ``transport.attempts`` → ``transport.chat`` → ``transport.calls`` →
+``segment.segment_context`` → ``transport.attempts`` → ``transport.chat`` → ``transport.calls`` →
 ``core.classify`` → ``core.error_kinds``), and from ``commands.lint`` through the lint
 checks and the code-method table, which reads only the code methods' view of the context
 (``segment.code_context``), not the model-call path. Never raise it."""
@@ -216,7 +216,7 @@ def test_the_walk_reads_the_package() -> None:
     assert "cowork_judge.engine.judge" in graph and "cowork_judge.core.scoring" in graph
     # the walk sees what it must: the run imports the router, the router the segments' entries
     assert "cowork_judge.engine.router" in graph["cowork_judge.engine.judge"]
-    assert {"cowork_judge.code_methods.runner", "cowork_judge.workflow.runner"} <= graph["cowork_judge.engine.router"]
+    assert {"cowork_judge.code_methods.code_rows", "cowork_judge.workflow.runner"} <= graph["cowork_judge.engine.router"]
 
 
 def test_no_import_loop_between_files() -> None:
@@ -247,6 +247,27 @@ def test_every_import_is_in_the_table() -> None:
 def test_no_loose_module_at_the_top() -> None:
     loose = sorted(p.name for p in (SRC / PACKAGE).glob("*.py") if p.name not in {"__init__.py", "__main__.py"})
     assert loose == [], "every module lives in a room (a folder): " + ", ".join(loose)
+
+
+RUN_ROOMS = ("run", "segment", "engine", "agentic", "workflow", "code_methods", "transport", "core")
+"""The rooms a run passes through: a file name may stand in one of them only (issue 38)."""
+
+
+def shared_file_names(rooms: tuple[str, ...] = RUN_ROOMS) -> dict[str, list[str]]:
+    """file name → the files of that name, where two or more of `rooms` hold one (at any depth; ``__init__.py`` aside)."""
+    where: dict[str, list[str]] = defaultdict(list)
+    for r in rooms:
+        for path in sorted((SRC / PACKAGE / r).rglob("*.py")):
+            if path.name != "__init__.py":
+                where[path.name].append(str(path.relative_to(SRC / PACKAGE)))
+    return {name: files for name, files in sorted(where.items())
+            if len({f.split("/")[0] for f in files}) > 1}
+
+
+def test_no_file_name_is_shared_by_two_rooms_of_the_run() -> None:
+    # one name per concept: a reader tells from a file's name which room a change belongs in
+    # (the run's context and the segments' view of it were both ``context.py``; see docs/architecture.md)
+    assert shared_file_names() == {}
 
 
 def test_no_import_chain_is_longer_than_the_bound() -> None:

@@ -38,7 +38,7 @@ from typing import Any
 import pytest
 
 from cowork_judge.agentic.cli_base import cli_prompt
-from cowork_judge.agentic.prompt import first_user_message, system_message
+from cowork_judge.agentic.block_prompt import first_user_message, system_message
 from cowork_judge.core.rubric import load_rubric, normalize_rubric
 from cowork_judge.core.verdicts import verdict_schema
 from cowork_judge.evidence.structure import extract_structure

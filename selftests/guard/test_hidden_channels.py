@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from hidden_decks import CASES, OTHER_CHANNELS, build_visibility_deck
 
-from cowork_judge.agentic.prompt import evidence_summary
+from cowork_judge.agentic.block_prompt import evidence_summary
 from cowork_judge.agentic.tools import pptx_text
 from cowork_judge.guard.gather import guard_delivery
 

@@ -11,7 +11,7 @@ from typing import Protocol, TypeVar
 from cowork_judge.core.error_kinds import ErrorKind, JudgeFailure
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import ParseOutcome
-from cowork_judge.segment.context import SegmentContext
+from cowork_judge.segment.segment_context import SegmentContext
 
 T = TypeVar("T")
 

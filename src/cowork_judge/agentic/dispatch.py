@@ -13,7 +13,7 @@ from cowork_judge.agentic.scheduler import judge_blocks
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.run.backends import backend_spec, load_backend_class
-from cowork_judge.segment.context import SegmentContext
+from cowork_judge.segment.segment_context import SegmentContext
 from cowork_judge.segment.judges import judges_opened
 
 
@@ -35,7 +35,7 @@ def judge_agentic(rows: Sequence[Criterion], ctx: SegmentContext) -> dict[str, V
         return {c.id: Verdict.unjudged(c.id, "backend_missing", reason) for c in rows}
     with ctx.calls.opened(), judges_opened(ctx.sampling):
         if ctx.sampling is not None:  # JUDGE_SAMPLES > 1 or JUDGE_PANEL: the sampling layer over the same blocks
-            from cowork_judge.agentic.sampling import judge_sampled
+            from cowork_judge.agentic.sampled_blocks import judge_sampled
 
             return asyncio.run(judge_sampled(rows, ctx, backend_class))
         return asyncio.run(_judge(rows, ctx, backend_class))

@@ -35,10 +35,10 @@ from cowork_judge.core.findings import GuardReport
 from cowork_judge.safety.redact import Redactor
 from cowork_judge.run.config import JudgeConfig, LoadedConfig, export_credentials
 from cowork_judge.run.context import RunContext
-from cowork_judge.run.delivery import collect_delivery, copy_stray, delivery_details
+from cowork_judge.run.collect import collect_delivery, copy_stray, delivery_details
 from cowork_judge.run.fingerprint import verdict_fingerprint
 from cowork_judge.run.instruction import find_instruction
-from cowork_judge.run.judges import run_cost, sampling_record
+from cowork_judge.run.sampling_plan import run_cost, sampling_record
 from cowork_judge.run.outputs import write_fallback, write_result
 from cowork_judge.run.paths import RunPaths
 from cowork_judge.segment.audit import AuditLog

@@ -4,7 +4,7 @@ Each row goes to the segment its `judge_method` names, never to another one: a r
 for code or a workflow that cannot run is unjudged with a specific `error_kind`, it is
 not silently judged by the agent. Before a row runs, its dependencies that are already
 decided are checked with the gate rules of `cowork_judge.core.gates` (§7.4). The
-segments' entries: `code_methods.runner.judge_code_row`,
+segments' entries: `code_methods.code_rows.judge_code_row`,
 `workflow.runner.judge_workflow_rows`, `agentic.dispatch.judge_agentic`. Only scoring
 decides the reward; the router saves calls and keeps the trace honest.
 
@@ -19,7 +19,7 @@ import time
 from collections.abc import Sequence
 
 from cowork_judge.agentic.workspace import workspace_rel
-from cowork_judge.code_methods.runner import CodeOutcome, judge_code_row
+from cowork_judge.code_methods.code_rows import CodeOutcome, judge_code_row
 from cowork_judge.core.budgets import agentic_reserve, workflow_budget
 from cowork_judge.core.classify import classify, summary
 from cowork_judge.core.gates import mark_open, pre_gate, settle_gated

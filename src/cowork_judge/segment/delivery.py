@@ -1,9 +1,9 @@
 """The typed delivery every segment reads: what the agent handed in (deliverable files, its
 final chat message) and what the judge's read limits left unread.
 
-Collected once by the run (`run.delivery.collect_delivery`: strict or lenient delivery,
+Collected once by the run (`run.collect.collect_delivery`: strict or lenient delivery,
 symlinks, the final message, the read limits) and handed to the segments in their context
-(`segment.context.SegmentContext.delivery`); the segments only read it. File names
+(`segment.segment_context.SegmentContext.delivery`); the segments only read it. File names
 (``rel``) are shown text: control characters escaped, undecodable bytes replaced.
 """
 
@@ -49,10 +49,10 @@ class Delivery(BaseModel):
     notes: list[str] = Field(default_factory=list)
     entries_scanned: int = Field(0, description="Directory entries examined over all roots.")
     scan_cut: bool = Field(False, description="The scan stopped at `scan_limit` entries: more files may exist.")
-    listing_limit: int = Field(0, ge=0, description="Deliverables listed at most by the collection (`run.delivery.MAX_FILES` "
+    listing_limit: int = Field(0, ge=0, description="Deliverables listed at most by the collection (`run.collect.MAX_FILES` "
                                                     "when it ran); 0 = not recorded.")
     scan_limit: int = Field(0, ge=0, description="Directory entries examined at most by the collection "
-                                                 "(`run.delivery.MAX_SCAN_ENTRIES` when it ran); 0 = not recorded.")
+                                                 "(`run.collect.MAX_SCAN_ENTRIES` when it ran); 0 = not recorded.")
 
     @property
     def unlisted(self) -> list[SkippedFile]:

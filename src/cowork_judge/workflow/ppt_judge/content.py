@@ -48,8 +48,8 @@ from cowork_judge.workflow._contract import (
     level_row,
     unjudged_row,
 )
-from cowork_judge.workflow.sampling import ask_unit
-from cowork_judge.workflow.sampling import label as sample_label
+from cowork_judge.workflow.sampled_units import ask_unit
+from cowork_judge.workflow.sampled_units import label as sample_label
 
 from . import content_pages, content_prompt, timing
 from .aggregate import page_ranges
@@ -191,7 +191,7 @@ class ContentJudge:
 
     def _ask_sampled(self, st: _State, c: ContentCall, messages: list[dict[str, Any]],
                      fmt: dict[str, Any]) -> content_prompt.Answer | tuple[ErrorKind, str]:
-        """This content pass asked per `WorkflowContext.sampling` (`workflow.sampling.ask_unit`)
+        """This content pass asked per `WorkflowContext.sampling` (`workflow.sampled_units.ask_unit`)
         and reduced to one answer — the first sample that says what the reduction says, so a
         pass A hit keeps the pages that sample named. Every sample goes to the row."""
         sampling = self.ctx.sampling

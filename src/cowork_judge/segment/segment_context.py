@@ -4,7 +4,7 @@ frozen, typed `SegmentContext`.
 The engine (`engine.judge`, `engine.router`) builds it from the run's own state
 (`run.context.RunContext.segment`) before each segment — and before each code row, with
 the artifacts of the rows before it merged in. A segment only reads it and RETURNS what it
-found (a code row its verdict, artifacts and notes: `code_methods.runner.CodeOutcome`;
+found (a code row its verdict, artifacts and notes: `code_methods.code_rows.CodeOutcome`;
 workflows and agentic blocks their verdicts); the engine merges the outcomes and builds the
 next context. Nothing a segment gets reaches the API key or the whole configuration: the
 settings are the few knobs the segments read (`SegmentSettings`), and model calls go through
@@ -28,8 +28,8 @@ from cowork_judge.segment.audit import AuditLog
 from cowork_judge.segment.deadline import Deadline
 from cowork_judge.segment.delivery import Delivery
 from cowork_judge.segment.judges import SamplingPlan
-from cowork_judge.segment.paths import SegmentPaths
-from cowork_judge.segment.settings import SegmentSettings
+from cowork_judge.core.layout import RunFolders
+from cowork_judge.segment.segment_settings import SegmentSettings
 from cowork_judge.transport.attempts import ModelCalls
 from cowork_judge.transport.stats import CallStats
 
@@ -42,7 +42,7 @@ class SegmentContext:
     """Everything a segment may read about one run (see the module docstring).
 
     Attributes:
-        paths: where to read and write (`SegmentPaths`).
+        paths: where to read and write (`RunFolders`).
         settings: the knobs the segments read (`SegmentSettings`).
         instruction: the judge instruction text; task_prompt: ``task_prompt.md`` ("" when absent).
         delivery: what the agent handed in (`segment.delivery.Delivery`).
@@ -62,7 +62,7 @@ class SegmentContext:
             call path); None: one judge asks every row once.
     """
 
-    paths: SegmentPaths
+    paths: RunFolders
     settings: SegmentSettings
     instruction: str
     task_prompt: str

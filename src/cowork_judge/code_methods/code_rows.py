@@ -19,7 +19,7 @@ from cowork_judge.core.classify import classify, summary
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.segment.code_context import CodeContext
-from cowork_judge.segment.context import NOTHING, SegmentContext
+from cowork_judge.segment.segment_context import NOTHING, SegmentContext
 from cowork_judge._util.threads import call_with_timeout
 
 
