@@ -148,6 +148,8 @@ def route(criteria: Sequence[Criterion], ctx: RunContext) -> dict[str, Verdict]:
 def _merge(ctx: RunContext, outcome: CodeOutcome) -> None:
     """Merge one code row's outcome into the run's state: its artifacts for the rows and
     segments after it, its notes into the delivery's (the result's warnings)."""
+    if outcome.deck is not None:
+        ctx.deck = outcome.deck
     ctx.artifacts.update(outcome.artifacts)
     if outcome.notes:
         ctx.delivery = ctx.delivery.model_copy(update={"notes": [*ctx.delivery.notes, *outcome.notes]})
@@ -162,12 +164,13 @@ def _audit_segment(ctx: RunContext, name: str, rows: Sequence[Criterion], decide
 
 def _publish_artifacts(ctx: RunContext) -> None:
     """Write ``evidence/artifacts.json`` for agentic blocks (deck path relative to a block)."""
-    if not ctx.artifacts:
+    if not ctx.artifacts and ctx.deck is None:
         return
     doc = {k: v for k, v in ctx.artifacts.items() if isinstance(v, (str, int, float, bool)) or v is None}
-    rel = ctx.artifacts.get("deck_rel")
-    if rel:
-        item = next((f for f in ctx.delivery.files if f.rel == rel), None)
+    if ctx.deck is not None:
+        doc.update(ctx.deck.as_artifacts())
+    if ctx.deck is not None and ctx.deck.rel:
+        item = next((f for f in ctx.delivery.files if f.rel == ctx.deck.rel), None)
         doc["deck_in_workspace"] = workspace_rel(item, ctx.delivery.files) if item else None
     ctx.paths.evidence_dir.mkdir(parents=True, exist_ok=True)
     (ctx.paths.evidence_dir / "artifacts.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -23,7 +23,7 @@ from cowork_judge.run.paths import RunPaths
 from cowork_judge.segment.audit import AuditLog
 from cowork_judge.segment.segment_context import SegmentContext
 from cowork_judge.segment.deadline import Deadline
-from cowork_judge.segment.delivery import Delivery
+from cowork_judge.segment.delivery import Delivery, LocatedDeck
 from cowork_judge.segment.judges import SamplingPlan
 from cowork_judge.segment.segment_settings import SegmentSettings
 from cowork_judge.transport.attempts import ModelCalls, RequestLimiter
@@ -47,8 +47,9 @@ class RunContext:
         redactor: secret redaction for everything written.
         audit: the ``judge/`` audit folder.
         stats: model call/token counters.
-        artifacts: what the code rows found (e.g. ``deck_path``), merged by the engine from
-            their outcomes; later segments read it through their context.
+        deck: the deck the code rows located (`segment.delivery.LocatedDeck`), merged by the
+            engine from their outcomes; later segments read it through their context.
+        artifacts: anything else the code rows found, merged the same way.
         workflow_config: rubric.json's top-level ``workflow_config`` (name → settings).
         rng: randomness for jitter and backoff (seedable in tests).
         retry: the retry policy (failure table, JUDGE_MAX_TRIES, JUDGE_RETRY_BACKOFF_MAX);
@@ -75,6 +76,7 @@ class RunContext:
     redactor: Redactor
     audit: AuditLog
     stats: CallStats = field(default_factory=CallStats)
+    deck: LocatedDeck | None = None
     artifacts: dict[str, Any] = field(default_factory=dict)
     workflow_config: dict[str, Any] = field(default_factory=dict)
     rng: random.Random = field(default_factory=random.Random)
@@ -120,7 +122,8 @@ class RunContext:
         return SegmentContext(
             paths=self.paths.folders, settings=settings, instruction=self.instruction, task_prompt=self.task_prompt,
             delivery=self.delivery, deadline=self.deadline, redactor=self.redactor, audit=self.audit, calls=self.calls,
-            stats=self.stats, retry=self.retry, rng=self.rng, log=self.log, artifacts=MappingProxyType(dict(self.artifacts)),
+            stats=self.stats, retry=self.retry, rng=self.rng, log=self.log, deck=self.deck,
+            artifacts=MappingProxyType(dict(self.artifacts)),
             workflow_config=MappingProxyType(dict(self.workflow_config)), sampling=self.sampling)
 
     def limiter_warnings(self) -> list[str]:

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from cowork_judge.segment.deadline import Deadline
-from cowork_judge.segment.delivery import Delivery
+from cowork_judge.segment.delivery import Delivery, LocatedDeck
 from cowork_judge.core.layout import RunFolders
 from cowork_judge.segment.segment_settings import SegmentSettings
 
@@ -34,6 +34,9 @@ class CodeContext(Protocol):
 
     @property
     def deadline(self) -> Deadline: ...
+
+    @property
+    def deck(self) -> LocatedDeck | None: ...
 
     @property
     def artifacts(self) -> Mapping[str, Any]: ...

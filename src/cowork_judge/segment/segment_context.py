@@ -26,7 +26,7 @@ from cowork_judge.core.retry import RetryPolicy
 from cowork_judge.safety.redact import Redactor
 from cowork_judge.segment.audit import AuditLog
 from cowork_judge.segment.deadline import Deadline
-from cowork_judge.segment.delivery import Delivery
+from cowork_judge.segment.delivery import Delivery, LocatedDeck
 from cowork_judge.segment.judges import SamplingPlan
 from cowork_judge.core.layout import RunFolders
 from cowork_judge.segment.segment_settings import SegmentSettings
@@ -54,8 +54,8 @@ class SegmentContext:
         retry: the retry policy (failure table, JUDGE_MAX_TRIES, JUDGE_RETRY_BACKOFF_MAX).
         rng: the run's random source (jitter, backoff; seeded in tests).
         log: the run's logger.
-        artifacts: what earlier code rows found (``deck_path``, ``deck_rel``, ``deck_kind``…),
-            read-only.
+        deck: the deck the code rows located (`segment.delivery.LocatedDeck`), None when none was.
+        artifacts: anything else earlier code rows found, read-only (the located deck is `deck`).
         workflow_config: ``rubric.json → workflow_config`` (name → settings), read-only.
         sampling: who judges and how often when rows are sampled or judged by a panel
             (JUDGE_SAMPLES > 1, JUDGE_PANEL: `segment.judges.SamplingPlan`, each judge with its
@@ -75,6 +75,7 @@ class SegmentContext:
     retry: RetryPolicy
     rng: random.Random = field(default_factory=random.Random)
     log: logging.Logger = field(default_factory=lambda: logging.getLogger("cowork_judge"))
+    deck: LocatedDeck | None = None
     artifacts: Mapping[str, Any] = field(default_factory=lambda: NOTHING)
     workflow_config: Mapping[str, Any] = field(default_factory=lambda: NOTHING)
     sampling: SamplingPlan | None = None

@@ -119,7 +119,7 @@ def _run_one(module: Any, name: str, rows: list[Criterion], ctx: SegmentContext,
     wctx = WorkflowContext(
         name=name,
         settings=MappingProxyType(dict(ctx.workflow_config.get(name, {}) or {})),
-        artifacts=MappingProxyType(dict(ctx.artifacts)),
+        artifacts=MappingProxyType({**ctx.artifacts, **(ctx.deck.as_artifacts() if ctx.deck else {})}),
         evidence_dir=ctx.paths.evidence_dir,
         work_dir=work_dir,
         delivery=ctx.delivery,

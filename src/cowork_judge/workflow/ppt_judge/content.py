@@ -112,7 +112,7 @@ class ContentJudge:
                  budget_end: float) -> None:
         self.ctx, self.deck, self.checks, self.budget_end = ctx, deck, checks, budget_end
         self.pages = {pg.number: pg for pg in deck.pages}
-        self.deck_rel = str(ctx.artifacts.get("deck_rel") or deck.source)
+        self.deck_rel = str((ctx.deck.rel if ctx.deck else None) or deck.source)
         self.rows: dict[str, _State] = {c.id: _State(c, content_kind(c.workflow.group) or "type1") for c in rows}
         self.waiting: dict[str, list[str]] = {}
         self.seq = itertools.count()
