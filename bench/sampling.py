@@ -94,7 +94,7 @@ def reference_reward(inst: Path) -> float:
 def judge_all(tasks: Path, out: Path, url: str, extra: dict[str, str]) -> dict[str, Any]:
     """Judge every instance in process (the real engine and client) and measure it."""
     from cowork_judge.engine import judge
-    from cowork_judge.run.config import load_config
+    from cowork_judge.config.judge_config import load_config
     from cowork_judge.run.paths import RunPaths
 
     pairs = right = unjudged = calls = 0

@@ -38,7 +38,7 @@ checks and the code-method table, which reads only the code methods' view of the
 (``segment.code_context``), not the model-call path. Never raise it."""
 
 ALLOWED: dict[str, frozenset[str]] = {
-    # floor 1: the ground — the scoring core with its pure types, the utilities, the simulator
+    # floor 1: the ground — the scoring core with its pure types (the folder tree among them), the utilities, the simulator
     "core": frozenset(),
     "_util": frozenset(),
     "sim": frozenset(),
@@ -49,25 +49,26 @@ ALLOWED: dict[str, frozenset[str]] = {
     "evidence": frozenset({"_util", "safety"}),
     "transport": frozenset({"_util", "core", "safety"}),
     # floor 4
+    "config": frozenset({"core", "safety", "transport"}),
     "fleet": frozenset({"__init__", "core", "evidence"}),
     "guard": frozenset({"core", "evidence", "safety"}),
     "segment": frozenset({"_util", "core", "safety", "transport"}),
     # floor 5
+    "agentic": frozenset({"_util", "config", "core", "evidence", "guard", "safety", "segment", "transport"}),
     "code_methods": frozenset({"_util", "core", "evidence", "safety", "segment"}),
-    "run": frozenset({"__init__", "_util", "core", "safety", "segment", "transport"}),
+    "run": frozenset({"__init__", "_util", "config", "core", "safety", "segment", "transport"}),
     "workflow": frozenset({"__init__", "_util", "core", "evidence", "safety", "segment", "transport"}),
     # floor 6
-    "agentic": frozenset({"_util", "core", "evidence", "guard", "run", "safety", "segment", "transport"}),
-    "batch": frozenset({"_util", "core", "fleet", "run"}),
-    "install": frozenset({"__init__", "_util", "core", "run", "workflow"}),
+    "batch": frozenset({"_util", "config", "core", "fleet", "run"}),
+    "engine": frozenset({"__init__", "_util", "agentic", "code_methods", "config", "core", "evidence", "guard", "run",
+                         "safety", "segment", "workflow"}),
+    "install": frozenset({"__init__", "_util", "config", "core", "workflow"}),
     # floor 7
     "authoring": frozenset({"core", "fleet", "install", "workflow"}),
-    "engine": frozenset({"__init__", "_util", "agentic", "code_methods", "core", "evidence", "guard", "run", "safety",
-                         "segment", "workflow"}),
-    "lint": frozenset({"__init__", "_util", "code_methods", "core", "install", "run", "workflow"}),
+    "lint": frozenset({"__init__", "_util", "code_methods", "config", "core", "install", "run", "workflow"}),
     # floor 8: the command line
-    "commands": frozenset({"__init__", "_util", "authoring", "batch", "core", "engine", "evidence", "fleet", "install",
-                           "lint", "run", "safety", "segment", "sim", "workflow"}),
+    "commands": frozenset({"__init__", "_util", "authoring", "batch", "config", "core", "engine", "evidence", "fleet",
+                           "install", "lint", "run", "safety", "sim", "workflow"}),
     "__main__": frozenset({"commands"}),
 }
 """Room → the rooms it may import: the layering as a rule a reviewer reads (issue 38). A room not

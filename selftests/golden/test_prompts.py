@@ -44,7 +44,7 @@ from cowork_judge.core.verdicts import verdict_schema
 from cowork_judge.evidence.structure import extract_structure
 from cowork_judge.safety.redact import Redactor
 from cowork_judge.run.answer import final_message
-from cowork_judge.run.config import load_config
+from cowork_judge.config.judge_config import load_config
 from cowork_judge.run.paths import RunPaths
 from cowork_judge.workflow._contract import ModelReply, WorkflowContext
 from cowork_judge.workflow.answer_match import rows as answer_rows

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from cowork_judge.run.answer import UnreadableMessage, atif_final_message
-from cowork_judge.run.config import load_config
+from cowork_judge.config.judge_config import load_config
 from cowork_judge.run.collect import collect_delivery, copy_stray
 from cowork_judge.run.paths import RunPaths
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from cowork_judge.run.config import CAPS, load_config, masked
+from cowork_judge.config.judge_config import CAPS, load_config, masked
 from cowork_judge.run.fingerprint import verdict_ingredients
 from cowork_judge.run.sampling_plan import ModelView, sampling_plan, sampling_record
 from cowork_judge.transport.attempts import ModelCalls

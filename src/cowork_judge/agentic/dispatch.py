@@ -1,6 +1,6 @@
 """The `agentic` segment's entry: judge rows with the configured backend (SPEC §10).
 
-The backend comes from the registry (`run.backends`); its implementation, and the
+The backend comes from the registry (`config.backends`); its implementation, and the
 model client with it, is imported only here and only when agentic rows exist.
 """
 
@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from cowork_judge.agentic.scheduler import judge_blocks
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
-from cowork_judge.run.backends import backend_spec, load_backend_class
+from cowork_judge.config.backends import backend_spec, load_backend_class
 from cowork_judge.segment.segment_context import SegmentContext
 from cowork_judge.segment.judges import judges_opened
 
@@ -42,7 +42,7 @@ def judge_agentic(rows: Sequence[Criterion], ctx: SegmentContext) -> dict[str, V
 
 
 def _available() -> list[str]:
-    from cowork_judge.run.backends import BACKENDS
+    from cowork_judge.config.backends import BACKENDS
 
     return [name for name, spec in BACKENDS.items() if spec.available]
 

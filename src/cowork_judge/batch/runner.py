@@ -134,8 +134,8 @@ class BatchRunner:
 
     @property
     def config(self) -> Any:
-        """The runs' configuration (`run.config.JudgeConfig` of `env`), read once."""
-        from cowork_judge.run.config import load_config
+        """The runs' configuration (`config.judge_config.JudgeConfig` of `env`), read once."""
+        from cowork_judge.config.judge_config import load_config
 
         if self._loaded is None:
             self._loaded = load_config(self.env)

@@ -14,7 +14,7 @@ from pathlib import Path
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.findings import GuardReport
 from cowork_judge.safety.redact import Redactor
-from cowork_judge.run.config import JudgeConfig
+from cowork_judge.config.judge_config import JudgeConfig
 from cowork_judge.segment.delivery import Delivery
 from cowork_judge.evidence.reads import StructureReads
 

@@ -34,7 +34,7 @@ from cowork_judge.evidence.kinds import DECK_SUFFIXES  # noqa: F401 - DECK_SUFFI
 from cowork_judge._util.fsutil import discard_scratch
 from cowork_judge.core.findings import GuardReport
 from cowork_judge.safety.redact import Redactor
-from cowork_judge.run.config import JudgeConfig, LoadedConfig, export_credentials
+from cowork_judge.config.judge_config import JudgeConfig, LoadedConfig, export_credentials
 from cowork_judge.run.context import RunContext
 from cowork_judge.run.collect import collect_delivery, copy_stray, delivery_details
 from cowork_judge.run.fingerprint import verdict_fingerprint

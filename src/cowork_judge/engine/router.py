@@ -25,7 +25,7 @@ from cowork_judge.core.classify import classify, summary
 from cowork_judge.core.gates import mark_open, pre_gate, settle_gated
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
-from cowork_judge.run.backends import backend_spec
+from cowork_judge.config.backends import backend_spec
 from cowork_judge.run.context import RunContext
 
 SEGMENTS = ("code", "workflow", "agentic")

@@ -38,7 +38,7 @@ from cowork_judge.run.sampling_plan import run_cost, sampling_record
 
 if TYPE_CHECKING:
     from cowork_judge.safety.redact import Redactor
-    from cowork_judge.run.config import LoadedConfig
+    from cowork_judge.config.judge_config import LoadedConfig
     from cowork_judge.run.context import RunContext
     from cowork_judge.run.paths import RunPaths
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from cowork_judge.safety.agent_text import decode, repair
-from cowork_judge.run.config import JudgeConfig
+from cowork_judge.config.judge_config import JudgeConfig
 from cowork_judge.run.paths import RunPaths
 
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024

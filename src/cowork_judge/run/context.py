@@ -17,7 +17,7 @@ from typing import Any
 
 from cowork_judge.core.retry import RetryPolicy
 from cowork_judge.safety.redact import Redactor
-from cowork_judge.run.config import JudgeConfig
+from cowork_judge.config.judge_config import JudgeConfig
 from cowork_judge.run.sampling_plan import sample_temperature, sampling_plan
 from cowork_judge.run.paths import RunPaths
 from cowork_judge.segment.audit import AuditLog

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from cowork_judge._util.fsutil import make_scratch_dir
 from cowork_judge.core.layout import RunFolders, VerifierLayout
-from cowork_judge.run.config import JudgeConfig, load_config
+from cowork_judge.config.judge_config import JudgeConfig, load_config
 
 
 def default_logs_dir_refusal(logs_dir: Path) -> str | None:
@@ -93,7 +93,7 @@ class RunPaths(RunFolders, VerifierLayout):
         environ: Mapping[str, str] | None = None,
     ) -> RunPaths:
         """`from_config` with the configuration read from `environ` (default: the process
-        environment) by `cowork_judge.run.config.load_config`."""
+        environment) by `cowork_judge.config.judge_config.load_config`."""
         return cls.from_config(load_config(environ).config, app_dir=app_dir, logs_dir=logs_dir, tests_dir=tests_dir,
                                work_dir=work_dir, alt_output_dir=alt_output_dir)
 
