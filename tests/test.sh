@@ -615,7 +615,7 @@ run_judge() {
   case "$deadline" in "" | *[!0-9]*) deadline=1800 ;; esac
   export JUDGE_TESTS_DIR="$TESTS_DIR"
   export PATH="${JPY%/*}:$PATH"
-  # Fleet spreads (run/config.py FLEET_*): a hand `cowork-judge run` defaults to 0, a trial does not.
+  # Fleet spreads (config/judge_config.py FLEET_*): a hand `cowork-judge run` defaults to 0, a trial does not.
   export JUDGE_START_JITTER="${JUDGE_START_JITTER:-180}" JUDGE_WORKFLOW_START_JITTER="${JUDGE_WORKFLOW_START_JITTER:-30}"
   if [ -n "${CUSTOM_JUDGE_ENTRY:-}" ]; then
     case "$CUSTOM_JUDGE_ENTRY" in /*) entry="$CUSTOM_JUDGE_ENTRY" ;; *) entry="$TESTS_DIR/$CUSTOM_JUDGE_ENTRY" ;; esac

@@ -29,7 +29,7 @@ from cowork_judge.code_methods.files import ReadLimit, listing_limit, scan_limit
 from cowork_judge.evidence.kinds import KIND_FAMILY, SUFFIX_KIND
 from cowork_judge._util.fsutil import file_sha256
 from cowork_judge.segment.code_context import CodeContext
-from cowork_judge.segment.delivery import DeliveredFile
+from cowork_judge.segment.delivery import DeliveredFile, LocatedDeck
 
 DECK_SUFFIXES: dict[str, str] = {suffix: KIND_FAMILY[kind] for suffix, kind in SUFFIX_KIND.items()}
 """Deck-like extension → the kind family its NAME claims (`evidence.kinds`, the same names the
@@ -145,7 +145,7 @@ def locate_deck(
 
     def found(item: DeliveredFile, why: str) -> tuple[bool, str, dict[str, Any]]:
         family = kinds[item.path]
-        art = {"deck_path": item.path, "deck_kind": family, "deck_rel": item.rel}
+        art = LocatedDeck(path=item.path, rel=item.rel, kind=family).as_artifacts()
         return True, f"deck is {item.rel}{misnamed(item.rel, family) or f' ({family})'}{why}{note}", art
 
     if require_expect_name and expect_name:
@@ -226,7 +226,6 @@ def the_deck(ctx: CodeContext, path: str | None) -> tuple[Path | None, str]:
         if any(f.rel == rel for f in ctx.delivery.unlisted):
             raise ReadLimit(f"{path!r} lies past the listing limit and was not opened", limit=listing_limit(ctx.delivery))
         return None, f"{path!r} is not a deliverable"
-    located = ctx.artifacts.get("deck_path")
-    if located:
-        return Path(located), str(ctx.artifacts.get("deck_rel", located))
+    if ctx.deck is not None:
+        return Path(ctx.deck.path), ctx.deck.shown
     return None, "no deck was located (run locate_deck first, or give `path`)"

@@ -24,6 +24,7 @@ from cowork_judge._util import procs
 from cowork_judge.core.error_kinds import ErrorKind, ExitCode
 from cowork_judge.core.exit_status import signal_exit_status
 from cowork_judge.core.fold import RunFacts, RunFailure, all_unjudged, fold
+from cowork_judge.evidence.reads import StructureReads
 from cowork_judge.core.result import ResultDocument
 from cowork_judge.core.rubric import Criterion, RubricError, load_rubric
 from cowork_judge.core.scoring import ScoringError, check_scorable
@@ -33,12 +34,12 @@ from cowork_judge.evidence.kinds import DECK_SUFFIXES  # noqa: F401 - DECK_SUFFI
 from cowork_judge._util.fsutil import discard_scratch
 from cowork_judge.core.findings import GuardReport
 from cowork_judge.safety.redact import Redactor
-from cowork_judge.run.config import JudgeConfig, LoadedConfig, export_credentials
+from cowork_judge.config.judge_config import JudgeConfig, LoadedConfig, export_credentials
 from cowork_judge.run.context import RunContext
-from cowork_judge.run.delivery import collect_delivery, copy_stray, delivery_details
+from cowork_judge.run.collect import collect_delivery, copy_stray, delivery_details
 from cowork_judge.run.fingerprint import verdict_fingerprint
 from cowork_judge.run.instruction import find_instruction
-from cowork_judge.run.judges import run_cost, sampling_record
+from cowork_judge.run.sampling_plan import run_cost, sampling_record
 from cowork_judge.run.outputs import write_fallback, write_result
 from cowork_judge.run.paths import RunPaths
 from cowork_judge.segment.audit import AuditLog
@@ -252,7 +253,8 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
     log.info("delivery: %d file(s), %d stray, final message from %s", len(delivery.files), len(delivery.stray),
              delivery.final_message_source or "nowhere")
     run.warn("delivery", delivery.notes, prefix="delivery: ")
-    run.guard = guarding.scan(delivery, config, redactor, _read_optional(paths.task_prompt))
+    reads = StructureReads()  # each deck parsed once: by the guard's scan, reused by the evidence step
+    run.guard = guarding.scan(delivery, config, redactor, _read_optional(paths.task_prompt), reads=reads)
     warned = len(delivery.notes)  # code rows return notes while judging (a read limit hid an answer)
     if delivery.missing and delivery.unreadable:
         return run.failed(criteria, "delivery_unreadable", "judge:scorer_error",
@@ -292,7 +294,7 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
         verdicts.update(all_unjudged([c for c in criteria if c.judge_method != "code"], "no_credential", reason))
         return run.document(criteria, verdicts, delivery=delivery, ctx=ctx, instruction_source=instruction_source,
                             failure=RunFailure(exit_code="judge:no_credential", exit_reason=reason))
-    evidence, evidence_pages = evidence_step.collect(ctx, needs_evidence=needs_model)  # code rows never look at page images
+    evidence, evidence_pages = evidence_step.collect(ctx, needs_evidence=needs_model, reads=reads)  # code rows never look at page images
     try:
         route = _route()
     except Exception as exc:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from cowork_judge.safety.agent_text import decode
 from cowork_judge.evidence.kinds import OOXML_KINDS, SUFFIX_KIND
+from cowork_judge.evidence.reads import StructureReads
 from cowork_judge.guard.discourse import Discourse, read_task
 from cowork_judge.core.findings import MAX_FINDINGS, Channel, Finding, GuardMode, GuardReport
 from cowork_judge.guard.scan import SCAN_CHARS, comparable, excerpt, master_key_finding, scan_text
@@ -73,7 +74,7 @@ def _ooxml_parts(path: Path, prefix: str) -> Iterable[str]:
                 yield zf.read(info).decode("utf-8", errors="replace")
 
 
-def file_texts(rel: str, path: Path) -> list[TextPiece]:
+def file_texts(rel: str, path: Path, reads: StructureReads | None = None) -> list[TextPiece]:
     """The pieces of text the judge may read from one deliverable (see the module docstring).
 
     Raises:
@@ -85,7 +86,7 @@ def file_texts(rel: str, path: Path) -> list[TextPiece]:
         # imported here: its documents module costs ~25 ms of start-up a run without a deck never needs
         from cowork_judge.guard.deck_text import read_deck_text
 
-        deck = read_deck_text(path)
+        deck = read_deck_text(path, reads=reads)
         if deck.error:
             with path.open("rb") as fh:
                 head = fh.read(1024)
@@ -138,7 +139,7 @@ def _name_text(rel: str) -> str:
 
 def guard_delivery(files: Sequence[tuple[str, Path]], final_message: str | None, *, mode: GuardMode,
                    message_channel: Channel = "final_message", redact: Callable[[str], str] = str,
-                   task: str | None = None) -> GuardReport:
+                   task: str | None = None, reads: StructureReads | None = None) -> GuardReport:
     """Scan everything the agent wrote that the judge reads; the report for the result document.
 
     Args:
@@ -147,6 +148,7 @@ def guard_delivery(files: Sequence[tuple[str, Path]], final_message: str | None,
         mode: ``JUDGE_GUARD``; ``off`` returns an empty, unscanned report.
         message_channel: ``trajectory`` when the message came from the ATIF trajectory.
         redact: applied to every excerpt (secrets the agent printed never reach the document).
+        reads: the run's deck reads, which the evidence build reuses (a deck is parsed once per run).
         task: the task prompt the agent was given (None: unknown). A deliverable may quote
             attacks, write grading rules or show verdict-shaped examples without flagging only
             when the task is about that (`discourse`).
@@ -176,7 +178,7 @@ def guard_delivery(files: Sequence[tuple[str, Path]], final_message: str | None,
         count("file_name", len(rel))
         findings += [f.model_copy(update={"file": rel, "line": None}) for f in scan_text(_name_text(rel), "file_name")]
         try:
-            pieces = file_texts(rel, path)
+            pieces = file_texts(rel, path, reads)
         except Exception:  # noqa: BLE001 - an unreadable file is counted, never a crash (SPEC §22)
             count("unreadable_files", 1)
             continue
