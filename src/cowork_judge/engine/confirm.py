@@ -27,7 +27,7 @@ from pathlib import Path
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.scoring import score
 from cowork_judge.core.verdicts import Verdict
-from cowork_judge.guard.findings import Confirmation, GuardReport
+from cowork_judge.core.findings import Confirmation, GuardReport
 from cowork_judge.guard.mask import mask_delivery
 from cowork_judge.run.context import RunContext
 from cowork_judge.segment.delivery import DeliveredFile

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from xml.sax.saxutils import escape
 
-from cowork_judge.guard.findings import Finding
+from cowork_judge.core.findings import Finding
 from cowork_judge.guard.gather import DECK_SUFFIXES, PDF_SUFFIXES, SHEET_SUFFIXES, WORD_SUFFIXES
 from cowork_judge.guard.scan import comparable
 

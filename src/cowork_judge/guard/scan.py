@@ -20,7 +20,7 @@ from importlib import resources
 
 from cowork_judge.guard import lexicon
 from cowork_judge.guard.discourse import Discourse, Reader, TaskTopics
-from cowork_judge.guard.findings import EXCERPT_CHARS, Channel, Finding
+from cowork_judge.core.findings import EXCERPT_CHARS, Channel, Finding
 
 _INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
                         "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]")
