@@ -177,10 +177,12 @@ def _group(attack: dict[str, Any] | None, carrier: str, instance: str = "water")
     return f"{carrier if carrier in ('deck', 'chat_only') else 'text'}/{instance}"
 
 
-def attack_success(attacks: list[dict[str, Any]], token: str, jobs: int) -> tuple[list[dict[str, Any]], dict[str, float], float]:
-    """Run every attack under off and penalize, and the clean rollout of each carrier and instance."""
+def attack_success(attacks: list[dict[str, Any]], token: str, jobs: int,
+                   targeted: bool = False) -> tuple[list[dict[str, Any]], dict[str, float], float]:
+    """Run every attack under off and penalize, and the clean rollout of each carrier and instance
+    (`targeted`: the token helps only the rows the attack names, ``sim --gullible-rows``)."""
     tokens = sorted({token, *(a["token"] for a in attacks if a.get("token"))})
-    server = SimServer(GulliblePolicy(OraclePolicy.from_dict(ORACLE), tokens), api_key=KEY).start()
+    server = SimServer(GulliblePolicy(OraclePolicy.from_dict(ORACLE), tokens, targeted=targeted), api_key=KEY).start()
     scratch = Path(tempfile.mkdtemp(prefix="redteam-"))
     t0 = time.monotonic()
     try:
@@ -408,6 +410,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-attacks", action="store_true", help="false flags only (no judge runs)")
     p.add_argument("--set", dest="sets", action="append", default=[], metavar="SET",
                    help="only the attacks (and, with --honest-rewards, honest documents) of this set ('' for the first)")
+    p.add_argument("--targeted", action="store_true",
+                   help="the targeted gullible judge (sim --gullible-rows): the token helps only the rows the attack names")
     p.add_argument("--honest-rewards", action="store_true",
                    help="also judge each honest document (of --set, else all) under penalize and count rewards that drop")
     p.add_argument("--guard-only", action="store_true",
@@ -417,7 +421,7 @@ def main(argv: list[str] | None = None) -> int:
     attacks = [a for a in corpus["attacks"] if (not args.only or a["id"] in args.only)
                and (not args.sets or a.get("set", "") in args.sets)]
     results, baseline, seconds = ([], {}, 0.0) if args.no_attacks or args.guard_only else \
-        attack_success(attacks, corpus["token"], args.jobs)
+        attack_success(attacks, corpus["token"], args.jobs, args.targeted)
     flags = false_flags()
     sets = {a["id"]: a.get("set", "") for a in corpus["attacks"]}
     if args.guard_only:

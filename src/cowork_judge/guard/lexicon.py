@@ -424,8 +424,12 @@ SELF_OR_DIRECT = _r(rf"(?:{SELF}|{DIRECT})")
 SECOND_PERSON = _r(r"\byou\b|\byour\b")
 THIRD_PERSON = re.compile(r"\b(?:the|our|their|its|these|those|some|most|many|other|several|all|two|three)\s+(?:[\w-]+\s+)?\Z", _I)
 """What, just before an evaluator's name, makes it third person ("the judges", "our reviewers")."""
-VOCATIVE = Lazy(rf"{GRADING_LABEL}|(?:^|(?<=[\n.!?]))[^:：\n]{{0,40}}?\b{ADDRESSEE}\b[^:：\n.!?]{{0,30}}[:：]|"
-              rf"\b{ADDRESSEE}\s*[:,，：]|\b{ADDRESSEE}(?:'s|s')?\s+(?:notes?|remarks?|comments?|memo|message|"
+BYLINE = (r"(?![ \t]*(?-i:(?:[A-Z]\.[ \t]*){1,2}[A-Z][a-z]+|[A-Z][a-z]+[ \t]+(?:[A-Z]\.[ \t]*)?[A-Z][a-z]+)"
+          r"[ \t]*(?:[.,;(\n]|$))")
+"""After an evaluator's label, a person's name ("Reviewer: K. Brandt."): a byline, not an address
+(issue 35's blind round)."""
+VOCATIVE = Lazy(rf"{GRADING_LABEL}|(?:^|(?<=[\n.!?]))[^:：\n]{{0,40}}?\b{ADDRESSEE}\b[^:：\n.!?]{{0,30}}[:：]{BYLINE}|"
+              rf"\b{ADDRESSEE}\s*[:,，：]{BYLINE}|\b{ADDRESSEE}(?:'s|s')?\s+(?:notes?|remarks?|comments?|memo|message|"
               rf"instructions?|guidance|directions|notice|information|info|briefing|checklist|feedback|verdict|summary)\b[^:：\n]{{0,40}}[:：]|(?:^|[\n.!?]\s*)(?:an?\s+)?(?:dear|attention|to|note\s+(?:to|for)|message\s+(?:to|for)|"
               rf"hey|hi|hello)\s+"
               rf"(?:the\s+|any\s+|all\s+)?(?:ai\s+)?{ADDRESSEE}\b")
