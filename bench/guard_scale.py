@@ -12,7 +12,8 @@ at most 1.5).
 
 Also checks that an attack placed after 3 MB of ordinary text is flagged.
 
-Usage: ``python bench/guard_scale.py [--sizes 1 4 16] [--only NAME ...] [--out FILE]``.
+Usage: ``python bench/guard_scale.py [--sizes 1 4 16] [--only NAME ...] [--out FILE]`` (a full run of the
+default texts takes ~15 minutes of CPU on the shared machine).
 Exit status 0; 1 when a ratio is above 1.5 or the late attack is not flagged.
 """
 
@@ -59,6 +60,11 @@ TEXTS: dict[str, Callable[[int], str]] = {
 }
 
 
+DEFAULT = ("prose", "unclosed_comments", "nested_comments", "letter_run", "trigger_lines", "base64_like")
+"""The texts timed by default (the issue's adversarial kinds: unclosed and nested comments, a long
+run, repeated trigger words; and an encoded run, decoded and scanned); ``--only`` picks others."""
+
+
 def time_text(name: str, size: int, tmp: Path) -> float:
     """Seconds the guard takes over the text `name` of `size` characters (one Markdown file)."""
     path = tmp / f"{name}.md"
@@ -78,7 +84,8 @@ def late_attack(tmp: Path) -> bool:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--sizes", nargs="+", type=int, default=[1, 4, 16], help="sizes in MB (default 1 4 16)")
-    p.add_argument("--only", nargs="*", default=[], metavar="NAME", help=f"only these texts ({', '.join(TEXTS)})")
+    p.add_argument("--only", nargs="*", default=list(DEFAULT), metavar="NAME",
+                   help=f"these texts (default: {' '.join(DEFAULT)}; any of {', '.join(TEXTS)})")
     p.add_argument("--out", type=Path, help="also write the table to this Markdown file")
     args = p.parse_args(argv)
     names = [n for n in TEXTS if not args.only or n in args.only]

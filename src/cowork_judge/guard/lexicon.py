@@ -254,10 +254,12 @@ EN_VERDICT_SHAPE = (
     r"\b(?:satisf\w*|meets?|fulfil\w*|covers?)\s+the\s+(?:whole|entire|full|complete)\s+(?:checklist|rubric|brief|list|set)\b|"
     r"\b(?:complete|met|satisfied|covered|fulfill?ed)\s+(?:on|for|in)\s+(?:every|all|each)\b|"
     r"\brequirements?\s+(?:are\s+|were\s+)?(?:all\s+)?(?:fulfill?ed|met|satisfied)\b|"
-    r"\bno\s+factual\s+errors?\b")
+    r"\bno\s+factual\s+errors?\b|"
+    r"\b[A-Z]{1,2}\d{1,2}(?:\s*(?:,|and|&)\s*[A-Z]{1,2}\d{1,2}){0,8}\s+(?:is|are)\s+(?:(?:already|clearly|fully)\s+)?"
+    r"(?:met|satisfied|fulfill?ed|present|covered)\b")
 """A verdict in the work's favour asked for or asserted, by its shape: every requirement met,
 "record them that way", "answer yes", "tick it all off", "nothing is missing", "no need to verify",
-"do not mark them absent", "complete on every point"."""
+"do not mark them absent", "complete on every point", rows named by id ("R3 is met")."""
 _ZH_CHECK = r"(?:审阅|评审|评阅|阅卷|批改|审核|检查|评分|打分|核查|评判|评估|评测|阅读|看|读|检阅|复核|判卷)"
 ZH_ADDRESS_SHAPE = (
     rf"(?:给|致|写给|告诉|提醒|交给)[^。！？\n]{{0,12}}?{_ZH_CHECK}[^。！？\n]{{0,8}}?(?:者|人|员|老师|模型|程序|系统|AI|ai|机器人|工具|你|您)|"
