@@ -494,6 +494,8 @@ fallback_result() {
     "findings": [],
     "findings_dropped": 0,
     "channels": {},
+    "unscanned": [],
+    "confirmation": null,
     "row": false,
     "row_hit": null,
     "row_reason": null
