@@ -451,7 +451,8 @@ fallback_result() {
       "pass_compare": "gte",
       "unjudged_negative": "deduct",
       "systemic_fraction": 0.4,
-      "systemic_min": 2
+      "systemic_min": 2,
+      "ungrounded": "miss"
     },
     "fingerprint": null,
     "interrupted": false,
@@ -494,6 +495,8 @@ fallback_result() {
     "findings": [],
     "findings_dropped": 0,
     "channels": {},
+    "unscanned": [],
+    "confirmation": null,
     "row": false,
     "row_hit": null,
     "row_reason": null

@@ -312,6 +312,11 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
     assert ctx.calls is not None  # RunContext makes it
     with ctx.calls.opened(), judges_opened(ctx.sampling):  # one HTTP client per endpoint for every segment of the run
         verdicts = route([*criteria, guard_row] if guard_row else criteria, ctx)
+    if config.guard == "penalize" and run.guard is not None and run.guard.flagged:
+        from cowork_judge.engine.confirm import confirm
+
+        with ctx.calls.opened(), judges_opened(ctx.sampling):  # issue 35: only a confirmed attempt is penalized
+            run.guard = confirm(run.guard, criteria, verdicts, ctx, route)
     if guard_row is not None:  # recorded in the guard block, never a row of the score
         said = verdicts.pop(guard_row.id, None)
         run.guard = (run.guard or GuardReport(mode=config.guard)).model_copy(update={
