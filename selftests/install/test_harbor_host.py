@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -259,7 +260,8 @@ def test_the_key_never_enters_a_sandbox_and_nothing_is_installed(jobs):
     assert not leaks
     records = [json.loads(line) for line in jobs["exec_log"].read_text().splitlines()]
     assert records and not [r for r in records if SIM_KEY in json.dumps(r)]
-    assert not [r for r in records if "test.sh" in r["command"] or "pip" in r["command"] or "cowork" in r["command"]]
+    installs = re.compile(r"test\.sh|\bpip\b|cowork-judge(?!-agent)|cowork_judge|/opt/")  # the collect hook's folder is not the judge
+    assert not [r["command"] for r in records if installs.search(r["command"])]
     assert not jobs["home_b"].exists() or not any(jobs["home_b"].iterdir())
 
 
