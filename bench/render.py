@@ -28,7 +28,7 @@ from pathlib import Path
 from cowork_judge.evidence import build_evidence, probe_capabilities, sniff_deck
 from cowork_judge.evidence.render import pdf_to_pngs, soffice_to_pdf
 from cowork_judge.evidence.structure import extract_structure
-from cowork_judge.procs import run_command
+from cowork_judge._util.procs import run_command
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DECKS = ROOT / "selftests" / "fixtures" / "decks"

@@ -3,7 +3,7 @@
 Walks every module of ``src/cowork_judge`` with `ast` (nothing is imported or run) and reads
 EVERY import: module level, inside functions (lazy imports) and under ``if TYPE_CHECKING:``
 (a type-only import still ties two files together). A room is a top-level folder or module
-of the package (``engine``, ``run``, ``core``, ``sim``, ``fsutil.py`` …). Checked:
+of the package (``engine``, ``run``, ``core``, ``sim``, ``_util`` …); no module stands loose at the top. Checked:
 
 - no import loop between files (``lint/assets.py`` ↔ ``lint/ppt_assets.py`` and the sim's
   type-only loop were the last ones);
@@ -32,10 +32,48 @@ MAX_CHAIN = 12
 The longest chains today run from the command line through the engine, the agentic segment
 and its context down to the failure vocabulary (``commands.run`` → ``engine.judge`` →
 ``engine.router`` → ``agentic.dispatch`` → ``agentic.scheduler`` → ``agentic.base`` →
-``segment.context`` → ``transport.attempts`` → ``transport.chat`` → ``calls`` →
+``segment.context`` → ``transport.attempts`` → ``transport.chat`` → ``transport.calls`` →
 ``core.classify`` → ``core.error_kinds``), and from ``commands.lint`` through the lint
 checks and the code-method table, which reads only the code methods' view of the context
 (``segment.code_context``), not the model-call path. Never raise it."""
+
+ALLOWED: dict[str, frozenset[str]] = {
+    # floor 1: the ground — the scoring core with its pure types, the utilities, the simulator
+    "core": frozenset(),
+    "_util": frozenset(),
+    "sim": frozenset(),
+    "__init__": frozenset({"core"}),
+    # floor 2
+    "safety": frozenset({"_util"}),
+    # floor 3
+    "evidence": frozenset({"_util", "safety"}),
+    "transport": frozenset({"_util", "core", "safety"}),
+    # floor 4
+    "fleet": frozenset({"__init__", "core", "evidence"}),
+    "guard": frozenset({"core", "evidence", "safety"}),
+    "segment": frozenset({"_util", "core", "safety", "transport"}),
+    # floor 5
+    "code_methods": frozenset({"_util", "core", "evidence", "safety", "segment"}),
+    "run": frozenset({"__init__", "_util", "core", "safety", "segment", "transport"}),
+    "workflow": frozenset({"__init__", "_util", "core", "evidence", "safety", "segment", "transport"}),
+    # floor 6
+    "agentic": frozenset({"_util", "core", "evidence", "guard", "run", "safety", "segment", "transport"}),
+    "batch": frozenset({"_util", "core", "fleet", "run"}),
+    "install": frozenset({"__init__", "_util", "core", "run", "workflow"}),
+    # floor 7
+    "authoring": frozenset({"core", "fleet", "install", "workflow"}),
+    "engine": frozenset({"__init__", "_util", "agentic", "code_methods", "core", "evidence", "guard", "run", "safety",
+                         "segment", "workflow"}),
+    "lint": frozenset({"__init__", "_util", "code_methods", "core", "install", "run", "workflow"}),
+    # floor 8: the command line
+    "commands": frozenset({"__init__", "_util", "authoring", "batch", "core", "engine", "evidence", "fleet", "install",
+                           "lint", "run", "safety", "segment", "sim", "workflow"}),
+    "__main__": frozenset({"commands"}),
+}
+"""Room → the rooms it may import: the layering as a rule a reviewer reads (issue 38). A room not
+listed may not exist; an import not listed fails `test_every_import_is_in_the_table`. Widening a
+row is a design decision: say why in the commit. ``core`` imports nothing outside itself."""
+
 
 ENGINE_IMPORTERS = frozenset({"commands", "__main__"})
 """The only rooms that may import the engine."""
@@ -86,7 +124,7 @@ def import_graph() -> dict[str, frozenset[str]]:
 
 
 def room(module: str) -> str:
-    """The room of a module: its first name under the package (``engine``, ``sim``, ``fsutil``); the package face is ``__init__``."""
+    """The room of a module: its first name under the package (``engine``, ``sim``, ``_util``); the package face is ``__init__``."""
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else "__init__"
 
@@ -196,6 +234,19 @@ def test_only_the_command_line_imports_the_engine() -> None:
     upward = [f"{a} -> {b}" for a, targets in sorted(import_graph().items()) for b in sorted(targets)
               if room(b) == "engine" and room(a) not in ENGINE_IMPORTERS | {"engine"}]
     assert upward == []
+
+
+def test_every_import_is_in_the_table() -> None:
+    rooms = room_graph()
+    assert sorted(set(rooms) - set(ALLOWED)) == [], "a room the table does not know: add its row to ALLOWED"
+    outside = [f"{a} -> {b}" for a, targets in sorted(import_graph().items()) for b in sorted(targets)
+               if room(a) != room(b) and room(b) not in ALLOWED[room(a)]]
+    assert outside == []
+
+
+def test_no_loose_module_at_the_top() -> None:
+    loose = sorted(p.name for p in (SRC / PACKAGE).glob("*.py") if p.name not in {"__init__.py", "__main__.py"})
+    assert loose == [], "every module lives in a room (a folder): " + ", ".join(loose)
 
 
 def test_no_import_chain_is_longer_than_the_bound() -> None:

@@ -64,7 +64,7 @@ def make_ctx(tmp_path: Path, files: dict[str, bytes | str] | None = None, *, env
              final_message: str | None = None, workflow_config: dict[str, Any] | None = None,
              app_files: dict[str, bytes | str] | None = None) -> Any:
     """A real `RunContext` over a temp layout: `files` go to app/output, `app_files` to the app root."""
-    from cowork_judge.redact import Redactor
+    from cowork_judge.safety.redact import Redactor
     from cowork_judge.run.config import load_config
     from cowork_judge.run.context import RunContext
     from cowork_judge.run.delivery import collect_delivery

@@ -52,10 +52,10 @@ def succeeds_original(version: str) -> bool:
 
 
 def package_version() -> str:
-    text = (REPO / "src" / "cowork_judge" / "__init__.py").read_text(encoding="utf-8")
+    text = (REPO / "src" / "cowork_judge" / "core" / "version.py").read_text(encoding="utf-8")
     match = re.search(r'^__version__ = "([^"]+)"', text, re.MULTILINE)
     if match is None:
-        raise ValueError("no __version__ in src/cowork_judge/__init__.py")
+        raise ValueError("no __version__ in src/cowork_judge/core/version.py")
     return match.group(1)
 
 

@@ -16,7 +16,7 @@ from testkit import SIM_KEY
 
 from cowork_judge.batch import instances as batch
 from cowork_judge.commands import main
-from cowork_judge.integrity import seal
+from cowork_judge.core.integrity import seal
 from cowork_judge.core.result import ResultDocument
 from cowork_judge.sim import LatencyModel, OraclePolicy, SimServer
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from cowork_judge.layout import JUDGE_FILE_NAMES
+from cowork_judge.core.layout import JUDGE_FILE_NAMES
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 

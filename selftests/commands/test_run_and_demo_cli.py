@@ -243,7 +243,7 @@ def test_a_wrong_soffice_path_is_named_not_reported_as_libreoffice_missing(tmp_p
 
 def test_configured_tool_problem_names_what_is_wrong_with_the_path(tmp_path):
     from cowork_judge.evidence.capabilities import probe_capabilities
-    from cowork_judge.procs import configured_tool_problem
+    from cowork_judge._util.procs import configured_tool_problem
 
     plain = tmp_path / "soffice.txt"
     plain.write_text("not a program")

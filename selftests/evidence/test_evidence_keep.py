@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from cowork_judge.evidence.keep import keep_evidence
-from cowork_judge.redact import Redactor
+from cowork_judge.safety.redact import Redactor
 
 KEY = "sk-kept-evidence-secret-0123456789"
 

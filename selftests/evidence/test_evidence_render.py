@@ -13,7 +13,7 @@ from cowork_judge.evidence import build_evidence, link_tree, probe_capabilities
 from cowork_judge.evidence.capabilities import Capabilities, ToolCapability
 from cowork_judge.evidence.build import render_need_sec
 from cowork_judge.evidence.render import soffice_to_pdf
-from cowork_judge.procs import run_command
+from cowork_judge._util.procs import run_command
 
 from .conftest import require_decks, require_tools
 

@@ -346,7 +346,7 @@ def test_a_20_mb_reply_and_a_30_mb_reason_are_capped_keeping_head_and_tail(tmp_p
     """Item 21: the audit copy and the HTML report keep both ends and say how much was cut."""
     from cowork_judge.fleet.job import load_job
     from cowork_judge.fleet.report import render_report
-    from cowork_judge.redact import Redactor
+    from cowork_judge.safety.redact import Redactor
     from cowork_judge.segment.audit import AUDIT_TEXT_CAP_CHARS, AuditLog
 
     reply = "HEAD-" + "x" * 20_000_000 + "-TAIL"

@@ -42,7 +42,7 @@ from cowork_judge.agentic.prompt import first_user_message, system_message
 from cowork_judge.core.rubric import load_rubric, normalize_rubric
 from cowork_judge.core.verdicts import verdict_schema
 from cowork_judge.evidence.structure import extract_structure
-from cowork_judge.redact import Redactor
+from cowork_judge.safety.redact import Redactor
 from cowork_judge.run.answer import final_message
 from cowork_judge.run.config import load_config
 from cowork_judge.run.paths import RunPaths
@@ -93,7 +93,7 @@ def render(messages: list[dict[str, Any]], response_format: dict[str, Any] | Non
 def check_golden(family: str, text: str) -> None:
     """Compare one prompt family with its golden file; the run's random spotlight boundary
     (`spotlight`, new every run) is written as ``{boundary}`` so the files are stable."""
-    from cowork_judge import spotlight
+    from cowork_judge.safety import spotlight
 
     text = text.replace(spotlight.boundary(), "{boundary}")
     path = GOLDEN / f"{family}.txt"

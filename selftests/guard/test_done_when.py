@@ -136,7 +136,7 @@ def test_4_no_output_holds_the_boundary_or_a_secret_even_when_a_deliverable_carr
     """Worst case: the deliverables carry the run's real boundary (drawn before the run, in this
     process) and the judge's API key. Every file the run writes — result documents, reward
     files, the log, the audit folder, kept evidence — is read for either."""
-    from cowork_judge import spotlight
+    from cowork_judge.safety import spotlight
     from cowork_judge.commands.run import main
 
     boundary = spotlight.renew()

@@ -18,7 +18,7 @@ from cowork_judge.core.result import ResultDocument, RewardDetails
 from cowork_judge.core.rubric import normalize_rubric
 from cowork_judge.core.scoring import ScoringPolicy
 from cowork_judge.core.verdicts import Verdict
-from cowork_judge.guard.findings import Finding, GuardReport
+from cowork_judge.core.findings import Finding, GuardReport
 from cowork_judge.guard.gather import guard_delivery
 from cowork_judge.sim import OraclePolicy, SimServer
 from cowork_judge.sim.policies import GULLIBLE_REASON, GulliblePolicy

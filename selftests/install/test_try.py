@@ -236,7 +236,7 @@ def test_the_not_clean_message_says_whose_reward_it_is(tmp_path, capsys, judge_d
     """usertrial #14: a reward of 0.0833 the judge wrote itself (a systemic api_error) was called "the failure
     path's"; test.sh's own fallback (0) is another thing."""
     from cowork_judge.commands import try_
-    from cowork_judge.procs import ProcResult
+    from cowork_judge._util.procs import ProcResult
 
     verifier = tmp_path / "logs" / "verifier"
     verifier.mkdir(parents=True)

@@ -129,7 +129,7 @@ def test_a_file_as_the_rollout_says_it_is_a_file_and_names_its_folder(tmp_path, 
 def test_the_not_clean_message_says_when_no_row_was_judged(tmp_path, capsys):
     """trial #15a: "it scored the rows it could judge" after a bad rubric, where no row was judged."""
     from cowork_judge.commands import try_
-    from cowork_judge.procs import ProcResult
+    from cowork_judge._util.procs import ProcResult
 
     verifier = tmp_path / "logs" / "verifier"
     verifier.mkdir(parents=True)

@@ -21,7 +21,7 @@ from cowork_judge.core.cost import ModelUsage, judge_cost
 from cowork_judge.core.fold import RunFacts, fold
 from cowork_judge.core.scoring import ScoringPolicy
 from cowork_judge.fleet.rescore import restate
-from cowork_judge.guard.findings import Finding, GuardReport
+from cowork_judge.core.findings import Finding, GuardReport
 from cowork_judge.run.config import ENV_NAMES, load_config
 from cowork_judge.run.effects import EFFECTS, fingerprint_settings
 from cowork_judge.run.fingerprint import verdict_fingerprint

@@ -9,7 +9,7 @@ import jsonschema
 
 from cowork_judge import ABI, __version__
 from cowork_judge.core.result import result_json_schema
-from cowork_judge.redact import Redactor
+from cowork_judge.safety.redact import Redactor
 from cowork_judge.run.config import load_config
 from cowork_judge.run.outputs import EXTRA_FIELD_KEYS, atomic_write, format_reward, write_fallback
 from cowork_judge.run.paths import RunPaths
@@ -108,7 +108,7 @@ def test_redactor_catches_tokens_in_endpoint_urls():
 def test_children_get_no_secrets(monkeypatch, tmp_path):
     """Every child process (LibreOffice, Chromium, the regex worker, fc-match) starts from
     `child_environment`: a child that prints its environment shows no key."""
-    from cowork_judge.procs import child_environment, run_command
+    from cowork_judge._util.procs import child_environment, run_command
 
     monkeypatch.setenv("JUDGE_API_KEY", "sk-child-must-not-see-0123456789")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "aws-secret-value-0123456789")

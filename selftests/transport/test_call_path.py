@@ -314,7 +314,7 @@ def test_a_code_method_and_a_workflow_cannot_find_the_key_in_their_context(tmp_p
     opened its client) — and the redactor, whose job is to know it."""
     import dataclasses
 
-    from cowork_judge.redact import Redactor
+    from cowork_judge.safety.redact import Redactor
     from cowork_judge.workflow._contract import WorkflowContext
     from cowork_judge.workflow.runner import workflow_calls
 

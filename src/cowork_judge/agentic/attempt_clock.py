@@ -19,7 +19,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from cowork_judge.aio import retrieve
+from cowork_judge._util.aio import retrieve
 
 T = TypeVar("T")
 

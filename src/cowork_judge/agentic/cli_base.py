@@ -43,16 +43,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from cowork_judge import procs
+from cowork_judge._util import procs
 from cowork_judge.agentic.base import Attempted, BackendFailure
 from cowork_judge.agentic.cli_proc import ProcOutcome, Watcher, run_cli
 from cowork_judge.agentic.prompt import first_user_message, neutralise
-from cowork_judge import spotlight
+from cowork_judge.safety import spotlight
 from cowork_judge.core.classify import classify
 from cowork_judge.core.error_kinds import ErrorKind, JudgeFailure
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import parse_reply, verdict_schema
-from cowork_judge.fsutil import discard_scratch, make_scratch_dir
+from cowork_judge._util.fsutil import discard_scratch, make_scratch_dir
 from cowork_judge.segment.context import SegmentContext
 from cowork_judge.transport.attempts import Held
 

@@ -2,7 +2,7 @@
 from /dev/null, output captured line by line, and the per-call timeout that kills the whole
 process group.
 
-The child is registered with `cowork_judge.procs` while it runs, so every exit path of
+The child is registered with `cowork_judge._util.procs` while it runs, so every exit path of
 the judge (normal end, SIGTERM, the watchdog's backstop) kills it; a cancelled attempt
 (the scheduler's time limit, the run deadline) kills it in its ``finally``. A caller may
 watch each output line and stop the process early (codex's endless "Reconnecting…" loop).
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from cowork_judge import procs
+from cowork_judge._util import procs
 
 OUTPUT_CAP_BYTES = 8 * 1024 * 1024
 """Bytes of each stream kept (the tail: the final events and the result document are last)."""

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cowork_judge.agent_text import repair
+from cowork_judge.safety.agent_text import repair
 from cowork_judge.agentic.base import Attempted, Resender
 from cowork_judge.agentic.prompt import (
     fence,

@@ -4,7 +4,7 @@ Deliverable text, the task prompt, the agent's final message, the evidence summa
 tool output reach the judge fenced as DATA in tag blocks (``<deliverable path=…>…
 </deliverable>``); anything in that text that looks like one of our delimiters is
 neutralised (``<`` → ``‹``) so data can never close its fence or open a fake rubric block
-(SPEC §22), and it is repaired (`cowork_judge.agent_text.repair`: a lone surrogate, e.g.
+(SPEC §22), and it is repaired (`cowork_judge.safety.agent_text.repair`: a lone surrogate, e.g.
 half an emoji, becomes U+FFFD) so the request body always encodes. The rubric rows are sent in a
 ``<rubric_rows>`` block: that block is also how the simulator knows which rows a request
 judges.
@@ -26,9 +26,9 @@ import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from cowork_judge.agent_text import decode, repair
+from cowork_judge.safety.agent_text import decode, repair
 from cowork_judge.core.rubric import Criterion
-from cowork_judge import spotlight
+from cowork_judge.safety import spotlight
 
 DATA_TAGS = ("deliverable", "model_response", "task_prompt", "evidence_summary", "tool_output", "rubric_rows")
 AGENT_TAGS = frozenset({"deliverable", "model_response", "evidence_summary", "tool_output"})

@@ -4,7 +4,7 @@ Every path argument is resolved inside the workspace root: absolute paths, ``..`
 and symlinks that resolve outside the root are refused (SPEC §22). Tools never raise to
 the agent loop: failures come back as text that starts with ``error:``. Text results are
 capped (characters) so one tool call cannot flood the conversation, and repaired
-(`cowork_judge.agent_text.repair`): a deliverable's text or file name never carries a
+(`cowork_judge.safety.agent_text.repair`): a deliverable's text or file name never carries a
 lone surrogate into the request body, where it could not be encoded. The agent loop runs
 tools through `WorkspaceTools.call_detached`, off the event loop, so a slow tool (a huge
 or pathological deliverable) cannot stall time limits or cancellation.
@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cowork_judge import saferegex
-from cowork_judge.agent_text import decode, repair
+from cowork_judge.safety import saferegex
+from cowork_judge.safety.agent_text import decode, repair
 
 MAX_TEXT_CHARS = 20_000
 """Default and maximum characters returned by one read."""

@@ -20,9 +20,9 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
-from cowork_judge.agent_text import repair
+from cowork_judge.safety.agent_text import repair
 from cowork_judge.core.rubric import Criterion
-from cowork_judge.fsutil import link_or_copy, link_tree
+from cowork_judge._util.fsutil import link_or_copy, link_tree
 from cowork_judge.segment.context import SegmentContext
 from cowork_judge.segment.delivery import DeliveredFile
 

@@ -41,9 +41,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from cowork_judge.fsutil import plain_name_problem, quoted
-from cowork_judge.integrity import SealCheck, check
-from cowork_judge.layout import VerifierLayout
+from cowork_judge._util.fsutil import plain_name_problem, quoted
+from cowork_judge.core.integrity import SealCheck, check
+from cowork_judge.core.layout import VerifierLayout
 
 AGENT_FILES = ("trajectory.json", "final_answer.txt", "response.txt")
 """What the judge reads from ``logs/agent`` (SPEC §6); only these are copied per run."""
@@ -390,7 +390,7 @@ def fingerprint(inst: BatchInstance) -> str:
 
 
 def seal_check(layout: VerifierLayout) -> SealCheck:
-    """The seal of the documents of `layout` (`cowork_judge.integrity.check` over
+    """The seal of the documents of `layout` (`cowork_judge.core.integrity.check` over
     ``result.json``, ``reward.txt`` and ``reward.json``); a file that cannot be read is a mismatch."""
     from cowork_judge.fleet.documents import read_regular
 
@@ -414,7 +414,7 @@ def result_state(inst_out: Path, expected_fingerprint: str, *, keep_errors: bool
         ``complete`` (skip it), ``missing`` (never finished), ``invalid`` (no valid result
         document or reward file), ``stale`` (the instance changed since), ``tampered``
         (``result.json``, ``reward.txt`` or ``reward.json`` no longer matches the digests
-        the judge sealed it with, or the seal was removed: `cowork_judge.integrity`),
+        the judge sealed it with, or the seal was removed: `cowork_judge.core.integrity`),
         ``settings_changed`` (the document's ``details.fingerprint`` is not that of the
         current judge settings, or it has none), ``interrupted`` (a signal or the deadline
         cut the run: ``details.interrupted`` or a row unjudged `CUT_KINDS`) or ``error``

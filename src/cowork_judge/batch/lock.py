@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from cowork_judge.fsutil import lock_holder_record, pid_alive, read_lock_holder, write_lock_holder
+from cowork_judge._util.fsutil import lock_holder_record, pid_alive, read_lock_holder, write_lock_holder
 
 LOCK_NAME = ".batch.lock"
 ORPHAN_WAIT_SEC = 90.0

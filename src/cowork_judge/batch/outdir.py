@@ -33,8 +33,8 @@ from pathlib import Path
 from cowork_judge.batch.instances import (OUTPUT_FILES, RECORD_NAME, RUN_LOG_NAME, VERDICT_CACHE_DIR, BatchInputError,
                                           BatchInstance, check_instance_name)
 from cowork_judge.batch.lock import LOCK_NAME
-from cowork_judge.fsutil import quoted
-from cowork_judge.layout import LOGS_DIR
+from cowork_judge._util.fsutil import quoted
+from cowork_judge.core.layout import LOGS_DIR
 
 APP_DIR = "app"
 ALT_OUTPUT_DIR = "alt-output"

@@ -28,8 +28,8 @@ from typing import IO, Any
 
 from cowork_judge.batch.instances import AGENT_FILES, RECORD_NAME, RUN_LOG_NAME, BatchInstance, Limits, fingerprint, result_state
 from cowork_judge.batch.outdir import instance_folder
-from cowork_judge.fsutil import atomic_write
-from cowork_judge.layout import VerifierLayout
+from cowork_judge._util.fsutil import atomic_write
+from cowork_judge.core.layout import VerifierLayout
 
 POLL_SEC = 0.05
 STOP_GRACE_SEC = 20.0

@@ -19,7 +19,7 @@ from typing import Any
 from cowork_judge.code_methods.decks import CONTENT_FAMILY, misnamed, the_deck
 from cowork_judge.code_methods.files import check_range
 from cowork_judge.core.error_kinds import JudgeFailure
-from cowork_judge.procs import resolve_tool
+from cowork_judge._util.procs import resolve_tool
 from cowork_judge.segment.code_context import CodeContext
 
 MAX_READ_BYTES = 20 * 1024 * 1024

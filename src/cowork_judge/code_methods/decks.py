@@ -27,7 +27,7 @@ from typing import Any
 from cowork_judge.code_methods import globs
 from cowork_judge.code_methods.files import ReadLimit, listing_limit, scan_limit
 from cowork_judge.evidence.kinds import KIND_FAMILY, SUFFIX_KIND
-from cowork_judge.fsutil import file_sha256
+from cowork_judge._util.fsutil import file_sha256
 from cowork_judge.segment.code_context import CodeContext
 from cowork_judge.segment.delivery import DeliveredFile
 

@@ -18,8 +18,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from cowork_judge import saferegex
-from cowork_judge.agent_text import decode
+from cowork_judge.safety import saferegex
+from cowork_judge.safety.agent_text import decode
 from cowork_judge.code_methods import globs
 from cowork_judge.segment.code_context import CodeContext
 from cowork_judge.segment.delivery import DeliveredFile, Delivery, SkippedFile

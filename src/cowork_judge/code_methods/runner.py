@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-from cowork_judge.agent_text import repair
+from cowork_judge.safety.agent_text import repair
 from cowork_judge.code_methods import CODE_METHODS, param_errors
 from cowork_judge.code_methods.files import ReadLimit
 from cowork_judge.core.classify import classify, summary
@@ -20,7 +20,7 @@ from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.segment.code_context import CodeContext
 from cowork_judge.segment.context import NOTHING, SegmentContext
-from cowork_judge.threads import call_with_timeout
+from cowork_judge._util.threads import call_with_timeout
 
 
 @dataclass(frozen=True)

@@ -84,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         module = importlib.import_module(f"{__name__}.{entry[0]}")
         return int(module.main(args[1:]))
     except KeyboardInterrupt:  # Ctrl-C in any command: one line, exit 130 (`run` writes its documents first)
-        procs = sys.modules.get("cowork_judge.procs")
+        procs = sys.modules.get("cowork_judge._util.procs")
         if procs is not None:  # no LibreOffice / Chromium / worker the command started outlives it
             procs.kill_all()
         print(f"{name}: interrupted (Ctrl-C)", file=sys.stderr)

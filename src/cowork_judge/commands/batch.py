@@ -102,7 +102,7 @@ def main(argv: list[str]) -> int:
     inside = output_inside_input(args.out, instances)
     if inside is not None:
         return fail(inside)
-    from cowork_judge.procs import judge_environment
+    from cowork_judge._util.procs import judge_environment
 
     environ = judge_environment()
     problem = settings_problem(environ, "cowork-judge batch") or endpoint_problem(environ, instances)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from cowork_judge.commands._args import Parser, UsageError
-from cowork_judge.layout import VerifierLayout
+from cowork_judge.core.layout import VerifierLayout
 
 EPILOG = """\
 verdicts: --results DIR reads <DIR>/<name>/logs/verifier/result.json (a `cowork-judge batch` output);
@@ -92,7 +92,7 @@ def main(argv: list[str]) -> int:
 
         from cowork_judge.batch.outdir import check_output_folder, output_inside_input
         from cowork_judge.commands.batch import endpoint_problem, settings_problem
-        from cowork_judge.procs import judge_environment
+        from cowork_judge._util.procs import judge_environment
 
         inside = output_inside_input(args.out, instances)
         if inside is not None:
@@ -110,7 +110,7 @@ def main(argv: list[str]) -> int:
         from cowork_judge.commands.batch import rescore_line, resume_line
         from cowork_judge.batch.lock import BatchLock, BatchLocked
         from cowork_judge.batch.runner import write_outputs
-        from cowork_judge.procs import judge_environment
+        from cowork_judge._util.procs import judge_environment
         from cowork_judge.run.config import load_config
 
         environ = judge_environment()

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from cowork_judge.commands._endpoint import HalfCredentials, caller_endpoint, start_simulator
 from cowork_judge.commands.examples import ROLLOUTS, example_paths
 from cowork_judge.core.exit_status import EXIT_STATUS, exit_status
-from cowork_judge.layout import VerifierLayout
+from cowork_judge.core.layout import VerifierLayout
 
 if TYPE_CHECKING:
     from cowork_judge.core.result import ResultDocument
@@ -94,7 +94,7 @@ def _say_if_no_libreoffice(rollout: Path, soffice: str | None) -> None:
     soffice the run would use, ``JUDGE_SOFFICE_PATH`` or the usual names) is said up front."""
     from cowork_judge.evidence.capabilities import SOFFICE_CANDIDATES
     from cowork_judge.evidence.kinds import KIND_FAMILY, SUFFIX_KIND
-    from cowork_judge.procs import configured_tool_problem, resolve_tool
+    from cowork_judge._util.procs import configured_tool_problem, resolve_tool
 
     decks = [f for f in rollout.rglob("*") if KIND_FAMILY.get(SUFFIX_KIND.get(f.suffix.lower(), "")) == "pptx" and f.is_file()]
     if decks and resolve_tool(soffice, *SOFFICE_CANDIDATES) is None:
@@ -108,7 +108,7 @@ def _explain_unrendered(doc: ResultDocument, soffice: str | None) -> None:
     """After the run: rows left unjudged because a deck could not be rendered (``render_env``),
     what that did to the reward, and how to install the renderer (or, when `soffice` —
     ``JUDGE_SOFFICE_PATH`` — names no usable program, to fix that setting)."""
-    from cowork_judge.procs import configured_tool_problem
+    from cowork_judge._util.procs import configured_tool_problem
 
     unrendered = [r for r in doc.results if r.error_kind == "render_env"]
     if not unrendered:

@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 from cowork_judge.core.exit_status import EXIT_STATUS
-from cowork_judge.fsutil import atomic_write
+from cowork_judge._util.fsutil import atomic_write
 
 DEFAULT_BALANCE = 1.0
 """Σ visual : Σ content written by default (issue 26): the template's 14 visual rows weigh 54, which

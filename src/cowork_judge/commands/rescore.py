@@ -78,9 +78,9 @@ def main(argv: list[str]) -> int:
     from cowork_judge.core.scoring import ScoringError, ScoringPolicy, check_scorable
     from cowork_judge.fleet.documents import InputError, argument_root, discover, read_items, read_regular
     from cowork_judge.fleet.outputs import OutputExists, Progress, canonical_json, write_file
-    from cowork_judge import integrity
+    from cowork_judge.core import integrity
     from cowork_judge.fleet.rescore import changed_fields, provenance, rescore, samples_kept
-    from cowork_judge.fsutil import inside, plain_name_problem, quoted
+    from cowork_judge._util.fsutil import inside, plain_name_problem, quoted
     from cowork_judge.run.outputs import format_reward, format_reward_json
 
     def fail(message: str, status: int = 2) -> int:
@@ -98,7 +98,7 @@ def main(argv: list[str]) -> int:
     except ValidationError as exc:
         first = exc.errors(include_input=False, include_url=False)[0]
         return fail(f"bad option {OPTION_OF.get(str(first['loc'][0]), first['loc'][0])}: {first['msg']}")
-    from cowork_judge.layout import JUDGE_FILE_NAMES
+    from cowork_judge.core.layout import JUDGE_FILE_NAMES
 
     problem = plain_name_problem(args.name)
     if problem is None and args.name in JUDGE_FILE_NAMES:

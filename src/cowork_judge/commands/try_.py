@@ -45,7 +45,7 @@ from cowork_judge.core.exit_status import EXIT_STATUS
 if TYPE_CHECKING:
     from cowork_judge.install.cachelock import CacheLock
     from cowork_judge.install.dryrun import Outcome, Rollout, Staged, TaskInfo
-    from cowork_judge.procs import ProcResult
+    from cowork_judge._util.procs import ProcResult
     from cowork_judge.sim import SimServer
 
 EPILOG = """A rollout folder is either the container layout — app/ (copied to /app, deliverables in app/output/)
@@ -130,7 +130,7 @@ def _run(a: argparse.Namespace) -> int:
     from cowork_judge.install import dryrun, sandbox
     from cowork_judge.install.local_index import PackageIndex
     from cowork_judge.install.wheels import cache_root
-    from cowork_judge.procs import run_command
+    from cowork_judge._util.procs import run_command
 
     task = dryrun.read_task(a.task_dir)
     rollout = dryrun.read_rollout(a.rollout, trajectory=a.trajectory, final_message=a.final_message)
@@ -351,7 +351,7 @@ def _endpoint(host_env: dict[str, str]) -> SimServer | None:
     """
     from cowork_judge.commands._endpoint import HalfCredentials, caller_endpoint, start_simulator
     from cowork_judge.install.dryrun import TryError
-    from cowork_judge.redact import mask_url
+    from cowork_judge.safety.redact import mask_url
 
     server = None
     try:

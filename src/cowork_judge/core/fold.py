@@ -39,7 +39,7 @@ from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.sampling import SamplingLoss, SamplingRecord, judge_coverage, sampling_loss, weighted_agreement
 from cowork_judge.core.scoring import ScoreBreakdown, ScoringPolicy, effective_weights, score
 from cowork_judge.core.verdicts import Verdict, read_level
-from cowork_judge.guard.findings import GuardReport
+from cowork_judge.core.findings import GuardReport
 
 NO_VERDICT_REASON = "no verdict was produced for this row"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from cowork_judge import ABI, __version__
+from cowork_judge.core.version import ABI, __version__
 
 
 class RunIdentity(BaseModel):

@@ -23,8 +23,8 @@ from cowork_judge.core.page_detail import PageAggregate
 from cowork_judge.core.sampling import Sample, SamplingRecord, omit_defaults
 from cowork_judge.core.scoring import ScoringPolicy
 from cowork_judge.core.verdicts import Method
-from cowork_judge.guard.findings import GuardReport
-from cowork_judge.integrity import INTEGRITY_SCHEMA
+from cowork_judge.core.findings import GuardReport
+from cowork_judge.core.integrity import INTEGRITY_SCHEMA
 
 RESULT_SCHEMA = "cowork-judge/result/v1"
 DETAILS_SCHEMA = "cowork-judge/reward-details/v1"
@@ -279,7 +279,7 @@ class RewardDetails(BaseModel):
 _SHA256 = {"type": "string", "pattern": "^[0-9a-f]{64}$"}
 INTEGRITY_PROPERTY: dict[str, Any] = {
     "title": "Integrity", "type": "object",
-    "description": ("The seal the writer added (cowork_judge.integrity, issue 39): SHA-256 of the document without this key "
+    "description": ("The seal the writer added (cowork_judge.core.integrity, issue 39): SHA-256 of the document without this key "
                     "as canonical JSON, and of reward.txt / reward.json written with it (null: not covered). Not part of the "
                     "folded document: readers check it (batch resume, rescore, summarize) and refuse what no longer matches. "
                     "Absent in documents written before seals (0.2.0)."),

@@ -12,8 +12,8 @@ import logging
 from pathlib import Path
 
 from cowork_judge.core.rubric import Criterion
-from cowork_judge.guard.findings import GuardReport
-from cowork_judge.redact import Redactor
+from cowork_judge.core.findings import GuardReport
+from cowork_judge.safety.redact import Redactor
 from cowork_judge.run.config import JudgeConfig
 from cowork_judge.segment.delivery import Delivery
 

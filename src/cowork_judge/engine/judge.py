@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cowork_judge import ABI, __version__, procs
+from cowork_judge import ABI, __version__
+from cowork_judge._util import procs
 from cowork_judge.core.error_kinds import ErrorKind, ExitCode
 from cowork_judge.core.exit_status import signal_exit_status
 from cowork_judge.core.fold import RunFacts, RunFailure, all_unjudged, fold
@@ -29,9 +30,9 @@ from cowork_judge.core.scoring import ScoringError, check_scorable
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.engine import evidence_step, guarding, run_log, signals, verifier_dir, watchdog
 from cowork_judge.evidence.kinds import DECK_SUFFIXES  # noqa: F401 - DECK_SUFFIXES: the run's deck test, re-exported
-from cowork_judge.fsutil import discard_scratch
-from cowork_judge.guard.findings import GuardReport
-from cowork_judge.redact import Redactor
+from cowork_judge._util.fsutil import discard_scratch
+from cowork_judge.core.findings import GuardReport
+from cowork_judge.safety.redact import Redactor
 from cowork_judge.run.config import JudgeConfig, LoadedConfig, export_credentials
 from cowork_judge.run.context import RunContext
 from cowork_judge.run.delivery import collect_delivery, copy_stray, delivery_details

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import sys
 
-from cowork_judge.redact import RedactingFilter, Redactor
+from cowork_judge.safety.redact import RedactingFilter, Redactor
 from cowork_judge.run.paths import RunPaths
 
 log = logging.getLogger("cowork_judge")

@@ -24,7 +24,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cowork_judge import fsutil, procs
+from cowork_judge._util import fsutil
+from cowork_judge._util import procs
 from cowork_judge.core.exit_status import EXIT_STATUS, exit_status
 from cowork_judge.core.fold import RunFacts, fold
 from cowork_judge.core.result import ResultDocument
@@ -36,7 +37,7 @@ from cowork_judge.run.fingerprint import verdict_fingerprint
 from cowork_judge.run.judges import run_cost, sampling_record
 
 if TYPE_CHECKING:
-    from cowork_judge.redact import Redactor
+    from cowork_judge.safety.redact import Redactor
     from cowork_judge.run.config import LoadedConfig
     from cowork_judge.run.context import RunContext
     from cowork_judge.run.paths import RunPaths

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
 
-from ..fsutil import scratch_dir
+from .._util.fsutil import scratch_dir
 from .capabilities import Capabilities, probe_capabilities
 from .checks import DeckView, run_checks
 from .documents import (

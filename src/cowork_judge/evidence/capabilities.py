@@ -17,7 +17,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from pydantic import BaseModel, Field
 
-from ..procs import configured_tool_problem, resolve_tool, run_command
+from .._util.procs import configured_tool_problem, resolve_tool, run_command
 from .documents import Document
 
 SOFFICE_CANDIDATES = ("soffice", "libreoffice", "/usr/bin/soffice", "/usr/lib/libreoffice/program/soffice",

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from cowork_judge.fsutil import atomic_write
+from cowork_judge._util.fsutil import atomic_write
 
 EMU_PER_PT = 12700
 """OOXML: 914400 EMU per inch / 72 points per inch (ECMA-376 Part 1, §20.1.2.1)."""

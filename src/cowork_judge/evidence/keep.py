@@ -6,7 +6,7 @@ layout (`EvidenceLayout`: ``index.json``, ``<deck>/digest.json``, ``<deck>/check
 ``<deck>/pages/slide-NNN.json``, ``pages/<deck>/page-NNN.png``) so `cowork-judge report`
 reads it as it reads the work dir's; the LibreOffice PDFs are left out. JSON files are
 redacted (slide text is the agent's) and the prompts' random boundary is masked in them
-(`cowork_judge.spotlight.mask`: a deck may carry it); page images are copied in page order until
+(`cowork_judge.safety.spotlight.mask`: a deck may carry it); page images are copied in page order until
 `MAX_KEPT_BYTES`, and what did not fit is counted.
 """
 
@@ -17,8 +17,8 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import spotlight
-from ..redact import Redactor
+from ..safety import spotlight
+from ..safety.redact import Redactor
 
 MAX_KEPT_BYTES = 25 * 1024 * 1024
 """Bytes of evidence kept beside the verifier outputs (a 60-page deck at 1600 px is ~12 MB)."""

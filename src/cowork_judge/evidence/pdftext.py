@@ -9,7 +9,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..procs import run_command
+from .._util.procs import run_command
 from .fonts import SYMBOL_FONTS, norm
 
 

@@ -15,8 +15,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..fsutil import discard_scratch, link_or_copy, make_scratch_dir, scratch_dir
-from ..procs import child_environment, run_command
+from .._util.fsutil import discard_scratch, link_or_copy, make_scratch_dir, scratch_dir
+from .._util.procs import child_environment, run_command
 from .documents import PageImage
 from .kinds import POWERPOINT_KINDS
 from .package import strip_external_targets

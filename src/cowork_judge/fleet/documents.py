@@ -12,7 +12,7 @@ The I/O edge of the fleet tools. Inputs are arguments of three kinds:
 - anything else is a glob pattern (``**`` allowed), matched in sorted order.
 
 Every input becomes one `Item` — a validated document (its seal checked on demand:
-`Item.seal`, `cowork_judge.integrity`), or a named failure
+`Item.seal`, `cowork_judge.core.integrity`), or a named failure
 (``unreadable``: the bytes cannot be read or are not UTF-8 JSON; ``invalid``: JSON that is
 not a result document; ``duplicate``: a file reached twice through different arguments,
 read once). Nothing is dropped silently. Files are walked in sorted order, so two runs
@@ -37,8 +37,8 @@ from pydantic import ValidationError
 from pydantic_core import from_json
 
 from cowork_judge.core.result import ResultDocument
-from cowork_judge.integrity import SealCheck, check
-from cowork_judge.layout import LOGS_DIR, RESULT_NAME, REWARD_JSON_NAME, REWARD_TXT_NAME, VERIFIER_DIR
+from cowork_judge.core.integrity import SealCheck, check
+from cowork_judge.core.layout import LOGS_DIR, RESULT_NAME, REWARD_JSON_NAME, REWARD_TXT_NAME, VERIFIER_DIR
 
 STEPS_DIR = "steps"
 MAX_DOCUMENT_BYTES = 64 * 1024 * 1024
@@ -116,7 +116,7 @@ class Item:
 
     @property
     def seal(self) -> SealCheck:
-        """The document's seal (`cowork_judge.integrity.check`), checked on first use: the
+        """The document's seal (`cowork_judge.core.integrity.check`), checked on first use: the
         document, and for a file named ``result.json`` the ``reward.txt`` and ``reward.json``
         beside it when they are there. A problem input is a mismatch."""
         if self._seal is None:

@@ -33,7 +33,7 @@ from cowork_judge.evidence.documents import ChecksDoc, Digest, EvidenceSummary, 
 from cowork_judge.evidence.layout import EvidenceLayout
 from cowork_judge.fleet.documents import RESULT_NAME, parse_document, read_regular
 from cowork_judge.fleet.pagemap import parse_evidence_ref
-from cowork_judge.layout import EVIDENCE_DIR, VerifierLayout
+from cowork_judge.core.layout import EVIDENCE_DIR, VerifierLayout
 
 THUMB_WIDTH_PX = 720
 MAX_IMAGE_BYTES = 16 * 1024 * 1024

@@ -39,7 +39,7 @@ from cowork_judge.core.sampled import revote, whole_row
 from cowork_judge.core.sampling import Vote
 from cowork_judge.core.scoring import ScoringPolicy, check_scorable
 from cowork_judge.core.verdicts import Verdict
-from cowork_judge.guard.findings import GuardMode
+from cowork_judge.core.findings import GuardMode
 
 NO_STORED_VERDICT = "not judged: the stored result has no verdict for this row (rescoring makes no model calls)"
 POLICY_FIELDS = tuple(ScoringPolicy.model_fields)

@@ -13,7 +13,7 @@ Every input lands in exactly one accounting class, tested in this order:
 ``invalid``        JSON that is not a result document
 ``duplicate``      a file reached twice through different arguments (read once)
 ``tampered``       a document (or the reward file beside it) that no longer matches
-                   the digests its judge sealed it with (`cowork_judge.integrity`):
+                   the digests its judge sealed it with (`cowork_judge.core.integrity`):
                    named in ``problems``, never in a statistic
 ``skipped``        ``status == "skipped"`` (JUDGE_SKIP; no reward)
 ``systemic``       an ``exit_code`` is set (or ``status == "error"``)

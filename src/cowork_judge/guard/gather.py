@@ -19,10 +19,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from cowork_judge.agent_text import decode
+from cowork_judge.safety.agent_text import decode
 from cowork_judge.evidence.kinds import OOXML_KINDS, SUFFIX_KIND
 from cowork_judge.guard.discourse import Discourse, read_task
-from cowork_judge.guard.findings import MAX_FINDINGS, Channel, Finding, GuardMode, GuardReport
+from cowork_judge.core.findings import MAX_FINDINGS, Channel, Finding, GuardMode, GuardReport
 from cowork_judge.guard.scan import SCAN_CHARS, comparable, excerpt, master_key_finding, scan_text
 
 DECK_SUFFIXES = frozenset(suffix for suffix, kind in SUFFIX_KIND.items() if kind in OOXML_KINDS)

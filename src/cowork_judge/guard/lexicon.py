@@ -18,7 +18,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from cowork_judge.guard.findings import Kind
+from cowork_judge.core.findings import Kind
 
 _I = re.IGNORECASE
 

@@ -17,7 +17,7 @@ from collections.abc import Iterable
 
 from cowork_judge.guard import lexicon
 from cowork_judge.guard.discourse import Discourse, Reader, TaskTopics
-from cowork_judge.guard.findings import EXCERPT_CHARS, Channel, Finding
+from cowork_judge.core.findings import EXCERPT_CHARS, Channel, Finding
 
 SCAN_CHARS = 2_000_000
 """Characters of one text scanned at most (the rest is not read; a longer deliverable is

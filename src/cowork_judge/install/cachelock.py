@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from cowork_judge.fsutil import lock_holder_record, pid_alive, read_lock_holder, write_lock_holder
+from cowork_judge._util.fsutil import lock_holder_record, pid_alive, read_lock_holder, write_lock_holder
 
 SHARED = fcntl.LOCK_SH
 EXCLUSIVE = fcntl.LOCK_EX

@@ -13,7 +13,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from cowork_judge.fsutil import file_sha256, link_or_copy
+from cowork_judge._util.fsutil import file_sha256, link_or_copy
 from cowork_judge.install.wheels import normalize
 
 

@@ -32,9 +32,9 @@ from email.parser import Parser
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from cowork_judge.fsutil import file_sha256
+from cowork_judge._util.fsutil import file_sha256
 from cowork_judge.install.cachelock import EXCLUSIVE, CacheLock
-from cowork_judge.procs import run_command
+from cowork_judge._util.procs import run_command
 
 PROJECT = "cowork-judge"
 CACHE_ENV = "COWORK_JUDGE_CACHE"

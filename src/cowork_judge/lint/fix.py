@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from cowork_judge.core.rubric import LIST_KEYS, RESERVED_TOP_KEYS
-from cowork_judge.fsutil import atomic_write
+from cowork_judge._util.fsutil import atomic_write
 from cowork_judge.lint import deps
 from cowork_judge.lint.document import build
 from cowork_judge.lint.reading import NotJson, Unreadable, read_json

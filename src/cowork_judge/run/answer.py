@@ -3,7 +3,7 @@ plain answer file in the agent logs dir.
 
 Reading never raises for bad agent output: a source that exists but cannot be read or
 parsed is reported as unreadable (an unread answer is not an absent one), and the text
-is repaired (`cowork_judge.agent_text`) so it always encodes to UTF-8.
+is repaired (`cowork_judge.safety.agent_text`) so it always encodes to UTF-8.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from cowork_judge.agent_text import decode, repair
+from cowork_judge.safety.agent_text import decode, repair
 from cowork_judge.run.config import JudgeConfig
 from cowork_judge.run.paths import RunPaths
 

@@ -17,12 +17,12 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
-from cowork_judge.calls import GATEWAY_NO_AUTH_KEY, GATEWAY_PLACEHOLDER_KEY
+from cowork_judge.transport.calls import GATEWAY_NO_AUTH_KEY, GATEWAY_PLACEHOLDER_KEY
 from cowork_judge.core.identity import RunIdentity
 from cowork_judge.core.cost import Price
 from cowork_judge.core.retry import RetryPolicy
 from cowork_judge.core.scoring import ScoringPolicy
-from cowork_judge.redact import MIN_CREDENTIAL_LEN, MIN_SECRET_LEN, Redactor, mask_url, url_shape
+from cowork_judge.safety.redact import MIN_CREDENTIAL_LEN, MIN_SECRET_LEN, Redactor, mask_url, url_shape
 from cowork_judge.run.backends import BACKENDS, DEFAULT_BACKEND, backend_spec
 from cowork_judge.run.panel import PanelJudge, read_panel, read_prices, resolve_keys
 from cowork_judge.transport.store_url import UnparsableStoreUrl, store_address
@@ -374,7 +374,7 @@ def endpoint_problem(url: str) -> str | None:
     http:// or https://``, ``has a mistyped scheme …``, ``has no host …``, ``has an invalid
     port …``); None when it is one. The openai client sends ``127.0.0.1:8000/v1`` (no scheme)
     nowhere and fails every attempt as a connection error. The words never quote `url` (it
-    may carry a password): at most the scheme as typed (`cowork_judge.redact.url_shape`)."""
+    may carry a password): at most the scheme as typed (`cowork_judge.safety.redact.url_shape`)."""
     import re
     from urllib.parse import urlsplit
 
@@ -721,7 +721,7 @@ def export_credentials(config: JudgeConfig, environ: dict[str, str] | Any = None
 
 def masked(config: JudgeConfig) -> dict[str, Any]:
     """The effective values with secrets masked: the API key as ``****`` + its last 4
-    characters, the base URL through `cowork_judge.redact.mask_url` (userinfo and
+    characters, the base URL through `cowork_judge.safety.redact.mask_url` (userinfo and
     secret-looking query values). One entry per knob: a nested policy's fields under their
     dotted names (``scoring.reward_mode``), as `ENV_NAMES` and `LoadedConfig.sources` name them."""
     out: dict[str, Any] = {}

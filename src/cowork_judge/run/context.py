@@ -16,7 +16,7 @@ from types import MappingProxyType
 from typing import Any
 
 from cowork_judge.core.retry import RetryPolicy
-from cowork_judge.redact import Redactor
+from cowork_judge.safety.redact import Redactor
 from cowork_judge.run.config import JudgeConfig
 from cowork_judge.run.judges import sample_temperature, sampling_plan
 from cowork_judge.run.paths import RunPaths

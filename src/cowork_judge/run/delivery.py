@@ -6,7 +6,7 @@ and empty files are ignored; symlinks that resolve outside the scored tree are n
 followed. The final message comes from JUDGE_RESPONSE_FILE, the ATIF trajectory, or a
 plain answer file (SPEC §6). Reading never raises for bad agent output, and every
 string read from the agent (file names, the final message) is valid UTF-8-encodable
-text (`cowork_judge.agent_text`).
+text (`cowork_judge.safety.agent_text`).
 
 Read limits are the deliverable's doing: past `MAX_FILES` deliverables the rest are
 not listed (their names and sizes are kept in ``ignored`` as ``listing_limit``, so a
@@ -24,7 +24,7 @@ import stat
 from pathlib import Path
 from typing import Any, Literal
 
-from cowork_judge.agent_text import repair
+from cowork_judge.safety.agent_text import repair
 from cowork_judge.core.result import DeliveryDetails
 from cowork_judge.run.answer import (  # noqa: F401 - re-exported: delivery is where callers look
     ANSWER_FILES,

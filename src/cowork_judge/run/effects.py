@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from cowork_judge.redact import mask_url
+from cowork_judge.safety.redact import mask_url
 from cowork_judge.run.config import JudgeConfig
 
 Kind = Literal["verdict", "score", "none"]

@@ -18,7 +18,7 @@ carries one; ``batch``/``calibrate`` resume compares it with the fingerprint of 
 settings and judges an instance again when they differ. A verdict cache can key on the
 same function (adding its own deliverable digest).
 
-The endpoint is recorded as `cowork_judge.redact.mask_url` prints it: a token carried in
+The endpoint is recorded as `cowork_judge.safety.redact.mask_url` prints it: a token carried in
 the URL never reaches a document (so two URLs that differ only in such a token count as
 one endpoint).
 """
@@ -33,14 +33,14 @@ from pathlib import Path
 from typing import Any
 
 from cowork_judge import ABI, __version__
-from cowork_judge.redact import mask_url
+from cowork_judge.safety.redact import mask_url
 from cowork_judge.run.config import JudgeConfig
 from cowork_judge.run.effects import fingerprint_settings
 from cowork_judge.run.instruction import find_instruction
 
 FINGERPRINT_SCHEMA = "cowork-judge/verdict-fingerprint/v2"
 """v2 (issue 39): every setting of kind ``verdict`` in `run.effects.EFFECTS` (v1 lacked JUDGE_GUARD's scan,
-JUDGE_GUARD_ROW, JUDGE_SKIP and JUDGE_RESPONSE_FILE); a v2 document is also sealed (`cowork_judge.integrity`)."""
+JUDGE_GUARD_ROW, JUDGE_SKIP and JUDGE_RESPONSE_FILE); a v2 document is also sealed (`cowork_judge.core.integrity`)."""
 PROMPT_FILE = "task_prompt.md"
 
 

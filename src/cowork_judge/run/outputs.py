@@ -21,11 +21,11 @@ from typing import Any
 
 from cowork_judge.core import legacy
 from cowork_judge.core.result import ExtraFields, ResultDocument, RewardDetails
-from cowork_judge import spotlight
-from cowork_judge.fsutil import atomic_write, dump_json
-from cowork_judge.integrity import seal
-from cowork_judge.layout import CTRF_NAME
-from cowork_judge.redact import Redactor
+from cowork_judge.safety import spotlight
+from cowork_judge._util.fsutil import atomic_write, dump_json
+from cowork_judge.core.integrity import seal
+from cowork_judge.core.layout import CTRF_NAME
+from cowork_judge.safety.redact import Redactor
 from cowork_judge.run.paths import RunPaths
 
 FALLBACK_TEMPLATE = "schemas/fallback-result.json"
@@ -99,7 +99,7 @@ _write_lock = threading.Lock()
 
 def write_result(paths: RunPaths, doc: ResultDocument, redactor: Redactor, *, lock: bool = True) -> None:
     """Write result.json, reward-details.json, reward.json and reward.txt (rewards last);
-    result.json carries the seal of all three (`cowork_judge.integrity`).
+    result.json carries the seal of all three (`cowork_judge.core.integrity`).
 
     The reward files are written last so that a reward never exists without its result
     document from the same run. `lock` False is for the watchdog, which already holds
@@ -118,7 +118,7 @@ def _write_documents(paths: RunPaths, doc: ResultDocument, redactor: Redactor) -
 
 def prepare_documents(doc: ResultDocument, redactor: Redactor) -> PreparedDocuments:
     """The texts of one run's documents, ready to write (the costly part of writing); the
-    result's text is sealed with the reward files' texts (`cowork_judge.integrity.seal`).
+    result's text is sealed with the reward files' texts (`cowork_judge.core.integrity.seal`).
 
     Raises:
         ValueError: the document cannot be serialised.

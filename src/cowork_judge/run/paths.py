@@ -35,8 +35,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from cowork_judge.fsutil import make_scratch_dir
-from cowork_judge.layout import VerifierLayout
+from cowork_judge._util.fsutil import make_scratch_dir
+from cowork_judge.core.layout import VerifierLayout
 from cowork_judge.run.config import JudgeConfig, load_config
 from cowork_judge.segment.paths import SegmentPaths
 
@@ -127,7 +127,7 @@ class RunPaths:
 
     @property
     def layout(self) -> VerifierLayout:
-        """What the run writes under `logs_dir` (`cowork_judge.layout.VerifierLayout`)."""
+        """What the run writes under `logs_dir` (`cowork_judge.core.layout.VerifierLayout`)."""
         return VerifierLayout(self.logs_dir)
 
     @property

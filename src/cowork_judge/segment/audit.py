@@ -12,10 +12,10 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from cowork_judge import spotlight
+from cowork_judge.safety import spotlight
 from cowork_judge.core.caps import cap_middle
-from cowork_judge.fsutil import atomic_write, dump_json
-from cowork_judge.redact import Redactor
+from cowork_judge._util.fsutil import atomic_write, dump_json
+from cowork_judge.safety.redact import Redactor
 
 AUDIT_TEXT_CAP_CHARS = 1_000_000
 """Longest text (one string value: a reply, a reason, a prompt part) the audit folder keeps;

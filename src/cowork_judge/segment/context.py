@@ -23,7 +23,7 @@ from types import MappingProxyType
 from typing import Any
 
 from cowork_judge.core.retry import RetryPolicy
-from cowork_judge.redact import Redactor
+from cowork_judge.safety.redact import Redactor
 from cowork_judge.segment.audit import AuditLog
 from cowork_judge.segment.deadline import Deadline
 from cowork_judge.segment.delivery import Delivery

@@ -25,8 +25,8 @@ from typing import Any
 
 import openai
 
-from cowork_judge import calls
-from cowork_judge.aio import wait_for_quietly
+from cowork_judge.transport import calls
+from cowork_judge._util.aio import wait_for_quietly
 from cowork_judge.core.classify import error_text
 from cowork_judge.core.error_kinds import JudgeFailure
 from cowork_judge.transport.quota import Quota, read_quota

@@ -49,7 +49,7 @@ for the rest of the run, with one warning that the run's result document carries
 (`transport.store_url.store_address`): one that would make the client dial another host or
 port than the one written (an unencoded ``@ : / ? #`` in the password: ``redis://:#x@host``
 dialled ``localhost:6379``) is refused before any connection, the same way. The URL's
-password is never logged (`cowork_judge.redact.mask_url`).
+password is never logged (`cowork_judge.safety.redact.mask_url`).
 
 Store side: the official ``redis`` client (redis-py) with one registered Lua script
 (``EVALSHA``, reloaded by the client when the store restarts), the synchronous client
@@ -288,7 +288,7 @@ class FleetLimiter(Admission):
         """Where the client connects (`transport.store_url.store_address`), once the URL was read."""
 
     def __repr__(self) -> str:
-        from cowork_judge.redact import mask_url
+        from cowork_judge.safety.redact import mask_url
 
         return f"FleetLimiter({mask_url(self.url)!r}, mode={self.mode})"
 
@@ -341,7 +341,7 @@ class FleetLimiter(Admission):
             return None
 
     def _fall_back(self, exc: BaseException) -> None:
-        from cowork_judge.redact import mask_url
+        from cowork_judge.safety.redact import mask_url
 
         with self._lock:
             if self.mode != "shared":

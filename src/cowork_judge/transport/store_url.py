@@ -5,7 +5,7 @@ The redis client (redis-py) parses the URL with `urllib.parse.urlparse`: an unen
 password, or out of nothing — ``redis://:#x@redis.example.com:6390/0`` dials ``localhost:6379``, and a
 fleet's keys landed in whatever Redis answered there, while the warnings named the host
 written in the URL. `store_address` reads the URL as that client does and as a person does
-(the host and port after the LAST ``@`` of the user info: `cowork_judge.redact.split_userinfo`),
+(the host and port after the LAST ``@`` of the user info: `cowork_judge.safety.redact.split_userinfo`),
 and refuses the URL with `UnparsableStoreUrl` unless both agree. The refusal names none of
 the URL's user info: at most the host and port written after its last ``@``.
 """
@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from urllib.parse import unquote, urlsplit
 
-from cowork_judge.redact import mask_url, split_userinfo
+from cowork_judge.safety.redact import mask_url, split_userinfo
 
 DEFAULT_PORT = 6379
 """The port the redis client dials when the URL names none."""
@@ -49,7 +49,7 @@ class StoreAddress:
         scheme: ``redis``, ``rediss`` (TLS) or ``unix``.
         host, port: the TCP address (``""``/0 for ``unix``).
         path: the socket path (``unix`` only, else ``""``).
-        shown: the URL fit to print (`cowork_judge.redact.mask_url`: no password).
+        shown: the URL fit to print (`cowork_judge.safety.redact.mask_url`: no password).
     """
 
     scheme: str

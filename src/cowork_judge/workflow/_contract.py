@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cowork_judge.calls import AuditSink, ModelCaller, ModelCallFailed, ModelReply
+from cowork_judge.transport.calls import AuditSink, ModelCaller, ModelCallFailed, ModelReply
 from cowork_judge.core.error_kinds import ErrorKind
 from cowork_judge.core.scales import snap_level
 from cowork_judge.core.verdicts import Verdict, read_level

@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from cowork_judge.calls import AuditSink, ModelCallFailed, ModelReply
+from cowork_judge.transport.calls import AuditSink, ModelCallFailed, ModelReply
 from cowork_judge.core.retry import RetryPolicy
 from cowork_judge.transport.attempts import Held, ModelCalls, NoCredential
 from cowork_judge.transport.audit import audit_view

@@ -24,7 +24,7 @@ from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.segment.context import SegmentContext
 from cowork_judge.segment.judges import Judge, judges_opened
-from cowork_judge.threads import call_with_timeout
+from cowork_judge._util.threads import call_with_timeout
 from cowork_judge.workflow.calls import WorkflowCalls
 from cowork_judge.workflow import WorkflowUnavailable, load
 from cowork_judge.workflow._contract import SampledJudge, WorkflowContext, WorkflowSampling

@@ -26,10 +26,10 @@ import string
 from collections.abc import Sequence
 from typing import Any
 
-from cowork_judge.agent_text import repair
+from cowork_judge.safety.agent_text import repair
 from cowork_judge.core.rubric import Criterion, normalize_rubric
 from cowork_judge.core.verdicts import verdict_schema
-from cowork_judge import spotlight
+from cowork_judge.safety import spotlight
 from cowork_judge.workflow.answer_match.rows import ANSWER_LEVELS, MAX_STEPS, MIN_STEPS, STEP_LEVELS
 
 MAX_RESPONSE_CHARS = 20_000

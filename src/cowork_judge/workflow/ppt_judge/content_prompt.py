@@ -32,7 +32,7 @@ from typing import Any
 
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import parse_reply
-from cowork_judge import spotlight
+from cowork_judge.safety import spotlight
 
 from .assets import Anchor, AnchorImage
 from .deck import Page

@@ -25,7 +25,7 @@ from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.scales import format_level
 from cowork_judge.core.verdicts import parse_reply
 from cowork_judge.evidence.documents import Finding
-from cowork_judge import spotlight
+from cowork_judge.safety import spotlight
 from cowork_judge.workflow._contract import GRID_21
 
 from .deck import Page

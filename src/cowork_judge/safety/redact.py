@@ -224,7 +224,7 @@ class RedactingFilter(logging.Filter):
             message = message + "\n" + formatter.formatException(record.exc_info)
             record.exc_info = None
             record.exc_text = None
-        from cowork_judge.spotlight import mask  # the prompts' boundary is never logged either
+        from cowork_judge.safety.spotlight import mask  # the prompts' boundary is never logged either
 
         record.msg = mask(self._redactor.text(message))
         record.args = None

@@ -3,7 +3,7 @@
 A pattern like ``^(a+)+$`` on ``"a"*60 + "!"`` backtracks for hours, and CPython's
 ``re`` engine holds the GIL while it does: no thread-based timeout (nor a watchdog
 thread) can stop it. Searches therefore run in a short-lived child process (``python
--I``) that is killed with its process group at the timeout (`cowork_judge.procs`).
+-I``) that is killed with its process group at the timeout (`cowork_judge._util.procs`).
 Cost: one interpreter start (≈ 20–40 ms) per call.
 """
 
@@ -14,7 +14,7 @@ import re
 import sys
 from collections.abc import Sequence
 
-from cowork_judge.procs import run_command
+from cowork_judge._util.procs import run_command
 
 MAX_INPUT_CHARS = 64 * 1024 * 1024
 """Total characters sent to one search (callers cap each file far below this)."""

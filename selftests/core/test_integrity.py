@@ -14,7 +14,7 @@ from pathlib import Path
 from fleet.factory import make_doc, write
 from fleet.test_rescore_guard import _run
 
-from cowork_judge import integrity
+from cowork_judge.core import integrity
 from cowork_judge.commands import main
 from cowork_judge.core.scoring import ScoringPolicy
 

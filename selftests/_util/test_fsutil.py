@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from cowork_judge import fsutil
+from cowork_judge._util import fsutil
 
 
 def _mode(path: Path) -> int:

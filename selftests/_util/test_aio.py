@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from cowork_judge.aio import wait_for_quietly
+from cowork_judge._util.aio import wait_for_quietly
 
 
 class ClientTimeout(Exception):

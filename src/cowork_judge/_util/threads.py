@@ -2,7 +2,7 @@
 
 A thread cannot be killed: on timeout it is abandoned (a daemon thread, never joined at
 exit), which is why slow work that can be killed runs in child processes instead
-(`cowork_judge.procs`, `cowork_judge.saferegex`).
+(`cowork_judge._util.procs`, `cowork_judge.safety.saferegex`).
 """
 
 from __future__ import annotations
