@@ -59,6 +59,8 @@ ALLOWED: dict[str, frozenset[str]] = {
     # floor 6
     "agentic": frozenset({"_util", "core", "evidence", "guard", "run", "safety", "segment", "transport"}),
     "batch": frozenset({"_util", "core", "fleet", "run"}),
+    # the Harbor verifier class: runs the engine as a process (`cowork-judge run`), writes the error documents with run's
+    "harbor": frozenset({"run"}),
     "install": frozenset({"__init__", "_util", "core", "run", "workflow"}),
     # floor 7
     "authoring": frozenset({"core", "fleet", "install", "workflow"}),
