@@ -143,3 +143,51 @@ def test_judge_slots_is_one_semaphore_per_loop():
 
     assert asyncio.run(twice())
     assert staging.machine_slots() >= 2
+
+
+def test_the_job_store_is_one_private_redis_for_every_trial(tmp_path):
+    import shutil
+    import subprocess
+
+    if shutil.which("redis-server") is None:
+        pytest.skip("no redis-server on PATH")
+    redis = pytest.importorskip("redis")
+    store = staging.JobStore()
+    try:
+        url = store.url(sys.executable)
+        assert url and url.startswith("unix://") and store.url(sys.executable) == url  # started once
+        sock = Path(url.removeprefix("unix://"))
+        assert oct(sock.stat().st_mode & 0o777) == "0o700"
+        client = redis.Redis(unix_socket_path=str(sock))
+        assert client.ping()
+        watcher = store._proc
+        assert watcher is not None
+    finally:
+        store.stop()
+    assert not sock.exists()
+    time.sleep(0.5)
+    assert subprocess.run(["pgrep", "-f", str(sock)], capture_output=True).stdout == b""  # the server is gone too
+    assert staging.JobStore().url("/nonexistent/python") is None
+
+
+def test_the_job_store_stops_when_its_process_dies(tmp_path):
+    import shutil
+    import subprocess
+
+    if shutil.which("redis-server") is None:
+        pytest.skip("no redis-server on PATH")
+    pytest.importorskip("redis")
+    code = ("import sys, time; from cowork_judge.harbor import staging; "
+            "print(staging.job_store.url(sys.executable), flush=True); time.sleep(120)")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    url = proc.stdout.readline().strip()
+    assert url.startswith("unix://"), url
+    proc.kill()  # SIGKILL: no atexit
+    proc.wait()
+    proc.stdout.close()
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and subprocess.run(["pgrep", "-f", url.removeprefix("unix://")],
+                                                          capture_output=True).stdout:
+        time.sleep(0.5)
+    assert subprocess.run(["pgrep", "-f", url.removeprefix("unix://")], capture_output=True).stdout == b""

@@ -187,9 +187,8 @@ def jobs(tmp_path_factory, package_index, judge_home):
         mark = len(server.log.entries())
         job_r = next(p for p in (root / "jobs-r").iterdir() if p.is_dir())
         out["proc_regrade"] = harbor(["jobs", "regrade", str(job_r), "-p", str(sep), "-e", "faulty_env:FaultyBwrapEnvironment",
-                                      "--ek", f"judge_home={home_b}", "--ek", f"base_dir={root / 'env-g'}",
-                                      "--verifier", VERIFIER, "--verifier-kwarg", f"python={sys.executable}", "-y"],
-                                     env_b, root)
+                                      "-o", str(root / "jobs-g"), "--verifier", VERIFIER, "--verifier-kwarg", f"python={sys.executable}", "-y"],
+                                     env_b | {"BWRAP_ENV_JUDGE_HOME": str(home_b), "BWRAP_ENV_BASE": str(root / "env-g")}, root)
         out["regrade_rows"] = [rid for e in server.log.entries()[mark:] for rid in e.row_ids]
         out["edited"] = row["id"]
         out["job_r"] = job_r
@@ -198,10 +197,7 @@ def jobs(tmp_path_factory, package_index, judge_home):
     out["a"] = trials(root / "jobs-a")
     out["b"] = trials(root / "jobs-b")
     out["r"] = trials(job_r)
-    out["regraded"] = {}
-    for job in (root / "jobs-r").iterdir():  # the regrade writes a new job folder beside the source
-        if job.is_dir() and job != job_r:
-            out["regraded"] = trials(job)
+    out["regraded"] = trials(root / "jobs-g")
     return out
 
 
@@ -232,6 +228,20 @@ def test_every_host_trial_has_the_judges_documents(jobs):
         assert not missing, (name, missing, sorted(p.name for p in verifier.iterdir()))
         if name != "deck-empty":  # nothing delivered: no model call, no audit
             assert (verifier / "judge").is_dir(), name
+
+
+def test_every_host_trial_takes_its_requests_from_the_jobs_one_limiter(jobs):
+    stores = set()
+    for name in JUDGED:
+        if name == "deck-empty":  # nothing delivered: no model call, no limiter
+            continue
+        log = (Path(jobs["b"][name]["_dir"]) / "verifier" / "judge.log").read_text()
+        found = re.findall(r"limiter: the fleet's shared store at (unix:\S+)", log)
+        assert found, (name, log[-2000:])
+        stores.update(found)
+        doc = json.loads((Path(jobs["b"][name]["_dir"]) / "verifier" / "result.json").read_text())
+        assert not [w for w in doc["details"]["warnings"] if "limiter" in w or "store" in w], doc["details"]["warnings"]
+    assert len(stores) == 1, stores  # one store for the whole job: one limiter per endpoint, model and key
 
 
 def test_the_fault_trials_get_the_error_reward_and_the_others_are_judged(jobs):
@@ -276,4 +286,6 @@ def test_regrade_after_a_one_row_edit_asks_only_that_row(jobs):
                                                                 if x["method"] in ("agentic", "workflow")} - {jobs["edited"]}
     assert regraded["deck-sep"]["verifier_result"]["rewards"]["reward"] == pytest.approx(new["task_score"], abs=1e-12)
     assert regraded["chat-sep"]["verifier_result"] == r["chat-sep"]["verifier_result"]
+    chat = json.loads((Path(regraded["chat-sep"]["_dir"]) / "verifier" / "result.json").read_text())
+    assert all(x["cached"] for x in chat["results"])  # the agent's answer on disk is the one judged (nothing scrubbed)
     assert old["task_score"] >= new["task_score"]

@@ -65,3 +65,25 @@ def test_harbor_lint_passes_on_what_init_writes(tmp_path: Path, mode: str) -> No
         assert again.returncode == 0 and "already up to date" in again.stdout, again.stdout + again.stderr
     else:
         assert declared == [] and hooks == []
+
+
+def test_init_writes_no_default_harbor_would_scrub_from_the_trial(tmp_path: Path) -> None:
+    """Harbor replaces the resolved value of every AUTH/KEY/TOKEN/SECRET-named [verifier.env] key with [REDACTED] in
+    the whole trial folder: init's old ``${JUDGE_GATEWAY_AUTH:-off}`` turned "offer" in the agent's trajectory into
+    "[REDACTED]er" (a regrade judged another text). init writes no default there and replaces the old line."""
+    import re
+    import tomllib
+
+    from cowork_judge.commands import main as cli
+
+    task = tmp_path / "t"
+    (task / "tests").mkdir(parents=True)
+    (task / "tests" / "rubric.json").write_text((REPO / "tests" / "rubric.json").read_text())
+    (task / "task.toml").write_text('version = "1.0"\n\n[verifier]\ntimeout_sec = 3000.0\n\n[verifier.env]\n'
+                                    'JUDGE_GATEWAY_AUTH = "${JUDGE_GATEWAY_AUTH:-off}"\n')
+    assert cli(["init", str(task)]) == 0
+    env = tomllib.loads((task / "task.toml").read_text())["verifier"]["env"]
+    assert env["JUDGE_GATEWAY_AUTH"] == "${JUDGE_GATEWAY_AUTH:-}"
+    sensitive = re.compile(r"(KEY|SECRET|TOKEN(?!S)|PASSWORD|CREDENTIAL|AUTH)", re.IGNORECASE)  # Harbor 0.26's rule
+    defaults = {k: v for k, v in env.items() if sensitive.search(k) and re.fullmatch(r"\$\{\w+:-.+\}", v)}
+    assert defaults == {}, defaults

@@ -15,17 +15,24 @@ no other trial's reward down and never the Harbor process, and the engine's per-
 (its log handlers, its child-process registry, the credentials it exports) stays per trial.
 What the trials of one job share lives here, once per Harbor process: the slots
 (`judge_slots`, sized to the machine: at most that many engines — and so LibreOffice
-renderers — run at once) and the verdict cache folder (``JUDGE_VERDICT_CACHE``).
+renderers — run at once), the verdict cache folder (``JUDGE_VERDICT_CACHE``) and the request
+limiter (`JobStore`: a private ``redis-server`` on a unix socket, started once, whose store
+holds ONE limiter per endpoint, model and key for every trial's engine — the fleet limiter of
+`cowork_judge.transport.fleet`, so a 429 one trial meets holds the others at once).
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import json
 import math
 import os
 import shutil
 import signal
+import subprocess
+import tempfile
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -297,3 +304,96 @@ def read_rewards(verifier_dir: Path) -> dict[str, float] | None:
 
 def _finite(value: object) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+class JobStore:
+    """The Harbor process's one limiter store: a private ``redis-server`` (no port, a unix socket
+    in a private temp folder, no persistence), started on first use and stopped when the process
+    exits (or, within seconds, when it dies: a watching shell, `_WATCH`, stops it).
+
+    `url` is None — every engine then keeps its own in-process limiter, as before — when there is
+    no ``redis-server`` on ``PATH``, when the engine's Python cannot import ``redis`` (the
+    ``fleet-redis`` extra), or when the server does not start within `START_SEC`. The store is
+    never worth a reward: an engine that loses it mid-run falls back to its local limiter
+    (`cowork_judge.transport.fleet`).
+    """
+
+    START_SEC = 10.0
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._urls: dict[str, str | None] = {}
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._socket: Path | None = None
+        self.reason: str | None = None
+
+    def url(self, python: str) -> str | None:
+        """``unix://…`` of the store for engines run by `python`, or None (see the class docstring)."""
+        with self._lock:
+            if python in self._urls:
+                return self._urls[python]
+            url = self._start() if self._usable(python) else None
+            self._urls[python] = url
+            return url
+
+    def _usable(self, python: str) -> bool:
+        try:
+            probe = subprocess.run([python, "-c", "import redis"], capture_output=True, timeout=60,
+                                   env={k: v for k, v in os.environ.items() if k in HOST_KEYS})
+        except (OSError, subprocess.SubprocessError) as exc:
+            self.reason = f"{python} cannot be run ({exc})"
+            return False
+        if probe.returncode != 0:
+            self.reason = f"{python} cannot import redis (install cowork-judge[fleet-redis])"
+            return False
+        return True
+
+    def _start(self) -> str | None:
+        if self._socket is not None:
+            return f"unix://{self._socket}" if self._proc is not None and self._proc.poll() is None else None
+        server = shutil.which("redis-server")
+        if server is None:
+            self.reason = "no redis-server on PATH"
+            return None
+        folder = Path(tempfile.mkdtemp(prefix="cowork-judge-limiter-"))
+        self._socket = folder / "limiter.sock"
+        argv = [server, "--port", "0", "--unixsocket", str(self._socket), "--unixsocketperm", "700", "--save", "",
+                "--appendonly", "no", "--dir", str(folder), "--loglevel", "warning", "--daemonize", "no"]
+        try:  # under a shell that ends the server when this process is gone (even after a SIGKILL)
+            self._proc = subprocess.Popen(["sh", "-c", _WATCH, "sh", str(os.getpid()), *argv], stdin=subprocess.DEVNULL,
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                          env={"PATH": os.environ.get("PATH", "")})
+        except OSError as exc:
+            self.reason = f"redis-server cannot start ({exc})"
+            return None
+        atexit.register(self.stop)
+        deadline = time.monotonic() + self.START_SEC
+        while time.monotonic() < deadline and self._proc.poll() is None:
+            if self._socket.exists():
+                return f"unix://{self._socket}"
+            time.sleep(0.05)
+        self.reason = "redis-server did not open its socket"
+        self.stop()
+        return None
+
+    def stop(self) -> None:
+        """Stop the server (idempotent)."""
+        proc, self._proc = self._proc, None
+        if proc is not None and proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+        if self._socket is not None:
+            shutil.rmtree(self._socket.parent, ignore_errors=True)
+
+
+_WATCH = ('parent="$1"; shift; "$@" & child=$!; trap \'kill "$child" 2>/dev/null; exit 0\' TERM INT HUP; '
+          'while kill -0 "$parent" 2>/dev/null && kill -0 "$child" 2>/dev/null; do sleep 2; done; '
+          'kill "$child" 2>/dev/null; wait "$child"')
+"""``sh -c`` script: run the server (``$2…``) and stop it when the process ``$1`` (Harbor) is gone or on SIGTERM."""
+
+
+job_store = JobStore()
+"""The Harbor process's one store (`RubricVerifier` asks it for every trial)."""

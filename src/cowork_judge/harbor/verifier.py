@@ -25,7 +25,8 @@ reward and the Harbor process goes on. Only ``JUDGE_SKIP`` raises (`staging.Skip
 
 Keyword arguments (``--verifier-kwarg name=value``): ``python`` — the interpreter that runs the
 engine (default: this one; it needs ``cowork-judge`` with the task's extras, e.g. ``[workflow]``
-for deck rendering), ``slots`` — engines at once in this process (default: the CPUs).
+for deck rendering), ``slots`` — engines at once in this process (default: the CPUs),
+``shared_limiter`` — one request limiter for every trial of the job (default true; `staging.JobStore`).
 """
 
 from __future__ import annotations
@@ -60,14 +61,18 @@ class RubricVerifier(BaseVerifier):
         python: interpreter for the engine process (default ``sys.executable``).
         slots: engines running at once in this Harbor process (default: the machine's CPUs);
             the first trial's value sizes the shared semaphore.
+        shared_limiter: give every engine the job's one limiter store (`staging.JobStore`;
+            default on; ``false`` keeps one in-process limiter per trial).
         Everything else: as `harbor.verifier.base.BaseVerifier`.
     """
 
-    def __init__(self, *, python: str | None = None, slots: int | str | None = None, **kwargs: Any) -> None:
+    def __init__(self, *, python: str | None = None, slots: int | str | None = None, shared_limiter: bool | str = True,
+                 **kwargs: Any) -> None:
         kwargs.pop("skip_tests_upload", None)  # a separate verifier's image flag: nothing is uploaded here
         super().__init__(**kwargs)
         self.python = python or sys.executable
         self.slots = int(slots) if slots else None
+        self.shared_limiter = str(shared_limiter).strip().lower() not in ("0", "false", "no", "off")
 
     # ------------------------------------------------------------------ settings
     def timeout_sec(self) -> float:
@@ -134,6 +139,10 @@ class RubricVerifier(BaseVerifier):
 
         async with asyncio.timeout(budget):
             env = staging.judge_environment(self.resolved_env(), os.environ)
+            if self.shared_limiter and not env.get("JUDGE_LIMITER_URL"):  # a task's own store wins
+                url = await asyncio.to_thread(staging.job_store.url, self.python)
+                if url:
+                    env["JUDGE_LIMITER_URL"] = url
             folders = staging.stage(tmp / "trial", self.tests_sources(), Path(self.trial_paths.agent_dir))
             await self._download(folders)
             async with staging.judge_slots(self.slots):

@@ -66,6 +66,12 @@ MANAGED_ENV = ("COWORK_JUDGE_VERSION", "COWORK_JUDGE_VERSION_SOURCE")
 """Env keys whose differing value is a conflict; other existing keys are the task's choice."""
 
 
+STALE_ENV = {"JUDGE_GATEWAY_AUTH": "${JUDGE_GATEWAY_AUTH:-off}"}
+"""Values an older init wrote that init replaces (the task's own other values are kept)."""
+STALE_WHY = {"JUDGE_GATEWAY_AUTH": "Harbor scrubs an AUTH-named key's value from the trial folder: 'off' corrupted the "
+                                   "agent's trajectory"}
+
+
 class InitError(Exception):
     """The task folder cannot be initialised (the message says why and what to do)."""
 
@@ -115,7 +121,10 @@ def env_block(extras: str = "", version: str = __version__) -> list[tuple[str, s
     return [
         ("JUDGE_API_KEY", "${JUDGE_API_KEY}"),
         ("JUDGE_BASE_URL", "${JUDGE_BASE_URL}"),
-        ("JUDGE_GATEWAY_AUTH", "${JUDGE_GATEWAY_AUTH:-off}"),  # a hosted gateway that injects the key (run/config.py)
+        # a hosted gateway that injects the key (run/config.py); empty = off. Never a default value: Harbor scrubs the value
+        # of every AUTH-named [verifier.env] key from the whole trial folder, and "off" turned "offer" into "[REDACTED]er"
+        # in the agent's trajectory (a regrade then judged another text)
+        ("JUDGE_GATEWAY_AUTH", "${JUDGE_GATEWAY_AUTH:-}"),
         ("JUDGE_MODEL", "${JUDGE_MODEL:-gpt-5.5}"),
         ("JUDGE_CONCURRENCY", "${JUDGE_CONCURRENCY:-2}"),
         ("JUDGE_DEADLINE", f"${{JUDGE_DEADLINE:-{DEFAULT_DEADLINE_SEC}}}"),
@@ -447,6 +456,10 @@ def _merge(plan: Plan, text: str, config: dict[str, Any], *, force: bool, extras
                 plan.conflicts.append(f"[verifier.env] {key} = {env[key]!r}, but --extras asks for {extras!r}: the "
                                       "extras and the verifier image change together (--force replaces both; without "
                                       "--extras init keeps the task's)")
+        elif key in STALE_ENV and env[key] == STALE_ENV[key]:
+            replace_line(te.find_key(lines, "verifier.env", key), te.basic_string(value))  # type: ignore[arg-type]
+            plan.actions.append(f"task.toml: [verifier.env] {key} {env[key]!r} → {value!r} ({STALE_WHY[key]})")
+            env[key] = value
         elif env[key] != value and key in MANAGED_ENV:
             if force:
                 replace_line(te.find_key(lines, "verifier.env", key), te.basic_string(value))  # type: ignore[arg-type]
