@@ -137,19 +137,10 @@ class RubricVerifier(BaseVerifier):
     async def _judge(self, tmp: Path, verifier_dir: Path, *, start: float, budget: float) -> VerifierResult:
         import asyncio
 
-        async with asyncio.timeout(budget):
-            env = staging.judge_environment(self.resolved_env(), os.environ)
-            if self.shared_limiter and not env.get("JUDGE_LIMITER_URL"):  # a task's own store wins
-                url = await asyncio.to_thread(staging.job_store.url, self.python)
-                if url:
-                    env["JUDGE_LIMITER_URL"] = url
-            folders = staging.stage(tmp / "trial", self.tests_sources(), Path(self.trial_paths.agent_dir))
-            await self._download(folders)
-            async with staging.judge_slots(self.slots):
-                left = budget - (time.monotonic() - start)
-                run = await staging.run_engine(staging.judge_command(self.python, folders), env, cwd=tmp,
-                                               output=folders.verifier / "test-stdout.txt", timeout_sec=left)
-            staging.publish(folders.verifier, verifier_dir)
+        try:
+            run = await asyncio.wait_for(self._stage_and_run(tmp, verifier_dir, start=start, budget=budget), timeout=budget)
+        except asyncio.TimeoutError as exc:  # the same class as TimeoutError from Python 3.11
+            raise TimeoutError from exc
         if run.returncode is None:
             raise TimeoutError
         rewards = staging.read_rewards(verifier_dir)
@@ -158,6 +149,24 @@ class RubricVerifier(BaseVerifier):
                                f"the judge exited with status {run.returncode} without writing a reward "
                                "(see test-stdout.txt)", start)
         return VerifierResult(rewards=rewards)
+
+    async def _stage_and_run(self, tmp: Path, verifier_dir: Path, *, start: float, budget: float) -> staging.EngineRun:
+        """Stage the trial, download the deliverables, run the engine in a slot, publish what it wrote."""
+        import asyncio
+
+        env = staging.judge_environment(self.resolved_env(), os.environ)
+        if self.shared_limiter and not env.get("JUDGE_LIMITER_URL"):  # a task's own store wins
+            url = await asyncio.to_thread(staging.job_store.url, self.python)
+            if url:
+                env["JUDGE_LIMITER_URL"] = url
+        folders = staging.stage(tmp / "trial", self.tests_sources(), Path(self.trial_paths.agent_dir))
+        await self._download(folders)
+        async with staging.judge_slots(self.slots):
+            left = budget - (time.monotonic() - start)
+            run = await staging.run_engine(staging.judge_command(self.python, folders), env, cwd=tmp,
+                                           output=folders.verifier / "test-stdout.txt", timeout_sec=left)
+        staging.publish(folders.verifier, verifier_dir)
+        return run
 
     async def _download(self, folders: staging.TrialFolders) -> None:
         """Download the deliverables into the staged folders; links are dropped afterwards."""
