@@ -37,7 +37,7 @@ import sys
 import tempfile
 import time
 import traceback
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from harbor.models.verifier.result import VerifierResult
@@ -71,7 +71,11 @@ class RubricVerifier(BaseVerifier):
         kwargs.pop("skip_tests_upload", None)  # a separate verifier's image flag: nothing is uploaded here
         super().__init__(**kwargs)
         self.python = python or sys.executable
-        self.slots = int(slots) if slots else None
+        try:
+            self.slots = max(1, int(slots)) if slots else None
+        except ValueError:
+            self.logger.warning("cowork-judge verifier: slots=%r is not a number; using the machine's CPUs", slots)
+            self.slots = None
         self.shared_limiter = str(shared_limiter).strip().lower() not in ("0", "false", "no", "off")
 
     # ------------------------------------------------------------------ settings
@@ -107,8 +111,9 @@ class RubricVerifier(BaseVerifier):
         out = []
         for entry in entries:
             source = entry if isinstance(entry, str) else getattr(entry, "source", None)
-            if isinstance(source, str) and source.startswith("/app/") and not (
-                    source.rstrip("/") == "/app/output" or source.startswith("/app/output/")):
+            if not isinstance(source, str) or ".." in PurePosixPath(source).parts:  # never outside the staged app/
+                continue
+            if source.startswith("/app/") and not (source.rstrip("/") == "/app/output" or source.startswith("/app/output/")):
                 out.append(source.rstrip("/"))
         return out
 
