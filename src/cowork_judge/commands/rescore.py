@@ -79,7 +79,7 @@ def main(argv: list[str]) -> int:
     from cowork_judge.fleet.documents import InputError, argument_root, discover, read_items, read_regular
     from cowork_judge.fleet.outputs import OutputExists, Progress, canonical_json, write_file
     from cowork_judge.core import integrity
-    from cowork_judge.fleet.rescore import changed_fields, provenance, rescore, samples_kept
+    from cowork_judge.fleet.rescore import changed_fields, provenance, rescore, samples_kept, samples_revotable
     from cowork_judge._util.fsutil import inside, plain_name_problem, quoted
     from cowork_judge.run.outputs import format_reward, format_reward_json
 
@@ -160,8 +160,12 @@ def main(argv: list[str]) -> int:
         digest = hashlib.sha256(read_regular(source)).hexdigest()
         sampling = item.doc.details.sampling
         if args.samples_vote and sampling is None:
-            print(f"cowork-judge rescore: {item.source}: no stored samples (not a sampled run); --samples-vote changes "
-                  "nothing", file=sys.stderr)
+            print(f"cowork-judge rescore: {item.source}: warning: no stored samples (not a sampled run); --samples-vote "
+                  "changes nothing", file=sys.stderr)
+        elif args.samples_vote and sampling is not None and not samples_revotable(item.doc) and not samples_kept(item.doc):
+            # issue 39: a sampled run whose rows hold no samples (each decided by code, or unjudged) was silent
+            print(f"cowork-judge rescore: {item.source}: warning: a sampled run (JUDGE_SAMPLES={sampling.samples}) but no "
+                  "row holds stored samples; --samples-vote changes nothing", file=sys.stderr)
         elif args.samples_vote and (kept := samples_kept(item.doc)):
             print(f"cowork-judge rescore: {item.source}: {kept} row(s) answered page by page or pass by pass keep their "
                   "stored verdicts", file=sys.stderr)
