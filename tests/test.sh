@@ -451,7 +451,8 @@ fallback_result() {
       "pass_compare": "gte",
       "unjudged_negative": "deduct",
       "systemic_fraction": 0.4,
-      "systemic_min": 2
+      "systemic_min": 2,
+      "ungrounded": "miss"
     },
     "fingerprint": null,
     "interrupted": false,
