@@ -6,8 +6,11 @@ from __future__ import annotations
 import argparse
 import hashlib
 import math
+import os
 import sys
 from pathlib import Path
+
+from cowork_judge.commands._args import choice_word
 
 DEFAULT_NAME = "result.rescored.json"
 OPTION_OF = {"reward_mode": "--mode", "pass_threshold": "--threshold", "pass_compare": "--compare",
@@ -22,7 +25,12 @@ an existing target is refused unless --force) and its path is printed.
 --name is a plain file name (no '/', not '.' or '..', none of the judge's own file names). Nothing is written outside the
 folders given: a document reached through a symbolic link that leaves them (a glob's
 '**' follows links) is not rescored, and says so.
-A row of --rubric without a stored verdict is unjudged (error_kind no_verdict).
+A row of --rubric without a stored verdict is unjudged (error_kind no_verdict), and so is a row
+that asks another question than the one its stored verdict answered (reworded, weight sign or
+hurdle flipped, binary<->graded, new levels): details.warnings and the console name each such
+row and what changed. A new weight of the same sign keeps the verdict (a pure re-score).
+--out is never one of the inputs (the --rubric file, the stored document) nor a file the judge
+writes in a verifier folder, even with --force.
 With no option the stored document is reproduced exactly (its policy is reused).
 --samples-vote reduces the samples a sampled run stored (JUDGE_SAMPLES, JUDGE_PANEL)
 again under another panel vote, with no model call; rows judged page by page or pass by
@@ -56,15 +64,15 @@ def main(argv: list[str]) -> int:
                                 epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="result.json, a verifier dir, or a dir of runs (*/verifier/result.json)")
     p.add_argument("--rubric", help="new rubric.json (weights, rows); default: the stored rows")
-    p.add_argument("--mode", choices=("continuous", "binary"), help="reward mode (JUDGE_REWARD_MODE)")
+    p.add_argument("--mode", type=choice_word, choices=("continuous", "binary"), help="reward mode (JUDGE_REWARD_MODE)")
     p.add_argument("--threshold", type=float, help="pass threshold in [0, 1] (JUDGE_PASS_THRESHOLD)")
-    p.add_argument("--compare", choices=("gte", "gt"), help="pass comparison (JUDGE_PASS_COMPARE)")
-    p.add_argument("--unjudged-negative", choices=("deduct", "ignore"), help="JUDGE_UNJUDGED_NEGATIVE")
+    p.add_argument("--compare", type=choice_word, choices=("gte", "gt"), help="pass comparison (JUDGE_PASS_COMPARE)")
+    p.add_argument("--unjudged-negative", type=choice_word, choices=("deduct", "ignore"), help="JUDGE_UNJUDGED_NEGATIVE")
     p.add_argument("--systemic-fraction", type=float, help="JUDGE_SYSTEMIC_FRACTION")
     p.add_argument("--systemic-min", type=int, help="JUDGE_SYSTEMIC_MIN")
-    p.add_argument("--samples-vote", choices=("majority", "unanimous", "weighted"),
+    p.add_argument("--samples-vote", type=choice_word, choices=("majority", "unanimous", "weighted"),
                    help="reduce stored samples again under this panel vote (JUDGE_PANEL_VOTE); no model call")
-    p.add_argument("--guard", choices=("off", "flag", "penalize"),
+    p.add_argument("--guard", type=choice_word, choices=("off", "flag", "penalize"),
                    help="apply this guard policy (JUDGE_GUARD) to the stored findings; no new scan, no model call")
     p.add_argument("--name", default=DEFAULT_NAME, help=f"file name of each new document (default {DEFAULT_NAME})")
     p.add_argument("--out", help="path of the new document (a single input document only)")
@@ -79,7 +87,9 @@ def main(argv: list[str]) -> int:
     from cowork_judge.fleet.documents import InputError, argument_root, discover, read_items, read_regular
     from cowork_judge.fleet.outputs import OutputExists, Progress, canonical_json, write_file
     from cowork_judge.core import integrity
-    from cowork_judge.fleet.rescore import changed_fields, provenance, rescore, samples_kept, samples_revotable
+    from cowork_judge.core.fold import stored_run
+    from cowork_judge.fleet.rescore import (changed_fields, changed_questions, changed_warnings, provenance, rescore,
+                                            samples_kept, samples_revotable)
     from cowork_judge._util.fsutil import inside, plain_name_problem, quoted
     from cowork_judge.run.outputs import format_reward, format_reward_json
 
@@ -98,7 +108,7 @@ def main(argv: list[str]) -> int:
     except ValidationError as exc:
         first = exc.errors(include_input=False, include_url=False)[0]
         return fail(f"bad option {OPTION_OF.get(str(first['loc'][0]), first['loc'][0])}: {first['msg']}")
-    from cowork_judge.core.layout import JUDGE_FILE_NAMES
+    from cowork_judge.core.layout import JUDGE_FILE_NAMES, judge_file_in_verifier
 
     problem = plain_name_problem(args.name)
     if problem is None and args.name in JUDGE_FILE_NAMES:
@@ -125,6 +135,14 @@ def main(argv: list[str]) -> int:
         return fail("JSONL input is not supported: rescore reads result.json files (one document per file)")
     if args.out and len(files) != 1:
         return fail("--out needs exactly one input document")
+    if args.out:  # issue 39 (trial 3 H1): never over the judge's own files nor an input, even with --force
+        own_inputs = {os.path.realpath(f.path) for f in files} | ({os.path.realpath(args.rubric)} if args.rubric else set())
+        if os.path.realpath(args.out) in own_inputs:
+            return fail(f"--out {quoted(args.out)} is one of the inputs (the --rubric file or a stored document): rescore "
+                        "never writes over a file it reads, even with --force; give another file")
+        if judge_file_in_verifier(args.out):
+            return fail(f"--out {quoted(args.out)} is a file the judge itself writes in a verifier folder ("
+                        + ", ".join(JUDGE_FILE_NAMES) + "): rescore never writes over it, even with --force; give another file")
     roots = [argument_root(arg) for arg in args.inputs]
     failures = changed = done = tampered = 0
     progress = Progress(len(files), "rescore")
@@ -176,6 +194,10 @@ def main(argv: list[str]) -> int:
                   f"--guard {args.guard} has no findings to apply", file=sys.stderr)
         guarded = (stored_guard.mode, args.guard) if args.guard else None
         try:
+            if criteria is not None:  # issue 39 (trial 3 H2): name each row whose stored verdict answers another question
+                stored_rows, stored_verdicts, _, _ = stored_run(item.doc)
+                for line in changed_warnings(changed_questions(stored_rows, criteria, stored_verdicts)):
+                    print(f"cowork-judge rescore: {item.source}: warning: {line}", file=sys.stderr)
             new = rescore(item.doc, criteria=criteria, policy_changes=changes, samples_vote=args.samples_vote,
                           guard=args.guard, note=provenance(digest, diff, stored_policy, rubric_record, voted, guarded))
             payload = with_legacy_fields(new.model_dump(mode="json", by_alias=True))  # 1.3.6's readers' fields too
