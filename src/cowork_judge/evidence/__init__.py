@@ -15,7 +15,7 @@ import importlib
 from typing import Any
 
 _WHERE = {
-    "link_tree": "..fsutil",
+    "link_tree": ".._util.fsutil",
     "build_evidence": ".build",
     "is_deck": ".build",
     "Capabilities": ".capabilities",
