@@ -128,7 +128,7 @@ def test_batch_limit_documents_summary_and_resume(tmp_path, sim, capsys):
     # a rerun judges nothing
     before = len(sim.log)
     assert main(["batch", str(instances), "--out", str(out), "--max-in-flight", "4", "--draws", "0"]) == 0
-    assert "skipped 6" in capsys.readouterr().err and len(sim.log) == before
+    assert "kept 6" in capsys.readouterr().err and len(sim.log) == before
 
     # what changed, vanished or broke is judged again; the rest is kept byte for byte
     kept = (out / "alg-1" / "logs" / "verifier" / "result.json").read_bytes()
@@ -146,7 +146,7 @@ def test_batch_limit_documents_summary_and_resume(tmp_path, sim, capsys):
     err = capsys.readouterr().err
     # 4 runs re-judged, 8 rows, every one answered by the verdict cache (on by default in batch; issue 26):
     # a weight edit changes the score, not the question, and the other deliverables did not change
-    assert "complete 4" in err and "skipped 2" in err and len(sim.log) == before
+    assert "complete 4" in err and "kept 2" in err and len(sim.log) == before
     assert (out / "verdict-cache").is_dir()
     assert (out / "alg-1" / "logs" / "verifier" / "result.json").read_bytes() == kept
     assert json.loads((out / "alg-0" / "logs" / "verifier" / "result.json").read_text())["task_score"] == pytest.approx(
@@ -193,7 +193,7 @@ def test_sigterm_keeps_what_finished_and_a_rerun_resumes(tmp_path, capsys, monke
         calls_before = len(server.log)
         rerun = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300, check=False)
         assert rerun.returncode == 0, rerun.stderr
-        assert f"skipped {len(done_before)}" in rerun.stderr
+        assert f"kept {len(done_before)}" in rerun.stderr
         assert len(server.log) - calls_before == 2 * (4 - len(done_before))
         assert all(batch.result_state(out / i.name, batch.fingerprint(i)) == "complete" for i in ids)
     finally:

@@ -136,6 +136,7 @@ def test_no_endpoint_is_refused_unless_every_row_is_code(tmp_path, no_endpoint, 
     monkeypatch.setenv("JUDGE_BASE_URL", "http://127.0.0.1:9/v1")  # half a pair, as try and demo refuse it
     err = _refused(tmp_path / "tasks", tmp_path / "out", capsys)
     assert "JUDGE_BASE_URL is set" in err and "JUDGE_API_KEY is not" in err
+    assert "simulator" not in err  # batch never starts one: the way out it names is the missing half
     monkeypatch.delenv("JUDGE_BASE_URL")
     _task(tmp_path / "code" / "c", CODE_RUBRIC)  # code rows only: no model needed, judged without an endpoint
     assert main(["batch", str(tmp_path / "code"), "--out", str(tmp_path / "out")]) == 0

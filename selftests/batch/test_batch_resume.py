@@ -120,7 +120,7 @@ def test_a_batch_killed_several_times_resumes_to_the_uninterrupted_rewards(tmp_p
         assert _rewards(out, expected) == pytest.approx(_rewards(ref, expected))
         record = json.loads((out / "batch.json").read_text())
         # the last cut may land after the batch already finished: the resume then skips every instance
-        assert record["not_complete"] == [] and set(record["states"]) <= {"complete", "skipped"}
+        assert record["not_complete"] == [] and set(record["states"]) <= {"complete", "kept"}
         assert sum(record["states"].values()) == len(expected)
     finally:
         server.stop()

@@ -107,7 +107,7 @@ def test_scoring_settings_are_rescored_on_resume_without_model_calls(batch_env, 
 
     err = _batch(instances, out, capsys)  # the same settings again: nothing judged, nothing re-scored
     assert "re-scored" not in err and len(server.log) == requests
-    assert json.loads((out / "batch.json").read_text())["states"] == {"skipped": 3}
+    assert json.loads((out / "batch.json").read_text())["states"] == {"kept": 3}
 
 
 def test_settings_that_change_verdicts_judge_again(batch_env, tmp_path, capsys, monkeypatch):

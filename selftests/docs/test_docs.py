@@ -60,9 +60,10 @@ def test_the_readme_is_short_and_gives_the_two_commands():
     text = README.read_text(encoding="utf-8")
     assert len(text.splitlines()) <= 250
     install = 'python3 -m venv .venv && .venv/bin/pip install -e ".[pptx,workflow]" && .venv/bin/cowork-judge demo'
-    tests = 'python3 -m venv .venv && .venv/bin/pip install -e ".[dev]" && .venv/bin/python -m pytest selftests'
+    run_tests = ".venv/bin/python -m pytest selftests -n 2 --dist loadfile"
+    tests = f'python3 -m venv .venv && .venv/bin/pip install -e ".[dev]" && {run_tests}'
     assert install in text and tests in text
-    assert ".venv/bin/python -m pytest selftests\n" in (REPO / ".ci" / "run").read_text()  # CI runs the README's command
+    assert f"\n{run_tests}\n" in (REPO / ".ci" / "run").read_text()  # CI runs the README's command
 
 
 def test_every_docs_page_is_in_the_nav_and_every_readme_link_resolves():

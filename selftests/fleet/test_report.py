@@ -117,7 +117,7 @@ def test_report_without_page_images_says_where_to_find_them(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("content, message", [
-    (None, "No such file or directory"),
+    (None, "holds no result.json: the judge wrote none there"),  # a verifier folder without one (issue 39)
     ("{", "unreadable: not JSON"),
     ("[]", "invalid: not a result document"),
 ])
@@ -128,7 +128,8 @@ def test_unreadable_input_is_one_line_and_exit_2(tmp_path, capsys, content, mess
         (verifier / "result.json").write_text(content)
     assert main(["report", str(verifier)]) == 2
     out, err = capsys.readouterr()
-    assert out == "" and err.startswith(f"cowork-judge report: {verifier / 'result.json'}: ") and message in err
+    named = verifier if content is None else verifier / "result.json"
+    assert out == "" and err.startswith(f"cowork-judge report: {named}") and message in err
     assert len(err.strip().splitlines()) == 1
 
 

@@ -257,7 +257,8 @@ def test_the_not_clean_message_says_whose_reward_it_is(tmp_path, capsys, judge_d
 
 @pytest.mark.parametrize("env, have, lack", [
     ({"JUDGE_BASE_URL": "http://127.0.0.1:9/v1"}, "JUDGE_BASE_URL", "JUDGE_API_KEY"),
-    ({"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}, "JUDGE_BASE_URL", "JUDGE_API_KEY"),
+    ({"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}, "OPENAI_BASE_URL", "OPENAI_API_KEY"),  # the variable set (issue 39)
+    ({"OPENAI_API_KEY": "sk-some-key-123456"}, "OPENAI_API_KEY", "OPENAI_BASE_URL"),
     ({"JUDGE_API_KEY": "sk-some-key-123456"}, "JUDGE_API_KEY", "JUDGE_BASE_URL"),
     ({"JUDGE_API_KEY": "sk-some-key-123456", "JUDGE_BASE_URL": "127.0.0.1:9/v1"}, "JUDGE_API_KEY",
      "JUDGE_BASE_URL is not an http(s) URL with a host, so the judge ignores it"),

@@ -112,6 +112,24 @@ def instance_folder(out: Path, name: str) -> Path:
     return folder
 
 
+def earlier_instance_folders(out: Path, names: Iterable[str]) -> list[str]:
+    """Instance folders in `out` that a batch wrote (they hold ``batch-instance.json`` or
+    ``logs/``) for an instance not in `names` — left by an earlier batch over another list.
+    The batch's summary does not count them (issue 39); ``batch`` and ``summarize`` name them.
+
+    Returns:
+        Their names, sorted; [] when `out` cannot be listed.
+    """
+    listed = set(names)
+    try:
+        entries = list(os.scandir(out))
+    except OSError:
+        return []
+    return sorted(e.name for e in entries
+                  if e.name not in listed and e.name != VERDICT_CACHE_DIR and e.is_dir(follow_symlinks=False)
+                  and (os.path.lexists(os.path.join(e.path, RECORD_NAME)) or os.path.lexists(os.path.join(e.path, LOGS_DIR))))
+
+
 def _rollout_of(part: Path, depth: int) -> Path:
     """The rollout folder `part` (``app/`` at depth 1, ``logs/agent`` at depth 2) lies in: a
     Harbor trial's ``<rollout>/artifacts/…`` counts as ``<rollout>``."""

@@ -26,11 +26,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from cowork_judge.batch.instances import AGENT_FILES, RECORD_NAME, RUN_LOG_NAME, BatchInstance, Limits, fingerprint, result_state
-from cowork_judge.batch.outdir import instance_folder
 from cowork_judge._util.fsutil import atomic_write
+from cowork_judge.batch.instances import (
+    AGENT_FILES,
+    RECORD_NAME,
+    RUN_LOG_NAME,
+    BatchInstance,
+    Limits,
+    fingerprint,
+    plan_limits,
+    result_state,
+)
+from cowork_judge.batch.outdir import earlier_instance_folders, instance_folder
 from cowork_judge.core.layout import VerifierLayout
 
+KEPT_STATES = ("kept", "rescored")
+"""Outcomes of instances not judged in this batch: their earlier result was kept (re-scored or not)."""
 POLL_SEC = 0.05
 STOP_GRACE_SEC = 20.0
 """Seconds a stopped run has to write its documents before it is killed."""
@@ -48,7 +59,8 @@ not in a ``preexec_fn``, which is unsafe in a process with threads."""
 
 @dataclass
 class InstanceOutcome:
-    """How one instance ended in this batch: ``skipped`` (already complete), or the state of
+    """How one instance ended in this batch: ``kept`` (complete from an earlier run and kept as
+    it is), ``rescored`` (kept and re-scored from its stored verdicts), or the state of
     its result after the run (`batch.instances.result_state`) — ``complete``, ``error`` (an
     exit_code), ``invalid``/``missing`` (the run left no valid document), ``killed``."""
 
@@ -100,13 +112,17 @@ class BatchRunner:
         python: the interpreter that runs ``-m cowork_judge run``.
         lock_fd: the output folder's lock (`batch.lock.BatchLock`), passed to every
             judge so that the folder stays locked while one still runs.
+        jobs: the ``--jobs`` asked for (None: the default). `run` plans `limits` again over the
+            instances left to judge (`batch.instances.plan_limits`), as a fresh batch of those
+            would: a resumed batch with 2 left runs 2 judges, not min(L, 8, all instances).
     """
 
     def __init__(self, out: Path, limits: Limits, env: Mapping[str, str], *, deadline_sec: float = 1800.0,
                  keep_errors: bool = False, force: bool = False, on_outcome: Callable[[InstanceOutcome], None] | None = None,
-                 python: str = sys.executable, lock_fd: int | None = None) -> None:
+                 python: str = sys.executable, lock_fd: int | None = None, jobs: int | None = None) -> None:
         self.out = out
         self.limits = limits
+        self.jobs = jobs
         self.env = dict(env)
         self.deadline_sec = deadline_sec
         self.keep_errors = keep_errors
@@ -197,7 +213,7 @@ class BatchRunner:
                     notes = self.rescored if state == "rescored" else self.rejudge_notes
                     notes[change] = notes.get(change, 0) + 1
             if state in ("complete", "rescored"):
-                done.append(InstanceOutcome(inst.name, "skipped" if state == "complete" else "rescored"))
+                done.append(InstanceOutcome(inst.name, "kept" if state == "complete" else "rescored"))
             else:
                 self.resume_reasons[state] = self.resume_reasons.get(state, 0) + 1
                 todo.append((inst, fp))
@@ -207,6 +223,9 @@ class BatchRunner:
         """Judge what is not complete yet; returns when every run ended or the batch was stopped."""
         t0 = time.monotonic()
         todo, done = self.todo(instances)
+        if todo:  # issue 39: the split of a resumed batch is that of a fresh batch of what is left
+            self.limits = plan_limits(self.limits.max_in_flight, self.jobs, len(todo))
+            self.env["JUDGE_CONCURRENCY"] = self.env["JUDGE_WORKFLOW_CONCURRENCY"] = str(self.limits.per_run)
         report = BatchReport(outcomes=list(done), rejudged=dict(self.resume_reasons), rescored=dict(self.rescored),
                              rejudge_notes=dict(self.rejudge_notes))
         for outcome in done:
@@ -304,8 +323,9 @@ def _signal_group(proc: subprocess.Popen[Any], signum: int) -> None:
 def write_outputs(out: Path, instances: Sequence[BatchInstance], report: BatchReport, limits: Limits, *,
                   group_by: Sequence[str] = (), seed: int = 0, draws: int = 1000) -> tuple[Path, dict[str, Any]]:
     """Write ``instance_tags.json``, ``summary.json`` (the fleet summary of this batch's result
-    documents, `fleet.summarize`) and ``batch.json`` (the batch's own record) into `out`,
-    each replaced atomically. Returns (summary path, the batch record).
+    documents, `fleet.summarize`: only the instances of this list) and ``batch.json`` (the
+    batch's own record; ``not_counted`` names instance folders of an earlier list found in
+    `out`, `batch.outdir.earlier_instance_folders`) into `out`, each replaced atomically. Returns (summary path, the batch record).
 
     Raises:
         OSError: an output cannot be written.
@@ -329,7 +349,7 @@ def write_outputs(out: Path, instances: Sequence[BatchInstance], report: BatchRe
     states: dict[str, int] = {}
     for o in report.outcomes:
         states[o.state] = states.get(o.state, 0) + 1
-    judged = [o for o in report.outcomes if o.state not in ("skipped", "rescored")]
+    judged = [o for o in report.outcomes if o.state not in KEPT_STATES]
     record = {
         "schema": "cowork-judge/batch/v1",
         "instances": len(instances),
@@ -343,7 +363,8 @@ def write_outputs(out: Path, instances: Sequence[BatchInstance], report: BatchRe
         "judged_because": dict(sorted(report.rejudged.items())),
         "rescored_because": dict(sorted(report.rescored.items())),
         "with_exit_code": sorted(o.name for o in report.outcomes if o.state == "error"),
-        "not_complete": sorted(o.name for o in report.outcomes if o.state not in ("complete", "skipped", "rescored", "error")),
+        "not_counted": earlier_instance_folders(out, (inst.name for inst in instances)),
+        "not_complete": sorted(o.name for o in report.outcomes if o.state not in ("complete", *KEPT_STATES, "error")),
     }
     write_file(out / "batch.json", canonical_json(record), force=True)
     return summary_path, record

@@ -19,8 +19,9 @@ class HalfCredentials(ValueError):
     """One of ``JUDGE_API_KEY``/``JUDGE_BASE_URL`` (or their ``OPENAI_*`` fallbacks) without the other.
 
     Attributes:
-        have: the variable that is set.
-        lack: the variable the judge does not have.
+        have: the variable that is set, as the caller spelt it (``OPENAI_API_KEY`` when only the
+            fallback is set: issue 39, never a JUDGE_* name the caller did not set).
+        lack: the variable that completes `have`'s pair (same family).
         ignored: `lack` is set but is not an http(s) URL with a host, so the configuration ignores it.
         other: the OPENAI_* variable set in place of `lack`, which never completes a JUDGE_* pair.
     """
@@ -29,16 +30,20 @@ class HalfCredentials(ValueError):
         self.have, self.lack, self.ignored, self.other = have, lack, ignored, other
         super().__init__(self.message("the judge would not reach your endpoint"))
 
-    def message(self, consequence: str) -> str:
-        """The refusal, one line: what is set, what is missing, `consequence`, and the two ways out."""
+    def message(self, consequence: str, *, simulator: bool = True) -> str:
+        """The refusal, one line: what is set, what is missing, `consequence`, and the ways out
+        (unsetting the half to judge with the built-in simulator only when the command starts
+        one: `simulator`; ``batch`` never does)."""
         if self.other:  # trial finding 12: a pair mixed from both families
             return (f"{self.have} is set and {self.other} is set, but {self.lack} is not: a credential pair comes from "
                     f"one family (JUDGE_* or OPENAI_*), so {self.other} does not complete {self.have}: {consequence}. "
                     f"Set {self.lack}, or unset {self.have} to use the OPENAI_* pair")
         missing = (f"{self.lack} is not an http(s) URL with a host, so the judge ignores it" if self.ignored
-                   else f"{self.lack} is not")
-        return (f"{self.have} is set (or its OPENAI_* fallback) but {missing}: {consequence}. Set both to judge with "
-                f"your endpoint, or unset {self.have} to judge with the built-in simulator")
+                   else f"{self.lack} is not set")
+        way_out = f"Set {self.lack} to judge with your endpoint"
+        if simulator:
+            way_out += f", or unset {self.have} to judge with the built-in simulator"
+        return f"{self.have} is set but {missing}: {consequence}. {way_out}"
 
 
 def caller_endpoint(environ: Mapping[str, str]) -> bool:
@@ -62,15 +67,30 @@ def caller_endpoint(environ: Mapping[str, str]) -> bool:
     has_key = config.api_key is not None and bool(config.api_key.get_secret_value())
     if has_key:
         other = loaded.mixed.get("JUDGE_BASE_URL")
-        typed = environ.get("JUDGE_BASE_URL") or (None if other else environ.get("OPENAI_BASE_URL"))
-        raise HalfCredentials("JUDGE_API_KEY", "JUDGE_BASE_URL", ignored=bool(typed), other=other)
+        family = _family(loaded.sources.get("api_key"))
+        if other:
+            raise HalfCredentials("JUDGE_API_KEY", "JUDGE_BASE_URL", ignored=False, other=other)
+        typed = environ.get(f"{family}_BASE_URL")
+        raise HalfCredentials(f"{family}_API_KEY", f"{family}_BASE_URL", ignored=bool(typed), other=None)
     if config.base_url:
-        raise HalfCredentials("JUDGE_BASE_URL", "JUDGE_API_KEY", ignored=False, other=loaded.mixed.get("JUDGE_API_KEY"))
+        other = loaded.mixed.get("JUDGE_API_KEY")
+        family = "JUDGE" if other else _family(loaded.sources.get("base_url"))
+        raise HalfCredentials(f"{family}_BASE_URL", f"{family}_API_KEY", ignored=False, other=other)
     return False
 
 
+def _family(source: str | None) -> str:
+    """``OPENAI`` when the configuration read the value from an ``OPENAI_*`` variable, else ``JUDGE``."""
+    return "OPENAI" if (source or "").removeprefix("env:").startswith("OPENAI_") else "JUDGE"
+
+
 def start_simulator(environ: dict[str, str]) -> SimServer:
-    """Start the built-in simulator (`sim.DemoPolicy`) and point `environ` at it (key, URL, model).
+    """Start the built-in simulator (`sim.DemoPolicy`) and point `environ` at it (key, URL; the
+    model `SIM_MODEL` only when ``JUDGE_MODEL`` is unset).
+
+    A ``JUDGE_MODEL`` the caller set is kept (issue 39): the judge asks for it, the simulator
+    echoes the requested model in its replies, and the result records it as ``judge_model`` —
+    never silently another name. `simulator_note` says so on the console.
 
     Returns:
         The running server; the caller stops it.
@@ -78,5 +98,16 @@ def start_simulator(environ: dict[str, str]) -> SimServer:
     from cowork_judge.sim import DemoPolicy, SimServer
 
     server = SimServer(DemoPolicy()).start()
-    environ.update(JUDGE_API_KEY=SIM_KEY, JUDGE_BASE_URL=server.url, JUDGE_MODEL=SIM_MODEL)
+    environ.update(JUDGE_API_KEY=SIM_KEY, JUDGE_BASE_URL=server.url)
+    if not environ.get("JUDGE_MODEL", "").strip():
+        environ["JUDGE_MODEL"] = SIM_MODEL
     return server
+
+
+def simulator_note(environ: Mapping[str, str]) -> str:
+    """What the built-in simulator answers as (after `start_simulator`), for the console line."""
+    model = environ.get("JUDGE_MODEL", "").strip()
+    if model and model != SIM_MODEL:
+        return (f"simulated judge, no model: it answers as your JUDGE_MODEL={model!r}, which the result records as "
+                "judge_model")
+    return "simulated judge, no model"

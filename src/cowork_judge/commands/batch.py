@@ -11,6 +11,7 @@ names it).
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 from pathlib import Path
@@ -20,13 +21,13 @@ from cowork_judge.commands._args import Parser, UsageError
 
 EPILOG = """\
 limits: every instance is judged by its own `cowork-judge run` process (own deadline, watchdog and
-temp folder); K of them run at once (--jobs, default min(L, 8, instances)), each with JUDGE_CONCURRENCY =
+temp folder); K of them run at once (--jobs, default min(L, 8, instances to judge)), each with JUDGE_CONCURRENCY =
 JUDGE_WORKFLOW_CONCURRENCY = floor(L / K), so at most K * floor(L / K) <= L model calls are in
 flight at any moment (L = --max-in-flight). The judge endpoint comes from the usual environment
 (JUDGE_API_KEY, JUDGE_BASE_URL, JUDGE_MODEL ...); start jitters are 0 unless set.
 
-resume: <out>/<name>/ holds each run (logs/verifier/result.json as `run` writes it). A rerun skips
-an instance whose result is a valid document for the unchanged instance, judged under the same
+resume: <out>/<name>/ holds each run (logs/verifier/result.json as `run` writes it). A rerun keeps
+(state "kept") an instance whose result is a valid document for the unchanged instance, judged under the same
 settings (its verdict fingerprint: judge version, backend, model, endpoint, sampling settings,
 rubric/prompt/instruction digests, JUDGE_GUARD off or on, JUDGE_GUARD_ROW, JUDGE_SKIP), unchanged since
 the judge wrote it (its integrity digest: a hand-edited result.json or reward file is judged again) and
@@ -59,6 +60,11 @@ example:
 """
 
 
+KEPT_WORDS = {"kept": "kept (complete from an earlier run, not judged again)",
+              "rescored": "kept and re-scored from its stored verdicts (no model call)"}
+"""The progress line of an instance this batch did not judge (`batch.runner.KEPT_STATES`)."""
+
+
 def main(argv: list[str]) -> int:
     """Judge the instances named in `argv`; prints the summary path; returns the exit status."""
     p = Parser(prog="cowork-judge batch", description="Judge many instances offline under one global in-flight limit, "
@@ -66,7 +72,7 @@ def main(argv: list[str]) -> int:
     p.add_argument("instances", type=Path, help="a folder of instances (*/tests/rubric.json) or a JSONL list")
     p.add_argument("--out", type=Path, required=True, help="output folder (one sub-folder per instance)")
     p.add_argument("--max-in-flight", type=int, default=8, help="model calls in flight at most, over the whole batch (default 8)")
-    p.add_argument("--jobs", type=int, help="judge processes at once (default min(L, 8, instances))")
+    p.add_argument("--jobs", type=int, help="judge processes at once (default min(L, 8, instances to judge))")
     p.add_argument("--keep-errors", action="store_true", help="on a rerun, keep results that carry an exit_code")
     p.add_argument("--force", action="store_true", help="judge every instance again")
     p.add_argument("--group-by", action="append", default=[], metavar="KEY", help="passed to the summary (repeatable)")
@@ -108,10 +114,14 @@ def main(argv: list[str]) -> int:
     problem = settings_problem(environ, "cowork-judge batch") or endpoint_problem(environ, instances)
     if problem is not None:
         return fail(problem)
+    if os.path.lexists(args.out) and not args.out.is_dir():  # issue 39: not a raw [Errno 17]
+        return fail(f"--out {args.out} exists and is not a folder: give a folder (it is made when missing) for the "
+                    "instances' results and summary.json")
     try:
         args.out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        return fail(f"cannot create {args.out}: {exc}")
+        return fail(f"cannot create --out {args.out}: {exc.strerror or exc}"
+                    + (f" ({exc.filename})" if exc.filename and str(exc.filename) != str(args.out) else ""))
     from cowork_judge.batch.outdir import check_output_folder
 
     try:
@@ -128,8 +138,9 @@ def main(argv: list[str]) -> int:
         done[0] += 1
         progress.tick()
         if not progress.enabled:
-            print(f"batch: [{done[0]}/{len(instances)}] {outcome.name}: {outcome.state}"  # type: ignore[attr-defined]
-                  + (f" ({outcome.seconds:.1f} s)" if outcome.state != "skipped" else ""), file=sys.stderr)  # type: ignore[attr-defined]
+            state = outcome.state  # type: ignore[attr-defined]
+            print(f"batch: [{done[0]}/{len(instances)}] {outcome.name}: "  # type: ignore[attr-defined]
+                  + (KEPT_WORDS.get(state) or f"{state} ({outcome.seconds:.1f} s)"), file=sys.stderr)  # type: ignore[attr-defined]
 
     from cowork_judge.batch.lock import BatchLock, BatchLocked
 
@@ -144,7 +155,7 @@ def main(argv: list[str]) -> int:
         print(f"batch: took over the stale lock of pid {lock.took_over.get('pid')} (no longer running)", file=sys.stderr)
     try:
         runner = BatchRunner(args.out, limits, child_env(environ, limits, Path(args.out)), deadline_sec=deadline, keep_errors=args.keep_errors,
-                             force=args.force, on_outcome=on_outcome, lock_fd=lock.fd)
+                             force=args.force, on_outcome=on_outcome, lock_fd=lock.fd, jobs=args.jobs)
         try:
             report, received = run_with_signals(runner, instances)
         except BatchInputError as exc:  # a link planted under --out while the batch ran (batch.outdir)
@@ -155,7 +166,7 @@ def main(argv: list[str]) -> int:
             print(rescore_line(report.rescored), file=sys.stderr)
         for why, n in sorted(report.rejudge_notes.items()):
             print(f"batch: {n} judged again, not re-scored: {why}", file=sys.stderr)
-        return _finish(args, instances, report, received, limits, fail)
+        return _finish(args, instances, report, received, runner.limits, fail)
     finally:
         lock.release()
 
@@ -212,7 +223,7 @@ def endpoint_problem(environ: dict[str, str], instances: list[Any]) -> str | Non
         if caller_endpoint(environ):
             return None
     except HalfCredentials as exc:
-        return exc.message("every instance would end in judge:no_credential")
+        return exc.message("every instance would end in judge:no_credential", simulator=False)
     config = load_config(environ).config
     if config.skip or any(j.api_key is not None for j in config.panel):
         return None
@@ -252,7 +263,7 @@ def rescore_line(rescored: dict[str, int]) -> str:
 def _finish(args: argparse.Namespace, instances: list[Any], report: Any, received: int | None, limits: Any,
             fail: Any) -> int:
     from cowork_judge.core.exit_status import EXIT_STATUS
-    from cowork_judge.batch.runner import write_outputs
+    from cowork_judge.batch.runner import KEPT_STATES, write_outputs
 
     group_by = tuple(dict.fromkeys(k.strip() for g in args.group_by for k in g.split(",") if k.strip()))
     try:
@@ -261,10 +272,15 @@ def _finish(args: argparse.Namespace, instances: list[Any], report: Any, receive
         return fail(f"cannot write the batch outputs: {exc}", 1)
     print(str(summary))
     states = ", ".join(f"{k} {v}" for k, v in record["states"].items())
-    judged = sum(1 for o in report.outcomes if o.state not in ("skipped", "rescored"))
+    judged = sum(1 for o in report.outcomes if o.state not in KEPT_STATES)
     split = (f"; {limits.jobs} run(s) x {limits.per_run} call(s) in flight (limit {limits.max_in_flight})" if judged
              else "")  # nothing judged: no run was started, so no split to report
     print(f"batch: {len(instances)} instance(s): {states}{split}; {report.seconds:.1f} s", file=sys.stderr)
+    if record["not_counted"]:  # issue 39: folders of an earlier list are never counted silently (nor silently left out)
+        stray = record["not_counted"]
+        print(f"batch: {len(stray)} instance folder(s) in {args.out} from an earlier batch are not in this list and not "
+              f"counted in summary.json: {', '.join(stray[:5])}" + (" …" if len(stray) > 5 else "")
+              + f" (batch.json not_counted; `cowork-judge summarize {args.out}` would count them)", file=sys.stderr)
     if report.stopped:
         print("batch: interrupted; what finished is kept: run the same command again to resume", file=sys.stderr)
         return EXIT_STATUS["SIGINT"] if received == signal.SIGINT else EXIT_STATUS["SIGTERM"]

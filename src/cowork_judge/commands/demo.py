@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cowork_judge.commands._endpoint import HalfCredentials, caller_endpoint, start_simulator
+from cowork_judge.commands._endpoint import HalfCredentials, caller_endpoint, simulator_note, start_simulator
 from cowork_judge.commands.examples import ROLLOUTS, example_paths
 from cowork_judge.core.exit_status import EXIT_STATUS, exit_status
 from cowork_judge.core.layout import VerifierLayout
@@ -61,7 +61,7 @@ def main(argv: list[str]) -> int:
     server = None
     if not own:
         server = start_simulator(env)
-        print(f"no judge endpoint configured: using the built-in simulator at {server.url} (simulated judge, no model)")
+        print(f"no judge endpoint configured: using the built-in simulator at {server.url} ({simulator_note(env)})")
     try:
         _copy_agent_logs(rollout, logs_dir)
         doc = main_run(paths, load_config(env), start=time.monotonic())

@@ -41,6 +41,30 @@ def is_report_page(path: Path) -> bool:
     return head.startswith(b"<!doctype html>") and all(mark in head for mark in marks)
 
 
+VERIFIER_LOGS = ("reward.txt", "reward.json", "judge.log", "test-sh.log", "test-stdout.txt")
+"""Files of a verifier folder (Harbor's or the judge's) that say a run happened there."""
+
+
+def no_result_hint(source: Path) -> str | None:
+    """Why `source` holds no result document to report on, with where one usually is (one
+    line); None when ``source`` is a file or a folder holding ``result.json``."""
+    if source.is_file() or (source / "result.json").is_file():
+        return None
+    expect = ("give a run's verifier folder, where `cowork-judge run` writes result.json (<logs-dir>/verifier/, "
+              "/logs/verifier in a Harbor container, <job>/<trial>/verifier/ in a Harbor job), or a result.json")
+    if not source.exists():
+        return f"{source}: no such folder or file: {expect}"
+    if not source.is_dir():
+        return f"{source}: not a folder or a regular file: {expect}"
+    found = [c for c in (source / "verifier", source / "logs" / "verifier") if (c / "result.json").is_file()]
+    if found:
+        return f"{source} holds no result.json, but {found[0]} does: cowork-judge report {found[0]}"
+    if source.name == "verifier" or any((source / name).exists() for name in VERIFIER_LOGS):
+        return (f"{source} holds no result.json: the judge wrote none there (a run cut short, or a test.sh that never "
+                f"ran the judge); `cowork-judge exit-message {source}` infers why from its logs")
+    return f"{source} holds no result.json: {expect}"
+
+
 def main(argv: list[str]) -> int:
     """Write the report; returns 0, 1 when it cannot be written, 2 for unreadable input."""
     p = argparse.ArgumentParser(prog="cowork-judge report", description="Write one self-contained HTML report of one judged "
@@ -58,6 +82,10 @@ def main(argv: list[str]) -> int:
     from cowork_judge.fleet.report import render_report
 
     source = Path(args.verifier_dir)
+    missing = no_result_hint(source)
+    if missing is not None:  # issue 39: say what is expected and where result.json usually is
+        print(f"cowork-judge report: {missing}", file=sys.stderr)
+        return 2
     try:
         job = load_job(source, work_dir=Path(args.work_dir) if args.work_dir else None,
                        evidence_dir=Path(args.evidence_dir) if args.evidence_dir else None)

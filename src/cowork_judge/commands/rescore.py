@@ -257,11 +257,16 @@ def _target(item: Item, job: _Job) -> Path | None:
 def _warn_unchanged(item: Item, args: argparse.Namespace) -> None:
     """Say when --samples-vote or --guard cannot change (all of) the stored document: no
     stored samples, rows judged page by page, a run that was not scanned."""
-    from cowork_judge.fleet.rescore import samples_kept
+    from cowork_judge.fleet.rescore import samples_kept, samples_revotable
 
     assert item.doc is not None
-    if args.samples_vote and item.doc.details.sampling is None:
-        _say(item.source, "no stored samples (not a sampled run); --samples-vote changes nothing")
+    sampling = item.doc.details.sampling
+    if args.samples_vote and sampling is None:
+        _say(item.source, "warning: no stored samples (not a sampled run); --samples-vote changes nothing")
+    elif args.samples_vote and sampling is not None and not samples_revotable(item.doc) and not samples_kept(item.doc):
+        # issue 39: a sampled run whose rows hold no samples (each decided by code, or unjudged) was silent
+        _say(item.source, f"warning: a sampled run (JUDGE_SAMPLES={sampling.samples}) but no row holds stored samples; "
+                          "--samples-vote changes nothing")
     elif args.samples_vote and (kept := samples_kept(item.doc)):
         _say(item.source, f"{kept} row(s) answered page by page or pass by pass keep their stored verdicts")
     stored_guard = item.doc.guard

@@ -34,6 +34,7 @@ example:
       --group-by tag --group-by difficulty --instance-tags tasks.json
 """
 PROBLEMS_SHOWN = 10  # problem lines on stderr; the summary's "problems" names every one
+KEYS_SHOWN = 40  # valid --group-by keys named when an unknown one is refused
 
 
 def main(argv: list[str]) -> int:
@@ -49,7 +50,7 @@ def main(argv: list[str]) -> int:
 
     from cowork_judge.fleet.documents import InputError, check_task_key_mode, discover, read_items
     from cowork_judge.fleet.outputs import OutputExists, Progress, canonical_json, write_file
-    from cowork_judge.fleet.summarize import Summarizer, SummaryOptions
+    from cowork_judge.fleet.summarize import CLASSES, Summarizer, SummaryOptions
 
     def fail(message: str, status: int = 2) -> int:
         print(f"cowork-judge summarize: {message}", file=sys.stderr)
@@ -65,6 +66,8 @@ def main(argv: list[str]) -> int:
         files = discover(args.inputs)
     except (InputError, ValueError, OSError) as exc:
         return fail(str(exc))
+    for line in _earlier_batch_folders(args.inputs):
+        print(f"summarize: warning: {line}", file=sys.stderr)
     inputs = {os.path.realpath(f.path) for f in files}
     for flag, target in (("--out", out), ("--html", html)):
         if target is not None and os.path.realpath(target) in inputs:
@@ -75,6 +78,9 @@ def main(argv: list[str]) -> int:
             return fail(f"{target} exists (use --force to overwrite)", 1)
         if not target.parent.is_dir():
             return fail(f"{target.parent} is not a directory", 1)
+        if target.is_dir():  # issue 39: said before reading anything, naming the user's path
+            return fail(f"cannot write {target}: is a folder, not a file: name the file to write "
+                        f"(e.g. {target / ('summary.html' if target is html else 'summary.json')})", 1)
     options = SummaryOptions(task_key=args.task_key, group_by=group_by, seed=args.seed, draws=args.draws,
                              confidence=args.confidence, include_reasons=args.include_reasons, instance_tags=tags)
     summarizer = Summarizer(options)
@@ -84,6 +90,12 @@ def main(argv: list[str]) -> int:
         summarizer.add(item)
         progress.tick()
     progress.done()
+    unknown = summarizer.unknown_group_keys()
+    if unknown and any(summarizer.classes[c] for c in CLASSES if c not in ("invalid", "unreadable", "duplicate")):
+        known = summarizer.known_group_keys()  # issue 39: an unknown key was one silent empty group
+        shown_keys = ", ".join(known[:KEYS_SHOWN]) + (f", … ({len(known) - KEYS_SHOWN} more)" if len(known) > KEYS_SHOWN else "")
+        return fail(f"--group-by {', '.join(unknown)}: no document or row carries "
+                    f"{'this key' if len(unknown) == 1 else 'these keys'}; valid keys here: {shown_keys}")
     summary = summarizer.result()
     if tags_record is not None:
         summary["options"]["instance_tags"] = tags_record
@@ -94,7 +106,7 @@ def main(argv: list[str]) -> int:
     except OutputExists as exc:
         return fail(str(exc), 1)
     except OSError as exc:
-        return fail(f"cannot write: {exc}", 1)
+        return fail(f"cannot write {exc.filename or out}: {exc.strerror or exc}", 1)
     acc = summary["accounting"]
     print(str(out))
     if html is not None:
@@ -197,6 +209,28 @@ def _sampling_line(sampling: dict[str, Any]) -> str:
         parts.append(f"cost {usd} over {cost['documents_priced']} priced document(s)"
                      + (f", {cost['documents_unpriced']} without a price" if cost["documents_unpriced"] else ""))
     return ", ".join(parts)
+
+
+def _earlier_batch_folders(inputs: list[str]) -> list[str]:
+    """One line per input folder that is a batch's ``--out`` (it holds ``batch.json`` and
+    ``instance_tags.json``) with instance folders of an earlier list in it: summarize counts
+    them, the batch's own summary.json does not (`batch.outdir.earlier_instance_folders`)."""
+    from cowork_judge.batch.outdir import earlier_instance_folders
+
+    lines = []
+    for name in inputs:
+        folder = Path(name)
+        try:
+            if not (folder / "batch.json").is_file():
+                continue
+            names = json.loads((folder / "instance_tags.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        stray = earlier_instance_folders(folder, names) if isinstance(names, dict) else []
+        if stray:
+            lines.append(f"{folder} is a batch's --out and {len(stray)} instance folder(s) in it are not in its last list "
+                         f"(counted here, not in its summary.json): {', '.join(stray[:5])}" + (" …" if len(stray) > 5 else ""))
+    return lines
 
 
 def _instance_tags(path: Path) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:

@@ -372,7 +372,7 @@ def _endpoint(host_env: dict[str, str]) -> SimServer | None:
             (``JUDGE_API_KEY = "${JUDGE_API_KEY}"``) or end ``judge:no_credential``, and quietly
             judging with the simulator instead would hide that.
     """
-    from cowork_judge.commands._endpoint import HalfCredentials, caller_endpoint, start_simulator
+    from cowork_judge.commands._endpoint import HalfCredentials, caller_endpoint, simulator_note, start_simulator
     from cowork_judge.install.dryrun import TryError
     from cowork_judge.safety.redact import mask_url
 
@@ -385,7 +385,7 @@ def _endpoint(host_env: dict[str, str]) -> SimServer | None:
     if not own:
         server = start_simulator(host_env)
         _say(f"  endpoint: no JUDGE_BASE_URL/JUDGE_API_KEY set: the built-in simulator at {server.url} "
-             "(simulated judge, no model)")
+             f"({simulator_note(host_env)})")
     else:  # the URL the judge resolved and its variable, never an empty JUDGE_BASE_URL= (trial finding 12)
         from cowork_judge.run.config import load_config
 

@@ -8,6 +8,7 @@ when the target exists, so nothing is ever overwritten by accident) or, with ``f
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import sys
@@ -34,10 +35,13 @@ def write_file(path: Path, data: bytes, *, force: bool = False) -> None:
 
     Raises:
         OutputExists: `path` exists and `force` is false.
-        OSError: the directory is missing or not writable.
+        OSError: the directory is missing or not writable, or `path` is a folder
+            (`IsADirectoryError`); its ``filename`` is `path`, never the staging file.
     """
     if not force and os.path.lexists(path):
         raise OutputExists(f"{path} exists (use --force to overwrite)")
+    if os.path.isdir(path):  # os.replace would fail naming the staging file (issue 39): name the user's path
+        raise IsADirectoryError(errno.EISDIR, "is a folder, not a file: name the file to write", str(path))
     fd, staging = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".staging", dir=path.parent)
     try:
         os.fchmod(fd, 0o644)
@@ -46,7 +50,10 @@ def write_file(path: Path, data: bytes, *, force: bool = False) -> None:
             fh.flush()
             os.fsync(fh.fileno())
         if force:
-            os.replace(staging, path)
+            try:
+                os.replace(staging, path)
+            except OSError as exc:  # never the staging file's name in the error: the user's path
+                raise type(exc)(exc.errno, exc.strerror, str(path)) from None
             return
         try:
             os.link(staging, path)  # atomic and never replaces

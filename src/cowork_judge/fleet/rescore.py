@@ -97,6 +97,12 @@ def rescore(doc: ResultDocument, *, criteria: Sequence[Criterion] | None = None,
     return fold(rows, verdicts, policy, facts)
 
 
+def samples_revotable(doc: ResultDocument) -> int:
+    """Rows of `doc` a ``--samples-vote`` can re-reduce: judged rows whose stored samples are
+    whole-row samples (`core.sampled.revote`); 0 for a document without samples."""
+    return sum(1 for r in doc.results if r.judged and r.samples and whole_row(r.samples))
+
+
 def samples_kept(doc: ResultDocument) -> int:
     """Rows of `doc` whose samples a ``--samples-vote`` cannot re-reduce (page or pass samples)."""
     return sum(1 for r in doc.results if r.samples and not whole_row(r.samples))

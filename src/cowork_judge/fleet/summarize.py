@@ -65,7 +65,18 @@ from cowork_judge.core.scoring import ScoringPolicy
 from cowork_judge.fleet.documents import FileDigest, Item, task_key
 from cowork_judge.fleet.sampling import SamplingStats
 from cowork_judge.fleet.stats import MIN_CLUSTERS, SCALE, RatioStat, bootstrap_ci, contributing, interval_note, percentile, quantize
-from cowork_judge.fleet.tables import NONE, DocTable, ReasonSamples, RowTable, row_values, scalar_text, tag_list_values
+from cowork_judge.fleet.tables import (
+    NONE,
+    RESULT_KEYS,
+    DocTable,
+    ReasonSamples,
+    RowTable,
+    row_keys,
+    row_values,
+    scalar_text,
+    tag_keys,
+    tag_list_values,
+)
 
 SUMMARY_SCHEMA = "cowork-judge/summary/v1"
 CLUSTER_UNIT = "task(s) (clusters)"
@@ -81,6 +92,11 @@ CI_DIGITS = 6
 """Interval ends are rounded to 6 decimals: the bootstrap sums rewards quantized to 2⁻²⁴ ≈ 6e-8."""
 DOCUMENT_KEYS = ("status", "exit_code", "judge_model", "judge_backend", "metric_id", "version", "version_source")
 """Result-document fields `--group-by` can name directly (besides ``class`` and ``task``)."""
+GROUP_KEYS = ("class", "task", *DOCUMENT_KEYS, "tag", "criterion_type", "criterion_necessity", "judge_method", "type",
+              *sorted(RESULT_KEYS))
+"""`--group-by` keys every summary knows, found or not; any other key must be carried by some
+document or row (issue 39: an unknown key is refused, never one silent empty group)."""
+MAX_FOUND_KEYS = 200
 _MODEL_FIELDS = frozenset(ResultDocument.model_fields) | {"schema"}
 
 
@@ -181,6 +197,29 @@ class Summarizer:
         self.sampling = SamplingStats()
         self.integrity: Counter[str] = Counter()
         self.policies: dict[str, list[Any]] = {}
+        self.keys_found: set[str] = set()
+
+    def unknown_group_keys(self) -> list[str]:
+        """The ``group_by`` keys no document or row carried (and not in `GROUP_KEYS`)."""
+        return [k for k in self.options.group_by
+                if k not in GROUP_KEYS and not self.doc_groups[k].seen_values and not self.row_groups[k].seen_values]
+
+    def known_group_keys(self) -> list[str]:
+        """`GROUP_KEYS`, then the other keys the folded documents and rows carry (sorted; at
+        most `MAX_FOUND_KEYS`, collected only while some ``group_by`` key was not found)."""
+        found = self.keys_found | {k for tags in self.options.instance_tags.values() if isinstance(tags, Mapping)
+                                   for k in tags if k != "tags"}
+        return [*GROUP_KEYS, *sorted(found - set(GROUP_KEYS) - {"id", "reason"})]
+
+    def _collect_keys(self, item: Item, doc: ResultDocument) -> None:
+        """Note the keys this document carries, while some ``group_by`` key is still unfound."""
+        if len(self.keys_found) >= MAX_FOUND_KEYS or not self.unknown_group_keys():
+            return
+        raw = item.raw
+        self.keys_found.update(k for k, v in raw.items() if k not in _MODEL_FIELDS and scalar_text(v) is not None)
+        self.keys_found.update(tag_keys(raw.get("tags")))
+        for crit in doc.criteria:
+            self.keys_found.update(row_keys(crit))
 
     def _add_policy(self, doc: ResultDocument) -> None:
         """Count the policy the document was scored under: its scoring policy (the default
@@ -231,6 +270,7 @@ class Summarizer:
             raw = doc.score_raw
             self.raw_scores.append(raw if raw is not None and math.isfinite(raw) else reward)
         self._add_groups(item, doc, cls, key, cluster, reward, coverage)
+        self._collect_keys(item, doc)
         return cls
 
     def _add_guard(self, doc: ResultDocument) -> None:

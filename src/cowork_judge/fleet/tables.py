@@ -61,6 +61,28 @@ def row_values(criterion: Mapping[str, Any], result: Any, key: str) -> list[str]
     return tag_list_values(extra.get("tags") if isinstance(extra, dict) else None, key)
 
 
+def row_keys(criterion: Mapping[str, Any]) -> set[str]:
+    """Every key `row_values` can find on one normalized row: its scalar fields, the
+    scalar keys of its ``extra`` and the ``key`` of each ``key:value`` entry of ``extra.tags``
+    (what ``summarize --group-by`` lists when it refuses an unknown key)."""
+    keys = {k for k, v in criterion.items() if scalar_text(v) is not None}
+    extra = criterion.get("extra")
+    if isinstance(extra, dict):
+        keys.update(k for k, v in extra.items() if scalar_text(v) is not None)
+        keys.update(tag_keys(extra.get("tags")))
+    return keys
+
+
+def tag_keys(tags: Any) -> set[str]:
+    """The keys of a document's or row's ``tags``: an object's scalar keys, a list's
+    ``key:value`` prefixes."""
+    if isinstance(tags, dict):
+        return {k for k, v in tags.items() if scalar_text(v) is not None}
+    if isinstance(tags, list):
+        return {t.split(":", 1)[0] for t in tags if isinstance(t, str) and ":" in t}
+    return set()
+
+
 @dataclass
 class RowCell:
     """Counters of one key of a row table."""

@@ -28,6 +28,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import sys
 from collections import Counter
@@ -318,12 +319,13 @@ def read_rollout(path: Path | None, *, trajectory: Path | None = None, final_mes
             raise TryError("--trajectory and --final-message exclude each other (both are the agent's final message)")
         if not Path(message).is_file():
             raise TryError(f"{'--final-message' if final_message is not None else '--trajectory'} {message}: no such file")
+        if trajectory is not None:
+            _check_trajectory(Path(trajectory))
         return Rollout("message", Path(message), {"/logs/agent/trajectory.json": Path(message)},
                        message_as_text=final_message is not None)
     root = Path(path)
     if root.is_file():
-        raise TryError(f"--rollout {root} is a file, not a folder: give the folder that holds the deliverables "
-                       f"(--rollout {root.parent}; every file in it is judged) ({ROLLOUT_HELP})")
+        raise TryError(_file_as_rollout(root))
     if not root.is_dir():
         raise TryError(f"{root}: no such rollout folder ({ROLLOUT_HELP})")
     for option, value in (("--trajectory", trajectory), ("--final-message", final_message)):
@@ -331,6 +333,8 @@ def read_rollout(path: Path | None, *, trajectory: Path | None = None, final_mes
             raise TryError(f"{option} {value}: no such file")
     if trajectory is not None and final_message is not None:
         raise TryError("--trajectory and --final-message exclude each other (both are the agent's final message)")
+    if trajectory is not None:
+        _check_trajectory(Path(trajectory))
     layout = "flat"
     base = root
     if (root / "artifacts").is_dir() and (root / "result.json").is_file():
@@ -357,6 +361,48 @@ def read_rollout(path: Path | None, *, trajectory: Path | None = None, final_mes
         rollout.files["/logs/agent/trajectory.json"] = Path(final_message)
         rollout.message_as_text = True
     return rollout
+
+
+def _check_trajectory(path: Path) -> None:
+    """Refuse a ``--trajectory`` that is not JSON before anything is built or judged (issue 39):
+    the judge would read it as an unreadable final message.
+
+    Raises:
+        TryError: one line naming the file and the line/column of the JSON error (or why it
+            cannot be read).
+    """
+    try:  # as the judge reads it (`run.answer`): undecodable bytes as U+FFFD, no BOM skipped
+        text = path.read_bytes().decode("utf-8", errors="replace")
+    except OSError as exc:
+        raise TryError(f"--trajectory {path}: cannot be read ({exc.strerror or exc})") from None
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TryError(f"--trajectory {path}:{exc.lineno}:{exc.colno}: not valid JSON ({exc.msg}): the judge would not "
+                       "find the agent's final message in it; fix the file, or give a plain-text message with "
+                       "--final-message") from None
+    except RecursionError:
+        raise TryError(f"--trajectory {path}: JSON nested too deeply to read") from None
+
+
+def _file_as_rollout(root: Path) -> str:
+    """The refusal of a file given as ``--rollout``: its folder when it holds that file alone,
+    else a folder of its own to make (issue 39: never ``--rollout .``, which would judge every
+    file of the working folder); and ``--final-message`` for a chat answer."""
+    parent = root.parent
+    try:
+        alone = [p.name for p in parent.iterdir()] == [root.name] and parent.resolve() != Path.cwd().resolve()
+    except OSError:
+        alone = False
+    q = shlex.quote
+    if alone:
+        how = f"give the folder that holds it: --rollout {q(str(parent))} (every file in it is judged)"
+    else:
+        folder = root.with_name(f"{root.stem or root.name}-rollout")
+        how = (f"put the deliverable in a folder of its own: mkdir {q(str(folder))} && cp {q(str(root))} {q(str(folder))}/ "
+               f"then give --rollout {q(str(folder))} (every file in it is judged)")
+    return (f"--rollout {root} is a file, not a folder: {how}; if it is the agent's final chat message, give "
+            f"--final-message {q(str(root))} instead")
 
 
 def _why_flat(base: Path, names: set[str]) -> str:

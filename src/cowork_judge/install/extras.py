@@ -109,8 +109,9 @@ def routes_of(rubric: Any) -> tuple[set[str], set[str]]:
 
 
 class RubricUnreadable(ValueError):
-    """A rubric file exists but cannot be read as JSON; ``str(exc)`` names the reason (the parse error
-    with its line and column, as lint's R002 does)."""
+    """A rubric file exists but cannot be read as JSON; ``str(exc)`` is the predicate that follows
+    the file's name (``"is not UTF-8 text (…)"``, ``"cannot be read (…)"``, ``"is not valid JSON: …"``
+    with its line and column, as lint's R002 says it)."""
 
 
 def for_rubric_file(path: Path) -> tuple[tuple[str, ...], dict[str, list[str]]] | None:
@@ -127,14 +128,17 @@ def for_rubric_file(path: Path) -> tuple[tuple[str, ...], dict[str, list[str]]] 
         text = path.read_text(encoding="utf-8-sig")
     except FileNotFoundError:
         return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RubricUnreadable(f"cannot be read: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise RubricUnreadable(f"is not UTF-8 text (byte {exc.start}: {exc.object[exc.start:exc.start + 1]!r}); save it "
+                               "as UTF-8") from None
+    except OSError as exc:
+        raise RubricUnreadable(f"cannot be read ({exc.strerror or exc})") from None
     try:
         raw = json.loads(text)
     except RecursionError:
-        raise RubricUnreadable("not valid JSON: nested too deeply to be a rubric") from None
+        raise RubricUnreadable("is not valid JSON: nested too deeply to be a rubric") from None
     except ValueError as exc:
-        raise RubricUnreadable(f"not valid JSON: {exc}") from None
+        raise RubricUnreadable(f"is not valid JSON: {exc}") from None
     need = required(*routes_of(raw))
     return minimal(need), need
 

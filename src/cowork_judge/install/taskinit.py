@@ -245,9 +245,9 @@ def _choose_extras(plan: Plan, task_dir: Path, given: str | None) -> str:
         found = extras_mod.for_rubric_file(rubric)
     except extras_mod.RubricUnreadable as exc:
         if given is None:
-            raise InitError(f"tests/rubric.json is {exc}; init chooses COWORK_JUDGE_EXTRAS from its rows: fix it "
+            raise InitError(f"tests/rubric.json {exc}; init chooses COWORK_JUDGE_EXTRAS from its rows: fix it "
                             "(`lint-rubric <task>/tests` names every problem) and run init again, or give --extras") from None
-        plan.actions.append(f"warning: tests/rubric.json is {exc}; --extras {given!r} is written unchecked "
+        plan.actions.append(f"warning: tests/rubric.json {exc}; --extras {given!r} is written unchecked "
                             "(lint-rubric reports R002)")
         found = None
     if given is not None:

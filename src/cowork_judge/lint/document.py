@@ -73,6 +73,9 @@ class RubricDoc:
         normalized: the engine's result for the whole document, None when it refuses it.
         engine_error: the engine's message when it refuses the whole document.
         row_errors: position → the engine's message for a row it refuses on its own.
+        partial_warnings: when the engine refuses the document, its load-time warnings on
+            the rows it accepts alone (misspelt fields…), so that they are shown beside the
+            refusal (issue 39), not only once it is fixed.
     """
 
     file: str
@@ -81,6 +84,7 @@ class RubricDoc:
     normalized: NormalizedRubric | None = None
     engine_error: str | None = None
     row_errors: dict[int, str] = field(default_factory=dict)
+    partial_warnings: list[str] = field(default_factory=list)
 
     @property
     def criteria(self) -> list[Criterion]:
@@ -132,6 +136,7 @@ def build(raw: Any, file: str) -> RubricDoc:
         for row, crit in zip(doc.rows, doc.normalized.criteria):
             row.crit = crit
         return doc
+    accepted, alone_warnings = [], []
     for row in doc.rows:  # the engine stops at the first problem; look at every row alone
         if not isinstance(row.raw, Mapping):
             doc.row_errors[row.position] = f"a row must be an object, got {type(row.raw).__name__}"
@@ -139,11 +144,18 @@ def build(raw: Any, file: str) -> RubricDoc:
         alone = dict(row.raw)
         alone["id"] = row.id if row.id is not None else f"#{row.position}"
         try:
-            row.crit = normalize_rubric([alone]).criteria[0]
+            result = normalize_rubric([alone])
+            row.crit = result.criteria[0]
+            accepted.append(alone)
+            alone_warnings += [w for w in result.warnings if w not in alone_warnings]
         except RubricError as exc:
             doc.row_errors[row.position] = _strip_row_prefix(str(exc))
         except RecursionError:
             doc.row_errors[row.position] = "nested too deeply"
+    try:  # the warnings of the rows it accepts, as the engine words them for a document
+        doc.partial_warnings = list(normalize_rubric(accepted).warnings) if accepted else []
+    except (RubricError, RecursionError):  # rows fine alone that clash together (duplicate ids…: R003/R004 say
+        doc.partial_warnings = alone_warnings  # so): each row's own warnings
     return doc
 
 
@@ -170,11 +182,10 @@ def engine_warnings(doc: RubricDoc) -> list[Finding]:
     """The engine's load-time warnings not covered by a finer check, as R009 findings
     (misspelt fields, a row without weight among weighted ones, a weight given as a
     string, derived fields written in the file…). An unknown warning is reported, never
-    dropped."""
-    if doc.normalized is None:
-        return []
+    dropped. When the engine refuses the document, those of the rows it accepts alone
+    (`RubricDoc.partial_warnings`): a refusal never hides a misspelt field (issue 39)."""
     out = []
-    for warning in doc.normalized.warnings:
+    for warning in doc.normalized.warnings if doc.normalized is not None else doc.partial_warnings:
         if any(marker in warning for marker in _COVERED):
             continue
         m = _WARNING_ROW.match(warning)

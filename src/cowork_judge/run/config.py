@@ -293,27 +293,43 @@ def _unset(name: str, fallback: str, mixed: dict[str, str]) -> str:
 
 
 def _int(minimum: int) -> Callable[[str], int]:
+    """Parser of an integer setting ≥ `minimum`; its `ValueError` says what is expected in one
+    clause (issue 39: ``JUDGE_SAMPLES='three' must be an integer ≥ 1``, never Python's
+    ``invalid literal for int()``)."""
+    expected = f"must be an integer ≥ {minimum}"
+
     def parse(text: str) -> int:
-        value = int(text.strip())
+        try:
+            value = int(text.strip())
+        except ValueError:
+            raise ValueError(expected) from None
         if value < minimum:
-            raise ValueError(f"must be ≥ {minimum}")
+            raise ValueError(expected)
         return value
 
     return parse
 
 
 def _float(minimum: float, *, strict: bool = False, maximum: float = math.inf) -> Callable[[str], float]:
+    """Parser of a number setting in [`minimum`, `maximum`] (`minimum` excluded when `strict`);
+    its `ValueError` says the expected range, whatever was wrong (issue 39)."""
+    expected = f"must be a number {'>' if strict else '≥'} {minimum:g}" + (f" and ≤ {maximum:g}" if math.isfinite(maximum) else "")
+
     def parse(text: str) -> float:
-        value = float(text.strip())
-        if not math.isfinite(value):
-            raise ValueError("must be finite")
-        if value < minimum or (strict and value == minimum):
-            raise ValueError(f"must be {'>' if strict else '≥'} {minimum:g}")
-        if value > maximum:
-            raise ValueError(f"must be ≤ {maximum:g}")
+        try:
+            value = float(text.strip())
+        except ValueError:
+            raise ValueError(expected) from None
+        if not math.isfinite(value) or value < minimum or (strict and value == minimum) or value > maximum:
+            raise ValueError(expected)
         return value
 
     return parse
+
+
+def _shown_default(value: Any) -> str:
+    """A default in a warning: ``(none)`` for an unset one, else its repr."""
+    return "(none)" if value is None else repr(value)
 
 
 def _bool(text: str) -> bool:
@@ -558,7 +574,7 @@ def load_config(environ: Mapping[str, str] | None = None) -> LoadedConfig:
                                 "limiter (not shared with the fleet)")
                 sources[name] = f"invalid:{env_name} → default"
             except ValueError as exc:
-                warnings.append(f"{env_name}={raw!r} {exc}; using the default {default(name)!r}")
+                warnings.append(f"{env_name}={raw!r} {exc}; using the default {_shown_default(default(name))}")
                 sources[name] = f"invalid:{env_name} → default"
             break
     mixed = _credential_family(env, warnings)

@@ -8,7 +8,9 @@ Any problem raises `WorkflowUnavailable`, which the router turns into unjudged
 
 from __future__ import annotations
 
+import difflib
 import importlib
+import pkgutil
 import re
 from types import ModuleType
 
@@ -21,6 +23,19 @@ class WorkflowUnavailable(Exception):
     """The workflow cannot run: unknown name, import failure, or ABI mismatch."""
 
 
+def installed() -> list[str]:
+    """Names of the workflows installed in this package (its sub-packages), sorted; found
+    without importing any of them."""
+    return sorted(m.name for m in pkgutil.iter_modules(__path__) if m.ispkg and _NAME.match(m.name))
+
+
+def _known_hint(name: str) -> str:
+    """`` (did you mean 'ppt_judge'? installed: …)`` for an unknown or invalid name (issue 39)."""
+    known = installed()
+    close = difflib.get_close_matches(name.strip().lower().replace("-", "_").replace(" ", "_"), known, n=1, cutoff=0.75)
+    return f" ({f'did you mean {close[0]!r}? ' if close else ''}installed: {', '.join(known) or 'none'})"
+
+
 def load(name: str | None, *, abi_compat: tuple[int, ...] = ABI_COMPAT) -> ModuleType:
     """Import workflow `name` and check its contract.
 
@@ -28,12 +43,12 @@ def load(name: str | None, *, abi_compat: tuple[int, ...] = ABI_COMPAT) -> Modul
         WorkflowUnavailable: with a reason naming the problem.
     """
     if not name or not _NAME.match(name) or name.startswith("_"):
-        raise WorkflowUnavailable(f"invalid workflow name {name!r}")
+        raise WorkflowUnavailable(f"invalid workflow name {name!r}" + (_known_hint(name) if isinstance(name, str) and name else ""))
     try:
         module = importlib.import_module(f"{__name__}.{name}")
     except ModuleNotFoundError as exc:
         if exc.name == f"{__name__}.{name}":
-            raise WorkflowUnavailable(f"workflow {name!r} is not installed in this package") from None
+            raise WorkflowUnavailable(f"workflow {name!r} is not installed in this package{_known_hint(name)}") from None
         raise WorkflowUnavailable(f"workflow {name!r} failed to import: missing module {exc.name!r}") from None
     except Exception as exc:
         raise WorkflowUnavailable(f"workflow {name!r} failed to import: {type(exc).__name__}: {exc}") from None

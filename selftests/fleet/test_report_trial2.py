@@ -1,0 +1,46 @@
+"""Issue 39, trial 2 leftovers: ``report`` on a folder without result.json says what it expects
+and where result.json usually is (and the one it found below, if any)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from fleet.factory import make_doc, write
+
+
+def report(*args: str, cwd=None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "cowork_judge", "report", *args], capture_output=True, text=True, timeout=120,
+                          cwd=cwd)
+
+
+def test_a_logs_folder_names_the_verifier_folder_below_it(tmp_path):
+    verifier = tmp_path / "trial" / "logs" / "verifier"
+    write(verifier / "result.json", make_doc())
+    for given in (tmp_path / "trial" / "logs", tmp_path / "trial"):
+        proc = report(str(given))
+        assert proc.returncode == 2
+        assert proc.stderr == (f"cowork-judge report: {given} holds no result.json, but {verifier} does: "
+                               f"cowork-judge report {verifier}\n"), proc.stderr
+    assert json.loads((verifier / "result.json").read_text())  # untouched
+    assert report(str(verifier)).returncode == 0
+
+
+def test_a_verifier_folder_without_result_json_points_to_exit_message(tmp_path):
+    verifier = tmp_path / "logs" / "verifier"
+    verifier.mkdir(parents=True)
+    (verifier / "test-stdout.txt").write_text("pip: no matching distribution\n")
+    proc = report(str(verifier))
+    assert proc.returncode == 2
+    assert proc.stderr == (f"cowork-judge report: {verifier} holds no result.json: the judge wrote none there (a run cut "
+                           f"short, or a test.sh that never ran the judge); `cowork-judge exit-message {verifier}` infers "
+                           "why from its logs\n"), proc.stderr
+
+
+def test_any_other_folder_says_where_result_json_usually_is(tmp_path):
+    proc = report(str(tmp_path))
+    assert proc.returncode == 2 and len(proc.stderr.splitlines()) == 1
+    assert proc.stderr.startswith(f"cowork-judge report: {tmp_path} holds no result.json: give a run's verifier folder, "
+                                  "where `cowork-judge run` writes result.json (<logs-dir>/verifier/, /logs/verifier in a "
+                                  "Harbor container, <job>/<trial>/verifier/ in a Harbor job)"), proc.stderr
