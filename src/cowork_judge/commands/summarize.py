@@ -8,7 +8,10 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cowork_judge.fleet.summarize import Summarizer
 
 EPILOG = """\
 inputs: a directory (every */verifier/result.json below it: a Harbor job, a tree of
@@ -50,7 +53,7 @@ def main(argv: list[str]) -> int:
 
     from cowork_judge.fleet.documents import InputError, check_task_key_mode, discover, read_items
     from cowork_judge.fleet.outputs import OutputExists, Progress, canonical_json, write_file
-    from cowork_judge.fleet.summarize import CLASSES, Summarizer, SummaryOptions
+    from cowork_judge.fleet.summarize import Summarizer, SummaryOptions
 
     def fail(message: str, status: int = 2) -> int:
         print(f"cowork-judge summarize: {message}", file=sys.stderr)
@@ -68,19 +71,8 @@ def main(argv: list[str]) -> int:
         return fail(str(exc))
     for line in _earlier_batch_folders(args.inputs):
         print(f"summarize: warning: {line}", file=sys.stderr)
-    inputs = {os.path.realpath(f.path) for f in files}
-    for flag, target in (("--out", out), ("--html", html)):
-        if target is not None and os.path.realpath(target) in inputs:
-            return fail(f"{flag} {target} is one of the inputs: summarize never writes over a document it reads; "
-                        "give another file")
-    for target in (t for t in (out, html) if t is not None):
-        if not args.force and target.exists():
-            return fail(f"{target} exists (use --force to overwrite)", 1)
-        if not target.parent.is_dir():
-            return fail(f"{target.parent} is not a directory", 1)
-        if target.is_dir():  # issue 39: said before reading anything, naming the user's path
-            return fail(f"cannot write {target}: is a folder, not a file: name the file to write "
-                        f"(e.g. {target / ('summary.html' if target is html else 'summary.json')})", 1)
+    if (refused := _output_problem(out, html, {os.path.realpath(f.path) for f in files}, force=args.force)) is not None:
+        return fail(*refused)
     options = SummaryOptions(task_key=args.task_key, group_by=group_by, seed=args.seed, draws=args.draws,
                              confidence=args.confidence, include_reasons=args.include_reasons, instance_tags=tags)
     summarizer = Summarizer(options)
@@ -90,12 +82,8 @@ def main(argv: list[str]) -> int:
         summarizer.add(item)
         progress.tick()
     progress.done()
-    unknown = summarizer.unknown_group_keys()
-    if unknown and any(summarizer.classes[c] for c in CLASSES if c not in ("invalid", "unreadable", "duplicate")):
-        known = summarizer.known_group_keys()  # issue 39: an unknown key was one silent empty group
-        shown_keys = ", ".join(known[:KEYS_SHOWN]) + (f", … ({len(known) - KEYS_SHOWN} more)" if len(known) > KEYS_SHOWN else "")
-        return fail(f"--group-by {', '.join(unknown)}: no document or row carries "
-                    f"{'this key' if len(unknown) == 1 else 'these keys'}; valid keys here: {shown_keys}")
+    if (problem := _unknown_keys_problem(summarizer)) is not None:
+        return fail(problem)
     summary = summarizer.result()
     if tags_record is not None:
         summary["options"]["instance_tags"] = tags_record
@@ -147,6 +135,38 @@ def _usage_problem(args: argparse.Namespace, out: Path, html: Path | None) -> st
         return "--out and --html name the same file"
     if args.draws < 0 or args.seed < 0 or not 0.0 < args.confidence < 1.0:
         return "--draws and --seed must be ≥ 0 and --confidence in (0, 1)"
+    return None
+
+
+def _output_problem(out: Path, html: Path | None, inputs: set[str], *, force: bool) -> tuple[str, int] | None:
+    """Why --out or --html cannot be written, with the exit status (None: both can): one of
+    the `inputs` (real paths), an existing file without `force`, a missing folder, a folder."""
+    for flag, target in (("--out", out), ("--html", html)):
+        if target is not None and os.path.realpath(target) in inputs:
+            return (f"{flag} {target} is one of the inputs: summarize never writes over a document it reads; "
+                    "give another file"), 2
+    for target in (t for t in (out, html) if t is not None):
+        if not force and target.exists():
+            return f"{target} exists (use --force to overwrite)", 1
+        if not target.parent.is_dir():
+            return f"{target.parent} is not a directory", 1
+        if target.is_dir():  # issue 39: said before reading anything, naming the user's path
+            return (f"cannot write {target}: is a folder, not a file: name the file to write "
+                    f"(e.g. {target / ('summary.html' if target is html else 'summary.json')})"), 1
+    return None
+
+
+def _unknown_keys_problem(summarizer: Summarizer) -> str | None:
+    """The --group-by keys no document or row carries, with the keys that are there (None:
+    every key is known, or no input was a result document)."""
+    from cowork_judge.fleet.summarize import CLASSES
+
+    unknown = summarizer.unknown_group_keys()
+    if unknown and any(summarizer.classes[c] for c in CLASSES if c not in ("invalid", "unreadable", "duplicate")):
+        known = summarizer.known_group_keys()  # issue 39: an unknown key was one silent empty group
+        shown_keys = ", ".join(known[:KEYS_SHOWN]) + (f", … ({len(known) - KEYS_SHOWN} more)" if len(known) > KEYS_SHOWN else "")
+        return (f"--group-by {', '.join(unknown)}: no document or row carries "
+                f"{'this key' if len(unknown) == 1 else 'these keys'}; valid keys here: {shown_keys}")
     return None
 
 
