@@ -1,6 +1,6 @@
 """Issue 25 items 1-3 and 12: a batch never keeps a wrong number across a resume.
 
-Real batches (``python -m cowork_judge batch`` processes, one ``cowork-judge run`` per
+Real batches (``python -m cowork_judge batch`` processes, K long-lived workers judging each
 instance, the real openai client) against the simulator over HTTP. Each instance has its own
 oracle (``--oracle-dir`` routing by the ``X-Cowork-Judge-Instance`` header the judge sends
 with JUDGE_SEND_INSTANCE_ID=1), so every instance has its own reward and a kept cut result

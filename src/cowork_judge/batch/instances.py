@@ -1,11 +1,12 @@
 """``cowork-judge batch``: what to judge, under which limits, and what is already done.
 
-Design (the global in-flight limit). Every instance is judged by a real ``cowork-judge run``
-process (K of them at a time), each with its own deadline, watchdog, signal handling and
-temp folder — exactly the run a Harbor container makes, so the documents are the ones
-``run`` writes and a hung or crashing judge ends alone (its watchdog may ``os._exit``;
-in-process, that would end the whole batch). Processes cannot share an in-process
-semaphore, so the global limit L is partitioned: each run gets ``c = ⌊L / K⌋`` as both
+Design (the global in-flight limit). Every instance is judged by the engine entry of
+``cowork-judge run``, in one of K long-lived worker processes (`batch.worker`, `batch.pool`),
+each instance with its own environment, deadline, watchdog, signal handling and temp
+folder — exactly the run a Harbor container makes, so the documents are the ones ``run``
+writes and a hung or crashing judge ends alone (its watchdog may ``os._exit`` its worker;
+in the batch's own process, that would end the whole batch). Processes cannot share an
+in-process semaphore, so the global limit L is partitioned: each run gets ``c = ⌊L / K⌋`` as both
 JUDGE_CONCURRENCY and JUDGE_WORKFLOW_CONCURRENCY. A run's segments are serial (SPEC §7.1)
 and each holds at most its own limit of requests open, so a run never has more than ``c``
 calls in flight and the batch never more than ``K · c ≤ L`` (`Limits`, checked against the
@@ -55,7 +56,7 @@ CHILD_ENV_DROPPED = ("JUDGE_APP_DIR", "JUDGE_LOGS_DIR", "JUDGE_TESTS_DIR", "JUDG
 point every run at the same files)."""
 JITTER_KNOBS = ("JUDGE_START_JITTER", "JUDGE_WORKFLOW_START_JITTER")
 DEFAULT_MAX_JOBS = 8
-"""Judge processes at once when --jobs is not given (each holds ~100 MB while it runs)."""
+"""Worker processes (runs at once) when --jobs is not given (each holds ~100 MB)."""
 State = Literal["complete", "missing", "invalid", "stale", "tampered", "settings_changed", "interrupted", "error"]
 CUT_KINDS = ("interrupted", "deadline")
 """Error kinds of rows a run left unjudged because it was ended (a signal, JUDGE_DEADLINE): such a
@@ -134,10 +135,10 @@ class Limits:
 def plan_limits(max_in_flight: int, jobs: int | None, instances: int) -> Limits:
     """Split the global limit L over K runs (see the module docstring).
 
-    K defaults to ``min(L, DEFAULT_MAX_JOBS, instances)`` (at least 1): a run's fixed cost
-    (a fresh interpreter importing the judge and its model client, seconds on a busy
-    machine) is paid in parallel, while ``c`` only shortens one run (`bench/batch.py`); a K
-    above L is lowered to L. Each run gets ``⌊L / K⌋``.
+    K defaults to ``min(L, DEFAULT_MAX_JOBS, instances)`` (at least 1): a run's own CPU (its
+    start, code rows, parsing, writing) is spent while the other K - 1 runs hold their calls
+    open, while ``c`` only shortens one run (`bench/batch.py`); a K above L is lowered to L.
+    Each run gets ``⌊L / K⌋``.
 
     Raises:
         ValueError: L < 1 or K < 1.

@@ -1,10 +1,10 @@
 """One batch per output folder: an advisory lock on ``<out>/.batch.lock`` (SPEC §19).
 
 The lock is a ``flock(2)`` on the file, held by the batch and — the descriptor is passed to
-every judge it starts — by its running judges too, so it is released exactly when the last
+every worker it starts — by its running judges too, so it is released exactly when the last
 process that may still write into the folder is gone: a batch killed with SIGKILL keeps the
-folder locked until the judges it started (which the kernel sends SIGTERM, see
-`batch.runner`) have written their documents and exited. The file's text names the
+folder locked until the workers it started (which the kernel sends SIGTERM, see
+`batch.pool`) have written their documents and exited. The file's text names the
 holder (pid, host, start time, command) for the refusal message; a file left by a dead
 holder is not a lock (nobody holds the ``flock``) and is taken over, saying so. A batch that
 ends normally marks its record ``"released": true`` (kept, so that judges still holding the

@@ -1,30 +1,39 @@
-"""Running a batch: K ``cowork-judge run`` processes at a time over the instances still to judge.
+"""Running a batch: K long-lived workers (`batch.pool`) over the instances still to judge.
 
-Each run gets its own folder ``<out>/<name>/`` (``logs/agent`` copied from the instance,
-``logs/verifier`` written by the run, ``batch-run.log`` its console output,
-``batch-instance.json`` its fingerprint) and runs in its own process group, so a stop
-reaches the renderers it started too. A stop (SIGTERM/SIGINT to the batch, `BatchRunner.stop`)
-launches nothing new and forwards SIGTERM to every running judge, which writes its documents
-and exits; after `STOP_GRACE_SEC` the rest is killed. A run still alive `KILL_MARGIN_SEC`
-after its JUDGE_DEADLINE (its own watchdog failed) is killed and counted as failed. If the
-batch itself dies (a crash, SIGKILL), Linux sends each judge SIGTERM (``PR_SET_PDEATHSIG``),
-so no orphan keeps writing into the output.
+Each instance gets its own folder ``<out>/<name>/`` (``logs/agent`` copied from the instance,
+``logs/verifier`` written by its run, ``batch-run.log`` its console output,
+``batch-instance.json`` its fingerprint) and is judged by one worker, which judges one
+instance at a time with the engine entry of ``cowork-judge run`` under the instance's own
+environment (`batch.worker`), so the documents are the ones ``run`` writes. A worker judges
+up to `MAX_INSTANCES_PER_WORKER` instances, then a fresh one takes its place.
+
+Failures stay with their instance. A worker that ends while judging (a crash, ``os._exit``,
+a signal from outside) loses that instance only: unless its run left a result (the watchdog
+writes one at JUDGE_DEADLINE before it ends the process), the batch writes the instance's
+error document (`BatchRunner.write_lost_document`: reward 0, ``judge:scorer_error``) and
+starts another worker. A run still going `KILL_MARGIN_SEC` after its JUDGE_DEADLINE (its
+watchdog could not end it) has its worker killed and gets the watchdog's kind of document
+(every row unjudged ``deadline``, ``judge:timeout``). A rerun judges both again.
+
+A stop (SIGTERM/SIGINT to the batch, `BatchRunner.stop`) sends nothing new and forwards
+SIGTERM to every worker: a busy one writes the documents of its cut run and exits; after
+`STOP_GRACE_SEC` the rest is killed. If the batch itself dies (a crash, SIGKILL), Linux sends
+each worker SIGTERM (``PR_SET_PDEATHSIG``, `batch.pool.DIE_WITH_PARENT`), with the same
+effect, so no orphan keeps writing into the output and a rerun resumes exactly.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import signal
-import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from cowork_judge._util.fsutil import atomic_write
 from cowork_judge.batch.instances import (
@@ -38,6 +47,8 @@ from cowork_judge.batch.instances import (
     result_state,
 )
 from cowork_judge.batch.outdir import earlier_instance_folders, instance_folder
+from cowork_judge.batch.pool import WorkerPool
+from cowork_judge.batch.worker import InstanceSpec
 from cowork_judge.core.layout import VerifierLayout
 
 KEPT_STATES = ("kept", "rescored")
@@ -46,15 +57,10 @@ POLL_SEC = 0.05
 STOP_GRACE_SEC = 20.0
 """Seconds a stopped run has to write its documents before it is killed."""
 KILL_MARGIN_SEC = 120.0
-DIE_WITH_PARENT = (
-    "import ctypes, os, sys\n"
-    "ctypes.CDLL(None, use_errno=True).prctl(1, 15)\n"  # PR_SET_PDEATHSIG = 1, SIGTERM = 15: kept across exec
-    "sys.exit(143) if os.getppid() != int(sys.argv[1]) else os.execv(sys.argv[2], sys.argv[2:])\n"
-)
-"""Linux: a tiny launcher (``python -I -S -c``, a few ms) that asks the kernel to send the
-judge SIGTERM when the batch process dies, then execs the judge. Done in the child itself,
-not in a ``preexec_fn``, which is unsafe in a process with threads."""
-"""A run alive this long past its JUDGE_DEADLINE is killed (its watchdog should have ended it)."""
+"""A run alive this long past its JUDGE_DEADLINE has its worker killed (its watchdog should have ended it)."""
+MAX_INSTANCES_PER_WORKER = 200
+"""Instances one worker judges before a fresh one replaces it (bounds whatever a run leaves
+behind in a process: a thread that never returned, memory; a start costs ~1-2 s of CPU)."""
 
 
 @dataclass
@@ -93,8 +99,6 @@ class BatchReport:
 class _Running:
     inst: BatchInstance
     fingerprint: str
-    proc: subprocess.Popen[bytes]
-    log: IO[bytes]
     started: float
 
 
@@ -109,17 +113,22 @@ class BatchRunner:
         keep_errors: keep finished documents that carry an ``exit_code`` on a rerun.
         force: judge every instance again.
         on_outcome: called after each instance (progress).
-        python: the interpreter that runs ``-m cowork_judge run``.
+        python: the interpreter of the workers.
         lock_fd: the output folder's lock (`batch.lock.BatchLock`), passed to every
-            judge so that the folder stays locked while one still runs.
+            worker so that the folder stays locked while one still runs.
         jobs: the ``--jobs`` asked for (None: the default). `run` plans `limits` again over the
             instances left to judge (`batch.instances.plan_limits`), as a fresh batch of those
-            would: a resumed batch with 2 left runs 2 judges, not min(L, 8, all instances).
+            would: a resumed batch with 2 left runs 2 workers, not min(L, 8, all instances).
+        worker_argv: the worker command after the interpreter (`batch.pool.WorkerPool`; tests).
+        kill_margin_sec: seconds past JUDGE_DEADLINE after which a run's worker is killed.
+        max_instances_per_worker: instances one worker judges before it is replaced.
     """
 
     def __init__(self, out: Path, limits: Limits, env: Mapping[str, str], *, deadline_sec: float = 1800.0,
                  keep_errors: bool = False, force: bool = False, on_outcome: Callable[[InstanceOutcome], None] | None = None,
-                 python: str = sys.executable, lock_fd: int | None = None, jobs: int | None = None) -> None:
+                 python: str = sys.executable, lock_fd: int | None = None, jobs: int | None = None,
+                 worker_argv: Sequence[str] | None = None, kill_margin_sec: float = KILL_MARGIN_SEC,
+                 max_instances_per_worker: int = MAX_INSTANCES_PER_WORKER) -> None:
         self.out = out
         self.limits = limits
         self.jobs = jobs
@@ -130,6 +139,10 @@ class BatchRunner:
         self.on_outcome = on_outcome or (lambda outcome: None)
         self.python = python
         self.lock_fd = lock_fd
+        self.worker_argv = worker_argv
+        self.kill_margin_sec = kill_margin_sec
+        self.max_instances_per_worker = max(1, max_instances_per_worker)
+        self._digests: dict[str, str] = {}
         self._stop = threading.Event()
         self._config: Any = None
         self._loaded: Any = None
@@ -142,11 +155,24 @@ class BatchRunner:
         self._stop.set()
 
     def settings_digest(self, inst: BatchInstance) -> str:
-        """The verdict fingerprint digest a run of `inst` under this batch's environment records
-        (`run.fingerprint.verdict_fingerprint`)."""
+        """The verdict fingerprint digest a run of `inst` under its environment (`instance_env`)
+        records (`run.fingerprint.verdict_fingerprint`); computed once per instance and batch
+        (it reads the instance's tests files: they are not expected to change while it runs)."""
         from cowork_judge.run.fingerprint import verdict_fingerprint
 
-        return verdict_fingerprint(self.config, inst.tests_dir)["digest"]
+        if inst.name not in self._digests:
+            self._digests[inst.name] = verdict_fingerprint(self.instance_config(inst), inst.tests_dir)["digest"]
+        return self._digests[inst.name]
+
+    def instance_config(self, inst: BatchInstance) -> Any:
+        """The configuration `inst` is judged under (`instance_env` read by `run.config.load_config`):
+        the batch's `config` unless its environment differs by more than JUDGE_INSTANCE_ID."""
+        from cowork_judge.run.config import load_config
+
+        env = self.instance_env(inst)
+        if {k: v for k, v in env.items() if k != "JUDGE_INSTANCE_ID"} == self.env:
+            return self.config
+        return load_config(env).config
 
     @property
     def config(self) -> Any:
@@ -220,7 +246,11 @@ class BatchRunner:
         return todo, done
 
     def run(self, instances: Sequence[BatchInstance]) -> BatchReport:
-        """Judge what is not complete yet; returns when every run ended or the batch was stopped."""
+        """Judge what is not complete yet; returns when every instance ended or the batch was stopped.
+
+        Raises:
+            WorkerStartError: a worker could not start (the batch stops; what finished is kept).
+        """
         t0 = time.monotonic()
         todo, done = self.todo(instances)
         if todo:  # issue 39: the split of a resumed batch is that of a fresh batch of what is left
@@ -230,27 +260,53 @@ class BatchRunner:
                              rejudge_notes=dict(self.rejudge_notes))
         for outcome in done:
             self.on_outcome(outcome)
-        running: list[_Running] = []
+        if not todo:
+            report.seconds = time.monotonic() - t0
+            return report
+        pool = WorkerPool(self.env, python=self.python, lock_fd=self.lock_fd, worker_argv=self.worker_argv)
         try:
-            while (todo or running) and not self._stop.is_set():
-                while todo and len(running) < self.limits.jobs and not self._stop.is_set():
+            for _ in range(min(self.limits.jobs, len(todo))):
+                pool.spawn()
+            while (todo or pool.busy()) and not self._stop.is_set():
+                for worker in pool.idle():
+                    if not todo or self._stop.is_set():
+                        break
+                    if worker.judged >= self.max_instances_per_worker:
+                        pool.retire(worker)  # a fresh one takes its place when it has ended
+                        continue
                     inst, fp = todo.pop(0)
-                    running.append(self._launch(inst, fp))
-                time.sleep(POLL_SEC)
-                for r in [r for r in running if self._ended(r)]:
-                    running.remove(r)
-                    report.outcomes.append(self._finish(r))
+                    spec = self._prepare(inst, fp)
+                    if not pool.assign(worker, spec, _Running(inst, fp, time.monotonic())):
+                        todo.insert(0, (inst, fp))  # the worker is gone: poll reports it, another takes the instance
+                replies, ended = pool.poll(POLL_SEC)
+                for worker, reply in replies:
+                    report.outcomes.append(self._finish(worker.current, reply.status))
+                    worker.current = None
+                for worker in ended:
+                    if worker.current is not None:
+                        report.outcomes.append(self._lost(worker.current, worker.proc.returncode))
+                for worker in pool.busy():
+                    if time.monotonic() - worker.assigned_at > self.deadline_sec + self.kill_margin_sec:
+                        current = worker.current
+                        pool.kill(worker)  # its watchdog did not end it: wedged past any cooperation
+                        report.outcomes.append(self._lost(current, worker.proc.returncode, hung=True))
+                wanted = min(self.limits.jobs, len(todo) + len(pool.busy()))
+                for _ in range(wanted - len(pool.workers)):
+                    pool.spawn()
         finally:
-            if running:
+            if pool.busy():
                 report.stopped = True
-                report.outcomes.extend(self._stop_all(running))
+                for worker, killed in pool.stop(STOP_GRACE_SEC, POLL_SEC):
+                    report.outcomes.append(self._finish(worker.current, worker.proc.returncode, killed=killed))
+            pool.close()
         report.stopped = report.stopped or self._stop.is_set()
         report.seconds = time.monotonic() - t0
         return report
 
-    # ------------------------------------------------------------------ one run
+    # ------------------------------------------------------------------ one instance
 
-    def _launch(self, inst: BatchInstance, fp: str) -> _Running:
+    def _prepare(self, inst: BatchInstance, fp: str) -> InstanceSpec:
+        """Lay out ``<out>/<name>/`` for a fresh run of `inst` and return what its worker needs."""
         folder = instance_folder(self.out, inst.name)  # never through a link (batch.outdir)
         layout = VerifierLayout.under(folder)
         logs = layout.logs_dir
@@ -268,56 +324,78 @@ class BatchRunner:
                   "app_dir": str(inst.app_dir) if inst.app_dir else None,
                   "agent_dir": str(inst.agent_dir) if inst.agent_dir else None, "tags": dict(inst.tags)}
         atomic_write(folder / RECORD_NAME, json.dumps(record, indent=2, ensure_ascii=False) + "\n")
-        cmd = [self.python, "-m", "cowork_judge", "run", "--app-dir", str(app), "--logs-dir", str(logs),
-               "--tests-dir", str(inst.tests_dir), "--alt-output-dir", str(folder / "alt-output")]
-        log = open(folder / RUN_LOG_NAME, "wb")  # noqa: SIM115 - closed in _finish / _stop_all
-        if sys.platform.startswith("linux"):
-            cmd = [self.python, "-I", "-S", "-c", DIE_WITH_PARENT, str(os.getpid()), *cmd]
-        env = dict(self.env, JUDGE_INSTANCE_ID=inst.name)
-        proc = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True, pass_fds=(self.lock_fd,) if self.lock_fd is not None else ())
-        return _Running(inst, fp, proc, log, time.monotonic())
+        return InstanceSpec(name=inst.name, app_dir=str(Path(app).absolute()), logs_dir=str(logs.absolute()),
+                            tests_dir=str(Path(inst.tests_dir).absolute()),
+                            alt_output_dir=str((folder / "alt-output").absolute()), log=str(folder / RUN_LOG_NAME),
+                            env=self.instance_env(inst))
 
-    def _ended(self, r: _Running) -> bool:
-        if r.proc.poll() is not None:
-            return True
-        if time.monotonic() - r.started > self.deadline_sec + KILL_MARGIN_SEC:
-            _signal_group(r.proc, signal.SIGKILL)
-            r.proc.wait()
-            return True
-        return False
+    def instance_env(self, inst: BatchInstance) -> dict[str, str]:
+        """The environment `inst` is judged under: the runs' (`env`) with JUDGE_INSTANCE_ID = its name."""
+        return dict(self.env, JUDGE_INSTANCE_ID=inst.name)
 
-    def _finish(self, r: _Running, *, killed: bool = False) -> InstanceOutcome:
-        r.log.close()
+    def _finish(self, r: _Running, returncode: int | None, *, killed: bool = False) -> InstanceOutcome:
         state: str = result_state(self.out / r.inst.name, r.fingerprint, keep_errors=False,
                                   expected_settings=self.settings_digest(r.inst))
-        if (killed or r.proc.returncode == -signal.SIGKILL) and state not in ("complete", "error"):
+        if (killed or returncode == -signal.SIGKILL) and state not in ("complete", "error"):
             state = "killed"
-        outcome = InstanceOutcome(r.inst.name, state, time.monotonic() - r.started, r.proc.returncode)
+        outcome = InstanceOutcome(r.inst.name, state, time.monotonic() - r.started, returncode)
         self.on_outcome(outcome)
         return outcome
 
-    def _stop_all(self, running: list[_Running]) -> list[InstanceOutcome]:
-        for r in running:
-            _signal_group(r.proc, signal.SIGTERM)
-        end = time.monotonic() + STOP_GRACE_SEC
-        while any(r.proc.poll() is None for r in running) and time.monotonic() < end:
-            time.sleep(POLL_SEC)
-        outcomes = []
-        for r in running:
-            killed = r.proc.poll() is None
-            if killed:
-                _signal_group(r.proc, signal.SIGKILL)
-                r.proc.wait()
-            outcomes.append(self._finish(r, killed=killed))
-        return outcomes
+    def _lost(self, r: _Running, returncode: int | None, *, hung: bool = False) -> InstanceOutcome:
+        """The worker judging `r` ended without answering (a crash, ``os._exit``, a signal) or was
+        killed `kill_margin_sec` past JUDGE_DEADLINE (`hung`). Unless it left a result (its
+        watchdog writes one before it ends the process), write the instance's error document
+        (`lost_document`), so that the instance has a documented reward and a rerun judges it again."""
+        state = result_state(self.out / r.inst.name, r.fingerprint, keep_errors=False,
+                             expected_settings=self.settings_digest(r.inst))
+        if state in ("missing", "invalid"):
+            how = f"exit status {returncode}" if returncode is None or returncode >= 0 else \
+                f"signal {signal.Signals(-returncode).name}" if -returncode in signal.valid_signals() else f"status {returncode}"
+            if hung:
+                reason = (f"the judge was still running {self.kill_margin_sec:g} s after JUDGE_DEADLINE and did not end "
+                          "itself: the batch killed its worker process")
+            else:
+                reason = f"the batch worker judging this instance ended ({how}) before the run wrote its documents"
+            try:
+                self.write_lost_document(r.inst, reason, hung=hung)
+            except (OSError, ValueError) as exc:  # nothing written: the instance stays not complete
+                print(f"batch: {r.inst.name}: cannot write the error document ({exc})", file=sys.stderr)
+        return self._finish(r, returncode)
 
+    def write_lost_document(self, inst: BatchInstance, reason: str, *, hung: bool = False) -> None:
+        """Write the result documents of an instance whose worker was lost (sealed, with the
+        verdict fingerprint of its settings, as the run writes them): as the watchdog's for a
+        hung run (`hung`: every row unjudged ``deadline``, ``judge:timeout``), else as the run's
+        own internal-error document (no rows, ``judge:scorer_error``). Reward 0, never a verdict.
 
-def _signal_group(proc: subprocess.Popen[Any], signum: int) -> None:
-    try:
-        os.killpg(proc.pid, signum)
-    except (ProcessLookupError, PermissionError):
-        pass
+        Raises:
+            OSError: the documents cannot be written.
+        """
+        from cowork_judge.core.fold import RunFacts, RunFailure, all_unjudged, fold
+        from cowork_judge.core.rubric import RubricError, load_rubric
+        from cowork_judge.run.config import load_config
+        from cowork_judge.run.fingerprint import verdict_fingerprint
+        from cowork_judge.run.outputs import write_result
+        from cowork_judge.run.paths import RunPaths
+
+        loaded = load_config(self.instance_env(inst))
+        config = loaded.config
+        criteria: Sequence[Any] = ()
+        if hung:
+            try:
+                criteria = load_rubric(inst.tests_dir / "rubric.json").criteria
+            except (RubricError, OSError, ValueError):
+                criteria = ()
+        failure = RunFailure(exit_code="judge:timeout" if hung else "judge:scorer_error", exit_reason=reason)
+        facts = RunFacts(identity=config.identity(), failure=failure, exit_note=reason, warnings=(reason,),
+                         fingerprint=verdict_fingerprint(config, inst.tests_dir))
+        doc = fold(criteria, all_unjudged(criteria, "deadline", reason), config.scoring, facts)
+        layout = VerifierLayout.under(self.out / inst.name)
+        paths = RunPaths.from_config(config, logs_dir=layout.logs_dir, app_dir=self.out / inst.name / "app",
+                                     tests_dir=inst.tests_dir, work_dir=self.out / inst.name)  # no scratch folder: nothing runs
+        layout.verifier_dir.mkdir(parents=True, exist_ok=True)
+        write_result(paths, doc, loaded.redactor)
 
 
 def write_outputs(out: Path, instances: Sequence[BatchInstance], report: BatchReport, limits: Limits, *,

@@ -20,8 +20,9 @@ from typing import Any
 from cowork_judge.commands._args import Parser, UsageError
 
 EPILOG = """\
-limits: every instance is judged by its own `cowork-judge run` process (own deadline, watchdog and
-temp folder); K of them run at once (--jobs, default min(L, 8, instances to judge)), each with JUDGE_CONCURRENCY =
+limits: K long-lived workers (--jobs, default min(L, 8, instances to judge)) judge the instances, each one at a
+time as its own `cowork-judge run` would (own environment, deadline, watchdog and temp folder; a
+worker that crashes or hangs costs only its instance an error document, and is replaced), each with JUDGE_CONCURRENCY =
 JUDGE_WORKFLOW_CONCURRENCY = floor(L / K), so at most K * floor(L / K) <= L model calls are in
 flight at any moment (L = --max-in-flight). The judge endpoint comes from the usual environment
 (JUDGE_API_KEY, JUDGE_BASE_URL, JUDGE_MODEL ...); start jitters are 0 unless set.
@@ -72,7 +73,7 @@ def main(argv: list[str]) -> int:
     p.add_argument("instances", type=Path, help="a folder of instances (*/tests/rubric.json) or a JSONL list")
     p.add_argument("--out", type=Path, required=True, help="output folder (one sub-folder per instance)")
     p.add_argument("--max-in-flight", type=int, default=8, help="model calls in flight at most, over the whole batch (default 8)")
-    p.add_argument("--jobs", type=int, help="judge processes at once (default min(L, 8, instances to judge))")
+    p.add_argument("--jobs", type=int, help="worker processes, runs at once (default min(L, 8, instances to judge))")
     p.add_argument("--keep-errors", action="store_true", help="on a rerun, keep results that carry an exit_code")
     p.add_argument("--force", action="store_true", help="judge every instance again")
     p.add_argument("--group-by", action="append", default=[], metavar="KEY", help="passed to the summary (repeatable)")
@@ -89,6 +90,7 @@ def main(argv: list[str]) -> int:
     # ends the batch as one during the run does, not by the default action's silent death (-15)
     signal.signal(signal.SIGTERM, _stop_before_the_run)
     from cowork_judge.batch.instances import BatchInputError, child_env, discover_instances, plan_limits
+    from cowork_judge.batch.pool import WorkerStartError
     from cowork_judge.batch.runner import BatchRunner, run_with_signals
     from cowork_judge.fleet.outputs import Progress
 
@@ -160,6 +162,8 @@ def main(argv: list[str]) -> int:
             report, received = run_with_signals(runner, instances)
         except BatchInputError as exc:  # a link planted under --out while the batch ran (batch.outdir)
             return fail(str(exc))
+        except WorkerStartError as exc:  # a broken installation: nothing can be judged (what finished is kept)
+            return fail(str(exc), 1)
         progress.done()
         print(resume_line(report.rejudged, len(instances)), file=sys.stderr)
         if report.rescored:

@@ -75,6 +75,7 @@ def main(argv: list[str]) -> int:
         return fail(str(exc))
     results_dir = args.results if args.results is not None else args.out
     if args.out is not None:
+        from cowork_judge.batch.pool import WorkerStartError
         from cowork_judge.batch.runner import BatchRunner, run_with_signals
         from cowork_judge.core.exit_status import EXIT_STATUS
 
@@ -101,6 +102,8 @@ def main(argv: list[str]) -> int:
                 judged, received = run_with_signals(runner, instances)
             except BatchInputError as exc:  # a link planted under --out while it ran (batch.outdir)
                 return fail(str(exc))
+            except WorkerStartError as exc:  # a broken installation: nothing can be judged (what finished is kept)
+                return fail(str(exc), 1)
             print(resume_line(judged.rejudged, len(instances)).replace("batch:", "calibrate:", 1), file=sys.stderr)
             if judged.rescored:
                 print(rescore_line(judged.rescored).replace("batch:", "calibrate:", 1), file=sys.stderr)

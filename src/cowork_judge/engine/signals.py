@@ -22,6 +22,12 @@ def _record(signum: int, _frame: object) -> None:
     _pending.append(signum)
 
 
+def record(signum: int) -> None:
+    """Record `signum` as `capture` would (a batch worker's handler, `batch.worker`): the next
+    run that arms its watchdog takes it over and writes the documents of a cut run."""
+    _pending.append(signum)
+
+
 def capture() -> None:
     """Record `STOP_SIGNALS` from now on (main thread only) until a run takes them over."""
     for signum in STOP_SIGNALS:

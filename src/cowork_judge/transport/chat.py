@@ -31,6 +31,7 @@ from cowork_judge.core.classify import error_text
 from cowork_judge.core.error_kinds import JudgeFailure
 from cowork_judge.transport.quota import Quota, read_quota
 from cowork_judge.transport.stats import CallStats
+from cowork_judge.transport.tls import client_tls
 
 log = logging.getLogger("cowork_judge")
 
@@ -103,12 +104,16 @@ class Transport:
         self.model = model
         self.stats = stats
         self.temperature = temperature
-        http_client = None
+        options: dict[str, Any] = {}
+        tls = client_tls()  # built once per process (transport.tls): a batch worker makes a client per run
+        if tls is not None:
+            options["verify"] = tls
         if api_key == calls.GATEWAY_NO_AUTH_KEY:  # JUDGE_GATEWAY_AUTH=none: the gateway injects it; send no Authorization
             async def _no_authorization(request: Any) -> None:
                 request.headers.pop("Authorization", None)
 
-            http_client = openai.DefaultAsyncHttpxClient(event_hooks={"request": [_no_authorization]})
+            options["event_hooks"] = {"request": [_no_authorization]}
+        http_client = openai.DefaultAsyncHttpxClient(**options) if options else None
         self._client = openai.AsyncOpenAI(api_key=api_key, base_url=base_url, max_retries=0, http_client=http_client,
                                           default_headers=dict(headers) if headers else None)
         self.plain_replies = 0

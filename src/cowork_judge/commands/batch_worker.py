@@ -1,0 +1,44 @@
+"""``python -m cowork_judge.commands.batch_worker <reply fd>``: the process `batch` starts K of
+(`batch.pool`), not a command of its own. It judges the instances its batch sends, one at a
+time, with the engine entry ``cowork-judge run`` calls (`engine.judge.main_run`, watchdog
+armed), each under its own environment (`batch.worker`)."""
+
+from __future__ import annotations
+
+import sys
+
+from cowork_judge.batch.worker import InstanceSpec, serve
+
+
+def judge(spec: InstanceSpec, start: float) -> int:
+    """Judge one instance as ``cowork-judge run --app-dir … --logs-dir … --tests-dir …
+    --alt-output-dir …`` does under ``spec.env``, its JUDGE_DEADLINE counted from `start`;
+    returns the run's exit status (`core.exit_status.exit_status`)."""
+    from cowork_judge.core.exit_status import exit_status
+    from cowork_judge.engine import signals
+    from cowork_judge.engine.judge import main_run
+    from cowork_judge.run.config import load_config
+    from cowork_judge.run.paths import RunPaths
+
+    loaded = load_config(spec.env)
+    paths = RunPaths.from_config(loaded.config, app_dir=spec.app_dir, logs_dir=spec.logs_dir, tests_dir=spec.tests_dir,
+                                 alt_output_dir=spec.alt_output_dir)
+    try:
+        doc = main_run(paths, loaded, start=start, hard_deadline=True)
+    finally:
+        while signals.pending() is not None:  # a signal the run did not take over ends the worker (batch.worker)
+            pass
+    return exit_status(doc.status if doc is not None else None)
+
+
+def main(argv: list[str]) -> int:
+    """Serve the batch on the reply descriptor ``argv[0]``; returns the worker's exit status."""
+    from cowork_judge.engine import judge as _engine  # noqa: F401 - imported once, before the first instance
+    from cowork_judge.engine import router as _router  # noqa: F401
+    from cowork_judge.engine import signals
+
+    return serve(judge, int(argv[0]), on_busy_signal=signals.record)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
