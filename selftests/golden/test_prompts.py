@@ -163,7 +163,7 @@ def test_agentic_openai_block(rubric, task, workspace):
     instruction, task_prompt, message = task
     rows = _agentic_rows(rubric)
     assert len(rows) == 4
-    schema = verdict_schema(rows)
+    schema = verdict_schema(rows, quote=True)  # as the openai backend sends it
     messages = [{"role": "system", "content": system_message(instruction)},
                 {"role": "user", "content": first_user_message(rows, workspace, task_prompt, message)}]
     fmt = {"type": "json_schema", "json_schema": {"name": "verdicts", "schema": schema, "strict": True}}
@@ -235,9 +235,11 @@ def test_answer_match_requests():
         answer_rows.answer_row("ANSWER", "4.95 m/s", rel_tol=0.01, question=QUESTION, solution=SOLUTION),
         answer_rows.process_row("PROCESS", SOLUTION, question=QUESTION),
     ]).criteria
-    verdict = {"verdicts": [{"id": "ANSWER", "hit": True, "level": 1, "reason": "r"}]}
+    verdict = {"verdicts": [{"id": "ANSWER", "reason": "r", "quote": "which is about 5 m per second", "hit": True, "level": 1}]}
     steps = {"steps": ["state energy conservation", "solve for v", "substitute the numbers"]}
-    graded = {"verdicts": [{"id": f"PROCESS#s{i}", "hit": True, "level": 1, "reason": "r"} for i in (1, 2, 3)]}
+    quotes = {1: "Using energy conservation", 2: "v = sqrt(2gh)", 3: "sqrt(24.5)"}  # found in RESPONSE: no re-ask
+    graded = {"verdicts": [{"id": f"PROCESS#s{i}", "reason": "r", "quote": quotes[i], "hit": True, "level": 1}
+                           for i in (1, 2, 3)]}
     transport = _Recorder([json.dumps(verdict), json.dumps(steps), json.dumps(graded)])
     verdicts = run_answer_match(list(crit), _answer_match_ctx(transport, RESPONSE), 60)
     assert [v.judged for v in verdicts] == [True, True]

@@ -165,8 +165,11 @@ def test_every_environment_read_is_in_the_config_and_shown(tmp_path):
     # COWORK_JUDGE_CACHE / XDG_CACHE_HOME; the original 1.3.x's entry (`python -m cowork_judge
     # <tests>`) translates its settings (TASK_DIR, VERIFIER_LOG_DIR, …) into this project's
     # before config reads them, and the dispatcher asks it whether a call is such an entry
+    # a batch worker sets the environment of each instance it judges (and puts its own back),
+    # and the shared TLS context is keyed by the trust settings the client library itself reads
     assert set(readers) <= {"run/config.py", "commands/demo.py", "_util/procs.py", "commands/try_.py", "install/wheels.py",
-                            "commands/legacy_entry.py", "commands/__init__.py"}, readers
+                            "commands/legacy_entry.py", "commands/__init__.py", "batch/worker.py",
+                            "transport/tls.py"}, readers
 
 
 def test_a_code_only_run_never_imports_the_model_client(tmp_path):

@@ -33,7 +33,7 @@ OTHER: dict[str, str] = {
     "start_jitter_sec": "3", "retry.backoff_max_sec": "5", "max_turns": "3", "scoring.reward_mode": "binary",
     "scoring.pass_threshold": "0.9", "scoring.pass_compare": "gt", "lenient_delivery": "1", "chat_fallback": "0",
     "evidence_sec": "0", "metric_id": "other_metric", "aux_files": "notes.md", "instruction_file": "other.md",
-    "scoring.systemic_fraction": "0.9", "scoring.systemic_min": "5", "skip": "1", "scoring.unjudged_negative": "ignore",
+    "scoring.systemic_fraction": "0.9", "scoring.systemic_min": "5", "skip": "1", "scoring.unjudged_negative": "ignore", "scoring.ungrounded": "keep",
     "workflow_concurrency": "9", "workflow_deadline_share": "0.5", "workflow_start_jitter_sec": "2",
     "code_timeout_sec": "5", "response_file": "answer.txt", "soffice": "/opt/soffice", "chromium": "/opt/chromium",
     "requested_version": "9.9.9", "version_source": "injection", "app_dir": "/a", "logs_dir": "/l", "tests_dir": "/t",

@@ -166,14 +166,16 @@ def _ctx(transport: Any, message: str | None, *, resplit: bool = True) -> Workfl
                            deadline_at=1e18, cancel=threading.Event(), transport=transport, audit=audit, resplit=resplit)
 
 
-def _verdicts(**levels: float) -> str:
-    return json.dumps({"verdicts": [{"id": k.replace("__", "#"), "hit": v > 0, "level": v, "reason": "r"} for k, v in levels.items()]})
+def _verdicts(quote: str | None = None, **levels: float) -> str:
+    """A reply with these levels; a level above 0 carries `quote` (a passage of the response: issue 37)."""
+    return json.dumps({"verdicts": [{"id": k.replace("__", "#"), "reason": "r", "quote": quote if v > 0 else None,
+                                     "hit": v > 0, "level": v} for k, v in levels.items()]})
 
 
 def test_process_row_names_its_steps_first():
     crit = normalize_rubric([rows.process_row("P", "1. Set up. 2. Solve. 3. Substitute.")]).criteria
     transport = ScriptedTransport([json.dumps({"steps": ["set up the energy balance", "solve for v", "substitute numbers"]}),
-                                   _verdicts(P__s1=1, P__s2=0.5, P__s3=1)])
+                                   _verdicts("my work", P__s1=1, P__s2=0.5, P__s3=1)])
     [v] = run_workflow(list(crit), _ctx(transport, "my work"), 60)
     assert [r["label"] for r in transport.requests] == ["steps-P", "process-P"]
     assert v.judged and v.level == pytest.approx(0.85)  # mean 2.5 / 3 = 0.8333 on the 21-step grid
@@ -182,15 +184,15 @@ def test_process_row_names_its_steps_first():
 
 def test_missing_part_is_asked_again_alone_then_unjudged():
     crit = normalize_rubric([rows.answer_row("A", ["x = 2y", "a circle"])]).criteria
-    transport = ScriptedTransport([_verdicts(A__a=1), _verdicts(A__b=0.5)])
+    transport = ScriptedTransport([_verdicts("x = 2y", A__a=1), _verdicts("circle-ish ellipse", A__b=0.5)])
     [v] = run_workflow(list(crit), _ctx(transport, "x = 2y; it is a circle-ish ellipse"), 60)
     assert v.judged and v.level == 0.5
     second = transport.requests[1]["messages"][1]["content"]
     assert '"A#b"' in second and '"A#a"' not in second and transport.requests[1]["label"] == "answer-A-resplit"
-    transport = ScriptedTransport([_verdicts(A__a=1), _verdicts(A__a=1)])
+    transport = ScriptedTransport([_verdicts("x = 2y", A__a=1), _verdicts("x = 2y", A__a=1)])
     [v] = run_workflow(list(crit), _ctx(transport, "x = 2y"), 60)
     assert not v.judged and v.error_kind == "parse_error" and v.reason.startswith("A#b:")
-    transport = ScriptedTransport([_verdicts(A__a=1)])
+    transport = ScriptedTransport([_verdicts("x = 2y", A__a=1)])
     [v] = run_workflow(list(crit), _ctx(transport, "x = 2y", resplit=False), 60)
     assert not v.judged and len(transport.requests) == 1
 
@@ -200,3 +202,17 @@ def test_bad_row_settings_are_asset_broken():
                               "workflow_name": "answer_match"}]).criteria
     [v] = run_workflow(list(crit), _ctx(ScriptedTransport([]), "3"), 60)
     assert not v.judged and v.error_kind == "asset_broken" and "no 'answer_match'" in v.reason
+
+
+def test_a_quote_not_in_the_response_is_asked_again_once_then_recorded_ungrounded():
+    """Issue 37: a credited part whose quote is not in the response is asked again once; still not found, the
+    row is grounded false (scored by JUDGE_UNGROUNDED); a quote found on the re-ask grounds it."""
+    crit = normalize_rubric([rows.answer_row("A", "x = 2y")]).criteria
+    transport = ScriptedTransport([_verdicts("y = 2x", A=1), _verdicts("y = 2x again", A=1)])
+    [v] = run_workflow(list(crit), _ctx(transport, "so x = 2y."), 60)
+    assert [r["label"] for r in transport.requests] == ["answer-A", "answer-A-quote"]
+    assert "not in the evidence text" in transport.requests[1]["messages"][-1]["content"]
+    assert v.judged and v.level == 1 and v.grounded is False and v.grounding.startswith("A: asked again once")
+    transport = ScriptedTransport([_verdicts(None, A=1), _verdicts("X = 2Y", A=1)])  # case aside, it is there
+    [v] = run_workflow(list(crit), _ctx(transport, "so x = 2y."), 60)
+    assert v.grounded is True and v.quote == "X = 2Y"

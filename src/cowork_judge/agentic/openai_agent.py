@@ -19,6 +19,8 @@ again. An attempt that ends with an unusable reply starts the next one afresh.
 
 from __future__ import annotations
 
+import asyncio
+
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,13 +30,16 @@ from typing import Any
 from cowork_judge.safety.agent_text import repair
 from cowork_judge.agentic.base import Attempted, Resender
 from cowork_judge.agentic.prompt import (
+    evidence_texts,
     fence,
     final_turn_message,
     first_user_message,
+    rows_block,
     system_message,
 )
 from cowork_judge.agentic.tools import TOOL_SCHEMAS, WorkspaceTools
 from cowork_judge.core.rubric import Criterion
+from cowork_judge.core import grounding
 from cowork_judge.core.verdicts import parse_reply, verdict_schema
 from cowork_judge.segment.context import SegmentContext
 from cowork_judge.transport.audit import audit_view
@@ -104,7 +109,7 @@ class OpenAIAgentBackend:
             ``transport.retrying.Ending`` (the in-place re-sends of a turn ended).
         """
         tools = WorkspaceTools(workspace)
-        schema = verdict_schema(rows)
+        schema = verdict_schema(rows, quote=True)
         audit_name = f"{block_name}/attempt-{attempt_no}"
         messages, first_turn = self._conversation(block_name, rows, workspace, schema, attempt_no=attempt_no)
         max_turns = self.ctx.settings.max_turns
@@ -128,11 +133,30 @@ class OpenAIAgentBackend:
                 await self._use_tools(tools, reply, messages, turn=turn)
                 continue
             outcome = parse_reply(reply.content, rows)
+            evidence = grounding.evidence_of(evidence_texts(messages))
+            outcome.verdicts = grounding.ground(rows, outcome.verdicts, evidence)
             self.ctx.audit.append(
                 audit_name,
                 {"turn": turn, "parsed": {"step": outcome.step, "problems": outcome.problems,
                                           "verdicts": {k: v.model_dump(mode="json") for k, v in outcome.verdicts.items()}}},
             )
+            missing = grounding.ungrounded(outcome.verdicts)
+            if missing:  # asked again once, in the same conversation, for those rows only
+                asked = [c for c in rows if c.id in missing]
+                messages.append({"role": "assistant", "content": repair(reply.content or "")})
+                messages.append({"role": "user", "content": grounding.reask_text(
+                    {k: v for k, v in outcome.verdicts.items() if k in missing}) + "\n\n" + rows_block(asked)})
+                try:
+                    again = await self._call(messages, asked, workspace, verdict_schema(asked, quote=True), use_tools=False,
+                                             timeout_at=timeout_at)
+                    second = grounding.ground(asked, parse_reply(again.content, asked).verdicts, evidence)
+                except (Exception, asyncio.TimeoutError) as exc:  # the first answers stand, recorded ungrounded
+                    self.ctx.log.warning("%s: the grounding re-ask failed (%s); its rows stay ungrounded", block_name,
+                                         type(exc).__name__)
+                    second = {}
+                outcome.verdicts = grounding.settle_reasked(outcome.verdicts, second)
+                self.ctx.audit.append(audit_name, {"turn": turn + 1, "regrounded": {
+                    k: outcome.verdicts[k].model_dump(mode="json") for k in missing}})
             return Attempted(outcome)  # its requests were counted by the run's call path
         raise AssertionError("unreachable: the last turn always returns")  # pragma: no cover
 

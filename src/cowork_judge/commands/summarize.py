@@ -201,6 +201,11 @@ def _tell(summary: dict[str, Any], out: Path, *, draws: int) -> None:
     if summary["scoring"]["mixed"]:  # issue 39: never two policies silently
         print(f"summarize: warning: the documents were scored under {len(summary['scoring']['policies'])} different "
               "policies (scoring.policies); rescore them under one to compare rewards", file=sys.stderr)
+    grounding = summary["grounding"]
+    if grounding["ungrounded"]:  # issue 37: credited rows whose quote is not in the evidence text
+        print(f"summarize: {grounding['ungrounded']} credited row(s) in {grounding['documents_with_ungrounded']} document(s) "
+              f"carry no quote found in the evidence ({grounding['withdrawn']} withdrawn by JUDGE_UNGROUNDED=miss)",
+              file=sys.stderr)
     if summary["integrity"]["unsealed"]:
         print(f"summarize: {summary['integrity']['unsealed']} document(s) without an integrity digest (written before "
               "seals, 0.2.0): not checked", file=sys.stderr)

@@ -27,6 +27,7 @@ from cowork_judge.core.coverage import CoverageReport, account
 from cowork_judge.core.error_kinds import ErrorKind, ExitCode
 from cowork_judge.core.identity import RunIdentity
 from cowork_judge.core.result import (
+    QUOTE_CAP_CHARS,
     REASON_CAP_CHARS,
     DeliveryDetails,
     Details,
@@ -251,7 +252,7 @@ def _row_results(criteria: tuple[Criterion, ...], verdicts: Mapping[str, Verdict
             RowResult(
                 id=c.id,
                 hit=v.hit if v.judged else None,
-                level=term.level if term else v.level,
+                level=term.level if term and not term.withdrawn else v.level,
                 level_fallback=bool(term and term.level_fallback),
                 level_raw=result_level_raw(v.level_raw),
                 judged=v.judged,
@@ -270,6 +271,9 @@ def _row_results(criteria: tuple[Criterion, ...], verdicts: Mapping[str, Verdict
                 cached=v.cached,
                 samples=list(v.samples) if v.samples is not None else None,
                 agreement=v.agreement,
+                quote=cap_text(v.quote, QUOTE_CAP_CHARS) if v.quote is not None else None,
+                grounded=v.grounded,
+                grounding=v.grounding,
             )
         )
     return out
@@ -336,6 +340,13 @@ def score_warnings(criteria: Sequence[Criterion], results: Sequence[RowResult], 
                        f"JUDGE_UNJUDGED_NEGATIVE={policy.unjudged_negative}: the task scores 0")
         if r.level_fallback:
             out.append(_fallback_warning(r, crit))
+    ungrounded = [r.id for r in results if r.grounded is False]
+    if ungrounded:
+        scored = ("their credit withdrawn (scored as not given)" if policy.ungrounded == "miss"
+                  else "scored as the judge said")
+        out.append(f"grounding: {len(ungrounded)} credited row(s) carry no quote found in the evidence text after one "
+                   f"re-ask ({', '.join(ungrounded[:5])}{', …' if len(ungrounded) > 5 else ''}); "
+                   f"JUDGE_UNGROUNDED={policy.ungrounded}: {scored}")
     return out
 
 
@@ -397,7 +408,8 @@ def stored_run(doc: ResultDocument) -> tuple[tuple[Criterion, ...], dict[str, Ve
                       reason=r.reason, method=r.method,
                       judged=r.judged, error_kind=r.error_kind, gate=r.gate, attempts=r.attempts, seconds=r.seconds,
                       evidence=list(r.evidence), pages_below=r.pages_below, aggregate=r.aggregate,
-                      samples=tuple(r.samples) if r.samples is not None else None, agreement=r.agreement)
+                      samples=tuple(r.samples) if r.samples is not None else None, agreement=r.agreement,
+                      quote=r.quote, grounded=r.grounded, grounding=r.grounding)
         for r in doc.results
     }
     identity = RunIdentity(metric_id=doc.metric_id, requested_version=doc.requested_version, version_source=doc.version_source,

@@ -33,6 +33,7 @@ _FIELD = {
     "hit": re.compile(r'"hit"\s*:\s*(true|false|"(?:true|false|yes|no)")', re.IGNORECASE),
     "level": re.compile(r'"level"\s*:\s*(-?\d+(?:\.\d+)?|null|"[^"\n]{0,32}")'),
     "reason": re.compile(r'"reason"\s*:\s*"((?:[^"\\]|\\.)*)"?'),
+    "quote": re.compile(r'"quote"\s*:\s*"((?:[^"\\]|\\.)*)"'),
 }
 FINAL_MARKER = re.compile(r"\b(final|corrected|revised|updated|amended)\b", re.IGNORECASE)
 """Words that, just before an object, say it is the answer that counts."""
@@ -163,7 +164,10 @@ def salvage_rows(text: str) -> tuple[list[dict[str, Any]], int]:
         for name, pattern in _FIELD.items():
             m = pattern.search(fragment)
             if m:
-                fields[name] = loads(m.group(1)) if name != "reason" else m.group(1)
+                if name == "quote":  # a complete string only: a quote cut off is no quote
+                    fields[name] = loads('"' + m.group(1) + '"')
+                else:
+                    fields[name] = loads(m.group(1)) if name != "reason" else m.group(1)
         if "id" in fields and "hit" in fields:
             rows.append(fields)
     return rows, skipped

@@ -29,6 +29,8 @@ from cowork_judge.core.integrity import INTEGRITY_SCHEMA
 RESULT_SCHEMA = "cowork-judge/result/v1"
 DETAILS_SCHEMA = "cowork-judge/reward-details/v1"
 
+QUOTE_CAP_CHARS = 1000
+"""Longest judge quote a result document keeps (the audit folder keeps it whole)."""
 REASON_CAP_CHARS = 4000
 """Longest reason a row keeps in ``result.json``. The judge is asked for a short reason
 (a few sentences, well under 1,000 characters); 4,000 leaves room for a workflow's
@@ -134,9 +136,19 @@ class RowResult(BaseModel):
         description="Only when sampled: 1 − mean |sample − verdict| over the answered samples, in [0, 1] (the share of "
         "agreeing samples for a binary row); page and pass rows average their units'. Absent with fewer than two answers.")
 
+    quote: str | None = Field(None, description="Only when the judge gave one: its verbatim quote from the evidence text "
+                              "(at most QUOTE_CAP_CHARS, 1000, characters).")
+    grounded: bool | None = Field(None, description="Only for a credited verdict (a hit on a positive row, a miss on a "
+                                  "negative one) on text the judge was shown: true when its quote was found in the evidence "
+                                  "text sent, false when not even after one re-ask (scored by details.policy.ungrounded, "
+                                  "JUDGE_UNGROUNDED). Absent when no quote is needed; an exempt row says so in grounding.")
+    grounding: str | None = Field(None, description="Why grounded is what it is: found, not found (and that it was asked "
+                                  "again), or the exemption (judged on page images; a row about absence).")
+
     @model_serializer(mode="wrap")
     def _sampled_only(self, handler: SerializerFunctionWrapHandler) -> Any:
-        return omit_defaults(handler(self), {"samples": None, "agreement": None})
+        return omit_defaults(handler(self), {"samples": None, "agreement": None, "quote": None, "grounded": None,
+                                             "grounding": None})
 
 
 class DeliveryDetails(BaseModel):

@@ -129,26 +129,22 @@ def format_level(value: float) -> str:
     return text or "0"
 
 
-def verdict_item_schema(ids: Sequence[str], level_choices: Sequence[float] | None) -> dict[str, Any]:
+def verdict_item_schema(ids: Sequence[str], level_choices: Sequence[float] | None, *, quote: bool = False) -> dict[str, Any]:
     """JSON-schema fragment for verdict rows of one scale.
 
-    Binary rows get ``level`` as ``null`` only; graded rows get ``level`` REQUIRED and
-    restricted to their legal levels (the schema, not the instruction file, is what makes
-    judges return levels: SPEC §5). Strict-mode compatible: every property required,
-    ``additionalProperties: false``.
+    The explanation comes first: ``id, reason[, quote], hit, level`` in ``properties`` and
+    in ``required`` (a model writes the reason that decides the verdict before the verdict).
+    With `quote`, ``quote`` is a string or null (`core.grounding`). Binary rows get ``level``
+    as ``null`` only; graded rows get ``level`` REQUIRED and restricted to their legal
+    levels (the schema, not the instruction file, is what makes judges return levels: SPEC
+    §5). Strict-mode compatible: every property required, ``additionalProperties: false``.
     """
     if level_choices:
         level: dict[str, Any] = {"type": "number", "enum": list(level_choices)}
     else:
         level = {"type": "null"}
-    return {
-        "type": "object",
-        "properties": {
-            "id": {"type": "string", "enum": list(ids)},
-            "hit": {"type": "boolean"},
-            "level": level,
-            "reason": {"type": "string"},
-        },
-        "required": ["id", "hit", "level", "reason"],
-        "additionalProperties": False,
-    }
+    props: dict[str, Any] = {"id": {"type": "string", "enum": list(ids)}, "reason": {"type": "string"}}
+    if quote:
+        props["quote"] = {"type": ["string", "null"]}
+    props.update(hit={"type": "boolean"}, level=level)
+    return {"type": "object", "properties": props, "required": list(props), "additionalProperties": False}

@@ -17,8 +17,11 @@ not escape its penalties. A graded row's level is read by `verdicts.read_level` 
 in [0, 1], float noise allowed) and snapped to the row's legal levels; a verdict without a
 readable level falls back to its hit, and the row says so (``level_fallback``). A graded
 row's hit (what its dependants' gates read) is ``level > 0``, or ``level ≥ pass_level``
-when the row sets a pass bar; its credit is ``w · level`` either way. Routing fields never
-enter this module.
+when the row sets a pass bar; its credit is ``w · level`` either way. A verdict recorded
+``grounded=false`` (its quote is not in the evidence, `core.grounding`) scores as the judge
+said under ``ungrounded='keep'`` and with its credit withdrawn under ``'miss'`` (the
+default): its hit inverted for the score and the gates, a graded row earning 0. Routing
+fields never enter this module.
 """
 
 from __future__ import annotations
@@ -58,6 +61,10 @@ class ScoringPolicy(BaseModel):
         "JUDGE_SYSTEMIC_FRACTION: unjudged fraction > F and count ≥ JUDGE_SYSTEMIC_MIN ⇒ systemic: `exit_code` set."))
     systemic_min: int = Field(2, ge=1, description=(
         "JUDGE_SYSTEMIC_MIN: the fewest unjudged rows that make a systemic failure (with JUDGE_SYSTEMIC_FRACTION)."))
+    ungrounded: Literal["keep", "miss"] = Field("miss", description=(
+        "JUDGE_UNGROUNDED: how a credited verdict whose quote is not in the evidence text sent, after one re-ask "
+        "(`grounded: false`, core.grounding), scores: `miss` = the credit is withdrawn (a positive row scores as a miss, "
+        "a deduction deducts, a hurdle is fatal); `keep` = scored as the judge said."))
 
 
 class RowScore(BaseModel):
@@ -78,6 +85,8 @@ class RowScore(BaseModel):
                                  "(its level cannot matter) nor for a 'delivery' verdict (nothing was judged).")
     gate: bool = Field(description="All depends_on ids have raw hit=true (dangling id ⇒ False).")
     contribution: float = Field(description="This row's term in E.")
+    withdrawn: bool = Field(False, description="The verdict's credit was withdrawn: grounded=false under "
+                            "ungrounded='miss' (the row scores as if the judge had not given it).")
 
 
 class ScoreBreakdown(BaseModel):
@@ -149,8 +158,11 @@ def score(
     # A graded row with a pass_level is hit by its bar (`verdicts.graded_hit`), here as in the router, so a
     # caller's unsettled verdict (human labels in calibrate, an edited stored document) gates the same way.
     by_id = {c.id: c for c in criteria}
-    raw_hit = {cid: (graded_hit(by_id[cid], v.hit, v.level) if v.judged else None)
-               for cid, v in verdicts.items() if cid in by_id}
+    # JUDGE_UNGROUNDED=miss: a credited verdict without a quote found in the evidence scores (and gates) as not given
+    withdrawn = {cid for cid, v in verdicts.items() if policy.ungrounded == "miss" and v.grounded is False and v.judged
+                 and v.hit is not None}
+    raw_hit = {cid: ((not graded_hit(by_id[cid], v.hit, v.level)) if cid in withdrawn else graded_hit(by_id[cid], v.hit, v.level))
+               if v.judged else None for cid, v in verdicts.items() if cid in by_id}
     rows: list[RowScore] = []
     total = 0.0
     earned = 0.0
@@ -174,7 +186,7 @@ def score(
             fatal = fatal or counted
         elif w > 0:
             lvl = 1.0 if counted else 0.0
-            if crit.graded and judged and verdict is not None:
+            if crit.graded and judged and verdict is not None and crit.id not in withdrawn:
                 read = read_level(verdict.level)
                 if read is not None:
                     level = scales.snap_level(read, crit.level_choices or (0.0, 1.0))
@@ -196,6 +208,7 @@ def score(
                 level_fallback=level_fallback,
                 gate=gate,
                 contribution=contribution,
+                withdrawn=crit.id in withdrawn,
             )
         )
     if total <= 0:

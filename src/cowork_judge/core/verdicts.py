@@ -58,10 +58,16 @@ class Verdict(BaseModel):
         None,
         description="How much the samples agree with the verdict, in [0, 1] (core.sampling.agreement); None with fewer "
                     "than two answered samples.")
+    quote: str | None = Field(None, description="The judge's verbatim quote from the evidence text, as given.")
+    grounded: bool | None = Field(
+        None, description="A credited verdict's quote was found in the evidence text sent (True) or not, after one re-ask "
+                          "(False); None when the row needs none (no credit claimed, or exempt: see grounding).")
+    grounding: str | None = Field(None, description="Why `grounded` is what it is (an exemption says so).")
 
     @model_serializer(mode="wrap")
     def _sampled_only(self, handler: SerializerFunctionWrapHandler) -> Any:
-        return omit_defaults(handler(self), {"samples": None, "agreement": None})
+        return omit_defaults(handler(self), {"samples": None, "agreement": None, "quote": None, "grounded": None,
+                                             "grounding": None})
 
     @classmethod
     def unjudged(cls, row_id: str, error_kind: ErrorKind, reason: str, *, method: Method = "agentic", **kw: Any) -> Verdict:
@@ -72,10 +78,12 @@ class Verdict(BaseModel):
 # --------------------------------------------------------------------------- schema
 
 
-def verdict_schema(criteria: Sequence[Criterion]) -> dict[str, Any]:
+def verdict_schema(criteria: Sequence[Criterion], *, quote: bool = False) -> dict[str, Any]:
     """The JSON Schema of a reply judging `criteria` (OpenAI strict-mode compatible).
 
-    Shape: ``{"verdicts": [{"id", "hit", "level", "reason"}, ...]}``. Ids are enumerated
+    Shape: ``{"verdicts": [{"id", "reason", "hit", "level"}, ...]}``: the reason comes
+    before the verdict it decides (in ``properties`` and in ``required``); with `quote` a
+    ``quote`` (string or null) follows the reason (`core.grounding`). Ids are enumerated
     (an unknown id is a schema violation); rows scored by hit have ``level: null``; graded
     rows have ``level`` required from their own level choices (one ``anyOf`` branch per
     distinct level table).
@@ -83,7 +91,7 @@ def verdict_schema(criteria: Sequence[Criterion]) -> dict[str, Any]:
     groups: dict[tuple[float, ...] | None, list[str]] = {}
     for c in criteria:
         groups.setdefault(c.level_choices, []).append(c.id)
-    branches = [scales.verdict_item_schema(ids, choices) for choices, ids in groups.items()]
+    branches = [scales.verdict_item_schema(ids, choices, quote=quote) for choices, ids in groups.items()]
     items = branches[0] if len(branches) == 1 else {"anyOf": branches}
     return {
         "type": "object",
@@ -387,7 +395,9 @@ def _row_verdict(row: dict[str, Any], crit: Criterion, problems: list[str], *, m
     if hit is None:
         problems.append(f"row {crit.id!r}: hit {row.get('hit')!r:.40} is not a boolean")
         return Verdict.unjudged(crit.id, "parse_error", f"unreadable hit value {row.get('hit')!r:.80}", method=method)
-    return Verdict(id=crit.id, hit=hit, level=level, level_raw=level_raw, reason=reason, method=method, judged=True)
+    quote = row.get("quote")
+    return Verdict(id=crit.id, hit=hit, level=level, level_raw=level_raw, reason=reason, method=method, judged=True,
+                   quote=quote if isinstance(quote, str) and quote.strip() else None)
 
 
 def _coerce_hit(value: Any) -> bool | None:

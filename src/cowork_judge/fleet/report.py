@@ -73,6 +73,7 @@ def _score(job: Job) -> str:
                   (f"passed = score_normalized {'≥' if policy.pass_compare == 'gte' else '>'} {fmt(policy.pass_threshold)}",
                    doc.extra_fields.passed),
                   ("unjudged negative rows", policy.unjudged_negative),
+                  ("credited rows without a quote found (JUDGE_UNGROUNDED)", policy.ungrounded),
                   ("systemic when unjudged share >", f"{fmt(policy.systemic_fraction)} and ≥ {policy.systemic_min} rows")]
     else:
         pairs += [("reward", doc.task_score), ("passed", doc.extra_fields.passed),
@@ -172,6 +173,9 @@ def _rows(job: Job, pages_of_row: dict[str, list[tuple[str, int]]], name_decks: 
             verdict = f'<span class="unjudged">unjudged</span><br>{esc(r.error_kind or "no_verdict")}'
         else:
             verdict = '<span class="hit">hit</span>' if r.hit else '<span class="miss">miss</span>'
+            if r.grounded is False:  # its quote is not in the evidence text: scored by JUDGE_UNGROUNDED
+                verdict += ('<br><span class="unjudged">ungrounded</span>'
+                            + (" (withdrawn)" if r.counted_hit is not None and r.counted_hit != r.hit else ""))
         flags = [("hurdle" if c.get("hurdle") else ""), (str(c.get("polarity")) if c.get("polarity") == "negative" else ""),
                  (f"tag {c.get('tag')}" if c.get("tag") else ""),
                  (f"depends on {', '.join(c.get('depends_on') or [])}" if c.get("depends_on") else "")]
@@ -180,7 +184,9 @@ def _rows(job: Job, pages_of_row: dict[str, list[tuple[str, int]]], name_decks: 
         out.append([f"<code>{esc(r.id)}</code>", f"{esc(c.get('description', ''))}<br>"
                     + " ".join(f'<span class="pill">{esc(f)}</span>' for f in flags if f),
                     esc(fmt(r.weight)), esc(r.method), verdict, esc(fmt(r.level)), esc(r.gate or "–"), esc(fmt(r.contribution)),
-                    f'<div class="reason">{esc(cap_middle(r.reason, REPORT_REASON_CHARS))}</div>', links])
+                    f'<div class="reason">{esc(cap_middle(r.reason, REPORT_REASON_CHARS))}</div>'
+                    + (f'<div class="reason">quote: “{esc(cap_middle(r.quote, REPORT_REASON_CHARS))}”</div>' if r.quote else "")
+                    + (f'<div class="reason">{esc(r.grounding)}</div>' if r.grounding else ""), links])
     return "<h2>Rows</h2>" + table(["id", "row", "weight", "method", "verdict", "level", "gate", "contribution", "reason", "pages"],
                                    out, numeric=[False, False, True, False, False, True, False, True, False, False],
                                    raw=[True] * 10)

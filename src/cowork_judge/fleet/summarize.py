@@ -43,7 +43,9 @@ Output keys: ``schema``, ``generator``, ``options``, ``accounting``,
 ``systemic_exit_codes``, ``problems`` (every unreadable, invalid or duplicate input, named),
 ``clusters``, ``intervals``, ``reward``, ``pass``, ``coverage``, ``error_kinds`` (per document and per
 row), ``methods``, ``unjudged``, ``rows`` (by row id), ``tags`` (by row ``tag``),
-``groups`` (``--group-by``), ``integrity`` (documents ``verified``, ``unsealed`` — written before
+``groups`` (``--group-by``), ``grounding`` (credited rows whose quote was found — ``grounded`` —,
+not found after one re-ask — ``ungrounded``, of them ``withdrawn`` by JUDGE_UNGROUNDED=miss —, ``exempt``
+ones, and ``documents_with_ungrounded``), ``integrity`` (documents ``verified``, ``unsealed`` — written before
 seals — and ``mismatch``: the ``tampered`` ones), ``scoring`` (every scoring policy and guard mode
 the documents were scored under, with their counts; ``mixed`` when more than one), ``sampling`` (only when some document was sampled or priced:
 `fleet.sampling.SamplingStats`), ``reasons`` (only with ``--include-reasons``), ``inputs``
@@ -197,6 +199,7 @@ class Summarizer:
         self.sampling = SamplingStats()
         self.integrity: Counter[str] = Counter()
         self.policies: dict[str, list[Any]] = {}
+        self.grounding: Counter[str] = Counter()
         self.keys_found: set[str] = set()
 
     def unknown_group_keys(self) -> list[str]:
@@ -301,7 +304,15 @@ class Summarizer:
         self.unjudged_weight_sum += ef.judge_unjudged_weight_frac
         self.unjudged_weight_docs += 1
         criteria = {str(c.get("id")): c for c in doc.criteria}
+        ungrounded = 0
         for r in doc.results:
+            if r.grounded is not None:
+                self.grounding["grounded" if r.grounded else "ungrounded"] += 1
+                ungrounded += r.grounded is False
+                if r.grounded is False and r.counted_hit is not None and r.counted_hit != r.hit:
+                    self.grounding["withdrawn"] += 1
+            elif r.grounding:
+                self.grounding["exempt"] += 1
             if not r.judged:
                 self.row_error_kinds[r.error_kind or "no_verdict"] += 1
             crit = criteria.get(r.id, {})
@@ -315,6 +326,7 @@ class Summarizer:
             if self.reasons is not None and r.reason:
                 outcome = "hit" if r.judged and r.hit else ("miss" if r.judged else "unjudged")
                 self.reasons.add(r.id, outcome, r.reason)
+        self.grounding["documents"] += ungrounded > 0
 
     def _add_reward(self, reward: float, passed: bool, cls: str, cluster: int) -> None:
         self.rewards.append(reward)
@@ -437,6 +449,9 @@ class Summarizer:
                       "modes": {m: self.guard[f"mode_{m}"] for m in ("off", "flag", "penalize") if self.guard[f"mode_{m}"]},
                       "kinds": dict(sorted(self.guard_kinds.items()))},
         }
+        out["grounding"] = {"grounded": self.grounding["grounded"], "ungrounded": self.grounding["ungrounded"],
+                            "withdrawn": self.grounding["withdrawn"], "exempt": self.grounding["exempt"],
+                            "documents_with_ungrounded": self.grounding["documents"]}
         out["integrity"] = {state: self.integrity[state] for state in ("verified", "unsealed", "mismatch")}
         policies = [{**policy, "documents": n} for policy, n in self.policies.values()]
         out["scoring"] = {"policies": policies, "mixed": len(policies) > 1}

@@ -478,6 +478,7 @@ _KNOBS: dict[str, tuple[tuple[str, ...], Callable[[str], Any]]] = {
     "scoring.systemic_min": (("JUDGE_SYSTEMIC_MIN",), _int(1)),
     "skip": (("JUDGE_SKIP",), _bool),
     "scoring.unjudged_negative": (("JUDGE_UNJUDGED_NEGATIVE",), _choice("deduct", "ignore")),
+    "scoring.ungrounded": (("JUDGE_UNGROUNDED",), _choice("keep", "miss")),
     "workflow_concurrency": (("JUDGE_WORKFLOW_CONCURRENCY",), _int(1)),
     "workflow_deadline_share": (("JUDGE_WORKFLOW_DEADLINE_SHARE",), _share),
     "workflow_start_jitter_sec": (("JUDGE_WORKFLOW_START_JITTER",), _float(0)),

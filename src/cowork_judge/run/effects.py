@@ -106,6 +106,7 @@ EFFECTS: dict[str, Effect] = {
     "scoring.pass_threshold": _score("the score that passes"),
     "scoring.pass_compare": _score("≥ or > the threshold"),
     "scoring.unjudged_negative": _score("what an unjudged deduction or hurdle counts as"),
+    "scoring.ungrounded": _score("what a credited verdict whose quote is not in the evidence counts as (grounded is stored)"),
     "scoring.systemic_fraction": _score("when unjudged rows make an exit_code"),
     "scoring.systemic_min": _score("when unjudged rows make an exit_code"),
     "guard": Effect("score", "flag or penalize is applied to the stored findings; off does not scan (in the fingerprint)",

@@ -47,6 +47,21 @@ def wrap(text: str) -> str:
     return f"{begin()}\n{text}\n{end()}"
 
 
+def spans(text: str) -> list[str]:
+    """The bodies of every `wrap`ped span of `text` under this run's boundary, in order
+    (what the agent wrote, as the judge was shown it); [] when there is none."""
+    out: list[str] = []
+    opening, closing = begin() + "\n", "\n" + end()
+    start = text.find(opening)
+    while start >= 0:
+        stop = text.find(closing, start + len(opening))
+        if stop < 0:
+            break
+        out.append(text[start + len(opening):stop])
+        start = text.find(opening, stop + len(closing))
+    return out
+
+
 def explanation() -> str:
     """The instruction's paragraph on the markers (the same for every prompt of a run)."""
     return (f"Text written by the agent under evaluation is enclosed between a line \"{begin()}\" and a line \"{end()}\"; "

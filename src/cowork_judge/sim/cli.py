@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 
 from .faults import FAULT_KINDS, FaultPlan, parse_fault_rate, parse_fault_script
 from .latency import LatencyModel
+from .quotes import Fabricate
 from .policies import DemoPolicy, GulliblePolicy, OracleDirPolicy, OraclePolicy, RequestFlip, VerdictPolicy
 from .server import SimServer
 
@@ -31,7 +32,7 @@ endpoints (the /v1 prefix is optional):
 
 rubric rows: the JSON list in the last <rubric_rows>[...]</rubric_rows> block of the user
 messages, else the id enum of properties.verdicts.items in the answer's JSON schema; the
-answer is {"verdicts": [{"id", "hit", "level"?, "na"?, "pages"?, "reason"}]}. Without rows the generic
+answer is {"verdicts": [{"id", "reason", "pages"?, "hit", "level"?, "na"?}]}. Without rows the generic
 mode reads the criteria from the schema or the prompt and answers in the schema's shape
 (--no-generic: HTTP 400 instead).
 
@@ -168,6 +169,10 @@ def build_parser(prog: str = "cowork-judge sim") -> argparse.ArgumentParser:
     p.add_argument("--flip", type=_non_negative(float), metavar="RATE",
                    help="a noisy judge: flip each row's answer independently per request with probability RATE in "
                         "[0, 1], seeded by --seed (repeated sampling measured against the oracle; JUDGE_SAMPLES)")
+    p.add_argument("--fabricate", type=_non_negative(float), metavar="P",
+                   help="a judge that invents hits: with probability P in [0, 1] per request (re-asks included), every "
+                        "positive row the oracle says is missed becomes a hit with a quote that is in no text (seeded by "
+                        "--seed; measured by bench/grounding.py)")
     p.add_argument("--tpm", type=_positive_float, metavar="N",
                    help="a second bucket: tokens per minute (a request takes its prompt's estimated tokens; capacity one "
                         "minute's worth); default: no token limit")
@@ -206,6 +211,7 @@ def _configure(args: argparse.Namespace) -> SimServer:
         rpm=args.rpm, burst=args.burst, generic=not args.no_generic, tpm=args.tpm,
         ratelimit_headers=not args.no_ratelimit_headers, json_streams=args.json_streams,
         flip=RequestFlip(args.flip, args.seed) if args.flip is not None else None,
+        fabricate=Fabricate(args.fabricate, args.seed) if args.fabricate is not None else None,
     )
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["conform_verdicts"]
+__all__ = ["conform_verdicts", "in_schema_order"]
 
 
 def conform_verdicts(verdicts: list[dict[str, Any]], schema: dict[str, Any] | None) -> list[dict[str, Any]]:
@@ -32,6 +32,29 @@ def conform_verdicts(verdicts: list[dict[str, Any]], schema: dict[str, Any] | No
     for verdict in verdicts:
         branch = next((b for b in branches if verdict.get("id") in _enum(_props(b).get("id"))), None)
         out.append(_conform(verdict, branch) if branch is not None else verdict)
+    return out
+
+
+def in_schema_order(verdicts: list[dict[str, Any]], schema: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """`verdicts` with each object's keys in the order of its item schema's ``properties``
+    (copies; keys the schema does not name follow, in their own order).
+
+    A model under constrained decoding writes the fields in the schema's order: a
+    reason-first schema gets reason-first answers (and a fabricated hit its quote before
+    the hit). Verdicts without a matching item schema are returned unchanged.
+    """
+    items = ((schema or {}).get("properties") or {}).get("verdicts", {}).get("items") if isinstance(schema, dict) else None
+    if not isinstance(items, dict):
+        return verdicts
+    branches = [b for b in items.get("anyOf", [items]) if isinstance(b, dict)]
+    out = []
+    for verdict in verdicts:
+        branch = next((b for b in branches if verdict.get("id") in _enum(_props(b).get("id"))), None)
+        if branch is None:
+            out.append(verdict)
+            continue
+        order = [k for k in _props(branch) if k in verdict]
+        out.append({**{k: verdict[k] for k in order}, **{k: v for k, v in verdict.items() if k not in order}})
     return out
 
 

@@ -28,7 +28,7 @@ __all__ = ["DEMO_REASON_PREFIX", "GULLIBLE_REASON", "DemoPolicy", "FlipPolicy", 
 DEMO_REASON_PREFIX = "simulated judge, no model:"
 """Every reason the demo policy writes starts with this label."""
 
-_ORACLE_FIELDS = frozenset({"hit", "level", "na", "pages", "reason", "criterion"})
+_ORACLE_FIELDS = frozenset({"hit", "level", "na", "pages", "reason", "criterion", "quote"})
 _WORD_RE = re.compile(r"[^\W_]+")
 
 
@@ -227,6 +227,8 @@ class OraclePolicy:
             if "pages" in entry:
                 verdict["pages"] = list(entry["pages"])
             verdict["reason"] = entry.get("reason", "oracle")
+            if "quote" in entry:  # the labelled quote (sim.quotes adds it when the request asks for one)
+                verdict["quote"] = entry["quote"]
             out.append(verdict)
         return out
 
@@ -257,6 +259,8 @@ def _check_entry(source: str, key: object, entry: object) -> dict[str, Any]:
         raise ValueError(f"{source}: entry {key!r}: 'pages' must be a list of page numbers (integers from 1)")
     if "reason" in entry and not isinstance(entry["reason"], str):
         raise ValueError(f"{source}: entry {key!r}: 'reason' must be a string")
+    if "quote" in entry and not isinstance(entry["quote"], str):
+        raise ValueError(f"{source}: entry {key!r}: 'quote' must be a string")
     return dict(entry)
 
 

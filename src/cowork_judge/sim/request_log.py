@@ -50,6 +50,13 @@ class LogEntry:
         temperature: the ``temperature`` the request sent, else None.
         flipped: ids of the rows whose answer ``--flip`` flipped in this answer.
         original: the original cowork-judge 1.3.x's request kind (``original.kind_of``), else None.
+        answer_schema: the JSON schema the request asked the answer to follow, exactly as sent
+            (chat ``response_format.json_schema.schema``, responses ``text.format.schema``,
+            messages ``output_config.format.schema`` or the answer tool's ``input_schema``;
+            key order kept), else None.
+        fabricated: ids of the rows whose hit ``--fabricate`` invented in this answer.
+        unshown_quotes: ids whose labelled (oracle) quote is not in the text this request showed:
+            answered with a quote of shown text instead (`quotes.add_quotes`).
     """
 
     seq: int
@@ -78,6 +85,9 @@ class LogEntry:
     temperature: float | None = None
     flipped: list[str] = field(default_factory=list)
     original: str | None = None
+    answer_schema: dict[str, Any] | None = None
+    fabricated: list[str] = field(default_factory=list)
+    unshown_quotes: list[str] = field(default_factory=list)
 
     @property
     def duration_s(self) -> float:

@@ -27,7 +27,8 @@ from typing import Any, Protocol
 
 from .bucket import TokenBucket, anthropic_headers, openai_headers, retry_headers
 from .chat_api import ChatAPI
-from .conform import conform_verdicts
+from .conform import conform_verdicts, in_schema_order
+from .quotes import Fabricate, add_quotes
 from .faults import CONTENT_FAULTS, Fault, FaultPlan, fault_content
 from . import original
 from .generic import grade_generic
@@ -122,6 +123,10 @@ class SimServer:
             False = HTTP 400 "no rubric rows found" instead.
         flip: a noisy judge (``--flip``): each row's answer flipped per request
             (`policies.RequestFlip`); None = answers as the policy gives them.
+        fabricate: a judge that invents hits (``--fabricate``): with its probability per
+            request, rows the oracle says are missed become hits with a quote in no text
+            (`quotes.Fabricate`); requests whose schema asks for a quote get honest ones
+            otherwise (`quotes.add_quotes`).
 
     Use as a context manager, or call ``start()``/``stop()``. ``log`` is the request log.
 
@@ -150,6 +155,7 @@ class SimServer:
         tpm: float | None = None,
         ratelimit_headers: bool = True,
         json_streams: bool = False,
+        fabricate: Fabricate | None = None,
     ) -> None:
         if tool_rounds < 0:
             raise ValueError(f"tool_rounds must be >= 0, got {tool_rounds}")
@@ -170,6 +176,7 @@ class SimServer:
         self.json_streams = json_streams
         self.generic = generic
         self.flip = flip
+        self.fabricate = fabricate
         self.prefix_cache = PrefixCache()
         self.log = RequestLog(log_path)
         self.errors: list[str] = []
@@ -355,6 +362,7 @@ class SimServer:
             stream=req.stream, model=req.model, row_ids=req.row_ids, prompt_chars=req.prompt_chars,
             prompt_tokens=estimate_tokens(req.prompt_chars), images=req.images,
             response_format=req.response_format, page=req.page, temperature=req.temperature,
+            answer_schema=req.answer_schema,
         )
         if self.json_streams and req.stream:  # answered as a request without `stream` (the log keeps stream=True)
             req = dataclasses.replace(req, stream=False, include_usage=False)
@@ -467,7 +475,15 @@ class SimServer:
                 verdicts = policy.verdicts(req.rows, req.context_text, page=req.page)
             if self.flip is not None and fault is None:
                 verdicts, rec["flipped"] = self.flip.apply(req.rows, verdicts, instance=req.instance, page=req.page)
-            verdicts = mark_na(verdicts, na_level(req.answer_schema))
+            verdicts, fabricated, unshown = add_quotes(req.rows, verdicts, schema=req.answer_schema, context_text=req.context_text,
+                                              fabricate=self.fabricate if fault is None else None,
+                                              instance=req.instance, seq=int(rec.get("seq", 0)),
+                                              prompt_text=req.prompt_text)
+            if fabricated:
+                rec["fabricated"] = fabricated
+            if unshown:
+                rec["unshown_quotes"] = unshown
+            verdicts = in_schema_order(mark_na(verdicts, na_level(req.answer_schema)), req.answer_schema)
             text, kind = json.dumps({"verdicts": verdicts}), "final"
         else:
             graded = grade_generic(req, policy)

@@ -31,6 +31,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from cowork_judge.core import grounding
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.sampled import fold_row, sample_of
 from cowork_judge.core.sampling import Sample, Scale
@@ -123,7 +124,7 @@ def _answer(c: Criterion, spec: RowSpec, ctx: WorkflowContext, response: str, *,
         return prompts.answer_messages(todo, [part_of[r.id] for r in todo], question=spec.question, solution=spec.solution,
                                        response=ctx.redact(response), rel_tol=spec.rel_tol)
 
-    verdicts = _ask(ctx, rows, build, label=f"answer-{c.id}{tag}")
+    verdicts = _ask(ctx, rows, build, label=f"answer-{c.id}{tag}", evidence=ctx.redact(response))
     missing = next((v for v in verdicts.values() if not v.judged), None)
     if missing is not None:
         return unjudged_row(c.id, missing.error_kind or "parse_error", f"{missing.id}: {missing.reason}")
@@ -134,7 +135,7 @@ def _answer(c: Criterion, spec: RowSpec, ctx: WorkflowContext, response: str, *,
     else:
         reason = "; ".join(f"{i.rsplit('#', 1)[1]}: {lv:g} ({verdicts[i].reason})" for i, lv in zip(ids, levels))
         reason = f"parts {' '.join(f'{lv:g}' for lv in levels)} → {level:g}. {reason}"
-    return level_row(c.id, level, reason)
+    return _grounded(c, level_row(c.id, level, reason), verdicts)
 
 
 def _process(c: Criterion, spec: RowSpec, ctx: WorkflowContext, response: str) -> Verdict:
@@ -155,14 +156,14 @@ def _process(c: Criterion, spec: RowSpec, ctx: WorkflowContext, response: str) -
         return prompts.step_messages(todo, question=spec.question, solution=spec.solution, response=ctx.redact(response))
 
     def decide(jctx: WorkflowContext, tag: str) -> Verdict:
-        verdicts = _ask(jctx, rows, build, label=f"process-{c.id}{tag}")
+        verdicts = _ask(jctx, rows, build, label=f"process-{c.id}{tag}", evidence=jctx.redact(response))
         missing = next((v for v in verdicts.values() if not v.judged), None)
         if missing is not None:
             return unjudged_row(c.id, missing.error_kind or "parse_error", f"step {missing.id}: {missing.reason}")
         levels = [_level(verdicts[i]) for i in ids]
         level = mean_level(levels)
         listed = "; ".join(f"{n}. {s[:80]}: {lv:g}" for n, (s, lv) in enumerate(zip(steps, levels), start=1))
-        return level_row(c.id, level, f"mean of {len(steps)} key steps = {level:.3f}{named}: {listed}")
+        return _grounded(c, level_row(c.id, level, f"mean of {len(steps)} key steps = {level:.3f}{named}: {listed}"), verdicts)
 
     return decide_sampled(c, ctx, decide)
 
@@ -175,10 +176,27 @@ def _level(v: Verdict) -> float:
     return snap_level(read, CHOICES)
 
 
+def _grounded(c: Criterion, final: Verdict, parts: dict[str, Verdict]) -> Verdict:
+    """The row's verdict with its parts' grounding (`core.grounding`): ungrounded when a
+    credited part's quote is not in the response even after the re-ask; grounded when its
+    credited parts' quotes are; unchanged when it claims no credit."""
+    if not grounding.claims_credit(c, final):
+        return final
+    bad = [i for i, v in parts.items() if v.grounded is False]
+    if bad:
+        return final.model_copy(update={"grounded": False, "quote": parts[bad[0]].quote,
+                                        "grounding": f"{', '.join(bad)}: {parts[bad[0]].grounding}"})
+    good = [v for v in parts.values() if v.grounded]
+    if good:
+        return final.model_copy(update={"grounded": True, "quote": good[0].quote, "grounding": grounding.FOUND})
+    return final
+
+
 def _ask(ctx: WorkflowContext, rows: Sequence[Criterion], build: Callable[[Sequence[Criterion]], list[dict[str, Any]]], *,
-         label: str) -> dict[str, Verdict]:
+         label: str, evidence: str) -> dict[str, Verdict]:
     """Verdicts of `rows` from one call, and (JUDGE_RESPLIT) one more call for the rows the
-    reply left without a verdict.
+    reply left without a verdict; then one re-ask for the credited rows whose quote is not
+    in `evidence` (the response as sent; `core.grounding`).
 
     Raises:
         ModelCallFailed: a call failed after the transport's retries.
@@ -195,4 +213,15 @@ def _ask(ctx: WorkflowContext, rows: Sequence[Criterion], build: Callable[[Seque
         todo = [r for r in todo if not out[r.id].judged]
         if not todo or not ctx.resplit:
             break
+    seen = grounding.evidence_of([evidence])
+    out = grounding.ground(rows, out, seen)
+    # a row with a part left unjudged is unjudged whatever its quotes say: no re-ask for it
+    missing = grounding.ungrounded(out) if all(v.judged for v in out.values()) else []
+    if missing:
+        asked = [r for r in rows if r.id in missing]
+        messages = build(asked) + [{"role": "user", "content": grounding.reask_text({k: out[k] for k in missing})}]
+        reply = ctx.transport.complete(messages, label=f"{label}-quote", response_format=prompts.response_format(asked))
+        again = grounding.ground(asked, parse_reply(reply.text, asked, method="workflow").verdicts, seen)
+        out = grounding.settle_reasked(out, again)
+        ctx.audit.append("regrounded", {"label": label, "rows": {k: out[k].grounding for k in missing}})
     return out

@@ -3,7 +3,7 @@
 Two kinds of judging request use the engine's verdict protocol, so the reply is read by
 the engine's five-step parser (`core.verdicts.parse_reply`) and the simulator's oracle
 answers them by id: the rows to judge are listed in a ``<rubric_rows>`` block and the
-answer is ``{"verdicts": [{"id", "hit", "level", "reason"}]}`` with ``level`` in
+answer is ``{"verdicts": [{"id", "reason", "quote", "hit", "level"}]}`` with ``level`` in
 {0, 0.5, 1} (enumerated in the schema).
 
 - answer: one pseudo-row per part of the reference answer (the row's own id for a
@@ -77,7 +77,7 @@ def _rows_block(rows: Sequence[Criterion]) -> str:
 
 def response_format(rows: Sequence[Criterion]) -> dict[str, Any]:
     """The ``json_schema`` response format of a verdict reply for `rows`."""
-    return {"type": "json_schema", "json_schema": {"name": "verdicts", "schema": verdict_schema(rows), "strict": True}}
+    return {"type": "json_schema", "json_schema": {"name": "verdicts", "schema": verdict_schema(rows, quote=True), "strict": True}}
 
 
 def _context(question: str, reference: str | None, solution: str) -> list[str]:
@@ -114,7 +114,9 @@ def answer_messages(rows: Sequence[Criterion], parts: Sequence[str], *, question
     ]
     blocks = _context(question, reference if reference else "", solution) + [fence("response", response, MAX_RESPONSE_CHARS)]
     text = "\n".join(rules) + "\n\n" + "\n\n".join(blocks) + "\n\nRows to judge:\n" + _rows_block(rows)
-    text += '\n\nAnswer with {"verdicts": [{"id", "hit", "level", "reason"}]}, one entry per row.'
+    text += ('\n\nAnswer with {"verdicts": [{"id", "reason", "quote", "hit", "level"}]}, one entry per row; "quote": '
+             'for a level above 0, the part of the response that states the result, copied character for character '
+             '(null otherwise).')
     return [{"role": "system", "content": system()}, {"role": "user", "content": text}]
 
 
@@ -134,7 +136,9 @@ def step_messages(rows: Sequence[Criterion], *, question: str, solution: str, re
     ]
     blocks = _context(question, None, solution) + [fence("response", response, MAX_RESPONSE_CHARS)]
     text = "\n".join(rules) + "\n\n" + "\n\n".join(blocks) + "\n\nSteps to grade:\n" + _rows_block(rows)
-    text += '\n\nAnswer with {"verdicts": [{"id", "hit", "level", "reason"}]}, one entry per step.'
+    text += ('\n\nAnswer with {"verdicts": [{"id", "reason", "quote", "hit", "level"}]}, one entry per step; "quote": '
+             'for a level above 0, the part of the response that carries the step, copied character for character '
+             '(null otherwise).')
     return [{"role": "system", "content": system()}, {"role": "user", "content": text}]
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from cowork_judge.core import grounding
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.workflow._contract import GRID_21, WorkflowContext, level_row, unjudged_row
@@ -113,6 +114,10 @@ def run(criteria: list[Criterion], ctx: WorkflowContext, budget_sec: float) -> l
     if visual_rows:
         verdicts.update({v.id: v for v in judge_visual(visual_rows, ctx, deck, settings, rules=rules, powers=powers,
                                                         budget_end=budget_end, workers=workers, critical=critical)})
+    # a credited verdict decided on page images (visual rows, pass B, type2) has no text quote to check: it says so;
+    # pass A (slide text) set its own grounding
+    pending = {k: v for k, v in verdicts.items() if v.grounding is None}
+    verdicts.update(grounding.ground(criteria, pending, None, exempt=grounding.EXEMPT_PAGES))
     return [verdicts[c.id] for c in criteria]
 
 

@@ -33,6 +33,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from cowork_judge.core import grounding
 from cowork_judge.core.error_kinds import ErrorKind
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.sampled import unit_agreements
@@ -185,9 +186,39 @@ class ContentJudge:
         except Exception as exc:  # noqa: BLE001 - a transport bug must cost this row, not the workflow
             return "vlm_error", f"{type(exc).__name__}: {exc}"
         answer = content_prompt.read_answer(reply.text, st.crit)
+        if c.kind == "A" and answer.judged and answer.hit:  # a hit on the slide text carries a quote of it
+            answer = self._ground_a(st, answer, messages, reply.text or "", fmt, transport, label)
         self.ctx.audit.append("content", {"label": label, "judged": answer.judged, "hit": answer.hit, "na": answer.na,
                                           "pages": answer.pages[:20], "step": answer.step, "reason": answer.reason[:300]})
         return answer
+
+    def _ground_a(self, st: _State, answer: content_prompt.Answer, messages: list[dict[str, Any]], said: str,
+                  fmt: dict[str, Any], transport: ModelCaller, label: str) -> content_prompt.Answer:
+        """A pass A hit with its quote checked against the slides' titles and text (`core.grounding`):
+        not found ⇒ asked again once in the same conversation; still not found ⇒ ``grounded=False``."""
+        seen = grounding.evidence_of(t for pg in self.deck.pages for t in (pg.title or "", pg.text))
+        if grounding.quote_found(answer.quote, seen):
+            return dataclasses.replace(answer, grounded=True, grounding=grounding.FOUND)
+        why = "no quote given" if not (answer.quote or "").strip() else "the quote is not in the slide text sent"
+        first = dataclasses.replace(answer, grounded=False, grounding=why)
+        probe = Verdict(id=st.crit.id, hit=True, judged=True, method="workflow", quote=answer.quote, grounded=False,
+                        grounding=why)
+        with self.lock:
+            st.calls += 1
+        try:
+            reply = transport.complete(messages + [{"role": "assistant", "content": said},
+                                                   {"role": "user", "content": grounding.reask_text({st.crit.id: probe})}],
+                                       label=f"{label}-quote", response_format=fmt)
+        except Exception as exc:  # noqa: BLE001 - the first answer stands, recorded ungrounded
+            return dataclasses.replace(first, grounding=f"{why}; the re-ask failed ({type(exc).__name__})")
+        again = content_prompt.read_answer(reply.text, st.crit)
+        if not again.judged:
+            return dataclasses.replace(first, grounding=f"{why}; the re-ask gave no usable answer")
+        if not again.hit:
+            return dataclasses.replace(again, grounding="asked again once: no credit claimed")
+        found = grounding.quote_found(again.quote, seen)
+        return dataclasses.replace(again, grounded=found, grounding="asked again once: " + (
+            grounding.FOUND if found else "the quote is not in the slide text sent"))
 
     def _ask_sampled(self, st: _State, c: ContentCall, messages: list[dict[str, Any]],
                      fmt: dict[str, Any]) -> content_prompt.Answer | tuple[ErrorKind, str]:
@@ -268,6 +299,9 @@ class ContentJudge:
             where = f"on page(s) {page_ranges(st.decision)} (pass A, slide text)" if st.decision else \
                 "(pass A, slide text; it named no page)"
             st.verdict = self._judged(st, True, f"covered {where}: {_cut(answer.reason)}", st.decision)
+            if answer.grounded is not None and st.verdict.judged:
+                st.verdict = st.verdict.model_copy(update={"quote": answer.quote, "grounded": answer.grounded,
+                                                           "grounding": answer.grounding})
             return self._release(st)
         st.pages, st.how = content_pages.pass_b_pages(answer.pages, self.deck.pages, st.check.search_hints)
         if not st.pages:

@@ -1,0 +1,171 @@
+"""Quotes in the simulator's answers: an honest oracle quotes real text; ``--fabricate`` invents hits.
+
+When a request's answer schema asks for a ``quote`` (`core.grounding`), every verdict that
+gives credit (a hit on a positive row, a miss on a negative one) gets one:
+
+- **honest**: the oracle entry's own ``quote`` when the request showed that text (whitespace and
+  case aside; an honest judge cannot quote what it was not shown), else a short passage copied
+  from the text the request showed as the agent's (its spotlighted spans: ``<<<UNTRUSTED
+  <code>`` … ``UNTRUSTED <code>>>>``; slide text sent as JSON is read as its strings) — the
+  line sharing most words (or CJK characters) with the row, cut to `QUOTE_CHARS` around the
+  first shared word. Never the rubric or the task prompt.
+- **fabricated** (``cowork-judge sim --fabricate P``): with probability P per request
+  (re-asks included; a keyed hash of seed, instance, the request's row ids and how often
+  that set was asked, so runs repeat), every positive row the oracle says is missed in that
+  request becomes a hit (a graded row its top level) with a quote that is in no text of the
+  request. The log's ``fabricated`` lists those ids.
+
+Verdicts of schemas without ``quote`` lose an oracle ``quote`` (strict schemas forbid it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import threading
+from typing import Any
+
+__all__ = ["Fabricate", "QUOTE_CHARS", "add_quotes", "evidence_lines", "honest_quote", "wants_quote"]
+
+QUOTE_CHARS = 100
+"""Longest honest quote, in characters."""
+FABRICATED = "The deliverable explicitly and completely satisfies this requirement"
+"""The fabricated quote's text (a request-unique suffix keeps it out of every text)."""
+_SPAN = re.compile(r"<<<UNTRUSTED ([0-9a-f]+)\n(.*?)\nUNTRUSTED \1>>>", re.DOTALL)
+_JSON_BLOCK = re.compile(r"\A\s*<(slides|slide_text)>(.*)</\1>\s*\Z", re.DOTALL)
+_WORD = re.compile(r"[^\W\d_]{3,}|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]", re.UNICODE)
+
+
+def wants_quote(schema: dict[str, Any] | None) -> bool:
+    """Whether the verdict items of `schema` have a ``quote`` property."""
+    items = ((schema or {}).get("properties") or {}).get("verdicts", {}).get("items") if isinstance(schema, dict) else None
+    if not isinstance(items, dict):
+        return False
+    return any(isinstance(b, dict) and "quote" in (b.get("properties") or {}) for b in items.get("anyOf", [items]))
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def evidence_lines(context_text: str) -> list[str]:
+    """The lines of the agent's text a request showed (its spotlighted spans), stripped,
+    each with at least four non-space characters; JSON slide blocks give their strings."""
+    lines: list[str] = []
+    for m in _SPAN.finditer(context_text):
+        body = m.group(2)
+        block = _JSON_BLOCK.match(body)
+        texts = [body]
+        if block:
+            try:
+                texts = _strings(json.loads(block.group(2)))
+            except ValueError:
+                texts = [body]
+        for text in texts:
+            lines += [ln.strip() for ln in text.splitlines() if len(ln.replace(" ", "").strip()) >= 4]
+    return lines
+
+
+def honest_quote(row: dict[str, Any], lines: list[str]) -> str | None:
+    """A passage of `lines` about `row` (most shared words, first on ties), at most
+    `QUOTE_CHARS` characters starting at its first shared word; None when there is no line."""
+    if not lines:
+        return None
+    words = {w.casefold() for w in _WORD.findall(str(row.get("description", "")))}
+    best, best_score = lines[0], -1
+    for line in lines:
+        score = len(words & {w.casefold() for w in _WORD.findall(line)})
+        if score > best_score:
+            best, best_score = line, score
+    start = 0
+    if len(best) > QUOTE_CHARS:
+        hits = [m.start() for m in _WORD.finditer(best) if m.group(0).casefold() in words]
+        start = max(0, min(hits[0] if hits else 0, len(best) - QUOTE_CHARS))
+    quote = best[start:start + QUOTE_CHARS].strip()
+    return quote if len(quote.replace(" ", "")) >= 4 else None
+
+
+class Fabricate:
+    """``--fabricate P``: a judge that, with probability `rate` per request, claims hits the
+    oracle says are missed, with quotes that are not in the text.
+
+    Args:
+        rate: probability per request, in [0, 1].
+        seed: non-negative integer.
+    """
+
+    def __init__(self, rate: float, seed: int = 0) -> None:
+        if not 0.0 <= rate <= 1.0 or seed < 0:
+            raise ValueError(f"--fabricate must be in [0, 1] and --seed >= 0, got {rate}, {seed}")
+        self.rate, self.seed = rate, seed
+        self._asked: dict[tuple[str, tuple[str, ...]], int] = {}
+        self._lock = threading.Lock()
+
+    def draw(self, instance: str | None, row_ids: list[str]) -> bool:
+        """Whether this request fabricates (and count it)."""
+        key_ids = tuple(row_ids)
+        with self._lock:
+            n = self._asked.get((instance or "", key_ids), 0)
+            self._asked[(instance or "", key_ids)] = n + 1
+        key = f"fabricate\0{self.seed}\0{instance or ''}\0{chr(1).join(key_ids)}\0{n}"
+        u = int.from_bytes(hashlib.sha256(key.encode("utf-8", "surrogatepass")).digest()[:8], "big") / 2.0**64
+        return u < self.rate
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.replace("\u2039", "<").split()).casefold()
+
+
+def _credit(row: dict[str, Any], verdict: dict[str, Any]) -> bool:
+    return bool(verdict.get("hit")) is (row.get("polarity") != "negative") and not verdict.get("na")
+
+
+def _top_level(row: dict[str, Any]) -> float | None:
+    choices = row.get("level_choices")
+    if isinstance(choices, list) and choices:
+        return max(float(c) for c in choices)
+    return None
+
+
+def add_quotes(rows: list[dict[str, Any]], verdicts: list[dict[str, Any]], *, schema: dict[str, Any] | None,
+               context_text: str, fabricate: Fabricate | None = None, instance: str | None = None,
+               seq: int = 0, prompt_text: str = "") -> tuple[list[dict[str, Any]], list[str], list[str]]:
+    """`verdicts` (one per row, same order) with quotes as the schema asks, the ids fabricated, and
+    the ids whose labelled quote the request did not show (answered with a quote of shown text)."""
+    # without structured output the answer's shape is in the prompt's words: a "quote" field there asks for one
+    if not (wants_quote(schema) or (schema is None and '"quote"' in prompt_text)):
+        return [{k: v for k, v in verdict.items() if k != "quote"} for verdict in verdicts], [], []
+    lines = evidence_lines(context_text)
+    shown = _squash("\n".join(lines))
+    unseen: list[str] = []
+    fabricating = fabricate is not None and fabricate.draw(instance, [str(r.get("id")) for r in rows])
+    out, fabricated = [], []
+    for row, verdict in zip(rows, verdicts):
+        v = dict(verdict)
+        if fabricating and row.get("polarity") != "negative" and not v.get("hit") and not v.get("na"):
+            v["hit"] = True
+            if "level" in v and v["level"] is not None:
+                v["level"] = _top_level(row) if _top_level(row) is not None else 1.0
+            suffix = f" (ref {seq}-{len(fabricated)})"
+            v["quote"] = FABRICATED + suffix
+            v["reason"] = "the deliverable covers it (fabricated)"
+            fabricated.append(str(row.get("id")))
+        elif _credit(row, v):
+            given = v.get("quote")
+            if isinstance(given, str) and _squash(given) in shown:
+                v["quote"] = given
+            else:  # an honest judge quotes only what it was shown: a labelled quote the request did not show is replaced
+                if isinstance(given, str):
+                    unseen.append(str(row.get("id")))
+                v["quote"] = honest_quote(row, lines)
+        else:
+            v["quote"] = None
+        out.append(v)
+    return out, fabricated, unseen
