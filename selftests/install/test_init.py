@@ -205,6 +205,9 @@ def test_dry_run_prints_the_diff_and_writes_nothing(tmp_path, capsys):
     ("version = \n", "not valid TOML"),
     ('[verifier]\nenv = { JUDGE_MODEL = "x" }\n', "inline table"),
     ('verifier.timeout_sec = 10.0\n', "without a [verifier] table header"),
+    # a key TOML reads but the line scanner cannot place (an escape in a quoted key): init raised
+    # Harbor's default timeout through a None line index, a TypeError traceback (found by mypy --strict)
+    ('[verifier]\n"timeout\\u005fsec" = 600.0\n', "cannot find the line of [verifier] timeout_sec"),
 ])
 def test_unmergeable_task_toml_is_a_clear_error(tmp_path, capsys, toml, message):
     root = task(tmp_path, toml)

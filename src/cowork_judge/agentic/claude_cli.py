@@ -93,7 +93,7 @@ class ClaudeCliBackend(CliBackend):
         head = [self.exe, "-p", "--output-format", "json", "--json-schema", json.dumps(schema), "--model", config.model,
                 "--max-turns", str(config.max_turns), "--tools", TOOLS, "--no-session-persistence", "--"]
         env = cli_environment({**FIXED_ENV, "HOME": str(run_dir / "home"), "TMPDIR": str(run_dir / "tmp"),
-                               "ANTHROPIC_BASE_URL": anthropic_base_url(config.base_url),
+                               "ANTHROPIC_BASE_URL": anthropic_base_url(self.base_url),
                                "ANTHROPIC_API_KEY": self.api_key})
         shown = [*head, "<prompt>"]
         shown[head.index("--json-schema") + 1] = "<schema>"
@@ -114,7 +114,7 @@ class ClaudeCliBackend(CliBackend):
                 report.failure = CliFailure(f"claude exited {outcome.returncode}: {said or 'no message'}", kind=kind,
                                             calls=calls)
             return report
-        usage = doc.get("usage") if isinstance(doc.get("usage"), dict) else {}
+        usage = raw_usage if isinstance(raw_usage := doc.get("usage"), dict) else {}
         tokens = sum(int(usage.get(k) or 0) for k in ("input_tokens", "cache_creation_input_tokens",
                                                        "cache_read_input_tokens", "output_tokens"))
         turns = int(doc.get("num_turns") or 0)

@@ -55,7 +55,7 @@ from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import parse_reply, verdict_schema
 from cowork_judge._util.fsutil import discard_scratch, make_scratch_dir
 from cowork_judge.segment.context import SegmentContext
-from cowork_judge.transport.attempts import Held
+from cowork_judge.transport.attempts import Held, NoCredential
 
 ARGV_PROMPT_BYTES = 120_000
 """Largest prompt passed as one argument (Linux caps one argument at 128 KiB). A larger
@@ -269,6 +269,15 @@ class CliBackend:
     def api_key(self) -> str:
         """The judge key, from the run's call path (the CLI gets it in its environment only)."""
         return self.ctx.calls.child_credentials()[0]
+
+    @property
+    def base_url(self) -> str:
+        """``JUDGE_BASE_URL`` of the run (or of the panel judge). Raises NoCredential without one
+        (the router runs an agentic segment only with credentials)."""
+        url = self.ctx.settings.base_url
+        if not url:
+            raise NoCredential("no judge credentials: an agent CLI needs JUDGE_API_KEY and JUDGE_BASE_URL")
+        return url
 
     async def attempt(self, block_name: str, rows: Sequence[Criterion], workspace: Path, *, attempt_no: int,
                       timeout_at: float) -> Attempted:

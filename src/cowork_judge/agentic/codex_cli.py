@@ -129,7 +129,7 @@ class CodexCliBackend(CliBackend):
         codex_home = run_dir / "codex_home"  # a sibling of TMPDIR=run_dir/tmp, never inside it
         codex_home.mkdir()
         config = self.ctx.settings
-        (codex_home / "config.toml").write_text(codex_config(config.model, config.base_url), encoding="utf-8")
+        (codex_home / "config.toml").write_text(codex_config(config.model, self.base_url), encoding="utf-8")
         schema_path, last = run_dir / "schema.json", run_dir / "last_message.txt"
         schema_path.write_text(json.dumps(schema), encoding="utf-8")
         head = [self.exe, "exec", "--json", "--color", "never", "--strict-config", "--skip-git-repo-check",

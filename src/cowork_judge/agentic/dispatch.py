@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from typing import cast
 
+from cowork_judge.agentic.base import AgentBackend
 from cowork_judge.agentic.scheduler import judge_blocks
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
@@ -29,7 +31,8 @@ def judge_agentic(rows: Sequence[Criterion], ctx: SegmentContext) -> dict[str, V
         return {}
     spec = backend_spec(ctx.settings.backend)
     try:
-        backend_class = load_backend_class(spec)
+        # the registry (run.backends.BACKENDS) names AgentBackend classes only; loaded by name
+        backend_class = cast("type[AgentBackend]", load_backend_class(spec))
     except ImportError as exc:
         reason = f"{exc}; use one of: {', '.join(n for n in _available())}"
         return {c.id: Verdict.unjudged(c.id, "backend_missing", reason) for c in rows}
@@ -47,7 +50,7 @@ def _available() -> list[str]:
     return [name for name, spec in BACKENDS.items() if spec.available]
 
 
-async def _judge(rows: Sequence[Criterion], ctx: SegmentContext, backend_class: type) -> dict[str, Verdict]:
+async def _judge(rows: Sequence[Criterion], ctx: SegmentContext, backend_class: type[AgentBackend]) -> dict[str, Verdict]:
     backend = backend_class.open(ctx)
     try:
         return await judge_blocks(rows, ctx, backend)

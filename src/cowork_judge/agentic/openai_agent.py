@@ -209,7 +209,9 @@ class OpenAIAgentBackend:
                                   redact=self.ctx.redactor.text, schema=None if self.structured else schema)
 
     async def _call(self, messages: list[dict[str, Any]], rows: Sequence[Criterion], workspace: Path, schema: dict[str, Any], *,
-                    use_tools: bool, timeout_at: float):
+                    use_tools: bool, timeout_at: float) -> Any:
+        """One turn's reply (a `transport.chat.ChatReply`, as `ModelCalls.chat` gives it); a
+        rejected ``response_format`` turns structured replies off and asks again in plain JSON."""
         response_format = (
             {"type": "json_schema", "json_schema": {"name": "verdicts", "schema": schema, "strict": True}} if self.structured else None
         )

@@ -149,7 +149,7 @@ def system_message(instruction: str) -> str:
 
 def first_user_message(
     rows: Sequence[Criterion], workspace: Path, task_prompt: str, final_message: str | None, *,
-    redact: Callable[[str], str] = str, schema: dict | None = None,
+    redact: Callable[[str], str] = str, schema: dict[str, Any] | None = None,
 ) -> str:
     """The opening user message of a block: `shared_context`, then `block_tail`.
 
@@ -220,7 +220,7 @@ def rows_block(rows: Sequence[Criterion]) -> str:
     return "<rubric_rows>\n" + rows_json + "\n</rubric_rows>"
 
 
-def block_tail(rows: Sequence[Criterion], *, schema: dict | None = None) -> str:
+def block_tail(rows: Sequence[Criterion], *, schema: dict[str, Any] | None = None) -> str:
     """The part of the first user message that belongs to one block: the row count, the
     ``<rubric_rows>`` block, the answer schema when given, and the closing instruction."""
     parts = [f"The {len(rows)} rubric row(s) to judge in this session:", rows_block(rows)]

@@ -187,7 +187,7 @@ def generate(raw: Any, template: VisualTemplate, *, gates: Sequence[str] | None 
     by_id = {str(r.get("id")): r for r in others if isinstance(r, Mapping) and r.get("id") is not None}
     notes: list[str] = []
     closed = _gates(gates, old, "visual", by_id, notes)
-    weights = dict(template.weights)
+    weights: dict[str, float] = {level: w for level, w in template.weights.items()}
     if balance is not None:
         weights, note = _balanced(weights, template, others, balance)
         notes.append(note)

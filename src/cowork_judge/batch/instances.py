@@ -380,9 +380,9 @@ def fingerprint(inst: BatchInstance) -> str:
         if p.is_file():
             add(f"tests/{name}", p.read_bytes())
     for name in AGENT_FILES:
-        p = (inst.agent_dir / name) if inst.agent_dir is not None else None
-        if p is not None and p.is_file():
-            add(f"agent/{name}", p.read_bytes())
+        agent_file = (inst.agent_dir / name) if inst.agent_dir is not None else None
+        if agent_file is not None and agent_file.is_file():
+            add(f"agent/{name}", agent_file.read_bytes())
     if inst.app_dir is not None:
         listing = sorted(f"{p.relative_to(inst.app_dir).as_posix()}\t{p.stat().st_size}"
                          for p in inst.app_dir.rglob("*") if p.is_file())
@@ -447,7 +447,7 @@ def result_state(inst_out: Path, expected_fingerprint: str, *, keep_errors: bool
         return "invalid"
     if doc.status != "skipped":
         try:
-            if abs(float(reward) - doc.task_score) > 1e-9:
+            if doc.task_score is None or abs(float(reward) - doc.task_score) > 1e-9:
                 return "invalid"
         except (TypeError, ValueError):
             return "invalid"

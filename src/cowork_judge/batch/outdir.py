@@ -93,8 +93,8 @@ def check_output_folder(out: Path, names: Iterable[str]) -> None:
         _refuse_link(out / entry)
     cache = out / VERDICT_CACHE_DIR
     if cache.is_dir():  # the runs write <key[:2]>/<key>.json below it (`run.verdict_cache`): ≤ 256 folders
-        for entry in sorted(os.scandir(cache), key=lambda e: e.name):
-            _refuse_link(cache / entry.name)
+        for cached in sorted(os.scandir(cache), key=lambda e: e.name):
+            _refuse_link(cache / cached.name)
     for name in names:
         _check_instance(out, name)
 

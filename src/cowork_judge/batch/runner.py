@@ -231,7 +231,7 @@ class BatchRunner:
         self.rejudge_notes = {}
         for inst in instances:
             fp = fingerprint(inst)
-            state = "forced" if self.force else result_state(self.out / inst.name, fp, keep_errors=self.keep_errors,
+            state: str = "forced" if self.force else result_state(self.out / inst.name, fp, keep_errors=self.keep_errors,
                                                              expected_settings=self.settings_digest(inst))
             if state == "complete":
                 state, changes = self.restate(inst)

@@ -35,7 +35,7 @@ CODE_METHODS: dict[str, CodeMethod] = {
 }
 """name → method. Read-only by convention; tests never mutate it."""
 
-_SIMPLE = {"str": str, "int": int, "float": (int, float), "bool": bool}
+_SIMPLE: dict[str, type | tuple[type, ...]] = {"str": str, "int": int, "float": (int, float), "bool": bool}
 
 VALUE_CHECKS: dict[CodeMethod, Callable[[dict[str, Any]], list[str]]] = {
     files.text_contains: files.text_param_errors,

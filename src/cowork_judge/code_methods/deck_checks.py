@@ -175,7 +175,8 @@ def _pdf_pages(path: Path) -> int | None:
         return None
     try:
         with pymupdf.open(path) as doc:
-            return doc.page_count
+            pages: int = doc.page_count
+            return pages
     except Exception:
         return 0
 

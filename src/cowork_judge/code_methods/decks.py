@@ -177,7 +177,9 @@ def _candidates(ctx: CodeContext, order: list[str], excluded: list[str], source_
     if ctx.delivery.scan_cut:
         raise ReadLimit("the scan of the deliverables stopped early: the deck cannot be located reliably", limit=scan_limit(ctx.delivery))
     # by path: lenient delivery can show two files under one name (output/ and the app root)
-    kinds = {item.path: deck_kind(item.path, item.rel)[0] for item in ctx.delivery.files if offered(item.rel)}
+    # an offered name is deck-like, so its family is never None (`deck_kind`)
+    kinds = {item.path: family for item in ctx.delivery.files
+             if offered(item.rel) and (family := deck_kind(item.path, item.rel)[0]) is not None}
     candidates = [item for item in ctx.delivery.files if kinds.get(item.path) in order]
     other = [f"{item.rel} is {kinds[item.path]} by its content" for item in ctx.delivery.files
              if item.path in kinds and kinds[item.path] not in order and kinds[item.path] != name_family(item.rel)]

@@ -170,7 +170,8 @@ def file_nonempty(ctx: CodeContext, glob: str, min_bytes: int = 1) -> tuple[bool
         ReadLimit: none is big enough, and the scan stopped before it saw every file.
     """
     # by name and path: two dirs may hold the same name
-    sizes = [(item.rel, item.size_bytes) for item in (*matching(ctx, glob), *unlisted_matching(ctx, glob))]
+    sizes = ([(item.rel, item.size_bytes) for item in matching(ctx, glob)]
+             + [(item.rel, item.size_bytes) for item in unlisted_matching(ctx, glob)])
     big = [(rel, size) for rel, size in sizes if size >= min_bytes]
     if big:
         return True, f"{big[0][0]} has {big[0][1]} bytes (≥ {min_bytes})", {}

@@ -70,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         legacy_entry = importlib.import_module(f"{__name__}.legacy_entry")  # like a command: imported by name
         if (not args or args[0] not in COMMANDS) and legacy_entry.looks_like_legacy_call(args, os.environ):
-            return legacy_entry.main(args)  # the original 1.3.x's `python -m cowork_judge <tests>`
+            return int(legacy_entry.main(args))  # the original 1.3.x's `python -m cowork_judge <tests>`
         if not args or args[0] in ("-h", "--help"):
             print(usage(), file=sys.stdout if args else sys.stderr)
             return 0 if args else EXIT_STATUS["usage"]

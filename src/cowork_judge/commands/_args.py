@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import NoReturn
 
 
 def path_args(p: argparse.ArgumentParser) -> None:
@@ -23,5 +24,5 @@ class Parser(argparse.ArgumentParser):
     """An argument parser whose errors raise `UsageError` instead of exiting, so a command
     reports them its own way (one line, exit status 2, no traceback)."""
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         raise UsageError(message)

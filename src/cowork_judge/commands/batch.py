@@ -14,6 +14,7 @@ import argparse
 import os
 import signal
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,7 @@ from cowork_judge.commands._args import Parser, UsageError
 
 if TYPE_CHECKING:
     from cowork_judge.batch.lock import BatchLock
+    from cowork_judge.batch.runner import InstanceOutcome
     from cowork_judge.fleet.outputs import Progress
 
 EPILOG = """\
@@ -202,13 +204,13 @@ class _OutcomeLines:
     def __init__(self, progress: Progress, total: int) -> None:
         self.progress, self.total, self.done = progress, total, 0
 
-    def __call__(self, outcome: object) -> None:
+    def __call__(self, outcome: InstanceOutcome) -> None:
         self.done += 1
         self.progress.tick()
         if not self.progress.enabled:
-            state = outcome.state  # type: ignore[attr-defined]
-            print(f"batch: [{self.done}/{self.total}] {outcome.name}: "  # type: ignore[attr-defined]
-                  + (KEPT_WORDS.get(state) or f"{state} ({outcome.seconds:.1f} s)"), file=sys.stderr)  # type: ignore[attr-defined]
+            state = outcome.state
+            print(f"batch: [{self.done}/{self.total}] {outcome.name}: "
+                  + (KEPT_WORDS.get(state) or f"{state} ({outcome.seconds:.1f} s)"), file=sys.stderr)
 
 
 def _stop_before_the_run(signum: int, _frame: object) -> None:
@@ -301,7 +303,7 @@ def rescore_line(rescored: dict[str, int]) -> str:
 
 
 def _finish(args: argparse.Namespace, instances: list[Any], report: Any, received: int | None, limits: Any,
-            fail: Any) -> int:
+            fail: Callable[[str, int], int]) -> int:
     from cowork_judge.core.exit_status import EXIT_STATUS
     from cowork_judge.batch.runner import KEPT_STATES, write_outputs
 

@@ -260,10 +260,10 @@ def _load_labels(paths: list[Path], roots: dict[str, Path], read: Any) -> dict[s
         data = load(path)
         single = isinstance(data, dict) and all(isinstance(v, dict) and "hit" in v for v in data.values())
         if single:
-            name = path.stem if path.stem in roots else (next(iter(roots)) if len(roots) == 1 else None)
-            if name is None:
+            owner = path.stem if path.stem in roots else (next(iter(roots)) if len(roots) == 1 else None)
+            if owner is None:
                 raise ValueError(f"--labels {path}: an oracle file must be named <instance name>.json")
-            out[name] = read(data, str(path))
+            out[owner] = read(data, str(path))
         elif isinstance(data, dict):
             for name, oracle in data.items():
                 if name in roots:

@@ -9,9 +9,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cowork_judge.commands._taskfolder import task_tests_dir
+
+if TYPE_CHECKING:
+    from cowork_judge.lint.codes import Finding
 
 USAGE_EXIT = 2
 
@@ -56,7 +59,7 @@ def main(argv: list[str], *, prog: str = "cowork-judge lint") -> int:
         return USAGE_EXIT
 
     entries = [_entry(d, prog) for d in args.tests_dirs]
-    batch_findings = []
+    batch_findings: list[Finding] = []
     if args.batch:
         found, batch_findings = batch.discover(Path(args.batch))
         entries += found

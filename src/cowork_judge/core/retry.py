@@ -76,8 +76,8 @@ class RetryPolicy:
             validated, not dumped (it is code, not configuration).
     """
 
-    max_tries: int = Field(6, ge=1, description="JUDGE_MAX_TRIES: attempts per block.")
-    backoff_max_sec: float = Field(20.0, ge=1, description=(
+    max_tries: int = Field(default=6, ge=1, description="JUDGE_MAX_TRIES: attempts per block.")
+    backoff_max_sec: float = Field(default=20.0, ge=1, description=(
         "JUDGE_RETRY_BACKOFF_MAX: rate-limit backoff cap in seconds: the server's `Retry-After`/`retry-after-ms` "
         "jittered upward (never below it, at most the cap unless the server asked for more), else `uniform(1, min(cap, "
         "2·3^(n−1)))` s; also the slowest pace of the run's request limiter (one request per cap)."))

@@ -12,7 +12,7 @@ import logging
 from pathlib import Path
 
 from cowork_judge.core.rubric import Criterion
-from cowork_judge.core.findings import GuardReport
+from cowork_judge.core.findings import Channel, GuardReport
 from cowork_judge.safety.redact import Redactor
 from cowork_judge.run.config import JudgeConfig
 from cowork_judge.segment.delivery import Delivery
@@ -45,7 +45,7 @@ def scan(delivery: Delivery, config: JudgeConfig, redactor: Redactor, task: str 
     try:
         from cowork_judge.guard.gather import guard_delivery
 
-        channel = "trajectory" if delivery.final_message_source == "trajectory" else "final_message"
+        channel: Channel = "trajectory" if delivery.final_message_source == "trajectory" else "final_message"
         report = guard_delivery([(f.rel, Path(f.path)) for f in delivery.files], delivery.final_message, mode=config.guard,
                                 message_channel=channel, redact=redactor.text, task=task)
     except Exception as exc:  # noqa: BLE001 - the guard is a record, never a crash (SPEC §22)

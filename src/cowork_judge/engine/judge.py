@@ -159,8 +159,8 @@ def _stop_on_signals(dog: watchdog.Watchdog) -> dict[int, Any]:
         for signum in signals.STOP_SIGNALS:
             previous[signum] = signal.signal(signum, handler)
     except ValueError:  # not the main thread: leave the defaults
-        for signum, old in previous.items():
-            signal.signal(signum, old)
+        for restored, old in previous.items():
+            signal.signal(restored, old)
         return {}
     early = signals.pending()  # arrived while the run was starting (`signals.capture`)
     if early is not None:
@@ -365,7 +365,7 @@ def _route() -> Any:
     return route
 
 
-def _read_optional(path) -> str:
+def _read_optional(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8", errors="replace")
     except OSError:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
+from typing import Any
 
 from cowork_judge.agentic.workspace import workspace_rel
 from cowork_judge.code_methods.runner import CodeOutcome, judge_code_row
@@ -43,7 +44,7 @@ class _Cache:
         self.store = vc.VerdictCache(Path(ctx.config.verdict_cache_dir or "."))
         files = [(f.rel, Path(f.path)) for f in ctx.delivery.files]
         deliverable = vc.deliverable_digest(files, ctx.delivery.final_message)
-        settings: dict[str | None, dict] = {}
+        settings: dict[str | None, dict[str, Any]] = {}
         self.keys: dict[str, str] = {}
         for row in criteria:
             if row.judge_method not in vc.CACHED_METHODS:

@@ -22,7 +22,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from cowork_judge._util import fsutil
 from cowork_judge._util import procs
@@ -59,6 +59,10 @@ that replaced a 1,619-verdict document with an empty fallback."""
 log = logging.getLogger("cowork_judge")
 _armed: Watchdog | None = None
 _armed_lock = threading.Lock()
+
+
+CutKind = Literal["deadline", "interrupted"]
+"""Why a run was cut short: the ``error_kind`` of the rows it left unjudged (`cut_document`)."""
 
 
 class Watchdog:
@@ -215,6 +219,7 @@ class Watchdog:
 
     def _write_best(self) -> int:
         """Write the best document available; returns the process exit code."""
+        kind: CutKind
         if self._stop is not None:
             reason, kind = self._stop[0], "interrupted"
         else:
@@ -235,13 +240,13 @@ class Watchdog:
             log.error("watchdog: could not build the result (%s); the fallback was written", type(exc).__name__)
             return EXIT_STATUS["not_clean"]
 
-    def _document(self, reason: str, kind: str = "deadline") -> ResultDocument:
+    def _document(self, reason: str, kind: CutKind = "deadline") -> ResultDocument:
         """The best document now (`cut_document` with what `observe` saw)."""
         return cut_document(self.paths, self.loaded, reason, kind, criteria=self._criteria, ctx=self._ctx,
                             started_at=self._started_at)
 
 
-def cut_document(paths: RunPaths, loaded: LoadedConfig, reason: str, kind: str, *, criteria: Sequence[Criterion] | None,
+def cut_document(paths: RunPaths, loaded: LoadedConfig, reason: str, kind: CutKind, *, criteria: Sequence[Criterion] | None,
                  ctx: RunContext | None, started_at: float) -> ResultDocument:
     """The best document of a run cut short (the deadline, a signal, Ctrl-C): verdicts found in
     the audit folder, every other row unjudged `kind`, folded like any other run.
@@ -269,7 +274,7 @@ def cut_document(paths: RunPaths, loaded: LoadedConfig, reason: str, kind: str, 
         final = v is not None and (v.judged or v.gate == "closed")  # dep_unjudged is decided, not cut off
         cut += not final
         verdicts[c.id] = v if final and v is not None else Verdict.unjudged(
-            c.id, kind, f"not judged before the run was ended: {reason}",  # type: ignore[arg-type]
+            c.id, kind, f"not judged before the run was ended: {reason}",
             method=c.judge_method, attempts=v.attempts if v is not None else 0,
         )
     facts = RunFacts(

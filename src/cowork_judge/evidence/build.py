@@ -257,11 +257,12 @@ def _render(layout: EvidenceLayout, deck: _Deck, caps: Capabilities, deadline: f
             return RenderInfo(status="skipped", skip_kind="render_env", reason=caps.pymupdf.reason)
         if sniff.kind == "pdf":
             deck.pdf = deck.path
-            return _rasterise(layout, deck, deadline, width_px, engine="pymupdf")
-        if not caps.soffice.available:
+            return _rasterise(layout, deck, deck.pdf, deadline, width_px, engine="pymupdf")
+        soffice = caps.soffice.path
+        if not caps.soffice.available or soffice is None:
             return RenderInfo(status="skipped", skip_kind="render_env", reason=caps.soffice.reason)
         with scratch_dir("cowork-judge-render-") as tmp:
-            res = soffice_to_pdf(deck.path, sniff.kind or "pptx", tmp, soffice=caps.soffice.path,
+            res = soffice_to_pdf(deck.path, sniff.kind or "pptx", tmp, soffice=soffice,
                                  timeout_sec=min(SOFFICE_MAX_SEC, remaining - 5), version=caps.soffice.version_tuple())
             if res.pdf is None:
                 kind = "error" if res.timed_out else "deck_broken"
@@ -269,7 +270,8 @@ def _render(layout: EvidenceLayout, deck: _Deck, caps: Capabilities, deadline: f
             deck.pdf = layout.render_pdf(deck.name)
             deck.pdf.parent.mkdir(parents=True, exist_ok=True)
             shutil.move(str(res.pdf), deck.pdf)
-        info = _rasterise(layout, deck, deadline, width_px, engine="soffice+pymupdf", hidden_exported=res.hidden_exported)
+        info = _rasterise(layout, deck, deck.pdf, deadline, width_px, engine="soffice+pymupdf",
+                          hidden_exported=res.hidden_exported)
         info.hidden_exported = res.hidden_exported
         return info
     except Exception as exc:  # noqa: BLE001 - deck isolation
@@ -291,15 +293,16 @@ def _page_map(deck: _Deck, page_count: int, hidden_exported: bool) -> tuple[dict
     return mapping, ("slide_list" if len(exported) == page_count else "assumed_order")
 
 
-def _rasterise(layout: EvidenceLayout, deck: _Deck, deadline: float, width_px: int, *, engine: str,
+def _rasterise(layout: EvidenceLayout, deck: _Deck, pdf: Path, deadline: float, width_px: int, *, engine: str,
                hidden_exported: bool = True) -> RenderInfo:
+    """Page images of the deck's ``pdf`` (its ``deck.pdf``) under the layout's pages folder."""
     import pymupdf
 
-    with pymupdf.open(deck.pdf) as doc:
+    with pymupdf.open(pdf) as doc:
         count = doc.page_count
     page_map, how = _page_map(deck, count, hidden_exported)
     wanted = [p for p, s in page_map.items() if s is not None or how != "none"]
-    images, cut = pdf_to_pngs(deck.pdf, layout.pages_dir(deck.name), width_px=width_px, deadline=deadline,
+    images, cut = pdf_to_pngs(pdf, layout.pages_dir(deck.name), width_px=width_px, deadline=deadline,
                               pages=wanted, rel_root=layout.root)
     for img in images:
         img.slide = page_map.get(img.page)
@@ -314,18 +317,19 @@ def _rasterise(layout: EvidenceLayout, deck: _Deck, deadline: float, width_px: i
 
 def _render_html(layout: EvidenceLayout, deck: _Deck, caps: Capabilities, remaining: float, width_px: int,
                  javascript: bool) -> RenderInfo:
-    if not caps.chromium.available or not caps.playwright.available:
-        why = caps.chromium.reason if not caps.chromium.available else caps.playwright.reason
+    chromium = caps.chromium.path
+    if not caps.chromium.available or chromium is None or not caps.playwright.available:
+        why = caps.chromium.reason if not caps.chromium.available or chromium is None else caps.playwright.reason
         return RenderInfo(status="skipped", skip_kind="render_env", reason=why)
     out = layout.pages_dir(deck.name)
     timeout = min(CHROMIUM_MAX_SEC, remaining - 5)
     if SUFFIX_KIND.get(deck.path.suffix.lower()) == "html":
-        paths, why = html_to_pngs(deck.path, out, chromium=caps.chromium.path, width_px=width_px, timeout_sec=timeout,
+        paths, why = html_to_pngs(deck.path, out, chromium=chromium, width_px=width_px, timeout_sec=timeout,
                                   javascript=javascript)
     else:  # HTML content under another name (deck.pptx): Chromium goes by the extension, so copy it as .html
         with scratch_dir("cowork-judge-html-") as tmp:
             shutil.copyfile(deck.path, tmp / "deck.html")
-            paths, why = html_to_pngs(tmp / "deck.html", out, chromium=caps.chromium.path, width_px=width_px,
+            paths, why = html_to_pngs(tmp / "deck.html", out, chromium=chromium, width_px=width_px,
                                       timeout_sec=timeout, javascript=javascript)
     if not paths:
         return RenderInfo(status="failed", skip_kind="error", reason=why or "no pages", engine="chromium")

@@ -10,9 +10,10 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from .documents import EMU_PER_PT, CheckLimit, ChecksDoc, Finding, ShapeDoc, SlideDoc
-from .matching import area, assign, font_map, inter, scaled, substituted, text_of
+from .documents import EMU_PER_PT, Bounds, CheckLimit, ChecksDoc, Finding, ShapeDoc, SlideDoc
+from .matching import Assigned, area, assign, font_map, inter, scaled, substituted, text_of
 from .overflow import overflow_findings
 from .pdftext import PdfLine, glyph_problems, read_lines
 from .textchecks import (
@@ -22,6 +23,9 @@ from .textchecks import (
     structure_glyph_findings,
     tiny_findings,
 )
+
+if TYPE_CHECKING:
+    import pymupdf
 
 OFF_SLIDE_TOL_FRAC = 0.01
 """A frame may overhang an edge by 1 % of the slide dimension (bleeds, rounding) unflagged."""
@@ -252,7 +256,7 @@ def _spent(deadline: float | None) -> bool:
     return deadline is not None and time.monotonic() >= deadline
 
 
-def _rank(f: Finding) -> tuple:
+def _rank(f: Finding) -> tuple[float, float]:
     return (-f.confidence, -float(f.measure.get("box_overlap_frac", 0.0) or 0.0))
 
 
@@ -276,7 +280,7 @@ def _cap_deck(found: list[Finding], dropped: dict[str, int]) -> list[Finding]:
         if len(idx) <= FINDINGS_PER_CHECK_CAP:
             keep.update(idx)
             continue
-        per_unit: dict[tuple, list[int]] = {}
+        per_unit: dict[tuple[int | None, int | None], list[int]] = {}
         for i in sorted(idx, key=lambda i: (_rank(found[i]), i)):
             per_unit.setdefault((found[i].slide, found[i].page), []).append(i)
         order = sorted((pos, _rank(found[i]), i) for group in per_unit.values() for pos, i in enumerate(group))
@@ -285,10 +289,11 @@ def _cap_deck(found: list[Finding], dropped: dict[str, int]) -> list[Finding]:
     return [f for i, f in enumerate(found) if i in keep]
 
 
-def _text_frames(slide: SlideDoc, doc: ChecksDoc) -> list[tuple[ShapeDoc, tuple[float, float, float, float]]]:
+def _text_frames(slide: SlideDoc, doc: ChecksDoc) -> list[tuple[ShapeDoc, Bounds]]:
     """Visible frames with text and a known box, with their footprints (points), in shape-tree
     order; over ``MAX_TEXT_FRAMES_PER_SLIDE`` only the largest are kept (limit recorded)."""
-    frames = [(s, s.footprint_pt()) for s in slide.shapes if s.box is not None and not s.hidden and text_of(s).strip()]
+    frames = [(s, footprint) for s in slide.shapes
+              if (footprint := s.footprint_pt()) is not None and not s.hidden and text_of(s).strip()]
     if len(frames) <= MAX_TEXT_FRAMES_PER_SLIDE:
         return frames
     largest = sorted(range(len(frames)), key=lambda i: (-area(frames[i][1]), i))[:MAX_TEXT_FRAMES_PER_SLIDE]
@@ -299,12 +304,13 @@ def _text_frames(slide: SlideDoc, doc: ChecksDoc) -> list[tuple[ShapeDoc, tuple[
     return [frames[i] for i in sorted(largest)]
 
 
-def _off_slide(slide: SlideDoc, page: int | None, w_pt: float, h_pt: float, assigned: dict | None) -> list[Finding]:
+def _off_slide(slide: SlideDoc, page: int | None, w_pt: float, h_pt: float, assigned: Assigned | None) -> list[Finding]:
     found = []
     for s in slide.shapes:
-        if s.box is None or s.hidden or s.kind == "grpSp":
+        footprint = s.footprint_pt()  # None when the box is unknown
+        if footprint is None or s.hidden or s.kind == "grpSp":
             continue
-        x0, y0, x1, y1 = s.footprint_pt()
+        x0, y0, x1, y1 = footprint
         over = {"left_pt": -x0, "top_pt": -y0, "right_pt": x1 - w_pt, "bottom_pt": y1 - h_pt}
         tol = {"left_pt": w_pt, "right_pt": w_pt, "top_pt": h_pt, "bottom_pt": h_pt}
         bad = {k: round(v, 1) for k, v in over.items() if v > OFF_SLIDE_TOL_FRAC * tol[k]}
@@ -328,8 +334,8 @@ def _off_slide(slide: SlideDoc, page: int | None, w_pt: float, h_pt: float, assi
     return found
 
 
-def _overlap(slide: SlideDoc, page: int | None, frames: list[tuple[ShapeDoc, tuple]],
-             assigned: dict | None) -> tuple[list[Finding], int]:
+def _overlap(slide: SlideDoc, page: int | None, frames: list[tuple[ShapeDoc, Bounds]],
+             assigned: Assigned | None) -> tuple[list[Finding], int]:
     """Pairs of text frames whose extents overlap; with a render, only pairs whose rendered
     lines collide. A frame's extent is its footprint, and with a render also the box of its
     rendered lines (`rendered_extent`): a grow-to-fit frame whose text runs past its stored
@@ -337,7 +343,7 @@ def _overlap(slide: SlideDoc, page: int | None, frames: list[tuple[ShapeDoc, tup
     Sort-and-sweep on the extents' x intervals: only pairs that overlap in x are compared
     (``frames`` is bounded by ``MAX_TEXT_FRAMES_PER_SLIDE``). Returns the best
     ``FINDINGS_PER_SLIDE_CAP`` findings in shape-tree order and how many more were found."""
-    cands: list[tuple] = []
+    cands: list[tuple[float, int, int, dict[str, Any], str, str]] = []
     active: list[int] = []
     subst: dict[str, bool] = {}
     ext = [rendered_extent(box, assigned.get((slide.index, shape.id), []) if assigned is not None else [])
@@ -363,7 +369,7 @@ def _overlap(slide: SlideDoc, page: int | None, frames: list[tuple[ShapeDoc, tup
     return found, len(cands) - len(best)
 
 
-def rendered_extent(footprint: tuple[float, float, float, float], lines: list[PdfLine]) -> tuple[float, float, float, float]:
+def rendered_extent(footprint: Bounds, lines: list[PdfLine]) -> Bounds:
     """The union (points) of a frame's footprint and the boxes of its rendered lines: where the
     frame's text is actually drawn, which passes the stored frame when it grows or spills."""
     if not lines:
@@ -372,8 +378,8 @@ def rendered_extent(footprint: tuple[float, float, float, float], lines: list[Pd
             max([footprint[2]] + [ln.bbox[2] for ln in lines]), max([footprint[3]] + [ln.bbox[3] for ln in lines]))
 
 
-def _pair(slide: SlideDoc, fa: tuple[ShapeDoc, tuple], fb: tuple[ShapeDoc, tuple], assigned: dict | None,
-          subst_cache: dict[str, bool]) -> tuple[float, dict, str, str] | None:
+def _pair(slide: SlideDoc, fa: tuple[ShapeDoc, Bounds], fb: tuple[ShapeDoc, Bounds], assigned: Assigned | None,
+          subst_cache: dict[str, bool]) -> tuple[float, dict[str, Any], str, str] | None:
     """``(confidence, measure, source, message)`` when two text frames collide, else None.
     ``subst_cache`` memoises per shape id whether its rendered font was substituted."""
     (a, ba), (b, bb) = fa, fb
@@ -383,7 +389,7 @@ def _pair(slide: SlideDoc, fa: tuple[ShapeDoc, tuple], fb: tuple[ShapeDoc, tuple
         return None
     la = assigned.get((slide.index, a.id), []) if assigned is not None else []
     lb = assigned.get((slide.index, b.id), []) if assigned is not None else []
-    measure: dict = {"box_overlap_frac": round(shared / small, 3)}
+    measure: dict[str, Any] = {"box_overlap_frac": round(shared / small, 3)}
     if la and lb:
         hits = sum(1 for x in la for y in lb if inter(x.bbox, y.bbox) > 0.1 * min(area(x.bbox), area(y.bbox)))
         if not hits:
@@ -401,7 +407,7 @@ def _pair(slide: SlideDoc, fa: tuple[ShapeDoc, tuple], fb: tuple[ShapeDoc, tuple
     return None
 
 
-def _pdf_only(lines: dict[int, list[PdfLine]], sizes: dict, page_to_slide: dict, doc: ChecksDoc,
+def _pdf_only(lines: dict[int, list[PdfLine]], sizes: dict[int, tuple[float, float]], page_to_slide: dict[int, int | None], doc: ChecksDoc,
               deadline: float | None) -> list[Finding]:
     found = []
     pages = list(lines.items())
@@ -414,7 +420,7 @@ def _pdf_only(lines: dict[int, list[PdfLine]], sizes: dict, page_to_slide: dict,
     return found
 
 
-def _blank_pages(pngs: dict[int, Path], page_to_slide: dict, doc: ChecksDoc, deadline: float | None) -> list[Finding]:
+def _blank_pages(pngs: dict[int, Path], page_to_slide: dict[int, int | None], doc: ChecksDoc, deadline: float | None) -> list[Finding]:
     import pymupdf
 
     found = []
@@ -439,7 +445,7 @@ def _blank_pages(pngs: dict[int, Path], page_to_slide: dict, doc: ChecksDoc, dea
     return found
 
 
-def _ink(pix) -> tuple[float, float]:
+def _ink(pix: pymupdf.Pixmap) -> tuple[float, float]:
     """``(share of the dominant colour, share of pixels differing from it by more than
     BLANK_INK_DIFF in some channel)`` of an RGB pixmap without alpha."""
     counts = pix.color_count(colors=True)

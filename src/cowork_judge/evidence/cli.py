@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 from .build import is_deck
 
@@ -18,7 +19,7 @@ DEFAULT_BUDGET_SEC = 180.0
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # argparse would sys.exit(2) with usage
+    def error(self, message: str) -> NoReturn:  # argparse would sys.exit(2) with usage
         raise _UsageError(message)
 
 

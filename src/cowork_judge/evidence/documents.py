@@ -16,6 +16,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from cowork_judge._util.fsutil import atomic_write
 
+Bounds = tuple[float, float, float, float]
+"""``(x0, y0, x1, y1)`` in points: a frame, footprint or line on the slide's PDF page."""
+
 EMU_PER_PT = 12700
 """OOXML: 914400 EMU per inch / 72 points per inch (ECMA-376 Part 1, §20.1.2.1)."""
 

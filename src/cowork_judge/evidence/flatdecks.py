@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .documents import EMU_PER_PT, ExtractError, SlideDoc
 from .structure import StructureResult
+
+if TYPE_CHECKING:
+    from lxml.html import HtmlElement  # untyped (pyproject [tool.mypy]): read as Any
 
 HTML_MAX_BYTES = 50 * 1024 * 1024
 """HTML decks above 50 MiB are not parsed for text (rendering still tries)."""
@@ -36,7 +40,7 @@ def pdf_structure(path: Path) -> StructureResult:
     return res
 
 
-def html_slides(root) -> list:
+def html_slides(root: HtmlElement) -> list[HtmlElement]:
     """Slide elements of a parsed HTML deck, the same rule the screenshots use:
     top-level ``<section>`` elements, else ``.slide`` elements, else the ``<body>``."""
     sections = [s for s in root.iter("section") if not any(a.tag == "section" for a in s.iterancestors())]
@@ -44,7 +48,7 @@ def html_slides(root) -> list:
         return sections
     slides = root.find_class("slide")
     if slides:
-        return slides
+        return list(slides)
     body = root.find("body")
     return [body if body is not None else root]
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from typing import Any
 from urllib.parse import urlparse
 from urllib.request import url2pathname
 
@@ -36,7 +37,7 @@ def allowed(url: str, folder: str) -> bool:
     return real.startswith(folder.rstrip("/") + "/")
 
 
-def shoot(spec: dict) -> list[str]:
+def shoot(spec: dict[str, Any]) -> list[str]:
     from playwright.sync_api import sync_playwright
 
     width_css, height_css = VIEWPORT_CSS_PX

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from .documents import FontMapEntry, ShapeDoc, SlideDoc
+from .documents import Bounds, FontMapEntry, ShapeDoc, SlideDoc
 from .fonts import verdict
 from .pdftext import PdfLine, text_key
 
@@ -42,15 +42,22 @@ def text_turn_deg(shape: ShapeDoc) -> float | None:
     return (shape.rot_deg + extra) % 360.0
 
 
-def area(b: tuple) -> float:
+Assigned = dict[tuple[int, str], list[PdfLine]]
+"""Rendered lines per ``(slide index, shape id)``: what `assign` gives each frame."""
+
+
+def area(b: Bounds) -> float:
+    """Area (pt²) of a box; 0 for an empty or inverted one."""
     return max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1])
 
 
-def inter(a: tuple, b: tuple) -> float:
+def inter(a: Bounds, b: Bounds) -> float:
+    """Area (pt²) of the intersection of two boxes."""
     return max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
 
 
-def dist(bbox: tuple, box: tuple) -> float:
+def dist(bbox: Bounds, box: Bounds) -> float:
+    """Gap (points) between two boxes; 0 when they touch or overlap."""
     dx = max(0.0, box[0] - bbox[2], bbox[0] - box[2])
     dy = max(0.0, box[1] - bbox[3], bbox[1] - box[3])
     return math.hypot(dx, dy)
@@ -65,8 +72,8 @@ def scaled(line: PdfLine, scale: float) -> PdfLine:
                    line.alt_key, line.fonts, [s * scale for s in line.sizes_pt], line.direction)
 
 
-def assign(slide: SlideDoc, frames: list[tuple[ShapeDoc, tuple]],
-           lines: list[PdfLine]) -> dict[tuple[int, str], list[PdfLine]]:
+def assign(slide: SlideDoc, frames: list[tuple[ShapeDoc, Bounds]],
+           lines: list[PdfLine]) -> Assigned:
     """Give each rendered line to the frame whose text contains it and whose footprint is
     nearest (ties: the smaller footprint), then keep per frame only the lines connected to it
     (inside it, or within 1.5 line heights of a kept line and level with the frame across the
@@ -135,7 +142,7 @@ def shape_fonts(shape: ShapeDoc) -> set[str]:
     return {r.font for p in shape.text.paragraphs for r in p.runs if r.font and r.text.strip()}
 
 
-def font_map(slides: list[SlideDoc], assigned: dict) -> list[FontMapEntry]:
+def font_map(slides: list[SlideDoc], assigned: Assigned) -> list[FontMapEntry]:
     """Requested typeface → the fonts its frames were drawn with, and the verdict."""
     rendered: dict[str, set[str]] = {}
     for slide in slides:

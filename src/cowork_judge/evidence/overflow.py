@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 import statistics
 
-from .documents import EMU_PER_PT, Finding, ShapeDoc, SlideDoc
-from .matching import substituted, text_turn_deg
+from .documents import EMU_PER_PT, Bounds, Box, Finding, ShapeDoc, SlideDoc, TextFrame
+from .matching import Assigned, substituted, text_turn_deg
 from .pdftext import PdfLine
 
 OVERFLOW_TOL_PT = 2.0
@@ -44,7 +44,7 @@ SKEW_SOLVE_MIN = 0.25
 cos²θ - sin²θ; below 0.25 (within ~7.5° of 45°) the thickness is taken as 1.2 x the font size."""
 
 
-def overflow_findings(slide: SlideDoc, page: int | None, assigned: dict[tuple[int, str], list[PdfLine]],
+def overflow_findings(slide: SlideDoc, page: int | None, assigned: Assigned,
                       w_pt: float, h_pt: float) -> list[Finding]:
     """Text frames and tables whose rendered text passes their frame or the slide edge.
 
@@ -81,7 +81,7 @@ def overflow_findings(slide: SlideDoc, page: int | None, assigned: dict[tuple[in
         if not lines or s.box is None or s.hidden:
             continue
         if s.text is not None:
-            f = _text_frame(slide, page, s, lines, w_pt, h_pt)
+            f = _text_frame(slide, page, s, s.text, s.box, lines, w_pt, h_pt)
         elif s.table is not None:
             f = _edge_only(slide, page, s, lines, w_pt, h_pt, what="table rows grow")
         else:
@@ -105,7 +105,7 @@ def _thick(ln: PdfLine) -> float:
     return 1.2 * max(ln.sizes_pt or [ln.height])
 
 
-def _edge_over(lines: list[PdfLine], frame: tuple, w_pt: float, h_pt: float) -> dict[str, float]:
+def _edge_over(lines: list[PdfLine], frame: Bounds, w_pt: float, h_pt: float) -> dict[str, float]:
     """Points by which the lines pass each slide edge beyond the frame footprint's own overhang."""
     x0 = min(ln.bbox[0] for ln in lines)
     y0 = min(ln.bbox[1] for ln in lines)
@@ -118,8 +118,11 @@ def _edge_over(lines: list[PdfLine], frame: tuple, w_pt: float, h_pt: float) -> 
 
 def _edge_only(slide: SlideDoc, page: int | None, s: ShapeDoc, lines: list[PdfLine], w_pt: float, h_pt: float,
                *, what: str) -> Finding | None:
+    footprint = s.footprint_pt()
+    if footprint is None:  # no box: the callers measure framed shapes only
+        return None
     lh, tol = _tolerance(lines)
-    edge = {k: v for k, v in _edge_over(lines, s.footprint_pt(), w_pt, h_pt).items() if v > tol}
+    edge = {k: v for k, v in _edge_over(lines, footprint, w_pt, h_pt).items() if v > tol}
     if not edge:
         return None
     subst, fonts = substituted(s, lines)
@@ -134,22 +137,22 @@ def _edge_only(slide: SlideDoc, page: int | None, s: ShapeDoc, lines: list[PdfLi
                            f"{what} to fit their text)")
 
 
-def _text_frame(slide: SlideDoc, page: int | None, s: ShapeDoc, lines: list[PdfLine], w_pt: float,
-                h_pt: float) -> Finding | None:
-    tf = s.text
+def _text_frame(slide: SlideDoc, page: int | None, s: ShapeDoc, tf: TextFrame, box: Box, lines: list[PdfLine],
+                w_pt: float, h_pt: float) -> Finding | None:
+    """The overflow finding of the text frame ``tf`` of shape ``s`` (stored ``box``), or None."""
     turn = text_turn_deg(s)
     if turn is None:
         return None
-    x0, y0, x1, y1 = s.box.pt()
+    x0, y0, x1, y1 = box.pt()
     cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-    half_w, half_h = _text_area_half(s, tf.vert)
+    half_w, half_h = _text_area_half(box, tf, tf.vert)
     local = [_to_local(ln, cx, cy, turn) for ln in lines]
-    if tf.autofit == "shape" and not _fitted(s, local, half_w, half_h):
+    if tf.autofit == "shape" and not _fitted(tf, local, half_w, half_h):
         found = _edge_only(slide, page, s, lines, w_pt, h_pt, what="its frame grows")
         if found is not None and tf.wrap == "none" and turn == 0:
             # LibreOffice grows a wrap="none" frame about its centre, PowerPoint from the stored
             # left edge: sideways spill counts when both placements leave the slide
-            found = _edge_only(slide, page, s, _left_anchored(lines, s), w_pt, h_pt, what="its frame grows")
+            found = _edge_only(slide, page, s, _left_anchored(lines, box, tf), w_pt, h_pt, what="its frame grows")
         return found
     lh, tol = _tolerance(lines)
     over = {"bottom_pt": max(r[3] for r in local) - half_h, "top_pt": -half_h - min(r[1] for r in local)}
@@ -159,17 +162,18 @@ def _text_frame(slide: SlideDoc, page: int | None, s: ShapeDoc, lines: list[PdfL
     bad = {k: round(v, 1) for k, v in over.items() if v > tol}
     estimated = None
     if tf.autofit == "norm":
-        estimated = _shrunk(s, lines)
+        estimated = _shrunk(tf, lines)
         if estimated is not None:
             ratio = estimated
             top, bottom = min(r[1] for r in local), max(r[3] for r in local)
-            excess = (bottom - top) / (ratio * ratio) - 2 * half_h + _v_insets_pt(s)
+            excess = (bottom - top) / (ratio * ratio) - 2 * half_h + _v_insets_pt(tf)
             if excess <= tol:
                 estimated = None
             else:
                 side = {"b": ("top_pt",), "ctr": ("top_pt", "bottom_pt")}.get(tf.anchor, ("bottom_pt",))
                 bad = {k: round(excess / len(side), 1) for k in side}
-    edge = {k: v for k, v in _edge_over(lines, s.footprint_pt(), w_pt, h_pt).items() if v > tol}
+    footprint = s.footprint_pt()
+    edge = {k: v for k, v in _edge_over(lines, footprint, w_pt, h_pt).items() if v > tol} if footprint is not None else {}
     if not bad and not edge:
         return None
     subst, fonts = substituted(s, lines)
@@ -192,35 +196,35 @@ def _text_frame(slide: SlideDoc, page: int | None, s: ShapeDoc, lines: list[PdfL
                            f"{'its frame' if bad else 'the slide edge'} ({where}){note}")
 
 
-def _fitted(s: ShapeDoc, local: list[tuple], half_w: float, half_h: float) -> bool:
+def _fitted(tf: TextFrame, local: list[Bounds], half_w: float, half_h: float) -> bool:
     """The rendered text of a grow-to-fit frame needs at most ``GROW_FITTED_RATIO`` x the
     stored text area (height; also width for ``wrap="none"``)."""
-    l_in, t_in, r_in, b_in = (v / EMU_PER_PT for v in s.text.insets_emu)
+    l_in, t_in, r_in, b_in = (v / EMU_PER_PT for v in tf.insets_emu)
     need_h = max(r[3] for r in local) - min(r[1] for r in local)
     if need_h > GROW_FITTED_RATIO * max(2 * half_h - t_in - b_in, 1.0):
         return False
-    if s.text.wrap == "none":
-        need_w = max(r[2] for r in local) - min(r[0] for r in local)
+    if tf.wrap == "none":
+        need_w: float = max(r[2] for r in local) - min(r[0] for r in local)
         return need_w <= GROW_FITTED_RATIO * max(2 * half_w - l_in - r_in, 1.0)
     return True
 
 
-def _text_area_half(s: ShapeDoc, vert: str) -> tuple[float, float]:
+def _text_area_half(box: Box, tf: TextFrame, vert: str) -> tuple[float, float]:
     """Half width and half height (points) of the frame in its text's own axes: the stored
     frame, with width and height exchanged for ``vert``/``vert270`` text."""
-    x0, y0, x1, y1 = s.box.pt()
+    x0, y0, x1, y1 = box.pt()
     w, h = x1 - x0, y1 - y0
-    if s.text is not None and s.text.vertical and vert in ("vert", "vert270"):
+    if tf.vertical and vert in ("vert", "vert270"):
         w, h = h, w
     return w / 2, h / 2
 
 
-def _v_insets_pt(s: ShapeDoc) -> float:
-    _l, t, _r, b = s.text.insets_emu
+def _v_insets_pt(tf: TextFrame) -> float:
+    _l, t, _r, b = tf.insets_emu
     return (t + b) / EMU_PER_PT
 
 
-def _to_local(ln: PdfLine, cx: float, cy: float, turn_deg: float) -> tuple[float, float, float, float]:
+def _to_local(ln: PdfLine, cx: float, cy: float, turn_deg: float) -> Bounds:
     """The line's own rectangle in the frame's text axes, relative to the frame centre
     ``(cx, cy)`` (points): its page box turned back by ``turn_deg`` (clockwise, y down)."""
     bx0, by0, bx1, by1 = ln.bbox
@@ -245,10 +249,10 @@ def _to_local(ln: PdfLine, cx: float, cy: float, turn_deg: float) -> tuple[float
     return (lx - length / 2, ly - thick / 2, lx + length / 2, ly + thick / 2)
 
 
-def _shrunk(s: ShapeDoc, lines: list[PdfLine]) -> float | None:
+def _shrunk(tf: TextFrame, lines: list[PdfLine]) -> float | None:
     """Drawn size / stored size of a ``normAutofit`` frame's body text when LibreOffice drew it
     below ``SHRINK_DETECT_FRAC`` of the stored size (run size x fontScale); else None."""
-    stored = [r.size_pt for p in s.text.paragraphs for r in p.runs if r.text.strip() and r.size_pt and not r.script]
+    stored = [r.size_pt for p in tf.paragraphs for r in p.runs if r.text.strip() and r.size_pt and not r.script]
     drawn = [z for ln in lines for z in ln.sizes_pt]
     if not stored or not drawn:
         return None
@@ -256,10 +260,10 @@ def _shrunk(s: ShapeDoc, lines: list[PdfLine]) -> float | None:
     return ratio if ratio < SHRINK_DETECT_FRAC else None
 
 
-def _left_anchored(lines: list[PdfLine], s: ShapeDoc) -> list[PdfLine]:
+def _left_anchored(lines: list[PdfLine], box: Box, tf: TextFrame) -> list[PdfLine]:
     """Lines of a grow-to-fit ``wrap="none"`` frame placed as PowerPoint grows it (from the
     stored left edge; LibreOffice grows it about its centre), when that is further inside."""
-    x0 = s.box.pt()[0] + s.text.insets_emu[0] / EMU_PER_PT
+    x0 = box.pt()[0] + tf.insets_emu[0] / EMU_PER_PT
     shift = x0 - min(ln.bbox[0] for ln in lines)
     if shift <= 0:
         return lines

@@ -8,9 +8,13 @@ import shutil
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .._util.procs import run_command
 from .fonts import SYMBOL_FONTS, norm
+
+if TYPE_CHECKING:
+    import pymupdf
 
 
 @dataclass
@@ -92,7 +96,7 @@ def read_lines(pdf: Path) -> tuple[dict[int, list[PdfLine]], dict[int, tuple[flo
     return lines, sizes
 
 
-def body_spans(spans: list[dict], direction: tuple[float, float]) -> list[dict]:
+def body_spans(spans: list[dict[str, Any]], direction: tuple[float, float]) -> list[dict[str, Any]]:
     """The spans of one line that are not superscript/subscript (``SCRIPT_*`` thresholds).
 
     Args:
@@ -142,7 +146,7 @@ def glyph_problems(pdf: Path) -> dict[int, list[str]]:
 
 
 @functools.lru_cache(maxsize=256)
-def _system_font(ps_name: str):
+def _system_font(ps_name: str) -> pymupdf.Font | None:
     """The installed font with this PostScript name (subset prefix and ``-V``-like suffixes
     stripped), as a ``pymupdf.Font``; None when fontconfig does not know it."""
     import pymupdf

@@ -10,6 +10,7 @@ import re
 import struct
 import zipfile
 from pathlib import Path
+from typing import Any
 
 from .documents import SniffFlags, SniffResult
 from .kinds import SUFFIX_KIND
@@ -56,7 +57,7 @@ def sniff_deck(path: Path | str) -> SniffResult:
     bomb); the status names the outcome and ``reason`` says it in one sentence.
     """
     p = Path(path)
-    base = {"path": str(path)}
+    base: dict[str, Any] = {"path": str(path)}
     try:
         size = p.stat().st_size
         if not p.is_file():
@@ -116,7 +117,7 @@ def content_kind(path: Path | str) -> str | None:
         if head.startswith(ZIP_MAGIC):
             with zipfile.ZipFile(p) as zf:
                 infos = {i.filename: i for i in zf.infolist()}
-                small = {n for n in ("_rels/.rels", "[Content_Types].xml")
+                small: set[str] = {n for n in ("_rels/.rels", "[Content_Types].xml")
                          if n in infos and infos[n].file_size <= CONTENT_KIND_PART_BYTES}
                 main = _main_part(zf, small | ({"ppt/presentation.xml"} & set(infos)))
                 ctype = _override_type(zf, small, main) if main in infos else None
@@ -147,7 +148,7 @@ def _looks_html(head: bytes) -> bool:
 # --------------------------------------------------------------------------- zip
 
 
-def _sniff_zip(p: Path, base: dict) -> SniffResult:
+def _sniff_zip(p: Path, base: dict[str, Any]) -> SniffResult:
     try:
         zf = zipfile.ZipFile(p)
     except (zipfile.BadZipFile, OSError, ValueError, NotImplementedError) as exc:
@@ -243,7 +244,7 @@ def _override_type(zf: zipfile.ZipFile, names: set[str], part: str) -> str | Non
 # --------------------------------------------------------------------------- CFB (OLE2)
 
 
-def _sniff_cfb(p: Path, base: dict) -> SniffResult:
+def _sniff_cfb(p: Path, base: dict[str, Any]) -> SniffResult:
     names = cfb_stream_names(p.read_bytes())
     cbase = {**base, "container": "cfb"}
     if {"EncryptionInfo", "EncryptedPackage"} <= names:
@@ -289,7 +290,7 @@ def _cfb_directory(data: bytes) -> set[str]:
     for s in fat_sectors[: max(n_fat, 1)]:
         fat += struct.unpack_from(f"<{ssz // 4}I", data, (s + 1) * ssz)
     names: set[str] = set()
-    sec, seen = first_dir, set()
+    sec, seen = first_dir, set[int]()
     while sec < 0xFFFFFFFA and sec not in seen and len(seen) < 100_000:
         seen.add(sec)
         off = (sec + 1) * ssz
@@ -307,7 +308,7 @@ def _cfb_directory(data: bytes) -> set[str]:
 # --------------------------------------------------------------------------- PDF
 
 
-def _sniff_pdf(p: Path, base: dict) -> SniffResult:
+def _sniff_pdf(p: Path, base: dict[str, Any]) -> SniffResult:
     pbase = {**base, "container": "pdf", "kind": "pdf"}
     try:
         import pymupdf

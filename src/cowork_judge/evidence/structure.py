@@ -91,6 +91,9 @@ def _local(el: etree._Element) -> str:
     return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
 
 
+LocalFrame = tuple[int, int, int, int, float]
+"""``(x, y, cx, cy, rot_deg)`` of a shape's own ``a:xfrm`` in its parent's child space (EMU; degrees)."""
+
 MAX_COORDINATE_EMU = 27_273_042_329_600
 """|ST_Coordinate| bound of ECMA-376 Part 1 §20.1.10.16 (EMU); larger values are invalid."""
 
@@ -142,8 +145,8 @@ def extract_structure(path: Path, *, strict: bool, deadline: float | None = None
     except Exception as exc:  # noqa: BLE001 - deck-level isolation
         return StructureResult(False, errors=[ExtractError(field="deck", error=f"{type(exc).__name__}: {exc}")])
     res = StructureResult(True)
-    for part, what in copy.repairs:
-        res.errors.append(ExtractError(field="package", shape=part or None, error=what))
+    for repaired, what in copy.repairs:
+        res.errors.append(ExtractError(field="package", shape=repaired or None, error=what))
     size = prs.part._element.find("p:sldSz", NS)
     try:
         res.slide_width_emu = coord_emu(size.get("cx")) if size is not None else None
@@ -240,8 +243,8 @@ class _SlideReader:
                 self.errors.append(ExtractError(slide=self.index, field="budget", error=(
                     f"evidence budget spent while reading this slide: its first {len(doc.shapes)} shapes "
                     f"(shape-tree order) were kept, the rest and the notes were not read")))
-        titles = [s for s in doc.shapes if s.placeholder in ("title", "ctrTitle") and s.text]
-        doc.title = titles[0].text.text.strip() if titles else None
+        titles = [s.text for s in doc.shapes if s.placeholder in ("title", "ctrTitle") and s.text]
+        doc.title = titles[0].text.strip() if titles else None
         doc.text = "\n".join(t for t in (shape_text(s) for s in doc.shapes) if t)
         underlay = self._field(None, "underlay", lambda: self._underlay(el)) or []
         self._field(None, "backdrop", lambda: assign_backdrops(doc.shapes, underlay, doc.background))
@@ -300,7 +303,9 @@ class _SlideReader:
                 continue
             self._content(child, tag, shape, ph, label)
 
-    def _local_frame(self, el: etree._Element, tag: str, ph: etree._Element | None):
+    def _local_frame(self, el: etree._Element, tag: str, ph: etree._Element | None) -> LocalFrame | None:
+        """The shape's own ``a:xfrm`` (inherited from its placeholder when it has none); None
+        without one. Raises ValueError for a bad or missing coordinate (`coord_emu`)."""
         path = {"graphicFrame": "p:xfrm", "grpSp": "p:grpSpPr/a:xfrm", "contentPart": "p:xfrm"}.get(tag, "p:spPr/a:xfrm")
         xfrm = el.find(path, NS)
         if xfrm is None and ph is not None:
@@ -311,11 +316,14 @@ class _SlideReader:
         if off is None or ext is None:
             return None
         rot = int(xfrm.get("rot", "0") or 0) / 60000.0
-        return (coord_emu(off.get("x")), coord_emu(off.get("y")), coord_emu(ext.get("cx")), coord_emu(ext.get("cy")), rot)
+        x, y, cx, cy = (coord_emu(off.get("x")), coord_emu(off.get("y")), coord_emu(ext.get("cx")), coord_emu(ext.get("cy")))
+        if x is None or y is None or cx is None or cy is None:
+            raise ValueError("a:off/a:ext without its x, y, cx or cy")
+        return (x, y, cx, cy, rot)
 
     def _base_placeholders(self, ph: etree._Element) -> list[etree._Element]:
         """Layout then master placeholder shapes this placeholder inherits from."""
-        found = []
+        found: list[etree._Element] = []
         ptype, idx = ph.get("type", "obj"), ph.get("idx")
         for base in (self.layout_el, self.master_el):
             if base is None:
@@ -569,7 +577,7 @@ class _SlideReader:
         ctx = StyleContext(major=self.fonts.get("major"), minor=self.fonts.get("minor"))
         default = self.prs_el.find("p:defaultTextStyle", NS)
         ctx.lists = [x for x in (default, master_style(self.master_el, None, False)) if x is not None]
-        sizes = []
+        sizes: list[float] = []
         for p in data.iterfind("a:tbl/a:tr/a:tc/a:txBody/a:p", NS):
             ppr = p.find("a:pPr", NS)
             level = int(ppr.get("lvl", "0")) if ppr is not None and (ppr.get("lvl") or "0").isdigit() else 0
@@ -794,7 +802,7 @@ def group_transform(xfrm: etree._Element | None, parent: GroupTransform = IDENTI
                           mirrored=parent.mirrored != (flip_h != flip_v))
 
 
-def absolute_frame(xf: GroupTransform, frame: tuple) -> tuple[Box, float]:
+def absolute_frame(xf: GroupTransform, frame: LocalFrame) -> tuple[Box, float]:
     """A shape's frame in slide coordinates and its absolute rotation.
 
     Args:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from .documents import Finding, ShapeDoc, SlideDoc
-from .matching import text_of
+from .matching import Assigned, text_of
 from .pdftext import PdfLine
 
 TINY_FONT_MIN_PT = 9.0
@@ -48,7 +48,7 @@ def is_tiny(size_pt: float, limit_pt: float) -> bool:
     return size_pt < limit_pt - TINY_FONT_TOL_PT
 
 
-def tiny_findings(slide: SlideDoc, page: int | None, assigned: dict, w_pt: float, h_pt: float) -> list[Finding]:
+def tiny_findings(slide: SlideDoc, page: int | None, assigned: Assigned, w_pt: float, h_pt: float) -> list[Finding]:
     """Text frames and tables whose body text is below :func:`tiny_limit_pt`.
 
     With a render: the smallest body span of the frame's rendered lines (superscripts and
@@ -67,12 +67,12 @@ def tiny_findings(slide: SlideDoc, page: int | None, assigned: dict, w_pt: float
         if lines and not norm:
             size, source, conf = min(min(ln.sizes_pt) for ln in lines), "render", 0.9
         elif s.text is not None:
-            runs = [r for p in s.text.paragraphs for r in p.runs if r.text.strip() and r.size_pt and not r.script]
+            runs = [(pt, r) for p in s.text.paragraphs for r in p.runs if r.text.strip() and (pt := r.size_pt) and not r.script]
             if not runs:
                 continue
-            r = min(runs, key=lambda r: r.size_pt)
-            size, source, conf = r.size_pt, "structure", (0.85 if r.size_source == "run" else 0.6)
-        elif s.table.min_size_pt is not None:
+            pt, r = min(runs, key=lambda sized: sized[0])
+            size, source, conf = pt, "structure", (0.85 if r.size_source == "run" else 0.6)
+        elif s.table is not None and s.table.min_size_pt is not None:
             size, source, conf = s.table.min_size_pt, "structure", 0.6
         else:
             continue

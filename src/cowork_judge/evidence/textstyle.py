@@ -46,7 +46,7 @@ class StyleContext:
 
 @dataclass
 class RunStyle:
-    size_pt: float | None
+    size_pt: float
     size_source: str
     font: str | None
     font_ea: str | None
@@ -161,14 +161,15 @@ def run_style(rpr: etree._Element | None, level: int, shape_lst: etree._Element 
     return RunStyle(round(size * font_scale, 2), source, font, font_ea, bold, italic, script, fill_local, fill, highlight, line, effects)
 
 
-def body_props(body_pr: etree._Element | None, ctx: StyleContext) -> dict:
+def body_props(body_pr: etree._Element | None, ctx: StyleContext) -> dict[str, Any]:
     """Effective wrap / autofit / font_scale / insets / anchor / vertical of a text frame."""
     chain = ([body_pr] if body_pr is not None else []) + ctx.body_prs
 
     def attr(name: str) -> str | None:
         for el in chain:
-            if el.get(name) is not None:
-                return el.get(name)
+            value: str | None = el.get(name)
+            if value is not None:
+                return value
         return None
 
     autofit, scale = "none", 1.0

@@ -23,6 +23,7 @@ cannot resolve, the text counts as visible.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 
 from .colour import NO_PAINT, UNKNOWN, Colour, contrast_ratio, delta_e
@@ -119,7 +120,7 @@ def behind(box: tuple[float, float, float, float], layers: Sequence[ShapeDoc], b
             continue
         if not (_rectangular(layer) and _contains(area, box)):
             return UNKNOWN
-        return _over(layer.fill, lambda i=i: behind(box, layers[:i], background))  # type: ignore[misc]
+        return _over(layer.fill, functools.partial(behind, box, layers[:i], background))
     return background if background is not None else Paint(kind="solid", colours=["#FFFFFF"])
 
 
@@ -141,7 +142,7 @@ def assign_backdrops(shapes: list[ShapeDoc], underlay: Sequence[ShapeDoc], backg
             own = shape.fill if shape.fill is not None else NO_PAINT
             below = list(layers)
             shape.backdrop = own if own.kind in ("picture", "unknown") else _over(
-                own, lambda below=below, area=area: behind(area, below, background))  # type: ignore[misc]
+                own, functools.partial(behind, area, below, background))
         if _painting(shape):
             layers.append(shape)
 
@@ -244,7 +245,7 @@ def split_visible(slide: SlideDoc, width_emu: int, height_emu: int) -> None:
             why_hidden[shape.id] = reason
             text = shape_text(shape)
             if text.strip():
-                slide.hidden_text.append(HiddenText(reason=reason, shape=shape.id, text=text))  # type: ignore[arg-type]
+                slide.hidden_text.append(HiddenText(reason=reason, shape=shape.id, text=text))
             continue
         if shape.text is not None:
             shown_lines: list[str] = []
@@ -263,7 +264,7 @@ def split_visible(slide: SlideDoc, width_emu: int, height_emu: int) -> None:
                     if "".join(parts).strip():
                         unseen.setdefault(why, []).append("".join(parts))
             for why, lines in unseen.items():
-                slide.hidden_text.append(HiddenText(reason=why, shape=shape.id, text="\n".join(lines)))  # type: ignore[arg-type]
+                slide.hidden_text.append(HiddenText(reason=why, shape=shape.id, text="\n".join(lines)))
             seen = "\n".join(shown_lines)
             if shape.placeholder in ("title", "ctrTitle") and not titled:
                 title, titled = seen.strip(), True

@@ -176,7 +176,7 @@ def _tag_total(sample: Sequence[InstanceCalibration], tag: str) -> Confusion:
 
 def _rewards(sample: Sequence[InstanceCalibration]) -> tuple[list[float], list[float]]:
     both = [(i.judge_reward, i.human_reward) for i in sample if i.judge_reward is not None and i.human_reward is not None]
-    return [j for j, _ in both], [h for _, h in both]  # type: ignore[misc]
+    return [j for j, _ in both], [h for _, h in both]
 
 
 def report(instances: Sequence[InstanceCalibration], *, draws: int = 1000, seed: int = 0, confidence: float = 0.95,

@@ -28,10 +28,11 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from cowork_judge.core.layout import RESULT_NAME
 from cowork_judge.core.result import ResultDocument
 from cowork_judge.evidence.documents import ChecksDoc, Digest, EvidenceSummary, SlideDoc
 from cowork_judge.evidence.layout import EvidenceLayout
-from cowork_judge.fleet.documents import RESULT_NAME, parse_document, read_regular
+from cowork_judge.fleet.documents import parse_document, read_regular
 from cowork_judge.fleet.pagemap import parse_evidence_ref
 from cowork_judge.core.layout import EVIDENCE_DIR, VerifierLayout
 

@@ -69,8 +69,11 @@ def mentions(reason: str) -> list[PageRef]:
 def resolve(ref: PageRef, decks: Mapping[str, Mapping[int, int | None]]) -> list[tuple[str, int]]:
     """(deck, page) pairs a reference denotes. `decks` maps deck → page → slide. A
     reference without a deck applies to the only deck (ambiguous with several: none)."""
-    names = [ref.deck] if ref.deck in decks else ([next(iter(decks))] if ref.deck is None and len(decks) == 1 else [])
-    out = []
+    if ref.deck is not None:
+        names = [ref.deck] if ref.deck in decks else []
+    else:
+        names = [next(iter(decks))] if len(decks) == 1 else []
+    out: list[tuple[str, int]] = []
     for deck in names:
         pages = decks[deck]
         if ref.kind == "page":

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from cowork_judge.core.caps import cap_middle
+from cowork_judge.core.result import RowResult
 from cowork_judge.fleet.html import esc, fmt, key_values, page, table
 from cowork_judge.fleet.job import DeckEvidence, Job
 from cowork_judge.fleet.pagemap import Overlay, finding_overlays, rows_by_page
@@ -223,11 +224,11 @@ def _evidence(job: Job, ties: dict[tuple[str, int], dict[str, list[str]]]) -> st
     return "\n".join(parts)
 
 
-def _deck(deck: DeckEvidence, ties: dict[tuple[str, int], dict[str, list[str]]], results: list, names: list[str]) -> str:
+def _deck(deck: DeckEvidence, ties: dict[tuple[str, int], dict[str, list[str]]], results: list[RowResult], names: list[str]) -> str:
     parts = [f"<h3>{esc(deck.deck)} <span class=\"pill\">{esc(deck.kind or 'unknown kind')}</span></h3>"]
     parts += [f'<p class="warn">{esc(n)}</p>' for n in deck.notes]
     by_page: dict[int, list[dict[str, Any]]] = {}
-    loose = []
+    loose: list[dict[str, Any]] = []
     for f in deck.findings:
         (by_page.setdefault(int(f["page"]), []) if f.get("page") else loose).append(f)
     cards = []

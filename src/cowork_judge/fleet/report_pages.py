@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from cowork_judge.core.page_detail import PageAggregate, PageFinding
 from cowork_judge.core.result import ResultDocument, RowResult
@@ -176,7 +177,8 @@ def _distance(level: float, p: float) -> float:
         return math.inf if level <= 0 else -math.log(level)
     if p < 0 and level <= 0:
         return math.inf
-    return abs(1.0 - level ** p)
+    power: float = level ** p  # a page level is in [0, 1]: a real power
+    return abs(1.0 - power)
 
 
 def loss_causes(doc: ResultDocument) -> list[LossCause]:
@@ -232,7 +234,7 @@ def rows_on_page(results: Iterable[RowResult], deck: str, page: int, decks: Sequ
     return out
 
 
-def passed_despite(rows: Sequence[PageRow], findings: Iterable[Mapping], per_page_rows: bool) -> list[str]:
+def passed_despite(rows: Sequence[PageRow], findings: Iterable[Mapping[str, Any]], per_page_rows: bool) -> list[str]:
     """Notes for measured findings on a page that cost no row anything there, and why.
 
     Args:

@@ -142,8 +142,8 @@ class _Mean:
 
     n: int = 0
     total: float = 0.0
-    num: array = field(default_factory=lambda: array("q"))
-    den: array = field(default_factory=lambda: array("q"))
+    num: array[int] = field(default_factory=lambda: array("q"))
+    den: array[int] = field(default_factory=lambda: array("q"))
 
     def add(self, cluster: int, value: float, quantized: int) -> None:
         """Add one document's `value` (and its integer form for the bootstrap) to `cluster`."""
@@ -240,10 +240,10 @@ class Summarizer:
     def add(self, item: Item) -> str:
         """Fold one input; returns its accounting class."""
         if item.problem is not None or item.doc is None:
-            cls = item.problem or "invalid"
-            self.classes[cls] += 1
-            self.problems.append({"input": item.source, "class": cls, "error": item.error or ""})
-            return cls
+            problem = item.problem or "invalid"
+            self.classes[problem] += 1
+            self.problems.append({"input": item.source, "class": problem, "error": item.error or ""})
+            return problem
         seal = item.seal
         self.integrity[seal.state] += 1
         if not seal.ok:

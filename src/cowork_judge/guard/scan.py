@@ -160,7 +160,7 @@ def scan_text(text: str, channel: Channel, *, file: str | None = None, page: int
             rule, kind = f"hidden:{hidden_reason}/{rule}", "hidden_text"
         elif why is not None:
             rule, flags = f"{rule}/{why}", False
-        hits.setdefault((rule, line), Finding(channel=channel, file=file, line=line, page=page, kind=kind,  # type: ignore[arg-type]
+        hits.setdefault((rule, line), Finding(channel=channel, file=file, line=line, page=page, kind=kind,
                                               rule=rule, excerpt=excerpt(body, start, end), flags=flags))
 
     own = reader.blanked if reader is not None else body

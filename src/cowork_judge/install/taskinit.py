@@ -77,7 +77,7 @@ class Plan:
 
     def diff(self) -> str:
         """Unified diff of every changed file, paths relative to the task folder."""
-        out = []
+        out: list[str] = []
         for path, new in self.files.items():
             rel = path.relative_to(self.task_dir).as_posix()
             out.extend(difflib.unified_diff(self.old[path].splitlines(True), new.splitlines(True),
@@ -262,8 +262,8 @@ def _choose_extras(plan: Plan, task_dir: Path, given: str | None) -> str:
         plan.actions.append("extras: none (no readable tests/rubric.json yet; run init again after writing the rubric)")
     else:
         chosen = ",".join(found[0])
-        why = "; ".join(f"{e} for {', '.join(r)}" for e, r in found[1].items())
-        plan.actions.append(f"extras: {chosen or 'none'} (from tests/rubric.json{': ' + why if why else ''})")
+        needs = "; ".join(f"{e} for {', '.join(r)}" for e, r in found[1].items())
+        plan.actions.append(f"extras: {chosen or 'none'} (from tests/rubric.json{': ' + needs if needs else ''})")
     plan.extras = chosen
     return chosen
 
@@ -379,12 +379,12 @@ def _merge_timeout(plan: Plan, lines: list[te.Line], raw: list[str], verifier: d
         plan.actions.append(f"task.toml: [verifier] timeout_sec = {need} added")
         return [timeout_line]
     if harbor_stubs.is_harbor_default_timeout(have) and have < need:
-        _replace_value(raw, te.find_key(lines, "verifier", "timeout_sec"), f"{need}.0")
+        _replace_value(raw, lines, "verifier", "timeout_sec", f"{need}.0")
         verifier["timeout_sec"] = float(need)
         plan.actions.append(f"task.toml: [verifier] timeout_sec {have} (Harbor's default) → {need}")
     elif not isinstance(have, (int, float)) or have < need:
         if force:
-            _replace_value(raw, te.find_key(lines, "verifier", "timeout_sec"), f"{need}.0")
+            _replace_value(raw, lines, "verifier", "timeout_sec", f"{need}.0")
             verifier["timeout_sec"] = float(need)
             plan.actions.append(f"task.toml: [verifier] timeout_sec {have} → {need}")
         else:
@@ -412,12 +412,12 @@ def _merge_env(plan: Plan, lines: list[te.Line], raw: list[str], env: dict[str, 
             e_new.append(f"{key} = {te.basic_string(value)}")
             env[key] = value
         elif key == "COWORK_JUDGE_EXTRAS" and not explicit and env[key] != value and _extras_lacking(env[key], extras):
-            _replace_value(raw, te.find_key(lines, "verifier.env", key), te.basic_string(value))
+            _replace_value(raw, lines, "verifier.env", key, te.basic_string(value))
             plan.actions.append(f"task.toml: [verifier.env] {key} {env[key]!r} → {value!r} (the rubric's rows need it)")
             env[key] = value
         elif key == "COWORK_JUDGE_EXTRAS" and explicit and _extras_differ(env[key], extras):
             if force:
-                _replace_value(raw, te.find_key(lines, "verifier.env", key), te.basic_string(value))
+                _replace_value(raw, lines, "verifier.env", key, te.basic_string(value))
                 plan.actions.append(f"task.toml: [verifier.env] {key} {env[key]!r} → {value!r} (--extras, --force)")
                 env[key] = value
             else:
@@ -426,7 +426,7 @@ def _merge_env(plan: Plan, lines: list[te.Line], raw: list[str], env: dict[str, 
                                       "--extras init keeps the task's)")
         elif env[key] != value and key in MANAGED_ENV:
             if force:
-                _replace_value(raw, te.find_key(lines, "verifier.env", key), te.basic_string(value))
+                _replace_value(raw, lines, "verifier.env", key, te.basic_string(value))
                 plan.actions.append(f"task.toml: [verifier.env] {key} {env[key]!r} → {value!r}")
                 env[key] = value
             else:
@@ -438,9 +438,16 @@ def _merge_env(plan: Plan, lines: list[te.Line], raw: list[str], env: dict[str, 
     return e_new
 
 
-def _replace_value(raw: list[str], index: int | None, value: str) -> None:
-    """Set the value of the key on line `index` of `raw` (found by `te.find_key`: the key exists)."""
-    assert index is not None
+def _replace_value(raw: list[str], lines: list[te.Line], table: str, key: str, value: str) -> None:
+    """Set the value of `key` of `table` in `raw` (the task.toml's lines, scanned as `lines`).
+
+    Raises:
+        InitError: the key is parsed but not on a line of its own the scanner can read.
+    """
+    index = te.find_key(lines, table, key)
+    if index is None:  # parsed, but not on a line of its own the scanner can read (e.g. a key with escapes)
+        raise InitError(f"task.toml: cannot find the line of [{table}] {key} to change it (write it as a bare key "
+                        f"`{key} = …` in a [{table}] table and run init again)")
     raw[index] = te.replace_value(raw[index], value)
 
 

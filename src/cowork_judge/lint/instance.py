@@ -248,7 +248,8 @@ def _apply_waivers(findings: list[Finding], doc: RubricDoc | None) -> tuple[list
     if doc is None:
         return findings, []
     waivers = {r.label: rubric_checks.waived(r) for r in doc.rows if isinstance(r.raw, Mapping)}
-    kept, waived = [], []
+    kept: list[Finding] = []
+    waived: list[Finding] = []
     for f in findings:
         (waived if f.row is not None and f.code in waivers.get(f.row, ()) else kept).append(f)
     return kept, waived

@@ -9,7 +9,7 @@ lazy loader (`cowork_judge.workflow.load`), which imports only this installed pa
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from functools import lru_cache
 
 from cowork_judge import ABI_COMPAT
@@ -61,9 +61,9 @@ def _row(doc: RubricDoc, row: Row, abi_compat: tuple[int, ...]) -> Iterator[Find
                     yield Finding("M002", doc.file, f"{name}: {problem}", row=row.label, field="code_method_params")
     elif method == "workflow":
         workflow = row.get("workflow_name")
-        problem = _workflow_problem(workflow if isinstance(workflow, str) else None, abi_compat)
-        if problem is not None:
-            code, message = problem
+        refused = _workflow_problem(workflow if isinstance(workflow, str) else None, abi_compat)
+        if refused is not None:
+            code, message = refused
             yield Finding(code, doc.file, message, row=row.label, field="workflow_name")
     stray = [f for f in _CODE_FIELDS if method != "code" and row.get(f) not in (None, {})]
     stray += [f for f in _WORKFLOW_FIELDS if method != "workflow" and row.get(f) is not None]
@@ -89,8 +89,8 @@ def _workflow_problem(name: str | None, abi_compat: tuple[int, ...]) -> tuple[st
     return None
 
 
-def _close(name: str, known: object) -> str:
-    match = difflib.get_close_matches(name, list(known), n=1, cutoff=0.75)  # type: ignore[call-overload]
+def _close(name: str, known: Iterable[str]) -> str:
+    match = difflib.get_close_matches(name, list(known), n=1, cutoff=0.75)
     return f" (did you mean {match[0]!r}?)" if match else ""
 
 

@@ -45,6 +45,7 @@ def check(ctx: Any) -> Any:
     from cowork_judge.workflow.ppt_judge.assets import (
         MANIFEST_FILE,
         TASK_CHECK_DIR,
+        CountName,
         TYPE2_FILE,
         load_task_checks,
     )
@@ -98,7 +99,7 @@ def check(ctx: Any) -> Any:
         if not checks.broken and sorted(m.type1_only) != only:
             out.append(Finding("A010", f"{where}/{MANIFEST_FILE}", f"type1_only is {sorted(m.type1_only)} but the type1 "
                                                                    f"checks without a type2 are {only}"))
-        counted = {"type1": len(checks.type1), "type2": len(checks.type2),
+        counted: dict[CountName, int] = {"type1": len(checks.type1), "type2": len(checks.type2),
                    "mandatory": sum(1 for c in checks.type1.values() if c.mandatory), "anchors": len(checks.anchors) + len(checks.anchor_images)}
         wrong = {k: (m.counts.get(k), v) for k, v in counted.items() if m.counts.get(k) != v}
         if wrong and not checks.broken:

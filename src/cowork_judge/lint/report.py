@@ -56,7 +56,7 @@ def text(instances: Sequence[InstanceReport], families: Sequence[FamilyReport], 
 
 
 def document(instances: Sequence[InstanceReport], families: Sequence[FamilyReport], batch: Sequence[Finding],
-             fix: dict[str, Any] | None = None) -> dict[str, Any]:
+             fix: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """The ``--format json`` document (shape in the module docstring)."""
     errors, warnings = _totals(instances, families, batch)
     return {

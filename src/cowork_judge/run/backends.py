@@ -85,4 +85,7 @@ def load_backend_class(spec: BackendSpec) -> type:
     if spec.target is None:
         raise ImportError(f"JUDGE_BACKEND={spec.name!r} is not available in this version")
     module_name, _, class_name = spec.target.partition(":")
-    return getattr(importlib.import_module(module_name), class_name)
+    loaded = getattr(importlib.import_module(module_name), class_name)
+    if not isinstance(loaded, type):
+        raise ImportError(f"JUDGE_BACKEND={spec.name!r}: {spec.target} is not a class")
+    return loaded

@@ -120,6 +120,5 @@ def verdict_fingerprint(config: JudgeConfig, tests_dir: Path) -> dict[str, Any]:
 
 def fingerprint_digest(doc_fingerprint: Any) -> str | None:
     """The digest stored in a document's ``details.fingerprint`` (None: absent or malformed)."""
-    if isinstance(doc_fingerprint, dict) and isinstance(doc_fingerprint.get("digest"), str):
-        return doc_fingerprint["digest"]
-    return None
+    stored = doc_fingerprint.get("digest") if isinstance(doc_fingerprint, dict) else None
+    return stored if isinstance(stored, str) else None

@@ -17,7 +17,7 @@ from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from cowork_judge.core.sampling import FIRST_ROUND, SamplingRecord
+from cowork_judge.core.sampling import FIRST_ROUND, SamplingRecord, Vote
 
 
 class CallPath(Protocol):
@@ -29,6 +29,10 @@ class CallPath(Protocol):
     def model(self) -> str: ...
 
     def opened(self) -> AbstractContextManager[Any]: ...
+
+    async def chat(self, messages: list[dict[str, Any]], *, timeout_sec: float, tools: list[dict[str, Any]] | None = None,
+                   tool_choice: str | None = None, response_format: dict[str, Any] | None = None,
+                   model: str | None = None) -> Any: ...
 
 
 class ModelView:
@@ -86,7 +90,7 @@ class SamplingPlan:
 
     k: int
     adaptive: bool
-    vote: Any
+    vote: Vote
     judges: tuple[Judge, ...]
     record: SamplingRecord
 

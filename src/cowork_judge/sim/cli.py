@@ -9,8 +9,8 @@ import argparse
 import signal
 import sys
 import threading
-from collections.abc import Sequence
-from typing import Any, NoReturn
+from collections.abc import Callable, Sequence
+from typing import Any, NoReturn, TypeVar
 
 from .faults import FAULT_KINDS, FaultPlan, parse_fault_rate, parse_fault_script
 from .latency import LatencyModel
@@ -84,8 +84,12 @@ class _Parser(argparse.ArgumentParser):
         raise _UsageError(message)
 
 
-def _non_negative(kind: type) -> Any:
-    def convert(text: str) -> Any:
+_Number = TypeVar("_Number", int, float)
+
+
+def _non_negative(kind: type[_Number]) -> Callable[[str], _Number]:
+    """An argparse ``type=``: ``kind(text)``, refused when not a number or below 0."""
+    def convert(text: str) -> _Number:
         try:
             value = kind(text)
         except ValueError:
@@ -254,5 +258,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     finally:
         server.stop()
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
+        for restored, handler in previous.items():
+            signal.signal(restored, handler)

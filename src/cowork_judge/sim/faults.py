@@ -182,6 +182,7 @@ def error_body(fault: Fault, authorization: str | None = None) -> dict[str, Any]
         ``{"error": {"message", "type", "param", "code"}}``, shaped like OpenAI's errors.
     """
     kind = fault.kind
+    err: tuple[str, str, str | None]  # message, type, code
     if kind == "http_429":
         err = (MSG_RATE_LIMIT, "requests", "rate_limit_exceeded")
     elif kind == "insufficient_quota":

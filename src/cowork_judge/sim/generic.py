@@ -122,9 +122,9 @@ def extract_criteria(text: str) -> list[Criterion]:
             tagged = _CRITERION_RE.search(inner)
             out.append(Criterion(n, _clean(tagged.group(1) if tagged else inner), id_match.group(1) if id_match else None))
         return out
-    tagged = _CRITERION_RE.findall(text)
-    if tagged:
-        return [Criterion(n, _clean(t)) for n, t in enumerate(tagged, 1)]
+    tagged_texts: list[str] = _CRITERION_RE.findall(text)
+    if tagged_texts:
+        return [Criterion(n, _clean(t)) for n, t in enumerate(tagged_texts, 1)]
     runs = _lists(text)
     if not runs:
         return []

@@ -192,7 +192,7 @@ class SimHandler(BaseHTTPRequestHandler):
                 f"Content-Encoding {self.headers.get('Content-Encoding')!r} is not supported (use identity, gzip "
                 "or deflate)", "invalid_request_error"))
         elif route == "/messages/count_tokens":
-            self._other(*sim.apis["messages"].count_tokens(body))  # type: ignore[attr-defined]
+            self._other(*sim.apis["messages"].count_tokens(body))
         elif route == "/_sim/reset":
             sim.reset()
             self.send_json(200, {"ok": True})

@@ -127,11 +127,11 @@ def openai_tokens(url: str, detail: str | None) -> int:
     Raises:
         BadImage: see `size_of` (also at ``detail: low``: the image must be readable).
     """
-    w, h = size_of(url)
+    width_px, height_px = size_of(url)
     if (detail or "auto") == "low":
         return BASE_TOKENS
-    scale = min(1.0, 2048 / max(w, h))
-    w, h = w * scale, h * scale
+    scale = min(1.0, 2048 / max(width_px, height_px))
+    w, h = width_px * scale, height_px * scale
     scale = min(1.0, 768 / min(w, h))
     w, h = w * scale, h * scale
     return BASE_TOKENS + TILE_TOKENS * math.ceil(w / 512) * math.ceil(h / 512)

@@ -48,9 +48,9 @@ class LatencyModel:
         self._lock = threading.Lock()
 
     @classmethod
-    def uniform(cls, base_ms: float, per_row_ms: float = 0.0, **kwargs: float) -> LatencyModel:
+    def uniform(cls, base_ms: float, per_row_ms: float = 0.0, *, jitter_frac: float = 0.0, seed: int = 0) -> LatencyModel:
         """The same ``base_ms`` / ``per_row_ms`` for both call kinds."""
-        return cls(base_ms, per_row_ms, base_ms, per_row_ms, **kwargs)  # type: ignore[arg-type]
+        return cls(base_ms, per_row_ms, base_ms, per_row_ms, jitter_frac=jitter_frac, seed=seed)
 
     def nominal_ms(self, kind: str, rows: int) -> float:
         """Delay without jitter, milliseconds. ``kind`` is ``tool`` or ``final``."""

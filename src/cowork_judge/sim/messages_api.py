@@ -132,7 +132,7 @@ def parse_messages_request(body: object) -> SimRequest:
         if isinstance(tool, dict) and tool.get("name") and tool.get("type") in (None, "custom"):
             tools[str(tool["name"])] = tool.get("input_schema")
     req.tool_names = list(tools)
-    choice = body.get("tool_choice") if isinstance(body.get("tool_choice"), dict) else {}
+    choice = raw_choice if isinstance(raw_choice := body.get("tool_choice"), dict) else {}
     req.tool_choice_none = choice.get("type") == "none"
     if choice.get("type") == "tool" and choice.get("name"):
         req.answer_tool, req.answer_tool_forced = str(choice["name"]), True
@@ -140,7 +140,7 @@ def parse_messages_request(body: object) -> SimRequest:
         req.answer_tool, req.answer_tool_forced = req.tool_names[0], True
     elif STRUCTURED_OUTPUT_TOOL in tools:
         req.answer_tool = STRUCTURED_OUTPUT_TOOL
-    config = body.get("output_config") if isinstance(body.get("output_config"), dict) else {}
+    config = raw_config if isinstance(raw_config := body.get("output_config"), dict) else {}
     fmt = body.get("output_format") or config.get("format")
     if isinstance(fmt, dict):
         req.response_format = str(fmt.get("type"))
@@ -226,7 +226,7 @@ class MessagesAPI:
 
     @staticmethod
     def _start(h: SimHandler, mid: str, model: str, usage: dict[str, Any]) -> None:
-        message = {"id": mid, "type": "message", "role": "assistant", "model": model, "content": [],
+        message: dict[str, Any] = {"id": mid, "type": "message", "role": "assistant", "model": model, "content": [],
                    "stop_reason": None, "stop_sequence": None, "usage": {**usage, "output_tokens": 1}}
         h.sse({"type": "message_start", "message": message}, "message_start")
         h.sse({"type": "ping"}, "ping")

@@ -156,6 +156,15 @@ def _question_verdict(policy: VerdictPolicy, question: str, context_text: str, p
     return policy.verdicts([row], context_text, page)[0]
 
 
+def _search(pattern: re.Pattern[str], text: str) -> re.Match[str]:
+    """`pattern`'s first match in `text`; the prompt's kind (`kind_of`) was told by such a match,
+    so a miss is a malformed prompt (ValueError)."""
+    found = pattern.search(text)
+    if found is None:
+        raise ValueError(f"the prompt has no match for {pattern.pattern[:40]!r}")
+    return found
+
+
 def _ints(text: str) -> list[int]:
     return [int(x) for x in re.findall(r"\d+", text)]
 
@@ -211,15 +220,15 @@ def answer(kind: str, req: SimRequest, policy: VerdictPolicy) -> tuple[str | Non
         return json.dumps({"details": {"results": results}}, ensure_ascii=False), None, verdicts, [r["id"] for r in rows]
     text = req.user_text
     if kind == "tag":
-        n = int(_TAG_RE.search(text).group(1))  # type: ignore[union-attr]
+        n = int(_search(_TAG_RE, text).group(1))
         caption = {"page": n, "summary": f"Slide page {n} of the deck.", "tags": [f"page {n}"], "section_guess": "other"}
         return json.dumps(caption), None, [], []
     if kind in ("presence", "recheck", "compare"):
         if kind == "compare":
-            question = _COMPARE_Q_RE.search(text).group(1).strip()  # type: ignore[union-attr]
-            on_offer = _ints(_COMPARE_RE.search(text).group(1))  # type: ignore[union-attr]
+            question = _search(_COMPARE_Q_RE, text).group(1).strip()
+            on_offer = _ints(_search(_COMPARE_RE, text).group(1))
         else:
-            question = _QUESTION_RE.search(text).group(1).strip()  # type: ignore[union-attr]
+            question = _search(_QUESTION_RE, text).group(1).strip()
             attached = _ATTACHED_RE.search(text)
             on_offer = _ints(attached.group(1)) if kind == "recheck" and attached else \
                 [int(p) for p in _CAPTION_PAGE_RE.findall(text)]
@@ -234,7 +243,7 @@ def answer(kind: str, req: SimRequest, policy: VerdictPolicy) -> tuple[str | Non
     if pages is not None:
         numbers = [int(pages.group(1))] if pages.group(1) else _ints(pages.group(2))
         page = numbers[0] if numbers else None
-    body = text[_VISUAL_HEAD_RE.search(text).end():]  # type: ignore[union-attr]
+    body = text[_search(_VISUAL_HEAD_RE, text).end():]
     rows = []
     for line in body.splitlines():
         m = _VISUAL_ROW_RE.match(line)

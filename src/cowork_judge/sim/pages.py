@@ -59,7 +59,8 @@ def na_level(schema: Any) -> str | None:
     for branch in [level, *(level.get("anyOf") or []), *(level.get("oneOf") or [])] if isinstance(level, dict) else []:
         if not isinstance(branch, dict):
             continue
-        values = branch.get("enum") if isinstance(branch.get("enum"), list) else ([branch["const"]] if "const" in branch else [])
+        enum = branch.get("enum")
+        values = enum if isinstance(enum, list) else ([branch["const"]] if "const" in branch else [])
         for value in values:
             if isinstance(value, str):
                 return value

@@ -146,7 +146,8 @@ def add_quotes(rows: list[dict[str, Any]], verdicts: list[dict[str, Any]], *, sc
     shown = _squash("\n".join(lines))
     unseen: list[str] = []
     fabricating = fabricate is not None and fabricate.draw(instance, [str(r.get("id")) for r in rows])
-    out, fabricated = [], []
+    out: list[dict[str, Any]] = []
+    fabricated: list[str] = []
     for row, verdict in zip(rows, verdicts):
         v = dict(verdict)
         if fabricating and row.get("polarity") != "negative" and not v.get("hit") and not v.get("na"):

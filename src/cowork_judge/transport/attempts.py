@@ -43,7 +43,7 @@ import dataclasses
 import math
 import threading
 import time
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import Callable, Coroutine, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import TracebackType
@@ -167,33 +167,39 @@ class Held:
     def answered(self, reply: Any = None) -> None:
         """The request got an answer; `reply` (a `transport.chat.ChatReply`, or None) brings
         its rate-limit headers (``quota``) and the tokens it used to the limiter."""
-        if self._settle():
+        held = self._settle()
+        if held is not None:
+            limiter, ticket = held
             quota = getattr(reply, "quota", None)  # None: the endpoint sent no rate-limit headers
             tokens = int(getattr(reply, "prompt_tokens", 0) or 0) + int(getattr(reply, "completion_tokens", 0) or 0)
             # the tokens count without headers too: JUDGE_FLEET_TPM paces by the mean per request
-            self._limiter.answered(self._ticket, quota, tokens=tokens)  # type: ignore[union-attr,arg-type]
+            limiter.answered(ticket, quota, tokens=tokens)
 
     def refused(self, asked_sec: float | None, *, whole_attempt: bool = False, quota: Quota | None = None) -> None:
         """The endpoint refused the request at admission; `asked_sec` is its ask (seconds or
         None); `whole_attempt`: the ticket stood for a whole CLI attempt; `quota`: the
         refusal's own rate-limit headers (``exc.response.headers``, `transport.quota`)."""
-        if self._settle():
+        held = self._settle()
+        if held is not None:
+            limiter, ticket = held
             if quota is None:
-                self._limiter.rate_limited(self._ticket, asked_sec, whole_attempt=whole_attempt)  # type: ignore[union-attr,arg-type]
+                limiter.rate_limited(ticket, asked_sec, whole_attempt=whole_attempt)
             else:
-                self._limiter.rate_limited(self._ticket, asked_sec, whole_attempt=whole_attempt,  # type: ignore[union-attr,arg-type]
-                                           quota=quota)
+                limiter.rate_limited(ticket, asked_sec, whole_attempt=whole_attempt, quota=quota)
 
     def failed(self) -> None:
         """The request failed for another reason than a refusal at admission."""
-        if self._settle():
-            self._limiter.failed(self._ticket)  # type: ignore[union-attr,arg-type]
+        held = self._settle()
+        if held is not None:
+            limiter, ticket = held
+            limiter.failed(ticket)
 
-    def _settle(self) -> bool:
-        if self._settled:
-            return False
+    def _settle(self) -> tuple[RequestLimiter, Ticket] | None:
+        """The limiter and ticket to settle, the first time only; None after that, or without them."""
+        if self._settled or self._limiter is None or self._ticket is None:
+            return None
         self._settled = True
-        return True
+        return self._limiter, self._ticket
 
     def __enter__(self) -> Held:
         return self
@@ -203,7 +209,8 @@ class Held:
             self.answered()
         elif isinstance(exc, Exception) and failure_of(exc).at_admission:
             failure, quota = failure_of(exc), quota_of(exc)
-            if not self._settled and quota is not None and self._limiter.capacity_left(quota):  # type: ignore[union-attr]
+            if (not self._settled and self._limiter is not None and quota is not None
+                    and self._limiter.capacity_left(quota)):
                 _remember(exc, dataclasses.replace(failure, random=True))  # the retry's wait reads it
             self.refused(failure.asked_sec, quota=quota)
         else:
@@ -324,7 +331,7 @@ class ModelCalls:
         future = asyncio.run_coroutine_threadsafe(transport.chat(messages, **kwargs), loop)
         return await asyncio.wrap_future(future)
 
-    def run_blocking(self, coro_factory: Callable[[Any], Awaitable[T]], timeout_sec: float) -> T:
+    def run_blocking(self, coro_factory: Callable[[Any], Coroutine[Any, Any, T]], timeout_sec: float) -> T:
         """Run ``coro_factory(transport)`` on the path's loop thread from a worker thread; at
         most `timeout_sec` seconds.
 
@@ -338,7 +345,7 @@ class ModelCalls:
 
         loop = self._start()
         transport = self._transport
-        future = asyncio.run_coroutine_threadsafe(coro_factory(transport), loop)  # type: ignore[arg-type]
+        future = asyncio.run_coroutine_threadsafe(coro_factory(transport), loop)
         try:
             return future.result(timeout=max(0.01, timeout_sec))
         except concurrent.futures.TimeoutError:  # not the builtin TimeoutError on Python 3.10

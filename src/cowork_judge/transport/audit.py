@@ -19,4 +19,5 @@ def audit_view(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 for p in content
             ]
         out.append({**m, "content": content})
-    return json.loads(json.dumps(out, default=str))
+    plain: list[dict[str, Any]] = json.loads(json.dumps(out, default=str))  # JSON types only
+    return plain

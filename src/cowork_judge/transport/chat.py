@@ -173,9 +173,9 @@ class Transport:
         response = getattr(stream, "response", None)
         quota = read_quota(getattr(response, "headers", None))
         media = _media_type(response)
-        if media == "application/json" or media.endswith("+json"):
+        if response is not None and (media == "application/json" or media.endswith("+json")):
             try:
-                body = await response.aread()  # type: ignore[union-attr]
+                body = await response.aread()
             finally:
                 await stream.close()
             return self._plain_reply(body, kwargs, quota, response)

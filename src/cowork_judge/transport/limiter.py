@@ -373,7 +373,7 @@ class Limiter(Admission):
         if self.rate is None:
             return cap
         doublings = max(0.0, now - self.last_cut) / DOUBLING_SEC
-        rate = self.rate * 2.0 ** min(doublings, 64.0)
+        rate: float = self.rate * 2.0 ** min(doublings, 64.0)
         if cap is not None:
             return min(rate, cap)
         return None if rate >= RATE_MAX else rate

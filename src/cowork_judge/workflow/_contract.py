@@ -44,6 +44,7 @@ from typing import Any
 
 from cowork_judge.transport.calls import AuditSink, ModelCaller, ModelCallFailed, ModelReply
 from cowork_judge.core.error_kinds import ErrorKind
+from cowork_judge.core.sampling import Vote
 from cowork_judge.core.scales import snap_level
 from cowork_judge.core.verdicts import Verdict, read_level
 from cowork_judge.segment.delivery import Delivery
@@ -80,7 +81,7 @@ class WorkflowSampling:
 
     k: int
     adaptive: bool
-    vote: str
+    vote: Vote
     judges: tuple[SampledJudge, ...]
 
     @property
@@ -193,7 +194,8 @@ def power_mean(values: Sequence[float], p: float) -> float:
         return math.exp(sum(math.log(v) for v in values) / n)
     if p < 0 and any(v == 0 for v in values):
         return 0.0
-    return (sum(v**p for v in values) / n) ** (1.0 / p)
+    mean: float = (sum(v**p for v in values) / n) ** (1.0 / p)  # values in [0, 1]: a real power
+    return mean
 
 
 def snap_to_grid(x: float, grid: Sequence[float] = GRID_21) -> float:

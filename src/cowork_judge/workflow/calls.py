@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from cowork_judge.transport.calls import AuditSink, ModelCallFailed, ModelReply
+from cowork_judge.core.error_kinds import ErrorKind
 from cowork_judge.core.retry import RetryPolicy
 from cowork_judge.transport.attempts import Held, ModelCalls, NoCredential
 from cowork_judge.transport.audit import audit_view
@@ -213,7 +214,7 @@ class WorkflowCaller:
 
     def _cut_off(self, label: str, attempts: int) -> ModelCallFailed:
         deadline = time.monotonic() >= self.shared.deadline_at
-        kind = "deadline" if deadline else "timeout"
+        kind: ErrorKind = "deadline" if deadline else "timeout"
         why = "JUDGE_DEADLINE passed" if deadline else ("the workflow was cancelled" if self.cancel.is_set() else "the workflow's budget is spent")
         return ModelCallFailed(f"call {label} not made: {why} (after {attempts} attempt(s))", kind=kind)
 

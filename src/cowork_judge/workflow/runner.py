@@ -25,6 +25,7 @@ from cowork_judge.core.verdicts import Verdict
 from cowork_judge.segment.context import SegmentContext
 from cowork_judge.segment.judges import Judge, judges_opened
 from cowork_judge._util.threads import call_with_timeout
+from cowork_judge.transport.attempts import ModelCalls
 from cowork_judge.workflow.calls import WorkflowCalls
 from cowork_judge.workflow import WorkflowUnavailable, load
 from cowork_judge.workflow._contract import SampledJudge, WorkflowContext, WorkflowSampling
@@ -81,6 +82,8 @@ def workflow_calls(ctx: SegmentContext, judge: Judge | None = None) -> WorkflowC
     path (its model named on every call when it shares an endpoint's path)."""
     settings = ctx.settings
     path = judge.path if judge is not None else ctx.calls
+    if not isinstance(path, ModelCalls):  # the plan's judges hold the run's ModelCalls (run.judges)
+        raise TypeError(f"a workflow calls over a ModelCalls path, not {type(path).__name__}")
     model = judge.model if judge is not None and judge.model != judge.path.model else None
     return WorkflowCalls(
         limit=settings.workflow_concurrency, jitter_sec=settings.workflow_start_jitter_sec,

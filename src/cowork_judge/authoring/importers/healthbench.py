@@ -71,9 +71,8 @@ def task_prompt(example: dict[str, Any]) -> str:
 def ideal_completion(example: dict[str, Any]) -> str | None:
     """The physician-written ideal completion, or None when the example has none."""
     data = example.get("ideal_completions_data")
-    if isinstance(data, dict) and isinstance(data.get("ideal_completion"), str):
-        return data["ideal_completion"]
-    return None
+    ideal = data.get("ideal_completion") if isinstance(data, dict) else None
+    return ideal if isinstance(ideal, str) else None
 
 
 def atif_trajectory(example: dict[str, Any], answer: str, *, session_id: str) -> dict[str, Any]:

@@ -161,8 +161,9 @@ def _deliverables(options: ImportOptions, name: str, fallback: Path | None = Non
 
 def _healthbench_items(doc: Any) -> list[Any]:
     meta = doc.get("metadata") if isinstance(doc, dict) else None
-    if isinstance(meta, dict) and isinstance(meta.get("example_level_metadata"), list):
-        return meta["example_level_metadata"]  # simple-evals *_allresults.json
+    items = meta.get("example_level_metadata") if isinstance(meta, dict) else None
+    if isinstance(items, list):
+        return items  # simple-evals *_allresults.json
     return [doc]
 
 

@@ -111,7 +111,7 @@ def decide_sampled(c: Criterion, ctx: WorkflowContext, decide: Callable[[Workflo
 
     cut = time.monotonic
     asked = ask_unit(sampling, Scale.of(c), ask, may_ask=lambda: not ctx.cancel.is_set() and cut() < ctx.deadline_at)
-    return fold_row(c, asked, weights=sampling.weights, how=sampling.vote)  # type: ignore[arg-type]
+    return fold_row(c, asked, weights=sampling.weights, how=sampling.vote)
 
 
 def _answer(c: Criterion, spec: RowSpec, ctx: WorkflowContext, response: str, *, tag: str = "") -> Verdict:

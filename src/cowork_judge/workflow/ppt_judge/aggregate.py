@@ -167,12 +167,12 @@ def aggregate_row(row: Criterion, cells: Mapping[int, Cell], *, total_pages: int
         return verdict.model_copy(update={"level_raw": round(mean, 6), "aggregate": aggregate,
                                           "pages_below": {str(pg): lv for pg, lv in sorted(levels.items()) if lv < 1.0}})
     if na_pages:
-        value = apply_na_policy([None] * len(na_pages), row.workflow.na_policy)
+        na_value = apply_na_policy([None] * len(na_pages), row.workflow.na_policy)
         policy = row.workflow.na_policy or "unjudged"
         note = f"all {len(na_pages)} judged page(s) N/A" + (f" | {lost_note}" if lost_note else "")
-        if value is None:
+        if na_value is None:
             return unjudged_row(row.id, "not_applicable", f"{note}; na_policy {policy}: not judged")
-        return level_row(row.id, value, f"{note}; na_policy {policy} ⇒ {format_level(value)}")
+        return level_row(row.id, na_value, f"{note}; na_policy {policy} ⇒ {format_level(na_value)}")
     counts = Counter(c.lost or "timeout" for c in lost.values())
     rank = {k: i for i, k in enumerate(CAUSE_ORDER)}
     kind = min(counts, key=lambda k: (-counts[k], rank.get(k, len(rank)))) if counts else "workflow_error"

@@ -115,6 +115,10 @@ class Type2Check(BaseModel):
     anchor_refs: list[str] = Field(default_factory=list, description="ground-truth files, relative to task_check_dir")
 
 
+CountName = Literal["type1", "type2", "mandatory", "anchors"]
+"""What ``manifest.json`` counts (`Manifest.counts`)."""
+
+
 class Manifest(BaseModel):
     """``manifest.json``."""
 
@@ -122,7 +126,7 @@ class Manifest(BaseModel):
 
     schema_id: Literal["cowork-judge/ppt-task-check-manifest@1"] = Field(alias="schema")
     subject: str = Field("", description="what the deck is about, for people")
-    counts: dict[Literal["type1", "type2", "mandatory", "anchors"], int] = Field(
+    counts: dict[CountName, int] = Field(
         description="number of type1 checks, type2 checks, mandatory type1 checks, anchor files")
     pairs: dict[str, str] = Field(description="type2 id → its paired type1 id")
     type1_only: list[str] = Field(default_factory=list, description="type1 ids without a type2 check")

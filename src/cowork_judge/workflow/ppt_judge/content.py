@@ -243,7 +243,7 @@ class ContentJudge:
 
         asked = ask_unit(sampling, scale, ask, may_ask=lambda: not self.out_of_time())
         samples = [smp for smp, _ in asked]
-        answer = reduce_unit(samples, scale, sampling.weights, sampling.vote)  # type: ignore[arg-type]
+        answer = reduce_unit(samples, scale, sampling.weights, sampling.vote)
         with self.lock:
             st.samples += samples
             st.agreements.append(agreement(samples, answer, scale))

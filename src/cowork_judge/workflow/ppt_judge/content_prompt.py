@@ -217,6 +217,6 @@ def read_answer(text: str | None, row: Criterion) -> Answer:
         return Answer(False, reason=verdict.reason or "; ".join(outcome.problems[:2]), step=outcome.step)
     raw = raw_row(text, row.id)
     na = raw.get("na") is True
-    pages = raw.get("pages") if isinstance(raw.get("pages"), list) else []
+    pages = raw_pages if isinstance(raw_pages := raw.get("pages"), list) else []
     return Answer(True, hit=bool(verdict.hit) and not na, na=na, pages=list(pages), reason=verdict.reason, step=outcome.step,
                   quote=verdict.quote)

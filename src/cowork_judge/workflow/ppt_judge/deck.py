@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from cowork_judge.core.error_kinds import ErrorKind
-from cowork_judge.evidence.documents import ChecksDoc, Digest, EvidenceSummary, SlideDoc
+from cowork_judge.evidence.documents import ChecksDoc, DeckSummary, Digest, EvidenceSummary, SlideDoc
 from cowork_judge.evidence.layout import EvidenceLayout
 
 SLIDE_TEXT_MAX_CHARS = 4000
@@ -190,7 +190,7 @@ def _render_problem(kind: str, reason: str) -> DeckProblem:
     return DeckProblem(False, "render_env", f"the deck could not be rendered here ({kind}): {reason}")
 
 
-def _find(index: EvidenceSummary, layout: EvidenceLayout, deck_path: Any, deck_rel: Any):
+def _find(index: EvidenceSummary, layout: EvidenceLayout, deck_path: Any, deck_rel: Any) -> DeckSummary | None:
     """The index entry of the located deck: same file (resolved paths), else same source."""
     if not deck_path:
         return None

@@ -25,9 +25,11 @@ import dataclasses
 import itertools
 import threading
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
+from cowork_judge.core.error_kinds import ErrorKind
 from cowork_judge.core.sampling import Sample, Scale, agreement, cap_reason, reduce_unit, representative, settled
 from cowork_judge.workflow._contract import GRID_21, SampledJudge, WorkflowContext
 
@@ -38,6 +40,22 @@ from .settings import PptSettings
 
 CELL_SCALE = Scale(negative=False, choices=GRID_21)
 """Page cells are answered on the 21-step grid (or N/A), whatever the row's own levels."""
+
+
+class PageUnit(Protocol):
+    """The single-ask unit a judge's round runs (`visual._PageJudge`)."""
+
+    def call(self, call: Call) -> Sequence[Call]:
+        """Ask once; returns the resplit calls to run next."""
+        ...
+
+    def drop(self, call: Call) -> None:
+        """A call not made for want of time: its cells are lost."""
+        ...
+
+
+MakeUnit = Callable[[WorkflowContext, Board], PageUnit]
+"""``(judge's context, its board) → the unit``."""
 
 
 @dataclass(frozen=True, order=True)
@@ -73,13 +91,13 @@ class SampledCells:
         budget_end: monotonic time after which no call starts.
     """
 
-    def __init__(self, ctx: WorkflowContext, make_unit: object, board: Board, vlm_rows: Mapping[int, Sequence[str]],
+    def __init__(self, ctx: WorkflowContext, make_unit: MakeUnit, board: Board, vlm_rows: Mapping[int, Sequence[str]],
                  settings: PptSettings, budget_end: float) -> None:
         assert ctx.sampling is not None
         self.ctx, self.sampling, self.board, self.settings, self.budget_end = ctx, ctx.sampling, board, settings, budget_end
         self.vlm_rows = {p: list(r) for p, r in vlm_rows.items()}
         self.make_unit = make_unit
-        self.units: dict[tuple[int, int], object] = {}
+        self.units: dict[tuple[int, int], PageUnit] = {}
         self.boards: dict[tuple[int, int], Board] = {}
         self.pending: Counter[tuple[int, int]] = Counter()
         self.asked: dict[tuple[int, int, str], int] = {}
@@ -90,14 +108,14 @@ class SampledCells:
     def judges(self) -> tuple[SampledJudge, ...]:
         return self.sampling.judges
 
-    def _unit(self, judge: int, rnd: int) -> object:
+    def _unit(self, judge: int, rnd: int) -> PageUnit:
         with self.lock:
             key = (judge, rnd)
             if key not in self.units:
                 board = Board(self.board.pages, self.board.rows)
                 jctx = dataclasses.replace(self.ctx, transport=self.judges[judge].transport)
                 self.boards[key] = board
-                self.units[key] = self.make_unit(jctx, board)  # type: ignore[operator]
+                self.units[key] = self.make_unit(jctx, board)
             return self.units[key]
 
     def _tag(self, call: Call, judge: int, rnd: int) -> Call:
@@ -125,12 +143,12 @@ class SampledCells:
         """Ask once (the unit's resplits follow in the same round); then, when the page's
         asks are all back, its next round."""
         unit = self._unit(sc.judge, sc.round)
-        follow = unit.call(sc.inner)  # type: ignore[attr-defined]
+        follow = unit.call(sc.inner)
         return self._after(sc, follow)
 
     def drop(self, sc: SampledCall) -> None:
         """An ask not made for want of time: its cells are lost in that round's board."""
-        self._unit(sc.judge, sc.round).drop(sc.inner)  # type: ignore[attr-defined]
+        self._unit(sc.judge, sc.round).drop(sc.inner)
         self._after(sc, ())
 
     def _after(self, sc: SampledCall, follow: Sequence[Call]) -> list[SampledCall]:
@@ -170,11 +188,11 @@ class SampledCells:
         self.pending[(judge, page)] += len(out)
         return out
 
-    def fold(self, *, pending_kind: str, pending_reason: str) -> dict[str, CellSamples]:
+    def fold(self, *, pending_kind: ErrorKind, pending_reason: str) -> dict[str, CellSamples]:
         """Close the rounds' boards and set every VLM cell of the run's board from its samples;
         returns row id → its samples and cell agreements."""
         for board in list(self.boards.values()):
-            board.close(pending_kind=pending_kind, pending_reason=pending_reason)  # type: ignore[arg-type]
+            board.close(pending_kind=pending_kind, pending_reason=pending_reason)
         out: dict[str, CellSamples] = {}
         weights, vote = self.sampling.weights, self.sampling.vote
         for page, rows in sorted(self.vlm_rows.items()):
@@ -182,14 +200,14 @@ class SampledCells:
                 samples = [s for j in range(len(self.judges)) for s in self._samples(j, page, row)]
                 if not samples:
                     continue
-                answer = reduce_unit(samples, CELL_SCALE, weights, vote)  # type: ignore[arg-type]
+                answer = reduce_unit(samples, CELL_SCALE, weights, vote)
                 got = out.setdefault(row, CellSamples())
                 got.samples += samples
                 got.agreements.append(agreement(samples, answer, CELL_SCALE))
                 index = representative(samples, answer, CELL_SCALE)
                 if index is None:
                     first = samples[0]
-                    self.board.lose(page, [row], first.error_kind or "timeout", first.reason)  # type: ignore[arg-type]
+                    self.board.lose(page, [row], first.error_kind or "timeout", first.reason)
                     continue
                 self.board.set(page, row, Cell(level=None if answer.na else answer.level, na=answer.na,
                                                reason=samples[index].reason))
@@ -207,7 +225,7 @@ def cell_sample(cell: Cell | None, judge: str, page: int) -> Sample:
     return Sample(judge=judge, page=page, hit=level > 0, level=level, reason=cap_reason(cell.reason))
 
 
-def regroup(page: int, rows: Sequence[str], settings: PptSettings, *, seq: itertools.count) -> list[Call]:
+def regroup(page: int, rows: Sequence[str], settings: PptSettings, *, seq: itertools.count[int]) -> list[Call]:
     """The re-asks of a page's unsettled rows: one call (``combined``), chunks of
     ``group_size`` rows across the planned groups (``grouped``), one per row (``split``)."""
     if settings.mode == "split":
@@ -218,7 +236,7 @@ def regroup(page: int, rows: Sequence[str], settings: PptSettings, *, seq: itert
             for n, chunk in enumerate(chunks, start=1)]
 
 
-def run_sampled(ctx: WorkflowContext, make_unit: object, board: Board, calls: Sequence[Call],
+def run_sampled(ctx: WorkflowContext, make_unit: MakeUnit, board: Board, calls: Sequence[Call],
                 vlm_rows: Mapping[int, Sequence[str]], settings: PptSettings, *, budget_end: float, workers: int,
                 wait_until: float) -> tuple[dict[str, CellSamples], int, bool]:
     """Run the sampled rounds on a page-first pool and fold them into `board`.

@@ -26,11 +26,18 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from .settings import Mode
 
-T = TypeVar("T")
+
+class _Ordered(Protocol):
+    """What the pool's heap needs of a call: an order."""
+
+    def __lt__(self, other: Any, /) -> bool: ...
+
+
+T = TypeVar("T", bound=_Ordered)
 """A call the pool runs: any ordered value (`Call` here, `content.ContentCall` for the content axis)."""
 
 POOL_MAX_WORKERS = 64

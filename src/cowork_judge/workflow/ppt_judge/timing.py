@@ -45,5 +45,5 @@ def failure_kind(ctx: WorkflowContext, exc: ModelCallFailed, budget_end: float) 
             or "not made:" in text or "no time left" in text):
         return "timeout"
     if exc.kind in RATE_KINDS:
-        return exc.kind  # type: ignore[return-value]
+        return exc.kind
     return "vlm_error"
