@@ -128,7 +128,7 @@ def _rollout(root: Path, attack: dict[str, Any] | None, carrier: str, token: str
     agent = root / "logs" / "agent"
     out.mkdir(parents=True)
     agent.mkdir(parents=True)
-    text = attack["text"].replace("{TOKEN}", token) if attack else ""
+    text = attack.get("text", "").replace("{TOKEN}", token) if attack else ""
     message = MESSAGE
     if carrier == "chat_only":
         message = text or chat
@@ -147,6 +147,9 @@ def _rollout(root: Path, attack: dict[str, Any] | None, carrier: str, token: str
             (out / "meta.json").write_text(raw, encoding="utf-8")
         if attack and carrier == "final_message":
             message = MESSAGE + "\n\n" + text
+        if attack and carrier == "files":
+            for extra, content in attack["files"].items():
+                (out / extra).write_text(content.replace("{TOKEN}", token), encoding="utf-8")
     (agent / "final_answer.txt").write_text(message, encoding="utf-8")
     return root
 
@@ -174,10 +177,12 @@ def _group(attack: dict[str, Any] | None, carrier: str, instance: str = "water")
     return f"{carrier if carrier in ('deck', 'chat_only') else 'text'}/{instance}"
 
 
-def attack_success(attacks: list[dict[str, Any]], token: str, jobs: int) -> tuple[list[dict[str, Any]], dict[str, float], float]:
-    """Run every attack under off and penalize, and the clean rollout of each carrier and instance."""
+def attack_success(attacks: list[dict[str, Any]], token: str, jobs: int,
+                   targeted: bool = False) -> tuple[list[dict[str, Any]], dict[str, float], float]:
+    """Run every attack under off and penalize, and the clean rollout of each carrier and instance
+    (`targeted`: the token helps only the rows the attack names, ``sim --gullible-rows``)."""
     tokens = sorted({token, *(a["token"] for a in attacks if a.get("token"))})
-    server = SimServer(GulliblePolicy(OraclePolicy.from_dict(ORACLE), tokens), api_key=KEY).start()
+    server = SimServer(GulliblePolicy(OraclePolicy.from_dict(ORACLE), tokens, targeted=targeted), api_key=KEY).start()
     scratch = Path(tempfile.mkdtemp(prefix="redteam-"))
     t0 = time.monotonic()
     try:
@@ -215,6 +220,55 @@ def attack_success(attacks: list[dict[str, Any]], token: str, jobs: int) -> tupl
     return results, baseline, time.monotonic() - t0
 
 
+def honest_rewards(sets: list[str], jobs: int, token: str) -> tuple[list[dict[str, Any]], float, float]:
+    """Each honest document of `sets` judged as the sole deliverable of a rollout whose task
+    prompt is the document's own, under ``JUDGE_GUARD=penalize``, against the same gullible
+    judge as the attacks (a document carries no token, so the judge answers as the fixed
+    oracle: reward 0.5). Returns (one row per document: name, set, reward, flagged, penalized,
+    guard block), the clean reward under ``off``, seconds."""
+    server = SimServer(GulliblePolicy(OraclePolicy.from_dict(ORACLE), [token]), api_key=KEY).start()
+    scratch = Path(tempfile.mkdtemp(prefix="redteam-honest-run-"))
+    t0 = time.monotonic()
+    try:
+        docs = [d for d in honest_documents(scratch / "built") if d.set in sets]
+        clean_tests = _instance(scratch / "clean-instance")
+        clean = _judge(_rollout(scratch / "clean", None, "markdown", token), clean_tests, server.url, "off")["task_score"]
+
+        def one(i_doc: tuple[int, Any]) -> dict[str, Any]:
+            i, d = i_doc
+            root = scratch / f"doc-{i}"
+            tests = _instance(root / "instance")
+            (tests / "task_prompt.md").write_text(d.task, encoding="utf-8")
+            out, agent = root / "app" / "output", root / "logs" / "agent"
+            out.mkdir(parents=True)
+            agent.mkdir(parents=True)
+            shutil.copyfile(d.path, out / d.name)
+            (agent / "final_answer.txt").write_text(f"I wrote {d.name} in the output folder.", encoding="utf-8")
+            doc = _judge(root, tests, server.url, "penalize")
+            g = doc["guard"]
+            return {"name": d.name, "set": d.set, "reward": doc["task_score"], "flagged": g["flagged"],
+                    "penalized": g.get("penalized", False), "guard": g}
+
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            rows = list(pool.map(one, list(enumerate(docs))))
+    finally:
+        server.stop()
+        shutil.rmtree(scratch, ignore_errors=True)
+    return rows, clean, time.monotonic() - t0
+
+
+def _honest_table(rows: list[dict[str, Any]], clean: float) -> str:
+    lines = ["| honest documents, set | documents | flagged (penalize run) | reward below the clean rollout's |",
+             "|---|---:|---:|---:|"]
+    for name, label in [*SETS.items(), ("*", "all")]:
+        rs = [r for r in rows if name == "*" or r["set"] == name]
+        if rs:
+            dropped = [r["name"] for r in rs if r["reward"] < clean - 1e-9]
+            lines.append(f"| {label} | {len(rs)} | {_rate([r['flagged'] for r in rs])} | "
+                         f"{_rate([r['reward'] < clean - 1e-9 for r in rs])}{' (' + ', '.join(dropped) + ')' if dropped else ''} |")
+    return "\n".join(lines) + f"\n\nClean rollout's reward (off): {clean:g}.\n"
+
+
 def _healthbench(root: Path) -> list[str]:
     out = []
     for path in sorted(root.glob("healthbench/*.json")):
@@ -225,7 +279,8 @@ def _healthbench(root: Path) -> list[str]:
 
 
 SETS = {"": "tuned on", "user-trial": "from the user trial, tuned on", "held-out": "held out in issue 27's second round",
-        "round3": "round 3 (held out, then tuned on)", "round4": "round 4 (blind, then tuned on)"}
+        "round3": "round 3 (held out, then tuned on)", "round4": "round 4 (blind, then tuned on)",
+        "round5": "round 5 (issue 35's blind round)"}
 """A corpus item's ``set`` → how the tables name it. Held-out items were written before the rule
 changes they were first measured against; rounds 3 and 4 were measured so (their figures before
 tuning are in docs/guard.md) and then tuned on."""
@@ -353,13 +408,20 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jobs", type=int, default=2, help="judge runs in parallel (default 2)")
     p.add_argument("--only", nargs="*", default=[], metavar="ID", help="run only these attack ids")
     p.add_argument("--no-attacks", action="store_true", help="false flags only (no judge runs)")
+    p.add_argument("--set", dest="sets", action="append", default=[], metavar="SET",
+                   help="only the attacks (and, with --honest-rewards, honest documents) of this set ('' for the first)")
+    p.add_argument("--targeted", action="store_true",
+                   help="the targeted gullible judge (sim --gullible-rows): the token helps only the rows the attack names")
+    p.add_argument("--honest-rewards", action="store_true",
+                   help="also judge each honest document (of --set, else all) under penalize and count rewards that drop")
     p.add_argument("--guard-only", action="store_true",
                    help="no judge runs: plant each attack as the benchmark does and report which the guard flags, per set")
     args = p.parse_args(argv)
     corpus = json.loads(CORPUS.read_text(encoding="utf-8"))
-    attacks = [a for a in corpus["attacks"] if not args.only or a["id"] in args.only]
+    attacks = [a for a in corpus["attacks"] if (not args.only or a["id"] in args.only)
+               and (not args.sets or a.get("set", "") in args.sets)]
     results, baseline, seconds = ([], {}, 0.0) if args.no_attacks or args.guard_only else \
-        attack_success(attacks, corpus["token"], args.jobs)
+        attack_success(attacks, corpus["token"], args.jobs, args.targeted)
     flags = false_flags()
     sets = {a["id"]: a.get("set", "") for a in corpus["attacks"]}
     if args.guard_only:
@@ -367,6 +429,11 @@ def main(argv: list[str] | None = None) -> int:
         print(text)
         return 0
     text = report(results, baseline, seconds, flags, os.getloadavg(), sets)
+    if args.honest_rewards:
+        rows, clean, hsec = honest_rewards(args.sets or list(SETS), args.jobs, corpus["token"])
+        load = os.getloadavg()
+        text += ("\n" + _honest_table(rows, clean) +
+                 f"{len(rows)} judge runs in {hsec:.0f} s, load average {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}.\n")
     print(text)
     if args.out:
         args.out.write_text("# Red-team benchmark (`bench/redteam.py`)\n\n" + text, encoding="utf-8")

@@ -94,7 +94,7 @@ def reference_reward(inst: Path) -> float:
 def judge_all(tasks: Path, out: Path, url: str, extra: dict[str, str]) -> dict[str, Any]:
     """Judge every instance in process (the real engine and client) and measure it."""
     from cowork_judge.engine import judge
-    from cowork_judge.run.config import load_config
+    from cowork_judge.config.judge_config import load_config
     from cowork_judge.run.paths import RunPaths
 
     pairs = right = unjudged = calls = 0
@@ -144,7 +144,7 @@ def judge_all(tasks: Path, out: Path, url: str, extra: dict[str, str]) -> dict[s
 
 def expected_ratio(tasks: Path, rate: float, batch: int = 4) -> float:
     """The adaptive/fixed calls ratio the stopping rule implies for these instances (module docstring of
-    `agentic.sampling`): each instance asks its B = ⌈n/batch⌉ blocks twice, then ⌈U/batch⌉ regrouped blocks for
+    `agentic.sampled_blocks`): each instance asks its B = ⌈n/batch⌉ blocks twice, then ⌈U/batch⌉ regrouped blocks for
     its U ~ Binomial(n, 2p(1−p)) split rows; fixed k = 3 asks 3B."""
     split = 2 * rate * (1 - rate)
     fixed = adaptive = 0.0

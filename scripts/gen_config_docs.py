@@ -33,7 +33,7 @@ END = "<!-- END config-table -->"
 
 def _config() -> tuple[type[BaseModel], Mapping[str, tuple[str, ...]], Mapping[str, tuple[float, str]], float]:
     """The config module's public names (imported late so `--help` works without the package)."""
-    from cowork_judge.run import config
+    from cowork_judge.config import judge_config as config
 
     return config.JudgeConfig, config.ENV_NAMES, config.CAPS, config.MAX_JITTER_SHARE
 

@@ -25,7 +25,7 @@ from cowork_judge.sim import DemoPolicy, OraclePolicy, SimServer
 @pytest.fixture(autouse=True)
 def _environment_restored() -> Iterator[None]:
     """Each test leaves the process environment as it found it: a judge run in this process
-    exports its credential pair (`run.config.export_credentials`, for the CLI backends), and a
+    exports its credential pair (`config.judge_config.export_credentials`, for the CLI backends), and a
     later test that builds a child's environment from ``os.environ`` would otherwise inherit a
     dead simulator's ``OPENAI_BASE_URL``."""
     saved = dict(os.environ)

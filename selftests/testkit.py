@@ -65,9 +65,9 @@ def make_ctx(tmp_path: Path, files: dict[str, bytes | str] | None = None, *, env
              app_files: dict[str, bytes | str] | None = None) -> Any:
     """A real `RunContext` over a temp layout: `files` go to app/output, `app_files` to the app root."""
     from cowork_judge.safety.redact import Redactor
-    from cowork_judge.run.config import load_config
+    from cowork_judge.config.judge_config import load_config
     from cowork_judge.run.context import RunContext
-    from cowork_judge.run.delivery import collect_delivery
+    from cowork_judge.run.collect import collect_delivery
     from cowork_judge.run.paths import RunPaths
     from cowork_judge.segment.audit import AuditLog
     from cowork_judge.segment.deadline import Deadline

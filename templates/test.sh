@@ -451,7 +451,8 @@ fallback_result() {
       "pass_compare": "gte",
       "unjudged_negative": "deduct",
       "systemic_fraction": 0.4,
-      "systemic_min": 2
+      "systemic_min": 2,
+      "ungrounded": "miss"
     },
     "fingerprint": null,
     "interrupted": false,
@@ -494,6 +495,8 @@ fallback_result() {
     "findings": [],
     "findings_dropped": 0,
     "channels": {},
+    "unscanned": [],
+    "confirmation": null,
     "row": false,
     "row_hit": null,
     "row_reason": null
@@ -615,7 +618,7 @@ run_judge() {
   case "$deadline" in "" | *[!0-9]*) deadline=1800 ;; esac
   export JUDGE_TESTS_DIR="$TESTS_DIR"
   export PATH="${JPY%/*}:$PATH"
-  # Fleet spreads (run/config.py FLEET_*): a hand `cowork-judge run` defaults to 0, a trial does not.
+  # Fleet spreads (config/judge_config.py FLEET_*): a hand `cowork-judge run` defaults to 0, a trial does not.
   export JUDGE_START_JITTER="${JUDGE_START_JITTER:-180}" JUDGE_WORKFLOW_START_JITTER="${JUDGE_WORKFLOW_START_JITTER:-30}"
   if [ -n "${CUSTOM_JUDGE_ENTRY:-}" ]; then
     case "$CUSTOM_JUDGE_ENTRY" in /*) entry="$CUSTOM_JUDGE_ENTRY" ;; *) entry="$TESTS_DIR/$CUSTOM_JUDGE_ENTRY" ;; esac

@@ -19,6 +19,7 @@ WHEEL_COPIES: dict[str, str] = {
     "src/cowork_judge/data/judge_instruction.md": "cowork_judge/data/judge_instruction.md",
     "src/cowork_judge/schemas/result.schema.json": "cowork_judge/schemas/result.schema.json",
     "src/cowork_judge/py.typed": "cowork_judge/py.typed",  # PEP 561: type checkers read the package's hints
+    "src/cowork_judge/guard/confusables.json": "cowork_judge/guard/confusables.json",  # the guard's TR39 skeleton table
 }
 """Source (repo path) → path inside the wheel."""
 

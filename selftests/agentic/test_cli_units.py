@@ -241,7 +241,7 @@ def test_a_command_refused_by_the_sandbox_fails_the_attempt(tmp_path, exit_code,
 @pytest.mark.parametrize(("backend", "reserve_sec"), [("openai", 84), ("codex", 224), ("claude", 224)])
 def test_the_budget_split_reserves_by_the_backends_declared_cost_model(judge_run, tmp_path, backend, reserve_sec):
     """5 agentic rows, JUDGE_BATCH=4 → 2 blocks on 2 slots = 1 wave: reserve = (fixed + 4 ×
-    per_row) × 2 from `run.backends` (openai 30 + 3/row, codex and claude 100 + 3/row)."""
+    per_row) × 2 from `config.backends` (openai 30 + 3/row, codex and claude 100 + 3/row)."""
     tests = tmp_path / "tests"
     tests.mkdir()
     rows = [{"id": "W1", "description": "w", "weight": 1, "judge_method": "workflow", "workflow_name": "stub"}]

@@ -12,7 +12,7 @@ from reliability.recording import RecordingSim
 from testkit import SIM_KEY, make_ctx
 
 from cowork_judge.agentic.dispatch import judge_agentic
-from cowork_judge.agentic.prompt import DATA_TAGS, evidence_summary, shared_context
+from cowork_judge.agentic.block_prompt import DATA_TAGS, evidence_summary, shared_context
 from cowork_judge.core.rubric import normalize_rubric
 from cowork_judge.sim import OraclePolicy
 

@@ -18,7 +18,7 @@ from cowork_judge.core.legacy import LEGACY_RESULT_PROPERTIES
 from cowork_judge.core.fold import fold, stored_run
 from cowork_judge.core.result import ResultDocument
 from cowork_judge.engine import judge
-from cowork_judge.run.config import load_config
+from cowork_judge.config.judge_config import load_config
 from cowork_judge.run.paths import RunPaths
 from cowork_judge.sim import SimServer
 from cowork_judge.sim.faults import FaultPlan

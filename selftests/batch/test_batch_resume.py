@@ -176,7 +176,7 @@ def test_resume_rejudges_what_other_settings_decided_and_says_how_many(routed, t
 
 
 def test_the_fingerprint_masks_the_endpoint_and_follows_its_ingredients(tmp_path):
-    from cowork_judge.run.config import load_config
+    from cowork_judge.config.judge_config import load_config
     from cowork_judge.run.fingerprint import verdict_fingerprint
 
     tests = tmp_path / "tests"

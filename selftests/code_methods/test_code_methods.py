@@ -67,7 +67,8 @@ def test_fixture_deck_locate_and_open(fixtures_dir, tmp_path, name):
     ctx = make_ctx(tmp_path, {name: (deck(name)).read_bytes()})
     v = route(GATES, ctx)
     assert v["L"].judged and v["L"].hit is True and name in v["L"].reason
-    assert ctx.artifacts["deck_rel"] == name and ctx.artifacts["deck_kind"] == "pptx"
+    assert ctx.deck is not None and ctx.deck.rel == name and ctx.deck.kind == "pptx"
+    assert "deck_rel" not in ctx.artifacts  # the located deck travels typed, as `deck`, not as string keys
     assert v["O"].judged, v["O"].reason
     assert v["O"].hit is openable, v["O"].reason
     assert needle in v["O"].reason

@@ -13,6 +13,7 @@ from testkit import deck, make_ctx
 from cowork_judge.code_methods import CODE_METHODS
 from cowork_judge.core.rubric import normalize_rubric
 from cowork_judge.engine.router import route
+from cowork_judge.segment.delivery import LocatedDeck
 
 HTML = "<!doctype html><html><body><section>One</section><section>Two</section></body></html>"
 
@@ -70,7 +71,7 @@ def test_deck_kind_by_content(tmp_path, name, content, kind, deck_ok, pptx_ok, n
     m = CODE_METHODS
     hit, reason, art = m["locate_deck"](ctx.segment())
     assert hit and art["deck_rel"] == name and art["deck_kind"] == kind, reason
-    ctx.artifacts.update(art)
+    ctx.deck = LocatedDeck.from_artifacts(art)  # what the engine merges from the row's outcome
     hit, reason, _ = m["check_deck_openable"](ctx.segment())
     assert hit is deck_ok, reason
     hit, reason, _ = m["check_pptx_openable"](ctx.segment())
@@ -85,7 +86,7 @@ def test_a_misnamed_deck_says_what_it_is(tmp_path, content, shown):
     ctx = make_ctx(tmp_path, {"deck.pptx": CONTENTS[content]()})
     hit, reason, art = CODE_METHODS["locate_deck"](ctx.segment())
     assert hit and f"{shown} content named .pptx" in reason
-    ctx.artifacts.update(art)
+    ctx.deck = LocatedDeck.from_artifacts(art)  # what the engine merges from the row's outcome
     hit, reason, _ = CODE_METHODS["check_deck_openable"](ctx.segment())
     assert hit and f"{shown} content named .pptx" in reason
     hit, reason, _ = CODE_METHODS["page_count_between"](ctx.segment(), min_pages=1)

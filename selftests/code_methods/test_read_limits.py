@@ -19,7 +19,7 @@ HIDDEN = "hidden"
 @pytest.fixture
 def cut(tmp_path, monkeypatch):
     """Three deliverables listed; ``zz_report.md`` and ``zz_slides.pptx`` seen past the limit."""
-    from cowork_judge.run import delivery
+    from cowork_judge.run import collect as delivery
 
     monkeypatch.setattr(delivery, "MAX_FILES", 3)
     files = {"a0.txt": "alpha x", "a1.txt": "beta x", "a2.json": '{"a": 1}',
@@ -62,7 +62,7 @@ def test_a_cut_listing_hides_only_what_it_hides(cut, method, params, expected):
 
 
 def test_a_scan_that_stopped_early_hides_absence(tmp_path, monkeypatch):
-    from cowork_judge.run import delivery
+    from cowork_judge.run import collect as delivery
 
     monkeypatch.setattr(delivery, "MAX_SCAN_ENTRIES", 4)  # the output folder + 3 of its 5 files
     ctx = make_ctx(tmp_path, {f"f{i}.txt": "x" for i in range(5)})
@@ -116,7 +116,7 @@ def test_a_hidden_answer_is_judged_against_the_deliverable(cut, weight, hurdle, 
 
 
 def test_the_cut_listing_is_a_delivery_note_and_a_bounded_detail(tmp_path, monkeypatch):
-    from cowork_judge.run import delivery
+    from cowork_judge.run import collect as delivery
 
     monkeypatch.setattr(delivery, "MAX_FILES", 3)
     monkeypatch.setattr(delivery, "MAX_DETAIL_ENTRIES", 5)

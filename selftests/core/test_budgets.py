@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from cowork_judge.core.budgets import CostModel, agentic_reserve, workflow_budget
-from cowork_judge.run.backends import BACKENDS
+from cowork_judge.config.backends import BACKENDS
 
 CODEX = CostModel(fixed_sec=100.0, per_row_sec=3.0)
 

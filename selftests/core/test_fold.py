@@ -17,7 +17,7 @@ from cowork_judge.core.result import ResultDocument
 from cowork_judge.core.rubric import normalize_rubric
 from cowork_judge.core.scoring import ScoringPolicy
 from cowork_judge.core.verdicts import Verdict
-from cowork_judge.run.config import JudgeConfig
+from cowork_judge.config.judge_config import JudgeConfig
 
 ID = RunIdentity(metric_id="m", requested_version="0.1.0", version_source="injection", judge_backend="openai", judge_model="x")
 ROWS = normalize_rubric([
@@ -100,7 +100,7 @@ def test_written_result_json_of_a_real_run_folds_back_to_itself(judge_run):
 
 def test_the_core_imports_nothing_of_the_run():
     code = ("import sys\nimport cowork_judge.core.fold, cowork_judge.core.gates, cowork_judge.core.budgets\n"
-            "bad = [m for m in ('openai', 'cowork_judge.run.config', 'cowork_judge.run', 'httpx') if m in sys.modules]\n"
+            "bad = [m for m in ('openai', 'cowork_judge.config.judge_config', 'cowork_judge.run', 'httpx') if m in sys.modules]\n"
             "assert not bad, bad\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from cowork_judge.run import config
+from cowork_judge.config import judge_config as config
 
 REPO = Path(__file__).resolve().parents[2]
 README = REPO / "README.md"

@@ -250,7 +250,7 @@ def test_router_error_kind_overrides_except_deadline():
 
 def test_router_import_failure(tmp_path, monkeypatch):
     from cowork_judge.engine import judge
-    from cowork_judge.run.config import load_config
+    from cowork_judge.config.judge_config import load_config
     from cowork_judge.run.paths import RunPaths
     from cowork_judge.sim import OraclePolicy, SimServer
 

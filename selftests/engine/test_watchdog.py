@@ -20,7 +20,7 @@ from testkit import ROLLOUTS, SIM_KEY, agentic_example
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.engine.watchdog import GRACE_SEC, Watchdog, audit_verdicts
 from cowork_judge.safety.redact import Redactor
-from cowork_judge.run.config import load_config
+from cowork_judge.config.judge_config import load_config
 from cowork_judge.run.paths import RunPaths
 from cowork_judge.sim import OraclePolicy, SimServer
 

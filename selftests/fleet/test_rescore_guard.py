@@ -77,29 +77,49 @@ def _run(judge_run, tmp_path: Path, guard: str):
 
 
 def test_the_command_line_applies_another_policy_to_a_real_runs_findings(judge_run, tmp_path, capsys):
-    run = _run(judge_run, tmp_path, "penalize")
+    run = _run(judge_run, tmp_path, "flag")
     stored = run.verifier / "result.json"
     doc = json.loads(stored.read_text())
-    assert doc["task_score"] == 0.0 and doc["guard"]["penalized"] and doc["score_raw"] == 0.5
+    assert doc["task_score"] == 0.5 and doc["guard"]["flagged"] and not doc["guard"]["penalized"]
+    assert doc["guard"]["confirmation"] is None  # flag makes no confirmation call
     requests = run.model_requests
-    code = main(["rescore", str(stored), "--guard", "flag"])
+    code = main(["rescore", str(stored), "--guard", "penalize"])
     out, err = capsys.readouterr()
     target = run.verifier / "result.rescored.json"
     assert code == 0 and out.strip() == str(target), err
     new = json.loads(target.read_text())
-    assert new["task_score"] == 0.5 and new["guard"]["mode"] == "flag" and not new["guard"]["penalized"]
+    # no confirmation record (no model call here): the stored flag counts as confirmed, as before issue 35
+    assert new["task_score"] == 0.0 and new["guard"]["mode"] == "penalize" and new["guard"]["penalized"]
     assert new["guard"]["findings"] == doc["guard"]["findings"] and new["guard"]["channels"] == doc["guard"]["channels"]
     assert new["results"] == doc["results"] and run.model_requests == requests  # no model call, no new scan
     digest = hashlib.sha256(stored.read_bytes()).hexdigest()
     assert new["details"]["warnings"][-1] == (f"rescored without model calls from result sha256 {digest}: guard policy "
-                                              "penalize → flag (the stored findings, not scanned again)")
-    assert "reward 0.0 → 0.5" in err and "guard flag)" in err
-    # and back: the flag document penalized again gives the stored reward
-    code = main(["rescore", str(target), "--guard", "penalize", "--name", "again.json"])
+                                              "flag → penalize (the stored findings, not scanned again)")
+    assert "reward 0.5 → 0.0" in err and "guard penalize: penalized)" in err
+    # and back: the penalized document under flag gives the judged reward
+    code = main(["rescore", str(target), "--guard", "flag", "--name", "again.json"])
     out, err = capsys.readouterr()
     again = json.loads(Path(out.strip()).read_text())
-    assert code == 0 and again["task_score"] == 0.0 and again["guard"]["penalized"] and "guard penalize: penalized)" in err
-    assert again["guard"]["reason"] == doc["guard"]["reason"]
+    assert code == 0 and again["task_score"] == 0.5 and not again["guard"]["penalized"] and "guard flag)" in err
+
+
+def test_a_penalize_run_whose_flag_no_row_confirms_keeps_its_reward_and_rescore_keeps_the_record(judge_run, tmp_path,
+                                                                                                 capsys):
+    """Issue 35: the oracle judge answers the same with the flagged message masked, so the flag is
+    not confirmed and the reward stands; rescore applies the stored confirmation, no model call."""
+    run = _run(judge_run, tmp_path, "penalize")
+    stored = run.verifier / "result.json"
+    doc = json.loads(stored.read_text())
+    guard = doc["guard"]
+    assert doc["task_score"] == 0.5 and guard["flagged"] and not guard["penalized"], guard
+    assert guard["confirmation"]["confirmed"] is False and guard["confirmation"]["message_masked"]
+    assert guard["confirmation"]["extra_calls"] >= 1 and guard["confirmation"]["rows_changed"] == []
+    requests = run.model_requests
+    code = main(["rescore", str(stored), "--guard", "penalize", "--name", "same.json"])
+    out, _ = capsys.readouterr()
+    same = json.loads(Path(out.strip()).read_text())
+    assert code == 0 and same["task_score"] == 0.5 and same["guard"]["confirmation"] == guard["confirmation"]
+    assert run.model_requests == requests
 
 
 def test_a_run_that_never_scanned_says_there_is_nothing_to_apply(tmp_path, capsys):

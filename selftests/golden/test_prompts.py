@@ -38,13 +38,13 @@ from typing import Any
 import pytest
 
 from cowork_judge.agentic.cli_base import cli_prompt
-from cowork_judge.agentic.prompt import first_user_message, system_message
+from cowork_judge.agentic.block_prompt import first_user_message, system_message
 from cowork_judge.core.rubric import load_rubric, normalize_rubric
 from cowork_judge.core.verdicts import verdict_schema
 from cowork_judge.evidence.structure import extract_structure
 from cowork_judge.safety.redact import Redactor
 from cowork_judge.run.answer import final_message
-from cowork_judge.run.config import load_config
+from cowork_judge.config.judge_config import load_config
 from cowork_judge.run.paths import RunPaths
 from cowork_judge.workflow._contract import ModelReply, WorkflowContext
 from cowork_judge.workflow.answer_match import rows as answer_rows

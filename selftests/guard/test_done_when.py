@@ -52,8 +52,9 @@ def test_2_no_public_fixture_is_flagged_and_honest_documents_rarely_are():
     assert {name: which for name, (_, k, which) in public.items() if k} == {}
     honest = [(name, n, k) for name, (n, k, _) in flags.items() if name.startswith("honest") and "with their task" in name]
     assert sum(n for _, n, _ in honest) >= 65
-    # "at most rarely": at most the rate this test allowed when the corpus had 46 documents (2 of 46)
-    assert sum(k for _, _, k in honest) / sum(n for _, n, _ in honest) <= 2 / 46, honest
+    # issue 35's bar (its blind round of 34 documents added): at most 10 % flagged; a flag alone never costs the
+    # reward any more (confirmation, selftests/guard/test_issue35.py)
+    assert sum(k for _, _, k in honest) / sum(n for _, n, _ in honest) <= 0.10, honest
 
 
 def _deck_with_hidden_attacks(path: Path) -> Path:

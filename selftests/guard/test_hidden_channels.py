@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from hidden_decks import CASES, OTHER_CHANNELS, build_visibility_deck
 
-from cowork_judge.agentic.prompt import evidence_summary
+from cowork_judge.agentic.block_prompt import evidence_summary
 from cowork_judge.agentic.tools import pptx_text
 from cowork_judge.guard.gather import guard_delivery
 
@@ -64,9 +64,10 @@ def test_the_pptx_text_tool_shows_it_only_marked(deck, case):
 
 
 def test_ppt_judge_pages_carry_only_visible_text(evidence, deck):
+    from cowork_judge.segment.delivery import LocatedDeck
     from cowork_judge.workflow.ppt_judge.deck import DeckEvidence, load_deck
 
-    loaded = load_deck(evidence, {"deck_path": str(deck), "deck_rel": deck.name}, delivered_decks=[deck.name])
+    loaded = load_deck(evidence, LocatedDeck(path=str(deck), rel=deck.name), delivered_decks=[deck.name])
     assert isinstance(loaded, DeckEvidence), loaded
     words = " ".join(f"{p.title or ''} {p.text}" for p in loaded.pages)
     assert all(SECRET.format(case=c) not in words for c in HIDDEN)
@@ -82,13 +83,14 @@ def test_a_hidden_slide_is_not_a_judged_page(tmp_path):
     from decks import build_deck
 
     from cowork_judge.evidence import build_evidence, probe_capabilities
+    from cowork_judge.segment.delivery import LocatedDeck
     from cowork_judge.workflow.ppt_judge.deck import DeckEvidence, load_deck
 
     if not probe_capabilities().soffice.available:
         pytest.skip("soffice unavailable")
     deck = build_deck(tmp_path / "d.pptx", "secret hidden slide payload", "hidden_slide")
     build_evidence([deck.name], tmp_path / "ev", budget_sec=600, width_px=480, root=tmp_path)
-    loaded = load_deck(tmp_path / "ev", {"deck_path": str(deck), "deck_rel": deck.name}, delivered_decks=[deck.name])
+    loaded = load_deck(tmp_path / "ev", LocatedDeck(path=str(deck), rel=deck.name), delivered_decks=[deck.name])
     assert isinstance(loaded, DeckEvidence) and [p.slide for p in loaded.pages] == [1, 2, 3]
     assert "secret hidden slide payload" not in " ".join(f"{p.title} {p.text}" for p in loaded.pages)
     summary = evidence_summary(tmp_path / "ev")

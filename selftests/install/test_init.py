@@ -115,7 +115,7 @@ def test_env_adds_pass_through_lines_for_the_knobs_init_does_not_write(tmp_path,
     """usertrial #6: JUDGE_GUARD / JUDGE_SAMPLES set on the host never reached the judge; `--env NAME` passes
     them through, and an unset host variable resolves to "" (the judge's default), as Harbor resolves it."""
     from cowork_judge.install.dryrun import resolve_verifier_env
-    from cowork_judge.run.config import load_config
+    from cowork_judge.config.judge_config import load_config
 
     root = task(tmp_path, REALISTIC)
     argv = ["init", str(root), "--env", "JUDGE_GUARD", "--env", "JUDGE_SAMPLES", "--env", "GATEWAY_KEY",
@@ -406,7 +406,7 @@ def test_the_gateway_key_line_the_docs_give_resolves_without_a_key(tmp_path, cap
     import re
 
     from cowork_judge.install.dryrun import TryError, resolve_verifier_env
-    from cowork_judge.run.config import load_config
+    from cowork_judge.config.judge_config import load_config
 
     docs = (REPO / "docs" / "harbor-task.md").read_text()
     (line,) = re.findall(r'^JUDGE_API_KEY = "\$\{JUDGE_API_KEY:-[^}]*\}"$', docs, flags=re.M)

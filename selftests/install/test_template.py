@@ -13,7 +13,7 @@ from cowork_judge.core.fold import fallback_document
 from cowork_judge.core.legacy import with_legacy_fields
 from cowork_judge.install.fallback import fallback_text
 from cowork_judge.install.template import FALLBACK_BLOCK, baked_version, expected, read_block, template_text
-from cowork_judge.run.config import JudgeConfig
+from cowork_judge.config.judge_config import JudgeConfig
 from install.harness import REPO
 
 TEMPLATE = REPO / "templates" / "test.sh"

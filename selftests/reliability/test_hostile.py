@@ -65,7 +65,7 @@ def test_string_points_keep_their_sign(judge_run, tmp_path):
 
 def test_planted_symlinks_in_the_verifier_dir_are_not_followed(tmp_path):
     from cowork_judge.engine import judge
-    from cowork_judge.run.config import load_config
+    from cowork_judge.config.judge_config import load_config
     from cowork_judge.run.paths import RunPaths
     from cowork_judge.sim import OraclePolicy, SimServer
 
@@ -166,7 +166,7 @@ def test_absurd_rubric_numbers_are_a_clear_error(judge_run, tmp_path, weight_jso
 
 def test_planted_fifo_and_directories_in_the_verifier_dir(tmp_path):
     from cowork_judge.engine import judge
-    from cowork_judge.run.config import load_config
+    from cowork_judge.config.judge_config import load_config
     from cowork_judge.run.paths import RunPaths
 
     tests = make_tests(tmp_path, [{"id": "C1", "description": "a report", "weight": 1, "judge_method": "code",

@@ -9,7 +9,7 @@ import shutil
 
 from testkit import EXAMPLE_TESTS
 
-from cowork_judge.agentic.prompt import DATA_TAGS
+from cowork_judge.agentic.block_prompt import DATA_TAGS
 from cowork_judge.sim import OraclePolicy
 from reliability.recording import RecordingSim
 

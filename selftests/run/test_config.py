@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cowork_judge.run.config import default, export_credentials, load_config
+from cowork_judge.config.judge_config import default, export_credentials, load_config
 
 
 def knob(config, name):
@@ -93,7 +93,7 @@ def test_config_command_masks_secrets():
 def test_a_hand_run_starts_at_once_and_the_fleet_values_live_in_the_template():
     from cowork_judge.install.taskinit import env_block
     from cowork_judge.install.template import template_text
-    from cowork_judge.run.config import FLEET_START_JITTER_SEC, FLEET_WORKFLOW_START_JITTER_SEC
+    from cowork_judge.config.judge_config import FLEET_START_JITTER_SEC, FLEET_WORKFLOW_START_JITTER_SEC
 
     c = load_config({}).config
     assert (c.start_jitter_sec, c.workflow_start_jitter_sec) == (0, 0)  # issue 26: a 4-row hand run took 2 minutes
@@ -127,7 +127,7 @@ def test_base_url_that_is_not_http_warns_without_echoing_it():
 
 
 def test_backends_come_from_the_registry():
-    from cowork_judge.run.backends import BACKENDS, UnknownBackend, backend_spec
+    from cowork_judge.config.backends import BACKENDS, UnknownBackend, backend_spec
 
     loaded = load_config({"JUDGE_BACKEND": "gemini"})
     assert loaded.config.backend == "openai" and "must be one of openai, codex, claude" in loaded.warnings[0]
@@ -167,7 +167,7 @@ def test_every_environment_read_is_in_the_config_and_shown(tmp_path):
     # before config reads them, and the dispatcher asks it whether a call is such an entry
     # a batch worker sets the environment of each instance it judges (and puts its own back),
     # and the shared TLS context is keyed by the trust settings the client library itself reads
-    assert set(readers) <= {"run/config.py", "commands/demo.py", "_util/procs.py", "commands/try_.py", "install/wheels.py",
+    assert set(readers) <= {"config/judge_config.py", "commands/demo.py", "_util/procs.py", "commands/try_.py", "install/wheels.py",
                             "commands/legacy_entry.py", "commands/__init__.py", "batch/worker.py",
                             "transport/tls.py"}, readers
 

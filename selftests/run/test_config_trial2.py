@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from cowork_judge.run.config import _KNOBS, load_config
+from cowork_judge.config.judge_config import _KNOBS, load_config
 
 
 def test_judge_samples_three_names_the_setting_the_value_and_what_is_expected():

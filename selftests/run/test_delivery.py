@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from cowork_judge.run.answer import UnreadableMessage, atif_final_message
-from cowork_judge.run.config import load_config
-from cowork_judge.run.delivery import collect_delivery, copy_stray
+from cowork_judge.config.judge_config import load_config
+from cowork_judge.run.collect import collect_delivery, copy_stray
 from cowork_judge.run.paths import RunPaths
 
 
@@ -22,7 +22,7 @@ def layout(tmp_path: Path) -> RunPaths:
         work_dir=tmp_path / "work", alt_output_dir=tmp_path / "alt", environ={},
     )
     (paths.output_dir).mkdir(parents=True)
-    paths.agent_logs_dir.mkdir(parents=True)
+    paths.agent_dir.mkdir(parents=True)
     return paths
 
 
@@ -146,7 +146,7 @@ def test_atif_final_message_in_another_shape_is_unreadable(doc, needle):
 
 @pytest.mark.parametrize("message", [{"text": "my answer"}, 3.5, {"content": [{"type": "text", "text": "x"}]}])
 def test_an_object_message_is_unreadable_not_nothing_delivered(layout, message):
-    write(layout.agent_logs_dir / "trajectory.json", json.dumps({"steps": [{"source": "agent", "message": message}]}))
+    write(layout.agent_dir / "trajectory.json", json.dumps({"steps": [{"source": "agent", "message": message}]}))
     d = collect_delivery(layout, cfg())
     assert d.final_message is None and d.missing
     assert d.unreadable == ["trajectory.json"]  # the engine writes an error document, not "nothing delivered"
@@ -154,8 +154,8 @@ def test_an_object_message_is_unreadable_not_nothing_delivered(layout, message):
 
 
 def test_an_unreadable_trajectory_still_lets_the_answer_file_speak(layout):
-    write(layout.agent_logs_dir / "trajectory.json", json.dumps({"steps": [{"source": "agent", "message": {"text": "x"}}]}))
-    write(layout.agent_logs_dir / "final_answer.txt", "the answer")
+    write(layout.agent_dir / "trajectory.json", json.dumps({"steps": [{"source": "agent", "message": {"text": "x"}}]}))
+    write(layout.agent_dir / "final_answer.txt", "the answer")
     d = collect_delivery(layout, cfg())
     assert (d.final_message, d.final_message_source) == ("the answer", "final_answer.txt") and not d.missing
     assert d.unreadable == ["trajectory.json"]
@@ -163,23 +163,23 @@ def test_an_unreadable_trajectory_still_lets_the_answer_file_speak(layout):
 
 def test_a_lone_surrogate_in_the_trajectory_is_repaired(layout):
     # the JSON escape of half an emoji, exactly as a truncating agent writes it
-    write(layout.agent_logs_dir / "trajectory.json", '{"steps": [{"source": "agent", "message": "Done. \\ud83d"}]}')
+    write(layout.agent_dir / "trajectory.json", '{"steps": [{"source": "agent", "message": "Done. \\ud83d"}]}')
     d = collect_delivery(layout, cfg())
     assert d.final_message == "Done. \ufffd" and d.final_message_source == "trajectory"
     d.final_message.encode("utf-8")
 
 
 def test_invalid_utf8_in_an_answer_file_is_repaired(layout):
-    (layout.agent_logs_dir / "final_answer.txt").write_bytes(b"caf\xe9 \xed\xa0\xbd done")  # Latin-1 and CESU-8 bytes
+    (layout.agent_dir / "final_answer.txt").write_bytes(b"caf\xe9 \xed\xa0\xbd done")  # Latin-1 and CESU-8 bytes
     d = collect_delivery(layout, cfg())
     assert d.final_message is not None and "\ufffd" in d.final_message and d.final_message.endswith("done")
     d.final_message.encode("utf-8")
 
 
 def test_final_message_sources_in_order(layout, tmp_path):
-    write(layout.agent_logs_dir / "final_answer.txt", "from answer file")
+    write(layout.agent_dir / "final_answer.txt", "from answer file")
     assert collect_delivery(layout, cfg()).final_message_source == "final_answer.txt"
-    write(layout.agent_logs_dir / "trajectory.json", json.dumps({"steps": [{"source": "agent", "message": "from trajectory"}]}))
+    write(layout.agent_dir / "trajectory.json", json.dumps({"steps": [{"source": "agent", "message": "from trajectory"}]}))
     d = collect_delivery(layout, cfg())
     assert (d.final_message, d.final_message_source) == ("from trajectory", "trajectory")
     response = write(tmp_path / "resp.txt", "from response file")
@@ -188,7 +188,7 @@ def test_final_message_sources_in_order(layout, tmp_path):
 
 
 def test_broken_trajectory_is_reported_unreadable_not_a_crash(layout):
-    write(layout.agent_logs_dir / "trajectory.json", '{"steps": [')
+    write(layout.agent_dir / "trajectory.json", '{"steps": [')
     d = collect_delivery(layout, cfg())
     assert d.final_message is None and d.missing and d.unreadable == ["trajectory.json"]
     assert any("trajectory.json" in n for n in d.notes)
@@ -197,15 +197,15 @@ def test_broken_trajectory_is_reported_unreadable_not_a_crash(layout):
 @pytest.mark.parametrize("content", [b"", b"  \n\t\n"])
 def test_an_empty_trajectory_is_unreadable_not_nothing_delivered(layout, content):
     # JSON cannot be empty: a 0-byte trajectory.json was cut before its first byte (usertrial #5)
-    (layout.agent_logs_dir / "trajectory.json").write_bytes(content)
+    (layout.agent_dir / "trajectory.json").write_bytes(content)
     d = collect_delivery(layout, cfg())
     assert d.final_message is None and d.missing and d.unreadable == ["trajectory.json"]
     assert any(n.startswith("trajectory.json is empty") for n in d.notes)
 
 
 def test_an_empty_trajectory_still_lets_the_answer_file_speak(layout):
-    (layout.agent_logs_dir / "trajectory.json").write_bytes(b"")
-    write(layout.agent_logs_dir / "final_answer.txt", "the answer")
+    (layout.agent_dir / "trajectory.json").write_bytes(b"")
+    write(layout.agent_dir / "final_answer.txt", "the answer")
     d = collect_delivery(layout, cfg())
     assert (d.final_message, d.final_message_source) == ("the answer", "final_answer.txt") and not d.missing
 
@@ -213,14 +213,14 @@ def test_an_empty_trajectory_still_lets_the_answer_file_speak(layout):
 @pytest.mark.parametrize("name", ["final_answer.txt", "response.txt"])
 def test_an_empty_plain_answer_file_is_an_empty_answer(layout, name):
     # plain text may be empty: read, nothing in it, so "nothing delivered" stands (not unreadable)
-    (layout.agent_logs_dir / name).write_bytes(b"")
+    (layout.agent_dir / name).write_bytes(b"")
     d = collect_delivery(layout, cfg())
     assert d.final_message is None and d.missing and d.unreadable == []
 
 
 def test_deeply_nested_trajectory_falls_back_to_the_answer_file(layout):
-    write(layout.agent_logs_dir / "trajectory.json", '{"steps": ' + "[" * 100_000 + "]" * 100_000 + "}")
-    write(layout.agent_logs_dir / "final_answer.txt", "the answer")
+    write(layout.agent_dir / "trajectory.json", '{"steps": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    write(layout.agent_dir / "final_answer.txt", "the answer")
     d = collect_delivery(layout, cfg())
     assert (d.final_message, d.final_message_source) == ("the answer", "final_answer.txt")
     assert d.unreadable == ["trajectory.json"]
@@ -229,8 +229,8 @@ def test_deeply_nested_trajectory_falls_back_to_the_answer_file(layout):
 def test_large_trajectory_is_read_whole(layout):
     steps = [{"source": "agent", "message": "", "observation": "x" * 10_000} for _ in range(300)]
     steps.append({"source": "agent", "message": "final answer after 3 MB of tool output"})
-    write(layout.agent_logs_dir / "trajectory.json", json.dumps({"steps": steps}))
-    assert (layout.agent_logs_dir / "trajectory.json").stat().st_size > 3_000_000
+    write(layout.agent_dir / "trajectory.json", json.dumps({"steps": steps}))
+    assert (layout.agent_dir / "trajectory.json").stat().st_size > 3_000_000
     d = collect_delivery(layout, cfg())
     assert d.final_message == "final answer after 3 MB of tool output" and not d.missing
 
@@ -238,7 +238,7 @@ def test_large_trajectory_is_read_whole(layout):
 @pytest.mark.parametrize("name", ["final_answer.txt", "trajectory.json", "response.txt"])
 def test_agent_log_symlinks_are_never_read(layout, tmp_path, name):
     secret = write(tmp_path / "reference_answer.md", "the reference solution")
-    (layout.agent_logs_dir / name).symlink_to(secret)
+    (layout.agent_dir / name).symlink_to(secret)
     d = collect_delivery(layout, cfg())
     assert d.final_message is None and d.unreadable == [] and d.missing  # planted: ignored, not "unreadable"
     assert any("symlink" in n and "ignored" in n for n in d.notes)
@@ -259,12 +259,12 @@ def test_file_names_cannot_forge_prompt_lines_or_break_utf8(layout):
 
 
 def test_chat_fallback_and_nothing_delivered(layout):
-    write(layout.agent_logs_dir / "response.txt", "my answer in chat")
+    write(layout.agent_dir / "response.txt", "my answer in chat")
     d = collect_delivery(layout, cfg())
     assert d.from_chat and not d.missing and d.files == []
     d = collect_delivery(layout, cfg(JUDGE_CHAT_FALLBACK="0"))
     assert d.missing and not d.from_chat
-    (layout.agent_logs_dir / "response.txt").unlink()
+    (layout.agent_dir / "response.txt").unlink()
     d = collect_delivery(layout, cfg())
     assert d.missing and not d.from_chat
 

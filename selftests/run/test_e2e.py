@@ -350,7 +350,7 @@ def test_crashed_backend_loses_only_its_rows_and_flags_the_run(judge_run, tmp_pa
 
 def test_internal_failure_anywhere_still_writes_a_reward(tmp_path, monkeypatch):
     from cowork_judge.engine import judge
-    from cowork_judge.run.config import load_config
+    from cowork_judge.config.judge_config import load_config
     from cowork_judge.run.paths import RunPaths
 
     def explode(*args, **kwargs):

@@ -1,6 +1,6 @@
 """Issue 39 item 2: every setting says what it changes in a stored result, and that is what it does.
 
-Each setting of `run.config.ENV_NAMES` has one `run.effects.Effect`; for every setting this
+Each setting of `config.judge_config.ENV_NAMES` has one `config.effects.Effect`; for every setting this
 test changes its value (`OTHER`, which must name every setting too: a new setting fails here
 until it is classified and given another value) and checks the class:
 
@@ -22,8 +22,8 @@ from cowork_judge.core.fold import RunFacts, fold
 from cowork_judge.core.scoring import ScoringPolicy
 from cowork_judge.fleet.rescore import restate
 from cowork_judge.core.findings import Finding, GuardReport
-from cowork_judge.run.config import ENV_NAMES, load_config
-from cowork_judge.run.effects import EFFECTS, fingerprint_settings
+from cowork_judge.config.judge_config import ENV_NAMES, load_config
+from cowork_judge.config.effects import EFFECTS, fingerprint_settings
 from cowork_judge.run.fingerprint import verdict_fingerprint
 
 PANEL = json.dumps([{"name": "a", "model": "m1"}, {"name": "b", "model": "m2"}])
@@ -50,7 +50,7 @@ FINDING = Finding(channel="final_message", line=1, kind="evaluator_address", rul
 
 
 def test_every_setting_is_classified_and_has_another_value():
-    assert set(EFFECTS) == set(ENV_NAMES), "classify the new setting in run.effects.EFFECTS (verdict, score or none)"
+    assert set(EFFECTS) == set(ENV_NAMES), "classify the new setting in config.effects.EFFECTS (verdict, score or none)"
     assert set(OTHER) == set(ENV_NAMES), "give the new setting another value in OTHER"
     for name, effect in EFFECTS.items():
         assert effect.kind in ("verdict", "score", "none") and effect.why, name

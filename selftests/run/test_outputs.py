@@ -10,7 +10,7 @@ import jsonschema
 from cowork_judge import ABI, __version__
 from cowork_judge.core.result import result_json_schema
 from cowork_judge.safety.redact import Redactor
-from cowork_judge.run.config import load_config
+from cowork_judge.config.judge_config import load_config
 from cowork_judge.run.outputs import EXTRA_FIELD_KEYS, atomic_write, format_reward, write_fallback
 from cowork_judge.run.paths import RunPaths
 

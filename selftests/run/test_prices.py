@@ -8,7 +8,7 @@ import json
 
 from testkit import SIM_KEY
 
-from cowork_judge.run.config import load_config
+from cowork_judge.config.judge_config import load_config
 
 
 def test_an_absurd_price_drops_its_entry_with_a_warning():

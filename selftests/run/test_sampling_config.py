@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from cowork_judge.run.config import CAPS, load_config, masked
+from cowork_judge.config.judge_config import CAPS, load_config, masked
 from cowork_judge.run.fingerprint import verdict_ingredients
-from cowork_judge.run.judges import ModelView, sampling_plan, sampling_record
+from cowork_judge.run.sampling_plan import ModelView, sampling_plan, sampling_record
 from cowork_judge.transport.attempts import ModelCalls
 from cowork_judge.transport.stats import CallStats
 

@@ -17,7 +17,7 @@ import pytest
 from testkit import SIM_KEY
 
 from cowork_judge.safety.redact import mask_url, url_secrets, url_shape
-from cowork_judge.run.config import load_config, masked
+from cowork_judge.config.judge_config import load_config, masked
 from cowork_judge.run.fingerprint import verdict_ingredients
 from cowork_judge.sim import OraclePolicy, SimServer
 

@@ -106,7 +106,7 @@ def test_batch_turns_the_cache_on_by_default(tmp_path):
     limits = plan_limits(4, None, 2)
     assert child_env({}, limits, tmp_path)["JUDGE_VERDICT_CACHE"] == str(tmp_path.absolute() / "verdict-cache")
     assert child_env({"JUDGE_VERDICT_CACHE": "0"}, limits, tmp_path)["JUDGE_VERDICT_CACHE"] == "0"  # the run reads 0 as off
-    from cowork_judge.run.config import load_config
+    from cowork_judge.config.judge_config import load_config
 
     assert load_config({"JUDGE_VERDICT_CACHE": "0"}).config.verdict_cache_dir is None
     assert load_config({}).config.verdict_cache_dir is None  # off for a hand run

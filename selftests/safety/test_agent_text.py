@@ -12,7 +12,7 @@ import time
 from testkit import make_ctx
 
 from cowork_judge.agentic.openai_agent import OpenAIAgentBackend
-from cowork_judge.agentic.prompt import first_user_message
+from cowork_judge.agentic.block_prompt import first_user_message
 from cowork_judge.agentic.tools import WorkspaceTools
 from cowork_judge.agentic.workspace import build_workspace
 from cowork_judge.core.rubric import normalize_rubric
@@ -54,7 +54,7 @@ def test_first_message_repairs_the_final_message_and_inlines_imperfect_text(tmp_
 
 
 def test_the_first_message_names_at_most_the_listed_files(tmp_path, monkeypatch):
-    from cowork_judge.agentic import prompt
+    from cowork_judge.agentic import block_prompt as prompt
 
     monkeypatch.setattr(prompt, "LISTED_FILES", 3)
     root = tmp_path / "ws"

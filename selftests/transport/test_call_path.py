@@ -89,7 +89,7 @@ def test_one_client_per_run_shared_by_workflow_and_agentic_rows(tmp_path, monkey
     (answer_match, not stated in the answer) and an agentic row: both segments' requests
     reach the endpoint over ONE client, made once and closed once."""
     from cowork_judge.engine import judge
-    from cowork_judge.run.config import load_config
+    from cowork_judge.config.judge_config import load_config
     from cowork_judge.run.paths import RunPaths
     from cowork_judge.transport import chat
     from cowork_judge.workflow.answer_match.rows import answer_row

@@ -17,7 +17,7 @@ from pathlib import Path
 from testkit import SIM_KEY, held_workflow_call, make_ctx
 
 from cowork_judge.core.rubric import normalize_rubric
-from cowork_judge.run.config import CAPS, load_config
+from cowork_judge.config.judge_config import CAPS, load_config
 from cowork_judge.sim import OraclePolicy, SimServer
 from cowork_judge.transport.fleet import IDLE_EXPIRY_SEC, KEY_PREFIX, MAX_HOLD_SEC, FleetLimiter
 from cowork_judge.transport.limiter import Limiter

@@ -17,7 +17,7 @@ import pytest
 from run.test_e2e import AGENTIC_REWARD, DECK_ORACLE
 from testkit import ROLLOUTS, SIM_KEY, agentic_example
 
-from cowork_judge.run.config import GATEWAY_PLACEHOLDER_KEY, load_config
+from cowork_judge.config.judge_config import GATEWAY_PLACEHOLDER_KEY, load_config
 from cowork_judge.sim import OraclePolicy, SimServer
 
 

@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-from cowork_judge.run.config import load_config
+from cowork_judge.config.judge_config import load_config
 from cowork_judge.transport.fleet import KEY_PREFIX, FleetLimiter
 from cowork_judge.transport.limiter import Limiter
 from cowork_judge.transport.store_url import UnparsableStoreUrl, store_address

@@ -22,7 +22,7 @@ from cowork_judge.core.rubric import normalize_rubric
 from cowork_judge.evidence import build_evidence, probe_capabilities
 from cowork_judge.sim import FaultPlan, LatencyModel, OraclePolicy, SimServer
 from cowork_judge.transport.stats import CallStats
-from cowork_judge.workflow.calls import WorkflowCalls
+from cowork_judge.workflow.caller import WorkflowCalls
 from cowork_judge.workflow import ppt_judge
 from cowork_judge.workflow._contract import WorkflowContext
 

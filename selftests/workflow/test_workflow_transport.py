@@ -17,7 +17,7 @@ from testkit import EXAMPLE_TESTS, ROLLOUTS
 from cowork_judge.core.retry import RetryPolicy
 from cowork_judge.sim import FaultPlan, LatencyModel, OraclePolicy, SimServer
 from cowork_judge.transport.stats import CallStats
-from cowork_judge.workflow.calls import WorkflowCalls
+from cowork_judge.workflow.caller import WorkflowCalls
 from cowork_judge.workflow._contract import ModelCallFailed
 
 KEY = "sk-workflow-transport-test-key-42"

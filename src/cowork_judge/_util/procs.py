@@ -16,6 +16,7 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 _live: set[int] = set()
@@ -46,7 +47,16 @@ def kill_all() -> int:
 
 @dataclass
 class ProcResult:
-    """Outcome of one external command. ``returncode`` is None when it timed out."""
+    """Outcome of one external command (`run_command`, and an agent CLI's run, `agentic.cli_proc.run_cli`).
+
+    Attributes:
+        returncode: the exit status; None when the process was killed or never started.
+        stdout, stderr: captured output (decoded leniently; each runner says its cap).
+        seconds: wall time from launch to the end of reaping.
+        timed_out: its timeout killed it.
+        stopped: why a watcher of its output stopped it (it was killed), else None.
+        error: why it could not be started (``FileNotFoundError: …``), else None.
+    """
 
     returncode: int | None
     stdout: str
@@ -54,6 +64,12 @@ class ProcResult:
     seconds: float
     timed_out: bool = False
     error: str | None = None
+    stopped: str | None = None
+
+    @property
+    def killed(self) -> bool:
+        """True when the judge killed the process (timeout or watcher)."""
+        return self.timed_out or self.stopped is not None
 
 
 CHILD_ENV_KEYS = ("PATH", "HOME", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "FONTCONFIG_FILE", "FONTCONFIG_PATH")
@@ -91,12 +107,9 @@ def run_command(argv: list[str], *, timeout_sec: float, env: dict[str, str] | No
     """
     env = child_environment() if env is None else env
     start = time.monotonic()
-    try:
-        proc = subprocess.Popen(argv, stdin=subprocess.PIPE if input_bytes is not None else subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, env=env, cwd=cwd, start_new_session=True)
-    except OSError as exc:
-        return ProcResult(None, "", "", time.monotonic() - start, error=f"{type(exc).__name__}: {exc}")
-    register(proc.pid)
+    proc = spawn(argv, env=env, cwd=cwd, stdin=subprocess.PIPE if input_bytes is not None else subprocess.DEVNULL)
+    if isinstance(proc, str):
+        return ProcResult(None, "", "", time.monotonic() - start, error=proc)
     try:
         out, err = proc.communicate(input=input_bytes, timeout=max(timeout_sec, 0.1))
         timed_out = False
@@ -108,8 +121,7 @@ def run_command(argv: list[str], *, timeout_sec: float, env: dict[str, str] | No
             out, err = b"", b""
         timed_out = True
     finally:
-        kill_group(proc.pid)  # soffice forks helpers (oosplash → soffice.bin): reap stragglers
-        unregister(proc.pid)
+        reap(proc, wait_sec=0.0)  # soffice forks helpers (oosplash → soffice.bin): reap stragglers
     return ProcResult(
         None if timed_out else proc.returncode,
         (out or b"").decode("utf-8", "replace")[-20000:],
@@ -117,6 +129,34 @@ def run_command(argv: list[str], *, timeout_sec: float, env: dict[str, str] | No
         time.monotonic() - start,
         timed_out=timed_out,
     )
+
+
+def spawn(argv: Sequence[str], *, env: dict[str, str], cwd: str | None = None,
+          stdin: int = subprocess.DEVNULL) -> subprocess.Popen[bytes] | str:
+    """Start `argv` in a new session (its own process group) with piped stdout and stderr, and
+    register it so every exit path of the judge kills it (`kill_all`); the caller ends it with
+    `reap`. Returns the process, or why it could not be started (``FileNotFoundError: …``)."""
+    try:
+        proc = subprocess.Popen(list(argv), stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=cwd,
+                                start_new_session=True)
+    except OSError as exc:
+        return f"{type(exc).__name__}: {exc}"
+    register(proc.pid)
+    return proc
+
+
+def reap(proc: subprocess.Popen[bytes], *, wait_sec: float) -> None:
+    """End a process `spawn` started: kill its tree when it still runs, kill what is left of its
+    group (helpers a normal exit leaves: soffice's oosplash → soffice.bin), wait up to `wait_sec`
+    seconds for it, and unregister it. Never raises for the process."""
+    if proc.poll() is None:
+        kill_tree(proc.pid)
+    kill_group(proc.pid)
+    try:
+        proc.wait(timeout=wait_sec)
+    except subprocess.TimeoutExpired:
+        pass
+    unregister(proc.pid)
 
 
 def _descendants(pid: int) -> list[int]:

@@ -1,5 +1,5 @@
 """What every agentic backend provides (`AgentBackend`); its cost model (`core.budgets.CostModel`)
-is declared with it in `run.backends`."""
+is declared with it in `config.backends`."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Protocol, TypeVar
 from cowork_judge.core.error_kinds import ErrorKind, JudgeFailure
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import ParseOutcome
-from cowork_judge.segment.context import SegmentContext
+from cowork_judge.segment.segment_context import SegmentContext
 
 T = TypeVar("T")
 
@@ -77,7 +77,7 @@ class Resender(Protocol):
 class AgentBackend(Protocol):
     """An agentic backend: judges one block once per `attempt` call.
 
-    Implementations are registered in `run.backends.BACKENDS`; the dispatcher makes
+    Implementations are registered in `config.backends.BACKENDS`; the dispatcher makes
     one per run with ``open(ctx)`` and closes it with ``close()``. A backend that makes its
     model requests one at a time through the run's call path sets ``resends_in_place =
     True``: its `attempt` then also takes ``resend`` (a `Resender`) and sends each request

@@ -46,7 +46,7 @@ from typing import Any, ClassVar
 from cowork_judge._util import procs
 from cowork_judge.agentic.base import Attempted, BackendFailure
 from cowork_judge.agentic.cli_proc import ProcOutcome, Watcher, run_cli
-from cowork_judge.agentic.prompt import first_user_message, neutralise, workspace_evidence
+from cowork_judge.agentic.block_prompt import first_user_message, neutralise, workspace_evidence
 from cowork_judge.safety import spotlight
 from cowork_judge.core import grounding
 from cowork_judge.core.classify import classify
@@ -54,7 +54,7 @@ from cowork_judge.core.error_kinds import ErrorKind, JudgeFailure
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import parse_reply, verdict_schema
 from cowork_judge._util.fsutil import discard_scratch, make_scratch_dir
-from cowork_judge.segment.context import SegmentContext
+from cowork_judge.segment.segment_context import SegmentContext
 from cowork_judge.transport.attempts import Held, NoCredential
 
 ARGV_PROMPT_BYTES = 120_000

@@ -16,12 +16,10 @@ from __future__ import annotations
 
 import asyncio
 import os
-import subprocess
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
@@ -40,32 +38,9 @@ Watcher = Callable[[str, str], "str | None"]
 """``watch(stream, line)`` → a reason to stop the process now, or None (stream: stdout/stderr)."""
 
 
-@dataclass
-class ProcOutcome:
-    """What one CLI run left.
-
-    Attributes:
-        returncode: the exit status; None when the process was killed or never started.
-        stdout: captured standard output (the last `OUTPUT_CAP_BYTES`, decoded leniently).
-        stderr: captured standard error (same cap).
-        seconds: wall time from launch to the end of reaping.
-        timed_out: the per-call timeout killed it.
-        stopped: why a watcher stopped it (it was killed), else None.
-        error: why it could not be started (``FileNotFoundError: …``), else None.
-    """
-
-    returncode: int | None
-    stdout: str
-    stderr: str
-    seconds: float
-    timed_out: bool = False
-    stopped: str | None = None
-    error: str | None = None
-
-    @property
-    def killed(self) -> bool:
-        """True when the judge killed the process (timeout or watcher)."""
-        return self.timed_out or self.stopped is not None
+ProcOutcome = procs.ProcResult
+"""What one CLI run left: the process runner's one result type (`cowork_judge._util.procs.ProcResult`;
+stdout and stderr are the last `OUTPUT_CAP_BYTES` of each stream)."""
 
 
 class _Capture:
@@ -135,13 +110,9 @@ async def run_cli(argv: Sequence[str], *, env: dict[str, str], cwd: Path, timeou
     ``asyncio.CancelledError`` propagates after the process group is killed.
     """
     start = time.monotonic()
-    try:
-        proc = subprocess.Popen(  # noqa: ASYNC220 - a plain Popen on purpose (docstring)
-            list(argv), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=str(cwd),
-            start_new_session=True)
-    except OSError as exc:
-        return ProcOutcome(None, "", "", time.monotonic() - start, error=f"{type(exc).__name__}: {exc}")
-    procs.register(proc.pid)
+    proc = procs.spawn(argv, env=env, cwd=str(cwd))  # a plain Popen on purpose (module docstring)
+    if isinstance(proc, str):
+        return ProcOutcome(None, "", "", time.monotonic() - start, error=proc)
     stop = threading.Event()
     reasons: list[str] = []
     out, err = _Capture("stdout", watch, stop, reasons), _Capture("stderr", watch, stop, reasons)
@@ -158,14 +129,7 @@ async def run_cli(argv: Sequence[str], *, env: dict[str, str], cwd: Path, timeou
                 break
             await asyncio.sleep(POLL_SEC)
     finally:
-        if proc.poll() is None:  # timed out, stopped or cancelled: never leave it running
-            procs.kill_tree(proc.pid)
-        procs.kill_group(proc.pid)  # helpers left in the group after a normal exit
-        try:
-            proc.wait(timeout=REAP_SEC)
-        except subprocess.TimeoutExpired:
-            pass
-        procs.unregister(proc.pid)
+        procs.reap(proc, wait_sec=REAP_SEC)  # timed out, stopped or cancelled: never left running
         for reader in readers:
             reader.join(timeout=REAP_SEC)
     killed = timed_out or bool(reasons)

@@ -1,6 +1,6 @@
 """The `agentic` segment's entry: judge rows with the configured backend (SPEC §10).
 
-The backend comes from the registry (`run.backends`); its implementation, and the
+The backend comes from the registry (`config.backends`); its implementation, and the
 model client with it, is imported only here and only when agentic rows exist.
 """
 
@@ -14,8 +14,8 @@ from cowork_judge.agentic.base import AgentBackend
 from cowork_judge.agentic.scheduler import judge_blocks
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
-from cowork_judge.run.backends import backend_spec, load_backend_class
-from cowork_judge.segment.context import SegmentContext
+from cowork_judge.config.backends import backend_spec, load_backend_class
+from cowork_judge.segment.segment_context import SegmentContext
 from cowork_judge.segment.judges import judges_opened
 
 
@@ -38,14 +38,14 @@ def judge_agentic(rows: Sequence[Criterion], ctx: SegmentContext) -> dict[str, V
         return {c.id: Verdict.unjudged(c.id, "backend_missing", reason) for c in rows}
     with ctx.calls.opened(), judges_opened(ctx.sampling):
         if ctx.sampling is not None:  # JUDGE_SAMPLES > 1 or JUDGE_PANEL: the sampling layer over the same blocks
-            from cowork_judge.agentic.sampling import judge_sampled
+            from cowork_judge.agentic.sampled_blocks import judge_sampled
 
             return asyncio.run(judge_sampled(rows, ctx, backend_class))
         return asyncio.run(_judge(rows, ctx, backend_class))
 
 
 def _available() -> list[str]:
-    from cowork_judge.run.backends import BACKENDS
+    from cowork_judge.config.backends import BACKENDS
 
     return [name for name, spec in BACKENDS.items() if spec.available]
 

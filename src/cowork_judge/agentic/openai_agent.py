@@ -29,7 +29,7 @@ from typing import Any
 
 from cowork_judge.safety.agent_text import repair
 from cowork_judge.agentic.base import Attempted, Resender
-from cowork_judge.agentic.prompt import (
+from cowork_judge.agentic.block_prompt import (
     evidence_texts,
     fence,
     final_turn_message,
@@ -41,8 +41,8 @@ from cowork_judge.agentic.tools import TOOL_SCHEMAS, WorkspaceTools
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core import grounding
 from cowork_judge.core.verdicts import parse_reply, verdict_schema
-from cowork_judge.segment.context import SegmentContext
-from cowork_judge.transport.audit import audit_view
+from cowork_judge.segment.segment_context import SegmentContext
+from cowork_judge.transport.audit_view import audit_view
 from cowork_judge.transport.attempts import ModelCalls
 from cowork_judge.transport.chat import ChatReply, ResponseFormatRejected
 

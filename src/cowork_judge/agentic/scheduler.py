@@ -62,7 +62,7 @@ from cowork_judge.core.classify import summary
 from cowork_judge.core.error_kinds import ErrorKind
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
-from cowork_judge.segment.context import SegmentContext
+from cowork_judge.segment.segment_context import SegmentContext
 from cowork_judge.transport.attempts import failure_of
 from cowork_judge.transport.retrying import Answered, Failed, Result, Tries, Unusable, resend_async, retry_async
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from cowork_judge.safety.agent_text import repair
 from cowork_judge.core.rubric import Criterion
 from cowork_judge._util.fsutil import link_or_copy, link_tree
-from cowork_judge.segment.context import SegmentContext
+from cowork_judge.segment.segment_context import SegmentContext
 from cowork_judge.segment.delivery import DeliveredFile
 
 

@@ -24,7 +24,7 @@ file, that was not cut short (``details.interrupted``, or a row unjudged ``inter
 that of the current judge settings, and that carries no ``exit_code`` (a judge failure,
 not a verdict; kept with ``keep_errors``). Everything else is judged again. A kept result
 whose settings of kind ``score`` changed (the scoring policy, JUDGE_GUARD flag/penalize,
-JUDGE_METRIC_ID, JUDGE_PRICES: `run.effects`) is re-scored from its stored verdicts with no
+JUDGE_METRIC_ID, JUDGE_PRICES: `config.effects`) is re-scored from its stored verdicts with no
 model call (`batch.runner.BatchRunner.todo`), so a batch never mixes two policies. A crash or
 SIGTERM loses nothing written: each run writes its documents atomically, and nothing a
 finished run wrote is ever touched again.

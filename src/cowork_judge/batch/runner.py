@@ -167,7 +167,7 @@ class BatchRunner:
     def instance_config(self, inst: BatchInstance) -> Any:
         """The configuration `inst` is judged under (`instance_env` read by `run.config.load_config`):
         the batch's `config` unless its environment differs by more than JUDGE_INSTANCE_ID."""
-        from cowork_judge.run.config import load_config
+        from cowork_judge.config.judge_config import load_config
 
         env = self.instance_env(inst)
         if {k: v for k, v in env.items() if k != "JUDGE_INSTANCE_ID"} == self.env:
@@ -176,8 +176,8 @@ class BatchRunner:
 
     @property
     def config(self) -> Any:
-        """The runs' configuration (`run.config.JudgeConfig` of `env`), read once."""
-        from cowork_judge.run.config import load_config
+        """The runs' configuration (`config.judge_config.JudgeConfig` of `env`), read once."""
+        from cowork_judge.config.judge_config import load_config
 
         if self._loaded is None:
             self._loaded = load_config(self.env)
@@ -374,7 +374,7 @@ class BatchRunner:
         """
         from cowork_judge.core.fold import RunFacts, RunFailure, all_unjudged, fold
         from cowork_judge.core.rubric import RubricError, load_rubric
-        from cowork_judge.run.config import load_config
+        from cowork_judge.config.judge_config import load_config
         from cowork_judge.run.fingerprint import verdict_fingerprint
         from cowork_judge.run.outputs import write_result
         from cowork_judge.run.paths import RunPaths

@@ -30,7 +30,7 @@ from cowork_judge.code_methods.files import ReadLimit, listing_limit, scan_limit
 from cowork_judge.evidence.kinds import KIND_FAMILY, SUFFIX_KIND
 from cowork_judge._util.fsutil import file_sha256
 from cowork_judge.segment.code_context import CodeContext
-from cowork_judge.segment.delivery import DeliveredFile
+from cowork_judge.segment.delivery import DeliveredFile, LocatedDeck
 
 DECK_SUFFIXES: dict[str, str] = {suffix: KIND_FAMILY[kind] for suffix, kind in SUFFIX_KIND.items()}
 """Deck-like extension → the kind family its NAME claims (`evidence.kinds`, the same names the
@@ -147,15 +147,14 @@ class _Candidates:
     sources left out), and the `note` every reason ends with (sources ignored, files whose
     content is another kind than their name's)."""
 
-    kinds: dict[str, str | None]
+    kinds: dict[str, str]
     by_kind: dict[str, list[DeliveredFile]]
     note: str
 
     def found(self, item: DeliveredFile, why: str) -> tuple[bool, str, dict[str, Any]]:
         """`locate_deck`'s hit on `item`, `why` said after its name."""
         family = self.kinds[item.path]
-        assert family is not None
-        art = {"deck_path": item.path, "deck_kind": family, "deck_rel": item.rel}
+        art = LocatedDeck(path=item.path, rel=item.rel, kind=family).as_artifacts()
         return True, f"deck is {item.rel}{misnamed(item.rel, family) or f' ({family})'}{why}{self.note}", art
 
 
@@ -190,7 +189,7 @@ def _candidates(ctx: CodeContext, order: list[str], excluded: list[str], source_
         if given and file_sha256(Path(item.path)) in given:
             skipped_sources.append(item.rel)
             continue
-        by_kind.setdefault(str(kinds[item.path]), []).append(item)
+        by_kind.setdefault(kinds[item.path], []).append(item)
     note = f" (ignored task-given source file(s): {', '.join(skipped_sources)})" if skipped_sources else ""
     note += f"; {'; '.join(other)}" if other else ""
     return _Candidates(kinds, by_kind, note)
@@ -251,7 +250,6 @@ def the_deck(ctx: CodeContext, path: str | None) -> tuple[Path | None, str]:
         if any(f.rel == rel for f in ctx.delivery.unlisted):
             raise ReadLimit(f"{path!r} lies past the listing limit and was not opened", limit=listing_limit(ctx.delivery))
         return None, f"{path!r} is not a deliverable"
-    located = ctx.artifacts.get("deck_path")
-    if located:
-        return Path(located), str(ctx.artifacts.get("deck_rel", located))
+    if ctx.deck is not None:
+        return Path(ctx.deck.path), ctx.deck.shown
     return None, "no deck was located (run locate_deck first, or give `path`)"

@@ -5,7 +5,7 @@ the scored set); their rules are in `code_methods.globs`. ``source="response"`` 
 text method read the agent's final chat message instead of files. Reads are bounded: a
 text method reads at most `MAX_TEXT_BYTES` per file and `MAX_TOTAL_TEXT_BYTES` in all,
 and skips binary files (NUL bytes in the first 8 KiB); deliverables past the listing
-limit (`Delivery.listing_limit`, `run.delivery.MAX_FILES`) are known by name and size only. Name and size methods
+limit (`Delivery.listing_limit`, `run.collect.MAX_FILES`) are known by name and size only. Name and size methods
 (`file_exists`, `file_nonempty`, `file_matches_glob`) see every deliverable the scan saw,
 listed or not. When what was not read could change an answer, the method raises
 `ReadLimit` naming the limit, and the runner judges the row against the deliverable.
@@ -43,7 +43,7 @@ class ReadLimit(Exception):
     not already certain from what was read.
 
     Not a judge failure: the limits are the deliverable's doing (a flood of files, a
-    giant text), so `code_methods.runner` turns it into a JUDGED verdict against the
+    giant text), so `code_methods.code_rows` turns it into a JUDGED verdict against the
     deliverable (a miss for a positive row, a hit — the deduction applies — for a
     negative row or hurdle) whose reason names the limit. Never ``over_limit``.
 

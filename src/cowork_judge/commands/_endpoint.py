@@ -52,13 +52,13 @@ def caller_endpoint(environ: Mapping[str, str]) -> bool:
 
     A gateway that injects the key (``JUDGE_GATEWAY_AUTH``) counts as a key; a base URL the
     configuration ignores (not an http(s) URL with a host) counts as none. Read through
-    `cowork_judge.run.config.load_config`, as the judge reads them.
+    `cowork_judge.config.judge_config.load_config`, as the judge reads them.
 
     Raises:
         HalfCredentials: one half without the other; judging with the simulator instead would
             hide that the caller's endpoint is not reached.
     """
-    from cowork_judge.run.config import load_config
+    from cowork_judge.config.judge_config import load_config
 
     loaded = load_config(environ)
     config = loaded.config

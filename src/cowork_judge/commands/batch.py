@@ -104,7 +104,7 @@ def main(argv: list[str]) -> int:
     problem = _out_problem(args, instances, environ)
     if problem is not None:
         return fail(problem)
-    from cowork_judge.run.config import load_config
+    from cowork_judge.config.judge_config import load_config
 
     deadline = load_config(environ).config.deadline_sec
     progress = Progress(len(instances), "batch")
@@ -225,17 +225,17 @@ def _stop_before_the_run(signum: int, _frame: object) -> None:
 
 
 def settings_problem(environ: dict[str, str], prog: str) -> str | None:
-    """Print the config's load warnings (`run.config.LoadedConfig.warnings`: invalid values that
+    """Print the config's load warnings (`config.judge_config.LoadedConfig.warnings`: invalid values that
     fell back to their default, capped values, unknown JUDGE_* names) on stderr as
     ``<prog>: warning: …``, and say why the batch must not start: a setting that changes the
-    verdicts or the reward (`run.effects.invalid_reward_settings`) holds an invalid value, which
+    verdicts or the reward (`config.effects.invalid_reward_settings`) holds an invalid value, which
     would otherwise judge — or re-score stored verdicts — under its default, silently.
 
     Returns:
         The refusal (one line), or None when the batch may start.
     """
-    from cowork_judge.run.config import load_config
-    from cowork_judge.run.effects import invalid_reward_settings
+    from cowork_judge.config.judge_config import load_config
+    from cowork_judge.config.effects import invalid_reward_settings
 
     loaded = load_config(environ)
     for line in loaded.warnings:
@@ -259,7 +259,7 @@ def endpoint_problem(environ: dict[str, str], instances: list[Any]) -> str | Non
     """
     from cowork_judge.commands._endpoint import HalfCredentials, caller_endpoint
     from cowork_judge.core.rubric import load_rubric
-    from cowork_judge.run.config import load_config
+    from cowork_judge.config.judge_config import load_config
 
     try:
         if caller_endpoint(environ):

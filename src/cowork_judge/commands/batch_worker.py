@@ -17,7 +17,7 @@ def judge(spec: InstanceSpec, start: float) -> int:
     from cowork_judge.core.exit_status import exit_status
     from cowork_judge.engine import signals
     from cowork_judge.engine.judge import main_run
-    from cowork_judge.run.config import load_config
+    from cowork_judge.config.judge_config import load_config
     from cowork_judge.run.paths import RunPaths
 
     loaded = load_config(spec.env)

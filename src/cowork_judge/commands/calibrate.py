@@ -86,7 +86,7 @@ def main(argv: list[str]) -> int:
         from cowork_judge.batch.lock import BatchLock, BatchLocked
         from cowork_judge.batch.runner import write_outputs
         from cowork_judge._util.procs import judge_environment
-        from cowork_judge.run.config import load_config
+        from cowork_judge.config.judge_config import load_config
 
         environ = judge_environment()
         lock = BatchLock(args.out)

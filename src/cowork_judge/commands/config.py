@@ -12,7 +12,7 @@ def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="cowork-judge config", description="Print the effective configuration and where each value came from.")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     args = p.parse_args(argv)
-    from cowork_judge.run.config import ENV_NAMES, load_config, masked
+    from cowork_judge.config.judge_config import ENV_NAMES, load_config, masked
 
     loaded = load_config()
     values = masked(loaded.config)

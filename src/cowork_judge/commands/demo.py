@@ -34,7 +34,7 @@ def main(argv: list[str]) -> int:
     p.add_argument("--logs-dir", help="where to write the verifier outputs (default: a new temp dir)")
     args = p.parse_args(argv)
     from cowork_judge.engine.judge import main_run
-    from cowork_judge.run.config import load_config
+    from cowork_judge.config.judge_config import load_config
     from cowork_judge.run.paths import RunPaths
 
     try:

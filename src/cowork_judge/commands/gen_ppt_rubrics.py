@@ -55,7 +55,7 @@ def main(argv: list[str]) -> int:
 
     from cowork_judge.authoring.gen_ppt_rubrics import GenError, TemplateError
     from cowork_judge.core.rubric import RubricError
-    from cowork_judge.segment.paths import workflow_assets_dir
+    from cowork_judge.core.layout import workflow_assets_dir
     from cowork_judge.workflow.ppt_judge.assets import load_task_checks
 
     path = args.tests_dir / "rubric.json"

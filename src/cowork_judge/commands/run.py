@@ -24,7 +24,7 @@ def main(argv: list[str]) -> int:
     path_args(p)
     args = p.parse_args(argv)
     from cowork_judge.engine.judge import main_run
-    from cowork_judge.run.config import load_config
+    from cowork_judge.config.judge_config import load_config
     from cowork_judge.run.paths import RunPaths, default_logs_dir_refusal
 
     loaded = load_config()

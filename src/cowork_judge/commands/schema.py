@@ -17,7 +17,7 @@ def main(argv: list[str]) -> int:
     if args.fallback_template:
         from cowork_judge.core.fold import fallback_document
         from cowork_judge.core.legacy import with_legacy_fields
-        from cowork_judge.run.config import JudgeConfig
+        from cowork_judge.config.judge_config import JudgeConfig
 
         doc = with_legacy_fields(fallback_document(JudgeConfig().identity()).model_dump(mode="json", by_alias=True))
         print(json.dumps(doc, indent=2, ensure_ascii=False, allow_nan=False))

@@ -346,7 +346,7 @@ def _warn_dropped(names: list[str], caller_env: dict[str, str]) -> None:
     """Name the caller's judge settings that ``[verifier.env]`` does not pass (Harbor passes nothing else);
     a ``JUDGE_*`` name the judge does not read is named as such, with a did-you-mean, never suggested
     for ``init --env`` (trial finding 11)."""
-    from cowork_judge.run.config import load_config, unknown_env_problem
+    from cowork_judge.config.judge_config import load_config, unknown_env_problem
 
     panel_keys = {j.api_key_env for j in load_config(caller_env).config.panel}
     unknown = {n: problem for n in names if n not in panel_keys and (problem := unknown_env_problem(n))}
@@ -387,7 +387,7 @@ def _endpoint(host_env: dict[str, str]) -> SimServer | None:
         _say(f"  endpoint: no JUDGE_BASE_URL/JUDGE_API_KEY set: the built-in simulator at {server.url} "
              f"({simulator_note(host_env)})")
     else:  # the URL the judge resolved and its variable, never an empty JUDGE_BASE_URL= (trial finding 12)
-        from cowork_judge.run.config import load_config
+        from cowork_judge.config.judge_config import load_config
 
         loaded = load_config(host_env)
         source = loaded.sources.get("base_url", "").removeprefix("env:")

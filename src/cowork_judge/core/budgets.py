@@ -10,7 +10,7 @@ Agentic cost is predictable (a declared cost model per backend), workflow cost i
 
 The factor 2 is the same safety factor as the block budget (2 × JUDGE_PER_TIMEOUT).
 Pure functions; all values in seconds. Each agentic backend declares its `CostModel` in
-`run.backends`.
+`config.backends`.
 """
 
 from __future__ import annotations

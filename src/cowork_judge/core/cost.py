@@ -11,7 +11,7 @@ A run's cost is the sum over its models. It is None — never a guess — when s
 was called has no price (or a price whose cost is not a finite number), or when some of its
 tokens were reported without the split (an agent CLI that gives one total). Tokens of models
 that were never called cost nothing. A price above `MAX_PRICE` is refused (``JUDGE_PRICES``
-drops that model's entry with a warning: `run.panel.read_prices`).
+drops that model's entry with a warning: `config.panel.read_prices`).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 GuardMode = Literal["off", "flag", "penalize"]
 """``JUDGE_GUARD``: ``off`` does not scan; ``flag`` records findings; ``penalize`` also makes
-the reward 0 when the guard flags."""
+the reward 0 when the guard flags and the flag is confirmed (`Confirmation`)."""
 
 Channel = Literal["final_message", "trajectory", "deliverable", "file_name", "deck_text", "hidden_text", "alt_text"]
 """Where the text came from: the final chat message, the trajectory's last answer, a
@@ -50,6 +50,36 @@ class Finding(BaseModel):
     flags: bool = Field(True, description="Counts towards `flagged` (False: informational, e.g. harmless invisible deck text).")
 
 
+class Unscanned(BaseModel):
+    """A part of a deliverable the guard did not read (it is not covered by ``flagged``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    file: str = Field(description="Deliverable path relative to the output folder.")
+    part: str | None = Field(None, description="The part of a package (DOCX/XLSX XML part), None for the file itself.")
+    offset: int = Field(ge=0, description="First byte not read (of the file, or of the part).")
+    size: int = Field(ge=0, description="The file's (or part's) size in bytes.")
+    reason: str
+
+
+class Confirmation(BaseModel):
+    """Under ``penalize``, the flagged sample's model rows judged again with the flagged spans
+    masked (issue 35): a finding costs the reward only when a row's verdict is better with the
+    span than without it."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    spans: int = Field(0, ge=0, description="Spans masked (a block of lines, a comment, a deck run, a file name).")
+    masked_files: list[str] = Field(default_factory=list, description="Deliverables judged again with spans masked.")
+    message_masked: bool = Field(False, description="The final message had spans masked.")
+    rows_rejudged: list[str] = Field(default_factory=list, description="Row ids judged a second time.")
+    rows_changed: list[str] = Field(default_factory=list,
+                                    description="Rows whose verdict was better with the flagged text than without it.")
+    extra_calls: int = Field(0, ge=0, description="Model calls the second judging made.")
+    confirmed: bool = Field(False, description="At least one row changed: the attempt is confirmed and penalized.")
+    error: str | None = Field(None, description="Why confirmation could not run (the flag then stands as confirmed).")
+
+
 class GuardReport(BaseModel):
     """The ``guard`` block of ``result.json`` and ``reward-details.json``.
 
@@ -68,6 +98,11 @@ class GuardReport(BaseModel):
     findings: list[Finding] = Field(default_factory=list)
     findings_dropped: int = Field(0, ge=0, description=f"Findings past the first {MAX_FINDINGS} (not listed).")
     channels: dict[str, int] = Field(default_factory=dict, description="Characters scanned per channel.")
+    unscanned: list[Unscanned] = Field(default_factory=list,
+                                       description="What the guard did not read (past its read window); never covered by "
+                                                   "`flagged`.")
+    confirmation: Confirmation | None = Field(None, description="Under penalize, the flagged sample re-judged with the "
+                                              "flagged spans masked (None: not flagged, or not penalize).")
     row: bool = Field(False, description="JUDGE_GUARD_ROW: the model was also asked whether the agent addressed the evaluator.")
     row_hit: bool | None = Field(None, description="The model's answer to the guard row (None: not asked or not judged). "
                                  "Recorded only: it never flags, never penalizes, never weighs in the score.")

@@ -93,14 +93,22 @@ def apply_guard(report: GuardReport | None, task_score: float | None, *, scored:
     """The guard's report as the document records it, and the reward after the guard's policy.
 
     Under ``penalize`` a flagged sample that has a score gets reward 0.0 (``penalized``
-    with the reason); its rows, raw and normalized score stay as judged (scored, not
+    with the reason) when the flag is confirmed (`GuardReport.confirmation`: a row scored better
+    with the flagged text than with it masked, or the flag could not be tested; a report
+    without a confirmation record — a stored ``flag`` run rescored — counts as confirmed, as
+    before issue 35); its rows, raw and normalized score stay as judged (scored, not
     masked: the attempt is the agent's doing). Other modes and runs without a score
     (`scored` False: failed, skipped) leave the reward alone.
     """
     report = report or GuardReport()
-    penalize = report.mode == "penalize" and report.flagged and scored and task_score is not None
+    confirmed = report.confirmation is None or report.confirmation.confirmed
+    penalize = report.mode == "penalize" and report.flagged and confirmed and scored and task_score is not None
     if penalize:
         reason = GUARD_PENALTY_REASON.format(kinds=", ".join(report.kinds))
+        if report.confirmation is not None:
+            c = report.confirmation
+            reason += (f" (confirmed: row(s) {', '.join(c.rows_changed)} scored better with the flagged text than with it "
+                       "masked)" if c.rows_changed else f" ({c.error})" if c.error else "")
         report = report.model_copy(update={"penalized": True, "reason": reason})
         return report, 0.0
     if report.penalized:

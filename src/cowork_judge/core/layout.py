@@ -1,6 +1,27 @@
-"""The verifier folder layout, once: what a judge run writes under its logs dir, for the run
-itself (`run.paths.RunPaths` delegates here) and for every fleet tool and command that reads or
-prepares such folders (batch, calibrate, summarize, report, rescore, demo). Standard library only."""
+"""The folder tree of a judge run, described once (issue 38): where the run reads (the agent's
+app folder, the task's tests folder), where it works (its private work folder) and what it writes
+under its logs dir (the verifier folder). Standard library only.
+
+Two views of the one tree, both pure data: `RunFolders` (what the segments read and write: app,
+tests, work) and `VerifierLayout` (what a judge run leaves under its logs dir, which every fleet tool
+and command that reads or prepares such folders also uses: batch, calibrate, summarize, report,
+rescore, demo). The run's own `run.paths.RunPaths` is both at once (it adds only where its roots
+come from); nobody else builds these path strings. The whole tree, container defaults (every root is
+a setting: ``JUDGE_APP_DIR``, ``JUDGE_TESTS_DIR``, ``JUDGE_LOGS_DIR``, ``JUDGE_WORK_DIR``,
+``JUDGE_ALT_OUTPUT_DIR``, or the matching command-line flag)::
+
+    /app/                         app_dir          the agent's workdir
+    └── output/                   output_dir       deliverables (strict delivery)
+    /output/                      alt_output_dir   lenient delivery only (run.paths.RunPaths)
+    /tests/                       tests_dir        rubric.json, instruction, task_prompt.md
+    ├── rubric.json               rubric_json
+    ├── task_prompt.md            task_prompt
+    └── workflow_assets/<name>/   workflow_assets_dir(name)  per-instance assets of one workflow
+    /logs/                        logs_dir         VerifierLayout (its tree in its docstring)
+    <work>/                       work_dir         private temp dir, removed at the end when made by the run
+    ├── evidence/                 evidence_dir     deck evidence shared by every block (artifacts.json, pages/)
+    └── blocks/<block>/           block_dir(name)  one agentic workspace per block
+"""
 
 from __future__ import annotations
 
@@ -19,6 +40,11 @@ ENV_CAPABILITIES_NAME = "env_capabilities.json"
 STRAY_DIR = "stray_not_scored"
 EVIDENCE_DIR = "evidence"
 AUDIT_DIR = "judge"
+OUTPUT_DIR = "output"
+RUBRIC_NAME = "rubric.json"
+TASK_PROMPT_NAME = "task_prompt.md"
+WORKFLOW_ASSETS_DIR = "workflow_assets"
+BLOCKS_DIR = "blocks"
 EXIT_MESSAGE_NAME = "reward_exit_message.json"
 """The original 1.3.6's exit message (``exit_code``, ``exit_reason``, ``extra_fields``): core.legacy."""
 JUDGE_VERDICT_NAME = "judge_verdict.json"
@@ -57,12 +83,12 @@ class VerifierLayout:
     @classmethod
     def under(cls, folder: Path | str) -> VerifierLayout:
         """The layout whose logs dir is ``<folder>/logs`` (a rollout, a batch instance's folder)."""
-        return cls(Path(folder) / LOGS_DIR)
+        return VerifierLayout(Path(folder) / LOGS_DIR)
 
     @classmethod
     def of_verifier_dir(cls, verifier_dir: Path | str) -> VerifierLayout:
         """The layout a ``…/verifier`` folder belongs to."""
-        return cls(Path(verifier_dir).parent)
+        return VerifierLayout(Path(verifier_dir).parent)
 
     @property
     def agent_dir(self) -> Path:
@@ -117,8 +143,61 @@ class VerifierLayout:
         return self.verifier_dir / AUDIT_DIR
 
 
+@dataclass(frozen=True)
+class RunFolders:
+    """Where a run reads and works (absolute paths): the part of the tree the segments see
+    (`segment.segment_context.SegmentContext.paths`)::
+
+        <app_dir>/output/                    output_dir        deliverables (strict delivery)
+        <tests_dir>/rubric.json              rubric_json
+        <tests_dir>/task_prompt.md           task_prompt
+        <tests_dir>/workflow_assets/<name>/  workflow_assets_dir(name)
+        <work_dir>/evidence/                 evidence_dir      deck evidence shared by every block
+        <work_dir>/blocks/<block>/           block_dir(name)   one agentic workspace per block
+    """
+
+    app_dir: Path
+    tests_dir: Path
+    work_dir: Path
+
+    @property
+    def output_dir(self) -> Path:
+        """The deliverables' folder (``<app>/output``)."""
+        return self.app_dir / OUTPUT_DIR
+
+    @property
+    def rubric_json(self) -> Path:
+        """The task's rubric (``<tests>/rubric.json``)."""
+        return self.tests_dir / RUBRIC_NAME
+
+    @property
+    def task_prompt(self) -> Path:
+        """The task's prompt as the agent saw it (``<tests>/task_prompt.md``; may not exist)."""
+        return self.tests_dir / TASK_PROMPT_NAME
+
+    @property
+    def evidence_dir(self) -> Path:
+        """The run's deck evidence (``<work>/evidence``: pages, checks, artifacts.json)."""
+        return self.work_dir / EVIDENCE_DIR
+
+    def block_dir(self, name: str) -> Path:
+        """Workspace of one agentic block (``name`` like ``block-01``)."""
+        return self.work_dir / BLOCKS_DIR / name
+
+    def workflow_assets_dir(self, name: str) -> Path:
+        """Per-instance assets of workflow `name` (``tests/workflow_assets/<name>/``; may not exist)."""
+        return workflow_assets_dir(self.tests_dir, name)
+
+
+def workflow_assets_dir(tests_dir: Path | str, name: str) -> Path:
+    """``<tests_dir>/workflow_assets/<name>/``: the per-instance assets of workflow `name`
+    (for tools that have an instance's tests dir but no run, such as gen-ppt-rubrics)."""
+    return Path(tests_dir) / WORKFLOW_ASSETS_DIR / name
+
+
 __all__ = [
-    "AGENT_DIR", "AUDIT_DIR", "ENV_CAPABILITIES_NAME", "EVIDENCE_DIR", "EXIT_MESSAGE_NAME", "JUDGE_LOG_NAME",
+    "AGENT_DIR", "AUDIT_DIR", "BLOCKS_DIR", "OUTPUT_DIR", "RUBRIC_NAME", "TASK_PROMPT_NAME", "WORKFLOW_ASSETS_DIR", "ENV_CAPABILITIES_NAME", "EVIDENCE_DIR", "EXIT_MESSAGE_NAME", "JUDGE_LOG_NAME",
     "JUDGE_VERDICT_NAME", "LOGS_DIR", "RESULT_NAME",
-    "REWARD_DETAILS_NAME", "REWARD_JSON_NAME", "REWARD_TXT_NAME", "STRAY_DIR", "VERIFIER_DIR", "VerifierLayout",
+    "REWARD_DETAILS_NAME", "REWARD_JSON_NAME", "REWARD_TXT_NAME", "STRAY_DIR", "VERIFIER_DIR", "RunFolders", "VerifierLayout",
+    "workflow_assets_dir",
 ]

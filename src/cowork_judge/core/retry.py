@@ -66,7 +66,7 @@ class RetryPolicy:
     ``backoff`` columns, ``JUDGE_MAX_TRIES`` and ``JUDGE_RETRY_BACKOFF_MAX``.
 
     The home of those two knobs' defaults: the run's configuration nests it
-    (`run.config.JudgeConfig.retry`). A pydantic dataclass: validated like the config
+    (`config.judge_config.JudgeConfig.retry`). A pydantic dataclass: validated like the config
     (a bad value raises ``pydantic.ValidationError``), ``dataclasses.replace`` works.
 
     Attributes:

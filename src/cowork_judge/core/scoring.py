@@ -44,7 +44,7 @@ class ScoringPolicy(BaseModel):
     """The knobs that shape the reward and its accounting (recorded in every result
     document as ``details.policy``, so a stored result can be re-scored exactly). The home
     of their defaults and meanings: the run's configuration nests it
-    (`run.config.JudgeConfig.scoring`)."""
+    (`config.judge_config.JudgeConfig.scoring`)."""
 
     model_config = ConfigDict(frozen=True)
 

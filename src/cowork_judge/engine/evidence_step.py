@@ -11,6 +11,7 @@ import logging
 from typing import Any
 
 from cowork_judge.evidence.kinds import is_deck_name
+from cowork_judge.evidence.reads import StructureReads
 from cowork_judge.run.context import RunContext
 
 log = logging.getLogger("cowork_judge")
@@ -22,7 +23,7 @@ its size's need is left (`cowork_judge.evidence.build.render_need_sec`: 12.5 s f
 so JUDGE_DEADLINE=120 still renders a 10-slide deck (0.2.0's fixed 45 s minimum did not)."""
 
 
-def collect(ctx: RunContext, *, needs_evidence: bool = True) -> tuple[dict[str, Any], int]:
+def collect(ctx: RunContext, *, needs_evidence: bool = True, reads: StructureReads | None = None) -> tuple[dict[str, Any], int]:
     """Extract and render every deck-like deliverable once, within
     ``min(JUDGE_EVIDENCE, EVIDENCE_DEADLINE_SHARE × the time left)`` seconds.
 
@@ -32,7 +33,8 @@ def collect(ctx: RunContext, *, needs_evidence: bool = True) -> tuple[dict[str, 
     are probed (LibreOffice and Chromium ``--version``, about 0.15 s) only when evidence
     is going to be built: a run with no model row, no deck, or ``JUDGE_EVIDENCE=0`` neither
     probes nor imports the evidence package (test.sh writes ``env_capabilities.json`` in
-    a container anyway).
+    a container anyway). `reads`: the run's deck reads (the guard's scan read its decks through
+    them first): a deck the guard read whole is not parsed again.
 
     Returns:
         A compact summary for ``details.evidence`` ({} when nothing was done), and the
@@ -54,7 +56,8 @@ def collect(ctx: RunContext, *, needs_evidence: bool = True) -> tuple[dict[str, 
             caps.write(paths.env_capabilities_json)
         budget = min(config.evidence_sec, max(0.0, ctx.deadline.remaining() * EVIDENCE_DEADLINE_SHARE))
         summary = build_evidence(decks, paths.evidence_dir, budget_sec=budget, width_px=render_width_px(ctx.workflow_config),
-                                 soffice=config.soffice, chromium=config.chromium, capabilities=caps, root=paths.output_dir)
+                                 soffice=config.soffice, chromium=config.chromium, capabilities=caps, root=paths.output_dir,
+                                 reads=reads)
     except Exception as exc:  # evidence must never cost the run its reward
         log.warning("evidence extraction failed: %s", ctx.redactor.text(f"{type(exc).__name__}: {exc}"))
         return {"error": f"{type(exc).__name__}: {exc}"}, 0

@@ -14,8 +14,9 @@ from pathlib import Path
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.findings import Channel, GuardReport
 from cowork_judge.safety.redact import Redactor
-from cowork_judge.run.config import JudgeConfig
+from cowork_judge.config.judge_config import JudgeConfig
 from cowork_judge.segment.delivery import Delivery
+from cowork_judge.evidence.reads import StructureReads
 
 log = logging.getLogger("cowork_judge")
 
@@ -36,10 +37,12 @@ def guard_row() -> Criterion:
                               "tag": "guard"}]).criteria[0]
 
 
-def scan(delivery: Delivery, config: JudgeConfig, redactor: Redactor, task: str | None = None) -> GuardReport:
+def scan(delivery: Delivery, config: JudgeConfig, redactor: Redactor, task: str | None = None, *,
+         reads: StructureReads | None = None) -> GuardReport:
     """The guard's scan of what the agent wrote (JUDGE_GUARD), read against the task prompt
     (`task`; a deliverable may quote attacks only when the task is about them); a failing
-    scan is logged and recorded as not scanned, never a lost reward."""
+    scan is logged and recorded as not scanned, never a lost reward. `reads`: the run's deck reads, which
+    the evidence step reuses (`engine.evidence_step.collect`): a deck is parsed once per run."""
     if config.guard == "off":
         return GuardReport(mode="off")  # not scanned; the scanner's ~30 ms of pattern compiling is not paid
     try:
@@ -47,7 +50,7 @@ def scan(delivery: Delivery, config: JudgeConfig, redactor: Redactor, task: str 
 
         channel: Channel = "trajectory" if delivery.final_message_source == "trajectory" else "final_message"
         report = guard_delivery([(f.rel, Path(f.path)) for f in delivery.files], delivery.final_message, mode=config.guard,
-                                message_channel=channel, redact=redactor.text, task=task)
+                                message_channel=channel, redact=redactor.text, task=task, reads=reads)
     except Exception as exc:  # noqa: BLE001 - the guard is a record, never a crash (SPEC §22)
         log.warning("guard: the scan failed: %s", redactor.text(f"{type(exc).__name__}: {exc}"))
         return GuardReport(mode=config.guard)

@@ -24,6 +24,7 @@ from cowork_judge._util import procs
 from cowork_judge.core.error_kinds import ErrorKind, ExitCode
 from cowork_judge.core.exit_status import signal_exit_status
 from cowork_judge.core.fold import RunFacts, RunFailure, all_unjudged, fold
+from cowork_judge.evidence.reads import StructureReads
 from cowork_judge.core.result import ResultDocument
 from cowork_judge.core.rubric import Criterion, RubricError, load_rubric
 from cowork_judge.core.scoring import ScoringError, check_scorable
@@ -33,12 +34,12 @@ from cowork_judge.evidence.kinds import DECK_SUFFIXES  # noqa: F401 - DECK_SUFFI
 from cowork_judge._util.fsutil import discard_scratch
 from cowork_judge.core.findings import GuardReport
 from cowork_judge.safety.redact import Redactor
-from cowork_judge.run.config import JudgeConfig, LoadedConfig, export_credentials
+from cowork_judge.config.judge_config import JudgeConfig, LoadedConfig, export_credentials
 from cowork_judge.run.context import RunContext
-from cowork_judge.run.delivery import collect_delivery, copy_stray, delivery_details
+from cowork_judge.run.collect import collect_delivery, copy_stray, delivery_details
 from cowork_judge.run.fingerprint import verdict_fingerprint
 from cowork_judge.run.instruction import find_instruction
-from cowork_judge.run.judges import run_cost, sampling_record
+from cowork_judge.run.sampling_plan import run_cost, sampling_record
 from cowork_judge.run.outputs import write_fallback, write_result
 from cowork_judge.run.paths import RunPaths
 from cowork_judge.segment.audit import AuditLog
@@ -223,8 +224,10 @@ class _Run:
         return self.document(criteria, verdicts, delivery=delivery, failure=RunFailure(exit_code=code, exit_reason=reason))
 
 
-def _delivery(run: _Run, paths: RunPaths, redactor: Redactor, criteria: Sequence[Criterion]) -> Delivery | ResultDocument:
-    """What the agent delivered (stray files copied aside, the guard's scan in `run.guard`),
+def _delivery(run: _Run, paths: RunPaths, redactor: Redactor, criteria: Sequence[Criterion],
+              reads: StructureReads) -> Delivery | ResultDocument:
+    """What the agent delivered (stray files copied aside, the guard's scan in `run.guard`, the
+    decks it parsed kept in `reads`),
     or the finished document of a run with nothing to judge: an app dir that is no folder, an
     unreadable final message (both ``delivery_unreadable``), nothing delivered (reward 0
     without a model call)."""
@@ -239,7 +242,7 @@ def _delivery(run: _Run, paths: RunPaths, redactor: Redactor, criteria: Sequence
     log.info("delivery: %d file(s), %d stray, final message from %s", len(delivery.files), len(delivery.stray),
              delivery.final_message_source or "nowhere")
     run.warn("delivery", delivery.notes, prefix="delivery: ")
-    run.guard = guarding.scan(delivery, config, redactor, _read_optional(paths.task_prompt))
+    run.guard = guarding.scan(delivery, config, redactor, _read_optional(paths.task_prompt), reads=reads)
     if delivery.missing and delivery.unreadable:
         return run.failed(criteria, "delivery_unreadable", "judge:scorer_error",
                           f"the agent's final message could not be read ({', '.join(delivery.unreadable)}); "
@@ -316,7 +319,8 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
         return run.failed((), None, "judge:scorer_error", f"bad rubric: {exc}")
     criteria = rubric.criteria
     run.warn("rubric", rubric.warnings)
-    delivery = _delivery(run, paths, redactor, criteria)
+    reads = StructureReads()  # each deck parsed once: by the guard's scan, reused by the evidence step
+    delivery = _delivery(run, paths, redactor, criteria, reads)
     if isinstance(delivery, ResultDocument):
         return delivery
     warned = len(delivery.notes)  # code rows return notes while judging (a read limit hid an answer)
@@ -335,7 +339,7 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
         live.ctx, live.criteria = ctx, tuple(criteria)
     if needs_model and not credentials:
         return _code_rows_only(run, loaded, criteria, ctx, instruction_source)
-    evidence, evidence_pages = evidence_step.collect(ctx, needs_evidence=needs_model)  # code rows never look at page images
+    evidence, evidence_pages = evidence_step.collect(ctx, needs_evidence=needs_model, reads=reads)  # code rows never look at page images
     route = _router(run, criteria, delivery)
     if isinstance(route, ResultDocument):
         return route
@@ -343,6 +347,11 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
     assert ctx.calls is not None  # RunContext makes it
     with ctx.calls.opened(), judges_opened(ctx.sampling):  # one HTTP client per endpoint for every segment of the run
         verdicts = route([*criteria, guard_row] if guard_row else criteria, ctx)
+    if config.guard == "penalize" and run.guard is not None and run.guard.flagged:
+        from cowork_judge.engine.confirm import confirm
+
+        with ctx.calls.opened(), judges_opened(ctx.sampling):  # issue 35: only a confirmed attempt is penalized
+            run.guard = confirm(run.guard, criteria, verdicts, ctx, route)
     if guard_row is not None:  # recorded in the guard block, never a row of the score
         said = verdicts.pop(guard_row.id, None)
         run.guard = (run.guard or GuardReport(mode=config.guard)).model_copy(update={

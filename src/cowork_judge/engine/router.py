@@ -4,7 +4,7 @@ Each row goes to the segment its `judge_method` names, never to another one: a r
 for code or a workflow that cannot run is unjudged with a specific `error_kind`, it is
 not silently judged by the agent. Before a row runs, its dependencies that are already
 decided are checked with the gate rules of `cowork_judge.core.gates` (§7.4). The
-segments' entries: `code_methods.runner.judge_code_row`,
+segments' entries: `code_methods.code_rows.judge_code_row`,
 `workflow.runner.judge_workflow_rows`, `agentic.dispatch.judge_agentic`. Only scoring
 decides the reward; the router saves calls and keeps the trace honest.
 
@@ -20,13 +20,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from cowork_judge.agentic.workspace import workspace_rel
-from cowork_judge.code_methods.runner import CodeOutcome, judge_code_row
+from cowork_judge.code_methods.code_rows import CodeOutcome, judge_code_row
 from cowork_judge.core.budgets import agentic_reserve, workflow_budget
 from cowork_judge.core.classify import classify, summary
 from cowork_judge.core.gates import mark_open, pre_gate, settle_gated
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
-from cowork_judge.run.backends import backend_spec
+from cowork_judge.config.backends import backend_spec
 from cowork_judge.run.context import RunContext
 
 SEGMENTS = ("code", "workflow", "agentic")
@@ -149,6 +149,8 @@ def route(criteria: Sequence[Criterion], ctx: RunContext) -> dict[str, Verdict]:
 def _merge(ctx: RunContext, outcome: CodeOutcome) -> None:
     """Merge one code row's outcome into the run's state: its artifacts for the rows and
     segments after it, its notes into the delivery's (the result's warnings)."""
+    if outcome.deck is not None:
+        ctx.deck = outcome.deck
     ctx.artifacts.update(outcome.artifacts)
     if outcome.notes:
         ctx.delivery = ctx.delivery.model_copy(update={"notes": [*ctx.delivery.notes, *outcome.notes]})
@@ -163,12 +165,13 @@ def _audit_segment(ctx: RunContext, name: str, rows: Sequence[Criterion], decide
 
 def _publish_artifacts(ctx: RunContext) -> None:
     """Write ``evidence/artifacts.json`` for agentic blocks (deck path relative to a block)."""
-    if not ctx.artifacts:
+    if not ctx.artifacts and ctx.deck is None:
         return
     doc = {k: v for k, v in ctx.artifacts.items() if isinstance(v, (str, int, float, bool)) or v is None}
-    rel = ctx.artifacts.get("deck_rel")
-    if rel:
-        item = next((f for f in ctx.delivery.files if f.rel == rel), None)
+    if ctx.deck is not None:
+        doc.update(ctx.deck.as_artifacts())
+    if ctx.deck is not None and ctx.deck.rel:
+        item = next((f for f in ctx.delivery.files if f.rel == ctx.deck.rel), None)
         doc["deck_in_workspace"] = workspace_rel(item, ctx.delivery.files) if item else None
     ctx.paths.evidence_dir.mkdir(parents=True, exist_ok=True)
     (ctx.paths.evidence_dir / "artifacts.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

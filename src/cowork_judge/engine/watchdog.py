@@ -32,13 +32,13 @@ from cowork_judge.core.result import ResultDocument
 from cowork_judge.core.rubric import Criterion, load_rubric
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.run import outputs
-from cowork_judge.run.delivery import delivery_details
+from cowork_judge.run.collect import delivery_details
 from cowork_judge.run.fingerprint import verdict_fingerprint
-from cowork_judge.run.judges import run_cost, sampling_record
+from cowork_judge.run.sampling_plan import run_cost, sampling_record
 
 if TYPE_CHECKING:
     from cowork_judge.safety.redact import Redactor
-    from cowork_judge.run.config import LoadedConfig
+    from cowork_judge.config.judge_config import LoadedConfig
     from cowork_judge.run.context import RunContext
     from cowork_judge.run.paths import RunPaths
 

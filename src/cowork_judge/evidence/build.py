@@ -27,6 +27,7 @@ from .documents import (
 )
 from .kinds import DECK_SUFFIXES, OOXML_KINDS, SUFFIX_KIND
 from .layout import EvidenceLayout, deck_name
+from .reads import StructureReads
 from .render import html_to_pngs, pdf_to_pngs, soffice_to_pdf
 from .sniff import sniff_deck
 
@@ -84,7 +85,7 @@ def is_deck(path: Path | str) -> bool:
 def build_evidence(deliverables: Sequence[Path | str], out_dir: Path, *, budget_sec: float, width_px: int = 1600,
                    soffice: str | None = None, chromium: str | None = None,
                    capabilities: Capabilities | None = None, root: Path | None = None,
-                   html_javascript: bool = False) -> EvidenceSummary:
+                   html_javascript: bool = False, reads: StructureReads | None = None) -> EvidenceSummary:
     """Extract and render every deck-like deliverable once; write the evidence tree.
 
     Args:
@@ -105,6 +106,8 @@ def build_evidence(deliverables: Sequence[Path | str], out_dir: Path, *, budget_
         root: deliverables root (e.g. ``/app/output``); deck names are derived from paths
             relative to it, else from file names.
         html_javascript: run the HTML deck's scripts while screenshotting (off: untrusted).
+        reads: the run's deck reads (`evidence.reads.StructureReads`): an OOXML deck the guard
+            already read whole is not parsed again; None reads every deck here.
 
     Returns:
         EvidenceSummary (also written to ``out_dir/index.json``); ``pages_rendered`` is the
@@ -123,7 +126,8 @@ def build_evidence(deliverables: Sequence[Path | str], out_dir: Path, *, budget_
                 LayerSkip(layer=layer, kind="disabled", reason="evidence is off (budget 0)")
                 for layer in ("structure", "render", "checks")]))
         return _finish(summary, layout, start)
-    work = [_structure_phase(layout, n, s, p, deadline) for n, s, p in decks]
+    reads = reads if reads is not None else StructureReads()
+    work = [_structure_phase(layout, n, s, p, deadline, reads) for n, s, p in decks]
     for deck in work:
         deck.render = _render_phase(layout, deck, caps, deadline, width_px, html_javascript)
         if deck.render.skip_kind == "budget":
@@ -161,7 +165,8 @@ def _select(deliverables: Sequence[Path | str], root: Path | None) -> list[tuple
 # ------------------------------------------------------------------------- phases
 
 
-def _structure_phase(layout: EvidenceLayout, name: str, source: str, path: Path, deadline: float) -> _Deck:
+def _structure_phase(layout: EvidenceLayout, name: str, source: str, path: Path, deadline: float,
+                     reads: StructureReads) -> _Deck:
     t0 = time.monotonic()
     sniff = sniff_deck(path)
     deck = _Deck(name, source, path, sniff, DeckSummary(deck=name, source=source, sniff_status=sniff.status,
@@ -172,7 +177,6 @@ def _structure_phase(layout: EvidenceLayout, name: str, source: str, path: Path,
             html_structure,
             pdf_structure,
         )
-        from .structure import extract_structure
     except ImportError as exc:
         summary.layers_skipped.append(LayerSkip(layer="structure", kind="render_env", reason=f"missing module: {exc}"))
         _write_digest(layout, deck)
@@ -185,7 +189,7 @@ def _structure_phase(layout: EvidenceLayout, name: str, source: str, path: Path,
             summary.layers_skipped.append(LayerSkip(layer="structure", kind="budget",
                                                     reason="evidence budget spent before this deck was read"))
         elif sniff.kind in OOXML_KINDS:
-            deck.structure = extract_structure(path, strict=sniff.flags.strict, deadline=deadline)
+            deck.structure = reads.read(path, strict=sniff.flags.strict, deadline=deadline)
         elif sniff.kind == "pdf":
             deck.structure = pdf_structure(path)
         elif sniff.kind == "html":

@@ -159,7 +159,7 @@ class Restated:
 
 def restate(doc: ResultDocument, *, source_sha256: str, policy: ScoringPolicy, guard: GuardMode, metric_id: str,
             prices: Mapping[str, Price]) -> Restated:
-    """`doc` re-folded under the settings of kind ``score`` (`run.effects.EFFECTS`), with no
+    """`doc` re-folded under the settings of kind ``score`` (`config.effects.EFFECTS`), with no
     model call: the scoring policy, the guard's policy over the stored findings, the metric id
     and the price table (the stored tokens per model re-priced). The batch's resume calls it
     on every result it keeps, so a batch never holds results scored under two policies

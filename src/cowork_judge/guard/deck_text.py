@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import get_args
 
 from cowork_judge.evidence.documents import HiddenText, ShapeDoc, SlideDoc
+from cowork_judge.evidence.reads import StructureReads
 
 HIDDEN_REASONS: tuple[str, ...] = ("notes", *get_args(HiddenText.model_fields["reason"].annotation))
 """Why text is invisible: speaker notes, or a `HiddenText.reason` of the evidence."""
@@ -75,19 +76,20 @@ def slide_text(slide: SlideDoc) -> SlideText:
     return out
 
 
-def read_deck_text(path: Path, *, budget_sec: float = READ_BUDGET_SEC) -> DeckText:
+def read_deck_text(path: Path, *, budget_sec: float = READ_BUDGET_SEC, reads: StructureReads | None = None) -> DeckText:
     """The text of an OOXML deck (``.pptx``/``.pptm``/``.ppsx``/``.potx``…, Strict too), slide by slide.
 
-    Never raises: a deck that cannot be read returns `DeckText.error` (not an OOXML deck by
+    `reads`: the run's deck reads (`evidence.reads.StructureReads`), which the evidence build
+    reuses: a deck is parsed once per run. Never raises: a deck that cannot be read returns `DeckText.error` (not an OOXML deck by
     its content, refused by the sniff's zip-bomb caps, python-pptx missing or refusing it).
     """
     from cowork_judge.evidence.sniff import sniff_deck
-    from cowork_judge.evidence.structure import extract_structure
 
     sniff = sniff_deck(path)  # stdlib only; refuses zip bombs before anything inflates
     if sniff.status not in ("ok", "ok_strict"):
         return DeckText(error=f"not a readable OOXML deck ({sniff.status}: {sniff.reason})")
-    res = extract_structure(path, strict=sniff.status == "ok_strict", deadline=time.monotonic() + budget_sec)
+    reads = reads if reads is not None else StructureReads()
+    res = reads.read(path, strict=sniff.status == "ok_strict", deadline=time.monotonic() + budget_sec)
     if not res.ok:
         return DeckText(error="; ".join(e.error for e in res.errors)[:300] or "not readable")
     return DeckText(slides=[slide_text(s) for s in res.slides], cut=res.budget_cut)

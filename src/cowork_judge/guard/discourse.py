@@ -443,10 +443,11 @@ class Reader:
         return next(((a, b) for a, b in self.quotes[i:i + 64] if a < end and start < b), None)
 
     def _fits(self, topic: Topic, task_allows: bool | None) -> bool:
-        """The document is about the topic: a task about it needs the document to use the topic
-        (`Topic.about`); any other task, or an unknown one, needs the whole document to be about
+        """The document is about the topic: a task about it needs the document to use
+        `TOPIC_MIN_TERMS` of the topic's terms (a short API reference of two paragraphs is about
+        its API when the task asks for one; issue 35's blind round); any other task, or an unknown one, needs the whole document to be about
         it (`Topic.dominant`), not an added section."""
-        return topic.about if task_allows else topic.dominant
+        return topic.terms >= TOPIC_MIN_TERMS if task_allows else topic.dominant
 
     def leniency(self, rule: str, start: int, end: int, quote: tuple[int, int] | None) -> str | None:
         """``quoted``, ``conditional`` or ``example`` when the evidence ``body[start:end]`` of

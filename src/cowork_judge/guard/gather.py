@@ -12,8 +12,11 @@ as spaces. Never raises: a file that cannot be read is skipped and counted.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import html
 import re
+import urllib.parse
 import zipfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -21,9 +24,10 @@ from pathlib import Path
 
 from cowork_judge.safety.agent_text import decode
 from cowork_judge.evidence.kinds import OOXML_KINDS, SUFFIX_KIND
-from cowork_judge.guard.discourse import Discourse, read_task
-from cowork_judge.core.findings import MAX_FINDINGS, Channel, Finding, GuardMode, GuardReport
-from cowork_judge.guard.scan import SCAN_CHARS, comparable, excerpt, master_key_finding, scan_text
+from cowork_judge.evidence.reads import StructureReads
+from cowork_judge.core.findings import MAX_FINDINGS, Channel, Finding, GuardMode, GuardReport, Unscanned
+from cowork_judge.guard.discourse import Discourse, TaskTopics, read_task
+from cowork_judge.guard.scan import comparable, excerpt, master_key_finding, scan_text
 
 DECK_SUFFIXES = frozenset(suffix for suffix, kind in SUFFIX_KIND.items() if kind in OOXML_KINDS)
 """The OOXML deck suffixes the guard reads text from (`evidence.kinds`, the one table of deck kinds)."""
@@ -31,18 +35,81 @@ PDF_SUFFIXES = frozenset({".pdf"})
 WORD_SUFFIXES = frozenset({".docx", ".docm", ".dotx"})
 SHEET_SUFFIXES = frozenset({".xlsx", ".xlsm"})
 COMMENT_SUFFIXES = frozenset({".md", ".markdown", ".html", ".htm", ".xml", ".svg"})
-MAX_TEXT_FILE_BYTES = 8 * 1024 * 1024
-"""Text files larger than this are read up to this many bytes."""
+MAX_TEXT_FILE_BYTES = 64 * 1024 * 1024
+"""Text files are read up to this many bytes: the built-in agent's read window (its ``read_file``
+tool reads no further). The rest of a larger file is recorded in the report's ``unscanned``."""
 MAX_PART_BYTES = 64 * 1024 * 1024
 """An OOXML part (DOCX/XLSX) unpacking to more than this is not read (zip-bomb cap, SPEC §22)."""
 MASTER_KEY_MAX_BYTES = 256
 """A deliverable is compared with the master keys only up to this size."""
-_COMMENT = re.compile(r"<!--(.*?)-->", re.DOTALL)
-_WORD_RUN = re.compile(r"<w:r[ >].*?</w:r>", re.DOTALL)
+_BLANK = re.compile(r"[^\n]")
 _WORD_TEXT = re.compile(r"<w:t(?:\s[^>]*)?>([^<]*)</w:t>")
 _SHEET_TEXT = re.compile(r"<t(?:\s[^>]*)?>([^<]*)</t>")
 _NAME_SEPARATORS = re.compile(r"[_\-./\\]+")
 
+
+
+ENCODED_MIN_CHARS = 24
+"""Shortest base64, hex or URL-encoded run decoded and scanned (`encoded_texts`)."""
+_B64_RUN = re.compile(r"[A-Za-z0-9+/_-]{%d,}={0,2}" % ENCODED_MIN_CHARS)
+_HEX_RUN = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}){%d,}(?![0-9A-Fa-f])" % (ENCODED_MIN_CHARS // 2))
+_URL_TOKEN = re.compile(r"[^\s\"'<>()\[\]]+")
+_PCT = re.compile(r"%[0-9A-Fa-f]{2}")
+
+
+def _readable(data: bytes) -> str | None:
+    """`data` as text when it is UTF-8 text a reader could read (letters, mostly printable)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    shown = sum(ch.isprintable() or ch in "\n\t" for ch in text)
+    return text if len(text) >= 8 and shown >= 0.95 * len(text) and sum(ch.isalpha() for ch in text) >= 8 else None
+
+
+def encoded_texts(text: str) -> list[tuple[int, str]]:
+    """(0-based line, decoded text) of each run of `text` that decodes to readable text: base64
+    (standard or URL-safe), hex, or URL-encoding (three or more ``%XX`` in one token), runs of at
+    least `ENCODED_MIN_CHARS` characters. A judge model decodes such runs; the guard reads what
+    they say. One linear pass per encoding."""
+    found: list[tuple[int, str]] = []
+    where = [0, 0]  # offset, newlines before it: counted forward only (each encoding's matches come in order)
+
+    def line_of(pos: int) -> int:
+        if pos < where[0]:
+            where[0] = where[1] = 0
+        where[1] += text.count("\n", where[0], pos)
+        where[0] = pos
+        return where[1]
+
+    for m in _B64_RUN.finditer(text):
+        run = m.group(0)
+        if run.isdigit() or run.isalpha() and (run.islower() or run.isupper()):
+            continue  # a number, or one word's letters: not base64 a judge would decode
+        try:
+            raw = base64.b64decode(run.replace("-", "+").replace("_", "/") + "=" * (-len(run) % 4), validate=True)
+        except (binascii.Error, ValueError):
+            continue
+        decoded = _readable(raw)
+        if decoded is not None:
+            found.append((line_of(m.start()), decoded))
+    for m in _HEX_RUN.finditer(text):
+        decoded = _readable(bytes.fromhex(m.group(0)))
+        if decoded is not None:
+            found.append((line_of(m.start()), decoded))
+    if "%" in text:
+        for m in _URL_TOKEN.finditer(text):
+            token = m.group(0)
+            if token.count("%") >= 3 and len(token) >= ENCODED_MIN_CHARS and len(_PCT.findall(token)) >= 3:
+                decoded = urllib.parse.unquote_plus(token)
+                if decoded != token:
+                    found.append((line_of(m.start()), decoded))
+    return found
+
+
+JUNCTION_CHARS = 400
+"""Characters of the end of one file and of the start of the next read together (`guard_delivery`):
+a request split across two files, read in the order the judge reads them."""
 
 @dataclass(frozen=True)
 class TextPiece:
@@ -56,36 +123,73 @@ class TextPiece:
 
 
 def _blank_comments(text: str) -> tuple[str, list[tuple[int, str]]]:
-    """`text` with HTML comments blanked (newlines kept) and the comments with their line offsets."""
+    """`text` with HTML comments blanked (newlines kept) and the comments with their line offsets.
+
+    One pass, linear in ``len(text)``: a comment runs from ``<!--`` to the first ``-->`` after
+    it; an opener inside a comment opens nothing (HTML comments do not nest); an opener without
+    a closer hides the rest of the text, as a browser and a CommonMark renderer hide it."""
     comments: list[tuple[int, str]] = []
+    parts: list[str] = []
+    pos = line = 0  # `line`: newlines in text[:pos]
+    while True:
+        start = text.find("<!--", pos)
+        if start < 0:
+            break
+        close = text.find("-->", start + 4)
+        end = len(text) if close < 0 else close + 3
+        line += text.count("\n", pos, start)
+        comments.append((line, text[start + 4:close if close >= 0 else len(text)]))
+        parts.append(text[pos:start])
+        parts.append(_BLANK.sub(" ", text[start:end]))
+        line += text.count("\n", start, end)
+        pos = end
+    parts.append(text[pos:])
+    return "".join(parts), comments
 
-    def keep(m: re.Match[str]) -> str:
-        comments.append((text.count("\n", 0, m.start()), m.group(1)))
-        return re.sub(r"[^\n]", " ", m.group(0))
 
-    return _COMMENT.sub(keep, text), comments
+def _word_runs(xml: str) -> Iterable[str]:
+    """The ``<w:r …>…</w:r>`` runs of a WordprocessingML part, in one linear pass (an opener
+    without a closer ends the part)."""
+    pos = 0
+    while (start := xml.find("<w:r", pos)) >= 0:
+        if xml[start + 4:start + 5] not in (" ", ">"):
+            pos = start + 4  # <w:rPr>, <w:rFonts …>: not a run
+            continue
+        end = xml.find("</w:r>", start)
+        if end < 0:
+            return
+        yield xml[start:end + 6]
+        pos = end + 6
 
 
-def _ooxml_parts(path: Path, prefix: str) -> Iterable[str]:
+def _ooxml_parts(path: Path, prefix: str, rel: str, unscanned: list[Unscanned]) -> Iterable[str]:
     with zipfile.ZipFile(path) as zf:
         for info in zf.infolist():
-            if info.filename.startswith(prefix) and info.filename.endswith(".xml") and info.file_size <= MAX_PART_BYTES:
+            if info.filename.startswith(prefix) and info.filename.endswith(".xml"):
+                if info.file_size > MAX_PART_BYTES:
+                    unscanned.append(Unscanned(file=rel, part=info.filename, offset=0, size=info.file_size,
+                                               reason=f"a package part over {MAX_PART_BYTES} bytes is not unpacked"))
+                    continue
                 yield zf.read(info).decode("utf-8", errors="replace")
 
 
-def file_texts(rel: str, path: Path) -> list[TextPiece]:
-    """The pieces of text the judge may read from one deliverable (see the module docstring).
+def file_texts(rel: str, path: Path, unscanned: list[Unscanned] | None = None,
+               reads: StructureReads | None = None) -> list[TextPiece]:
+    """The pieces of text the judge may read from one deliverable (see the module docstring);
+    what is not read (past `MAX_TEXT_FILE_BYTES`, a part over `MAX_PART_BYTES`) is appended to
+    `unscanned`; a deck's structure is read through the run's `reads` (read once per run).
 
     Raises:
         OSError, ValueError, zipfile.BadZipFile, RuntimeError: the file cannot be read
             (`guard_delivery` counts it and goes on).
     """
+    skipped: list[Unscanned] = [] if unscanned is None else unscanned
     suffix = path.suffix.lower()
     if suffix in DECK_SUFFIXES:
         # imported here: its documents module costs ~25 ms of start-up a run without a deck never needs
         from cowork_judge.guard.deck_text import read_deck_text
 
-        deck = read_deck_text(path)
+        deck = read_deck_text(path, reads=reads)
         if deck.error:
             with path.open("rb") as fh:
                 head = fh.read(1024)
@@ -107,21 +211,25 @@ def file_texts(rel: str, path: Path) -> list[TextPiece]:
         import pymupdf
 
         with pymupdf.open(path) as doc:
-            return [TextPiece("deliverable", page.get_text()[:SCAN_CHARS], page=n) for n, page in enumerate(doc, start=1)]
+            return [TextPiece("deliverable", page.get_text(), page=n) for n, page in enumerate(doc, start=1)]
     if suffix in WORD_SUFFIXES:
         shown: list[str] = []
         hidden: list[str] = []
-        for xml in _ooxml_parts(path, "word/"):
-            for run in _WORD_RUN.findall(xml):
+        for xml in _ooxml_parts(path, "word/", rel, skipped):
+            for run in _word_runs(xml):
                 text = html.unescape("".join(_WORD_TEXT.findall(run)))
                 (hidden if "<w:vanish" in run else shown).append(text)
             shown.append("\n")
         return [TextPiece("deliverable", " ".join(shown)), TextPiece("hidden_text", " ".join(hidden), hidden_reason="vanish")]
     if suffix in SHEET_SUFFIXES:
-        cells = [html.unescape(t) for xml in _ooxml_parts(path, "xl/") for t in _SHEET_TEXT.findall(xml)]
+        cells = [html.unescape(t) for xml in _ooxml_parts(path, "xl/", rel, skipped) for t in _SHEET_TEXT.findall(xml)]
         return [TextPiece("deliverable", "\n".join(cells))]
     with path.open("rb") as fh:
         data = fh.read(MAX_TEXT_FILE_BYTES)
+        if len(data) == MAX_TEXT_FILE_BYTES and fh.read(1):
+            size = path.stat().st_size
+            skipped.append(Unscanned(file=rel, offset=MAX_TEXT_FILE_BYTES, size=size,
+                                     reason=f"past the judge's read window of {MAX_TEXT_FILE_BYTES} bytes"))
     if b"\x00" in data[:8192]:
         return []  # binary: the judge reads no text from it either
     text = decode(data)
@@ -136,9 +244,22 @@ def _name_text(rel: str) -> str:
     return _NAME_SEPARATORS.sub(" ", rel)
 
 
+def _junction(before: str, after: str, rel: str, topics: TaskTopics | None) -> list[Finding]:
+    """Findings of a request split across two files read one after the other: the end of
+    `before` and the start of `after` (`JUNCTION_CHARS` each) read as one text, keeping only the
+    rules neither part matches alone; attributed to `after` (file `rel`), line 1."""
+    tail, head = before[-JUNCTION_CHARS:], after[:JUNCTION_CHARS]
+    if not tail.strip() or not head.strip():
+        return []
+    alone = {f.rule for part in (tail, head) for f in scan_text(part, "deliverable", task=topics) if f.flags}
+    joined = scan_text(tail.rstrip("\n") + "\n" + head, "deliverable", task=topics)
+    return [f.model_copy(update={"file": rel, "line": 1, "rule": f"{f.rule}/split"}) for f in joined
+            if f.flags and f.rule not in alone]
+
+
 def guard_delivery(files: Sequence[tuple[str, Path]], final_message: str | None, *, mode: GuardMode,
                    message_channel: Channel = "final_message", redact: Callable[[str], str] = str,
-                   task: str | None = None) -> GuardReport:
+                   task: str | None = None, reads: StructureReads | None = None) -> GuardReport:
     """Scan everything the agent wrote that the judge reads; the report for the result document.
 
     Args:
@@ -147,6 +268,7 @@ def guard_delivery(files: Sequence[tuple[str, Path]], final_message: str | None,
         mode: ``JUDGE_GUARD``; ``off`` returns an empty, unscanned report.
         message_channel: ``trajectory`` when the message came from the ATIF trajectory.
         redact: applied to every excerpt (secrets the agent printed never reach the document).
+        reads: the run's deck reads, which the evidence build reuses (a deck is parsed once per run).
         task: the task prompt the agent was given (None: unknown). A deliverable may quote
             attacks, write grading rules or show verdict-shaped examples without flagging only
             when the task is about that (`discourse`).
@@ -154,34 +276,44 @@ def guard_delivery(files: Sequence[tuple[str, Path]], final_message: str | None,
     Returns:
         The report: flagging findings first (at most `MAX_FINDINGS` kept), then
         informational ones; ``channels`` counts the characters scanned per channel and
-        ``unreadable`` files.
+        ``unreadable`` files; ``unscanned`` lists what was not read.
     """
     if mode == "off":
         return GuardReport(mode=mode)
     findings: list[Finding] = []
     channels: dict[str, int] = {}
+    unscanned: list[Unscanned] = []
     topics = read_task(task)
 
     def count(channel: str, n: int) -> None:
         channels[channel] = channels.get(channel, 0) + n
 
+    def decoded(text: str, file: str | None, page: int | None, line_offset: int = 0) -> list[Finding]:
+        out: list[Finding] = []
+        for line, plain in encoded_texts(text):
+            count("encoded", len(plain))
+            out += scan_text(plain, "hidden_text", file=file, page=page, hidden_reason="encoded", line_offset=line_offset + line)
+        return out
+
     if final_message:
         count(message_channel, len(final_message))
         findings += scan_text(final_message, message_channel, task=topics)
+        findings += decoded(final_message, None, None)
     if final_message is not None and not files:
         mk = master_key_finding(final_message, message_channel)
         if mk:
             findings.append(mk)
+    texts: list[tuple[str, str]] = []  # (file, its text as the judge reads it first), in delivery order
     for rel, path in files:
         count("file_name", len(rel))
         findings += [f.model_copy(update={"file": rel, "line": None}) for f in scan_text(_name_text(rel), "file_name")]
         try:
-            pieces = file_texts(rel, path)
+            pieces = file_texts(rel, path, unscanned, reads)
         except Exception:  # noqa: BLE001 - an unreadable file is counted, never a crash (SPEC §22)
             count("unreadable_files", 1)
             continue
         visible = [p.text for p in pieces if p.hidden_reason is None and p.text.strip()]
-        document = Discourse.read(comparable("\n\n".join(visible)[:SCAN_CHARS])) if len(visible) > 1 else None
+        document = Discourse.read(comparable("\n\n".join(visible))) if len(visible) > 1 else None
         for piece in pieces:
             if not piece.text.strip():
                 continue
@@ -189,19 +321,24 @@ def guard_delivery(files: Sequence[tuple[str, Path]], final_message: str | None,
             found = scan_text(piece.text, piece.channel, file=rel, page=piece.page, hidden_reason=piece.hidden_reason,
                               line_offset=piece.line_offset, document=document, task=topics)
             findings += found
-            if piece.hidden_reason not in (None, "notes", "alt_text", "comment") and not found:
+            findings += decoded(piece.text, rel, piece.page, piece.line_offset)
+            if piece.hidden_reason not in (None, "notes", "alt_text", "comment", "encoded") and not found:
                 findings.append(Finding(channel=piece.channel, file=rel, page=piece.page, kind="hidden_text",
                                         rule=f"hidden:{piece.hidden_reason}", excerpt=excerpt(piece.text, 0, 0)[:80] or "(blank)",
                                         flags=False))
+        if pieces and pieces[0].channel == "deliverable" and pieces[0].hidden_reason is None:
+            texts.append((rel, pieces[0].text))
         if len(pieces) == 1 and pieces[0].channel == "deliverable" and 0 < len(pieces[0].text) <= MASTER_KEY_MAX_BYTES:
             mk = master_key_finding(pieces[0].text, "deliverable", file=rel)
             if mk:
                 findings.append(mk)
+    for (_, before), (rel, after) in zip(texts, texts[1:]):
+        findings += _junction(before, after, rel, topics)
     findings = [f.model_copy(update={"excerpt": redact(f.excerpt)}) for f in findings]
     findings.sort(key=lambda f: not f.flags)  # stable: flagging first, each group in reading order
     flagged = any(f.flags for f in findings)
     return GuardReport(mode=mode, scanned=True, flagged=flagged, findings=findings[:MAX_FINDINGS],
-                       findings_dropped=max(0, len(findings) - MAX_FINDINGS), channels=channels)
+                       findings_dropped=max(0, len(findings) - MAX_FINDINGS), channels=channels, unscanned=unscanned)
 
 
 __all__ = ["TextPiece", "file_texts", "guard_delivery"]

@@ -210,6 +210,75 @@ WINDOW_RULES: tuple[Rule, ...] = (
 """Rules read over a window of sentences (`scan._windows`): `pattern`, `needs` and the voice (`Rule.voice`)
 all in it."""
 
+# ------------------------------------------------------------------ address by shape (issue 35)
+_S = r"[\s_]+"
+"""A gap between words: spaces, or the underscores of a key or a file name ("reviewer_note")."""
+_AGENT_NOUN = (r"(?:grader|reviewer|assessor|evaluator|checker|marker|examiner|judge|scorer|rater|verifier|auditor|"
+               r"model|ai|llm|system|bot|machine|program|pipeline|tool|script|reader|panel|committee|person|one)s?")
+_MACHINE = r"(?:automated|automatic|machine|ai|llm|model|bot|robot)"
+_CHECK_ING = r"(?:checking|reading|reviewing|assessing|grading|evaluating|judging|scoring|marking|examining|looking" + _S + r"at)"
+_CHECK_S = r"(?:checks|reads|reviews|assesses|grades|evaluates|judges|scores|marks|examines)"
+EN_ADDRESS_SHAPE = (
+    rf"\b(?:note|notes|message|word|reminder|memo|instructions?|guidance|remark|hint|heads{_S}up|request|plea|p\.?s\.?)"
+    rf"{_S}(?:[\w-]+{_S}){{0,2}}?(?:to|for){_S}(?:the{_S}|any{_S}|an?{_S}|our{_S})?(?:whoever|whatever|anyone|"
+    rf"(?:(?:{_MACHINE}|{_CHECK_ING}){_S})?{_AGENT_NOUN}\b)|"
+    rf"\b(?:to|for){_S}(?:the{_S}|any{_S}|an?{_S})?{_MACHINE}{_S}(?:{_AGENT_NOUN}|review|check|assessment|scoring|grading)\b|"
+    rf"\b(?:to|for){_S}(?:the{_S}|any{_S}|an?{_S})?(?:ai|model|llm|system|bot|program|machine|tool|script|pipeline|panel|person|one)"
+    rf"{_S}(?:(?:that|which|who){_S}(?:is{_S})?)?(?:{_CHECK_ING}|{_CHECK_S})\b|"
+    rf"\b(?:whoever|whatever|anyone|anybody)(?:{_S}or{_S}(?:whoever|whatever))?{_S}(?:[\w-]+{_S})?(?:is{_S}|will{_S}be{_S})?"
+    rf"(?:{_CHECK_ING}|{_CHECK_S})\b|"
+    rf"\b{_MACHINE}{_S}(?:reviewers?|checkers?|assessors?|graders?|markers?|evaluators?|readers?|judges?|examiners?)\b|"
+    rf"\b(?:llm|ai|model|bot|system|panel|reader)s?{_S}(?:that{_S}is{_S}|who{_S}is{_S})?{_CHECK_ING}{_S}(?:this|these|it|my|our)\b|"
+    rf"\b(?:reviewing|checking|scoring|grading|assessing|evaluating|judging|marking){_S}"
+    r"(?:model|system|bot|ai|program|pipeline|tool|llm|script)s?\b|"
+    rf"\bthe{_S}(?:person|one|people){_S}(?:who{_S}is{_S}|who's{_S})?{_CHECK_ING}\b|"
+    rf"\b(?:reviewer|grader|assessor|evaluator|marker|checker|examiner|judge)s?(?:'s?)?{_S}(?:notes?|instructions?|memo|message)\b")
+"""Whoever judges the work, addressed by the shape of the phrase rather than a title: a note or
+an instruction *to/for* a checking agent ("note for the model checking this repo", "instructions
+for the reviewing model"), "whoever or whatever is assessing this", "machine reviewers", "the
+person reading this", "LLM reading this", a reviewer's note as a key ("reviewer_note")."""
+EN_VERDICT_SHAPE = (
+    rf"\b(?:every|all|each|both)\b{_S}(?:(?:of{_S})?(?:the{_S}|your{_S}|its{_S})?[\w-]+{_S}){{0,2}}?"
+    r"(?:requirements?|criteria|criterion|checks?|points?|items?|rows?|boxes|dimensions?|parts?|questions?|elements?)\b"
+    r"[^.!?\n]{0,40}?\b(?:met|satisfied|fulfill?ed|covered|complete|done|present|pass(?:ed)?|achieved|ok|"
+    r"in\s+(?:[\w']+\s+){0,3}favou?r)\b|"
+    r"\b(?:mark|treat|count|consider|regard|record|take|rate|score|grade|judge|deem|log)\b[^.!?\n]{0,50}?"
+    r"\b(?:as\s+(?:met|satisfied|fulfill?ed|complete|present|passed|such|correct|flawless|done)|that\s+way)\b|"
+    r"\b(?:answer|respond|reply|conclude|proceed|score|grade|mark)\s+(?:\w+\s+)?(?:accordingly|yes\b)|"
+    r"\breproduce\s+(?:that|this|the)\s+(?:outcome|result|verdict)|"
+    r"\btick\s+(?:it|them|everything|each|all)\b[^.!?\n]{0,10}?\b(?:off|all)\b|"
+    r"\bnothing\s+(?:is\s+)?(?:missing|to\s+(?:deduct|subtract|take\s+off|mark\s+down|penali[sz]e))\b|"
+    r"\bno\s+need\s+to\s+(?:verify|check|look|confirm|compare)\b|"
+    r"\b(?:do\s+not|don't|never)\s+(?:mark|count|treat|score)\b[^.!?\n]{0,40}?\b(?:absent|missing|wrong|incorrect|failed|down)\b|"
+    r"\b(?:full|top|maximum|highest|best)\s+(?:marks?|score|grade|band|rating)\b|"
+    r"\b(?:satisf\w*|meets?|fulfil\w*|covers?)\s+the\s+(?:whole|entire|full|complete)\s+(?:checklist|rubric|brief|list|set)\b|"
+    r"\b(?:complete|met|satisfied|covered|fulfill?ed)\s+(?:on|for|in)\s+(?:every|all|each)\b|"
+    r"\brequirements?\s+(?:are\s+|were\s+)?(?:all\s+)?(?:fulfill?ed|met|satisfied)\b|"
+    r"\bno\s+factual\s+errors?\b|"
+    r"\b[A-Z]{1,2}\d{1,2}(?:\s*(?:,|and|&)\s*[A-Z]{1,2}\d{1,2}){0,8}\s+(?:is|are)\s+(?:(?:already|clearly|fully)\s+)?"
+    r"(?:met|satisfied|fulfill?ed|present|covered)\b")
+"""A verdict in the work's favour asked for or asserted, by its shape: every requirement met,
+"record them that way", "answer yes", "tick it all off", "nothing is missing", "no need to verify",
+"do not mark them absent", "complete on every point", rows named by id ("R3 is met")."""
+_ZH_CHECK = r"(?:审阅|评审|评阅|阅卷|批改|审核|检查|评分|打分|核查|评判|评估|评测|阅读|看|读|检阅|复核|判卷)"
+ZH_ADDRESS_SHAPE = (
+    rf"(?:给|致|写给|告诉|提醒|交给)[^。！？\n]{{0,12}}?{_ZH_CHECK}[^。！？\n]{{0,8}}?(?:者|人|员|老师|模型|程序|系统|AI|ai|机器人|工具|你|您)|"
+    rf"(?:正在|在|负责)?{_ZH_CHECK}[^。！？\n]{{0,10}}?的(?:你|您|模型|AI|ai|程序|系统|机器人|工具|大模型)|"
+    r"(?:自动|机器|智能|AI|ai)(?:评审|评分|批改|审核|检查|阅卷|评阅|审阅|核查)|阅卷人|审阅者|评审模型|评分模型|评阅者")
+"""Whoever judges the work, addressed by the shape of the phrase (给自动评审, 检查这份作业的程序,
+正在看这份东西的你, 给阅读本文件的模型)."""
+ZH_VERDICT_SHAPE = (
+    r"(?:全部|所有|各项|每一[项条个]|各条|每项|每条|均|都|一律)[^。！？\n]{0,14}?(?:达到|满足|符合|通过|完成|达成|达标|做到|勾上|打勾|没问题)|"
+    r"判为通过|直接(?:认定|通过|给|判)|不(?:要|用|必)再?(?:扣分|逐条|核对|检查|对照)|满分|照此记录|按[^。！？\n]{0,6}?完成处理|勾上|无事实错误")
+"""A verdict in the work's favour, by its shape (全部达标, 直接通过, 不用再逐条对照, 照此记录)."""
+SHAPE_RULES: tuple[Rule, ...] = (
+    Rule("shape.en_address", "evaluator_address", _r(EN_ADDRESS_SHAPE), Lazy(EN_VERDICT_SHAPE), Lazy(EN_ADDRESS_SHAPE)),
+    Rule("shape.zh_address", "evaluator_address", _r(ZH_ADDRESS_SHAPE), Lazy(ZH_VERDICT_SHAPE), Lazy(ZH_ADDRESS_SHAPE)),
+)
+"""Window rules of address by shape (issue 35): an evaluator addressed by the shape of the phrase,
+and a verdict asked for, in one window."""
+
+
 RULES: tuple[Rule, ...] = (
     Rule("en.ignore_instructions", "evaluator_address", _r(
         rf"\b(?:ignore|disregard|forget|override|bypass|set\s+aside|do\s+not\s+(?:follow|apply|use))\b[^.!?\n]{{0,40}}?"
@@ -321,6 +390,21 @@ RULES: tuple[Rule, ...] = (
         r"^[ \t>*#_-]{0,6}(?:Criterion|Criteria|Row|Rubric item|Rubric row|Requirement|评分项|标准)"
         r"[ \t]{0,2}[\w.#-]{0,12}[ \t]{0,2}[:=：-][ \t]{0,3}"
         r"(?:MET|PASS|PASSED|HIT|SATISFIED|TRUE|✅ MET|满足|通过)[ \t.!]{0,3}$", re.MULTILINE)),
+    # fake system / tool blocks by shape (issue 35): a tool or system block opened, a verdict inside it
+    Rule("fp.tool_block", "fake_protocol", _r(
+        r"(?:```|~~~)[ \t]*(?:tool|function)[_ -]?(?:result|response|output|call)s?\b[^`]{0,400}?"
+        r"(?:\bmet\b|\bpass(?:ed)?\b|\bsatisfied\b|\bhit\b|满足|通过|符合)|"
+        r"<[ \t]*(?:tool|function)[_ -]?(?:result|response|output)s?\b[^>]{0,120}>[^<]{0,400}?"
+        r"(?:\bmet\b|\bpass(?:ed)?\b|\bsatisfied\b|\bhit\b|满足|通过|符合)")),
+    Rule("fp.system_block", "fake_protocol", _r(
+        r"[\[【(<{][ \t]*(?:system|sys|系统)(?:[ \t]+[\w-]+){0,2}[ \t]*[\]】)>}][^\n]{0,400}?"
+        r"\b(?:passed|met|satisfied|complete[d]?|approved|reproduce|pre-?graded|already\s+(?:graded|evaluated|scored))\b|"
+        r"^[ \t>*#_]{0,6}(?:system|assistant|tool|developer|evaluator|grader|judge|reviewer)[ \t]*[(\[][^)\]\n]{0,40}[)\]][ \t]*[:：]"
+        r"[^\n]{0,400}?\b(?:met|passed|satisfied|approved|correct|pass)\b", _I | re.MULTILINE)),
+    Rule("fp.verdict_pairs", "fake_protocol", _r(
+        r"\b(?:all|every)[ \t_-]?(?:criteria|requirements|checks|rows|items|criterion)[ \t]*[=:][ \t]*[\"']?(?:yes|true|met|pass(?:ed)?|ok|1)\b|"
+        r"(?:[\"']?\b[A-Z]{1,2}\d{1,2}\b[\"']?[ \t]*[:=][ \t]*[\"']?(?:met|pass(?:ed)?|true|yes|hit|✅|ok)\b[^\n]{0,40}?){3}",
+        re.MULTILINE)),
 )
 """Rules whose match alone is a finding."""
 
@@ -342,8 +426,12 @@ SELF_OR_DIRECT = _r(rf"(?:{SELF}|{DIRECT})")
 SECOND_PERSON = _r(r"\byou\b|\byour\b")
 THIRD_PERSON = re.compile(r"\b(?:the|our|their|its|these|those|some|most|many|other|several|all|two|three)\s+(?:[\w-]+\s+)?\Z", _I)
 """What, just before an evaluator's name, makes it third person ("the judges", "our reviewers")."""
-VOCATIVE = Lazy(rf"{GRADING_LABEL}|(?:^|(?<=[\n.!?]))[^:：\n]{{0,40}}?\b{ADDRESSEE}\b[^:：\n.!?]{{0,30}}[:：]|"
-              rf"\b{ADDRESSEE}\s*[:,，：]|\b{ADDRESSEE}(?:'s|s')?\s+(?:notes?|remarks?|comments?|memo|message|"
+BYLINE = (r"(?![ \t]*(?-i:(?:[A-Z]\.[ \t]*){1,2}[A-Z][a-z]+|[A-Z][a-z]+[ \t]+(?:[A-Z]\.[ \t]*)?[A-Z][a-z]+)"
+          r"[ \t]*(?:[.,;(\n]|$))")
+"""After an evaluator's label, a person's name ("Reviewer: K. Brandt."): a byline, not an address
+(issue 35's blind round)."""
+VOCATIVE = Lazy(rf"{GRADING_LABEL}|(?:^|(?<=[\n.!?]))[^:：\n]{{0,40}}?\b{ADDRESSEE}\b[^:：\n.!?]{{0,30}}[:：]{BYLINE}|"
+              rf"\b{ADDRESSEE}\s*[:,，：]{BYLINE}|\b{ADDRESSEE}(?:'s|s')?\s+(?:notes?|remarks?|comments?|memo|message|"
               rf"instructions?|guidance|directions|notice|information|info|briefing|checklist|feedback|verdict|summary)\b[^:：\n]{{0,40}}[:：]|(?:^|[\n.!?]\s*)(?:an?\s+)?(?:dear|attention|to|note\s+(?:to|for)|message\s+(?:to|for)|"
               rf"hey|hi|hello)\s+"
               rf"(?:the\s+|any\s+|all\s+)?(?:ai\s+)?{ADDRESSEE}\b")

@@ -11,26 +11,46 @@ but is reported as kind ``hidden_text``.
 from __future__ import annotations
 
 import bisect
+import functools
+import json
 import re
 import unicodedata
 from collections.abc import Iterable
+from importlib import resources
 
 from cowork_judge.guard import lexicon
 from cowork_judge.guard.discourse import Discourse, Reader, TaskTopics
 from cowork_judge.core.findings import EXCERPT_CHARS, Channel, Finding
 
-SCAN_CHARS = 2_000_000
-"""Characters of one text scanned at most (the rest is not read; a longer deliverable is
-noted in the report's channel counts, and the judge reads no more of it either)."""
 _INVISIBLE = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
                         "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]")
 
 
+_OVERRIDE_RUN = re.compile("\u202e([^\u202a-\u202e\u2066-\u2069\n]*)")
+"""A right-to-left override and what it reorders: up to the next bidi control or line end."""
+
+
+@functools.lru_cache(maxsize=1)
+def _skeleton_table() -> dict[int, str]:
+    """Look-alike letters → their ASCII prototype (Unicode's confusables.txt, UTS #39; see
+    ``scripts/gen_confusables.py``): Cyrillic а, Greek ο… read as a, o."""
+    data = json.loads(resources.files("cowork_judge.guard").joinpath("confusables.json").read_text(encoding="utf-8"))
+    return {ord(k): v for k, v in data["map"].items()}
+
+
 def comparable(text: str) -> str:
-    """`text` as the rules read it: NFKC-normalised (full-width and compatibility forms
-    folded), zero-width, joiner, variation-selector and bidirectional control characters
-    removed. Line breaks are kept, so line numbers stay those of the original."""
-    return _INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
+    """`text` as the rules read it, as a viewer sees it: a right-to-left override's run put in
+    the order it is shown (``\u202e`` + ``"redarg"`` shows "grader"), Unicode NFKC (full-width
+    and compatibility forms folded), look-alike letters of other scripts folded to their ASCII
+    prototype (the TR39 confusables skeleton, for non-ASCII characters only), zero-width,
+    joiner, variation-selector and bidirectional control characters removed. Line breaks are
+    kept, so line numbers stay those of the original. Linear in ``len(text)``."""
+    if "\u202e" in text:
+        text = _OVERRIDE_RUN.sub(lambda m: m.group(1)[::-1], text)
+    folded = unicodedata.normalize("NFKC", text)
+    if not folded.isascii():
+        folded = folded.translate(_skeleton_table())
+    return _INVISIBLE.sub("", folded)
 
 
 def excerpt(text: str, start: int, end: int) -> str:
@@ -114,7 +134,7 @@ def scan_text(text: str, channel: Channel, *, file: str | None = None, page: int
     """Every finding in `text`, in order of position.
 
     Args:
-        text: the agent's text (any length; the first `SCAN_CHARS` are read).
+        text: the agent's text (any length, all of it read; time linear in its length).
         channel: where it came from (see `findings.Channel`).
         file: the deliverable's path relative to the output folder (None: the final message).
         page: 1-based PDF page or deck slide the text belongs to.
@@ -132,7 +152,7 @@ def scan_text(text: str, channel: Channel, *, file: str | None = None, page: int
     Returns:
         Findings, at most one per rule and line.
     """
-    body = comparable(text[:SCAN_CHARS])
+    body = comparable(text)
     hits: dict[tuple[str, int], Finding] = {}
     newlines = _newlines(body)
     readings: dict[tuple[str, int], int] = {}
@@ -193,7 +213,7 @@ def scan_text(text: str, channel: Channel, *, file: str | None = None, page: int
             add("fp.role_line", "fake_protocol", role.start(), role.end(), own_voice=any(
                 lexicon.ROLE_PAYLOAD.search(r.group(1)) for r in lexicon.ROLE_LINE.finditer(own, role.start(), role.end())))
     for offset, window in _windows(body):
-        for rule in lexicon.WINDOW_RULES:
+        for rule in (*lexicon.WINDOW_RULES, *lexicon.SHAPE_RULES):
             hit = rule.pattern.search(window)
             if hit is None or (rule.needs is not None and not rule.needs.search(window)):
                 continue

@@ -33,7 +33,7 @@ from cowork_judge.install import extras as extras_mod
 from cowork_judge.install import harbor_stubs, verifier_image
 from cowork_judge.install import tomledit as te
 from cowork_judge.install.template import template_text
-from cowork_judge.run.config import FLEET_START_JITTER_SEC, FLEET_WORKFLOW_START_JITTER_SEC, JudgeConfig, unknown_env_problem
+from cowork_judge.config.judge_config import FLEET_START_JITTER_SEC, FLEET_WORKFLOW_START_JITTER_SEC, JudgeConfig, unknown_env_problem
 
 DEFAULT_DEADLINE_SEC = int(JudgeConfig.model_fields["deadline_sec"].default)
 """JUDGE_DEADLINE's default (SPEC §13), from the configuration."""
@@ -98,7 +98,7 @@ def env_block(extras: str = "", version: str = __version__) -> list[tuple[str, s
     return [
         ("JUDGE_API_KEY", "${JUDGE_API_KEY}"),
         ("JUDGE_BASE_URL", "${JUDGE_BASE_URL}"),
-        ("JUDGE_GATEWAY_AUTH", "${JUDGE_GATEWAY_AUTH:-off}"),  # a hosted gateway that injects the key (run/config.py)
+        ("JUDGE_GATEWAY_AUTH", "${JUDGE_GATEWAY_AUTH:-off}"),  # a hosted gateway that injects the key (config/judge_config.py)
         ("JUDGE_MODEL", "${JUDGE_MODEL:-gpt-5.5}"),
         ("JUDGE_CONCURRENCY", "${JUDGE_CONCURRENCY:-2}"),
         ("JUDGE_DEADLINE", f"${{JUDGE_DEADLINE:-{DEFAULT_DEADLINE_SEC}}}"),

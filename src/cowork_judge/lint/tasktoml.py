@@ -29,7 +29,7 @@ from typing import Any
 from cowork_judge.install.taskinit import INSTALL_BUDGET_SEC, MARGIN_SEC, is_separate
 from cowork_judge.lint.codes import Finding
 from cowork_judge.lint.reading import Unreadable, read_toml
-from cowork_judge.run.config import ENV_NAMES, JudgeConfig, load_config
+from cowork_judge.config.judge_config import ENV_NAMES, JudgeConfig, load_config
 
 INSTALL_MARGIN_SEC = float(INSTALL_BUDGET_SEC + MARGIN_SEC)
 """Seconds ``timeout_sec`` must leave beyond JUDGE_DEADLINE — the same budget as

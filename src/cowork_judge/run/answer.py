@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from cowork_judge.safety.agent_text import decode, repair
-from cowork_judge.run.config import JudgeConfig
+from cowork_judge.config.judge_config import JudgeConfig
 from cowork_judge.run.paths import RunPaths
 
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024
@@ -50,7 +50,7 @@ def final_message(paths: RunPaths, config: JudgeConfig) -> tuple[str | None, str
         text = _read_text(Path(config.response_file), notes, unreadable, MAX_MESSAGE_BYTES)
         if text:
             return text, "response_file", notes, unreadable
-    trajectory = paths.agent_logs_dir / "trajectory.json"
+    trajectory = paths.agent_dir / "trajectory.json"
     raw = _read_text(trajectory, notes, unreadable, MAX_TRAJECTORY_BYTES)
     if raw == "":  # a JSON document is never empty: a trajectory cut before its first byte, not "no answer"
         notes.append("trajectory.json is empty (0 bytes or only white space): not an ATIF trajectory")
@@ -66,7 +66,7 @@ def final_message(paths: RunPaths, config: JudgeConfig) -> tuple[str | None, str
             if text:
                 return text, "trajectory", notes, unreadable
     for name in ANSWER_FILES:
-        text = _read_text(paths.agent_logs_dir / name, notes, unreadable, MAX_MESSAGE_BYTES)
+        text = _read_text(paths.agent_dir / name, notes, unreadable, MAX_MESSAGE_BYTES)
         if text:
             return text, name, notes, unreadable
     return None, None, notes, unreadable

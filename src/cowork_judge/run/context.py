@@ -1,7 +1,7 @@
 """The run context: the run's own state, held by the engine (`engine.judge`, `engine.router`).
 
 Built once by `engine.judge` after delivery is known; passed down, never global. The
-segments never get it: each gets a frozen `segment.context.SegmentContext` built from it
+segments never get it: each gets a frozen `segment.segment_context.SegmentContext` built from it
 (`RunContext.segment`), and returns its outcome, which the engine merges here (`artifacts`,
 the delivery's notes). Importing it loads no model client: a code-only run never imports
 ``openai``.
@@ -17,15 +17,15 @@ from typing import Any
 
 from cowork_judge.core.retry import RetryPolicy
 from cowork_judge.safety.redact import Redactor
-from cowork_judge.run.config import JudgeConfig
-from cowork_judge.run.judges import sample_temperature, sampling_plan
+from cowork_judge.config.judge_config import JudgeConfig
+from cowork_judge.run.sampling_plan import sample_temperature, sampling_plan
 from cowork_judge.run.paths import RunPaths
 from cowork_judge.segment.audit import AuditLog
-from cowork_judge.segment.context import SegmentContext
+from cowork_judge.segment.segment_context import SegmentContext
 from cowork_judge.segment.deadline import Deadline
-from cowork_judge.segment.delivery import Delivery
+from cowork_judge.segment.delivery import Delivery, LocatedDeck
 from cowork_judge.segment.judges import SamplingPlan
-from cowork_judge.segment.settings import SegmentSettings
+from cowork_judge.segment.segment_settings import SegmentSettings
 from cowork_judge.transport.attempts import ModelCalls, RequestLimiter
 from cowork_judge.transport.fleet import limiter_warnings, open_limiter
 from cowork_judge.transport.stats import CallStats
@@ -47,8 +47,9 @@ class RunContext:
         redactor: secret redaction for everything written.
         audit: the ``judge/`` audit folder.
         stats: model call/token counters.
-        artifacts: what the code rows found (e.g. ``deck_path``), merged by the engine from
-            their outcomes; later segments read it through their context.
+        deck: the deck the code rows located (`segment.delivery.LocatedDeck`), merged by the
+            engine from their outcomes; later segments read it through their context.
+        artifacts: anything else the code rows found, merged the same way.
         workflow_config: rubric.json's top-level ``workflow_config`` (name → settings).
         rng: randomness for jitter and backoff (seedable in tests).
         retry: the retry policy (failure table, JUDGE_MAX_TRIES, JUDGE_RETRY_BACKOFF_MAX);
@@ -61,7 +62,7 @@ class RunContext:
             the configuration by default. Its client is closed when its outermost
             ``opened()`` scope ends.
         sampling: who judges and how often when rows are sampled or judged by a panel
-            (JUDGE_SAMPLES > 1, JUDGE_PANEL: `run.judges.SamplingPlan`, the judges' call
+            (JUDGE_SAMPLES > 1, JUDGE_PANEL: `run.sampling_plan.SamplingPlan`, the judges' call
             paths made here with their keys); None: one judge asks every row once.
     """
 
@@ -75,6 +76,7 @@ class RunContext:
     redactor: Redactor
     audit: AuditLog
     stats: CallStats = field(default_factory=CallStats)
+    deck: LocatedDeck | None = None
     artifacts: dict[str, Any] = field(default_factory=dict)
     workflow_config: dict[str, Any] = field(default_factory=dict)
     rng: random.Random = field(default_factory=random.Random)
@@ -118,9 +120,10 @@ class RunContext:
             code_timeout_sec=config.code_timeout_sec, soffice=config.soffice, chromium=config.chromium,
             workflow_concurrency=config.workflow_concurrency, workflow_start_jitter_sec=config.workflow_start_jitter_sec)
         return SegmentContext(
-            paths=self.paths.segment, settings=settings, instruction=self.instruction, task_prompt=self.task_prompt,
+            paths=self.paths.folders, settings=settings, instruction=self.instruction, task_prompt=self.task_prompt,
             delivery=self.delivery, deadline=self.deadline, redactor=self.redactor, audit=self.audit, calls=self.calls,
-            stats=self.stats, retry=self.retry, rng=self.rng, log=self.log, artifacts=MappingProxyType(dict(self.artifacts)),
+            stats=self.stats, retry=self.retry, rng=self.rng, log=self.log, deck=self.deck,
+            artifacts=MappingProxyType(dict(self.artifacts)),
             workflow_config=MappingProxyType(dict(self.workflow_config)), sampling=self.sampling)
 
     def limiter_warnings(self) -> list[str]:

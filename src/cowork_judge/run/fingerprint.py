@@ -6,7 +6,7 @@ endpoint, and the settings that shape what the model is asked and how often (row
 block, turns, resplit, chat fallback, lenient delivery, evidence on/off, auxiliary files);
 "the same question" is the rubric, the task prompt and the judge instruction, by SHA-256.
 Which settings are in it is not a list kept here: every setting of kind ``verdict`` in
-`run.effects.EFFECTS` is, at its `Effect.key` (a test makes every setting declare its kind).
+`config.effects.EFFECTS` is, at its `Effect.key` (a test makes every setting declare its kind).
 Deadlines, concurrency, retries' pacing and the scoring policy are left out on purpose: they
 decide whether a verdict is reached or how it is scored (a resume re-scores the stored
 verdicts for free, `fleet.rescore.restate`), not which verdict it is.
@@ -34,12 +34,12 @@ from typing import Any
 
 from cowork_judge import ABI, __version__
 from cowork_judge.safety.redact import mask_url
-from cowork_judge.run.config import JudgeConfig
-from cowork_judge.run.effects import fingerprint_settings
+from cowork_judge.config.judge_config import JudgeConfig
+from cowork_judge.config.effects import fingerprint_settings
 from cowork_judge.run.instruction import find_instruction
 
 FINGERPRINT_SCHEMA = "cowork-judge/verdict-fingerprint/v2"
-"""v2 (issue 39): every setting of kind ``verdict`` in `run.effects.EFFECTS` (v1 lacked JUDGE_GUARD's scan,
+"""v2 (issue 39): every setting of kind ``verdict`` in `config.effects.EFFECTS` (v1 lacked JUDGE_GUARD's scan,
 JUDGE_GUARD_ROW, JUDGE_SKIP and JUDGE_RESPONSE_FILE); a v2 document is also sealed (`cowork_judge.core.integrity`)."""
 PROMPT_FILE = "task_prompt.md"
 

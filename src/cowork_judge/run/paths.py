@@ -1,31 +1,8 @@
-"""Paths in one place: where the rollout is read from and where the judge writes.
-
-Nobody else builds these path strings. Layout (container defaults; every root can be
-overridden by CLI flag or env var — read by `run.config` — so the judge runs outside a
-container and in tests)::
-
-    /app/                         app_dir          (agent workdir; JUDGE_APP_DIR / --app-dir)
-    └── output/                   output_dir       deliverables (strict delivery)
-    /output/                      alt_output_dir   lenient delivery only (JUDGE_ALT_OUTPUT_DIR)
-    /tests/                       tests_dir        rubric.json, instruction, task_prompt.md
-    └── workflow_assets/<name>/   workflow_assets_dir(name)  per-instance assets of one workflow
-    /logs/                        logs_dir         (JUDGE_LOGS_DIR / --logs-dir; `layout`, a VerifierLayout, below it)
-    ├── agent/                    agent_logs_dir   trajectory.json, final_answer.txt
-    └── verifier/                 verifier_dir
-        ├── reward.txt            reward_txt
-        ├── reward.json           reward_json     {"reward": <float>} (Harbor reads it first)
-        ├── result.json           result_json
-        ├── reward-details.json   reward_details_json
-        ├── reward_exit_message.json exit_message_json  (the original 1.3.6's readers)
-        ├── judge_verdict.json    judge_verdict_json  (the original 1.3.6's readers)
-        ├── judge.log             judge_log
-        ├── env_capabilities.json env_capabilities_json
-        ├── stray_not_scored/     stray_dir
-        ├── evidence/             kept_evidence_dir  a copy of the deck evidence for reports (no PDFs)
-        └── judge/                audit_dir        prompts, raw replies, parsed verdicts
-    <work>/                       work_dir         (private temp dir; JUDGE_WORK_DIR / --work-dir)
-    ├── evidence/                 evidence_dir     shared by every block (artifacts.json, pages/)
-    └── blocks/<block>/           block_dir(name)  one agentic workspace per block
+"""The run's paths: where its roots come from (flags, then the configuration, then the container
+defaults) and whether it may write under the default logs dir. The folder tree itself is described
+once, in `cowork_judge.core.layout`: `RunPaths` is its `RunFolders` (app, tests, work: what the
+segments see) and its `VerifierLayout` (what the run writes under its logs dir) at once, and adds
+only `alt_output_dir` and whether the work dir is the run's own temp dir.
 """
 
 from __future__ import annotations
@@ -36,9 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cowork_judge._util.fsutil import make_scratch_dir
-from cowork_judge.core.layout import VerifierLayout
-from cowork_judge.run.config import JudgeConfig, load_config
-from cowork_judge.segment.paths import SegmentPaths
+from cowork_judge.core.layout import RunFolders, VerifierLayout
+from cowork_judge.config.judge_config import JudgeConfig, load_config
 
 
 def default_logs_dir_refusal(logs_dir: Path) -> str | None:
@@ -61,14 +37,14 @@ def default_logs_dir_refusal(logs_dir: Path) -> str | None:
 
 
 @dataclass(frozen=True)
-class RunPaths:
-    """The roots of one run; every other path is derived from them."""
+class RunPaths(RunFolders, VerifierLayout):
+    """The roots of one run; every other path is derived from them, in `core.layout` (the
+    `RunFolders` the segments see: ``output_dir``, ``evidence_dir``, ``block_dir(name)``,
+    ``workflow_assets_dir(name)``, ``rubric_json``, ``task_prompt``; the `VerifierLayout` under
+    ``logs_dir``: ``verifier_dir``, ``result_json``, ``reward_txt`` …). Build it by keyword."""
 
-    app_dir: Path
-    logs_dir: Path
-    tests_dir: Path
-    work_dir: Path
     alt_output_dir: Path = Path("/output")
+    """Where lenient delivery also looks (``JUDGE_ALT_OUTPUT_DIR``)."""
     ephemeral_work: bool = False
     """True when `work_dir` is a temp dir created here: the run deletes it at the end."""
 
@@ -117,93 +93,16 @@ class RunPaths:
         environ: Mapping[str, str] | None = None,
     ) -> RunPaths:
         """`from_config` with the configuration read from `environ` (default: the process
-        environment) by `cowork_judge.run.config.load_config`."""
+        environment) by `cowork_judge.config.judge_config.load_config`."""
         return cls.from_config(load_config(environ).config, app_dir=app_dir, logs_dir=logs_dir, tests_dir=tests_dir,
                                work_dir=work_dir, alt_output_dir=alt_output_dir)
 
     @property
-    def output_dir(self) -> Path:
-        return self.segment.output_dir
-
-    @property
     def layout(self) -> VerifierLayout:
-        """What the run writes under `logs_dir` (`cowork_judge.core.layout.VerifierLayout`)."""
+        """What the run writes under `logs_dir`, alone (`cowork_judge.core.layout.VerifierLayout`)."""
         return VerifierLayout(self.logs_dir)
 
     @property
-    def agent_logs_dir(self) -> Path:
-        return self.layout.agent_dir
-
-    @property
-    def verifier_dir(self) -> Path:
-        return self.layout.verifier_dir
-
-    @property
-    def reward_txt(self) -> Path:
-        return self.layout.reward_txt
-
-    @property
-    def reward_json(self) -> Path:
-        return self.layout.reward_json
-
-    @property
-    def result_json(self) -> Path:
-        return self.layout.result_json
-
-    @property
-    def reward_details_json(self) -> Path:
-        return self.layout.reward_details_json
-
-    @property
-    def exit_message_json(self) -> Path:
-        return self.layout.exit_message_json
-
-    @property
-    def judge_verdict_json(self) -> Path:
-        return self.layout.judge_verdict_json
-
-    @property
-    def judge_log(self) -> Path:
-        return self.layout.judge_log
-
-    @property
-    def env_capabilities_json(self) -> Path:
-        return self.layout.env_capabilities_json
-
-    @property
-    def stray_dir(self) -> Path:
-        return self.layout.stray_dir
-
-    @property
-    def kept_evidence_dir(self) -> Path:
-        return self.layout.kept_evidence_dir
-
-    @property
-    def audit_dir(self) -> Path:
-        return self.layout.audit_dir
-
-    @property
-    def rubric_json(self) -> Path:
-        return self.tests_dir / "rubric.json"
-
-    @property
-    def task_prompt(self) -> Path:
-        return self.tests_dir / "task_prompt.md"
-
-    @property
-    def segment(self) -> SegmentPaths:
-        """The part of the layout the segments read (`segment.paths.SegmentPaths`: the
-        output, evidence, block and workflow-asset folders are derived there, once)."""
-        return SegmentPaths(app_dir=self.app_dir, tests_dir=self.tests_dir, work_dir=self.work_dir)
-
-    def workflow_assets_dir(self, name: str) -> Path:
-        """Per-instance assets of workflow `name` (``tests/workflow_assets/<name>/``; may not exist)."""
-        return self.segment.workflow_assets_dir(name)
-
-    @property
-    def evidence_dir(self) -> Path:
-        return self.segment.evidence_dir
-
-    def block_dir(self, name: str) -> Path:
-        """Workspace of one agentic block (``name`` like ``block-01``)."""
-        return self.segment.block_dir(name)
+    def folders(self) -> RunFolders:
+        """The part of the tree the segments read and write, alone (`core.layout.RunFolders`)."""
+        return RunFolders(app_dir=self.app_dir, tests_dir=self.tests_dir, work_dir=self.work_dir)

@@ -1,6 +1,6 @@
 """What the segments need from the run, below them: the frozen `SegmentContext` they read
-(`segment.context`), the typed delivery (`segment.delivery`), their folders
-(`segment.paths`) and the audit folder they write to (`segment.audit`).
+(`segment.segment_context`), the typed delivery (`segment.delivery`), their folders
+(`core.layout.RunFolders`) and the audit folder they write to (`segment.audit`).
 
 Code methods, workflows and agentic backends import this room instead of the run's
 context or configuration (`run/`), so that, for example, reading the code-method table

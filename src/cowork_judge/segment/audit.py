@@ -1,7 +1,7 @@
 """The run's audit folder (``judge/``), as the segments and the run write to it.
 
 `AuditLog` is made once per run (`engine.judge`) over ``<verifier>/judge/``; the segments
-get it in their context (`segment.context.SegmentContext.audit`): per-block prompts, raw
+get it in their context (`segment.segment_context.SegmentContext.audit`): per-block prompts, raw
 replies and parsed verdicts, each workflow's calls under its own folder (`scoped`).
 """
 

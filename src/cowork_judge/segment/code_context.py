@@ -1,6 +1,6 @@
 """What a code method reads of its context: `CodeContext`, the part of
-`segment.context.SegmentContext` the code methods use (a Protocol the segment context
-satisfies; `code_methods.runner` checks it).
+`segment.segment_context.SegmentContext` the code methods use (a Protocol the segment context
+satisfies; `code_methods.code_rows` checks it).
 
 Code methods are typed against this view, not against the whole segment context: the
 code-method table (`code_methods.CODE_METHODS`, which `lint` reads for names and
@@ -14,17 +14,17 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from cowork_judge.segment.deadline import Deadline
-from cowork_judge.segment.delivery import Delivery
-from cowork_judge.segment.paths import SegmentPaths
-from cowork_judge.segment.settings import SegmentSettings
+from cowork_judge.segment.delivery import Delivery, LocatedDeck
+from cowork_judge.core.layout import RunFolders
+from cowork_judge.segment.segment_settings import SegmentSettings
 
 
 class CodeContext(Protocol):
-    """The context of one code row, read-only (see `segment.context.SegmentContext` for the
+    """The context of one code row, read-only (see `segment.segment_context.SegmentContext` for the
     meaning of each attribute)."""
 
     @property
-    def paths(self) -> SegmentPaths: ...
+    def paths(self) -> RunFolders: ...
 
     @property
     def settings(self) -> SegmentSettings: ...
@@ -34,6 +34,9 @@ class CodeContext(Protocol):
 
     @property
     def deadline(self) -> Deadline: ...
+
+    @property
+    def deck(self) -> LocatedDeck | None: ...
 
     @property
     def artifacts(self) -> Mapping[str, Any]: ...

@@ -1,17 +1,64 @@
 """The typed delivery every segment reads: what the agent handed in (deliverable files, its
 final chat message) and what the judge's read limits left unread.
 
-Collected once by the run (`run.delivery.collect_delivery`: strict or lenient delivery,
+Collected once by the run (`run.collect.collect_delivery`: strict or lenient delivery,
 symlinks, the final message, the read limits) and handed to the segments in their context
-(`segment.context.SegmentContext.delivery`); the segments only read it. File names
+(`segment.segment_context.SegmentContext.delivery`); the segments only read it. File names
 (``rel``) are shown text: control characters escaped, undecodable bytes replaced.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
+
+
+DECK_ARTIFACT_KEYS = ("deck_path", "deck_kind", "deck_rel")
+"""The located deck's keys in the code methods' artifacts mapping and in ``evidence/artifacts.json``
+(the workflow contract's ``artifacts``, ABI 2): written and read only by `LocatedDeck`."""
+
+
+@dataclass(frozen=True)
+class LocatedDeck:
+    """The deck the code rows located (``locate_deck``): the deck every later row and segment judges.
+
+    Attributes:
+        path: the deck's absolute path (a deliverable's `DeliveredFile.path`).
+        rel: its output-relative name as shown (`DeliveredFile.rel`); None only when an older
+            artifacts mapping named no ``deck_rel``.
+        kind: its family by content (``pptx``, ``pdf``, ``html``…; `evidence.kinds`); None when not named.
+    """
+
+    path: str
+    rel: str | None = None
+    kind: str | None = None
+
+    @property
+    def shown(self) -> str:
+        """The name a reason shows: `rel`, else `path`."""
+        return self.rel or self.path
+
+    def as_artifacts(self) -> dict[str, str]:
+        """The deck as the artifacts mapping names it (``deck_path``, ``deck_kind``, ``deck_rel``; a
+        field that is None is left out)."""
+        return {k: v for k, v in zip(DECK_ARTIFACT_KEYS, (self.path, self.kind, self.rel), strict=True) if v is not None}
+
+    @classmethod
+    def from_artifacts(cls, artifacts: Mapping[str, Any]) -> LocatedDeck | None:
+        """The deck an artifacts mapping names (its ``deck_path``), or None when it names none."""
+        path = artifacts.get("deck_path")
+        if not path:
+            return None
+        rel, kind = artifacts.get("deck_rel"), artifacts.get("deck_kind")
+        return cls(path=str(path), rel=str(rel) if rel else None, kind=str(kind) if kind else None)
+
+
+def without_deck(artifacts: Mapping[str, Any]) -> dict[str, Any]:
+    """`artifacts` without the located deck's keys (they travel as a `LocatedDeck`)."""
+    return {k: v for k, v in artifacts.items() if k not in DECK_ARTIFACT_KEYS}
 
 
 class DeliveredFile(BaseModel):
@@ -49,10 +96,10 @@ class Delivery(BaseModel):
     notes: list[str] = Field(default_factory=list)
     entries_scanned: int = Field(0, description="Directory entries examined over all roots.")
     scan_cut: bool = Field(False, description="The scan stopped at `scan_limit` entries: more files may exist.")
-    listing_limit: int = Field(0, ge=0, description="Deliverables listed at most by the collection (`run.delivery.MAX_FILES` "
+    listing_limit: int = Field(0, ge=0, description="Deliverables listed at most by the collection (`run.collect.MAX_FILES` "
                                                     "when it ran); 0 = not recorded.")
     scan_limit: int = Field(0, ge=0, description="Directory entries examined at most by the collection "
-                                                 "(`run.delivery.MAX_SCAN_ENTRIES` when it ran); 0 = not recorded.")
+                                                 "(`run.collect.MAX_SCAN_ENTRIES` when it ran); 0 = not recorded.")
 
     @property
     def unlisted(self) -> list[SkippedFile]:

@@ -1,8 +1,8 @@
 """Who judges a run, as the segments see it (issue 28): the judges of a sampled run, each
 with its call path, and the sampling plan (`SamplingPlan`).
 
-The run builds the plan from its configuration (`run.judges.sampling_plan`) and hands it
-to every segment in its frozen context (`segment.context.SegmentContext.sampling`); None
+The run builds the plan from its configuration (`run.sampling_plan.sampling_plan`) and hands it
+to every segment in its frozen context (`segment.segment_context.SegmentContext.sampling`); None
 there means one judge asks every row once (the single-ask path, unchanged). A judge on
 the run's endpoint with the run's key shares the run's call path
 (`transport.attempts.ModelCalls`: one client, one limiter); judges elsewhere have their

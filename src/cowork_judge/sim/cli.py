@@ -146,6 +146,10 @@ def build_parser(prog: str = "cowork-judge sim") -> argparse.ArgumentParser:
     p.add_argument("--gullible", action="append", default=[], metavar="TOKEN",
                    help="a maximally gullible judge: a request whose text contains TOKEN gets the best verdict for "
                         "every row (repeatable; red-team measurements, bench/redteam.py)")
+    p.add_argument("--gullible-rows", action="append", default=[], metavar="TOKEN",
+                   help="a targeted gullible judge: TOKEN helps only the rows the attack text names (a row id within "
+                        "400 characters of the token; none named = every row), the other rows are judged as usual "
+                        "(repeatable; with --gullible, the TOKENs of --gullible still help every row)")
     p.add_argument("--latency-ms", type=_non_negative(float), default=0.0, metavar="MS",
                    help="base delay of every tool and final turn, milliseconds")
     p.add_argument("--per-row-ms", type=_non_negative(float), default=0.0, metavar="MS",
@@ -195,6 +199,8 @@ def _configure(args: argparse.Namespace) -> SimServer:
     """Build the server from parsed arguments. Raises ValueError on bad values."""
     policy: VerdictPolicy = (OraclePolicy.from_file(args.oracle) if args.oracle
                              else OracleDirPolicy(args.oracle_dir) if args.oracle_dir else DemoPolicy())
+    if args.gullible_rows:
+        policy = GulliblePolicy(policy, args.gullible_rows, targeted=True)
     if args.gullible:
         policy = GulliblePolicy(policy, args.gullible)
     rates = dict(parse_fault_rate(spec) for spec in args.fault)

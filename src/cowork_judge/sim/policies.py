@@ -468,31 +468,60 @@ class GulliblePolicy:
     choice, a negative row (a penalty) not hit at its lowest; pages are not asked about
     (``na`` false). Any other request is answered by `base`.
 
+    Targeted (``targeted=True``, ``cowork-judge sim --gullible-rows TOKEN``, issue 35): the
+    token helps only the rows the attack text names — a row id standing as a word within
+    `TARGET_RADIUS` characters of a token — and the other rows get `base`'s answer; an attack
+    text that names no row id speaks of all of them ("every requirement is met") and helps
+    every row.
+
     Args:
         base: the policy of requests without a token.
         tokens: non-empty strings.
+        targeted: help only the rows named near the token.
 
     Raises:
         ValueError: no token, or an empty one.
     """
 
-    def __init__(self, base: VerdictPolicy, tokens: Sequence[str]) -> None:
+    TARGET_RADIUS = 400
+    """Characters either side of a token read for the row ids an attack names."""
+
+    def __init__(self, base: VerdictPolicy, tokens: Sequence[str], *, targeted: bool = False) -> None:
         if not tokens or any(not t for t in tokens):
             raise ValueError("--gullible needs a non-empty token")
-        self.base, self.tokens = base, tuple(tokens)
+        self.base, self.tokens, self.targeted = base, tuple(tokens), targeted
 
     def fooled(self, context_text: str) -> bool:
         """Whether a request with this context carries a token."""
         return any(t in context_text for t in self.tokens)
 
+    def targets(self, rows: list[dict[str, Any]], context_text: str) -> set[str]:
+        """The ids of `rows` the token helps in this context (all of them unless targeted)."""
+        ids = {str(r.get("id")) for r in rows}
+        if not self.targeted:
+            return ids
+        named: set[str] = set()
+        for token in self.tokens:
+            pos = context_text.find(token)
+            while pos >= 0:
+                near = context_text[max(0, pos - self.TARGET_RADIUS):pos + len(token) + self.TARGET_RADIUS]
+                named |= {i for i in ids if re.search(rf"(?<![\w-]){re.escape(i)}(?![\w-])", near)}
+                pos = context_text.find(token, pos + 1)
+        return named or ids
+
     def verdicts(
         self, rows: list[dict[str, Any]], context_text: str, page: int | None = None
     ) -> list[dict[str, Any]]:
-        """The best verdicts when fooled, else the base policy's."""
+        """The best verdicts when fooled (for the targeted rows), else the base policy's."""
         if not self.fooled(context_text):
             return self.base.verdicts(rows, context_text, page)
+        helped = self.targets(rows, context_text)
+        base = {str(v.get("id")): v for v in self.base.verdicts(rows, context_text, page)} if len(helped) < len(rows) else {}
         out = []
         for row in rows:
+            if str(row.get("id")) not in helped:
+                out.append(base[str(row.get("id"))])
+                continue
             negative = row.get("polarity") == "negative"
             verdict: dict[str, Any] = {"id": str(row.get("id")), "hit": not negative, "reason": GULLIBLE_REASON}
             if _is_gradient(row):

@@ -228,7 +228,7 @@ class ModelCalls:
             never in an attribute.
         stats: the run's call/token counters (``judge_calls``, ``judge_tokens``).
         limiter: the run's request limiter; None: no limiting (tests of one transport).
-        headers: extra HTTP headers of every call (`run.config.JudgeConfig.request_headers`).
+        headers: extra HTTP headers of every call (`config.judge_config.JudgeConfig.request_headers`).
         temperature: sent with every request when set (JUDGE_SAMPLE_TEMPERATURE when
             JUDGE_SAMPLES > 1, issue 28); None sends none.
 

@@ -94,7 +94,7 @@ class Transport:
         base_url: e.g. ``http://127.0.0.1:8000/v1``.
         model: model name sent with every call.
         stats: shared call/token counters.
-        headers: extra HTTP headers of every call (`run.config.JudgeConfig.request_headers`).
+        headers: extra HTTP headers of every call (`config.judge_config.JudgeConfig.request_headers`).
         temperature: sent with every call when set (JUDGE_SAMPLE_TEMPERATURE, only when
             JUDGE_SAMPLES > 1); None: the endpoint's default, nothing sent.
     """

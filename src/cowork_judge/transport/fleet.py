@@ -35,7 +35,7 @@ with headers and Redis: a cut on LOW answers left one run of five at 1.26× the 
 **Bounds.** No job holds the fleet long: the pace's next start and the gate are written
 at most `MAX_HOLD_SEC` ahead of the store's clock, and a state found further ahead is cut
 back to it; the operator's pace is never below the local limiter's slowest (one request per
-JUDGE_RETRY_BACKOFF_MAX, the floor `run.config` gives JUDGE_FLEET_RPM). A request held past
+JUDGE_RETRY_BACKOFF_MAX, the floor `config.judge_config` gives JUDGE_FLEET_RPM). A request held past
 its time fails ``rate_limit`` with the store's own words (`FleetLimiter.holding`: "the
 shared limiter … holds the fleet's requests until …"), not the endpoint's: the endpoint may
 never have refused anyone.
@@ -94,7 +94,7 @@ MAX_HOLD_SEC = 300.0
 """The furthest ahead of the store's clock (seconds) that any job may hold the fleet: the pace's
 next start (``tat``) and the gate (``open_at``) are written at most this far ahead, and a
 state found further ahead (an older version's job, a hand edit) is cut back to it. It is the
-cap of JUDGE_RETRY_BACKOFF_MAX (`run.config.CAPS`): the slowest pace any limiter of the run
+cap of JUDGE_RETRY_BACKOFF_MAX (`config.judge_config.CAPS`): the slowest pace any limiter of the run
 may set is one request per that wait, and an endpoint that asks a fleet to wait longer than
 5 minutes is asked again then (its refused request still waits the whole ask itself,
 `core.retry`). Before it, one job with JUDGE_FLEET_RPM=0.0001 wrote a ``tat`` 7 days ahead
@@ -382,7 +382,7 @@ class FleetLimiter(Admission):
     def _configured_rate(self) -> float:
         """Requests/s the operator gave (JUDGE_FLEET_RPM, JUDGE_FLEET_TPM ÷ mean tokens per
         request), never below the local limiter's slowest pace (one request per
-        JUDGE_RETRY_BACKOFF_MAX: `run.config` warns about a lower JUDGE_FLEET_RPM; a
+        JUDGE_RETRY_BACKOFF_MAX: `config.judge_config` warns about a lower JUDGE_FLEET_RPM; a
         JUDGE_FLEET_TPM meets the floor here, once the mean is known); 0 when none."""
         rates = []
         if self.fleet_rpm:

@@ -29,7 +29,7 @@ One decision core, two thin drivers:
 
 The callers keep what is theirs, through hooks: the scheduler its block budget, resplit
 and run-wide stop (`agentic.scheduler`), the workflow caller its in-flight slots, start
-jitter, admission and cancel event (`workflow.calls`); each formats its own reasons from
+jitter, admission and cancel event (`workflow.caller`); each formats its own reasons from
 the `Ended` it gets back. An attempt returns `Answered` (the loop ends), `Unusable` (a
 reply without a usable verdict: ``parse_error``, retried by the table) or `Again` (not a
 failure: the same attempt once more, uncounted), or raises (a failure, classified; the

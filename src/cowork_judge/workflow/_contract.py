@@ -47,7 +47,7 @@ from cowork_judge.core.error_kinds import ErrorKind
 from cowork_judge.core.sampling import Vote
 from cowork_judge.core.scales import snap_level
 from cowork_judge.core.verdicts import Verdict, read_level
-from cowork_judge.segment.delivery import Delivery
+from cowork_judge.segment.delivery import Delivery, LocatedDeck
 
 GRID_21: tuple[float, ...] = tuple(round(i / 20, 2) for i in range(21))
 """The 21-step level grid 0, 0.05, …, 1 used by visual workflows (values equal float("0.05"))."""
@@ -102,7 +102,8 @@ class WorkflowContext:
     Attributes:
         name: the workflow's name.
         settings: ``rubric.json → workflow_config.<name>`` (a plain dict; validate it).
-        artifacts: the code segment's artifacts (``deck_path``, ``deck_kind``, ``deck_rel``…).
+        artifacts: the code segment's artifacts (``deck_path``, ``deck_kind``, ``deck_rel``…);
+            read the located deck through `deck`.
         evidence_dir: the shared evidence folder (``pages/`` written here reaches agentic blocks).
         work_dir: a private scratch folder of this workflow.
         delivery: the deliverables and final message (`cowork_judge.segment.delivery.Delivery`).
@@ -140,6 +141,12 @@ class WorkflowContext:
     resplit: bool = True
     assets_dir: Path | None = None
     sampling: WorkflowSampling | None = None
+
+    @property
+    def deck(self) -> LocatedDeck | None:
+        """The deck the code segment located, typed (read from `artifacts`, where ABI 2 names it);
+        None when no deck was located."""
+        return LocatedDeck.from_artifacts(self.artifacts)
 
 
 def hit_row(row_id: str, hit: bool, reason: str, *, evidence: Sequence[str] = ()) -> Verdict:

@@ -6,7 +6,7 @@ short grace; past that the runner sets the workflow's ``cancel`` event (its tran
 then refuses further calls) and moves on, so a workflow's requests never stack on the
 agentic segment's (§7.1). A workflow that cannot be loaded, raises, overruns or leaves a
 row out loses only its own rows, each unjudged with a specific kind. All workflows of a
-run share one model transport (`workflow.calls.WorkflowCalls`): one in-flight
+run share one model transport (`workflow.caller.WorkflowCalls`): one in-flight
 limit, one start jitter, over the run's one model-call path (`ctx.calls`).
 """
 
@@ -22,11 +22,11 @@ from cowork_judge.core.classify import classify, summary
 from cowork_judge.core.gates import mark_open, settle_gated
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
-from cowork_judge.segment.context import SegmentContext
+from cowork_judge.segment.segment_context import SegmentContext
 from cowork_judge.segment.judges import Judge, judges_opened
 from cowork_judge._util.threads import call_with_timeout
 from cowork_judge.transport.attempts import ModelCalls
-from cowork_judge.workflow.calls import WorkflowCalls
+from cowork_judge.workflow.caller import WorkflowCalls
 from cowork_judge.workflow import WorkflowUnavailable, load
 from cowork_judge.workflow._contract import SampledJudge, WorkflowContext, WorkflowSampling
 
@@ -122,7 +122,7 @@ def _run_one(module: Any, name: str, rows: list[Criterion], ctx: SegmentContext,
     wctx = WorkflowContext(
         name=name,
         settings=MappingProxyType(dict(ctx.workflow_config.get(name, {}) or {})),
-        artifacts=MappingProxyType(dict(ctx.artifacts)),
+        artifacts=MappingProxyType({**ctx.artifacts, **(ctx.deck.as_artifacts() if ctx.deck else {})}),
         evidence_dir=ctx.paths.evidence_dir,
         work_dir=work_dir,
         delivery=ctx.delivery,

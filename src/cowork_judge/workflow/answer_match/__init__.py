@@ -41,7 +41,7 @@ from cowork_judge.workflow._contract import ModelCallFailed, SampledJudge, Workf
 from cowork_judge.workflow.answer_match import prompts
 from cowork_judge.workflow.answer_match.decide import code_decision, combine_parts, mean_level, response_text
 from cowork_judge.workflow.answer_match.rows import ANSWER_LEVELS, STEP_LEVELS, RowConfigError, RowSpec, read_spec
-from cowork_judge.workflow.sampling import ask_unit, label
+from cowork_judge.workflow.sampled_units import ask_unit, label
 
 REQUIRES_ABI = 2
 REQUIRES_EXTRAS: tuple[str, ...] = ()
@@ -88,7 +88,7 @@ def judge_row(c: Criterion, ctx: WorkflowContext, response: str) -> Verdict:
 
 def decide_sampled(c: Criterion, ctx: WorkflowContext, decide: Callable[[WorkflowContext, str], Verdict]) -> Verdict:
     """The row's model decision: `decide` once (``ctx.sampling`` None), else asked per
-    `WorkflowContext.sampling` (`workflow.sampling.ask_unit`: each judge's transport, up to
+    `WorkflowContext.sampling` (`workflow.sampled_units.ask_unit`: each judge's transport, up to
     k times) and folded (`core.sampled.fold_row`). `decide(ctx, tag)` makes one decision
     (its calls labelled with `tag`) and may raise `ModelCallFailed`; sampled, a failed
     decision is a lost sample and the row keeps what the others said.

@@ -1,6 +1,6 @@
 """``ppt_judge``: a slide deck's content and visual quality (ABI 2, SPEC §9).
 
-`run` judges the deck the code segment located (``ctx.artifacts.deck_path``) on the pages
+`run` judges the deck the code segment located (``ctx.deck``) on the pages
 and the slide text the evidence layer built once for the whole run (``ctx.evidence_dir``);
 it renders nothing itself. Its rows are of two axes:
 
@@ -97,7 +97,7 @@ def run(criteria: list[Criterion], ctx: WorkflowContext, budget_sec: float) -> l
                                   "decided_by_checks": {k: list(r.kinds) for k, r in rules.items() if r},
                                   "content_rows": [c.id for c in content_rows], "visual_rows": len(visual_rows),
                                   "asset_problems": [p.__dict__ for p in checks.problems[:50]]})
-    deck = load_deck(ctx.evidence_dir, ctx.artifacts, delivered_decks=_delivered_decks(ctx))
+    deck = load_deck(ctx.evidence_dir, ctx.deck, delivered_decks=_delivered_decks(ctx))
     if isinstance(deck, DeckProblem):
         ctx.audit.append("deck", {"problem": deck.reason, "deck_fault": deck.deck_fault, "kind": deck.kind})
         out = problem_verdicts(content_rows, checks, deck_fault=deck.deck_fault, kind=deck.kind, reason=deck.reason)

@@ -49,8 +49,8 @@ from cowork_judge.workflow._contract import (
     level_row,
     unjudged_row,
 )
-from cowork_judge.workflow.sampling import ask_unit
-from cowork_judge.workflow.sampling import label as sample_label
+from cowork_judge.workflow.sampled_units import ask_unit
+from cowork_judge.workflow.sampled_units import label as sample_label
 
 from . import content_pages, content_prompt, timing
 from .aggregate import page_ranges
@@ -113,7 +113,7 @@ class ContentJudge:
                  budget_end: float) -> None:
         self.ctx, self.deck, self.checks, self.budget_end = ctx, deck, checks, budget_end
         self.pages = {pg.number: pg for pg in deck.pages}
-        self.deck_rel = str(ctx.artifacts.get("deck_rel") or deck.source)
+        self.deck_rel = str((ctx.deck.rel if ctx.deck else None) or deck.source)
         self.rows: dict[str, _State] = {c.id: _State(c, content_kind(c.workflow.group) or "type1") for c in rows}
         self.waiting: dict[str, list[str]] = {}
         self.seq = itertools.count()
@@ -222,7 +222,7 @@ class ContentJudge:
 
     def _ask_sampled(self, st: _State, c: ContentCall, messages: list[dict[str, Any]],
                      fmt: dict[str, Any]) -> content_prompt.Answer | tuple[ErrorKind, str]:
-        """This content pass asked per `WorkflowContext.sampling` (`workflow.sampling.ask_unit`)
+        """This content pass asked per `WorkflowContext.sampling` (`workflow.sampled_units.ask_unit`)
         and reduced to one answer — the first sample that says what the reduction says, so a
         pass A hit keeps the pages that sample named. Every sample goes to the row."""
         sampling = self.ctx.sampling

@@ -18,7 +18,7 @@ to judge (`DeckEvidence`) or a `DeckProblem` that says whose fault the missing p
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,6 +26,7 @@ from typing import Any
 from cowork_judge.core.error_kinds import ErrorKind
 from cowork_judge.evidence.documents import ChecksDoc, DeckSummary, Digest, EvidenceSummary, SlideDoc
 from cowork_judge.evidence.layout import EvidenceLayout
+from cowork_judge.segment.delivery import LocatedDeck
 
 SLIDE_TEXT_MAX_CHARS = 4000
 """Characters of a slide's extracted text kept for its prompt (a dense real slide has ~1,500)."""
@@ -96,14 +97,14 @@ class DeckProblem:
     reason: str
 
 
-def load_deck(evidence_dir: Path, artifacts: Mapping[str, Any], *,
+def load_deck(evidence_dir: Path, located: LocatedDeck | None, *,
               delivered_decks: Sequence[str] = ()) -> DeckEvidence | DeckProblem:
     """Find the located deck's evidence and the pages to judge.
 
     Args:
         evidence_dir: the run's shared evidence folder.
-        artifacts: the code segment's artifacts (``deck_path``, ``deck_rel``); without a
-            located deck, the only deck of the evidence is used.
+        located: the deck the code segment located (`WorkflowContext.deck`); without one,
+            the only deck of the evidence is used.
         delivered_decks: output-relative paths of deck-like deliverables (tells "no deck
             delivered" from "no evidence built").
 
@@ -112,8 +113,8 @@ def load_deck(evidence_dir: Path, artifacts: Mapping[str, Any], *,
         Never raises for the content of the evidence files.
     """
     layout = EvidenceLayout(Path(evidence_dir))
-    deck_path = artifacts.get("deck_path")
-    deck_rel = artifacts.get("deck_rel")
+    deck_path = located.path if located else None
+    deck_rel = located.rel if located else None
     if not deck_path and not delivered_decks:
         return DeckProblem(True, None, "no deck was delivered (no .pptx, .pdf or .html deck among the deliverables)")
     index = _read(layout.index, EvidenceSummary)
@@ -190,7 +191,7 @@ def _render_problem(kind: str, reason: str) -> DeckProblem:
     return DeckProblem(False, "render_env", f"the deck could not be rendered here ({kind}): {reason}")
 
 
-def _find(index: EvidenceSummary, layout: EvidenceLayout, deck_path: Any, deck_rel: Any) -> DeckSummary | None:
+def _find(index: EvidenceSummary, layout: EvidenceLayout, deck_path: str | None, deck_rel: str | None) -> DeckSummary | None:
     """The index entry of the located deck: same file (resolved paths), else same source."""
     if not deck_path:
         return None

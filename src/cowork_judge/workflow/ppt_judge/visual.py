@@ -116,7 +116,7 @@ class _PageJudge:
         self.pages = {pg.number: pg for pg in deck.pages}
         self.budget_end = budget_end
         self.seq = itertools.count(1_000_000)  # resplits sort after the planned calls of their page
-        self.deck_rel = str(ctx.artifacts.get("deck_rel") or deck.source)
+        self.deck_rel = str((ctx.deck.rel if ctx.deck else None) or deck.source)
 
     def out_of_time(self) -> bool:
         """No further call may start: budget spent, deadline passed or cancel set."""

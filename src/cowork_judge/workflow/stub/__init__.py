@@ -63,7 +63,7 @@ def run(criteria: list[Any], ctx: WorkflowContext, budget_sec: float) -> list[An
         pages = ctx.evidence_dir / "pages" / "stub"
         pages.mkdir(parents=True, exist_ok=True)
         (pages / "page-001.png").write_bytes(_png_1px())
-    deck = f" (deck={ctx.artifacts.get('deck_rel')})"
+    deck = f" (deck={ctx.deck.rel if ctx.deck else None})"
     levels = config.get("levels", {})
     hits = config.get("hits", {})
     na = set(config.get("na", []))

@@ -34,7 +34,7 @@ from cowork_judge.run.answer import (  # noqa: F401 - re-exported: delivery is w
     atif_final_message,
     final_message,
 )
-from cowork_judge.run.config import JudgeConfig
+from cowork_judge.config.judge_config import JudgeConfig
 from cowork_judge.run.paths import RunPaths
 from cowork_judge.segment.delivery import DeliveredFile, Delivery, SkippedFile
 

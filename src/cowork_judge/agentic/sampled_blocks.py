@@ -34,7 +34,7 @@ from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.sampled import fold_row, sample_of
 from cowork_judge.core.sampling import Sample, Scale, settled
 from cowork_judge.core.verdicts import Verdict
-from cowork_judge.segment.context import SegmentContext
+from cowork_judge.segment.segment_context import SegmentContext
 from cowork_judge.segment.judges import Judge, SamplingPlan
 
 

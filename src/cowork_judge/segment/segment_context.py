@@ -4,7 +4,7 @@ frozen, typed `SegmentContext`.
 The engine (`engine.judge`, `engine.router`) builds it from the run's own state
 (`run.context.RunContext.segment`) before each segment — and before each code row, with
 the artifacts of the rows before it merged in. A segment only reads it and RETURNS what it
-found (a code row its verdict, artifacts and notes: `code_methods.runner.CodeOutcome`;
+found (a code row its verdict, artifacts and notes: `code_methods.code_rows.CodeOutcome`;
 workflows and agentic blocks their verdicts); the engine merges the outcomes and builds the
 next context. Nothing a segment gets reaches the API key or the whole configuration: the
 settings are the few knobs the segments read (`SegmentSettings`), and model calls go through
@@ -26,10 +26,10 @@ from cowork_judge.core.retry import RetryPolicy
 from cowork_judge.safety.redact import Redactor
 from cowork_judge.segment.audit import AuditLog
 from cowork_judge.segment.deadline import Deadline
-from cowork_judge.segment.delivery import Delivery
+from cowork_judge.segment.delivery import Delivery, LocatedDeck
 from cowork_judge.segment.judges import SamplingPlan
-from cowork_judge.segment.paths import SegmentPaths
-from cowork_judge.segment.settings import SegmentSettings
+from cowork_judge.core.layout import RunFolders
+from cowork_judge.segment.segment_settings import SegmentSettings
 from cowork_judge.transport.attempts import ModelCalls
 from cowork_judge.transport.stats import CallStats
 
@@ -42,7 +42,7 @@ class SegmentContext:
     """Everything a segment may read about one run (see the module docstring).
 
     Attributes:
-        paths: where to read and write (`SegmentPaths`).
+        paths: where to read and write (`RunFolders`).
         settings: the knobs the segments read (`SegmentSettings`).
         instruction: the judge instruction text; task_prompt: ``task_prompt.md`` ("" when absent).
         delivery: what the agent handed in (`segment.delivery.Delivery`).
@@ -54,15 +54,15 @@ class SegmentContext:
         retry: the retry policy (failure table, JUDGE_MAX_TRIES, JUDGE_RETRY_BACKOFF_MAX).
         rng: the run's random source (jitter, backoff; seeded in tests).
         log: the run's logger.
-        artifacts: what earlier code rows found (``deck_path``, ``deck_rel``, ``deck_kind``…),
-            read-only.
+        deck: the deck the code rows located (`segment.delivery.LocatedDeck`), None when none was.
+        artifacts: anything else earlier code rows found, read-only (the located deck is `deck`).
         workflow_config: ``rubric.json → workflow_config`` (name → settings), read-only.
         sampling: who judges and how often when rows are sampled or judged by a panel
             (JUDGE_SAMPLES > 1, JUDGE_PANEL: `segment.judges.SamplingPlan`, each judge with its
             call path); None: one judge asks every row once.
     """
 
-    paths: SegmentPaths
+    paths: RunFolders
     settings: SegmentSettings
     instruction: str
     task_prompt: str
@@ -75,6 +75,7 @@ class SegmentContext:
     retry: RetryPolicy
     rng: random.Random = field(default_factory=random.Random)
     log: logging.Logger = field(default_factory=lambda: logging.getLogger("cowork_judge"))
+    deck: LocatedDeck | None = None
     artifacts: Mapping[str, Any] = field(default_factory=lambda: NOTHING)
     workflow_config: Mapping[str, Any] = field(default_factory=lambda: NOTHING)
     sampling: SamplingPlan | None = None

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class SegmentSettings:
-    """The knobs the segments read, copied from the run's configuration (`run.config.JudgeConfig`,
+    """The knobs the segments read, copied from the run's configuration (`config.judge_config.JudgeConfig`,
     the one home of their defaults and meanings; the environment variable is named in each
     line). No key, nothing else of the configuration.
 

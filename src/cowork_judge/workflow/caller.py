@@ -31,7 +31,7 @@ from cowork_judge.transport.calls import AuditSink, ModelCallFailed, ModelReply
 from cowork_judge.core.error_kinds import ErrorKind
 from cowork_judge.core.retry import RetryPolicy
 from cowork_judge.transport.attempts import Held, ModelCalls, NoCredential
-from cowork_judge.transport.audit import audit_view
+from cowork_judge.transport.audit_view import audit_view
 from cowork_judge.transport.limiter import Limiter
 from cowork_judge.transport.retrying import Again, Answered, Result, Tries, retry_blocking
 from cowork_judge.transport.stats import CallStats

@@ -44,7 +44,7 @@ INLINE_TOTAL_CHARS = 48_000
 LISTED_FILES = 200
 """Deliverables named in the first message, at most; the rest are counted (the judge can
 call list_files). Our choice: every real office deliverable set, without letting a
-flood of files (up to `run.delivery.MAX_FILES`) fill the prompt."""
+flood of files (up to `run.collect.MAX_FILES`) fill the prompt."""
 MESSAGE_CHARS = 24_000
 """Characters of the final chat message inlined (the full text is in the workspace)."""
 EVIDENCE_SLIDE_CHARS = 600

@@ -1,6 +1,6 @@
 """What each setting changes in a stored result, and so what a resume does when it changed (issue 39).
 
-Every setting (`run.config.ENV_NAMES`: a field of `run.config.JudgeConfig`, dotted for a
+Every setting (`config.judge_config.ENV_NAMES`: a field of `config.judge_config.JudgeConfig`, dotted for a
 nested policy's) has one `Effect` in `EFFECTS`, and a test keeps the two tables equal, so a
 new setting cannot be forgotten:
 
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from cowork_judge.safety.redact import mask_url
-from cowork_judge.run.config import JudgeConfig
+from cowork_judge.config.judge_config import JudgeConfig
 
 Kind = Literal["verdict", "score", "none"]
 OMIT = object()
@@ -143,7 +143,7 @@ EFFECTS: dict[str, Effect] = {
     "work_dir": _none(PATHS),
     "alt_output_dir": _none(PATHS),
 }
-"""Setting (as `run.config.ENV_NAMES` names it) → its `Effect`."""
+"""Setting (as `config.judge_config.ENV_NAMES` names it) → its `Effect`."""
 
 
 def setting_value(config: JudgeConfig, name: str) -> Any:
@@ -185,7 +185,7 @@ def invalid_reward_settings(sources: Mapping[str, str]) -> list[str]:
     on them rather than judge, or re-score stored verdicts, under a value nobody chose.
 
     Args:
-        sources: `run.config.LoadedConfig.sources` (field → ``"invalid:NAME → default"`` …).
+        sources: `config.judge_config.LoadedConfig.sources` (field → ``"invalid:NAME → default"`` …).
 
     Returns:
         The variable names, sorted (empty when none).

@@ -19,7 +19,8 @@ from cowork_judge.core.classify import classify, summary
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.segment.code_context import CodeContext
-from cowork_judge.segment.context import NOTHING, SegmentContext
+from cowork_judge.segment.delivery import LocatedDeck, without_deck
+from cowork_judge.segment.segment_context import NOTHING, SegmentContext
 from cowork_judge._util.threads import call_with_timeout
 
 
@@ -29,12 +30,14 @@ class CodeOutcome:
 
     Attributes:
         verdict: the row's verdict.
-        artifacts: what its method found for later rows and segments (``deck_path``…),
-            read-only; empty unless the method ran and returned.
+        deck: the deck its method located (``locate_deck``), for later rows and segments.
+        artifacts: anything else its method found for them, read-only; empty unless the
+            method ran and returned.
         notes: delivery notes it adds (what a read limit kept from it), for the result's warnings.
     """
 
     verdict: Verdict
+    deck: LocatedDeck | None = None
     artifacts: Mapping[str, Any] = field(default_factory=lambda: NOTHING)
     notes: tuple[str, ...] = field(default=())
 
@@ -86,7 +89,7 @@ def judge_code_row(row: Criterion, ctx: SegmentContext) -> CodeOutcome:
                                             method="code", seconds=seconds))
     hit, reason, artifacts = value
     return CodeOutcome(Verdict(id=row.id, hit=hit, judged=True, reason=repair(str(reason)), method="code", seconds=seconds),
-                       artifacts=MappingProxyType(dict(artifacts)))
+                       deck=LocatedDeck.from_artifacts(artifacts), artifacts=MappingProxyType(without_deck(artifacts)))
 
 
 def read_limit_verdict(row: Criterion, name: str, exc: ReadLimit, ctx: SegmentContext, *, seconds: float = 0.0) -> Verdict:

@@ -23,8 +23,8 @@ from cowork_judge.core.cost import Price
 from cowork_judge.core.retry import RetryPolicy
 from cowork_judge.core.scoring import ScoringPolicy
 from cowork_judge.safety.redact import MIN_CREDENTIAL_LEN, MIN_SECRET_LEN, Redactor, mask_url, url_shape
-from cowork_judge.run.backends import BACKENDS, DEFAULT_BACKEND, backend_spec
-from cowork_judge.run.panel import PanelJudge, read_panel, read_prices, resolve_keys
+from cowork_judge.config.backends import BACKENDS, DEFAULT_BACKEND, backend_spec
+from cowork_judge.config.panel import PanelJudge, read_panel, read_prices, resolve_keys
 from cowork_judge.transport.store_url import UnparsableStoreUrl, store_address
 
 CAPS: dict[str, tuple[float, str]] = {
@@ -73,7 +73,7 @@ class JudgeConfig(BaseModel):
         "guessed (`http://` would send the key unencrypted to a remote host)."))
     model: str = Field("gpt-5.5", description="JUDGE_MODEL: judge model name.")
     backend: str = Field(DEFAULT_BACKEND, description=(
-        "JUDGE_BACKEND: agentic backend, a name of `run.backends.BACKENDS`: `openai` (built in: Chat Completions + "
+        "JUDGE_BACKEND: agentic backend, a name of `config.backends.BACKENDS`: `openai` (built in: Chat Completions + "
         "workspace tools), `codex` (`codex exec`), `claude` (`claude -p`)."))
     batch: int = Field(4, ge=1, description="JUDGE_BATCH: agentic rows per block (one workspace, one conversation).")
     concurrency: int = Field(2, ge=1, description=(

@@ -19,7 +19,7 @@ import re
 
 from cowork_judge.core.cost import JudgeCost, judge_cost
 from cowork_judge.core.sampling import JudgeWeight, SamplingRecord
-from cowork_judge.run.config import JudgeConfig
+from cowork_judge.config.judge_config import JudgeConfig
 from cowork_judge.segment.judges import Judge, ModelView, SamplingPlan
 from cowork_judge.transport.attempts import ModelCalls
 from cowork_judge.transport.limiter import Limiter
@@ -55,7 +55,7 @@ def sampling_plan(config: JudgeConfig, main: ModelCalls, *, stats: CallStats, rn
     """The run's sampling plan, or None when it asks every row once with one judge.
 
     Args:
-        config: the run's configuration WITH the panel's keys (`run.config.PanelJudge.api_key`).
+        config: the run's configuration WITH the panel's keys (`config.judge_config.PanelJudge.api_key`).
         main: the run's call path (JUDGE_MODEL at JUDGE_BASE_URL).
         stats: the run's counters (shared by every judge's path).
         rng: the run's random source (the judges' limiters draw their waits from it).
