@@ -610,6 +610,23 @@ finish_failed() {
   exit 1
 }
 
+# ---------------------------------------------------------------- agent logs of a separate verifier
+# Harbor never restores /logs/agent into a separate verifier; the task's [[verifier.collect]] hook
+# (written by `cowork-judge init`) copied the final-message files to /logs/artifacts/cowork-judge-agent,
+# which Harbor carries over. Put them back where the judge reads them, unless /logs/agent has its own.
+restore_agent_logs() {
+  local from="$LOGS_DIR/artifacts/cowork-judge-agent" to="$LOGS_DIR/agent" f n=0
+  [ -d "$from" ] || return 0
+  for f in trajectory.json final_answer.txt response.txt; do
+    if [ -e "$to/$f" ] || [ -L "$to/$f" ]; then return 0; fi
+  done
+  mkdir -p -- "$to" 2>/dev/null || { say "cannot create $to: the agent's final message is not restored"; return 0; }
+  for f in trajectory.json final_answer.txt response.txt; do
+    if [ -f "$from/$f" ] && [ ! -L "$from/$f" ]; then cp -- "$from/$f" "$to/$f" 2>/dev/null && n=$((n + 1)); fi
+  done
+  say "restored $n agent log file(s) from $from to $to (separate verifier)"
+}
+
 # ---------------------------------------------------------------- run
 run_judge() {
   local entry deadline status r
@@ -662,6 +679,7 @@ main() {
   find_python
   install_judge
   write_capabilities
+  restore_agent_logs
   run_judge
 }
 

@@ -42,11 +42,34 @@ INSTALL_BUDGET_SEC = 300
 MARGIN_SEC = 180
 """Probe, fallback writing, Harbor's upload/download and the template's 60 s guard."""
 
-SEPARATE_ARTIFACTS: tuple[str, ...] = ("/app/output", "/logs/agent/trajectory.json")
-"""What a verifier in its own container must see (SPEC §1): the deliverables and the trajectory."""
+SEPARATE_ARTIFACTS: tuple[str, ...] = ("/app/output",)
+"""What a verifier in its own container must see besides the agent's logs (SPEC §1): the deliverables."""
+
+AGENT_COPY_DIR = "/logs/artifacts/cowork-judge-agent"
+"""Where the collect hook copies the agent's final-message files for a separate verifier.
+
+Harbor 0.26 never restores ``/logs/agent`` into a separate verifier, and declaring
+``/logs/agent/trajectory.json`` as an artifact breaks its lint rule ``artifact-log-overlap``. It does
+run ``[[verifier.collect]]`` hooks in the agent's container after the agent phase and always carries
+the convention folder ``/logs/artifacts`` over: the hook copies the files there and ``tests/test.sh``
+puts them back under ``/logs/agent`` when that folder has none (the template's ``restore_agent_logs``)."""
+
+AGENT_FILES = ("trajectory.json", "final_answer.txt", "response.txt")
+"""The agent's files the judge reads its final message from (`cowork_judge.run.answer`)."""
+
+COLLECT_COMMAND = (f"mkdir -p {AGENT_COPY_DIR} && for f in {' '.join(AGENT_FILES)}; do "
+                   f"if [ -f /logs/agent/$f ] && [ ! -L /logs/agent/$f ]; then cp /logs/agent/$f {AGENT_COPY_DIR}/$f; fi; "
+                   "done; true")
+"""The ``[[verifier.collect]]`` command `init` writes for a separate verifier (regular files only, never a link)."""
 
 MANAGED_ENV = ("COWORK_JUDGE_VERSION", "COWORK_JUDGE_VERSION_SOURCE")
 """Env keys whose differing value is a conflict; other existing keys are the task's choice."""
+
+
+STALE_ENV = {"JUDGE_GATEWAY_AUTH": "${JUDGE_GATEWAY_AUTH:-off}"}
+"""Values an older init wrote that init replaces (the task's own other values are kept)."""
+STALE_WHY = {"JUDGE_GATEWAY_AUTH": "Harbor scrubs an AUTH-named key's value from the trial folder: 'off' corrupted the "
+                                   "agent's trajectory"}
 
 
 class InitError(Exception):
@@ -98,7 +121,10 @@ def env_block(extras: str = "", version: str = __version__) -> list[tuple[str, s
     return [
         ("JUDGE_API_KEY", "${JUDGE_API_KEY}"),
         ("JUDGE_BASE_URL", "${JUDGE_BASE_URL}"),
-        ("JUDGE_GATEWAY_AUTH", "${JUDGE_GATEWAY_AUTH:-off}"),  # a hosted gateway that injects the key (config/judge_config.py)
+        # a hosted gateway that injects the key (config/judge_config.py); empty = off. Never a default value: Harbor scrubs the value
+        # of every AUTH-named [verifier.env] key from the whole trial folder, and "off" turned "offer" into "[REDACTED]er"
+        # in the agent's trajectory (a regrade then judged another text)
+        ("JUDGE_GATEWAY_AUTH", "${JUDGE_GATEWAY_AUTH:-}"),
         ("JUDGE_MODEL", "${JUDGE_MODEL:-gpt-5.5}"),
         ("JUDGE_CONCURRENCY", "${JUDGE_CONCURRENCY:-2}"),
         ("JUDGE_DEADLINE", f"${{JUDGE_DEADLINE:-{DEFAULT_DEADLINE_SEC}}}"),
@@ -424,6 +450,10 @@ def _merge_env(plan: Plan, lines: list[te.Line], raw: list[str], env: dict[str, 
                 plan.conflicts.append(f"[verifier.env] {key} = {env[key]!r}, but --extras asks for {extras!r}: the "
                                       "extras and the verifier image change together (--force replaces both; without "
                                       "--extras init keeps the task's)")
+        elif key in STALE_ENV and env[key] == STALE_ENV[key]:
+            replace_line("verifier.env", key, te.basic_string(value))
+            plan.actions.append(f"task.toml: [verifier.env] {key} {env[key]!r} → {value!r} ({STALE_WHY[key]})")
+            env[key] = value
         elif env[key] != value and key in MANAGED_ENV:
             if force:
                 _replace_value(raw, lines, "verifier.env", key, te.basic_string(value))
@@ -484,6 +514,7 @@ def _merge(plan: Plan, text: str, config: dict[str, Any], *, force: bool, extras
     # artifacts for a separate verifier container
     if is_separate(config):
         _plan_artifacts(plan, lines, raw, config, expected, inserts)
+        _plan_collect(plan, lines, raw, config, expected, inserts)
     else:
         plan.actions.append("task.toml: the verifier shares the agent's container: no artifacts needed")
 
@@ -514,7 +545,7 @@ def _plan_artifacts(plan: Plan, lines: list[te.Line], raw: list[str], config: di
     declared = {a if isinstance(a, str) else a.get("source") for a in current}
     missing = [p for p in SEPARATE_ARTIFACTS if p not in declared and p.rstrip("/") not in declared]
     if not missing:
-        plan.actions.append("task.toml: artifacts already declare /app/output and the trajectory")
+        plan.actions.append("task.toml: artifacts already declare /app/output")
         return
     plan.actions.append(f"task.toml: artifacts += {', '.join(missing)} (the verifier runs in a separate container)")
     expected_list = list(expected.get("artifacts", []))
@@ -527,8 +558,8 @@ def _plan_artifacts(plan: Plan, lines: list[te.Line], raw: list[str], config: di
     elif "artifacts" in config:  # an inline array at the root: add before its closing bracket
         key_index = te.find_key(lines, "", "artifacts")
         if key_index is None:
-            raise InitError("task.toml sets artifacts in a form init cannot edit; add /app/output and "
-                            "/logs/agent/trajectory.json to it by hand")
+            raise InitError("task.toml sets artifacts in a form init cannot edit; add /app/output "
+                            "to it by hand")
         row, col = te.array_close(lines, key_index)
         body = [te.strip_comment(line) for line in raw[key_index:row]] + [raw[row][:col]]
         body[0] = body[0].split("=", 1)[1]
@@ -545,6 +576,40 @@ def _plan_artifacts(plan: Plan, lines: list[te.Line], raw: list[str], config: di
         inserts.append((at, [f"artifacts = [{', '.join(te.basic_string(p) for p in missing)}]", ""]))
         expected_list.extend(missing)
     expected["artifacts"] = expected_list
+
+
+def _plan_collect(plan: Plan, lines: list[te.Line], raw: list[str], config: dict[str, Any], expected: dict[str, Any],
+                  inserts: list[tuple[int, list[str]]]) -> None:
+    """Add the ``[[verifier.collect]]`` hook that carries the agent's final-message files to a separate
+    verifier (`AGENT_COPY_DIR`), unless a hook already copies there; name a stale trajectory artifact."""
+    declared = {a if isinstance(a, str) else a.get("source") for a in config.get("artifacts", [])}
+    if "/logs/agent/trajectory.json" in declared:
+        plan.actions.append("task.toml: artifacts still declare /logs/agent/trajectory.json (an older init): remove it by "
+                            "hand, Harbor's lint rejects it (artifact-log-overlap) and the collect hook carries the trajectory")
+    hooks = (config.get("verifier") or {}).get("collect") or []
+    if any(isinstance(h, dict) and AGENT_COPY_DIR in str(h.get("command", "")) for h in hooks):
+        plan.actions.append(f"task.toml: [[verifier.collect]] already copies the agent's logs to {AGENT_COPY_DIR}")
+        return
+    plan.actions.append(f"task.toml: [[verifier.collect]] += copy of the agent's {', '.join(AGENT_FILES)} to {AGENT_COPY_DIR} "
+                        "(Harbor never gives a separate verifier /logs/agent)")
+    hook = f"{{ command = {te.basic_string(COLLECT_COMMAND)} }}"
+    key_index = te.find_key(lines, "verifier", "collect")
+    if key_index is not None:  # an inline array (`harbor init` writes `collect = []`): the hook goes inside it
+        row, col = te.array_close(lines, key_index)
+        body = [te.strip_comment(line) for line in raw[key_index:row]] + [raw[row][:col]]
+        body[0] = body[0].split("=", 1)[1]
+        last = "".join(body).rstrip()[-1:]
+        lead = "" if last in ",[" else ", "
+        if raw[row][:col].strip() == "":
+            raw[row] = f"  {lead}{hook},\n{raw[row]}"
+        else:
+            raw[row] = raw[row][:col].rstrip() + lead + hook + raw[row][col:]
+    elif "collect" in (config.get("verifier") or {}) and te.find_header(lines, "verifier") is None:
+        raise InitError("task.toml sets verifier.collect in a form init cannot edit; add the hook by hand: "
+                        f"[[verifier.collect]] command = {te.basic_string(COLLECT_COMMAND)}")
+    else:  # none yet, or [[verifier.collect]] tables: one more table at the end
+        inserts.append((len(raw), ["", "[[verifier.collect]]", f"command = {te.basic_string(COLLECT_COMMAND)}"]))
+    expected.setdefault("verifier", {}).setdefault("collect", []).append({"command": COLLECT_COMMAND})
 
 
 def _copy(value: Any) -> Any:
