@@ -451,7 +451,7 @@ def _merge_env(plan: Plan, lines: list[te.Line], raw: list[str], env: dict[str, 
                                       "extras and the verifier image change together (--force replaces both; without "
                                       "--extras init keeps the task's)")
         elif key in STALE_ENV and env[key] == STALE_ENV[key]:
-            replace_line("verifier.env", key, te.basic_string(value))
+            _replace_value(raw, lines, "verifier.env", key, te.basic_string(value))
             plan.actions.append(f"task.toml: [verifier.env] {key} {env[key]!r} → {value!r} ({STALE_WHY[key]})")
             env[key] = value
         elif env[key] != value and key in MANAGED_ENV:
