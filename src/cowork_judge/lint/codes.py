@@ -68,6 +68,8 @@ _TABLE: tuple[Check, ...] = (
     Check("T005", "ERROR", "a secret (KEY/TOKEN/SECRET/PASSWORD) is written as a literal, not a ${VAR} template"),
     Check("T006", "WARN", "unknown JUDGE_*/COWORK_* name in [verifier.env] (a typo is never read)"),
     Check("T007", "WARN", "a declared knob's value is rejected by the judge (it falls back to the default)"),
+    Check("T012", "ERROR", "a declared setting that changes the verdicts or the reward has a value the judge rejects "
+                           "(every trial would be scored under the default; batch refuses it)"),
     Check("T008", "WARN", "a value Harbor does not expand (`x-${VAR}`, `$VAR`): passed literally"),
     Check("T009", "WARN", "COWORK_JUDGE_VERSION not declared: a fleet cannot inject a judge version"),
     Check("T010", "WARN", "no task.toml beside tests/: timeout, credentials and knobs cannot be checked"),
