@@ -27,6 +27,8 @@ class Check:
 _TABLE: tuple[Check, ...] = (
     Check("P001", "ERROR", "the tests dir cannot be read (missing, not a directory, no permission)"),
     Check("P002", "ERROR", "the linter itself failed on this package (a lint-rubric bug: the exception is named)"),
+    Check("P003", "ERROR", "a symbolic link in tests/ points outside tests/ or at nothing (try and Docker copy it as a "
+                           "link that dangles in the verifier)"),
     Check("R001", "ERROR", "rubric.json is missing, not a regular file, too large, or not UTF-8"),
     Check("R002", "ERROR", "rubric.json is not valid JSON (syntax, nesting, number too long)"),
     Check("R003", "ERROR", "the engine refuses the rubric or a row (shape, missing description, bad field type…)"),
