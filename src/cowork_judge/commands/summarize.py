@@ -8,7 +8,10 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cowork_judge.fleet.summarize import Summarizer
 
 EPILOG = """\
 inputs: a directory (every */verifier/result.json below it: a Harbor job, a tree of
@@ -46,6 +49,65 @@ def main(argv: list[str]) -> int:
         ``--force``, 2 for usage errors, inputs that name nothing readable, and when no input
         was a readable result document (the summary is still written).
     """
+    args = _parser().parse_args(argv)
+
+    from cowork_judge.fleet.documents import InputError, check_task_key_mode, discover, read_items
+    from cowork_judge.fleet.outputs import OutputExists, Progress, canonical_json, write_file
+    from cowork_judge.fleet.summarize import Summarizer, SummaryOptions
+
+    def fail(message: str, status: int = 2) -> int:
+        print(f"cowork-judge summarize: {message}", file=sys.stderr)
+        return status
+
+    out, html = Path(args.out), Path(args.html) if args.html else None
+    if (problem := _usage_problem(args, out, html)) is not None:
+        return fail(problem)
+    group_by = tuple(dict.fromkeys(k.strip() for g in args.group_by for k in g.split(",") if k.strip()))
+    try:
+        check_task_key_mode(args.task_key)
+        tags, tags_record = _instance_tags(Path(args.instance_tags)) if args.instance_tags else ({}, None)
+        files = discover(args.inputs)
+    except (InputError, ValueError, OSError) as exc:
+        return fail(str(exc))
+    for line in _earlier_batch_folders(args.inputs):
+        print(f"summarize: warning: {line}", file=sys.stderr)
+    if (refused := _output_problem(out, html, {os.path.realpath(f.path) for f in files}, force=args.force)) is not None:
+        return fail(*refused)
+    options = SummaryOptions(task_key=args.task_key, group_by=group_by, seed=args.seed, draws=args.draws,
+                             confidence=args.confidence, include_reasons=args.include_reasons, instance_tags=tags)
+    summarizer = Summarizer(options)
+    any_jsonl = any(f.jsonl for f in files)
+    progress = Progress(None if any_jsonl else len(files), "summarize")
+    for item in read_items(files, on_file=summarizer.add_file):
+        summarizer.add(item)
+        progress.tick()
+    progress.done()
+    if (problem := _unknown_keys_problem(summarizer)) is not None:
+        return fail(problem)
+    summary = summarizer.result()
+    if tags_record is not None:
+        summary["options"]["instance_tags"] = tags_record
+    try:
+        if html is not None:
+            _write_page(html, summary, force=args.force)
+        write_file(out, canonical_json(summary), force=args.force)
+    except OutputExists as exc:
+        return fail(str(exc), 1)
+    except OSError as exc:
+        return fail(f"cannot write {exc.filename or out}: {exc.strerror or exc}", 1)
+    acc = summary["accounting"]
+    print(str(out))
+    if html is not None:
+        print(str(html))
+    _tell(summary, out, draws=args.draws)
+    readable = acc["inputs"] - acc.get("invalid", 0) - acc.get("unreadable", 0)
+    if readable == 0:
+        return fail("no input was a readable result document (each is named above and in the summary's problems)")
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    """The command line of ``cowork-judge summarize``."""
     p = argparse.ArgumentParser(prog="cowork-judge summarize", description="Summarize many result documents: accounting, "
                                 "reward distribution, coverage, error kinds, hit rates, bootstrap CIs.",
                                 epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -63,75 +125,68 @@ def main(argv: list[str]) -> int:
     p.add_argument("--draws", type=int, default=1000, help="bootstrap draws; 0 = no intervals (default 1000)")
     p.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
     p.add_argument("--include-reasons", action="store_true", help="include sample reason texts per row (row-level text)")
-    args = p.parse_args(argv)
+    return p
 
-    from cowork_judge.fleet.documents import InputError, check_task_key_mode, discover, read_items
-    from cowork_judge.fleet.outputs import OutputExists, Progress, canonical_json, write_file
-    from cowork_judge.fleet.summarize import CLASSES, Summarizer, SummaryOptions
 
-    def fail(message: str, status: int = 2) -> int:
-        print(f"cowork-judge summarize: {message}", file=sys.stderr)
-        return status
-
-    out, html = Path(args.out), Path(args.html) if args.html else None
+def _usage_problem(args: argparse.Namespace, out: Path, html: Path | None) -> str | None:
+    """What is wrong with the options (None: nothing): --out and --html naming one file, a
+    negative --draws or --seed, a --confidence outside (0, 1)."""
     if html is not None and html.absolute() == out.absolute():
-        return fail("--out and --html name the same file")
+        return "--out and --html name the same file"
     if args.draws < 0 or args.seed < 0 or not 0.0 < args.confidence < 1.0:
-        return fail("--draws and --seed must be ≥ 0 and --confidence in (0, 1)")
-    group_by = tuple(dict.fromkeys(k.strip() for g in args.group_by for k in g.split(",") if k.strip()))
-    try:
-        check_task_key_mode(args.task_key)
-        tags, tags_record = _instance_tags(Path(args.instance_tags)) if args.instance_tags else ({}, None)
-        files = discover(args.inputs)
-    except (InputError, ValueError, OSError) as exc:
-        return fail(str(exc))
-    for line in _earlier_batch_folders(args.inputs):
-        print(f"summarize: warning: {line}", file=sys.stderr)
-    inputs = {os.path.realpath(f.path) for f in files}
+        return "--draws and --seed must be ≥ 0 and --confidence in (0, 1)"
+    return None
+
+
+def _output_problem(out: Path, html: Path | None, inputs: set[str], *, force: bool) -> tuple[str, int] | None:
+    """Why --out or --html cannot be written, with the exit status (None: both can): one of
+    the `inputs` (real paths), an existing file without `force`, a missing folder, a folder."""
     for flag, target in (("--out", out), ("--html", html)):
         if target is not None and os.path.realpath(target) in inputs:
-            return fail(f"{flag} {target} is one of the inputs: summarize never writes over a document it reads; "
-                        "give another file")
+            return (f"{flag} {target} is one of the inputs: summarize never writes over a document it reads; "
+                    "give another file"), 2
     for target in (t for t in (out, html) if t is not None):
-        if not args.force and target.exists():
-            return fail(f"{target} exists (use --force to overwrite)", 1)
+        if not force and target.exists():
+            return f"{target} exists (use --force to overwrite)", 1
         if not target.parent.is_dir():
-            return fail(f"{target.parent} is not a directory", 1)
+            return f"{target.parent} is not a directory", 1
         if target.is_dir():  # issue 39: said before reading anything, naming the user's path
-            return fail(f"cannot write {target}: is a folder, not a file: name the file to write "
-                        f"(e.g. {target / ('summary.html' if target is html else 'summary.json')})", 1)
-    options = SummaryOptions(task_key=args.task_key, group_by=group_by, seed=args.seed, draws=args.draws,
-                             confidence=args.confidence, include_reasons=args.include_reasons, instance_tags=tags)
-    summarizer = Summarizer(options)
-    any_jsonl = any(f.jsonl for f in files)
-    progress = Progress(None if any_jsonl else len(files), "summarize")
-    for item in read_items(files, on_file=summarizer.add_file):
-        summarizer.add(item)
-        progress.tick()
-    progress.done()
+            return (f"cannot write {target}: is a folder, not a file: name the file to write "
+                    f"(e.g. {target / ('summary.html' if target is html else 'summary.json')})"), 1
+    return None
+
+
+def _unknown_keys_problem(summarizer: Summarizer) -> str | None:
+    """The --group-by keys no document or row carries, with the keys that are there (None:
+    every key is known, or no input was a result document)."""
+    from cowork_judge.fleet.summarize import CLASSES
+
     unknown = summarizer.unknown_group_keys()
     if unknown and any(summarizer.classes[c] for c in CLASSES if c not in ("invalid", "unreadable", "duplicate")):
         known = summarizer.known_group_keys()  # issue 39: an unknown key was one silent empty group
         shown_keys = ", ".join(known[:KEYS_SHOWN]) + (f", … ({len(known) - KEYS_SHOWN} more)" if len(known) > KEYS_SHOWN else "")
-        return fail(f"--group-by {', '.join(unknown)}: no document or row carries "
-                    f"{'this key' if len(unknown) == 1 else 'these keys'}; valid keys here: {shown_keys}")
-    summary = summarizer.result()
-    if tags_record is not None:
-        summary["options"]["instance_tags"] = tags_record
-    try:
-        if html is not None:
-            from cowork_judge.fleet.summary_html import render_summary
+        return (f"--group-by {', '.join(unknown)}: no document or row carries "
+                f"{'this key' if len(unknown) == 1 else 'these keys'}; valid keys here: {shown_keys}")
+    return None
 
-            write_file(html, render_summary(summary).encode("utf-8"), force=args.force)
-        write_file(out, canonical_json(summary), force=args.force)
-    except OutputExists as exc:
-        return fail(str(exc), 1)
-    except OSError as exc:
-        return fail(f"cannot write {exc.filename or out}: {exc.strerror or exc}", 1)
+
+def _write_page(html: Path, summary: dict[str, Any], *, force: bool) -> None:
+    """Write the HTML page of `summary` to `html` (`fleet.summary_html`).
+
+    Raises:
+        OutputExists: the file exists and `force` is not set.
+        OSError: it cannot be written.
+    """
+    from cowork_judge.fleet.outputs import write_file
+    from cowork_judge.fleet.summary_html import render_summary
+
+    write_file(html, render_summary(summary).encode("utf-8"), force=force)
+
+
+def _tell(summary: dict[str, Any], out: Path, *, draws: int) -> None:
+    """Say on stderr what the summary found: the accounting, the first problems (all are in
+    `out`), withheld intervals (`draws` > 0), mixed policies, unsealed documents, sampling."""
     acc = summary["accounting"]
-    print(str(out))
-    if html is not None:
-        print(str(html))
     shown = ", ".join(f"{k} {v}" for k, v in acc.items() if k != "inputs" and v)
     print(f"summarize: {acc['inputs']} inputs: {shown or 'none'}", file=sys.stderr)
     problems = summary["problems"]
@@ -140,8 +195,7 @@ def main(argv: list[str]) -> int:
               file=sys.stderr)
     if len(problems) > PROBLEMS_SHOWN:
         print(f"summarize: … and {len(problems) - PROBLEMS_SHOWN} more problem(s), all in {out} (problems)", file=sys.stderr)
-    readable = acc["inputs"] - acc.get("invalid", 0) - acc.get("unreadable", 0)
-    if args.draws > 0 and summary["intervals"]["withheld"]:  # the fleet's one rule (fleet.stats.MIN_CLUSTERS), as calibrate
+    if draws > 0 and summary["intervals"]["withheld"]:  # the fleet's one rule (fleet.stats.MIN_CLUSTERS), as calibrate
         reward_note = summary["reward"]["ci_note"]
         print(f"summarize: {summary['intervals']['note']}" + (f"; reward ({reward_note})" if reward_note else ""), file=sys.stderr)
     if summary["scoring"]["mixed"]:  # issue 39: never two policies silently
@@ -157,26 +211,29 @@ def main(argv: list[str]) -> int:
               "seals, 0.2.0): not checked", file=sys.stderr)
     sampling = summary.get("sampling")
     if sampling:  # a sampled or priced fleet: agreement, the least stable row, the cost
-        agree, cost = sampling["agreement"], sampling["cost"]
-        worst = sampling["least_stable_rows"][:1]
-        parts = [f"{sampling['documents']['sampled']} sampled"]
-        if agree["mean"] is not None:
-            parts.append(f"judge_agreement mean {agree['mean']:.3f}")
-        if worst:
-            parts.append(f"least stable row {worst[0]['id']} ({worst[0]['agreement_mean']:.3f})")
-        lost = sampling["lost"]
-        if lost["documents"]:
-            judges = ", ".join(f"judge {name!r} on {n} row(s)" for name, n in lost["judges"].items())
-            parts.append(f"{lost['documents']} degraded by lost answers ({lost['rows']} judged row(s) kept fewer answers, "
-                         f"{lost['samples']} sample(s) lost" + (f"; no answer from {judges}" if judges else "") + ")")
-        if cost["documents_priced"] or cost["documents_unpriced"]:
-            usd = f"${cost['usd']:.4f}" if cost["usd"] is not None else "unknown"
-            parts.append(f"cost {usd} over {cost['documents_priced']} priced document(s)"
-                         + (f", {cost['documents_unpriced']} without a price" if cost["documents_unpriced"] else ""))
-        print(f"summarize: sampling: {', '.join(parts)}", file=sys.stderr)
-    if readable == 0:
-        return fail("no input was a readable result document (each is named above and in the summary's problems)")
-    return 0
+        print(f"summarize: sampling: {_sampling_line(sampling)}", file=sys.stderr)
+
+
+def _sampling_line(sampling: dict[str, Any]) -> str:
+    """The sampling block of a summary in one line: agreement, the least stable row, lost
+    answers, the cost."""
+    agree, cost = sampling["agreement"], sampling["cost"]
+    worst = sampling["least_stable_rows"][:1]
+    parts = [f"{sampling['documents']['sampled']} sampled"]
+    if agree["mean"] is not None:
+        parts.append(f"judge_agreement mean {agree['mean']:.3f}")
+    if worst:
+        parts.append(f"least stable row {worst[0]['id']} ({worst[0]['agreement_mean']:.3f})")
+    lost = sampling["lost"]
+    if lost["documents"]:
+        judges = ", ".join(f"judge {name!r} on {n} row(s)" for name, n in lost["judges"].items())
+        parts.append(f"{lost['documents']} degraded by lost answers ({lost['rows']} judged row(s) kept fewer answers, "
+                     f"{lost['samples']} sample(s) lost" + (f"; no answer from {judges}" if judges else "") + ")")
+    if cost["documents_priced"] or cost["documents_unpriced"]:
+        usd = f"${cost['usd']:.4f}" if cost["usd"] is not None else "unknown"
+        parts.append(f"cost {usd} over {cost['documents_priced']} priced document(s)"
+                     + (f", {cost['documents_unpriced']} without a price" if cost["documents_unpriced"] else ""))
+    return ", ".join(parts)
 
 
 def _earlier_batch_folders(inputs: list[str]) -> list[str]:

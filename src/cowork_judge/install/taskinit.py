@@ -398,57 +398,47 @@ def _plan_test_sh(plan: Plan, path: Path, force: bool) -> None:
     plan.actions.append(f"tests/test.sh: {'replaced by' if old else 'written from'} the cowork-judge {__version__} template")
 
 
-def _merge(plan: Plan, text: str, config: dict[str, Any], *, force: bool, extras: str,
-           passthrough: Sequence[tuple[str, str]] = (), explicit: bool = False) -> tuple[str, dict[str, Any]]:
-    """Return (new text, the parsed document it must equal)."""
-    expected: dict[str, Any] = _copy(config)
-    verifier = expected.setdefault("verifier", {})
-    env = verifier.setdefault("env", {})
-    lines = te.scan(text)
-    raw = text.split("\n")
+def _merge_timeout(plan: Plan, lines: list[te.Line], raw: list[str], verifier: dict[str, Any], *, force: bool) -> list[str]:
+    """Bring ``[verifier] timeout_sec`` up to `required_timeout_sec` in `raw` (the task.toml's
+    lines, edited in place) and in `verifier` (the parsed table it must equal); Harbor's
+    default is raised, a task's own lower value only with `force` (else a conflict).
 
-    def replace_line(table: str, key: str, value: str) -> None:
-        index = te.find_key(lines, table, key)
-        if index is None:  # parsed, but not on a line of its own the scanner can read (e.g. a key with escapes)
-            raise InitError(f"task.toml: cannot find the line of [{table}] {key} to change it (write it as a bare key "
-                            f"`{key} = …` in a [{table}] table and run init again)")
-        raw[index] = te.replace_value(raw[index], value)
-
-    inserts: list[tuple[int, list[str]]] = []  # (before line index, new lines)
-
-    # [verifier].timeout_sec
+    Returns:
+        The lines to add to the ``[verifier]`` table (the key, when the task has none).
+    """
     need = required_timeout_sec()
     have = verifier.get("timeout_sec")
-    v_header = te.find_header(lines, "verifier")
-    if v_header is None and any(not isinstance(v, dict) or te.find_header(lines, f"verifier.{k}") is None
-                                for k, v in config.get("verifier", {}).items()):
-        raise InitError("task.toml defines verifier without a [verifier] table header (dotted keys or an inline table); "
-                        "rewrite it as a [verifier] table and run init again")
     timeout_line = f"timeout_sec = {need}.0  # JUDGE_DEADLINE {DEFAULT_DEADLINE_SEC} + install {INSTALL_BUDGET_SEC} + {MARGIN_SEC} s margin"
-    v_new: list[str] = []
     if have is None:
-        v_new.append(timeout_line)
         verifier["timeout_sec"] = float(need)
         plan.actions.append(f"task.toml: [verifier] timeout_sec = {need} added")
-    elif harbor_stubs.is_harbor_default_timeout(have) and have < need:
-        replace_line("verifier", "timeout_sec", f"{need}.0")
+        return [timeout_line]
+    if harbor_stubs.is_harbor_default_timeout(have) and have < need:
+        _replace_value(raw, lines, "verifier", "timeout_sec", f"{need}.0")
         verifier["timeout_sec"] = float(need)
         plan.actions.append(f"task.toml: [verifier] timeout_sec {have} (Harbor's default) → {need}")
     elif not isinstance(have, (int, float)) or have < need:
         if force:
-            replace_line("verifier", "timeout_sec", f"{need}.0")
+            _replace_value(raw, lines, "verifier", "timeout_sec", f"{need}.0")
             verifier["timeout_sec"] = float(need)
             plan.actions.append(f"task.toml: [verifier] timeout_sec {have} → {need}")
         else:
             plan.conflicts.append(f"[verifier] timeout_sec = {have} is below {need} s (JUDGE_DEADLINE + install + margin; --force raises it)")
     else:
         _noop(plan, f"task.toml: [verifier] timeout_sec = {have} kept (≥ {need})")
+    return []
 
-    # [verifier.env]
-    e_header = te.find_header(lines, "verifier.env")
-    if config.get("verifier", {}).get("env") is not None and e_header is None:
-        raise InitError("task.toml defines verifier.env without a [verifier.env] table header (an inline table or dotted keys); "
-                        "rewrite it as a [verifier.env] table and run init again")
+
+def _merge_env(plan: Plan, lines: list[te.Line], raw: list[str], env: dict[str, Any], *, force: bool, extras: str,
+               passthrough: Sequence[tuple[str, str]], explicit: bool) -> list[str]:
+    """Bring ``[verifier.env]`` to `env_block` (and the `passthrough` entries) in `raw` (edited
+    in place) and in `env` (the parsed table it must equal): missing keys added, the extras
+    raised when the rubric's rows need more (replaced with --extras only with `force`), a
+    managed value the task changed replaced only with `force`, any other value kept.
+
+    Returns:
+        The lines to add to the ``[verifier.env]`` table.
+    """
     e_new: list[str] = []
     block = env_block(extras)
     managed = {k for k, _ in block}
@@ -457,12 +447,12 @@ def _merge(plan: Plan, text: str, config: dict[str, Any], *, force: bool, extras
             e_new.append(f"{key} = {te.basic_string(value)}")
             env[key] = value
         elif key == "COWORK_JUDGE_EXTRAS" and not explicit and env[key] != value and _extras_lacking(env[key], extras):
-            replace_line("verifier.env", key, te.basic_string(value))
+            _replace_value(raw, lines, "verifier.env", key, te.basic_string(value))
             plan.actions.append(f"task.toml: [verifier.env] {key} {env[key]!r} → {value!r} (the rubric's rows need it)")
             env[key] = value
         elif key == "COWORK_JUDGE_EXTRAS" and explicit and _extras_differ(env[key], extras):
             if force:
-                replace_line("verifier.env", key, te.basic_string(value))
+                _replace_value(raw, lines, "verifier.env", key, te.basic_string(value))
                 plan.actions.append(f"task.toml: [verifier.env] {key} {env[key]!r} → {value!r} (--extras, --force)")
                 env[key] = value
             else:
@@ -470,12 +460,12 @@ def _merge(plan: Plan, text: str, config: dict[str, Any], *, force: bool, extras
                                       "extras and the verifier image change together (--force replaces both; without "
                                       "--extras init keeps the task's)")
         elif key in STALE_ENV and env[key] == STALE_ENV[key]:
-            replace_line("verifier.env", key, te.basic_string(value))
+            _replace_value(raw, lines, "verifier.env", key, te.basic_string(value))
             plan.actions.append(f"task.toml: [verifier.env] {key} {env[key]!r} → {value!r} ({STALE_WHY[key]})")
             env[key] = value
         elif env[key] != value and key in MANAGED_ENV:
             if force:
-                replace_line("verifier.env", key, te.basic_string(value))
+                _replace_value(raw, lines, "verifier.env", key, te.basic_string(value))
                 plan.actions.append(f"task.toml: [verifier.env] {key} {env[key]!r} → {value!r}")
                 env[key] = value
             else:
@@ -484,6 +474,43 @@ def _merge(plan: Plan, text: str, config: dict[str, Any], *, force: bool, extras
             _noop(plan, f"task.toml: [verifier.env] {key} = {env[key]!r} kept (the task's choice)")
     if e_new:
         plan.actions.append(f"task.toml: [verifier.env] {', '.join(k.split(' ')[0] for k in e_new)} added")
+    return e_new
+
+
+def _replace_value(raw: list[str], lines: list[te.Line], table: str, key: str, value: str) -> None:
+    """Set the value of `key` of `table` in `raw` (the task.toml's lines, scanned as `lines`).
+
+    Raises:
+        InitError: the key is parsed but not on a line of its own the scanner can read.
+    """
+    index = te.find_key(lines, table, key)
+    if index is None:  # parsed, but not on a line of its own the scanner can read (e.g. a key with escapes)
+        raise InitError(f"task.toml: cannot find the line of [{table}] {key} to change it (write it as a bare key "
+                        f"`{key} = …` in a [{table}] table and run init again)")
+    raw[index] = te.replace_value(raw[index], value)
+
+
+def _merge(plan: Plan, text: str, config: dict[str, Any], *, force: bool, extras: str,
+           passthrough: Sequence[tuple[str, str]] = (), explicit: bool = False) -> tuple[str, dict[str, Any]]:
+    """Return (new text, the parsed document it must equal)."""
+    expected: dict[str, Any] = _copy(config)
+    verifier = expected.setdefault("verifier", {})
+    env = verifier.setdefault("env", {})
+    lines = te.scan(text)
+    raw = text.split("\n")
+    inserts: list[tuple[int, list[str]]] = []  # (before line index, new lines)
+
+    v_header = te.find_header(lines, "verifier")
+    if v_header is None and any(not isinstance(v, dict) or te.find_header(lines, f"verifier.{k}") is None
+                                for k, v in config.get("verifier", {}).items()):
+        raise InitError("task.toml defines verifier without a [verifier] table header (dotted keys or an inline table); "
+                        "rewrite it as a [verifier] table and run init again")
+    v_new = _merge_timeout(plan, lines, raw, verifier, force=force)
+    e_header = te.find_header(lines, "verifier.env")
+    if config.get("verifier", {}).get("env") is not None and e_header is None:
+        raise InitError("task.toml defines verifier.env without a [verifier.env] table header (an inline table or dotted keys); "
+                        "rewrite it as a [verifier.env] table and run init again")
+    e_new = _merge_env(plan, lines, raw, env, force=force, extras=extras, passthrough=passthrough, explicit=explicit)
 
     env_table = ["", "[verifier.env]", *e_new] if e_header is None and e_new else []
     if v_header is None:
