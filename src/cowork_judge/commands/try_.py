@@ -30,6 +30,7 @@ import argparse
 import contextlib
 import os
 import shutil
+import signal
 import stat
 import sys
 import tempfile
@@ -60,7 +61,8 @@ the run: the documents of /logs/verifier (--keep: the whole temp folder; --out D
 Without JUDGE_BASE_URL and JUDGE_API_KEY the built-in simulator judges; one without the other is refused.
 JUDGE_* variables set here that task.toml's [verifier.env] does not pass are named (`init --env NAME` adds them).
 Exit status: 0 reward written and the judge finished cleanly; 1 no reward, the failure path's reward, or the
-judge's own with an exit_code; 2 bad input."""
+judge's own with an exit_code; 2 bad input; 130 / 143 interrupted (Ctrl-C / SIGTERM: the temp folders are removed,
+an --out DIR is kept and said to be incomplete)."""
 
 def _say(line: str) -> None:
     print(line, flush=True)
@@ -68,6 +70,20 @@ def _say(line: str) -> None:
 
 def _warn(line: str) -> None:
     print(f"cowork-judge try: {line}", file=sys.stderr, flush=True)
+
+
+class _Terminated(BaseException):
+    """SIGTERM arrived (`_on_sigterm`): unwinds `_run` so that its ``finally`` removes the temp folders."""
+
+
+def _on_sigterm(signum: int, _frame: object) -> None:
+    """SIGTERM handler: ignore further SIGTERMs during the cleanup and unwind through `_Terminated`.
+
+    Raises:
+        _Terminated: always.
+    """
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise _Terminated(signum)
 
 
 def _parser() -> Parser:
@@ -116,8 +132,14 @@ def main(argv: list[str]) -> int:
     from cowork_judge.install import dryrun
     from cowork_judge.install.wheels import WheelError
 
+    # a supervisor's SIGTERM (CI, `timeout`) ends `try` as Ctrl-C does: the build and sandbox temp folders
+    # removed, one line, exit 143 — not the default action's silent death (-15) that leaks them
+    signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         return _run(args)
+    except _Terminated:
+        print("cowork-judge try: stopped (SIGTERM); its temp folders are removed", file=sys.stderr, flush=True)
+        return EXIT_STATUS["SIGTERM"]
     except dryrun.TryError as exc:
         _warn(f"error: {exc}")
         return EXIT_STATUS["usage"]
@@ -169,6 +191,13 @@ def _run(a: argparse.Namespace) -> int:
             proc = run_command(argv, timeout_sec=timeout, env=env, cwd=cwd)
         seconds = time.monotonic() - t0
         ran = True
+    except (KeyboardInterrupt, _Terminated):
+        from cowork_judge._util import procs
+        procs.kill_all()  # test.sh and what it started do not outlive the cleanup below
+        if a.out is not None and out.is_dir() and any(out.iterdir()):
+            _say(f"kept: {out} (incomplete: interrupted before the judge finished, no result.json; "
+                 "remove it or give a new --out)")
+        raise
     finally:
         if home_lock is not None:
             home_lock.release()

@@ -144,7 +144,8 @@ class JudgeConfig(BaseModel):
     verdict_cache_dir: str | None = Field(None, description="JUDGE_VERDICT_CACHE: a folder of cached verdicts; a re-judge of "
                                           "the same deliverable by the same judge asks only rows whose text changed "
                                           "(run/verdict_cache.py). Off for `cowork-judge run` unless set; `cowork-judge batch` "
-                                          "uses <out>/verdict-cache unless set (0/off disables it there).")
+                                          "uses <out>/verdict-cache unless set (0/off disables it there). A path naming an existing file (not a folder) "
+                                          "is invalid.")
     instance_id: str | None = Field(None, description="JUDGE_INSTANCE_ID: a name of the instance being judged (`batch` sets "
                                     "it to the instance's name); sent to the endpoint only with JUDGE_SEND_INSTANCE_ID.")
     send_instance_id: bool = Field(False, description="JUDGE_SEND_INSTANCE_ID: send JUDGE_INSTANCE_ID with every "
@@ -365,8 +366,20 @@ def _share(text: str) -> float | None:
 
 
 def _cache_dir(text: str) -> str | None:
-    """A folder path; ``0``/``off``/``false``/``no`` = no cache."""
-    return None if text.strip().lower() in FALSY else text.strip()
+    """A folder path; ``0``/``off``/``false``/``no`` = no cache.
+
+    Raises:
+        ValueError: the path names something that exists and is not a folder (a regular file): no
+            verdict could be stored there, so the cache would be off without a word.
+    """
+    value = text.strip()
+    if value.lower() in FALSY:
+        return None
+    path = os.path.expanduser(value)
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise ValueError("names an existing file, not a folder: no verdict can be cached there (give a folder, "
+                         "or 0 for no cache)")
+    return value
 
 
 def _store_url(text: str) -> SecretStr:

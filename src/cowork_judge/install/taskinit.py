@@ -76,6 +76,12 @@ class InitError(Exception):
     """The task folder cannot be initialised (the message says why and what to do)."""
 
 
+def _noop(plan: Plan, line: str) -> None:
+    """Add a line of `plan` that changes nothing (`Plan.noops`)."""
+    plan.actions.append(line)
+    plan.noops.add(line)
+
+
 @dataclass
 class Plan:
     """What `plan_init` would do.
@@ -84,7 +90,9 @@ class Plan:
         task_dir: the task folder.
         files: path → new text for every file that changes.
         old: path → current text ("" for a new file).
-        actions: one human line per change or decision.
+        actions: one human line per change or decision (in order; the no-ops among them also in `noops`).
+        noops: the lines of `actions` that change nothing ("already up to date", "… kept"): `init` prints
+            them as they are, never as something it "would do".
         conflicts: one line per change refused without ``force``.
         removals: files to delete (Harbor's own stubs that the judge replaces).
         extras: the ``COWORK_JUDGE_EXTRAS`` default written (or kept).
@@ -94,6 +102,7 @@ class Plan:
     files: dict[Path, str] = field(default_factory=dict)
     old: dict[Path, str] = field(default_factory=dict)
     actions: list[str] = field(default_factory=list)
+    noops: set[str] = field(default_factory=set)
     conflicts: list[str] = field(default_factory=list)
     removals: list[Path] = field(default_factory=list)
     extras: str = ""
@@ -250,7 +259,7 @@ def plan_init(task_dir: Path, *, force: bool = False, extras: str | None = None,
             raise InitError(f"internal error: merging into {toml_path} would change more than planned; nothing written")
         plan.files[toml_path], plan.old[toml_path] = new, old
     else:
-        plan.actions.append("task.toml: already up to date")
+        _noop(plan, "task.toml: already up to date")
     return plan
 
 
@@ -312,7 +321,7 @@ def _plan_dockerfile(plan: Plan, path: Path, extras: str, *, image: bool, force:
     if index_url is not None and not bake:
         raise InitError("--index-url names the index a baked verifier image installs the judge from: give --image too")
     if not old and not image:
-        plan.actions.append("tests/Dockerfile: none; the separate verifier is built from environment/ (it needs python3)")
+        _noop(plan, "tests/Dockerfile: none; the separate verifier is built from environment/ (it needs python3)")
         return
     index = _image_index(old if ours else "", index_url, config) if bake else ""
     try:
@@ -320,12 +329,12 @@ def _plan_dockerfile(plan: Plan, path: Path, extras: str, *, image: bool, force:
     except verifier_image.IndexUrlError as exc:
         raise InitError(f"--index-url {exc}") from None
     if old == text:
-        plan.actions.append("tests/Dockerfile: already the verifier image of this version")
+        _noop(plan, "tests/Dockerfile: already the verifier image of this version")
         return
     harbor = harbor_stubs.is_harbor_stub("Dockerfile", old)
     if old and not (ours or harbor):
         if not image:
-            plan.actions.append("tests/Dockerfile: kept (the task's own verifier image; it needs python3 >= 3.10)")
+            _noop(plan, "tests/Dockerfile: kept (the task's own verifier image; it needs python3 >= 3.10)")
             return
         if not force:
             plan.conflicts.append("tests/Dockerfile exists and is not Harbor's stub nor init's (--force replaces it)")
@@ -377,7 +386,7 @@ def _plan_test_sh(plan: Plan, path: Path, force: bool) -> None:
     text = template_text()
     old = _read(path)
     if old == text:
-        plan.actions.append("tests/test.sh: already the template of this version")
+        _noop(plan, "tests/test.sh: already the template of this version")
         return
     if old and harbor_stubs.is_harbor_stub("test.sh", old):
         plan.files[path], plan.old[path] = text, old
@@ -416,7 +425,7 @@ def _merge_timeout(plan: Plan, lines: list[te.Line], raw: list[str], verifier: d
         else:
             plan.conflicts.append(f"[verifier] timeout_sec = {have} is below {need} s (JUDGE_DEADLINE + install + margin; --force raises it)")
     else:
-        plan.actions.append(f"task.toml: [verifier] timeout_sec = {have} kept (≥ {need})")
+        _noop(plan, f"task.toml: [verifier] timeout_sec = {have} kept (≥ {need})")
     return []
 
 
@@ -462,7 +471,7 @@ def _merge_env(plan: Plan, lines: list[te.Line], raw: list[str], env: dict[str, 
             else:
                 plan.conflicts.append(f"[verifier.env] {key} = {env[key]!r}, init would write {value!r} (--force replaces it)")
         elif env[key] != value:
-            plan.actions.append(f"task.toml: [verifier.env] {key} = {env[key]!r} kept (the task's choice)")
+            _noop(plan, f"task.toml: [verifier.env] {key} = {env[key]!r} kept (the task's choice)")
     if e_new:
         plan.actions.append(f"task.toml: [verifier.env] {', '.join(k.split(' ')[0] for k in e_new)} added")
     return e_new
@@ -516,7 +525,7 @@ def _merge(plan: Plan, text: str, config: dict[str, Any], *, force: bool, extras
         _plan_artifacts(plan, lines, raw, config, expected, inserts)
         _plan_collect(plan, lines, raw, config, expected, inserts)
     else:
-        plan.actions.append("task.toml: the verifier shares the agent's container: no artifacts needed")
+        _noop(plan, "task.toml: the verifier shares the agent's container: no artifacts needed")
 
     if not inserts and raw == text.split("\n"):
         return text, expected
@@ -545,7 +554,7 @@ def _plan_artifacts(plan: Plan, lines: list[te.Line], raw: list[str], config: di
     declared = {a if isinstance(a, str) else a.get("source") for a in current}
     missing = [p for p in SEPARATE_ARTIFACTS if p not in declared and p.rstrip("/") not in declared]
     if not missing:
-        plan.actions.append("task.toml: artifacts already declare /app/output")
+        _noop(plan, "task.toml: artifacts already declare /app/output")
         return
     plan.actions.append(f"task.toml: artifacts += {', '.join(missing)} (the verifier runs in a separate container)")
     expected_list = list(expected.get("artifacts", []))
@@ -584,11 +593,11 @@ def _plan_collect(plan: Plan, lines: list[te.Line], raw: list[str], config: dict
     verifier (`AGENT_COPY_DIR`), unless a hook already copies there; name a stale trajectory artifact."""
     declared = {a if isinstance(a, str) else a.get("source") for a in config.get("artifacts", [])}
     if "/logs/agent/trajectory.json" in declared:
-        plan.actions.append("task.toml: artifacts still declare /logs/agent/trajectory.json (an older init): remove it by "
+        _noop(plan, "task.toml: artifacts still declare /logs/agent/trajectory.json (an older init): remove it by "
                             "hand, Harbor's lint rejects it (artifact-log-overlap) and the collect hook carries the trajectory")
     hooks = (config.get("verifier") or {}).get("collect") or []
     if any(isinstance(h, dict) and AGENT_COPY_DIR in str(h.get("command", "")) for h in hooks):
-        plan.actions.append(f"task.toml: [[verifier.collect]] already copies the agent's logs to {AGENT_COPY_DIR}")
+        _noop(plan, f"task.toml: [[verifier.collect]] already copies the agent's logs to {AGENT_COPY_DIR}")
         return
     plan.actions.append(f"task.toml: [[verifier.collect]] += copy of the agent's {', '.join(AGENT_FILES)} to {AGENT_COPY_DIR} "
                         "(Harbor never gives a separate verifier /logs/agent)")
