@@ -73,10 +73,11 @@ def test_a_new_rubric_reuses_stored_verdicts_and_leaves_new_rows_unjudged():
     assert new.task_score == pytest.approx(0.8) and new.details.weight_total == 10
     assert new.extra_fields.judge_coverage == 0.75 and new.extra_fields.judge_error_kind == "no_verdict"
     assert new.exit_code is None and new.status == "success"  # 1 of 4 unjudged is below the systemic threshold
-    # graded levels snap to a changed level table (0.5 is no longer legal: ties go to the lower level)
+    # a changed level table asks another question (issue 39, trial 3 H2): the stored level is not snapped, the row is unjudged
     coarse = [dict(r) for r in RUBRIC]
     coarse[2]["levels"] = {"0": "unclear", "0.4": "some", "0.6": "most", "1": "clear"}
-    assert {r.id: r.level for r in rescore(doc, criteria=normalize_rubric(coarse).criteria).results}["R3"] == 0.4
+    r3 = {r.id: r for r in rescore(doc, criteria=normalize_rubric(coarse).criteria).results}["R3"]
+    assert (r3.judged, r3.error_kind, r3.level) == (False, "no_verdict", None)
 
 
 def test_a_rubric_without_positive_weight_is_refused():

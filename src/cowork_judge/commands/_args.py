@@ -26,3 +26,10 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
+
+
+def choice_word(text: str) -> str:
+    """A choice option's value read the way the configuration reads a choice variable
+    (``JUDGE_REWARD_MODE=" BINARY"`` is ``binary``): spaces stripped, lower case. Given as
+    ``type=`` beside ``choices=``, argparse checks the choices after it."""
+    return text.strip().lower()

@@ -11,8 +11,9 @@ DEFAULT_NAME = "report.html"
 EPILOG = f"""\
 The page is written beside the verifier outputs ({DEFAULT_NAME}) unless --out is given,
 replaced atomically when it exists, and its path is printed. An existing --out is replaced
-only when it is a report page this command wrote, anything else only with --force. It embeds everything (no
-network, no external assets, no scripts).
+only when it is a report page this command wrote, anything else only with --force, but never a
+file the judge writes in a verifier folder (result.json, reward.txt, reward.json, ctrf.json …),
+even with --force. It embeds everything (no network, no external assets, no scripts).
 
 Deck page images and findings are read from --evidence-dir, else <--work-dir>/evidence,
 else <verifier>/evidence. The run deletes its temp work dir at the end: keep the pages by
@@ -77,10 +78,16 @@ def main(argv: list[str]) -> int:
     p.add_argument("--force", action="store_true", help="replace an existing --out that is not a report page")
     args = p.parse_args(argv)
 
+    from cowork_judge.core.layout import JUDGE_FILE_NAMES, judge_file_in_verifier
     from cowork_judge.fleet.job import JobError, load_job
     from cowork_judge.fleet.outputs import OutputExists, write_file
     from cowork_judge.fleet.report import render_report
 
+    if args.out and judge_file_in_verifier(args.out):  # issue 39 (trial 3 H1): Harbor reads these; the seal covers them
+        print(f"cowork-judge report: --out {args.out} is a file the judge itself writes in a verifier folder ("
+              + ", ".join(JUDGE_FILE_NAMES) + "): report never writes over it, even with --force; give another file",
+              file=sys.stderr)
+        return 2
     source = Path(args.verifier_dir)
     missing = no_result_hint(source)
     if missing is not None:  # issue 39: say what is expected and where result.json usually is

@@ -6,10 +6,13 @@ from __future__ import annotations
 import argparse
 import hashlib
 import math
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
+
+from cowork_judge.commands._args import choice_word
 
 if TYPE_CHECKING:
     from cowork_judge.core.rubric import Criterion
@@ -28,7 +31,12 @@ an existing target is refused unless --force) and its path is printed.
 --name is a plain file name (no '/', not '.' or '..', none of the judge's own file names). Nothing is written outside the
 folders given: a document reached through a symbolic link that leaves them (a glob's
 '**' follows links) is not rescored, and says so.
-A row of --rubric without a stored verdict is unjudged (error_kind no_verdict).
+A row of --rubric without a stored verdict is unjudged (error_kind no_verdict), and so is a row
+that asks another question than the one its stored verdict answered (reworded, weight sign or
+hurdle flipped, binary<->graded, new levels): details.warnings and the console name each such
+row and what changed. A new weight of the same sign keeps the verdict (a pure re-score).
+--out is never one of the inputs (the --rubric file, the stored document) nor a file the judge
+writes in a verifier folder, even with --force.
 With no option the stored document is reproduced exactly (its policy is reused).
 --samples-vote reduces the samples a sampled run stored (JUDGE_SAMPLES, JUDGE_PANEL)
 again under another panel vote, with no model call; rows judged page by page or pass by
@@ -113,15 +121,15 @@ def _parser() -> argparse.ArgumentParser:
                                 epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("inputs", nargs="+", metavar="INPUT", help="result.json, a verifier dir, or a dir of runs (*/verifier/result.json)")
     p.add_argument("--rubric", help="new rubric.json (weights, rows); default: the stored rows")
-    p.add_argument("--mode", choices=("continuous", "binary"), help="reward mode (JUDGE_REWARD_MODE)")
+    p.add_argument("--mode", type=choice_word, choices=("continuous", "binary"), help="reward mode (JUDGE_REWARD_MODE)")
     p.add_argument("--threshold", type=float, help="pass threshold in [0, 1] (JUDGE_PASS_THRESHOLD)")
-    p.add_argument("--compare", choices=("gte", "gt"), help="pass comparison (JUDGE_PASS_COMPARE)")
-    p.add_argument("--unjudged-negative", choices=("deduct", "ignore"), help="JUDGE_UNJUDGED_NEGATIVE")
+    p.add_argument("--compare", type=choice_word, choices=("gte", "gt"), help="pass comparison (JUDGE_PASS_COMPARE)")
+    p.add_argument("--unjudged-negative", type=choice_word, choices=("deduct", "ignore"), help="JUDGE_UNJUDGED_NEGATIVE")
     p.add_argument("--systemic-fraction", type=float, help="JUDGE_SYSTEMIC_FRACTION")
     p.add_argument("--systemic-min", type=int, help="JUDGE_SYSTEMIC_MIN")
-    p.add_argument("--samples-vote", choices=("majority", "unanimous", "weighted"),
+    p.add_argument("--samples-vote", type=choice_word, choices=("majority", "unanimous", "weighted"),
                    help="reduce stored samples again under this panel vote (JUDGE_PANEL_VOTE); no model call")
-    p.add_argument("--guard", choices=("off", "flag", "penalize"),
+    p.add_argument("--guard", type=choice_word, choices=("off", "flag", "penalize"),
                    help="apply this guard policy (JUDGE_GUARD) to the stored findings; no new scan, no model call")
     p.add_argument("--name", default=DEFAULT_NAME, help=f"file name of each new document (default {DEFAULT_NAME})")
     p.add_argument("--out", help="path of the new document (a single input document only)")
@@ -208,7 +216,29 @@ def _input_files(args: argparse.Namespace) -> list[InputFile]:
         raise _Usage("JSONL input is not supported: rescore reads result.json files (one document per file)")
     if args.out and len(files) != 1:
         raise _Usage("--out needs exactly one input document")
+    if args.out:
+        _check_out(args.out, files, args.rubric)
     return files
+
+
+def _check_out(out: str, files: list[InputFile], rubric: str | None) -> None:
+    """Refuse an --out that is one of the inputs (the --rubric file, the stored document, also
+    through a link) or a file the judge itself writes in a verifier folder — even with --force
+    (issue 39, trial 3 H1: ``--out <verifier>/reward.txt --force`` replaced the trial's reward).
+
+    Raises:
+        _Usage: naming --out and why.
+    """
+    from cowork_judge._util.fsutil import quoted
+    from cowork_judge.core.layout import JUDGE_FILE_NAMES, judge_file_in_verifier
+
+    inputs = {os.path.realpath(f.path) for f in files} | ({os.path.realpath(rubric)} if rubric else set())
+    if os.path.realpath(out) in inputs:
+        raise _Usage(f"--out {quoted(out)} is one of the inputs (the --rubric file or a stored document): rescore never "
+                     "writes over a file it reads, even with --force; give another file")
+    if judge_file_in_verifier(out):
+        raise _Usage(f"--out {quoted(out)} is a file the judge itself writes in a verifier folder ("
+                     + ", ".join(JUDGE_FILE_NAMES) + "): rescore never writes over it, even with --force; give another file")
 
 
 def _say(source: str, message: str) -> None:
@@ -285,7 +315,8 @@ def _write_rescored(item: Item, job: _Job, target: Path) -> _Outcome:
     from cowork_judge.core.scoring import ScoringError
     from cowork_judge.fleet.documents import read_regular
     from cowork_judge.fleet.outputs import OutputExists, canonical_json, write_file
-    from cowork_judge.fleet.rescore import changed_fields, provenance, rescore
+    from cowork_judge.core.fold import stored_run
+    from cowork_judge.fleet.rescore import changed_fields, changed_questions, changed_warnings, provenance, rescore
     from cowork_judge.run.outputs import format_reward, format_reward_json
 
     args, doc = job.args, item.doc
@@ -298,6 +329,10 @@ def _write_rescored(item: Item, job: _Job, target: Path) -> _Outcome:
     guarded = (doc.guard.mode, args.guard) if args.guard else None
     criteria, rubric_record = job.new_rubric if job.new_rubric is not None else (None, None)
     try:
+        if criteria is not None:  # issue 39 (trial 3 H2): name each row whose stored verdict answers another question
+            stored_rows, stored_verdicts, _, _ = stored_run(doc)
+            for line in changed_warnings(changed_questions(stored_rows, criteria, stored_verdicts)):
+                _say(item.source, f"warning: {line}")
         new = rescore(doc, criteria=criteria, policy_changes=job.changes, samples_vote=args.samples_vote,
                       guard=args.guard, note=provenance(digest, diff, stored_policy, rubric_record, voted, guarded))
         payload = with_legacy_fields(new.model_dump(mode="json", by_alias=True))  # 1.3.6's readers' fields too

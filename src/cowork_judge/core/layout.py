@@ -25,6 +25,7 @@ a setting: ``JUDGE_APP_DIR``, ``JUDGE_TESTS_DIR``, ``JUDGE_LOGS_DIR``, ``JUDGE_W
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -201,3 +202,18 @@ __all__ = [
     "REWARD_DETAILS_NAME", "REWARD_JSON_NAME", "REWARD_TXT_NAME", "STRAY_DIR", "VERIFIER_DIR", "RunFolders", "VerifierLayout",
     "workflow_assets_dir",
 ]
+
+
+def judge_file_in_verifier(path: Path | str) -> bool:
+    """Whether writing `path` would replace a file the judge itself writes in a verifier folder:
+    its name (or, through symbolic links, its target's) is one of `JUDGE_FILE_NAMES` and its
+    folder is a verifier folder (named ``verifier``, or holding a ``result.json``, ``reward.txt``
+    or ``reward.json``). The fleet tools (``rescore --out``, ``report --out``) refuse such a
+    path even with ``--force``: Harbor reads those files, and the seal covers them."""
+    for candidate in {Path(path).absolute(), Path(os.path.realpath(path))}:
+        folder = candidate.parent
+        if candidate.name in JUDGE_FILE_NAMES and (
+                folder.name == VERIFIER_DIR
+                or any((folder / name).exists() for name in (RESULT_NAME, REWARD_TXT_NAME, REWARD_JSON_NAME))):
+            return True
+    return False

@@ -34,6 +34,8 @@ LIST_KEYS = ("rubrics", "criteria", "items")
 RESERVED_TOP_KEYS = frozenset({"workflow_config", "schema", "version", "metadata"})
 """Top-level keys that never become rows in the id → row mapping shape."""
 DERIVED_KEYS = frozenset({"polarity", "hit_means", "level_choices"})
+SCORE_ONLY_FIELDS = ("weight", "depends_on")
+"""Fields of `Criterion.for_judge` that shape the score but not the verdict (`Criterion.as_asked` leaves them out)."""
 """Keys the engine derives; a value for them in the file is ignored with a warning."""
 ROUTING_FIELDS = (
     "judge_method",
@@ -198,6 +200,32 @@ class Criterion(BaseModel):
         if self.tag is not None:
             row["tag"] = self.tag
         return row
+
+    def as_asked(self) -> dict[str, Any]:
+        """The row as the judge reads it, less the fields that shape only the score
+        (`SCORE_ONLY_FIELDS`): the question a verdict answers. Two rows with equal
+        ``as_asked()`` ask the same question (the verdict cache keys on it, and ``rescore``
+        reuses a stored verdict only for it); the sign of the weight is in ``polarity``."""
+        return {k: v for k, v in self.for_judge().items() if k not in SCORE_ONLY_FIELDS}
+
+    def question_changes(self, earlier: Criterion) -> list[str]:
+        """What makes this row ask another question than `earlier` (the same row as it was
+        judged): one phrase per changed part (``description``, ``polarity positive → negative``,
+        ``hurdle False → True``, ``type binary → gradient``, ``levels``, ``tag``); empty when
+        `as_asked` is equal (a weight's magnitude or ``depends_on`` alone is a pure re-score)."""
+        now, then = self.as_asked(), earlier.as_asked()
+        out = []
+        for key in ("id", "description", "polarity", "hurdle", "type"):
+            if now.get(key) != then.get(key):
+                out.append(key if key in ("id", "description") else f"{key} {then.get(key)} → {now.get(key)}")
+        if (now.get("levels"), now.get("level_choices")) != (then.get("levels"), then.get("level_choices")) \
+                and now.get("type") == then.get("type"):
+            out.append("levels")
+        if now.get("tag") != then.get("tag"):
+            out.append("tag")
+        if not out and now != then:  # a derived field (hit_means) alone
+            out.append("what a hit means")
+        return out
 
 
 class NormalizedRubric(BaseModel):

@@ -6,8 +6,12 @@ policy and run facts a document was folded from, and `core.fold.fold` folds them
 so a rescore with no change reproduces the stored document exactly (the parity test in
 ``selftests/fleet/test_rescore.py``). With a new rubric:
 
-- a row whose id has a stored verdict keeps that verdict (its level snaps to the row's
-  new level table, SPEC §4);
+- a row whose id has a stored verdict keeps that verdict when it asks the same question
+  (`Criterion.as_asked`: description, polarity — the weight's sign, the hurdle flag —,
+  type and levels, what the verdict cache keys on): a new weight magnitude is a pure re-score;
+- a row that asks another question (reworded, polarity flipped, binary↔graded, a new
+  level table) is unjudged ``no_verdict`` (`CHANGED_ROW`) and ``details.warnings`` names
+  it and what changed (`changed_warnings`): the stored verdict answered another question;
 - a row with no stored verdict is unjudged ``no_verdict`` with the reason
   `NO_STORED_VERDICT` — it counts in coverage and may make the document degraded or
   systemic under the policy's thresholds, exactly as in a live run;
@@ -42,6 +46,8 @@ from cowork_judge.core.verdicts import Verdict
 from cowork_judge.core.findings import GuardMode
 
 NO_STORED_VERDICT = "not judged: the stored result has no verdict for this row (rescoring makes no model calls)"
+CHANGED_ROW = ("not judged: the row changed since its verdict was stored ({changes}); the stored verdict answers another "
+               "question (rescoring makes no model calls)")
 POLICY_FIELDS = tuple(ScoringPolicy.model_fields)
 """Policy fields a rescore may change: reward_mode, pass_threshold, pass_compare,
 unjudged_negative, systemic_fraction, systemic_min."""
@@ -90,11 +96,37 @@ def rescore(doc: ResultDocument, *, criteria: Sequence[Criterion] | None = None,
     if criteria is not None:
         if facts.failure is None and not facts.skipped:
             check_scorable(rows)
-        verdicts = {c.id: verdicts.get(c.id) or Verdict.unjudged(c.id, "no_verdict", NO_STORED_VERDICT, method=c.judge_method)
+        changed = changed_questions(stored_rows, rows, verdicts)
+        verdicts = {c.id: Verdict.unjudged(c.id, "no_verdict", CHANGED_ROW.format(changes=", ".join(changed[c.id])),
+                                           method=c.judge_method) if c.id in changed
+                    else verdicts.get(c.id) or Verdict.unjudged(c.id, "no_verdict", NO_STORED_VERDICT, method=c.judge_method)
                     for c in rows}
+        facts = facts.model_copy(update={"warnings": (*facts.warnings, *changed_warnings(changed))})
     if note:
         facts = facts.model_copy(update={"warnings": (*facts.warnings, note)})
     return fold(rows, verdicts, policy, facts)
+
+
+def changed_questions(stored_rows: Sequence[Criterion], rows: Sequence[Criterion],
+                      verdicts: Mapping[str, Verdict | None]) -> dict[str, list[str]]:
+    """Rows of a new rubric whose stored verdict answers another question: row id → what
+    changed (`Criterion.question_changes`: description, polarity, hurdle, type, levels …),
+    for each row of `rows` that has a stored row and a stored verdict under its id and asks
+    another question than that stored row (`Criterion.as_asked`, the verdict cache's notion
+    of "the same row"). A change of weight magnitude or ``depends_on`` alone is not listed."""
+    stored = {c.id: c for c in stored_rows}
+    out = {}
+    for row in rows:
+        earlier = stored.get(row.id)
+        if earlier is not None and verdicts.get(row.id) is not None and (changes := row.question_changes(earlier)):
+            out[row.id] = changes
+    return out
+
+
+def changed_warnings(changed: Mapping[str, Sequence[str]]) -> list[str]:
+    """One ``details.warnings`` line per row of `changed_questions`, naming the row and what changed."""
+    return [f"row {rid!r} changed since it was judged ({', '.join(parts)}): its stored verdict is not reused; unjudged "
+            "(no_verdict)" for rid, parts in changed.items()]
 
 
 def samples_revotable(doc: ResultDocument) -> int:

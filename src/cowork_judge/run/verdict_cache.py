@@ -6,7 +6,7 @@ a one-row edit costs one row's calls. A verdict is stored under a key (`verdict_
 
 1. the **deliverable**: every delivered file's relative path and SHA-256, and the final chat
    message (`deliverable_digest`);
-2. the **row as the judge sees it** (`Criterion.for_judge` — description, polarity, levels… —
+2. the **row as the judge sees it** (`Criterion.as_asked` — description, polarity, levels… —
    plus the routing fields a workflow reads), with ``weight`` and ``depends_on`` left out:
    they shape the score, not the verdict (the sign of the weight is in ``polarity``);
 3. the **judge**: backend, model name (not the endpoint's URL: the same model behind another
@@ -44,8 +44,6 @@ CACHED_METHODS = frozenset({"agentic", "workflow"})
 """Segments whose verdicts are stored (model calls); code verdicts are re-run."""
 ROUTING_FIELDS = ("judge_method", "workflow_name", "workflow_group", "na_policy", "page_mean_p", "decided_by")
 """Criterion fields a workflow reads besides `Criterion.for_judge`."""
-SCORE_ONLY_FIELDS = ("weight", "depends_on")
-"""Fields of `Criterion.for_judge` that shape the score but not the verdict (left out of the key)."""
 MAX_ASSET_BYTES = 64 * 1024 * 1024
 """Asset files hashed per workflow at most (beyond it the folder's listing and sizes stand in)."""
 
@@ -90,7 +88,7 @@ def folder_digest(folder: Path | None) -> str:
 
 def row_fields(row: Criterion) -> dict[str, Any]:
     """The row as the key sees it: what the judge reads, minus score-only fields."""
-    seen = {k: v for k, v in row.for_judge().items() if k not in SCORE_ONLY_FIELDS}
+    seen = row.as_asked()
     routing = row.routing()
     seen.update({k: routing[k] for k in ROUTING_FIELDS})
     if row.extra:
