@@ -53,7 +53,8 @@ def _base_env() -> dict[str, str]:
 
 @pytest.fixture
 def judge_run(tmp_path: Path) -> Iterator[Callable[..., RunResult]]:
-    """``judge_run(tests_dir, rollout_dir, oracle=..., env=..., sim=..., timeout=...)``.
+    """``judge_run(tests_dir, rollout_dir, oracle=..., policy=..., env=..., sim=..., timeout=...)``
+    (``policy``: a simulator policy object, in place of the one ``oracle`` makes).
 
     Copies the rollout's ``app/`` and ``logs/agent/`` into a temp layout, starts a
     simulator (oracle dict/file → `OraclePolicy`, else `DemoPolicy`; ``sim=False`` for no
@@ -68,6 +69,7 @@ def judge_run(tmp_path: Path) -> Iterator[Callable[..., RunResult]]:
         rollout_dir: Path | None = None,
         *,
         oracle: dict[str, Any] | None = None,
+        policy: Any = None,
         env: dict[str, str] | None = None,
         sim: dict[str, Any] | bool = True,
         timeout: float = 120.0,
@@ -93,8 +95,8 @@ def judge_run(tmp_path: Path) -> Iterator[Callable[..., RunResult]]:
         server: SimServer | None = None
         if sim is not False:
             options = dict(sim) if isinstance(sim, dict) else {}
-            policy = OraclePolicy.from_dict(oracle) if oracle is not None else DemoPolicy()
-            server = SimServer(policy, api_key=SIM_KEY, **options).start()
+            answers = policy or (OraclePolicy.from_dict(oracle) if oracle is not None else DemoPolicy())
+            server = SimServer(answers, api_key=SIM_KEY, **options).start()
             servers.append(server)
             full_env.update(JUDGE_API_KEY=SIM_KEY, JUDGE_BASE_URL=server.url, JUDGE_MODEL="sim-judge")
         full_env.update(env or {})

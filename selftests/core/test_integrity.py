@@ -29,7 +29,7 @@ def test_a_deleted_guard_block_does_not_raise_the_reward(judge_run, tmp_path, ca
     """The issue's case: delete the ``guard`` block of a penalized result.json, then
     ``rescore --guard penalize`` (was: reward 0 → 1.0). Refused, nothing written; also with
     the seal removed too, and for a reward.txt edited beside an intact document."""
-    run = _run(judge_run, tmp_path, "penalize")
+    run = _run(judge_run, tmp_path, "penalize", gullible=True)  # a confirmed attempt: penalized
     stored = run.verifier / "result.json"
     doc = json.loads(stored.read_text())
     assert doc["task_score"] == 0.0 and doc["guard"]["penalized"]

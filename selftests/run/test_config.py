@@ -166,10 +166,12 @@ def test_every_environment_read_is_in_the_config_and_shown(tmp_path):
     # <tests>`) translates its settings (TASK_DIR, VERIFIER_LOG_DIR, …) into this project's
     # before config reads them, and the dispatcher asks it whether a call is such an entry
     # a batch worker sets the environment of each instance it judges (and puts its own back),
-    # and the shared TLS context is keyed by the trust settings the client library itself reads
+    # and the shared TLS context is keyed by the trust settings the client library itself reads;
+    # the Harbor verifier resolves a task's [verifier.env] against the host's environment as Harbor
+    # does and hands each trial's judge process the host's PATH and locale
     assert set(readers) <= {"config/judge_config.py", "commands/demo.py", "_util/procs.py", "commands/try_.py", "install/wheels.py",
                             "commands/legacy_entry.py", "commands/__init__.py", "batch/worker.py",
-                            "transport/tls.py"}, readers
+                            "transport/tls.py", "harbor/staging.py", "harbor/verifier.py"}, readers
 
 
 def test_a_code_only_run_never_imports_the_model_client(tmp_path):
