@@ -78,7 +78,8 @@ class RowScore(BaseModel):
                              "None when unjudged.")
     judged: bool
     counted_hit: bool = Field(description="Hit as scored: the raw hit, or for an unjudged row the policy's answer "
-                              "(hit for deductions and hurdles under unjudged_negative='deduct', else miss).")
+                              "(hit for deductions and hurdles under unjudged_negative='deduct', else miss); a positive "
+                              "row whose gate is closed is not hit as scored (its credit is withheld).")
     level: float | None = Field(description="Level used for a graded row, else None.")
     level_fallback: bool = Field(False, description="A graded row scored by its hit because its verdict carries no "
                                  "readable level (missing, NaN/inf, outside [0, 1]). Not set when the row's gate is closed "
@@ -178,8 +179,8 @@ def score(
         contribution = 0.0
         if crit.hurdle or w < 0:  # negative polarity: unjudged counts as hit under "deduct"
             counted = bool(hit) if judged else policy.unjudged_negative == "deduct"
-        else:
-            counted = bool(hit)
+        else:  # a closed gate withholds the credit: the row is not hit as scored (its contribution is 0)
+            counted = bool(hit) and gate
         if w > 0:
             total += w
         if crit.hurdle:
