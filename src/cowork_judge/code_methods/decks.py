@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from cowork_judge.code_methods import globs
-from cowork_judge.code_methods.files import ReadLimit, listing_limit, scan_limit
+from cowork_judge.code_methods.files import ReadLimit, empty_note, listing_limit, scan_limit
 from cowork_judge.evidence.kinds import KIND_FAMILY, SUFFIX_KIND
 from cowork_judge._util.fsutil import file_sha256
 from cowork_judge.segment.code_context import CodeContext
@@ -168,7 +168,8 @@ def locate_deck(
         if allow_multiple:
             return found(group[0], f", first of {len(group)} {kind} files: {listing}")
         return False, f"ambiguous: {len(group)} {kind} decks ({listing}); exactly one is required{note}", {}
-    return False, f"no deck among the deliverables (looked for {', '.join(order)}){note}", {}
+    empty = empty_note(ctx, lambda rel: offered(rel) and name_family(rel) in order)
+    return False, f"no deck among the deliverables (looked for {', '.join(order)}){note}{empty}", {}
 
 
 def _str_list(value: Any, name: str) -> list[str]:
