@@ -40,3 +40,22 @@ def test_a_same_block_gate_and_a_cycle_are_reported_as_withheld(judge_run, tmp_p
     assert ctrf["A"]["status"] == "passed"
     rows_legacy = {r["rubric_number"]: r for r in run.doc["details"]["results"]}
     assert rows_legacy["C"]["gained"] == 0 and rows_legacy["C"]["justification"].startswith("[gate]")
+
+
+def test_a_trajectory_that_is_not_utf8_is_warned_with_the_offset(judge_run, tmp_path):
+    """Trial 3 L2: the undecodable byte is read as U+FFFD, and details.warnings names the file
+    and the first bad byte's offset."""
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "rubric.json").write_text(json.dumps({"rubrics": [{"id": "A", "description": "Gives a speed.", "weight": 1}]}))
+    raw = b'{"steps": [{"source": "agent", "message": "Answer: 25 m/s \xff"}]}'
+
+    def setup(root):
+        for old in (root / "logs" / "agent").iterdir():
+            old.unlink()
+        (root / "logs" / "agent" / "trajectory.json").write_bytes(raw)
+
+    run = judge_run(tests, ROLLOUTS / "chat", oracle={"A": {"hit": True}}, setup=setup)
+    warnings = run.doc["details"]["warnings"]
+    offset = raw.index(b"\xff")
+    assert any("trajectory.json is not UTF-8" in w and f"offset {offset}" in w for w in warnings), warnings
