@@ -140,7 +140,9 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = [
     ("T006", "a variable no one reads", {"toml": BASE_TOML + 'COWORK_JUDGE_MIRROR = "${COWORK_JUDGE_MIRROR:-}"\n'},
      {"toml": BASE_TOML + 'COWORK_JUDGE_MIRROR = "${COWORK_JUDGE_MIRROR:-}"\n',
       "sh": BASE_SH.replace("python3 -m pip install -q", 'python3 -m pip install -q ${COWORK_JUDGE_MIRROR:+-i "$COWORK_JUDGE_MIRROR"}')}),
-    ("T007", "knob value the judge rejects", {"toml": BASE_TOML + 'JUDGE_BATCH = "${JUDGE_BATCH:-four}"\n'},
+    ("T007", "knob value the judge rejects", {"toml": BASE_TOML + 'JUDGE_CONCURRENCY = "${JUDGE_CONCURRENCY:-two}"\n'},
+     {"toml": BASE_TOML + 'JUDGE_CONCURRENCY = "${JUDGE_CONCURRENCY:-2}"\n'}),
+    ("T012", "verdict-changing value the judge rejects", {"toml": BASE_TOML + 'JUDGE_BATCH = "${JUDGE_BATCH:-four}"\n'},
      {"toml": BASE_TOML + 'JUDGE_BATCH = "${JUDGE_BATCH:-4}"\n'}),
     ("T008", "template Harbor does not expand", {"toml": BASE_TOML + 'JUDGE_MODEL = "judge-${JUDGE_MODEL}"\n'},
      {"toml": BASE_TOML + 'JUDGE_MODEL = "${JUDGE_MODEL:-gpt-5.5}"\n'}),
@@ -170,7 +172,7 @@ def test_check_fires_on_the_broken_instance_only(make_instance, code, what, brok
 
 def test_every_registered_check_has_a_case():
     covered = {c[0] for c in CASES} | {"P001", "S004", "M011"} | {"P002", "F001", "F002", "F003", "F004", "B001"} \
-        | {"A010", "A011", "A012", "T011"}  # below, other files (A010/A011: test_ppt_assets.py; A012: test_ppt_original_assets.py; T011: test_task_folder.py)
+        | {"A010", "A011", "A012", "T011", "P003"}  # below, other files (A010/A011: test_ppt_assets.py; A012: test_ppt_original_assets.py; T011: test_task_folder.py; P003: test_lint_trial3.py)
     assert covered == set(CHECKS)
 
 

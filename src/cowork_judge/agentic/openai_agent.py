@@ -44,7 +44,7 @@ from cowork_judge.core.verdicts import parse_reply, verdict_schema
 from cowork_judge.segment.segment_context import SegmentContext
 from cowork_judge.transport.audit_view import audit_view
 from cowork_judge.transport.attempts import ModelCalls
-from cowork_judge.transport.chat import ResponseFormatRejected
+from cowork_judge.transport.chat import ChatReply, ResponseFormatRejected
 
 
 @dataclass
@@ -111,16 +111,7 @@ class OpenAIAgentBackend:
         tools = WorkspaceTools(workspace)
         schema = verdict_schema(rows, quote=True)
         audit_name = f"{block_name}/attempt-{attempt_no}"
-        saved = self._resume.pop(block_name, None) if attempt_no > 1 else None
-        if saved is not None:  # the last attempt failed on a model call: re-send that call
-            messages, first_turn = saved.messages, saved.turn
-            self.ctx.audit.append(audit_name, {"resumed_at_turn": first_turn, "messages": len(messages)})
-        else:
-            messages = [
-                {"role": "system", "content": system_message(self.ctx.instruction)},
-                {"role": "user", "content": self._opening(rows, workspace, schema)},
-            ]
-            first_turn = 1
+        messages, first_turn = self._conversation(block_name, rows, workspace, schema, attempt_no=attempt_no)
         max_turns = self.ctx.settings.max_turns
         sent = 0
         for turn in range(first_turn, max_turns + 1):
@@ -139,29 +130,7 @@ class OpenAIAgentBackend:
             self.ctx.audit.append(audit_name, {"turn": turn, "request": audit_view(messages[sent:]), "reply": reply.__dict__})
             sent = len(messages)
             if reply.tool_calls and not last:
-                # the reply goes back in the next request: repaired, since a model that
-                # quotes a deliverable can return half an emoji as a JSON escape
-                messages.append(
-                    {
-                        "role": "assistant",
-                        "content": repair(reply.content) if reply.content else None,
-                        "tool_calls": [
-                            {"id": tc["id"] or f"call_{turn}_{n}", "type": "function",
-                             "function": {"name": repair(tc["name"] or ""), "arguments": repair(tc["arguments"] or "{}")}}
-                            for n, tc in enumerate(reply.tool_calls)
-                        ],
-                    }
-                )
-                images: list[dict[str, Any]] = []
-                for n, tc in enumerate(reply.tool_calls):
-                    result = await tools.call_detached(tc["name"], tc["arguments"])
-                    messages.append(
-                        {"role": "tool", "tool_call_id": tc["id"] or f"call_{turn}_{n}", "content": fence("tool_output", self.ctx.redactor.text(result.text))}
-                    )
-                    if result.image_data_url:
-                        images.append({"type": "image_url", "image_url": {"url": result.image_data_url}})
-                if images:
-                    messages.append({"role": "user", "content": [{"type": "text", "text": "Images requested with view_image:"}, *images]})
+                await self._use_tools(tools, reply, messages, turn=turn)
                 continue
             outcome = parse_reply(reply.content, rows)
             evidence = grounding.evidence_of(evidence_texts(messages))
@@ -190,6 +159,48 @@ class OpenAIAgentBackend:
                     k: outcome.verdicts[k].model_dump(mode="json") for k in missing}})
             return Attempted(outcome)  # its requests were counted by the run's call path
         raise AssertionError("unreachable: the last turn always returns")  # pragma: no cover
+
+    def _conversation(self, block_name: str, rows: Sequence[Criterion], workspace: Path, schema: dict[str, Any], *,
+                      attempt_no: int) -> tuple[list[dict[str, Any]], int]:
+        """The messages an attempt starts from and its first turn: the block's conversation at
+        the turn whose call failed in its last attempt (re-sent), else a new one at turn 1."""
+        saved = self._resume.pop(block_name, None) if attempt_no > 1 else None
+        if saved is not None:  # the last attempt failed on a model call: re-send that call
+            self.ctx.audit.append(f"{block_name}/attempt-{attempt_no}", {"resumed_at_turn": saved.turn,
+                                                                          "messages": len(saved.messages)})
+            return saved.messages, saved.turn
+        return [
+            {"role": "system", "content": system_message(self.ctx.instruction)},
+            {"role": "user", "content": self._opening(rows, workspace, schema)},
+        ], 1
+
+    async def _use_tools(self, tools: WorkspaceTools, reply: ChatReply, messages: list[dict[str, Any]], *, turn: int) -> None:
+        """Answer the tool calls of `reply` (turn `turn`): the reply, then each call's output
+        (redacted, fenced), then the images asked for with view_image, appended to `messages`."""
+        assert reply.tool_calls
+        # the reply goes back in the next request: repaired, since a model that
+        # quotes a deliverable can return half an emoji as a JSON escape
+        messages.append(
+            {
+                "role": "assistant",
+                "content": repair(reply.content) if reply.content else None,
+                "tool_calls": [
+                    {"id": tc["id"] or f"call_{turn}_{n}", "type": "function",
+                     "function": {"name": repair(tc["name"] or ""), "arguments": repair(tc["arguments"] or "{}")}}
+                    for n, tc in enumerate(reply.tool_calls)
+                ],
+            }
+        )
+        images: list[dict[str, Any]] = []
+        for n, tc in enumerate(reply.tool_calls):
+            result = await tools.call_detached(tc["name"], tc["arguments"])
+            messages.append(
+                {"role": "tool", "tool_call_id": tc["id"] or f"call_{turn}_{n}", "content": fence("tool_output", self.ctx.redactor.text(result.text))}
+            )
+            if result.image_data_url:
+                images.append({"type": "image_url", "image_url": {"url": result.image_data_url}})
+        if images:
+            messages.append({"role": "user", "content": [{"type": "text", "text": "Images requested with view_image:"}, *images]})
 
     def _opening(self, rows: Sequence[Criterion], workspace: Path, schema: dict[str, Any]) -> str:
         """The block's first user message; the answer schema is spelled out only without

@@ -238,103 +238,131 @@ async def judge_block(
     unjudged with the kind of the last failure (``deadline`` when the deadline cut an
     attempt off or came before the first one).
     """
-    cfg = ctx.settings
-    policy = ctx.retry
-    stopping_kinds = policy.kinds_where("stops_run")
-    state = state if state is not None else RunState()
-    start = time.monotonic()
-    workspace = build_workspace(name, rows, ctx)
-    judged: dict[str, Verdict] = {}
-    unread: dict[str, Verdict] = {}  # rows a usable reply left unjudged, with the parser's reason
-    last_kind: ErrorKind = "deadline"
-    last_reason = "JUDGE_DEADLINE reached before the first attempt"
-    spent = 0.0  # seconds inside attempts, waits in place excluded: what the block budget counts
-    tries = Tries(name, policy=policy, rng=ctx.rng, stats=ctx.stats, redact=ctx.redactor.text, log=ctx.log,
-                  audit=lambda n, entry: ctx.audit.append(f"{name}/attempt-{n}", entry))
-    lane_wait: Callable[[float], Awaitable[None]] = lane.wait if lane is not None else asyncio.sleep
-    in_place = bool(getattr(backend, "resends_in_place", False))
+    block = _BlockRun(name, rows, ctx, backend, budget_sec=budget_sec,
+                      state=state if state is not None else RunState(), lane=lane)
+    return await block.run()
 
-    def going_on() -> bool:
+
+class _BlockRun:
+    """One block's judging, as named steps around the run's one retry loop
+    (`transport.retrying.retry_async`): `ready` before each attempt, `attempt`, `on_failure`
+    after a failed one, `between_attempts` for the wait, `verdicts` at the end.
+
+    What the steps share: the verdicts read so far (`judged`, and `unread`: rows a usable
+    reply left unjudged, with the parser's reason), the kind and reason of the latest
+    failure (what every row still unjudged at the end gets), the seconds `spent` inside
+    attempts (waits in place excluded: what the block budget counts), and the `latest`
+    failure (a list of at most one: how the next wait treats the lane).
+    """
+
+    def __init__(self, name: str, rows: list[Criterion], ctx: SegmentContext, backend: AgentBackend, *,
+                 budget_sec: float, state: RunState, lane: Lane | None) -> None:
+        self.name, self.rows, self.ctx, self.backend = name, rows, ctx, backend
+        self.budget_sec, self.state = budget_sec, state
+        self.stopping_kinds = ctx.retry.kinds_where("stops_run")
+        self.start = time.monotonic()
+        self.workspace = build_workspace(name, rows, ctx)
+        self.judged: dict[str, Verdict] = {}
+        self.unread: dict[str, Verdict] = {}
+        self.last_kind: ErrorKind = "deadline"
+        self.last_reason = "JUDGE_DEADLINE reached before the first attempt"
+        self.spent = 0.0
+        self.latest: list[Failed] = []
+        self.tries = Tries(name, policy=ctx.retry, rng=ctx.rng, stats=ctx.stats, redact=ctx.redactor.text, log=ctx.log,
+                           audit=lambda n, entry: ctx.audit.append(f"{name}/attempt-{n}", entry))
+        self.lane_wait: Callable[[float], Awaitable[None]] = lane.wait if lane is not None else asyncio.sleep
+        self.in_place = bool(getattr(backend, "resends_in_place", False))
+
+    async def run(self) -> dict[str, Verdict]:
+        """Attempt the block until a usable reply, a give-up, the budget or the deadline;
+        returns one verdict per row (`verdicts`)."""
+        ended = await retry_async(self.tries, self.attempt, ready=self.ready, time_left=self.ctx.deadline.remaining,
+                                  deadline_passed=lambda: self.ctx.deadline.remaining() <= 0.05,
+                                  on_failure=self.on_failure, sleep=self.between_attempts)
+        if ended.why == "no_time":
+            self.last_reason += " (no time left before JUDGE_DEADLINE for another attempt)"
+        return self.verdicts()
+
+    def going_on(self) -> bool:
         """The run-wide stop and the deadline (checked before every attempt and re-send)."""
-        nonlocal last_kind, last_reason
-        if state.stopped is not None:
-            last_kind, last_reason = state.stopped
+        if self.state.stopped is not None:
+            self.last_kind, self.last_reason = self.state.stopped
             return False
-        if ctx.deadline.remaining() <= 0:
-            if tries.attempts == 0:
-                last_kind, last_reason = "deadline", "JUDGE_DEADLINE reached before the first attempt"
+        if self.ctx.deadline.remaining() <= 0:
+            if self.tries.attempts == 0:
+                self.last_kind, self.last_reason = "deadline", "JUDGE_DEADLINE reached before the first attempt"
             return False
         return True
 
-    def ready() -> bool:
+    def ready(self) -> bool:
         """The block's own stops before an attempt: the run-wide stop, the deadline, the budget."""
-        nonlocal last_reason
-        if not going_on():
+        if not self.going_on():
             return False
-        if tries.attempts > 0 and budget_sec - spent < MIN_ATTEMPT_FRACTION * cfg.per_timeout_sec:
-            last_reason += f" (block budget of {budget_sec:g} s of attempt time used up)"
+        if self.tries.attempts > 0 and self.budget_sec - self.spent < MIN_ATTEMPT_FRACTION * self.ctx.settings.per_timeout_sec:
+            self.last_reason += f" (block budget of {self.budget_sec:g} s of attempt time used up)"
             return False
         return True
 
-    def failed_as(failed: Failed, reason: str) -> None:
-        nonlocal last_kind, last_reason
-        last_kind, last_reason = failed.kind, reason
-        if last_kind in stopping_kinds and state.stopped is None:
-            state.stopped = (last_kind, f"{last_reason} (seen on {name}; no further calls in this run)")
-            ctx.log.error("%s: %s: giving up on every block of this run", name, last_kind)
+    def failed_as(self, failed: Failed, reason: str) -> None:
+        """Record `failed` as the block's latest failure; a kind that stops the run stops it."""
+        self.last_kind, self.last_reason = failed.kind, reason
+        if self.last_kind in self.stopping_kinds and self.state.stopped is None:
+            self.state.stopped = (self.last_kind, f"{self.last_reason} (seen on {self.name}; no further calls in this run)")
+            self.ctx.log.error("%s: %s: giving up on every block of this run", self.name, self.last_kind)
 
-    async def attempt(no: int) -> Result[None]:
-        nonlocal last_kind, last_reason, spent
-        state.count_attempt(rows)
-        limit = min(cfg.per_timeout_sec, budget_sec - spent, ctx.deadline.remaining())
+    async def attempt(self, no: int) -> Result[None]:
+        """Attempt `no`: one backend attempt under its clock, its verdicts kept; a reply
+        with no usable verdict is `Unusable` (the loop tries again)."""
+        ctx, rows = self.ctx, self.rows
+        self.state.count_attempt(rows)
+        limit = min(ctx.settings.per_timeout_sec, self.budget_sec - self.spent, ctx.deadline.remaining())
         clock = AttemptClock(max(0.01, limit))
-        extra: dict[str, Any] = {"resend": _InPlace(name, no, ctx, clock, lane_wait, going_on, failed_as)} if in_place else {}
+        extra: dict[str, Any] = ({"resend": _InPlace(self.name, no, ctx, clock, self.lane_wait, self.going_on,
+                                                     self.failed_as)} if self.in_place else {})
         try:
-            attempted = await clock.run(backend.attempt(name, rows, workspace, attempt_no=no, timeout_at=clock.ends_at,
-                                                        **extra))
+            attempted = await clock.run(self.backend.attempt(self.name, rows, self.workspace, attempt_no=no,
+                                                             timeout_at=clock.ends_at, **extra))
         except BackendFailure as exc:  # an agent CLI's requests, returned with its failure
             _count_cli(ctx, exc.calls, exc.tokens)
             raise
         finally:
-            spent += clock.spent()
+            self.spent += clock.spent()
         _count_cli(ctx, attempted.calls, attempted.tokens)  # an agent CLI's requests (the call path counts its own)
         outcome = attempted.parsed
         for cid, verdict in outcome.verdicts.items():
             if verdict.judged:
-                judged[cid] = verdict
+                self.judged[cid] = verdict
         if not outcome.usable:
             return Unusable("; ".join(dict.fromkeys(outcome.problems))[:300] or "unusable reply")  # each problem once
         # rows the parser left unjudged keep its specific reason (conflicting verdicts, cut
         # off before the level, an unreadable hit)
-        unread.update({cid: v for cid, v in outcome.verdicts.items() if not v.judged})
-        if len(judged) < len(rows):
-            last_kind, last_reason = "parse_error", "the reply held no verdict for this row"
+        self.unread.update({cid: v for cid, v in outcome.verdicts.items() if not v.judged})
+        if len(self.judged) < len(rows):
+            self.last_kind, self.last_reason = "parse_error", "the reply held no verdict for this row"
         return Answered(None)
 
-    latest: list[Failed] = []
+    def on_failure(self, failed: Failed) -> None:
+        """After a failed attempt: remember it (for the next wait) and as the rows' reason."""
+        self.latest[:] = [failed]
+        self.failed_as(failed, f"{failed.kind} after {self.tries.attempts} attempt(s): {failed.said}")
 
-    def on_failure(failed: Failed) -> None:
-        latest[:] = [failed]
-        failed_as(failed, f"{failed.kind} after {tries.attempts} attempt(s): {failed.said}")
-
-    async def between_attempts(sec: float) -> None:
+    async def between_attempts(self, sec: float) -> None:
         """The wait before the next attempt: after a random refusal without the lane (as in
         place), after any other failure holding it."""
-        await _waiting(latest, lane_wait)(sec)
+        await _waiting(self.latest, self.lane_wait)(sec)
 
-    ended = await retry_async(tries, attempt, ready=ready, time_left=ctx.deadline.remaining,
-                              deadline_passed=lambda: ctx.deadline.remaining() <= 0.05, on_failure=on_failure,
-                              sleep=between_attempts)
-    if ended.why == "no_time":
-        last_reason += " (no time left before JUDGE_DEADLINE for another attempt)"
-    attempts = tries.attempts
-    seconds = round(time.monotonic() - start, 3)
-    out: dict[str, Verdict] = {}
-    for row in rows:
-        verdict = judged.get(row.id) or unread.get(row.id) or Verdict.unjudged(row.id, last_kind, last_reason)
-        out[row.id] = verdict.model_copy(update={"attempts": attempts, "seconds": seconds})
-    ctx.audit.write(f"{name}/verdicts", {k: v.model_dump(mode="json") for k, v in out.items()})
-    return out
+    def verdicts(self) -> dict[str, Verdict]:
+        """One verdict per row (read, else unjudged with the latest failure), each with the
+        block's attempts and seconds; written to the audit as ``<name>/verdicts``."""
+        attempts = self.tries.attempts
+        seconds = round(time.monotonic() - self.start, 3)
+        out: dict[str, Verdict] = {}
+        for row in self.rows:
+            verdict = (self.judged.get(row.id) or self.unread.get(row.id)
+                       or Verdict.unjudged(row.id, self.last_kind, self.last_reason))
+            out[row.id] = verdict.model_copy(update={"attempts": attempts, "seconds": seconds})
+        self.ctx.audit.write(f"{self.name}/verdicts", {k: v.model_dump(mode="json") for k, v in out.items()})
+        return out
 
 
 def _waiting(latest: Sequence[Failed], lane_wait: Callable[[float], Awaitable[None]]) -> Callable[[float], Awaitable[None]]:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -115,7 +116,57 @@ def locate_deck(
     order = [k.lower() for k in _str_list(prefer, "prefer") or ["pptx", "html", "pdf"]]
     excluded = _str_list(exclude, "exclude")
     source_globs = _str_list(sources, "sources") or [f"{d}/**/*" for d in SOURCE_DIRS]
+    decks = _candidates(ctx, order, excluded, source_globs)
+    if require_expect_name and expect_name:
+        named = [i for k in order for i in decks.by_kind.get(k, []) if Path(i.rel).name == expect_name]
+        if len(named) != 1:
+            listed = ", ".join(i.rel for k in order for i in decks.by_kind.get(k, [])) or "none"
+            return False, f"the deck must be named {expect_name!r}; found {listed}{decks.note}", {}
+        return decks.found(named[0], "")
+    for kind in order:
+        group = sorted(decks.by_kind.get(kind, []), key=lambda i: i.rel)
+        if not group:
+            continue
+        if len(group) == 1:
+            return decks.found(group[0], "")
+        if expect_name:
+            named = [i for i in group if Path(i.rel).name == expect_name]
+            if len(named) == 1:
+                return decks.found(named[0], f", the expected name among {len(group)} {kind} files")
+        listing = ", ".join(i.rel for i in group)
+        if allow_multiple:
+            return decks.found(group[0], f", first of {len(group)} {kind} files: {listing}")
+        return False, f"ambiguous: {len(group)} {kind} decks ({listing}); exactly one is required{decks.note}", {}
+    empty = empty_note(ctx, lambda rel: name_family(rel) in order and not any(globs.matches(g, rel) for g in excluded))
+    return False, f"no deck among the deliverables (looked for {', '.join(order)}){decks.note}{empty}", {}
 
+
+@dataclass
+class _Candidates:
+    """The deck candidates of one `locate_deck`: each deliverable's kind family by path
+    (`kinds`), the candidates of a preferred kind grouped by it (`by_kind`, task-given
+    sources left out), and the `note` every reason ends with (sources ignored, files whose
+    content is another kind than their name's)."""
+
+    kinds: dict[str, str]
+    by_kind: dict[str, list[DeliveredFile]]
+    note: str
+
+    def found(self, item: DeliveredFile, why: str) -> tuple[bool, str, dict[str, Any]]:
+        """`locate_deck`'s hit on `item`, `why` said after its name."""
+        family = self.kinds[item.path]
+        art = LocatedDeck(path=item.path, rel=item.rel, kind=family).as_artifacts()
+        return True, f"deck is {item.rel}{misnamed(item.rel, family) or f' ({family})'}{why}{self.note}", art
+
+
+def _candidates(ctx: CodeContext, order: list[str], excluded: list[str], source_globs: list[str]) -> _Candidates:
+    """The deliverables that may be the deck: a deck-like name not `excluded`, a content
+    kind in `order`, and not byte-identical to a file of `source_globs`.
+
+    Raises:
+        ReadLimit: a deck-like deliverable lies past the listing limit, or the scan stopped
+            early (see `locate_deck`).
+    """
     def offered(rel: str) -> bool:
         return name_family(rel) is not None and not any(globs.matches(g, rel) for g in excluded)
 
@@ -142,34 +193,7 @@ def locate_deck(
         by_kind.setdefault(kinds[item.path], []).append(item)
     note = f" (ignored task-given source file(s): {', '.join(skipped_sources)})" if skipped_sources else ""
     note += f"; {'; '.join(other)}" if other else ""
-
-    def found(item: DeliveredFile, why: str) -> tuple[bool, str, dict[str, Any]]:
-        family = kinds[item.path]
-        art = LocatedDeck(path=item.path, rel=item.rel, kind=family).as_artifacts()
-        return True, f"deck is {item.rel}{misnamed(item.rel, family) or f' ({family})'}{why}{note}", art
-
-    if require_expect_name and expect_name:
-        named = [i for k in order for i in by_kind.get(k, []) if Path(i.rel).name == expect_name]
-        if len(named) != 1:
-            listed = ", ".join(i.rel for k in order for i in by_kind.get(k, [])) or "none"
-            return False, f"the deck must be named {expect_name!r}; found {listed}{note}", {}
-        return found(named[0], "")
-    for kind in order:
-        group = sorted(by_kind.get(kind, []), key=lambda i: i.rel)
-        if not group:
-            continue
-        if len(group) == 1:
-            return found(group[0], "")
-        if expect_name:
-            named = [i for i in group if Path(i.rel).name == expect_name]
-            if len(named) == 1:
-                return found(named[0], f", the expected name among {len(group)} {kind} files")
-        listing = ", ".join(i.rel for i in group)
-        if allow_multiple:
-            return found(group[0], f", first of {len(group)} {kind} files: {listing}")
-        return False, f"ambiguous: {len(group)} {kind} decks ({listing}); exactly one is required{note}", {}
-    empty = empty_note(ctx, lambda rel: offered(rel) and name_family(rel) in order)
-    return False, f"no deck among the deliverables (looked for {', '.join(order)}){note}{empty}", {}
+    return _Candidates(kinds, by_kind, note)
 
 
 def _str_list(value: Any, name: str) -> list[str]:

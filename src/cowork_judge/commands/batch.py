@@ -21,7 +21,9 @@ from typing import TYPE_CHECKING, Any
 from cowork_judge.commands._args import Parser, UsageError
 
 if TYPE_CHECKING:
+    from cowork_judge.batch.lock import BatchLock
     from cowork_judge.batch.runner import InstanceOutcome
+    from cowork_judge.fleet.outputs import Progress
 
 EPILOG = """\
 limits: K long-lived workers (--jobs, default min(L, 8, instances to judge)) judge the instances, each one at a
@@ -72,19 +74,8 @@ KEPT_WORDS = {"kept": "kept (complete from an earlier run, not judged again)",
 
 def main(argv: list[str]) -> int:
     """Judge the instances named in `argv`; prints the summary path; returns the exit status."""
-    p = Parser(prog="cowork-judge batch", description="Judge many instances offline under one global in-flight limit, "
-               "resumably, then summarize them.", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("instances", type=Path, help="a folder of instances (*/tests/rubric.json) or a JSONL list")
-    p.add_argument("--out", type=Path, required=True, help="output folder (one sub-folder per instance)")
-    p.add_argument("--max-in-flight", type=int, default=8, help="model calls in flight at most, over the whole batch (default 8)")
-    p.add_argument("--jobs", type=int, help="worker processes, runs at once (default min(L, 8, instances to judge))")
-    p.add_argument("--keep-errors", action="store_true", help="on a rerun, keep results that carry an exit_code")
-    p.add_argument("--force", action="store_true", help="judge every instance again")
-    p.add_argument("--group-by", action="append", default=[], metavar="KEY", help="passed to the summary (repeatable)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed of the summary (default 0)")
-    p.add_argument("--draws", type=int, default=1000, help="bootstrap draws of the summary (default 1000)")
     try:
-        args = p.parse_args(argv)
+        args = _parser().parse_args(argv)
         if args.draws < 0 or args.seed < 0:
             raise UsageError("--draws and --seed must be ≥ 0")
     except UsageError as exc:
@@ -107,61 +98,22 @@ def main(argv: list[str]) -> int:
         limits = plan_limits(args.max_in_flight, args.jobs, len(instances))
     except (BatchInputError, ValueError) as exc:
         return fail(str(exc))
-    if args.instances.is_dir() and args.out.resolve() == args.instances.resolve():
-        return fail("--out must not be the instances folder")
-    from cowork_judge.batch.outdir import output_inside_input
-
-    inside = output_inside_input(args.out, instances)
-    if inside is not None:
-        return fail(inside)
     from cowork_judge._util.procs import judge_environment
 
     environ = judge_environment()
-    problem = settings_problem(environ, "cowork-judge batch") or endpoint_problem(environ, instances)
+    problem = _out_problem(args, instances, environ)
     if problem is not None:
         return fail(problem)
-    if os.path.lexists(args.out) and not args.out.is_dir():  # issue 39: not a raw [Errno 17]
-        return fail(f"--out {args.out} exists and is not a folder: give a folder (it is made when missing) for the "
-                    "instances' results and summary.json")
-    try:
-        args.out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        return fail(f"cannot create --out {args.out}: {exc.strerror or exc}"
-                    + (f" ({exc.filename})" if exc.filename and str(exc.filename) != str(args.out) else ""))
-    from cowork_judge.batch.outdir import check_output_folder
-
-    try:
-        check_output_folder(args.out, (inst.name for inst in instances))
-    except BatchInputError as exc:
-        return fail(str(exc))
     from cowork_judge.config.judge_config import load_config
 
     deadline = load_config(environ).config.deadline_sec
     progress = Progress(len(instances), "batch")
-    done = [0]
-
-    def on_outcome(outcome: InstanceOutcome) -> None:
-        done[0] += 1
-        progress.tick()
-        if not progress.enabled:
-            state = outcome.state
-            print(f"batch: [{done[0]}/{len(instances)}] {outcome.name}: "
-                  + (KEPT_WORDS.get(state) or f"{state} ({outcome.seconds:.1f} s)"), file=sys.stderr)
-
-    from cowork_judge.batch.lock import BatchLock, BatchLocked
-
-    lock = BatchLock(args.out)
-    try:
-        lock.acquire()
-    except BatchLocked as exc:
-        return fail(str(exc), 1)
-    except OSError as exc:
-        return fail(f"cannot lock {args.out}: {exc}", 1)
-    if lock.took_over:
-        print(f"batch: took over the stale lock of pid {lock.took_over.get('pid')} (no longer running)", file=sys.stderr)
+    lock = _lock(args.out)
+    if isinstance(lock, str):
+        return fail(lock, 1)
     try:
         runner = BatchRunner(args.out, limits, child_env(environ, limits, Path(args.out)), deadline_sec=deadline, keep_errors=args.keep_errors,
-                             force=args.force, on_outcome=on_outcome, lock_fd=lock.fd, jobs=args.jobs)
+                             force=args.force, on_outcome=_OutcomeLines(progress, len(instances)), lock_fd=lock.fd, jobs=args.jobs)
         try:
             report, received = run_with_signals(runner, instances)
         except BatchInputError as exc:  # a link planted under --out while the batch ran (batch.outdir)
@@ -177,6 +129,88 @@ def main(argv: list[str]) -> int:
         return _finish(args, instances, report, received, runner.limits, fail)
     finally:
         lock.release()
+
+
+def _parser() -> Parser:
+    """The command line of ``cowork-judge batch``."""
+    p = Parser(prog="cowork-judge batch", description="Judge many instances offline under one global in-flight limit, "
+               "resumably, then summarize them.", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("instances", type=Path, help="a folder of instances (*/tests/rubric.json) or a JSONL list")
+    p.add_argument("--out", type=Path, required=True, help="output folder (one sub-folder per instance)")
+    p.add_argument("--max-in-flight", type=int, default=8, help="model calls in flight at most, over the whole batch (default 8)")
+    p.add_argument("--jobs", type=int, help="worker processes, runs at once (default min(L, 8, instances to judge))")
+    p.add_argument("--keep-errors", action="store_true", help="on a rerun, keep results that carry an exit_code")
+    p.add_argument("--force", action="store_true", help="judge every instance again")
+    p.add_argument("--group-by", action="append", default=[], metavar="KEY", help="passed to the summary (repeatable)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed of the summary (default 0)")
+    p.add_argument("--draws", type=int, default=1000, help="bootstrap draws of the summary (default 1000)")
+    return p
+
+
+def _out_problem(args: argparse.Namespace, instances: list[Any], environ: dict[str, str]) -> str | None:
+    """Why the batch cannot start writing into --out (None: it can, and the folder exists now):
+    the instances folder itself, inside an instance, a setting or the endpoint refused, a file
+    in the way, a folder that cannot be made or holds what a batch must not overwrite."""
+    from cowork_judge.batch.instances import BatchInputError
+
+    if args.instances.is_dir() and args.out.resolve() == args.instances.resolve():
+        return "--out must not be the instances folder"
+    from cowork_judge.batch.outdir import output_inside_input
+
+    inside = output_inside_input(args.out, instances)
+    if inside is not None:
+        return inside
+    problem = settings_problem(environ, "cowork-judge batch") or endpoint_problem(environ, instances)
+    if problem is not None:
+        return problem
+    if os.path.lexists(args.out) and not args.out.is_dir():  # issue 39: not a raw [Errno 17]
+        return (f"--out {args.out} exists and is not a folder: give a folder (it is made when missing) for the "
+                "instances' results and summary.json")
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return (f"cannot create --out {args.out}: {exc.strerror or exc}"
+                + (f" ({exc.filename})" if exc.filename and str(exc.filename) != str(args.out) else ""))
+    from cowork_judge.batch.outdir import check_output_folder
+
+    try:
+        check_output_folder(args.out, (inst.name for inst in instances))
+    except BatchInputError as exc:
+        return str(exc)
+    return None
+
+
+def _lock(out: Path) -> BatchLock | str:
+    """The batch's lock on `out` (`batch.lock`), or why it cannot be taken; a stale lock taken
+    over is said on stderr."""
+    from cowork_judge.batch.lock import BatchLock, BatchLocked
+
+    lock = BatchLock(out)
+    try:
+        lock.acquire()
+    except BatchLocked as exc:
+        return str(exc)
+    except OSError as exc:
+        return f"cannot lock {out}: {exc}"
+    if lock.took_over:
+        print(f"batch: took over the stale lock of pid {lock.took_over.get('pid')} (no longer running)", file=sys.stderr)
+    return lock
+
+
+class _OutcomeLines:
+    """The batch's `on_outcome`: each instance's outcome ticks the progress bar, or, without
+    one (not a terminal), is one line on stderr: ``batch: [n/total] name: state (seconds)``."""
+
+    def __init__(self, progress: Progress, total: int) -> None:
+        self.progress, self.total, self.done = progress, total, 0
+
+    def __call__(self, outcome: InstanceOutcome) -> None:
+        self.done += 1
+        self.progress.tick()
+        if not self.progress.enabled:
+            state = outcome.state
+            print(f"batch: [{self.done}/{self.total}] {outcome.name}: "
+                  + (KEPT_WORDS.get(state) or f"{state} ({outcome.seconds:.1f} s)"), file=sys.stderr)
 
 
 def _stop_before_the_run(signum: int, _frame: object) -> None:

@@ -13,10 +13,14 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cowork_judge.commands._args import Parser, UsageError
 from cowork_judge.core.layout import VerifierLayout
+
+if TYPE_CHECKING:
+    from cowork_judge.batch.instances import BatchInstance, Limits
+    from cowork_judge.fleet.calibrate import InstanceCalibration
 
 EPILOG = """\
 verdicts: --results DIR reads <DIR>/<name>/logs/verifier/result.json (a `cowork-judge batch` output);
@@ -47,31 +51,15 @@ example:
 
 def main(argv: list[str]) -> int:
     """Calibrate the judge on the instances named in `argv`; prints the report path."""
-    p = Parser(prog="cowork-judge calibrate", description="Agreement of the judge's verdicts with human labels, and the "
-               "effect on rewards, with bootstrap intervals.", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("instances", type=Path, help="a folder of instances or a JSONL list (as for batch)")
-    p.add_argument("--labels", type=Path, action="append", default=[], help="oracle files or folders (default: <instance>/oracle.json)")
-    source = p.add_mutually_exclusive_group(required=True)
-    source.add_argument("--results", type=Path, help="read the verdicts of an earlier batch from this folder")
-    source.add_argument("--out", type=Path, help="judge the instances into this folder first (a resumable batch)")
-    p.add_argument("--report", type=Path, required=True, help="the calibration report (JSON) to write")
-    p.add_argument("--force", action="store_true", help="overwrite the report")
-    p.add_argument("--max-in-flight", type=int, default=8, help="with --out: model calls in flight at most (default 8)")
-    p.add_argument("--jobs", type=int, help="with --out: judge processes at once")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    p.add_argument("--draws", type=int, default=1000, help="bootstrap draws; 0 = no intervals (default 1000)")
-    p.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
     try:
-        args = p.parse_args(argv)
+        args = _parser().parse_args(argv)
         if args.draws < 0 or args.seed < 0 or not 0 < args.confidence < 1:
             raise UsageError("--draws and --seed must be ≥ 0 and --confidence in (0, 1)")
     except UsageError as exc:
         print(f"cowork-judge calibrate: error: {exc}", file=sys.stderr)
         return 2
-    from cowork_judge.batch.instances import BatchInputError, child_env, discover_instances, plan_limits
-    from cowork_judge.fleet.calibrate import LabelError, calibrate_instance, read_labels, report
-    from cowork_judge.fleet.documents import parse_document, read_regular
-    from cowork_judge.fleet.outputs import OutputExists, canonical_json, write_file
+    from cowork_judge.batch.instances import BatchInputError, child_env, discover_instances
+    from cowork_judge.fleet.calibrate import LabelError, read_labels
 
     def fail(message: str, status: int = 2) -> int:
         print(f"cowork-judge calibrate: {message}", file=sys.stderr)
@@ -91,23 +79,9 @@ def main(argv: list[str]) -> int:
         from cowork_judge.batch.runner import BatchRunner, run_with_signals
         from cowork_judge.core.exit_status import EXIT_STATUS
 
-        from cowork_judge.batch.outdir import check_output_folder, output_inside_input
-        from cowork_judge.commands.batch import endpoint_problem, settings_problem
-        from cowork_judge._util.procs import judge_environment
-
-        inside = output_inside_input(args.out, instances)
-        if inside is not None:
-            return fail(inside)
-        problem = (settings_problem(judge_environment(), "cowork-judge calibrate")
-                   or endpoint_problem(judge_environment(), instances))  # before anything is written, as batch does
-        if problem is not None:
-            return fail(problem)
-        try:
-            limits = plan_limits(args.max_in_flight, args.jobs, len(instances))
-            args.out.mkdir(parents=True, exist_ok=True)
-            check_output_folder(args.out, names)  # a BatchInputError is a ValueError
-        except (ValueError, OSError) as exc:
-            return fail(str(exc))
+        limits = _prepare_out(args.out, instances, max_in_flight=args.max_in_flight, jobs=args.jobs)
+        if isinstance(limits, str):
+            return fail(limits)
         from cowork_judge.commands.batch import rescore_line, resume_line
         from cowork_judge.batch.lock import BatchLock, BatchLocked
         from cowork_judge.batch.runner import write_outputs
@@ -144,7 +118,88 @@ def main(argv: list[str]) -> int:
                         EXIT_STATUS["SIGINT"] if received == 2 else EXIT_STATUS["SIGTERM"])
     elif not results_dir.is_dir():
         return fail(f"--results {results_dir}: not a folder")
-    calibrated: list[Any] = []
+    calibrated, missing = _calibrate_instances(instances, labels, results_dir)
+    if not calibrated or not any(i.confusion.n for i in calibrated):
+        return fail(f"nothing to calibrate: no instance has a judged row with a label ({len(missing['result'])} without "
+                    f"result, {len(missing['labels'])} without labels, {len(missing['delivery'])} with nothing delivered, "
+                    f"{len(missing['no_match'])} whose labels name no row, of {len(names)})", 1)
+    return _write_report(args, calibrated, missing)
+
+
+def _write_report(args: argparse.Namespace, calibrated: list[InstanceCalibration], missing: dict[str, list[str]]) -> int:
+    """Write the calibration report to --report, print its path and the headline; returns
+    the exit status (1 when it cannot be written)."""
+    from cowork_judge.fleet.calibrate import report
+    from cowork_judge.fleet.outputs import OutputExists, canonical_json, write_file
+
+    doc = report(calibrated, draws=args.draws, seed=args.seed, confidence=args.confidence, missing=missing)
+    try:
+        write_file(args.report, canonical_json(doc), force=args.force)
+    except (OutputExists, OSError) as exc:
+        print(f"cowork-judge calibrate: {exc}", file=sys.stderr)
+        return 1
+    print(str(args.report))
+    print(_headline(doc), file=sys.stderr)
+    return 0
+
+
+def _parser() -> Parser:
+    """The command line of ``cowork-judge calibrate``."""
+    p = Parser(prog="cowork-judge calibrate", description="Agreement of the judge's verdicts with human labels, and the "
+               "effect on rewards, with bootstrap intervals.", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("instances", type=Path, help="a folder of instances or a JSONL list (as for batch)")
+    p.add_argument("--labels", type=Path, action="append", default=[], help="oracle files or folders (default: <instance>/oracle.json)")
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--results", type=Path, help="read the verdicts of an earlier batch from this folder")
+    source.add_argument("--out", type=Path, help="judge the instances into this folder first (a resumable batch)")
+    p.add_argument("--report", type=Path, required=True, help="the calibration report (JSON) to write")
+    p.add_argument("--force", action="store_true", help="overwrite the report")
+    p.add_argument("--max-in-flight", type=int, default=8, help="with --out: model calls in flight at most (default 8)")
+    p.add_argument("--jobs", type=int, help="with --out: judge processes at once")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--draws", type=int, default=1000, help="bootstrap draws; 0 = no intervals (default 1000)")
+    p.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
+    return p
+
+
+def _prepare_out(out: Path, instances: list[BatchInstance], *, max_in_flight: int, jobs: int | None) -> Limits | str:
+    """Check what judging into `out` needs before anything is written, as ``batch`` does (an
+    --out outside every instance, the settings and the endpoint, the limits) and make the
+    folder; returns the limits, or the problem in one line."""
+    from cowork_judge._util.procs import judge_environment
+    from cowork_judge.batch.instances import plan_limits
+    from cowork_judge.batch.outdir import check_output_folder, output_inside_input
+    from cowork_judge.commands.batch import endpoint_problem, settings_problem
+
+    inside = output_inside_input(out, instances)
+    if inside is not None:
+        return inside
+    problem = (settings_problem(judge_environment(), "cowork-judge calibrate")
+               or endpoint_problem(judge_environment(), instances))  # before anything is written, as batch does
+    if problem is not None:
+        return problem
+    try:
+        limits = plan_limits(max_in_flight, jobs, len(instances))
+        out.mkdir(parents=True, exist_ok=True)
+        check_output_folder(out, [i.name for i in instances])  # a BatchInputError is a ValueError
+    except (ValueError, OSError) as exc:
+        return str(exc)
+    return limits
+
+
+def _calibrate_instances(instances: list[BatchInstance], labels: dict[str, Any],
+                         results_dir: Path) -> tuple[list[InstanceCalibration], dict[str, list[str]]]:
+    """Each instance's verdicts (its result.json under `results_dir`) against its labels.
+
+    Returns:
+        The calibrated instances, and the names left out by why: ``result`` (no usable
+        result), ``labels`` (none), ``delivery`` (nothing delivered), ``no_match`` (no label
+        names a row of its rubric); each left out with one line on stderr.
+    """
+    from cowork_judge.fleet.calibrate import calibrate_instance
+    from cowork_judge.fleet.documents import parse_document, read_regular
+
+    calibrated: list[InstanceCalibration] = []
     missing: dict[str, list[str]] = {"result": [], "labels": [], "delivery": [], "no_match": []}
     for inst in instances:
         if inst.name not in labels:
@@ -174,18 +229,7 @@ def main(argv: list[str]) -> int:
                   "its rubric: left out", file=sys.stderr)
             continue
         calibrated.append(one)
-    if not calibrated or not any(i.confusion.n for i in calibrated):
-        return fail(f"nothing to calibrate: no instance has a judged row with a label ({len(missing['result'])} without "
-                    f"result, {len(missing['labels'])} without labels, {len(missing['delivery'])} with nothing delivered, "
-                    f"{len(missing['no_match'])} whose labels name no row, of {len(names)})", 1)
-    calibration = report(calibrated, draws=args.draws, seed=args.seed, confidence=args.confidence, missing=missing)
-    try:
-        write_file(args.report, canonical_json(calibration), force=args.force)
-    except (OutputExists, OSError) as exc:
-        return fail(str(exc), 1)
-    print(str(args.report))
-    print(_headline(calibration), file=sys.stderr)
-    return 0
+    return calibrated, missing
 
 
 def _load_labels(paths: list[Path], roots: dict[str, Path], read: Any) -> dict[str, Any]:

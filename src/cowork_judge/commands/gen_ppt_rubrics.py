@@ -13,10 +13,15 @@ import argparse
 import difflib
 import json
 import sys
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from cowork_judge.core.exit_status import EXIT_STATUS
 from cowork_judge._util.fsutil import atomic_write
+
+if TYPE_CHECKING:
+    from cowork_judge.workflow.ppt_judge.assets import TaskChecks
 
 DEFAULT_BALANCE = 1.0
 """Σ visual : Σ content written by default (issue 26): the template's 14 visual rows weigh 54, which
@@ -42,6 +47,51 @@ each such row is named, nothing written; --force writes over them)."""
 
 def main(argv: list[str]) -> int:
     """Run the command with `argv`; returns the exit status."""
+    args = _parser().parse_args(argv)
+    from cowork_judge.commands._taskfolder import task_tests_dir
+
+    tests = task_tests_dir(args.tests_dir)
+    if tests is not None:  # the task folder, as init, try and lint-rubric take it: never a stray <task>/rubric.json
+        print(f"cowork-judge gen-ppt-rubrics: {args.tests_dir} is a task folder: writing {tests / 'rubric.json'}",
+              file=sys.stderr)
+        args.tests_dir = tests
+
+    from cowork_judge.authoring.gen_ppt_rubrics import GenError, TemplateError
+    from cowork_judge.core.rubric import RubricError
+    from cowork_judge.core.layout import workflow_assets_dir
+    from cowork_judge.workflow.ppt_judge.assets import load_task_checks
+
+    path = args.tests_dir / "rubric.json"
+    if not args.tests_dir.is_dir():
+        return _fail(f"{args.tests_dir} is not a folder")
+    try:
+        old_text = path.read_text(encoding="utf-8") if path.exists() else None
+        raw = json.loads(old_text) if old_text is not None else None
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        return _fail(f"{path}: cannot read: {exc}")
+    if args.content and args.balance is not None:
+        return _fail("--balance scales the visual rows, which --content leaves alone")
+    if args.no_balance and args.balance is not None:
+        return _fail("--balance and --no-balance exclude each other")
+    checks = load_task_checks(workflow_assets_dir(args.tests_dir, "ppt_judge"))
+    refused = _not_a_deck_task(args.tests_dir, raw, checks.present) if not args.force else None
+    if refused:
+        return _fail(refused)
+    try:
+        rows = _generate_rows(args, raw, checks)
+    except (TemplateError, GenError) as exc:
+        return _fail(str(exc))
+    except RubricError as exc:
+        return _fail(f"the generated rubric would not normalize, nothing written: {exc}")
+    for note in dict.fromkeys(rows.notes):
+        print(f"note: {note}", file=sys.stderr)
+    new_text = json.dumps(rows.document, indent=2, ensure_ascii=False) + "\n"
+    return _deliver(path, old_text, new_text, f"{'; '.join(rows.parts)}; gates: {', '.join(rows.gates) or 'none'}",
+                    dry_run=args.dry_run, edited=_edited_rows(raw, rows.document), force=args.force)
+
+
+def _parser() -> argparse.ArgumentParser:
+    """The command line of ``cowork-judge gen-ppt-rubrics``."""
     p = argparse.ArgumentParser(prog="cowork-judge gen-ppt-rubrics", epilog=EPILOG,
                                 description="Write ppt_judge's content rows (from the instance's task_check_dir) and "
                                             "visual rows (from the shared template) into <tests>/rubric.json.")
@@ -59,70 +109,64 @@ def main(argv: list[str]) -> int:
                    "deck (no deck gate or ppt_judge row, no task_check_dir, no deck in tests/task_prompt.md), and over "
                    "generated rows whose weight or wording differs from what it would write (edited by hand)")
     p.add_argument("--template", type=Path, help=argparse.SUPPRESS)  # tests: another template
-    args = p.parse_args(argv)
-    from cowork_judge.commands._taskfolder import task_tests_dir
+    return p
 
-    tests = task_tests_dir(args.tests_dir)
-    if tests is not None:  # the task folder, as init, try and lint-rubric take it: never a stray <task>/rubric.json
-        print(f"cowork-judge gen-ppt-rubrics: {args.tests_dir} is a task folder: writing {tests / 'rubric.json'}",
-              file=sys.stderr)
-        args.tests_dir = tests
 
-    from cowork_judge.authoring.gen_ppt_rubrics import GenError, TemplateError, generate, generate_content, load_template
-    from cowork_judge.core.rubric import RubricError, normalize_rubric
-    from cowork_judge.core.layout import workflow_assets_dir
-    from cowork_judge.workflow.ppt_judge.assets import load_task_checks
+@dataclass
+class _Rows:
+    """The generated rubric `document`, one summary part per kind of row written (content,
+    visual), the `notes` worth telling and the `gates` every ppt_judge row depends on."""
 
-    path = args.tests_dir / "rubric.json"
-    if not args.tests_dir.is_dir():
-        return _fail(f"{args.tests_dir} is not a folder")
-    try:
-        old_text = path.read_text(encoding="utf-8") if path.exists() else None
-        raw = json.loads(old_text) if old_text is not None else None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        return _fail(f"{path}: cannot read: {exc}")
-    if args.content and args.balance is not None:
-        return _fail("--balance scales the visual rows, which --content leaves alone")
-    if args.no_balance and args.balance is not None:
-        return _fail("--balance and --no-balance exclude each other")
-    balance = None if args.no_balance else (args.balance if args.balance is not None else DEFAULT_BALANCE)
-    checks = load_task_checks(workflow_assets_dir(args.tests_dir, "ppt_judge"))
-    refused = _not_a_deck_task(args.tests_dir, raw, checks.present) if not args.force else None
-    if refused:
-        return _fail(refused)
-    parts, notes, gates = [], [], []
-    try:
-        document = raw
-        if args.content or checks.present:
-            content = generate_content(document, checks, gates=args.gate)
-            document = content.document
-            n1 = sum(1 for r in content.rows if r["workflow_group"] == "type1")
-            parts.append(f"{n1} type1 + {len(content.rows) - n1} type2 content row(s) (replacing {content.replaced})")
-            notes += content.notes
-            gates = content.gates
-        if not args.content:
-            template = load_template(args.template)
-            try:
-                visual = generate(document, template, gates=args.gate, balance=balance)
-            except GenError as exc:
-                if args.balance is not None or "no positive content weight" not in str(exc):
-                    raise
-                visual = generate(document, template, gates=args.gate, balance=None)  # nothing to balance against
-                notes.append("visual weights kept as the template's: the rubric has no content weight to balance against")
-            document = visual.document
-            parts.append(f"{len(visual.rows)} visual row(s) (replacing {visual.replaced})")
-            notes += visual.notes
-            gates = list(dict.fromkeys([*gates, *visual.gates]))
-        normalize_rubric(document)
-    except (TemplateError, GenError) as exc:
-        return _fail(str(exc))
-    except RubricError as exc:
-        return _fail(f"the generated rubric would not normalize, nothing written: {exc}")
-    new_text = json.dumps(document, indent=2, ensure_ascii=False) + "\n"
-    for note in dict.fromkeys(notes):
-        print(f"note: {note}", file=sys.stderr)
-    summary = f"{'; '.join(parts)}; gates: {', '.join(gates) or 'none'}"
-    if args.dry_run:
+    document: Any
+    parts: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    gates: list[str] = field(default_factory=list)
+
+
+def _generate_rows(args: argparse.Namespace, raw: Any, checks: TaskChecks) -> _Rows:
+    """The content rows (from `checks`, with --content or when task_check_dir exists) and
+    the visual rows (unless --content) written into `raw`, normalized.
+
+    Raises:
+        TemplateError: the template cannot be read.
+        GenError: the rows cannot be generated.
+        RubricError: the generated rubric would not normalize.
+    """
+    from cowork_judge.authoring.gen_ppt_rubrics import GenError, generate, generate_content, load_template
+    from cowork_judge.core.rubric import normalize_rubric
+
+    out = _Rows(document=raw)
+    if args.content or checks.present:
+        content = generate_content(out.document, checks, gates=args.gate)
+        out.document = content.document
+        n1 = sum(1 for r in content.rows if r["workflow_group"] == "type1")
+        out.parts.append(f"{n1} type1 + {len(content.rows) - n1} type2 content row(s) (replacing {content.replaced})")
+        out.notes += content.notes
+        out.gates = content.gates
+    if not args.content:
+        balance = None if args.no_balance else (args.balance if args.balance is not None else DEFAULT_BALANCE)
+        template = load_template(args.template)
+        try:
+            visual = generate(out.document, template, gates=args.gate, balance=balance)
+        except GenError as exc:
+            if args.balance is not None or "no positive content weight" not in str(exc):
+                raise
+            visual = generate(out.document, template, gates=args.gate, balance=None)  # nothing to balance against
+            out.notes.append("visual weights kept as the template's: the rubric has no content weight to balance against")
+        out.document = visual.document
+        out.parts.append(f"{len(visual.rows)} visual row(s) (replacing {visual.replaced})")
+        out.notes += visual.notes
+        out.gates = list(dict.fromkeys([*out.gates, *visual.gates]))
+    normalize_rubric(out.document)
+    return out
+
+
+def _deliver(path: Path, old_text: str | None, new_text: str, summary: str, *, dry_run: bool,
+             edited: list[str] | None = None, force: bool = False) -> int:
+    """Write `new_text` to `path` when it changes (or print the diff with `dry_run`) and say
+    what was written (`summary`); returns the exit status. `edited` (`_edited_rows`): rows whose
+    hand edits the write would undo; without `force` they are named and nothing is written (exit 2)."""
+    if dry_run:
         diff = difflib.unified_diff((old_text or "").splitlines(keepends=True), new_text.splitlines(keepends=True),
                                     fromfile=f"{path} (now)", tofile=f"{path} (generated)")
         sys.stdout.writelines(diff)
@@ -131,8 +175,7 @@ def main(argv: list[str]) -> int:
     if old_text == new_text:
         print(f"{path}: no change ({summary})")
         return EXIT_STATUS["clean"]
-    edited = _edited_rows(raw, document)
-    if edited and not args.force:  # trial 3 M5: never discard an author's weight or wording silently
+    if edited and not force:  # trial 3 M5: never discard an author's weight or wording silently
         for line in edited:
             print(f"cowork-judge gen-ppt-rubrics: {line}", file=sys.stderr)
         return _fail(f"{len(edited)} generated row(s) in {path} differ from what it would write (edited by hand, or "

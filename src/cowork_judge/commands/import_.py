@@ -10,9 +10,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cowork_judge.commands._args import Parser, UsageError
+
+if TYPE_CHECKING:
+    from cowork_judge.authoring.importers.instance import Instance
 
 FORMATS = ("healthbench", "paperbench", "devai", "answers")
 
@@ -41,6 +46,46 @@ example:
 
 def main(argv: list[str]) -> int:
     """Import the source named in `argv`; prints each instance folder; returns the exit status."""
+    try:
+        args = _parser().parse_args(argv)
+        _check_options(args)
+    except UsageError as exc:
+        print(f"cowork-judge import: error: {exc}", file=sys.stderr)
+        return 2
+
+    from cowork_judge.authoring.importers.plan import PLANNERS, ImportOptions, Problem, Skipped, SourceError
+    from cowork_judge.fleet.outputs import Progress
+
+    options = ImportOptions(with_labels=args.with_labels or args.labels is not None, labels=args.labels,
+                            deliverables=args.deliverables, response=args.response, no_ideal=args.no_ideal,
+                            preferences=args.preferences,
+                            process=args.process, answer_weight=args.answer_weight, process_weight=args.process_weight,
+                            rel_tol=args.rel_tol, limit=args.limit)
+    tally = _Tally()
+    progress = Progress(None, "import")
+    try:
+        for item in PLANNERS[args.format](args.source, options):
+            if isinstance(item, Skipped):
+                tally.skipped += 1
+                print(f"cowork-judge import: {item.where}: skipped: {item.reason}", file=sys.stderr)
+            elif isinstance(item, Problem):
+                tally.failed += 1
+                print(f"cowork-judge import: {item.where}: {item.error}", file=sys.stderr)
+            elif _write_one(item, args, tally):
+                progress.tick()
+                if options.limit is not None and tally.written >= options.limit:
+                    break
+    except SourceError as exc:
+        progress.done()
+        print(f"cowork-judge import: error: {exc}", file=sys.stderr)
+        return 2
+    progress.done()
+    print(tally.summary(args.format, args.out), file=sys.stderr)
+    return 1 if tally.failed or tally.lint_errors else 0
+
+
+def _parser() -> Parser:
+    """The command line of ``cowork-judge import``."""
     p = Parser(prog="cowork-judge import", description="Convert public rubric formats into Harbor-style instances "
                "(rubric.json, prompt, judge instruction, the rollout, labels).", epilog=EPILOG,
                formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -61,73 +106,72 @@ def main(argv: list[str]) -> int:
     p.add_argument("--rel-tol", type=float, help="answers: relative tolerance of numeric answers (default 0.05)")
     p.add_argument("--limit", type=int, help="stop after N instances")
     p.add_argument("--force", action="store_true", help="replace instance folders that exist")
-    try:
-        args = p.parse_args(argv)
-        for name in ("answer_weight", "process_weight"):
-            if getattr(args, name) is not None and not getattr(args, name) > 0:
-                raise UsageError(f"--{name.replace('_', '-')} must be > 0")
-        if args.rel_tol is not None and not 0 <= args.rel_tol <= 1:
-            raise UsageError("--rel-tol must be in [0, 1]")
-        if args.limit is not None and args.limit < 1:
-            raise UsageError("--limit must be ≥ 1")
-        if args.deliverables is not None and not args.deliverables.is_dir():
-            raise UsageError(f"--deliverables {args.deliverables}: not a folder")
-    except UsageError as exc:
-        print(f"cowork-judge import: error: {exc}", file=sys.stderr)
-        return 2
+    return p
 
+
+def _check_options(args: argparse.Namespace) -> None:
+    """Refuse option values out of range, and --deliverables that is not a folder.
+
+    Raises:
+        UsageError: naming the option.
+    """
+    for name in ("answer_weight", "process_weight"):
+        if getattr(args, name) is not None and not getattr(args, name) > 0:
+            raise UsageError(f"--{name.replace('_', '-')} must be > 0")
+    if args.rel_tol is not None and not 0 <= args.rel_tol <= 1:
+        raise UsageError("--rel-tol must be in [0, 1]")
+    if args.limit is not None and args.limit < 1:
+        raise UsageError("--limit must be ≥ 1")
+    if args.deliverables is not None and not args.deliverables.is_dir():
+        raise UsageError(f"--deliverables {args.deliverables}: not a folder")
+
+
+@dataclass
+class _Tally:
+    """What an import did: instances written (with labels; chat instances with nothing
+    delivered), source items failed or skipped, and the lint findings of those written."""
+
+    written: int = 0
+    labelled: int = 0
+    failed: int = 0
+    skipped: int = 0
+    undelivered: int = 0
+    lint_errors: int = 0
+    lint_warnings: int = 0
+
+    def summary(self, fmt: str, out: Path) -> str:
+        """The closing line of an import of format `fmt` into `out`."""
+        apart = ""
+        if fmt == "healthbench" and (self.undelivered or self.skipped):
+            apart = (f", {self.undelivered} without a response (nothing delivered: they score 0 unless a rollout is "
+                     "added)" if self.undelivered else "") + (f", {self.skipped} skipped (no ideal completion)"
+                                                             if self.skipped else "")
+        return (f"import {fmt}: {self.written} instance(s) written to {out} ({self.labelled} with labels){apart}, "
+                f"{self.failed} failed; lint: {self.lint_errors} error(s), {self.lint_warnings} warning(s)")
+
+
+def _write_one(item: Instance, args: argparse.Namespace, tally: _Tally) -> bool:
+    """Write one planned instance under --out and lint it (its errors named on stderr, its
+    path printed); returns whether it was written (a failure is one line on stderr)."""
     from cowork_judge.authoring.importers.instance import InstanceExists, InvalidText, write_instance
-    from cowork_judge.authoring.importers.plan import PLANNERS, ImportOptions, Problem, Skipped, SourceError
-    from cowork_judge.fleet.outputs import Progress
     from cowork_judge.lint.instance import lint_instance
 
-    options = ImportOptions(with_labels=args.with_labels or args.labels is not None, labels=args.labels,
-                            deliverables=args.deliverables, response=args.response, no_ideal=args.no_ideal,
-                            preferences=args.preferences,
-                            process=args.process, answer_weight=args.answer_weight, process_weight=args.process_weight,
-                            rel_tol=args.rel_tol, limit=args.limit)
-    written = labelled = failed = lint_errors = lint_warnings = skipped = undelivered = 0
-    progress = Progress(None, "import")
     try:
-        for item in PLANNERS[args.format](args.source, options):
-            if isinstance(item, Skipped):
-                skipped += 1
-                print(f"cowork-judge import: {item.where}: skipped: {item.reason}", file=sys.stderr)
-                continue
-            if isinstance(item, Problem):
-                failed += 1
-                print(f"cowork-judge import: {item.where}: {item.error}", file=sys.stderr)
-                continue
-            try:
-                path = write_instance(item, args.out, force=args.force)
-            except (InstanceExists, InvalidText, OSError) as exc:
-                failed += 1
-                print(f"cowork-judge import: {item.name}: {exc}", file=sys.stderr)
-                continue
-            for warning in item.warnings:
-                print(f"cowork-judge import: {item.name}: warning: {warning}", file=sys.stderr)
-            undelivered += item.kind == "chat" and item.response is None and not item.deliverables
-            report = lint_instance(path / "tests")
-            errors = [f for f in report.findings if f.level == "ERROR"]
-            lint_errors += len(errors)
-            lint_warnings += len(report.findings) - len(errors)
-            for finding in errors:
-                print(f"cowork-judge import: {item.name}: lint {finding.line()}", file=sys.stderr)
-            written += 1
-            labelled += item.oracle is not None
-            print(str(path))
-            progress.tick()
-            if options.limit is not None and written >= options.limit:
-                break
-    except SourceError as exc:
-        progress.done()
-        print(f"cowork-judge import: error: {exc}", file=sys.stderr)
-        return 2
-    progress.done()
-    apart = ""
-    if args.format == "healthbench" and (undelivered or skipped):
-        apart = (f", {undelivered} without a response (nothing delivered: they score 0 unless a rollout is added)"
-                 if undelivered else "") + (f", {skipped} skipped (no ideal completion)" if skipped else "")
-    print(f"import {args.format}: {written} instance(s) written to {args.out} ({labelled} with labels){apart}, {failed} failed; "
-          f"lint: {lint_errors} error(s), {lint_warnings} warning(s)", file=sys.stderr)
-    return 1 if failed or lint_errors else 0
+        path = write_instance(item, args.out, force=args.force)
+    except (InstanceExists, InvalidText, OSError) as exc:
+        tally.failed += 1
+        print(f"cowork-judge import: {item.name}: {exc}", file=sys.stderr)
+        return False
+    for warning in item.warnings:
+        print(f"cowork-judge import: {item.name}: warning: {warning}", file=sys.stderr)
+    tally.undelivered += item.kind == "chat" and item.response is None and not item.deliverables
+    report = lint_instance(path / "tests")
+    errors = [f for f in report.findings if f.level == "ERROR"]
+    tally.lint_errors += len(errors)
+    tally.lint_warnings += len(report.findings) - len(errors)
+    for finding in errors:
+        print(f"cowork-judge import: {item.name}: lint {finding.line()}", file=sys.stderr)
+    tally.written += 1
+    tally.labelled += item.oracle is not None
+    print(str(path))
+    return True

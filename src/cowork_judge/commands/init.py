@@ -59,8 +59,9 @@ def main(argv: list[str]) -> int:
     if args.dry_run:
         sys.stdout.write(plan.diff())
     refused = bool(plan.conflicts) and not args.dry_run  # nothing is written: stdout must not say it was
-    for line in plan.actions:
-        print(("not written: would do: " if refused else "would do: " if args.dry_run else "") + line)
+    for line in plan.actions:  # a no-op or a warning is no action: said as it is, never as "would do"
+        said = line in plan.noops or line.startswith("warning: ")
+        print(("" if said else "not written: would do: " if refused else "would do: " if args.dry_run else "") + line)
     if plan.conflicts:
         for line in plan.conflicts:
             print(f"cowork-judge init: conflict: {line}", file=sys.stderr)

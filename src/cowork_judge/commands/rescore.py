@@ -7,7 +7,13 @@ import argparse
 import hashlib
 import math
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from cowork_judge.core.rubric import Criterion
+    from cowork_judge.fleet.documents import InputFile, Item
 
 DEFAULT_NAME = "result.rescored.json"
 OPTION_OF = {"reward_mode": "--mode", "pass_threshold": "--threshold", "pass_compare": "--compare",
@@ -51,6 +57,57 @@ def main(argv: list[str]) -> int:
         0 when every document was rescored, 1 when some input could not be read or
         written, or no longer matches what its judge wrote (refused), 2 for usage errors (bad option, unreadable rubric, nothing to read).
     """
+    args = _parser().parse_args(argv)
+    from cowork_judge.fleet.documents import argument_root, read_items
+    from cowork_judge.fleet.outputs import Progress
+
+    try:
+        changes = _policy_changes(args)
+        _check_name(args.name)
+        new_rubric = _new_rubric(args.rubric)
+        files = _input_files(args)
+    except _Usage as exc:
+        print(f"cowork-judge rescore: {exc}", file=sys.stderr)
+        return 2
+    job = _Job(args, changes, new_rubric, roots=[argument_root(arg) for arg in args.inputs], single=len(files) == 1)
+    outcomes: list[_Outcome] = []
+    progress = Progress(len(files), "rescore")
+    for item in read_items(files):
+        progress.tick()
+        outcomes.append(_rescore_item(item, job))
+    progress.done()
+    failures = sum(o in ("failed", "refused") for o in outcomes)
+    if len(files) > 1:
+        done, tampered = sum(o in ("same", "changed") for o in outcomes), outcomes.count("refused")
+        print(f"rescore: {done} documents rescored, {outcomes.count('changed')} rewards changed, {failures} failed"
+              + (f" ({tampered} refused: no longer what the judge wrote)" if tampered else ""), file=sys.stderr)
+    return 1 if failures else 0
+
+
+_Outcome = Literal["same", "changed", "failed", "refused"]
+"""What became of one input: rescored (reward the same or changed), failed, or refused
+(its seal no longer matches what the judge wrote)."""
+
+
+class _Usage(Exception):
+    """A usage error (exit 2); the message follows ``cowork-judge rescore: ``."""
+
+
+@dataclass(frozen=True)
+class _Job:
+    """What every input of one rescore shares: the options, the policy `changes`, the new
+    rubric (``(criteria, (file name, sha256))``, None: the stored rows), the folders given
+    (`roots`: nothing is written outside them) and whether there is a `single` input."""
+
+    args: argparse.Namespace
+    changes: dict[str, Any]
+    new_rubric: tuple[tuple[Criterion, ...], tuple[str, str]] | None
+    roots: list[Path]
+    single: bool
+
+
+def _parser() -> argparse.ArgumentParser:
+    """The command line of ``cowork-judge rescore``."""
     p = argparse.ArgumentParser(prog="cowork-judge rescore", description="Recompute rewards from the verdicts stored in result "
                                 "documents, with a new rubric and/or scoring policy; no model calls.",
                                 epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -69,134 +126,192 @@ def main(argv: list[str]) -> int:
     p.add_argument("--name", default=DEFAULT_NAME, help=f"file name of each new document (default {DEFAULT_NAME})")
     p.add_argument("--out", help="path of the new document (a single input document only)")
     p.add_argument("--force", action="store_true", help="overwrite an existing rescored document")
-    args = p.parse_args(argv)
+    return p
 
+
+def _policy_changes(args: argparse.Namespace) -> dict[str, Any]:
+    """The scoring-policy fields the options set (field → value), checked.
+
+    Raises:
+        _Usage: a value the policy refuses, or a NaN.
+    """
     from pydantic import ValidationError
 
-    from cowork_judge.core.legacy import with_legacy_fields
-    from cowork_judge.core.rubric import RubricError, load_rubric
-    from cowork_judge.core.scoring import ScoringError, ScoringPolicy, check_scorable
-    from cowork_judge.fleet.documents import InputError, argument_root, discover, read_items, read_regular
-    from cowork_judge.fleet.outputs import OutputExists, Progress, canonical_json, write_file
-    from cowork_judge.core import integrity
-    from cowork_judge.fleet.rescore import changed_fields, provenance, rescore, samples_kept, samples_revotable
-    from cowork_judge._util.fsutil import inside, plain_name_problem, quoted
-    from cowork_judge.run.outputs import format_reward, format_reward_json
-
-    def fail(message: str, status: int = 2) -> int:
-        print(f"cowork-judge rescore: {message}", file=sys.stderr)
-        return status
+    from cowork_judge.core.scoring import ScoringPolicy
 
     changes = {k: v for k, v in (("reward_mode", args.mode), ("pass_threshold", args.threshold), ("pass_compare", args.compare),
                                  ("unjudged_negative", args.unjudged_negative), ("systemic_fraction", args.systemic_fraction),
                                  ("systemic_min", args.systemic_min)) if v is not None}
     for name in ("pass_threshold", "systemic_fraction"):  # nan slips past every range check with its message
         if name in changes and not math.isfinite(changes[name]):
-            return fail(f"bad option {OPTION_OF[name]}: {changes[name]} is not a finite number (a value in [0, 1])")
+            raise _Usage(f"bad option {OPTION_OF[name]}: {changes[name]} is not a finite number (a value in [0, 1])")
     try:
         ScoringPolicy.model_validate(changes)
     except ValidationError as exc:
         first = exc.errors(include_input=False, include_url=False)[0]
-        return fail(f"bad option {OPTION_OF.get(str(first['loc'][0]), first['loc'][0])}: {first['msg']}")
+        raise _Usage(f"bad option {OPTION_OF.get(str(first['loc'][0]), first['loc'][0])}: {first['msg']}") from None
+    return changes
+
+
+def _check_name(name: str) -> None:
+    """Refuse a --name that is not a plain file name, or is one of the judge's own files.
+
+    Raises:
+        _Usage: naming the problem and the names refused.
+    """
+    from cowork_judge._util.fsutil import plain_name_problem, quoted
     from cowork_judge.core.layout import JUDGE_FILE_NAMES
 
-    problem = plain_name_problem(args.name)
-    if problem is None and args.name in JUDGE_FILE_NAMES:
-        problem = "is the stored document" if args.name == JUDGE_FILE_NAMES[0] else "is a file the judge itself writes"
+    problem = plain_name_problem(name)
+    if problem is None and name in JUDGE_FILE_NAMES:
+        problem = "is the stored document" if name == JUDGE_FILE_NAMES[0] else "is a file the judge itself writes"
     if problem is not None:
-        return fail(f"--name {quoted(args.name)} {problem}: it must be a plain file name other than "
-                    + ", ".join(JUDGE_FILE_NAMES))
-    criteria = rubric_record = None
-    if args.rubric:
-        try:
-            rubric = load_rubric(Path(args.rubric))
-            check_scorable(rubric.criteria)
-            rubric_record = (Path(args.rubric).name, hashlib.sha256(Path(args.rubric).read_bytes()).hexdigest())
-        except RubricError as exc:  # names the file
-            return fail(str(exc))
-        except (ScoringError, OSError) as exc:
-            return fail(f"rubric {args.rubric}: {exc}")
-        criteria = rubric.criteria
+        raise _Usage(f"--name {quoted(name)} {problem}: it must be a plain file name other than "
+                     + ", ".join(JUDGE_FILE_NAMES))
+
+
+def _new_rubric(path: str | None) -> tuple[tuple[Criterion, ...], tuple[str, str]] | None:
+    """The rows of --rubric and its record (file name, sha256 hex), None without one.
+
+    Raises:
+        _Usage: the rubric cannot be read, is invalid or cannot be scored.
+    """
+    if not path:
+        return None
+    from cowork_judge.core.rubric import RubricError, load_rubric
+    from cowork_judge.core.scoring import ScoringError, check_scorable
+
+    try:
+        rubric = load_rubric(Path(path))
+        check_scorable(rubric.criteria)
+        record = (Path(path).name, hashlib.sha256(Path(path).read_bytes()).hexdigest())
+    except RubricError as exc:  # names the file
+        raise _Usage(str(exc)) from None
+    except (ScoringError, OSError) as exc:
+        raise _Usage(f"rubric {path}: {exc}") from None
+    return rubric.criteria, record
+
+
+def _input_files(args: argparse.Namespace) -> list[InputFile]:
+    """The result documents the inputs name.
+
+    Raises:
+        _Usage: nothing to read, a JSONL input, or --out with more than one document.
+    """
+    from cowork_judge.fleet.documents import InputError, discover
+
     try:
         files = discover(args.inputs)
     except InputError as exc:
-        return fail(str(exc))
+        raise _Usage(str(exc)) from None
     if any(f.jsonl for f in files):
-        return fail("JSONL input is not supported: rescore reads result.json files (one document per file)")
+        raise _Usage("JSONL input is not supported: rescore reads result.json files (one document per file)")
     if args.out and len(files) != 1:
-        return fail("--out needs exactly one input document")
-    roots = [argument_root(arg) for arg in args.inputs]
-    failures = changed = done = tampered = 0
-    progress = Progress(len(files), "rescore")
-    for item in read_items(files):
-        progress.tick()
-        if item.doc is None:
-            failures += 1
-            print(f"cowork-judge rescore: {item.source}: {item.problem}: {item.error}", file=sys.stderr)
-            continue
-        seal = item.seal
-        if not seal.ok:  # issue 39 (4b): an edited document would be rescored as if the judge had written it
-            failures += 1
-            tampered += 1
-            print(f"cowork-judge rescore: {item.source}: refused: {seal.problem}; not rescored (judge the instance "
-                  "again, or restore the files the judge wrote)", file=sys.stderr)
-            continue
-        if seal.state == "unsealed":
-            print(f"cowork-judge rescore: {item.source}: {seal.problem}", file=sys.stderr)
-        source = item.file.path
-        target = Path(args.out) if args.out else source.with_name(args.name)
-        if target.resolve() == source.resolve():
-            failures += 1
-            print(f"cowork-judge rescore: {item.source}: refusing to write over the stored document", file=sys.stderr)
-            continue
-        if not args.out and not any(inside(target.parent, root) for root in roots):
-            failures += 1
-            print(f"cowork-judge rescore: {item.source}: refusing to write {target}: a symbolic link takes its folder out "
-                  f"of {' / '.join(args.inputs)} (rescore writes only beside documents inside the folders it was given; "
-                  "name the linked folder itself, or use --out)", file=sys.stderr)
-            continue
-        stored_policy = item.doc.details.policy
-        diff = changed_fields(changes, stored_policy)
-        digest = hashlib.sha256(read_regular(source)).hexdigest()
-        sampling = item.doc.details.sampling
-        if args.samples_vote and sampling is None:
-            print(f"cowork-judge rescore: {item.source}: warning: no stored samples (not a sampled run); --samples-vote "
-                  "changes nothing", file=sys.stderr)
-        elif args.samples_vote and sampling is not None and not samples_revotable(item.doc) and not samples_kept(item.doc):
-            # issue 39: a sampled run whose rows hold no samples (each decided by code, or unjudged) was silent
-            print(f"cowork-judge rescore: {item.source}: warning: a sampled run (JUDGE_SAMPLES={sampling.samples}) but no "
-                  "row holds stored samples; --samples-vote changes nothing", file=sys.stderr)
-        elif args.samples_vote and (kept := samples_kept(item.doc)):
-            print(f"cowork-judge rescore: {item.source}: {kept} row(s) answered page by page or pass by pass keep their "
-                  "stored verdicts", file=sys.stderr)
-        voted = (sampling.vote, args.samples_vote) if args.samples_vote and sampling is not None else None
-        stored_guard = item.doc.guard
-        if args.guard and args.guard != stored_guard.mode and not stored_guard.scanned:
-            print(f"cowork-judge rescore: {item.source}: the stored run was not scanned (JUDGE_GUARD={stored_guard.mode}); "
-                  f"--guard {args.guard} has no findings to apply", file=sys.stderr)
-        guarded = (stored_guard.mode, args.guard) if args.guard else None
-        try:
-            new = rescore(item.doc, criteria=criteria, policy_changes=changes, samples_vote=args.samples_vote,
-                          guard=args.guard, note=provenance(digest, diff, stored_policy, rubric_record, voted, guarded))
-            payload = with_legacy_fields(new.model_dump(mode="json", by_alias=True))  # 1.3.6's readers' fields too
-            text = canonical_json(payload).decode("utf-8")
-            reward = new.task_score if new.status != "skipped" else None
-            sealed = integrity.seal(text, format_reward(reward), format_reward_json(reward) if reward is not None else None)
-            write_file(target, sealed.encode("utf-8"), force=args.force)
-        except (ValidationError, ScoringError, ValueError, OutputExists, OSError) as exc:
-            failures += 1
-            print(f"cowork-judge rescore: {item.source}: {str(exc).splitlines()[0]}", file=sys.stderr)
-            continue
-        done += 1
-        changed += new.task_score != item.doc.task_score
-        print(str(target))
-        if len(files) == 1:
-            print(f"rescore: reward {item.doc.task_score} → {new.task_score} (passed {item.doc.extra_fields.passed} → "
-                  f"{new.extra_fields.passed}, coverage {new.extra_fields.judge_coverage:.3f}, status {new.status}"
-                  + (f", guard {new.guard.mode}{': penalized' if new.guard.penalized else ''}" if args.guard else "") + ")",
-                  file=sys.stderr)
-    progress.done()
-    if len(files) > 1:
-        print(f"rescore: {done} documents rescored, {changed} rewards changed, {failures} failed"
-              + (f" ({tampered} refused: no longer what the judge wrote)" if tampered else ""), file=sys.stderr)
-    return 1 if failures else 0
+        raise _Usage("--out needs exactly one input document")
+    return files
+
+
+def _say(source: str, message: str) -> None:
+    """One line about input `source` on stderr."""
+    print(f"cowork-judge rescore: {source}: {message}", file=sys.stderr)
+
+
+def _rescore_item(item: Item, job: _Job) -> _Outcome:
+    """Rescore one input and write its new document beside it (or at --out); every problem
+    is one line on stderr."""
+    if item.doc is None:
+        print(f"cowork-judge rescore: {item.source}: {item.problem}: {item.error}", file=sys.stderr)
+        return "failed"
+    seal = item.seal
+    if not seal.ok:  # issue 39 (4b): an edited document would be rescored as if the judge had written it
+        _say(item.source, f"refused: {seal.problem}; not rescored (judge the instance again, or restore the files the "
+                          "judge wrote)")
+        return "refused"
+    if seal.state == "unsealed":
+        _say(item.source, str(seal.problem))
+    target = _target(item, job)
+    if target is None:
+        return "failed"
+    _warn_unchanged(item, job.args)
+    return _write_rescored(item, job, target)
+
+
+def _target(item: Item, job: _Job) -> Path | None:
+    """Where the new document of `item` goes; None (said on stderr) when that would write
+    over the stored document or outside the folders given."""
+    from cowork_judge._util.fsutil import inside
+
+    args, source = job.args, item.file.path
+    target = Path(args.out) if args.out else source.with_name(args.name)
+    if target.resolve() == source.resolve():
+        _say(item.source, "refusing to write over the stored document")
+        return None
+    if not args.out and not any(inside(target.parent, root) for root in job.roots):
+        _say(item.source, f"refusing to write {target}: a symbolic link takes its folder out of {' / '.join(args.inputs)} "
+                          "(rescore writes only beside documents inside the folders it was given; name the linked folder "
+                          "itself, or use --out)")
+        return None
+    return target
+
+
+def _warn_unchanged(item: Item, args: argparse.Namespace) -> None:
+    """Say when --samples-vote or --guard cannot change (all of) the stored document: no
+    stored samples, rows judged page by page, a run that was not scanned."""
+    from cowork_judge.fleet.rescore import samples_kept, samples_revotable
+
+    assert item.doc is not None
+    sampling = item.doc.details.sampling
+    if args.samples_vote and sampling is None:
+        _say(item.source, "warning: no stored samples (not a sampled run); --samples-vote changes nothing")
+    elif args.samples_vote and sampling is not None and not samples_revotable(item.doc) and not samples_kept(item.doc):
+        # issue 39: a sampled run whose rows hold no samples (each decided by code, or unjudged) was silent
+        _say(item.source, f"warning: a sampled run (JUDGE_SAMPLES={sampling.samples}) but no row holds stored samples; "
+                          "--samples-vote changes nothing")
+    elif args.samples_vote and (kept := samples_kept(item.doc)):
+        _say(item.source, f"{kept} row(s) answered page by page or pass by pass keep their stored verdicts")
+    stored_guard = item.doc.guard
+    if args.guard and args.guard != stored_guard.mode and not stored_guard.scanned:
+        _say(item.source, f"the stored run was not scanned (JUDGE_GUARD={stored_guard.mode}); --guard {args.guard} has no "
+                          "findings to apply")
+
+
+def _write_rescored(item: Item, job: _Job, target: Path) -> _Outcome:
+    """Rescore the stored document of `item`, seal it and write it to `target`; prints the
+    path (and, for a single input, the reward before → after)."""
+    from pydantic import ValidationError
+
+    from cowork_judge.core import integrity
+    from cowork_judge.core.legacy import with_legacy_fields
+    from cowork_judge.core.scoring import ScoringError
+    from cowork_judge.fleet.documents import read_regular
+    from cowork_judge.fleet.outputs import OutputExists, canonical_json, write_file
+    from cowork_judge.fleet.rescore import changed_fields, provenance, rescore
+    from cowork_judge.run.outputs import format_reward, format_reward_json
+
+    args, doc = job.args, item.doc
+    assert doc is not None
+    stored_policy = doc.details.policy
+    diff = changed_fields(job.changes, stored_policy)
+    digest = hashlib.sha256(read_regular(item.file.path)).hexdigest()
+    sampling = doc.details.sampling
+    voted = (sampling.vote, args.samples_vote) if args.samples_vote and sampling is not None else None
+    guarded = (doc.guard.mode, args.guard) if args.guard else None
+    criteria, rubric_record = job.new_rubric if job.new_rubric is not None else (None, None)
+    try:
+        new = rescore(doc, criteria=criteria, policy_changes=job.changes, samples_vote=args.samples_vote,
+                      guard=args.guard, note=provenance(digest, diff, stored_policy, rubric_record, voted, guarded))
+        payload = with_legacy_fields(new.model_dump(mode="json", by_alias=True))  # 1.3.6's readers' fields too
+        text = canonical_json(payload).decode("utf-8")
+        reward = new.task_score if new.status != "skipped" else None
+        sealed = integrity.seal(text, format_reward(reward), format_reward_json(reward) if reward is not None else None)
+        write_file(target, sealed.encode("utf-8"), force=args.force)
+    except (ValidationError, ScoringError, ValueError, OutputExists, OSError) as exc:
+        _say(item.source, str(exc).splitlines()[0])
+        return "failed"
+    print(str(target))
+    if job.single:
+        print(f"rescore: reward {doc.task_score} → {new.task_score} (passed {doc.extra_fields.passed} → "
+              f"{new.extra_fields.passed}, coverage {new.extra_fields.judge_coverage:.3f}, status {new.status}"
+              + (f", guard {new.guard.mode}{': penalized' if new.guard.penalized else ''}" if args.guard else "") + ")",
+              file=sys.stderr)
+    return "changed" if new.task_score != doc.task_score else "same"

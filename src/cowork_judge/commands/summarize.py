@@ -8,7 +8,10 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cowork_judge.fleet.summarize import Summarizer
 
 EPILOG = """\
 inputs: a directory (every */verifier/result.json below it: a Harbor job, a tree of
@@ -46,38 +49,19 @@ def main(argv: list[str]) -> int:
         ``--force``, 2 for usage errors, inputs that name nothing readable, and when no input
         was a readable result document (the summary is still written).
     """
-    p = argparse.ArgumentParser(prog="cowork-judge summarize", description="Summarize many result documents: accounting, "
-                                "reward distribution, coverage, error kinds, hit rates, bootstrap CIs.",
-                                epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("inputs", nargs="+", metavar="INPUT", help="directory, .jsonl file, result file or glob")
-    p.add_argument("--out", required=True, help="summary JSON to write (refused if it exists, unless --force)")
-    p.add_argument("--html", help="also write a self-contained HTML page with plots")
-    p.add_argument("--force", action="store_true", help="overwrite existing output files")
-    p.add_argument("--task-key", default="auto", help="bootstrap cluster key: auto, path, rubric, none, field:NAME (default auto)")
-    p.add_argument("--group-by", action="append", default=[], metavar="KEY",
-                   help="tabulate by a row key (tag, criterion_type, judge_method, a key of extra or of extra.tags "
-                        "'key:value') and/or an instance key (class, task, judge_model, a document field, document "
-                        "tags, --instance-tags); repeatable or comma-separated")
-    p.add_argument("--instance-tags", metavar="FILE", help="JSON object {task: {key: value}} or JSONL rows with 'task'")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    p.add_argument("--draws", type=int, default=1000, help="bootstrap draws; 0 = no intervals (default 1000)")
-    p.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
-    p.add_argument("--include-reasons", action="store_true", help="include sample reason texts per row (row-level text)")
-    args = p.parse_args(argv)
+    args = _parser().parse_args(argv)
 
     from cowork_judge.fleet.documents import InputError, check_task_key_mode, discover, read_items
     from cowork_judge.fleet.outputs import OutputExists, Progress, canonical_json, write_file
-    from cowork_judge.fleet.summarize import CLASSES, Summarizer, SummaryOptions
+    from cowork_judge.fleet.summarize import Summarizer, SummaryOptions
 
     def fail(message: str, status: int = 2) -> int:
         print(f"cowork-judge summarize: {message}", file=sys.stderr)
         return status
 
     out, html = Path(args.out), Path(args.html) if args.html else None
-    if html is not None and html.absolute() == out.absolute():
-        return fail("--out and --html name the same file")
-    if args.draws < 0 or args.seed < 0 or not 0.0 < args.confidence < 1.0:
-        return fail("--draws and --seed must be ≥ 0 and --confidence in (0, 1)")
+    if (problem := _usage_problem(args, out, html)) is not None:
+        return fail(problem)
     group_by = tuple(dict.fromkeys(k.strip() for g in args.group_by for k in g.split(",") if k.strip()))
     try:
         check_task_key_mode(args.task_key)
@@ -96,19 +80,8 @@ def main(argv: list[str]) -> int:
         return fail(str(exc))
     for line in _earlier_batch_folders(args.inputs):
         print(f"summarize: warning: {line}", file=sys.stderr)
-    inputs = {os.path.realpath(f.path) for f in files}
-    for flag, target in (("--out", out), ("--html", html)):
-        if target is not None and os.path.realpath(target) in inputs:
-            return fail(f"{flag} {target} is one of the inputs: summarize never writes over a document it reads; "
-                        "give another file")
-    for target in (t for t in (out, html) if t is not None):
-        if not args.force and target.exists():
-            return fail(f"{target} exists (use --force to overwrite)", 1)
-        if not target.parent.is_dir():
-            return fail(f"{target.parent} is not a directory", 1)
-        if target.is_dir():  # issue 39: said before reading anything, naming the user's path
-            return fail(f"cannot write {target}: is a folder, not a file: name the file to write "
-                        f"(e.g. {target / ('summary.html' if target is html else 'summary.json')})", 1)
+    if (refused := _output_problem(out, html, {os.path.realpath(f.path) for f in files}, force=args.force)) is not None:
+        return fail(*refused)
     options = SummaryOptions(task_key=args.task_key, group_by=group_by, seed=args.seed, draws=args.draws,
                              confidence=args.confidence, include_reasons=args.include_reasons, instance_tags=tags)
     summarizer = Summarizer(options)
@@ -118,22 +91,16 @@ def main(argv: list[str]) -> int:
         summarizer.add(item)
         progress.tick()
     progress.done()
-    unknown = summarizer.unknown_group_keys()
-    if unknown and any(summarizer.classes[c] for c in CLASSES if c not in ("invalid", "unreadable", "duplicate")):
-        known = summarizer.known_group_keys()  # issue 39: an unknown key was one silent empty group
-        shown_keys = ", ".join(known[:KEYS_SHOWN]) + (f", … ({len(known) - KEYS_SHOWN} more)" if len(known) > KEYS_SHOWN else "")
-        return fail(f"--group-by {', '.join(unknown)}: no document or row carries "
-                    f"{'this key' if len(unknown) == 1 else 'these keys'}; valid keys here: {shown_keys}"
-                    + ("" if args.instance_tags else "; instance tags come from --instance-tags FILE (a JSON object "
-                       "task → {key: value}, or a batch's instance_tags.json, read by itself from a batch's --out folder)"))
+    if (problem := _unknown_keys_problem(summarizer)) is not None:
+        return fail(problem + ("" if args.instance_tags else "; instance tags come from --instance-tags FILE (a JSON "
+                               "object task → {key: value}, or a batch's instance_tags.json, read by itself from a "
+                               "batch's --out folder)"))
     summary = summarizer.result()
     if tags_record is not None:
         summary["options"]["instance_tags"] = tags_record
     try:
         if html is not None:
-            from cowork_judge.fleet.summary_html import render_summary
-
-            write_file(html, render_summary(summary).encode("utf-8"), force=args.force)
+            _write_page(html, summary, force=args.force)
         write_file(out, canonical_json(summary), force=args.force)
     except OutputExists as exc:
         return fail(str(exc), 1)
@@ -143,6 +110,94 @@ def main(argv: list[str]) -> int:
     print(str(out))
     if html is not None:
         print(str(html))
+    _tell(summary, out, draws=args.draws)
+    readable = acc["inputs"] - acc.get("invalid", 0) - acc.get("unreadable", 0)
+    if readable == 0:
+        return fail("no input was a readable result document (each is named above and in the summary's problems)")
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    """The command line of ``cowork-judge summarize``."""
+    p = argparse.ArgumentParser(prog="cowork-judge summarize", description="Summarize many result documents: accounting, "
+                                "reward distribution, coverage, error kinds, hit rates, bootstrap CIs.",
+                                epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("inputs", nargs="+", metavar="INPUT", help="directory, .jsonl file, result file or glob")
+    p.add_argument("--out", required=True, help="summary JSON to write (refused if it exists, unless --force)")
+    p.add_argument("--html", help="also write a self-contained HTML page with plots")
+    p.add_argument("--force", action="store_true", help="overwrite existing output files")
+    p.add_argument("--task-key", default="auto", help="bootstrap cluster key: auto, path, rubric, none, field:NAME (default auto)")
+    p.add_argument("--group-by", action="append", default=[], metavar="KEY",
+                   help="tabulate by a row key (tag, criterion_type, judge_method, a key of extra or of extra.tags "
+                        "'key:value') and/or an instance key (class, task, judge_model, a document field, document "
+                        "tags, --instance-tags); repeatable or comma-separated")
+    p.add_argument("--instance-tags", metavar="FILE", help="JSON object {task: {key: value}} or JSONL rows with 'task'")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument("--draws", type=int, default=1000, help="bootstrap draws; 0 = no intervals (default 1000)")
+    p.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
+    p.add_argument("--include-reasons", action="store_true", help="include sample reason texts per row (row-level text)")
+    return p
+
+
+def _usage_problem(args: argparse.Namespace, out: Path, html: Path | None) -> str | None:
+    """What is wrong with the options (None: nothing): --out and --html naming one file, a
+    negative --draws or --seed, a --confidence outside (0, 1)."""
+    if html is not None and html.absolute() == out.absolute():
+        return "--out and --html name the same file"
+    if args.draws < 0 or args.seed < 0 or not 0.0 < args.confidence < 1.0:
+        return "--draws and --seed must be ≥ 0 and --confidence in (0, 1)"
+    return None
+
+
+def _output_problem(out: Path, html: Path | None, inputs: set[str], *, force: bool) -> tuple[str, int] | None:
+    """Why --out or --html cannot be written, with the exit status (None: both can): one of
+    the `inputs` (real paths), an existing file without `force`, a missing folder, a folder."""
+    for flag, target in (("--out", out), ("--html", html)):
+        if target is not None and os.path.realpath(target) in inputs:
+            return (f"{flag} {target} is one of the inputs: summarize never writes over a document it reads; "
+                    "give another file"), 2
+    for target in (t for t in (out, html) if t is not None):
+        if not force and target.exists():
+            return f"{target} exists (use --force to overwrite)", 1
+        if not target.parent.is_dir():
+            return f"{target.parent} is not a directory", 1
+        if target.is_dir():  # issue 39: said before reading anything, naming the user's path
+            return (f"cannot write {target}: is a folder, not a file: name the file to write "
+                    f"(e.g. {target / ('summary.html' if target is html else 'summary.json')})"), 1
+    return None
+
+
+def _unknown_keys_problem(summarizer: Summarizer) -> str | None:
+    """The --group-by keys no document or row carries, with the keys that are there (None:
+    every key is known, or no input was a result document)."""
+    from cowork_judge.fleet.summarize import CLASSES
+
+    unknown = summarizer.unknown_group_keys()
+    if unknown and any(summarizer.classes[c] for c in CLASSES if c not in ("invalid", "unreadable", "duplicate")):
+        known = summarizer.known_group_keys()  # issue 39: an unknown key was one silent empty group
+        shown_keys = ", ".join(known[:KEYS_SHOWN]) + (f", … ({len(known) - KEYS_SHOWN} more)" if len(known) > KEYS_SHOWN else "")
+        return (f"--group-by {', '.join(unknown)}: no document or row carries "
+                f"{'this key' if len(unknown) == 1 else 'these keys'}; valid keys here: {shown_keys}")
+    return None
+
+
+def _write_page(html: Path, summary: dict[str, Any], *, force: bool) -> None:
+    """Write the HTML page of `summary` to `html` (`fleet.summary_html`).
+
+    Raises:
+        OutputExists: the file exists and `force` is not set.
+        OSError: it cannot be written.
+    """
+    from cowork_judge.fleet.outputs import write_file
+    from cowork_judge.fleet.summary_html import render_summary
+
+    write_file(html, render_summary(summary).encode("utf-8"), force=force)
+
+
+def _tell(summary: dict[str, Any], out: Path, *, draws: int) -> None:
+    """Say on stderr what the summary found: the accounting, the first problems (all are in
+    `out`), withheld intervals (`draws` > 0), mixed policies, unsealed documents, sampling."""
+    acc = summary["accounting"]
     shown = ", ".join(f"{k} {v}" for k, v in acc.items() if k != "inputs" and v)
     print(f"summarize: {acc['inputs']} inputs: {shown or 'none'}", file=sys.stderr)
     problems = summary["problems"]
@@ -151,8 +206,7 @@ def main(argv: list[str]) -> int:
               file=sys.stderr)
     if len(problems) > PROBLEMS_SHOWN:
         print(f"summarize: … and {len(problems) - PROBLEMS_SHOWN} more problem(s), all in {out} (problems)", file=sys.stderr)
-    readable = acc["inputs"] - acc.get("invalid", 0) - acc.get("unreadable", 0)
-    if args.draws > 0 and summary["intervals"]["withheld"]:  # the fleet's one rule (fleet.stats.MIN_CLUSTERS), as calibrate
+    if draws > 0 and summary["intervals"]["withheld"]:  # the fleet's one rule (fleet.stats.MIN_CLUSTERS), as calibrate
         reward_note = summary["reward"]["ci_note"]
         print(f"summarize: {summary['intervals']['note']}" + (f"; reward ({reward_note})" if reward_note else ""), file=sys.stderr)
     if summary["scoring"]["mixed"]:  # issue 39: never two policies silently
@@ -168,28 +222,31 @@ def main(argv: list[str]) -> int:
               "seals, 0.2.0): not checked", file=sys.stderr)
     sampling = summary.get("sampling")
     if sampling:  # a sampled or priced fleet: agreement, the least stable row, the cost
-        agree, cost = sampling["agreement"], sampling["cost"]
-        worst = sampling["least_stable_rows"][:1]
-        parts = [f"{sampling['documents']['sampled']} sampled"]
-        if agree["mean"] is not None:
-            parts.append(f"judge_agreement mean {agree['mean']:.3f}")
-        if worst and worst[0]["agreement_mean"] is not None and worst[0]["agreement_mean"] < 1.0:
-            parts.append(f"least stable row {worst[0]['id']} ({worst[0]['agreement_mean']:.3f})")
-        elif agree["mean"] is not None:  # trial 3 L9: every sampled row agreed fully
-            parts.append("no row disagreed")
-        lost = sampling["lost"]
-        if lost["documents"]:
-            judges = ", ".join(f"judge {name!r} on {n} row(s)" for name, n in lost["judges"].items())
-            parts.append(f"{lost['documents']} degraded by lost answers ({lost['rows']} judged row(s) kept fewer answers, "
-                         f"{lost['samples']} sample(s) lost" + (f"; no answer from {judges}" if judges else "") + ")")
-        if cost["documents_priced"] or cost["documents_unpriced"]:
-            usd = f"${cost['usd']:.4f}" if cost["usd"] is not None else "unknown"
-            parts.append(f"cost {usd} over {cost['documents_priced']} priced document(s)"
-                         + (f", {cost['documents_unpriced']} without a price" if cost["documents_unpriced"] else ""))
-        print(f"summarize: sampling: {', '.join(parts)}", file=sys.stderr)
-    if readable == 0:
-        return fail("no input was a readable result document (each is named above and in the summary's problems)")
-    return 0
+        print(f"summarize: sampling: {_sampling_line(sampling)}", file=sys.stderr)
+
+
+def _sampling_line(sampling: dict[str, Any]) -> str:
+    """The sampling block of a summary in one line: agreement, the least stable row, lost
+    answers, the cost."""
+    agree, cost = sampling["agreement"], sampling["cost"]
+    worst = sampling["least_stable_rows"][:1]
+    parts = [f"{sampling['documents']['sampled']} sampled"]
+    if agree["mean"] is not None:
+        parts.append(f"judge_agreement mean {agree['mean']:.3f}")
+    if worst and worst[0]["agreement_mean"] is not None and worst[0]["agreement_mean"] < 1.0:
+        parts.append(f"least stable row {worst[0]['id']} ({worst[0]['agreement_mean']:.3f})")
+    elif agree["mean"] is not None:  # trial 3 L9: every sampled row agreed fully
+        parts.append("no row disagreed")
+    lost = sampling["lost"]
+    if lost["documents"]:
+        judges = ", ".join(f"judge {name!r} on {n} row(s)" for name, n in lost["judges"].items())
+        parts.append(f"{lost['documents']} degraded by lost answers ({lost['rows']} judged row(s) kept fewer answers, "
+                     f"{lost['samples']} sample(s) lost" + (f"; no answer from {judges}" if judges else "") + ")")
+    if cost["documents_priced"] or cost["documents_unpriced"]:
+        usd = f"${cost['usd']:.4f}" if cost["usd"] is not None else "unknown"
+        parts.append(f"cost {usd} over {cost['documents_priced']} priced document(s)"
+                     + (f", {cost['documents_unpriced']} without a price" if cost["documents_unpriced"] else ""))
+    return ", ".join(parts)
 
 
 def _earlier_batch_folders(inputs: list[str]) -> list[str]:

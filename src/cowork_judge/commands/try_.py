@@ -30,6 +30,7 @@ import argparse
 import contextlib
 import os
 import shutil
+import signal
 import stat
 import sys
 import tempfile
@@ -60,7 +61,8 @@ the run: the documents of /logs/verifier (--keep: the whole temp folder; --out D
 Without JUDGE_BASE_URL and JUDGE_API_KEY the built-in simulator judges; one without the other is refused.
 JUDGE_* variables set here that task.toml's [verifier.env] does not pass are named (`init --env NAME` adds them).
 Exit status: 0 reward written and the judge finished cleanly; 1 no reward, the failure path's reward, or the
-judge's own with an exit_code; 2 bad input."""
+judge's own with an exit_code; 2 bad input; 130 / 143 interrupted (Ctrl-C / SIGTERM: the temp folders are removed,
+an --out DIR is kept and said to be incomplete)."""
 
 def _say(line: str) -> None:
     print(line, flush=True)
@@ -68,6 +70,20 @@ def _say(line: str) -> None:
 
 def _warn(line: str) -> None:
     print(f"cowork-judge try: {line}", file=sys.stderr, flush=True)
+
+
+class _Terminated(BaseException):
+    """SIGTERM arrived (`_on_sigterm`): unwinds `_run` so that its ``finally`` removes the temp folders."""
+
+
+def _on_sigterm(signum: int, _frame: object) -> None:
+    """SIGTERM handler: ignore further SIGTERMs during the cleanup and unwind through `_Terminated`.
+
+    Raises:
+        _Terminated: always.
+    """
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise _Terminated(signum)
 
 
 def _parser() -> Parser:
@@ -116,8 +132,14 @@ def main(argv: list[str]) -> int:
     from cowork_judge.install import dryrun
     from cowork_judge.install.wheels import WheelError
 
+    # a supervisor's SIGTERM (CI, `timeout`) ends `try` as Ctrl-C does: the build and sandbox temp folders
+    # removed, one line, exit 143 — not the default action's silent death (-15) that leaks them
+    signal.signal(signal.SIGTERM, _on_sigterm)
     try:
         return _run(args)
+    except _Terminated:
+        print("cowork-judge try: stopped (SIGTERM); its temp folders are removed", file=sys.stderr, flush=True)
+        return EXIT_STATUS["SIGTERM"]
     except dryrun.TryError as exc:
         _warn(f"error: {exc}")
         return EXIT_STATUS["usage"]
@@ -132,23 +154,8 @@ def _run(a: argparse.Namespace) -> int:
     from cowork_judge.install.wheels import cache_root
     from cowork_judge._util.procs import run_command
 
-    task = dryrun.read_task(a.task_dir)
-    rollout = dryrun.read_rollout(a.rollout, trajectory=a.trajectory, final_message=a.final_message)
-    dryrun.refuse_task_as_rollout(task, rollout)
+    task, rollout = _task_and_rollout(a)
     cache = (a.cache_dir or cache_root()).expanduser().absolute()
-    if a.out is not None and (why := dryrun.out_inside_staged(a.out, task.tests, rollout)):
-        raise dryrun.TryError(why)
-    if a.out is not None and os.path.lexists(a.out) and not a.out.is_dir():
-        raise dryrun.TryError(f"--out {a.out}: exists and is not a folder (give a new folder)")
-    if a.out is not None and a.out.is_dir() and any(a.out.iterdir()):
-        raise dryrun.TryError(f"--out {a.out}: not empty (give a new folder)")
-    _say(f"cowork-judge try: {task.tests / 'test.sh'} against {rollout.root}")
-    _say(f"  rollout: {rollout.describe()}")
-    if rollout.flat_because:
-        _warn(f"{rollout.root} is read as a FLAT rollout (every file under it is a deliverable, copied to /app/output, "
-              f"app/ and logs/ included) because {rollout.flat_because}; for the container layout remove the rest")
-    if rollout.misread:
-        _warn(rollout.misread)
     use_bwrap = _announce_sandbox(a.no_sandbox)
     out = (a.out or Path(tempfile.mkdtemp(prefix="cowork-judge-try-"))).absolute()
     caller_env = dict(os.environ)  # what the caller set, before the dry run's own settings
@@ -176,15 +183,7 @@ def _run(a: argparse.Namespace) -> int:
         else:
             home, venv_ready = _judge_home(task, cache, wheel, verifier_env, python, use_bwrap)
             home_lock = _lock_judge_home(home, venv_ready)
-        if use_bwrap:
-            binds = [sandbox.Bind(staged.app, "/app"), sandbox.Bind(staged.logs, "/logs"), sandbox.Bind(staged.tests, "/tests"),
-                     sandbox.Bind(home, sandbox.JUDGE_HOME)]
-            argv = sandbox.bwrap_command(sandbox.HARBOR_COMMAND, binds=binds, env=verifier_env, cwd=task.workdir)
-            env, cwd = {"PATH": os.environ.get("PATH", os.defpath)}, None  # bwrap clears it for test.sh
-        else:
-            argv, env = sandbox.plain_command(app=staged.app, logs=staged.logs, tests=staged.tests, judge_home=home,
-                                              env=verifier_env, host_path=path)
-            cwd = str(staged.app)
+        argv, env, cwd = _verifier_command(task, staged, home, verifier_env, path, use_bwrap=use_bwrap)
         timeout = a.timeout or task.timeout_sec
         _say(f"  running tests/test.sh (timeout {timeout:.0f} s, [verifier] timeout_sec) …")
         t0 = time.monotonic()
@@ -192,6 +191,13 @@ def _run(a: argparse.Namespace) -> int:
             proc = run_command(argv, timeout_sec=timeout, env=env, cwd=cwd)
         seconds = time.monotonic() - t0
         ran = True
+    except (KeyboardInterrupt, _Terminated):
+        from cowork_judge._util import procs
+        procs.kill_all()  # test.sh and what it started do not outlive the cleanup below
+        if a.out is not None and out.is_dir() and any(out.iterdir()):
+            _say(f"kept: {out} (incomplete: interrupted before the judge finished, no result.json; "
+                 "remove it or give a new --out)")
+        raise
     finally:
         if home_lock is not None:
             home_lock.release()
@@ -207,6 +213,52 @@ def _run(a: argparse.Namespace) -> int:
     status = _report(dryrun.read_outcome(staged.verifier), staged, proc, seconds)
     _keep_what_was_asked(out, staged, given_out=a.out is not None, keep=a.keep)
     return status
+
+
+def _task_and_rollout(a: argparse.Namespace) -> tuple[TaskInfo, Rollout]:
+    """The task and the rollout to judge, and say which (a rollout read flat or misread is
+    warned about).
+
+    Raises:
+        dryrun.TryError: the rollout is the task itself, or --out is inside what is staged,
+            not a folder, or not empty.
+    """
+    from cowork_judge.install import dryrun
+
+    task = dryrun.read_task(a.task_dir)
+    rollout = dryrun.read_rollout(a.rollout, trajectory=a.trajectory, final_message=a.final_message)
+    dryrun.refuse_task_as_rollout(task, rollout)
+    if a.out is not None and (why := dryrun.out_inside_staged(a.out, task.tests, rollout)):
+        raise dryrun.TryError(why)
+    if a.out is not None and os.path.lexists(a.out) and not a.out.is_dir():
+        raise dryrun.TryError(f"--out {a.out}: exists and is not a folder (give a new folder)")
+    if a.out is not None and a.out.is_dir() and any(a.out.iterdir()):
+        raise dryrun.TryError(f"--out {a.out}: not empty (give a new folder)")
+    _say(f"cowork-judge try: {task.tests / 'test.sh'} against {rollout.root}")
+    _say(f"  rollout: {rollout.describe()}")
+    if rollout.flat_because:
+        _warn(f"{rollout.root} is read as a FLAT rollout (every file under it is a deliverable, copied to /app/output, "
+              f"app/ and logs/ included) because {rollout.flat_because}; for the container layout remove the rest")
+    if rollout.misread:
+        _warn(rollout.misread)
+    return task, rollout
+
+
+def _verifier_command(task: TaskInfo, staged: Staged, home: Path, verifier_env: dict[str, str], path: str, *,
+                      use_bwrap: bool) -> tuple[list[str], dict[str, str], str | None]:
+    """``(argv, environment, working folder)`` of Harbor's verifier command line: in the
+    bubblewrap sandbox (the staged folders bound at /app, /logs, /tests and the judge home),
+    or directly on the host (`path`: its PATH)."""
+    from cowork_judge.install import sandbox
+
+    if use_bwrap:
+        binds = [sandbox.Bind(staged.app, "/app"), sandbox.Bind(staged.logs, "/logs"), sandbox.Bind(staged.tests, "/tests"),
+                 sandbox.Bind(home, sandbox.JUDGE_HOME)]
+        argv = sandbox.bwrap_command(sandbox.HARBOR_COMMAND, binds=binds, env=verifier_env, cwd=task.workdir)
+        return argv, {"PATH": os.environ.get("PATH", os.defpath)}, None  # bwrap clears it for test.sh
+    argv, env = sandbox.plain_command(app=staged.app, logs=staged.logs, tests=staged.tests, judge_home=home,
+                                      env=verifier_env, host_path=path)
+    return argv, env, str(staged.app)
 
 
 def _keep_what_was_asked(out: Path, staged: Staged, *, given_out: bool, keep: bool) -> None:

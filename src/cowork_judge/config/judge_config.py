@@ -144,7 +144,8 @@ class JudgeConfig(BaseModel):
     verdict_cache_dir: str | None = Field(None, description="JUDGE_VERDICT_CACHE: a folder of cached verdicts; a re-judge of "
                                           "the same deliverable by the same judge asks only rows whose text changed "
                                           "(run/verdict_cache.py). Off for `cowork-judge run` unless set; `cowork-judge batch` "
-                                          "uses <out>/verdict-cache unless set (0/off disables it there).")
+                                          "uses <out>/verdict-cache unless set (0/off disables it there). A path naming an existing file (not a folder) "
+                                          "is invalid.")
     instance_id: str | None = Field(None, description="JUDGE_INSTANCE_ID: a name of the instance being judged (`batch` sets "
                                     "it to the instance's name); sent to the endpoint only with JUDGE_SEND_INSTANCE_ID.")
     send_instance_id: bool = Field(False, description="JUDGE_SEND_INSTANCE_ID: send JUDGE_INSTANCE_ID with every "
@@ -365,8 +366,20 @@ def _share(text: str) -> float | None:
 
 
 def _cache_dir(text: str) -> str | None:
-    """A folder path; ``0``/``off``/``false``/``no`` = no cache."""
-    return None if text.strip().lower() in FALSY else text.strip()
+    """A folder path; ``0``/``off``/``false``/``no`` = no cache.
+
+    Raises:
+        ValueError: the path names something that exists and is not a folder (a regular file): no
+            verdict could be stored there, so the cache would be off without a word.
+    """
+    value = text.strip()
+    if value.lower() in FALSY:
+        return None
+    path = os.path.expanduser(value)
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise ValueError("names an existing file, not a folder: no verdict can be cached there (give a folder, "
+                         "or 0 for no cache)")
+    return value
 
 
 def _store_url(text: str) -> SecretStr:
@@ -579,6 +592,28 @@ def load_config(environ: Mapping[str, str] | None = None) -> LoadedConfig:
                 sources[name] = f"invalid:{env_name} → default"
             break
     mixed = _credential_family(env, warnings)
+    _read_credentials(env, values, sources, warnings, refused)
+    _apply_bounds(values, sources, warnings)
+    spec = backend_spec(values.get("backend", DEFAULT_BACKEND))
+    if not spec.available:
+        usable = ", ".join(name for name, s in BACKENDS.items() if s.available)
+        warnings.append(f"JUDGE_BACKEND={spec.name!r} is not available in this version: agentic rows will be "
+                        f"unjudged (backend_missing); use one of: {usable}")
+    secrets = _read_json_knobs(env, values, sources, warnings)
+    config = JudgeConfig(**_nest(values))
+    warnings += unknown_name_warnings(env, also_read=frozenset(j.api_key_env for j in config.panel if j.api_key_env))
+    key = config.api_key.get_secret_value() if config.api_key else ""
+    secrets += [j.api_key.get_secret_value() for j in config.panel if j.api_key is not None]
+    return LoadedConfig(config=config, sources=sources, warnings=warnings,
+                        redactor=Redactor.from_environ(env, extra=[key, *secrets]), refused=refused, mixed=mixed)
+
+
+def _read_credentials(env: Mapping[str, str], values: dict[str, Any], sources: dict[str, str], warnings: list[str],
+                      refused: dict[str, str]) -> None:
+    """Read the credential pair (``api_key``, ``base_url``) into `values` (and `sources`):
+    from one family (`_credential_family`), an endpoint that is no usable URL refused
+    (`refused`: variable → problem), a key too short to redact warned about; without a key,
+    the gateway's placeholder when ``JUDGE_GATEWAY_AUTH`` says the gateway supplies it."""
     for name in ("api_key", "base_url"):
         sources[name] = "unset"
         for env_name in ENV_NAMES[name]:
@@ -607,6 +642,12 @@ def load_config(environ: Mapping[str, str] | None = None) -> LoadedConfig:
     if gateway != "off" and "api_key" not in values:  # the gateway supplies the key (module GATEWAY_* constants)
         values["api_key"] = SecretStr(GATEWAY_NO_AUTH_KEY if gateway == "none" else GATEWAY_PLACEHOLDER_KEY)
         sources["api_key"] = f"gateway:JUDGE_GATEWAY_AUTH={gateway}"
+
+
+def _apply_bounds(values: dict[str, Any], sources: dict[str, str], warnings: list[str]) -> None:
+    """Bring the knobs read into their bounds, each change a warning: the `CAPS`, the fleet
+    rate's floor, a fleet limit without a store, start jitters over ``MAX_JITTER_SHARE`` of the
+    deadline."""
     for name, (cap, why) in CAPS.items():
         if name in values and values[name] > cap:
             env_name = ENV_NAMES[name][0]
@@ -622,18 +663,6 @@ def load_config(environ: Mapping[str, str] | None = None) -> LoadedConfig:
             values[name] = deadline * MAX_JITTER_SHARE
             warnings.append(f"{env_name}={jitter:g} s is more than {MAX_JITTER_SHARE:.0%} of JUDGE_DEADLINE={deadline:g} s; "
                             f"using {values[name]:g} s so the spread cannot eat the run")
-    spec = backend_spec(values.get("backend", DEFAULT_BACKEND))
-    if not spec.available:
-        usable = ", ".join(name for name, s in BACKENDS.items() if s.available)
-        warnings.append(f"JUDGE_BACKEND={spec.name!r} is not available in this version: agentic rows will be "
-                        f"unjudged (backend_missing); use one of: {usable}")
-    secrets = _read_json_knobs(env, values, sources, warnings)
-    config = JudgeConfig(**_nest(values))
-    warnings += unknown_name_warnings(env, also_read=frozenset(j.api_key_env for j in config.panel if j.api_key_env))
-    key = config.api_key.get_secret_value() if config.api_key else ""
-    secrets += [j.api_key.get_secret_value() for j in config.panel if j.api_key is not None]
-    return LoadedConfig(config=config, sources=sources, warnings=warnings,
-                        redactor=Redactor.from_environ(env, extra=[key, *secrets]), refused=refused, mixed=mixed)
 
 
 def _credential_family(env: Mapping[str, str], warnings: list[str]) -> dict[str, str]:

@@ -185,24 +185,32 @@ def fold(
         judge_model=identity.judge_model,
         results=results,
         criteria=_criteria_docs(criteria, complete),
-        details=Details(
-            delivery=facts.delivery or DeliveryDetails(files=[], missing=False, from_chat=False, stray=[]),
-            weight_total=breakdown.weight_total if breakdown else None,
-            earned=breakdown.earned if breakdown else None,
-            weight_fallback=bool(breakdown and breakdown.weight_fallback),
-            instruction_source=facts.instruction_source,
-            warnings=[*facts.warnings, *derived_warnings(criteria, results, policy, lost=coverage.lost)],
-            evidence=dict(facts.evidence),
-            policy=policy,
-            fingerprint=dict(facts.fingerprint) if facts.fingerprint is not None else None,
-            interrupted=facts.interrupted,
-            sampling=_sampling(facts.sampling, results, coverage),
-        ),
+        details=_details(criteria, results, coverage, breakdown, policy, facts),
         extra_fields=_extra_fields(criteria, coverage, breakdown, facts, code, penalized=guard.penalized),
         guard=guard,
         judge_agreement=weighted_agreement([(r.agreement, r.weight) for r in results]) if facts.sampling else None,
         judge_cost_usd=facts.cost.usd if facts.cost is not None else None,
         judge_cost=facts.cost,
+    )
+
+
+def _details(criteria: tuple[Criterion, ...], results: list[RowResult], coverage: CoverageReport,
+             breakdown: ScoreBreakdown | None, policy: ScoringPolicy, facts: RunFacts) -> Details:
+    """The document's ``details``: the delivery, the weights earned (None without a score),
+    the warnings (the run's and those the rows imply), the evidence, the policy, the
+    fingerprint and the sampling record."""
+    return Details(
+        delivery=facts.delivery or DeliveryDetails(files=[], missing=False, from_chat=False, stray=[]),
+        weight_total=breakdown.weight_total if breakdown else None,
+        earned=breakdown.earned if breakdown else None,
+        weight_fallback=bool(breakdown and breakdown.weight_fallback),
+        instruction_source=facts.instruction_source,
+        warnings=[*facts.warnings, *derived_warnings(criteria, results, policy, lost=coverage.lost)],
+        evidence=dict(facts.evidence),
+        policy=policy,
+        fingerprint=dict(facts.fingerprint) if facts.fingerprint is not None else None,
+        interrupted=facts.interrupted,
+        sampling=_sampling(facts.sampling, results, coverage),
     )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import json
 import math
+import os
 import stat
 from collections.abc import Mapping
 from pathlib import Path
@@ -221,7 +222,7 @@ def load_rubric(path: Path) -> NormalizedRubric:
     """Read and normalize a `rubric.json` file.
 
     Raises:
-        RubricError: the file is missing, not a regular file, larger than
+        RubricError: the file is missing (or a symbolic link to nothing here: named with its target), not a regular file, larger than
             `MAX_RUBRIC_BYTES`, not UTF-8 JSON, or fails normalization.
     """
     try:
@@ -231,6 +232,9 @@ def load_rubric(path: Path) -> NormalizedRubric:
             raise RubricError(f"rubric file {path} is larger than {MAX_RUBRIC_BYTES} bytes")
         text = path.read_text(encoding="utf-8-sig")  # a UTF-8 byte-order mark (Windows editors) is accepted
     except FileNotFoundError:
+        if path.is_symlink():  # copied as a link from a host folder: it dangles here
+            raise RubricError(f"rubric file {path} is a symbolic link to {os.readlink(path)}, which does not exist "
+                              "here (put a copy of the file in tests/)") from None
         raise RubricError(f"rubric file not found: {path}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise RubricError(f"rubric file {path} cannot be read: {exc}") from None

@@ -78,8 +78,7 @@ class RowScore(BaseModel):
                              "None when unjudged.")
     judged: bool
     counted_hit: bool = Field(description="Hit as scored: the raw hit, or for an unjudged row the policy's answer "
-                              "(hit for deductions and hurdles under unjudged_negative='deduct', else miss); a positive "
-                              "row whose gate is closed is not hit as scored (its credit is withheld).")
+                              "(hit for deductions and hurdles under unjudged_negative='deduct', else miss).")
     level: float | None = Field(description="Level used for a graded row, else None.")
     level_fallback: bool = Field(False, description="A graded row scored by its hit because its verdict carries no "
                                  "readable level (missing, NaN/inf, outside [0, 1]). Not set when the row's gate is closed "
@@ -164,72 +163,50 @@ def score(
                  and v.hit is not None}
     raw_hit = {cid: ((not graded_hit(by_id[cid], v.hit, v.level)) if cid in withdrawn else graded_hit(by_id[cid], v.hit, v.level))
                if v.judged else None for cid, v in verdicts.items() if cid in by_id}
-    rows: list[RowScore] = []
-    total = 0.0
-    earned = 0.0
-    fatal = False
-    for crit in criteria:
-        w = weight_of[crit.id]
-        verdict = verdicts.get(crit.id)
-        judged = bool(verdict and verdict.judged and verdict.hit is not None)
-        hit = raw_hit.get(crit.id) if judged else None
-        gate = all(raw_hit.get(dep) is True for dep in crit.depends_on)
-        level: float | None = None
-        level_fallback = False
-        contribution = 0.0
-        if crit.hurdle or w < 0:  # negative polarity: unjudged counts as hit under "deduct"
-            counted = bool(hit) if judged else policy.unjudged_negative == "deduct"
-        else:  # a closed gate withholds the credit: the row is not hit as scored (its contribution is 0)
-            counted = bool(hit) and gate
-        if w > 0:
-            total += w
-        if crit.hurdle:
-            fatal = fatal or counted
-        elif w > 0:
-            lvl = 1.0 if counted else 0.0
-            if crit.graded and judged and verdict is not None and crit.id not in withdrawn:
-                read = read_level(verdict.level)
-                if read is not None:
-                    level = scales.snap_level(read, crit.level_choices or (0.0, 1.0))
-                    lvl = level
-                else:  # SPEC §4: a missing level falls back to hit (full / zero) and still scores
-                    level_fallback = gate and verdict.method != "delivery"
-            contribution = w * lvl * (1.0 if gate else 0.0)
-        elif w < 0:
-            contribution = w * (1.0 if counted else 0.0)
-        earned += contribution
-        rows.append(
-            RowScore(
-                id=crit.id,
-                weight=w,
-                hit=hit,
-                judged=judged,
-                counted_hit=counted,
-                level=level,
-                level_fallback=level_fallback,
-                gate=gate,
-                contribution=contribution,
-                withdrawn=crit.id in withdrawn,
-            )
-        )
+    rows = [_row_score(crit, weight_of[crit.id], verdicts.get(crit.id), raw_hit, policy, withdrawn=crit.id in withdrawn)
+            for crit in criteria]
+    total = sum(r.weight for r in rows if r.weight > 0)
+    earned = sum(r.contribution for r in rows)
+    fatal = any(crit.hurdle and r.counted_hit for crit, r in zip(criteria, rows))
     if total <= 0:
         raise ScoringError("the rubric has no positive weight (and the equal-weight fallback does not apply)")
     raw = earned / total
     normalized = 0.0 if fatal else min(1.0, max(0.0, raw))
     threshold = policy.pass_threshold
     passed = normalized >= threshold if policy.pass_compare == "gte" else normalized > threshold
-    if policy.reward_mode == "binary":
-        reward = 1.0 if (judged_ok and passed) else 0.0
-    else:
-        reward = normalized
-    return ScoreBreakdown(
-        rows=tuple(rows),
-        weight_total=total,
-        earned=earned,
-        weight_fallback=fallback,
-        fatal=fatal,
-        score_raw=raw,
-        score_normalized=normalized,
-        passed=passed,
-        reward=reward,
-    )
+    reward = (1.0 if (judged_ok and passed) else 0.0) if policy.reward_mode == "binary" else normalized
+    return ScoreBreakdown(rows=tuple(rows), weight_total=total, earned=earned, weight_fallback=fallback, fatal=fatal,
+                          score_raw=raw, score_normalized=normalized, passed=passed, reward=reward)
+
+
+def _row_score(crit: Criterion, w: float, verdict: Verdict | None, raw_hit: Mapping[str, bool | None],
+               policy: ScoringPolicy, *, withdrawn: bool) -> RowScore:
+    """One row's part in the score (SPEC §4): whether it counts as hit (an unjudged negative
+    row under ``deduct`` does), its gate (every dependency hit, by `raw_hit`), its level
+    (graded rows; a missing level falls back to hit) and its contribution ``w × level × gate``
+    (a positive row), ``w × counted`` (a negative row), 0 (a hurdle, which makes the score
+    fatal instead). `withdrawn`: a credited verdict without a grounded quote (scored as not given)."""
+    judged = bool(verdict and verdict.judged and verdict.hit is not None)
+    hit = raw_hit.get(crit.id) if judged else None
+    gate = all(raw_hit.get(dep) is True for dep in crit.depends_on)
+    level: float | None = None
+    level_fallback = False
+    contribution = 0.0
+    if crit.hurdle or w < 0:  # negative polarity: unjudged counts as hit under "deduct"
+        counted = bool(hit) if judged else policy.unjudged_negative == "deduct"
+    else:  # a closed gate withholds the credit: the row is not hit as scored (its contribution is 0)
+        counted = bool(hit) and gate
+    if w > 0 and not crit.hurdle:  # a hurdle adds nothing: once hit it makes the score fatal (`score`)
+        lvl = 1.0 if counted else 0.0
+        if crit.graded and judged and verdict is not None and not withdrawn:
+            read = read_level(verdict.level)
+            if read is not None:
+                level = scales.snap_level(read, crit.level_choices or (0.0, 1.0))
+                lvl = level
+            else:  # SPEC §4: a missing level falls back to hit (full / zero) and still scores
+                level_fallback = gate and verdict.method != "delivery"
+        contribution = w * lvl * (1.0 if gate else 0.0)
+    elif w < 0 and not crit.hurdle:
+        contribution = w * (1.0 if counted else 0.0)
+    return RowScore(id=crit.id, weight=w, hit=hit, judged=judged, counted_hit=counted, level=level,
+                    level_fallback=level_fallback, gate=gate, contribution=contribution, withdrawn=withdrawn)

@@ -14,7 +14,7 @@ import signal
 import sys
 import time
 import traceback
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -224,6 +224,83 @@ class _Run:
         return self.document(criteria, verdicts, delivery=delivery, failure=RunFailure(exit_code=code, exit_reason=reason))
 
 
+def _delivery(run: _Run, paths: RunPaths, redactor: Redactor, criteria: Sequence[Criterion],
+              reads: StructureReads) -> Delivery | ResultDocument:
+    """What the agent delivered (stray files copied aside, the guard's scan in `run.guard`, the
+    decks it parsed kept in `reads`),
+    or the finished document of a run with nothing to judge: an app dir that is no folder, an
+    unreadable final message (both ``delivery_unreadable``), nothing delivered (reward 0
+    without a model call)."""
+    config = run.config
+    if not paths.app_dir.is_dir():  # a wrong --app-dir is not "nothing delivered" (a 0 that trains the model)
+        return run.failed(criteria, "delivery_unreadable", "judge:scorer_error",
+                          f"the app dir {paths.app_dir} does not exist or is not a folder: the deliverables cannot be "
+                          "looked for, so nothing was scored (check --app-dir / JUDGE_APP_DIR)")
+    delivery = collect_delivery(paths, config)
+    if delivery.stray:
+        copy_stray(delivery, paths.stray_dir)
+    log.info("delivery: %d file(s), %d stray, final message from %s", len(delivery.files), len(delivery.stray),
+             delivery.final_message_source or "nowhere")
+    run.warn("delivery", delivery.notes, prefix="delivery: ")
+    run.guard = guarding.scan(delivery, config, redactor, _read_optional(paths.task_prompt), reads=reads)
+    if delivery.missing and delivery.unreadable:
+        return run.failed(criteria, "delivery_unreadable", "judge:scorer_error",
+                          f"the agent's final message could not be read ({', '.join(delivery.unreadable)}); "
+                          "not scoring it as 'nothing delivered'", delivery=delivery)
+    if delivery.missing:
+        reason = "[no delivery] nothing was delivered (no output files and no final message)"
+        verdicts = {c.id: Verdict(id=c.id, hit=False, judged=True, reason=reason, method="delivery") for c in criteria}
+        log.info("nothing delivered: reward 0 without any model call")
+        return run.document(criteria, verdicts, delivery=delivery, note="nothing delivered")
+    return delivery
+
+
+def _instruction(run: _Run, paths: RunPaths, *, needs_model: bool) -> tuple[str, str]:
+    """The judge instruction and where it came from (`find_instruction`); its warnings, and a
+    missing task_prompt.md when a row needs a model, go to the run's warnings."""
+    instruction, instruction_source, instruction_warnings = find_instruction(paths.tests_dir, run.config.instruction_file)
+    run.warn("instruction", instruction_warnings)
+    if instruction_source == "built-in":
+        log.info("instruction: no judge instruction file in %s; using the built-in default", paths.tests_dir)
+    if needs_model and not paths.task_prompt.is_file():
+        run.warn("instruction", [f"no task_prompt.md in {paths.tests_dir}: the judge is told to read the task the agent "
+                                 "was given, and will find an empty one"])
+    return instruction, instruction_source
+
+
+def _code_rows_only(run: _Run, loaded: LoadedConfig, criteria: Sequence[Criterion], ctx: RunContext,
+                    instruction_source: str) -> ResultDocument:
+    """The document of a run whose model rows have no credential: the code rows still run
+    (no model needed); the model rows are unjudged ``no_credential`` and the run is an error."""
+    reason = loaded.missing_credentials()  # each half named: unset, or set and ignored (a URL without a scheme)
+    log.error(reason)
+    code_rows = [c for c in criteria if c.judge_method == "code"]
+    verdicts = _route()(code_rows, ctx) if code_rows else {}
+    verdicts.update(all_unjudged([c for c in criteria if c.judge_method != "code"], "no_credential", reason))
+    return run.document(criteria, verdicts, delivery=ctx.delivery, ctx=ctx, instruction_source=instruction_source,
+                        failure=RunFailure(exit_code="judge:no_credential", exit_reason=reason))
+
+
+def _router(run: _Run, criteria: Sequence[Criterion],
+            delivery: Delivery) -> Callable[[Sequence[Criterion], RunContext], dict[str, Verdict]] | ResultDocument:
+    """The router (`_route`); when it cannot be imported, a purely agentic rubric is judged
+    directly (`agentic.dispatch.judge_agentic`), any other ends the run ``workflow_missing``."""
+    try:
+        route: Callable[[Sequence[Criterion], RunContext], dict[str, Verdict]] = _route()
+    except Exception as exc:
+        if any(c.judge_method != "agentic" for c in criteria):
+            return run.failed(criteria, "workflow_missing", "judge:scorer_error",
+                              f"the router cannot run ({type(exc).__name__}: {exc}) and the rubric has code/workflow rows",
+                              delivery=delivery)
+        log.warning("the router cannot run (%s); judging this purely agentic rubric directly", exc)
+        from cowork_judge.agentic.dispatch import judge_agentic
+
+        def route(rows: Sequence[Criterion], run_ctx: RunContext) -> dict[str, Verdict]:
+            return judge_agentic(rows, run_ctx.segment())
+
+    return route
+
+
 def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redactor, live: _Live | None = None) -> ResultDocument:
     run = _Run(loaded, start, paths.tests_dir)
     config = run.config
@@ -242,41 +319,16 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
         return run.failed((), None, "judge:scorer_error", f"bad rubric: {exc}")
     criteria = rubric.criteria
     run.warn("rubric", rubric.warnings)
-
-    if not paths.app_dir.is_dir():  # a wrong --app-dir is not "nothing delivered" (a 0 that trains the model)
-        return run.failed(criteria, "delivery_unreadable", "judge:scorer_error",
-                          f"the app dir {paths.app_dir} does not exist or is not a folder: the deliverables cannot be "
-                          "looked for, so nothing was scored (check --app-dir / JUDGE_APP_DIR)")
-    delivery = collect_delivery(paths, config)
-    if delivery.stray:
-        copy_stray(delivery, paths.stray_dir)
-    log.info("delivery: %d file(s), %d stray, final message from %s", len(delivery.files), len(delivery.stray),
-             delivery.final_message_source or "nowhere")
-    run.warn("delivery", delivery.notes, prefix="delivery: ")
     reads = StructureReads()  # each deck parsed once: by the guard's scan, reused by the evidence step
-    run.guard = guarding.scan(delivery, config, redactor, _read_optional(paths.task_prompt), reads=reads)
+    delivery = _delivery(run, paths, redactor, criteria, reads)
+    if isinstance(delivery, ResultDocument):
+        return delivery
     warned = len(delivery.notes)  # code rows return notes while judging (a read limit hid an answer)
-    if delivery.missing and delivery.unreadable:
-        return run.failed(criteria, "delivery_unreadable", "judge:scorer_error",
-                          f"the agent's final message could not be read ({', '.join(delivery.unreadable)}); "
-                          "not scoring it as 'nothing delivered'", delivery=delivery)
-    if delivery.missing:
-        reason = "[no delivery] nothing was delivered (no output files and no final message)"
-        verdicts = {c.id: Verdict(id=c.id, hit=False, judged=True, reason=reason, method="delivery") for c in criteria}
-        log.info("nothing delivered: reward 0 without any model call")
-        return run.document(criteria, verdicts, delivery=delivery, note="nothing delivered")
-
     needs_model = any(c.judge_method != "code" for c in criteria)
     credentials = config.has_credentials or any(j.api_key is not None for j in config.panel)
     if credentials:
         export_credentials(config)
-    instruction, instruction_source, instruction_warnings = find_instruction(paths.tests_dir, config.instruction_file)
-    run.warn("instruction", instruction_warnings)
-    if instruction_source == "built-in":
-        log.info("instruction: no judge instruction file in %s; using the built-in default", paths.tests_dir)
-    if needs_model and not paths.task_prompt.is_file():
-        run.warn("instruction", [f"no task_prompt.md in {paths.tests_dir}: the judge is told to read the task the agent "
-                                 "was given, and will find an empty one"])
+    instruction, instruction_source = _instruction(run, paths, needs_model=needs_model)
     ctx = RunContext(
         paths=paths, config=config, instruction=instruction, instruction_source=instruction_source,
         task_prompt=_read_optional(paths.task_prompt), delivery=delivery, deadline=deadline, redactor=redactor,
@@ -286,28 +338,11 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
     if live is not None:
         live.ctx, live.criteria = ctx, tuple(criteria)
     if needs_model and not credentials:
-        # the code rows still run (no model needed); the model rows cannot: the run is an error
-        reason = loaded.missing_credentials()  # each half named: unset, or set and ignored (a URL without a scheme)
-        log.error(reason)
-        code_rows = [c for c in criteria if c.judge_method == "code"]
-        verdicts = _route()(code_rows, ctx) if code_rows else {}
-        verdicts.update(all_unjudged([c for c in criteria if c.judge_method != "code"], "no_credential", reason))
-        return run.document(criteria, verdicts, delivery=delivery, ctx=ctx, instruction_source=instruction_source,
-                            failure=RunFailure(exit_code="judge:no_credential", exit_reason=reason))
+        return _code_rows_only(run, loaded, criteria, ctx, instruction_source)
     evidence, evidence_pages = evidence_step.collect(ctx, needs_evidence=needs_model, reads=reads)  # code rows never look at page images
-    try:
-        route = _route()
-    except Exception as exc:
-        if any(c.judge_method != "agentic" for c in criteria):
-            return run.failed(criteria, "workflow_missing", "judge:scorer_error",
-                              f"the router cannot run ({type(exc).__name__}: {exc}) and the rubric has code/workflow rows",
-                              delivery=delivery)
-        log.warning("the router cannot run (%s); judging this purely agentic rubric directly", exc)
-        from cowork_judge.agentic.dispatch import judge_agentic
-
-        def route(rows: Sequence[Criterion], run_ctx: RunContext) -> dict[str, Verdict]:
-            return judge_agentic(rows, run_ctx.segment())
-
+    route = _router(run, criteria, delivery)
+    if isinstance(route, ResultDocument):
+        return route
     guard_row = guarding.guard_row() if config.guard_row and any(c.judge_method == "agentic" for c in criteria) else None
     assert ctx.calls is not None  # RunContext makes it
     with ctx.calls.opened(), judges_opened(ctx.sampling):  # one HTTP client per endpoint for every segment of the run

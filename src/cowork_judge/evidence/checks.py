@@ -94,63 +94,14 @@ def run_checks(deck: str, view: DeckView, *, deadline: float | None = None) -> C
     """
     doc = ChecksDoc(deck=deck)
     if _spent(deadline):
-        units = len(view.slides) if view.slides else len(view.page_to_slide)
-        for name in ("off_slide", "text_overlap", "text_overflow", "tiny_font", "placeholder_text",
-                     "missing_glyph", "blank_page", "empty_deck"):
-            doc.checks_skipped[name] = "evidence budget spent before the checks ran"
-        doc.limits.append(CheckLimit(kind="budget", count=units,
-                                     reason="evidence budget spent before the checks ran; nothing was checked"))
-        return doc
-    slide_to_page = {s: p for p, s in view.page_to_slide.items() if s is not None}
+        return _nothing_checked(doc, view)
     lines: dict[int, list[PdfLine]] = {}
     sizes: dict[int, tuple[float, float]] = {}
     if view.pdf is not None:
         lines, sizes = read_lines(view.pdf)
     dropped: dict[str, int] = {}
     if view.slides is not None and view.slide_w_emu:
-        w_pt, h_pt = view.slide_w_emu / EMU_PER_PT, (view.slide_h_emu or 0) / EMU_PER_PT
-        if not view.slides:
-            doc.findings.append(Finding(check="empty_deck", message="the deck has no slides",
-                                        confidence=1.0, measure={"slides": 0}))
-        assigned: Assigned = {}
-        for pos, slide in enumerate(view.slides):
-            if _spent(deadline):
-                rest = view.slides[pos:]
-                doc.limits.append(CheckLimit(kind="budget", count=len(rest), slide=rest[0].index, reason=(
-                    f"evidence budget spent: slides {rest[0].index}-{rest[-1].index} ({len(rest)} of "
-                    f"{len(view.slides)}) not checked")))
-                break
-            page = slide_to_page.get(slide.index)
-            rendered = page is not None and page in lines
-            frames = _text_frames(slide, doc)
-            if page is not None and rendered:
-                page_lines = lines[page]
-                if len(page_lines) > MAX_LINES_PER_PAGE:
-                    doc.limits.append(CheckLimit(kind="line_cap", slide=slide.index, page=page,
-                                                 count=len(page_lines) - MAX_LINES_PER_PAGE, reason=(
-                        f"page {page} has {len(page_lines)} rendered text lines; the first "
-                        f"{MAX_LINES_PER_PAGE} were matched to frames")))
-                    page_lines = page_lines[:MAX_LINES_PER_PAGE]
-                scale = w_pt / max(sizes[page][0], 1.0)
-                assigned.update(assign(slide, frames, [scaled(ln, scale) for ln in page_lines]))
-            doc.findings += _cap_slide(_off_slide(slide, page, w_pt, h_pt, assigned if rendered else None), dropped)
-            overlaps, lost = _overlap(slide, page, frames, assigned if rendered else None)
-            doc.findings += overlaps
-            if lost:
-                dropped["text_overlap"] = dropped.get("text_overlap", 0) + lost
-            if rendered:
-                doc.findings += _cap_slide(overflow_findings(slide, page, assigned, w_pt, h_pt), dropped)
-            doc.findings += _cap_slide(tiny_findings(slide, page, assigned if rendered else {}, w_pt, h_pt), dropped)
-            doc.findings += _cap_slide(placeholder_findings(slide.index, page, [(s, text_of(s)) for s in slide.shapes
-                                                                                if not s.hidden])
-                                       + empty_placeholder_findings(slide, page), dropped)
-            doc.findings += _cap_slide(structure_glyph_findings(slide, page), dropped)
-        doc.font_map = font_map(view.slides, assigned)
-        doc.checks_run += ["empty_deck", "off_slide", "text_overlap", "tiny_font", "placeholder_text", "missing_glyph"]
-        if lines:
-            doc.checks_run.append("text_overflow")
-        else:
-            doc.checks_skipped["text_overflow"] = "needs a rendered PDF"
+        _structure_checks(doc, view, view.slides, lines, sizes, dropped, deadline)
     else:
         for name in ("off_slide", "text_overlap", "text_overflow"):
             doc.checks_skipped[name] = "needs the deck structure"
@@ -158,16 +109,7 @@ def run_checks(deck: str, view: DeckView, *, deadline: float | None = None) -> C
             doc.findings += _pdf_only(lines, sizes, view.page_to_slide, doc, deadline)
             doc.checks_run += ["tiny_font", "placeholder_text"]
     if view.pdf is not None:
-        if _spent(deadline):
-            doc.limits.append(CheckLimit(kind="budget", check="missing_glyph", count=len(view.page_to_slide),
-                                         reason="evidence budget spent: rendered pages not scanned for missing glyphs"))
-        else:
-            for page, chars in glyph_problems(view.pdf).items():
-                shown = "".join(sorted(set(chars)))[:20]
-                doc.findings.append(Finding(check="missing_glyph", page=page, slide=view.page_to_slide.get(page),
-                                            measure={"chars": len(chars)}, confidence=0.9, source="render",
-                                            message=f"{len(chars)} character(s) drawn as .notdef/U+FFFD: {shown!r}"))
-            doc.checks_run.append("missing_glyph")
+        _glyph_checks(doc, view, view.pdf, deadline)
     if view.pngs:
         texted = {p for p, page_lines in lines.items()
                   if sum(len(ln.key) for ln in page_lines if ln.on_page(*sizes[p])) > 3}
@@ -176,6 +118,107 @@ def run_checks(deck: str, view: DeckView, *, deadline: float | None = None) -> C
         doc.checks_run.append("blank_page")
     else:
         doc.checks_skipped["blank_page"] = "needs rendered pages"
+    return _finish(doc, view, dropped)
+
+
+def _nothing_checked(doc: ChecksDoc, view: DeckView) -> ChecksDoc:
+    """`doc` when the evidence budget was spent before the checks ran: every check skipped,
+    one ``budget`` limit counting the slides (or pages) not checked."""
+    units = len(view.slides) if view.slides else len(view.page_to_slide)
+    for name in ("off_slide", "text_overlap", "text_overflow", "tiny_font", "placeholder_text",
+                 "missing_glyph", "blank_page", "empty_deck"):
+        doc.checks_skipped[name] = "evidence budget spent before the checks ran"
+    doc.limits.append(CheckLimit(kind="budget", count=units,
+                                 reason="evidence budget spent before the checks ran; nothing was checked"))
+    return doc
+
+
+def _structure_checks(doc: ChecksDoc, view: DeckView, slides: list[SlideDoc], lines: dict[int, list[PdfLine]],
+                      sizes: dict[int, tuple[float, float]], dropped: dict[str, int], deadline: float | None) -> None:
+    """The checks that read the deck structure, slide by slide until the `deadline`, each
+    slide's rendered lines (when its page was rendered) matched to its frames; the findings
+    (capped per slide, the rest counted in `dropped`), font map and checks run go to `doc`."""
+    assert view.slide_w_emu
+    w_pt, h_pt = view.slide_w_emu / EMU_PER_PT, (view.slide_h_emu or 0) / EMU_PER_PT
+    slide_to_page = {s: p for p, s in view.page_to_slide.items() if s is not None}
+    if not slides:
+        doc.findings.append(Finding(check="empty_deck", message="the deck has no slides",
+                                    confidence=1.0, measure={"slides": 0}))
+    assigned: dict[tuple[int, str], list[PdfLine]] = {}
+    for pos, slide in enumerate(slides):
+        if _spent(deadline):
+            rest = slides[pos:]
+            doc.limits.append(CheckLimit(kind="budget", count=len(rest), slide=rest[0].index, reason=(
+                f"evidence budget spent: slides {rest[0].index}-{rest[-1].index} ({len(rest)} of "
+                f"{len(slides)}) not checked")))
+            break
+        page = slide_to_page.get(slide.index)
+        rendered = page is not None and page in lines
+        frames = _text_frames(slide, doc)
+        if page is not None and rendered:
+            scale = w_pt / max(sizes[page][0], 1.0)
+            assigned.update(assign(slide, frames, [scaled(ln, scale) for ln in _page_lines(doc, slide, page, lines[page])]))
+        _check_slide(doc, slide, page, frames, assigned if rendered else None, (w_pt, h_pt), dropped)
+    doc.font_map = font_map(slides, assigned)
+    doc.checks_run += ["empty_deck", "off_slide", "text_overlap", "tiny_font", "placeholder_text", "missing_glyph"]
+    if lines:
+        doc.checks_run.append("text_overflow")
+    else:
+        doc.checks_skipped["text_overflow"] = "needs a rendered PDF"
+
+
+def _page_lines(doc: ChecksDoc, slide: SlideDoc, page: int, page_lines: list[PdfLine]) -> list[PdfLine]:
+    """The first ``MAX_LINES_PER_PAGE`` rendered lines of `page`; a ``line_cap`` limit in
+    `doc` names a page that had more."""
+    if len(page_lines) <= MAX_LINES_PER_PAGE:
+        return page_lines
+    doc.limits.append(CheckLimit(kind="line_cap", slide=slide.index, page=page,
+                                 count=len(page_lines) - MAX_LINES_PER_PAGE, reason=(
+        f"page {page} has {len(page_lines)} rendered text lines; the first "
+        f"{MAX_LINES_PER_PAGE} were matched to frames")))
+    return page_lines[:MAX_LINES_PER_PAGE]
+
+
+def _check_slide(doc: ChecksDoc, slide: SlideDoc, page: int | None,
+                 frames: list[tuple[ShapeDoc, tuple[float, float, float, float]]],
+                 assigned: dict[tuple[int, str], list[PdfLine]] | None, size_pt: tuple[float, float],
+                 dropped: dict[str, int]) -> None:
+    """The per-slide checks of one slide; `assigned`: rendered lines by (slide, shape id),
+    None when the slide's page was not rendered; `frames`: its text frames with their
+    footprints (`_text_frames`); `size_pt`: the slide's (width, height)."""
+    w_pt, h_pt = size_pt
+    doc.findings += _cap_slide(_off_slide(slide, page, w_pt, h_pt, assigned), dropped)
+    overlaps, lost = _overlap(slide, page, frames, assigned)
+    doc.findings += overlaps
+    if lost:
+        dropped["text_overlap"] = dropped.get("text_overlap", 0) + lost
+    if assigned is not None:
+        doc.findings += _cap_slide(overflow_findings(slide, page, assigned, w_pt, h_pt), dropped)
+    doc.findings += _cap_slide(tiny_findings(slide, page, assigned if assigned is not None else {}, w_pt, h_pt), dropped)
+    doc.findings += _cap_slide(placeholder_findings(slide.index, page, [(s, text_of(s)) for s in slide.shapes
+                                                                        if not s.hidden])
+                               + empty_placeholder_findings(slide, page), dropped)
+    doc.findings += _cap_slide(structure_glyph_findings(slide, page), dropped)
+
+
+def _glyph_checks(doc: ChecksDoc, view: DeckView, pdf: Path, deadline: float | None) -> None:
+    """``missing_glyph`` over the rendered `pdf`: characters drawn as .notdef/U+FFFD, per page
+    (a ``budget`` limit instead when the `deadline` has passed)."""
+    if _spent(deadline):
+        doc.limits.append(CheckLimit(kind="budget", check="missing_glyph", count=len(view.page_to_slide),
+                                     reason="evidence budget spent: rendered pages not scanned for missing glyphs"))
+        return
+    for page, chars in glyph_problems(pdf).items():
+        shown = "".join(sorted(set(chars)))[:20]
+        doc.findings.append(Finding(check="missing_glyph", page=page, slide=view.page_to_slide.get(page),
+                                    measure={"chars": len(chars)}, confidence=0.9, source="render",
+                                    message=f"{len(chars)} character(s) drawn as .notdef/U+FFFD: {shown!r}"))
+    doc.checks_run.append("missing_glyph")
+
+
+def _finish(doc: ChecksDoc, view: DeckView, dropped: dict[str, int]) -> ChecksDoc:
+    """`doc` made final: checks run sorted, findings capped per deck, each marked measured or
+    estimated, and a ``finding_cap`` limit per check that dropped findings."""
     doc.checks_run = sorted(set(doc.checks_run))
     doc.findings = _cap_deck(doc.findings, dropped)
     grouped = {(sl.index, sh.id) for sl in view.slides or [] for sh in sl.shapes if sh.parent_id is not None}

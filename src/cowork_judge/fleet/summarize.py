@@ -403,26 +403,8 @@ class Summarizer:
         k = len(self.clusters)
         stats, names = self._stats(k)
         opts = self.options
-        intervals: dict[tuple[Any, ...], tuple[float, float] | None] = {}
-        clusters = {name: contributing(stat) for name, stat in zip(names, stats)}
-        if opts.draws > 0:
-            drawn = bootstrap_ci(stats, k, draws=opts.draws, seed=opts.seed, confidence=opts.confidence)
-            intervals = {name: (round(ci[0], CI_DIGITS), round(ci[1], CI_DIGITS))
-                         if ci and clusters[name] >= MIN_CLUSTERS else None for name, ci in zip(names, drawn)}
-
-        def ci(name: str) -> list[float] | None:
-            interval = intervals.get((name,))
-            return list(interval) if interval is not None else None
-
-        def note(*parts: tuple[str, str]) -> str | None:
-            """Why the intervals of one block are withheld: ``(label, statistic name)`` each."""
-            if opts.draws == 0:
-                return None
-            notes = {label: interval_note(clusters[(name,)], CLUSTER_UNIT) for label, name in parts}
-            if len(set(notes.values())) == 1:  # one reason for all (or none): said once
-                return next(iter(notes.values()))
-            return "; ".join(f"{label}: {text}" for label, text in notes.items() if text)
-
+        bootstrap = self._bootstrap(stats, names, k)
+        intervals, clusters, ci, note = bootstrap.intervals, bootstrap.clusters, bootstrap.ci, bootstrap.note
         counts = {cls: self.classes.get(cls, 0) for cls in CLASSES}
         if sum(counts.values()) != total:
             raise RuntimeError(f"accounting does not add up: {counts} vs {total} inputs")
@@ -483,6 +465,19 @@ class Summarizer:
                                   for f in self.files]}
         return out
 
+    def _bootstrap(self, stats: list[RatioStat], names: list[tuple[Any, ...]], k: int) -> _Intervals:
+        """The bootstrap intervals of `stats` (named `names`) over `k` clusters (none with
+        ``draws`` 0); an interval is withheld when fewer than ``MIN_CLUSTERS`` clusters
+        contribute to its statistic."""
+        opts = self.options
+        intervals: dict[tuple[Any, ...], tuple[float, float] | None] = {}
+        clusters = {name: contributing(stat) for name, stat in zip(names, stats)}
+        if opts.draws > 0:
+            drawn = bootstrap_ci(stats, k, draws=opts.draws, seed=opts.seed, confidence=opts.confidence)
+            intervals = {name: (round(ci[0], CI_DIGITS), round(ci[1], CI_DIGITS))
+                         if ci and clusters[name] >= MIN_CLUSTERS else None for name, ci in zip(names, drawn)}
+        return _Intervals(intervals, clusters, drawn=opts.draws > 0)
+
     def _intervals_record(self, clusters: Mapping[tuple[Any, ...], int]) -> dict[str, Any]:
         """The ``intervals`` block: the rule, and how many intervals it gave and withheld."""
         opts = self.options
@@ -523,6 +518,30 @@ class Summarizer:
                 entry["rows"] = self.row_groups[name].report(_table(intervals, "rows", name) if with_ci else None)
             out[name] = entry
         return out
+
+
+@dataclass(frozen=True)
+class _Intervals:
+    """The intervals of one summary by statistic name (None: withheld), the clusters that
+    contribute to each statistic, and whether intervals were drawn at all (``draws`` > 0)."""
+
+    intervals: dict[tuple[Any, ...], tuple[float, float] | None]
+    clusters: dict[tuple[Any, ...], int]
+    drawn: bool
+
+    def ci(self, name: str) -> list[float] | None:
+        """The interval of the statistic `name` as ``[low, high]``, None when withheld."""
+        interval = self.intervals.get((name,))
+        return list(interval) if interval is not None else None
+
+    def note(self, *parts: tuple[str, str]) -> str | None:
+        """Why the intervals of one block are withheld: ``(label, statistic name)`` each."""
+        if not self.drawn:
+            return None
+        notes = {label: interval_note(self.clusters[(name,)], CLUSTER_UNIT) for label, name in parts}
+        if len(set(notes.values())) == 1:  # one reason for all (or none): said once
+            return next(iter(notes.values()))
+        return "; ".join(f"{label}: {text}" for label, text in notes.items() if text)
 
 
 def _table(intervals: Mapping[tuple[Any, ...], tuple[float, float] | None], kind: str, group: str) -> dict[Any, Any]:

@@ -334,6 +334,13 @@ def guard_delivery(files: Sequence[tuple[str, Path]], final_message: str | None,
                 findings.append(mk)
     for (_, before), (rel, after) in zip(texts, texts[1:]):
         findings += _junction(before, after, rel, topics)
+    return _report(mode, findings, redact, channels, unscanned)
+
+
+def _report(mode: GuardMode, findings: list[Finding], redact: Callable[[str], str], channels: dict[str, int],
+            unscanned: list[Unscanned]) -> GuardReport:
+    """The scan's report: every excerpt redacted, flagging findings first (each group in
+    reading order), at most `MAX_FINDINGS` kept and the rest counted."""
     findings = [f.model_copy(update={"excerpt": redact(f.excerpt)}) for f in findings]
     findings.sort(key=lambda f: not f.flags)  # stable: flagging first, each group in reading order
     flagged = any(f.flags for f in findings)

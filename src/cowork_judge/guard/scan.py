@@ -153,77 +153,95 @@ def scan_text(text: str, channel: Channel, *, file: str | None = None, page: int
         Findings, at most one per rule and line.
     """
     body = comparable(text)
-    hits: dict[tuple[str, int], Finding] = {}
-    newlines = _newlines(body)
-    readings: dict[tuple[str, int], int] = {}
     genre = "message" if channel in ("final_message", "trajectory") else "deck" if channel == "deck_text" else "document"
     reader = Reader(body, document, task, genre) if hidden_reason is None else None
-
-    def add(rule: str, kind: str, start: int, end: int, evidence: tuple[int, int] | None = None,
-            own_voice: bool = True) -> None:
-        """One finding at ``body[start:end]``; `evidence` is the text it stands on (default: the
-        match); `own_voice` says whether the rule also matches with the quotes blanked."""
-        line = bisect.bisect_left(newlines, start) + 1 + line_offset
-        seen = readings.get((rule, line), 0)
-        if seen >= MAX_READINGS_PER_LINE or (rule, line) in hits:
-            return  # one finding per rule and line; a flagging one is never replaced
-        readings[(rule, line)] = seen + 1
-        flags = True
-        span = evidence or (start, end)
-        why = None
-        if reader is not None:
-            quote = reader.quote_at(start) if reader.quote_at(start) == reader.quote_at(end - 1) else None
-            if quote is None and not own_voice:
-                quote = reader.quote_over(*span)
-            why = reader.leniency(rule, span[0], span[1], quote)
-        if hidden_reason is not None:
-            rule, kind = f"hidden:{hidden_reason}/{rule}", "hidden_text"
-        elif why is not None:
-            rule, flags = f"{rule}/{why}", False
-        hits.setdefault((rule, line), Finding(channel=channel, file=file, line=line, page=page, kind=kind,
-                                              rule=rule, excerpt=excerpt(body, start, end), flags=flags))
-
+    hits = _Hits(body, channel, file=file, page=page, hidden_reason=hidden_reason, line_offset=line_offset, reader=reader)
     own = reader.blanked if reader is not None else body
-
-    def voiced(pattern: re.Pattern[str] | lexicon.Lazy, start: int, end: int) -> bool:
-        """The pattern matches the document's own voice (quotes blanked) over ``[start, end)``."""
-        return any(m.start() < end and start < m.end() for m in pattern.finditer(own, max(0, start - 200), end + 200))
-
-    def voice(rule: lexicon.Rule, window: str) -> bool:
-        """The window refers to the work or speaks to the evaluator, as `rule` reads it. A file name
-        has no grammar to speak with: an evaluator and a verdict in one name are enough."""
-        if channel == "file_name":
-            return True
-        if rule.voice is not None:
-            return bool(rule.voice.search(window))
-        if lexicon.VOCATIVE.search(window):
-            return True
-        spoken = list(lexicon.SELF_OR_DIRECT.finditer(window))
-        if any(not lexicon.SECOND_PERSON.fullmatch(m.group(0)) for m in spoken):
-            return True
-        return bool(spoken) and _evaluator_spoken_to(window)
-
     for rule in lexicon.RULES:
         if rule.gate is not None and not rule.gate.search(body):
             continue  # no match is possible (`Rule.gate`)
         for m in rule.pattern.finditer(body):
-            add(rule.id, rule.kind, m.start(), m.end(), own_voice=voiced(rule.pattern, m.start(), m.end()))
+            hits.add(rule.id, rule.kind, m.start(), m.end(), own_voice=_voiced(rule.pattern, own, m.start(), m.end()))
     for role in lexicon.ROLE_LINE.finditer(body):
         if lexicon.ROLE_PAYLOAD.search(role.group(1)):
-            add("fp.role_line", "fake_protocol", role.start(), role.end(), own_voice=any(
+            hits.add("fp.role_line", "fake_protocol", role.start(), role.end(), own_voice=any(
                 lexicon.ROLE_PAYLOAD.search(r.group(1)) for r in lexicon.ROLE_LINE.finditer(own, role.start(), role.end())))
     for offset, window in _windows(body):
         for rule in (*lexicon.WINDOW_RULES, *lexicon.SHAPE_RULES):
             hit = rule.pattern.search(window)
             if hit is None or (rule.needs is not None and not rule.needs.search(window)):
                 continue
-            if voice(rule, window):
+            if _voice(rule, window, channel):
                 mine = own[offset:offset + len(window)]
                 voiced_window = bool(rule.pattern.search(mine) and (rule.needs is None or rule.needs.search(mine))
-                                     and voice(rule, mine))
-                add(rule.id, rule.kind, offset + hit.start(), offset + hit.end(), evidence=(offset, offset + len(window)),
-                    own_voice=voiced_window)
-    return sorted(hits.values(), key=lambda f: (f.line or 0, f.rule))
+                                     and _voice(rule, mine, channel))
+                hits.add(rule.id, rule.kind, offset + hit.start(), offset + hit.end(), evidence=(offset, offset + len(window)),
+                         own_voice=voiced_window)
+    return hits.found()
+
+
+class _Hits:
+    """The findings of one `scan_text` over `body`, at most one per rule and line (a line is
+    read at most ``MAX_READINGS_PER_LINE`` times per rule); `reader` (None for hidden text)
+    decides whether a match is addressed to the evaluator or only talked about."""
+
+    def __init__(self, body: str, channel: Channel, *, file: str | None, page: int | None, hidden_reason: str | None,
+                 line_offset: int, reader: Reader | None) -> None:
+        self.body, self.channel, self.file, self.page = body, channel, file, page
+        self.hidden_reason, self.line_offset, self.reader = hidden_reason, line_offset, reader
+        self.newlines = _newlines(body)
+        self.hits: dict[tuple[str, int], Finding] = {}
+        self.readings: dict[tuple[str, int], int] = {}
+
+    def add(self, rule: str, kind: str, start: int, end: int, evidence: tuple[int, int] | None = None,
+            own_voice: bool = True) -> None:
+        """One finding at ``body[start:end]``; `evidence` is the text it stands on (default: the
+        match); `own_voice` says whether the rule also matches with the quotes blanked."""
+        line = bisect.bisect_left(self.newlines, start) + 1 + self.line_offset
+        seen = self.readings.get((rule, line), 0)
+        if seen >= MAX_READINGS_PER_LINE or (rule, line) in self.hits:
+            return  # one finding per rule and line; a flagging one is never replaced
+        self.readings[(rule, line)] = seen + 1
+        flags = True
+        span = evidence or (start, end)
+        why = None
+        reader = self.reader
+        if reader is not None:
+            quote = reader.quote_at(start) if reader.quote_at(start) == reader.quote_at(end - 1) else None
+            if quote is None and not own_voice:
+                quote = reader.quote_over(*span)
+            why = reader.leniency(rule, span[0], span[1], quote)
+        if self.hidden_reason is not None:
+            rule, kind = f"hidden:{self.hidden_reason}/{rule}", "hidden_text"
+        elif why is not None:
+            rule, flags = f"{rule}/{why}", False
+        self.hits.setdefault((rule, line), Finding(channel=self.channel, file=self.file, line=line, page=self.page,
+                                                   kind=kind, rule=rule, excerpt=excerpt(self.body, start, end),
+                                                   flags=flags))
+
+    def found(self) -> list[Finding]:
+        """The findings, by line then rule."""
+        return sorted(self.hits.values(), key=lambda f: (f.line or 0, f.rule))
+
+
+def _voiced(pattern: re.Pattern[str] | lexicon.Lazy, own: str, start: int, end: int) -> bool:
+    """The pattern matches the document's own voice (`own`: quotes blanked) over ``[start, end)``."""
+    return any(m.start() < end and start < m.end() for m in pattern.finditer(own, max(0, start - 200), end + 200))
+
+
+def _voice(rule: lexicon.Rule, window: str, channel: Channel) -> bool:
+    """The window refers to the work or speaks to the evaluator, as `rule` reads it. A file name
+    has no grammar to speak with: an evaluator and a verdict in one name are enough."""
+    if channel == "file_name":
+        return True
+    if rule.voice is not None:
+        return bool(rule.voice.search(window))
+    if lexicon.VOCATIVE.search(window):
+        return True
+    spoken = list(lexicon.SELF_OR_DIRECT.finditer(window))
+    if any(not lexicon.SECOND_PERSON.fullmatch(m.group(0)) for m in spoken):
+        return True
+    return bool(spoken) and _evaluator_spoken_to(window)
 
 
 def is_master_key(text: str) -> bool:

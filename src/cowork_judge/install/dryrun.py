@@ -300,6 +300,15 @@ class Rollout:
                 "message": "the final message alone (no deliverables)"}[self.layout] + f" → {where}"
 
 
+def _not_a_message_file(option: str, value: str | Path) -> str:
+    """Why ``--final-message``/``--trajectory`` `value` is refused: a folder is named as one, not as missing."""
+    if Path(value).is_dir():
+        return f"{option} {value}: is a folder, not a file (give the file of the agent's final message)"
+    if os.path.lexists(value):
+        return f"{option} {value}: not a regular file"
+    return f"{option} {value}: no such file"
+
+
 def read_rollout(path: Path | None, *, trajectory: Path | None = None, final_message: Path | None = None) -> Rollout:
     """Read a rollout folder (see the module docstring for the layouts).
 
@@ -318,7 +327,7 @@ def read_rollout(path: Path | None, *, trajectory: Path | None = None, final_mes
         if trajectory is not None and final_message is not None:
             raise TryError("--trajectory and --final-message exclude each other (both are the agent's final message)")
         if not Path(message).is_file():
-            raise TryError(f"{'--final-message' if final_message is not None else '--trajectory'} {message}: no such file")
+            raise TryError(_not_a_message_file('--final-message' if final_message is not None else '--trajectory', message))
         if trajectory is not None:
             _check_trajectory(Path(trajectory))
         return Rollout("message", Path(message), {"/logs/agent/trajectory.json": Path(message)},
@@ -330,7 +339,7 @@ def read_rollout(path: Path | None, *, trajectory: Path | None = None, final_mes
         raise TryError(f"{root}: no such rollout folder ({ROLLOUT_HELP})")
     for option, value in (("--trajectory", trajectory), ("--final-message", final_message)):
         if value is not None and not Path(value).is_file():
-            raise TryError(f"{option} {value}: no such file")
+            raise TryError(_not_a_message_file(option, value))
     if trajectory is not None and final_message is not None:
         raise TryError("--trajectory and --final-message exclude each other (both are the agent's final message)")
     if trajectory is not None:

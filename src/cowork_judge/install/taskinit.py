@@ -76,6 +76,12 @@ class InitError(Exception):
     """The task folder cannot be initialised (the message says why and what to do)."""
 
 
+def _noop(plan: Plan, line: str) -> None:
+    """Add a line of `plan` that changes nothing (`Plan.noops`)."""
+    plan.actions.append(line)
+    plan.noops.add(line)
+
+
 @dataclass
 class Plan:
     """What `plan_init` would do.
@@ -84,7 +90,9 @@ class Plan:
         task_dir: the task folder.
         files: path → new text for every file that changes.
         old: path → current text ("" for a new file).
-        actions: one human line per change or decision.
+        actions: one human line per change or decision (in order; the no-ops among them also in `noops`).
+        noops: the lines of `actions` that change nothing ("already up to date", "… kept"): `init` prints
+            them as they are, never as something it "would do".
         conflicts: one line per change refused without ``force``.
         removals: files to delete (Harbor's own stubs that the judge replaces).
         extras: the ``COWORK_JUDGE_EXTRAS`` default written (or kept).
@@ -94,6 +102,7 @@ class Plan:
     files: dict[Path, str] = field(default_factory=dict)
     old: dict[Path, str] = field(default_factory=dict)
     actions: list[str] = field(default_factory=list)
+    noops: set[str] = field(default_factory=set)
     conflicts: list[str] = field(default_factory=list)
     removals: list[Path] = field(default_factory=list)
     extras: str = ""
@@ -250,7 +259,7 @@ def plan_init(task_dir: Path, *, force: bool = False, extras: str | None = None,
             raise InitError(f"internal error: merging into {toml_path} would change more than planned; nothing written")
         plan.files[toml_path], plan.old[toml_path] = new, old
     else:
-        plan.actions.append("task.toml: already up to date")
+        _noop(plan, "task.toml: already up to date")
     return plan
 
 
@@ -312,7 +321,7 @@ def _plan_dockerfile(plan: Plan, path: Path, extras: str, *, image: bool, force:
     if index_url is not None and not bake:
         raise InitError("--index-url names the index a baked verifier image installs the judge from: give --image too")
     if not old and not image:
-        plan.actions.append("tests/Dockerfile: none; the separate verifier is built from environment/ (it needs python3)")
+        _noop(plan, "tests/Dockerfile: none; the separate verifier is built from environment/ (it needs python3)")
         return
     index = _image_index(old if ours else "", index_url, config) if bake else ""
     try:
@@ -320,12 +329,12 @@ def _plan_dockerfile(plan: Plan, path: Path, extras: str, *, image: bool, force:
     except verifier_image.IndexUrlError as exc:
         raise InitError(f"--index-url {exc}") from None
     if old == text:
-        plan.actions.append("tests/Dockerfile: already the verifier image of this version")
+        _noop(plan, "tests/Dockerfile: already the verifier image of this version")
         return
     harbor = harbor_stubs.is_harbor_stub("Dockerfile", old)
     if old and not (ours or harbor):
         if not image:
-            plan.actions.append("tests/Dockerfile: kept (the task's own verifier image; it needs python3 >= 3.10)")
+            _noop(plan, "tests/Dockerfile: kept (the task's own verifier image; it needs python3 >= 3.10)")
             return
         if not force:
             plan.conflicts.append("tests/Dockerfile exists and is not Harbor's stub nor init's (--force replaces it)")
@@ -377,7 +386,7 @@ def _plan_test_sh(plan: Plan, path: Path, force: bool) -> None:
     text = template_text()
     old = _read(path)
     if old == text:
-        plan.actions.append("tests/test.sh: already the template of this version")
+        _noop(plan, "tests/test.sh: already the template of this version")
         return
     if old and harbor_stubs.is_harbor_stub("test.sh", old):
         plan.files[path], plan.old[path] = text, old
@@ -389,57 +398,47 @@ def _plan_test_sh(plan: Plan, path: Path, force: bool) -> None:
     plan.actions.append(f"tests/test.sh: {'replaced by' if old else 'written from'} the cowork-judge {__version__} template")
 
 
-def _merge(plan: Plan, text: str, config: dict[str, Any], *, force: bool, extras: str,
-           passthrough: Sequence[tuple[str, str]] = (), explicit: bool = False) -> tuple[str, dict[str, Any]]:
-    """Return (new text, the parsed document it must equal)."""
-    expected: dict[str, Any] = _copy(config)
-    verifier = expected.setdefault("verifier", {})
-    env = verifier.setdefault("env", {})
-    lines = te.scan(text)
-    raw = text.split("\n")
+def _merge_timeout(plan: Plan, lines: list[te.Line], raw: list[str], verifier: dict[str, Any], *, force: bool) -> list[str]:
+    """Bring ``[verifier] timeout_sec`` up to `required_timeout_sec` in `raw` (the task.toml's
+    lines, edited in place) and in `verifier` (the parsed table it must equal); Harbor's
+    default is raised, a task's own lower value only with `force` (else a conflict).
 
-    def replace_line(table: str, key: str, value: str) -> None:
-        index = te.find_key(lines, table, key)
-        if index is None:  # parsed, but not on a line of its own the scanner can read (e.g. a key with escapes)
-            raise InitError(f"task.toml: cannot find the line of [{table}] {key} to change it (write it as a bare key "
-                            f"`{key} = …` in a [{table}] table and run init again)")
-        raw[index] = te.replace_value(raw[index], value)
-
-    inserts: list[tuple[int, list[str]]] = []  # (before line index, new lines)
-
-    # [verifier].timeout_sec
+    Returns:
+        The lines to add to the ``[verifier]`` table (the key, when the task has none).
+    """
     need = required_timeout_sec()
     have = verifier.get("timeout_sec")
-    v_header = te.find_header(lines, "verifier")
-    if v_header is None and any(not isinstance(v, dict) or te.find_header(lines, f"verifier.{k}") is None
-                                for k, v in config.get("verifier", {}).items()):
-        raise InitError("task.toml defines verifier without a [verifier] table header (dotted keys or an inline table); "
-                        "rewrite it as a [verifier] table and run init again")
     timeout_line = f"timeout_sec = {need}.0  # JUDGE_DEADLINE {DEFAULT_DEADLINE_SEC} + install {INSTALL_BUDGET_SEC} + {MARGIN_SEC} s margin"
-    v_new: list[str] = []
     if have is None:
-        v_new.append(timeout_line)
         verifier["timeout_sec"] = float(need)
         plan.actions.append(f"task.toml: [verifier] timeout_sec = {need} added")
-    elif harbor_stubs.is_harbor_default_timeout(have) and have < need:
-        replace_line("verifier", "timeout_sec", f"{need}.0")
+        return [timeout_line]
+    if harbor_stubs.is_harbor_default_timeout(have) and have < need:
+        _replace_value(raw, lines, "verifier", "timeout_sec", f"{need}.0")
         verifier["timeout_sec"] = float(need)
         plan.actions.append(f"task.toml: [verifier] timeout_sec {have} (Harbor's default) → {need}")
     elif not isinstance(have, (int, float)) or have < need:
         if force:
-            replace_line("verifier", "timeout_sec", f"{need}.0")
+            _replace_value(raw, lines, "verifier", "timeout_sec", f"{need}.0")
             verifier["timeout_sec"] = float(need)
             plan.actions.append(f"task.toml: [verifier] timeout_sec {have} → {need}")
         else:
             plan.conflicts.append(f"[verifier] timeout_sec = {have} is below {need} s (JUDGE_DEADLINE + install + margin; --force raises it)")
     else:
-        plan.actions.append(f"task.toml: [verifier] timeout_sec = {have} kept (≥ {need})")
+        _noop(plan, f"task.toml: [verifier] timeout_sec = {have} kept (≥ {need})")
+    return []
 
-    # [verifier.env]
-    e_header = te.find_header(lines, "verifier.env")
-    if config.get("verifier", {}).get("env") is not None and e_header is None:
-        raise InitError("task.toml defines verifier.env without a [verifier.env] table header (an inline table or dotted keys); "
-                        "rewrite it as a [verifier.env] table and run init again")
+
+def _merge_env(plan: Plan, lines: list[te.Line], raw: list[str], env: dict[str, Any], *, force: bool, extras: str,
+               passthrough: Sequence[tuple[str, str]], explicit: bool) -> list[str]:
+    """Bring ``[verifier.env]`` to `env_block` (and the `passthrough` entries) in `raw` (edited
+    in place) and in `env` (the parsed table it must equal): missing keys added, the extras
+    raised when the rubric's rows need more (replaced with --extras only with `force`), a
+    managed value the task changed replaced only with `force`, any other value kept.
+
+    Returns:
+        The lines to add to the ``[verifier.env]`` table.
+    """
     e_new: list[str] = []
     block = env_block(extras)
     managed = {k for k, _ in block}
@@ -448,12 +447,12 @@ def _merge(plan: Plan, text: str, config: dict[str, Any], *, force: bool, extras
             e_new.append(f"{key} = {te.basic_string(value)}")
             env[key] = value
         elif key == "COWORK_JUDGE_EXTRAS" and not explicit and env[key] != value and _extras_lacking(env[key], extras):
-            replace_line("verifier.env", key, te.basic_string(value))
+            _replace_value(raw, lines, "verifier.env", key, te.basic_string(value))
             plan.actions.append(f"task.toml: [verifier.env] {key} {env[key]!r} → {value!r} (the rubric's rows need it)")
             env[key] = value
         elif key == "COWORK_JUDGE_EXTRAS" and explicit and _extras_differ(env[key], extras):
             if force:
-                replace_line("verifier.env", key, te.basic_string(value))
+                _replace_value(raw, lines, "verifier.env", key, te.basic_string(value))
                 plan.actions.append(f"task.toml: [verifier.env] {key} {env[key]!r} → {value!r} (--extras, --force)")
                 env[key] = value
             else:
@@ -461,20 +460,57 @@ def _merge(plan: Plan, text: str, config: dict[str, Any], *, force: bool, extras
                                       "extras and the verifier image change together (--force replaces both; without "
                                       "--extras init keeps the task's)")
         elif key in STALE_ENV and env[key] == STALE_ENV[key]:
-            replace_line("verifier.env", key, te.basic_string(value))
+            _replace_value(raw, lines, "verifier.env", key, te.basic_string(value))
             plan.actions.append(f"task.toml: [verifier.env] {key} {env[key]!r} → {value!r} ({STALE_WHY[key]})")
             env[key] = value
         elif env[key] != value and key in MANAGED_ENV:
             if force:
-                replace_line("verifier.env", key, te.basic_string(value))
+                _replace_value(raw, lines, "verifier.env", key, te.basic_string(value))
                 plan.actions.append(f"task.toml: [verifier.env] {key} {env[key]!r} → {value!r}")
                 env[key] = value
             else:
                 plan.conflicts.append(f"[verifier.env] {key} = {env[key]!r}, init would write {value!r} (--force replaces it)")
         elif env[key] != value:
-            plan.actions.append(f"task.toml: [verifier.env] {key} = {env[key]!r} kept (the task's choice)")
+            _noop(plan, f"task.toml: [verifier.env] {key} = {env[key]!r} kept (the task's choice)")
     if e_new:
         plan.actions.append(f"task.toml: [verifier.env] {', '.join(k.split(' ')[0] for k in e_new)} added")
+    return e_new
+
+
+def _replace_value(raw: list[str], lines: list[te.Line], table: str, key: str, value: str) -> None:
+    """Set the value of `key` of `table` in `raw` (the task.toml's lines, scanned as `lines`).
+
+    Raises:
+        InitError: the key is parsed but not on a line of its own the scanner can read.
+    """
+    index = te.find_key(lines, table, key)
+    if index is None:  # parsed, but not on a line of its own the scanner can read (e.g. a key with escapes)
+        raise InitError(f"task.toml: cannot find the line of [{table}] {key} to change it (write it as a bare key "
+                        f"`{key} = …` in a [{table}] table and run init again)")
+    raw[index] = te.replace_value(raw[index], value)
+
+
+def _merge(plan: Plan, text: str, config: dict[str, Any], *, force: bool, extras: str,
+           passthrough: Sequence[tuple[str, str]] = (), explicit: bool = False) -> tuple[str, dict[str, Any]]:
+    """Return (new text, the parsed document it must equal)."""
+    expected: dict[str, Any] = _copy(config)
+    verifier = expected.setdefault("verifier", {})
+    env = verifier.setdefault("env", {})
+    lines = te.scan(text)
+    raw = text.split("\n")
+    inserts: list[tuple[int, list[str]]] = []  # (before line index, new lines)
+
+    v_header = te.find_header(lines, "verifier")
+    if v_header is None and any(not isinstance(v, dict) or te.find_header(lines, f"verifier.{k}") is None
+                                for k, v in config.get("verifier", {}).items()):
+        raise InitError("task.toml defines verifier without a [verifier] table header (dotted keys or an inline table); "
+                        "rewrite it as a [verifier] table and run init again")
+    v_new = _merge_timeout(plan, lines, raw, verifier, force=force)
+    e_header = te.find_header(lines, "verifier.env")
+    if config.get("verifier", {}).get("env") is not None and e_header is None:
+        raise InitError("task.toml defines verifier.env without a [verifier.env] table header (an inline table or dotted keys); "
+                        "rewrite it as a [verifier.env] table and run init again")
+    e_new = _merge_env(plan, lines, raw, env, force=force, extras=extras, passthrough=passthrough, explicit=explicit)
 
     env_table = ["", "[verifier.env]", *e_new] if e_header is None and e_new else []
     if v_header is None:
@@ -489,7 +525,7 @@ def _merge(plan: Plan, text: str, config: dict[str, Any], *, force: bool, extras
         _plan_artifacts(plan, lines, raw, config, expected, inserts)
         _plan_collect(plan, lines, raw, config, expected, inserts)
     else:
-        plan.actions.append("task.toml: the verifier shares the agent's container: no artifacts needed")
+        _noop(plan, "task.toml: the verifier shares the agent's container: no artifacts needed")
 
     if not inserts and raw == text.split("\n"):
         return text, expected
@@ -518,7 +554,7 @@ def _plan_artifacts(plan: Plan, lines: list[te.Line], raw: list[str], config: di
     declared = {a if isinstance(a, str) else a.get("source") for a in current}
     missing = [p for p in SEPARATE_ARTIFACTS if p not in declared and p.rstrip("/") not in declared]
     if not missing:
-        plan.actions.append("task.toml: artifacts already declare /app/output")
+        _noop(plan, "task.toml: artifacts already declare /app/output")
         return
     plan.actions.append(f"task.toml: artifacts += {', '.join(missing)} (the verifier runs in a separate container)")
     expected_list = list(expected.get("artifacts", []))
@@ -557,11 +593,11 @@ def _plan_collect(plan: Plan, lines: list[te.Line], raw: list[str], config: dict
     verifier (`AGENT_COPY_DIR`), unless a hook already copies there; name a stale trajectory artifact."""
     declared = {a if isinstance(a, str) else a.get("source") for a in config.get("artifacts", [])}
     if "/logs/agent/trajectory.json" in declared:
-        plan.actions.append("task.toml: artifacts still declare /logs/agent/trajectory.json (an older init): remove it by "
+        _noop(plan, "task.toml: artifacts still declare /logs/agent/trajectory.json (an older init): remove it by "
                             "hand, Harbor's lint rejects it (artifact-log-overlap) and the collect hook carries the trajectory")
     hooks = (config.get("verifier") or {}).get("collect") or []
     if any(isinstance(h, dict) and AGENT_COPY_DIR in str(h.get("command", "")) for h in hooks):
-        plan.actions.append(f"task.toml: [[verifier.collect]] already copies the agent's logs to {AGENT_COPY_DIR}")
+        _noop(plan, f"task.toml: [[verifier.collect]] already copies the agent's logs to {AGENT_COPY_DIR}")
         return
     plan.actions.append(f"task.toml: [[verifier.collect]] += copy of the agent's {', '.join(AGENT_FILES)} to {AGENT_COPY_DIR} "
                         "(Harbor never gives a separate verifier /logs/agent)")

@@ -27,6 +27,8 @@ class Check:
 _TABLE: tuple[Check, ...] = (
     Check("P001", "ERROR", "the tests dir cannot be read (missing, not a directory, no permission)"),
     Check("P002", "ERROR", "the linter itself failed on this package (a lint-rubric bug: the exception is named)"),
+    Check("P003", "ERROR", "a symbolic link in tests/ points outside tests/ or at nothing (try and Docker copy it as a "
+                           "link that dangles in the verifier)"),
     Check("R001", "ERROR", "rubric.json is missing, not a regular file, too large, or not UTF-8"),
     Check("R002", "ERROR", "rubric.json is not valid JSON (syntax, nesting, number too long)"),
     Check("R003", "ERROR", "the engine refuses the rubric or a row (shape, missing description, bad field type…)"),
@@ -68,6 +70,8 @@ _TABLE: tuple[Check, ...] = (
     Check("T005", "ERROR", "a secret (KEY/TOKEN/SECRET/PASSWORD) is written as a literal, not a ${VAR} template"),
     Check("T006", "WARN", "unknown JUDGE_*/COWORK_* name in [verifier.env] (a typo is never read)"),
     Check("T007", "WARN", "a declared knob's value is rejected by the judge (it falls back to the default)"),
+    Check("T012", "ERROR", "a declared setting that changes the verdicts or the reward has a value the judge rejects "
+                           "(every trial would be scored under the default; batch refuses it)"),
     Check("T008", "WARN", "a value Harbor does not expand (`x-${VAR}`, `$VAR`): passed literally"),
     Check("T009", "WARN", "COWORK_JUDGE_VERSION not declared: a fleet cannot inject a judge version"),
     Check("T010", "WARN", "no task.toml beside tests/: timeout, credentials and knobs cannot be checked"),

@@ -97,6 +97,7 @@ def lint_instance(tests_dir: Path, *, display: str | None = None, abi_compat: tu
     toml_shown = "task.toml" if base == "." else f"{base}/task.toml"
 
     doc, findings = _rubric(tests_dir, f"{shown}/rubric.json", abi_compat)
+    findings += _links_leaving(tests_dir, shown)
     toml, toml_findings = _task_toml(tests_dir.parent / "task.toml", toml_shown)
     if toml is None and not _looks_like_tests(tests_dir):
         toml_findings = [replace(f, message=f"{f.message}; {NOT_A_TESTS_FOLDER}") if f.code == "T010"
@@ -126,6 +127,31 @@ def lint_instance(tests_dir: Path, *, display: str | None = None, abi_compat: tu
     findings += _image_findings(tests_dir / "Dockerfile", f"{shown}/Dockerfile", toml, report.facts)
     report.findings, report.waived = _apply_waivers(findings, doc)
     return report
+
+
+def _links_leaving(tests_dir: Path, shown: str) -> list[Finding]:
+    """P003: every symbolic link under ``tests/`` whose target is not inside ``tests/`` (an absolute link, one
+    that climbs out with ``..``, or one that dangles). ``cowork-judge try`` and Docker's ``COPY`` copy a link
+    as a link, so in the verifier it points at nothing and the judge cannot read the file."""
+    root = tests_dir.resolve()
+    found = []
+    for folder, dirs, files in os.walk(tests_dir):  # never follows a link to a folder: it is reported, not entered
+        for name in sorted([*dirs, *files]):
+            path = Path(folder) / name
+            if not path.is_symlink():
+                continue
+            try:
+                target = os.readlink(path)
+                resolved = path.resolve()
+            except (OSError, RuntimeError):  # a loop of links
+                target, resolved = "?", path
+            inside = not os.path.isabs(target) and resolved.is_relative_to(root) and os.path.exists(resolved)
+            if not inside:
+                rel = path.relative_to(tests_dir).as_posix()
+                found.append(Finding("P003", f"{shown}/{rel}", f"a symbolic link to {target}, outside tests/: "
+                                     "`cowork-judge try` and Docker's COPY copy it as a link, which points at nothing in "
+                                     "the verifier (the judge cannot read it); put a copy of the file there instead"))
+    return found
 
 
 NOT_A_TESTS_FOLDER = ("this is not a tests/ folder (no rubric.json, no task.toml beside it): lint-rubric takes a task "

@@ -29,6 +29,7 @@ from typing import Any
 from cowork_judge.install.taskinit import INSTALL_BUDGET_SEC, MARGIN_SEC, is_separate
 from cowork_judge.lint.codes import Finding
 from cowork_judge.lint.reading import Unreadable, read_toml
+from cowork_judge.config.effects import invalid_reward_settings
 from cowork_judge.config.judge_config import ENV_NAMES, JudgeConfig, load_config
 
 INSTALL_MARGIN_SEC = float(INSTALL_BUDGET_SEC + MARGIN_SEC)
@@ -200,20 +201,30 @@ def _check(toml: TaskToml, needs_model: bool, also_read: frozenset[str]) -> Iter
 
 
 def _values(toml: TaskToml) -> Iterator[Finding]:
-    """T007: the judge's own parser on the values the verifier sees by default."""
+    """T007 / T012: the judge's own parser on the values the verifier sees by default; an invalid value of a
+    setting that changes the verdicts or the reward (`config.effects.EFFECTS` kind ``verdict`` / ``score``,
+    which `batch` refuses to start on) is the ERROR T012, of any other setting the WARN T007."""
     skip = {"JUDGE_API_KEY", "OPENAI_API_KEY"}  # never parsed here: a secret has no default to check
     environ: dict[str, Any] = {n: v.effective for n, v in toml.env.items()
                                if n in KNOWN_NAMES and n not in skip and v.effective is not None}
-    for warning in _config_warnings(tuple(sorted(environ.items()))):
+    warnings, reward_changing = _config_warnings(tuple(sorted(environ.items())))
+    for warning in warnings:
         name = next((n for n in sorted(environ, key=len, reverse=True) if warning.startswith(n)), None)
+        if name in reward_changing:
+            yield Finding("T012", toml.file, f"the judge would say: {warning}; this setting changes the verdicts or "
+                                             "the reward, so every trial would be scored under a value nobody chose "
+                                             "(batch refuses to start on it)", field=f"[verifier.env].{name}")
+            continue
         yield Finding("T007", toml.file, f"the judge would say: {warning}",
                       field=f"[verifier.env].{name}" if name else "[verifier.env]")
 
 
 @lru_cache(maxsize=256)
-def _config_warnings(environ: tuple[tuple[str, str], ...]) -> tuple[str, ...]:
-    """The judge's configuration warnings for these values (shared across a family)."""
-    return tuple(load_config(dict(environ)).warnings)
+def _config_warnings(environ: tuple[tuple[str, str], ...]) -> tuple[tuple[str, ...], frozenset[str]]:
+    """The judge's configuration warnings for these values (shared across a family), and the names among
+    them whose invalid value changes the verdicts or the reward (`config.effects.invalid_reward_settings`)."""
+    loaded = load_config(dict(environ))
+    return tuple(loaded.warnings), frozenset(invalid_reward_settings(loaded.sources))
 
 
 __all__ = ["HARBOR_DEFAULT_TIMEOUT_SEC", "INSTALL_MARGIN_SEC", "KNOWN_NAMES", "EnvValue", "TaskToml", "check",
