@@ -446,3 +446,13 @@ def test_a_local_wheel_file_it_was_installed_from_is_reused(monkeypatch, tmp_pat
     wheel.write_bytes(b"PK")
     monkeypatch.setattr(metadata, "distribution", lambda name: _Dist({"url": wheel.as_uri(), "archive_info": {}}))
     assert wheels.find_judge_source(SITE_COPY) == wheels.JudgeSource("wheel", str(wheel))
+
+
+def test_a_final_message_that_is_not_utf8_is_warned_with_the_offset(tmp_path):
+    """Trial 3 L2: staging names the file and the first undecodable byte (try prints it)."""
+    task = dryrun.read_task(make_task(tmp_path))
+    msg = tmp_path / "ans-latin.txt"
+    msg.write_bytes("Answer: 25 m/s, caf".encode() + b"\xe9")
+    staged = dryrun.stage(task, dryrun.read_rollout(None, final_message=msg), tmp_path / "out")
+    assert staged.warnings == [f"--final-message {msg} is not UTF-8 (first undecodable byte at offset 19: 0xe9): read with "
+                               "U+FFFD in place of the undecodable bytes"]

@@ -74,7 +74,9 @@ def test_it_is_idempotent_keeps_gates_and_refreshes_only_its_side(tmp_path, caps
     assert after["T1-ROUTING"]["description"] == "The deck presents routing." and after["V-LAYOUT-ALIGN"]["weight"] == 9.0
     changed = [i for i, r in after.items() if r != {x["id"]: x for x in doc["rubrics"]}[i]]
     assert changed == ["T1-ROUTING"]
-    assert main(["gen-ppt-rubrics", str(tests), "--no-balance"]) == 0  # both sides: the visual row is the template's again
+    assert main(["gen-ppt-rubrics", str(tests), "--no-balance"]) == 2  # the hand-edited weight is named, not lost
+    assert "V-LAYOUT-ALIGN: weight 9.0 → 3.0" in capsys.readouterr().err
+    assert main(["gen-ppt-rubrics", str(tests), "--no-balance", "--force"]) == 0  # the visual row is the template's again
     assert {r["id"]: r for r in rows(tests)}["V-LAYOUT-ALIGN"]["weight"] == 3.0
 
 

@@ -13,6 +13,7 @@ listed or not. When what was not read could change an answer, the method raises
 
 from __future__ import annotations
 
+from collections.abc import Callable
 import json
 import re
 from pathlib import Path
@@ -100,6 +101,21 @@ def unlisted_matching(ctx: CodeContext, glob: str) -> list[SkippedFile]:
     return [item for item in ctx.delivery.unlisted if globs.matches(glob, item.rel)]
 
 
+def empty_note(ctx: CodeContext, matches: Callable[[str], bool]) -> str:
+    """``"; X is there but empty (0 bytes)"`` for the empty files the delivery set aside
+    (``delivery.ignored``, reason ``empty``) whose path `matches`, else ``""``: a row's reason
+    never calls an empty file absent (trial 3 L1)."""
+    empty = [item.rel for item in ctx.delivery.ignored if item.reason == "empty" and matches(item.rel)]
+    if not empty:
+        return ""
+    shown = ", ".join(empty[:3]) + (f" … ({len(empty)} in all)" if len(empty) > 3 else "")
+    return f"; {shown} {'is' if len(empty) == 1 else 'are'} there but empty (0 bytes)"
+
+
+def _empty(ctx: CodeContext, glob: str) -> str:
+    return empty_note(ctx, lambda rel: globs.matches(glob, rel))
+
+
 def _scan_cut(ctx: CodeContext, what: str) -> ReadLimit | None:
     """A `ReadLimit` when the scan stopped early (files may exist that were never seen)."""
     if ctx.delivery.scan_cut:
@@ -159,7 +175,7 @@ def file_exists(ctx: CodeContext, glob: str) -> tuple[bool, str, dict[str, Any]]
     cut = _scan_cut(ctx, f"no deliverable seen matches {glob!r}")
     if cut:
         raise cut
-    return False, f"no deliverable matches {glob!r}", {}
+    return False, f"no deliverable matches {glob!r}{_empty(ctx, glob)}", {}
 
 
 def file_nonempty(ctx: CodeContext, glob: str, min_bytes: int = 1) -> tuple[bool, str, dict[str, Any]]:
@@ -178,7 +194,8 @@ def file_nonempty(ctx: CodeContext, glob: str, min_bytes: int = 1) -> tuple[bool
     cut = _scan_cut(ctx, f"no deliverable seen matching {glob!r} has ≥ {min_bytes} bytes")
     if cut:
         raise cut
-    return False, (f"no deliverable matching {glob!r} has ≥ {min_bytes} bytes" if sizes else f"no deliverable matches {glob!r}"), {}
+    return False, (f"no deliverable matching {glob!r} has ≥ {min_bytes} bytes" if sizes
+                   else f"no deliverable matches {glob!r}") + _empty(ctx, glob), {}
 
 
 def file_matches_glob(ctx: CodeContext, glob: str, min_count: int = 1, max_count: int | None = None) -> tuple[bool, str, dict[str, Any]]:
@@ -225,7 +242,7 @@ def json_valid(ctx: CodeContext, glob: str = "*.json") -> tuple[bool, str, dict[
     if cut:
         raise cut
     if not items:
-        return False, f"no deliverable matches {glob!r}", {}
+        return False, f"no deliverable matches {glob!r}{_empty(ctx, glob)}", {}
     return True, f"{len(items)} JSON file(s) parse", {}
 
 

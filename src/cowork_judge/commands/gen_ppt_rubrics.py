@@ -39,7 +39,10 @@ content weight keeps them). Exit status: 0 written (or nothing to change, or
 --dry-run); 2 bad arguments, an unreadable rubric.json, a task_check_dir with problems, a
 rubric that would not normalize, or one that looks like a chat task's (no row finds or opens a
 deck, no ppt_judge row, no task_check_dir, no deck asked for in tests/task_prompt.md; --force
-writes the rows anyway)."""
+writes the rows anyway), or a generated row whose weight or wording differs from what it would
+write where only an author could have changed it (a weight, a visual row's wording; a content
+row's wording follows task_check_dir and all visual weights moving by one factor is the balance):
+each such row is named, nothing written; --force writes over them)."""
 
 
 def main(argv: list[str]) -> int:
@@ -84,7 +87,7 @@ def main(argv: list[str]) -> int:
         print(f"note: {note}", file=sys.stderr)
     new_text = json.dumps(rows.document, indent=2, ensure_ascii=False) + "\n"
     return _deliver(path, old_text, new_text, f"{'; '.join(rows.parts)}; gates: {', '.join(rows.gates) or 'none'}",
-                    dry_run=args.dry_run)
+                    dry_run=args.dry_run, edited=_edited_rows(raw, rows.document), force=args.force)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -103,7 +106,8 @@ def _parser() -> argparse.ArgumentParser:
                    "usually outweigh the content rows)")
     p.add_argument("--dry-run", action="store_true", help="print the diff instead of writing")
     p.add_argument("--force", action="store_true", help="write the deck rows even where nothing says the task delivers a "
-                   "deck (no deck gate or ppt_judge row, no task_check_dir, no deck in tests/task_prompt.md)")
+                   "deck (no deck gate or ppt_judge row, no task_check_dir, no deck in tests/task_prompt.md), and over "
+                   "generated rows whose weight or wording differs from what it would write (edited by hand)")
     p.add_argument("--template", type=Path, help=argparse.SUPPRESS)  # tests: another template
     return p
 
@@ -157,9 +161,11 @@ def _generate_rows(args: argparse.Namespace, raw: Any, checks: TaskChecks) -> _R
     return out
 
 
-def _deliver(path: Path, old_text: str | None, new_text: str, summary: str, *, dry_run: bool) -> int:
+def _deliver(path: Path, old_text: str | None, new_text: str, summary: str, *, dry_run: bool,
+             edited: list[str] | None = None, force: bool = False) -> int:
     """Write `new_text` to `path` when it changes (or print the diff with `dry_run`) and say
-    what was written (`summary`); returns the exit status."""
+    what was written (`summary`); returns the exit status. `edited` (`_edited_rows`): rows whose
+    hand edits the write would undo; without `force` they are named and nothing is written (exit 2)."""
     if dry_run:
         diff = difflib.unified_diff((old_text or "").splitlines(keepends=True), new_text.splitlines(keepends=True),
                                     fromfile=f"{path} (now)", tofile=f"{path} (generated)")
@@ -169,12 +175,57 @@ def _deliver(path: Path, old_text: str | None, new_text: str, summary: str, *, d
     if old_text == new_text:
         print(f"{path}: no change ({summary})")
         return EXIT_STATUS["clean"]
+    if edited and not force:  # trial 3 M5: never discard an author's weight or wording silently
+        for line in edited:
+            print(f"cowork-judge gen-ppt-rubrics: {line}", file=sys.stderr)
+        return _fail(f"{len(edited)} generated row(s) in {path} differ from what it would write (edited by hand, or "
+                     "a visual weight the balance does not explain): nothing written; --dry-run shows the diff, --force writes the "
+                     "generated rows over them")
     try:
         _write_atomic(path, new_text)
     except OSError as exc:
         return _fail(f"{path}: cannot write: {exc}")
     print(f"{path}: wrote {summary}")
     return EXIT_STATUS["clean"]
+
+
+def _edited_rows(old: object, new: object) -> list[str]:
+    """One line per generated row present in both rubrics (same id) that the run would change
+    where only an author could have changed it: "ID: weight 5 → 1.444; wording replaced".
+
+    Not edits: a content row's wording (it follows the task_check_dir's question, the place to
+    edit it), and visual weights that all moved by the same factor (the balance recomputed
+    after the content weight changed). Rows only in one rubric (added, removed) are not edits.
+    """
+    from collections import Counter
+
+    from cowork_judge.core.rubric import LIST_KEYS
+
+    def rows(doc: object) -> dict[str, dict[str, object]]:
+        items = next((doc[k] for k in LIST_KEYS if isinstance(doc.get(k), list)), []) if isinstance(doc, dict) else doc
+        return {str(r["id"]): r for r in (items if isinstance(items, list) else []) if isinstance(r, dict) and "id" in r}
+
+    def ratio(was: object, now: object) -> float | None:
+        ok = all(isinstance(x, (int, float)) and not isinstance(x, bool) and x > 0 for x in (was, now))
+        return round(float(was) / float(now), 2) if ok else None  # type: ignore[arg-type]
+
+    before, after = rows(old), rows(new)
+    both = [(rid, before[rid], row) for rid, row in after.items() if rid in before]
+    moved = Counter(ratio(b.get("weight"), a.get("weight")) for rid, b, a in both
+                    if rid.startswith("V-") and b.get("weight") != a.get("weight"))
+    rebalance, count = moved.most_common(1)[0] if moved else (None, 0)
+    out = []
+    for rid, was, row in both:
+        changes = []
+        if was.get("weight") != row.get("weight") and not (
+                rid.startswith("V-") and count >= 2 and rebalance is not None
+                and ratio(was.get("weight"), row.get("weight")) == rebalance):
+            changes.append(f"weight {was.get('weight')} → {row.get('weight')}")
+        if rid.startswith("V-") and was.get("description") != row.get("description"):
+            changes.append("wording replaced")
+        if changes:
+            out.append(f"{rid}: {'; '.join(changes)}")
+    return out
 
 
 def _not_a_deck_task(tests_dir: Path, raw: object, checks_present: bool) -> str | None:

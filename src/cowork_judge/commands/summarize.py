@@ -66,6 +66,15 @@ def main(argv: list[str]) -> int:
     try:
         check_task_key_mode(args.task_key)
         tags, tags_record = _instance_tags(Path(args.instance_tags)) if args.instance_tags else ({}, None)
+        if not args.instance_tags:  # trial 3 M7: a batch's --out folder carries its instances' tags
+            for path in _batch_tag_files(args.inputs):
+                more, record = _instance_tags(path)
+                tags = {**tags, **more}
+                tags_record = record if tags_record is None else {
+                    "path": f"{tags_record['path']}, {record['path']}",
+                    "sha256": hashlib.sha256((tags_record["sha256"] + record["sha256"]).encode()).hexdigest()}
+                print(f"summarize: instance tags read from {path} (the batch's own; --instance-tags FILE replaces them)",
+                      file=sys.stderr)
         files = discover(args.inputs)
     except (InputError, ValueError, OSError) as exc:
         return fail(str(exc))
@@ -83,7 +92,9 @@ def main(argv: list[str]) -> int:
         progress.tick()
     progress.done()
     if (problem := _unknown_keys_problem(summarizer)) is not None:
-        return fail(problem)
+        return fail(problem + ("" if args.instance_tags else "; instance tags come from --instance-tags FILE (a JSON "
+                               "object task → {key: value}, or a batch's instance_tags.json, read by itself from a "
+                               "batch's --out folder)"))
     summary = summarizer.result()
     if tags_record is not None:
         summary["options"]["instance_tags"] = tags_record
@@ -222,8 +233,10 @@ def _sampling_line(sampling: dict[str, Any]) -> str:
     parts = [f"{sampling['documents']['sampled']} sampled"]
     if agree["mean"] is not None:
         parts.append(f"judge_agreement mean {agree['mean']:.3f}")
-    if worst:
+    if worst and worst[0]["agreement_mean"] is not None and worst[0]["agreement_mean"] < 1.0:
         parts.append(f"least stable row {worst[0]['id']} ({worst[0]['agreement_mean']:.3f})")
+    elif agree["mean"] is not None:  # trial 3 L9: every sampled row agreed fully
+        parts.append("no row disagreed")
     lost = sampling["lost"]
     if lost["documents"]:
         judges = ", ".join(f"judge {name!r} on {n} row(s)" for name, n in lost["judges"].items())
@@ -256,6 +269,17 @@ def _earlier_batch_folders(inputs: list[str]) -> list[str]:
             lines.append(f"{folder} is a batch's --out and {len(stray)} instance folder(s) in it are not in its last list "
                          f"(counted here, not in its summary.json): {', '.join(stray[:5])}" + (" …" if len(stray) > 5 else ""))
     return lines
+
+
+def _batch_tag_files(inputs: list[str]) -> list[Path]:
+    """The ``instance_tags.json`` of every input folder that is a batch's ``--out`` (it holds
+    ``batch.json`` too), in input order."""
+    out = []
+    for name in inputs:
+        folder = Path(name)
+        if (folder / "batch.json").is_file() and (folder / "instance_tags.json").is_file():
+            out.append(folder / "instance_tags.json")
+    return out
 
 
 def _instance_tags(path: Path) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:

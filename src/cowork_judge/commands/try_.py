@@ -497,6 +497,8 @@ def _stage(task: TaskInfo, rollout: Rollout, out: Path, verifier_env: dict[str, 
     staged = dryrun.stage(task, rollout, out)
     if task.separate:
         _say(f"  separate verifier: only the artifacts are copied ({', '.join(task.artifacts) or 'none declared'})")
+    for line in staged.warnings:
+        _warn(line)
     for left in staged.left_out:
         _warn(f"{left} of the rollout is not an artifact of this task: a separate verifier does not see it")
     if not staged.placed:

@@ -38,7 +38,7 @@ from cowork_judge.core.result import (
 )
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.sampling import SamplingLoss, SamplingRecord, judge_coverage, sampling_loss, weighted_agreement
-from cowork_judge.core.scoring import ScoreBreakdown, ScoringPolicy, effective_weights, score
+from cowork_judge.core.scoring import RowScore, ScoreBreakdown, ScoringPolicy, effective_weights, score
 from cowork_judge.core.verdicts import Verdict, read_level
 from cowork_judge.core.findings import GuardReport
 
@@ -264,7 +264,7 @@ def _row_results(criteria: tuple[Criterion, ...], verdicts: Mapping[str, Verdict
                 level_fallback=bool(term and term.level_fallback),
                 level_raw=result_level_raw(v.level_raw),
                 judged=v.judged,
-                reason=cap_text(v.reason, REASON_CAP_CHARS),
+                reason=cap_text(_gate_reason(c, v, term, terms), REASON_CAP_CHARS),
                 method=v.method,
                 error_kind=v.error_kind,
                 gate=("open" if term.gate else "closed") if term and c.depends_on else v.gate,
@@ -285,6 +285,26 @@ def _row_results(criteria: tuple[Criterion, ...], verdicts: Mapping[str, Verdict
             )
         )
     return out
+
+
+def _gate_reason(row: Criterion, verdict: Verdict, term: RowScore | None, terms: Mapping[str, RowScore]) -> str:
+    """The reason `results[]` records: the verdict's, prefixed with ``[gate]`` naming the
+    dependencies not hit when the row was judged hit (same block, a cycle) but its gate closed
+    at scoring, so its credit is withheld (SPEC §7.4: the reward follows the gate formula)."""
+    would_earn = term is not None and (term.hit is True or (term.level or 0.0) > 0.0)
+    if (term is None or term.gate or not verdict.judged or not would_earn or row.hurdle or term.weight < 0
+            or verdict.reason.startswith("[gate]")):
+        return verdict.reason
+    parts = []
+    for dep in row.depends_on:
+        dep_term = terms.get(dep)
+        if dep_term is None:
+            parts.append(f"{dep} names no row")
+        elif dep_term.hit is False:
+            parts.append(f"{dep} was judged and missed")
+        elif dep_term.hit is None:
+            parts.append(f"{dep} was not judged")
+    return f"[gate] credit withheld: {'; '.join(parts) or 'a dependency was not hit'} (the judge said: {verdict.reason})"
 
 
 def _sampling(record: SamplingRecord | None, results: Sequence[RowResult], coverage: CoverageReport) -> SamplingRecord | None:

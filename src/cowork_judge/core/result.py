@@ -112,7 +112,8 @@ class RowResult(BaseModel):
     gate: Literal["open", "closed"] | None
     weight: float = Field(description="Effective weight as scored.")
     counted_hit: bool | None = Field(None, description="Hit as scored: the raw hit, or for an unjudged row the policy's "
-                                     "answer (deductions and hurdles count as hit under JUDGE_UNJUDGED_NEGATIVE=deduct). "
+                                     "answer (deductions and hurdles count as hit under JUDGE_UNJUDGED_NEGATIVE=deduct); false for a positive row "
+                                     "whose gate is closed (its credit is withheld, reason marked [gate]). "
                                      "None when no score was computed.")
     contribution: float = Field(description="The row's term in E (weight × level × gate, or the deduction).")
     attempts: int = 0

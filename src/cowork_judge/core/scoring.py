@@ -194,8 +194,8 @@ def _row_score(crit: Criterion, w: float, verdict: Verdict | None, raw_hit: Mapp
     contribution = 0.0
     if crit.hurdle or w < 0:  # negative polarity: unjudged counts as hit under "deduct"
         counted = bool(hit) if judged else policy.unjudged_negative == "deduct"
-    else:
-        counted = bool(hit)
+    else:  # a closed gate withholds the credit: the row is not hit as scored (its contribution is 0)
+        counted = bool(hit) and gate
     if w > 0 and not crit.hurdle:  # a hurdle adds nothing: once hit it makes the score fatal (`score`)
         lvl = 1.0 if counted else 0.0
         if crit.graded and judged and verdict is not None and not withdrawn:

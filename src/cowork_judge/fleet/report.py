@@ -176,7 +176,8 @@ def _rows(job: Job, pages_of_row: dict[str, list[tuple[str, int]]], name_decks: 
             verdict = '<span class="hit">hit</span>' if r.hit else '<span class="miss">miss</span>'
             if r.grounded is False:  # its quote is not in the evidence text: scored by JUDGE_UNGROUNDED
                 verdict += ('<br><span class="unjudged">ungrounded</span>'
-                            + (" (withdrawn)" if r.counted_hit is not None and r.counted_hit != r.hit else ""))
+                            + (" (withdrawn)" if r.counted_hit is not None and r.counted_hit != r.hit
+                                                 and r.gate != "closed" else ""))
         flags = [("hurdle" if c.get("hurdle") else ""), (str(c.get("polarity")) if c.get("polarity") == "negative" else ""),
                  (f"tag {c.get('tag')}" if c.get("tag") else ""),
                  (f"depends on {', '.join(c.get('depends_on') or [])}" if c.get("depends_on") else "")]

@@ -309,7 +309,8 @@ class Summarizer:
             if r.grounded is not None:
                 self.grounding["grounded" if r.grounded else "ungrounded"] += 1
                 ungrounded += r.grounded is False
-                if r.grounded is False and r.counted_hit is not None and r.counted_hit != r.hit:
+                if (r.grounded is False and r.counted_hit is not None and r.counted_hit != r.hit
+                        and r.gate != "closed"):
                     self.grounding["withdrawn"] += 1
             elif r.grounding:
                 self.grounding["exempt"] += 1

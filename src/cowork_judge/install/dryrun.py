@@ -473,6 +473,8 @@ class Staged:
     tests: Path
     placed: list[str] = field(default_factory=list)
     left_out: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    """What staging changed in the rollout and the user should hear (a --final-message that is not UTF-8)."""
 
     @property
     def verifier(self) -> Path:
@@ -520,7 +522,14 @@ def stage(task: TaskInfo, rollout: Rollout, out: Path) -> Staged:
             target = (staged.app if part.startswith("/app") else staged.logs) / PurePosixPath(part).relative_to(
                 "/app" if part.startswith("/app") else "/logs")
             if rollout.message_as_text and part == "/logs/agent/trajectory.json":
-                text = source.read_text(encoding="utf-8", errors="replace")
+                data = source.read_bytes()
+                try:
+                    text = data.decode("utf-8")
+                except UnicodeDecodeError as exc:  # trial 3 L2: never a silent replacement character
+                    staged.warnings.append(f"--final-message {source} is not UTF-8 (first undecodable byte at offset "
+                                           f"{exc.start}: 0x{data[exc.start]:02x}): read with U+FFFD in place of the "
+                                           "undecodable bytes")
+                    text = data.decode("utf-8", errors="replace")
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_text(json.dumps(final_message_trajectory(text), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
             elif source.is_dir():

@@ -173,4 +173,9 @@ def _read_text(path: Path, notes: list[str], unreadable: list[str], limit: int) 
         notes.append(f"{path.name} cannot be read: {exc.strerror or exc}")
         unreadable.append(path.name)
         return None
-    return decode(data).strip()
+    try:
+        return data.decode("utf-8").strip()
+    except UnicodeDecodeError as exc:  # trial 3 L2: never a silent replacement character
+        notes.append(f"{path.name} is not UTF-8 (first undecodable byte at offset {exc.start}: "
+                     f"0x{data[exc.start]:02x}): read with U+FFFD in place of the undecodable bytes")
+        return decode(data).strip()

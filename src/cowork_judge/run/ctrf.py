@@ -7,8 +7,11 @@ against the viewer bundle of harbor 0.26: ``results.tool.name``, ``results.summa
 report whose tool is not ``pytest`` gives durations in milliseconds). One test per rubric row:
 
 - **passed**: a positive row hit (graded: at its top level), or a deduction/hurdle not hit;
-- **failed**: a positive row missed (graded: level 0; a closed gate says so in the message),
-  or a deduction/hurdle hit (the fault is present);
+- **failed**: a positive row missed (graded: level 0), or a positive row whose gate closed
+  (``rawStatus`` ``gate closed``, the message starts ``[gate]``: it earned nothing, even when
+  it was asked in the same block as its dependency and the judge said hit — "skipped" would
+  claim it was not run, and "passed" would show a zero-credit row as a passing test), or a
+  deduction/hurdle hit (the fault is present);
 - **other**: a graded row between its levels (``rawStatus`` ``level 0.55``);
 - **skipped**: an unjudged row, with its ``error_kind`` and reason as the message.
 
@@ -33,6 +36,8 @@ def row_status(result: Any, negative: bool, graded: bool) -> tuple[str, str | No
     """(CTRF status, rawStatus) of one `RowResult`; `negative` for deductions and hurdles."""
     if not result.judged:
         return "skipped", f"unjudged {result.error_kind}"
+    if not negative and getattr(result, "gate", None) == "closed":  # asked (same block, a cycle) but its credit is withheld
+        return "failed", "gate closed"
     if graded and not negative and result.level is not None:
         if result.level >= 1:
             return "passed", None
