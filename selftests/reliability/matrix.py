@@ -53,8 +53,8 @@ def oracle() -> dict[str, dict[str, Any]]:
     """Fixed answers for the agentic rows (misses and levels mixed; no hurdle hit).
 
     Every reason is long, so a reply the simulator truncates in the middle of a verdict
-    row (``truncated_json``) is always cut inside the reason: the row's id, hit and level
-    survive and the parser's row salvage recovers it.
+    row (``truncated_json``) is always cut inside the reason, which comes before the row's
+    hit and level (issue 37): that row has no verdict and is asked again.
     """
     out: dict[str, dict[str, Any]] = {}
     for i, c in enumerate(AGENTIC):
@@ -157,13 +157,16 @@ def _absorbed_then_failing(fault: str) -> Case:
 
 
 def _truncated(persistent: bool) -> Case:
-    """Replies cut inside their 2nd verdict row (a single row's: inside its reason): the
-    parser salvages the rows written so far, the rest are re-judged alone."""
+    """Replies cut inside their 2nd verdict row (a single row's: inside its reason). The reason
+    comes before the verdict (issue 37), so the cut row has no verdict yet: the parser salvages
+    the rows written before it, and the cut row and the rest are re-judged alone. Persistent
+    truncation cuts every re-ask of a single row inside its reason too: those rows end unjudged
+    (`parse_error`), the first row of each block is kept."""
     if persistent:
-        calls = sum(1 + max(0, len(rows) - 2) for rows in BLOCKS)
+        lost = frozenset(c.id for rows in BLOCKS for c in rows[1:]) | frozenset(rows[0].id for rows in BLOCKS if len(rows) == 1)
         return Case("persistent:truncated_json", FaultPlan({"truncated_json": 1.0}),
-                    Expect(NOTHING_LOST, None, None, calls, True))
-    calls = BASE_CALLS - CALLS_PER_ATTEMPT + 1 + CALLS_PER_ATTEMPT * max(0, len(BLOCKS[0]) - 2)
+                    Expect(lost, "parse_error", _systemic_exit("parse_error", lost), -1, False))
+    calls = BASE_CALLS - CALLS_PER_ATTEMPT + 1 + CALLS_PER_ATTEMPT * max(0, len(BLOCKS[0]) - 1)
     return Case("absorbed:truncated_json", FaultPlan(script=["truncated_json"]), Expect(NOTHING_LOST, None, None, calls, True))
 
 

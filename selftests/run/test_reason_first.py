@@ -164,7 +164,8 @@ def test_the_shipped_instruction_templates_spell_the_answer_reason_first(path):
 
 
 def test_the_prompts_the_judge_writes_spell_the_answer_reason_first():
-    from cowork_judge.agentic import cli_base, prompt
+    from cowork_judge.agentic import block_prompt as prompt
+    from cowork_judge.agentic import cli_base
     from cowork_judge.workflow.ppt_judge import content_prompt
     from cowork_judge.workflow.ppt_judge import prompt as visual
     for where, text in [("agentic", prompt.PROTOCOL), ("cli", cli_base.PROTOCOL), ("visual", visual.SYSTEM),

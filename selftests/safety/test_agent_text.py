@@ -84,7 +84,7 @@ class _Transport:
         if len(self.bodies) == 1:
             return ChatReply(content="Looking at \ud83d", finish_reason="tool_calls",
                              tool_calls=[{"id": "c1", "name": "read_text", "arguments": '{"path": "output/a\ud83d.md"}'}])
-        return ChatReply(content=json.dumps({"verdicts": [{"id": "A1", "hit": True, "level": None, "reason": "ok"}]}),
+        return ChatReply(content=json.dumps({"verdicts": [{"id": "A1", "reason": "ok", "quote": "Done.", "hit": True, "level": None}]}),
                          tool_calls=[], finish_reason="stop")
 
 

@@ -28,6 +28,7 @@ from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.scoring import score
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.core.findings import Confirmation, GuardReport
+from cowork_judge.evidence.kinds import is_deck_name
 from cowork_judge.guard.mask import mask_delivery
 from cowork_judge.run.context import RunContext
 from cowork_judge.segment.delivery import DeliveredFile
@@ -98,7 +99,7 @@ def confirm(report: GuardReport, criteria: Sequence[Criterion], verdicts: Mappin
             delivery=delivery, deadline=ctx.deadline, redactor=ctx.redactor, audit=ctx.audit.scoped(CONFIRM_DIR),
             stats=ctx.stats, workflow_config=ctx.workflow_config, rng=ctx.rng, retry=ctx.retry, limiter=ctx.limiter,
             calls=ctx.calls, sampling=ctx.sampling)
-        if any(Path(p).suffix.lower() in (".pptx", ".pptm", ".ppsx", ".potx", ".odp", ".ppt") for _, p in masked.files):
+        if any(is_deck_name(p) for _, p in masked.files):  # a masked deck is rendered again (evidence.kinds)
             from cowork_judge.engine import evidence_step
 
             evidence_step.collect(second_ctx)
