@@ -99,7 +99,7 @@ def confirm(report: GuardReport, criteria: Sequence[Criterion], verdicts: Mappin
             delivery=delivery, deadline=ctx.deadline, redactor=ctx.redactor, audit=ctx.audit.scoped(CONFIRM_DIR),
             stats=ctx.stats, workflow_config=ctx.workflow_config, rng=ctx.rng, retry=ctx.retry, limiter=ctx.limiter,
             calls=ctx.calls, sampling=ctx.sampling)
-        if any(is_deck_name(p) for _, p in masked.files):  # a masked deck is rendered again (evidence.kinds)
+        if any(is_deck_name(str(p)) for _, p in masked.files):  # a masked deck is rendered again (evidence.kinds)
             from cowork_judge.engine import evidence_step
 
             evidence_step.collect(second_ctx)
