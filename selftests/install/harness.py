@@ -52,7 +52,7 @@ def build_wheel(out_dir: Path, *, version: str | None = None, patch: dict[str, s
         for name in ("pyproject.toml", "README.md"):
             shutil.copy2(REPO / name, src / name)
         if version is not None:
-            init = src / "src" / "cowork_judge" / "__init__.py"
+            init = src / "src" / "cowork_judge" / "core" / "version.py"  # where the build reads it ([tool.hatch.version])
             init.write_text(re.sub(r'__version__ = "[^"]*"', f'__version__ = "{version}"', init.read_text()))
         for rel, text in (patch or {}).items():
             (src / rel).write_text(text)
