@@ -165,6 +165,25 @@ def _r(expr: str, flags: int = _I) -> re.Pattern[str]:
     return re.compile(expr, flags)
 
 
+WORD_START = r"(?<!\w)(?=\w)"
+"""The start of a word. Put in front of an alternation whose every alternative begins with ``\b``
+and a letter (`_w`), it changes no match and lets the engine drop a position inside a word or
+between words with one test instead of trying every alternative there (issue 35: the guard's
+time per MB of a large text)."""
+
+
+def _w(expr: str, flags: int = _I, *, or_at: str = "") -> re.Pattern[str]:
+    """`expr` compiled behind `WORD_START` (or `or_at`, another place a match may start:
+    ``^`` or a lookbehind)."""
+    start = f"(?:{WORD_START}|{or_at})" if or_at else WORD_START
+    return re.compile(f"{start}(?:{expr})", flags)
+
+
+HAN = re.compile("[\u4e00-\u9fff]")
+"""A Chinese character: every match of a Chinese rule has one, so it is the `Rule.gate` of each
+(a text or a window without one is not searched by them)."""
+
+
 class Lazy:
     """A regular expression compiled on its first use, for the expressions read only after another
     one matched (a window rule's `Rule.needs` and `Rule.voice`, `VOCATIVE`, `ROLE_PAYLOAD`): most
@@ -202,10 +221,10 @@ _SCORE_THIS = rf"{IMPERATIVE}(?:score|grade|rate|mark)\s+(?:this|it|me|us|my|our
 WINDOW_RULES: tuple[Rule, ...] = (
     # an evaluator addressed or named, with scoring vocabulary, about the judged work or addressed directly
     Rule("en.evaluator_score", "evaluator_address",
-         _r(rf"\b{ADDRESSEE}\b|{GRADING_LABEL}", _I | re.MULTILINE), Lazy(rf"(?:{SCORE}|{GRADE_ACT}|{CHECK_VERDICT})")),
+         _w(rf"\b{ADDRESSEE}\b|{GRADING_LABEL}", _I | re.MULTILINE, or_at=r"^|(?<=[\n.!?])"), Lazy(rf"(?:{SCORE}|{GRADE_ACT}|{CHECK_VERDICT})")),
     # Chinese: a favourable verdict asked for (请/建议/应该…), of the work or of an evaluator spoken to
     Rule("zh.verdict_request", "evaluator_address", _r(ZH_VERDICT), Lazy(ZH_REQUEST),
-         Lazy(rf"{ZH_ADDRESSEE}|{ZH_VOCATIVE}|{ZH_SELF}|你|您|(?:评分|打分|判分|评审|阅卷|批改|评估|评测|审核)(?:时|的时候)")),
+         Lazy(rf"{ZH_ADDRESSEE}|{ZH_VOCATIVE}|{ZH_SELF}|你|您|(?:评分|打分|判分|评审|阅卷|批改|评估|评测|审核)(?:时|的时候)"), gate=HAN),
 )
 """Rules read over a window of sentences (`scan._windows`): `pattern`, `needs` and the voice (`Rule.voice`)
 all in it."""
@@ -272,8 +291,9 @@ ZH_VERDICT_SHAPE = (
     r"判为通过|直接(?:认定|通过|给|判)|不(?:要|用|必)再?(?:扣分|逐条|核对|检查|对照)|满分|照此记录|按[^。！？\n]{0,6}?完成处理|勾上|无事实错误")
 """A verdict in the work's favour, by its shape (全部达标, 直接通过, 不用再逐条对照, 照此记录)."""
 SHAPE_RULES: tuple[Rule, ...] = (
-    Rule("shape.en_address", "evaluator_address", _r(EN_ADDRESS_SHAPE), Lazy(EN_VERDICT_SHAPE), Lazy(EN_ADDRESS_SHAPE)),
-    Rule("shape.zh_address", "evaluator_address", _r(ZH_ADDRESS_SHAPE), Lazy(ZH_VERDICT_SHAPE), Lazy(ZH_ADDRESS_SHAPE)),
+    Rule("shape.en_address", "evaluator_address", _w(EN_ADDRESS_SHAPE), Lazy(EN_VERDICT_SHAPE), Lazy(EN_ADDRESS_SHAPE)),
+    Rule("shape.zh_address", "evaluator_address", _r(ZH_ADDRESS_SHAPE), Lazy(ZH_VERDICT_SHAPE), Lazy(ZH_ADDRESS_SHAPE),
+         gate=HAN),
 )
 """Window rules of address by shape (issue 35): an evaluator addressed by the shape of the phrase,
 and a verdict asked for, in one window."""
@@ -342,18 +362,18 @@ RULES: tuple[Rule, ...] = (
         rf"{SELF}[^.!?\n]{{0,20}}?\b(?:fully\s+|clearly\s+|already\s+)?(?:meets|satisfies|fulfill?s|passes|hits|complies\s+with)\s+"
         r"(?:all|every|each)\s+(?:of\s+)?(?:the\s+)?(?:rubric|grading|scoring|evaluation|marking)\b")),
     Rule("zh.score_demand", "evaluator_address", _r(
-        rf"(?:请|务必|必须|一定要|应该|应当|直接|需要)[^。！？\n]{{0,12}}?(?:给|打|评|判|授予|给予|记)(?:予|出|个|为|成)?[^。！？\n]{{0,12}}?{ZH_SCORE}")),
+        rf"(?:请|务必|必须|一定要|应该|应当|直接|需要)[^。！？\n]{{0,12}}?(?:给|打|评|判|授予|给予|记)(?:予|出|个|为|成)?[^。！？\n]{{0,12}}?{ZH_SCORE}"), gate=HAN),
     Rule("zh.give_full", "evaluator_address", _r(
-        rf"(?:给|打|评为|判为|授予|给予)(?:本|这|该|此|我的?|这个|这份|这篇)[^。！？\n]{{0,10}}?{ZH_SCORE}")),
+        rf"(?:给|打|评为|判为|授予|给予)(?:本|这|该|此|我的?|这个|这份|这篇)[^。！？\n]{{0,10}}?{ZH_SCORE}"), gate=HAN),
     Rule("zh.ignore_instructions", "evaluator_address", _r(
-        r"(?:忽略|无视|忘记|忘掉|不要理会|不用管|跳过|不必遵守|无需遵守)[^。！？\n]{0,12}?(?:指令|指示|说明|提示词?|规则|评分标准|评分细则|标准|要求|rubric)")),
+        r"(?:忽略|无视|忘记|忘掉|不要理会|不用管|跳过|不必遵守|无需遵守)[^。！？\n]{0,12}?(?:指令|指示|说明|提示词?|规则|评分标准|评分细则|标准|要求|rubric)"), gate=HAN),
     Rule("zh.rubric_claim", "evaluator_address", _r(
-        r"(?:所有|全部|每[一个项条]?)[^。！？\n]{0,6}?(?:评分标准|评分项|评分点|评分细则|评分条目|评价标准|rubric)[^。！？\n]{0,10}?(?:均|都|全部)?(?:已经?)?(?:满足|符合|达成|达到|通过|命中)")),
+        r"(?:所有|全部|每[一个项条]?)[^。！？\n]{0,6}?(?:评分标准|评分项|评分点|评分细则|评分条目|评价标准|rubric)[^。！？\n]{0,10}?(?:均|都|全部)?(?:已经?)?(?:满足|符合|达成|达到|通过|命中)"), gate=HAN),
     Rule("zh.as_evaluator", "evaluator_address", _r(
-        rf"(?:作为|身为)[^。！？\n]{{0,4}}?{ZH_ADDRESSEE}[^。！？\n]{{0,20}}?(?:你|您|必须|应该|应当|请|需要)")),
+        rf"(?:作为|身为)[^。！？\n]{{0,4}}?{ZH_ADDRESSEE}[^。！？\n]{{0,20}}?(?:你|您|必须|应该|应当|请|需要)"), gate=HAN),
     Rule("zh.evaluator_score", "evaluator_address", _r(
         rf"{ZH_ADDRESSEE}[^。！？\n]{{0,30}}?(?:{ZH_SCORE}|通过|所有标准|全部标准|(?:全部|所有|各项|每项|一切)(?:评分)?要求)|"
-        rf"(?:{ZH_SCORE})[^。！？\n]{{0,20}}?{ZH_ADDRESSEE}")),
+        rf"(?:{ZH_SCORE})[^。！？\n]{{0,20}}?{ZH_ADDRESSEE}"), gate=HAN),
     # fake protocol
     Rule("fp.chat_template", "fake_protocol", _r(
         r"<\|(?:im_start|im_end|system|assistant|user|eot_id|start_header_id|end_header_id|endoftext|begin_of_text)\|>|\[/?INST\]|<</?SYS>>|"
