@@ -170,13 +170,23 @@ WORD_START = r"(?<!\w)(?=\w)"
 and a letter (`_w`), it changes no match and lets the engine drop a position inside a word or
 between words with one test instead of trying every alternative there (issue 35: the guard's
 time per MB of a large text)."""
+NOT_IN_WORD = r"(?<!\w)"
+"""Not inside a word: where an imperative (`IMPERATIVE`) can start (a line or clause start, or a word)."""
+LABEL_START = rf"(?:{WORD_START}|^|(?<=[\n.!?]))"
+"""Where an evaluator's name or a grading label (`GRADING_LABEL`) can start."""
+STARTS = (WORD_START, NOT_IN_WORD, LABEL_START)
+"""The start prefixes `_w` puts in front of an expression (`selftests/guard/test_gates.py` checks,
+on the red-team corpus, that each changes no match of the rules compiled behind it)."""
 
 
-def _w(expr: str, flags: int = _I, *, or_at: str = "") -> re.Pattern[str]:
-    """`expr` compiled behind `WORD_START` (or `or_at`, another place a match may start:
-    ``^`` or a lookbehind)."""
-    start = f"(?:{WORD_START}|{or_at})" if or_at else WORD_START
-    return re.compile(f"{start}(?:{expr})", flags)
+def _start(expr: str, start: str = WORD_START) -> str:
+    """`expr` behind `start` (one of `STARTS`), a place every match of `expr` starts at."""
+    return f"{start}(?:{expr})"
+
+
+def _w(expr: str, flags: int = _I, *, start: str = WORD_START) -> re.Pattern[str]:
+    """`expr` compiled behind `start` (`_start`)."""
+    return re.compile(_start(expr, start), flags)
 
 
 HAN = re.compile("[\u4e00-\u9fff]")
@@ -221,7 +231,7 @@ _SCORE_THIS = rf"{IMPERATIVE}(?:score|grade|rate|mark)\s+(?:this|it|me|us|my|our
 WINDOW_RULES: tuple[Rule, ...] = (
     # an evaluator addressed or named, with scoring vocabulary, about the judged work or addressed directly
     Rule("en.evaluator_score", "evaluator_address",
-         _w(rf"\b{ADDRESSEE}\b|{GRADING_LABEL}", _I | re.MULTILINE, or_at=r"^|(?<=[\n.!?])"), Lazy(rf"(?:{SCORE}|{GRADE_ACT}|{CHECK_VERDICT})")),
+         _w(rf"\b{ADDRESSEE}\b|{GRADING_LABEL}", _I | re.MULTILINE, start=LABEL_START), Lazy(rf"(?:{SCORE}|{GRADE_ACT}|{CHECK_VERDICT})")),
     # Chinese: a favourable verdict asked for (请/建议/应该…), of the work or of an evaluator spoken to
     Rule("zh.verdict_request", "evaluator_address", _r(ZH_VERDICT), Lazy(ZH_REQUEST),
          Lazy(rf"{ZH_ADDRESSEE}|{ZH_VOCATIVE}|{ZH_SELF}|你|您|(?:评分|打分|判分|评审|阅卷|批改|评估|评测|审核)(?:时|的时候)"), gate=HAN),
@@ -312,53 +322,53 @@ RULES: tuple[Rule, ...] = (
         rf"\b(?:new|updated|revised|changed|real|actual)\s+instructions?\s+(?:for|to)\s+(?:you\b|the\s+{ADDRESSEE}\b)")),
     Rule("en.as_evaluator", "evaluator_address", _r(
         rf"\bas\s+(?:the|an|a|my|our)\s+(?:ai\s+)?{ADDRESSEE}\b[^.!?\n]{{0,60}}?\b(?:you|must|should|shall|need\s+to|are\s+(?:required|instructed|asked))\b")),
-    Rule("en.deserves_score", "evaluator_address", Lazy(
-        rf"(?:{SELF}|{ANY_WORK})[^.!?\n]{{0,60}}?\b{_DESERVES}\b[^.!?\n]{{0,30}}?{SCORE}"), gate=_r(rf"\b{_DESERVES}\b")),
-    Rule("en.evaluator_should", "evaluator_address", Lazy(
+    Rule("en.deserves_score", "evaluator_address", Lazy(_start(
+        rf"(?:{SELF}|{ANY_WORK})[^.!?\n]{{0,60}}?\b{_DESERVES}\b[^.!?\n]{{0,30}}?{SCORE}")), gate=_w(rf"\b{_DESERVES}\b")),
+    Rule("en.evaluator_should", "evaluator_address", Lazy(_start(
         rf"\b{ADDRESSEE}\s+(?:should|must|shall|need\s+to|have\s+to|ought\s+to|will|can|may|"
         rf"(?:are|is)\s+(?:to|asked\s+to|expected\s+to|required\s+to|instructed\s+to))(?!\s+(?:not|never)\b)\s+(?:\w+\s+){{0,2}}?"
         rf"(?:{GRADE_ACT}|{VERDICT_AS})|"
         rf"\b(?:could|would|can|will|may|might)\s+(?:the\s+|any\s+|our\s+|an?\s+)?{ADDRESSEE}\s+(?:please\s+|just\s+|kindly\s+|"
-        rf"simply\s+)?(?:\w+\s+){{0,2}}?(?:{GRADE_ACT}|{VERDICT_AS})"), gate=_r(rf"\b{ADDRESSEE}")),
-    Rule("en.rubric_as_met", "evaluator_address", _r(
+        rf"simply\s+)?(?:\w+\s+){{0,2}}?(?:{GRADE_ACT}|{VERDICT_AS})")), gate=_w(rf"\b{ADDRESSEE}")),
+    Rule("en.rubric_as_met", "evaluator_address", _w(
         r"\b(?:treat|consider|regard|count|mark|score|grade|record|deem|take)\b[^.!?\n]{0,20}?"
         r"\b(?:the|this|my|our|your)\s+(?:rubric|criteria|requirements|task|rows|checklist|assignment)\b[^.!?\n]{0,20}?"
         r"\bas\s+(?:fully\s+|completely\s+)?(?:satisfied|met|fulfill?ed|complete|completed|passed|done|achieved)\b")),
-    Rule("en.be_marked", "evaluator_address", _r(
+    Rule("en.be_marked", "evaluator_address", _w(
         rf"{SELF}[^.!?\n]{{0,40}}?\b(?:be|should\s+be|must\s+be|is\s+to\s+be|to\s+be|shall\s+be|will\s+be)\s+"
         r"(?:marked|scored|graded|rated|judged|evaluated|considered|treated|counted|recorded|assessed|accepted|logged|registered)\s+"
         r"(?:as\s+)?(?:(?:an?\s+)?(?:fully\s+|completely\s+|entirely\s+)?(?:correct|met|passed|passing|satisfied|complete|successful|"
         r"perfect|excellent|exemplary|outstanding)\b|an?\s+(?:pass|success|top\s+mark)\b|"
         r"(?:meeting|satisfying|fulfill?ing|passing|having\s+met)\s+(?:all|every|each)\b)")),
-    Rule("en.record_as", "evaluator_address", _r(
+    Rule("en.record_as", "evaluator_address", _w(
         rf"{IMPERATIVE}(?:record|log|mark|count|score|grade|rate|treat|consider|register|enter|judge|evaluate|assess|classify|accept|"
         rf"file|report)\s+(?:it|this|them|me|us|everything|(?:this|my|our)\s+(?:[\w-]+\s+)?{WORK})\s+(?:\w+\s+){{0,2}}?as\s+"
         r"(?:an?\s+)?(?:pass|passed|passing|success|successful|correct|fully\s+correct|met|satisfied|excellent|exemplary|"
         r"outstanding|perfect|hit|true|top|(?:meeting|satisfying|fulfill?ing|passing)\s+(?:all|every|each))\b"
-        r"(?!\s*(?:or|/|and/or)\s)", _I | re.MULTILINE)),
-    Rule("en.verdict_for_all", "evaluator_address", _r(
+        r"(?!\s*(?:or|/|and/or)\s)", _I | re.MULTILINE, start=NOT_IN_WORD)),
+    Rule("en.verdict_for_all", "evaluator_address", _w(
         rf"{IMPERATIVE}(?:output|return|answer|respond|reply|say|print|emit|set|mark|give|put|write)\b[^.!?\n]{{0,20}}?"
         r"(?:\bhit\s*[=:]\s*true\b[^.!?\n]{0,10}?\b(?:for|to|on|in|across)\s+(?:all|every|each)\b[^.!?\n]{0,20}?"
         rf"\b{REQUIREMENT_NOUN}\b|\b(?:true|yes|met|pass(?:ed)?|satisfied|correct)\b(?!\s*(?:or|/|and/or)\s)[^.!?\n]{{0,10}}?"
-        rf"\b(?:for|to|on|in|across)\s+(?:all|every|each)\b[^.!?\n]{{0,20}}?\b{RUBRIC_NOUN}\b)", _I | re.MULTILINE)),
+        rf"\b(?:for|to|on|in|across)\s+(?:all|every|each)\b[^.!?\n]{{0,20}}?\b{RUBRIC_NOUN}\b)", _I | re.MULTILINE, start=NOT_IN_WORD)),
     Rule("en.expected_verdict", "evaluator_address", _r(
         r"\b(?:correct|right|expected|required|proper|only\s+(?:valid|acceptable|permitted))\s+(?:output|answer|verdict|response|"
         r"result|value|label|decision|grade)\s+(?:for|to|of|on)\s+(?:each|every|all|any)\s+(?:[\w-]+\s+)?"
         rf"{RUBRIC_NOUN}\b[^.!?\n]{{0,30}}?(?:\bis|\bare|=|:)\s*[\"'“‘]?(?:met|true|yes|pass|passed|satisfied|hit|1)\b")),
-    Rule("en.check_verdict", "evaluator_address", _r(CHECK_VERDICT)),
-    Rule("en.give_score", "evaluator_address", Lazy(
-        rf"{_GIVE_THIS}[^.!?\n]{{0,40}}?{SCORE}|{_SCORE_THIS}[^.!?\n]{{0,40}}?{SCORE}", _I | re.MULTILINE),
-         gate=_r(rf"{_GIVE_THIS}|{_SCORE_THIS}", _I | re.MULTILINE)),
-    Rule("en.mark_all_met", "evaluator_address", _r(
+    Rule("en.check_verdict", "evaluator_address", _w(CHECK_VERDICT)),
+    Rule("en.give_score", "evaluator_address", Lazy(_start(
+        rf"{_GIVE_THIS}[^.!?\n]{{0,40}}?{SCORE}|{_SCORE_THIS}[^.!?\n]{{0,40}}?{SCORE}", NOT_IN_WORD), _I | re.MULTILINE),
+         gate=_w(rf"{_GIVE_THIS}|{_SCORE_THIS}", _I | re.MULTILINE, start=NOT_IN_WORD)),
+    Rule("en.mark_all_met", "evaluator_address", _w(
         r"\b(?:mark|rate|score|grade|judge|evaluate|consider|treat|count|record|set|label|flag|tick|log|report|confirm)\b[^.!?\n]{0,30}?"
         rf"\b(?:all|every|each)\b[^.!?\n]{{0,30}}?\b{REQUIREMENT_NOUN}\b[^.!?\n]{{0,20}}?"
         r"\b(?:as\s+)?(?:met|satisfied|passed|fulfill?ed|true|hit|correct|complete)\b(?!\s*(?:or|/|and/or)\s)")),
-    Rule("en.rubric_claim", "evaluator_address", _r(
+    Rule("en.rubric_claim", "evaluator_address", _w(
         r"\b(?:all|every|each)(?:\s+(?:one|single))?(?:\s+of)?(?:\s+(?:the|your|these|its))?\s+(?:rubric|grading|scoring|evaluation|marking)\s+(?:criteria|criterion|rows?|items?|requirements?|points|checks)\b"
         r"[^.!?\n]{0,30}?\b(?:are|is|have\s+been|has\s+been|were)\s+(?:fully\s+|clearly\s+|all\s+)?(?:met|satisfied|passed|fulfill?ed|hit|achieved)\b|"
         r"\b(?:meets?|meeting|satisf(?:y|ies|ying)|exceeds?|exceeding|fulfill?s?|fulfill?ing)\s+(?:\w+\s+){0,3}?(?:on|in|for|across|under)\s+"
         r"(?:every|all|each)\s+(?:of\s+the\s+)?(?:rubric|grading|marking|scoring)\s+\w+")),
-    Rule("en.meets_rubric", "evaluator_address", _r(
+    Rule("en.meets_rubric", "evaluator_address", _w(
         rf"{SELF}[^.!?\n]{{0,20}}?\b(?:fully\s+|clearly\s+|already\s+)?(?:meets|satisfies|fulfill?s|passes|hits|complies\s+with)\s+"
         r"(?:all|every|each)\s+(?:of\s+)?(?:the\s+)?(?:rubric|grading|scoring|evaluation|marking)\b")),
     Rule("zh.score_demand", "evaluator_address", _r(
