@@ -6,7 +6,8 @@ discourse reader. The texts (``TEXTS``) are ordinary report prose, unclosed HTML
 openers (``<!-- `` repeated), nested comments, many short closed comments, one long run of a
 letter without space or newline, a long run of punctuation, one paragraph of words without a
 sentence end (the new-user trial's 20 MB file), trigger words repeated (an evaluator, a
-verdict, a request, quotes), a long line of quotes and brackets, Chinese text with trigger words, and base64-looking runs. The figure of merit is the ratio of the time per
+verdict, a request, quotes), a long line of quotes and brackets, Chinese text with trigger words,
+and base64-looking runs. The figure of merit is the ratio of the time per
 MB at the largest size to that at the smallest: linear code keeps it near 1 (the issue's bar:
 at most 1.5).
 
