@@ -138,7 +138,8 @@ def read_task(task_dir: Path) -> TaskInfo:
             artifacts.append(source)
     environment = _table(config, "environment")
     workdir = environment.get("workdir") if isinstance(environment.get("workdir"), str) else "/app"
-    hooks = verifier.get("collect") if isinstance(verifier.get("collect"), list) else []
+    hooks = verifier.get("collect")
+    hooks = hooks if isinstance(hooks, list) else []
     commands = [str(h.get("command", "")) for h in hooks if isinstance(h, dict)]
     return TaskInfo(root=root, tests=tests, env_templates={str(k): str(v) for k, v in env.items()},
                     timeout_sec=float(timeout), separate=is_separate(config), artifacts=artifacts, workdir=workdir or "/app",
