@@ -1,0 +1,136 @@
+"""Issue 37, rows about what the agent did: the ATIF trajectory read once (`segment.trajectory`),
+code methods over it (zero model calls) and the `trajectory_judge` workflow (a model judges the
+trimmed trajectory, quotes checked against the text sent), on a REAL public trajectory of
+Harbor's terminus-2 agent (`selftests/fixtures/trajectories/`, SOURCES.md)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from testkit import EXAMPLE_TESTS, FIXTURES
+
+from cowork_judge.segment.trajectory import parse_trajectory, trajectory_text
+from cowork_judge.sim.quotes import Fabricate
+
+TERMINUS = FIXTURES / "trajectories" / "terminus-2-hello-world-invalid-json.trajectory.json"
+
+CODE_ROWS = [
+    {"id": "T-TOOL", "description": "The agent ran a shell command that names hello.txt", "weight": 1,
+     "judge_method": "code", "code_method_name": "tool_called",
+     "code_method_params": {"name": "bash_command", "args_contain": "hello.txt"}},
+    {"id": "T-WRITE", "description": "hello.txt was written before the final message", "weight": 1,
+     "judge_method": "code", "code_method_name": "file_written_before_final", "code_method_params": {"glob": "hello.txt"}},
+    {"id": "T-STEPS", "description": "At most 10 agent steps", "weight": 1,
+     "judge_method": "code", "code_method_name": "step_count_at_most", "code_method_params": {"max_steps": 10}},
+    {"id": "T-ERR", "description": "No step errored", "weight": 1, "judge_method": "code",
+     "code_method_name": "no_step_errored", "code_method_params": {"error_patterns": ["(?m)^ERROR:"]}},
+    {"id": "T-CMD", "description": "printf ran and exited 0", "weight": 1, "judge_method": "code",
+     "code_method_name": "command_succeeded", "code_method_params": {"pattern": "printf"}},
+]
+JUDGED_ROW = {"id": "J-FIX", "description": "After its reply was rejected, the agent corrected the format and created "
+                                            "hello.txt with printf", "weight": 2,
+              "judge_method": "workflow", "workflow_name": "trajectory_judge"}
+
+
+def _tests(tmp_path, rows):
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "rubric.json").write_text(json.dumps({"rubrics": rows}))
+    shutil.copy(EXAMPLE_TESTS / "judge_instruction.md", tests)
+    return tests
+
+
+def _rollout(tmp_path, trajectory=TERMINUS):
+    rollout = tmp_path / "rollout"
+    (rollout / "app" / "output").mkdir(parents=True)
+    (rollout / "app" / "output" / "hello.txt").write_text("Hello, world!\n")
+    (rollout / "logs" / "agent").mkdir(parents=True)
+    if trajectory is not None:
+        shutil.copy(trajectory, rollout / "logs" / "agent" / "trajectory.json")
+    return rollout
+
+
+def test_the_real_terminus_trajectory_reads_with_step_numbers_calls_and_writes():
+    traj = parse_trajectory(json.loads(TERMINUS.read_text()))
+    assert traj.agent == "terminus-2" and [s.number for s in traj.steps] == [1, 2, 3, 4, 5]
+    assert [c.name for _, c in traj.tool_calls()] == ["bash_command", "mark_task_complete", "mark_task_complete"]
+    step3 = traj.steps[2]
+    assert step3.tool_calls[0].written_paths() == ["hello.txt"] and step3.exit_codes() == []  # terminus records none
+    assert traj.final_message_step().number == 5
+    text, omitted = trajectory_text(traj, 3000)
+    assert omitted and "[step 1] user" in text and "[step 5] agent" in text
+    assert f"[steps {omitted[0]}–{omitted[-1]} omitted: {len(omitted)} steps]" in text
+    whole, none = trajectory_text(traj)
+    assert none == [] and all(f"[step {n}]" in whole for n in range(1, 6))
+
+
+def test_code_rows_judge_the_real_trajectory_with_zero_model_calls(judge_run, tmp_path):
+    run = judge_run(_tests(tmp_path, CODE_ROWS), _rollout(tmp_path))
+    v = run.verdicts
+    assert run.model_requests == 0
+    assert v["T-TOOL"]["hit"] is True and "step 3" in v["T-TOOL"]["reason"]
+    assert v["T-WRITE"]["hit"] is True and "step 3, before the final message (step 5)" in v["T-WRITE"]["reason"]
+    assert v["T-STEPS"]["hit"] is True and "4 agent steps" in v["T-STEPS"]["reason"]
+    assert v["T-ERR"]["hit"] is False and "step 2" in v["T-ERR"]["reason"]
+    # terminus records no exit status: unjudged, never a guess
+    assert v["T-CMD"]["judged"] is False and v["T-CMD"]["error_kind"] == "trajectory_missing"
+    assert "no exit status" in v["T-CMD"]["reason"]
+
+
+def test_the_judged_trajectory_row_quotes_the_trajectory_sent(judge_run, tmp_path):
+    run = judge_run(_tests(tmp_path, [JUDGED_ROW]), _rollout(tmp_path), oracle={"J-FIX": {"hit": True, "reason": "step 3"}})
+    v = run.verdicts["J-FIX"]
+    assert v["judged"] and v["hit"] is True and v["grounded"] is True, v
+    assert run.model_requests == 1
+    [request] = run.sim.log
+    assert request.row_ids == ["J-FIX"]
+    items = request.answer_schema["properties"]["verdicts"]["items"]
+    assert list(items["properties"])[:3] == ["id", "reason", "quote"]
+    audit = "\n".join(p.read_text() for p in (run.verifier / "judge").rglob("*") if p.is_file())
+    assert "[step 3] agent" in audit and "bash_command" in audit
+
+
+def test_a_fabricated_quote_is_asked_again_once_then_ungrounded(judge_run, tmp_path):
+    run = judge_run(_tests(tmp_path, [JUDGED_ROW]), _rollout(tmp_path), oracle={"J-FIX": {"hit": False}},
+                    sim={"fabricate": Fabricate(1.0)}, env={"JUDGE_UNGROUNDED": "miss"})
+    v = run.verdicts["J-FIX"]
+    assert run.model_requests == 2  # the request and one re-ask
+    assert v["grounded"] is False and "asked again once" in v["grounding"]
+    assert run.reward == 0.0
+
+
+def test_no_trajectory_leaves_trajectory_rows_unjudged_without_a_call(judge_run, tmp_path):
+    run = judge_run(_tests(tmp_path, [CODE_ROWS[0], JUDGED_ROW]), _rollout(tmp_path, trajectory=None))
+    for rid in ("T-TOOL", "J-FIX"):
+        assert run.verdicts[rid]["error_kind"] == "trajectory_missing", run.verdicts[rid]
+    assert run.model_requests == 0
+
+
+def _one_step(**step):
+    return parse_trajectory({"schema_version": "ATIF-v1.6", "steps": [{"step_id": 7, "source": "agent", **step}]}).steps[0]
+
+
+@pytest.mark.parametrize("step, codes, errored", [
+    ({"observation": {"results": [{"content": '{"output": "ok", "metadata": {"exit_code": 0}}'}]}}, [0], None),
+    ({"observation": {"results": [{"content": "Process exited with code 2"}]}}, [2], "exit status 2"),
+    ({"extra": {"exit_code": 1}}, [1], "exit status 1"),
+    ({"extra": {"is_error": True}}, [], "extra.is_error is true"),
+    ({"observation": {"results": [{"content": "all good"}]}}, [], None),
+])
+def test_exit_statuses_and_errors_are_read_where_agents_record_them(step, codes, errored):
+    s = _one_step(**step)
+    assert s.exit_codes() == codes and s.errored() == errored
+
+
+@pytest.mark.parametrize("call, paths", [
+    ({"function_name": "Write", "arguments": {"file_path": "/app/output/report.md", "content": "x"}}, ["/app/output/report.md"]),
+    ({"function_name": "str_replace_editor", "arguments": {"command": "view", "path": "/app/a.py"}}, []),
+    ({"function_name": "str_replace_editor", "arguments": {"command": "create", "path": "/app/a.py"}}, ["/app/a.py"]),
+    ({"function_name": "apply_patch", "arguments": {"input": "*** Begin Patch\n*** Add File: out/b.txt\n+hi\n*** End Patch"}},
+     ["out/b.txt"]),
+    ({"function_name": "shell", "arguments": {"command": ["bash", "-lc", "echo hi | tee -a log.txt > /dev/null"]}}, ["log.txt"]),
+])
+def test_written_paths_of_tool_calls(call, paths):
+    assert list(_one_step(tool_calls=[call]).tool_calls[0].written_paths()) == paths
