@@ -116,7 +116,14 @@ def _one_step(**step):
     ({"observation": {"results": [{"content": '{"output": "ok", "metadata": {"exit_code": 0}}'}]}}, [0], None),
     ({"observation": {"results": [{"content": "Process exited with code 2"}]}}, [2], "exit status 2"),
     ({"extra": {"exit_code": 1}}, [1], "exit status 1"),
-    ({"extra": {"is_error": True}}, [], "extra.is_error is true"),
+    # where Harbor 0.26's converters put them: codex's tool metadata, claude-code's tool result
+    ({"extra": {"tool_metadata": {"exit_code": 0, "duration_seconds": 0.4}, "status": "completed"}}, [0], None),
+    ({"observation": {"results": [{"source_call_id": "t1", "content": "[stderr]\nboom\n[exit_code] 1",
+                                   "extra": {"tool_result_metadata": {"tool_use_result": {"exitCode": 1}},
+                                             "tool_result_is_error": True}}]}}, [1], "observation extra: tool_result_is_error is true"),
+    ({"observation": {"results": [{"content": "[error] tool reported failure"}]}}, [],
+     "an observation says the tool reported failure"),
+    ({"extra": {"is_error": True}}, [], "step extra: is_error is true"),
     ({"observation": {"results": [{"content": "all good"}]}}, [], None),
 ])
 def test_exit_statuses_and_errors_are_read_where_agents_record_them(step, codes, errored):
@@ -134,3 +141,29 @@ def test_exit_statuses_and_errors_are_read_where_agents_record_them(step, codes,
 ])
 def test_written_paths_of_tool_calls(call, paths):
     assert list(_one_step(tool_calls=[call]).tool_calls[0].written_paths()) == paths
+
+
+def _codex_like(tmp_path, exits):
+    """A trajectory shaped as Harbor's codex converter writes it: one call per step, the exit
+    status in ``extra.tool_metadata`` (synthetic: no public codex ATIF trajectory was found)."""
+    steps = [{"step_id": 1, "source": "user", "message": "run the tests"}]
+    for n, code in enumerate(exits, start=2):
+        steps.append({"step_id": n, "source": "agent", "message": "",
+                      "tool_calls": [{"tool_call_id": f"c{n}", "function_name": "exec_command",
+                                      "arguments": {"cmd": f"pytest -q tests/{n}"}}],
+                      "observation": {"results": [{"source_call_id": f"c{n}", "content": "..."}]},
+                      "extra": {"tool_metadata": {"exit_code": code}}})
+    steps.append({"step_id": len(steps) + 1, "source": "agent", "message": "done"})
+    logs = tmp_path / "logs" / "agent"
+    logs.mkdir(parents=True)
+    (logs / "trajectory.json").write_text(json.dumps({"schema_version": "ATIF-v1.7", "agent": {"name": "codex"},
+                                                      "steps": steps}))
+    from testkit import make_ctx
+    return make_ctx(tmp_path).segment()
+
+
+@pytest.mark.parametrize("exits, hit, cited", [([1, 0], True, "step 3"), ([2, 1], False, "steps 2, 3")])
+def test_command_succeeded_reads_each_call_exit_status(tmp_path, exits, hit, cited):
+    from cowork_judge.code_methods import CODE_METHODS
+    ok, reason, _ = CODE_METHODS["command_succeeded"](_codex_like(tmp_path, exits), pattern=r"pytest\b")
+    assert ok is hit and cited in reason, reason

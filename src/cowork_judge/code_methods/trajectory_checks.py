@@ -21,7 +21,7 @@ from cowork_judge.code_methods import globs
 from cowork_judge.core.error_kinds import JudgeFailure
 from cowork_judge.safety import saferegex
 from cowork_judge.segment.code_context import CodeContext
-from cowork_judge.segment.trajectory import ToolCall, Trajectory, TrajectoryStep
+from cowork_judge.segment.trajectory import Trajectory
 
 REGEX_TIMEOUT_SEC = 30.0
 """Longest one regular-expression search over the trajectory may run (seconds)."""
@@ -97,15 +97,6 @@ def tool_called(ctx: CodeContext, name: str, min_count: int = 1, args_contain: s
                    f"{', '.join(called[:12]) or 'none'}"), {}
 
 
-def _exit_of(step: TrajectoryStep, call: ToolCall) -> list[int]:
-    """The exit statuses recorded for `call`: its own observation's when results name their
-    call (``source_call_id``), else the step's (`TrajectoryStep.exit_codes`)."""
-    own = [(cid, text) for cid, text in step.observations if cid == call.call_id]
-    if own and not any(k in step.extra for k in ("exit_code", "exitCode", "returncode", "return_code")):
-        return TrajectoryStep(step.number, step.source, None, "", observations=tuple(own)).exit_codes()
-    return step.exit_codes()
-
-
 def command_succeeded(ctx: CodeContext, pattern: str) -> tuple[bool, str, dict[str, Any]]:
     """Hit when a command matching regular expression `pattern` (case-insensitive, searched
     in each tool call's command line: ``command``, ``cmd``, ``keystrokes``…) ran and exited 0.
@@ -126,7 +117,7 @@ def command_succeeded(ctx: CodeContext, pattern: str) -> tuple[bool, str, dict[s
     unknown: list[int] = []
     for key in sorted(matched, key=lambda k: int(k.split(":")[1])):
         step, call = calls[key]
-        codes = _exit_of(step, call)
+        codes = step.exit_codes(call)
         (ok if 0 in codes else failed if codes else unknown).append(step.number)
     if ok:
         return True, f"a command matching /{pattern}/ exited 0 ({_steps(ok)})", {}
@@ -138,8 +129,8 @@ def command_succeeded(ctx: CodeContext, pattern: str) -> tuple[bool, str, dict[s
 
 
 def no_step_errored(ctx: CodeContext, error_patterns: list[str] | None = None) -> tuple[bool, str, dict[str, Any]]:
-    """Hit when no step errored: none sets ``extra.is_error``/``extra.error``/an error
-    ``extra.status`` or records a non-zero exit status (`TrajectoryStep.errored`), and no
+    """Hit when no step errored (`segment.trajectory.TrajectoryStep.errored`: a failure flagged in
+    an ``extra``, Harbor's ``[error] tool reported failure``, a non-zero exit status), and no
     observation matches any of `error_patterns` (regular expressions, case-insensitive; e.g.
     ``"^ERROR:"`` or ``"Traceback \\(most recent call last\\)"``).
 
@@ -152,7 +143,7 @@ def no_step_errored(ctx: CodeContext, error_patterns: list[str] | None = None) -
         reason = step.errored()
         if reason:
             bad.setdefault(step.number, reason)
-    texts = [(f"{s.number}", text) for s in traj.steps for _, text in s.observations if text]
+    texts = [(f"{s.number}", o.text) for s in traj.steps for o in s.observations if o.text]
     for p in error_patterns or []:
         for name in _search_all(ctx, p, texts):
             bad.setdefault(int(name), f"an observation matches /{p}/")

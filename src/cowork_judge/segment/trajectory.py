@@ -41,11 +41,58 @@ WRITE_TOOLS = frozenset({"write", "write_file", "create_file", "edit", "multiedi
 (``str_replace_editor``…) write only for their ``create``/``str_replace``/``insert``/``write``
 commands (``view`` reads)."""
 _EDITOR_WRITES = frozenset({"create", "str_replace", "insert", "write", "overwrite", "append"})
-_EXIT_TEXT = re.compile(r"(?:\"?exit_?code\"?\s*[:=]\s*|exit code:?\s*|exited with (?:exit )?code\s*|return ?code:?\s*)(-?\d+)",
-                        re.IGNORECASE)
-"""An exit status written in an observation: codex's ``"exit_code": 0`` metadata,
-``Exit code: 1``, ``Process exited with code 2``, ``returncode=0``."""
-_EXIT_KEYS = ("exit_code", "exitCode", "returncode", "return_code")
+_EXIT_TEXT = re.compile(r"(?:\"?exit_?code\"?\s*[:=]\s*|\[exit_code\]\s*|exit code:?\s*|exited with (?:exit )?code\s*|"
+                        r"return ?code:?\s*)(-?\d+)", re.IGNORECASE)
+"""An exit status written in an observation: codex's ``"exit_code": 0`` metadata, claude-code's
+``[exit_code] 1`` (Harbor writes it for a non-zero status only), ``Exit code: 1``,
+``Process exited with code 2``, ``returncode=0``."""
+EXIT_KEYS = frozenset({"exit_code", "exitCode", "returncode", "return_code"})
+"""Keys of an ``extra`` object (at any depth) that hold an exit status: Harbor's codex converter
+writes ``extra.tool_metadata.exit_code``, its claude-code converter
+``extra.tool_result_metadata.tool_use_result.exitCode``."""
+ERROR_FLAGS = frozenset({"is_error", "tool_result_is_error", "tool_use_is_error"})
+"""Keys of an ``extra`` object (at any depth) whose ``true`` marks a failed call (claude-code)."""
+_ERROR_TEXT = "[error] tool reported failure"
+"""What Harbor's claude-code converter writes into an observation for a failed tool call."""
+_MAX_DEPTH = 4
+
+
+def _ints(obj: Any, keys: frozenset[str], depth: int = 0) -> list[int]:
+    """Integer values under `keys` in `obj` (dicts and lists, at most `_MAX_DEPTH` deep)."""
+    if depth > _MAX_DEPTH:
+        return []
+    out: list[int] = []
+    if isinstance(obj, Mapping):
+        for k, v in obj.items():
+            if k in keys and isinstance(v, int) and not isinstance(v, bool):
+                out.append(v)
+            elif isinstance(v, (Mapping, list)):
+                out += _ints(v, keys, depth + 1)
+    elif isinstance(obj, list):
+        for v in obj[:50]:
+            out += _ints(v, keys, depth + 1)
+    return out
+
+
+def _flagged(obj: Any, depth: int = 0) -> str | None:
+    """Why `obj` (an ``extra``) marks a failure: an `ERROR_FLAGS` key set to true, a ``status``
+    of ``error``/``failed``/``failure``, or an ``error`` value; None when nothing does."""
+    if depth > _MAX_DEPTH or not isinstance(obj, Mapping):
+        return None
+    for k, v in obj.items():
+        if k in ERROR_FLAGS and v is True:
+            return f"{k} is true"
+        if k == "status" and isinstance(v, str) and v.casefold() in ("error", "failed", "failure"):
+            return f"status {v!r}"
+        if k == "error" and v:
+            return f"error: {str(v)[:120]}"
+        if isinstance(v, Mapping):
+            found = _flagged(v, depth + 1)
+            if found:
+                return found
+    return None
+
+
 _REDIRECT = re.compile(r"(?:>>?|\btee\s+(?:-a\s+)?)\s*['\"]?([^\s;&|<>'\"]+)")
 """A file a shell command writes: ``> f``, ``>> f``, ``tee [-a] f``."""
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update) File: (.+)$", re.MULTILINE)
@@ -64,6 +111,7 @@ class ToolCall:
     call_id: str
     name: str
     arguments: Mapping[str, Any]
+    extra: Mapping[str, Any] = field(default_factory=dict)
 
     def command(self) -> str | None:
         """The command line this call runs (`COMMAND_KEYS`; a list is joined by spaces), or None."""
@@ -95,6 +143,15 @@ class ToolCall:
 
 
 @dataclass(frozen=True)
+class Observation:
+    """One observation result: the call it answers (``source_call_id``), its text and its ``extra``."""
+
+    call_id: str | None
+    text: str
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class TrajectoryStep:
     """One ATIF step as the judge reads it.
 
@@ -104,7 +161,7 @@ class TrajectoryStep:
         timestamp: ISO 8601 text, or None.
         message: the step's text (content parts joined), cleaned; "" when none.
         tool_calls: its tool calls, in order.
-        observations: ``(source_call_id, text)`` of each observation result.
+        observations: its observation results (`Observation`).
         extra: the step's ``extra`` object (empty when none).
     """
 
@@ -113,30 +170,37 @@ class TrajectoryStep:
     timestamp: str | None
     message: str
     tool_calls: tuple[ToolCall, ...] = ()
-    observations: tuple[tuple[str | None, str], ...] = ()
+    observations: tuple[Observation, ...] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
 
-    def exit_codes(self) -> list[int]:
-        """Exit statuses this step records: an integer under ``exit_code``/``exitCode``/
-        ``returncode``/``return_code`` in its ``extra`` (or ``extra.metadata``), else each
-        one written in its observations' text (`_EXIT_TEXT`). Empty when none is recorded
-        (a terminal agent such as terminus records none)."""
-        found = [v for k in _EXIT_KEYS for src in (self.extra, self.extra.get("metadata"))
-                 if isinstance(src, Mapping) and isinstance(v := src.get(k), int) and not isinstance(v, bool)]
+    def exit_codes(self, call: ToolCall | None = None) -> list[int]:
+        """Exit statuses this step records (of `call` alone when given): integers under an
+        `EXIT_KEYS` key in the ``extra`` of the observation results answering it, of the call
+        and of the step (at any depth), else written in those results' text (`_EXIT_TEXT`).
+        Empty when none is recorded (a terminal agent such as terminus records none)."""
+        results = [o for o in self.observations if call is None or o.call_id in (call.call_id, None)]
+        if call is not None and any(o.call_id == call.call_id for o in self.observations):
+            results = [o for o in results if o.call_id == call.call_id]
+        extras: list[Any] = [o.extra for o in results]
+        extras += [c.extra for c in self.tool_calls if call is None or c is call] + [self.extra]
+        found = [v for e in extras for v in _ints(e, EXIT_KEYS)]
         if found:
             return found
-        return [int(m) for _, text in self.observations for m in _EXIT_TEXT.findall(text)]
+        return [int(m) for o in results for m in _EXIT_TEXT.findall(o.text)]
 
     def errored(self) -> str | None:
-        """Why this step counts as errored, or None: ``extra.is_error`` / ``extra.error`` set
-        (what the claude-code and codex converters record), ``extra.status`` ``error`` or
-        ``failed``, or a recorded non-zero exit status (`exit_codes`)."""
-        if self.extra.get("is_error") is True:
-            return "extra.is_error is true"
-        if self.extra.get("error"):
-            return f"extra.error: {str(self.extra['error'])[:120]}"
-        if str(self.extra.get("status", "")).casefold() in ("error", "failed", "failure"):
-            return f"extra.status is {self.extra['status']!r}"
+        """Why this step counts as errored, or None: a failure flagged in the ``extra`` of the
+        step, of a tool call or of an observation result (`ERROR_FLAGS` true — what Harbor's
+        claude-code converter records —, a ``status`` of ``error``/``failed``, an ``error``
+        value), Harbor's ``[error] tool reported failure`` line in an observation, or a
+        recorded non-zero exit status (`exit_codes`)."""
+        for where, extra in [("step", self.extra), *(("tool call", c.extra) for c in self.tool_calls),
+                             *(("observation", o.extra) for o in self.observations)]:
+            found = _flagged(extra)
+            if found:
+                return f"{where} extra: {found}"
+        if any(_ERROR_TEXT in o.text for o in self.observations):
+            return "an observation says the tool reported failure"
         bad = [c for c in self.exit_codes() if c != 0]
         return f"exit status {bad[0]}" if bad else None
 
@@ -245,8 +309,9 @@ def parse_trajectory(doc: Any, *, clean: Callable[[str], str] = _same) -> Trajec
                       if isinstance(c, dict))
         obs = raw.get("observation")
         results = obs.get("results") if isinstance(obs, dict) else None
-        observations = tuple((r.get("source_call_id") if isinstance(r.get("source_call_id"), str) else None,
-                              message_text(r.get("content"), number, strict=False, clean=clean) or "")
+        observations = tuple(Observation(call_id=r.get("source_call_id") if isinstance(r.get("source_call_id"), str) else None,
+                                         text=message_text(r.get("content"), number, strict=False, clean=clean) or "",
+                                         extra=_cleaned(r["extra"], clean) if isinstance(r.get("extra"), dict) else {})
                              for r in (results if isinstance(results, list) else []) if isinstance(r, dict))
         extra = raw.get("extra")
         out.append(TrajectoryStep(number=number, source=str(raw.get("source") or ""),
@@ -272,7 +337,9 @@ def _tool_call(raw: dict[str, Any], k: int) -> ToolCall:
         args = {} if args is None else {"_": args}
     name = raw.get("function_name") or raw.get("name") or ""
     cid = raw.get("tool_call_id")
-    return ToolCall(call_id=cid if isinstance(cid, str) else f"#{k}", name=str(name), arguments=args)
+    extra = raw.get("extra")
+    return ToolCall(call_id=cid if isinstance(cid, str) else f"#{k}", name=str(name), arguments=args,
+                    extra=extra if isinstance(extra, dict) else {})
 
 
 TRAJECTORY_BUDGET_CHARS = 60_000
@@ -298,8 +365,8 @@ def step_text(step: TrajectoryStep, cap: int = PART_CAP_CHARS) -> str:
     for call in step.tool_calls:
         args = json.dumps(dict(call.arguments), ensure_ascii=False, default=str)
         lines.append(f"tool call {call.name}: {_cut(args, cap)}")
-    for _, text in step.observations:
-        lines.append(f"observation: {_cut(text, cap)}")
+    for obs in step.observations:
+        lines.append(f"observation: {_cut(obs.text, cap)}")
     reason = step.errored()
     if reason:
         lines.append(f"(errored: {reason})")
@@ -348,5 +415,5 @@ def trajectory_text(traj: Trajectory, budget: int = TRAJECTORY_BUDGET_CHARS) -> 
     return "\n\n".join(out), omitted
 
 
-__all__ = ["TRAJECTORY_BUDGET_CHARS", "ToolCall", "Trajectory", "TrajectoryStep", "UnreadableMessage", "check_shape",
+__all__ = ["ERROR_FLAGS", "EXIT_KEYS", "TRAJECTORY_BUDGET_CHARS", "Observation", "ToolCall", "Trajectory", "TrajectoryStep", "UnreadableMessage", "check_shape",
            "json_type", "message_text", "parse_trajectory", "step_text", "trajectory_text"]
