@@ -6,10 +6,13 @@ Harbor's terminus-2 agent (`selftests/fixtures/trajectories/`, SOURCES.md)."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
-from testkit import EXAMPLE_TESTS, FIXTURES
+from testkit import EXAMPLE_TESTS, FIXTURES, REPO
 
 from cowork_judge.segment.trajectory import parse_trajectory, trajectory_text
 from cowork_judge.sim.quotes import Fabricate
@@ -50,6 +53,19 @@ def _rollout(tmp_path, trajectory=TERMINUS):
     if trajectory is not None:
         shutil.copy(trajectory, rollout / "logs" / "agent" / "trajectory.json")
     return rollout
+
+
+def test_the_fixture_is_atif_by_harbors_own_model():
+    """The fixture validates against Harbor's `harbor.models.trajectories.Trajectory` (Python 3.12 venv:
+    ``$HARBOR_BIN`` or ``.venv-harbor/bin/harbor``, as `selftests/install/test_harbor.py`)."""
+    harbor = Path(os.environ.get("HARBOR_BIN") or REPO / ".venv-harbor" / "bin" / "harbor")
+    python = harbor.parent / "python"
+    if not python.is_file():
+        pytest.skip(f"Harbor's venv is not installed beside {harbor} (set HARBOR_BIN)")
+    code = ("import json,sys; from harbor.models.trajectories import Trajectory; "
+            "t = Trajectory.model_validate(json.load(open(sys.argv[1]))); print(t.agent.name, len(t.steps))")
+    out = subprocess.run([str(python), "-c", code, str(TERMINUS)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.split() == ["terminus-2", "5"], out.stderr[-2000:]
 
 
 def test_the_real_terminus_trajectory_reads_with_step_numbers_calls_and_writes():
