@@ -183,3 +183,18 @@ def test_command_succeeded_reads_each_call_exit_status(tmp_path, exits, hit, cit
     from cowork_judge.code_methods import CODE_METHODS
     ok, reason, _ = CODE_METHODS["command_succeeded"](_codex_like(tmp_path, exits), pattern=r"pytest\b")
     assert ok is hit and cited in reason, reason
+
+
+def test_the_verdict_cache_keys_a_judged_trajectory_row_on_the_trajectory(judge_run, tmp_path):
+    """Same deliverables and final message, another trajectory: the cached verdict must not be reused."""
+    tests, cache = _tests(tmp_path, [JUDGED_ROW]), tmp_path / "cache"
+    oracle = {"J-FIX": {"hit": True}}
+    env = {"JUDGE_VERDICT_CACHE": str(cache)}
+    first = judge_run(tests, _rollout(tmp_path), oracle=oracle, env=env)
+    again = judge_run(tests, tmp_path / "rollout", oracle=oracle, env=env)
+    assert first.model_requests == 1 and again.model_requests == 0 and again.verdicts["J-FIX"].get("cached")
+    doc = json.loads(TERMINUS.read_text())
+    doc["steps"][2]["tool_calls"][0]["arguments"]["keystrokes"] = "echo nope\n"  # the same final message
+    (tmp_path / "rollout" / "logs" / "agent" / "trajectory.json").write_text(json.dumps(doc))
+    changed = judge_run(tests, tmp_path / "rollout", oracle=oracle, env=env)
+    assert changed.model_requests == 1 and not changed.verdicts["J-FIX"].get("cached")
