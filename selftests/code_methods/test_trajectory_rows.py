@@ -198,3 +198,40 @@ def test_the_verdict_cache_keys_a_judged_trajectory_row_on_the_trajectory(judge_
     (tmp_path / "rollout" / "logs" / "agent" / "trajectory.json").write_text(json.dumps(doc))
     changed = judge_run(tests, tmp_path / "rollout", oracle=oracle, env=env)
     assert changed.model_requests == 1 and not changed.verdicts["J-FIX"].get("cached")
+
+
+class _Scripted:
+    """A workflow transport answering from a script and recording each request."""
+
+    limit = 1
+
+    def __init__(self, replies):
+        self.replies, self.requests = list(replies), []
+
+    def complete(self, messages, *, label, response_format=None, timeout_sec=None):
+        from cowork_judge.workflow._contract import ModelReply
+        self.requests.append((label, messages))
+        return ModelReply(json.dumps(self.replies.pop(0)))
+
+
+def test_a_quote_of_the_task_in_a_user_step_does_not_ground_a_trajectory_verdict():
+    """The first user step carries the task prompt: a quote found only there counts for nothing."""
+    import threading
+    from types import SimpleNamespace
+
+    from cowork_judge.core.rubric import normalize_rubric
+    from cowork_judge.workflow._contract import WorkflowContext
+    from cowork_judge.workflow.trajectory_judge import run
+
+    crit = normalize_rubric([JUDGED_ROW]).criteria
+    task_quote = 'Create a file called hello.txt with "Hello, world!" as the content.'
+    agent_quote = "printf 'Hello, world!\\n' > hello.txt"
+    for quote, grounded, calls in ((task_quote, False, 2), (agent_quote, True, 1)):
+        transport = _Scripted([{"verdicts": [{"id": "J-FIX", "reason": "r", "quote": quote, "hit": True, "level": None}]}] * 2)
+        ctx = WorkflowContext(name="trajectory_judge", settings={}, artifacts={}, evidence_dir=TERMINUS.parent,
+                              work_dir=TERMINUS.parent, deadline_at=1e18, cancel=threading.Event(), transport=transport,
+                              audit=SimpleNamespace(append=lambda name, record: None),
+                              delivery=SimpleNamespace(trajectory=parse_trajectory(json.loads(TERMINUS.read_text())),
+                                                       unreadable=[]))
+        [v] = run(list(crit), ctx, 60)
+        assert v.grounded is grounded and len(transport.requests) == calls, (quote, v)

@@ -14,8 +14,10 @@ One request per row (the trajectory first, so an endpoint's prompt cache serves 
 after the first), through ``ctx.transport`` (the run's limit, retries, audit); rows run in
 parallel up to that limit, and under JUDGE_SAMPLES / JUDGE_PANEL each row is asked as
 answer_match asks its rows (`answer_match.decide_sampled`). A credited verdict carries a
-verbatim ``quote`` that must be found in the trajectory text sent (`core.grounding`): a quote
-not found is asked again once, then recorded ``grounded: false`` (JUDGE_UNGROUNDED scores it).
+verbatim ``quote`` that must be found in the text sent of the AGENT's steps (`core.grounding`;
+a user or system step carries the task prompt, and a quote found only in the task counts for
+nothing): a quote not found is asked again once, then recorded ``grounded: false``
+(JUDGE_UNGROUNDED scores it).
 No readable trajectory ⇒ every row unjudged ``trajectory_missing``, no call.
 """
 
@@ -28,7 +30,7 @@ from typing import Any
 from cowork_judge.core import grounding
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict, parse_reply
-from cowork_judge.segment.trajectory import TRAJECTORY_BUDGET_CHARS, trajectory_text
+from cowork_judge.segment.trajectory import TRAJECTORY_BUDGET_CHARS, step_text, trajectory_text
 from cowork_judge.workflow._contract import ModelCallFailed, WorkflowContext, unjudged_row
 from cowork_judge.workflow.answer_match import decide_sampled
 from cowork_judge.workflow.trajectory_judge import prompts
@@ -67,12 +69,15 @@ def run(criteria: list[Criterion], ctx: WorkflowContext, budget_sec: float) -> l
         return [unjudged_row(c.id, "asset_broken", str(exc)) for c in criteria]
     text, omitted = trajectory_text(traj, budget)
     text = ctx.redact(text)
+    # what a quote must be in: the AGENT's steps as sent (a user or system step carries the task prompt,
+    # and a quote found only in the task counts for nothing, as everywhere else)
+    shown = "\n".join(ctx.redact(step_text(s)) for s in traj.steps if s.source == "agent" and s.number not in omitted)
     ctx.audit.append("trajectory", {"steps": len(traj.steps), "chars_sent": len(text), "omitted_steps": omitted,
                                     "agent": traj.agent})
 
     def one(c: Criterion) -> Verdict:
         try:
-            return decide_sampled(c, ctx, lambda jctx, tag: judge_row(c, jctx, text, tag=tag))
+            return decide_sampled(c, ctx, lambda jctx, tag: judge_row(c, jctx, text, tag=tag, evidence=shown))
         except ModelCallFailed as exc:
             return unjudged_row(c.id, exc.kind, f"the model call failed: {exc}")
 
@@ -81,9 +86,9 @@ def run(criteria: list[Criterion], ctx: WorkflowContext, budget_sec: float) -> l
         return list(pool.map(one, criteria))
 
 
-def judge_row(c: Criterion, ctx: WorkflowContext, text: str, *, tag: str = "") -> Verdict:
+def judge_row(c: Criterion, ctx: WorkflowContext, text: str, *, tag: str = "", evidence: str | None = None) -> Verdict:
     """The verdict of row `c` on the trajectory text `text` (as sent): one call, one re-ask
-    when its credited quote is not in `text`.
+    when its credited quote is not in `evidence` (the agent's steps as sent; default `text`).
 
     Raises:
         ModelCallFailed: a call failed after the transport's retries.
@@ -93,7 +98,7 @@ def judge_row(c: Criterion, ctx: WorkflowContext, text: str, *, tag: str = "") -
     reply = ctx.transport.complete(prompts.messages(rows, text), label=label, response_format=prompts.response_format(rows))
     outcome = parse_reply(reply.text, rows, method="workflow")
     ctx.audit.append("parsed", {"label": label, "step": outcome.step, "problems": outcome.problems})
-    seen = grounding.evidence_of([text])
+    seen = grounding.evidence_of([text if evidence is None else evidence])
     out = grounding.ground(rows, dict(outcome.verdicts), seen)
     if grounding.ungrounded(out):
         messages = prompts.messages(rows, text) + [{"role": "user", "content": grounding.reask_text(out)}]

@@ -45,7 +45,8 @@ def messages(rows: Sequence[Criterion], trajectory: str) -> list[dict[str, Any]]
     text = (f"<trajectory>\n{body}\n</trajectory>\n\n" + "\n".join(RULES) + "\n\nRows to judge:\n" + _rows_block(rows)
             + '\n\nAnswer with {"verdicts": [{"id", "reason", "quote", "hit", "level"}]}, one entry per row. "quote": '
               "when the verdict gives the agent credit (a hit on a positive row, a miss on a negative one), a short passage "
-              "of the trajectory (a command, an output line) copied character for character; null otherwise.")
+              "of an agent step (a command, an output line, the agent's message) copied character for character, never "
+              "the task given in a user or system step; null otherwise.")
     return [{"role": "system", "content": SYSTEM + " " + spotlight.explanation()}, {"role": "user", "content": text}]
 
 
