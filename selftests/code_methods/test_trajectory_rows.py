@@ -75,7 +75,7 @@ def test_the_real_terminus_trajectory_reads_with_step_numbers_calls_and_writes()
     step3 = traj.steps[2]
     assert step3.tool_calls[0].written_paths() == ["hello.txt"] and step3.exit_codes() == []  # terminus records none
     assert traj.final_message_step().number == 5
-    text, omitted = trajectory_text(traj, 3000)
+    text, omitted = trajectory_text(traj, 1500)
     assert omitted and "[step 1] user" in text and "[step 5] agent" in text
     assert f"[steps {omitted[0]}–{omitted[-1]} omitted: {len(omitted)} steps]" in text
     whole, none = trajectory_text(traj)
@@ -235,3 +235,12 @@ def test_a_quote_of_the_task_in_a_user_step_does_not_ground_a_trajectory_verdict
                                                        unreadable=[]))
         [v] = run(list(crit), ctx, 60)
         assert v.grounded is grounded and len(transport.requests) == calls, (quote, v)
+
+
+def test_one_huge_step_never_takes_the_whole_budget():
+    calls = [{"tool_call_id": f"c{k}", "function_name": "bash", "arguments": {"command": "x" * 1500}} for k in range(60)]
+    doc = {"steps": [{"step_id": 1, "source": "user", "message": "task"},
+                     {"step_id": 2, "source": "agent", "message": "go", "tool_calls": calls},
+                     {"step_id": 3, "source": "agent", "message": "done"}]}
+    text, omitted = trajectory_text(parse_trajectory(doc), 8000)
+    assert len(text) <= 8000 and omitted == [] and "[step 3] agent" in text and "characters cut" in text

@@ -16,7 +16,7 @@ and compared with `selftests/golden/prompts/<family>.txt`:
 - ``answer_match_answer`` / ``answer_match_steps`` / ``answer_match_process``: what
   answer_match sends through its transport (final answer; key steps; step grading);
 - ``trajectory_judge``: a row judged on the agent's trajectory (the real terminus-2 fixture,
-  `selftests/fixtures/trajectories/`, trimmed to a small budget so the omission line shows).
+  `selftests/fixtures/trajectories/`, trimmed to a small budget so the cuts show).
 
 Page images are replaced by a placeholder naming their size (the bytes are a fixed PNG);
 the prompts' text is compared byte for byte. After an intended prompt change, regenerate
@@ -264,7 +264,7 @@ def test_trajectory_judge_request():
                            "level": None}]}
     transport = _Recorder([json.dumps(reply)])
     ctx = _answer_match_ctx(transport, "")
-    ctx = WorkflowContext(**{**ctx.__dict__, "name": "trajectory_judge", "settings": {"budget_chars": 3000},
+    ctx = WorkflowContext(**{**ctx.__dict__, "name": "trajectory_judge", "settings": {"budget_chars": 2000},
                              "delivery": SimpleNamespace(trajectory=traj, unreadable=[])})
     [verdict] = run_trajectory_judge(list(crit), ctx, 60)
     assert verdict.judged and verdict.grounded is True

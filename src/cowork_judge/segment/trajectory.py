@@ -376,12 +376,15 @@ def step_text(step: TrajectoryStep, cap: int = PART_CAP_CHARS) -> str:
 def trajectory_text(traj: Trajectory, budget: int = TRAJECTORY_BUDGET_CHARS) -> tuple[str, list[int]]:
     """The trajectory as text within `budget` characters, and the step numbers left out.
 
-    Each step is `step_text`. When all of them do not fit, the first step (the task) and
-    then steps from both ends, alternately, are kept while they fit, and one line
+    Each step is `step_text`. When all of them do not fit, each is first cut to a quarter of
+    the budget (head and tail kept), then the first step (the task) and steps from both ends,
+    alternately, are kept while they fit, and one line
     ``[steps A–B omitted: K steps]`` stands where the rest were: the judge sees the start,
     the end and how much is missing, and every shown step keeps its number.
     """
     blocks = [step_text(s) for s in traj.steps]
+    if sum(len(b) + 2 for b in blocks) > budget:  # no one step (a hundred tool calls) may take the whole budget
+        blocks = [_cut(b, max(400, budget // 4)) for b in blocks]
     if sum(len(b) + 2 for b in blocks) <= budget:
         return "\n\n".join(blocks), []
     keep: set[int] = set()
