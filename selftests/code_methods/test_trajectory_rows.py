@@ -244,3 +244,15 @@ def test_one_huge_step_never_takes_the_whole_budget():
                      {"step_id": 3, "source": "agent", "message": "done"}]}
     text, omitted = trajectory_text(parse_trajectory(doc), 8000)
     assert len(text) <= 8000 and omitted == [] and "[step 3] agent" in text and "characters cut" in text
+
+
+def test_a_trajectory_past_the_search_limit_is_a_read_limit_judged_against_the_agent(tmp_path, monkeypatch):
+    from cowork_judge.code_methods.code_rows import judge_code_row
+    from cowork_judge.core.rubric import normalize_rubric
+    from cowork_judge.safety import saferegex
+
+    ctx = _codex_like(tmp_path, [0])
+    monkeypatch.setattr(saferegex, "MAX_INPUT_CHARS", 5)
+    [row] = normalize_rubric([CODE_ROWS[4]]).criteria
+    verdict = judge_code_row(row, ctx).verdict
+    assert verdict.judged and verdict.hit is False and verdict.reason.startswith("[read limit]"), verdict

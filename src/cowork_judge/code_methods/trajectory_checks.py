@@ -8,7 +8,9 @@ hook may be missing: `lint-rubric` says so, L060). So does a `command_succeeded`
 matching commands record no exit status (a terminal agent such as terminus records none):
 the judge cannot tell, and says so rather than guess.
 
-Regular expressions run in a killable child (`safety.saferegex`), like `regex_match`.
+Regular expressions run in a killable child (`safety.saferegex`), like `regex_match`; a
+trajectory whose texts exceed what one search scans is a read limit (`code_methods.files.ReadLimit`:
+judged against the agent, the reason says so), as for the deliverables.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import re
 from typing import Any
 
 from cowork_judge.code_methods import globs
+from cowork_judge.code_methods.files import ReadLimit
 from cowork_judge.core.error_kinds import JudgeFailure
 from cowork_judge.safety import saferegex
 from cowork_judge.segment.code_context import CodeContext
@@ -52,9 +55,18 @@ def _steps(numbers: list[int]) -> str:
 
 
 def _search_all(ctx: CodeContext, pattern: str, texts: list[tuple[str, str]]) -> set[str]:
-    """Names of the `texts` where `pattern` matches (case-insensitive)."""
+    """Names of the `texts` where `pattern` matches (case-insensitive).
+
+    Raises:
+        ReadLimit: more text than one search scans (`saferegex.MAX_INPUT_CHARS`): a trajectory
+            that large is the agent's doing, judged against it like the deliverables' limits.
+    """
     if not texts:
         return set()
+    total = sum(len(t) for _, t in texts)
+    if total > saferegex.MAX_INPUT_CHARS:
+        raise ReadLimit(f"the trajectory's texts hold {total} characters, more than one search scans",
+                        limit=f"{saferegex.MAX_INPUT_CHARS // (1024 * 1024)} Mi characters per search")
     timeout = max(0.1, min(REGEX_TIMEOUT_SEC, ctx.settings.code_timeout_sec, ctx.deadline.remaining()))
     found = saferegex.search(pattern, texts, flags=re.IGNORECASE, timeout_sec=timeout, max_matches=len(texts) * 50)
     return {name for name, _, _ in found}
