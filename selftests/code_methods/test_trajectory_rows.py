@@ -256,3 +256,10 @@ def test_a_trajectory_past_the_search_limit_is_a_read_limit_judged_against_the_a
     [row] = normalize_rubric([CODE_ROWS[4]]).criteria
     verdict = judge_code_row(row, ctx).verdict
     assert verdict.judged and verdict.hit is False and verdict.reason.startswith("[read limit]"), verdict
+
+
+def test_a_sampled_trajectory_row_is_asked_per_judge_and_folded(judge_run, tmp_path):
+    run = judge_run(_tests(tmp_path, [JUDGED_ROW]), _rollout(tmp_path), oracle={"J-FIX": {"hit": True}},
+                    env={"JUDGE_SAMPLES": "3"})
+    v = run.verdicts["J-FIX"]
+    assert v["judged"] and v["hit"] is True and len(v["samples"]) >= 2 and run.model_requests == len(v["samples"]), v
