@@ -114,6 +114,10 @@ def main(argv: list[str]) -> int:
     try:
         runner = BatchRunner(args.out, limits, child_env(environ, limits, Path(args.out)), deadline_sec=deadline, keep_errors=args.keep_errors,
                              force=args.force, on_outcome=_OutcomeLines(progress, len(instances)), lock_fd=lock.fd, jobs=args.jobs)
+        if args.batch_api:
+            status = _batch_api(args, runner, instances)
+            if status is not None:
+                return status
         try:
             report, received = run_with_signals(runner, instances)
         except BatchInputError as exc:  # a link planted under --out while the batch ran (batch.outdir)
@@ -141,10 +145,40 @@ def _parser() -> Parser:
     p.add_argument("--jobs", type=int, help="worker processes, runs at once (default min(L, 8, instances to judge))")
     p.add_argument("--keep-errors", action="store_true", help="on a rerun, keep results that carry an exit_code")
     p.add_argument("--force", action="store_true", help="judge every instance again")
+    p.add_argument("--batch-api", action="store_true", help="send every one-round-trip request through the provider's "
+                   "Batch API at the batch price (docs/performance.md); a killed batch resumes its submitted batches")
+    p.add_argument("--batch-api-failed", choices=("live", "unjudged"), default="live",
+                   help="a request the Batch API failed or let expire: ask it live (default) or leave its rows unjudged")
+    p.add_argument("--batch-api-poll", type=float, default=1.0, metavar="SECONDS",
+                   help="first wait between polls of a batch (grows x1.5 up to 60 s; default 1)")
     p.add_argument("--group-by", action="append", default=[], metavar="KEY", help="passed to the summary (repeatable)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed of the summary (default 0)")
     p.add_argument("--draws", type=int, default=1000, help="bootstrap draws of the summary (default 1000)")
     return p
+
+
+def _batch_api(args: argparse.Namespace, runner: Any, instances: list[Any]) -> int | None:
+    """``--batch-api``: record, submit and poll (`batch.api_rounds`) before the runner's pass;
+    None to go on, else the exit status (stopped by a signal, or the provider refused)."""
+    from cowork_judge.batch.api_rounds import BatchAPIFailure, Polling, prepare
+    from cowork_judge.batch.runner import run_with_signals
+    from cowork_judge.core.exit_status import EXIT_STATUS
+
+    if not args.batch_api_poll > 0:
+        print("cowork-judge batch: error: --batch-api-poll must be > 0", file=sys.stderr)
+        return 2
+    try:
+        prepared = prepare(runner, instances, run_with_signals, failed=args.batch_api_failed,
+                           polling=Polling(first_wait_sec=args.batch_api_poll))
+    except BatchAPIFailure as exc:
+        print(f"cowork-judge batch: batch API: {exc} (what was submitted is kept in {args.out}/batch-api/state.json: "
+              "run the same command again to resume)", file=sys.stderr)
+        return 1
+    if prepared.stopped:
+        print("batch: interrupted in the batch API's record pass; nothing was submitted: run the same command again",
+              file=sys.stderr)
+        return EXIT_STATUS["SIGTERM"]
+    return None
 
 
 def _out_problem(args: argparse.Namespace, instances: list[Any], environ: dict[str, str]) -> str | None:

@@ -188,7 +188,8 @@ class BatchAPI:
 
     def _complete(self, batch: dict[str, Any]) -> None:
         """Answer every line (the failure mix drawn per custom_id); write the output and error files."""
-        out, errors = [], []
+        out: list[dict[str, Any]] = []
+        errors: list[dict[str, Any]] = []
         names = {instance_digest(n): n for n in self.sim.instance_names()}
         for line in batch["_lines"]:
             cid = line["custom_id"]
