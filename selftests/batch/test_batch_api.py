@@ -158,3 +158,21 @@ def test_failed_and_expired_requests_go_live_or_stay_unjudged(tmp_path, failed):
         assert all("the batch API did not answer" in v["reason"] for v in unjudged)
         judged = [v for d in docs.values() for v in d["results"] if v["judged"]]
         assert len(judged) == len(batched)
+
+
+def test_calibrate_out_with_the_batch_api(tmp_path):
+    """``calibrate --out --batch-api`` judges through the batch: every request is a batched one
+    and the agreement with the labels is the live run's (all correct)."""
+    instances, oracles, expected = _instances(tmp_path, 3)
+    for name in expected:
+        (instances / name / "oracle.json").write_text((oracles / f"{name}.json").read_text())
+    with SimServer(OracleDirPolicy(oracles), api_key=SIM_KEY) as server:
+        done = subprocess.run([sys.executable, "-m", "cowork_judge", "calibrate", str(instances), "--out",
+                               str(tmp_path / "runs"), "--report", str(tmp_path / "cal.json"), "--draws", "0",
+                               "--batch-api", "--batch-api-poll", "0.2"], env=_env(server), capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        endpoints = {e.endpoint for e in server.log.entries()}
+    assert endpoints == {"batch"}
+    assert json.loads((tmp_path / "cal.json").read_text())["agreement"]["accuracy"] == 1.0
+    assert {n: d["task_score"] for n, d in _results(tmp_path / "runs", expected).items()} == pytest.approx(expected)

@@ -114,10 +114,9 @@ def main(argv: list[str]) -> int:
     try:
         runner = BatchRunner(args.out, limits, child_env(environ, limits, Path(args.out)), deadline_sec=deadline, keep_errors=args.keep_errors,
                              force=args.force, on_outcome=_OutcomeLines(progress, len(instances)), lock_fd=lock.fd, jobs=args.jobs)
-        if args.batch_api:
-            status = _batch_api(args, runner, instances)
-            if status is not None:
-                return status
+        status = batch_api_step(args, runner, instances)
+        if status is not None:
+            return status
         try:
             report, received = run_with_signals(runner, instances)
         except BatchInputError as exc:  # a link planted under --out while the batch ran (batch.outdir)
@@ -145,21 +144,30 @@ def _parser() -> Parser:
     p.add_argument("--jobs", type=int, help="worker processes, runs at once (default min(L, 8, instances to judge))")
     p.add_argument("--keep-errors", action="store_true", help="on a rerun, keep results that carry an exit_code")
     p.add_argument("--force", action="store_true", help="judge every instance again")
-    p.add_argument("--batch-api", action="store_true", help="send every one-round-trip request through the provider's "
-                   "Batch API at the batch price (docs/performance.md); a killed batch resumes its submitted batches")
-    p.add_argument("--batch-api-failed", choices=("live", "unjudged"), default="live",
-                   help="a request the Batch API failed or let expire: ask it live (default) or leave its rows unjudged")
-    p.add_argument("--batch-api-poll", type=float, default=1.0, metavar="SECONDS",
-                   help="first wait between polls of a batch (grows x1.5 up to 60 s; default 1)")
+    add_batch_api_arguments(p)
     p.add_argument("--group-by", action="append", default=[], metavar="KEY", help="passed to the summary (repeatable)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed of the summary (default 0)")
     p.add_argument("--draws", type=int, default=1000, help="bootstrap draws of the summary (default 1000)")
     return p
 
 
-def _batch_api(args: argparse.Namespace, runner: Any, instances: list[Any]) -> int | None:
+def add_batch_api_arguments(p: argparse.ArgumentParser) -> None:
+    """``--batch-api``, ``--batch-api-failed``, ``--batch-api-poll`` (``batch`` and ``calibrate --out``)."""
+    p.add_argument("--batch-api", action="store_true", help="send every one-round-trip request through the provider's "
+                   "Batch API at the batch price (docs/performance/batch-api.md); a killed batch resumes its submitted "
+                   "batches and submits no request twice")
+    p.add_argument("--batch-api-failed", choices=("live", "unjudged"), default="live",
+                   help="a request the Batch API failed or let expire: ask it live (default) or leave its rows unjudged")
+    p.add_argument("--batch-api-poll", type=float, default=1.0, metavar="SECONDS",
+                   help="first wait between polls of a batch (grows x1.5 up to 60 s; default 1)")
+
+
+def batch_api_step(args: argparse.Namespace, runner: Any, instances: list[Any]) -> int | None:
     """``--batch-api``: record, submit and poll (`batch.api_rounds`) before the runner's pass;
-    None to go on, else the exit status (stopped by a signal, or the provider refused)."""
+    None to go on (also without ``--batch-api``), else the exit status (stopped by a signal, or
+    the provider refused)."""
+    if not args.batch_api:
+        return None
     from cowork_judge.batch.api_rounds import BatchAPIFailure, Polling, prepare
     from cowork_judge.batch.runner import run_with_signals
     from cowork_judge.core.exit_status import EXIT_STATUS
