@@ -176,3 +176,43 @@ def test_calibrate_out_with_the_batch_api(tmp_path):
     assert endpoints == {"batch"}
     assert json.loads((tmp_path / "cal.json").read_text())["agreement"]["accuracy"] == 1.0
     assert {n: d["task_score"] for n, d in _results(tmp_path / "runs", expected).items()} == pytest.approx(expected)
+
+
+def _agentic_instances(tmp_path: Path, n: int) -> Path:
+    root = tmp_path / "agentic"
+    for i in range(n):
+        tests = root / f"t{i}" / "tests"
+        tests.mkdir(parents=True)
+        rows = [{"id": "title", "description": "the report has a title", "weight": 1},
+                {"id": "sum", "description": f"the report states the sum {i + 3}", "weight": 2}]
+        (tests / "rubric.json").write_text(json.dumps({"rubrics": rows}))
+        app = root / f"t{i}" / "rollout" / "app" / "output"
+        app.mkdir(parents=True)
+        (app / "report.md").write_text(f"# Report {i}\n\nThe sum is {i + 3}.\n")
+    return root
+
+
+@pytest.mark.parametrize("max_turns", ["1", "16"])
+def test_agentic_blocks_are_batched_only_when_they_are_one_round_trip(tmp_path, max_turns):
+    """JUDGE_MAX_TURNS=1: an agentic block is one request with its evidence inline (no tools):
+    batched. More turns: the block's first turn offers tools and each turn waits on the tool
+    results of the one before, so the block stays live (and nothing is submitted)."""
+    instances = _agentic_instances(tmp_path, 3)
+    with SimServer(api_key=SIM_KEY) as server:
+        env = _env(server, JUDGE_MAX_TURNS=max_turns)
+        live = subprocess.run(_cmd(instances, tmp_path / "live"), env=env, capture_output=True, text=True, timeout=300)
+        assert live.returncode == 0, live.stderr
+        live_calls = len(server.log)
+        server.reset()
+        done = subprocess.run(_cmd(instances, tmp_path / "batched", "--batch-api"), env=env, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        endpoints = Counter(e.endpoint for e in server.log.entries())
+    names = [f"t{i}" for i in range(3)]
+    live_docs, batch_docs = _results(tmp_path / "live", names), _results(tmp_path / "batched", names)
+    assert {n: d["task_score"] for n, d in batch_docs.items()} == {n: d["task_score"] for n, d in live_docs.items()}
+    assert all(d["extra_fields"]["judge_coverage"] == 1.0 for d in batch_docs.values())
+    if max_turns == "1":
+        assert endpoints == {"batch": live_calls}
+    else:
+        assert endpoints == {"chat": live_calls} and not server.batch_api.submitted
