@@ -216,3 +216,29 @@ def test_agentic_blocks_are_batched_only_when_they_are_one_round_trip(tmp_path, 
         assert endpoints == {"batch": live_calls}
     else:
         assert endpoints == {"chat": live_calls} and not server.batch_api.submitted
+
+
+def test_a_second_round_batches_the_requests_that_depend_on_the_first_answers(tmp_path):
+    """A quote not found in the text is asked again with the reason (a second round trip whose
+    prompt holds the first answer): with one round it goes live, with ``--batch-api-rounds 2``
+    it goes into a second batch; the rewards are the live run's either way."""
+    from cowork_judge.sim.policies import OraclePolicy
+    from cowork_judge.sim.quotes import Fabricate
+
+    instances = _agentic_instances(tmp_path, 3)
+    oracle = tmp_path / "oracle.json"  # every row missed: --fabricate 1 turns each into a hit quoting no text
+    oracle.write_text(json.dumps({"title": {"hit": False}, "sum": {"hit": False}}))
+    counts, rewards = {}, {}
+    for label, extra in (("live", ()), ("one", ("--batch-api",)), ("two", ("--batch-api", "--batch-api-rounds", "2"))):
+        with SimServer(OraclePolicy.from_file(oracle), api_key=SIM_KEY, fabricate=Fabricate(1.0, 3)) as server:
+            done = subprocess.run(_cmd(instances, tmp_path / label, *extra), env=_env(server, JUDGE_MAX_TURNS="1"),
+                                  capture_output=True, text=True, timeout=300)
+            assert done.returncode == 0, done.stderr
+            counts[label] = Counter(e.endpoint for e in server.log.entries())
+            rewards[label] = {n: d["task_score"] for n, d in _results(tmp_path / label, ["t0", "t1", "t2"]).items()}
+    asked = counts["live"]["chat"]
+    reasks = asked - 3  # one block per instance, then its re-asks
+    assert reasks > 0, counts
+    assert counts["one"] == {"batch": 3, "chat": reasks}
+    assert counts["two"] == {"batch": asked}
+    assert rewards["one"] == rewards["live"] == rewards["two"]

@@ -13,6 +13,11 @@ Three steps before the batch's ordinary run (`batch.runner.BatchRunner.run`), al
 3. **poll** — every batch not yet downloaded is polled with backoff until it ends, its answers
    downloaded.
 
+With ``--batch-api-rounds N`` the record pass and the batch repeat up to N times: a later
+record pass reads the answers the earlier batches hold and records only what no batch holds yet
+(requests that depend on earlier answers: a workflow's second stage, a re-ask), and the rounds
+end early when it records nothing.
+
 Then the ordinary run judges the instances under ``answer``: the batch's answers are read
 where the live run would have called the model, through the same reply parser; what the batch
 failed or let expire goes live (``--batch-api-failed live``, the default) or stays unjudged
@@ -70,10 +75,13 @@ class Prepared:
 
 
 def prepare(runner: Any, instances: Sequence[Any], run_batch: Callable[[Any, Sequence[Any]], tuple[Any, int | None]], *,
-            failed: FailedPolicy = "live", polling: Polling = Polling(), say: Callable[[str], None] | None = None) -> Prepared:
+            failed: FailedPolicy = "live", polling: Polling = Polling(), rounds: int = 1,
+            say: Callable[[str], None] | None = None) -> Prepared:
     """Record, submit and poll (module docstring) for the instances (`batch.instances.BatchInstance`)
     `runner` (a `batch.runner.BatchRunner`) would judge; then `runner.env` carries the ``answer``
-    stage. `run_batch` is `batch.runner.run_with_signals` (passed in: the command line imports
+    stage. `rounds` (``--batch-api-rounds``): record passes and batches at most; a later round
+    records only the requests no batch holds yet (those that depend on earlier answers) and ends
+    the rounds when there is none. `run_batch` is `batch.runner.run_with_signals` (passed in: the command line imports
     the runner, this module stays off its import chain).
 
     Raises:
@@ -89,30 +97,42 @@ def prepare(runner: Any, instances: Sequence[Any], run_batch: Callable[[Any, Seq
     todo, _ = runner.todo(instances)
     if not todo:
         return Prepared(stage=None)
+    recorded = submitted = 0
+    for round_no in range(1, max(1, rounds) + 1):
+        lines = _record_pass(runner, folder, [inst for inst, _ in todo], run_batch, out, round_no)
+        if lines is None:
+            return Prepared(stage=None, stopped=True)
+        before = len(state["batches"])
+        try:
+            asyncio.run(_submit_and_wait(runner.config, folder, state, lines, polling, out))
+        except BatchAPIError as exc:
+            raise BatchAPIFailure(str(exc)) from None
+        except Exception as exc:  # noqa: BLE001 - the provider's refusal (openai.APIError) or its connection
+            raise BatchAPIFailure(f"{type(exc).__name__}: {exc}") from None
+        new = sum(len(b["custom_ids"]) for b in state["batches"][before:])
+        recorded, submitted = recorded + len(lines), submitted + new
+        out(f"batch API: round {round_no}: {len(lines)} request(s) recorded, {new} submitted now, "
+            f"{len(lines) - new} submitted by an earlier run")
+        if not lines:
+            break  # every one-round-trip request has its batch answer: no further round
+    stage = Stage("answer", folder, failed)
+    runner.env[STAGE_ENV] = stage.to_env()
+    return Prepared(stage=stage, recorded=recorded, submitted=submitted)
+
+
+def _record_pass(runner: Any, folder: Path, instances: list[Any], run_batch: Callable[[Any, Sequence[Any]], tuple[Any, int | None]],
+                 say: Callable[[str], None], round_no: int) -> dict[str, str] | None:
+    """One record pass over `instances` (scratch folder ``record-pass``); the requests it
+    recorded that no batch answered yet (custom_id → input line), None when a signal stopped it."""
     for scratch in ("requests", "record-pass"):
         shutil.rmtree(folder / scratch, ignore_errors=True)
     record = type(runner)(folder / "record-pass", runner.limits, {**runner.env, STAGE_ENV: Stage("record", folder).to_env()},
-                         deadline_sec=runner.deadline_sec, force=True, python=runner.python, lock_fd=runner.lock_fd,
-                         jobs=runner.jobs, worker_argv=runner.worker_argv)
+                          deadline_sec=runner.deadline_sec, force=True, python=runner.python, lock_fd=runner.lock_fd,
+                          jobs=runner.jobs, worker_argv=runner.worker_argv)
     (folder / "record-pass").mkdir(parents=True, exist_ok=True)
-    out(f"batch API: record pass over {len(todo)} instance(s) (no request is sent)")
-    report, _ = run_batch(record, [inst for inst, _ in todo])
-    if report.stopped:
-        return Prepared(stage=None, stopped=True)
-    lines = recorded_requests(folder)
-    before = len(state["batches"])
-    try:
-        asyncio.run(_submit_and_wait(runner.config, folder, state, lines, polling, out))
-    except BatchAPIError as exc:
-        raise BatchAPIFailure(str(exc)) from None
-    except Exception as exc:  # noqa: BLE001 - the provider's refusal (openai.APIError) or its connection
-        raise BatchAPIFailure(f"{type(exc).__name__}: {exc}") from None
-    new = sum(len(b["custom_ids"]) for b in state["batches"][before:])
-    out(f"batch API: {len(lines)} request(s) recorded, {new} submitted now, "
-        f"{len(lines) - new} answered by earlier batches or still theirs")
-    stage = Stage("answer", folder, failed)
-    runner.env[STAGE_ENV] = stage.to_env()
-    return Prepared(stage=stage, recorded=len(lines), submitted=new)
+    say(f"batch API: record pass {round_no} over {len(instances)} instance(s) (no request is sent)")
+    report, _ = run_batch(record, instances)
+    return None if report.stopped else recorded_requests(folder)
 
 
 async def _submit_and_wait(config: Any, folder: Path, state: dict[str, Any], lines: dict[str, str], polling: Polling,

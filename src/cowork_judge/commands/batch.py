@@ -158,6 +158,9 @@ def add_batch_api_arguments(p: argparse.ArgumentParser) -> None:
                    "batches and submits no request twice")
     p.add_argument("--batch-api-failed", choices=("live", "unjudged"), default="live",
                    help="a request the Batch API failed or let expire: ask it live (default) or leave its rows unjudged")
+    p.add_argument("--batch-api-rounds", type=int, default=1, metavar="N",
+                   help="record passes and batches at most: a later round batches the requests that depend on earlier "
+                   "answers (a workflow's second stage, a re-ask); each round costs one more pass and batch window (default 1)")
     p.add_argument("--batch-api-poll", type=float, default=1.0, metavar="SECONDS",
                    help="first wait between polls of a batch (grows x1.5 up to 60 s; default 1)")
 
@@ -172,12 +175,12 @@ def batch_api_step(args: argparse.Namespace, runner: Any, instances: list[Any]) 
     from cowork_judge.batch.runner import run_with_signals
     from cowork_judge.core.exit_status import EXIT_STATUS
 
-    if not args.batch_api_poll > 0:
-        print("cowork-judge batch: error: --batch-api-poll must be > 0", file=sys.stderr)
+    if not args.batch_api_poll > 0 or args.batch_api_rounds < 1:
+        print("cowork-judge batch: error: --batch-api-poll must be > 0 and --batch-api-rounds ≥ 1", file=sys.stderr)
         return 2
     try:
         prepared = prepare(runner, instances, run_with_signals, failed=args.batch_api_failed,
-                           polling=Polling(first_wait_sec=args.batch_api_poll))
+                           polling=Polling(first_wait_sec=args.batch_api_poll), rounds=args.batch_api_rounds)
     except BatchAPIFailure as exc:
         print(f"cowork-judge batch: batch API: {exc} (what was submitted is kept in {args.out}/batch-api/state.json: "
               "run the same command again to resume)", file=sys.stderr)

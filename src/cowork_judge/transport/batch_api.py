@@ -11,6 +11,10 @@ run's `transport.chat.Transport` in `BatchedTransport` when `STAGE_ENV` is set):
   at once as `BatchDeferred` (``request_rejected``: no retry, no re-split); a request with
   tools (a multi-turn agentic block) is not recorded and fails the same way. The run's
   result is thrown away; no request leaves the machine.
+  A record pass after the first (``--batch-api-rounds`` > 1) reads the answers the earlier
+  batches hold, as the answer pass does, and records only the requests no batch holds yet: the
+  requests that depend on earlier answers (a workflow's second stage, a re-ask, a later
+  sampling round) go into the next batch.
 - **answer**: the same run again. A request whose ``custom_id`` the batch answered gets that
   answer, read by `transport.chat.plain_completion` and then by the run's own reply parser
   (grounded-quote checks included), counted in ``judge_calls``/``judge_tokens`` and priced
@@ -202,12 +206,15 @@ class BatchedTransport:
         body = request_body(model=model or self.model, messages=messages, response_format=response_format,
                             temperature=self.temperature)
         cid = self._next_id(body)
-        if self.stage.mode == "record":
-            self._record(cid, body)
-            raise BatchDeferred(f"batch API record pass: request {cid} written for the batch")
         if self._results is None:
             self._results = read_results(self.stage.folder, self.instance)
         row = self._results.get(cid)
+        if self.stage.mode == "record":  # a later round records only what no batch holds yet
+            if row is None:
+                self._record(cid, body)
+                raise BatchDeferred(f"batch API record pass: request {cid} written for the batch")
+            if not row.get("ok"):  # failed or expired: the answer pass decides (live or unjudged)
+                raise BatchDeferred(f"batch API record pass: request {cid} was not answered by its batch")
         if row is None:  # not batched (a re-ask, a request the record pass did not make): live
             return await self.live.chat(messages, **live_kwargs)
         reply = self.read_reply(row.get("body")) if row.get("ok") else None
