@@ -190,9 +190,7 @@ class JudgeConfig(BaseModel):
         "`unanimous` (the answer in the agent's favour only when every judge gives it)."))
     prices: dict[str, Price] = Field(default_factory=dict, description=(
         "JUDGE_PRICES: JSON, model → `{input, cached_input, output}` in US dollars per million tokens; the result "
-        "then records `judge_cost_usd` (null when a model called has no price). Tokens a Batch API answered "
-        "(`batch --batch-api`) count under `<model>@batch`: its own entry, else half the `<model>` price. "
-        "A price must lie in [0, 10000] "
+        "then records `judge_cost_usd` (null when a model called has no price). A price must lie in [0, 10000] "
         "(`core.cost.MAX_PRICE`): an entry outside is ignored with a warning naming the model, which is then unpriced."))
 
     @property
