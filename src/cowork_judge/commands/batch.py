@@ -59,6 +59,13 @@ character, at most 255 UTF-8 bytes), or the list is refused naming the line. The
 and removes only inside --out and never through a symbolic link: a link where it would write
 (<out>/<name>, its logs/ ..., .batch.lock, verdict-cache/) is refused before anything is judged.
 
+batch API (--batch-api): a record pass writes every one-round-trip request (workflow cells, answer_match,
+agentic blocks with JUDGE_MAX_TURNS=1) to <out>/batch-api/, one OpenAI batch (/v1/files + /v1/batches)
+is submitted for those never submitted before (ids kept in <out>/batch-api/state.json: a killed batch
+resumes its batches and submits nothing twice), polled, and the instances are judged from its answers;
+multi-turn agentic blocks and re-asks go live (--batch-api-rounds N batches the latter). Tokens the batch
+answered are priced as <model>@batch in JUDGE_PRICES, else at half the <model> price.
+
 outputs: <out>/summary.json (cowork-judge summarize of the batch, --group-by passed through,
 instance tags from each instance.json), <out>/instance_tags.json, <out>/batch.json.
 
