@@ -228,17 +228,23 @@ def test_a_second_round_batches_the_requests_that_depend_on_the_first_answers(tm
     instances = _agentic_instances(tmp_path, 3)
     oracle = tmp_path / "oracle.json"  # every row missed: --fabricate 1 turns each into a hit quoting no text
     oracle.write_text(json.dumps({"title": {"hit": False}, "sum": {"hit": False}}))
-    counts, rewards = {}, {}
+    counts, rewards, docs = {}, {}, {}
     for label, extra in (("live", ()), ("one", ("--batch-api",)), ("two", ("--batch-api", "--batch-api-rounds", "2"))):
         with SimServer(OraclePolicy.from_file(oracle), api_key=SIM_KEY, fabricate=Fabricate(1.0, 3)) as server:
             done = subprocess.run(_cmd(instances, tmp_path / label, *extra), env=_env(server, JUDGE_MAX_TURNS="1"),
                                   capture_output=True, text=True, timeout=300)
             assert done.returncode == 0, done.stderr
             counts[label] = Counter(e.endpoint for e in server.log.entries())
-            rewards[label] = {n: d["task_score"] for n, d in _results(tmp_path / label, ["t0", "t1", "t2"]).items()}
+            docs[label] = _results(tmp_path / label, ["t0", "t1", "t2"])
+            rewards[label] = {n: d["task_score"] for n, d in docs[label].items()}
     asked = counts["live"]["chat"]
     reasks = asked - 3  # one block per instance, then its re-asks
     assert reasks > 0, counts
     assert counts["one"] == {"batch": 3, "chat": reasks}
     assert counts["two"] == {"batch": asked}
     assert rewards["one"] == rewards["live"] == rewards["two"]
+    for name, live in docs["live"].items():  # every call counted and priced: none hidden behind the verdict cache
+        two = docs["two"][name]
+        assert two["extra_fields"]["judge_calls"] == live["extra_fields"]["judge_calls"]
+        assert set(two["judge_cost"]["models"]) == {"sim-judge@batch"}
+        assert two["judge_cost_usd"] == pytest.approx(live["judge_cost_usd"] / 2, abs=1e-8)

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cowork_judge._util.fsutil import link_tree
 from cowork_judge.transport.batch_api import STAGE_ENV, FailedPolicy, Stage
 from cowork_judge.transport.batch_jobs import BatchAPIError, load_state, recorded_requests, submit, wait_for_batches
 
@@ -123,12 +124,23 @@ def prepare(runner: Any, instances: Sequence[Any], run_batch: Callable[[Any, Seq
 def _record_pass(runner: Any, folder: Path, instances: list[Any], run_batch: Callable[[Any, Sequence[Any]], tuple[Any, int | None]],
                  say: Callable[[str], None], round_no: int) -> dict[str, str] | None:
     """One record pass over `instances` (scratch folder ``record-pass``); the requests it
-    recorded that no batch answered yet (custom_id → input line), None when a signal stopped it."""
-    for scratch in ("requests", "record-pass"):
+    recorded that no batch answered yet (custom_id → input line), None when a signal stopped it.
+
+    The pass reads the batch's verdict cache but never writes it: a verdict a later round
+    judges from an earlier batch's answer would otherwise be served from the cache in the answer
+    pass, and the result would count no call and no cost for it. It writes a hard-linked
+    scratch copy (``record-cache``; the cache replaces files, so the originals stay as they were)."""
+    for scratch in ("requests", "record-pass", "record-cache"):
         shutil.rmtree(folder / scratch, ignore_errors=True)
-    record = type(runner)(folder / "record-pass", runner.limits, {**runner.env, STAGE_ENV: Stage("record", folder).to_env()},
-                          deadline_sec=runner.deadline_sec, force=True, python=runner.python, lock_fd=runner.lock_fd,
-                          jobs=runner.jobs, worker_argv=runner.worker_argv)
+    env = {**runner.env, STAGE_ENV: Stage("record", folder).to_env()}
+    cache = runner.config.verdict_cache_dir  # None: off (`0`, `off`, …)
+    if cache:  # read the batch's verdict cache, write a scratch copy (`_util.fsutil.link_tree`: hard links)
+        (folder / "record-cache").mkdir(parents=True)
+        if Path(cache).is_dir():
+            link_tree(Path(cache), folder / "record-cache")
+        env["JUDGE_VERDICT_CACHE"] = str(folder / "record-cache")
+    record = type(runner)(folder / "record-pass", runner.limits, env, deadline_sec=runner.deadline_sec, force=True,
+                          python=runner.python, lock_fd=runner.lock_fd, jobs=runner.jobs, worker_argv=runner.worker_argv)
     (folder / "record-pass").mkdir(parents=True, exist_ok=True)
     say(f"batch API: record pass {round_no} over {len(instances)} instance(s) (no request is sent)")
     report, _ = run_batch(record, instances)
