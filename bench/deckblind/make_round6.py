@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import subprocess
 import tempfile
@@ -30,7 +29,7 @@ from pptx.dml.color import RGBColor
 from pptx.enum.chart import XL_CHART_TYPE
 from pptx.enum.shapes import MSO_CONNECTOR, MSO_SHAPE
 from pptx.enum.text import MSO_AUTO_SIZE
-from pptx.util import Emu, Inches, Pt
+from pptx.util import Inches, Pt
 
 W, H = Inches(13.333), Inches(7.5)
 LATIN = "Carlito"
@@ -267,7 +266,6 @@ def c14_shrink_fits(out, img):
     body.text_frame.text = BODY[0]
     for line in BODY[1:]:
         body.text_frame.add_paragraph().text = line
-    body.text_frame.fit_text(font_family=LATIN, max_size=22) if False else None
     bp = body.text_frame._txBody.bodyPr
     for child in list(bp):
         bp.remove(child)
