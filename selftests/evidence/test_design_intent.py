@@ -7,6 +7,8 @@ design lost a row to a decisive finding), every "defect" test guards what the fi
   measured, below the default min_confidence); text that leaves the slide still decides;
 - small print (a one- or two-line source or footnote at the foot of the slide) is held to
   7 pt, body text to 9 pt;
+- two overlapping frames holding the same sentences each keep their own rendered lines, so the
+  collision is found (not one frame's "overflow" made of the other's lines);
 - a CJK family drawn under another regional name of the same installed font file (Noto Sans
   CJK SC embedded as NotoSansCJKjp) is the requested face, so its overflow is measured.
 """
@@ -24,7 +26,7 @@ from cowork_judge.evidence.documents import Finding
 from .conftest import require_tools
 
 CASES = ["oversized_photo", "deco_circle", "edge_bar", "footnote_8", "footnote_5", "body_8", "cjk_off_bottom",
-         "text_off_right"]
+         "text_off_right", "twin_boxes_overlap"]
 """Slide order (slide n = CASES[n - 1]), 16:9 13.333 x 7.5 in."""
 
 CJK = "第三季度收入同比增长百分之十四，主要来自服务业务。营业利润率保持在百分之二十一。"
@@ -81,6 +83,14 @@ def _deck(path, photo):
             box(s, 0.8, 1.8, 11, 2, ["Revenue grew 14 % year on year.", "Margin held at 21 %."], 8, "Body")
         elif case == "cjk_off_bottom":
             box(s, 0.8, 2.0, 11.5, 1, [CJK] * 8, 28, "正文", font="Noto Sans CJK SC")
+        elif case == "twin_boxes_overlap":
+            body = ["Revenue grew 14 % year on year, led by the services segment.",
+                    "Operating margin held at 21 % despite higher input costs.",
+                    "Two new regions opened in Q3; both reached break-even in Q4.",
+                    "Customer churn fell from 6.1 % to 4.8 %.",
+                    "Next year: focus on retention and the partner channel."]
+            box(s, 0.8, 1.8, 8, 2, body[:4], 22, "Left")  # blind round 6's d04
+            box(s, 3.0, 2.4, 8, 2, body[1:], 22, "Right")
         elif case == "text_off_right":
             box(s, 9.5, 2, 6, 2, ["North region: revenue up 12 % on the year"], 28, "Regions")
     prs.save(path)
@@ -141,3 +151,37 @@ def test_defect_cjk_text_drawn_under_another_regional_name_is_measured(findings)
     over = [f for f in findings["cjk_off_bottom"] if f["check"] == "text_overflow"]
     assert over and over[0]["measure"]["font_substituted"] is False
     assert _deciding(findings["cjk_off_bottom"], "text_overflow")
+
+
+def test_an_odp_renamed_pptx_is_named_as_what_it_is(tmp_path):
+    """Blind round 6's d12: LibreOffice's own .odp, renamed .pptx, was 'no presentation main part'."""
+    require_tools("soffice")
+    import shutil
+    import subprocess
+
+    import pptx
+
+    from cowork_judge.evidence.sniff import sniff_deck
+
+    src = tmp_path / "roadmap.pptx"
+    prs = pptx.Presentation()
+    prs.slides.add_slide(prs.slide_layouts[1]).shapes.title.text = "Roadmap"
+    prs.save(src)
+    soffice = shutil.which("soffice") or "soffice"
+    subprocess.run([soffice, f"-env:UserInstallation=file://{tmp_path}/profile", "--headless", "--convert-to", "odp",
+                    "--outdir", str(tmp_path), str(src)], capture_output=True, timeout=300, check=False)
+    odp = tmp_path / "roadmap.odp"
+    if not odp.is_file():
+        pytest.skip("LibreOffice wrote no .odp")
+    renamed = tmp_path / "deck.pptx"
+    odp.rename(renamed)
+    r = sniff_deck(renamed)
+    assert r.status == "not_presentation"
+    assert r.main_content_type == "application/vnd.oasis.opendocument.presentation"
+    assert r.reason.startswith("an OpenDocument presentation (.odp) named .pptx")
+
+
+def test_defect_overlapping_frames_with_the_same_sentences_collide(findings):
+    fs = findings["twin_boxes_overlap"]
+    assert [f["check"] for f in fs] == ["text_overlap"]
+    assert _deciding(fs, "text_overlap")
