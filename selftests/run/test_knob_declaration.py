@@ -115,10 +115,15 @@ PINNED: dict[str, tuple[dict[str, str], str]] = {
          "JUDGE_SAMPLING": "fixed", "JUDGE_SAMPLE_TEMPERATURE": "0.7", "JUDGE_PANEL_VOTE": "unanimous"},
         "016f3dc50ea57338c669522e15622ec0a11596188f3c3eeb8689b8469be0505f"),
 }
-"""Environment → sha256 of the canonical JSON of `fingerprint_settings`, as d8de314 computed it."""
+"""Environment → sha256 of the canonical JSON of `fingerprint_settings`, as d8de314 computed it (and the key order a
+result document shows, `config.effects.STORED_ORDER`: the example documents stay byte-identical)."""
 
 
 def test_the_fingerprints_of_existing_settings_are_unchanged():
     for what, (env, pinned) in PINNED.items():
         got = json.dumps(fingerprint_settings(load_config(env).config), sort_keys=True, separators=(",", ":"), default=str)
         assert hashlib.sha256(got.encode()).hexdigest() == pinned, what
+    stored = fingerprint_settings(load_config(PINNED["every verdict setting changed"][0]).config)
+    assert list(stored) == ["backend", "model", "endpoint", "sampling", "response_file", "skip", "guard_row", "guard_scan"]
+    assert list(stored["sampling"]) == ["batch", "max_turns", "resplit", "chat_fallback", "lenient_delivery", "evidence",
+                                        "aux_files", "samples", "sampling_mode", "temperature", "panel", "panel_vote"]

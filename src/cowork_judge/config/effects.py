@@ -41,12 +41,23 @@ EFFECTS: dict[str, Effect] = effects()
 """Setting (as `config.judge_config.ENV_NAMES` names it) → its `Effect`."""
 
 
+STORED_ORDER: dict[str, int] = {key: i for i, key in enumerate((
+    "backend", "model", "endpoint", "sampling.batch", "sampling.max_turns", "sampling.resplit", "sampling.chat_fallback",
+    "sampling.lenient_delivery", "sampling.evidence", "sampling.aux_files", "instruction_sha256", "response_file", "skip",
+    "guard_row", "sampling.samples", "sampling.sampling_mode", "sampling.temperature", "sampling.panel",
+    "sampling.panel_vote", "guard_scan"))}
+"""`Effect.key` → its place in a result's ``details.fingerprint``, as documents written before the settings were
+declared in their fields have it: the digest sorts its keys, the document keeps this order, so a new run's
+document reads like a stored one. A key not listed (a new setting's) comes after these, in declaration order."""
+
+
 def fingerprint_settings(config: JudgeConfig) -> dict[str, Any]:
     """The part of `config` that decides verdicts, nested by `Effect.key`
     (``{"model": …, "sampling": {"batch": …}}``), read from the settings `config`'s class declares;
     `DERIVED` keys are left to the caller."""
     out: dict[str, Any] = {}
-    for name, effect in effects(type(config)).items():
+    stored_order = sorted(effects(type(config)).items(), key=lambda item: STORED_ORDER.get(item[1].key or "", len(STORED_ORDER)))
+    for name, effect in stored_order:
         if effect.key is None or effect.value == DERIVED:
             continue
         value = effect.value(config) if callable(effect.value) else setting_value(config, name)
