@@ -242,7 +242,8 @@ def _delivery(run: _Run, paths: RunPaths, redactor: Redactor, criteria: Sequence
     log.info("delivery: %d file(s), %d stray, final message from %s", len(delivery.files), len(delivery.stray),
              delivery.final_message_source or "nowhere")
     run.warn("delivery", delivery.notes, prefix="delivery: ")
-    run.guard = guarding.scan(delivery, config, redactor, _read_optional(paths.task_prompt), reads=reads)
+    run.guard = guarding.scan(delivery, config, redactor, _read_optional(paths.task_prompt), reads=reads,
+                              model_rows=any(c.judge_method != "code" for c in criteria))
     if delivery.missing and delivery.unreadable:
         return run.failed(criteria, "delivery_unreadable", "judge:scorer_error",
                           f"the agent's final message could not be read ({', '.join(delivery.unreadable)}); "
