@@ -170,13 +170,19 @@ def link_tree(source: Path, target: Path) -> int:
     return count
 
 
+BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+"""Unicode's Bidi_Control characters (PropList.txt): they reorder how a name is displayed."""
+
+
 def quoted(name: object) -> str:
     """`name` in single quotes as the user typed it, for a one-line message: a backslash or
-    quote is shown once (not doubled as ``repr`` does); only control characters and lone
-    surrogates, which cannot be shown, are escaped (``\\n``, ``\\x00``, ``\\udc80``)."""
+    quote is shown once (not doubled as ``repr`` does); only control characters, lone
+    surrogates and bidirectional controls (`BIDI_CONTROLS`: they would reverse the rest of the
+    line), which cannot be shown as they are, are escaped (``\\n``, ``\\x00``, ``\\udc80``, ``\\u202e``)."""
     text = str(name)
     shown = "".join(ch.encode("unicode_escape", "backslashreplace").decode("ascii")
-                    if ord(ch) < 32 or ord(ch) == 127 or 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in text)
+                    if ord(ch) < 32 or ord(ch) == 127 or 0xD800 <= ord(ch) <= 0xDFFF or ch in BIDI_CONTROLS else ch
+                    for ch in text)
     return f"'{shown}'"
 
 
@@ -185,7 +191,10 @@ def plain_name_problem(name: object) -> str | None:
 
     A plain name is a non-empty string of at most `NAME_MAX_BYTES` UTF-8 bytes that names an
     entry of the folder it is joined to and nothing else: no ``/`` or ``\\`` (no path), not
-    ``.`` or ``..``, no NUL or other control character, no surrounding whitespace.
+    ``.`` or ``..``, no NUL or other control character, no bidirectional control (it shows the
+    name reversed in folders, logs and progress lines: U+061C, U+200E/F, U+202A–202E,
+    U+2066–2069: Unicode's Bidi_Control property, PropList.txt), no surrounding
+    whitespace. Other format characters (a zero-width joiner inside an emoji) are allowed.
 
     Returns:
         A phrase to follow the name in a message ("is absolute", "contains '/'" …), or None.
@@ -203,6 +212,9 @@ def plain_name_problem(name: object) -> str | None:
             return f"contains {quoted(sep)} (a path, not a name)"
     if any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
         return "contains a control character (NUL, newline …)"
+    bidi = next((ch for ch in name if ch in BIDI_CONTROLS), None)
+    if bidi is not None:
+        return f"contains the bidirectional control U+{ord(bidi):04X} (it shows the name reversed)"
     if name != name.strip():
         return "starts or ends with whitespace"
     try:
