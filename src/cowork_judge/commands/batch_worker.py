@@ -1,11 +1,16 @@
 """``python -m cowork_judge.commands.batch_worker <reply fd>``: the process `batch` starts K of
 (`batch.pool`), not a command of its own. It judges the instances its batch sends, one at a
 time, with the engine entry ``cowork-judge run`` calls (`engine.judge.main_run`, watchdog
-armed), each under its own environment (`batch.worker`)."""
+armed), each under its own environment (`batch.worker`).
+
+On Linux the batch forks its workers instead (`batch.pool`): it calls `preload` once, so the
+engine and the model client are imported in one process rather than in each worker, and
+each forked worker runs `serve_forked`."""
 
 from __future__ import annotations
 
 import sys
+from typing import BinaryIO
 
 from cowork_judge.batch.worker import InstanceSpec, serve
 
@@ -29,6 +34,28 @@ def judge(spec: InstanceSpec, start: float) -> int:
         while signals.pending() is not None:  # a signal the run did not take over ends the worker (batch.worker)
             pass
     return exit_status(doc.status if doc is not None else None)
+
+
+def preload() -> None:
+    """Import what judging an instance needs (the engine, its router and signal handling, the
+    configuration, the model client and the documents a run writes), in the process the
+    workers are forked from (`batch.pool`), so that no worker imports them again."""
+    from cowork_judge.config import judge_config as _config  # noqa: F401
+    from cowork_judge.engine import judge as _engine  # noqa: F401
+    from cowork_judge.engine import router as _router  # noqa: F401
+    from cowork_judge.engine import signals as _signals  # noqa: F401
+    from cowork_judge.run import ctrf as _ctrf  # noqa: F401 - imported by a run's first documents
+    from cowork_judge.run import paths as _paths  # noqa: F401
+
+
+def serve_forked(reply_fd: int, stdin: BinaryIO) -> int:
+    """A forked worker's life (`batch.pool`): serve the batch on `reply_fd`, reading the
+    instances from `stdin`; returns the worker's exit status (`batch.worker.serve`)."""
+    from cowork_judge.engine import signals
+
+    while signals.pending() is not None:  # a signal the batch recorded before the fork is the batch's, not this worker's
+        pass
+    return serve(judge, reply_fd, on_busy_signal=signals.record, stdin=stdin)
 
 
 def main(argv: list[str]) -> int:
