@@ -166,3 +166,33 @@ def test_a_forked_worker_holds_no_other_workers_pipe():
     finally:
         pool.close()
     assert WorkerPool({}, worker_argv=["w.py"]).start_method() == START_EXEC
+
+
+def test_the_instance_record_is_written_without_fsync(tmp_path, monkeypatch):
+    """The batch writes each instance's ``batch-instance.json`` in the loop that hands out
+    instances: atomically, but not fsynced (a lost record after a power failure reads as
+    ``stale``: judged again); every other atomic write still fsyncs."""
+    from cowork_judge._util import fsutil
+
+    synced: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(fsutil.os, "fsync", lambda fd: (synced.append(fd), real_fsync(fd))[1])
+    fsutil.atomic_write(tmp_path / "a.json", "{}\n")
+    assert len(synced) == 1
+    fsutil.atomic_write(tmp_path / "b.json", "{}\n", durable=False)
+    assert len(synced) == 1 and (tmp_path / "b.json").read_text() == "{}\n"
+    (tmp_path / "inst" / "tests").mkdir(parents=True)
+    (tmp_path / "inst" / "tests" / "rubric.json").write_text("{}")
+    out = tmp_path / "out"
+    out.mkdir()
+    runner = batch_runner(out)
+    runner._prepare(batch.BatchInstance(name="one", tests_dir=tmp_path / "inst" / "tests"), "fp")
+    assert len(synced) == 1
+    assert json.loads((out / "one" / batch.RECORD_NAME).read_text())["fingerprint"] == "fp"
+
+
+def batch_runner(out: Path):
+    from cowork_judge.batch.runner import BatchRunner
+
+    limits = batch.plan_limits(2, 1, 1)
+    return BatchRunner(out, limits, batch.child_env({}, limits, out))

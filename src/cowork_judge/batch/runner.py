@@ -323,7 +323,9 @@ class BatchRunner:
         record = {"name": inst.name, "fingerprint": fp, "tests_dir": str(inst.tests_dir),
                   "app_dir": str(inst.app_dir) if inst.app_dir else None,
                   "agent_dir": str(inst.agent_dir) if inst.agent_dir else None, "tags": dict(inst.tags)}
-        atomic_write(folder / RECORD_NAME, json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+        # not fsynced (a few ms each, in the loop that hands out every instance): after a power
+        # failure a lost or empty record reads as "stale" and the instance is judged again
+        atomic_write(folder / RECORD_NAME, json.dumps(record, indent=2, ensure_ascii=False) + "\n", durable=False)
         return InstanceSpec(name=inst.name, app_dir=str(Path(app).absolute()), logs_dir=str(logs.absolute()),
                             tests_dir=str(Path(inst.tests_dir).absolute()),
                             alt_output_dir=str((folder / "alt-output").absolute()), log=str(folder / RUN_LOG_NAME),
