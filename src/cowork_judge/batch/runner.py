@@ -60,7 +60,8 @@ KILL_MARGIN_SEC = 120.0
 """A run alive this long past its JUDGE_DEADLINE has its worker killed (its watchdog should have ended it)."""
 MAX_INSTANCES_PER_WORKER = 200
 """Instances one worker judges before a fresh one replaces it (bounds whatever a run leaves
-behind in a process: a thread that never returned, memory; a start costs ~1-2 s of CPU)."""
+behind in a process: a thread that never returned, memory). A start costs a fork where the
+batch forks its workers (`batch.pool.START_FORK`), else ~1-2 s of CPU to import the judge."""
 
 
 @dataclass
