@@ -38,14 +38,47 @@ def judge(spec: InstanceSpec, start: float) -> int:
 
 def preload() -> None:
     """Import what judging an instance needs (the engine, its router and signal handling, the
-    configuration, the model client and the documents a run writes), in the process the
+    configuration, the model client, the guard's scanner and the documents a run writes), in the process the
     workers are forked from (`batch.pool`), so that no worker imports them again."""
     from cowork_judge.config import judge_config as _config  # noqa: F401
     from cowork_judge.engine import judge as _engine  # noqa: F401
     from cowork_judge.engine import router as _router  # noqa: F401
     from cowork_judge.engine import signals as _signals  # noqa: F401
+    from cowork_judge.engine.guarding import load_scanner
     from cowork_judge.run import ctrf as _ctrf  # noqa: F401 - imported by a run's first documents
     from cowork_judge.run import paths as _paths  # noqa: F401
+
+    load_scanner()
+    from cowork_judge import workflow
+    from cowork_judge.workflow import caller as _caller  # noqa: F401
+    from cowork_judge.workflow import runner as _workflow_runner  # noqa: F401
+
+    for name in workflow.installed():  # each rubric loads its workflows by name on its first instance
+        try:
+            workflow.load(name)
+        except workflow.WorkflowUnavailable:
+            pass  # the run says so itself, as it would have
+    _load_model_client()
+
+
+def _load_model_client() -> None:
+    """Import what the ``openai`` client imports on its first request (the event loop, the
+    async backend, the chat request and answer types: ~700 modules, ~0.7 CPU s per process)
+    without sending one: a client is built for an unused address and its ``chat.completions``
+    resource touched. No thread is started (the batch forks only while it has none)."""
+    import asyncio  # noqa: F401
+    import concurrent.futures  # noqa: F401
+    import importlib
+
+    import openai
+
+    for name in ("sniffio", "anyio", "anyio._backends._asyncio"):
+        try:
+            importlib.import_module(name)
+        except ImportError:  # another release of the client library: it imports what it needs itself
+            pass
+    client = openai.AsyncOpenAI(api_key="unused", base_url="http://127.0.0.1:9/v1", max_retries=0)
+    client.chat.completions  # noqa: B018 - the attribute access imports the resource and its types
 
 
 def serve_forked(reply_fd: int, stdin: BinaryIO) -> int:
