@@ -38,7 +38,8 @@ def dump_json(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
-def atomic_write(path: Path, data: str | bytes, *, mode: int | None = FILE_MODE, keep_mode: bool = False) -> Path:
+def atomic_write(path: Path, data: str | bytes, *, mode: int | None = FILE_MODE, keep_mode: bool = False,
+                 durable: bool = True) -> Path:
     """Write `data` (text is UTF-8 encoded, newlines untouched) to `path` atomically.
 
     A temp file in the same directory is written, flushed and fsynced, given its permission
@@ -49,6 +50,10 @@ def atomic_write(path: Path, data: str | bytes, *, mode: int | None = FILE_MODE,
     Args:
         mode: permission bits of the file (default `FILE_MODE`); None keeps ``mkstemp``'s 0600.
         keep_mode: when `path` already exists, keep its permission bits instead of `mode`.
+        durable: fsync the temp file before the move (default). False only for a file whose
+            loss or truncation in a power failure its reader detects and redoes (a batch's
+            ``batch-instance.json``: the resume then judges the instance again); still atomic
+            for any reader, and against the writer being killed.
 
     Returns:
         `path`.
@@ -70,7 +75,8 @@ def atomic_write(path: Path, data: str | bytes, *, mode: int | None = FILE_MODE,
         with os.fdopen(fd, "wb") as fh:
             fh.write(raw)
             fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         try:
