@@ -44,6 +44,10 @@ class _Cache:
         self.store = vc.VerdictCache(Path(ctx.config.verdict_cache_dir or "."))
         files = [(f.rel, Path(f.path)) for f in ctx.delivery.files]
         deliverable = vc.deliverable_digest(files, ctx.delivery.final_message)
+        with_trajectory = deliverable  # rows judged on the trajectory: its digest too (read only when there are some)
+        if any(r.judge_method == "workflow" and r.workflow.name in vc.TRAJECTORY_WORKFLOWS for r in criteria):
+            with_trajectory = vc.deliverable_digest(files, ctx.delivery.final_message,
+                                                    trajectory=vc.file_digest(ctx.paths.agent_dir / "trajectory.json"))
         settings: dict[str | None, dict[str, Any]] = {}
         self.keys: dict[str, str] = {}
         for row in criteria:
@@ -54,7 +58,8 @@ class _Cache:
                 assets = vc.folder_digest(ctx.paths.workflow_assets_dir(name)) if name else "none"
                 settings[name] = vc.judge_settings(ctx.config, instruction=ctx.instruction, task_prompt=ctx.task_prompt,
                                                    workflow=ctx.workflow_config.get(name) if name else None, assets=assets)
-            self.keys[row.id] = vc.verdict_key(deliverable=deliverable, row=vc.row_fields(row), judge=settings[name],
+            digest = with_trajectory if name in vc.TRAJECTORY_WORKFLOWS else deliverable
+            self.keys[row.id] = vc.verdict_key(deliverable=digest, row=vc.row_fields(row), judge=settings[name],
                                                version=f"{__version__}/abi{ABI}")
 
     def split(self, rows: Sequence[Criterion]) -> tuple[list[Criterion], dict[str, Verdict]]:

@@ -40,6 +40,8 @@ from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
 
 CACHE_SCHEMA = "cowork-judge/verdict-cache@1"
+TRAJECTORY_WORKFLOWS = frozenset({"trajectory_judge"})
+"""Workflows that judge the agent's trajectory: their keys include its digest (`deliverable_digest`)."""
 CACHED_METHODS = frozenset({"agentic", "workflow"})
 """Segments whose verdicts are stored (model calls); code verdicts are re-run."""
 ROUTING_FIELDS = ("judge_method", "workflow_name", "workflow_group", "na_policy", "page_mean_p", "decided_by")
@@ -68,10 +70,15 @@ def file_digest(path: Path) -> str:
     return h.hexdigest()
 
 
-def deliverable_digest(files: list[tuple[str, Path]], final_message: str | None) -> str:
-    """Digest of what the agent handed in: ``(relative path, file)`` pairs and the final message."""
+def deliverable_digest(files: list[tuple[str, Path]], final_message: str | None, *, trajectory: str | None = None) -> str:
+    """Digest of what the agent handed in: ``(relative path, file)`` pairs and the final message; with
+    `trajectory` (the `file_digest` of its ``trajectory.json``, for rows judged on what the agent did)
+    that too, so a verdict on one trajectory is never reused for another."""
     parts = sorted((rel, file_digest(path)) for rel, path in files)
-    return _sha(_canon({"files": parts, "final_message": final_message}))
+    doc: dict[str, Any] = {"files": parts, "final_message": final_message}
+    if trajectory is not None:
+        doc["trajectory"] = trajectory
+    return _sha(_canon(doc))
 
 
 def folder_digest(folder: Path | None) -> str:
