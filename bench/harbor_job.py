@@ -24,7 +24,7 @@ so a floor: ``getrusage`` misses what runs in the sandboxes' own PID namespaces)
 seconds (test.sh: the sum of ``install_seconds`` in the trials' ``env_capabilities.json``, a
 waiter's wait included; host: whether anything appeared in the judge home); model requests
 answered (200) and refused (429) by the simulator, and 429s per useful call; the most
-LibreOffice processes (``soffice``) of the job alive at once (sampled every 0.25 s among the
+LibreOffice instances (``soffice.bin`` processes) of the job alive at once (sampled every 0.25 s among the
 Harbor process's descendants); trials judged / with an error reward / with a Harbor exception;
 and the 1-minute load average (mean over the job, sampled every second). The last line compares
 each host job's wall time with the test.sh job's.
@@ -171,7 +171,7 @@ class Sampler:
             if p != self.pid:
                 continue
             self.cpu[(pid, started)] = cpu
-            soffice += name.startswith("soffice")
+            soffice += name == "soffice.bin"  # one per LibreOffice instance (not its soffice/oosplash wrappers)
         self.max_soffice = max(self.max_soffice, soffice)
 
     def _run(self) -> None:
