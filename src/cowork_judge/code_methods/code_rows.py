@@ -122,7 +122,7 @@ def judge_code_row(row: Criterion, ctx: SegmentContext) -> CodeOutcome:
     ``code_error``; past ``JUDGE_CODE_TIMEOUT`` ⇒ ``code_timeout`` (``deadline`` when the
     run deadline cut it); an exception ⇒ its kind by `classify` (``render_env`` for a
     missing tool, ``code_error`` otherwise). The method's artifacts come back in the
-    outcome (the engine merges them for later rows and segments).
+    outcome (`judge_code_rows` carries them to the later rows, the router to the later segments).
 
     A `ReadLimit` (the deliverable's size or number of files hid the answer) is judged,
     not unjudged: see `read_limit_verdict`. Reasons are repaired text (a file name or a

@@ -1,9 +1,10 @@
 """The run context: the run's own state, held by the engine (`engine.judge`, `engine.router`).
 
 Built once by `engine.judge` after delivery is known; passed down, never global. The
-segments never get it: each gets a frozen `segment.segment_context.SegmentContext` built from it
-(`RunContext.segment`), and returns its outcome, which the engine merges here (`artifacts`,
-the delivery's notes). Importing it loads no model client: a code-only run never imports
+segments never get it: the router builds a frozen `segment.segment_context.SegmentContext`
+from it (`RunContext.segment`) once for the code segment and once for the model segments
+after it, and merges each segment's outcome here once (the located deck, `artifacts`, the
+delivery's notes). Importing it loads no model client: a code-only run never imports
 ``openai``.
 """
 
@@ -111,8 +112,8 @@ class RunContext:
             self.config = config.model_copy(update={"api_key": None})
 
     def segment(self) -> SegmentContext:
-        """The frozen context of the next segment (or code row): the run's state as it is now,
-        with the settings the segments read and nothing else of the configuration."""
+        """The frozen context of the next segment: the run's state as it is now, with the
+        settings the segments read and nothing else of the configuration."""
         assert self.calls is not None and self.retry is not None  # __post_init__ makes them
         config = self.config
         settings = SegmentSettings(
