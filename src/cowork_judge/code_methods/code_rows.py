@@ -91,10 +91,13 @@ def judge_code_rows(rows: Sequence[Criterion], ctx: SegmentContext, decided: Map
             continue
         outcome = judge_code_row(row, ctx)
         verdicts[row.id] = mark_open(row, outcome.verdict, seen)
-        notes.extend(outcome.notes)  # the row's outcome, carried into the context of the rows after it
-        ctx = dataclasses.replace(ctx, deck=outcome.deck or ctx.deck, artifacts=MappingProxyType({**ctx.artifacts, **outcome.artifacts}),
-                                  delivery=ctx.delivery.model_copy(update={"notes": [*ctx.delivery.notes, *outcome.notes]})
-                                  if outcome.notes else ctx.delivery)
+        # the row's outcome, carried into the context of the rows after it
+        delivery = ctx.delivery
+        if outcome.notes:
+            notes.extend(outcome.notes)
+            delivery = delivery.model_copy(update={"notes": [*delivery.notes, *outcome.notes]})
+        ctx = dataclasses.replace(ctx, deck=outcome.deck or ctx.deck, delivery=delivery,
+                                  artifacts=MappingProxyType({**ctx.artifacts, **outcome.artifacts}))
     publish_artifacts(ctx)
     return CodeSegment(verdicts=verdicts, deck=ctx.deck, artifacts=ctx.artifacts, notes=tuple(notes))
 
