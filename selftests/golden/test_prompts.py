@@ -14,7 +14,9 @@ and compared with `selftests/golden/prompts/<family>.txt`:
   deck's slide text) and pass B (the row on one page image);
 - ``ppt_content_type2``: the correctness check of a type2 row against its anchors;
 - ``answer_match_answer`` / ``answer_match_steps`` / ``answer_match_process``: what
-  answer_match sends through its transport (final answer; key steps; step grading).
+  answer_match sends through its transport (final answer; key steps; step grading);
+- ``trajectory_judge``: a row judged on the agent's trajectory (the real terminus-2 fixture,
+  `selftests/fixtures/trajectories/`, trimmed to a small budget so the cuts show).
 
 Page images are replaced by a placeholder naming their size (the bytes are a fixed PNG);
 the prompts' text is compared byte for byte. After an intended prompt change, regenerate
@@ -247,6 +249,28 @@ def test_answer_match_requests():
     for family, (_, messages, fmt) in zip(("answer_match_answer", "answer_match_steps", "answer_match_process"),
                                           transport.requests):
         check_golden(family, render(messages, fmt))
+
+
+def test_trajectory_judge_request():
+    from cowork_judge.segment.trajectory import parse_trajectory
+    from cowork_judge.workflow.trajectory_judge import run as run_trajectory_judge
+
+    fixture = REPO / "selftests" / "fixtures" / "trajectories" / "terminus-2-hello-world-invalid-json.trajectory.json"
+    traj = parse_trajectory(json.loads(fixture.read_text(encoding="utf-8")))
+    crit = normalize_rubric([{"id": "P-FIX", "description": "After its reply was rejected, the agent created hello.txt "
+                                                            "with printf", "weight": 1, "judge_method": "workflow",
+                              "workflow_name": "trajectory_judge"}]).criteria
+    reply = {"verdicts": [{"id": "P-FIX", "reason": "step 3", "quote": "Analysis: Task already completed.", "hit": True,
+                           "level": None}]}
+    transport = _Recorder([json.dumps(reply)])
+    ctx = _answer_match_ctx(transport, "")
+    ctx = WorkflowContext(**{**ctx.__dict__, "name": "trajectory_judge", "settings": {"budget_chars": 2000},
+                             "delivery": SimpleNamespace(trajectory=traj, unreadable=[])})
+    [verdict] = run_trajectory_judge(list(crit), ctx, 60)
+    assert verdict.judged and verdict.grounded is True
+    [(label, messages, fmt)] = transport.requests
+    assert label == "trajectory-P-FIX"
+    check_golden("trajectory_judge", render(messages, fmt))
 
 
 def test_a_changed_prompt_fails_with_a_readable_diff(rubric, pages, monkeypatch):

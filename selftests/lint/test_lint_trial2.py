@@ -40,4 +40,4 @@ def test_a_misspelt_workflow_name_gets_a_did_you_mean(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "cowork_judge", "lint", str(tests)], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1
     assert ("ERROR M010 row 'a' field workflow_name: workflow 'ppt_judg' is not installed in this package (did you mean "
-            "'ppt_judge'? installed: answer_match, ppt_judge, stub)") in proc.stdout, proc.stdout
+            "'ppt_judge'? installed: answer_match, ppt_judge, stub, trajectory_judge)") in proc.stdout, proc.stdout

@@ -16,7 +16,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from cowork_judge.code_methods import deck_checks, decks, files
+from cowork_judge.code_methods import deck_checks, decks, files, trajectory_checks
 
 CodeResult = tuple[bool, str, dict[str, Any]]
 CodeMethod = Callable[..., CodeResult]
@@ -33,6 +33,12 @@ CODE_METHODS: dict[str, CodeMethod] = {
     "regex_match": files.regex_match,
     "word_count_between": files.word_count_between,
     "page_count_between": deck_checks.page_count_between,
+    # rows about what the agent did: its ATIF trajectory (SPEC §8, issue 37)
+    "tool_called": trajectory_checks.tool_called,
+    "command_succeeded": trajectory_checks.command_succeeded,
+    "no_step_errored": trajectory_checks.no_step_errored,
+    "step_count_at_most": trajectory_checks.step_count_at_most,
+    "file_written_before_final": trajectory_checks.file_written_before_final,
 }
 """name → method. Read-only by convention; tests never mutate it."""
 
@@ -41,6 +47,8 @@ _SIMPLE: dict[str, type | tuple[type, ...]] = {"str": str, "int": int, "float": 
 VALUE_CHECKS: dict[CodeMethod, Callable[[dict[str, Any]], list[str]]] = {
     files.text_contains: files.text_param_errors,
     files.regex_match: files.regex_param_errors,
+    trajectory_checks.command_succeeded: trajectory_checks.regex_param_errors,
+    trajectory_checks.no_step_errored: trajectory_checks.regex_param_errors,
 }
 """method → what is wrong with its parameters' VALUES once their types are right (a regex that
 does not compile…): deterministic refusals `param_errors` reports before the method runs."""
@@ -84,4 +92,8 @@ def param_errors(method: CodeMethod, params: dict[str, Any]) -> list[str]:
     return errors
 
 
-__all__ = ["CODE_METHODS", "VALUE_CHECKS", "CodeMethod", "CodeResult", "param_errors"]
+TRAJECTORY_METHODS: frozenset[str] = frozenset({"tool_called", "command_succeeded", "no_step_errored",
+                                                "step_count_at_most", "file_written_before_final"})
+"""The code methods that read the agent's ATIF trajectory (`lint-rubric` checks the task delivers one)."""
+
+__all__ = ["CODE_METHODS", "TRAJECTORY_METHODS", "VALUE_CHECKS", "CodeMethod", "CodeResult", "param_errors"]

@@ -75,6 +75,7 @@ CONSEQUENCES: Mapping[str, Consequence] = _table({
     "asset_broken": _NO_RETRY_SCORER,
     "dep_unjudged": Consequence(retry=False, backoff=False, systemic_exit_code=None),
     "not_applicable": Consequence(retry=False, backoff=False, systemic_exit_code=None),
+    "trajectory_missing": _NO_RETRY_SCORER,
     "no_verdict": _NO_RETRY_SCORER,
 })
 """Kind → consequence, read-only. Every `ErrorKind` has exactly one entry. The retry

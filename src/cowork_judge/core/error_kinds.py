@@ -37,6 +37,7 @@ ErrorKind = Literal[
     "asset_broken",  # a per-instance workflow asset is missing or unreadable
     "dep_unjudged",  # a dependency was not judged, so this row was not judged either
     "not_applicable",  # a workflow judged every page N/A and the row's na_policy is "unjudged"
+    "trajectory_missing",  # a row about what the agent did found no readable ATIF trajectory, or not what it needs (an exit status)
     "no_verdict",  # a segment returned without any verdict for the row (an engine bug, never a transport failure)
 ]
 """Closed vocabulary of `error_kind` values on unjudged verdict rows."""

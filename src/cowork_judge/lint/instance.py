@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from cowork_judge import ABI_COMPAT
+from cowork_judge.code_methods import TRAJECTORY_METHODS
+from cowork_judge.install.taskinit import AGENT_COPY_DIR
 from cowork_judge.install import extras as extras_mod
 from cowork_judge.lint import assets, deps, methods, rubric_checks, tasktoml, testsh
 from cowork_judge.lint.codes import Finding
@@ -125,6 +127,7 @@ def lint_instance(tests_dir: Path, *, display: str | None = None, abi_compat: tu
                          code_methods=code_methods, workflows=workflows)
     findings += _extras_findings(report.facts, toml, toml_shown, f"{shown}/test.sh")
     findings += _image_findings(tests_dir / "Dockerfile", f"{shown}/Dockerfile", toml, report.facts)
+    findings += _trajectory_findings(doc, toml, toml_shown)
     report.findings, report.waived = _apply_waivers(findings, doc)
     return report
 
@@ -259,6 +262,44 @@ def _image_findings(path: Path, file: str, toml: tasktoml.TaskToml | None, facts
                                   "(and `cowork-judge try` would not notice: it uses this machine's LibreOffice); run "
                                   "cowork-judge init (it writes the image for the extras task.toml declares), or install "
                                   "libreoffice-impress and fonts (--ignore T011 for a base image that has them)")]
+
+
+TRAJECTORY_WORKFLOW = "trajectory_judge"
+"""The workflow whose rows a model judges on the agent's trajectory."""
+
+
+def trajectory_rows(doc: RubricDoc | None) -> list[str]:
+    """Labels of the rows judged on the agent's ATIF trajectory: code rows of a trajectory
+    method (`code_methods.TRAJECTORY_METHODS`) and `TRAJECTORY_WORKFLOW` rows."""
+    out = []
+    for row in doc.rows if doc is not None else []:
+        if not isinstance(row.raw, Mapping):
+            continue
+        method = row.get("judge_method")
+        if (method == "code" and row.get("code_method_name") in TRAJECTORY_METHODS) or (
+                method == "workflow" and row.get("workflow_name") == TRAJECTORY_WORKFLOW):
+            out.append(row.label)
+    return out
+
+
+def _trajectory_findings(doc: RubricDoc | None, toml: tasktoml.TaskToml | None, file: str) -> list[Finding]:
+    """T013: rows about what the agent did, in a task whose separate verifier receives no trajectory.
+
+    A verifier sharing the agent's container reads ``/logs/agent/trajectory.json`` where the agent
+    left it: nothing to check. A separate one sees it only through a collect hook (`tasktoml.carries_trajectory`);
+    without one every such row ends unjudged ``trajectory_missing``. Host mode (Harbor's verifier class)
+    reads the trial folder instead: ``--ignore T013`` there."""
+    if toml is None or not toml.separate or toml.trajectory_carried:
+        return []
+    rows = trajectory_rows(doc)
+    if not rows:
+        return []
+    shown = ", ".join(rows[:6]) + (f" and {len(rows) - 6} more" if len(rows) > 6 else "")
+    return [Finding("T013", file, f"the verifier runs in its own container and no [[verifier.collect]] hook hands it the "
+                                  f"agent's trajectory.json, but row(s) {shown} judge what the agent did: every one would "
+                                  f"end unjudged trajectory_missing; run cowork-judge init (it writes the hook copying "
+                                  f"the agent's files to {AGENT_COPY_DIR}), or --ignore T013 when Harbor runs the judge "
+                                  "as its verifier class (host mode reads the trial folder)", field="[[verifier.collect]]")]
 
 
 def _extras(pins: testsh.Pins | None, toml: tasktoml.TaskToml | None) -> tuple[str, ...] | None:

@@ -83,6 +83,9 @@ class TaskToml:
     timeout_sec: float | None = None
     separate: bool = False
     """The verifier runs in its own container (built from ``tests/Dockerfile`` when the task has one)."""
+    trajectory_carried: bool = False
+    """A separate verifier receives the agent's ``trajectory.json``: a ``[[verifier.collect]]`` hook copies it
+    into ``/logs/artifacts`` (what `cowork-judge init` writes), or an artifact declares it (an older init)."""
 
     def declared(self, *names: str) -> str | None:
         """The first of `names` declared with a non-empty value, else None."""
@@ -97,6 +100,25 @@ def parse_env_value(raw: str) -> EnvValue:
     return EnvValue(raw=raw, var=m.group(1), default=m.group(2))
 
 
+def carries_trajectory(data: Mapping[str, Any]) -> bool:
+    """Whether task.toml hands a separate verifier the agent's ``trajectory.json``: a
+    ``[[verifier.collect]]`` hook whose command names ``trajectory.json`` and ``/logs/artifacts``
+    (init's hook copies it to `AGENT_COPY_DIR`), or an artifact naming ``/logs/agent`` or its
+    ``trajectory.json`` (what init wrote before 2.0)."""
+    verifier = data.get("verifier")
+    hooks = verifier.get("collect") if isinstance(verifier, Mapping) else None
+    for hook in hooks if isinstance(hooks, list) else []:
+        command = str(hook.get("command", "")) if isinstance(hook, Mapping) else ""
+        if "trajectory.json" in command and "/logs/artifacts" in command:
+            return True
+    artifacts = data.get("artifacts")
+    for item in artifacts if isinstance(artifacts, list) else []:
+        source = item.get("source") if isinstance(item, Mapping) else item
+        if isinstance(source, str) and source.rstrip("/") in ("/logs/agent", "/logs/agent/trajectory.json"):
+            return True
+    return False
+
+
 def load(path: Path, file: str) -> tuple[TaskToml | None, list[Finding]]:
     """Read task.toml; (None, [T001]) when it cannot be used at all."""
     try:
@@ -109,6 +131,7 @@ def load(path: Path, file: str) -> tuple[TaskToml | None, list[Finding]]:
     if not isinstance(verifier, Mapping):
         return None, [Finding("T001", file, "[verifier] must be a table", field="verifier")]
     toml.separate = is_separate(data)
+    toml.trajectory_carried = carries_trajectory(data)
     timeout = verifier.get("timeout_sec")
     if timeout is not None:
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):

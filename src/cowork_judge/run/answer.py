@@ -11,12 +11,15 @@ from __future__ import annotations
 import json
 import os
 import stat
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from cowork_judge.safety.agent_text import decode, repair
 from cowork_judge.config.judge_config import JudgeConfig
 from cowork_judge.run.paths import RunPaths
+from cowork_judge.segment.trajectory import Trajectory, check_shape, message_text, parse_trajectory
+from cowork_judge.segment.trajectory import UnreadableMessage as UnreadableMessage  # re-exported: callers look here
 
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 """Largest plain answer file read (bytes); a larger one is reported unreadable."""
@@ -27,9 +30,29 @@ ANSWER_FILES = ("final_answer.txt", "response.txt")
 
 
 def final_message(paths: RunPaths, config: JudgeConfig) -> tuple[str | None, str | None, list[str], list[str]]:
-    """The agent's final chat message, its source, notes, and unreadable sources.
+    """The agent's final chat message, its source, notes, and unreadable sources
+    (`agent_logs` without the trajectory)."""
+    logs = agent_logs(paths, config)
+    return logs.message, logs.source, logs.notes, logs.unreadable
 
-    Order: JUDGE_RESPONSE_FILE; ATIF ``trajectory.json`` (last ``source == "agent"`` step
+
+@dataclass
+class AgentLogs:
+    """What the run reads of the agent's logs: its final message (`message`, from `source`),
+    its ATIF trajectory parsed once (`trajectory`, None when absent or unreadable), the notes
+    of the reading and the sources that exist but could not be read."""
+
+    message: str | None = None
+    source: str | None = None
+    notes: list[str] = field(default_factory=list)
+    unreadable: list[str] = field(default_factory=list)
+    trajectory: Trajectory | None = None
+
+
+def agent_logs(paths: RunPaths, config: JudgeConfig) -> AgentLogs:
+    """The agent's final message and trajectory (`AgentLogs`).
+
+    Message order: JUDGE_RESPONSE_FILE; ATIF ``trajectory.json`` (last ``source == "agent"`` step
     with non-empty text); ``final_answer.txt`` / ``response.txt`` in the agent logs dir.
     Symlinks and non-regular files are never read (the agent writes these files: a link
     to ``/proc/self/environ`` or to the reference answer must not become its answer).
@@ -40,44 +63,54 @@ def final_message(paths: RunPaths, config: JudgeConfig) -> tuple[str | None, str
     JUDGE_RESPONSE_FILE) is an empty answer: plain text may be empty, so it is read as "no
     message there" and the next source is tried. The text is repaired
     (`agent_text.repair`): a lone surrogate (half an emoji) becomes U+FFFD.
+
+    The trajectory is read (once) even when JUDGE_RESPONSE_FILE gives the message, for the
+    rows about what the agent did; then a trajectory that cannot be read only leaves a note.
     """
-    notes: list[str] = []
-    unreadable: list[str] = []
+    logs = AgentLogs()
+    t_notes: list[str] = []
+    t_unreadable: list[str] = []
+    t_text = _trajectory(paths, logs, t_notes, t_unreadable)
     if config.response_file:
         if not os.path.lexists(config.response_file):
-            notes.append(f"JUDGE_RESPONSE_FILE={config.response_file} does not exist; the final message is looked for "
-                         "in the agent logs instead")
-        text = _read_text(Path(config.response_file), notes, unreadable, MAX_MESSAGE_BYTES)
+            logs.notes.append(f"JUDGE_RESPONSE_FILE={config.response_file} does not exist; the final message is looked "
+                              "for in the agent logs instead")
+        text = _read_text(Path(config.response_file), logs.notes, logs.unreadable, MAX_MESSAGE_BYTES)
         if text:
-            return text, "response_file", notes, unreadable
-    trajectory = paths.agent_dir / "trajectory.json"
-    raw = _read_text(trajectory, notes, unreadable, MAX_TRAJECTORY_BYTES)
+            logs.notes.extend(t_notes)
+            logs.message, logs.source = text, "response_file"
+            return logs
+    logs.notes.extend(t_notes)
+    logs.unreadable.extend(t_unreadable)
+    if t_text:
+        logs.message, logs.source = t_text, "trajectory"
+        return logs
+    for name in ANSWER_FILES:
+        text = _read_text(paths.agent_dir / name, logs.notes, logs.unreadable, MAX_MESSAGE_BYTES)
+        if text:
+            logs.message, logs.source = text, name
+            return logs
+    return logs
+
+
+def _trajectory(paths: RunPaths, logs: AgentLogs, notes: list[str], unreadable: list[str]) -> str | None:
+    """Read ``trajectory.json`` once: set ``logs.trajectory`` and return its final message."""
+    raw = _read_text(paths.agent_dir / "trajectory.json", notes, unreadable, MAX_TRAJECTORY_BYTES)
     if raw == "":  # a JSON document is never empty: a trajectory cut before its first byte, not "no answer"
         notes.append("trajectory.json is empty (0 bytes or only white space): not an ATIF trajectory")
         unreadable.append("trajectory.json")
-    elif raw is not None:
-        try:
-            text = atif_final_message(json.loads(raw))
-        except (ValueError, RecursionError) as exc:  # UnreadableMessage is a ValueError
-            what = str(exc)[:200] if isinstance(exc, UnreadableMessage) else f"is not valid JSON: {str(exc)[:200]}"
-            notes.append(f"trajectory.json {what}")
-            unreadable.append("trajectory.json")
-        else:
-            if text:
-                return text, "trajectory", notes, unreadable
-    for name in ANSWER_FILES:
-        text = _read_text(paths.agent_dir / name, notes, unreadable, MAX_MESSAGE_BYTES)
-        if text:
-            return text, name, notes, unreadable
-    return None, None, notes, unreadable
-
-
-class UnreadableMessage(ValueError):
-    """The trajectory holds a final answer in a shape no ATIF version allows: unreadable,
-    which is not the same as absent."""
-
-
-_TEXT_PART_TYPES = ("text", "output_text")
+        return None
+    if raw is None:
+        return None
+    try:
+        doc = json.loads(raw)
+        logs.trajectory = parse_trajectory(doc, clean=repair)
+        return atif_final_message(doc)
+    except (ValueError, RecursionError) as exc:  # UnreadableMessage is a ValueError
+        what = str(exc)[:200] if isinstance(exc, UnreadableMessage) else f"is not valid JSON: {str(exc)[:200]}"
+        notes.append(f"trajectory.json {what}")
+        unreadable.append("trajectory.json")
+        return None
 
 
 def atif_final_message(doc: Any) -> str | None:
@@ -88,7 +121,7 @@ def atif_final_message(doc: Any) -> str | None:
     is non-empty; ``message`` is a string or a list of ``{"type": "text", "text": …}``
     parts (other part types, e.g. images, carry no text). Steps without a message (only
     tool calls) and steps with empty text are skipped. The text is repaired
-    (`agent_text.repair`).
+    (`agent_text.repair`). Read with the judge's one ATIF reader (`segment.trajectory`).
 
     Raises:
         UnreadableMessage: the document is not ATIF-shaped (not an object, ``steps``
@@ -97,48 +130,15 @@ def atif_final_message(doc: Any) -> str | None:
             text is not a string…). An earlier message is never taken in its place: it is
             not the final answer.
     """
-    if not isinstance(doc, dict) or not isinstance(doc.get("steps"), list):
-        got = "a JSON object without a 'steps' list" if isinstance(doc, dict) else f"a JSON {_json_type(doc)}"
-        raise UnreadableMessage(f"is not an ATIF trajectory: {got}")
-    steps = doc["steps"]
+    steps = check_shape(doc)
     for n in range(len(steps) - 1, -1, -1):
         step = steps[n]
         if not isinstance(step, dict) or step.get("source") != "agent" or step.get("message") is None:
             continue
-        text = _message_text(step["message"], n)
+        text = message_text(step["message"], n, clean=repair)
         if text:
             return text
     return None
-
-
-def _message_text(message: Any, step_no: int) -> str | None:
-    """The text of one ATIF message (None when it has none); raises `UnreadableMessage`
-    for a shape ATIF does not allow."""
-    if isinstance(message, str):
-        return repair(message).strip() or None
-    if not isinstance(message, list):
-        raise UnreadableMessage(f"step {step_no}: the agent's message is a JSON {_json_type(message)}, "
-                                "not a string or a list of content parts")
-    parts = []
-    for k, part in enumerate(message):
-        if not isinstance(part, dict):
-            raise UnreadableMessage(f"step {step_no}: content part {k} is a JSON {_json_type(part)}, not an object")
-        if part.get("type") in _TEXT_PART_TYPES:
-            if not isinstance(part.get("text"), str):
-                raise UnreadableMessage(f"step {step_no}: text part {k} holds a JSON {_json_type(part.get('text'))}, "
-                                        "not a string")
-            parts.append(repair(part["text"]))
-    text = "\n".join(x for x in parts if x.strip()).strip()
-    return text or None
-
-
-def _json_type(value: Any) -> str:
-    """The JSON name of a parsed value's type (object, array, string, number…)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    return {dict: "object", list: "array", str: "string", int: "number", float: "number"}.get(type(value), type(value).__name__)
 
 
 def _read_text(path: Path, notes: list[str], unreadable: list[str], limit: int) -> str | None:

@@ -31,6 +31,7 @@ from cowork_judge.run.answer import (  # noqa: F401 - re-exported: delivery is w
     MAX_MESSAGE_BYTES,
     MAX_TRAJECTORY_BYTES,
     UnreadableMessage,
+    agent_logs,
     atif_final_message,
     final_message,
 )
@@ -94,10 +95,11 @@ def collect_delivery(paths: RunPaths, config: JudgeConfig) -> Delivery:
     _scan(paths.app_dir, "app_root", delivery, scored=app_root_scored, top_level_only=True, skip={"output"})
     if _real(paths.alt_output_dir) != _real(paths.output_dir) and _followable(paths.alt_output_dir, paths.app_dir, delivery):
         _scan(paths.alt_output_dir, "alt_output", delivery, scored=config.lenient_delivery)
-    message, source, notes, unreadable = final_message(paths, config)
-    delivery.final_message, delivery.final_message_source = message, source
-    delivery.notes.extend(notes)
-    delivery.unreadable.extend(unreadable)
+    logs = agent_logs(paths, config)
+    message = logs.message
+    delivery.final_message, delivery.final_message_source, delivery.trajectory = message, logs.source, logs.trajectory
+    delivery.notes.extend(logs.notes)
+    delivery.unreadable.extend(logs.unreadable)
     _drop_duplicates(delivery)
     _unique_names(delivery)
     cut = len(delivery.unlisted)

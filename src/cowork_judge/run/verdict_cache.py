@@ -43,6 +43,8 @@ if TYPE_CHECKING:
     from cowork_judge.run.context import RunContext
 
 CACHE_SCHEMA = "cowork-judge/verdict-cache@1"
+TRAJECTORY_WORKFLOWS = frozenset({"trajectory_judge"})
+"""Workflows that judge the agent's trajectory: their keys include its digest (`deliverable_digest`)."""
 CACHED_METHODS = frozenset({"agentic", "workflow"})
 """Segments whose verdicts are stored (model calls); code verdicts are re-run."""
 ROUTING_FIELDS = ("judge_method", "workflow_name", "workflow_group", "na_policy", "page_mean_p", "decided_by")
@@ -71,10 +73,15 @@ def file_digest(path: Path) -> str:
     return h.hexdigest()
 
 
-def deliverable_digest(files: list[tuple[str, Path]], final_message: str | None) -> str:
-    """Digest of what the agent handed in: ``(relative path, file)`` pairs and the final message."""
+def deliverable_digest(files: list[tuple[str, Path]], final_message: str | None, *, trajectory: str | None = None) -> str:
+    """Digest of what the agent handed in: ``(relative path, file)`` pairs and the final message; with
+    `trajectory` (the `file_digest` of its ``trajectory.json``, for rows judged on what the agent did)
+    that too, so a verdict on one trajectory is never reused for another."""
     parts = sorted((rel, file_digest(path)) for rel, path in files)
-    return _sha(_canon({"files": parts, "final_message": final_message}))
+    doc: dict[str, Any] = {"files": parts, "final_message": final_message}
+    if trajectory is not None:
+        doc["trajectory"] = trajectory
+    return _sha(_canon(doc))
 
 
 def folder_digest(folder: Path | None) -> str:
@@ -189,6 +196,10 @@ class RunCache:
         self.store = VerdictCache(Path(ctx.config.verdict_cache_dir or "."))
         files = [(f.rel, Path(f.path)) for f in ctx.delivery.files]
         deliverable = deliverable_digest(files, ctx.delivery.final_message)
+        with_trajectory = deliverable  # rows judged on the trajectory: its digest too (read only when there are some)
+        if any(r.judge_method == "workflow" and r.workflow.name in TRAJECTORY_WORKFLOWS for r in criteria):
+            with_trajectory = deliverable_digest(files, ctx.delivery.final_message,
+                                                 trajectory=file_digest(ctx.paths.agent_dir / "trajectory.json"))
         settings: dict[str | None, dict[str, Any]] = {}
         self.keys: dict[str, str] = {}
         for row in criteria:
@@ -199,7 +210,8 @@ class RunCache:
                 assets = folder_digest(ctx.paths.workflow_assets_dir(name)) if name else "none"
                 settings[name] = judge_settings(ctx.config, instruction=ctx.instruction, task_prompt=ctx.task_prompt,
                                                 workflow=ctx.workflow_config.get(name) if name else None, assets=assets)
-            self.keys[row.id] = verdict_key(deliverable=deliverable, row=row_fields(row), judge=settings[name],
+            digest = with_trajectory if name in TRAJECTORY_WORKFLOWS else deliverable
+            self.keys[row.id] = verdict_key(deliverable=digest, row=row_fields(row), judge=settings[name],
                                             version=f"{__version__}/abi{ABI}")
 
     def split(self, rows: Sequence[Criterion]) -> tuple[list[Criterion], dict[str, Verdict]]:

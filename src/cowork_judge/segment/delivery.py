@@ -15,6 +15,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from cowork_judge.segment.trajectory import Trajectory
+
 
 DECK_ARTIFACT_KEYS = ("deck_path", "deck_kind", "deck_rel")
 """The located deck's keys in the code methods' artifacts mapping and in ``evidence/artifacts.json``
@@ -94,6 +96,9 @@ class Delivery(BaseModel):
         default_factory=list, description="Final-message sources that exist but could not be read or parsed."
     )
     notes: list[str] = Field(default_factory=list)
+    trajectory: Trajectory | None = Field(
+        None, exclude=True, description="The agent's ATIF trajectory, parsed once by the run (`segment.trajectory`); None "
+                                        "when the agent logs hold none or it cannot be read. Never dumped.")
     entries_scanned: int = Field(0, description="Directory entries examined over all roots.")
     scan_cut: bool = Field(False, description="The scan stopped at `scan_limit` entries: more files may exist.")
     listing_limit: int = Field(0, ge=0, description="Deliverables listed at most by the collection (`run.collect.MAX_FILES` "

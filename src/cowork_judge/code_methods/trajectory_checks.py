@@ -1,0 +1,219 @@
+"""Code methods over the agent's ATIF trajectory: rows about what the agent did, zero model calls.
+
+Each reads the trajectory the run parsed once (`Delivery.trajectory`, `segment.trajectory`)
+and cites the step numbers it decided on. A trajectory that is absent or cannot be read
+leaves the row unjudged ``trajectory_missing`` (`TrajectoryMissing`): the row is about the
+agent's process and there is nothing to judge it on (in a separate-verifier task the collect
+hook may be missing: `lint-rubric` says so, L060). So does a `command_succeeded` row whose
+matching commands record no exit status (a terminal agent such as terminus records none):
+the judge cannot tell, and says so rather than guess.
+
+Regular expressions run in a killable child (`safety.saferegex`), like `regex_match`; a
+trajectory whose texts exceed what one search scans is a read limit (`code_methods.files.ReadLimit`:
+judged against the agent, the reason says so), as for the deliverables.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from cowork_judge.code_methods import globs
+from cowork_judge.code_methods.files import ReadLimit
+from cowork_judge.core.error_kinds import JudgeFailure
+from cowork_judge.safety import saferegex
+from cowork_judge.segment.code_context import CodeContext
+from cowork_judge.segment.trajectory import Trajectory
+
+REGEX_TIMEOUT_SEC = 30.0
+"""Longest one regular-expression search over the trajectory may run (seconds)."""
+MAX_CITED = 8
+"""Step numbers named in a reason at most (the rest are counted)."""
+
+
+class TrajectoryMissing(JudgeFailure):
+    """The row needs the agent's ATIF trajectory, or something it does not record: unjudged
+    ``trajectory_missing``, never a guess."""
+
+    kind = "trajectory_missing"
+
+
+def _trajectory(ctx: CodeContext) -> Trajectory:
+    traj = ctx.delivery.trajectory
+    if traj is None:
+        unread = "trajectory.json" in ctx.delivery.unreadable
+        raise TrajectoryMissing("the agent's trajectory.json exists but could not be read as ATIF" if unread else
+                                "no ATIF trajectory (trajectory.json) in the agent logs: nothing shows what the agent did")
+    return traj
+
+
+def _steps(numbers: list[int]) -> str:
+    shown = ", ".join(str(n) for n in numbers[:MAX_CITED])
+    more = f" and {len(numbers) - MAX_CITED} more" if len(numbers) > MAX_CITED else ""
+    return f"step{'s' if len(numbers) != 1 else ''} {shown}{more}"
+
+
+def _search_all(ctx: CodeContext, pattern: str, texts: list[tuple[str, str]]) -> set[str]:
+    """Names of the `texts` where `pattern` matches (case-insensitive).
+
+    Raises:
+        ReadLimit: more text than one search scans (`saferegex.MAX_INPUT_CHARS`): a trajectory
+            that large is the agent's doing, judged against it like the deliverables' limits.
+    """
+    if not texts:
+        return set()
+    total = sum(len(t) for _, t in texts)
+    if total > saferegex.MAX_INPUT_CHARS:
+        raise ReadLimit(f"the trajectory's texts hold {total} characters, more than one search scans",
+                        limit=f"{saferegex.MAX_INPUT_CHARS // (1024 * 1024)} Mi characters per search")
+    timeout = max(0.1, min(REGEX_TIMEOUT_SEC, ctx.settings.code_timeout_sec, ctx.deadline.remaining()))
+    found = saferegex.search(pattern, texts, flags=re.IGNORECASE, timeout_sec=timeout, max_matches=len(texts) * 50)
+    return {name for name, _, _ in found}
+
+
+def regex_param_errors(params: dict[str, Any]) -> list[str]:
+    """Patterns (`pattern`, `error_patterns`) that do not compile: refused before the row runs."""
+    errors = []
+    patterns = [params.get("pattern")] + list(params.get("error_patterns") or [])
+    for p in patterns:
+        if isinstance(p, str):
+            try:
+                re.compile(p, re.IGNORECASE)
+            except (re.error, RecursionError, OverflowError) as exc:
+                errors.append(f"pattern {p!r:.60} is not a valid regular expression: {exc}")
+    if "pattern" in params and params.get("pattern") == "":
+        errors.append("parameter 'pattern' must not be empty (it matches every command)")
+    return errors
+
+
+def tool_called(ctx: CodeContext, name: str, min_count: int = 1, args_contain: str | None = None) -> tuple[bool, str, dict[str, Any]]:
+    """Hit when the agent called tool `name` (case-insensitive, the ATIF ``function_name``)
+    at least `min_count` times, counting only calls whose JSON arguments contain
+    `args_contain` (case-insensitive) when it is given.
+
+    Raises:
+        TrajectoryMissing: no readable trajectory.
+    """
+    if min_count < 1:
+        raise ValueError("min_count must be at least 1")
+    traj = _trajectory(ctx)
+    needle = (args_contain or "").casefold()
+    hits = [s.number for s, c in traj.tool_calls() if c.name.casefold() == name.casefold()
+            and needle in json.dumps(dict(c.arguments), ensure_ascii=False, default=str).casefold()]
+    what = f"{name!r}" + (f" with arguments containing {args_contain!r}" if args_contain else "")
+    if len(hits) >= min_count:
+        return True, f"{what} called {len(hits)} time(s) ({_steps(hits)})", {}
+    called = sorted({c.name for _, c in traj.tool_calls()})
+    return False, (f"{what} called {len(hits)} time(s), fewer than {min_count}; tools called: "
+                   f"{', '.join(called[:12]) or 'none'}"), {}
+
+
+def command_succeeded(ctx: CodeContext, pattern: str) -> tuple[bool, str, dict[str, Any]]:
+    """Hit when a command matching regular expression `pattern` (case-insensitive, searched
+    in each tool call's command line: ``command``, ``cmd``, ``keystrokes``…) ran and exited 0.
+
+    A miss when no command matches, or every matching one recorded a non-zero exit status.
+
+    Raises:
+        TrajectoryMissing: no readable trajectory; or commands match but none of them records
+            an exit status (the judge cannot tell whether they succeeded).
+    """
+    traj = _trajectory(ctx)
+    calls = {f"{s.number}:{k}": (s, c) for k, (s, c) in enumerate(traj.tool_calls()) if c.command()}
+    matched = _search_all(ctx, pattern, [(key, c.command() or "") for key, (_, c) in calls.items()])
+    if not matched:
+        return False, f"no command matches /{pattern}/ ({len(calls)} command(s) ran)", {}
+    ok: list[int] = []
+    failed: list[int] = []
+    unknown: list[int] = []
+    for key in sorted(matched, key=lambda k: int(k.split(":")[1])):
+        step, call = calls[key]
+        codes = step.exit_codes(call)
+        (ok if 0 in codes else failed if codes else unknown).append(step.number)
+    if ok:
+        return True, f"a command matching /{pattern}/ exited 0 ({_steps(ok)})", {}
+    if failed:
+        return False, f"commands matching /{pattern}/ exited non-zero ({_steps(failed)})" + (
+            f"; no exit status recorded at {_steps(unknown)}" if unknown else ""), {}
+    raise TrajectoryMissing(f"commands matching /{pattern}/ ran ({_steps(unknown)}) but the trajectory records no exit "
+                            "status for them: whether they succeeded cannot be told")
+
+
+def no_step_errored(ctx: CodeContext, error_patterns: list[str] | None = None) -> tuple[bool, str, dict[str, Any]]:
+    """Hit when no step errored (`segment.trajectory.TrajectoryStep.errored`: a failure flagged in
+    an ``extra``, Harbor's ``[error] tool reported failure``, a non-zero exit status), and no
+    observation matches any of `error_patterns` (regular expressions, case-insensitive; e.g.
+    ``"^ERROR:"`` or ``"Traceback \\(most recent call last\\)"``).
+
+    Raises:
+        TrajectoryMissing: no readable trajectory.
+    """
+    traj = _trajectory(ctx)
+    bad: dict[int, str] = {}
+    for step in traj.steps:
+        reason = step.errored()
+        if reason:
+            bad.setdefault(step.number, reason)
+    texts = [(f"{s.number}", o.text) for s in traj.steps for o in s.observations if o.text]
+    for p in error_patterns or []:
+        for name in _search_all(ctx, p, texts):
+            bad.setdefault(int(name), f"an observation matches /{p}/")
+    if not bad:
+        return True, f"no step errored ({len(traj.steps)} steps)", {}
+    first = min(bad)
+    return False, f"{_steps(sorted(bad))} errored (step {first}: {bad[first]})", {}
+
+
+def step_count_at_most(ctx: CodeContext, max_steps: int, source: str = "agent") -> tuple[bool, str, dict[str, Any]]:
+    """Hit when the trajectory has at most `max_steps` steps of `source` (``agent``, ``user``,
+    ``system``, or ``all``).
+
+    Raises:
+        TrajectoryMissing: no readable trajectory.
+    """
+    if max_steps < 0:
+        raise ValueError("max_steps must be at least 0")
+    if source not in ("agent", "user", "system", "all"):
+        raise ValueError(f"source must be agent, user, system or all, got {source!r:.40}")
+    traj = _trajectory(ctx)
+    n = sum(1 for s in traj.steps if source == "all" or s.source == source)
+    what = "steps" if source == "all" else f"{source} steps"
+    return n <= max_steps, f"{n} {what} ({'within' if n <= max_steps else 'over'} the limit of {max_steps})", {}
+
+
+def _path_matches(glob: str, path: str) -> bool:
+    """Whether a path the agent wrote (absolute or relative) is named by `glob`: a glob without
+    ``/`` matches the file name; with ``/``, the path's tail (``output/*.md`` names
+    ``/app/output/a.md``)."""
+    rel = path.strip().lstrip("/")
+    segs = rel.split("/")
+    return any(globs.matches(glob, "/".join(segs[i:])) for i in range(len(segs)))
+
+
+def file_written_before_final(ctx: CodeContext, glob: str) -> tuple[bool, str, dict[str, Any]]:
+    """Hit when a tool call wrote a file matching `glob` (`ToolCall.written_paths`: a writing
+    tool's path, an ``apply_patch`` file, a shell redirect) in a step BEFORE the step of the
+    agent's final message (the last agent step with text). With no final message, any step
+    counts.
+
+    Raises:
+        TrajectoryMissing: no readable trajectory.
+    """
+    globs.check_glob(glob)
+    traj = _trajectory(ctx)
+    final = traj.final_message_step()
+    limit = final.number if final is not None else None
+    written = [(s.number, p) for s, c in traj.tool_calls() for p in c.written_paths() if _path_matches(glob, p)]
+    before = [(n, p) for n, p in written if limit is None or n < limit]
+    at = f"the final message (step {limit})" if limit is not None else "the end (no final message)"
+    if before:
+        n, p = before[0]
+        return True, f"{p!r} written at step {n}, before {at}", {}
+    if written:
+        return False, f"files matching {glob!r} were written only at or after {at} ({_steps([n for n, _ in written])})", {}
+    return False, f"no tool call wrote a file matching {glob!r}", {}
+
+
+__all__ = ["TrajectoryMissing", "command_succeeded", "file_written_before_final", "no_step_errored",
+           "regex_param_errors", "step_count_at_most", "tool_called"]
