@@ -3,7 +3,8 @@
 Builds a two-row code-only instance in a temp dir, then runs ``python -m cowork_judge run``
 on it N times (whole processes, the way Harbor runs the judge) and reports the median and
 spread of the wall time, the modules imported (``-X importtime``), whether ``openai``
-was among them, the top imports by cumulative time, and whether the renderers were probed
+and the guard's pattern tables (``guard.lexicon``, not imported for a code-only rubric
+since issue 38) were among them, the top imports by cumulative time, and whether the renderers were probed
 (``env_capabilities.json`` written by the judge). The lower bound printed beside it is a
 bare ``python -c pass``, measured in the same run, and the child's CPU time (less
 sensitive to other processes on a shared machine). ``--judge LABEL=DIR`` also runs the
@@ -106,8 +107,9 @@ def main() -> int:
                   for label, env in judges}
     print(f"code-only rubric, {args.runs} interleaved runs each; load average {load:.1f} at start, "
           f"{os.getloadavg()[0]:.1f} at the end, {os.cpu_count()} CPUs")
-    print("| judge | wall median s (min–max) | CPU median s | wall / bare interpreter | modules | openai | renderers probed |")
-    print("|---|---|---:|---:|---:|---|---|")
+    print("| judge | wall median s (min–max) | CPU median s | wall / bare interpreter | modules | openai | guard | "
+          "renderers probed |")
+    print("|---|---|---:|---:|---:|---|---|---|")
     bare = statistics.median(wall["bare"])
     for label, _ in judges + [("bare", base)]:
         w = wall[label]
@@ -116,9 +118,10 @@ def main() -> int:
         if label in traces:
             rows, probed = traces[label]
             modules = [m.strip() for _, m in rows if m.strip()]
-            line += f"| {len(modules)} | {any(m == 'openai' or m.startswith('openai.') for m in modules)} | {probed} |"
+            line += (f"| {len(modules)} | {any(m == 'openai' or m.startswith('openai.') for m in modules)} "
+                     f"| {'cowork_judge.guard.lexicon' in modules} | {probed} |")
         else:
-            line += "| | | |"
+            line += "| | | | |"
         print(line)
     for label, _ in judges:
         print(f"\n{label}: top imports by cumulative time (-X importtime, µs)")

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """The configuration table of `docs/configuration.md`, generated from the config module.
 
-One home per knob: the environment names (`ENV_NAMES`), the defaults and the meanings (the
-`JudgeConfig` fields' `description`) and the caps (`CAPS`, `MAX_JITTER_SHARE`) live in the
-config module; this script renders them between the page's two marker comments.
+One home per knob: its `knob(...)` declaration in the `JudgeConfig` field (or the nested
+policy's) holds the environment names, the default, the meaning (the `description`) and the cap
+(`cowork_judge.core.knobs`); this script renders the settings `JudgeConfig` declares, in
+declaration order, between the page's two marker comments.
 
 Usage:
     python scripts/gen_config_docs.py          # check: exit 1 and a unified diff when the page is stale
@@ -35,20 +36,16 @@ def _config() -> tuple[type[BaseModel], Mapping[str, tuple[str, ...]], Mapping[s
     """The config module's public names (imported late so `--help` works without the package)."""
     from cowork_judge.config import judge_config as config
 
-    return config.JudgeConfig, config.ENV_NAMES, config.CAPS, config.MAX_JITTER_SHARE
-
-
-def _fields(kind: Any) -> dict[str, FieldInfo]:
-    """The fields of a pydantic model or pydantic dataclass, else {}."""
-    if isinstance(kind, type) and issubclass(kind, BaseModel):
-        return dict(kind.model_fields)
-    return dict(getattr(kind, "__pydantic_fields__", None) or {})
+    model = config.JudgeConfig
+    return model, config.env_names(model), config.caps(model), config.MAX_JITTER_SHARE
 
 
 def _field(model: Any, name: str) -> FieldInfo:
     """The field `name` of `model`: a plain name, or a dotted path into the policies nested in
     the config (``scoring.reward_mode``: a field of `JudgeConfig.scoring`'s type)."""
-    fields = _fields(model)
+    from cowork_judge.core.knobs import model_fields
+
+    fields = model_fields(model)
     head, _, rest = name.partition(".")
     if head in fields and not rest:
         return fields[head]
@@ -79,7 +76,7 @@ def _meaning(info: FieldInfo, env_names: tuple[str, ...]) -> str:
 
 
 def rows() -> Iterator[tuple[str, str, str, str]]:
-    """(variable, default, cap, meaning) per knob, in `ENV_NAMES` order (credentials first)."""
+    """(variable, default, cap, meaning) per knob, in declaration order (`judge_config.settings`)."""
     model, env_names, caps, _ = _config()
     for name, names in env_names.items():
         info = _field(model, name)

@@ -59,7 +59,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "run": frozenset({"__init__", "_util", "config", "core", "safety", "segment", "transport"}),
     "workflow": frozenset({"__init__", "_util", "core", "evidence", "safety", "segment", "transport"}),
     # floor 6
-    "batch": frozenset({"_util", "config", "core", "fleet", "run"}),
+    "batch": frozenset({"_util", "config", "core", "fleet", "run", "transport"}),
     "engine": frozenset({"__init__", "_util", "agentic", "code_methods", "config", "core", "evidence", "guard", "run",
                          "safety", "segment", "workflow"}),
     "install": frozenset({"__init__", "_util", "config", "core", "workflow"}),

@@ -157,3 +157,23 @@ def test_out_over_an_unrelated_file_is_refused_without_force(tmp_path, capsys):
     assert main(["report", str(tmp_path / "verifier"), "--out", str(page)]) == 0
     assert main(["report", str(tmp_path / "verifier"), "--out", str(precious), "--force"]) == 0
     assert precious.read_bytes().startswith(b"<!doctype html>")
+
+
+def test_the_guard_of_a_code_only_run_says_why_it_was_not_scanned(tmp_path):
+    """Issue 38: a rubric of code rows only is not scanned; the report says why, and a run
+    with model rows that was not scanned (JUDGE_GUARD=off) keeps the plain line."""
+    from cowork_judge.core.findings import GuardReport
+    from cowork_judge.core.fold import RunFacts, fold
+    from cowork_judge.core.rubric import normalize_rubric
+    from cowork_judge.core.scoring import ScoringPolicy
+    from cowork_judge.core.verdicts import Verdict
+    from fleet.factory import DELIVERED, IDENTITY
+
+    rows = normalize_rubric([{"id": "C1", "description": "a report", "weight": 1, "judge_method": "code",
+                              "code_method_name": "file_exists", "code_method_params": {"glob": "*.md"}}]).criteria
+    code_only = fold(rows, {"C1": Verdict(id="C1", hit=True, judged=True, reason="found", method="code")}, ScoringPolicy(),
+                     RunFacts(identity=IDENTITY, delivery=DELIVERED, guard=GuardReport(mode="flag")))
+    html = render_report(Job(verifier_dir=tmp_path, doc=code_only, doc_sha256="0" * 64))
+    assert "JUDGE_GUARD=flag: not scanned (no model-judged row: nothing the agent wrote reached a model judge)" in html
+    off = make_doc().model_copy(update={"guard": GuardReport(mode="off")})
+    assert "JUDGE_GUARD=off: not scanned</p>" in render_report(Job(verifier_dir=tmp_path, doc=off, doc_sha256="0" * 64))

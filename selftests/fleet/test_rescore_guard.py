@@ -134,3 +134,26 @@ def test_a_run_that_never_scanned_says_there_is_nothing_to_apply(tmp_path, capsy
     new = json.loads(Path(out.strip()).read_text())
     assert code == 0 and new["task_score"] == 1.0 and new["guard"]["mode"] == "penalize"
     assert "was not scanned" in err and "no findings to apply" in err
+
+
+def test_a_code_only_run_is_restated_under_any_guard_policy_without_judging_again():
+    """Issue 38: the guard does not scan a run of code rows only (nothing reaches a model
+    judge), so its stored ``scanned: false`` is what a fresh run under flag or penalize would
+    record too: the batch's resume restates it instead of judging it again. A run with model
+    rows that was not scanned still has to be judged again."""
+    from cowork_judge.core.rubric import normalize_rubric
+    from cowork_judge.core.verdicts import Verdict
+    from cowork_judge.fleet.rescore import restate
+
+    code_rows = normalize_rubric([{"id": "C1", "description": "a report", "weight": 1, "judge_method": "code",
+                                   "code_method_name": "file_exists", "code_method_params": {"glob": "*.md"}}]).criteria
+    stored = fold(code_rows, {"C1": Verdict(id="C1", hit=True, judged=True, reason="found", method="code")}, ScoringPolicy(),
+                  RunFacts(identity=IDENTITY, delivery=DELIVERED, guard=GuardReport(mode="flag")))
+    for mode in ("penalize", "flag"):
+        new = restate(stored, source_sha256="0" * 64, policy=ScoringPolicy(), guard=mode, metric_id=stored.metric_id,
+                      prices={})  # type: ignore[arg-type]
+        assert new.rejudge is None and new.doc.task_score == 1.0 and new.doc.guard.mode == mode
+        assert not new.doc.guard.scanned and not new.doc.guard.penalized
+    model_run = _guarded("off")
+    assert restate(model_run, source_sha256="0" * 64, policy=ScoringPolicy(), guard="penalize",
+                   metric_id=model_run.metric_id, prices={}).rejudge is not None

@@ -261,7 +261,42 @@ def test_empty_rollout_scores_zero_without_a_model_call(judge_run):
     assert doc["status"] == "success" and doc["exit_code"] is None
     ef = doc["extra_fields"]
     assert ef["judge_called"] is False and ef["delivery_missing"] is True and ef["judge_calls"] == 0
-    assert all(r["judged"] and r["hit"] is False and r["method"] == "delivery" for r in doc["results"])
+    assert all(r["judged"] and r["method"] == "delivery" for r in doc["results"])
+    # the example's hurdle "no deck" is what an empty delivery is: hit (fatal); every other row is not hit
+    assert {r["id"] for r in doc["results"] if r["hit"]} == {"A-HURDLE-NO-DECK"} and doc["fatal"] is True
+
+
+NOTHING_RUBRIC = {"rubrics": [
+    {"id": "A-SPEED", "description": "The answer gives the speed in metres per second.", "weight": 2},
+    {"id": "A-WRONG-UNIT", "description": "The answer contains a wrong unit conversion.", "weight": -1},
+    {"id": "H-EMPTY", "description": "The response is empty or refuses to answer.", "weight": 0, "hurdle": True}]}
+
+
+@pytest.mark.parametrize("answer, reward, fatal", [("", 0.0, True), ("Answer: 25 m/s (90 km/h / 3.6).", 1.0, False)])
+def test_an_empty_answer_trips_the_hurdle_that_names_it(judge_run, tmp_path, answer, reward, fatal):
+    """Trial 3 L3: an empty answer recorded the hurdle "the response is empty" as not hit. With nothing
+    delivered every hurdle is hit (fatal), a deduction is not hit, a positive row misses; the reward is
+    0 as before, and a delivered answer is judged as before (the change is the nothing-delivered path's)."""
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "rubric.json").write_text(json.dumps(NOTHING_RUBRIC))
+    (tests / "task_prompt.md").write_text("A car travels 90 km/h. What is its speed in m/s?\n")
+    rollout = tmp_path / "rollout"
+    (rollout / "logs" / "agent").mkdir(parents=True)
+    (rollout / "logs" / "agent" / "trajectory.json").write_text(json.dumps({"schema_version": "ATIF-v1.4", "steps": [
+        {"step_id": 1, "source": "agent", "message": answer}]}))
+    run = judge_run(tests, rollout, oracle={"A-SPEED": {"hit": True}, "A-WRONG-UNIT": {"hit": False}, "H-EMPTY": {"hit": False}})
+    doc = assert_documents(run)
+    rows = {r["id"]: r for r in doc["results"]}
+    assert run.reward == reward and doc["fatal"] is fatal and doc["is_hit_hurdle"] is fatal
+    assert doc["extra_fields"]["delivery_missing"] is fatal and doc["score_raw"] == reward
+    assert rows["H-EMPTY"]["hit"] is fatal and rows["H-EMPTY"]["counted_hit"] is fatal
+    assert rows["A-WRONG-UNIT"]["hit"] is False and rows["A-WRONG-UNIT"]["contribution"] == 0.0
+    if fatal:
+        assert run.model_requests == 0 and rows["A-SPEED"]["hit"] is False
+        assert rows["H-EMPTY"]["reason"].startswith("[no delivery] nothing was delivered") and "hurdle counts as hit" in rows["H-EMPTY"]["reason"]
+        ctrf = json.loads((run.verifier / "ctrf.json").read_text())
+        assert [t["status"] for t in ctrf["results"]["tests"] if t["name"].startswith("H-EMPTY")] == ["failed"]
 
 
 def test_empty_rollout_needs_no_credentials(judge_run):

@@ -59,6 +59,13 @@ character, at most 255 UTF-8 bytes), or the list is refused naming the line. The
 and removes only inside --out and never through a symbolic link: a link where it would write
 (<out>/<name>, its logs/ ..., .batch.lock, verdict-cache/) is refused before anything is judged.
 
+batch API (--batch-api): a record pass writes every one-round-trip request (workflow cells, answer_match,
+agentic blocks with JUDGE_MAX_TURNS=1) to <out>/batch-api/, one OpenAI batch (/v1/files + /v1/batches)
+is submitted for those never submitted before (ids kept in <out>/batch-api/state.json: a killed batch
+resumes its batches and submits nothing twice), polled, and the instances are judged from its answers;
+multi-turn agentic blocks and re-asks go live (--batch-api-rounds N batches the latter). Tokens the batch
+answered are priced as <model>@batch in JUDGE_PRICES, else at half the <model> price.
+
 outputs: <out>/summary.json (cowork-judge summarize of the batch, --group-by passed through,
 instance tags from each instance.json), <out>/instance_tags.json, <out>/batch.json.
 
@@ -114,6 +121,9 @@ def main(argv: list[str]) -> int:
     try:
         runner = BatchRunner(args.out, limits, child_env(environ, limits, Path(args.out)), deadline_sec=deadline, keep_errors=args.keep_errors,
                              force=args.force, on_outcome=_OutcomeLines(progress, len(instances)), lock_fd=lock.fd, jobs=args.jobs)
+        status = batch_api_step(args, runner, instances)
+        if status is not None:
+            return status
         try:
             report, received = run_with_signals(runner, instances)
         except BatchInputError as exc:  # a link planted under --out while the batch ran (batch.outdir)
@@ -141,10 +151,52 @@ def _parser() -> Parser:
     p.add_argument("--jobs", type=int, help="worker processes, runs at once (default min(L, 8, instances to judge))")
     p.add_argument("--keep-errors", action="store_true", help="on a rerun, keep results that carry an exit_code")
     p.add_argument("--force", action="store_true", help="judge every instance again")
+    add_batch_api_arguments(p)
     p.add_argument("--group-by", action="append", default=[], metavar="KEY", help="passed to the summary (repeatable)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed of the summary (default 0)")
     p.add_argument("--draws", type=int, default=1000, help="bootstrap draws of the summary (default 1000)")
     return p
+
+
+def add_batch_api_arguments(p: argparse.ArgumentParser) -> None:
+    """``--batch-api``, ``--batch-api-failed``, ``--batch-api-poll`` (``batch`` and ``calibrate --out``)."""
+    p.add_argument("--batch-api", action="store_true", help="send every one-round-trip request through the provider's "
+                   "Batch API at the batch price (docs/performance/batch-api.md); a killed batch resumes its submitted "
+                   "batches and submits no request twice")
+    p.add_argument("--batch-api-failed", choices=("live", "unjudged"), default="live",
+                   help="a request the Batch API failed or let expire: ask it live (default) or leave its rows unjudged")
+    p.add_argument("--batch-api-rounds", type=int, default=1, metavar="N",
+                   help="record passes and batches at most: a later round batches the requests that depend on earlier "
+                   "answers (a workflow's second stage, a re-ask); each round costs one more pass and batch window (default 1)")
+    p.add_argument("--batch-api-poll", type=float, default=1.0, metavar="SECONDS",
+                   help="first wait between polls of a batch (grows x1.5 up to 60 s; default 1)")
+
+
+def batch_api_step(args: argparse.Namespace, runner: Any, instances: list[Any]) -> int | None:
+    """``--batch-api``: record, submit and poll (`batch.api_rounds`) before the runner's pass;
+    None to go on (also without ``--batch-api``), else the exit status (stopped by a signal, or
+    the provider refused)."""
+    if not args.batch_api:
+        return None
+    from cowork_judge.batch.api_rounds import BatchAPIFailure, Polling, prepare
+    from cowork_judge.batch.runner import run_with_signals
+    from cowork_judge.core.exit_status import EXIT_STATUS
+
+    if not args.batch_api_poll > 0 or args.batch_api_rounds < 1:
+        print("cowork-judge batch: error: --batch-api-poll must be > 0 and --batch-api-rounds ≥ 1", file=sys.stderr)
+        return 2
+    try:
+        prepared = prepare(runner, instances, run_with_signals, failed=args.batch_api_failed,
+                           polling=Polling(first_wait_sec=args.batch_api_poll), rounds=args.batch_api_rounds)
+    except BatchAPIFailure as exc:
+        print(f"cowork-judge batch: batch API: {exc} (what was submitted is kept in {args.out}/batch-api/state.json: "
+              "run the same command again to resume)", file=sys.stderr)
+        return 1
+    if prepared.stopped:
+        print("batch: interrupted in the batch API's record pass; nothing was submitted: run the same command again",
+              file=sys.stderr)
+        return EXIT_STATUS["SIGTERM"]
+    return None
 
 
 def _out_problem(args: argparse.Namespace, instances: list[Any], environ: dict[str, str]) -> str | None:

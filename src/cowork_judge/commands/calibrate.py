@@ -98,6 +98,11 @@ def main(argv: list[str]) -> int:
             runner = BatchRunner(args.out, limits, child_env(environ, limits),
                                  deadline_sec=load_config(environ).config.deadline_sec, lock_fd=lock.fd,
                                  on_outcome=lambda o: print(f"calibrate: judged {o.name}: {o.state}", file=sys.stderr))
+            from cowork_judge.commands.batch import batch_api_step
+
+            status = batch_api_step(args, runner, instances)  # --batch-api: record, submit, poll
+            if status is not None:
+                return status
             try:
                 judged, received = run_with_signals(runner, instances)
             except BatchInputError as exc:  # a link planted under --out while it ran (batch.outdir)
@@ -156,6 +161,9 @@ def _parser() -> Parser:
     p.add_argument("--force", action="store_true", help="overwrite the report")
     p.add_argument("--max-in-flight", type=int, default=8, help="with --out: model calls in flight at most (default 8)")
     p.add_argument("--jobs", type=int, help="with --out: judge processes at once")
+    from cowork_judge.commands.batch import add_batch_api_arguments
+
+    add_batch_api_arguments(p)  # with --out
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     p.add_argument("--draws", type=int, default=1000, help="bootstrap draws; 0 = no intervals (default 1000)")
     p.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")

@@ -340,8 +340,11 @@ def _write_rescored(item: Item, job: _Job, target: Path) -> _Outcome:
         reward = new.task_score if new.status != "skipped" else None
         sealed = integrity.seal(text, format_reward(reward), format_reward_json(reward) if reward is not None else None)
         write_file(target, sealed.encode("utf-8"), force=args.force)
-    except (ValidationError, ScoringError, ValueError, OutputExists, OSError) as exc:
+    except (ValidationError, ScoringError, ValueError, OutputExists) as exc:
         _say(item.source, str(exc).splitlines()[0])
+        return "failed"
+    except OSError as exc:  # trial 4 L4: "cannot write victim: is a folder, not a file", not "[Errno 21] …"
+        _say(item.source, f"cannot write {exc.filename or target}: {exc.strerror or exc}")
         return "failed"
     print(str(target))
     if job.single:

@@ -496,7 +496,12 @@ def _stage(task: TaskInfo, rollout: Rollout, out: Path, verifier_env: dict[str, 
              "not run; a judge baked in by `init --image` is installed from the local index instead)")
     staged = dryrun.stage(task, rollout, out)
     if task.separate:
-        _say(f"  separate verifier: only the artifacts are copied ({', '.join(task.artifacts) or 'none declared'})")
+        _say(f"  separate verifier: only the artifacts are copied ({', '.join(task.artifacts) or 'none declared'})"
+             + (", and the agent's final-message files as init's [[verifier.collect]] hook copies them" if task.collect_agent
+                else ""))
+        for command in task.collect_other:
+            _warn(f"the task's [[verifier.collect]] hook `{command[:120]}` is not run by a dry run: what it would carry "
+                  "to the verifier is missing here")
     for line in staged.warnings:
         _warn(line)
     for left in staged.left_out:

@@ -5,20 +5,28 @@ task packages declare them). A bad value never crashes: it falls back to the def
 leaves a warning. Each value remembers where it came from (`env:NAME`, `default`,
 `invalid:NAME → default`) so `cowork-judge config` can explain itself. This is the only
 module that reads the judge's environment variables (the container roots included).
+
+Each setting is declared once, by `cowork_judge.core.knobs.knob(...)` in its field (variable,
+parser, effect on a stored result, secret, cap, meaning); the reader, `ENV_NAMES`, `CAPS`,
+`masked`, the redactor's list and `config.effects.EFFECTS` are read from those declarations
+(`settings`). docs/development.md, "Adding a setting".
 """
 
 from __future__ import annotations
 
-import math
+import functools
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic.fields import FieldInfo
 
 from cowork_judge.transport.calls import GATEWAY_NO_AUTH_KEY, GATEWAY_PLACEHOLDER_KEY
 from cowork_judge.core.identity import RunIdentity
+from cowork_judge.core.knobs import (DERIVED, FALSY, OMIT, WHEN, Effect, Knob, choice, flag, integer, knob, knob_table,
+                                     nested_models, number, setting_value, text)
 from cowork_judge.core.cost import Price
 from cowork_judge.core.retry import RetryPolicy
 from cowork_judge.core.scoring import ScoringPolicy
@@ -27,18 +35,6 @@ from cowork_judge.config.backends import BACKENDS, DEFAULT_BACKEND, backend_spec
 from cowork_judge.config.panel import PanelJudge, read_panel, read_prices, resolve_keys
 from cowork_judge.transport.store_url import UnparsableStoreUrl, store_address
 
-CAPS: dict[str, tuple[float, str]] = {
-    "batch": (50, "a block of more rows than this is one conversation no judge answers reliably"),
-    "concurrency": (32, "blocks in flight multiply a fleet's peak request rate; past this one job alone melts a shared key"),
-    "workflow_concurrency": (32, "workflow calls in flight multiply a fleet's peak request rate"),
-    "retry.max_tries": (20, "with backoff this is already minutes of retrying one block"),
-    "max_turns": (64, "model turns per attempt; each re-sends the conversation"),
-    "retry.backoff_max_sec": (300.0, "one rate-limit wait longer than 5 minutes outlives most judge runs"),
-    "samples": (9, "each sample is a whole judging of the row (calls × k); the median of more moves no further"),
-}
-"""Knob (a field name; a dotted path into a nested policy) → (largest accepted value, why). A larger value is capped with a warning: an
-accepted absurd value (JUDGE_CONCURRENCY=100000) made one run spend its deadline
-scheduling and lose its document."""
 MAX_JITTER_SHARE = 0.1
 """A start jitter never exceeds this share of JUDGE_DEADLINE (the fleet values: 180 s of 1800 s)."""
 FLEET_START_JITTER_SEC = 180
@@ -47,12 +43,70 @@ into ``[verifier.env]``. Independent containers started together spread their fi
 ``cowork-judge run`` (one process, nothing to spread) uses the field default 0 (issue 26)."""
 FLEET_WORKFLOW_START_JITTER_SEC = 30
 """JUDGE_WORKFLOW_START_JITTER of a fleet trial (``templates/test.sh``), as `FLEET_START_JITTER_SEC`."""
-TRUTHY = frozenset({"1", "true", "yes", "on", "y", "t"})
-FALSY = frozenset({"0", "false", "no", "off", "n", "f", ""})
 
 
 INSTANCE_HEADER = "X-Cowork-Judge-Instance"
 """The HTTP header naming the instance (opt-in, JUDGE_SEND_INSTANCE_ID); `cowork_judge.sim` reads it for --oracle-dir."""
+
+
+# --------------------------------------------------------------------------- parsers of the settings below
+# (the common ones are `core.knobs`: integer, number, flag, choice, text)
+
+
+def _shown_default(value: Any) -> str:
+    """A default in a warning: ``(none)`` for an unset one, else its repr."""
+    return "(none)" if value is None else repr(value)
+
+
+def _share(raw: str) -> float | None:
+    if not raw.strip():
+        return None
+    return number(0.0, strict=True, maximum=1.0)(raw)
+
+
+def _cache_dir(raw: str) -> str | None:
+    """A folder path; ``0``/``off``/``false``/``no`` = no cache.
+
+    Raises:
+        ValueError: the path names something that exists and is not a folder (a regular file): no
+            verdict could be stored there, so the cache would be off without a word.
+    """
+    value = raw.strip()
+    if value.lower() in FALSY:
+        return None
+    path = os.path.expanduser(value)
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise ValueError("names an existing file, not a folder: no verdict can be cached there (give a folder, "
+                         "or 0 for no cache)")
+    return value
+
+
+def _store_url(raw: str) -> SecretStr:
+    """A Redis URL (``redis://``, ``rediss://``, ``unix://``), kept secret (it may hold a
+    password), that makes the redis client dial the host and port written in it
+    (`transport.store_url.store_address`).
+
+    Raises:
+        UnparsableStoreUrl: (a ValueError) another scheme, or a URL the client would read as
+            another store (an unencoded ``@ : / ? #`` in the password); its words name no
+            part of the password.
+    """
+    value = raw.strip()
+    store_address(value)
+    return SecretStr(value)
+
+
+def _files(raw: str) -> tuple[str, ...]:
+    return tuple(p for p in raw.replace(",", " ").split() if p)
+
+
+def _sampled(read: Callable[[JudgeConfig], Any]) -> Callable[[JudgeConfig], Any]:
+    """Only a sampled run (JUDGE_SAMPLES > 1 or JUDGE_PANEL) records it: a run asking every row once keeps its fingerprint."""
+    return lambda c: read(c) if c.sampled else OMIT
+
+
+PATHS = "where the files are; what they hold is fingerprinted (the rubric, prompt and instruction here, the deliverables by the batch's instance fingerprint)"
+RENDERER = "which renderer makes deck evidence; whether it is made is recorded (judge_evidence_pages)"
 
 
 class JudgeConfig(BaseModel):
@@ -60,95 +114,147 @@ class JudgeConfig(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    api_key: SecretStr | None = Field(None, description=(
+    api_key: SecretStr | None = knob(None, env=("JUDGE_API_KEY", "OPENAI_API_KEY"), parse=None, secret="key",
+        effect=Effect.none("a credential: which key pays, not what is answered"),
+        doc=(
         "JUDGE_API_KEY, else OPENAI_API_KEY: key of the judge endpoint (OpenAI-compatible); the resolved pair is "
         "exported under both names. The pair comes from one family: when JUDGE_API_KEY or JUDGE_BASE_URL is set, "
         "OPENAI_* never completes it (a warning names both variables), so a key never goes to the other family's "
         "URL. Missing while a row needs a model ⇒ `judge:no_credential`."))
-    base_url: str | None = Field(None, description=(
+    base_url: str | None = knob(None, env=("JUDGE_BASE_URL", "OPENAI_BASE_URL"), parse=None, secret="url",
+        effect=Effect.verdict("endpoint", "the endpoint answers (masked: a token in the URL is not part of it)",
+                              lambda c: mask_url(c.base_url) if c.base_url else None),
+        doc=(
         "JUDGE_BASE_URL, else OPENAI_BASE_URL: URL of the judge endpoint (OpenAI-compatible), exported under both names"
         " like the key. A value that is not an `http://` or `https://` URL with a host (`127.0.0.1:8000/v1`) is "
         "ignored with a warning that says what is wrong (no scheme, another scheme, no host, a bad port) — rows that "
         "need a model end `judge:no_credential` at once, and the run's `exit_reason` names the same; no scheme is "
         "guessed (`http://` would send the key unencrypted to a remote host)."))
-    model: str = Field("gpt-5.5", description="JUDGE_MODEL: judge model name.")
-    backend: str = Field(DEFAULT_BACKEND, description=(
+    model: str = knob("gpt-5.5", env="JUDGE_MODEL", parse=text, effect=Effect.verdict("model", "the model answers"),
+        doc="JUDGE_MODEL: judge model name.")
+    backend: str = knob(DEFAULT_BACKEND, env="JUDGE_BACKEND", parse=choice(*BACKENDS), effect=Effect.verdict("backend", "the agent that reads the deliverables"),
+        doc=(
         "JUDGE_BACKEND: agentic backend, a name of `config.backends.BACKENDS`: `openai` (built in: Chat Completions + "
         "workspace tools), `codex` (`codex exec`), `claude` (`claude -p`)."))
-    batch: int = Field(4, ge=1, description="JUDGE_BATCH: agentic rows per block (one workspace, one conversation).")
-    concurrency: int = Field(2, ge=1, description=(
+    batch: int = knob(4, ge=1, env="JUDGE_BATCH", parse=integer(1), effect=Effect.verdict("sampling.batch", "rows per conversation"),
+        cap=(50, "a block of more rows than this is one conversation no judge answers reliably"),
+        doc="JUDGE_BATCH: agentic rows per block (one workspace, one conversation).")
+    concurrency: int = knob(2, ge=1, env="JUDGE_CONCURRENCY", parse=integer(1), effect=Effect.none(WHEN),
+        cap=(32, "blocks in flight multiply a fleet's peak request rate; past this one job alone melts a shared key"),
+        doc=(
         "JUDGE_CONCURRENCY: blocks in flight — the direct multiplier of a fleet's peak request rate — and so the "
         "agentic requests in flight: a block sends one request at a time, and one that waits out a random 429 lends "
         "its lane and takes one back before it sends again, so the count never exceeds this (measured at the "
         "simulator, docs/performance/rate-limits.md). Each judge of JUDGE_PANEL runs at its own JUDGE_CONCURRENCY; "
         "the workflow segment (deck pages), which runs before the agentic one, is bounded by "
         "JUDGE_WORKFLOW_CONCURRENCY."))
-    per_timeout_sec: float = Field(150.0, gt=0, description=(
+    per_timeout_sec: float = knob(150.0, gt=0, env="JUDGE_PER_TIMEOUT", parse=number(0, strict=True, maximum=24 * 3600.0), effect=Effect.none(WHEN),
+        doc=(
         "JUDGE_PER_TIMEOUT: seconds per attempt (call); a block gets `2 ×` this."))
-    resplit: bool = Field(True, description="JUDGE_RESPLIT: re-judge a failed block row by row.")
-    deadline_sec: float = Field(1800.0, gt=0, description=(
+    resplit: bool = knob(True, env="JUDGE_RESPLIT", parse=flag, effect=Effect.verdict("sampling.resplit", "a failed block is asked again row by row"),
+        doc="JUDGE_RESPLIT: re-judge a failed block row by row.")
+    deadline_sec: float = knob(1800.0, gt=0, env="JUDGE_DEADLINE", parse=number(0, strict=True, maximum=7 * 24 * 3600.0), effect=Effect.none(WHEN),
+        doc=(
         "JUDGE_DEADLINE: seconds for the whole run, from process start; rows not judged by then are unjudged "
         "`deadline`."))
-    start_jitter_sec: float = Field(0.0, ge=0, description=(
+    start_jitter_sec: float = knob(0.0, ge=0, env="JUDGE_START_JITTER", parse=number(0), effect=Effect.none(WHEN),
+        doc=(
         "JUDGE_START_JITTER: first-wave blocks wait `uniform(0, N)` s (spreads a fleet's burst). 0 for a hand run; "
         "`templates/test.sh` and the `task.toml` that init writes set the fleet value 180 s."))
-    max_turns: int = Field(16, ge=1, description=(
+    max_turns: int = knob(16, ge=1, env="JUDGE_MAX_TURNS", parse=integer(1), effect=Effect.verdict("sampling.max_turns", "turns per attempt"),
+        cap=(64, "model turns per attempt; each re-sends the conversation"),
+        doc=(
         "JUDGE_MAX_TURNS: model turns per agent attempt (`openai`; `claude` as `--max-turns`; `codex` has no turn "
         "limit: the per-call timeout bounds it)."))
-    lenient_delivery: bool = Field(False, description=(
+    lenient_delivery: bool = knob(False, env="JUDGE_LENIENT_DELIVERY", parse=flag, effect=Effect.verdict("sampling.lenient_delivery", "which files are judged"),
+        doc=(
         "JUDGE_LENIENT_DELIVERY: also score files at the `/app` root and in `/output`."))
-    chat_fallback: bool = Field(True, description="JUDGE_CHAT_FALLBACK: no files but a final message ⇒ judge the message.")
-    evidence_sec: float = Field(180.0, ge=0, description=(
+    chat_fallback: bool = knob(True, env="JUDGE_CHAT_FALLBACK", parse=flag,
+        effect=Effect.verdict("sampling.chat_fallback", "what is judged when no file was delivered"),
+        doc="JUDGE_CHAT_FALLBACK: no files but a final message ⇒ judge the message.")
+    evidence_sec: float = knob(180.0, ge=0, env="JUDGE_EVIDENCE", parse=number(0),
+        effect=Effect.verdict("sampling.evidence", "deck evidence on or off (its budget decides only whether it is reached)",
+                              lambda c: c.evidence_sec > 0),
+        doc=(
         "JUDGE_EVIDENCE: seconds for deck evidence (structure + rendering), at most a third of the time left "
         "(see Evidence and the deadline below); `0` = off."))
-    metric_id: str = Field("rubric_llm_judge", description="JUDGE_METRIC_ID: written to the result.")
-    aux_files: tuple[str, ...] = Field((), description="JUDGE_AUX_FILES: extra tests/ files copied into every judge workspace.")
-    instruction_file: str | None = Field(None, description=(
+    metric_id: str = knob("rubric_llm_judge", env="JUDGE_METRIC_ID", parse=text, effect=Effect.score("the document's metric_id"),
+        doc="JUDGE_METRIC_ID: written to the result.")
+    aux_files: tuple[str, ...] = knob((), env="JUDGE_AUX_FILES", parse=_files,
+        effect=Effect.verdict("sampling.aux_files", "files copied into every judge workspace", lambda c: list(c.aux_files)),
+        doc="JUDGE_AUX_FILES: extra tests/ files copied into every judge workspace.")
+    instruction_file: str | None = knob(None, env="JUDGE_INSTRUCTION_FILE", parse=text,
+        effect=Effect.verdict("instruction_sha256", "the judge instruction (by its text)", DERIVED),
+        doc=(
         "JUDGE_INSTRUCTION_FILE: judge instruction (else `judge_instruction.md`, `judge_instructions.md`, "
         "`rubric_instruction.md`, `judge_prompt.md` in tests/, else the built-in one)."))
-    skip: bool = Field(False, description="JUDGE_SKIP: archive only; `reward.txt` = `SKIPPED` (Harbor then excludes the trial).")
-    workflow_concurrency: int = Field(4, ge=1, description=(
+    skip: bool = knob(False, env="JUDGE_SKIP", parse=flag, effect=Effect.verdict("skip", "JUDGE_SKIP archives without judging (reward SKIPPED)"),
+        doc="JUDGE_SKIP: archive only; `reward.txt` = `SKIPPED` (Harbor then excludes the trial).")
+    workflow_concurrency: int = knob(4, ge=1, env="JUDGE_WORKFLOW_CONCURRENCY", parse=integer(1), effect=Effect.none(WHEN),
+        cap=(32, "workflow calls in flight multiply a fleet's peak request rate"),
+        doc=(
         "JUDGE_WORKFLOW_CONCURRENCY: in-flight model calls of the workflow segment."))
-    workflow_deadline_share: float | None = Field(None, gt=0, le=1, description=(
+    workflow_deadline_share: float | None = knob(None, gt=0, le=1, env="JUDGE_WORKFLOW_DEADLINE_SHARE", parse=_share, effect=Effect.none(WHEN),
+        doc=(
         "JUDGE_WORKFLOW_DEADLINE_SHARE: fixed share of the remaining time for workflows (escape hatch); unset = "
         "adaptive."))
-    workflow_start_jitter_sec: float = Field(0.0, ge=0, description=(
+    workflow_start_jitter_sec: float = knob(0.0, ge=0, env="JUDGE_WORKFLOW_START_JITTER", parse=number(0), effect=Effect.none(WHEN),
+        doc=(
         "JUDGE_WORKFLOW_START_JITTER: first-wave workflow calls wait `uniform(0, N)` s. 0 for a hand run; "
         "`templates/test.sh` sets the fleet value 30 s."))
-    code_timeout_sec: float = Field(60.0, gt=0, description="JUDGE_CODE_TIMEOUT: seconds per code method.")
-    response_file: str | None = Field(None, description=(
+    code_timeout_sec: float = knob(60.0, gt=0, env="JUDGE_CODE_TIMEOUT", parse=number(0, strict=True), effect=Effect.none(WHEN),
+        doc="JUDGE_CODE_TIMEOUT: seconds per code method.")
+    response_file: str | None = knob(None, env="JUDGE_RESPONSE_FILE", parse=text,
+        effect=Effect.verdict("response_file", "which file holds the agent's final message"),
+        doc=(
         "JUDGE_RESPONSE_FILE: file holding the agent's final message (else `trajectory.json`, `final_answer.txt`, "
         "`response.txt`)."))
-    soffice: str | None = Field(None, description=(
+    soffice: str | None = knob(None, env="JUDGE_SOFFICE_PATH", parse=text, effect=Effect.none(RENDERER),
+        doc=(
         "JUDGE_SOFFICE_PATH: LibreOffice for deck evidence (default: on PATH, else the usual install paths such as "
         "`/usr/lib/libreoffice/program`)."))
-    chromium: str | None = Field(None, description=(
+    chromium: str | None = knob(None, env="JUDGE_CHROMIUM_PATH", parse=text, effect=Effect.none(RENDERER),
+        doc=(
         "JUDGE_CHROMIUM_PATH: Chromium for HTML decks (default: on PATH, else the usual install paths such as "
         "`/usr/bin`)."))
-    requested_version: str | None = Field(None, description=(
+    requested_version: str | None = knob(None, env="COWORK_JUDGE_VERSION", parse=text,
+        effect=Effect.none("what test.sh installed; the version that judged is in the fingerprint"),
+        doc=(
         "COWORK_JUDGE_VERSION: the version test.sh installed, recorded as `requested_version`."))
-    version_source: Literal["injection", "placeholder", "package"] = Field("package", description=(
+    version_source: Literal["injection", "placeholder", "package"] = knob("package", env="COWORK_JUDGE_VERSION_SOURCE", parse=choice("injection", "placeholder", "package"),
+        effect=Effect.none("where test.sh's version came from; the version that judged is in the fingerprint"),
+        doc=(
         "COWORK_JUDGE_VERSION_SOURCE: where that version came from, recorded as `version_source`."))
-    app_dir: str = Field("/app", description="JUDGE_APP_DIR: the agent's workdir (deliverables in output/; also `--app-dir`).")
-    logs_dir: str = Field("/logs", description="JUDGE_LOGS_DIR: holds agent/ and verifier/ (also `--logs-dir`).")
-    tests_dir: str = Field("/tests", description="JUDGE_TESTS_DIR: the task's tests dir with rubric.json (also `--tests-dir`).")
-    work_dir: str | None = Field(None, description=(
+    app_dir: str = knob("/app", env="JUDGE_APP_DIR", parse=text, effect=Effect.none(PATHS),
+        doc="JUDGE_APP_DIR: the agent's workdir (deliverables in output/; also `--app-dir`).")
+    logs_dir: str = knob("/logs", env="JUDGE_LOGS_DIR", parse=text, effect=Effect.none(PATHS),
+        doc="JUDGE_LOGS_DIR: holds agent/ and verifier/ (also `--logs-dir`).")
+    tests_dir: str = knob("/tests", env="JUDGE_TESTS_DIR", parse=text, effect=Effect.none(PATHS),
+        doc="JUDGE_TESTS_DIR: the task's tests dir with rubric.json (also `--tests-dir`).")
+    work_dir: str | None = knob(None, env="JUDGE_WORK_DIR", parse=text, effect=Effect.none(PATHS),
+        doc=(
         "JUDGE_WORK_DIR: scratch for workspaces (default: a new temp dir, removed on every exit path, SIGTERM and the "
         "watchdog's included)."))
-    gateway_auth: Literal["off", "none", "placeholder"] = Field(
-        "off", description="JUDGE_GATEWAY_AUTH: a hosted gateway (Harbor Hub's default credential mode) injects the API key "
+    gateway_auth: Literal["off", "none", "placeholder"] = knob(
+        "off", env="JUDGE_GATEWAY_AUTH", parse=choice("off", "none", "placeholder"),
+        effect=Effect.none("a credential: how the gateway is authenticated"), doc="JUDGE_GATEWAY_AUTH: a hosted gateway (Harbor Hub's default credential mode) injects the API key "
                            "per destination host, so the sandbox may see none. none = without JUDGE_API_KEY send no "
                            "Authorization header; placeholder = send a fixed placeholder key for the gateway to replace; "
                            "off = JUDGE_API_KEY is required. A key that is set is always sent.")
-    alt_output_dir: str = Field("/output", description="JUDGE_ALT_OUTPUT_DIR: extra output dir read by lenient delivery.")
-    verdict_cache_dir: str | None = Field(None, description="JUDGE_VERDICT_CACHE: a folder of cached verdicts; a re-judge of "
+    alt_output_dir: str = knob("/output", env="JUDGE_ALT_OUTPUT_DIR", parse=text, effect=Effect.none(PATHS),
+        doc="JUDGE_ALT_OUTPUT_DIR: extra output dir read by lenient delivery.")
+    verdict_cache_dir: str | None = knob(None, env="JUDGE_VERDICT_CACHE", parse=_cache_dir,
+        effect=Effect.none("a cached verdict is the verdict of the same question by the same judge (its key)"),
+        doc="JUDGE_VERDICT_CACHE: a folder of cached verdicts; a re-judge of "
                                           "the same deliverable by the same judge asks only rows whose text changed "
                                           "(run/verdict_cache.py). Off for `cowork-judge run` unless set; `cowork-judge batch` "
                                           "uses <out>/verdict-cache unless set (0/off disables it there). A path naming an existing file (not a folder) "
                                           "is invalid.")
-    instance_id: str | None = Field(None, description="JUDGE_INSTANCE_ID: a name of the instance being judged (`batch` sets "
+    instance_id: str | None = knob(None, env="JUDGE_INSTANCE_ID", parse=text, effect=Effect.none("a label sent to the endpoint (JUDGE_SEND_INSTANCE_ID)"),
+        doc="JUDGE_INSTANCE_ID: a name of the instance being judged (`batch` sets "
                                     "it to the instance's name); sent to the endpoint only with JUDGE_SEND_INSTANCE_ID.")
-    send_instance_id: bool = Field(False, description="JUDGE_SEND_INSTANCE_ID: send JUDGE_INSTANCE_ID with every "
+    send_instance_id: bool = knob(False, env="JUDGE_SEND_INSTANCE_ID", parse=flag, effect=Effect.none("whether that label is sent"),
+        doc="JUDGE_SEND_INSTANCE_ID: send JUDGE_INSTANCE_ID with every "
                                    "chat-completions call as the HTTP header X-Cowork-Judge-Instance (opt-in; the simulator's "
                                    "--oracle-dir routes by it).")
 
@@ -159,11 +265,14 @@ class JudgeConfig(BaseModel):
         if self.send_instance_id and self.instance_id:
             return {INSTANCE_HEADER: self.instance_id}
         return {}
-    guard: Literal["off", "flag", "penalize"] = Field(
-        "flag", description="JUDGE_GUARD: the deterministic guard over what the agent wrote (final message, deliverables' "
+    guard: Literal["off", "flag", "penalize"] = knob(
+        "flag", env="JUDGE_GUARD", parse=choice("off", "flag", "penalize"),
+        effect=Effect.score("flag or penalize is applied to the stored findings; off does not scan (in the fingerprint)",
+                            "guard_scan", lambda c: c.guard != "off"), doc="JUDGE_GUARD: the deterministic guard over what the agent wrote (final message, deliverables' "
                             "text, deck text incl. notes and invisible text, file names). off = no scan; flag = findings in "
                             "result.json `guard`; penalize = also reward 0 when it flags (the rows are still judged and scored).")
-    guard_row: bool = Field(False, description="JUDGE_GUARD_ROW: add an unweighted model-judged row \"did the agent address the "
+    guard_row: bool = knob(False, env="JUDGE_GUARD_ROW", parse=flag, effect=Effect.verdict("guard_row", "adds a model-judged row to the agentic blocks"),
+        doc="JUDGE_GUARD_ROW: add an unweighted model-judged row \"did the agent address the "
                                                "evaluator?\" to the agentic rows (recorded in `guard`, never scored).")
     scoring: ScoringPolicy = Field(default_factory=ScoringPolicy, description=(
         "The knobs that shape the reward (`core.scoring.ScoringPolicy`, their one home: defaults, bounds, meanings)."))
@@ -171,24 +280,40 @@ class JudgeConfig(BaseModel):
         "How blocks and model calls are retried (`core.retry.RetryPolicy`, the one home of JUDGE_MAX_TRIES and "
         "JUDGE_RETRY_BACKOFF_MAX)."))
     # ---- sampling, panels and prices (issue 28; docs/sampling.md) ----
-    samples: int = Field(1, ge=1, description=(
+    samples: int = knob(1, ge=1, env="JUDGE_SAMPLES", parse=integer(1), effect=Effect.verdict("sampling.samples", "asks per row", _sampled(lambda c: c.samples)),
+        cap=(9, "each sample is a whole judging of the row (calls × k); the median of more moves no further"),
+        doc=(
         "JUDGE_SAMPLES: asks of each row (agentic block, ppt_judge page cell and content pass, answer_match decision) "
         "per judge, reduced to one verdict: binary by majority (a tie fails closed for negative rows and hurdles, is a "
         "miss otherwise), graded by the lower median level, N/A by majority. 1 = ask once (results as before)."))
-    sampling: Literal["adaptive", "fixed"] = Field("adaptive", description=(
+    sampling: Literal["adaptive", "fixed"] = knob("adaptive", env="JUDGE_SAMPLING", parse=choice("adaptive", "fixed"),
+        effect=Effect.verdict("sampling.sampling_mode", "which rows are asked again", _sampled(lambda c: c.sampling)),
+        doc=(
         "JUDGE_SAMPLING (k > 1): `adaptive` asks twice and again, up to k, only rows whose answer could still change "
         "(re-asks regrouped into full blocks); `fixed` asks every row k times."))
-    sample_temperature: float | None = Field(None, ge=0, le=2, description=(
+    sample_temperature: float | None = knob(None, ge=0, le=2, env="JUDGE_SAMPLE_TEMPERATURE", parse=number(0, maximum=2),
+        effect=Effect.verdict("sampling.temperature", "the temperature of the asks",
+                              _sampled(lambda c: c.sample_temperature if c.samples > 1 else None)),
+        doc=(
         "JUDGE_SAMPLE_TEMPERATURE: `temperature` sent with every model request when JUDGE_SAMPLES > 1 (not to the "
         "codex/claude CLIs); unset = the endpoint's default."))
-    panel: tuple[PanelJudge, ...] = Field((), description=(
+    panel: tuple[PanelJudge, ...] = knob((), env="JUDGE_PANEL", parse=None,
+        effect=Effect.verdict("sampling.panel", "the judges asked (name, model, masked endpoint, weight; never a key)",
+                              _sampled(lambda c: [{"name": j.name, "model": j.model,
+                                                   "endpoint": mask_url(j.base_url) if j.base_url else None,
+                                                   "weight": j.weight} for j in c.panel])),
+        doc=(
         "JUDGE_PANEL: a JSON list of judges `{name, model, base_url, api_key_env, weight}` — `api_key_env` is the "
         "NAME of the variable holding that judge's key, never a key; each judge gets its own call path (client, "
         "limiter) and every row its verdict from each; unset = JUDGE_MODEL alone."))
-    panel_vote: Literal["majority", "unanimous", "weighted"] = Field("majority", description=(
+    panel_vote: Literal["majority", "unanimous", "weighted"] = knob("majority", env="JUDGE_PANEL_VOTE", parse=choice("majority", "unanimous", "weighted"),
+        effect=Effect.verdict("sampling.panel_vote", "how the judges' answers combine", _sampled(lambda c: c.panel_vote)),
+        doc=(
         "JUDGE_PANEL_VOTE: how the judges' answers combine: `majority`, `weighted` (by each judge's weight) or "
         "`unanimous` (the answer in the agent's favour only when every judge gives it)."))
-    prices: dict[str, Price] = Field(default_factory=dict, description=(
+    prices: dict[str, Price] = knob(
+        default_factory=dict, env="JUDGE_PRICES", parse=None,
+        effect=Effect.score("judge_cost, re-priced from the stored tokens per model"), doc=(
         "JUDGE_PRICES: JSON, model → `{input, cached_input, output}` in US dollars per million tokens; the result "
         "then records `judge_cost_usd` (null when a model called has no price). A price must lie in [0, 10000] "
         "(`core.cost.MAX_PRICE`): an entry outside is ignored with a warning naming the model, which is then unpriced."))
@@ -198,7 +323,8 @@ class JudgeConfig(BaseModel):
         """True when rows are asked more than once or by a panel (issue 28)."""
         return self.samples > 1 or bool(self.panel)
     # the fleet's shared limiter and its rate limits (issue 29; transport/fleet.py, transport/quota.py)
-    limiter_url: SecretStr | None = Field(None, description=(
+    limiter_url: SecretStr | None = knob(None, env="JUDGE_LIMITER_URL", parse=_store_url, secret="url", effect=Effect.none(WHEN),
+        doc=(
         "JUDGE_LIMITER_URL: `redis://[:password@]host:port/db` or `rediss://` (TLS; `?ssl_ca_certs=/path/ca.pem` for a "
         "private CA; percent-encode `@ : / ? # %` in the password: a URL the redis client would read as another host or "
         "port than the one written is refused with a warning, and the run uses its local limiter): every model "
@@ -207,16 +333,19 @@ class JudgeConfig(BaseModel):
         "on requests in flight). Unset = the run's local limiter. The store unreachable at start or mid-run (or the "
         "`fleet-redis` extra missing) ⇒ the local limiter, with a warning in the result. The password is redacted "
         "everywhere."))
-    fleet_rpm: float | None = Field(None, gt=0, description=(
+    fleet_rpm: float | None = knob(None, gt=0, env="JUDGE_FLEET_RPM", parse=number(0, strict=True), effect=Effect.none(WHEN),
+        doc=(
         "JUDGE_FLEET_RPM: the key's requests per minute, when the operator knows it: the shared store paces the "
         "fleet at it from the first request (needs JUDGE_LIMITER_URL; else the pace comes from the endpoint's "
         "rate-limit headers or is learned from 429s). Floor: `60 / JUDGE_RETRY_BACKOFF_MAX` (3 at the default 20 s: "
         "the local limiter's slowest pace, one request per backoff cap); a lower value is raised to it with a warning. "
         "No job holds the fleet more than 300 s ahead (`transport.fleet.MAX_HOLD_SEC`)."))
-    fleet_tpm: float | None = Field(None, gt=0, description=(
+    fleet_tpm: float | None = knob(None, gt=0, env="JUDGE_FLEET_TPM", parse=number(0, strict=True), effect=Effect.none(WHEN),
+        doc=(
         "JUDGE_FLEET_TPM: the key's tokens per minute, when known: with JUDGE_LIMITER_URL the fleet's pace is at "
         "most this ÷ the mean tokens per request, never below the floor of JUDGE_FLEET_RPM."))
-    limiter_key: str | None = Field(None, description=(
+    limiter_key: str | None = knob(None, env="JUDGE_LIMITER_KEY", parse=text, effect=Effect.none(WHEN),
+        doc=(
         "JUDGE_LIMITER_KEY: the shared store's key for this limit (default: a digest of the endpoint, the model and a "
         "digest of the API key — never the key). Jobs with the same key share one limit. A label, not a secret: the "
         "log shows it and nothing redacts it."))
@@ -293,110 +422,6 @@ def _unset(name: str, fallback: str, mixed: dict[str, str]) -> str:
 # --------------------------------------------------------------------------- parsers
 
 
-def _int(minimum: int) -> Callable[[str], int]:
-    """Parser of an integer setting ≥ `minimum`; its `ValueError` says what is expected in one
-    clause (issue 39: ``JUDGE_SAMPLES='three' must be an integer ≥ 1``, never Python's
-    ``invalid literal for int()``)."""
-    expected = f"must be an integer ≥ {minimum}"
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text.strip())
-        except ValueError:
-            raise ValueError(expected) from None
-        if value < minimum:
-            raise ValueError(expected)
-        return value
-
-    return parse
-
-
-def _float(minimum: float, *, strict: bool = False, maximum: float = math.inf) -> Callable[[str], float]:
-    """Parser of a number setting in [`minimum`, `maximum`] (`minimum` excluded when `strict`);
-    its `ValueError` says the expected range, whatever was wrong (issue 39)."""
-    expected = f"must be a number {'>' if strict else '≥'} {minimum:g}" + (f" and ≤ {maximum:g}" if math.isfinite(maximum) else "")
-
-    def parse(text: str) -> float:
-        try:
-            value = float(text.strip())
-        except ValueError:
-            raise ValueError(expected) from None
-        if not math.isfinite(value) or value < minimum or (strict and value == minimum) or value > maximum:
-            raise ValueError(expected)
-        return value
-
-    return parse
-
-
-def _shown_default(value: Any) -> str:
-    """A default in a warning: ``(none)`` for an unset one, else its repr."""
-    return "(none)" if value is None else repr(value)
-
-
-def _bool(text: str) -> bool:
-    low = text.strip().lower()
-    if low in TRUTHY:
-        return True
-    if low in FALSY:
-        return False
-    raise ValueError("must be one of 1/0, true/false, yes/no, on/off")
-
-
-def _choice(*options: str) -> Callable[[str], str]:
-    def parse(text: str) -> str:
-        low = text.strip().lower()
-        if low not in options:
-            raise ValueError(f"must be one of {', '.join(options)}")
-        return low
-
-    return parse
-
-
-def _text(text: str) -> str:
-    value = text.strip()
-    if not value:
-        raise ValueError("is empty")
-    return value
-
-
-def _share(text: str) -> float | None:
-    if not text.strip():
-        return None
-    return _float(0.0, strict=True, maximum=1.0)(text)
-
-
-def _cache_dir(text: str) -> str | None:
-    """A folder path; ``0``/``off``/``false``/``no`` = no cache.
-
-    Raises:
-        ValueError: the path names something that exists and is not a folder (a regular file): no
-            verdict could be stored there, so the cache would be off without a word.
-    """
-    value = text.strip()
-    if value.lower() in FALSY:
-        return None
-    path = os.path.expanduser(value)
-    if os.path.exists(path) and not os.path.isdir(path):
-        raise ValueError("names an existing file, not a folder: no verdict can be cached there (give a folder, "
-                         "or 0 for no cache)")
-    return value
-
-
-def _store_url(text: str) -> SecretStr:
-    """A Redis URL (``redis://``, ``rediss://``, ``unix://``), kept secret (it may hold a
-    password), that makes the redis client dial the host and port written in it
-    (`transport.store_url.store_address`).
-
-    Raises:
-        UnparsableStoreUrl: (a ValueError) another scheme, or a URL the client would read as
-            another store (an unencoded ``@ : / ? #`` in the password); its words name no
-            part of the password.
-    """
-    value = text.strip()
-    store_address(value)
-    return SecretStr(value)
-
-
 def endpoint_problem(url: str) -> str | None:
     """What keeps `url` from being a judge endpoint, in words that follow the variable's name
     (``has no scheme (it must begin with http:// or https://)``, ``has the scheme 'ftp', not
@@ -460,94 +485,62 @@ def _fleet_without_store(values: dict[str, Any], warnings: list[str], *, refused
                         "(the fleet's shared store): this run paces itself with its local limiter")
 
 
-def _files(text: str) -> tuple[str, ...]:
-    return tuple(p for p in text.replace(",", " ").split() if p)
-
-
-# field → (env names in priority order, parser); a dotted name is a field of a policy nested in
-# the config (``scoring.reward_mode``: `JudgeConfig.scoring`). Credentials are resolved separately.
-_KNOBS: dict[str, tuple[tuple[str, ...], Callable[[str], Any]]] = {
-    "model": (("JUDGE_MODEL",), _text),
-    "backend": (("JUDGE_BACKEND",), _choice(*BACKENDS)),
-    "batch": (("JUDGE_BATCH",), _int(1)),
-    "concurrency": (("JUDGE_CONCURRENCY",), _int(1)),
-    "per_timeout_sec": (("JUDGE_PER_TIMEOUT",), _float(0, strict=True, maximum=24 * 3600.0)),
-    "retry.max_tries": (("JUDGE_MAX_TRIES",), _int(1)),
-    "resplit": (("JUDGE_RESPLIT",), _bool),
-    "deadline_sec": (("JUDGE_DEADLINE",), _float(0, strict=True, maximum=7 * 24 * 3600.0)),
-    "start_jitter_sec": (("JUDGE_START_JITTER",), _float(0)),
-    "retry.backoff_max_sec": (("JUDGE_RETRY_BACKOFF_MAX",), _float(1)),
-    "max_turns": (("JUDGE_MAX_TURNS",), _int(1)),
-    "scoring.reward_mode": (("JUDGE_REWARD_MODE",), _choice("continuous", "binary")),
-    "scoring.pass_threshold": (("JUDGE_PASS_THRESHOLD",), _float(0, maximum=1)),
-    "scoring.pass_compare": (("JUDGE_PASS_COMPARE",), _choice("gte", "gt")),
-    "lenient_delivery": (("JUDGE_LENIENT_DELIVERY",), _bool),
-    "chat_fallback": (("JUDGE_CHAT_FALLBACK",), _bool),
-    "evidence_sec": (("JUDGE_EVIDENCE",), _float(0)),
-    "metric_id": (("JUDGE_METRIC_ID",), _text),
-    "aux_files": (("JUDGE_AUX_FILES",), _files),
-    "instruction_file": (("JUDGE_INSTRUCTION_FILE",), _text),
-    "scoring.systemic_fraction": (("JUDGE_SYSTEMIC_FRACTION",), _float(0, maximum=1)),
-    "scoring.systemic_min": (("JUDGE_SYSTEMIC_MIN",), _int(1)),
-    "skip": (("JUDGE_SKIP",), _bool),
-    "scoring.unjudged_negative": (("JUDGE_UNJUDGED_NEGATIVE",), _choice("deduct", "ignore")),
-    "scoring.ungrounded": (("JUDGE_UNGROUNDED",), _choice("keep", "miss")),
-    "workflow_concurrency": (("JUDGE_WORKFLOW_CONCURRENCY",), _int(1)),
-    "workflow_deadline_share": (("JUDGE_WORKFLOW_DEADLINE_SHARE",), _share),
-    "workflow_start_jitter_sec": (("JUDGE_WORKFLOW_START_JITTER",), _float(0)),
-    "code_timeout_sec": (("JUDGE_CODE_TIMEOUT",), _float(0, strict=True)),
-    "response_file": (("JUDGE_RESPONSE_FILE",), _text),
-    "soffice": (("JUDGE_SOFFICE_PATH",), _text),
-    "chromium": (("JUDGE_CHROMIUM_PATH",), _text),
-    "requested_version": (("COWORK_JUDGE_VERSION",), _text),
-    "version_source": (("COWORK_JUDGE_VERSION_SOURCE",), _choice("injection", "placeholder", "package")),
-    "app_dir": (("JUDGE_APP_DIR",), _text),
-    "logs_dir": (("JUDGE_LOGS_DIR",), _text),
-    "tests_dir": (("JUDGE_TESTS_DIR",), _text),
-    "work_dir": (("JUDGE_WORK_DIR",), _text),
-    "alt_output_dir": (("JUDGE_ALT_OUTPUT_DIR",), _text),
-    "verdict_cache_dir": (("JUDGE_VERDICT_CACHE",), _cache_dir),
-    "gateway_auth": (("JUDGE_GATEWAY_AUTH",), _choice("off", "none", "placeholder")),
-    "instance_id": (("JUDGE_INSTANCE_ID",), _text),
-    "send_instance_id": (("JUDGE_SEND_INSTANCE_ID",), _bool),
-    "guard": (("JUDGE_GUARD",), _choice("off", "flag", "penalize")),
-    "guard_row": (("JUDGE_GUARD_ROW",), _bool),
-    "samples": (("JUDGE_SAMPLES",), _int(1)),
-    "sampling": (("JUDGE_SAMPLING",), _choice("adaptive", "fixed")),
-    "sample_temperature": (("JUDGE_SAMPLE_TEMPERATURE",), _float(0, maximum=2)),
-    "panel_vote": (("JUDGE_PANEL_VOTE",), _choice("majority", "unanimous", "weighted")),
-    "limiter_url": (("JUDGE_LIMITER_URL",), _store_url),
-    "fleet_rpm": (("JUDGE_FLEET_RPM",), _float(0, strict=True)),
-    "fleet_tpm": (("JUDGE_FLEET_TPM",), _float(0, strict=True)),
-    "limiter_key": (("JUDGE_LIMITER_KEY",), _text),
-}
-_JSON_KNOBS: dict[str, str] = {"panel": "JUDGE_PANEL", "prices": "JUDGE_PRICES"}
-"""JSON knobs read by `_read_json_knobs` (never quoted in a warning: a panel's text may hold a key)."""
-
 CREDENTIAL_FAMILIES = (("JUDGE_API_KEY", "JUDGE_BASE_URL"), ("OPENAI_API_KEY", "OPENAI_BASE_URL"))
 """The two credential pairs, (key, URL) each; the judge takes its pair from ONE of them."""
 LEGACY_ENV_NAMES = ("JUDGE_NO_AGENT_TOOLS", "JUDGE_CODEX_USE_CHAT_SHIM", "JUDGE_CODEX_WIRE_API", "JUDGE_SAVE_TRAJECTORY")
 """Variables of the 1.x judge that the legacy entry reads to say what becomes of them (no knob)."""
 
-ENV_NAMES: dict[str, tuple[str, ...]] = {
-    "api_key": ("JUDGE_API_KEY", "OPENAI_API_KEY"),
-    "base_url": ("JUDGE_BASE_URL", "OPENAI_BASE_URL"),
-    **{name: envs for name, (envs, _) in _KNOBS.items()},
-    **{name: (env_name,) for name, env_name in _JSON_KNOBS.items()},
-}
+def settings(model: type[JudgeConfig] | None = None) -> dict[str, tuple[FieldInfo, Knob]]:
+    """Every setting of `model` (default `JudgeConfig`; a subclass adds its own), in declaration
+    order: name (dotted for a nested policy's field, ``scoring.reward_mode``) → (its field, its
+    `cowork_judge.core.knobs.Knob`). The one source of the tables below: a setting is declared
+    once, by `knob(...)` in its field."""
+    return _settings(model or JudgeConfig)
+
+
+@functools.cache
+def _settings(model: type[JudgeConfig]) -> dict[str, tuple[FieldInfo, Knob]]:
+    return knob_table(model)
+
+
+def env_names(model: type[JudgeConfig] | None = None) -> dict[str, tuple[str, ...]]:
+    """Setting → its environment variable names, first one wins (`settings` order)."""
+    return {name: k.env for name, (_, k) in settings(model).items()}
+
+
+def caps(model: type[JudgeConfig] | None = None) -> dict[str, tuple[float, str]]:
+    """Setting → (largest accepted value, why), for the settings that declare a cap."""
+    return {name: k.cap for name, (_, k) in settings(model).items() if k.cap is not None}
+
+
+def secret_settings(model: type[JudgeConfig] | None = None) -> dict[str, str]:
+    """Setting → how its secret value is masked and redacted (``key`` or ``url``, `Knob.secret`)."""
+    return {name: k.secret for name, (_, k) in settings(model).items() if k.secret is not None}
+
+
+ENV_NAMES: dict[str, tuple[str, ...]] = env_names()
 """Field (dotted for a nested policy's) → environment variable names, first one wins."""
-
-
-NESTED: dict[str, Any] = {"scoring": ScoringPolicy, "retry": RetryPolicy}
+CAPS: dict[str, tuple[float, str]] = caps()
+"""Knob (a field name; a dotted path into a nested policy) → (largest accepted value, why). A larger value is capped with a
+warning: an accepted absurd value (JUDGE_CONCURRENCY=100000) made one run spend its deadline scheduling and lose its
+document."""
+_KNOBS: dict[str, tuple[tuple[str, ...], Callable[[str], Any]]] = {
+    name: (k.env, k.parse) for name, (_, k) in settings().items() if k.parse is not None}
+"""Setting → (env names, parser) of the settings read by `load_config`'s loop; the credential pair and the JSON
+settings (`Knob.parse` None) have readers of their own."""
+_JSON_KNOBS: dict[str, str] = {"panel": ENV_NAMES["panel"][0], "prices": ENV_NAMES["prices"][0]}
+"""JSON knobs read by `_read_json_knobs` (never quoted in a warning: a panel's text may hold a key)."""
+NESTED: dict[str, Any] = nested_models(JudgeConfig)
 """The policies nested in the config: field → type (the home of their knobs' defaults)."""
 
 
-def default(name: str) -> Any:
-    """The default of knob `name` (a field, or ``policy.field`` of a nested policy)."""
+
+def default(name: str, model: type[JudgeConfig] | None = None) -> Any:
+    """The default of knob `name` (a field of `model`, default `JudgeConfig`, or ``policy.field`` of a nested policy)."""
     head, _, rest = name.partition(".")
     if rest:
         return getattr(NESTED[head](), rest)
-    return JudgeConfig.model_fields[name].get_default(call_default_factory=True)
+    return (model or JudgeConfig).model_fields[name].get_default(call_default_factory=True)
 
 
 def _nest(values: dict[str, Any]) -> dict[str, Any]:
@@ -560,8 +553,9 @@ def _nest(values: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def load_config(environ: Mapping[str, str] | None = None) -> LoadedConfig:
-    """Read every knob from `environ` (default: ``os.environ``).
+def load_config(environ: Mapping[str, str] | None = None, *, model: type[JudgeConfig] | None = None) -> LoadedConfig:
+    """Read every knob from `environ` (default: ``os.environ``) into `model` (default `JudgeConfig`;
+    a subclass's own settings are read, capped, masked and redacted as `settings` declares them).
 
     Empty strings count as unset (Harbor templates expand ``${VAR:-}`` to ""), except for
     `JUDGE_WORKFLOW_DEADLINE_SHARE` whose empty value means "adaptive" anyway.
@@ -574,9 +568,13 @@ def load_config(environ: Mapping[str, str] | None = None) -> LoadedConfig:
     sources: dict[str, str] = {}
     warnings: list[str] = []
     refused: dict[str, str] = {}
-    for name, (env_names, parser) in _KNOBS.items():
+    kind = model or JudgeConfig
+    for name, (_, knob_) in settings(kind).items():
+        if knob_.parse is None:
+            continue  # the credential pair and the JSON settings: read below
+        parser = knob_.parse
         sources[name] = "default"
-        for env_name in env_names:
+        for env_name in knob_.env:
             raw = env.get(env_name)
             if raw is None or not raw.strip():
                 continue
@@ -588,24 +586,39 @@ def load_config(environ: Mapping[str, str] | None = None) -> LoadedConfig:
                                 "limiter (not shared with the fleet)")
                 sources[name] = f"invalid:{env_name} → default"
             except ValueError as exc:
-                warnings.append(f"{env_name}={raw!r} {exc}; using the default {_shown_default(default(name))}")
+                warnings.append(f"{env_name}={raw!r} {exc}; using the default {_shown_default(default(name, kind))}")
                 sources[name] = f"invalid:{env_name} → default"
             break
     mixed = _credential_family(env, warnings)
     _read_credentials(env, values, sources, warnings, refused)
-    _apply_bounds(values, sources, warnings)
+    _apply_bounds(values, sources, warnings, kind)
     spec = backend_spec(values.get("backend", DEFAULT_BACKEND))
     if not spec.available:
         usable = ", ".join(name for name, s in BACKENDS.items() if s.available)
         warnings.append(f"JUDGE_BACKEND={spec.name!r} is not available in this version: agentic rows will be "
                         f"unjudged (backend_missing); use one of: {usable}")
     secrets = _read_json_knobs(env, values, sources, warnings)
-    config = JudgeConfig(**_nest(values))
-    warnings += unknown_name_warnings(env, also_read=frozenset(j.api_key_env for j in config.panel if j.api_key_env))
-    key = config.api_key.get_secret_value() if config.api_key else ""
+    config = kind(**_nest(values))
+    own = {n for names in env_names(kind).values() for n in names}  # a subclass's names are read too
+    warnings += unknown_name_warnings(env, also_read=frozenset(own | {j.api_key_env for j in config.panel if j.api_key_env}))
     secrets += [j.api_key.get_secret_value() for j in config.panel if j.api_key is not None]
-    return LoadedConfig(config=config, sources=sources, warnings=warnings,
-                        redactor=Redactor.from_environ(env, extra=[key, *secrets]), refused=refused, mixed=mixed)
+    return LoadedConfig(config=config, sources=sources, warnings=warnings, redactor=_redactor(env, config, secrets),
+                        refused=refused, mixed=mixed)
+
+
+def _redactor(env: Mapping[str, str], config: JudgeConfig, found: list[str]) -> Redactor:
+    """The run's redactor: the secrets of `env` (`Redactor.from_environ`), the value of every ``key`` secret
+    setting as a credential, the userinfo and secret query values of the variables of every ``url`` secret
+    setting (`secret_settings`), and `found` (secrets met while reading: a panel's keys)."""
+    secret = secret_settings(type(config))
+    keys = [_plain(setting_value(config, name)) or "" for name, how in secret.items() if how == "key"]
+    urls = [env_name for name, how in secret.items() if how == "url" for env_name in settings(type(config))[name][1].env]
+    return Redactor.from_environ(env, extra=[*keys, *found], url_names=urls)
+
+
+def _plain(value: Any) -> Any:
+    """A `SecretStr`'s text; any other value as it is."""
+    return value.get_secret_value() if isinstance(value, SecretStr) else value
 
 
 def _read_credentials(env: Mapping[str, str], values: dict[str, Any], sources: dict[str, str], warnings: list[str],
@@ -644,13 +657,16 @@ def _read_credentials(env: Mapping[str, str], values: dict[str, Any], sources: d
         sources["api_key"] = f"gateway:JUDGE_GATEWAY_AUTH={gateway}"
 
 
-def _apply_bounds(values: dict[str, Any], sources: dict[str, str], warnings: list[str]) -> None:
+def _apply_bounds(values: dict[str, Any], sources: dict[str, str], warnings: list[str], kind: type[JudgeConfig]) -> None:
     """Bring the knobs read into their bounds, each change a warning: the `CAPS`, the fleet
     rate's floor, a fleet limit without a store, start jitters over ``MAX_JITTER_SHARE`` of the
     deadline."""
-    for name, (cap, why) in CAPS.items():
+    for name, (_, knob_) in settings(kind).items():
+        if knob_.cap is None:
+            continue
+        cap, why = knob_.cap
         if name in values and values[name] > cap:
-            env_name = ENV_NAMES[name][0]
+            env_name = knob_.env[0]
             warnings.append(f"{env_name}={values[name]:g} is above the cap {cap:g} ({why}); using {cap:g}")
             values[name] = type(values[name])(cap)
             sources[name] = f"capped:{env_name}"
@@ -766,22 +782,24 @@ def export_credentials(config: JudgeConfig, environ: dict[str, str] | Any = None
 
 
 def masked(config: JudgeConfig) -> dict[str, Any]:
-    """The effective values with secrets masked: the API key as ``****`` + its last 4
-    characters, the base URL through `cowork_judge.safety.redact.mask_url` (userinfo and
-    secret-looking query values). One entry per knob: a nested policy's fields under their
-    dotted names (``scoring.reward_mode``), as `ENV_NAMES` and `LoadedConfig.sources` name them."""
+    """The effective values with secrets masked, as each secret setting declares (`Knob.secret`):
+    a ``key`` (the API key) as ``****`` + its last 4 characters, a ``url`` (the base URL, the
+    store's URL with its password) through `cowork_judge.safety.redact.mask_url` (userinfo and
+    secret-looking query values); a panel's judges say only whether a key was found. One entry
+    per knob: a nested policy's fields under their dotted names (``scoring.reward_mode``), as
+    `ENV_NAMES` and `LoadedConfig.sources` name them."""
     out: dict[str, Any] = {}
     for name, value in config.model_dump().items():
         if name in NESTED:
             out.update({f"{name}.{k}": v for k, v in value.items()})
         else:
             out[name] = value
-    key = config.api_key.get_secret_value() if config.api_key else None
-    out["api_key"] = ("****" + key[-4:]) if key and len(key) > 8 else ("****" if key else None)
+    for name, how in secret_settings(type(config)).items():
+        raw = _plain(setting_value(config, name))
+        if how == "key":
+            out[name] = ("****" + raw[-4:]) if raw and len(raw) > 8 else ("****" if raw else None)
+        elif raw:  # a token may ride in the URL (user:pass@, ?token=), a password in the store's
+            out[name] = mask_url(raw)
     for judge in out.get("panel") or ():  # `api_key` is excluded from dumps; say whether one was found
         judge["api_key"] = "****" if any(j.name == judge["name"] and j.api_key for j in config.panel) else None
-    if config.base_url:  # a token may ride in the URL (user:pass@, ?token=)
-        out["base_url"] = mask_url(config.base_url)
-    if config.limiter_url is not None:  # the store's password
-        out["limiter_url"] = mask_url(config.limiter_url.get_secret_value())
     return out

@@ -75,18 +75,39 @@ def usage_cost(usage: ModelUsage, price: Price | None) -> float | None:
     return dollars if math.isfinite(dollars) else None
 
 
+BATCH_SUFFIX = "@batch"
+"""Tokens a provider's Batch API answered are counted under ``<model>@batch`` (``batch --batch-api``)."""
+BATCH_DISCOUNT = 0.5
+"""The batch price when ``JUDGE_PRICES`` names no ``<model>@batch``: this share of the model's
+live price (OpenAI's and Anthropic's batch discount, 2025-2026)."""
+
+
+def price_of(model: str, prices: Mapping[str, Price]) -> Price | None:
+    """`model`'s price: its own entry; for ``<model>@batch`` without one, `BATCH_DISCOUNT` times
+    ``<model>``'s price (every class); None when neither is priced."""
+    if model in prices or not model.endswith(BATCH_SUFFIX):
+        return prices.get(model)
+    live = prices.get(model[: -len(BATCH_SUFFIX)])
+    if live is None:
+        return None
+    return Price(input=live.input * BATCH_DISCOUNT, output=live.output * BATCH_DISCOUNT,
+                 cached_input=None if live.cached_input is None else live.cached_input * BATCH_DISCOUNT)
+
+
 def judge_cost(usage: Mapping[str, ModelUsage], prices: Mapping[str, Price]) -> JudgeCost:
-    """The run's cost from its per-model `usage` and the price table (keys: model names)."""
+    """The run's cost from its per-model `usage` and the price table (keys: model names; a
+    ``<model>@batch`` key is priced by `price_of`)."""
     models: dict[str, ModelUsage] = {}
     unpriced: list[str] = []
     total: float | None = 0.0
     for model in sorted(usage):
         used = usage[model]
         spent = used.input_tokens or used.output_tokens or used.unsplit_tokens or used.calls
-        usd = usage_cost(used, prices.get(model)) if spent else 0.0
+        price = price_of(model, prices)
+        usd = usage_cost(used, price) if spent else 0.0
         models[model] = used.model_copy(update={"usd": None if usd is None else round(usd, 8)})
         if usd is None:
-            if model not in prices or not used.unsplit_tokens:  # no price, or one that gives no finite cost
+            if price is None or not used.unsplit_tokens:  # no price, or one that gives no finite cost
                 unpriced.append(model)
             total = None
         elif total is not None:
@@ -94,4 +115,5 @@ def judge_cost(usage: Mapping[str, ModelUsage], prices: Mapping[str, Price]) -> 
     return JudgeCost(usd=None if total is None else round(total, 8), models=models, unpriced=unpriced)
 
 
-__all__ = ["MAX_PRICE", "PER_TOKENS", "JudgeCost", "ModelUsage", "Price", "judge_cost", "usage_cost"]
+__all__ = ["BATCH_DISCOUNT", "BATCH_SUFFIX", "MAX_PRICE", "PER_TOKENS", "JudgeCost", "ModelUsage", "Price", "judge_cost",
+           "price_of", "usage_cost"]

@@ -91,7 +91,8 @@ class GuardReport(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     mode: GuardMode = "flag"
-    scanned: bool = Field(False, description="The guard read the agent's text (False: off, or the run ended before delivery).")
+    scanned: bool = Field(False, description="The guard read the agent's text (False: off, no model-judged row, or the run ended "
+                                     "before delivery).")
     flagged: bool = False
     penalized: bool = Field(False, description="The reward was set to 0 because the guard flagged (mode penalize).")
     reason: str | None = Field(None, description="Why the reward was set to 0, when penalized.")

@@ -21,6 +21,7 @@ from pydantic import Field, SkipValidation
 from pydantic.dataclasses import dataclass
 
 from cowork_judge.core.consequences import CONSEQUENCES, Consequence
+from cowork_judge.core.knobs import WHEN, Effect, integer, knob, number
 
 RETRY_PAUSE_SEC = 1.0
 """Seconds before retrying after a failure that does not back off (SPEC §11)."""
@@ -76,8 +77,12 @@ class RetryPolicy:
             validated, not dumped (it is code, not configuration).
     """
 
-    max_tries: int = Field(default=6, ge=1, description="JUDGE_MAX_TRIES: attempts per block.")
-    backoff_max_sec: float = Field(default=20.0, ge=1, description=(
+    max_tries: int = knob(6, ge=1, env="JUDGE_MAX_TRIES", parse=integer(1), effect=Effect.none(WHEN),
+                          cap=(20, "with backoff this is already minutes of retrying one block"),
+                          doc="JUDGE_MAX_TRIES: attempts per block.")
+    backoff_max_sec: float = knob(
+        20.0, ge=1, env="JUDGE_RETRY_BACKOFF_MAX", parse=number(1), effect=Effect.none(WHEN),
+        cap=(300.0, "one rate-limit wait longer than 5 minutes outlives most judge runs"), doc=(
         "JUDGE_RETRY_BACKOFF_MAX: rate-limit backoff cap in seconds: the server's `Retry-After`/`retry-after-ms` "
         "jittered upward (never below it, at most the cap unless the server asked for more), else `uniform(1, min(cap, "
         "2·3^(n−1)))` s; also the slowest pace of the run's request limiter (one request per cap)."))

@@ -32,6 +32,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from cowork_judge.core import scales
+from cowork_judge.core.knobs import Effect, choice, integer, knob, number
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict, graded_hit, read_level
 
@@ -48,20 +49,33 @@ class ScoringPolicy(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    reward_mode: Literal["continuous", "binary"] = Field("continuous", description=(
+    reward_mode: Literal["continuous", "binary"] = knob(
+        "continuous", env="JUDGE_REWARD_MODE", parse=choice("continuous", "binary"),
+        effect=Effect.score("continuous or binary reward"), doc=(
         "JUDGE_REWARD_MODE: `continuous` (reward = score) or `binary` (1 if passed, else 0; warns)."))
-    pass_threshold: float = Field(0.75, ge=0.0, le=1.0, description=(
+    pass_threshold: float = knob(
+        0.75, ge=0.0, le=1.0, env="JUDGE_PASS_THRESHOLD", parse=number(0, maximum=1),
+        effect=Effect.score("the score that passes"), doc=(
         "JUDGE_PASS_THRESHOLD: the score that sets `extra_fields.passed` (and the binary reward)."))
-    pass_compare: Literal["gte", "gt"] = Field("gte", description=(
+    pass_compare: Literal["gte", "gt"] = knob(
+        "gte", env="JUDGE_PASS_COMPARE", parse=choice("gte", "gt"), effect=Effect.score("≥ or > the threshold"), doc=(
         "JUDGE_PASS_COMPARE: how the score meets JUDGE_PASS_THRESHOLD: `gte` (≥) or `gt` (>)."))
-    unjudged_negative: Literal["deduct", "ignore"] = Field(
-        "deduct", description="JUDGE_UNJUDGED_NEGATIVE: deduct = an unjudged deduction still deducts and an unjudged "
-                              "hurdle is fatal; ignore = both count as misses.")
-    systemic_fraction: float = Field(0.4, ge=0.0, le=1.0, description=(
+    unjudged_negative: Literal["deduct", "ignore"] = knob(
+        "deduct", env="JUDGE_UNJUDGED_NEGATIVE", parse=choice("deduct", "ignore"),
+        effect=Effect.score("what an unjudged deduction or hurdle counts as"), doc="JUDGE_UNJUDGED_NEGATIVE: deduct = an unjudged deduction still deducts and an unjudged "
+            "hurdle is fatal; ignore = both count as misses.")
+    systemic_fraction: float = knob(
+        0.4, ge=0.0, le=1.0, env="JUDGE_SYSTEMIC_FRACTION", parse=number(0, maximum=1),
+        effect=Effect.score("when unjudged rows make an exit_code"), doc=(
         "JUDGE_SYSTEMIC_FRACTION: unjudged fraction > F and count ≥ JUDGE_SYSTEMIC_MIN ⇒ systemic: `exit_code` set."))
-    systemic_min: int = Field(2, ge=1, description=(
+    systemic_min: int = knob(
+        2, ge=1, env="JUDGE_SYSTEMIC_MIN", parse=integer(1), effect=Effect.score("when unjudged rows make an exit_code"),
+        doc=(
         "JUDGE_SYSTEMIC_MIN: the fewest unjudged rows that make a systemic failure (with JUDGE_SYSTEMIC_FRACTION)."))
-    ungrounded: Literal["keep", "miss"] = Field("miss", description=(
+    ungrounded: Literal["keep", "miss"] = knob(
+        "miss", env="JUDGE_UNGROUNDED", parse=choice("keep", "miss"),
+        effect=Effect.score("what a credited verdict whose quote is not in the evidence counts as (grounded is stored)"),
+        doc=(
         "JUDGE_UNGROUNDED: how a credited verdict whose quote is not in the evidence text sent, after one re-ask "
         "(`grounded: false`, core.grounding), scores: `miss` = the credit is withdrawn (a positive row scores as a miss, "
         "a deduction deducts, a hurdle is fatal); `keep` = scored as the judge said."))

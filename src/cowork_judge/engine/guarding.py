@@ -38,13 +38,22 @@ def guard_row() -> Criterion:
 
 
 def scan(delivery: Delivery, config: JudgeConfig, redactor: Redactor, task: str | None = None, *,
-         reads: StructureReads | None = None) -> GuardReport:
+         reads: StructureReads | None = None, model_rows: bool = True) -> GuardReport:
     """The guard's scan of what the agent wrote (JUDGE_GUARD), read against the task prompt
     (`task`; a deliverable may quote attacks only when the task is about them); a failing
     scan is logged and recorded as not scanned, never a lost reward. `reads`: the run's deck reads, which
-    the evidence step reuses (`engine.evidence_step.collect`): a deck is parsed once per run."""
+    the evidence step reuses (`engine.evidence_step.collect`): a deck is parsed once per run.
+
+    `model_rows` False (a rubric of code rows only): nothing the agent wrote reaches a model
+    judge, so there is nothing for the guard to protect (SPEC §22: it scans what the judge
+    reads; under penalize such a run could never be confirmed, `engine.confirm`) — the report
+    is the mode's, not scanned, and the guard's modules are not even imported (issue 38:
+    their pattern tables were most of a code-only run's start-up)."""
     if config.guard == "off":
         return GuardReport(mode="off")  # not scanned; the scanner's ~30 ms of pattern compiling is not paid
+    if not model_rows:
+        log.info("guard: no model-judged row, nothing the agent wrote reaches a model judge: not scanned")
+        return GuardReport(mode=config.guard)
     try:
         from cowork_judge.guard.gather import guard_delivery
 

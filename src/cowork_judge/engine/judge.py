@@ -242,17 +242,40 @@ def _delivery(run: _Run, paths: RunPaths, redactor: Redactor, criteria: Sequence
     log.info("delivery: %d file(s), %d stray, final message from %s", len(delivery.files), len(delivery.stray),
              delivery.final_message_source or "nowhere")
     run.warn("delivery", delivery.notes, prefix="delivery: ")
-    run.guard = guarding.scan(delivery, config, redactor, _read_optional(paths.task_prompt), reads=reads)
+    run.guard = guarding.scan(delivery, config, redactor, _read_optional(paths.task_prompt), reads=reads,
+                              model_rows=any(c.judge_method != "code" for c in criteria))
     if delivery.missing and delivery.unreadable:
         return run.failed(criteria, "delivery_unreadable", "judge:scorer_error",
                           f"the agent's final message could not be read ({', '.join(delivery.unreadable)}); "
                           "not scoring it as 'nothing delivered'", delivery=delivery)
     if delivery.missing:
-        reason = "[no delivery] nothing was delivered (no output files and no final message)"
-        verdicts = {c.id: Verdict(id=c.id, hit=False, judged=True, reason=reason, method="delivery") for c in criteria}
         log.info("nothing delivered: reward 0 without any model call")
-        return run.document(criteria, verdicts, delivery=delivery, note="nothing delivered")
+        return run.document(criteria, nothing_delivered_verdicts(criteria), delivery=delivery, note="nothing delivered")
     return delivery
+
+
+NO_DELIVERY_REASON = "[no delivery] nothing was delivered (no output files and no final message)"
+"""The reason of every row of a run with nothing delivered (`nothing_delivered_verdicts`)."""
+
+
+def nothing_delivered_verdicts(criteria: Sequence[Criterion]) -> dict[str, Verdict]:
+    """The verdicts of a run with nothing delivered, decided without a model (reward 0, SPEC §6).
+
+    A positive row is a miss and a deduction is not hit (nothing was delivered that could hold
+    the fault it names). A hurdle row is hit, so the run is `fatal`: a hurdle is the condition
+    under which the reward is void, written as a violation such as "the deliverable is missing"
+    or "the response is empty" (docs/rubric.md), and an empty delivery is that condition — no
+    delivery can clear it. The reward is 0 either way (no positive row earns anything), so only
+    what the document says changes: the hurdle's hit, `fatal` and ``is_hit_hurdle`` (trial 3 L3:
+    "the response is empty" was recorded as not hit on an empty answer).
+
+    Returns:
+        row id → a judged `Verdict` (method ``delivery``) for every row of `criteria`.
+    """
+    hurdle_reason = (f"{NO_DELIVERY_REASON}: a hurdle counts as hit (fatal) on an empty delivery, since nothing was "
+                     "delivered that could clear it")
+    return {c.id: Verdict(id=c.id, hit=c.hurdle, judged=True, reason=hurdle_reason if c.hurdle else NO_DELIVERY_REASON,
+                          method="delivery") for c in criteria}
 
 
 def _instruction(run: _Run, paths: RunPaths, *, needs_model: bool) -> tuple[str, str]:

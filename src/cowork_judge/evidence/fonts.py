@@ -6,7 +6,10 @@ metric-compatible (same advance widths), so render-measured findings lose confid
 
 from __future__ import annotations
 
+import functools
 import re
+import shutil
+import subprocess
 
 METRIC_COMPATIBLE: dict[str, set[str]] = {
     "calibri": {"carlito"},
@@ -54,4 +57,50 @@ def verdict(requested: str, rendered: set[str]) -> str:
         return "same"
     if got & (METRIC_COMPATIBLE.get(want, set()) | METRIC_COMPATIBLE.get(base, set())):
         return "metric_compatible"
+    if any(same_face_file(requested, r) for r in rendered if norm(r) not in SYMBOL_FONTS):
+        return "same"
     return "substituted"
+
+
+@functools.lru_cache(maxsize=1024)
+def _fc_match(pattern: str) -> tuple[str, str, tuple[str, ...]] | None:
+    """``fc-match``'s ``(file, postscript name, family names)`` for ``pattern``; None without
+    fontconfig or when it fails (5 s limit)."""
+    exe = shutil.which("fc-match")
+    if exe is None:
+        return None
+    try:
+        out = subprocess.run([exe, "-f", "%{file}\t%{postscriptname}\t%{family}", pattern], capture_output=True,
+                             text=True, timeout=5, check=False).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    parts = out.split("\t")
+    if len(parts) != 3 or not parts[0]:
+        return None
+    return parts[0], parts[1], tuple(f.strip() for f in parts[2].split(","))
+
+
+def same_face_file(requested: str, rendered: str) -> bool:
+    """Whether fontconfig resolves the requested family and the rendered (PostScript) name to
+    one installed font file: the family is installed and was drawn under another of its names.
+
+    Noto Sans CJK ships every region in one collection, and LibreOffice embeds the face under
+    the collection's first name: a deck asking for "Noto Sans CJK SC" is drawn as
+    ``NotoSansCJKjp-Regular-VKana`` — the same glyphs, not a substitute (issue 35). The
+    requested family must be one of the names fontconfig reports for the file it picks (else
+    fontconfig itself substituted), and the rendered name — its subset prefix dropped, then
+    trailing ``-suffixes`` one at a time — must resolve to a face whose PostScript name it is.
+    False without ``fc-match``.
+    """
+    want = _fc_match(requested)
+    if want is None or norm(requested) not in {norm(f) for f in want[2]}:
+        return False
+    name = rendered.split("+", 1)[1] if re.match(r"^[A-Z]{6}\+", rendered) else rendered
+    while name:
+        got = _fc_match(f":postscriptname={name}")
+        if got is not None and got[1].lower() == name.lower():
+            return got[0] == want[0]
+        if "-" not in name:
+            return False
+        name = name.rsplit("-", 1)[0]
+    return False

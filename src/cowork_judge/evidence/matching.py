@@ -75,7 +75,8 @@ def scaled(line: PdfLine, scale: float) -> PdfLine:
 def assign(slide: SlideDoc, frames: list[tuple[ShapeDoc, Bounds]],
            lines: list[PdfLine]) -> Assigned:
     """Give each rendered line to the frame whose text contains it and whose footprint is
-    nearest (ties: the smaller footprint), then keep per frame only the lines connected to it
+    nearest (ties: the footprint holding more of the line, then the smaller footprint — two
+    overlapping frames with the same sentences each keep their own lines), then keep per frame only the lines connected to it
     (inside it, or within 1.5 line heights of a kept line and level with the frame across the
     flow of its text: beside it for a frame turned a quarter, above/below it otherwise):
     overflowing text is contiguous, a chart label elsewhere that happens to repeat a word is
@@ -91,11 +92,13 @@ def assign(slide: SlideDoc, frames: list[tuple[ShapeDoc, Bounds]],
             idx = [i for i, c in enumerate(cands) if ln.key in c[1] or (ln.alt_key and ln.alt_key in c[1])]
             matching[(ln.key, ln.alt_key)] = idx
         lx0, ly0, lx1, ly1 = ln.bbox
-        best, who = None, -1
+        best: tuple[float, float, float] | None = None
+        who = -1
         for i in idx:
             x0, y0, x1, y1 = cands[i][2]
             dx, dy = max(0.0, x0 - lx1, lx0 - x1), max(0.0, y0 - ly1, ly0 - y1)
-            rank = (dx * dx + dy * dy, cands[i][3])  # squared distance: same order as dist()
+            held = inter(ln.bbox, cands[i][2]) / max(area(ln.bbox), 1e-9)
+            rank = (dx * dx + dy * dy, -round(held, 3), cands[i][3])  # squared distance: same order as dist()
             if best is None or rank < best:
                 best, who = rank, i
         if who >= 0:

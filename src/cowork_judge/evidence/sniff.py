@@ -172,6 +172,10 @@ def _sniff_zip(p: Path, base: dict[str, Any]) -> SniffResult:
         main = _main_part(zf, names)
         ctype = _override_type(zf, names, main) if main else None
         if main is None or main not in names:
+            odf = _odf_mimetype(zf, names)
+            if odf is not None:
+                return SniffResult(**zbase, status="not_presentation", main_content_type=odf,
+                                   reason=_odf_reason(odf, p.name))
             return SniffResult(**zbase, status="not_presentation", main_content_type=ctype,
                                reason="zip has no presentation main part (not a deck)")
         if ctype not in MAIN_CONTENT_TYPES:
@@ -185,6 +189,31 @@ def _sniff_zip(p: Path, base: dict[str, Any]) -> SniffResult:
         what = "ISO/IEC 29500 Strict OOXML " if flags.strict else "OOXML "
         return SniffResult(**zbase, status=status, kind=kind, main_content_type=ctype, flags=flags,
                            reason=f"{what}{kind} package")
+
+
+ODF_MIMETYPE_BYTES = 256
+"""An OpenDocument package's first member ``mimetype`` names its type in a few dozen bytes
+(ODF 1.2 part 3, §3.3); longer is not a mimetype member."""
+
+
+def _odf_mimetype(zf: zipfile.ZipFile, names: set[str]) -> str | None:
+    """The ``mimetype`` member of an OpenDocument package (``application/vnd.oasis.opendocument.*``),
+    else None."""
+    if "mimetype" not in names or zf.getinfo("mimetype").file_size > ODF_MIMETYPE_BYTES:
+        return None
+    with zf.open("mimetype") as fh:
+        text = fh.read(ODF_MIMETYPE_BYTES).decode("ascii", errors="replace").strip()
+    return text if text.startswith("application/vnd.oasis.opendocument.") else None
+
+
+def _odf_reason(mimetype: str, name: str) -> str:
+    """What an OpenDocument file is, named as such (issue 35: an .odp renamed .pptx was 'no
+    presentation main part')."""
+    kind = mimetype.rsplit(".", 1)[-1]
+    ext = {"presentation": ".odp", "text": ".odt", "spreadsheet": ".ods", "graphics": ".odg"}.get(kind, "")
+    what = f"an OpenDocument {kind}" + (f" ({ext})" if ext else "")
+    return (f"{what} named {Path(name).suffix or 'without an extension'}, not an OOXML deck ({mimetype})"
+            if Path(name).suffix.lower() != ext else f"{what}, not an OOXML deck ({mimetype})")
 
 
 def listed_slide_count(path: Path | str) -> int | None:

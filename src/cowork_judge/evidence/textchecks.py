@@ -19,6 +19,14 @@ screen, so its text is no smaller (scaling by width made 12 pt on 13.333 in the 
 TINY_FONT_TOL_PT = 0.1
 """Sizes within 0.1 pt under the limit are rounding: LibreOffice writes 12 pt as 11.991 pt and
 9 pt as 9.0 ± 0.01 pt."""
+SMALL_PRINT_MIN_PT = 7.0
+"""The limit for small print (on the 540-pt reference side, scaled as ``TINY_FONT_MIN_PT``): a
+source line, footnote or disclaimer of at most ``SMALL_PRINT_MAX_LINES`` lines whose frame
+starts in the bottom ``1 - SMALL_PRINT_TOP_FRAC`` of the slide. Our choice: corporate and
+financial templates set such lines at 7–8 pt by design (issue 35: an 8-pt footnote cost a
+clean deck of the blind round 6 its text-size row on every page); body text keeps 9 pt."""
+SMALL_PRINT_TOP_FRAC = 0.8
+SMALL_PRINT_MAX_LINES = 2
 FOOTER_PLACEHOLDERS = {"sldNum", "dt", "ftr", "hdr"}
 """Slide number, date, footer, header: small by design; not judged for tiny fonts, and left
 empty on purpose (PowerPoint fills them from the header/footer settings)."""
@@ -43,6 +51,17 @@ def tiny_limit_pt(w_pt: float, h_pt: float) -> float:
     return TINY_FONT_MIN_PT * side / TINY_FONT_REF_SIDE_PT
 
 
+def is_small_print(s: ShapeDoc, lines: list[PdfLine], h_pt: float) -> bool:
+    """Whether ``s`` is a short line of small print at the foot of the slide (a source, a
+    footnote): its frame's top in the bottom fifth of a slide ``h_pt`` points high and at most
+    ``SMALL_PRINT_MAX_LINES`` lines (rendered lines when there are any, else paragraphs)."""
+    box = s.footprint_pt()
+    if box is None or h_pt <= 0 or box[1] < SMALL_PRINT_TOP_FRAC * h_pt or s.text is None:
+        return False
+    count = len(lines) if lines else sum(1 for p in s.text.paragraphs if "".join(r.text for r in p.runs).strip())
+    return 0 < count <= SMALL_PRINT_MAX_LINES
+
+
 def is_tiny(size_pt: float, limit_pt: float) -> bool:
     """``size_pt`` is below ``limit_pt`` by more than the rounding tolerance."""
     return size_pt < limit_pt - TINY_FONT_TOL_PT
@@ -55,14 +74,17 @@ def tiny_findings(slide: SlideDoc, page: int | None, assigned: Assigned, w_pt: f
     subscripts left out), except for shrink-on-overflow frames, which are judged at their
     stored size (run size x ``fontScale``, what PowerPoint draws; LibreOffice re-fits them).
     Without one: the smallest non-script run size the file states or inherits. Charts and
-    SmartArt are not judged.
+    SmartArt are not judged. Small print (:func:`is_small_print`) is held to
+    ``SMALL_PRINT_MIN_PT`` instead of ``TINY_FONT_MIN_PT``.
     """
-    limit = tiny_limit_pt(w_pt, h_pt)
+    body_limit = tiny_limit_pt(w_pt, h_pt)
     found = []
     for s in slide.shapes:
         if s.hidden or s.placeholder in FOOTER_PLACEHOLDERS or (s.text is None and s.table is None):
             continue
         lines = [ln for ln in assigned.get((slide.index, s.id), []) if ln.sizes_pt]
+        small_print = is_small_print(s, assigned.get((slide.index, s.id), []), h_pt)
+        limit = body_limit * SMALL_PRINT_MIN_PT / TINY_FONT_MIN_PT if small_print else body_limit
         norm = s.text is not None and s.text.autofit == "norm"
         if lines and not norm:
             size, source, conf = min(min(ln.sizes_pt) for ln in lines), "render", 0.9
@@ -79,6 +101,7 @@ def tiny_findings(slide: SlideDoc, page: int | None, assigned: Assigned, w_pt: f
         if is_tiny(size, limit):
             found.append(Finding(check="tiny_font", slide=slide.index, page=page, shape_id=s.id, shape_name=s.name,
                                  measure={"size_pt": round(size, 1), "limit_pt": round(limit, 2),
+                                          **({"small_print": True} if small_print else {}),
                                           "slide_width_pt": round(w_pt, 1), "slide_height_pt": round(h_pt, 1)},
                                  message=f"text in '{s.name}' is {size:.1f} pt (< {limit:.1f} pt for this slide size)",
                                  confidence=conf, source=source))

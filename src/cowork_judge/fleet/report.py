@@ -134,7 +134,9 @@ def _guard(job: Job) -> str:
     """The guard's record (issue 27): mode, flagged, penalized, and each finding."""
     g = job.doc.guard
     if not g.scanned and not g.findings:
-        return f'<h2>Guard</h2><p class="sub">JUDGE_GUARD={esc(g.mode)}: not scanned</p>'
+        code_only = g.mode != "off" and bool(job.doc.criteria) and all(c.get("judge_method") == "code" for c in job.doc.criteria)
+        why = " (no model-judged row: nothing the agent wrote reached a model judge)" if code_only else ""
+        return f'<h2>Guard</h2><p class="sub">JUDGE_GUARD={esc(g.mode)}: not scanned{esc(why)}</p>'
     state = "FLAGGED" + (" — reward set to 0 (penalize)" if g.penalized else "") if g.flagged else "nothing flagged"
     head = f'<h2>Guard</h2><p class="{"warn" if g.flagged else "sub"}">JUDGE_GUARD={esc(g.mode)}: {esc(state)}</p>'
     if not g.findings:

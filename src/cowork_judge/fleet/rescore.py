@@ -198,7 +198,8 @@ def restate(doc: ResultDocument, *, source_sha256: str, policy: ScoringPolicy, g
     (issue 39). The new document says what changed in ``details.warnings`` (`provenance`,
     from `source_sha256`: the stored bytes' SHA-256).
 
-    A stored run that was not scanned cannot be put under JUDGE_GUARD flag or penalize, and
+    A stored run that was not scanned cannot be put under JUDGE_GUARD flag or penalize (but
+    one of code rows only, which the guard does not scan under any mode, issue 38, can), and
     one that made model calls without JUDGE_PRICES has no tokens per model to price:
     `Restated.rejudge` says so and nothing is restated.
 
@@ -206,7 +207,9 @@ def restate(doc: ResultDocument, *, source_sha256: str, policy: ScoringPolicy, g
         pydantic.ValidationError: a stored row is not a valid criterion.
     """
     stored_rows, verdicts, old_policy, facts = stored_run(doc)
-    if guard != doc.guard.mode and guard != "off" and not doc.guard.scanned and facts.failure is None and not facts.skipped:
+    model_rows = any(c.judge_method != "code" for c in stored_rows)
+    if (guard != doc.guard.mode and guard != "off" and not doc.guard.scanned and facts.failure is None and not facts.skipped
+            and model_rows):
         return Restated(doc, rejudge=f"JUDGE_GUARD={guard}: the stored result was not scanned (JUDGE_GUARD={doc.guard.mode})")
     cost = facts.cost
     if prices and cost is None and doc.extra_fields.judge_called:

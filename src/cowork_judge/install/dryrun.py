@@ -79,6 +79,10 @@ class TaskInfo:
         artifacts: the declared artifact source paths (absolute, inside the container).
         workdir: ``[environment] workdir`` (default ``/app``): test.sh's working directory.
         verifier_dockerfile: ``tests/Dockerfile`` exists (Harbor would build the verifier from it).
+        collect_agent: ``[[verifier.collect]]`` holds the hook `cowork-judge init` writes
+            (`taskinit.COLLECT_COMMAND`): for a separate verifier the agent's final-message files reach
+            ``/logs/artifacts/cowork-judge-agent`` (`stage` does what the hook does).
+        collect_other: the commands of every other ``[[verifier.collect]]`` hook (a dry run does not run them).
     """
 
     root: Path
@@ -89,6 +93,8 @@ class TaskInfo:
     artifacts: list[str]
     workdir: str = "/app"
     verifier_dockerfile: bool = False
+    collect_agent: bool = False
+    collect_other: list[str] = field(default_factory=list)
 
 
 def read_task(task_dir: Path) -> TaskInfo:
@@ -98,7 +104,7 @@ def read_task(task_dir: Path) -> TaskInfo:
         TryError: no such folder, no ``tests/test.sh``, no ``tests/rubric.json``, no or an
             unreadable ``task.toml``.
     """
-    from cowork_judge.install.taskinit import is_separate
+    from cowork_judge.install.taskinit import COLLECT_COMMAND, is_separate
 
     root = Path(task_dir)
     if not root.is_dir():
@@ -132,9 +138,13 @@ def read_task(task_dir: Path) -> TaskInfo:
             artifacts.append(source)
     environment = _table(config, "environment")
     workdir = environment.get("workdir") if isinstance(environment.get("workdir"), str) else "/app"
+    hooks = verifier.get("collect")
+    hooks = hooks if isinstance(hooks, list) else []
+    commands = [str(h.get("command", "")) for h in hooks if isinstance(h, dict)]
     return TaskInfo(root=root, tests=tests, env_templates={str(k): str(v) for k, v in env.items()},
                     timeout_sec=float(timeout), separate=is_separate(config), artifacts=artifacts, workdir=workdir or "/app",
-                    verifier_dockerfile=(tests / "Dockerfile").is_file())
+                    verifier_dockerfile=(tests / "Dockerfile").is_file(), collect_agent=COLLECT_COMMAND in commands,
+                    collect_other=[c for c in commands if c != COLLECT_COMMAND])
 
 
 def _is_tests_folder(path: Path) -> bool:
@@ -495,7 +505,10 @@ def stage(task: TaskInfo, rollout: Rollout, out: Path) -> Staged:
     """Lay out ``app/``, ``logs/`` and ``tests/`` under `out` (copies: the sandbox writes there).
 
     ``tests/`` is a copy of the task's ``tests/`` with ``test.sh`` executable (Harbor runs
-    ``chmod +x``). For a separate verifier only the declared artifacts of the rollout are placed.
+    ``chmod +x``). For a separate verifier only the declared artifacts of the rollout are placed,
+    plus what init's ``[[verifier.collect]]`` hook carries (`TaskInfo.collect_agent`): the agent's
+    final-message files, regular files only, in ``/logs/artifacts/cowork-judge-agent`` (test.sh puts
+    them back under ``/logs/agent``), as Harbor runs the hook after the agent phase.
 
     Raises:
         TryError: `out` already holds one of them.
@@ -513,34 +526,74 @@ def stage(task: TaskInfo, rollout: Rollout, out: Path) -> Staged:
     seen = [*task.artifacts, HARBOR_CONVENTION_ARTIFACT]
     for inside, host in rollout.files.items():
         parts = _visible(inside, seen) if task.separate else [inside]
-        if not parts:
-            staged.left_out.append(inside)
+        collected = _collect_agent_files(task, rollout, staged, inside, host) if not parts else []
+        if not parts and _left_over(inside, host, collected):
+            staged.left_out.append(inside if not collected else f"{inside} (besides {', '.join(collected)}, which the "
+                                   "task's [[verifier.collect]] hook carries)")
         for part in parts:
             source = host / PurePosixPath(part).relative_to(inside) if part != inside else host
             if not source.exists():
                 continue
             target = (staged.app if part.startswith("/app") else staged.logs) / PurePosixPath(part).relative_to(
                 "/app" if part.startswith("/app") else "/logs")
-            if rollout.message_as_text and part == "/logs/agent/trajectory.json":
-                data = source.read_bytes()
-                try:
-                    text = data.decode("utf-8")
-                except UnicodeDecodeError as exc:  # trial 3 L2: never a silent replacement character
-                    staged.warnings.append(f"--final-message {source} is not UTF-8 (first undecodable byte at offset "
-                                           f"{exc.start}: 0x{data[exc.start]:02x}): read with U+FFFD in place of the "
-                                           "undecodable bytes")
-                    text = data.decode("utf-8", errors="replace")
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text(json.dumps(final_message_trajectory(text), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-            elif source.is_dir():
-                shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True)
-            else:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(source, target, follow_symlinks=False)
+            _place(rollout, staged, part, source, target)
             staged.placed.append(part)
         if task.separate and parts and parts != [inside]:
             staged.left_out.append(f"{inside} (besides {', '.join(parts)})")
     return staged
+
+
+def _place(rollout: Rollout, staged: Staged, part: str, source: Path, target: Path) -> None:
+    """Copy `source` to `target` (links as links); a ``--final-message`` text becomes a one-step ATIF trajectory."""
+    if rollout.message_as_text and part == "/logs/agent/trajectory.json":
+        data = source.read_bytes()
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:  # trial 3 L2: never a silent replacement character
+            staged.warnings.append(f"--final-message {source} is not UTF-8 (first undecodable byte at offset "
+                                   f"{exc.start}: 0x{data[exc.start]:02x}): read with U+FFFD in place of the "
+                                   "undecodable bytes")
+            text = data.decode("utf-8", errors="replace")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps(final_message_trajectory(text), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    elif source.is_dir():
+        shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True)
+    else:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target, follow_symlinks=False)
+
+
+def _collect_agent_files(task: TaskInfo, rollout: Rollout, staged: Staged, inside: str, host: Path) -> list[str]:
+    """Do what init's collect hook does for the part `inside` of the rollout a separate verifier does
+    not see: copy each of `taskinit.AGENT_FILES` under it that is a regular file (not a link) to
+    ``/logs/artifacts/cowork-judge-agent/``. Returns the inside paths it copied (trial 4 H1: `try`
+    ignored the hook, so a separate chat task was judged as nothing delivered)."""
+    from cowork_judge.install.taskinit import AGENT_COPY_DIR, AGENT_FILES
+
+    if not (task.separate and task.collect_agent):
+        return []
+    copied = []
+    for name in AGENT_FILES:
+        path = PurePosixPath("/logs/agent") / name
+        if not (path == PurePosixPath(inside) or path.is_relative_to(inside)):
+            continue
+        source = host / path.relative_to(inside) if path != PurePosixPath(inside) else host
+        if source.is_symlink() or not source.is_file():
+            continue
+        _place(rollout, staged, str(path), source, staged.logs / PurePosixPath(AGENT_COPY_DIR).relative_to("/logs") / name)
+        copied.append(str(path))
+        staged.placed.append(f"{AGENT_COPY_DIR}/{name}")
+    return copied
+
+
+def _left_over(inside: str, host: Path, collected: list[str]) -> bool:
+    """Whether the part `inside` of the rollout holds more than the `collected` files."""
+    if not collected:
+        return True
+    if inside in collected or not host.is_dir():
+        return False
+    names = {PurePosixPath(c).name for c in collected}
+    return any(entry.name not in names for entry in host.iterdir())
 
 
 @dataclass

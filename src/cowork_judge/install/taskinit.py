@@ -251,6 +251,9 @@ def plan_init(task_dir: Path, *, force: bool = False, extras: str | None = None,
     new, expected = _merge(plan, old, config, force=force, extras=extras, passthrough=passthrough, explicit=explicit)
     # the image installs what task.toml will say: extras and image change together or not at all (issue 39 item 5)
     plan.extras = declared_extras(expected["verifier"]["env"].get("COWORK_JUDGE_EXTRAS", ""), fallback=extras)
+    declared = ((config.get("verifier") or {}).get("env") or {}).get("COWORK_JUDGE_EXTRAS")
+    if declared is not None and declared_extras(str(declared), fallback=extras) == plan.extras:
+        plan.noops.update(a for a in plan.actions if a.startswith("extras: "))  # trial 4: the task already says so
     if is_separate(config):
         _plan_dockerfile(plan, task_dir / "tests" / "Dockerfile", plan.extras, image=image, force=force,
                          index_url=index_url, config=config)

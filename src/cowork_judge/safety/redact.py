@@ -29,6 +29,11 @@ MIN_CREDENTIAL_LEN = 4
 MARK = "[REDACTED]"
 
 
+URL_NAMES = ("JUDGE_BASE_URL", "OPENAI_BASE_URL", "JUDGE_LIMITER_URL")
+"""The variables whose URL may carry a token or a password, when the caller names none (`Redactor.from_environ`;
+the configuration names the variables of its ``url`` secret settings, these three)."""
+
+
 class Redactor:
     """Replace known secret values in text and nested JSON-like values."""
 
@@ -47,14 +52,16 @@ class Redactor:
         self._json_pattern = _pattern(escaped)
 
     @classmethod
-    def from_environ(cls, environ: Mapping[str, str], extra: Iterable[str] = ()) -> Redactor:
+    def from_environ(cls, environ: Mapping[str, str], extra: Iterable[str] = (),
+                     url_names: Iterable[str] = URL_NAMES) -> Redactor:
         """Collect secrets from variables whose names look secret, plus credentials: the
         `extra` values (the resolved judge key) and ``*_API_KEY`` variables, plus tokens
-        embedded in endpoint URLs (``https://user:token@host/?key=…``)."""
+        embedded in the URLs of the variables `url_names` (``https://user:token@host/?key=…``;
+        the configuration passes those of its ``url`` secret settings)."""
         found = [v for k, v in environ.items()
                  if SECRET_NAME.search(k) and not CREDENTIAL_NAME.search(k) and k.upper() not in NOT_SECRET_NAMES]
         credentials = [v for k, v in environ.items() if CREDENTIAL_NAME.search(k)]
-        for name in ("JUDGE_BASE_URL", "OPENAI_BASE_URL", "JUDGE_LIMITER_URL"):
+        for name in url_names:
             # query values stay at the secret length: ``?api-version=2024-06-01&stream=true``
             found.extend(url_secrets(environ.get(name, "")))
         return cls(found, [*credentials, *extra])

@@ -28,7 +28,12 @@ endpoints (the /v1 prefix is optional):
   POST /v1/responses           OpenAI Responses API, SSE (codex CLI: wire_api = "responses")
   POST /v1/messages            Anthropic Messages API, SSE (claude CLI: ANTHROPIC_BASE_URL=http://HOST:PORT)
   POST /v1/messages/count_tokens, GET /v1/models, HEAD /   minimal answers
-  GET /_sim/log, POST /_sim/reset                          the request log as JSON; clear it
+  POST /v1/files, GET /v1/files/ID/content, POST /v1/batches, GET /v1/batches[/ID], POST /v1/batches/ID/cancel
+                               OpenAI's Batch API over chat completions (--batch-delay, --batch-fail,
+                               --batch-expire); a batched request's instance is read from its custom_id
+                               (cj-<sha256(name)[:12]>-...) among the --oracle-dir names
+  GET /_sim/log, POST /_sim/reset                          the request log as JSON (with batch_submitted:
+                                                           every [batch id, custom_id] submitted); clear it
 
 rubric rows: the JSON list in the last <rubric_rows>[...]</rubric_rows> block of the user
 messages, else the id enum of properties.verdicts.items in the answer's JSON schema; the
@@ -187,6 +192,12 @@ def build_parser(prog: str = "cowork-judge sim") -> argparse.ArgumentParser:
     p.add_argument("--no-ratelimit-headers", action="store_true",
                    help="send no x-ratelimit-* / anthropic-ratelimit-* headers (an endpoint that sends none); by default "
                         "every model reply carries the buckets' state when --rpm or --tpm is given")
+    p.add_argument("--batch-delay", type=_non_negative(float), default=0.0, metavar="SECONDS",
+                   help="Batch API: seconds a batch stays in_progress before it completes (default 0)")
+    p.add_argument("--batch-fail", type=_non_negative(float), default=0.0, metavar="P",
+                   help="Batch API: share of batched requests that fail (HTTP 500 in the error file), drawn per custom_id")
+    p.add_argument("--batch-expire", type=_non_negative(float), default=0.0, metavar="P",
+                   help="Batch API: share of batched requests that expire (error code batch_expired), drawn per custom_id")
     p.add_argument("--no-generic", action="store_true",
                    help="answer requests without rubric rows with HTTP 400 instead of the generic mode")
     p.add_argument("--json-streams", action="store_true",
@@ -222,6 +233,7 @@ def _configure(args: argparse.Namespace) -> SimServer:
         ratelimit_headers=not args.no_ratelimit_headers, json_streams=args.json_streams,
         flip=RequestFlip(args.flip, args.seed) if args.flip is not None else None,
         fabricate=Fabricate(args.fabricate, args.seed) if args.fabricate is not None else None,
+        batch_delay=args.batch_delay, batch_fail=args.batch_fail, batch_expire=args.batch_expire, seed=args.seed,
     )
 
 

@@ -30,6 +30,7 @@ class SimApp(Protocol):
     log: RequestLog
     errors: list[str]
     apis: dict[str, Any]
+    batch_api: Any
 
     @property
     def stopping(self) -> bool: ...
@@ -169,7 +170,10 @@ class SimHandler(BaseHTTPRequestHandler):
                 return
             self._other(200, sim.models_doc())
         elif route == "/_sim/log":
-            self.send_json(200, {"entries": sim.log.to_json()})
+            self.send_json(200, {"entries": sim.log.to_json(),
+                                 "batch_submitted": [list(pair) for pair in sim.batch_api.submitted]})
+        elif route.startswith(("/files/", "/batches")):
+            self._batch_get(route)
         else:
             self._other(404, error_doc(f"no route GET {self.path}", "invalid_request_error"))
 
@@ -193,9 +197,52 @@ class SimHandler(BaseHTTPRequestHandler):
                 "or deflate)", "invalid_request_error"))
         elif route == "/messages/count_tokens":
             self._other(*sim.apis["messages"].count_tokens(body))
+        elif route == "/files" or route.startswith("/batches"):
+            self._batch_post(route, body)
         elif route == "/_sim/reset":
             sim.reset()
             self.send_json(200, {"ok": True})
+        else:
+            self._other(404, error_doc(f"no route POST {self.path}", "invalid_request_error"))
+
+    def _batch_get(self, route: str) -> None:
+        """``GET /files/{id}/content``, ``GET /batches/{id}``, ``GET /batches`` (`batch_api`)."""
+        sim = self.server.sim
+        if not sim.authorized(self.headers.get("Authorization"), self.headers.get("x-api-key")):
+            self._other(401, error_doc("Incorrect API key provided", "invalid_request_error", code="invalid_api_key"))
+            return
+        parts = route.strip("/").split("/")
+        if parts[0] == "files" and len(parts) == 3 and parts[2] == "content":
+            data = sim.batch_api.file_content(parts[1])
+            if data is None:
+                self._other(404, error_doc(f"no file {parts[1]!r}", "invalid_request_error"))
+                return
+            sim.note_other("GET", self.path, 200)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        elif parts == ["batches"]:
+            self._other(200, sim.batch_api.list_doc())
+        elif parts[0] == "batches" and len(parts) == 2:
+            self._other(*sim.batch_api.retrieve(parts[1]))
+        else:
+            self._other(404, error_doc(f"no route GET {self.path}", "invalid_request_error"))
+
+    def _batch_post(self, route: str, body: bytes) -> None:
+        """``POST /files``, ``POST /batches``, ``POST /batches/{id}/cancel`` (`batch_api`)."""
+        sim = self.server.sim
+        if not sim.authorized(self.headers.get("Authorization"), self.headers.get("x-api-key")):
+            self._other(401, error_doc("Incorrect API key provided", "invalid_request_error", code="invalid_api_key"))
+            return
+        parts = route.strip("/").split("/")
+        if parts == ["files"]:
+            self._other(*sim.batch_api.create_file(self.headers.get("Content-Type") or "", body))
+        elif parts == ["batches"]:
+            self._other(*sim.batch_api.create_batch(body))
+        elif len(parts) == 3 and parts[0] == "batches" and parts[2] == "cancel":
+            self._other(*sim.batch_api.cancel(parts[1]))
         else:
             self._other(404, error_doc(f"no route POST {self.path}", "invalid_request_error"))
 

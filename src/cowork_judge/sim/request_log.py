@@ -55,6 +55,7 @@ class LogEntry:
             messages ``output_config.format.schema`` or the answer tool's ``input_schema``;
             key order kept), else None.
         fabricated: ids of the rows whose hit ``--fabricate`` invented in this answer.
+        custom_id: a Batch API request's ``custom_id`` (``endpoint = "batch"``: `batch_api`), else None.
         unshown_quotes: ids whose labelled (oracle) quote is not in the text this request showed:
             answered with a quote of shown text instead (`quotes.add_quotes`).
     """
@@ -88,6 +89,7 @@ class LogEntry:
     answer_schema: dict[str, Any] | None = None
     fabricated: list[str] = field(default_factory=list)
     unshown_quotes: list[str] = field(default_factory=list)
+    custom_id: str | None = None
 
     @property
     def duration_s(self) -> float:

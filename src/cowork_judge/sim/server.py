@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from .batch_api import BatchAPI, oracle_names
 from .bucket import TokenBucket, anthropic_headers, openai_headers, retry_headers
 from .chat_api import ChatAPI
 from .conform import conform_verdicts, in_schema_order
@@ -38,6 +39,7 @@ from .messages_api import MessagesAPI
 from .pages import mark_na, na_level
 from .policies import INSTANCE_HEADER, DemoPolicy, OracleDirPolicy, RequestFlip, VerdictPolicy
 from .prefix_cache import PrefixCache
+from .protocol import completion, error_doc
 from .request_log import LogEntry, RequestLog
 from .responses_api import ResponsesAPI
 from .turn import (
@@ -127,6 +129,10 @@ class SimServer:
             request, rows the oracle says are missed become hits with a quote in no text
             (`quotes.Fabricate`); requests whose schema asks for a quote get honest ones
             otherwise (`quotes.add_quotes`).
+        batch_delay: seconds a Batch API batch stays ``in_progress`` (``--batch-delay``; `batch_api`).
+        batch_fail, batch_expire: shares of batched requests that fail / expire, drawn per
+            ``custom_id`` (``--batch-fail``, ``--batch-expire``).
+        seed: seed of the batch failure draw.
 
     Use as a context manager, or call ``start()``/``stop()``. ``log`` is the request log.
 
@@ -156,6 +162,10 @@ class SimServer:
         ratelimit_headers: bool = True,
         json_streams: bool = False,
         fabricate: Fabricate | None = None,
+        batch_delay: float = 0.0,
+        batch_fail: float = 0.0,
+        batch_expire: float = 0.0,
+        seed: int = 0,
     ) -> None:
         if tool_rounds < 0:
             raise ValueError(f"tool_rounds must be >= 0, got {tool_rounds}")
@@ -184,6 +194,8 @@ class SimServer:
         self.other_requests: list[tuple[str, str, int]] = []
         """``(method, path, status)`` of every request that is not a model request, in order."""
         self.apis: dict[str, WireAPI] = {api.endpoint: api for api in (ChatAPI(), ResponsesAPI(), MessagesAPI())}
+        self.batch_api = BatchAPI(self, delay_sec=batch_delay, fail=batch_fail, expire=batch_expire, seed=seed)
+        """OpenAI's Batch API (``/v1/files``, ``/v1/batches``: `batch_api`)."""
         self._stop = threading.Event()
         self._httpd: SimHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -500,6 +512,40 @@ class SimServer:
                 text = json.dumps({"verdicts": conform_verdicts(verdicts, req.answer_schema)})
             return Reply(None, ToolCall(new_call_id(), req.answer_tool, text), "tool_calls"), kind
         return Reply(text, None, "stop"), kind
+
+    # -- the Batch API ----------------------------------------------------------------
+    def instance_names(self) -> list[str]:
+        """The instances ``--oracle-dir`` serves (a batched request's instance is found among
+        them from its ``custom_id``: `batch_api`); empty for another policy."""
+        return oracle_names(self.policy.root) if isinstance(self.policy, OracleDirPolicy) else []
+
+    def answer_batched(self, body: object, instance: str | None, custom_id: str) -> tuple[int, dict[str, Any]]:
+        """Answer one line of a Batch API batch (a Chat Completions body) as a live request of
+        `instance` would be answered, without faults, latency or buckets; logged with
+        ``endpoint = "batch"`` and its ``custom_id``. Returns ``(status, body)``."""
+        rec: dict[str, Any] = {"seq": self.log.next_seq(), "start_s": time.monotonic(), "kind": "error",
+                               "endpoint": "batch", "status": None, "custom_id": custom_id, "instance": instance}
+        api = self.apis["chat"]
+        try:
+            try:
+                req = dataclasses.replace(api.parse(body), stream=False, include_usage=False)
+                req.instance = instance
+                if isinstance(self.policy, OracleDirPolicy):
+                    self.policy.for_instance(instance)
+                reply, kind = self._reply(req, None, rec)
+            except (RequestError, LookupError, ValueError, *UNREADABLE) as exc:
+                rec.update(status=400, error=str(exc)[:300])
+                return 400, error_doc(str(exc)[:300], "invalid_request_error")
+            reply.prompt_tokens = estimate_tokens(req.prompt_chars)
+            reply.completion_tokens = estimate_tokens(len(reply.text or "") + len(reply.call.arguments if reply.call else ""))
+            rec.update(kind=kind, status=200, model=req.model, row_ids=rec.get("row_ids") or req.row_ids,
+                       prompt_chars=req.prompt_chars, prompt_tokens=reply.prompt_tokens,
+                       completion_tokens=reply.completion_tokens, response_format=req.response_format,
+                       page=req.page, temperature=req.temperature, answer_schema=req.answer_schema)
+            return 200, completion(req.model, reply)
+        finally:
+            rec["end_s"] = time.monotonic()
+            self.log.append(LogEntry(**rec))
 
     # -- other routes ---------------------------------------------------------------
     def models_doc(self) -> dict[str, Any]:

@@ -417,10 +417,12 @@ def _connector(api_key: str | None, base_url: str | None, model: str, stats: Cal
     the base URL from for the child's environment (`agentic.cli_base`)."""
 
     def connect() -> Any:
-        from cowork_judge.transport.chat import Transport  # the model client loads on first use
+        from cowork_judge.transport.batch_api import batched
+        from cowork_judge.transport.chat import Transport, plain_completion  # the model client loads on first use
 
-        return Transport(api_key=api_key or "", base_url=base_url or "", model=model, stats=stats, headers=headers,
-                         temperature=temperature)
+        # `cowork-judge batch --batch-api` runs: the one-round-trip requests go through the batch (`transport.batch_api`)
+        return batched(Transport(api_key=api_key or "", base_url=base_url or "", model=model, stats=stats, headers=headers,
+                                 temperature=temperature), plain_completion)
 
     def child_credentials() -> tuple[str, str]:
         """``(key, base_url)`` for an agent CLI's environment (its only way out of the path).

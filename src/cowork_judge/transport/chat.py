@@ -123,6 +123,11 @@ class Transport:
         """Close the HTTP client."""
         await self._client.close()
 
+    @property
+    def client(self) -> openai.AsyncOpenAI:
+        """The ``openai`` client itself (the Batch API's files and batches: `transport.batch_jobs`)."""
+        return self._client
+
     async def chat(
         self,
         messages: list[dict[str, Any]],

@@ -111,9 +111,10 @@ import random
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from cowork_judge._util.blocking import cancellable_sleep, run_blocking
 from cowork_judge.core.error_kinds import JudgeFailure
 from cowork_judge.transport.quota import KeyState, Quota
 
@@ -183,30 +184,34 @@ class Admission:
         """``(ticket, 0.0)`` when a request may start now, else ``(None, seconds to wait)``."""
         raise NotImplementedError
 
-    async def acquire(self, give_up_at: float = math.inf) -> Ticket | None:
-        """Wait (asyncio) until a request may start; None when the gate or the pace would
-        hold it past `give_up_at` (monotonic seconds). Cancel the task to stop waiting."""
-        import asyncio  # not at import time: a code-only run never loads it for this
+    async def acquire(self, give_up_at: float = math.inf,
+                      sleep: Callable[[float], Awaitable[bool | None]] | None = None) -> Ticket | None:
+        """Wait until a request may start: the run's one admission loop. None when the gate or
+        the pace would hold it past `give_up_at` (monotonic seconds), or when `sleep` says its
+        wait was cancelled (returns True).
 
+        Args:
+            sleep: how one wait (seconds) is waited: default ``asyncio.sleep`` (cancel the
+                task to stop waiting); a thread's cancellable sleep through `acquire_blocking`.
+        """
+        if sleep is None:
+            import asyncio  # not at import time: a code-only run never loads it for this
+
+            sleep = asyncio.sleep
         while True:
             ticket, wait = self.try_start()
             if ticket is not None:
                 return ticket
             if self.clock() + wait > give_up_at:
                 return None
-            await asyncio.sleep(wait)
+            if await sleep(wait):
+                return None
 
     def acquire_blocking(self, cancel: threading.Event, give_up_at: float = math.inf) -> Ticket | None:
-        """Wait (a thread) until a request may start; None when `cancel` is set or `give_up_at`
-        (monotonic seconds) would pass first."""
-        while True:
-            ticket, wait = self.try_start()
-            if ticket is not None:
-                return ticket
-            if self.clock() + wait > give_up_at:
-                return None
-            if cancel.wait(min(wait, 1.0)):
-                return None
+        """`acquire` on a thread (a workflow call; `cowork_judge._util.blocking`): the same
+        loop, its waits on this thread, each at most 1 s; None when `cancel` is set or
+        `give_up_at` (monotonic seconds) would pass first."""
+        return run_blocking(self.acquire(give_up_at, sleep=cancellable_sleep(cancel, slice_sec=1.0)))
 
 
 class Limiter(Admission):

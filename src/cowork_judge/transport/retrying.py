@@ -1,7 +1,7 @@
 """The run's one retry loop: how the attempts of one agentic block or one workflow model
 call follow each other (SPEC §11).
 
-One decision core, two thin drivers:
+One decision core, one driver:
 
 - `Tries` — the attempts of one block or call under the run's retry policy
   (`core.retry.RetryPolicy`, the failure table): it counts attempts, reads a failure ONCE
@@ -17,9 +17,10 @@ One decision core, two thin drivers:
 - `_loop` — the loop itself, as a generator that yields what to do (make attempt n, or
   sleep s seconds) and is sent what happened: every decision (when to stop before an
   attempt, what a failure means, how long to wait, when to give up) is made here, once.
-- `retry_async` (an agentic block, on its asyncio loop) and `retry_blocking` (a workflow
-  call, on a worker thread; its sleep wakes on the workflow's cancel event) only perform
-  what `_loop` asks for; `resend_async` runs the same loop for ONE request inside a
+- `retry_async` only performs what `_loop` asks for: on an agentic block's asyncio loop,
+  or — `retry_blocking`, a thin adapter — on a workflow call's worker thread, the same
+  coroutine driven there with blocking steps (`cowork_judge._util.blocking`; its sleep
+  wakes on the workflow's cancel event); `resend_async` runs the same loop for ONE request inside a
   running attempt (an agentic turn refused at admission is re-sent in place, with a
   `Tries` of its own) and, when its retries end without an answer, raises `Ending`, which
   ends the attempt's loop the same way without reading the failure again — except when
@@ -50,6 +51,7 @@ from collections.abc import Awaitable, Callable, Generator
 from dataclasses import dataclass
 from typing import Any, Generic, Literal, TypeVar, Union
 
+from cowork_judge._util.blocking import blocking, cancellable_sleep, run_blocking
 from cowork_judge.core.classify import summary
 from cowork_judge.core.error_kinds import ErrorKind
 from cowork_judge.core.retry import RetryPolicy
@@ -329,9 +331,9 @@ async def retry_async(tries: Tries, attempt: Callable[[int], Awaitable[Result[T]
                       on_failure: Callable[[Failed], None] = _nothing,
                       raises: tuple[type[BaseException], ...] = (),
                       retried: Callable[[BaseException], bool] | None = None,
-                      sleep: Callable[[float], Awaitable[None]] | None = None) -> Ended[T]:
-    """Run the retry loop on an asyncio loop (an agentic block, or a request re-sent in
-    place, `resend_async`).
+                      sleep: Callable[[float], Awaitable[bool | None]] | None = None) -> Ended[T]:
+    """Run the retry loop: on an asyncio loop (an agentic block, or a request re-sent in
+    place, `resend_async`), or on a thread with blocking steps (`retry_blocking`).
 
     Args:
         tries: the block's `Tries`.
@@ -347,14 +349,16 @@ async def retry_async(tries: Tries, attempt: Callable[[int], Awaitable[Result[T]
         retried: when given, only the failures it accepts are this loop's; any other ends the
             loop unclassified (re-raised).
         sleep: how a wait is waited (default ``asyncio.sleep``): the scheduler's gives the
-            block's in-flight lane back meanwhile (`agentic.lanes`).
+            block's in-flight lane back meanwhile (`agentic.lanes`); a sleep that returns
+            True was cancelled, and the loop ends ``cancelled``.
 
     Cancelling the task cancels the attempt or the sleep (``asyncio.CancelledError``
     is never a failure).
     """
-    import asyncio
+    if sleep is None:
+        import asyncio  # not at import time: a workflow call (`retry_blocking`) never loads it
 
-    wait = sleep if sleep is not None else asyncio.sleep
+        sleep = asyncio.sleep
     loop = _loop(tries, ready=ready, time_left=time_left, deadline_passed=deadline_passed, entry=entry,
                  on_failure=on_failure, raises=raises, retried=retried)
     try:
@@ -366,8 +370,7 @@ async def retry_async(tries: Tries, attempt: Callable[[int], Awaitable[Result[T]
                 except Exception as exc:  # a failure: `_loop` classifies it (once)
                     sent = (None, exc)
             else:
-                await wait(step.sec)
-                sent = False
+                sent = bool(await sleep(step.sec))
             step = loop.send(sent)
     except StopIteration as stop:
         ended: Ended[T] = stop.value
@@ -420,21 +423,9 @@ def retry_blocking(tries: Tries, attempt: Callable[[int], Result[T]], *, ready: 
                    entry: Callable[[int], dict[str, Any]] = _no_entry,
                    on_failure: Callable[[Failed], None] = _nothing,
                    raises: tuple[type[BaseException], ...] = ()) -> Ended[T]:
-    """Run the retry loop on a thread (a workflow call): as `retry_async`, and a wait ends
-    early (``cancelled``) when `cancel` is set."""
-    loop = _loop(tries, ready=ready, time_left=time_left, deadline_passed=deadline_passed, entry=entry,
-                 on_failure=on_failure, raises=raises)
-    try:
-        step = next(loop)
-        while True:
-            if isinstance(step, _Attempt):
-                try:
-                    sent: _Sent = (attempt(step.no), None)
-                except Exception as exc:  # a failure: `_loop` classifies it (once)
-                    sent = (None, exc)
-            else:
-                sent = cancel.wait(step.sec)
-            step = loop.send(sent)
-    except StopIteration as stop:
-        ended: Ended[T] = stop.value
-        return ended
+    """`retry_async` on a thread (a workflow call), a thin adapter: the same coroutine, run on
+    this thread (`cowork_judge._util.blocking.run_blocking`) with `attempt` as a blocking step
+    and a sleep that ends early (``cancelled``) when `cancel` is set."""
+    return run_blocking(retry_async(tries, blocking(attempt), ready=ready, time_left=time_left,
+                                    deadline_passed=deadline_passed, entry=entry, on_failure=on_failure, raises=raises,
+                                    sleep=cancellable_sleep(cancel)))
