@@ -54,6 +54,8 @@ def test_a_failed_write_keeps_the_old_file_and_leaves_no_temp(tmp_path: Path, mo
     ("..", "is '..'"), ("", "is empty"), ("a\x00b", "control character"), ("a\tb", "control character"),
     (" a", "whitespace"), ("x" * 256, "256 bytes long"), ("é" * 128, "256 bytes long"), ("\udc80", "lone surrogate"),
     (3, "is not a string (int)"), (None, "is not a string (NoneType)"),
+    ("a\u202eb", "bidirectional control U+202E"), ("x\u2066y\u2069", "U+2066"), ("a\u200fb", "U+200F"),
+    ("\U0001F469\u200d\U0001F52C", None),  # a zero-width joiner inside an emoji is a plain name
 ])
 def test_plain_name_problem(name: object, problem: str | None) -> None:
     got = fsutil.plain_name_problem(name)

@@ -119,6 +119,7 @@ def test_instance_folder_without_rollout_is_refused(tmp_path, sim, capsys):
     ({"tests": "t/tests", "typo_field": 1}, "unknown key 'typo_field'"),
     ({"tests": "t/tests", "tags": ["x"]}, "'tags' must be an object"),
     ({"tests": "t/tests", "rollout": 3}, "'rollout' must be a path"),
+    ({"tests": "t/tests", "name": "a\u202eb"}, "instance name 'a\\u202eb' contains the bidirectional control U+202E"),  # trial 4 L5
 ])
 def test_jsonl_keys_are_checked_naming_the_line(tmp_path, sim, capsys, line, needle):
     _task(tmp_path / "t")

@@ -9,6 +9,7 @@ its engine entry to crash on chosen instances) against the simulator over HTTP.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import os
@@ -21,7 +22,8 @@ import pytest
 from testkit import SIM_KEY
 
 from cowork_judge.batch import instances as batch
-from cowork_judge.batch.pool import WorkerPool
+from cowork_judge.batch import runner as runner_module
+from cowork_judge.batch.pool import START_EXEC, START_FORK, WorkerPool
 from cowork_judge.batch.runner import BatchRunner
 from cowork_judge.batch.worker import InstanceSpec, judge_isolated
 from cowork_judge.commands import main
@@ -160,9 +162,12 @@ SETTINGS = {"alg-0": {"JUDGE_REWARD_MODE": "binary", "JUDGE_PASS_THRESHOLD": "0.
             "alg-1": {}, "alg-2": {"JUDGE_SKIP": "1"}, "alg-3": {}}
 
 
-def test_settings_never_leak_between_the_instances_of_one_worker(tmp_path, sim, capsys):
+@pytest.mark.parametrize("start", [START_EXEC, START_FORK])
+def test_settings_never_leak_between_the_instances_of_one_worker(tmp_path, sim, capsys, monkeypatch, start):
     """Four instances, one worker, each under its own JUDGE_* settings: every document equals
-    the one a separate ``cowork-judge run`` process writes under the same environment."""
+    the one a separate ``cowork-judge run`` process writes under the same environment, whether
+    the worker is a new interpreter or forked from the batch (which had loaded its own config)."""
+    monkeypatch.setattr(runner_module, "WorkerPool", functools.partial(WorkerPool, start=start))
     instances = _problems(tmp_path, 4, capsys)
     limits = batch.plan_limits(2, 1, len(instances))
     out = tmp_path / "runs"

@@ -206,3 +206,22 @@ def test_a_hurdle_with_a_positive_weight_warns_at_load():
     assert any("row 'h': a hurdle with a positive weight" in w and "no rollout can score 1.0" in w for w in rubric.warnings)
     assert not any("hurdle" in w for w in normalize_rubric([{"id": "h", "description": "missing", "weight": 0, "hurdle": True},
                                                             {"id": "a", "description": "x", "weight": 1}]).warnings)
+
+
+def test_the_typo_check_compares_each_unknown_field_once_per_process(monkeypatch):
+    """Issue 36: a batch worker loads hundreds of rubrics with the same extra fields; the
+    look-alike check (``difflib``) runs once per field name, and still warns every rubric."""
+    import difflib
+
+    from cowork_judge.core import rubric as rubric_module
+
+    rubric_module._misspelt_known_key.cache_clear()
+    calls: list[str] = []
+    real = difflib.get_close_matches
+    monkeypatch.setattr(difflib, "get_close_matches", lambda word, *a, **k: (calls.append(word), real(word, *a, **k))[1])
+    doc = [{"id": "a", "description": "x", "wieght": 2, "tags": ["t"]}, {"id": "b", "description": "y", "weight": 1, "tags": []}]
+    for _ in range(3):
+        warnings = normalize_rubric(doc).warnings
+        assert sum("did you mean 'weight'" in w for w in warnings) == 1
+        assert not any("'tags'" in w for w in warnings)
+    assert sorted(calls) == ["tags", "wieght"]

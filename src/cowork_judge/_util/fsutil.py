@@ -38,7 +38,8 @@ def dump_json(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
-def atomic_write(path: Path, data: str | bytes, *, mode: int | None = FILE_MODE, keep_mode: bool = False) -> Path:
+def atomic_write(path: Path, data: str | bytes, *, mode: int | None = FILE_MODE, keep_mode: bool = False,
+                 durable: bool = True) -> Path:
     """Write `data` (text is UTF-8 encoded, newlines untouched) to `path` atomically.
 
     A temp file in the same directory is written, flushed and fsynced, given its permission
@@ -49,6 +50,10 @@ def atomic_write(path: Path, data: str | bytes, *, mode: int | None = FILE_MODE,
     Args:
         mode: permission bits of the file (default `FILE_MODE`); None keeps ``mkstemp``'s 0600.
         keep_mode: when `path` already exists, keep its permission bits instead of `mode`.
+        durable: fsync the temp file before the move (default). False only for a file whose
+            loss or truncation in a power failure its reader detects and redoes (a batch's
+            ``batch-instance.json``: the resume then judges the instance again); still atomic
+            for any reader, and against the writer being killed.
 
     Returns:
         `path`.
@@ -70,7 +75,8 @@ def atomic_write(path: Path, data: str | bytes, *, mode: int | None = FILE_MODE,
         with os.fdopen(fd, "wb") as fh:
             fh.write(raw)
             fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -170,13 +176,19 @@ def link_tree(source: Path, target: Path) -> int:
     return count
 
 
+BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+"""Unicode's Bidi_Control characters (PropList.txt): they reorder how a name is displayed."""
+
+
 def quoted(name: object) -> str:
     """`name` in single quotes as the user typed it, for a one-line message: a backslash or
-    quote is shown once (not doubled as ``repr`` does); only control characters and lone
-    surrogates, which cannot be shown, are escaped (``\\n``, ``\\x00``, ``\\udc80``)."""
+    quote is shown once (not doubled as ``repr`` does); only control characters, lone
+    surrogates and bidirectional controls (`BIDI_CONTROLS`: they would reverse the rest of the
+    line), which cannot be shown as they are, are escaped (``\\n``, ``\\x00``, ``\\udc80``, ``\\u202e``)."""
     text = str(name)
     shown = "".join(ch.encode("unicode_escape", "backslashreplace").decode("ascii")
-                    if ord(ch) < 32 or ord(ch) == 127 or 0xD800 <= ord(ch) <= 0xDFFF else ch for ch in text)
+                    if ord(ch) < 32 or ord(ch) == 127 or 0xD800 <= ord(ch) <= 0xDFFF or ch in BIDI_CONTROLS else ch
+                    for ch in text)
     return f"'{shown}'"
 
 
@@ -185,7 +197,10 @@ def plain_name_problem(name: object) -> str | None:
 
     A plain name is a non-empty string of at most `NAME_MAX_BYTES` UTF-8 bytes that names an
     entry of the folder it is joined to and nothing else: no ``/`` or ``\\`` (no path), not
-    ``.`` or ``..``, no NUL or other control character, no surrounding whitespace.
+    ``.`` or ``..``, no NUL or other control character, no bidirectional control (it shows the
+    name reversed in folders, logs and progress lines: U+061C, U+200E/F, U+202A–202E,
+    U+2066–2069: Unicode's Bidi_Control property, PropList.txt), no surrounding
+    whitespace. Other format characters (a zero-width joiner inside an emoji) are allowed.
 
     Returns:
         A phrase to follow the name in a message ("is absolute", "contains '/'" …), or None.
@@ -203,6 +218,9 @@ def plain_name_problem(name: object) -> str | None:
             return f"contains {quoted(sep)} (a path, not a name)"
     if any(ord(ch) < 32 or ord(ch) == 127 for ch in name):
         return "contains a control character (NUL, newline …)"
+    bidi = next((ch for ch in name if ch in BIDI_CONTROLS), None)
+    if bidi is not None:
+        return f"contains the bidirectional control U+{ord(bidi):04X} (it shows the name reversed)"
     if name != name.strip():
         return "starts or ends with whitespace"
     try:

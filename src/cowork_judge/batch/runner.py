@@ -60,7 +60,8 @@ KILL_MARGIN_SEC = 120.0
 """A run alive this long past its JUDGE_DEADLINE has its worker killed (its watchdog should have ended it)."""
 MAX_INSTANCES_PER_WORKER = 200
 """Instances one worker judges before a fresh one replaces it (bounds whatever a run leaves
-behind in a process: a thread that never returned, memory; a start costs ~1-2 s of CPU)."""
+behind in a process: a thread that never returned, memory). A start costs a fork where the
+batch forks its workers (`batch.pool.START_FORK`), else ~1-2 s of CPU to import the judge."""
 
 
 @dataclass
@@ -323,7 +324,9 @@ class BatchRunner:
         record = {"name": inst.name, "fingerprint": fp, "tests_dir": str(inst.tests_dir),
                   "app_dir": str(inst.app_dir) if inst.app_dir else None,
                   "agent_dir": str(inst.agent_dir) if inst.agent_dir else None, "tags": dict(inst.tags)}
-        atomic_write(folder / RECORD_NAME, json.dumps(record, indent=2, ensure_ascii=False) + "\n")
+        # not fsynced (a few ms each, in the loop that hands out every instance): after a power
+        # failure a lost or empty record reads as "stale" and the instance is judged again
+        atomic_write(folder / RECORD_NAME, json.dumps(record, indent=2, ensure_ascii=False) + "\n", durable=False)
         return InstanceSpec(name=inst.name, app_dir=str(Path(app).absolute()), logs_dir=str(logs.absolute()),
                             tests_dir=str(Path(inst.tests_dir).absolute()),
                             alt_output_dir=str((folder / "alt-output").absolute()), log=str(folder / RUN_LOG_NAME),

@@ -131,7 +131,7 @@ def judge_isolated(spec: InstanceSpec, judge: Judge, *, base_env: Mapping[str, s
         os.dup2(log_fd, 1)
         os.dup2(log_fd, 2)
         os.close(log_fd)
-        _set_environ(spec.env)
+        set_environ(spec.env)
         tempfile.tempdir = None  # gettempdir() caches TMPDIR's folder: read it again from this environment
         os.chdir(cwd)
         try:
@@ -146,7 +146,7 @@ def judge_isolated(spec: InstanceSpec, judge: Judge, *, base_env: Mapping[str, s
         os.dup2(saved[1], 2)
         os.close(saved[0])
         os.close(saved[1])
-        _set_environ(base_env)
+        set_environ(base_env)
         tempfile.tempdir = None
         _restore_handlers(logging.root, root_handlers)
         _restore_handlers(judge_logger, judge_handlers)
@@ -193,7 +193,8 @@ def serve(judge: Judge, reply_fd: int, *, on_busy_signal: Callable[[int], None] 
     return 0
 
 
-def _set_environ(env: Mapping[str, str]) -> None:
+def set_environ(env: Mapping[str, str]) -> None:
+    """Make ``os.environ`` exactly `env` (keys not in it removed, changed values set)."""
     for key in [k for k in os.environ if k not in env]:
         del os.environ[key]
     for key, value in env.items():

@@ -1,11 +1,16 @@
 """``python -m cowork_judge.commands.batch_worker <reply fd>``: the process `batch` starts K of
 (`batch.pool`), not a command of its own. It judges the instances its batch sends, one at a
 time, with the engine entry ``cowork-judge run`` calls (`engine.judge.main_run`, watchdog
-armed), each under its own environment (`batch.worker`)."""
+armed), each under its own environment (`batch.worker`).
+
+On Linux the batch forks its workers instead (`batch.pool`): it calls `preload` once, so the
+engine and the model client are imported in one process rather than in each worker, and
+each forked worker runs `serve_forked`."""
 
 from __future__ import annotations
 
 import sys
+from typing import BinaryIO
 
 from cowork_judge.batch.worker import InstanceSpec, serve
 
@@ -29,6 +34,61 @@ def judge(spec: InstanceSpec, start: float) -> int:
         while signals.pending() is not None:  # a signal the run did not take over ends the worker (batch.worker)
             pass
     return exit_status(doc.status if doc is not None else None)
+
+
+def preload() -> None:
+    """Import what judging an instance needs (the engine, its router and signal handling, the
+    configuration, the model client, the guard's scanner and the documents a run writes), in the process the
+    workers are forked from (`batch.pool`), so that no worker imports them again."""
+    from cowork_judge.config import judge_config as _config  # noqa: F401
+    from cowork_judge.engine import judge as _engine  # noqa: F401
+    from cowork_judge.engine import router as _router  # noqa: F401
+    from cowork_judge.engine import signals as _signals  # noqa: F401
+    from cowork_judge.engine.guarding import load_scanner
+    from cowork_judge.run import ctrf as _ctrf  # noqa: F401 - imported by a run's first documents
+    from cowork_judge.run import paths as _paths  # noqa: F401
+
+    load_scanner()
+    from cowork_judge import workflow
+    from cowork_judge.workflow import caller as _caller  # noqa: F401
+    from cowork_judge.workflow import runner as _workflow_runner  # noqa: F401
+
+    for name in workflow.installed():  # each rubric loads its workflows by name on its first instance
+        try:
+            workflow.load(name)
+        except workflow.WorkflowUnavailable:
+            pass  # the run says so itself, as it would have
+    _load_model_client()
+
+
+def _load_model_client() -> None:
+    """Import what the ``openai`` client imports on its first request (the event loop, the
+    async backend, the chat request and answer types: ~700 modules, ~0.7 CPU s per process)
+    without sending one: a client is built for an unused address and its ``chat.completions``
+    resource touched. No thread is started (the batch forks only while it has none)."""
+    import asyncio  # noqa: F401
+    import concurrent.futures  # noqa: F401
+    import importlib
+
+    import openai
+
+    for name in ("sniffio", "anyio", "anyio._backends._asyncio"):
+        try:
+            importlib.import_module(name)
+        except ImportError:  # another release of the client library: it imports what it needs itself
+            pass
+    client = openai.AsyncOpenAI(api_key="unused", base_url="http://127.0.0.1:9/v1", max_retries=0)
+    client.chat.completions  # noqa: B018 - the attribute access imports the resource and its types
+
+
+def serve_forked(reply_fd: int, stdin: BinaryIO) -> int:
+    """A forked worker's life (`batch.pool`): serve the batch on `reply_fd`, reading the
+    instances from `stdin`; returns the worker's exit status (`batch.worker.serve`)."""
+    from cowork_judge.engine import signals
+
+    while signals.pending() is not None:  # a signal the batch recorded before the fork is the batch's, not this worker's
+        pass
+    return serve(judge, reply_fd, on_busy_signal=signals.record, stdin=stdin)
 
 
 def main(argv: list[str]) -> int:

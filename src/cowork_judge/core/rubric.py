@@ -9,6 +9,7 @@ nothing here touches the disk except `load_rubric`. Derived fields (`polarity`,
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import math
 import os
@@ -345,15 +346,24 @@ def normalize_rubric(raw: Any) -> NormalizedRubric:
     return NormalizedRubric(criteria=tuple(criteria), warnings=tuple(warnings), workflow_config=workflow_config)
 
 
+@functools.lru_cache(maxsize=4096)
+def _misspelt_known_key(key: str) -> str | None:
+    """The known field `key` looks like a misspelling of (``wieght`` → ``weight``), or None; a
+    plural is not a typo. Cached: a batch worker loads hundreds of rubrics with the same extra
+    fields, and ``difflib`` costs about a millisecond a field."""
+    close = difflib.get_close_matches(key, sorted(_KNOWN_KEYS), n=1, cutoff=0.8)
+    return close[0] if close and close[0].rstrip("s") != key.rstrip("s") else None
+
+
 def _typo_warnings(criteria: list[Criterion]) -> list[str]:
     """One warning per unknown field that looks like a misspelt known one (``wieght``);
     other unknown fields (HealthBench ``tags``…) are carried in `extra` silently."""
     rows_by_typo: dict[tuple[str, str], list[str]] = {}
     for c in criteria:
         for key in c.extra:
-            close = difflib.get_close_matches(str(key), sorted(_KNOWN_KEYS), n=1, cutoff=0.8)
-            if close and close[0].rstrip("s") != str(key).rstrip("s"):  # a plural is not a typo
-                rows_by_typo.setdefault((str(key), close[0]), []).append(c.id)
+            known = _misspelt_known_key(str(key))
+            if known is not None:
+                rows_by_typo.setdefault((str(key), known), []).append(c.id)
     return [f"unknown field {key!r} (row(s) {', '.join(map(repr, ids[:5]))}{' …' if len(ids) > 5 else ''}) is kept as "
             f"data and not used; did you mean {known!r}?" for (key, known), ids in rows_by_typo.items()]
 

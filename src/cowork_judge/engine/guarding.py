@@ -37,6 +37,13 @@ def guard_row() -> Criterion:
                               "tag": "guard"}]).criteria[0]
 
 
+def load_scanner() -> None:
+    """Import the guard's scanner now (its patterns compile at import, ~30 ms, plus the
+    look-alike table): a batch calls this once before it forks its workers
+    (`commands.batch_worker.preload`), so that no worker pays it on its first instance."""
+    from cowork_judge.guard import gather as _gather  # noqa: F401
+
+
 def scan(delivery: Delivery, config: JudgeConfig, redactor: Redactor, task: str | None = None, *,
          reads: StructureReads | None = None, model_rows: bool = True) -> GuardReport:
     """The guard's scan of what the agent wrote (JUDGE_GUARD), read against the task prompt
