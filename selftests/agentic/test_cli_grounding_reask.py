@@ -22,6 +22,7 @@ from agentic.test_cli_backends import private_tmp  # noqa: F401  (autouse: the j
 from run.test_e2e import AGENTIC_REWARD, DECK_ORACLE
 from testkit import ROLLOUTS, agentic_example
 
+from cowork_judge.sim import FaultPlan
 from cowork_judge.sim.latency import LatencyModel
 from cowork_judge.sim.quotes import FABRICATED, Fabricate
 
@@ -106,3 +107,20 @@ def test_no_time_for_another_cli_run_is_not_asked_again_budget(example, judge_ru
     assert len(cli_runs(run)) == 1
     row = run.verdicts[FABRICATED_ROW]
     assert row["grounded"] is False and "not asked again: budget" in row["grounding"] and row["attempts"] == 1
+
+
+def test_a_failed_re_ask_run_leaves_the_row_ungrounded_and_its_calls_counted(example, judge_run):
+    """codex's requests: the first run's tool turn and answer (fabricated), then the re-ask
+    run's first request fails with an HTTP 5xx: the attempt keeps its first answers, the row
+    stays ungrounded and says the re-ask failed; the failed run's request is counted."""
+    run = judge_run(example, ROLLOUTS / "deck", oracle=DECK_ORACLE,
+                    sim={"fabricate": Fabricate(1.0, 0), "faults": FaultPlan(script=["ok", "ok", "http_5xx"])},
+                    env=env_for("codex"))
+    doc = assert_reward_written(run)
+    log = run.sim.log.entries()
+    assert [e.fault for e in log] == [None, None, "http_5xx"] and log[2].row_ids == [FABRICATED_ROW]
+    assert len(cli_runs(run)) == 2
+    row = run.verdicts[FABRICATED_ROW]
+    assert row["judged"] is True and row["grounded"] is False and "the re-ask failed (api_error)" in row["grounding"]
+    assert doc["extra_fields"]["judge_calls"] == run.model_requests == 3
+    assert doc["extra_fields"]["judge_coverage"] == 1.0
