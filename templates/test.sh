@@ -36,6 +36,7 @@ MARK="cowork-judge/test.sh: FAILED"
 
 REQ="" SRC="" EXTRAS="" PY="" PY_VERSION="" JPY="" VENV="" HOME_DIR="" INDEX_DESC="default index"
 INSTALLED=0 REUSED=0 INSTALL_SECONDS=0 PY_SEEN="" CAPS_DONE=0
+LOCK_DIR=""
 
 say() {
   printf '%s\n' "cowork-judge/test.sh: $*"
@@ -177,12 +178,59 @@ pick_home() {
   VENV="$HOME_DIR/venv-$REQ-py${PY_VERSION%.*}"
 }
 
+# Trials that share one judge home (a fleet's volume, one /opt/cowork-judge for several sandboxes)
+# may all find it cold at once: one of them installs, the others wait for it and reuse its venv.
+# The lock is flock(1) on $VENV.lock (fd 9, released with the process), else a lock folder
+# (mkdir is atomic) that is broken once older than the install budget + 60 s (its owner is dead:
+# every install step runs under COWORK_INSTALL_TIMEOUT). No lock at all where the home is read-only.
+lock_venv() { # lock_venv SECONDS: 0 = held (or nothing to lock), 1 = still held by another trial
+  local secs="$1" t0=$SECONDS said=0
+  if command -v flock >/dev/null 2>&1 && { exec 9>>"$VENV.lock"; } 2>/dev/null; then
+    flock -n 9 && return 0
+    say "another trial is installing into $VENV; waiting for it (at most ${secs}s)"
+    flock -w "$secs" 9 && return 0
+    return 1
+  fi
+  while ! mkdir -- "$VENV.lockdir" 2>/dev/null; do
+    [ -d "$VENV.lockdir" ] || return 0  # cannot create it (read-only home): install unlocked
+    if [ -n "$(find "$VENV.lockdir" -maxdepth 0 -mmin "+$(((secs + 60 + 59) / 60))" 2>/dev/null)" ]; then
+      say "breaking the stale install lock $VENV.lockdir"
+      rm -rf -- "$VENV.lockdir"
+      continue
+    fi
+    if [ "$said" = 0 ]; then say "another trial is installing into $VENV; waiting for it (at most ${secs}s)"; said=1; fi
+    [ $((SECONDS - t0)) -lt "$secs" ] || return 1
+    sleep 1
+  done
+  LOCK_DIR="$VENV.lockdir"
+  return 0
+}
+
+# True when $VENV (the home's default venv-<version>-py<X.Y>) holds a finished install of this
+# version with OTHER extras: another task's trial may be judging from it right now, so it is never
+# replaced; these extras get their own venv-<version>-py<X.Y>-x-<extras> beside it.
+stamped_for_other_extras() {
+  local have
+  case "$VENV" in *-x-*) return 1 ;; esac
+  have="$(cat "$VENV/.cowork-judge-installed" 2>/dev/null)" || return 1
+  case "$have" in "cowork-judge==$REQ ["*"]") [ "$have" != "$want_stamp" ] ;; *) return 1 ;; esac
+}
+
+extras_venv() { local tag="${EXTRAS:-none}"; printf '%s' "$VENV-x-${tag//,/+}"; }
+
+unlock_venv() {
+  if [ -n "$LOCK_DIR" ]; then rm -rf -- "$LOCK_DIR"; LOCK_DIR=""; fi
+  { flock -u 9; exec 9>&-; } 2>/dev/null
+  return 0
+}
+
 install_judge() {
   local stamp want_stamp pip_timeout pip_retries total status dl wheel t0 out
   local -a pip pip_opts cert
   pick_home
   if [ -n "${COWORK_WHEEL_URL:-}" ]; then INDEX_DESC="$(redact_url "$COWORK_WHEEL_URL")"; fi
   want_stamp="cowork-judge==$REQ [$EXTRAS]"  # any index: verify_judge proves it is this project
+  if stamped_for_other_extras; then VENV="$(extras_venv)"; say "$HOME_DIR holds another set of extras: using $VENV"; fi
   stamp="$(cat "$VENV/.cowork-judge-installed" 2>/dev/null)" || stamp=""
   if [ "$stamp" = "$want_stamp" ] && verify_judge "$VENV/bin/python" >/dev/null; then
     JPY="$VENV/bin/python"; INSTALLED=1; REUSED=1
@@ -195,6 +243,23 @@ install_judge() {
     return 0
   fi
   t0=$SECONDS
+  total="${COWORK_INSTALL_TIMEOUT:-300}"
+  case "$total" in "" | *[!0-9]*) total=300 ;; esac
+  lock_venv "$total" || fail_stage install "another trial held the install lock of $VENV for more than ${total}s (COWORK_INSTALL_TIMEOUT)"
+  if stamped_for_other_extras; then  # a concurrent trial of another task installed other extras here meanwhile
+    unlock_venv
+    VENV="$(extras_venv)"
+    say "a concurrent trial installed another set of extras: using $VENV"
+    lock_venv "$total" || fail_stage install "another trial held the install lock of $VENV for more than ${total}s (COWORK_INSTALL_TIMEOUT)"
+  fi
+  stamp="$(cat "$VENV/.cowork-judge-installed" 2>/dev/null)" || stamp=""
+  if [ "$stamp" = "$want_stamp" ] && verify_judge "$VENV/bin/python" >/dev/null; then
+    unlock_venv
+    JPY="$VENV/bin/python"; INSTALLED=1; REUSED=1; INSTALL_SECONDS=$((SECONDS - t0))
+    say "reusing $VENV, installed by a concurrent trial (waited ${INSTALL_SECONDS}s, no network)"
+    return 0
+  fi
+  t0=$SECONDS  # the install's own budget starts once the lock is held
   rm -rf -- "$VENV"
   : >"$INSTALL_LOG" 2>/dev/null
   if "$PY" -I -m venv "$VENV" >>"$INSTALL_LOG" 2>&1; then
@@ -206,11 +271,10 @@ install_judge() {
     tail -n 20 "$INSTALL_LOG" >>"$LOG" 2>/dev/null
     fail_stage venv "$PY cannot create a virtual environment (no venv/ensurepip module and no pip)"
   fi
-  pip_timeout="${COWORK_PIP_TIMEOUT:-15}"; pip_retries="${COWORK_PIP_RETRIES:-2}"; total="${COWORK_INSTALL_TIMEOUT:-300}"
+  pip_timeout="${COWORK_PIP_TIMEOUT:-15}"; pip_retries="${COWORK_PIP_RETRIES:-2}"
   case "$pip_timeout" in "" | *[!0-9]*) pip_timeout=15 ;; esac
   case "$pip_retries" in "" | *[!0-9]*) pip_retries=2 ;; esac
   if [ "$pip_retries" -lt 1 ]; then pip_retries=1; fi  # pip -q reports a refused connection only when it retries
-  case "$total" in "" | *[!0-9]*) total=300 ;; esac
   pip_opts=(--disable-pip-version-check --no-input --quiet --timeout "$pip_timeout" --retries "$pip_retries")
   cert=()
   if [ -n "${PIP_CERT:-}" ]; then cert=(--cert "$PIP_CERT"); fi
@@ -257,6 +321,7 @@ install_judge() {
     fail_stage install "$out"
   fi
   printf '%s' "$want_stamp" >"$VENV/.cowork-judge-installed" 2>/dev/null
+  unlock_venv
   JPY="$VENV/bin/python"; INSTALLED=1
   say "installed cowork-judge==$REQ into $VENV in ${INSTALL_SECONDS}s"
 }
@@ -595,6 +660,7 @@ EOF_DOC
 finish_failed() {
   local reward="0.0"
   trap - INT TERM
+  unlock_venv
   [ "$CAPS_DONE" = 1 ] || write_capabilities
   infer_exit
   say "no reward from the judge: $INF_CODE: $INF_REASON"

@@ -9,6 +9,8 @@ and compared with `selftests/golden/prompts/<family>.txt`:
 - ``agentic_openai_no_structured_output``: the same block's first user message when the
   endpoint has no structured output (the schema is spelled out in the tail);
 - ``agentic_cli``: the one prompt of a `codex`/`claude` attempt (`cli_base.cli_prompt`);
+- ``agentic_cli_reask``: the prompt of that attempt's grounding re-ask run for one row whose
+  quote was not found (`cli_base.cli_reask_prompt`);
 - ``ppt_visual``: ppt_judge's visual pass on one page (one row group);
 - ``ppt_content_a`` / ``ppt_content_b``: ppt_judge's content pass A (the row against the
   deck's slide text) and pass B (the row on one page image);
@@ -39,10 +41,11 @@ from typing import Any
 
 import pytest
 
-from cowork_judge.agentic.cli_base import cli_prompt
+from cowork_judge.agentic.cli_base import cli_prompt, cli_reask_prompt
 from cowork_judge.agentic.block_prompt import first_user_message, system_message
 from cowork_judge.core.rubric import load_rubric, normalize_rubric
-from cowork_judge.core.verdicts import verdict_schema
+from cowork_judge.core import grounding
+from cowork_judge.core.verdicts import Verdict, verdict_schema
 from cowork_judge.evidence.structure import extract_structure
 from cowork_judge.safety.redact import Redactor
 from cowork_judge.run.answer import final_message
@@ -179,6 +182,11 @@ def test_agentic_cli_prompt(rubric, task, workspace):
     ctx = SimpleNamespace(task_prompt=task_prompt, instruction=instruction, redactor=Redactor(),
                           delivery=SimpleNamespace(final_message=message))
     check_golden("agentic_cli", render([{"role": "user", "content": cli_prompt(ctx, _agentic_rows(rubric), workspace)}]))
+    row = next(c for c in _agentic_rows(rubric) if c.polarity == "positive" and not grounding.about_absence(c))
+    first = grounding.ground([row], {row.id: Verdict(id=row.id, hit=True, judged=True, reason="it is there",
+                                                     quote="a sentence that is in no deliverable")}, "")
+    assert first[row.id].grounded is False
+    check_golden("agentic_cli_reask", render([{"role": "user", "content": cli_reask_prompt(ctx, [row], workspace, first)}]))
 
 
 def test_ppt_visual_pass(rubric, pages):

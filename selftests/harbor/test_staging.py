@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -191,3 +192,50 @@ def test_the_job_store_stops_when_its_process_dies(tmp_path):
                                                           capture_output=True).stdout:
         time.sleep(0.5)
     assert subprocess.run(["pgrep", "-f", url.removeprefix("unix://")], capture_output=True).stdout == b""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("soffice") is None, reason="no LibreOffice (soffice) on PATH")
+def test_a_deck_judged_on_the_host_renders_its_evidence_and_names_the_trials_paths(tmp_path):
+    """Host mode, evidence on (the example's ppt_judge rows judge the rendered deck): the deck is
+    rendered with the host's LibreOffice and every workflow row is judged; the published documents
+    name ``/tests/…`` and ``/app/output/…`` as test.sh mode does, never the private staging folder."""
+    server = SimServer(DemoPolicy(), api_key=SIM_KEY).start()
+    try:
+        folders = staging.stage(tmp_path / "stage", [EXAMPLE_TESTS], ROLLOUTS / "deck" / "logs" / "agent")
+        staging.copy_plain(ROLLOUTS / "deck" / "app" / "output", folders.output)
+        env = staging.judge_environment({"JUDGE_API_KEY": SIM_KEY, "JUDGE_BASE_URL": server.url, "JUDGE_MODEL": "sim"},
+                                        {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+        run = asyncio.run(staging.run_engine(staging.judge_command(sys.executable, folders), env, cwd=tmp_path,
+                                             output=folders.verifier / "test-stdout.txt", timeout_sec=600))
+    finally:
+        server.stop()
+    assert run.returncode == 0, (folders.verifier / "test-stdout.txt").read_text()[-3000:]
+    assert staging.show_trial_paths(folders) >= 2  # result.json and judge.log at least
+    trial = tmp_path / "trial" / "verifier"
+    staging.publish(folders.verifier, trial)
+    doc = json.loads((trial / "result.json").read_text())
+    assert doc["status"] == "success" and doc["details"]["evidence"]["pages_rendered"] == 10, doc["details"]["evidence"]
+    workflow = [r for r in doc["results"] if r["method"] == "workflow"]
+    assert workflow and all(r["judged"] for r in workflow), [r.get("error_kind") for r in workflow]
+    assert doc["details"]["instruction_source"] == "/tests/judge_instruction.md"
+    staged = [host.encode() for host, _ in staging.trial_paths(folders)]  # the scratch work dir is a temp path in both modes
+    leaks = [str(p.relative_to(trial)) for p in trial.rglob("*") if p.is_file() and any(s in p.read_bytes() for s in staged)]
+    assert not leaks
+    assert "written to /logs/verifier/reward.txt" in (trial / "judge.log").read_text()
+
+
+def test_show_trial_paths_replaces_whole_path_prefixes_only(tmp_path):
+    folders = staging.stage(tmp_path / "stage", [], None)
+    root = str(folders.root)
+    text = (f'{{"a": "{root}/tests/judge_instruction.md", "b": "{root}/app", "c": "{root}/apps/x", '
+            f'"d": "{root}/alt-output/f.md", "e": "{root}/logs/verifier/judge", "f": 0.123}}')
+    (folders.verifier / "result.json").write_text(text)
+    (folders.verifier / "reward.txt").write_text(f"0.5 {root}/app\n")
+    (folders.verifier / "page.png").write_bytes(f"{root}/app".encode())
+    assert staging.show_trial_paths(folders) == 1
+    assert json.loads((folders.verifier / "result.json").read_text()) == {
+        "a": "/tests/judge_instruction.md", "b": "/app", "c": f"{root}/apps/x", "d": "/output/f.md", "e": "/logs/verifier/judge",
+        "f": 0.123}
+    assert (folders.verifier / "reward.txt").read_text() == f"0.5 {root}/app\n"
+    assert (folders.verifier / "page.png").read_bytes() == f"{root}/app".encode()

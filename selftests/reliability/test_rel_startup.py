@@ -115,3 +115,16 @@ def test_the_runs_deck_test_is_the_evidence_packages():
     """The run decides "no deck, no evidence" before importing the evidence package, with
     its own copy of the suffixes: both lists must stay equal."""
     assert set(judge.DECK_SUFFIXES) == set(build.DECK_SUFFIXES)
+
+
+def test_the_judge_process_loads_no_pydantic_plugin_unless_the_caller_says_so():
+    """`commands` sets PYDANTIC_DISABLE_PLUGINS before pydantic builds a model (the entry-point
+    scan is ~0.06 s of a code-only run's CPU, issue 38); a value the caller set is kept."""
+    probe = ("import os, sys\nimport cowork_judge.commands\nimport pydantic.plugin._loader as loader\n"
+             "print(repr(os.environ.get('PYDANTIC_DISABLE_PLUGINS')), loader.get_plugins() == ())")
+    env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, env=env, check=True)
+    assert out.stdout.split() == ["'__all__'", "True"]
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
+                         env={**env, "PYDANTIC_DISABLE_PLUGINS": ""}, check=True)
+    assert out.stdout.split()[0] == "''"

@@ -168,10 +168,13 @@ def test_every_environment_read_is_in_the_config_and_shown(tmp_path):
     # a batch worker sets the environment of each instance it judges (and puts its own back),
     # and the shared TLS context is keyed by the trust settings the client library itself reads;
     # the Harbor verifier resolves a task's [verifier.env] against the host's environment as Harbor
-    # does and hands each trial's judge process the host's PATH and locale
+    # does and hands each trial's judge process the host's PATH and locale; the Batch API
+    # transport reads the stage `batch --batch-api` hands its runs (an internal handshake
+    # between the batch and its own runs, not a user's setting)
     assert set(readers) <= {"config/judge_config.py", "commands/demo.py", "_util/procs.py", "commands/try_.py", "install/wheels.py",
                             "commands/legacy_entry.py", "commands/__init__.py", "batch/worker.py",
-                            "transport/tls.py", "harbor/staging.py", "harbor/verifier.py"}, readers
+                            "transport/tls.py", "harbor/staging.py", "harbor/verifier.py",
+                            "transport/batch_api.py"}, readers
 
 
 def test_a_code_only_run_never_imports_the_model_client(tmp_path):

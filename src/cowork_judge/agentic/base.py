@@ -15,6 +15,10 @@ from cowork_judge.segment.segment_context import SegmentContext
 
 T = TypeVar("T")
 
+MIN_ATTEMPT_FRACTION = 0.25
+"""No attempt (nor an agent CLI's grounding re-ask run) is started with less block budget
+left than this fraction of ``JUDGE_PER_TIMEOUT``: it could only time out."""
+
 
 @dataclass(frozen=True)
 class Attempted:
@@ -25,11 +29,16 @@ class Attempted:
         calls, tokens: model requests and tokens the attempt made OUTSIDE the run's call path
             (an agent CLI's own requests); the built-in backend's requests are counted by the
             path itself (0 here). The scheduler adds them to the run's counters.
+        reasked: ids of the rows an extra model run of the attempt asked again for their
+            quote (an agent CLI's grounding re-ask: one more CLI run); the scheduler counts
+            it as one more attempt on those rows. Empty for the built-in backend, whose
+            re-ask is one more turn of the same conversation.
     """
 
     parsed: ParseOutcome
     calls: int = 0
     tokens: int = 0
+    reasked: tuple[str, ...] = ()
 
 
 class BackendFailure(JudgeFailure):

@@ -2,14 +2,22 @@
 the prompt, one attempt as a template (launch, parse with the engine's §5 recovery,
 audit, call statistics), and the failure classification.
 
-An attempt runs the CLI once in the block workspace (its working directory) with stdin
-from /dev/null, the verdict schema as its structured-output schema, and a minimal
+An attempt runs the CLI once (plus the one grounding re-ask run below) in the block
+workspace (its working directory) with stdin from /dev/null, the verdict schema as its structured-output schema, and a minimal
 environment: `procs.child_environment` (PATH, locale, fonts…), the proxy and CA variables
 the endpoint may need (`NETWORK_ENV_KEYS`), a private ``HOME`` and ``TMPDIR``, and exactly
 the credentials the CLI reads. The key travels in the child's environment only: nothing the
 backend writes holds it, and whatever the CLI itself writes (sessions, settings) stays in
 the attempt's private folder, removed when the attempt ends (the run's folder when the
 backend closes, or by `fsutil.remove_scratch` on SIGTERM and the watchdog's exits).
+
+A credited verdict whose quote is not in the text the CLI could read (`core.grounding`) is
+asked again once: ONE more CLI run in the same workspace for just those rows, its prompt
+naming each row, its quote and why it was not found (`grounding.reask_text`, the built-in
+backend's words). That run is a ticket of its own, its requests and tokens are the
+attempt's, and the scheduler counts it as one more attempt on those rows; it is not started
+with less than `MIN_ATTEMPT_FRACTION` of ``JUDGE_PER_TIMEOUT`` left (the rows then stay
+``grounded: false``, "not asked again: budget").
 
 Failures are raised as `CliFailure` (a `JudgeFailure` carrying its `ErrorKind`): the CLI's
 own wording first (`CliPatterns`, per backend), then the shared classifier
@@ -38,13 +46,13 @@ import os
 import re
 import shutil
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
 from cowork_judge._util import procs
-from cowork_judge.agentic.base import Attempted, BackendFailure
+from cowork_judge.agentic.base import MIN_ATTEMPT_FRACTION, Attempted, BackendFailure
 from cowork_judge.agentic.cli_proc import ProcOutcome, Watcher, run_cli
 from cowork_judge.agentic.block_prompt import first_user_message, neutralise, workspace_evidence
 from cowork_judge.safety import spotlight
@@ -52,7 +60,7 @@ from cowork_judge.core import grounding
 from cowork_judge.core.classify import classify
 from cowork_judge.core.error_kinds import ErrorKind, JudgeFailure
 from cowork_judge.core.rubric import Criterion
-from cowork_judge.core.verdicts import parse_reply, verdict_schema
+from cowork_judge.core.verdicts import Verdict, parse_reply, verdict_schema
 from cowork_judge._util.fsutil import discard_scratch, make_scratch_dir
 from cowork_judge.segment.segment_context import SegmentContext
 from cowork_judge.transport.attempts import Held, NoCredential
@@ -172,6 +180,15 @@ def cli_prompt(ctx: SegmentContext, rows: Sequence[Criterion], workspace: Path) 
     return ctx.redactor.text(lean_prompt(rows, workspace))
 
 
+def cli_reask_prompt(ctx: SegmentContext, asked: Sequence[Criterion], workspace: Path,
+                     verdicts: Mapping[str, Verdict]) -> str:
+    """The prompt of a CLI attempt's grounding re-ask run: `cli_prompt` for the `asked` rows,
+    then `grounding.reask_text` for their first verdicts (``grounded=False``: each row, its
+    quote and why it was not found; the built-in backend's re-ask words), redacted."""
+    missing = {c.id: verdicts[c.id] for c in asked if c.id in verdicts}
+    return cli_prompt(ctx, asked, workspace) + "\n\n" + ctx.redactor.text(grounding.reask_text(missing))
+
+
 def lean_prompt(rows: Sequence[Criterion], workspace: Path) -> str:
     """The prompt without inlined data: read judge_instruction.md and the files, judge the rows."""
     files = sorted(p for p in (workspace / "output").rglob("*") if p.is_file())
@@ -211,6 +228,7 @@ class CliReport:
         calls: model requests made; tokens: tokens reported.
         failure: the attempt's failure when the run gave no usable answer.
         notes: facts for the audit (events, progress).
+        ran: False for the report of a run that was not started (a re-ask left out).
     """
 
     text: str | None
@@ -218,10 +236,12 @@ class CliReport:
     tokens: int = 0
     failure: CliFailure | None = None
     notes: dict[str, Any] = field(default_factory=dict)
+    ran: bool = True
 
 
 class CliBackend:
-    """An agentic backend that judges a block by running an agent CLI once per attempt.
+    """An agentic backend that judges a block by running an agent CLI once per attempt (and
+    once more when a credited quote is not found: the grounding re-ask).
 
     Subclasses set `name`, `executable`, `install_hint` and implement `prepare` (argv and
     environment of one attempt) and `read` (its answer, calls, tokens, failure). One
@@ -285,11 +305,16 @@ class CliBackend:
         unusable answer is ``parse_error`` for the scheduler) with the requests and tokens
         the CLI made (the scheduler counts them; a `CliFailure` carries them the same way).
 
+        Credited verdicts whose quote is not in the text the CLI could read are asked again
+        ONCE by one more CLI run in the same workspace (`_reask`: its requests and tokens
+        are added, its rows named in ``Attempted.reasked``); still not found, or no time
+        left for that run, ⇒ ``grounded: false`` (`core.grounding`).
+
         Args:
             block_name: audit name of the block; attempt_no: 1-based, for the audit.
             workspace: the block workspace, the CLI's working directory.
-            timeout_at: monotonic time by which the attempt must end; the CLI's process
-                group is killed `KILL_MARGIN_SEC` before it.
+            timeout_at: monotonic time by which the attempt must end (the re-ask run
+                included); the CLI's process group is killed `KILL_MARGIN_SEC` before it.
 
         Raises:
             CliFailure: the CLI failed (kind from its words), timed out (``timeout``, or
@@ -298,17 +323,86 @@ class CliBackend:
             GateClosed: the run's limiter would hold the launch past `timeout_at` (``rate_limit``).
             BackendMissing: the executable vanished or cannot start.
         """
-        run_dir = self.home / f"{block_name}-a{attempt_no}"
+        audit = f"{block_name}/attempt-{attempt_no}"
+        prompt = cli_prompt(self.ctx, rows, workspace)
+        report = await self._run(f"{block_name}-a{attempt_no}", audit, prompt, rows, workspace, timeout_at=timeout_at)
+        parsed = parse_reply(report.text, rows)
+        # quotes checked against what the CLI could read: the prompt's agent text and the workspace's text files
+        seen = grounding.evidence_of([*spotlight.spans(prompt), *workspace_evidence(workspace)])
+        parsed.verdicts = grounding.ground(rows, parsed.verdicts, seen)
+        if report.failure is not None and not (report.text and parsed.usable):
+            failure = report.failure  # a failed run keeps only verdicts its last message still holds
+            failure.calls, failure.tokens = report.calls, report.tokens  # what the attempt made, counted by the scheduler
+            raise failure
+        self.ctx.audit.append(audit, {"parsed": {"step": parsed.step, "problems": parsed.problems,
+                                                 "verdicts": {k: v.model_dump(mode="json") for k, v in parsed.verdicts.items()}}})
+        asked = [c for c in rows if c.id in grounding.ungrounded(parsed.verdicts)]
+        if not asked:
+            return Attempted(parsed, calls=report.calls, tokens=report.tokens)
+        parsed.verdicts, again = await self._reask(block_name, audit, asked, parsed.verdicts, seen, workspace,
+                                                   attempt_no=attempt_no, timeout_at=timeout_at)
+        return Attempted(parsed, calls=report.calls + again.calls, tokens=report.tokens + again.tokens,
+                         reasked=tuple(c.id for c in asked) if again.ran else ())
+
+    async def _reask(self, block_name: str, audit: str, asked: Sequence[Criterion], verdicts: dict[str, Verdict],
+                     seen: str, workspace: Path, *, attempt_no: int, timeout_at: float) -> tuple[dict[str, Verdict], CliReport]:
+        """The grounding re-ask of a CLI block: ONE more CLI run for the `asked` rows (those whose
+        credited quote was not found in `seen`), its prompt the rows' own prompt followed by
+        `grounding.reask_text` (each row, its quote and why it was not found: the built-in
+        backend's words); its answers grounded against the same `seen` and settled by
+        `grounding.settle_reasked`.
+
+        Not run — the rows stay ``grounded: false`` with "not asked again: budget" — when less
+        than `MIN_ATTEMPT_FRACTION` of ``JUDGE_PER_TIMEOUT`` is left before `timeout_at` (the
+        rule for starting any attempt). A re-ask run that fails leaves the first answers,
+        ungrounded, with its failure in ``grounding``.
+
+        Returns:
+            The verdicts after the re-ask, and the re-ask run's report (``ran`` False, no
+            calls, when it was not run); its requests and tokens are the caller's to count.
+        """
+        left, need = timeout_at - time.monotonic(), MIN_ATTEMPT_FRACTION * self.ctx.settings.per_timeout_sec
+        if left < need:
+            why = f"not asked again: budget ({max(0.0, left):.1f} s of this attempt left, {need:g} s needed for a {self.name} run)"
+            self.ctx.audit.append(audit, {"regrounded": None, "why": why})
+            return grounding.note_ungrounded(verdicts, why), CliReport(None, ran=False)
+        prompt = cli_reask_prompt(self.ctx, asked, workspace, verdicts)
+        try:
+            report = await self._run(f"{block_name}-a{attempt_no}-reask", audit, prompt, asked, workspace,
+                                     timeout_at=timeout_at)
+        except JudgeFailure as exc:  # refused at the gate, or the CLI vanished: the first answers stand, ungrounded
+            self.ctx.log.warning("%s: the grounding re-ask was not run (%s); its rows stay ungrounded", block_name, exc.kind)
+            return grounding.note_ungrounded(verdicts, f"not asked again: {exc.kind}"), CliReport(None, ran=False)
+        second = grounding.ground(asked, parse_reply(report.text, asked).verdicts, seen) if report.text else {}
+        out = grounding.settle_reasked(verdicts, second)
+        if report.failure is not None and not any(v.judged for v in second.values()):
+            self.ctx.log.warning("%s: the grounding re-ask failed (%s); its rows stay ungrounded", block_name, report.failure.kind)
+            out = grounding.note_ungrounded(out, f"the re-ask failed ({report.failure.kind})")
+        self.ctx.audit.append(audit, {"regrounded": {c.id: out[c.id].model_dump(mode="json") for c in asked}})
+        return out, report
+
+    async def _run(self, run_name: str, audit: str, prompt: str, rows: Sequence[Criterion], workspace: Path, *,
+                   timeout_at: float) -> CliReport:
+        """One CLI run on `rows` with `prompt`, launched when the run's call path admits it
+        (ONE ticket for all its requests), ended `KILL_MARGIN_SEC` before `timeout_at`; its
+        private folder ``<home>/<run_name>`` removed afterwards. Audited under `audit`.
+
+        Returns:
+            What `read` made of it (a timeout at the run's deadline turned into ``deadline``).
+
+        Raises:
+            GateClosed: the limiter would hold the launch past `timeout_at`.
+            BackendMissing: the executable cannot start.
+        """
+        run_dir = self.home / run_name
         shutil.rmtree(run_dir, ignore_errors=True)
         for sub in ("home", "tmp"):
             (run_dir / sub).mkdir(parents=True)
-        audit = f"{block_name}/attempt-{attempt_no}"
         try:
-            prompt = cli_prompt(self.ctx, rows, workspace)
             call = self.prepare(run_dir, prompt, verdict_schema(rows, quote=True), workspace)
             self.ctx.audit.append(audit, {"cli": self.name, "argv": call.audit_argv, "env": sorted(call.env),
                                           "prompt": prompt})
-            # the run's gate, pace and window: the whole attempt is ONE ticket of the call path
+            # the run's gate, pace and window: the whole run is ONE ticket of the call path
             held = await self.ctx.calls.admit(give_up_at=timeout_at, refused=f"this attempt's end; {self.name} was not started")
             with held:
                 left = timeout_at - time.monotonic()
@@ -321,7 +415,7 @@ class CliBackend:
         finally:
             shutil.rmtree(run_dir, ignore_errors=True)
         if report.failure is not None and report.failure.kind == "timeout" and timeout_at >= self.ctx.deadline.at - 0.5:
-            # the attempt's end was the run's deadline (killed a moment before it): say so
+            # the run's end was the run's deadline (killed a moment before it): say so
             report.failure = CliFailure(f"JUDGE_DEADLINE reached: {report.failure}", kind="deadline",
                                         calls=report.failure.calls, tokens=report.failure.tokens)
         self.ctx.audit.append(audit, {
@@ -330,18 +424,7 @@ class CliBackend:
             "stderr": outcome.stderr[-AUDIT_TEXT_CHARS:], "final_message": (report.text or "")[:AUDIT_TEXT_CHARS],
             "failure": None if report.failure is None else {"kind": report.failure.kind, "message": str(report.failure)},
             **report.notes})
-        parsed = parse_reply(report.text, rows)
-        # quotes checked against what the CLI could read: the prompt's agent text and the workspace's text files
-        # (no re-ask: one CLI run per attempt; docs/rubric.md)
-        seen = grounding.evidence_of([*spotlight.spans(prompt), *workspace_evidence(workspace)])
-        parsed.verdicts = grounding.ground(rows, parsed.verdicts, seen)
-        if report.failure is not None and not (report.text and parsed.usable):
-            failure = report.failure  # a failed run keeps only verdicts its last message still holds
-            failure.calls, failure.tokens = report.calls, report.tokens  # what the attempt made, counted by the scheduler
-            raise failure
-        self.ctx.audit.append(audit, {"parsed": {"step": parsed.step, "problems": parsed.problems,
-                                                 "verdicts": {k: v.model_dump(mode="json") for k, v in parsed.verdicts.items()}}})
-        return Attempted(parsed, calls=report.calls, tokens=report.tokens)
+        return report
 
     def timeout_failure(self, outcome: ProcOutcome, last_words: str, *, calls: int, tokens: int) -> CliFailure:
         """The failure of a run the per-call timeout killed (``timeout``; the scheduler

@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from cowork_judge.agentic.attempt_clock import AttemptClock
-from cowork_judge.agentic.base import AgentBackend, BackendFailure
+from cowork_judge.agentic.base import MIN_ATTEMPT_FRACTION, AgentBackend, BackendFailure
 from cowork_judge.agentic.lanes import Lane, Lanes
 from cowork_judge.agentic.workspace import build_workspace
 from cowork_judge.core.classify import summary
@@ -67,11 +67,6 @@ from cowork_judge.transport.attempts import failure_of
 from cowork_judge.transport.retrying import Answered, Failed, Result, Tries, Unusable, resend_async, retry_async
 
 T = TypeVar("T")
-
-MIN_ATTEMPT_FRACTION = 0.25
-"""No attempt is started with less block budget left than this fraction of
-``JUDGE_PER_TIMEOUT``: it could only time out."""
-
 
 @dataclass
 class RunState:
@@ -264,6 +259,7 @@ class _BlockRun:
         self.workspace = build_workspace(name, rows, ctx)
         self.judged: dict[str, Verdict] = {}
         self.unread: dict[str, Verdict] = {}
+        self.reasked: dict[str, int] = {}  # row id → extra runs that asked it again (an agent CLI's grounding re-ask)
         self.last_kind: ErrorKind = "deadline"
         self.last_reason = "JUDGE_DEADLINE reached before the first attempt"
         self.spent = 0.0
@@ -328,6 +324,10 @@ class _BlockRun:
         finally:
             self.spent += clock.spent()
         _count_cli(ctx, attempted.calls, attempted.tokens)  # an agent CLI's requests (the call path counts its own)
+        if attempted.reasked:  # one more CLI run asked these rows again: one more attempt on each
+            self.state.count_attempt([c for c in rows if c.id in attempted.reasked])
+            for cid in attempted.reasked:
+                self.reasked[cid] = self.reasked.get(cid, 0) + 1
         outcome = attempted.parsed
         for cid, verdict in outcome.verdicts.items():
             if verdict.judged:
@@ -353,14 +353,14 @@ class _BlockRun:
 
     def verdicts(self) -> dict[str, Verdict]:
         """One verdict per row (read, else unjudged with the latest failure), each with the
-        block's attempts and seconds; written to the audit as ``<name>/verdicts``."""
+        block's attempts (plus the row's grounding re-ask runs) and seconds; written to the audit as ``<name>/verdicts``."""
         attempts = self.tries.attempts
         seconds = round(time.monotonic() - self.start, 3)
         out: dict[str, Verdict] = {}
         for row in self.rows:
             verdict = (self.judged.get(row.id) or self.unread.get(row.id)
                        or Verdict.unjudged(row.id, self.last_kind, self.last_reason))
-            out[row.id] = verdict.model_copy(update={"attempts": attempts, "seconds": seconds})
+            out[row.id] = verdict.model_copy(update={"attempts": attempts + self.reasked.get(row.id, 0), "seconds": seconds})
         self.ctx.audit.write(f"{self.name}/verdicts", {k: v.model_dump(mode="json") for k, v in out.items()})
         return out
 

@@ -24,7 +24,7 @@ from cowork_judge.safety.agent_text import repair
 from cowork_judge.core.rubric import Criterion
 from cowork_judge._util.fsutil import link_or_copy, link_tree
 from cowork_judge.segment.segment_context import SegmentContext
-from cowork_judge.segment.delivery import DeliveredFile
+from cowork_judge.segment.delivery import workspace_rel
 
 
 def build_workspace(name: str, rows: Sequence[Criterion], ctx: SegmentContext) -> Path:
@@ -33,6 +33,7 @@ def build_workspace(name: str, rows: Sequence[Criterion], ctx: SegmentContext) -
     Raises:
         OSError: the work dir cannot be written (the caller marks the block unjudged).
     """
+    mirror = deliverables_mirror(ctx)
     root = ctx.paths.block_dir(name)
     if root.exists():
         shutil.rmtree(root)
@@ -44,7 +45,7 @@ def build_workspace(name: str, rows: Sequence[Criterion], ctx: SegmentContext) -
     (root / "task_prompt.md").write_text(ctx.task_prompt, encoding="utf-8")
     # repaired again here: whatever path the message took, the file must be writable as UTF-8
     (root / "model_response_text.txt").write_text(repair(ctx.redactor.text(ctx.delivery.final_message or "")), encoding="utf-8")
-    link_tree(deliverables_mirror(ctx), root)
+    link_tree(mirror, root)
     if ctx.paths.evidence_dir.is_dir():
         link_tree(ctx.paths.evidence_dir, root / "evidence")
     tests_real = ctx.paths.tests_dir.resolve()
@@ -74,17 +75,7 @@ def deliverables_mirror(ctx: SegmentContext) -> Path:
             shutil.rmtree(staging)
         (staging / "output").mkdir(parents=True)
         for item in ctx.delivery.files:
-            link_or_copy(Path(item.path), staging / workspace_rel(item, ctx.delivery.files))
+            rel = workspace_rel(item, ctx.delivery.files)
+            link_or_copy(Path(item.path), staging / rel)
         staging.rename(mirror)
     return mirror
-
-
-def workspace_rel(item: DeliveredFile, files: Sequence[DeliveredFile]) -> str:
-    """Where a deliverable appears inside every block workspace (POSIX, relative).
-
-    ``output/<rel>``; a lenient-delivery file whose name collides with a file from the
-    output dir goes to ``output/<source>/<rel>`` instead.
-    """
-    if item.source != "output" and any(f.source == "output" and f.rel == item.rel for f in files):
-        return f"output/{item.source}/{item.rel}"
-    return f"output/{item.rel}"

@@ -4,8 +4,9 @@
 an unjudged row (`code_missing`) whose reason lists the known names. Every method takes
 ``(ctx, **params)`` — ``ctx`` read-only, typed as the part of the segment context a code
 method reads (`segment.code_context.CodeContext`) — and returns
-``(hit, reason, artifacts)``; the engine merges ``artifacts`` (a dict) into the context of
-the rows and segments after it (``ctx.artifacts``), so later segments judge the same files.
+``(hit, reason, artifacts)``; the code segment carries ``artifacts`` (a dict) into the
+context of the rows after it (``ctx.artifacts``) and the router merges them into the run's
+state for the segments after it, so later segments judge the same files.
 Adding a method never changes any existing package's behaviour.
 """
 

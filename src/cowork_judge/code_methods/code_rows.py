@@ -1,13 +1,18 @@
-"""The `code` segment's runner: one row's method in a worker, with JUDGE_CODE_TIMEOUT (SPEC §8).
+"""The `code` segment's runner: its rows one after another, each row's method in a worker,
+with JUDGE_CODE_TIMEOUT (SPEC §8).
 
-A row's outcome is returned (`CodeOutcome`: its verdict, the artifacts its method found,
-the delivery notes it adds); the engine merges the artifacts into the context of the rows
-and segments after it."""
+The router hands the segment its frozen context once (`judge_code_rows`); the segment
+carries each row's outcome (`CodeOutcome`: its verdict, the artifacts its method found,
+the delivery notes it adds) into the context of the rows after it, publishes what the rows
+found for the agentic blocks (``evidence/artifacts.json``) and returns the segment's
+outcome once (`CodeSegment`), which the engine merges into the run's state."""
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import time
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -16,10 +21,11 @@ from cowork_judge.safety.agent_text import repair
 from cowork_judge.code_methods import CODE_METHODS, param_errors
 from cowork_judge.code_methods.files import ReadLimit
 from cowork_judge.core.classify import classify, summary
+from cowork_judge.core.gates import mark_open, pre_gate
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.segment.code_context import CodeContext
-from cowork_judge.segment.delivery import LocatedDeck, without_deck
+from cowork_judge.segment.delivery import LocatedDeck, without_deck, workspace_rel
 from cowork_judge.segment.segment_context import NOTHING, SegmentContext
 from cowork_judge._util.threads import call_with_timeout
 
@@ -42,6 +48,76 @@ class CodeOutcome:
     notes: tuple[str, ...] = field(default=())
 
 
+@dataclass(frozen=True)
+class CodeSegment:
+    """What the code segment found, returned once to the router.
+
+    Attributes:
+        verdicts: row id → verdict of every code row, gated ones included, in rubric order.
+        deck: the deck the rows located (the last row that located one wins; the handed-in
+            context's deck when none did), for the later segments.
+        artifacts: the handed-in context's artifacts with every row's merged over them, in
+            row order, read-only (the located deck is `deck`).
+        notes: the delivery notes the rows added (what a read limit kept from them), in order.
+    """
+
+    verdicts: dict[str, Verdict]
+    deck: LocatedDeck | None = None
+    artifacts: Mapping[str, Any] = field(default_factory=lambda: NOTHING)
+    notes: tuple[str, ...] = ()
+
+
+def judge_code_rows(rows: Sequence[Criterion], ctx: SegmentContext, decided: Mapping[str, Verdict],
+                    known: Collection[str]) -> CodeSegment:
+    """Judge the `code` rows serially (earlier rows gate later ones and hand them their
+    artifacts); exactly one verdict per row; never raises for a row.
+
+    Args:
+        rows: the rubric's code rows, in rubric order.
+        ctx: the segment's frozen context, handed in once by the router.
+        decided: verdicts decided before this segment (the gates' dependencies, SPEC §7.4).
+        known: every row id of the rubric.
+
+    Returns the segment's `CodeSegment`; ``evidence/artifacts.json`` is written when the rows
+    located a deck or found artifacts (`publish_artifacts`).
+    """
+    verdicts: dict[str, Verdict] = {}
+    notes: list[str] = []
+    for row in rows:
+        seen = {**decided, **verdicts}
+        gated = pre_gate(row, seen, known)
+        if gated is not None:
+            verdicts[row.id] = gated
+            continue
+        outcome = judge_code_row(row, ctx)
+        verdicts[row.id] = mark_open(row, outcome.verdict, seen)
+        # the row's outcome, carried into the context of the rows after it
+        delivery = ctx.delivery
+        if outcome.notes:
+            notes.extend(outcome.notes)
+            delivery = delivery.model_copy(update={"notes": [*delivery.notes, *outcome.notes]})
+        ctx = dataclasses.replace(ctx, deck=outcome.deck or ctx.deck, delivery=delivery,
+                                  artifacts=MappingProxyType({**ctx.artifacts, **outcome.artifacts}))
+    publish_artifacts(ctx)
+    return CodeSegment(verdicts=verdicts, deck=ctx.deck, artifacts=ctx.artifacts, notes=tuple(notes))
+
+
+def publish_artifacts(ctx: SegmentContext) -> None:
+    """Write ``evidence/artifacts.json`` for the agentic blocks: the code rows' plain artifacts
+    and their located deck (its path as a block's workspace shows it, ``deck_in_workspace``);
+    nothing when they found none."""
+    if not ctx.artifacts and ctx.deck is None:
+        return
+    doc = {k: v for k, v in ctx.artifacts.items() if isinstance(v, (str, int, float, bool)) or v is None}
+    if ctx.deck is not None:
+        doc.update(ctx.deck.as_artifacts())
+    if ctx.deck is not None and ctx.deck.rel:
+        item = next((f for f in ctx.delivery.files if f.rel == ctx.deck.rel), None)
+        doc["deck_in_workspace"] = workspace_rel(item, ctx.delivery.files) if item else None
+    ctx.paths.evidence_dir.mkdir(parents=True, exist_ok=True)
+    (ctx.paths.evidence_dir / "artifacts.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
 def judge_code_row(row: Criterion, ctx: SegmentContext) -> CodeOutcome:
     """Run one `code` row's method and return its outcome; never raises.
 
@@ -49,7 +125,7 @@ def judge_code_row(row: Criterion, ctx: SegmentContext) -> CodeOutcome:
     ``code_error``; past ``JUDGE_CODE_TIMEOUT`` ⇒ ``code_timeout`` (``deadline`` when the
     run deadline cut it); an exception ⇒ its kind by `classify` (``render_env`` for a
     missing tool, ``code_error`` otherwise). The method's artifacts come back in the
-    outcome (the engine merges them for later rows and segments).
+    outcome (`judge_code_rows` carries them to the later rows, the router to the later segments).
 
     A `ReadLimit` (the deliverable's size or number of files hid the answer) is judged,
     not unjudged: see `read_limit_verdict`. Reasons are repaired text (a file name or a
@@ -77,7 +153,8 @@ def judge_code_row(row: Criterion, ctx: SegmentContext) -> CodeOutcome:
         return CodeOutcome(Verdict.unjudged(row.id, kind, f"{name} ran past {timeout:.0f} s", method="code", seconds=seconds))
     value, exc = outcome
     if isinstance(exc, ReadLimit):
-        verdict = read_limit_verdict(row, name, exc, ctx, seconds=seconds)
+        verdict = read_limit_verdict(row, name, exc, seconds=seconds)
+        ctx.log.info("code row %s: %s", row.id, verdict.reason)
         return CodeOutcome(verdict, notes=(f"code row {row.id}: {verdict.reason}",))
     if exc is not None:
         kind = classify(exc, segment="code", deadline_passed=ctx.deadline.passed())
@@ -92,7 +169,7 @@ def judge_code_row(row: Criterion, ctx: SegmentContext) -> CodeOutcome:
                        deck=LocatedDeck.from_artifacts(artifacts), artifacts=MappingProxyType(without_deck(artifacts)))
 
 
-def read_limit_verdict(row: Criterion, name: str, exc: ReadLimit, ctx: SegmentContext, *, seconds: float = 0.0) -> Verdict:
+def read_limit_verdict(row: Criterion, name: str, exc: ReadLimit, *, seconds: float = 0.0) -> Verdict:
     """The verdict of a row whose answer the judge's read limits hid.
 
     Read limits are the deliverable's doing (a flood of files, a giant text), never the
@@ -106,5 +183,4 @@ def read_limit_verdict(row: Criterion, name: str, exc: ReadLimit, ctx: SegmentCo
     negative = row.polarity == "negative"
     side = "a miss" if not negative else ("hit, the hurdle is fatal" if row.hurdle else "hit, the deduction applies")
     reason = repair(f"[read limit] {name}: {exc} (limit: {exc.limit}); counted against the deliverable: {side}")
-    ctx.log.info("code row %s: %s", row.id, reason)
     return Verdict(id=row.id, hit=negative, judged=True, reason=reason, method="code", seconds=seconds)

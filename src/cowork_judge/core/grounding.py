@@ -143,3 +143,10 @@ def settle_reasked(first: Mapping[str, Verdict], second: Mapping[str, Verdict]) 
         elif rid in out and out[rid].grounded is False:
             out[rid] = out[rid].model_copy(update={"grounding": f"{out[rid].grounding}; the re-ask gave no usable answer"})
     return out
+
+
+def note_ungrounded(verdicts: Mapping[str, Verdict], note: str) -> dict[str, Verdict]:
+    """`verdicts` with ``"; <note>"`` added to the ``grounding`` of each ``grounded=False``
+    one (why it was not asked again, or how its re-ask failed); the others unchanged."""
+    return {rid: v.model_copy(update={"grounding": f"{v.grounding}; {note}"}) if v.grounded is False else v
+            for rid, v in verdicts.items()}

@@ -254,6 +254,61 @@ def publish(source: Path, dest: Path) -> None:
             shutil.copy2(entry, target)
 
 
+TEXT_SUFFIXES = (".json", ".jsonl", ".log", ".txt", ".md", ".xml", ".html", ".csv")
+"""Documents whose staged host paths `show_trial_paths` rewrites (never images, decks or PDFs)."""
+
+TEXT_LIMIT_BYTES = 32 * 1024 * 1024
+"""Larger documents are left as written."""
+
+
+def trial_paths(folders: TrialFolders) -> list[tuple[str, str]]:
+    """(staged host folder, the path the trial knows) pairs, as ``test.sh`` mode names them:
+    ``…/app`` → ``/app``, ``…/alt-output`` → ``/output``, ``…/logs`` → ``/logs``, ``…/tests`` → ``/tests``."""
+    return [(str(folders.app), "/app"), (str(folders.alt_output), "/output"), (str(folders.logs), "/logs"),
+            (str(folders.tests), "/tests")]
+
+
+def show_trial_paths(folders: TrialFolders) -> int:
+    """Rewrite the staged host paths in the documents the engine wrote (`folders.verifier`,
+    `TEXT_SUFFIXES`, up to `TEXT_LIMIT_BYTES`) to the paths the trial knows (`trial_paths`): a
+    result.json's ``instruction_source``, judge.log, the evidence index then name
+    ``/tests/judge_instruction.md`` and ``/app/output/…`` as in ``test.sh`` mode, never the
+    private temp folder the trial was judged in (gone after the run; the engine's scratch
+    ``work`` folder is left as written: a temp path in both modes). Only whole path prefixes
+    are replaced (``<root>/app/`` or ``<root>/app`` at the end of a path), so no score, reward or
+    other text changes; the reward files hold no path and are not touched. Returns the number of
+    files rewritten."""
+    pairs = [(host.encode(), inside.encode()) for host, inside in trial_paths(folders)]
+    changed = 0
+    for path in sorted(folders.verifier.rglob("*")):
+        if path.is_symlink() or not path.is_file() or path.suffix.lower() not in TEXT_SUFFIXES \
+                or path.name in ("reward.txt", "reward.json") or path.stat().st_size > TEXT_LIMIT_BYTES:
+            continue
+        data = path.read_bytes()
+        new = data
+        for host, inside in pairs:
+            if host in new:
+                new = _replace_prefix(new, host, inside)
+        if new != data:
+            path.write_bytes(new)
+            changed += 1
+    return changed
+
+
+def _replace_prefix(data: bytes, host: bytes, inside: bytes) -> bytes:
+    """`data` with every occurrence of the path `host` (followed by ``/`` or a byte that cannot
+    continue a folder name) replaced by `inside`."""
+    out, start = bytearray(), 0
+    while (at := data.find(host, start)) >= 0:
+        end = at + len(host)
+        nxt = data[end:end + 1]
+        out += data[start:at]
+        out += inside if (not nxt or not (nxt.isalnum() or nxt in b"-_.")) else host
+        start = end
+    out += data[start:]
+    return bytes(out)
+
+
 ERROR_REWARD = 0.0
 """The reward of a trial the judge could not finish (the same as ``test.sh``'s failure path)."""
 

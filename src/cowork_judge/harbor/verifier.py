@@ -14,8 +14,9 @@ regrade … --verifier …``). Per trial (`RubricVerifier.verify`):
    download);
 4. the engine runs there (`staging.run_engine`: ``python -m cowork_judge run``, the command
    ``test.sh`` runs) in its own process, within the task's ``[verifier] timeout_sec``;
-5. everything it wrote is published into the trial's verifier folder (`staging.publish`), and
-   reward.json's rewards are returned.
+5. everything it wrote is published into the trial's verifier folder (`staging.publish`), the
+   staged folders named as the trial knows them (``/app``, ``/tests``, ``/logs``:
+   `staging.show_trial_paths`), and reward.json's rewards are returned.
 
 Any failure of steps 1–5 (an exception, the time limit, a failed download, a run that left no
 reward) writes the error documents instead (`staging.error_reward`: reward 0 with
@@ -170,6 +171,7 @@ class RubricVerifier(BaseVerifier):
             left = budget - (time.monotonic() - start)
             run = await staging.run_engine(staging.judge_command(self.python, folders), env, cwd=tmp,
                                            output=folders.verifier / "test-stdout.txt", timeout_sec=left)
+        staging.show_trial_paths(folders)
         staging.publish(folders.verifier, verifier_dir)
         return run
 

@@ -1,9 +1,10 @@
 """The run context: the run's own state, held by the engine (`engine.judge`, `engine.router`).
 
 Built once by `engine.judge` after delivery is known; passed down, never global. The
-segments never get it: each gets a frozen `segment.segment_context.SegmentContext` built from it
-(`RunContext.segment`), and returns its outcome, which the engine merges here (`artifacts`,
-the delivery's notes). Importing it loads no model client: a code-only run never imports
+segments never get it: the router builds a frozen `segment.segment_context.SegmentContext`
+from it (`RunContext.segment`) once for the code segment and once for the model segments
+after it, and merges each segment's outcome here once (the located deck, `artifacts`, the
+delivery's notes). Importing it loads no model client: a code-only run never imports
 ``openai``.
 """
 
@@ -15,6 +16,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from cowork_judge.config.backends import backend_spec
+from cowork_judge.core.budgets import agentic_reserve, workflow_budget
 from cowork_judge.core.retry import RetryPolicy
 from cowork_judge.safety.redact import Redactor
 from cowork_judge.config.judge_config import JudgeConfig
@@ -109,8 +112,8 @@ class RunContext:
             self.config = config.model_copy(update={"api_key": None})
 
     def segment(self) -> SegmentContext:
-        """The frozen context of the next segment (or code row): the run's state as it is now,
-        with the settings the segments read and nothing else of the configuration."""
+        """The frozen context of the next segment: the run's state as it is now, with the
+        settings the segments read and nothing else of the configuration."""
         assert self.calls is not None and self.retry is not None  # __post_init__ makes them
         config = self.config
         settings = SegmentSettings(
@@ -125,6 +128,17 @@ class RunContext:
             stats=self.stats, retry=self.retry, rng=self.rng, log=self.log, deck=self.deck,
             artifacts=MappingProxyType(dict(self.artifacts)),
             workflow_config=MappingProxyType(dict(self.workflow_config)), sampling=self.sampling)
+
+    def workflow_budget(self, n_agentic: int) -> tuple[float, float]:
+        """(seconds the workflow segment may take, seconds reserved for the agentic segment after
+        it) from the time left now: JUDGE_SAMPLES asks each of the `n_agentic` agentic rows up to
+        k times, so the reserve covers k asks (a panel's judges run side by side;
+        `core.budgets.agentic_reserve`), and the workflows get at most
+        JUDGE_WORKFLOW_DEADLINE_SHARE of the rest (`core.budgets.workflow_budget`)."""
+        config = self.config
+        cost = backend_spec(config.backend).cost
+        reserve = agentic_reserve(n_agentic * config.samples, batch=config.batch, concurrency=config.concurrency, cost=cost)
+        return workflow_budget(self.deadline.remaining(), reserve, config.workflow_deadline_share), reserve
 
     def limiter_warnings(self) -> list[str]:
         """What the run's limiter says its result must carry (a shared store's fallback), in order."""

@@ -32,12 +32,15 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
+
+if TYPE_CHECKING:
+    from cowork_judge.run.context import RunContext
 
 CACHE_SCHEMA = "cowork-judge/verdict-cache@1"
 TRAJECTORY_WORKFLOWS = frozenset({"trajectory_judge"})
@@ -176,5 +179,58 @@ class VerdictCache:
         return True
 
 
-__all__ = ["CACHE_SCHEMA", "VerdictCache", "deliverable_digest", "file_digest", "folder_digest", "judge_settings", "row_fields",
+
+class RunCache:
+    """One run's use of the verdict cache: each cached row's key, built once from the run's
+    context when the run starts routing, its lookups (`split`) and stores (`keep`).
+
+    Args:
+        ctx: the run's context (`run.context.RunContext`: the cache folder
+            ``JUDGE_VERDICT_CACHE``, the delivery, the judge's settings, the workflow assets).
+        criteria: the rubric's rows; only agentic and workflow rows get a key (`CACHED_METHODS`).
+    """
+
+    def __init__(self, ctx: RunContext, criteria: Sequence[Criterion]) -> None:
+        from cowork_judge import ABI, __version__
+
+        self.store = VerdictCache(Path(ctx.config.verdict_cache_dir or "."))
+        files = [(f.rel, Path(f.path)) for f in ctx.delivery.files]
+        deliverable = deliverable_digest(files, ctx.delivery.final_message)
+        with_trajectory = deliverable  # rows judged on the trajectory: its digest too (read only when there are some)
+        if any(r.judge_method == "workflow" and r.workflow.name in TRAJECTORY_WORKFLOWS for r in criteria):
+            with_trajectory = deliverable_digest(files, ctx.delivery.final_message,
+                                                 trajectory=file_digest(ctx.paths.agent_dir / "trajectory.json"))
+        settings: dict[str | None, dict[str, Any]] = {}
+        self.keys: dict[str, str] = {}
+        for row in criteria:
+            if row.judge_method not in CACHED_METHODS:
+                continue
+            name = row.workflow.name if row.judge_method == "workflow" else None
+            if name not in settings:
+                assets = folder_digest(ctx.paths.workflow_assets_dir(name)) if name else "none"
+                settings[name] = judge_settings(ctx.config, instruction=ctx.instruction, task_prompt=ctx.task_prompt,
+                                                workflow=ctx.workflow_config.get(name) if name else None, assets=assets)
+            digest = with_trajectory if name in TRAJECTORY_WORKFLOWS else deliverable
+            self.keys[row.id] = verdict_key(deliverable=digest, row=row_fields(row), judge=settings[name],
+                                            version=f"{__version__}/abi{ABI}")
+
+    def split(self, rows: Sequence[Criterion]) -> tuple[list[Criterion], dict[str, Verdict]]:
+        """(rows to judge, row id → cached verdict), rows in the order given."""
+        todo, hits = [], {}
+        for row in rows:
+            hit = self.store.get(self.keys[row.id], row.id) if row.id in self.keys else None
+            if hit is None:
+                todo.append(row)
+            else:
+                hits[row.id] = hit
+        return todo, hits
+
+    def keep(self, rows: Sequence[Criterion], decided: Mapping[str, Verdict]) -> None:
+        """Store the verdicts of `rows` that `decided` holds (only judged ones are stored: `VerdictCache.put`)."""
+        for row in rows:
+            if row.id in self.keys and row.id in decided:
+                self.store.put(self.keys[row.id], decided[row.id])
+
+
+__all__ = ["CACHE_SCHEMA", "RunCache", "VerdictCache", "deliverable_digest", "file_digest", "folder_digest", "judge_settings", "row_fields",
            "verdict_key"]

@@ -9,7 +9,7 @@ symlinks, the final message, the read limits) and handed to the segments in thei
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -110,3 +110,14 @@ class Delivery(BaseModel):
     def unlisted(self) -> list[SkippedFile]:
         """Deliverables past the listing limit: seen (name, size), never listed or opened."""
         return [s for s in self.ignored if s.reason == "listing_limit"]
+
+
+def workspace_rel(item: DeliveredFile, files: Sequence[DeliveredFile]) -> str:
+    """Where a deliverable appears inside every block workspace (POSIX, relative).
+
+    ``output/<rel>``; a lenient-delivery file whose name collides with a file from the
+    output dir goes to ``output/<source>/<rel>`` instead.
+    """
+    if item.source != "output" and any(f.source == "output" and f.rel == item.rel for f in files):
+        return f"output/{item.source}/{item.rel}"
+    return f"output/{item.rel}"

@@ -1,12 +1,13 @@
 """What a segment (code methods, workflows, the agentic backends) gets from the run: one
 frozen, typed `SegmentContext`.
 
-The engine (`engine.judge`, `engine.router`) builds it from the run's own state
-(`run.context.RunContext.segment`) before each segment — and before each code row, with
-the artifacts of the rows before it merged in. A segment only reads it and RETURNS what it
-found (a code row its verdict, artifacts and notes: `code_methods.code_rows.CodeOutcome`;
-workflows and agentic blocks their verdicts); the engine merges the outcomes and builds the
-next context. Nothing a segment gets reaches the API key or the whole configuration: the
+The router (`engine.router.route`) builds it from the run's own state
+(`run.context.RunContext.segment`) and hands it down once: once to the code segment, once,
+after merging what the code rows found, to the workflow and the agentic segments. A segment
+only reads it and RETURNS what it found (the code segment its verdicts, located deck,
+artifacts and notes: `code_methods.code_rows.CodeSegment`, carrying them from row to row
+itself in a copy of its context; workflows and agentic blocks their verdicts); the router
+merges each segment's outcome once. Nothing a segment gets reaches the API key or the whole configuration: the
 settings are the few knobs the segments read (`SegmentSettings`), and model calls go through
 the run's one model-call path (`calls`, which holds the key in closures only).
 
