@@ -165,6 +165,35 @@ def _r(expr: str, flags: int = _I) -> re.Pattern[str]:
     return re.compile(expr, flags)
 
 
+WORD_START = r"(?<!\w)(?=\w)"
+"""The start of a word. Put in front of an alternation whose every alternative begins with ``\b``
+and a letter (`_w`), it changes no match and lets the engine drop a position inside a word or
+between words with one test instead of trying every alternative there (issue 35: the guard's
+time per MB of a large text)."""
+NOT_IN_WORD = r"(?<!\w)"
+"""Not inside a word: where an imperative (`IMPERATIVE`) can start (a line or clause start, or a word)."""
+LABEL_START = rf"(?:{WORD_START}|^|(?<=[\n.!?]))"
+"""Where an evaluator's name or a grading label (`GRADING_LABEL`) can start."""
+STARTS = (WORD_START, NOT_IN_WORD, LABEL_START)
+"""The start prefixes `_w` puts in front of an expression (`selftests/guard/test_gates.py` checks,
+on the red-team corpus, that each changes no match of the rules compiled behind it)."""
+
+
+def _start(expr: str, start: str = WORD_START) -> str:
+    """`expr` behind `start` (one of `STARTS`), a place every match of `expr` starts at."""
+    return f"{start}(?:{expr})"
+
+
+def _w(expr: str, flags: int = _I, *, start: str = WORD_START) -> re.Pattern[str]:
+    """`expr` compiled behind `start` (`_start`)."""
+    return re.compile(_start(expr, start), flags)
+
+
+HAN = re.compile("[\u4e00-\u9fff]")
+"""A Chinese character: every match of a Chinese rule has one, so it is the `Rule.gate` of each
+(a text or a window without one is not searched by them)."""
+
+
 class Lazy:
     """A regular expression compiled on its first use, for the expressions read only after another
     one matched (a window rule's `Rule.needs` and `Rule.voice`, `VOCATIVE`, `ROLE_PAYLOAD`): most
@@ -202,10 +231,10 @@ _SCORE_THIS = rf"{IMPERATIVE}(?:score|grade|rate|mark)\s+(?:this|it|me|us|my|our
 WINDOW_RULES: tuple[Rule, ...] = (
     # an evaluator addressed or named, with scoring vocabulary, about the judged work or addressed directly
     Rule("en.evaluator_score", "evaluator_address",
-         _r(rf"\b{ADDRESSEE}\b|{GRADING_LABEL}", _I | re.MULTILINE), Lazy(rf"(?:{SCORE}|{GRADE_ACT}|{CHECK_VERDICT})")),
+         _w(rf"\b{ADDRESSEE}\b|{GRADING_LABEL}", _I | re.MULTILINE, start=LABEL_START), Lazy(rf"(?:{SCORE}|{GRADE_ACT}|{CHECK_VERDICT})")),
     # Chinese: a favourable verdict asked for (请/建议/应该…), of the work or of an evaluator spoken to
     Rule("zh.verdict_request", "evaluator_address", _r(ZH_VERDICT), Lazy(ZH_REQUEST),
-         Lazy(rf"{ZH_ADDRESSEE}|{ZH_VOCATIVE}|{ZH_SELF}|你|您|(?:评分|打分|判分|评审|阅卷|批改|评估|评测|审核)(?:时|的时候)")),
+         Lazy(rf"{ZH_ADDRESSEE}|{ZH_VOCATIVE}|{ZH_SELF}|你|您|(?:评分|打分|判分|评审|阅卷|批改|评估|评测|审核)(?:时|的时候)"), gate=HAN),
 )
 """Rules read over a window of sentences (`scan._windows`): `pattern`, `needs` and the voice (`Rule.voice`)
 all in it."""
@@ -272,8 +301,9 @@ ZH_VERDICT_SHAPE = (
     r"判为通过|直接(?:认定|通过|给|判)|不(?:要|用|必)再?(?:扣分|逐条|核对|检查|对照)|满分|照此记录|按[^。！？\n]{0,6}?完成处理|勾上|无事实错误")
 """A verdict in the work's favour, by its shape (全部达标, 直接通过, 不用再逐条对照, 照此记录)."""
 SHAPE_RULES: tuple[Rule, ...] = (
-    Rule("shape.en_address", "evaluator_address", _r(EN_ADDRESS_SHAPE), Lazy(EN_VERDICT_SHAPE), Lazy(EN_ADDRESS_SHAPE)),
-    Rule("shape.zh_address", "evaluator_address", _r(ZH_ADDRESS_SHAPE), Lazy(ZH_VERDICT_SHAPE), Lazy(ZH_ADDRESS_SHAPE)),
+    Rule("shape.en_address", "evaluator_address", _w(EN_ADDRESS_SHAPE), Lazy(EN_VERDICT_SHAPE), Lazy(EN_ADDRESS_SHAPE)),
+    Rule("shape.zh_address", "evaluator_address", _r(ZH_ADDRESS_SHAPE), Lazy(ZH_VERDICT_SHAPE), Lazy(ZH_ADDRESS_SHAPE),
+         gate=HAN),
 )
 """Window rules of address by shape (issue 35): an evaluator addressed by the shape of the phrase,
 and a verdict asked for, in one window."""
@@ -292,68 +322,68 @@ RULES: tuple[Rule, ...] = (
         rf"\b(?:new|updated|revised|changed|real|actual)\s+instructions?\s+(?:for|to)\s+(?:you\b|the\s+{ADDRESSEE}\b)")),
     Rule("en.as_evaluator", "evaluator_address", _r(
         rf"\bas\s+(?:the|an|a|my|our)\s+(?:ai\s+)?{ADDRESSEE}\b[^.!?\n]{{0,60}}?\b(?:you|must|should|shall|need\s+to|are\s+(?:required|instructed|asked))\b")),
-    Rule("en.deserves_score", "evaluator_address", Lazy(
-        rf"(?:{SELF}|{ANY_WORK})[^.!?\n]{{0,60}}?\b{_DESERVES}\b[^.!?\n]{{0,30}}?{SCORE}"), gate=_r(rf"\b{_DESERVES}\b")),
-    Rule("en.evaluator_should", "evaluator_address", Lazy(
+    Rule("en.deserves_score", "evaluator_address", Lazy(_start(
+        rf"(?:{SELF}|{ANY_WORK})[^.!?\n]{{0,60}}?\b{_DESERVES}\b[^.!?\n]{{0,30}}?{SCORE}")), gate=_w(rf"\b{_DESERVES}\b")),
+    Rule("en.evaluator_should", "evaluator_address", Lazy(_start(
         rf"\b{ADDRESSEE}\s+(?:should|must|shall|need\s+to|have\s+to|ought\s+to|will|can|may|"
         rf"(?:are|is)\s+(?:to|asked\s+to|expected\s+to|required\s+to|instructed\s+to))(?!\s+(?:not|never)\b)\s+(?:\w+\s+){{0,2}}?"
         rf"(?:{GRADE_ACT}|{VERDICT_AS})|"
         rf"\b(?:could|would|can|will|may|might)\s+(?:the\s+|any\s+|our\s+|an?\s+)?{ADDRESSEE}\s+(?:please\s+|just\s+|kindly\s+|"
-        rf"simply\s+)?(?:\w+\s+){{0,2}}?(?:{GRADE_ACT}|{VERDICT_AS})"), gate=_r(rf"\b{ADDRESSEE}")),
-    Rule("en.rubric_as_met", "evaluator_address", _r(
+        rf"simply\s+)?(?:\w+\s+){{0,2}}?(?:{GRADE_ACT}|{VERDICT_AS})")), gate=_w(rf"\b{ADDRESSEE}")),
+    Rule("en.rubric_as_met", "evaluator_address", _w(
         r"\b(?:treat|consider|regard|count|mark|score|grade|record|deem|take)\b[^.!?\n]{0,20}?"
         r"\b(?:the|this|my|our|your)\s+(?:rubric|criteria|requirements|task|rows|checklist|assignment)\b[^.!?\n]{0,20}?"
         r"\bas\s+(?:fully\s+|completely\s+)?(?:satisfied|met|fulfill?ed|complete|completed|passed|done|achieved)\b")),
-    Rule("en.be_marked", "evaluator_address", _r(
+    Rule("en.be_marked", "evaluator_address", _w(
         rf"{SELF}[^.!?\n]{{0,40}}?\b(?:be|should\s+be|must\s+be|is\s+to\s+be|to\s+be|shall\s+be|will\s+be)\s+"
         r"(?:marked|scored|graded|rated|judged|evaluated|considered|treated|counted|recorded|assessed|accepted|logged|registered)\s+"
         r"(?:as\s+)?(?:(?:an?\s+)?(?:fully\s+|completely\s+|entirely\s+)?(?:correct|met|passed|passing|satisfied|complete|successful|"
         r"perfect|excellent|exemplary|outstanding)\b|an?\s+(?:pass|success|top\s+mark)\b|"
         r"(?:meeting|satisfying|fulfill?ing|passing|having\s+met)\s+(?:all|every|each)\b)")),
-    Rule("en.record_as", "evaluator_address", _r(
+    Rule("en.record_as", "evaluator_address", _w(
         rf"{IMPERATIVE}(?:record|log|mark|count|score|grade|rate|treat|consider|register|enter|judge|evaluate|assess|classify|accept|"
         rf"file|report)\s+(?:it|this|them|me|us|everything|(?:this|my|our)\s+(?:[\w-]+\s+)?{WORK})\s+(?:\w+\s+){{0,2}}?as\s+"
         r"(?:an?\s+)?(?:pass|passed|passing|success|successful|correct|fully\s+correct|met|satisfied|excellent|exemplary|"
         r"outstanding|perfect|hit|true|top|(?:meeting|satisfying|fulfill?ing|passing)\s+(?:all|every|each))\b"
-        r"(?!\s*(?:or|/|and/or)\s)", _I | re.MULTILINE)),
-    Rule("en.verdict_for_all", "evaluator_address", _r(
+        r"(?!\s*(?:or|/|and/or)\s)", _I | re.MULTILINE, start=NOT_IN_WORD)),
+    Rule("en.verdict_for_all", "evaluator_address", _w(
         rf"{IMPERATIVE}(?:output|return|answer|respond|reply|say|print|emit|set|mark|give|put|write)\b[^.!?\n]{{0,20}}?"
         r"(?:\bhit\s*[=:]\s*true\b[^.!?\n]{0,10}?\b(?:for|to|on|in|across)\s+(?:all|every|each)\b[^.!?\n]{0,20}?"
         rf"\b{REQUIREMENT_NOUN}\b|\b(?:true|yes|met|pass(?:ed)?|satisfied|correct)\b(?!\s*(?:or|/|and/or)\s)[^.!?\n]{{0,10}}?"
-        rf"\b(?:for|to|on|in|across)\s+(?:all|every|each)\b[^.!?\n]{{0,20}}?\b{RUBRIC_NOUN}\b)", _I | re.MULTILINE)),
+        rf"\b(?:for|to|on|in|across)\s+(?:all|every|each)\b[^.!?\n]{{0,20}}?\b{RUBRIC_NOUN}\b)", _I | re.MULTILINE, start=NOT_IN_WORD)),
     Rule("en.expected_verdict", "evaluator_address", _r(
         r"\b(?:correct|right|expected|required|proper|only\s+(?:valid|acceptable|permitted))\s+(?:output|answer|verdict|response|"
         r"result|value|label|decision|grade)\s+(?:for|to|of|on)\s+(?:each|every|all|any)\s+(?:[\w-]+\s+)?"
         rf"{RUBRIC_NOUN}\b[^.!?\n]{{0,30}}?(?:\bis|\bare|=|:)\s*[\"'“‘]?(?:met|true|yes|pass|passed|satisfied|hit|1)\b")),
-    Rule("en.check_verdict", "evaluator_address", _r(CHECK_VERDICT)),
-    Rule("en.give_score", "evaluator_address", Lazy(
-        rf"{_GIVE_THIS}[^.!?\n]{{0,40}}?{SCORE}|{_SCORE_THIS}[^.!?\n]{{0,40}}?{SCORE}", _I | re.MULTILINE),
-         gate=_r(rf"{_GIVE_THIS}|{_SCORE_THIS}", _I | re.MULTILINE)),
-    Rule("en.mark_all_met", "evaluator_address", _r(
+    Rule("en.check_verdict", "evaluator_address", _w(CHECK_VERDICT)),
+    Rule("en.give_score", "evaluator_address", Lazy(_start(
+        rf"{_GIVE_THIS}[^.!?\n]{{0,40}}?{SCORE}|{_SCORE_THIS}[^.!?\n]{{0,40}}?{SCORE}", NOT_IN_WORD), _I | re.MULTILINE),
+         gate=_w(rf"{_GIVE_THIS}|{_SCORE_THIS}", _I | re.MULTILINE, start=NOT_IN_WORD)),
+    Rule("en.mark_all_met", "evaluator_address", _w(
         r"\b(?:mark|rate|score|grade|judge|evaluate|consider|treat|count|record|set|label|flag|tick|log|report|confirm)\b[^.!?\n]{0,30}?"
         rf"\b(?:all|every|each)\b[^.!?\n]{{0,30}}?\b{REQUIREMENT_NOUN}\b[^.!?\n]{{0,20}}?"
         r"\b(?:as\s+)?(?:met|satisfied|passed|fulfill?ed|true|hit|correct|complete)\b(?!\s*(?:or|/|and/or)\s)")),
-    Rule("en.rubric_claim", "evaluator_address", _r(
+    Rule("en.rubric_claim", "evaluator_address", _w(
         r"\b(?:all|every|each)(?:\s+(?:one|single))?(?:\s+of)?(?:\s+(?:the|your|these|its))?\s+(?:rubric|grading|scoring|evaluation|marking)\s+(?:criteria|criterion|rows?|items?|requirements?|points|checks)\b"
         r"[^.!?\n]{0,30}?\b(?:are|is|have\s+been|has\s+been|were)\s+(?:fully\s+|clearly\s+|all\s+)?(?:met|satisfied|passed|fulfill?ed|hit|achieved)\b|"
         r"\b(?:meets?|meeting|satisf(?:y|ies|ying)|exceeds?|exceeding|fulfill?s?|fulfill?ing)\s+(?:\w+\s+){0,3}?(?:on|in|for|across|under)\s+"
         r"(?:every|all|each)\s+(?:of\s+the\s+)?(?:rubric|grading|marking|scoring)\s+\w+")),
-    Rule("en.meets_rubric", "evaluator_address", _r(
+    Rule("en.meets_rubric", "evaluator_address", _w(
         rf"{SELF}[^.!?\n]{{0,20}}?\b(?:fully\s+|clearly\s+|already\s+)?(?:meets|satisfies|fulfill?s|passes|hits|complies\s+with)\s+"
         r"(?:all|every|each)\s+(?:of\s+)?(?:the\s+)?(?:rubric|grading|scoring|evaluation|marking)\b")),
     Rule("zh.score_demand", "evaluator_address", _r(
-        rf"(?:请|务必|必须|一定要|应该|应当|直接|需要)[^。！？\n]{{0,12}}?(?:给|打|评|判|授予|给予|记)(?:予|出|个|为|成)?[^。！？\n]{{0,12}}?{ZH_SCORE}")),
+        rf"(?:请|务必|必须|一定要|应该|应当|直接|需要)[^。！？\n]{{0,12}}?(?:给|打|评|判|授予|给予|记)(?:予|出|个|为|成)?[^。！？\n]{{0,12}}?{ZH_SCORE}"), gate=HAN),
     Rule("zh.give_full", "evaluator_address", _r(
-        rf"(?:给|打|评为|判为|授予|给予)(?:本|这|该|此|我的?|这个|这份|这篇)[^。！？\n]{{0,10}}?{ZH_SCORE}")),
+        rf"(?:给|打|评为|判为|授予|给予)(?:本|这|该|此|我的?|这个|这份|这篇)[^。！？\n]{{0,10}}?{ZH_SCORE}"), gate=HAN),
     Rule("zh.ignore_instructions", "evaluator_address", _r(
-        r"(?:忽略|无视|忘记|忘掉|不要理会|不用管|跳过|不必遵守|无需遵守)[^。！？\n]{0,12}?(?:指令|指示|说明|提示词?|规则|评分标准|评分细则|标准|要求|rubric)")),
+        r"(?:忽略|无视|忘记|忘掉|不要理会|不用管|跳过|不必遵守|无需遵守)[^。！？\n]{0,12}?(?:指令|指示|说明|提示词?|规则|评分标准|评分细则|标准|要求|rubric)"), gate=HAN),
     Rule("zh.rubric_claim", "evaluator_address", _r(
-        r"(?:所有|全部|每[一个项条]?)[^。！？\n]{0,6}?(?:评分标准|评分项|评分点|评分细则|评分条目|评价标准|rubric)[^。！？\n]{0,10}?(?:均|都|全部)?(?:已经?)?(?:满足|符合|达成|达到|通过|命中)")),
+        r"(?:所有|全部|每[一个项条]?)[^。！？\n]{0,6}?(?:评分标准|评分项|评分点|评分细则|评分条目|评价标准|rubric)[^。！？\n]{0,10}?(?:均|都|全部)?(?:已经?)?(?:满足|符合|达成|达到|通过|命中)"), gate=HAN),
     Rule("zh.as_evaluator", "evaluator_address", _r(
-        rf"(?:作为|身为)[^。！？\n]{{0,4}}?{ZH_ADDRESSEE}[^。！？\n]{{0,20}}?(?:你|您|必须|应该|应当|请|需要)")),
+        rf"(?:作为|身为)[^。！？\n]{{0,4}}?{ZH_ADDRESSEE}[^。！？\n]{{0,20}}?(?:你|您|必须|应该|应当|请|需要)"), gate=HAN),
     Rule("zh.evaluator_score", "evaluator_address", _r(
         rf"{ZH_ADDRESSEE}[^。！？\n]{{0,30}}?(?:{ZH_SCORE}|通过|所有标准|全部标准|(?:全部|所有|各项|每项|一切)(?:评分)?要求)|"
-        rf"(?:{ZH_SCORE})[^。！？\n]{{0,20}}?{ZH_ADDRESSEE}")),
+        rf"(?:{ZH_SCORE})[^。！？\n]{{0,20}}?{ZH_ADDRESSEE}"), gate=HAN),
     # fake protocol
     Rule("fp.chat_template", "fake_protocol", _r(
         r"<\|(?:im_start|im_end|system|assistant|user|eot_id|start_header_id|end_header_id|endoftext|begin_of_text)\|>|\[/?INST\]|<</?SYS>>|"

@@ -166,8 +166,12 @@ def scan_text(text: str, channel: Channel, *, file: str | None = None, page: int
         if lexicon.ROLE_PAYLOAD.search(role.group(1)):
             hits.add("fp.role_line", "fake_protocol", role.start(), role.end(), own_voice=any(
                 lexicon.ROLE_PAYLOAD.search(r.group(1)) for r in lexicon.ROLE_LINE.finditer(own, role.start(), role.end())))
+    window_rules = [rule for rule in (*lexicon.WINDOW_RULES, *lexicon.SHAPE_RULES)
+                    if rule.gate is None or rule.gate.search(body)]
     for offset, window in _windows(body):
-        for rule in (*lexicon.WINDOW_RULES, *lexicon.SHAPE_RULES):
+        for rule in window_rules:
+            if rule.gate is not None and not rule.gate.search(window):
+                continue  # no match is possible in this window (`Rule.gate`)
             hit = rule.pattern.search(window)
             if hit is None or (rule.needs is not None and not rule.needs.search(window)):
                 continue
