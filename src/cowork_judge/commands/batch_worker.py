@@ -62,23 +62,13 @@ def preload() -> None:
 
 
 def _load_model_client() -> None:
-    """Import what the ``openai`` client imports on its first request (the event loop, the
-    async backend, the chat request and answer types: ~700 modules, ~0.7 CPU s per process)
-    without sending one: a client is built for an unused address and its ``chat.completions``
-    resource touched. No thread is started (the batch forks only while it has none)."""
+    """What the client imports on its first request, imported now (`transport.chat.load_client_modules`)."""
     import asyncio  # noqa: F401
     import concurrent.futures  # noqa: F401
-    import importlib
 
-    import openai
+    from cowork_judge.transport.chat import load_client_modules
 
-    for name in ("sniffio", "anyio", "anyio._backends._asyncio"):
-        try:
-            importlib.import_module(name)
-        except ImportError:  # another release of the client library: it imports what it needs itself
-            pass
-    client = openai.AsyncOpenAI(api_key="unused", base_url="http://127.0.0.1:9/v1", max_retries=0)
-    client.chat.completions  # noqa: B018 - the attribute access imports the resource and its types
+    load_client_modules()
 
 
 def serve_forked(reply_fd: int, stdin: BinaryIO) -> int:
