@@ -9,7 +9,8 @@ from __future__ import annotations
 import functools
 import re
 import shutil
-import subprocess
+
+from .._util.procs import run_command
 
 METRIC_COMPATIBLE: dict[str, set[str]] = {
     "calibri": {"carlito"},
@@ -69,15 +70,27 @@ def _fc_match(pattern: str) -> tuple[str, str, tuple[str, ...]] | None:
     exe = shutil.which("fc-match")
     if exe is None:
         return None
-    try:
-        out = subprocess.run([exe, "-f", "%{file}\t%{postscriptname}\t%{family}", pattern], capture_output=True,
-                             text=True, timeout=5, check=False).stdout
-    except (OSError, subprocess.SubprocessError):
-        return None
+    out = run_command([exe, "-f", "%{file}\t%{postscriptname}\t%{family}", pattern], timeout_sec=5).stdout
     parts = out.split("\t")
     if len(parts) != 3 or not parts[0]:
         return None
     return parts[0], parts[1], tuple(f.strip() for f in parts[2].split(","))
+
+
+@functools.lru_cache(maxsize=256)
+def font_file_of(ps_name: str) -> str | None:
+    """The installed font file whose PostScript name is ``ps_name`` — its subset prefix
+    (``ABCDEF+``) dropped, then trailing ``-suffixes`` one at a time (``-VKana``, ``-Regular``)
+    until fontconfig knows one; None without fontconfig or when none matches."""
+    name = ps_name.split("+", 1)[1] if re.match(r"^[A-Z]{6}\+", ps_name) else ps_name
+    while name:
+        got = _fc_match(f":postscriptname={name}")
+        if got is not None and got[1].lower() == name.lower():
+            return got[0]
+        if "-" not in name:
+            return None
+        name = name.rsplit("-", 1)[0]
+    return None
 
 
 def same_face_file(requested: str, rendered: str) -> bool:
@@ -95,12 +108,4 @@ def same_face_file(requested: str, rendered: str) -> bool:
     want = _fc_match(requested)
     if want is None or norm(requested) not in {norm(f) for f in want[2]}:
         return False
-    name = rendered.split("+", 1)[1] if re.match(r"^[A-Z]{6}\+", rendered) else rendered
-    while name:
-        got = _fc_match(f":postscriptname={name}")
-        if got is not None and got[1].lower() == name.lower():
-            return got[0] == want[0]
-        if "-" not in name:
-            return False
-        name = name.rsplit("-", 1)[0]
-    return False
+    return font_file_of(rendered) == want[0]

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import functools
 import re
-import shutil
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .._util.procs import run_command
-from .fonts import SYMBOL_FONTS, norm
+from .fonts import SYMBOL_FONTS, font_file_of, norm
 
 if TYPE_CHECKING:
     import pymupdf
@@ -147,21 +145,14 @@ def glyph_problems(pdf: Path) -> dict[int, list[str]]:
 
 @functools.lru_cache(maxsize=256)
 def _system_font(ps_name: str) -> pymupdf.Font | None:
-    """The installed font with this PostScript name (subset prefix and ``-V``-like suffixes
-    stripped), as a ``pymupdf.Font``; None when fontconfig does not know it."""
+    """The installed font with this PostScript name (`fonts.font_file_of`: subset prefix and
+    ``-V``-like suffixes stripped), as a ``pymupdf.Font``; None when fontconfig does not know it."""
     import pymupdf
 
-    name = ps_name.split("+", 1)[1] if re.match(r"^[A-Z]{6}\+", ps_name) else ps_name
-    fc = shutil.which("fc-list")
-    while name and fc:
-        proc = run_command([fc, f":postscriptname={name}", "file"], timeout_sec=5)
-        path = proc.stdout.strip().splitlines()[0].rstrip(": ") if proc.stdout.strip() else ""
-        if path:
-            try:
-                return pymupdf.Font(fontfile=path)
-            except Exception:  # noqa: BLE001 - unreadable font file: trust the render
-                return None
-        if "-" not in name:
-            break
-        name = name.rsplit("-", 1)[0]
-    return None
+    path = font_file_of(ps_name)
+    if path is None:
+        return None
+    try:
+        return pymupdf.Font(fontfile=path)
+    except Exception:  # noqa: BLE001 - unreadable font file: trust the render
+        return None
