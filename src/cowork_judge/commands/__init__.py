@@ -140,7 +140,8 @@ def end_process(status: int) -> None:
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         try:
-            stream.flush()
+            if stream is not None:  # None: the process was started with that descriptor closed
+                stream.flush()
         except (OSError, ValueError):  # a closed or broken pipe: nothing more can reach it
             pass
     os._exit(status)
