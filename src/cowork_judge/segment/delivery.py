@@ -11,24 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field, GetCoreSchemaHandler
-from pydantic_core import core_schema
+from pydantic import BaseModel, Field
 
-from cowork_judge.segment.trajectory import Trajectory
-
-
-class _ParsedTrajectory:
-    """Pydantic annotation of `Delivery.trajectory`: the value is checked to be a `Trajectory`
-    (``isinstance``), no more. The run parses the trajectory itself (`segment.trajectory`) and
-    the field is never dumped, so no schema of the trajectory's four dataclasses is built (that
-    was ~5 ms of every run's start-up, issue 38)."""
-
-    @classmethod
-    def __get_pydantic_core_schema__(cls, source: Any, handler: GetCoreSchemaHandler) -> core_schema.CoreSchema:
-        """An ``isinstance(value, Trajectory)`` check."""
-        return core_schema.is_instance_schema(Trajectory)
+from cowork_judge.segment.trajectory import ParsedTrajectory
 
 
 DECK_ARTIFACT_KEYS = ("deck_path", "deck_kind", "deck_rel")
@@ -109,7 +96,7 @@ class Delivery(BaseModel):
         default_factory=list, description="Final-message sources that exist but could not be read or parsed."
     )
     notes: list[str] = Field(default_factory=list)
-    trajectory: Annotated[Trajectory, _ParsedTrajectory] | None = Field(
+    trajectory: ParsedTrajectory | None = Field(
         None, exclude=True, description="The agent's ATIF trajectory, parsed once by the run (`segment.trajectory`); None "
                                         "when the agent logs hold none or it cannot be read. Never dumped.")
     entries_scanned: int = Field(0, description="Directory entries examined over all roots.")
