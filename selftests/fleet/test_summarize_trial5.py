@@ -48,3 +48,26 @@ def test_an_invalid_reward_setting_is_recorded_and_counted_by_summarize(tmp_path
     summary = json.loads((tmp_path / "s.json").read_text())
     assert summary["scoring"]["settings_invalid"] == {"documents": 1,
                                                       "by_variable": {"JUDGE_GUARD": 1, "JUDGE_REWARD_MODE": 1}}
+
+
+def test_keys_a_fleet_adds_to_a_sealed_document_are_outside_the_seal(tmp_path):
+    """Trial 5, F7: docs/fleet-tools.md invites a fleet to add ``task_id`` and ``tags`` to each
+    document (``--task-key auto``, ``--group-by``); doing so classed every document
+    ``tampered`` and left it out of the summary (exit 0). The seal covers the judge's keys
+    only; a changed judge value is still tampering."""
+    docs = [_run(tmp_path / "runs" / name) for name in ("a", "b", "c")]
+    lines = []
+    for n, doc in enumerate(docs):
+        doc = {**doc, "task_id": f"t{n % 2}", "tags": {"difficulty": "hard" if n else "easy"}}
+        if n == 2:
+            doc["reward"] = 0.5  # a judge's value changed: still tampering
+        lines.append(json.dumps(doc))
+    (tmp_path / "fleet.jsonl").write_text("\n".join(lines) + "\n")
+    proc = subprocess.run([*CLI, "summarize", str(tmp_path / "fleet.jsonl"), "--out", str(tmp_path / "s.json"),
+                           "--group-by", "difficulty"], capture_output=True, text=True, timeout=120, env=_env())
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads((tmp_path / "s.json").read_text())
+    assert summary["accounting"]["scored"] == 2 and summary["accounting"]["tampered"] == 1, summary["accounting"]
+    assert summary["integrity"]["verified"] == 2 and summary["integrity"]["mismatch"] == 1
+    assert summary["integrity"]["added_keys"] == {"tags": 2, "task_id": 2}
+    assert "hard" in json.dumps(summary["groups"]) and "easy" in json.dumps(summary["groups"])
