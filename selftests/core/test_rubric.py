@@ -243,3 +243,15 @@ def test_judge_method_is_read_as_the_settings_are_and_an_unknown_one_follows_the
         "row 'C': unknown judge_method 'kode'; judged as 'code' (the row names a code_method_name)",
         "row 'D': unknown judge_method 'agentik'; judged as 'agentic'",
     ]
+
+
+def test_two_row_lists_are_refused_and_an_unread_top_level_key_is_a_warning():
+    """Trial 5, F12: rows under ``criteria`` beside ``rubrics`` (a converter's output, a merge)
+    were dropped silently — a weight-5 row never judged, reward 1.0, lint 0 errors."""
+    with pytest.raises(RubricError, match="rows under both 'rubrics' and 'criteria'"):
+        normalize_rubric({"rubrics": [{"id": "A", "description": "a", "weight": 1}],
+                          "criteria": [{"id": "B", "description": "b", "weight": 5}]})
+    rubric = normalize_rubric({"rubrics": [{"id": "A", "description": "a", "weight": 1}],
+                               "extra_rows": [{"id": "B", "description": "b", "weight": 5}], "metadata": {}})
+    assert [c.id for c in rubric.criteria] == ["A"]
+    assert any("top-level key(s) 'extra_rows' not read" in w for w in rubric.warnings), rubric.warnings

@@ -309,9 +309,16 @@ def normalize_rubric(raw: Any) -> NormalizedRubric:
                 if not isinstance(settings, Mapping):
                     raise RubricError(f"workflow_config.{name} must be an object of settings, got {settings!r:.60}")
             workflow_config = {str(k): dict(v) for k, v in wc.items()}
-        list_key = next((k for k in LIST_KEYS if isinstance(raw.get(k), list)), None)
-        if list_key is not None:
-            rows = [(None, r) for r in raw[list_key]]
+        list_keys = [k for k in LIST_KEYS if isinstance(raw.get(k), list)]
+        if len(list_keys) > 1:  # trial 5, F12: the second list's rows were never judged
+            raise RubricError(f"rows under both {list_keys[0]!r} and {list_keys[1]!r}: only one row list is read; "
+                              "merge them into one")
+        if list_keys:
+            rows = [(None, r) for r in raw[list_keys[0]]]
+            unread = [str(k) for k in raw if k not in RESERVED_TOP_KEYS and k not in list_keys]
+            if unread:
+                warnings.append(f"top-level key(s) {', '.join(map(repr, unread[:5]))} not read (rows are under "
+                                f"{list_keys[0]!r}; also read: {', '.join(sorted(RESERVED_TOP_KEYS))})")
         else:
             rows = [(k, v) for k, v in raw.items() if k not in RESERVED_TOP_KEYS]
     else:
