@@ -101,19 +101,28 @@ def unlisted_matching(ctx: CodeContext, glob: str) -> list[SkippedFile]:
     return [item for item in ctx.delivery.unlisted if globs.matches(glob, item.rel)]
 
 
-def empty_note(ctx: CodeContext, matches: Callable[[str], bool]) -> str:
-    """``"; X is there but empty (0 bytes)"`` for the empty files the delivery set aside
-    (``delivery.ignored``, reason ``empty``) whose path `matches`, else ``""``: a row's reason
-    never calls an empty file absent (trial 3 L1)."""
-    empty = [item.rel for item in ctx.delivery.ignored if item.reason == "empty" and matches(item.rel)]
-    if not empty:
-        return ""
-    shown = ", ".join(empty[:3]) + (f" … ({len(empty)} in all)" if len(empty) > 3 else "")
-    return f"; {shown} {'is' if len(empty) == 1 else 'are'} there but empty (0 bytes)"
+def set_aside_note(ctx: CodeContext, matches: Callable[[str], bool]) -> str:
+    """Why files whose path `matches` are not among the deliverables, for a row's reason, else ``""``.
+
+    ``"; X is there but empty (0 bytes)"`` for the empty files the delivery set aside
+    (``delivery.ignored``, reason ``empty``: a row's reason never calls an empty file absent, trial 3
+    L1), and ``"; X is a symbolic link leaving output/ (not scored)"`` for the links it set aside
+    (``delivery.stray``, reason ``symlink_escape``: trial 5 F4, where the reason said only "no deck").
+    """
+    notes = []
+    for items, reason, says in ((ctx.delivery.ignored, "empty", ("is there but empty (0 bytes)",
+                                                                  "are there but empty (0 bytes)")),
+                                (ctx.delivery.stray, "symlink_escape", ("is a symbolic link leaving output/ (not scored)",
+                                                                         "are symbolic links leaving output/ (not scored)"))):
+        found = [item.rel for item in items if item.reason == reason and matches(item.rel)]
+        if found:
+            shown = ", ".join(found[:3]) + (f" … ({len(found)} in all)" if len(found) > 3 else "")
+            notes.append(f"; {shown} {says[0] if len(found) == 1 else says[1]}")
+    return "".join(notes)
 
 
 def _empty(ctx: CodeContext, glob: str) -> str:
-    return empty_note(ctx, lambda rel: globs.matches(glob, rel))
+    return set_aside_note(ctx, lambda rel: globs.matches(glob, rel))
 
 
 def _scan_cut(ctx: CodeContext, what: str) -> ReadLimit | None:
