@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 import json
 import re
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -296,14 +297,18 @@ def _source_errors(params: dict[str, Any]) -> list[str]:
 def text_contains(ctx: CodeContext, text: str, glob: str | None = None, source: str = "files", case_sensitive: bool = False) -> tuple[bool, str, dict[str, Any]]:
     """Hit when `text` occurs in a matching deliverable (or the final message).
 
+    Both sides are compared in Unicode NFC, so a composed and a decomposed "é" match (trial 5 F15).
+
     Raises:
         ReadLimit: not found in what was read, and some text was not read.
     """
     if not text:
         raise ValueError("text must not be empty (an empty text is found everywhere)")
-    needle = text if case_sensitive else text.lower()
+    needle = unicodedata.normalize("NFC", text)
+    needle = needle if case_sensitive else needle.lower()
     texts, unread = _texts(ctx, glob, source)
     for name, body in texts:
+        body = unicodedata.normalize("NFC", body)
         if needle in (body if case_sensitive else body.lower()):
             return True, f"{text!r} found in {name}", {}
     if unread:
