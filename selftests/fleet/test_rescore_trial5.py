@@ -51,3 +51,31 @@ def test_rescore_keeps_the_cached_mark_of_cached_verdicts(judge_run, tmp_path: P
     assert binary.returncode == 0, binary.stderr
     doc = json.loads((tmp_path / "binary.json").read_text())
     assert {r["id"] for r in doc["results"] if r["cached"]} == cached
+
+
+def test_a_new_row_without_a_stored_verdict_is_named_and_a_fatal_new_hurdle_says_why(judge_run, tmp_path: Path):
+    """Trial 5 F20: a rubric edit that adds a hurdle row re-scores every stored run to 0 (the new row has no
+    verdict, and an unjudged hurdle counts as hit under JUDGE_UNJUDGED_NEGATIVE=deduct): the console named neither
+    the new row nor why the reward fell to 0 ("reward 1.0 → 0.0")."""
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "rubric.json").write_text(json.dumps(RUBRIC))
+    (tests / "task_prompt.md").write_text("Explain the difference between TCP and UDP.\n")
+    rollout = tmp_path / "rollout"
+    (rollout / "logs" / "agent").mkdir(parents=True)
+    (rollout / "logs" / "agent" / "final_answer.txt").write_text(ANSWER)
+    run = judge_run(tests, rollout)
+    assert run.returncode == 0, run.stderr
+    stored = run.verifier / "result.json"
+    edited = {"rubrics": [*RUBRIC["rubrics"],
+                          {"id": "H-EMPTY", "description": "The answer is empty or off-topic.", "weight": 0, "hurdle": True},
+                          {"id": "A-PORTS", "description": "The answer names a port number.", "weight": 1}]}
+    (tmp_path / "edited.json").write_text(json.dumps(edited))
+    proc = rescore(str(stored), "--rubric", str(tmp_path / "edited.json"), "--out", str(tmp_path / "new.json"))
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads((tmp_path / "new.json").read_text())["task_score"] == 0.0
+    err = " ".join(proc.stderr.split())
+    assert "row 'H-EMPTY' is new (the stored result has no verdict for it): unjudged (no_verdict)" in err, err
+    assert "row 'A-PORTS' is new (the stored result has no verdict for it): unjudged (no_verdict)" in err, err
+    assert ("hurdle row 'H-EMPTY' was not judged (no_verdict) and counts as hit under "
+            "JUDGE_UNJUDGED_NEGATIVE=deduct: the task scores 0") in err, err
