@@ -113,8 +113,22 @@ def main(argv: list[str]) -> int:
     _tell(summary, out, draws=args.draws)
     readable = acc["inputs"] - acc.get("invalid", 0) - acc.get("unreadable", 0)
     if readable == 0:
-        return fail("no input was a readable result document (each is named above and in the summary's problems)")
+        return fail(_nothing_readable(summary))
     return 0
+
+
+def _nothing_readable(summary: dict[str, Any]) -> str:
+    """The closing error of a summary in which no input was a readable result document.
+
+    Names the input files that held no document at all (an empty ``.jsonl``, only blank lines),
+    which ``problems`` cannot name: they gave no input to classify (trial 5 F9).
+    """
+    named = "no input was a readable result document (each is named above and in the summary's problems)"
+    empty = [str(f["path"]) for f in summary["inputs"]["list"] if f.get("documents") == 0]
+    if not empty:
+        return named
+    said = f"{', '.join(empty)}: no result document in {'it' if len(empty) == 1 else 'them'} (empty, or only blank lines)"
+    return said if summary["accounting"]["inputs"] == 0 else f"{said}; {named}"
 
 
 def _parser() -> argparse.ArgumentParser:
