@@ -70,3 +70,21 @@ def test_an_unlabelled_model_row_is_said_in_the_headline(tmp_path, monkeypatch, 
     assert report["reward"]["human_partial"] == 3 and report["rows"]["unlabelled"] == 3
     assert ("human rewards partial on 3 of 3 instance(s): 3 model row(s) without a label count as unjudged there"
             in err), err
+
+
+def test_a_judge_failure_is_left_out_of_the_reward_effect(tmp_path, monkeypatch, capsys):
+    """Trial 5, F18: an instance whose judge failed (``judge:api_error``: its model rows
+    unjudged, reward 0) entered MAE, bias and Spearman with its 0 against the labels' reward
+    (MAE 0.089 → 0.244), and nothing said so. Its reward is now left out and counted."""
+    from cowork_judge.core.result import ResultDocument
+    from cowork_judge.fleet.calibrate import Label, calibrate_instance, report
+
+    _calibrate(tmp_path, monkeypatch, capsys, LABELS)
+    docs = {name: ResultDocument.model_validate_json(
+        (tmp_path / "runs" / name / "logs" / "verifier" / "result.json").read_text()) for name in ("c1", "c2", "c3")}
+    docs["c1"] = docs["c1"].model_copy(update={"status": "error", "exit_code": "judge:api_error", "task_score": 0.0})
+    labels = {k: Label(hit=v["hit"]) for k, v in LABELS.items()}
+    calibrated = [calibrate_instance(name, doc, labels) for name, doc in docs.items()]
+    out = report(calibrated, draws=0, seed=1)
+    assert out["reward"]["judge_failed"] == ["c1"] and out["reward"]["instances"] == 2, out["reward"]
+    assert out["reward"]["mae"] == 0.0

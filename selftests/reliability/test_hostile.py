@@ -49,7 +49,8 @@ def test_unreadable_answer_is_not_scored_as_nothing_delivered(judge_run, tmp_pat
     doc = valid(run)
     assert doc["status"] == "error" and doc["exit_code"] == "judge:scorer_error"
     assert "could not be read (trajectory.json)" in doc["exit_reason"]
-    assert doc["extra_fields"]["delivery_missing"] is True and doc["extra_fields"]["judge_error_kind"] == "delivery_unreadable"
+    # the judge could not read it: its failure, not the agent's (trial 5, F5), so not the delivery_missing flag
+    assert doc["extra_fields"]["delivery_missing"] is False and doc["extra_fields"]["judge_error_kind"] == "delivery_unreadable"
     assert run.model_requests == 0
 
 

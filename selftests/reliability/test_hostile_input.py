@@ -86,6 +86,8 @@ def test_an_answer_given_as_an_object_is_unreadable_not_nothing_delivered(judge_
     assert "could not be read (trajectory.json)" in doc["exit_reason"]
     assert doc["extra_fields"]["judge_error_kind"] == "delivery_unreadable" and run.model_requests == 0
     assert any("step 1: the agent's message is a JSON object" in w for w in doc["details"]["warnings"])
+    # trial 5, F5: the judge's failure, not the agent's: never the documented "stays in the training data" flag
+    assert doc["extra_fields"]["delivery_missing"] is False
 
 
 def test_an_empty_trajectory_is_unreadable_not_nothing_delivered(judge_run, tmp_path):
@@ -96,6 +98,7 @@ def test_an_empty_trajectory_is_unreadable_not_nothing_delivered(judge_run, tmp_
     assert doc["status"] == "error" and doc["exit_code"] == "judge:scorer_error"
     assert "could not be read (trajectory.json)" in doc["exit_reason"]
     assert doc["extra_fields"]["judge_error_kind"] == "delivery_unreadable" and run.model_requests == 0
+    assert doc["extra_fields"]["delivery_missing"] is False
     assert any("trajectory.json is empty" in w for w in doc["details"]["warnings"])
 
 

@@ -310,6 +310,8 @@ def _left_out(doc: dict[str, Any]) -> str:
     parts = [f"{len(i['delivery_missing'])} instance(s) with nothing delivered" if i["delivery_missing"] else "",
              f"{len(i['labels_match_no_row'])} whose labels name no row" if i["labels_match_no_row"] else "",
              f"{rows['label_text_mismatch']} label(s) whose text is not their row's" if rows["label_text_mismatch"] else "",
-             f"{rows['not_sent']} row(s) never sent to a model" if rows["not_sent"] else ""]
+             f"{rows['not_sent']} row(s) never sent to a model" if rows["not_sent"] else "",
+             f"{len(doc['reward']['judge_failed'])} instance(s) the judge failed on (exit_code set) from the reward "
+             "effect" if doc["reward"]["judge_failed"] else ""]
     parts = [p for p in parts if p]
     return ("; left out: " + ", ".join(parts)) if parts else ""

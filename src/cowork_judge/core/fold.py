@@ -233,7 +233,8 @@ def _extra_fields(criteria: tuple[Criterion, ...], coverage: CoverageReport, bre
         judge_coverage_by_method=coverage.coverage_by_method,
         judge_unjudged_weight_frac=coverage.unjudged_weight_frac,
         judge_called=facts.calls > 0,
-        delivery_missing=bool(delivery and delivery.missing),
+        # the agent's failure only: a run that could not read the delivery (exit_code set) is the judge's (trial 5, F5)
+        delivery_missing=bool(delivery and delivery.missing) and code is None,
         delivery_from_chat=bool(delivery and delivery.from_chat),
         judge_calls=facts.calls,
         judge_tokens=facts.tokens,

@@ -12,7 +12,8 @@ the human labels in the simulator's oracle format (``{row id: {"hit", "level"?}}
   reported by ``summarize``, agreement here is over what the judge answered;
 - rows without a label and labels naming no row are counted.
 
-Rewards: the judge's reward is the document's; the human reward is the same rubric scored
+Rewards: the judge's reward is the document's (none when its ``exit_code`` is set: a judge
+failure is no opinion of the work, counted in ``reward.judge_failed``); the human reward is the same rubric scored
 with the labels as verdicts, through the one scoring function (`core.scoring.score`) under
 the document's own policy. A code row without a label takes the judge's verdict there (a
 code method decides it, not a model: nobody labels it; counted ``from_code``); any other row
@@ -107,6 +108,8 @@ class InstanceCalibration:
     """One line per label dropped because its ``criterion`` text is not its row's description."""
     from_code: int = 0
     """Code rows without a label whose human verdict is the judge's (a code method decided them)."""
+    judge_failed: str | None = None
+    """The document's ``exit_code`` (the judge failed: its reward is left out of the reward effect), or None."""
 
     def summary(self) -> dict[str, Any]:
         """The per-instance line of the report."""
@@ -161,12 +164,13 @@ def calibrate_instance(name: str, doc: ResultDocument, labels: Mapping[str, Labe
         human_reward: float | None = score(criteria, human, policy).reward
     except ScoringError:
         human_reward = None
-    judge_reward = doc.task_score if doc.status != "skipped" else None
+    # a judge failure's reward (exit_code set) is no judge's opinion of the work: out of the reward effect (trial 5, F18)
+    judge_reward = doc.task_score if doc.status != "skipped" and doc.exit_code is None else None
     return InstanceCalibration(
         name=name, confusion=Confusion.of(pairs), by_tag={t: Confusion.of(p) for t, p in sorted(by_tag.items())},
         levels=tuple(levels), judge_reward=judge_reward, human_reward=human_reward, unjudged=unjudged, unlabelled=unlabelled,
         unknown_labels=sum(1 for k in labels if k not in human), human_reward_partial=unlabelled > 0, tags=dict(tags or {}),
-        not_sent=not_sent, text_mismatches=tuple(mismatches), from_code=from_code)
+        not_sent=not_sent, text_mismatches=tuple(mismatches), from_code=from_code, judge_failed=doc.exit_code)
 
 
 def _total(sample: Sequence[InstanceCalibration]) -> Confusion:
@@ -258,6 +262,7 @@ def report(instances: Sequence[InstanceCalibration], *, draws: int = 1000, seed:
                    "bias": mean_error(judge, human), "bias_ci": ci("reward_bias", rewarded),
                    "spearman": spearman(judge, human), "spearman_ci": ci("reward_spearman", rewarded),
                    "clusters": rewarded, "ci_note": note(rewarded),
-                   "human_partial": sum(1 for i in instances if i.human_reward_partial)},
+                   "human_partial": sum(1 for i in instances if i.human_reward_partial),
+                   "judge_failed": sorted(i.name for i in instances if i.judge_failed)},
         "per_instance": [i.summary() for i in instances],
     }
