@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
-from .documents import Finding, ShapeDoc, SlideDoc
-from .matching import Assigned, text_of
-from .pdftext import PdfLine
+from .documents import Finding, ShapeDoc, SlideDoc, TextFrame
+from .matching import Assigned, substituted, text_of
+from .pdftext import PdfLine, text_key
 
 TINY_FONT_MIN_PT = 9.0
 TINY_FONT_REF_SIDE_PT = 540.0
@@ -25,6 +25,16 @@ source line, footnote or disclaimer of at most ``SMALL_PRINT_MAX_LINES`` lines w
 starts in the bottom ``1 - SMALL_PRINT_TOP_FRAC`` of the slide. Our choice: corporate and
 financial templates set such lines at 7–8 pt by design (issue 35: an 8-pt footnote cost a
 clean deck of the blind round 6 its text-size row on every page); body text keeps 9 pt."""
+SHRINK_MATCHED_MIN_FRAC = 0.5
+"""A shrink-on-overflow (``normAutofit``) frame is judged at the size LibreOffice drew when the
+rendered lines matched to it hold at least half of its letters and digits; with fewer (lines
+past the page's line cap, text the render split or dropped) its drawn size is not known, and
+it stays an estimate at the stored size."""
+CONFIDENCE_SHRINK_DRAWN = 0.85
+"""A shrink-to-fit frame's drawn size: measured on the page, but it is LibreOffice's own fit
+(LibreOffice ignores the stored ``fontScale`` and re-fits the text); another renderer's line
+breaking can land a little above or below it. Below the 0.9 of other rendered sizes, above any
+``min_confidence`` a row sets by default (0.5)."""
 SMALL_PRINT_TOP_FRAC = 0.8
 SMALL_PRINT_MAX_LINES = 2
 FOOTER_PLACEHOLDERS = {"sldNum", "dt", "ftr", "hdr"}
@@ -71,11 +81,19 @@ def tiny_findings(slide: SlideDoc, page: int | None, assigned: Assigned, w_pt: f
     """Text frames and tables whose body text is below :func:`tiny_limit_pt`.
 
     With a render: the smallest body span of the frame's rendered lines (superscripts and
-    subscripts left out), except for shrink-on-overflow frames, which are judged at their
-    stored size (run size x ``fontScale``, what PowerPoint draws; LibreOffice re-fits them).
-    Without one: the smallest non-script run size the file states or inherits. Charts and
-    SmartArt are not judged. Small print (:func:`is_small_print`) is held to
-    ``SMALL_PRINT_MIN_PT`` instead of ``TINY_FONT_MIN_PT``.
+    subscripts left out). A shrink-on-overflow (``normAutofit``) frame is judged at the size
+    LibreOffice drew it (LibreOffice re-fits the text and ignores the stored ``fontScale``):
+    measured, with the stored size (run size x ``fontScale``, what PowerPoint draws until the
+    text is edited) beside it; see :func:`_shrink_size` for when the stored size is used.
+    Without a render: the smallest non-script run size the file states or inherits (an
+    estimate). Charts and SmartArt are not judged. Small print (:func:`is_small_print`) is
+    held to ``SMALL_PRINT_MIN_PT`` instead of ``TINY_FONT_MIN_PT``.
+
+    Returns:
+        One finding per frame; ``measure`` has ``size_pt`` (the size judged), ``limit_pt``,
+        the slide size, ``small_print`` when held to that bar, and for shrink-to-fit frames
+        ``autofit: "norm"``, ``font_scale``, ``stored_size_pt`` and ``drawn_size_pt`` (None
+        when the frame's text was not matched on the page).
     """
     body_limit = tiny_limit_pt(w_pt, h_pt)
     found = []
@@ -85,27 +103,90 @@ def tiny_findings(slide: SlideDoc, page: int | None, assigned: Assigned, w_pt: f
         lines = [ln for ln in assigned.get((slide.index, s.id), []) if ln.sizes_pt]
         small_print = is_small_print(s, assigned.get((slide.index, s.id), []), h_pt)
         limit = body_limit * SMALL_PRINT_MIN_PT / TINY_FONT_MIN_PT if small_print else body_limit
-        norm = s.text is not None and s.text.autofit == "norm"
-        if lines and not norm:
+        extra: dict[str, object] = {}
+        if s.text is not None and s.text.autofit == "norm":
+            judged = _shrink_size(s, s.text, lines, limit)
+            if judged is None:
+                continue
+            size, source, conf, extra = judged
+        elif lines:
             size, source, conf = min(min(ln.sizes_pt) for ln in lines), "render", 0.9
         elif s.text is not None:
-            runs = [(pt, r) for p in s.text.paragraphs for r in p.runs if r.text.strip() and (pt := r.size_pt) and not r.script]
-            if not runs:
+            stored = _stored_size(s.text)
+            if stored is None:
                 continue
-            pt, r = min(runs, key=lambda sized: sized[0])
-            size, source, conf = pt, "structure", (0.85 if r.size_source == "run" else 0.6)
+            size, source, conf = stored[0], "structure", stored[1]
         elif s.table is not None and s.table.min_size_pt is not None:
             size, source, conf = s.table.min_size_pt, "structure", 0.6
         else:
             continue
         if is_tiny(size, limit):
+            note = extra.pop("note", "")
             found.append(Finding(check="tiny_font", slide=slide.index, page=page, shape_id=s.id, shape_name=s.name,
                                  measure={"size_pt": round(size, 1), "limit_pt": round(limit, 2),
                                           **({"small_print": True} if small_print else {}),
-                                          "slide_width_pt": round(w_pt, 1), "slide_height_pt": round(h_pt, 1)},
-                                 message=f"text in '{s.name}' is {size:.1f} pt (< {limit:.1f} pt for this slide size)",
+                                          "slide_width_pt": round(w_pt, 1), "slide_height_pt": round(h_pt, 1),
+                                          **extra},
+                                 message=f"text in '{s.name}' is {size:.1f} pt (< {limit:.1f} pt for this slide "
+                                         f"size){note}",
                                  confidence=conf, source=source))
     return found
+
+
+def _stored_size(tf: TextFrame) -> tuple[float, float] | None:
+    """The smallest non-script run size the file states or inherits (points, ``fontScale``
+    included) and the confidence of reading it there (0.85 stated on the run, 0.6 inherited);
+    None when no run has text and a size."""
+    runs = [(pt, r) for p in tf.paragraphs for r in p.runs if r.text.strip() and (pt := r.size_pt) and not r.script]
+    if not runs:
+        return None
+    pt, r = min(runs, key=lambda sized: sized[0])
+    return pt, (0.85 if r.size_source == "run" else 0.6)
+
+
+def _shrink_size(s: ShapeDoc, tf: TextFrame, lines: list[PdfLine],
+                 limit: float) -> tuple[float, str, float, dict[str, object]] | None:
+    """The size a shrink-on-overflow frame is judged at: ``(size_pt, source, confidence,
+    measure extras)``, or None when it has no sized text.
+
+    - its rendered lines hold at least ``SHRINK_MATCHED_MIN_FRAC`` of its text: the smallest
+      body span LibreOffice drew (``source="render"``, measured; ``font_substituted`` when a
+      requested typeface was drawn with a font of other metrics, whose fit differs: then an
+      estimate) — unless that is readable while the stored size is tiny (PowerPoint draws the
+      stored ``fontScale`` until the text is edited): then the stored size, an estimate the
+      model decides, with the drawn size beside it;
+    - not matched on the page: the stored size, an estimate (``drawn_size_pt: None``).
+    An extra ``note`` (popped by the caller) says which size was judged, for the message.
+    """
+    stored = _stored_size(tf)
+    drawn = min(min(ln.sizes_pt) for ln in lines) if lines else None
+    extra: dict[str, object] = {"autofit": "norm", "font_scale": round(tf.font_scale, 4),
+                                "stored_size_pt": round(stored[0], 1) if stored else None,
+                                "drawn_size_pt": round(drawn, 1) if drawn is not None else None}
+    if drawn is not None and _matched_frac(s, lines) >= SHRINK_MATCHED_MIN_FRAC:
+        if is_tiny(drawn, limit) or stored is None or not is_tiny(stored[0], limit):
+            subst, fonts = substituted(s, lines)
+            if subst:
+                extra.update(font_substituted=True, fonts=fonts)
+            stored_note = f", {stored[0]:.1f} pt as stored" if stored else ""
+            extra["note"] = f" as LibreOffice drew this shrink-to-fit frame{stored_note}"
+            return drawn, "render", CONFIDENCE_SHRINK_DRAWN, extra
+        extra["note"] = (f" as stored (fontScale {tf.font_scale:.0%}, what PowerPoint draws until the text is "
+                         f"edited); LibreOffice re-fit it at {drawn:.1f} pt")
+    else:
+        extra["drawn_size_pt"] = None
+        extra["note"] = " as stored; its text was not matched on the rendered page, so the drawn size is unknown"
+    if stored is None:
+        return None
+    return stored[0], "structure", stored[1], extra
+
+
+def _matched_frac(s: ShapeDoc, lines: list[PdfLine]) -> float:
+    """Share of the frame's letters and digits held by its matched rendered ``lines`` (0..1)."""
+    want = len(text_key(text_of(s)))
+    if want == 0:
+        return 0.0
+    return min(1.0, sum(len(ln.key) for ln in lines) / want)
 
 
 def placeholder_findings(slide: int | None, page: int | None,
