@@ -44,7 +44,7 @@ def build_workspace(name: str, rows: Sequence[Criterion], ctx: SegmentContext) -
     (root / "judge_instruction.md").write_text(ctx.instruction, encoding="utf-8")
     (root / "task_prompt.md").write_text(ctx.task_prompt, encoding="utf-8")
     # repaired again here: whatever path the message took, the file must be writable as UTF-8
-    (root / "model_response_text.txt").write_text(repair(ctx.redactor.text(ctx.delivery.final_message or "")), encoding="utf-8")
+    (root / "model_response_text.txt").write_text(repair(ctx.redactor.redact(ctx.delivery.final_message or "")), encoding="utf-8")
     link_tree(mirror, root)
     if ctx.paths.evidence_dir.is_dir():
         link_tree(ctx.paths.evidence_dir, root / "evidence")
