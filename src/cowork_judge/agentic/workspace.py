@@ -20,7 +20,6 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
-from cowork_judge.safety.agent_text import repair
 from cowork_judge.core.rubric import Criterion
 from cowork_judge._util.fsutil import link_or_copy, link_tree
 from cowork_judge.segment.segment_context import SegmentContext
@@ -43,8 +42,8 @@ def build_workspace(name: str, rows: Sequence[Criterion], ctx: SegmentContext) -
     )
     (root / "judge_instruction.md").write_text(ctx.instruction, encoding="utf-8")
     (root / "task_prompt.md").write_text(ctx.task_prompt, encoding="utf-8")
-    # repaired again here: whatever path the message took, the file must be writable as UTF-8
-    (root / "model_response_text.txt").write_text(repair(ctx.redactor.redact(ctx.delivery.final_message or "")), encoding="utf-8")
+    # repaired text (`Delivery.final_message`); redaction only puts ASCII marks in it
+    (root / "model_response_text.txt").write_text(ctx.redactor.redact(ctx.delivery.final_message or ""), encoding="utf-8")
     link_tree(mirror, root)
     if ctx.paths.evidence_dir.is_dir():
         link_tree(ctx.paths.evidence_dir, root / "evidence")
