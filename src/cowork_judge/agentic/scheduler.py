@@ -264,7 +264,7 @@ class _BlockRun:
         self.last_reason = "JUDGE_DEADLINE reached before the first attempt"
         self.spent = 0.0
         self.latest: list[Failed] = []
-        self.tries: Tries | None = None  # the retry loop's state, made when the loop starts (`run`)
+        self.tries: Tries | None = None  # the retry loop's state, made when the loop starts (`judge`)
         self.workspace = build_workspace(name, rows, ctx)
         self.lane_wait: Callable[[float], Awaitable[None]] = lane.wait if lane is not None else asyncio.sleep
         self.in_place = bool(getattr(backend, "resends_in_place", False))
