@@ -45,11 +45,3 @@ def test_the_old_names_remain_as_aliases_of_the_new_ones():
     assert RunPaths.resolve == RunPaths.of_environment
     assert Redactor(["sk-secret-0123"]).text("a sk-secret-0123 b") == "a [REDACTED] b"
 
-
-def test_a_deliverys_final_message_is_repaired_text():
-    from cowork_judge.segment.delivery import Delivery
-
-    assert Delivery(final_message="Done. \ud83d").final_message == "Done. \ufffd"
-    assert Delivery(final_message="ok \U0001f600").final_message == "ok \U0001f600"
-    assert Delivery().final_message is None
-    ("Done. \ufffd").encode("utf-8")

@@ -4,9 +4,7 @@ final chat message) and what the judge's read limits left unread.
 Collected once by the run (`run.collect.collect_delivery`: strict or lenient delivery,
 symlinks, the final message, the read limits) and handed to the segments in their context
 (`segment.segment_context.SegmentContext.delivery`); the segments only read it. File names
-(``rel``) are shown text: control characters escaped, undecodable bytes replaced; the final
-message is repaired text (`safety.agent_text.repair`, by the model's validator), so every reader
-(a block's workspace, a prompt) can write it as UTF-8 without repairing it again.
+(``rel``) are shown text: control characters escaped, undecodable bytes replaced.
 """
 
 from __future__ import annotations
@@ -15,9 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, field_validator
-
-from cowork_judge.safety.agent_text import repair
+from pydantic import BaseModel, Field
 
 from cowork_judge.segment.trajectory import Trajectory
 
@@ -109,12 +105,6 @@ class Delivery(BaseModel):
                                                     "when it ran); 0 = not recorded.")
     scan_limit: int = Field(0, ge=0, description="Directory entries examined at most by the collection "
                                                  "(`run.collect.MAX_SCAN_ENTRIES` when it ran); 0 = not recorded.")
-
-    @field_validator("final_message")
-    @classmethod
-    def _repaired(cls, value: str | None) -> str | None:
-        """The final message as repaired text: a lone surrogate (half an emoji) becomes U+FFFD."""
-        return repair(value) if value else value
 
     @property
     def unlisted(self) -> list[SkippedFile]:
