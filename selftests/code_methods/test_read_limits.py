@@ -142,3 +142,16 @@ def test_nothing_to_count_says_no_deliverable_matched(tmp_path):
     hit, reason, _ = CODE_METHODS["word_count_between"](ctx.segment(), min_words=1, glob="*.txt")
     assert hit is False
     assert reason == "nothing to count: no deliverable matches '*.txt'"
+
+
+def test_a_chinese_answer_is_counted_by_its_characters(tmp_path):
+    """Trial 5, F16: 210 characters of Chinese prose (no spaces) counted as "1 words", so a
+    ``min_words`` row could never be met by a Chinese answer. Each CJK character is a word;
+    CJK punctuation separates; English still counts by spaces."""
+    answer = "传输控制协议提供可靠的、有序的传输。" * 10  # 16 characters and two punctuation marks, ten times
+    ctx = make_ctx(tmp_path, {}, final_message=answer + " TCP and UDP")
+    hit, reason, _ = CODE_METHODS["word_count_between"](ctx.segment(), min_words=150, max_words=170, source="response")
+    assert hit and reason == "163 words; required [150, 170]", reason
+    hit, reason, _ = CODE_METHODS["word_count_between"](make_ctx(tmp_path / "b", {}, final_message="done").segment(),
+                                                         min_words=2, source="response")
+    assert not hit and reason == "1 word; required [2, ∞]", reason

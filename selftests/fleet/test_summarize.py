@@ -51,7 +51,7 @@ def run(root: Path, **options) -> dict:
 def test_every_input_is_accounted_for_once(tmp_path):
     s = run(tmp_path, draws=0)
     assert s["accounting"] == {"inputs": 9, "scored": 2, "degraded": 1, "systemic": 2, "delivery_missing": 1, "skipped": 1,
-                               "invalid": 1, "unreadable": 1, "duplicate": 0, "tampered": 0}
+                               "invalid": 1, "unreadable": 1, "duplicate": 0, "tampered": 0, "no_result": 0}
     assert sum(s["accounting"][c] for c in CLASSES) == s["accounting"]["inputs"]
     assert s["systemic_exit_codes"] == {"judge:no_credential": 1, "judge:timeout": 1}
     assert [(p["input"].split("/")[-3], p["class"]) for p in s["problems"]] == [("zbad__0000001", "invalid"),

@@ -71,3 +71,42 @@ def test_keys_a_fleet_adds_to_a_sealed_document_are_outside_the_seal(tmp_path):
     assert summary["integrity"]["verified"] == 2 and summary["integrity"]["mismatch"] == 1
     assert summary["integrity"]["added_keys"] == {"tags": 2, "task_id": 2}
     assert "hard" in json.dumps(summary["groups"]) and "easy" in json.dumps(summary["groups"])
+
+
+def test_a_trial_or_batch_instance_without_a_document_is_counted_not_dropped(tmp_path):
+    """Trial 5, F10: a trial whose verifier timed out (``verifier/`` without ``result.json``)
+    and an instance a batch lists with no document were in no class: "3 inputs: scored 3" over
+    the survivors. They are now ``no_result`` inputs, named in ``problems``; a held batch lock
+    is said."""
+    import fcntl
+
+    job = tmp_path / "job"
+    for name in ("a__abc1234", "b__abc1234"):
+        doc = _run(tmp_path / "runs" / name)
+        (job / name / "verifier").mkdir(parents=True)
+        (job / name / "verifier" / "result.json").write_text(json.dumps(doc))
+    (job / "c__timeout" / "verifier").mkdir(parents=True)  # the verifier timed out: Harbor downloaded nothing
+    (job / "c__timeout" / "result.json").write_text('{"trial_name": "c__timeout"}')
+    proc = subprocess.run([*CLI, "summarize", str(job), "--out", str(tmp_path / "s.json")], capture_output=True,
+                          text=True, timeout=120, env=_env())
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads((tmp_path / "s.json").read_text())
+    assert summary["accounting"]["inputs"] == 3 and summary["accounting"]["no_result"] == 1, summary["accounting"]
+    problem = next(p for p in summary["problems"] if p["class"] == "no_result")
+    assert problem["input"] == str(job / "c__timeout" / "verifier" / "result.json")
+    assert "the verifier did not finish" in problem["error"]
+
+    batch = tmp_path / "batch"  # a batch's --out: instance_tags.json lists i3, which has no document
+    for name in ("i1", "i2"):
+        (batch / name / "logs" / "verifier").mkdir(parents=True)
+        (batch / name / "logs" / "verifier" / "result.json").write_text(json.dumps(_run(tmp_path / "bruns" / name)))
+    (batch / "batch.json").write_text("{}")
+    (batch / "instance_tags.json").write_text(json.dumps({"i1": {}, "i2": {}, "i3": {}}))
+    with open(batch / ".batch.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        proc = subprocess.run([*CLI, "summarize", str(batch), "--out", str(tmp_path / "b.json")], capture_output=True,
+                              text=True, timeout=120, env=_env())
+    assert proc.returncode == 0, proc.stderr
+    assert f"a batch is still running in {batch}" in proc.stderr, proc.stderr
+    accounting = json.loads((tmp_path / "b.json").read_text())["accounting"]
+    assert accounting["inputs"] == 3 and accounting["scored"] == 2 and accounting["no_result"] == 1, accounting

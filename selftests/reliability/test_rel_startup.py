@@ -128,3 +128,53 @@ def test_the_judge_process_loads_no_pydantic_plugin_unless_the_caller_says_so():
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60,
                          env={**env, "PYDANTIC_DISABLE_PLUGINS": ""}, check=True)
     assert out.stdout.split()[0] == "''"
+
+
+ENTRY = ("import atexit, builtins, os, runpy, sys, threading, time\n"
+         "class Probe:\n"
+         "    def __del__(self):\n"
+         "        os.write(1, b'TEARDOWN\\n')\n"
+         "builtins._teardown_probe = Probe()  # released only by the interpreter's teardown\n"
+         "atexit.register(lambda: os.write(1, b'ATEXIT\\n'))\n"
+         "if os.environ.get('PROBE_THREAD'):\n"
+         "    threading.Thread(target=lambda: (time.sleep(1), os.write(1, b'THREAD DONE\\n'))).start()\n"
+         "sys.argv = ['cowork_judge', *sys.argv[1:]]\n"
+         "runpy.run_module('cowork_judge', run_name='__main__', alter_sys=True)\n")
+"""``python -m cowork_judge <args>`` with three probes: an atexit handler, an object that only the
+interpreter's teardown releases, and (PROBE_THREAD) a non-daemon thread still working."""
+
+
+def program_run(tmp_path, rubric: str, **extra_env: str) -> tuple[subprocess.CompletedProcess[str], str]:
+    tests = tmp_path / "tests"
+    tests.mkdir(parents=True)
+    (tests / "rubric.json").write_text(rubric)
+    (tmp_path / "app" / "output").mkdir(parents=True)
+    (tmp_path / "app" / "output" / "report.md").write_text("# report\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "OPENAI_"))} | extra_env
+    proc = subprocess.run([sys.executable, "-c", ENTRY, "run", "--app-dir", str(tmp_path / "app"), "--logs-dir",
+                           str(tmp_path / "logs"), "--tests-dir", str(tests)], capture_output=True, text=True, timeout=120, env=env)
+    return proc, (tmp_path / "logs" / "verifier" / "judge.log").read_text()
+
+
+def test_a_judge_run_ends_without_the_interpreters_teardown_and_loses_nothing(tmp_path):
+    """Issue 38: a run started as a program (`commands.console`, the console script and ``-m``)
+    ends with ``os._exit`` once its documents are written: the teardown of ~330 modules is
+    skipped (the probe object is never released), while the atexit handlers still run, every
+    log line reaches stderr and judge.log, and the exit status is the run's."""
+    proc, log = program_run(tmp_path / "ok", json.dumps({"rubrics": [CODE_ROW]}))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["ATEXIT"], proc.stdout  # no TEARDOWN
+    last = "reward 1.0 written to"
+    assert last in proc.stderr.strip().splitlines()[-1] and last in log.strip().splitlines()[-1], (proc.stderr, log)
+    assert (tmp_path / "ok" / "logs" / "verifier" / "reward.txt").read_text().strip() == "1.0"
+
+    proc, log = program_run(tmp_path / "bad", '{"rubrics": [')  # not JSON: an unjudged run, exit status 1
+    assert proc.returncode == 1 and proc.stdout.split() == ["ATEXIT"], (proc.returncode, proc.stdout, proc.stderr)
+    assert "reward 0.0 written to" in log.strip().splitlines()[-1], log
+
+
+def test_a_judge_run_waits_for_a_non_daemon_thread_as_a_normal_exit_does(tmp_path):
+    """A thread the run did not mark as a daemon is not cut off: the process exits the normal way."""
+    proc, _ = program_run(tmp_path, json.dumps({"rubrics": [CODE_ROW]}), PROBE_THREAD="1")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[:2] == ["THREAD DONE", "ATEXIT"], proc.stdout  # TEARDOWN: as the interpreter pleases

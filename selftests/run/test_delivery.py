@@ -318,3 +318,24 @@ def test_the_same_file_through_a_symlinked_alt_output_is_listed_once(layout):
     d = collect_delivery(layout, cfg(JUDGE_LENIENT_DELIVERY="1"))
     assert sorted(f.rel for f in d.files) == ["deck.pptx", "notes.md"]
     assert any("listed once" in n for n in d.notes)
+
+
+def test_the_deliverys_trajectory_is_only_ever_the_parsers(layout):
+    """`Delivery.trajectory` holds the run's own parse (`segment.trajectory.parse_trajectory`) as
+    it is; a mapping is refused rather than turned into a trajectory
+    behind the parser's back, and pydantic builds no schema of the trajectory's dataclasses
+    (issue 38: ~5 ms of every run's start-up). Never dumped."""
+    from pydantic import ValidationError
+
+    from cowork_judge.segment.delivery import Delivery
+    from cowork_judge.segment.trajectory import parse_trajectory
+
+    (layout.agent_dir / "trajectory.json").write_text(json.dumps({"schema_version": "ATIF-v1.2", "steps": [
+        {"step_id": 1, "source": "agent", "message": "done here"}]}))
+    delivery = collect_delivery(layout, cfg())
+    assert delivery.trajectory is not None and [s.message for s in delivery.trajectory.steps] == ["done here"]
+    parsed = parse_trajectory({"schema_version": "ATIF-v1.2", "steps": [{"step_id": 1, "source": "agent", "message": "x"}]})
+    assert Delivery(trajectory=parsed).trajectory is parsed
+    with pytest.raises(ValidationError):
+        Delivery(trajectory={"steps": [], "agent": None, "schema_version": "ATIF-v1.2"})
+    assert "trajectory" not in Delivery(trajectory=parsed).model_dump()

@@ -2,6 +2,6 @@
 
 import sys
 
-from cowork_judge.commands import main
+from cowork_judge.commands import console
 
-sys.exit(main())
+sys.exit(console())

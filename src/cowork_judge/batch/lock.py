@@ -30,6 +30,22 @@ ORPHAN_WAIT_SEC = 90.0
 their documents after the kernel's SIGTERM; a judge's backstop ends it within ~10-20 s)."""
 
 
+def is_held(out: Path) -> bool:
+    """True when a batch (or a judge it started) holds the lock of the folder `out` now: its
+    documents may still be missing or change (``summarize`` says so). Never raises."""
+    try:
+        fd = os.open(out / LOCK_NAME, os.O_RDONLY | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return False
+    except OSError:
+        return True
+    finally:
+        os.close(fd)  # closing releases a shared lock this call took
+
+
 class BatchLocked(RuntimeError):
     """Another batch (or a judge it started) is writing into the folder; the message names it."""
 

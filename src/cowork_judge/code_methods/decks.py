@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from cowork_judge.code_methods import globs
-from cowork_judge.code_methods.files import ReadLimit, empty_note, listing_limit, scan_limit
+from cowork_judge.code_methods.files import ReadLimit, listing_limit, scan_limit, set_aside_note
 from cowork_judge.evidence.kinds import KIND_FAMILY, SUFFIX_KIND
 from cowork_judge._util.fsutil import file_sha256
 from cowork_judge.segment.code_context import CodeContext
@@ -137,7 +137,7 @@ def locate_deck(
         if allow_multiple:
             return decks.found(group[0], f", first of {len(group)} {kind} files: {listing}")
         return False, f"ambiguous: {len(group)} {kind} decks ({listing}); exactly one is required{decks.note}", {}
-    empty = empty_note(ctx, lambda rel: name_family(rel) in order and not any(globs.matches(g, rel) for g in excluded))
+    empty = set_aside_note(ctx, lambda rel: name_family(rel) in order and not any(globs.matches(g, rel) for g in excluded))
     return False, f"no deck among the deliverables (looked for {', '.join(order)}){decks.note}{empty}", {}
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 import json
 import re
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -101,19 +102,28 @@ def unlisted_matching(ctx: CodeContext, glob: str) -> list[SkippedFile]:
     return [item for item in ctx.delivery.unlisted if globs.matches(glob, item.rel)]
 
 
-def empty_note(ctx: CodeContext, matches: Callable[[str], bool]) -> str:
-    """``"; X is there but empty (0 bytes)"`` for the empty files the delivery set aside
-    (``delivery.ignored``, reason ``empty``) whose path `matches`, else ``""``: a row's reason
-    never calls an empty file absent (trial 3 L1)."""
-    empty = [item.rel for item in ctx.delivery.ignored if item.reason == "empty" and matches(item.rel)]
-    if not empty:
-        return ""
-    shown = ", ".join(empty[:3]) + (f" … ({len(empty)} in all)" if len(empty) > 3 else "")
-    return f"; {shown} {'is' if len(empty) == 1 else 'are'} there but empty (0 bytes)"
+def set_aside_note(ctx: CodeContext, matches: Callable[[str], bool]) -> str:
+    """Why files whose path `matches` are not among the deliverables, for a row's reason, else ``""``.
+
+    ``"; X is there but empty (0 bytes)"`` for the empty files the delivery set aside
+    (``delivery.ignored``, reason ``empty``: a row's reason never calls an empty file absent, trial 3
+    L1), and ``"; X is a symbolic link leaving output/ (not scored)"`` for the links it set aside
+    (``delivery.stray``, reason ``symlink_escape``: trial 5 F4, where the reason said only "no deck").
+    """
+    notes = []
+    for items, reason, says in ((ctx.delivery.ignored, "empty", ("is there but empty (0 bytes)",
+                                                                  "are there but empty (0 bytes)")),
+                                (ctx.delivery.stray, "symlink_escape", ("is a symbolic link leaving output/ (not scored)",
+                                                                         "are symbolic links leaving output/ (not scored)"))):
+        found = [item.rel for item in items if item.reason == reason and matches(item.rel)]
+        if found:
+            shown = ", ".join(found[:3]) + (f" … ({len(found)} in all)" if len(found) > 3 else "")
+            notes.append(f"; {shown} {says[0] if len(found) == 1 else says[1]}")
+    return "".join(notes)
 
 
 def _empty(ctx: CodeContext, glob: str) -> str:
-    return empty_note(ctx, lambda rel: globs.matches(glob, rel))
+    return set_aside_note(ctx, lambda rel: globs.matches(glob, rel))
 
 
 def _scan_cut(ctx: CodeContext, what: str) -> ReadLimit | None:
@@ -299,14 +309,18 @@ def _source_errors(params: dict[str, Any]) -> list[str]:
 def text_contains(ctx: CodeContext, text: str, glob: str | None = None, source: str = "files", case_sensitive: bool = False) -> tuple[bool, str, dict[str, Any]]:
     """Hit when `text` occurs in a matching deliverable (or the final message).
 
+    Both sides are compared in Unicode NFC, so a composed and a decomposed "é" match (trial 5 F15).
+
     Raises:
         ReadLimit: not found in what was read, and some text was not read.
     """
     if not text:
         raise ValueError("text must not be empty (an empty text is found everywhere)")
-    needle = text if case_sensitive else text.lower()
+    needle = unicodedata.normalize("NFC", text)
+    needle = needle if case_sensitive else needle.lower()
     texts, unread = _texts(ctx, glob, source)
     for name, body in texts:
+        body = unicodedata.normalize("NFC", body)
         if needle in (body if case_sensitive else body.lower()):
             return True, f"{text!r} found in {name}", {}
     if unread:
@@ -340,20 +354,39 @@ def regex_match(ctx: CodeContext, pattern: str, glob: str | None = None, source:
     return False, f"/{pattern}/ does not match", {}
 
 
+_CJK = ("\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+        "\U00020000-\U0002ebef\U00030000-\U0003134f")
+_CJK_PUNCT = "\u3000-\u303f\uff00-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65"
+_WORD = re.compile(f"[{_CJK}]|[^\\s{_CJK}{_CJK_PUNCT}]+")
+"""A word: one CJK ideograph or kana, or a run of other characters that are
+neither space nor CJK or full-width punctuation (``、``, ``。``, ``，`` separate like spaces)."""
+
+
+def count_words(text: str) -> int:
+    """Words in `text`: whitespace-separated tokens, except that each Chinese or Japanese
+    character (CJK ideographs, kana) counts as one word and CJK punctuation separates — the
+    usual convention of word limits in those languages, whose prose has no spaces (trial 5,
+    F16: 210 characters of Chinese counted as "1 words"). Korean, written with spaces, counts
+    by its spaces. ``"Hello 世界"`` → 3."""
+    return sum(1 for _ in _WORD.finditer(text))
+
+
 def word_count_between(ctx: CodeContext, min_words: int = 0, max_words: int | None = None, glob: str | None = None, source: str = "files") -> tuple[bool, str, dict[str, Any]]:
-    """Hit when the total word count (whitespace-separated) is within [min_words, max_words].
+    """Hit when the total word count (`count_words`: whitespace-separated, one per CJK character)
+    is within [min_words, max_words].
 
     Raises:
         ReadLimit: the count of what was read does not settle it, and some text was not read.
     """
     check_range("words", min_words, max_words)
     texts, unread = _texts(ctx, glob, source)
-    n = sum(len(body.split()) for _, body in texts)
+    n = sum(count_words(body) for _, body in texts)
     bounds = f"[{min_words}, {'∞' if max_words is None else max_words}]"
     certain = (max_words is not None and n > max_words) or (max_words is None and n >= min_words)  # n only grows
     if unread and not certain:
-        raise ReadLimit(f"{n} words in what was read; required {bounds}; but {unread[0]}", limit=unread[1])
+        raise ReadLimit(f"{n} word{'' if n == 1 else 's'} in what was read; required {bounds}; but {unread[0]}",
+                        limit=unread[1])
     if not texts:
         return False, f"nothing to count: {_why_no_text(ctx, glob, source)}", {}
     ok = n >= min_words and (max_words is None or n <= max_words)
-    return ok, f"{n} words; required {bounds}", {}
+    return ok, f"{n} word{'' if n == 1 else 's'}; required {bounds}", {}

@@ -24,8 +24,8 @@ def _parser(prog: str) -> argparse.ArgumentParser:
         prog=prog,
         description="Check <instance>/tests (and the task.toml beside it) before packaging. Nothing from the package "
                     "is executed. Exit 1 on any ERROR, 0 otherwise.",
-        epilog="Check codes are listed in the README ('Linting a package'); a row can waive a code with "
-               "\"lint_ignore\": [\"R021\"].")
+        epilog="Every check code, its level and what it catches: docs/lint-rubric.md (\"Checking a package before it "
+               "ships\"); a row can waive a code with \"lint_ignore\": [\"R021\"].")
     p.add_argument("tests_dirs", nargs="*", metavar="TESTS_DIR", help="an instance's tests/ folder, or the task folder "
                    "that holds it and task.toml (several allowed)")
     p.add_argument("--batch", metavar="DIR_OR_JSONL", help="lint many instances and check each family for one judge "

@@ -333,8 +333,14 @@ def _write_rescored(item: Item, job: _Job, target: Path) -> _Outcome:
             stored_rows, stored_verdicts, _, _ = stored_run(doc)
             for line in changed_warnings(changed_questions(stored_rows, criteria, stored_verdicts)):
                 _say(item.source, f"warning: {line}")
+            for row in criteria:  # trial 5 F20: a new row cannot be re-scored, only left unjudged
+                if row.id not in stored_verdicts:
+                    _say(item.source, f"warning: row {row.id!r} is new (the stored result has no verdict for it): "
+                                      "unjudged (no_verdict)")
         new = rescore(doc, criteria=criteria, policy_changes=job.changes, samples_vote=args.samples_vote,
                       guard=args.guard, note=provenance(digest, diff, stored_policy, rubric_record, voted, guarded))
+        for line in (w for w in new.details.warnings if w.startswith("hurdle row ") and w not in doc.details.warnings):
+            _say(item.source, f"warning: {line}")  # why the reward fell to 0 (an unjudged hurdle made fatal)
         payload = with_legacy_fields(new.model_dump(mode="json", by_alias=True))  # 1.3.6's readers' fields too
         text = canonical_json(payload).decode("utf-8")
         reward = new.task_score if new.status != "skipped" else None

@@ -75,10 +75,10 @@ def main(argv: list[str]) -> int:
                     "sha256": hashlib.sha256((tags_record["sha256"] + record["sha256"]).encode()).hexdigest()}
                 print(f"summarize: instance tags read from {path} (the batch's own; --instance-tags FILE replaces them)",
                       file=sys.stderr)
-        files = discover(args.inputs)
+        files = discover(args.inputs, missing=True)
     except (InputError, ValueError, OSError) as exc:
         return fail(str(exc))
-    for line in _earlier_batch_folders(args.inputs):
+    for line in _earlier_batch_folders(args.inputs) + _running_batches(args.inputs):
         print(f"summarize: warning: {line}", file=sys.stderr)
     if (refused := _output_problem(out, html, {os.path.realpath(f.path) for f in files}, force=args.force)) is not None:
         return fail(*refused)
@@ -113,8 +113,22 @@ def main(argv: list[str]) -> int:
     _tell(summary, out, draws=args.draws)
     readable = acc["inputs"] - acc.get("invalid", 0) - acc.get("unreadable", 0)
     if readable == 0:
-        return fail("no input was a readable result document (each is named above and in the summary's problems)")
+        return fail(_nothing_readable(summary))
     return 0
+
+
+def _nothing_readable(summary: dict[str, Any]) -> str:
+    """The closing error of a summary in which no input was a readable result document.
+
+    Names the input files that held no document at all (an empty ``.jsonl``, only blank lines),
+    which ``problems`` cannot name: they gave no input to classify (trial 5 F9).
+    """
+    named = "no input was a readable result document (each is named above and in the summary's problems)"
+    empty = [str(f["path"]) for f in summary["inputs"]["list"] if f.get("documents") == 0]
+    if not empty:
+        return named
+    said = f"{', '.join(empty)}: no result document in {'it' if len(empty) == 1 else 'them'} (empty, or only blank lines)"
+    return said if summary["accounting"]["inputs"] == 0 else f"{said}; {named}"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -252,6 +266,16 @@ def _sampling_line(sampling: dict[str, Any]) -> str:
         parts.append(f"cost {usd} over {cost['documents_priced']} priced document(s)"
                      + (f", {cost['documents_unpriced']} without a price" if cost["documents_unpriced"] else ""))
     return ", ".join(parts)
+
+
+def _running_batches(inputs: list[str]) -> list[str]:
+    """One line per input folder whose batch lock is held (trial 5, F10): its documents may be
+    missing or change while it runs."""
+    from cowork_judge.batch.lock import is_held
+
+    return [f"a batch is still running in {arg} (its .batch.lock is held): documents may be missing (no_result) "
+            "or change; summarize it again when the batch has ended"
+            for arg in inputs if os.path.isdir(arg) and is_held(Path(arg))]
 
 
 def _earlier_batch_folders(inputs: list[str]) -> list[str]:

@@ -528,6 +528,10 @@ def _report(outcome: Outcome, staged: Staged, proc: ProcResult, seconds: float) 
         detail = f" ({outcome.rows - unjudged} of {outcome.rows} rows judged" + (
             "; unjudged: " + ", ".join(f"{k} {v}" for k, v in sorted(outcome.unjudged.items())) if unjudged else "") + ")"
         _say(f"status: {outcome.status}   coverage: {cov}{detail if outcome.rows else ''}")
+    if outcome.delivery_missing and not outcome.exit_code:  # trial 5 F6: a perfect coverage of nothing
+        _warn("nothing delivered: no output file and no final message reached the judge, so every row was decided "
+              "without a model (the reward is the agent's 0, and the coverage above says nothing about the rubric); "
+              "check --rollout, --final-message or --trajectory")
     if outcome.warnings:
         _say(f"warnings ({len(outcome.warnings)}, result.json details.warnings: read them before trusting the reward):")
         for line in outcome.warnings:

@@ -441,7 +441,7 @@ def stored_run(doc: ResultDocument) -> tuple[tuple[Criterion, ...], dict[str, Ve
                       judged=r.judged, error_kind=r.error_kind, gate=r.gate, attempts=r.attempts, seconds=r.seconds,
                       evidence=list(r.evidence), pages_below=r.pages_below, aggregate=r.aggregate,
                       samples=tuple(r.samples) if r.samples is not None else None, agreement=r.agreement,
-                      quote=r.quote, grounded=r.grounded, grounding=r.grounding)
+                      quote=r.quote, grounded=r.grounded, grounding=r.grounding, cached=r.cached)
         for r in doc.results
     }
     identity = RunIdentity(metric_id=doc.metric_id, requested_version=doc.requested_version, version_source=doc.version_source,

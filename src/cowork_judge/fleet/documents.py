@@ -48,7 +48,7 @@ HARBOR_TRIAL_SUFFIX = re.compile(r"__[A-Za-z0-9]{7}$")
 """Harbor names a trial ``<task name[:32]>__<7-character short uuid>``."""
 GLOB_CHARS = frozenset("*?[")
 
-Problem = Literal["unreadable", "invalid", "duplicate"]
+Problem = Literal["unreadable", "invalid", "duplicate", "no_result"]
 
 JUDGE_KEYS = frozenset({*(f.alias or name for name, f in ResultDocument.model_fields.items()),
                         *LEGACY_RESULT_PROPERTIES, INTEGRITY_KEY})
@@ -100,6 +100,9 @@ class InputFile:
     name: str
     jsonl: bool
     duplicate: bool = False
+    missing: str | None = None
+    """Why no document is there although one was expected (a verifier folder without
+    ``result.json``, an instance a batch lists with none): the input is a ``no_result`` item."""
 
 
 @dataclass
@@ -173,10 +176,12 @@ class FileDigest:
     documents: int
 
 
-def discover(arguments: Sequence[str]) -> list[InputFile]:
+def discover(arguments: Sequence[str], *, missing: bool = False) -> list[InputFile]:
     """The files the arguments name, in argument order, each argument's files sorted.
 
-    A file reached twice (resolved path) is listed again with ``duplicate=True``.
+    A file reached twice (resolved path) is listed again with ``duplicate=True``. With
+    `missing` (``summarize``), the documents expected under a folder argument and not there
+    follow its files (`missing_results`).
 
     Raises:
         InputError: an argument is a missing path, or matches / contains no document.
@@ -189,7 +194,51 @@ def discover(arguments: Sequence[str]) -> list[InputFile]:
             key = os.path.realpath(path)
             out.append(InputFile(path=path, name=name, jsonl=name.endswith(".jsonl"), duplicate=key in seen))
             seen.add(key)
+        if missing and Path(arg).is_dir():
+            out.extend(missing_results(Path(arg), seen))
     return out
+
+
+NO_RESULT = ("the judge wrote no {name} there (the verifier did not finish: it timed out, failed before the judge "
+             "ran, or is still running)")
+
+
+def missing_results(root: Path, seen: set[str]) -> list[InputFile]:
+    """The documents expected under the folder `root` that are not there (trial 5, F10: a trial
+    whose verifier timed out was in no class, so a fleet mean silently covered the survivors):
+    a ``verifier`` folder without ``result.json``, and an instance a batch's ``--out`` lists in
+    ``instance_tags.json`` without ``<name>/logs/verifier/result.json``. `seen` holds the real
+    paths already listed (updated)."""
+    expected = [Path(d) / RESULT_NAME for d in _verifier_dirs(root)]
+    tags = root / "instance_tags.json"
+    if (root / "batch.json").is_file() and tags.is_file():
+        try:
+            names = json.loads(tags.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            names = {}
+        expected += [root / name / LOGS_DIR / VERIFIER_DIR / RESULT_NAME for name in sorted(names)
+                     if isinstance(names, dict) and isinstance(name, str) and "/" not in name and name not in (".", "..")]
+    out = []
+    for path in expected:
+        key = os.path.realpath(path)
+        if key in seen or os.path.lexists(path):
+            continue
+        seen.add(key)
+        out.append(InputFile(path=path, name=str(path), jsonl=False, missing=NO_RESULT.format(name=RESULT_NAME)))
+    return out
+
+
+def _verifier_dirs(root: Path) -> Iterator[str]:
+    """Every ``verifier`` folder under `root` in sorted order, symlinked folders not followed
+    (see `_walk_results`)."""
+    for dirpath, dirnames, _ in os.walk(root):
+        if os.path.basename(dirpath) == VERIFIER_DIR:
+            dirnames[:] = []
+            yield dirpath
+            continue
+        if VERIFIER_DIR in dirnames:
+            dirnames[:] = [d for d in dirnames if d in (VERIFIER_DIR, STEPS_DIR)]
+        dirnames.sort()
 
 
 def _expand(arg: str) -> list[tuple[Path, str]]:
@@ -241,15 +290,9 @@ def _walk_results(root: Path) -> Iterator[Path]:
     a dir holding a ``verifier`` dir (a trial, a ``logs`` dir) is searched only in
     ``verifier/`` and ``steps/``: agent logs and artifacts can hold many files.
     """
-    for dirpath, dirnames, filenames in os.walk(root):
-        if os.path.basename(dirpath) == VERIFIER_DIR:
-            dirnames[:] = []
-            if RESULT_NAME in filenames:
-                yield Path(dirpath) / RESULT_NAME
-            continue
-        if VERIFIER_DIR in dirnames:
-            dirnames[:] = [d for d in dirnames if d in (VERIFIER_DIR, STEPS_DIR)]
-        dirnames.sort()
+    for folder in _verifier_dirs(root):
+        if os.path.lexists(Path(folder) / RESULT_NAME):  # any kind of file: reading it says what it is
+            yield Path(folder) / RESULT_NAME
 
 
 def read_items(files: Sequence[InputFile], on_file: Callable[[FileDigest], None] | None = None) -> Iterator[Item]:
@@ -260,6 +303,9 @@ def read_items(files: Sequence[InputFile], on_file: Callable[[FileDigest], None]
     for f in files:
         if f.duplicate:
             yield Item(source=f.name, file=f, problem="duplicate", error="listed more than once; read once")
+            continue
+        if f.missing is not None:
+            yield Item(source=f.name, file=f, problem="no_result", error=f.missing)
             continue
         digest = hashlib.sha256()
         size = 0

@@ -12,6 +12,9 @@ Every input lands in exactly one accounting class, tested in this order:
 ``unreadable``     the bytes could not be read or are not UTF-8 JSON
 ``invalid``        JSON that is not a result document
 ``duplicate``      a file reached twice through different arguments (read once)
+``no_result``      a document expected and not there: a ``verifier`` folder without
+                   ``result.json`` (the verifier timed out or is still running), an
+                   instance a batch's ``--out`` lists without one; named in ``problems``
 ``tampered``       a document (or the reward file beside it) that no longer matches
                    the digests its judge sealed it with (`cowork_judge.core.integrity`):
                    named in ``problems``, never in a statistic
@@ -83,7 +86,8 @@ from cowork_judge.fleet.tables import (
 SUMMARY_SCHEMA = "cowork-judge/summary/v1"
 CLUSTER_UNIT = "task(s) (clusters)"
 """What a bootstrap cluster of the summary is, in its notes (`fleet.stats.interval_note`)."""
-CLASSES = ("scored", "degraded", "systemic", "delivery_missing", "skipped", "invalid", "unreadable", "duplicate", "tampered")
+CLASSES = ("scored", "degraded", "systemic", "delivery_missing", "skipped", "invalid", "unreadable", "duplicate", "tampered",
+           "no_result")
 """Accounting classes, in the order of the output."""
 CLEAN_CLASSES = frozenset({"scored", "delivery_missing"})
 REWARD_BINS = 20

@@ -612,6 +612,8 @@ class Outcome:
         documents: file name → path, for the `DOCUMENTS` that exist.
         warnings: ``details.warnings`` of ``result.json`` (the rubric's and the run's: a misspelt row
             key such as ``wieght``, a row without weight…), in order.
+        delivery_missing: ``extra_fields.delivery_missing``: nothing was delivered (no output file, no
+            final message), so every row was decided without a model.
     """
 
     reward_text: str = ""
@@ -625,6 +627,7 @@ class Outcome:
     unjudged: dict[str, int] = field(default_factory=dict)
     documents: dict[str, Path] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    delivery_missing: bool = False
 
     @property
     def clean(self) -> bool:
@@ -660,6 +663,7 @@ def read_outcome(verifier: Path) -> Outcome:
     extra = _table(doc, "extra_fields")
     coverage = extra.get("judge_coverage")
     out.coverage = float(coverage) if isinstance(coverage, (int, float)) else None
+    out.delivery_missing = extra.get("delivery_missing") is True
     results = [r for r in doc.get("results") or [] if isinstance(r, dict)]
     out.rows = len(results)
     out.unjudged = dict(Counter(str(r.get("error_kind") or "unjudged") for r in results if r.get("judged") is False))

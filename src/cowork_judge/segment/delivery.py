@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from cowork_judge.segment.trajectory import Trajectory
+from cowork_judge.segment.trajectory import ParsedTrajectory
 
 
 DECK_ARTIFACT_KEYS = ("deck_path", "deck_kind", "deck_rel")
@@ -96,7 +96,7 @@ class Delivery(BaseModel):
         default_factory=list, description="Final-message sources that exist but could not be read or parsed."
     )
     notes: list[str] = Field(default_factory=list)
-    trajectory: Trajectory | None = Field(
+    trajectory: ParsedTrajectory | None = Field(
         None, exclude=True, description="The agent's ATIF trajectory, parsed once by the run (`segment.trajectory`); None "
                                         "when the agent logs hold none or it cannot be read. Never dumped.")
     entries_scanned: int = Field(0, description="Directory entries examined over all roots.")
