@@ -114,7 +114,7 @@ def judge_all(tasks: Path, out: Path, url: str, extra: dict[str, str]) -> dict[s
         if not app.is_dir():  # a chat-only instance delivered no files: an empty workdir, as in a container (and batch)
             app = out / inst.name / "app"
             app.mkdir(parents=True, exist_ok=True)
-        paths = RunPaths.resolve(app_dir=app, logs_dir=logs, tests_dir=inst / "tests",
+        paths = RunPaths.of_environment(app_dir=app, logs_dir=logs, tests_dir=inst / "tests",
                                  work_dir=out / inst.name / "work", alt_output_dir=out / "none", environ={})
         judge.main_run(paths, load_config(env), start=time.monotonic())
         doc = json.loads((logs / "verifier" / "result.json").read_text())

@@ -72,7 +72,7 @@ def make_ctx(tmp_path: Path, files: dict[str, bytes | str] | None = None, *, env
     from cowork_judge.segment.audit import AuditLog
     from cowork_judge.segment.deadline import Deadline
 
-    paths = RunPaths.resolve(app_dir=tmp_path / "app", logs_dir=tmp_path / "logs", tests_dir=tmp_path / "tests",
+    paths = RunPaths.of_environment(app_dir=tmp_path / "app", logs_dir=tmp_path / "logs", tests_dir=tmp_path / "tests",
                              work_dir=tmp_path / "work", alt_output_dir=tmp_path / "alt", environ={})
     for base, content in ((paths.output_dir, files or {}), (paths.app_dir, app_files or {})):
         for rel, data in content.items():

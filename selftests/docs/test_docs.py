@@ -63,7 +63,19 @@ def test_the_readme_is_short_and_gives_the_two_commands():
     run_tests = ".venv/bin/python -m pytest selftests -n 2 --dist loadfile"
     tests = f'python3 -m venv .venv && .venv/bin/pip install -e ".[dev]" && {run_tests}'
     assert install in text and tests in text
-    assert f"\n{run_tests}\n" in (REPO / ".ci" / "run").read_text()  # CI runs the README's command
+    assert f"\n{run_tests}\n" in (REPO / ".ci" / "steps.sh").read_text()  # CI runs the README's command
+
+
+def test_the_ci_entry_runs_its_steps_file():
+    """`.ci/run` stays the CI entry; its steps are a bash file with its extension beside it
+    (`.ci/steps.sh`), so no extensionless script stands beside the `run` command module."""
+    import subprocess
+
+    entry = (REPO / ".ci" / "run").read_text()
+    assert 'exec bash "$(dirname "$0")/steps.sh"' in entry and len(entry.splitlines()) <= 4
+    assert (REPO / ".ci" / "steps.sh").read_text().startswith("#!/usr/bin/env bash\n")
+    for script, shell in ((".ci/run", "sh"), (".ci/steps.sh", "bash")):
+        assert subprocess.run([shell, "-n", str(REPO / script)], check=False).returncode == 0
 
 
 def test_every_docs_page_is_in_the_nav_and_every_readme_link_resolves():

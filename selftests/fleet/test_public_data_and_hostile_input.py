@@ -352,7 +352,7 @@ def test_a_20_mb_reply_and_a_30_mb_reason_are_capped_keeping_head_and_tail(tmp_p
     reply = "HEAD-" + "x" * 20_000_000 + "-TAIL"
     audit = AuditLog(tmp_path / "judge", Redactor())
     audit.append("block-01/turns", {"reply": reply, "parsed": [{"reason": reply}]})
-    audit.write("block-01/verdicts", {"A": {"reason": reply}})
+    audit.write_json("block-01/verdicts", {"A": {"reason": reply}})
     size = sum(p.stat().st_size for p in (tmp_path / "judge").rglob("*") if p.is_file())
     assert size < 3.2 * AUDIT_TEXT_CAP_CHARS
     text = (tmp_path / "judge" / "block-01" / "turns.jsonl").read_text()

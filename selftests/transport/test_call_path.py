@@ -220,7 +220,7 @@ def test_a_failure_is_classified_and_its_ask_read_once(monkeypatch):
         raise exc
     tries = Tries("block-01", policy=RetryPolicy(), rng=random.Random(3), stats=CallStats(), redact=str, log=_Log())
     tries.begin()
-    failed = tries.failed(exc, t0=time.monotonic(), deadline_passed=False)  # …and the retry loop reads the same
+    failed = tries.record_failure(exc, t0=time.monotonic(), deadline_passed=False)  # …and the retry loop reads the same
     assert (failed.kind, failed.asked_sec) == ("rate_limit", 2.0) and failure_of(exc).asked_sec == 2.0
     assert counted == {"classify": 1, "retry_after": 1}
 
@@ -240,7 +240,7 @@ def test_one_jittered_wait_per_failure_and_the_policy_decides_when_to_stop():
     waits = []
     for _ in range(3):
         tries.begin()
-        failed = tries.failed(StatusError(429, {"retry-after": "1"}, text="sk-secret refused"), t0=time.monotonic(),
+        failed = tries.record_failure(StatusError(429, {"retry-after": "1"}, text="sk-secret refused"), t0=time.monotonic(),
                               deadline_passed=False, label="p")
         waits.append(tries.next_wait(failed.kind, failed.asked_sec))
     assert waits[2] is None and all(1.0 <= w <= 20.0 for w in waits[:2])  # at least the ask; tries 3 of 3: give up

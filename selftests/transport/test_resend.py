@@ -193,7 +193,7 @@ def test_the_limiter_judges_a_refusal_random_where_the_ticket_is_settled():
     assert not failure_of(bare_429).random  # nothing tells it apart
     tries = tries_for()
     tries.begin()
-    assert tries.failed(random_429, t0=time.monotonic(), deadline_passed=False).random
+    assert tries.record_failure(random_429, t0=time.monotonic(), deadline_passed=False).random
     assert read_quota(random_429.response.headers) is not None
 
 

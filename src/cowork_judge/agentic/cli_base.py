@@ -172,12 +172,12 @@ def cli_prompt(ctx: SegmentContext, rows: Sequence[Criterion], workspace: Path) 
     Above `ARGV_PROMPT_BYTES` the lean form is used: the instruction and the data stay in
     the workspace files, the prompt lists them and carries the rows.
     """
-    user = first_user_message(rows, workspace, ctx.task_prompt, ctx.delivery.final_message, redact=ctx.redactor.text)
+    user = first_user_message(rows, workspace, ctx.task_prompt, ctx.delivery.final_message, redact=ctx.redactor.redact)
     full = (f"You are the judge of one finished task attempt.\n\n{ctx.instruction.rstrip()}\n\n{PROTOCOL}"
             f"- {spotlight.explanation()}\n\n{user}")
     if len(full.encode("utf-8")) <= ARGV_PROMPT_BYTES:
-        return ctx.redactor.text(full)
-    return ctx.redactor.text(lean_prompt(rows, workspace))
+        return ctx.redactor.redact(full)
+    return ctx.redactor.redact(lean_prompt(rows, workspace))
 
 
 def cli_reask_prompt(ctx: SegmentContext, asked: Sequence[Criterion], workspace: Path,
@@ -186,7 +186,7 @@ def cli_reask_prompt(ctx: SegmentContext, asked: Sequence[Criterion], workspace:
     then `grounding.reask_text` for their first verdicts (``grounded=False``: each row, its
     quote and why it was not found; the built-in backend's re-ask words), redacted."""
     missing = {c.id: verdicts[c.id] for c in asked if c.id in verdicts}
-    return cli_prompt(ctx, asked, workspace) + "\n\n" + ctx.redactor.text(grounding.reask_text(missing))
+    return cli_prompt(ctx, asked, workspace) + "\n\n" + ctx.redactor.redact(grounding.reask_text(missing))
 
 
 def lean_prompt(rows: Sequence[Criterion], workspace: Path) -> str:

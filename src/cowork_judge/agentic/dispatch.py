@@ -16,7 +16,7 @@ from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.config.backends import backend_spec, load_backend_class
 from cowork_judge.segment.segment_context import SegmentContext
-from cowork_judge.segment.judges import judges_opened
+from cowork_judge.segment.judges import calls_opened
 
 
 def judge_agentic(rows: Sequence[Criterion], ctx: SegmentContext) -> dict[str, Verdict]:
@@ -36,7 +36,7 @@ def judge_agentic(rows: Sequence[Criterion], ctx: SegmentContext) -> dict[str, V
     except ImportError as exc:
         reason = f"{exc}; use one of: {', '.join(n for n in _available())}"
         return {c.id: Verdict.unjudged(c.id, "backend_missing", reason) for c in rows}
-    with ctx.calls.opened(), judges_opened(ctx.sampling):
+    with calls_opened(ctx.calls, ctx.sampling):
         if ctx.sampling is not None:  # JUDGE_SAMPLES > 1 or JUDGE_PANEL: the sampling layer over the same blocks
             from cowork_judge.agentic.sampled_blocks import judge_sampled
 

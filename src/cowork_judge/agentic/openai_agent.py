@@ -195,7 +195,7 @@ class OpenAIAgentBackend:
         for n, tc in enumerate(reply.tool_calls):
             result = await tools.call_detached(tc["name"], tc["arguments"])
             messages.append(
-                {"role": "tool", "tool_call_id": tc["id"] or f"call_{turn}_{n}", "content": fence("tool_output", self.ctx.redactor.text(result.text))}
+                {"role": "tool", "tool_call_id": tc["id"] or f"call_{turn}_{n}", "content": fence("tool_output", self.ctx.redactor.redact(result.text))}
             )
             if result.image_data_url:
                 images.append({"type": "image_url", "image_url": {"url": result.image_data_url}})
@@ -206,7 +206,7 @@ class OpenAIAgentBackend:
         """The block's first user message; the answer schema is spelled out only without
         structured output (it goes in the block's tail, after the run's shared prefix)."""
         return first_user_message(rows, workspace, self.ctx.task_prompt, self.ctx.delivery.final_message,
-                                  redact=self.ctx.redactor.text, schema=None if self.structured else schema)
+                                  redact=self.ctx.redactor.redact, schema=None if self.structured else schema)
 
     async def _call(self, messages: list[dict[str, Any]], rows: Sequence[Criterion], workspace: Path, schema: dict[str, Any], *,
                     use_tools: bool, timeout_at: float) -> Any:

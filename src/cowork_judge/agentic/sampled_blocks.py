@@ -103,7 +103,7 @@ def _open(judge: Judge, ctx: SegmentContext, backend_class: Any) -> _Seat:
         return _Seat(judge, jctx, backend_class.open(jctx))
     except Exception as exc:  # noqa: BLE001 - one judge's failure never costs the others' verdicts
         kind = exc.kind if isinstance(exc, JudgeFailure) else ("no_credential" if isinstance(exc, ValueError) else "backend_error")
-        reason = ctx.redactor.text(f"judge {judge.name!r} could not start: {summary(exc)}")
+        reason = ctx.redactor.redact(f"judge {judge.name!r} could not start: {summary(exc)}")
         ctx.log.error("sampling: %s", reason)
         return _Seat(judge, jctx, None, Verdict.unjudged("", kind, reason))
 

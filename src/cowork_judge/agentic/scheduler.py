@@ -150,7 +150,7 @@ async def run_blocks(blocks: Sequence[tuple[str, list[Criterion]]], ctx: Segment
         try:
             await run_block(index, name, block)
         except Exception as exc:  # not a model failure (those are classified): this block only
-            reason = ctx.redactor.text(f"the block could not be judged: {summary(exc)}")
+            reason = ctx.redactor.redact(f"the block could not be judged: {summary(exc)}")
             ctx.log.error("%s: %s", name, reason)
             mine = results[name]
             for c in block:
@@ -235,7 +235,7 @@ async def judge_block(
     """
     block = _BlockRun(name, rows, ctx, backend, budget_sec=budget_sec,
                       state=state if state is not None else RunState(), lane=lane)
-    return await block.run()
+    return await block.judge()
 
 
 class _BlockRun:
@@ -252,11 +252,11 @@ class _BlockRun:
 
     def __init__(self, name: str, rows: list[Criterion], ctx: SegmentContext, backend: AgentBackend, *,
                  budget_sec: float, state: RunState, lane: Lane | None) -> None:
-        self.name, self.rows, self.ctx, self.backend = name, rows, ctx, backend
+        self.ctx = ctx
+        self.name, self.rows, self.backend = name, rows, backend
         self.budget_sec, self.state = budget_sec, state
         self.stopping_kinds = ctx.retry.kinds_where("stops_run")
         self.start = time.monotonic()
-        self.workspace = build_workspace(name, rows, ctx)
         self.judged: dict[str, Verdict] = {}
         self.unread: dict[str, Verdict] = {}
         self.reasked: dict[str, int] = {}  # row id → extra runs that asked it again (an agent CLI's grounding re-ask)
@@ -264,14 +264,17 @@ class _BlockRun:
         self.last_reason = "JUDGE_DEADLINE reached before the first attempt"
         self.spent = 0.0
         self.latest: list[Failed] = []
-        self.tries = Tries(name, policy=ctx.retry, rng=ctx.rng, stats=ctx.stats, redact=ctx.redactor.text, log=ctx.log,
-                           audit=lambda n, entry: ctx.audit.append(f"{name}/attempt-{n}", entry))
+        self.tries: Tries | None = None  # the retry loop's state, made when the loop starts (`judge`)
+        self.workspace = build_workspace(name, rows, ctx)
         self.lane_wait: Callable[[float], Awaitable[None]] = lane.wait if lane is not None else asyncio.sleep
         self.in_place = bool(getattr(backend, "resends_in_place", False))
 
-    async def run(self) -> dict[str, Verdict]:
+    async def judge(self) -> dict[str, Verdict]:
         """Attempt the block until a usable reply, a give-up, the budget or the deadline;
         returns one verdict per row (`verdicts`)."""
+        ctx, name = self.ctx, self.name
+        self.tries = Tries(name, policy=ctx.retry, rng=ctx.rng, stats=ctx.stats, redact=ctx.redactor.redact, log=ctx.log,
+                           audit=lambda n, entry: ctx.audit.append(f"{name}/attempt-{n}", entry))
         ended = await retry_async(self.tries, self.attempt, ready=self.ready, time_left=self.ctx.deadline.remaining,
                                   deadline_passed=lambda: self.ctx.deadline.remaining() <= 0.05,
                                   on_failure=self.on_failure, sleep=self.between_attempts)
@@ -279,13 +282,18 @@ class _BlockRun:
             self.last_reason += " (no time left before JUDGE_DEADLINE for another attempt)"
         return self.verdicts()
 
+    @property
+    def attempts(self) -> int:
+        """The block's attempts so far (0 before its retry loop starts)."""
+        return self.tries.attempts if self.tries is not None else 0
+
     def going_on(self) -> bool:
         """The run-wide stop and the deadline (checked before every attempt and re-send)."""
         if self.state.stopped is not None:
             self.last_kind, self.last_reason = self.state.stopped
             return False
         if self.ctx.deadline.remaining() <= 0:
-            if self.tries.attempts == 0:
+            if self.attempts == 0:
                 self.last_kind, self.last_reason = "deadline", "JUDGE_DEADLINE reached before the first attempt"
             return False
         return True
@@ -294,7 +302,7 @@ class _BlockRun:
         """The block's own stops before an attempt: the run-wide stop, the deadline, the budget."""
         if not self.going_on():
             return False
-        if self.tries.attempts > 0 and self.budget_sec - self.spent < MIN_ATTEMPT_FRACTION * self.ctx.settings.per_timeout_sec:
+        if self.attempts > 0 and self.budget_sec - self.spent < MIN_ATTEMPT_FRACTION * self.ctx.settings.per_timeout_sec:
             self.last_reason += f" (block budget of {self.budget_sec:g} s of attempt time used up)"
             return False
         return True
@@ -344,7 +352,7 @@ class _BlockRun:
     def on_failure(self, failed: Failed) -> None:
         """After a failed attempt: remember it (for the next wait) and as the rows' reason."""
         self.latest[:] = [failed]
-        self.failed_as(failed, f"{failed.kind} after {self.tries.attempts} attempt(s): {failed.said}")
+        self.failed_as(failed, f"{failed.kind} after {self.attempts} attempt(s): {failed.said}")
 
     async def between_attempts(self, sec: float) -> None:
         """The wait before the next attempt: after a random refusal without the lane (as in
@@ -354,14 +362,14 @@ class _BlockRun:
     def verdicts(self) -> dict[str, Verdict]:
         """One verdict per row (read, else unjudged with the latest failure), each with the
         block's attempts (plus the row's grounding re-ask runs) and seconds; written to the audit as ``<name>/verdicts``."""
-        attempts = self.tries.attempts
+        attempts = self.attempts
         seconds = round(time.monotonic() - self.start, 3)
         out: dict[str, Verdict] = {}
         for row in self.rows:
             verdict = (self.judged.get(row.id) or self.unread.get(row.id)
                        or Verdict.unjudged(row.id, self.last_kind, self.last_reason))
             out[row.id] = verdict.model_copy(update={"attempts": attempts + self.reasked.get(row.id, 0), "seconds": seconds})
-        self.ctx.audit.write(f"{self.name}/verdicts", {k: v.model_dump(mode="json") for k, v in out.items()})
+        self.ctx.audit.write_json(f"{self.name}/verdicts", {k: v.model_dump(mode="json") for k, v in out.items()})
         return out
 
 
@@ -403,7 +411,7 @@ class _InPlace:
     async def send(self, request: Callable[[], Awaitable[T]], *, turn: int) -> T:
         ctx, name, no = self.ctx, self.name, self.no
         tries = Tries(f"{name} attempt {no} turn {turn}", policy=ctx.retry, rng=ctx.rng, stats=ctx.stats,
-                      redact=ctx.redactor.text, log=ctx.log, unit="send",
+                      redact=ctx.redactor.redact, log=ctx.log, unit="send",
                       audit=lambda _n, entry: ctx.audit.append(f"{name}/attempt-{no}", entry))
         last: list[Failed] = []
 

@@ -156,7 +156,7 @@ class WorkspaceTools:
 
     # ------------------------------------------------------------------ path confinement
 
-    def resolve(self, path: str | None) -> Path:
+    def confined(self, path: str | None) -> Path:
         """Resolve `path` inside the workspace.
 
         Raises:
@@ -178,7 +178,7 @@ class WorkspaceTools:
     # ------------------------------------------------------------------ tools
 
     def list_files(self, path: str = ".") -> ToolResult:
-        base = self.resolve(path)
+        base = self.confined(path)
         if not base.is_dir():
             raise ValueError(f"{path!r} is not a directory")
         lines: list[str] = []
@@ -255,7 +255,7 @@ class WorkspaceTools:
             re.compile(pattern)
         except re.error as exc:
             raise ValueError(f"bad regular expression: {exc}") from None
-        base = self.resolve(path)
+        base = self.confined(path)
         files = [base] if base.is_file() else sorted(p for p in base.rglob("*") if p.is_file())
         texts: list[tuple[str, str]] = []
         budget = MAX_GREP_TOTAL_BYTES
@@ -281,7 +281,7 @@ class WorkspaceTools:
         return ToolResult("\n".join(hits) if hits else "(no matches)")
 
     def _file(self, path: str) -> Path:
-        target = self.resolve(path)
+        target = self.confined(path)
         if not target.is_file():
             raise ValueError(f"{path!r} is not a file")
         return target

@@ -5,7 +5,7 @@ Layout of ``<work>/blocks/<block>/``::
     rubric.json                 the block's rows only, with derived fields, no routing fields
     judge_instruction.md        the instruction text
     task_prompt.md              the task the agent was given ("" when absent)
-    model_response_text.txt     the agent's final chat message (always written)
+    model_response_text.txt     the agent's final chat message (always written; hard link, once per run)
     output/                     deliverables (hard links; copies across devices)
     evidence/                   shared evidence (hard links): artifacts.json, pages/, digests
     <aux files>                 JUDGE_AUX_FILES copied from the tests dir
@@ -43,9 +43,7 @@ def build_workspace(name: str, rows: Sequence[Criterion], ctx: SegmentContext) -
     )
     (root / "judge_instruction.md").write_text(ctx.instruction, encoding="utf-8")
     (root / "task_prompt.md").write_text(ctx.task_prompt, encoding="utf-8")
-    # repaired again here: whatever path the message took, the file must be writable as UTF-8
-    (root / "model_response_text.txt").write_text(repair(ctx.redactor.text(ctx.delivery.final_message or "")), encoding="utf-8")
-    link_tree(mirror, root)
+    link_tree(mirror, root)  # output/ and model_response_text.txt
     if ctx.paths.evidence_dir.is_dir():
         link_tree(ctx.paths.evidence_dir, root / "evidence")
     tests_real = ctx.paths.tests_dir.resolve()
@@ -62,20 +60,24 @@ def build_workspace(name: str, rows: Sequence[Criterion], ctx: SegmentContext) -
 
 
 def deliverables_mirror(ctx: SegmentContext) -> Path:
-    """The deliverables laid out as every workspace shows them, built once per run.
+    """What every workspace shows alike of the agent's work, laid out once per run.
 
-    ``<work>/deliverables/output/…``: hard links to the originals, or ONE copy each when
-    the work dir is on another device; block workspaces then hard-link from here, so a
-    large deliverable is never copied once per block.
+    ``<work>/deliverables/``: ``output/…``, hard links to the deliverables (or ONE copy each
+    when the work dir is on another device), and ``model_response_text.txt``, the agent's
+    final message redacted and repaired once; block workspaces then hard-link from here, so a
+    large deliverable is never copied, nor the message redacted, once per block.
     """
     mirror = ctx.paths.work_dir / "deliverables"
     if not mirror.is_dir():
         staging = ctx.paths.work_dir / ".deliverables.partial"
         if staging.exists():
             shutil.rmtree(staging)
+        placed = [(Path(item.path), workspace_rel(item, ctx.delivery.files)) for item in ctx.delivery.files]
+        # repaired again here: whatever path the message took, the file must be writable as UTF-8
+        message = repair(ctx.redactor.redact(ctx.delivery.final_message or ""))
         (staging / "output").mkdir(parents=True)
-        for item in ctx.delivery.files:
-            rel = workspace_rel(item, ctx.delivery.files)
-            link_or_copy(Path(item.path), staging / rel)
+        (staging / "model_response_text.txt").write_text(message, encoding="utf-8")
+        for source, rel in placed:
+            link_or_copy(source, staging / rel)
         staging.rename(mirror)
     return mirror

@@ -55,7 +55,7 @@ def main(argv: list[str]) -> int:
     if not app_dir.is_dir():  # a chat-only rollout has no files: an empty workdir, as in a real container
         app_dir = logs_dir / "app"
         app_dir.mkdir(parents=True, exist_ok=True)
-    paths = RunPaths.resolve(app_dir=app_dir, logs_dir=logs_dir, tests_dir=tests_dir, alt_output_dir=rollout / "output")
+    paths = RunPaths.of_environment(app_dir=app_dir, logs_dir=logs_dir, tests_dir=tests_dir, alt_output_dir=rollout / "output")
     soffice = load_config(env).config.soffice
     _say_if_no_libreoffice(rollout, soffice)
     server = None

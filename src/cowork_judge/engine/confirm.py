@@ -105,7 +105,7 @@ def confirm(report: GuardReport, criteria: Sequence[Criterion], verdicts: Mappin
             evidence_step.collect(second_ctx)
         second = route(model_rows, second_ctx)
     except Exception as exc:  # noqa: BLE001 - confirmation is a second opinion, never a crash (SPEC §22)
-        reason = ctx.redactor.text(f"{type(exc).__name__}: {exc}")
+        reason = ctx.redactor.redact(f"{type(exc).__name__}: {exc}")
         log.warning("guard: the confirmation re-judging failed (%s); the flag stands", reason)
         return report.model_copy(update={"confirmation": Confirmation(
             extra_calls=ctx.stats.calls - before, confirmed=True, error=f"the re-judging failed: {reason}"[:500])})

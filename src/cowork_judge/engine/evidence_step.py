@@ -59,7 +59,7 @@ def collect(ctx: RunContext, *, needs_evidence: bool = True, reads: StructureRea
                                  soffice=config.soffice, chromium=config.chromium, capabilities=caps, root=paths.output_dir,
                                  reads=reads)
     except Exception as exc:  # evidence must never cost the run its reward
-        log.warning("evidence extraction failed: %s", ctx.redactor.text(f"{type(exc).__name__}: {exc}"))
+        log.warning("evidence extraction failed: %s", ctx.redactor.redact(f"{type(exc).__name__}: {exc}"))
         return {"error": f"{type(exc).__name__}: {exc}"}, 0
     log.info("evidence: %d deck(s), %d page(s) rendered in %.1f s", len(summary.decks), summary.pages_rendered, summary.seconds)
     for deck in summary.decks:

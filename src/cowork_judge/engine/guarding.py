@@ -66,9 +66,9 @@ def scan(delivery: Delivery, config: JudgeConfig, redactor: Redactor, task: str 
 
         channel: Channel = "trajectory" if delivery.final_message_source == "trajectory" else "final_message"
         report = guard_delivery([(f.rel, Path(f.path)) for f in delivery.files], delivery.final_message, mode=config.guard,
-                                message_channel=channel, redact=redactor.text, task=task, reads=reads)
+                                message_channel=channel, redact=redactor.redact, task=task, reads=reads)
     except Exception as exc:  # noqa: BLE001 - the guard is a record, never a crash (SPEC §22)
-        log.warning("guard: the scan failed: %s", redactor.text(f"{type(exc).__name__}: {exc}"))
+        log.warning("guard: the scan failed: %s", redactor.redact(f"{type(exc).__name__}: {exc}"))
         return GuardReport(mode=config.guard)
     if report.flagged:
         log.warning("guard: %d finding(s) in the agent's text (%s)%s", sum(f.flags for f in report.findings),

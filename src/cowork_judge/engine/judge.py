@@ -46,7 +46,7 @@ from cowork_judge.run.paths import RunPaths
 from cowork_judge.segment.audit import AuditLog
 from cowork_judge.segment.deadline import Deadline
 from cowork_judge.segment.delivery import Delivery
-from cowork_judge.segment.judges import judges_opened
+from cowork_judge.segment.judges import calls_opened
 
 log = logging.getLogger("cowork_judge")
 
@@ -93,8 +93,8 @@ def main_run(paths: RunPaths, loaded: LoadedConfig, *, start: float, hard_deadli
         _write_interrupted(paths, loaded, live, start=start)
         raise
     except BaseException as exc:  # every exit path writes a reward
-        log.error("internal error: %s", redactor.text("".join(traceback.format_exception(type(exc), exc, exc.__traceback__))))
-        reason = redactor.text(f"internal error: {type(exc).__name__}: {exc}")
+        log.error("internal error: %s", redactor.redact("".join(traceback.format_exception(type(exc), exc, exc.__traceback__))))
+        reason = redactor.redact(f"internal error: {type(exc).__name__}: {exc}")
         doc = None
         try:
             facts = RunFacts(identity=config.identity(), seconds=time.monotonic() - start,
@@ -371,18 +371,18 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
         return route
     guard_row = guarding.guard_row() if config.guard_row and any(c.judge_method == "agentic" for c in criteria) else None
     assert ctx.calls is not None  # RunContext makes it
-    with ctx.calls.opened(), judges_opened(ctx.sampling):  # one HTTP client per endpoint for every segment of the run
+    with calls_opened(ctx.calls, ctx.sampling):  # one HTTP client per endpoint for every segment of the run
         verdicts = route([*criteria, guard_row] if guard_row else criteria, ctx)
     if config.guard == "penalize" and run.guard is not None and run.guard.flagged:
         from cowork_judge.engine.confirm import confirm
 
-        with ctx.calls.opened(), judges_opened(ctx.sampling):  # issue 35: only a confirmed attempt is penalized
+        with calls_opened(ctx.calls, ctx.sampling):  # issue 35: only a confirmed attempt is penalized
             run.guard = confirm(run.guard, criteria, verdicts, ctx, route)
     if guard_row is not None:  # recorded in the guard block, never a row of the score
         said = verdicts.pop(guard_row.id, None)
         run.guard = (run.guard or GuardReport(mode=config.guard)).model_copy(update={
             "row": True, "row_hit": said.hit if said is not None and said.judged else None,
-            "row_reason": redactor.text(said.reason)[:500] if said is not None else None})
+            "row_reason": redactor.redact(said.reason)[:500] if said is not None else None})
     run.warn("delivery", ctx.delivery.notes[warned:], prefix="delivery: ")  # the code rows' notes, merged by the router
     if evidence:
         evidence["kept"] = evidence_step.keep(ctx)

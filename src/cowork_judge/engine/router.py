@@ -49,7 +49,7 @@ def route(criteria: Sequence[Criterion], ctx: RunContext) -> dict[str, Verdict]:
     if code.notes:
         ctx.delivery = ctx.delivery.model_copy(update={"notes": [*ctx.delivery.notes, *code.notes]})
     if code_rows:
-        ctx.audit.write("code/verdicts", _audited(code_rows, decided))
+        ctx.audit.write_json("code/verdicts", _audited(code_rows, decided))
     seg = ctx.segment()  # the one context of the model segments: the run's state after the code rows
 
     if workflow_rows:
@@ -65,7 +65,7 @@ def route(criteria: Sequence[Criterion], ctx: RunContext) -> dict[str, Verdict]:
                 decided[row.id] = pre_gate(row, decided, known) or mark_open(row, hits[row.id], decided)
         if cache:
             cache.keep(todo, decided)
-        ctx.audit.write("workflow/verdicts", _audited(workflow_rows, decided))
+        ctx.audit.write_json("workflow/verdicts", _audited(workflow_rows, decided))
 
     runnable = settle_gated(agentic_rows, decided, known, into=decided)
     if cache and runnable:
@@ -77,7 +77,7 @@ def route(criteria: Sequence[Criterion], ctx: RunContext) -> dict[str, Verdict]:
     # for re-scoring and for the watchdog's document if the run is cut off later
     gated = [r for r in agentic_rows if r.id in decided]
     if gated:
-        ctx.audit.write("agentic-gated/verdicts", _audited(gated, decided))
+        ctx.audit.write_json("agentic-gated/verdicts", _audited(gated, decided))
     if runnable:
         from cowork_judge.agentic.dispatch import judge_agentic
 
@@ -85,8 +85,8 @@ def route(criteria: Sequence[Criterion], ctx: RunContext) -> dict[str, Verdict]:
             judged = judge_agentic(runnable, seg)
         except Exception as exc:  # a crashed backend loses only its own rows
             kind = classify(exc, segment="backend", deadline_passed=ctx.deadline.passed())
-            ctx.log.error("agentic segment failed: %s", ctx.redactor.text(summary(exc)))
-            judged = {r.id: Verdict.unjudged(r.id, kind, ctx.redactor.text(summary(exc))) for r in runnable}
+            ctx.log.error("agentic segment failed: %s", ctx.redactor.redact(summary(exc)))
+            judged = {r.id: Verdict.unjudged(r.id, kind, ctx.redactor.redact(summary(exc))) for r in runnable}
         for row in runnable:
             decided[row.id] = mark_open(row, judged[row.id], decided)
         if cache:

@@ -137,14 +137,14 @@ class _Vars:
         elif "$" not in word:
             self.literals.setdefault(name, []).append(word)
 
-    def resolve(self, name: str, target: str = PLACEHOLDER, depth: int = 0) -> tuple[list[str], bool]:
+    def literal_defaults(self, name: str, target: str = PLACEHOLDER, depth: int = 0) -> tuple[list[str], bool]:
         """(literal defaults reachable from `name`, whether it follows `target`), eight hops at most."""
         if depth > 8:
             return [], False
         values = list(self.literals.get(name, []))
         follows = name == target
         for source in dict.fromkeys(self.aliases.get(name, [])):
-            more, via = self.resolve(source, target, depth + 1)
+            more, via = self.literal_defaults(source, target, depth + 1)
             values += more
             follows = follows or via
         return values, follows
@@ -173,7 +173,7 @@ def parse(text: str, *, tests_dir: Path | None = None) -> tuple[Pins, list[str]]
                     name = found.group(0) if "$" not in rest[:found.start()] else "$/" + found.group(0).rsplit("/", 1)[-1]
                     problems += _requirements(pins, shell, tests_dir, name)
     if pins.specs == 0 and not pins.unpinned:  # no visible install: a baked default still pins
-        values, _ = shell.resolve(PLACEHOLDER)
+        values, _ = shell.literal_defaults(PLACEHOLDER)
         for value in values:
             if VERSION.match(value):
                 pins.versions.setdefault(value.lstrip("v"), 0)
@@ -226,7 +226,7 @@ def _version(pins: Pins, shell: _Vars, n: int, line: str, ver: str) -> None:
     names = [m.group(1) for m in _EXPANSION.finditer(ver)] + re.findall(r"\$\{?([A-Za-z_]\w*)\}?", ver)
     found, placeholder = [], False
     for name in dict.fromkeys(names):
-        values, via = shell.resolve(name)
+        values, via = shell.literal_defaults(name)
         found += [v for v in values if VERSION.match(v)]
         placeholder = placeholder or via
     for m in _EXPANSION.finditer(ver):
@@ -250,7 +250,7 @@ def _extras(pins: Pins, shell: _Vars, mid: str) -> None:
         return
     names = [m.group(1) for m in _EXPANSION.finditer(mid)] + re.findall(r"\$\{?([A-Za-z_]\w*)", mid)
     for name in dict.fromkeys(names):
-        values, follows = shell.resolve(name, EXTRAS_VAR)
+        values, follows = shell.literal_defaults(name, EXTRAS_VAR)
         if follows:
             pins.extras_from_placeholder = True
         if values:

@@ -212,7 +212,7 @@ def write_fallback(
     documents could not be built. Swallows its own errors (nothing else can be done),
     after trying a plain write of the reward.
     """
-    reason = redactor.text(exit_reason) if redactor else exit_reason
+    reason = redactor.redact(exit_reason) if redactor else exit_reason
     try:
         doc = json.loads(resources.files("cowork_judge").joinpath(FALLBACK_TEMPLATE).read_text(encoding="utf-8"))
     except (OSError, ValueError):  # a broken installation: the fields a reader needs most

@@ -82,7 +82,7 @@ class RunPaths(RunFolders, VerifierLayout):
         )
 
     @classmethod
-    def resolve(
+    def of_environment(
         cls,
         *,
         app_dir: str | os.PathLike[str] | None = None,
@@ -96,6 +96,9 @@ class RunPaths(RunFolders, VerifierLayout):
         environment) by `cowork_judge.config.judge_config.load_config`."""
         return cls.from_config(load_config(environ).config, app_dir=app_dir, logs_dir=logs_dir, tests_dir=tests_dir,
                                work_dir=work_dir, alt_output_dir=alt_output_dir)
+
+    resolve = of_environment
+    """The former name of `of_environment`, kept for the callers written before it (tests)."""
 
     @property
     def layout(self) -> VerifierLayout:

@@ -66,7 +66,7 @@ class Redactor:
             found.extend(url_secrets(environ.get(name, "")))
         return cls(found, [*credentials, *extra])
 
-    def text(self, value: str) -> str:
+    def redact(self, value: str) -> str:
         """`value` with every secret replaced by ``[REDACTED]``.
 
         Strings that contain none of the secrets are returned as they are without running
@@ -76,6 +76,9 @@ class Redactor:
         if self._pattern is None or not value or not any(v in value for v in self._values):
             return value
         return self._pattern.sub(MARK, value)
+
+    text = redact
+    """The former name of `redact`, kept for the callers written before it (tests)."""
 
     def json_text(self, text: str) -> str:
         """`text`, a JSON document, with every secret replaced inside it — one pass over the
@@ -89,9 +92,9 @@ class Redactor:
     def value(self, value: Any) -> Any:
         """Redact strings inside dicts/lists/tuples recursively (keys included)."""
         if isinstance(value, str):
-            return self.text(value)
+            return self.redact(value)
         if isinstance(value, Mapping):
-            return {self.text(str(k)): self.value(v) for k, v in value.items()}
+            return {self.redact(str(k)): self.value(v) for k, v in value.items()}
         if isinstance(value, (list, tuple)):
             return [self.value(v) for v in value]
         return value
@@ -233,6 +236,6 @@ class RedactingFilter(logging.Filter):
             record.exc_text = None
         from cowork_judge.safety.spotlight import mask  # the prompts' boundary is never logged either
 
-        record.msg = mask(self._redactor.text(message))
+        record.msg = mask(self._redactor.redact(message))
         record.args = None
         return True

@@ -64,7 +64,7 @@ class AuditLog:
         """The audit log of one part of the run, under ``<root>/<prefix>/`` (same redaction)."""
         return AuditLog(self.root / prefix, self._redactor)
 
-    def write(self, name: str, value: Any) -> None:
+    def write_json(self, name: str, value: Any) -> None:
         """Write one JSON document ``<root>/<name>.json`` atomically; never raises."""
         try:
             atomic_write(self.root / f"{name}.json", spotlight.mask(dump_json(_capped(self._redactor.value(value)))))

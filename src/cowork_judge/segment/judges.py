@@ -122,4 +122,13 @@ def judges_opened(plan: SamplingPlan | None) -> Iterator[None]:
         yield
 
 
-__all__ = ["CallPath", "Judge", "ModelView", "SamplingPlan", "judges_opened"]
+@contextmanager
+def calls_opened(calls: CallPath, plan: SamplingPlan | None) -> Iterator[None]:
+    """The run's call path (`calls`) and every judge's held open for the scope: one scope for
+    every client a segment may use (each closed when its outermost scope ends: the run's, or
+    the segment's own when it runs alone)."""
+    with calls.opened(), judges_opened(plan):
+        yield
+
+
+__all__ = ["CallPath", "Judge", "ModelView", "SamplingPlan", "calls_opened", "judges_opened"]

@@ -128,7 +128,7 @@ class Tries:
         self.attempts += 1
         return self.attempts
 
-    def failed(self, exc: BaseException, *, t0: float, deadline_passed: bool, **entry: Any) -> Failed:
+    def record_failure(self, exc: BaseException, *, t0: float, deadline_passed: bool, **entry: Any) -> Failed:
         """Record a failed attempt begun at `t0` (monotonic s): its kind (read once,
         `failure_of`), counted, logged and audited (`entry` first, then ``failed``,
         ``error``, ``seconds``, and ``random_refusal`` for a random refusal) with the reason
@@ -136,7 +136,7 @@ class Tries:
         failure = failure_of(exc)
         kind = failure.kind(deadline_passed=deadline_passed)
         said = self.redact(summary(exc))
-        self.stats.failed(kind)
+        self.stats.count_failure(kind)
         if self.audit is not None:
             record = {**entry, "failed": kind, "error": said, "seconds": round(time.monotonic() - t0, 3)}
             if failure.random:
@@ -149,7 +149,7 @@ class Tries:
     def unusable(self, problems: str) -> Failed:
         """Record an attempt whose reply held no usable verdict (``parse_error``; `problems`
         is the parser's account, the failure's `Failed.said`)."""
-        self.stats.failed("parse_error")
+        self.stats.count_failure("parse_error")
         self.log.warning("%s %s %d: unusable reply (%s)", self.what, self.unit, self.attempts, problems)
         return Failed("parse_error", problems, None)
 
@@ -299,7 +299,7 @@ def _loop(tries: Tries, *, ready: Callable[[], bool], time_left: Callable[[], fl
         elif isinstance(exc, raises) or (exc is not None and retried is not None and not retried(exc)):
             raise exc
         elif exc is not None:
-            last = tries.failed(exc, t0=t0, deadline_passed=deadline_passed(), **entry(no))
+            last = tries.record_failure(exc, t0=t0, deadline_passed=deadline_passed(), **entry(no))
         elif isinstance(result, Again):
             tries.attempts -= 1
             continue

@@ -11,7 +11,7 @@ from cowork_judge.core.cost import ModelUsage
 @dataclass
 class CallStats:
     """Counters shared by every model call of a run (they become ``judge_calls`` and
-    ``judge_tokens``). Increments happen on one event loop at a time; `failed` counts
+    ``judge_tokens``). Increments happen on one event loop at a time; `count_failure` counts
     failed calls by `ErrorKind`.
 
     ``tokens`` is prompt + completion tokens as the endpoint reported them, cached prompt
@@ -32,7 +32,7 @@ class CallStats:
 
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
-    def failed(self, kind: str) -> None:
+    def count_failure(self, kind: str) -> None:
         """Count one failed call of `kind`."""
         self.by_kind[kind] = self.by_kind.get(kind, 0) + 1
 

@@ -23,12 +23,12 @@ from cowork_judge.core.gates import mark_open, settle_gated
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.segment.segment_context import SegmentContext
-from cowork_judge.segment.judges import Judge, judges_opened
+from cowork_judge.segment.judges import Judge, calls_opened
 from cowork_judge._util.threads import call_with_timeout
 from cowork_judge.transport.attempts import ModelCalls
 from cowork_judge.workflow.caller import WorkflowCalls
 from cowork_judge.workflow import WorkflowUnavailable, load
-from cowork_judge.workflow._contract import SampledJudge, WorkflowContext, WorkflowSampling
+from cowork_judge.workflow._contract import ModelCaller, SampledJudge, WorkflowContext, WorkflowSampling
 
 WORKFLOW_GRACE_SEC = 5.0
 """Seconds the runner waits past a workflow's budget before giving up on it, at most:
@@ -55,10 +55,8 @@ def judge_workflow_rows(
     for r in rows:
         if r.workflow.name not in names:
             names.append(r.workflow.name)
-    assert ctx.calls is not None  # SegmentContext makes it
-    calls = workflow_calls(ctx)
-    judge_calls: dict[str, WorkflowCalls] = {}
-    with ctx.calls.opened(), judges_opened(ctx.sampling):  # the run's clients when the run holds them open
+    shared: dict[str | None, WorkflowCalls] = {}  # the segment's transports, made on first use: the run's (None), each judge's
+    with calls_opened(ctx.calls, ctx.sampling):  # the run's clients when the run holds them open
         for name in names:
             runnable = settle_gated([r for r in rows if r.workflow.name == name], decided, known, into=out)
             if not runnable:
@@ -70,7 +68,12 @@ def judge_workflow_rows(
                 out.update({r.id: Verdict.unjudged(r.id, "workflow_missing", str(exc), method="workflow") for r in runnable})
                 continue
             budget = min(segment_end, ctx.deadline.at) - time.monotonic()
-            results = _run_one(module, name or "", runnable, ctx, budget, calls, judge_calls)
+            if budget <= 0:
+                kind = classify(TimeoutError(), segment="workflow", deadline_passed=ctx.deadline.passed())
+                results = {r.id: Verdict.unjudged(r.id, kind, "no time left for the workflow segment", method="workflow")
+                           for r in runnable}
+            else:
+                results = _run_one(module, name or "", runnable, ctx, budget, shared)
             for r in runnable:
                 out[r.id] = mark_open(r, results[r.id], decided)
     return out
@@ -88,37 +91,39 @@ def workflow_calls(ctx: SegmentContext, judge: Judge | None = None) -> WorkflowC
     return WorkflowCalls(
         limit=settings.workflow_concurrency, jitter_sec=settings.workflow_start_jitter_sec,
         per_timeout_sec=settings.per_timeout_sec, retry=ctx.retry, stats=ctx.stats, deadline_at=ctx.deadline.at,
-        redact=ctx.redactor.text, rng=ctx.rng, log=ctx.log, calls=path, judge_model=model,
+        redact=ctx.redactor.redact, rng=ctx.rng, log=ctx.log, calls=path, judge_model=model,
     )
 
 
-def _sampling(ctx: SegmentContext, name: str, audit: Any, *, cancel: threading.Event, budget_end: float,
-              shared: dict[str, WorkflowCalls]) -> WorkflowSampling | None:
-    """The workflow's view of the run's sampling plan: each judge's caller (one
-    `WorkflowCalls` per judge for the whole segment, in `shared`)."""
+def _callers(ctx: SegmentContext, name: str, audit: Any, *, cancel: threading.Event, budget_end: float,
+             shared: dict[str | None, WorkflowCalls]) -> tuple[ModelCaller, WorkflowSampling | None]:
+    """Workflow `name`'s model caller and its view of the run's sampling plan: the run's
+    caller and None when the run is not sampled; else each judge's caller (the first judge's
+    is the workflow's `transport`). One `WorkflowCalls` per judge (None: the run's) for the
+    whole segment, in `shared`."""
     plan = ctx.sampling
+    callers = []
+    for judge in plan.judges if plan is not None else (None,):
+        key = judge.name if judge is not None else None
+        calls = shared.get(key) or shared.setdefault(key, workflow_calls(ctx, judge))
+        callers.append(calls.caller(name, audit, cancel=cancel, budget_end=budget_end))
     if plan is None:
-        return None
-    judges = []
-    for judge in plan.judges:
-        calls = shared.get(judge.name) or shared.setdefault(judge.name, workflow_calls(ctx, judge))
-        judges.append(SampledJudge(name=judge.name, transport=calls.caller(name, audit, cancel=cancel, budget_end=budget_end),
-                                   weight=judge.weight, slug=judge.slug))
-    return WorkflowSampling(k=plan.k, adaptive=plan.adaptive, vote=plan.vote, judges=tuple(judges))
+        return callers[0], None
+    judges = tuple(SampledJudge(name=judge.name, transport=caller, weight=judge.weight, slug=judge.slug)
+                   for judge, caller in zip(plan.judges, callers))
+    return callers[0], WorkflowSampling(k=plan.k, adaptive=plan.adaptive, vote=plan.vote, judges=judges)
 
 
 def _run_one(module: Any, name: str, rows: list[Criterion], ctx: SegmentContext, budget_sec: float,
-             calls: WorkflowCalls, judge_calls: dict[str, WorkflowCalls] | None = None) -> dict[str, Verdict]:
-    if budget_sec <= 0:
-        kind = classify(TimeoutError(), segment="workflow", deadline_passed=ctx.deadline.passed())
-        return {r.id: Verdict.unjudged(r.id, kind, "no time left for the workflow segment", method="workflow") for r in rows}
+             shared: dict[str | None, WorkflowCalls]) -> dict[str, Verdict]:
+    """Run one workflow on its rows in a worker thread bounded by its budget (> 0 s); one verdict per row.
+    `shared`: the segment's transports by judge name (None: the run's), made on first use."""
     cancel, done = threading.Event(), threading.Event()
     audit = ctx.audit.scoped(f"workflow-{name}")
     work_dir = ctx.paths.work_dir / "workflows" / name
     work_dir.mkdir(parents=True, exist_ok=True)
     budget_end = time.monotonic() + budget_sec
-    sampling = _sampling(ctx, name, audit, cancel=cancel, budget_end=budget_end,
-                         shared=judge_calls if judge_calls is not None else {})
+    transport, sampling = _callers(ctx, name, audit, cancel=cancel, budget_end=budget_end, shared=shared)
     wctx = WorkflowContext(
         name=name,
         settings=MappingProxyType(dict(ctx.workflow_config.get(name, {}) or {})),
@@ -128,9 +133,9 @@ def _run_one(module: Any, name: str, rows: list[Criterion], ctx: SegmentContext,
         delivery=ctx.delivery,
         deadline_at=ctx.deadline.at,
         cancel=cancel,
-        transport=sampling.judges[0].transport if sampling else calls.caller(name, audit, cancel=cancel, budget_end=budget_end),
+        transport=transport,
         audit=audit,
-        redact=ctx.redactor.text,
+        redact=ctx.redactor.redact,
         log=ctx.log,
         rng=ctx.rng,
         resplit=ctx.settings.resplit,
