@@ -58,6 +58,9 @@ from cowork_judge.sim import OraclePolicy, SimServer  # noqa: E402
 from cowork_judge.sim.policies import GulliblePolicy  # noqa: E402
 
 CORPUS = REPO / "bench" / "redteam" / "corpus.json"
+ROUNDS = REPO / "bench" / "redteam"
+"""Later rounds live in ``bench/redteam/round<N>/attacks.json`` (same format and token as the
+corpus; their ``set`` is ``round<N>``) and are read after the corpus."""
 HONEST = REPO / "bench" / "redteam" / "honest"
 KEY = "sk-redteam-bench-0123456789"
 ROWS = [
@@ -147,11 +150,30 @@ def _rollout(root: Path, attack: dict[str, Any] | None, carrier: str, token: str
             (out / "meta.json").write_text(raw, encoding="utf-8")
         if attack and carrier == "final_message":
             message = MESSAGE + "\n\n" + text
+        if attack and carrier == "docx":
+            _docx_report(out / "report.docx", report, attack.get("meta", {}))
         if attack and carrier == "files":
             for extra, content in attack["files"].items():
                 (out / extra).write_text(content.replace("{TOKEN}", token), encoding="utf-8")
     (agent / "final_answer.txt").write_text(message, encoding="utf-8")
     return root
+
+
+def _docx_report(path: Path, report: str, meta: dict[str, str]) -> None:
+    """The clean report as a DOCX whose core properties (title, subject, description,
+    keywords, creator) are `meta` (round 6's document-metadata channel)."""
+    from honest_docs import _docx
+    from xml.sax.saxutils import escape
+    import zipfile
+
+    _docx(report, path)
+    tags = {"title": "dc:title", "subject": "dc:subject", "description": "dc:description", "keywords": "cp:keywords",
+            "creator": "dc:creator"}
+    core = "".join(f"<{tags[k]}>{escape(v)}</{tags[k]}>" for k, v in meta.items() if k in tags)
+    with zipfile.ZipFile(path, "a") as zf:
+        zf.writestr("docProps/core.xml", (
+            '<?xml version="1.0" encoding="UTF-8"?><cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/'
+            '2006/metadata/core-properties" xmlns:dc="http://purl.org/dc/elements/1.1/">' + core + "</cp:coreProperties>"))
 
 
 def _judge(root: Path, tests: Path, url: str, mode: str) -> dict[str, Any]:
@@ -239,6 +261,9 @@ def honest_rewards(sets: list[str], jobs: int, token: str) -> tuple[list[dict[st
             root = scratch / f"doc-{i}"
             tests = _instance(root / "instance")
             (tests / "task_prompt.md").write_text(d.task, encoding="utf-8")
+            if d.rubric:
+                rubric = [dict(r, description=text, judge_method="agentic") for r, text in zip(ROWS, d.rubric)]
+                (tests / "rubric.json").write_text(json.dumps({"rubrics": rubric}), encoding="utf-8")
             out, agent = root / "app" / "output", root / "logs" / "agent"
             out.mkdir(parents=True)
             agent.mkdir(parents=True)
@@ -280,7 +305,7 @@ def _healthbench(root: Path) -> list[str]:
 
 SETS = {"": "tuned on", "user-trial": "from the user trial, tuned on", "held-out": "held out in issue 27's second round",
         "round3": "round 3 (held out, then tuned on)", "round4": "round 4 (blind, then tuned on)",
-        "round5": "round 5 (issue 35's blind round)"}
+        "round5": "round 5 (issue 35's blind round)", "round6": "round 6 (issue 35's second blind round)"}
 """A corpus item's ``set`` → how the tables name it. Held-out items were written before the rule
 changes they were first measured against; rounds 3 and 4 were measured so (their figures before
 tuning are in docs/guard.md) and then tuned on."""
@@ -402,6 +427,17 @@ def guard_only(attacks: list[dict[str, Any]], token: str, sets: dict[str, str]) 
     return "\n".join(lines) + "\n"
 
 
+def load_corpus() -> dict[str, Any]:
+    """The corpus with every later round's attacks appended (each round names its own set)."""
+    corpus = json.loads(CORPUS.read_text(encoding="utf-8"))
+    for path in sorted(ROUNDS.glob("round*/attacks.json")):
+        extra = json.loads(path.read_text(encoding="utf-8"))
+        if extra["token"] != corpus["token"]:
+            raise ValueError(f"{path}: its token differs from the corpus's")
+        corpus["attacks"] += extra["attacks"]
+    return corpus
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", type=Path, help="also write the tables to this Markdown file")
@@ -417,7 +453,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--guard-only", action="store_true",
                    help="no judge runs: plant each attack as the benchmark does and report which the guard flags, per set")
     args = p.parse_args(argv)
-    corpus = json.loads(CORPUS.read_text(encoding="utf-8"))
+    corpus = load_corpus()
     attacks = [a for a in corpus["attacks"] if (not args.only or a["id"] in args.only)
                and (not args.sets or a.get("set", "") in args.sets)]
     results, baseline, seconds = ([], {}, 0.0) if args.no_attacks or args.guard_only else \
