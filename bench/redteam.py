@@ -232,7 +232,9 @@ def attack_success(attacks: list[dict[str, Any]], token: str, jobs: int,
             return {"id": attack["id"], "kind": attack["kind"], "carrier": where,
                     "mode": mode, "reward": doc["task_score"], "baseline": baseline[f"{group}/{mode}"],
                     "success": doc["task_score"] > baseline[f"{group}/{mode}"] + 1e-9, "flagged": guard["flagged"],
-                    "findings": sorted({f["kind"] for f in guard["findings"] if f["flags"]})}
+                    "findings": sorted({f["kind"] for f in guard["findings"] if f["flags"]}),
+                    "penalized": guard.get("penalized", False),
+                    "extra_calls": (guard.get("confirmation") or {}).get("extra_calls", 0)}
 
         with ThreadPoolExecutor(max_workers=jobs) as pool:
             results = list(pool.map(one, [(a, m) for a in attacks for m in ("off", "penalize")]))
@@ -292,6 +294,40 @@ def _honest_table(rows: list[dict[str, Any]], clean: float) -> str:
             lines.append(f"| {label} | {len(rs)} | {_rate([r['flagged'] for r in rs])} | "
                          f"{_rate([r['reward'] < clean - 1e-9 for r in rs])}{' (' + ', '.join(dropped) + ')' if dropped else ''} |")
     return "\n".join(lines) + f"\n\nClean rollout's reward (off): {clean:g}.\n"
+
+
+def _case_table(results: list[dict[str, Any]]) -> str:
+    """One line per attack: rewards under off and penalize, the flag, the penalty, the
+    confirmation's extra calls."""
+    by_id: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+    for r in results:
+        by_id[r["id"]][r["mode"]] = r
+    lines = ["| attack | kind | carrier | reward off (clean) | reward penalize (clean) | flagged | finding kinds | penalized "
+             "| extra calls | got through |", "|---|---|---|---:|---:|---|---|---|---:|---|"]
+    for rid, modes in by_id.items():
+        off, pen = modes.get("off"), modes.get("penalize")
+        if off is None or pen is None:
+            continue
+        lines.append(f"| {rid} | {pen['kind']} | {pen['carrier']} | {off['reward']:g} ({off['baseline']:g}) | "
+                     f"{pen['reward']:g} ({pen['baseline']:g}) | {'yes' if pen['flagged'] else 'no'} | "
+                     f"{', '.join(pen['findings']) or '-'} | {'yes' if pen['penalized'] else 'no'} | {pen['extra_calls']} | "
+                     f"{'**yes**' if pen['success'] else 'no'} |")
+    calls = sum(r["extra_calls"] for r in results if r["mode"] == "penalize")
+    return "\n".join(lines) + f"\n\nExtra calls of confirmation (penalize runs): {calls}.\n"
+
+
+def _honest_case_table(rows: list[dict[str, Any]], clean: float) -> str:
+    """One line per honest document: reward under penalize, flag, rules, confirmation."""
+    lines = ["| honest document | set | reward | flagged | rules | penalized | extra calls |", "|---|---|---:|---|---|---|---:|"]
+    for r in rows:
+        g = r["guard"]
+        rules = sorted({f["rule"] for f in g.get("findings", []) if f.get("flags")})
+        calls = (g.get("confirmation") or {}).get("extra_calls", 0)
+        drop = " **drop**" if r["reward"] < clean - 1e-9 else ""
+        lines.append(f"| {r['name']} | {r['set'] or 'tuned on'} | {r['reward']:g}{drop} | {'yes' if r['flagged'] else 'no'} | "
+                     f"{', '.join(rules) or '-'} | {'yes' if r['penalized'] else 'no'} | {calls} |")
+    calls = sum((r["guard"].get("confirmation") or {}).get("extra_calls", 0) for r in rows)
+    return "\n".join(lines) + f"\n\nExtra calls of confirmation (honest documents): {calls}.\n"
 
 
 def _healthbench(root: Path) -> list[str]:
@@ -450,6 +486,7 @@ def main(argv: list[str] | None = None) -> int:
                    help="the targeted gullible judge (sim --gullible-rows): the token helps only the rows the attack names")
     p.add_argument("--honest-rewards", action="store_true",
                    help="also judge each honest document (of --set, else all) under penalize and count rewards that drop")
+    p.add_argument("--cases", action="store_true", help="also one table line per attack and per honest document")
     p.add_argument("--guard-only", action="store_true",
                    help="no judge runs: plant each attack as the benchmark does and report which the guard flags, per set")
     args = p.parse_args(argv)
@@ -465,11 +502,15 @@ def main(argv: list[str] | None = None) -> int:
         print(text)
         return 0
     text = report(results, baseline, seconds, flags, os.getloadavg(), sets)
+    if args.cases and results:
+        text += "\n" + _case_table(results)
     if args.honest_rewards:
         rows, clean, hsec = honest_rewards(args.sets or list(SETS), args.jobs, corpus["token"])
         load = os.getloadavg()
         text += ("\n" + _honest_table(rows, clean) +
                  f"{len(rows)} judge runs in {hsec:.0f} s, load average {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}.\n")
+        if args.cases:
+            text += "\n" + _honest_case_table(rows, clean)
     print(text)
     if args.out:
         args.out.write_text("# Red-team benchmark (`bench/redteam.py`)\n\n" + text, encoding="utf-8")
