@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import zipfile
+from pathlib import Path
 
 import pytest
 from testkit import deck, make_ctx
@@ -121,3 +122,39 @@ def test_html_named_pptx_through_the_router(tmp_path):
     assert all(x.judged for x in v.values())
     assert v["L"].hit is False and v["P"].hit is False and v["N"].hit is False  # 2 sections, not a 3-20 slide pptx
     assert "not a PowerPoint presentation" in v["P"].reason
+
+
+def MINIMAL() -> bytes:
+    return deck("01__python-pptx__minimal.pptx").read_bytes()
+
+
+def _linked_deck(tmp_path, link: str = "deck.pptx", target: str = "src/real.pptx"):
+    """An output folder holding one deck at `target` and a relative symbolic link `link` to it."""
+    output = tmp_path / "app" / "output"
+    (output / link).parent.mkdir(parents=True, exist_ok=True)
+    (output / link).symlink_to(Path(target) if "/" not in link else Path("..") / target)
+    return make_ctx(tmp_path, {target: MINIMAL()})
+
+
+def test_a_link_to_the_deck_inside_the_delivery_is_one_deck(tmp_path):
+    """Trial 5, F3: ``deck.pptx -> src/real.pptx`` inside output/ was "ambiguous: 2 pptx
+    decks" and gated every row (reward 0); the agent delivered one deck."""
+    ctx = _linked_deck(tmp_path)
+    assert sorted(f.rel for f in ctx.delivery.files) == ["deck.pptx", "src/real.pptx"]  # both names stay listed
+    hit, reason, art = CODE_METHODS["locate_deck"](ctx.segment())
+    assert hit, reason
+    assert LocatedDeck.from_artifacts(art).rel == "src/real.pptx"
+    assert "deck.pptx is a link to src/real.pptx: one deck" in reason
+
+
+def test_the_expected_name_wins_among_links_to_one_deck(tmp_path):
+    ctx = _linked_deck(tmp_path)
+    hit, reason, art = CODE_METHODS["locate_deck"](ctx.segment(), expect_name="deck.pptx", require_expect_name=True)
+    assert hit, reason
+    assert LocatedDeck.from_artifacts(art).rel == "deck.pptx"
+
+
+def test_two_real_decks_are_still_ambiguous(tmp_path):
+    ctx = make_ctx(tmp_path, {"a.pptx": MINIMAL(), "b.pptx": deck("05__python-pptx__shp-groupshape.pptx").read_bytes()})
+    hit, reason, _ = CODE_METHODS["locate_deck"](ctx.segment())
+    assert not hit and reason.startswith("ambiguous: 2 pptx decks"), reason

@@ -126,3 +126,19 @@ def test_the_cut_listing_is_a_delivery_note_and_a_bounded_detail(tmp_path, monke
     details = delivery.delivery_details(ctx.delivery)
     assert details.ignored[:5] == [f"f{i:02}.txt (listing_limit)" for i in range(3, 8)]
     assert details.ignored[5:] == ["... and 12 more not named here"]
+
+
+def test_nothing_to_count_names_the_file_read_as_binary(tmp_path):
+    """Trial 4's L1: an all-NUL ``.txt`` (a sparse file) left ``word_count_between`` with the
+    bare reason "nothing to count"; the reason now names the file and why it gave no text."""
+    ctx = make_ctx(tmp_path, {"report.txt": b"\x00" * 20000})
+    hit, reason, _ = CODE_METHODS["word_count_between"](ctx.segment(), min_words=10, glob="*.txt")
+    assert hit is False
+    assert "report.txt" in reason and "binary" in reason and "NUL" in reason
+
+
+def test_nothing_to_count_says_no_deliverable_matched(tmp_path):
+    ctx = make_ctx(tmp_path, {"notes.md": "some words here"})
+    hit, reason, _ = CODE_METHODS["word_count_between"](ctx.segment(), min_words=1, glob="*.txt")
+    assert hit is False
+    assert reason == "nothing to count: no deliverable matches '*.txt'"

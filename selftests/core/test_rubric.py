@@ -225,3 +225,33 @@ def test_the_typo_check_compares_each_unknown_field_once_per_process(monkeypatch
         assert sum("did you mean 'weight'" in w for w in warnings) == 1
         assert not any("'tags'" in w for w in warnings)
     assert sorted(calls) == ["tags", "wieght"]
+
+
+def test_judge_method_is_read_as_the_settings_are_and_an_unknown_one_follows_the_rows_fields():
+    """Trial 5, F13: ``"judge_method": "Code"`` sent a word-count row to the model (reward 1.0
+    where the count gives 0). The method is read case- and space-insensitively; an unknown one
+    on a row naming a code method is a code row (with a warning), not a model's opinion."""
+    code = {"code_method_name": "word_count_between", "code_method_params": {"max_words": 10, "source": "response"}}
+    rubric = normalize_rubric({"rubrics": [
+        {"id": "A", "description": "short", "weight": 1, "judge_method": "Code", **code},
+        {"id": "B", "description": "short", "weight": 1, "judge_method": " code ", **code},
+        {"id": "C", "description": "short", "weight": 1, "judge_method": "kode", **code},
+        {"id": "D", "description": "good", "weight": 1, "judge_method": "agentik"},
+    ]})
+    assert [c.judge_method for c in rubric.criteria] == ["code", "code", "code", "agentic"]
+    assert list(rubric.warnings) == [
+        "row 'C': unknown judge_method 'kode'; judged as 'code' (the row names a code_method_name)",
+        "row 'D': unknown judge_method 'agentik'; judged as 'agentic'",
+    ]
+
+
+def test_two_row_lists_are_refused_and_an_unread_top_level_key_is_a_warning():
+    """Trial 5, F12: rows under ``criteria`` beside ``rubrics`` (a converter's output, a merge)
+    were dropped silently — a weight-5 row never judged, reward 1.0, lint 0 errors."""
+    with pytest.raises(RubricError, match="rows under both 'rubrics' and 'criteria'"):
+        normalize_rubric({"rubrics": [{"id": "A", "description": "a", "weight": 1}],
+                          "criteria": [{"id": "B", "description": "b", "weight": 5}]})
+    rubric = normalize_rubric({"rubrics": [{"id": "A", "description": "a", "weight": 1}],
+                               "extra_rows": [{"id": "B", "description": "b", "weight": 5}], "metadata": {}})
+    assert [c.id for c in rubric.criteria] == ["A"]
+    assert any("top-level key(s) 'extra_rows' not read" in w for w in rubric.warnings), rubric.warnings

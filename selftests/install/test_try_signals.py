@@ -73,3 +73,26 @@ def test_an_interrupted_out_dir_is_said_to_be_kept_and_incomplete(cache, tmp_pat
     assert f"kept: {out_dir} (incomplete: interrupted before the judge finished, no result.json" in out, out + err
     assert out_dir.is_dir() and not (out_dir / "logs" / "verifier" / "result.json").exists()
     assert not list(tmpdir.iterdir()), list(tmpdir.iterdir())
+
+
+@pytest.mark.slow
+def test_sigterm_during_the_wheel_build_leaves_no_pip_temp_folders(cache, tmp_path):
+    """Trial 4's L2: SIGTERM while pip builds the judge's wheel left ``pip-build-env-*``,
+    ``pip-unpack-*`` and ``pip-wheel-*`` in ``$TMPDIR`` (pip dies without its own clean-up);
+    each pip child now gets a private ``TMPDIR`` that the unwinding removes."""
+    task = example_task(tmp_path / "task")
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "COWORK_", "OPENAI_"))}
+    env.update(COWORK_JUDGE_CACHE=str(cache), TMPDIR=str(tmpdir))
+    proc = subprocess.Popen([*CLI, "try", str(task), "--rollout", str(ROLLOUTS / "chat")], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 300
+    while not [p for p in tmpdir.glob("**/pip-*") if p.is_dir()]:  # pip is at work (wherever its TMPDIR is)
+        assert proc.poll() is None, proc.communicate()
+        assert time.monotonic() < deadline, "pip did not start"
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143, out + err
+    assert not list(tmpdir.iterdir()), sorted(p.name for p in tmpdir.iterdir())

@@ -102,7 +102,7 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = [
      {}),
     ("M002", "empty text", {"rubric": rows(extra=[REGEX_ROW | {"code_method_name": "text_contains",
                                                                "code_method_params": {"text": ""}}])}, {}),
-    ("M003", "unknown judge_method", {"rubric": rows((0, {"judge_method": "Code"}))}, {}),
+    ("M003", "unknown judge_method", {"rubric": rows((0, {"judge_method": "kode"}))}, {}),
     ("M003", "code row without a method name", {"rubric": rows((0, {"code_method_name": None, "code_method_params": None}))},
      {}),
     ("M004", "code method on an agentic row", {"rubric": rows((2, {"code_method_name": "file_exists"}))}, {}),

@@ -35,7 +35,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from cowork_judge.core.rubric import LIST_KEYS
+from cowork_judge.core.rubric import LIST_KEYS, row_judge_method
 from cowork_judge.core.scales import format_level, parse_level_key
 from cowork_judge.workflow._contract import GRID_21
 from cowork_judge.workflow.ppt_judge.assets import CONTENT_GROUPS, TaskChecks
@@ -299,7 +299,7 @@ def deck_evidence(raw: Any, *, checks_present: bool, task_prompt: str | None) ->
     for row in rows:
         if not isinstance(row, Mapping):
             continue
-        if row.get("judge_method") == "code" and row.get("code_method_name") in DECK_CODE_METHODS:
+        if row_judge_method(row) == "code" and row.get("code_method_name") in DECK_CODE_METHODS:
             found.append(f"row {row.get('id')!r} ({row.get('code_method_name')})")
         elif row.get("workflow_name") == WORKFLOW:
             found.append(f"row {row.get('id')!r} (ppt_judge)")
@@ -378,7 +378,7 @@ def _balanced(weights: dict[str, float], template: VisualTemplate, others: Seque
         raise GenError(f"--balance must be a positive number, got {ratio!r}")
     content = 0.0
     for r in others:
-        if not isinstance(r, Mapping) or r.get("judge_method") == "code" or r.get("hurdle") is True:
+        if not isinstance(r, Mapping) or row_judge_method(r) == "code" or r.get("hurdle") is True:
             continue
         w = r.get("weight", r.get("points"))
         if isinstance(w, (int, float)) and not isinstance(w, bool) and w > 0:

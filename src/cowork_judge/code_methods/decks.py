@@ -116,7 +116,7 @@ def locate_deck(
     order = [k.lower() for k in _str_list(prefer, "prefer") or ["pptx", "html", "pdf"]]
     excluded = _str_list(exclude, "exclude")
     source_globs = _str_list(sources, "sources") or [f"{d}/**/*" for d in SOURCE_DIRS]
-    decks = _candidates(ctx, order, excluded, source_globs)
+    decks = _candidates(ctx, order, excluded, source_globs, expect_name)
     if require_expect_name and expect_name:
         named = [i for k in order for i in decks.by_kind.get(k, []) if Path(i.rel).name == expect_name]
         if len(named) != 1:
@@ -159,9 +159,11 @@ class _Candidates:
         return True, f"deck is {item.rel}{misnamed(item.rel, family) or f' ({family})'}{why}{self.note}", art
 
 
-def _candidates(ctx: CodeContext, order: list[str], excluded: list[str], source_globs: list[str]) -> _Candidates:
+def _candidates(ctx: CodeContext, order: list[str], excluded: list[str], source_globs: list[str],
+                expect_name: str | None = None) -> _Candidates:
     """The deliverables that may be the deck: a deck-like name not `excluded`, a content
-    kind in `order`, and not byte-identical to a file of `source_globs`.
+    kind in `order`, and not byte-identical to a file of `source_globs`; names that are
+    links to one file inside the delivery are one candidate (`_one_per_file`).
 
     Raises:
         ReadLimit: a deck-like deliverable lies past the listing limit, or the scan stopped
@@ -191,9 +193,29 @@ def _candidates(ctx: CodeContext, order: list[str], excluded: list[str], source_
             skipped_sources.append(item.rel)
             continue
         by_kind.setdefault(kinds[item.path], []).append(item)
+    aliases: list[str] = []
+    by_kind = {kind: _one_per_file(group, expect_name, aliases) for kind, group in by_kind.items()}
     note = f" (ignored task-given source file(s): {', '.join(skipped_sources)})" if skipped_sources else ""
     note += f"; {'; '.join(other)}" if other else ""
+    note += f"; {'; '.join(aliases)}" if aliases else ""
     return _Candidates(kinds, by_kind, note)
+
+
+def _one_per_file(group: list[DeliveredFile], expect_name: str | None, aliases: list[str]) -> list[DeliveredFile]:
+    """`group` with the names that reach one real file kept once (trial 5, F3: ``deck.pptx ->
+    src/real.pptx`` is one deck, not two). The name kept is the task's `expect_name` if one
+    of them has it, else the one that is not a link; each dropped alias is said in `aliases`
+    (``"deck.pptx is a link to src/real.pptx: one deck"``)."""
+    by_file: dict[str, list[DeliveredFile]] = {}
+    for item in group:
+        by_file.setdefault(os.path.realpath(item.path), []).append(item)
+    kept: list[DeliveredFile] = []
+    for names in by_file.values():
+        best = min(names, key=lambda i: (Path(i.rel).name != expect_name, os.path.islink(i.path), i.rel))
+        kept.append(best)
+        aliases.extend(f"{other.rel} is a link to {best.rel}: one deck" if os.path.islink(other.path)
+                       else f"{other.rel} and {best.rel} are one file: one deck" for other in names if other is not best)
+    return kept
 
 
 def _str_list(value: Any, name: str) -> list[str]:

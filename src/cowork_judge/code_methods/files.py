@@ -159,6 +159,18 @@ def _texts(ctx: CodeContext, glob: str | None, source: str) -> tuple[list[tuple[
     return out, unread
 
 
+def _why_no_text(ctx: CodeContext, glob: str | None, source: str) -> str:
+    """Why `_texts` found no text to read, in words: no deliverable matches `glob`, or
+    the ones that match were read as binary (a NUL byte in their first 8 KiB)."""
+    if source == "response":
+        return "the final message is empty"
+    found = matching(ctx, glob or "*")
+    if not found:
+        return f"no deliverable matches {glob or '*'!r}"
+    names = ", ".join(item.rel for item in found[:3]) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
+    return f"{names} read as binary, not text (a NUL byte in the first 8 KiB)"
+
+
 def file_exists(ctx: CodeContext, glob: str) -> tuple[bool, str, dict[str, Any]]:
     """Hit when at least one deliverable matches `glob` (a deliverable past the listing
     limit counts: its name was seen).
@@ -342,6 +354,6 @@ def word_count_between(ctx: CodeContext, min_words: int = 0, max_words: int | No
     if unread and not certain:
         raise ReadLimit(f"{n} words in what was read; required {bounds}; but {unread[0]}", limit=unread[1])
     if not texts:
-        return False, "nothing to count", {}
+        return False, f"nothing to count: {_why_no_text(ctx, glob, source)}", {}
     ok = n >= min_words and (max_words is None or n <= max_words)
     return ok, f"{n} words; required {bounds}", {}

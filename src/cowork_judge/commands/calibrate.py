@@ -292,7 +292,17 @@ def _headline(doc: dict[str, Any]) -> str:
     return (f"calibrate: {a['n']} row pairs over {doc['instances']['calibrated']} instance(s): accuracy "
             f"{fmt(a['accuracy'], a['accuracy_ci'])}, kappa {fmt(a['kappa'], a['kappa_ci'])}, F1 {fmt(a['f1'], a['f1_ci'])}; "
             f"reward MAE {fmt(r['mae'], r['mae_ci'])}, Spearman {fmt(r['spearman'], r['spearman_ci'])}"
-            + (f" ({a['ci_note']})" if a["ci_note"] else "") + _left_out(doc))
+            + (f" ({a['ci_note']})" if a["ci_note"] else "") + _left_out(doc) + _partial(doc))
+
+
+def _partial(doc: dict[str, Any]) -> str:
+    """Trial 5, F1: the human reward of an instance with unlabelled model rows counts them as
+    unjudged, so the reward figures differ from the judge's for that reason alone: say so."""
+    n, total = doc["reward"]["human_partial"], doc["instances"]["calibrated"]
+    if not n:
+        return ""
+    return (f"; human rewards partial on {n} of {total} instance(s): {doc['rows']['unlabelled']} model row(s) without "
+            "a label count as unjudged there")
 
 
 def _left_out(doc: dict[str, Any]) -> str:

@@ -209,6 +209,11 @@ def _tell(summary: dict[str, Any], out: Path, *, draws: int) -> None:
     if draws > 0 and summary["intervals"]["withheld"]:  # the fleet's one rule (fleet.stats.MIN_CLUSTERS), as calibrate
         reward_note = summary["reward"]["ci_note"]
         print(f"summarize: {summary['intervals']['note']}" + (f"; reward ({reward_note})" if reward_note else ""), file=sys.stderr)
+    invalid = summary["scoring"]["settings_invalid"]
+    if invalid["documents"]:  # trial 5, F2: a typo in a verifier's environment scored under the default
+        names = ", ".join(f"{name} ({n})" for name, n in invalid["by_variable"].items())
+        print(f"summarize: warning: {invalid['documents']} document(s) were scored under a default because a setting "
+              f"that changes the reward held an invalid value: {names} (details.settings_invalid)", file=sys.stderr)
     if summary["scoring"]["mixed"]:  # issue 39: never two policies silently
         print(f"summarize: warning: the documents were scored under {len(summary['scoring']['policies'])} different "
               "policies (scoring.policies); rescore them under one to compare rewards", file=sys.stderr)

@@ -80,6 +80,9 @@ class RunFacts(BaseModel):
     exit_note: str | None = None
     fingerprint: dict[str, Any] | None = Field(None, description="run.fingerprint.verdict_fingerprint of the run.")
     interrupted: bool = Field(False, description="A signal ended the run before every row was judged.")
+    settings_invalid: tuple[str, ...] = Field((), description="Environment variables of settings that change the verdicts "
+                                              "or the reward whose invalid value fell back to the default "
+                                              "(config.effects.invalid_reward_settings).")
     guard: GuardReport | None = Field(None, description="The guard's report (None: the run ended before the guard read "
                                       "anything).")
     sampling: SamplingRecord | None = Field(None, description="How the run sampled (None: every row asked once by one judge).")
@@ -210,6 +213,7 @@ def _details(criteria: tuple[Criterion, ...], results: list[RowResult], coverage
         policy=policy,
         fingerprint=dict(facts.fingerprint) if facts.fingerprint is not None else None,
         interrupted=facts.interrupted,
+        settings_invalid=list(facts.settings_invalid),
         sampling=_sampling(facts.sampling, results, coverage),
     )
 

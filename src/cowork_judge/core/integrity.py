@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from collections.abc import Collection
 from typing import Any, Literal
 
 INTEGRITY_KEY = "integrity"
@@ -87,6 +88,9 @@ class SealCheck:
 
     state: Seal
     problem: str | None = None
+    added: tuple[str, ...] = ()
+    """Top-level keys beside the judge's own (a fleet's ``task_id``, ``tags``…) that `check`
+    left out of the digest because the caller named the judge's keys (sorted)."""
 
     @property
     def ok(self) -> bool:
@@ -95,12 +99,30 @@ class SealCheck:
 
 
 def check(doc: Any, reward_txt: bytes | None = None, reward_json: bytes | None = None, *,
-          name: str = "result.json") -> SealCheck:
+          name: str = "result.json", judge_keys: Collection[str] | None = None) -> SealCheck:
     """Check a decoded document `doc` (and the reward files' bytes, when given: None = not
     read, not checked) against its ``integrity`` record. `name` names the document in
-    `SealCheck.problem`. Never raises."""
+    `SealCheck.problem`. Never raises.
+
+    `judge_keys`: the top-level keys a judge writes. When given, other top-level keys are a
+    fleet's additions beside the document (``task_id``, ``tags``, as `summarize` invites): they
+    are left out of the digest and named in `SealCheck.added`, while any change to a judge's
+    key still breaks the seal (trial 5, F7). None: every key is covered (a stored result of
+    the judge's own, which nothing should add to)."""
     if not isinstance(doc, dict):
         return SealCheck("mismatch", f"{name} is not a JSON object")
+    added: tuple[str, ...] = ()
+    if judge_keys is not None:
+        added = tuple(sorted(k for k in doc if k not in judge_keys))
+        if added:
+            doc = {k: v for k, v in doc.items() if k in judge_keys}
+        verdict = _check(doc, reward_txt, reward_json, name)
+        return SealCheck(verdict.state, verdict.problem, added) if verdict.state == "verified" else verdict
+    return _check(doc, reward_txt, reward_json, name)
+
+
+def _check(doc: dict[str, Any], reward_txt: bytes | None, reward_json: bytes | None, name: str) -> SealCheck:
+    """`check` of the keys it covers."""
     record = doc.get(INTEGRITY_KEY)
     if record is None:
         fingerprint = (doc.get("details") or {}).get("fingerprint") if isinstance(doc.get("details"), dict) else None

@@ -179,13 +179,20 @@ class Details(BaseModel):
                                                "prompt and instruction SHA-256. None in documents of older versions.")
     interrupted: bool = Field(False, description="A signal (SIGTERM, SIGINT) ended the run before every row was judged: "
                               "the reward is of a cut run, and batch resume judges the instance again.")
+    settings_invalid: list[str] = Field(default_factory=list, description=(
+        "Only when some are: the environment variables of settings that change the verdicts or the reward (a guard "
+        "mode, the reward mode, a threshold…) whose value was invalid, so the run was scored under the default "
+        "instead (the warning is in `warnings`; `summarize` counts these documents; `batch` refuses such values)."))
     sampling: SamplingRecord | None = Field(None, description=(
         "Only when the run sampled (JUDGE_SAMPLES > 1 or JUDGE_PANEL): samples per judge, mode, vote, temperature, "
         "the judges with their weights, each judge's coverage and the answers the judged rows lost."))
 
     @model_serializer(mode="wrap")
     def _sampled_only(self, handler: SerializerFunctionWrapHandler) -> Any:
-        return omit_defaults(handler(self), {"sampling": None})
+        data = omit_defaults(handler(self), {"sampling": None})
+        if isinstance(data, dict) and data.get("settings_invalid") == []:
+            del data["settings_invalid"]  # written only when some setting was invalid: 0.2 documents keep their shape
+        return data
 
 
 class ResultDocument(BaseModel):

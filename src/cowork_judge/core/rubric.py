@@ -309,9 +309,16 @@ def normalize_rubric(raw: Any) -> NormalizedRubric:
                 if not isinstance(settings, Mapping):
                     raise RubricError(f"workflow_config.{name} must be an object of settings, got {settings!r:.60}")
             workflow_config = {str(k): dict(v) for k, v in wc.items()}
-        list_key = next((k for k in LIST_KEYS if isinstance(raw.get(k), list)), None)
-        if list_key is not None:
-            rows = [(None, r) for r in raw[list_key]]
+        list_keys = [k for k in LIST_KEYS if isinstance(raw.get(k), list)]
+        if len(list_keys) > 1:  # trial 5, F12: the second list's rows were never judged
+            raise RubricError(f"rows under both {list_keys[0]!r} and {list_keys[1]!r}: only one row list is read; "
+                              "merge them into one")
+        if list_keys:
+            rows = [(None, r) for r in raw[list_keys[0]]]
+            unread = [str(k) for k in raw if k not in RESERVED_TOP_KEYS and k not in list_keys]
+            if unread:
+                warnings.append(f"top-level key(s) {', '.join(map(repr, unread[:5]))} not read (rows are under "
+                                f"{list_keys[0]!r}; also read: {', '.join(sorted(RESERVED_TOP_KEYS))})")
         else:
             rows = [(k, v) for k, v in raw.items() if k not in RESERVED_TOP_KEYS]
     else:
@@ -438,12 +445,7 @@ def _normalize_row(row_id: str, row: Mapping[str, Any], warnings: list[str]) -> 
     depends_on = _depends_on(row.get("depends_on"), where)
     levels, row_type = _levels(row, where)
 
-    judge_method = row.get("judge_method")
-    if judge_method is None:
-        judge_method = "agentic"
-    elif judge_method not in JUDGE_METHODS:
-        warnings.append(f"{where}: unknown judge_method {judge_method!r}; judged as 'agentic'")
-        judge_method = "agentic"
+    judge_method = row_judge_method(row, where, warnings)
     code_method_name = _opt_str(row.get("code_method_name"), where, "code_method_name")
     if judge_method == "code" and not code_method_name:
         warnings.append(f"{where}: judge_method 'code' without code_method_name; judged as 'agentic'")
@@ -503,6 +505,26 @@ def _normalize_row(row_id: str, row: Mapping[str, Any], warnings: list[str]) -> 
 
 MAX_ABS_WEIGHT = 1e9
 """Largest |weight| accepted: sums of a few such weights stay exact enough and finite."""
+
+
+def row_judge_method(row: Mapping[str, Any], where: str = "row", warnings: list[str] | None = None) -> str:
+    """The row's judge method: ``judge_method`` read case- and space-insensitively (``"Code"`` is
+    ``code``, as the settings are read); an unknown one is the method the row's own fields name
+    (a ``code_method_name`` → ``code``, a ``workflow_name`` → ``workflow``) rather than a model's
+    opinion on a deterministic row (trial 5, F13), else ``agentic``; each fallback is a warning
+    appended to `warnings` (when given). Every reader of a raw row (lint, install's extras, the
+    deck rubric generator) asks here, so they agree with the engine."""
+    raw = row.get("judge_method")
+    if raw is None:
+        return "agentic"
+    folded = raw.strip().lower() if isinstance(raw, str) else raw
+    if folded in JUDGE_METHODS:
+        return str(folded)
+    named = "code" if row.get("code_method_name") else "workflow" if row.get("workflow_name") else "agentic"
+    why = {"code": " (the row names a code_method_name)", "workflow": " (the row names a workflow_name)"}.get(named, "")
+    if warnings is not None:
+        warnings.append(f"{where}: unknown judge_method {raw!r}; judged as {named!r}{why}")
+    return named
 
 
 def _weight(row: Mapping[str, Any], where: str, warnings: list[str]) -> float:

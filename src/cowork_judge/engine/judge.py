@@ -34,6 +34,7 @@ from cowork_judge.evidence.kinds import DECK_SUFFIXES  # noqa: F401 - DECK_SUFFI
 from cowork_judge._util.fsutil import discard_scratch
 from cowork_judge.core.findings import GuardReport
 from cowork_judge.safety.redact import Redactor
+from cowork_judge.config.effects import invalid_reward_settings
 from cowork_judge.config.judge_config import JudgeConfig, LoadedConfig, export_credentials
 from cowork_judge.run.context import RunContext
 from cowork_judge.run.collect import collect_delivery, copy_stray, delivery_details
@@ -182,6 +183,7 @@ class _Run:
         self.start = start
         self.fingerprint = verdict_fingerprint(loaded.config, tests_dir) if tests_dir is not None else None
         self.warnings: list[str] = list(loaded.warnings)
+        self.settings_invalid = tuple(invalid_reward_settings(loaded.sources))
         self.guard: GuardReport | None = None
         for w in loaded.warnings:
             log.warning("config: %s", w)
@@ -210,6 +212,7 @@ class _Run:
             skipped=skipped,
             exit_note=note,
             fingerprint=self.fingerprint,
+            settings_invalid=self.settings_invalid,
             guard=self.guard or GuardReport(mode=self.config.guard),
             sampling=sampling_record(self.config),
             cost=run_cost(self.config, ctx.stats if ctx is not None else None),

@@ -14,8 +14,10 @@ the human labels in the simulator's oracle format (``{row id: {"hit", "level"?}}
 
 Rewards: the judge's reward is the document's; the human reward is the same rubric scored
 with the labels as verdicts, through the one scoring function (`core.scoring.score`) under
-the document's own policy — a row without a label counts as unjudged there (and the
-instance is marked ``human_reward_partial``). Statistics and intervals: `fleet.agreement`.
+the document's own policy. A code row without a label takes the judge's verdict there (a
+code method decides it, not a model: nobody labels it; counted ``from_code``); any other row
+without a label counts as unjudged (and the instance is marked ``human_reward_partial``,
+which the headline says). Statistics and intervals: `fleet.agreement`.
 """
 
 from __future__ import annotations
@@ -103,6 +105,8 @@ class InstanceCalibration:
     """Labelled rows whose verdict was never asked of a model (``method: delivery``: nothing was delivered)."""
     text_mismatches: tuple[str, ...] = ()
     """One line per label dropped because its ``criterion`` text is not its row's description."""
+    from_code: int = 0
+    """Code rows without a label whose human verdict is the judge's (a code method decided them)."""
 
     def summary(self) -> dict[str, Any]:
         """The per-instance line of the report."""
@@ -119,7 +123,7 @@ def calibrate_instance(name: str, doc: ResultDocument, labels: Mapping[str, Labe
     pairs: list[tuple[bool, bool]] = []
     by_tag: dict[str, list[tuple[bool, bool]]] = {}
     levels = []
-    unjudged = unlabelled = 0
+    unjudged = unlabelled = from_code = 0
     human: dict[str, Verdict] = {}
     not_sent = 0
     mismatches: list[str] = []
@@ -130,6 +134,11 @@ def calibrate_instance(name: str, doc: ResultDocument, labels: Mapping[str, Labe
                               f"{c.description[:200]!r}")
             label = None
         if label is None:
+            stored = verdicts.get(c.id)
+            if c.judge_method == "code" and stored is not None:  # decided by a code method: the same for a human
+                from_code += 1
+                human[c.id] = stored
+                continue
             unlabelled += 1
             human[c.id] = Verdict.unjudged(c.id, "no_verdict", "no human label", method=c.judge_method)
             continue
@@ -157,7 +166,7 @@ def calibrate_instance(name: str, doc: ResultDocument, labels: Mapping[str, Labe
         name=name, confusion=Confusion.of(pairs), by_tag={t: Confusion.of(p) for t, p in sorted(by_tag.items())},
         levels=tuple(levels), judge_reward=judge_reward, human_reward=human_reward, unjudged=unjudged, unlabelled=unlabelled,
         unknown_labels=sum(1 for k in labels if k not in human), human_reward_partial=unlabelled > 0, tags=dict(tags or {}),
-        not_sent=not_sent, text_mismatches=tuple(mismatches))
+        not_sent=not_sent, text_mismatches=tuple(mismatches), from_code=from_code)
 
 
 def _total(sample: Sequence[InstanceCalibration]) -> Confusion:
@@ -236,6 +245,7 @@ def report(instances: Sequence[InstanceCalibration], *, draws: int = 1000, seed:
                       "labels_match_no_row": sorted((missing or {}).get("no_match", []))},
         "rows": {"pairs": total.n, "unjudged": sum(i.unjudged for i in instances),
                  "unlabelled": sum(i.unlabelled for i in instances), "unknown_labels": sum(i.unknown_labels for i in instances),
+                 "from_code": sum(i.from_code for i in instances),
                  "not_sent": sum(i.not_sent for i in instances),
                  "label_text_mismatch": sum(len(i.text_mismatches) for i in instances)},
         "agreement": agreement,

@@ -37,7 +37,8 @@ from pydantic import ValidationError
 from pydantic_core import from_json
 
 from cowork_judge.core.result import ResultDocument
-from cowork_judge.core.integrity import SealCheck, check
+from cowork_judge.core.integrity import INTEGRITY_KEY, SealCheck, check
+from cowork_judge.core.legacy import LEGACY_RESULT_PROPERTIES
 from cowork_judge.core.layout import LOGS_DIR, RESULT_NAME, REWARD_JSON_NAME, REWARD_TXT_NAME, VERIFIER_DIR
 
 STEPS_DIR = "steps"
@@ -48,6 +49,12 @@ HARBOR_TRIAL_SUFFIX = re.compile(r"__[A-Za-z0-9]{7}$")
 GLOB_CHARS = frozenset("*?[")
 
 Problem = Literal["unreadable", "invalid", "duplicate"]
+
+JUDGE_KEYS = frozenset({*(f.alias or name for name, f in ResultDocument.model_fields.items()),
+                        *LEGACY_RESULT_PROPERTIES, INTEGRITY_KEY})
+"""The top-level keys a judge writes in a result document (its model's, the original's
+compatible fields, the seal). Others are a fleet's additions (``task_id``, ``tags``): the
+seal is checked without them (`core.integrity.check`)."""
 
 
 class InputError(ValueError):
@@ -137,8 +144,8 @@ class Item:
                     raw = json.loads(self.data)
                 except (ValueError, RecursionError):
                     raw = None
-                self._seal = SealCheck("mismatch", unreadable) if unreadable else check(raw, rewards[0], rewards[1],
-                                                                                          name=self.source)
+                self._seal = SealCheck("mismatch", unreadable) if unreadable else check(
+                    raw, rewards[0], rewards[1], name=self.source, judge_keys=JUDGE_KEYS)
         return self._seal
 
     @property

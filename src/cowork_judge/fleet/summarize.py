@@ -46,8 +46,8 @@ row), ``methods``, ``unjudged``, ``rows`` (by row id), ``tags`` (by row ``tag``)
 ``groups`` (``--group-by``), ``grounding`` (credited rows whose quote was found — ``grounded`` —,
 not found after one re-ask — ``ungrounded``, of them ``withdrawn`` by JUDGE_UNGROUNDED=miss —, ``exempt``
 ones, and ``documents_with_ungrounded``), ``integrity`` (documents ``verified``, ``unsealed`` — written before
-seals — and ``mismatch``: the ``tampered`` ones), ``scoring`` (every scoring policy and guard mode
-the documents were scored under, with their counts; ``mixed`` when more than one), ``sampling`` (only when some document was sampled or priced:
+seals — and ``mismatch``: the ``tampered`` ones; ``added_keys``: top-level keys a fleet added beside the judge's, by documents, outside the seal), ``scoring`` (every scoring policy and guard mode
+the documents were scored under, with their counts; ``mixed`` when more than one; ``settings_invalid``: the documents scored under a default because a reward setting held an invalid value, by variable), ``sampling`` (only when some document was sampled or priced:
 `fleet.sampling.SamplingStats`), ``reasons`` (only with ``--include-reasons``), ``inputs``
 (path, SHA-256, bytes and document count of every file).
 """
@@ -198,7 +198,10 @@ class Summarizer:
         self.guard_kinds: Counter[str] = Counter()
         self.sampling = SamplingStats()
         self.integrity: Counter[str] = Counter()
+        self.added_keys: Counter[str] = Counter()  # keys a fleet added beside the judge's (outside the seal)
         self.policies: dict[str, list[Any]] = {}
+        self.settings_invalid: Counter[str] = Counter()  # variable → documents scored under its default instead
+        self.settings_invalid_docs = 0
         self.grounding: Counter[str] = Counter()
         self.keys_found: set[str] = set()
 
@@ -230,6 +233,9 @@ class Summarizer:
         policy = {**(doc.details.policy or ScoringPolicy()).model_dump(), "guard": doc.guard.mode}
         key = repr(sorted(policy.items()))
         self.policies.setdefault(key, [policy, 0])[1] += 1
+        if doc.details.settings_invalid:
+            self.settings_invalid_docs += 1
+            self.settings_invalid.update(set(doc.details.settings_invalid))
 
     # ------------------------------------------------------------------ folding
 
@@ -246,6 +252,7 @@ class Summarizer:
             return problem
         seal = item.seal
         self.integrity[seal.state] += 1
+        self.added_keys.update(seal.added)
         if not seal.ok:
             self.classes["tampered"] += 1
             self.problems.append({"input": item.source, "class": "tampered", "error": seal.problem or ""})
@@ -453,9 +460,14 @@ class Summarizer:
         out["grounding"] = {"grounded": self.grounding["grounded"], "ungrounded": self.grounding["ungrounded"],
                             "withdrawn": self.grounding["withdrawn"], "exempt": self.grounding["exempt"],
                             "documents_with_ungrounded": self.grounding["documents"]}
-        out["integrity"] = {state: self.integrity[state] for state in ("verified", "unsealed", "mismatch")}
+        integrity: dict[str, Any] = {state: self.integrity[state] for state in ("verified", "unsealed", "mismatch")}
+        if self.added_keys:
+            integrity["added_keys"] = dict(sorted(self.added_keys.items()))
+        out["integrity"] = integrity
         policies = [{**policy, "documents": n} for policy, n in self.policies.values()]
-        out["scoring"] = {"policies": policies, "mixed": len(policies) > 1}
+        out["scoring"] = {"policies": policies, "mixed": len(policies) > 1,
+                          "settings_invalid": {"documents": self.settings_invalid_docs,
+                                               "by_variable": dict(sorted(self.settings_invalid.items()))}}
         if self.sampling.seen:  # only for fleets judged with JUDGE_SAMPLES, JUDGE_PANEL or JUDGE_PRICES
             out["sampling"] = self.sampling.report()
         if self.reasons is not None and self.exit_reasons is not None:

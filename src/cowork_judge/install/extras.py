@@ -20,6 +20,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from cowork_judge.core.rubric import row_judge_method
+
 CODE_METHOD_EXTRAS: dict[str, tuple[str, ...]] = {
     "check_pptx_openable": ("pptx",),
     "check_deck_openable": ("pptx",),  # python-pptx; rendered pages by PyMuPDF when present, else a PDF scan
@@ -101,9 +103,10 @@ def routes_of(rubric: Any) -> tuple[set[str], set[str]]:
     for row in rows if isinstance(rows, list) else []:
         if not isinstance(row, Mapping):
             continue
-        if row.get("judge_method") == "code" and isinstance(row.get("code_method_name"), str):
+        method = row_judge_method(row)
+        if method == "code" and isinstance(row.get("code_method_name"), str):
             methods.add(row["code_method_name"])
-        if row.get("judge_method") == "workflow" and isinstance(row.get("workflow_name"), str):
+        if method == "workflow" and isinstance(row.get("workflow_name"), str):
             workflows.add(row["workflow_name"])
     return methods, workflows
 

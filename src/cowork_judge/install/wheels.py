@@ -25,8 +25,10 @@ import os
 import re
 import shutil
 import sys
+import tempfile
 import zipfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from email.parser import Parser
 from pathlib import Path
@@ -128,6 +130,19 @@ def find_judge_source(module_file: str = __file__) -> JudgeSource | None:
     return None
 
 
+@contextmanager
+def _pip_env(**extra: str) -> Iterator[dict[str, str]]:
+    """The environment of one pip child: ours, with `extra`, and ``TMPDIR`` a private folder
+    removed when the block ends however it ends. pip killed mid-build (a SIGTERM to ``try``
+    unwinds into this ``finally``) leaves its ``pip-build-env-*`` / ``pip-unpack-*`` /
+    ``pip-wheel-*`` folders there, not in the user's temp folder (trial 4, L2)."""
+    tmp = tempfile.mkdtemp(prefix="cowork-judge-pip-")
+    try:
+        yield {**os.environ, **extra, "TMPDIR": tmp}
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def build_wheel(source: Path, out_dir: Path, *, timeout_sec: float = BUILD_TIMEOUT_SEC) -> Path:
     """Build the wheel of the checkout `source` into `out_dir` (``pip wheel --no-deps``) and return it.
 
@@ -140,8 +155,9 @@ def build_wheel(source: Path, out_dir: Path, *, timeout_sec: float = BUILD_TIMEO
     before = set(out_dir.glob("cowork_judge-*.whl"))
     for stale in before:
         stale.unlink()
-    proc = run_command([sys.executable, "-m", "pip", "wheel", "--quiet", "--disable-pip-version-check", "--no-deps",
-                        "-w", str(out_dir), str(source)], timeout_sec=timeout_sec, env=dict(os.environ))
+    with _pip_env() as env:
+        proc = run_command([sys.executable, "-m", "pip", "wheel", "--quiet", "--disable-pip-version-check", "--no-deps",
+                            "-w", str(out_dir), str(source)], timeout_sec=timeout_sec, env=env)
     wheels = sorted(out_dir.glob("cowork_judge-*.whl"))
     if proc.returncode != 0 or not wheels:
         why = "timed out" if proc.timed_out else (proc.error or _tail(proc.stderr or proc.stdout))
@@ -274,8 +290,9 @@ def _download_dependencies(reqs: list[str], extras: tuple[str, ...], tag: str, t
     tmp.mkdir(parents=True)
     pip = pip_for(python, cache)
     extra = ["--extra-index-url", extra_index_url] if extra_index_url else []
-    proc = run_command([*pip, "download", "--quiet", "--disable-pip-version-check", "--only-binary=:all:", *extra,
-                        "--dest", str(tmp), *reqs], timeout_sec=timeout_sec, env=dict(os.environ))
+    with _pip_env() as env:
+        proc = run_command([*pip, "download", "--quiet", "--disable-pip-version-check", "--only-binary=:all:", *extra,
+                            "--dest", str(tmp), *reqs], timeout_sec=timeout_sec, env=env)
     if proc.returncode != 0:
         shutil.rmtree(tmp, ignore_errors=True)
         why = "timed out" if proc.timed_out else (proc.error or _tail(proc.stderr or proc.stdout))
@@ -310,10 +327,11 @@ def _download_judge(index_url: str, version: str, folder: Path, *, python: str, 
     if found:  # another run downloaded it while this one waited
         return found[0]
     folder.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "PIP_CONFIG_FILE": os.devnull}
-    proc = run_command([*pip_for(python, cache), "--isolated", "download", "--quiet", "--disable-pip-version-check",
-                        "--no-deps", "--only-binary=:all:", "--index-url", index_url, "--dest", str(folder),
-                        f"{PROJECT}=={version}"], timeout_sec=timeout_sec, env=env)
+    pip = pip_for(python, cache)
+    with _pip_env(PIP_CONFIG_FILE=os.devnull) as env:
+        proc = run_command([*pip, "--isolated", "download", "--quiet", "--disable-pip-version-check",
+                            "--no-deps", "--only-binary=:all:", "--index-url", index_url, "--dest", str(folder),
+                            f"{PROJECT}=={version}"], timeout_sec=timeout_sec, env=env)
     found = [p for p in folder.glob("cowork_judge-*.whl") if wheel_version(p) == version]
     if proc.returncode != 0 or not found:
         why = "timed out" if proc.timed_out else (proc.error or _tail(proc.stderr or proc.stdout))

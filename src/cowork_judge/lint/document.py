@@ -21,6 +21,7 @@ from cowork_judge.core.rubric import (
     RubricError,
     explicit_id,
     normalize_rubric,
+    row_judge_method,
 )
 from cowork_judge.lint.codes import Finding
 
@@ -49,6 +50,12 @@ class Row:
     def label(self) -> str:
         """The id, or ``#N`` for a row without one."""
         return self.id if self.id is not None else f"#{self.position}"
+
+    @property
+    def method(self) -> str:
+        """The judge method the engine gives this row (`core.rubric.row_judge_method`: ``"Code"`` is
+        ``code``, an unknown one follows the row's ``code_method_name`` / ``workflow_name``)."""
+        return row_judge_method(self.fields)
 
     def get(self, key: str, default: Any = None) -> Any:
         """A raw field, `default` when absent or when the row is not a mapping."""

@@ -275,7 +275,7 @@ def trajectory_rows(doc: RubricDoc | None) -> list[str]:
     for row in doc.rows if doc is not None else []:
         if not isinstance(row.raw, Mapping):
             continue
-        method = row.get("judge_method")
+        method = row.method
         if (method == "code" and row.get("code_method_name") in TRAJECTORY_METHODS) or (
                 method == "workflow" and row.get("workflow_name") == TRAJECTORY_WORKFLOW):
             out.append(row.label)

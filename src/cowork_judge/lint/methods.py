@@ -38,12 +38,16 @@ def check(doc: RubricDoc, *, abi_compat: tuple[int, ...] = ABI_COMPAT) -> list[F
 
 
 def _row(doc: RubricDoc, row: Row, abi_compat: tuple[int, ...]) -> Iterator[Finding]:
-    method = row.get("judge_method")
+    raw_method = row.get("judge_method")
+    method = raw_method.strip().lower() if isinstance(raw_method, str) else raw_method  # read as the engine reads it
     name = row.get("code_method_name")
     if method is not None and method not in JUDGE_METHODS:
         hint = _close(str(method), JUDGE_METHODS)
-        yield Finding("M003", doc.file, f"unknown judge_method {method!r:.40}{hint}: the agentic judge would judge this "
-                                        f"row (known: {', '.join(JUDGE_METHODS)})", row=row.label, field="judge_method")
+        judged_by = ("judged as 'code' (it names a code_method_name)" if name else
+                     "judged as 'workflow' (it names a workflow_name)" if row.get("workflow_name") else
+                     "the agentic judge would judge this row")
+        yield Finding("M003", doc.file, f"unknown judge_method {raw_method!r:.40}{hint}: {judged_by} "
+                                        f"(known: {', '.join(JUDGE_METHODS)})", row=row.label, field="judge_method")
     elif method == "code":
         if not isinstance(name, str) or not name.strip():
             yield Finding("M003", doc.file, "judge_method 'code' without a code_method_name: the agentic judge would "
@@ -99,9 +103,9 @@ def uses(doc: RubricDoc) -> tuple[frozenset[str], frozenset[str]]:
     methods: set[str] = set()
     workflows: set[str] = set()
     for row in doc.rows:
-        if row.get("judge_method") == "code" and isinstance(row.get("code_method_name"), str):
+        if row.method == "code" and isinstance(row.get("code_method_name"), str):
             methods.add(row.get("code_method_name"))
-        if row.get("judge_method") == "workflow" and isinstance(row.get("workflow_name"), str):
+        if row.method == "workflow" and isinstance(row.get("workflow_name"), str):
             workflows.add(row.get("workflow_name"))
     return frozenset(methods), frozenset(workflows)
 
@@ -115,7 +119,7 @@ def needs_model(doc: RubricDoc) -> bool:
         if row.crit is not None:
             if row.crit.judge_method != "code":
                 return True
-        elif row.get("judge_method") != "code":
+        elif row.method != "code":
             return True
     return False
 

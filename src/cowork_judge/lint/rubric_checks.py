@@ -184,7 +184,7 @@ def _levels(doc: RubricDoc, row: Row) -> Iterator[Finding]:
     table, field = row.get("levels"), "levels"
     if table is None and isinstance(row.get("scores"), Mapping):
         table, field = row.get("scores"), "scores"
-    workflow = row.get("judge_method") == "workflow"
+    workflow = row.method == "workflow"
     gradient = row.get("type") == "gradient" or (row.get("type") is None and table is not None)
     if table is None:
         if row.get("type") == "gradient":
@@ -296,7 +296,7 @@ def _number(value: object) -> float | None:
 def _hurdle(doc: RubricDoc, row: Row) -> Iterator[Finding]:
     if not _is_hurdle(row):
         return
-    workflow = row.get("judge_method") == "workflow"
+    workflow = row.method == "workflow"
     if workflow and (row.get("type") == "gradient" or row.get("levels") is not None):
         yield Finding("R023", doc.file, "a workflow row cannot be both hurdle and gradient (a hurdle is a yes/no "
                                         "fault; the workflow would grade it)", row=row.label, field="hurdle")
