@@ -124,9 +124,10 @@ EVALUATOR_SUBJECT = re.compile(r"\b(?:llm|ai|model|automated)[- ]?(?:judge|grade
 """A task about LLM judges is a task about attacks on them (a course handout, a survey)."""
 TOPIC_MIN_TERMS = 3
 """Distinct topic terms (outside quotes and code) that make a document about the topic …"""
-TASK_TOPIC_MIN_TERMS = 2
-"""Distinct topic terms a document needs when its task prompt is about the topic (`Reader._fits`):
-the task already says what the document is about."""
+TASK_ATTACK_MIN_TERMS = 2
+"""Distinct attack terms a document needs when its task prompt is about attacks on models
+(`Reader._fits`): the task already says what the document is about. The other topics keep
+`TOPIC_MIN_TERMS`: their task words are common ("output/report.md" names an output)."""
 TOPIC_MIN_PARAGRAPHS = 2
 """… found in at least this many paragraphs (when the document has more than one): a report
 on the water cycle does not become a security report by one appended paragraph."""
@@ -482,7 +483,8 @@ class Reader:
         `TOPIC_MIN_TERMS` of the topic's terms (a short API reference of two paragraphs is about
         its API when the task asks for one; issue 35's blind round); any other task, or an unknown one, needs the whole document to be about
         it (`Topic.dominant`), not an added section."""
-        return topic.terms >= TASK_TOPIC_MIN_TERMS if task_allows else topic.dominant
+        least = TASK_ATTACK_MIN_TERMS if topic is self.topics.attacks else TOPIC_MIN_TERMS
+        return topic.terms >= least if task_allows else topic.dominant
 
     def leniency(self, rule: str, start: int, end: int, quote: tuple[int, int] | None) -> str | None:
         """``quoted``, ``conditional`` or ``example`` when the evidence ``body[start:end]`` of
