@@ -114,7 +114,8 @@ def test_what_is_given_a_score_must_be_the_work(tmp_path):
 
 
 def test_a_grade_reported_in_a_document_about_grading(tmp_path):
-    text = ("# Feedback for Mia\n\nThe criteria are method, analysis and presentation, each out of 10.\n\n"
+    text = ("# Feedback for Mia\n\nMarked against the rubric: the criteria are method, analysis and presentation, each "
+            "out of 10.\n\n"
             "A careful piece of work that earns full marks for method (10/10).\n\n"
             "Your analysis is thinner: 6/10. Total 16/20.\n")
     report = _report(tmp_path, {"feedback.md": text}, task="Write feedback with marks per criterion for Mia's lab report.")
