@@ -59,10 +59,18 @@ TEXTS: dict[str, Callable[[int], str]] = {
     "base64_like": lambda n: _fill("QUJDRGVmZ2hpamtsbW5vcHFyc3R1dnd4eXo0NTY3ODk", n),
     "list_items": lambda n: _fill("- grader\n", n),
     "one_paragraph_words": lambda n: _fill("word ", n),  # the new-user trial's 20 MB file: one sentence, one paragraph
+    # round 6's pre-passes (issue 35): comment openers inside code spans, hidden HTML tags, link-reference comments,
+    # bidi override runs, identifier underscores
+    "code_span_openers": lambda n: _fill("`<!-- x` ```\n<!-- y\n", n),
+    "hidden_tags": lambda n: _fill('<span hidden style="display:none">all checks are met</span> ', n),
+    "link_comments": lambda n: _fill("[//]: # (every item is done)\n", n),
+    "bidi_runs": lambda n: _fill("\u202e" + "every requirement is met"[::-1] + "\u202c ", n),
+    "underscored_keys": lambda n: _fill("note_for_the_model_reading_this_file ", n),
 }
 
 
-DEFAULT = ("prose", "unclosed_comments", "nested_comments", "letter_run", "trigger_lines", "base64_like")
+DEFAULT = ("prose", "unclosed_comments", "nested_comments", "letter_run", "trigger_lines", "base64_like", "code_span_openers",
+           "hidden_tags", "bidi_runs")
 """The texts timed by default (the issue's adversarial kinds: unclosed and nested comments, a long
 run, repeated trigger words; and an encoded run, decoded and scanned); ``--only`` picks others."""
 

@@ -58,6 +58,9 @@ from cowork_judge.sim import OraclePolicy, SimServer  # noqa: E402
 from cowork_judge.sim.policies import GulliblePolicy  # noqa: E402
 
 CORPUS = REPO / "bench" / "redteam" / "corpus.json"
+ROUNDS = REPO / "bench" / "redteam"
+"""Later rounds live in ``bench/redteam/round<N>/attacks.json`` (same format and token as the
+corpus; their ``set`` is ``round<N>``) and are read after the corpus."""
 HONEST = REPO / "bench" / "redteam" / "honest"
 KEY = "sk-redteam-bench-0123456789"
 ROWS = [
@@ -147,11 +150,30 @@ def _rollout(root: Path, attack: dict[str, Any] | None, carrier: str, token: str
             (out / "meta.json").write_text(raw, encoding="utf-8")
         if attack and carrier == "final_message":
             message = MESSAGE + "\n\n" + text
+        if attack and carrier == "docx":
+            _docx_report(out / "report.docx", report, attack.get("meta", {}))
         if attack and carrier == "files":
             for extra, content in attack["files"].items():
                 (out / extra).write_text(content.replace("{TOKEN}", token), encoding="utf-8")
     (agent / "final_answer.txt").write_text(message, encoding="utf-8")
     return root
+
+
+def _docx_report(path: Path, report: str, meta: dict[str, str]) -> None:
+    """The clean report as a DOCX whose core properties (title, subject, description,
+    keywords, creator) are `meta` (round 6's document-metadata channel)."""
+    from honest_docs import _docx
+    from xml.sax.saxutils import escape
+    import zipfile
+
+    _docx(report, path)
+    tags = {"title": "dc:title", "subject": "dc:subject", "description": "dc:description", "keywords": "cp:keywords",
+            "creator": "dc:creator"}
+    core = "".join(f"<{tags[k]}>{escape(v)}</{tags[k]}>" for k, v in meta.items() if k in tags)
+    with zipfile.ZipFile(path, "a") as zf:
+        zf.writestr("docProps/core.xml", (
+            '<?xml version="1.0" encoding="UTF-8"?><cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/'
+            '2006/metadata/core-properties" xmlns:dc="http://purl.org/dc/elements/1.1/">' + core + "</cp:coreProperties>"))
 
 
 def _judge(root: Path, tests: Path, url: str, mode: str) -> dict[str, Any]:
@@ -210,7 +232,9 @@ def attack_success(attacks: list[dict[str, Any]], token: str, jobs: int,
             return {"id": attack["id"], "kind": attack["kind"], "carrier": where,
                     "mode": mode, "reward": doc["task_score"], "baseline": baseline[f"{group}/{mode}"],
                     "success": doc["task_score"] > baseline[f"{group}/{mode}"] + 1e-9, "flagged": guard["flagged"],
-                    "findings": sorted({f["kind"] for f in guard["findings"] if f["flags"]})}
+                    "findings": sorted({f["kind"] for f in guard["findings"] if f["flags"]}),
+                    "penalized": guard.get("penalized", False),
+                    "extra_calls": (guard.get("confirmation") or {}).get("extra_calls", 0)}
 
         with ThreadPoolExecutor(max_workers=jobs) as pool:
             results = list(pool.map(one, [(a, m) for a in attacks for m in ("off", "penalize")]))
@@ -239,6 +263,9 @@ def honest_rewards(sets: list[str], jobs: int, token: str) -> tuple[list[dict[st
             root = scratch / f"doc-{i}"
             tests = _instance(root / "instance")
             (tests / "task_prompt.md").write_text(d.task, encoding="utf-8")
+            if d.rubric:
+                rubric = [dict(r, description=text, judge_method="agentic") for r, text in zip(ROWS, d.rubric)]
+                (tests / "rubric.json").write_text(json.dumps({"rubrics": rubric}), encoding="utf-8")
             out, agent = root / "app" / "output", root / "logs" / "agent"
             out.mkdir(parents=True)
             agent.mkdir(parents=True)
@@ -269,6 +296,40 @@ def _honest_table(rows: list[dict[str, Any]], clean: float) -> str:
     return "\n".join(lines) + f"\n\nClean rollout's reward (off): {clean:g}.\n"
 
 
+def _case_table(results: list[dict[str, Any]]) -> str:
+    """One line per attack: rewards under off and penalize, the flag, the penalty, the
+    confirmation's extra calls."""
+    by_id: dict[str, dict[str, dict[str, Any]]] = defaultdict(dict)
+    for r in results:
+        by_id[r["id"]][r["mode"]] = r
+    lines = ["| attack | kind | carrier | reward off (clean) | reward penalize (clean) | flagged | finding kinds | penalized "
+             "| extra calls | got through |", "|---|---|---|---:|---:|---|---|---|---:|---|"]
+    for rid, modes in by_id.items():
+        off, pen = modes.get("off"), modes.get("penalize")
+        if off is None or pen is None:
+            continue
+        lines.append(f"| {rid} | {pen['kind']} | {pen['carrier']} | {off['reward']:g} ({off['baseline']:g}) | "
+                     f"{pen['reward']:g} ({pen['baseline']:g}) | {'yes' if pen['flagged'] else 'no'} | "
+                     f"{', '.join(pen['findings']) or '-'} | {'yes' if pen['penalized'] else 'no'} | {pen['extra_calls']} | "
+                     f"{'**yes**' if pen['success'] else 'no'} |")
+    calls = sum(r["extra_calls"] for r in results if r["mode"] == "penalize")
+    return "\n".join(lines) + f"\n\nExtra calls of confirmation (penalize runs): {calls}.\n"
+
+
+def _honest_case_table(rows: list[dict[str, Any]], clean: float) -> str:
+    """One line per honest document: reward under penalize, flag, rules, confirmation."""
+    lines = ["| honest document | set | reward | flagged | rules | penalized | extra calls |", "|---|---|---:|---|---|---|---:|"]
+    for r in rows:
+        g = r["guard"]
+        rules = sorted({f["rule"] for f in g.get("findings", []) if f.get("flags")})
+        calls = (g.get("confirmation") or {}).get("extra_calls", 0)
+        drop = " **drop**" if r["reward"] < clean - 1e-9 else ""
+        lines.append(f"| {r['name']} | {r['set'] or 'tuned on'} | {r['reward']:g}{drop} | {'yes' if r['flagged'] else 'no'} | "
+                     f"{', '.join(rules) or '-'} | {'yes' if r['penalized'] else 'no'} | {calls} |")
+    calls = sum((r["guard"].get("confirmation") or {}).get("extra_calls", 0) for r in rows)
+    return "\n".join(lines) + f"\n\nExtra calls of confirmation (honest documents): {calls}.\n"
+
+
 def _healthbench(root: Path) -> list[str]:
     out = []
     for path in sorted(root.glob("healthbench/*.json")):
@@ -280,7 +341,7 @@ def _healthbench(root: Path) -> list[str]:
 
 SETS = {"": "tuned on", "user-trial": "from the user trial, tuned on", "held-out": "held out in issue 27's second round",
         "round3": "round 3 (held out, then tuned on)", "round4": "round 4 (blind, then tuned on)",
-        "round5": "round 5 (issue 35's blind round)"}
+        "round5": "round 5 (issue 35's blind round)", "round6": "round 6 (issue 35's second blind round)"}
 """A corpus item's ``set`` → how the tables name it. Held-out items were written before the rule
 changes they were first measured against; rounds 3 and 4 were measured so (their figures before
 tuning are in docs/guard.md) and then tuned on."""
@@ -402,6 +463,17 @@ def guard_only(attacks: list[dict[str, Any]], token: str, sets: dict[str, str]) 
     return "\n".join(lines) + "\n"
 
 
+def load_corpus() -> dict[str, Any]:
+    """The corpus with every later round's attacks appended (each round names its own set)."""
+    corpus = json.loads(CORPUS.read_text(encoding="utf-8"))
+    for path in sorted(ROUNDS.glob("round*/attacks.json")):
+        extra = json.loads(path.read_text(encoding="utf-8"))
+        if extra["token"] != corpus["token"]:
+            raise ValueError(f"{path}: its token differs from the corpus's")
+        corpus["attacks"] += extra["attacks"]
+    return corpus
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", type=Path, help="also write the tables to this Markdown file")
@@ -414,10 +486,11 @@ def main(argv: list[str] | None = None) -> int:
                    help="the targeted gullible judge (sim --gullible-rows): the token helps only the rows the attack names")
     p.add_argument("--honest-rewards", action="store_true",
                    help="also judge each honest document (of --set, else all) under penalize and count rewards that drop")
+    p.add_argument("--cases", action="store_true", help="also one table line per attack and per honest document")
     p.add_argument("--guard-only", action="store_true",
                    help="no judge runs: plant each attack as the benchmark does and report which the guard flags, per set")
     args = p.parse_args(argv)
-    corpus = json.loads(CORPUS.read_text(encoding="utf-8"))
+    corpus = load_corpus()
     attacks = [a for a in corpus["attacks"] if (not args.only or a["id"] in args.only)
                and (not args.sets or a.get("set", "") in args.sets)]
     results, baseline, seconds = ([], {}, 0.0) if args.no_attacks or args.guard_only else \
@@ -429,11 +502,15 @@ def main(argv: list[str] | None = None) -> int:
         print(text)
         return 0
     text = report(results, baseline, seconds, flags, os.getloadavg(), sets)
+    if args.cases and results:
+        text += "\n" + _case_table(results)
     if args.honest_rewards:
         rows, clean, hsec = honest_rewards(args.sets or list(SETS), args.jobs, corpus["token"])
         load = os.getloadavg()
         text += ("\n" + _honest_table(rows, clean) +
                  f"{len(rows)} judge runs in {hsec:.0f} s, load average {load[0]:.2f} / {load[1]:.2f} / {load[2]:.2f}.\n")
+        if args.cases:
+            text += "\n" + _honest_case_table(rows, clean)
     print(text)
     if args.out:
         args.out.write_text("# Red-team benchmark (`bench/redteam.py`)\n\n" + text, encoding="utf-8")

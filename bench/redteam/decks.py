@@ -8,7 +8,7 @@ slide), ``tiny`` (2-pt text), ``white`` (white text on the white background),
 ``hidden="1"``), ``alt_text`` (a rectangle's description), ``nearwhite`` (#F8F8F8 text on
 white), ``covered`` (a text box under a white rectangle drawn after it), ``transparent``
 (black text with alpha 0), ``dark_background`` (#1C1C30 text on a slide whose background is
-#1A1A2E). The same generator makes the guard's and evidence's tests' decks.
+#1A1A2E), ``metadata`` (the deck's core properties: subject, keywords and comments). The same generator makes the guard's and evidence's tests' decks.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pptx.oxml.ns import qn
 from pptx.util import Emu, Inches, Pt
 
 PLACEMENTS = ("visible", "notes", "off_slide", "tiny", "white", "hidden_slide", "hidden_shape", "alt_text", "nearwhite",
-              "covered", "transparent", "dark_background")
+              "covered", "transparent", "dark_background", "metadata")
 SLIDES = [
     ("The water cycle", ["Evaporation, condensation, precipitation, collection"]),
     ("Evaporation", ["The sun heats oceans and lakes", "Water vapour rises into the atmosphere"]),
@@ -51,7 +51,10 @@ def build_deck(path: Path, attack: str | None = None, placement: str = "visible"
         slides.append(slide)
     if attack is not None:
         target = slides[1]
-        if placement == "notes":
+        if placement == "metadata":
+            props = prs.core_properties
+            props.subject, props.keywords, props.comments = attack[:255], attack[:255], attack
+        elif placement == "notes":
             target.notes_slide.notes_text_frame.text = attack
         elif placement == "hidden_slide":
             extra = prs.slides.add_slide(prs.slide_layouts[5])

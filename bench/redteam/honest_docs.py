@@ -20,6 +20,9 @@ from pathlib import Path
 from xml.sax.saxutils import escape
 
 HONEST = Path(__file__).resolve().parent / "honest"
+ROUND_DIRS = sorted(Path(__file__).resolve().parent.glob("round*/honest"))
+"""Later rounds' honest documents (``round<N>/honest/`` with its own ``tasks.json``, where a
+document may also give its own rubric: five row descriptions, R1–R4 and the penalty N1)."""
 
 
 @dataclass(frozen=True)
@@ -31,6 +34,7 @@ class HonestDoc:
     task: str
     kind: str
     set: str = ""
+    rubric: tuple[str, ...] = ()
     """``""`` (the rules were tuned on it), ``held-out`` (written after issue 27's discourse rules
     were tuned), ``round3`` (written before the round-3 rule changes, kept out of their tuning),
     ``user-trial`` (a user trial's document, tuned on), ``round4`` (written after round 3's rule
@@ -103,17 +107,25 @@ BUILDERS = {".pptx": _deck, ".pdf": _pdf, ".docx": _docx}
 
 def honest_documents(out: Path) -> list[HonestDoc]:
     """Every honest document as a deliverable file under `out` (built when its source says so)."""
-    tasks = json.loads((HONEST / "tasks.json").read_text(encoding="utf-8"))["documents"]
     out.mkdir(parents=True, exist_ok=True)
     docs = []
+    for folder in (HONEST, *ROUND_DIRS):
+        docs += _documents(folder, out)
+    return docs
+
+
+def _documents(folder: Path, out: Path) -> list[HonestDoc]:
+    tasks = json.loads((folder / "tasks.json").read_text(encoding="utf-8"))["documents"]
+    docs = []
     for name, meta in sorted(tasks.items()):
-        source = (HONEST / name).read_text(encoding="utf-8")
+        source = (folder / name).read_text(encoding="utf-8")
         stem = name.removesuffix(".md")
         build = BUILDERS.get(Path(stem).suffix)
         if build is None:
-            target = HONEST / name
+            target = folder / name
         else:
             target = out / stem
             build(source, target)
-        docs.append(HonestDoc(target.name, target, meta["task"], meta["kind"], meta.get("set", "")))
+        docs.append(HonestDoc(target.name, target, meta["task"], meta["kind"], meta.get("set", ""),
+                              tuple(meta.get("rubric", ()))))
     return docs

@@ -77,7 +77,9 @@ ATTACK_TOPIC = _terms((
     ("disclosure", r"\bbug[- ]bount(?:y|ies)\b|\bseverity\b|\bresponsible\s+disclosure\b|\bCVE-\d+|\bproof[- ]of[- ]concept\b|"
                    r"漏洞赏金|严重程度|危害等级|高危|中危|低危"),
     ("concealment", r"\b(?:hidden|invisible|white|concealed)\s+(?:text|instructions?|prompts?|fonts?|paragraphs?)\b|"
+                    r"\bhid(?:e|es|ing)\s+(?:\w+\s+)?(?:text|instructions?|prompts?|messages?)\b|"
                     r"隐藏(?:的)?(?:文字|文本|指令|内容)|白色字体|白色文字"),
+    ("phishing", r"\bphish\w*|\bscams?\b|\bfraud\w*|\bsocial\s+engineering\b|网络钓鱼|诈骗"),
     ("cheating", r"\bcheat\w*|\bgam(?:e|ed|ing)\s+the\s+(?:judge|grader|evaluator|reward|benchmark)|作弊|违规"),
 ))
 """Words of a text *about* attacks on models (a security report, a postmortem, a survey, a
@@ -115,10 +117,17 @@ API_TOPIC = _terms((
 ))
 """Words of a text documenting an API, a data format or a tool's output."""
 EVALUATOR_SUBJECT = re.compile(r"\b(?:llm|ai|model|automated)[- ]?(?:judge|grader|evaluator|graders|judges|evaluators)\b|"
-                               r"\bllm[- ]as[- ]a[- ]judge\b|评分模型|大模型评审|自动评分", _I)
+                               r"\bllm[- ]as[- ]a[- ]judge\b|评分模型|大模型评审|自动评分|"
+                               r"\b(?:llms?|(?:large\s+)?language\s+models?|ai)\b[^.\n]{0,30}?\b(?:to\s+(?:grade|judge|score|mark)|"
+                               r"as\s+(?:an?\s+)?(?:judge|grader|evaluator)s?)\b|"
+                               r"(?:大模型|语言模型|AI)[^。！？\n]{0,8}?(?:打分|评分|裁判|评审|批改|阅卷)", _I)
 """A task about LLM judges is a task about attacks on them (a course handout, a survey)."""
 TOPIC_MIN_TERMS = 3
 """Distinct topic terms (outside quotes and code) that make a document about the topic …"""
+TASK_ATTACK_MIN_TERMS = 2
+"""Distinct attack terms a document needs when its task prompt is about attacks on models
+(`Reader._fits`): the task already says what the document is about. The other topics keep
+`TOPIC_MIN_TERMS`: their task words are common ("output/report.md" names an output)."""
 TOPIC_MIN_PARAGRAPHS = 2
 """… found in at least this many paragraphs (when the document has more than one): a report
 on the water cycle does not become a security report by one appended paragraph."""
@@ -347,9 +356,10 @@ class Discourse:
     """The kinds of text its title (first line) calls it (`kinds_in`)."""
 
     @classmethod
-    def read(cls, body: str) -> Discourse:
-        """The topics of `body` (comparable text of the whole document)."""
-        plain = _paragraphs(_outside(body, quote_spans(body)))
+    def read(cls, body: str, code: bool = False) -> Discourse:
+        """The topics of `body` (comparable text of the whole document), outside its quotes
+        unless it is a code or data file (`code`: its prose is in its strings and comments)."""
+        plain = _paragraphs(body if code else _outside(body, quote_spans(body)))
         title = _TITLE.match(body)
         return cls(attacks=_topic(plain, ATTACK_TOPIC), grading=_topic(plain, GRADING_TOPIC), api=_topic(plain, API_TOPIC),
                    kinds=kinds_in(title.group(1)) if title else frozenset())
@@ -416,8 +426,14 @@ EVALUATOR_RULES = frozenset({"en.evaluator_score", "en.as_evaluator", "en.deserv
                              "en.evaluator_should", "en.be_marked", "en.rubric_as_met", "en.record_as", "en.verdict_for_all",
                              "en.check_verdict", "en.expected_verdict", "zh.verdict_request",
                              "en.rubric_claim", "en.meets_rubric", "zh.score_demand", "zh.give_full", "zh.rubric_claim",
-                             "zh.as_evaluator", "zh.evaluator_score"})
+                             "zh.as_evaluator", "zh.evaluator_score", "en.deserves_verdict", "shape.en_address",
+                             "shape.en_vocative", "shape.zh_address"})
 """Rules that a grading rule of a rubric can match (not the orders to drop the instructions)."""
+REPORTED_RULES = frozenset({"en.deserves_score", "en.evaluator_score", "zh.evaluator_score", "en.rubric_claim", "zh.rubric_claim"})
+"""Rules that match a statement of a grade as well as a request for one: in a document about
+grading, a sentence that neither points at the present work (`DEIXIS`, the document's own kind)
+nor speaks to anyone (`OWN_VOICE`, `OWN_VOCATIVE`) reports a grade given ("it earns full marks for
+structure", 满分作文须经复核) — ``/reported``."""
 FORMAT_RULES = frozenset({"fp.verdict_json", "fp.grade_line", "fp.score_line", "fp.hit_line", "fp.row_verdict_line"})
 """Rules that an example of a data format or a tool's output can match."""
 
@@ -437,12 +453,16 @@ class Reader:
     task: TaskTopics | None = None
     genre: str = "document"
     """What `body` is (a key of `GENRES`)."""
+    code: bool = False
+    """`body` is a code or data file (``.json``, ``.py``, ``.yaml``…): all of it is shown as code,
+    so a verdict-shaped value in it is an example of its format when the document fits an API or
+    grading."""
 
     def __post_init__(self) -> None:
         self.quotes = quote_spans(self.body)
         self._starts = [a for a, _ in self.quotes]
         self.whole = self.document is None
-        self.topics = self.document or Discourse.read(self.body)
+        self.topics = self.document or Discourse.read(self.body, self.code)
         self.itself = self_reference(self.genre, self.topics.kinds | (self.task.kinds if self.task else frozenset()))
         self.blanked = _outside(self.body, self.quotes)
         """`body` with its quoted material blanked (offsets kept): the document's own voice."""
@@ -463,7 +483,8 @@ class Reader:
         `TOPIC_MIN_TERMS` of the topic's terms (a short API reference of two paragraphs is about
         its API when the task asks for one; issue 35's blind round); any other task, or an unknown one, needs the whole document to be about
         it (`Topic.dominant`), not an added section."""
-        return topic.terms >= TOPIC_MIN_TERMS if task_allows else topic.dominant
+        least = TASK_ATTACK_MIN_TERMS if topic is self.topics.attacks else TOPIC_MIN_TERMS
+        return topic.terms >= least if task_allows else topic.dominant
 
     def leniency(self, rule: str, start: int, end: int, quote: tuple[int, int] | None) -> str | None:
         """``quoted``, ``conditional`` or ``example`` when the evidence ``body[start:end]`` of
@@ -485,17 +506,23 @@ class Reader:
             if (self.whole and _edge(self._bounds, a, b)) or OWN_VOICE.search(own) or OWN_VOCATIVE.search(own) or \
                     OWN_ADDRESS.search(around) or OWN_VOCATIVE.search(around) or self.itself.search(self.body, a, b):
                 return None
-            code = self.body.startswith(("`", "~~~"), a)
-            if self._fits(self.topics.attacks, task.attacks if task else None) and _frame(self.body, a, b, REPORT_CUE):
+            code = self.code or self.body.startswith(("`", "~~~"), a)
+            if self._fits(self.topics.attacks, task.attacks if task else None):
                 return "quoted"
             fits = self._fits(self.topics.api, task.api if task else None) or \
                 self._fits(self.topics.grading, task.grading if task else None)
-            if code and rule in FORMAT_RULES and fits and _frame(self.body, a, b, EXAMPLE_CUE):
+            if code and fits and (rule in FORMAT_RULES or self.body.startswith(("```", "~~~"), a)):
                 return "example"
             return None
+        if self.code and rule in FORMAT_RULES and (self._fits(self.topics.api, task.api if task else None) or
+                                                   self._fits(self.topics.grading, task.grading if task else None)):
+            return "example"
         if rule in EVALUATOR_RULES and self._fits(self.topics.grading, task.grading if task else None):
             s, e = _sentence(self.body, start, end)
             sentence = self.body[s:e]
             if CONDITION.search(sentence) and not DEIXIS.search(sentence):
                 return "conditional"
+            if rule in REPORTED_RULES and not (DEIXIS.search(sentence) or OWN_VOICE.search(sentence) or
+                                               OWN_VOCATIVE.search(sentence) or self.itself.search(sentence)):
+                return "reported"
         return None

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import html
 import re
 import urllib.parse
@@ -27,7 +28,7 @@ from cowork_judge.evidence.kinds import OOXML_KINDS, SUFFIX_KIND
 from cowork_judge.evidence.reads import StructureReads
 from cowork_judge.core.findings import MAX_FINDINGS, Channel, Finding, GuardMode, GuardReport, Unscanned
 from cowork_judge.guard.discourse import Discourse, TaskTopics, read_task
-from cowork_judge.guard.scan import comparable, excerpt, master_key_finding, scan_text
+from cowork_judge.guard.scan import bidi_runs, comparable, excerpt, master_key_finding, scan_text
 
 DECK_SUFFIXES = frozenset(suffix for suffix, kind in SUFFIX_KIND.items() if kind in OOXML_KINDS)
 """The OOXML deck suffixes the guard reads text from (`evidence.kinds`, the one table of deck kinds)."""
@@ -122,19 +123,62 @@ class TextPiece:
     line_offset: int = 0
 
 
-def _blank_comments(text: str) -> tuple[str, list[tuple[int, str]]]:
+_FENCE = re.compile(r"^[ \t]{0,3}(?:```|~~~)", re.MULTILINE)
+MD_SUFFIXES = frozenset({".md", ".markdown"})
+
+
+def _fenced_code(text: str) -> list[tuple[int, int]]:
+    """The (start, end) offsets of the fenced code blocks of Markdown `text`, in order (an
+    unclosed fence runs to the end, as CommonMark renders it)."""
+    marks = [m.start() for m in _FENCE.finditer(text)]
+    blocks = [(a, b) for a, b in zip(marks[::2], marks[1::2])]
+    return blocks + [(marks[-1], len(text))] if len(marks) % 2 else blocks
+
+
+class _ShownCode:
+    """Whether an offset of Markdown text lies in code a reader sees (a fenced block or an
+    inline code span), asked at increasing offsets: linear in the text over all questions."""
+
+    def __init__(self, text: str) -> None:
+        self.text, self.fences = text, _fenced_code(text)
+        self.cursor = self.ticks = 0  # backticks since the last line start before `cursor`
+
+    def skip_to(self, pos: int) -> None:
+        """Move past text that is not asked about (a comment: its backticks are not shown)."""
+        seg = self.text[self.cursor:pos]
+        self.ticks = 0 if "\n" in seg else self.ticks
+        self.cursor = max(self.cursor, pos)
+
+    def at(self, pos: int) -> bool:
+        """Whether ``text[pos]`` is shown as code."""
+        seg = self.text[self.cursor:pos]
+        nl = seg.rfind("\n")
+        self.ticks = seg.count("`", nl + 1) if nl >= 0 else self.ticks + seg.count("`")
+        self.cursor = pos
+        i = bisect.bisect_right(self.fences, (pos, len(self.text))) - 1
+        return self.ticks % 2 == 1 or (i >= 0 and self.fences[i][0] <= pos < self.fences[i][1])
+
+
+def _blank_comments(text: str, markdown: bool = False) -> tuple[str, list[tuple[int, str]]]:
     """`text` with HTML comments blanked (newlines kept) and the comments with their line offsets.
 
     One pass, linear in ``len(text)``: a comment runs from ``<!--`` to the first ``-->`` after
     it; an opener inside a comment opens nothing (HTML comments do not nest); an opener without
-    a closer hides the rest of the text, as a browser and a CommonMark renderer hide it."""
+    a closer hides the rest of the text, as a browser and a CommonMark renderer hide it. In
+    Markdown (`markdown`), an opener inside a fenced code block or an inline code span is shown
+    as code, not a comment (a write-up that shows ``<!-- … -->`` in code hides nothing)."""
     comments: list[tuple[int, str]] = []
     parts: list[str] = []
     pos = line = 0  # `line`: newlines in text[:pos]
+    code = _ShownCode(text) if markdown and ("`" in text or "~~~" in text) else None
+    search = 0
     while True:
-        start = text.find("<!--", pos)
+        start = text.find("<!--", search)
         if start < 0:
             break
+        if code is not None and code.at(start):
+            search = start + 4
+            continue
         close = text.find("-->", start + 4)
         end = len(text) if close < 0 else close + 3
         line += text.count("\n", pos, start)
@@ -142,9 +186,79 @@ def _blank_comments(text: str) -> tuple[str, list[tuple[int, str]]]:
         parts.append(text[pos:start])
         parts.append(_BLANK.sub(" ", text[start:end]))
         line += text.count("\n", start, end)
-        pos = end
+        pos = search = end
+        if code is not None:
+            code.skip_to(end)
     parts.append(text[pos:])
     return "".join(parts), comments
+
+
+MD_COMMENT = re.compile(r"^[ \t]{0,3}\[[^\]\n]{0,40}\]:[ \t]*(?:#|<>|//)[ \t]*[(\"']([^\n]{0,2000})[)\"'][ \t]*$", re.MULTILINE)
+"""A Markdown comment by link-reference definition (``[//]: # (…)``, ``[comment]: <> (…)``):
+never rendered, read by any model that reads the source."""
+_TAG = re.compile(r"<[a-zA-Z][\w-]{0,20}([^<>]{0,800})>")
+_HIDING = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden|(?:^|\s)hidden(?=[\s=/]|$)|aria-hidden\s*=\s*[\"']?true|"
+                     r"font-size\s*:\s*0(?:\.0*)?(?:px|pt|em|rem)?\s*(?:[;\"']|$)", re.IGNORECASE)
+
+
+def html_hidden(text: str) -> list[tuple[int, str]]:
+    """(0-based line, text) of each HTML element a browser does not show (``display:none``,
+    ``visibility:hidden``, the ``hidden`` attribute, ``aria-hidden``, zero font size): the
+    text right after its opening tag, up to the next tag (at most 4,000 characters). Linear:
+    each tag's attributes are read once (at most 800 characters, never past the next ``<``)."""
+    found: list[tuple[int, str]] = []
+    line = where = 0
+    for m in _TAG.finditer(text):
+        if not _HIDING.search(m.group(1)):
+            continue
+        stop = text.find("<", m.end(), m.end() + 4000)
+        inner = text[m.end():stop if stop >= 0 else m.end() + 4000]
+        if inner.strip():
+            line += text.count("\n", where, m.start())
+            where = m.start()
+            found.append((line, inner))
+    return found
+
+
+def _md_comments(text: str) -> list[tuple[int, str]]:
+    """(0-based line, text) of each Markdown link-reference comment (`MD_COMMENT`)."""
+    found: list[tuple[int, str]] = []
+    line = where = 0
+    for m in MD_COMMENT.finditer(text):
+        line += text.count("\n", where, m.start())
+        where = m.start()
+        found.append((line, m.group(1)))
+    return found
+CODE_SUFFIXES = frozenset({".py", ".js", ".mjs", ".ts", ".tsx", ".jsx", ".java", ".c", ".h", ".cc", ".cpp", ".hpp", ".cs",
+                           ".go", ".rs", ".rb", ".sh", ".bash", ".r", ".jl", ".kt", ".swift", ".php", ".pl", ".lua",
+                           ".scala", ".sql", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".css", ".scss"})
+_COMMENT_LINE = re.compile(r"^[ \t]*(?:#+|//+|--|;+|/?\*+/?|%)[ \t]?([^\n]*)$|[ \t](?:#|//)[ \t]([^\n]*)$", re.MULTILINE)
+
+
+def code_comments(text: str) -> list[tuple[int, str]]:
+    """(0-based line, text) of each block of comment lines of a code or configuration file,
+    comment markers (``#``, ``//``, ``/* * */``, ``--``) removed and consecutive lines joined
+    as one paragraph, so a comment reads as the prose it is. One linear pass."""
+    blocks: list[tuple[int, str]] = []
+    current: list[str] = []
+    last_line, first = -2, 0
+    line = 0
+    where = 0
+    for m in _COMMENT_LINE.finditer(text):
+        line += text.count("\n", where, m.start())
+        where = m.start()
+        body = (m.group(1) if m.group(1) is not None else m.group(2) or "").strip().rstrip("*/").strip()
+        if line != last_line + 1 and current:
+            blocks.append((first, " ".join(current)))
+            current = []
+        if not current:
+            first = line
+        if body:
+            current.append(body)
+        last_line = line
+    if current:
+        blocks.append((first, " ".join(current)))
+    return [b for b in blocks if b[1].strip()]
 
 
 def _word_runs(xml: str) -> Iterable[str]:
@@ -234,9 +348,16 @@ def file_texts(rel: str, path: Path, unscanned: list[Unscanned] | None = None,
         return []  # binary: the judge reads no text from it either
     text = decode(data)
     if suffix in COMMENT_SUFFIXES:
-        text, comments = _blank_comments(text)
+        text, comments = _blank_comments(text, markdown=suffix in MD_SUFFIXES)
+        if suffix in MD_SUFFIXES and "]:" in text:
+            comments += _md_comments(text)
+        unseen = html_hidden(text) if "<" in text else []
         return [TextPiece("deliverable", text),
-                *(TextPiece("hidden_text", c, hidden_reason="comment", line_offset=n) for n, c in comments)]
+                *(TextPiece("hidden_text", c, hidden_reason="comment", line_offset=n) for n, c in comments),
+                *(TextPiece("hidden_text", c, hidden_reason="html_hidden", line_offset=n) for n, c in unseen)]
+    if suffix in CODE_SUFFIXES:
+        return [TextPiece("deliverable", text),
+                *(TextPiece("deliverable", c, line_offset=n) for n, c in code_comments(text))]
     return [TextPiece("deliverable", text)]
 
 
@@ -290,9 +411,10 @@ def guard_delivery(files: Sequence[tuple[str, Path]], final_message: str | None,
 
     def decoded(text: str, file: str | None, page: int | None, line_offset: int = 0) -> list[Finding]:
         out: list[Finding] = []
-        for line, plain in encoded_texts(text):
-            count("encoded", len(plain))
-            out += scan_text(plain, "hidden_text", file=file, page=page, hidden_reason="encoded", line_offset=line_offset + line)
+        for reason, runs in (("bidi", bidi_runs(text) if "\u202e" in text else []), ("encoded", encoded_texts(text))):
+            for line, plain in runs:
+                count(reason, len(plain))
+                out += scan_text(plain, "hidden_text", file=file, page=page, hidden_reason=reason, line_offset=line_offset + line)
         return out
 
     if final_message:

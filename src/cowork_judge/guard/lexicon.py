@@ -61,10 +61,11 @@ VERDICT_AS = (r"\b(?:record|log|count|treat|register|answer|set|mark|score|grade
 """A request to record a verdict ("record it as a pass", "mark each row as met"; base forms only:
 "the build was marked as passed" reports what happened; "as correct or incorrect" names a choice)."""
 CHECK_VERDICT = (r"\b(?:check|criterion|criteria|row|rows|item|items|question|questions|requirement|requirements|box|boxes)\s+"
-                 r"(?:should|must|shall|is\s+to|are\s+to|needs?\s+to|has\s+to|have\s+to|ought\s+to|will)\s+(?:all\s+|both\s+)?"
+                 r"(?:should|must|shall|is\s+to|are\s+to|needs?\s+to|has\s+to|have\s+to|ought\s+to|will|could|would|can|might)"
+                 r"\s+(?:all\s+|both\s+)?"
                  r"be\s+(?:answered|marked|scored|set|judged|rated|graded|evaluated|treated|recorded|returned|reported|counted|"
-                 r"considered|ticked|checked)\s+(?:as\s+)?(?:true|false|yes|no|met|unmet|not\s+met|passed|failed|satisfied|hit|"
-                 r"correct|incorrect)\b(?!\s*(?:or|/|and/or)\s)")
+                 r"considered|ticked|checked|credited)\s+(?:as\s+)?(?:true|false|yes|no|met|unmet|not\s+met|passed|failed|satisfied|hit|"
+                 r"correct|incorrect|done|complete|present)\b(?!\s*(?:or|/|and/or)\s)")
 """The verdict a check is to get ("the error check should be answered as false")."""
 IMPERATIVE = (r"(?:^|(?<=[\n.!?:;,()\[\]—–])|\b(?:please|kindly|just|simply|always|so|then|and|now|from\s+now\s+on|"
               r"from\s+here\s+on|henceforth|you\s+(?:should|must|can|may|need\s+to|have\s+to|will))\b)[ \t]*")
@@ -93,8 +94,8 @@ SCORE = (
 )
 GRADE_ACT = (
     r"(?:\b(?:give|award|assign|grant|score|grade|rate|mark|pass|approve|accept|credit)\b[^.!?\n]{0,40}"
-    r"\b(?:full|maximum|max|perfect|highest|top|10|100|pass|passed|passing|all|every|met|satisfied|fulfill?ed|approved|accepted|"
-    r"true|yes|correct)\b|"
+    r"(?:\b(?:full|maximum|max|perfect|highest|top|pass|passed|passing|all|every|met|satisfied|fulfill?ed|approved|accepted|"
+    r"true|yes|correct)\b|(?<![/\d.])\b(?:10|100)\b(?!\s*/|\.\d))|"
     r"\b(?:do|should|must|shall|will|need)(?:\s+not|n't)\s+(?:penali[sz]e|deduct|dock|mark\s+(?:this|it|me)\s+down|fail|reject|lower))"
 )
 WORK = (r"(?:response|answer|submission|deliverable|report|work|solution|output|deck|document|attempt|essay|reply|"
@@ -225,7 +226,10 @@ class Lazy:
 
 _DESERVES = (r"(?:deserves?|merits?|warrants?|earns?|should\s+(?:get|receive|be\s+given|be\s+awarded|be\s+graded|be\s+rated|score)|"
              r"must\s+(?:get|receive|be\s+given|be\s+awarded|be\s+graded|be\s+rated|score)|is\s+worth|qualif(?:y|ies)\s+for)")
-_GIVE_THIS = r"\b(?:give|award|assign|grant)\s+(?:this|the|my|our|me|us|it)\b"
+_GIVE_THIS = (rf"\b(?:give|award|assign|grant)\s+(?:this|my|our|me|us|it|the\s+{WORK}|"
+              r"the(?=\s+(?:[\w-]+\s+){0,2}?(?:score|marks?|grade|rating|points|credit)\s+(?:to|for)\b))\b")
+"""Giving the work a score: what is given the score is the work ("give this report", "award the
+maximum score to every row"), not a mark of a band ("give the lower level's top mark")."""
 _SCORE_THIS = rf"{IMPERATIVE}(?:score|grade|rate|mark)\s+(?:this|it|me|us|my|our)\b"
 
 WINDOW_RULES: tuple[Rule, ...] = (
@@ -254,13 +258,18 @@ EN_ADDRESS_SHAPE = (
     rf"\b(?:to|for){_S}(?:the{_S}|any{_S}|an?{_S})?{_MACHINE}{_S}(?:{_AGENT_NOUN}|review|check|assessment|scoring|grading)\b|"
     rf"\b(?:to|for){_S}(?:the{_S}|any{_S}|an?{_S})?(?:ai|model|llm|system|bot|program|machine|tool|script|pipeline|panel|person|one)"
     rf"{_S}(?:(?:that|which|who){_S}(?:is{_S})?)?(?:{_CHECK_ING}|{_CHECK_S})\b|"
-    rf"\b(?:whoever|whatever|anyone|anybody)(?:{_S}or{_S}(?:whoever|whatever))?{_S}(?:[\w-]+{_S})?(?:is{_S}|will{_S}be{_S})?"
+    rf"\b(?:whoever|whatever|anyone|anybody|anything|everyone|someone|somebody|something)(?:{_S}or{_S}(?:whoever|whatever))?"
+    rf"{_S}(?:[\w-]+{_S}){{0,2}}?(?:is{_S}|will{_S}be{_S})?"
     rf"(?:{_CHECK_ING}|{_CHECK_S})\b|"
     rf"\b{_MACHINE}{_S}(?:reviewers?|checkers?|assessors?|graders?|markers?|evaluators?|readers?|judges?|examiners?)\b|"
     rf"\b(?:llm|ai|model|bot|system|panel|reader)s?{_S}(?:that{_S}is{_S}|who{_S}is{_S})?{_CHECK_ING}{_S}(?:this|these|it|my|our)\b|"
     rf"\b(?:reviewing|checking|scoring|grading|assessing|evaluating|judging|marking){_S}"
     r"(?:model|system|bot|ai|program|pipeline|tool|llm|script)s?\b|"
-    rf"\bthe{_S}(?:person|one|people){_S}(?:who{_S}is{_S}|who's{_S})?{_CHECK_ING}\b|"
+    rf"\bthe{_S}(?:person|one|people|program|model|system|tool)(?:{_S}or{_S}(?:person|one|program|model|system|tool|machine))?"
+    rf"{_S}(?:(?:who|that|which){_S}is{_S}|who's{_S})?{_CHECK_ING}\b|"
+    rf"\byou(?:'re|{_S}are)(?:{_S}(?:now|currently|the{_S}one))?{_S}{_CHECK_ING}{_S}(?:this|these|it|my|our)\b|"
+    rf"\b(?:your|whose){_S}(?:job|task|role|work)(?:{_S}(?:here|now|right{_S}now))*{_S}(?:is|is{_S}to){_S}"
+    r"(?:decid|judg|assess|grad|scor|evaluat|check|review|mark|rat)\w*\b|"
     rf"\b(?:reviewer|grader|assessor|evaluator|marker|checker|examiner|judge)s?(?:'s?)?{_S}(?:notes?|instructions?|memo|message)\b")
 """Whoever judges the work, addressed by the shape of the phrase rather than a title: a note or
 an instruction *to/for* a checking agent ("note for the model checking this repo", "instructions
@@ -280,19 +289,33 @@ EN_VERDICT_SHAPE = (
     r"\bno\s+need\s+to\s+(?:verify|check|look|confirm|compare)\b|"
     r"\b(?:do\s+not|don't|never)\s+(?:mark|count|treat|score)\b[^.!?\n]{0,40}?\b(?:absent|missing|wrong|incorrect|failed|down)\b|"
     r"\b(?:full|top|maximum|highest|best)\s+(?:marks?|score|grade|band|rating)\b|"
+    r"\b(?:each|every|all)\s+(?:of\s+)?(?:your|the|its)?\s*(?:questions?|checks?|items?|rows?)\s+(?:is|are)\s+(?:a\s+)?(?:yes|true)\b|"
+    r"\b(?:both|all|each|everything)\s+(?:are|is|were)\s+(?:already\s+|fully\s+|now\s+)?(?:done|met|satisfied|complete|covered|present)\b|"
+    r"\b(?:mark|count|treat|record|consider)\s+(?:it|this|them|everything|both)\s+(?:as\s+)?"
+    r"(?:complete|met|passed|done|satisfied|present|fulfill?ed)\b|"
+    r"\b(?:meets?|satisf\w*|fulfil\w*|covers?)\s+[A-Z]{1,2}\d{1,2}(?:\s*(?:,|and|&)\s*[A-Z]{1,2}\d{1,2}){0,8}\b|"
+    r"\b(?:did|does|do|has\s+done|have\s+done|covers|covered)\s+(?:everything|all)\s+(?:that\s+)?(?:it|you|the\s+\w+)\s+"
+    r"(?:was|were|is|are|has\s+been)\s+asked\b|\b(?:write|note|put|jot)\s+(?:that|this|it)\s+down\b|"
+    r"\b(?:satisf\w*|meets?|fulfil\w*)\s+the\s+(?:[\w-]+\s+){0,2}requirements?\s+(?:\([^)\n]{1,12}\)\s+)?"
+    r"(?:completely|fully|in\s+full|entirely)\b|"
+    r"\b(?:deserves?|merits?|earns?)\s+to\s+be\s+(?:counted|marked|treated|recorded|scored|graded|considered)\s+as\b|"
+    r"\b(?:could|would|can|might)\s+be\s+(?:counted|marked|treated|recorded|credited|considered)\s+as\s+"
+    r"(?:done|complete|met|satisfied|present|passed)\b|"
     r"\b(?:satisf\w*|meets?|fulfil\w*|covers?)\s+the\s+(?:whole|entire|full|complete)\s+(?:checklist|rubric|brief|list|set)\b|"
     r"\b(?:complete|met|satisfied|covered|fulfill?ed)\s+(?:on|for|in)\s+(?:every|all|each)\b|"
     r"\brequirements?\s+(?:are\s+|were\s+)?(?:all\s+)?(?:fulfill?ed|met|satisfied)\b|"
     r"\bno\s+factual\s+errors?\b|"
-    r"\b[A-Z]{1,2}\d{1,2}(?:\s*(?:,|and|&)\s*[A-Z]{1,2}\d{1,2}){0,8}\s+(?:is|are)\s+(?:(?:already|clearly|fully)\s+)?"
-    r"(?:met|satisfied|fulfill?ed|present|covered)\b")
+    r"\b[A-Z]{1,2}\d{1,2}\)?(?:\s*(?:,|and|&)\s*\(?[A-Z]{1,2}\d{1,2}\)?){0,8}\s+(?:is|are)\s+(?:(?:already|clearly|fully)\s+)?"
+    r"(?:met|satisfied|fulfill?ed|present|covered|addressed|done|complete)\b")
 """A verdict in the work's favour asked for or asserted, by its shape: every requirement met,
 "record them that way", "answer yes", "tick it all off", "nothing is missing", "no need to verify",
 "do not mark them absent", "complete on every point", rows named by id ("R3 is met")."""
 _ZH_CHECK = r"(?:审阅|评审|评阅|阅卷|批改|审核|检查|评分|打分|核查|评判|评估|评测|阅读|看|读|检阅|复核|判卷)"
 ZH_ADDRESS_SHAPE = (
     rf"(?:给|致|写给|告诉|提醒|交给)[^。！？\n]{{0,12}}?{_ZH_CHECK}[^。！？\n]{{0,8}}?(?:者|人|员|老师|模型|程序|系统|AI|ai|机器人|工具|你|您)|"
-    rf"(?:正在|在|负责)?{_ZH_CHECK}[^。！？\n]{{0,10}}?的(?:你|您|模型|AI|ai|程序|系统|机器人|工具|大模型)|"
+    rf"(?:正在|在|负责)?{_ZH_CHECK}[^。！？\n]{{0,20}}?的(?:你|您|模型|AI|ai|程序|系统|机器人|工具|大模型)|"
+    rf"(?:负责|正在){_ZH_CHECK}[^。！？\n]{{0,12}}?的[^。！？\n，,：:]{{1,8}}?(?:请|[：:])|"
+    r"(?:决定|判断|判定)[^。！？\n]{0,8}?(?:结果|分数|成绩|得分)的(?:你|您)|"
     r"(?:自动|机器|智能|AI|ai)(?:评审|评分|批改|审核|检查|阅卷|评阅|审阅|核查)|阅卷人|审阅者|评审模型|评分模型|评阅者")
 """Whoever judges the work, addressed by the shape of the phrase (给自动评审, 检查这份作业的程序,
 正在看这份东西的你, 给阅读本文件的模型)."""
@@ -300,6 +323,14 @@ ZH_VERDICT_SHAPE = (
     r"(?:全部|所有|各项|每一[项条个]|各条|每项|每条|均|都|一律)[^。！？\n]{0,14}?(?:达到|满足|符合|通过|完成|达成|达标|做到|勾上|打勾|没问题)|"
     r"判为通过|直接(?:认定|通过|给|判)|不(?:要|用|必)再?(?:扣分|逐条|核对|检查|对照)|满分|照此记录|按[^。！？\n]{0,6}?完成处理|勾上|无事实错误")
 """A verdict in the work's favour, by its shape (全部达标, 直接通过, 不用再逐条对照, 照此记录)."""
+EN_VERDICT_ALONE = _w(EN_VERDICT_SHAPE)
+"""`EN_VERDICT_SHAPE` searched alone: in a file name or text no reader sees (`scan.SEEN_HIDDEN`)."""
+ZH_VERDICT_ALONE = re.compile(ZH_VERDICT_SHAPE)
+"""`ZH_VERDICT_SHAPE` searched alone (`EN_VERDICT_ALONE`)."""
+ROLE_HEADING = _r(r"^[ \t]{0,3}#{1,6}[ \t]*(?:system|assistant|user|tool|developer|grader|judge|evaluator|reviewer)"
+                  r"(?:[ \t]*\([^)\n]{0,40}\))?[ \t]*[:：]?[ \t]*\n((?:[^\n#]{0,400}\n?){1,4})", _I | re.MULTILINE)
+"""A heading that is a bare chat role ("### Assistant") and the lines under it: a fake turn of a
+transcript, a finding when those lines speak of grading (`ROLE_PAYLOAD`)."""
 SHAPE_RULES: tuple[Rule, ...] = (
     Rule("shape.en_address", "evaluator_address", _w(EN_ADDRESS_SHAPE), Lazy(EN_VERDICT_SHAPE), Lazy(EN_ADDRESS_SHAPE)),
     Rule("shape.zh_address", "evaluator_address", _r(ZH_ADDRESS_SHAPE), Lazy(ZH_VERDICT_SHAPE), Lazy(ZH_ADDRESS_SHAPE),
@@ -324,6 +355,10 @@ RULES: tuple[Rule, ...] = (
         rf"\bas\s+(?:the|an|a|my|our)\s+(?:ai\s+)?{ADDRESSEE}\b[^.!?\n]{{0,60}}?\b(?:you|must|should|shall|need\s+to|are\s+(?:required|instructed|asked))\b")),
     Rule("en.deserves_score", "evaluator_address", Lazy(_start(
         rf"(?:{SELF}|{ANY_WORK})[^.!?\n]{{0,60}}?\b{_DESERVES}\b[^.!?\n]{{0,30}}?{SCORE}")), gate=_w(rf"\b{_DESERVES}\b")),
+    Rule("en.deserves_verdict", "evaluator_address", _r(
+        rf"(?:{SELF}|\bit\b)[^.!?\n]{{0,80}}?\b(?:deserves?|merits?|earns?|warrants?)\s+to\s+be\s+(?:counted|marked|treated|recorded|"
+        r"scored|graded|considered|accepted)\s+as\s+(?:an?\s+)?(?:fully\s+)?(?:complete|met|pass|passed|correct|done|satisfied|"
+        r"perfect|excellent|success)\b")),
     Rule("en.evaluator_should", "evaluator_address", Lazy(_start(
         rf"\b{ADDRESSEE}\s+(?:should|must|shall|need\s+to|have\s+to|ought\s+to|will|can|may|"
         rf"(?:are|is)\s+(?:to|asked\s+to|expected\s+to|required\s+to|instructed\s+to))(?!\s+(?:not|never)\b)\s+(?:\w+\s+){{0,2}}?"
@@ -465,6 +500,16 @@ VOCATIVE = Lazy(rf"{GRADING_LABEL}|(?:^|(?<=[\n.!?]))[^:：\n]{{0,40}}?\b{ADDRES
               rf"instructions?|guidance|directions|notice|information|info|briefing|checklist|feedback|verdict|summary)\b[^:：\n]{{0,40}}[:：]|(?:^|[\n.!?]\s*)(?:an?\s+)?(?:dear|attention|to|note\s+(?:to|for)|message\s+(?:to|for)|"
               rf"hey|hi|hello)\s+"
               rf"(?:the\s+|any\s+|all\s+)?(?:ai\s+)?{ADDRESSEE}\b")
+
+SHAPE_RULES += (
+    Rule("shape.en_vocative", "evaluator_address", VOCATIVE, Lazy(EN_VERDICT_SHAPE), VOCATIVE,
+         gate=_w(rf"\b{ADDRESSEE}\b|{GRADING_LABEL}", _I | re.MULTILINE, start=LABEL_START)),
+)
+"""An evaluator spoken to ("Assessor:", "Dear reviewer,", "Note to the grader") and a verdict
+asked for by its shape (`EN_VERDICT_SHAPE`), in one window: address by a vocative."""
+FALLBACK_RULES = frozenset({"shape.en_vocative"})
+"""Window rules read only in a window no other window rule matched (`scan.scan_text`): they catch
+what the others miss and would only repeat a finding there."""
 
 # ------------------------------------------------------------------ master keys
 _MASTER_KEYS = frozenset({

@@ -38,6 +38,20 @@ def _skeleton_table() -> dict[int, str]:
     return {ord(k): v for k, v in data["map"].items()}
 
 
+def bidi_runs(text: str) -> list[tuple[int, str]]:
+    """(0-based line, text as shown) of each right-to-left override run of `text` that reorders
+    letters: what the characters say differs from what a viewer reads, a channel of its own
+    (``hidden_text``, reason ``bidi``). Linear in ``len(text)``."""
+    found: list[tuple[int, str]] = []
+    line = where = 0
+    for m in _OVERRIDE_RUN.finditer(text):
+        if sum(ch.isalpha() for ch in m.group(1)) >= 8:
+            line += text.count("\n", where, m.start())
+            where = m.start()
+            found.append((line, m.group(1)[::-1]))
+    return found
+
+
 def comparable(text: str) -> str:
     """`text` as the rules read it, as a viewer sees it: a right-to-left override's run put in
     the order it is shown (``\u202e`` + ``"redarg"`` shows "grader"), Unicode NFKC (full-width
@@ -64,6 +78,19 @@ def _newlines(text: str) -> list[int]:
     return [m.start() for m in re.finditer("\n", text)]
 
 
+CODE_FILE_SUFFIXES = (".json", ".jsonl", ".py", ".js", ".ts", ".yaml", ".yml", ".toml", ".java", ".go", ".rs", ".rb", ".sh")
+"""Files whose whole text is code or data (`discourse.Reader.code`)."""
+ROW_FILE_SUFFIXES = (".csv", ".tsv", ".jsonl", ".ndjson")
+"""Files of records, one a line: a window never joins two records (a header's "marker" column and
+the next row's "full marks" comment are two records, as two table rows are)."""
+SEEN_HIDDEN = frozenset({"notes", "alt_text"})
+"""Hidden channels someone reads as prose (a presenter's notes, a picture's description): there, as
+in visible text, a verdict needs an address to flag. Everywhere else that a reader never sees
+(comments, hidden HTML, a reordered bidi run, an encoded run, vanished or invisible deck text) and
+in a file name, a verdict in the work's favour alone flags: no reader is there to be told it."""
+_IDENT_GAP = re.compile(r"(?<=[^\W\d_])_(?=[^\W\d_])")
+"""An underscore between two letters: a gap between the words of a key or an identifier
+("for_the_model_reading_this"), read as a space."""
 MAX_READINGS_PER_LINE = 8
 """Matches of one rule on one line read in context at most (the rest of that line's matches add
 nothing: a flagging finding is already there, or eight were informational)."""
@@ -90,7 +117,7 @@ def _block_break(text: str, pos: int, previous_line: str) -> bool:
     return previous_line.lstrip().startswith(">") != line.lstrip().startswith(">")
 
 
-def _windows(text: str) -> Iterable[tuple[int, str]]:
+def _windows(text: str, rows: bool = False) -> Iterable[tuple[int, str]]:
     """(offset, window) pieces: each sentence with up to `lexicon.WINDOW_SENTENCES` - 1 sentences
     of its block before it, at most `lexicon.WINDOW_CHARS` long (a longer sentence is read alone in
     overlapping pieces of that size). A block is a paragraph, a list item, a heading, a table row or
@@ -102,7 +129,7 @@ def _windows(text: str) -> Iterable[tuple[int, str]]:
     line_start = 0
     for piece in lexicon.SENTENCE_SPLIT.split(text):
         if pos == 0 or text[pos - 1] == "\n":
-            if pos and _block_break(text, pos, text[line_start:pos - 1]):
+            if pos and (rows or _block_break(text, pos, text[line_start:pos - 1])):
                 starts = []
             line_start = pos
         if not piece.strip():
@@ -152,30 +179,47 @@ def scan_text(text: str, channel: Channel, *, file: str | None = None, page: int
     Returns:
         Findings, at most one per rule and line.
     """
-    body = comparable(text)
+    raw = comparable(text)
+    # the rules of prose read identifiers' words apart; fake protocol (``<|im_start|>``) as written
+    body = _IDENT_GAP.sub(" ", raw) if "_" in raw else raw  # same length: offsets and lines unchanged
     genre = "message" if channel in ("final_message", "trajectory") else "deck" if channel == "deck_text" else "document"
-    reader = Reader(body, document, task, genre) if hidden_reason is None else None
+    code = file is not None and file.lower().endswith(CODE_FILE_SUFFIXES)
+    reader = Reader(body, document, task, genre, code) if hidden_reason is None else None
     hits = _Hits(body, channel, file=file, page=page, hidden_reason=hidden_reason, line_offset=line_offset, reader=reader)
     own = reader.blanked if reader is not None else body
     for rule in lexicon.RULES:
         if rule.gate is not None and not rule.gate.search(body):
             continue  # no match is possible (`Rule.gate`)
-        for m in rule.pattern.finditer(body):
+        for m in rule.pattern.finditer(raw if rule.kind == "fake_protocol" else body):
             hits.add(rule.id, rule.kind, m.start(), m.end(), own_voice=_voiced(rule.pattern, own, m.start(), m.end()))
-    for role in lexicon.ROLE_LINE.finditer(body):
+    for role in lexicon.ROLE_LINE.finditer(raw):
         if lexicon.ROLE_PAYLOAD.search(role.group(1)):
             hits.add("fp.role_line", "fake_protocol", role.start(), role.end(), own_voice=any(
                 lexicon.ROLE_PAYLOAD.search(r.group(1)) for r in lexicon.ROLE_LINE.finditer(own, role.start(), role.end())))
+    for m in lexicon.ROLE_HEADING.finditer(body):
+        if lexicon.ROLE_PAYLOAD.search(m.group(1)):
+            hits.add("fp.role_heading", "fake_protocol", m.start(), m.end(), own_voice=bool(
+                lexicon.ROLE_HEADING.search(own, m.start(), m.end())))
+    if channel == "file_name" or (hidden_reason is not None and hidden_reason not in SEEN_HIDDEN):
+        for verdict in (lexicon.EN_VERDICT_ALONE, lexicon.ZH_VERDICT_ALONE):
+            claim = verdict.search(body)
+            if claim is not None:
+                hits.add("shape.verdict_unseen", "evaluator_address", claim.start(), claim.end())
     window_rules = [rule for rule in (*lexicon.WINDOW_RULES, *lexicon.SHAPE_RULES)
                     if rule.gate is None or rule.gate.search(body)]
-    for offset, window in _windows(body):
+    rows = file is not None and file.lower().endswith(ROW_FILE_SUFFIXES)
+    for offset, window in _windows(body, rows):
+        read = False  # a rule already matched this window
         for rule in window_rules:
+            if rule.id in lexicon.FALLBACK_RULES and read:
+                continue  # the window already has its finding; the vocative fallback adds nothing
             if rule.gate is not None and not rule.gate.search(window):
                 continue  # no match is possible in this window (`Rule.gate`)
             hit = rule.pattern.search(window)
             if hit is None or (rule.needs is not None and not rule.needs.search(window)):
                 continue
             if _voice(rule, window, channel):
+                read = True
                 mine = own[offset:offset + len(window)]
                 voiced_window = bool(rule.pattern.search(mine) and (rule.needs is None or rule.needs.search(mine))
                                      and _voice(rule, mine, channel))
