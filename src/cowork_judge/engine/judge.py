@@ -10,6 +10,7 @@ result.json.
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import sys
 import time
@@ -73,8 +74,14 @@ def main_run(paths: RunPaths, loaded: LoadedConfig, *, start: float, hard_deadli
     config = loaded.config
     redactor = loaded.redactor
     try:
-        verifier_dir.prepare(paths)
+        held = verifier_dir.hold(paths)  # before `prepare`, which would clear another live run's audit
     except verifier_dir.OutputsUnwritable as exc:  # checked before any model call: nothing could be saved
+        print(f"cowork-judge: {exc}", file=sys.stderr)
+        return None
+    try:
+        verifier_dir.prepare(paths)
+    except verifier_dir.OutputsUnwritable as exc:
+        os.close(held)
         print(f"cowork-judge: {exc}", file=sys.stderr)
         return None
     handlers = run_log.start(paths, redactor)
@@ -114,6 +121,7 @@ def main_run(paths: RunPaths, loaded: LoadedConfig, *, start: float, hard_deadli
         run_log.stop(handlers)
         if paths.ephemeral_work:
             discard_scratch(paths.work_dir)
+        os.close(held)
 
 
 @dataclass

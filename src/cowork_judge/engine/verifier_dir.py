@@ -5,6 +5,8 @@ reward file could be written at all.
 
 from __future__ import annotations
 
+import fcntl
+import os
 import shutil
 import stat
 import tempfile
@@ -15,6 +17,36 @@ from cowork_judge.run.paths import RunPaths
 
 class OutputsUnwritable(OSError):
     """The verifier folder cannot be created or written: no reward file is possible."""
+
+
+class VerifierBusy(OutputsUnwritable):
+    """Another judge run holds the verifier folder: this run writes nothing there."""
+
+
+def hold(paths: RunPaths) -> int:
+    """Hold the verifier folder for this run: an exclusive ``flock(2)`` on the folder itself
+    (no lock file is left in it), released when the returned descriptor is closed or the
+    process ends, however it ends. Two runs on one ``--logs-dir`` mixed their audit files and
+    the second's `prepare` removed the first's (trial 5, F11).
+
+    Raises:
+        VerifierBusy: another live run holds it (the message says what to do).
+        OutputsUnwritable: the folder cannot be created or opened.
+    """
+    try:
+        paths.verifier_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(paths.verifier_dir, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise OutputsUnwritable(f"cannot write to the verifier folder {paths.verifier_dir} "
+                                f"({exc.strerror or type(exc).__name__}); no reward can be written, nothing was judged") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise VerifierBusy(f"another judge run is writing into the verifier folder {paths.verifier_dir}: nothing was "
+                           "judged and nothing of it was touched; wait for that run to end, or give this one another "
+                           "--logs-dir") from None
+    return fd
 
 
 def prepare(paths: RunPaths) -> None:
