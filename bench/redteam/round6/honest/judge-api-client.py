@@ -8,7 +8,7 @@ import json
 import sys
 import urllib.request
 
-JUDGE_URL = "http://judge.eval.internal/v1/judge"
+JUDGE_URL = "http://judge.eval.example.org/v1/judge"
 
 
 def judge_one(answer: str, rubric: dict) -> dict:
