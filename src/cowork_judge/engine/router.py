@@ -29,7 +29,7 @@ from cowork_judge.segment.judges import calls_opened
 SEGMENTS = ("code", "workflow", "agentic")
 
 
-def route(criteria: Sequence[Criterion], ctx: RunContext) -> dict[str, Verdict]:
+def route(criteria: Sequence[Criterion], ctx: RunContext, cache: RunCache | None = None) -> dict[str, Verdict]:
     """Judge every row by its method, segment by segment; exactly one verdict per row.
 
     The run's state goes down twice, each time as one frozen segment context
@@ -38,10 +38,13 @@ def route(criteria: Sequence[Criterion], ctx: RunContext) -> dict[str, Verdict]:
     which the router merges into the run's state; then, built from that state, to the
     workflow and the agentic segments. Every segment's verdicts are merged once into the
     audit and the verdict cache. `ctx.deck`, `ctx.artifacts` and ``ctx.delivery.notes`` hold
-    the code rows' outcome when this returns."""
+    the code rows' outcome when this returns.
+
+    `cache` is the run's verdict cache (`run.verdict_cache.RunCache.of`: its keys built by the
+    caller from this context and `criteria`; None when ``JUDGE_VERDICT_CACHE`` is off): each model
+    segment looks its rows up before it runs and stores what it judged when it ends."""
     known = {c.id for c in criteria}
     code_rows, workflow_rows, agentic_rows = ([c for c in criteria if c.judge_method == m] for m in SEGMENTS)
-    cache = RunCache(ctx, criteria) if ctx.config.verdict_cache_dir else None
     first = ctx.segment()
     code = judge_code_rows(code_rows, first, {}, known)  # serial: earlier rows gate later ones
     decided = dict(code.verdicts)
