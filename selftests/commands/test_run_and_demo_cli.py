@@ -18,6 +18,13 @@ from testkit import ROLLOUTS, SIM_KEY
 
 from cowork_judge.sim import DemoPolicy, FaultPlan, SimServer
 
+def _as_in_a_terminal() -> None:
+    """The child's SIGINT as in a foreground terminal (Python's KeyboardInterrupt): a suite started
+    from a non-interactive shell's background job inherits SIGINT ignored (POSIX), and a Ctrl-C
+    then never reaches a command that is not yet listening for it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 SRC = Path(__file__).resolve().parents[2] / "src"
 
 
@@ -134,7 +141,7 @@ def test_ctrl_c_in_the_demo_is_one_line_exit_130_and_a_cut_result_not_a_scorer_e
     with SimServer(DemoPolicy(), api_key=SIM_KEY, faults=FaultPlan(rates={"hang": 1.0}, hang_seconds=120)) as sim:
         env = _clean_env(JUDGE_API_KEY=SIM_KEY, JUDGE_BASE_URL=sim.url, JUDGE_MODEL="sim-judge")
         proc = subprocess.Popen([sys.executable, "-m", "cowork_judge", "demo", "--logs-dir", str(logs)], env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_as_in_a_terminal)
         out, err = _interrupt(proc, logs / "verifier" / "judge.log", marker="delivery:")
     assert proc.returncode == 130, err
     assert "Traceback" not in err and "internal error" not in err
@@ -161,7 +168,7 @@ def test_ctrl_c_in_another_command_is_the_same_one_line_and_kills_its_children(t
     deck = next((ROLLOUTS / "deck").rglob("*.pptx"))
     proc = subprocess.Popen([sys.executable, "-m", "cowork_judge", "evidence", "--out", str(tmp_path / "evidence"),
                              "--soffice", str(fake), str(deck)], env=_clean_env(), stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=_as_in_a_terminal)
     _, err = _interrupt(proc, started, marker="")
     assert proc.returncode == 130, err
     assert "Traceback" not in err and err.strip().splitlines() == ["cowork-judge evidence: interrupted (Ctrl-C)"]

@@ -20,6 +20,13 @@ from testkit import ROLLOUTS
 
 from install.test_try_output import example_task, shared_cache
 
+def _as_in_a_terminal() -> None:
+    """The child's SIGINT as in a foreground terminal (Python's KeyboardInterrupt): a suite started
+    from a non-interactive shell's background job inherits SIGINT ignored (POSIX), and a Ctrl-C
+    then never reaches a command that is not yet listening for it."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 CLI = [sys.executable, "-m", "cowork_judge"]
 SLOW_TEST_SH = "#!/bin/bash\ntouch /logs/verifier/started\nsleep 120\necho 1 > /logs/verifier/reward.txt\n"
 
@@ -35,7 +42,7 @@ def _try_until_test_sh_runs(task: Path, *extra: str, cache: Path, tmpdir: Path, 
     tmpdir.mkdir(parents=True, exist_ok=True)
     env.update(COWORK_JUDGE_CACHE=str(cache), TMPDIR=str(tmpdir))
     proc = subprocess.Popen([*CLI, "try", str(task), "--rollout", str(ROLLOUTS / "chat"), *extra], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_as_in_a_terminal)
     deadline = time.monotonic() + 600
     while not list(Path("/").glob(started.lstrip("/"))):
         assert proc.poll() is None, proc.communicate()
@@ -86,7 +93,7 @@ def test_sigterm_during_the_wheel_build_leaves_no_pip_temp_folders(cache, tmp_pa
     env = {k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "COWORK_", "OPENAI_"))}
     env.update(COWORK_JUDGE_CACHE=str(cache), TMPDIR=str(tmpdir))
     proc = subprocess.Popen([*CLI, "try", str(task), "--rollout", str(ROLLOUTS / "chat")], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_as_in_a_terminal)
     deadline = time.monotonic() + 300
     while not [p for p in tmpdir.glob("**/pip-*") if p.is_dir()]:  # pip is at work (wherever its TMPDIR is)
         assert proc.poll() is None, proc.communicate()
