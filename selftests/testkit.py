@@ -90,18 +90,6 @@ def make_ctx(tmp_path: Path, files: dict[str, bytes | str] | None = None, *, env
                       audit=AuditLog(paths.audit_dir, redactor), workflow_config=workflow_config or {})
 
 
-def judge_agentic_alone(rows: Any, ctx: Any) -> Any:
-    """The agentic segment (`agentic.dispatch.judge_agentic`) run alone on the run context
-    `ctx`, as the router runs it: inside the scope that holds the run's call paths open
-    (`segment.judges.calls_opened`), which closes the clients when it ends (the segment opens
-    no scope of its own)."""
-    from cowork_judge.agentic.dispatch import judge_agentic
-    from cowork_judge.segment.judges import calls_opened
-
-    with calls_opened(ctx.calls, ctx.sampling):
-        return judge_agentic(rows, ctx.segment())
-
-
 def agentic_example(dest: Path) -> Path:
     """The example instance without its ``ppt_judge`` rows and assets, written to ``dest``
     (returned): its code and agentic rows only, for tests of the agentic segment that run
