@@ -90,6 +90,29 @@ def make_ctx(tmp_path: Path, files: dict[str, bytes | str] | None = None, *, env
                       audit=AuditLog(paths.audit_dir, redactor), workflow_config=workflow_config or {})
 
 
+def code_only_task(root: Path) -> list[str]:
+    """A rollout at `root` (``app/output/report.md``) with a one-row code-only rubric
+    (``file_exists *.md``: reward 1.0, no model call); returns the ``cowork-judge run``
+    arguments that judge it into ``root/logs``."""
+    import json
+
+    tests, output = root / "tests", root / "app" / "output"
+    tests.mkdir(parents=True)
+    output.mkdir(parents=True)
+    (output / "report.md").write_text("# Report\n")
+    rows = [{"id": "C1", "description": "a report", "weight": 1, "judge_method": "code", "code_method_name": "file_exists",
+             "code_method_params": {"glob": "*.md"}}]
+    (tests / "rubric.json").write_text(json.dumps({"rubrics": rows}))
+    return ["--app-dir", str(root / "app"), "--tests-dir", str(tests), "--logs-dir", str(root / "logs")]
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """This process's environment without any JUDGE_/OPENAI_/COWORK_ setting, plus `extra`."""
+    import os
+
+    return {**{k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "OPENAI_", "COWORK_"))}, **extra}
+
+
 def agentic_example(dest: Path) -> Path:
     """The example instance without its ``ppt_judge`` rows and assets, written to ``dest``
     (returned): its code and agentic rows only, for tests of the agentic segment that run

@@ -6,31 +6,17 @@ nothing there and exits 1 (real ``python -m cowork_judge run`` child processes).
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import subprocess
 import sys
 
+from testkit import clean_env, code_only_task
+
 CLI = [sys.executable, "-m", "cowork_judge", "run"]
 
 
-def _task(root):
-    tests, output = root / "tests", root / "app" / "output"
-    tests.mkdir(parents=True)
-    output.mkdir(parents=True)
-    (output / "report.md").write_text("# Report\n")
-    rows = [{"id": "C1", "description": "a report", "weight": 1, "judge_method": "code", "code_method_name": "file_exists",
-             "code_method_params": {"glob": "*.md"}}]
-    (tests / "rubric.json").write_text(json.dumps({"rubrics": rows}))
-    return ["--app-dir", str(root / "app"), "--tests-dir", str(tests), "--logs-dir", str(root / "logs")]
-
-
-def _env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "OPENAI_", "COWORK_"))}
-
-
 def test_a_second_run_on_a_held_verifier_folder_touches_nothing(tmp_path):
-    args = _task(tmp_path)
+    args = code_only_task(tmp_path)
     verifier = tmp_path / "logs" / "verifier"
     (verifier / "judge").mkdir(parents=True)
     (verifier / "judge" / "block-01").mkdir()
@@ -39,7 +25,7 @@ def test_a_second_run_on_a_held_verifier_folder_touches_nothing(tmp_path):
     fd = os.open(verifier, os.O_RDONLY | os.O_DIRECTORY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)  # "another run" holds the folder
-        proc = subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=120, env=_env())
+        proc = subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=120, env=clean_env())
     finally:
         os.close(fd)
     assert proc.returncode == 1, proc.stderr
@@ -49,7 +35,7 @@ def test_a_second_run_on_a_held_verifier_folder_touches_nothing(tmp_path):
     assert not (verifier / "result.json").exists() and not (verifier / "reward.txt").exists()
     assert "Traceback" not in proc.stderr
 
-    proc = subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=120, env=_env())  # released: judged
+    proc = subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=120, env=clean_env())  # released: judged
     assert proc.returncode == 0, proc.stderr
     assert (verifier / "reward.txt").read_text().strip() == "1.0"
     assert sorted(p.name for p in verifier.iterdir() if p.name.startswith(".")) == []  # no lock file left behind

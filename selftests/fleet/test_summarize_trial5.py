@@ -8,28 +8,18 @@ sees the typo instead of thousands of rewards scored under a policy nobody chose
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 
+from testkit import clean_env, code_only_task
+
 CLI = [sys.executable, "-m", "cowork_judge"]
-
-
-def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "OPENAI_", "COWORK_"))}
-    return {**env, **extra}
+_env = clean_env
 
 
 def _run(root, **settings: str) -> dict:
-    tests, output = root / "tests", root / "app" / "output"
-    tests.mkdir(parents=True)
-    output.mkdir(parents=True)
-    (output / "report.md").write_text("# Report\n")
-    rows = [{"id": "C1", "description": "a report", "weight": 1, "judge_method": "code", "code_method_name": "file_exists",
-             "code_method_params": {"glob": "*.md"}}]
-    (tests / "rubric.json").write_text(json.dumps({"rubrics": rows}))
-    proc = subprocess.run([*CLI, "run", "--app-dir", str(root / "app"), "--tests-dir", str(tests), "--logs-dir",
-                           str(root / "logs")], capture_output=True, text=True, timeout=120, env=_env(**settings))
+    proc = subprocess.run([*CLI, "run", *code_only_task(root)], capture_output=True, text=True, timeout=120,
+                          env=_env(**settings))
     assert proc.returncode == 0, proc.stderr
     return json.loads((root / "logs" / "verifier" / "result.json").read_text())
 
