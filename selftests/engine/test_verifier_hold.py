@@ -39,3 +39,21 @@ def test_a_second_run_on_a_held_verifier_folder_touches_nothing(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert (verifier / "reward.txt").read_text().strip() == "1.0"
     assert sorted(p.name for p in verifier.iterdir() if p.name.startswith(".")) == []  # no lock file left behind
+
+
+def test_a_filesystem_that_cannot_lock_is_judged_as_before(tmp_path, monkeypatch):
+    """flock failing with ENOLCK (some network filesystems) is no refusal: a reward is written."""
+    import errno
+    import fcntl as real_fcntl
+
+    from cowork_judge.engine import verifier_dir
+    from cowork_judge.run.paths import RunPaths
+
+    def no_locks(fd, op):
+        raise OSError(errno.ENOLCK, "No locks available")
+
+    monkeypatch.setattr(real_fcntl, "flock", no_locks)
+    paths = RunPaths.resolve(app_dir=tmp_path / "app", logs_dir=tmp_path / "logs", tests_dir=tmp_path / "tests",
+                             work_dir=tmp_path / "work", alt_output_dir=tmp_path / "alt", environ={})
+    fd = verifier_dir.hold(paths)  # no VerifierBusy
+    os.close(fd)

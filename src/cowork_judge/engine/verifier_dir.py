@@ -30,7 +30,9 @@ def hold(paths: RunPaths) -> int:
     the second's `prepare` removed the first's (trial 5, F11).
 
     Raises:
-        VerifierBusy: another live run holds it (the message says what to do).
+        VerifierBusy: another live run holds it (the message says what to do). A filesystem
+            that cannot lock (``ENOLCK``, ``EOPNOTSUPP``) is not a refusal: the run goes on
+            unguarded, as before this lock existed.
         OutputsUnwritable: the folder cannot be created or opened.
     """
     try:
@@ -41,11 +43,13 @@ def hold(paths: RunPaths) -> int:
                                 f"({exc.strerror or type(exc).__name__}); no reward can be written, nothing was judged") from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
+    except BlockingIOError:  # held by another run
         os.close(fd)
         raise VerifierBusy(f"another judge run is writing into the verifier folder {paths.verifier_dir}: nothing was "
                            "judged and nothing of it was touched; wait for that run to end, or give this one another "
                            "--logs-dir") from None
+    except OSError:  # a filesystem without flock (ENOLCK, EOPNOTSUPP): judged as before, unguarded
+        pass
     return fd
 
 
