@@ -211,7 +211,8 @@ def test_sparse_giant_json_is_a_bounded_miss(judge_run, tmp_path):
     rows = [{"id": "J", "description": "valid JSON", "weight": 1, "judge_method": "code", "code_method_name": "json_valid"},
             {"id": "W", "description": "words", "weight": 1, "judge_method": "code", "code_method_name": "word_count_between",
              "code_method_params": {"min_words": 1, "glob": "**/*"}}]
-    run = judge_run(make_tests(tmp_path, rows), r, sim=False)
+    # judged in place (app_dir): the harness's copy of the rollout would write 3 GiB of zeros to disk
+    run = judge_run(make_tests(tmp_path, rows), r, sim=False, app_dir=r / "app")
     assert run.verdicts["J"]["hit"] is False and "larger than" in run.verdicts["J"]["reason"]
     assert run.verdicts["W"]["hit"] is False  # a binary (NUL) file is not text
     assert resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss < 1_000_000  # KiB: the judge never held 3 GiB
