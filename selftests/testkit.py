@@ -113,6 +113,18 @@ def clean_env(**extra: str) -> dict[str, str]:
     return {**{k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "OPENAI_", "COWORK_"))}, **extra}
 
 
+def judge_agentic_alone(rows: Any, ctx: Any) -> Any:
+    """The agentic segment (`agentic.dispatch.judge_agentic`) run alone on the run context
+    `ctx`, as the router runs it: inside the scope that holds the run's call paths open
+    (`segment.judges.calls_opened`), which closes the clients when it ends (the segment opens
+    no scope of its own)."""
+    from cowork_judge.agentic.dispatch import judge_agentic
+    from cowork_judge.segment.judges import calls_opened
+
+    with calls_opened(ctx.calls, ctx.sampling):
+        return judge_agentic(rows, ctx.segment())
+
+
 def agentic_example(dest: Path) -> Path:
     """The example instance without its ``ppt_judge`` rows and assets, written to ``dest``
     (returned): its code and agentic rows only, for tests of the agentic segment that run

@@ -9,9 +9,8 @@ import json
 import re
 
 from reliability.recording import RecordingSim
-from testkit import SIM_KEY, make_ctx
+from testkit import SIM_KEY, make_ctx, judge_agentic_alone
 
-from cowork_judge.agentic.dispatch import judge_agentic
 from cowork_judge.agentic.block_prompt import DATA_TAGS, evidence_summary, shared_context
 from cowork_judge.core.rubric import normalize_rubric
 from cowork_judge.sim import OraclePolicy
@@ -32,7 +31,7 @@ def test_every_request_shares_the_runs_prefix_and_later_turns_only_append(tmp_pa
         ctx = make_ctx(tmp_path, {"report.md": REPORT}, env={**env, "JUDGE_BASE_URL": sim.url},
                        final_message="I wrote output/report.md.")
         ctx.task_prompt = "Write the quarterly report in output/report.md.\n"
-        verdicts = judge_agentic(ROWS, ctx.segment())
+        verdicts = judge_agentic_alone(ROWS, ctx)
         bodies, log = sim.bodies, sorted(sim.log.entries(), key=lambda e: e.seq)
     assert all(v.judged for v in verdicts.values())
     assert len(bodies) == 6  # 3 blocks × (tool turn + verdict turn)

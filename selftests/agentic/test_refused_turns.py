@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import random
 
-from testkit import SIM_KEY, make_ctx
+from testkit import SIM_KEY, make_ctx, judge_agentic_alone
 
-from cowork_judge.agentic.dispatch import judge_agentic
 from cowork_judge.core.retry import RANDOM_REFUSAL_JITTER, RetryPolicy
 from cowork_judge.core.rubric import normalize_rubric
 from cowork_judge.sim import FaultPlan, OraclePolicy, SimServer
@@ -26,7 +25,7 @@ def judge(tmp_path, faults: FaultPlan, *, rpm: float | None = None, tool_rounds:
     env = {"JUDGE_API_KEY": SIM_KEY, "JUDGE_START_JITTER": "0", "JUDGE_RETRY_BACKOFF_MAX": "2", **knobs}
     with SimServer(ORACLE, api_key=SIM_KEY, faults=faults, tool_rounds=tool_rounds, rpm=rpm) as sim:
         ctx = make_ctx(tmp_path, {"report.md": "fact 1"}, env={**env, "JUDGE_BASE_URL": sim.url})
-        verdicts = judge_agentic(ROWS, ctx.segment())
+        verdicts = judge_agentic_alone(ROWS, ctx)
         entries = sorted(sim.log.entries(), key=lambda e: e.seq)
         return verdicts, entries, ctx
 
@@ -216,7 +215,7 @@ def test_requests_in_flight_never_exceed_judge_concurrency_under_random_refusals
         with SimServer(oracle, api_key=SIM_KEY, faults=FaultPlan({"http_429": 0.3}, seed=seed), rpm=6000,
                        latency=LatencyModel.uniform(40)) as sim:
             ctx = make_ctx(tmp_path / f"c{concurrency}", {"report.md": "facts"}, env={**env, "JUDGE_BASE_URL": sim.url})
-            verdicts = judge_agentic(rows, ctx.segment())
+            verdicts = judge_agentic_alone(rows, ctx)
             refused = sim.log.count(fault="http_429")
             peak = sim.log.max_in_flight()
         assert all(v.judged for v in verdicts.values()), {k: v.reason for k, v in verdicts.items() if not v.judged}

@@ -3,9 +3,8 @@ re-sent, the turns already answered are not (checked at the simulator)."""
 
 from __future__ import annotations
 
-from testkit import SIM_KEY, make_ctx
+from testkit import SIM_KEY, make_ctx, judge_agentic_alone
 
-from cowork_judge.agentic.dispatch import judge_agentic
 from cowork_judge.core.rubric import normalize_rubric
 from cowork_judge.sim import FaultPlan, OraclePolicy, SimServer
 
@@ -18,7 +17,7 @@ def judge(tmp_path, script):
     env = {"JUDGE_API_KEY": SIM_KEY, "JUDGE_START_JITTER": "0", "JUDGE_RETRY_BACKOFF_MAX": "1"}
     with SimServer(ORACLE, api_key=SIM_KEY, faults=FaultPlan(script=script), tool_rounds=1) as sim:
         ctx = make_ctx(tmp_path, {"report.md": "fact 1"}, env={**env, "JUDGE_BASE_URL": sim.url})
-        verdicts = judge_agentic(ROWS, ctx.segment())
+        verdicts = judge_agentic_alone(ROWS, ctx)
         return verdicts, [(e.kind, e.fault) for e in sorted(sim.log.entries(), key=lambda e: e.seq)]
 
 

@@ -104,9 +104,8 @@ def test_fault_free_call_counts_tokens():
 def test_deadline_cancels_the_in_flight_streams(tmp_path):
     """In process (no exit to close sockets for us): when the agentic segment returns at the
     deadline, the hanging requests it had in flight are already closed on the wire."""
-    from testkit import make_ctx
+    from testkit import make_ctx, judge_agentic_alone
 
-    from cowork_judge.agentic.dispatch import judge_agentic
     from cowork_judge.core.rubric import normalize_rubric
 
     rows = normalize_rubric([{"id": f"R{i}", "description": f"row {i}", "weight": 1} for i in range(1, 5)]).criteria
@@ -114,7 +113,7 @@ def test_deadline_cancels_the_in_flight_streams(tmp_path):
         ctx = make_ctx(tmp_path, env={"JUDGE_API_KEY": "sk-transport-test-0000", "JUDGE_BASE_URL": sim.url,
                                       "JUDGE_DEADLINE": "1.5", "JUDGE_BATCH": "2", "JUDGE_START_JITTER": "0"})
         t0 = time.monotonic()
-        verdicts = judge_agentic(rows, ctx.segment())
+        verdicts = judge_agentic_alone(rows, ctx)
         returned = time.monotonic() - t0
         settle = time.monotonic() + 1
         while sim.in_flight and time.monotonic() < settle:
@@ -187,9 +186,8 @@ def test_an_agentic_run_against_an_endpoint_that_never_streams_judges_every_row_
     """The built-in backend's whole conversation (tool turn, verdict) against an endpoint that
     answers every streamed request with plain JSON: every row judged in one attempt, no
     refusal, no backoff (before: every turn failed as rate_limit and the rows were lost)."""
-    from testkit import SIM_KEY, make_ctx
+    from testkit import SIM_KEY, make_ctx, judge_agentic_alone
 
-    from cowork_judge.agentic.dispatch import judge_agentic
     from cowork_judge.core.rubric import normalize_rubric
 
     rows = normalize_rubric([{"id": "A1", "description": "states the growth", "weight": 1},
@@ -199,7 +197,7 @@ def test_an_agentic_run_against_an_endpoint_that_never_streams_judges_every_row_
                        env={"JUDGE_API_KEY": SIM_KEY, "JUDGE_BASE_URL": sim.url, "JUDGE_START_JITTER": "0",
                             "JUDGE_MAX_TRIES": "2"})
         t0 = time.monotonic()
-        verdicts = judge_agentic(rows, ctx.segment())
+        verdicts = judge_agentic_alone(rows, ctx)
         took = time.monotonic() - t0
         kinds = [(e.kind, e.stream) for e in sim.log.entries()]
     assert {k: (v.judged, v.hit, v.attempts) for k, v in verdicts.items()} == {"A1": (True, True, 1),

@@ -14,7 +14,7 @@ import sys
 import time
 from pathlib import Path
 
-from testkit import SIM_KEY, held_workflow_call, make_ctx
+from testkit import SIM_KEY, held_workflow_call, make_ctx, judge_agentic_alone
 
 from cowork_judge.core.rubric import normalize_rubric
 from cowork_judge.config.judge_config import CAPS, load_config
@@ -135,7 +135,6 @@ def test_a_request_the_store_holds_says_the_shared_limiter_holds_it(tmp_path, re
     """The fleet's pace holds every request 250 s (within the bound), past these calls' 5 s: the
     agentic rows and a workflow call fail ``rate_limit`` at once, sending nothing, with the
     store's words — not "the endpoint asked", which never refused anything."""
-    from cowork_judge.agentic.dispatch import judge_agentic
 
     client = store(redis_store.url)
     sec, _ = client.time()
@@ -148,7 +147,7 @@ def test_a_request_the_store_holds_says_the_shared_limiter_holds_it(tmp_path, re
             "JUDGE_MAX_TRIES": "1", "JUDGE_RESPLIT": "0", "JUDGE_PER_TIMEOUT": "5", "JUDGE_LIMITER_URL": redis_store.url,
             "JUDGE_LIMITER_KEY": "held"})
         try:
-            verdicts = judge_agentic(ROWS, ctx.segment())
+            verdicts = judge_agentic_alone(ROWS, ctx)
             failed = held_workflow_call(ctx, 5.0)
         finally:
             ctx.limiter.close()

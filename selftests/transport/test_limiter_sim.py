@@ -9,9 +9,8 @@ import shutil
 import threading
 
 import pytest
-from testkit import SIM_KEY, held_workflow_call, make_ctx
+from testkit import SIM_KEY, held_workflow_call, make_ctx, judge_agentic_alone
 
-from cowork_judge.agentic.dispatch import judge_agentic
 from cowork_judge.core.rubric import normalize_rubric
 from cowork_judge.sim import FaultPlan, OraclePolicy, SimServer
 from cowork_judge.workflow._contract import ModelCallFailed
@@ -37,7 +36,7 @@ def test_bucket_retry_after_is_honoured_by_every_block(tmp_path):
     rule (the second one: a share of at least 2/5), every request of the run waits."""
     with SimServer(ORACLE, api_key=SIM_KEY, rpm=120, burst=1, tool_rounds=0) as sim:
         ctx = ctx_for(tmp_path, sim)
-        verdicts = judge_agentic(ROWS, ctx.segment())
+        verdicts = judge_agentic_alone(ROWS, ctx)
         entries = sorted(sim.log.entries(), key=lambda e: e.start_s)
     assert all(v.judged for v in verdicts.values())
     refused = sorted((e for e in entries if e.fault == "rpm_limit"), key=lambda e: e.end_s)
@@ -59,7 +58,7 @@ def test_an_error_inside_a_200_stream_does_not_drive_the_limiter(tmp_path):
     script = ["stream_rate_limit", "ok", "ok", "ok", "http_429"]
     with SimServer(ORACLE, api_key=SIM_KEY, faults=FaultPlan(script=script), tool_rounds=0) as sim:
         ctx = ctx_for(tmp_path, sim, JUDGE_CONCURRENCY="1", JUDGE_RETRY_BACKOFF_MAX="1")
-        verdicts = judge_agentic(ROWS, ctx.segment())
+        verdicts = judge_agentic_alone(ROWS, ctx)
     assert all(v.judged for v in verdicts.values())
     assert ctx.stats.by_kind == {"rate_limit": 2}
     assert ctx.limiter.rate_limited_replies == 1 and ctx.limiter.in_flight == 0
@@ -79,7 +78,7 @@ def test_a_workflow_calls_rate_limit_gates_the_agentic_calls(tmp_path):
         finally:
             calls.close()
         assert failed.value.kind == "rate_limit"
-        verdicts = judge_agentic(ROWS, ctx.segment())
+        verdicts = judge_agentic_alone(ROWS, ctx)
         entries = sorted(sim.log.entries(), key=lambda e: e.start_s)
     assert all(v.judged for v in verdicts.values())
     first, rest = entries[0], entries[1:]
@@ -113,7 +112,7 @@ def test_agent_cli_attempts_obey_and_feed_the_run_limiter(tmp_path, name):
         finally:
             calls.close()
         ctx.retry = dataclasses.replace(ctx.retry, max_tries=3)  # the block retries its own 429
-        verdicts = judge_agentic(ROWS, ctx.segment())
+        verdicts = judge_agentic_alone(ROWS, ctx)
         entries = sorted(sim.log.entries(), key=lambda e: e.start_s)
     assert all(v.judged for v in verdicts.values())
     first, cli_first = entries[0], entries[1]
@@ -133,7 +132,7 @@ def test_an_ask_past_the_calls_time_limit_fails_fast_as_rate_limit(tmp_path):
     with SimServer(ORACLE, api_key=SIM_KEY, rpm=0.01, burst=1, tool_rounds=0) as sim:
         ctx = ctx_for(tmp_path, sim, JUDGE_CONCURRENCY="2", JUDGE_RETRY_BACKOFF_MAX="1", JUDGE_PER_TIMEOUT="60",
                       JUDGE_DEADLINE="1800")
-        verdicts = judge_agentic(rows, ctx.segment())
+        verdicts = judge_agentic_alone(rows, ctx)
         entries = sorted(sim.log.entries(), key=lambda e: e.start_s)
     assert [e.status for e in entries].count(200) == 1 and len(entries) <= 4  # the gate stopped the rest
     lost = [v for v in verdicts.values() if not v.judged]

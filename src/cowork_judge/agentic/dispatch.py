@@ -16,7 +16,6 @@ from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.config.backends import backend_spec, load_backend_class
 from cowork_judge.segment.segment_context import SegmentContext
-from cowork_judge.segment.judges import calls_opened
 
 
 def judge_agentic(rows: Sequence[Criterion], ctx: SegmentContext) -> dict[str, Verdict]:
@@ -24,8 +23,9 @@ def judge_agentic(rows: Sequence[Criterion], ctx: SegmentContext) -> dict[str, V
 
     A backend this version does not ship, or whose implementation fails to import, leaves
     every row unjudged ``backend_missing``. Requires credentials in the run's call path
-    (``ctx.calls``; the caller checks them first). Model calls go through the run's call path (``ctx.calls``):
-    inside the run's scope its client is the run's; alone, this segment opens and closes it.
+    (``ctx.calls``; the caller checks them first). Model calls go through the run's call path (``ctx.calls``)
+    and each judge's, which the caller holds open (`segment.judges.calls_opened`: the router, or the
+    engine around it); the segment opens no scope of its own.
     """
     if not rows:
         return {}
@@ -36,12 +36,11 @@ def judge_agentic(rows: Sequence[Criterion], ctx: SegmentContext) -> dict[str, V
     except ImportError as exc:
         reason = f"{exc}; use one of: {', '.join(n for n in _available())}"
         return {c.id: Verdict.unjudged(c.id, "backend_missing", reason) for c in rows}
-    with calls_opened(ctx.calls, ctx.sampling):
-        if ctx.sampling is not None:  # JUDGE_SAMPLES > 1 or JUDGE_PANEL: the sampling layer over the same blocks
-            from cowork_judge.agentic.sampled_blocks import judge_sampled
+    if ctx.sampling is not None:  # JUDGE_SAMPLES > 1 or JUDGE_PANEL: the sampling layer over the same blocks
+        from cowork_judge.agentic.sampled_blocks import judge_sampled
 
-            return asyncio.run(judge_sampled(rows, ctx, backend_class))
-        return asyncio.run(_judge(rows, ctx, backend_class))
+        return asyncio.run(judge_sampled(rows, ctx, backend_class))
+    return asyncio.run(_judge(rows, ctx, backend_class))
 
 
 def _available() -> list[str]:

@@ -61,7 +61,7 @@ from cowork_judge.agentic.workspace import build_workspace
 from cowork_judge.core.classify import summary
 from cowork_judge.core.error_kinds import ErrorKind
 from cowork_judge.core.rubric import Criterion
-from cowork_judge.core.verdicts import Verdict
+from cowork_judge.core.verdicts import Verdict, block_verdicts
 from cowork_judge.segment.segment_context import SegmentContext
 from cowork_judge.transport.attempts import failure_of
 from cowork_judge.transport.retrying import Answered, Failed, Result, Tries, Unusable, resend_async, retry_async
@@ -158,27 +158,30 @@ async def run_blocks(blocks: Sequence[tuple[str, list[Criterion]]], ctx: Segment
                     mine[c.id] = Verdict.unjudged(c.id, "backend_error", reason, attempts=state.attempts.get(c.id, 0))
 
     async def run_block(index: int, name: str, block: list[Criterion]) -> None:
+        """The block, then (resplit) each of its rows a resplit kind left unjudged, one by one:
+        every part of it judged by the one `judge_block` call, holding the block's lane."""
         mine = results[name]
+        parts: list[tuple[str, list[Criterion]]] = [(name, block)]
         async with lanes.lane() as lane:
             if delays[index] > 0:  # slept holding the lane: the first wave's requests stay spread
                 await asyncio.sleep(min(delays[index], max(0.0, ctx.deadline.remaining())))
-            verdicts = await judge_block(name, block, ctx, backend, budget_sec=cfg.block_budget_sec, state=state,
-                                         lane=lane)
-            mine.update(verdicts)
-            retry_rows = [c for c in block if not verdicts[c.id].judged and verdicts[c.id].error_kind in resplit_kinds]
-            if not (cfg.resplit and len(block) > 1 and retry_rows):
-                return
-            ctx.log.info("%s: re-judging %d row(s) one by one", name, len(retry_rows))
-            for n, row in enumerate(retry_rows, start=1):
-                if ctx.deadline.passed() or state.stopped is not None:
+            for n, (part, rows) in enumerate(parts):
+                if n and (ctx.deadline.passed() or state.stopped is not None):
                     break
-                before = mine.pop(row.id)  # cut off by the deadline, the row is unjudged `deadline`
-                single = await judge_block(f"{name}-r{n}", [row], ctx, backend, budget_sec=cfg.per_timeout_sec, state=state,
-                                           lane=lane)
-                mine[row.id] = _after_resplit(before, single[row.id])
-                if single[row.id].error_kind == "rate_limit":
-                    ctx.log.warning("%s: still rate limited after a row's tries; the other rows keep their block verdict", name)
-                    break
+                before = mine.pop(rows[0].id) if n else None  # cut off by the deadline, the row is unjudged `deadline`
+                verdicts = await judge_block(part, rows, ctx, backend, budget_sec=cfg.per_timeout_sec if n else cfg.block_budget_sec,
+                                             state=state, lane=lane)
+                if before is not None:  # a resplit row: both tries added up
+                    mine[rows[0].id] = _after_resplit(before, verdicts[rows[0].id])
+                    if verdicts[rows[0].id].error_kind == "rate_limit":
+                        ctx.log.warning("%s: still rate limited after a row's tries; the other rows keep their block verdict", name)
+                        break
+                    continue
+                mine.update(verdicts)
+                retry_rows = [c for c in block if not verdicts[c.id].judged and verdicts[c.id].error_kind in resplit_kinds]
+                if cfg.resplit and len(block) > 1 and retry_rows:
+                    ctx.log.info("%s: re-judging %d row(s) one by one", name, len(retry_rows))
+                    parts.extend((f"{name}-r{i}", [row]) for i, row in enumerate(retry_rows, start=1))
 
     tasks = [asyncio.ensure_future(run(i, name, block)) for i, (name, block) in enumerate(blocks)]
     try:
@@ -241,7 +244,7 @@ async def judge_block(
 class _BlockRun:
     """One block's judging, as named steps around the run's one retry loop
     (`transport.retrying.retry_async`): `ready` before each attempt, `attempt`, `on_failure`
-    after a failed one, `between_attempts` for the wait, `verdicts` at the end.
+    after a failed one, `between_attempts` for the wait, the verdicts at the end (`core.verdicts.block_verdicts`).
 
     What the steps share: the verdicts read so far (`judged`, and `unread`: rows a usable
     reply left unjudged, with the parser's reason), the kind and reason of the latest
@@ -271,7 +274,7 @@ class _BlockRun:
 
     async def judge(self) -> dict[str, Verdict]:
         """Attempt the block until a usable reply, a give-up, the budget or the deadline;
-        returns one verdict per row (`verdicts`)."""
+        returns one verdict per row (`core.verdicts.block_verdicts`)."""
         ctx, name = self.ctx, self.name
         self.tries = Tries(name, policy=ctx.retry, rng=ctx.rng, stats=ctx.stats, redact=ctx.redactor.redact, log=ctx.log,
                            audit=lambda n, entry: ctx.audit.append(f"{name}/attempt-{n}", entry))
@@ -280,7 +283,12 @@ class _BlockRun:
                                   on_failure=self.on_failure, sleep=self.between_attempts)
         if ended.why == "no_time":
             self.last_reason += " (no time left before JUDGE_DEADLINE for another attempt)"
-        return self.verdicts()
+        # one verdict per row (read, else unjudged with the latest failure), with the block's attempts
+        # (plus the row's grounding re-ask runs) and seconds; written to the audit as ``<name>/verdicts``
+        out = block_verdicts(self.rows, {**self.unread, **self.judged}, kind=self.last_kind, reason=self.last_reason,
+                             attempts=self.attempts, extra_attempts=self.reasked, seconds=round(time.monotonic() - self.start, 3))
+        ctx.audit.write_json(f"{name}/verdicts", {k: v.model_dump(mode="json") for k, v in out.items()})
+        return out
 
     @property
     def attempts(self) -> int:
@@ -358,20 +366,6 @@ class _BlockRun:
         """The wait before the next attempt: after a random refusal without the lane (as in
         place), after any other failure holding it."""
         await _waiting(self.latest, self.lane_wait)(sec)
-
-    def verdicts(self) -> dict[str, Verdict]:
-        """One verdict per row (read, else unjudged with the latest failure), each with the
-        block's attempts (plus the row's grounding re-ask runs) and seconds; written to the audit as ``<name>/verdicts``."""
-        attempts = self.attempts
-        seconds = round(time.monotonic() - self.start, 3)
-        out: dict[str, Verdict] = {}
-        for row in self.rows:
-            verdict = (self.judged.get(row.id) or self.unread.get(row.id)
-                       or Verdict.unjudged(row.id, self.last_kind, self.last_reason))
-            out[row.id] = verdict.model_copy(update={"attempts": attempts + self.reasked.get(row.id, 0), "seconds": seconds})
-        self.ctx.audit.write_json(f"{self.name}/verdicts", {k: v.model_dump(mode="json") for k, v in out.items()})
-        return out
-
 
 def _waiting(latest: Sequence[Failed], lane_wait: Callable[[float], Awaitable[None]]) -> Callable[[float], Awaitable[None]]:
     """How a block waits after its `latest` failure (a list of at most one): after a RANDOM

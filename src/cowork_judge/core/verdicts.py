@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
@@ -170,6 +170,19 @@ def settle_hit(row: Criterion, verdict: Verdict) -> Verdict:
 
 PARSE_STEPS = ("json", "fenced", "brace_scan", "row_salvage", "none")
 """Names of the five recovery steps, in order (SPEC §5)."""
+
+
+def block_verdicts(rows: Sequence[Criterion], read: Mapping[str, Verdict], *, kind: ErrorKind, reason: str,
+                   attempts: int, extra_attempts: Mapping[str, int], seconds: float) -> dict[str, Verdict]:
+    """One verdict per row of an agentic block at the end of its attempts: the verdict read for
+    it (`read`: judged, or left unjudged by the parser with its reason), else unjudged with the
+    block's latest failure (`kind`, `reason`); each carries the block's `attempts` (plus the
+    row's `extra_attempts`: an agent CLI's grounding re-ask runs) and the block's `seconds`."""
+    out: dict[str, Verdict] = {}
+    for row in rows:
+        verdict = read.get(row.id) or Verdict.unjudged(row.id, kind, reason)
+        out[row.id] = verdict.model_copy(update={"attempts": attempts + extra_attempts.get(row.id, 0), "seconds": seconds})
+    return out
 
 
 class ParseOutcome(BaseModel):

@@ -31,6 +31,7 @@ from cowork_judge.core.findings import Confirmation, GuardReport
 from cowork_judge.evidence.kinds import is_deck_name
 from cowork_judge.guard.mask import mask_delivery
 from cowork_judge.run.context import RunContext
+from cowork_judge.run.verdict_cache import RunCache
 from cowork_judge.segment.delivery import DeliveredFile
 
 log = logging.getLogger("cowork_judge")
@@ -64,7 +65,7 @@ def rows_changed(criteria: Sequence[Criterion], first: Mapping[str, Verdict], se
 
 
 def confirm(report: GuardReport, criteria: Sequence[Criterion], verdicts: Mapping[str, Verdict], ctx: RunContext,
-            route: Callable[[Sequence[Criterion], RunContext], dict[str, Verdict]]) -> GuardReport:
+            route: Callable[[Sequence[Criterion], RunContext, RunCache | None], dict[str, Verdict]]) -> GuardReport:
     """`report` with its `Confirmation` (see the module docstring); never raises.
 
     Args:
@@ -103,7 +104,7 @@ def confirm(report: GuardReport, criteria: Sequence[Criterion], verdicts: Mappin
             from cowork_judge.engine import evidence_step
 
             evidence_step.collect(second_ctx)
-        second = route(model_rows, second_ctx)
+        second = route(model_rows, second_ctx, RunCache.of(second_ctx, model_rows))  # the masked delivery's own keys
     except Exception as exc:  # noqa: BLE001 - confirmation is a second opinion, never a crash (SPEC §22)
         reason = ctx.redactor.redact(f"{type(exc).__name__}: {exc}")
         log.warning("guard: the confirmation re-judging failed (%s); the flag stands", reason)

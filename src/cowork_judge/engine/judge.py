@@ -40,6 +40,7 @@ from cowork_judge.config.judge_config import JudgeConfig, LoadedConfig, export_c
 from cowork_judge.run.context import RunContext
 from cowork_judge.run.collect import collect_delivery, copy_stray, delivery_details
 from cowork_judge.run.fingerprint import verdict_fingerprint
+from cowork_judge.run.verdict_cache import RunCache
 from cowork_judge.run.instruction import find_instruction
 from cowork_judge.run.sampling_plan import run_cost, sampling_record
 from cowork_judge.run.outputs import write_fallback, write_result
@@ -316,11 +317,11 @@ def _code_rows_only(run: _Run, loaded: LoadedConfig, criteria: Sequence[Criterio
 
 
 def _router(run: _Run, criteria: Sequence[Criterion],
-            delivery: Delivery) -> Callable[[Sequence[Criterion], RunContext], dict[str, Verdict]] | ResultDocument:
+            delivery: Delivery) -> Callable[[Sequence[Criterion], RunContext, RunCache | None], dict[str, Verdict]] | ResultDocument:
     """The router (`_route`); when it cannot be imported, a purely agentic rubric is judged
     directly (`agentic.dispatch.judge_agentic`), any other ends the run ``workflow_missing``."""
     try:
-        route: Callable[[Sequence[Criterion], RunContext], dict[str, Verdict]] = _route()
+        route: Callable[[Sequence[Criterion], RunContext, RunCache | None], dict[str, Verdict]] = _route()
     except Exception as exc:
         if any(c.judge_method != "agentic" for c in criteria):
             return run.failed(criteria, "workflow_missing", "judge:scorer_error",
@@ -329,8 +330,8 @@ def _router(run: _Run, criteria: Sequence[Criterion],
         log.warning("the router cannot run (%s); judging this purely agentic rubric directly", exc)
         from cowork_judge.agentic.dispatch import judge_agentic
 
-        def route(rows: Sequence[Criterion], run_ctx: RunContext) -> dict[str, Verdict]:
-            return judge_agentic(rows, run_ctx.segment())
+        def route(rows: Sequence[Criterion], run_ctx: RunContext, cache: RunCache | None = None) -> dict[str, Verdict]:
+            return judge_agentic(rows, run_ctx.segment())  # no verdict cache without the router, as before
 
     return route
 
@@ -379,8 +380,10 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
         return route
     guard_row = guarding.guard_row() if config.guard_row and any(c.judge_method == "agentic" for c in criteria) else None
     assert ctx.calls is not None  # RunContext makes it
+    routed = [*criteria, guard_row] if guard_row else criteria
+    cache = RunCache.of(ctx, routed)  # the verdict cache's keys, built once from the run's context
     with calls_opened(ctx.calls, ctx.sampling):  # one HTTP client per endpoint for every segment of the run
-        verdicts = route([*criteria, guard_row] if guard_row else criteria, ctx)
+        verdicts = route(routed, ctx, cache)
     if config.guard == "penalize" and run.guard is not None and run.guard.flagged:
         from cowork_judge.engine.confirm import confirm
 

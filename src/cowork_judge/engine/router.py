@@ -24,11 +24,12 @@ from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.run.context import RunContext
 from cowork_judge.run.verdict_cache import RunCache
+from cowork_judge.segment.judges import calls_opened
 
 SEGMENTS = ("code", "workflow", "agentic")
 
 
-def route(criteria: Sequence[Criterion], ctx: RunContext) -> dict[str, Verdict]:
+def route(criteria: Sequence[Criterion], ctx: RunContext, cache: RunCache | None = None) -> dict[str, Verdict]:
     """Judge every row by its method, segment by segment; exactly one verdict per row.
 
     The run's state goes down twice, each time as one frozen segment context
@@ -37,10 +38,13 @@ def route(criteria: Sequence[Criterion], ctx: RunContext) -> dict[str, Verdict]:
     which the router merges into the run's state; then, built from that state, to the
     workflow and the agentic segments. Every segment's verdicts are merged once into the
     audit and the verdict cache. `ctx.deck`, `ctx.artifacts` and ``ctx.delivery.notes`` hold
-    the code rows' outcome when this returns."""
+    the code rows' outcome when this returns.
+
+    `cache` is the run's verdict cache (`run.verdict_cache.RunCache.of`: its keys built by the
+    caller from this context and `criteria`; None when ``JUDGE_VERDICT_CACHE`` is off): each model
+    segment looks its rows up before it runs and stores what it judged when it ends."""
     known = {c.id for c in criteria}
     code_rows, workflow_rows, agentic_rows = ([c for c in criteria if c.judge_method == m] for m in SEGMENTS)
-    cache = RunCache(ctx, criteria) if ctx.config.verdict_cache_dir else None
     first = ctx.segment()
     code = judge_code_rows(code_rows, first, {}, known)  # serial: earlier rows gate later ones
     decided = dict(code.verdicts)
@@ -50,50 +54,54 @@ def route(criteria: Sequence[Criterion], ctx: RunContext) -> dict[str, Verdict]:
         ctx.delivery = ctx.delivery.model_copy(update={"notes": [*ctx.delivery.notes, *code.notes]})
     if code_rows:
         ctx.audit.write_json("code/verdicts", _audited(code_rows, decided))
-    seg = ctx.segment()  # the one context of the model segments: the run's state after the code rows
+    assert ctx.calls is not None  # RunContext makes it
+    # the model segments' clients, held open for both (closed when the outermost scope ends: the engine's
+    # when it holds one, else this one); the segments open none of their own
+    with calls_opened(ctx.calls, ctx.sampling):
+        seg = ctx.segment()  # the one context of the model segments: the run's state after the code rows
 
-    if workflow_rows:
-        todo, hits = cache.split(workflow_rows) if cache else (list(workflow_rows), {})
-        if todo:
-            from cowork_judge.workflow.runner import judge_workflow_rows
+        if workflow_rows:
+            todo, hits = cache.split(workflow_rows) if cache else (list(workflow_rows), {})
+            if todo:
+                from cowork_judge.workflow.runner import judge_workflow_rows
 
-            budget, reserve = ctx.workflow_budget(len(agentic_rows))
-            ctx.log.info("workflow segment: %d row(s), budget %.0f s (agentic reserve %.0f s)", len(todo), budget, reserve)
-            decided.update(judge_workflow_rows(todo, seg, decided, known, segment_end=time.monotonic() + budget))
-        for row in workflow_rows:  # cached verdicts pass this run's gates like judged ones
-            if row.id in hits:
-                decided[row.id] = pre_gate(row, decided, known) or mark_open(row, hits[row.id], decided)
+                budget, reserve = ctx.workflow_budget(len(agentic_rows))
+                ctx.log.info("workflow segment: %d row(s), budget %.0f s (agentic reserve %.0f s)", len(todo), budget, reserve)
+                decided.update(judge_workflow_rows(todo, seg, decided, known, segment_end=time.monotonic() + budget))
+            for row in workflow_rows:  # cached verdicts pass this run's gates like judged ones
+                if row.id in hits:
+                    decided[row.id] = pre_gate(row, decided, known) or mark_open(row, hits[row.id], decided)
+            if cache:
+                cache.keep(todo, decided)
+            ctx.audit.write_json("workflow/verdicts", _audited(workflow_rows, decided))
+
+        runnable = settle_gated(agentic_rows, decided, known, into=decided)
+        if cache and runnable:
+            runnable, hits = cache.split(runnable)
+            for row in agentic_rows:
+                if row.id in hits:
+                    decided[row.id] = mark_open(row, hits[row.id], decided)
+        # gate-settled agentic rows cost no call but are verdicts all the same: in the audit
+        # for re-scoring and for the watchdog's document if the run is cut off later
+        gated = [r for r in agentic_rows if r.id in decided]
+        if gated:
+            ctx.audit.write_json("agentic-gated/verdicts", _audited(gated, decided))
+        if runnable:
+            from cowork_judge.agentic.dispatch import judge_agentic
+
+            try:
+                judged = judge_agentic(runnable, seg)
+            except Exception as exc:  # a crashed backend loses only its own rows
+                kind = classify(exc, segment="backend", deadline_passed=ctx.deadline.passed())
+                ctx.log.error("agentic segment failed: %s", ctx.redactor.redact(summary(exc)))
+                judged = {r.id: Verdict.unjudged(r.id, kind, ctx.redactor.redact(summary(exc))) for r in runnable}
+            for row in runnable:
+                decided[row.id] = mark_open(row, judged[row.id], decided)
+            if cache:
+                cache.keep(runnable, decided)
         if cache:
-            cache.keep(todo, decided)
-        ctx.audit.write_json("workflow/verdicts", _audited(workflow_rows, decided))
-
-    runnable = settle_gated(agentic_rows, decided, known, into=decided)
-    if cache and runnable:
-        runnable, hits = cache.split(runnable)
-        for row in agentic_rows:
-            if row.id in hits:
-                decided[row.id] = mark_open(row, hits[row.id], decided)
-    # gate-settled agentic rows cost no call but are verdicts all the same: in the audit
-    # for re-scoring and for the watchdog's document if the run is cut off later
-    gated = [r for r in agentic_rows if r.id in decided]
-    if gated:
-        ctx.audit.write_json("agentic-gated/verdicts", _audited(gated, decided))
-    if runnable:
-        from cowork_judge.agentic.dispatch import judge_agentic
-
-        try:
-            judged = judge_agentic(runnable, seg)
-        except Exception as exc:  # a crashed backend loses only its own rows
-            kind = classify(exc, segment="backend", deadline_passed=ctx.deadline.passed())
-            ctx.log.error("agentic segment failed: %s", ctx.redactor.redact(summary(exc)))
-            judged = {r.id: Verdict.unjudged(r.id, kind, ctx.redactor.redact(summary(exc))) for r in runnable}
-        for row in runnable:
-            decided[row.id] = mark_open(row, judged[row.id], decided)
-        if cache:
-            cache.keep(runnable, decided)
-    if cache:
-        ctx.log.info("verdict cache %s: %d verdict(s) reused (%s), %d stored", ctx.config.verdict_cache_dir,
-                     len(cache.store.hits), ", ".join(cache.store.hits[:20]) or "none", cache.store.stored)
+            ctx.log.info("verdict cache %s: %d verdict(s) reused (%s), %d stored", ctx.config.verdict_cache_dir,
+                         len(cache.store.hits), ", ".join(cache.store.hits[:20]) or "none", cache.store.stored)
     return {c.id: decided[c.id] for c in criteria}
 
 

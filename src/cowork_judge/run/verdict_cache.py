@@ -214,6 +214,12 @@ class RunCache:
             self.keys[row.id] = verdict_key(deliverable=digest, row=row_fields(row), judge=settings[name],
                                             version=f"{__version__}/abi{ABI}")
 
+    @classmethod
+    def of(cls, ctx: RunContext, criteria: Sequence[Criterion]) -> RunCache | None:
+        """The run's cache for `criteria` (their keys built now from `ctx`), or None when
+        ``JUDGE_VERDICT_CACHE`` is off (``ctx.config.verdict_cache_dir`` unset)."""
+        return cls(ctx, criteria) if ctx.config.verdict_cache_dir else None
+
     def split(self, rows: Sequence[Criterion]) -> tuple[list[Criterion], dict[str, Verdict]]:
         """(rows to judge, row id → cached verdict), rows in the order given."""
         todo, hits = [], {}

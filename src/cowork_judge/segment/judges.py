@@ -126,7 +126,7 @@ def judges_opened(plan: SamplingPlan | None) -> Iterator[None]:
 def calls_opened(calls: CallPath, plan: SamplingPlan | None) -> Iterator[None]:
     """The run's call path (`calls`) and every judge's held open for the scope: one scope for
     every client a segment may use (each closed when its outermost scope ends: the run's, or
-    the segment's own when it runs alone)."""
+    the router's, or the scope of a caller that runs a segment alone; the segments open none)."""
     with calls.opened(), judges_opened(plan):
         yield
 

@@ -374,7 +374,7 @@ class ModelCalls:
     def opened(self) -> Iterator[ModelCalls]:
         """A scope of the path's use: the client (made on the first call inside it) is
         closed when the outermost scope ends — the run's, so that the workflow and agentic
-        segments share one client; a segment's own scope when it runs alone."""
+        segments share one client; the router's, or a test's, when a segment runs alone."""
         with self._lock:
             self._depth += 1
         try:

@@ -7,7 +7,8 @@ then refuses further calls) and moves on, so a workflow's requests never stack o
 agentic segment's (§7.1). A workflow that cannot be loaded, raises, overruns or leaves a
 row out loses only its own rows, each unjudged with a specific kind. All workflows of a
 run share one model transport (`workflow.caller.WorkflowCalls`): one in-flight
-limit, one start jitter, over the run's one model-call path (`ctx.calls`).
+limit, one start jitter, over the run's one model-call path (`ctx.calls`), which the caller
+holds open (`segment.judges.calls_opened`: the router); the segment opens no scope of its own.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from cowork_judge.core.gates import mark_open, settle_gated
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.segment.segment_context import SegmentContext
-from cowork_judge.segment.judges import Judge, calls_opened
+from cowork_judge.segment.judges import Judge
 from cowork_judge._util.threads import call_with_timeout
 from cowork_judge.transport.attempts import ModelCalls
 from cowork_judge.workflow.caller import WorkflowCalls
@@ -56,26 +57,25 @@ def judge_workflow_rows(
         if r.workflow.name not in names:
             names.append(r.workflow.name)
     shared: dict[str | None, WorkflowCalls] = {}  # the segment's transports, made on first use: the run's (None), each judge's
-    with calls_opened(ctx.calls, ctx.sampling):  # the run's clients when the run holds them open
-        for name in names:
-            runnable = settle_gated([r for r in rows if r.workflow.name == name], decided, known, into=out)
-            if not runnable:
-                continue
-            try:
-                module = load(name)
-            except WorkflowUnavailable as exc:
-                ctx.log.warning("workflow rows unjudged: %s", exc)
-                out.update({r.id: Verdict.unjudged(r.id, "workflow_missing", str(exc), method="workflow") for r in runnable})
-                continue
-            budget = min(segment_end, ctx.deadline.at) - time.monotonic()
-            if budget <= 0:
-                kind = classify(TimeoutError(), segment="workflow", deadline_passed=ctx.deadline.passed())
-                results = {r.id: Verdict.unjudged(r.id, kind, "no time left for the workflow segment", method="workflow")
-                           for r in runnable}
-            else:
-                results = _run_one(module, name or "", runnable, ctx, budget, shared)
-            for r in runnable:
-                out[r.id] = mark_open(r, results[r.id], decided)
+    for name in names:
+        runnable = settle_gated([r for r in rows if r.workflow.name == name], decided, known, into=out)
+        if not runnable:
+            continue
+        try:
+            module = load(name)
+        except WorkflowUnavailable as exc:
+            ctx.log.warning("workflow rows unjudged: %s", exc)
+            out.update({r.id: Verdict.unjudged(r.id, "workflow_missing", str(exc), method="workflow") for r in runnable})
+            continue
+        budget = min(segment_end, ctx.deadline.at) - time.monotonic()
+        if budget > 0:
+            results = _run_one(module, name or "", runnable, ctx, budget, shared)
+        else:
+            kind = classify(TimeoutError(), segment="workflow", deadline_passed=ctx.deadline.passed())
+            results = {r.id: Verdict.unjudged(r.id, kind, "no time left for the workflow segment", method="workflow")
+                       for r in runnable}
+        for r in runnable:
+            out[r.id] = mark_open(r, results[r.id], decided)
     return out
 
 
