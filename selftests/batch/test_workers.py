@@ -139,6 +139,44 @@ def test_a_crash_an_exit_a_hang_and_a_wedge_lose_only_their_instance(tmp_path, s
     assert all(_doc(out, i.name)["task_score"] == pytest.approx(REWARD) for i in instances)
 
 
+FAILING_ROUTE_WORKER = '''
+import sys
+from cowork_judge.batch.worker import serve
+from cowork_judge.commands import batch_worker
+from cowork_judge.engine import router, signals
+
+real_route = router.route
+
+def broken(*args, **kwargs):
+    raise RuntimeError("a bug in the router")
+
+def judge(spec, start):
+    router.route = broken if spec.name == "alg-1" else real_route
+    return batch_worker.judge(spec, start)
+
+sys.exit(serve(judge, int(sys.argv[1]), on_busy_signal=signals.record))
+'''
+
+
+def test_an_internal_error_is_an_error_under_the_runs_settings_not_a_settings_change(tmp_path, sim, capsys):
+    """A run that ends in an internal error records the settings it ran under
+    (``details.fingerprint``), so a resume calls it ``error``, not "judge settings changed"."""
+    from cowork_judge.run.fingerprint import fingerprint_digest
+
+    instances = _problems(tmp_path, 2, capsys)
+    script = tmp_path / "failing_route_worker.py"
+    script.write_text(FAILING_ROUTE_WORKER)
+    limits = batch.plan_limits(2, 1, len(instances))
+    out = tmp_path / "runs"
+    out.mkdir()
+    runner = BatchRunner(out, limits, batch.child_env(dict(os.environ), limits, out), worker_argv=[str(script)], jobs=1)
+    report = runner.run(instances)
+    assert {o.name: o.state for o in report.outcomes} == {"alg-0": "complete", "alg-1": "error"}
+    broken = _doc(out, "alg-1")
+    assert broken["exit_code"] == "judge:scorer_error" and "a bug in the router" in broken["exit_reason"]
+    assert fingerprint_digest(broken["details"]["fingerprint"]) == runner.settings_digest(instances[1])
+
+
 def _normalized(doc: dict) -> dict:
     """A result document without what differs between two runs of one judgement (clock, seal)."""
     doc = json.loads(json.dumps(doc))

@@ -417,7 +417,7 @@ def result_state(inst_out: Path, expected_fingerprint: str, *, keep_errors: bool
         (``result.json``, ``reward.txt`` or ``reward.json`` no longer matches the digests
         the judge sealed it with, or the seal was removed: `cowork_judge.core.integrity`),
         ``settings_changed`` (the document's ``details.fingerprint`` is not that of the
-        current judge settings, or it has none), ``interrupted`` (a signal or the deadline
+        current judge settings, or it has none while the run did not fail), ``interrupted`` (a signal or the deadline
         cut the run: ``details.interrupted`` or a row unjudged `CUT_KINDS`) or ``error``
         (the document has an ``exit_code``).
     """
@@ -455,7 +455,8 @@ def result_state(inst_out: Path, expected_fingerprint: str, *, keep_errors: bool
         return "tampered"
     if doc.details.interrupted or any(r.error_kind in CUT_KINDS for r in doc.results):
         return "interrupted"
-    if expected_settings is not None and fingerprint_digest(doc.details.fingerprint) != expected_settings:
+    unknown = doc.details.fingerprint is None and doc.exit_code is not None  # the fallback document of a failed run
+    if expected_settings is not None and not unknown and fingerprint_digest(doc.details.fingerprint) != expected_settings:
         return "settings_changed"
     if doc.exit_code is not None and not keep_errors:
         return "error"

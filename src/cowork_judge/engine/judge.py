@@ -106,7 +106,9 @@ def main_run(paths: RunPaths, loaded: LoadedConfig, *, start: float, hard_deadli
         doc = None
         try:
             facts = RunFacts(identity=config.identity(), seconds=time.monotonic() - start,
-                             failure=RunFailure(exit_code="judge:scorer_error", exit_reason=reason))
+                             failure=RunFailure(exit_code="judge:scorer_error", exit_reason=reason),
+                             # the settings it ran under: a batch resume calls it an error, not a settings change
+                             fingerprint=verdict_fingerprint(config, paths.tests_dir))
             doc = fold((), {}, config.scoring, facts)
             write_result(paths, doc, redactor)
         except BaseException:
