@@ -20,6 +20,7 @@ Only fields that are truly volatile are normalised, and nothing else:
   (a hash over that endpoint among the rest) becomes ``<digest>``; every other field of
   the fingerprint stays pinned; the seal's ``result_sha256`` (a hash over the whole document,
   timings included) becomes ``<digest>`` too (the reward files' digests stay pinned);
+- the run's random id (``details.run_id``, 32 hex digits, new every run) becomes ``<run_id>``;
 - temp and checkout paths: the run's temp directory becomes ``<tmp>`` and the repository
   root becomes ``<repo>`` wherever they occur inside a string.
 The comparison is on the written text itself, so every other byte (rewards, contributions,
@@ -53,6 +54,7 @@ _DIGEST = re.compile(r'("fingerprint": \{\s*"digest": )"[0-9a-f]+"')
 _TIMING = re.compile(r'"(seconds|judge_seconds|elapsed_seconds)": -?[0-9][0-9.eE+-]*')
 _TIMINGS_TOTAL = re.compile(r'("timings": \{\s*"total": )-?[0-9][0-9.eE+-]*')
 _SEAL = re.compile(r'("result_sha256": )"[0-9a-f]+"')
+_RUN_ID = re.compile(r'("run_id": )"[0-9a-f]{32}"')
 
 
 def _document_text(path: Path, tmp: str, repo: str) -> str:
@@ -64,6 +66,7 @@ def _document_text(path: Path, tmp: str, repo: str) -> str:
     text = _SIM_PORT.sub(r"\1<port>", text)
     text = _DIGEST.sub(r'\1"<digest>"', text)
     text = _SEAL.sub(r'\1"<digest>"', text)
+    text = _RUN_ID.sub(r'\1"<run_id>"', text)
     return text.replace(tmp, "<tmp>").replace(repo, "<repo>")
 
 

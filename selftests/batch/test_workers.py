@@ -181,6 +181,7 @@ def _normalized(doc: dict) -> dict:
     """A result document without what differs between two runs of one judgement (clock, seal)."""
     doc = json.loads(json.dumps(doc))
     doc.pop("integrity", None)
+    doc.get("details", {}).pop("run_id", None)  # a random id of each run
     for key in ("judge_seconds", "elapsed_seconds", "timing"):
         doc.get("extra_fields", {}).pop(key, None)
     doc.get("details", {}).pop("timing", None)

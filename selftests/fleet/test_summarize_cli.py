@@ -147,10 +147,11 @@ def test_real_documents_from_the_command_line(judge_run, tmp_path):
     laid out as a Harbor job with two rollouts of the deck task, summarized by the console script."""
     from run.test_e2e import DECK_ENV, DECK_ORACLE, DECK_REWARD
 
-    deck = judge_run(EXAMPLE_TESTS, ROLLOUTS / "deck", oracle=DECK_ORACLE, env=DECK_ENV, timeout=300)
+    # two runs of the deck task (a copy of one run's folder would be one run: a duplicate, see test_run_id)
+    decks = [judge_run(EXAMPLE_TESTS, ROLLOUTS / "deck", oracle=DECK_ORACLE, env=DECK_ENV, timeout=300) for _ in range(2)]
     empty = judge_run(EXAMPLE_TESTS, ROLLOUTS / "empty")
     job = tmp_path / "job"
-    for name, run in (("deck__aaaaaa1", deck), ("deck__aaaaaa2", deck), ("empty__bbbbbb1", empty)):
+    for name, run in (("deck__aaaaaa1", decks[0]), ("deck__aaaaaa2", decks[1]), ("empty__bbbbbb1", empty)):
         shutil.copytree(run.verifier, job / name / "verifier")
     out = tmp_path / "summary.json"
     proc = subprocess.run([sys.executable, "-m", "cowork_judge", "summarize", str(job), "--out", str(out), "--group-by", "tag"],

@@ -30,6 +30,7 @@ import signal
 import sys
 import threading
 import time
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -392,7 +393,7 @@ class BatchRunner:
                 criteria = ()
         failure = RunFailure(exit_code="judge:timeout" if hung else "judge:scorer_error", exit_reason=reason)
         facts = RunFacts(identity=config.identity(), failure=failure, exit_note=reason, warnings=(reason,),
-                         fingerprint=verdict_fingerprint(config, inst.tests_dir))
+                         fingerprint=verdict_fingerprint(config, inst.tests_dir), run_id=uuid.uuid4().hex)
         doc = fold(criteria, all_unjudged(criteria, "deadline", reason), config.scoring, facts)
         layout = VerifierLayout.under(self.out / inst.name)
         paths = RunPaths.from_config(config, logs_dir=layout.logs_dir, app_dir=self.out / inst.name / "app",

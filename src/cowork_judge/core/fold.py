@@ -79,6 +79,8 @@ class RunFacts(BaseModel):
     skipped: bool = False
     exit_note: str | None = None
     fingerprint: dict[str, Any] | None = Field(None, description="run.fingerprint.verdict_fingerprint of the run.")
+    run_id: str | None = Field(None, description="The judging run's random id (`uuid.uuid4().hex`; the engine "
+                               "makes it, the fold only copies it: the core stays deterministic).")
     interrupted: bool = Field(False, description="A signal ended the run before every row was judged.")
     settings_invalid: tuple[str, ...] = Field((), description="Environment variables of settings that change the verdicts "
                                               "or the reward whose invalid value fell back to the default "
@@ -212,6 +214,7 @@ def _details(criteria: tuple[Criterion, ...], results: list[RowResult], coverage
         evidence=dict(facts.evidence),
         policy=policy,
         fingerprint=dict(facts.fingerprint) if facts.fingerprint is not None else None,
+        run_id=facts.run_id,
         interrupted=facts.interrupted,
         settings_invalid=list(facts.settings_invalid),
         sampling=_sampling(facts.sampling, results, coverage),
@@ -464,7 +467,7 @@ def stored_run(doc: ResultDocument) -> tuple[tuple[Criterion, ...], dict[str, Ve
         identity=identity, delivery=doc.details.delivery, seconds=ef.judge_seconds, calls=ef.judge_calls, tokens=ef.judge_tokens,
         evidence_pages=ef.judge_evidence_pages, evidence=doc.details.evidence, warnings=tuple(warnings),
         instruction_source=doc.details.instruction_source, failure=failure, skipped=doc.status == "skipped", exit_note=note,
-        fingerprint=doc.details.fingerprint, interrupted=doc.details.interrupted,
+        fingerprint=doc.details.fingerprint, run_id=doc.details.run_id, interrupted=doc.details.interrupted,
         guard=doc.guard, sampling=doc.details.sampling, cost=doc.judge_cost,
     )
     return tuple(criteria), verdicts, policy, facts

@@ -177,6 +177,10 @@ class Details(BaseModel):
     fingerprint: dict[str, Any] | None = Field(None, description="What decided the verdicts (run.fingerprint): digest, judge "
                                                "version, backend, model, endpoint (masked), sampling settings, rubric, task "
                                                "prompt and instruction SHA-256. None in documents of older versions.")
+    run_id: str | None = Field(None, description=(
+        "A random id of the judging run that wrote the document (32 hex digits, `uuid4`), covered by the seal: two "
+        "documents with the same run_id are copies of one run (`summarize` counts the second as `duplicate`). "
+        "Kept by `rescore`; absent in documents of versions before 2.0 and in the last-resort fallback document."))
     interrupted: bool = Field(False, description="A signal (SIGTERM, SIGINT) ended the run before every row was judged: "
                               "the reward is of a cut run, and batch resume judges the instance again.")
     settings_invalid: list[str] = Field(default_factory=list, description=(
@@ -189,7 +193,7 @@ class Details(BaseModel):
 
     @model_serializer(mode="wrap")
     def _sampled_only(self, handler: SerializerFunctionWrapHandler) -> Any:
-        data = omit_defaults(handler(self), {"sampling": None})
+        data = omit_defaults(handler(self), {"sampling": None, "run_id": None})
         if isinstance(data, dict) and data.get("settings_invalid") == []:
             del data["settings_invalid"]  # written only when some setting was invalid: 0.2 documents keep their shape
         return data

@@ -15,6 +15,7 @@ import signal
 import sys
 import time
 import traceback
+import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -108,7 +109,7 @@ def main_run(paths: RunPaths, loaded: LoadedConfig, *, start: float, hard_deadli
             facts = RunFacts(identity=config.identity(), seconds=time.monotonic() - start,
                              failure=RunFailure(exit_code="judge:scorer_error", exit_reason=reason),
                              # the settings it ran under: a batch resume calls it an error, not a settings change
-                             fingerprint=verdict_fingerprint(config, paths.tests_dir))
+                             fingerprint=verdict_fingerprint(config, paths.tests_dir), run_id=uuid.uuid4().hex)
             doc = fold((), {}, config.scoring, facts)
             write_result(paths, doc, redactor)
         except BaseException:
@@ -193,6 +194,7 @@ class _Run:
         self.config = loaded.config
         self.start = start
         self.fingerprint = verdict_fingerprint(loaded.config, tests_dir) if tests_dir is not None else None
+        self.run_id = uuid.uuid4().hex  # details.run_id: tells a copy of this run's document from another run's
         self.warnings: list[str] = list(loaded.warnings)
         self.settings_invalid = tuple(invalid_reward_settings(loaded.sources))
         self.guard: GuardReport | None = None
@@ -223,6 +225,7 @@ class _Run:
             skipped=skipped,
             exit_note=note,
             fingerprint=self.fingerprint,
+            run_id=self.run_id,
             settings_invalid=self.settings_invalid,
             guard=self.guard or GuardReport(mode=self.config.guard),
             sampling=sampling_record(self.config),

@@ -20,6 +20,7 @@ import logging
 import os
 import threading
 import time
+import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -286,6 +287,7 @@ def cut_document(paths: RunPaths, loaded: LoadedConfig, reason: str, kind: CutKi
         warnings=(*loaded.warnings, *(ctx.limiter_warnings() if ctx is not None else ()), reason),
         exit_note=reason,
         fingerprint=verdict_fingerprint(config, paths.tests_dir),
+        run_id=uuid.uuid4().hex,
         interrupted=kind == "interrupted" and cut > 0,
         sampling=sampling_record(config),
         cost=run_cost(config, ctx.stats if ctx is not None else None),

@@ -1,8 +1,8 @@
 """Fleet summary: many result documents → one deterministic accounting and statistics.
 
 Pure: `Summarizer` folds already-read inputs (`fleet.documents.Item`) one at a time into
-bounded counters (per document only a float for the reward quantiles and per cluster a few
-integers are kept) and `Summarizer.result` computes the summary, including the clustered
+bounded counters (per document only a float for the reward quantiles and its run id, to
+know a second copy of one run, and per cluster a few integers are kept) and `Summarizer.result` computes the summary, including the clustered
 bootstrap intervals of `fleet.stats`. Reading files and writing outputs happen in
 ``commands/summarize.py``.
 
@@ -11,7 +11,10 @@ Every input lands in exactly one accounting class, tested in this order:
 =================  ============================================================
 ``unreadable``     the bytes could not be read or are not UTF-8 JSON
 ``invalid``        JSON that is not a result document
-``duplicate``      a file reached twice through different arguments (read once)
+``duplicate``      a file reached twice through different arguments (read once); or,
+                   tested after ``tampered``, an intact document of a run an earlier
+                   input already carried (the same ``details.run_id``: one run exported
+                   twice, a copied ``verifier`` folder), named in ``problems``
 ``no_result``      a document expected and not there: a ``verifier`` folder without
                    ``result.json`` (the verifier timed out or is still running), an
                    instance a batch's ``--out`` lists without one; named in ``problems``
@@ -208,6 +211,7 @@ class Summarizer:
         self.settings_invalid_docs = 0
         self.grounding: Counter[str] = Counter()
         self.keys_found: set[str] = set()
+        self.runs: dict[str, str] = {}  # details.run_id → the input that carried it first
 
     def unknown_group_keys(self) -> list[str]:
         """The ``group_by`` keys no document or row carried (and not in `GROUP_KEYS`)."""
@@ -262,6 +266,11 @@ class Summarizer:
             self.problems.append({"input": item.source, "class": "tampered", "error": seal.problem or ""})
             return "tampered"
         doc = item.doc
+        if (first := self._first_copy(doc, item.source)) is not None:
+            self.classes["duplicate"] += 1
+            self.problems.append({"input": item.source, "class": "duplicate",
+                                  "error": f"the same run as {first} (details.run_id {doc.details.run_id}); counted once"})
+            return "duplicate"
         cls = classify(doc)
         self.classes[cls] += 1
         self._add_policy(doc)
@@ -286,6 +295,16 @@ class Summarizer:
         self._add_groups(item, doc, cls, key, cluster, reward, coverage)
         self._collect_keys(item, doc)
         return cls
+
+    def _first_copy(self, doc: ResultDocument, source: str) -> str | None:
+        """The input that already carried this document's run (``details.run_id``), else None
+        (and the run is remembered as `source`'s). Documents without a run id (before 2.0, the
+        fallback document) are never taken for copies: two runs can judge alike."""
+        run_id = doc.details.run_id
+        if run_id is None:
+            return None
+        first = self.runs.setdefault(run_id, source)
+        return first if first != source else None
 
     def _add_guard(self, doc: ResultDocument) -> None:
         """Count the guard's record (issue 27): samples scanned, flagged, penalized, and the
