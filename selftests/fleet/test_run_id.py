@@ -3,7 +3,8 @@
 Every run writes a random ``details.run_id`` under its seal. Two real ``cowork-judge run`` of a task
 whose agent delivered nothing differ only in their timings, so a summarizer cannot tell a copy from a
 coincidence by content; with the run id, ``summarize`` classes the second copy of one run ``duplicate``
-("the same run as <input>") and keeps both runs. Documents without a run id (written before 2.0) are
+("the same run's document as <input>") and keeps both runs; a re-score of the run under another policy is
+another document. Documents without a run id (written before 2.0) are
 never taken for copies.
 """
 
@@ -50,7 +51,7 @@ def test_a_copy_of_one_run_is_a_duplicate_and_two_alike_runs_both_count(judge_ru
     assert summary["accounting"]["delivery_missing"] == 2 and summary["accounting"]["duplicate"] == 1
     (problem,) = summary["problems"]
     assert problem["input"].endswith("docs.jsonl:2") and problem["class"] == "duplicate"
-    assert "the same run as" in problem["error"] and problem["error"].count("docs.jsonl:1") == 1
+    assert "the same run's document as" in problem["error"] and problem["error"].count("docs.jsonl:1") == 1
     assert "docs.jsonl:2" in proc.stderr  # named on the console too
 
 
@@ -64,6 +65,13 @@ def test_the_run_id_is_under_the_seal_and_rescore_keeps_it(judge_run, tmp_path: 
     again = _cli("rescore", str(first), "--mode", "binary", "--threshold", "0.5", "--out", str(tmp_path / "binary.json"))
     assert again.returncode == 0, again.stderr
     assert json.loads((tmp_path / "binary.json").read_text())["details"]["run_id"] == doc["details"]["run_id"]
+    same = _cli("rescore", str(first), "--out", str(tmp_path / "same.json"))  # no option: the document itself
+    assert same.returncode == 0, same.stderr
+    both = _cli("summarize", str(first), str(tmp_path / "same.json"), str(tmp_path / "binary.json"), "--out", str(tmp_path / "b.json"))
+    summary = json.loads((tmp_path / "b.json").read_text())
+    assert summary["accounting"]["duplicate"] == 1 and summary["accounting"]["delivery_missing"] == 2, both.stderr
+    assert [p["input"] for p in summary["problems"]] == [str(tmp_path / "same.json")]
+    assert summary["scoring"]["mixed"] is True  # the binary re-score is counted, under its own policy
 
 
 def test_documents_without_a_run_id_are_never_taken_for_copies(judge_run, tmp_path: Path):

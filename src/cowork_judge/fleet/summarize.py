@@ -12,9 +12,10 @@ Every input lands in exactly one accounting class, tested in this order:
 ``unreadable``     the bytes could not be read or are not UTF-8 JSON
 ``invalid``        JSON that is not a result document
 ``duplicate``      a file reached twice through different arguments (read once); or,
-                   tested after ``tampered``, an intact document of a run an earlier
-                   input already carried (the same ``details.run_id``: one run exported
-                   twice, a copied ``verifier`` folder), named in ``problems``
+                   tested after ``tampered``, an intact copy of a document an earlier
+                   input already carried (the same ``details.run_id`` and seal digest:
+                   one run exported twice, a copied ``verifier`` folder; a re-score
+                   of the run is another document), named in ``problems``
 ``no_result``      a document expected and not there: a ``verifier`` folder without
                    ``result.json`` (the verifier timed out or is still running), an
                    instance a batch's ``--out`` lists without one; named in ``problems``
@@ -211,7 +212,7 @@ class Summarizer:
         self.settings_invalid_docs = 0
         self.grounding: Counter[str] = Counter()
         self.keys_found: set[str] = set()
-        self.runs: dict[str, str] = {}  # details.run_id → the input that carried it first
+        self.runs: dict[str, str] = {}  # "<details.run_id>:<seal digest>" → the input that carried it first
 
     def unknown_group_keys(self) -> list[str]:
         """The ``group_by`` keys no document or row carried (and not in `GROUP_KEYS`)."""
@@ -266,10 +267,11 @@ class Summarizer:
             self.problems.append({"input": item.source, "class": "tampered", "error": seal.problem or ""})
             return "tampered"
         doc = item.doc
-        if (first := self._first_copy(doc, item.source)) is not None:
+        if (first := self._first_copy(item, doc)) is not None:
             self.classes["duplicate"] += 1
             self.problems.append({"input": item.source, "class": "duplicate",
-                                  "error": f"the same run as {first} (details.run_id {doc.details.run_id}); counted once"})
+                                  "error": f"the same run's document as {first} (details.run_id {doc.details.run_id}); "
+                                           "counted once"})
             return "duplicate"
         cls = classify(doc)
         self.classes[cls] += 1
@@ -296,15 +298,21 @@ class Summarizer:
         self._collect_keys(item, doc)
         return cls
 
-    def _first_copy(self, doc: ResultDocument, source: str) -> str | None:
-        """The input that already carried this document's run (``details.run_id``), else None
-        (and the run is remembered as `source`'s). Documents without a run id (before 2.0, the
-        fallback document) are never taken for copies: two runs can judge alike."""
+    def _first_copy(self, item: Item, doc: ResultDocument) -> str | None:
+        """The input that already carried this very document — the same run
+        (``details.run_id``) and the same sealed content (``integrity.result_sha256``) —, else
+        None (and it is remembered as `item`'s). A re-score of the run under another policy or
+        rubric is another document (counted, and ``scoring`` says the policies are mixed);
+        documents without a run id (before 2.0, the fallback document) are never taken for
+        copies: two runs can judge alike."""
         run_id = doc.details.run_id
+        integrity = item.raw.get("integrity")
+        sealed = integrity.get("result_sha256") if isinstance(integrity, dict) else None
         if run_id is None:
             return None
-        first = self.runs.setdefault(run_id, source)
-        return first if first != source else None
+        key = f"{run_id}:{sealed}"
+        first = self.runs.setdefault(key, item.source)
+        return first if first != item.source else None
 
     def _add_guard(self, doc: ResultDocument) -> None:
         """Count the guard's record (issue 27): samples scanned, flagged, penalized, and the
