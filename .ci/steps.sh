@@ -50,6 +50,9 @@ NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet --site-dir "$(mkte
 echo "== release checks (the same script .aoneci/release.yaml runs on a tag)"
 PYTHON=.venv/bin/python DIST="$(mktemp -d)/dist" bash scripts/release/release_checks.sh
 
+echo "== free space for the tests' temp folders (a full run peaks ~3 GB above its start; pytest keeps only failed tests' folders)"
+df -h "${TMPDIR:-/tmp}" | tail -1
+
 echo "== the README's test command (the 30 slowest tests listed at the end: where CI time goes)"
 export PYTEST_ADDOPTS="--durations=30 ${PYTEST_ADDOPTS:-}"
 .venv/bin/python -m pytest selftests -n 2 --dist loadfile
