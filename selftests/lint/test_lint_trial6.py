@@ -1,0 +1,42 @@
+"""Issue 39, trial 6 (a fresh user's path, then a hostile operator): one problem, one finding;
+a finding that points somewhere says where; a misspelt field is named."""
+
+from __future__ import annotations
+
+from cowork_judge.lint.instance import lint_instance
+
+from .conftest import BASE_TOML, rows
+
+HURDLE = 1  # index of the hurdle row in BASE_ROWS
+
+
+def test_a_weighted_hurdle_is_reported_once_as_r022(make_instance):
+    """Trial 6 F6: the engine's load warning and R022 said the same thing twice (R009 + R022)."""
+    findings = lint_instance(make_instance(rubric=rows((HURDLE, {"weight": 1})))).findings
+    assert [(f.code, f.row) for f in findings] == [("R022", "A-HURDLE")], [f.line() for f in findings]
+
+
+def test_a_timeout_that_is_not_a_number_is_one_finding_not_also_not_set(make_instance):
+    """Trial 6 F2: ``timeout_sec = "abc"`` was T001 (right) and T004 "timeout_sec is not set" (wrong: it is set)."""
+    tests = make_instance(toml=BASE_TOML.replace("timeout_sec = 2280", 'timeout_sec = "abc"'))
+    findings = [f for f in lint_instance(tests).findings if f.field == "[verifier].timeout_sec"]
+    assert [f.code for f in findings] == ["T001"], [f.line() for f in findings]
+    assert "must be a number of seconds, got 'abc'" in findings[0].message
+
+
+def test_a_singular_code_method_param_is_named_as_a_misspelt_field(make_instance):
+    """Trial 6 F16: ``code_method_param`` (the known field is plural) was never named; only its
+    consequence, "missing parameter 'text'", was reported."""
+    row = {"id": "C-TEXT", "description": "The report names the quarter.", "weight": 1, "judge_method": "code",
+           "code_method_name": "text_contains", "code_method_param": {"text": "Q3"}}
+    findings = lint_instance(make_instance(rubric=rows(extra=[row]))).findings
+    said = [f.message for f in findings if f.code == "R009"]
+    assert any("unknown field 'code_method_param'" in m and "did you mean 'code_method_params'?" in m for m in said), \
+        [f.line() for f in findings]
+
+
+def test_t010_names_harbor_init_for_a_missing_task_toml(make_instance):
+    """Trial 6 F18: T010 said "(cowork-judge init writes them)", and `cowork-judge init` refuses a folder
+    without task.toml ("`harbor init` creates one")."""
+    (finding,) = [f for f in lint_instance(make_instance(toml=None)).findings if f.code == "T010"]
+    assert "harbor init" in finding.message, finding.line()
