@@ -175,6 +175,16 @@ def test_load_time_warnings_for_typos_missing_weights_and_broken_dependencies():
     assert r.criteria[0].weight == 0 and r.criteria[0].extra == {"wieght": 5}  # warned, not guessed
 
 
+def test_a_singular_of_a_plural_field_is_a_typo_but_a_plural_is_not():
+    """Trial 6 F16: ``code_method_param`` is a misspelt ``code_method_params``; ``tags`` beside
+    the known ``tag`` stays carried data."""
+    r = normalize_rubric([{"id": "a", "description": "x", "weight": 1, "judge_method": "code",
+                           "code_method_name": "file_exists", "code_method_param": {"glob": "*.md"}, "tags": ["t"]}])
+    text = "\n".join(r.warnings)
+    assert "unknown field 'code_method_param'" in text and "did you mean 'code_method_params'" in text
+    assert "'tags'" not in text
+
+
 def test_a_clean_rubric_has_no_warnings():
     rows = [{"id": "A", "description": "a", "weight": 2}, {"id": "B", "description": "b", "weight": 1, "depends_on": ["A"]}]
     assert normalize_rubric(rows).warnings == ()

@@ -355,11 +355,12 @@ def normalize_rubric(raw: Any) -> NormalizedRubric:
 
 @functools.lru_cache(maxsize=4096)
 def _misspelt_known_key(key: str) -> str | None:
-    """The known field `key` looks like a misspelling of (``wieght`` → ``weight``), or None; a
-    plural is not a typo. Cached: a batch worker loads hundreds of rubrics with the same extra
-    fields, and ``difflib`` costs about a millisecond a field."""
+    """The known field `key` looks like a misspelling of (``wieght`` → ``weight``), or None; the
+    plural of a known field is not a typo (HealthBench's ``tags`` beside ``tag``), its singular is
+    (``code_method_param`` → ``code_method_params``). Cached: a batch worker loads hundreds of
+    rubrics with the same extra fields, and ``difflib`` costs about a millisecond a field."""
     close = difflib.get_close_matches(key, sorted(_KNOWN_KEYS), n=1, cutoff=0.8)
-    return close[0] if close and close[0].rstrip("s") != key.rstrip("s") else None
+    return close[0] if close and key != close[0] + "s" else None
 
 
 def _typo_warnings(criteria: list[Criterion]) -> list[str]:
