@@ -21,3 +21,11 @@ def test_a_timeout_that_is_not_a_number_is_called_so_and_nothing_is_up_to_date(t
     assert "is below" not in proc.stderr, proc.stderr
     assert "already up to date" not in proc.stdout, proc.stdout
     assert 'timeout_sec = "abc"' in toml.read_text()  # refused: untouched
+
+
+def test_a_tests_folder_given_as_the_task_gets_a_did_you_mean(tmp_path):
+    """Trial 6 F18: ``init task/tests`` said only "…/tests/task.toml not found"; `try` says "did you mean"."""
+    task = example_task(tmp_path / "task")
+    proc = _init(task / "tests")
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert f"did you mean {task}?" in proc.stderr, proc.stderr

@@ -232,6 +232,8 @@ def plan_init(task_dir: Path, *, force: bool = False, extras: str | None = None,
     if not task_dir.is_dir():
         raise InitError(f"{task_dir}: no such folder")
     if not toml_path.is_file():
+        if task_dir.name == "tests" and (task_dir.parent / "task.toml").is_file():  # trial 6 F18, as `try` says it
+            raise InitError(f"{toml_path} not found: {task_dir} is a task's tests/ folder; did you mean {task_dir.parent}?")
         raise InitError(f"{toml_path} not found: is {task_dir} a Harbor task folder? (`harbor init` creates one)")
     plan = Plan(task_dir)
     _plan_test_sh(plan, test_path, force)
