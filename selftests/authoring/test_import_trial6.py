@@ -23,3 +23,15 @@ def test_a_repeated_problem_id_is_a_warning_naming_both_lines(tmp_path, capsys):
     assert any("'p1'" in w for w in meta["warnings"]), meta["warnings"]
     first = json.loads((tmp_path / "out" / "answers-p1" / "instance.json").read_text())
     assert first["warnings"] == []
+
+
+def test_a_problem_without_a_response_is_counted_apart(tmp_path, capsys):
+    """Trial 6 F10: as HealthBench's import line does, ``answers`` counts the problems written with
+    nothing delivered (``"response": null``) apart instead of "1 instance(s) written … 0 failed"."""
+    source = tmp_path / "problems.jsonl"
+    lines = [{"id": "n", "question": "q", "reference_answer": "5", "response": None},
+             {"id": "y", "question": "q", "reference_answer": "5", "response": "Answer: 5"}]
+    source.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    assert main(["import", "answers", str(source), "--out", str(tmp_path / "out")]) == 0
+    err = capsys.readouterr().err
+    assert "2 instance(s) written" in err and "1 without a response (nothing delivered" in err, err
