@@ -40,3 +40,13 @@ def test_t010_names_harbor_init_for_a_missing_task_toml(make_instance):
     without task.toml ("`harbor init` creates one")."""
     (finding,) = [f for f in lint_instance(make_instance(toml=None)).findings if f.code == "T010"]
     assert "harbor init" in finding.message, finding.line()
+
+
+def test_an_id_with_a_line_break_is_an_r009_finding(make_instance):
+    """Trial 6 F7: lint said nothing about ids with a control character or surrounding spaces."""
+    odd = {"id": "A-\nODD", "description": "The deck has a title slide.", "weight": 1}
+    spaced = {"id": " A-SPACED ", "description": "The deck has a closing slide.", "weight": 1}
+    findings = lint_instance(make_instance(rubric=rows(extra=[odd, spaced]))).findings
+    said = [(f.code, f.row, f.message) for f in findings]
+    assert any(c == "R009" and "control character" in m for c, _, m in said), said
+    assert ("R009", "A-SPACED", "its id ' A-SPACED ' has surrounding spaces; read as 'A-SPACED'") in said, said
