@@ -50,3 +50,16 @@ def test_an_id_with_a_line_break_is_an_r009_finding(make_instance):
     said = [(f.code, f.row, f.message) for f in findings]
     assert any(c == "R009" and "control character" in m for c, _, m in said), said
     assert ("R009", "A-SPACED", "its id ' A-SPACED ' has surrounding spaces; read as 'A-SPACED'") in said, said
+
+
+def test_a_glob_the_method_refuses_is_m002_before_the_package_ships(make_instance):
+    """Trial 6 F14: ``"glob": "../output/report.md"`` made every run of the row ``code_error`` ("may not contain
+    '..'"), and lint said nothing, though docs/rubric.md promises M002 for "a value the method refuses"."""
+    climbing = {"id": "C-REPORT", "description": "A report is delivered.", "weight": 1, "judge_method": "code",
+                "code_method_name": "file_exists", "code_method_params": {"glob": "../output/report.md"}}
+    findings = lint_instance(make_instance(rubric=rows(extra=[climbing]))).findings
+    said = [(f.code, f.row, f.message) for f in findings]
+    assert [(c, r) for c, r, _ in said] == [("M002", "C-REPORT")], said
+    assert "may not contain '..'" in said[0][2], said
+    fine = dict(climbing, code_method_params={"glob": "reports/*.md"})
+    assert lint_instance(make_instance(rubric=rows(extra=[fine]))).findings == []

@@ -16,7 +16,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from cowork_judge.code_methods import deck_checks, decks, files, trajectory_checks
+from cowork_judge.code_methods import deck_checks, decks, files, globs, trajectory_checks
 
 CodeResult = tuple[bool, str, dict[str, Any]]
 CodeMethod = Callable[..., CodeResult]
@@ -58,7 +58,7 @@ def param_errors(method: CodeMethod, params: dict[str, Any]) -> list[str]:
     """What is wrong with `params` for `method`, from its signature: unknown names,
     missing required ones, and values of the wrong type (annotations ``str``, ``int``,
     ``float``, ``bool``, ``list[str]``, each optionally ``| None``); then, types being
-    right, values the method refuses (`VALUE_CHECKS`). Empty when fine.
+    right, values the method refuses (`VALUE_CHECKS`, and a ``glob`` `globs.check_glob` refuses). Empty when fine.
 
     A bool is not an int here (``min_words: true`` is a rubric mistake, not 1).
     """
@@ -87,6 +87,11 @@ def param_errors(method: CodeMethod, params: dict[str, Any]) -> list[str]:
                 break
         if not ok:
             errors.append(f"parameter {name!r} must be {annotation.replace('|', ' or ')}, got {value!r:.60}")
+    if not errors and isinstance(params.get("glob"), str):  # an empty glob, or one with '..' (trial 6 F14)
+        try:
+            globs.check_glob(params["glob"])
+        except ValueError as exc:
+            errors.append(f"parameter 'glob': {exc}")
     if not errors and method in VALUE_CHECKS:
         errors = VALUE_CHECKS[method](params)
     return errors
