@@ -41,3 +41,23 @@ def test_a_file_left_beside_output_is_named_in_the_reason(judge_run, tmp_path: P
     assert "report.md is outside output/ (not scored)" in reasons["C-REPORT"][1], reasons["C-REPORT"]
     assert reasons["C-CSV"][0] is False and "outside output/" not in reasons["C-CSV"][1]  # only the files the glob names
     assert doc["task_score"] == 0.0
+
+
+def test_a_hidden_deck_is_named_in_the_reason(judge_run, tmp_path: Path):
+    """Trial 6 F23: ``output/.deck.pptx`` is set aside as hidden; the row said only "no deck among the deliverables"."""
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "rubric.json").write_text(json.dumps({"rubrics": RUBRIC["rubrics"][:1]}))
+    (tests / "task_prompt.md").write_text("Make a deck in /app/output/.\n")
+
+    def hidden(root: Path) -> None:
+        out = root / "app" / "output"
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "notes.txt").write_text("a real deliverable\n")
+        (out / ".deck.pptx").write_bytes(b"PK\x03\x04 not really a deck")
+
+    run = judge_run(tests, None, sim=False, setup=hidden)
+    assert run.returncode == 0, run.stderr
+    doc = json.loads((run.verifier / "result.json").read_text())
+    (row,) = doc["results"]
+    assert row["hit"] is False and ".deck.pptx is hidden" in row["reason"], row["reason"]
