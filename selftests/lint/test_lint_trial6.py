@@ -63,3 +63,21 @@ def test_a_glob_the_method_refuses_is_m002_before_the_package_ships(make_instanc
     assert "may not contain '..'" in said[0][2], said
     fine = dict(climbing, code_method_params={"glob": "reports/*.md"})
     assert lint_instance(make_instance(rubric=rows(extra=[fine]))).findings == []
+
+
+def test_bounds_no_rollout_can_meet_are_m002(make_instance):
+    """Trial 6 F24: ``min_words`` 150 with ``max_words`` 10 (or ``min_count`` above ``max_count``) misses on every
+    rollout, and lint said nothing."""
+    def row(rid, method, params):
+        return {"id": rid, "description": "A bound.", "weight": 1, "judge_method": "code", "code_method_name": method,
+                "code_method_params": params}
+    broken = [row("W1", "word_count_between", {"min_words": 150, "max_words": 10, "source": "response"}),
+              row("W2", "file_matches_glob", {"glob": "*.md", "min_count": 5, "max_count": 2}),
+              row("W3", "page_count_between", {"min_pages": 20, "max_pages": 8})]
+    findings = lint_instance(make_instance(rubric=rows(extra=broken))).findings
+    said = {(f.code, f.row): f.message for f in findings if f.code != "M012"}  # M012: the base task installs no pptx
+    assert set(said) == {("M002", "W1"), ("M002", "W2"), ("M002", "W3")}, said
+    assert "min_words 150 is above max_words 10" in said[("M002", "W1")]
+    fine = [row("W1", "word_count_between", {"min_words": 10, "max_words": 10, "source": "response"}),
+            row("W2", "file_matches_glob", {"glob": "*.md", "min_count": 1})]
+    assert lint_instance(make_instance(rubric=rows(extra=fine))).findings == []
