@@ -30,6 +30,7 @@ from cowork_judge.sim import LatencyModel, OraclePolicy, SimServer
     (3, None, 10, (3, 1)),
     (10, 3, 10, (3, 3)),       # 3 · 3 = 9 ≤ 10
     (4, 9, 10, (4, 1)),        # K > L is lowered to L
+    (40, 20, 5, (5, 8)),       # trial 6 F20: a K above the instances is lowered to them (was 20 runs x 2)
     (1, None, 0, (1, 1)),
 ])
 def test_plan_limits(limit, jobs, n, expected):

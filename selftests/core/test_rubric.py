@@ -175,6 +175,29 @@ def test_load_time_warnings_for_typos_missing_weights_and_broken_dependencies():
     assert r.criteria[0].weight == 0 and r.criteria[0].extra == {"wieght": 5}  # warned, not guessed
 
 
+def test_a_singular_of_a_plural_field_is_a_typo_but_a_plural_is_not():
+    """Trial 6 F16: ``code_method_param`` is a misspelt ``code_method_params``; ``tags`` beside
+    the known ``tag`` stays carried data."""
+    r = normalize_rubric([{"id": "a", "description": "x", "weight": 1, "judge_method": "code",
+                           "code_method_name": "file_exists", "code_method_param": {"glob": "*.md"}, "tags": ["t"]}])
+    text = "\n".join(r.warnings)
+    assert "unknown field 'code_method_param'" in text and "did you mean 'code_method_params'" in text
+    assert "'tags'" not in text
+
+
+def test_odd_ids_are_said_spaces_control_characters_and_absurd_length():
+    """Trial 6 F7: ``" A "`` became ``A`` silently, and ``"a\\nb"`` or a 5000-character id went into every log
+    line, ctrf.json test name and report without a word."""
+    r = normalize_rubric([{"id": " A ", "description": "x", "weight": 1}, {"id": "a\nb", "description": "y", "weight": 1},
+                          {"id": "x" * 5000, "description": "z", "weight": 1}, {"id": 7, "description": "w", "weight": 1}])
+    assert [c.id for c in r.criteria] == ["A", "a\nb", "x" * 5000, "7"]
+    text = "\n".join(r.warnings)
+    assert "row 'A': its id ' A ' has surrounding spaces; read as 'A'" in text
+    assert "row 'a\\nb': its id holds a control character" in text
+    assert "its id is 5000 characters long" in text
+    assert len(r.warnings) == 3  # the integer id 7 is fine
+
+
 def test_a_clean_rubric_has_no_warnings():
     rows = [{"id": "A", "description": "a", "weight": 2}, {"id": "B", "description": "b", "weight": 1, "depends_on": ["A"]}]
     assert normalize_rubric(rows).warnings == ()

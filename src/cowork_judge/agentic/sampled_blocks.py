@@ -103,7 +103,9 @@ def _open(judge: Judge, ctx: SegmentContext, backend_class: Any) -> _Seat:
         return _Seat(judge, jctx, backend_class.open(jctx))
     except Exception as exc:  # noqa: BLE001 - one judge's failure never costs the others' verdicts
         kind = exc.kind if isinstance(exc, JudgeFailure) else ("no_credential" if isinstance(exc, ValueError) else "backend_error")
-        reason = ctx.redactor.redact(f"judge {judge.name!r} could not start: {summary(exc)}")
+        unset = kind == "no_credential" and judge.missing_key_env
+        why = f"no key: {judge.missing_key_env} (its api_key_env) is not set" if unset else summary(exc)  # trial 6 F5
+        reason = ctx.redactor.redact(f"judge {judge.name!r} could not start: {why}")
         ctx.log.error("sampling: %s", reason)
         return _Seat(judge, jctx, None, Verdict.unjudged("", kind, reason))
 

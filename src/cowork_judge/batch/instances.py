@@ -137,7 +137,8 @@ def plan_limits(max_in_flight: int, jobs: int | None, instances: int) -> Limits:
 
     K defaults to ``min(L, DEFAULT_MAX_JOBS, instances)`` (at least 1): a run's own CPU (its
     start, code rows, parsing, writing) is spent while the other K - 1 runs hold their calls
-    open, while ``c`` only shortens one run (`bench/batch.py`); a K above L is lowered to L.
+    open, while ``c`` only shortens one run (`bench/batch.py`); a K above L is lowered to L,
+    and one above the instances to them (idle workers would only thin each run's share of L).
     Each run gets ``⌊L / K⌋``.
 
     Raises:
@@ -146,7 +147,7 @@ def plan_limits(max_in_flight: int, jobs: int | None, instances: int) -> Limits:
     if max_in_flight < 1 or (jobs is not None and jobs < 1):
         raise ValueError("--max-in-flight and --jobs must be ≥ 1")
     k = jobs if jobs is not None else min(max_in_flight, DEFAULT_MAX_JOBS, max(1, instances))
-    k = max(1, min(k, max_in_flight))
+    k = max(1, min(k, max_in_flight, max(1, instances)))
     return Limits(max_in_flight=max_in_flight, jobs=k, per_run=max_in_flight // k)
 
 

@@ -16,7 +16,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from cowork_judge.code_methods import deck_checks, decks, files, trajectory_checks
+from cowork_judge.code_methods import deck_checks, decks, files, globs, trajectory_checks
 
 CodeResult = tuple[bool, str, dict[str, Any]]
 CodeMethod = Callable[..., CodeResult]
@@ -58,7 +58,7 @@ def param_errors(method: CodeMethod, params: dict[str, Any]) -> list[str]:
     """What is wrong with `params` for `method`, from its signature: unknown names,
     missing required ones, and values of the wrong type (annotations ``str``, ``int``,
     ``float``, ``bool``, ``list[str]``, each optionally ``| None``); then, types being
-    right, values the method refuses (`VALUE_CHECKS`). Empty when fine.
+    right, values the method refuses (`VALUE_CHECKS`, and a ``glob`` `globs.check_glob` refuses). Empty when fine.
 
     A bool is not an int here (``min_words: true`` is a rubric mistake, not 1).
     """
@@ -87,9 +87,27 @@ def param_errors(method: CodeMethod, params: dict[str, Any]) -> list[str]:
                 break
         if not ok:
             errors.append(f"parameter {name!r} must be {annotation.replace('|', ' or ')}, got {value!r:.60}")
+    if not errors:
+        errors = _bound_errors(params)
+    if not errors and isinstance(params.get("glob"), str):  # an empty glob, or one with '..' (trial 6 F14)
+        try:
+            globs.check_glob(params["glob"])
+        except ValueError as exc:
+            errors.append(f"parameter 'glob': {exc}")
     if not errors and method in VALUE_CHECKS:
         errors = VALUE_CHECKS[method](params)
     return errors
+
+
+_BOUNDS = (("min_words", "max_words"), ("min_pages", "max_pages"), ("min_count", "max_count"))
+"""The ``[min, max]`` parameter pairs of the counting methods."""
+
+
+def _bound_errors(params: dict[str, Any]) -> list[str]:
+    """A ``min`` above its ``max``: no rollout can meet the row, so it misses on every one (trial 6 F24)."""
+    return [f"{lo} {params[lo]} is above {hi} {params[hi]}: no rollout can meet this row"
+            for lo, hi in _BOUNDS if isinstance(params.get(lo), int) and isinstance(params.get(hi), int)
+            and params[lo] > params[hi]]
 
 
 TRAJECTORY_METHODS: frozenset[str] = frozenset({"tool_called", "command_succeeded", "no_step_errored",

@@ -108,13 +108,19 @@ def set_aside_note(ctx: CodeContext, matches: Callable[[str], bool]) -> str:
     ``"; X is there but empty (0 bytes)"`` for the empty files the delivery set aside
     (``delivery.ignored``, reason ``empty``: a row's reason never calls an empty file absent, trial 3
     L1), and ``"; X is a symbolic link leaving output/ (not scored)"`` for the links it set aside
-    (``delivery.stray``, reason ``symlink_escape``: trial 5 F4, where the reason said only "no deck").
+    (``delivery.stray``, reason ``symlink_escape``: trial 5 F4, where the reason said only "no deck"), and
+    ``"; X is outside output/ (not scored)"`` for the files the agent left beside output/ (``delivery.stray``,
+    reason ``outside_scored_set``: trial 6 F21) or hid (``delivery.ignored``, reason ``hidden``: trial 6 F23).
     """
     notes = []
     for items, reason, says in ((ctx.delivery.ignored, "empty", ("is there but empty (0 bytes)",
                                                                   "are there but empty (0 bytes)")),
                                 (ctx.delivery.stray, "symlink_escape", ("is a symbolic link leaving output/ (not scored)",
-                                                                         "are symbolic links leaving output/ (not scored)"))):
+                                                                         "are symbolic links leaving output/ (not scored)")),
+                                (ctx.delivery.stray, "outside_scored_set", ("is outside output/ (not scored)",
+                                                                             "are outside output/ (not scored)")),
+                                (ctx.delivery.ignored, "hidden", ("is hidden (a name starting with '.': not scored)",
+                                                                   "are hidden (names starting with '.': not scored)"))):
         found = [item.rel for item in items if item.reason == reason and matches(item.rel)]
         if found:
             shown = ", ".join(found[:3]) + (f" … ({len(found)} in all)" if len(found) > 3 else "")

@@ -142,7 +142,7 @@ class _Tally:
     def summary(self, fmt: str, out: Path) -> str:
         """The closing line of an import of format `fmt` into `out`."""
         apart = ""
-        if fmt == "healthbench" and (self.undelivered or self.skipped):
+        if fmt in ("healthbench", "answers") and (self.undelivered or self.skipped):  # answers: trial 6 F10
             apart = (f", {self.undelivered} without a response (nothing delivered: they score 0 unless a rollout is "
                      "added)" if self.undelivered else "") + (f", {self.skipped} skipped (no ideal completion)"
                                                              if self.skipped else "")
@@ -164,7 +164,7 @@ def _write_one(item: Instance, args: argparse.Namespace, tally: _Tally) -> bool:
         return False
     for warning in item.warnings:
         print(f"cowork-judge import: {item.name}: warning: {warning}", file=sys.stderr)
-    tally.undelivered += item.kind == "chat" and item.response is None and not item.deliverables
+    tally.undelivered += item.kind in ("chat", "answer") and item.response is None and not item.deliverables
     report = lint_instance(path / "tests")
     errors = [f for f in report.findings if f.level == "ERROR"]
     tally.lint_errors += len(errors)

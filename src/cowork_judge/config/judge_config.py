@@ -25,7 +25,7 @@ from pydantic.fields import FieldInfo
 
 from cowork_judge.transport.calls import GATEWAY_NO_AUTH_KEY, GATEWAY_PLACEHOLDER_KEY
 from cowork_judge.core.identity import RunIdentity
-from cowork_judge.core.knobs import (DERIVED, FALSY, OMIT, WHEN, Effect, Knob, choice, flag, integer, knob, knob_table,
+from cowork_judge.core.knobs import (DERIVED, FALSY, OMIT, TRUTHY, WHEN, Effect, Knob, choice, flag, integer, knob, knob_table,
                                      nested_models, number, setting_value, text)
 from cowork_judge.core.cost import Price
 from cowork_judge.core.retry import RetryPolicy
@@ -69,11 +69,15 @@ def _cache_dir(raw: str) -> str | None:
 
     Raises:
         ValueError: the path names something that exists and is not a folder (a regular file): no
-            verdict could be stored there, so the cache would be off without a word.
+            verdict could be stored there, so the cache would be off without a word; or it is a yes
+            word (``on``, ``1``…), which would have made a folder of that name.
     """
     value = raw.strip()
     if value.lower() in FALSY:
         return None
+    if value.lower() in TRUTHY:  # trial 6 F17: "on" made a cache folder named "on" in the working folder
+        raise ValueError("is a yes/no word, not a folder: give the folder the verdicts are kept in (a volume that "
+                         "outlives a trial), or 0 for no cache")
     path = os.path.expanduser(value)
     if os.path.exists(path) and not os.path.isdir(path):
         raise ValueError("names an existing file, not a folder: no verdict can be cached there (give a folder, "
@@ -249,7 +253,7 @@ class JudgeConfig(BaseModel):
                                           "the same deliverable by the same judge asks only rows whose text changed "
                                           "(run/verdict_cache.py). Off for `cowork-judge run` unless set; `cowork-judge batch` "
                                           "uses <out>/verdict-cache unless set (0/off disables it there). A path naming an existing file (not a folder) "
-                                          "is invalid.")
+                                          "is invalid, and so is a yes word such as on or 1 (it would name a folder).")
     instance_id: str | None = knob(None, env="JUDGE_INSTANCE_ID", parse=text, effect=Effect.none("a label sent to the endpoint (JUDGE_SEND_INSTANCE_ID)"),
         doc="JUDGE_INSTANCE_ID: a name of the instance being judged (`batch` sets "
                                     "it to the instance's name); sent to the endpoint only with JUDGE_SEND_INSTANCE_ID.")

@@ -14,6 +14,7 @@ import json
 import math
 import os
 import stat
+import unicodedata
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -339,6 +340,8 @@ def normalize_rubric(raw: Any) -> NormalizedRubric:
             warnings.append(f"{where}: no 'id'; generated {row_id!r} (give rows stable ids)")
         elif row_id in taken:
             raise RubricError(f"row {row_id!r}: duplicate id")
+        else:
+            warnings.extend(_id_warnings(row.get("id", map_key), row_id))
         taken.add(row_id)
         criteria.append(_normalize_row(row_id, row, warnings))
     weighted = [isinstance(r, Mapping) and any(k in r for k in (*WEIGHT_KEYS, "scores")) for _, r in rows]
@@ -355,11 +358,12 @@ def normalize_rubric(raw: Any) -> NormalizedRubric:
 
 @functools.lru_cache(maxsize=4096)
 def _misspelt_known_key(key: str) -> str | None:
-    """The known field `key` looks like a misspelling of (``wieght`` → ``weight``), or None; a
-    plural is not a typo. Cached: a batch worker loads hundreds of rubrics with the same extra
-    fields, and ``difflib`` costs about a millisecond a field."""
+    """The known field `key` looks like a misspelling of (``wieght`` → ``weight``), or None; the
+    plural of a known field is not a typo (HealthBench's ``tags`` beside ``tag``), its singular is
+    (``code_method_param`` → ``code_method_params``). Cached: a batch worker loads hundreds of
+    rubrics with the same extra fields, and ``difflib`` costs about a millisecond a field."""
     close = difflib.get_close_matches(key, sorted(_KNOWN_KEYS), n=1, cutoff=0.8)
-    return close[0] if close and close[0].rstrip("s") != key.rstrip("s") else None
+    return close[0] if close and key != close[0] + "s" else None
 
 
 def _typo_warnings(criteria: list[Criterion]) -> list[str]:
@@ -423,6 +427,25 @@ def explicit_id(map_key: Any, row: Any) -> str | None:
         return None
     text = str(value).strip()
     return text or None
+
+
+MAX_ID_CHARS = 200
+"""An id longer than this is said (it is every log line's, ctrf.json test's and report row's name)."""
+
+
+def _id_warnings(raw: Any, row_id: str) -> list[str]:
+    """What is odd about an explicit id (trial 6 F7): surrounding spaces (read stripped), a control
+    character (a line break breaks log lines and ctrf.json test names), an absurd length."""
+    out = []
+    if isinstance(raw, str) and raw != row_id:
+        out.append(f"row {row_id!r}: its id {raw!r} has surrounding spaces; read as {row_id!r}")
+    if any(unicodedata.category(ch) == "Cc" for ch in row_id):
+        out.append(f"row {row_id!r}: its id holds a control character (a line break, a tab…), which breaks log lines, "
+                   "ctrf.json test names and reports; write ids with letters, digits, - and _")
+    if len(row_id) > MAX_ID_CHARS:
+        out.append(f"row {row_id[:40]!r}…: its id is {len(row_id)} characters long (more than {MAX_ID_CHARS}); "
+                   "an id is a name, the description says what the row asks")
+    return out
 
 
 def _generate_id(position: int, taken: set[str]) -> str:

@@ -232,6 +232,8 @@ def plan_init(task_dir: Path, *, force: bool = False, extras: str | None = None,
     if not task_dir.is_dir():
         raise InitError(f"{task_dir}: no such folder")
     if not toml_path.is_file():
+        if task_dir.name == "tests" and (task_dir.parent / "task.toml").is_file():  # trial 6 F18, as `try` says it
+            raise InitError(f"{toml_path} not found: {task_dir} is a task's tests/ folder; did you mean {task_dir.parent}?")
         raise InitError(f"{toml_path} not found: is {task_dir} a Harbor task folder? (`harbor init` creates one)")
     plan = Plan(task_dir)
     _plan_test_sh(plan, test_path, force)
@@ -248,7 +250,9 @@ def plan_init(task_dir: Path, *, force: bool = False, extras: str | None = None,
                         "container (set [verifier] environment_mode = \"separate\", or bake the judge into "
                         "environment/Dockerfile)")
     passthrough = passthrough_entries(env_names, force=force)
+    before = len(plan.conflicts)
     new, expected = _merge(plan, old, config, force=force, extras=extras, passthrough=passthrough, explicit=explicit)
+    toml_refused = len(plan.conflicts) > before  # a refused task.toml is not "already up to date" (trial 6 F2)
     # the image installs what task.toml will say: extras and image change together or not at all (issue 39 item 5)
     plan.extras = declared_extras(expected["verifier"]["env"].get("COWORK_JUDGE_EXTRAS", ""), fallback=extras)
     declared = ((config.get("verifier") or {}).get("env") or {}).get("COWORK_JUDGE_EXTRAS")
@@ -261,7 +265,7 @@ def plan_init(task_dir: Path, *, force: bool = False, extras: str | None = None,
         if _parse(new, toml_path) != expected:  # the edit must change exactly what was planned
             raise InitError(f"internal error: merging into {toml_path} would change more than planned; nothing written")
         plan.files[toml_path], plan.old[toml_path] = new, old
-    else:
+    elif not toml_refused:
         _noop(plan, "task.toml: already up to date")
     return plan
 
@@ -425,6 +429,9 @@ def _merge_timeout(plan: Plan, lines: list[te.Line], raw: list[str], verifier: d
             _replace_value(raw, lines, "verifier", "timeout_sec", f"{need}.0")
             verifier["timeout_sec"] = float(need)
             plan.actions.append(f"task.toml: [verifier] timeout_sec {have} → {need}")
+        elif isinstance(have, bool) or not isinstance(have, (int, float)):  # trial 6 F2: not "abc is below 2280 s"
+            plan.conflicts.append(f"[verifier] timeout_sec = {have!r} is not a number of seconds (Harbor refuses the "
+                                  f"task); --force sets it to {need}")
         else:
             plan.conflicts.append(f"[verifier] timeout_sec = {have} is below {need} s (JUDGE_DEADLINE + install + margin; --force raises it)")
     else:

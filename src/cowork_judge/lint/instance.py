@@ -214,7 +214,8 @@ def _rubric(tests_dir: Path, file: str, abi_compat: tuple[int, ...]) -> tuple[Ru
 def _task_toml(path: Path, file: str) -> tuple[tasktoml.TaskToml | None, list[Finding]]:
     if not os.path.lexists(path):  # its checks run only when it sits beside tests/ (SPEC §15)
         return None, [Finding("T010", file, "not found beside tests/: Harbor needs it, and its [verifier] timeout_sec, "
-                                            "credential pair and knobs cannot be checked (cowork-judge init writes them)")]
+                                            "credential pair and knobs cannot be checked (`harbor init` creates it, then "
+                                            "`cowork-judge init` writes them)")]
     return tasktoml.load(path, file)
 
 

@@ -81,6 +81,8 @@ class TaskToml:
     file: str
     env: dict[str, EnvValue] = field(default_factory=dict)
     timeout_sec: float | None = None
+    timeout_invalid: bool = False
+    """``timeout_sec`` is set but not a number (T001 says so; T004 then has nothing to compare)."""
     separate: bool = False
     """The verifier runs in its own container (built from ``tests/Dockerfile`` when the task has one)."""
     trajectory_carried: bool = False
@@ -137,6 +139,7 @@ def load(path: Path, file: str) -> tuple[TaskToml | None, list[Finding]]:
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)):
             out.append(Finding("T001", file, f"must be a number of seconds, got {timeout!r:.40}",
                                field="[verifier].timeout_sec"))
+            toml.timeout_invalid = True
         else:
             toml.timeout_sec = float(timeout)
     env = verifier.get("env", {})
@@ -211,7 +214,7 @@ def _check(toml: TaskToml, needs_model: bool, also_read: frozenset[str]) -> Iter
                                     f"({deadline:g} s); add JUDGE_DEADLINE = \"${{JUDGE_DEADLINE:-{deadline:g}}}\"",
                       field="[verifier.env]")
     timeout = toml.timeout_sec if toml.timeout_sec is not None else HARBOR_DEFAULT_TIMEOUT_SEC
-    if timeout < deadline + INSTALL_MARGIN_SEC:
+    if timeout < deadline + INSTALL_MARGIN_SEC and not toml.timeout_invalid:
         said = f"{timeout:g}" if toml.timeout_sec is not None else f"not set (Harbor's default {timeout:g})"
         yield Finding("T004", file, f"timeout_sec is {said} < {source} + {INSTALL_MARGIN_SEC:g} s install margin: "
                                     "Harbor kills the verifier before the judge's deadline and downloads no reward; "

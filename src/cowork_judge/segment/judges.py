@@ -65,6 +65,8 @@ class Judge:
         calls: its call path (`ModelCalls`, or a `ModelView` of a shared one).
         path: the underlying `ModelCalls` (whose ``opened`` scope closes the client).
         slug: a file-name-safe form of `name` for audit folders (``j1-mini``).
+        missing_key_env: the panel entry's ``api_key_env`` when that variable was unset (no key
+            for this judge); named when the judge cannot start. None otherwise.
     """
 
     name: str
@@ -74,6 +76,7 @@ class Judge:
     calls: Any
     path: CallPath
     slug: str
+    missing_key_env: str | None = None
 
 
 @dataclass(frozen=True)

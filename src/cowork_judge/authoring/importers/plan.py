@@ -320,6 +320,7 @@ def plan_answers(source: Path, options: ImportOptions) -> Iterator[Instance | Pr
     """Instances of reference-answer problems judged by the ``answer_match`` workflow."""
     labels = _answer_labels(options.labels) if options.labels is not None else {}
     taken: set[str] = set()
+    first: dict[str, str] = {}  # a problem id → the line that gave it first (trial 6 F10: a repeat is said)
     for item in documents(source):
         if isinstance(item, Problem):
             yield item
@@ -336,9 +337,12 @@ def plan_answers(source: Path, options: ImportOptions) -> Iterator[Instance | Pr
                 oracle = answers.oracle(record) or None
             collection = str(record.get("collection") or "answers")
             name = _unique(safe_name(f"{collection}-{pid}"), taken)
+            warnings = ([f"problem id {pid!r} repeats the one of {first[pid]}: written as {name}"]
+                        if pid in first else [])
+            first.setdefault(pid, where)
             yield Instance(name=name, collection="answers", rows=rows, task_prompt=answers.task_prompt(record), kind="answer",
                            response=answers.response(record), oracle=oracle, tags=answers.instance_tags(record),
-                           source={"path": where, "id": pid})
+                           source={"path": where, "id": pid}, warnings=warnings)
         except answers.AnswersError as exc:
             yield Problem(where, f"not a reference-answer problem: {exc}")
 
