@@ -5,7 +5,7 @@ F12: a deck check without `path` in a rubric with no locate_deck row locates the
 locate_deck's defaults and says so (it scored every deck 0 with coverage 1.0); a rubric WITH a
 locate_deck row that located none still gets no deck. F13: `/app/output/x` and `./x` are read as
 `x`; `output/x` and `/app/x` are refused (the row unjudged code_error, never a silent miss).
-Lint: selftests/lint/test_lint_trial6.py.
+Lint: selftests/lint/test_lint_trial6_paths.py.
 """
 
 from __future__ import annotations
