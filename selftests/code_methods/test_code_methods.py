@@ -154,8 +154,8 @@ def test_task_given_sources_are_not_the_deck(tmp_path):
 def test_no_deck(tmp_path):
     hit, reason, art = CODE_METHODS["locate_deck"](make_ctx(tmp_path, {"notes.md": "# hi"}))
     assert not hit and "no deck" in reason and art == {}
-    hit, reason, _ = CODE_METHODS["check_deck_openable"](make_ctx(tmp_path / "b", {"notes.md": "# hi"}))
-    assert not hit and "no deck was located" in reason
+    hit, reason, _ = CODE_METHODS["check_deck_openable"](make_ctx(tmp_path / "b", {"notes.md": "# hi"}).segment())
+    assert not hit and "no deck was located" in reason and "no deck among the deliverables" in reason
 
 
 # --------------------------------------------------------------------------- generic methods

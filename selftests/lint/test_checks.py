@@ -102,6 +102,14 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = [
      {}),
     ("M002", "empty text", {"rubric": rows(extra=[REGEX_ROW | {"code_method_name": "text_contains",
                                                                "code_method_params": {"text": ""}}])}, {}),
+    # trial 6, F14: a glob the run refuses ('..', 'output/…') passed lint, and every run of the row was code_error
+    ("M002", "a glob with '..'", {"rubric": rows(extra=[REGEX_ROW | {"code_method_params": {"pattern": "Q", "glob": "../r.md"}}])},
+     {"rubric": rows(extra=[REGEX_ROW | {"code_method_params": {"pattern": "Q", "glob": "/app/output/r.md"}}])}),
+    ("M002", "a glob from output/", {"rubric": rows(extra=[REGEX_ROW | {"code_method_params": {"pattern": "Q", "glob": "output/r.md"}}])},
+     {"rubric": rows(extra=[REGEX_ROW | {"code_method_params": {"pattern": "Q", "glob": "./r.md"}}])}),
+    # trial 6, F12: without a locate_deck row, every deck check missed (now: it locates the deck itself; WARN)
+    ("M005", "a deck check and no locate_deck row",
+     {"rubric": rows((0, {"code_method_name": "check_deck_openable", "code_method_params": None}))}, {}),
     ("M003", "unknown judge_method", {"rubric": rows((0, {"judge_method": "kode"}))}, {}),
     ("M003", "code row without a method name", {"rubric": rows((0, {"code_method_name": None, "code_method_params": None}))},
      {}),

@@ -45,13 +45,24 @@ CODE_METHODS: dict[str, CodeMethod] = {
 _SIMPLE: dict[str, type | tuple[type, ...]] = {"str": str, "int": int, "float": (int, float), "bool": bool}
 
 VALUE_CHECKS: dict[CodeMethod, Callable[[dict[str, Any]], list[str]]] = {
+    decks.locate_deck: decks.locate_param_errors,
+    deck_checks.check_deck_openable: decks.path_param_errors,
+    deck_checks.check_pptx_openable: decks.path_param_errors,
+    deck_checks.page_count_between: decks.path_param_errors,
+    files.file_exists: files.glob_param_errors,
+    files.file_nonempty: files.glob_param_errors,
+    files.file_matches_glob: files.glob_param_errors,
+    files.json_valid: files.glob_param_errors,
+    files.word_count_between: files.glob_param_errors,
     files.text_contains: files.text_param_errors,
     files.regex_match: files.regex_param_errors,
     trajectory_checks.command_succeeded: trajectory_checks.regex_param_errors,
     trajectory_checks.no_step_errored: trajectory_checks.regex_param_errors,
+    trajectory_checks.file_written_before_final: trajectory_checks.glob_param_errors,
 }
 """method → what is wrong with its parameters' VALUES once their types are right (a regex that
-does not compile…): deterministic refusals `param_errors` reports before the method runs."""
+does not compile, a glob or deck path that can name no file…): deterministic refusals `param_errors`
+reports before the method runs (so `lint-rubric` reports them as M002, trial 6 F14)."""
 
 
 def param_errors(method: CodeMethod, params: dict[str, Any]) -> list[str]:

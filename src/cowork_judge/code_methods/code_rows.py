@@ -83,6 +83,8 @@ def judge_code_rows(rows: Sequence[Criterion], ctx: SegmentContext, decided: Map
     """
     verdicts: dict[str, Verdict] = {}
     notes: list[str] = []
+    # without a locate_deck row, a deck check locates the deck itself (trial 6, F12)
+    ctx = dataclasses.replace(ctx, deck_locators=tuple(row.id for row in rows if row.code.method_name == "locate_deck"))
     for row in rows:
         seen = {**decided, **verdicts}
         gated = pre_gate(row, seen, known)

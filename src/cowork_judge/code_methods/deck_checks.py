@@ -6,6 +6,11 @@ name: ``check_deck_openable`` opens whatever kind the content is (a pptx, a PDF,
 named ``.pptx`` is a judged miss that says what the file really is; ``page_count_between``
 counts what a viewer of that content shows. A name that claims another kind is said in
 the reason (``deck.pptx (HTML content named .pptx)``).
+
+The deck a check looks at is its ``path``, else the deck a ``locate_deck`` row located, else —
+when the rubric has no ``locate_deck`` row — the deck the check locates itself with
+``locate_deck``'s defaults (`decks.the_deck`; said in the reason, and handed on like a located
+deck so the later rows and segments judge the same file).
 """
 
 from __future__ import annotations
@@ -56,7 +61,8 @@ def check_deck_openable(
     Raises:
         EnvironmentMissing: python-pptx cannot open a valid-looking package and
             LibreOffice is not installed, so nothing can decide.
-        ReadLimit: `path` names a deliverable past the listing limit.
+        ReadLimit: `path` names a deliverable past the listing limit (or the deck's own
+            location, `decks.the_deck`, met a read limit).
     """
     return _openable(ctx, path, accept_legacy_ppt, powerpoint_only=False)
 
@@ -73,18 +79,27 @@ def check_pptx_openable(
 
     Raises:
         EnvironmentMissing: as `check_deck_openable`.
-        ReadLimit: `path` names a deliverable past the listing limit.
+        ReadLimit: `path` names a deliverable past the listing limit (or the deck's own
+            location, `decks.the_deck`, met a read limit).
     """
     return _openable(ctx, path, accept_legacy_ppt, powerpoint_only=True)
 
 
 def _openable(ctx: CodeContext, path: str | None, accept_legacy_ppt: bool, *,
               powerpoint_only: bool) -> tuple[bool, str, dict[str, Any]]:
+    """The open check on `the_deck`; the deck it located itself (if any) in the artifacts and
+    said after the reason."""
+    choice = the_deck(ctx, path)
+    if choice.path is None:
+        return False, choice.shown, {}
+    hit, reason, facts = _opens(ctx, choice.path, choice.shown, accept_legacy_ppt, powerpoint_only=powerpoint_only)
+    return hit, reason + choice.note, {**choice.artifacts, **facts}
+
+
+def _opens(ctx: CodeContext, deck: Path, rel: str, accept_legacy_ppt: bool, *,
+           powerpoint_only: bool) -> tuple[bool, str, dict[str, Any]]:
     from cowork_judge.evidence.sniff import sniff_deck
 
-    deck, rel = the_deck(ctx, path)
-    if deck is None:
-        return False, rel, {}
     sniff = sniff_deck(deck)
     facts = {"deck_status": sniff.status}
     if powerpoint_only and sniff.status in NOT_POWERPOINT:
@@ -226,21 +241,23 @@ def page_count_between(ctx: CodeContext, min_pages: int = 1, max_pages: int | No
     Raises:
         EnvironmentMissing: a PDF without PyMuPDF, a legacy ``.ppt`` without LibreOffice
             (the row becomes unjudged ``render_env``, the deck is not penalised).
-        ReadLimit: `path` names a deliverable past the listing limit.
+        ReadLimit: `path` names a deliverable past the listing limit (or the deck's own
+            location, `decks.the_deck`, met a read limit).
     """
     from cowork_judge.evidence.sniff import sniff_deck
 
     check_range("pages", min_pages, max_pages)
-    deck, rel = the_deck(ctx, path)
-    if deck is None:
-        return False, rel, {}
-    sniff = sniff_deck(deck)
-    label = _label(rel, sniff)
-    n = _count_pages(ctx, deck, label, sniff)
+    choice = the_deck(ctx, path)
+    if choice.path is None:
+        return False, choice.shown, {}
+    sniff = sniff_deck(choice.path)
+    label = _label(choice.shown, sniff)
+    n = _count_pages(ctx, choice.path, label, sniff)
     if n is None:
-        return False, f"cannot count the pages of {label} ({sniff.status})", {}
+        return False, f"cannot count the pages of {label} ({sniff.status}){choice.note}", dict(choice.artifacts)
     ok = n >= min_pages and (max_pages is None or n <= max_pages)
-    return ok, f"{label} has {n} page(s); required [{min_pages}, {'∞' if max_pages is None else max_pages}]", {"deck_pages": n}
+    bounds = f"[{min_pages}, {'∞' if max_pages is None else max_pages}]"
+    return ok, f"{label} has {n} page(s); required {bounds}{choice.note}", {**choice.artifacts, "deck_pages": n}
 
 
 def _count_pages(ctx: CodeContext, deck: Path, label: str, sniff: Any) -> int | None:

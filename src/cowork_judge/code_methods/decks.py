@@ -21,7 +21,7 @@ from __future__ import annotations
 import os
 import stat
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -109,13 +109,14 @@ def locate_deck(
 
     Raises:
         TypeError: a parameter of the wrong type (the row is then ``code_error``).
+        ValueError: an `exclude` or `sources` glob that can name no file (`locate_param_errors`).
         ReadLimit: a deliverable with a deck-like name lies past the listing limit, or
             the scan stopped early: an unlisted file could be the deck or make the choice
             ambiguous (the runner judges the row against the deliverable).
     """
     order = [k.lower() for k in _str_list(prefer, "prefer") or ["pptx", "html", "pdf"]]
-    excluded = _str_list(exclude, "exclude")
-    source_globs = _str_list(sources, "sources") or [f"{d}/**/*" for d in SOURCE_DIRS]
+    excluded = [globs.output_relative(g) for g in _str_list(exclude, "exclude")]
+    source_globs = [globs.app_relative(g) for g in _str_list(sources, "sources")] or [f"{d}/**/*" for d in SOURCE_DIRS]
     decks = _candidates(ctx, order, excluded, source_globs, expect_name)
     if require_expect_name and expect_name:
         named = [i for k in order for i in decks.by_kind.get(k, []) if Path(i.rel).name == expect_name]
@@ -255,24 +256,90 @@ def _source_digests(ctx: CodeContext, source_globs: list[str], sizes: set[int]) 
     return digests
 
 
-def the_deck(ctx: CodeContext, path: str | None) -> tuple[Path | None, str]:
-    """The deck a check looks at: `path` (an output-relative name of a DELIVERABLE) or
-    the located one; ``(None, why)`` when there is none.
+def locate_param_errors(params: dict[str, Any]) -> list[str]:
+    """What `locate_deck` refuses in its globs at run time (the types being right): an
+    `exclude` glob that can name no deliverable (`globs.output_relative`), a `sources` glob
+    that can name no file of the app dir (`globs.app_relative`). For `lint-rubric` (M002)
+    and the runner."""
+    errors = []
+    for name, read in (("exclude", globs.output_relative), ("sources", globs.app_relative)):
+        for pattern in params.get(name) or []:
+            try:
+                read(pattern)
+            except ValueError as exc:
+                errors.append(f"parameter {name!r}: {exc}")
+    return errors
+
+
+def path_param_errors(params: dict[str, Any]) -> list[str]:
+    """What a deck check refuses in its `path` at run time (the type being right): a path
+    that can name no deliverable (`globs.output_relative`: ``..``, ``output/…``, ``/app/…``
+    outside ``/app/output``). For `lint-rubric` (M002) and the runner."""
+    path = params.get("path")
+    if not isinstance(path, str):
+        return []
+    try:
+        globs.output_relative(path, "path")
+    except ValueError as exc:
+        return [f"parameter 'path': {exc}"]
+    return []
+
+
+@dataclass(frozen=True)
+class DeckChoice:
+    """The deck a deck check looks at (`the_deck`).
+
+    Attributes:
+        path: the deck file, None when there is none (`shown` then says why).
+        shown: its output-relative name as a reason shows it, or why there is no deck.
+        note: what a reason adds after the check's own words (``""``, or that the check
+            located the deck itself because the rubric has no ``locate_deck`` row).
+        artifacts: the deck as the check located it (``deck_path``…), returned by the check so
+            the later rows and segments judge the same file; empty when it was given.
+    """
+
+    path: Path | None
+    shown: str
+    note: str = ""
+    artifacts: dict[str, Any] = field(default_factory=dict)
+
+
+BY_DEFAULT = ("located by this check: the rubric has no locate_deck row (so locate_deck's defaults: exactly one deck, "
+              "pptx before html before pdf)")
+"""Said in a deck check's reason when it located the deck itself (trial 6, F12)."""
+
+
+def the_deck(ctx: CodeContext, path: str | None) -> DeckChoice:
+    """The deck a check looks at: `path` (an output-relative name of a DELIVERABLE, read as
+    `globs.output_relative` reads it), else the located one; else, when the rubric has no
+    ``locate_deck`` row (``ctx.deck_locators`` empty), the deck `locate_deck` with its
+    defaults locates (one deck: pptx, else html, else pdf; trial 6, F12: without it every
+    deck check missed). A rubric WITH a locate_deck row that located none gets no deck.
 
     Raises:
         TypeError: `path` is not a string.
-        ReadLimit: `path` names a deliverable past the listing limit (never opened).
+        ValueError: `path` can name no deliverable (`path_param_errors`).
+        ReadLimit: `path` names a deliverable past the listing limit (never opened), or the
+            default location met a listing or scan limit (see `locate_deck`).
     """
     if path is not None:
         if not isinstance(path, str):
             raise TypeError(f"path must be a string, got {type(path).__name__}")
-        rel = path.lstrip("/")
+        rel = globs.output_relative(path, "path")
         item = next((f for f in ctx.delivery.files if f.rel == rel), None)
         if item is not None:
-            return Path(item.path), item.rel
+            return DeckChoice(Path(item.path), item.rel)
         if any(f.rel == rel for f in ctx.delivery.unlisted):
             raise ReadLimit(f"{path!r} lies past the listing limit and was not opened", limit=listing_limit(ctx.delivery))
-        return None, f"{path!r} is not a deliverable"
+        return DeckChoice(None, f"{path!r} is not a deliverable")
     if ctx.deck is not None:
-        return Path(ctx.deck.path), ctx.deck.shown
-    return None, "no deck was located (run locate_deck first, or give `path`)"
+        return DeckChoice(Path(ctx.deck.path), ctx.deck.shown)
+    if ctx.deck_locators:
+        rows = ", ".join(ctx.deck_locators)
+        return DeckChoice(None, f"no deck was located (the locate_deck row {rows} located none before this row; "
+                                "or give `path`)")
+    hit, reason, artifacts = locate_deck(ctx)
+    located = LocatedDeck.from_artifacts(artifacts)
+    if not hit or located is None:
+        return DeckChoice(None, f"no deck was located: {reason} ({BY_DEFAULT})")
+    return DeckChoice(Path(located.path), located.shown, f" [{BY_DEFAULT}]", artifacts)

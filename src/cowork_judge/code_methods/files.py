@@ -79,10 +79,30 @@ def check_range(what: str, low: int, high: int | None) -> None:
 
 
 def _check_glob(glob: Any) -> str:
+    """`glob` as the output-relative pattern it names (`globs.output_relative`).
+
+    Raises:
+        TypeError: `glob` is not a string.
+        ValueError: a glob that can name no deliverable (see `globs.output_relative`).
+    """
     if not isinstance(glob, str):
         raise TypeError(f"glob must be a string, got {type(glob).__name__}")
-    globs.check_glob(glob)
-    return glob
+    return globs.output_relative(glob)
+
+
+def glob_param_errors(params: dict[str, Any]) -> list[str]:
+    """What a method taking a deliverable `glob` refuses in it at run time (the type being
+    right): a glob that can name no deliverable — empty, ``..``, ``output/…``, ``/app/…``
+    outside ``/app/output`` (`globs.output_relative`). For `lint-rubric` (M002) and the runner,
+    so a package is told before it ships what would make every run of the row ``code_error``."""
+    glob = params.get("glob")
+    if not isinstance(glob, str):
+        return []
+    try:
+        globs.output_relative(glob)
+    except ValueError as exc:
+        return [f"parameter 'glob': {exc}"]
+    return []
 
 
 def matching(ctx: CodeContext, glob: str) -> list[DeliveredFile]:
@@ -90,16 +110,16 @@ def matching(ctx: CodeContext, glob: str) -> list[DeliveredFile]:
 
     Raises:
         TypeError: `glob` is not a string.
-        ValueError: an empty glob or one with ``..``.
+        ValueError: a glob that can name no deliverable (`globs.output_relative`).
     """
-    _check_glob(glob)
-    return [item for item in ctx.delivery.files if globs.matches(glob, item.rel)]
+    body = _check_glob(glob)
+    return [item for item in ctx.delivery.files if globs.matches(body, item.rel)]
 
 
 def unlisted_matching(ctx: CodeContext, glob: str) -> list[SkippedFile]:
     """Deliverables past the listing limit (name and size only) whose path matches `glob`."""
-    _check_glob(glob)
-    return [item for item in ctx.delivery.unlisted if globs.matches(glob, item.rel)]
+    body = _check_glob(glob)
+    return [item for item in ctx.delivery.unlisted if globs.matches(body, item.rel)]
 
 
 def set_aside_note(ctx: CodeContext, matches: Callable[[str], bool]) -> str:
@@ -129,7 +149,8 @@ def set_aside_note(ctx: CodeContext, matches: Callable[[str], bool]) -> str:
 
 
 def _empty(ctx: CodeContext, glob: str) -> str:
-    return set_aside_note(ctx, lambda rel: globs.matches(glob, rel))
+    body = _check_glob(glob)
+    return set_aside_note(ctx, lambda rel: globs.matches(body, rel))
 
 
 def _scan_cut(ctx: CodeContext, what: str) -> ReadLimit | None:
@@ -281,7 +302,7 @@ def text_param_errors(params: dict[str, Any]) -> list[str]:
     errors = []
     if "text" in params and not params["text"]:
         errors.append("parameter 'text' must not be empty (an empty text is found everywhere)")
-    errors += _source_errors(params)
+    errors += _source_errors(params) + glob_param_errors(params)
     return errors
 
 
@@ -303,7 +324,7 @@ def regex_param_errors(params: dict[str, Any]) -> list[str]:
             re.compile(pattern, value)
         except (re.error, RecursionError, OverflowError) as exc:
             errors.append(f"parameter 'pattern' {pattern!r:.60} is not a valid regular expression: {exc}")
-    errors += _source_errors(params)
+    errors += _source_errors(params) + glob_param_errors(params)
     return errors
 
 

@@ -26,6 +26,63 @@ def check_glob(pattern: str) -> str:
     return pattern.lstrip("/")
 
 
+CONTAINER_OUTPUT = "/app/output"
+"""The output folder as the agent's instruction names it (Harbor's container layout, JUDGE_APP_DIR's
+default ``/app``): a deliverable glob or path written from it is read relative to it."""
+CONTAINER_APP = "/app"
+"""The agent's working folder in the container: an app-dir glob (``locate_deck``'s ``sources``) written
+from it is read relative to it."""
+
+
+def output_relative(pattern: str, what: str = "glob") -> str:
+    """`pattern`, a deliverable glob (or a deliverable's path, `what` ``"path"``), as the
+    output-relative pattern it names: ``/app/output/`` in front and ``.`` segments dropped
+    (``/app/output/report.md`` and ``./report.md`` are ``report.md``), a leading ``/`` dropped.
+
+    Raises:
+        ValueError: an empty pattern, ``..``, a first segment ``output`` (globs are already
+            relative to output/), or an absolute path in ``/app`` outside ``/app/output``;
+            the message says what to write instead.
+    """
+    body = _without_dots(check_glob(pattern))
+    if pattern.startswith(CONTAINER_OUTPUT + "/") or pattern == CONTAINER_OUTPUT:
+        body = _without_dots(pattern[len(CONTAINER_OUTPUT):].lstrip("/"))
+        if not body:
+            raise ValueError(f"{what} {pattern!r} names the output folder itself, not a deliverable")
+        return body
+    if not body:
+        raise ValueError(f"{what} {pattern!r} names no file (an empty {what} matches nothing)")
+    first, _, rest = body.partition("/")
+    if first == "output" and rest:
+        raise ValueError(f"{what} {pattern!r} starts with 'output/', but a {what} is relative to output/ already "
+                         f"(it would name output/{body}): write {rest!r}")
+    if pattern.startswith(CONTAINER_APP + "/") and rest:
+        raise ValueError(f"{what} {pattern!r} names a path in {CONTAINER_APP} outside {CONTAINER_OUTPUT}: a {what} is "
+                         f"relative to output/ (write {rest!r} for {CONTAINER_OUTPUT}/{rest})")
+    return body
+
+
+def app_relative(pattern: str) -> str:
+    """`pattern`, an app-dir glob (``locate_deck``'s ``sources``), relative to the app dir:
+    ``/app/`` in front and ``.`` segments dropped (``/app/input/*`` is ``input/*``).
+
+    Raises:
+        ValueError: see `check_glob`; or nothing is left (``/app/``).
+    """
+    check_glob(pattern)
+    body = pattern[len(CONTAINER_APP):] if pattern.startswith(CONTAINER_APP + "/") else pattern
+    body = _without_dots(body.lstrip("/"))
+    if not body:
+        raise ValueError(f"glob {pattern!r} names the app folder itself, not a file")
+    return body
+
+
+def _without_dots(body: str) -> str:
+    """`body` without its ``.`` segments (``./a/./b`` is ``a/b``); a trailing ``/`` is kept."""
+    kept = [seg for seg in body.split("/") if seg != "."]
+    return "/".join(kept).lstrip("/")
+
+
 def matches(pattern: str, rel: str) -> bool:
     """True when the output-relative path `rel` is named by `pattern`.
 

@@ -191,6 +191,20 @@ def _path_matches(glob: str, path: str) -> bool:
     return any(globs.matches(glob, "/".join(segs[i:])) for i in range(len(segs)))
 
 
+def glob_param_errors(params: dict[str, Any]) -> list[str]:
+    """What `file_written_before_final` refuses in its `glob` at run time (the type being
+    right): an empty glob or one with ``..`` (`globs.check_glob`; a path the agent wrote may be
+    absolute, so ``/app/output/…`` is a glob here). For `lint-rubric` (M002) and the runner."""
+    glob = params.get("glob")
+    if not isinstance(glob, str):
+        return []
+    try:
+        globs.check_glob(glob)
+    except ValueError as exc:
+        return [f"parameter 'glob': {exc}"]
+    return []
+
+
 def file_written_before_final(ctx: CodeContext, glob: str) -> tuple[bool, str, dict[str, Any]]:
     """Hit when a tool call wrote a file matching `glob` (`ToolCall.written_paths`: a writing
     tool's path, an ``apply_patch`` file, a shell redirect) in a step BEFORE the step of the
@@ -215,5 +229,5 @@ def file_written_before_final(ctx: CodeContext, glob: str) -> tuple[bool, str, d
     return False, f"no tool call wrote a file matching {glob!r}", {}
 
 
-__all__ = ["TrajectoryMissing", "command_succeeded", "file_written_before_final", "no_step_errored",
+__all__ = ["TrajectoryMissing", "command_succeeded", "file_written_before_final", "glob_param_errors", "no_step_errored",
            "regex_param_errors", "step_count_at_most", "tool_called"]

@@ -59,6 +59,8 @@ _TABLE: tuple[Check, ...] = (
     Check("M002", "ERROR", "`code_method_params` do not fit the method's signature"),
     Check("M003", "ERROR", "row meant for code is judged by the agent (unknown judge_method, code without a name)"),
     Check("M004", "WARN", "routing fields of another judge_method are ignored (code_method_name on an agentic row…)"),
+    Check("M005", "WARN", "deck code rows (check_deck_openable, check_pptx_openable, page_count_between) without `path` "
+                          "and no locate_deck row: each check locates the deck itself with locate_deck's defaults"),
     Check("M010", "ERROR", "workflow is not installed, cannot be imported, or has no name"),
     Check("M011", "ERROR", "workflow's REQUIRES_ABI is missing or incompatible with the installed engine"),
     Check("M012", "ERROR", "the package's extras (COWORK_JUDGE_EXTRAS / test.sh) cannot run its rows (a workflow or code "

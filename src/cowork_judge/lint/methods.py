@@ -23,8 +23,12 @@ _CODE_FIELDS = ("code_method_name", "code_method_params")
 _WORKFLOW_FIELDS = ("workflow_name", "workflow_group", "na_policy", "page_mean_p")
 
 
+DECK_CHECKS = ("check_deck_openable", "check_pptx_openable", "page_count_between")
+"""The code methods that judge THE deck (`code_methods.decks.the_deck`): its ``path``, else the located one."""
+
+
 def check(doc: RubricDoc, *, abi_compat: tuple[int, ...] = ABI_COMPAT) -> list[Finding]:
-    """M001–M004, M010, M011 for every row.
+    """M001–M005, M010, M011 for every row.
 
     Args:
         abi_compat: the engine ABIs a workflow may require (default: the installed
@@ -34,6 +38,25 @@ def check(doc: RubricDoc, *, abi_compat: tuple[int, ...] = ABI_COMPAT) -> list[F
     for row in doc.rows:
         if isinstance(row.raw, Mapping):
             out += _row(doc, row, abi_compat)
+    return out + _deck_without_locator(doc)
+
+
+def _deck_without_locator(doc: RubricDoc) -> list[Finding]:
+    """M005 on each deck check without ``path`` when no row is a ``locate_deck`` row (trial 6,
+    F12): the run locates the deck for it with ``locate_deck``'s defaults, which the author may
+    not mean, and nothing gates the deck rows on a deck being there."""
+    code_rows = [row for row in doc.rows if isinstance(row.raw, Mapping) and row.method == "code"]
+    if any(row.get("code_method_name") == "locate_deck" for row in code_rows):
+        return []
+    out = []
+    for row in code_rows:
+        name, params = row.get("code_method_name"), row.get("code_method_params")
+        if name in DECK_CHECKS and not (isinstance(params, Mapping) and params.get("path") is not None):
+            out.append(Finding("M005", doc.file, f"{name} judges the located deck, and no row is a locate_deck row: the "
+                                                 "check locates the deck itself with locate_deck's defaults (exactly one "
+                                                 "deck, pptx before html before pdf; two decks of a kind are a miss). Add a "
+                                                 "locate_deck row (e.g. C-LOCATE-DECK) and list it in this row's depends_on, "
+                                                 "or give `path`", row=row.label, field="code_method_name"))
     return out
 
 

@@ -40,3 +40,6 @@ class CodeContext(Protocol):
 
     @property
     def artifacts(self) -> Mapping[str, Any]: ...
+
+    @property
+    def deck_locators(self) -> tuple[str, ...]: ...

@@ -57,6 +57,8 @@ class SegmentContext:
         log: the run's logger.
         deck: the deck the code rows located (`segment.delivery.LocatedDeck`), None when none was.
         artifacts: anything else earlier code rows found, read-only (the located deck is `deck`).
+        deck_locators: ids of the rubric's ``locate_deck`` rows (set by the code segment); empty:
+            the rubric has none, and a deck check without ``path`` locates the deck itself.
         workflow_config: ``rubric.json → workflow_config`` (name → settings), read-only.
         sampling: who judges and how often when rows are sampled or judged by a panel
             (JUDGE_SAMPLES > 1, JUDGE_PANEL: `segment.judges.SamplingPlan`, each judge with its
@@ -78,5 +80,6 @@ class SegmentContext:
     log: logging.Logger = field(default_factory=lambda: logging.getLogger("cowork_judge"))
     deck: LocatedDeck | None = None
     artifacts: Mapping[str, Any] = field(default_factory=lambda: NOTHING)
+    deck_locators: tuple[str, ...] = ()
     workflow_config: Mapping[str, Any] = field(default_factory=lambda: NOTHING)
     sampling: SamplingPlan | None = None
