@@ -694,11 +694,21 @@ restore_agent_logs() {
 }
 
 # ---------------------------------------------------------------- run
+# JUDGE_DEADLINE as whole seconds, read as the judge reads it (digits, spaces around, a fraction
+# dropped); anything else, 0 or more than 7 days, is the judge's default 1800 (the judge warns).
+deadline_seconds() {
+  local d="${JUDGE_DEADLINE:-1800}"
+  d="${d#"${d%%[![:space:]]*}"}"; d="${d%"${d##*[![:space:]]}"}"; d="${d%%.*}"
+  case "$d" in "" | *[!0-9]* | ????????*) d=1800 ;; esac
+  d=$((10#$d))
+  [ "$d" -gt 0 ] && [ "$d" -le 604800 ] || d=1800  # the judge's own bounds: (0, 7 days]
+  echo "$d"
+}
+
 run_judge() {
   local entry deadline status r
   local -a cmd
-  deadline="${JUDGE_DEADLINE:-1800}"; deadline="${deadline%%.*}"
-  case "$deadline" in "" | *[!0-9]*) deadline=1800 ;; esac
+  deadline="$(deadline_seconds)"
   export JUDGE_TESTS_DIR="$TESTS_DIR"
   export PATH="${JPY%/*}:$PATH"
   # Fleet spreads (config/judge_config.py FLEET_*): a hand `cowork-judge run` defaults to 0, a trial does not.

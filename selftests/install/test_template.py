@@ -62,3 +62,26 @@ def test_the_example_instances_carry_the_current_template():
     (after a template change: `cowork-judge init . --force`, then copy tests/test.sh)."""
     for instance in (REPO / "tests", REPO / "examples" / "healthbench-bbd759b4" / "tests"):
         assert (instance / "test.sh").read_text() == template_text(), f"{instance}/test.sh is stale"
+
+
+def test_test_sh_and_the_judge_read_judge_deadline_alike():
+    """Trial 6 F11: ``5e3`` or `` 3600`` gave the judge a long deadline and test.sh the 1800 s
+    default, so test.sh killed the judge at 1860 s before its own deadline could write a scored
+    document. Both now read digits alone (spaces around, a fraction dropped by test.sh): test.sh
+    never stops the judge before the judge's own deadline, and a value the judge refuses (with a
+    warning) is the default 1800 s for both."""
+    from cowork_judge.config.judge_config import load_config
+
+    text = TEMPLATE.read_text()
+    functions = text[: text.index("\ntrap ")]
+    for value in ["3600", " 3600 ", "3600.9", "0900", "5e3", "+3600", "1_800", "inf", "abc", "", "0", "0.5", "-5", "99999999999999999999"]:
+        shell = int(subprocess.run(["bash", "-c", functions + "\ndeadline_seconds\n"], capture_output=True, text=True, check=True,
+                                   env={"PATH": "/usr/bin:/bin", "JUDGE_DEADLINE": value}).stdout)
+        loaded = load_config({"JUDGE_DEADLINE": value})
+        judge = loaded.config.deadline_sec
+        refused = any("JUDGE_DEADLINE" in w for w in loaded.warnings)
+        assert shell + 60 > judge, (value, shell, judge)  # test.sh's kill comes after the judge's deadline
+        if refused or value.strip() in ("", "0"):
+            assert judge == 1800.0 and shell == 1800, (value, shell, judge)
+        else:
+            assert shell == int(judge) or (judge < 1 and shell == 1800), (value, shell, judge)

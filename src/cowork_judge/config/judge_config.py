@@ -157,10 +157,12 @@ class JudgeConfig(BaseModel):
         "JUDGE_PER_TIMEOUT: seconds per attempt (call); a block gets `2 ×` this."))
     resplit: bool = knob(True, env="JUDGE_RESPLIT", parse=flag, effect=Effect.verdict("sampling.resplit", "a failed block is asked again row by row"),
         doc="JUDGE_RESPLIT: re-judge a failed block row by row.")
-    deadline_sec: float = knob(1800.0, gt=0, env="JUDGE_DEADLINE", parse=number(0, strict=True, maximum=7 * 24 * 3600.0), effect=Effect.none(WHEN),
+    deadline_sec: float = knob(1800.0, gt=0, env="JUDGE_DEADLINE", parse=number(0, strict=True, maximum=7 * 24 * 3600.0, digits=True),
+        effect=Effect.none(WHEN),
         doc=(
         "JUDGE_DEADLINE: seconds for the whole run, from process start; rows not judged by then are unjudged "
-        "`deadline`."))
+        "`deadline`. Written in digits (`3600`, `3600.5`): `templates/test.sh` reads the same variable to stop a "
+        "judge that overran it by 60 s, and a shell reads no exponent or sign."))
     start_jitter_sec: float = knob(0.0, ge=0, env="JUDGE_START_JITTER", parse=number(0), effect=Effect.none(WHEN),
         doc=(
         "JUDGE_START_JITTER: first-wave blocks wait `uniform(0, N)` s (spreads a fleet's burst). 0 for a hand run; "

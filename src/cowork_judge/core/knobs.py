@@ -18,6 +18,7 @@ Pure: no environment, no I/O. The parsers turn a variable's text into a value or
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -162,6 +163,8 @@ def setting_value(config: Any, name: str) -> Any:
 
 # --------------------------------------------------------------------------- parsers
 
+_DECIMAL = re.compile(r"[0-9]+(\.[0-9]*)?")
+
 
 def integer(minimum: int) -> Callable[[str], int]:
     """Parser of an integer setting ≥ `minimum`; its `ValueError` says what is expected in one
@@ -181,12 +184,18 @@ def integer(minimum: int) -> Callable[[str], int]:
     return parse
 
 
-def number(minimum: float, *, strict: bool = False, maximum: float = math.inf) -> Callable[[str], float]:
+def number(minimum: float, *, strict: bool = False, maximum: float = math.inf, digits: bool = False) -> Callable[[str], float]:
     """Parser of a number setting in [`minimum`, `maximum`] (`minimum` excluded when `strict`);
-    its `ValueError` says the expected range, whatever was wrong (issue 39)."""
-    expected = f"must be a number {'>' if strict else '≥'} {minimum:g}" + (f" and ≤ {maximum:g}" if math.isfinite(maximum) else "")
+    its `ValueError` says the expected range, whatever was wrong (issue 39). With `digits`, only
+    plain decimals are numbers (``3600``, ``3600.5``, spaces around): no sign, exponent,
+    underscore, ``inf`` — what a shell script reading the same variable understands (JUDGE_DEADLINE,
+    which ``templates/test.sh`` reads too; trial 6 F11)."""
+    expected = (f"must be a number {'>' if strict else '≥'} {minimum:g}" + (f" and ≤ {maximum:g}" if math.isfinite(maximum) else "")
+                + (" written in digits (no sign or exponent)" if digits else ""))
 
     def parse(text: str) -> float:
+        if digits and not _DECIMAL.fullmatch(text.strip()):
+            raise ValueError(expected)
         try:
             value = float(text.strip())
         except ValueError:
