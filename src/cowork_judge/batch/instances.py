@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from cowork_judge._util.fsutil import plain_name_problem, quoted
+from cowork_judge._util.fsutil import plain_name_problem, quoted, walk_following_links
 from cowork_judge.core.integrity import SealCheck, check
 from cowork_judge.core.layout import VerifierLayout
 
@@ -252,7 +252,9 @@ def discover_instances(source: Path, *, rollouts: bool = True) -> list[BatchInst
     """The instances of a folder tree or a JSONL list, in a stable order.
 
     A folder: every folder below `source` holding ``tests/rubric.json`` is an instance
-    (not searched further), named by its path relative to `source` with ``/`` → ``--``.
+    (not searched further), named by its path relative to `source` with ``/`` → ``--``;
+    symbolic links to folders are followed (`fsutil.walk_following_links`: a loop ends; one
+    instance folder reached twice is refused).
     A ``.jsonl`` file: one instance per line, a path string or an object ``{"instance":
     DIR, "name"?: str, "tags"?: {…}}`` or ``{"tests": DIR, "rollout"?: DIR, "name"?: str,
     "tags"?: {…}}`` (relative paths are relative to the file; `JSONL_KEYS`: any other key,
@@ -272,7 +274,8 @@ def discover_instances(source: Path, *, rollouts: bool = True) -> list[BatchInst
     """
     found: list[BatchInstance] = []
     if source.is_dir():
-        for dirpath, dirnames, _ in os.walk(source):
+        repeats: dict[str, str] = {}
+        for dirpath, dirnames, _ in walk_following_links(source, repeats):
             here = Path(dirpath)
             if (here / "tests" / "rubric.json").is_file():
                 rel = here.relative_to(source)
@@ -281,6 +284,7 @@ def discover_instances(source: Path, *, rollouts: bool = True) -> list[BatchInst
                 dirnames[:] = []
                 continue
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        _refuse_repeats(repeats)
         if not found:
             raise BatchInputError(f"{source}: no instance found (looked for */tests/rubric.json)")
     elif source.is_file():
@@ -299,6 +303,19 @@ def discover_instances(source: Path, *, rollouts: bool = True) -> list[BatchInst
         if not (inst.tests_dir / "rubric.json").is_file():
             raise BatchInputError(f"{inst.name}: {inst.tests_dir / 'rubric.json'} not found")
     return found
+
+
+def _refuse_repeats(repeats: dict[str, str]) -> None:
+    """Refuse an instance folder reached twice in a folder tree (through a symbolic link): it
+    would be judged under one name only, or twice; the message names both paths.
+
+    Raises:
+        BatchInputError: a repeated folder holds ``tests/rubric.json``.
+    """
+    for again, first in sorted(repeats.items()):
+        if (Path(again) / "tests" / "rubric.json").is_file():
+            raise BatchInputError(f"{again} and {first} are the same instance folder (a symbolic link leads to it "
+                                  "twice): remove one link, or list the instance in a JSONL once per name you want")
 
 
 def _from_jsonl(path: Path, *, rollouts: bool = True) -> list[BatchInstance]:
