@@ -73,3 +73,47 @@ def test_one_instance_reached_twice_through_links_is_refused_naming_both(instanc
     err = capsys.readouterr().err
     assert f"{linked / 'b'} and {linked / 'a'} are the same instance folder" in err, err
     assert not (tmp_path / "runs" / "a").exists()
+
+
+@pytest.mark.parametrize("tags, kind", [({"d": [1, 2]}, "a list"), ({"d": {"x": 1}}, "an object")])
+def test_a_tag_value_that_is_a_list_or_an_object_is_refused_naming_the_line(instances, tmp_path, capsys, tags, kind):
+    listed = tmp_path / "l.jsonl"
+    listed.write_text(json.dumps({"instance": str(instances / "answers-0"), "tags": {"d": "hard"}}) + "\n"
+                      + json.dumps({"instance": str(instances / "answers-1"), "tags": tags}) + "\n")
+    assert main(["batch", str(listed), "--out", str(tmp_path / "runs"), "--draws", "0"]) == 2
+    err = capsys.readouterr().err
+    assert f"{listed}:2: tag 'd' holds {kind}: a tag value is a string, number, boolean or null" in err, err
+    assert not (tmp_path / "runs" / "answers-0").exists()
+    # a list of 'key:value' strings under the key 'tags' (as `import` writes it) is read, as before
+    listed.write_text(json.dumps({"instance": str(instances / "answers-0"), "tags": {"tags": ["topic:x"], "n": None}}) + "\n")
+    assert main(["batch", str(listed), "--out", str(tmp_path / "runs"), "--draws", "0"]) == 0
+    capsys.readouterr()
+
+
+def test_summarize_says_which_tag_values_it_cannot_group_by(instances, tmp_path, capsys):
+    """instance_tags.json written by hand (or by an older batch) with list and object values:
+    summarize names them, and never lists a key as valid while refusing it."""
+    out = tmp_path / "runs"
+    assert main(["batch", str(instances), "--out", str(out), "--draws", "0"]) == 0
+    tags_file = out / "instance_tags.json"
+    tags = json.loads(tags_file.read_text())
+    for name, value in zip(sorted(tags), ([1, 2], [3], {"x": 1})):
+        tags[name]["d"] = value
+    tags_file.write_text(json.dumps(tags))
+    capsys.readouterr()
+    assert main(["summarize", str(out), "--out", str(tmp_path / "s.json"), "--group-by", "d", "--draws", "0"]) == 2
+    err = capsys.readouterr().err
+    assert ("--group-by d: 3 document(s) carry it only as a list or an object, which cannot be grouped "
+            "(give each instance a string, number or boolean); valid keys here:") in err, err
+    valid = err.split("valid keys here:", 1)[1].split("\n", 1)[0]
+    assert " d," not in valid and not valid.rstrip().endswith(" d"), valid
+
+    for name, value in zip(sorted(tags), ("hard", {"x": 1}, None)):
+        tags[name]["d"] = value
+    tags_file.write_text(json.dumps(tags))
+    assert main(["summarize", str(out), "--out", str(tmp_path / "s2.json"), "--group-by", "d", "--draws", "0"]) == 0
+    err = capsys.readouterr().err
+    assert ("summarize: warning: --group-by d: 1 document(s) carry it as a list or an object, which cannot be grouped: "
+            "counted in (none) (groups.d.not_groupable)") in err, err
+    group = json.loads((tmp_path / "s2.json").read_text())["groups"]["d"]
+    assert group["not_groupable"] == 1 and "hard" in json.dumps(group["documents"])

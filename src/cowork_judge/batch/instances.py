@@ -378,6 +378,22 @@ def _check_keys(row: Mapping[str, Any], where: str) -> None:
             raise BatchInputError(f"{where}: {key!r} must be a path (a string)")
     if "tags" in row and not isinstance(row["tags"], dict):
         raise BatchInputError(f"{where}: 'tags' must be an object (key → value)")
+    for key, value in (row.get("tags") or {}).items():
+        if not tag_value_ok(key, value):
+            kind = "a list" if isinstance(value, list) else "an object"
+            raise BatchInputError(f"{where}: tag {key!r} holds {kind}: a tag value is a string, number, boolean or null "
+                                  "(summarize groups documents by it; only the key 'tags' may hold a list of "
+                                  "'key:value' strings, as `import` writes it)")
+
+
+def tag_value_ok(key: str, value: Any) -> bool:
+    """Whether `value` can be the value of the instance tag `key`: a string, number, boolean or
+    null, or — under the key ``tags`` only — a list of strings (``["topic:x", "axis:y"]``, as
+    `cowork-judge import` writes it; summarize reads ``key:value`` entries). A list or an object
+    elsewhere cannot be grouped by (trial 6 F3)."""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return True
+    return key == "tags" and isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
 # --------------------------------------------------------------------------- resume
