@@ -117,3 +117,13 @@ def test_summarize_says_which_tag_values_it_cannot_group_by(instances, tmp_path,
             "counted in (none) (groups.d.not_groupable)") in err, err
     group = json.loads((tmp_path / "s2.json").read_text())["groups"]["d"]
     assert group["not_groupable"] == 1 and "hard" in json.dumps(group["documents"])
+
+
+def test_a_batch_with_a_key_no_http_header_can_carry_is_refused_before_judging(instances, tmp_path, capsys, monkeypatch):
+    """Trial 6 F22 in a batch: the key is named with what is wrong (never quoted), nothing is judged."""
+    monkeypatch.setenv("JUDGE_API_KEY", "sk-abc\ndef-9f8e7d6c5b4a")
+    assert main(["batch", str(instances), "--out", str(tmp_path / "runs")]) == 2
+    err = capsys.readouterr().err
+    assert ("JUDGE_BASE_URL is set but JUDGE_API_KEY holds a line break at character 7 of 23, so the judge ignores it: "
+            "every instance would end in judge:no_credential. Fix JUDGE_API_KEY to judge with your endpoint") in err, err
+    assert "9f8e7d6c5b4a" not in err and not (tmp_path / "runs" / "answers-0").exists()
