@@ -256,13 +256,16 @@ def final_answers(response: str, parts: int) -> list[str] | None:
     "Final answer:" / "Answer:" (parts separated by ``;``). Part labels such as ``(a)``,
     ``b)``, ``c:`` are removed. A response that states more than one different answer after
     such a marker (``Answer: 12 km`` then ``Wait, I made an error. Answer: 3.5 km``, the
-    second one mid-line) has no clear final answer: None.
+    second one mid-line) has no clear final answer: None; so has a single-part response
+    whose last ``\boxed{…}`` is followed by an "Answer:" that does not state the same quantity.
     """
     text = response.strip()
     if parts == 1 and len(text) <= 200 and parse_quantity(text) is not None:
         return [text]
     found = boxed(text)
     if len(found) >= parts:
+        if parts == 1 and _corrected_after_boxed(text, found[-1]):
+            return None
         return [_unlabel(b, parts) for b in found[-parts:]]
     finals = [m.group("text") for line in text.splitlines() if (m := _FINAL_LINE.match(line.strip()))]
     if finals and len(_stated_answers(text)) == 1:
@@ -270,6 +273,18 @@ def final_answers(response: str, parts: int) -> list[str] | None:
         if len(pieces) == parts:
             return [_unlabel(p, parts) for p in pieces]
     return None
+
+
+def _corrected_after_boxed(text: str, last_boxed: str) -> bool:
+    """Whether an "Answer:" marker after the last ``\boxed{…}`` of `text` states something
+    other than `last_boxed` (not the same quantity, to 1e-9 relative, once units are converted)."""
+    start = max(m.start() for m in _BOXED.finditer(text))
+    said = parse_quantity(last_boxed)
+    for m in _ANSWER_MARK.finditer(text, start):
+        later = parse_quantity(m.group("text").replace("*", "").strip().rstrip("."))
+        if said is None or later is None or agree(said, later, 1e-9) is not True:
+            return True
+    return False
 
 
 def _stated_answers(text: str) -> set[str]:
