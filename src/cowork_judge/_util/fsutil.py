@@ -243,7 +243,8 @@ def inside(path: Path, root: Path) -> bool:
 def walk_following_links(root: Path, repeats: dict[str, str] | None = None) -> Iterator[tuple[str, list[str], list[str]]]:
     """`os.walk` (top-down) of `root` that follows symbolic links to folders, each real folder
     walked once: a folder reached again (a link to a folder already walked, or to one of its own
-    parents: a loop) is not yielded nor descended. The caller may prune the yielded folder
+    parents: a loop) is not yielded nor descended, nor is a link to a folder holding `root`
+    (``/``, a parent of `root`: it would walk everything again). The caller may prune the yielded folder
     names in place, as with `os.walk`. A link that goes out of `root` is followed (a folder of
     links to instances or trials is a common way to assemble a batch or a fleet's inputs).
 
@@ -252,6 +253,7 @@ def walk_following_links(root: Path, repeats: dict[str, str] | None = None) -> I
             path it was first walked under.
     """
     first: dict[str, str] = {}
+    top = os.path.realpath(root)
     for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
         real = os.path.realpath(dirpath)
         if real in first:
@@ -260,6 +262,9 @@ def walk_following_links(root: Path, repeats: dict[str, str] | None = None) -> I
                 repeats[dirpath] = first[real]
             continue
         first[real] = dirpath
+        # a link to a folder that holds `root` (``/``, a parent) would walk it all again: a loop
+        dirnames[:] = [d for d in dirnames if not (os.path.islink(os.path.join(dirpath, d))
+                                                   and inside(Path(top), Path(os.path.join(dirpath, d))))]
         yield dirpath, dirnames, filenames
 
 
