@@ -50,7 +50,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "transport": frozenset({"_util", "core", "safety"}),
     # floor 4
     "config": frozenset({"core", "safety", "transport"}),
-    "fleet": frozenset({"__init__", "core", "evidence"}),
+    "fleet": frozenset({"__init__", "_util", "core", "evidence"}),
     "guard": frozenset({"core", "evidence", "safety"}),
     "segment": frozenset({"_util", "core", "safety", "transport"}),
     # floor 5

@@ -82,3 +82,21 @@ def test_quoted_shows_a_name_once_escaped(name: object, shown: str) -> None:
     """Trial finding 15d: a backslash in a name was shown doubled (repr); control characters stay escaped."""
     assert fsutil.quoted(name) == shown
     assert fsutil.plain_name_problem("a\\b") == "contains '\\' (a path, not a name)"
+
+
+def test_walk_following_links_follows_links_to_folders_once_and_ends_loops(tmp_path):
+    """Trial 6 F8: a folder of links to instances or trials is walked like the folders; a loop,
+    a link to a parent or to ``/``, and a second link to one folder are walked no further."""
+    root, outside = tmp_path / "root", tmp_path / "outside"
+    (outside / "trial" / "verifier").mkdir(parents=True)
+    (root / "real").mkdir(parents=True)
+    (root / "a").symlink_to(outside / "trial")
+    (root / "b").symlink_to(outside / "trial")      # the same folder again
+    (root / "real" / "loop").symlink_to(root)       # a loop
+    (root / "up").symlink_to(tmp_path)              # a parent of root: would walk root again
+    (root / "slash").symlink_to("/")
+    repeats: dict[str, str] = {}
+    walked = [os.path.relpath(d, root) for d, dirnames, _ in fsutil.walk_following_links(root, repeats)
+              if not dirnames.sort()]
+    assert walked == [".", "a", "a/verifier", "real"], walked
+    assert repeats == {str(root / "b"): str(root / "a")}  # loop, up and slash hold root: never entered

@@ -55,10 +55,15 @@ def test_rescore_never_writes_through_a_link_that_leaves_the_folders_it_was_give
     refused = [line for line in err.splitlines() if "refusing to write" in line]
     assert len(refused) == 2 and all("a symbolic link takes its folder out of" in line for line in refused)
     assert "rescore: 3 documents rescored, 0 rewards changed, 2 failed" in err
-    # the same tree as a folder argument: links are not followed, so there is nothing to refuse
-    assert main(["rescore", str(w["job"]), "--threshold", "0.6", "--force"]) == 0
+    # the same tree as a folder argument: links to folders are followed too (trial 6 F8: a linked trial was
+    # skipped without a word), so the linked trial is found and its write refused, on stderr (the link below
+    # a trial folder, t1/deep, is not searched: only verifier/ and steps/ are, below a trial)
+    assert main(["rescore", str(w["job"]), "--threshold", "0.6", "--force"]) == 1
     assert _tree(w["victim"]) == before
-    capsys.readouterr()
+    _, err = capsys.readouterr()
+    refused = [line for line in err.splitlines() if "refusing to write" in line]
+    assert len(refused) == 1 and "linked__0000008" in refused[0], err
+    assert "rescore: 3 documents rescored, 0 rewards changed, 1 failed" in err
     # the linked folder named on its own is the operator's choice: it is rescored where it is
     assert main(["rescore", str(w["job"] / "linked__0000008")]) == 0
     assert (w["victim"] / "outside__0000009" / "verifier" / "result.rescored.json").is_file()

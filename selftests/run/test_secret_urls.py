@@ -195,3 +195,27 @@ def test_a_base_url_without_a_usable_scheme_ends_no_credential_and_leaks_nothing
     for flags in ((), ("--json",)):
         out = _config_cmd({"JUDGE_BASE_URL": url, "JUDGE_API_KEY": SIM_KEY}, *flags)
         assert BASE_PW not in out and "JUDGE_BASE_URL has " in out
+
+
+@pytest.mark.parametrize("key, problem", [("sk-ключ-9f8e7d6c5b4a", "holds a non-ASCII character at character 4 of 20"),
+                                          ("sk-abc\ndef-9f8e7d6c5b4a", "holds a line break at character 7 of 23"),
+                                          ("sk-abc\tdef-9f8e7d6c5b4a", "holds a control character (code 9)")])
+def test_a_key_no_http_header_can_carry_ends_no_credential_without_retries(tmp_path, key, problem):
+    """Trial 6 F22: a key with a non-ASCII character or a line break was retried as a connection
+    error for ~25 s and ended judge:api_error; now it is checked once at start, the variable and
+    what is wrong are named (never the key), and the model rows end no_credential at once."""
+    tests = _task(tmp_path)
+    with SimServer(ORACLE, api_key=SIM_KEY, tool_rounds=0) as sim:
+        proc = _run(tmp_path / "job", tests, {"JUDGE_API_KEY": key, "JUDGE_BASE_URL": sim.url})
+        requests = len(sim.log)
+    doc = json.loads((tmp_path / "job" / "logs" / "verifier" / "result.json").read_text())
+    kinds = {r["id"]: r["error_kind"] for r in doc["results"]}
+    assert requests == 0 and kinds == {"C1": None, "R1": "no_credential", "R2": "no_credential"}, kinds
+    assert doc["exit_code"] == "judge:no_credential" and doc["extra_fields"]["judge_calls"] == 0
+    assert doc["exit_reason"].startswith(f"no judge credentials: JUDGE_API_KEY is set but ignored: it {problem}")
+    assert "JUDGE_BASE_URL" not in doc["exit_reason"]  # the URL is fine: it is not said to be missing
+    assert any(w.startswith(f"JUDGE_API_KEY {problem}") for w in doc["details"]["warnings"]), doc["details"]["warnings"]
+    everything = _everything(tmp_path / "job", proc)
+    assert "9f8e7d6c5b4a" not in everything and "Connection error" not in everything and "UnicodeEncodeError" not in everything
+    out = _config_cmd({"JUDGE_API_KEY": key, "JUDGE_BASE_URL": sim.url})
+    assert f"JUDGE_API_KEY {problem}" in out and "9f8e7d6c5b4a" not in out

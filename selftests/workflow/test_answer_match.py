@@ -73,6 +73,12 @@ def test_final_answers():
     assert quantity.final_answers("so \\boxed{3 m} and then \\boxed{(b) 4 J}", 2) == ["3 m", "4 J"]
     assert quantity.final_answers("Answer: (a) 3 m; (b) 4 J", 2) == ["3 m", "4 J"]
     assert quantity.final_answers("The answer is 42", 1) is None      # no clear marker: the model reads it
+    # two different final answers (the later one mid-line, or two answer lines): not sure (trial 6 F4)
+    assert quantity.final_answers("Answer: 12 km\nWait, I made an error. Answer: 3.5 km", 1) is None
+    assert quantity.final_answers("Answer: 12 km\nAnswer: 3.5 km", 1) is None
+    assert quantity.final_answers("**Answer:** 3.5 km\nso the answer is: 3.5 km.", 1) == ["3.5 km"]
+    assert quantity.final_answers("so \\boxed{12 km}.\nWait, I made an error. Answer: 3.5 km", 1) is None
+    assert quantity.final_answers("so \\boxed{3.5 km}.\n\n**Final answer:** 3500 m", 1) == ["3.5 km"]  # the same quantity
     assert quantity.final_answers("Answer: 3 m", 2) is None            # one answer for two parts
 
 

@@ -99,3 +99,19 @@ def test_empty_response_is_a_judged_miss_not_an_error(judge_run, tmp_path):
     run = judge_run(tests, rollout, oracle={}, env=ENV)
     assert run.reward == 0.0 and run.model_requests == 0 and run.doc["extra_fields"]["delivery_missing"] is True
     assert run.doc["status"] == "success"
+
+
+def test_a_later_mid_line_answer_sends_the_row_to_the_model(judge_run, tmp_path):
+    """Trial 6 F4: 'Answer: 12 km' then 'Wait, I made an error. Answer: 3.5 km' states two final
+    answers; code is not sure which one counts, so the model reads the whole message."""
+    rubric = [answer_row("DIST", "3.5 km", weight=1)]
+    message = "Answer: 12 km\nWait, I made an error. Answer: 3.5 km"
+    tests, rollout = _instance(tmp_path / "corrected", rubric, message=message)
+    run = judge_run(tests, rollout, oracle={"DIST": {"hit": True, "level": 1}}, env=ENV)
+    assert run.returncode == 0, run.stderr
+    assert run.model_requests == 1 and not run.verdicts["DIST"]["reason"].startswith("[code")
+    assert run.reward == 1.0
+    # the same answer said twice (a line-start and a mid-line marker) is still one clear answer
+    tests, rollout = _instance(tmp_path / "repeated", rubric, message="So: answer = 3.5 km.\nAnswer: 3.5 km")
+    run = judge_run(tests, rollout, oracle={}, env=ENV)
+    assert run.model_requests == 0 and run.reward == 1.0

@@ -3,7 +3,8 @@ implementation every written document uses), the stable JSON text of every docum
 (`dump_json`), hard links with a copy fallback, the run's scratch folders, the two
 checks every writer of a folder it was given uses: whether a name taken from input is one
 plain file name (`plain_name_problem`) and whether a path stays inside a folder once every
-symbolic link is followed (`inside`), and the holder record of a lock file
+symbolic link is followed (`inside`), a walk that follows links to folders once each
+(`walk_following_links`), and the holder record of a lock file
 (`lock_holder_record`: who holds a ``flock``, for the message of a process that finds it
 taken; the batch lock and the dry run's cache lock write and read it).
 
@@ -237,6 +238,34 @@ def inside(path: Path, root: Path) -> bool:
     missing tail is taken as written), is `root` itself or below it (`root` resolved the same way)."""
     real, top = os.path.realpath(path), os.path.realpath(root)
     return real == top or real.startswith(top.rstrip(os.sep) + os.sep)
+
+
+def walk_following_links(root: Path, repeats: dict[str, str] | None = None) -> Iterator[tuple[str, list[str], list[str]]]:
+    """`os.walk` (top-down) of `root` that follows symbolic links to folders, each real folder
+    walked once: a folder reached again (a link to a folder already walked, or to one of its own
+    parents: a loop) is not yielded nor descended, nor is a link to a folder holding `root`
+    (``/``, a parent of `root`: it would walk everything again). The caller may prune the yielded folder
+    names in place, as with `os.walk`. A link that goes out of `root` is followed (a folder of
+    links to instances or trials is a common way to assemble a batch or a fleet's inputs).
+
+    Args:
+        repeats: when given, receives each folder reached again: its path as reached → the
+            path it was first walked under.
+    """
+    first: dict[str, str] = {}
+    top = os.path.realpath(root)
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
+        real = os.path.realpath(dirpath)
+        if real in first:
+            dirnames[:] = []
+            if repeats is not None:
+                repeats[dirpath] = first[real]
+            continue
+        first[real] = dirpath
+        # a link to a folder that holds `root` (``/``, a parent) would walk it all again: a loop
+        dirnames[:] = [d for d in dirnames if not (os.path.islink(os.path.join(dirpath, d))
+                                                   and inside(Path(top), Path(os.path.join(dirpath, d))))]
+        yield dirpath, dirnames, filenames
 
 
 def lock_holder_record() -> dict[str, Any]:

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from cowork_judge._util.fsutil import plain_name_problem, quoted
+from cowork_judge._util.fsutil import plain_name_problem, quoted, walk_following_links
 from cowork_judge.core.integrity import SealCheck, check
 from cowork_judge.core.layout import VerifierLayout
 
@@ -253,7 +253,9 @@ def discover_instances(source: Path, *, rollouts: bool = True) -> list[BatchInst
     """The instances of a folder tree or a JSONL list, in a stable order.
 
     A folder: every folder below `source` holding ``tests/rubric.json`` is an instance
-    (not searched further), named by its path relative to `source` with ``/`` → ``--``.
+    (not searched further), named by its path relative to `source` with ``/`` → ``--``;
+    symbolic links to folders are followed (`fsutil.walk_following_links`: a loop ends; one
+    instance folder reached twice is refused).
     A ``.jsonl`` file: one instance per line, a path string or an object ``{"instance":
     DIR, "name"?: str, "tags"?: {…}}`` or ``{"tests": DIR, "rollout"?: DIR, "name"?: str,
     "tags"?: {…}}`` (relative paths are relative to the file; `JSONL_KEYS`: any other key,
@@ -273,7 +275,8 @@ def discover_instances(source: Path, *, rollouts: bool = True) -> list[BatchInst
     """
     found: list[BatchInstance] = []
     if source.is_dir():
-        for dirpath, dirnames, _ in os.walk(source):
+        repeats: dict[str, str] = {}
+        for dirpath, dirnames, _ in walk_following_links(source, repeats):
             here = Path(dirpath)
             if (here / "tests" / "rubric.json").is_file():
                 rel = here.relative_to(source)
@@ -282,6 +285,7 @@ def discover_instances(source: Path, *, rollouts: bool = True) -> list[BatchInst
                 dirnames[:] = []
                 continue
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        _refuse_repeats(repeats)
         if not found:
             raise BatchInputError(f"{source}: no instance found (looked for */tests/rubric.json)")
     elif source.is_file():
@@ -300,6 +304,19 @@ def discover_instances(source: Path, *, rollouts: bool = True) -> list[BatchInst
         if not (inst.tests_dir / "rubric.json").is_file():
             raise BatchInputError(f"{inst.name}: {inst.tests_dir / 'rubric.json'} not found")
     return found
+
+
+def _refuse_repeats(repeats: dict[str, str]) -> None:
+    """Refuse an instance folder reached twice in a folder tree (through a symbolic link): it
+    would be judged under one name only, or twice; the message names both paths.
+
+    Raises:
+        BatchInputError: a repeated folder holds ``tests/rubric.json``.
+    """
+    for again, first in sorted(repeats.items()):
+        if (Path(again) / "tests" / "rubric.json").is_file():
+            raise BatchInputError(f"{again} and {first} are the same instance folder (a symbolic link leads to it "
+                                  "twice): remove one link, or list the instance in a JSONL once per name you want")
 
 
 def _from_jsonl(path: Path, *, rollouts: bool = True) -> list[BatchInstance]:
@@ -362,6 +379,22 @@ def _check_keys(row: Mapping[str, Any], where: str) -> None:
             raise BatchInputError(f"{where}: {key!r} must be a path (a string)")
     if "tags" in row and not isinstance(row["tags"], dict):
         raise BatchInputError(f"{where}: 'tags' must be an object (key → value)")
+    for key, value in (row.get("tags") or {}).items():
+        if not tag_value_ok(key, value):
+            kind = "a list" if isinstance(value, list) else "an object"
+            raise BatchInputError(f"{where}: tag {key!r} holds {kind}: a tag value is a string, number, boolean or null "
+                                  "(summarize groups documents by it; only the key 'tags' may hold a list of "
+                                  "'key:value' strings, as `import` writes it)")
+
+
+def tag_value_ok(key: str, value: Any) -> bool:
+    """Whether `value` can be the value of the instance tag `key`: a string, number, boolean or
+    null, or — under the key ``tags`` only — a list of strings (``["topic:x", "axis:y"]``, as
+    `cowork-judge import` writes it; summarize reads ``key:value`` entries). A list or an object
+    elsewhere cannot be grouped by (trial 6 F3)."""
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return True
+    return key == "tags" and isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
 # --------------------------------------------------------------------------- resume

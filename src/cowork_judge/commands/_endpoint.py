@@ -24,10 +24,12 @@ class HalfCredentials(ValueError):
         lack: the variable that completes `have`'s pair (same family).
         ignored: `lack` is set but is not an http(s) URL with a host, so the configuration ignores it.
         other: the OPENAI_* variable set in place of `lack`, which never completes a JUDGE_* pair.
+        why: `lack` is set but refused for this reason (a key an HTTP header cannot carry:
+            ``holds a line break at character 7 of 23``; trial 6 F22), or None.
     """
 
-    def __init__(self, have: str, lack: str, *, ignored: bool, other: str | None = None) -> None:
-        self.have, self.lack, self.ignored, self.other = have, lack, ignored, other
+    def __init__(self, have: str, lack: str, *, ignored: bool, other: str | None = None, why: str | None = None) -> None:
+        self.have, self.lack, self.ignored, self.other, self.why = have, lack, ignored, other, why
         super().__init__(self.message("the judge would not reach your endpoint"))
 
     def message(self, consequence: str, *, simulator: bool = True) -> str:
@@ -38,9 +40,10 @@ class HalfCredentials(ValueError):
             return (f"{self.have} is set and {self.other} is set, but {self.lack} is not: a credential pair comes from "
                     f"one family (JUDGE_* or OPENAI_*), so {self.other} does not complete {self.have}: {consequence}. "
                     f"Set {self.lack}, or unset {self.have} to use the OPENAI_* pair")
-        missing = (f"{self.lack} is not an http(s) URL with a host, so the judge ignores it" if self.ignored
+        missing = (f"{self.lack} {self.why}, so the judge ignores it" if self.why
+                   else f"{self.lack} is not an http(s) URL with a host, so the judge ignores it" if self.ignored
                    else f"{self.lack} is not set")
-        way_out = f"Set {self.lack} to judge with your endpoint"
+        way_out = f"{'Fix' if self.why else 'Set'} {self.lack} to judge with your endpoint"
         if simulator:
             way_out += f", or unset {self.have} to judge with the built-in simulator"
         return f"{self.have} is set but {missing}: {consequence}. {way_out}"
@@ -75,7 +78,8 @@ def caller_endpoint(environ: Mapping[str, str]) -> bool:
     if config.base_url:
         other = loaded.mixed.get("JUDGE_API_KEY")
         family = "JUDGE" if other else _family(loaded.sources.get("base_url"))
-        raise HalfCredentials(f"{family}_BASE_URL", f"{family}_API_KEY", ignored=False, other=other)
+        why = loaded.refused.get(f"{family}_API_KEY")  # set, but no HTTP header can carry it
+        raise HalfCredentials(f"{family}_BASE_URL", f"{family}_API_KEY", ignored=False, other=other, why=why)
     return False
 
 

@@ -190,8 +190,13 @@ def _unknown_keys_problem(summarizer: Summarizer) -> str | None:
     if unknown and any(summarizer.classes[c] for c in CLASSES if c not in ("invalid", "unreadable", "duplicate")):
         known = summarizer.known_group_keys()  # issue 39: an unknown key was one silent empty group
         shown_keys = ", ".join(known[:KEYS_SHOWN]) + (f", … ({len(known) - KEYS_SHOWN} more)" if len(known) > KEYS_SHOWN else "")
-        return (f"--group-by {', '.join(unknown)}: no document or row carries "
-                f"{'this key' if len(unknown) == 1 else 'these keys'}; valid keys here: {shown_keys}")
+        odd = [k for k in unknown if summarizer.not_groupable[k]]  # trial 6 F3: said apart, never listed as valid
+        missing = [k for k in unknown if k not in odd]
+        said = [f"--group-by {', '.join(missing)}: no document or row carries {'this key' if len(missing) == 1 else 'these keys'}"] \
+            if missing else []
+        said += [f"--group-by {k}: {summarizer.not_groupable[k]} document(s) carry it only as a list or an object, which "
+                 "cannot be grouped (give each instance a string, number or boolean)" for k in odd]
+        return "; ".join(said) + f"; valid keys here: {shown_keys}"
     return None
 
 
@@ -231,6 +236,10 @@ def _tell(summary: dict[str, Any], out: Path, *, draws: int) -> None:
     if summary["scoring"]["mixed"]:  # issue 39: never two policies silently
         print(f"summarize: warning: the documents were scored under {len(summary['scoring']['policies'])} different "
               "policies (scoring.policies); rescore them under one to compare rewards", file=sys.stderr)
+    for name, entry in summary["groups"].items():  # trial 6 F3: a list or object value lands in (none), said
+        if entry.get("not_groupable"):
+            print(f"summarize: warning: --group-by {name}: {entry['not_groupable']} document(s) carry it as a list or an "
+                  f"object, which cannot be grouped: counted in (none) (groups.{name}.not_groupable)", file=sys.stderr)
     grounding = summary["grounding"]
     if grounding["ungrounded"]:  # issue 37: credited rows whose quote is not in the evidence text
         print(f"summarize: {grounding['ungrounded']} credited row(s) in {grounding['documents_with_ungrounded']} document(s) "

@@ -124,7 +124,10 @@ class JudgeConfig(BaseModel):
         "JUDGE_API_KEY, else OPENAI_API_KEY: key of the judge endpoint (OpenAI-compatible); the resolved pair is "
         "exported under both names. The pair comes from one family: when JUDGE_API_KEY or JUDGE_BASE_URL is set, "
         "OPENAI_* never completes it (a warning names both variables), so a key never goes to the other family's "
-        "URL. Missing while a row needs a model ⇒ `judge:no_credential`."))
+        "URL. Missing while a row needs a model ⇒ `judge:no_credential`. A key holding a character an HTTP header "
+        "cannot carry (non-ASCII, a line break, another control character) is ignored with a warning naming the "
+        "variable and the character's position (never the key): rows that need a model end `judge:no_credential` at "
+        "once, without retries. Surrounding spaces are stripped."))
     base_url: str | None = knob(None, env=("JUDGE_BASE_URL", "OPENAI_BASE_URL"), parse=None, secret="url",
         effect=Effect.verdict("endpoint", "the endpoint answers (masked: a token in the URL is not part of it)",
                               lambda c: mask_url(c.base_url) if c.base_url else None),
@@ -409,13 +412,17 @@ class LoadedConfig:
         has no scheme (…)``). Issue 39: a URL without a scheme said "set JUDGE_API_KEY and
         JUDGE_BASE_URL" while both were set."""
         parts = []
+        keys = ENV_NAMES["api_key"]
+        refused_key = [f"{env} is set but ignored: it {why}" for env, why in self.refused.items() if env in keys]
+        refused_url = [f"{env} is set but ignored: it {why}" for env, why in self.refused.items() if env not in keys]
         if self.config.api_key is None or not self.config.api_key.get_secret_value():
-            parts.append(_unset("JUDGE_API_KEY", "OPENAI_API_KEY", self.mixed))
+            parts += refused_key or [_unset("JUDGE_API_KEY", "OPENAI_API_KEY", self.mixed)]
+            if refused_key:
+                parts.append("fix the key's variable: an HTTP header carries printable ASCII only")
         if not self.config.base_url:
-            ignored = [f"{env} is set but ignored: it {why}" for env, why in self.refused.items()]
-            parts += ignored or [_unset("JUDGE_BASE_URL", "OPENAI_BASE_URL", self.mixed)]
-        if any("is set but ignored" in p for p in parts):
-            parts.append("write http://host:port/v1, or https:// for a remote endpoint")
+            parts += refused_url or [_unset("JUDGE_BASE_URL", "OPENAI_BASE_URL", self.mixed)]
+            if refused_url:
+                parts.append("write http://host:port/v1, or https:// for a remote endpoint")
         return "no judge credentials: " + "; ".join(parts or ["none configured"])
 
 
@@ -453,6 +460,22 @@ def endpoint_problem(url: str) -> str | None:
         _ = parts.port  # raises ValueError for a port that is not a number in 0-65535
     except ValueError:
         return f"has an invalid port ({url_shape(text)})"
+    return None
+
+
+def key_problem(key: str) -> str | None:
+    """What keeps `key` (a judge key, already stripped of surrounding spaces) from travelling in
+    an HTTP ``Authorization`` header, in words that follow the variable's name (``holds a line
+    break at character 7``, ``holds a non-ASCII character at character 4``, ``holds a control
+    character …``); None when it can. The openai client retries such a key as a connection
+    error until the deadline (trial 6 F22). The words never quote the key, only a position."""
+    for i, ch in enumerate(key, start=1):
+        if ch in "\r\n":
+            return f"holds a line break at character {i} of {len(key)}"
+        if ord(ch) > 126:
+            return f"holds a non-ASCII character at character {i} of {len(key)}"
+        if ord(ch) < 32 or ord(ch) == 127:
+            return f"holds a control character (code {ord(ch)}) at character {i} of {len(key)}"
     return None
 
 
@@ -640,11 +663,12 @@ def _read_credentials(env: Mapping[str, str], values: dict[str, Any], sources: d
                 break  # a pair comes from one family: JUDGE_* set, so OPENAI_* never completes it
             raw = env.get(env_name, "").strip()
             if raw:
-                problem = endpoint_problem(raw) if name == "base_url" else None
+                problem = endpoint_problem(raw) if name == "base_url" else key_problem(raw)
                 if problem:  # never another variable: JUDGE_API_KEY must not go to OPENAI_BASE_URL's endpoint
-                    warnings.append(f"{env_name} {problem}: it is ignored, so rows that need a model end no_credential; "
-                                    "write http://host:port/v1 (https:// for a remote endpoint: no scheme is guessed, "
-                                    "http:// would send the key unencrypted)")
+                    fix = ("write http://host:port/v1 (https:// for a remote endpoint: no scheme is guessed, "
+                           "http:// would send the key unencrypted)") if name == "base_url" else \
+                        "fix the variable (an HTTP header carries printable ASCII only; the key is not retried)"
+                    warnings.append(f"{env_name} {problem}: it is ignored, so rows that need a model end no_credential; {fix}")
                     sources[name] = f"invalid:{env_name} → unset"
                     refused[env_name] = problem
                     break

@@ -229,9 +229,12 @@ def missing_results(root: Path, seen: set[str]) -> list[InputFile]:
 
 
 def _verifier_dirs(root: Path) -> Iterator[str]:
-    """Every ``verifier`` folder under `root` in sorted order, symlinked folders not followed
-    (see `_walk_results`)."""
-    for dirpath, dirnames, _ in os.walk(root):
+    """Every ``verifier`` folder under `root` in sorted order, symbolic links to folders followed,
+    each real folder once (`fsutil.walk_following_links`: a loop ends, a trial linked twice is
+    read once; trial 6 F8: a linked trial was skipped without a word)."""
+    from cowork_judge._util.fsutil import walk_following_links
+
+    for dirpath, dirnames, _ in walk_following_links(root):
         if os.path.basename(dirpath) == VERIFIER_DIR:
             dirnames[:] = []
             yield dirpath
@@ -284,7 +287,7 @@ def argument_root(arg: str) -> Path:
 
 
 def _walk_results(root: Path) -> Iterator[Path]:
-    """``…/verifier/result.json`` under `root` in sorted order, symlinked dirs not followed.
+    """``…/verifier/result.json`` under `root` in sorted order, links to folders followed (`_verifier_dirs`).
 
     Nothing below a ``verifier`` dir is searched (its ``judge/`` audit holds no result), and
     a dir holding a ``verifier`` dir (a trial, a ``logs`` dir) is searched only in

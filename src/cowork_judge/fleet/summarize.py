@@ -213,6 +213,7 @@ class Summarizer:
         self.grounding: Counter[str] = Counter()
         self.keys_found: set[str] = set()
         self.runs: dict[str, str] = {}  # "<details.run_id>:<seal digest>" → the input that carried it first
+        self.not_groupable: Counter[str] = Counter()  # group key → documents whose value is a list or an object
 
     def unknown_group_keys(self) -> list[str]:
         """The ``group_by`` keys no document or row carried (and not in `GROUP_KEYS`)."""
@@ -220,10 +221,11 @@ class Summarizer:
                 if k not in GROUP_KEYS and not self.doc_groups[k].seen_values and not self.row_groups[k].seen_values]
 
     def known_group_keys(self) -> list[str]:
-        """`GROUP_KEYS`, then the other keys the folded documents and rows carry (sorted; at
-        most `MAX_FOUND_KEYS`, collected only while some ``group_by`` key was not found)."""
+        """`GROUP_KEYS`, then the other keys the folded documents and rows carry with a value
+        that can be grouped (a string, number or boolean; sorted; at most `MAX_FOUND_KEYS`,
+        collected only while some ``group_by`` key was not found)."""
         found = self.keys_found | {k for tags in self.options.instance_tags.values() if isinstance(tags, Mapping)
-                                   for k in tags if k != "tags"}
+                                   for k, v in tags.items() if k != "tags" and scalar_text(v) is not None}
         return [*GROUP_KEYS, *sorted(found - set(GROUP_KEYS) - {"id", "reason"})]
 
     def _collect_keys(self, item: Item, doc: ResultDocument) -> None:
@@ -381,6 +383,8 @@ class Summarizer:
                     reward: float | None, coverage: float | None) -> None:
         for name, table in self.doc_groups.items():
             values = self.document_values(item, doc, name, cls, key)
+            if not values and self._holds_unscalar(item, name, key):
+                self.not_groupable[name] += 1  # counted in (none), said in groups.<key>.not_groupable and on stderr
             table.seen_values = table.seen_values or bool(values)
             table.add(values or [NONE], cls, reward, bool(doc.extra_fields.passed), coverage, cluster,
                       cls in CLEAN_CLASSES)
@@ -427,6 +431,17 @@ class Summarizer:
             text = scalar_text(instance.get(name))
             return [text] if text is not None else tag_list_values(instance.get("tags"), name)
         return []
+
+    def _holds_unscalar(self, item: Item, name: str, key: str) -> bool:
+        """Whether the document carries `name` with a list or an object as its value (a
+        top-level field, its ``tags`` object, or ``--instance-tags``): no group can hold it
+        (trial 6 F3: such a value landed in ``(none)`` without a word)."""
+        tags = item.top_level("tags")
+        instance = self.options.instance_tags.get(key.split(":", 1)[1])
+        places = [item.top_level(name) if name not in _MODEL_FIELDS else None,
+                  tags.get(name) if isinstance(tags, dict) else None,
+                  instance.get(name) if isinstance(instance, Mapping) else None]
+        return any(isinstance(v, (list, dict)) for v in places)
 
     # ------------------------------------------------------------------ the summary
 
@@ -559,6 +574,8 @@ class Summarizer:
                 entry["documents"] = self.doc_groups[name].report(_table(intervals, "documents", name) if with_ci else None)
             if self.row_groups[name].seen_values:
                 entry["rows"] = self.row_groups[name].report(_table(intervals, "rows", name) if with_ci else None)
+            if self.not_groupable[name]:
+                entry["not_groupable"] = self.not_groupable[name]
             out[name] = entry
         return out
 

@@ -68,6 +68,7 @@ _UNIT_TOKEN = re.compile(r"^(?P<sym>[A-Za-zΩμµ°]+)(?:\^?(?P<exp>[+\-]?\d+))?
 _LATEX_WRAP = re.compile(r"\\(?:text|mathrm|rm|mathit|operatorname)\s*\{([^{}]*)\}")
 _BOXED = re.compile(r"\\boxed\s*\{")
 _FINAL_LINE = re.compile(r"^[*#>\s-]{0,6}(?:final\s+answer|answer)\s*(?:is)?\s*\**\s*[:：=]\s*\**\s*(?P<text>.+?)\s*(?:\*\*)?\s*$", re.IGNORECASE)
+_ANSWER_MARK = re.compile(r"\b(?:final\s+answer|answer)\s*(?:is)?\s*\**\s*[:：=]\s*\**\s*(?P<text>[^\n]*)", re.IGNORECASE)
 _PART_LABEL = re.compile(r"^\s*(?:\(\s*(?:[a-z]{1,4}|\d{1,2})\s*\)|[a-z]{1,4}\s*[):])\s*", re.IGNORECASE)
 
 
@@ -253,20 +254,47 @@ def final_answers(response: str, parts: int) -> list[str] | None:
     Looked for in order: the whole response (a single part that is just a quantity);
     ``\\boxed{…}`` (one per part, the last `parts` of them); the last line starting
     "Final answer:" / "Answer:" (parts separated by ``;``). Part labels such as ``(a)``,
-    ``b)``, ``c:`` are removed.
+    ``b)``, ``c:`` are removed. A response that states more than one different answer after
+    such a marker (``Answer: 12 km`` then ``Wait, I made an error. Answer: 3.5 km``, the
+    second one mid-line) has no clear final answer: None; so has a single-part response
+    whose last ``\boxed{…}`` is followed by an "Answer:" that does not state the same quantity.
     """
     text = response.strip()
     if parts == 1 and len(text) <= 200 and parse_quantity(text) is not None:
         return [text]
     found = boxed(text)
     if len(found) >= parts:
+        if parts == 1 and _corrected_after_boxed(text, found[-1]):
+            return None
         return [_unlabel(b, parts) for b in found[-parts:]]
     finals = [m.group("text") for line in text.splitlines() if (m := _FINAL_LINE.match(line.strip()))]
-    if finals:
+    if finals and len(_stated_answers(text)) == 1:
         pieces = [p.strip() for p in finals[-1].split(";")] if parts > 1 else [finals[-1]]
         if len(pieces) == parts:
             return [_unlabel(p, parts) for p in pieces]
     return None
+
+
+def _corrected_after_boxed(text: str, last_boxed: str) -> bool:
+    """Whether an "Answer:" marker after the last ``\boxed{…}`` of `text` states something
+    other than `last_boxed` (not the same quantity, to 1e-9 relative, once units are converted)."""
+    start = max(m.start() for m in _BOXED.finditer(text))
+    said = parse_quantity(last_boxed)
+    for m in _ANSWER_MARK.finditer(text, start):
+        later = parse_quantity(m.group("text").replace("*", "").strip().rstrip("."))
+        if said is None or later is None or agree(said, later, 1e-9) is not True:
+            return True
+    return False
+
+
+def _stated_answers(text: str) -> set[str]:
+    """Every answer stated after an "Answer:" / "Final answer:" marker anywhere in `text`
+    (at a line start or mid-line), normalised (case, spaces, bold, a closing full stop)."""
+    out = set()
+    for m in _ANSWER_MARK.finditer(text):
+        said = m.group("text").replace("*", "").strip().rstrip(".").strip()
+        out.add(" ".join(said.lower().split()))
+    return out
 
 
 def _unlabel(text: str, parts: int) -> str:
