@@ -136,8 +136,9 @@ def _scan_cut(ctx: CodeContext, what: str) -> ReadLimit | None:
 def _texts(ctx: CodeContext, glob: str | None, source: str) -> tuple[list[tuple[str, str]], tuple[str, str] | None]:
     """``(name, text)`` pairs to search, and what was left unread as ``(what, limit)``
     (None: everything was read)."""
-    if source == "response":
-        return [("final message", ctx.delivery.final_message or "")], None
+    if source == "response":  # a final message over the read limit was read in part (trial 6 F1)
+        cut = ctx.delivery.final_message_cut
+        return [("final message", ctx.delivery.final_message or "")], (cut, READ_LIMIT_NOTE) if cut else None
     if source != "files":
         raise ValueError(f"source must be 'files' or 'response', got {source!r}")
     out = []
@@ -168,6 +169,9 @@ def _texts(ctx: CodeContext, glob: str | None, source: str) -> tuple[list[tuple[
         out.append((item.rel, decode(data)))
     return out, unread
 
+
+READ_LIMIT_NOTE = "16 MiB are read of a final message"
+"""The limit a text row over a final message cut at `cowork_judge.run.answer.MAX_MESSAGE_BYTES` names."""
 
 TEXT_METHODS = ("text_contains", "regex_match", "word_count_between")
 """The code methods that read text from the deliverable files or, with ``"source":
