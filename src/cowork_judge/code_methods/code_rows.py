@@ -19,7 +19,7 @@ from typing import Any
 
 from cowork_judge.safety.agent_text import repair
 from cowork_judge.code_methods import CODE_METHODS, param_errors
-from cowork_judge.code_methods.files import ReadLimit
+from cowork_judge.code_methods.files import ReadLimit, files_only_rows_note
 from cowork_judge.core.classify import classify, summary
 from cowork_judge.core.gates import mark_open, pre_gate
 from cowork_judge.core.rubric import Criterion
@@ -100,6 +100,9 @@ def judge_code_rows(rows: Sequence[Criterion], ctx: SegmentContext, decided: Map
             delivery = delivery.model_copy(update={"notes": [*delivery.notes, *outcome.notes]})
         ctx = dataclasses.replace(ctx, deck=outcome.deck or ctx.deck, delivery=delivery,
                                   artifacts=MappingProxyType({**ctx.artifacts, **outcome.artifacts}))
+    files_only = files_only_rows_note([(r.id, r.code.method_name or "", r.code.params) for r in rows], ctx)
+    if files_only:  # trial 6 F15: a chat answer and rows that only read files
+        notes.append(files_only)
     publish_artifacts(ctx)
     return CodeSegment(verdicts=verdicts, deck=ctx.deck, artifacts=ctx.artifacts, notes=tuple(notes))
 

@@ -163,8 +163,9 @@ def _scan_cut(ctx: CodeContext, what: str) -> ReadLimit | None:
 def _texts(ctx: CodeContext, glob: str | None, source: str) -> tuple[list[tuple[str, str]], tuple[str, str] | None]:
     """``(name, text)`` pairs to search, and what was left unread as ``(what, limit)``
     (None: everything was read)."""
-    if source == "response":
-        return [("final message", ctx.delivery.final_message or "")], None
+    if source == "response":  # a final message over the read limit was read in part (trial 6 F1)
+        cut = ctx.delivery.final_message_cut
+        return [("final message", ctx.delivery.final_message or "")], (cut, READ_LIMIT_NOTE) if cut else None
     if source != "files":
         raise ValueError(f"source must be 'files' or 'response', got {source!r}")
     out = []
@@ -196,6 +197,42 @@ def _texts(ctx: CodeContext, glob: str | None, source: str) -> tuple[list[tuple[
     return out, unread
 
 
+READ_LIMIT_NOTE = "16 MiB are read of a final message"
+"""The limit a text row over a final message cut at `cowork_judge.run.answer.MAX_MESSAGE_BYTES` names."""
+
+TEXT_METHODS = ("text_contains", "regex_match", "word_count_between")
+"""The code methods that read text from the deliverable files or, with ``"source":
+"response"``, from the final message (default ``files``)."""
+
+FINAL_MESSAGE_UNSEARCHED = "source: files, the default; the final message was not searched"
+
+
+def _where(ctx: CodeContext, glob: str | None, source: str) -> str:
+    """Where a text method looked, for a miss's reason (trial 6 F15): `` in the deliverable
+    files[ matching GLOB]``, saying the final message was not searched when there is one, or
+    `` in the final message``."""
+    if source == "response":
+        return " in the final message"
+    where = " in the deliverable files" + (f" matching {glob!r}" if glob else "")
+    return f"{where} ({FINAL_MESSAGE_UNSEARCHED})" if ctx.delivery.final_message else where
+
+
+def files_only_rows_note(rows: list[tuple[str, str, dict[str, Any]]], ctx: CodeContext) -> str | None:
+    """One warning naming the text rows (`TEXT_METHODS`) that search the deliverable files in a
+    rollout that delivered no files but a final message — they cannot match it (trial 6
+    F15: the chat author's first rubric); None when there are none. `rows`: ``(row id,
+    method name, params)`` of the code rows."""
+    if ctx.delivery.files or not ctx.delivery.final_message:
+        return None
+    ids = [rid for rid, name, params in rows if name in TEXT_METHODS and params.get("source", "files") == "files"]
+    if not ids:
+        return None
+    one = len(ids) == 1
+    return (f"code row{'' if one else 's'} {', '.join(ids)} search{'es' if one else ''} the deliverable files (source: files, "
+            f"the default), but this rollout delivered no files, only a final message: {'it' if one else 'they'} cannot "
+            f"match it; give {'it' if one else 'them'} \"source\": \"response\" to search the final message")
+
+
 def _why_no_text(ctx: CodeContext, glob: str | None, source: str) -> str:
     """Why `_texts` found no text to read, in words: no deliverable matches `glob`, or
     the ones that match were read as binary (a NUL byte in their first 8 KiB)."""
@@ -203,7 +240,8 @@ def _why_no_text(ctx: CodeContext, glob: str | None, source: str) -> str:
         return "the final message is empty"
     found = matching(ctx, glob or "*")
     if not found:
-        return f"no deliverable matches {glob or '*'!r}"
+        unsearched = f" ({FINAL_MESSAGE_UNSEARCHED})" if ctx.delivery.final_message else ""
+        return f"no deliverable matches {glob or '*'!r}{unsearched}"
     names = ", ".join(item.rel for item in found[:3]) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
     return f"{names} read as binary, not text (a NUL byte in the first 8 KiB)"
 
@@ -352,7 +390,7 @@ def text_contains(ctx: CodeContext, text: str, glob: str | None = None, source: 
             return True, f"{text!r} found in {name}", {}
     if unread:
         raise ReadLimit(f"{text!r} not found in what was read, but {unread[0]}", limit=unread[1])
-    return False, f"{text!r} not found", {}
+    return False, f"{text!r} not found{_where(ctx, glob, source)}", {}
 
 
 def regex_match(ctx: CodeContext, pattern: str, glob: str | None = None, source: str = "files", flags: str = "") -> tuple[bool, str, dict[str, Any]]:
@@ -378,7 +416,7 @@ def regex_match(ctx: CodeContext, pattern: str, glob: str | None = None, source:
         return True, f"/{pattern}/ matches {text[:80]!r} in {name}", {}
     if unread:
         raise ReadLimit(f"/{pattern}/ does not match what was read, but {unread[0]}", limit=unread[1])
-    return False, f"/{pattern}/ does not match", {}
+    return False, f"/{pattern}/ does not match{_where(ctx, glob, source)}", {}
 
 
 _CJK = ("\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"

@@ -15,6 +15,10 @@ only when it is a report page this command wrote, anything else only with --forc
 file the judge writes in a verifier folder (result.json, reward.txt, reward.json, ctrf.json …),
 even with --force. It embeds everything (no network, no external assets, no scripts).
 
+The document is checked against its seal as summarize and rescore check it: a result.json
+(or a reward.txt / reward.json beside it) that no longer matches what the judge wrote is
+refused (exit 1, no page written); one written before seals (0.2.0) is shown with that note.
+
 Deck page images and findings are read from --evidence-dir, else <--work-dir>/evidence,
 else <verifier>/evidence. The run deletes its temp work dir at the end: keep the pages by
 judging with `cowork-judge run --work-dir DIR` (or JUDGE_WORK_DIR=DIR).
@@ -67,7 +71,8 @@ def no_result_hint(source: Path) -> str | None:
 
 
 def main(argv: list[str]) -> int:
-    """Write the report; returns 0, 1 when it cannot be written, 2 for unreadable input."""
+    """Write the report; returns 0, 1 when it cannot be written or the document no longer
+    matches what the judge wrote (its seal: refused), 2 for unreadable input."""
     p = argparse.ArgumentParser(prog="cowork-judge report", description="Write one self-contained HTML report of one judged "
                                 "rollout: score, verdicts, coverage, delivery, deck pages with findings.",
                                 epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -79,7 +84,7 @@ def main(argv: list[str]) -> int:
     args = p.parse_args(argv)
 
     from cowork_judge.core.layout import JUDGE_FILE_NAMES, judge_file_in_verifier
-    from cowork_judge.fleet.job import JobError, load_job
+    from cowork_judge.fleet.job import JobError, JobTampered, load_job
     from cowork_judge.fleet.outputs import OutputExists, write_file
     from cowork_judge.fleet.report import render_report
 
@@ -96,6 +101,10 @@ def main(argv: list[str]) -> int:
     try:
         job = load_job(source, work_dir=Path(args.work_dir) if args.work_dir else None,
                        evidence_dir=Path(args.evidence_dir) if args.evidence_dir else None)
+    except JobTampered as exc:  # trial 6 F19: never render an edited document as the judge's page
+        print(f"cowork-judge report: refused: {exc}; no page written (judge the rollout again, or restore the files the "
+              "judge wrote)", file=sys.stderr)
+        return 1
     except JobError as exc:
         print(f"cowork-judge report: {exc}", file=sys.stderr)
         return 2
@@ -114,4 +123,6 @@ def main(argv: list[str]) -> int:
     print(str(out))
     if job.evidence_note:
         print(f"report: {job.evidence_note}", file=sys.stderr)
+    if job.seal.state == "unsealed" and job.seal.problem:
+        print(f"report: {job.seal.problem}", file=sys.stderr)
     return 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -35,5 +36,7 @@ def main(argv: list[str]) -> int:
             return EXIT_STATUS["usage"]
     paths = RunPaths.from_config(loaded.config, app_dir=args.app_dir, logs_dir=args.logs_dir, tests_dir=args.tests_dir,
                                  work_dir=args.work_dir, alt_output_dir=args.alt_output_dir)
+    if args.logs_dir is not None and not Path(args.logs_dir).is_dir():  # trial 6 F9: said, never "nothing delivered"
+        paths = dataclasses.replace(paths, logs_dir_absent=True)
     doc = main_run(paths, loaded, start=PROCESS_START, hard_deadline=True)
     return exit_status(doc.status if doc is not None else None)

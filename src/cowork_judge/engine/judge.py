@@ -261,6 +261,12 @@ def _delivery(run: _Run, paths: RunPaths, redactor: Redactor, criteria: Sequence
     run.warn("delivery", delivery.notes, prefix="delivery: ")
     run.guard = guarding.scan(delivery, config, redactor, _read_optional(paths.task_prompt), reads=reads,
                               model_rows=any(c.judge_method != "code" for c in criteria))
+    if paths.logs_dir_absent:  # trial 6 F9: a mistyped --logs-dir hides the final message
+        absent = logs_dir_absent_reason(paths.logs_dir)
+        if delivery.missing:
+            return run.failed(criteria, "delivery_unreadable", "judge:scorer_error",
+                              f"{absent}, so nothing was scored (not 'nothing delivered')", delivery=delivery)
+        run.warn("delivery", [f"{absent}; only the deliverable files were judged"], prefix="delivery: ")
     if delivery.missing and delivery.unreadable:
         return run.failed(criteria, "delivery_unreadable", "judge:scorer_error",
                           f"the agent's final message could not be read ({', '.join(delivery.unreadable)}); "
@@ -269,6 +275,12 @@ def _delivery(run: _Run, paths: RunPaths, redactor: Redactor, criteria: Sequence
         log.info("nothing delivered: reward 0 without any model call")
         return run.document(criteria, nothing_delivered_verdicts(criteria), delivery=delivery, note="nothing delivered")
     return delivery
+
+
+def logs_dir_absent_reason(logs_dir: Path) -> str:
+    """What a run says when ``--logs-dir`` named no folder when it began (`RunPaths.logs_dir_absent`)."""
+    return (f"--logs-dir {logs_dir} did not exist when the run began (the judge created it for the verdicts): the "
+            "agent's final message (agent/) could not be looked for (check --logs-dir)")
 
 
 NO_DELIVERY_REASON = "[no delivery] nothing was delivered (no output files and no final message)"

@@ -28,11 +28,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from cowork_judge.core.integrity import SealCheck
 from cowork_judge.core.layout import RESULT_NAME
 from cowork_judge.core.result import ResultDocument
 from cowork_judge.evidence.documents import ChecksDoc, Digest, EvidenceSummary, SlideDoc
 from cowork_judge.evidence.layout import EvidenceLayout
-from cowork_judge.fleet.documents import parse_document, read_regular
+from cowork_judge.fleet.documents import InputFile, Item, parse_document, read_regular
 from cowork_judge.fleet.pagemap import parse_evidence_ref
 from cowork_judge.core.layout import EVIDENCE_DIR, VerifierLayout
 
@@ -45,6 +46,20 @@ MAX_AUDIT_BYTES = 256 * 1024 * 1024
 
 class JobError(ValueError):
     """The verifier directory has no readable result document."""
+
+
+class JobTampered(JobError):
+    """The result document no longer matches what the judge wrote (its seal); the message
+    names the file (`cowork_judge.core.integrity.SealCheck.problem`)."""
+
+
+def seal_of(path: Path, doc: ResultDocument, data: bytes) -> SealCheck:
+    """The seal check of the result document `doc` (its bytes `data`) read from `path`, the
+    one ``summarize`` and ``rescore`` make (`cowork_judge.fleet.documents.Item.seal`; trial 6,
+    F19): the document, and for a file named ``result.json`` the ``reward.txt`` /
+    ``reward.json`` beside it when they are there; keys a fleet added beside the judge's are
+    left out of the digest. Never raises."""
+    return Item(source=str(path), file=InputFile(path=path, name=str(path), jsonl=False), doc=doc, data=data).seal
 
 
 @dataclass
@@ -84,6 +99,8 @@ class Job:
     verifier_dir: Path
     doc: ResultDocument
     doc_sha256: str
+    seal: SealCheck = field(default_factory=lambda: SealCheck("unsealed"))
+    """The document's seal as `seal_of` checked it (``mismatch``: `load_job` raised instead)."""
     evidence_root: Path | None = None
     evidence_note: str | None = None
     decks: list[DeckEvidence] = field(default_factory=list)
@@ -95,6 +112,8 @@ def load_job(verifier_dir: Path, *, work_dir: Path | None = None, evidence_dir: 
 
     Raises:
         JobError: no ``result.json``, or it is unreadable or not a result document.
+        JobTampered: the document (or a reward file beside it) no longer matches what the
+            judge wrote (its seal, `seal_of`).
     """
     path = verifier_dir if verifier_dir.is_file() else verifier_dir / RESULT_NAME
     try:
@@ -104,7 +123,10 @@ def load_job(verifier_dir: Path, *, work_dir: Path | None = None, evidence_dir: 
     doc, problem, error = parse_document(data)
     if doc is None:
         raise JobError(f"{path}: {problem}: {error}")
-    job = Job(verifier_dir=path.parent, doc=doc, doc_sha256=hashlib.sha256(data).hexdigest())
+    verdict = seal_of(path, doc, data)
+    if not verdict.ok:
+        raise JobTampered(str(verdict.problem))
+    job = Job(verifier_dir=path.parent, doc=doc, doc_sha256=hashlib.sha256(data).hexdigest(), seal=verdict)
     candidates = [(evidence_dir, "--evidence-dir"), (work_dir / EVIDENCE_DIR if work_dir else None, "--work-dir"),
                   (VerifierLayout.of_verifier_dir(path.parent).kept_evidence_dir, "the verifier dir")]
     expected = {str(d.get("deck")) for d in doc.details.evidence.get("decks", []) if isinstance(d, dict)}

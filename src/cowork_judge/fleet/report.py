@@ -48,7 +48,8 @@ def render_report(job: Job) -> str:
              _delivery(job), _evidence(job, ties)]
     if doc.details.warnings:
         parts.append("<h2>Warnings</h2><ul>" + "".join(f"<li>{esc(w)}</li>" for w in doc.details.warnings) + "</ul>")
-    parts.append(f'<p class="sub">result.json sha256 {esc(job.doc_sha256)} · {esc(job.verifier_dir)}</p>')
+    seal = "seal verified" if job.seal.state == "verified" else (job.seal.problem or "seal not checked")
+    parts.append(f'<p class="sub">result.json sha256 {esc(job.doc_sha256)} · {esc(seal)} · {esc(job.verifier_dir)}</p>')
     return page(f"{REPORT_TITLE}: reward {fmt(doc.task_score)}", "\n".join(parts))
 
 

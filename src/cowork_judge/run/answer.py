@@ -22,7 +22,8 @@ from cowork_judge.segment.trajectory import Trajectory, check_shape, message_tex
 from cowork_judge.segment.trajectory import UnreadableMessage as UnreadableMessage  # re-exported: callers look here
 
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024
-"""Largest plain answer file read (bytes); a larger one is reported unreadable."""
+"""Bytes read of a plain answer file or JUDGE_RESPONSE_FILE: a larger one is judged on its first
+`MAX_MESSAGE_BYTES` bytes, with a note (a read limit: the deliverable's doing, trial 6 F1)."""
 MAX_TRAJECTORY_BYTES = 512 * 1024 * 1024
 """Largest trajectory.json parsed (bytes): long agent runs with tool output reach 100s of MB."""
 ANSWER_FILES = ("final_answer.txt", "response.txt")
@@ -47,6 +48,9 @@ class AgentLogs:
     notes: list[str] = field(default_factory=list)
     unreadable: list[str] = field(default_factory=list)
     trajectory: Trajectory | None = None
+    cut: str | None = None
+    """What of the message was not read (its source was over `MAX_MESSAGE_BYTES`: only its
+    head is the message), for the text rows over the response; None: all of it was read."""
 
 
 def agent_logs(paths: RunPaths, config: JudgeConfig) -> AgentLogs:
@@ -75,10 +79,11 @@ def agent_logs(paths: RunPaths, config: JudgeConfig) -> AgentLogs:
         if not os.path.lexists(config.response_file):
             logs.notes.append(f"JUDGE_RESPONSE_FILE={config.response_file} does not exist; the final message is looked "
                               "for in the agent logs instead")
-        text = _read_text(Path(config.response_file), logs.notes, logs.unreadable, MAX_MESSAGE_BYTES)
+        cut: list[str] = []
+        text = _read_text(Path(config.response_file), logs.notes, logs.unreadable, MAX_MESSAGE_BYTES, cut=cut)
         if text:
             logs.notes.extend(t_notes)
-            logs.message, logs.source = text, "response_file"
+            logs.message, logs.source, logs.cut = text, "response_file", cut[0] if cut else None
             return logs
     logs.notes.extend(t_notes)
     logs.unreadable.extend(t_unreadable)
@@ -86,9 +91,10 @@ def agent_logs(paths: RunPaths, config: JudgeConfig) -> AgentLogs:
         logs.message, logs.source = t_text, "trajectory"
         return logs
     for name in ANSWER_FILES:
-        text = _read_text(paths.agent_dir / name, logs.notes, logs.unreadable, MAX_MESSAGE_BYTES)
+        unread: list[str] = []
+        text = _read_text(paths.agent_dir / name, logs.notes, logs.unreadable, MAX_MESSAGE_BYTES, cut=unread)
         if text:
-            logs.message, logs.source = text, name
+            logs.message, logs.source, logs.cut = text, name, unread[0] if unread else None
             return logs
     return logs
 
@@ -111,6 +117,19 @@ def _trajectory(paths: RunPaths, logs: AgentLogs, notes: list[str], unreadable: 
         notes.append(f"trajectory.json {what}")
         unreadable.append("trajectory.json")
         return None
+
+
+def _whole_characters(data: bytes) -> bytes:
+    """`data` without a UTF-8 character cut in two at its end (at most 3 bytes dropped); other
+    bytes are left as they are (an undecodable byte elsewhere is still said)."""
+    for back in range(1, min(4, len(data)) + 1):
+        byte = data[-back]
+        if byte < 0x80:
+            return data
+        if byte >= 0xC0:  # the lead byte of the last character: is it whole?
+            need = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+            return data if back >= need else data[:-back]
+    return data
 
 
 def atif_final_message(doc: Any) -> str | None:
@@ -141,12 +160,16 @@ def atif_final_message(doc: Any) -> str | None:
     return None
 
 
-def _read_text(path: Path, notes: list[str], unreadable: list[str], limit: int) -> str | None:
+def _read_text(path: Path, notes: list[str], unreadable: list[str], limit: int, *,
+               cut: list[str] | None = None) -> str | None:
     """Text of a regular, non-symlink file, stripped ("" when it holds nothing but white
     space, None when absent or unread); up to `limit` bytes, undecodable bytes as U+FFFD.
 
-    A file that exists but is a link, not regular, unreadable or over `limit` is
-    recorded in `unreadable` and `notes`.
+    A file that exists but is a link, not regular or unreadable is recorded in `unreadable`
+    and `notes`; so is one over `limit` unless `cut` is given: then its first `limit` bytes
+    are the text (a character cut in two at the limit is left out), a note says so and `cut`
+    receives what was not read (trial 6 F1: a read limit is the deliverable's doing, never
+    an unreadable message that masks the sample).
     """
     try:
         st = path.lstat()
@@ -161,7 +184,7 @@ def _read_text(path: Path, notes: list[str], unreadable: list[str], limit: int) 
         # "unreadable" — that would mask the rollout instead of scoring what it delivered
         notes.append(f"{path.name} is {'a symlink' if stat.S_ISLNK(st.st_mode) else 'not a regular file'}; ignored")
         return None
-    if st.st_size > limit:
+    if st.st_size > limit and cut is None:
         notes.append(f"{path.name} is {st.st_size} bytes, more than the {limit} bytes read; not read")
         unreadable.append(path.name)
         return None
@@ -173,6 +196,11 @@ def _read_text(path: Path, notes: list[str], unreadable: list[str], limit: int) 
         notes.append(f"{path.name} cannot be read: {exc.strerror or exc}")
         unreadable.append(path.name)
         return None
+    if len(data) > limit and cut is not None:
+        data = _whole_characters(data[:limit])
+        notes.append(f"{path.name} is {st.st_size} bytes, more than the {limit} bytes ({limit // (1 << 20)} MiB) read of a "
+                     f"final message: its first {limit} bytes are judged (a read limit, the deliverable's doing)")
+        cut.append(f"the final message ({path.name}) was read only up to {len(data)} of its {st.st_size} bytes")
     try:
         return data.decode("utf-8").strip()
     except UnicodeDecodeError as exc:  # trial 3 L2: never a silent replacement character

@@ -47,6 +47,12 @@ class RunPaths(RunFolders, VerifierLayout):
     """Where lenient delivery also looks (``JUDGE_ALT_OUTPUT_DIR``)."""
     ephemeral_work: bool = False
     """True when `work_dir` is a temp dir created here: the run deletes it at the end."""
+    logs_dir_absent: bool = False
+    """True when ``--logs-dir`` was given by hand and named no folder when the run began (trial 6
+    F9): the run creates it for the verdicts, but no final message can have been read from it,
+    so "nothing delivered" is refused as the judge's input error and a delivery of files only
+    is judged with a warning (`cowork_judge.engine.judge`). Set by ``cowork-judge run`` only:
+    Harbor's ``/logs``, ``try`` and ``batch`` create the folder before the judge runs."""
 
     @classmethod
     def from_config(

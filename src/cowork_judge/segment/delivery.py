@@ -90,6 +90,10 @@ class Delivery(BaseModel):
     ignored: list[SkippedFile] = Field(default_factory=list, description="Hidden, empty or special files.")
     final_message: str | None = None
     final_message_source: str | None = None
+    final_message_cut: str | None = Field(
+        None, exclude=True, description="What of the final message was not read (its source was over the read limit, "
+                                         "`run.answer.MAX_MESSAGE_BYTES`): the text rows over the response treat a miss "
+                                         "as a read limit. None: all of it was read. Never dumped.")
     from_chat: bool = False
     missing: bool = False
     unreadable: list[str] = Field(
