@@ -402,7 +402,10 @@ def tag_value_ok(key: str, value: Any) -> bool:
 
 def fingerprint(inst: BatchInstance) -> str:
     """SHA-256 over what decides a verdict: the tests files the judge reads, the recorded
-    answer, and the deliverables' names and sizes (not their bytes: batches can be large)."""
+    answer, and the deliverables' names, sizes and modification times (nanoseconds) — rsync's
+    quick check, not their bytes (batches can be large): a deliverable rewritten in place with
+    the same size is judged again (trial 7 F4), and so is a rollout copied without its times
+    (``cp -r``; ``cp -a``, ``rsync -a``, ``mv`` and ``tar`` keep them)."""
     h = hashlib.sha256()
 
     def add(label: str, data: bytes) -> None:
@@ -418,8 +421,8 @@ def fingerprint(inst: BatchInstance) -> str:
         if agent_file is not None and agent_file.is_file():
             add(f"agent/{name}", agent_file.read_bytes())
     if inst.app_dir is not None:
-        listing = sorted(f"{p.relative_to(inst.app_dir).as_posix()}\t{p.stat().st_size}"
-                         for p in inst.app_dir.rglob("*") if p.is_file())
+        listing = sorted(f"{p.relative_to(inst.app_dir).as_posix()}\t{st.st_size}\t{st.st_mtime_ns}"
+                         for p in inst.app_dir.rglob("*") if p.is_file() and (st := p.stat()))
         add("app", "\n".join(listing).encode("utf-8", "surrogateescape"))
     return h.hexdigest()
 

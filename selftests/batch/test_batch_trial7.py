@@ -1,0 +1,48 @@
+"""Trial 7 F4: a deliverable rewritten in place with the same size is judged again on resume.
+
+The instance fingerprint listed the deliverables by name and size only, so ``answer.txt``
+rewritten from ``17`` to ``42`` kept its stale reward 0.0 ("1 kept"); it now carries each
+file's modification time too (rsync's quick check). The real ``batch`` CLI, a code-only
+rubric (no model call).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from testkit import clean_env
+
+RUBRIC = {"rubrics": [{"id": "C-ANSWER", "description": "answer.txt gives the answer 42.", "weight": 1, "judge_method": "code",
+                       "code_method_name": "text_contains", "code_method_params": {"text": "42", "glob": "answer.txt"}}]}
+
+
+def _batch(instances: Path, out: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "cowork_judge", "batch", str(instances), "--out", str(out)],
+                          capture_output=True, text=True, timeout=300, env=clean_env(), check=False)
+
+
+def test_a_deliverable_rewritten_in_place_with_the_same_size_is_judged_again(tmp_path: Path):
+    instances = tmp_path / "fp"
+    (instances / "q1" / "tests").mkdir(parents=True)
+    (instances / "q1" / "tests" / "rubric.json").write_text(json.dumps(RUBRIC))
+    answer = instances / "q1" / "rollout" / "app" / "output" / "answer.txt"
+    answer.parent.mkdir(parents=True)
+    answer.write_text("17\n")
+    out = tmp_path / "out"
+    first = _batch(instances, out)
+    assert first.returncode == 0, first.stderr
+    reward = out / "q1" / "logs" / "verifier" / "reward.txt"
+    assert reward.read_text().strip() == "0.0"
+    again = _batch(instances, out)  # nothing changed: kept
+    assert again.returncode == 0 and "1 kept" in again.stderr, again.stderr
+    before = answer.stat()
+    answer.write_text("42\n")  # same size, new content
+    os.utime(answer, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))  # a later time, whatever the clock's grain
+    rerun = _batch(instances, out)
+    assert rerun.returncode == 0, rerun.stderr
+    assert "1 of 1 instance(s) to judge (1 instance changed), 0 kept" in rerun.stderr, rerun.stderr
+    assert reward.read_text().strip() == "1.0"
