@@ -46,3 +46,35 @@ def test_a_deliverable_rewritten_in_place_with_the_same_size_is_judged_again(tmp
     assert rerun.returncode == 0, rerun.stderr
     assert "1 of 1 instance(s) to judge (1 instance changed), 0 kept" in rerun.stderr, rerun.stderr
     assert reward.read_text().strip() == "1.0"
+
+
+def test_files_beside_an_earlier_result_are_set_aside_not_deleted_when_it_is_judged_again(tmp_path: Path):
+    """Trial 7 F6: a re-judged instance's ``logs/`` was removed whole, with the ``rescore`` and
+    ``report`` outputs the docs put beside its result. What the judge does not write is moved to
+    ``<name>/set-aside/`` first, and the batch says so."""
+    instances = tmp_path / "fp"
+    (instances / "q1" / "tests").mkdir(parents=True)
+    (instances / "q1" / "tests" / "rubric.json").write_text(json.dumps(RUBRIC))
+    answer = instances / "q1" / "rollout" / "app" / "output" / "answer.txt"
+    answer.parent.mkdir(parents=True)
+    answer.write_text("17\n")
+    out = tmp_path / "out"
+    assert _batch(instances, out).returncode == 0
+    verifier = out / "q1" / "logs" / "verifier"
+    rescore = subprocess.run([sys.executable, "-m", "cowork_judge", "rescore", str(verifier / "result.json"), "--mode", "binary",
+                              "--threshold", "0.5"], capture_output=True, text=True, timeout=120, env=clean_env(), check=False)
+    assert rescore.returncode == 0, rescore.stderr
+    rescored = Path(rescore.stdout.strip())
+    assert rescored.parent == verifier
+    (verifier / "notes.txt").write_text("precious\n")
+    before = answer.stat()
+    answer.write_text("42\n")
+    os.utime(answer, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))
+    rerun = _batch(instances, out)
+    assert rerun.returncode == 0, rerun.stderr
+    aside = out / "q1" / "set-aside"
+    assert (aside / "notes.txt").read_text() == "precious\n" and (aside / rescored.name).is_file()
+    assert f"moved notes.txt, {rescored.name}" in rerun.stderr or f"moved {rescored.name}, notes.txt" in rerun.stderr, rerun.stderr
+    assert (verifier / "reward.txt").read_text().strip() == "1.0" and not (verifier / "notes.txt").exists()
+    again = _batch(instances, out)  # kept: nothing moved, nothing said
+    assert "moved" not in again.stderr and "1 kept" in again.stderr, again.stderr

@@ -9,6 +9,9 @@ What a batch writes or removes there::
     ├── summary.json, batch.json, instance_tags.json
     └── <name>/                one folder per instance (`INSTANCE_ENTRIES`)
         ├── logs/              removed and made again by every run
+        ├── set-aside/         what logs/verifier/ held that no judge run writes (a rescore's
+        │                      result.rescored.json, a report.html, notes), moved here before
+        │                      a new run of the instance removes logs/ (`set_aside_foreign`)
         ├── app/               an empty app dir, for an instance that delivered no files
         ├── alt-output/        given to the run as its lenient-delivery folder
         ├── batch-run.log
@@ -34,14 +37,60 @@ from cowork_judge.batch.instances import (OUTPUT_FILES, RECORD_NAME, RUN_LOG_NAM
                                           BatchInstance, check_instance_name)
 from cowork_judge.batch.lock import LOCK_NAME
 from cowork_judge._util.fsutil import quoted
-from cowork_judge.core.layout import LOGS_DIR
+from cowork_judge.core.layout import (AUDIT_DIR, CTRF_NAME, ENV_CAPABILITIES_NAME, EVIDENCE_DIR, EXIT_MESSAGE_NAME,
+                                      JUDGE_LOG_NAME, JUDGE_VERDICT_NAME, LOGS_DIR, RESULT_NAME, REWARD_DETAILS_NAME,
+                                      REWARD_JSON_NAME, REWARD_TXT_NAME, STRAY_DIR, VerifierLayout)
 
 APP_DIR = "app"
 ALT_OUTPUT_DIR = "alt-output"
-INSTANCE_ENTRIES = (LOGS_DIR, APP_DIR, ALT_OUTPUT_DIR, RUN_LOG_NAME, RECORD_NAME)
+SET_ASIDE_DIR = "set-aside"
+INSTANCE_ENTRIES = (LOGS_DIR, APP_DIR, ALT_OUTPUT_DIR, RUN_LOG_NAME, RECORD_NAME, SET_ASIDE_DIR)
 """What a batch writes or removes inside ``<out>/<name>/``."""
 FOLDER_ENTRIES = (LOCK_NAME, VERDICT_CACHE_DIR, *OUTPUT_FILES)
 """What a batch writes at the top of ``<out>``, besides the instance folders."""
+
+
+JUDGE_OUTPUTS = frozenset({RESULT_NAME, REWARD_TXT_NAME, REWARD_JSON_NAME, REWARD_DETAILS_NAME, JUDGE_LOG_NAME,
+                           ENV_CAPABILITIES_NAME, EXIT_MESSAGE_NAME, JUDGE_VERDICT_NAME, CTRF_NAME, STRAY_DIR, EVIDENCE_DIR,
+                           AUDIT_DIR})
+"""What a judge run writes in its verifier folder (`core.layout.VerifierLayout`): the rest is someone else's."""
+
+
+def set_aside_foreign(folder: Path) -> list[str]:
+    """Move what ``<folder>/logs/verifier/`` holds besides `JUDGE_OUTPUTS` (and the judge's
+    ``.write-check-*`` probes) into ``<folder>/set-aside/`` before a new run of the instance
+    removes ``logs/``: a ``rescore`` or ``report`` written beside the earlier result, a
+    reviewer's notes (trial 7 F6: they were deleted without a word). A name already there gets
+    a numbered suffix; nothing is overwritten.
+
+    Returns:
+        The names moved (empty when there was nothing, or no verifier folder).
+
+    Raises:
+        UnsafeOutput: ``set-aside`` is a link or a file.
+    """
+    verifier = VerifierLayout.under(folder).verifier_dir
+    try:
+        names = sorted(os.listdir(verifier))
+    except OSError:
+        return []
+    foreign = [n for n in names if n not in JUDGE_OUTPUTS and not n.startswith(".write-check-")]
+    if not foreign:
+        return []
+    target = folder / SET_ASIDE_DIR
+    _refuse_link(target)
+    target.mkdir(exist_ok=True)
+    moved = []
+    for name in foreign:
+        dest, n = target / name, 1
+        while os.path.lexists(dest):
+            dest, n = target / f"{name}.{n}", n + 1
+        try:
+            os.rename(verifier / name, dest)
+        except OSError:
+            continue
+        moved.append(name)
+    return moved
 
 
 class UnsafeOutput(BatchInputError):

@@ -47,7 +47,7 @@ from cowork_judge.batch.instances import (
     plan_limits,
     result_state,
 )
-from cowork_judge.batch.outdir import earlier_instance_folders, instance_folder
+from cowork_judge.batch.outdir import SET_ASIDE_DIR, earlier_instance_folders, instance_folder, set_aside_foreign
 from cowork_judge.batch.pool import WorkerPool
 from cowork_judge.batch.worker import InstanceSpec
 from cowork_judge.core.layout import VerifierLayout
@@ -312,6 +312,9 @@ class BatchRunner:
         folder = instance_folder(self.out, inst.name)  # never through a link (batch.outdir)
         layout = VerifierLayout.under(folder)
         logs = layout.logs_dir
+        if moved := set_aside_foreign(folder):  # not the judge's: kept, never removed with logs/
+            print(f"batch: {inst.name}: moved {', '.join(moved)} (not written by the judge) from logs/verifier/ to "
+                  f"{folder / SET_ASIDE_DIR} before judging it again", file=sys.stderr)
         shutil.rmtree(logs, ignore_errors=True)  # a rerun starts clean: any result found later is this run's
         layout.agent_dir.mkdir(parents=True)
         if inst.agent_dir is not None:
