@@ -20,18 +20,32 @@ RUBRIC = {"rubrics": [{"id": "C-ANSWER", "description": "answer.txt gives the an
                        "code_method_name": "text_contains", "code_method_params": {"text": "42", "glob": "answer.txt"}}]}
 
 
-def _batch(instances: Path, out: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "cowork_judge", "batch", str(instances), "--out", str(out)],
-                          capture_output=True, text=True, timeout=300, env=clean_env(), check=False)
-
-
-def test_a_deliverable_rewritten_in_place_with_the_same_size_is_judged_again(tmp_path: Path):
+def _instance(tmp_path: Path) -> tuple[Path, Path]:
+    """The instances folder ``fp/`` with one instance ``q1`` whose ``answer.txt`` says 17
+    (reward 0.0); returns the folder and the answer file."""
     instances = tmp_path / "fp"
     (instances / "q1" / "tests").mkdir(parents=True)
     (instances / "q1" / "tests" / "rubric.json").write_text(json.dumps(RUBRIC))
     answer = instances / "q1" / "rollout" / "app" / "output" / "answer.txt"
     answer.parent.mkdir(parents=True)
     answer.write_text("17\n")
+    return instances, answer
+
+
+def _rewrite_same_size(answer: Path) -> None:
+    """Rewrite the answer in place as 42 (same size), one second later whatever the clock's grain."""
+    before = answer.stat()
+    answer.write_text("42\n")
+    os.utime(answer, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))
+
+
+def _batch(instances: Path, out: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "cowork_judge", "batch", str(instances), "--out", str(out)],
+                          capture_output=True, text=True, timeout=300, env=clean_env(), check=False)
+
+
+def test_a_deliverable_rewritten_in_place_with_the_same_size_is_judged_again(tmp_path: Path):
+    instances, answer = _instance(tmp_path)
     out = tmp_path / "out"
     first = _batch(instances, out)
     assert first.returncode == 0, first.stderr
@@ -39,9 +53,7 @@ def test_a_deliverable_rewritten_in_place_with_the_same_size_is_judged_again(tmp
     assert reward.read_text().strip() == "0.0"
     again = _batch(instances, out)  # nothing changed: kept
     assert again.returncode == 0 and "1 kept" in again.stderr, again.stderr
-    before = answer.stat()
-    answer.write_text("42\n")  # same size, new content
-    os.utime(answer, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))  # a later time, whatever the clock's grain
+    _rewrite_same_size(answer)
     rerun = _batch(instances, out)
     assert rerun.returncode == 0, rerun.stderr
     assert "1 of 1 instance(s) to judge (1 instance changed), 0 kept" in rerun.stderr, rerun.stderr
@@ -52,12 +64,7 @@ def test_files_beside_an_earlier_result_are_set_aside_not_deleted_when_it_is_jud
     """Trial 7 F6: a re-judged instance's ``logs/`` was removed whole, with the ``rescore`` and
     ``report`` outputs the docs put beside its result. What the judge does not write is moved to
     ``<name>/set-aside/`` first, and the batch says so."""
-    instances = tmp_path / "fp"
-    (instances / "q1" / "tests").mkdir(parents=True)
-    (instances / "q1" / "tests" / "rubric.json").write_text(json.dumps(RUBRIC))
-    answer = instances / "q1" / "rollout" / "app" / "output" / "answer.txt"
-    answer.parent.mkdir(parents=True)
-    answer.write_text("17\n")
+    instances, answer = _instance(tmp_path)
     out = tmp_path / "out"
     assert _batch(instances, out).returncode == 0
     verifier = out / "q1" / "logs" / "verifier"
@@ -67,9 +74,7 @@ def test_files_beside_an_earlier_result_are_set_aside_not_deleted_when_it_is_jud
     rescored = Path(rescore.stdout.strip())
     assert rescored.parent == verifier
     (verifier / "notes.txt").write_text("precious\n")
-    before = answer.stat()
-    answer.write_text("42\n")
-    os.utime(answer, ns=(before.st_atime_ns, before.st_mtime_ns + 1_000_000_000))
+    _rewrite_same_size(answer)
     rerun = _batch(instances, out)
     assert rerun.returncode == 0, rerun.stderr
     aside = out / "q1" / "set-aside"
