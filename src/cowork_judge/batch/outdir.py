@@ -37,9 +37,7 @@ from cowork_judge.batch.instances import (OUTPUT_FILES, RECORD_NAME, RUN_LOG_NAM
                                           BatchInstance, check_instance_name)
 from cowork_judge.batch.lock import LOCK_NAME
 from cowork_judge._util.fsutil import quoted
-from cowork_judge.core.layout import (AUDIT_DIR, CTRF_NAME, ENV_CAPABILITIES_NAME, EVIDENCE_DIR, EXIT_MESSAGE_NAME,
-                                      JUDGE_LOG_NAME, JUDGE_VERDICT_NAME, LOGS_DIR, RESULT_NAME, REWARD_DETAILS_NAME,
-                                      REWARD_JSON_NAME, REWARD_TXT_NAME, STRAY_DIR, VerifierLayout)
+from cowork_judge.core.layout import AUDIT_DIR, EVIDENCE_DIR, JUDGE_FILE_NAMES, LOGS_DIR, STRAY_DIR, VerifierLayout
 
 APP_DIR = "app"
 ALT_OUTPUT_DIR = "alt-output"
@@ -50,10 +48,8 @@ FOLDER_ENTRIES = (LOCK_NAME, VERDICT_CACHE_DIR, *OUTPUT_FILES)
 """What a batch writes at the top of ``<out>``, besides the instance folders."""
 
 
-JUDGE_OUTPUTS = frozenset({RESULT_NAME, REWARD_TXT_NAME, REWARD_JSON_NAME, REWARD_DETAILS_NAME, JUDGE_LOG_NAME,
-                           ENV_CAPABILITIES_NAME, EXIT_MESSAGE_NAME, JUDGE_VERDICT_NAME, CTRF_NAME, STRAY_DIR, EVIDENCE_DIR,
-                           AUDIT_DIR})
-"""What a judge run writes in its verifier folder (`core.layout.VerifierLayout`): the rest is someone else's."""
+JUDGE_OUTPUTS = frozenset({*JUDGE_FILE_NAMES, STRAY_DIR, EVIDENCE_DIR, AUDIT_DIR})
+"""What a judge run writes in its verifier folder (`core.layout.JUDGE_FILE_NAMES` and its three folders): the rest is someone else's."""
 
 
 def set_aside_foreign(folder: Path) -> list[str]:
