@@ -83,3 +83,17 @@ def test_files_beside_an_earlier_result_are_set_aside_not_deleted_when_it_is_jud
     assert (verifier / "reward.txt").read_text().strip() == "1.0" and not (verifier / "notes.txt").exists()
     again = _batch(instances, out)  # kept: nothing moved, nothing said
     assert "moved" not in again.stderr and "1 kept" in again.stderr, again.stderr
+
+
+def test_a_file_where_the_set_aside_folder_belongs_refuses_and_deletes_nothing(tmp_path: Path):
+    instances, answer = _instance(tmp_path)
+    out = tmp_path / "out"
+    assert _batch(instances, out).returncode == 0
+    verifier = out / "q1" / "logs" / "verifier"
+    (verifier / "notes.txt").write_text("precious\n")
+    (out / "q1" / "set-aside").write_text("a file\n")
+    _rewrite_same_size(answer)
+    rerun = _batch(instances, out)
+    assert rerun.returncode == 2 and "set-aside exists and is not a folder" in rerun.stderr, rerun.stderr
+    assert "Traceback" not in rerun.stderr and (verifier / "notes.txt").read_text() == "precious\n"
+    assert (verifier / "reward.txt").read_text().strip() == "0.0"  # the earlier result stands, nothing half-done

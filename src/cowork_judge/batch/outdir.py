@@ -75,6 +75,8 @@ def set_aside_foreign(folder: Path) -> list[str]:
         return []
     target = folder / SET_ASIDE_DIR
     _refuse_link(target)
+    if os.path.lexists(target) and not target.is_dir():
+        raise UnsafeOutput(f"{target} exists and is not a folder: remove it or use another --out")
     target.mkdir(exist_ok=True)
     moved = []
     for name in foreign:
