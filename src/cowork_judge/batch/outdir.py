@@ -29,6 +29,8 @@ again before each run (`instance_folder`). ``--out`` itself may be a link: the o
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -132,6 +134,10 @@ def check_output_folder(out: Path, names: Iterable[str]) -> None:
         out: the batch's ``--out`` (it may itself be a link, or not exist yet).
         names: the instance names (`batch.instances.BatchInstance.name`).
 
+    Also refuse a folder that is not a batch's output and is not empty (`not_a_batch_folder`),
+    and a ``summary.json`` no batch wrote (`foreign_summary`): a batch never replaces or
+    removes what it did not make (trial 7 F6).
+
     Raises:
         UnsafeOutput: the first offending path, named.
         BatchInputError: a name that is not a plain folder name (a caller that skipped discovery).
@@ -144,6 +150,93 @@ def check_output_folder(out: Path, names: Iterable[str]) -> None:
             _refuse_link(cache / cached.name)
     for name in names:
         _check_instance(out, name)
+    problem = not_a_batch_folder(out) or foreign_summary(out)
+    if problem is not None:
+        raise UnsafeOutput(problem)
+
+
+BATCH_RECORD = "batch.json"
+SUMMARY_NAME = "summary.json"
+SUMMARY_DIGESTS = "summary_sha256"
+"""The key of ``batch.json`` that lists the SHA-256 digests of the ``summary.json`` a batch
+wrote there (`own_summary_digests`)."""
+NAMES_SHOWN = 5
+
+
+class ForeignOutput(OSError):
+    """A file the batch would replace at the top of ``--out`` is not one a batch wrote there
+    (the message names it and what to do)."""
+
+
+def not_a_batch_folder(out: Path) -> str | None:
+    """Why `out` must not take a batch's outputs (trial 7 F6): it holds files and folders
+    although it is not a batch's output (no ``batch.json`` and no ``.batch.lock`` of its own)
+    — a foreign ``summary.json`` the batch would replace, a ``<name>/logs/`` it would remove.
+
+    Returns:
+        The refusal (one line naming what is there), or None: `out` is absent, empty, or a
+        batch's output (`calibrate --out` writes the same files).
+    """
+    try:
+        entries = sorted(os.scandir(out), key=lambda e: e.name)
+    except OSError:  # absent (made later), or not listable: the writes say why
+        return None
+    names = {e.name for e in entries}
+    if not entries or LOCK_NAME in names or BATCH_RECORD in names:
+        return None
+    shown = [e.name + ("/" if e.is_dir(follow_symlinks=False) else "") for e in entries[:NAMES_SHOWN]]
+    more = f" and {len(entries) - NAMES_SHOWN} more" if len(entries) > NAMES_SHOWN else ""
+    return (f"--out {out} is not the output of a batch (no {BATCH_RECORD} or {LOCK_NAME}) and is not empty: it holds "
+            f"{', '.join(shown)}{more}; a batch writes into a new or empty folder or into its own earlier output, and "
+            "never replaces or removes what it did not make: give another --out, or move those away")
+
+
+def own_summary_digests(out: Path) -> set[str] | None:
+    """The SHA-256 digests of the ``summary.json`` a batch wrote in `out`, as its ``batch.json``
+    records them (`SUMMARY_DIGESTS`: the one written with that record and the one it replaced,
+    so that a batch stopped between the two writes is not refused). None when ``batch.json`` is
+    that of an earlier version, which recorded none (its summary cannot be told apart); the
+    empty set when there is no readable ``batch.json``."""
+    try:
+        record = json.loads((out / BATCH_RECORD).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return set()
+    if not isinstance(record, dict):
+        return set()
+    digests = record.get(SUMMARY_DIGESTS)
+    if digests is None:
+        return None
+    return {d for d in digests if isinstance(d, str)} if isinstance(digests, list) else set()
+
+
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of the file at `path` (hex).
+
+    Raises:
+        OSError: it cannot be read.
+    """
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def foreign_summary(out: Path) -> str | None:
+    """Why the batch must not replace ``<out>/summary.json`` (trial 7 F6): it is not the summary
+    a batch wrote there (`own_summary_digests`) — a ``summarize --out <out>/summary.json``, an
+    edited copy. None when there is none, or it is the batch's own (or its batch.json, of an
+    earlier version, recorded no digest)."""
+    summary = out / SUMMARY_NAME
+    if not os.path.lexists(summary):
+        return None
+    own = own_summary_digests(out)
+    if own is None:
+        return None
+    try:
+        if file_sha256(summary) in own:
+            return None
+    except OSError:
+        pass  # a folder, an unreadable file: not the batch's either
+    return (f"{summary} is not the summary a batch wrote there ({BATCH_RECORD} records another: a `summarize --out "
+            f"{summary}`, an edit?): a batch never replaces a file it did not write; move it away, then run the batch again "
+            "(what is judged is kept)")
 
 
 def instance_folder(out: Path, name: str) -> Path:
