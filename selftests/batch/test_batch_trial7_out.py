@@ -169,3 +169,25 @@ def test_summarize_of_a_running_batch_before_its_first_document_counts_its_insta
     assert "a batch is still running in" in mid.stderr, mid.stderr
     acc = json.loads((tmp_path / "mid.json").read_text())["accounting"]
     assert acc["inputs"] == 4 and acc["no_result"] == 4, acc
+
+
+def test_an_edited_file_anywhere_under_tests_is_judged_again_on_resume(tmp_path: Path):
+    """Trial 7 F4 (leftover): the instance fingerprint hashed only rubric.json, the prompt and the
+    instruction files of tests/, so an edited ppt_judge anchor (the ground truth its rows are
+    judged against) kept the verdicts judged against the old one. Every file under tests/ counts."""
+    instances = _code_instances(tmp_path / "inst")
+    anchor = instances / "chat1" / "tests" / "workflow_assets" / "ppt_judge" / "task_check_dir" / "anchors" / "p1.md"
+    anchor.parent.mkdir(parents=True)
+    anchor.write_text("The deck names 42.\n")
+    out = tmp_path / "out"
+    assert _cli("batch", str(instances), "--out", str(out)).returncode == 0
+    kept = _cli("batch", str(instances), "--out", str(out))
+    assert "1 kept" in kept.stderr, kept.stderr
+    stat = anchor.stat()
+    anchor.write_text("The deck names 17.\n")  # same size, same time: only the bytes differ
+    os.utime(anchor, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    rerun = _cli("batch", str(instances), "--out", str(out))
+    assert rerun.returncode == 0 and "1 of 1 instance(s) to judge (1 instance changed), 0 kept" in rerun.stderr, rerun.stderr
+    (instances / "chat1" / "tests" / ".DS_Store").write_text("finder\n")  # hidden files are not the package
+    again = _cli("batch", str(instances), "--out", str(out))
+    assert "1 kept" in again.stderr, again.stderr

@@ -25,6 +25,11 @@ above that already exists must be what the batch would have made — a real fold
 not a symbolic link (wherever it points: a link between two instance folders would make two
 runs share one) — or the batch refuses before judging anything (`check_output_folder`), and
 again before each run (`instance_folder`). ``--out`` itself may be a link: the operator named it.
+
+Nor does a batch write over what it did not make (trial 7 F6): ``--out`` must be new, empty, or
+a batch's own output (``batch.json`` or ``.batch.lock``; `not_a_batch_folder`), and a
+``summary.json`` there is replaced only when it is the one a batch wrote (its digest in
+``batch.json``, `foreign_summary`).
 """
 
 from __future__ import annotations
