@@ -191,3 +191,23 @@ def test_an_edited_file_anywhere_under_tests_is_judged_again_on_resume(tmp_path:
     (instances / "chat1" / "tests" / ".DS_Store").write_text("finder\n")  # hidden files are not the package
     again = _cli("batch", str(instances), "--out", str(out))
     assert "1 kept" in again.stderr, again.stderr
+
+
+def test_files_anywhere_under_a_rejudged_instances_logs_are_set_aside(tmp_path: Path):
+    """Trial 7 F6: besides ``logs/verifier/``, what ``logs/`` and ``logs/agent/`` hold that the
+    batch did not put there is moved to ``set-aside/``, not removed with ``logs/``; the batch's
+    own copies and the judge's documents are not (a rejudge with nothing foreign moves nothing)."""
+    instances = _code_instances(tmp_path / "inst")
+    out = tmp_path / "out"
+    assert _cli("batch", str(instances), "--out", str(out)).returncode == 0
+    forced = _cli("batch", str(instances), "--out", str(out), "--force")
+    assert forced.returncode == 0 and "moved" not in forced.stderr, forced.stderr
+    logs = out / "chat1" / "logs"
+    (logs / "agent").mkdir(exist_ok=True)
+    (logs / "agent" / "extra.txt").write_text("mine\n")
+    (logs / "review.md").write_text("looks fine\n")
+    rerun = _cli("batch", str(instances), "--out", str(out), "--force")
+    assert rerun.returncode == 0, rerun.stderr
+    assert "moved logs/agent/extra.txt, logs/review.md (not written by the judge)" in rerun.stderr, rerun.stderr
+    aside = out / "chat1" / "set-aside"
+    assert (aside / "extra.txt").read_text() == "mine\n" and (aside / "review.md").read_text() == "looks fine\n"

@@ -9,7 +9,7 @@ What a batch writes or removes there::
     ├── summary.json, batch.json, instance_tags.json
     └── <name>/                one folder per instance (`INSTANCE_ENTRIES`)
         ├── logs/              removed and made again by every run
-        ├── set-aside/         what logs/verifier/ held that no judge run writes (a rescore's
+        ├── set-aside/         what logs/ held that no judge run writes (a rescore's
         │                      result.rescored.json, a report.html, notes), moved here before
         │                      a new run of the instance removes logs/ (`set_aside_foreign`)
         ├── app/               an empty app dir, for an instance that delivered no files
@@ -40,11 +40,12 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from cowork_judge.batch.instances import (OUTPUT_FILES, RECORD_NAME, RUN_LOG_NAME, VERDICT_CACHE_DIR, BatchInputError,
+from cowork_judge.batch.instances import (AGENT_FILES, OUTPUT_FILES, RECORD_NAME, RUN_LOG_NAME, VERDICT_CACHE_DIR, BatchInputError,
                                           BatchInstance, check_instance_name)
 from cowork_judge.batch.lock import LOCK_NAME
 from cowork_judge._util.fsutil import quoted
-from cowork_judge.core.layout import AUDIT_DIR, EVIDENCE_DIR, JUDGE_FILE_NAMES, LOGS_DIR, STRAY_DIR, VerifierLayout
+from cowork_judge.core.layout import (AGENT_DIR, AUDIT_DIR, EVIDENCE_DIR, JUDGE_FILE_NAMES, LOGS_DIR, STRAY_DIR,
+                                     VERIFIER_DIR, VerifierLayout)
 
 APP_DIR = "app"
 ALT_OUTPUT_DIR = "alt-output"
@@ -59,25 +60,37 @@ JUDGE_OUTPUTS = frozenset({*JUDGE_FILE_NAMES, STRAY_DIR, EVIDENCE_DIR, AUDIT_DIR
 """What a judge run writes in its verifier folder (`core.layout.JUDGE_FILE_NAMES` and its three folders): the rest is someone else's."""
 
 
+def _foreign_in_logs(layout: VerifierLayout) -> list[tuple[Path, str]]:
+    """What ``logs/`` holds that neither a judge run nor the batch writes there, as (path, name
+    said): in ``logs/verifier/`` all but `JUDGE_OUTPUTS` (and the judge's ``.write-check-*``
+    probes), said by its name; in ``logs/agent/`` all but `AGENT_FILES` (the batch's copies);
+    in ``logs/`` all but those two folders, said by their path below the instance folder."""
+    found = []
+    for folder, own, said in ((layout.verifier_dir, JUDGE_OUTPUTS, ""),
+                              (layout.agent_dir, frozenset(AGENT_FILES), f"{LOGS_DIR}/{AGENT_DIR}/"),
+                              (layout.logs_dir, frozenset({AGENT_DIR, VERIFIER_DIR}), f"{LOGS_DIR}/")):
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError:
+            continue
+        found += [(folder / n, said + n) for n in names if n not in own and not n.startswith(".write-check-")]
+    return found
+
+
 def set_aside_foreign(folder: Path) -> list[str]:
-    """Move what ``<folder>/logs/verifier/`` holds besides `JUDGE_OUTPUTS` (and the judge's
-    ``.write-check-*`` probes) into ``<folder>/set-aside/`` before a new run of the instance
-    removes ``logs/``: a ``rescore`` or ``report`` written beside the earlier result, a
-    reviewer's notes (trial 7 F6: they were deleted without a word). A name already there gets
-    a numbered suffix; nothing is overwritten.
+    """Move what ``<folder>/logs/`` holds that no judge run writes (`_foreign_in_logs`) into
+    ``<folder>/set-aside/`` before a new run of the instance removes ``logs/``: a ``rescore``
+    or ``report`` written beside the earlier result, a reviewer's notes (trial 7 F6: they were
+    deleted without a word). A name already there gets a numbered suffix; nothing is overwritten.
 
     Returns:
-        The names moved (empty when there was nothing, or no verifier folder).
+        The names moved, as `_foreign_in_logs` says them (empty when there was nothing, or no
+        ``logs/``).
 
     Raises:
         UnsafeOutput: ``set-aside`` is a link or a file.
     """
-    verifier = VerifierLayout.under(folder).verifier_dir
-    try:
-        names = sorted(os.listdir(verifier))
-    except OSError:
-        return []
-    foreign = [n for n in names if n not in JUDGE_OUTPUTS and not n.startswith(".write-check-")]
+    foreign = _foreign_in_logs(VerifierLayout.under(folder))
     if not foreign:
         return []
     target = folder / SET_ASIDE_DIR
@@ -86,15 +99,15 @@ def set_aside_foreign(folder: Path) -> list[str]:
         raise UnsafeOutput(f"{target} exists and is not a folder: remove it or use another --out")
     target.mkdir(exist_ok=True)
     moved = []
-    for name in foreign:
-        dest, n = target / name, 1
+    for path, said in foreign:
+        dest, n = target / path.name, 1
         while os.path.lexists(dest):
-            dest, n = target / f"{name}.{n}", n + 1
+            dest, n = target / f"{path.name}.{n}", n + 1
         try:
-            os.rename(verifier / name, dest)
+            os.rename(path, dest)
         except OSError:
             continue
-        moved.append(name)
+        moved.append(said)
     return moved
 
 

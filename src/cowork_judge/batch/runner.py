@@ -321,7 +321,7 @@ class BatchRunner:
         layout = VerifierLayout.under(folder)
         logs = layout.logs_dir
         if moved := set_aside_foreign(folder):  # not the judge's: kept, never removed with logs/
-            print(f"batch: {inst.name}: moved {', '.join(moved)} (not written by the judge) from logs/verifier/ to "
+            print(f"batch: {inst.name}: moved {', '.join(moved)} (not written by the judge) out of logs/ to "
                   f"{folder / SET_ASIDE_DIR} before judging it again", file=sys.stderr)
         shutil.rmtree(logs, ignore_errors=True)  # a rerun starts clean: any result found later is this run's
         layout.agent_dir.mkdir(parents=True)
