@@ -153,7 +153,7 @@ def test_summarize_of_a_running_batch_before_its_first_document_counts_its_insta
     batch is still running."""
     instances = _chat_instances(tmp_path / "inst", 4)
     out = tmp_path / "out"
-    server = SimServer(DemoPolicy(), api_key=SIM_KEY, latency=LatencyModel.uniform(8000, jitter_frac=0.0, seed=1)).start()
+    server = SimServer(DemoPolicy(), api_key=SIM_KEY, latency=LatencyModel.uniform(20000, jitter_frac=0.0, seed=1)).start()
     try:
         proc = _start_batch(instances, out, _sim_env(server))
         try:
