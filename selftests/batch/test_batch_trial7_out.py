@@ -211,3 +211,24 @@ def test_files_anywhere_under_a_rejudged_instances_logs_are_set_aside(tmp_path: 
     assert "moved logs/agent/extra.txt, logs/review.md (not written by the judge)" in rerun.stderr, rerun.stderr
     aside = out / "chat1" / "set-aside"
     assert (aside / "extra.txt").read_text() == "mine\n" and (aside / "review.md").read_text() == "looks fine\n"
+
+
+def test_a_summary_replaced_while_the_batch_ran_is_not_written_over(tmp_path: Path):
+    """The end of the batch checks again (a ``summarize --force`` may have run meanwhile):
+    `write_outputs` raises `ForeignOutput` (the batch's exit 1, "cannot write the batch
+    outputs") and writes nothing."""
+    import pytest
+
+    from cowork_judge.batch.instances import discover_instances, plan_limits
+    from cowork_judge.batch.outdir import ForeignOutput
+    from cowork_judge.batch.runner import BatchReport, write_outputs
+
+    instances = _code_instances(tmp_path / "inst")
+    out = tmp_path / "out"
+    assert _cli("batch", str(instances), "--out", str(out)).returncode == 0
+    found = discover_instances(instances)
+    (out / "summary.json").write_text('{"mine": 1}\n')
+    record = (out / "batch.json").read_bytes()
+    with pytest.raises(ForeignOutput, match="is not the summary a batch wrote"):
+        write_outputs(out, found, BatchReport(), plan_limits(8, None, len(found)))
+    assert (out / "summary.json").read_text() == '{"mine": 1}\n' and (out / "batch.json").read_bytes() == record
