@@ -16,8 +16,8 @@ endpoint busy anyway. Start jitter only spreads independent containers, so it is
 children unless the environment sets it.
 
 Resume. Before a run, ``<out>/<name>/batch-instance.json`` records the instance's
-fingerprint (SHA-256 over its rubric, prompt, instruction, recorded answer and the list of
-its deliverables) and the old verifier folder is removed; a rerun skips an instance whose
+fingerprint (SHA-256 over every file of its ``tests/`` (`tests_files`), its recorded answer
+and the list of its deliverables) and the old verifier folder is removed; a rerun skips an instance whose
 fingerprint matches and whose ``result.json`` is a valid result document with a reward
 file, that was not cut short (``details.interrupted``, or a row unjudged ``interrupted`` /
 ``deadline``), whose verdict fingerprint (``details.fingerprint``, `run.fingerprint`) is
@@ -400,8 +400,30 @@ def tag_value_ok(key: str, value: Any) -> bool:
 # --------------------------------------------------------------------------- resume
 
 
+TESTS_HASHED_BYTES = 8 * 1024 * 1024
+"""A file of ``tests/`` up to this size enters the instance fingerprint by its bytes; a larger
+one (a reference deck, a data file) by its size and modification time, as deliverables do."""
+
+
+def tests_files(tests_dir: Path) -> list[tuple[str, Path]]:
+    """Every file of the task package `tests_dir` the judge may read, as (path relative to it,
+    with ``/``; path), sorted: all regular files below it (links to files followed, links to
+    folders not), but hidden names (``.DS_Store``, ``.git/``) and ``__pycache__/``, which no
+    judge run reads (trial 7 F4: a ppt_judge anchor, ``workflow_assets/…/anchors/*.md``, was
+    not in the fingerprint)."""
+    found = []
+    for dirpath, dirnames, filenames in os.walk(tests_dir):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d != "__pycache__")
+        for name in filenames:
+            path = Path(dirpath) / name
+            if not name.startswith(".") and path.is_file():
+                found.append((path.relative_to(tests_dir).as_posix(), path))
+    return sorted(found)
+
+
 def fingerprint(inst: BatchInstance) -> str:
-    """SHA-256 over what decides a verdict: the tests files the judge reads, the recorded
+    """SHA-256 over what decides a verdict: every file of the instance's ``tests/``
+    (`tests_files`: by its bytes up to `TESTS_HASHED_BYTES`, else its size and time), the recorded
     answer, and the deliverables' names, sizes and modification times (nanoseconds) — rsync's
     quick check, not their bytes (batches can be large): a deliverable rewritten in place with
     the same size is judged again (trial 7 F4), and so is a rollout copied without its times
@@ -411,11 +433,10 @@ def fingerprint(inst: BatchInstance) -> str:
     def add(label: str, data: bytes) -> None:
         h.update(label.encode() + b"\0" + len(data).to_bytes(8, "big") + data)
 
-    for name in ("rubric.json", "task_prompt.md", "judge_instruction.md", "judge_instructions.md",
-                 "rubric_instruction.md", "judge_prompt.md"):
-        p = inst.tests_dir / name
-        if p.is_file():
-            add(f"tests/{name}", p.read_bytes())
+    for rel, path in tests_files(inst.tests_dir):
+        st = path.stat()
+        add(f"tests/{rel}", path.read_bytes() if st.st_size <= TESTS_HASHED_BYTES
+            else f"{st.st_size}\t{st.st_mtime_ns}".encode())
     for name in AGENT_FILES:
         agent_file = (inst.agent_dir / name) if inst.agent_dir is not None else None
         if agent_file is not None and agent_file.is_file():

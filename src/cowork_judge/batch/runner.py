@@ -24,6 +24,7 @@ effect, so no orphan keeps writing into the output and a rerun resumes exactly.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import signal
@@ -47,7 +48,9 @@ from cowork_judge.batch.instances import (
     plan_limits,
     result_state,
 )
-from cowork_judge.batch.outdir import SET_ASIDE_DIR, earlier_instance_folders, instance_folder, set_aside_foreign
+from cowork_judge.batch.outdir import (BATCH_RECORD, SET_ASIDE_DIR, SUMMARY_DIGESTS, SUMMARY_NAME, ForeignOutput,
+                                       earlier_instance_folders, file_sha256, foreign_summary, instance_folder,
+                                       set_aside_foreign)
 from cowork_judge.batch.pool import WorkerPool
 from cowork_judge.batch.worker import InstanceSpec
 from cowork_judge.core.layout import VerifierLayout
@@ -254,6 +257,11 @@ class BatchRunner:
             WorkerStartError: a worker could not start (the batch stops; what finished is kept).
         """
         t0 = time.monotonic()
+        try:  # trial 7 F8: `summarize <out>` of the running batch accounts for every instance
+            write_instance_tags(self.out, instances)
+        except OSError as exc:
+            print(f"batch: cannot write {self.out / 'instance_tags.json'} ({exc}); it is written again at the end",
+                  file=sys.stderr)
         todo, done = self.todo(instances)
         if todo:  # issue 39: the split of a resumed batch is that of a fresh batch of what is left
             self.limits = plan_limits(self.limits.max_in_flight, self.jobs, len(todo))
@@ -313,7 +321,7 @@ class BatchRunner:
         layout = VerifierLayout.under(folder)
         logs = layout.logs_dir
         if moved := set_aside_foreign(folder):  # not the judge's: kept, never removed with logs/
-            print(f"batch: {inst.name}: moved {', '.join(moved)} (not written by the judge) from logs/verifier/ to "
+            print(f"batch: {inst.name}: moved {', '.join(moved)} (not written by the judge) out of logs/ to "
                   f"{folder / SET_ASIDE_DIR} before judging it again", file=sys.stderr)
         shutil.rmtree(logs, ignore_errors=True)  # a rerun starts clean: any result found later is this run's
         layout.agent_dir.mkdir(parents=True)
@@ -405,36 +413,41 @@ class BatchRunner:
         write_result(paths, doc, loaded.redactor)
 
 
+NOT_STARTED = "not judged: the batch was stopped before it started this instance"
+"""The ``no_result`` error of an instance an interrupted batch never started (trial 7 F2)."""
+
+
 def write_outputs(out: Path, instances: Sequence[BatchInstance], report: BatchReport, limits: Limits, *,
                   group_by: Sequence[str] = (), seed: int = 0, draws: int = 1000) -> tuple[Path, dict[str, Any]]:
-    """Write ``instance_tags.json``, ``summary.json`` (the fleet summary of this batch's result
-    documents, `fleet.summarize`: only the instances of this list) and ``batch.json`` (the
-    batch's own record; ``not_counted`` names instance folders of an earlier list found in
-    `out`, `batch.outdir.earlier_instance_folders`) into `out`, each replaced atomically. Returns (summary path, the batch record).
+    """Write ``batch.json`` (the batch's own record; ``not_counted`` names instance folders of
+    an earlier list found in `out`, `batch.outdir.earlier_instance_folders`; ``summary_sha256``
+    the digest of the summary written next, `batch.outdir.own_summary_digests`),
+    ``instance_tags.json`` and ``summary.json`` (the fleet summary of this batch's instances,
+    `fleet.summarize`: one input per instance of the list, an instance without a result document
+    — never started by an interrupted batch, or left none — a ``no_result``) into `out`, each
+    replaced atomically. Returns (summary path, the batch record).
 
     Raises:
+        ForeignOutput: ``summary.json`` is not one a batch wrote (`batch.outdir.foreign_summary`);
+            nothing is written.
         OSError: an output cannot be written.
     """
-    from cowork_judge.fleet.documents import InputError, discover, read_items
     from cowork_judge.fleet.outputs import canonical_json, write_file
-    from cowork_judge.fleet.summarize import Summarizer, SummaryOptions
 
+    if (problem := foreign_summary(out)) is not None:  # checked before judging too; a summarize may have run since
+        raise ForeignOutput(problem)
     tags = {inst.name: dict(inst.tags) for inst in instances}
-    write_file(out / "instance_tags.json", canonical_json(tags), force=True)
-    results = [str(VerifierLayout.under(out / inst.name).result_json) for inst in instances
-               if VerifierLayout.under(out / inst.name).result_json.is_file()]
-    summarizer = Summarizer(SummaryOptions(group_by=tuple(group_by), seed=seed, draws=draws, instance_tags=tags))
-    try:
-        for item in read_items(discover(results), on_file=summarizer.add_file):
-            summarizer.add(item)
-    except InputError:  # nothing to read: the summary says 0 inputs
-        pass
-    summary_path = out / "summary.json"
-    write_file(summary_path, canonical_json(summarizer.result()), force=True)
+    reached = {o.name for o in report.outcomes}
+    summary = canonical_json(_summary(out, instances, reached, tags, group_by=group_by, seed=seed, draws=draws))
     states: dict[str, int] = {}
     for o in report.outcomes:
         states[o.state] = states.get(o.state, 0) + 1
+    not_started = sorted(inst.name for inst in instances if inst.name not in reached)
+    if not_started:  # trial 7 F2: the states add up to the instances
+        states["not_started"] = len(not_started)
     judged = [o for o in report.outcomes if o.state not in KEPT_STATES]
+    summary_path = out / SUMMARY_NAME
+    earlier = [file_sha256(summary_path)] if summary_path.is_file() else []  # the batch's own (foreign_summary)
     record = {
         "schema": "cowork-judge/batch/v1",
         "instances": len(instances),
@@ -449,10 +462,53 @@ def write_outputs(out: Path, instances: Sequence[BatchInstance], report: BatchRe
         "rescored_because": dict(sorted(report.rescored.items())),
         "with_exit_code": sorted(o.name for o in report.outcomes if o.state == "error"),
         "not_counted": earlier_instance_folders(out, (inst.name for inst in instances)),
-        "not_complete": sorted(o.name for o in report.outcomes if o.state not in ("complete", *KEPT_STATES, "error")),
+        "not_complete": sorted([o.name for o in report.outcomes if o.state not in ("complete", *KEPT_STATES, "error")]
+                               + not_started),
+        SUMMARY_DIGESTS: list(dict.fromkeys([hashlib.sha256(summary).hexdigest(), *earlier])),
     }
-    write_file(out / "batch.json", canonical_json(record), force=True)
+    write_file(out / BATCH_RECORD, canonical_json(record), force=True)  # first: it names the summary written next
+    write_instance_tags(out, instances)
+    write_file(summary_path, summary, force=True)
     return summary_path, record
+
+
+def write_instance_tags(out: Path, instances: Sequence[BatchInstance]) -> None:
+    """Write ``<out>/instance_tags.json`` (name → tags of every instance of the list); a batch
+    writes it before judging too, so that ``summarize <out>`` of a running batch accounts for
+    every instance (trial 7 F8).
+
+    Raises:
+        OSError: it cannot be written.
+    """
+    from cowork_judge.fleet.outputs import canonical_json, write_file
+
+    write_file(out / "instance_tags.json", canonical_json({inst.name: dict(inst.tags) for inst in instances}), force=True)
+
+
+def _summary(out: Path, instances: Sequence[BatchInstance], reached: set[str], tags: dict[str, dict[str, Any]], *,
+             group_by: Sequence[str], seed: int, draws: int) -> dict[str, Any]:
+    """The summary of the batch's instances: each instance's ``result.json``, or a ``no_result``
+    input when the batch did not reach it (`NOT_STARTED`) or its run left none, so the classes
+    add up to the instances, as ``summarize <out>`` counts them (trial 7 F2)."""
+    import os
+
+    from cowork_judge.fleet.documents import NO_RESULT, InputFile, read_items
+    from cowork_judge.fleet.summarize import Summarizer, SummaryOptions
+
+    files = []
+    for inst in instances:
+        result = VerifierLayout.under(out / inst.name).result_json
+        there = os.path.lexists(result)
+        missing = None
+        if inst.name not in reached:
+            missing = NOT_STARTED + (" (the result.json there is from an earlier run and not counted)" if there else "")
+        elif not there:
+            missing = NO_RESULT.format(name=result.name)
+        files.append(InputFile(path=result, name=str(result), jsonl=False, missing=missing))
+    summarizer = Summarizer(SummaryOptions(group_by=tuple(group_by), seed=seed, draws=draws, instance_tags=tags))
+    for item in read_items(files, on_file=summarizer.add_file):
+        summarizer.add(item)
+    return summarizer.result()
 
 
 def run_with_signals(runner: BatchRunner, instances: Sequence[BatchInstance]) -> tuple[BatchReport, int | None]:

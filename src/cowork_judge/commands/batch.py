@@ -67,7 +67,10 @@ multi-turn agentic blocks and re-asks go live (--batch-api-rounds N batches the 
 answered are priced as <model>@batch in JUDGE_PRICES, else at half the <model> price.
 
 outputs: <out>/summary.json (cowork-judge summarize of the batch, --group-by passed through,
-instance tags from each instance.json), <out>/instance_tags.json, <out>/batch.json.
+instance tags from each instance.json; every instance counted, one a stopped batch never started as
+no_result), <out>/instance_tags.json (written first), <out>/batch.json. --out must be new, empty or a
+batch's own output (batch.json or .batch.lock): any other folder is refused naming what it holds, and so
+is a summary.json there that no batch wrote (a batch never replaces or removes what it did not make).
 
 example:
   cowork-judge batch tasks/physics --out runs/physics --max-in-flight 16 --group-by difficulty,topic

@@ -189,7 +189,7 @@ def discover(arguments: Sequence[str], *, missing: bool = False) -> list[InputFi
     out: list[InputFile] = []
     seen: set[str] = set()
     for arg in arguments:
-        found = _expand(arg)
+        found = _expand(arg, allow_none=missing and _is_batch_out(Path(arg)))
         for path, name in found:
             key = os.path.realpath(path)
             out.append(InputFile(path=path, name=name, jsonl=name.endswith(".jsonl"), duplicate=key in seen))
@@ -211,7 +211,7 @@ def missing_results(root: Path, seen: set[str]) -> list[InputFile]:
     paths already listed (updated)."""
     expected = [Path(d) / RESULT_NAME for d in _verifier_dirs(root)]
     tags = root / "instance_tags.json"
-    if (root / "batch.json").is_file() and tags.is_file():
+    if _is_batch_out(root):
         try:
             names = json.loads(tags.read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -226,6 +226,17 @@ def missing_results(root: Path, seen: set[str]) -> list[InputFile]:
         seen.add(key)
         out.append(InputFile(path=path, name=str(path), jsonl=False, missing=NO_RESULT.format(name=RESULT_NAME)))
     return out
+
+
+BATCH_LOCK = ".batch.lock"
+"""A batch's lock file in its ``--out`` (`batch.lock.LOCK_NAME`; this room stands below ``batch``)."""
+
+
+def _is_batch_out(root: Path) -> bool:
+    """`root` is a batch's ``--out``: it holds ``instance_tags.json`` (its list, written before
+    the batch judges anything) and ``batch.json`` (written when it ends) or the lock of a batch
+    that has not ended yet (trial 7 F8)."""
+    return (root / "instance_tags.json").is_file() and ((root / "batch.json").is_file() or (root / BATCH_LOCK).is_file())
 
 
 def _verifier_dirs(root: Path) -> Iterator[str]:
@@ -244,13 +255,15 @@ def _verifier_dirs(root: Path) -> Iterator[str]:
         dirnames.sort()
 
 
-def _expand(arg: str) -> list[tuple[Path, str]]:
+def _expand(arg: str, *, allow_none: bool = False) -> list[tuple[Path, str]]:
+    """The documents `arg` names; `allow_none`: a folder without any is no error (a batch's
+    ``--out`` before its first document: its instances are ``no_result``, `missing_results`)."""
     path = Path(arg)
     if path.is_dir():
         found = [(p, str(p)) for p in _walk_results(path)]
         if not found and (path / RESULT_NAME).is_file():
             found = [(path / RESULT_NAME, str(path / RESULT_NAME))]
-        if not found:
+        if not found and not allow_none:
             raise InputError(f"{arg}: no result documents found (looked for */{VERIFIER_DIR}/{RESULT_NAME})")
         return found
     if path.is_file():
