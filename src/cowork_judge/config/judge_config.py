@@ -371,9 +371,20 @@ class JudgeConfig(BaseModel):
         return value
 
     def identity(self) -> RunIdentity:
-        """Who judges, as recorded in every result document."""
+        """Who judges, as recorded in every result document (``judge_model``: `judge_model_label`)."""
         return RunIdentity(metric_id=self.metric_id, requested_version=self.requested_version, version_source=self.version_source,
-                           judge_backend=self.backend, judge_model=self.model)
+                           judge_backend=self.backend, judge_model=self.judge_model_label)
+
+    @property
+    def judge_model_label(self) -> str:
+        """The model(s) the run asks, as ``judge_model`` records them (trial 7 F9): ``JUDGE_MODEL``
+        without a panel; a one-judge ``JUDGE_PANEL`` its judge's model; a panel of several
+        ``panel:<model>+<model>…`` in panel order (a panel never asks ``JUDGE_MODEL``)."""
+        if not self.panel:
+            return self.model
+        if len(self.panel) == 1:
+            return self.panel[0].model
+        return "panel:" + "+".join(j.model for j in self.panel)
 
     @property
     def has_credentials(self) -> bool:
