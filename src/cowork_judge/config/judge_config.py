@@ -32,7 +32,7 @@ from cowork_judge.core.retry import RetryPolicy
 from cowork_judge.core.scoring import ScoringPolicy
 from cowork_judge.safety.redact import MIN_CREDENTIAL_LEN, MIN_SECRET_LEN, Redactor, mask_url, url_shape
 from cowork_judge.config.backends import BACKENDS, DEFAULT_BACKEND, backend_spec
-from cowork_judge.config.panel import PanelJudge, read_panel, read_prices, resolve_keys
+from cowork_judge.config.panel import PanelJudge, key_problem, read_panel, read_prices, resolve_keys
 from cowork_judge.transport.store_url import UnparsableStoreUrl, store_address
 
 MAX_JITTER_SHARE = 0.1
@@ -475,22 +475,6 @@ def endpoint_problem(url: str) -> str | None:
     return None
 
 
-def key_problem(key: str) -> str | None:
-    """What keeps `key` (a judge key, already stripped of surrounding spaces) from travelling in
-    an HTTP ``Authorization`` header, in words that follow the variable's name (``holds a line
-    break at character 7``, ``holds a non-ASCII character at character 4``, ``holds a control
-    character …``); None when it can. The openai client retries such a key as a connection
-    error until the deadline (trial 6 F22). The words never quote the key, only a position."""
-    for i, ch in enumerate(key, start=1):
-        if ch in "\r\n":
-            return f"holds a line break at character {i} of {len(key)}"
-        if ord(ch) > 126:
-            return f"holds a non-ASCII character at character {i} of {len(key)}"
-        if ord(ch) < 32 or ord(ch) == 127:
-            return f"holds a control character (code {ord(ch)}) at character {i} of {len(key)}"
-    return None
-
-
 def _floor_fleet_rpm(values: dict[str, Any], sources: dict[str, str], warnings: list[str]) -> None:
     """Raise JUDGE_FLEET_RPM to its floor, ``60 / JUDGE_RETRY_BACKOFF_MAX`` requests per minute:
     the local limiter's slowest pace (`transport.limiter`: ``rate_min = 1 / backoff_max``).
@@ -796,8 +780,9 @@ def _read_json_knobs(env: Mapping[str, str], values: dict[str, Any], sources: di
                 secrets += found
                 warnings += notes
                 key = values["api_key"].get_secret_value() if values.get("api_key") else None
-                values[name], notes = resolve_keys(panel, env, run_key=key, run_url=values.get("base_url"))
+                values[name], notes, refused_keys = resolve_keys(panel, env, run_key=key, run_url=values.get("base_url"))
                 warnings += notes
+                secrets += refused_keys
             else:
                 values[name], notes = read_prices(raw)
                 warnings += notes
