@@ -104,7 +104,8 @@ def _open(judge: Judge, ctx: SegmentContext, backend_class: Any) -> _Seat:
     except Exception as exc:  # noqa: BLE001 - one judge's failure never costs the others' verdicts
         kind = exc.kind if isinstance(exc, JudgeFailure) else ("no_credential" if isinstance(exc, ValueError) else "backend_error")
         unset = kind == "no_credential" and judge.missing_key_env
-        why = f"no key: {judge.missing_key_env} (its api_key_env) is not set" if unset else summary(exc)  # trial 6 F5
+        why = (f"no key: {judge.missing_key_env} (its api_key_env) {judge.missing_key_why}" if unset  # trial 6 F5, F22
+               else summary(exc))
         reason = ctx.redactor.redact(f"judge {judge.name!r} could not start: {why}")
         ctx.log.error("sampling: %s", reason)
         return _Seat(judge, jctx, None, Verdict.unjudged("", kind, reason))

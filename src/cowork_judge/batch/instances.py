@@ -255,7 +255,7 @@ def discover_instances(source: Path, *, rollouts: bool = True) -> list[BatchInst
     A folder: every folder below `source` holding ``tests/rubric.json`` is an instance
     (not searched further), named by its path relative to `source` with ``/`` → ``--``;
     symbolic links to folders are followed (`fsutil.walk_following_links`: a loop ends; one
-    instance folder reached twice is refused).
+    instance folder reached twice is refused, and so is a link that points at nothing, naming it).
     A ``.jsonl`` file: one instance per line, a path string or an object ``{"instance":
     DIR, "name"?: str, "tags"?: {…}}`` or ``{"tests": DIR, "rollout"?: DIR, "name"?: str,
     "tags"?: {…}}`` (relative paths are relative to the file; `JSONL_KEYS`: any other key,
@@ -271,12 +271,13 @@ def discover_instances(source: Path, *, rollouts: bool = True) -> list[BatchInst
 
     Raises:
         BatchInputError: nothing found, a bad line, a bad name, a missing tests dir, a missing or
-            unreadable rollout, a duplicate name (naming both lines).
+            unreadable rollout, a duplicate name (naming both lines), a dangling link in the folder tree.
     """
     found: list[BatchInstance] = []
     if source.is_dir():
         repeats: dict[str, str] = {}
-        for dirpath, dirnames, _ in walk_following_links(source, repeats):
+        dangling: list[Path] = []
+        for dirpath, dirnames, filenames in walk_following_links(source, repeats):
             here = Path(dirpath)
             if (here / "tests" / "rubric.json").is_file():
                 rel = here.relative_to(source)
@@ -285,7 +286,9 @@ def discover_instances(source: Path, *, rollouts: bool = True) -> list[BatchInst
                 dirnames[:] = []
                 continue
             dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+            dangling += [here / f for f in sorted(filenames) if not f.startswith(".") and _dangles(here / f)]
         _refuse_repeats(repeats)
+        _refuse_dangling(dangling)
         if not found:
             raise BatchInputError(f"{source}: no instance found (looked for */tests/rubric.json)")
     elif source.is_file():
@@ -304,6 +307,28 @@ def discover_instances(source: Path, *, rollouts: bool = True) -> list[BatchInst
         if not (inst.tests_dir / "rubric.json").is_file():
             raise BatchInputError(f"{inst.name}: {inst.tests_dir / 'rubric.json'} not found")
     return found
+
+
+def _dangles(path: Path) -> bool:
+    """True for a symbolic link whose target does not exist (or cannot be reached)."""
+    return path.is_symlink() and not path.exists()
+
+
+def _refuse_dangling(links: list[Path]) -> None:
+    """Refuse a folder tree holding symbolic links that point at nothing (trial 6 F8): an
+    instance folder moved or deleted after a folder of links was assembled would be left out of
+    the batch, neither judged nor counted. The message names each link (at most 10) and its target.
+
+    Raises:
+        BatchInputError: when `links` is not empty.
+    """
+    if not links:
+        return
+    named = "; ".join(f"{link} → {os.readlink(link)}" for link in links[:10])
+    more = f" (and {len(links) - 10} more)" if len(links) > 10 else ""
+    raise BatchInputError(f"{len(links)} symbolic link(s) in the instances folder point at something that does not "
+                          f"exist: {named}{more}. An instance such a link named would be left out of the batch; "
+                          "restore its target or remove the link")
 
 
 def _refuse_repeats(repeats: dict[str, str]) -> None:

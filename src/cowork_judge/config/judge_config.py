@@ -32,7 +32,7 @@ from cowork_judge.core.retry import RetryPolicy
 from cowork_judge.core.scoring import ScoringPolicy
 from cowork_judge.safety.redact import MIN_CREDENTIAL_LEN, MIN_SECRET_LEN, Redactor, mask_url, url_shape
 from cowork_judge.config.backends import BACKENDS, DEFAULT_BACKEND, backend_spec
-from cowork_judge.config.panel import PanelJudge, read_panel, read_prices, resolve_keys
+from cowork_judge.config.panel import PanelJudge, key_problem, read_panel, read_prices, resolve_keys
 from cowork_judge.transport.store_url import UnparsableStoreUrl, store_address
 
 MAX_JITTER_SHARE = 0.1
@@ -258,7 +258,8 @@ class JudgeConfig(BaseModel):
                                           "the same deliverable by the same judge asks only rows whose text changed "
                                           "(run/verdict_cache.py). Off for `cowork-judge run` unless set; `cowork-judge batch` "
                                           "uses <out>/verdict-cache unless set (0/off disables it there). A path naming an existing file (not a folder) "
-                                          "is invalid, and so is a yes word such as on or 1 (it would name a folder).")
+                                          "is invalid, and so is a yes word such as on or 1 (it would name a folder). A folder the run cannot "
+                                          "create or write is a warning in the result (no verdict is stored there).")
     instance_id: str | None = knob(None, env="JUDGE_INSTANCE_ID", parse=text, effect=Effect.none("a label sent to the endpoint (JUDGE_SEND_INSTANCE_ID)"),
         doc="JUDGE_INSTANCE_ID: a name of the instance being judged (`batch` sets "
                                     "it to the instance's name); sent to the endpoint only with JUDGE_SEND_INSTANCE_ID.")
@@ -371,9 +372,20 @@ class JudgeConfig(BaseModel):
         return value
 
     def identity(self) -> RunIdentity:
-        """Who judges, as recorded in every result document."""
+        """Who judges, as recorded in every result document (``judge_model``: `judge_model_label`)."""
         return RunIdentity(metric_id=self.metric_id, requested_version=self.requested_version, version_source=self.version_source,
-                           judge_backend=self.backend, judge_model=self.model)
+                           judge_backend=self.backend, judge_model=self.judge_model_label)
+
+    @property
+    def judge_model_label(self) -> str:
+        """The model(s) the run asks, as ``judge_model`` records them (trial 7 F9): ``JUDGE_MODEL``
+        without a panel; a one-judge ``JUDGE_PANEL`` its judge's model; a panel of several
+        ``panel:<model>+<model>…`` in panel order (a panel never asks ``JUDGE_MODEL``)."""
+        if not self.panel:
+            return self.model
+        if len(self.panel) == 1:
+            return self.panel[0].model
+        return "panel:" + "+".join(j.model for j in self.panel)
 
     @property
     def has_credentials(self) -> bool:
@@ -460,22 +472,6 @@ def endpoint_problem(url: str) -> str | None:
         _ = parts.port  # raises ValueError for a port that is not a number in 0-65535
     except ValueError:
         return f"has an invalid port ({url_shape(text)})"
-    return None
-
-
-def key_problem(key: str) -> str | None:
-    """What keeps `key` (a judge key, already stripped of surrounding spaces) from travelling in
-    an HTTP ``Authorization`` header, in words that follow the variable's name (``holds a line
-    break at character 7``, ``holds a non-ASCII character at character 4``, ``holds a control
-    character …``); None when it can. The openai client retries such a key as a connection
-    error until the deadline (trial 6 F22). The words never quote the key, only a position."""
-    for i, ch in enumerate(key, start=1):
-        if ch in "\r\n":
-            return f"holds a line break at character {i} of {len(key)}"
-        if ord(ch) > 126:
-            return f"holds a non-ASCII character at character {i} of {len(key)}"
-        if ord(ch) < 32 or ord(ch) == 127:
-            return f"holds a control character (code {ord(ch)}) at character {i} of {len(key)}"
     return None
 
 
@@ -784,8 +780,9 @@ def _read_json_knobs(env: Mapping[str, str], values: dict[str, Any], sources: di
                 secrets += found
                 warnings += notes
                 key = values["api_key"].get_secret_value() if values.get("api_key") else None
-                values[name], notes = resolve_keys(panel, env, run_key=key, run_url=values.get("base_url"))
+                values[name], notes, refused_keys = resolve_keys(panel, env, run_key=key, run_url=values.get("base_url"))
                 warnings += notes
+                secrets += refused_keys
             else:
                 values[name], notes = read_prices(raw)
                 warnings += notes

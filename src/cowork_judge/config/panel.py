@@ -53,6 +53,7 @@ class PanelJudge(BaseModel):
         api_key: resolved from `api_key_env` (or the run's key) when the configuration is
             loaded; never read from the panel's text; the run context takes it out of the
             configuration once the judge's call path holds it.
+        key_refused: see the field (trial 6 F22: such a key was retried as a connection error).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -63,6 +64,25 @@ class PanelJudge(BaseModel):
     api_key_env: str | None = None
     weight: float = Field(1.0, gt=0, allow_inf_nan=False)
     api_key: SecretStr | None = Field(None, exclude=True)
+    key_refused: str | None = Field(None, exclude=True)
+    """Why the key `api_key_env` holds was refused (`key_problem`: ``holds a line break at
+    character 7 of 15``); the judge then has no key. Set by `resolve_keys`."""
+
+
+def key_problem(key: str) -> str | None:
+    """What keeps `key` (a judge key, already stripped of surrounding spaces) from travelling in
+    an HTTP ``Authorization`` header, in words that follow the variable's name (``holds a line
+    break at character 7``, ``holds a non-ASCII character at character 4``, ``holds a control
+    character …``); None when it can. The openai client retries such a key as a connection
+    error until the deadline (trial 6 F22). The words never quote the key, only a position."""
+    for i, ch in enumerate(key, start=1):
+        if ch in "\r\n":
+            return f"holds a line break at character {i} of {len(key)}"
+        if ord(ch) > 126:
+            return f"holds a non-ASCII character at character {i} of {len(key)}"
+        if ord(ch) < 32 or ord(ch) == 127:
+            return f"holds a control character (code {ord(ch)}) at character {i} of {len(key)}"
+    return None
 
 
 def read_panel(text: str) -> tuple[tuple[PanelJudge, ...], list[str], list[str]]:
@@ -104,8 +124,10 @@ def read_panel(text: str) -> tuple[tuple[PanelJudge, ...], list[str], list[str]]
         if env_name is not None and not (isinstance(env_name, str) and ENV_NAME_RE.match(env_name)):
             if isinstance(env_name, str) and env_name:
                 secrets.append(env_name)
-            raise ValueError(f"judge {n}: api_key_env must be the NAME of an environment variable (letters, digits, _), "
-                             "not a key")
+            raise ValueError(f"{_judge_label(n, entry)}: api_key_env {env_name_problem(env_name)}: it must be the NAME "
+                             "of the environment variable that holds the judge's key, not a key (letters, digits and _, "
+                             "not starting with a digit, at most 128 characters); the whole panel is not used "
+                             "(JUDGE_MODEL judges alone)")
         if isinstance(entry.get("model"), str) and "name" not in entry:
             entry["name"] = entry["model"]
         if isinstance(entry.get("base_url"), str):
@@ -123,21 +145,59 @@ def read_panel(text: str) -> tuple[tuple[PanelJudge, ...], list[str], list[str]]
     return tuple(judges), warnings, secrets
 
 
+def _judge_label(n: int, entry: Mapping[str, Any]) -> str:
+    """``judge 2`` or ``judge 2 ('haiku')``: the entry's position, and its name when it has a plain one."""
+    name = entry.get("name", entry.get("model"))
+    plain = isinstance(name, str) and 0 < len(name) <= 64 and name.isprintable()
+    return f"judge {n} ({name!r})" if plain else f"judge {n}"
+
+
+def env_name_problem(value: object) -> str:
+    """What keeps `value` (a panel entry's ``api_key_env``) from being an environment variable's
+    name, in words that follow ``api_key_env`` and never quote it (it may be a pasted key): not
+    a string, empty, too long, or its first wrong character and where it stands (``holds '-'
+    at character 3 of 6``, ``starts with '1'``; a character that is not printable ASCII by its
+    code)."""
+    if not isinstance(value, str):
+        return "is not a string"
+    if not value:
+        return "is empty"
+    if len(value) > 128:
+        return f"is {len(value)} characters long"
+    for i, ch in enumerate(value, start=1):
+        if ch == "_" or (ch.isascii() and ch.isalnum() and not (i == 1 and ch.isdigit())):
+            continue
+        shown = repr(ch) if ch.isascii() and ch.isprintable() else f"a character of code {ord(ch)}"
+        return f"starts with {shown}" if i == 1 else f"holds {shown} at character {i} of {len(value)}"
+    return "is not a name"
+
+
 def resolve_keys(panel: tuple[PanelJudge, ...], env: Mapping[str, str], *, run_key: str | None,
-                 run_url: str | None) -> tuple[tuple[PanelJudge, ...], list[str]]:
+                 run_url: str | None) -> tuple[tuple[PanelJudge, ...], list[str], list[str]]:
     """Each judge with its key read from its ``api_key_env`` (or the run's key when it uses
-    the run's endpoint), and warnings for judges left without one (their samples are lost
-    ``no_credential``; the other judges' verdicts stand)."""
+    the run's endpoint), warnings for judges left without one (their samples are lost
+    ``no_credential``; the other judges' verdicts stand), and the keys refused because an HTTP
+    header cannot carry them (`key_problem`; for redaction: they are never sent, and no
+    warning quotes them)."""
     out: list[PanelJudge] = []
     warnings: list[str] = []
+    refused: list[str] = []
     for judge in panel:
         key: str | None = None
+        why: str | None = None
         if judge.api_key_env:
             key = (env.get(judge.api_key_env) or "").strip() or None
-            if key is None:  # a mixed-case "name" may be a key pasted in the wrong field: not quoted
-                named = judge.api_key_env if UPPER_NAME_RE.match(judge.api_key_env) else "the variable named in api_key_env"
+            # a mixed-case "name" may be a key pasted in the wrong field: not quoted
+            named = judge.api_key_env if UPPER_NAME_RE.match(judge.api_key_env) else "the variable named in api_key_env"
+            if key is None:
                 warnings.append(f"JUDGE_PANEL judge {judge.name!r}: {named} is not set; this judge's samples "
                                 "will be lost (no_credential)")
+            elif (why := key_problem(key)) is not None:  # trial 6 F22 for a panel judge's own key
+                refused.append(key)
+                key = None
+                warnings.append(f"JUDGE_PANEL judge {judge.name!r}: {named} {why}: it is ignored (an HTTP header "
+                                "cannot carry it; fix the variable); this judge's samples will be lost (no_credential), "
+                                "with no request sent")
         elif judge.base_url and judge.base_url != run_url:
             warnings.append(f"JUDGE_PANEL judge {judge.name!r} is on another endpoint than JUDGE_BASE_URL and names no "
                             "api_key_env: the run's key is never sent to another endpoint; its samples will be lost "
@@ -147,8 +207,8 @@ def resolve_keys(panel: tuple[PanelJudge, ...], env: Mapping[str, str], *, run_k
             if key is None:
                 warnings.append(f"JUDGE_PANEL judge {judge.name!r} uses the run's key and JUDGE_API_KEY is not set; its "
                                 "samples will be lost (no_credential)")
-        out.append(judge.model_copy(update={"api_key": SecretStr(key) if key else None}))
-    return tuple(out), warnings
+        out.append(judge.model_copy(update={"api_key": SecretStr(key) if key else None, "key_refused": why}))
+    return tuple(out), warnings, refused
 
 
 def read_prices(text: str) -> tuple[dict[str, Price], list[str]]:
@@ -185,4 +245,4 @@ def read_prices(text: str) -> tuple[dict[str, Price], list[str]]:
     return prices, warnings
 
 
-__all__ = ["MAX_JUDGES", "PanelJudge", "read_panel", "read_prices", "resolve_keys"]
+__all__ = ["MAX_JUDGES", "PanelJudge", "env_name_problem", "key_problem", "read_panel", "read_prices", "resolve_keys"]

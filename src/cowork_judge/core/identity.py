@@ -17,7 +17,8 @@ class RunIdentity(BaseModel):
     requested_version: str | None = Field(description="COWORK_JUDGE_VERSION as test.sh saw it.")
     version_source: str = Field(description="injection / placeholder / package.")
     judge_backend: str = Field(description="JUDGE_BACKEND.")
-    judge_model: str = Field(description="JUDGE_MODEL.")
+    judge_model: str = Field(description=(
+        "The model asked: JUDGE_MODEL; with JUDGE_PANEL the one judge's model, or 'panel:<model>+<model>…' in panel order."))
     version: str = Field(__version__, description="Installed cowork-judge version.")
     abi: int = Field(ABI, description="Engine ↔ workflow contract version.")
 

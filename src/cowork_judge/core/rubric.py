@@ -342,6 +342,7 @@ def normalize_rubric(raw: Any) -> NormalizedRubric:
             raise RubricError(f"row {row_id!r}: duplicate id")
         else:
             warnings.extend(_id_warnings(row.get("id", map_key), row_id))
+            warnings.extend(_key_warnings(map_key, row_id))
         taken.add(row_id)
         criteria.append(_normalize_row(row_id, row, warnings))
     weighted = [isinstance(r, Mapping) and any(k in r for k in (*WEIGHT_KEYS, "scores")) for _, r in rows]
@@ -446,6 +447,21 @@ def _id_warnings(raw: Any, row_id: str) -> list[str]:
         out.append(f"row {row_id[:40]!r}…: its id is {len(row_id)} characters long (more than {MAX_ID_CHARS}); "
                    "an id is a name, the description says what the row asks")
     return out
+
+
+KEY_DIFFERS = "its key in the id → row mapping is"
+"""The start of the warning for a mapping key that differs from the row's own ``id`` (lint's R024)."""
+
+
+def _key_warnings(map_key: Any, row_id: str) -> list[str]:
+    """Trial 7 F7: a row of the ``id → row`` mapping whose own ``id`` differs from its key. The
+    row's ``id`` names it (as before); the key is said, since labels, oracle files,
+    ``depends_on`` and calibrate written against it would silently miss the row."""
+    if map_key is None or str(map_key).strip() == row_id:
+        return []
+    return [f"row {row_id!r}: {KEY_DIFFERS} {str(map_key).strip()!r} but its own 'id' is {row_id!r}; the row is "
+            f"{row_id!r} (labels, oracle files, depends_on and calibrate name rows by it): make the key and the 'id' "
+            "the same"]
 
 
 def _generate_id(position: int, taken: set[str]) -> str:

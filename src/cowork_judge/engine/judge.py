@@ -399,6 +399,8 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
     assert ctx.calls is not None  # RunContext makes it
     routed = [*criteria, guard_row] if guard_row else criteria
     cache = RunCache.of(ctx, routed)  # the verdict cache's keys, built once from the run's context
+    if cache is not None and (unusable := cache.store.unusable()):
+        run.warn("config", [unusable])  # trial 7 F3: a cache that stores nothing is said, not an INFO line
     with calls_opened(ctx.calls, ctx.sampling):  # one HTTP client per endpoint for every segment of the run
         verdicts = route(routed, ctx, cache)
     if config.guard == "penalize" and run.guard is not None and run.guard.flagged:

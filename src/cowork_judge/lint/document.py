@@ -14,6 +14,7 @@ from typing import Any
 
 from cowork_judge.core.rubric import (
     DESCRIPTION_KEYS,
+    KEY_DIFFERS,
     LIST_KEYS,
     RESERVED_TOP_KEYS,
     Criterion,
@@ -189,18 +190,20 @@ _WARNING_ROW = re.compile(r"row '([^']*)': (.*)\Z", re.DOTALL)
 def engine_warnings(doc: RubricDoc) -> list[Finding]:
     """The engine's load-time warnings not covered by a finer check, as R009 findings
     (misspelt fields, a row without weight among weighted ones, a weight given as a
-    string, derived fields written in the file…). An unknown warning is reported, never
+    string, derived fields written in the file…), or R024 for a mapping key that differs
+    from its row's own id (trial 7 F7). An unknown warning is reported, never
     dropped. When the engine refuses the document, those of the rows it accepts alone
     (`RubricDoc.partial_warnings`): a refusal never hides a misspelt field (issue 39)."""
     out = []
     for warning in doc.normalized.warnings if doc.normalized is not None else doc.partial_warnings:
         if any(marker in warning for marker in _COVERED):
             continue
+        code = "R024" if KEY_DIFFERS in warning else "R009"  # trial 7 F7: a mapping key unlike the row's id
         m = _WARNING_ROW.match(warning)
         if m:
-            out.append(Finding("R009", doc.file, m.group(2), row=m.group(1)))
+            out.append(Finding(code, doc.file, m.group(2), row=m.group(1)))
         else:
-            out.append(Finding("R009", doc.file, warning))
+            out.append(Finding(code, doc.file, warning))
     return out
 
 

@@ -80,7 +80,8 @@ def sampling_plan(config: JudgeConfig, main: ModelCalls, *, stats: CallStats, rn
         calls = path if path.model == entry.model else ModelView(path, entry.model)
         judges.append(Judge(name=entry.name, model=entry.model, base_url=url, weight=entry.weight, calls=calls, path=path,
                             slug=_slug(entry.name, n, panel=True),
-                            missing_key_env=entry.api_key_env if key is None else None))
+                            missing_key_env=entry.api_key_env if key is None else None,
+                            missing_key_why=entry.key_refused or "is not set"))
     record = sampling_record(config)
     assert record is not None
     return SamplingPlan(k=config.samples, adaptive=config.sampling == "adaptive", vote=config.panel_vote,

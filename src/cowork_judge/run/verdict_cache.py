@@ -147,6 +147,30 @@ class VerdictCache:
     def _path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"
 
+    def unusable(self) -> str | None:
+        """Why this folder cannot hold the run's verdicts, or None when it can (trial 7 F3).
+
+        Creates the folder (as the first `put` would) and writes and removes one empty probe
+        file in it. Returns a sentence naming ``JUDGE_VERDICT_CACHE`` and the folder: one that
+        cannot be created (no verdict reused or stored) or one that cannot be written (cached
+        verdicts reused, none stored). Never raises.
+        """
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            return (f"JUDGE_VERDICT_CACHE {self.root}: the folder cannot be created ({exc.strerror or exc}): no verdict "
+                    "is reused or stored, every model row is asked again on each re-judge (is the cache volume "
+                    "mounted? give a writable folder, or 0 for no cache)")
+        try:
+            fd, probe = tempfile.mkstemp(prefix=".probe-", dir=self.root)
+            os.close(fd)
+            os.unlink(probe)
+        except OSError as exc:
+            return (f"JUDGE_VERDICT_CACHE {self.root}: the folder cannot be written ({exc.strerror or exc}): cached "
+                    "verdicts are reused but none is stored, so rows judged now are asked again on each re-judge "
+                    "(is the cache volume mounted read-only? give a writable folder, or 0 for no cache)")
+        return None
+
     def get(self, key: str, row_id: str) -> Verdict | None:
         """The stored verdict for `key` (renamed to `row_id`, marked ``cached``), or None."""
         try:

@@ -65,8 +65,11 @@ class Judge:
         calls: its call path (`ModelCalls`, or a `ModelView` of a shared one).
         path: the underlying `ModelCalls` (whose ``opened`` scope closes the client).
         slug: a file-name-safe form of `name` for audit folders (``j1-mini``).
-        missing_key_env: the panel entry's ``api_key_env`` when that variable was unset (no key
-            for this judge); named when the judge cannot start. None otherwise.
+        missing_key_env: the panel entry's ``api_key_env`` when that variable gave no key (unset,
+            or holding a key an HTTP header cannot carry); named when the judge cannot start.
+            None otherwise.
+        missing_key_why: what is wrong with that variable, in words that follow its name
+            (``is not set``, ``holds a line break at character 7 of 15``).
     """
 
     name: str
@@ -77,6 +80,7 @@ class Judge:
     path: CallPath
     slug: str
     missing_key_env: str | None = None
+    missing_key_why: str = "is not set"
 
 
 @dataclass(frozen=True)
