@@ -12,55 +12,95 @@ Adding a method never changes any existing package's behaviour.
 
 from __future__ import annotations
 
+import importlib
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, MutableMapping
 from typing import Any
 
-from cowork_judge.code_methods import deck_checks, decks, files, globs, trajectory_checks
+from cowork_judge.code_methods import globs
 
 CodeResult = tuple[bool, str, dict[str, Any]]
 CodeMethod = Callable[..., CodeResult]
 
-CODE_METHODS: dict[str, CodeMethod] = {
-    "locate_deck": decks.locate_deck,
-    "check_deck_openable": deck_checks.check_deck_openable,
-    "check_pptx_openable": deck_checks.check_pptx_openable,  # the seed packages' name; PowerPoint content only
-    "file_exists": files.file_exists,
-    "file_nonempty": files.file_nonempty,
-    "file_matches_glob": files.file_matches_glob,
-    "json_valid": files.json_valid,
-    "text_contains": files.text_contains,
-    "regex_match": files.regex_match,
-    "word_count_between": files.word_count_between,
-    "page_count_between": deck_checks.page_count_between,
+_MODULE_OF: dict[str, str] = {
+    "locate_deck": "decks",
+    "check_deck_openable": "deck_checks",
+    "check_pptx_openable": "deck_checks",  # the seed packages' name; PowerPoint content only
+    "file_exists": "files",
+    "file_nonempty": "files",
+    "file_matches_glob": "files",
+    "json_valid": "files",
+    "text_contains": "files",
+    "regex_match": "files",
+    "word_count_between": "files",
+    "page_count_between": "deck_checks",
     # rows about what the agent did: its ATIF trajectory (SPEC §8, issue 37)
-    "tool_called": trajectory_checks.tool_called,
-    "command_succeeded": trajectory_checks.command_succeeded,
-    "no_step_errored": trajectory_checks.no_step_errored,
-    "step_count_at_most": trajectory_checks.step_count_at_most,
-    "file_written_before_final": trajectory_checks.file_written_before_final,
+    "tool_called": "trajectory_checks",
+    "command_succeeded": "trajectory_checks",
+    "no_step_errored": "trajectory_checks",
+    "step_count_at_most": "trajectory_checks",
+    "file_written_before_final": "trajectory_checks",
 }
-"""name → method. Read-only by convention; tests never mutate it."""
+"""method name → the module of this package that defines a function of that name."""
+
+
+def _resolve(module: str, name: str) -> Any:
+    """``cowork_judge.code_methods.<module>.<name>``, importing the module on first use."""
+    return getattr(importlib.import_module(f"cowork_judge.code_methods.{module}"), name)
+
+
+class _Registry(MutableMapping[str, CodeMethod]):
+    """The whitelist as a mapping that imports a method's module on its first lookup, so a run
+    imports only the methods its rubric's rows name: a rubric of file rows never loads the deck
+    or trajectory checks (issue 38: a code-only run's start-up, `bench/startup.py`). An entry
+    set on it (a test's stand-in method) shadows the registered one until it is deleted."""
+
+    def __init__(self) -> None:
+        self._set: dict[str, CodeMethod] = {}
+
+    def __getitem__(self, name: str) -> CodeMethod:
+        if name in self._set:
+            return self._set[name]
+        method: CodeMethod = _resolve(_MODULE_OF[name], name)
+        return method
+
+    def __setitem__(self, name: str, method: CodeMethod) -> None:
+        self._set[name] = method
+
+    def __delitem__(self, name: str) -> None:
+        del self._set[name]
+
+    def __iter__(self) -> Iterator[str]:
+        yield from _MODULE_OF
+        yield from (name for name in self._set if name not in _MODULE_OF)
+
+    def __len__(self) -> int:
+        return len(_MODULE_OF.keys() | self._set.keys())
+
+
+CODE_METHODS: MutableMapping[str, CodeMethod] = _Registry()
+"""name → method (read-only by convention: only tests set an entry). Names iterate in registration order; a lookup of an unknown name
+raises `KeyError` (``CODE_METHODS.get(name)`` is None), as of a dict."""
 
 _SIMPLE: dict[str, type | tuple[type, ...]] = {"str": str, "int": int, "float": (int, float), "bool": bool}
 
-VALUE_CHECKS: dict[CodeMethod, Callable[[dict[str, Any]], list[str]]] = {
-    decks.locate_deck: decks.locate_param_errors,
-    deck_checks.check_deck_openable: decks.path_param_errors,
-    deck_checks.check_pptx_openable: decks.path_param_errors,
-    deck_checks.page_count_between: decks.path_param_errors,
-    files.file_exists: files.glob_param_errors,
-    files.file_nonempty: files.glob_param_errors,
-    files.file_matches_glob: files.glob_param_errors,
-    files.json_valid: files.glob_param_errors,
-    files.word_count_between: files.glob_param_errors,
-    files.text_contains: files.text_param_errors,
-    files.regex_match: files.regex_param_errors,
-    trajectory_checks.command_succeeded: trajectory_checks.regex_param_errors,
-    trajectory_checks.no_step_errored: trajectory_checks.regex_param_errors,
-    trajectory_checks.file_written_before_final: trajectory_checks.glob_param_errors,
+VALUE_CHECKS: dict[str, str] = {
+    "locate_deck": "decks:locate_param_errors",
+    "check_deck_openable": "decks:path_param_errors",
+    "check_pptx_openable": "decks:path_param_errors",
+    "page_count_between": "decks:path_param_errors",
+    "file_exists": "files:glob_param_errors",
+    "file_nonempty": "files:glob_param_errors",
+    "file_matches_glob": "files:glob_param_errors",
+    "json_valid": "files:glob_param_errors",
+    "word_count_between": "files:glob_param_errors",
+    "text_contains": "files:text_param_errors",
+    "regex_match": "files:regex_param_errors",
+    "command_succeeded": "trajectory_checks:regex_param_errors",
+    "no_step_errored": "trajectory_checks:regex_param_errors",
+    "file_written_before_final": "trajectory_checks:glob_param_errors",
 }
-"""method → what is wrong with its parameters' VALUES once their types are right (a regex that
+"""method name → ``module:function`` of this package saying what is wrong with its parameters' VALUES once their types are right (a regex that
 does not compile, a glob or deck path that can name no file…): deterministic refusals `param_errors`
 reports before the method runs (so `lint-rubric` reports them as M002, trial 6 F14)."""
 
@@ -105,8 +145,10 @@ def param_errors(method: CodeMethod, params: dict[str, Any]) -> list[str]:
             globs.check_glob(params["glob"])
         except ValueError as exc:
             errors.append(f"parameter 'glob': {exc}")
-    if not errors and method in VALUE_CHECKS:
-        errors = VALUE_CHECKS[method](params)
+    check = VALUE_CHECKS.get(method.__name__)
+    if not errors and check is not None and CODE_METHODS.get(method.__name__) is method:
+        module, function = check.split(":")
+        errors = _resolve(module, function)(params)
     return errors
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import gc
 import sys
 from pathlib import Path
 
@@ -24,9 +25,15 @@ def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(prog="cowork-judge run", description="Judge one rollout (inside a Harbor task container by default).")
     path_args(p)
     args = p.parse_args(argv)
-    from cowork_judge.engine.judge import main_run
-    from cowork_judge.config.judge_config import load_config
-    from cowork_judge.run.paths import RunPaths, default_logs_dir_refusal
+    collecting = gc.isenabled()
+    gc.disable()  # importing the engine makes ~40 pydantic models and ~90 dataclasses and no garbage:
+    try:  # the collector's passes over them are ~5 % of a code-only run (bench/startup.py, issue 38)
+        from cowork_judge.engine.judge import main_run
+        from cowork_judge.config.judge_config import load_config
+        from cowork_judge.run.paths import RunPaths, default_logs_dir_refusal
+    finally:
+        if collecting:
+            gc.enable()
 
     loaded = load_config()
     if args.logs_dir is None and not loaded.sources.get("logs_dir", "").startswith("env:"):

@@ -65,8 +65,10 @@ class AuditLog:
         return AuditLog(self.root / prefix, self._redactor)
 
     def write_json(self, name: str, value: Any) -> None:
-        """Write one JSON document ``<root>/<name>.json`` atomically; never raises."""
+        """Write one JSON document ``<root>/<name>.json`` atomically, not fsynced (an audit file is
+        diagnostic: a power failure may leave it empty, never half-written by a crash); never raises."""
         try:
-            atomic_write(self.root / f"{name}.json", spotlight.mask(dump_json(_capped(self._redactor.value(value)))))
+            atomic_write(self.root / f"{name}.json", spotlight.mask(dump_json(_capped(self._redactor.value(value)))),
+                         durable=False)
         except (OSError, ValueError, TypeError):
             pass
