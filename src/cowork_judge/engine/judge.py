@@ -84,13 +84,13 @@ def main_run(paths: RunPaths, loaded: LoadedConfig, *, start: float, hard_deadli
     try:
         held = verifier_dir.hold(paths)  # before `prepare`, which would clear another live run's audit
     except verifier_dir.OutputsUnwritable as exc:  # checked before any model call: nothing could be saved
-        print(f"cowork-judge: {exc}", file=sys.stderr)
+        _unwritable(paths, exc)
         return None
     try:
         verifier_dir.prepare(paths)
     except verifier_dir.OutputsUnwritable as exc:
         os.close(held)
-        print(f"cowork-judge: {exc}", file=sys.stderr)
+        _unwritable(paths, exc)
         return None
     handlers = run_log.start(paths, redactor)
     dog = watchdog.arm(paths, loaded, redactor, start=start) if hard_deadline else None
@@ -132,6 +132,14 @@ def main_run(paths: RunPaths, loaded: LoadedConfig, *, start: float, hard_deadli
         if paths.ephemeral_work:
             discard_scratch(paths.work_dir)
         os.close(held)
+
+
+def _unwritable(paths: RunPaths, exc: OSError) -> None:
+    """End a run whose verifier folder cannot be written or is held by another run: say why, and remove the
+    run's own temp work folder (trial 7 F10: an empty ``cowork-judge-*`` folder was left in TMPDIR)."""
+    print(f"cowork-judge: {exc}", file=sys.stderr)
+    if paths.ephemeral_work:
+        discard_scratch(paths.work_dir)
 
 
 @dataclass
