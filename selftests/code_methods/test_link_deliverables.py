@@ -44,3 +44,24 @@ def test_a_link_leaving_output_is_named_in_the_reason(judge_run, tmp_path: Path)
     assert "report.md is a symbolic link leaving output/ (not scored)" in reasons["C-REPORT"][1], reasons["C-REPORT"]
     assert reasons["C-CSV"][0] is False and "symbolic link" not in reasons["C-CSV"][1]  # only the files the glob names
     assert doc["task_score"] == 0.0
+
+
+def test_a_link_to_nothing_is_named_in_the_reason(judge_run, tmp_path: Path):
+    """Trial 7 F1: a link to nothing (a deck linked from a folder the verifier does not have) is ``dangling_link``,
+    and the rows that look for it say so; before, it was an anonymous ``not_regular`` and the row said "no deck"."""
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "rubric.json").write_text(json.dumps(RUBRIC))
+
+    def links(root: Path) -> None:
+        out = root / "app" / "output"
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "deck.pptx").symlink_to(tmp_path / "repo" / "good.pptx")  # not there
+        (out / "notes.txt").write_text("a real deliverable\n")
+
+    run = judge_run(tests, None, sim=False, setup=links)
+    doc = json.loads((run.verifier / "result.json").read_text())
+    reasons = {r["id"]: (r["hit"], r["reason"]) for r in doc["results"]}
+    assert reasons["C-DECK"][0] is False
+    assert "deck.pptx is a symbolic link to nothing that exists (not scored)" in reasons["C-DECK"][1], reasons["C-DECK"]
+    assert doc["details"]["delivery"]["ignored"] == ["deck.pptx (dangling_link)"]

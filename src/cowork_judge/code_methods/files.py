@@ -128,7 +128,9 @@ def set_aside_note(ctx: CodeContext, matches: Callable[[str], bool]) -> str:
     ``"; X is there but empty (0 bytes)"`` for the empty files the delivery set aside
     (``delivery.ignored``, reason ``empty``: a row's reason never calls an empty file absent, trial 3
     L1), and ``"; X is a symbolic link leaving output/ (not scored)"`` for the links it set aside
-    (``delivery.stray``, reason ``symlink_escape``: trial 5 F4, where the reason said only "no deck"), and
+    (``delivery.stray``, reason ``symlink_escape``: trial 5 F4, where the reason said only "no deck"),
+    ``"; X is a symbolic link to nothing that exists (not scored)"`` (``delivery.ignored``, reason
+    ``dangling_link``: trial 7 F1), and
     ``"; X is outside output/ (not scored)"`` for the files the agent left beside output/ (``delivery.stray``,
     reason ``outside_scored_set``: trial 6 F21) or hid (``delivery.ignored``, reason ``hidden``: trial 6 F23).
     """
@@ -137,6 +139,9 @@ def set_aside_note(ctx: CodeContext, matches: Callable[[str], bool]) -> str:
                                                                   "are there but empty (0 bytes)")),
                                 (ctx.delivery.stray, "symlink_escape", ("is a symbolic link leaving output/ (not scored)",
                                                                          "are symbolic links leaving output/ (not scored)")),
+                                (ctx.delivery.ignored, "dangling_link", ("is a symbolic link to nothing that exists "
+                                                                         "(not scored)", "are symbolic links to nothing "
+                                                                         "that exists (not scored)")),
                                 (ctx.delivery.stray, "outside_scored_set", ("is outside output/ (not scored)",
                                                                              "are outside output/ (not scored)")),
                                 (ctx.delivery.ignored, "hidden", ("is hidden (a name starting with '.': not scored)",

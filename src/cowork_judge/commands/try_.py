@@ -528,10 +528,17 @@ def _report(outcome: Outcome, staged: Staged, proc: ProcResult, seconds: float) 
         detail = f" ({outcome.rows - unjudged} of {outcome.rows} rows judged" + (
             "; unjudged: " + ", ".join(f"{k} {v}" for k, v in sorted(outcome.unjudged.items())) if unjudged else "") + ")"
         _say(f"status: {outcome.status}   coverage: {cov}{detail if outcome.rows else ''}")
-    if outcome.delivery_missing and not outcome.exit_code:  # trial 5 F6: a perfect coverage of nothing
+    if outcome.delivery_missing and not outcome.exit_code and outcome.set_aside:  # trial 7 F1: named, not "check --rollout"
+        _warn(f"nothing delivered: the judge read none of the rollout's output files — {', '.join(outcome.set_aside[:5])}"
+              f"{' …' if len(outcome.set_aside) > 5 else ''} — so every row was decided without a model (the reward is the "
+              "agent's 0, and the coverage above says nothing about the rubric); put the deliverable itself in the "
+              "rollout (cp -L copies the file a link points at), not a link or an empty file")
+    elif outcome.delivery_missing and not outcome.exit_code:  # trial 5 F6: a perfect coverage of nothing
         _warn("nothing delivered: no output file and no final message reached the judge, so every row was decided "
               "without a model (the reward is the agent's 0, and the coverage above says nothing about the rubric); "
               "check --rollout, --final-message or --trajectory")
+    for line in staged.warnings:  # said before the run as well: repeated where the reward is read (trial 7 F1, F5)
+        _warn(f"(said of the rollout before the run) {line}")
     if outcome.warnings:
         _say(f"warnings ({len(outcome.warnings)}, result.json details.warnings: read them before trusting the reward):")
         for line in outcome.warnings:

@@ -39,7 +39,13 @@ from cowork_judge.safety.redact import Redactor
 from cowork_judge.config.effects import invalid_reward_settings
 from cowork_judge.config.judge_config import JudgeConfig, LoadedConfig, export_credentials
 from cowork_judge.run.context import RunContext
-from cowork_judge.run.collect import collect_delivery, copy_stray, delivery_details
+from cowork_judge.run.collect import (
+    NO_DELIVERY_REASON,
+    collect_delivery,
+    copy_stray,
+    delivery_details,
+    no_delivery_reason,
+)
 from cowork_judge.run.fingerprint import verdict_fingerprint
 from cowork_judge.run.verdict_cache import RunCache
 from cowork_judge.run.instruction import find_instruction
@@ -78,13 +84,13 @@ def main_run(paths: RunPaths, loaded: LoadedConfig, *, start: float, hard_deadli
     try:
         held = verifier_dir.hold(paths)  # before `prepare`, which would clear another live run's audit
     except verifier_dir.OutputsUnwritable as exc:  # checked before any model call: nothing could be saved
-        print(f"cowork-judge: {exc}", file=sys.stderr)
+        _unwritable(paths, exc)
         return None
     try:
         verifier_dir.prepare(paths)
     except verifier_dir.OutputsUnwritable as exc:
         os.close(held)
-        print(f"cowork-judge: {exc}", file=sys.stderr)
+        _unwritable(paths, exc)
         return None
     handlers = run_log.start(paths, redactor)
     dog = watchdog.arm(paths, loaded, redactor, start=start) if hard_deadline else None
@@ -126,6 +132,14 @@ def main_run(paths: RunPaths, loaded: LoadedConfig, *, start: float, hard_deadli
         if paths.ephemeral_work:
             discard_scratch(paths.work_dir)
         os.close(held)
+
+
+def _unwritable(paths: RunPaths, exc: OSError) -> None:
+    """End a run whose verifier folder cannot be written or is held by another run: say why, and remove the
+    run's own temp work folder (trial 7 F10: an empty ``cowork-judge-*`` folder was left in TMPDIR)."""
+    print(f"cowork-judge: {exc}", file=sys.stderr)
+    if paths.ephemeral_work:
+        discard_scratch(paths.work_dir)
 
 
 @dataclass
@@ -273,7 +287,8 @@ def _delivery(run: _Run, paths: RunPaths, redactor: Redactor, criteria: Sequence
                           "not scoring it as 'nothing delivered'", delivery=delivery)
     if delivery.missing:
         log.info("nothing delivered: reward 0 without any model call")
-        return run.document(criteria, nothing_delivered_verdicts(criteria), delivery=delivery, note="nothing delivered")
+        return run.document(criteria, nothing_delivered_verdicts(criteria, delivery), delivery=delivery,
+                            note="nothing delivered")
     return delivery
 
 
@@ -283,11 +298,7 @@ def logs_dir_absent_reason(logs_dir: Path) -> str:
             "agent's final message (agent/) could not be looked for (check --logs-dir)")
 
 
-NO_DELIVERY_REASON = "[no delivery] nothing was delivered (no output files and no final message)"
-"""The reason of every row of a run with nothing delivered (`nothing_delivered_verdicts`)."""
-
-
-def nothing_delivered_verdicts(criteria: Sequence[Criterion]) -> dict[str, Verdict]:
+def nothing_delivered_verdicts(criteria: Sequence[Criterion], delivery: Delivery | None = None) -> dict[str, Verdict]:
     """The verdicts of a run with nothing delivered, decided without a model (reward 0, SPEC §6).
 
     A positive row is a miss and a deduction is not hit (nothing was delivered that could hold
@@ -298,12 +309,17 @@ def nothing_delivered_verdicts(criteria: Sequence[Criterion]) -> dict[str, Verdi
     what the document says changes: the hurdle's hit, `fatal` and ``is_hit_hurdle`` (trial 3 L3:
     "the response is empty" was recorded as not hit on an empty answer).
 
+    The reason is `run.collect.no_delivery_reason` of `delivery` (`NO_DELIVERY_REASON` without one): it names
+    the output files that were there and not read — a symbolic link leaving output/, a file of 0 bytes (trial 7
+    F1) — instead of "no output files".
+
     Returns:
         row id → a judged `Verdict` (method ``delivery``) for every row of `criteria`.
     """
-    hurdle_reason = (f"{NO_DELIVERY_REASON}: a hurdle counts as hit (fatal) on an empty delivery, since nothing was "
+    reason = no_delivery_reason(delivery) if delivery is not None else NO_DELIVERY_REASON
+    hurdle_reason = (f"{reason}: a hurdle counts as hit (fatal) on an empty delivery, since nothing was "
                      "delivered that could clear it")
-    return {c.id: Verdict(id=c.id, hit=c.hurdle, judged=True, reason=hurdle_reason if c.hurdle else NO_DELIVERY_REASON,
+    return {c.id: Verdict(id=c.id, hit=c.hurdle, judged=True, reason=hurdle_reason if c.hurdle else reason,
                           method="delivery") for c in criteria}
 
 

@@ -198,7 +198,8 @@ class Watchdog:
     def _clean_up(self, *, flush_logs: bool = True) -> None:
         """Kill child processes, remove scratch folders, flush logs; never raises (the
         process ends next and ``os._exit`` runs no ``finally`` or ``atexit``)."""
-        for step in (procs.kill_all, fsutil.remove_scratch):
+        ending = self._exit_process is os._exit  # a test's recorder goes on: its later runs still need scratch folders
+        for step in (procs.kill_all, lambda: fsutil.remove_scratch(ending=ending)):
             try:
                 step()
             except Exception:  # noqa: BLE001

@@ -65,7 +65,9 @@ def soffice_to_pdf(deck: Path, kind: str, work_dir: Path, *, soffice: str, timeo
     argv = [soffice, f"-env:UserInstallation={profile.resolve().as_uri()}", "--headless", "--invisible",
             "--norestore", "--nologo", "--nodefault", "--nolockcheck",
             "--convert-to", PDF_FILTER_HIDDEN if hidden else "pdf", "--outdir", str(out), str(src)]
-    env = child_environment({"HOME": str(work_dir)})
+    # its own temp files (lu*.tmp) in the conversion's folder, which goes with it: a LibreOffice killed by a
+    # SIGINT or the deadline cannot remove them, and they were left in TMPDIR (trial 7 F10)
+    env = child_environment({"HOME": str(work_dir), "TMPDIR": str(work_dir)})
     proc = run_command(argv, timeout_sec=timeout_sec, env=env)
     pdf = out / "deck.pdf"
     res = PdfResult(None, seconds=time.monotonic() - start, hidden_exported=hidden, timed_out=proc.timed_out,

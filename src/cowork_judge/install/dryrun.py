@@ -32,6 +32,7 @@ import shlex
 import shutil
 import sys
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -328,7 +329,8 @@ def read_rollout(path: Path | None, *, trajectory: Path | None = None, final_mes
     Raises:
         TryError: it is missing or not a folder; ``--trajectory``/``--final-message`` name a
             missing file or are given with a container layout (which has its own ``logs/agent``);
-            `path` None without either.
+            `path` None without either; ``--trajectory`` is not JSON; ``--final-message`` is not a
+            text file (`_check_final_message`).
     """
     if path is None:
         message = final_message if final_message is not None else trajectory
@@ -340,6 +342,8 @@ def read_rollout(path: Path | None, *, trajectory: Path | None = None, final_mes
             raise TryError(_not_a_message_file('--final-message' if final_message is not None else '--trajectory', message))
         if trajectory is not None:
             _check_trajectory(Path(trajectory))
+        else:
+            _check_final_message(Path(message))
         return Rollout("message", Path(message), {"/logs/agent/trajectory.json": Path(message)},
                        message_as_text=final_message is not None)
     root = Path(path)
@@ -354,6 +358,8 @@ def read_rollout(path: Path | None, *, trajectory: Path | None = None, final_mes
         raise TryError("--trajectory and --final-message exclude each other (both are the agent's final message)")
     if trajectory is not None:
         _check_trajectory(Path(trajectory))
+    if final_message is not None:
+        _check_final_message(Path(final_message))
     layout = "flat"
     base = root
     if (root / "artifacts").is_dir() and (root / "result.json").is_file():
@@ -402,6 +408,41 @@ def _check_trajectory(path: Path) -> None:
                        "--final-message") from None
     except RecursionError:
         raise TryError(f"--trajectory {path}: JSON nested too deeply to read") from None
+
+
+BINARY_SNIFF_BYTES = 65_536
+"""Bytes of a ``--final-message`` file `_check_final_message` looks at for a NUL byte."""
+_BINARY_SIGNATURES = ((b"PK\x03\x04", "a ZIP archive, such as a .pptx, .docx or .xlsx"), (b"%PDF-", "a PDF"),
+                      (b"\xd0\xcf\x11\xe0", "a legacy Office file (.ppt, .doc, .xls)"), (b"\x89PNG", "a PNG image"),
+                      (b"\xff\xd8\xff", "a JPEG image"))
+"""Leading bytes of the binary files an operator passes as the final message by mistake, and what each is."""
+
+
+def _check_final_message(path: Path) -> None:
+    """Refuse a ``--final-message`` that is not a text file before anything is built or judged (trial 7 F5: a
+    deck passed by mistake was judged as 1,089 "words" of mojibake, reward 0, status success). Binary = it
+    starts like a known binary format, or holds a NUL byte in its first `BINARY_SNIFF_BYTES` (no text
+    encoding but UTF-16/32 has one, and those are named). A text file that is merely not UTF-8 is read
+    (`stage` warns, naming the first undecodable byte).
+
+    Raises:
+        TryError: one line naming the file, what it looks like, and what to give instead.
+    """
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(BINARY_SNIFF_BYTES)
+    except OSError as exc:
+        raise TryError(f"--final-message {path}: cannot be read ({exc.strerror or exc})") from None
+    looks = next((what for magic, what in _BINARY_SIGNATURES if head.startswith(magic)), None)
+    nul = head.find(b"\x00")
+    if looks is None and nul < 0:
+        return
+    if looks is None and head[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raise TryError(f"--final-message {path} is UTF-16 text (a NUL byte at offset {nul}): the judge reads UTF-8; "
+                       f"convert it first (iconv -f UTF-16 -t UTF-8 {shlex.quote(str(path))} > answer.txt)")
+    what = f"it starts like {looks}" if looks else f"a NUL byte at offset {nul}"
+    raise TryError(f"--final-message {path} is not a text file ({what}): give the agent's final chat message as a "
+                   "UTF-8 text file; a deliverable (a deck, a document) goes in a rollout folder, --rollout FOLDER")
 
 
 def _file_as_rollout(root: Path) -> str:
@@ -540,7 +581,59 @@ def stage(task: TaskInfo, rollout: Rollout, out: Path) -> Staged:
             staged.placed.append(part)
         if task.separate and parts and parts != [inside]:
             staged.left_out.append(f"{inside} (besides {', '.join(parts)})")
+    staged.warnings.extend(links_leaving_output(rollout))
     return staged
+
+
+MAX_LINK_SCAN = 10_000
+"""Entries of a rollout's deliverables folder `links_leaving_output` looks at, at most (a dry run's check, not
+the judge's: past it the judge's own warnings still name every link it does not follow)."""
+
+
+def _rollout_output(rollout: Rollout) -> Path | None:
+    """The host folder that becomes ``/app/output``: a flat rollout itself, else its ``app/output`` (None: none)."""
+    if rollout.layout == "flat":
+        return rollout.root
+    app = rollout.files.get("/app")
+    return app / "output" if app is not None else None
+
+
+def _entries(root: Path, limit: int) -> Iterator[Path]:
+    """The paths under `root` (links not descended into), at most `limit` of them."""
+    seen = 0
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in sorted([*dirnames, *filenames]):
+            seen += 1
+            if seen > limit:
+                return
+            yield Path(dirpath) / name
+
+
+def links_leaving_output(rollout: Rollout) -> list[str]:
+    """What `stage` says about the symbolic links of the rollout's deliverables folder the judge will not follow
+    (trial 7 F1: a deck linked into ``solution/output/`` from elsewhere in the repository was judged "nothing
+    delivered", and the hint pointed at --rollout): a link whose target leaves the folder, or points at nothing.
+    They are copied as links, as Harbor's own copy keeps them, and the judge never follows a link out of
+    output/ (it could read /tests). One line per link (at most five, then a count); [] when there is none."""
+    output = _rollout_output(rollout)
+    if output is None or output.is_symlink() or not output.is_dir():
+        return []
+    base = output.resolve()
+    said: list[str] = []
+    for path in _entries(output, MAX_LINK_SCAN):
+        if not path.is_symlink():
+            continue
+        try:
+            target = path.resolve(strict=True)
+        except (OSError, RuntimeError):
+            said.append(f"{path} is a symbolic link to {os.readlink(path)}, which does not exist: the judge reads "
+                        "nothing from it; copy the file itself into the rollout")
+            continue
+        if not target.is_relative_to(base):
+            said.append(f"{path} is a symbolic link to {target}, out of the rollout's deliverables folder: it is "
+                        "copied as a link, and the judge does not follow a link out of output/ (nor in a Harbor "
+                        "trial); copy the file itself (cp -L) if it is a deliverable")
+    return said[:5] + ([f"… and {len(said) - 5} more symbolic link(s) the judge will not follow"] if len(said) > 5 else [])
 
 
 def _place(rollout: Rollout, staged: Staged, part: str, source: Path, target: Path) -> None:
@@ -614,6 +707,9 @@ class Outcome:
             key such as ``wieght``, a row without weight…), in order.
         delivery_missing: ``extra_fields.delivery_missing``: nothing was delivered (no output file, no
             final message), so every row was decided without a model.
+        set_aside: the files in output/ the judge did not read, each with why (``details.delivery``: a
+            symbolic link leaving output/, a link to nothing, a file of 0 bytes), e.g.
+            ``deck.pptx (a symbolic link to nothing that exists)``.
     """
 
     reward_text: str = ""
@@ -628,6 +724,7 @@ class Outcome:
     documents: dict[str, Path] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     delivery_missing: bool = False
+    set_aside: list[str] = field(default_factory=list)
 
     @property
     def clean(self) -> bool:
@@ -667,8 +764,31 @@ def read_outcome(verifier: Path) -> Outcome:
     results = [r for r in doc.get("results") or [] if isinstance(r, dict)]
     out.rows = len(results)
     out.unjudged = dict(Counter(str(r.get("error_kind") or "unjudged") for r in results if r.get("judged") is False))
+    out.set_aside = _set_aside(_table(doc, "details").get("delivery"))
     warnings = _table(doc, "details").get("warnings")
     out.warnings = [str(w) for w in warnings if isinstance(w, str) and w.strip()] if isinstance(warnings, list) else []
+    return out
+
+
+SET_ASIDE_SAYS = {"symlink_escape": "a symbolic link leaving output/, not followed",
+                  "dangling_link": "a symbolic link to nothing that exists",
+                  "empty": "empty, 0 bytes"}
+"""``details.delivery`` reasons of the files in output/ the judge did not read → what `Outcome.set_aside` says."""
+
+
+def _set_aside(delivery: Any) -> list[str]:
+    """`Outcome.set_aside` from a result's ``details.delivery`` (its ``stray`` and ``ignored`` entries,
+    ``name (reason)``)."""
+    if not isinstance(delivery, dict):
+        return []
+    out = []
+    for key in ("stray", "ignored"):
+        entries = delivery.get(key)
+        for entry in entries if isinstance(entries, list) else []:
+            name, _, reason = str(entry).rpartition(" (")
+            says = SET_ASIDE_SAYS.get(reason.rstrip(")"))
+            if name and says:
+                out.append(f"{name} ({says})")
     return out
 
 
@@ -754,6 +874,6 @@ def prune_judge_homes(parent: Path, keep: int = 3) -> None:
 
 
 __all__ = ["DOCUMENTS", "FAILURE_PATH_LINE", "HARBOR_DEFAULT_TIMEOUT_SEC", "ROLLOUT_HELP", "Outcome", "Rollout", "Staged",
-           "TaskInfo", "TryError", "dropped_variables", "final_message_trajectory", "judge_home_name", "judge_venv_ready",
+           "TaskInfo", "TryError", "dropped_variables", "final_message_trajectory", "judge_home_name", "judge_venv_ready", "links_leaving_output",
            "prune_judge_homes", "read_outcome", "read_rollout", "read_task", "resolve_verifier_env", "stage", "pinned_extras",
            "pinned_version", "verifier_python"]

@@ -3,7 +3,9 @@
 Deliverables are non-empty regular files under the output dir (strict, default);
 lenient delivery also takes files at the app root and the alternate output dir. Hidden
 and empty files are ignored; symlinks that resolve outside the scored tree are never
-followed. The final message comes from JUDGE_RESPONSE_FILE, the ATIF trajectory, or a
+followed. A link out of the tree, a link to nothing and an empty file where deliverables
+are looked for are named in ``notes`` (`set_aside_notes`), and when they were all there was,
+in the rows' reason (`no_delivery_reason`: trial 7 F1, where it said "no output files"). The final message comes from JUDGE_RESPONSE_FILE, the ATIF trajectory, or a
 plain answer file (SPEC §6). Reading never raises for bad agent output, and every
 string read from the agent (file names, the final message) is valid UTF-8-encodable
 text (`cowork_judge.safety.agent_text`).
@@ -112,6 +114,7 @@ def collect_delivery(paths: RunPaths, config: JudgeConfig) -> Delivery:
         delivery.notes.append(f"the scan of the deliverables stopped after {MAX_SCAN_ENTRIES} entries (read limit): "
                               "files past it were not seen; a code row whose answer they could hide is judged against "
                               "the deliverable")
+    delivery.notes.extend(set_aside_notes(delivery, paths))
     if not delivery.files:
         if message and config.chat_fallback:
             delivery.from_chat = True
@@ -211,8 +214,8 @@ def _classify(
 ) -> None:
     shown = display_name(rel)
 
-    def skipped(reason: Any, size: int = 0) -> SkippedFile:
-        return SkippedFile(rel=shown, path=str(path), size_bytes=size, reason=reason)
+    def skipped(reason: Any, size: int = 0, target: str | None = None) -> SkippedFile:
+        return SkippedFile(rel=shown, path=str(path), size_bytes=size, reason=reason, scored=scored, link_target=target)
 
     if any(part.startswith(".") for part in Path(rel).parts):
         delivery.ignored.append(skipped("hidden"))
@@ -220,9 +223,14 @@ def _classify(
     try:
         st = path.lstat()  # one stat for the common case; os.walk never descends into a link
         if stat.S_ISLNK(st.st_mode):
-            real = path.resolve(strict=True)
-            if not _inside(real, root_real):
-                delivery.stray.append(skipped("symlink_escape", real.stat().st_size if real.is_file() else 0))
+            try:
+                real = path.resolve(strict=True)
+            except (OSError, RuntimeError):  # a link to nothing, or a loop: named, never "no output files"
+                delivery.ignored.append(skipped("dangling_link", target=_link_text(path)))
+                return
+            if not _inside(real, root_real):  # never followed (SPEC §6): a link could read /tests
+                delivery.stray.append(skipped("symlink_escape", real.stat().st_size if real.is_file() else 0,
+                                              target=display_name(str(real))))
                 return
             st = real.stat()
         if not stat.S_ISREG(st.st_mode):
@@ -230,7 +238,7 @@ def _classify(
             return
         size = st.st_size
     except (OSError, RuntimeError):
-        delivery.ignored.append(skipped("not_regular"))  # dangling or looping symlink, vanished file
+        delivery.ignored.append(skipped("not_regular"))  # a vanished file, a target that cannot be stat'ed
         return
     if size == 0:
         delivery.ignored.append(skipped("empty"))
@@ -242,6 +250,85 @@ def _classify(
         delivery.ignored.append(skipped("listing_limit", size))
         return
     delivery.files.append(DeliveredFile(rel=shown, path=str(path), size_bytes=size, source=source))
+
+
+def _link_text(path: Path) -> str:
+    """What the symbolic link `path` says (``readlink``), as shown text; ``?`` when it cannot be read."""
+    try:
+        return display_name(os.readlink(path))
+    except OSError:
+        return "?"
+
+
+MAX_SET_ASIDE_NAMED = 5
+"""Symbolic links set aside that the run's warnings name one line each (the rest are counted in one line;
+``details.delivery`` lists them all, up to `MAX_DETAIL_ENTRIES`)."""
+
+
+def set_aside_notes(delivery: Delivery, paths: RunPaths) -> list[str]:
+    """The warnings about files where deliverables are looked for that were not read (trial 7 F1): a symbolic
+    link leaving output/ (not followed: it could read /tests' ground truth), a link to nothing, a file of
+    0 bytes. A line per link (at most `MAX_SET_ASIDE_NAMED`, then a count) saying where it points and
+    why it was not read; one line for the empty files. Empty when there is none."""
+    app_real = _real(paths.app_dir)
+    links = [s for s in [*delivery.stray, *delivery.ignored] if s.scored and s.reason in ("symlink_escape", "dangling_link")]
+    notes = []
+    for item in links[:MAX_SET_ASIDE_NAMED]:
+        name = _where_shown(item, paths)
+        if item.reason == "dangling_link":
+            notes.append(f"{name} is a symbolic link to {item.link_target}, which does not exist (a link to nothing, or "
+                         "a loop): nothing read from it")
+            continue
+        target = Path(item.link_target or "")
+        place = ("elsewhere in the app dir, out of output/" if app_real is not None and _inside(target, app_real)
+                 else "outside the app dir")
+        notes.append(f"{name} is a symbolic link to {item.link_target} ({place}): not followed, so it was not read or "
+                     "scored (a deliverable is a regular file in output/, or a link that stays inside it)")
+    if len(links) > MAX_SET_ASIDE_NAMED:
+        notes.append(f"{len(links) - MAX_SET_ASIDE_NAMED} more symbolic link(s) where deliverables are looked for were "
+                     "not followed (details.delivery names them)")
+    empty = [_where_shown(s, paths) for s in delivery.ignored if s.scored and s.reason == "empty"]
+    if len(empty) == 1:
+        notes.append(f"{empty[0]} is empty (0 bytes): not a deliverable")
+    elif empty:
+        notes.append(f"{len(empty)} files are empty (0 bytes), not deliverables: {', '.join(empty[:MAX_SET_ASIDE_NAMED])}"
+                     + (" …" if len(empty) > MAX_SET_ASIDE_NAMED else ""))
+    return notes
+
+
+def _where_shown(item: SkippedFile, paths: RunPaths) -> str:
+    """``output/<rel>`` for a file found in output/, else its full path (shown text)."""
+    return f"output/{item.rel}" if _inside(Path(item.path), paths.output_dir) else display_name(item.path)
+
+
+_SET_ASIDE_SAYS = {"symlink_escape": "is a symbolic link out of output/ and was not read",
+                   "dangling_link": "is a symbolic link to nothing that exists",
+                   "empty": "is empty (0 bytes)"}
+
+
+def no_delivery_reason(delivery: Delivery) -> str:
+    """The reason every row of a run with nothing delivered gives (`engine.judge.nothing_delivered_verdicts`).
+
+    `NO_DELIVERY_REASON` when output/ held nothing at all and there is no final message; else it says what was
+    there and not read (trial 7 F1: "the only output file, answer.txt, is a symbolic link out of output/ and was
+    not read", or "… deck.pptx, is empty (0 bytes)") and, when a final message exists, that the chat fallback is
+    off. Always starts ``[no delivery]``."""
+    kept = [s for s in [*delivery.ignored, *delivery.stray] if s.scored and s.reason in _SET_ASIDE_SAYS]
+    kept.sort(key=lambda s: s.rel)
+    message = ("the final message is not judged (JUDGE_CHAT_FALLBACK is off)" if delivery.final_message
+               else "no final message either")
+    if not kept:
+        return NO_DELIVERY_REASON if not delivery.final_message else f"[no delivery] nothing was delivered (no output files; {message})"
+    if len(kept) == 1:
+        what = f"the only output file, {kept[0].rel}, {_SET_ASIDE_SAYS[kept[0].reason]}"
+    else:
+        named = "; ".join(f"{s.rel} {_SET_ASIDE_SAYS[s.reason]}" for s in kept[:3])
+        what = f"none of the {len(kept)} output files was read ({named}{'; …' if len(kept) > 3 else ''})"
+    return f"[no delivery] nothing was read: {what}; {message}"
+
+
+NO_DELIVERY_REASON = "[no delivery] nothing was delivered (no output files and no final message)"
+"""The reason of every row of a run with nothing delivered when output/ held nothing (`no_delivery_reason`)."""
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u0080-\u009f\u2028\u2029]")

@@ -78,8 +78,18 @@ class SkippedFile(BaseModel):
     rel: str
     path: str
     size_bytes: int
-    reason: Literal["outside_scored_set", "symlink_escape", "hidden", "empty", "not_regular", "listing_limit", "unreadable"]
-    """Why: ``listing_limit`` = a deliverable past the listing limit (`Delivery.listing_limit`: seen, not listed)."""
+    reason: Literal["outside_scored_set", "symlink_escape", "dangling_link", "hidden", "empty", "not_regular",
+                    "listing_limit", "unreadable"]
+    """Why: ``symlink_escape`` = a symbolic link whose target leaves the folder it was found in (for output/:
+    elsewhere in the app dir or outside it), never followed; ``dangling_link`` = a symbolic link to nothing that
+    exists (or a loop); ``listing_limit`` = a deliverable past the listing limit (`Delivery.listing_limit`: seen,
+    not listed)."""
+    scored: bool = False
+    """Found where deliverables are looked for (output/; also the app root and the alt output dir under lenient
+    delivery): the files the run names in its warnings (`run.collect.set_aside_notes`)."""
+    link_target: str | None = None
+    """For ``symlink_escape``: the link's resolved target; for ``dangling_link``: what the link says
+    (``readlink``); shown text, like `rel`. None otherwise."""
 
 
 class Delivery(BaseModel):
