@@ -122,6 +122,7 @@ def main(argv: list[str]) -> int:
     if isinstance(lock, str):
         return fail(lock, 1)
     try:
+        _list_instances(args.out, instances)
         runner = BatchRunner(args.out, limits, child_env(environ, limits, Path(args.out)), deadline_sec=deadline, keep_errors=args.keep_errors,
                              force=args.force, on_outcome=_OutcomeLines(progress, len(instances)), lock_fd=lock.fd, jobs=args.jobs)
         status = batch_api_step(args, runner, instances)
@@ -142,6 +143,18 @@ def main(argv: list[str]) -> int:
         return _finish(args, instances, report, received, runner.limits, fail)
     finally:
         lock.release()
+
+
+def _list_instances(out: Path, instances: list[Any]) -> None:
+    """Write ``<out>/instance_tags.json`` as soon as the lock is held, before a ``--batch-api`` round that may
+    poll for hours: `summarize <out>` meanwhile counts every instance as no_result and says the batch is
+    running (trial 8 F4). A failure is left to `BatchRunner.run`, which writes it again and says so."""
+    from cowork_judge.batch.runner import write_instance_tags
+
+    try:
+        write_instance_tags(out, instances)
+    except OSError:
+        pass
 
 
 def _parser() -> Parser:

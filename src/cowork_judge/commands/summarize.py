@@ -75,10 +75,11 @@ def main(argv: list[str]) -> int:
                     "sha256": hashlib.sha256((tags_record["sha256"] + record["sha256"]).encode()).hexdigest()}
                 print(f"summarize: instance tags read from {path} (the batch's own; --instance-tags FILE replaces them)",
                       file=sys.stderr)
-        files = discover(args.inputs, missing=True)
+        running = _running_batches(args.inputs)
+        files = discover(args.inputs, missing=True, running=running)
     except (InputError, ValueError, OSError) as exc:
         return fail(str(exc))
-    for line in _earlier_batch_folders(args.inputs) + _running_batches(args.inputs):
+    for line in _earlier_batch_folders(args.inputs) + [_running_line(arg) for arg in running]:
         print(f"summarize: warning: {line}", file=sys.stderr)
     if (refused := _output_problem(out, html, {os.path.realpath(f.path) for f in files}, force=args.force)) is not None:
         return fail(*refused)
@@ -278,13 +279,17 @@ def _sampling_line(sampling: dict[str, Any]) -> str:
 
 
 def _running_batches(inputs: list[str]) -> list[str]:
-    """One line per input folder whose batch lock is held (trial 5, F10): its documents may be
-    missing or change while it runs."""
+    """The input folders whose batch lock is held now (trial 5, F10): their documents may be missing or change
+    while the batch runs."""
     from cowork_judge.batch.lock import is_held
 
-    return [f"a batch is still running in {arg} (its .batch.lock is held): documents may be missing (no_result) "
-            "or change; summarize it again when the batch has ended"
-            for arg in inputs if os.path.isdir(arg) and is_held(Path(arg))]
+    return [arg for arg in inputs if os.path.isdir(arg) and is_held(Path(arg))]
+
+
+def _running_line(arg: str) -> str:
+    """The warning about the input folder `arg`, whose batch is still running."""
+    return (f"a batch is still running in {arg} (its .batch.lock is held): documents may be missing (no_result) "
+            "or change; summarize it again when the batch has ended")
 
 
 def _earlier_batch_folders(inputs: list[str]) -> list[str]:

@@ -28,7 +28,7 @@ import json
 import os
 import re
 import stat
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -176,20 +176,29 @@ class FileDigest:
     documents: int
 
 
-def discover(arguments: Sequence[str], *, missing: bool = False) -> list[InputFile]:
+def discover(arguments: Sequence[str], *, missing: bool = False, running: Collection[str] = ()) -> list[InputFile]:
     """The files the arguments name, in argument order, each argument's files sorted.
 
     A file reached twice (resolved path) is listed again with ``duplicate=True``. With
     `missing` (``summarize``), the documents expected under a folder argument and not there
-    follow its files (`missing_results`).
+    follow its files (`missing_results`). `running`: the folder arguments whose batch lock is
+    held now (the caller checks: `batch.lock.is_held`), for the error of one that holds no document.
 
     Raises:
-        InputError: an argument is a missing path, or matches / contains no document.
+        InputError: an argument is a missing path, or matches / contains no document (a running
+            batch's ``--out`` that has not listed its instances yet is said to be one).
     """
     out: list[InputFile] = []
     seen: set[str] = set()
     for arg in arguments:
-        found = _expand(arg, allow_none=missing and _is_batch_out(Path(arg)))
+        try:
+            found = _expand(arg, allow_none=missing and _is_batch_out(Path(arg)))
+        except InputError:
+            if arg in running and Path(arg).is_dir():  # trial 8 F4: the lock is taken before the list is written
+                raise InputError(f"{arg}: no result documents yet: a batch is still running in {arg} (its "
+                                 f"{BATCH_LOCK} is held) and has not listed its instances yet; summarize it again in "
+                                 "a moment, or when the batch has ended") from None
+            raise
         for path, name in found:
             key = os.path.realpath(path)
             out.append(InputFile(path=path, name=name, jsonl=name.endswith(".jsonl"), duplicate=key in seen))
@@ -228,6 +237,9 @@ def missing_results(root: Path, seen: set[str]) -> list[InputFile]:
     return out
 
 
+BATCH_API_DIR, RECORD_PASS_DIR = "batch-api", "record-pass"
+"""``<out>/batch-api/record-pass``: the scratch run of ``batch --batch-api`` (`batch.api_rounds`), whose documents
+are no results (recorded requests, no answers; trial 8 F4: `summarize <out>` counted them as systemic)."""
 BATCH_LOCK = ".batch.lock"
 """A batch's lock file in its ``--out`` (`batch.lock.LOCK_NAME`; this room stands below ``batch``)."""
 
@@ -242,10 +254,13 @@ def _is_batch_out(root: Path) -> bool:
 def _verifier_dirs(root: Path) -> Iterator[str]:
     """Every ``verifier`` folder under `root` in sorted order, symbolic links to folders followed,
     each real folder once (`fsutil.walk_following_links`: a loop ends, a trial linked twice is
-    read once; trial 6 F8: a linked trial was skipped without a word)."""
+    read once; trial 6 F8: a linked trial was skipped without a word). The scratch of a
+    ``batch --batch-api`` record pass below `root` (`RECORD_PASS_DIR`) is no result: not searched."""
     from cowork_judge._util.fsutil import walk_following_links
 
     for dirpath, dirnames, _ in walk_following_links(root):
+        if os.path.basename(dirpath) == BATCH_API_DIR and os.path.normpath(dirpath) != os.path.normpath(root):
+            dirnames[:] = [d for d in dirnames if d != RECORD_PASS_DIR]
         if os.path.basename(dirpath) == VERIFIER_DIR:
             dirnames[:] = []
             yield dirpath

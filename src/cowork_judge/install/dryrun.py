@@ -369,7 +369,7 @@ def read_rollout(path: Path | None, *, trajectory: Path | None = None, final_mes
                              and all((base / n).is_dir() for n in names & {"app", "logs"})):
         layout = "trial" if layout == "trial" else "container"
         if trajectory is not None or final_message is not None:
-            raise TryError(f"{root} has the container layout: its agent's final message is logs/agent/trajectory.json, "
+            raise TryError(f"{root} has the container layout: its agent's final message {_container_message(base)}, "
                            "not --trajectory/--final-message")
         rollout = Rollout(layout, root)
         if (base / "app").is_dir():
@@ -386,6 +386,19 @@ def read_rollout(path: Path | None, *, trajectory: Path | None = None, final_mes
         rollout.files["/logs/agent/trajectory.json"] = Path(final_message)
         rollout.message_as_text = True
     return rollout
+
+
+def _container_message(base: Path) -> str:
+    """Where a container-layout rollout's final message is, said after "its agent's final message": the
+    message files of `base`/logs/agent the judge would read (regular files, `AGENT_FILES` order, trial 8 F8)."""
+    from cowork_judge.install.taskinit import AGENT_FILES  # the files a separate verifier copies, in the judge's order
+
+    agent = base / "logs" / "agent"
+    held = [n for n in AGENT_FILES if (agent / n).is_file() and not (agent / n).is_symlink()]
+    if not held:
+        return f"would be logs/agent/{', '.join(AGENT_FILES[:-1])} or {AGENT_FILES[-1]} (it holds none of them)"
+    later = f" (the judge reads it before {', '.join(held[1:])})" if held[1:] else ""
+    return f"is logs/agent/{held[0]}{later}"
 
 
 def _check_trajectory(path: Path) -> None:

@@ -15,6 +15,7 @@ decks; the judge itself with ``image=True``: `verifier_image`), and its default
 from __future__ import annotations
 
 import difflib
+import os
 import re
 import sys
 from collections.abc import Sequence
@@ -216,6 +217,9 @@ def plan_init(task_dir: Path, *, force: bool = False, extras: str | None = None,
             ``ARG COWORK_WHEEL_URL``); None = the one the existing image names, else task.toml's
             ``COWORK_WHEEL_URL`` default, else none (pip's configured index).
 
+    A file to write that is a symbolic link is a conflict; with `force` the link is replaced by a
+    file (its target is never written through) and an action line says so.
+
     The ``tests/Dockerfile`` of a separate verifier is written for the extras task.toml will
     declare (an explicit ``--extras`` that differs from the task's is a conflict, so the two
     never part).
@@ -267,7 +271,26 @@ def plan_init(task_dir: Path, *, force: bool = False, extras: str | None = None,
         plan.files[toml_path], plan.old[toml_path] = new, old
     elif not toml_refused:
         _noop(plan, "task.toml: already up to date")
+    _plan_links(plan, force=force)
     return plan
+
+
+def _plan_links(plan: Plan, *, force: bool) -> None:
+    """A file init would write that is a symbolic link (a task.toml shared by many tasks, a test.sh linked to a
+    stub elsewhere) is a conflict; with `force` it is replaced by a file, never written through, and said (trial 8 F6)."""
+    for path in plan.files:
+        if not path.is_symlink():
+            continue
+        rel = path.relative_to(plan.task_dir).as_posix()
+        try:
+            target = os.readlink(path)
+        except OSError:  # pragma: no cover - a link that vanished since is_symlink
+            target = "?"
+        if force:
+            plan.actions.append(f"{rel} was a symbolic link (to {target}): replaced by a file, the target left alone")
+        else:
+            plan.conflicts.append(f"{rel} is a symbolic link (to {target}): init would replace it by a file and leave "
+                                  "the target alone (--force does)")
 
 
 def declared_extras(value: str, *, fallback: str = "") -> str:

@@ -245,7 +245,7 @@ class TaskChecks:
         """The ground truth of a loaded anchor `ref` (its text or its image).
 
         Raises:
-            KeyError: `ref` was not loaded (not cited by a usable type2 check).
+            KeyError: `ref` was not loaded (cited by no type2 check, or unusable).
         """
         return self.anchors[ref] if ref in self.anchors else self.anchor_images[ref]
 
@@ -286,13 +286,15 @@ def load_task_checks(asset_dir: Path | None) -> TaskChecks:
         file = out.file_of(kind)
         for n, raw in enumerate(items[kind]):
             rid = raw.get("id") if isinstance(raw, dict) and isinstance(raw.get("id"), str) else None
+            if kind == "type2":  # named even by a check that turns out broken: reported as such, never as unused
+                out.cited.update(_raw_anchor_refs(out, raw, rid))
             try:
                 check = model.model_validate(raw)
             except ValidationError as exc:
                 where = rid or f"#{n + 1}"
-                out.problems.append(Problem(file, f"check {where}: {_first_error(exc)}", rid))
+                out.problems.append(Problem(file, f"check {where}: {_all_errors(exc)}", rid))
                 if rid:
-                    out.broken[rid] = f"{TASK_CHECK_DIR}/{file}: check {rid}: {_first_error(exc)}"
+                    out.broken[rid] = f"{TASK_CHECK_DIR}/{file}: check {rid}: {_all_errors(exc)}"
                     out.declared.setdefault(rid, kind)
                 continue
             if check.id in seen:
@@ -316,10 +318,10 @@ def load_task_checks(asset_dir: Path | None) -> TaskChecks:
         out.type2.pop(rid, None)
     for check in list(out.type2.values()):
         out.cited.update(r for r in out.anchor_refs(check) if isinstance(r, str))
-        problem = _type2_problem(out, check)
-        if problem is not None:
-            out.problems.append(problem)
-            out.broken[check.id] = f"{TASK_CHECK_DIR}/{problem.file}: {problem.message}"
+        problems = _type2_problems(out, check)
+        if problems:  # every problem of the check at once, not the first (trial 8 F5)
+            out.problems.extend(problems)
+            out.broken[check.id] = "; ".join(f"{TASK_CHECK_DIR}/{p.file}: {p.message}" for p in problems)
             del out.type2[check.id]
     return out
 
@@ -374,27 +376,43 @@ def _original_checks(out: TaskChecks, kind: str, name: str, doc: Any, why: str |
     return [legacy_assets.type2_check(item, manifest) for item in items]
 
 
-def _type2_problem(out: TaskChecks, check: Type2Check) -> Problem | None:
-    """Why a type2 check cannot be judged (its pairing or its ground truth), or None."""
+def _type2_problems(out: TaskChecks, check: Type2Check) -> list[Problem]:
+    """Every reason a type2 check cannot be judged (its pairing, then each anchor that is missing or unusable);
+    [] when it can. The usable anchors are loaded into `out` even when the check is broken otherwise."""
+    problems: list[Problem] = []
     if check.paired_type1_id not in out.declared:
-        return Problem(TYPE2_FILE, f"check {check.id}: paired_type1_id {check.paired_type1_id!r} is no type1 check", check.id)
-    if out.declared[check.paired_type1_id] != "type1":
-        return Problem(TYPE2_FILE, f"check {check.id}: paired_type1_id {check.paired_type1_id!r} is a type2 check", check.id)
+        problems.append(Problem(TYPE2_FILE, f"check {check.id}: paired_type1_id {check.paired_type1_id!r} is no type1 "
+                                            "check", check.id))
+    elif out.declared[check.paired_type1_id] != "type1":
+        problems.append(Problem(TYPE2_FILE, f"check {check.id}: paired_type1_id {check.paired_type1_id!r} is a type2 "
+                                            "check", check.id))
     refs = out.anchor_refs(check)
     if not refs:
-        return Problem(TYPE2_FILE, f"check {check.id}: no anchor_refs and no manifest.anchor_index entry: no ground "
-                                   "truth to judge against", check.id)
+        problems.append(Problem(TYPE2_FILE, f"check {check.id}: no anchor_refs and no manifest.anchor_index entry: no "
+                                            "ground truth to judge against", check.id))
     for ref in refs:
         if ref in out.anchors or ref in out.anchor_images:
             continue
         anchor, why = read_anchor(out.folder, ref)
         if why:
-            return Problem(ref if isinstance(ref, str) and ref else TYPE2_FILE, f"anchor {ref!r} of {check.id}: {why}", check.id)
-        if isinstance(anchor, AnchorImage):
+            problems.append(Problem(ref if isinstance(ref, str) and ref else TYPE2_FILE,
+                                    f"anchor {ref!r} of {check.id}: {why}", check.id))
+        elif isinstance(anchor, AnchorImage):
             out.anchor_images[ref] = anchor
         else:
             out.anchors[ref] = anchor
-    return None
+    return problems
+
+
+def _raw_anchor_refs(out: TaskChecks, raw: Any, rid: str | None) -> list[str]:
+    """The anchor refs a type2 check item names before it is validated (its ``anchor_refs`` strings, else its
+    ``manifest.anchor_index`` entry): what it cites even when it is broken."""
+    refs = raw.get("anchor_refs") if isinstance(raw, dict) else None
+    if isinstance(refs, list) and refs:
+        return [r for r in refs if isinstance(r, str) and r]
+    if rid is not None and out.manifest is not None:
+        return [r for r in out.manifest.anchor_index.get(rid, []) if isinstance(r, str) and r]
+    return []
 
 
 def read_anchor(folder: Path, ref: Any) -> tuple[Anchor, str | None]:
@@ -507,6 +525,11 @@ def _read_json(path: Path) -> tuple[Any, str | None]:
         return None, f"not valid JSON ({str(exc)[:120]})"
     except OSError as exc:
         return None, f"cannot be read: {exc.strerror or exc}"
+
+
+def _all_errors(exc: ValidationError) -> str:
+    """Every error of a check's validation, ``loc: msg`` joined by "; " (a check's problems are said at once)."""
+    return "; ".join(f"{'.'.join(str(x) for x in e.get('loc', ())) or 'document'}: {e.get('msg')}" for e in exc.errors())
 
 
 def _first_error(exc: ValidationError) -> str:
