@@ -36,7 +36,8 @@ RENDERER_FAULT = "LibreOffice wrote no PDF"
 """How the reason of a render the renderer is blamed for begins (the run warns on it)."""
 CONTROL_MIN_SEC = 10.0
 """Evidence budget the control conversion needs (LibreOffice's start and a one-slide deck:
-1.2–2.5 s measured at load 2 on the 2-core dev machine; ×4 for a loaded machine)."""
+2.4–3.7 s measured at load 5 on the 2-core dev machine, `_control_converts` run 3 times
+in one process; ×3 for a machine loaded further)."""
 CONTROL_MAX_SEC = 60.0
 
 _control_lock = threading.Lock()
