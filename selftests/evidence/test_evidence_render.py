@@ -276,3 +276,44 @@ def test_the_seed_profile_is_removed_when_the_rendering_process_ends(tmp_path, d
     seen = json.loads(res.stdout.strip().splitlines()[-1])
     assert seen["pdfs"] == [True, True] and seen["seeded"] and len(seen["seeds"]) == 1  # one seed, kept while it lives
     assert list(tmpdir.iterdir()) == []  # nothing left behind: no seed, no render or profile folder
+
+
+def _wrapper(folder: Path, name: str, *, fail_if: str) -> str:
+    """A LibreOffice wrapper (trial 8 F7): ``--version`` and any conversion whose arguments do
+    not match the shell pattern `fail_if` go to the real soffice; a matching one prints
+    "no export filter" on stderr and exits 0 without a PDF."""
+    real = probe_capabilities().soffice.path
+    path = folder / name
+    path.write_text("#!/bin/sh\n"
+                    f'for a in "$@"; do [ "$a" = "--version" ] && exec {real} --version; done\n'
+                    f'case "$*" in {fail_if}) echo "Error: no export filter found, aborting." >&2; exit 0;; esac\n'
+                    f'exec {real} "$@"\n')
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_a_deck_that_opened_is_not_blamed_for_a_renderer_that_wrote_nothing(tmp_path):
+    require_tools("soffice", "pymupdf")
+    deck_file = require_decks() / "08__python-pptx__tbl-cell.pptx"
+    soffice = _wrapper(tmp_path, "nofilter", fail_if="*")
+    summary = build_evidence([deck_file], tmp_path / "ev", budget_sec=300, soffice=soffice)
+    (skip,) = summary.decks[0].layers_skipped
+    assert (skip.layer, skip.kind) == ("render", "render_env")
+    assert skip.reason.startswith("LibreOffice wrote no PDF although the deck opened") and "no export filter" in skip.reason
+
+
+def test_a_ppt_deck_is_checked_against_a_control_deck_before_it_is_blamed(tmp_path):
+    """No structure layer for a binary .ppt: a one-slide control deck rendered by the same soffice
+    decides. The wrapper fails everything ⇒ render_env; it fails only .ppt input ⇒ deck_broken."""
+    require_tools("soffice", "pymupdf", "python_pptx")
+    deck_file = require_decks() / "29__poi__44296.ppt"
+    everything = _wrapper(tmp_path, "nofilter", fail_if="*")
+    summary = build_evidence([deck_file], tmp_path / "ev1", budget_sec=300, soffice=everything)
+    skip = summary.decks[0].layers_skipped[-1]
+    assert (skip.layer, skip.kind) == ("render", "render_env")
+    assert "not even for a known-good one-slide control deck" in skip.reason and "no export filter" in skip.reason
+    only_ppt = _wrapper(tmp_path, "noppt", fail_if="*.ppt")
+    summary = build_evidence([deck_file], tmp_path / "ev2", budget_sec=300, soffice=only_ppt)
+    skip = summary.decks[0].layers_skipped[-1]
+    assert (skip.layer, skip.kind) == ("render", "deck_broken")
+    assert "converted a known-good control deck" in skip.reason

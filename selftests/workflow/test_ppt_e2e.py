@@ -189,3 +189,36 @@ def test_a_429_storm_at_30_percent_still_ends_with_full_coverage(judge_run, tmp_
     answered = [e for e in page_requests(run) if e.status == 200]
     assert len(answered) == PAGES * 4  # grouped, group_size 4: one call per page × cluster with VLM rows
     assert run.sim.log.count(fault="http_429") > 0 and run.sim.log.max_in_flight() <= 4
+
+
+def no_filter_soffice(folder: Path) -> Path:
+    """A LibreOffice wrapper as in trial 8 F7: answers ``--version`` from the real soffice (so
+    the capability probe passes), otherwise says "no export filter" on stderr and exits 0."""
+    real = probe_capabilities().soffice.path
+    wrapper = folder / "nofilter-soffice"
+    wrapper.write_text("#!/bin/sh\n"
+                       f'for a in "$@"; do [ "$a" = "--version" ] && exec {real} --version; done\n'
+                       'echo "Error: no export filter for /tmp/out/deck.pdf found, aborting." >&2\n'
+                       "exit 0\n")
+    wrapper.chmod(0o755)
+    return wrapper
+
+
+def test_a_renderer_that_exits_0_without_a_pdf_is_render_env_not_the_decks_miss(judge_run, tmp_path, soffice):
+    """Trial 8 F7: the deck opened (python-pptx reads it), LibreOffice wrote nothing: the rows
+    are unjudged render_env naming the renderer's stderr, the run warns, nothing is asked."""
+    tests = instance(tmp_path, {"mode": "grouped"})
+    wrapper = no_filter_soffice(tmp_path)
+    run = judge_run(tests, ROLLOUTS / "deck", oracle=ORACLE, env=env(JUDGE_SOFFICE_PATH=str(wrapper)))
+    v = run.verdicts
+    assert v["C-LOCATE-DECK"]["hit"] and v["C-DECK-OPENABLE"]["hit"]
+    visual = [r for r in v if r.startswith("V-")]
+    assert len(visual) == 14
+    assert all(v[r]["error_kind"] == "render_env" and not v[r]["judged"] for r in visual), \
+        {r: (v[r]["error_kind"], v[r]["reason"]) for r in visual}
+    reason = v["V-LAYOUT-OVERLAP"]["reason"]
+    assert "no export filter" in reason and "broken" not in reason
+    doc = run.doc
+    assert doc["status"] == "error" and doc["exit_code"] == "judge:scorer_error"
+    assert any("wrote no PDF" in w and "no export filter" in w for w in doc["details"]["warnings"]), doc["details"]["warnings"]
+    assert len(run.sim.log) == 0

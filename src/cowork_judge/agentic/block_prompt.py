@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from cowork_judge.safety.agent_text import decode, repair
+from cowork_judge.safety.agent_text import decode, looks_binary, repair
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.safety import spotlight
 
@@ -202,7 +202,7 @@ def shared_context(workspace: Path, task_prompt: str, final_message: str | None,
             data = p.read_bytes()
         except OSError:
             continue
-        if b"\x00" in data[:8192]:
+        if looks_binary(data):
             continue  # binary under a text name
         text = decode(data)  # a stray invalid byte is U+FFFD, not a reason to hide the file
         if len(text) > INLINE_FILE_CHARS or len(text) > budget:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from cowork_judge.safety import saferegex
-from cowork_judge.safety.agent_text import decode, repair
+from cowork_judge.safety.agent_text import decode, looks_binary, repair
 
 MAX_TEXT_CHARS = 20_000
 """Default and maximum characters returned by one read."""
@@ -209,7 +209,7 @@ class WorkspaceTools:
             raise ValueError(f"offset {offset} is past the readable window of {MAX_READ_BYTES} bytes")
         with target.open("rb") as fh:
             data = fh.read(want)
-        if b"\x00" in data[:8192]:
+        if looks_binary(data):
             raise ValueError(f"{path!r} is a binary file; use pdf_text, pptx_text or view_image")
         text = decode(data)
         chunk = text[offset : offset + limit]
@@ -267,7 +267,7 @@ class WorkspaceTools:
                 data = real.read_bytes()
             except OSError:
                 continue
-            if b"\x00" in data[:8192]:
+            if looks_binary(data):
                 continue
             budget -= len(data)
             texts.append((repair(self._rel(file)), decode(data)))

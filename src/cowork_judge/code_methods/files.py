@@ -4,7 +4,9 @@ Globs are relative to the output dir and match deliverables only (never files ou
 the scored set); their rules are in `code_methods.globs`. ``source="response"`` makes a
 text method read the agent's final chat message instead of files. Reads are bounded: a
 text method reads at most `MAX_TEXT_BYTES` per file and `MAX_TOTAL_TEXT_BYTES` in all,
-and skips binary files (NUL bytes in the first 8 KiB); deliverables past the listing
+and skips binary files (`agent_text.looks_binary`: NUL bytes in the first 8 KiB and no
+UTF-16/32 byte-order mark; text with a mark is decoded by it, `agent_text.decode`), naming
+them in a miss's reason; deliverables past the listing
 limit (`Delivery.listing_limit`, `run.collect.MAX_FILES`) are known by name and size only. Name and size methods
 (`file_exists`, `file_nonempty`, `file_matches_glob`) see every deliverable the scan saw,
 listed or not. When what was not read could change an answer, the method raises
@@ -21,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from cowork_judge.safety import saferegex
-from cowork_judge.safety.agent_text import decode
+from cowork_judge.safety.agent_text import BINARY_NOTE, decode, looks_binary
 from cowork_judge.code_methods import globs
 from cowork_judge.segment.code_context import CodeContext
 from cowork_judge.segment.delivery import DeliveredFile, Delivery, SkippedFile
@@ -167,7 +169,8 @@ def _scan_cut(ctx: CodeContext, what: str) -> ReadLimit | None:
 
 def _texts(ctx: CodeContext, glob: str | None, source: str) -> tuple[list[tuple[str, str]], tuple[str, str] | None]:
     """``(name, text)`` pairs to search, and what was left unread as ``(what, limit)``
-    (None: everything was read)."""
+    (None: everything was read). Files read as binary (`agent_text.looks_binary`) are left
+    out; `_binary_note` names them for a miss's reason."""
     if source == "response":  # a final message over the read limit was read in part (trial 6 F1)
         cut = ctx.delivery.final_message_cut
         return [("final message", ctx.delivery.final_message or "")], (cut, READ_LIMIT_NOTE) if cut else None
@@ -191,8 +194,8 @@ def _texts(ctx: CodeContext, glob: str | None, source: str) -> tuple[list[tuple[
         size = path.stat().st_size
         with path.open("rb") as fh:
             data = fh.read(min(MAX_TEXT_BYTES, budget))
-        if b"\x00" in data[:8192]:
-            continue  # binary: not text
+        if looks_binary(data):
+            continue  # binary: not text (named in a miss's reason by `_binary_note`)
         if len(data) < size and unread is None:
             unread = (f"{item.rel} was read only up to {len(data)} of its {size} bytes",
                       f"{MAX_TEXT_BYTES} bytes are read per file" if len(data) >= MAX_TEXT_BYTES
@@ -238,9 +241,30 @@ def files_only_rows_note(rows: list[tuple[str, str, dict[str, Any]]], ctx: CodeC
             f"match it; give {'it' if one else 'them'} \"source\": \"response\" to search the final message")
 
 
+def _binary_note(ctx: CodeContext, glob: str | None, source: str) -> str:
+    """``"; X read as binary, not text (…)"`` for the matching deliverables `_texts` skipped as
+    binary, for a text method's miss (trial 8 F2: a UTF-16 report was "not found" without a
+    word of why); ``""`` when there are none or the row reads the final message."""
+    if source != "files":
+        return ""
+    binary = []
+    for item in matching(ctx, glob or "*"):
+        try:
+            with Path(item.path).open("rb") as fh:
+                head = fh.read(8192)
+        except OSError:
+            continue
+        if looks_binary(head):
+            binary.append(item.rel)
+    if not binary:
+        return ""
+    names = ", ".join(binary[:3]) + (f" and {len(binary) - 3} more" if len(binary) > 3 else "")
+    return f"; {names} read as binary, not text ({BINARY_NOTE})"
+
+
 def _why_no_text(ctx: CodeContext, glob: str | None, source: str) -> str:
     """Why `_texts` found no text to read, in words: no deliverable matches `glob`, or
-    the ones that match were read as binary (a NUL byte in their first 8 KiB)."""
+    the ones that match were read as binary (`agent_text.looks_binary`)."""
     if source == "response":
         return "the final message is empty"
     found = matching(ctx, glob or "*")
@@ -248,7 +272,7 @@ def _why_no_text(ctx: CodeContext, glob: str | None, source: str) -> str:
         unsearched = f" ({FINAL_MESSAGE_UNSEARCHED})" if ctx.delivery.final_message else ""
         return f"no deliverable matches {glob or '*'!r}{unsearched}"
     names = ", ".join(item.rel for item in found[:3]) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
-    return f"{names} read as binary, not text (a NUL byte in the first 8 KiB)"
+    return f"{names} read as binary, not text ({BINARY_NOTE})"
 
 
 def file_exists(ctx: CodeContext, glob: str) -> tuple[bool, str, dict[str, Any]]:
@@ -395,7 +419,7 @@ def text_contains(ctx: CodeContext, text: str, glob: str | None = None, source: 
             return True, f"{text!r} found in {name}", {}
     if unread:
         raise ReadLimit(f"{text!r} not found in what was read, but {unread[0]}", limit=unread[1])
-    return False, f"{text!r} not found{_where(ctx, glob, source)}", {}
+    return False, f"{text!r} not found{_where(ctx, glob, source)}{_binary_note(ctx, glob, source)}", {}
 
 
 def regex_match(ctx: CodeContext, pattern: str, glob: str | None = None, source: str = "files", flags: str = "") -> tuple[bool, str, dict[str, Any]]:
@@ -421,7 +445,7 @@ def regex_match(ctx: CodeContext, pattern: str, glob: str | None = None, source:
         return True, f"/{pattern}/ matches {text[:80]!r} in {name}", {}
     if unread:
         raise ReadLimit(f"/{pattern}/ does not match what was read, but {unread[0]}", limit=unread[1])
-    return False, f"/{pattern}/ does not match{_where(ctx, glob, source)}", {}
+    return False, f"/{pattern}/ does not match{_where(ctx, glob, source)}{_binary_note(ctx, glob, source)}", {}
 
 
 _CJK = ("\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"

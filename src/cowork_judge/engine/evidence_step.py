@@ -37,7 +37,8 @@ def collect(ctx: RunContext, *, needs_evidence: bool = True, reads: StructureRea
     them first): a deck the guard read whole is not parsed again.
 
     Returns:
-        A compact summary for ``details.evidence`` ({} when nothing was done), and the
+        A compact summary for ``details.evidence`` ({} when nothing was done; its ``warnings``
+        key, the run's warnings about the renderer, is popped by the caller), and the
         number of pages rendered (``judge_evidence_pages``).
     """
     config, paths = ctx.config, ctx.paths
@@ -45,6 +46,7 @@ def collect(ctx: RunContext, *, needs_evidence: bool = True, reads: StructureRea
         return {}, 0
     try:
         from cowork_judge.evidence import build_evidence, is_deck, probe_capabilities, render_width_px
+        from cowork_judge.evidence.render_blame import RENDERER_FAULT
 
         # every delivered deck, wherever lenient delivery found it: the deck locate_deck
         # picks must have the same evidence as any other (§7.2 "the SAME file")
@@ -62,11 +64,16 @@ def collect(ctx: RunContext, *, needs_evidence: bool = True, reads: StructureRea
         log.warning("evidence extraction failed: %s", ctx.redactor.redact(f"{type(exc).__name__}: {exc}"))
         return {"error": f"{type(exc).__name__}: {exc}"}, 0
     log.info("evidence: %d deck(s), %d page(s) rendered in %.1f s", len(summary.decks), summary.pages_rendered, summary.seconds)
+    warnings = []
     for deck in summary.decks:
         for skip in deck.layers_skipped:
             if skip.kind in ("render_env", "error", "budget"):
                 log.warning("evidence: %s: %s layer skipped (%s): %s", deck.deck, skip.layer, skip.kind, skip.reason)
+            if skip.layer == "render" and skip.reason.startswith(RENDERER_FAULT):  # trial 8 F7: the image's fault, said
+                warnings.append(f"{deck.source}: {skip.reason}; the rows judging its pages are unjudged "
+                                "render_env: check the verifier image's LibreOffice (JUDGE_SOFFICE_PATH)")
     return {
+        "warnings": warnings,
         "pages_rendered": summary.pages_rendered,
         "seconds": summary.seconds,
         "render_skipped_for_budget": summary.render_skipped_for_budget,

@@ -408,6 +408,7 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
     if needs_model and not credentials:
         return _code_rows_only(run, loaded, criteria, ctx, instruction_source)
     evidence, evidence_pages = evidence_step.collect(ctx, needs_evidence=needs_model, reads=reads)  # code rows never look at page images
+    run.warn("evidence", evidence.pop("warnings", []), prefix="evidence: ")  # trial 8 F7: a renderer that wrote nothing is said
     route = _router(run, criteria, delivery)
     if isinstance(route, ResultDocument):
         return route

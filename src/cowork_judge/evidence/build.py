@@ -29,6 +29,7 @@ from .kinds import DECK_SUFFIXES, OOXML_KINDS, SUFFIX_KIND
 from .layout import EvidenceLayout, deck_name
 from .reads import StructureReads
 from .render import html_to_pngs, pdf_to_pngs, soffice_to_pdf
+from .render_blame import blame_soffice
 from .sniff import sniff_deck
 
 if TYPE_CHECKING:
@@ -268,9 +269,10 @@ def _render(layout: EvidenceLayout, deck: _Deck, caps: Capabilities, deadline: f
         with scratch_dir("cowork-judge-render-") as tmp:
             res = soffice_to_pdf(deck.path, sniff.kind or "pptx", tmp, soffice=soffice,
                                  timeout_sec=min(SOFFICE_MAX_SEC, remaining - 5), version=caps.soffice.version_tuple())
-            if res.pdf is None:
-                kind = "error" if res.timed_out else "deck_broken"
-                return RenderInfo(status="failed", skip_kind=kind, reason=res.reason, engine="soffice")
+            if res.pdf is None:  # the deck's fault or the renderer's (trial 8 F7)
+                kind, why = blame_soffice(res, deck.structure, soffice=soffice, version=caps.soffice.version_tuple(),
+                                          deadline=deadline)
+                return RenderInfo(status="failed", skip_kind=kind, reason=why, engine="soffice")
             deck.pdf = layout.render_pdf(deck.name)
             deck.pdf.parent.mkdir(parents=True, exist_ok=True)
             shutil.move(str(res.pdf), deck.pdf)

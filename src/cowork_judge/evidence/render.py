@@ -42,6 +42,9 @@ class PdfResult:
     seconds: float = 0.0
     hidden_exported: bool = False
     log: list[str] = field(default_factory=list)
+    wrote_nothing: bool = False
+    """LibreOffice ran to its end (no timeout) and left no usable PDF: the deck's fault or the
+    renderer's, which the caller decides (`render_blame.blame_soffice`)."""
 
 
 def soffice_to_pdf(deck: Path, kind: str, work_dir: Path, *, soffice: str, timeout_sec: float,
@@ -51,7 +54,9 @@ def soffice_to_pdf(deck: Path, kind: str, work_dir: Path, *, soffice: str, timeo
     The deck is linked under a neutral name with the extension of its sniffed ``kind`` (an
     OOXML file named ``.ppt`` converts as ``.pptx``). The profile is a copy of a per-process
     seed profile (saves LibreOffice's ~0.5 s first-start initialisation); a profile that saw
-    a timeout is discarded. "Exit 0 without a PDF" is a failure.
+    a timeout is discarded. "Exit 0 without a PDF" is a failure (``wrote_nothing``, the
+    reason quoting soffice's stderr): whether the deck or the renderer is to blame is the
+    caller's call (`render_blame.blame_soffice`).
     """
     start = time.monotonic()
     inp, out, profile = work_dir / "in", work_dir / "out", work_dir / "profile"
@@ -77,14 +82,22 @@ def soffice_to_pdf(deck: Path, kind: str, work_dir: Path, *, soffice: str, timeo
     elif proc.timed_out:
         res.reason = f"soffice timed out after {timeout_sec:.0f} s (process group killed)"
     elif not pdf.is_file() or pdf.stat().st_size == 0:
-        res.reason = f"soffice exited {proc.returncode} without writing a PDF (input unreadable to LibreOffice)"
+        res.wrote_nothing = True
+        res.reason = f"soffice exited {proc.returncode} without writing a PDF{_stderr_note(proc.stderr)}"
     elif not pdf.read_bytes()[:1024].lstrip().startswith(b"%PDF"):
-        res.reason = "soffice wrote a file that is not a PDF"
+        res.wrote_nothing = True
+        res.reason = f"soffice wrote a file that is not a PDF{_stderr_note(proc.stderr)}"
     else:
         res.pdf = pdf
         if not seeded and not proc.timed_out:
             _store_seed(profile)
     return res
+
+
+def _stderr_note(stderr: str) -> str:
+    """``"; soffice said: <last stderr line(s), ≤ 300 chars>"`` ("" for a silent soffice)."""
+    tail = " ".join(stderr.split())[-300:]
+    return f"; soffice said: {tail}" if tail else ""
 
 
 def _copy_seed(profile: Path) -> bool:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from cowork_judge.safety.agent_text import decode
+from cowork_judge.safety.agent_text import decode, looks_binary
 from cowork_judge.evidence.kinds import OOXML_KINDS, SUFFIX_KIND
 from cowork_judge.evidence.reads import StructureReads
 from cowork_judge.core.findings import MAX_FINDINGS, Channel, Finding, GuardMode, GuardReport, Unscanned
@@ -344,7 +344,7 @@ def file_texts(rel: str, path: Path, unscanned: list[Unscanned] | None = None,
             size = path.stat().st_size
             skipped.append(Unscanned(file=rel, offset=MAX_TEXT_FILE_BYTES, size=size,
                                      reason=f"past the judge's read window of {MAX_TEXT_FILE_BYTES} bytes"))
-    if b"\x00" in data[:8192]:
+    if looks_binary(data):
         return []  # binary: the judge reads no text from it either
     text = decode(data)
     if suffix in COMMENT_SUFFIXES:

@@ -12,6 +12,7 @@ agent writes may crash the judge).
 
 from __future__ import annotations
 
+import codecs
 import re
 
 REPLACEMENT = "\ufffd"
@@ -35,6 +36,44 @@ def repair(text: str) -> str:
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
 
 
+BINARY_SNIFF_BYTES = 8192
+"""Bytes `looks_binary` looks at: a NUL byte among them makes a file binary."""
+BINARY_NOTE = f"a NUL byte in the first {BINARY_SNIFF_BYTES // 1024} KiB and no UTF-16/UTF-32 byte-order mark"
+"""Why `looks_binary` called a file binary, for a row's reason."""
+_BOMS = ((codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"), (codecs.BOM_UTF8, "utf-8"),
+         (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"))
+"""Byte-order marks and their codecs, longest first (UTF-32-LE's mark begins with UTF-16-LE's)."""
+
+
+def _bom(data: bytes) -> tuple[str, int] | None:
+    """``(codec, length of the mark)`` of a byte-order mark `data` starts with, else None."""
+    for mark, codec in _BOMS:
+        if data.startswith(mark):
+            return codec, len(mark)
+    return None
+
+
+def looks_binary(data: bytes) -> bool:
+    """Whether `data` (a file's first bytes) is binary, not text: a NUL byte in its first
+    `BINARY_SNIFF_BYTES`, unless it starts with a UTF-16 or UTF-32 byte-order mark (text in
+    those encodings is full of NUL bytes; with the mark it is unambiguous: trial 8 F2,
+    Windows PowerShell's default). UTF-16 without a mark stays binary (it cannot be told from
+    binary data without guessing)."""
+    bom = _bom(data)
+    if bom is not None and bom[0] != "utf-8":
+        return False
+    return b"\x00" in data[:BINARY_SNIFF_BYTES]
+
+
 def decode(data: bytes) -> str:
-    """UTF-8 `data` as text; undecodable bytes become U+FFFD (never raises)."""
-    return data.decode("utf-8", errors="replace")
+    """`data` as text; undecodable bytes become U+FFFD (never raises).
+
+    UTF-8 unless `data` starts with a byte-order mark: then the mark's encoding (UTF-8,
+    UTF-16 or UTF-32, either byte order), the mark itself dropped. Every reader of agent text
+    (the code methods, the agentic tools, the guard's scan) decodes through here and asks
+    `looks_binary` first, so they all read the same text from the same file."""
+    bom = _bom(data)
+    if bom is None:
+        return data.decode("utf-8", errors="replace")
+    codec, skip = bom
+    return data[skip:].decode(codec, errors="replace")

@@ -10,7 +10,8 @@ to judge (`DeckEvidence`) or a `DeckProblem` that says whose fault the missing p
 - the deliverable's (`DeckProblem.deck_fault`: broken or empty deck, no deck delivered):
   every visual row is judged, level 0;
 - the judge's environment (no LibreOffice/Chromium/PyMuPDF, evidence off, a renderer that
-  crashed or hung): rows unjudged ``render_env`` — the deck is not penalised for the image;
+  crashed or hung, or exited 0 without a PDF for a deck that opened — see
+  `cowork_judge.evidence.render_blame`): rows unjudged ``render_env`` — the deck is not penalised for the image;
 - the time plan (the evidence budget, a share of JUDGE_DEADLINE, ran out before rendering):
   rows unjudged ``evidence_budget`` (nothing timed out; a longer JUDGE_DEADLINE fixes it).
 """
