@@ -427,9 +427,7 @@ def guard_delivery(files: Sequence[tuple[str, Path]], final_message: str | None,
     Returns:
         The report: flagging findings first (at most `MAX_FINDINGS` kept), then
         informational ones; ``channels`` counts the characters scanned per channel and
-        ``unreadable`` files; ``unscanned`` lists what was not read: a text file past
-        `MAX_TEXT_FILE_BYTES`, text past the run's `MAX_SCAN_CHARS` (the scan's cost is bounded by
-        that budget, whatever the delivery's size).
+        ``unreadable`` files; ``unscanned`` lists what was not read (past the scan budgets).
     """
     if mode == "off":
         return GuardReport(mode=mode)
@@ -454,10 +452,8 @@ def guard_delivery(files: Sequence[tuple[str, Path]], final_message: str | None,
         count(message_channel, len(final_message))
         findings += scan_text(final_message, message_channel, task=topics)
         findings += decoded(final_message, None, None)
-    if final_message is not None and not files:
-        mk = master_key_finding(final_message, message_channel)
-        if mk:
-            findings.append(mk)
+    mk = master_key_finding(final_message, message_channel) if final_message is not None and not files else None
+    findings += [mk] if mk else []
     texts: list[tuple[str, str]] = []  # (file, its text as the judge reads it first), in delivery order
     for rel, path in files:
         count("file_name", len(rel))
@@ -467,7 +463,7 @@ def guard_delivery(files: Sequence[tuple[str, Path]], final_message: str | None,
         except Exception:  # noqa: BLE001 - an unreadable file is counted, never a crash (SPEC §22)
             count("unreadable_files", 1)
             continue
-        pieces, left = _within_budget(rel, pieces, left, unscanned)
+        pieces, left = _within_budget(rel, pieces, left, unscanned)  # the run's budget bounds every pass below
         visible = [p.text for p in pieces if p.hidden_reason is None and p.text.strip()]
         document = Discourse.read(comparable("\n\n".join(visible))) if len(visible) > 1 else None
         for piece in pieces:
