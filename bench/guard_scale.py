@@ -11,7 +11,9 @@ and base64-looking runs. The figure of merit is the ratio of the time per
 MB at the largest size to that at the smallest: linear code keeps it near 1 (the issue's bar:
 at most 1.5).
 
-Also checks that an attack placed after 3 MB of ordinary text is flagged.
+Also checks that an attack placed after 3 MB of ordinary text is flagged. It measures the scanner
+itself: the run's scan budgets (`gather.MAX_TEXT_FILE_BYTES`, `gather.MAX_SCAN_CHARS`, trial 8 F3)
+are lifted for each text, so a 16 MB text is read whole.
 
 Usage: ``python bench/guard_scale.py [--sizes 1 4 16] [--only NAME ...] [--out FILE]`` (a full run of the
 default texts takes ~15 minutes of CPU on the shared machine).
@@ -31,6 +33,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "src"))
 
+from cowork_judge.guard import gather  # noqa: E402
 from cowork_judge.guard.gather import guard_delivery  # noqa: E402
 
 MB = 1_000_000
@@ -79,6 +82,7 @@ def time_text(name: str, size: int, tmp: Path) -> float:
     """Seconds the guard takes over the text `name` of `size` characters (one Markdown file)."""
     path = tmp / f"{name}.md"
     path.write_text(TEXTS[name](size), encoding="utf-8")
+    gather.MAX_TEXT_FILE_BYTES = gather.MAX_SCAN_CHARS = 4 * size  # the scanner's own cost: the run's budgets lifted
     t0 = time.process_time()
     guard_delivery([(path.name, path)], None, mode="flag")
     return time.process_time() - t0

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -111,6 +112,20 @@ def test_watchdog_writes_the_best_document_then_exits(tmp_path):
     assert results[AGENTIC[2].id]["judged"] and results[AGENTIC[2].id]["reason"].startswith("[gate]")
     assert results[AGENTIC[3].id]["error_kind"] == "dep_unjudged"
     assert paths.reward_txt.read_text().strip() == repr(doc["task_score"])
+
+
+def test_a_late_watchdog_states_how_far_past_the_deadline_it_fired(tmp_path):
+    # trial 8 F3: a main thread holding the GIL (one regex call over a huge text) kept the watchdog
+    # from firing for minutes, and its message still said "2.5 s after JUDGE_DEADLINE"
+    paths, dog, exits = _watchdog(tmp_path, fire_in=-10.0)  # due 10 s ago: the deadline passed 12.5 s ago
+    dog.start()._thread.join(5)
+    assert dog.fired and exits == [1]
+    doc = json.loads(paths.result_json.read_text())
+    said = re.search(r"still running ([0-9.]+) s after JUDGE_DEADLINE", doc["exit_reason"])
+    assert said is not None and float(said.group(1)) >= 10 + GRACE_SEC, doc["exit_reason"]
+    assert dog.fired_after_deadline is not None and dog.fired_after_deadline >= 10 + GRACE_SEC
+    assert said.group(0) in " ".join(doc["details"]["warnings"])
+    assert all(said.group(0) in r["reason"] for r in doc["results"] if r["error_kind"] == "deadline")
 
 
 def test_watchdog_keeps_the_main_threads_documents(tmp_path):

@@ -52,7 +52,7 @@ def test_a_text_file_past_the_read_window_is_recorded_as_unscanned(tmp_path, mon
     monkeypatch.setattr(gather, "MAX_TEXT_FILE_BYTES", 1000)
     report = _flagged(tmp_path, {"big.md": "x" * 2500})
     assert [(u.file, u.offset, u.size) for u in report.unscanned] == [("big.md", 1000, 2500)]
-    assert "read window" in report.unscanned[0].reason
+    assert "scan budget" in report.unscanned[0].reason
 
 
 def test_comments_do_not_nest_and_an_unclosed_one_hides_the_rest():

@@ -165,7 +165,9 @@ class JudgeConfig(BaseModel):
         doc=(
         "JUDGE_DEADLINE: seconds for the whole run, from process start; rows not judged by then are unjudged "
         "`deadline`. Written in digits (`3600`, `3600.5`): `templates/test.sh` reads the same variable to stop a "
-        "judge that overran it by 60 s, and a shell reads no exponent or sign."))
+        "judge that overran it by 60 s, and a shell reads no exponent or sign. The guard's scan of the agent's text counts "
+        "against it: at most 4 MiB per text file and 8 Mi characters per run, ~5-12 s of one core per MB (guard.md, Cost "
+        "and limits). A run still busy 2.5 s past it is ended by the watchdog, whose message says how far past it fired."))
     start_jitter_sec: float = knob(0.0, ge=0, env="JUDGE_START_JITTER", parse=number(0), effect=Effect.none(WHEN),
         doc=(
         "JUDGE_START_JITTER: first-wave blocks wait `uniform(0, N)` s (spreads a fleet's burst). 0 for a hand run; "

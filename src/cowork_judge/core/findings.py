@@ -56,8 +56,10 @@ class Unscanned(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     file: str = Field(description="Deliverable path relative to the output folder.")
-    part: str | None = Field(None, description="The part of a package (DOCX/XLSX XML part), None for the file itself.")
-    offset: int = Field(ge=0, description="First byte not read (of the file, or of the part).")
+    part: str | None = Field(None, description="The part of a package (DOCX/XLSX XML part), or the piece of extracted text "
+                             "cut by the run's scan budget (its channel and page); None for the file itself.")
+    offset: int = Field(ge=0, description="First byte not read (of the file, or of the part); of a cut piece of text, its "
+                        "first character not scanned.")
     size: int = Field(ge=0, description="The file's (or part's) size in bytes.")
     reason: str
 

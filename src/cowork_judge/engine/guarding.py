@@ -74,3 +74,15 @@ def scan(delivery: Delivery, config: JudgeConfig, redactor: Redactor, task: str 
         log.warning("guard: %d finding(s) in the agent's text (%s)%s", sum(f.flags for f in report.findings),
                     ", ".join(report.kinds), "; JUDGE_GUARD=penalize: the reward will be 0" if config.guard == "penalize" else "")
     return report
+
+
+def unscanned_warnings(report: GuardReport) -> list[str]:
+    """One ``details.warnings`` line when the guard left text out (``report.unscanned``: past its
+    scan budget, a package part too large to unpack): what was not scanned, so that a clean
+    ``guard.flagged`` is never read as covering it (trial 8 F3); an empty list otherwise."""
+    if not report.unscanned:
+        return []
+    parts = [f"{u.file}{f' [{u.part}]' if u.part else ''} from {u.offset} of {u.size}" for u in report.unscanned[:5]]
+    more = f" and {len(report.unscanned) - 5} more" if len(report.unscanned) > 5 else ""
+    return [f"the guard did not scan {len(report.unscanned)} part(s) of the delivery ({'; '.join(parts)}{more}: "
+            f"{report.unscanned[0].reason}); guard.flagged covers only what was scanned (guard.unscanned)"]

@@ -275,6 +275,7 @@ def _delivery(run: _Run, paths: RunPaths, redactor: Redactor, criteria: Sequence
     run.warn("delivery", delivery.notes, prefix="delivery: ")
     run.guard = guarding.scan(delivery, config, redactor, _read_optional(paths.task_prompt), reads=reads,
                               model_rows=any(c.judge_method != "code" for c in criteria))
+    run.warn("guard", guarding.unscanned_warnings(run.guard))
     if paths.logs_dir_absent:  # trial 6 F9: a mistyped --logs-dir hides the final message
         absent = logs_dir_absent_reason(paths.logs_dir)
         if delivery.missing:

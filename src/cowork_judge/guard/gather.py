@@ -7,7 +7,9 @@ files as they are (HTML comments in Markdown/HTML are invisible to a reader: cha
 ``hidden_text``); PDF page by page (PyMuPDF); DOCX/XLSX from their XML parts (runs with
 ``w:vanish`` are hidden text); decks through `deck_text.read_deck_text` (visible text,
 notes, invisible text, alt text). File names are scanned with ``_``/``-``/``.``/``/`` read
-as spaces. Never raises: a file that cannot be read is skipped and counted.
+as spaces. Never raises: a file that cannot be read is skipped and counted. The scan's cost
+is bounded (trial 8 F3): a text file is read up to `MAX_TEXT_FILE_BYTES`, a run scans at most
+`MAX_SCAN_CHARS`; what is left out is listed in the report's ``unscanned``.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
+import dataclasses
 import html
 import re
 import urllib.parse
@@ -36,9 +39,19 @@ PDF_SUFFIXES = frozenset({".pdf"})
 WORD_SUFFIXES = frozenset({".docx", ".docm", ".dotx"})
 SHEET_SUFFIXES = frozenset({".xlsx", ".xlsm"})
 COMMENT_SUFFIXES = frozenset({".md", ".markdown", ".html", ".htm", ".xml", ".svg"})
-MAX_TEXT_FILE_BYTES = 64 * 1024 * 1024
-"""Text files are read up to this many bytes: the built-in agent's read window (its ``read_file``
-tool reads no further). The rest of a larger file is recorded in the report's ``unscanned``."""
+MAX_TEXT_FILE_BYTES = 4 * 1024 * 1024
+"""The guard's scan budget of one text file: it is read and scanned up to this many bytes (4 MiB:
+the part of a file the built-in judge's grep tool searches; the code rows read 8 MiB). The scan
+costs up to ~5 s of one core per MiB of adversarial text (plain words, no sentence end), so the
+64 MiB read before held a run in the scan for minutes (trial 8 F3). The rest of a larger file is
+recorded in the report's ``unscanned`` and named in ``details.warnings``: never covered by
+``flagged``."""
+MAX_SCAN_CHARS = 8 * 1024 * 1024
+"""The guard's scan budget of one run: characters scanned over the final message and every piece
+of text of every deliverable, in delivery order (8 Mi: two text files at their budget; 40-100 s of
+one core at the measured worst, 5-12 s per MB). A piece past it is cut (its rest recorded in
+``unscanned``, ``part`` naming the piece, ``offset`` in characters); the final message is never cut
+(it is read up to 16 MiB) but counts against it."""
 MAX_PART_BYTES = 64 * 1024 * 1024
 """An OOXML part (DOCX/XLSX) unpacking to more than this is not read (zip-bomb cap, SPEC §22)."""
 MASTER_KEY_MAX_BYTES = 256
@@ -343,7 +356,7 @@ def file_texts(rel: str, path: Path, unscanned: list[Unscanned] | None = None,
         if len(data) == MAX_TEXT_FILE_BYTES and fh.read(1):
             size = path.stat().st_size
             skipped.append(Unscanned(file=rel, offset=MAX_TEXT_FILE_BYTES, size=size,
-                                     reason=f"past the judge's read window of {MAX_TEXT_FILE_BYTES} bytes"))
+                                     reason=f"past the guard's scan budget of {MAX_TEXT_FILE_BYTES} bytes per text file"))
     if looks_binary(data):
         return []  # binary: the judge reads no text from it either
     text = decode(data)
@@ -378,6 +391,23 @@ def _junction(before: str, after: str, rel: str, topics: TaskTopics | None) -> l
             if f.flags and f.rule not in alone]
 
 
+def _within_budget(rel: str, pieces: list[TextPiece], left: int, unscanned: list[Unscanned]) -> tuple[list[TextPiece], int]:
+    """`pieces` cut to the `left` characters of the run's scan budget (`MAX_SCAN_CHARS`), each
+    cut recorded in `unscanned` (``part``: the piece; ``offset``: its first character not
+    scanned); returns the pieces to scan and the budget left after them."""
+    kept: list[TextPiece] = []
+    for piece in pieces:
+        if len(piece.text) > left:
+            where = f"{piece.channel}" + (f" page {piece.page}" if piece.page is not None else "") + (
+                f" ({piece.hidden_reason})" if piece.hidden_reason else "")
+            unscanned.append(Unscanned(file=rel, part=where, offset=left, size=len(piece.text),
+                                       reason=f"past the guard's scan budget of {MAX_SCAN_CHARS} characters per run"))
+            piece = dataclasses.replace(piece, text=piece.text[:left])
+        left -= len(piece.text)
+        kept.append(piece)
+    return kept, left
+
+
 def guard_delivery(files: Sequence[tuple[str, Path]], final_message: str | None, *, mode: GuardMode,
                    message_channel: Channel = "final_message", redact: Callable[[str], str] = str,
                    task: str | None = None, reads: StructureReads | None = None) -> GuardReport:
@@ -397,7 +427,7 @@ def guard_delivery(files: Sequence[tuple[str, Path]], final_message: str | None,
     Returns:
         The report: flagging findings first (at most `MAX_FINDINGS` kept), then
         informational ones; ``channels`` counts the characters scanned per channel and
-        ``unreadable`` files; ``unscanned`` lists what was not read.
+        ``unreadable`` files; ``unscanned`` lists what was not read (past the scan budgets).
     """
     if mode == "off":
         return GuardReport(mode=mode)
@@ -405,6 +435,7 @@ def guard_delivery(files: Sequence[tuple[str, Path]], final_message: str | None,
     channels: dict[str, int] = {}
     unscanned: list[Unscanned] = []
     topics = read_task(task)
+    left = max(0, MAX_SCAN_CHARS - len(final_message or ""))  # the run's scan budget (`MAX_SCAN_CHARS`)
 
     def count(channel: str, n: int) -> None:
         channels[channel] = channels.get(channel, 0) + n
@@ -421,10 +452,8 @@ def guard_delivery(files: Sequence[tuple[str, Path]], final_message: str | None,
         count(message_channel, len(final_message))
         findings += scan_text(final_message, message_channel, task=topics)
         findings += decoded(final_message, None, None)
-    if final_message is not None and not files:
-        mk = master_key_finding(final_message, message_channel)
-        if mk:
-            findings.append(mk)
+    mk = master_key_finding(final_message, message_channel) if final_message is not None and not files else None
+    findings += [mk] if mk else []
     texts: list[tuple[str, str]] = []  # (file, its text as the judge reads it first), in delivery order
     for rel, path in files:
         count("file_name", len(rel))
@@ -434,6 +463,7 @@ def guard_delivery(files: Sequence[tuple[str, Path]], final_message: str | None,
         except Exception:  # noqa: BLE001 - an unreadable file is counted, never a crash (SPEC §22)
             count("unreadable_files", 1)
             continue
+        pieces, left = _within_budget(rel, pieces, left, unscanned)  # the run's budget bounds every pass below
         visible = [p.text for p in pieces if p.hidden_reason is None and p.text.strip()]
         document = Discourse.read(comparable("\n\n".join(visible))) if len(visible) > 1 else None
         for piece in pieces:
