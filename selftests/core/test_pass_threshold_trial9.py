@@ -67,3 +67,6 @@ def test_the_trial_repro_run_passes_binary_0_8(tmp_path):
     doc = json.loads((verifier / "result.json").read_text())
     assert doc["extra_fields"]["passed"] is True, doc["extra_fields"]
     assert json.loads((verifier / "reward.json").read_text()) == {"reward": 1.0}
+    rescore = subprocess.run([sys.executable, "-m", "cowork_judge", "rescore", str(verifier / "result.json"), "--mode",
+                              "binary", "--threshold", "0.8"], env=env, capture_output=True, text=True, timeout=120)
+    assert "reward 1.0 → 1.0 (passed True → True" in rescore.stderr, rescore.stdout + rescore.stderr
