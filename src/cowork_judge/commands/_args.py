@@ -12,7 +12,8 @@ def path_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--logs-dir", help="logs root holding agent/ and verifier/ (default $JUDGE_LOGS_DIR, else /logs where "
                    "/logs/verifier exists, as in a Harbor verifier container; elsewhere required)")
     p.add_argument("--tests-dir", help="the task's tests dir with rubric.json (default $JUDGE_TESTS_DIR or /tests)")
-    p.add_argument("--work-dir", help="private scratch dir for block workspaces (default: a new temp dir)")
+    p.add_argument("--work-dir", help="scratch dir for the evidence and block workspaces, kept after the run (default: a new temp dir, "
+                   "removed); a dir another live run holds gets a private subfolder, removed at the end")
     p.add_argument("--alt-output-dir", help="extra output dir read by lenient delivery (default /output)")
 
 

@@ -245,7 +245,8 @@ class JudgeConfig(BaseModel):
     work_dir: str | None = knob(None, env="JUDGE_WORK_DIR", parse=text, effect=Effect.none(PATHS),
         doc=(
         "JUDGE_WORK_DIR: scratch for workspaces (default: a new temp dir, removed on every exit path, SIGTERM and the "
-        "watchdog's included)."))
+        "watchdog's included). A given dir is kept; one another live run holds gets a private `cowork-judge-*` "
+        "subfolder, removed at the end (with a warning)."))
     gateway_auth: Literal["off", "none", "placeholder"] = knob(
         "off", env="JUDGE_GATEWAY_AUTH", parse=choice("off", "none", "placeholder"),
         effect=Effect.none("a credential: how the gateway is authenticated"), doc="JUDGE_GATEWAY_AUTH: a hosted gateway (Harbor Hub's default credential mode) injects the API key "

@@ -480,8 +480,8 @@ def _normalize_row(row_id: str, row: Mapping[str, Any], warnings: list[str]) -> 
         raise RubricError(f"{where}: field 'description' is missing or empty (aliases: {', '.join(DESCRIPTION_KEYS[1:])})")
 
     weight = _weight(row, where, warnings)
-    hurdle = _bool(row.get("hurdle", False), where, "hurdle")
-    depends_on = _depends_on(row.get("depends_on"), where)
+    hurdle = _bool(row.get("hurdle", False), where, "hurdle", warnings)
+    depends_on = _depends_on(row.get("depends_on"), where, warnings)
     levels, row_type = _levels(row, where)
 
     judge_method = row_judge_method(row, where, warnings)
@@ -604,20 +604,27 @@ def _finite(value: Any, where: str, field: str) -> float:
     return out
 
 
-def _bool(value: Any, where: str, field: str) -> bool:
+def _bool(value: Any, where: str, field: str, warnings: list[str]) -> bool:
+    """A boolean field; ``"true"``/``"false"`` strings are read with a warning, as a numeric string weight is
+    (trial 9 F6: they were read silently)."""
     if isinstance(value, bool):
         return value
     if value in (0, 1) and not isinstance(value, float):
         return bool(value)
     if isinstance(value, str) and value.strip().lower() in ("true", "false"):
-        return value.strip().lower() == "true"
+        read = value.strip().lower() == "true"
+        warnings.append(f"{where}: {field} given as a string {value!r}; read as {str(read).lower()}")
+        return read
     raise RubricError(f"{where}: field {field!r} must be true or false, got {value!r}")
 
 
-def _depends_on(value: Any, where: str) -> tuple[str, ...]:
+def _depends_on(value: Any, where: str, warnings: list[str]) -> tuple[str, ...]:
+    """The row's ``depends_on`` ids; a single id instead of a list is read as that one id, with a warning
+    (trial 9 F6: it was read silently)."""
     if value is None:
         return ()
     if isinstance(value, (str, int)) and not isinstance(value, bool):
+        warnings.append(f"{where}: depends_on given as a single id {value!r}, not a list; read as [{str(value).strip()!r}]")
         value = [value]
     if not isinstance(value, list) or any(isinstance(v, bool) or not isinstance(v, (str, int)) for v in value):
         raise RubricError(f"{where}: field 'depends_on' must be a list of row ids")
@@ -694,6 +701,8 @@ def _pass_level(row: Mapping[str, Any], where: str, level_choices: tuple[float, 
         hint = f" ({shown} of 10 is {scales.format_level(number / 10)})" if 1 < number <= 10 else ""
         raise RubricError(f"{where}: field 'pass_level' = {shown} is outside [0, 1]: it is a level on the row's own "
                           f"scale, the fraction of the weight its `levels` keys give{hint}") from None
+    if isinstance(value, str):  # as a numeric string weight is (trial 9 F6: it was read silently)
+        warnings.append(f"{where}: pass_level given as a string {value!r}; read as {scales.format_level(bar)}")
     if level_choices is None:
         warnings.append(f"{where}: pass_level {scales.format_level(bar)} is ignored: the row is scored by hit (pass_level "
                         "is the pass bar of a graded row: type gradient, weight ≥ 0, not a hurdle)")

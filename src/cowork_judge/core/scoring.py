@@ -59,7 +59,8 @@ class ScoringPolicy(BaseModel):
         "JUDGE_PASS_THRESHOLD: the score that sets `extra_fields.passed` (and the binary reward)."))
     pass_compare: Literal["gte", "gt"] = knob(
         "gte", env="JUDGE_PASS_COMPARE", parse=choice("gte", "gt"), effect=Effect.score("≥ or > the threshold"), doc=(
-        "JUDGE_PASS_COMPARE: how the score meets JUDGE_PASS_THRESHOLD: `gte` (≥) or `gt` (>)."))
+        "JUDGE_PASS_COMPARE: how the score meets JUDGE_PASS_THRESHOLD: `gte` (≥) or `gt` (>), within 1e-9 "
+        "(a float sum such as 0.7999999999999999 is on the bar 0.8: it passes `gte`, fails `gt`)."))
     unjudged_negative: Literal["deduct", "ignore"] = knob(
         "deduct", env="JUDGE_UNJUDGED_NEGATIVE", parse=choice("deduct", "ignore"),
         effect=Effect.score("what an unjudged deduction or hurdle counts as"), doc="JUDGE_UNJUDGED_NEGATIVE: deduct = an unjudged deduction still deducts and an unjudged "
@@ -186,11 +187,35 @@ def score(
         raise ScoringError("the rubric has no positive weight (and the equal-weight fallback does not apply)")
     raw = earned / total
     normalized = 0.0 if fatal else min(1.0, max(0.0, raw))
-    threshold = policy.pass_threshold
-    passed = normalized >= threshold if policy.pass_compare == "gte" else normalized > threshold
+    passed = meets_threshold(normalized, policy.pass_threshold, policy.pass_compare)
     reward = (1.0 if (judged_ok and passed) else 0.0) if policy.reward_mode == "binary" else normalized
     return ScoreBreakdown(rows=tuple(rows), weight_total=total, earned=earned, weight_fallback=fallback, fatal=fatal,
                           score_raw=raw, score_normalized=normalized, passed=passed, reward=reward)
+
+
+PASS_TOLERANCE = scales.TIE_TOLERANCE
+"""How far a score may sit below the pass threshold and still count as on it (1e-9, the
+tolerance of level ties and pass bars, `scales.TIE_TOLERANCE`). Weights are decimals and the
+score is a float sum: 4 of 5 rows of weight 0.3 give 0.7999999999999999, not 0.8 (trial 9
+F11). The error of such a sum is ~1e-16 per row, far below 1e-9; any real gap between a
+score and a bar (weights have a few decimals) is far above it."""
+
+
+def meets_threshold(score: float, threshold: float, compare: Literal["gte", "gt"]) -> bool:
+    """Whether `score` passes `threshold` (``extra_fields.passed``, the binary reward).
+
+    Args:
+        score: the normalized score in [0, 1].
+        threshold: the pass threshold in [0, 1] (`ScoringPolicy.pass_threshold`).
+        compare: ``gte`` (score ≥ threshold) or ``gt`` (score > threshold).
+
+    Returns:
+        ``gte``: ``score ≥ threshold − PASS_TOLERANCE``; ``gt``: ``score > threshold +
+        PASS_TOLERANCE`` (a float sum equal to the threshold counts as equal both ways).
+    """
+    if compare == "gte":
+        return score >= threshold - PASS_TOLERANCE
+    return score > threshold + PASS_TOLERANCE
 
 
 def _row_score(crit: Criterion, w: float, verdict: Verdict | None, raw_hit: Mapping[str, bool | None],

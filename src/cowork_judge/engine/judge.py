@@ -17,6 +17,7 @@ import time
 import traceback
 import uuid
 from collections.abc import Callable, Mapping, Sequence
+import dataclasses
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -79,19 +80,12 @@ def main_run(paths: RunPaths, loaded: LoadedConfig, *, start: float, hard_deadli
     Returns:
         The document written, or None when only the fallback could be written.
     """
+    ready = _hold_folders(paths, loaded)
+    if ready is None:
+        return None
+    paths, loaded, held, work_fd = ready
     config = loaded.config
     redactor = loaded.redactor
-    try:
-        held = verifier_dir.hold(paths)  # before `prepare`, which would clear another live run's audit
-    except verifier_dir.OutputsUnwritable as exc:  # checked before any model call: nothing could be saved
-        _unwritable(paths, exc)
-        return None
-    try:
-        verifier_dir.prepare(paths)
-    except verifier_dir.OutputsUnwritable as exc:
-        os.close(held)
-        _unwritable(paths, exc)
-        return None
     handlers = run_log.start(paths, redactor)
     dog = watchdog.arm(paths, loaded, redactor, start=start) if hard_deadline else None
     previous = _stop_on_signals(dog) if dog is not None else {}
@@ -131,7 +125,36 @@ def main_run(paths: RunPaths, loaded: LoadedConfig, *, start: float, hard_deadli
         run_log.stop(handlers)
         if paths.ephemeral_work:
             discard_scratch(paths.work_dir)
+        if work_fd is not None:
+            os.close(work_fd)
         os.close(held)
+
+
+def _hold_folders(paths: RunPaths, loaded: LoadedConfig) -> tuple[RunPaths, LoadedConfig, int, int | None] | None:
+    """Hold the verifier folder and the work dir for this run and make the verifier folder safe to write.
+
+    Returns ``(paths, loaded, verifier_fd, work_fd)`` — the paths moved to a private work folder and the warning
+    added to `loaded` when another live run holds the given work dir (trial 9 F1, `verifier_dir.hold_work`) —, or
+    None when the run cannot write its outputs (said on stderr, its temp work folder removed: nothing judged)."""
+    try:
+        held = verifier_dir.hold(paths)  # before `prepare`, which would clear another live run's audit
+    except verifier_dir.OutputsUnwritable as exc:  # checked before any model call: nothing could be saved
+        _unwritable(paths, exc)
+        return None
+    work_fd: int | None = None
+    try:
+        paths, work_fd, moved = verifier_dir.hold_work(paths)  # never two live runs in one work dir
+        verifier_dir.prepare(paths)
+    except verifier_dir.OutputsUnwritable as exc:
+        for fd in (held, work_fd):
+            if fd is not None:
+                os.close(fd)
+        _unwritable(paths, exc)
+        return None
+    if moved:
+        print(f"cowork-judge: {moved}", file=sys.stderr)
+        loaded = dataclasses.replace(loaded, warnings=[*loaded.warnings, moved])
+    return paths, loaded, held, work_fd
 
 
 def _unwritable(paths: RunPaths, exc: OSError) -> None:

@@ -5,6 +5,7 @@ reward file could be written at all.
 
 from __future__ import annotations
 
+import dataclasses
 import fcntl
 import os
 import shutil
@@ -12,6 +13,7 @@ import stat
 import tempfile
 from pathlib import Path
 
+from cowork_judge._util.fsutil import make_scratch_dir
 from cowork_judge.run.paths import RunPaths
 
 
@@ -51,6 +53,53 @@ def hold(paths: RunPaths) -> int:
     except OSError:  # a filesystem without flock (ENOLCK, EOPNOTSUPP): judged as before, unguarded
         pass
     return fd
+
+
+def hold_work(paths: RunPaths) -> tuple[RunPaths, int | None, str | None]:
+    """Hold a given work dir (``--work-dir`` / ``JUDGE_WORK_DIR``) for this run, or work beside the run that holds it.
+
+    Two live runs sharing one work dir judged each other's deck: whichever wrote ``evidence/`` last decided both
+    rewards (trial 9 F1). The first run takes an exclusive ``flock(2)`` on the folder itself (released when the
+    returned descriptor is closed or the process ends) and works in it as before (kept after the run, for
+    ``cowork-judge report --work-dir``). A run that finds it held works in a private folder of its own under it
+    (``<work dir>/cowork-judge-XXXXXXXX``), removed at the end on every exit path like the default temp folder
+    (`RunPaths.ephemeral_work`); its deck evidence stays in the verifier folder's ``evidence/`` copy only.
+
+    Args:
+        paths: the run's paths; an ephemeral (temp) work dir is private already and is returned as is.
+
+    Returns:
+        ``(paths, fd, warning)``: the paths to run with, the descriptor holding the work dir (None when not
+        held: a temp work dir, a folder that cannot be opened yet — the run reports that where it writes —, a
+        filesystem without flock), and the line for ``details.warnings`` when the run moved to its own folder.
+
+    Raises:
+        OutputsUnwritable: the work dir is held and no private folder can be made under it (nothing judged).
+    """
+    if paths.ephemeral_work:
+        return paths, None, None
+    try:
+        paths.work_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(paths.work_dir, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return paths, None, None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return paths, fd, None
+    except BlockingIOError:  # another live run works in it
+        os.close(fd)
+    except OSError:  # a filesystem without flock (ENOLCK, EOPNOTSUPP): unguarded, as before this lock existed
+        os.close(fd)
+        return paths, None, None
+    try:
+        own = make_scratch_dir("cowork-judge-", paths.work_dir)
+    except OSError as exc:
+        raise OutputsUnwritable(f"another judge run works in the work dir {paths.work_dir} and no private folder can "
+                                f"be made under it ({exc.strerror or exc}); nothing was judged: give this run another "
+                                "--work-dir") from None
+    warning = (f"work dir: another live judge run holds {paths.work_dir}; this run worked in its own folder "
+               f"{own.name} under it, removed at the end (the deck evidence is kept in the verifier folder's evidence/)")
+    return dataclasses.replace(paths, work_dir=own, ephemeral_work=True), None, warning
 
 
 def prepare(paths: RunPaths) -> None:
