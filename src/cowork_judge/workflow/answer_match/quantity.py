@@ -109,8 +109,16 @@ def clean_latex(text: str) -> str:
     return re.sub(r"\s+", " ", out).strip().rstrip(".")
 
 
-def parse_quantity(text: str) -> Quantity | None:
+_LONE_COMMA_GROUP = re.compile(r"\d{1,3},\d{3}")
+"""A mantissa whose one comma may be a thousands separator or a decimal comma ("9,807")."""
+
+
+def parse_quantity(text: str, *, decimal_comma: bool = False) -> Quantity | None:
     """The quantity `text` states, or None when it is not exactly one number with an optional unit.
+
+    A comma between digit groups is a thousands separator (``"12,345,678"``, ``"9,807.5"``),
+    except that with `decimal_comma` a lone group of three digits (``"9,807"``) is read as a
+    decimal comma (9.807): see `comma_readings`.
 
     Examples: ``"9.8 m/s^2"``, ``"$6.0 \\times 10^{3}\\,\\text{J}$"``, ``"−0.25"``, ``"3/4"``,
     ``"25 %"``. A number followed by more words (``"about 3 apples per day"``) parses only
@@ -120,7 +128,8 @@ def parse_quantity(text: str) -> Quantity | None:
     m = _NUMBER.match(s)
     if m is None:
         return None
-    mant = m.group("mant").replace(",", "")
+    mant = m.group("mant")
+    mant = mant.replace(",", ".") if decimal_comma and _LONE_COMMA_GROUP.fullmatch(mant) else mant.replace(",", "")
     try:
         value = float(mant)
         if m.group("den") is not None:
@@ -146,6 +155,17 @@ def parse_quantity(text: str) -> Quantity | None:
     if dims is None and re.search(r"\s", rest) and unit != "%":
         return None  # several words that do not read as units: a sentence, not a quantity
     return Quantity(value, unit, dims, factor)
+
+
+def comma_readings(text: str) -> list[Quantity]:
+    """Every quantity `text` may mean (trial 9 F8): one, or two when its number is a lone
+    comma group of three digits (``"9,807"``: 9807 with a thousands comma, 9.807 with a decimal
+    comma, as German or French write standard gravity); [] when `text` is no quantity."""
+    first = parse_quantity(text)
+    if first is None:
+        return []
+    second = parse_quantity(text, decimal_comma=True)
+    return [first] if second is None or second == first else [first, second]
 
 
 def normalize_unit(text: str) -> str | None:
