@@ -53,3 +53,28 @@ def test_unambiguous_commas_stay_code_decisions(reference, answer, level):
 def test_ambiguous_comma_is_left_to_the_model_without_a_run():
     assert code_decision(["9.81 m/s^2"], "Answer: 9,807 m/s^2", 0.05) is None
     assert code_decision(["9807 m/s^2"], "Answer: 9,807 m/s^2", 0.05) is None
+
+
+@pytest.mark.parametrize("message", [
+    "Final answer: 3 km\nThat was wrong. The correct distance is 7 km.\n",
+    "\\boxed{3 km} but I am not sure, maybe 50 km",
+])
+def test_a_retraction_after_the_final_answer_sends_the_row_to_the_model(judge_run, tmp_path, message):
+    """F9: text after the last marked answer that states another quantity of the same dimension contradicts it:
+    code is not sure which one counts, so the model reads it all (here: the oracle says incorrect)."""
+    tests, rollout = _instance(tmp_path, "3 km", message)
+    run = judge_run(tests, rollout, oracle={"ANSWER": {"hit": False, "level": 0}}, env=ENV)
+    assert run.returncode == 0, run.stderr
+    assert run.model_requests == 1, run.verdicts["ANSWER"]["reason"]
+    assert run.reward == 0.0
+
+
+@pytest.mark.parametrize("message", [
+    "Final answer: 3 km\nThat is 3000 m, as expected.",          # the same quantity again
+    "Final answer: 3 km\nIt took 2 hours and 4 steps.",           # other dimensions, bare numbers
+    "\\boxed{3 km}",
+    "The distance is 1.5 km + 1.5 km.\nFinal answer: 3 km",      # quantities before the marker
+])
+def test_text_after_the_answer_without_a_rival_quantity_stays_code(message):
+    decision = code_decision(["3 km"], message, 0.05)
+    assert decision is not None and decision.level == 1.0, decision

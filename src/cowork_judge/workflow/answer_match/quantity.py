@@ -277,7 +277,9 @@ def final_answers(response: str, parts: int) -> list[str] | None:
     ``b)``, ``c:`` are removed. A response that states more than one different answer after
     such a marker (``Answer: 12 km`` then ``Wait, I made an error. Answer: 3.5 km``, the
     second one mid-line) has no clear final answer: None; so has a single-part response
-    whose last ``\boxed{…}`` is followed by an "Answer:" that does not state the same quantity.
+    whose last ``\boxed{…}`` is followed by an "Answer:" that does not state the same quantity,
+    and a response whose text after the last marked answer states a rival quantity of the same
+    dimension (`_rival_after`: "Final answer: 3 km" then "the correct distance is 7 km").
     """
     text = response.strip()
     if parts == 1 and len(text) <= 200 and parse_quantity(text) is not None:
@@ -286,13 +288,42 @@ def final_answers(response: str, parts: int) -> list[str] | None:
     if len(found) >= parts:
         if parts == 1 and _corrected_after_boxed(text, found[-1]):
             return None
-        return [_unlabel(b, parts) for b in found[-parts:]]
+        answers = [_unlabel(b, parts) for b in found[-parts:]]
+        tail = max(m.end() for m in _BOXED.finditer(text)) + len(found[-1]) + 1
+        return None if _rival_after(text[tail:], answers) else answers
     finals = [m.group("text") for line in text.splitlines() if (m := _FINAL_LINE.match(line.strip()))]
     if finals and len(_stated_answers(text)) == 1:
         pieces = [p.strip() for p in finals[-1].split(";")] if parts > 1 else [finals[-1]]
         if len(pieces) == parts:
-            return [_unlabel(p, parts) for p in pieces]
+            answers = [_unlabel(p, parts) for p in pieces]
+            tail = max(m.end() for m in _ANSWER_MARK.finditer(text))
+            return None if _rival_after(text[tail:], answers) else answers
     return None
+
+
+_TAIL_QUANTITY = re.compile(r"(?<![\w.,])[+\-]?\d+(?:[.,]\d+)*(?:\s*[A-Za-zΩμµ°%][A-Za-zΩμµ°%/^*·\d\-]*)?")
+"""A number, with the unit-like word that may follow it, in the text after a final answer."""
+MAX_TAIL_CHARS = 4000
+"""How much text after the last marked answer `_rival_after` reads (bounds its cost)."""
+
+
+def _rival_after(tail: str, answers: list[str]) -> bool:
+    """Whether `tail`, the text after the last marked answer, states another quantity of the
+    same dimension as one of `answers` that agrees with none of them (trial 9 F9: "Final answer:
+    3 km" then "That was wrong. The correct distance is 7 km."): a retraction or a hedge, so the
+    final answer is not clear. Numbers of other dimensions ("2 hours", a bare "4 steps" after a
+    "3 km") and the same quantity restated ("3000 m") are no rival. Reads at most
+    `MAX_TAIL_CHARS` characters."""
+    said = [q for a in answers if (q := parse_quantity(a)) is not None and q.dims is not None]
+    for m in _TAIL_QUANTITY.finditer(tail[:MAX_TAIL_CHARS]):
+        token = m.group(0).rstrip("-.,")
+        later = parse_quantity(token) or parse_quantity(re.split(r"\s+|(?<=\d)(?=[A-Za-zΩμµ°%])", token)[0])
+        if later is None or later.dims is None:
+            continue
+        same = [q for q in said if q.dims == later.dims]
+        if same and not any(agree(q, later, 1e-9) for q in same):
+            return True
+    return False
 
 
 def _corrected_after_boxed(text: str, last_boxed: str) -> bool:
