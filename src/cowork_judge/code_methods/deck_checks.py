@@ -236,7 +236,8 @@ def page_count_between(ctx: CodeContext, min_pages: int = 1, max_pages: int | No
     pptx's slide list (``p:sldIdLst``; a slide part left out of the list is not shown),
     pages of a PDF, LibreOffice's pages of a legacy ``.ppt``, and the slides of an HTML
     deck as the renderer finds them (top-level ``<section>`` elements, else
-    ``class="slide"`` elements). A deck that cannot be counted (broken) is a miss.
+    ``class="slide"`` elements). A deck that cannot be counted (broken) is a miss. Hidden
+    slides (``show="0"``) of a pptx count; the reason says how many (trial 9 F13).
 
     Raises:
         EnvironmentMissing: a PDF without PyMuPDF, a legacy ``.ppt`` without LibreOffice
@@ -257,7 +258,17 @@ def page_count_between(ctx: CodeContext, min_pages: int = 1, max_pages: int | No
         return False, f"cannot count the pages of {label} ({sniff.status}){choice.note}", dict(choice.artifacts)
     ok = n >= min_pages and (max_pages is None or n <= max_pages)
     bounds = f"[{min_pages}, {'∞' if max_pages is None else max_pages}]"
-    return ok, f"{label} has {n} page(s); required {bounds}{choice.note}", {**choice.artifacts, "deck_pages": n}
+    return ok, f"{label} has {n} page(s){_hidden_note(choice.path, sniff, n)}; required {bounds}{choice.note}", {
+        **choice.artifacts, "deck_pages": n}
+
+
+def _hidden_note(deck: Path, sniff: Any, n: int) -> str:
+    """`` (K of them hidden: skipped in a slide show, counted here)`` for a pptx whose slide
+    list holds hidden slides (trial 9 F13), else "". The count itself never changes."""
+    from cowork_judge.evidence.sniff import hidden_slide_count
+
+    hidden = hidden_slide_count(deck) if sniff.status in ("ok", "ok_strict") else None
+    return f" ({hidden} of them hidden: skipped in a slide show, counted here)" if hidden else ""
 
 
 def _count_pages(ctx: CodeContext, deck: Path, label: str, sniff: Any) -> int | None:

@@ -18,12 +18,11 @@ from __future__ import annotations
 from collections.abc import Callable
 import json
 import re
-import unicodedata
 from pathlib import Path
 from typing import Any
 
 from cowork_judge.safety import saferegex
-from cowork_judge.safety.agent_text import BINARY_NOTE, decode, looks_binary
+from cowork_judge.safety.agent_text import BINARY_NOTE, comparable_text, decode, looks_binary
 from cowork_judge.code_methods import globs
 from cowork_judge.segment.code_context import CodeContext
 from cowork_judge.segment.delivery import DeliveredFile, Delivery, SkippedFile
@@ -170,10 +169,11 @@ def _scan_cut(ctx: CodeContext, what: str) -> ReadLimit | None:
 def _texts(ctx: CodeContext, glob: str | None, source: str) -> tuple[list[tuple[str, str]], tuple[str, str] | None]:
     """``(name, text)`` pairs to search, and what was left unread as ``(what, limit)``
     (None: everything was read). Files read as binary (`agent_text.looks_binary`) are left
-    out; `_binary_note` names them for a miss's reason."""
+    out; `_binary_note` names them for a miss's reason. Each text is `comparable_text` (NFC,
+    invisible format characters dropped: trial 9 F12), the one place the text methods normalize."""
     if source == "response":  # a final message over the read limit was read in part (trial 6 F1)
         cut = ctx.delivery.final_message_cut
-        return [("final message", ctx.delivery.final_message or "")], (cut, READ_LIMIT_NOTE) if cut else None
+        return [("final message", comparable_text(ctx.delivery.final_message or ""))], (cut, READ_LIMIT_NOTE) if cut else None
     if source != "files":
         raise ValueError(f"source must be 'files' or 'response', got {source!r}")
     out = []
@@ -201,7 +201,7 @@ def _texts(ctx: CodeContext, glob: str | None, source: str) -> tuple[list[tuple[
                       f"{MAX_TEXT_BYTES} bytes are read per file" if len(data) >= MAX_TEXT_BYTES
                       else f"{MAX_TOTAL_TEXT_BYTES} bytes are read over all files")
         budget -= len(data)
-        out.append((item.rel, decode(data)))
+        out.append((item.rel, comparable_text(decode(data))))
     return out, unread
 
 
@@ -367,8 +367,9 @@ def text_param_errors(params: dict[str, Any]) -> list[str]:
     empty `text`, an unknown `source`. For `lint-rubric` (M002) and the runner, so a package
     is told before it ships what would make every run of the row ``code_error``."""
     errors = []
-    if "text" in params and not params["text"]:
-        errors.append("parameter 'text' must not be empty (an empty text is found everywhere)")
+    if "text" in params and isinstance(params["text"], str) and not comparable_text(params["text"]):
+        errors.append("parameter 'text' must not be empty or only invisible format characters "
+                      "(an empty text is found everywhere)")
     errors += _source_errors(params) + glob_param_errors(params)
     return errors
 
@@ -403,18 +404,19 @@ def _source_errors(params: dict[str, Any]) -> list[str]:
 def text_contains(ctx: CodeContext, text: str, glob: str | None = None, source: str = "files", case_sensitive: bool = False) -> tuple[bool, str, dict[str, Any]]:
     """Hit when `text` occurs in a matching deliverable (or the final message).
 
-    Both sides are compared in Unicode NFC, so a composed and a decomposed "é" match (trial 5 F15).
+    Both sides are compared as `comparable_text`: Unicode NFC, so a composed and a decomposed "é"
+    match (trial 5 F15), and with invisible format characters (U+200B, U+00AD, U+FEFF, …) dropped,
+    so "oce\u200ban" is "ocean" (trial 9 F12).
 
     Raises:
         ReadLimit: not found in what was read, and some text was not read.
     """
-    if not text:
-        raise ValueError("text must not be empty (an empty text is found everywhere)")
-    needle = unicodedata.normalize("NFC", text)
+    needle = comparable_text(text)
+    if not needle:
+        raise ValueError("text must not be empty or only invisible format characters (an empty text is found everywhere)")
     needle = needle if case_sensitive else needle.lower()
     texts, unread = _texts(ctx, glob, source)
     for name, body in texts:
-        body = unicodedata.normalize("NFC", body)
         if needle in (body if case_sensitive else body.lower()):
             return True, f"{text!r} found in {name}", {}
     if unread:

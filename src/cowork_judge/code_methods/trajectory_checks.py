@@ -114,10 +114,13 @@ def command_succeeded(ctx: CodeContext, pattern: str) -> tuple[bool, str, dict[s
     in each tool call's command line: ``command``, ``cmd``, ``keystrokes``…) ran and exited 0.
 
     A miss when no command matches, or every matching one recorded a non-zero exit status.
+    Each call's status is `TrajectoryStep.exit_status`: the tool's structured status wins over
+    text, and a text status the command line itself prints, or conflicting statuses, are unclear.
 
     Raises:
         TrajectoryMissing: no readable trajectory; or commands match but none of them records
-            an exit status (the judge cannot tell whether they succeeded).
+            an exit status (the judge cannot tell whether they succeeded); or none clearly exited
+            0 and one's status is unclear (trial 9 F10: "exit status unclear").
     """
     traj = _trajectory(ctx)
     calls = {f"{s.number}:{k}": (s, c) for k, (s, c) in enumerate(traj.tool_calls()) if c.command()}
@@ -127,12 +130,20 @@ def command_succeeded(ctx: CodeContext, pattern: str) -> tuple[bool, str, dict[s
     ok: list[int] = []
     failed: list[int] = []
     unknown: list[int] = []
+    unclear: list[tuple[int, str]] = []
     for key in sorted(matched, key=lambda k: int(k.split(":")[1])):
         step, call = calls[key]
-        codes = step.exit_codes(call)
-        (ok if 0 in codes else failed if codes else unknown).append(step.number)
+        code, why = step.exit_status(call)
+        if why:
+            unclear.append((step.number, why))
+        else:
+            (unknown if code is None else ok if code == 0 else failed).append(step.number)
     if ok:
         return True, f"a command matching /{pattern}/ exited 0 ({_steps(ok)})", {}
+    if unclear:
+        n, why = unclear[0]
+        raise TrajectoryMissing(f"no command matching /{pattern}/ clearly exited 0: at step {n}, {why}"
+                                + (f"; exited non-zero at {_steps(failed)}" if failed else ""))
     if failed:
         return False, f"commands matching /{pattern}/ exited non-zero ({_steps(failed)})" + (
             f"; no exit status recorded at {_steps(unknown)}" if unknown else ""), {}

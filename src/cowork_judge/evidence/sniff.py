@@ -237,6 +237,54 @@ def listed_slide_count(path: Path | str) -> int | None:
     return len(root.findall("{*}sldIdLst/{*}sldId"))
 
 
+_SLIDE_ROOT = re.compile(rb"<(?:\w+:)?sld\b[^>]*>")
+_HIDDEN_SHOW = re.compile(rb"""\sshow\s*=\s*["'](?:0|false)["']""")
+SLIDE_HEAD_BYTES = 64 * 1024
+"""How much of a slide part `hidden_slide_count` reads to find its root element."""
+
+
+def hidden_slide_count(path: Path | str) -> int | None:
+    """How many slides of the presentation's slide list are hidden (root ``p:sld`` with
+    ``show="0"``: PowerPoint's "Hide Slide", skipped in a slide show). Reads only the first
+    `SLIDE_HEAD_BYTES` of each listed slide part. None when the package, its main part or its
+    relationships cannot be read. Call after `sniff_deck` said ``ok``/``ok_strict``."""
+    from xml.etree import ElementTree
+
+    try:
+        with zipfile.ZipFile(path) as zf:
+            names = set(zf.namelist())
+            main = _main_part(zf, names)
+            if main is None or main not in names:
+                return None
+            folder, _, base = main.rpartition("/")
+            rels_name = f"{folder}/_rels/{base}.rels" if folder else f"_rels/{base}.rels"
+            if rels_name not in names:
+                return None
+            targets = {r.get("Id"): r.get("Target") or "" for r in ElementTree.fromstring(zf.read(rels_name))}
+            hidden = 0
+            for sld in ElementTree.fromstring(zf.read(main)).findall("{*}sldIdLst/{*}sldId"):
+                rid = next((v for k, v in sld.attrib.items() if k.endswith("}id")), None)
+                part = _resolve(folder, targets.get(rid, ""))
+                if part in names:
+                    with zf.open(part) as fh:
+                        root = _SLIDE_ROOT.search(fh.read(SLIDE_HEAD_BYTES))
+                    hidden += bool(root and _HIDDEN_SHOW.search(root.group(0)))
+            return hidden
+    except Exception:  # noqa: BLE001 - zip or XML errors: nothing countable
+        return None
+
+
+def _resolve(folder: str, target: str) -> str:
+    """A relationship's `target` as a package part name, relative to `folder` (``..`` resolved)."""
+    parts = [] if target.startswith("/") else [p for p in folder.split("/") if p]
+    for piece in target.lstrip("/").split("/"):
+        if piece == "..":
+            parts = parts[:-1]
+        elif piece not in ("", "."):
+            parts.append(piece)
+    return "/".join(parts)
+
+
 def _first_bad_member(zf: zipfile.ZipFile, infos: list[zipfile.ZipInfo]) -> str | None:
     """Read every member in chunks (CRC checked at EOF); cap actual output at the limit."""
     produced = 0

@@ -97,8 +97,58 @@ def _flagged(obj: Any, depth: int = 0) -> str | None:
     return None
 
 
-_REDIRECT = re.compile(r"(?:>>?|\btee\s+(?:-a\s+)?)\s*['\"]?([^\s;&|<>'\"]+)")
-"""A file a shell command writes: ``> f``, ``>> f``, ``tee [-a] f``."""
+_REDIRECT_OP = re.compile(r">>?|\btee\s+(?:-a\s+)?")
+"""A shell operator that writes the file after it: ``> f``, ``>> f``, ``tee [-a] f`` (searched
+in the command line with its quoted text masked: `_mask_quoted`)."""
+_REDIRECT_TARGET = re.compile(r"\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s;&|<>'\"]+))")
+"""The file after a redirect operator: double-quoted, single-quoted or a bare word."""
+
+
+def _mask_quoted(cmd: str) -> str:
+    """`cmd` with every quoted or backslash-escaped character (and the quotes) replaced by
+    ``_``, the same length: what a shell reads as operators stays (``echo "a > b" > f`` →
+    ``echo _______ > f``), so a ``>`` inside quotes is no redirect (trial 9 F10). Double
+    quotes honour backslash escapes; an unclosed quote masks to the end. Linear in ``len(cmd)``."""
+    out = list(cmd)
+    quote = ""
+    i = 0
+    while i < len(cmd):
+        ch = cmd[i]
+        if quote == "'":
+            quote = "" if ch == "'" else quote
+        elif ch == "\\" and i + 1 < len(cmd):
+            out[i] = out[i + 1] = "_"
+            i += 2
+            continue
+        elif quote == '"':
+            quote = "" if ch == '"' else quote
+        elif ch in "'\"":
+            quote = ch
+        else:
+            i += 1
+            continue
+        out[i] = "_"
+        i += 1
+    return "".join(out)
+
+
+def redirect_targets(cmd: str) -> list[str]:
+    """Files a shell command line writes by redirect (``>``, ``>>``) or ``tee [-a]``, read as a
+    shell does: operators inside quotes or escaped (``echo "usage: t > f"``, ``echo \\> f``) do
+    not count, a quoted target is unquoted (``> "my report.md"``); ``&1``-style and
+    ``/dev/null`` targets are left out."""
+    masked = _mask_quoted(cmd)
+    out = []
+    for op in _REDIRECT_OP.finditer(masked):
+        if op.group(0).startswith(">") and op.start() > 0 and masked[op.start() - 1] == ">":
+            continue  # the second ">" of ">>"
+        target = _REDIRECT_TARGET.match(cmd, op.end())
+        if target is None:
+            continue
+        path = next(g for g in target.groups() if g is not None)
+        if path and not path.startswith("&") and path != "/dev/null":
+            out.append(path)
+    return out
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update) File: (.+)$", re.MULTILINE)
 
 
@@ -130,7 +180,8 @@ class ToolCall:
     def written_paths(self) -> list[str]:
         """Files this call writes: the path argument of a `WRITE_TOOLS` call (an editor's
         writing commands only), the files an ``apply_patch`` adds or updates, and the
-        redirect targets (``>``, ``>>``, ``tee``) of its command line."""
+        redirect targets (``>``, ``>>``, ``tee``) of its command line (`redirect_targets`: a
+        ``>`` inside quotes is none)."""
         out: list[str] = []
         name = self.name.casefold()
         if name in WRITE_TOOLS:
@@ -142,7 +193,7 @@ class ToolCall:
                 out += [m.strip() for m in _PATCH_FILE.findall(value)]
         cmd = self.command()
         if cmd:
-            out += [m for m in _REDIRECT.findall(cmd) if not m.startswith("&") and m != "/dev/null"]
+            out += redirect_targets(cmd)
         return out
 
 
@@ -191,6 +242,27 @@ class TrajectoryStep:
         if found:
             return found
         return [int(m) for o in results for m in _EXIT_TEXT.findall(o.text)]
+
+    def exit_status(self, call: ToolCall) -> tuple[int | None, str]:
+        """The one exit status of `call`, or ``(None, why)`` when it is not clear (trial 9 F10):
+        a status recorded in an ``extra`` (the tool's own, structured) wins over any text; two
+        different statuses recorded are unclear; a status read from the output's text is
+        unclear when the output shows different ones (``exit_code: 1`` … ``exit_code: 0``) or
+        when the call's own command line prints exit-status text (``echo "Process exited with
+        code 0"``: the agent's echo, not the tool's). ``(None, "")`` when none is recorded."""
+        extras: list[Any] = [o.extra for o in self.observations if o.call_id in (call.call_id, None)]
+        structured = {v for e in extras + [call.extra, self.extra] for v in _ints(e, EXIT_KEYS)}
+        codes = set(self.exit_codes(call))
+        if not codes:
+            return None, ""
+        if len(codes) > 1:
+            where = "recorded" if structured else "in the output"
+            return None, f"exit status unclear: different statuses {sorted(codes)} {where}"
+        echoed = None if structured else _EXIT_TEXT.search(call.command() or "")
+        if echoed:
+            return None, (f"exit status unclear: the command line itself prints {echoed.group(0)!r}, so the "
+                          "status in the output may be the agent's own echo")
+        return codes.pop(), ""
 
     def errored(self) -> str | None:
         """Why this step counts as errored, or None: a failure flagged in the ``extra`` of the

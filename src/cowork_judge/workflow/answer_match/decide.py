@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cowork_judge.workflow.answer_match.quantity import agree, final_answers, parse_quantity
+from cowork_judge.workflow.answer_match.quantity import agree, comma_readings, final_answers, parse_quantity
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".tex", ".json")
 """Deliverables read as the response when the agent left no final message."""
@@ -30,7 +30,10 @@ def code_decision(parts: Sequence[str], response: str, rel_tol: float) -> CodeDe
     Code decides only when every reference part parses as a number (with or without a
     unit, `quantity.parse_quantity`), the response states a final answer for every part
     (`quantity.final_answers`) that parses too, and `quantity.agree` can tell for every
-    part. The level then combines the parts (`combine_parts`).
+    part. An answer whose number is a lone comma group ("9,807") is tried both as thousands and
+    as a decimal comma (`quantity.comma_readings`); code decides it only when both readings get
+    the same verdict (trial 9 F8). The reference, the author's text, reads a comma as thousands.
+    The level then combines the parts (`combine_parts`).
     """
     references = [parse_quantity(p) for p in parts]
     if not parts or any(r is None for r in references):
@@ -38,18 +41,20 @@ def code_decision(parts: Sequence[str], response: str, rel_tol: float) -> CodeDe
     answers = final_answers(response, len(parts))
     if answers is None:
         return None
-    quantities = [parse_quantity(a) for a in answers]
-    if any(q is None for q in quantities):
+    readings = [comma_readings(a) for a in answers]
+    if any(not r for r in readings):
         return None
     verdicts: list[bool] = []
     notes = []
-    for part, answer, ref, got in zip(parts, answers, references, quantities):
-        assert ref is not None and got is not None
-        ok = agree(ref, got, rel_tol)
-        if ok is None:
-            return None
+    for part, answer, ref, got in zip(parts, answers, references, readings):
+        assert ref is not None
+        oks = {agree(ref, q, rel_tol) for q in got}
+        if None in oks or len(oks) != 1:
+            return None  # code cannot tell, or a decimal/thousands comma changes the verdict (F8)
+        ok = bool(oks.pop())
         verdicts.append(ok)
-        notes.append(f"{answer!r} vs reference {part!r}: {'within' if ok else 'outside'} {rel_tol * 100:g} %")
+        both = f" (read as {got[0].value:g} or {got[1].value:g})" if len(got) > 1 else ""
+        notes.append(f"{answer!r} vs reference {part!r}: {'within' if ok else 'outside'} {rel_tol * 100:g} %{both}")
     level = combine_parts([1.0 if ok else 0.0 for ok in verdicts])
     return CodeDecision(level, "[code, no model call] " + "; ".join(notes))
 

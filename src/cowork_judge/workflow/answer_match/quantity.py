@@ -109,8 +109,16 @@ def clean_latex(text: str) -> str:
     return re.sub(r"\s+", " ", out).strip().rstrip(".")
 
 
-def parse_quantity(text: str) -> Quantity | None:
+_LONE_COMMA_GROUP = re.compile(r"\d{1,3},\d{3}")
+"""A mantissa whose one comma may be a thousands separator or a decimal comma ("9,807")."""
+
+
+def parse_quantity(text: str, *, decimal_comma: bool = False) -> Quantity | None:
     """The quantity `text` states, or None when it is not exactly one number with an optional unit.
+
+    A comma between digit groups is a thousands separator (``"12,345,678"``, ``"9,807.5"``),
+    except that with `decimal_comma` a lone group of three digits (``"9,807"``) is read as a
+    decimal comma (9.807): see `comma_readings`.
 
     Examples: ``"9.8 m/s^2"``, ``"$6.0 \\times 10^{3}\\,\\text{J}$"``, ``"−0.25"``, ``"3/4"``,
     ``"25 %"``. A number followed by more words (``"about 3 apples per day"``) parses only
@@ -120,7 +128,8 @@ def parse_quantity(text: str) -> Quantity | None:
     m = _NUMBER.match(s)
     if m is None:
         return None
-    mant = m.group("mant").replace(",", "")
+    mant = m.group("mant")
+    mant = mant.replace(",", ".") if decimal_comma and _LONE_COMMA_GROUP.fullmatch(mant) else mant.replace(",", "")
     try:
         value = float(mant)
         if m.group("den") is not None:
@@ -146,6 +155,17 @@ def parse_quantity(text: str) -> Quantity | None:
     if dims is None and re.search(r"\s", rest) and unit != "%":
         return None  # several words that do not read as units: a sentence, not a quantity
     return Quantity(value, unit, dims, factor)
+
+
+def comma_readings(text: str) -> list[Quantity]:
+    """Every quantity `text` may mean (trial 9 F8): one, or two when its number is a lone
+    comma group of three digits (``"9,807"``: 9807 with a thousands comma, 9.807 with a decimal
+    comma, as German or French write standard gravity); [] when `text` is no quantity."""
+    first = parse_quantity(text)
+    if first is None:
+        return []
+    second = parse_quantity(text, decimal_comma=True)
+    return [first] if second is None or second == first else [first, second]
 
 
 def normalize_unit(text: str) -> str | None:
@@ -257,7 +277,9 @@ def final_answers(response: str, parts: int) -> list[str] | None:
     ``b)``, ``c:`` are removed. A response that states more than one different answer after
     such a marker (``Answer: 12 km`` then ``Wait, I made an error. Answer: 3.5 km``, the
     second one mid-line) has no clear final answer: None; so has a single-part response
-    whose last ``\boxed{…}`` is followed by an "Answer:" that does not state the same quantity.
+    whose last ``\boxed{…}`` is followed by an "Answer:" that does not state the same quantity,
+    and a response whose text after the last marked answer states a rival quantity of the same
+    dimension (`_rival_after`: "Final answer: 3 km" then "the correct distance is 7 km").
     """
     text = response.strip()
     if parts == 1 and len(text) <= 200 and parse_quantity(text) is not None:
@@ -266,13 +288,42 @@ def final_answers(response: str, parts: int) -> list[str] | None:
     if len(found) >= parts:
         if parts == 1 and _corrected_after_boxed(text, found[-1]):
             return None
-        return [_unlabel(b, parts) for b in found[-parts:]]
+        answers = [_unlabel(b, parts) for b in found[-parts:]]
+        tail = max(m.end() for m in _BOXED.finditer(text)) + len(found[-1]) + 1
+        return None if _rival_after(text[tail:], answers) else answers
     finals = [m.group("text") for line in text.splitlines() if (m := _FINAL_LINE.match(line.strip()))]
     if finals and len(_stated_answers(text)) == 1:
         pieces = [p.strip() for p in finals[-1].split(";")] if parts > 1 else [finals[-1]]
         if len(pieces) == parts:
-            return [_unlabel(p, parts) for p in pieces]
+            answers = [_unlabel(p, parts) for p in pieces]
+            tail = max(m.end() for m in _ANSWER_MARK.finditer(text))
+            return None if _rival_after(text[tail:], answers) else answers
     return None
+
+
+_TAIL_QUANTITY = re.compile(r"(?<![\w.,])[+\-]?\d+(?:[.,]\d+)*(?:\s*[A-Za-zΩμµ°%][A-Za-zΩμµ°%/^*·\d\-]*)?")
+"""A number, with the unit-like word that may follow it, in the text after a final answer."""
+MAX_TAIL_CHARS = 4000
+"""How much text after the last marked answer `_rival_after` reads (bounds its cost)."""
+
+
+def _rival_after(tail: str, answers: list[str]) -> bool:
+    """Whether `tail`, the text after the last marked answer, states another quantity of the
+    same dimension as one of `answers` that agrees with none of them (trial 9 F9: "Final answer:
+    3 km" then "That was wrong. The correct distance is 7 km."): a retraction or a hedge, so the
+    final answer is not clear. Numbers of other dimensions ("2 hours", a bare "4 steps" after a
+    "3 km") and the same quantity restated ("3000 m") are no rival. Reads at most
+    `MAX_TAIL_CHARS` characters."""
+    said = [q for a in answers if (q := parse_quantity(a)) is not None and q.dims is not None]
+    for m in _TAIL_QUANTITY.finditer(tail[:MAX_TAIL_CHARS]):
+        token = m.group(0).rstrip("-.,")
+        later = parse_quantity(token) or parse_quantity(re.split(r"\s+|(?<=\d)(?=[A-Za-zΩμµ°%])", token)[0])
+        if later is None or later.dims is None:
+            continue
+        same = [q for q in said if q.dims == later.dims]
+        if same and not any(agree(q, later, 1e-9) for q in same):
+            return True
+    return False
 
 
 def _corrected_after_boxed(text: str, last_boxed: str) -> bool:
