@@ -63,6 +63,8 @@ _TABLE: tuple[Check, ...] = (
     Check("M004", "WARN", "routing fields of another judge_method are ignored (code_method_name on an agentic row…)"),
     Check("M005", "WARN", "deck code rows (check_deck_openable, check_pptx_openable, page_count_between) without `path` "
                           "and no locate_deck row: each check locates the deck itself with locate_deck's defaults"),
+    Check("M006", "WARN", "a chat task (no deliverable named by its prompt or rows) has text code rows without "
+                          "\"source\": \"response\": they search the files the agent never delivers"),
     Check("M010", "ERROR", "workflow is not installed, cannot be imported, or has no name"),
     Check("M011", "ERROR", "workflow's REQUIRES_ABI is missing or incompatible with the installed engine"),
     Check("M012", "ERROR", "the package's extras (COWORK_JUDGE_EXTRAS / test.sh) cannot run its rows (a workflow or code "
