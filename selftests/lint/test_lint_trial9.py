@@ -57,3 +57,24 @@ def test_no_m006_when_the_rows_read_the_message_or_the_task_delivers_files(tmp_p
     else:
         prompt = "Write your explanation to /app/output/answer.md.\n"
     assert _m006(_task(tmp_path, rows, prompt)) == []
+
+
+# --------------------------------------------------------------------------- F7 (lint part): Writer without Impress
+
+def test_t014_a_deck_verifier_image_with_writer_but_no_impress(make_instance):
+    from lint.test_task_folder import SEPARATE_TOML, WF_PPT
+
+    from lint.conftest import rows
+
+    writer = ("FROM debian:bookworm-slim\nRUN apt-get update && apt-get install -y --no-install-recommends python3 "
+              "libreoffice-writer libreoffice-core fonts-dejavu\nCOPY . /tests/\n")
+    deck = make_instance(rubric=rows(extra=[WF_PPT]), toml=SEPARATE_TOML, files={"Dockerfile": writer})
+    codes = {f.code: f for f in lint_instance(deck).findings}
+    assert "T011" not in codes and "T014" in codes, [f.line() for f in lint_instance(deck).findings]
+    assert "libreoffice-core, libreoffice-writer but not Impress" in codes["T014"].message
+    assert "add libreoffice-impress" in codes["T014"].message
+    for fixed in (writer.replace("libreoffice-core", "libreoffice-impress"), writer.replace("libreoffice-writer ", "libreoffice ")):
+        ok = make_instance(rubric=rows(extra=[WF_PPT]), toml=SEPARATE_TOML, files={"Dockerfile": fixed})
+        assert "T014" not in {f.code for f in lint_instance(ok).findings}
+    chat = make_instance(toml=SEPARATE_TOML, files={"Dockerfile": writer})  # no row renders a deck
+    assert "T014" not in {f.code for f in lint_instance(chat).findings}

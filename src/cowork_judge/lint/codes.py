@@ -85,6 +85,8 @@ _TABLE: tuple[Check, ...] = (
                            "(ppt_judge: those rows end unjudged render_env)"),
     Check("T013", "ERROR", "rows about what the agent did (trajectory code methods, trajectory_judge) in a separate-verifier "
                            "task that hands the verifier no trajectory.json (no [[verifier.collect]] hook copying it)"),
+    Check("T014", "WARN", "a separate verifier's tests/Dockerfile installs LibreOffice components without Impress "
+                          "(libreoffice-writer…) while rows render decks: a deck does not open (render_env)"),
     Check("S001", "WARN", "no test.sh in the tests dir (Harbor fails every trial)"),
     Check("S002", "ERROR", "test.sh pins no cowork-judge version"),
     Check("S003", "WARN", "task.toml declares COWORK_JUDGE_VERSION but test.sh never reads it"),

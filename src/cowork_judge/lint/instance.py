@@ -8,6 +8,7 @@ cannot read becomes a finding. The result also carries the facts family checks c
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -259,12 +260,30 @@ def _image_findings(path: Path, file: str, toml: tasktoml.TaskToml | None, facts
         return []
     body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#")).lower()
     if "libreoffice" in body or "soffice" in body:
-        return []
+        return _impress_findings(body, file, need)
     return [Finding("T011", file, f"the separate verifier is built from this file, which installs no LibreOffice, but "
                                   f"{', '.join(need)} render(s) decks with it: those rows would end unjudged render_env "
                                   "(and `cowork-judge try` would not notice: it uses this machine's LibreOffice); run "
                                   "cowork-judge init (it writes the image for the extras task.toml declares), or install "
                                   "libreoffice-impress and fonts (--ignore T011 for a base image that has them)")]
+
+
+OFFICE_PACKAGE = re.compile(r"\blibreoffice(?:-[a-z0-9][a-z0-9.+-]*)?")
+"""A LibreOffice package name in a Dockerfile's install lines (``libreoffice``, ``libreoffice-writer``…)."""
+
+
+def _impress_findings(body: str, file: str, need: list[str]) -> list[Finding]:
+    """T014 (trial 9 F7): a Dockerfile `body` (lower case, comments dropped) that names LibreOffice packages, all of
+    them components without Impress (``libreoffice-writer``, ``libreoffice-calc``, ``libreoffice-core``…): a deck
+    does not open there, and the deck rows `need` names end unjudged render_env. The whole suite (a bare
+    ``libreoffice``, ``libreoffice-nogui``) or any ``…impress…`` package is enough; [] then."""
+    names = set(OFFICE_PACKAGE.findall(body))
+    if not names or any(n in ("libreoffice", "libreoffice-nogui") or "impress" in n for n in names):
+        return []
+    return [Finding("T014", file, f"this file installs LibreOffice {', '.join(sorted(names))} but not Impress, and "
+                                  f"{', '.join(need)} render(s) decks with it: a .pptx does not open without Impress, so "
+                                  "those rows would end unjudged render_env; add libreoffice-impress (or install "
+                                  "libreoffice-impress-nogui; --ignore T014 for a base image that has it)")]
 
 
 TRAJECTORY_WORKFLOW = "trajectory_judge"
