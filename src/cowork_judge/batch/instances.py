@@ -44,6 +44,7 @@ from typing import Any, Literal
 
 from cowork_judge._util.fsutil import plain_name_problem, quoted, walk_following_links
 from cowork_judge.core.integrity import SealCheck, check
+from cowork_judge.core.knobs import TRUTHY
 from cowork_judge.core.layout import VerifierLayout
 
 AGENT_FILES = ("trajectory.json", "final_answer.txt", "response.txt")
@@ -155,13 +156,24 @@ VERDICT_CACHE_DIR = "verdict-cache"
 """The batch's verdict cache under ``--out`` (JUDGE_VERDICT_CACHE unless set; `run.verdict_cache`)."""
 
 
+def batch_cache_env(environ: Mapping[str, str], out: Path) -> dict[str, str]:
+    """`environ` with JUDGE_VERDICT_CACHE set to the batch's ``<out>/verdict-cache`` when it is unset, blank or a yes
+    word (``on``, ``1``, ``true``…: the cache asked for, its folder left to the batch; trial 9 F5, where ``on`` was
+    refused as a folder name and the batch ran with no cache). ``0``/``off`` and a folder are kept."""
+    env = dict(environ)
+    given = env.get("JUDGE_VERDICT_CACHE", "").strip()
+    if not given or given.lower() in TRUTHY:
+        env["JUDGE_VERDICT_CACHE"] = str(Path(out).absolute() / VERDICT_CACHE_DIR)
+    return env
+
+
 def child_env(environ: Mapping[str, str], limits: Limits, out: Path | None = None) -> dict[str, str]:
     """The environment of every run: ours, minus per-instance paths (`CHILD_ENV_DROPPED`),
     with both concurrency knobs set to the run's share, the start jitters 0 unless set, and
-    the verdict cache on in ``<out>/verdict-cache`` unless JUDGE_VERDICT_CACHE is set (``0`` turns it off)."""
-    env = {k: v for k, v in environ.items() if k not in CHILD_ENV_DROPPED}
-    if out is not None and not env.get("JUDGE_VERDICT_CACHE", "").strip():
-        env["JUDGE_VERDICT_CACHE"] = str(Path(out).absolute() / VERDICT_CACHE_DIR)
+    the verdict cache on in ``<out>/verdict-cache`` unless JUDGE_VERDICT_CACHE names a folder (``0`` turns it off;
+    a yes word such as ``on`` or ``1`` asks for the cache, and means that default folder in a batch: trial 9 F5)."""
+    env = {k: v for k, v in (batch_cache_env(environ, out) if out is not None else environ).items()
+           if k not in CHILD_ENV_DROPPED}
     env["JUDGE_CONCURRENCY"] = str(limits.per_run)
     env["JUDGE_WORKFLOW_CONCURRENCY"] = str(limits.per_run)
     for knob in JITTER_KNOBS:

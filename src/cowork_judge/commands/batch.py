@@ -94,7 +94,7 @@ def main(argv: list[str]) -> int:
     # a SIGTERM before the runner takes the signals (the lock wait, re-scoring stored results)
     # ends the batch as one during the run does, not by the default action's silent death (-15)
     signal.signal(signal.SIGTERM, _stop_before_the_run)
-    from cowork_judge.batch.instances import BatchInputError, child_env, discover_instances, plan_limits
+    from cowork_judge.batch.instances import BatchInputError, batch_cache_env, child_env, discover_instances, plan_limits
     from cowork_judge.batch.pool import WorkerStartError
     from cowork_judge.batch.runner import BatchRunner, run_with_signals
     from cowork_judge.fleet.outputs import Progress
@@ -110,7 +110,7 @@ def main(argv: list[str]) -> int:
         return fail(str(exc))
     from cowork_judge._util.procs import judge_environment
 
-    environ = judge_environment()
+    environ = batch_cache_env(judge_environment(), args.out)  # JUDGE_VERDICT_CACHE=on: the batch's own cache
     problem = _out_problem(args, instances, environ)
     if problem is not None:
         return fail(problem)

@@ -228,7 +228,7 @@ def _calibrate_instances(instances: list[BatchInstance], labels: dict[str, Any],
                   "agreement (give the agent's work with import --deliverables)", file=sys.stderr)
             continue
         one = calibrate_instance(inst.name, doc, labels[inst.name], inst.tags)
-        for line in one.text_mismatches:
+        for line in (*one.text_mismatches, *one.label_conflicts):
             print(f"cowork-judge calibrate: {inst.name}: warning: {line}", file=sys.stderr)
         if one.confusion.n == 0 and one.unjudged == 0 and one.unknown_labels and one.unknown_labels + len(
                 one.text_mismatches) >= len(labels[inst.name]):
@@ -292,7 +292,9 @@ def _headline(doc: dict[str, Any]) -> str:
     return (f"calibrate: {a['n']} row pairs over {doc['instances']['calibrated']} instance(s): accuracy "
             f"{fmt(a['accuracy'], a['accuracy_ci'])}, kappa {fmt(a['kappa'], a['kappa_ci'])}, F1 {fmt(a['f1'], a['f1_ci'])}; "
             f"reward MAE {fmt(r['mae'], r['mae_ci'])}, Spearman {fmt(r['spearman'], r['spearman_ci'])}"
-            + (f" ({a['ci_note']})" if a["ci_note"] else "") + _left_out(doc) + _partial(doc))
+            + (f" ({a['ci_note']})" if a["ci_note"] else "") + _left_out(doc) + _partial(doc)
+            + (f"; {doc['rows']['label_conflicts']} label(s) whose level contradicts its hit or a row scored by hit, "
+               "read by the scoring rule (warnings above)" if doc["rows"].get("label_conflicts") else ""))
 
 
 def _partial(doc: dict[str, Any]) -> str:

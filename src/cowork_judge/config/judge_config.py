@@ -260,8 +260,9 @@ class JudgeConfig(BaseModel):
         doc="JUDGE_VERDICT_CACHE: a folder of cached verdicts; a re-judge of "
                                           "the same deliverable by the same judge asks only rows whose text changed "
                                           "(run/verdict_cache.py). Off for `cowork-judge run` unless set; `cowork-judge batch` "
-                                          "uses <out>/verdict-cache unless set (0/off disables it there). A path naming an existing file (not a folder) "
-                                          "is invalid, and so is a yes word such as on or 1 (it would name a folder). A folder the run cannot "
+                                          "uses <out>/verdict-cache unless set (0/off disables it there; a yes word such as on or 1 means that folder). "
+                                          "A path naming an existing file (not a folder) is invalid, and so is a yes word "
+                                          "such as on or 1 for a run (it would name a folder). A folder the run cannot "
                                           "create or write is a warning in the result (no verdict is stored there).")
     instance_id: str | None = knob(None, env="JUDGE_INSTANCE_ID", parse=text, effect=Effect.none("a label sent to the endpoint (JUDGE_SEND_INSTANCE_ID)"),
         doc="JUDGE_INSTANCE_ID: a name of the instance being judged (`batch` sets "

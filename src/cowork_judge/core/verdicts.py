@@ -172,6 +172,33 @@ PARSE_STEPS = ("json", "fenced", "brace_scan", "row_salvage", "none")
 """Names of the five recovery steps, in order (SPEC §5)."""
 
 
+def label_verdict(row: Criterion, hit: bool, level: float | None, *, method: Method) -> tuple[Verdict, str | None]:
+    """A human label ``{hit, level?}`` as a verdict, read by the one rule the judge's answers are read by
+    (`parse_reply`, docs/scoring.md; trial 9 F3: calibrate read ``{hit: false, level: 1}`` as a miss in
+    agreement and as full credit in the human reward).
+
+    A graded row's label with a level: the level decides, except that ``hit: false`` with a level at or
+    above the row's bar (above 0 without a ``pass_level``) is a miss with no credit (level dropped), and
+    ``hit: true`` below the bar is a miss earning ``weight × level``. A level on a row scored by hit
+    (binary, hurdle, deduction) is ignored: the row is read by its hit. A graded row without a level
+    is read by its hit (full or no credit).
+
+    Returns:
+        (the verdict, judged; None or one line saying what the label said and how it is read).
+    """
+    if level is None:
+        return Verdict(id=row.id, hit=hit, judged=True, method=method), None
+    if not row.graded:
+        return (Verdict(id=row.id, hit=hit, judged=True, method=method),
+                f"level {level:g} on a row scored by hit (not graded): the level is ignored, the row read as "
+                f"{'hit' if hit else 'a miss'}")
+    problems: list[str] = []
+    verdict = _row_verdict({"hit": hit, "level": level}, row, problems, method=method)
+    if not problems:
+        return verdict, None
+    return verdict, problems[0].split(": ", 1)[1].replace("scored as a miss (level_fallback)", "read as a miss, no credit")
+
+
 def block_verdicts(rows: Sequence[Criterion], read: Mapping[str, Verdict], *, kind: ErrorKind, reason: str,
                    attempts: int, extra_attempts: Mapping[str, int], seconds: float) -> dict[str, Verdict]:
     """One verdict per row of an agentic block at the end of its attempts: the verdict read for

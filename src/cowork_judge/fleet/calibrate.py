@@ -32,7 +32,7 @@ from cowork_judge import __version__
 from cowork_judge.core.fold import stored_run
 from cowork_judge.core.result import ResultDocument
 from cowork_judge.core.scoring import ScoringError, score
-from cowork_judge.core.verdicts import Verdict, graded_hit
+from cowork_judge.core.verdicts import Verdict, graded_hit, label_verdict
 from cowork_judge.fleet.agreement import Confusion, bootstrap, mean_abs_error, mean_error, spearman
 from cowork_judge.fleet.stats import MIN_CLUSTERS, interval_note
 
@@ -106,6 +106,9 @@ class InstanceCalibration:
     """Labelled rows whose verdict was never asked of a model (``method: delivery``: nothing was delivered)."""
     text_mismatches: tuple[str, ...] = ()
     """One line per label dropped because its ``criterion`` text is not its row's description."""
+    label_conflicts: tuple[str, ...] = ()
+    """One line per label whose level contradicts its hit, or gives a level to a row scored by hit: how it is
+    read (`core.verdicts.label_verdict`, the rule the judge's answers are read by)."""
     from_code: int = 0
     """Code rows without a label whose human verdict is the judge's (a code method decided them)."""
     judge_failed: str | None = None
@@ -130,6 +133,7 @@ def calibrate_instance(name: str, doc: ResultDocument, labels: Mapping[str, Labe
     human: dict[str, Verdict] = {}
     not_sent = 0
     mismatches: list[str] = []
+    conflicts: list[str] = []
     for c in criteria:
         label = labels.get(c.id)
         if label is not None and label.criterion is not None and normalize_text(label.criterion) != normalize_text(c.description):
@@ -145,7 +149,9 @@ def calibrate_instance(name: str, doc: ResultDocument, labels: Mapping[str, Labe
             unlabelled += 1
             human[c.id] = Verdict.unjudged(c.id, "no_verdict", "no human label", method=c.judge_method)
             continue
-        human[c.id] = Verdict(id=c.id, hit=label.hit, level=label.level, judged=True, method=c.judge_method)
+        human[c.id], conflict = label_verdict(c, label.hit, label.level, method=c.judge_method)
+        if conflict is not None:  # one reading in agreement, the human reward and the level pairs (trial 9 F3)
+            conflicts.append(f"label {c.id!r}: {conflict}")
         v = verdicts.get(c.id)
         if v is not None and v.method == "delivery":  # decided without a model: not the judge's answer
             not_sent += 1
@@ -155,11 +161,12 @@ def calibrate_instance(name: str, doc: ResultDocument, labels: Mapping[str, Labe
             continue
         # a graded row with a pass bar is hit at or above it, on both sides (a label's hit is read from its level)
         judge_hit = bool(graded_hit(c, v.hit, v.level))
-        human_hit = bool(graded_hit(c, label.hit, label.level))
+        read = human[c.id]
+        human_hit = bool(graded_hit(c, read.hit, read.level))
         pairs.append((judge_hit, human_hit))
         by_tag.setdefault(c.tag or NO_TAG, []).append((judge_hit, human_hit))
-        if c.graded and label.level is not None and v.level is not None:
-            levels.append((float(v.level), label.level))
+        if c.graded and read.level is not None and v.level is not None:
+            levels.append((float(v.level), float(read.level)))
     try:
         human_reward: float | None = score(criteria, human, policy).reward
     except ScoringError:
@@ -170,7 +177,7 @@ def calibrate_instance(name: str, doc: ResultDocument, labels: Mapping[str, Labe
         name=name, confusion=Confusion.of(pairs), by_tag={t: Confusion.of(p) for t, p in sorted(by_tag.items())},
         levels=tuple(levels), judge_reward=judge_reward, human_reward=human_reward, unjudged=unjudged, unlabelled=unlabelled,
         unknown_labels=sum(1 for k in labels if k not in human), human_reward_partial=unlabelled > 0, tags=dict(tags or {}),
-        not_sent=not_sent, text_mismatches=tuple(mismatches), from_code=from_code, judge_failed=doc.exit_code)
+        not_sent=not_sent, text_mismatches=tuple(mismatches), label_conflicts=tuple(conflicts), from_code=from_code, judge_failed=doc.exit_code)
 
 
 def _total(sample: Sequence[InstanceCalibration]) -> Confusion:
@@ -251,7 +258,8 @@ def report(instances: Sequence[InstanceCalibration], *, draws: int = 1000, seed:
                  "unlabelled": sum(i.unlabelled for i in instances), "unknown_labels": sum(i.unknown_labels for i in instances),
                  "from_code": sum(i.from_code for i in instances),
                  "not_sent": sum(i.not_sent for i in instances),
-                 "label_text_mismatch": sum(len(i.text_mismatches) for i in instances)},
+                 "label_text_mismatch": sum(len(i.text_mismatches) for i in instances),
+                 "label_conflicts": sum(len(i.label_conflicts) for i in instances)},
         "agreement": agreement,
         "levels": {"pairs": len(levels), "exact": (sum(1 for a, b in levels if a == b) / len(levels)) if levels else None,
                    "mae": mean_abs_error([a for a, _ in levels], [b for _, b in levels])},

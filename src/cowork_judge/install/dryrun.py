@@ -315,9 +315,19 @@ def _not_a_message_file(option: str, value: str | Path) -> str:
     """Why ``--final-message``/``--trajectory`` `value` is refused: a folder is named as one, not as missing."""
     if Path(value).is_dir():
         return f"{option} {value}: is a folder, not a file (give the file of the agent's final message)"
+    if Path(value).is_symlink():
+        return (f"{option} {value}: is a symbolic link to {os.readlink(value)}, which does not exist (give the file "
+                "of the agent's final message itself)")
     if os.path.lexists(value):
         return f"{option} {value}: not a regular file"
     return f"{option} {value}: no such file"
+
+
+def _through_link(value: Path) -> Path:
+    """The file a ``--final-message``/``--trajectory`` `value` names, read through a symbolic link (trial 9 F2):
+    the option is the operator's own input on the host, written anew into the sandbox, not the agent's
+    deliverable (whose links the judge does not follow). `value` is an existing file (checked before)."""
+    return Path(value).resolve() if Path(value).is_symlink() else Path(value)
 
 
 def read_rollout(path: Path | None, *, trajectory: Path | None = None, final_message: Path | None = None) -> Rollout:
@@ -344,7 +354,7 @@ def read_rollout(path: Path | None, *, trajectory: Path | None = None, final_mes
             _check_trajectory(Path(trajectory))
         else:
             _check_final_message(Path(message))
-        return Rollout("message", Path(message), {"/logs/agent/trajectory.json": Path(message)},
+        return Rollout("message", Path(message), {"/logs/agent/trajectory.json": _through_link(message)},
                        message_as_text=final_message is not None)
     root = Path(path)
     if root.is_file():
@@ -381,9 +391,9 @@ def read_rollout(path: Path | None, *, trajectory: Path | None = None, final_mes
     rollout = Rollout("flat", root, {"/app/output": root}, flat_because=_why_flat(base, names),
                       misread=_misread(root, names, message_given=trajectory is not None or final_message is not None))
     if trajectory is not None:
-        rollout.files["/logs/agent/trajectory.json"] = Path(trajectory)
+        rollout.files["/logs/agent/trajectory.json"] = _through_link(trajectory)
     if final_message is not None:
-        rollout.files["/logs/agent/trajectory.json"] = Path(final_message)
+        rollout.files["/logs/agent/trajectory.json"] = _through_link(final_message)
         rollout.message_as_text = True
     return rollout
 

@@ -63,6 +63,8 @@ _TABLE: tuple[Check, ...] = (
     Check("M004", "WARN", "routing fields of another judge_method are ignored (code_method_name on an agentic row…)"),
     Check("M005", "WARN", "deck code rows (check_deck_openable, check_pptx_openable, page_count_between) without `path` "
                           "and no locate_deck row: each check locates the deck itself with locate_deck's defaults"),
+    Check("M006", "WARN", "a chat task (no deliverable named by its prompt or rows) has text code rows without "
+                          "\"source\": \"response\": they search the files the agent never delivers"),
     Check("M010", "ERROR", "workflow is not installed, cannot be imported, or has no name"),
     Check("M011", "ERROR", "workflow's REQUIRES_ABI is missing or incompatible with the installed engine"),
     Check("M012", "ERROR", "the package's extras (COWORK_JUDGE_EXTRAS / test.sh) cannot run its rows (a workflow or code "
@@ -83,6 +85,8 @@ _TABLE: tuple[Check, ...] = (
                            "(ppt_judge: those rows end unjudged render_env)"),
     Check("T013", "ERROR", "rows about what the agent did (trajectory code methods, trajectory_judge) in a separate-verifier "
                            "task that hands the verifier no trajectory.json (no [[verifier.collect]] hook copying it)"),
+    Check("T014", "WARN", "a separate verifier's tests/Dockerfile installs LibreOffice components without Impress "
+                          "(libreoffice-writer…) while rows render decks: a deck does not open (render_env)"),
     Check("S001", "WARN", "no test.sh in the tests dir (Harbor fails every trial)"),
     Check("S002", "ERROR", "test.sh pins no cowork-judge version"),
     Check("S003", "WARN", "task.toml declares COWORK_JUDGE_VERSION but test.sh never reads it"),

@@ -8,6 +8,7 @@ cannot read becomes a finding. The result also carries the facts family checks c
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -15,6 +16,7 @@ from typing import Any
 
 from cowork_judge import ABI_COMPAT
 from cowork_judge.code_methods import TRAJECTORY_METHODS
+from cowork_judge.code_methods.files import TEXT_METHODS
 from cowork_judge.install.taskinit import AGENT_COPY_DIR
 from cowork_judge.install import extras as extras_mod
 from cowork_judge.lint import assets, deps, methods, rubric_checks, tasktoml, testsh
@@ -128,6 +130,7 @@ def lint_instance(tests_dir: Path, *, display: str | None = None, abi_compat: tu
     findings += _extras_findings(report.facts, toml, toml_shown, f"{shown}/test.sh")
     findings += _image_findings(tests_dir / "Dockerfile", f"{shown}/Dockerfile", toml, report.facts)
     findings += _trajectory_findings(doc, toml, toml_shown)
+    findings += _chat_text_findings(doc, tests_dir, f"{shown}/rubric.json")
     report.findings, report.waived = _apply_waivers(findings, doc)
     return report
 
@@ -257,12 +260,30 @@ def _image_findings(path: Path, file: str, toml: tasktoml.TaskToml | None, facts
         return []
     body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#")).lower()
     if "libreoffice" in body or "soffice" in body:
-        return []
+        return _impress_findings(body, file, need)
     return [Finding("T011", file, f"the separate verifier is built from this file, which installs no LibreOffice, but "
                                   f"{', '.join(need)} render(s) decks with it: those rows would end unjudged render_env "
                                   "(and `cowork-judge try` would not notice: it uses this machine's LibreOffice); run "
                                   "cowork-judge init (it writes the image for the extras task.toml declares), or install "
                                   "libreoffice-impress and fonts (--ignore T011 for a base image that has them)")]
+
+
+OFFICE_PACKAGE = re.compile(r"\blibreoffice(?:-[a-z0-9][a-z0-9.+-]*)?")
+"""A LibreOffice package name in a Dockerfile's install lines (``libreoffice``, ``libreoffice-writer``…)."""
+
+
+def _impress_findings(body: str, file: str, need: list[str]) -> list[Finding]:
+    """T014 (trial 9 F7): a Dockerfile `body` (lower case, comments dropped) that names LibreOffice packages, all of
+    them components without Impress (``libreoffice-writer``, ``libreoffice-calc``, ``libreoffice-core``…): a deck
+    does not open there, and the deck rows `need` names end unjudged render_env. The whole suite (a bare
+    ``libreoffice``, ``libreoffice-nogui``) or any ``…impress…`` package is enough; [] then."""
+    names = set(OFFICE_PACKAGE.findall(body))
+    if not names or any(n in ("libreoffice", "libreoffice-nogui") or "impress" in n for n in names):
+        return []
+    return [Finding("T014", file, f"this file installs LibreOffice {', '.join(sorted(names))} but not Impress, and "
+                                  f"{', '.join(need)} render(s) decks with it: a .pptx does not open without Impress, so "
+                                  "those rows would end unjudged render_env; add libreoffice-impress (or install "
+                                  "libreoffice-impress-nogui; --ignore T014 for a base image that has it)")]
 
 
 TRAJECTORY_WORKFLOW = "trajectory_judge"
@@ -301,6 +322,43 @@ def _trajectory_findings(doc: RubricDoc | None, toml: tasktoml.TaskToml | None, 
                                   f"end unjudged trajectory_missing; run cowork-judge init (it writes the hook copying "
                                   f"the agent's files to {AGENT_COPY_DIR}), or --ignore T013 when Harbor runs the judge "
                                   "as its verifier class (host mode reads the trial folder)", field="[[verifier.collect]]")]
+
+
+CHAT_PROMPTS = ("task_prompt.md", "../instruction.md")
+"""The task's prompt files `_chat_text_findings` reads (under ``tests/``), for a mention of a deliverable."""
+DELIVERABLE_CUES = ("output/", "/app/", ".pptx", ".docx", ".xlsx", ".pdf", ".csv", ".md", "file", "文件")
+"""Words of a prompt that name a deliverable (a chat task's prompt mentions none)."""
+
+
+def _chat_text_findings(doc: RubricDoc | None, tests_dir: Path, file: str) -> list[Finding]:
+    """M006 (trial 9 F4): text code rows (`TEXT_METHODS`) that search the deliverable files (``source: files``, the
+    default) in a task that looks like a chat task — no row locates a file (no workflow row, no other code row, no
+    ``glob``/``path``), and its prompt (`CHAT_PROMPTS`) names no deliverable (`DELIVERABLE_CUES`): they would
+    search files the agent never delivers and miss (try warns at run time; lint said nothing). [] otherwise."""
+    rows = [r for r in (doc.rows if doc is not None else []) if isinstance(r.raw, Mapping)]
+    text_rows, other = [], False
+    for row in rows:
+        params = row.get("code_method_params")
+        params = params if isinstance(params, Mapping) else {}
+        if row.method == "workflow" or (row.method == "code" and row.get("code_method_name") not in TEXT_METHODS) or (
+                row.method == "code" and ("glob" in params or "path" in params)):
+            other = True
+        elif row.method == "code" and params.get("source", "files") == "files":
+            text_rows.append(row.label)
+    if not text_rows or other:
+        return []
+    for name in CHAT_PROMPTS:
+        try:
+            prompt = (tests_dir / name).read_text(encoding="utf-8", errors="replace").casefold()
+        except OSError:
+            continue
+        if any(cue in prompt for cue in DELIVERABLE_CUES):
+            return []
+    shown = ", ".join(text_rows[:6]) + (f" and {len(text_rows) - 6} more" if len(text_rows) > 6 else "")
+    return [Finding("M006", file, f"code row(s) {shown} search the deliverable files (source: files, the default), but "
+                                  "the task looks like a chat task (no row locates a file, its prompt names no "
+                                  "deliverable): they cannot match the final message; give them \"source\": \"response\" "
+                                  "(or --ignore M006 if the agent does write files)", field="code_method_params")]
 
 
 def _extras(pins: testsh.Pins | None, toml: tasktoml.TaskToml | None) -> tuple[str, ...] | None:

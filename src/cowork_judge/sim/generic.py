@@ -195,6 +195,8 @@ def grade_generic(req: SimRequest, policy: VerdictPolicy) -> GenericAnswer:
         entry = policy.answers.get(k) if isinstance(policy, OraclePolicy) else None
         level = entry.get("level") if entry else None
         hit = bool(d.get("hit"))
+        if level is not None and bool(level > 0) != hit:  # a contradicting label: a miss, no credit (docs/scoring.md)
+            hit, level = False, 0.0
         verdicts.append(Verdict(hit, float(level) if level is not None else float(hit), bool(d.get("na")),
                                 str(d.get("reason") or "")))
     payload = fill(req.answer_schema, shape, list_key, criteria, verdicts)

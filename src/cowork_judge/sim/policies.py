@@ -134,6 +134,26 @@ class OraclePolicy:
             if isinstance(entry.get("criterion"), str):
                 self._normalized.setdefault(normalize_criterion(entry["criterion"]), key)
 
+    def conflicts(self) -> list[str]:
+        """One warning line per entry whose ``level`` contradicts its ``hit`` by the judge's scoring rule
+        (docs/scoring.md, trial 9 F3): the simulator sends both as they are, and the judge reads ``hit: false``
+        with a passing level as a miss with no credit, ``hit: true`` below the bar as a miss earning its level.
+        Without the row's ``pass_level`` here, ``hit: false`` with a level between 0 and 1 is said to contradict
+        unless the row's bar is above it. [] when none does."""
+        out = []
+        for key, entry in [*self.answers.items(), *((f"{k}@{n}", e) for (k, n), e in self.page_answers.items())]:
+            level = entry.get("level")
+            if level is None or bool(level > 0) == entry["hit"]:
+                continue
+            if entry["hit"]:
+                out.append(f"entry {key!r}: hit=true with level 0: the judge reads it by the level, a miss with no "
+                           "credit (docs/scoring.md)")
+            else:
+                unless = "" if level >= 1 else f", unless the row's pass_level is above {level:g}"
+                out.append(f"entry {key!r}: hit=false with level {level:g}: the judge reads it as a miss with no "
+                           f"credit{unless} (docs/scoring.md)")
+        return out
+
     def find_key(self, text: str, ids: list[str] | tuple[str, ...] = ()) -> str | None:
         """The oracle key of a generic-mode criterion, or None.
 
