@@ -16,6 +16,7 @@ from typing import Any
 
 from cowork_judge import ABI_COMPAT
 from cowork_judge.code_methods import TRAJECTORY_METHODS
+from cowork_judge.code_methods.decks import DECK_SUFFIXES
 from cowork_judge.code_methods.files import TEXT_METHODS
 from cowork_judge.install.taskinit import AGENT_COPY_DIR
 from cowork_judge.install import extras as extras_mod
@@ -326,8 +327,9 @@ def _trajectory_findings(doc: RubricDoc | None, toml: tasktoml.TaskToml | None, 
 
 CHAT_PROMPTS = ("task_prompt.md", "../instruction.md")
 """The task's prompt files `_chat_text_findings` reads (under ``tests/``), for a mention of a deliverable."""
-DELIVERABLE_CUES = ("output/", "/app/", ".pptx", ".docx", ".xlsx", ".pdf", ".csv", ".md", "file", "文件")
-"""Words of a prompt that name a deliverable (a chat task's prompt mentions none)."""
+DELIVERABLE_CUES = ("output/", "/app/", *DECK_SUFFIXES, ".docx", ".xlsx", ".csv", ".md", "file", "文件")
+"""Words of a prompt that name a deliverable (a chat task's prompt mentions none); the deck suffixes are the code
+methods' (`code_methods.decks.DECK_SUFFIXES`: no module but `evidence.kinds` spells them)."""
 
 
 def _chat_text_findings(doc: RubricDoc | None, tests_dir: Path, file: str) -> list[Finding]:
