@@ -31,6 +31,8 @@ def _ctx(tmp_path, runs):
     ([("ls  # then pytest", 0)], False, "no command matches"),
     ([("pytest -q || true", 0)], False, "forces its exit status ('|| true')"),
     ([("pytest -q; true", 0)], False, "forces its exit status"),
+    ([("pytest -q; echo done", 0)], False, "forces its exit status"),
+    ([("pytest -q && echo passed", 0)], True, "exited 0 (step 2)"),
     ([("pytest -q", 0), ("pytest -q", 1)], False, "exited 1 (step 3)"),
     ([("pytest -q || true", 0), ("cd app && pytest -q", 0)], True, "exited 0 (step 3)"),
     ([("pytest -q | tee log.txt", 0)], True, "exited 0 (step 2)"),

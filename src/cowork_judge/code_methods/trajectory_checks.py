@@ -112,9 +112,9 @@ def tool_called(ctx: CodeContext, name: str, min_count: int = 1, args_contain: s
 _SEGMENT_SPLIT = re.compile(r"\|\||&&|[;|\n]")
 _COMMENT = re.compile(r"(^|\s)#.*$")
 _ECHO_ONLY = re.compile(r"^\s*(#|(echo|printf)\b)")
-_FORCED = re.compile(r"\|\|\s*(true\b|:|echo\b|printf\b|exit\s+0\b)|;\s*(true|:|exit\s+0)\s*$")
-"""A command line whose exit status is forced to 0 (``|| true``, ``|| echo …``, ``; true`` at the end): its
-status says nothing about the command it guards (trial 10 F5)."""
+_FORCED = re.compile(r"\|\|\s*(true\b|:|echo\b|printf\b|exit\s+0\b)|[;\n]\s*(true|:|exit\s+0|echo\b[^;&|\n]*|printf\b[^;&|\n]*)\s*$")
+"""A command line whose exit status is forced to 0 (``|| true``, ``|| echo …``, ``; true`` or ``; echo …`` at
+the end): its status says nothing about the command it guards (trial 10 F5)."""
 
 
 def _run_segments(command: str) -> list[str]:
