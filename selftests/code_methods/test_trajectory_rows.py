@@ -178,7 +178,7 @@ def _codex_like(tmp_path, exits):
     return make_ctx(tmp_path).segment()
 
 
-@pytest.mark.parametrize("exits, hit, cited", [([1, 0], True, "step 3"), ([2, 1], False, "steps 2, 3")])
+@pytest.mark.parametrize("exits, hit, cited", [([1, 0], True, "step 3"), ([2, 1], False, "exited 1 (step 3)"), ([0, 1], False, "exited 1 (step 3)")])
 def test_command_succeeded_reads_each_call_exit_status(tmp_path, exits, hit, cited):
     from cowork_judge.code_methods import CODE_METHODS
     ok, reason, _ = CODE_METHODS["command_succeeded"](_codex_like(tmp_path, exits), pattern=r"pytest\b")

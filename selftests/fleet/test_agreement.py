@@ -71,8 +71,8 @@ def test_calibrate_instance_by_hand():
     assert cal.human_reward == pytest.approx(2 / 6) and cal.judge_reward == pytest.approx(4 / 6)
     partial = calibrate_instance("j", doc, {"R1": Label(True)})
     assert partial.unlabelled == 3 and partial.human_reward_partial
-    # unlabelled rows are unjudged in the human fold: the deduction N1 deducts under the default policy
-    assert partial.human_reward == pytest.approx((3 - 1) / 6)
+    # trial 10 F2: an unlabelled row is no human judgement: the instance's human reward is withheld
+    assert partial.human_reward is None
 
 
 def test_report_shape_and_determinism():

@@ -68,8 +68,8 @@ def test_an_unlabelled_code_row_keeps_the_judges_verdict_in_the_human_reward(tmp
 def test_an_unlabelled_model_row_is_said_in_the_headline(tmp_path, monkeypatch, capsys):
     report, err = _calibrate(tmp_path, monkeypatch, capsys, {"R-RELIABLE": {"hit": True}})
     assert report["reward"]["human_partial"] == 3 and report["rows"]["unlabelled"] == 3
-    assert ("human rewards partial on 3 of 3 instance(s): 3 model row(s) without a label count as unjudged there"
-            in err), err
+    assert ("human reward withheld on 3 of 3 instance(s): 3 model row(s) without a label" in err), err
+    assert report["reward"]["instances"] == 0 and report["reward"]["mae"] is None  # trial 10 F2
 
 
 def test_a_judge_failure_is_left_out_of_the_reward_effect(tmp_path, monkeypatch, capsys):

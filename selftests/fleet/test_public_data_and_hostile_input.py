@@ -205,7 +205,8 @@ def test_intervals_need_enough_clusters_and_report_their_count():
     assert doc["tags"]["common"]["clusters"] == 8 and doc["tags"]["common"]["accuracy_ci"] is not None
     assert doc["tags"]["rare"]["clusters"] == 2 and doc["tags"]["rare"]["accuracy_ci"] is None
     assert "2 instance(s) contribute, fewer than the minimum of 5" in doc["tags"]["rare"]["ci_note"]
-    assert doc["agreement"]["clusters"] == 8 and doc["reward"]["clusters"] == 8 and doc["options"]["min_clusters"] == 5
+    # trial 10 F2: only the 2 fully labelled instances have a human reward
+    assert doc["agreement"]["clusters"] == 8 and doc["reward"]["clusters"] == 2 and doc["options"]["min_clusters"] == 5
 
 
 def test_out_of_range_reward_is_invalid_not_summarized(tmp_path, capsys):

@@ -109,46 +109,71 @@ def tool_called(ctx: CodeContext, name: str, min_count: int = 1, args_contain: s
                    f"{', '.join(called[:12]) or 'none'}"), {}
 
 
-def command_succeeded(ctx: CodeContext, pattern: str) -> tuple[bool, str, dict[str, Any]]:
-    """Hit when a command matching regular expression `pattern` (case-insensitive, searched
-    in each tool call's command line: ``command``, ``cmd``, ``keystrokes``…) ran and exited 0.
+_SEGMENT_SPLIT = re.compile(r"\|\||&&|[;|\n]")
+_COMMENT = re.compile(r"(^|\s)#.*$")
+_ECHO_ONLY = re.compile(r"^\s*(#|(echo|printf)\b)")
+_FORCED = re.compile(r"\|\|\s*(true\b|:|echo\b|printf\b|exit\s+0\b)|[;\n]\s*(true|:|exit\s+0|echo\b[^;&|\n]*|printf\b[^;&|\n]*)\s*$")
+"""A command line whose exit status is forced to 0 (``|| true``, ``|| echo …``, ``; true`` or ``; echo …`` at
+the end): its status says nothing about the command it guards (trial 10 F5)."""
 
-    A miss when no command matches, or every matching one recorded a non-zero exit status.
-    Each call's status is `TrajectoryStep.exit_status`: the tool's structured status wins over
-    text, and a text status the command line itself prints, or conflicting statuses, are unclear.
+
+def _run_segments(command: str) -> list[str]:
+    """The parts of a command line that run something: split at ``;``, ``&&``, ``||``, ``|`` and
+    newlines; of a part that prints (``echo``, ``printf``) only the command word is kept and a
+    comment (``#``) is left out, so a pattern written in an ``echo`` is no run of the command
+    (trial 10 F5)."""
+    out = []
+    for part in _SEGMENT_SPLIT.split(command):
+        part = _COMMENT.sub("", part)
+        printed = _ECHO_ONLY.match(part)
+        if part.strip() and printed is None:
+            out.append(part)
+        elif printed is not None and printed.group(2):  # the printing command itself, not what it prints
+            out.append(printed.group(2))
+    return out
+
+
+def command_succeeded(ctx: CodeContext, pattern: str) -> tuple[bool, str, dict[str, Any]]:
+    """Hit when the LAST run of a command matching regular expression `pattern` (case-insensitive,
+    searched in each tool call's command line: ``command``, ``cmd``, ``keystrokes``…, outside parts
+    that only ``echo``/``printf`` or comment) exited 0 and its status was not forced.
+
+    The last matching call whose status is recorded decides (trial 10 F5: an earlier passing run
+    does not hide a later failing one). A miss when no command matches, when it exited non-zero,
+    or when its command line forces the status (``|| true``, ``|| echo``, ``; true``). Each call's
+    status is `TrajectoryStep.exit_status`: the tool's structured status wins over text, and a
+    text status the command line itself prints, or conflicting statuses, are unclear.
 
     Raises:
         TrajectoryMissing: no readable trajectory; or commands match but none of them records
-            an exit status (the judge cannot tell whether they succeeded); or none clearly exited
-            0 and one's status is unclear (trial 9 F10: "exit status unclear").
+            an exit status (the judge cannot tell whether they succeeded); or the deciding call's
+            status is unclear (trial 9 F10: "exit status unclear").
     """
     traj = _trajectory(ctx)
     calls = {f"{s.number}:{k}": (s, c) for k, (s, c) in enumerate(traj.tool_calls()) if c.command()}
-    matched = _search_all(ctx, pattern, [(key, c.command() or "") for key, (_, c) in calls.items()])
+    texts = [(f"{key}#{n}", part) for key, (_, c) in calls.items() for n, part in enumerate(_run_segments(c.command() or ""))]
+    matched = {name.split("#")[0] for name in _search_all(ctx, pattern, texts)}
     if not matched:
-        return False, f"no command matches /{pattern}/ ({len(calls)} command(s) ran)", {}
-    ok: list[int] = []
-    failed: list[int] = []
+        return False, f"no command matches /{pattern}/ outside echo/comments ({len(calls)} command(s) ran)", {}
     unknown: list[int] = []
-    unclear: list[tuple[int, str]] = []
-    for key in sorted(matched, key=lambda k: int(k.split(":")[1])):
+    for key in sorted(matched, key=lambda k: int(k.split(":")[1]), reverse=True):
         step, call = calls[key]
         code, why = step.exit_status(call)
         if why:
-            unclear.append((step.number, why))
-        else:
-            (unknown if code is None else ok if code == 0 else failed).append(step.number)
-    if ok:
-        return True, f"a command matching /{pattern}/ exited 0 ({_steps(ok)})", {}
-    if unclear:
-        n, why = unclear[0]
-        raise TrajectoryMissing(f"no command matching /{pattern}/ clearly exited 0: at step {n}, {why}"
-                                + (f"; exited non-zero at {_steps(failed)}" if failed else ""))
-    if failed:
-        return False, f"commands matching /{pattern}/ exited non-zero ({_steps(failed)})" + (
-            f"; no exit status recorded at {_steps(unknown)}" if unknown else ""), {}
-    raise TrajectoryMissing(f"commands matching /{pattern}/ ran ({_steps(unknown)}) but the trajectory records no exit "
-                            "status for them: whether they succeeded cannot be told")
+            raise TrajectoryMissing(f"the last run of a command matching /{pattern}/ (step {step.number}) has an "
+                                    f"unclear exit status: {why}")
+        if code is None:
+            unknown.append(step.number)
+            continue
+        forced = _FORCED.search(call.command() or "")
+        if forced:
+            return False, (f"the last run of a command matching /{pattern}/ (step {step.number}) forces its exit "
+                           f"status ({forced.group(0).strip()!r}): not a success"), {}
+        if code == 0:
+            return True, f"the last run of a command matching /{pattern}/ exited 0 (step {step.number})", {}
+        return False, f"the last run of a command matching /{pattern}/ exited {code} (step {step.number})", {}
+    raise TrajectoryMissing(f"commands matching /{pattern}/ ran ({_steps(sorted(unknown))}) but the trajectory records no "
+                            "exit status for them: whether they succeeded cannot be told")
 
 
 def no_step_errored(ctx: CodeContext, error_patterns: list[str] | None = None) -> tuple[bool, str, dict[str, Any]]:

@@ -298,13 +298,13 @@ def _headline(doc: dict[str, Any]) -> str:
 
 
 def _partial(doc: dict[str, Any]) -> str:
-    """Trial 5, F1: the human reward of an instance with unlabelled model rows counts them as
-    unjudged, so the reward figures differ from the judge's for that reason alone: say so."""
+    """Trial 5 F1 / trial 10 F2: an instance with unlabelled model rows has no human reward (left
+    out of the reward effect, not scored as human misses): say on how many."""
     n, total = doc["reward"]["human_partial"], doc["instances"]["calibrated"]
     if not n:
         return ""
-    return (f"; human rewards partial on {n} of {total} instance(s): {doc['rows']['unlabelled']} model row(s) without "
-            "a label count as unjudged there")
+    return (f"; human reward withheld on {n} of {total} instance(s): {doc['rows']['unlabelled']} model row(s) without "
+            "a label (an unlabelled row is no human miss nor violation), reward MAE/bias/Spearman over the rest")
 
 
 def _left_out(doc: dict[str, Any]) -> str:

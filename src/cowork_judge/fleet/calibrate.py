@@ -17,8 +17,12 @@ failure is no opinion of the work, counted in ``reward.judge_failed``); the huma
 with the labels as verdicts, through the one scoring function (`core.scoring.score`) under
 the document's own policy. A code row without a label takes the judge's verdict there (a
 code method decides it, not a model: nobody labels it; counted ``from_code``); any other row
-without a label counts as unjudged (and the instance is marked ``human_reward_partial``,
-which the headline says). Statistics and intervals: `fleet.agreement`.
+without a label leaves the instance's human reward out (None: an unlabelled row is no human
+judgement — neither a miss nor, for a hurdle or deduction, a violation; the instance is marked
+``human_reward_partial``, left out of the reward effect, and the headline says so; trial 10 F2).
+A graded row's label level that is not one of the row's levels is read snapped (as the judge's)
+but paired as written in level agreement, with a warning (trial 10 F3).
+Statistics and intervals: `fleet.agreement`.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from typing import Any
 from cowork_judge import __version__
 from cowork_judge.core.fold import stored_run
 from cowork_judge.core.result import ResultDocument
+from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.scoring import ScoringError, score
 from cowork_judge.core.verdicts import Verdict, graded_hit, label_verdict
 from cowork_judge.fleet.agreement import Confusion, bootstrap, mean_abs_error, mean_error, spearman
@@ -152,6 +157,9 @@ def calibrate_instance(name: str, doc: ResultDocument, labels: Mapping[str, Labe
         human[c.id], conflict = label_verdict(c, label.hit, label.level, method=c.judge_method)
         if conflict is not None:  # one reading in agreement, the human reward and the level pairs (trial 9 F3)
             conflicts.append(f"label {c.id!r}: {conflict}")
+        written = _off_grid(c, label.level, human[c.id].level)
+        if written is not None:  # trial 10 F3: a snapped level is said, and paired as written (never an exact match)
+            conflicts.append(f"label {c.id!r}: {written}")
         v = verdicts.get(c.id)
         if v is not None and v.method == "delivery":  # decided without a model: not the judge's answer
             not_sent += 1
@@ -166,11 +174,13 @@ def calibrate_instance(name: str, doc: ResultDocument, labels: Mapping[str, Labe
         pairs.append((judge_hit, human_hit))
         by_tag.setdefault(c.tag or NO_TAG, []).append((judge_hit, human_hit))
         if c.graded and read.level is not None and v.level is not None:
-            levels.append((float(v.level), float(read.level)))
-    try:
-        human_reward: float | None = score(criteria, human, policy).reward
-    except ScoringError:
-        human_reward = None
+            levels.append((float(v.level), float(read.level if label.level is None else label.level)))
+    human_reward: float | None = None
+    if not unlabelled:  # trial 10 F2: an unlabelled row is no human miss (nor, for a hurdle, a human hit): withheld
+        try:
+            human_reward = score(criteria, human, policy).reward
+        except ScoringError:
+            human_reward = None
     # a judge failure's reward (exit_code set) is no judge's opinion of the work: out of the reward effect (trial 5, F18)
     judge_reward = doc.task_score if doc.status != "skipped" and doc.exit_code is None else None
     return InstanceCalibration(
@@ -178,6 +188,18 @@ def calibrate_instance(name: str, doc: ResultDocument, labels: Mapping[str, Labe
         levels=tuple(levels), judge_reward=judge_reward, human_reward=human_reward, unjudged=unjudged, unlabelled=unlabelled,
         unknown_labels=sum(1 for k in labels if k not in human), human_reward_partial=unlabelled > 0, tags=dict(tags or {}),
         not_sent=not_sent, text_mismatches=tuple(mismatches), label_conflicts=tuple(conflicts), from_code=from_code, judge_failed=doc.exit_code)
+
+
+def _off_grid(row: Criterion, written: float | None, read: float | None) -> str | None:
+    """One line when a graded row's label level is not one of the row's levels (it was snapped to
+    `read`), else None (trial 10 F3: the snap was silent and counted as exact level agreement)."""
+    if written is None or read is None or not row.graded or math.isclose(written, read, abs_tol=1e-9):
+        return None
+    if any(math.isclose(written, float(lv), abs_tol=1e-9) for lv in row.level_choices or ()):
+        return None
+    grid = ", ".join(f"{float(lv):g}" for lv in sorted(row.level_choices or ()))
+    return (f"level {written:g} is not one of the row's levels {grid}: read as {read:g} in agreement and the human "
+            f"reward, paired as written ({written:g}) in level agreement")
 
 
 def _total(sample: Sequence[InstanceCalibration]) -> Confusion:
