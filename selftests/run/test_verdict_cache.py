@@ -110,3 +110,32 @@ def test_batch_turns_the_cache_on_by_default(tmp_path):
 
     assert load_config({"JUDGE_VERDICT_CACHE": "0"}).config.verdict_cache_dir is None
     assert load_config({}).config.verdict_cache_dir is None  # off for a hand run
+
+
+def test_an_edited_cache_entry_is_not_reused_and_is_named(judge_run, tests_dir, tmp_path):
+    """Trial 10 F4: an entry edited between two runs (its verdict no longer matches its digest) is
+    asked again, the score is the first run's, and the run's warnings name the entry."""
+    env = {"JUDGE_VERDICT_CACHE": str(tmp_path / "cache")}
+    first = judge_run(tests_dir, ROLLOUTS / "deck", oracle=DECK_ORACLE, env=env)
+    assert first.returncode == 0, first.stderr
+    rows = {r["id"]: r for r in doc_of(first)["results"] if r["method"] == "agentic" and r["judged"]}
+    entries = {json.loads(p.read_text())["verdict"]["id"]: p for p in (tmp_path / "cache").glob("*/*.json")}
+    row_id = sorted(rows)[0]
+    entry = entries[row_id]
+    doc = json.loads(entry.read_text())
+    doc["verdict"].update(hit=not doc["verdict"]["hit"], reason="planted")
+    entry.write_text(json.dumps(doc))
+    (untouched := entries[sorted(rows)[1]]).write_text(untouched.read_text()[:50])  # truncated: unreadable
+
+    again = judge_run(tests_dir, ROLLOUTS / "deck", oracle=DECK_ORACLE, env=env)
+    assert again.returncode == 0, again.stderr
+    assert asked(again) == {row_id, sorted(rows)[1]}  # both re-asked, the other rows reused
+    result = doc_of(again)
+    assert result["task_score"] == doc_of(first)["task_score"]
+    by_id = {r["id"]: r for r in result["results"]}
+    assert by_id[row_id]["reason"] != "planted" and not by_id[row_id]["cached"]
+    warned = [w for w in result["details"]["warnings"] if "verdict cache entry" in w]
+    assert any(str(entry) in w and "does not match its digest" in w for w in warned), warned
+    assert any(str(untouched) in w and "cannot be read" in w for w in warned), warned
+    third = judge_run(tests_dir, ROLLOUTS / "deck", oracle=DECK_ORACLE, env=env)  # the fresh verdicts replaced both
+    assert asked(third) == set() and not [w for w in doc_of(third)["details"]["warnings"] if "verdict cache" in w]

@@ -74,6 +74,7 @@ CONSEQUENCES: Mapping[str, Consequence] = _table({
     "evidence_budget": Consequence(retry=False, backoff=False, systemic_exit_code="judge:timeout"),
     "asset_broken": _NO_RETRY_SCORER,
     "dep_unjudged": Consequence(retry=False, backoff=False, systemic_exit_code=None),
+    "dep_missing": _NO_RETRY_SCORER,  # a rubric fault, as code_missing
     "not_applicable": Consequence(retry=False, backoff=False, systemic_exit_code=None),
     "trajectory_missing": _NO_RETRY_SCORER,
     "no_verdict": _NO_RETRY_SCORER,

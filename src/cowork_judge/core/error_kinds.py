@@ -36,6 +36,7 @@ ErrorKind = Literal[
     "evidence_budget",  # the evidence budget (JUDGE_EVIDENCE, a share of JUDGE_DEADLINE) ran out before the deck (or page) was rendered
     "asset_broken",  # a per-instance workflow asset is missing or unreadable
     "dep_unjudged",  # a dependency was not judged, so this row was not judged either
+    "dep_missing",  # a depends_on id names no row of the rubric (a typo): the row is not judged
     "not_applicable",  # a workflow judged every page N/A and the row's na_policy is "unjudged"
     "trajectory_missing",  # a row about what the agent did found no readable ATIF trajectory, or not what it needs (an exit status)
     "no_verdict",  # a segment returned without any verdict for the row (an engine bug, never a transport failure)

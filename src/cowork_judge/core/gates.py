@@ -5,7 +5,9 @@ Three rules: (1) only dependencies decided BEFORE a row's segment (or earlier in
 serial code segment) can short-circuit it — a workflow's internal dependencies are its
 own business; (2) a dependency judged and missed ⇒ ``judged=true, hit=false``, reason
 ``[gate] …``, no call; (3) a dependency not judged ⇒ unjudged ``dep_unjudged`` (distinct
-from a miss). Short-circuits apply only to rows whose score the gate decides (weight ≥ 0,
+from a miss). A dependency naming no row of the rubric (a typo) is a rubric fault, not a
+miss: the row is unjudged ``dep_missing``, no call (trial 10 F1: as an unknown code method
+is ``code_missing``, so coverage drops and the run is degraded). Short-circuits apply only to rows whose score the gate decides (weight ≥ 0,
 not hurdle): deductions and hurdles ignore gates in scoring, so they are always judged.
 Only scoring decides the reward; gates save calls and keep the trace honest.
 """
@@ -24,16 +26,19 @@ def pre_gate(row: Criterion, decided: Mapping[str, Verdict], known: Collection[s
     Args:
         row: the row about to be judged.
         decided: verdicts reached so far (earlier segments, earlier code rows).
-        known: every row id of the rubric (a dependency naming no row closes the gate).
+        known: every row id of the rubric (a dependency naming no row leaves the row unjudged
+            ``dep_missing``, its gate closed).
     """
     if row.hurdle or row.weight < 0 or not row.depends_on:
         return None
     dangling = [d for d in row.depends_on if d not in known]
+    if dangling:
+        return Verdict.unjudged(row.id, "dep_missing", f"depends_on names no row of the rubric: {', '.join(dangling)} "
+                                "(a typo? lint-rubric D001)", method=row.judge_method, gate="closed")
     missed = [d for d in row.depends_on if d in decided and decided[d].judged and decided[d].hit is False]
-    if dangling or missed:
-        parts = ([f"{', '.join(missed)} judged and missed"] if missed else []) + (
-            [f"{', '.join(dangling)} names no row"] if dangling else [])
-        return Verdict(id=row.id, hit=False, judged=True, reason="[gate] " + "; ".join(parts), method=row.judge_method, gate="closed")
+    if missed:
+        return Verdict(id=row.id, hit=False, judged=True, reason=f"[gate] {', '.join(missed)} judged and missed",
+                       method=row.judge_method, gate="closed")
     unjudged = [d for d in row.depends_on if d in decided and not decided[d].judged]
     if unjudged:
         return Verdict.unjudged(row.id, "dep_unjudged", f"dependency {', '.join(unjudged)} was not judged",

@@ -389,7 +389,7 @@ def _dependency_warnings(criteria: list[Criterion]) -> list[str]:
     for c in criteria:
         dangling = [d for d in c.depends_on if d not in ids]
         if dangling:
-            out.append(f"row {c.id!r}: depends_on names no row: {', '.join(map(repr, dangling))} (its gate is always closed)")
+            out.append(f"row {c.id!r}: depends_on names no row: {', '.join(map(repr, dangling))} (its gate is always closed: a positive row is left unjudged, dep_missing)")
         if c.id in c.depends_on:
             out.append(f"row {c.id!r}: depends on itself (its gate opens only when it is hit)")
     state: dict[str, int] = {}  # 1 = on the current path, 2 = done

@@ -444,6 +444,8 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
         run.warn("config", [unusable])  # trial 7 F3: a cache that stores nothing is said, not an INFO line
     with calls_opened(ctx.calls, ctx.sampling):  # one HTTP client per endpoint for every segment of the run
         verdicts = route(routed, ctx, cache)
+    if cache is not None:
+        run.warn("cache", cache.store.rejected)  # trial 10 F4: an edited or unreadable entry is said, and re-asked
     if config.guard == "penalize" and run.guard is not None and run.guard.flagged:
         from cowork_judge.engine.confirm import confirm
 

@@ -17,7 +17,11 @@ a one-row edit costs one row's calls. A verdict is stored under a key (`verdict_
 Only judged model verdicts (agentic and workflow rows) are stored; code rows are cheap and
 re-run. A cached verdict goes through the gates of this run again. Reads never fail a run:
 an unreadable or foreign entry is a miss. Entries are JSON files written atomically
-(``<dir>/<key[:2]>/<key>.json``), so concurrent runs may share one folder.
+(``<dir>/<key[:2]>/<key>.json``), so concurrent runs may share one folder. Each entry carries
+the SHA-256 of its verdict (``digest``, `core.integrity.canonical`, as a result document is
+sealed; trial 10 F4): an entry whose verdict no longer matches it (edited by hand or by a
+neighbour on a shared volume), or that cannot be read, is not reused: the row is asked again
+and the run's warnings name the entry (`VerdictCache.rejected`).
 
 ``JUDGE_VERDICT_CACHE=<dir>`` turns it on for ``cowork-judge run`` (off by default: a Harbor
 trial has a fresh container, and a regrade only profits where the folder survives, e.g. a
@@ -36,13 +40,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cowork_judge.core.integrity import canonical
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict
 
 if TYPE_CHECKING:
     from cowork_judge.run.context import RunContext
 
-CACHE_SCHEMA = "cowork-judge/verdict-cache@1"
+CACHE_SCHEMA = "cowork-judge/verdict-cache@2"
+"""@2 (trial 10 F4): entries carry a ``digest`` of their verdict; @1 entries (no digest) are foreign: a miss."""
 TRAJECTORY_WORKFLOWS = frozenset({"trajectory_judge"})
 """Workflows that judge the agent's trajectory: their keys include its digest (`deliverable_digest`)."""
 CACHED_METHODS = frozenset({"agentic", "workflow"})
@@ -137,12 +143,15 @@ def judge_settings(config: Any, *, instruction: str, task_prompt: str, workflow:
 
 
 class VerdictCache:
-    """A folder of cached verdicts. `get` / `put`; `hits` and `stored` count this run's use."""
+    """A folder of cached verdicts. `get` / `put`; `hits` and `stored` count this run's use;
+    `rejected` holds one warning sentence per entry found but not reused (unreadable, or its
+    verdict does not match its digest)."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
         self.hits: list[str] = []
         self.stored = 0
+        self.rejected: list[str] = []
 
     def _path(self, key: str) -> Path:
         return self.root / key[:2] / f"{key}.json"
@@ -172,25 +181,49 @@ class VerdictCache:
         return None
 
     def get(self, key: str, row_id: str) -> Verdict | None:
-        """The stored verdict for `key` (renamed to `row_id`, marked ``cached``), or None."""
+        """The stored verdict for `key` (renamed to `row_id`, marked ``cached``), or None.
+
+        None also for an entry that exists but cannot be read, names another key, or whose
+        verdict does not match its ``digest``: those add a sentence to `rejected` (the row is
+        asked again and its fresh verdict replaces the entry). An entry of another cache
+        schema (an older judge's) is a silent miss."""
+        path = self._path(key)
         try:
-            doc = json.loads(self._path(key).read_text(encoding="utf-8"))
-            if doc.get("schema") != CACHE_SCHEMA or doc.get("key") != key:
-                return None
-            verdict = Verdict.model_validate(doc["verdict"])
-        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError) as exc:
+            self._reject(path, row_id, f"cannot be read ({type(exc).__name__})")
+            return None
+        if not isinstance(doc, dict) or doc.get("schema") != CACHE_SCHEMA:
+            return None
+        try:
+            sealed = doc.get("key") == key and doc.get("digest") == _sha(canonical(doc["verdict"]))
+            verdict = Verdict.model_validate(doc["verdict"]) if sealed else None
+        except (ValueError, KeyError, TypeError):
+            verdict = None
+        if verdict is None:
+            self._reject(path, row_id, "does not match its digest (edited after it was stored?)")
             return None
         if not verdict.judged:
             return None
         self.hits.append(row_id)
         return verdict.model_copy(update={"id": row_id, "gate": None, "cached": True, "attempts": 0, "seconds": 0.0})
 
+    def _reject(self, path: Path, row_id: str, why: str) -> None:
+        """Record why the entry at `path` (row `row_id`) was found but not reused (`rejected`)."""
+        self.rejected.append(f"verdict cache entry {path} (row {row_id}) {why}: not reused, the row was asked again")
+
     def put(self, key: str, verdict: Verdict) -> bool:
         """Store a judged model verdict (others are ignored); False when it could not be written."""
         if not verdict.judged or verdict.cached or verdict.gate == "closed" or verdict.method not in CACHED_METHODS:
             return False  # a gate-closed verdict says nothing about the row itself
         path = self._path(key)
-        doc = {"schema": CACHE_SCHEMA, "key": key, "verdict": verdict.model_dump(mode="json")}
+        dumped = verdict.model_dump(mode="json")
+        try:
+            doc = {"schema": CACHE_SCHEMA, "key": key, "digest": _sha(canonical(dumped)), "verdict": dumped}
+        except ValueError:  # a non-finite number: not storable canonically
+            return False
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=".v-", dir=path.parent)
