@@ -118,7 +118,12 @@ def test_3_notes_and_off_slide_attacks_are_hidden_text_and_content_rows_read_vis
     finally:
         server.stop()
     doc = json.loads((root / "logs" / "verifier" / "result.json").read_text())
-    assert doc["guard"]["flagged"] and doc["guard"]["penalized"] and doc["task_score"] == 0.0, proc.stderr[-2000:]
+    # flagged; the confirmation re-judges the model rows with the flagged spans masked, and this judge answers the
+    # same (its verdicts are fixed), so no row changed: the flag is not confirmed and the reward stands. (Before,
+    # the second judging lost the rows' gates on the code rows, closed them, and "confirmed" every gated row.)
+    assert doc["guard"]["flagged"] and not doc["guard"]["penalized"] and doc["task_score"] == 1.0, proc.stderr[-2000:]
+    assert doc["guard"]["confirmation"]["rows_changed"] == [] and not doc["guard"]["confirmation"]["confirmed"]
+    assert set(doc["guard"]["confirmation"]["rows_rejudged"]) == {"T1-EVAPORATION", "A-PRECIPITATION"}
     flagging = [f for f in doc["guard"]["findings"] if f["flags"]]
     assert {f["kind"] for f in flagging} == {"hidden_text"}
     assert {f["rule"].split("/")[0] for f in flagging} == {"hidden:notes", "hidden:off_slide"}

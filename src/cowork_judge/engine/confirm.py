@@ -64,6 +64,18 @@ def rows_changed(criteria: Sequence[Criterion], first: Mapping[str, Verdict], se
     return changed
 
 
+def _without_settled_gates(rows: Sequence[Criterion]) -> list[Criterion]:
+    """`rows` with every dependency on a row that is not judged again removed: the code rows are not
+    re-run (the first judging decided them, and no model reads them), so a model row's gate on one
+    would name no row of the second judging — a closed gate (a miss that had nothing to do with the
+    masked text, which made every gated row "changed") or, since trial 10 F1, an unjudged
+    ``dep_missing``. The second judging asks the question the confirmation is about: does the model's
+    verdict change when the flagged text is masked."""
+    ids = {c.id for c in rows}
+    return [c if all(d in ids for d in c.depends_on) else c.model_copy(update={"depends_on": tuple(d for d in c.depends_on if d in ids)})
+            for c in rows]
+
+
 def confirm(report: GuardReport, criteria: Sequence[Criterion], verdicts: Mapping[str, Verdict], ctx: RunContext,
             route: Callable[[Sequence[Criterion], RunContext, RunCache | None], dict[str, Verdict]]) -> GuardReport:
     """`report` with its `Confirmation` (see the module docstring); never raises.
@@ -104,7 +116,8 @@ def confirm(report: GuardReport, criteria: Sequence[Criterion], verdicts: Mappin
             from cowork_judge.engine import evidence_step
 
             evidence_step.collect(second_ctx)
-        second = route(model_rows, second_ctx, RunCache.of(second_ctx, model_rows))  # the masked delivery's own keys
+        again = _without_settled_gates(model_rows)
+        second = route(again, second_ctx, RunCache.of(second_ctx, again))  # the masked delivery's own keys
     except Exception as exc:  # noqa: BLE001 - confirmation is a second opinion, never a crash (SPEC §22)
         reason = ctx.redactor.redact(f"{type(exc).__name__}: {exc}")
         log.warning("guard: the confirmation re-judging failed (%s); the flag stands", reason)
