@@ -37,7 +37,7 @@ import hashlib
 import json
 import os
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -46,6 +46,7 @@ from cowork_judge._util.fsutil import plain_name_problem, quoted, walk_following
 from cowork_judge.core.integrity import SealCheck, check
 from cowork_judge.core.knobs import TRUTHY
 from cowork_judge.core.layout import VerifierLayout
+from cowork_judge.fleet.documents import TASK_TAG
 
 AGENT_FILES = ("trajectory.json", "final_answer.txt", "response.txt")
 """What the judge reads from ``logs/agent`` (SPEC §6); only these are copied per run."""
@@ -456,6 +457,48 @@ def tests_files(tests_dir: Path) -> list[tuple[str, Path]]:
             if not name.startswith(".") and path.is_file():
                 found.append((path.relative_to(tests_dir).as_posix(), path))
     return sorted(found)
+
+
+def task_digest(tests_dir: Path) -> str:
+    """The first 12 hex digits of a SHA-256 over the task package `tests_dir` (`tests_files`:
+    each file's relative path and bytes, or its size alone above `TESTS_HASHED_BYTES`). Copies of
+    one task's ``tests/`` share it (times are left out, unlike `fingerprint`); packages that differ
+    in any byte, such as two imported questions (``task_prompt.md``), do not.
+
+    Raises:
+        OSError: a file of `tests_dir` cannot be read.
+    """
+    h = hashlib.sha256()
+    for rel, path in tests_files(tests_dir):
+        size = path.stat().st_size
+        data = path.read_bytes() if size <= TESTS_HASHED_BYTES else str(size).encode()
+        h.update(rel.encode("utf-8", "surrogateescape") + b"\0" + len(data).to_bytes(8, "big") + data)
+    return h.hexdigest()[:12]
+
+
+def instance_tag_map(instances: Sequence[BatchInstance]) -> dict[str, dict[str, Any]]:
+    """name → the instance's tags, each with a `TASK_TAG` (trial 10, F7): the instance's own
+    ``task`` tag when it has one, else ``tests-<task_digest>``, so that rollouts of one task —
+    JSONL lines naming one ``tests/``, or instance folders holding identical copies — share a
+    task and `summarize` clusters them together. Digests are computed once per ``tests/`` folder;
+    an instance whose ``tests/`` cannot be read gets no task tag (it is its own cluster: its run
+    fails on the same folder and says why). Never raises.
+    """
+    digests: dict[Path, str | None] = {}
+    out: dict[str, dict[str, Any]] = {}
+    for inst in instances:
+        tags = dict(inst.tags)
+        if TASK_TAG not in tags:
+            where = inst.tests_dir.absolute()
+            if where not in digests:
+                try:
+                    digests[where] = task_digest(where) if where.is_dir() else None
+                except OSError:
+                    digests[where] = None
+            if digests[where] is not None:
+                tags[TASK_TAG] = f"tests-{digests[where]}"
+        out[inst.name] = tags
+    return out
 
 
 def fingerprint(inst: BatchInstance) -> str:

@@ -45,6 +45,7 @@ from cowork_judge.batch.instances import (
     BatchInstance,
     Limits,
     fingerprint,
+    instance_tag_map,
     plan_limits,
     result_state,
 )
@@ -436,7 +437,7 @@ def write_outputs(out: Path, instances: Sequence[BatchInstance], report: BatchRe
 
     if (problem := foreign_summary(out)) is not None:  # checked before judging too; a summarize may have run since
         raise ForeignOutput(problem)
-    tags = {inst.name: dict(inst.tags) for inst in instances}
+    tags = instance_tag_map(instances)
     reached = {o.name for o in report.outcomes}
     summary = canonical_json(_summary(out, instances, reached, tags, group_by=group_by, seed=seed, draws=draws))
     states: dict[str, int] = {}
@@ -473,16 +474,16 @@ def write_outputs(out: Path, instances: Sequence[BatchInstance], report: BatchRe
 
 
 def write_instance_tags(out: Path, instances: Sequence[BatchInstance]) -> None:
-    """Write ``<out>/instance_tags.json`` (name → tags of every instance of the list); a batch
-    writes it before judging too, so that ``summarize <out>`` of a running batch accounts for
-    every instance (trial 7 F8).
+    """Write ``<out>/instance_tags.json`` (name → tags of every instance of the list, each with its
+    task: `batch.instances.instance_tag_map`); a batch writes it before judging too, so that
+    ``summarize <out>`` of a running batch accounts for every instance (trial 7 F8).
 
     Raises:
         OSError: it cannot be written.
     """
     from cowork_judge.fleet.outputs import canonical_json, write_file
 
-    write_file(out / "instance_tags.json", canonical_json({inst.name: dict(inst.tags) for inst in instances}), force=True)
+    write_file(out / "instance_tags.json", canonical_json(instance_tag_map(instances)), force=True)
 
 
 def _summary(out: Path, instances: Sequence[BatchInstance], reached: set[str], tags: dict[str, dict[str, Any]], *,

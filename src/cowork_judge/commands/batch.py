@@ -68,7 +68,9 @@ answered are priced as <model>@batch in JUDGE_PRICES, else at half the <model> p
 
 outputs: <out>/summary.json (cowork-judge summarize of the batch, --group-by passed through,
 instance tags from each instance.json; every instance counted, one a stopped batch never started as
-no_result), <out>/instance_tags.json (written first), <out>/batch.json. --out must be new, empty or a
+no_result), <out>/instance_tags.json (written first: each instance's tags with its "task", the JSONL
+tag "task" when given, else tests-<digest of its tests/ folder>, so that summarize resamples the rollouts of
+one task together), <out>/batch.json. --out must be new, empty or a
 batch's own output (batch.json or .batch.lock): any other folder is refused naming what it holds, and so
 is a summary.json there that no batch wrote (a batch never replaces or removes what it did not make).
 

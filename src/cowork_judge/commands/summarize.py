@@ -20,8 +20,10 @@ inputs: a directory (every */verifier/result.json below it: a Harbor job, a tree
 systemic, delivery_missing, skipped, invalid, unreadable, duplicate.
 
 task key (bootstrap clusters): auto = a top-level "task_id" in the document, else the
-Harbor trial directory (<task>__<7 chars>/verifier/result.json, <rollout>/logs/verifier/…),
-else the document alone; path; rubric (same rows = same task); field:NAME; none.
+Harbor trial directory (<task>__<7 chars>/verifier/result.json, <rollout>/logs/verifier/…)
+or, when the instance tags give that instance a "task" tag, that task (a batch tags every
+instance with its task: rollouts of one tests/ share it), else the document alone; path;
+rubric (same rows = same task); field:NAME; none.
 
 intervals: percentile cluster bootstrap (--draws, --seed, --confidence). A statistic gets an
 interval only when at least 5 clusters contribute to it (the rule calibrate follows too);

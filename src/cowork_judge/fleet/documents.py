@@ -482,14 +482,20 @@ def rubric_digest(doc: ResultDocument) -> str | None:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-TaskKeySource = Literal["field", "path", "rubric", "document"]
+TaskKeySource = Literal["field", "path", "tag", "rubric", "document"]
+
+TASK_TAG = "task"
+"""The instance tag that names an instance's task (`--instance-tags`, a batch's
+``instance_tags.json``): under ``--task-key auto`` it is the bootstrap cluster of a document the
+path names (`fleet.summarize.Summarizer`), so that k rollouts of one task are resampled together."""
 
 
 def task_key(item: Item, mode: str) -> tuple[str, TaskKeySource]:
     """The cluster key of a document and where it came from.
 
     Modes: ``auto`` — the document's own top-level ``task_id`` (fleets may add it to JSONL
-    rows), else the path convention (`path_task`), else the document alone; ``path``;
+    rows), else the path convention (`path_task`; the summarizer then maps an instance whose
+    tags carry a `TASK_TAG` to that task, source ``tag``), else the document alone; ``path``;
     ``rubric`` (`rubric_digest`); ``field:NAME`` (a dotted path in the document); ``none``
     (every document is its own cluster). A document the mode says nothing about is its
     own cluster (source ``document``).

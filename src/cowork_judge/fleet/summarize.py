@@ -71,7 +71,7 @@ from typing import Any
 from cowork_judge import __version__
 from cowork_judge.core.result import ResultDocument
 from cowork_judge.core.scoring import ScoringPolicy
-from cowork_judge.fleet.documents import FileDigest, Item, task_key
+from cowork_judge.fleet.documents import TASK_TAG, FileDigest, Item, TaskKeySource, task_key
 from cowork_judge.fleet.sampling import SamplingStats
 from cowork_judge.fleet.stats import MIN_CLUSTERS, SCALE, RatioStat, bootstrap_ci, contributing, interval_note, percentile, quantize
 from cowork_judge.fleet.tables import (
@@ -279,7 +279,8 @@ class Summarizer:
         self.classes[cls] += 1
         self._add_policy(doc)
         self._add_guard(doc)
-        key, source = task_key(item, self.options.task_key)
+        instance, source = task_key(item, self.options.task_key)
+        key, source = self._task_of(instance, source)
         cluster = self.clusters.setdefault(key, len(self.clusters))
         self.cluster_sources[source] += 1
         if cls == "systemic":
@@ -296,7 +297,7 @@ class Summarizer:
             self._add_reward(reward, ef.passed, cls, cluster)
             raw = doc.score_raw
             self.raw_scores.append(raw if raw is not None and math.isfinite(raw) else reward)
-        self._add_groups(item, doc, cls, key, cluster, reward, coverage)
+        self._add_groups(item, doc, cls, key, instance, cluster, reward, coverage)
         self._collect_keys(item, doc)
         return cls
 
@@ -379,11 +380,25 @@ class Summarizer:
             self.means["reward_clean"].add(cluster, reward, q)
             self.means["pass_clean"].add(cluster, float(passed), int(passed))
 
-    def _add_groups(self, item: Item, doc: ResultDocument, cls: str, key: str, cluster: int,
+    def _task_of(self, instance: str, source: TaskKeySource) -> tuple[str, TaskKeySource]:
+        """The cluster of a document whose key `instance` came from `source` (`task_key`): under
+        ``--task-key auto``, an instance named by its path whose instance tags carry a
+        `TASK_TAG` (a batch writes one for every instance: `batch.instances.instance_tag_map`)
+        joins that task's cluster, source ``tag`` (trial 10, F7: k rollouts of one task judged by
+        ``batch`` were k clusters, and their intervals as narrow as k tasks'); else `instance`."""
+        if self.options.task_key != "auto" or source != "path":
+            return instance, source
+        tags = self.options.instance_tags.get(instance.split(":", 1)[1])
+        task = tags.get(TASK_TAG) if isinstance(tags, Mapping) else None
+        if isinstance(task, (str, int)) and not isinstance(task, bool) and str(task):
+            return f"task:{task}", "tag"
+        return instance, source
+
+    def _add_groups(self, item: Item, doc: ResultDocument, cls: str, key: str, instance: str, cluster: int,
                     reward: float | None, coverage: float | None) -> None:
         for name, table in self.doc_groups.items():
-            values = self.document_values(item, doc, name, cls, key)
-            if not values and self._holds_unscalar(item, name, key):
+            values = self.document_values(item, doc, name, cls, key, instance)
+            if not values and self._holds_unscalar(item, name, instance):
                 self.not_groupable[name] += 1  # counted in (none), said in groups.<key>.not_groupable and on stderr
             table.seen_values = table.seen_values or bool(values)
             table.add(values or [NONE], cls, reward, bool(doc.extra_fields.passed), coverage, cluster,
@@ -402,11 +417,13 @@ class Summarizer:
         return {"documents": n, "raw_mean": mean, "clipped_raw_mean": min(1.0, max(0.0, mean)),
                 "definition": "clip(mean(score_raw), 0, 1): HealthBench's overall score (openai/simple-evals)"}
 
-    def document_values(self, item: Item, doc: ResultDocument, name: str, cls: str, key: str) -> list[str]:
+    def document_values(self, item: Item, doc: ResultDocument, name: str, cls: str, key: str,
+                        instance: str | None = None) -> list[str]:
         """Instance-level values of `name` for one document, first found of: ``class``;
-        ``task`` (the cluster key); a result-document field (`DOCUMENT_KEYS`); a top-level
+        ``task`` (the cluster key `key`); a result-document field (`DOCUMENT_KEYS`); a top-level
         field the producer added (e.g. JSONL rows carrying ``difficulty``); the document's
-        top-level ``tags`` (an object, or a ``key:value`` list); ``--instance-tags``."""
+        top-level ``tags`` (an object, or a ``key:value`` list); ``--instance-tags`` of the
+        instance key `instance` (`task_key`; default `key`)."""
         if name == "class":
             return [cls]
         if name == "task":
@@ -426,10 +443,10 @@ class Summarizer:
         values = tag_list_values(tags, name)
         if values:
             return values
-        instance = self.options.instance_tags.get(key.split(":", 1)[1])
-        if isinstance(instance, Mapping):
-            text = scalar_text(instance.get(name))
-            return [text] if text is not None else tag_list_values(instance.get("tags"), name)
+        given = self.options.instance_tags.get((instance or key).split(":", 1)[1])
+        if isinstance(given, Mapping):
+            text = scalar_text(given.get(name))
+            return [text] if text is not None else tag_list_values(given.get("tags"), name)
         return []
 
     def _holds_unscalar(self, item: Item, name: str, key: str) -> bool:
