@@ -68,3 +68,26 @@ def test_a_linked_test_sh_is_named_and_replaced_only_with_force(tmp_path):
     assert (f"tests/test.sh was a symbolic link (to {stub}): replaced by a file, the target left alone"
             in proc.stdout), proc.stdout
     assert not (task / "tests" / "test.sh").is_symlink() and stub.read_text() == "#!/bin/bash\necho 'my own verifier'\n"
+
+
+def test_a_linked_tests_folder_is_not_written_through(tmp_path):
+    """Left over from trial 8: a ``tests/`` that is a link to a folder shared by many tasks got init's test.sh
+    written into the shared folder. It is a conflict now, naming the link, its target and the files; with
+    ``--force`` the link becomes a copy of that folder (the rubric with it) and the shared folder is untouched."""
+    task = example_task(tmp_path / "lt")
+    shared = tmp_path / "shared-tests"
+    (task / "tests").rename(shared)
+    (shared / "test.sh").write_text("#!/bin/bash\necho 'placeholder'\n")
+    before = {p.name: p.read_bytes() for p in shared.iterdir() if p.is_file()}
+    (task / "tests").symlink_to("../shared-tests")
+    proc = _init(task)
+    assert proc.returncode == 1 and "nothing written" in proc.stderr, proc.stdout + proc.stderr
+    assert "conflict: tests/ is a symbolic link (to ../shared-tests): init would write tests/test.sh" in proc.stderr, \
+        proc.stderr
+    proc = _init(task, "--force")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "tests/ was a symbolic link (to ../shared-tests): replaced by a copy of that folder" in proc.stdout, proc.stdout
+    assert not (task / "tests").is_symlink() and (task / "tests" / "rubric.json").is_file()
+    assert "cowork-judge" in (task / "tests" / "test.sh").read_text()
+    assert {p.name: p.read_bytes() for p in shared.iterdir() if p.is_file()} == before  # never written through
+    assert sorted(p.name for p in task.iterdir() if p.name.startswith(".")) == []  # no staging folder left

@@ -414,10 +414,6 @@ class BatchRunner:
         write_result(paths, doc, loaded.redactor)
 
 
-NOT_STARTED = "not judged: the batch was stopped before it started this instance"
-"""The ``no_result`` error of an instance an interrupted batch never started (trial 7 F2)."""
-
-
 def write_outputs(out: Path, instances: Sequence[BatchInstance], report: BatchReport, limits: Limits, *,
                   group_by: Sequence[str] = (), seed: int = 0, draws: int = 1000) -> tuple[Path, dict[str, Any]]:
     """Write ``batch.json`` (the batch's own record; ``not_counted`` names instance folders of
@@ -465,6 +461,7 @@ def write_outputs(out: Path, instances: Sequence[BatchInstance], report: BatchRe
         "not_counted": earlier_instance_folders(out, (inst.name for inst in instances)),
         "not_complete": sorted([o.name for o in report.outcomes if o.state not in ("complete", *KEPT_STATES, "error")]
                                + not_started),
+        "not_started": not_started,
         SUMMARY_DIGESTS: list(dict.fromkeys([hashlib.sha256(summary).hexdigest(), *earlier])),
     }
     write_file(out / BATCH_RECORD, canonical_json(record), force=True)  # first: it names the summary written next
@@ -493,7 +490,7 @@ def _summary(out: Path, instances: Sequence[BatchInstance], reached: set[str], t
     add up to the instances, as ``summarize <out>`` counts them (trial 7 F2)."""
     import os
 
-    from cowork_judge.fleet.documents import NO_RESULT, InputFile, read_items
+    from cowork_judge.fleet.documents import EARLIER_RESULT, NO_RESULT, NOT_STARTED, InputFile, read_items
     from cowork_judge.fleet.summarize import Summarizer, SummaryOptions
 
     files = []
@@ -502,7 +499,7 @@ def _summary(out: Path, instances: Sequence[BatchInstance], reached: set[str], t
         there = os.path.lexists(result)
         missing = None
         if inst.name not in reached:
-            missing = NOT_STARTED + (" (the result.json there is from an earlier run and not counted)" if there else "")
+            missing = NOT_STARTED + (EARLIER_RESULT if there else "")
         elif not there:
             missing = NO_RESULT.format(name=result.name)
         files.append(InputFile(path=result, name=str(result), jsonl=False, missing=missing))

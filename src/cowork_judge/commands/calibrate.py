@@ -49,6 +49,16 @@ example:
 """
 
 
+def _cache_out(environ: dict[str, str], out: Path) -> Path | None:
+    """`out` when JUDGE_VERDICT_CACHE is a yes word (``on``, ``1``…): the cache asked for, kept in
+    ``<out>/verdict-cache`` as a batch keeps it (`batch.instances.batch_cache_env`); else None, so
+    that calibrate caches nothing unless asked (its re-runs measure the judge again). Before,
+    ``on`` reached the runs, which warned "using the default (none)" and cached nothing."""
+    from cowork_judge.core.knobs import TRUTHY
+
+    return out if environ.get("JUDGE_VERDICT_CACHE", "").strip().lower() in TRUTHY else None
+
+
 def main(argv: list[str]) -> int:
     """Calibrate the judge on the instances named in `argv`; prints the report path."""
     try:
@@ -95,7 +105,7 @@ def main(argv: list[str]) -> int:
         except (BatchLocked, OSError) as exc:
             return fail(str(exc), 1)
         try:
-            runner = BatchRunner(args.out, limits, child_env(environ, limits),
+            runner = BatchRunner(args.out, limits, child_env(environ, limits, _cache_out(environ, args.out)),
                                  deadline_sec=load_config(environ).config.deadline_sec, lock_fd=lock.fd,
                                  on_outcome=lambda o: print(f"calibrate: judged {o.name}: {o.state}", file=sys.stderr))
             from cowork_judge.commands.batch import batch_api_step

@@ -260,7 +260,8 @@ class JudgeConfig(BaseModel):
         doc="JUDGE_VERDICT_CACHE: a folder of cached verdicts; a re-judge of "
                                           "the same deliverable by the same judge asks only rows whose text changed "
                                           "(run/verdict_cache.py). Off for `cowork-judge run` unless set; `cowork-judge batch` "
-                                          "uses <out>/verdict-cache unless set (0/off disables it there; a yes word such as on or 1 means that folder). "
+                                          "uses <out>/verdict-cache unless set (0/off disables it there; a yes word such as on or 1 means that folder); "
+                                          "`calibrate --out` caches only when asked, a yes word meaning <out>/verdict-cache there too. "
                                           "A path naming an existing file (not a folder) is invalid, and so is a yes word "
                                           "such as on or 1 for a run (it would name a folder). A folder the run cannot "
                                           "create or write is a warning in the result (no verdict is stored there).")

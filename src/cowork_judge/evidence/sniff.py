@@ -223,18 +223,24 @@ def listed_slide_count(path: Path | str) -> int | None:
     Call after `sniff_deck` said ``ok``/``ok_strict`` (the zip limits are checked there).
     Uses the standard library's parser (the core install has no lxml); its expat (≥ 2.4.1
     in every supported Python) refuses entity-amplification bombs."""
-    from xml.etree import ElementTree
-
     try:
         with zipfile.ZipFile(path) as zf:
-            names = set(zf.namelist())
-            main = _main_part(zf, names)
-            if main is None or main not in names:
-                return None
-            root = ElementTree.fromstring(zf.read(main))
+            found = _presentation(zf)
     except Exception:  # noqa: BLE001 - zip or XML errors: nothing countable
         return None
-    return len(root.findall("{*}sldIdLst/{*}sldId"))
+    return None if found is None else len(found[2].findall("{*}sldIdLst/{*}sldId"))
+
+
+def _presentation(zf: zipfile.ZipFile) -> tuple[set[str], str, Any] | None:
+    """(the package's part names, its main part, that part's parsed root) — None when the main
+    part is not found. Raises what ``zipfile`` and ``ElementTree`` raise (callers catch them)."""
+    from xml.etree import ElementTree
+
+    names = set(zf.namelist())
+    main = _main_part(zf, names)
+    if main is None or main not in names:
+        return None
+    return names, main, ElementTree.fromstring(zf.read(main))
 
 
 _SLIDE_ROOT = re.compile(rb"<(?:\w+:)?sld\b[^>]*>")
@@ -252,17 +258,17 @@ def hidden_slide_count(path: Path | str) -> int | None:
 
     try:
         with zipfile.ZipFile(path) as zf:
-            names = set(zf.namelist())
-            main = _main_part(zf, names)
-            if main is None or main not in names:
+            found = _presentation(zf)
+            if found is None:
                 return None
+            names, main, presentation = found
             folder, _, base = main.rpartition("/")
             rels_name = f"{folder}/_rels/{base}.rels" if folder else f"_rels/{base}.rels"
             if rels_name not in names:
                 return None
             targets = {r.get("Id"): r.get("Target") or "" for r in ElementTree.fromstring(zf.read(rels_name))}
             hidden = 0
-            for sld in ElementTree.fromstring(zf.read(main)).findall("{*}sldIdLst/{*}sldId"):
+            for sld in presentation.findall("{*}sldIdLst/{*}sldId"):
                 rid = next((v for k, v in sld.attrib.items() if k.endswith("}id")), None)
                 part = _resolve(folder, targets.get(rid, ""))
                 if part in names:

@@ -199,9 +199,13 @@ def discover(arguments: Sequence[str], *, missing: bool = False, running: Collec
                                  f"{BATCH_LOCK} is held) and has not listed its instances yet; summarize it again in "
                                  "a moment, or when the batch has ended") from None
             raise
+        stale = not_started_results(Path(arg)) if missing and Path(arg).is_dir() else set()
         for path, name in found:
             key = os.path.realpath(path)
-            out.append(InputFile(path=path, name=name, jsonl=name.endswith(".jsonl"), duplicate=key in seen))
+            if key in stale:
+                out.append(InputFile(path=path, name=name, jsonl=False, missing=NOT_STARTED + EARLIER_RESULT))
+            else:
+                out.append(InputFile(path=path, name=name, jsonl=name.endswith(".jsonl"), duplicate=key in seen))
             seen.add(key)
         if missing and Path(arg).is_dir():
             out.extend(missing_results(Path(arg), seen))
@@ -210,6 +214,10 @@ def discover(arguments: Sequence[str], *, missing: bool = False, running: Collec
 
 NO_RESULT = ("the judge wrote no {name} there (the verifier did not finish: it timed out, failed before the judge "
              "ran, or is still running)")
+NOT_STARTED = "not judged: the batch was stopped before it started this instance"
+"""The ``no_result`` error of an instance an interrupted batch never started (trial 7 F2)."""
+EARLIER_RESULT = " (the result.json there is from an earlier run and not counted)"
+"""Added to `NOT_STARTED` when such an instance holds an earlier run's document."""
 
 
 def missing_results(root: Path, seen: set[str]) -> list[InputFile]:
@@ -242,6 +250,34 @@ BATCH_API_DIR, RECORD_PASS_DIR = "batch-api", "record-pass"
 are no results (recorded requests, no answers; trial 8 F4: `summarize <out>` counted them as systemic)."""
 BATCH_LOCK = ".batch.lock"
 """A batch's lock file in its ``--out`` (`batch.lock.LOCK_NAME`; this room stands below ``batch``)."""
+
+
+def not_started_results(root: Path) -> set[str]:
+    """The real paths of the ``result.json`` files in the batch ``--out`` `root` that its last
+    ``batch.json`` says it never started (``not_started``: stopped before it re-judged them) and
+    that are older than that ``batch.json``: an earlier run's documents, which the batch's own
+    ``summary.json`` counts as ``no_result`` (`NOT_STARTED`), so ``summarize <out>`` does too (a
+    document written since, by a batch running now, is counted). Empty when `root` is no batch's
+    output or its ``batch.json`` cannot be read."""
+    record = root / "batch.json"
+    if not _is_batch_out(root):
+        return set()
+    try:
+        names = json.loads(record.read_text(encoding="utf-8")).get("not_started")
+        written = record.stat().st_mtime_ns
+    except (OSError, ValueError, AttributeError):
+        return set()
+    stale = set()
+    for name in names if isinstance(names, list) else ():
+        if not isinstance(name, str) or "/" in name or name in ("", ".", ".."):
+            continue
+        path = root / name / LOGS_DIR / VERIFIER_DIR / RESULT_NAME
+        try:
+            if path.stat().st_mtime_ns <= written:
+                stale.add(os.path.realpath(path))
+        except OSError:
+            continue
+    return stale
 
 
 def _is_batch_out(root: Path) -> bool:

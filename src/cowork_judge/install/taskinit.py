@@ -107,6 +107,9 @@ class Plan:
     conflicts: list[str] = field(default_factory=list)
     removals: list[Path] = field(default_factory=list)
     extras: str = ""
+    unlink_folders: list[Path] = field(default_factory=list)
+    """Folders of the task that are symbolic links, to be replaced by a copy of their target before
+    anything is written (``--force``; `linked_folders`)."""
 
     def diff(self) -> str:
         """Unified diff of every changed file, paths relative to the task folder."""
@@ -275,9 +278,35 @@ def plan_init(task_dir: Path, *, force: bool = False, extras: str | None = None,
     return plan
 
 
+def linked_folders(task_dir: Path, paths: Sequence[Path]) -> dict[Path, list[Path]]:
+    """The folders inside `task_dir` (not it) on the way to `paths` that are symbolic links → the
+    paths below each, in order: writing there would write into the folder the link points to."""
+    found: dict[Path, list[Path]] = {}
+    for path in paths:
+        for folder in reversed(path.parents):
+            if folder != task_dir and folder.is_relative_to(task_dir) and folder.is_symlink():
+                found.setdefault(folder, []).append(path)
+                break
+    return found
+
+
 def _plan_links(plan: Plan, *, force: bool) -> None:
     """A file init would write that is a symbolic link (a task.toml shared by many tasks, a test.sh linked to a
-    stub elsewhere) is a conflict; with `force` it is replaced by a file, never written through, and said (trial 8 F6)."""
+    stub elsewhere) is a conflict; with `force` it is replaced by a file, never written through, and said (trial 8 F6).
+    So is a folder on the way that is a link (a ``tests/`` shared by many tasks): with `force` it is replaced by a
+    copy of what it points to (`Plan.unlink_folders`), the target left alone."""
+    for folder, below in linked_folders(plan.task_dir, [*plan.files, *plan.removals]).items():
+        rel = folder.relative_to(plan.task_dir).as_posix()
+        names = ", ".join(sorted({p.relative_to(plan.task_dir).as_posix() for p in below}))
+        target = os.readlink(folder)
+        if force:
+            plan.unlink_folders.append(folder)
+            plan.actions.append(f"{rel}/ was a symbolic link (to {target}): replaced by a copy of that folder before "
+                                f"writing {names}, the target left alone")
+        else:
+            plan.conflicts.append(f"{rel}/ is a symbolic link (to {target}): init would write {names} into the folder "
+                                  "it points to, which other tasks may share (--force replaces the link by a copy of "
+                                  "that folder and leaves the target alone)")
     for path in plan.files:
         if not path.is_symlink():
             continue
@@ -662,12 +691,40 @@ def _copy(value: Any) -> Any:
     return value
 
 
+def _copy_in_place(folder: Path) -> None:
+    """Replace the symbolic link `folder` by a copy of the folder it points to (links inside kept as
+    links); its target is never written.
+
+    Raises:
+        InitError: the target cannot be copied or the link replaced (the link is then left as it was).
+    """
+    import shutil
+    import tempfile
+
+    target = os.readlink(folder)
+    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
+    try:
+        shutil.copytree(folder, staging / "copy", symlinks=True)
+        folder.unlink()
+        try:
+            (staging / "copy").rename(folder)
+        except OSError:
+            os.symlink(target, folder)
+            raise
+    except OSError as exc:
+        raise InitError(f"cannot replace the link {folder} by a copy of its folder: {exc}") from None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
 def apply(plan: Plan) -> None:
     """Write the planned files (task.toml atomically; test.sh executable).
 
     Raises:
         InitError: a file cannot be written.
     """
+    for folder in plan.unlink_folders:
+        _copy_in_place(folder)
     for path in plan.removals:
         try:
             path.unlink(missing_ok=True)
