@@ -35,9 +35,22 @@ def _ctx(tmp_path, runs):
     ([("pytest -q && echo passed", 0)], True, "exited 0 (step 2)"),
     ([("pytest -q", 0), ("pytest -q", 1)], False, "exited 1 (step 3)"),
     ([("pytest -q || true", 0), ("cd app && pytest -q", 0)], True, "exited 0 (step 3)"),
-    ([("pytest -q | tee log.txt", 0)], True, "exited 0 (step 2)"),
+    ([("set -o pipefail; pytest -q | tee log.txt", 0)], True, "exited 0 (step 2)"),
+    ([("pytest -q | tee log.txt", 1)], False, "exited 1 (step 2)"),
+    ([("cat tests.txt | pytest -q", 0)], True, "exited 0 (step 2)"),  # pytest ends the pipeline: its own status
+    ([("pytest -q |& tail -5", 1), ("pytest -q", 0)], True, "exited 0 (step 3)"),
 ])
 def test_the_last_real_run_decides(tmp_path, runs, hit, said):
     from cowork_judge.code_methods import CODE_METHODS
     ok, reason, _ = CODE_METHODS["command_succeeded"](_ctx(tmp_path, runs), pattern="pytest")
     assert ok is hit and said in reason, reason
+
+
+@pytest.mark.parametrize("cmd", ["pytest -q | tee log.txt", "pytest -q 2>&1 | tail -5", "pytest -q |& tee log"])
+def test_a_zero_of_a_pipeline_the_command_only_feeds_decides_nothing(tmp_path, cmd):
+    """Left over from trial 10 F5: ``pytest | tee log`` exited 0 when pytest failed (the status is tee's, no
+    ``pipefail``) and the row was a hit. Such a 0 is now unclear: the row is unjudged (``trajectory_missing``)."""
+    from cowork_judge.code_methods import CODE_METHODS
+    from cowork_judge.code_methods.trajectory_checks import TrajectoryMissing
+    with pytest.raises(TrajectoryMissing, match="pipes into another command"):
+        CODE_METHODS["command_succeeded"](_ctx(tmp_path, [(cmd, 0)]), pattern="pytest")

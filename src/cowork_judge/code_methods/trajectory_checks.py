@@ -109,7 +109,8 @@ def tool_called(ctx: CodeContext, name: str, min_count: int = 1, args_contain: s
                    f"{', '.join(called[:12]) or 'none'}"), {}
 
 
-_SEGMENT_SPLIT = re.compile(r"\|\||&&|[;|\n]")
+_SEGMENT_SPLIT = re.compile(r"(\|\||&&|[;|\n])")
+_PIPEFAIL = re.compile(r"\bpipefail\b")
 _COMMENT = re.compile(r"(^|\s)#.*$")
 _ECHO_ONLY = re.compile(r"^\s*(#|(echo|printf)\b)")
 _FORCED = re.compile(r"\|\|\s*(true\b|:|echo\b|printf\b|exit\s+0\b)|[;\n]\s*(true|:|exit\s+0|echo\b[^;&|\n]*|printf\b[^;&|\n]*)\s*$")
@@ -117,19 +118,21 @@ _FORCED = re.compile(r"\|\|\s*(true\b|:|echo\b|printf\b|exit\s+0\b)|[;\n]\s*(tru
 the end): its status says nothing about the command it guards (trial 10 F5)."""
 
 
-def _run_segments(command: str) -> list[str]:
-    """The parts of a command line that run something: split at ``;``, ``&&``, ``||``, ``|`` and
-    newlines; of a part that prints (``echo``, ``printf``) only the command word is kept and a
-    comment (``#``) is left out, so a pattern written in an ``echo`` is no run of the command
-    (trial 10 F5)."""
+def _run_segments(command: str) -> list[tuple[str, bool]]:
+    """The parts of a command line that run something, each with whether it pipes into the next
+    (a ``|`` follows it): split at ``;``, ``&&``, ``||``, ``|`` and newlines; of a part that prints
+    (``echo``, ``printf``) only the command word is kept and a comment (``#``) is left out, so a
+    pattern written in an ``echo`` is no run of the command (trial 10 F5)."""
+    pieces = _SEGMENT_SPLIT.split(command)
     out = []
-    for part in _SEGMENT_SPLIT.split(command):
-        part = _COMMENT.sub("", part)
+    for i in range(0, len(pieces), 2):
+        part = _COMMENT.sub("", pieces[i])
+        piped = i + 1 < len(pieces) and pieces[i + 1] == "|"
         printed = _ECHO_ONLY.match(part)
         if part.strip() and printed is None:
-            out.append(part)
+            out.append((part, piped))
         elif printed is not None and printed.group(2):  # the printing command itself, not what it prints
-            out.append(printed.group(2))
+            out.append((printed.group(2), piped))
     return out
 
 
@@ -140,19 +143,23 @@ def command_succeeded(ctx: CodeContext, pattern: str) -> tuple[bool, str, dict[s
 
     The last matching call whose status is recorded decides (trial 10 F5: an earlier passing run
     does not hide a later failing one). A miss when no command matches, when it exited non-zero,
-    or when its command line forces the status (``|| true``, ``|| echo``, ``; true``). Each call's
+    or when its command line forces the status (``|| true``, ``|| echo``, ``; true``). A status 0
+    of a matching command that pipes into another (``pytest | tee log``) is the pipeline's last
+    command's, so it decides nothing unless the line sets ``pipefail``. Each call's
     status is `TrajectoryStep.exit_status`: the tool's structured status wins over text, and a
     text status the command line itself prints, or conflicting statuses, are unclear.
 
     Raises:
         TrajectoryMissing: no readable trajectory; or commands match but none of them records
             an exit status (the judge cannot tell whether they succeeded); or the deciding call's
-            status is unclear (trial 9 F10: "exit status unclear").
+            status is unclear (trial 9 F10: "exit status unclear"), or it is a 0 of a pipeline the
+            matching command only feeds (no ``pipefail``).
     """
     traj = _trajectory(ctx)
     calls = {f"{s.number}:{k}": (s, c) for k, (s, c) in enumerate(traj.tool_calls()) if c.command()}
-    texts = [(f"{key}#{n}", part) for key, (_, c) in calls.items() for n, part in enumerate(_run_segments(c.command() or ""))]
-    matched = {name.split("#")[0] for name in _search_all(ctx, pattern, texts)}
+    segments = {f"{key}#{n}": seg for key, (_, c) in calls.items() for n, seg in enumerate(_run_segments(c.command() or ""))}
+    found = _search_all(ctx, pattern, [(name, text) for name, (text, _) in segments.items()])
+    matched = {name.split("#")[0] for name in found}
     if not matched:
         return False, f"no command matches /{pattern}/ outside echo/comments ({len(calls)} command(s) ran)", {}
     unknown: list[int] = []
@@ -169,6 +176,13 @@ def command_succeeded(ctx: CodeContext, pattern: str) -> tuple[bool, str, dict[s
         if forced:
             return False, (f"the last run of a command matching /{pattern}/ (step {step.number}) forces its exit "
                            f"status ({forced.group(0).strip()!r}): not a success"), {}
+        piped = [segments[n][0].strip() for n in found if n.split("#")[0] == key and segments[n][1]]
+        if code == 0 and piped and len(piped) == sum(n.split("#")[0] == key for n in found) \
+                and not _PIPEFAIL.search(call.command() or ""):
+            raise TrajectoryMissing(f"the last run of a command matching /{pattern}/ (step {step.number}) pipes into "
+                                    "another command, so the exit status 0 is the pipeline's last command's, not its "
+                                    f"own ({piped[0][:60]!r} | …; without `set -o pipefail`): whether it succeeded "
+                                    "cannot be told")
         if code == 0:
             return True, f"the last run of a command matching /{pattern}/ exited 0 (step {step.number})", {}
         return False, f"the last run of a command matching /{pattern}/ exited {code} (step {step.number})", {}
