@@ -72,6 +72,13 @@ def test_a_structured_status_decides_over_echoed_text(judge_run, tmp_path):
     ('echo \\> literal.txt', []),
     ('cat a.txt >report.md', ["report.md"]),
     ('echo "it is \\"quoted > x\\"" >> notes.md', ["notes.md"]),
+    # left over from trial 9: tee names every file; a here-document's body is data
+    ("pytest | tee a.log b.log", ["a.log", "b.log"]),
+    ('make 2>&1 | tee --append "build log.txt" other.txt | tail -3', ["build log.txt", "other.txt"]),
+    ("cat > notes.md <<EOF\nuse a > b to compare\nEOF\necho done > done.txt", ["notes.md", "done.txt"]),
+    ("cat <<-'END' > f.md\n\tq >> w\n\tEND", ["f.md"]),
+    ('grep x <<< "a > b" > out.txt', ["out.txt"]),
+    ("make guarantee > m.txt", ["m.txt"]),
 ])
 def test_written_paths_read_the_command_line_as_a_shell_does(command, paths):
     step = parse_trajectory({"schema_version": "ATIF-v1.6", "steps": [{"step_id": 1, "source": "agent", "tool_calls": [

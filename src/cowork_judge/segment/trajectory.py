@@ -97,11 +97,43 @@ def _flagged(obj: Any, depth: int = 0) -> str | None:
     return None
 
 
-_REDIRECT_OP = re.compile(r">>?|\btee\s+(?:-a\s+)?")
-"""A shell operator that writes the file after it: ``> f``, ``>> f``, ``tee [-a] f`` (searched
-in the command line with its quoted text masked: `_mask_quoted`)."""
-_REDIRECT_TARGET = re.compile(r"\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s;&|<>'\"]+))")
-"""The file after a redirect operator: double-quoted, single-quoted or a bare word."""
+_REDIRECT_OP = re.compile(r">>?|\btee(?=\s)")
+"""A shell operator that writes the file after it: ``> f``, ``>> f``, or ``tee [options] f…``
+(every file it names; searched in the command line with its quoted text and here-document
+bodies masked: `_mask_quoted`, `_mask_heredocs`)."""
+_REDIRECT_TARGET = re.compile(r"[ \t]*(?:\"([^\"]*)\"|'([^']*)'|([^\s;&|<>'\"]+))")
+"""The file after a redirect operator: double-quoted, single-quoted or a bare word (on the same line)."""
+_HEREDOC = re.compile(r"(?<!<)<<-?(?!<)[ \t]*([\"']?)([A-Za-z0-9_.'\"-]+)\1")
+"""A here-document operator (``<<EOF``, ``<<-'EOF'``; not the here-string ``<<<``) and its delimiter word."""
+
+
+def _mask_heredocs(masked: str, cmd: str) -> str:
+    """`masked` with the body of every here-document of `cmd` (the lines after the operator's line
+    up to the one holding only its delimiter) replaced by ``_`` (newlines kept): a body is data,
+    so a ``>`` in it is no redirect (``cat > notes.md <<EOF … a > b … EOF`` writes only
+    ``notes.md``). An unclosed body masks to the end."""
+    out = list(masked)
+    pos = 0
+    while (op := _HEREDOC.search(masked, pos)) is not None:
+        word = cmd[op.start(2):op.end(2)].strip("'\"")  # `masked` hides the quotes of <<'EOF' as "_"
+        body = masked.find("\n", op.end())
+        if body < 0:
+            break
+        strip_tabs = masked[op.start():op.start(1)].startswith("<<-")
+        end, line_start = len(cmd), body + 1
+        while line_start <= len(cmd):
+            line_end = cmd.find("\n", line_start)
+            line_end = len(cmd) if line_end < 0 else line_end
+            line = cmd[line_start:line_end]
+            if (line.lstrip("\t") if strip_tabs else line) == word:
+                end = line_start
+                break
+            line_start = line_end + 1
+        for i in range(body + 1, end):
+            if out[i] != "\n":
+                out[i] = "_"
+        pos = max(end, op.end())
+    return "".join(out)
 
 
 def _mask_quoted(cmd: str) -> str:
@@ -133,21 +165,25 @@ def _mask_quoted(cmd: str) -> str:
 
 
 def redirect_targets(cmd: str) -> list[str]:
-    """Files a shell command line writes by redirect (``>``, ``>>``) or ``tee [-a]``, read as a
-    shell does: operators inside quotes or escaped (``echo "usage: t > f"``, ``echo \\> f``) do
-    not count, a quoted target is unquoted (``> "my report.md"``); ``&1``-style and
-    ``/dev/null`` targets are left out."""
-    masked = _mask_quoted(cmd)
+    """Files a shell command line writes by redirect (``>``, ``>>``) or ``tee`` (every file it
+    names, its options skipped), read as a shell does: operators inside quotes, escaped
+    (``echo "usage: t > f"``, ``echo \\> f``) or in a here-document's body do not count, a quoted
+    target is unquoted (``> "my report.md"``); ``&1``-style and ``/dev/null`` targets are left out."""
+    masked = _mask_heredocs(_mask_quoted(cmd), cmd)
     out = []
     for op in _REDIRECT_OP.finditer(masked):
         if op.group(0).startswith(">") and op.start() > 0 and masked[op.start() - 1] == ">":
             continue  # the second ">" of ">>"
-        target = _REDIRECT_TARGET.match(cmd, op.end())
-        if target is None:
-            continue
-        path = next(g for g in target.groups() if g is not None)
-        if path and not path.startswith("&") and path != "/dev/null":
-            out.append(path)
+        pos = op.end()
+        while (target := _REDIRECT_TARGET.match(cmd, pos)) is not None and target.end() <= len(masked):
+            pos = target.end()
+            path = next(g for g in target.groups() if g is not None)
+            if op.group(0) == "tee" and path.startswith("-"):
+                continue  # an option of tee (-a, --append, -i, -p)
+            if path and not path.startswith("&") and path != "/dev/null":
+                out.append(path)
+            if op.group(0) != "tee":
+                break  # a redirect names one file; tee names every file until the next operator
     return out
 _PATCH_FILE = re.compile(r"^\*\*\* (?:Add|Update) File: (.+)$", re.MULTILINE)
 
