@@ -167,3 +167,21 @@ def test_a_hand_edited_result_is_judged_again(batch_env, tmp_path, capsys):
     assert (verifier / "reward.txt").read_text() == f"{expected['alg-2']!r}\n"
     err = _batch(instances, out, capsys)  # what the judge wrote again verifies
     assert "0 of 3 instance(s) to judge, 3 kept" in err
+
+
+def test_a_rescored_resume_leaves_no_temp_folder(batch_env, tmp_path, capsys, monkeypatch):
+    """Re-scoring a kept result writes its documents and runs nothing, yet each one left an empty
+    ``$TMPDIR/cowork-judge-*`` scratch folder (found by the suite's own leftovers: 6 per run)."""
+    import tempfile
+
+    instances, _, _ = batch_env
+    out = tmp_path / "runs"
+    _batch(instances, out, capsys)
+    private = tmp_path / "tmp"
+    private.mkdir()
+    monkeypatch.setenv("TMPDIR", str(private))
+    monkeypatch.setattr(tempfile, "tempdir", str(private))
+    monkeypatch.setenv("JUDGE_REWARD_MODE", "binary")
+    err = _batch(instances, out, capsys)
+    assert "re-scored from stored verdicts" in err, err
+    assert sorted(p.name for p in private.iterdir()) == []

@@ -218,7 +218,7 @@ class BatchRunner:
             if not new.changes:
                 return "complete", []
             paths = RunPaths.from_config(config, logs_dir=layout.logs_dir, app_dir=self.out / inst.name / "app",
-                                         tests_dir=inst.tests_dir)
+                                         tests_dir=inst.tests_dir, work_dir=self.out / inst.name)  # nothing runs: no temp folder
             write_result(paths, new.doc, self._loaded.redactor)
         except (OSError, ValueError):  # a stored row no fold accepts, a folder that cannot be written: judge it again
             return "invalid", []
