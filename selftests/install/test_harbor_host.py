@@ -63,8 +63,10 @@ workdir = "/app"
 SOLVE = '''\
 #!/bin/bash
 set -eu
-mkdir -p /app/output /logs/agent
-if [ -d /solution/output ]; then cp -r /solution/output/. /app/output/; fi
+mkdir -p /logs/agent
+# a chat agent (and a deck agent that delivered nothing) makes no /app/output: init's collect hook creates it, or Harbor
+# records the artifact "failed" and `harbor jobs regrade` refuses the trial (trial 11)
+if [ -d /solution/output ]; then mkdir -p /app/output && cp -r /solution/output/. /app/output/; fi
 cp /solution/trajectory.json /logs/agent/trajectory.json
 '''
 

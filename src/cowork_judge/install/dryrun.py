@@ -105,7 +105,7 @@ def read_task(task_dir: Path) -> TaskInfo:
         TryError: no such folder, no ``tests/test.sh``, no ``tests/rubric.json``, no or an
             unreadable ``task.toml``.
     """
-    from cowork_judge.install.taskinit import COLLECT_COMMAND, is_separate
+    from cowork_judge.install.taskinit import COLLECT_COMMAND, OLD_COLLECT_COMMANDS, is_separate
 
     root = Path(task_dir)
     if not root.is_dir():
@@ -142,10 +142,11 @@ def read_task(task_dir: Path) -> TaskInfo:
     hooks = verifier.get("collect")
     hooks = hooks if isinstance(hooks, list) else []
     commands = [str(h.get("command", "")) for h in hooks if isinstance(h, dict)]
+    ours = (COLLECT_COMMAND, *OLD_COLLECT_COMMANDS)
     return TaskInfo(root=root, tests=tests, env_templates={str(k): str(v) for k, v in env.items()},
                     timeout_sec=float(timeout), separate=is_separate(config), artifacts=artifacts, workdir=workdir or "/app",
-                    verifier_dockerfile=(tests / "Dockerfile").is_file(), collect_agent=COLLECT_COMMAND in commands,
-                    collect_other=[c for c in commands if c != COLLECT_COMMAND])
+                    verifier_dockerfile=(tests / "Dockerfile").is_file(),
+                    collect_agent=any(c in ours for c in commands), collect_other=[c for c in commands if c not in ours])
 
 
 def _is_tests_folder(path: Path) -> bool:

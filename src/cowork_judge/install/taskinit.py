@@ -58,10 +58,19 @@ puts them back under ``/logs/agent`` when that folder has none (the template's `
 AGENT_FILES = ("trajectory.json", "final_answer.txt", "response.txt")
 """The agent's files the judge reads its final message from (`cowork_judge.run.answer`)."""
 
-COLLECT_COMMAND = (f"mkdir -p {AGENT_COPY_DIR} && for f in {' '.join(AGENT_FILES)}; do "
-                   f"if [ -f /logs/agent/$f ] && [ ! -L /logs/agent/$f ]; then cp /logs/agent/$f {AGENT_COPY_DIR}/$f; fi; "
-                   "done; true")
-"""The ``[[verifier.collect]]`` command `init` writes for a separate verifier (regular files only, never a link)."""
+_COPY_AGENT_FILES = (f"mkdir -p {AGENT_COPY_DIR} && for f in {' '.join(AGENT_FILES)}; do "
+                     f"if [ -f /logs/agent/$f ] && [ ! -L /logs/agent/$f ]; then cp /logs/agent/$f {AGENT_COPY_DIR}/$f; fi; "
+                     "done; true")
+_MAKE_OUTPUT = " ".join(f"[ -e {p} ] || [ -L {p} ] || mkdir -p {p};" for p in SEPARATE_ARTIFACTS)
+COLLECT_COMMAND = f"{_MAKE_OUTPUT} {_COPY_AGENT_FILES}"
+"""The ``[[verifier.collect]]`` command `init` writes for a separate verifier: it creates the
+deliverables folder when the agent made none (Harbor records an artifact path that does not exist
+as ``failed``, and ``harbor jobs regrade`` refuses such a trial: a chat task's, or a deck task's
+that delivered nothing; trial 11), then copies the agent's final-message files (regular files
+only, never a link)."""
+OLD_COLLECT_COMMANDS = (_COPY_AGENT_FILES,)
+"""Collect commands an earlier init wrote: `init` replaces them by `COLLECT_COMMAND`, and `try`
+reads them as the judge's own."""
 
 MANAGED_ENV = ("COWORK_JUDGE_VERSION", "COWORK_JUDGE_VERSION_SOURCE")
 """Env keys whose differing value is a conflict; other existing keys are the task's choice."""
@@ -658,6 +667,9 @@ def _plan_collect(plan: Plan, lines: list[te.Line], raw: list[str], config: dict
         _noop(plan, "task.toml: artifacts still declare /logs/agent/trajectory.json (an older init): remove it by "
                             "hand, Harbor's lint rejects it (artifact-log-overlap) and the collect hook carries the trajectory")
     hooks = (config.get("verifier") or {}).get("collect") or []
+    if any(isinstance(h, dict) and h.get("command") in OLD_COLLECT_COMMANDS for h in hooks):
+        _update_collect(plan, raw, expected)
+        return
     if any(isinstance(h, dict) and AGENT_COPY_DIR in str(h.get("command", "")) for h in hooks):
         _noop(plan, f"task.toml: [[verifier.collect]] already copies the agent's logs to {AGENT_COPY_DIR}")
         return
@@ -681,6 +693,28 @@ def _plan_collect(plan: Plan, lines: list[te.Line], raw: list[str], config: dict
     else:  # none yet, or [[verifier.collect]] tables: one more table at the end
         inserts.append((len(raw), ["", "[[verifier.collect]]", f"command = {te.basic_string(COLLECT_COMMAND)}"]))
     expected.setdefault("verifier", {}).setdefault("collect", []).append({"command": COLLECT_COMMAND})
+
+
+def _update_collect(plan: Plan, raw: list[str], expected: dict[str, Any]) -> None:
+    """Replace an earlier init's collect command (`OLD_COLLECT_COMMANDS`, written as a TOML basic
+    string on one line) by `COLLECT_COMMAND` in `raw`, and in `expected`; a form it cannot find is
+    named for a hand edit."""
+    quoted = {te.basic_string(c): te.basic_string(COLLECT_COMMAND) for c in OLD_COLLECT_COMMANDS}
+    found = False
+    for i, line in enumerate(raw):
+        for old, new in quoted.items():
+            if old in line:
+                raw[i], found = line.replace(old, new), True
+    if not found:
+        _noop(plan, "task.toml: [[verifier.collect]] holds an earlier init's command in a form init cannot edit: replace "
+                    f"it by hand with {te.basic_string(COLLECT_COMMAND)}")
+        return
+    for hook in expected.get("verifier", {}).get("collect", []):
+        if isinstance(hook, dict) and hook.get("command") in OLD_COLLECT_COMMANDS:
+            hook["command"] = COLLECT_COMMAND
+    plan.actions.append(f"task.toml: [[verifier.collect]] command updated: it also creates {', '.join(SEPARATE_ARTIFACTS)} "
+                        "when the agent made none, so Harbor records the artifact and `harbor jobs regrade` accepts "
+                        "the trial")
 
 
 def _copy(value: Any) -> Any:
