@@ -193,6 +193,50 @@ def test_small_timeout_is_a_conflict_and_force_raises_it_in_place(tmp_path):
     assert parsed(root)["verifier"]["env"]["COWORK_JUDGE_VERSION"].startswith("${COWORK_JUDGE_VERSION:-")
 
 
+@pytest.mark.parametrize("timeout, force, rc, written", [
+    ("timeout_sec = 5000.0\n", False, 1, 5000.0),  # the task's own value below the bound: a conflict, as for the default
+    ("timeout_sec = 5000.0\n", True, 0, 5380.0),
+    ("timeout_sec = 600.0\n", False, 0, 5380.0),  # Harbor's default: raised without --force
+    ("", False, 0, 5380.0),  # none: added
+])
+def test_timeout_follows_the_deadline_the_task_declares_and_lint_agrees(tmp_path, capsys, timeout, force, rc, written):
+    """Trial 11 F7: init checked timeout_sec against the default 1800 s deadline ("5000.0 kept (≥ 2280)") while the
+    task declares JUDGE_DEADLINE 4900, and lint-rubric then ERRORed T004 on the same file: one bound, 4900 + 300 + 180."""
+    toml = MINIMAL + f'\n[verifier]\n{timeout}\n[verifier.env]\nJUDGE_DEADLINE = "${{JUDGE_DEADLINE:-4900}}"\n'
+    root = task(tmp_path, toml)
+    (root / "tests" / "rubric.json").write_text(json.dumps({"rubrics": [{"id": "A", "description": "The answer is right.",
+                                                                         "weight": 1}]}))
+    assert cli(["init", str(root), *(["--force"] if force else [])]) == rc
+    captured = capsys.readouterr()
+    assert "2280" not in captured.out + captured.err
+    assert parsed(root)["verifier"]["timeout_sec"] == written
+    if rc:
+        assert "timeout_sec = 5000.0 is below 5380 s (JUDGE_DEADLINE = 4900 s + install 300 + 180 s margin" in captured.err
+        return
+    if not timeout:
+        assert "timeout_sec = 5380.0  # JUDGE_DEADLINE 4900 + install 300 + 180 s margin" in (root / "task.toml").read_text()
+    assert cli(["init", str(root)]) == 0
+    assert "timeout_sec = 5380.0 kept (≥ 5380: JUDGE_DEADLINE = 4900 s" in capsys.readouterr().out
+    assert cli(["lint", str(root), "--format", "json"]) == 0
+    codes = {f["code"] for inst in json.loads(capsys.readouterr().out)["instances"] for f in inst["findings"]}
+    assert "T004" not in codes
+
+
+@pytest.mark.parametrize("value, deadline", [
+    (None, 1800.0), ("${JUDGE_DEADLINE}", 1800.0), ("${JUDGE_DEADLINE:-}", 1800.0), ("${JUDGE_DEADLINE:-4900}", 4900.0),
+    ("600", 600.0), ("${JUDGE_DEADLINE:-abc}", 1800.0), ("${JUDGE_DEADLINE:-1e4}", 1800.0), ("-5", 1800.0), (4900, 1800.0),
+])
+def test_declared_deadline_is_what_the_judge_would_read(value, deadline):
+    """The judge's own parser decides (an exponent or a sign is refused by it and by test.sh: the default applies)."""
+    from cowork_judge.install.taskinit import declared_deadline_sec
+    from cowork_judge.config.judge_config import load_config
+
+    env = {} if value is None else {"JUDGE_DEADLINE": value}
+    assert declared_deadline_sec(env)[0] == deadline
+    if isinstance(value, str) and not value.startswith("$"):
+        assert load_config({"JUDGE_DEADLINE": value}).config.deadline_sec == deadline
+
+
 def test_dry_run_prints_the_diff_and_writes_nothing(tmp_path, capsys):
     root = task(tmp_path, MINIMAL)
     assert cli(["init", str(root), "--dry-run"]) == 0

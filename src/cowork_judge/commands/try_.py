@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import shlex
 import shutil
 import signal
 import stat
@@ -453,6 +454,7 @@ def _judge_and_dependencies(a: argparse.Namespace, task: TaskInfo, host_env: dic
             raise dryrun.TryError(f"--wheel {wheel}: no such file")
     if source.kind != "index":
         version = wheels.wheel_version(wheel)
+        _warn_ignored_version(host_env.get("COWORK_JUDGE_VERSION"), version, f"cowork-judge {version}, {source.describe()}")
         host_env.update(COWORK_JUDGE_VERSION=version, COWORK_JUDGE_VERSION_SOURCE="injection")
         _say(f"  judge: cowork-judge {version}, {source.describe()} (injected as COWORK_JUDGE_VERSION={version}, "
              "as a fleet injects a version)")
@@ -467,6 +469,8 @@ def _judge_and_dependencies(a: argparse.Namespace, task: TaskInfo, host_env: dic
                                   f"({exc}); pass --version") from None
         if python is None:
             raise dryrun.TryError("no Python >= 3.10 for the verifier on its PATH, so no wheel can be chosen for it")
+        if a.judge_version:
+            _warn_ignored_version(host_env.get("COWORK_JUDGE_VERSION"), version, f"--version {version}")
         wheel = wheels.download_judge(source.location, version, python=python, cache=cache, on_wait=_warn)
         verifier_env.update(COWORK_JUDGE_VERSION=version)
         _say(f"  judge: cowork-judge {version} {source.describe()} (that index alone)")
@@ -485,6 +489,32 @@ def _judge_and_dependencies(a: argparse.Namespace, task: TaskInfo, host_env: dic
     _say(f"  dependencies: {len(dep_files)} wheels " + (f"downloaded in {time.monotonic() - t0:.0f} s" if downloaded
                                                       else "reused (no download)") + f" → {deps}")
     return wheel, verifier_env, [wheel, *dep_files], python
+
+
+def ignored_version_warning(shell_value: str | None, version: str, chosen_by: str) -> str | None:
+    """The warning for a ``COWORK_JUDGE_VERSION`` set in the caller's environment that this dry run does not use
+    (trial 11 F10: `try` injects the judge it installs, as a fleet injects a version, and said nothing), or None
+    when none is set (empty counts as unset) or it names `version` anyway.
+
+    Args:
+        shell_value: the caller's ``COWORK_JUDGE_VERSION`` (None: unset).
+        version: the judge version the run installs and injects.
+        chosen_by: what chose `version` (``"cowork-judge 2.0.0, built from …"``, ``"--version 2.0.0"``).
+    """
+    if shell_value is None or not shell_value.strip() or shell_value.strip() == version:
+        return None
+    wanted = shell_value.strip()
+    how = (f"--version {shlex.quote(wanted)} tries that one" if chosen_by.startswith("--version") else
+           f"to try that version, pass --index-url URL --version {shlex.quote(wanted)} (the index your fleet installs the "
+           "judge from)")
+    return f"warning: COWORK_JUDGE_VERSION={wanted!r} in your environment is ignored: this run judges with {chosen_by}; {how}"
+
+
+def _warn_ignored_version(shell_value: str | None, version: str, chosen_by: str) -> None:
+    """Print `ignored_version_warning`'s line, when there is one."""
+    line = ignored_version_warning(shell_value, version, chosen_by)
+    if line is not None:
+        _warn(line)
 
 
 def _stage(task: TaskInfo, rollout: Rollout, out: Path, verifier_env: dict[str, str]) -> Staged:

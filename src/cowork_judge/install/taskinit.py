@@ -15,10 +15,11 @@ decks; the judge itself with ``image=True``: `verifier_image`), and its default
 from __future__ import annotations
 
 import difflib
+import math
 import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,7 +35,7 @@ from cowork_judge.install import extras as extras_mod
 from cowork_judge.install import harbor_stubs, verifier_image
 from cowork_judge.install import tomledit as te
 from cowork_judge.install.template import template_text
-from cowork_judge.config.judge_config import FLEET_START_JITTER_SEC, FLEET_WORKFLOW_START_JITTER_SEC, JudgeConfig, unknown_env_problem
+from cowork_judge.config.judge_config import FLEET_START_JITTER_SEC, FLEET_WORKFLOW_START_JITTER_SEC, JudgeConfig, settings, unknown_env_problem
 
 DEFAULT_DEADLINE_SEC = int(JudgeConfig.model_fields["deadline_sec"].default)
 """JUDGE_DEADLINE's default (SPEC §13), from the configuration."""
@@ -134,8 +135,44 @@ class Plan:
 
 
 def required_timeout_sec(deadline_sec: float = DEFAULT_DEADLINE_SEC) -> int:
-    """``[verifier].timeout_sec`` that leaves room for the install, the judge and the fallback."""
-    return int(deadline_sec + INSTALL_BUDGET_SEC + MARGIN_SEC)
+    """``[verifier].timeout_sec`` (whole seconds, rounded up) that leaves room for the install, the judge
+    and the fallback after a JUDGE_DEADLINE of `deadline_sec` seconds: the one bound `init` writes and
+    lint's T004 checks (`declared_deadline_sec` gives the deadline a task declares)."""
+    return math.ceil(deadline_sec + INSTALL_BUDGET_SEC + MARGIN_SEC)
+
+
+ENV_TEMPLATE_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?\}\Z", re.DOTALL)
+"""A whole-value Harbor template: ``${VAR}`` (group 2 None) or ``${VAR:-default}``."""
+
+
+def declared_deadline_sec(env: Mapping[str, object]) -> tuple[float, str]:
+    """The JUDGE_DEADLINE a task declares: what the verifier uses when the host leaves it unset.
+
+    Args:
+        env: ``[verifier.env]`` as written (name → a literal or a whole-value template such as
+            ``${JUDGE_DEADLINE:-4900}``); a task without the key gets init's default.
+
+    Returns:
+        (seconds, how it was found: ``"JUDGE_DEADLINE = 4900 s"``, or "the built-in default 1800 s …"
+        with the reason). The value is read with the judge's own parser: a value the judge refuses (not
+        a plain positive number of seconds, not a string) is the built-in default, as the judge uses it.
+    """
+    default = float(DEFAULT_DEADLINE_SEC)
+    raw = env.get("JUDGE_DEADLINE")
+    if raw is None:
+        return default, f"the built-in default {default:g} s"
+    if not isinstance(raw, str):
+        return default, f"the built-in default {default:g} s (its value {raw!r:.40} is not a string)"
+    template = ENV_TEMPLATE_RE.match(raw)
+    effective = raw if template is None else template.group(2)
+    if effective is None or not effective.strip():
+        return default, f"the built-in default {default:g} s when the host does not set it"
+    parse = settings(JudgeConfig)["deadline_sec"][1].parse
+    try:
+        number = parse(effective) if parse is not None else default
+    except ValueError:
+        return default, f"the built-in default {default:g} s (its value {effective!r:.40} is invalid)"
+    return number, f"JUDGE_DEADLINE = {number:g} s"
 
 
 def env_block(extras: str = "", version: str = __version__) -> list[tuple[str, str]]:
@@ -467,16 +504,20 @@ def _plan_test_sh(plan: Plan, path: Path, force: bool) -> None:
 
 
 def _merge_timeout(plan: Plan, lines: list[te.Line], raw: list[str], verifier: dict[str, Any], *, force: bool) -> list[str]:
-    """Bring ``[verifier] timeout_sec`` up to `required_timeout_sec` in `raw` (the task.toml's
+    """Bring ``[verifier] timeout_sec`` up to `required_timeout_sec` of the JUDGE_DEADLINE the task
+    declares (`declared_deadline_sec`, the bound lint's T004 checks) in `raw` (the task.toml's
     lines, edited in place) and in `verifier` (the parsed table it must equal); Harbor's
     default is raised, a task's own lower value only with `force` (else a conflict).
 
     Returns:
         The lines to add to the ``[verifier]`` table (the key, when the task has none).
     """
-    need = required_timeout_sec()
+    env = verifier.get("env")
+    deadline, source = declared_deadline_sec(env if isinstance(env, dict) else {})
+    need = required_timeout_sec(deadline)  # the bound lint's T004 checks (trial 11 F7)
     have = verifier.get("timeout_sec")
-    timeout_line = f"timeout_sec = {need}.0  # JUDGE_DEADLINE {DEFAULT_DEADLINE_SEC} + install {INSTALL_BUDGET_SEC} + {MARGIN_SEC} s margin"
+    budget = f"{source} + install {INSTALL_BUDGET_SEC} + {MARGIN_SEC} s margin"
+    timeout_line = f"timeout_sec = {need}.0  # JUDGE_DEADLINE {deadline:g} + install {INSTALL_BUDGET_SEC} + {MARGIN_SEC} s margin"
     if have is None:
         verifier["timeout_sec"] = float(need)
         plan.actions.append(f"task.toml: [verifier] timeout_sec = {need} added")
@@ -494,9 +535,9 @@ def _merge_timeout(plan: Plan, lines: list[te.Line], raw: list[str], verifier: d
             plan.conflicts.append(f"[verifier] timeout_sec = {have!r} is not a number of seconds (Harbor refuses the "
                                   f"task); --force sets it to {need}")
         else:
-            plan.conflicts.append(f"[verifier] timeout_sec = {have} is below {need} s (JUDGE_DEADLINE + install + margin; --force raises it)")
+            plan.conflicts.append(f"[verifier] timeout_sec = {have} is below {need} s ({budget}; --force raises it)")
     else:
-        _noop(plan, f"task.toml: [verifier] timeout_sec = {have} kept (≥ {need})")
+        _noop(plan, f"task.toml: [verifier] timeout_sec = {have} kept (≥ {need}: {budget})")
     return []
 
 

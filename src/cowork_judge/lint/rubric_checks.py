@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from cowork_judge.core import scales
 from cowork_judge.core.rubric import MAX_ABS_WEIGHT, WEIGHT_KEYS
 from cowork_judge.core.scales import DECIMAL_RE
-from cowork_judge.core.scoring import ScoringError, check_scorable, effective_weights
+from cowork_judge.core.scoring import effective_weights, unscorable_reason
 from cowork_judge.lint import polarity
 from cowork_judge.lint.codes import Finding
 from cowork_judge.lint.document import Row, RubricDoc
@@ -63,11 +63,10 @@ def check_document(doc: RubricDoc, earlier: list[Finding]) -> list[Finding]:
         out.append(Finding("R003", doc.file, f"the engine refuses the rubric: {doc.engine_error}"))
     if doc.normalized is not None:
         out += _span(doc)
-        try:
-            check_scorable(doc.normalized.criteria)
-        except ScoringError:
-            out.append(Finding("R008", doc.file, "no row has a positive weight and a hurdle row turns off the "
-                                                 "equal-weight fallback: every run ends judge:scorer_error"))
+        reason = unscorable_reason(doc.normalized.criteria)
+        if reason is not None:  # the engine's own reason (`check_scorable` refuses the run with it)
+            out.append(Finding("R008", doc.file, f"no row has a positive weight and {reason}: every run ends "
+                                                 "judge:scorer_error (give the rows that earn credit a positive weight)"))
         else:
             out += _fallback(doc)
     return out

@@ -18,19 +18,18 @@ directory. What a package NEEDS declared (decided here, documented in the README
 from __future__ import annotations
 
 import difflib
-import math
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from cowork_judge.install.taskinit import INSTALL_BUDGET_SEC, MARGIN_SEC, is_separate
+from cowork_judge.install.taskinit import (ENV_TEMPLATE_RE, INSTALL_BUDGET_SEC, MARGIN_SEC, declared_deadline_sec, is_separate,
+                                          required_timeout_sec)
 from cowork_judge.lint.codes import Finding
 from cowork_judge.lint.reading import Unreadable, read_toml
 from cowork_judge.config.effects import invalid_reward_settings
-from cowork_judge.config.judge_config import ENV_NAMES, JudgeConfig, load_config
+from cowork_judge.config.judge_config import ENV_NAMES, load_config
 
 INSTALL_MARGIN_SEC = float(INSTALL_BUDGET_SEC + MARGIN_SEC)
 """Seconds ``timeout_sec`` must leave beyond JUDGE_DEADLINE — the same budget as
@@ -51,7 +50,6 @@ ROOT_NAMES = ("JUDGE_APP_DIR", "JUDGE_LOGS_DIR", "JUDGE_TESTS_DIR", "JUDGE_WORK_
 KNOWN_NAMES = frozenset({n for names in ENV_NAMES.values() for n in names} | set(THIN_SHELL_NAMES) | set(ROOT_NAMES))
 SECRET_MARKERS = ("KEY", "TOKEN", "SECRET", "PASSWORD")
 """Name parts Harbor treats as secrets (it redacts such values in saved logs)."""
-_TEMPLATE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-(.*))?\}\Z", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -96,7 +94,7 @@ class TaskToml:
 
 def parse_env_value(raw: str) -> EnvValue:
     """Split a value into literal / whole-value template (``${VAR}``, ``${VAR:-default}``)."""
-    m = _TEMPLATE.match(raw)
+    m = ENV_TEMPLATE_RE.match(raw)
     if m is None:
         return EnvValue(raw=raw)
     return EnvValue(raw=raw, var=m.group(1), default=m.group(2))
@@ -166,20 +164,9 @@ def check(toml: TaskToml, *, needs_model: bool, also_read: frozenset[str] = froz
 
 
 def deadline_sec(toml: TaskToml) -> tuple[float, str]:
-    """(JUDGE_DEADLINE the verifier would use when the host leaves it unset, how it was found)."""
-    default = float(JudgeConfig.model_fields["deadline_sec"].default)
-    value = toml.env.get("JUDGE_DEADLINE")
-    if value is None:
-        return default, f"the built-in default {default:g} s"
-    if value.effective is None or not value.effective.strip():
-        return default, f"the built-in default {default:g} s when the host does not set it"
-    try:
-        number = float(value.effective)
-    except ValueError:
-        return default, f"the built-in default {default:g} s (its value {value.effective!r} is invalid)"
-    if not number > 0 or math.isnan(number) or math.isinf(number):
-        return default, f"the built-in default {default:g} s (its value {value.effective!r} is invalid)"
-    return number, f"JUDGE_DEADLINE = {number:g} s"
+    """(JUDGE_DEADLINE the verifier would use when the host leaves it unset, how it was found): the
+    deadline `cowork-judge init` sizes ``timeout_sec`` from (`taskinit.declared_deadline_sec`)."""
+    return declared_deadline_sec({name: value.raw for name, value in toml.env.items()})
 
 
 def _check(toml: TaskToml, needs_model: bool, also_read: frozenset[str]) -> Iterator[Finding]:
@@ -214,11 +201,13 @@ def _check(toml: TaskToml, needs_model: bool, also_read: frozenset[str]) -> Iter
                                     f"({deadline:g} s); add JUDGE_DEADLINE = \"${{JUDGE_DEADLINE:-{deadline:g}}}\"",
                       field="[verifier.env]")
     timeout = toml.timeout_sec if toml.timeout_sec is not None else HARBOR_DEFAULT_TIMEOUT_SEC
-    if timeout < deadline + INSTALL_MARGIN_SEC and not toml.timeout_invalid:
+    need = required_timeout_sec(deadline)  # the bound `init` writes (trial 11 F7: one function for both)
+    if timeout < need and not toml.timeout_invalid:
         said = f"{timeout:g}" if toml.timeout_sec is not None else f"not set (Harbor's default {timeout:g})"
         yield Finding("T004", file, f"timeout_sec is {said} < {source} + {INSTALL_MARGIN_SEC:g} s install margin: "
                                     "Harbor kills the verifier before the judge's deadline and downloads no reward; "
-                                    f"set timeout_sec ≥ {deadline + INSTALL_MARGIN_SEC:g}", field="[verifier].timeout_sec")
+                                    f"set timeout_sec ≥ {need}",
+                      field="[verifier].timeout_sec")
     if "COWORK_JUDGE_VERSION" not in toml.env:
         yield Finding("T009", file, "COWORK_JUDGE_VERSION not declared: a fleet cannot inject a judge version for this "
                                     "package; add COWORK_JUDGE_VERSION = \"${COWORK_JUDGE_VERSION:-<x.y.z>}\"",

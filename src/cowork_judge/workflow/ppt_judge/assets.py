@@ -249,6 +249,37 @@ class TaskChecks:
         """
         return self.anchors[ref] if ref in self.anchors else self.anchor_images[ref]
 
+    def manifest_disagreements(self) -> list[Problem]:
+        """Where ``manifest.json`` disagrees with the checks (each a `Problem` of `MANIFEST_FILE`): a
+        ``pairs`` entry ≠ the type2 check's ``paired_type1_id``, ``type1_only`` ≠ the type1 checks without a
+        type2, a ``counts`` entry ≠ what the files hold. Lint reports each as A010; ``gen-ppt-rubrics``
+        names them when it writes (trial 11 F5). The judge reads only ``anchor_index`` at run time, so these
+        change no verdict: the manifest is the package's bookkeeping. Empty without a usable manifest;
+        ``type1_only`` and ``counts`` are not compared while a check is broken (its problem says why)."""
+        m = self.manifest
+        if m is None:
+            return []
+        out: list[Problem] = []
+        pairs = {c.id: c.paired_type1_id for c in self.type2.values()}
+        for t2 in sorted(set(pairs) | set(m.pairs)):
+            if m.pairs.get(t2) != pairs.get(t2) and (t2 in pairs or t2 not in self.broken):
+                out.append(Problem(MANIFEST_FILE, f"pairs[{t2!r}] is {m.pairs.get(t2)!r} but {TYPE2_FILE} pairs it "
+                                                  f"with {pairs.get(t2)!r}"))
+        if self.broken:
+            return out
+        only = sorted(set(self.type1) - set(pairs.values()))
+        if sorted(m.type1_only) != only:
+            out.append(Problem(MANIFEST_FILE, f"type1_only is {sorted(m.type1_only)} but the type1 checks without a "
+                                              f"type2 are {only}"))
+        counted: dict[CountName, int] = {"type1": len(self.type1), "type2": len(self.type2),
+                                         "mandatory": sum(1 for c in self.type1.values() if c.mandatory),
+                                         "anchors": len(self.anchors) + len(self.anchor_images)}
+        wrong = {k: (m.counts.get(k), v) for k, v in counted.items() if m.counts.get(k) != v}
+        if wrong:
+            listed = ", ".join(f"{k} says {said}, found {found}" for k, (said, found) in wrong.items())
+            out.append(Problem(MANIFEST_FILE, f"counts disagree with the checks: {listed}"))
+        return out
+
     def used_files(self) -> set[Path]:
         """The files the judge reads (lint: every other file under the folder is unused)."""
         originals = [name for kind, name in legacy_assets.ORIGINAL_FILES.items() if name in self.formats.get(kind, "")]
