@@ -128,6 +128,8 @@ def _opens(ctx: CodeContext, deck: Path, rel: str, accept_legacy_ppt: bool, *,
         return pages >= 1, f"{label} is a PDF with {pages} page(s)", facts
     if sniff.status == "ok_html":
         return _html_ok(deck, label, facts)
+    if sniff.status == "too_large":  # a size policy, not a broken deck (trial 11 F9): still a judged miss
+        return False, f"{label} is too large for the judge to open: {sniff.reason}", facts
     return False, f"{label} does not open: {sniff.status}: {sniff.reason}", facts
 
 
