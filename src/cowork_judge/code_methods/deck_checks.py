@@ -55,7 +55,8 @@ def check_deck_openable(
     python-pptx or LibreOffice can open, a PDF with ≥ 1 page, or HTML that parses.
 
     Broken decks (truncated or corrupt zip, encrypted package, not a presentation, zip
-    bomb, empty, unknown bytes) are misses with the specific reason. Legacy binary
+    bomb, empty, unknown bytes) are misses with the specific reason; so is a deck over the
+    judge's size or entry limit (``too_large``: a size policy, named as such). Legacy binary
     ``.ppt`` is reported as such and counts when `accept_legacy_ppt`.
 
     Raises:
