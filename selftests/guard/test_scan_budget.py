@@ -91,3 +91,45 @@ def test_a_run_names_what_the_guard_did_not_scan_in_its_warnings(tmp_path):
     warned = [w for w in doc["details"]["warnings"] if "the guard did not scan" in w]
     assert len(warned) == 1 and "report.md from 2000 of" in warned[0] and "guard.flagged covers only" in warned[0]
     assert "the guard did not scan" in proc.stderr  # and the log says it too
+
+
+def test_a_large_binary_deliverable_is_not_an_unscanned_text_file(tmp_path, monkeypatch):
+    # trial 11 F8: a file the guard does not read as text (a NUL in its first 8 KiB) is not a text
+    # file past its budget, whatever its size; a large text file (UTF-16 with its mark too) still is
+    monkeypatch.setattr(gather, "MAX_TEXT_FILE_BYTES", 64 * 1024)  # stands for 4 MiB: what is listed is tested
+    budget = gather.MAX_TEXT_FILE_BYTES
+    files = {"five.bin": os.urandom(budget + (1 << 20)),
+             "big.png": b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR" + os.urandom(budget + 100),
+             "notes.txt": ("Rain falls. " * (budget // 12 + 100)).encode("utf-16")}
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    with (tmp_path / "sparse.bin").open("wb") as fh:  # 4 GiB of holes: binary, never read past its head
+        fh.truncate(4 << 30)
+    names = [*files, "sparse.bin"]
+    report = guard_delivery([(n, tmp_path / n) for n in names], None, mode="flag")
+    assert [u.file for u in report.unscanned] == ["notes.txt"]
+    assert "unreadable_files" not in report.channels
+
+
+def test_a_run_with_a_large_binary_deliverable_warns_nothing_about_the_guard(tmp_path):
+    root = tmp_path / "inst"
+    (root / "app" / "output").mkdir(parents=True)
+    (root / "logs").mkdir()
+    (root / "tests").mkdir()
+    (root / "tests" / "rubric.json").write_text(json.dumps({"rubrics": [
+        {"id": "A", "description": "The report explains rain.", "weight": 1}]}))
+    (root / "tests" / "task_prompt.md").write_text("Write a report on rain, with a picture.")
+    (root / "app" / "output" / "report.md").write_text(_fill(1500))
+    (root / "app" / "output" / "rain.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR" + os.urandom(5000))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "OPENAI_", "COWORK_"))}
+    with SimServer(OraclePolicy({}), api_key=SIM_KEY) as sim:
+        env.update(JUDGE_API_KEY=SIM_KEY, JUDGE_BASE_URL=sim.url, JUDGE_START_JITTER="0", JUDGE_EVIDENCE="0")
+        proc = subprocess.run([sys.executable, "-c", WRAPPER, "run", "--app-dir", str(root / "app"), "--logs-dir",
+                               str(root / "logs"), "--tests-dir", str(root / "tests"), "--work-dir", str(root / "work")],
+                              env=env, capture_output=True, text=True, timeout=300)
+    result = root / "logs" / "verifier" / "result.json"
+    assert result.is_file(), proc.stderr[-2000:]
+    doc = json.loads(result.read_text())
+    assert doc["status"] == "success", doc["exit_reason"]
+    assert doc["guard"]["unscanned"] == []  # the 5 KB picture is past the 2000-byte budget, but it is no text file
+    assert not [w for w in doc["details"]["warnings"] if "the guard did not scan" in w]

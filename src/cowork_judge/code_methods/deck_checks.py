@@ -55,7 +55,8 @@ def check_deck_openable(
     python-pptx or LibreOffice can open, a PDF with ≥ 1 page, or HTML that parses.
 
     Broken decks (truncated or corrupt zip, encrypted package, not a presentation, zip
-    bomb, empty, unknown bytes) are misses with the specific reason. Legacy binary
+    bomb, empty, unknown bytes) are misses with the specific reason; so is a deck over the
+    judge's size or entry limit (``too_large``: a size policy, named as such). Legacy binary
     ``.ppt`` is reported as such and counts when `accept_legacy_ppt`.
 
     Raises:
@@ -128,6 +129,8 @@ def _opens(ctx: CodeContext, deck: Path, rel: str, accept_legacy_ppt: bool, *,
         return pages >= 1, f"{label} is a PDF with {pages} page(s)", facts
     if sniff.status == "ok_html":
         return _html_ok(deck, label, facts)
+    if sniff.status == "too_large":  # a size policy, not a broken deck (trial 11 F9): still a judged miss
+        return False, f"{label} is too large for the judge to open: {sniff.reason}", facts
     return False, f"{label} does not open: {sniff.status}: {sniff.reason}", facts
 
 

@@ -51,6 +51,7 @@ SniffStatus = Literal[
     "corrupt_zip",
     "corrupt_pdf",
     "zip_bomb",
+    "too_large",
     "not_presentation",
     "empty",
     "unreadable",
@@ -73,8 +74,13 @@ broken or refused (the deliverable's fault, never the environment's):
   OOXML), or a PDF that needs a password.
 - ``corrupt_zip``: zip signature but the archive is truncated or a member fails its CRC.
 - ``corrupt_pdf``: ``%PDF-`` header but PyMuPDF cannot open it or it has no pages.
-- ``zip_bomb``: declared uncompressed size, entry count or compression ratio over the
-  limits in :mod:`cowork_judge.evidence.sniff`; nothing is parsed or rendered.
+- ``zip_bomb``: a member over 32 MiB inflating past 100:1, or a package over the size or
+  entry limit that inflates past 100:1 as a whole (`sniff.MAX_RATIO`); nothing is inflated,
+  parsed or rendered.
+- ``too_large``: a package over the judge's size limit (512 MiB uncompressed,
+  `sniff.MAX_UNCOMPRESSED_BYTES`) or entry limit (10,000, `sniff.MAX_ENTRIES`) that does not
+  inflate past the ratio limit (a deck with a large stored video): refused like a bomb, with
+  its true cause; nothing is parsed or rendered.
 - ``not_presentation``: a readable zip/CFB that is not a presentation (a .docx, a package
   without ``ppt/presentation.xml``, a CFB without a PowerPoint stream).
 - ``empty``: zero bytes.

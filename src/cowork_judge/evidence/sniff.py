@@ -12,7 +12,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from .documents import SniffFlags, SniffResult
+from .documents import SniffFlags, SniffResult, SniffStatus
 from .kinds import SUFFIX_KIND
 
 MAX_UNCOMPRESSED_BYTES = 512 * 1024 * 1024
@@ -161,10 +161,9 @@ def _sniff_zip(p: Path, base: dict[str, Any]) -> SniffResult:
         max_ratio = round(max(ratios, default=1.0), 2)
         zbase = {**base, "container": "zip", "zip_entries": len(infos), "uncompressed_bytes": total,
                  "max_ratio": max_ratio}
-        if len(infos) > MAX_ENTRIES or total > MAX_UNCOMPRESSED_BYTES or max_ratio > MAX_RATIO:
-            return SniffResult(**zbase, status="zip_bomb",
-                               reason=f"over zip limits: {len(infos)} entries, {total} bytes "
-                                      f"uncompressed, max ratio {max_ratio}")
+        refused = _over_zip_limits(infos, total, max_ratio)
+        if refused is not None:
+            return SniffResult(**zbase, status=refused[0], reason=refused[1])
         bad = _first_bad_member(zf, infos)
         if bad:
             return SniffResult(**zbase, status="corrupt_zip", reason=f"member {bad}")
@@ -189,6 +188,42 @@ def _sniff_zip(p: Path, base: dict[str, Any]) -> SniffResult:
         what = "ISO/IEC 29500 Strict OOXML " if flags.strict else "OOXML "
         return SniffResult(**zbase, status=status, kind=kind, main_content_type=ctype, flags=flags,
                            reason=f"{what}{kind} package")
+
+
+def _mib(n: float) -> str:
+    """`n` bytes in MiB, whole (one decimal under 10 MiB): ``530 MiB``, ``2.0 MiB``."""
+    return f"{n / (1 << 20):.1f} MiB" if n < 10 << 20 else f"{n / (1 << 20):.0f} MiB"
+
+
+def _over_zip_limits(infos: list[zipfile.ZipInfo], total: int, max_ratio: float) -> tuple[SniffStatus, str] | None:
+    """The status and reason of a package over the zip limits, None within them (trial 11 F9).
+
+    What is refused is the package past any limit (`MAX_ENTRIES`, `MAX_UNCOMPRESSED_BYTES`,
+    `MAX_RATIO`); the status says why: ``zip_bomb`` when a member over `RATIO_GRACE_BYTES`
+    inflates past `MAX_RATIO`, or the whole package, past a limit, inflates past it (many small
+    members of zeros); else ``too_large``, an honest package (a stored video) over the size or
+    entry limit. Reads the central directory only: nothing is inflated.
+    """
+    big = total > MAX_UNCOMPRESSED_BYTES
+    many = len(infos) > MAX_ENTRIES
+    if not (big or many or max_ratio > MAX_RATIO):
+        return None
+    limit = _mib(MAX_UNCOMPRESSED_BYTES)
+    if max_ratio > MAX_RATIO:
+        worst = max((i for i in infos if i.file_size >= RATIO_GRACE_BYTES),
+                    key=lambda i: i.file_size / max(i.compress_size, 1))
+        return "zip_bomb", (f"zip bomb: member {worst.filename} inflates {max_ratio:g}:1 to {_mib(worst.file_size)} "
+                            f"(the judge's limit is {MAX_RATIO:g}:1 for a member over {_mib(RATIO_GRACE_BYTES)}); "
+                            f"nothing was inflated")
+    packed = sum(i.compress_size for i in infos)
+    overall = round(total / max(packed, 1), 1)
+    over = ([f"{_mib(total)} uncompressed, over the judge's {limit} limit for a deck"] if big else []) + (
+        [f"{len(infos)} zip entries, over the judge's limit of {MAX_ENTRIES} entries for a deck"] if many else [])
+    if overall > MAX_RATIO:
+        return "zip_bomb", (f"zip bomb: {len(infos)} members inflate {overall:.1f}:1 overall from {_mib(packed)} to "
+                            f"{'; '.join(over)}; nothing was inflated")
+    return "too_large", (f"{'; '.join(over)} ({total} bytes in {len(infos)} entries, {overall:.1f}:1 overall: "
+                         f"a large package, not a zip bomb)")
 
 
 ODF_MIMETYPE_BYTES = 256

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from cowork_judge.safety.agent_text import decode, looks_binary
+from cowork_judge.safety.agent_text import BINARY_SNIFF_BYTES, decode, looks_binary
 from cowork_judge.evidence.kinds import OOXML_KINDS, SUFFIX_KIND
 from cowork_judge.evidence.reads import StructureReads
 from cowork_judge.core.findings import MAX_FINDINGS, Channel, Finding, GuardMode, GuardReport, Unscanned
@@ -304,7 +304,9 @@ def file_texts(rel: str, path: Path, unscanned: list[Unscanned] | None = None,
                reads: StructureReads | None = None) -> list[TextPiece]:
     """The pieces of text the judge may read from one deliverable (see the module docstring);
     what is not read (past `MAX_TEXT_FILE_BYTES`, a part over `MAX_PART_BYTES`) is appended to
-    `unscanned`; a deck's structure is read through the run's `reads` (read once per run).
+    `unscanned`; a deck's structure is read through the run's `reads` (read once per run). A
+    binary file (`looks_binary` on its first `BINARY_SNIFF_BYTES`) gives no piece and is not
+    listed in `unscanned`, whatever its size: only its head is read (trial 11 F8).
 
     Raises:
         OSError, ValueError, zipfile.BadZipFile, RuntimeError: the file cannot be read
@@ -352,13 +354,14 @@ def file_texts(rel: str, path: Path, unscanned: list[Unscanned] | None = None,
         cells = [html.unescape(t) for xml in _ooxml_parts(path, "xl/", rel, skipped) for t in _SHEET_TEXT.findall(xml)]
         return [TextPiece("deliverable", "\n".join(cells))]
     with path.open("rb") as fh:
-        data = fh.read(MAX_TEXT_FILE_BYTES)
-        if len(data) == MAX_TEXT_FILE_BYTES and fh.read(1):
+        head = fh.read(BINARY_SNIFF_BYTES)  # binary or text is told from the head, before any budget (trial 11 F8)
+        if looks_binary(head):
+            return []  # binary: the judge reads no text from it either, and it is no text file past a budget
+        data = head[:MAX_TEXT_FILE_BYTES] + fh.read(max(0, MAX_TEXT_FILE_BYTES - len(head)))
+        if len(head) > MAX_TEXT_FILE_BYTES or (len(data) == MAX_TEXT_FILE_BYTES and fh.read(1)):
             size = path.stat().st_size
             skipped.append(Unscanned(file=rel, offset=MAX_TEXT_FILE_BYTES, size=size,
                                      reason=f"past the guard's scan budget of {MAX_TEXT_FILE_BYTES} bytes per text file"))
-    if looks_binary(data):
-        return []  # binary: the judge reads no text from it either
     text = decode(data)
     if suffix in COMMENT_SUFFIXES:
         text, comments = _blank_comments(text, markdown=suffix in MD_SUFFIXES)

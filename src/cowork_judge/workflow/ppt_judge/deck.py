@@ -133,7 +133,9 @@ def load_deck(evidence_dir: Path, located: LocatedDeck | None, *,
     digest = _read(layout.digest(summary.deck), Digest)
     if not summary.sniff_status.startswith("ok"):
         why = digest.sniff.reason if digest is not None and digest.sniff.reason else summary.sniff_status
-        return DeckProblem(True, None, f"the deck is broken and cannot be rendered ({summary.sniff_status}: {why})")
+        what = ("the deck is too large for the judge to render" if summary.sniff_status == "too_large"
+                else "the deck is broken and cannot be rendered")  # too_large: a size policy (trial 11 F9)
+        return DeckProblem(True, None, f"{what} ({summary.sniff_status}: {why})")
     render = digest.render if digest is not None else None
     skip = next((s for s in summary.layers_skipped if s.layer == "render"), None)
     if (digest is not None and digest.structure_ok and digest.slide_count == 0) or (
