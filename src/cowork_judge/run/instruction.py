@@ -9,6 +9,7 @@ in its warnings and by ``lint-rubric`` (A002–A004), which call the functions h
 from __future__ import annotations
 
 import stat
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -47,13 +48,41 @@ def read_judge_text(path: Path) -> tuple[str | None, str | None]:
     return decode_noting(data)
 
 
+def choose_instruction(candidates: Sequence[Path]) -> tuple[str | None, Path | None, list[tuple[Path, str]]]:
+    """The first of `candidates` (paths, in the order SPEC §10 looks) with text, read with
+    `read_judge_text`; a candidate that is not a file is skipped without a word.
+
+    Returns:
+        ``(text, path, problems)``: the chosen file's text and path (None, None when no candidate
+        has text), and for each file passed over or read with U+FFFD its path and what is wrong,
+        as a phrase that follows the file's name: ``cannot be read (…)``, ``is empty``, ``is not
+        UTF-8 (first undecodable byte at offset 3: 0xe9)``. The run (`find_instruction`) and
+        ``lint-rubric`` (A002, A003) both call it, so they agree on what the judge reads.
+    """
+    problems: list[tuple[Path, str]] = []
+    for path in candidates:
+        if not path.is_file():
+            continue
+        text, problem = read_judge_text(path)
+        if text is None:
+            problems.append((path, f"cannot be read ({problem})"))
+        elif not text.strip():
+            problems.append((path, "is empty"))
+        else:
+            if problem is not None:
+                problems.append((path, f"is {problem}"))
+            return text, path, problems
+    return None, None, problems
+
+
 def find_instruction(tests_dir: Path, configured: str | None) -> tuple[str, str, list[str]]:
     """Pick the judge instruction.
 
     Order: `configured` (JUDGE_INSTRUCTION_FILE; relative paths are taken from
     `tests_dir`), else the first of `INSTRUCTION_NAMES` in `tests_dir`, else the built-in
     default (a documented default, not a problem: the source says ``built-in``). Files are read
-    with `read_judge_text`: a file with undecodable bytes is used, with a warning naming the first.
+    with `read_judge_text` (`choose_instruction`): a file with undecodable bytes is used, with a
+    warning naming the first.
 
     Returns:
         (instruction text, source label, warnings). Never raises: a file that cannot be read as
@@ -64,24 +93,19 @@ def find_instruction(tests_dir: Path, configured: str | None) -> tuple[str, str,
     if configured:
         path = Path(configured)
         candidates.append(path if path.is_absolute() else tests_dir / path)
+        if not candidates[0].is_file():
+            warnings.append(f"JUDGE_INSTRUCTION_FILE {configured!r} not found; looking in the tests dir")
     candidates.extend(tests_dir / name for name in INSTRUCTION_NAMES)
-    for n, path in enumerate(candidates):
-        if not path.is_file():
-            if n == 0 and configured:
-                warnings.append(f"JUDGE_INSTRUCTION_FILE {configured!r} not found; looking in the tests dir")
-            continue
-        text, problem = read_judge_text(path)
-        if text is None:
-            warnings.append(f"instruction file {path} cannot be read ({problem}); trying the next one")
-            continue
-        if not text.strip():
-            warnings.append(f"instruction file {path} is empty; trying the next one")
-            continue
-        if problem is not None:
-            warnings.append(f"instruction file {path} is {problem}: the judge reads it with U+FFFD in place of "
-                            "the undecodable bytes (save it as UTF-8)")
-        return text, str(path), warnings
-    return default_instruction(), "built-in", warnings
+    text, chosen, problems = choose_instruction(list(dict.fromkeys(candidates)))  # a configured default name: once
+    for path, problem in problems:
+        if path == chosen:
+            warnings.append(f"instruction file {path} {problem}: the judge reads it with U+FFFD in place of the "
+                            "undecodable bytes (save it as UTF-8)")
+        else:
+            warnings.append(f"instruction file {path} {problem}; trying the next one")
+    if text is None or chosen is None:
+        return default_instruction(), "built-in", warnings
+    return text, str(chosen), warnings
 
 
 def task_prompt_text(path: Path, *, needs_model: bool) -> tuple[str, list[str]]:
@@ -109,5 +133,5 @@ def task_prompt_text(path: Path, *, needs_model: bool) -> tuple[str, list[str]]:
                       "find an empty one"]
     if problem is not None:
         return text, [f"{path.name} is {problem}: the judge is sent it with U+FFFD in place of the undecodable "
-                      "bytes (save it as UTF-8, or UTF-16 with its byte-order mark)"]
+                      "bytes (save it as UTF-8)"]
     return text, []
