@@ -1,7 +1,7 @@
 """Minimal task packages for lint tests: a clean base instance that each test breaks one way.
 
 `make_instance(**changes)` writes ``<tmp>/<name>/tests`` (rubric.json, judge_instruction.md,
-test.sh, extra files) and ``<tmp>/<name>/task.toml``, and returns the tests dir. The base
+task_prompt.md, test.sh, extra files) and ``<tmp>/<name>/task.toml``, and returns the tests dir. The base
 instance lints with no finding at all.
 """
 
@@ -45,6 +45,8 @@ VERSION="${COWORK_JUDGE_VERSION:-0.1.0}"
 python3 -m pip install -q "cowork-judge==${VERSION}" && cowork-judge run
 """
 BASE_INSTRUCTION = "Judge the deck in output/ against each row.\n"
+BASE_PROMPT = "Summarise the quarterly report for the board.\n"
+"""The base instance's tests/task_prompt.md (A004 otherwise); it names no deliverable (M006's cues)."""
 
 
 def rows(*changes: tuple[int, dict[str, Any]], extra: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
@@ -65,13 +67,13 @@ def make_instance(tmp_path: Path) -> Callable[..., Path]:
 
     ``rubric`` is a list of rows or a whole document (default: BASE_ROWS under "rubrics"),
     False for no rubric.json; ``rubric_text`` / ``rubric_bytes`` write raw content instead;
-    ``toml``/``sh``/``instruction`` None leaves that file out; ``files`` maps paths relative to tests/ to text.
+    ``toml``/``sh``/``instruction``/``prompt`` (task_prompt.md) None leaves that file out; ``files`` maps paths relative to tests/ to text.
     """
     names = count()
 
     def make(*, rubric: Any = None, rubric_text: str | None = None, rubric_bytes: bytes | None = None,
              toml: str | None = BASE_TOML,
-             sh: str | None = BASE_SH, instruction: str | None = BASE_INSTRUCTION,
+             sh: str | None = BASE_SH, instruction: str | None = BASE_INSTRUCTION, prompt: str | None = BASE_PROMPT,
              files: dict[str, str] | None = None, name: str | None = None) -> Path:
         root = tmp_path / (name or f"inst{next(names)}")
         tests = root / "tests"
@@ -89,6 +91,8 @@ def make_instance(tmp_path: Path) -> Callable[..., Path]:
             (tests / "test.sh").write_text(sh, encoding="utf-8")
         if instruction is not None:
             (tests / "judge_instruction.md").write_text(instruction, encoding="utf-8")
+        if prompt is not None:
+            (tests / "task_prompt.md").write_text(prompt, encoding="utf-8")
         for rel, text in (files or {}).items():
             path = tests / rel
             path.parent.mkdir(parents=True, exist_ok=True)

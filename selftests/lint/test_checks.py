@@ -168,6 +168,10 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = [
      {"rubric": rows(extra=[WF]), "files": {"workflow_assets/stub/notes.txt": "x"}}),
     ("A002", "no instruction file", {"instruction": None}, {}),
     ("A002", "an empty instruction file", {"instruction": "  \n"}, {}),
+    ("A003", "an instruction file the judge passes over", {"files": {"judge_instructions.md": "Judge it.\n"},
+                                                          "instruction": "  \n"}, {}),
+    ("A004", "no task_prompt.md", {"prompt": None}, {}),
+    ("A004", "an empty task_prompt.md", {"prompt": " \n"}, {}),
 ]
 
 

@@ -59,7 +59,8 @@ def test_healthbench_and_paperbench_instances_lint_clean(fixtures_dir, tmp_path)
         example = json.loads(path.read_text())
         made.append(_instance(tmp_path / "hb" / path.stem, healthbench.rubric_rows(example), healthbench.task_prompt(example)))
     for path in sorted((fixtures_dir / "paperbench").glob("*.json")):
-        made.append(_instance(tmp_path / "pb" / path.stem, paperbench.flatten(json.loads(path.read_text())), None))
+        tree = json.loads(path.read_text())  # with the task prompt the importer writes (A004 otherwise)
+        made.append(_instance(tmp_path / "pb" / path.stem, paperbench.flatten(tree), paperbench.task_prompt(tree, path.stem)))
     assert len(made) == 12
     entries, problems = batch.discover(tmp_path)
     reports, families = batch.run(entries, lambda e: lint_instance(e.tests_dir, display=e.display))

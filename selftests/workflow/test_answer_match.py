@@ -143,6 +143,7 @@ def test_rows_lint_clean(tmp_path):
               rows.process_row("PROCESS", "…", weight=0.7, steps=["a", "b", "c"])]
     (tests / "rubric.json").write_text(json.dumps({"rubrics": rubric}))
     (tests / "judge_instruction.md").write_text("Judge the answer.\n")
+    (tests / "task_prompt.md").write_text("A lens forms an image 3 m away: how far is the object?\n")  # A004 otherwise
     (tests / "test.sh").write_text('#!/usr/bin/env bash\npython3 -m pip install -q "cowork-judge==0.1.0" && cowork-judge run\n')
     assert [f.line() for f in lint_instance(tests).findings if f.code != "T010"] == []  # (no task.toml here)
     assert load("answer_match").REQUIRES_ABI == 2

@@ -49,7 +49,7 @@ from cowork_judge.run.collect import (
 )
 from cowork_judge.run.fingerprint import verdict_fingerprint
 from cowork_judge.run.verdict_cache import RunCache
-from cowork_judge.run.instruction import find_instruction
+from cowork_judge.run.instruction import find_instruction, task_prompt_text
 from cowork_judge.run.sampling_plan import run_cost, sampling_record
 from cowork_judge.run.outputs import write_fallback, write_result
 from cowork_judge.run.paths import RunPaths
@@ -296,7 +296,7 @@ def _delivery(run: _Run, paths: RunPaths, redactor: Redactor, criteria: Sequence
     log.info("delivery: %d file(s), %d stray, final message from %s", len(delivery.files), len(delivery.stray),
              delivery.final_message_source or "nowhere")
     run.warn("delivery", delivery.notes, prefix="delivery: ")
-    run.guard = guarding.scan(delivery, config, redactor, _read_optional(paths.task_prompt), reads=reads,
+    run.guard = guarding.scan(delivery, config, redactor, task_prompt_text(paths.task_prompt, needs_model=False)[0], reads=reads,
                               model_rows=any(c.judge_method != "code" for c in criteria))
     run.warn("guard", guarding.unscanned_warnings(run.guard))
     if paths.logs_dir_absent:  # trial 6 F9: a mistyped --logs-dir hides the final message
@@ -347,17 +347,17 @@ def nothing_delivered_verdicts(criteria: Sequence[Criterion], delivery: Delivery
                           method="delivery") for c in criteria}
 
 
-def _instruction(run: _Run, paths: RunPaths, *, needs_model: bool) -> tuple[str, str]:
-    """The judge instruction and where it came from (`find_instruction`); its warnings, and a
-    missing task_prompt.md when a row needs a model, go to the run's warnings."""
+def _instruction(run: _Run, paths: RunPaths, *, needs_model: bool) -> tuple[str, str, str]:
+    """The judge instruction, where it came from (`find_instruction`) and the task prompt
+    (`task_prompt_text`); their warnings go to the run's warnings, named ``instruction: `` and
+    ``task_prompt: `` (trial 11 F12: a task prompt the judge cannot read cleanly is said)."""
     instruction, instruction_source, instruction_warnings = find_instruction(paths.tests_dir, run.config.instruction_file)
-    run.warn("instruction", instruction_warnings)
+    run.warn("instruction", instruction_warnings, prefix="instruction: ")
     if instruction_source == "built-in":
         log.info("instruction: no judge instruction file in %s; using the built-in default", paths.tests_dir)
-    if needs_model and not paths.task_prompt.is_file():
-        run.warn("instruction", [f"no task_prompt.md in {paths.tests_dir}: the judge is told to read the task the agent "
-                                 "was given, and will find an empty one"])
-    return instruction, instruction_source
+    task_prompt, prompt_warnings = task_prompt_text(paths.task_prompt, needs_model=needs_model)
+    run.warn("task_prompt", prompt_warnings, prefix="task_prompt: ")
+    return instruction, instruction_source, task_prompt
 
 
 def _code_rows_only(run: _Run, loaded: LoadedConfig, criteria: Sequence[Criterion], ctx: RunContext,
@@ -420,10 +420,10 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
     credentials = config.has_credentials or any(j.api_key is not None for j in config.panel)
     if credentials:
         export_credentials(config)
-    instruction, instruction_source = _instruction(run, paths, needs_model=needs_model)
+    instruction, instruction_source, task_prompt = _instruction(run, paths, needs_model=needs_model)
     ctx = RunContext(
         paths=paths, config=config, instruction=instruction, instruction_source=instruction_source,
-        task_prompt=_read_optional(paths.task_prompt), delivery=delivery, deadline=deadline, redactor=redactor,
+        task_prompt=task_prompt, delivery=delivery, deadline=deadline, redactor=redactor,
         audit=AuditLog(paths.audit_dir, redactor), workflow_config=dict(rubric.workflow_config),
     )
     watchdog.observe(ctx, criteria)
@@ -471,12 +471,5 @@ def _route() -> Any:
     from cowork_judge.engine.router import route
 
     return route
-
-
-def _read_optional(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""
 
 

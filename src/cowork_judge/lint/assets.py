@@ -20,7 +20,8 @@ from cowork_judge.lint import ppt_assets
 from cowork_judge.lint.asset_check import AssetCheck, AssetContext, AssetResult
 from cowork_judge.lint.codes import Finding
 from cowork_judge.lint.document import RubricDoc
-from cowork_judge.run.instruction import INSTRUCTION_NAMES
+from cowork_judge.core.layout import TASK_PROMPT_NAME
+from cowork_judge.run.instruction import INSTRUCTION_NAMES, choose_instruction, task_prompt_text
 
 ASSETS_DIR = "workflow_assets"
 MAX_ASSET_FILES = 20_000
@@ -98,9 +99,15 @@ def _listed(display: str, unused: list[str], whole: dict[str, int]) -> list[Find
 
 
 def check_instruction(tests_dir: Path, display: str, configured: str | None) -> list[Finding]:
-    """A002 when no judge instruction would be found (SPEC §10 order): `configured`
-    (JUDGE_INSTRUCTION_FILE from task.toml, relative to tests/ or under /tests/), else the
-    first non-empty of `INSTRUCTION_NAMES`. Call it only for model-judged rubrics."""
+    """What the run would say about its judge instruction (SPEC §10 order), found the run's way
+    (`run.instruction.choose_instruction`, so lint and run agree on a UTF-16 or Latin-1 file):
+    `configured` (JUDGE_INSTRUCTION_FILE from task.toml, relative to tests/ or under /tests/), else
+    the first of `INSTRUCTION_NAMES` with text.
+
+    A002 when none has text (the judge falls back to its built-in default; the files passed over
+    are named with why: unreadable, binary — UTF-16 without its mark —, empty); A003 for a file
+    passed over while another is used, and for bytes of the used file that could not be decoded
+    (the judge reads them as U+FFFD). Call it only for model-judged rubrics (trial 11 F13)."""
     candidates: list[Path] = []
     if configured:
         path = Path(configured)
@@ -111,17 +118,35 @@ def check_instruction(tests_dir: Path, display: str, configured: str | None) -> 
         else:
             return []  # a file baked into the image: not the package's business
     candidates += [tests_dir / name for name in INSTRUCTION_NAMES]
-    for path in candidates:
-        try:
-            if path.is_file():
-                with path.open("rb") as handle:  # the first 64 KiB say whether there is any text
-                    if handle.read(65536).decode("utf-8", errors="replace").strip():
-                        return []
-        except OSError:
-            continue
-    names = ", ".join(INSTRUCTION_NAMES)
-    return [Finding("A002", display, f"no judge instruction ({names}, or JUDGE_INSTRUCTION_FILE) with text: the judge "
-                                     "falls back to its built-in default instruction")]
+    text, chosen, problems = choose_instruction(list(dict.fromkeys(candidates)))
+
+    def shown(path: Path) -> str:
+        return f"{display}/{path.relative_to(tests_dir)}" if path.is_relative_to(tests_dir) else str(path)
+
+    if chosen is None:
+        names = ", ".join(INSTRUCTION_NAMES)
+        passed = "".join(f"; {shown(path)} {problem}" for path, problem in problems)
+        return [Finding("A002", display, f"no judge instruction ({names}, or JUDGE_INSTRUCTION_FILE) with text{passed}: "
+                                         "the judge falls back to its built-in default instruction")]
+    out = []
+    for path, problem in problems:
+        if path == chosen:
+            out.append(Finding("A003", shown(path), f"{problem}: the judge reads it with U+FFFD in place of the "
+                                                    "undecodable bytes; save it as UTF-8"))
+        else:
+            out.append(Finding("A003", shown(path), f"{problem}: the judge passes it over and reads "
+                                                    f"{shown(chosen)} instead"))
+    return out
 
 
-__all__ = ["ASSETS_DIR", "ASSET_CHECKS", "AssetCheck", "AssetContext", "AssetResult", "check_assets", "check_instruction"]
+def check_task_prompt(tests_dir: Path, display: str) -> list[Finding]:
+    """A004 for a ``task_prompt.md`` the judge cannot be sent cleanly: what the run warns
+    (`run.instruction.task_prompt_text`, the same reader) — missing, empty, unreadable, binary
+    (UTF-16 without its mark: not sent), or with bytes that could not be decoded (sent as
+    U+FFFD). Call it only for model-judged rubrics (a code row never reads the task)."""
+    _, warnings = task_prompt_text(tests_dir / TASK_PROMPT_NAME, needs_model=True)
+    return [Finding("A004", f"{display}/{TASK_PROMPT_NAME}", warning.replace(f" in {tests_dir}:", f" in {display}:"))
+            for warning in warnings]
+
+
+__all__ = ["ASSETS_DIR", "ASSET_CHECKS", "AssetCheck", "AssetContext", "AssetResult", "check_assets", "check_instruction", "check_task_prompt"]

@@ -93,7 +93,12 @@ _TABLE: tuple[Check, ...] = (
     Check("S004", "ERROR", "test.sh (or a requirements file it names) cannot be read"),
     Check("S005", "WARN", "test.sh bakes in conflicting versions"),
     Check("A001", "WARN", "file under workflow_assets/ that no rubric workflow uses"),
-    Check("A002", "WARN", "no judge instruction file for a model-judged rubric (the built-in default is used)"),
+    Check("A002", "WARN", "no judge instruction file with text for a model-judged rubric (the built-in default is used): "
+                          "none, or each one empty, unreadable or binary (UTF-16 without its byte-order mark)"),
+    Check("A003", "WARN", "a judge instruction file the judge passes over (empty, unreadable, binary) for another one, "
+                          "or the one it reads has bytes that cannot be decoded (read as U+FFFD)"),
+    Check("A004", "WARN", "tests/task_prompt.md of a model-judged rubric is missing, empty, unreadable, binary (not "
+                          "sent), or has bytes that cannot be decoded (sent as U+FFFD)"),
     Check("A010", "ERROR", "ppt_judge assets: no task_check_dir, a broken or missing file or anchor, check ids ≠ "
                            "content-row ids, manifest pairs ≠ depends_on"),
     Check("A011", "WARN", "a ppt_judge content row's description is not its check's question verbatim"),

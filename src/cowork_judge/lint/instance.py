@@ -24,6 +24,7 @@ from cowork_judge.lint import assets, deps, methods, rubric_checks, tasktoml, te
 from cowork_judge.lint.codes import Finding
 from cowork_judge.lint.document import RubricDoc, build, engine_warnings
 from cowork_judge.lint.reading import NotJson, Unreadable, read_json, read_text
+from cowork_judge.run.instruction import read_judge_text
 
 
 @dataclass(frozen=True)
@@ -125,6 +126,7 @@ def lint_instance(tests_dir: Path, *, display: str | None = None, abi_compat: tu
     if doc is not None and methods.needs_model(doc):
         configured = toml.env.get("JUDGE_INSTRUCTION_FILE") if toml is not None else None
         findings += assets.check_instruction(tests_dir, shown, configured.effective if configured else None)
+        findings += assets.check_task_prompt(tests_dir, shown)
     version, source = testsh.resolved_version(pins, placeholder)
     report.facts = Facts(version=version, version_source=source, extras=_extras(pins, toml),
                          code_methods=code_methods, workflows=workflows)
@@ -350,11 +352,8 @@ def _chat_text_findings(doc: RubricDoc | None, tests_dir: Path, file: str) -> li
     if not text_rows or other:
         return []
     for name in CHAT_PROMPTS:
-        try:
-            prompt = (tests_dir / name).read_text(encoding="utf-8", errors="replace").casefold()
-        except OSError:
-            continue
-        if any(cue in prompt for cue in DELIVERABLE_CUES):
+        prompt, _ = read_judge_text(tests_dir / name)  # as the run reads it (a UTF-16 mark honoured)
+        if prompt is not None and any(cue in prompt.casefold() for cue in DELIVERABLE_CUES):
             return []
     shown = ", ".join(text_rows[:6]) + (f" and {len(text_rows) - 6} more" if len(text_rows) > 6 else "")
     return [Finding("M006", file, f"code row(s) {shown} search the deliverable files (source: files, the default), but "

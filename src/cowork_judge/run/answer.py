@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cowork_judge.safety.agent_text import decode, repair
+from cowork_judge.safety.agent_text import decode_noting, repair, whole_characters
 from cowork_judge.config.judge_config import JudgeConfig
 from cowork_judge.run.paths import RunPaths
 from cowork_judge.segment.trajectory import Trajectory, check_shape, message_text, parse_trajectory
@@ -119,19 +119,6 @@ def _trajectory(paths: RunPaths, logs: AgentLogs, notes: list[str], unreadable: 
         return None
 
 
-def _whole_characters(data: bytes) -> bytes:
-    """`data` without a UTF-8 character cut in two at its end (at most 3 bytes dropped); other
-    bytes are left as they are (an undecodable byte elsewhere is still said)."""
-    for back in range(1, min(4, len(data)) + 1):
-        byte = data[-back]
-        if byte < 0x80:
-            return data
-        if byte >= 0xC0:  # the lead byte of the last character: is it whole?
-            need = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
-            return data if back >= need else data[:-back]
-    return data
-
-
 def atif_final_message(doc: Any) -> str | None:
     """Final answer of an ATIF (v1.0–v1.8) trajectory document, or None when the agent
     gave none.
@@ -197,13 +184,11 @@ def _read_text(path: Path, notes: list[str], unreadable: list[str], limit: int, 
         unreadable.append(path.name)
         return None
     if len(data) > limit and cut is not None:
-        data = _whole_characters(data[:limit])
+        data = whole_characters(data[:limit])
         notes.append(f"{path.name} is {st.st_size} bytes, more than the {limit} bytes ({limit // (1 << 20)} MiB) read of a "
                      f"final message: its first {limit} bytes are judged (a read limit, the deliverable's doing)")
         cut.append(f"the final message ({path.name}) was read only up to {len(data)} of its {st.st_size} bytes")
-    try:
-        return data.decode("utf-8").strip()
-    except UnicodeDecodeError as exc:  # trial 3 L2: never a silent replacement character
-        notes.append(f"{path.name} is not UTF-8 (first undecodable byte at offset {exc.start}: "
-                     f"0x{data[exc.start]:02x}): read with U+FFFD in place of the undecodable bytes")
-        return decode(data).strip()
+    text, undecodable = decode_noting(data)  # a byte-order mark is honoured, as for every deliverable (trial 11 F4)
+    if undecodable is not None:  # trial 3 L2: never a silent replacement character
+        notes.append(f"{path.name} is {undecodable}: read with U+FFFD in place of the undecodable bytes")
+    return text.strip()

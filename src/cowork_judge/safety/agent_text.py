@@ -80,6 +80,44 @@ def decode(data: bytes) -> str:
     return data[skip:].decode(codec, errors="replace")
 
 
+def decode_noting(data: bytes) -> tuple[str, str | None]:
+    """`decode(data)` and what it could not decode: None when every byte decoded in the encoding
+    read (UTF-8, or the byte-order mark's), else one line such as ``not UTF-8 (first undecodable
+    byte at offset 3: 0xe9)`` or ``not UTF-16-LE (…)`` after a UTF-16-LE mark (offsets count from
+    the first byte, mark included). A file decoded cleanly by its mark is not noted (trial 11 F4:
+    a warning that it was read "with U+FFFD" must be true). Never raises."""
+    codec, skip = _bom(data) or ("utf-8", 0)
+    try:
+        return data[skip:].decode(codec), None
+    except UnicodeDecodeError as exc:
+        at = min(skip + exc.start, len(data) - 1)
+        note = f"not {codec.upper()} (first undecodable byte at offset {at}: 0x{data[at]:02x})"
+        return data[skip:].decode(codec, errors="replace"), note
+
+
+def whole_characters(data: bytes) -> bytes:
+    """`data` (a file's first bytes, cut at a read limit) without a character cut in two at its
+    end, in the encoding `decode` reads it: UTF-8 (at most 3 bytes dropped), or the byte-order
+    mark's — whole UTF-16 code units without a lone high surrogate, whole UTF-32 units. Other
+    bytes are left as they are (an undecodable byte elsewhere is still noted)."""
+    codec, skip = _bom(data) or ("utf-8", 0)
+    if codec.startswith("utf-32"):
+        return data[: skip + (len(data) - skip) // 4 * 4]
+    if codec.startswith("utf-16"):
+        data = data[: skip + (len(data) - skip) // 2 * 2]
+        last = data[-2:] if len(data) - skip >= 2 else b""
+        unit = int.from_bytes(last, "little" if codec.endswith("le") else "big") if last else 0
+        return data[:-2] if 0xD800 <= unit <= 0xDBFF else data
+    for back in range(1, min(4, len(data) - skip) + 1):
+        byte = data[-back]
+        if byte < 0x80:
+            return data
+        if byte >= 0xC0:  # the lead byte of the last character: is it whole?
+            need = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+            return data if back >= need else data[:-back]
+    return data
+
+
 _FORMAT_CHARS = re.compile("[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e"
                            "\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3"
                            "\U0001d173-\U0001d17a\U000e0000-\U000e0fff]")
