@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from cowork_judge.safety.agent_text import decode, looks_binary
 from cowork_judge.workflow.answer_match.quantity import agree, comma_readings, final_answers, parse_quantity
 
 TEXT_SUFFIXES = (".txt", ".md", ".markdown", ".tex", ".json")
@@ -91,8 +92,9 @@ def mean_level(levels: Sequence[float]) -> float:
 
 def response_text(delivery: Any) -> str:
     """The response to judge: the agent's final message, else the text deliverables
-    (`TEXT_SUFFIXES`, each at most `MAX_RESPONSE_FILE_BYTES`, in name order) joined; "" when
-    there is neither."""
+    (`TEXT_SUFFIXES`, each at most `MAX_RESPONSE_FILE_BYTES`, in name order, read as every
+    reader of agent text reads them: `safety.agent_text.decode`, a UTF-16/32 byte-order mark
+    honoured, a binary file left out) joined; "" when there is neither."""
     message = getattr(delivery, "final_message", None)
     if isinstance(message, str) and message.strip():
         return message
@@ -100,7 +102,9 @@ def response_text(delivery: Any) -> str:
     for f in sorted(getattr(delivery, "files", None) or [], key=lambda f: f.rel):
         if f.rel.lower().endswith(TEXT_SUFFIXES) and f.size_bytes <= MAX_RESPONSE_FILE_BYTES:
             try:
-                texts.append(Path(f.path).read_text(encoding="utf-8", errors="replace"))
+                data = Path(f.path).read_bytes()
             except OSError:
                 continue
+            if not looks_binary(data):  # the one reader of agent text: a byte-order mark is honoured (trial 11)
+                texts.append(decode(data))
     return "\n\n".join(t for t in texts if t.strip())
