@@ -125,6 +125,13 @@ def discard_scratch(path: Path) -> None:
         _scratch.discard(path)
 
 
+def forget_scratch() -> None:
+    """Forget every remembered scratch folder without removing it: a process forked from another (a batch's
+    worker, `batch.pool`) inherits its parent's list, whose folders are the parent's to remove, not its own."""
+    with _scratch_lock:
+        _scratch.clear()
+
+
 @contextmanager
 def scratch_dir(prefix: str, parent: Path | None = None) -> Iterator[Path]:
     """``with scratch_dir("cowork-judge-render-") as tmp:`` — a remembered temp folder,

@@ -38,6 +38,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, BinaryIO, Protocol
 
+from cowork_judge._util.fsutil import forget_scratch, remove_scratch
 from cowork_judge.batch.worker import READY, InstanceSpec, set_environ
 
 DIE_WITH_PARENT = (
@@ -390,6 +391,7 @@ def _forked_worker(parent: int, serve: Callable[[int, BinaryIO], int], env: Mapp
     (see the module docstring); ends the process with `serve`'s exit status, never returns."""
     status = 70
     try:
+        forget_scratch()  # the batch's scratch folders are the batch's to remove
         for signum in (signal.SIGTERM, signal.SIGINT):  # the batch's handlers are not the worker's
             signal.signal(signum, signal.SIG_DFL)
         os.setsid()
@@ -419,6 +421,7 @@ def _forked_worker(parent: int, serve: Callable[[int, BinaryIO], int], env: Mapp
                 stream.flush()
             except (OSError, ValueError):
                 pass
+        remove_scratch()  # trial 11 F3: os._exit skips the atexit that removes the LibreOffice seed
         os._exit(status)
 
 
