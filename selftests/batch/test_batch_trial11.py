@@ -56,3 +56,52 @@ def test_a_batch_of_decks_leaves_nothing_in_tmpdir(tmp_path: Path):
         assert doc["status"] == "success", doc["exit_reason"]
         assert doc["extra_fields"]["judge_evidence_pages"] >= 1, doc["details"]["evidence"]
     assert sorted(p.name for p in tmpdir.iterdir()) == []
+
+
+WEDGED_WORKER = '''
+import os, signal, sys
+from pathlib import Path
+from cowork_judge._util.fsutil import make_scratch_dir
+from cowork_judge.batch.worker import serve
+
+def judge(spec, start):
+    folder = make_scratch_dir("cowork-judge-", Path(os.environ["SCRATCH_PARENT"]))
+    (folder / "work.txt").write_text("a run's work")
+    os.kill(os.getpid(), signal.SIGSTOP)  # wedged: no clean-up of its own can run
+    return 0
+
+sys.exit(serve(judge, int(sys.argv[1])))
+'''
+
+
+def test_the_batch_removes_the_scratch_folders_of_a_worker_it_kills(tmp_path: Path):
+    """A worker the batch kills (a hang its watchdog could not end) cannot remove its run's ``cowork-judge-*`` folder
+    nor its LibreOffice seed: it names each scratch folder it makes to the batch, which removes them after the kill."""
+    import time
+
+    from cowork_judge.batch.pool import START_EXEC, WorkerPool
+    from cowork_judge.batch.worker import InstanceSpec
+
+    script = tmp_path / "wedged.py"
+    script.write_text(WEDGED_WORKER)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    pool = WorkerPool({**clean_env(), "SCRATCH_PARENT": str(scratch)}, worker_argv=[str(script)], start=START_EXEC)
+    try:
+        worker = pool.spawn()
+        ends = time.monotonic() + 60
+        while not worker.ready:
+            assert time.monotonic() < ends, "the worker never said it was ready"
+            pool.poll(0.1)
+        spec = InstanceSpec(name="x", app_dir=str(tmp_path), logs_dir=str(tmp_path), tests_dir=str(tmp_path),
+                            alt_output_dir=str(tmp_path), log=str(tmp_path / "x.log"), env={**clean_env(),
+                                                                                               "SCRATCH_PARENT": str(scratch)})
+        assert pool.assign(worker, spec, "x")
+        while not any(scratch.iterdir()) or not (next(scratch.iterdir()) / "work.txt").exists():
+            assert time.monotonic() < ends, "the worker made no scratch folder"
+            time.sleep(0.05)
+        time.sleep(0.2)  # it has stopped itself
+        pool.kill(worker)
+    finally:
+        pool.close()
+    assert list(scratch.iterdir()) == []
