@@ -25,7 +25,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -98,9 +98,21 @@ _ending = False
 ENDING_MESSAGE = "the process is ending (stopped): no new scratch folder is made"
 
 
+_announce: Callable[[Path], None] | None = None
+"""Called with each scratch folder made (`announce_scratch`); None: nobody is told."""
+
+
+def announce_scratch(callback: Callable[[Path], None] | None) -> None:
+    """From now on call `callback` with every scratch folder `make_scratch_dir` makes (None: stop). A batch worker
+    tells its batch (`batch.worker.serve`), which removes what a worker it had to kill left (trial 11 F3): a
+    SIGKILL ends a process before any of its own clean-ups. `callback` must not raise; an exception is ignored."""
+    global _announce
+    _announce = callback
+
+
 def make_scratch_dir(prefix: str, parent: Path | None = None) -> Path:
     """A new private temp folder (``mkdtemp``), remembered until `discard_scratch` or
-    `remove_scratch`.
+    `remove_scratch` (and announced: `announce_scratch`).
 
     Raises:
         OSError: it cannot be created, or the process is ending (`remove_scratch` with ``ending``:
@@ -111,9 +123,17 @@ def make_scratch_dir(prefix: str, parent: Path | None = None) -> Path:
             raise OSError(ENDING_MESSAGE)
     path = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
     with _scratch_lock:
-        if not _ending:
+        kept = not _ending
+        if kept:
             _scratch.add(path)
-            return path
+    if kept:
+        hook = _announce
+        if hook is not None:
+            try:
+                hook(path)
+            except Exception:  # noqa: BLE001 - telling is a courtesy; the folder is made either way
+                pass
+        return path
     shutil.rmtree(path, ignore_errors=True)
     raise OSError(ENDING_MESSAGE)
 
@@ -123,6 +143,13 @@ def discard_scratch(path: Path) -> None:
     shutil.rmtree(path, ignore_errors=True)
     with _scratch_lock:
         _scratch.discard(path)
+
+
+def forget_scratch() -> None:
+    """Forget every remembered scratch folder without removing it: a process forked from another (a batch's
+    worker, `batch.pool`) inherits its parent's list, whose folders are the parent's to remove, not its own."""
+    with _scratch_lock:
+        _scratch.clear()
 
 
 @contextmanager

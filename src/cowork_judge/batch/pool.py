@@ -28,6 +28,7 @@ import json
 import logging
 import os
 import selectors
+import shutil
 import signal
 import subprocess
 import sys
@@ -38,7 +39,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, BinaryIO, Protocol
 
-from cowork_judge.batch.worker import READY, InstanceSpec, set_environ
+from cowork_judge._util.fsutil import forget_scratch, remove_scratch
+from cowork_judge.batch.worker import READY, SCRATCH, InstanceSpec, set_environ
 
 DIE_WITH_PARENT = (
     "import ctypes, os, sys\n"
@@ -146,6 +148,7 @@ class Worker:
     assigned_at: float = 0.0
     judged: int = 0
     retiring: bool = False
+    scratch: set[str] = field(default_factory=set)
     _buffer: bytes = field(default=b"", repr=False)
 
     @property
@@ -307,6 +310,8 @@ class WorkerPool:
                 message = json.loads(line)
                 if READY in message:
                     worker.ready = True
+                elif SCRATCH in message:
+                    worker.scratch.add(str(message[SCRATCH]))
                 elif worker.current is not None:
                     replies.append((worker, Reply(str(message.get("name")), int(message.get("status", 1)))))
                     worker.judged += 1
@@ -362,8 +367,10 @@ class WorkerPool:
         self._selector.close()
 
     def _forget(self, worker: Worker) -> None:
-        if worker in self.workers:
+        """Drop `worker` from the pool, wait for its end and remove the scratch folders it named and left."""
+        if worker in self.workers:  # the first time only: later, its descriptor number may be another's
             self.workers.remove(worker)
+            self._drain(worker)
         try:
             self._selector.unregister(worker.reply_fd)
         except (KeyError, ValueError):
@@ -382,6 +389,28 @@ class WorkerPool:
         except subprocess.TimeoutExpired:
             worker.signal_group(signal.SIGKILL)
             worker.proc.wait()
+        for path in worker.scratch:  # trial 11 F3: what a killed worker could not remove (it removes its own at exit)
+            shutil.rmtree(path, ignore_errors=True)
+
+    def _drain(self, worker: Worker) -> None:
+        """Read what `worker` wrote and the batch has not read yet, for the scratch folders it names (`SCRATCH`):
+        a worker killed at once leaves its last messages in the pipe."""
+        while True:
+            try:
+                data = os.read(worker.reply_fd, 65536)
+            except OSError:
+                break
+            if not data:
+                break
+            worker._buffer += data
+        for line in worker._buffer.split(b"\n"):
+            try:
+                message = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(message, dict) and SCRATCH in message:
+                worker.scratch.add(str(message[SCRATCH]))
+        worker._buffer = b""
 
 
 def _forked_worker(parent: int, serve: Callable[[int, BinaryIO], int], env: Mapping[str, str], stdin_fd: int,
@@ -390,6 +419,7 @@ def _forked_worker(parent: int, serve: Callable[[int, BinaryIO], int], env: Mapp
     (see the module docstring); ends the process with `serve`'s exit status, never returns."""
     status = 70
     try:
+        forget_scratch()  # the batch's scratch folders are the batch's to remove
         for signum in (signal.SIGTERM, signal.SIGINT):  # the batch's handlers are not the worker's
             signal.signal(signum, signal.SIG_DFL)
         os.setsid()
@@ -419,6 +449,7 @@ def _forked_worker(parent: int, serve: Callable[[int, BinaryIO], int], env: Mapp
                 stream.flush()
             except (OSError, ValueError):
                 pass
+        remove_scratch()  # trial 11 F3: os._exit skips the atexit that removes the LibreOffice seed
         os._exit(status)
 
 

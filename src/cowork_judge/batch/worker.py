@@ -32,13 +32,20 @@ import os
 import signal
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any, BinaryIO
+
+from cowork_judge._util.fsutil import announce_scratch, remove_scratch
 
 READY = "ready"
 """The key of the worker's first message (its pid)."""
+SCRATCH = "scratch"
+"""The key of a message naming a scratch folder the worker made (`fsutil.announce_scratch`): the batch removes it
+if the worker dies without removing it itself (killed, trial 11 F3)."""
 
 
 @dataclass(frozen=True)
@@ -94,17 +101,27 @@ class _Worker:
         self.stop_signal: int | None = None
         self.base_env = dict(os.environ)
         self.cwd = os.getcwd()
+        self.sending = threading.Lock()  # a run's threads announce their scratch folders too
 
     def on_signal(self, signum: int, _frame: object) -> None:
-        if not self.busy:
-            os._exit(128 + signum)  # idle: nothing is being written
+        if not self.busy:  # idle: nothing is being written; its scratch folders (the LibreOffice seed) go first
+            remove_scratch()  # trial 11 F3: os._exit skips the atexit that removes them
+            os._exit(128 + signum)
         if self.stop_signal is None:
             self.stop_signal = signum
         self.on_busy_signal(signum)
 
     def send(self, message: Mapping[str, Any]) -> None:
-        self.reply.write(json.dumps(message).encode() + b"\n")
-        self.reply.flush()
+        with self.sending:
+            self.reply.write(json.dumps(message).encode() + b"\n")
+            self.reply.flush()
+
+    def announce(self, path: Path) -> None:
+        """Tell the batch about scratch folder `path` (`SCRATCH`); never raises."""
+        try:
+            self.send({SCRATCH: str(path)})
+        except (OSError, ValueError):
+            pass
 
 
 def judge_isolated(spec: InstanceSpec, judge: Judge, *, base_env: Mapping[str, str], cwd: str) -> int:
@@ -179,6 +196,7 @@ def serve(judge: Judge, reply_fd: int, *, on_busy_signal: Callable[[int], None] 
         worker = _Worker(judge, reply, on_busy_signal)
         for signum in (signal.SIGTERM, signal.SIGINT):
             signal.signal(signum, worker.on_signal)
+        announce_scratch(worker.announce)
         worker.send({READY: os.getpid()})
         for line in source:
             if not line.strip():

@@ -26,6 +26,12 @@ installed distribution's entry points, ~0.06 s of the ~0.45 s CPU a code-only ru
 third party's validation hooks. A value the caller set (e.g. ``PYDANTIC_DISABLE_PLUGINS=`` to
 keep them) is kept; the judge's child processes inherit it."""
 
+os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+"""onnxruntime (which pymupdf ≥ 2.0 imports for its layout analysis) starts Microsoft's telemetry when it is
+imported: it writes ``$TMPDIR/.ses`` and a database under ``~/.cache/Microsoft/`` that outlive the run (trial 11
+F3: the one file a batch left in a private TMPDIR once its LibreOffice seeds were removed). The judge has no use
+for it; a value the caller set is kept, and the judge's child processes inherit it."""
+
 JUDGE_RUN = sys.argv[1:2] == ["run"] or bool(sys.argv[1:] and sys.argv[1][:1] not in ("-", "")
                                               and sys.argv[1].startswith(("/", ".")))
 """The process was started to judge one rollout: ``cowork-judge run`` or the original 1.3.x's

@@ -20,10 +20,13 @@ from cowork_judge.core.layout import VerifierLayout
 
 if TYPE_CHECKING:
     from cowork_judge.batch.instances import BatchInstance, Limits
+    from cowork_judge.core.result import ResultDocument
     from cowork_judge.fleet.calibrate import InstanceCalibration
 
 EPILOG = """\
 verdicts: --results DIR reads <DIR>/<name>/logs/verifier/result.json (a `cowork-judge batch` output);
+a result judged on another instance (its rows ask other questions than tests/rubric.json, or, with the
+rollouts given, <DIR>/<name>/batch-instance.json records another fingerprint) is left out with a warning;
 --out DIR judges the instances first, exactly as `cowork-judge batch --out DIR` would (resumable,
 same --max-in-flight / --jobs limits), then reads them.
 
@@ -37,7 +40,7 @@ precision / recall / F1 of hit (human labels as the reference), per-tag breakdow
 agreement of graded rows, reward effect (MAE, bias, Spearman across instances), each with a
 percentile cluster-bootstrap interval (clusters = instances; --seed, --draws, --confidence).
 
-left out, each counted in the report: instances whose delivery is missing (their rows were never
+left out, each counted in the report: instances whose stored result was judged on another instance, instances whose delivery is missing (their rows were never
 sent to a model), rows decided without a model, labels whose "criterion" text is not their row's
 description (a warning names both), instances whose labels name no row. Intervals need at least
 5 instances (clusters) behind them, the rule summarize follows too; below that the report gives
@@ -68,7 +71,7 @@ def main(argv: list[str]) -> int:
     except UsageError as exc:
         print(f"cowork-judge calibrate: error: {exc}", file=sys.stderr)
         return 2
-    from cowork_judge.batch.instances import BatchInputError, child_env, discover_instances
+    from cowork_judge.batch.instances import BatchInputError, child_env
     from cowork_judge.fleet.calibrate import LabelError, read_labels
 
     def fail(message: str, status: int = 2) -> int:
@@ -78,7 +81,7 @@ def main(argv: list[str]) -> int:
     if args.report.exists() and not args.force:
         return fail(f"{args.report} exists (use --force to overwrite)", 1)
     try:
-        instances = discover_instances(args.instances, rollouts=args.out is not None)  # --results: verdicts only
+        instances, unread = _discover(args.instances, judging=args.out is not None)
         names = [i.name for i in instances]
         labels = _load_labels(args.labels, {i.name: i.tests_dir.parent for i in instances}, read_labels)
     except (BatchInputError, LabelError, ValueError, OSError) as exc:
@@ -133,11 +136,9 @@ def main(argv: list[str]) -> int:
                         EXIT_STATUS["SIGINT"] if received == 2 else EXIT_STATUS["SIGTERM"])
     elif not results_dir.is_dir():
         return fail(f"--results {results_dir}: not a folder")
-    calibrated, missing = _calibrate_instances(instances, labels, results_dir)
+    calibrated, missing = _calibrate_instances(instances, labels, results_dir, unread=unread)
     if not calibrated or not any(i.confusion.n for i in calibrated):
-        return fail(f"nothing to calibrate: no instance has a judged row with a label ({len(missing['result'])} without "
-                    f"result, {len(missing['labels'])} without labels, {len(missing['delivery'])} with nothing delivered, "
-                    f"{len(missing['no_match'])} whose labels name no row, of {len(names)})", 1)
+        return fail(_nothing_to_calibrate(missing, len(names)), 1)
     return _write_report(args, calibrated, missing)
 
 
@@ -205,20 +206,107 @@ def _prepare_out(out: Path, instances: list[BatchInstance], *, max_in_flight: in
     return limits
 
 
-def _calibrate_instances(instances: list[BatchInstance], labels: dict[str, Any],
-                         results_dir: Path) -> tuple[list[InstanceCalibration], dict[str, list[str]]]:
+def _nothing_to_calibrate(missing: dict[str, list[str]], total: int) -> str:
+    """The message of a calibrate with nothing to pair: how many instances were left out, by why."""
+    return (f"nothing to calibrate: no instance has a judged row with a label ({len(missing['result'])} without "
+            f"result, {len(missing['mismatch'])} whose stored result was judged on another instance, "
+            f"{len(missing['labels'])} without labels, {len(missing['delivery'])} with nothing delivered, "
+            f"{len(missing['no_match'])} whose labels name no row, of {total})")
+
+
+def _discover(source: Path, *, judging: bool) -> tuple[list[BatchInstance], str | None]:
+    """The instances of `source` and, for ``--results`` when their rollouts cannot be read, why (None: read).
+
+    ``--out`` (`judging`) needs the rollouts. ``--results`` reads them when it can, to check that each stored result
+    was judged on this rollout (`_judged_elsewhere`, trial 11 F6); without them (labels and ``tests/`` only) the
+    results are paired by their rows' text alone, and the caller says so.
+
+    Raises:
+        BatchInputError: as `batch.instances.discover_instances`.
+    """
+    from cowork_judge.batch.instances import BatchInputError, discover_instances
+
+    if judging:
+        return discover_instances(source), None
+    try:
+        return discover_instances(source), None
+    except BatchInputError as exc:
+        return discover_instances(source, rollouts=False), str(exc)
+
+
+def _judged_elsewhere(inst: BatchInstance, doc: ResultDocument, results_dir: Path, *, fingerprints: bool) -> str | None:
+    """Why the stored result `doc` of `inst` was judged on another instance than the one given (trial 11 F6), or None.
+
+    Its rows must ask the questions the instance's rubric asks (`Criterion.question_changes`, as ``rescore`` reuses a
+    verdict: the same row ids, no row reworded, its polarity, hurdle flag, type or levels changed; a new weight is
+    no change), and with `fingerprints` the instance's fingerprint (`batch.instances.fingerprint`: ``tests/``, the
+    final answer, the deliverables' names, sizes and times) must be the one its batch recorded in
+    ``batch-instance.json`` (a result with no record is not left out: `_fingerprint_recorded`).
+    """
+    from pydantic import ValidationError
+
+    from cowork_judge.batch.instances import fingerprint
+    from cowork_judge.core.fold import stored_run
+    from cowork_judge.core.rubric import RubricError, load_rubric
+
+    try:
+        rows = {c.id: c for c in load_rubric(inst.tests_dir / "rubric.json").criteria}
+        stored = {c.id: c for c in stored_run(doc)[0]}
+    except (RubricError, ValidationError, OSError) as exc:
+        return f"its rows cannot be compared with its rubric ({str(exc).splitlines()[0]})"
+    said = [f"row {rid!r} is not in the stored result" for rid in rows if rid not in stored]
+    said += [f"row {rid!r} of the stored result is not in the rubric" for rid in stored if rid not in rows]
+    said += [f"row {rid!r} changed ({', '.join(changes)})" for rid, row in rows.items()
+             if rid in stored and (changes := row.question_changes(stored[rid]))]
+    if said:
+        return "; ".join(said[:3]) + ("; …" if len(said) > 3 else "")
+    recorded = _fingerprint_recorded(results_dir / inst.name) if fingerprints else None
+    try:
+        if recorded is not None and recorded != fingerprint(inst):
+            return ("the batch-instance.json fingerprint differs (its rollout or tests/ changed since it was judged; a "
+                    "copy that lost the files' times counts as changed, as batch resume reads it)")
+    except OSError as exc:
+        return f"its fingerprint cannot be computed ({exc})"
+    return None
+
+
+def _fingerprint_recorded(inst_out: Path) -> str | None:
+    """The instance fingerprint the batch recorded in ``<inst_out>/batch-instance.json``; None without one."""
+    from cowork_judge.batch.instances import RECORD_NAME
+
+    try:
+        recorded = json.loads((inst_out / RECORD_NAME).read_text(encoding="utf-8")).get("fingerprint")
+    except (OSError, UnicodeDecodeError, ValueError, AttributeError):
+        return None
+    return recorded if isinstance(recorded, str) else None
+
+
+def _calibrate_instances(instances: list[BatchInstance], labels: dict[str, Any], results_dir: Path, *,
+                         unread: str | None = None) -> tuple[list[InstanceCalibration], dict[str, list[str]]]:
     """Each instance's verdicts (its result.json under `results_dir`) against its labels.
+
+    Args:
+        unread: why the rollouts could not be read (`_discover`; one warning says so, and no result's recorded
+            instance fingerprint is checked); None: they were, and each is (`_judged_elsewhere`).
 
     Returns:
         The calibrated instances, and the names left out by why: ``result`` (no usable
-        result), ``labels`` (none), ``delivery`` (nothing delivered), ``no_match`` (no label
-        names a row of its rubric); each left out with one line on stderr.
+        result), ``mismatch`` (its stored result was judged on another rollout or rubric: `_judged_elsewhere`),
+        ``labels`` (none), ``delivery`` (nothing delivered), ``no_match`` (no label
+        names a row of its rubric); each left out with one line on stderr. ``unchecked`` names the calibrated
+        instances whose fingerprint could not be checked (no rollouts, or no ``batch-instance.json``).
     """
     from cowork_judge.fleet.calibrate import calibrate_instance
     from cowork_judge.fleet.documents import parse_document, read_regular
 
+    fingerprints = unread is None
+    if unread is not None:
+        print(f"cowork-judge calibrate: warning: the rollouts cannot be read ({unread}): the stored results are paired by "
+              "their rows' text only, not by the instance fingerprint (batch-instance.json); give the instances with "
+              "their rollouts to check which rollout each result was judged on", file=sys.stderr)
     calibrated: list[InstanceCalibration] = []
-    missing: dict[str, list[str]] = {"result": [], "labels": [], "delivery": [], "no_match": []}
+    missing: dict[str, list[str]] = {"result": [], "mismatch": [], "labels": [], "delivery": [], "no_match": [],
+                                     "unchecked": []}
     for inst in instances:
         if inst.name not in labels:
             missing["labels"].append(inst.name)
@@ -231,6 +319,12 @@ def _calibrate_instances(instances: list[BatchInstance], labels: dict[str, Any],
         if doc is None:
             missing["result"].append(inst.name)
             print(f"cowork-judge calibrate: {inst.name}: no usable result ({error})", file=sys.stderr)
+            continue
+        elsewhere = _judged_elsewhere(inst, doc, results_dir, fingerprints=fingerprints)
+        if elsewhere is not None:  # trial 11 F6: labels of this instance against verdicts on another
+            missing["mismatch"].append(inst.name)
+            print(f"cowork-judge calibrate: {inst.name}: warning: its stored result was judged on another instance: "
+                  f"{elsewhere}; left out (judge it again with --out)", file=sys.stderr)
             continue
         if doc.extra_fields.delivery_missing:  # nothing was judged: its "verdicts" are no judge's answers
             missing["delivery"].append(inst.name)
@@ -247,6 +341,11 @@ def _calibrate_instances(instances: list[BatchInstance], labels: dict[str, Any],
                   "its rubric: left out", file=sys.stderr)
             continue
         calibrated.append(one)
+        if not fingerprints or _fingerprint_recorded(results_dir / inst.name) is None:
+            missing["unchecked"].append(inst.name)
+            if fingerprints:
+                print(f"cowork-judge calibrate: {inst.name}: warning: no batch-instance.json beside its result: which "
+                      "rollout it was judged on cannot be checked; paired by its rows' text only", file=sys.stderr)
     return calibrated, missing
 
 
@@ -319,7 +418,9 @@ def _partial(doc: dict[str, Any]) -> str:
 
 def _left_out(doc: dict[str, Any]) -> str:
     i, rows = doc["instances"], doc["rows"]
-    parts = [f"{len(i['delivery_missing'])} instance(s) with nothing delivered" if i["delivery_missing"] else "",
+    parts = [f"{len(i['result_mismatch'])} instance(s) whose stored result was judged on another rollout or rubric"
+             if i["result_mismatch"] else "",
+             f"{len(i['delivery_missing'])} instance(s) with nothing delivered" if i["delivery_missing"] else "",
              f"{len(i['labels_match_no_row'])} whose labels name no row" if i["labels_match_no_row"] else "",
              f"{rows['label_text_mismatch']} label(s) whose text is not their row's" if rows["label_text_mismatch"] else "",
              f"{rows['not_sent']} row(s) never sent to a model" if rows["not_sent"] else "",

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from cowork_judge.commands._args import choice_word
 
 if TYPE_CHECKING:
+    from cowork_judge.core.result import ResultDocument
     from cowork_judge.core.rubric import Criterion
     from cowork_judge.fleet.documents import InputFile, Item
 
@@ -35,6 +36,8 @@ A row of --rubric without a stored verdict is unjudged (error_kind no_verdict), 
 that asks another question than the one its stored verdict answered (reworded, weight sign or
 hurdle flipped, binary<->graded, new levels): details.warnings and the console name each such
 row and what changed. A new weight of the same sign keeps the verdict (a pure re-score).
+A stored document of a rollout that delivered nothing (delivery_missing) is the exception: its
+new and changed rows are scored [no delivery] as a live run scores them (no model call needed).
 --out is never one of the inputs (the --rubric file, the stored document) nor a file the judge
 writes in a verifier folder, even with --force.
 With no option the stored document is reproduced exactly (its policy is reused).
@@ -305,6 +308,28 @@ def _warn_unchanged(item: Item, args: argparse.Namespace) -> None:
                           "findings to apply")
 
 
+def _say_new_rows(source: str, doc: ResultDocument, criteria: tuple[Criterion, ...]) -> None:
+    """One warning line per row of `criteria` whose stored verdict is not reused: a row that asks another question
+    (trial 3 H2) or a new row (trial 5 F20), and what becomes of it: unjudged (no_verdict), or scored ``[no delivery]``
+    as the live run scores it when the stored run delivered nothing (trial 11 F11).
+
+    Raises:
+        pydantic.ValidationError: a stored row is not a valid criterion.
+    """
+    from cowork_judge.core.fold import stored_run
+    from cowork_judge.fleet.rescore import SCORED_AS_NOTHING_DELIVERED, changed_questions, changed_warnings, stored_no_delivery
+
+    stored_rows, stored_verdicts, _, facts = stored_run(doc)
+    empty = stored_no_delivery(stored_verdicts, facts) is not None
+    for line in changed_warnings(changed_questions(stored_rows, criteria, stored_verdicts), nothing_delivered=empty):
+        _say(source, f"warning: {line}")
+    for row in criteria:  # trial 5 F20: a new row cannot be re-scored, only left unjudged (or scored: nothing delivered)
+        if row.id in stored_verdicts:
+            continue
+        _say(source, f"warning: row {row.id!r} is new: {SCORED_AS_NOTHING_DELIVERED}" if empty else
+             f"warning: row {row.id!r} is new (the stored result has no verdict for it): unjudged (no_verdict)")
+
+
 def _write_rescored(item: Item, job: _Job, target: Path) -> _Outcome:
     """Rescore the stored document of `item`, seal it and write it to `target`; prints the
     path (and, for a single input, the reward before → after)."""
@@ -315,8 +340,7 @@ def _write_rescored(item: Item, job: _Job, target: Path) -> _Outcome:
     from cowork_judge.core.scoring import ScoringError
     from cowork_judge.fleet.documents import read_regular
     from cowork_judge.fleet.outputs import OutputExists, canonical_json, write_file
-    from cowork_judge.core.fold import stored_run
-    from cowork_judge.fleet.rescore import changed_fields, changed_questions, changed_warnings, provenance, rescore
+    from cowork_judge.fleet.rescore import changed_fields, provenance, rescore
     from cowork_judge.run.outputs import format_reward, format_reward_json
 
     args, doc = job.args, item.doc
@@ -330,13 +354,7 @@ def _write_rescored(item: Item, job: _Job, target: Path) -> _Outcome:
     criteria, rubric_record = job.new_rubric if job.new_rubric is not None else (None, None)
     try:
         if criteria is not None:  # issue 39 (trial 3 H2): name each row whose stored verdict answers another question
-            stored_rows, stored_verdicts, _, _ = stored_run(doc)
-            for line in changed_warnings(changed_questions(stored_rows, criteria, stored_verdicts)):
-                _say(item.source, f"warning: {line}")
-            for row in criteria:  # trial 5 F20: a new row cannot be re-scored, only left unjudged
-                if row.id not in stored_verdicts:
-                    _say(item.source, f"warning: row {row.id!r} is new (the stored result has no verdict for it): "
-                                      "unjudged (no_verdict)")
+            _say_new_rows(item.source, doc, criteria)
         new = rescore(doc, criteria=criteria, policy_changes=job.changes, samples_vote=args.samples_vote,
                       guard=args.guard, note=provenance(digest, diff, stored_policy, rubric_record, voted, guarded))
         for line in (w for w in new.details.warnings if w.startswith("hurdle row ") and w not in doc.details.warnings):

@@ -126,6 +126,32 @@ def all_unjudged(criteria: Sequence[Criterion], kind: ErrorKind, reason: str) ->
     return {c.id: Verdict.unjudged(c.id, kind, reason, method=c.judge_method) for c in criteria}
 
 
+NO_DELIVERY_REASON = "[no delivery] nothing was delivered (no output files and no final message)"
+"""The reason of every row of a run with nothing delivered when output/ held nothing (`run.collect.no_delivery_reason`)."""
+HURDLE_ON_NO_DELIVERY = ": a hurdle counts as hit (fatal) on an empty delivery, since nothing was delivered that could clear it"
+"""What a hurdle row's reason adds to the run's ``[no delivery]`` reason (`nothing_delivered`)."""
+
+
+def nothing_delivered(criteria: Sequence[Criterion], reason: str = NO_DELIVERY_REASON) -> dict[str, Verdict]:
+    """The verdicts of a run with nothing delivered, decided without a model (reward 0, SPEC §6).
+
+    A positive row is a miss and a deduction is not hit (nothing was delivered that could hold the fault it
+    names); a hurdle row is hit, so the run is `fatal` (an empty delivery is the condition a hurdle names, and
+    no delivery can clear it). The live run (`engine.judge.nothing_delivered_verdicts`) and ``rescore --rubric``
+    of a stored nothing-delivered document (trial 11 F11) both decide the rows here, so the two agree.
+
+    Args:
+        criteria: the rubric's rows.
+        reason: the run's ``[no delivery] …`` reason (`run.collect.no_delivery_reason`); a hurdle row's reason
+            adds `HURDLE_ON_NO_DELIVERY`.
+
+    Returns:
+        row id → a judged `Verdict` (method ``delivery``) for every row of `criteria`.
+    """
+    return {c.id: Verdict(id=c.id, hit=c.hurdle, judged=True, reason=reason + HURDLE_ON_NO_DELIVERY if c.hurdle else reason,
+                          method="delivery") for c in criteria}
+
+
 def fold(
     criteria: Sequence[Criterion],
     verdicts: Mapping[str, Verdict],

@@ -26,7 +26,7 @@ from cowork_judge import ABI, __version__
 from cowork_judge._util import procs
 from cowork_judge.core.error_kinds import ErrorKind, ExitCode
 from cowork_judge.core.exit_status import signal_exit_status
-from cowork_judge.core.fold import RunFacts, RunFailure, all_unjudged, fold
+from cowork_judge.core.fold import RunFacts, RunFailure, all_unjudged, fold, nothing_delivered
 from cowork_judge.evidence.reads import StructureReads
 from cowork_judge.core.result import ResultDocument
 from cowork_judge.core.rubric import Criterion, RubricError, load_rubric
@@ -323,15 +323,9 @@ def logs_dir_absent_reason(logs_dir: Path) -> str:
 
 
 def nothing_delivered_verdicts(criteria: Sequence[Criterion], delivery: Delivery | None = None) -> dict[str, Verdict]:
-    """The verdicts of a run with nothing delivered, decided without a model (reward 0, SPEC §6).
-
-    A positive row is a miss and a deduction is not hit (nothing was delivered that could hold
-    the fault it names). A hurdle row is hit, so the run is `fatal`: a hurdle is the condition
-    under which the reward is void, written as a violation such as "the deliverable is missing"
-    or "the response is empty" (docs/rubric.md), and an empty delivery is that condition — no
-    delivery can clear it. The reward is 0 either way (no positive row earns anything), so only
-    what the document says changes: the hurdle's hit, `fatal` and ``is_hit_hurdle`` (trial 3 L3:
-    "the response is empty" was recorded as not hit on an empty answer).
+    """The verdicts of a run with nothing delivered, decided without a model (reward 0, SPEC §6):
+    `core.fold.nothing_delivered` (a positive row a miss, a deduction not hit, a hurdle hit so the run is
+    `fatal` — trial 3 L3: "the response is empty" was recorded as not hit on an empty answer).
 
     The reason is `run.collect.no_delivery_reason` of `delivery` (`NO_DELIVERY_REASON` without one): it names
     the output files that were there and not read — a symbolic link leaving output/, a file of 0 bytes (trial 7
@@ -340,11 +334,7 @@ def nothing_delivered_verdicts(criteria: Sequence[Criterion], delivery: Delivery
     Returns:
         row id → a judged `Verdict` (method ``delivery``) for every row of `criteria`.
     """
-    reason = no_delivery_reason(delivery) if delivery is not None else NO_DELIVERY_REASON
-    hurdle_reason = (f"{reason}: a hurdle counts as hit (fatal) on an empty delivery, since nothing was "
-                     "delivered that could clear it")
-    return {c.id: Verdict(id=c.id, hit=c.hurdle, judged=True, reason=hurdle_reason if c.hurdle else reason,
-                          method="delivery") for c in criteria}
+    return nothing_delivered(criteria, no_delivery_reason(delivery) if delivery is not None else NO_DELIVERY_REASON)
 
 
 def _instruction(run: _Run, paths: RunPaths, *, needs_model: bool) -> tuple[str, str, str]:

@@ -15,6 +15,11 @@ so a rescore with no change reproduces the stored document exactly (the parity t
 - a row with no stored verdict is unjudged ``no_verdict`` with the reason
   `NO_STORED_VERDICT` — it counts in coverage and may make the document degraded or
   systemic under the policy's thresholds, exactly as in a live run;
+- but when the stored run delivered nothing (`stored_no_delivery`: ``delivery_missing``,
+  every row decided ``[no delivery]`` with no model call), a new or changed row is scored
+  as the live run scores it (`core.fold.nothing_delivered`: a miss, a hurdle hit) — no
+  model is needed to know nothing was delivered, so the document stays a clean
+  "nothing delivered" 0 (trial 11 F11);
 - stored verdicts of rows the new rubric no longer has are dropped (and never open a gate).
 
 The guard's policy (``rescore --guard off|flag|penalize``, issue 27's ``JUDGE_GUARD``) is
@@ -33,10 +38,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from cowork_judge.core.cost import Price, judge_cost
-from cowork_judge.core.fold import fold, stored_run
+from cowork_judge.core.fold import HURDLE_ON_NO_DELIVERY, NO_DELIVERY_REASON, RunFacts, fold, nothing_delivered, stored_run
 from cowork_judge.core.result import ResultDocument
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.sampled import revote, whole_row
@@ -97,11 +102,17 @@ def rescore(doc: ResultDocument, *, criteria: Sequence[Criterion] | None = None,
         if facts.failure is None and not facts.skipped:
             check_scorable(rows)
         changed = changed_questions(stored_rows, rows, verdicts)
-        verdicts = {c.id: Verdict.unjudged(c.id, "no_verdict", CHANGED_ROW.format(changes=", ".join(changed[c.id])),
-                                           method=c.judge_method) if c.id in changed
-                    else verdicts.get(c.id) or Verdict.unjudged(c.id, "no_verdict", NO_STORED_VERDICT, method=c.judge_method)
-                    for c in rows}
-        facts = facts.model_copy(update={"warnings": (*facts.warnings, *changed_warnings(changed))})
+        empty = stored_no_delivery(verdicts, facts)
+        if empty is not None:  # trial 11 F11: as the live run, with no model call: not no_verdict
+            fresh = nothing_delivered([c for c in rows if c.id in changed or not _judged(verdicts.get(c.id))], empty)
+            verdicts = {c.id: fresh.get(c.id) or verdicts[c.id] for c in rows}
+        else:
+            verdicts = {c.id: Verdict.unjudged(c.id, "no_verdict", CHANGED_ROW.format(changes=", ".join(changed[c.id])),
+                                               method=c.judge_method) if c.id in changed
+                        else verdicts.get(c.id) or Verdict.unjudged(c.id, "no_verdict", NO_STORED_VERDICT, method=c.judge_method)
+                        for c in rows}
+        facts = facts.model_copy(update={"warnings": (*facts.warnings,
+                                                      *changed_warnings(changed, nothing_delivered=empty is not None))})
     if note:
         facts = facts.model_copy(update={"warnings": (*facts.warnings, note)})
     return fold(rows, verdicts, policy, facts)
@@ -123,10 +134,46 @@ def changed_questions(stored_rows: Sequence[Criterion], rows: Sequence[Criterion
     return out
 
 
-def changed_warnings(changed: Mapping[str, Sequence[str]]) -> list[str]:
-    """One ``details.warnings`` line per row of `changed_questions`, naming the row and what changed."""
-    return [f"row {rid!r} changed since it was judged ({', '.join(parts)}): its stored verdict is not reused; unjudged "
-            "(no_verdict)" for rid, parts in changed.items()]
+SCORED_AS_NOTHING_DELIVERED = ("nothing was delivered, so it is scored as a live run scores it ([no delivery], no model "
+                               "call)")
+"""What a warning says of a new or changed row of a stored nothing-delivered document (`stored_no_delivery`)."""
+
+
+def changed_warnings(changed: Mapping[str, Sequence[str]], *, nothing_delivered: bool = False) -> list[str]:
+    """One ``details.warnings`` line per row of `changed_questions`, naming the row and what changed, and what
+    became of it: unjudged (no_verdict), or — `nothing_delivered`: the stored run delivered nothing
+    (`stored_no_delivery`) — scored ``[no delivery]`` as the live run scores it."""
+    fate = SCORED_AS_NOTHING_DELIVERED if nothing_delivered else "unjudged (no_verdict)"
+    return [f"row {rid!r} changed since it was judged ({', '.join(parts)}): its stored verdict is not reused; {fate}"
+            for rid, parts in changed.items()]
+
+
+def stored_no_delivery(verdicts: Mapping[str, Verdict | None], facts: RunFacts) -> str | None:
+    """The ``[no delivery]`` reason of a stored run that delivered nothing and was scored so (no model call), or
+    None for any other run.
+
+    Such a run (``delivery.missing``, no failure, not skipped, every judged row decided with method ``delivery``)
+    needs no model to answer a new or reworded row: a live run of the new rubric on the same empty rollout
+    scores every row `core.fold.nothing_delivered` (trial 11 F11: ``rescore --rubric`` left them unjudged
+    ``no_verdict``, turning a clean "nothing delivered" 0 into ``judge_degraded`` or a systemic
+    ``judge:scorer_error``). The reason is the stored rows' own (it names what output/ held and was not read);
+    `core.fold.NO_DELIVERY_REASON` when no stored row carries one.
+    """
+    delivery = facts.delivery
+    if delivery is None or not delivery.missing or facts.failure is not None or facts.skipped:
+        return None
+    judged = [v for v in verdicts.values() if _judged(v)]
+    if any(v.method != "delivery" for v in judged):
+        return None
+    for v in judged:
+        if v.reason and v.reason.startswith("[no delivery]"):
+            return v.reason.removesuffix(HURDLE_ON_NO_DELIVERY)
+    return NO_DELIVERY_REASON
+
+
+def _judged(verdict: Verdict | None) -> TypeGuard[Verdict]:
+    """True for a stored verdict that answers its row (not None, not unjudged)."""
+    return verdict is not None and verdict.judged
 
 
 def samples_revotable(doc: ResultDocument) -> int:

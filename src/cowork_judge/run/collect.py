@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from cowork_judge.safety.agent_text import repair
+from cowork_judge.core.fold import NO_DELIVERY_REASON as NO_DELIVERY_REASON  # the reason when output/ held nothing
 from cowork_judge.core.result import DeliveryDetails
 from cowork_judge.run.answer import (  # noqa: F401 - re-exported: delivery is where callers look
     ANSWER_FILES,
@@ -325,10 +326,6 @@ def no_delivery_reason(delivery: Delivery) -> str:
         named = "; ".join(f"{s.rel} {_SET_ASIDE_SAYS[s.reason]}" for s in kept[:3])
         what = f"none of the {len(kept)} output files was read ({named}{'; …' if len(kept) > 3 else ''})"
     return f"[no delivery] nothing was read: {what}; {message}"
-
-
-NO_DELIVERY_REASON = "[no delivery] nothing was delivered (no output files and no final message)"
-"""The reason of every row of a run with nothing delivered when output/ held nothing (`no_delivery_reason`)."""
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f\u0080-\u009f\u2028\u2029]")
