@@ -108,3 +108,18 @@ def test_the_guard_is_rescored_between_flag_and_penalize_and_judged_again_when_o
     assert again.rejudge is not None and "not scanned" in again.rejudge
     assert restate(new.doc, source_sha256="1" * 64, policy=ScoringPolicy(), guard="penalize", metric_id=stored.metric_id,
                    prices={}).changes == []  # idempotent: a re-scored result is kept as it is
+
+
+def test_the_resume_table_in_the_docs_names_every_verdict_and_score_setting():
+    """Trial 12 F14: docs/benchmarks.md's resume table left out JUDGE_UNGROUNDED, which a resume re-scores. The
+    table's "verdict" and "score" rows must name each setting of that kind (`EFFECTS`) by its variable."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    rows = {line.split("|")[1].strip(): line for line in text.splitlines() if line.strip().startswith("| verdict |")
+            or line.strip().startswith("| score |")}
+    assert set(rows) == {"verdict", "score"}, rows
+    for name, effect in EFFECTS.items():
+        if effect.kind in rows:
+            env = ENV_NAMES[name][0]
+            assert f"`{env}`" in rows[effect.kind], f"{env} ({effect.kind}) is not in the docs' resume table"

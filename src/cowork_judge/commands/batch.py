@@ -40,7 +40,7 @@ rubric/prompt/instruction digests, JUDGE_GUARD off or on, JUDGE_GUARD_ROW, JUDGE
 the judge wrote it (its integrity digest: a hand-edited result.json or reward file is judged again) and
 not cut short by a signal or the deadline; it judges the rest again (also documents with an exit_code,
 unless --keep-errors) and says how many and why. A kept result whose scoring settings changed
-(JUDGE_REWARD_MODE, JUDGE_PASS_*, JUDGE_UNJUDGED_NEGATIVE, JUDGE_SYSTEMIC_*, JUDGE_GUARD flag/penalize,
+(JUDGE_REWARD_MODE, JUDGE_PASS_*, JUDGE_UNJUDGED_NEGATIVE, JUDGE_UNGROUNDED, JUDGE_SYSTEMIC_*, JUDGE_GUARD flag/penalize,
 JUDGE_METRIC_ID, JUDGE_PRICES) is re-scored from its stored verdicts with no model call, and the batch
 says so: summary.json never mixes two policies (its "scoring" section states the one used).
 --force judges everything again. One batch per --out: a second one refuses, naming the first
