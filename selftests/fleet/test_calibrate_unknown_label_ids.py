@@ -56,6 +56,7 @@ def test_a_label_naming_no_row_is_named_with_its_instance(tmp_path: Path, monkey
     assert "chat1: warning: label 'A-WAVELENTH' names no row of its rubric (did you mean 'A-WAVELENGTH'?)" in said
     assert "chat1: warning: label 'NOPE' names no row of its rubric" in said
     assert "chat0: warning: label" not in said
+    assert "2 label(s) naming no row of the rubric, not paired (warnings above)" in said
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["rows"]["unknown_labels"] == 2
     assert report["rows"]["unknown_label_ids"] == {"chat1": ["A-WAVELENTH", "NOPE"]}

@@ -417,7 +417,9 @@ def _headline(doc: dict[str, Any]) -> str:
             f"reward MAE {fmt(r['mae'], r['mae_ci'])}, Spearman {fmt(r['spearman'], r['spearman_ci'])}"
             + (f" ({a['ci_note']})" if a["ci_note"] else "") + _left_out(doc) + _partial(doc)
             + (f"; {doc['rows']['label_conflicts']} label(s) whose level contradicts its hit or a row scored by hit, "
-               "read by the scoring rule (warnings above)" if doc["rows"].get("label_conflicts") else ""))
+               "read by the scoring rule (warnings above)" if doc["rows"].get("label_conflicts") else "")
+            + (f"; {doc['rows']['unknown_labels']} label(s) naming no row of the rubric, not paired (warnings above)"
+               if doc["rows"].get("unknown_labels") else ""))
 
 
 def _partial(doc: dict[str, Any]) -> str:
