@@ -35,6 +35,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+import math
 import os
 import unicodedata
 from collections.abc import Mapping, Sequence
@@ -250,6 +251,8 @@ def _from_dir(root: Path, name: str, tags: Mapping[str, Any] | None = None, *, w
     if tags is None:
         value = meta_doc.get("tags") if isinstance(meta_doc, dict) else None
         tags = value if isinstance(value, dict) else {}
+        for key, tag in tags.items():
+            _check_finite(key, tag, str(meta))
     if not rollouts or (not os.path.lexists(rollout) and isinstance(meta_doc, dict) and meta_doc.get("response") is False):
         return BatchInstance(name=name, tests_dir=root / "tests", tags=dict(tags), where=where)
     if not os.path.lexists(rollout):
@@ -366,11 +369,14 @@ def _from_jsonl(path: Path, *, rollouts: bool = True) -> list[BatchInstance]:
     for n, line in enumerate(lines, start=1):
         if not line.strip():
             continue
+        where = f"{path}:{n}"
         try:
-            row = json.loads(line)
+            row = json.loads(line, object_pairs_hook=_object_once)
+        except _KeyTwice as exc:  # trial 12 F6: json keeps the last silently
+            raise BatchInputError(f"{where}: key {exc.key!r} is given twice in one object (JSON would keep only the "
+                                  "last): give it once") from None
         except ValueError:
             raise BatchInputError(f"{path}:{n}: not JSON") from None
-        where = f"{path}:{n}"
         row = {"instance": row} if isinstance(row, str) else row
         if not isinstance(row, dict) or not any(isinstance(row.get(k), str) for k in ("instance", "tests")):
             raise BatchInputError(f"{where}: expected a path or an object with 'instance' or 'tests' (keys: "
@@ -418,11 +424,47 @@ def _check_keys(row: Mapping[str, Any], where: str) -> None:
     if "tags" in row and not isinstance(row["tags"], dict):
         raise BatchInputError(f"{where}: 'tags' must be an object (key → value)")
     for key, value in (row.get("tags") or {}).items():
+        _check_finite(key, value, where)
         if not tag_value_ok(key, value):
             kind = "a list" if isinstance(value, list) else "an object"
             raise BatchInputError(f"{where}: tag {key!r} holds {kind}: a tag value is a string, number, boolean or null "
                                   "(summarize groups documents by it; only the key 'tags' may hold a list of "
                                   "'key:value' strings, as `import` writes it)")
+
+
+class _KeyTwice(ValueError):
+    """A JSON object gives `key` twice (raised by `_object_once`)."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _object_once(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json.loads`` object hook: the object of `pairs`.
+
+    Raises:
+        _KeyTwice: a key is given twice.
+    """
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _KeyTwice(key)
+        out[key] = value
+    return out
+
+
+def _check_finite(key: str, value: Any, where: str) -> None:
+    """Refuse the tag `key` whose value is NaN or ±Infinity (Python's json reads them as numbers;
+    no JSON document can hold them: trial 12 F5, a traceback writing ``instance_tags.json``).
+
+    Raises:
+        BatchInputError: naming `where` and the tag.
+    """
+    if isinstance(value, float) and not math.isfinite(value):
+        shown = "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+        raise BatchInputError(f"{where}: tag {key!r} is {shown}: a tag value is a string, finite number, boolean or "
+                              "null (no JSON document can hold NaN or Infinity)")
 
 
 def tag_value_ok(key: str, value: Any) -> bool:

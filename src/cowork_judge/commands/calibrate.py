@@ -332,7 +332,7 @@ def _calibrate_instances(instances: list[BatchInstance], labels: dict[str, Any],
                   "agreement (give the agent's work with import --deliverables)", file=sys.stderr)
             continue
         one = calibrate_instance(inst.name, doc, labels[inst.name], inst.tags)
-        for line in (*one.text_mismatches, *one.label_conflicts):
+        for line in (*one.text_mismatches, *one.label_conflicts, *_unknown_label_lines(one, doc)):
             print(f"cowork-judge calibrate: {inst.name}: warning: {line}", file=sys.stderr)
         if one.confusion.n == 0 and one.unjudged == 0 and one.unknown_labels and one.unknown_labels + len(
                 one.text_mismatches) >= len(labels[inst.name]):
@@ -347,6 +347,20 @@ def _calibrate_instances(instances: list[BatchInstance], labels: dict[str, Any],
                 print(f"cowork-judge calibrate: {inst.name}: warning: no batch-instance.json beside its result: which "
                       "rollout it was judged on cannot be checked; paired by its rows' text only", file=sys.stderr)
     return calibrated, missing
+
+
+def _unknown_label_lines(one: InstanceCalibration, doc: ResultDocument) -> list[str]:
+    """One line per label of `one` that names no row of the rubric of `doc` (its result document),
+    with the closest row id (trial 12 F8: such a label was only counted, and its row looked unlabelled)."""
+    import difflib
+
+    ids = [str(c.get("id")) for c in doc.criteria]
+    lines = []
+    for label in one.unknown_label_ids:
+        close = difflib.get_close_matches(label, ids, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        lines.append(f"label {label!r} names no row of its rubric{hint}: not paired, and that row is unlabelled")
+    return lines
 
 
 def _load_labels(paths: list[Path], roots: dict[str, Path], read: Any) -> dict[str, Any]:
@@ -403,7 +417,9 @@ def _headline(doc: dict[str, Any]) -> str:
             f"reward MAE {fmt(r['mae'], r['mae_ci'])}, Spearman {fmt(r['spearman'], r['spearman_ci'])}"
             + (f" ({a['ci_note']})" if a["ci_note"] else "") + _left_out(doc) + _partial(doc)
             + (f"; {doc['rows']['label_conflicts']} label(s) whose level contradicts its hit or a row scored by hit, "
-               "read by the scoring rule (warnings above)" if doc["rows"].get("label_conflicts") else ""))
+               "read by the scoring rule (warnings above)" if doc["rows"].get("label_conflicts") else "")
+            + (f"; {doc['rows']['unknown_labels']} label(s) naming no row of the rubric, not paired (warnings above)"
+               if doc["rows"].get("unknown_labels") else ""))
 
 
 def _partial(doc: dict[str, Any]) -> str:

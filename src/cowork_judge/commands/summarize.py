@@ -68,10 +68,11 @@ def main(argv: list[str]) -> int:
     try:
         check_task_key_mode(args.task_key)
         tags, tags_record = _instance_tags(Path(args.instance_tags)) if args.instance_tags else ({}, None)
+        folder_tags: dict[str, dict[str, dict[str, Any]]] = {}
         if not args.instance_tags:  # trial 3 M7: a batch's --out folder carries its instances' tags
-            for path in _batch_tag_files(args.inputs):
+            for path in _batch_tag_files(args.inputs):  # each for its own folder's documents (trial 12 F2)
                 more, record = _instance_tags(path)
-                tags = {**tags, **more}
+                folder_tags[os.path.realpath(path.parent)] = more
                 tags_record = record if tags_record is None else {
                     "path": f"{tags_record['path']}, {record['path']}",
                     "sha256": hashlib.sha256((tags_record["sha256"] + record["sha256"]).encode()).hexdigest()}
@@ -86,7 +87,8 @@ def main(argv: list[str]) -> int:
     if (refused := _output_problem(out, html, {os.path.realpath(f.path) for f in files}, force=args.force)) is not None:
         return fail(*refused)
     options = SummaryOptions(task_key=args.task_key, group_by=group_by, seed=args.seed, draws=args.draws,
-                             confidence=args.confidence, include_reasons=args.include_reasons, instance_tags=tags)
+                             confidence=args.confidence, include_reasons=args.include_reasons, instance_tags=tags,
+                             folder_tags=folder_tags)
     summarizer = Summarizer(options)
     any_jsonl = any(f.jsonl for f in files)
     progress = Progress(None if any_jsonl else len(files), "summarize")

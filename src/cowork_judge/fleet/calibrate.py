@@ -105,6 +105,8 @@ class InstanceCalibration:
     unjudged: int = 0
     unlabelled: int = 0
     unknown_labels: int = 0
+    unknown_label_ids: tuple[str, ...] = ()
+    """The ids of the labels that name no row of the rubric (sorted; trial 12 F8: only counted)."""
     human_reward_partial: bool = False
     tags: Mapping[str, Any] = field(default_factory=dict)
     not_sent: int = 0
@@ -123,6 +125,7 @@ class InstanceCalibration:
         """The per-instance line of the report."""
         return {"name": self.name, "pairs": self.confusion.n, "agreement": self.confusion.accuracy(),
                 "unjudged": self.unjudged, "unlabelled": self.unlabelled, "unknown_labels": self.unknown_labels,
+                "unknown_label_ids": list(self.unknown_label_ids),
                 "judge_reward": self.judge_reward, "human_reward": self.human_reward,
                 "human_reward_partial": self.human_reward_partial}
 
@@ -175,6 +178,7 @@ def calibrate_instance(name: str, doc: ResultDocument, labels: Mapping[str, Labe
         by_tag.setdefault(c.tag or NO_TAG, []).append((judge_hit, human_hit))
         if c.graded and read.level is not None and v.level is not None:
             levels.append((float(v.level), float(read.level if label.level is None else label.level)))
+    unknown = tuple(sorted(k for k in labels if k not in human))
     human_reward: float | None = None
     if not unlabelled:  # trial 10 F2: an unlabelled row is no human miss (nor, for a hurdle, a human hit): withheld
         try:
@@ -186,7 +190,7 @@ def calibrate_instance(name: str, doc: ResultDocument, labels: Mapping[str, Labe
     return InstanceCalibration(
         name=name, confusion=Confusion.of(pairs), by_tag={t: Confusion.of(p) for t, p in sorted(by_tag.items())},
         levels=tuple(levels), judge_reward=judge_reward, human_reward=human_reward, unjudged=unjudged, unlabelled=unlabelled,
-        unknown_labels=sum(1 for k in labels if k not in human), human_reward_partial=unlabelled > 0, tags=dict(tags or {}),
+        unknown_labels=len(unknown), unknown_label_ids=unknown, human_reward_partial=unlabelled > 0, tags=dict(tags or {}),
         not_sent=not_sent, text_mismatches=tuple(mismatches), label_conflicts=tuple(conflicts), from_code=from_code, judge_failed=doc.exit_code)
 
 
@@ -280,6 +284,7 @@ def report(instances: Sequence[InstanceCalibration], *, draws: int = 1000, seed:
                       "fingerprint_unchecked": sorted((missing or {}).get("unchecked", []))},
         "rows": {"pairs": total.n, "unjudged": sum(i.unjudged for i in instances),
                  "unlabelled": sum(i.unlabelled for i in instances), "unknown_labels": sum(i.unknown_labels for i in instances),
+                 "unknown_label_ids": {i.name: list(i.unknown_label_ids) for i in instances if i.unknown_label_ids},
                  "from_code": sum(i.from_code for i in instances),
                  "not_sent": sum(i.not_sent for i in instances),
                  "label_text_mismatch": sum(len(i.text_mismatches) for i in instances),

@@ -62,10 +62,12 @@ the documents were scored under, with their counts; ``mixed`` when more than one
 from __future__ import annotations
 
 import math
+import os
 from array import array
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from cowork_judge import __version__
@@ -120,6 +122,10 @@ class SummaryOptions:
         seed, draws, confidence: the bootstrap (``draws=0`` turns intervals off).
         include_reasons: keep sample reason texts (row-level text) in the output.
         instance_tags: task name → {tag: value} read from ``--instance-tags``.
+        folder_tags: a batch's ``--out`` folder (its real path) → that batch's
+            ``instance_tags.json`` (name → {tag: value}): a document below such a folder takes
+            its instance tags from there, not from `instance_tags` (trial 12 F2: two batch
+            folders sharing instance names had their tags merged by name, the later winning).
     """
 
     task_key: str = "auto"
@@ -129,6 +135,7 @@ class SummaryOptions:
     confidence: float = 0.95
     include_reasons: bool = False
     instance_tags: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    folder_tags: Mapping[str, Mapping[str, Mapping[str, Any]]] = field(default_factory=dict)
 
 
 def classify(doc: ResultDocument) -> str:
@@ -213,6 +220,7 @@ class Summarizer:
         self.grounding: Counter[str] = Counter()
         self.keys_found: set[str] = set()
         self.runs: dict[str, str] = {}  # "<details.run_id>:<seal digest>" → the input that carried it first
+        self.batch_folders: dict[str, str | None] = {}  # a document's real folder → its `folder_tags` folder
         self.not_groupable: Counter[str] = Counter()  # group key → documents whose value is a list or an object
 
     def unknown_group_keys(self) -> list[str]:
@@ -224,7 +232,8 @@ class Summarizer:
         """`GROUP_KEYS`, then the other keys the folded documents and rows carry with a value
         that can be grouped (a string, number or boolean; sorted; at most `MAX_FOUND_KEYS`,
         collected only while some ``group_by`` key was not found)."""
-        found = self.keys_found | {k for tags in self.options.instance_tags.values() if isinstance(tags, Mapping)
+        given = [*self.options.instance_tags.values(), *(t for m in self.options.folder_tags.values() for t in m.values())]
+        found = self.keys_found | {k for tags in given if isinstance(tags, Mapping)
                                    for k, v in tags.items() if k != "tags" and scalar_text(v) is not None}
         return [*GROUP_KEYS, *sorted(found - set(GROUP_KEYS) - {"id", "reason"})]
 
@@ -280,7 +289,7 @@ class Summarizer:
         self._add_policy(doc)
         self._add_guard(doc)
         instance, source = task_key(item, self.options.task_key)
-        key, source = self._task_of(instance, source)
+        key, source = self._task_of(item, instance, source)
         cluster = self.clusters.setdefault(key, len(self.clusters))
         self.cluster_sources[source] += 1
         if cls == "systemic":
@@ -380,7 +389,26 @@ class Summarizer:
             self.means["reward_clean"].add(cluster, reward, q)
             self.means["pass_clean"].add(cluster, float(passed), int(passed))
 
-    def _task_of(self, instance: str, source: TaskKeySource) -> tuple[str, TaskKeySource]:
+    def _tags_of(self, item: Item, instance: str) -> Mapping[str, Any] | None:
+        """The instance tags of `item`, whose instance key is `instance` (``kind:name``): its batch
+        folder's (`SummaryOptions.folder_tags`) when the document lies below one, else
+        ``--instance-tags``'s by name; None when neither names it."""
+        name = instance.split(":", 1)[1]
+        if self.options.folder_tags:
+            folder = self._batch_folder(item.file.path)
+            if folder is not None:
+                return self.options.folder_tags[folder].get(name)
+        return self.options.instance_tags.get(name)
+
+    def _batch_folder(self, path: Path) -> str | None:
+        """The `SummaryOptions.folder_tags` folder `path` lies below (the innermost), or None."""
+        parent = os.path.realpath(path.parent)
+        if parent not in self.batch_folders:
+            inside = [f for f in self.options.folder_tags if parent == f or parent.startswith(f.rstrip(os.sep) + os.sep)]
+            self.batch_folders[parent] = max(inside, key=len) if inside else None
+        return self.batch_folders[parent]
+
+    def _task_of(self, item: Item, instance: str, source: TaskKeySource) -> tuple[str, TaskKeySource]:
         """The cluster of a document whose key `instance` came from `source` (`task_key`): under
         ``--task-key auto``, an instance named by its path whose instance tags carry a
         `TASK_TAG` (a batch writes one for every instance: `batch.instances.instance_tag_map`)
@@ -388,7 +416,7 @@ class Summarizer:
         ``batch`` were k clusters, and their intervals as narrow as k tasks'); else `instance`."""
         if self.options.task_key != "auto" or source != "path":
             return instance, source
-        tags = self.options.instance_tags.get(instance.split(":", 1)[1])
+        tags = self._tags_of(item, instance)
         task = tags.get(TASK_TAG) if isinstance(tags, Mapping) else None
         if isinstance(task, (str, int)) and not isinstance(task, bool) and str(task):
             return f"task:{task}", "tag"
@@ -443,7 +471,7 @@ class Summarizer:
         values = tag_list_values(tags, name)
         if values:
             return values
-        given = self.options.instance_tags.get((instance or key).split(":", 1)[1])
+        given = self._tags_of(item, instance or key)
         if isinstance(given, Mapping):
             text = scalar_text(given.get(name))
             return [text] if text is not None else tag_list_values(given.get("tags"), name)
@@ -454,7 +482,7 @@ class Summarizer:
         top-level field, its ``tags`` object, or ``--instance-tags``): no group can hold it
         (trial 6 F3: such a value landed in ``(none)`` without a word)."""
         tags = item.top_level("tags")
-        instance = self.options.instance_tags.get(key.split(":", 1)[1])
+        instance = self._tags_of(item, key)
         places = [item.top_level(name) if name not in _MODEL_FIELDS else None,
                   tags.get(name) if isinstance(tags, dict) else None,
                   instance.get(name) if isinstance(instance, Mapping) else None]
