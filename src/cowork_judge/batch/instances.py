@@ -37,6 +37,7 @@ import hashlib
 import json
 import math
 import os
+import shutil
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -543,10 +544,30 @@ def instance_tag_map(instances: Sequence[BatchInstance]) -> dict[str, dict[str, 
     return out
 
 
+def lay_out_agent_files(source: Path, dest: Path) -> None:
+    """Put each of `AGENT_FILES` of the rollout's ``logs/agent`` `source` into the run's `dest`:
+    a regular file is copied; a symbolic link is laid out as the same link (its target text),
+    never copied through (trial 12 F7: a ``final_answer.txt`` linking to the instance's own
+    ``tests/rubric.json`` or to a host file was judged as the agent's answer). The run then
+    sees the link as it would in the rollout, ignores it and says so in ``details.warnings``
+    (``final_answer.txt is a symlink; ignored``). Anything else (a folder, a FIFO) is left out.
+
+    Raises:
+        OSError: a file could not be copied or a link not made.
+    """
+    for name in AGENT_FILES:
+        path = source / name
+        if path.is_symlink():
+            os.symlink(os.readlink(path), dest / name)
+        elif path.is_file():
+            shutil.copyfile(path, dest / name)
+
+
 def fingerprint(inst: BatchInstance) -> str:
     """SHA-256 over what decides a verdict: every file of the instance's ``tests/``
     (`tests_files`: by its bytes up to `TESTS_HASHED_BYTES`, else its size and time), the recorded
-    answer, and the deliverables' names, sizes and modification times (nanoseconds) — rsync's
+    answer (a linked answer file by its link's target text, never read through: trial 12 F7),
+    and the deliverables' names, sizes and modification times (nanoseconds) — rsync's
     quick check, not their bytes (batches can be large): a deliverable rewritten in place with
     the same size is judged again (trial 7 F4), and so is a rollout copied without its times
     (``cp -r``; ``cp -a``, ``rsync -a``, ``mv`` and ``tar`` keep them)."""
@@ -561,7 +582,11 @@ def fingerprint(inst: BatchInstance) -> str:
             else f"{st.st_size}\t{st.st_mtime_ns}".encode())
     for name in AGENT_FILES:
         agent_file = (inst.agent_dir / name) if inst.agent_dir is not None else None
-        if agent_file is not None and agent_file.is_file():
+        if agent_file is None:
+            continue
+        if agent_file.is_symlink():  # never read through (trial 12 F7): the link is what the rollout holds
+            add(f"agent-link/{name}", os.fsencode(os.readlink(agent_file)))
+        elif agent_file.is_file():
             add(f"agent/{name}", agent_file.read_bytes())
     if inst.app_dir is not None:
         listing = sorted(f"{p.relative_to(inst.app_dir).as_posix()}\t{st.st_size}\t{st.st_mtime_ns}"

@@ -39,13 +39,13 @@ from typing import Any
 
 from cowork_judge._util.fsutil import atomic_write
 from cowork_judge.batch.instances import (
-    AGENT_FILES,
     RECORD_NAME,
     RUN_LOG_NAME,
     BatchInstance,
     Limits,
     fingerprint,
     instance_tag_map,
+    lay_out_agent_files,
     plan_limits,
     result_state,
 )
@@ -327,9 +327,7 @@ class BatchRunner:
         shutil.rmtree(logs, ignore_errors=True)  # a rerun starts clean: any result found later is this run's
         layout.agent_dir.mkdir(parents=True)
         if inst.agent_dir is not None:
-            for name in AGENT_FILES:
-                if (inst.agent_dir / name).is_file():
-                    shutil.copyfile(inst.agent_dir / name, logs / "agent" / name)
+            lay_out_agent_files(inst.agent_dir, layout.agent_dir)
         app = inst.app_dir
         if app is None:
             app = folder / "app"

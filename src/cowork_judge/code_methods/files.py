@@ -244,9 +244,11 @@ def files_only_rows_note(rows: list[tuple[str, str, dict[str, Any]]], ctx: CodeC
 def _binary_note(ctx: CodeContext, glob: str | None, source: str) -> str:
     """``"; X read as binary, not text (…)"`` for the matching deliverables `_texts` skipped as
     binary, for a text method's miss (trial 8 F2: a UTF-16 report was "not found" without a
-    word of why); ``""`` when there are none or the row reads the final message."""
+    word of why); over the final message (``source: response``), the message files passed over
+    as binary when no message was read (trial 12 F4); else ``""``."""
     if source != "files":
-        return ""
+        passed = ctx.delivery.final_message_binary if not ctx.delivery.final_message else []
+        return f"; {', '.join(passed)} read as binary, not text ({BINARY_NOTE}): no final message" if passed else ""
     binary = []
     for item in matching(ctx, glob or "*"):
         try:
@@ -485,4 +487,4 @@ def word_count_between(ctx: CodeContext, min_words: int = 0, max_words: int | No
     if not texts:
         return False, f"nothing to count: {_why_no_text(ctx, glob, source)}", {}
     ok = n >= min_words and (max_words is None or n <= max_words)
-    return ok, f"{n} word{'' if n == 1 else 's'}; required {bounds}", {}
+    return ok, f"{n} word{'' if n == 1 else 's'}; required {bounds}{_binary_note(ctx, glob, source) if not ok and source == 'response' else ''}", {}

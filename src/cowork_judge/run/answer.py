@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cowork_judge.safety.agent_text import decode_noting, repair, whole_characters
+from cowork_judge.safety.agent_text import BINARY_NOTE, decode_noting, looks_binary, repair, whole_characters
 from cowork_judge.config.judge_config import JudgeConfig
 from cowork_judge.run.paths import RunPaths
 from cowork_judge.segment.trajectory import Trajectory, check_shape, message_text, parse_trajectory
@@ -51,6 +51,9 @@ class AgentLogs:
     cut: str | None = None
     """What of the message was not read (its source was over `MAX_MESSAGE_BYTES`: only its
     head is the message), for the text rows over the response; None: all of it was read."""
+    binary: list[str] = field(default_factory=list)
+    """Message files passed over as binary, not text (trial 12 F4), for the reason of a text row
+    over the response that finds no message."""
 
 
 def agent_logs(paths: RunPaths, config: JudgeConfig) -> AgentLogs:
@@ -65,7 +68,8 @@ def agent_logs(paths: RunPaths, config: JudgeConfig) -> AgentLogs:
     version allows is recorded in `unreadable` (an unread answer is not an absent one), and
     the answer files are still looked at. An empty plain answer file (or
     JUDGE_RESPONSE_FILE) is an empty answer: plain text may be empty, so it is read as "no
-    message there" and the next source is tried. The text is repaired
+    message there" and the next source is tried; so is one that is binary (a NUL byte in its
+    first 8 KiB, no UTF-16/32 mark: not text, with a note naming it). The text is repaired
     (`agent_text.repair`): a lone surrogate (half an emoji) becomes U+FFFD.
 
     The trajectory is read (once) even when JUDGE_RESPONSE_FILE gives the message, for the
@@ -80,7 +84,8 @@ def agent_logs(paths: RunPaths, config: JudgeConfig) -> AgentLogs:
             logs.notes.append(f"JUDGE_RESPONSE_FILE={config.response_file} does not exist; the final message is looked "
                               "for in the agent logs instead")
         cut: list[str] = []
-        text = _read_text(Path(config.response_file), logs.notes, logs.unreadable, MAX_MESSAGE_BYTES, cut=cut)
+        text = _read_text(Path(config.response_file), logs.notes, logs.unreadable, MAX_MESSAGE_BYTES, cut=cut,
+                          binary=logs.binary)
         if text:
             logs.notes.extend(t_notes)
             logs.message, logs.source, logs.cut = text, "response_file", cut[0] if cut else None
@@ -92,7 +97,8 @@ def agent_logs(paths: RunPaths, config: JudgeConfig) -> AgentLogs:
         return logs
     for name in ANSWER_FILES:
         unread: list[str] = []
-        text = _read_text(paths.agent_dir / name, logs.notes, logs.unreadable, MAX_MESSAGE_BYTES, cut=unread)
+        text = _read_text(paths.agent_dir / name, logs.notes, logs.unreadable, MAX_MESSAGE_BYTES, cut=unread,
+                          binary=logs.binary)
         if text:
             logs.message, logs.source, logs.cut = text, name, unread[0] if unread else None
             return logs
@@ -148,7 +154,7 @@ def atif_final_message(doc: Any) -> str | None:
 
 
 def _read_text(path: Path, notes: list[str], unreadable: list[str], limit: int, *,
-               cut: list[str] | None = None) -> str | None:
+               cut: list[str] | None = None, binary: list[str] | None = None) -> str | None:
     """Text of a regular, non-symlink file, stripped ("" when it holds nothing but white
     space, None when absent or unread); up to `limit` bytes, undecodable bytes as U+FFFD.
 
@@ -156,7 +162,11 @@ def _read_text(path: Path, notes: list[str], unreadable: list[str], limit: int, 
     and `notes`; so is one over `limit` unless `cut` is given: then its first `limit` bytes
     are the text (a character cut in two at the limit is left out), a note says so and `cut`
     receives what was not read (trial 6 F1: a read limit is the deliverable's doing, never
-    an unreadable message that masks the sample).
+    an unreadable message that masks the sample). With `binary` (a final message, not the
+    trajectory) a binary file (`agent_text.looks_binary`, the deliverables' rule) is not text:
+    a note says so, `binary` receives its name and None is returned, as for a link — nothing
+    to read, NOT "unreadable" (trial 12 F4: a zip's bytes read with U+FFFD were counted and
+    searched as the message).
     """
     try:
         st = path.lstat()
@@ -182,6 +192,10 @@ def _read_text(path: Path, notes: list[str], unreadable: list[str], limit: int, 
     except OSError as exc:
         notes.append(f"{path.name} cannot be read: {exc.strerror or exc}")
         unreadable.append(path.name)
+        return None
+    if binary is not None and looks_binary(data):  # trial 12 F4: one reader, as for a deliverable: not text
+        notes.append(f"{path.name} is binary, not text ({BINARY_NOTE}): not read as the agent's final message")
+        binary.append(path.name)
         return None
     if len(data) > limit and cut is not None:
         data = whole_characters(data[:limit])

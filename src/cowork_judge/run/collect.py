@@ -101,7 +101,7 @@ def collect_delivery(paths: RunPaths, config: JudgeConfig) -> Delivery:
     logs = agent_logs(paths, config)
     message = logs.message
     delivery.final_message, delivery.final_message_source, delivery.trajectory = message, logs.source, logs.trajectory
-    delivery.final_message_cut = logs.cut
+    delivery.final_message_cut, delivery.final_message_binary = logs.cut, list(logs.binary)
     delivery.notes.extend(logs.notes)
     delivery.unreadable.extend(logs.unreadable)
     _drop_duplicates(delivery)

@@ -104,6 +104,10 @@ class Delivery(BaseModel):
         None, exclude=True, description="What of the final message was not read (its source was over the read limit, "
                                          "`run.answer.MAX_MESSAGE_BYTES`): the text rows over the response treat a miss "
                                          "as a read limit. None: all of it was read. Never dumped.")
+    final_message_binary: list[str] = Field(
+        default_factory=list, exclude=True, description="Final-message files passed over as binary, not text (a NUL "
+                                                        "byte in the first 8 KiB, no UTF-16/32 mark: trial 12 F4), "
+                                                        "named in a text row's reason over the response. Never dumped.")
     from_chat: bool = False
     missing: bool = False
     unreadable: list[str] = Field(
