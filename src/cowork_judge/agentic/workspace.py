@@ -46,17 +46,36 @@ def build_workspace(name: str, rows: Sequence[Criterion], ctx: SegmentContext) -
     link_tree(mirror, root)  # output/ and model_response_text.txt
     if ctx.paths.evidence_dir.is_dir():
         link_tree(ctx.paths.evidence_dir, root / "evidence")
-    tests_real = ctx.paths.tests_dir.resolve()
-    for aux in ctx.settings.aux_files:
-        source = Path(aux) if Path(aux).is_absolute() else ctx.paths.tests_dir / aux
-        real = source.resolve()
-        if real != tests_real and tests_real not in real.parents:  # the knob names tests/ files only
-            ctx.log.warning("JUDGE_AUX_FILES: %s is outside the tests dir %s; not copied into %s", aux, ctx.paths.tests_dir, name)
-        elif source.is_file():
-            link_or_copy(source, root / source.name)
-        else:
-            ctx.log.warning("JUDGE_AUX_FILES: %s not found; not copied into %s", aux, name)
+    for source in aux_file_sources(ctx.settings.aux_files, ctx.paths.tests_dir)[0]:
+        link_or_copy(source, root / source.name)  # a refused entry is a run warning (`aux_file_sources`), said once
     return root
+
+
+def aux_file_sources(aux_files: Sequence[str], tests_dir: Path) -> tuple[list[Path], list[str]]:
+    """The ``JUDGE_AUX_FILES`` entries copied into every block workspace, and one warning per entry refused.
+
+    An entry is a path relative to `tests_dir` (or absolute); it is copied when it is a file inside
+    `tests_dir` (links resolved), refused when it resolves outside it (the knob names tests/ files only)
+    or is not a file. The warnings go to the result document's ``details.warnings`` (trial 12 F11).
+
+    Returns:
+        (the source files to copy, in the knob's order; the warnings, ``"JUDGE_AUX_FILES: …"``).
+    """
+    tests_real = tests_dir.resolve()
+    sources: list[Path] = []
+    warnings: list[str] = []
+    for aux in aux_files:
+        source = Path(aux) if Path(aux).is_absolute() else tests_dir / aux
+        real = source.resolve()
+        if real != tests_real and tests_real not in real.parents:
+            warnings.append(f"JUDGE_AUX_FILES: {aux} is outside the tests dir {tests_dir}: not copied into any judge "
+                            "workspace (the judge works without it)")
+        elif source.is_file():
+            sources.append(source)
+        else:
+            warnings.append(f"JUDGE_AUX_FILES: {aux} not found in the tests dir {tests_dir}: not copied into any judge "
+                            "workspace (the judge works without it)")
+    return sources, warnings
 
 
 def deliverables_mirror(ctx: SegmentContext) -> Path:

@@ -193,7 +193,8 @@ class JudgeConfig(BaseModel):
         doc="JUDGE_METRIC_ID: written to the result.")
     aux_files: tuple[str, ...] = knob((), env="JUDGE_AUX_FILES", parse=_files,
         effect=Effect.verdict("sampling.aux_files", "files copied into every judge workspace", lambda c: list(c.aux_files)),
-        doc="JUDGE_AUX_FILES: extra tests/ files copied into every judge workspace.")
+        doc="JUDGE_AUX_FILES: extra tests/ files copied into every judge workspace (names relative to tests/); an "
+            "entry outside tests/ or not found is not copied, and details.warnings names it.")
     instruction_file: str | None = knob(None, env="JUDGE_INSTRUCTION_FILE", parse=text,
         effect=Effect.verdict("instruction_sha256", "the judge instruction (by its text)", DERIVED),
         doc=(

@@ -347,6 +347,10 @@ def _instruction(run: _Run, paths: RunPaths, *, needs_model: bool) -> tuple[str,
         log.info("instruction: no judge instruction file in %s; using the built-in default", paths.tests_dir)
     task_prompt, prompt_warnings = task_prompt_text(paths.task_prompt, needs_model=needs_model)
     run.warn("task_prompt", prompt_warnings, prefix="task_prompt: ")
+    if needs_model:  # trial 12 F11: a refused JUDGE_AUX_FILES entry is in the document, not only in the log
+        from cowork_judge.agentic.workspace import aux_file_sources
+
+        run.warn("config", aux_file_sources(run.config.aux_files, paths.tests_dir)[1])
     return instruction, instruction_source, task_prompt
 
 

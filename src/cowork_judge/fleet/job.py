@@ -11,7 +11,9 @@ first found wins:
 A run without an explicit work dir deletes its temp work dir at the end, so by default
 page images are gone; the report then says how to keep them and still shows the
 per-deck summary stored in ``details.evidence``. An evidence root whose decks are not
-the result's decks is not used (the report says why). Page images are embedded as
+the result's decks is not used (the report says why); one whose decks have the result's names
+but other recorded facts (`other_run_evidence`: another run's deck of the same name) is refused
+when ``--evidence-dir`` / ``--work-dir`` named it (`JobError`). Page images are embedded as
 ``data:`` URIs (downscaled to `THUMB_WIDTH_PX` when Pillow is installed), so the page
 stays self-contained.
 """
@@ -111,7 +113,8 @@ def load_job(verifier_dir: Path, *, work_dir: Path | None = None, evidence_dir: 
     """Read the job in `verifier_dir` (a ``logs/verifier`` folder, or a result file).
 
     Raises:
-        JobError: no ``result.json``, or it is unreadable or not a result document.
+        JobError: no ``result.json``, or it is unreadable or not a result document; or the evidence that
+            `evidence_dir` / `work_dir` names is another run's (`other_run_evidence`).
         JobTampered: the document (or a reward file beside it) no longer matches what the
             judge wrote (its seal, `seal_of`).
     """
@@ -147,6 +150,14 @@ def load_job(verifier_dir: Path, *, work_dir: Path | None = None, evidence_dir: 
             job.evidence_note = (f"the evidence at {root} is for other decks ({', '.join(sorted(found)) or 'none'}) than "
                                  f"this result ({', '.join(sorted(expected))}); not used")
             continue
+        other = other_run_evidence(doc.details.evidence.get("decks", []), index)
+        if other is not None:  # trial 12 F13: same deck names, another run's decks
+            message = (f"refused: the evidence at {root} (from {origin}) is another run's: {other}; no page written (give "
+                       "this run's own work dir, or leave it out to use the copy kept beside the verifier outputs)")
+            if origin != "the verifier dir":
+                raise JobError(message)
+            job.evidence_note = message.removeprefix("refused: ").replace("; no page written (", "; not used (")
+            continue
         job.evidence_root = root
         # an explicit source that could not be used is still said (the copy beside the
         # verifier outputs may stand in for it)
@@ -160,6 +171,44 @@ def load_job(verifier_dir: Path, *, work_dir: Path | None = None, evidence_dir: 
             "JUDGE_WORK_DIR); pass --work-dir or --evidence-dir")
     job.viewed = audit_page_views(VerifierLayout.of_verifier_dir(path.parent).audit_dir)
     return job
+
+
+EVIDENCE_FACTS = (("source", "source", "source {}"), ("status", "sniff_status", "status {}"),
+                  ("structure_ok", "structure_ok", "structure_ok {}"), ("pages_rendered", "pages_rendered", "{} page(s)"))
+"""What a result's ``details.evidence.decks`` entry records of a deck (its key, the evidence index's key, how the
+report says it) that the evidence index records too: `other_run_evidence` compares them."""
+
+
+def other_run_evidence(result_decks: Any, index: EvidenceSummary) -> str | None:
+    """How the evidence `index` differs from the decks this result was judged with, or None when it agrees.
+
+    Decks are matched by name (the caller has checked both sides name the same decks); for each, the facts of
+    `EVIDENCE_FACTS` recorded in the result (``details.evidence.decks``) are compared with the index's. Two runs
+    delivering a deck of the same name then differ by page count, say, and the report does not show one run's
+    pages under the other's verdicts (trial 12 F13). A fact the result does not record is not compared.
+
+    Returns:
+        ``"deck.pptx: 1 page rendered in the evidence, 3 pages rendered in this result"``-like text (each
+        differing fact of each deck), or None.
+    """
+    by_name = {d.deck: d for d in index.decks}
+    said: list[str] = []
+    for entry in result_decks if isinstance(result_decks, list) else []:
+        if not isinstance(entry, dict) or str(entry.get("deck")) not in by_name:
+            continue
+        found = by_name[str(entry.get("deck"))]
+        for key, index_key, text in EVIDENCE_FACTS:
+            if key in entry and entry[key] != getattr(found, index_key):
+                ours, theirs = entry[key], getattr(found, index_key)
+                said.append(f"{found.deck}: {_fact(text, theirs)} in the evidence, {_fact(text, ours)} in this result")
+    return "; ".join(said) if said else None
+
+
+def _fact(text: str, value: Any) -> str:
+    """One fact of `EVIDENCE_FACTS` said, ``3 pages`` / ``1 page`` for a page count."""
+    if text == "{} page(s)" and isinstance(value, int):
+        return f"{value} page{'s' if value != 1 else ''} rendered"
+    return text.format(value)
 
 
 def _load_deck(layout: EvidenceLayout, deck: str, source: str) -> DeckEvidence:

@@ -591,8 +591,8 @@ def stage(task: TaskInfo, rollout: Rollout, out: Path) -> Staged:
     seen = [*task.artifacts, HARBOR_CONVENTION_ARTIFACT]
     for inside, host in rollout.files.items():
         parts = _visible(inside, seen) if task.separate else [inside]
-        collected = _collect_agent_files(task, rollout, staged, inside, host) if not parts else []
-        if not parts and _left_over(inside, host, collected):
+        collected, linked = _collect_agent_files(task, rollout, staged, inside, host) if not parts else ([], [])
+        if not parts and _left_over(inside, host, collected, linked):
             staged.left_out.append(inside if not collected else f"{inside} (besides {', '.join(collected)}, which the "
                                    "task's [[verifier.collect]] hook carries)")
         for part in parts:
@@ -680,36 +680,47 @@ def _place(rollout: Rollout, staged: Staged, part: str, source: Path, target: Pa
         shutil.copy2(source, target, follow_symlinks=False)
 
 
-def _collect_agent_files(task: TaskInfo, rollout: Rollout, staged: Staged, inside: str, host: Path) -> list[str]:
+def _collect_agent_files(task: TaskInfo, rollout: Rollout, staged: Staged, inside: str,
+                         host: Path) -> tuple[list[str], list[str]]:
     """Do what init's collect hook does for the part `inside` of the rollout a separate verifier does
     not see: copy each of `taskinit.AGENT_FILES` under it that is a regular file (not a link) to
     ``/logs/artifacts/cowork-judge-agent/``. Returns the inside paths it copied (trial 4 H1: `try`
-    ignored the hook, so a separate chat task was judged as nothing delivered)."""
+    ignored the hook, so a separate chat task was judged as nothing delivered) and those it did not
+    copy because they are symbolic links, each named in ``staged.warnings`` (trial 12 F12)."""
     from cowork_judge.install.taskinit import AGENT_COPY_DIR, AGENT_FILES
 
     if not (task.separate and task.collect_agent):
-        return []
-    copied = []
+        return [], []
+    copied: list[str] = []
+    linked: list[str] = []
     for name in AGENT_FILES:
         path = PurePosixPath("/logs/agent") / name
         if not (path == PurePosixPath(inside) or path.is_relative_to(inside)):
             continue
         source = host / path.relative_to(inside) if path != PurePosixPath(inside) else host
-        if source.is_symlink() or not source.is_file():
+        if source.is_symlink():  # trial 12 F12: name the link, not the task, for what the verifier misses
+            staged.warnings.append(f"{source} (logs/agent/{name}) is a symbolic link to {os.readlink(source)}: the "
+                                   "task's [[verifier.collect]] hook copies regular files only, so the verifier does not "
+                                   "get it; copy the file itself (cp -L)")
+            linked.append(str(path))
+            continue
+        if not source.is_file():
             continue
         _place(rollout, staged, str(path), source, staged.logs / PurePosixPath(AGENT_COPY_DIR).relative_to("/logs") / name)
         copied.append(str(path))
         staged.placed.append(f"{AGENT_COPY_DIR}/{name}")
-    return copied
+    return copied, linked
 
 
-def _left_over(inside: str, host: Path, collected: list[str]) -> bool:
-    """Whether the part `inside` of the rollout holds more than the `collected` files."""
-    if not collected:
+def _left_over(inside: str, host: Path, collected: list[str], linked: list[str]) -> bool:
+    """Whether the part `inside` of the rollout holds more than the `collected` files and the `linked` ones
+    (final-message files the hook does not copy, already named as links)."""
+    named = [*collected, *linked]
+    if not named:
         return True
-    if inside in collected or not host.is_dir():
+    if inside in named or not host.is_dir():
         return False
-    names = {PurePosixPath(c).name for c in collected}
+    names = {PurePosixPath(c).name for c in named}
     return any(entry.name not in names for entry in host.iterdir())
 
 
