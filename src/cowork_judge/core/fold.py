@@ -321,10 +321,27 @@ def _row_results(criteria: tuple[Criterion, ...], verdicts: Mapping[str, Verdict
     return out
 
 
+WITHDRAWN_NOTE = ("[ungrounded] credit withdrawn (JUDGE_UNGROUNDED=miss: its quote was not found in the evidence "
+                  "text, so the row scores as if the judge had not given it); the judge said: ")
+"""The start of the reason `results[]` records for a row whose credit the grounding check
+withdrew (`scoring.credit_withdrawn`); `stored_run` takes it off again (trial 12, F3)."""
+
+
+def judge_reason(stored: RowResult) -> str:
+    """The judge's own reason of a stored row: its reason without `WITHDRAWN_NOTE` (added by
+    `fold` for a withdrawn row), so a re-fold under another policy does not keep the note."""
+    if stored.grounded is False and stored.reason.startswith(WITHDRAWN_NOTE):
+        return stored.reason[len(WITHDRAWN_NOTE):]
+    return stored.reason
+
+
 def _gate_reason(row: Criterion, verdict: Verdict, term: RowScore | None, terms: Mapping[str, RowScore]) -> str:
-    """The reason `results[]` records: the verdict's, prefixed with ``[gate]`` naming the
-    dependencies not hit when the row was judged hit (same block, a cycle) but its gate closed
-    at scoring, so its credit is withheld (SPEC §7.4: the reward follows the gate formula)."""
+    """The reason `results[]` records: the verdict's, prefixed with `WITHDRAWN_NOTE` when the
+    grounding check withdrew its credit, or with ``[gate]`` naming the dependencies not hit
+    (a withdrawn one says so) when the row was judged hit (same block, a cycle) but its gate
+    closed at scoring, so its credit is withheld (SPEC §7.4: the reward follows the gate formula)."""
+    if term is not None and term.withdrawn:
+        return WITHDRAWN_NOTE + verdict.reason
     would_earn = term is not None and (term.hit is True or (term.level or 0.0) > 0.0)
     if (term is None or term.gate or not verdict.judged or not would_earn or row.hurdle or term.weight < 0
             or verdict.reason.startswith("[gate]")):
@@ -334,6 +351,8 @@ def _gate_reason(row: Criterion, verdict: Verdict, term: RowScore | None, terms:
         dep_term = terms.get(dep)
         if dep_term is None:
             parts.append(f"{dep} names no row")
+        elif dep_term.withdrawn:
+            parts.append(f"{dep}'s credit was withdrawn (ungrounded, JUDGE_UNGROUNDED=miss)")
         elif dep_term.hit is False:
             parts.append(f"{dep} was judged and missed")
         elif dep_term.hit is None:
@@ -467,7 +486,7 @@ def stored_run(doc: ResultDocument) -> tuple[tuple[Criterion, ...], dict[str, Ve
         criteria.append(Criterion.model_validate(data))
     verdicts = {  # level_raw: results[] since 0.2.0, criteria[] before
         r.id: Verdict(id=r.id, hit=r.hit, level=r.level, level_raw=r.level_raw if r.level_raw is not None else raw_levels.get(r.id),
-                      reason=r.reason, method=r.method,
+                      reason=judge_reason(r), method=r.method,
                       judged=r.judged, error_kind=r.error_kind, gate=r.gate, attempts=r.attempts, seconds=r.seconds,
                       evidence=list(r.evidence), pages_below=r.pages_below, aggregate=r.aggregate,
                       samples=tuple(r.samples) if r.samples is not None else None, agreement=r.agreement,

@@ -27,7 +27,7 @@ fields never enter this module.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -120,6 +120,13 @@ class ScoreBreakdown(BaseModel):
     reward: float
 
 
+def credit_withdrawn(policy: ScoringPolicy, row: Any) -> bool:
+    """Whether `policy` withdraws the credit of `row` (a `Verdict` or a `RowResult`: its
+    ``judged``, ``hit`` and ``grounded``): a judged verdict whose quote was not found
+    (``grounded=False``) under ``ungrounded='miss'`` scores as if the judge had not given it."""
+    return policy.ungrounded == "miss" and row.grounded is False and bool(row.judged) and row.hit is not None
+
+
 def effective_weights(criteria: Sequence[Criterion]) -> tuple[dict[str, float], bool]:
     """Weights as scored, with the GDPval-style equal-weight fallback.
 
@@ -193,8 +200,7 @@ def score(
     # caller's unsettled verdict (human labels in calibrate, an edited stored document) gates the same way.
     by_id = {c.id: c for c in criteria}
     # JUDGE_UNGROUNDED=miss: a credited verdict without a quote found in the evidence scores (and gates) as not given
-    withdrawn = {cid for cid, v in verdicts.items() if policy.ungrounded == "miss" and v.grounded is False and v.judged
-                 and v.hit is not None}
+    withdrawn = {cid for cid, v in verdicts.items() if credit_withdrawn(policy, v)}
     raw_hit = {cid: ((not graded_hit(by_id[cid], v.hit, v.level)) if cid in withdrawn else graded_hit(by_id[cid], v.hit, v.level))
                if v.judged else None for cid, v in verdicts.items() if cid in by_id}
     rows = [_row_score(crit, weight_of[crit.id], verdicts.get(crit.id), raw_hit, policy, withdrawn=crit.id in withdrawn)

@@ -43,6 +43,7 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 from cowork_judge import __version__
+from cowork_judge._util.fsutil import copy_sparse
 
 HARBOR_DEFAULT_TIMEOUT_SEC = 600.0
 """Harbor 0.26's ``[verifier] timeout_sec`` default (``harbor.models.task.config.VerifierConfig``)."""
@@ -661,7 +662,7 @@ def links_leaving_output(rollout: Rollout) -> list[str]:
 
 
 def _place(rollout: Rollout, staged: Staged, part: str, source: Path, target: Path) -> None:
-    """Copy `source` to `target` (links as links); a ``--final-message`` text becomes a one-step ATIF trajectory."""
+    """Copy `source` to `target` (links as links, sparse files sparse: `fsutil.copy_sparse`); a ``--final-message`` text becomes a one-step ATIF trajectory."""
     if rollout.message_as_text and part == "/logs/agent/trajectory.json":
         data = source.read_bytes()
         try:
@@ -673,11 +674,14 @@ def _place(rollout: Rollout, staged: Staged, part: str, source: Path, target: Pa
             text = data.decode("utf-8", errors="replace")
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(json.dumps(final_message_trajectory(text), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    elif source.is_dir():
-        shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True)
+    elif source.is_dir():  # sparse files stay sparse (trial 12 F10: a 1 GiB sparse file took 1.1 GB of /tmp)
+        shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True, copy_function=copy_sparse)
     else:
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(source, target, follow_symlinks=False)
+        if source.is_symlink() or not source.is_file():
+            shutil.copy2(source, target, follow_symlinks=False)
+        else:
+            copy_sparse(source, target)
 
 
 def _collect_agent_files(task: TaskInfo, rollout: Rollout, staged: Staged, inside: str,

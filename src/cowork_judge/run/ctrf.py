@@ -11,7 +11,10 @@ report whose tool is not ``pytest`` gives durations in milliseconds). One test p
   (``rawStatus`` ``gate closed``, the message starts ``[gate]``: it earned nothing, even when
   it was asked in the same block as its dependency and the judge said hit — "skipped" would
   claim it was not run, and "passed" would show a zero-credit row as a passing test), or a
-  deduction/hurdle hit (the fault is present);
+  deduction/hurdle hit (the fault is present), or a row whose credit the grounding check
+  withdrew (``grounded: false`` under JUDGE_UNGROUNDED=miss: ``rawStatus`` ``credit withdrawn:
+  ungrounded``, the message starts ``[ungrounded] credit withdrawn``; it scores as if the judge
+  had not given the credit);
 - **other**: a graded row between its levels (``rawStatus`` ``level 0.55``);
 - **skipped**: an unjudged row, with its ``error_kind`` and reason as the message.
 
@@ -26,16 +29,20 @@ from typing import Any
 
 from cowork_judge import __version__
 from cowork_judge.core.result import ResultDocument
+from cowork_judge.core.scoring import credit_withdrawn
 
 TOOL_NAME = "cowork-judge"
 MESSAGE_CHARS = 2000
 """A test's message is the verdict's reason, cut to this many characters."""
 
 
-def row_status(result: Any, negative: bool, graded: bool) -> tuple[str, str | None]:
-    """(CTRF status, rawStatus) of one `RowResult`; `negative` for deductions and hurdles."""
+def row_status(result: Any, negative: bool, graded: bool, *, withdrawn: bool = False) -> tuple[str, str | None]:
+    """(CTRF status, rawStatus) of one `RowResult`; `negative` for deductions and hurdles;
+    `withdrawn` when the grounding check withdrew its credit (`scoring.credit_withdrawn`)."""
     if not result.judged:
         return "skipped", f"unjudged {result.error_kind}"
+    if withdrawn:  # scored as if the judge had not given the credit: a positive row missed, a fault present
+        return "failed", "credit withdrawn: ungrounded"
     if not negative and getattr(result, "gate", None) == "closed":  # asked (same block, a cycle) but its credit is withheld
         return "failed", "gate closed"
     if graded and not negative and result.level is not None:
@@ -51,11 +58,13 @@ def row_status(result: Any, negative: bool, graded: bool) -> tuple[str, str | No
 def ctrf_document(doc: ResultDocument, *, start_ms: int, stop_ms: int) -> dict[str, Any]:
     """The CTRF report of a result document (times: Unix epoch milliseconds)."""
     described = {c.get("id"): c for c in doc.criteria if isinstance(c, dict)}
+    policy = doc.details.policy
     tests = []
     for r in doc.results:
         crit = described.get(r.id, {})
         negative = crit.get("polarity") == "negative"
-        status, raw = row_status(r, negative, bool(crit.get("level_choices")))
+        status, raw = row_status(r, negative, bool(crit.get("level_choices")),
+                                 withdrawn=policy is not None and credit_withdrawn(policy, r))
         description = str(crit.get("description") or "")
         message = (f"{r.error_kind}: {r.reason}" if not r.judged else r.reason)[:MESSAGE_CHARS]
         test: dict[str, Any] = {"name": f"{r.id}: {description}"[:300] if description else r.id, "status": status,

@@ -25,6 +25,7 @@ difficulty,topic,collection`` can tabulate rows as well as instances.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from cowork_judge.workflow.answer_match.rows import answer_row, process_row
@@ -80,6 +81,10 @@ def rubric_rows(record: dict[str, Any], *, process: bool = False, answer_weight:
     for name, value in (("solution", solution), ("question", question)):
         if value is not None and not isinstance(value, str):
             raise AnswersError(f"'{name}' must be a string")
+    if isinstance(reference, float) and not math.isfinite(reference):  # JSON's NaN / Infinity (trial 12 F9)
+        key = next(k for k in ("reference_answer", "answer", "problem_answer") if record.get(k) is reference)
+        raise AnswersError(f"'{key}' is {json.dumps(reference)}, not a finite number: there is no reference answer "
+                           "to compare the response with")
     if isinstance(reference, (int, float)) and not isinstance(reference, bool):
         reference = repr(reference) if isinstance(reference, float) else str(reference)
     if reference is None:

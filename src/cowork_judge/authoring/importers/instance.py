@@ -24,6 +24,7 @@ import json
 import os
 import shutil
 import tempfile
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -74,7 +75,7 @@ class Instance:
     """Everything one imported instance is made of.
 
     Attributes:
-        name: folder name (``[A-Za-z0-9._-]``, see `safe_name`).
+        name: folder name (letters, digits, ``._-``: see `safe_name`).
         collection: ``healthbench``, ``paperbench``, ``devai``, ``answers``.
         rows: rubric rows (this package's format).
         task_prompt: the task as Markdown.
@@ -104,11 +105,24 @@ class Instance:
     """Quirks of the source repaired or noticed at import (kept in ``instance.json``)."""
 
 
+NAME_MAX_CHARS = 100
+NAME_MAX_BYTES = 200
+"""A `safe_name` is at most this many characters and UTF-8 bytes: a folder name may take 255
+bytes, and the importer adds ``-<n>`` to a repeat and ``.<name>.<random>.staging`` around it."""
+
+
 def safe_name(text: str) -> str:
-    """A folder name from `text`: characters outside ``[A-Za-z0-9._-]`` become ``_``, no
-    leading dot, at most 100 characters ("instance" when nothing is left)."""
-    cleaned = "".join(ch if ch.isascii() and (ch.isalnum() or ch in "._-") else "_" for ch in text).lstrip(".")
-    return cleaned[:100] or "instance"
+    """A folder name from `text` (NFC): letters, marks and digits of any script (``火``,
+    ``café``, ``हिंदी``: `batch` takes such instance names) and ``._-`` stay, every other
+    character (a ``/``, a space, punctuation, a control or format character) becomes ``_``;
+    no leading dot; at most `NAME_MAX_CHARS` characters and `NAME_MAX_BYTES` UTF-8 bytes
+    ("instance" when nothing is left)."""
+    kept = (ch if ch in "._-" or unicodedata.category(ch)[0] in "LMN" else "_"
+            for ch in unicodedata.normalize("NFC", text))
+    cleaned = "".join(kept).lstrip(".")[:NAME_MAX_CHARS]
+    while len(cleaned.encode("utf-8")) > NAME_MAX_BYTES:
+        cleaned = cleaned[:-1]
+    return cleaned or "instance"
 
 
 def trajectory(inst: Instance) -> dict[str, Any]:

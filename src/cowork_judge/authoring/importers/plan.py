@@ -321,6 +321,7 @@ def plan_answers(source: Path, options: ImportOptions) -> Iterator[Instance | Pr
     labels = _answer_labels(options.labels) if options.labels is not None else {}
     taken: set[str] = set()
     first: dict[str, str] = {}  # a problem id → the line that gave it first (trial 6 F10: a repeat is said)
+    named: dict[str, tuple[str, str]] = {}  # a folder name → the id and line that took it first (trial 12 F9)
     for item in documents(source):
         if isinstance(item, Problem):
             yield item
@@ -336,10 +337,13 @@ def plan_answers(source: Path, options: ImportOptions) -> Iterator[Instance | Pr
             elif options.with_labels:
                 oracle = answers.oracle(record) or None
             collection = str(record.get("collection") or "answers")
-            name = _unique(safe_name(f"{collection}-{pid}"), taken)
-            warnings = ([f"problem id {pid!r} repeats the one of {first[pid]}: written as {name}"]
-                        if pid in first else [])
+            base = safe_name(f"{collection}-{pid}")
+            name = _unique(base, taken)
+            warnings = ([f"problem id {pid!r} repeats the one of {first[pid]}: written as {name}"] if pid in first else
+                        [f"problem id {pid!r} gives the folder name {base} of problem id {named[base][0]!r} "
+                         f"({named[base][1]}): written as {name}"] if name != base else [])
             first.setdefault(pid, where)
+            named.setdefault(base, (pid, where))
             yield Instance(name=name, collection="answers", rows=rows, task_prompt=answers.task_prompt(record), kind="answer",
                            response=answers.response(record), oracle=oracle, tags=answers.instance_tags(record),
                            source={"path": where, "id": pid}, warnings=warnings)
