@@ -12,6 +12,9 @@ so a rescore with no change reproduces the stored document exactly (the parity t
 - a row that asks another question (reworded, polarity flipped, binary↔graded, a new
   level table) is unjudged ``no_verdict`` (`CHANGED_ROW`) and ``details.warnings`` names
   it and what changed (`changed_warnings`): the stored verdict answered another question;
+  so is a row judged otherwise (`Criterion.judging_changes`: judge method, code method or
+  params, workflow fields and inputs), and a stored gate closure the new rubric no longer
+  imposes (`GATE_GONE`; trial 13 F1) — a code row is not re-run here;
 - a row with no stored verdict is unjudged ``no_verdict`` with the reason
   `NO_STORED_VERDICT` — it counts in coverage and may make the document degraded or
   systemic under the policy's thresholds, exactly as in a live run;
