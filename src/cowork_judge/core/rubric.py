@@ -229,6 +229,17 @@ class Criterion(BaseModel):
             out.append("what a hit means")
         return out
 
+    def judging_changes(self, earlier: Criterion) -> list[str]:
+        """What makes this row judged otherwise than `earlier` (the same row as it was judged), beyond
+        `question_changes`: one name per changed routing field (`ROUTING_FIELDS`: ``judge_method``,
+        ``code_method_name``, ``code_method_params``, ``workflow_name``, ``page_mean_p`` …) and per changed
+        unknown key a workflow may read (`extra`, e.g. answer_match's ``answer_match`` with its reference);
+        the verdict cache keys on the same fields (`run.verdict_cache.row_fields`). Empty when neither changed."""
+        now, then = self.routing(), earlier.routing()
+        out = [key for key in ROUTING_FIELDS if now.get(key) != then.get(key)]
+        out += [key for key in sorted(set(self.extra) | set(earlier.extra)) if self.extra.get(key) != earlier.extra.get(key)]
+        return out
+
 
 class NormalizedRubric(BaseModel):
     """The outcome of normalization: rows in file order, warnings, workflow config."""

@@ -12,6 +12,9 @@ so a rescore with no change reproduces the stored document exactly (the parity t
 - a row that asks another question (reworded, polarity flipped, binary↔graded, a new
   level table) is unjudged ``no_verdict`` (`CHANGED_ROW`) and ``details.warnings`` names
   it and what changed (`changed_warnings`): the stored verdict answered another question;
+  so is a row judged otherwise (`Criterion.judging_changes`: judge method, code method or
+  params, workflow fields and inputs), and a stored gate closure the new rubric no longer
+  imposes (`GATE_GONE`; trial 13 F1) — a code row is not re-run here;
 - a row with no stored verdict is unjudged ``no_verdict`` with the reason
   `NO_STORED_VERDICT` — it counts in coverage and may make the document degraded or
   systemic under the policy's thresholds, exactly as in a live run;
@@ -36,7 +39,7 @@ SHA-256 of the new rubric file.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
@@ -120,18 +123,48 @@ def rescore(doc: ResultDocument, *, criteria: Sequence[Criterion] | None = None,
 
 def changed_questions(stored_rows: Sequence[Criterion], rows: Sequence[Criterion],
                       verdicts: Mapping[str, Verdict | None]) -> dict[str, list[str]]:
-    """Rows of a new rubric whose stored verdict answers another question: row id → what
-    changed (`Criterion.question_changes`: description, polarity, hurdle, type, levels …),
-    for each row of `rows` that has a stored row and a stored verdict under its id and asks
-    another question than that stored row (`Criterion.as_asked`, the verdict cache's notion
-    of "the same row"). A change of weight magnitude or ``depends_on`` alone is not listed."""
+    """Rows of a new rubric whose stored verdict does not answer the new row: row id → what changed.
+
+    For each row of `rows` that has a stored row and a stored verdict under its id: the row asks
+    another question (`Criterion.question_changes`: description, polarity, hurdle, type, levels …, the
+    verdict cache's notion of "the same row"), or is judged otherwise (`Criterion.judging_changes`: its
+    judge method, code method or params, workflow fields such as ``page_mean_p``, a workflow's inputs
+    such as answer_match's reference; trial 13 F1), or its stored verdict is a gate closure
+    (``[gate] … judged and missed``: no judge was asked) that the new rubric no longer imposes — no
+    dependency it keeps (unchanged, in the new rubric) is a stored judged miss, or the row is now a
+    hurdle or a deduction, which gates never close (`GATE_GONE`). A change of weight magnitude, or a
+    ``depends_on`` that still closes the gate, is not listed (a pure re-score)."""
     stored = {c.id: c for c in stored_rows}
-    out = {}
+    out: dict[str, list[str]] = {}
     for row in rows:
         earlier = stored.get(row.id)
-        if earlier is not None and verdicts.get(row.id) is not None and (changes := row.question_changes(earlier)):
-            out[row.id] = changes
+        if earlier is not None and verdicts.get(row.id) is not None:
+            changes = row.question_changes(earlier) + row.judging_changes(earlier)
+            if changes:
+                out[row.id] = changes
+    ids = {c.id for c in rows}
+    while gone := [row for row in rows if row.id not in out and _gate_gone(row, verdicts, ids, out)]:
+        out.update({row.id: [GATE_GONE] for row in gone})
     return out
+
+
+GATE_GONE = "its stored verdict is a gate closure, never asked of a judge, and the new rubric no longer closes its gate"
+"""What `changed_questions` names for a stored ``[gate] … judged and missed`` row the new rubric does not gate."""
+
+
+def _gate_gone(row: Criterion, verdicts: Mapping[str, Verdict | None], ids: Collection[str],
+               changed: Mapping[str, Sequence[str]]) -> bool:
+    """True when `row`'s stored verdict is a gate closure (`core.gates.pre_gate`: judged, missed, ``[gate]``, no
+    call) and no dependency of the new `row` closes it any more (a kept, unchanged row of `ids` stored as a judged
+    miss), or `row` is now a hurdle or a deduction (gates never close those)."""
+    verdict = verdicts.get(row.id)
+    if verdict is None or not (verdict.judged and verdict.hit is False and verdict.gate == "closed"
+                               and verdict.reason.startswith("[gate]")):
+        return False
+    if row.hurdle or row.weight < 0:
+        return True
+    return not any(dep in ids and dep not in changed and (v := verdicts.get(dep)) is not None and v.judged and v.hit is False
+                   for dep in row.depends_on)
 
 
 SCORED_AS_NOTHING_DELIVERED = ("nothing was delivered, so it is scored as a live run scores it ([no delivery], no model "
