@@ -82,6 +82,19 @@ json_str() {
 
 json_or_null() { if [ -n "$1" ]; then json_str "$1"; else printf 'null'; fi; }
 
+# The judge's `judge_model` label (config.judge_model_label): JUDGE_MODEL, or under JUDGE_PANEL its
+# judge's model (one judge) or panel:<model>+<model>… in panel order; a panel whose models cannot be
+# read here (not the plain JSON the judge takes) is "panel", never JUDGE_MODEL, which a panel never asks.
+judge_model_label() {
+  local rest="${JUDGE_PANEL:-}" models="" n=0 re='"model"[[:space:]]*:[[:space:]]*"([^"\\]*)"'
+  if [ -z "${rest//[[:space:]]/}" ]; then printf '%s' "${JUDGE_MODEL:-gpt-5.5}"; return; fi
+  while [[ $rest =~ $re ]]; do
+    models="${models:+$models+}${BASH_REMATCH[1]}"; n=$((n + 1))
+    rest="${rest#*"${BASH_REMATCH[0]}"}"
+  done
+  if [ "$n" = 0 ]; then printf 'panel'; elif [ "$n" = 1 ]; then printf '%s' "$models"; else printf 'panel:%s' "$models"; fi
+}
+
 atomic_write() { # atomic_write FILE < content
   local target="$1" tmp
   tmp="$VERIFIER_DIR/.${target##*/}.$$.tmp"
@@ -645,9 +658,9 @@ fill_fallback() {
       '  "version_source": '*) printf '  "version_source": %s%s\n' "$(json_str "${SRC:-package}")" "$comma" ;;
       '  "metric_id": '*) printf '  "metric_id": %s%s\n' "$(json_str "${JUDGE_METRIC_ID:-rubric_llm_judge}")" "$comma" ;;
       '  "judge_backend": '*) printf '  "judge_backend": %s%s\n' "$(json_str "${JUDGE_BACKEND:-openai}")" "$comma" ;;
-      '  "judge_model": '*) printf '  "judge_model": %s%s\n' "$(json_str "${JUDGE_MODEL:-gpt-5.5}")" "$comma" ;;
+      '  "judge_model": '*) printf '  "judge_model": %s%s\n' "$(json_str "$(judge_model_label)")" "$comma" ;;
       '    "judge_seconds": '*) printf '    "judge_seconds": %d.0%s\n' "$((SECONDS - START_SECONDS))" "$comma" ;;
-      '    "judge_model": '* | '    "model": '*) printf '%s %s%s\n' "${line%%:*}:" "$(json_str "${JUDGE_MODEL:-gpt-5.5}")" "$comma" ;;
+      '    "judge_model": '* | '    "model": '*) printf '%s %s%s\n' "${line%%:*}:" "$(json_str "$(judge_model_label)")" "$comma" ;;
       '    "backend": '*) printf '    "backend": %s%s\n' "$(json_str "${JUDGE_BACKEND:-openai}")" "$comma" ;;
       '    "metric_id": '*) printf '    "metric_id": %s%s\n' "$(json_str "${JUDGE_METRIC_ID:-rubric_llm_judge}")" "$comma" ;;
       *) printf '%s\n' "$line" ;;

@@ -67,7 +67,7 @@ def example(tmp_path) -> Path:
 
 
 def private_homes(name: str) -> set[str]:
-    return set(glob.glob(os.path.join(tempfile.gettempdir(), f"cowork-judge-{name}-*")))
+    return {p for p in glob.glob(os.path.join(tempfile.gettempdir(), f"cowork-judge-{name}-*")) if not p.endswith(".owner")}
 
 
 def written_files(*roots: Path) -> list[Path]:

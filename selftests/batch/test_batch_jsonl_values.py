@@ -62,3 +62,14 @@ def test_a_key_given_twice_is_refused_naming_the_line_and_key(tmp_path: Path, li
     assert done.returncode == 2, done.stderr
     assert f"l.jsonl:2: key {key!r} is given twice" in done.stderr
     assert not (tmp_path / "out" / "instance_tags.json").exists()
+
+
+def test_a_key_given_twice_in_instance_json_is_refused_naming_the_file_and_key(tmp_path: Path):
+    """``instance.json`` is read as a JSONL line is: a repeated tag was kept last-wins, silently."""
+    _instance(tmp_path, "c1")
+    (tmp_path / "inst" / "c1" / "instance.json").write_text('{"tags": {"level": "easy", "level": "hard"}}')
+    done = _cli("batch", str(tmp_path / "inst"), "--out", str(tmp_path / "out"))
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "instance.json: key 'level' is given twice" in done.stderr
+    assert not (tmp_path / "out" / "instance_tags.json").exists()

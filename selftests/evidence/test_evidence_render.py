@@ -254,7 +254,7 @@ from cowork_judge.evidence import probe_capabilities, render
 deck, out = Path(sys.argv[1]), Path(sys.argv[2])
 soffice = probe_capabilities().soffice.path
 pdfs = [render.soffice_to_pdf(deck, "pptx", out / str(n), soffice=soffice, timeout_sec=120).pdf for n in (1, 2)]
-seeds = sorted(p.name for p in Path(tempfile.gettempdir()).glob("cowork-judge-lo-seed-*"))
+seeds = sorted(p.name for p in Path(tempfile.gettempdir()).glob("cowork-judge-lo-seed-*") if p.is_dir())
 print(json.dumps({"pdfs": [p is not None for p in pdfs], "seeds": seeds,
                   "seeded": render._seed_profile is not None and render._seed_profile.is_dir()}))
 """

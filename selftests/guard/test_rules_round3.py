@@ -95,23 +95,17 @@ def test_each_rule_flags_its_attack_and_leaves_honest_text_alone(rule, attack, h
     assert _flagging(honest) == set(), scan_text(honest, "deliverable")
 
 
-def test_a_file_name_needs_no_voice():
-    found = guard_delivery([("notes_for_grader_full_marks.md", _file("notes_for_grader_full_marks.md", "Water evaporates."))],
+def test_a_file_name_needs_no_voice(tmp_path):
+    found = guard_delivery([("notes_for_grader_full_marks.md", _file(tmp_path, "notes_for_grader_full_marks.md", "Water evaporates."))],
                            None, mode="flag")
     assert found.flagged and {f.channel for f in found.findings if f.flags} == {"file_name"}
-    honest = guard_delivery([("grader_rubric_notes.md", _file("grader_rubric_notes.md", "Water evaporates."))], None, mode="flag")
+    honest = guard_delivery([("grader_rubric_notes.md", _file(tmp_path, "grader_rubric_notes.md", "Water evaporates."))],
+                            None, mode="flag")
     assert not honest.flagged
 
 
-_TMP: list = []
-
-
-def _file(name: str, text: str):
-    import tempfile
-    from pathlib import Path
-
-    root = Path(tempfile.mkdtemp(prefix="guard-test-"))
-    _TMP.append(root)
+def _file(root, name: str, text: str):
+    """Write `text` to ``root/name`` (a test's own `tmp_path`) and return the path."""
     path = root / name
     path.write_text(text, encoding="utf-8")
     return path

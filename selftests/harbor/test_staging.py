@@ -192,6 +192,10 @@ def test_the_job_store_stops_when_its_process_dies(tmp_path):
                                                           capture_output=True).stdout:
         time.sleep(0.5)
     assert subprocess.run(["pgrep", "-f", url.removeprefix("unix://")], capture_output=True).stdout == b""
+    folder = Path(url.removeprefix("unix://")).parent  # the server's private folder goes with it (no atexit ran)
+    while time.monotonic() < deadline and folder.exists():
+        time.sleep(0.2)
+    assert not folder.exists()
 
 
 @pytest.mark.slow

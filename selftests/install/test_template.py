@@ -85,3 +85,27 @@ def test_test_sh_and_the_judge_read_judge_deadline_alike():
             assert judge == 1800.0 and shell == 1800, (value, shell, judge)
         else:
             assert shell == int(judge) or (judge < 1 and shell == 1800), (value, shell, judge)
+
+
+def _fallback_model(env: dict[str, str]) -> str:
+    text = TEMPLATE.read_text()
+    script = text[: text.index("\ntrap ")] + '\nINF_CODE="judge:api_error"; INF_REASON="r"; REQ=""; SRC=""; fill_fallback\n'
+    out = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True,
+                         env={"PATH": "/usr/bin:/bin", **env}).stdout
+    doc = json.loads(out)
+    return str(doc["judge_model"])
+
+
+def test_the_fallback_records_the_panel_the_judge_would_have_asked_not_judge_model():
+    """Left over from trial 7 F9: under ``JUDGE_PANEL`` test.sh's fallback wrote ``$JUDGE_MODEL``, a model
+    a panel never asks. It now writes the judge's own label (`JudgeConfig.judge_model_label`)."""
+    from cowork_judge.config.judge_config import load_config
+
+    one = json.dumps([{"name": "a", "model": "m-one", "base_url": "http://127.0.0.1:9/v1", "api_key_env": "K1"}])
+    two = json.dumps([{"name": "a", "model": "m-one"}, {"name": "b", "model": "m-two", "weight": 2}], indent=2)
+    for panel in (one, two):
+        env = {"JUDGE_MODEL": "not-asked", "JUDGE_PANEL": panel, "K1": "sk-" + "x" * 40}
+        assert _fallback_model(env) == load_config(env).config.judge_model_label
+    assert _fallback_model({"JUDGE_MODEL": "m-alone"}) == "m-alone"
+    assert _fallback_model({"JUDGE_MODEL": "m-alone", "JUDGE_PANEL": " "}) == "m-alone"
+    assert _fallback_model({"JUDGE_PANEL": '[{"name": "a", "model": "m\\"q"}]'}) == "panel"  # not read here: never JUDGE_MODEL

@@ -31,3 +31,14 @@ def test_every_numeric_setting_says_what_it_expects(name, value):
     [warning] = [w for w in loaded.warnings if w.startswith(f"{name}=")]
     assert warning.startswith(f"{name}={value!r} must be a") and "; using the default " in warning, warning
     assert "invalid literal" not in warning and "could not convert" not in warning and "None" not in warning
+
+
+@pytest.mark.parametrize("name", ["JUDGE_METRIC_ID", "JUDGE_INSTANCE_ID"])
+@pytest.mark.parametrize("value", ["rubric\nother", "tab\there", "nul\x00x"])
+def test_a_label_setting_with_a_control_character_is_not_written_as_given(name, value):
+    """Trial 12 side note: ``JUDGE_METRIC_ID`` with a newline was written into every document and
+    log line as is. A label is one line: the setting is refused by name and the default is used."""
+    loaded = load_config({name: value})
+    [warning] = [w for w in loaded.warnings if w.startswith(f"{name}=")]
+    assert "control character" in warning and "; using the default" in warning, warning
+    assert loaded.config.metric_id == "rubric_llm_judge" and loaded.config.instance_id is None

@@ -139,3 +139,16 @@ def test_an_edited_cache_entry_is_not_reused_and_is_named(judge_run, tests_dir, 
     assert any(str(untouched) in w and "cannot be read" in w for w in warned), warned
     third = judge_run(tests_dir, ROLLOUTS / "deck", oracle=DECK_ORACLE, env=env)  # the fresh verdicts replaced both
     assert asked(third) == set() and not [w for w in doc_of(third)["details"]["warnings"] if "verdict cache" in w]
+
+
+def test_a_linked_trajectory_is_hashed_as_the_reader_sees_it_not_through_the_link(tmp_path):
+    """The agent-log reader never reads ``trajectory.json`` through a symbolic link (it is unreadable
+    there), so the cache key must not read the link's target either: nothing outside the logs is opened."""
+    from cowork_judge.run.verdict_cache import file_digest
+
+    target = tmp_path / "elsewhere.json"
+    target.write_text('{"steps": []}', encoding="utf-8")
+    link = tmp_path / "trajectory.json"
+    link.symlink_to(target)
+    assert file_digest(link, follow=False) == "unreadable"
+    assert file_digest(link) == file_digest(target) != "unreadable"  # task assets still follow links, as read

@@ -11,12 +11,15 @@ taken; the batch lock and the dry run's cache lock write and read it).
 Every temporary folder the judge makes (its work dir, LibreOffice and Chromium profiles,
 render folders) is made by `scratch_dir`/`make_scratch_dir`, which remember it, so that
 every exit path that can — the normal end, SIGTERM, the watchdog's backstop — removes
-them all with `remove_scratch` (``os._exit`` skips ``finally`` blocks and ``atexit``).
+them all with `remove_scratch` (``os._exit`` skips ``finally`` blocks and ``atexit``). What
+a SIGKILL leaves, the next run removes: each folder has a locked owner file beside it
+(``<folder>.owner``), and `sweep_abandoned_scratch` removes the folders whose lock is free.
 """
 
 from __future__ import annotations
 
 import errno
+import fcntl
 import hashlib
 import json
 import os
@@ -31,6 +34,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
 
 NAME_MAX_BYTES = 255
 """Longest file or folder name, in UTF-8 bytes (the limit of ext4, XFS, btrfs, tmpfs)."""
@@ -124,6 +128,7 @@ def make_scratch_dir(prefix: str, parent: Path | None = None) -> Path:
         if _ending:
             raise OSError(ENDING_MESSAGE)
     path = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+    _claim_scratch(path)  # so that the next run removes it if this process is SIGKILLed (trial 13 L5)
     with _scratch_lock:
         kept = not _ending
         if kept:
@@ -137,12 +142,14 @@ def make_scratch_dir(prefix: str, parent: Path | None = None) -> Path:
                 pass
         return path
     shutil.rmtree(path, ignore_errors=True)
+    _release_scratch(path)
     raise OSError(ENDING_MESSAGE)
 
 
 def discard_scratch(path: Path) -> None:
     """Remove one scratch folder now (never raises) and forget it."""
     shutil.rmtree(path, ignore_errors=True)
+    _release_scratch(path)
     with _scratch_lock:
         _scratch.discard(path)
 
@@ -152,6 +159,7 @@ def forget_scratch() -> None:
     worker, `batch.pool`) inherits its parent's list, whose folders are the parent's to remove, not its own."""
     with _scratch_lock:
         _scratch.clear()
+    _forget_scratch_owners()
 
 
 @contextmanager
@@ -201,6 +209,8 @@ def remove_scratch(*, ending: bool = False) -> int:
         for path in left:
             shutil.rmtree(path, ignore_errors=True)
         time.sleep(SCRATCH_SETTLE_SEC)
+    for path in seen:
+        _release_scratch(path)
     if ending and seen:
         _remove_after_exit(sorted(seen))
     return len(seen)
@@ -465,3 +475,129 @@ def pid_alive(pid: Any) -> bool:
     except PermissionError:
         return True
     return True
+
+
+# ---------------------------------------------------------------- owner files of scratch folders
+# Trial 13 L5: a SIGKILL (the OOM killer, a fleet's hard timeout) ends a run before any of its clean-ups, and
+# its scratch folders (a few MB to hundreds of MB each) stayed in TMPDIR or under a shared --work-dir for good.
+# No process can clean up after its own SIGKILL, so the next run does:
+# - `_claim_scratch` gives each scratch folder ``<parent>/<name>`` a sibling owner file ``<name>.owner`` on
+#   which this process holds an exclusive flock(2), taken on a temp name *before* the rename to ``.owner``, so
+#   no sweeper ever sees an owner file that is not yet locked. The kernel drops the lock when the owner ends,
+#   however it ends (a forked child keeps it while it lives; exec'd programs never get it: O_CLOEXEC).
+# - `sweep_abandoned_scratch` (at the start of a run) takes each ``cowork-judge-*.owner`` it can lock — its
+#   owner is gone — and removes the folder it names, then the owner file. A folder without an owner file (an
+#   older version's, anybody's) is never touched, nor anything of another user's, nor a link.
+
+SCRATCH_OWNER_SUFFIX = ".owner"
+"""Suffix of a scratch folder's owner file (a sibling: ``<folder>.owner``)."""
+SCRATCH_PREFIX = "cowork-judge-"
+"""Only folders whose name starts so are swept (every scratch folder of the judge's is named so)."""
+
+_owner_lock = threading.Lock()
+_owned: dict[Path, int] = {}
+
+
+def scratch_owner_file(folder: Path) -> Path:
+    """The owner file of `folder`: ``<folder>.owner`` beside it."""
+    return folder.with_name(folder.name + SCRATCH_OWNER_SUFFIX)
+
+
+def _claim_scratch(folder: Path) -> None:
+    """Mark `folder` (just made, empty) as this process's: create its owner file, locked. Never raises: a
+    folder whose owner file cannot be made (a read-only parent, a filesystem without ``flock``) is only
+    never swept, as before owner files existed."""
+    target = scratch_owner_file(folder)
+    temp = folder.with_name(f".{folder.name}.{os.getpid()}.claim")
+    try:
+        fd = os.open(temp, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError:
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        os.rename(temp, target)
+    except OSError:
+        os.close(fd)
+        _unlink_quietly(temp)
+        return
+    with _owner_lock:
+        _owned[folder] = fd
+
+
+def _release_scratch(folder: Path) -> None:
+    """`folder` is removed (or about to be): remove its owner file and drop the lock. Never raises."""
+    with _owner_lock:
+        fd = _owned.pop(folder, None)
+    if fd is None:
+        return
+    _unlink_quietly(scratch_owner_file(folder))
+    os.close(fd)
+
+
+def _forget_scratch_owners() -> None:
+    """In a forked child: close the inherited owner descriptors without removing anything (the folders
+    are the parent's; the parent's own descriptors keep its locks)."""
+    with _owner_lock:
+        fds = list(_owned.values())
+        _owned.clear()
+    for fd in fds:
+        try:
+            os.close(fd)
+        except OSError:
+            pass
+
+
+def sweep_abandoned_scratch(parent: Path) -> list[str]:
+    """Remove the scratch folders under `parent` whose owner has ended; return their names.
+
+    Only ``cowork-judge-*`` folders with an ``.owner`` file this process can lock are removed (the lock
+    is free: no live process holds it), and only entries owned by this user that are not links. Never
+    raises: an entry that cannot be read or removed is left as it is.
+    """
+    removed: list[str] = []
+    try:
+        entries = [e for e in os.scandir(parent) if e.name.startswith(SCRATCH_PREFIX) and e.name.endswith(SCRATCH_OWNER_SUFFIX)]
+    except OSError:
+        return removed
+    uid = os.getuid()
+    for entry in entries:
+        folder = Path(parent) / entry.name[: -len(SCRATCH_OWNER_SUFFIX)]
+        if _take_if_abandoned(Path(entry.path), uid, folder):
+            removed.append(folder.name)
+    return removed
+
+
+def _take_if_abandoned(owner: Path, uid: int, folder: Path) -> bool:
+    """Lock `owner`; when the lock is free, remove `folder` (a plain folder of this user's) and `owner`."""
+    try:
+        fd = os.open(owner, os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        if os.fstat(fd).st_uid != uid:
+            raise PermissionError("another user's")
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:  # another user's, or held: its owner lives (or no flock here)
+        os.close(fd)
+        return False
+    try:
+        st = os.lstat(folder)
+        gone = not (stat.S_ISDIR(st.st_mode) and st.st_uid == uid)
+    except FileNotFoundError:
+        gone = True
+    except OSError:
+        os.close(fd)
+        return False
+    if not gone:
+        shutil.rmtree(folder, ignore_errors=True)
+    _unlink_quietly(owner)
+    os.close(fd)
+    return not gone and not os.path.lexists(folder)
+
+
+def _unlink_quietly(path: Path) -> None:
+    """Remove the file `path` if it can be removed (never raises)."""
+    try:
+        os.unlink(path)
+    except OSError:
+        pass

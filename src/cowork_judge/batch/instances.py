@@ -238,7 +238,7 @@ def _from_dir(root: Path, name: str, tags: Mapping[str, Any] | None = None, *, w
     a response (its ``instance.json`` says ``"response": false``): that one is nothing delivered.
 
     Raises:
-        BatchInputError: an unreadable ``instance.json``, no ``rollout/``, a rollout `rollout_parts` refuses.
+        BatchInputError: an unreadable ``instance.json`` (or one giving a key twice), no ``rollout/``, a rollout `rollout_parts` refuses.
     """
     where = where or str(root)
     rollout = root / "rollout"
@@ -246,7 +246,10 @@ def _from_dir(root: Path, name: str, tags: Mapping[str, Any] | None = None, *, w
     meta = root / "instance.json"
     if meta.is_file():
         try:
-            meta_doc = json.loads(meta.read_text(encoding="utf-8"))
+            meta_doc = json.loads(meta.read_text(encoding="utf-8"), object_pairs_hook=_object_once)
+        except _KeyTwice as exc:  # as a JSONL line: json would keep the last silently
+            raise BatchInputError(f"{meta}: key {exc.key!r} is given twice in one object (JSON would keep only "
+                                  "the last): give it once") from None
         except (OSError, UnicodeDecodeError, ValueError):
             raise BatchInputError(f"{meta}: not a readable instance.json") from None
     if tags is None:

@@ -37,9 +37,10 @@ import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import IO, Any, BinaryIO, Protocol
 
-from cowork_judge._util.fsutil import forget_scratch, remove_scratch
+from cowork_judge._util.fsutil import forget_scratch, remove_scratch, scratch_owner_file
 from cowork_judge.batch.worker import READY, SCRATCH, InstanceSpec, set_environ
 
 DIE_WITH_PARENT = (
@@ -391,6 +392,7 @@ class WorkerPool:
             worker.proc.wait()
         for path in worker.scratch:  # trial 11 F3: what a killed worker could not remove (it removes its own at exit)
             shutil.rmtree(path, ignore_errors=True)
+            scratch_owner_file(Path(path)).unlink(missing_ok=True)  # its owner file (trial 13 L5): the worker is gone
 
     def _drain(self, worker: Worker) -> None:
         """Read what `worker` wrote and the batch has not read yet, for the scratch folders it names (`SCRATCH`):

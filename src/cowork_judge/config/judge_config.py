@@ -26,7 +26,7 @@ from pydantic.fields import FieldInfo
 from cowork_judge.transport.calls import GATEWAY_NO_AUTH_KEY, GATEWAY_PLACEHOLDER_KEY
 from cowork_judge.core.identity import RunIdentity
 from cowork_judge.core.knobs import (DERIVED, FALSY, OMIT, TRUTHY, WHEN, Effect, Knob, choice, flag, integer, knob, knob_table,
-                                     nested_models, number, setting_value, text)
+                                     label, nested_models, number, setting_value, text)
 from cowork_judge.core.cost import Price
 from cowork_judge.core.retry import RetryPolicy
 from cowork_judge.core.scoring import ScoringPolicy
@@ -189,7 +189,7 @@ class JudgeConfig(BaseModel):
         doc=(
         "JUDGE_EVIDENCE: seconds for deck evidence (structure + rendering), at most a third of the time left "
         "(see Evidence and the deadline below); `0` = off."))
-    metric_id: str = knob("rubric_llm_judge", env="JUDGE_METRIC_ID", parse=text, effect=Effect.score("the document's metric_id"),
+    metric_id: str = knob("rubric_llm_judge", env="JUDGE_METRIC_ID", parse=label, effect=Effect.score("the document's metric_id"),
         doc="JUDGE_METRIC_ID: written to the result.")
     aux_files: tuple[str, ...] = knob((), env="JUDGE_AUX_FILES", parse=_files,
         effect=Effect.verdict("sampling.aux_files", "files copied into every judge workspace", lambda c: list(c.aux_files)),
@@ -266,7 +266,7 @@ class JudgeConfig(BaseModel):
                                           "A path naming an existing file (not a folder) is invalid, and so is a yes word "
                                           "such as on or 1 for a run (it would name a folder). A folder the run cannot "
                                           "create or write is a warning in the result (no verdict is stored there).")
-    instance_id: str | None = knob(None, env="JUDGE_INSTANCE_ID", parse=text, effect=Effect.none("a label sent to the endpoint (JUDGE_SEND_INSTANCE_ID)"),
+    instance_id: str | None = knob(None, env="JUDGE_INSTANCE_ID", parse=label, effect=Effect.none("a label sent to the endpoint (JUDGE_SEND_INSTANCE_ID)"),
         doc="JUDGE_INSTANCE_ID: a name of the instance being judged (`batch` sets "
                                     "it to the instance's name); sent to the endpoint only with JUDGE_SEND_INSTANCE_ID.")
     send_instance_id: bool = knob(False, env="JUDGE_SEND_INSTANCE_ID", parse=flag, effect=Effect.none("whether that label is sent"),

@@ -235,3 +235,17 @@ def text(value: str) -> str:
     if not stripped:
         raise ValueError("is empty")
     return stripped
+
+
+def label(value: str) -> str:
+    """Parser of a non-empty one-line label written into documents and sent on the wire (stripped).
+
+    Raises:
+        ValueError: empty, or holds a control character (a newline, a tab, U+0000…U+001F, U+007F…U+009F):
+            a label with a newline splits the line-oriented logs and outputs that carry it.
+    """
+    stripped = text(value)
+    bad = next((ch for ch in stripped if ord(ch) < 0x20 or 0x7F <= ord(ch) <= 0x9F), None)
+    if bad is not None:
+        raise ValueError(f"holds the control character {bad!r}: give a label on one line")
+    return stripped

@@ -13,6 +13,7 @@ import logging
 import os
 import signal
 import sys
+import tempfile
 import time
 import traceback
 import uuid
@@ -34,7 +35,7 @@ from cowork_judge.core.scoring import ScoringError, check_scorable
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.engine import evidence_step, guarding, run_log, signals, verifier_dir, watchdog
 from cowork_judge.evidence.kinds import DECK_SUFFIXES  # noqa: F401 - DECK_SUFFIXES: the run's deck test, re-exported
-from cowork_judge._util.fsutil import discard_scratch
+from cowork_judge._util.fsutil import discard_scratch, sweep_abandoned_scratch
 from cowork_judge.core.findings import GuardReport
 from cowork_judge.safety.redact import Redactor
 from cowork_judge.config.effects import invalid_reward_settings
@@ -154,7 +155,18 @@ def _hold_folders(paths: RunPaths, loaded: LoadedConfig) -> tuple[RunPaths, Load
     if moved:
         print(f"cowork-judge: {moved}", file=sys.stderr)
         loaded = dataclasses.replace(loaded, warnings=[*loaded.warnings, moved])
+    _sweep_abandoned(paths, work_fd)
     return paths, loaded, held, work_fd
+
+
+def _sweep_abandoned(paths: RunPaths, work_fd: int | None) -> None:
+    """Remove the scratch folders that ended runs left (a SIGKILL skips every clean-up; trial 13 L5) in the temp
+    folder and, when this run holds it, under its work dir; say how many on stderr (`fsutil.sweep_abandoned_scratch`)."""
+    parents = {Path(tempfile.gettempdir())} | ({paths.work_dir} if work_fd is not None else set())
+    removed = [name for parent in sorted(parents) for name in sweep_abandoned_scratch(parent)]
+    if removed:
+        print(f"cowork-judge: removed {len(removed)} scratch folder(s) that ended runs left ({', '.join(removed[:3])}"
+              f"{' …' if len(removed) > 3 else ''})", file=sys.stderr)
 
 
 def _unwritable(paths: RunPaths, exc: OSError) -> None:

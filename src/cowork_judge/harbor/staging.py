@@ -415,7 +415,7 @@ class JobStore:
         argv = [server, "--port", "0", "--unixsocket", str(self._socket), "--unixsocketperm", "700", "--save", "",
                 "--appendonly", "no", "--dir", str(folder), "--loglevel", "warning", "--daemonize", "no"]
         try:  # under a shell that ends the server when this process is gone (even after a SIGKILL)
-            self._proc = subprocess.Popen(["sh", "-c", _WATCH, "sh", str(os.getpid()), *argv], stdin=subprocess.DEVNULL,
+            self._proc = subprocess.Popen(["sh", "-c", _WATCH, "sh", str(os.getpid()), str(folder), *argv], stdin=subprocess.DEVNULL,
                                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                           env={"PATH": os.environ.get("PATH", "")})
         except OSError as exc:
@@ -444,10 +444,11 @@ class JobStore:
             shutil.rmtree(self._socket.parent, ignore_errors=True)
 
 
-_WATCH = ('parent="$1"; shift; "$@" & child=$!; trap \'kill "$child" 2>/dev/null; exit 0\' TERM INT HUP; '
+_WATCH = ('parent="$1"; folder="$2"; shift 2; "$@" & child=$!; trap \'kill "$child" 2>/dev/null; exit 0\' TERM INT HUP; '
           'while kill -0 "$parent" 2>/dev/null && kill -0 "$child" 2>/dev/null; do sleep 2; done; '
-          'kill "$child" 2>/dev/null; wait "$child"')
-"""``sh -c`` script: run the server (``$2…``) and stop it when the process ``$1`` (Harbor) is gone or on SIGTERM."""
+          'kill "$child" 2>/dev/null; wait "$child"; rm -rf "$folder"')
+"""``sh -c`` script: run the server (``$3…``) and stop it when the process ``$1`` (Harbor) is gone or on SIGTERM;
+when Harbor is gone (even after a SIGKILL, where no ``atexit`` runs) it also removes the server's folder ``$2``."""
 
 
 job_store = JobStore()

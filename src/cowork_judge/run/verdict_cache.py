@@ -67,11 +67,15 @@ def _canon(value: Any) -> bytes:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8")
 
 
-def file_digest(path: Path) -> str:
-    """SHA-256 (hex) of a file's bytes, read in 1 MiB blocks; ``"unreadable"`` when it cannot be read."""
+def file_digest(path: Path, *, follow: bool = True) -> str:
+    """SHA-256 (hex) of a file's bytes, read in 1 MiB blocks; ``"unreadable"`` when it cannot be read.
+
+    With ``follow=False`` a symbolic link is not followed (``"unreadable"``), as the agent-log reader
+    (`cowork_judge.run.answer`) never reads ``trajectory.json`` through one."""
     h = hashlib.sha256()
     try:
-        with open(path, "rb") as fh:
+        flags = os.O_RDONLY | (0 if follow else getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(os.open(path, flags), "rb") as fh:
             for block in iter(lambda: fh.read(1 << 20), b""):
                 h.update(block)
     except OSError:
@@ -256,7 +260,7 @@ class RunCache:
         with_trajectory = deliverable  # rows judged on the trajectory: its digest too (read only when there are some)
         if any(r.judge_method == "workflow" and r.workflow.name in TRAJECTORY_WORKFLOWS for r in criteria):
             with_trajectory = deliverable_digest(files, ctx.delivery.final_message,
-                                                 trajectory=file_digest(ctx.paths.agent_dir / "trajectory.json"))
+                                                 trajectory=file_digest(ctx.paths.agent_dir / "trajectory.json", follow=False))
         settings: dict[str | None, dict[str, Any]] = {}
         self.keys: dict[str, str] = {}
         for row in criteria:
