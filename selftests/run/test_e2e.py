@@ -370,10 +370,12 @@ def test_bad_rubric_is_scorer_error(judge_run, tmp_path):
 
 
 def test_crashed_backend_loses_only_its_rows_and_flags_the_run(judge_run, tmp_path):
-    # a *file* where the work dir should be: building a block workspace fails mid-run
-    blocker = tmp_path / "not-a-dir"
-    blocker.write_text("x")
-    run = judge_run(HEALTHBENCH_EXAMPLE / "tests", HEALTHBENCH_EXAMPLE / "rollout", oracle=HB_ORACLE, work_dir=blocker / "work")
+    # a *file* where the block workspaces go: building a block workspace fails mid-run (a work dir that is itself a
+    # file, or cannot be made, is refused before the run: trial 13 F5, selftests/commands/test_run_trial13.py)
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "blocks").write_text("x")
+    run = judge_run(HEALTHBENCH_EXAMPLE / "tests", HEALTHBENCH_EXAMPLE / "rollout", oracle=HB_ORACLE, work_dir=work)
     doc = assert_documents(run)
     assert run.returncode == 1
     assert doc["status"] == "error" and doc["exit_code"] == "judge:scorer_error"

@@ -44,12 +44,11 @@ from cowork_judge.batch.instances import (AGENT_FILES, OUTPUT_FILES, RECORD_NAME
                                           BatchInstance, check_instance_name)
 from cowork_judge.batch.lock import LOCK_NAME
 from cowork_judge._util.fsutil import quoted
-from cowork_judge.core.layout import (AGENT_DIR, AUDIT_DIR, EVIDENCE_DIR, JUDGE_FILE_NAMES, LOGS_DIR, STRAY_DIR,
-                                     VERIFIER_DIR, VerifierLayout)
+from cowork_judge.core.layout import (AGENT_DIR, AUDIT_DIR, EVIDENCE_DIR, JUDGE_FILE_NAMES, LOGS_DIR, SET_ASIDE_DIR,
+                                     STRAY_DIR, VERIFIER_DIR, VerifierLayout)
 
 APP_DIR = "app"
 ALT_OUTPUT_DIR = "alt-output"
-SET_ASIDE_DIR = "set-aside"
 INSTANCE_ENTRIES = (LOGS_DIR, APP_DIR, ALT_OUTPUT_DIR, RUN_LOG_NAME, RECORD_NAME, SET_ASIDE_DIR)
 """What a batch writes or removes inside ``<out>/<name>/``."""
 FOLDER_ENTRIES = (LOCK_NAME, VERDICT_CACHE_DIR, *OUTPUT_FILES)

@@ -49,12 +49,12 @@ from cowork_judge.batch.instances import (
     plan_limits,
     result_state,
 )
-from cowork_judge.batch.outdir import (BATCH_RECORD, SET_ASIDE_DIR, SUMMARY_DIGESTS, SUMMARY_NAME, ForeignOutput,
+from cowork_judge.batch.outdir import (BATCH_RECORD, SUMMARY_DIGESTS, SUMMARY_NAME, ForeignOutput,
                                        earlier_instance_folders, file_sha256, foreign_summary, instance_folder,
                                        set_aside_foreign)
 from cowork_judge.batch.pool import WorkerPool
 from cowork_judge.batch.worker import InstanceSpec
-from cowork_judge.core.layout import VerifierLayout
+from cowork_judge.core.layout import SET_ASIDE_DIR, VerifierLayout
 
 KEPT_STATES = ("kept", "rescored")
 """Outcomes of instances not judged in this batch: their earlier result was kept (re-scored or not)."""

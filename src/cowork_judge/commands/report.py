@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-DEFAULT_NAME = "report.html"
+from cowork_judge.core.layout import REPORT_PAGE_NAME as DEFAULT_NAME
 
 EPILOG = f"""\
 The page is written beside the verifier outputs ({DEFAULT_NAME}) unless --out is given,

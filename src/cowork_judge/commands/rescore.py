@@ -13,13 +13,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from cowork_judge.commands._args import choice_word
+from cowork_judge.core.layout import RESCORED_NAME as DEFAULT_NAME
 
 if TYPE_CHECKING:
     from cowork_judge.core.result import ResultDocument
     from cowork_judge.core.rubric import Criterion
     from cowork_judge.fleet.documents import InputFile, Item
 
-DEFAULT_NAME = "result.rescored.json"
 OPTION_OF = {"reward_mode": "--mode", "pass_threshold": "--threshold", "pass_compare": "--compare",
              "unjudged_negative": "--unjudged-negative", "systemic_fraction": "--systemic-fraction",
              "systemic_min": "--systemic-min"}

@@ -240,14 +240,16 @@ class JudgeConfig(BaseModel):
     app_dir: str = knob("/app", env="JUDGE_APP_DIR", parse=text, effect=Effect.none(PATHS),
         doc="JUDGE_APP_DIR: the agent's workdir (deliverables in output/; also `--app-dir`).")
     logs_dir: str = knob("/logs", env="JUDGE_LOGS_DIR", parse=text, effect=Effect.none(PATHS),
-        doc="JUDGE_LOGS_DIR: holds agent/ and verifier/ (also `--logs-dir`).")
+        doc="JUDGE_LOGS_DIR: holds agent/ and verifier/ (also `--logs-dir`); refused (exit 2) when it is or lies inside "
+            "the app's output folder.")
     tests_dir: str = knob("/tests", env="JUDGE_TESTS_DIR", parse=text, effect=Effect.none(PATHS),
         doc="JUDGE_TESTS_DIR: the task's tests dir with rubric.json (also `--tests-dir`).")
     work_dir: str | None = knob(None, env="JUDGE_WORK_DIR", parse=text, effect=Effect.none(PATHS),
         doc=(
         "JUDGE_WORK_DIR: scratch for workspaces (default: a new temp dir, removed on every exit path, SIGTERM and the "
         "watchdog's included). A given dir is kept; one another live run holds gets a private `cowork-judge-*` "
-        "subfolder, removed at the end (with a warning)."))
+        "subfolder, removed at the end (with a warning). One that is a file or cannot be made is replaced by a temp dir "
+        "(with a warning; `--work-dir` is refused, exit 2); one inside the app's output folder is refused (exit 2)."))
     gateway_auth: Literal["off", "none", "placeholder"] = knob(
         "off", env="JUDGE_GATEWAY_AUTH", parse=choice("off", "none", "placeholder"),
         effect=Effect.none("a credential: how the gateway is authenticated"), doc="JUDGE_GATEWAY_AUTH: a hosted gateway (Harbor Hub's default credential mode) injects the API key "

@@ -56,6 +56,14 @@ JUDGE_FILE_NAMES = (RESULT_NAME, REWARD_TXT_NAME, REWARD_JSON_NAME, REWARD_DETAI
                     JUDGE_VERDICT_NAME, JUDGE_LOG_NAME, ENV_CAPABILITIES_NAME)
 """Every file the judge itself writes in a verifier folder: no other tool writes a file of these
 names there (``rescore --name`` refuses them)."""
+REPORT_PAGE_NAME = "report.html"
+"""What ``cowork-judge report`` writes beside a run's result.json by default."""
+RESCORED_NAME = "result.rescored.json"
+"""What ``cowork-judge rescore`` writes beside a run's result.json by default."""
+SET_ASIDE_DIR = "set-aside"
+"""Where a run moves what an earlier run's tools derived from its result (``report``'s page,
+``rescore``'s document) before writing a new one (``<logs>/verifier/set-aside/``), and where a
+batch moves what an instance's ``logs/`` held that no judge run writes (``<out>/<name>/set-aside/``)."""
 
 
 @dataclass(frozen=True)
@@ -198,7 +206,7 @@ def workflow_assets_dir(tests_dir: Path | str, name: str) -> Path:
 
 __all__ = [
     "AGENT_DIR", "AUDIT_DIR", "BLOCKS_DIR", "OUTPUT_DIR", "RUBRIC_NAME", "TASK_PROMPT_NAME", "WORKFLOW_ASSETS_DIR", "ENV_CAPABILITIES_NAME", "EVIDENCE_DIR", "EXIT_MESSAGE_NAME", "JUDGE_LOG_NAME",
-    "JUDGE_VERDICT_NAME", "LOGS_DIR", "RESULT_NAME",
+    "JUDGE_VERDICT_NAME", "LOGS_DIR", "RESULT_NAME", "REPORT_PAGE_NAME", "RESCORED_NAME", "SET_ASIDE_DIR",
     "REWARD_DETAILS_NAME", "REWARD_JSON_NAME", "REWARD_TXT_NAME", "STRAY_DIR", "VERIFIER_DIR", "RunFolders", "VerifierLayout",
     "workflow_assets_dir",
 ]

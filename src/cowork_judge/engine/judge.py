@@ -33,7 +33,7 @@ from cowork_judge.core.result import ResultDocument
 from cowork_judge.core.rubric import Criterion, RubricError, load_rubric
 from cowork_judge.core.scoring import ScoringError, check_scorable
 from cowork_judge.core.verdicts import Verdict
-from cowork_judge.engine import evidence_step, guarding, run_log, signals, verifier_dir, watchdog
+from cowork_judge.engine import evidence_step, guarding, run_log, set_aside, signals, verifier_dir, watchdog
 from cowork_judge.evidence.kinds import DECK_SUFFIXES  # noqa: F401 - DECK_SUFFIXES: the run's deck test, re-exported
 from cowork_judge._util.fsutil import discard_scratch, sweep_abandoned_scratch
 from cowork_judge.core.findings import GuardReport
@@ -135,7 +135,8 @@ def _hold_folders(paths: RunPaths, loaded: LoadedConfig) -> tuple[RunPaths, Load
     """Hold the verifier folder and the work dir for this run and make the verifier folder safe to write.
 
     Returns ``(paths, loaded, verifier_fd, work_fd)`` — the paths moved to a private work folder and the warning
-    added to `loaded` when another live run holds the given work dir (trial 9 F1, `verifier_dir.hold_work`) —, or
+    added to `loaded` when another live run holds the given work dir (trial 9 F1, `verifier_dir.hold_work`), and
+    the warning of what an earlier run's report/rescore left in the folder, set aside (`set_aside`, trial 13 F4) —, or
     None when the run cannot write its outputs (said on stderr, its temp work folder removed: nothing judged)."""
     try:
         held = verifier_dir.hold(paths)  # before `prepare`, which would clear another live run's audit
@@ -154,7 +155,10 @@ def _hold_folders(paths: RunPaths, loaded: LoadedConfig) -> tuple[RunPaths, Load
         return None
     if moved:
         print(f"cowork-judge: {moved}", file=sys.stderr)
-        loaded = dataclasses.replace(loaded, warnings=[*loaded.warnings, moved])
+    aside = set_aside.set_aside_derived(paths.layout)  # trial 13 F4: no earlier report beside this run's result
+    added = [w for w in (moved, aside) if w]
+    if added:
+        loaded = dataclasses.replace(loaded, warnings=[*loaded.warnings, *added])
     _sweep_abandoned(paths, work_fd)
     return paths, loaded, held, work_fd
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from cowork_judge._util.fsutil import make_scratch_dir
@@ -34,6 +34,65 @@ def default_logs_dir_refusal(logs_dir: Path) -> str | None:
     return (f"no --logs-dir (or JUDGE_LOGS_DIR) given and {verifier} does not exist, so this is not a Harbor verifier "
             f"container: the judge would create {verifier} here. Give --logs-dir DIR (the result goes to "
             "DIR/verifier/), or run it through the task's tests/test.sh (`cowork-judge try`)")
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    """Whether `path` is `folder` or lies below it, both resolved (symbolic links followed, a missing tail kept)."""
+    return path.resolve().is_relative_to(folder.resolve())
+
+
+def written_into_deliverables(paths: RunFolders, *, logs_dir: Path, given: Mapping[str, str],
+                              alt_output_dir: Path | None = None) -> str | None:
+    """Why a run must not write where it reads the deliverables (trial 13 F2): its logs dir or its
+    work dir is (or lies inside) the app's output folder — the run would judge its own
+    ``result.json``, ``judge.log`` or a block workspace's ``rubric.json`` as the agent's files.
+    Both sides are resolved (a link to the output folder counts), so is `alt_output_dir` (the
+    lenient delivery's folder, given only when lenient delivery is on).
+
+    Args:
+        paths: the app and work dirs of the run (absolute).
+        logs_dir: the run's logs dir (absolute).
+        given: ``"logs_dir"`` / ``"work_dir"`` → how it was given (``--logs-dir``, ``JUDGE_LOGS_DIR``…);
+            a root not in it (the run's own temp work folder) is not checked.
+
+    Returns:
+        The refusal (one line naming both paths and what to do), or None.
+    """
+    outputs = [(paths.output_dir, "the app's output folder")]
+    if alt_output_dir is not None:
+        outputs.append((alt_output_dir, "the alternate output folder lenient delivery reads"))
+    for key, root in (("logs_dir", logs_dir), ("work_dir", paths.work_dir)):
+        said = given.get(key)
+        for folder, what in outputs if said else ():
+            if _inside(root, folder):
+                where = "is" if root.resolve() == folder.resolve() else "is inside"
+                resolved = f" (it resolves to {root.resolve()})" if root.resolve() != root else ""
+                return (f"{said} {root}{resolved} {where} {folder}, {what} (the deliverables the judge reads): the judge "
+                        f"would judge its own documents as the agent's; give a {key.replace('_dir', ' dir')} outside {folder}")
+    return None
+
+
+def work_dir_problem(work: Path) -> str | None:
+    """Why `work` cannot be a run's work dir (trial 13 F5: a file there ended a deck run in an
+    internal error and made a chat run blame the endpoint), or None when it is a folder this
+    process can write in, or can be made. Nothing is created.
+
+    Returns:
+        What is wrong, as the end of a sentence naming the path (``is a file, not a folder``).
+    """
+    if work.is_dir():
+        return None if os.access(work, os.W_OK | os.X_OK) else "is a folder this process cannot write in"
+    if os.path.lexists(work):
+        return "is a symbolic link to nothing" if work.is_symlink() and not work.exists() else "is a file, not a folder"
+    parent = work.parent
+    while not os.path.lexists(parent) and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        return (f"cannot be made: {parent} is a symbolic link to nothing" if parent.is_symlink() and not parent.exists()
+                else f"cannot be made: {parent} is a file, not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"cannot be made: {parent} is a folder this process cannot write in"
+    return None
 
 
 @dataclass(frozen=True)
@@ -115,3 +174,12 @@ class RunPaths(RunFolders, VerifierLayout):
     def folders(self) -> RunFolders:
         """The part of the tree the segments read and write, alone (`core.layout.RunFolders`)."""
         return RunFolders(app_dir=self.app_dir, tests_dir=self.tests_dir, work_dir=self.work_dir)
+
+    def with_private_work(self) -> RunPaths:
+        """These paths with a fresh private temp work dir (`ephemeral_work`: removed at the end)
+        in place of the given one (a ``JUDGE_WORK_DIR`` that cannot be used, `work_dir_problem`).
+
+        Raises:
+            OSError: the temp dir cannot be made.
+        """
+        return replace(self, work_dir=make_scratch_dir("cowork-judge-").absolute(), ephemeral_work=True)
