@@ -51,8 +51,22 @@ def test_pass_b_looks_at_pass_a_candidates_first_then_at_text_poor_pages():
     rich = [Page(p.number, p.slide, p.image, p.image_rel, p.title, "long text " * 10, 0) for p in deck]
     none, why = cp.pass_b_pages([], rich, ["x"])
     assert none == [] and "whole deck" in why
-    many = [Page(n, n, Path("/x"), "x", None, "", 1) for n in range(1, 20)]
+    many = [Page(n, n, Path("/x"), "x", None, "a chart", 1) for n in range(1, 20)]
     assert len(cp.pass_b_pages([], many, [])[0]) == cp.MAX_PASS_B_PAGES == 3
+
+
+def test_pass_b_looks_at_every_page_pass_a_could_not_read_up_to_the_cap():
+    """Trial 13 F3: pages with no text at all (picture slides) were judged on their first 3 only."""
+    unread = [Page(n, n, Path("/x"), "x", None, "", 1) for n in range(1, 20)]
+    chosen, how = cp.pass_b_pages([], unread, [])
+    assert chosen == [1, 2, 3, *range(4, 20)] and "every page with no text for pass A to read" in how
+    mixed = [Page(1, 1, Path("/x"), "x", "Intro", "long text " * 10, 0),
+             *(Page(n, n, Path("/x"), "x", None, "", 1) for n in range(2, 8))]
+    assert cp.pass_b_pages([1], mixed, [])[0] == [1, 2, 3, 4, 5, 6, 7]  # pass A's page first, then the unread ones
+    huge = [Page(n, n, Path("/x"), "x", None, "", 1) for n in range(1, 61)]
+    chosen, how = cp.pass_b_pages([], huge, [])
+    assert len(chosen) == cp.MAX_PASS_B_PAGES + cp.MAX_UNREAD_PASS_B_PAGES == 48
+    assert "over the cap of 45: page(s) 49-60" in how  # never silent
 
 
 def test_type2_routes_and_representative_pages():

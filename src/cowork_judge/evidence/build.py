@@ -131,6 +131,7 @@ def build_evidence(deliverables: Sequence[Path | str], out_dir: Path, *, budget_
     work = [_structure_phase(layout, n, s, p, deadline, reads) for n, s, p in decks]
     for deck in work:
         deck.render = _render_phase(layout, deck, caps, deadline, width_px, html_javascript)
+        _legacy_page_text(layout, deck)
         if deck.render.skip_kind == "budget":
             summary.render_skipped_for_budget = True
     for deck in work:
@@ -197,7 +198,8 @@ def _structure_phase(layout: EvidenceLayout, name: str, source: str, path: Path,
             deck.structure = html_structure(path)
         else:
             summary.layers_skipped.append(LayerSkip(layer="structure", kind="not_applicable",
-                                                    reason="binary .ppt: no structure extraction; see rendered pages"))
+                                                    reason="binary .ppt: no shape structure (python-pptx reads "
+                                                           "OOXML only); each page's text is read from its rendered PDF"))
         st = deck.structure
         if st is not None:
             summary.structure_ok = st.ok
@@ -283,6 +285,24 @@ def _render(layout: EvidenceLayout, deck: _Deck, caps: Capabilities, deadline: f
     except Exception as exc:  # noqa: BLE001 - deck isolation
         log.exception("evidence: render of %s failed", deck.source)
         return RenderInfo(status="failed", skip_kind="error", reason=f"{type(exc).__name__}: {exc}")
+
+
+def _legacy_page_text(layout: EvidenceLayout, deck: _Deck) -> None:
+    """A binary ``.ppt`` has no structure layer (python-pptx reads OOXML only), so its pages
+    would reach the content rows' slide text (pass A) empty: each rendered page's text is read
+    from the PDF LibreOffice made of it, as a PDF deck's is (`flatdecks.pdf_structure`), and
+    stored as that page's slide document (the page map of a ``.ppt`` is page N → slide N).
+    Nothing for other kinds or without a PDF; a failure loses only this text (logged)."""
+    if deck.sniff.kind != "ppt" or deck.pdf is None or deck.render is None:
+        return
+    try:
+        from .flatdecks import pdf_structure
+
+        for slide in pdf_structure(deck.pdf).slides:
+            if deck.render.page_to_slide.get(slide.index) == slide.index:
+                slide.write(layout.slide(deck.name, slide.index))
+    except Exception:  # noqa: BLE001 - deck isolation: the pages stay, their text is lost
+        log.exception("evidence: page text of %s from its rendered PDF failed", deck.source)
 
 
 def _page_map(deck: _Deck, page_count: int, hidden_exported: bool) -> tuple[dict[int, int | None], str]:

@@ -67,7 +67,8 @@ broken or refused (the deliverable's fault, never the environment's):
 - ``ok_strict``: same, but ISO/IEC 29500 Strict namespaces; LibreOffice renders it,
   python-pptx reads it only through the namespace-patched copy.
 - ``ok_legacy_ppt``: CFB (OLE2) container with a ``PowerPoint Document`` stream, i.e. binary
-  PowerPoint 97-2003; LibreOffice renders it, no structure extraction.
+  PowerPoint 97-2003; LibreOffice renders it, no structure extraction (each page's text is
+  read from the rendered PDF).
 - ``ok_pdf``: ``%PDF-`` header and, when PyMuPDF is present, at least one page.
 - ``ok_html``: an HTML document (decks made of ``<section>`` slides).
 - ``encrypted``: CFB holding ``EncryptionInfo`` + ``EncryptedPackage`` (password-protected

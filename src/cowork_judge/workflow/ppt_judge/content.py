@@ -6,7 +6,8 @@ its check (hints, pairing, scope, anchors) comes from the instance's ``task_chec
 
 - **type1**: pass A, one text-only call on the whole deck's extracted slide text. A hit
   is final: its pages are the decision pages. A miss sends pass B, one call per page image,
-  to the pages chosen by `content_pages.pass_b_pages` (at most 3); any page hit turns the
+  to the pages chosen by `content_pages.pass_b_pages` (at most 3, plus every page with no
+  text for pass A to read, at most 45 of them); any page hit turns the
   miss into a hit (its pages decide), never the reverse: B cannot unmake a hit. A miss
   with some pass B page not judged is unjudged (the lost page might have shown it).
 - **type2**: after its paired type1 (``paired_type1_id``) is decided: judged and missed ⇒
@@ -16,7 +17,7 @@ its check (hints, pairing, scope, anchors) comes from the instance's ``task_chec
   the row a miss; else a page not judged makes it unjudged; else a correct page makes it a
   hit; every page N/A (nothing stated) is a miss.
 
-Calls per row: type1 = 1 + (0 if pass A hit, else |pass B pages| ≤ 3); type2 = |routed
+Calls per row: type1 = 1 + (0 if pass A hit, else |pass B pages| ≤ 3 + 45); type2 = |routed
 pages| (≤ 3) when the paired type1 hit, else 0. A row whose check is missing or broken is
 unjudged ``asset_broken`` with no call. The pages that decided a verdict are its
 ``evidence`` (page images). Calls run on the workflow's pool lowest stage first (every

@@ -13,6 +13,10 @@ The choices, with their bounds (each is a model call per page, so each is capped
   (most first), then by extracted characters (fewest first), then page number; at most
   `MAX_PASS_B_PAGES`. A deck whose every page is fully represented by its text gets no
   pass B: pass A has already read everything there is;
+- **unread pages** join pass B either way: a page with no extracted text at all (slides
+  that are pictures, a scanned PDF page) was never seen by pass A, so a miss there says
+  nothing; pass B looks at every such page after the ones above, in page order, at most
+  `MAX_UNREAD_PASS_B_PAGES` (the pages past the cap are named in the reason, never silent);
 - **type2 routes**: ``scope: page`` ⇒ the paired type1's decision pages; ``deck_wide`` (or
   a paired type1 that named no page) ⇒ `representative_pages`: the paired type1's decision
   pages first, then the pages with the most extracted text (the deck's densest content),
@@ -23,12 +27,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from .aggregate import page_ranges
 from .deck import Page
 
 MAX_DECISION_PAGES = 3
 """Pages recorded as deciding a type1 hit (and so routed to its type2 checks)."""
 MAX_PASS_B_PAGES = 3
 """Pages pass B looks at for one missed type1 check (one call each)."""
+MAX_UNREAD_PASS_B_PAGES = 45
+"""Pages with no extracted text that pass B looks at on top of `MAX_PASS_B_PAGES` for one
+missed type1 check (one call each): pass A could not read them, so only their images can
+show the subject. 45 covers a long deck of picture slides; the visual axis already makes at
+least one call per page."""
 DECK_WIDE_PAGES = 3
 """Representative pages of a ``deck_wide`` type2 check (one call each)."""
 TEXT_POOR_CHARS = 40
@@ -62,13 +72,35 @@ def text_poor(page: Page) -> bool:
     return page.visuals > 0 or len(_all_text(page).strip()) < TEXT_POOR_CHARS
 
 
+def unread(page: Page) -> bool:
+    """True when pass A read nothing of the page: no extracted text and no title (a slide of
+    pictures only, a page without a text layer)."""
+    return not _all_text(page).strip()
+
+
 def pass_b_pages(candidates: Iterable[object], pages: Sequence[Page], hints: Sequence[str]) -> tuple[list[int], str]:
     """The pages pass B looks at after pass A missed, and how they were chosen (for the reason).
 
     Returns:
-        ``(pages, how)``: pass A's candidates when it named any, else the text-poor pages
-        (module docstring); ``([], why)`` when there is none.
+        ``(pages, how)``: pass A's candidates when it named any, else the text-poor pages,
+        then every unread page (module docstring); ``([], why)`` when there is none. `how`
+        names the unread pages past `MAX_UNREAD_PASS_B_PAGES` that pass B does not look at.
     """
+    chosen, how = _first_pass_b_pages(candidates, pages, hints)
+    blind = [pg.number for pg in pages if unread(pg) and pg.number not in chosen]
+    if not blind:
+        return chosen, how
+    left = blind[MAX_UNREAD_PASS_B_PAGES:]
+    how = f"{how}; then every page with no text for pass A to read" if chosen else \
+        "every page with no text for pass A to read"
+    if left:
+        how += f" (not shown, over the cap of {MAX_UNREAD_PASS_B_PAGES}: page(s) {page_ranges(left)})"
+    return chosen + blind[:MAX_UNREAD_PASS_B_PAGES], how
+
+
+def _first_pass_b_pages(candidates: Iterable[object], pages: Sequence[Page],
+                        hints: Sequence[str]) -> tuple[list[int], str]:
+    """Pass A's candidates, else the text-poor pages (at most `MAX_PASS_B_PAGES`), with how."""
     named = shown(candidates, pages, MAX_PASS_B_PAGES)
     if named:
         return named, "the pages pass A named as touching the subject"
@@ -106,3 +138,4 @@ def type2_pages(scope: str, type1_pages: Sequence[int], pages: Sequence[Page]) -
 def _all_text(page: Page) -> str:
     title = page.title or ""
     return page.text if title and title in page.text else f"{title}\n{page.text}"
+
