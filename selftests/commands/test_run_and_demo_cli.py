@@ -227,6 +227,7 @@ def test_the_demo_without_libreoffice_says_what_happened_and_how_to_install_it(t
     assert unjudged > 0 and f"not judged: {unjudged} of {len(doc['results'])} rows" in out
     assert "count as misses" in out and "says nothing about the deck" in out
     assert "apt-get install -y --no-install-recommends libreoffice-impress-nogui" in out
+    assert out.index("reward:") < out.index("the reward checks the task's plumbing, not the rollout")  # trial 14 P1-2
     assert "Traceback" not in proc.stderr
 
 

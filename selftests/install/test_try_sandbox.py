@@ -60,6 +60,7 @@ def test_the_example_deck_in_the_sandbox_every_row_judged(cache, tmp_path):
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "sandbox: bubblewrap" in proc.stdout and "built-in simulator" in proc.stdout
     assert f"reward: {DEMO_DECK_REWARD}" in proc.stdout and "coverage: 1.000 (39 of 39 rows judged)" in proc.stdout
+    assert "the built-in simulator judged this run, not a model" in proc.stdout  # trial 14 P1-2: said where the reward is
     verifier = documents(proc)
     assert verifier == out / "logs" / "verifier"
     for name in ("reward.json", "result.json", "reward-details.json", "ctrf.json"):

@@ -108,6 +108,15 @@ def start_simulator(environ: dict[str, str]) -> SimServer:
     return server
 
 
+SIMULATED_REWARD_NOTE = (
+    "note: the built-in simulator judged this run, not a model. Its verdicts are word overlap between each row and "
+    "everything the judge was shown, the task prompt included, and it finds no violation for any hurdle or "
+    "deduction. So the reward checks the task's plumbing, not the rollout: an empty deliverable can score like a "
+    "good one. To rehearse verdicts, serve `cowork-judge sim --oracle FILE` and set JUDGE_BASE_URL/JUDGE_API_KEY "
+    "to it (docs/simulator.md), or use your endpoint.")
+"""Said after a `try` or `demo` the built-in simulator judged (trial 14 P1-2), where the reward is read."""
+
+
 def simulator_note(environ: Mapping[str, str]) -> str:
     """What the built-in simulator answers as (after `start_simulator`), for the console line."""
     model = environ.get("JUDGE_MODEL", "").strip()

@@ -13,7 +13,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cowork_judge.commands._endpoint import HalfCredentials, caller_endpoint, simulator_note, start_simulator
+from cowork_judge.commands._endpoint import (SIMULATED_REWARD_NOTE, HalfCredentials, caller_endpoint, simulator_note,
+                                              start_simulator)
 from cowork_judge.commands.examples import ROLLOUTS, example_paths
 from cowork_judge.core.exit_status import EXIT_STATUS, exit_status
 from cowork_judge.core.layout import VerifierLayout
@@ -80,6 +81,8 @@ def main(argv: list[str]) -> int:
         ef = doc.extra_fields
         print(f"status: {doc.status}  coverage: {ef.judge_coverage:.3f}  model calls: {ef.judge_calls}")
         _explain_unrendered(doc, soffice)
+    if server is not None:
+        print(SIMULATED_REWARD_NOTE)
     return exit_status(doc.status if doc is not None else None)
 
 

@@ -212,6 +212,10 @@ def _run(a: argparse.Namespace) -> int:
     if not a.fresh_install:
         dryrun.prune_judge_homes(cache / "judge-homes")
     status = _report(dryrun.read_outcome(staged.verifier), staged, proc, seconds)
+    if server is not None:  # trial 14 P1-2: a simulated reward is read as the rollout's quality
+        from cowork_judge.commands._endpoint import SIMULATED_REWARD_NOTE
+
+        _say(SIMULATED_REWARD_NOTE)
     _keep_what_was_asked(out, staged, given_out=a.out is not None, keep=a.keep)
     return status
 
