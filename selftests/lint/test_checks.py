@@ -113,6 +113,11 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = [
     # trial 6, F12: without a locate_deck row, every deck check missed (now: it locates the deck itself; WARN)
     ("M005", "a deck check and no locate_deck row",
      {"rubric": rows((0, {"code_method_name": "check_deck_openable", "code_method_params": None}))}, {}),
+    # trial 14, F8: a code hurdle / deduction whose method hits when the requirement is met is read backwards
+    ("M007", "a hurdle on locate_deck", {"rubric": rows((HURDLE, {"judge_method": "code", "code_method_name": "locate_deck"}))},
+     {}),
+    ("M007", "a deduction on check_deck_openable",
+     {"rubric": rows((4, {"judge_method": "code", "code_method_name": "check_deck_openable"}))}, {}),
     ("M003", "unknown judge_method", {"rubric": rows((0, {"judge_method": "kode"}))}, {}),
     ("M003", "code row without a method name", {"rubric": rows((0, {"code_method_name": None, "code_method_params": None}))},
      {}),

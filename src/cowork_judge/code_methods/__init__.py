@@ -6,7 +6,9 @@ an unjudged row (`code_missing`) whose reason lists the known names. Every metho
 method reads (`segment.code_context.CodeContext`) — and returns
 ``(hit, reason, artifacts)``; the code segment carries ``artifacts`` (a dict) into the
 context of the rows after it (``ctx.artifacts``) and the router merges them into the run's
-state for the segments after it, so later segments judge the same files.
+state for the segments after it, so later segments judge the same files. Each method's
+registration (`Registration`) says what its hit means (``hit_kind``): a method whose hit means
+"the requirement is met" cannot judge a hurdle or deduction (`polarity.backwards_rows`).
 Adding a method never changes any existing package's behaviour.
 """
 
@@ -15,33 +17,65 @@ from __future__ import annotations
 import importlib
 import inspect
 from collections.abc import Callable, Iterator, MutableMapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from cowork_judge.code_methods import globs
 
 CodeResult = tuple[bool, str, dict[str, Any]]
 CodeMethod = Callable[..., CodeResult]
 
-_MODULE_OF: dict[str, str] = {
-    "locate_deck": "decks",
-    "check_deck_openable": "deck_checks",
-    "check_pptx_openable": "deck_checks",  # the seed packages' name; PowerPoint content only
-    "file_exists": "files",
-    "file_nonempty": "files",
-    "file_matches_glob": "files",
-    "json_valid": "files",
-    "text_contains": "files",
-    "regex_match": "files",
-    "word_count_between": "files",
-    "page_count_between": "deck_checks",
+HitKind = Literal["requirement_met", "found"]
+"""What a code method's ``hit`` says (`Registration.hit_kind`)."""
+
+
+@dataclass(frozen=True)
+class Registration:
+    """One code method's entry in the whitelist.
+
+    Attributes:
+        module: the module of this package that defines a function of the method's name.
+        hit_kind: what its ``hit`` says. ``"requirement_met"``: the deliverable or the agent met
+            a requirement (a deck was located, it opens, the count is in range, the command
+            succeeded…); such a method fits only a POSITIVE row, since a hurdle or deduction
+            reads ``hit`` as "the fault is present" and would score it backwards (trial 14 F8:
+            a good deck fatal, a missing one passing). ``"found"``: a text, pattern or call
+            was found, neither good nor bad in itself; it fits a positive row ("names X") and
+            a negative one ("the answer contains X", "the agent called tool Y") alike.
+    """
+
+    module: str
+    hit_kind: HitKind
+
+
+_MET: HitKind = "requirement_met"
+_FOUND: HitKind = "found"
+
+_REGISTERED: dict[str, Registration] = {
+    "locate_deck": Registration("decks", _MET),
+    "check_deck_openable": Registration("deck_checks", _MET),
+    "check_pptx_openable": Registration("deck_checks", _MET),  # the seed packages' name; PowerPoint content only
+    "file_exists": Registration("files", _MET),
+    "file_nonempty": Registration("files", _MET),
+    "file_matches_glob": Registration("files", _MET),
+    "json_valid": Registration("files", _MET),
+    "text_contains": Registration("files", _FOUND),
+    "regex_match": Registration("files", _FOUND),
+    "word_count_between": Registration("files", _MET),
+    "page_count_between": Registration("deck_checks", _MET),
     # rows about what the agent did: its ATIF trajectory (SPEC §8, issue 37)
-    "tool_called": "trajectory_checks",
-    "command_succeeded": "trajectory_checks",
-    "no_step_errored": "trajectory_checks",
-    "step_count_at_most": "trajectory_checks",
-    "file_written_before_final": "trajectory_checks",
+    "tool_called": Registration("trajectory_checks", _FOUND),
+    "command_succeeded": Registration("trajectory_checks", _MET),
+    "no_step_errored": Registration("trajectory_checks", _MET),
+    "step_count_at_most": Registration("trajectory_checks", _MET),
+    "file_written_before_final": Registration("trajectory_checks", _MET),
 }
-"""method name → the module of this package that defines a function of that name."""
+"""method name → its `Registration` (its module, what its hit says), in registration order."""
+
+
+def registration(name: str) -> Registration | None:
+    """The `Registration` of code method `name`, None for a name not registered (a test's stand-in)."""
+    return _REGISTERED.get(name)
 
 
 def _resolve(module: str, name: str) -> Any:
@@ -61,7 +95,7 @@ class _Registry(MutableMapping[str, CodeMethod]):
     def __getitem__(self, name: str) -> CodeMethod:
         if name in self._set:
             return self._set[name]
-        method: CodeMethod = _resolve(_MODULE_OF[name], name)
+        method: CodeMethod = _resolve(_REGISTERED[name].module, name)
         return method
 
     def __setitem__(self, name: str, method: CodeMethod) -> None:
@@ -71,11 +105,11 @@ class _Registry(MutableMapping[str, CodeMethod]):
         del self._set[name]
 
     def __iter__(self) -> Iterator[str]:
-        yield from _MODULE_OF
-        yield from (name for name in self._set if name not in _MODULE_OF)
+        yield from _REGISTERED
+        yield from (name for name in self._set if name not in _REGISTERED)
 
     def __len__(self) -> int:
-        return len(_MODULE_OF.keys() | self._set.keys())
+        return len(_REGISTERED.keys() | self._set.keys())
 
 
 CODE_METHODS: MutableMapping[str, CodeMethod] = _Registry()
@@ -167,4 +201,5 @@ TRAJECTORY_METHODS: frozenset[str] = frozenset({"tool_called", "command_succeede
                                                 "step_count_at_most", "file_written_before_final"})
 """The code methods that read the agent's ATIF trajectory (`lint-rubric` checks the task delivers one)."""
 
-__all__ = ["CODE_METHODS", "TRAJECTORY_METHODS", "VALUE_CHECKS", "CodeMethod", "CodeResult", "param_errors"]
+__all__ = ["CODE_METHODS", "TRAJECTORY_METHODS", "VALUE_CHECKS", "CodeMethod", "CodeResult", "HitKind", "Registration",
+           "param_errors", "registration"]

@@ -32,6 +32,7 @@ from cowork_judge.evidence.reads import StructureReads
 from cowork_judge.core.result import ResultDocument
 from cowork_judge.core.rubric import Criterion, RubricError, load_rubric
 from cowork_judge.core.scoring import ScoringError, check_scorable
+from cowork_judge.code_methods.polarity import refuse_backwards_rows
 from cowork_judge.core.verdicts import Verdict
 from cowork_judge.engine import evidence_step, guarding, run_log, set_aside, signals, verifier_dir, watchdog
 from cowork_judge.evidence.kinds import DECK_SUFFIXES  # noqa: F401 - DECK_SUFFIXES: the run's deck test, re-exported
@@ -417,6 +418,7 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
     try:
         rubric = load_rubric(paths.rubric_json)
         check_scorable(rubric.criteria)
+        refuse_backwards_rows(rubric.criteria)  # trial 14 F8: a hurdle on locate_deck
     except (RubricError, ScoringError) as exc:
         return run.failed((), None, "judge:scorer_error", f"bad rubric: {exc}")
     criteria = rubric.criteria

@@ -65,6 +65,9 @@ _TABLE: tuple[Check, ...] = (
                           "and no locate_deck row: each check locates the deck itself with locate_deck's defaults"),
     Check("M006", "WARN", "a chat task (no deliverable named by its prompt or rows) has text code rows without "
                           "\"source\": \"response\": they search the files the agent never delivers"),
+    Check("M007", "ERROR", "hurdle or deduction judged by a code method whose hit means the requirement is met "
+                           "(locate_deck, check_deck_openable, file_exists…): scored backwards, so the run refuses the "
+                           "rubric; use a gate (depends_on) for a deliverable that must exist, or a positive row"),
     Check("M010", "ERROR", "workflow is not installed, cannot be imported, or has no name"),
     Check("M011", "ERROR", "workflow's REQUIRES_ABI is missing or incompatible with the installed engine"),
     Check("M012", "ERROR", "the package's extras (COWORK_JUDGE_EXTRAS / test.sh) cannot run its rows (a workflow or code "

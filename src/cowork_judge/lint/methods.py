@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from cowork_judge import ABI_COMPAT
 from cowork_judge.code_methods import CODE_METHODS, param_errors
+from cowork_judge.code_methods.polarity import backwards_problem
 from cowork_judge.core.rubric import JUDGE_METHODS
 from cowork_judge.lint.codes import Finding
 from cowork_judge.lint.document import Row, RubricDoc
@@ -28,7 +29,7 @@ DECK_CHECKS = ("check_deck_openable", "check_pptx_openable", "page_count_between
 
 
 def check(doc: RubricDoc, *, abi_compat: tuple[int, ...] = ABI_COMPAT) -> list[Finding]:
-    """M001–M005, M010, M011 for every row.
+    """M001–M005, M007, M010, M011 for every row.
 
     Args:
         abi_compat: the engine ABIs a workflow may require (default: the installed
@@ -86,6 +87,7 @@ def _row(doc: RubricDoc, row: Row, abi_compat: tuple[int, ...]) -> Iterator[Find
             if isinstance(params, Mapping):  # anything else is R003 (the engine refuses it)
                 for problem in param_errors(CODE_METHODS[name], dict(params)):
                     yield Finding("M002", doc.file, f"{name}: {problem}", row=row.label, field="code_method_params")
+            yield from _backwards(doc, row, name)
     elif method == "workflow":
         workflow = row.get("workflow_name")
         refused = _workflow_problem(workflow if isinstance(workflow, str) else None, abi_compat)
@@ -99,6 +101,17 @@ def _row(doc: RubricDoc, row: Row, abi_compat: tuple[int, ...]) -> Iterator[Find
                                         "ignored; did you mean judge_method "
                                         f"{'code' if stray[0].startswith('code') else 'workflow'!r}?",
                       row=row.label, field=stray[0])
+
+
+def _backwards(doc: RubricDoc, row: Row, name: str) -> Iterator[Finding]:
+    """M007 when code method `name` would score this hurdle or deduction backwards (trial 14 F8;
+    `code_methods.polarity`): the run refuses such a rubric."""
+    if row.crit is None:  # the engine refuses the row anyway (R003)
+        return
+    problem = backwards_problem(name, hurdle=row.crit.hurdle, weight=row.crit.weight)
+    if problem is not None:
+        yield Finding("M007", doc.file, f"{problem}; the run refuses this rubric (judge:scorer_error)", row=row.label,
+                      field="hurdle" if row.crit.hurdle else "weight")
 
 
 @lru_cache(maxsize=64)
