@@ -44,3 +44,20 @@ def test_any_other_folder_says_where_result_json_usually_is(tmp_path):
     assert proc.stderr.startswith(f"cowork-judge report: {tmp_path} holds no result.json: give a run's verifier folder, "
                                   "where `cowork-judge run` writes result.json (<logs-dir>/verifier/, /logs/verifier in a "
                                   "Harbor container, <job>/<trial>/verifier/ in a Harbor job)"), proc.stderr
+
+
+def test_a_result_json_that_is_a_fifo_or_a_device_is_named_as_such_not_missing(tmp_path):
+    """Trial 14 F6: "holds no result.json" sent the user looking for a file that is there (a FIFO, a link to
+    /dev/zero). It is named for what it is, as summarize and rescore name it; no hang."""
+    import os
+
+    fifo, device = tmp_path / "v", tmp_path / "v2"
+    fifo.mkdir()
+    device.mkdir()
+    os.mkfifo(fifo / "result.json")
+    (device / "result.json").symlink_to("/dev/zero")
+    for folder, kind in ((fifo, "(a FIFO)"), (device, "(a character device, through a link)")):
+        proc = report(str(folder))
+        assert proc.returncode == 2, proc.stderr
+        assert f"{folder / 'result.json'} is not a regular file {kind}" in proc.stderr
+        assert "holds no result.json" not in proc.stderr and "Traceback" not in proc.stderr

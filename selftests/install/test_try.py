@@ -192,6 +192,20 @@ def test_a_final_message_becomes_a_one_step_atif_trajectory_the_judge_reads(tmp_
     assert atif_final_message(doc) == "Here is the report, in output/."
 
 
+def test_a_named_pipe_in_the_rollout_is_left_out_and_named_not_a_shutil_error(tmp_path):
+    """Trial 14 F7: a FIFO beside the deck stopped `try` with ``shutil.Error``'s repr (exit 1), naming a sandbox
+    already removed. The judge leaves such a file out of a trial (``not_regular``): so does the staging, saying so."""
+    task = dryrun.read_task(make_task(tmp_path))
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    (flat / "deck.pptx").write_bytes(b"deck")
+    os.mkfifo(flat / "pipe")
+    staged = dryrun.stage(task, dryrun.read_rollout(flat), tmp_path / "out")
+    assert (staged.app / "output" / "deck.pptx").read_bytes() == b"deck"
+    assert not os.path.lexists(staged.app / "output" / "pipe")
+    assert any(f"{flat / 'pipe'} is a named pipe: not copied" in w for w in staged.warnings), staged.warnings
+
+
 def test_stage_refuses_an_out_folder_already_used(tmp_path):
     task = dryrun.read_task(make_task(tmp_path))
     (tmp_path / "out" / "logs").mkdir(parents=True)

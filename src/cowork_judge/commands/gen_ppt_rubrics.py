@@ -85,6 +85,10 @@ def main(argv: list[str]) -> int:
         return _fail(f"the generated rubric would not normalize, nothing written: {exc}")
     for note in dict.fromkeys(rows.notes):
         print(f"note: {note}", file=sys.stderr)
+    if not checks.present:  # trial 14 P1-3: lint then refuses the package (A010); say it now
+        print(f"warning: {workflow_assets_dir(args.tests_dir, 'ppt_judge') / 'task_check_dir'} does not exist: no "
+              "content row was written, and lint-rubric refuses ppt_judge rows without it (A010). Write the deck's "
+              "checks there (docs/deck-judging.md), then run gen-ppt-rubrics --content", file=sys.stderr)
     _warn_manifest(checks)
     new_text = json.dumps(rows.document, indent=2, ensure_ascii=False) + "\n"
     return _deliver(path, old_text, new_text, f"{'; '.join(rows.parts)}; gates: {', '.join(rows.gates) or 'none'}",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import stat
 import sys
 from pathlib import Path
 
@@ -50,6 +51,21 @@ VERIFIER_LOGS = ("reward.txt", "reward.json", "judge.log", "test-sh.log", "test-
 """Files of a verifier folder (Harbor's or the judge's) that say a run happened there."""
 
 
+def _special_result(path: Path) -> str | None:
+    """The line for a ``result.json`` that exists but is no regular file (a FIFO, a link to a device); None else."""
+    import os
+
+    from cowork_judge.fleet.documents import file_kind
+
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None if not os.path.islink(path) else f"{path}: a link to nothing: give a run's own result.json"
+    return None if stat.S_ISREG(st.st_mode) else (
+        f"{path} is not a regular file ({file_kind(st.st_mode)}{', through a link' if os.path.islink(path) else ''}): "
+        "it is not read (a FIFO or a device would block or never end); give a run's own result.json")
+
+
 def no_result_hint(source: Path) -> str | None:
     """Why `source` holds no result document to report on, with where one usually is (one
     line); None when ``source`` is a file or a folder holding ``result.json``."""
@@ -61,6 +77,9 @@ def no_result_hint(source: Path) -> str | None:
         return f"{source}: no such folder or file: {expect}"
     if not source.is_dir():
         return f"{source}: not a folder or a regular file: {expect}"
+    special = _special_result(source / "result.json")
+    if special:  # trial 14 F6: a result.json that is there but no regular file is not "no result.json"
+        return special
     found = [c for c in (source / "verifier", source / "logs" / "verifier") if (c / "result.json").is_file()]
     if found:
         return f"{source} holds no result.json, but {found[0]} does: cowork-judge report {found[0]}"

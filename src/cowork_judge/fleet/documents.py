@@ -75,7 +75,7 @@ def read_regular(path: Path, limit: int = MAX_DOCUMENT_BYTES) -> bytes:
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise OSError(f"not a regular file ({_kind(st.st_mode)})")
+            raise OSError(f"not a regular file ({file_kind(st.st_mode)})")
         if st.st_size > limit:
             raise OSError(f"larger than {limit} bytes")
         with os.fdopen(fd, "rb", closefd=False) as fh:
@@ -84,7 +84,9 @@ def read_regular(path: Path, limit: int = MAX_DOCUMENT_BYTES) -> bytes:
         os.close(fd)
 
 
-def _kind(mode: int) -> str:
+def file_kind(mode: int) -> str:
+    """What a ``st_mode`` is, for a message: ``"a FIFO"``, ``"a socket"``, ``"a character device"``,
+    ``"a block device"``, ``"a directory"`` or ``"not a file"``."""
     for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
                        (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a directory")):
         if test(mode):
@@ -380,7 +382,7 @@ def read_items(files: Sequence[InputFile], on_file: Callable[[FileDigest], None]
         try:
             if f.jsonl:
                 if not stat.S_ISREG(os.stat(f.path).st_mode):
-                    raise OSError(f"not a regular file ({_kind(os.stat(f.path).st_mode)})")
+                    raise OSError(f"not a regular file ({file_kind(os.stat(f.path).st_mode)})")
                 with open(f.path, "rb") as fh:
                     for number, line in enumerate(fh, start=1):
                         digest.update(line)
