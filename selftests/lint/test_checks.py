@@ -48,6 +48,11 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = [
     ("R008", "a hurdle and no positive weight", {"rubric": [BASE_ROWS[HURDLE], BASE_ROWS[4]]},
      {"rubric": [BASE_ROWS[HURDLE], BASE_ROWS[4], {"id": "A-X", "description": "The deck exists in output.", "weight": 1}]}),
     ("R009", "misspelt field", {"rubric": rows((2, {"wieght": 2}))}, {}),
+    # trial 14 F4: a key given twice was read last-wins, silently (the judge now refuses two different values)
+    ("R018", "a weight given twice", {"rubric_text": '{"rubrics": [{"id": "a", "description": "The deck exists.", '
+                                                     '"weight": 4, "weight": 0}]}'}, {}),
+    ("R019", "a key repeated with its value", {"rubric_text": '{"rubrics": [{"id": "a", "description": "The deck exists.", '
+                                                              '"weight": 1, "weight": 1.0}]}'}, {}),
     # usertrial #12: the engine reads a rubric with a byte-order mark (utf-8-sig), so lint warns (was R002 ERROR)
     ("R015", "UTF-8 byte-order mark", {"rubric_bytes": b"\xef\xbb\xbf" + json.dumps({"rubrics": BASE_ROWS}).encode()}, {}),
     # usertrial #12: all weights 0 ⇒ the engine weighs every row 1 (equal-weight fallback): said, not silent
@@ -326,3 +331,19 @@ def test_a_byte_order_mark_changes_nothing_but_its_own_warning(make_instance):
     bom = lint_instance(make_instance(rubric_bytes=b"\xef\xbb\xbf" + text.encode())).findings
     assert sorted(f.code for f in bom) == sorted(["R015", *(f.code for f in plain)]) and "R009" in [f.code for f in plain]
     assert all(f.level == "WARN" for f in bom)
+
+
+def test_the_run_refuses_a_rubric_giving_a_key_twice_with_different_values(tmp_path):
+    """Trial 14 F4: ``"weight": 4, …, "weight": 0`` (a merge leftover) was scored with weight 0, and
+    ``"hurdle": false, "hurdle": true`` made a hurdle, with no word anywhere. The run's rubric load refuses it,
+    naming the key and both values; the same value twice is read as before."""
+    from cowork_judge.core.rubric import RubricError, load_rubric
+
+    path = tmp_path / "rubric.json"
+    path.write_text('{"rubrics": [{"id": "a", "description": "x", "weight": 4, "weight": 0},'
+                    ' {"id": "b", "description": "y", "weight": 1, "hurdle": false, "hurdle": true}]}')
+    with pytest.raises(RubricError, match=r"gives the key 'weight' twice in one object with different values \(4, then 0\)"
+                                          r" \(and 1 more key\(s\)\)"):
+        load_rubric(path)
+    path.write_text('{"rubrics": [{"id": "a", "description": "x", "weight": 2, "weight": 2.0}]}')
+    assert load_rubric(path).criteria[0].weight == 2

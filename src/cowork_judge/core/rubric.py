@@ -279,13 +279,53 @@ def load_rubric(path: Path) -> NormalizedRubric:
         raise RubricError(f"rubric file not found: {path}") from None
     except (OSError, UnicodeDecodeError) as exc:
         raise RubricError(f"rubric file {path} cannot be read: {exc}") from None
+    repeats = RepeatedKeys()
     try:
-        raw = json.loads(text, parse_constant=_reject_constant)
+        raw = json.loads(text, parse_constant=_reject_constant, object_pairs_hook=repeats)
     except RecursionError:
         raise RubricError(f"rubric file {path} is nested too deeply to be a rubric") from None
     except ValueError as exc:  # includes integers too long to convert
         raise RubricError(f"rubric file {path} is not valid JSON: {exc}") from None
+    conflicts = repeats.conflicts()
+    if conflicts:  # trial 14 F4: `"weight": 4, …, "weight": 0` was read as 0, silently
+        key, first, last = conflicts[0]
+        more = f" (and {len(conflicts) - 1} more key(s))" if len(conflicts) > 1 else ""
+        raise RubricError(f"rubric file {path} gives the key {key!r} twice in one object with different values "
+                          f"({_short(first)}, then {_short(last)}){more}: a JSON reader keeps only the last, so which "
+                          "one the author meant is unknown; give each key once (lint-rubric R018)")
     return normalize_rubric(raw)
+
+
+class RepeatedKeys:
+    """A ``json.loads`` ``object_pairs_hook`` that builds each object as ``json`` does (the last of a repeated
+    key wins) and records every repeat as ``(key, earlier value, later value)`` in `found`."""
+
+    def __init__(self) -> None:
+        self.found: list[tuple[str, Any, Any]] = []
+
+    def __call__(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in pairs:
+            if key in out:
+                self.found.append((key, out[key], value))
+            out[key] = value
+        return out
+
+    def conflicts(self) -> list[tuple[str, Any, Any]]:
+        """The repeats whose values differ (a repeat of the same value changes nothing)."""
+        return [(key, a, b) for key, a, b in self.found if not _same(a, b)]
+
+
+def _same(a: Any, b: Any) -> bool:
+    """JSON equality: ``1`` and ``1.0`` are one number, ``true`` is not ``1``, NaN is never equal."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    return bool(a == b)
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= 60 else text[:57] + "…"
 
 
 def _reject_constant(name: str) -> float:

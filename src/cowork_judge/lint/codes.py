@@ -47,6 +47,9 @@ _TABLE: tuple[Check, ...] = (
     Check("R016", "WARN", "no row has a positive weight: the equal-weight fallback weighs every 0-weight row 1"),
     Check("R017", "ERROR", "`pass_level` is off the row's level scale: not a number, outside [0, 1], above the top "
                            "level or at/below the lowest one"),
+    Check("R018", "ERROR", "a key is given twice in one object with different values (the judge refuses the rubric: "
+                           "JSON keeps only the last)"),
+    Check("R019", "WARN", "a key is given twice in one object with the same value"),
     Check("R020", "ERROR", "hurdle row worded as a requirement (judges read it backwards and zero the task)"),
     Check("R021", "WARN", "hurdle row with no violation wording found"),
     Check("R022", "WARN", "hurdle row with a nonzero weight (w > 0 caps the best score below 1)"),

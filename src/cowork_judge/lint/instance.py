@@ -7,6 +7,7 @@ cannot read becomes a finding. The result also carries the facts family checks c
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Mapping
@@ -18,6 +19,7 @@ from cowork_judge import ABI_COMPAT
 from cowork_judge.code_methods import TRAJECTORY_METHODS
 from cowork_judge.code_methods.decks import DECK_SUFFIXES
 from cowork_judge.code_methods.files import TEXT_METHODS
+from cowork_judge.core.rubric import RepeatedKeys
 from cowork_judge.install.taskinit import AGENT_COPY_DIR
 from cowork_judge.install import extras as extras_mod
 from cowork_judge.lint import assets, deps, methods, rubric_checks, tasktoml, testsh
@@ -198,7 +200,8 @@ def lint_instance_guarded(tests_dir: Path, *, display: str | None = None,
 
 def _rubric(tests_dir: Path, file: str, abi_compat: tuple[int, ...]) -> tuple[RubricDoc | None, list[Finding]]:
     try:
-        raw, _, bom = read_json(tests_dir / "rubric.json")
+        repeats = RepeatedKeys()
+        raw, _, bom = read_json(tests_dir / "rubric.json", repeats)
     except Unreadable as exc:
         return None, [Finding("R001", file, f"cannot be read: {exc}")]
     except NotJson as exc:
@@ -207,6 +210,7 @@ def _rubric(tests_dir: Path, file: str, abi_compat: tuple[int, ...]) -> tuple[Ru
     findings = [Finding("R015", file, "starts with a UTF-8 byte-order mark: the judge skips it and reads the rubric, "
                                       "but strict JSON readers (Python's json.load, some fleet tools) refuse the file; "
                                       "save it as UTF-8 without BOM")] if bom else []
+    findings += _repeated_keys(repeats, file)
     findings += rubric_checks.check_rows(doc)
     findings += deps.check(doc)
     findings += methods.check(doc, abi_compat=abi_compat)
@@ -215,6 +219,22 @@ def _rubric(tests_dir: Path, file: str, abi_compat: tuple[int, ...]) -> tuple[Ru
     order = {r.label: r.position for r in doc.rows}
     findings.sort(key=lambda f: (order.get(f.row, 0) if f.row is not None else 0, f.code))
     return doc, findings
+
+
+def _repeated_keys(repeats: RepeatedKeys, file: str) -> list[Finding]:
+    """R018 (the engine refuses the file) for a key given twice with different values, R019 for one given twice
+    with the same value (harmless, but a merge leftover worth removing). Trial 14 F4: both were silent."""
+    out: list[Finding] = []
+    for key, first, last in repeats.found:
+        values = f"{json.dumps(first, default=str)[:60]}, then {json.dumps(last, default=str)[:60]}"
+        if (key, first, last) in repeats.conflicts():
+            out.append(Finding("R018", file, f"the key {key!r} is given twice in one object with different values "
+                                             f"({values}): the judge refuses the rubric (a JSON reader keeps only the "
+                                             "last, so which one was meant is unknown); give it once"))
+        else:
+            out.append(Finding("R019", file, f"the key {key!r} is given twice in one object, with the same value "
+                                             f"({values}): harmless today, but remove the copy"))
+    return out
 
 
 def _task_toml(path: Path, file: str) -> tuple[tasktoml.TaskToml | None, list[Finding]]:

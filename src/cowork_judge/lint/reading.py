@@ -14,7 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from cowork_judge.core.rubric import MAX_RUBRIC_BYTES
+from cowork_judge.core.rubric import MAX_RUBRIC_BYTES, RepeatedKeys
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -72,7 +72,7 @@ BOM = "\ufeff"
 one (``utf-8-sig``), so the linter does too, and says so (R015)."""
 
 
-def read_json(path: Path) -> tuple[Any, str, bool]:
+def read_json(path: Path, repeats: RepeatedKeys | None = None) -> tuple[Any, str, bool]:
     """Decode a rubric file as the engine does (`core.rubric.load_rubric`): a leading UTF-8
     byte-order mark is skipped.
 
@@ -80,7 +80,8 @@ def read_json(path: Path) -> tuple[Any, str, bool]:
     field holding them can be named (the engine refuses the whole file).
 
     Returns:
-        (decoded document, text without the byte-order mark, whether the file had one).
+        (decoded document, text without the byte-order mark, whether the file had one). With `repeats`,
+        every key an object gives twice is recorded there (the engine refuses two different values: R018).
 
     Raises:
         Unreadable: see `read_text` (cap `MAX_RUBRIC_BYTES`, the engine's).
@@ -90,7 +91,7 @@ def read_json(path: Path) -> tuple[Any, str, bool]:
     bom = text.startswith(BOM)
     text = text[len(BOM):] if bom else text
     try:
-        return json.loads(text, parse_constant=_constant), text, bom
+        return json.loads(text, parse_constant=_constant, object_pairs_hook=repeats), text, bom
     except RecursionError:
         raise NotJson("nested too deeply to be a rubric") from None
     except ValueError as exc:
