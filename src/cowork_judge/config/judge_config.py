@@ -182,7 +182,8 @@ class JudgeConfig(BaseModel):
         "JUDGE_LENIENT_DELIVERY: also score files at the `/app` root and in `/output`."))
     chat_fallback: bool = knob(True, env="JUDGE_CHAT_FALLBACK", parse=flag,
         effect=Effect.verdict("sampling.chat_fallback", "what is judged when no file was delivered"),
-        doc="JUDGE_CHAT_FALLBACK: no files but a final message ⇒ judge the message.")
+        doc="JUDGE_CHAT_FALLBACK: no files but a final message ⇒ judge the message. Off: such a run is nothing delivered, "
+            "except the code rows with \"source\": \"response\", which read the final message in every run.")
     evidence_sec: float = knob(180.0, ge=0, env="JUDGE_EVIDENCE", parse=number(0),
         effect=Effect.verdict("sampling.evidence", "deck evidence on or off (its budget decides only whether it is reached)",
                               lambda c: c.evidence_sec > 0),
