@@ -221,7 +221,7 @@ class JudgeConfig(BaseModel):
         effect=Effect.verdict("response_file", "which file holds the agent's final message"),
         doc=(
         "JUDGE_RESPONSE_FILE: file holding the agent's final message (else `trajectory.json`, `final_answer.txt`, "
-        "`response.txt`)."))
+        "`response.txt`); one in the task's tests/ folder (the verifier's own files) is refused, unread."))
     soffice: str | None = knob(None, env="JUDGE_SOFFICE_PATH", parse=text, effect=Effect.none(RENDERER),
         doc=(
         "JUDGE_SOFFICE_PATH: LibreOffice for deck evidence (default: on PATH, else the usual install paths such as "
