@@ -50,3 +50,19 @@ def test_a_response_row_misses_on_a_message_without_the_text(judge_run, tmp_path
     rows = {r["id"]: r for r in doc["results"]}
     assert rows["C-SPEED"]["method"] == "code" and rows["C-SPEED"]["hit"] is False
     assert "in the final message" in rows["C-SPEED"]["reason"] and run.reward == 0.0
+
+
+def test_a_response_row_gated_on_an_unjudged_files_row_is_a_gate_miss(judge_run, tmp_path):
+    """A `source: response` row whose depends_on names a row the run scores as nothing delivered is gated by
+    that row's verdict (a miss: the gate is closed), not left unjudged as if the dependency named no row."""
+    tests, rollout = _layout(tmp_path, "The speed is 25 m/s.")
+    rubric = json.loads((tests / "rubric.json").read_text())
+    rubric["rubrics"].append({"id": "C-UNIT", "description": "The answer gives the unit.", "weight": 1,
+                              "judge_method": "code", "code_method_name": "regex_match", "depends_on": ["C-REPORT", "C-SPEED"],
+                              "code_method_params": {"pattern": "m/s", "source": "response"}})
+    (tests / "rubric.json").write_text(json.dumps(rubric))
+    run = judge_run(tests, rollout, oracle={}, env={"JUDGE_CHAT_FALLBACK": "0"})
+    rows = {r["id"]: r for r in run.doc["results"]}
+    assert rows["C-SPEED"]["hit"] is True
+    assert rows["C-UNIT"]["judged"] is True and rows["C-UNIT"]["gate"] == "closed"
+    assert rows["C-UNIT"]["reason"].startswith("[gate] C-REPORT judged and missed")

@@ -337,9 +337,11 @@ def _message_rows_only(run: _Run, criteria: Sequence[Criterion], ctx: RunContext
     run.warn("delivery", [f"JUDGE_CHAT_FALLBACK is off and no files were delivered, only a final message: it is not "
                           f"judged as the deliverable, so {said}code rows {', '.join(c.id for c in readers)} "
                           "(\"source\": \"response\") read the final message, as they do in every run"], prefix="delivery: ")
+    from cowork_judge.engine.router import route_code_rows
+
     warned = len(ctx.delivery.notes)
-    verdicts = _route()(readers, ctx)
-    verdicts.update(nothing_delivered_verdicts(others, ctx.delivery))
+    verdicts = nothing_delivered_verdicts(others, ctx.delivery)  # decided first: they gate the readers
+    verdicts.update(route_code_rows(readers, ctx, dict(verdicts), {c.id for c in criteria}))
     run.warn("delivery", ctx.delivery.notes[warned:], prefix="delivery: ")
     return run.document(criteria, verdicts, delivery=ctx.delivery, ctx=ctx, instruction_source=instruction_source)
 
