@@ -471,3 +471,18 @@ def test_the_gateway_key_line_the_docs_give_resolves_without_a_key(tmp_path, cap
     assert loaded.sources["api_key"] == "gateway:JUDGE_GATEWAY_AUTH=none", loaded.sources
     before = toml.read_text()
     assert cli(["init", str(root)]) == 0 and toml.read_text() == before  # init keeps the edited line
+
+
+@pytest.mark.parametrize("name", ["PATH", "HOME", "PYTHONPATH", "LD_PRELOAD", "LD_AUDIT", "BASH_ENV"])
+def test_env_refuses_a_variable_the_verifier_depends_on_unless_forced(tmp_path, capsys, name):
+    """Trial 13 L6: `init --env PATH` wrote PATH = "${PATH:-}" into [verifier.env]: the host's PATH (or "")
+    replaced the verifier container's, and test.sh found no python. Refused, naming why; --force passes it."""
+    root = task(tmp_path, REALISTIC)
+    before = (root / "task.toml").read_text()
+    assert cli(["init", str(root), "--env", "JUDGE_GUARD", "--env", name]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"cowork-judge init: error: --env {name}: the verifier's processes depend on {name} (")
+    assert "breaks the verifier; use --force" in err
+    assert (root / "task.toml").read_text() == before and not (root / "tests" / "test.sh").exists()
+    assert cli(["init", str(root), "--env", name, "--force"]) == 0
+    assert parsed(root)["verifier"]["env"][name] == f"${{{name}:-}}"

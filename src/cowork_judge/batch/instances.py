@@ -45,6 +45,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from cowork_judge._util.fsutil import plain_name_problem, quoted, walk_following_links
+from cowork_judge._util.jsontext import load_json_file, read_json_text
 from cowork_judge.core.integrity import SealCheck, check
 from cowork_judge.core.knobs import TRUTHY
 from cowork_judge.core.layout import VerifierLayout
@@ -246,7 +247,7 @@ def _from_dir(root: Path, name: str, tags: Mapping[str, Any] | None = None, *, w
     meta = root / "instance.json"
     if meta.is_file():
         try:
-            meta_doc = json.loads(meta.read_text(encoding="utf-8"), object_pairs_hook=_object_once)
+            meta_doc = load_json_file(meta, object_pairs_hook=_object_once)
         except _KeyTwice as exc:  # as a JSONL line: json would keep the last silently
             raise BatchInputError(f"{meta}: key {exc.key!r} is given twice in one object (JSON would keep only "
                                   "the last): give it once") from None
@@ -366,7 +367,7 @@ def _refuse_repeats(repeats: dict[str, str]) -> None:
 
 def _from_jsonl(path: Path, *, rollouts: bool = True) -> list[BatchInstance]:
     try:
-        lines = path.read_text(encoding="utf-8-sig").splitlines()
+        lines = read_json_text(path).splitlines()  # a UTF-8 byte-order mark is accepted
     except (OSError, UnicodeDecodeError) as exc:
         raise BatchInputError(f"{path}: cannot read ({exc})") from None
     out = []

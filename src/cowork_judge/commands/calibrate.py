@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cowork_judge._util.jsontext import load_json_file
 from cowork_judge.commands._args import Parser, UsageError
 from cowork_judge.core.layout import VerifierLayout
 
@@ -369,7 +370,7 @@ def _load_labels(paths: list[Path], roots: dict[str, Path], read: Any) -> dict[s
 
     def load(path: Path) -> Any:
         try:
-            return json.loads(path.read_text(encoding="utf-8-sig"))
+            return load_json_file(path)  # a UTF-8 byte-order mark is accepted (the fleet's one JSON reader)
         except (UnicodeDecodeError, ValueError) as exc:
             raise ValueError(f"{path}: not UTF-8 JSON ({exc})") from None
 

@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cowork_judge._util.jsontext import json_text
+
 if TYPE_CHECKING:
     from cowork_judge.fleet.summarize import Summarizer
 
@@ -340,7 +342,7 @@ def _instance_tags(path: Path) -> tuple[dict[str, dict[str, Any]], dict[str, str
     data = path.read_bytes()
     record = {"path": str(path), "sha256": hashlib.sha256(data).hexdigest()}
     try:
-        text = data.decode("utf-8")
+        text = json_text(data)  # trial 13 L4: a UTF-8 byte-order mark (a Windows tool's) is accepted
         if path.name.endswith(".jsonl"):
             out: dict[str, dict[str, Any]] = {}
             for n, line in enumerate(text.splitlines(), start=1):

@@ -182,7 +182,8 @@ class JudgeConfig(BaseModel):
         "JUDGE_LENIENT_DELIVERY: also score files at the `/app` root and in `/output`."))
     chat_fallback: bool = knob(True, env="JUDGE_CHAT_FALLBACK", parse=flag,
         effect=Effect.verdict("sampling.chat_fallback", "what is judged when no file was delivered"),
-        doc="JUDGE_CHAT_FALLBACK: no files but a final message ⇒ judge the message.")
+        doc="JUDGE_CHAT_FALLBACK: no files but a final message ⇒ judge the message. Off: such a run is nothing delivered, "
+            "except the code rows with \"source\": \"response\", which read the final message in every run.")
     evidence_sec: float = knob(180.0, ge=0, env="JUDGE_EVIDENCE", parse=number(0),
         effect=Effect.verdict("sampling.evidence", "deck evidence on or off (its budget decides only whether it is reached)",
                               lambda c: c.evidence_sec > 0),
@@ -220,7 +221,7 @@ class JudgeConfig(BaseModel):
         effect=Effect.verdict("response_file", "which file holds the agent's final message"),
         doc=(
         "JUDGE_RESPONSE_FILE: file holding the agent's final message (else `trajectory.json`, `final_answer.txt`, "
-        "`response.txt`)."))
+        "`response.txt`); one in the task's tests/ folder (the verifier's own files) is refused, unread."))
     soffice: str | None = knob(None, env="JUDGE_SOFFICE_PATH", parse=text, effect=Effect.none(RENDERER),
         doc=(
         "JUDGE_SOFFICE_PATH: LibreOffice for deck evidence (default: on PATH, else the usual install paths such as "

@@ -402,6 +402,7 @@ def normalize_rubric(raw: Any) -> NormalizedRubric:
             if not has_weight:
                 warnings.append(f"row {crit.id!r}: no weight (other rows have one); it counts 0 — no contribution")
     warnings.extend(_typo_warnings(criteria))
+    criteria = _resolve_dependencies(criteria, warnings)
     warnings.extend(_dependency_warnings(criteria))
     warnings.extend(f"row {c.id!r}: a hurdle with a positive weight ({c.weight:g}) counts in W but can never add to E, "
                     "so no rollout can score 1.0; give hurdle rows weight 0" for c in criteria if c.hurdle and c.weight > 0)
@@ -431,6 +432,43 @@ def _typo_warnings(criteria: list[Criterion]) -> list[str]:
             f"data and not used; did you mean {known!r}?" for (key, known), ids in rows_by_typo.items()]
 
 
+def _nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
+
+
+def _resolve_dependencies(criteria: list[Criterion], warnings: list[str]) -> list[Criterion]:
+    """`criteria` with each ``depends_on`` id that names no row but equals exactly one row's id under Unicode
+    NFC read as that row's id, with a warning spelling both (trial 13 L2: "café" written composed in the
+    row and decomposed in ``depends_on`` was a missing dependency between two identical-looking strings).
+    Row ids themselves stay as written (labels, oracle files and calibrate name rows by them); an id that
+    several rows equal under NFC is not matched (`_dependency_warnings` says so)."""
+    ids = {c.id for c in criteria}
+    by_form: dict[str, list[str]] = {}
+    for c in criteria:
+        by_form.setdefault(_nfc(c.id), []).append(c.id)
+    out = []
+    for c in criteria:
+        deps: list[str] = []
+        for dep in c.depends_on:
+            same = by_form.get(_nfc(dep), []) if dep not in ids else []
+            if len(same) == 1:
+                warnings.append(f"row {c.id!r}: depends_on {ascii(dep)} is read as row {ascii(same[0])}: the same text in "
+                                "another Unicode form (NFC and NFD: a composed and a decomposed accent); write the id "
+                                "as the row has it")
+                dep = same[0]
+            if dep not in deps:
+                deps.append(dep)
+        out.append(c if tuple(deps) == c.depends_on else c.model_copy(update={"depends_on": tuple(deps)}))
+    return out
+
+
+def spelled_id(row_id: str) -> str:
+    """`row_id` quoted (``repr``), followed by its ``ascii`` spelling when it holds other characters
+    (``'café' ('caf\\xe9')``): two ids that look the same but differ in code points are told apart."""
+    shown = repr(row_id)
+    return shown if row_id.isascii() else f"{shown} ({ascii(row_id)})"
+
+
 def _dependency_warnings(criteria: list[Criterion]) -> list[str]:
     """Dangling ids, self-dependencies and cycles in ``depends_on``: legal (the gate
     fails closed, SPEC §4) but almost always a typo, so said at load time."""
@@ -440,7 +478,8 @@ def _dependency_warnings(criteria: list[Criterion]) -> list[str]:
     for c in criteria:
         dangling = [d for d in c.depends_on if d not in ids]
         if dangling:
-            out.append(f"row {c.id!r}: depends_on names no row: {', '.join(map(repr, dangling))} (its gate is always closed: a positive row is left unjudged, dep_missing)")
+            out.append(f"row {c.id!r}: depends_on names no row: {', '.join(map(spelled_id, dangling))} (its gate is always "
+                       f"closed: a positive row is left unjudged, dep_missing){_look_alike(dangling, ids)}")
         if c.id in c.depends_on:
             out.append(f"row {c.id!r}: depends on itself (its gate opens only when it is hit)")
     state: dict[str, int] = {}  # 1 = on the current path, 2 = done
@@ -467,6 +506,18 @@ def _dependency_warnings(criteria: list[Criterion]) -> list[str]:
                 stack.append(iter(deps[nxt]))
     out.extend(f"depends_on cycle {' → '.join(cycle)}: these rows gate each other" for cycle in cycles[:10])
     return out
+
+
+def _look_alike(dangling: list[str], ids: set[str]) -> str:
+    """``"; …"`` naming the rows a dangling id equals only under Unicode NFC (several: `_resolve_dependencies`
+    did not pick one), spelled in code points; else ``""``."""
+    said = []
+    for dep in dangling:
+        alike = sorted(i for i in ids if _nfc(i) == _nfc(dep))
+        if alike:
+            said.append(f"{ascii(dep)} equals rows {', '.join(map(ascii, alike))} only in another Unicode form (NFC/NFD), "
+                        "so it is not matched")
+    return f"; {'; '.join(said)}" if said else ""
 
 
 def explicit_id(map_key: Any, row: Any) -> str | None:

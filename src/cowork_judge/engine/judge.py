@@ -34,6 +34,7 @@ from cowork_judge.core.rubric import Criterion, RubricError, load_rubric
 from cowork_judge.core.scoring import ScoringError, check_scorable
 from cowork_judge.code_methods.polarity import refuse_backwards_rows
 from cowork_judge.core.verdicts import Verdict
+from cowork_judge.code_methods.files import TEXT_METHODS
 from cowork_judge.engine import evidence_step, guarding, run_log, set_aside, signals, verifier_dir, watchdog
 from cowork_judge.evidence.kinds import DECK_SUFFIXES  # noqa: F401 - DECK_SUFFIXES: the run's deck test, re-exported
 from cowork_judge._util.fsutil import discard_scratch, sweep_abandoned_scratch
@@ -326,11 +327,40 @@ def _delivery(run: _Run, paths: RunPaths, redactor: Redactor, criteria: Sequence
         return run.failed(criteria, "delivery_unreadable", "judge:scorer_error",
                           f"the agent's final message could not be read ({', '.join(delivery.unreadable)}); "
                           "not scoring it as 'nothing delivered'", delivery=delivery)
+    if delivery.missing and delivery.final_message and any(reads_final_message(c) for c in criteria):
+        return delivery  # JUDGE_CHAT_FALLBACK off, no files: `_message_rows_only` judges the rows that read the message
     if delivery.missing:
         log.info("nothing delivered: reward 0 without any model call")
         return run.document(criteria, nothing_delivered_verdicts(criteria, delivery), delivery=delivery,
                             note="nothing delivered")
     return delivery
+
+
+def reads_final_message(row: Criterion) -> bool:
+    """True for a code row whose text method searches the final message (``"source": "response"``): such a
+    row reads the chat answer in every run, whatever JUDGE_CHAT_FALLBACK says (trial 13 L7)."""
+    return (row.judge_method == "code" and row.code.method_name in TEXT_METHODS
+            and row.code.params.get("source") == "response")
+
+
+def _message_rows_only(run: _Run, criteria: Sequence[Criterion], ctx: RunContext, instruction_source: str) -> ResultDocument:
+    """The document of a run that delivered no files, only a final message, with JUDGE_CHAT_FALLBACK off
+    (trial 13 L7): the message is not judged as the deliverable, so every row is nothing delivered
+    (`nothing_delivered_verdicts`) but the code rows that read the message (`reads_final_message`),
+    which are judged on it as in any run; a warning names both sets."""
+    readers = [c for c in criteria if reads_final_message(c)]
+    others = [c for c in criteria if not reads_final_message(c)]
+    said = (f"rows {', '.join(c.id for c in others)} are scored as nothing delivered; " if others else "")
+    run.warn("delivery", [f"JUDGE_CHAT_FALLBACK is off and no files were delivered, only a final message: it is not "
+                          f"judged as the deliverable, so {said}code rows {', '.join(c.id for c in readers)} "
+                          "(\"source\": \"response\") read the final message, as they do in every run"], prefix="delivery: ")
+    from cowork_judge.engine.router import route_code_rows
+
+    warned = len(ctx.delivery.notes)
+    verdicts = nothing_delivered_verdicts(others, ctx.delivery)  # decided first: they gate the readers
+    verdicts.update(route_code_rows(readers, ctx, dict(verdicts), {c.id for c in criteria}))
+    run.warn("delivery", ctx.delivery.notes[warned:], prefix="delivery: ")
+    return run.document(criteria, verdicts, delivery=ctx.delivery, ctx=ctx, instruction_source=instruction_source)
 
 
 def logs_dir_absent_reason(logs_dir: Path) -> str:
@@ -428,7 +458,7 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
     if isinstance(delivery, ResultDocument):
         return delivery
     warned = len(delivery.notes)  # code rows return notes while judging (a read limit hid an answer)
-    needs_model = any(c.judge_method != "code" for c in criteria)
+    needs_model = not delivery.missing and any(c.judge_method != "code" for c in criteria)
     credentials = config.has_credentials or any(j.api_key is not None for j in config.panel)
     if credentials:
         export_credentials(config)
@@ -441,6 +471,8 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
     watchdog.observe(ctx, criteria)
     if live is not None:
         live.ctx, live.criteria = ctx, tuple(criteria)
+    if delivery.missing:  # JUDGE_CHAT_FALLBACK off, no files, a final message some code rows read
+        return _message_rows_only(run, criteria, ctx, instruction_source)
     if needs_model and not credentials:
         return _code_rows_only(run, loaded, criteria, ctx, instruction_source)
     evidence, evidence_pages = evidence_step.collect(ctx, needs_evidence=needs_model, reads=reads)  # code rows never look at page images

@@ -15,7 +15,7 @@ imported only when agentic rows run.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from cowork_judge.code_methods.code_rows import judge_code_rows
 from cowork_judge.core.classify import classify, summary
@@ -45,15 +45,7 @@ def route(criteria: Sequence[Criterion], ctx: RunContext, cache: RunCache | None
     segment looks its rows up before it runs and stores what it judged when it ends."""
     known = {c.id for c in criteria}
     code_rows, workflow_rows, agentic_rows = ([c for c in criteria if c.judge_method == m] for m in SEGMENTS)
-    first = ctx.segment()
-    code = judge_code_rows(code_rows, first, {}, known)  # serial: earlier rows gate later ones
-    decided = dict(code.verdicts)
-    ctx.deck = code.deck  # the code segment's outcome, merged once
-    ctx.artifacts.update(code.artifacts)
-    if code.notes:
-        ctx.delivery = ctx.delivery.model_copy(update={"notes": [*ctx.delivery.notes, *code.notes]})
-    if code_rows:
-        ctx.audit.write_json("code/verdicts", _audited(code_rows, decided))
+    decided = route_code_rows(code_rows, ctx, {}, known)
     assert ctx.calls is not None  # RunContext makes it
     # the model segments' clients, held open for both (closed when the outermost scope ends: the engine's
     # when it holds one, else this one); the segments open none of their own
@@ -103,6 +95,25 @@ def route(criteria: Sequence[Criterion], ctx: RunContext, cache: RunCache | None
             ctx.log.info("verdict cache %s: %d verdict(s) reused (%s), %d stored", ctx.config.verdict_cache_dir,
                          len(cache.store.hits), ", ".join(cache.store.hits[:20]) or "none", cache.store.stored)
     return {c.id: decided[c.id] for c in criteria}
+
+
+def route_code_rows(code_rows: Sequence[Criterion], ctx: RunContext, decided: Mapping[str, Verdict],
+                    known: Collection[str]) -> dict[str, Verdict]:
+    """The code segment of a run (`judge_code_rows`: serial, earlier rows gate later ones), its outcome
+    merged into `ctx` once (deck, artifacts, ``ctx.delivery.notes``) and audited (``judge/code/``).
+
+    `decided`: verdicts reached before it (the gates' dependencies: `engine.judge` hands in the
+    nothing-delivered verdicts of the rows a chat-only run with JUDGE_CHAT_FALLBACK off does not judge);
+    `known`: every row id of the rubric. Returns row id → verdict of the code rows."""
+    code = judge_code_rows(code_rows, ctx.segment(), decided, known)
+    ctx.deck = code.deck  # the code segment's outcome, merged once
+    ctx.artifacts.update(code.artifacts)
+    if code.notes:
+        ctx.delivery = ctx.delivery.model_copy(update={"notes": [*ctx.delivery.notes, *code.notes]})
+    verdicts = dict(code.verdicts)
+    if code_rows:
+        ctx.audit.write_json("code/verdicts", _audited(code_rows, verdicts))
+    return verdicts
 
 
 def _audited(rows: Sequence[Criterion], decided: dict[str, Verdict]) -> dict[str, object]:

@@ -36,6 +36,7 @@ from typing import Any, Literal
 from pydantic import ValidationError
 from pydantic_core import from_json
 
+from cowork_judge._util.jsontext import json_text, without_bom
 from cowork_judge.core.result import ResultDocument
 from cowork_judge.core.integrity import INTEGRITY_KEY, SealCheck, check
 from cowork_judge.core.legacy import LEGACY_RESULT_PROPERTIES
@@ -405,6 +406,7 @@ def read_items(files: Sequence[InputFile], on_file: Callable[[FileDigest], None]
 
 def _item(data: bytes, f: InputFile, line: int | None) -> Item:
     source = f.name if line is None else f"{f.name}:{line}"
+    data = without_bom(data)  # trial 13 L4: a document saved by a Windows tool starts with a UTF-8 mark
     doc, problem, error = parse_document(data)
     return Item(source=source, file=f, line=line, doc=doc, problem=problem, error=error, data=data if doc is not None else b"")
 
@@ -456,7 +458,7 @@ def _may_be_non_finite(data: bytes) -> bool:
 def _diagnose(data: bytes) -> tuple[Problem | None, str | None]:
     """Why `data` is not a document, by the standard library's stricter parser."""
     try:
-        raw = json.loads(data.decode("utf-8"), parse_constant=_reject_constant)
+        raw = json.loads(json_text(data), parse_constant=_reject_constant)
     except UnicodeDecodeError as exc:
         return "unreadable", f"not UTF-8 (byte {exc.start})"
     except json.JSONDecodeError as exc:

@@ -202,6 +202,36 @@ ENV_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 """A variable name `--env` accepts (what a shell and Harbor's ``${VAR}`` template take)."""
 
 
+PROCESS_CRITICAL: dict[str, str] = {
+    "PATH": "the verifier's shell finds python, uv, curl and soffice through it",
+    "HOME": "pip, uv and LibreOffice keep their caches and profile under it",
+    "PYTHONPATH": "it changes which modules the judge's Python imports",
+    "PYTHONHOME": "it moves the Python standard library the judge runs on",
+    "PYTHONSTARTUP": "it runs a script in every interactive Python",
+    "LD_PRELOAD": "it loads a library into every process of the verifier",
+    "LD_LIBRARY_PATH": "it changes which shared libraries every process of the verifier loads",
+    "BASH_ENV": "it runs a script before test.sh",
+    "ENV": "it runs a script in every sh of the verifier",
+    "IFS": "it changes how the verifier's shell splits words",
+    "SHELL": "the processes the verifier starts pick their shell from it",
+    "TMPDIR": "the judge's scratch folders and LibreOffice's are made under it",
+    "VIRTUAL_ENV": "it changes which Python environment test.sh installs into",
+}
+"""Variables the verifier's processes depend on, each with why (trial 13 L6): ``--env NAME`` makes Harbor set
+NAME in the verifier to the *host's* value (or "" when the host has none), which is not the verifier
+container's own: ``--env PATH`` left test.sh without python. `passthrough_entries` refuses them, and any
+``LD_*`` / ``DYLD_*`` name, unless ``--force``."""
+
+
+def process_critical_reason(name: str) -> str | None:
+    """Why passing the host's `name` to the verifier would break it (`PROCESS_CRITICAL`), or None."""
+    if name in PROCESS_CRITICAL:
+        return PROCESS_CRITICAL[name]
+    if name.startswith(("LD_", "DYLD_")):
+        return "the dynamic loader reads it in every process of the verifier"
+    return None
+
+
 def passthrough_entries(names: Sequence[str], *, force: bool = False) -> list[tuple[str, str]]:
     """``[verifier.env]`` entries that pass host variables through unchanged: ``NAME = "${NAME:-}"``.
 
@@ -212,7 +242,8 @@ def passthrough_entries(names: Sequence[str], *, force: bool = False) -> list[tu
 
     Raises:
         InitError: a name that is not a variable name; a ``JUDGE_*`` name the judge does not read
-            (a typo such as JUDGE_SAMPLS, with a did-you-mean) unless `force`.
+            (a typo such as JUDGE_SAMPLS, with a did-you-mean) or a variable the verifier's processes
+            depend on (`process_critical_reason`: PATH, HOME, LD_PRELOAD…) unless `force`.
     """
     out: list[tuple[str, str]] = []
     for name in names:
@@ -222,6 +253,11 @@ def passthrough_entries(names: Sequence[str], *, force: bool = False) -> list[tu
         if problem:  # trial finding 11: a typo passed through is never read
             raise InitError(f"--env {name} {problem}, so passing it changes nothing; fix the name, or use --force "
                             "to pass it anyway (a panel judge's key variable may have any name)")
+        critical = None if force else process_critical_reason(name)
+        if critical:
+            raise InitError(f"--env {name}: the verifier's processes depend on {name} ({critical}); passed through, "
+                            f"it is set to the host's value, or to \"\" on a host without it, in place of the verifier "
+                            "container's own, which breaks the verifier; use --force to pass it anyway")
         if name not in {k for k, _ in out}:
             out.append((name, f"${{{name}:-}}"))
     return out

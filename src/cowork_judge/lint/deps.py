@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
+from cowork_judge.core.rubric import spelled_id
 from cowork_judge.lint.codes import Finding
 from cowork_judge.lint.document import Row, RubricDoc
 
@@ -187,7 +188,7 @@ def _check(doc: RubricDoc) -> Iterator[Finding]:
             continue
         dangling = [d for d in direct if d not in deps]
         if dangling:
-            yield Finding("D001", doc.file, f"names no row: {', '.join(map(repr, dangling))} (the gate fails closed: this "
+            yield Finding("D001", doc.file, f"names no row: {', '.join(map(spelled_id, dangling))} (the gate fails closed: this "
                                             "row never scores)", row=row.label, field="depends_on")
         if node in direct:
             yield Finding("D002", doc.file, "depends on itself (its gate opens only when it is hit)", row=row.label,

@@ -12,6 +12,9 @@ French and German:
   未, ない, sin, sans, ohne…), failure and error words (fails, incorrect, wrong, broken,
   错误, 失败, 損壞…), and named faults (empty, garbled, overlapping, truncated, placeholder,
   fabricated, plagiarism, harmful, unsafe, excessive…);
+- **attributed assertions** (a violation cue): the deliverable *claims*, *asserts*, *alleges* or
+  *purports* something ("the answer claims the bridge is 5 km long", "Claims the study was peer
+  reviewed"): the verb after its subject or opening a sentence, never the noun "claim";
 - **requirement cues**: obligation (should, must, needs to, 应, 必须, 需要, べき, debe, doit,
   muss…), presence (includes, contains, provides, has, shows, displays, is present, exists,
   包含, 提供, 存在…) and
@@ -111,9 +114,26 @@ _VIOLATION = _words(_VIOLATION_WORDS)
 _REQUIREMENT = _words(_REQUIREMENT_WORDS)
 
 
+_CLAIM_VERBS = r"(?:claims|claimed|asserts|asserted|alleges|alleged|purports|purported)"
+_CLAIMANTS = (r"answer|response|reply|assistant|agent|model|chatbot|bot|it|he|she|deck|report|summary|text|output|"
+              r"author|document|essay|email|slides?|paper|message|submission|solution")
+_ASSERTION = re.compile(
+    r"(?:^|[.;:!?]\s+)(?:falsely\s+|wrongly\s+)?" + _CLAIM_VERBS + r"(?![\w-])"  # "Claims the study was …" (HealthBench style)
+    r"|(?<![\w-])(?:" + _CLAIMANTS + r")\s+(?:\w+ly\s+)?" + _CLAIM_VERBS + r"(?![\w-])"  # "the answer claims …"
+    r"|(?<![\w-])claim(?:s|ed|ing)?\s+to\s+(?:have|be|know)(?![\w-])",  # "claims to have run the tests"
+    re.IGNORECASE)
+"""An assertion the text attributes to the deliverable — its subject *claims*, *asserts*, *alleges* or
+*purports* something (trial 13 L1): a hurdle "the answer claims the bridge is 5 km long" describes what
+the fault is (that claim, made), not what is required. Read as a verb only, after the one who makes the
+claim or at the start of a sentence: the noun ("supports each claim with a source", "the response's
+claims are cited") is no cue. A violation cue."""
+
+
 def violation_cues(text: str) -> list[str]:
-    """The violation cues found in `text`, in order (empty when there is none)."""
-    found = [m.group(0) for m in _VIOLATION.finditer(text)]
+    """The violation cues found in `text`, in order (empty when there is none); an attributed assertion
+    (`_ASSERTION`: "the answer claims …") counts as one."""
+    found = [m.group(0).strip(" .;:!?") for m in _ASSERTION.finditer(text)]
+    found += [m.group(0) for m in _VIOLATION.finditer(text)]
     cjk = text
     for word in _NOT_VIOLATION_CJK:
         cjk = cjk.replace(word, " ")

@@ -72,6 +72,7 @@ def agent_logs(paths: RunPaths, config: JudgeConfig) -> AgentLogs:
     first 8 KiB, no UTF-16/32 mark: not text, with a note naming it). The text is repaired
     (`agent_text.repair`): a lone surrogate (half an emoji) becomes U+FFFD.
 
+    A JUDGE_RESPONSE_FILE in the task's tests/ folder is refused, unread (`response_file_in_tests`).
     The trajectory is read (once) even when JUDGE_RESPONSE_FILE gives the message, for the
     rows about what the agent did; then a trajectory that cannot be read only leaves a note.
     """
@@ -79,7 +80,10 @@ def agent_logs(paths: RunPaths, config: JudgeConfig) -> AgentLogs:
     t_notes: list[str] = []
     t_unreadable: list[str] = []
     t_text = _trajectory(paths, logs, t_notes, t_unreadable)
-    if config.response_file:
+    if config.response_file and (refused := response_file_in_tests(Path(config.response_file), paths.tests_dir)):
+        logs.notes.append(refused)
+        logs.unreadable.append(f"JUDGE_RESPONSE_FILE={config.response_file}")
+    elif config.response_file:
         if not os.path.lexists(config.response_file):
             logs.notes.append(f"JUDGE_RESPONSE_FILE={config.response_file} does not exist; the final message is looked "
                               "for in the agent logs instead")
@@ -103,6 +107,22 @@ def agent_logs(paths: RunPaths, config: JudgeConfig) -> AgentLogs:
             logs.message, logs.source, logs.cut = text, name, unread[0] if unread else None
             return logs
     return logs
+
+
+def response_file_in_tests(response_file: Path, tests_dir: Path) -> str | None:
+    """Why JUDGE_RESPONSE_FILE `response_file` is refused (trial 13 L3), or None: it lies in the task's tests/
+    folder `tests_dir` (both resolved, links followed) — the verifier's own files, the rubric and the reference
+    answers, which read as the agent's answer would be judged as its work. A refused file is unread, never
+    "no message": the run does not score "nothing delivered" on top of it."""
+    try:
+        inside = response_file.resolve().is_relative_to(tests_dir.resolve())
+    except (OSError, RuntimeError):
+        return None
+    if not inside:
+        return None
+    return (f"JUDGE_RESPONSE_FILE={response_file} is in the task's tests/ folder ({tests_dir}: the verifier's own "
+            "files, such as the rubric): not read as the agent's final message (point it at the agent's answer, "
+            "e.g. under /logs/agent/); the final message is looked for in the agent logs instead")
 
 
 def _trajectory(paths: RunPaths, logs: AgentLogs, notes: list[str], unreadable: list[str]) -> str | None:
