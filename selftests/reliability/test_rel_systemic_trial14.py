@@ -109,3 +109,20 @@ def test_dead_endpoint_under_ignore_stays_degraded(tmp_path):
     assert rc == 0 and doc["task_score"] == 1.0
     assert (doc["status"], doc["exit_code"]) == ("success", None)
     assert doc["extra_fields"]["judge_degraded"] is True  # type: ignore[index]
+
+
+def test_deadline_with_one_unjudged_row_is_systemic(tmp_path):
+    """The same cut by JUDGE_DEADLINE (trial 14 F6c): one row unjudged ``deadline`` ⇒ ``judge:timeout``."""
+    agentic = {"id": "A-WAVE", "description": "The answer explains the wavelength dependence.", "weight": 3}
+    cmd = _instance(tmp_path, [CODE_ROW, agentic])
+    faults = FaultPlan(rates={"hang": 1.0}, hang_seconds=120)
+    with SimServer(OraclePolicy.from_dict({}), api_key=SIM_KEY, faults=faults) as sim:
+        env = clean_env(JUDGE_API_KEY=SIM_KEY, JUDGE_BASE_URL=sim.url, JUDGE_START_JITTER="0", JUDGE_DEADLINE="8",
+                        PYTHONDONTWRITEBYTECODE="1")
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=90)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    doc = _document(tmp_path)
+    rows = {r["id"]: r for r in doc["results"]}  # type: ignore[attr-defined]
+    assert rows["C-RAYLEIGH"]["judged"] and rows["A-WAVE"]["error_kind"] == "deadline"
+    assert (doc["status"], doc["exit_code"]) == ("error", "judge:timeout")
+    assert str(doc["exit_reason"]).startswith("systemic judge failure: 1 of 2 rows not judged (deadline)")
