@@ -30,6 +30,9 @@ class Consequence:
             row by row (``JUDGE_RESPLIT``): the block may be too big or too slow.
         stops_run: no further model call of the run can succeed (the account has no
             credit): every block gives up without calling.
+        outage: the judge's endpoint failed (down, overloaded, out of credit), not the
+            deliverable: an unjudged negative row of this kind that the policy counts as hit
+            makes the run systemic (`core.coverage.account`).
     """
 
     retry: bool
@@ -37,6 +40,7 @@ class Consequence:
     systemic_exit_code: ExitCode | None
     resplit: bool = False
     stops_run: bool = False
+    outage: bool = False
 
 
 def _table(entries: dict[str, Consequence]) -> Mapping[str, Consequence]:
@@ -49,10 +53,11 @@ def _table(entries: dict[str, Consequence]) -> Mapping[str, Consequence]:
 _NO_RETRY_SCORER = Consequence(retry=False, backoff=False, systemic_exit_code="judge:scorer_error")
 
 CONSEQUENCES: Mapping[str, Consequence] = _table({
-    "rate_limit": Consequence(retry=True, backoff=True, systemic_exit_code="judge:api_error", resplit=True),
-    "insufficient_quota": Consequence(retry=False, backoff=False, systemic_exit_code="judge:api_error", stops_run=True),
-    "timeout": Consequence(retry=True, backoff=False, systemic_exit_code="judge:timeout", resplit=True),
-    "api_error": Consequence(retry=True, backoff=False, systemic_exit_code="judge:api_error", resplit=True),
+    "rate_limit": Consequence(retry=True, backoff=True, systemic_exit_code="judge:api_error", resplit=True, outage=True),
+    "insufficient_quota": Consequence(retry=False, backoff=False, systemic_exit_code="judge:api_error", stops_run=True,
+                                      outage=True),
+    "timeout": Consequence(retry=True, backoff=False, systemic_exit_code="judge:timeout", resplit=True, outage=True),
+    "api_error": Consequence(retry=True, backoff=False, systemic_exit_code="judge:api_error", resplit=True, outage=True),
     "request_rejected": Consequence(retry=False, backoff=False, systemic_exit_code="judge:api_error"),
     "parse_error": Consequence(retry=True, backoff=False, systemic_exit_code="judge:api_error", resplit=True),
     "deadline": Consequence(retry=False, backoff=False, systemic_exit_code="judge:timeout"),
@@ -60,7 +65,7 @@ CONSEQUENCES: Mapping[str, Consequence] = _table({
     "interrupted": Consequence(retry=False, backoff=False, systemic_exit_code="judge:timeout"),
     "over_limit": _NO_RETRY_SCORER,
     "delivery_unreadable": _NO_RETRY_SCORER,
-    "no_credential": Consequence(retry=False, backoff=False, systemic_exit_code="judge:no_credential"),
+    "no_credential": Consequence(retry=False, backoff=False, systemic_exit_code="judge:no_credential", outage=True),
     "backend_missing": _NO_RETRY_SCORER,
     "backend_error": _NO_RETRY_SCORER,
     "code_error": _NO_RETRY_SCORER,
@@ -68,7 +73,7 @@ CONSEQUENCES: Mapping[str, Consequence] = _table({
     "code_missing": _NO_RETRY_SCORER,
     "workflow_missing": _NO_RETRY_SCORER,
     "workflow_error": _NO_RETRY_SCORER,
-    "vlm_error": Consequence(retry=True, backoff=False, systemic_exit_code="judge:api_error"),
+    "vlm_error": Consequence(retry=True, backoff=False, systemic_exit_code="judge:api_error", outage=True),
     "render_env": _NO_RETRY_SCORER,
     # the run's time plan left too little for the deck: a time limit, fixed by a longer JUDGE_DEADLINE
     "evidence_budget": Consequence(retry=False, backoff=False, systemic_exit_code="judge:timeout"),

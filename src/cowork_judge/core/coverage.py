@@ -50,6 +50,9 @@ class CoverageReport(BaseModel):
     systemic: bool
     exit_code: ExitCode | None
     exit_reason: str | None
+    unjudged_reason: str | None = Field(None, description="The plain ``\"N of M rows not judged (kind)\"`` part of "
+                                        "`exit_reason` (None with no unjudged row): what a document written under an "
+                                        "older systemic rule holds in its place (`core.fold.stored_run`).")
     lost: SamplingLoss = Field(default_factory=SamplingLoss, description="Answers the judged rows asked for and did not "
                                "get (sampled runs only; empty otherwise).")
 
@@ -64,9 +67,11 @@ def account(
 ) -> CoverageReport:
     """Account for coverage and decide whether the failure is systemic.
 
-    Systemic: unjudged fraction > ``policy.systemic_fraction`` AND unjudged count ≥
-    ``policy.systemic_min`` (SPEC §11). The cause is ``interrupted``/``deadline`` whenever
-    the run was cut off (never overridden); otherwise the most frequent specific kind,
+    Systemic (`_systemic`): unjudged fraction > ``policy.systemic_fraction`` AND unjudged count ≥
+    ``policy.systemic_min`` (SPEC §11); or any row unjudged ``interrupted``/``deadline`` (a cut
+    run, whatever the count); or, under ``unjudged_negative='deduct'``, a hurdle or deduction
+    unjudged for an outage kind (the judge's failure lowered the reward). The cause is
+    ``interrupted``/``deadline`` whenever the run was cut off (never overridden); otherwise the most frequent specific kind,
     ``dep_unjudged`` only when no other kind exists. A row without a verdict counts as
     ``no_verdict``. The exit code of a systemic failure is the ``systemic_exit_code``
     column of `table` for the cause (else the most frequent kind that has one).
@@ -86,23 +91,20 @@ def account(
         rows = [c for c in criteria if c.judge_method == method]
         judged = sum(1 for c in rows if _judged(verdicts.get(c.id)))
         methods[method] = MethodStats(n=len(rows), judged=judged, coverage=judged / len(rows))
-    kinds: Counter[ErrorKind] = Counter(
-        (v.error_kind if v is not None and v.error_kind else "no_verdict")
-        for c in unjudged_rows
-        for v in [verdicts.get(c.id)]
-    )
+    row_kinds = complete_kinds(unjudged_rows, verdicts)
+    kinds: Counter[ErrorKind] = Counter(row_kinds.values())
     error_kind = _cause(kinds)
     sampled = (v for v in (verdicts.get(c.id) for c in criteria) if v is not None and v.samples)
     lost = sampling_loss([(_judged(v), v.samples) for v in sampled])
-    fraction = unjudged / n if n else 0.0
-    systemic = unjudged > 0 and fraction > policy.systemic_fraction and unjudged >= policy.systemic_min
+    systemic, why = _systemic(criteria, row_kinds, weights_by_id, policy, table)
     exit_code: ExitCode | None = None
     exit_reason: str | None = None
-    if unjudged:
-        exit_reason = f"{unjudged} of {n} rows not judged ({error_kind})"
+    plain = f"{unjudged} of {n} rows not judged ({error_kind})" if unjudged else None
+    if plain:
+        exit_reason = plain
         if systemic:
             exit_code = _exit_code(kinds, error_kind, table)
-            exit_reason = "systemic judge failure: " + exit_reason
+            exit_reason = "systemic judge failure: " + plain + (f": {why}" if why else "")
     if lost.rows:
         exit_reason = "; ".join(r for r in (exit_reason, loss_reason(lost, n)) if r)
     return CoverageReport(
@@ -117,6 +119,7 @@ def account(
         systemic=systemic,
         exit_code=exit_code,
         exit_reason=exit_reason,
+        unjudged_reason=plain,
     )
 
 
@@ -129,6 +132,48 @@ def loss_reason(lost: SamplingLoss, n: int) -> str:
     return f"{text}; {judges}" if judges else text
 
 
+CUT_KINDS: tuple[ErrorKind, ...] = ("interrupted", "deadline")
+"""Kinds of a row the judge did not reach because the run was cut (a signal, JUDGE_DEADLINE)."""
+
+
+def complete_kinds(rows: Sequence[Criterion], verdicts: Mapping[str, Verdict]) -> dict[str, ErrorKind]:
+    """Row id → the error kind of each of `rows` (unjudged rows), ``no_verdict`` for a row without one."""
+    return {c.id: (v.error_kind if v is not None and v.error_kind else "no_verdict")
+            for c in rows for v in [verdicts.get(c.id)]}
+
+
+def _systemic(criteria: Sequence[Criterion], unjudged: Mapping[str, ErrorKind], weights: Mapping[str, float],
+              policy: ScoringPolicy, table: Mapping[str, Consequence]) -> tuple[bool, str | None]:
+    """Whether the unjudged rows make a systemic failure, and the reason when a rule other than the
+    share of rows decided it. Three rules, any one suffices (docs/scoring.md "Systemic failure"):
+
+    1. share: unjudged rows / all rows > ``systemic_fraction`` and ≥ ``systemic_min`` rows;
+    2. cut: any row unjudged ``interrupted`` or ``deadline`` (the judge could not finish the run);
+    3. outage penalty: under ``unjudged_negative='deduct'``, a negative row (hurdle or negative
+       weight) unjudged for an outage kind (`Consequence.outage`): the judge's failure lowered the reward.
+    """
+    if not unjudged:
+        return False, None
+    n = len(criteria)
+    if len(unjudged) / n > policy.systemic_fraction and len(unjudged) >= policy.systemic_min:
+        return True, None
+    if any(kind in CUT_KINDS for kind in unjudged.values()):
+        return True, None
+    if policy.unjudged_negative != "deduct":
+        return False, None
+    applied = [c.id for c in criteria if c.id in unjudged and (c.hurdle or weights[c.id] < 0)
+               and is_outage(unjudged[c.id], table)]
+    if not applied:
+        return False, None
+    return True, (f"the judge's failure applied {len(applied)} negative row(s) ({', '.join(applied)}) "
+                  f"under JUDGE_UNJUDGED_NEGATIVE=deduct")
+
+
+def is_outage(kind: ErrorKind, table: Mapping[str, Consequence]) -> bool:
+    """Whether `kind` is an outage of the judge's endpoint (`Consequence.outage`); unknown kinds are not."""
+    return bool(kind in table and table[kind].outage)
+
+
 def _judged(verdict: Verdict | None) -> bool:
     return bool(verdict and verdict.judged and verdict.hit is not None)
 
@@ -136,7 +181,7 @@ def _judged(verdict: Verdict | None) -> bool:
 def _cause(kinds: Counter[ErrorKind]) -> ErrorKind | None:
     if not kinds:
         return None
-    for cut in ("interrupted", "deadline"):  # a cut-off run names the cut, not what it interrupted (§7.7)
+    for cut in CUT_KINDS:  # a cut-off run names the cut, not what it interrupted (§7.7)
         if cut in kinds:
             return cut
     specific = Counter({k: n for k, n in kinds.items() if k != "dep_unjudged"})

@@ -501,9 +501,8 @@ def stored_run(doc: ResultDocument) -> tuple[tuple[Criterion, ...], dict[str, Ve
         doc.exit_code is not None and doc.score_raw is None and doc.status == "error") else None
     note = None
     if failure is None and doc.exit_reason:  # what the run added to the coverage's own reason
-        own = account(criteria, verdicts, policy).exit_reason
-        note = doc.exit_reason[len(own) + 2:] if own and doc.exit_reason.startswith(own + "; ") else (
-            None if own == doc.exit_reason else doc.exit_reason)
+        own = account(criteria, verdicts, policy)
+        note = run_note(doc.exit_reason, (own.exit_reason, own.unjudged_reason))
     warnings = list(doc.details.warnings)
     derived = derived_warnings(criteria, doc.results, policy)  # fold adds these again
     if derived and warnings[-len(derived):] == derived:
@@ -516,3 +515,19 @@ def stored_run(doc: ResultDocument) -> tuple[tuple[Criterion, ...], dict[str, Ve
         guard=doc.guard, sampling=doc.details.sampling, cost=doc.judge_cost,
     )
     return tuple(criteria), verdicts, policy, facts
+
+
+def run_note(stored: str, own: Sequence[str | None]) -> str | None:
+    """What a run added to its coverage's reason in a stored `exit_reason` (``"the judge was stopped
+    by SIGTERM"``), None when nothing. `own`: the reasons the coverage may have written, tried in
+    order — today's, then the plain ``"N of M rows not judged (kind)"`` a document written under an
+    older systemic rule holds (before trial 14 a cut with one row carried no ``systemic …`` prefix).
+    A stored reason that starts with none of them is kept whole."""
+    for reason in own:
+        if not reason:
+            continue
+        if stored == reason:
+            return None
+        if stored.startswith(reason + "; "):
+            return stored[len(reason) + 2:]
+    return stored

@@ -68,11 +68,13 @@ class ScoringPolicy(BaseModel):
     systemic_fraction: float = knob(
         0.4, ge=0.0, le=1.0, env="JUDGE_SYSTEMIC_FRACTION", parse=number(0, maximum=1),
         effect=Effect.score("when unjudged rows make an exit_code"), doc=(
-        "JUDGE_SYSTEMIC_FRACTION: unjudged fraction > F and count ≥ JUDGE_SYSTEMIC_MIN ⇒ systemic: `exit_code` set."))
+        "JUDGE_SYSTEMIC_FRACTION: unjudged fraction > F and count ≥ JUDGE_SYSTEMIC_MIN ⇒ systemic: `exit_code` set "
+        "(a cut run, or an outage that applied a hurdle or deduction, is systemic whatever the share: docs/scoring.md)."))
     systemic_min: int = knob(
         2, ge=1, env="JUDGE_SYSTEMIC_MIN", parse=integer(1), effect=Effect.score("when unjudged rows make an exit_code"),
         doc=(
-        "JUDGE_SYSTEMIC_MIN: the fewest unjudged rows that make a systemic failure (with JUDGE_SYSTEMIC_FRACTION)."))
+        "JUDGE_SYSTEMIC_MIN: the fewest unjudged rows that make a systemic failure by share (with "
+        "JUDGE_SYSTEMIC_FRACTION); a cut run or an outage that applied a hurdle or deduction needs no count."))
     ungrounded: Literal["keep", "miss"] = knob(
         "miss", env="JUDGE_UNGROUNDED", parse=choice("keep", "miss"),
         effect=Effect.score("what a credited verdict whose quote is not in the evidence counts as (grounded is stored)"),
