@@ -175,7 +175,8 @@ def test_the_originals_validate_contract_passes_on_every_output(outputs):
     python = original_python()
     for name, vdir in outputs.items():
         proc = subprocess.run([str(python), "-m", "cowork_judge.validate_contract", str(vdir)],
-                              capture_output=True, text=True, timeout=60, check=False)
+                              capture_output=True, text=True, timeout=60, check=False,
+                              env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})  # 1.3.6's own package
         report = json.loads(proc.stdout)
         assert proc.returncode == 0 and report["passed"], (name, report)
         assert report.get("exit_message") == "ok" and report.get("result_json") == "ok", (name, report)
