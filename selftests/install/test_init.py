@@ -486,3 +486,53 @@ def test_env_refuses_a_variable_the_verifier_depends_on_unless_forced(tmp_path, 
     assert (root / "task.toml").read_text() == before and not (root / "tests" / "test.sh").exists()
     assert cli(["init", str(root), "--env", name, "--force"]) == 0
     assert parsed(root)["verifier"]["env"][name] == f"${{{name}:-}}"
+
+
+TRIAL14_TOML = '''\
+schema_version = "1.4"
+[task]
+name = "acme/deck"
+[verifier]
+timeout_sec = 600.0
+environment_mode = "separate"
+'''
+TRIAL14_ROWS = [
+    {"id": "C-LOCATE-DECK", "description": "Exactly one deck is delivered.", "weight": 1, "judge_method": "code",
+     "code_method_name": "locate_deck"},
+    {"id": "C-DECK-OPENABLE", "description": "The deck opens.", "weight": 1, "depends_on": ["C-LOCATE-DECK"],
+     "judge_method": "code", "code_method_name": "check_deck_openable"},
+    {"id": "A-VISUAL", "description": "The slides are visually clear: no text overflows its box.", "weight": 3,
+     "depends_on": ["C-LOCATE-DECK", "C-DECK-OPENABLE"]},
+]
+
+
+def test_agentic_rows_over_a_deck_get_the_rendering_extra_and_image(tmp_path, capsys):
+    """Trial 14 P1-1: deck code gates + an agentic row about the deck got extras `pptx` and an image without
+    LibreOffice, so the agentic judge never saw a page. The agentic rows view the rendered pages: `workflow`."""
+    root = task(tmp_path, TRIAL14_TOML)
+    (root / "tests" / "rubric.json").write_text(json.dumps({"rubrics": TRIAL14_ROWS}))
+    assert cli(["init", str(root), "--image"]) == 0
+    out = capsys.readouterr().out
+    assert "extras: workflow (from tests/rubric.json: " in out
+    assert "workflow for 1 agentic row(s) viewing the deck's rendered pages" in out
+    assert parsed(root)["verifier"]["env"]["COWORK_JUDGE_EXTRAS"] == "${COWORK_JUDGE_EXTRAS:-workflow}"
+    assert "libreoffice-impress-nogui" in (root / "tests" / "Dockerfile").read_text()
+
+
+def test_deck_code_rows_alone_keep_the_pptx_extra(tmp_path, capsys):
+    """Without an agentic row nothing views a page: the deck code methods need python-pptx only."""
+    root = task(tmp_path, TRIAL14_TOML)
+    (root / "tests" / "rubric.json").write_text(json.dumps({"rubrics": TRIAL14_ROWS[:2]}))
+    assert cli(["init", str(root), "--image"]) == 0
+    assert "extras: pptx (from tests/rubric.json: " in capsys.readouterr().out
+    assert parsed(root)["verifier"]["env"]["COWORK_JUDGE_EXTRAS"] == "${COWORK_JUDGE_EXTRAS:-pptx}"
+    assert "libreoffice" not in (root / "tests" / "Dockerfile").read_text()
+
+
+def test_explicit_pptx_on_agentic_deck_rows_says_they_lose_the_pages(tmp_path, capsys):
+    root = task(tmp_path, TRIAL14_TOML)
+    (root / "tests" / "rubric.json").write_text(json.dumps({"rubrics": TRIAL14_ROWS}))
+    assert cli(["init", str(root), "--extras", "pptx"]) == 0
+    assert ("--extras 'pptx' lacks 'workflow', which 1 agentic row(s) viewing the deck's rendered pages needs (the "
+            "deck would not be rendered: those rows would be judged without its pages; lint-rubric reports M012)"
+            ) in capsys.readouterr().out

@@ -39,10 +39,11 @@ JUDGE_DEADLINE = "${JUDGE_DEADLINE:-1800}"
 COWORK_JUDGE_VERSION = "${COWORK_JUDGE_VERSION:-0.1.0}"
 COWORK_JUDGE_VERSION_SOURCE = "${COWORK_JUDGE_VERSION_SOURCE:-placeholder}"
 """
+# workflow: the base is a deck rubric (locate_deck) judged by agentic rows, which view the rendered pages (M012)
 BASE_SH = """\
 #!/usr/bin/env bash
 VERSION="${COWORK_JUDGE_VERSION:-0.1.0}"
-python3 -m pip install -q "cowork-judge==${VERSION}" && cowork-judge run
+python3 -m pip install -q "cowork-judge[workflow]==${VERSION}" && cowork-judge run
 """
 BASE_INSTRUCTION = "Judge the deck in output/ against each row.\n"
 BASE_PROMPT = "Summarise the quarterly report for the board.\n"

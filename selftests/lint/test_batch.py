@@ -31,7 +31,7 @@ def _family(make_instance, tmp_path, variants):
     "code,odd",
     [
         ("F001", {"toml": BASE_TOML.replace(":-0.1.0", ":-0.2.0")}),
-        ("F002", {"sh": BASE_SH.replace("cowork-judge==", "cowork-judge[pptx]==")}),
+        ("F002", {"sh": BASE_SH.replace("cowork-judge[workflow]==", "cowork-judge[pptx,workflow]==")}),
         ("F003", {"rubric": [*BASE_ROWS, FILE_ROW]}),
         ("F004", {"rubric": [*BASE_ROWS, STUB_ROW]}),
     ],

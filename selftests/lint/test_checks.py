@@ -132,18 +132,28 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = [
      {"rubric": rows(extra=[WF])}),
     ("M012", "a deck code method without the workflow extra",
      {"rubric": rows(extra=[{"id": "C-PAGES", "description": "The deck has 5 to 12 slides.", "weight": 1, "judge_method": "code",
-                             "code_method_name": "page_count_between", "code_method_params": {"min_pages": 5}}])},
-     {"rubric": rows(extra=[{"id": "C-PAGES", "description": "The deck has 5 to 12 slides.", "weight": 1, "judge_method": "code",
                              "code_method_name": "page_count_between", "code_method_params": {"min_pages": 5}}]),
-      "sh": BASE_SH.replace('"cowork-judge==', '"cowork-judge[workflow]==')}),
+      "sh": BASE_SH.replace("[workflow]", "")},
+     {"rubric": rows(extra=[{"id": "C-PAGES", "description": "The deck has 5 to 12 slides.", "weight": 1, "judge_method": "code",
+                             "code_method_name": "page_count_between", "code_method_params": {"min_pages": 5}}])}),
     ("M012", "a ppt_judge row with the pptx extra only (the README's old example)",
      {"rubric": rows(extra=[{**WF, "workflow_name": "ppt_judge", "id": "V-X", "levels": {"1": "a", "0": "b"}}]),
       "toml": BASE_TOML + 'COWORK_JUDGE_EXTRAS = "${COWORK_JUDGE_EXTRAS:-pptx}"\n',
-      "sh": BASE_SH.replace('"cowork-judge==', '"cowork-judge${COWORK_JUDGE_EXTRAS:+[$COWORK_JUDGE_EXTRAS]}==')},
+      "sh": BASE_SH.replace('"cowork-judge[workflow]==', '"cowork-judge${COWORK_JUDGE_EXTRAS:+[$COWORK_JUDGE_EXTRAS]}==')},
+     {"rubric": rows(extra=[{"id": "C-OPEN", "description": "The deck opens.", "weight": 1, "judge_method": "code",
+                             "code_method_name": "check_deck_openable"}]),
+      "toml": BASE_TOML + 'COWORK_JUDGE_EXTRAS = "${COWORK_JUDGE_EXTRAS:-workflow}"\n',
+      "sh": BASE_SH.replace('"cowork-judge[workflow]==', '"cowork-judge${COWORK_JUDGE_EXTRAS:+[$COWORK_JUDGE_EXTRAS]}==')}),
+    # trial 14 P1-1: the deck code methods run on pptx, but the agentic rows judging the deck view its rendered pages
+    ("M012", "agentic rows over a deck with the pptx extra only",
      {"rubric": rows(extra=[{"id": "C-OPEN", "description": "The deck opens.", "weight": 1, "judge_method": "code",
                              "code_method_name": "check_deck_openable"}]),
       "toml": BASE_TOML + 'COWORK_JUDGE_EXTRAS = "${COWORK_JUDGE_EXTRAS:-pptx}"\n',
-      "sh": BASE_SH.replace('"cowork-judge==', '"cowork-judge${COWORK_JUDGE_EXTRAS:+[$COWORK_JUDGE_EXTRAS]}==')}),
+      "sh": BASE_SH.replace('"cowork-judge[workflow]==', '"cowork-judge${COWORK_JUDGE_EXTRAS:+[$COWORK_JUDGE_EXTRAS]}==')},
+     {"rubric": rows(extra=[{"id": "C-OPEN", "description": "The deck opens.", "weight": 1, "judge_method": "code",
+                             "code_method_name": "check_deck_openable"}]),
+      "toml": BASE_TOML + 'COWORK_JUDGE_EXTRAS = "${COWORK_JUDGE_EXTRAS:-workflow}"\n',
+      "sh": BASE_SH.replace('"cowork-judge[workflow]==', '"cowork-judge${COWORK_JUDGE_EXTRAS:+[$COWORK_JUDGE_EXTRAS]}==')}),
     ("T010", "no task.toml", {"toml": None}, {}),
     ("T001", "invalid TOML", {"toml": "[verifier\ntimeout_sec = 2100\n"}, {}),
     ("T001", "a number in [verifier.env]", {"toml": BASE_TOML + "JUDGE_BATCH = 4\n"},
@@ -347,3 +357,16 @@ def test_the_run_refuses_a_rubric_giving_a_key_twice_with_different_values(tmp_p
         load_rubric(path)
     path.write_text('{"rubrics": [{"id": "a", "description": "x", "weight": 2, "weight": 2.0}]}')
     assert load_rubric(path).criteria[0].weight == 2
+
+
+def test_m012_names_the_agentic_rows_and_leaves_a_code_only_deck_rubric_alone(make_instance):
+    """Trial 14 P1-1: pptx runs the deck code methods; the agentic rows of a deck rubric need workflow (the
+    rendered pages), and M012 says what they lose. A deck rubric without an agentic row is fine on pptx."""
+    pptx = {"toml": BASE_TOML + 'COWORK_JUDGE_EXTRAS = "${COWORK_JUDGE_EXTRAS:-pptx}"\n',
+            "sh": BASE_SH.replace('"cowork-judge[workflow]==', '"cowork-judge${COWORK_JUDGE_EXTRAS:+[$COWORK_JUDGE_EXTRAS]}==')}
+    (m012,) = [f for f in lint_instance(make_instance(**pptx)).findings if f.code == "M012"]
+    assert "installs extras [pptx], but 4 agentic row(s) viewing the deck's rendered pages need(s) 'workflow'" in m012.message
+    assert "judged on its extracted text alone" in m012.message and "set COWORK_JUDGE_EXTRAS to 'workflow'" in m012.message
+    code_only = [BASE_ROWS[0], {"id": "C-OPEN", "description": "The deck opens.", "weight": 1, "judge_method": "code",
+                                "code_method_name": "check_deck_openable"}]
+    assert not [f for f in lint_instance(make_instance(rubric=code_only, **pptx)).findings if f.code == "M012"]

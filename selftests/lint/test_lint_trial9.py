@@ -76,5 +76,6 @@ def test_t014_a_deck_verifier_image_with_writer_but_no_impress(make_instance):
     for fixed in (writer.replace("libreoffice-core", "libreoffice-impress"), writer.replace("libreoffice-writer ", "libreoffice ")):
         ok = make_instance(rubric=rows(extra=[WF_PPT]), toml=SEPARATE_TOML, files={"Dockerfile": fixed})
         assert "T014" not in {f.code for f in lint_instance(ok).findings}
-    chat = make_instance(toml=SEPARATE_TOML, files={"Dockerfile": writer})  # no row renders a deck
+    no_deck = rows((0, {"code_method_name": "file_exists", "code_method_params": {"glob": "*.md"}}))
+    chat = make_instance(rubric=no_deck, toml=SEPARATE_TOML, files={"Dockerfile": writer})  # no row renders a deck
     assert "T014" not in {f.code for f in lint_instance(chat).findings}

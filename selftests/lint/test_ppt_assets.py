@@ -41,7 +41,7 @@ def files(t1: list[dict] | None = None, t2: list[dict] | None = None, manifest: 
 
 
 def findings(make_instance, *, rubric: list[dict[str, Any]] | None = None, **kw: Any) -> list[tuple[str, str | None, str]]:
-    kw.setdefault("sh", BASE_SH.replace('"cowork-judge==', '"cowork-judge[workflow]=='))  # ppt_judge needs it (M012)
+    kw.setdefault("sh", BASE_SH)  # ppt_judge needs it (M012)
     tests = make_instance(rubric=rubric if rubric is not None else rows(extra=[ROW1, ROW2]), **kw)
     return [(f.code, f.row, f.message) for f in lint_instance(tests).findings]
 
@@ -101,7 +101,7 @@ def test_an_anchor_cited_through_a_symlink_uses_its_target(make_instance):
     kw = files()
     target_text = kw.pop(f"{TCD}/anchors/a.md")
     tests = make_instance(rubric=rows(extra=[ROW1, ROW2]), files={**kw, f"{TCD}/shared/a.md": target_text},
-                          sh=BASE_SH.replace('"cowork-judge==', '"cowork-judge[workflow]=='))
+                          sh=BASE_SH)
     link = tests / TCD / "anchors" / "a.md"
     link.parent.mkdir(parents=True, exist_ok=True)
     link.symlink_to(Path("..") / "shared" / "a.md")

@@ -54,8 +54,13 @@ def test_t011_a_separate_deck_verifier_image_without_libreoffice(make_instance):
     with_office = thin.replace("python3-venv", "python3-venv libreoffice-impress-nogui")
     fixed = make_instance(rubric=rows(extra=[WF_PPT]), toml=SEPARATE_TOML, files={"Dockerfile": with_office})
     assert "T011" not in {f.code for f in lint_instance(fixed).findings}
-    chat = make_instance(toml=SEPARATE_TOML, files={"Dockerfile": thin})  # no row renders a deck
+    no_deck = rows((0, {"code_method_name": "file_exists", "code_method_params": {"glob": "*.md"}}))
+    chat = make_instance(rubric=no_deck, toml=SEPARATE_TOML, files={"Dockerfile": thin})  # no row renders a deck
     assert "T011" not in {f.code for f in lint_instance(chat).findings}
+    # trial 14 P1-1: agentic rows over a located deck view its rendered pages: the thin image renders none
+    (agentic,) = [f for f in lint_instance(make_instance(toml=SEPARATE_TOML, files={"Dockerfile": thin})).findings
+                  if f.code == "T011"]
+    assert "4 agentic row(s) viewing the deck's rendered pages" in agentic.message
     shared = make_instance(rubric=rows(extra=[WF_PPT]), files={"Dockerfile": thin})  # the agent's container verifies
     assert "T011" not in {f.code for f in lint_instance(shared).findings}
 

@@ -8,6 +8,7 @@ it (`collect`); the evidence package is imported only when a deck and a model ro
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 from cowork_judge.evidence.kinds import is_deck_name
@@ -23,7 +24,8 @@ its size's need is left (`cowork_judge.evidence.build.render_need_sec`: 12.5 s f
 so JUDGE_DEADLINE=120 still renders a 10-slide deck (0.2.0's fixed 45 s minimum did not)."""
 
 
-def collect(ctx: RunContext, *, needs_evidence: bool = True, reads: StructureReads | None = None) -> tuple[dict[str, Any], int]:
+def collect(ctx: RunContext, *, needs_evidence: bool = True, reads: StructureReads | None = None,
+            page_readers: Sequence[str] = ()) -> tuple[dict[str, Any], int]:
     """Extract and render every deck-like deliverable once, within
     ``min(JUDGE_EVIDENCE, EVIDENCE_DEADLINE_SHARE × the time left)`` seconds.
 
@@ -34,7 +36,9 @@ def collect(ctx: RunContext, *, needs_evidence: bool = True, reads: StructureRea
     is going to be built: a run with no model row, no deck, or ``JUDGE_EVIDENCE=0`` neither
     probes nor imports the evidence package (test.sh writes ``env_capabilities.json`` in
     a container anyway). `reads`: the run's deck reads (the guard's scan read its decks through
-    them first): a deck the guard read whole is not parsed again.
+    them first): a deck the guard read whole is not parsed again. `page_readers`: ids of the
+    agentic rows, which view the rendered pages: a deck this environment cannot render (no
+    PyMuPDF, no LibreOffice) is then a warning naming them and what to install (trial 14 P1-1).
 
     Returns:
         A compact summary for ``details.evidence`` ({} when nothing was done; its ``warnings``
@@ -64,16 +68,8 @@ def collect(ctx: RunContext, *, needs_evidence: bool = True, reads: StructureRea
         log.warning("evidence extraction failed: %s", ctx.redactor.redact(f"{type(exc).__name__}: {exc}"))
         return {"error": f"{type(exc).__name__}: {exc}"}, 0
     log.info("evidence: %d deck(s), %d page(s) rendered in %.1f s", len(summary.decks), summary.pages_rendered, summary.seconds)
-    warnings = []
-    for deck in summary.decks:
-        for skip in deck.layers_skipped:
-            if skip.kind in ("render_env", "error", "budget"):
-                log.warning("evidence: %s: %s layer skipped (%s): %s", deck.deck, skip.layer, skip.kind, skip.reason)
-            if skip.layer == "render" and skip.reason.startswith(RENDERER_FAULT):  # trial 8 F7: the image's fault, said
-                warnings.append(f"{deck.source}: {skip.reason}; the rows judging its pages are unjudged "
-                                "render_env: check the verifier image's LibreOffice (JUDGE_SOFFICE_PATH)")
     return {
-        "warnings": warnings,
+        "warnings": _render_warnings(summary.decks, RENDERER_FAULT, page_readers),
         "pages_rendered": summary.pages_rendered,
         "seconds": summary.seconds,
         "render_skipped_for_budget": summary.render_skipped_for_budget,
@@ -85,6 +81,33 @@ def collect(ctx: RunContext, *, needs_evidence: bool = True, reads: StructureRea
             for d in summary.decks
         ],
     }, summary.pages_rendered
+
+
+RENDERING_FIX = ("install the rendering extra and LibreOffice: COWORK_JUDGE_EXTRAS=workflow (PyMuPDF) and "
+                 "libreoffice-impress in the verifier image (`cowork-judge init <task>` chooses both from the rubric)")
+"""How a verifier that cannot render decks is fixed (said by the run's warning)."""
+
+
+def _render_warnings(decks: Sequence[Any], renderer_fault: str, page_readers: Sequence[str]) -> list[str]:
+    """The run's warnings about the renderer, one per deck of `decks` (`evidence.DeckSummary`) whose render
+    layer was skipped: a renderer that wrote nothing (`renderer_fault`, trial 8 F7), and a renderer this
+    environment lacks while agentic rows (`page_readers`) judge the deck (trial 14 P1-1: they are judged on
+    its extracted text alone). Every skip of the environment, an error or the budget is logged."""
+    warnings = []
+    for deck in decks:
+        for skip in deck.layers_skipped:
+            if skip.kind in ("render_env", "error", "budget"):
+                log.warning("evidence: %s: %s layer skipped (%s): %s", deck.deck, skip.layer, skip.kind, skip.reason)
+            if skip.layer != "render":
+                continue
+            if skip.reason.startswith(renderer_fault):  # trial 8 F7: the image's fault, said
+                warnings.append(f"{deck.source}: {skip.reason}; the rows judging its pages are unjudged "
+                                "render_env: check the verifier image's LibreOffice (JUDGE_SOFFICE_PATH)")
+            elif skip.kind == "render_env" and page_readers:
+                shown = ", ".join(page_readers[:6]) + (f" and {len(page_readers) - 6} more" if len(page_readers) > 6 else "")
+                warnings.append(f"{deck.source}: no page was rendered ({skip.reason}): the agentic row(s) {shown} were "
+                                f"judged on the deck's extracted text alone, without a page image; {RENDERING_FIX}")
+    return warnings
 
 
 def keep(ctx: RunContext) -> dict[str, int]:

@@ -475,7 +475,9 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
         return _message_rows_only(run, criteria, ctx, instruction_source)
     if needs_model and not credentials:
         return _code_rows_only(run, loaded, criteria, ctx, instruction_source)
-    evidence, evidence_pages = evidence_step.collect(ctx, needs_evidence=needs_model, reads=reads)  # code rows never look at page images
+    agentic = [c.id for c in criteria if c.judge_method == "agentic"]  # they view the pages: a deck not rendered is said
+    evidence, evidence_pages = evidence_step.collect(ctx, needs_evidence=needs_model, reads=reads,  # code rows never look at page images
+                                                     page_readers=agentic)
     run.warn("evidence", evidence.pop("warnings", []), prefix="evidence: ")  # trial 8 F7: a renderer that wrote nothing is said
     route = _router(run, criteria, delivery)
     if isinstance(route, ResultDocument):

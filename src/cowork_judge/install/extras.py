@@ -9,6 +9,11 @@ collapses (issue 26: ``--extras pptx`` on a deck task left 17 of 23 rows unjudge
 0.1). `cowork-judge init` writes the extras computed here, and lint (M012) errors when the
 package's extras cannot run its rows.
 
+Agentic rows in a rubric that judges a deck (a deck code method: `DECK_CODE_METHODS`) need
+``workflow`` too (trial 14 P1-1): the agentic judge views the deck's rendered pages, and with
+``pptx`` alone the verifier has neither PyMuPDF nor (in the image init writes) LibreOffice, so
+no page is rendered and those rows are judged on the slides' extracted text alone.
+
 A workflow declares what it needs as ``REQUIRES_EXTRAS`` (a tuple of extra names) in its
 package ``cowork_judge.workflow.<name>``; code methods are listed in `CODE_METHOD_EXTRAS`.
 """
@@ -28,6 +33,13 @@ CODE_METHOD_EXTRAS: dict[str, tuple[str, ...]] = {
     "page_count_between": ("pptx",),  # python-pptx slide count; PyMuPDF optional as above
 }
 """Code method name → the extras it needs (the others need none)."""
+
+DECK_CODE_METHODS: frozenset[str] = frozenset({"locate_deck", "check_deck_openable", "check_pptx_openable",
+                                               "page_count_between"})
+"""Code methods that say the rubric judges a deck: its agentic rows then view the deck's rendered pages."""
+
+PAGE_RENDERING_EXTRA = "workflow"
+"""The extra that renders a deck's pages (PyMuPDF; its image carries LibreOffice: `verifier_image.DECK_PACKAGES`)."""
 
 KNOWN: tuple[str, ...] = ("fleet", "fleet-redis", "pptx", "workflow")
 """The extras a task may declare: pyproject's optional-dependencies without the developer ones (docs, dev)."""
@@ -61,8 +73,13 @@ def workflow_extras(name: str) -> tuple[str, ...]:
     return tuple(str(v) for v in value) if isinstance(value, (tuple, list)) else ()
 
 
-def required(code_methods: Iterable[str], workflows: Iterable[str]) -> dict[str, list[str]]:
-    """Extra → the routes that need it (``workflow ppt_judge``, ``code page_count_between``), sorted."""
+def required(code_methods: Iterable[str], workflows: Iterable[str], agentic_rows: int = 0) -> dict[str, list[str]]:
+    """Extra → the routes that need it (``workflow ppt_judge``, ``code page_count_between``), sorted.
+
+    `agentic_rows`: how many agentic rows the rubric has; with a deck code method among `code_methods`
+    they view the deck's pages, so they need `PAGE_RENDERING_EXTRA` (``N agentic row(s) viewing the
+    deck's pages``)."""
+    code_methods = set(code_methods)
     need: dict[str, list[str]] = {}
     for name in sorted(set(workflows)):
         for extra in workflow_extras(name):
@@ -70,6 +87,8 @@ def required(code_methods: Iterable[str], workflows: Iterable[str]) -> dict[str,
     for name in sorted(set(code_methods)):
         for extra in CODE_METHOD_EXTRAS.get(name, ()):
             need.setdefault(extra, []).append(f"code method {name}")
+    if agentic_rows and code_methods & DECK_CODE_METHODS:
+        need.setdefault(PAGE_RENDERING_EXTRA, []).append(f"{agentic_rows} agentic row(s) viewing the deck's rendered pages")
     return dict(sorted(need.items()))
 
 
@@ -92,17 +111,26 @@ def missing(installed: Iterable[str], need: Mapping[str, list[str]]) -> dict[str
     return {extra: why for extra, why in need.items() if not covers(have, extra)}
 
 
-def routes_of(rubric: Any) -> tuple[set[str], set[str]]:
-    """(code method names, workflow names) of a raw rubric document (a list of rows or an object holding one
-    under a key of `core.rubric.LIST_KEYS`)."""
+def _rows(rubric: Any) -> list[Mapping[str, Any]]:
+    """The row objects of a raw rubric document (a list of rows or an object holding one under a key of
+    `core.rubric.LIST_KEYS`)."""
     from cowork_judge.core.rubric import LIST_KEYS
 
     rows = next((rubric[k] for k in LIST_KEYS if k in rubric), []) if isinstance(rubric, Mapping) else rubric
+    return [row for row in rows if isinstance(row, Mapping)] if isinstance(rows, list) else []
+
+
+def agentic_count(rubric: Any) -> int:
+    """How many rows of a raw rubric document an agentic judge decides (`core.rubric.row_judge_method`)."""
+    return sum(1 for row in _rows(rubric) if row_judge_method(row) == "agentic")
+
+
+def routes_of(rubric: Any) -> tuple[set[str], set[str]]:
+    """(code method names, workflow names) of a raw rubric document (a list of rows or an object holding one
+    under a key of `core.rubric.LIST_KEYS`)."""
     methods: set[str] = set()
     workflows: set[str] = set()
-    for row in rows if isinstance(rows, list) else []:
-        if not isinstance(row, Mapping):
-            continue
+    for row in _rows(rubric):
         method = row_judge_method(row)
         if method == "code" and isinstance(row.get("code_method_name"), str):
             methods.add(row["code_method_name"])
@@ -142,9 +170,9 @@ def for_rubric_file(path: Path) -> tuple[tuple[str, ...], dict[str, list[str]]] 
         raise RubricUnreadable("is not valid JSON: nested too deeply to be a rubric") from None
     except ValueError as exc:
         raise RubricUnreadable(f"is not valid JSON: {exc}") from None
-    need = required(*routes_of(raw))
+    need = required(*routes_of(raw), agentic_rows=agentic_count(raw))
     return minimal(need), need
 
 
-__all__ = ["CODE_METHOD_EXTRAS", "KNOWN", "SUBSUMES", "RubricUnreadable", "covers", "for_rubric_file", "minimal", "missing", "required", "routes_of", "unknown_problem",
+__all__ = ["CODE_METHOD_EXTRAS", "DECK_CODE_METHODS", "KNOWN", "PAGE_RENDERING_EXTRA", "agentic_count", "SUBSUMES", "RubricUnreadable", "covers", "for_rubric_file", "minimal", "missing", "required", "routes_of", "unknown_problem",
            "workflow_extras"]

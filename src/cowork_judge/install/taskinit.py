@@ -431,8 +431,10 @@ def _choose_extras(plan: Plan, task_dir: Path, given: str | None) -> str:
         if found is not None:
             lacking = extras_mod.missing(extras_mod.minimal(given.split(",")), found[1])
             for extra, why in lacking.items():
+                effect = ("the deck would not be rendered: those rows would be judged without its pages"
+                          if all("agentic row" in w for w in why) else "those rows would be unjudged")
                 plan.actions.append(f"warning: --extras {given!r} lacks {extra!r}, which {', '.join(why)} needs "
-                                    "(those rows would be unjudged; lint-rubric reports M012)")
+                                    f"({effect}; lint-rubric reports M012)")
     elif found is None:
         chosen = ""
         plan.actions.append("extras: none (no readable tests/rubric.json yet; run init again after writing the rubric)")

@@ -39,6 +39,8 @@ class Facts:
         extras: pip extras installed (sorted), None when test.sh does not say.
         code_methods: code method names the rubric routes to.
         workflows: workflow names the rubric routes to.
+        agentic_rows: rows an agentic judge decides (with a deck code method they view the deck's pages:
+            `install.extras.required`); not compared across a family.
     """
 
     version: str | None = None
@@ -46,6 +48,11 @@ class Facts:
     extras: tuple[str, ...] | None = None
     code_methods: frozenset[str] = frozenset()
     workflows: frozenset[str] = frozenset()
+    agentic_rows: int = 0
+
+    def needs(self) -> dict[str, list[str]]:
+        """Extra → the routes of the rubric that need it (`install.extras.required`)."""
+        return extras_mod.required(self.code_methods, self.workflows, self.agentic_rows)
 
     def as_dict(self) -> dict[str, Any]:
         """JSON form (sets as sorted lists)."""
@@ -131,7 +138,7 @@ def lint_instance(tests_dir: Path, *, display: str | None = None, abi_compat: tu
         findings += assets.check_task_prompt(tests_dir, shown)
     version, source = testsh.resolved_version(pins, placeholder)
     report.facts = Facts(version=version, version_source=source, extras=_extras(pins, toml),
-                         code_methods=code_methods, workflows=workflows)
+                         code_methods=code_methods, workflows=workflows, agentic_rows=_agentic_rows(doc))
     findings += _extras_findings(report.facts, toml, toml_shown, f"{shown}/test.sh")
     findings += _image_findings(tests_dir / "Dockerfile", f"{shown}/Dockerfile", toml, report.facts)
     findings += _trajectory_findings(doc, toml, toml_shown)
@@ -249,7 +256,7 @@ def _extras_findings(facts: Facts, toml: tasktoml.TaskToml | None, toml_file: st
     """M012: a workflow or code method of the rubric needs an extra the package does not install."""
     if facts.extras is None:
         return []
-    lacking = extras_mod.missing(facts.extras, extras_mod.required(facts.code_methods, facts.workflows))
+    lacking = extras_mod.missing(facts.extras, facts.needs())
     if not lacking:
         return []
     declared = toml is not None and toml.env.get(testsh.EXTRAS_VAR) is not None
@@ -257,10 +264,21 @@ def _extras_findings(facts: Facts, toml: tasktoml.TaskToml | None, toml_file: st
     known = [e for e in facts.extras if e.strip().lower() in extras_mod.KNOWN]  # a typo is not kept in the fix
     want = ",".join(extras_mod.minimal([*known, *lacking]))
     return [Finding("M012", toml_file if declared else sh_file,
-                    f"installs extras [{have}], but {', '.join(why)} need(s) {extra!r}: those rows would end unjudged "
-                    f"(render_env, scorer_error); set {testsh.EXTRAS_VAR} to {want!r} (cowork-judge init chooses it "
-                    "from the rubric)", field=testsh.EXTRAS_VAR)
+                    f"installs extras [{have}], but {', '.join(why)} need(s) {extra!r}: {_lacking_effect(why)}; set "
+                    f"{testsh.EXTRAS_VAR} to {want!r} (cowork-judge init chooses it from the rubric)", field=testsh.EXTRAS_VAR)
             for extra, why in lacking.items()]
+
+
+def _lacking_effect(why: list[str], *, unjudged: str = "render_env, scorer_error") -> str:
+    """What becomes of the rows `why` names (`install.extras.required`'s routes) without their extra or renderer:
+    unjudged with the kinds `unjudged` says, or (agentic rows of a deck rubric) judged without a page."""
+    effects = []
+    if any("agentic row" not in w for w in why):
+        effects.append(f"those rows would end unjudged ({unjudged})")
+    if any("agentic row" in w for w in why):
+        effects.append("no page of the deck would be rendered, so the agentic rows would be judged on its extracted "
+                       "text alone, with every signal of the run green (trial 14)")
+    return "; ".join(effects)
 
 
 RENDERING_EXTRA = "workflow"
@@ -274,7 +292,7 @@ def _image_findings(path: Path, file: str, toml: tasktoml.TaskToml | None, facts
     carries LibreOffice is waived with ``--ignore T011``."""
     if toml is None or not toml.separate or not os.path.lexists(path):
         return []
-    need = extras_mod.required(facts.code_methods, facts.workflows).get(RENDERING_EXTRA)
+    need = facts.needs().get(RENDERING_EXTRA)
     if not need:
         return []
     try:
@@ -285,7 +303,7 @@ def _image_findings(path: Path, file: str, toml: tasktoml.TaskToml | None, facts
     if "libreoffice" in body or "soffice" in body:
         return _impress_findings(body, file, need)
     return [Finding("T011", file, f"the separate verifier is built from this file, which installs no LibreOffice, but "
-                                  f"{', '.join(need)} render(s) decks with it: those rows would end unjudged render_env "
+                                  f"{', '.join(need)} render(s) decks with it: {_lacking_effect(need, unjudged='render_env')} "
                                   "(and `cowork-judge try` would not notice: it uses this machine's LibreOffice); run "
                                   "cowork-judge init (it writes the image for the extras task.toml declares), or install "
                                   "libreoffice-impress and fonts (--ignore T011 for a base image that has them)")]
@@ -305,7 +323,7 @@ def _impress_findings(body: str, file: str, need: list[str]) -> list[Finding]:
         return []
     return [Finding("T014", file, f"this file installs LibreOffice {', '.join(sorted(names))} but not Impress, and "
                                   f"{', '.join(need)} render(s) decks with it: a .pptx does not open without Impress, so "
-                                  "those rows would end unjudged render_env; add libreoffice-impress (or install "
+                                  f"{_lacking_effect(need, unjudged='render_env')}; add libreoffice-impress (or install "
                                   "libreoffice-impress-nogui; --ignore T014 for a base image that has it)")]
 
 
@@ -380,6 +398,11 @@ def _chat_text_findings(doc: RubricDoc | None, tests_dir: Path, file: str) -> li
                                   "the task looks like a chat task (no row locates a file, its prompt names no "
                                   "deliverable): they cannot match the final message; give them \"source\": \"response\" "
                                   "(or --ignore M006 if the agent does write files)", field="code_method_params")]
+
+
+def _agentic_rows(doc: RubricDoc | None) -> int:
+    """How many rows of `doc` an agentic judge decides (0 without a rubric)."""
+    return sum(1 for row in (doc.rows if doc is not None else []) if isinstance(row.raw, Mapping) and row.method == "agentic")
 
 
 def _extras(pins: testsh.Pins | None, toml: tasktoml.TaskToml | None) -> tuple[str, ...] | None:
