@@ -124,7 +124,9 @@ def test_pdf_and_html_decks(tmp_path):
 
 
 def test_prefers_pptx_over_html_and_pdf(tmp_path):
-    ctx = make_ctx(tmp_path, {"index.html": "<html></html>", "slides.pptx": b"x", "notes.pdf": b"%PDF-1.4"})
+    # a real pptx: a 1-byte "slides.pptx" is no document beside the real html and pdf decks (trial 14 F1)
+    pptx = deck("01__python-pptx__minimal.pptx").read_bytes()
+    ctx = make_ctx(tmp_path, {"index.html": "<html></html>", "slides.pptx": pptx, "notes.pdf": b"%PDF-1.4"})
     hit, reason, art = CODE_METHODS["locate_deck"](ctx.segment())
     assert hit and art["deck_rel"] == "slides.pptx"
     hit, _, art = CODE_METHODS["locate_deck"](ctx.segment(), prefer=["html", "pdf"])
