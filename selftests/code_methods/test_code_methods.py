@@ -133,6 +133,16 @@ def test_prefers_pptx_over_html_and_pdf(tmp_path):
     assert hit and art["deck_rel"] == "index.html" and art["deck_kind"] == "html"
 
 
+def test_a_non_document_named_pptx_does_not_outrank_a_real_html_deck(tmp_path):
+    """Trial 14 F1: PowerPoint's owner file ``~$deck.pptx`` is no pptx deck beside a real deck of
+    another kind either: the pptx preference does not take it, the html deck is located."""
+    ctx = make_ctx(tmp_path, {"~$deck.pptx": b"\x0bJohn Smith" + b" " * 150,
+                              "deck.html": "<html><body><section>One</section></body></html>"})
+    hit, reason, art = CODE_METHODS["locate_deck"](ctx.segment())
+    assert hit and art["deck_rel"] == "deck.html" and art["deck_kind"] == "html", reason
+    assert "~$deck.pptx set aside, not a second deck: no document by its content (161 bytes" in reason
+
+
 def test_ambiguity_lists_candidates_unless_allowed_or_named(tmp_path):
     ctx = make_ctx(tmp_path, {"a.pptx": b"1", "b/b.pptx": b"2"})
     hit, reason, art = CODE_METHODS["locate_deck"](ctx.segment())
