@@ -124,11 +124,23 @@ def test_pdf_and_html_decks(tmp_path):
 
 
 def test_prefers_pptx_over_html_and_pdf(tmp_path):
-    ctx = make_ctx(tmp_path, {"index.html": "<html></html>", "slides.pptx": b"x", "notes.pdf": b"%PDF-1.4"})
+    # a real pptx: a 1-byte "slides.pptx" is no document beside the real html and pdf decks (trial 14 F1)
+    pptx = deck("01__python-pptx__minimal.pptx").read_bytes()
+    ctx = make_ctx(tmp_path, {"index.html": "<html></html>", "slides.pptx": pptx, "notes.pdf": b"%PDF-1.4"})
     hit, reason, art = CODE_METHODS["locate_deck"](ctx.segment())
     assert hit and art["deck_rel"] == "slides.pptx"
     hit, _, art = CODE_METHODS["locate_deck"](ctx.segment(), prefer=["html", "pdf"])
     assert hit and art["deck_rel"] == "index.html" and art["deck_kind"] == "html"
+
+
+def test_a_non_document_named_pptx_does_not_outrank_a_real_html_deck(tmp_path):
+    """Trial 14 F1: PowerPoint's owner file ``~$deck.pptx`` is no pptx deck beside a real deck of
+    another kind either: the pptx preference does not take it, the html deck is located."""
+    ctx = make_ctx(tmp_path, {"~$deck.pptx": b"\x0bJohn Smith" + b" " * 150,
+                              "deck.html": "<html><body><section>One</section></body></html>"})
+    hit, reason, art = CODE_METHODS["locate_deck"](ctx.segment())
+    assert hit and art["deck_rel"] == "deck.html" and art["deck_kind"] == "html", reason
+    assert "~$deck.pptx set aside, not a second deck: no document by its content (161 bytes" in reason
 
 
 def test_ambiguity_lists_candidates_unless_allowed_or_named(tmp_path):

@@ -127,3 +127,21 @@ def test_hostile_bytes_never_raise(tmp_path):
         path.write_bytes(heads[i % len(heads)] + os.urandom(rng.randint(0, 4096)))
         res = sniff_deck(path)
         assert res.status in SniffResult.model_fields["status"].annotation.__args__
+
+
+@pytest.mark.parametrize("data,expected", [
+    (b"\x0bJohn Smith" + b" " * 150, "no document by its content (161 bytes, unrecognised magic bytes 0b4a6f686e20536d)"),
+    (b"TODO: slides\n", "no document by its content (13 bytes, unrecognised magic bytes 544f444f3a20736c)"),
+    (b"", "no document by its content (empty)"),
+    (b"PK\x03\x04truncated", None),  # a broken zip is a (broken) document
+    (bytes.fromhex("d0cf11e0a1b11ae1") + b"\0" * 100, None),
+    (b"%PDF-1.7\n", None),
+    (b"<!doctype html><html></html>", None),
+], ids=["owner-file", "text", "empty", "broken-zip", "ole2", "pdf", "html"])
+def test_no_document_says_why_a_file_is_no_document_at_all(tmp_path, data, expected):
+    from cowork_judge.evidence.sniff import no_document
+
+    path = tmp_path / "~$deck.pptx"
+    path.write_bytes(data)
+    assert no_document(path) == expected
+    assert no_document(tmp_path / "missing.pptx") is None  # unreadable: nothing is known of it

@@ -8,7 +8,10 @@ named ``deck.pptx`` is an HTML deck, a real pptx named ``deck.html`` is a pptx. 
 only makes a file a candidate (a deck-like extension, `DECK_SUFFIXES`), and it gives the
 kind of a file whose content is no recognisable deck (empty, corrupt, encrypted, another
 document): that file is still the deck the agent offered, broken, and the open check
-says why.
+says why. Other presentation names (``.odp``, ``.key``: `OTHER_PRESENTATIONS`) are no
+candidate; a miss names them. A candidate whose content is no document at all (not a zip,
+OLE2, PDF or HTML file: PowerPoint's owner file ``~$deck.pptx``) is set aside, named in the
+reason, when another candidate is a real deck (`_set_aside_non_documents`, trial 14 F1).
 
 Files the task itself gave the agent are sources, never the deck: a deliverable whose
 bytes equal a file in one of the task's input folders (`SOURCE_DIRS` under the app dir,
@@ -41,6 +44,11 @@ PowerPoint format, OOXML and legacy binary: LibreOffice renders them all, and Po
 opens an OOXML file whatever its PowerPoint extension."""
 FAMILY_LABEL = {"pptx": "PowerPoint", "html": "HTML", "pdf": "PDF"}
 """How a kind family is named in reasons."""
+OTHER_PRESENTATIONS = {".odp": "an OpenDocument presentation", ".otp": "an OpenDocument presentation template",
+                       ".fodp": "a flat OpenDocument presentation", ".key": "a Keynote presentation"}
+"""Presentation names that are NO deck candidate (trial 14 F5): the deck checks and ``ppt_judge``
+judge PowerPoint, HTML and PDF decks. `locate_deck`'s miss names such a deliverable, so a
+rollout that saved its deck as ``.odp`` is not called deckless in silence."""
 SOURCE_DIRS = ("input", "inputs", "data", "resources", "materials", "assets", "files", "source", "sources")
 """App-dir folders that hold what the task gave the agent (by convention)."""
 SOURCE_SCAN_MAX_FILES = 2000
@@ -90,7 +98,8 @@ def locate_deck(
 
     Candidates are deliverables with a deck-like name (`DECK_SUFFIXES`); each is judged
     as the kind its content shows (`deck_kind`), so ``deck.pptx`` holding HTML is an
-    ``html`` deck and is not taken when only ``pptx`` is preferred.
+    ``html`` deck and is not taken when only ``pptx`` is preferred. A candidate that is no
+    document at all beside a real deck is set aside, not counted (`_set_aside_non_documents`).
 
     Args:
         prefer: kind order, default ``["pptx", "html", "pdf"]``; kinds not listed are
@@ -139,7 +148,19 @@ def locate_deck(
             return decks.found(group[0], f", first of {len(group)} {kind} files: {listing}")
         return False, f"ambiguous: {len(group)} {kind} decks ({listing}); exactly one is required{decks.note}", {}
     empty = set_aside_note(ctx, lambda rel: name_family(rel) in order and not any(globs.matches(g, rel) for g in excluded))
-    return False, f"no deck among the deliverables (looked for {', '.join(order)}){decks.note}{empty}", {}
+    return False, f"no deck among the deliverables (looked for {', '.join(order)}){decks.note}{empty}{_not_candidates(ctx)}", {}
+
+
+def _not_candidates(ctx: CodeContext) -> str:
+    """``"; deck.odp is not a deck candidate (…)"`` for the deliverables named as another
+    presentation format (`OTHER_PRESENTATIONS`), for `locate_deck`'s miss; else ``""``."""
+    found = [f"{item.rel} ({suffix}: {OTHER_PRESENTATIONS[suffix]})" for item in ctx.delivery.files
+             if (suffix := Path(item.rel).suffix.lower()) in OTHER_PRESENTATIONS]
+    if not found:
+        return ""
+    shown = ", ".join(found[:3]) + (f" … ({len(found)} in all)" if len(found) > 3 else "")
+    return (f"; {shown} {'is' if len(found) == 1 else 'are'} not a deck candidate: only a file named "
+            f"{', '.join(DECK_SUFFIXES)} is one (its content then gives its kind)")
 
 
 @dataclass
@@ -181,8 +202,8 @@ def _candidates(ctx: CodeContext, order: list[str], excluded: list[str], source_
         raise ReadLimit("the scan of the deliverables stopped early: the deck cannot be located reliably", limit=scan_limit(ctx.delivery))
     # by path: lenient delivery can show two files under one name (output/ and the app root)
     # an offered name is deck-like, so its family is never None (`deck_kind`)
-    kinds = {item.path: family for item in ctx.delivery.files
-             if offered(item.rel) and (family := deck_kind(item.path, item.rel)[0]) is not None}
+    sniffed = {item.path: deck_kind(item.path, item.rel) for item in ctx.delivery.files if offered(item.rel)}
+    kinds = {path: family for path, (family, _) in sniffed.items() if family is not None}
     candidates = [item for item in ctx.delivery.files if kinds.get(item.path) in order]
     other = [f"{item.rel} is {kinds[item.path]} by its content" for item in ctx.delivery.files
              if item.path in kinds and kinds[item.path] not in order and kinds[item.path] != name_family(item.rel)]
@@ -196,10 +217,36 @@ def _candidates(ctx: CodeContext, order: list[str], excluded: list[str], source_
         by_kind.setdefault(kinds[item.path], []).append(item)
     aliases: list[str] = []
     by_kind = {kind: _one_per_file(group, expect_name, aliases) for kind, group in by_kind.items()}
+    aside = _set_aside_non_documents(by_kind, {path: content for path, (_, content) in sniffed.items()})
     note = f" (ignored task-given source file(s): {', '.join(skipped_sources)})" if skipped_sources else ""
-    note += f"; {'; '.join(other)}" if other else ""
-    note += f"; {'; '.join(aliases)}" if aliases else ""
+    note += "".join(f"; {said}" for said in other + aliases + aside)
     return _Candidates(kinds, by_kind, note)
+
+
+def _set_aside_non_documents(by_kind: dict[str, list[DeliveredFile]], contents: Mapping[str, str | None]) -> list[str]:
+    """Drop from `by_kind` (in place) the candidates whose content is no document at all
+    (`evidence.sniff.no_document`: not a zip, OLE2, PDF or HTML file — the ~165-byte owner file
+    ``~$deck.pptx`` PowerPoint writes beside a deck it has open, a text note named ``.pptx``)
+    when some candidate is a real deck by its content (`contents`, path → content kind):
+    such a file is no second deck (trial 14, F1: it made the deck ambiguous, reward 0).
+    Returns what a reason says of each dropped file (``"~$deck.pptx set aside, not a second
+    deck: no document by its content (165 bytes, …)"``).
+
+    A lone candidate is never dropped (a corrupt deck alone is the deck, which the open
+    check calls broken), nor one that is a document (a truncated zip, an OpenDocument or
+    encrypted file): beside a real deck it still makes the choice ambiguous.
+    """
+    members = [item for group in by_kind.values() for item in group]
+    if len(members) < 2 or not any(contents.get(item.path) for item in members):
+        return []
+    from cowork_judge.evidence.sniff import no_document
+
+    said: list[str] = []
+    for kind, group in by_kind.items():
+        why = {item.path: no_document(item.path) for item in group if not contents.get(item.path)}
+        said.extend(f"{item.rel} set aside, not a second deck: {why[item.path]}" for item in group if why.get(item.path))
+        by_kind[kind] = [item for item in group if not why.get(item.path)]
+    return said
 
 
 def _one_per_file(group: list[DeliveredFile], expect_name: str | None, aliases: list[str]) -> list[DeliveredFile]:

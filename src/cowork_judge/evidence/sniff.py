@@ -138,6 +138,30 @@ def content_kind(path: Path | str) -> str | None:
     return None
 
 
+def no_document(path: Path | str) -> str | None:
+    """Why the bytes of `path` are no document at all, else None.
+
+    ``"no document by its content (165 bytes, unrecognised magic bytes 0b4a6f686e20536d)"``
+    when the file reads and its first bytes are none of the containers `sniff_deck` knows
+    (zip, OLE2/CFB, PDF, HTML) — an Office owner file ``~$deck.pptx``, a text note, garbage —
+    or it is empty. None for any such container, whole or broken (a truncated zip IS a
+    document: a broken deck, which the open check names), and for a file that cannot be read
+    (nothing is known of it). Reads at most 8 KiB; never raises.
+    """
+    try:
+        with Path(path).open("rb") as fh:
+            head = fh.read(8192)
+            size = Path(path).stat().st_size
+    except OSError:
+        return None
+    if not head:
+        return "no document by its content (empty)"
+    if (head.startswith((ZIP_MAGIC, EMPTY_ZIP_MAGIC, CFB_MAGIC)) or b"%PDF-" in head[:1024]
+            or _looks_html(head)):
+        return None
+    return f"no document by its content ({size} bytes, unrecognised magic bytes {head[:8].hex()})"
+
+
 def _looks_html(head: bytes) -> bool:
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n").lower()
     if text.startswith((b"<!doctype html", b"<html")):
