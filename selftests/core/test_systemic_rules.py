@@ -79,3 +79,14 @@ def test_a_document_of_the_old_rule_refolds_without_a_repeated_reason():
                                  "exit_reason": f"1 of 2 rows not judged (interrupted); {note}"})
     again = fold(*stored_run(old))
     assert (again.exit_code, again.exit_reason) == (doc.exit_code, doc.exit_reason)
+
+
+@pytest.mark.parametrize("kind", ["code_missing", "workflow_missing", "dep_missing", "asset_broken", "render_env"])
+def test_a_task_fault_that_applied_a_negative_row_is_systemic(kind):
+    """A hurdle on a misspelt code method (or a broken workflow asset, no renderer…) is unjudged for every rollout
+    of the task; under ``deduct`` it zeroed them all with ``status: success``. The task's fault, not the rollout's:
+    systemic, ``judge:scorer_error``."""
+    crit = _rows({"id": "H", "description": "h", "weight": 0, "hurdle": True})
+    report = account(crit, _verdicts(crit, {"H": kind}), ScoringPolicy())
+    assert report.systemic and report.exit_code == "judge:scorer_error"
+    assert "applied 1 negative row(s) (H)" in (report.exit_reason or "")

@@ -30,9 +30,12 @@ class Consequence:
             row by row (``JUDGE_RESPLIT``): the block may be too big or too slow.
         stops_run: no further model call of the run can succeed (the account has no
             credit): every block gives up without calling.
-        outage: the judge's endpoint failed (down, overloaded, out of credit), not the
-            deliverable: an unjudged negative row of this kind that the policy counts as hit
-            makes the run systemic (`core.coverage.account`).
+        judge_side: the failure is the judge's side, never the deliverable's: its endpoint
+            failed (down, overloaded, out of credit), or the task's own rubric, assets or verifier
+            environment are broken (an unknown code method or workflow, a dangling ``depends_on``,
+            broken workflow assets, no renderer or backend installed). An unjudged negative row of
+            this kind that the policy counts as hit makes the run systemic (`core.coverage.account`):
+            the judge's failure lowered the reward, for every rollout alike.
     """
 
     retry: bool
@@ -40,7 +43,7 @@ class Consequence:
     systemic_exit_code: ExitCode | None
     resplit: bool = False
     stops_run: bool = False
-    outage: bool = False
+    judge_side: bool = False
 
 
 def _table(entries: dict[str, Consequence]) -> Mapping[str, Consequence]:
@@ -51,13 +54,15 @@ def _table(entries: dict[str, Consequence]) -> Mapping[str, Consequence]:
 
 
 _NO_RETRY_SCORER = Consequence(retry=False, backoff=False, systemic_exit_code="judge:scorer_error")
+_TASK_FAULT = Consequence(retry=False, backoff=False, systemic_exit_code="judge:scorer_error", judge_side=True)
+"""A failure of the task's own rubric, assets or verifier environment: the same for every rollout."""
 
 CONSEQUENCES: Mapping[str, Consequence] = _table({
-    "rate_limit": Consequence(retry=True, backoff=True, systemic_exit_code="judge:api_error", resplit=True, outage=True),
+    "rate_limit": Consequence(retry=True, backoff=True, systemic_exit_code="judge:api_error", resplit=True, judge_side=True),
     "insufficient_quota": Consequence(retry=False, backoff=False, systemic_exit_code="judge:api_error", stops_run=True,
-                                      outage=True),
-    "timeout": Consequence(retry=True, backoff=False, systemic_exit_code="judge:timeout", resplit=True, outage=True),
-    "api_error": Consequence(retry=True, backoff=False, systemic_exit_code="judge:api_error", resplit=True, outage=True),
+                                      judge_side=True),
+    "timeout": Consequence(retry=True, backoff=False, systemic_exit_code="judge:timeout", resplit=True, judge_side=True),
+    "api_error": Consequence(retry=True, backoff=False, systemic_exit_code="judge:api_error", resplit=True, judge_side=True),
     "request_rejected": Consequence(retry=False, backoff=False, systemic_exit_code="judge:api_error"),
     "parse_error": Consequence(retry=True, backoff=False, systemic_exit_code="judge:api_error", resplit=True),
     "deadline": Consequence(retry=False, backoff=False, systemic_exit_code="judge:timeout"),
@@ -65,24 +70,24 @@ CONSEQUENCES: Mapping[str, Consequence] = _table({
     "interrupted": Consequence(retry=False, backoff=False, systemic_exit_code="judge:timeout"),
     "over_limit": _NO_RETRY_SCORER,
     "delivery_unreadable": _NO_RETRY_SCORER,
-    "no_credential": Consequence(retry=False, backoff=False, systemic_exit_code="judge:no_credential", outage=True),
-    "backend_missing": _NO_RETRY_SCORER,
+    "no_credential": Consequence(retry=False, backoff=False, systemic_exit_code="judge:no_credential", judge_side=True),
+    "backend_missing": _TASK_FAULT,
     "backend_error": _NO_RETRY_SCORER,
     "code_error": _NO_RETRY_SCORER,
     "code_timeout": Consequence(retry=False, backoff=False, systemic_exit_code="judge:timeout"),
-    "code_missing": _NO_RETRY_SCORER,
-    "workflow_missing": _NO_RETRY_SCORER,
+    "code_missing": _TASK_FAULT,
+    "workflow_missing": _TASK_FAULT,
     "workflow_error": _NO_RETRY_SCORER,
-    "vlm_error": Consequence(retry=True, backoff=False, systemic_exit_code="judge:api_error", outage=True),
-    "render_env": _NO_RETRY_SCORER,
+    "vlm_error": Consequence(retry=True, backoff=False, systemic_exit_code="judge:api_error", judge_side=True),
+    "render_env": _TASK_FAULT,
     # the run's time plan left too little for the deck: a time limit, fixed by a longer JUDGE_DEADLINE
     "evidence_budget": Consequence(retry=False, backoff=False, systemic_exit_code="judge:timeout"),
-    "asset_broken": _NO_RETRY_SCORER,
+    "asset_broken": _TASK_FAULT,
     "dep_unjudged": Consequence(retry=False, backoff=False, systemic_exit_code=None),
-    "dep_missing": _NO_RETRY_SCORER,  # a rubric fault, as code_missing
+    "dep_missing": _TASK_FAULT,  # a rubric fault, as code_missing
     "not_applicable": Consequence(retry=False, backoff=False, systemic_exit_code=None),
     "trajectory_missing": _NO_RETRY_SCORER,
-    "no_verdict": _NO_RETRY_SCORER,
+    "no_verdict": _TASK_FAULT,
 })
 """Kind → consequence, read-only. Every `ErrorKind` has exactly one entry. The retry
 loops (`RetryPolicy`) and the systemic exit-code choice (`core.coverage.account`) read

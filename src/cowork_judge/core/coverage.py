@@ -70,7 +70,7 @@ def account(
     Systemic (`_systemic`): unjudged fraction > ``policy.systemic_fraction`` AND unjudged count ≥
     ``policy.systemic_min`` (SPEC §11); or any row unjudged ``interrupted``/``deadline`` (a cut
     run, whatever the count); or, under ``unjudged_negative='deduct'``, a hurdle or deduction
-    unjudged for an outage kind (the judge's failure lowered the reward). The cause is
+    unjudged for a judge-side kind (the judge's failure lowered the reward). The cause is
     ``interrupted``/``deadline`` whenever the run was cut off (never overridden); otherwise the most frequent specific kind,
     ``dep_unjudged`` only when no other kind exists. A row without a verdict counts as
     ``no_verdict``. The exit code of a systemic failure is the ``systemic_exit_code``
@@ -149,8 +149,9 @@ def _systemic(criteria: Sequence[Criterion], unjudged: Mapping[str, ErrorKind], 
 
     1. share: unjudged rows / all rows > ``systemic_fraction`` and ≥ ``systemic_min`` rows;
     2. cut: any row unjudged ``interrupted`` or ``deadline`` (the judge could not finish the run);
-    3. outage penalty: under ``unjudged_negative='deduct'``, a negative row (hurdle or negative
-       weight) unjudged for an outage kind (`Consequence.outage`): the judge's failure lowered the reward.
+    3. judge-side penalty: under ``unjudged_negative='deduct'``, a negative row (hurdle or negative
+       weight) unjudged for a judge-side kind (`Consequence.judge_side`: an outage of the endpoint, or the
+       task's own rubric, assets or environment broken): the judge's failure lowered the reward.
     """
     if not unjudged:
         return False, None
@@ -162,16 +163,17 @@ def _systemic(criteria: Sequence[Criterion], unjudged: Mapping[str, ErrorKind], 
     if policy.unjudged_negative != "deduct":
         return False, None
     applied = [c.id for c in criteria if c.id in unjudged and (c.hurdle or weights[c.id] < 0)
-               and is_outage(unjudged[c.id], table)]
+               and is_judge_side(unjudged[c.id], table)]
     if not applied:
         return False, None
     return True, (f"the judge's failure applied {len(applied)} negative row(s) ({', '.join(applied)}) "
                   f"under JUDGE_UNJUDGED_NEGATIVE=deduct")
 
 
-def is_outage(kind: ErrorKind, table: Mapping[str, Consequence]) -> bool:
-    """Whether `kind` is an outage of the judge's endpoint (`Consequence.outage`); unknown kinds are not."""
-    return bool(kind in table and table[kind].outage)
+def is_judge_side(kind: ErrorKind, table: Mapping[str, Consequence]) -> bool:
+    """Whether `kind` is a failure of the judge's side, never the deliverable's (`Consequence.judge_side`: an
+    endpoint outage, or the task's own rubric, assets or environment broken); unknown kinds are not."""
+    return bool(kind in table and table[kind].judge_side)
 
 
 def _judged(verdict: Verdict | None) -> bool:
