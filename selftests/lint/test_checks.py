@@ -27,6 +27,9 @@ TOML_NO = {name: BASE_TOML.replace(line + "\n", "") for name, line in {
 }.items()}
 
 # (code, what breaks it, the instance that breaks it, the same instance fixed)
+TEXT_ROW = {"id": "C-FINDINGS", "description": "The notes name the findings.", "weight": 1, "judge_method": "code",
+            "code_method_name": "text_contains", "code_method_params": {"text": "findings", "glob": "*.md"},
+            "depends_on": ["C-DECK"]}
 CASES: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = [
     ("R001", "no rubric.json", {"rubric": False, "files": {"rubric.json.bak": "{}"}}, {}),
     ("R001", "not UTF-8", {"rubric_bytes": b'{"rubrics": [{"id": "a", "description": "caf\xe9"}]}'}, {}),
@@ -123,6 +126,9 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = [
      {}),
     ("M007", "a deduction on check_deck_openable",
      {"rubric": rows((4, {"judge_method": "code", "code_method_name": "check_deck_openable"}))}, {}),
+    # trial 14, F10: a text row over the deck (a zip) never hits
+    ("M008", "text_contains over *.pptx", {"rubric": rows(extra=[{**TEXT_ROW, "code_method_params": {
+        "text": "findings", "glob": "*.pptx"}}])}, {"rubric": rows(extra=[TEXT_ROW])}),
     ("M003", "unknown judge_method", {"rubric": rows((0, {"judge_method": "kode"}))}, {}),
     ("M003", "code row without a method name", {"rubric": rows((0, {"code_method_name": None, "code_method_params": None}))},
      {}),

@@ -106,7 +106,8 @@ def locate_deck(
             never the deck.
         allow_multiple: several decks of the preferred kind ⇒ take the first (sorted by
             path) instead of failing.
-        expect_name: file name the task asked for (e.g. ``slides.pptx``): wins ties.
+        expect_name: file name the task asked for (e.g. ``slides.pptx``): wins ties. Compared in
+            Unicode NFC (`globs.same_name`): a name saved decomposed (macOS) is that name.
         require_expect_name: the deck MUST have `expect_name`.
         exclude: output-relative globs that are never the deck.
         sources: app-dir-relative globs of files the task gave the agent (default: the
@@ -128,7 +129,7 @@ def locate_deck(
     source_globs = [globs.app_relative(g) for g in _str_list(sources, "sources")] or [f"{d}/**/*" for d in SOURCE_DIRS]
     decks = _candidates(ctx, order, excluded, source_globs, expect_name)
     if require_expect_name and expect_name:
-        named = [i for k in order for i in decks.by_kind.get(k, []) if Path(i.rel).name == expect_name]
+        named = [i for k in order for i in decks.by_kind.get(k, []) if globs.same_name(Path(i.rel).name, expect_name)]
         if len(named) != 1:
             listed = ", ".join(i.rel for k in order for i in decks.by_kind.get(k, [])) or "none"
             return False, f"the deck must be named {expect_name!r}; found {listed}{decks.note}", {}
@@ -140,7 +141,7 @@ def locate_deck(
         if len(group) == 1:
             return decks.found(group[0], "")
         if expect_name:
-            named = [i for i in group if Path(i.rel).name == expect_name]
+            named = [i for i in group if globs.same_name(Path(i.rel).name, expect_name)]
             if len(named) == 1:
                 return decks.found(named[0], f", the expected name among {len(group)} {kind} files")
         listing = ", ".join(i.rel for i in group)
@@ -373,10 +374,10 @@ def the_deck(ctx: CodeContext, path: str | None) -> DeckChoice:
         if not isinstance(path, str):
             raise TypeError(f"path must be a string, got {type(path).__name__}")
         rel = globs.output_relative(path, "path")
-        item = next((f for f in ctx.delivery.files if f.rel == rel), None)
+        item = next((f for f in ctx.delivery.files if globs.same_name(f.rel, rel)), None)
         if item is not None:
             return DeckChoice(Path(item.path), item.rel)
-        if any(f.rel == rel for f in ctx.delivery.unlisted):
+        if any(globs.same_name(f.rel, rel) for f in ctx.delivery.unlisted):
             raise ReadLimit(f"{path!r} lies past the listing limit and was not opened", limit=listing_limit(ctx.delivery))
         return DeckChoice(None, f"{path!r} is not a deliverable")
     if ctx.deck is not None:

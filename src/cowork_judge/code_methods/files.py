@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from cowork_judge.safety import saferegex
-from cowork_judge.safety.agent_text import BINARY_NOTE, comparable_text, decode, looks_binary
+from cowork_judge.safety.agent_text import BINARY_NOTE, comparable_text, decode, looks_binary, spaced_text
 from cowork_judge.code_methods import globs
 from cowork_judge.segment.code_context import CodeContext
 from cowork_judge.segment.delivery import DeliveredFile, Delivery, SkippedFile
@@ -408,17 +408,20 @@ def text_contains(ctx: CodeContext, text: str, glob: str | None = None, source: 
 
     Both sides are compared as `comparable_text`: Unicode NFC, so a composed and a decomposed "é"
     match (trial 5 F15), and with invisible format characters (U+200B, U+00AD, U+FEFF, …) dropped,
-    so "oce\u200ban" is "ocean" (trial 9 F12).
+    so "oce\u200ban" is "ocean" (trial 9 F12); and with every run of Unicode whitespace (a line wrap,
+    CRLF, a tab, two spaces, a no-break space) as one space (`spaced_text`, trial 14 F18), so "net zero
+    by\n2050" holds "net zero by 2050" and a placeholder joined by U+00A0 still fires a hurdle.
 
     Raises:
         ReadLimit: not found in what was read, and some text was not read.
     """
-    needle = comparable_text(text)
+    needle = spaced_text(comparable_text(text))
     if not needle:
         raise ValueError("text must not be empty or only invisible format characters (an empty text is found everywhere)")
     needle = needle if case_sensitive else needle.lower()
     texts, unread = _texts(ctx, glob, source)
     for name, body in texts:
+        body = spaced_text(body)
         if needle in (body if case_sensitive else body.lower()):
             return True, f"{text!r} found in {name}", {}
     if unread:

@@ -5,12 +5,26 @@ depth (``*.md`` matches ``a.md`` and ``notes/b.md``); a pattern with ``/`` match
 whole output-relative path, where ``*`` and ``?`` stay inside one path segment and
 ``**/`` matches zero or more directories (``reports/**/*.csv`` matches
 ``reports/a.csv`` and ``reports/2024/q1/a.csv``; ``**/*`` matches every file). ``**``
-crosses directories only as a whole segment.
+crosses directories only as a whole segment. Names and patterns are compared in Unicode NFC
+(`name_form`): a name saved decomposed (NFD, as macOS writes it) is the name typed composed.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import unicodedata
+
+
+def name_form(name: str) -> str:
+    """`name` (a file name, an output-relative path or a glob) as names are compared: Unicode NFC,
+    so ``Pra\u0308sentation.pptx`` (NFD: ``a`` + combining diaeresis, as macOS and some zip tools
+    write names) is ``Präsentation.pptx`` (trial 14 F19). Case is kept (globs are case-sensitive)."""
+    return name if name.isascii() else unicodedata.normalize("NFC", name)
+
+
+def same_name(a: str, b: str) -> bool:
+    """True when file names (or paths) `a` and `b` are one name under `name_form` (NFC)."""
+    return a == b or name_form(a) == name_form(b)
 
 
 def check_glob(pattern: str) -> str:
@@ -90,12 +104,14 @@ def matches(pattern: str, rel: str) -> bool:
     (dynamic programming over segments), any other segment is matched against one path
     segment by `fnmatch.fnmatchcase`, whose translation cannot backtrack exponentially
     (CPython ≥ 3.9, bpo-40480). No regular expression is built from the whole pattern: an
-    agent's file name of 245 underscores against ``*_*_*_*.csv`` took 21 s with one.
+    agent's file name of 245 underscores against ``*_*_*_*.csv`` took 21 s with one. Both
+    sides are compared in NFC (`name_form`).
 
     Raises:
         ValueError: see `check_glob`.
     """
-    body = check_glob(pattern)
+    body = name_form(check_glob(pattern))
+    rel = name_form(rel)
     if "/" not in body.rstrip("/"):
         return fnmatch.fnmatchcase(rel.rsplit("/", 1)[-1], body.rstrip("/"))
     parts = [seg for seg in body.split("/") if seg]

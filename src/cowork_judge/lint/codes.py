@@ -71,6 +71,9 @@ _TABLE: tuple[Check, ...] = (
     Check("M007", "ERROR", "hurdle or deduction judged by a code method whose hit means the requirement is met "
                            "(locate_deck, check_deck_openable, file_exists…): scored backwards, so the run refuses the "
                            "rubric; use a gate (depends_on) for a deliverable that must exist, or a positive row"),
+    Check("M008", "ERROR", "a text code row (text_contains, regex_match, word_count_between) whose glob names only "
+                           "binary files (`*.pptx`, `*.docx`, `*.png`…): the text methods do not read them, so the row "
+                           "never hits (a deduction or hurdle never fires)"),
     Check("M010", "ERROR", "workflow is not installed, cannot be imported, or has no name"),
     Check("M011", "ERROR", "workflow's REQUIRES_ABI is missing or incompatible with the installed engine"),
     Check("M012", "ERROR", "the package's extras (COWORK_JUDGE_EXTRAS / test.sh) cannot run its rows (a workflow or code "

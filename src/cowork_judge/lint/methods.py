@@ -29,7 +29,7 @@ DECK_CHECKS = ("check_deck_openable", "check_pptx_openable", "page_count_between
 
 
 def check(doc: RubricDoc, *, abi_compat: tuple[int, ...] = ABI_COMPAT) -> list[Finding]:
-    """M001–M005, M007, M010, M011 for every row.
+    """M001–M005, M007, M008, M010, M011 for every row.
 
     Args:
         abi_compat: the engine ABIs a workflow may require (default: the installed
@@ -88,6 +88,7 @@ def _row(doc: RubricDoc, row: Row, abi_compat: tuple[int, ...]) -> Iterator[Find
                 for problem in param_errors(CODE_METHODS[name], dict(params)):
                     yield Finding("M002", doc.file, f"{name}: {problem}", row=row.label, field="code_method_params")
             yield from _backwards(doc, row, name)
+            yield from _binary_glob(doc, row, name, params)
     elif method == "workflow":
         workflow = row.get("workflow_name")
         refused = _workflow_problem(workflow if isinstance(workflow, str) else None, abi_compat)
@@ -112,6 +113,34 @@ def _backwards(doc: RubricDoc, row: Row, name: str) -> Iterator[Finding]:
     if problem is not None:
         yield Finding("M007", doc.file, f"{problem}; the run refuses this rubric (judge:scorer_error)", row=row.label,
                       field="hurdle" if row.crit.hurdle else "weight")
+
+
+TEXT_METHODS = ("text_contains", "regex_match", "word_count_between")
+"""The code methods that read deliverables as text (`code_methods.files`): binary files are skipped."""
+BINARY_SUFFIXES = frozenset({".pptx", ".ppt", ".pptm", ".potx", ".ppsx", ".pps", ".odp", ".key", ".docx", ".doc",
+                             ".odt", ".xlsx", ".xls", ".ods", ".zip", ".png", ".jpg", ".jpeg", ".gif", ".webp"})
+"""File suffixes whose content always has a NUL byte in its first 8 KiB (zip containers, OLE
+files, images), so `agent_text.looks_binary` skips them. PDF is not listed: an uncompressed PDF
+may have none."""
+
+
+def _binary_glob(doc: RubricDoc, row: Row, name: str, params: object) -> Iterator[Finding]:
+    """M008 when a text method's ``glob`` can match only binary files (trial 14 F10: ``text_contains``
+    over ``*.pptx`` is a permanent miss: the deck is a zip, never searched)."""
+    if name not in TEXT_METHODS or not isinstance(params, Mapping) or params.get("source", "files") != "files":
+        return
+    glob = params.get("glob")
+    if not isinstance(glob, str):
+        return
+    last = glob.rstrip("/").rsplit("/", 1)[-1]
+    dot = last.rfind(".")
+    suffix = last[dot:].lower() if dot >= 0 else ""
+    if suffix in BINARY_SUFFIXES:
+        hint = ("; judge what a deck says with a judge row (agentic: 'The deck mentions …')"
+                if suffix in (".pptx", ".ppt", ".pptm", ".odp", ".key") else "")
+        yield Finding("M008", doc.file, f"{name} over glob {glob!r} reads only {suffix} files, which are binary to the "
+                                        f"text methods (not searched): the row can never hit{hint}",
+                      row=row.label, field="code_method_params")
 
 
 @lru_cache(maxsize=64)

@@ -135,3 +135,17 @@ def comparable_text(text: str) -> str:
     compatibility forms are kept (no NFKC: "ｘ²" stays distinct from "x2"). Linear in ``len(text)``."""
     text = unicodedata.normalize("NFC", text)
     return _FORMAT_CHARS.sub("", text) if not text.isascii() else text
+
+
+_SPACE_RUN = re.compile(r"\s+")
+"""A run of Unicode whitespace (``str.isspace``): spaces, tabs, line breaks (LF, CR, U+2028),
+no-break spaces (U+00A0, U+202F), the other Unicode spaces (U+2000–U+200A, U+3000)."""
+
+
+def spaced_text(text: str) -> str:
+    """`text` with every run of Unicode whitespace (`_SPACE_RUN`: a line wrap, a CRLF, a tab, two
+    spaces, a no-break space U+00A0) made one ASCII space, as `text_contains` compares a phrase
+    (trial 14 F18): a reader sees "Lorem ipsum" wrapped or joined by a no-break space as the same
+    phrase. Apply after `comparable_text` (which drops the invisible format characters: U+200B is no
+    whitespace). Leading and trailing whitespace is kept as one space. Linear in ``len(text)``."""
+    return _SPACE_RUN.sub(" ", text)
