@@ -253,7 +253,8 @@ def _one_per_file(group: list[DeliveredFile], expect_name: str | None, aliases: 
     """`group` with the names that reach one real file kept once (trial 5, F3: ``deck.pptx ->
     src/real.pptx`` is one deck, not two). The name kept is the task's `expect_name` if one
     of them has it, else the one that is not a link; each dropped alias is said in `aliases`
-    (``"deck.pptx is a link to src/real.pptx: one deck"``)."""
+    (``"deck.pptx is a link to src/real.pptx: one deck"``). Byte-identical files are then kept
+    once too (`_one_per_content`)."""
     by_file: dict[str, list[DeliveredFile]] = {}
     for item in group:
         by_file.setdefault(os.path.realpath(item.path), []).append(item)
