@@ -347,3 +347,16 @@ def test_impossible_parameters_are_code_errors_not_misses(tmp_path):
         m["page_count_between"](ctx.segment(), min_pages=5, max_pages=2)
     with pytest.raises(ValueError, match="must not be empty"):
         m["text_contains"](ctx.segment(), text="")
+
+
+def test_byte_identical_decks_are_one_deck(tmp_path):
+    """Trial 14 F16: two names with the same bytes are one deck (the first by name is kept);
+    same size but other bytes stay ambiguous."""
+    ctx = make_ctx(tmp_path, {"b/deck.pptx": b"same deck", "a-copy.pptx": b"same deck"})
+    hit, reason, art = CODE_METHODS["locate_deck"](ctx.segment())
+    assert hit and art["deck_rel"] == "a-copy.pptx", reason
+    assert "b/deck.pptx is a byte-identical copy of a-copy.pptx: one deck" in reason
+    assert CODE_METHODS["locate_deck"](ctx.segment(), expect_name="deck.pptx")[2]["deck_rel"] == "b/deck.pptx"
+    ctx = make_ctx(tmp_path / "2", {"a.pptx": b"deck one", "b.pptx": b"deck two"})
+    hit, reason, _ = CODE_METHODS["locate_deck"](ctx.segment())
+    assert not hit and "ambiguous" in reason

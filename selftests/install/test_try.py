@@ -470,3 +470,15 @@ def test_a_final_message_that_is_not_utf8_is_warned_with_the_offset(tmp_path):
     staged = dryrun.stage(task, dryrun.read_rollout(None, final_message=msg), tmp_path / "out")
     assert staged.warnings == [f"--final-message {msg} is not UTF-8 (first undecodable byte at offset 19: 0xe9): read with "
                                "U+FFFD in place of the undecodable bytes"]
+
+
+def test_a_verdict_cache_the_sandbox_discards_is_said():
+    """Trial 14 F14: the sandbox shares no host folder, so a JUDGE_VERDICT_CACHE the task passes is
+    kept in a sandbox-private copy and discarded; the dry run says so (not with --no-sandbox, not
+    when the cache is off)."""
+    note = dryrun.verdict_cache_note({"JUDGE_VERDICT_CACHE": "/tmp/vc"}, sandboxed=True)
+    assert note is not None and note.startswith("JUDGE_VERDICT_CACHE='/tmp/vc' reaches the judge, but the sandbox")
+    assert "discarded with the sandbox" in note and "--no-sandbox" in note
+    for env in ({}, {"JUDGE_VERDICT_CACHE": "off"}, {"JUDGE_VERDICT_CACHE": " 0 "}, {"JUDGE_VERDICT_CACHE": ""}):
+        assert dryrun.verdict_cache_note(env, sandboxed=True) is None, env
+    assert dryrun.verdict_cache_note({"JUDGE_VERDICT_CACHE": "/tmp/vc"}, sandboxed=False) is None

@@ -81,7 +81,10 @@ def test_a_text_note_named_pptx_beside_the_deck_is_no_second_deck_either(judge_r
 
 
 def test_two_real_decks_stay_ambiguous(judge_run, tmp_path):
-    doc, rows = _judge(judge_run, tmp_path, {"deck.pptx": None, "deck (1).pptx": None})
+    _deck(tmp_path / "edited.pptx", ("Water cycle", "Evaporation", "Rain", "Snow"))  # other bytes: a
+    # byte-identical copy is one deck (trial 14 F16, test_deck_copy_trial14.py)
+    edited = (tmp_path / "edited.pptx").read_bytes()
+    doc, rows = _judge(judge_run, tmp_path, {"deck.pptx": None, "deck (1).pptx": edited})
     locate = rows["C-LOCATE-DECK"]
     assert locate["hit"] is False
     assert locate["reason"].startswith("ambiguous: 2 pptx decks (deck (1).pptx, deck.pptx); exactly one is required")

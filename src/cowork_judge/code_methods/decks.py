@@ -254,7 +254,8 @@ def _one_per_file(group: list[DeliveredFile], expect_name: str | None, aliases: 
     """`group` with the names that reach one real file kept once (trial 5, F3: ``deck.pptx ->
     src/real.pptx`` is one deck, not two). The name kept is the task's `expect_name` if one
     of them has it, else the one that is not a link; each dropped alias is said in `aliases`
-    (``"deck.pptx is a link to src/real.pptx: one deck"``)."""
+    (``"deck.pptx is a link to src/real.pptx: one deck"``). Byte-identical files are then kept
+    once too (`_one_per_content`)."""
     by_file: dict[str, list[DeliveredFile]] = {}
     for item in group:
         by_file.setdefault(os.path.realpath(item.path), []).append(item)
@@ -264,7 +265,44 @@ def _one_per_file(group: list[DeliveredFile], expect_name: str | None, aliases: 
         kept.append(best)
         aliases.extend(f"{other.rel} is a link to {best.rel}: one deck" if os.path.islink(other.path)
                        else f"{other.rel} and {best.rel} are one file: one deck" for other in names if other is not best)
+    return _one_per_content(kept, expect_name, aliases)
+
+
+_SOURCE_RANK = {"output": 0, "app_root": 1, "alt_output": 2}
+"""Which copy of one deck is kept: the output folder's, then the app root's, then the alternate
+output folder's (the order delivery scans them in)."""
+_SOURCE_SAID = {"output": "", "app_root": " at the app root", "alt_output": " in the alternate output folder"}
+
+
+def _one_per_content(group: list[DeliveredFile], expect_name: str | None, aliases: list[str]) -> list[DeliveredFile]:
+    """`group` with byte-identical files (same size and SHA-256) kept once (trial 14, F16: under
+    lenient delivery a copy of ``output/deck.pptx`` left at ``/app`` made the deck ambiguous,
+    reward 0). The copy kept is the task's `expect_name` if one has it, else the first of
+    output/, the app root, the alternate output folder (`_SOURCE_RANK`), then by name; each
+    dropped copy is said in `aliases` (``"deck.pptx at the app root is a byte-identical copy of
+    deck.pptx: one deck"``). Only files whose size another one shares are read."""
+    sizes: dict[int, int] = {}
+    for item in group:
+        sizes[item.size_bytes] = sizes.get(item.size_bytes, 0) + 1
+    by_content: dict[tuple[int, str], list[DeliveredFile]] = {}
+    for n, item in enumerate(group):
+        key = (item.size_bytes, (_digest(item.path) if sizes[item.size_bytes] > 1 else None) or f"#{n}")
+        by_content.setdefault(key, []).append(item)
+    kept: list[DeliveredFile] = []
+    for copies in by_content.values():
+        best = min(copies, key=lambda i: (Path(i.rel).name != expect_name, _SOURCE_RANK[i.source], i.rel))
+        kept.append(best)
+        aliases.extend(f"{other.rel}{_SOURCE_SAID[other.source]} is a byte-identical copy of "
+                       f"{best.rel}{_SOURCE_SAID[best.source]}: one deck" for other in copies if other is not best)
     return kept
+
+
+def _digest(path: str) -> str | None:
+    """SHA-256 of a candidate's bytes, None when it cannot be read (it then stays a deck of its own)."""
+    try:
+        return file_sha256(Path(path))
+    except OSError:
+        return None
 
 
 def _str_list(value: Any, name: str) -> list[str]:

@@ -172,6 +172,8 @@ def _run(a: argparse.Namespace) -> int:
         path = sandbox.SANDBOX_PATH if use_bwrap else host_env.get("PATH", os.defpath)
         wheel, verifier_env, files, python = _judge_and_dependencies(a, task, host_env, path, cache, scratch)
         _warn_dropped(dryrun.dropped_variables(caller_env, verifier_env), caller_env)
+        if cache_note := dryrun.verdict_cache_note(verifier_env, sandboxed=use_bwrap):
+            _warn(cache_note)
         index = PackageIndex(scratch / "index", files)
         for key in ("PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_NO_INDEX"):
             verifier_env.pop(key, None)

@@ -90,6 +90,7 @@ def _costs(job: Job, decks: list[str]) -> str:
     then one line per row: its level, the points it lost, and the pages that cost them, each
     page with its share of the points where the row has per-page levels."""
     out = []
+    fatal = _fatal_rows(job)
     for c in row_costs(job.doc, decks):
         points: list[float | None] = list(c.page_points) if c.page_points is not None else [None] * len(c.pages)
         pages = " ".join((f'<a href="#{esc(_anchor(c.deck, pg))}">p{pg}</a>' if c.deck else f"p{pg}")
@@ -108,6 +109,8 @@ def _costs(job: Job, decks: list[str]) -> str:
                            + (f" (−{fmt(c.snap_points)} pts)" if c.page_points is not None else ""))
         elif c.lost and not c.pages:
             how.append("judged whole (no per-page levels)")
+        if c.id in fatal:
+            how.append("fatal: this hurdle zeroed the reward (see the line above)")
         if c.passed_measured:
             how.append(f"a measured defect on page(s) {', '.join(map(str, c.passed_measured))} did not cost it: the finding "
                        "was below the row's min_confidence and the model passed the page")
@@ -121,7 +124,7 @@ def _costs(job: Job, decks: list[str]) -> str:
            + f": {esc(', '.join(cause.rows[:12]))}" + (f" and {len(cause.rows) - 12} more" if len(cause.rows) > 12 else "")
            if cause.rows else "") + "</p>"
         for cause in loss_causes(job.doc))
-    return ("<h2>Where the points went</h2>" + causes
+    return ("<h2>Where the points went</h2>" + _fatal_line(job, fatal) + causes
             + '<p class="sub">points lost = weight − contribution (a deduction: −contribution); share = points lost / W. '
             "Pages are those below level 1, lowest first, each with the points it cost: the row's loss split by each "
             "page's distance from 1 in the row's power mean (p = 1: (1 − level) × weight / pages judged), the "
@@ -129,6 +132,25 @@ def _costs(job: Job, decks: list[str]) -> str:
             + table(["row", "level", "points lost", "share of reward", "pages that cost it", "how the level was folded"],
                     out, numeric=[False, True, True, True, False, False], raw=[True, True, True, True, True, True],
                     css="costs"))
+
+
+def _fatal_rows(job: Job) -> list[str]:
+    """Ids of the hurdle rows counted as hit (judged hit, or unjudged and counted so by the
+    policy): each made the run fatal, so the reward is 0 whatever the other rows earned."""
+    hurdles = {str(c.get("id")) for c in job.doc.criteria if c.get("hurdle")}
+    return [r.id for r in job.doc.results
+            if r.id in hurdles and (r.counted_hit if r.counted_hit is not None else r.hit)]
+
+
+def _fatal_line(job: Job, fatal: list[str]) -> str:
+    """The line above the costs table when a hurdle zeroed the reward (trial 14, F15: the table
+    showed 0 points lost on every row of a run whose reward a hurdle took from 1 to 0)."""
+    if not job.doc.fatal:
+        return ""
+    rows = ", ".join(fatal) or "not recorded"
+    return (f'<p class="warn">A hurdle zeroed the reward: row{"s" if len(fatal) > 1 else ""} {esc(rows)} counted as hit, so the reward is 0 whatever the '
+            f"rows earned (score_raw {esc(fmt(job.doc.score_raw))} → {esc(fmt(job.doc.task_score))}): the whole reward "
+            "went to the hurdle. The points below are what each row lost of its own, before the hurdle.</p>")
 
 
 def _guard(job: Job) -> str:

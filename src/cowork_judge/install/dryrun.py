@@ -277,6 +277,25 @@ def dropped_variables(host_env: dict[str, str], verifier_env: dict[str, str]) ->
     return sorted(n for n in names if n not in verifier_env)
 
 
+def verdict_cache_note(verifier_env: dict[str, str], *, sandboxed: bool) -> str | None:
+    """The warning for a verdict cache the dry run cannot keep (trial 14, F14): ``JUDGE_VERDICT_CACHE``
+    resolved by ``[verifier.env]`` to a folder (not ``off``/``0``/empty, nor a yes word the judge
+    refuses itself) while `sandboxed`: the sandbox shares no host folder but its own, so the judge
+    keeps its verdicts in a sandbox-private copy of that path, discarded with the sandbox — it
+    logs "N stored", yet nothing reaches the host folder and the next call reuses nothing.
+    None when there is nothing to say (no cache, or ``--no-sandbox``: the host folder is used)."""
+    from cowork_judge.core.knobs import FALSY, TRUTHY
+
+    value = verifier_env.get("JUDGE_VERDICT_CACHE", "").strip()
+    if not sandboxed or value.lower() in FALSY or value.lower() in TRUTHY:
+        return None
+    return (f"JUDGE_VERDICT_CACHE={value!r} reaches the judge, but the sandbox does not share that folder: the judge "
+            "keeps its verdicts in a sandbox-private copy of it, discarded with the sandbox (its log says \"stored\", "
+            "yet nothing is written to or reused from the folder on this machine; with --no-sandbox the judge uses the "
+            "host folder itself). In a trial the folder must be a volume that outlives the container (harbor-task.md "
+            "step 9)")
+
+
 @dataclass
 class Rollout:
     """A rollout folder, read (`read_rollout`).
