@@ -113,7 +113,8 @@ class Criterion(BaseModel):
     description: str = Field(description="What is judged.")
     weight: float = Field(0.0, description="Finite weight: >0 adds, <0 deducts, 0 = no contribution.")
     hurdle: bool = Field(False, description="Fatal row: hit ⇒ the whole task scores 0.")
-    depends_on: tuple[str, ...] = Field((), description="Ids this row is gated on (raw hit of each).")
+    depends_on: tuple[str, ...] = Field((), description="Ids this row is gated on: a positive dependency must be hit, "
+                                        "a hurdle or deduction must be judged and not hit (its fault absent).")
     type: Literal["binary", "gradient"] = Field("binary", description="Scale of the row.")
     levels: dict[str, str] | None = Field(None, description="Gradient level table: fraction of weight → text.")
     pass_level: float | None = Field(
@@ -138,6 +139,15 @@ class Criterion(BaseModel):
     def graded(self) -> bool:
         """True when the row earns ``weight × level`` (gradient, not hurdle, weight ≥ 0)."""
         return self.level_choices is not None
+
+    def gate_met(self, hit: bool | None) -> bool:
+        """Whether this row, as a dependency, lets its dependants' gates open, given its raw hit
+        (None: not judged). A positive row is met when hit; a negative row (a hurdle or a
+        deduction, whose hit is its fault) when judged and NOT hit: "credit B only if A is
+        satisfied" means, for a fault, that the fault is absent (trial 14 F3). Unjudged is never met."""
+        if hit is None:
+            return False
+        return hit is (self.polarity == "positive")
 
     def hit_at(self, level: float) -> bool:
         """Whether a graded row's (snapped) `level` counts as hit: ``level ≥ pass_level``
