@@ -594,7 +594,7 @@ def _normalize_row(row_id: str, row: Mapping[str, Any], warnings: list[str]) -> 
     weight = _weight(row, where, warnings)
     hurdle = _bool(row.get("hurdle", False), where, "hurdle", warnings)
     depends_on = _depends_on(row.get("depends_on"), where, warnings)
-    levels, row_type = _levels(row, where)
+    levels, row_type = _levels(row, where, warnings)
 
     judge_method = row_judge_method(row, where, warnings)
     code_method_name = _opt_str(row.get("code_method_name"), where, "code_method_name")
@@ -748,7 +748,17 @@ def _depends_on(value: Any, where: str, warnings: list[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _levels(row: Mapping[str, Any], where: str) -> tuple[dict[str, str] | None, Literal["binary", "gradient"]]:
+BINARY_WITH_LEVELS = "\"type\": \"binary\" with a level table"
+"""The start of the warning for a row that says ``"type": "binary"`` and gives a ``levels``
+(``scores``) table: scored by hit, the levels ignored (lint's R025, trial 14 F17)."""
+
+
+def _levels(row: Mapping[str, Any], where: str,
+            warnings: list[str]) -> tuple[dict[str, str] | None, Literal["binary", "gradient"]]:
+    """The row's level table and type: ``type`` as written, else gradient when a ``levels``
+    (ClawGym ``scores``) table is given. An explicit ``"type": "binary"`` beside a table wins, with
+    a warning naming it (`BINARY_WITH_LEVELS`). Raises RubricError: unknown type, a gradient row
+    without a table, a table that is not an object, fewer than 2 levels, bad or repeated keys."""
     raw_type = row.get("type")
     table = row.get("levels")
     field = "levels"
@@ -781,6 +791,9 @@ def _levels(row: Mapping[str, Any], where: str) -> tuple[dict[str, str] | None, 
         levels[str(key)] = text if isinstance(text, str) else json.dumps(text, ensure_ascii=False)
     if len(levels) < 2:
         raise RubricError(f"{where}: field {field!r} needs at least 2 levels")
+    if raw_type == "binary":
+        warnings.append(f"{where}: {BINARY_WITH_LEVELS} ({field!r}): the judge scores it as binary, by hit alone (full "
+                        f"credit or none), and its levels are ignored; drop \"type\" or set \"gradient\" to score by level")
     return levels, row_type
 
 
