@@ -10,6 +10,8 @@ router's pre-ask gate (code rows decided before the agentic row, which is then n
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -95,3 +97,21 @@ def test_the_pre_ask_gate_closes_when_a_code_fault_is_present(judge_run, tmp_pat
     asked = {i for e in run.sim.log.entries() for i in e.row_ids}
     assert "A" not in asked and "B" in asked
     assert run.reward == pytest.approx(0.0)  # (0 − 1 + 1) / 3
+
+
+def test_rescore_reads_a_new_gate_on_a_negative_row_the_same_way(judge_run, tmp_path):
+    """`rescore --rubric` adding ``depends_on: [H, D]`` to stored clean verdicts: the gate is met."""
+    ungated = [{k: v for k, v in r.items() if k != "depends_on"} for r in SAME_BLOCK]
+    stored = judge_run(_tests(tmp_path / "old", ungated), ROLLOUTS / "chat",
+                       oracle={"H": {"hit": False}, "D": {"hit": False}, "A": {"hit": True}, "B": {"hit": True}})
+    assert stored.returncode == 0, stored.stderr
+    new = _tests(tmp_path / "new", SAME_BLOCK)
+    out = tmp_path / "rescored.json"
+    proc = subprocess.run([sys.executable, "-m", "cowork_judge", "rescore", str(stored.verifier / "result.json"),
+                           "--rubric", str(new / "rubric.json"), "--out", str(out)], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads(out.read_text())
+    a = next(r for r in doc["results"] if r["id"] == "A")
+    assert a["gate"] == "open" and a["contribution"] == pytest.approx(2.0), a
+    assert doc["reward"] == pytest.approx(1.0)  # was 0.333
