@@ -140,9 +140,9 @@ def test_every_segment_is_gated_by_the_bar(level, hit):
     through the router (calibrate's labels, an edited stored document)."""
     g, d = rows()
     raw = Verdict(id="G", hit=level > 0, level=level, judged=True, method="workflow")
-    settled = mark_open(g, raw, {})
+    settled = mark_open(g, raw, {}, {"G": g, "D": d})
     assert settled.hit is hit and graded_hit(g, raw.hit, raw.level) is hit
-    gated = pre_gate(d, {"G": settled}, {"G", "D"})
+    gated = pre_gate(d, {"G": settled}, {"G": g, "D": d})
     assert (gated is not None and gated.gate == "closed") is (not hit)
     out = score([g, d], {"G": raw, "D": Verdict(id="D", hit=True, judged=True)})
     assert out.rows[0].hit is hit and out.rows[1].gate is hit
@@ -153,7 +153,7 @@ def test_rows_without_a_bar_are_unchanged():
     crit = normalize_rubric([{"id": "G", "description": "g", "weight": 1, "levels": {"0": "-", "0.5": "-", "1": "-"}}]).criteria[0]
     for hit, level in [(True, 0.5), (False, 0.0), (True, None)]:
         v = Verdict(id="G", hit=hit, level=level, judged=True)
-        assert mark_open(crit, v, {}) == v
+        assert mark_open(crit, v, {}, {"G": crit}) == v
 
 
 def test_samples_are_reduced_and_settled_by_the_bar():

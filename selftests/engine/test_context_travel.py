@@ -55,7 +55,7 @@ def test_the_code_segment_carries_its_rows_outcomes_itself(tmp_path, monkeypatch
     _register(monkeypatch)
     ctx = make_ctx(tmp_path, {"slides.pptx": b"PK not really a deck"})
     handed = ctx.segment()
-    code = judge_code_rows(rows(*CODE_RUBRIC), handed, {}, {r["id"] for r in CODE_RUBRIC})
+    code = judge_code_rows(rows(*CODE_RUBRIC), handed, {}, {r.id: r for r in rows(*CODE_RUBRIC)})
     assert isinstance(code, CodeSegment)
     assert list(code.verdicts) == ["C-FIND", "C-READ", "C-MISS", "C-GATED"]
     assert code.verdicts["C-READ"].hit is True and code.verdicts["C-READ"].reason == "deck=slides.pptx pages=3"

@@ -98,6 +98,7 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = [
     ("R024", "mapping key unlike the row's own id (trial 7 F7)",
      {"rubric": {str(r["id"]): {**r, "id": "OTHER"} if r["id"] == "A-TYPOS" else r for r in rows()}},
      {"rubric": {str(r["id"]): r for r in rows()}}),
+    ("R025", "type binary beside a level table (trial 14 F17)", {"rubric": rows((3, {"type": "binary"}))}, {}),
     ("D001", "dangling id", {"rubric": rows((2, {"depends_on": ["C-DECKK"]}))}, {}),
     ("D002", "self-dependency", {"rubric": rows((2, {"depends_on": ["C-DECK", "A-CONTENT"]}))}, {}),
     ("D002", "cycle", {"rubric": rows((2, {"depends_on": ["C-DECK", "A-DEPTH"]}))}, {}),

@@ -37,7 +37,7 @@ def _ctx(tmp_path, **env):
 def test_a_workflow_with_no_time_left_is_answered_before_any_transport_is_made(tmp_path, monkeypatch):
     made = _counted(monkeypatch)
     rows = normalize_rubric(STUB_ROWS).criteria
-    out = runner.judge_workflow_rows(rows, _ctx(tmp_path).segment(), {}, {"W1", "W2"}, segment_end=time.monotonic() - 1)
+    out = runner.judge_workflow_rows(rows, _ctx(tmp_path).segment(), {}, {r.id: r for r in rows}, segment_end=time.monotonic() - 1)
     assert [(v.judged, v.error_kind, v.reason) for v in out.values()] == [
         (False, "timeout", "no time left for the workflow segment")] * 2
     assert made == []  # the original made the run's transport up front, used or not
@@ -49,7 +49,7 @@ def test_a_sampled_run_makes_one_transport_per_judge_and_none_for_the_run(tmp_pa
     ctx = _ctx(tmp_path, JUDGE_SAMPLES="3")
     seg = ctx.segment()
     assert seg.sampling is not None and len(seg.sampling.judges) == 1
-    out = runner.judge_workflow_rows(rows, seg, {}, {"W1", "W2"}, segment_end=time.monotonic() + 60)
+    out = runner.judge_workflow_rows(rows, seg, {}, {r.id: r for r in rows}, segment_end=time.monotonic() + 60)
     assert out["W1"].hit is True and out["W2"].hit is False
     assert len(made) == 1  # the judge's; the original also made the run's, which a sampled workflow never calls
 
@@ -57,7 +57,7 @@ def test_a_sampled_run_makes_one_transport_per_judge_and_none_for_the_run(tmp_pa
 def test_an_unsampled_run_makes_the_runs_transport_once(tmp_path, monkeypatch):
     made = _counted(monkeypatch)
     rows = normalize_rubric(STUB_ROWS).criteria
-    out = runner.judge_workflow_rows(rows, _ctx(tmp_path).segment(), {}, {"W1", "W2"}, segment_end=time.monotonic() + 60)
+    out = runner.judge_workflow_rows(rows, _ctx(tmp_path).segment(), {}, {r.id: r for r in rows}, segment_end=time.monotonic() + 60)
     assert out["W1"].hit is True and out["W2"].hit is False
     assert len(made) == 1 and made[0]["judge_model"] is None
 

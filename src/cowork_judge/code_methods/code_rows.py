@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import time
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -68,7 +68,7 @@ class CodeSegment:
 
 
 def judge_code_rows(rows: Sequence[Criterion], ctx: SegmentContext, decided: Mapping[str, Verdict],
-                    known: Collection[str]) -> CodeSegment:
+                    known: Mapping[str, Criterion]) -> CodeSegment:
     """Judge the `code` rows serially (earlier rows gate later ones and hand them their
     artifacts); exactly one verdict per row; never raises for a row.
 
@@ -76,7 +76,7 @@ def judge_code_rows(rows: Sequence[Criterion], ctx: SegmentContext, decided: Map
         rows: the rubric's code rows, in rubric order.
         ctx: the segment's frozen context, handed in once by the router.
         decided: verdicts decided before this segment (the gates' dependencies, SPEC §7.4).
-        known: every row id of the rubric.
+        known: every row of the rubric by id.
 
     Returns the segment's `CodeSegment`; ``evidence/artifacts.json`` is written when the rows
     located a deck or found artifacts (`publish_artifacts`).
@@ -92,7 +92,7 @@ def judge_code_rows(rows: Sequence[Criterion], ctx: SegmentContext, decided: Map
             verdicts[row.id] = gated
             continue
         outcome = judge_code_row(row, ctx)
-        verdicts[row.id] = mark_open(row, outcome.verdict, seen)
+        verdicts[row.id] = mark_open(row, outcome.verdict, seen, known)
         # the row's outcome, carried into the context of the rows after it
         delivery = ctx.delivery
         if outcome.notes:

@@ -286,6 +286,7 @@ def _row_results(criteria: tuple[Criterion, ...], verdicts: Mapping[str, Verdict
                  weights: Mapping[str, float]) -> list[RowResult]:
     """`results[]`: each row's verdict and its part in the score (gate as scored)."""
     terms = {r.id: r for r in breakdown.rows} if breakdown else {}
+    by_id = {c.id: c for c in criteria}
     out = []
     for c in criteria:
         v = verdicts[c.id]
@@ -298,7 +299,7 @@ def _row_results(criteria: tuple[Criterion, ...], verdicts: Mapping[str, Verdict
                 level_fallback=bool(term and term.level_fallback),
                 level_raw=result_level_raw(v.level_raw),
                 judged=v.judged,
-                reason=cap_text(_gate_reason(c, v, term, terms), REASON_CAP_CHARS),
+                reason=cap_text(_gate_reason(c, v, term, terms, by_id), REASON_CAP_CHARS),
                 method=v.method,
                 error_kind=v.error_kind,
                 gate=("open" if term.gate else "closed") if term and c.depends_on else v.gate,
@@ -335,11 +336,13 @@ def judge_reason(stored: RowResult) -> str:
     return stored.reason
 
 
-def _gate_reason(row: Criterion, verdict: Verdict, term: RowScore | None, terms: Mapping[str, RowScore]) -> str:
+def _gate_reason(row: Criterion, verdict: Verdict, term: RowScore | None, terms: Mapping[str, RowScore],
+                 rows: Mapping[str, Criterion]) -> str:
     """The reason `results[]` records: the verdict's, prefixed with `WITHDRAWN_NOTE` when the
     grounding check withdrew its credit, or with ``[gate]`` naming the dependencies not hit
     (a withdrawn one says so) when the row was judged hit (same block, a cycle) but its gate
-    closed at scoring, so its credit is withheld (SPEC §7.4: the reward follows the gate formula)."""
+    closed at scoring, so its credit is withheld (SPEC §7.4: the reward follows the gate formula).
+    `rows`: the rubric's rows by id (a hurdle or deduction closes the gate by being hit)."""
     if term is not None and term.withdrawn:
         return WITHDRAWN_NOTE + verdict.reason
     would_earn = term is not None and (term.hit is True or (term.level or 0.0) > 0.0)
@@ -353,10 +356,12 @@ def _gate_reason(row: Criterion, verdict: Verdict, term: RowScore | None, terms:
             parts.append(f"{dep} names no row")
         elif dep_term.withdrawn:
             parts.append(f"{dep}'s credit was withdrawn (ungrounded, JUDGE_UNGROUNDED=miss)")
-        elif dep_term.hit is False:
-            parts.append(f"{dep} was judged and missed")
         elif dep_term.hit is None:
             parts.append(f"{dep} was not judged")
+        elif dep in rows and rows[dep].polarity == "negative" and dep_term.hit is True:
+            parts.append(f"{dep} was judged and hit (a hurdle or deduction: its fault is present)")
+        elif dep_term.hit is False and (dep not in rows or rows[dep].polarity == "positive"):
+            parts.append(f"{dep} was judged and missed")
     return f"[gate] credit withheld: {'; '.join(parts) or 'a dependency was not hit'} (the judge said: {verdict.reason})"
 
 

@@ -3,8 +3,9 @@ dependencies' verdicts. Pure.
 
 Three rules: (1) only dependencies decided BEFORE a row's segment (or earlier in the
 serial code segment) can short-circuit it — a workflow's internal dependencies are its
-own business; (2) a dependency judged and missed ⇒ ``judged=true, hit=false``, reason
-``[gate] …``, no call; (3) a dependency not judged ⇒ unjudged ``dep_unjudged`` (distinct
+own business; (2) a dependency judged and not met ⇒ ``judged=true, hit=false``, reason
+``[gate] …``, no call — a positive dependency is met when hit, a hurdle or deduction when NOT
+hit (its fault absent: `Criterion.gate_met`, trial 14 F3); (3) a dependency not judged ⇒ unjudged ``dep_unjudged`` (distinct
 from a miss). A dependency naming no row of the rubric (a typo) is a rubric fault, not a
 miss: the row is unjudged ``dep_missing``, no call (trial 10 F1: as an unknown code method
 is ``code_missing``, so coverage drops and the run is degraded). Short-circuits apply only to rows whose score the gate decides (weight ≥ 0,
@@ -14,20 +15,20 @@ Only scoring decides the reward; gates save calls and keep the trace honest.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, MutableMapping, Sequence
+from collections.abc import Mapping, MutableMapping, Sequence
 
 from cowork_judge.core.rubric import Criterion
 from cowork_judge.core.verdicts import Verdict, settle_hit
 
 
-def pre_gate(row: Criterion, decided: Mapping[str, Verdict], known: Collection[str]) -> Verdict | None:
+def pre_gate(row: Criterion, decided: Mapping[str, Verdict], known: Mapping[str, Criterion]) -> Verdict | None:
     """The short-circuit verdict of `row` from its already-decided dependencies, or None.
 
     Args:
         row: the row about to be judged.
         decided: verdicts reached so far (earlier segments, earlier code rows).
-        known: every row id of the rubric (a dependency naming no row leaves the row unjudged
-            ``dep_missing``, its gate closed).
+        known: every row of the rubric by id (a dependency naming no row leaves the row unjudged
+            ``dep_missing``, its gate closed; a dependency's polarity says what meets it).
     """
     if row.hurdle or row.weight < 0 or not row.depends_on:
         return None
@@ -35,9 +36,10 @@ def pre_gate(row: Criterion, decided: Mapping[str, Verdict], known: Collection[s
     if dangling:
         return Verdict.unjudged(row.id, "dep_missing", f"depends_on names no row of the rubric: {', '.join(dangling)} "
                                 "(a typo? lint-rubric D001)", method=row.judge_method, gate="closed")
-    missed = [d for d in row.depends_on if d in decided and decided[d].judged and decided[d].hit is False]
-    if missed:
-        return Verdict(id=row.id, hit=False, judged=True, reason=f"[gate] {', '.join(missed)} judged and missed",
+    unmet = [d for d in row.depends_on if d in decided and decided[d].judged and decided[d].hit is not None
+             and not known[d].gate_met(decided[d].hit)]
+    if unmet:
+        return Verdict(id=row.id, hit=False, judged=True, reason=f"[gate] {unmet_reason([known[d] for d in unmet])}",
                        method=row.judge_method, gate="closed")
     unjudged = [d for d in row.depends_on if d in decided and not decided[d].judged]
     if unjudged:
@@ -46,10 +48,24 @@ def pre_gate(row: Criterion, decided: Mapping[str, Verdict], known: Collection[s
     return None
 
 
+def unmet_reason(deps: Sequence[Criterion]) -> str:
+    """Why the judged dependencies `deps` (each not met) close a gate, for a ``[gate]`` reason:
+    positive rows ``"X, Y judged and missed"``; hurdles and deductions ``"H judged and hit (its
+    fault is present)"``; both parts joined by ``"; "``."""
+    missed = [d.id for d in deps if d.polarity == "positive"]
+    faults = [d.id for d in deps if d.polarity == "negative"]
+    parts = [f"{', '.join(missed)} judged and missed"] if missed else []
+    if faults:
+        parts.append(f"{', '.join(faults)} judged and hit (a hurdle or deduction: its fault is present)")
+    return "; ".join(parts)
+
+
 def settle_gated(
-    rows: Sequence[Criterion], decided: Mapping[str, Verdict], known: Collection[str], *, into: MutableMapping[str, Verdict]
+    rows: Sequence[Criterion], decided: Mapping[str, Verdict], known: Mapping[str, Criterion],
+    *, into: MutableMapping[str, Verdict]
 ) -> list[Criterion]:
-    """Put the short-circuit verdict of every gated row into `into`; return the rows to run."""
+    """Put the short-circuit verdict of every gated row into `into`; return the rows to run.
+    `known`: every row of the rubric by id (`pre_gate`)."""
     runnable = []
     for row in rows:
         gated = pre_gate(row, decided, known)
@@ -60,13 +76,14 @@ def settle_gated(
     return runnable
 
 
-def mark_open(row: Criterion, verdict: Verdict, decided: Mapping[str, Verdict]) -> Verdict:
+def mark_open(row: Criterion, verdict: Verdict, decided: Mapping[str, Verdict], known: Mapping[str, Criterion]) -> Verdict:
     """`verdict` as the router records it: its hit read by the row's pass bar
     (`verdicts.settle_hit`: a graded row with ``pass_level`` is hit only at or above it, so
     its dependants' gates follow the bar), with ``gate="open"`` when every decided
-    dependency of `row` was hit."""
+    dependency of `row` is met (`Criterion.gate_met`: a positive one hit, a hurdle or
+    deduction judged and not hit). `known`: every row of the rubric by id."""
     verdict = settle_hit(row, verdict)
-    deps = [d for d in row.depends_on if d in decided]
-    if deps and verdict.gate is None and all(decided[d].hit is True for d in deps):
+    deps = [d for d in row.depends_on if d in decided and d in known]
+    if deps and verdict.gate is None and all(known[d].gate_met(decided[d].hit if decided[d].judged else None) for d in deps):
         return verdict.model_copy(update={"gate": "open"})
     return verdict

@@ -113,7 +113,8 @@ class Criterion(BaseModel):
     description: str = Field(description="What is judged.")
     weight: float = Field(0.0, description="Finite weight: >0 adds, <0 deducts, 0 = no contribution.")
     hurdle: bool = Field(False, description="Fatal row: hit ⇒ the whole task scores 0.")
-    depends_on: tuple[str, ...] = Field((), description="Ids this row is gated on (raw hit of each).")
+    depends_on: tuple[str, ...] = Field((), description="Ids this row is gated on: a positive dependency must be hit, "
+                                        "a hurdle or deduction must be judged and not hit (its fault absent).")
     type: Literal["binary", "gradient"] = Field("binary", description="Scale of the row.")
     levels: dict[str, str] | None = Field(None, description="Gradient level table: fraction of weight → text.")
     pass_level: float | None = Field(
@@ -138,6 +139,15 @@ class Criterion(BaseModel):
     def graded(self) -> bool:
         """True when the row earns ``weight × level`` (gradient, not hurdle, weight ≥ 0)."""
         return self.level_choices is not None
+
+    def gate_met(self, hit: bool | None) -> bool:
+        """Whether this row, as a dependency, lets its dependants' gates open, given its raw hit
+        (None: not judged). A positive row is met when hit; a negative row (a hurdle or a
+        deduction, whose hit is its fault) when judged and NOT hit: "credit B only if A is
+        satisfied" means, for a fault, that the fault is absent (trial 14 F3). Unjudged is never met."""
+        if hit is None:
+            return False
+        return hit is (self.polarity == "positive")
 
     def hit_at(self, level: float) -> bool:
         """Whether a graded row's (snapped) `level` counts as hit: ``level ≥ pass_level``
@@ -584,7 +594,7 @@ def _normalize_row(row_id: str, row: Mapping[str, Any], warnings: list[str]) -> 
     weight = _weight(row, where, warnings)
     hurdle = _bool(row.get("hurdle", False), where, "hurdle", warnings)
     depends_on = _depends_on(row.get("depends_on"), where, warnings)
-    levels, row_type = _levels(row, where)
+    levels, row_type = _levels(row, where, warnings)
 
     judge_method = row_judge_method(row, where, warnings)
     code_method_name = _opt_str(row.get("code_method_name"), where, "code_method_name")
@@ -738,7 +748,17 @@ def _depends_on(value: Any, where: str, warnings: list[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _levels(row: Mapping[str, Any], where: str) -> tuple[dict[str, str] | None, Literal["binary", "gradient"]]:
+BINARY_WITH_LEVELS = "\"type\": \"binary\" with a level table"
+"""The start of the warning for a row that says ``"type": "binary"`` and gives a ``levels``
+(``scores``) table: scored by hit, the levels ignored (lint's R025, trial 14 F17)."""
+
+
+def _levels(row: Mapping[str, Any], where: str,
+            warnings: list[str]) -> tuple[dict[str, str] | None, Literal["binary", "gradient"]]:
+    """The row's level table and type: ``type`` as written, else gradient when a ``levels``
+    (ClawGym ``scores``) table is given. An explicit ``"type": "binary"`` beside a table wins, with
+    a warning naming it (`BINARY_WITH_LEVELS`). Raises RubricError: unknown type, a gradient row
+    without a table, a table that is not an object, fewer than 2 levels, bad or repeated keys."""
     raw_type = row.get("type")
     table = row.get("levels")
     field = "levels"
@@ -771,6 +791,9 @@ def _levels(row: Mapping[str, Any], where: str) -> tuple[dict[str, str] | None, 
         levels[str(key)] = text if isinstance(text, str) else json.dumps(text, ensure_ascii=False)
     if len(levels) < 2:
         raise RubricError(f"{where}: field {field!r} needs at least 2 levels")
+    if raw_type == "binary":
+        warnings.append(f"{where}: {BINARY_WITH_LEVELS} ({field!r}): the judge scores it as binary, by hit alone (full "
+                        f"credit or none), and its levels are ignored; drop \"type\" or set \"gradient\" to score by level")
     return levels, row_type
 
 

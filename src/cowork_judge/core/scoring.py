@@ -4,7 +4,8 @@ Pure: no I/O, no clock, no environment. The live run, `rescore` and the tests al
 `score`. Formula (SPEC §4)::
 
     W     = Σ w_i                    rows with w_i > 0 (hurdle rows with w > 0 included)
-    E     = Σ w_i · lvl_i · gate_i   rows with w_i > 0, not hurdle
+    E     = Σ w_i · lvl_i · gate_i   rows with w_i > 0, not hurdle (gate_i: every depends_on id met —
+                                     a positive row hit, a hurdle or deduction judged and not hit)
           + Σ w_i · hit_i            rows with w_i < 0, not hurdle (deduction; ignores gates)
     fatal = any hurdle row with hit_i (as counted: see below)
     score_raw = E / W ;  score_normalized = 0 if fatal else clamp(E / W, 0, 1)
@@ -100,7 +101,8 @@ class RowScore(BaseModel):
     level_fallback: bool = Field(False, description="A graded row scored by its hit because its verdict carries no "
                                  "readable level (missing, NaN/inf, outside [0, 1]). Not set when the row's gate is closed "
                                  "(its level cannot matter) nor for a 'delivery' verdict (nothing was judged).")
-    gate: bool = Field(description="All depends_on ids have raw hit=true (dangling id ⇒ False).")
+    gate: bool = Field(description="Every depends_on id is met: a positive row's raw hit=true, a hurdle's or "
+                       "deduction's raw hit=false (judged, its fault absent); a dangling or unjudged id ⇒ False.")
     contribution: float = Field(description="This row's term in E.")
     withdrawn: bool = Field(False, description="The verdict's credit was withdrawn: grounded=false under "
                             "ungrounded='miss' (the row scores as if the judge had not given it).")
@@ -205,7 +207,9 @@ def score(
     withdrawn = {cid for cid, v in verdicts.items() if credit_withdrawn(policy, v)}
     raw_hit = {cid: ((not graded_hit(by_id[cid], v.hit, v.level)) if cid in withdrawn else graded_hit(by_id[cid], v.hit, v.level))
                if v.judged else None for cid, v in verdicts.items() if cid in by_id}
-    rows = [_row_score(crit, weight_of[crit.id], verdicts.get(crit.id), raw_hit, policy, withdrawn=crit.id in withdrawn)
+    # a dependency is met when a positive row is hit, a hurdle or deduction judged and NOT hit (trial 14 F3)
+    met = {cid: by_id[cid].gate_met(hit) for cid, hit in raw_hit.items()}
+    rows = [_row_score(crit, weight_of[crit.id], verdicts.get(crit.id), raw_hit, met, policy, withdrawn=crit.id in withdrawn)
             for crit in criteria]
     total = sum(r.weight for r in rows if r.weight > 0)
     earned = sum(r.contribution for r in rows)
@@ -246,15 +250,16 @@ def meets_threshold(score: float, threshold: float, compare: Literal["gte", "gt"
 
 
 def _row_score(crit: Criterion, w: float, verdict: Verdict | None, raw_hit: Mapping[str, bool | None],
-               policy: ScoringPolicy, *, withdrawn: bool) -> RowScore:
+               met: Mapping[str, bool], policy: ScoringPolicy, *, withdrawn: bool) -> RowScore:
     """One row's part in the score (SPEC §4): whether it counts as hit (an unjudged negative
-    row under ``deduct`` does), its gate (every dependency hit, by `raw_hit`), its level
+    row under ``deduct`` does), its gate (every dependency met, by `met`: a positive one's raw
+    hit, a hurdle's or deduction's raw miss — `Criterion.gate_met`), its level
     (graded rows; a missing level falls back to hit) and its contribution ``w × level × gate``
     (a positive row), ``w × counted`` (a negative row), 0 (a hurdle, which makes the score
     fatal instead). `withdrawn`: a credited verdict without a grounded quote (scored as not given)."""
     judged = bool(verdict and verdict.judged and verdict.hit is not None)
     hit = raw_hit.get(crit.id) if judged else None
-    gate = all(raw_hit.get(dep) is True for dep in crit.depends_on)
+    gate = all(met.get(dep) is True for dep in crit.depends_on)
     level: float | None = None
     level_fallback = False
     contribution = 0.0

@@ -358,7 +358,7 @@ def _message_rows_only(run: _Run, criteria: Sequence[Criterion], ctx: RunContext
 
     warned = len(ctx.delivery.notes)
     verdicts = nothing_delivered_verdicts(others, ctx.delivery)  # decided first: they gate the readers
-    verdicts.update(route_code_rows(readers, ctx, dict(verdicts), {c.id for c in criteria}))
+    verdicts.update(route_code_rows(readers, ctx, dict(verdicts), {c.id: c for c in criteria}))
     run.warn("delivery", ctx.delivery.notes[warned:], prefix="delivery: ")
     return run.document(criteria, verdicts, delivery=ctx.delivery, ctx=ctx, instruction_source=instruction_source)
 

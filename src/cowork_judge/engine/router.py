@@ -15,7 +15,7 @@ imported only when agentic rows run.
 from __future__ import annotations
 
 import time
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from cowork_judge.code_methods.code_rows import judge_code_rows
 from cowork_judge.core.classify import classify, summary
@@ -43,7 +43,7 @@ def route(criteria: Sequence[Criterion], ctx: RunContext, cache: RunCache | None
     `cache` is the run's verdict cache (`run.verdict_cache.RunCache.of`: its keys built by the
     caller from this context and `criteria`; None when ``JUDGE_VERDICT_CACHE`` is off): each model
     segment looks its rows up before it runs and stores what it judged when it ends."""
-    known = {c.id for c in criteria}
+    known = {c.id: c for c in criteria}
     code_rows, workflow_rows, agentic_rows = ([c for c in criteria if c.judge_method == m] for m in SEGMENTS)
     decided = route_code_rows(code_rows, ctx, {}, known)
     assert ctx.calls is not None  # RunContext makes it
@@ -62,7 +62,7 @@ def route(criteria: Sequence[Criterion], ctx: RunContext, cache: RunCache | None
                 decided.update(judge_workflow_rows(todo, seg, decided, known, segment_end=time.monotonic() + budget))
             for row in workflow_rows:  # cached verdicts pass this run's gates like judged ones
                 if row.id in hits:
-                    decided[row.id] = pre_gate(row, decided, known) or mark_open(row, hits[row.id], decided)
+                    decided[row.id] = pre_gate(row, decided, known) or mark_open(row, hits[row.id], decided, known)
             if cache:
                 cache.keep(todo, decided)
             ctx.audit.write_json("workflow/verdicts", _audited(workflow_rows, decided))
@@ -72,7 +72,7 @@ def route(criteria: Sequence[Criterion], ctx: RunContext, cache: RunCache | None
             runnable, hits = cache.split(runnable)
             for row in agentic_rows:
                 if row.id in hits:
-                    decided[row.id] = mark_open(row, hits[row.id], decided)
+                    decided[row.id] = mark_open(row, hits[row.id], decided, known)
         # gate-settled agentic rows cost no call but are verdicts all the same: in the audit
         # for re-scoring and for the watchdog's document if the run is cut off later
         gated = [r for r in agentic_rows if r.id in decided]
@@ -88,7 +88,7 @@ def route(criteria: Sequence[Criterion], ctx: RunContext, cache: RunCache | None
                 ctx.log.error("agentic segment failed: %s", ctx.redactor.redact(summary(exc)))
                 judged = {r.id: Verdict.unjudged(r.id, kind, ctx.redactor.redact(summary(exc))) for r in runnable}
             for row in runnable:
-                decided[row.id] = mark_open(row, judged[row.id], decided)
+                decided[row.id] = mark_open(row, judged[row.id], decided, known)
             if cache:
                 cache.keep(runnable, decided)
         if cache:
@@ -98,13 +98,13 @@ def route(criteria: Sequence[Criterion], ctx: RunContext, cache: RunCache | None
 
 
 def route_code_rows(code_rows: Sequence[Criterion], ctx: RunContext, decided: Mapping[str, Verdict],
-                    known: Collection[str]) -> dict[str, Verdict]:
+                    known: Mapping[str, Criterion]) -> dict[str, Verdict]:
     """The code segment of a run (`judge_code_rows`: serial, earlier rows gate later ones), its outcome
     merged into `ctx` once (deck, artifacts, ``ctx.delivery.notes``) and audited (``judge/code/``).
 
     `decided`: verdicts reached before it (the gates' dependencies: `engine.judge` hands in the
     nothing-delivered verdicts of the rows a chat-only run with JUDGE_CHAT_FALLBACK off does not judge);
-    `known`: every row id of the rubric. Returns row id → verdict of the code rows."""
+    `known`: every row of the rubric by id. Returns row id → verdict of the code rows."""
     code = judge_code_rows(code_rows, ctx.segment(), decided, known)
     ctx.deck = code.deck  # the code segment's outcome, merged once
     ctx.artifacts.update(code.artifacts)

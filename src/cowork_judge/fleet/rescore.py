@@ -39,7 +39,7 @@ SHA-256 of the new rubric file.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
@@ -130,8 +130,8 @@ def changed_questions(stored_rows: Sequence[Criterion], rows: Sequence[Criterion
     verdict cache's notion of "the same row"), or is judged otherwise (`Criterion.judging_changes`: its
     judge method, code method or params, workflow fields such as ``page_mean_p``, a workflow's inputs
     such as answer_match's reference; trial 13 F1), or its stored verdict is a gate closure
-    (``[gate] … judged and missed``: no judge was asked) that the new rubric no longer imposes — no
-    dependency it keeps (unchanged, in the new rubric) is a stored judged miss, or the row is now a
+    (``[gate] …``: no judge was asked) that the new rubric no longer imposes — no
+    dependency it keeps (unchanged, in the new rubric) is stored judged and not met (`Criterion.gate_met`), or the row is now a
     hurdle or a deduction, which gates never close (`GATE_GONE`). A change of weight magnitude, or a
     ``depends_on`` that still closes the gate, is not listed (a pure re-score)."""
     stored = {c.id: c for c in stored_rows}
@@ -142,7 +142,7 @@ def changed_questions(stored_rows: Sequence[Criterion], rows: Sequence[Criterion
             changes = row.question_changes(earlier) + row.judging_changes(earlier)
             if changes:
                 out[row.id] = changes
-    ids = {c.id for c in rows}
+    ids = {c.id: c for c in rows}
     while gone := [row for row in rows if row.id not in out and _gate_gone(row, verdicts, ids, out)]:
         out.update({row.id: [GATE_GONE] for row in gone})
     return out
@@ -152,19 +152,20 @@ GATE_GONE = "its stored verdict is a gate closure, never asked of a judge, and t
 """What `changed_questions` names for a stored ``[gate] … judged and missed`` row the new rubric does not gate."""
 
 
-def _gate_gone(row: Criterion, verdicts: Mapping[str, Verdict | None], ids: Collection[str],
+def _gate_gone(row: Criterion, verdicts: Mapping[str, Verdict | None], ids: Mapping[str, Criterion],
                changed: Mapping[str, Sequence[str]]) -> bool:
     """True when `row`'s stored verdict is a gate closure (`core.gates.pre_gate`: judged, missed, ``[gate]``, no
-    call) and no dependency of the new `row` closes it any more (a kept, unchanged row of `ids` stored as a judged
-    miss), or `row` is now a hurdle or a deduction (gates never close those)."""
+    call) and no dependency of the new `row` closes it any more (a kept, unchanged row of `ids` — the new rows by
+    id — stored as judged and not met: a positive row missed, a hurdle or deduction hit), or `row` is now a hurdle
+    or a deduction (gates never close those)."""
     verdict = verdicts.get(row.id)
     if verdict is None or not (verdict.judged and verdict.hit is False and verdict.gate == "closed"
                                and verdict.reason.startswith("[gate]")):
         return False
     if row.hurdle or row.weight < 0:
         return True
-    return not any(dep in ids and dep not in changed and (v := verdicts.get(dep)) is not None and v.judged and v.hit is False
-                   for dep in row.depends_on)
+    return not any(dep in ids and dep not in changed and (v := verdicts.get(dep)) is not None and v.judged
+                   and v.hit is not None and not ids[dep].gate_met(v.hit) for dep in row.depends_on)
 
 
 SCORED_AS_NOTHING_DELIVERED = ("nothing was delivered, so it is scored as a live run scores it ([no delivery], no model "

@@ -56,6 +56,7 @@ _TABLE: tuple[Check, ...] = (
     Check("R023", "ERROR", "workflow row is both hurdle and gradient"),
     Check("R024", "WARN", "a row of the `id → row` mapping has its own `id`, which differs from its key (the `id` names "
                           "the row; labels or depends_on written against the key miss it)"),
+    Check("R025", "WARN", "`\"type\": \"binary\"` beside a `levels` table: scored by hit alone, the levels are ignored"),
     Check("D001", "ERROR", "`depends_on` names no row (the gate never opens)"),
     Check("D002", "ERROR", "`depends_on` cycle or self-dependency"),
     Check("D003", "ERROR", "`depends_on` is not transitively closed (fix: --fix-closure)"),

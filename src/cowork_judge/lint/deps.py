@@ -1,6 +1,7 @@
 """``depends_on`` checks: dangling ids, cycles, transitive closure, and gates with no effect.
 
-Gates use the RAW hit of each listed dependency (SPEC §4), so a row gated on B, where B is
+Gates use the RAW hit of each listed dependency (SPEC §4; a positive dependency is met when hit,
+a hurdle or deduction when judged and not hit — `Criterion.gate_met`), so a row gated on B, where B is
 gated on A, still scores when A missed unless it lists A too: ``depends_on`` must be the
 transitive closure. `missing_closure` is shared with ``--fix-closure``.
 """

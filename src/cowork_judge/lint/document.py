@@ -14,6 +14,7 @@ from typing import Any
 
 from cowork_judge.core.rubric import (
     DESCRIPTION_KEYS,
+    BINARY_WITH_LEVELS,
     KEY_DIFFERS,
     LIST_KEYS,
     RESERVED_TOP_KEYS,
@@ -191,14 +192,16 @@ def engine_warnings(doc: RubricDoc) -> list[Finding]:
     """The engine's load-time warnings not covered by a finer check, as R009 findings
     (misspelt fields, a row without weight among weighted ones, a weight given as a
     string, derived fields written in the file…), or R024 for a mapping key that differs
-    from its row's own id (trial 7 F7). An unknown warning is reported, never
+    from its row's own id (trial 7 F7), or R025 for ``"type": "binary"`` beside a level table
+    (trial 14 F17). An unknown warning is reported, never
     dropped. When the engine refuses the document, those of the rows it accepts alone
     (`RubricDoc.partial_warnings`): a refusal never hides a misspelt field (issue 39)."""
     out = []
     for warning in doc.normalized.warnings if doc.normalized is not None else doc.partial_warnings:
         if any(marker in warning for marker in _COVERED):
             continue
-        code = "R024" if KEY_DIFFERS in warning else "R009"  # trial 7 F7: a mapping key unlike the row's id
+        # trial 7 F7: a mapping key unlike the row's id; trial 14 F17: "type": "binary" beside a level table
+        code = "R024" if KEY_DIFFERS in warning else "R025" if BINARY_WITH_LEVELS in warning else "R009"
         m = _WARNING_ROW.match(warning)
         if m:
             out.append(Finding(code, doc.file, m.group(2), row=m.group(1)))

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Collection, Sequence
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
@@ -40,7 +40,7 @@ to return before the agentic segment starts anyway."""
 
 
 def judge_workflow_rows(
-    rows: Sequence[Criterion], ctx: SegmentContext, decided: dict[str, Verdict], known: Collection[str], *, segment_end: float
+    rows: Sequence[Criterion], ctx: SegmentContext, decided: dict[str, Verdict], known: Mapping[str, Criterion], *, segment_end: float
 ) -> dict[str, Verdict]:
     """Run each named workflow on its rows (serially); exactly one verdict per row.
 
@@ -48,7 +48,7 @@ def judge_workflow_rows(
         rows: the rubric's workflow rows, in rubric order.
         ctx: the segment's context (frozen; the code rows' artifacts included).
         decided: verdicts of earlier segments (gates, SPEC §7.4 rule 1).
-        known: every row id of the rubric.
+        known: every row of the rubric by id.
         segment_end: monotonic time by which the segment must be done.
     """
     out: dict[str, Verdict] = {}
@@ -75,7 +75,7 @@ def judge_workflow_rows(
             results = {r.id: Verdict.unjudged(r.id, kind, "no time left for the workflow segment", method="workflow")
                        for r in runnable}
         for r in runnable:
-            out[r.id] = mark_open(r, results[r.id], decided)
+            out[r.id] = mark_open(r, results[r.id], decided, known)
     return out
 
 
