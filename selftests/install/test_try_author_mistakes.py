@@ -122,6 +122,32 @@ def test_a_file_as_the_rollout_says_it_is_a_file_and_names_its_folder(tmp_path, 
     err = capsys.readouterr().err
     assert "no such rollout folder" not in err
     assert f"{deck} is a file, not a folder" in err and f"--rollout {deck.parent}" in err
+    assert "--final-message" not in err  # trial 15 P-3: a deck is no chat message (that option refuses it)
+
+
+def test_a_text_file_as_the_rollout_is_offered_as_the_final_message(tmp_path, capsys):
+    task = make_task(tmp_path)
+    answer = tmp_path / "answer.txt"
+    answer.write_text("The sky is blue because of Rayleigh scattering.\n")
+    assert cli(["try", str(task), "--rollout", str(answer)]) == 2
+    assert f"--final-message {answer}" in capsys.readouterr().err
+
+
+def test_a_process_substitution_as_the_final_message_is_named_a_pipe(tmp_path, capsys):
+    """Trial 15 P-1: ``--final-message <(echo …)`` was refused as "a symbolic link to pipe:[N], which does not
+    exist". It is a pipe: said so, with what to do."""
+    import os
+
+    task = make_task(tmp_path)
+    fifo = tmp_path / "fd63"
+    os.mkfifo(fifo)
+    link = tmp_path / "63"
+    link.symlink_to(fifo)  # as /dev/fd/63 → pipe:[N]
+    for value in (fifo, link):
+        assert cli(["try", str(task), "--final-message", str(value)]) == 2
+        err = capsys.readouterr().err
+        assert "is a pipe (a process substitution such as <(echo …) gives one), not a file" in err, err
+        assert "which does not exist" not in err
 
 
 # ------------------------------------------------------------------ finding 15a: no row judged

@@ -30,6 +30,7 @@ import os
 import re
 import shlex
 import shutil
+import stat
 import sys
 from collections import Counter
 from collections.abc import Iterator
@@ -336,6 +337,13 @@ def _not_a_message_file(option: str, value: str | Path) -> str:
     """Why ``--final-message``/``--trajectory`` `value` is refused: a folder is named as one, not as missing."""
     if Path(value).is_dir():
         return f"{option} {value}: is a folder, not a file (give the file of the agent's final message)"
+    try:
+        pipe = stat.S_ISFIFO(os.stat(value).st_mode)
+    except OSError:
+        pipe = False
+    if pipe:  # trial 15 P-1: a process substitution, <(echo …), is a pipe behind a /dev/fd link, not a dangling link
+        return (f"{option} {value}: is a pipe (a process substitution such as <(echo …) gives one), not a file: the "
+                "message is read more than once, so write it to a file first (echo '…' > answer.txt) and give that")
     if Path(value).is_symlink():
         return (f"{option} {value}: is a symbolic link to {os.readlink(value)}, which does not exist (give the file "
                 "of the agent's final message itself)")
@@ -505,6 +513,10 @@ def _file_as_rollout(root: Path) -> str:
         folder = root.with_name(f"{root.stem or root.name}-rollout")
         how = (f"put the deliverable in a folder of its own: mkdir {q(str(folder))} && cp {q(str(root))} {q(str(folder))}/ "
                f"then give --rollout {q(str(folder))} (every file in it is judged)")
+    try:  # trial 15 P-3: the chat-message hint only for a file that could be one (a deck is refused there)
+        _check_final_message(root)
+    except TryError:
+        return f"--rollout {root} is a file, not a folder: {how}"
     return (f"--rollout {root} is a file, not a folder: {how}; if it is the agent's final chat message, give "
             f"--final-message {q(str(root))} instead")
 
