@@ -90,3 +90,28 @@ def test_a_task_fault_that_applied_a_negative_row_is_systemic(kind):
     report = account(crit, _verdicts(crit, {"H": kind}), ScoringPolicy())
     assert report.systemic and report.exit_code == "judge:scorer_error"
     assert "applied 1 negative row(s) (H)" in (report.exit_reason or "")
+
+
+def _mixed() -> tuple:
+    return tuple(normalize_rubric({"rubrics": [
+        {"id": "C1", "description": "c", "weight": 1, "judge_method": "code", "code_method_name": "file_exists"},
+        {"id": "C2", "description": "c", "weight": 1, "judge_method": "code", "code_method_name": "file_exists"},
+        {"id": "C3", "description": "c", "weight": 1, "judge_method": "code", "code_method_name": "file_exists"},
+        {"id": "A1", "description": "a", "weight": 3}, {"id": "A2", "description": "a", "weight": 2}]}).criteria)
+
+
+def test_an_endpoint_that_answered_no_row_is_systemic_below_the_share():
+    """Trial 15 P-10: a mistyped JUDGE_BASE_URL left 2 of 5 rows (71 % of the weight) unjudged api_error; 2/5 is not
+    above the 0.4 share, so the run was status success with the code rows' reward. No model answered: systemic."""
+    crit = _mixed()
+    report = account(crit, _verdicts(crit, {"A1": "api_error", "A2": "api_error"}), ScoringPolicy())
+    assert report.systemic and report.exit_code == "judge:api_error"
+    assert "the endpoint answered none" in (report.exit_reason or "")
+
+
+def test_one_model_row_answered_keeps_the_share_rule():
+    crit = _mixed()
+    report = account(crit, _verdicts(crit, {"A1": "api_error"}), ScoringPolicy())
+    assert not report.systemic and report.degraded
+    task_fault = account(crit, _verdicts(crit, {"A1": "code_missing", "A2": "code_missing"}), ScoringPolicy())
+    assert not task_fault.systemic  # not an endpoint outage: rule 1 decides (2 of 5 is not above 0.4)

@@ -50,3 +50,13 @@ def test_without_a_fatal_hurdle_nothing_is_added(judge_run, tmp_path):
     doc, costs = _costs(judge_run, tmp_path, hurdle_hit=False)
     assert doc["fatal"] is False and doc["task_score"] == 1.0
     assert "hurdle zeroed" not in costs
+
+
+def test_the_rows_table_colours_a_hurdles_hit_as_a_fault(tmp_path):
+    """Trial 15 P-6: a hit hurdle was painted green like a met requirement, the rows that earned nothing red."""
+    from cowork_judge.fleet.report import _verdict_cell
+
+    assert _verdict_cell(True, negative=True) == '<span class="miss">hit: fault</span>'
+    assert _verdict_cell(False, negative=True) == '<span class="hit">miss: no fault</span>'
+    assert _verdict_cell(True, negative=False) == '<span class="hit">hit</span>'
+    assert _verdict_cell(False, negative=False) == '<span class="miss">miss</span>'

@@ -128,6 +128,21 @@ def test_without_index_url_the_image_takes_the_tasks_cowork_wheel_url(tmp_path):
     assert verifier_image.index_url_of((root / "tests" / "Dockerfile").read_text()) == url
 
 
+def test_an_image_with_no_index_says_the_public_registry_has_not_this_version(tmp_path, capsys):
+    """Trial 15 P-7: ``init --image`` without an index wrote an image that pip's default index cannot build
+    (the public cowork-judge is the original 1.2–1.3), and lint and harbor lint passed it. init says so."""
+    from cowork_judge import __version__
+
+    root = deck_task(tmp_path, SEPARATE)
+    assert cli(["init", str(root), "--image"]) == 0
+    out = capsys.readouterr().out
+    assert f"warning: the image installs cowork-judge=={__version__} from pip's configured index" in out
+    assert "--index-url" in out
+    url = "https://pypi.example.com/simple/"
+    assert cli(["init", str(root), "--image", "--index-url", url, "--force"]) == 0
+    assert "from pip's configured index" not in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("args, message", [
     (["--image", "--index-url", "pypi.example.com/simple"], "not an index URL"),
     (["--image", "--index-url", 'https://x/simple/" && curl evil'], "not an index URL"),

@@ -167,3 +167,21 @@ def test_the_not_clean_message_says_when_no_row_was_judged(tmp_path, capsys):
     err = capsys.readouterr().err
     assert status == 1
     assert "scored the rows it could judge" not in err and "judged no row (0 rows judged)" in err
+
+
+def test_an_atif_trajectory_given_as_the_final_message_is_refused_naming_trajectory(tmp_path, capsys):
+    """Trial 15 P-9: ``--final-message traj.json`` (the flags swapped) was judged as the message text: the JSON
+    keys and the user's task prompt counted as the agent's answer (53 "words" where the answer has 14)."""
+    import json
+
+    task = make_task(tmp_path)
+    traj = tmp_path / "chat-poor.trajectory.json"
+    traj.write_text(json.dumps({"schema_version": "ATIF-v1.4", "session_id": "s", "agent": {"name": "a", "version": "1"},
+                                "steps": [{"step_id": 1, "source": "user", "message": "Why is the sky blue?"},
+                                          {"step_id": 2, "source": "agent", "message": "Because."}]}))
+    assert cli(["try", str(task), "--final-message", str(traj)]) == 2
+    err = capsys.readouterr().err
+    assert f"--final-message {traj} is an ATIF trajectory" in err and f"--trajectory {traj}" in err
+    plain = tmp_path / "answer.json"
+    plain.write_text('{"answer": "a JSON answer is still a message"}')
+    assert dryrun.read_rollout(None, final_message=plain).message_as_text

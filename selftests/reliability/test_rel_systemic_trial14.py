@@ -103,12 +103,13 @@ def test_dead_endpoint_deduction_applied_is_systemic(tmp_path):
     assert rc == 1 and doc["task_score"] == 0.0 and (doc["status"], doc["exit_code"]) == ("error", "judge:api_error")
 
 
-def test_dead_endpoint_under_ignore_stays_degraded(tmp_path):
-    """``ignore`` counts the unjudged hurdle as a miss: the outage lowered nothing, one row is degraded."""
+def test_dead_endpoint_under_ignore_is_systemic_as_no_model_answered(tmp_path):
+    """``ignore`` counts the unjudged hurdle as a miss, so the outage lowered nothing, but it raised the reward to
+    the code rows' 1.0 with the hurdle never asked: the endpoint answered no row (trial 15 P-10), systemic."""
     rc, doc = _dead_endpoint_run(tmp_path, HURDLE, JUDGE_UNJUDGED_NEGATIVE="ignore")
-    assert rc == 0 and doc["task_score"] == 1.0
-    assert (doc["status"], doc["exit_code"]) == ("success", None)
-    assert doc["extra_fields"]["judge_degraded"] is True  # type: ignore[index]
+    assert rc == 1 and doc["task_score"] == 1.0
+    assert (doc["status"], doc["exit_code"]) == ("error", "judge:api_error")
+    assert "the endpoint answered none" in str(doc["exit_reason"])
 
 
 def test_deadline_with_one_unjudged_row_is_systemic(tmp_path):

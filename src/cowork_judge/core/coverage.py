@@ -145,10 +145,12 @@ def complete_kinds(rows: Sequence[Criterion], verdicts: Mapping[str, Verdict]) -
 def _systemic(criteria: Sequence[Criterion], unjudged: Mapping[str, ErrorKind], weights: Mapping[str, float],
               policy: ScoringPolicy, table: Mapping[str, Consequence]) -> tuple[bool, str | None]:
     """Whether the unjudged rows make a systemic failure, and the reason when a rule other than the
-    share of rows decided it. Three rules, any one suffices (docs/scoring.md "Systemic failure"):
+    share of rows decided it. Four rules, any one suffices (docs/scoring.md "Systemic failure"):
 
     1. share: unjudged rows / all rows > ``systemic_fraction`` and ≥ ``systemic_min`` rows;
     2. cut: any row unjudged ``interrupted`` or ``deadline`` (the judge could not finish the run);
+    4. no model answered: every row that is not a code row is unjudged for an endpoint outage
+       (`is_endpoint_outage`): what was scored is the code rows alone;
     3. judge-side penalty: under ``unjudged_negative='deduct'``, a negative row (hurdle or negative
        weight) unjudged for a judge-side kind (`Consequence.judge_side`: an outage of the endpoint, or the
        task's own rubric, assets or environment broken): the judge's failure lowered the reward.
@@ -160,14 +162,21 @@ def _systemic(criteria: Sequence[Criterion], unjudged: Mapping[str, ErrorKind], 
         return True, None
     if any(kind in CUT_KINDS for kind in unjudged.values()):
         return True, None
-    if policy.unjudged_negative != "deduct":
-        return False, None
     applied = [c.id for c in criteria if c.id in unjudged and (c.hurdle or weights[c.id] < 0)
-               and is_judge_side(unjudged[c.id], table)]
-    if not applied:
-        return False, None
-    return True, (f"the judge's failure applied {len(applied)} negative row(s) ({', '.join(applied)}) "
-                  f"under JUDGE_UNJUDGED_NEGATIVE=deduct")
+               and is_judge_side(unjudged[c.id], table)] if policy.unjudged_negative == "deduct" else []
+    if applied:
+        return True, (f"the judge's failure applied {len(applied)} negative row(s) ({', '.join(applied)}) "
+                      f"under JUDGE_UNJUDGED_NEGATIVE=deduct")
+    asked = [c.id for c in criteria if c.judge_method != "code"]
+    if asked and all(i in unjudged and is_endpoint_outage(unjudged[i], table) for i in asked):
+        return True, "no row that needs a model was judged: the endpoint answered none"  # trial 15 P-10
+    return False, None
+
+
+def is_endpoint_outage(kind: ErrorKind, table: Mapping[str, Consequence]) -> bool:
+    """Whether `kind` is a failure of the judge's endpoint (down, overloaded, out of credit, no credential): a
+    judge-side kind (`Consequence.judge_side`) whose systemic exit code is not the scorer's."""
+    return bool(kind in table and table[kind].judge_side and table[kind].systemic_exit_code != "judge:scorer_error")
 
 
 def is_judge_side(kind: ErrorKind, table: Mapping[str, Consequence]) -> bool:

@@ -190,6 +190,14 @@ def _coverage(job: Job) -> str:
     return "<h2>Coverage</h2>" + key_values(pairs) + methods + by_kind
 
 
+def _verdict_cell(hit: bool, *, negative: bool) -> str:
+    """The Rows table's verdict: coloured by what it means for the reward, not by the word (trial 15 P-6): a hit
+    on a hurdle or a deduction is its fault present (red, "hit: fault"), a miss there is clean (green)."""
+    if negative:
+        return '<span class="miss">hit: fault</span>' if hit else '<span class="hit">miss: no fault</span>'
+    return '<span class="hit">hit</span>' if hit else '<span class="miss">miss</span>'
+
+
 def _rows(job: Job, pages_of_row: dict[str, list[tuple[str, int]]], name_decks: bool) -> str:
     criteria = {str(c.get("id")): c for c in job.doc.criteria}
     out = []
@@ -198,7 +206,8 @@ def _rows(job: Job, pages_of_row: dict[str, list[tuple[str, int]]], name_decks: 
         if not r.judged:
             verdict = f'<span class="unjudged">unjudged</span><br>{esc(r.error_kind or "no_verdict")}'
         else:
-            verdict = '<span class="hit">hit</span>' if r.hit else '<span class="miss">miss</span>'
+            verdict = _verdict_cell(bool(r.hit), negative=bool(c.get("hurdle") or c.get("polarity") == "negative"
+                                                                or (r.weight or 0) < 0))
             if r.grounded is False:  # its quote is not in the evidence text: scored by JUDGE_UNGROUNDED
                 verdict += ('<br><span class="unjudged">ungrounded</span>'
                             + (" (withdrawn)" if r.counted_hit is not None and r.counted_hit != r.hit

@@ -488,6 +488,9 @@ def _check_final_message(path: Path) -> None:
     looks = next((what for magic, what in _BINARY_SIGNATURES if head.startswith(magic)), None)
     nul = head.find(b"\x00")
     if looks is None and nul < 0:
+        if _looks_like_atif(path):  # trial 15 P-9: the JSON, the task prompt and all, was judged as the answer
+            raise TryError(f"--final-message {path} is an ATIF trajectory (JSON with steps), not the message's text: give "
+                           f"it as --trajectory {shlex.quote(str(path))}, which reads the agent's last answer from it")
         return
     if looks is None and head[:2] in (b"\xff\xfe", b"\xfe\xff"):
         raise TryError(f"--final-message {path} is UTF-16 text (a NUL byte at offset {nul}): the judge reads UTF-8; "
@@ -495,6 +498,23 @@ def _check_final_message(path: Path) -> None:
     what = f"it starts like {looks}" if looks else f"a NUL byte at offset {nul}"
     raise TryError(f"--final-message {path} is not a text file ({what}): give the agent's final chat message as a "
                    "UTF-8 text file; a deliverable (a deck, a document) goes in a rollout folder, --rollout FOLDER")
+
+
+ATIF_SNIFF_BYTES = 8 << 20
+"""Largest ``--final-message`` read whole to tell whether it is an ATIF trajectory (bytes)."""
+
+
+def _looks_like_atif(path: Path) -> bool:
+    """Whether the text file `path` is a JSON object shaped as an ATIF trajectory (a ``steps`` list, or a
+    ``schema_version`` starting ``ATIF``); False for anything else, a file over `ATIF_SNIFF_BYTES` included."""
+    try:
+        if path.stat().st_size > ATIF_SNIFF_BYTES:
+            return False
+        doc = json.loads(path.read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        return False
+    return isinstance(doc, dict) and (isinstance(doc.get("steps"), list)
+                                      or str(doc.get("schema_version", "")).upper().startswith("ATIF"))
 
 
 def _file_as_rollout(root: Path) -> str:
