@@ -20,6 +20,12 @@ Scored against ``labels.json``:
   ``unreadable`` is caught when ``C-DECK-OPENABLE`` is not hit; ``odp_named_pptx`` is reported
   with what the judge said of the file (its reason), never counted as a miss;
 - a clean deck **loses points** when its reward is below 1.
+
+``--oracle miss`` judges with a simulator that credits nothing (oracle ``{}``): every point a
+deck earns then comes from the gates and the rows the checks decide. A label's optional
+``text_rows`` (round 7) says what the four text rows the checks decide (`TEXT_ROWS`) should
+give: ``none`` (a deck with no text: no credit) or ``credit`` (text measured clean); a second
+table reports each deck's credit on them against it.
 """
 
 from __future__ import annotations
@@ -41,9 +47,12 @@ ROW_OF = {"text_overflow": "V-LAYOUT-CLIPPED", "off_slide": "V-LAYOUT-CLIPPED", 
           "missing_glyph": "V-TYPE-GARBLED", "blank_page": "V-COMPLETE-BLANK", "tiny_font": "V-TYPE-SIZE",
           "placeholder_text": "V-COMPLETE-PLACEHOLDER", "unreadable": "C-DECK-OPENABLE"}
 
+TEXT_ROWS = ("V-LAYOUT-CLIPPED", "V-TYPE-GARBLED", "V-TYPE-SIZE", "V-COMPLETE-PLACEHOLDER")
 
-def _instance(root: Path) -> tuple[Path, Path]:
-    """The blind instance's tests/ (gates + visual rows) and the all-pass oracle; returns both paths."""
+
+def _instance(root: Path, oracle_mode: str = "pass") -> tuple[Path, Path]:
+    """The blind instance's tests/ (gates + visual rows) and the oracle (all-pass, or ``miss``:
+    ``{}``, nothing credited); returns both paths."""
     example = json.loads((REPO / "tests" / "rubric.json").read_text())
     rows = [r for r in example["rubrics"] if r["id"] in ("C-LOCATE-DECK", "C-DECK-OPENABLE") or r["id"].startswith("V-")]
     tests = root / "tests"
@@ -51,7 +60,8 @@ def _instance(root: Path) -> tuple[Path, Path]:
     (tests / "rubric.json").write_text(json.dumps({"workflow_config": example["workflow_config"], "rubrics": rows}, indent=1))
     (tests / "task_prompt.md").write_text("Make a short slide deck (.pptx) presenting the year's results; save it in output/.\n")
     oracle = root / "oracle.json"
-    oracle.write_text(json.dumps({r["id"]: {"hit": True, "level": 1.0, "reason": "all-pass vision judge"}
+    oracle.write_text(json.dumps({} if oracle_mode == "miss" else
+                                 {r["id"]: {"hit": True, "level": 1.0, "reason": "all-pass vision judge"}
                                   for r in rows if r["id"].startswith("V-")}))
     return tests, oracle
 
@@ -122,6 +132,23 @@ def _score(labels: dict, docs: dict[str, dict]) -> tuple[list[str], dict]:
     return lines, tot
 
 
+def _text_rows(labels: dict, docs: dict[str, dict]) -> list[str]:
+    """The text rows' table: each deck's level on `TEXT_ROWS` against its ``text_rows`` label."""
+    lines = ["", "| deck | text on its pages | " + " | ".join(TEXT_ROWS) + " | verdict |",
+             "|---|---|" + "---:|" * len(TEXT_ROWS) + "---|"]
+    for name, lab in labels.items():
+        doc = docs.get(name, {})
+        if "text_rows" not in lab or "error" in doc or not doc:
+            continue
+        res = {r["id"]: r for r in doc["results"]}
+        levels = [res.get(rid, {}).get("level") for rid in TEXT_ROWS]
+        credit = any((lv or 0) > 0 for lv in levels)
+        ok = credit == (lab["text_rows"] == "credit")
+        cells = " | ".join("—" if lv is None else f"{lv:g}" for lv in levels)
+        lines.append(f"| {name} | {lab['text_rows']} | {cells} | {'ok' if ok else 'WRONG'} |")
+    return lines if len(lines) > 3 else []
+
+
 def main(argv: list[str] | None = None) -> int:
     """Judge every deck of ``--decks`` and write the table; returns 0."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -129,10 +156,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", type=Path)
     ap.add_argument("--title", default="Deck checks, blind round")
+    ap.add_argument("--oracle", choices=("pass", "miss"), default="pass",
+                    help="the simulated vision judge: passes every visual row (default) or credits nothing")
     args = ap.parse_args(argv)
     labels = json.loads((args.decks / "labels.json").read_text())
     root = Path(tempfile.mkdtemp(prefix="deckround-"))
-    tests, oracle = _instance(root)
+    tests, oracle = _instance(root, args.oracle)
     port = _free_port()
     sim = subprocess.Popen([sys.executable, "-m", "cowork_judge", "sim", "--port", str(port), "--oracle", str(oracle)],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -155,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
             f"- labelled defects caught: {tot['caught']} / {tot['defects']}",
             f"- critical defects missed: **{tot['critical_missed']} / {tot['critical']}** (bar: 0 where a check claims the kind)",
             ""]
-    text = "\n".join(head + lines) + "\n"
+    text = "\n".join(head + lines + _text_rows(labels, docs)) + "\n"
     print(text)
     if args.out:
         args.out.write_text(text)

@@ -143,7 +143,7 @@ def aggregate_row(row: Criterion, cells: Mapping[int, Cell], *, total_pages: int
     na_pages = sorted(pg for pg, c in cells.items() if c.judged and c.na)
     lost = {pg: c for pg, c in cells.items() if not c.judged}
     lost_note = _lost_note(lost, total_pages)
-    checked = sum(1 for c in cells.values() if c.judged and c.source == "checks")
+    checked = sum(1 for c in cells.values() if c.judged and not c.na and c.source == "checks")
     if levels:
         mean = power_mean(list(levels.values()), p)
         value = snap_down(mean)
@@ -169,7 +169,9 @@ def aggregate_row(row: Criterion, cells: Mapping[int, Cell], *, total_pages: int
     if na_pages:
         na_value = apply_na_policy([None] * len(na_pages), row.workflow.na_policy)
         policy = row.workflow.na_policy or "unjudged"
-        note = f"all {len(na_pages)} judged page(s) N/A" + (f" | {lost_note}" if lost_note else "")
+        why = next((c.reason for pg, c in cells.items() if pg in na_pages and c.source == "checks" and c.reason), "")
+        note = (f"all {len(na_pages)} judged page(s) N/A" + (f" ({_short(why)})" if why else "")
+                + (f" | {lost_note}" if lost_note else ""))
         if na_value is None:
             return unjudged_row(row.id, "not_applicable", f"{note}; na_policy {policy}: not judged")
         return level_row(row.id, na_value, f"{note}; na_policy {policy} ⇒ {format_level(na_value)}")

@@ -13,6 +13,12 @@ Each page's cell of such a row is then decided without a VLM call:
   the row says ``"clean_pages": "model"`` (the checks see only part of what the row asks,
   e.g. text running into text but not a picture drawn over text): then a clean page goes
   to the VLM;
+- N/A (no model call) when the page shows no text at all (its text layer was read and is
+  empty, `deck.Page.textless`) and the row's kinds are all `TEXT_KINDS`, or the page is
+  measured blank: a page without text has no clipped, garbled, small or placeholder text
+  to find, and calling it clean would pay a deck of blank slides for these rows (trial 14
+  F5). A measured finding still sets 0 first; a row whose clean pages go to the model
+  (``"clean_pages": "model"``) is asked as before. All pages N/A ⇒ the row's ``na_policy``;
 - otherwise the cell goes to the VLM like any other row's (the checks could not run on the
   page — skipped, cut by the evidence budget or a per-slide cap — or found only estimated
   or low-confidence evidence: a spill inferred from a shrink-to-fit frame's stored scale, a
@@ -40,6 +46,10 @@ DECIDING_KINDS: tuple[str, ...] = (
     "off_slide", "text_overlap", "text_overflow", "tiny_font", "placeholder_text", "missing_glyph", "blank_page",
 )
 """Check kinds that met the ≥ 0.95 precision/recall bar (bench/RESULTS-checks.md, all seven)."""
+TEXT_KINDS = frozenset({"text_overflow", "text_overlap", "tiny_font", "placeholder_text", "missing_glyph"})
+"""Kinds that only measure text: on a page with no text they have nothing to look at, so a
+row decided by them alone is N/A there, not clean. ``off_slide`` also measures pictures and
+shapes, so a row with it is N/A only on a page the checks measured blank."""
 DEFAULT_MIN_CONFIDENCE = 0.5
 """A finding decides a cell from this confidence up. 0.5 keeps every finding measured with
 the requested (or a metric-compatible) typeface — direct measures carry 0.6–0.95 — and the
@@ -92,11 +102,13 @@ def read_rule(row_id: str, extra: Mapping[str, Any]) -> tuple[CheckRule | None, 
 
 @dataclass(frozen=True)
 class Decision:
-    """One cell decided by the checks: ``level`` 0 or 1, a reason, the findings behind it."""
+    """One cell decided by the checks: ``level`` 0 or 1 (or ``na``: the row does not apply to
+    the page, level then 0 and meaningless), a reason, the findings behind it."""
 
     level: float
     reason: str
     findings: tuple[Finding, ...] = ()
+    na: bool = False
 
 
 class PageChecks:
@@ -127,6 +139,10 @@ class PageChecks:
         """Every finding on `page`, highest confidence first."""
         return sorted(self.by_page.get(page, []), key=lambda f: -f.confidence)
 
+    def measured_blank(self, page: int) -> bool:
+        """Whether the checks measured `page` blank (a ``blank_page`` finding on it)."""
+        return any(f.check == "blank_page" and f.measured for f in self.by_page.get(page, []))
+
     def blind_spot(self, kind: str, page: int) -> str | None:
         """Why `kind` cannot vouch for `page` being clean, or None when it looked at all of it."""
         doc = self.checks
@@ -151,15 +167,24 @@ class PageChecks:
                     "this page's may be among those left out")
         return None
 
-    def decide(self, rule: CheckRule, page: int) -> Decision | None:
-        """The cell of a row with `rule` on `page`, or None when the VLM must judge it."""
+    def decide(self, rule: CheckRule, page: int, *, textless: bool = False) -> Decision | None:
+        """The cell of a row with `rule` on `page`, or None when the VLM must judge it.
+
+        `textless`: the page's text layer was read and shows no text (`deck.Page.textless`);
+        a row of text kinds is then N/A on it (``Decision.na``) unless a finding decides.
+        """
         mine = [f for f in self.findings(page) if f.check in rule.kinds]
         decisive = [f for f in mine if f.measured and f.confidence >= rule.min_confidence]
         if decisive:
             return Decision(0.0, "measured: " + _describe(decisive), tuple(decisive))
         if mine:
             return None  # only estimated or unsure evidence: the VLM looks, with the findings in its prompt
-        if rule.clean_pages == "model" or any(self.blind_spot(kind, page) for kind in rule.kinds):
+        if rule.clean_pages == "model":
+            return None
+        if textless and (set(rule.kinds) <= TEXT_KINDS or self.measured_blank(page)):
+            return Decision(0.0, f"the page shows no text: {'/'.join(rule.kinds)} has nothing to measure",
+                            na=True)
+        if any(self.blind_spot(kind, page) for kind in rule.kinds):
             return None
         return Decision(1.0, f"measured: no {'/'.join(rule.kinds)} finding on this page")
 

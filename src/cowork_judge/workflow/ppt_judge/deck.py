@@ -48,6 +48,9 @@ class Page:
         text: the slide's extracted text (at most `SLIDE_TEXT_MAX_CHARS`).
         visuals: pictures, charts and diagrams (SmartArt) on the slide, by the structure
             (0 when the structure does not say: PDF/HTML decks, or no structure).
+        textless: the slide's text layer was read and shows no text at all (False when
+            there is no text layer for the page: unknown is not textless). Rows about text
+            properties are N/A on such a page (`decided.PageChecks.decide`).
     """
 
     number: int
@@ -57,6 +60,7 @@ class Page:
     title: str | None = None
     text: str = ""
     visuals: int = 0
+    textless: bool = False
 
 
 @dataclass
@@ -159,7 +163,7 @@ def load_deck(evidence_dir: Path, located: LocatedDeck | None, *,
         doc = _read(layout.slide(summary.deck, slide), SlideDoc) if slide is not None else None
         text = (doc.text if doc is not None else "")[:SLIDE_TEXT_MAX_CHARS]
         pages.append(Page(number, slide, layout.root / img.path, img.path, doc.title if doc is not None else None, text,
-                          _visuals(doc)))
+                          _visuals(doc), textless=doc is not None and not doc.text.strip()))
     if not pages:
         return _render_problem(skip.kind if skip else "error", render.reason or "no page image was written")
     checks = _read(layout.checks(summary.deck), ChecksDoc)

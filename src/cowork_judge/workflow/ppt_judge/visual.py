@@ -61,13 +61,14 @@ def judge_visual(criteria: Sequence[Criterion], ctx: WorkflowContext, deck: Deck
     for number in pages:
         for c in criteria:
             rule = rules.get(c.id)
-            decision = checks.decide(rule, number) if rule else None
+            decision = checks.decide(rule, number, textless=pages[number].textless) if rule else None
             if rule:
                 deciding = {id(f) for f in decision.findings} if decision is not None else set()
                 tied.setdefault(c.id, []).extend(TiedFinding(number, f, id(f) in deciding)
                                                  for f in checks.findings(number) if f.check in rule.kinds)
             if decision is not None:
-                board.set(number, c.id, Cell(level=decision.level, source="checks", reason=decision.reason))
+                board.set(number, c.id, Cell(level=None if decision.na else decision.level, na=decision.na,
+                                             source="checks", reason=decision.reason))
             else:
                 vlm_rows.setdefault(number, []).append(c.id)
     for number, why in deck.lost_pages.items():
