@@ -9,6 +9,7 @@ import os
 import shutil
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 from testkit import ROLLOUTS
@@ -482,3 +483,52 @@ def test_a_verdict_cache_the_sandbox_discards_is_said():
     for env in ({}, {"JUDGE_VERDICT_CACHE": "off"}, {"JUDGE_VERDICT_CACHE": " 0 "}, {"JUDGE_VERDICT_CACHE": ""}):
         assert dryrun.verdict_cache_note(env, sandboxed=True) is None, env
     assert dryrun.verdict_cache_note({"JUDGE_VERDICT_CACHE": "/tmp/vc"}, sandboxed=False) is None
+
+
+def test_a_verdict_cache_in_the_judge_home_is_said_to_be_kept_on_this_machine(tmp_path):
+    """Trial 15 P-5: harbor-task.md step 8's /opt/cowork-judge/verdict-cache is, in the sandbox, the
+    persistent judge home on this machine (not discarded): the note says where, and that verdicts are reused."""
+    home = tmp_path / "judge-homes" / "abc-py3.11-none-bwrap"
+    env = {"JUDGE_VERDICT_CACHE": "/opt/cowork-judge/verdict-cache"}
+    note = dryrun.verdict_cache_note(env, sandboxed=True, judge_home=home)
+    assert note is not None and str(home / "verdict-cache") in note and "discarded" not in note
+    assert "reused" in note and "JUDGE_VERDICT_CACHE=off" in note
+    assert dryrun.verdict_cache_host("/opt/cowork-judge/verdict-cache", sandboxed=True, judge_home=home) == home / "verdict-cache"
+    for value in ("/opt/cowork-judge-other/vc", "/opt/cowork-judge/../etc/vc", "/tmp/vc", "/app/vc", "vc"):
+        assert dryrun.verdict_cache_host(value, sandboxed=True, judge_home=home) is None, value
+    fresh = dryrun.verdict_cache_note(env, sandboxed=True, judge_home=None)  # --fresh-install: the home is removed
+    assert fresh is not None and "discarded with the sandbox" in fresh
+
+
+def _report_with_cached_rows(tmp_path: Path, capsys: Any, cached: list[bool], env: dict[str, str], *,
+                             judge_home: Path | None) -> str:
+    from cowork_judge.commands import try_
+    from cowork_judge._util.procs import ProcResult
+
+    verifier = tmp_path / "logs" / "verifier"
+    verifier.mkdir(parents=True, exist_ok=True)
+    (verifier / "reward.txt").write_text("1.0\n")
+    (verifier / "result.json").write_text(json.dumps({"status": "success", "exit_code": None, "results": [
+        {"id": f"A-{i}", "judged": True, "cached": c} for i, c in enumerate(cached)]}))
+    staged = dryrun.Staged(app=tmp_path / "app", logs=tmp_path / "logs", tests=tmp_path / "tests")
+    outcome = dryrun.read_outcome(verifier)
+    line = dryrun.verdict_cache_line(outcome, env, sandboxed=True, judge_home=judge_home)
+    try_._report(outcome, staged, ProcResult(returncode=0, stdout="", stderr="", seconds=1.0), 1.0, line)
+    return capsys.readouterr().out
+
+
+def test_try_says_with_the_reward_how_many_verdicts_the_cache_gave_and_where_it_lives(tmp_path, capsys):
+    """Trial 15 P-5: a reward built from an earlier run's cached verdicts is said as such, under the reward,
+    with the cache's folder on this machine (or that the sandbox discards it); nothing when the cache is off."""
+    home = tmp_path / "judge-homes" / "abc-py3.11-none-bwrap"
+    env = {"JUDGE_VERDICT_CACHE": "/opt/cowork-judge/verdict-cache"}
+    out = _report_with_cached_rows(tmp_path, capsys, [True, True, False], env, judge_home=home)
+    lines = out.splitlines()
+    said = next(i for i, line in enumerate(lines) if line.startswith("verdict cache:"))
+    assert lines[said].startswith(f"verdict cache: 2 of 3 row verdict(s) reused from the verdict cache {home / 'verdict-cache'} "
+                                   "(kept on this machine between runs)")
+    assert "earlier run" in lines[said] and said > next(i for i, line in enumerate(lines) if line.startswith("reward: 1.0"))
+    out = _report_with_cached_rows(tmp_path, capsys, [False, False], {"JUDGE_VERDICT_CACHE": "/tmp/vc"}, judge_home=home)
+    assert "verdict cache: 0 of 2 row verdict(s) reused from the verdict cache /tmp/vc (inside the sandbox: discarded with it)" in out
+    out = _report_with_cached_rows(tmp_path, capsys, [True], {"JUDGE_VERDICT_CACHE": "off"}, judge_home=home)
+    assert "verdict cache" not in out

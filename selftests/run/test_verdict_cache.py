@@ -152,3 +152,28 @@ def test_a_linked_trajectory_is_hashed_as_the_reader_sees_it_not_through_the_lin
     link.symlink_to(target)
     assert file_digest(link, follow=False) == "unreadable"
     assert file_digest(link) == file_digest(target) != "unreadable"  # task assets still follow links, as read
+
+
+def test_another_endpoint_is_another_judge_its_verdicts_are_not_reused(judge_run, tests_dir, tmp_path):
+    """Trial 15 P-5: the same JUDGE_MODEL behind another endpoint (here an oracle simulator, then the
+    word-overlap one) must not be served the first endpoint's verdicts from a shared cache folder."""
+    truth_b = judge_run(tests_dir, ROLLOUTS / "deck", sim={"port": 0})  # endpoint B alone, no cache
+    env = {"JUDGE_VERDICT_CACHE": str(tmp_path / "cache")}
+    first = judge_run(tests_dir, ROLLOUTS / "deck", oracle=DECK_ORACLE, env=env, sim={"port": 0})  # endpoint A
+    assert first.returncode == 0, first.stderr
+    other = judge_run(tests_dir, ROLLOUTS / "deck", env=env, sim={"port": 0})  # endpoint B, same model name, same cache
+    assert other.returncode == 0, other.stderr
+    assert first.sim.url != other.sim.url
+    agentic = {r["id"] for r in doc_of(other)["results"] if r["method"] == "agentic" and r["judged"]}
+    assert agentic and asked(other) == agentic  # every model row asked again
+    assert not any(r["cached"] for r in doc_of(other)["results"])
+    assert "0 verdict(s) reused" in other.stderr
+    assert doc_of(other)["task_score"] == doc_of(truth_b)["task_score"] != doc_of(first)["task_score"]
+
+
+def test_the_endpoint_in_the_key_is_normalised_and_holds_no_secret():
+    assert vc.endpoint_identity("HTTPS://GW.Example:443/v1/") == vc.endpoint_identity("https://gw.example/v1")
+    assert vc.endpoint_identity("http://127.0.0.1:18721/v1") != vc.endpoint_identity("http://127.0.0.1:18722/v1")
+    masked = vc.endpoint_identity("https://user:hunter2@gw.example/v1?api_key=sk-secret-1234&region=eu")
+    assert masked is not None and "hunter2" not in masked and "sk-secret-1234" not in masked and "region=eu" in masked
+    assert vc.endpoint_identity(None) is None and vc.endpoint_identity("  ") is None

@@ -172,8 +172,6 @@ def _run(a: argparse.Namespace) -> int:
         path = sandbox.SANDBOX_PATH if use_bwrap else host_env.get("PATH", os.defpath)
         wheel, verifier_env, files, python = _judge_and_dependencies(a, task, host_env, path, cache, scratch)
         _warn_dropped(dryrun.dropped_variables(caller_env, verifier_env), caller_env)
-        if cache_note := dryrun.verdict_cache_note(verifier_env, sandboxed=use_bwrap):
-            _warn(cache_note)
         index = PackageIndex(scratch / "index", files)
         for key in ("PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_NO_INDEX"):
             verifier_env.pop(key, None)
@@ -186,6 +184,9 @@ def _run(a: argparse.Namespace) -> int:
         else:
             home, venv_ready = _judge_home(task, cache, wheel, verifier_env, python, use_bwrap)
             home_lock = _lock_judge_home(home, venv_ready)
+        kept_home = None if a.fresh_install else home  # a --fresh-install home is removed after the run
+        if cache_note := dryrun.verdict_cache_note(verifier_env, sandboxed=use_bwrap, judge_home=kept_home):
+            _warn(cache_note)
         argv, env, cwd = _verifier_command(task, staged, home, verifier_env, path, use_bwrap=use_bwrap)
         timeout = a.timeout or task.timeout_sec
         _say(f"  running tests/test.sh (timeout {timeout:.0f} s, [verifier] timeout_sec) …")
@@ -213,7 +214,9 @@ def _run(a: argparse.Namespace) -> int:
             shutil.rmtree(out, ignore_errors=True)  # a refusal or an error: nothing of it was shown, nothing to keep
     if not a.fresh_install:
         dryrun.prune_judge_homes(cache / "judge-homes")
-    status = _report(dryrun.read_outcome(staged.verifier), staged, proc, seconds)
+    outcome = dryrun.read_outcome(staged.verifier)
+    status = _report(outcome, staged, proc, seconds,
+                     dryrun.verdict_cache_line(outcome, verifier_env, sandboxed=use_bwrap, judge_home=kept_home))
     if server is not None:  # trial 14 P1-2: a simulated reward is read as the rollout's quality
         from cowork_judge.commands._endpoint import SIMULATED_REWARD_NOTE
 
@@ -550,7 +553,7 @@ def _stage(task: TaskInfo, rollout: Rollout, out: Path, verifier_env: dict[str, 
     return staged
 
 
-def _report(outcome: Outcome, staged: Staged, proc: ProcResult, seconds: float) -> int:
+def _report(outcome: Outcome, staged: Staged, proc: ProcResult, seconds: float, cache_line: str | None = None) -> int:
     verifier = staged.verifier
     _say(f"test.sh finished in {seconds:.0f} s" + (" (STOPPED at the timeout: Harbor would record a verifier timeout)"
                                                   if proc.timed_out else ""))
@@ -564,6 +567,8 @@ def _report(outcome: Outcome, staged: Staged, proc: ProcResult, seconds: float) 
         detail = f" ({outcome.rows - unjudged} of {outcome.rows} rows judged" + (
             "; unjudged: " + ", ".join(f"{k} {v}" for k, v in sorted(outcome.unjudged.items())) if unjudged else "") + ")"
         _say(f"status: {outcome.status}   coverage: {cov}{detail if outcome.rows else ''}")
+    if cache_line and outcome.status is not None:  # trial 15 P-5: reused verdicts are said with the reward
+        _say(cache_line)
     if outcome.delivery_missing and not outcome.exit_code and outcome.set_aside:  # trial 7 F1: named, not "check --rollout"
         _warn(f"nothing delivered: the judge read none of the rollout's output files — {', '.join(outcome.set_aside[:5])}"
               f"{' …' if len(outcome.set_aside) > 5 else ''} — so every row was decided without a model (the reward is the "

@@ -262,8 +262,8 @@ class JudgeConfig(BaseModel):
     verdict_cache_dir: str | None = knob(None, env="JUDGE_VERDICT_CACHE", parse=_cache_dir,
         effect=Effect.none("a cached verdict is the verdict of the same question by the same judge (its key)"),
         doc="JUDGE_VERDICT_CACHE: a folder of cached verdicts; a re-judge of "
-                                          "the same deliverable by the same judge asks only rows whose text changed "
-                                          "(run/verdict_cache.py). Off for `cowork-judge run` unless set; `cowork-judge batch` "
+                                          "the same deliverable by the same judge (model, settings and endpoint: the base URL, without "
+                                          "credentials) asks only rows whose text changed (run/verdict_cache.py). Off for `cowork-judge run` unless set; `cowork-judge batch` "
                                           "uses <out>/verdict-cache unless set (0/off disables it there; a yes word such as on or 1 means that folder); "
                                           "`calibrate --out` caches only when asked, a yes word meaning <out>/verdict-cache there too. "
                                           "A path naming an existing file (not a folder) is invalid, and so is a yes word "

@@ -278,23 +278,79 @@ def dropped_variables(host_env: dict[str, str], verifier_env: dict[str, str]) ->
     return sorted(n for n in names if n not in verifier_env)
 
 
-def verdict_cache_note(verifier_env: dict[str, str], *, sandboxed: bool) -> str | None:
-    """The warning for a verdict cache the dry run cannot keep (trial 14, F14): ``JUDGE_VERDICT_CACHE``
-    resolved by ``[verifier.env]`` to a folder (not ``off``/``0``/empty, nor a yes word the judge
-    refuses itself) while `sandboxed`: the sandbox shares no host folder but its own, so the judge
-    keeps its verdicts in a sandbox-private copy of that path, discarded with the sandbox — it
-    logs "N stored", yet nothing reaches the host folder and the next call reuses nothing.
-    None when there is nothing to say (no cache, or ``--no-sandbox``: the host folder is used)."""
+def verdict_cache_value(verifier_env: dict[str, str]) -> str | None:
+    """The folder ``JUDGE_VERDICT_CACHE`` names in the resolved `verifier_env`, or None when it is off
+    (unset, empty, ``off``/``0``…) or a yes word (``on``/``1``: the judge itself refuses it for ``run``)."""
     from cowork_judge.core.knobs import FALSY, TRUTHY
 
     value = verifier_env.get("JUDGE_VERDICT_CACHE", "").strip()
-    if not sandboxed or value.lower() in FALSY or value.lower() in TRUTHY:
+    return None if value.lower() in FALSY or value.lower() in TRUTHY else value
+
+
+def verdict_cache_host(value: str, *, sandboxed: bool, judge_home: Path | None) -> Path | None:
+    """Where the judge's verdict cache folder `value` (a path as the judge sees it) lives on this
+    machine across `try` runs, or None when it is discarded with the run (trial 15 P-5).
+
+    In the sandbox, a path under ``/opt/cowork-judge`` is under the judge home `judge_home` (the
+    cached ``judge-homes/<…>`` folder, kept across runs and shared by every task with the same judge
+    and extras; None: a ``--fresh-install`` home, removed after the run); any other path is the
+    sandbox's own (a private ``/tmp``, the run's staged ``/app``/``/logs``/``/tests``, or a folder
+    of the sandbox's temporary root). Without the sandbox, an absolute path is that folder itself;
+    a relative one is under the staged ``/app`` copy (None)."""
+    from cowork_judge.install.sandbox import JUDGE_HOME
+
+    path = PurePosixPath(value)
+    if not sandboxed:
+        return Path(value) if path.is_absolute() else None
+    if judge_home is None or not path.is_absolute() or ".." in path.parts:
         return None
+    if path == PurePosixPath(JUDGE_HOME) or path.is_relative_to(JUDGE_HOME):
+        return judge_home / path.relative_to(JUDGE_HOME)
+    return None
+
+
+def verdict_cache_note(verifier_env: dict[str, str], *, sandboxed: bool, judge_home: Path | None = None) -> str | None:
+    """The warning, before the run, about where the verdict cache ``JUDGE_VERDICT_CACHE`` lives
+    (trial 14 F14, corrected by trial 15 P-5), or None (no cache, or ``--no-sandbox``: the host
+    folder is used). Two cases (`verdict_cache_host`): under ``/opt/cowork-judge`` in the sandbox,
+    the folder is kept on this machine in the judge home (`judge_home`), so a later `try` of any
+    task with the same judge reuses its verdicts for the same deliverable, row, model and endpoint;
+    anywhere else it is a sandbox-private copy, discarded with the sandbox."""
+    value = verdict_cache_value(verifier_env)
+    if not sandboxed or value is None:
+        return None
+    host = verdict_cache_host(value, sandboxed=sandboxed, judge_home=judge_home)
+    if host is not None:
+        return (f"JUDGE_VERDICT_CACHE={value!r}: the sandbox's /opt/cowork-judge is this machine's judge home, kept "
+                f"between runs, so the cache is {host}, shared by every `try` with this judge and extras: verdicts "
+                "stored there for the same deliverable, row, model and endpoint are reused (the reward line says how "
+                "many); remove that folder or set JUDGE_VERDICT_CACHE=off for fresh verdicts. In a trial "
+                "/opt/cowork-judge is the container's: the folder must be a volume that outlives it (harbor-task.md "
+                "step 9)")
     return (f"JUDGE_VERDICT_CACHE={value!r} reaches the judge, but the sandbox does not share that folder: the judge "
             "keeps its verdicts in a sandbox-private copy of it, discarded with the sandbox (its log says \"stored\", "
             "yet nothing is written to or reused from the folder on this machine; with --no-sandbox the judge uses the "
             "host folder itself). In a trial the folder must be a volume that outlives the container (harbor-task.md "
             "step 9)")
+
+
+def verdict_cache_line(outcome: Outcome, verifier_env: dict[str, str], *, sandboxed: bool,
+                       judge_home: Path | None) -> str | None:
+    """The line `try` prints with the reward when ``JUDGE_VERDICT_CACHE`` is on (trial 15 P-5): how
+    many of the result's verdicts were reused from the cache (``results[].cached``, `Outcome.cached`)
+    and where that cache lives on this machine, or that it is discarded with the sandbox. None when
+    the cache is off."""
+    value = verdict_cache_value(verifier_env)
+    if value is None:
+        return None
+    host = verdict_cache_host(value, sandboxed=sandboxed, judge_home=judge_home)
+    where = (f"the verdict cache {host} (kept on this machine between runs)" if host is not None else
+             f"the verdict cache {value} (inside the sandbox: discarded with it)" if sandboxed else
+             f"the verdict cache {value} (under the run's /app copy)")
+    reused = f"verdict cache: {outcome.cached} of {outcome.rows} row verdict(s) reused from {where}"
+    if outcome.cached:
+        reused += ": the reward holds verdicts of an earlier run, not asked now (JUDGE_VERDICT_CACHE=off asks every row)"
+    return reused
 
 
 @dataclass
@@ -824,6 +880,7 @@ class Outcome:
         set_aside: the files in output/ the judge did not read, each with why (``details.delivery``: a
             symbolic link leaving output/, a link to nothing, a file of 0 bytes), e.g.
             ``deck.pptx (a symbolic link to nothing that exists)``.
+        cached: rows whose verdict came from the verdict cache (``results[].cached``), not asked now.
     """
 
     reward_text: str = ""
@@ -839,6 +896,7 @@ class Outcome:
     warnings: list[str] = field(default_factory=list)
     delivery_missing: bool = False
     set_aside: list[str] = field(default_factory=list)
+    cached: int = 0
 
     @property
     def clean(self) -> bool:
@@ -877,6 +935,7 @@ def read_outcome(verifier: Path) -> Outcome:
     out.delivery_missing = extra.get("delivery_missing") is True
     results = [r for r in doc.get("results") or [] if isinstance(r, dict)]
     out.rows = len(results)
+    out.cached = sum(1 for r in results if r.get("cached") is True)
     out.unjudged = dict(Counter(str(r.get("error_kind") or "unjudged") for r in results if r.get("judged") is False))
     out.set_aside = _set_aside(_table(doc, "details").get("delivery"))
     warnings = _table(doc, "details").get("warnings")
@@ -990,4 +1049,5 @@ def prune_judge_homes(parent: Path, keep: int = 3) -> None:
 __all__ = ["DOCUMENTS", "FAILURE_PATH_LINE", "HARBOR_DEFAULT_TIMEOUT_SEC", "ROLLOUT_HELP", "Outcome", "Rollout", "Staged",
            "TaskInfo", "TryError", "dropped_variables", "final_message_trajectory", "judge_home_name", "judge_venv_ready", "links_leaving_output",
            "prune_judge_homes", "read_outcome", "read_rollout", "read_task", "resolve_verifier_env", "stage", "pinned_extras",
-           "pinned_version", "verifier_python"]
+           "pinned_version", "verdict_cache_host", "verdict_cache_line", "verdict_cache_note", "verdict_cache_value",
+           "verifier_python"]

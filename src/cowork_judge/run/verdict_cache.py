@@ -9,9 +9,12 @@ a one-row edit costs one row's calls. A verdict is stored under a key (`verdict_
 2. the **row as the judge sees it** (`Criterion.as_asked` — description, polarity, levels… —
    plus the routing fields a workflow reads), with ``weight`` and ``depends_on`` left out:
    they shape the score, not the verdict (the sign of the weight is in ``polarity``);
-3. the **judge**: backend, model name (not the endpoint's URL: the same model behind another
-   gateway is the same judge), block size, turns, the evidence budget on/off, the
-   judge instruction and task prompt, and the row's workflow settings and asset files;
+3. the **judge**: backend, model name, the **endpoint** (`endpoint_identity` of the base URL:
+   scheme, host and port, path — never a user, password or secret query value; trial 15 P-5: an
+   oracle simulator and a real model behind the same ``JUDGE_MODEL`` are different judges; a
+   panel's judges' endpoints come with its sampling settings), block size, turns, the evidence
+   budget on/off, the judge instruction and task prompt, and the row's workflow settings and
+   asset files;
 4. the **judge version** (``cowork_judge.__version__`` and the engine ABI).
 
 Only judged model verdicts (agentic and workflow rows) are stored; code rows are cheap and
@@ -47,8 +50,9 @@ from cowork_judge.core.verdicts import Verdict
 if TYPE_CHECKING:
     from cowork_judge.run.context import RunContext
 
-CACHE_SCHEMA = "cowork-judge/verdict-cache@2"
-"""@2 (trial 10 F4): entries carry a ``digest`` of their verdict; @1 entries (no digest) are foreign: a miss."""
+CACHE_SCHEMA = "cowork-judge/verdict-cache@3"
+"""@3 (trial 15 P-5): the key holds the endpoint, so @2 entries (keyed without it) are never found: each row is
+asked once again. @2 (trial 10 F4): entries carry a ``digest`` of their verdict. Entries of another schema are a miss."""
 TRAJECTORY_WORKFLOWS = frozenset({"trajectory_judge"})
 """Workflows that judge the agent's trajectory: their keys include its digest (`deliverable_digest`)."""
 CACHED_METHODS = frozenset({"agentic", "workflow"})
@@ -128,15 +132,41 @@ def verdict_key(*, deliverable: str, row: Mapping[str, Any], judge: Mapping[str,
     return _sha(_canon({"schema": CACHE_SCHEMA, "deliverable": deliverable, "row": row, "judge": judge, "version": version}))
 
 
+def endpoint_identity(url: str | None) -> str | None:
+    """The endpoint part of the key: `url` normalised (scheme and host lower-cased, a default port
+    dropped, trailing slashes of the path dropped), with no user name or password and the value of
+    a secret-looking query parameter masked (`safety.redact.mask_url`), so a key never holds a
+    secret. None for no URL (a CLI backend's own endpoint); a text that does not parse as a URL
+    is kept stripped and masked."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    from cowork_judge.safety.redact import mask_url
+
+    if not url or not url.strip():
+        return None
+    try:
+        parts = urlsplit(url.strip())
+        host, port, scheme = (parts.hostname or "").lower(), parts.port, parts.scheme.lower()
+    except ValueError:
+        return mask_url(url.strip())
+    if not host:
+        return mask_url(url.strip())
+    host = f"[{host}]" if ":" in host else host
+    netloc = host if port is None or (scheme, port) in (("http", 80), ("https", 443)) else f"{host}:{port}"
+    return mask_url(urlunsplit((scheme, netloc, parts.path.rstrip("/"), parts.query, "")))
+
+
 def judge_settings(config: Any, *, instruction: str, task_prompt: str, workflow: Mapping[str, Any] | None,
                    assets: str) -> dict[str, Any]:
     """Component 3 of the key from a `JudgeConfig` and the run's inputs (texts hashed).
 
-    The model name, backend, block size and turn limit shape every verdict; a run that samples
+    The model name, backend, endpoint (`endpoint_identity`), block size and turn limit shape every
+    verdict; a run that samples
     (JUDGE_SAMPLES > 1, JUDGE_PANEL) adds its sampling settings (`run.fingerprint.sampling_ingredients`:
     samples, mode, temperature, the panel's judges, the vote), so a sampled verdict never stands
     for a single ask's or another panel's. Reasoning effort is the endpoint's."""
-    settings = {"backend": config.backend, "model": config.model, "batch": config.batch,
+    settings = {"backend": config.backend, "model": config.model, "endpoint": endpoint_identity(config.base_url),
+                "batch": config.batch,
                 "max_turns": config.max_turns, "evidence": config.evidence_sec > 0, "instruction": _sha(instruction.encode()),
                 "task_prompt": _sha(task_prompt.encode()), "workflow_config": dict(workflow or {}), "assets": assets}
     if getattr(config, "sampled", False):  # JUDGE_SAMPLES > 1 / JUDGE_PANEL: a sampled verdict answers another question
@@ -299,5 +329,5 @@ class RunCache:
                 self.store.put(self.keys[row.id], decided[row.id])
 
 
-__all__ = ["CACHE_SCHEMA", "RunCache", "VerdictCache", "deliverable_digest", "file_digest", "folder_digest", "judge_settings", "row_fields",
+__all__ = ["CACHE_SCHEMA", "RunCache", "VerdictCache", "deliverable_digest", "endpoint_identity", "file_digest", "folder_digest", "judge_settings", "row_fields",
            "verdict_key"]
