@@ -61,10 +61,11 @@ def judge_run(tmp_path: Path) -> Iterator[Callable[..., RunResult]]:
     endpoint at all), runs ``python -m cowork_judge run`` and returns a `RunResult`.
     Extra ``sim`` keys are passed to `SimServer` (``faults=``, ``latency=``, …).
 
-    The runs of one test reach **one endpoint**, as a fleet's re-judge does: each new simulator
-    takes the port of the test's first one (the previous simulator is stopped first; its
-    ``log`` stays readable), so ``JUDGE_BASE_URL`` — part of the verdict-cache key (trial 15
-    P-5) — is the same for every run unless ``sim={"port": …}`` or ``env`` says otherwise.
+    The runs of one test that use a verdict cache (``JUDGE_VERDICT_CACHE`` in `env`) reach **one
+    endpoint**, as a fleet's re-judge does: each new simulator takes the port of the test's first one
+    (the previous simulator is stopped first; its ``log`` stays readable), so ``JUDGE_BASE_URL`` — part
+    of the verdict-cache key (trial 15 P-5) — is the same for every such run unless ``sim={"port": …}``
+    says otherwise. Other runs get a port each (runs in parallel threads, the fault matrix, need it).
     """
     servers: list[SimServer] = []
     counter = iter(range(1000))
@@ -101,7 +102,7 @@ def judge_run(tmp_path: Path) -> Iterator[Callable[..., RunResult]]:
         if sim is not False:
             options = dict(sim) if isinstance(sim, dict) else {}
             answers = policy or (OraclePolicy.from_dict(oracle) if oracle is not None else DemoPolicy())
-            if servers and "port" not in options:  # one endpoint per test: the first simulator's port
+            if servers and "port" not in options and (env or {}).get("JUDGE_VERDICT_CACHE"):  # one endpoint per test
                 servers[-1].stop()
                 options["port"] = servers[0].port
             server = SimServer(answers, api_key=SIM_KEY, **options).start()

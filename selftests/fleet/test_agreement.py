@@ -59,7 +59,9 @@ def test_read_labels():
 
 def test_calibrate_instance_by_hand():
     # rows: R1 (w 3, content), R2 (w 1, content, depends on R1), R3 (w 2, graded, style), N1 (w −1)
-    doc = make_doc(verdicts(r1=True, r2=True, r3=0.5, unjudged={"N1": "timeout"}))
+    # N1 unjudged for a content-caused kind (parse_error): it still deducts, and the run is not systemic (an
+    # outage that applied it would be: docs/scoring.md "Systemic failure", rule 3)
+    doc = make_doc(verdicts(r1=True, r2=True, r3=0.5, unjudged={"N1": "parse_error"}))
     assert doc.task_score == pytest.approx((3 + 1 + 2 * 0.5 - 1) / 6)  # the unjudged deduction still deducts
     labels = {"R1": Label(False), "R2": Label(True), "R3": Label(True, 1.0), "N1": Label(False), "X9": Label(True)}
     cal = calibrate_instance("i", doc, labels)

@@ -112,10 +112,15 @@ def ids(blocks: list[list[Any]]) -> frozenset[str]:
 
 
 def _systemic_exit(kind: str, unjudged: frozenset[str]) -> str | None:
-    """The exit_code a run with `unjudged` rows of `kind` must carry (SPEC §11 defaults)."""
-    if len(unjudged) / N_ROWS > 0.4 and len(unjudged) >= 2:
-        return CONSEQUENCES[kind].systemic_exit_code
-    return None
+    """The exit_code a run with `unjudged` rows of `kind` must carry (SPEC §11 defaults; docs/scoring.md
+    "Systemic failure"): the share of rows (rule 1), a judge-side kind that applied a hurdle or a deduction
+    under the default ``JUDGE_UNJUDGED_NEGATIVE=deduct`` (rule 3), or no model row answered (rule 4)."""
+    consequence = CONSEQUENCES[kind]
+    share = len(unjudged) / N_ROWS > 0.4 and len(unjudged) >= 2
+    applied = consequence.judge_side and any(c.hurdle or c.weight < 0 for c in CRITERIA if c.id in unjudged)
+    none_answered = (consequence.judge_side and consequence.systemic_exit_code != "judge:scorer_error"
+                     and all(c.id in unjudged for c in CRITERIA if c.judge_method != "code"))
+    return consequence.systemic_exit_code if share or applied or none_answered else None
 
 
 def _kind_of(fault: str) -> str:
@@ -171,8 +176,9 @@ def _truncated(persistent: bool) -> Case:
 
 
 def _last_block_fails(fault: str) -> Case:
-    """Every block but the last is judged, then every request fails: a partial degradation
-    below the systemic threshold (exit_reason and coverage, no exit_code)."""
+    """Every block but the last is judged, then every request fails: a partial degradation below the
+    share of rule 1 (exit_reason and coverage), systemic all the same when that block holds a hurdle or a
+    deduction the outage applied (rule 3, `_systemic_exit`)."""
     env = {"JUDGE_MAX_TRIES": "1"}
     if fault == "hang":
         env["JUDGE_PER_TIMEOUT"] = HANG_PER_TIMEOUT

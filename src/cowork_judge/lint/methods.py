@@ -16,6 +16,7 @@ from cowork_judge import ABI_COMPAT
 from cowork_judge.code_methods import CODE_METHODS, param_errors
 from cowork_judge.code_methods.polarity import backwards_problem
 from cowork_judge.core.rubric import JUDGE_METHODS
+from cowork_judge.code_methods.decks import DECK_SUFFIXES
 from cowork_judge.lint.codes import Finding
 from cowork_judge.lint.document import Row, RubricDoc
 from cowork_judge.workflow import WorkflowUnavailable, load
@@ -117,11 +118,15 @@ def _backwards(doc: RubricDoc, row: Row, name: str) -> Iterator[Finding]:
 
 TEXT_METHODS = ("text_contains", "regex_match", "word_count_between")
 """The code methods that read deliverables as text (`code_methods.files`): binary files are skipped."""
-BINARY_SUFFIXES = frozenset({".pptx", ".ppt", ".pptm", ".potx", ".ppsx", ".pps", ".odp", ".key", ".docx", ".doc",
-                             ".odt", ".xlsx", ".xls", ".ods", ".zip", ".png", ".jpg", ".jpeg", ".gif", ".webp"})
+SLIDE_SUFFIXES = frozenset({*(s for s in DECK_SUFFIXES if s not in (".pdf", ".html", ".htm")), ".odp", ".key"})
+"""The PowerPoint suffixes of the one deck table (`evidence.kinds`, through `code_methods.decks`) and the other
+slide formats: a text row over them is better a judge row."""
+BINARY_SUFFIXES = frozenset({*SLIDE_SUFFIXES, ".docx", ".doc", ".odt", ".xlsx", ".xls", ".ods", ".zip", ".png", ".jpg",
+                             ".jpeg", ".gif", ".webp"})
 """File suffixes whose content always has a NUL byte in its first 8 KiB (zip containers, OLE
-files, images), so `agent_text.looks_binary` skips them. PDF is not listed: an uncompressed PDF
-may have none."""
+files, images), so `agent_text.looks_binary` skips them: every PowerPoint suffix of the one deck
+table (`evidence.kinds`) and the other office and image formats. PDF is not listed: an
+uncompressed PDF may have none."""
 
 
 def _binary_glob(doc: RubricDoc, row: Row, name: str, params: object) -> Iterator[Finding]:
@@ -137,7 +142,7 @@ def _binary_glob(doc: RubricDoc, row: Row, name: str, params: object) -> Iterato
     suffix = last[dot:].lower() if dot >= 0 else ""
     if suffix in BINARY_SUFFIXES:
         hint = ("; judge what a deck says with a judge row (agentic: 'The deck mentions …')"
-                if suffix in (".pptx", ".ppt", ".pptm", ".odp", ".key") else "")
+                if suffix in SLIDE_SUFFIXES else "")
         yield Finding("M008", doc.file, f"{name} over glob {glob!r} reads only {suffix} files, which are binary to the "
                                         f"text methods (not searched): the row can never hit{hint}",
                       row=row.label, field="code_method_params")
