@@ -167,6 +167,16 @@ def test_the_not_clean_message_says_when_no_row_was_judged(tmp_path, capsys):
     err = capsys.readouterr().err
     assert status == 1
     assert "scored the rows it could judge" not in err and "judged no row (0 rows judged)" in err
+    assert try_.simulated_note(dryrun.read_outcome(verifier)) is None  # trial 16 P-10: no "the simulator judged"
+
+
+def test_the_simulator_note_is_said_when_a_row_was_judged(tmp_path):
+    from cowork_judge.commands import try_
+
+    (tmp_path / "reward.txt").write_text("1.0\n")
+    (tmp_path / "result.json").write_text(json.dumps({"status": "success", "exit_code": None, "exit_reason": None,
+                                                      "results": [{"id": "a", "judged": True}]}))
+    assert "the built-in simulator judged this run" in (try_.simulated_note(dryrun.read_outcome(tmp_path)) or "")
 
 
 def test_an_atif_trajectory_given_as_the_final_message_is_refused_naming_trajectory(tmp_path, capsys):

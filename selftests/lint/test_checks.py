@@ -377,3 +377,13 @@ def test_m012_names_the_agentic_rows_and_leaves_a_code_only_deck_rubric_alone(ma
     code_only = [BASE_ROWS[0], {"id": "C-OPEN", "description": "The deck opens.", "weight": 1, "judge_method": "code",
                                 "code_method_name": "check_deck_openable"}]
     assert not [f for f in lint_instance(make_instance(rubric=code_only, **pptx)).findings if f.code == "M012"]
+
+
+def test_harbors_placeholder_test_sh_says_run_init(make_instance):
+    """Trial 16 P-7: on a task where `cowork-judge init` was forgotten, lint gave T002–T004 and S002, each a hand
+    edit, and none said the one command that fixes them all (try says it)."""
+    from install.test_try_output import HARBOR_PLACEHOLDER
+
+    found = [f for f in lint_instance(make_instance(sh=HARBOR_PLACEHOLDER)).findings if f.code == "S002"]
+    assert len(found) == 1 and "is Harbor's placeholder test.sh" in found[0].message
+    assert "cowork-judge init <task folder>" in found[0].message

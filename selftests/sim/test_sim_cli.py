@@ -49,7 +49,8 @@ def test_cli_serves_and_exits_on_signal(client, messages, tmp_path, signum):
             proc.send_signal(signum)
             assert proc.wait(timeout=5) == 0
             assert time.monotonic() - t0 < 3
-            assert proc.stderr.read() == ""
+            err = proc.stderr.read().splitlines()  # only the rows the oracle lacks, each said once (trial 16 P-5)
+            assert err == [line for line in err if "has no entry for row" in line] and len(err) == len(set(err))
         finally:
             if proc.poll() is None:
                 proc.kill()

@@ -117,3 +117,25 @@ def test_demo_policy_levels_snap_down_and_miss_below_threshold(rows):
 def test_demo_policy_rejects_bad_fraction():
     with pytest.raises(ValueError, match="hit_fraction"):
         DemoPolicy(hit_fraction=1.5)
+
+
+def test_a_row_the_oracle_lacks_is_said_once_with_the_closest_key(tmp_path, rows, capsys):
+    """Trial 16 P-5: a misspelt oracle key (``A-PAYBAK``) answered the real row "not in oracle", a judged miss the
+    rehearsal showed nowhere. `cowork-judge sim` now says it on stderr, once per row, with the closest key."""
+    import subprocess
+    import sys
+
+    path = _write(tmp_path, {"A1": {"hit": True}, "A2": {"hit": True, "level": 0.5}, "N": {"hit": False}})
+    policy = OraclePolicy.from_file(path)
+    told: list[tuple[str, str | None]] = []
+    policy.on_missing = lambda row_id, close: told.append((row_id, close))
+    policy.verdicts(rows, "ignored")
+    policy.verdicts(rows, "ignored")
+    assert told == [("N1", "N")]  # once, however often asked
+    code = ("import sys, json, urllib.request; from cowork_judge.sim import cli; "
+            "server = cli._configure(cli.build_parser().parse_args(['--oracle', sys.argv[1], '--port', '0'])); "
+            "server.policy.verdicts([{'id': 'A-PAYBACK', 'description': 'x'}], '')")
+    proc = subprocess.run([sys.executable, "-c", code, str(_write(tmp_path, {"A-PAYBAK": {"hit": True}}))],
+                          capture_output=True, text=True, timeout=60)
+    assert ("oracle file" in proc.stderr and "has no entry for row 'A-PAYBACK'" in proc.stderr
+            and "did you mean 'A-PAYBAK'?" in proc.stderr), proc.stderr

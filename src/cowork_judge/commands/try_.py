@@ -104,8 +104,9 @@ def _parser() -> Parser:
     src.add_argument("--wheel", type=Path, help="install this cowork-judge wheel file")
     p.add_argument("--version", dest="judge_version", help="with --index-url: the judge version (default: the task's "
                    "COWORK_JUDGE_VERSION, else the one baked into its test.sh)")
-    p.add_argument("--out", type=Path, help="where /app, /logs and /tests are laid out, all kept (default: a new temp folder "
-                   "of which only /logs/verifier's documents are kept)")
+    p.add_argument("--out", type=Path, help="a new or empty folder where /app, /logs and /tests are laid out, all kept "
+                   "(a folder that holds anything is refused: give a new one per run; default: a new temp folder of "
+                   "which only /logs/verifier's documents are kept)")
     p.add_argument("--keep", action="store_true", help="keep the whole temp folder (the copies of /app, /logs and /tests "
                    "as test.sh left them), not only the documents")
     p.add_argument("--cache-dir", type=Path, help="the wheel and venv cache (default $COWORK_JUDGE_CACHE or ~/.cache/cowork-judge)")
@@ -217,12 +218,19 @@ def _run(a: argparse.Namespace) -> int:
     outcome = dryrun.read_outcome(staged.verifier)
     status = _report(outcome, staged, proc, seconds,
                      dryrun.verdict_cache_line(outcome, verifier_env, sandboxed=use_bwrap, judge_home=kept_home))
-    if server is not None:  # trial 14 P1-2: a simulated reward is read as the rollout's quality
-        from cowork_judge.commands._endpoint import SIMULATED_REWARD_NOTE
-
-        _say(SIMULATED_REWARD_NOTE)
+    note = simulated_note(outcome) if server is not None else None
+    if note:
+        _say(note)
     _keep_what_was_asked(out, staged, given_out=a.out is not None, keep=a.keep)
     return status
+
+
+def simulated_note(outcome: Outcome) -> str | None:
+    """The note said under a reward the built-in simulator judged (trial 14 P1-2: its reward checks the plumbing),
+    or None when the run judged no row (trial 16 P-10: a rubric that did not load; the note was noise there)."""
+    from cowork_judge.commands._endpoint import SIMULATED_REWARD_NOTE
+
+    return SIMULATED_REWARD_NOTE if outcome.rows - sum(outcome.unjudged.values()) > 0 else None
 
 
 def _task_and_rollout(a: argparse.Namespace) -> tuple[TaskInfo, Rollout]:

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from cowork_judge.install import harbor_stubs
 from cowork_judge.lint.codes import Finding
 from cowork_judge.lint.reading import Unreadable, read_text
 
@@ -294,6 +295,10 @@ def check(path: Path, file: str, *, tests_dir: Path, declared: bool,
         text = read_text(path)
     except Unreadable as exc:
         return None, [Finding("S004", file, f"cannot be read: {exc}")]
+    if harbor_stubs.is_harbor_stub("test.sh", text):  # trial 16 P-7: one command fixes this and T002–T004
+        return Pins(), [Finding("S002", file, "is Harbor's placeholder test.sh (it runs pytest, not the judge): run "
+                                              "`cowork-judge init <task folder>`, which writes the judge's test.sh and "
+                                              "the task.toml blocks the T-findings ask for")]
     if _REQUIREMENTS.search(text):
         pins, problems = parse(text, tests_dir=tests_dir)
     else:  # no file to follow: the result depends on the text alone, shared across a family

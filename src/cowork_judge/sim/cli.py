@@ -210,6 +210,10 @@ def _configure(args: argparse.Namespace) -> SimServer:
     """Build the server from parsed arguments. Raises ValueError on bad values."""
     policy: VerdictPolicy = (OraclePolicy.from_file(args.oracle) if args.oracle
                              else OracleDirPolicy(args.oracle_dir) if args.oracle_dir else DemoPolicy())
+    if isinstance(policy, OraclePolicy):  # trial 16 P-5: a row the oracle lacks is said, not only answered "not in oracle"
+        policy.on_missing = lambda row_id, close: print(
+            f"cowork-judge sim: warning: oracle file {args.oracle} has no entry for row {row_id!r}: answered hit=false "
+            f"\"not in oracle\"" + (f" (did you mean {close!r}?)" if close else ""), file=sys.stderr, flush=True)
     if args.gullible_rows:
         policy = GulliblePolicy(policy, args.gullible_rows, targeted=True)
     if args.gullible:

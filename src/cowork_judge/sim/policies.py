@@ -18,7 +18,7 @@ import math
 import os
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 __all__ = ["DEMO_REASON_PREFIX", "GULLIBLE_REASON", "DemoPolicy", "FlipPolicy", "GulliblePolicy", "OraclePolicy",
@@ -127,6 +127,11 @@ class OraclePolicy:
     ) -> None:
         self.answers = dict(answers)
         self.page_answers = dict(page_answers or {})
+        self.on_missing: Callable[[str, str | None], None] | None = None
+        """Called once per row id asked that the oracle has no entry for, with the closest oracle key (or None):
+        ``cowork-judge sim`` says it on stderr (trial 16 P-5: a misspelt key was a silent judged miss)."""
+        self._missing_seen: set[str] = set()
+        self._missing_lock = threading.Lock()
         self._normalized: dict[str, str] = {}
         for key in self.answers:
             self._normalized.setdefault(normalize_criterion(key), key)
@@ -220,10 +225,24 @@ class OraclePolicy:
             ) from None
         return cls.from_dict(data, source=f"oracle file {name}")
 
+    def _tell_missing(self, row_id: str) -> None:
+        """Call `on_missing` the first time `row_id` is asked without an entry (never raises)."""
+        with self._missing_lock:
+            if self.on_missing is None or row_id in self._missing_seen:
+                return
+            self._missing_seen.add(row_id)
+        import difflib
+
+        close = difflib.get_close_matches(row_id, [k for k in self.answers if k not in self._missing_seen], n=1, cutoff=0.6)
+        try:
+            self.on_missing(row_id, close[0] if close else None)
+        except Exception:  # noqa: BLE001 - telling is a courtesy; the verdict is answered either way
+            pass
+
     def verdicts(
         self, rows: list[dict[str, Any]], context_text: str, page: int | None = None
     ) -> list[dict[str, Any]]:
-        """Look every row up; ``page`` selects ``"<id>@<page>"`` overrides. No I/O."""
+        """Look every row up; ``page`` selects ``"<id>@<page>"`` overrides. No I/O (`on_missing` may print)."""
         out = []
         for row in rows:
             row_id = str(row.get("id"))
@@ -233,6 +252,7 @@ class OraclePolicy:
             if entry is None:
                 entry = self.answers.get(row_id)
             if entry is None:
+                self._tell_missing(row_id)
                 verdict: dict[str, Any] = {"id": row_id, "hit": False, "reason": "not in oracle"}
                 if _is_gradient(row):
                     verdict["level"] = _level_choices(row)[0]
