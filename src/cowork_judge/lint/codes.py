@@ -51,7 +51,8 @@ _TABLE: tuple[Check, ...] = (
                            "JSON keeps only the last)"),
     Check("R019", "WARN", "a key is given twice in one object with the same value"),
     Check("R020", "ERROR", "hurdle row worded as a requirement (judges read it backwards and zero the task)"),
-    Check("R021", "WARN", "hurdle row with no violation wording found"),
+    Check("R021", "WARN", "hurdle row with no violation wording found, or whose only negation negates a fault "
+                          "(\"does not refuse\", \"no placeholder text\")"),
     Check("R022", "WARN", "hurdle row with a nonzero weight (w > 0 caps the best score below 1)"),
     Check("R023", "ERROR", "workflow row is both hurdle and gradient"),
     Check("R024", "WARN", "a row of the `id → row` mapping has its own `id`, which differs from its key (the `id` names "

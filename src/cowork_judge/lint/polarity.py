@@ -20,9 +20,21 @@ French and German:
   包含, 提供, 存在…) and
   quality adverbs (correctly, clearly, completely, 正确, 完整, 清晰…).
 
+- **negated faults** (English only; trial 16 P-8): a negation (not, never, no, without, n't,
+  free of/from, avoids) followed within three words by a *fault word* (`_FAULT_WORDS`: refuse,
+  error, mistake, placeholder, hallucinate, fabricate, typo, off-topic, harmful, unsafe, bug,
+  crash, inaccurate, incorrect, wrong, broken, garbled, overlapping, truncated, misleading,
+  offensive, plagiarism, lorem ipsum, irrelevant, dangerous, contradiction) describes the
+  *absence* of a fault — a requirement ("does not refuse", "without refusing", "no slide contains
+  placeholder text", "contains no factual errors"). Such a span is no violation cue. A word in
+  between that acts on the fault (mention, flag, fix, correct, catch, warn…, `_ACTS_ON_FAULT`)
+  or a conjunction (and, but, or…) breaks the span: "does not mention the error" is a violation.
+
 `classify` returns ``"violation"`` when any violation cue is present, else
 ``"requirement"`` when a requirement cue is, else ``"neutral"``. Lint makes
-``requirement`` an ERROR (R020) and ``neutral`` a WARN (R021). Measured on the fixture
+``requirement`` an ERROR (R020) and ``neutral`` a WARN (R021); violation cues inside a negated
+fault are not counted, so "contains no factual errors" is a requirement (R020) and "does not
+refuse" alone is neutral (R021). Measured on the fixture
 rubrics (every criterion treated as a weight-0 hurdle): see `bench/lint.py --polarity`
 and the README; the selftests pin the figures.
 """
@@ -129,9 +141,38 @@ claim or at the start of a sentence: the noun ("supports each claim with a sourc
 claims are cited") is no cue. A violation cue."""
 
 
+_FAULT_WORDS = (
+    r"refus(e|es|ed|al|als|ing)", r"errors?", r"mistakes?", r"placeholders?", r"hallucinat\w*", r"fabricat\w*",
+    r"typos?", r"off-topic", r"harmful", r"unsafe", r"bugs?", r"crash(es|ed|ing)?", r"inaccura\w*", r"incorrect\w*",
+    r"wrong\w*", r"broken", r"garbled", r"overlap(s|ping)?", r"truncated", r"misleading", r"offensive",
+    r"plagiari\w*", r"lorem ipsum", r"irrelevant", r"dangerous", r"contradictions?",
+)
+"""Words that name a fault: negated ("no factual errors", "does not refuse") they describe a good deliverable."""
+_ACTS_ON_FAULT = (
+    r"mentions?", r"flags?", r"identif(y|ies)", r"correct(s)?", r"fix(es)?", r"catch(es)?", r"detects?", r"notes?",
+    r"notices?", r"acknowledges?", r"address(es)?", r"warns?", r"explains?", r"reports?", r"points?", r"spots?",
+    r"finds?", r"admits?", r"discloses?", r"and", r"but", r"or", r"nor", r"so", r"then", r"that", r"which",
+)
+"""Words that, between a negation and a fault word, make the fault the object of a missing good action
+("does not mention the error", "does not fix the bug": violations) or start a new clause."""
+_NEGATED_FAULT = re.compile(
+    r"(?<![\w-])(?:not|never|no|none of|without|\w+n['’]t|free (?:of|from)|avoid(?:s|ed|ing)?)"
+    r"(?:\s+(?!(?:" + "|".join(_ACTS_ON_FAULT) + r")(?![\w'’-]))[\w'’-]+){0,3}?"
+    r"\s+(?:" + "|".join(_FAULT_WORDS) + r")(?![\w-])",
+    re.IGNORECASE)
+
+
+def negated_faults(text: str) -> list[str]:
+    """The negated faults in `text` ("does not refuse" → ``["not refuse"]``), in order; empty when
+    there is none. English only. Each describes the absence of a fault: requirement wording on a hurdle."""
+    return [m.group(0) for m in _NEGATED_FAULT.finditer(text)]
+
+
 def violation_cues(text: str) -> list[str]:
     """The violation cues found in `text`, in order (empty when there is none); an attributed assertion
-    (`_ASSERTION`: "the answer claims …") counts as one."""
+    (`_ASSERTION`: "the answer claims …") counts as one. Cues inside a negated fault (`negated_faults`:
+    "no factual errors") are not counted."""
+    text = _NEGATED_FAULT.sub(" ", text)
     found = [m.group(0).strip(" .;:!?") for m in _ASSERTION.finditer(text)]
     found += [m.group(0) for m in _VIOLATION.finditer(text)]
     cjk = text
@@ -156,4 +197,4 @@ def classify(text: str) -> Polarity:
     return "neutral"
 
 
-__all__ = ["Polarity", "classify", "requirement_cues", "violation_cues"]
+__all__ = ["Polarity", "classify", "negated_faults", "requirement_cues", "violation_cues"]

@@ -306,17 +306,29 @@ def _hurdle(doc: RubricDoc, row: Row) -> Iterator[Finding]:
     elif weight < 0:
         yield Finding("R022", doc.file, f"weight {weight:g} on a hurdle is never used (a hit is fatal, a miss adds "
                                         "nothing); hurdles take weight 0", row=row.label, field="weight")
+    yield from _hurdle_wording(doc, row)
+
+
+def _hurdle_wording(doc: RubricDoc, row: Row) -> Iterator[Finding]:
+    """R020/R021 on a hurdle's description (`lint.polarity`); a negated fault ("does not refuse", "no
+    factual errors") is named in the message: it describes a good deliverable, not the fault."""
     text = row.description
     kind = polarity.classify(text)
+    negated = polarity.negated_faults(text)
+    absent = (f"; {', '.join(repr(n) for n in negated[:3])} negates a fault (describes its absence, so a good "
+              "deliverable matches it)") if negated else ""
     if kind == "requirement":
         cues = ", ".join(repr(c) for c in polarity.requirement_cues(text)[:3])
-        yield Finding("R020", doc.file, f"worded as a requirement ({cues}) with no violation wording: hit=true on a "
-                                        "hurdle means the FAULT is present and zeroes the task, so judges that read "
-                                        "it as a requirement zero good work; describe the fault (\"the deck is "
+        yield Finding("R020", doc.file, f"worded as a requirement ({cues}){absent} with no violation wording: hit=true "
+                                        "on a hurdle means the FAULT is present and zeroes the task, so judges that "
+                                        "read it as a requirement zero good work; describe the fault (\"the deck is "
                                         "missing\", \"交付物缺失\")", row=row.label, field="description")
     elif kind == "neutral":
-        yield Finding("R021", doc.file, "no violation wording found (not, missing, fails, 缺失, 没有…): make sure it "
-                                        "describes the fatal fault, not the requirement", row=row.label, field="description")
+        why = absent[2:] if negated else "no violation wording found (not, missing, fails, 缺失, 没有…)"
+        yield Finding("R021", doc.file, f"{why}: make "
+                                        "sure it describes the fatal fault, not the requirement (\"the answer "
+                                        "refuses\", not \"the answer does not refuse\")", row=row.label,
+                      field="description")
 
 
 def waived(row: Row) -> set[str]:
