@@ -94,6 +94,14 @@ def test_a_scratch_folder_written_again_while_it_is_removed_is_removed_again(tmp
     assert wrote.is_set() and not scratch.exists()
 
 
+def _exists_now(probe) -> bool:
+    """`probe()`, False when a folder it walks vanished meanwhile (the run removes its scratch folders as it goes)."""
+    try:
+        return bool(probe())
+    except FileNotFoundError:
+        return False
+
+
 @pytest.mark.slow
 def test_sigint_during_a_deck_runs_evidence_step_leaves_nothing_in_tmpdir(tmp_path):
     if shutil.which("soffice") is None:
@@ -109,7 +117,7 @@ def test_sigint_during_a_deck_runs_evidence_step_leaves_nothing_in_tmpdir(tmp_pa
                                     start_new_session=True)
             try:
                 for _ in range(600):  # until the evidence step writes into the work folder (≤ 60 s)
-                    if any(tmpdir.glob("cowork-judge-*/evidence/*")) or proc.poll() is not None:
+                    if _exists_now(lambda: any(tmpdir.glob("cowork-judge-*/evidence/*"))) or proc.poll() is not None:
                         break
                     time.sleep(0.1)
                 os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C in a terminal: the whole foreground group
@@ -121,7 +129,10 @@ def test_sigint_during_a_deck_runs_evidence_step_leaves_nothing_in_tmpdir(tmp_pa
             assert proc.returncode == 128 + signal.SIGINT, stderr
             assert (root / "logs" / "verifier" / "reward.txt").is_file()
             for _ in range(100):  # the removal after the end (a detached interpreter) has up to 10 s
-                left = sorted(str(p.relative_to(tmpdir)) for p in tmpdir.rglob("*") if not p.name.startswith("."))
+                try:  # the removals race this walk: a folder listed a moment ago may be gone
+                    left = sorted(str(p.relative_to(tmpdir)) for p in tmpdir.rglob("*") if not p.name.startswith("."))
+                except FileNotFoundError:
+                    left = ["(changing)"]
                 if not left:
                     break
                 time.sleep(0.1)
