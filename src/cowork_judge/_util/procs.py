@@ -21,12 +21,19 @@ from dataclasses import dataclass
 
 _live: set[int] = set()
 _live_lock = threading.Lock()
+_ending = False
+"""Set by `kill_all(ending=True)`: the process ends next, and a child started now is killed at once."""
+ENDING_MESSAGE = "the process is ending (stopped): no new child process is started"
 
 
-def register(pgid: int) -> None:
-    """Remember a running child process group (its session leader's pid)."""
+def register(pgid: int) -> bool:
+    """Remember a running child process group (its session leader's pid). Returns False, and
+    remembers nothing, once `kill_all` ran with ``ending``: the caller kills the child itself."""
     with _live_lock:
+        if _ending:
+            return False
         _live.add(pgid)
+        return True
 
 
 def unregister(pgid: int) -> None:
@@ -35,9 +42,18 @@ def unregister(pgid: int) -> None:
         _live.discard(pgid)
 
 
-def kill_all() -> int:
-    """SIGKILL every registered child process group and its strays; returns how many."""
+def kill_all(*, ending: bool = False) -> int:
+    """SIGKILL every registered child process group and its strays; returns how many.
+
+    `ending`: the process ends next (the watchdog's ``os._exit``): from now on `spawn` kills what it
+    starts and reports `ENDING_MESSAGE`. A thread that was about to start LibreOffice when a SIGINT
+    came would otherwise start it after this kill: it outlived the judge, writing its profile into a
+    render folder already removed (a ``cowork-judge-render-*`` folder left in TMPDIR, CI of stop 46).
+    """
+    global _ending
     with _live_lock:
+        if ending:
+            _ending = True
         groups = list(_live)
         _live.clear()
     for pgid in groups:
@@ -135,13 +151,17 @@ def spawn(argv: Sequence[str], *, env: dict[str, str], cwd: str | None = None,
           stdin: int = subprocess.DEVNULL) -> subprocess.Popen[bytes] | str:
     """Start `argv` in a new session (its own process group) with piped stdout and stderr, and
     register it so every exit path of the judge kills it (`kill_all`); the caller ends it with
-    `reap`. Returns the process, or why it could not be started (``FileNotFoundError: …``)."""
+    `reap`. Returns the process, or why it could not be started (``FileNotFoundError: …``, or
+    `ENDING_MESSAGE` after ``kill_all(ending=True)``: the child is killed at once)."""
     try:
         proc = subprocess.Popen(list(argv), stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=cwd,
                                 start_new_session=True)
     except OSError as exc:
         return f"{type(exc).__name__}: {exc}"
-    register(proc.pid)
+    if not register(proc.pid):  # `kill_all(ending=True)` ran meanwhile: nothing may outlive the process
+        kill_tree(proc.pid)
+        proc.communicate()
+        return ENDING_MESSAGE
     return proc
 
 

@@ -203,7 +203,9 @@ class Watchdog:
         """Kill child processes, remove scratch folders, flush logs; never raises (the
         process ends next and ``os._exit`` runs no ``finally`` or ``atexit``)."""
         ending = self._exit_process is os._exit  # a test's recorder goes on: its later runs still need scratch folders
-        for step in (procs.kill_all, lambda: fsutil.remove_scratch(ending=ending)):
+        steps: tuple[Callable[[], int], ...] = (lambda: procs.kill_all(ending=ending),
+                                                lambda: fsutil.remove_scratch(ending=ending))
+        for step in steps:
             try:
                 step()
             except Exception:  # noqa: BLE001
