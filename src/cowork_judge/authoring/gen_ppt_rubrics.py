@@ -39,6 +39,7 @@ from cowork_judge.core.rubric import LIST_KEYS, row_judge_method
 from cowork_judge.core.scales import format_level, parse_level_key
 from cowork_judge.workflow._contract import GRID_21
 from cowork_judge.workflow.ppt_judge.assets import CONTENT_GROUPS, TaskChecks
+from cowork_judge.workflow.ppt_judge.balance import METADATA_KEY, content_weight, with_record
 from cowork_judge.workflow.ppt_judge.settings import CRITICAL_PAGE_MEAN_P
 
 WORKFLOW = "ppt_judge"
@@ -191,9 +192,14 @@ def generate(raw: Any, template: VisualTemplate, *, gates: Sequence[str] | None 
     if balance is not None:
         weights, note = _balanced(weights, template, others, balance)
         notes.append(note)
+        if not isinstance(doc, Mapping) or not isinstance(doc.get(METADATA_KEY, {}), Mapping):
+            notes.append(f"balance {balance:g} not recorded (a bare list of rows, or a 'metadata' that is not an "
+                         "object): lint-rubric cannot check it later (A013)")
     levels = grid_levels(template)
     new_rows = [_row(t, weights, levels, closed) for t in template.rubrics]
-    return _spliced(doc, others, at, new_rows, replaced=len(old), gates=closed, notes=notes)
+    out = _spliced(doc, others, at, new_rows, replaced=len(old), gates=closed, notes=notes)
+    out.document = with_record(out.document, balance)  # metadata.gen_ppt_rubrics.balance: what lint's A013 checks
+    return out
 
 
 def generate_content(raw: Any, checks: TaskChecks, *, gates: Sequence[str] | None = None) -> Generated:
@@ -376,13 +382,7 @@ def _balanced(weights: dict[str, float], template: VisualTemplate, others: Seque
               ratio: float) -> tuple[dict[str, float], str]:
     if not (isinstance(ratio, (int, float)) and ratio > 0 and ratio != float("inf")):
         raise GenError(f"--balance must be a positive number, got {ratio!r}")
-    content = 0.0
-    for r in others:
-        if not isinstance(r, Mapping) or row_judge_method(r) == "code" or r.get("hurdle") is True:
-            continue
-        w = r.get("weight", r.get("points"))
-        if isinstance(w, (int, float)) and not isinstance(w, bool) and w > 0:
-            content += float(w)
+    content = content_weight(others)  # counted as lint's A013 counts it (`workflow.ppt_judge.balance`)
     if content <= 0:
         raise GenError("--balance: the rubric has no positive content weight (non-code, non-hurdle rows) to balance against")
     visual = sum(weights["critical" if t.critical else "normal"] for t in template.rubrics)

@@ -2,8 +2,8 @@
 
 Codes are stable: a fleet's tooling filters on them, and the README's table is checked
 against `CHECKS` by a selftest. A code's letter names its area: P package, R rubric rows,
-D ``depends_on``, M code methods and workflows, T ``task.toml``, S ``test.sh``, A assets and
-instruction, F family (``--batch``), B batch input. Each code has ONE level: ERROR makes
+D ``depends_on``, M code methods and workflows, T ``task.toml``, S ``test.sh``, A assets,
+instruction and reference solution, F family (``--batch``), B batch input. Each code has ONE level: ERROR makes
 ``lint-rubric`` exit 1, WARN does not.
 """
 
@@ -111,11 +111,18 @@ _TABLE: tuple[Check, ...] = (
                           "or the one it reads has bytes that cannot be decoded (read as U+FFFD)"),
     Check("A004", "WARN", "tests/task_prompt.md of a model-judged rubric is missing, empty, unreadable, binary (not "
                           "sent), or has bytes that cannot be decoded (sent as U+FFFD)"),
+    Check("A005", "WARN", "tests/task_prompt.md (the judge's copy of the task) differs from the task's instruction.md "
+                          "(the agent's), whitespace aside: one was edited after the copy"),
+    Check("A006", "WARN", "a chat task's solution/solve.sh never writes where the judge reads a final message "
+                          "(/logs/agent/final_answer.txt, response.txt, trajectory.json): the oracle run is judged "
+                          "nothing delivered"),
     Check("A010", "ERROR", "ppt_judge assets: no task_check_dir, a broken or missing file or anchor, check ids ≠ "
                            "content-row ids, manifest pairs ≠ depends_on"),
     Check("A011", "WARN", "a ppt_judge content row's description is not its check's question verbatim"),
     Check("A012", "WARN", "ppt_judge assets in the original cowork-judge 1.3.x format (type1_checklist.json, "
                           "type2_checklist.json): read and judged as 1.3.6 judges them; says which files were read"),
+    Check("A013", "WARN", "Σ visual : Σ content weight differs from the balance gen-ppt-rubrics recorded "
+                          "(metadata.gen_ppt_rubrics.balance): a weight edited since; re-run gen-ppt-rubrics"),
     Check("F001", "ERROR", "instances of one family resolve to different judge versions (or none)"),
     Check("F002", "ERROR", "instances of one family install different extras"),
     Check("F003", "WARN", "instances of one family use different code method sets"),

@@ -17,16 +17,13 @@ from typing import Any
 
 from cowork_judge import ABI_COMPAT
 from cowork_judge.code_methods import TRAJECTORY_METHODS
-from cowork_judge.code_methods.decks import DECK_SUFFIXES
-from cowork_judge.code_methods.files import TEXT_METHODS
 from cowork_judge.core.rubric import RepeatedKeys
 from cowork_judge.install.taskinit import AGENT_COPY_DIR
 from cowork_judge.install import extras as extras_mod
-from cowork_judge.lint import assets, deps, methods, rubric_checks, tasktoml, testsh
+from cowork_judge.lint import assets, deps, methods, rubric_checks, task_files, tasktoml, testsh
 from cowork_judge.lint.codes import Finding
 from cowork_judge.lint.document import RubricDoc, build, engine_warnings
 from cowork_judge.lint.reading import NotJson, Unreadable, read_json, read_text
-from cowork_judge.run.instruction import read_judge_text
 
 
 @dataclass(frozen=True)
@@ -136,6 +133,7 @@ def lint_instance(tests_dir: Path, *, display: str | None = None, abi_compat: tu
         configured = toml.env.get("JUDGE_INSTRUCTION_FILE") if toml is not None else None
         findings += assets.check_instruction(tests_dir, shown, configured.effective if configured else None)
         findings += assets.check_task_prompt(tests_dir, shown)
+        findings += task_files.check_prompt_copy(tests_dir, shown)
     version, source = testsh.resolved_version(pins, placeholder)
     report.facts = Facts(version=version, version_source=source, extras=_extras(pins, toml),
                          code_methods=code_methods, workflows=workflows, agentic_rows=_agentic_rows(doc))
@@ -143,6 +141,8 @@ def lint_instance(tests_dir: Path, *, display: str | None = None, abi_compat: tu
     findings += _image_findings(tests_dir / "Dockerfile", f"{shown}/Dockerfile", toml, report.facts)
     findings += _trajectory_findings(doc, toml, toml_shown)
     findings += _chat_text_findings(doc, tests_dir, f"{shown}/rubric.json")
+    response_file = toml.env.get("JUDGE_RESPONSE_FILE") if toml is not None else None
+    findings += task_files.check_solution(tests_dir, shown, doc, response_file.effective if response_file else None)
     report.findings, report.waived = _apply_waivers(findings, doc)
     return report
 
@@ -365,39 +365,29 @@ def _trajectory_findings(doc: RubricDoc | None, toml: tasktoml.TaskToml | None, 
                                   "as its verifier class (host mode reads the trial folder)", field="[[verifier.collect]]")]
 
 
-CHAT_PROMPTS = ("task_prompt.md", "../instruction.md")
-"""The task's prompt files `_chat_text_findings` reads (under ``tests/``), for a mention of a deliverable."""
-DELIVERABLE_CUES = ("output/", "/app/", *DECK_SUFFIXES, ".docx", ".xlsx", ".csv", ".md", "file", "文件")
-"""Words of a prompt that name a deliverable (a chat task's prompt mentions none); the deck suffixes are the code
-methods' (`code_methods.decks.DECK_SUFFIXES`: no module but `evidence.kinds` spells them)."""
-
-
 def _chat_text_findings(doc: RubricDoc | None, tests_dir: Path, file: str) -> list[Finding]:
     """M006 (trial 9 F4): text code rows (`TEXT_METHODS`) that search the deliverable files (``source: files``, the
     default) in a task that looks like a chat task — no row locates a file (no workflow row, no other code row, no
-    ``glob``/``path``), and its prompt (`CHAT_PROMPTS`) names no deliverable (`DELIVERABLE_CUES`): they would
-    search files the agent never delivers and miss (try warns at run time; lint said nothing). [] otherwise."""
+    ``glob``/``path``: `task_files.locates_files`), and its prompt names no deliverable
+    (`task_files.prompt_names_deliverable`): they would search files the agent never delivers and miss (try warns
+    at run time; lint said nothing). [] otherwise."""
     rows = [r for r in (doc.rows if doc is not None else []) if isinstance(r.raw, Mapping)]
-    text_rows, other = [], False
-    for row in rows:
-        params = row.get("code_method_params")
-        params = params if isinstance(params, Mapping) else {}
-        if row.method == "workflow" or (row.method == "code" and row.get("code_method_name") not in TEXT_METHODS) or (
-                row.method == "code" and ("glob" in params or "path" in params)):
-            other = True
-        elif row.method == "code" and params.get("source", "files") == "files":
-            text_rows.append(row.label)
-    if not text_rows or other:
+    if any(task_files.locates_files(row) for row in rows):
         return []
-    for name in CHAT_PROMPTS:
-        prompt, _ = read_judge_text(tests_dir / name)  # as the run reads it (a UTF-16 mark honoured)
-        if prompt is not None and any(cue in prompt.casefold() for cue in DELIVERABLE_CUES):
-            return []
+    text_rows = [row.label for row in rows if row.method == "code" and _params(row).get("source", "files") == "files"]
+    if not text_rows or task_files.prompt_names_deliverable(tests_dir):
+        return []
     shown = ", ".join(text_rows[:6]) + (f" and {len(text_rows) - 6} more" if len(text_rows) > 6 else "")
     return [Finding("M006", file, f"code row(s) {shown} search the deliverable files (source: files, the default), but "
                                   "the task looks like a chat task (no row locates a file, its prompt names no "
                                   "deliverable): they cannot match the final message; give them \"source\": \"response\" "
                                   "(or --ignore M006 if the agent does write files)", field="code_method_params")]
+
+
+def _params(row: Any) -> Mapping[str, Any]:
+    """A row's ``code_method_params`` when it is an object, else {}."""
+    params = row.get("code_method_params")
+    return params if isinstance(params, Mapping) else {}
 
 
 def _agentic_rows(doc: RubricDoc | None) -> int:

@@ -20,6 +20,8 @@ rows to ``ppt_judge``, whether or not the instance has assets. Findings:
     the checks;
 - **A011 (WARN)**: a content row whose description is not its check's question verbatim
   (the generator copies it; an edit on one side changes what is judged);
+- **A013 (WARN)**: the visual : content balance gen-ppt-rubrics recorded no longer matches the
+  weights (`cowork_judge.lint.ppt_balance`);
 - **A012 (WARN)**: the checks are (also) in the original cowork-judge 1.3.x format
   (``type1_checklist.json``/``type2_checklist.json``): says which file each kind was read
   from. A ``ppt_judge`` row without ``workflow_group`` is a content row when its id is
@@ -34,6 +36,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from cowork_judge.lint import ppt_balance
 from cowork_judge.lint.asset_check import AssetResult
 from cowork_judge.lint.codes import Finding
 
@@ -57,6 +60,7 @@ def check(ctx: Any) -> Any:
                                           "(`gen-ppt-rubrics` writes this project's type1.json/type2.json beside them)"))
     if not ppt_rows:
         return AssetResult(out, checks.used_files() if checks.present else set())
+    out += ppt_balance.check(ctx.doc)
     if not checks.present:
         out.append(Finding("A010", where, f"the rubric has {len(ppt_rows)} ppt_judge row(s) but the instance has no "
                                           f"{TASK_CHECK_DIR}: its content rows are unjudged asset_broken (a deck task "

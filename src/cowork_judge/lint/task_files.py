@@ -1,0 +1,168 @@
+"""Checks of the task folder around ``tests/`` (trial 17): the judge's copy of the task, the reference solution.
+
+- **A005 (WARN)**: ``tests/task_prompt.md`` (what the judge is told the task was) and the task's
+  ``instruction.md`` (what the agent is asked) both exist and differ, whitespace aside: the task was
+  edited on one side after the copy (harbor-task.md step 2 makes it a manual ``cp``).
+- **A006 (WARN)**: a chat task (`looks_like_chat`: the heuristic of M006) whose ``solution/solve.sh``
+  never names a place the judge reads a final message (`FINAL_MESSAGE_CUES`): Harbor's oracle agent
+  keeps what solve.sh prints in ``/logs/agent/oracle.txt``, which the judge does not read, so the
+  reference solution is judged "nothing delivered".
+
+Both read files only, never run anything, and look at the task folder as the parent of ``tests/``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from cowork_judge.code_methods.decks import DECK_SUFFIXES
+from cowork_judge.code_methods.files import TEXT_METHODS
+from cowork_judge.core.layout import TASK_PROMPT_NAME
+from cowork_judge.lint.codes import Finding
+from cowork_judge.run.answer import ANSWER_FILES
+from cowork_judge.run.instruction import read_judge_text
+
+INSTRUCTION_FILE = "instruction.md"
+"""The agent's copy of the task, in the task folder (Harbor's)."""
+SOLVE_SH = "solution/solve.sh"
+"""The reference solution Harbor's oracle agent runs, relative to the task folder."""
+CHAT_PROMPTS = (TASK_PROMPT_NAME, f"../{INSTRUCTION_FILE}")
+"""The task's prompt files `prompt_names_deliverable` reads (under ``tests/``), for a mention of a deliverable."""
+DELIVERABLE_CUES = ("output/", "/app/", *DECK_SUFFIXES, ".docx", ".xlsx", ".csv", ".md", "file", "文件")
+"""Words of a prompt that name a deliverable (a chat task's prompt mentions none); the deck suffixes are the code
+methods' (`code_methods.decks.DECK_SUFFIXES`: no module but `evidence.kinds` spells them)."""
+FINAL_MESSAGE_CUES = ("logs/agent", *ANSWER_FILES, "trajectory.json")
+"""What a solve.sh that leaves a final message names: the agent logs dir, or a file the judge reads there
+(`run.answer.ANSWER_FILES`, the ATIF trajectory). JUDGE_RESPONSE_FILE, when task.toml sets it, is added."""
+SCRIPT_SUFFIXES = (".sh", ".py", ".js", ".ts", ".rb", ".pl", ".bash")
+"""Files under ``solution/`` read with solve.sh when solve.sh names them (a solve.sh that runs ``solve.py``)."""
+MAX_SCRIPT_BYTES = 1 << 20
+"""Bytes read of each solution script (a larger one is read in part)."""
+
+
+def locates_files(row: Any) -> bool:
+    """A rubric row (`lint.document.Row`) that finds or reads deliverable files: a workflow row, a code row of a
+    non-text method, or a text code row with a ``glob``/``path``."""
+    params = row.get("code_method_params")
+    params = params if isinstance(params, Mapping) else {}
+    return row.method == "workflow" or (row.method == "code" and (row.get("code_method_name") not in TEXT_METHODS
+                                                                  or "glob" in params or "path" in params))
+
+
+def prompt_names_deliverable(tests_dir: Path) -> bool:
+    """One of the task's prompts (`CHAT_PROMPTS`, read as the run reads them) names a deliverable (`DELIVERABLE_CUES`)."""
+    for name in CHAT_PROMPTS:
+        prompt, _ = read_judge_text(tests_dir / name)  # as the run reads it (a UTF-16 mark honoured)
+        if prompt is not None and any(cue in prompt.casefold() for cue in DELIVERABLE_CUES):
+            return True
+    return False
+
+
+def looks_like_chat(doc: Any, tests_dir: Path) -> bool:
+    """The task looks like a chat task (M006's heuristic): a rubric (`lint.document.RubricDoc`) none of whose rows
+    locates a file (`locates_files`), and prompts that name no deliverable (`prompt_names_deliverable`)."""
+    if doc is None:
+        return False
+    rows = [r for r in doc.rows if isinstance(r.raw, Mapping)]
+    return bool(rows) and not any(locates_files(r) for r in rows) and not prompt_names_deliverable(tests_dir)
+
+
+def check_prompt_copy(tests_dir: Path, display: str) -> list[Finding]:
+    """A005: ``tests/task_prompt.md`` and ``../instruction.md`` are both readable text and differ once runs of
+    whitespace are made one space (line endings, indentation and a trailing newline are not drift). The
+    finding names the file edited last and the ``cp`` that makes them one. [] otherwise (a missing or
+    unreadable file is A004's business, or no task folder)."""
+    prompt_path, instruction_path = tests_dir / TASK_PROMPT_NAME, tests_dir.parent / INSTRUCTION_FILE
+    prompt, _ = read_judge_text(prompt_path)
+    instruction, _ = read_judge_text(instruction_path)
+    if prompt is None or instruction is None or _squeezed(prompt) == _squeezed(instruction):
+        return []
+    base = str(Path(display).parent)
+    task = "" if base == "." else f"{base}/"
+    newer = _newer(instruction_path, prompt_path)
+    edited = {True: f"{INSTRUCTION_FILE} was changed last", False: f"tests/{TASK_PROMPT_NAME} was changed last",
+              None: "they were changed at the same time"}[newer]
+    return [Finding("A005", f"{display}/{TASK_PROMPT_NAME}",
+                    f"differs from {task}{INSTRUCTION_FILE} ({edited}; first difference: {_first_difference(instruction, prompt)}): "
+                    "the agent is asked one task and the judge told another; copy the agent's text: "
+                    f"`cp {task}{INSTRUCTION_FILE} {display}/{TASK_PROMPT_NAME}` (or the other way if the judge's copy "
+                    "holds the edit), then re-run lint-rubric")]
+
+
+def _squeezed(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _newer(a: Path, b: Path) -> bool | None:
+    """True when `a` was modified after `b`, False before, None at the same time (or unknown)."""
+    try:
+        ta, tb = os.stat(a).st_mtime_ns, os.stat(b).st_mtime_ns
+    except OSError:
+        return None
+    return None if ta == tb else ta > tb
+
+
+def _first_difference(a: str, b: str) -> str:
+    """Where the whitespace-squeezed texts first differ, as ``instruction.md "…" vs task_prompt.md "…"``."""
+    sa, sb = _squeezed(a), _squeezed(b)
+    at = next((i for i, (x, y) in enumerate(zip(sa, sb)) if x != y), min(len(sa), len(sb)))
+    start = max(0, at - 20)
+    return (f"{INSTRUCTION_FILE} \"{sa[start:at + 30]}\" vs {TASK_PROMPT_NAME} \"{sb[start:at + 30]}\"")
+
+
+def check_solution(tests_dir: Path, display: str, doc: Any, response_file: str | None) -> list[Finding]:
+    """A006: the chat task's (`looks_like_chat`) ``solution/solve.sh``, with the solution scripts it names
+    (`SCRIPT_SUFFIXES`), names none of `FINAL_MESSAGE_CUES` (nor `response_file`, JUDGE_RESPONSE_FILE as
+    task.toml sets it): what it prints is not a final message, so ``harbor run -a oracle`` is judged nothing
+    delivered. [] when there is no solve.sh, it cannot be read, it holds no command (Harbor's template: no
+    solution yet), or the task is not a chat task."""
+    solve = tests_dir.parent / SOLVE_SH
+    text = _read_script(solve)
+    if text is None or not _commands(text) or not looks_like_chat(doc, tests_dir):
+        return []  # no command: Harbor's template, a solution not written yet (not the pitfall)
+    texts = [text, *(t for t in (_read_script(p) for p in _named_scripts(solve.parent, text)) if t is not None)]
+    cues = [*FINAL_MESSAGE_CUES, *([Path(response_file).name] if response_file else [])]
+    if any(cue in t for t in texts for cue in cues):
+        return []
+    base = str(Path(display).parent)
+    shown = SOLVE_SH if base == "." else f"{base}/{SOLVE_SH}"
+    return [Finding("A006", shown, "this chat task's reference solution never writes under /logs/agent: the judge reads the final message "
+                                   "from /logs/agent/final_answer.txt (or response.txt, or an ATIF trajectory.json), "
+                                   "and what solve.sh prints goes to Harbor's oracle.txt, which it does not read, so "
+                                   "`harbor run -a oracle` is judged nothing delivered; write the answer there, e.g. "
+                                   "`mkdir -p /logs/agent && cp /solution/answer.txt /logs/agent/final_answer.txt` "
+                                   "(docs/harbor-task.md step 6; --ignore A006 if a script it runs writes it)")]
+
+
+def _commands(text: str) -> bool:
+    """`text` holds a line that is neither blank nor a comment (Harbor's template solve.sh holds none)."""
+    return any(line.strip() and not line.lstrip().startswith("#") for line in text.splitlines())
+
+
+def _read_script(path: Path) -> str | None:
+    """The first `MAX_SCRIPT_BYTES` of a regular file as text (undecodable bytes replaced), None when unreadable."""
+    try:
+        if not path.is_file():
+            return None
+        with open(path, "rb") as f:
+            return f.read(MAX_SCRIPT_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def _named_scripts(folder: Path, text: str) -> list[Path]:
+    """The scripts (`SCRIPT_SUFFIXES`) directly under `folder` (``solution/``) whose name `text` mentions."""
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return []
+    return [folder / n for n in names if n != "solve.sh" and n.endswith(SCRIPT_SUFFIXES)
+            and re.search(rf"(?<![\w.-]){re.escape(n)}(?![\w.-])", text)]
+
+
+__all__ = ["CHAT_PROMPTS", "DELIVERABLE_CUES", "FINAL_MESSAGE_CUES", "check_prompt_copy", "check_solution",
+           "locates_files", "looks_like_chat", "prompt_names_deliverable"]
