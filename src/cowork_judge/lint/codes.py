@@ -81,6 +81,8 @@ _TABLE: tuple[Check, ...] = (
     Check("M012", "ERROR", "the package's extras (COWORK_JUDGE_EXTRAS / test.sh) cannot run its rows (a workflow or code "
                            "method needs an extra it does not install: its rows end unjudged; agentic rows of a deck rubric need "
                            "workflow to see the rendered pages)"),
+    Check("M013", "WARN", "an answer_match reference starts with a number but code cannot read it as one (\"8.3 furlongs\"): "
+                          "every rollout goes to the model"),
     Check("T001", "ERROR", "task.toml cannot be read or is not valid TOML"),
     Check("T002", "ERROR", "task.toml does not declare the credential pair a model-judged rubric needs"),
     Check("T003", "ERROR", "task.toml does not declare JUDGE_DEADLINE (its timeout_sec then rests on a default)"),

@@ -20,7 +20,7 @@ from cowork_judge.code_methods import TRAJECTORY_METHODS
 from cowork_judge.core.rubric import RepeatedKeys
 from cowork_judge.install.taskinit import AGENT_COPY_DIR
 from cowork_judge.install import extras as extras_mod
-from cowork_judge.lint import assets, deps, methods, rubric_checks, task_files, tasktoml, testsh
+from cowork_judge.lint import answer_rows, assets, deps, methods, rubric_checks, task_files, tasktoml, testsh
 from cowork_judge.lint.codes import Finding
 from cowork_judge.lint.document import RubricDoc, build, engine_warnings
 from cowork_judge.lint.reading import NotJson, Unreadable, read_json, read_text
@@ -221,6 +221,7 @@ def _rubric(tests_dir: Path, file: str, abi_compat: tuple[int, ...]) -> tuple[Ru
     findings += rubric_checks.check_rows(doc)
     findings += deps.check(doc)
     findings += methods.check(doc, abi_compat=abi_compat)
+    findings += answer_rows.check(doc)
     findings += engine_warnings(doc)
     findings += rubric_checks.check_document(doc, findings)
     order = {r.label: r.position for r in doc.rows}

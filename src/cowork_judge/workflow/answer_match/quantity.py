@@ -11,8 +11,9 @@ removed first (``$…$``, ``\\,``, ``\\times``, ``\\cdot``, ``\\text{…}``, ``\
 
 Units are read into SI dimension exponents and a factor (`UNITS` with SI prefixes, plus a
 few common non-SI units: eV, L, min, h, atm, bar, cal, in, ft, mi, lb, deg): ``km`` = 1000 m,
-``m/s^2`` = ``m·s⁻²`` = ``m s^-2``. A unit that cannot be read this way (``°C``, ``mmHg``,
-words) is compared by its normalized text only.
+``m/s^2`` = ``m·s⁻²`` = ``m s^-2``. Spelled-out names of these units right after the number
+(``8.3 minutes``, ``3 kilometres``, ``12 per cent``) read as their symbols (`unit_words`). A unit
+that cannot be read this way (``°C``, ``mmHg``, other words) is compared by its normalized text only.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+
+from cowork_judge.workflow.answer_match.unit_words import unit_symbols
 
 DIMENSIONS = ("m", "kg", "s", "A", "K", "mol", "cd", "rad")
 """Dimension exponents of a unit, in this order (angles count as their own dimension, so a
@@ -123,6 +126,8 @@ def parse_quantity(text: str, *, decimal_comma: bool = False) -> Quantity | None
     Examples: ``"9.8 m/s^2"``, ``"$6.0 \\times 10^{3}\\,\\text{J}$"``, ``"−0.25"``, ``"3/4"``,
     ``"25 %"``. A number followed by more words (``"about 3 apples per day"``) parses only
     when the rest reads as units (`read_unit`) or is one unit-like word (``°C``, ``mmHg``).
+    Spelled-out unit names read as their symbols (``"499 seconds"`` = ``"499 s"``,
+    `unit_words.unit_symbols`).
     """
     s = _SUPERSCRIPT_RUN.sub(lambda m: "^" + m.group(0).translate(_SUPERSCRIPT), clean_latex(text))
     m = _NUMBER.match(s)
@@ -148,6 +153,7 @@ def parse_quantity(text: str, *, decimal_comma: bool = False) -> Quantity | None
     rest = s[m.end():].strip()
     if not rest:
         return Quantity(value, "", (0,) * len(DIMENSIONS), 1.0)
+    rest = unit_symbols(rest)  # "8.3 minutes" → "8.3 min" (trial 17 P-10)
     unit = normalize_unit(rest)
     if unit is None:
         return None
@@ -155,6 +161,13 @@ def parse_quantity(text: str, *, decimal_comma: bool = False) -> Quantity | None
     if dims is None and re.search(r"\s", rest) and unit != "%":
         return None  # several words that do not read as units: a sentence, not a quantity
     return Quantity(value, unit, dims, factor)
+
+
+def starts_with_number(text: str) -> bool:
+    """Whether `text` (LaTeX noise removed, as `parse_quantity` reads it) starts with a number;
+    lint uses it to tell a reference meant as a number ("8.3 furlongs") from prose."""
+    s = _SUPERSCRIPT_RUN.sub(lambda m: "^" + m.group(0).translate(_SUPERSCRIPT), clean_latex(text))
+    return _NUMBER.match(s) is not None
 
 
 def comma_readings(text: str) -> list[Quantity]:
