@@ -76,3 +76,21 @@ def test_a_folder_that_is_not_a_tests_folder_points_to_init(tmp_path, capsys):
     assert "cowork-judge init" in out and "not a tests/ folder" in out
     t010 = next(line for line in out.splitlines() if "T010" in line)
     assert "this is not a tests/ folder" in t010
+
+
+def test_the_rubric_file_is_linted_as_its_folder_and_said_so(make_instance):
+    """Trial 17 P-4: ``lint-rubric <tests>/rubric.json`` was only ``ERROR P001: not a directory``."""
+    tests = make_instance()
+    proc = subprocess.run([sys.executable, "-c", "from cowork_judge.commands.lint import console; console()",
+                           f"{tests}/rubric.json"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert f"{tests}/rubric.json is the rubric file: linting its folder {tests}" in proc.stderr
+    assert "P001" not in proc.stdout and f"{tests}: " not in proc.stdout and "0 errors, 0 warnings" in proc.stdout
+
+
+def test_another_file_beside_the_rubric_gets_a_did_you_mean(make_instance, capsys):
+    tests = make_instance()
+    (tests / "notes.txt").write_text("x\n")
+    assert main([str(tests / "notes.txt")]) == 1
+    out = capsys.readouterr()
+    assert "P001" in out.out and f"{tests}/notes.txt is a file: did you mean its folder {tests}?" in out.err

@@ -124,3 +124,22 @@ def simulator_note(environ: Mapping[str, str]) -> str:
         return (f"simulated judge, no model: it answers as your JUDGE_MODEL={model!r}, which the result records as "
                 "judge_model")
     return "simulated judge, no model"
+
+
+def endpoint_cost_note(url: str) -> str:
+    """The parenthesis of ``try``'s endpoint line for the caller's `url` (trial 17 P-8).
+
+    A loopback host (``localhost``, 127.0.0.0/8, ``::1``) may be a ``cowork-judge sim`` (free) or a
+    local proxy to a paid model: the note says both, since telling them apart would take a request
+    the simulator logs. Any other host is "your endpoint: calls cost what they cost"."""
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    try:
+        host = (urlsplit(url).hostname or "").lower()
+        loopback = host == "localhost" or host.endswith(".localhost") or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    if loopback:
+        return "a loopback endpoint: free when it is `cowork-judge sim`, else calls cost what they cost"
+    return "your endpoint: calls cost what they cost"

@@ -9,6 +9,7 @@ conflicts with the task (``--force`` overrides); 2 bad arguments or an unusable 
 
 from __future__ import annotations
 
+import argparse
 import re
 import sys
 from pathlib import Path
@@ -47,15 +48,26 @@ def main(argv: list[str]) -> int:
     except UsageError as exc:
         print(f"cowork-judge init: error: {exc}", file=sys.stderr)
         return 2
-    from cowork_judge.install.taskinit import InitError, apply, plan_init
+    from cowork_judge.install.taskinit import InitError
     from cowork_judge.install.template import TemplateError
 
-    try:
-        plan = plan_init(args.task_dir, force=args.force, extras=args.extras, image=args.image, env_names=args.env_names,
-                         index_url=args.index_url)
+    try:  # trial 17 P-12: an InitError anywhere (the plan, its diff, the writes) is one line, never a traceback
+        return _init(args)
     except (InitError, TemplateError) as exc:
         print(f"cowork-judge init: error: {exc}", file=sys.stderr)
         return 2
+
+
+def _init(args: argparse.Namespace) -> int:
+    """Plan, print and (unless a dry run or a conflict) apply; returns the exit status.
+
+    Raises:
+        InitError, TemplateError: the task folder cannot be read, planned or written.
+    """
+    from cowork_judge.install.taskinit import apply, plan_init
+
+    plan = plan_init(args.task_dir, force=args.force, extras=args.extras, image=args.image, env_names=args.env_names,
+                     index_url=args.index_url)
     if args.dry_run:
         sys.stdout.write(plan.diff())
     refused = bool(plan.conflicts) and not args.dry_run  # nothing is written: stdout must not say it was
@@ -70,9 +82,5 @@ def main(argv: list[str]) -> int:
         return 1
     if args.dry_run or not (plan.files or plan.removals):
         return 0
-    try:
-        apply(plan)
-    except InitError as exc:
-        print(f"cowork-judge init: error: {exc}", file=sys.stderr)
-        return 2
+    apply(plan)
     return 0

@@ -95,9 +95,29 @@ def _entry(given: str, prog: str) -> Any:
     shown = given.rstrip("/") or given
     tests = task_tests_dir(Path(given))
     if tests is None:
-        return batch.Entry(Path(given), shown, "")
+        return _file_entry(Path(given), shown, prog)
     print(f"{prog}: {shown} is a task folder: linting {shown}/tests (and {shown}/task.toml)", file=sys.stderr)
     return batch.Entry(tests, f"{shown}/tests", "")
+
+
+def _file_entry(path: Path, shown: str, prog: str) -> Any:
+    """The lint entry of a TESTS_DIR argument that is no task folder (trial 17 P-4): a ``rubric.json`` file is
+    read as its folder (and said so, as a task folder is); another file beside a ``rubric.json`` stays a P001
+    with a "did you mean" line naming its folder."""
+    from cowork_judge.lint import batch
+
+    try:
+        is_file = path.is_file()
+        beside_rubric = is_file and (path.parent / "rubric.json").is_file()
+    except OSError:
+        is_file = beside_rubric = False
+    folder = str(Path(shown).parent)
+    if is_file and path.name == "rubric.json":
+        print(f"{prog}: {shown} is the rubric file: linting its folder {folder}", file=sys.stderr)
+        return batch.Entry(path.parent, folder, "")
+    if beside_rubric:
+        print(f"{prog}: {shown} is a file: did you mean its folder {folder}?", file=sys.stderr)
+    return batch.Entry(path, shown, "")
 
 
 def _fix(path: Path, shown: str, args: argparse.Namespace) -> dict[str, Any]:

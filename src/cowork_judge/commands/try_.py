@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING
 
 from cowork_judge.commands._args import Parser, UsageError
 from cowork_judge.core.exit_status import EXIT_STATUS
+from cowork_judge.core.fatal import zeroed_sentence
 
 if TYPE_CHECKING:
     from cowork_judge.install.cachelock import CacheLock
@@ -419,7 +420,8 @@ def _endpoint(host_env: dict[str, str]) -> SimServer | None:
             (``JUDGE_API_KEY = "${JUDGE_API_KEY}"``) or end ``judge:no_credential``, and quietly
             judging with the simulator instead would hide that.
     """
-    from cowork_judge.commands._endpoint import HalfCredentials, caller_endpoint, simulator_note, start_simulator
+    from cowork_judge.commands._endpoint import (HalfCredentials, caller_endpoint, endpoint_cost_note, simulator_note,
+                                                  start_simulator)
     from cowork_judge.install.dryrun import TryError
     from cowork_judge.safety.redact import mask_url
 
@@ -438,7 +440,8 @@ def _endpoint(host_env: dict[str, str]) -> SimServer | None:
 
         loaded = load_config(host_env)
         source = loaded.sources.get("base_url", "").removeprefix("env:")
-        _say(f"  endpoint: {source}={mask_url(loaded.config.base_url or '')} (your endpoint: calls cost what they cost)")
+        url = loaded.config.base_url or ""
+        _say(f"  endpoint: {source}={mask_url(url)} ({endpoint_cost_note(url)})")
     for key in ("JUDGE_START_JITTER", "JUDGE_WORKFLOW_START_JITTER"):
         host_env.setdefault(key, "0")
     _say("  start jitter: 0 s unless set (the fleet's spread, 180 s and 30 s, only delays a single run)")
@@ -569,6 +572,8 @@ def _report(outcome: Outcome, staged: Staged, proc: ProcResult, seconds: float, 
         _warn(f"the sandbox failed: {proc.error or (proc.stderr or proc.stdout).strip()[-500:]}")
     if outcome.reward_text:
         _say(f"reward: {outcome.reward_text}")
+        if outcome.fatal:  # trial 17 P-2: the hurdle that zeroed it, as the report page says it
+            _say(f"fatal: {zeroed_sentence(outcome.fatal_rows)}")
     if outcome.status is not None:
         cov = f"{outcome.coverage:.3f}" if outcome.coverage is not None else "n/a"
         unjudged = sum(outcome.unjudged.values())

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from cowork_judge.core.caps import cap_middle
+from cowork_judge.core.fatal import zeroed_sentence
 from cowork_judge.core.result import RowResult
 from cowork_judge.fleet.html import esc, fmt, key_values, page, table
 from cowork_judge.fleet.job import DeckEvidence, Job
@@ -147,9 +148,8 @@ def _fatal_line(job: Job, fatal: list[str]) -> str:
     showed 0 points lost on every row of a run whose reward a hurdle took from 1 to 0)."""
     if not job.doc.fatal:
         return ""
-    rows = ", ".join(fatal) or "not recorded"
-    return (f'<p class="warn">A hurdle zeroed the reward: row{"s" if len(fatal) > 1 else ""} {esc(rows)} counted as hit, so the reward is 0 whatever the '
-            f"rows earned (score_raw {esc(fmt(job.doc.score_raw))} → {esc(fmt(job.doc.task_score))}): the whole reward "
+    return (f'<p class="warn">{esc(zeroed_sentence(fatal))} '
+            f"(score_raw {esc(fmt(job.doc.score_raw))} → {esc(fmt(job.doc.task_score))}): the whole reward "
             "went to the hurdle. The points below are what each row lost of its own, before the hurdle.</p>")
 
 

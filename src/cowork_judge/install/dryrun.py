@@ -45,6 +45,7 @@ else:  # pragma: no cover - Python 3.10
 
 from cowork_judge import __version__
 from cowork_judge._util.fsutil import copy_sparse
+from cowork_judge.core.fatal import fatal_rows
 
 HARBOR_DEFAULT_TIMEOUT_SEC = 600.0
 """Harbor 0.26's ``[verifier] timeout_sec`` default (``harbor.models.task.config.VerifierConfig``)."""
@@ -881,6 +882,8 @@ class Outcome:
             symbolic link leaving output/, a link to nothing, a file of 0 bytes), e.g.
             ``deck.pptx (a symbolic link to nothing that exists)``.
         cached: rows whose verdict came from the verdict cache (``results[].cached``), not asked now.
+        fatal: ``result.json``'s ``fatal``: a hurdle row counted as hit zeroed the reward.
+        fatal_rows: the ids of those hurdle rows (`cowork_judge.core.fatal.fatal_rows`).
     """
 
     reward_text: str = ""
@@ -897,6 +900,8 @@ class Outcome:
     delivery_missing: bool = False
     set_aside: list[str] = field(default_factory=list)
     cached: int = 0
+    fatal: bool = False
+    fatal_rows: list[str] = field(default_factory=list)
 
     @property
     def clean(self) -> bool:
@@ -936,6 +941,7 @@ def read_outcome(verifier: Path) -> Outcome:
     results = [r for r in doc.get("results") or [] if isinstance(r, dict)]
     out.rows = len(results)
     out.cached = sum(1 for r in results if r.get("cached") is True)
+    out.fatal, out.fatal_rows = doc.get("fatal") is True, fatal_rows(doc)
     out.unjudged = dict(Counter(str(r.get("error_kind") or "unjudged") for r in results if r.get("judged") is False))
     out.set_aside = _set_aside(_table(doc, "details").get("delivery"))
     warnings = _table(doc, "details").get("warnings")

@@ -122,7 +122,11 @@ class Plan:
     anything is written (``--force``; `linked_folders`)."""
 
     def diff(self) -> str:
-        """Unified diff of every changed file, paths relative to the task folder."""
+        """Unified diff of every changed file, paths relative to the task folder.
+
+        A removed file that is not UTF-8 text (Harbor's ``tests/__pycache__/*.pyc``) or cannot be
+        read is one line (``binary file a/<path>: removed``), never decoded as text (trial 17 P-12).
+        """
         out: list[str] = []
         for path, new in self.files.items():
             rel = path.relative_to(self.task_dir).as_posix()
@@ -130,8 +134,28 @@ class Plan:
                                             f"a/{rel}", f"b/{rel}"))
         for path in self.removals:
             rel = path.relative_to(self.task_dir).as_posix()
-            out.extend(difflib.unified_diff(_read(path).splitlines(True), [], f"a/{rel}", "/dev/null"))
+            text = _text_or_none(path)
+            if text is None:
+                out.append(f"binary file a/{rel}: removed\n")
+            else:
+                out.extend(difflib.unified_diff(text.splitlines(True), [], f"a/{rel}", "/dev/null"))
         return "".join(out)
+
+
+def _text_or_none(path: Path) -> str | None:
+    """`path`'s UTF-8 text ("" when it is gone), or None when it is binary (a NUL byte, not UTF-8) or unreadable."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return ""
+    except OSError:
+        return None
+    if b"\0" in data:
+        return None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
 
 
 def required_timeout_sec(deadline_sec: float = DEFAULT_DEADLINE_SEC) -> int:
@@ -451,8 +475,15 @@ def _plan_harbor_leftovers(plan: Plan, tests: Path) -> None:
     stub = tests / "test_outputs.py"
     if stub.is_file() and harbor_stubs.is_harbor_stub("test_outputs.py", _read(stub)):
         plan.removals.append(stub)
-        plan.removals.extend(sorted((tests / "__pycache__").glob("test_outputs.*.pyc")))
+        cache = tests / "__pycache__"
+        compiled = sorted(cache.glob("test_outputs.*.pyc"))
+        plan.removals.extend(compiled)
         plan.actions.append("tests/test_outputs.py: Harbor's empty pytest stub removed (the judge replaces it)")
+        if compiled:  # trial 17 P-12: said, not silent
+            names = ", ".join(p.name for p in compiled)
+            emptied = cache.is_dir() and not cache.is_symlink() and set(cache.iterdir()) <= set(compiled)
+            plan.actions.append(f"tests/__pycache__/{names}: the stub's bytecode removed"
+                                + (" (and tests/__pycache__/, then empty)" if emptied else ""))
 
 
 def _plan_dockerfile(plan: Plan, path: Path, extras: str, *, image: bool, force: bool, index_url: str | None,
@@ -559,21 +590,23 @@ def _merge_timeout(plan: Plan, lines: list[te.Line], raw: list[str], verifier: d
     deadline, source = declared_deadline_sec(env if isinstance(env, dict) else {})
     need = required_timeout_sec(deadline)  # the bound lint's T004 checks (trial 11 F7)
     have = verifier.get("timeout_sec")
+    if not isinstance(env, dict) or "JUDGE_DEADLINE" not in env:  # init writes ${JUDGE_DEADLINE:-<default>}
+        source = f"JUDGE_DEADLINE = {deadline:g} s"
     budget = f"{source} + install {INSTALL_BUDGET_SEC} + {MARGIN_SEC} s margin"
     timeout_line = f"timeout_sec = {need}.0  # JUDGE_DEADLINE {deadline:g} + install {INSTALL_BUDGET_SEC} + {MARGIN_SEC} s margin"
     if have is None:
         verifier["timeout_sec"] = float(need)
-        plan.actions.append(f"task.toml: [verifier] timeout_sec = {need} added")
+        plan.actions.append(f"task.toml: [verifier] timeout_sec = {need} added ({budget})")
         return [timeout_line]
     if harbor_stubs.is_harbor_default_timeout(have) and have < need:
         _replace_value(raw, lines, "verifier", "timeout_sec", f"{need}.0")
         verifier["timeout_sec"] = float(need)
-        plan.actions.append(f"task.toml: [verifier] timeout_sec {have} (Harbor's default) → {need}")
+        plan.actions.append(f"task.toml: [verifier] timeout_sec {have} (Harbor's default) → {need} ({budget})")
     elif not isinstance(have, (int, float)) or have < need:
         if force:
             _replace_value(raw, lines, "verifier", "timeout_sec", f"{need}.0")
             verifier["timeout_sec"] = float(need)
-            plan.actions.append(f"task.toml: [verifier] timeout_sec {have} → {need}")
+            plan.actions.append(f"task.toml: [verifier] timeout_sec {have} → {need} ({budget})")
         elif isinstance(have, bool) or not isinstance(have, (int, float)):  # trial 6 F2: not "abc is below 2280 s"
             plan.conflicts.append(f"[verifier] timeout_sec = {have!r} is not a number of seconds (Harbor refuses the "
                                   f"task); --force sets it to {need}")
@@ -628,7 +661,8 @@ def _merge_env(plan: Plan, lines: list[te.Line], raw: list[str], env: dict[str, 
         elif env[key] != value:
             _noop(plan, f"task.toml: [verifier.env] {key} = {env[key]!r} kept (the task's choice)")
     if e_new:
-        plan.actions.append(f"task.toml: [verifier.env] {', '.join(k.split(' ')[0] for k in e_new)} added")
+        plan.actions.append(f"task.toml: [verifier.env] {', '.join(k.split(' ')[0] for k in e_new)} added (each "
+                            "the host's variable of that name, else the default after ':-' in task.toml)")
     return e_new
 
 
