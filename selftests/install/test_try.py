@@ -321,7 +321,7 @@ def test_the_endpoint_line_names_the_variable_the_url_came_from(monkeypatch, cap
         monkeypatch.delenv(name, raising=False)
     host = {"OPENAI_API_KEY": "sk-openai-1234567890", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
     assert try_._endpoint(host) is None
-    assert "  endpoint: OPENAI_BASE_URL=http://127.0.0.1:9/v1 (your endpoint" in capsys.readouterr().out
+    assert "  endpoint: OPENAI_BASE_URL=http://127.0.0.1:9/v1 (a loopback endpoint" in capsys.readouterr().out
 
 
 def test_an_unknown_judge_setting_gets_a_did_you_mean_not_an_init_suggestion(capsys):
