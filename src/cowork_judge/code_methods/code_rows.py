@@ -136,7 +136,9 @@ def judge_code_row(row: Criterion, ctx: SegmentContext) -> CodeOutcome:
     outcome (`judge_code_rows` carries them to the later rows, the router to the later segments).
 
     A `ReadLimit` (the deliverable's size or number of files hid the answer) is judged,
-    not unjudged: see `read_limit_verdict`. Reasons are repaired text (a file name or a
+    not unjudged: see `read_limit_verdict`. A `NoText` (a text row found only binary files to
+    search) is a miss for a positive row and unjudged ``no_text`` for a hurdle or deduction, with
+    a delivery note naming the row: see `no_text_outcome`. Reasons are repaired text (a file name or a
     matched line from the agent never carries a lone surrogate into the result).
     """
     name = row.code.method_name or ""

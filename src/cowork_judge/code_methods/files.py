@@ -10,7 +10,10 @@ them in a miss's reason; deliverables past the listing
 limit (`Delivery.listing_limit`, `run.collect.MAX_FILES`) are known by name and size only. Name and size methods
 (`file_exists`, `file_nonempty`, `file_matches_glob`) see every deliverable the scan saw,
 listed or not. When what was not read could change an answer, the method raises
-`ReadLimit` naming the limit, and the runner judges the row against the deliverable.
+`ReadLimit` naming the limit, and the runner judges the row against the deliverable. When every
+deliverable a text method over the files matched was binary (nothing searched: a deck), it raises
+`NoText`, and the runner warns and judges a positive row a miss, a hurdle or deduction unjudged
+``no_text`` (trial 17 P-1).
 """
 
 from __future__ import annotations
