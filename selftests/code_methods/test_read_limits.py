@@ -8,7 +8,7 @@ import pytest
 from testkit import make_ctx
 
 from cowork_judge.code_methods import CODE_METHODS
-from cowork_judge.code_methods.files import ReadLimit
+from cowork_judge.code_methods.files import NoText, ReadLimit
 from cowork_judge.core.rubric import normalize_rubric
 from cowork_judge.engine.router import route
 
@@ -130,11 +130,14 @@ def test_the_cut_listing_is_a_delivery_note_and_a_bounded_detail(tmp_path, monke
 
 def test_nothing_to_count_names_the_file_read_as_binary(tmp_path):
     """Trial 4's L1: an all-NUL ``.txt`` (a sparse file) left ``word_count_between`` with the
-    bare reason "nothing to count"; the reason now names the file and why it gave no text."""
+    bare reason "nothing to count"; the reason now names the file and why it gave no text. Every matching
+    file being binary, the method raises `NoText` with that reason (trial 17 P-1): the runner judges a
+    positive row a miss with it, a hurdle or deduction unjudged ``no_text``."""
     ctx = make_ctx(tmp_path, {"report.txt": b"\x00" * 20000})
-    hit, reason, _ = CODE_METHODS["word_count_between"](ctx.segment(), min_words=10, glob="*.txt")
-    assert hit is False
-    assert "report.txt" in reason and "binary" in reason and "NUL" in reason
+    with pytest.raises(NoText) as caught:
+        CODE_METHODS["word_count_between"](ctx.segment(), min_words=10, glob="*.txt")
+    reason = caught.value.reason
+    assert "report.txt" in reason and "binary" in reason and "NUL" in reason and caught.value.binary == ["report.txt"]
 
 
 def test_nothing_to_count_says_no_deliverable_matched(tmp_path):

@@ -19,7 +19,8 @@ from typing import Any
 
 from cowork_judge.safety.agent_text import repair
 from cowork_judge.code_methods import CODE_METHODS, param_errors
-from cowork_judge.code_methods.files import ReadLimit, files_only_rows_note
+from cowork_judge.code_methods.files import NoText, ReadLimit, files_only_rows_note
+from cowork_judge.code_methods.task_kind import looks_like_chat_task
 from cowork_judge.core.classify import classify, summary
 from cowork_judge.core.gates import mark_open, pre_gate
 from cowork_judge.core.rubric import Criterion
@@ -100,7 +101,9 @@ def judge_code_rows(rows: Sequence[Criterion], ctx: SegmentContext, decided: Map
             delivery = delivery.model_copy(update={"notes": [*delivery.notes, *outcome.notes]})
         ctx = dataclasses.replace(ctx, deck=outcome.deck or ctx.deck, delivery=delivery,
                                   artifacts=MappingProxyType({**ctx.artifacts, **outcome.artifacts}))
-    files_only = files_only_rows_note([(r.id, r.code.method_name or "", r.code.params) for r in rows], ctx)
+    shapes = [(r.judge_method, r.code.method_name, r.code.params) for r in known.values()]
+    chat = looks_like_chat_task(shapes, [ctx.task_prompt])  # lint M006's heuristic (trial 17 P-6)
+    files_only = files_only_rows_note([(r.id, r.code.method_name or "", r.code.params) for r in rows], ctx, chat=chat)
     if files_only:  # trial 6 F15: a chat answer and rows that only read files
         notes.append(files_only)
     publish_artifacts(ctx)
@@ -133,7 +136,9 @@ def judge_code_row(row: Criterion, ctx: SegmentContext) -> CodeOutcome:
     outcome (`judge_code_rows` carries them to the later rows, the router to the later segments).
 
     A `ReadLimit` (the deliverable's size or number of files hid the answer) is judged,
-    not unjudged: see `read_limit_verdict`. Reasons are repaired text (a file name or a
+    not unjudged: see `read_limit_verdict`. A `NoText` (a text row found only binary files to
+    search) is a miss for a positive row and unjudged ``no_text`` for a hurdle or deduction, with
+    a delivery note naming the row: see `no_text_outcome`. Reasons are repaired text (a file name or a
     matched line from the agent never carries a lone surrogate into the result).
     """
     name = row.code.method_name or ""
@@ -161,6 +166,8 @@ def judge_code_row(row: Criterion, ctx: SegmentContext) -> CodeOutcome:
         verdict = read_limit_verdict(row, name, exc, seconds=seconds)
         ctx.log.info("code row %s: %s", row.id, verdict.reason)
         return CodeOutcome(verdict, notes=(f"code row {row.id}: {verdict.reason}",))
+    if isinstance(exc, NoText):
+        return no_text_outcome(row, name, exc, seconds=seconds)
     if exc is not None:
         kind = classify(exc, segment="code", deadline_passed=ctx.deadline.passed())
         return CodeOutcome(Verdict.unjudged(row.id, kind, repair(f"{name} failed: {summary(exc)}"), method="code",
@@ -189,3 +196,24 @@ def read_limit_verdict(row: Criterion, name: str, exc: ReadLimit, *, seconds: fl
     side = "a miss" if not negative else ("hit, the hurdle is fatal" if row.hurdle else "hit, the deduction applies")
     reason = repair(f"[read limit] {name}: {exc} (limit: {exc.limit}); counted against the deliverable: {side}")
     return Verdict(id=row.id, hit=negative, judged=True, reason=reason, method="code", seconds=seconds)
+
+
+def no_text_outcome(row: Criterion, name: str, exc: NoText, *, seconds: float = 0.0) -> CodeOutcome:
+    """The outcome of a text row that searched nothing: every deliverable it could read was binary
+    (trial 17 P-1: a placeholder hurdle over a .pptx, reward 1.0 with no word).
+
+    A positive row is judged a miss with the method's reason, as before. A hurdle or deduction is
+    unjudged ``no_text``: a row that could not look must not certify "no fault"; the unjudged policy
+    (``JUDGE_UNJUDGED_NEGATIVE``) then scores it and, the kind being the task's fault, marks the run
+    systemic when it applied the row. Either way the outcome's note (a ``details.warnings`` line)
+    names the row and what to do.
+    """
+    shown = ", ".join(exc.binary[:3]) + (f" and {len(exc.binary) - 3} more" if len(exc.binary) > 3 else "")
+    note = (f"code row {row.id}: {name} searched no text: every deliverable it reads ({shown}) is binary to the text "
+            "methods, so it cannot fire; judge what a deck says with a judge row, or give the row a glob of text files")
+    if row.polarity == "negative":
+        verdict = Verdict.unjudged(row.id, "no_text", repair(f"{name} could not look: {exc.reason}"), method="code",
+                                   seconds=seconds)
+    else:
+        verdict = Verdict(id=row.id, hit=False, judged=True, reason=repair(exc.reason), method="code", seconds=seconds)
+    return CodeOutcome(verdict, notes=(repair(note),))

@@ -10,7 +10,10 @@ them in a miss's reason; deliverables past the listing
 limit (`Delivery.listing_limit`, `run.collect.MAX_FILES`) are known by name and size only. Name and size methods
 (`file_exists`, `file_nonempty`, `file_matches_glob`) see every deliverable the scan saw,
 listed or not. When what was not read could change an answer, the method raises
-`ReadLimit` naming the limit, and the runner judges the row against the deliverable.
+`ReadLimit` naming the limit, and the runner judges the row against the deliverable. When every
+deliverable a text method over the files matched was binary (nothing searched: a deck), it raises
+`NoText`, and the runner warns and judges a positive row a miss, a hurdle or deduction unjudged
+``no_text`` (trial 17 P-1).
 """
 
 from __future__ import annotations
@@ -212,6 +215,36 @@ TEXT_METHODS = ("text_contains", "regex_match", "word_count_between")
 """The code methods that read text from the deliverable files or, with ``"source":
 "response"``, from the final message (default ``files``)."""
 
+
+class NoText(Exception):
+    """A text method over the deliverable files (``source: files``) searched nothing: every file its
+    ``glob`` matched was read as binary (`agent_text.looks_binary`: a deck, a .docx, an image), and no read
+    limit hid anything (trial 17 P-1: a placeholder hurdle over a .pptx never fired, reward 1.0, silently).
+
+    Not a verdict by itself: `code_methods.code_rows` judges a positive row a miss with this reason (as
+    before) and makes a hurdle or deduction unjudged ``no_text`` (a row that could not look cannot certify
+    "no fault"); either way a delivery note names the row.
+
+    Attributes:
+        reason: the miss's reason (what was not found, where, and the files read as binary).
+        binary: the matching deliverables read as binary, output-relative.
+    """
+
+    def __init__(self, reason: str, *, binary: list[str]) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.binary = binary
+
+
+def _nothing_searched(ctx: CodeContext, texts: list[tuple[str, str]], glob: str | None, source: str,
+                      reason: str) -> NoText | None:
+    """A `NoText` with `reason` when `texts` is empty over the files (``source: files``) although some
+    deliverable matches `glob` (so every one was read as binary); None otherwise."""
+    if source != "files" or texts:
+        return None
+    found = [item.rel for item in matching(ctx, glob or "*")]
+    return NoText(reason, binary=found) if found else None
+
 FINAL_MESSAGE_UNSEARCHED = "source: files, the default; the final message was not searched"
 
 
@@ -225,20 +258,27 @@ def _where(ctx: CodeContext, glob: str | None, source: str) -> str:
     return f"{where} ({FINAL_MESSAGE_UNSEARCHED})" if ctx.delivery.final_message else where
 
 
-def files_only_rows_note(rows: list[tuple[str, str, dict[str, Any]]], ctx: CodeContext) -> str | None:
+def files_only_rows_note(rows: list[tuple[str, str, dict[str, Any]]], ctx: CodeContext, *, chat: bool = True) -> str | None:
     """One warning naming the text rows (`TEXT_METHODS`) that search the deliverable files in a
     rollout that delivered no files but a final message — they cannot match it (trial 6
     F15: the chat author's first rubric); None when there are none. `rows`: ``(row id,
-    method name, params)`` of the code rows."""
+    method name, params)`` of the code rows. `chat`: the task looks like a chat task
+    (`task_kind.looks_like_chat_task`); only then does the warning advise ``"source": "response"``
+    — in a deck or file task it says the rollout delivered no files (trial 17 P-6: the advice
+    would move a deck's placeholder hurdle onto the chat message)."""
     if ctx.delivery.files or not ctx.delivery.final_message:
         return None
     ids = [rid for rid, name, params in rows if name in TEXT_METHODS and params.get("source", "files") == "files"]
     if not ids:
         return None
     one = len(ids) == 1
-    return (f"code row{'' if one else 's'} {', '.join(ids)} search{'es' if one else ''} the deliverable files (source: files, "
-            f"the default), but this rollout delivered no files, only a final message: {'it' if one else 'they'} cannot "
-            f"match it; give {'it' if one else 'them'} \"source\": \"response\" to search the final message")
+    said = (f"code row{'' if one else 's'} {', '.join(ids)} search{'es' if one else ''} the deliverable files (source: "
+            f"files, the default), but this rollout delivered no files, only a final message: {'it' if one else 'they'} "
+            "cannot match it")
+    if not chat:  # a deck or file task: the files are what the rows are for
+        return (f"{said}: the task asks for files (a row locates one, or its prompt names one), and the rollout "
+                "delivered none for the row to search")
+    return f"{said}; give {'it' if one else 'them'} \"source\": \"response\" to search the final message"
 
 
 def _binary_note(ctx: CodeContext, glob: str | None, source: str) -> str:
@@ -414,6 +454,7 @@ def text_contains(ctx: CodeContext, text: str, glob: str | None = None, source: 
 
     Raises:
         ReadLimit: not found in what was read, and some text was not read.
+        NoText: not found, and every matching deliverable was read as binary (nothing searched).
     """
     needle = spaced_text(comparable_text(text))
     if not needle:
@@ -426,7 +467,20 @@ def text_contains(ctx: CodeContext, text: str, glob: str | None = None, source: 
             return True, f"{text!r} found in {name}", {}
     if unread:
         raise ReadLimit(f"{text!r} not found in what was read, but {unread[0]}", limit=unread[1])
-    return False, f"{text!r} not found{_where(ctx, glob, source)}{_binary_note(ctx, glob, source)}", {}
+    return _miss(ctx, texts, glob, source, f"{text!r} not found{_where(ctx, glob, source)}{_binary_note(ctx, glob, source)}")
+
+
+def _miss(ctx: CodeContext, texts: list[tuple[str, str]], glob: str | None, source: str,
+          reason: str) -> tuple[bool, str, dict[str, Any]]:
+    """A text method's miss with `reason`, unless nothing was searched (`_nothing_searched`).
+
+    Raises:
+        NoText: every deliverable `glob` matched was read as binary.
+    """
+    nothing = _nothing_searched(ctx, texts, glob, source, reason)
+    if nothing is not None:
+        raise nothing
+    return False, reason, {}
 
 
 def regex_match(ctx: CodeContext, pattern: str, glob: str | None = None, source: str = "files", flags: str = "") -> tuple[bool, str, dict[str, Any]]:
@@ -438,6 +492,7 @@ def regex_match(ctx: CodeContext, pattern: str, glob: str | None = None, source:
 
     Raises:
         ReadLimit: no match in what was read, and some text was not read.
+        NoText: no match, and every matching deliverable was read as binary (nothing searched).
     """
     value = 0
     for ch in flags:
@@ -452,7 +507,7 @@ def regex_match(ctx: CodeContext, pattern: str, glob: str | None = None, source:
         return True, f"/{pattern}/ matches {text[:80]!r} in {name}", {}
     if unread:
         raise ReadLimit(f"/{pattern}/ does not match what was read, but {unread[0]}", limit=unread[1])
-    return False, f"/{pattern}/ does not match{_where(ctx, glob, source)}{_binary_note(ctx, glob, source)}", {}
+    return _miss(ctx, texts, glob, source, f"/{pattern}/ does not match{_where(ctx, glob, source)}{_binary_note(ctx, glob, source)}")
 
 
 _CJK = ("\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
@@ -478,6 +533,7 @@ def word_count_between(ctx: CodeContext, min_words: int = 0, max_words: int | No
 
     Raises:
         ReadLimit: the count of what was read does not settle it, and some text was not read.
+        NoText: every matching deliverable was read as binary (nothing to count).
     """
     check_range("words", min_words, max_words)
     texts, unread = _texts(ctx, glob, source)
@@ -488,6 +544,6 @@ def word_count_between(ctx: CodeContext, min_words: int = 0, max_words: int | No
         raise ReadLimit(f"{n} word{'' if n == 1 else 's'} in what was read; required {bounds}; but {unread[0]}",
                         limit=unread[1])
     if not texts:
-        return False, f"nothing to count: {_why_no_text(ctx, glob, source)}", {}
+        return _miss(ctx, texts, glob, source, f"nothing to count: {_why_no_text(ctx, glob, source)}")
     ok = n >= min_words and (max_words is None or n <= max_words)
     return ok, f"{n} word{'' if n == 1 else 's'}; required {bounds}{_binary_note(ctx, glob, source) if not ok and source == 'response' else ''}", {}

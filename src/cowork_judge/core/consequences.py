@@ -76,6 +76,9 @@ CONSEQUENCES: Mapping[str, Consequence] = _table({
     "code_error": _NO_RETRY_SCORER,
     "code_timeout": Consequence(retry=False, backoff=False, systemic_exit_code="judge:timeout"),
     "code_missing": _TASK_FAULT,
+    # a text row over a deck (trial 17 P-1): the rubric reads text where the task asks for binary files, for every
+    # rollout alike; under `deduct` a hurdle that could not look is fatal, so the run must say not to trust it
+    "no_text": _TASK_FAULT,
     "workflow_missing": _TASK_FAULT,
     "workflow_error": _NO_RETRY_SCORER,
     "vlm_error": Consequence(retry=True, backoff=False, systemic_exit_code="judge:api_error", judge_side=True),

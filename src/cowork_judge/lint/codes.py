@@ -74,8 +74,9 @@ _TABLE: tuple[Check, ...] = (
                            "(locate_deck, check_deck_openable, file_exists…): scored backwards, so the run refuses the "
                            "rubric; use a gate (depends_on) for a deliverable that must exist, or a positive row"),
     Check("M008", "ERROR", "a text code row (text_contains, regex_match, word_count_between) whose glob names only "
-                           "binary files (`*.pptx`, `*.docx`, `*.png`…): the text methods do not read them, so the row "
-                           "never hits (a deduction or hurdle never fires)"),
+                           "binary files (`*.pptx`, `*.docx`, `*.png`…), or a text hurdle or deduction with no glob over "
+                           "the files of a deck rubric: the text methods do not read them, so the row never hits (a "
+                           "deduction or hurdle never fires)"),
     Check("M010", "ERROR", "workflow is not installed, cannot be imported, or has no name"),
     Check("M011", "ERROR", "workflow's REQUIRES_ABI is missing or incompatible with the installed engine"),
     Check("M012", "ERROR", "the package's extras (COWORK_JUDGE_EXTRAS / test.sh) cannot run its rows (a workflow or code "
@@ -83,6 +84,8 @@ _TABLE: tuple[Check, ...] = (
                            "workflow to see the rendered pages)"),
     Check("M013", "WARN", "an answer_match reference starts with a number but code cannot read it as one (\"8.3 furlongs\"): "
                           "every rollout goes to the model"),
+    Check("M014", "WARN", "a positive text code row with no glob over the files of a deck rubric (a deck code method "
+                          "or ppt_judge row): the deck is binary to the text methods, so the row never hits on it"),
     Check("T001", "ERROR", "task.toml cannot be read or is not valid TOML"),
     Check("T002", "ERROR", "task.toml does not declare the credential pair a model-judged rubric needs"),
     Check("T003", "ERROR", "task.toml does not declare JUDGE_DEADLINE (its timeout_sec then rests on a default)"),

@@ -17,6 +17,7 @@ from cowork_judge.code_methods import CODE_METHODS, param_errors
 from cowork_judge.code_methods.polarity import backwards_problem
 from cowork_judge.core.rubric import JUDGE_METHODS
 from cowork_judge.code_methods.decks import DECK_SUFFIXES
+from cowork_judge.install.extras import DECK_CODE_METHODS
 from cowork_judge.lint.codes import Finding
 from cowork_judge.lint.document import Row, RubricDoc
 from cowork_judge.workflow import WorkflowUnavailable, load
@@ -30,7 +31,7 @@ DECK_CHECKS = ("check_deck_openable", "check_pptx_openable", "page_count_between
 
 
 def check(doc: RubricDoc, *, abi_compat: tuple[int, ...] = ABI_COMPAT) -> list[Finding]:
-    """M001–M005, M007, M008, M010, M011 for every row.
+    """M001–M005, M007, M008, M010, M011, M014 for every row.
 
     Args:
         abi_compat: the engine ABIs a workflow may require (default: the installed
@@ -40,7 +41,7 @@ def check(doc: RubricDoc, *, abi_compat: tuple[int, ...] = ABI_COMPAT) -> list[F
     for row in doc.rows:
         if isinstance(row.raw, Mapping):
             out += _row(doc, row, abi_compat)
-    return out + _deck_without_locator(doc)
+    return out + _deck_without_locator(doc) + _text_rows_over_deck(doc)
 
 
 def _deck_without_locator(doc: RubricDoc) -> list[Finding]:
@@ -146,6 +147,45 @@ def _binary_glob(doc: RubricDoc, row: Row, name: str, params: object) -> Iterato
         yield Finding("M008", doc.file, f"{name} over glob {glob!r} reads only {suffix} files, which are binary to the "
                                         f"text methods (not searched): the row can never hit{hint}",
                       row=row.label, field="code_method_params")
+
+
+DECK_WORKFLOWS = ("ppt_judge",)
+"""The workflows that judge a deck: a rubric with such a row (or a deck code method) judges a deck."""
+
+
+def judges_deck(doc: RubricDoc) -> bool:
+    """True when `doc` is a deck rubric: a row judges a deck — a deck code method
+    (`install.extras.DECK_CODE_METHODS`, the rule init's extras and M012 follow) or a deck workflow
+    (`DECK_WORKFLOWS`)."""
+    for row in doc.rows:
+        if isinstance(row.raw, Mapping) and ((row.method == "code" and row.get("code_method_name") in DECK_CODE_METHODS)
+                                             or (row.method == "workflow" and row.get("workflow_name") in DECK_WORKFLOWS)):
+            return True
+    return False
+
+
+def _text_rows_over_deck(doc: RubricDoc) -> list[Finding]:
+    """M008 / M014 (trial 17 P-1): a text row with no ``glob`` over the deliverable files (the default
+    source) in a deck rubric (`judges_deck`). The deck is binary to the text methods: a hurdle or deduction
+    can never fire on it (M008, ERROR; the run leaves it unjudged ``no_text``), a positive row never hits
+    on it (M014, WARN: the agent may deliver a text file beside the deck)."""
+    if not judges_deck(doc):
+        return []
+    out = []
+    for row in doc.rows:
+        name, params = row.get("code_method_name"), row.get("code_method_params")
+        params = params if isinstance(params, Mapping) else {}
+        if (not isinstance(row.raw, Mapping) or row.method != "code" or name not in TEXT_METHODS or "glob" in params
+                or params.get("source", "files") != "files"):
+            continue
+        negative = row.crit is not None and row.crit.polarity == "negative"
+        fault = "can never fire on it (a hurdle or deduction that cannot look)" if negative else "can never hit on it"
+        out.append(Finding("M008" if negative else "M014", doc.file,
+                           f"{name} searches every deliverable file as text (no glob, source: files), but this rubric "
+                           f"judges a deck, which is binary to the text methods (not searched): the row {fault}; judge "
+                           "what a deck says with a judge row (agentic: 'The deck contains placeholder text …'), or give "
+                           "a glob of text files", row=row.label, field="code_method_params"))
+    return out
 
 
 @lru_cache(maxsize=64)

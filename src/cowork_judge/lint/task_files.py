@@ -19,8 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from cowork_judge.code_methods.decks import DECK_SUFFIXES
-from cowork_judge.code_methods.files import TEXT_METHODS
+from cowork_judge.code_methods import task_kind
 from cowork_judge.core.layout import TASK_PROMPT_NAME
 from cowork_judge.lint.codes import Finding
 from cowork_judge.run.answer import ANSWER_FILES
@@ -32,9 +31,6 @@ SOLVE_SH = "solution/solve.sh"
 """The reference solution Harbor's oracle agent runs, relative to the task folder."""
 CHAT_PROMPTS = (TASK_PROMPT_NAME, f"../{INSTRUCTION_FILE}")
 """The task's prompt files `prompt_names_deliverable` reads (under ``tests/``), for a mention of a deliverable."""
-DELIVERABLE_CUES = ("output/", "/app/", *DECK_SUFFIXES, ".docx", ".xlsx", ".csv", ".md", "file", "文件")
-"""Words of a prompt that name a deliverable (a chat task's prompt mentions none); the deck suffixes are the code
-methods' (`code_methods.decks.DECK_SUFFIXES`: no module but `evidence.kinds` spells them)."""
 FINAL_MESSAGE_CUES = ("logs/agent", *ANSWER_FILES, "trajectory.json")
 """What a solve.sh that leaves a final message names: the agent logs dir, or a file the judge reads there
 (`run.answer.ANSWER_FILES`, the ATIF trajectory). JUDGE_RESPONSE_FILE, when task.toml sets it, is added."""
@@ -46,18 +42,19 @@ MAX_SCRIPT_BYTES = 1 << 20
 
 def locates_files(row: Any) -> bool:
     """A rubric row (`lint.document.Row`) that finds or reads deliverable files: a workflow row, a code row of a
-    non-text method, or a text code row with a ``glob``/``path``."""
+    non-text method, or a text code row with a ``glob``/``path`` (`code_methods.task_kind.locates_files`, the rule
+    the run's delivery warning follows too)."""
     params = row.get("code_method_params")
     params = params if isinstance(params, Mapping) else {}
-    return row.method == "workflow" or (row.method == "code" and (row.get("code_method_name") not in TEXT_METHODS
-                                                                  or "glob" in params or "path" in params))
+    return task_kind.locates_files([(row.method, row.get("code_method_name"), params)])
 
 
 def prompt_names_deliverable(tests_dir: Path) -> bool:
-    """One of the task's prompts (`CHAT_PROMPTS`, read as the run reads them) names a deliverable (`DELIVERABLE_CUES`)."""
+    """One of the task's prompts (`CHAT_PROMPTS`, read as the run reads them) names a deliverable
+    (`code_methods.task_kind.DELIVERABLE_CUES`)."""
     for name in CHAT_PROMPTS:
         prompt, _ = read_judge_text(tests_dir / name)  # as the run reads it (a UTF-16 mark honoured)
-        if prompt is not None and any(cue in prompt.casefold() for cue in DELIVERABLE_CUES):
+        if prompt is not None and task_kind.names_deliverable(prompt):
             return True
     return False
 
@@ -164,5 +161,5 @@ def _named_scripts(folder: Path, text: str) -> list[Path]:
             and re.search(rf"(?<![\w.-]){re.escape(n)}(?![\w.-])", text)]
 
 
-__all__ = ["CHAT_PROMPTS", "DELIVERABLE_CUES", "FINAL_MESSAGE_CUES", "check_prompt_copy", "check_solution",
+__all__ = ["CHAT_PROMPTS", "FINAL_MESSAGE_CUES", "check_prompt_copy", "check_solution",
            "locates_files", "looks_like_chat", "prompt_names_deliverable"]
