@@ -61,5 +61,5 @@ def test_the_endpoint_note_tells_loopback_from_a_remote_host():
     loopback = "a loopback endpoint: free when it is `cowork-judge sim`, else calls cost what they cost"
     for url in ("http://127.0.0.1:18931/v1", "http://localhost:8000/v1", "http://[::1]:9/v1", "http://127.5.0.1/v1"):
         assert endpoint_cost_note(url) == loopback, url
-    for url in ("https://api.openai.com/v1", "http://10.0.0.5:8000/v1", "https://127.0.0.1.example.com/v1"):
+    for url in ("https://api.openai.com/v1", "http://192.0.2.5:8000/v1", "https://127.0.0.1.example.com/v1"):
         assert endpoint_cost_note(url) == "your endpoint: calls cost what they cost", url
