@@ -97,10 +97,11 @@ def test_the_task_folder_is_read_as_its_tests_folder(tmp_path):
 def test_no_task_check_dir_is_said_at_once_not_left_to_lint(tmp_path):
     """Trial 14 P1-3: with no ``task_check_dir`` the command wrote only the 14 visual rows, exit 0, and said
     nothing; lint then refused the package (A010). It now says so when it writes (still exit 0: the visual rows
-    are right, the content rows come later with --content)."""
+    are right, the content rows come later with --content). Trial 18 P-1: lint warns (A014), it does not refuse,
+    and --no-checklist is the way to say there are no content checks."""
     tests = chat_task(tmp_path, "Make a slide deck of 8 slides about fever medicines; save it as a .pptx file.")
     proc = subprocess.run([sys.executable, "-m", "cowork_judge", "gen-ppt-rubrics", str(tests)], capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "task_check_dir does not exist: no content row was written" in proc.stderr
-    assert "A010" in proc.stderr and "--content" in proc.stderr
+    assert "A014" in proc.stderr and "--content" in proc.stderr and "--no-checklist" in proc.stderr

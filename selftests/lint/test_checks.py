@@ -215,7 +215,7 @@ def test_check_fires_on_the_broken_instance_only(make_instance, code, what, brok
 def test_every_registered_check_has_a_case():
     covered = {c[0] for c in CASES} | {"P001", "S004", "M011"} | {"P002", "F001", "F002", "F003", "F004", "B001"} \
         | {"A010", "A011", "A012", "T011", "T013", "P003", "M006", "T014", "M013"} \
-        | {"A005", "A006", "A013", "M014"}  # below, other files (A010/A011: test_ppt_assets.py; A012: test_ppt_original_assets.py; T011: test_task_folder.py; T013: test_trajectory_lint.py; P003: test_lint_trial3.py; M006, T014: test_lint_trial9.py; M013: test_answer_reference_trial17.py; A005, A006, A013: test_lint_trial17.py)
+        | {"A005", "A006", "A013", "M014", "A014"}  # below, other files (A010/A011/A014: test_ppt_assets.py; A012: test_ppt_original_assets.py; T011: test_task_folder.py; T013: test_trajectory_lint.py; P003: test_lint_trial3.py; M006, T014: test_lint_trial9.py; M013: test_answer_reference_trial17.py; A005, A006, A013: test_lint_trial17.py)
     assert covered == set(CHECKS)
 
 

@@ -20,7 +20,7 @@ from typing import Any
 from cowork_judge.safety.agent_text import repair
 from cowork_judge.code_methods import CODE_METHODS, param_errors
 from cowork_judge.code_methods.files import NoText, ReadLimit, files_only_rows_note
-from cowork_judge.code_methods.task_kind import looks_like_chat_task
+from cowork_judge.code_methods.task_kind import looks_like_chat_task, shape_of
 from cowork_judge.core.classify import classify, summary
 from cowork_judge.core.gates import mark_open, pre_gate
 from cowork_judge.core.rubric import Criterion
@@ -101,7 +101,7 @@ def judge_code_rows(rows: Sequence[Criterion], ctx: SegmentContext, decided: Map
             delivery = delivery.model_copy(update={"notes": [*delivery.notes, *outcome.notes]})
         ctx = dataclasses.replace(ctx, deck=outcome.deck or ctx.deck, delivery=delivery,
                                   artifacts=MappingProxyType({**ctx.artifacts, **outcome.artifacts}))
-    shapes = [(r.judge_method, r.code.method_name, r.code.params) for r in known.values()]
+    shapes = [shape_of(r.judge_method, r.code.method_name, r.workflow.name, r.code.params) for r in known.values()]
     chat = looks_like_chat_task(shapes, [ctx.task_prompt])  # lint M006's heuristic (trial 17 P-6)
     files_only = files_only_rows_note([(r.id, r.code.method_name or "", r.code.params) for r in rows], ctx, chat=chat)
     if files_only:  # trial 6 F15: a chat answer and rows that only read files

@@ -3,8 +3,11 @@ warning (`files.files_only_rows_note`) share (trial 17 P-6: the run advised a de
 placeholder hurdle to search the chat message).
 
 A chat task's agent answers in its final message and writes no file: no row of its rubric
-locates a file (no workflow row, no code row but a text method's, no text row with a ``glob``
-or ``path``), and its prompt names no deliverable (`DELIVERABLE_CUES`). Pure: no I/O.
+locates a file (no workflow row but one of `MESSAGE_WORKFLOWS`, which read only the final message
+or the trajectory; no code row but a text method's; no text row with a ``glob`` or ``path``), and
+either a row judges the final message against a reference (`ANSWER_WORKFLOWS`: the defining row
+of a reference-answer chat task, trial 18 P-2) or its prompt names no deliverable
+(`DELIVERABLE_CUES`). Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -19,18 +22,33 @@ DELIVERABLE_CUES = ("output/", "/app/", *DECK_SUFFIXES, ".docx", ".xlsx", ".csv"
 """Words of a prompt that name a deliverable (a chat task's prompt mentions none); the deck suffixes are the code
 methods' (`code_methods.decks.DECK_SUFFIXES`: no module but `evidence.kinds` spells them)."""
 
+MESSAGE_WORKFLOWS = frozenset({"answer_match", "trajectory_judge"})
+"""Workflows that read no deliverable file: ``answer_match`` judges the final message (its text deliverables
+only when there is none), ``trajectory_judge`` the agent's trajectory. Every other workflow (``ppt_judge``, a
+plugin's) counts as locating a file — the heuristic errs toward silence."""
+ANSWER_WORKFLOWS = frozenset({"answer_match"})
+"""Workflows whose row judges the final message against a reference answer: a positive chat-task signal."""
+
 RowShape = tuple[str | None, str | None, Mapping[str, Any]]
-"""One row as the heuristic reads it: ``(judge_method, code_method_name, code_method_params)``."""
+"""One row as the heuristic reads it: ``(judge_method, name, code_method_params)``; `name` is the
+``code_method_name`` of a code row, the ``workflow_name`` of a workflow row."""
 
 
 def locates_files(rows: Iterable[RowShape]) -> bool:
-    """True when some row of `rows` judges a file: a workflow row, a code row of a method that is not a
-    text method (`TEXT_METHODS`), or a text row with a ``glob`` or ``path``."""
+    """True when some row of `rows` judges a file: a workflow row of a workflow not in `MESSAGE_WORKFLOWS`,
+    a code row of a method that is not a text method (`TEXT_METHODS`), or a text row with a ``glob`` or
+    ``path``."""
     for method, name, params in rows:
-        if method == "workflow" or (method == "code" and (name not in TEXT_METHODS or "glob" in params
-                                                          or "path" in params)):
+        if method == "workflow" and name not in MESSAGE_WORKFLOWS:
+            return True
+        if method == "code" and (name not in TEXT_METHODS or "glob" in params or "path" in params):
             return True
     return False
+
+
+def judges_answer(rows: Iterable[RowShape]) -> bool:
+    """True when some row of `rows` is a workflow row of `ANSWER_WORKFLOWS` (it judges the final message)."""
+    return any(method == "workflow" and name in ANSWER_WORKFLOWS for method, name, _ in rows)
 
 
 def names_deliverable(prompt: str) -> bool:
@@ -40,9 +58,21 @@ def names_deliverable(prompt: str) -> bool:
 
 
 def looks_like_chat_task(rows: Iterable[RowShape], prompts: Iterable[str]) -> bool:
-    """True when no row of `rows` locates a file (`locates_files`) and none of `prompts` (the task's
-    prompt texts; an absent one is simply not passed) names a deliverable (`names_deliverable`)."""
-    return not locates_files(rows) and not any(names_deliverable(p) for p in prompts)
+    """True when no row of `rows` locates a file (`locates_files`) and either a row judges the final
+    message against a reference (`judges_answer`) or none of `prompts` (the task's prompt texts; an absent
+    one is simply not passed) names a deliverable (`names_deliverable`)."""
+    shapes = list(rows)
+    if locates_files(shapes):
+        return False
+    return judges_answer(shapes) or not any(names_deliverable(p) for p in prompts)
 
 
-__all__ = ["DELIVERABLE_CUES", "looks_like_chat_task", "locates_files", "names_deliverable"]
+def shape_of(method: str | None, code_method: str | None, workflow: str | None, params: Any) -> RowShape:
+    """The `RowShape` of one row: its method, the name that method reads (`code_method` for a code row,
+    `workflow` for a workflow row, else None) and its params ({} when not an object)."""
+    name = code_method if method == "code" else workflow if method == "workflow" else None
+    return method, name, params if isinstance(params, Mapping) else {}
+
+
+__all__ = ["ANSWER_WORKFLOWS", "DELIVERABLE_CUES", "MESSAGE_WORKFLOWS", "judges_answer", "looks_like_chat_task",
+           "locates_files", "names_deliverable", "shape_of"]

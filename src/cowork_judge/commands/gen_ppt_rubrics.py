@@ -35,7 +35,9 @@ them (the folder is then required). Visual rows (ppt_judge rows whose id starts 
 from the shared template. Both are replaced in place (content before visual when new). Without
 --gate the existing rows' gates are kept. The visual weights are scaled so that visual : content
 = 1 (--balance R for another ratio, --no-balance for the template's own weights; a rubric with no
-content weight keeps them). Exit status: 0 written (or nothing to change, or
+content weight keeps them). A deck task whose own rows judge the content and that has no checks
+says so with --no-checklist: an empty checklist (zero checks) is written into task_check_dir,
+which lint-rubric accepts (without it lint warns A014: the visual rows judge only the look). Exit status: 0 written (or nothing to change, or
 --dry-run); 2 bad arguments, an unreadable rubric.json, a task_check_dir with problems, a
 rubric that would not normalize, or one that looks like a chat task's (no row finds or opens a
 deck, no ppt_judge row, no task_check_dir, no deck asked for in tests/task_prompt.md; --force
@@ -73,6 +75,12 @@ def main(argv: list[str]) -> int:
         return _fail("--balance scales the visual rows, which --content leaves alone")
     if args.no_balance and args.balance is not None:
         return _fail("--balance and --no-balance exclude each other")
+    if args.no_checklist:
+        if args.content:
+            return _fail("--no-checklist and --content exclude each other (--content reads the checklist's checks)")
+        refused = _write_empty_checklist(workflow_assets_dir(args.tests_dir, "ppt_judge"), dry_run=args.dry_run)
+        if refused:
+            return _fail(refused)
     checks = load_task_checks(workflow_assets_dir(args.tests_dir, "ppt_judge"))
     refused = _not_a_deck_task(args.tests_dir, raw, checks.present) if not args.force else None
     if refused:
@@ -85,14 +93,42 @@ def main(argv: list[str]) -> int:
         return _fail(f"the generated rubric would not normalize, nothing written: {exc}")
     for note in dict.fromkeys(rows.notes):
         print(f"note: {note}", file=sys.stderr)
-    if not checks.present:  # trial 14 P1-3: lint then refuses the package (A010); say it now
+    if not checks.present and not args.no_checklist:  # trial 18 P-1: what lint then says (A014), and what the run does
         print(f"warning: {workflow_assets_dir(args.tests_dir, 'ppt_judge') / 'task_check_dir'} does not exist: no "
-              "content row was written, and lint-rubric refuses ppt_judge rows without it (A010). Write the deck's "
-              "checks there (docs/deck-judging.md), then run gen-ppt-rubrics --content", file=sys.stderr)
+              "content row was written, and the visual rows judge only the deck's look (lint-rubric warns A014). "
+              "Write the deck's checks there (docs/deck-judging.md), then run gen-ppt-rubrics --content; or, when "
+              "your own rows judge the content, say so with gen-ppt-rubrics --no-checklist (an empty checklist)",
+              file=sys.stderr)
     _warn_manifest(checks)
     new_text = json.dumps(rows.document, indent=2, ensure_ascii=False) + "\n"
     return _deliver(path, old_text, new_text, f"{'; '.join(rows.parts)}; gates: {', '.join(rows.gates) or 'none'}",
                     dry_run=args.dry_run, edited=_edited_rows(raw, rows.document), force=args.force)
+
+
+def _write_empty_checklist(asset_dir: Path, *, dry_run: bool) -> str | None:
+    """``--no-checklist`` (trial 18 P-1): write the empty checklist (`assets.empty_checklist`) into
+    ``<asset_dir>/task_check_dir``; nothing when it is one already, or with `dry_run` (said on stderr).
+    Returns why it refuses (a checklist file is there and the folder is not an empty checklist), else None."""
+    from cowork_judge.workflow.ppt_judge.assets import TASK_CHECK_DIR, empty_checklist, load_task_checks
+
+    folder, docs = asset_dir / TASK_CHECK_DIR, empty_checklist()
+    there = [name for name in docs if (folder / name).exists() or (folder / name).is_symlink()]
+    if there:
+        checks = load_task_checks(asset_dir)
+        if checks.present and not checks.declared and not checks.problems:
+            print(f"{folder}: already an empty checklist", file=sys.stderr)
+            return None
+        return (f"--no-checklist: {folder} already holds {', '.join(there)}: it writes only a new, empty checklist "
+                "(remove the folder first to drop its checks)")
+    if dry_run:
+        print(f"dry run: would write an empty checklist ({', '.join(docs)}) into {folder}", file=sys.stderr)
+        return None
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, doc in docs.items():
+        atomic_write(folder / name, json.dumps(doc, indent=2) + "\n")
+    print(f"{folder}: wrote an empty checklist (no content checks: the visual rows judge the deck's look, rows of "
+          "your own its content)", file=sys.stderr)
+    return None
 
 
 def _warn_manifest(checks: TaskChecks) -> None:
@@ -117,6 +153,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--gate", nargs="+", metavar="ID", help="row ids (code gates) every ppt_judge row depends on; "
                                                          "their own dependencies are added")
     p.add_argument("--content", action="store_true", help="refresh only the content rows (from task_check_dir)")
+    p.add_argument("--no-checklist", action="store_true", help="no content checks, on purpose: write an empty "
+                   "checklist into task_check_dir (zero checks; the visual rows judge the look, your own rows the "
+                   "content; lint-rubric then accepts it without A014)")
     p.add_argument("--balance", type=float, metavar="R",
                    help=f"scale visual weights to visual:content = R (default {DEFAULT_BALANCE:g})")
     p.add_argument("--no-balance", action="store_true", help="keep the template's visual weights (visual rows then "

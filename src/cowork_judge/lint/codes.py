@@ -121,13 +121,15 @@ _TABLE: tuple[Check, ...] = (
     Check("A006", "WARN", "a chat task's solution/solve.sh never writes where the judge reads a final message "
                           "(/logs/agent/final_answer.txt, response.txt, trajectory.json): the oracle run is judged "
                           "nothing delivered"),
-    Check("A010", "ERROR", "ppt_judge assets: no task_check_dir, a broken or missing file or anchor, check ids ≠ "
+    Check("A010", "ERROR", "ppt_judge assets: content rows and no task_check_dir, a broken or missing file or anchor, check ids ≠ "
                            "content-row ids, manifest pairs ≠ depends_on"),
     Check("A011", "WARN", "a ppt_judge content row's description is not its check's question verbatim"),
     Check("A012", "WARN", "ppt_judge assets in the original cowork-judge 1.3.x format (type1_checklist.json, "
                           "type2_checklist.json): read and judged as 1.3.6 judges them; says which files were read"),
     Check("A013", "WARN", "Σ visual : Σ content weight differs from the balance gen-ppt-rubrics recorded "
                           "(metadata.gen_ppt_rubrics.balance): a weight edited since; re-run gen-ppt-rubrics"),
+    Check("A014", "WARN", "ppt_judge rows, all visual, and no task_check_dir: nothing judges the deck's content against "
+                          "a checklist (gen-ppt-rubrics --no-checklist says so on purpose)"),
     Check("F001", "ERROR", "instances of one family resolve to different judge versions (or none)"),
     Check("F002", "ERROR", "instances of one family install different extras"),
     Check("F003", "WARN", "instances of one family use different code method sets"),

@@ -368,20 +368,20 @@ def _trajectory_findings(doc: RubricDoc | None, toml: tasktoml.TaskToml | None, 
 
 def _chat_text_findings(doc: RubricDoc | None, tests_dir: Path, file: str) -> list[Finding]:
     """M006 (trial 9 F4): text code rows (`TEXT_METHODS`) that search the deliverable files (``source: files``, the
-    default) in a task that looks like a chat task — no row locates a file (no workflow row, no other code row, no
-    ``glob``/``path``: `task_files.locates_files`), and its prompt names no deliverable
-    (`task_files.prompt_names_deliverable`): they would search files the agent never delivers and miss (try warns
-    at run time; lint said nothing). [] otherwise."""
-    rows = [r for r in (doc.rows if doc is not None else []) if isinstance(r.raw, Mapping)]
-    if any(task_files.locates_files(row) for row in rows):
+    default) in a task that looks like a chat task (`task_files.looks_like_chat`: no row locates a file — no workflow
+    row but an ``answer_match``/``trajectory_judge`` one, no other code row, no ``glob``/``path`` — and an
+    ``answer_match`` row or a prompt that names no deliverable): they would search files the agent never delivers
+    and miss (try warns at run time; lint said nothing). [] otherwise."""
+    if not task_files.looks_like_chat(doc, tests_dir):
         return []
+    rows = [r for r in (doc.rows if doc is not None else []) if isinstance(r.raw, Mapping)]
     text_rows = [row.label for row in rows if row.method == "code" and _params(row).get("source", "files") == "files"]
-    if not text_rows or task_files.prompt_names_deliverable(tests_dir):
+    if not text_rows:
         return []
     shown = ", ".join(text_rows[:6]) + (f" and {len(text_rows) - 6} more" if len(text_rows) > 6 else "")
     return [Finding("M006", file, f"code row(s) {shown} search the deliverable files (source: files, the default), but "
-                                  "the task looks like a chat task (no row locates a file, its prompt names no "
-                                  "deliverable): they cannot match the final message; give them \"source\": \"response\" "
+                                  "the task looks like a chat task (no row locates a file; an answer_match row judges "
+                                  "the final message, or its prompt names no deliverable): they cannot match the final message; give them \"source\": \"response\" "
                                   "(or --ignore M006 if the agent does write files)", field="code_method_params")]
 
 

@@ -5,8 +5,8 @@ rows to ``ppt_judge``, whether or not the instance has assets. Findings:
 
 - **A010 (ERROR)**, each a row the judge would leave unjudged ``asset_broken`` or a score
   the package did not mean:
-  - ``ppt_judge`` rows and no ``task_check_dir`` (a deck task without content checks is
-    written as an empty checklist: zero checks, zero counts — never by accident);
+  - content rows (``workflow_group`` ``type1``/``type2``) and no ``task_check_dir``: the run leaves
+    each unjudged ``asset_broken``;
   - anything `load_task_checks` finds wrong: a file missing or not the documented format
     (``cowork_judge/schemas/ppt_task_check.schema.json``), a check invalid, an id declared
     twice or starting with ``V-``, a type2 check paired with no type1 check, an anchor file
@@ -18,6 +18,9 @@ rows to ``ppt_judge``, whether or not the instance has assets. Findings:
   - ``manifest.pairs`` ≠ the type2 checks' ``paired_type1_id``, a type2 row whose
     ``depends_on`` lacks its paired type1, ``type1_only`` or ``counts`` that disagree with
     the checks;
+- **A014 (WARN)** (trial 18 P-1): ``ppt_judge`` rows, all visual, and no ``task_check_dir``: the run
+  judges every row, but only the deck's look — nothing checks its content against a checklist. An
+  empty checklist (``gen-ppt-rubrics --no-checklist``: zero checks, zero counts) says so on purpose;
 - **A011 (WARN)**: a content row whose description is not its check's question verbatim
   (the generator copies it; an edit on one side changes what is judged);
 - **A013 (WARN)**: the visual : content balance gen-ppt-rubrics recorded no longer matches the
@@ -62,9 +65,7 @@ def check(ctx: Any) -> Any:
         return AssetResult(out, checks.used_files() if checks.present else set())
     out += ppt_balance.check(ctx.doc)
     if not checks.present:
-        out.append(Finding("A010", where, f"the rubric has {len(ppt_rows)} ppt_judge row(s) but the instance has no "
-                                          f"{TASK_CHECK_DIR}: its content rows are unjudged asset_broken (a deck task "
-                                          "without content checks ships an empty checklist: zero checks, zero counts)"))
+        out.append(_no_checklist(where, len(ppt_rows), sorted(content)))
         return AssetResult(out, set())
     for p in checks.problems:
         row = p.check if p.check in content else None
@@ -103,6 +104,21 @@ def check(ctx: Any) -> Any:
                                                      "regenerate with gen-ppt-rubrics --content (or edit the checklist)",
                                row=rid, field="description"))
     return AssetResult(out, _existing(checks.used_files()))
+
+
+def _no_checklist(where: str, n_rows: int, content: list[str]) -> Finding:
+    """A010 for `content` rows with no task_check_dir (the run leaves each unjudged ``asset_broken``), else A014
+    for `n_rows` visual rows that judge only the deck's look (trial 18 P-1: the run judges them all)."""
+    if content:
+        shown = ", ".join(content[:6]) + (f" and {len(content) - 6} more" if len(content) > 6 else "")
+        return Finding("A010", where, f"content row(s) {shown} (workflow_group type1/type2) but the instance has no "
+                                      "task_check_dir: each is unjudged asset_broken; write their checks there "
+                                      "(docs/deck-judging.md) or remove the rows")
+    return Finding("A014", where, f"no task_check_dir: the {n_rows} ppt_judge row(s) are visual rows and judge only the "
+                                  "deck's look; nothing judges its content against a checklist (rows of your own may). "
+                                  "Write the deck's checks there and run gen-ppt-rubrics --content, or, when your own "
+                                  "rows judge the content, say so with gen-ppt-rubrics --no-checklist (an empty "
+                                  "checklist)")
 
 
 def _deps(value: Any) -> list[str]:

@@ -41,12 +41,17 @@ MAX_SCRIPT_BYTES = 1 << 20
 
 
 def locates_files(row: Any) -> bool:
-    """A rubric row (`lint.document.Row`) that finds or reads deliverable files: a workflow row, a code row of a
-    non-text method, or a text code row with a ``glob``/``path`` (`code_methods.task_kind.locates_files`, the rule
-    the run's delivery warning follows too)."""
-    params = row.get("code_method_params")
-    params = params if isinstance(params, Mapping) else {}
-    return task_kind.locates_files([(row.method, row.get("code_method_name"), params)])
+    """A rubric row (`lint.document.Row`) that finds or reads deliverable files: a workflow row (but an
+    ``answer_match`` or ``trajectory_judge`` one: `task_kind.MESSAGE_WORKFLOWS`), a code row of a non-text method,
+    or a text code row with a ``glob``/``path`` (`code_methods.task_kind.locates_files`, the rule the run's
+    delivery warning follows too)."""
+    return task_kind.locates_files([_shape(row)])
+
+
+def _shape(row: Any) -> task_kind.RowShape:
+    """The `task_kind.RowShape` of a `lint.document.Row`."""
+    return task_kind.shape_of(row.method, row.get("code_method_name"), row.get("workflow_name"),
+                              row.get("code_method_params"))
 
 
 def prompt_names_deliverable(tests_dir: Path) -> bool:
@@ -60,12 +65,15 @@ def prompt_names_deliverable(tests_dir: Path) -> bool:
 
 
 def looks_like_chat(doc: Any, tests_dir: Path) -> bool:
-    """The task looks like a chat task (M006's heuristic): a rubric (`lint.document.RubricDoc`) none of whose rows
-    locates a file (`locates_files`), and prompts that name no deliverable (`prompt_names_deliverable`)."""
+    """The task looks like a chat task (M006's heuristic, `code_methods.task_kind.looks_like_chat_task`): a rubric
+    (`lint.document.RubricDoc`) none of whose rows locates a file (`locates_files`), and either an ``answer_match``
+    row (it judges the final message) or prompts that name no deliverable (`prompt_names_deliverable`)."""
     if doc is None:
         return False
-    rows = [r for r in doc.rows if isinstance(r.raw, Mapping)]
-    return bool(rows) and not any(locates_files(r) for r in rows) and not prompt_names_deliverable(tests_dir)
+    shapes = [_shape(r) for r in doc.rows if isinstance(r.raw, Mapping)]
+    if not shapes or task_kind.locates_files(shapes):
+        return False
+    return task_kind.judges_answer(shapes) or not prompt_names_deliverable(tests_dir)
 
 
 def check_prompt_copy(tests_dir: Path, display: str) -> list[Finding]:

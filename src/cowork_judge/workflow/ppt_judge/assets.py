@@ -288,6 +288,18 @@ class TaskChecks:
         return {self.folder / n for n in names}
 
 
+def empty_checklist() -> dict[str, dict[str, Any]]:
+    """The documents of an empty checklist (file name → JSON object: `MANIFEST_FILE`, `TYPE1_FILE`,
+    `TYPE2_FILE`): zero checks, zero counts. How a deck task says "no content checks" on purpose (its own
+    rows judge the content; ``gen-ppt-rubrics --no-checklist`` writes it): lint accepts it, and the
+    visual rows judge the look alone."""
+    return {MANIFEST_FILE: {"schema": MANIFEST_SCHEMA, "subject": "", "counts": {"type1": 0, "type2": 0, "mandatory": 0,
+                                                                                 "anchors": 0},
+                            "pairs": {}, "type1_only": [], "anchor_index": {}},
+            TYPE1_FILE: {"schema": TYPE1_SCHEMA, "checks": []},
+            TYPE2_FILE: {"schema": TYPE2_SCHEMA, "checks": []}}
+
+
 def load_task_checks(asset_dir: Path | None) -> TaskChecks:
     """Read ``<asset_dir>/task_check_dir`` (asset_dir: ``tests/workflow_assets/ppt_judge``).
 
@@ -575,6 +587,7 @@ def content_kind(group: str | None) -> str | None:
 
 
 __all__ = [
+    "empty_checklist",
     "CONTENT_GROUPS",
     "IMAGE_MAGIC",
     "MAX_ANCHOR_IMAGE_BYTES",
