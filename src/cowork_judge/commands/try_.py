@@ -53,7 +53,7 @@ if TYPE_CHECKING:
 
 EPILOG = """A rollout folder is either the container layout — app/ (copied to /app, deliverables in app/output/)
 and/or logs/agent/ (copied to /logs/agent; trajectory.json holds the final message), e.g. a Harbor trial's
-artifacts/ folder or the trial folder itself — or flat: its files are the deliverables (copied to /app/output),
+artifacts/ folder, the trial folder itself, or a folder try --out kept (its app/ and logs/agent/) — or flat: its files are the deliverables (copied to /app/output),
 with the final message from --trajectory or --final-message; a chat answer without deliverables needs no
 --rollout: --final-message (or --trajectory) alone. A separate verifier sees only the declared
 artifacts. The first call for a set of extras downloads their wheels from pip's index (PyPI) into the cache
@@ -255,6 +255,8 @@ def _task_and_rollout(a: argparse.Namespace) -> tuple[TaskInfo, Rollout]:
         raise dryrun.TryError(f"--out {a.out}: not empty (give a new folder)")
     _say(f"cowork-judge try: {task.tests / 'test.sh'} against {rollout.root}")
     _say(f"  rollout: {rollout.describe()}")
+    if rollout.ignored:
+        _say(f"  {rollout.ignored}")
     if rollout.flat_because:
         _warn(f"{rollout.root} is read as a FLAT rollout (every file under it is a deliverable, copied to /app/output, "
               f"app/ and logs/ included) because {rollout.flat_because}; for the container layout remove the rest")

@@ -15,6 +15,9 @@ only a local index of the judge's wheels (`wheels`, `local_index`). `read_outcom
   message) and nothing else but ``manifest.json``. The repository's ``examples/rollouts/*`` and the
   ``artifacts/`` folder of a Harbor trial have this shape; a Harbor trial folder itself (with
   ``artifacts/`` and ``result.json``) is read through its ``artifacts/``;
+- *kept*: a folder ``try --out`` laid out (`kept_try_folder`: ``app/``, ``logs/``, ``tests/`` and
+  `TRY_MARKER`, or the shape of a run): its ``app/`` and ``logs/agent/`` only, the previous run's
+  ``tests/`` and ``logs/verifier/`` ignored;
 - *flat*: any other folder: its files are the deliverables (copied to ``/app/output``). The agent's
   final message then comes from ``--trajectory FILE`` (an ATIF ``trajectory.json``) or
   ``--final-message FILE`` (plain text, written as a one-step ATIF trajectory).
@@ -52,6 +55,12 @@ HARBOR_DEFAULT_TIMEOUT_SEC = 600.0
 HARBOR_CONVENTION_ARTIFACT = "/logs/artifacts"
 """The folder Harbor always collects for a separate verifier, besides the declared artifacts."""
 ROLLOUT_EXTRA_NAMES = frozenset({"manifest.json"})
+TRY_MARKER = "cowork-judge-try.json"
+"""The file `stage` writes at the top of the folder it lays out (``try --out DIR``): it names the command, so the
+folder, kept, is read back as a rollout (`kept_try_folder`) rather than flat."""
+KEPT_IGNORED = ("tests", "logs/verifier", "logs/artifacts")
+"""What a kept ``try --out`` folder holds that is not the rollout: the previous run's tests (its rubric), verdicts
+and the artifacts copy."""
 """Top-level names a container-layout rollout may hold besides ``app/`` and ``logs/`` (Harbor's artifacts folder)."""
 DOCUMENTS = ("reward.txt", "reward.json", "result.json", "reward-details.json", "ctrf.json", "test-sh.log", "judge.log",
              "install.log", "env_capabilities.json", "test-stdout.txt")
@@ -360,7 +369,8 @@ class Rollout:
 
     Attributes:
         layout: ``container`` (``app/`` and ``logs/agent/``), ``trial`` (a Harbor trial folder,
-            read through its ``artifacts/``), ``flat`` (the deliverables themselves) or ``message``
+            read through its ``artifacts/``), ``kept`` (a folder ``try --out`` kept: its ``app/`` and
+            ``logs/agent/``), ``flat`` (the deliverables themselves) or ``message``
             (no folder: a chat answer's final message alone).
         root: the folder given (for ``message``, the message file).
         files: inside path (``/app``, ``/app/output``, ``/logs/agent``, ``/logs/agent/trajectory.json``…)
@@ -369,6 +379,8 @@ class Rollout:
             written as a one-step ATIF trajectory by `stage`.
         flat_because: for a flat folder that holds ``app/`` or ``logs/``, why it is not read as the
             container layout ("" otherwise): a folder that looks like a rollout but is not read as one.
+        ignored: for a kept ``try --out`` folder (layout ``kept``), the one line that says what of it is not
+            read ("" otherwise).
         misread: for a flat folder that looks like a task's ``solution/`` folder (it holds Harbor's
             ``solve.sh``, or is ``<task>/solution``) or holds a ``trajectory.json`` that no option reads
             as the final message: what is judged as a deliverable by mistake and the command line meant
@@ -381,12 +393,14 @@ class Rollout:
     message_as_text: bool = False
     flat_because: str = ""
     misread: str = ""
+    ignored: str = ""
 
     def describe(self) -> str:
         """One line: the layout and where its parts go."""
         where = ", ".join(inside + (" (the deliverables)" if self.layout == "flat" and inside == "/app/output" else "")
                           for inside in self.files) or "nothing"
         return {"container": "container layout", "trial": "a Harbor trial (its artifacts/)", "flat": "flat",
+                "kept": "a folder `cowork-judge try --out` kept (its app/ and logs/agent/)",
                 "message": "the final message alone (no deliverables)"}[self.layout] + f" → {where}"
 
 
@@ -456,6 +470,8 @@ def read_rollout(path: Path | None, *, trajectory: Path | None = None, final_mes
         _check_trajectory(Path(trajectory))
     if final_message is not None:
         _check_final_message(Path(final_message))
+    if kept_try_folder(root):
+        return _read_kept(root, message_given=trajectory is not None or final_message is not None)
     layout = "flat"
     base = root
     if (root / "artifacts").is_dir() and (root / "result.json").is_file():
@@ -481,6 +497,36 @@ def read_rollout(path: Path | None, *, trajectory: Path | None = None, final_mes
     if final_message is not None:
         rollout.files["/logs/agent/trajectory.json"] = _through_link(final_message)
         rollout.message_as_text = True
+    return rollout
+
+
+def kept_try_folder(root: Path) -> bool:
+    """Is `root` a folder ``cowork-judge try --out`` laid out (trial 18 P-5)? It holds ``app/``, ``logs/`` and
+    ``tests/`` (folders) and nothing else but `TRY_MARKER` and ``manifest.json``, and either the marker or the
+    shape of a run: ``logs/verifier/`` and ``tests/test.sh``. A folder with anything else is not (read flat)."""
+    names = {p.name for p in root.iterdir()}
+    if not {"app", "logs", "tests"} <= names or not names <= {"app", "logs", "tests", TRY_MARKER} | ROLLOUT_EXTRA_NAMES:
+        return False
+    if not all((root / n).is_dir() and not (root / n).is_symlink() for n in ("app", "logs", "tests")):
+        return False
+    return (root / TRY_MARKER).is_file() or ((root / "logs" / "verifier").is_dir() and (root / "tests" / "test.sh").is_file())
+
+
+def _read_kept(root: Path, *, message_given: bool) -> Rollout:
+    """A kept ``try --out`` folder read in the container layout: its ``app/`` and ``logs/agent/`` only.
+
+    Raises:
+        TryError: ``--trajectory``/``--final-message`` given (its ``logs/agent/`` holds the final message).
+    """
+    if message_given:
+        raise TryError(f"{root} is a folder `cowork-judge try --out` kept: its agent's final message "
+                       f"{_container_message(root)}, not --trajectory/--final-message")
+    rollout = Rollout("kept", root, {"/app": root / "app"})
+    if (root / "logs" / "agent").is_dir():
+        rollout.files["/logs/agent"] = root / "logs" / "agent"
+    held = [n + "/" for n in KEPT_IGNORED if (root / n).exists()]
+    rollout.ignored = (f"{root} is a folder `cowork-judge try --out` kept: its app/ and logs/agent/ are the rollout; "
+                       f"{', '.join(held)} (the previous run's rubric, verdicts and copies) are ignored")
     return rollout
 
 
@@ -692,6 +738,7 @@ def stage(task: TaskInfo, rollout: Rollout, out: Path) -> Staged:
     if taken:
         raise TryError(f"{out} already holds {', '.join(taken)}/ (give a new folder to --out)")
     staged = Staged(app=out / "app", logs=out / "logs", tests=out / "tests")
+    _write_marker(out, task)
     staged.app.mkdir()
     for sub in ("agent", "verifier", "artifacts"):
         (staged.logs / sub).mkdir(parents=True)
@@ -716,6 +763,14 @@ def stage(task: TaskInfo, rollout: Rollout, out: Path) -> Staged:
             staged.left_out.append(f"{inside} (besides {', '.join(parts)})")
     staged.warnings.extend(links_leaving_output(rollout))
     return staged
+
+
+def _write_marker(out: Path, task: TaskInfo) -> None:
+    """`TRY_MARKER` in `out`: which command laid the folder out, for which task (read back by `kept_try_folder`)."""
+    doc = {"written_by": "cowork-judge try", "version": __version__, "task": str(task.root),
+           "note": "give this folder to `cowork-judge try --rollout` to re-judge it: app/ and logs/agent/ are read, "
+                   "tests/ and logs/verifier/ ignored"}
+    (out / TRY_MARKER).write_text(json.dumps(doc, indent=1) + "\n", encoding="utf-8")
 
 
 MAX_LINK_SCAN = 10_000

@@ -29,6 +29,9 @@ French and German:
   placeholder text", "contains no factual errors"). Such a span is no violation cue. A word in
   between that acts on the fault (mention, flag, fix, correct, catch, warn…, `_ACTS_ON_FAULT`)
   or a conjunction (and, but, or…) breaks the span: "does not mention the error" is a violation.
+  When the head clause (`head_clause`: the text without parentheses, quotes and the examples after
+  *such as*, *like*, *e.g.*, *for example*, *including*) negates a fault, only the head is read: the
+  examples it lists are of the absent fault ("no placeholder text such as Lorem ipsum", trial 18 P-4).
 
 `classify` returns ``"violation"`` when any violation cue is present, else
 ``"requirement"`` when a requirement cue is, else ``"neutral"``. Lint makes
@@ -162,6 +165,22 @@ _NEGATED_FAULT = re.compile(
     re.IGNORECASE)
 
 
+_EXAMPLES = re.compile(
+    r"\([^()]*\)"  # a parenthesis: "(no 'Lorem ipsum', 'TODO' or 'Click to add title')"
+    r"|[\"“”][^\"“”]*[\"“”]"  # a double-quoted string
+    r"|(?<![\w])['‘][^'‘’]*['’](?![\w])"  # a single-quoted string ("'TODO'", not the apostrophe of "doesn't")
+    r"|,?\s*(?<![\w-])(?:such as|like|e\.\s?g\.|for (?:example|instance)|including)(?![\w-])[^.;:!?()]*",
+    re.IGNORECASE)
+"""What lists or quotes examples: a parenthesis, a quoted string, and what follows *such as*, *like*, *e.g.*,
+*for example*, *for instance* or *including* up to the end of the clause."""
+
+
+def head_clause(text: str) -> str:
+    """`text` without its example lists and quotes (`_EXAMPLES`): "The deck has no placeholder text such as
+    Lorem ipsum." → "The deck has no placeholder text." What the sentence itself says."""
+    return _EXAMPLES.sub(" ", text)
+
+
 def negated_faults(text: str) -> list[str]:
     """The negated faults in `text` ("does not refuse" → ``["not refuse"]``), in order; empty when
     there is none. English only. Each describes the absence of a fault: requirement wording on a hurdle."""
@@ -171,7 +190,12 @@ def negated_faults(text: str) -> list[str]:
 def violation_cues(text: str) -> list[str]:
     """The violation cues found in `text`, in order (empty when there is none); an attributed assertion
     (`_ASSERTION`: "the answer claims …") counts as one. Cues inside a negated fault (`negated_faults`:
-    "no factual errors") are not counted."""
+    "no factual errors") are not counted. When the head clause (`head_clause`) negates a fault, the examples
+    it lists are examples of that absent fault ("no placeholder text such as Lorem ipsum", trial 18 P-4):
+    the head alone is read."""
+    head = head_clause(text)
+    if _NEGATED_FAULT.search(head):
+        text = head
     text = _NEGATED_FAULT.sub(" ", text)
     found = [m.group(0).strip(" .;:!?") for m in _ASSERTION.finditer(text)]
     found += [m.group(0) for m in _VIOLATION.finditer(text)]
@@ -197,4 +221,4 @@ def classify(text: str) -> Polarity:
     return "neutral"
 
 
-__all__ = ["Polarity", "classify", "negated_faults", "requirement_cues", "violation_cues"]
+__all__ = ["Polarity", "classify", "head_clause", "negated_faults", "requirement_cues", "violation_cues"]
