@@ -9,7 +9,6 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 ROW = {"id": "C1", "description": "a report", "weight": 1, "judge_method": "code", "code_method_name": "file_exists",
        "code_method_params": {"glob": "*.md"}}
