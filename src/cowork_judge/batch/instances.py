@@ -46,6 +46,7 @@ from typing import Any, Literal
 
 from cowork_judge._util.fsutil import plain_name_problem, quoted, walk_following_links
 from cowork_judge._util.jsontext import load_json_file, read_json_text
+from cowork_judge.core.given_paths import absolute
 from cowork_judge.core.integrity import SealCheck, check
 from cowork_judge.core.knobs import TRUTHY
 from cowork_judge.core.layout import VerifierLayout
@@ -302,7 +303,7 @@ def discover_instances(source: Path, *, rollouts: bool = True) -> list[BatchInst
             here = Path(dirpath)
             if (here / "tests" / "rubric.json").is_file():
                 rel = here.relative_to(source)
-                name = check_instance_name("--".join(rel.parts) if rel.parts else here.name, str(here))
+                name = check_instance_name("--".join(rel.parts) if rel.parts else absolute(here).name, str(here))
                 found.append(_from_dir(here, name, where=str(here), rollouts=rollouts))
                 dirnames[:] = []
                 continue

@@ -7,10 +7,14 @@ from pathlib import Path
 
 
 def task_tests_dir(path: Path) -> Path | None:
-    """``<path>/tests`` when `path` is a Harbor task folder (the folder ``init`` and ``try`` take: a ``tests/``
-    folder beside a ``task.toml`` or holding a ``rubric.json``, and no ``rubric.json`` or ``test.sh`` of its own),
-    else None."""
+    """``<path>/tests`` when `path` is a Harbor task folder (the folder ``init`` and ``try`` take), else None.
+
+    A folder holding ``task.toml`` and a ``tests/`` folder is one, whatever else it holds (trial 18 P-3: a
+    ``rubric.json`` saved there by mistake does not make it a tests folder); so is one whose ``tests/`` holds
+    a ``rubric.json``, when it has no ``rubric.json`` or ``test.sh`` of its own."""
     try:
+        if (path / "task.toml").is_file() and (path / "tests").is_dir():
+            return path / "tests"
         if (path / "rubric.json").exists() or (path / "test.sh").exists():
             return None
         tests = path / "tests"

@@ -7,6 +7,7 @@ import stat
 import sys
 from pathlib import Path
 
+from cowork_judge.core.given_paths import absolute
 from cowork_judge.core.layout import REPORT_PAGE_NAME as DEFAULT_NAME
 
 EPILOG = f"""\
@@ -83,7 +84,7 @@ def no_result_hint(source: Path) -> str | None:
     found = [c for c in (source / "verifier", source / "logs" / "verifier") if (c / "result.json").is_file()]
     if found:
         return f"{source} holds no result.json, but {found[0]} does: cowork-judge report {found[0]}"
-    if source.name == "verifier" or any((source / name).exists() for name in VERIFIER_LOGS):
+    if absolute(source).name == "verifier" or any((source / name).exists() for name in VERIFIER_LOGS):
         return (f"{source} holds no result.json: the judge wrote none there (a run cut short, or a test.sh that never "
                 f"ran the judge); `cowork-judge exit-message {source}` infers why from its logs")
     return f"{source} holds no result.json: {expect}"

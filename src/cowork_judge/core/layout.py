@@ -29,6 +29,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from cowork_judge.core.given_paths import parent_of
+
 LOGS_DIR = "logs"
 AGENT_DIR = "agent"
 VERIFIER_DIR = "verifier"
@@ -96,8 +98,8 @@ class VerifierLayout:
 
     @classmethod
     def of_verifier_dir(cls, verifier_dir: Path | str) -> VerifierLayout:
-        """The layout a ``…/verifier`` folder belongs to."""
-        return VerifierLayout(Path(verifier_dir).parent)
+        """The layout a ``…/verifier`` folder belongs to (``.`` inside it too: `parent_of`, trial 18 P-7)."""
+        return VerifierLayout(parent_of(verifier_dir))
 
     @property
     def agent_dir(self) -> Path:

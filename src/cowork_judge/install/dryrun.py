@@ -49,6 +49,7 @@ else:  # pragma: no cover - Python 3.10
 from cowork_judge import __version__
 from cowork_judge._util.fsutil import copy_sparse
 from cowork_judge.core.fatal import fatal_rows
+from cowork_judge.core.given_paths import absolute, parent_of, shown_parent
 
 HARBOR_DEFAULT_TIMEOUT_SEC = 600.0
 """Harbor 0.26's ``[verifier] timeout_sec`` default (``harbor.models.task.config.VerifierConfig``)."""
@@ -124,8 +125,9 @@ def read_task(task_dir: Path) -> TaskInfo:
         raise TryError(f"{root}: no such task folder")
     tests = root / "tests"
     if not tests.is_dir() and _is_tests_folder(root):
-        raise TryError(f"{root} is a task's tests/ folder, not the task folder: did you mean {root.parent}? "
-                       f"(`cowork-judge try {root.parent} …`)")
+        above = shown_parent(str(root))  # `try .` inside tests/ names `..`, not `.` (trial 18 P-6)
+        raise TryError(f"{root} is a task's tests/ folder, not the task folder: did you mean {above}? "
+                       f"(`cowork-judge try {above} …`)")
     if not (tests / "test.sh").is_file():
         raise TryError(f"{tests / 'test.sh'}: missing (Harbor runs tests/test.sh; `cowork-judge init {root}` writes it)")
     _refuse_placeholder(root, tests / "test.sh")
@@ -164,8 +166,8 @@ def read_task(task_dir: Path) -> TaskInfo:
 def _is_tests_folder(path: Path) -> bool:
     """`path` looks like a task's ``tests/`` folder (named tests, holding ``test.sh`` or ``rubric.json``, or
     beside a ``task.toml``)."""
-    return path.name == "tests" and ((path / "test.sh").is_file() or (path / "rubric.json").is_file()
-                                     or (path.parent / "task.toml").is_file())
+    return absolute(path).name == "tests" and ((path / "test.sh").is_file() or (path / "rubric.json").is_file()
+                                               or (parent_of(path) / "task.toml").is_file())
 
 
 def is_task_folder(path: Path) -> bool:
@@ -662,7 +664,7 @@ def _misread(root: Path, names: set[str], *, message_given: bool) -> str:
     """What a flat read of `root` judges by mistake ("" when nothing): a task's ``solution/`` folder
     (``solve.sh`` is Harbor's oracle script, not a deliverable) or a ``trajectory.json`` that is not read
     as the agent's final message because neither ``--trajectory`` nor ``--final-message`` names it."""
-    solution = "solve.sh" in names or (root.name == "solution" and (root.parent / "task.toml").is_file())
+    solution = "solve.sh" in names or (absolute(root).name == "solution" and (parent_of(root) / "task.toml").is_file())
     stray_message = "trajectory.json" in names and not message_given
     if not solution and not stray_message:
         return ""

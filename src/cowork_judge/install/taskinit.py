@@ -31,6 +31,7 @@ else:  # pragma: no cover - Python 3.10
 
 from cowork_judge import __version__
 from cowork_judge._util.fsutil import atomic_write
+from cowork_judge.core.given_paths import absolute
 from cowork_judge.install import extras as extras_mod
 from cowork_judge.install import harbor_stubs, verifier_image
 from cowork_judge.install import tomledit as te
@@ -340,7 +341,7 @@ def plan_init(task_dir: Path, *, force: bool = False, extras: str | None = None,
             ``image`` on a task whose verifier shares the agent's container, or `index_url`
             without a baked image or not an ``http(s)://`` URL a Dockerfile can carry.
     """
-    task_dir = task_dir.absolute()
+    task_dir = absolute(task_dir)  # `init .` / `init ..` name the folder, not `.` (trial 18 P-6)
     toml_path, test_path = task_dir / "task.toml", task_dir / "tests" / "test.sh"
     if not task_dir.is_dir():
         raise InitError(f"{task_dir}: no such folder")
@@ -437,6 +438,16 @@ def declared_extras(value: str, *, fallback: str = "") -> str:
     return ",".join(e.strip() for e in value.split(",") if e.strip())
 
 
+def _no_rubric_yet(task_dir: Path) -> str:
+    """Why init found no rubric to choose the extras from: none yet, or one saved one folder too high, in the
+    task folder instead of ``tests/`` (trial 18 P-3), with the ``mv`` that puts it where Harbor copies it."""
+    if os.path.isfile(task_dir / "rubric.json") and not os.path.lexists(task_dir / "tests" / "rubric.json"):
+        return (f"tests/rubric.json is missing, but a rubric.json sits one folder too high: move it "
+                f"(`mv {task_dir}/rubric.json {task_dir}/tests/`; Harbor copies only tests/ into the verifier) and run "
+                "init again")
+    return "no readable tests/rubric.json yet; run init again after writing the rubric"
+
+
 def _choose_extras(plan: Plan, task_dir: Path, given: str | None) -> str:
     if given is not None and (problem := extras_mod.unknown_problem(given.split(","))):
         raise InitError(f"--extras {given!r}: {problem}; nothing written")
@@ -461,7 +472,7 @@ def _choose_extras(plan: Plan, task_dir: Path, given: str | None) -> str:
                                     f"({effect}; lint-rubric reports M012)")
     elif found is None:
         chosen = ""
-        plan.actions.append("extras: none (no readable tests/rubric.json yet; run init again after writing the rubric)")
+        plan.actions.append(f"extras: none ({_no_rubric_yet(task_dir)})")
     else:
         chosen = ",".join(found[0])
         needs = "; ".join(f"{e} for {', '.join(r)}" for e, r in found[1].items())

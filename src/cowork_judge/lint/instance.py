@@ -17,6 +17,7 @@ from typing import Any
 
 from cowork_judge import ABI_COMPAT
 from cowork_judge.code_methods import TRAJECTORY_METHODS
+from cowork_judge.core.given_paths import absolute, parent_of, shown_parent
 from cowork_judge.core.rubric import RepeatedKeys
 from cowork_judge.install.taskinit import AGENT_COPY_DIR
 from cowork_judge.install import extras as extras_mod
@@ -105,12 +106,12 @@ def lint_instance(tests_dir: Path, *, display: str | None = None, abi_compat: tu
     except OSError as exc:
         report.findings.append(Finding("P001", shown, f"cannot be read: {exc.strerror or exc}"))
         return report
-    base = str(Path(shown).parent)
+    base = shown_parent(shown)  # `.` inside tests/ names ../task.toml (trial 18 P-6)
     toml_shown = "task.toml" if base == "." else f"{base}/task.toml"
 
     doc, findings = _rubric(tests_dir, f"{shown}/rubric.json", abi_compat)
     findings += _links_leaving(tests_dir, shown)
-    toml, toml_findings = _task_toml(tests_dir.parent / "task.toml", toml_shown)
+    toml, toml_findings = _task_toml(parent_of(tests_dir) / "task.toml", toml_shown)
     if toml is None and not _looks_like_tests(tests_dir):
         toml_findings = [replace(f, message=f"{f.message}; {NOT_A_TESTS_FOLDER}") if f.code == "T010"
                          else f for f in toml_findings]
@@ -179,8 +180,8 @@ NOT_A_TESTS_FOLDER = ("this is not a tests/ folder (no rubric.json, no task.toml
 
 def _looks_like_tests(tests_dir: Path) -> bool:
     """`tests_dir` may be a task's ``tests/``: named tests, or holding a rubric.json, or beside a task.toml."""
-    return (tests_dir.name == "tests" or os.path.lexists(tests_dir / "rubric.json")
-            or os.path.lexists(tests_dir.parent / "task.toml"))
+    return (absolute(tests_dir).name == "tests" or os.path.lexists(tests_dir / "rubric.json")
+            or os.path.lexists(parent_of(tests_dir) / "task.toml"))
 
 
 def _missing_test_sh(tests_dir: Path) -> str:
@@ -205,12 +206,23 @@ def lint_instance_guarded(tests_dir: Path, *, display: str | None = None,
                                    "please report it with the package")])
 
 
+def _one_folder_too_high(tests_dir: Path, file: str) -> str:
+    """The R001 hint when ``tests/rubric.json`` is missing but the task folder above holds a ``rubric.json``
+    (trial 18 P-3): it was saved one folder too high. "" otherwise."""
+    task = parent_of(tests_dir)
+    if os.path.lexists(tests_dir / "rubric.json") or not os.path.isfile(task / "rubric.json"):
+        return ""
+    above = f"{shown_parent(file.removesuffix('/rubric.json'))}/rubric.json".removeprefix("./")
+    return (f"; a rubric.json sits one folder too high, in the task folder: move it (`mv {above} {file}`), "
+            "Harbor copies only tests/ into the verifier")
+
+
 def _rubric(tests_dir: Path, file: str, abi_compat: tuple[int, ...]) -> tuple[RubricDoc | None, list[Finding]]:
     try:
         repeats = RepeatedKeys()
         raw, _, bom = read_json(tests_dir / "rubric.json", repeats)
     except Unreadable as exc:
-        return None, [Finding("R001", file, f"cannot be read: {exc}")]
+        return None, [Finding("R001", file, f"cannot be read: {exc}{_one_folder_too_high(tests_dir, file)}")]
     except NotJson as exc:
         return None, [Finding("R002", file, f"not valid JSON: {exc}")]
     doc = build(raw, file)

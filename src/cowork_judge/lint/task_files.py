@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from cowork_judge.code_methods import task_kind
+from cowork_judge.core.given_paths import parent_of, shown_parent
 from cowork_judge.core.layout import TASK_PROMPT_NAME
 from cowork_judge.lint.codes import Finding
 from cowork_judge.run.answer import ANSWER_FILES
@@ -81,12 +82,12 @@ def check_prompt_copy(tests_dir: Path, display: str) -> list[Finding]:
     whitespace are made one space (line endings, indentation and a trailing newline are not drift). The
     finding names the file edited last and the ``cp`` that makes them one. [] otherwise (a missing or
     unreadable file is A004's business, or no task folder)."""
-    prompt_path, instruction_path = tests_dir / TASK_PROMPT_NAME, tests_dir.parent / INSTRUCTION_FILE
+    prompt_path, instruction_path = tests_dir / TASK_PROMPT_NAME, parent_of(tests_dir) / INSTRUCTION_FILE
     prompt, _ = read_judge_text(prompt_path)
     instruction, _ = read_judge_text(instruction_path)
     if prompt is None or instruction is None or _squeezed(prompt) == _squeezed(instruction):
         return []
-    base = str(Path(display).parent)
+    base = shown_parent(display)
     task = "" if base == "." else f"{base}/"
     newer = _newer(instruction_path, prompt_path)
     edited = {True: f"{INSTRUCTION_FILE} was changed last", False: f"tests/{TASK_PROMPT_NAME} was changed last",
@@ -125,7 +126,7 @@ def check_solution(tests_dir: Path, display: str, doc: Any, response_file: str |
     task.toml sets it): what it prints is not a final message, so ``harbor run -a oracle`` is judged nothing
     delivered. [] when there is no solve.sh, it cannot be read, it holds no command (Harbor's template: no
     solution yet), or the task is not a chat task."""
-    solve = tests_dir.parent / SOLVE_SH
+    solve = parent_of(tests_dir) / SOLVE_SH
     text = _read_script(solve)
     if text is None or not _commands(text) or not looks_like_chat(doc, tests_dir):
         return []  # no command: Harbor's template, a solution not written yet (not the pitfall)
@@ -133,7 +134,7 @@ def check_solution(tests_dir: Path, display: str, doc: Any, response_file: str |
     cues = [*FINAL_MESSAGE_CUES, *([Path(response_file).name] if response_file else [])]
     if any(cue in t for t in texts for cue in cues):
         return []
-    base = str(Path(display).parent)
+    base = shown_parent(display)
     shown = SOLVE_SH if base == "." else f"{base}/{SOLVE_SH}"
     return [Finding("A006", shown, "this chat task's reference solution never writes under /logs/agent: the judge reads the final message "
                                    "from /logs/agent/final_answer.txt (or response.txt, or an ATIF trajectory.json), "
