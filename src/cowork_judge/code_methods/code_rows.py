@@ -19,7 +19,7 @@ from typing import Any
 
 from cowork_judge.safety.agent_text import repair
 from cowork_judge.code_methods import CODE_METHODS, param_errors
-from cowork_judge.code_methods.files import NoText, ReadLimit, files_only_rows_note
+from cowork_judge.code_methods.files import NoText, ReadLimit, files_only_rows_note, response_rows_note
 from cowork_judge.code_methods.task_kind import looks_like_chat_task, shape_of
 from cowork_judge.core.classify import classify, summary
 from cowork_judge.core.gates import mark_open, pre_gate
@@ -106,6 +106,9 @@ def judge_code_rows(rows: Sequence[Criterion], ctx: SegmentContext, decided: Map
     files_only = files_only_rows_note([(r.id, r.code.method_name or "", r.code.params) for r in rows], ctx, chat=chat)
     if files_only:  # trial 6 F15: a chat answer and rows that only read files
         notes.append(files_only)
+    no_message = response_rows_note([(r.id, r.code.method_name or "", r.code.params) for r in rows], ctx)
+    if no_message:  # trial 18 P-12: rows over the final message, and none was given
+        notes.append(no_message)
     publish_artifacts(ctx)
     return CodeSegment(verdicts=verdicts, deck=ctx.deck, artifacts=ctx.artifacts, notes=tuple(notes))
 

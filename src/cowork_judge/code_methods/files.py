@@ -253,9 +253,36 @@ def _where(ctx: CodeContext, glob: str | None, source: str) -> str:
     files[ matching GLOB]``, saying the final message was not searched when there is one, or
     `` in the final message``."""
     if source == "response":
-        return " in the final message"
+        absent = message_absent(ctx)
+        return f": {absent}" if absent else " in the final message"
     where = " in the deliverable files" + (f" matching {glob!r}" if glob else "")
     return f"{where} ({FINAL_MESSAGE_UNSEARCHED})" if ctx.delivery.final_message else where
+
+
+def message_absent(ctx: CodeContext) -> str:
+    """Why a text row over the final message (``source: response``) read no text, in words: ``"no final
+    message was given"`` (the rollout left none: trial 18 P-12, "0 words" said nothing of why) or ``"the
+    final message is empty"``; ``""`` when there is a message, or when its files were passed over as binary
+    (`_binary_note` says so)."""
+    if ctx.delivery.final_message or ctx.delivery.final_message_binary:
+        return ""
+    return "the final message is empty" if ctx.delivery.final_message_source else "no final message was given"
+
+
+def response_rows_note(rows: list[tuple[str, str, dict[str, Any]]], ctx: CodeContext) -> str | None:
+    """One warning naming the text rows (`TEXT_METHODS`) that read the final message (``source:
+    response``) in a rollout that left none (trial 18 P-12: a chat answer saved where the judge does not
+    read a final message, and two rows failed a good answer without a word); None when there is a message
+    or no such row. `rows`: ``(row id, method name, params)`` of the code rows."""
+    if ctx.delivery.final_message or ctx.delivery.final_message_source or ctx.delivery.final_message_binary:
+        return None
+    ids = [rid for rid, name, params in rows if name in TEXT_METHODS and params.get("source") == "response"]
+    if not ids:
+        return None
+    one = len(ids) == 1
+    return (f"code row{'' if one else 's'} {', '.join(ids)} read{'s' if one else ''} the final message (source: "
+            "response), but no final message was given (none of /logs/agent/trajectory.json, final_answer.txt, "
+            f"response.txt): {'it' if one else 'they'} searched nothing")
 
 
 def files_only_rows_note(rows: list[tuple[str, str, dict[str, Any]]], ctx: CodeContext, *, chat: bool = True) -> str | None:
@@ -546,4 +573,6 @@ def word_count_between(ctx: CodeContext, min_words: int = 0, max_words: int | No
     if not texts:
         return _miss(ctx, texts, glob, source, f"nothing to count: {_why_no_text(ctx, glob, source)}")
     ok = n >= min_words and (max_words is None or n <= max_words)
-    return ok, f"{n} word{'' if n == 1 else 's'}; required {bounds}{_binary_note(ctx, glob, source) if not ok and source == 'response' else ''}", {}
+    absent = message_absent(ctx) if source == "response" else ""
+    said = f"{n} word{'' if n == 1 else 's'}" if not absent else f"{absent} ({n} words)"
+    return ok, f"{said}; required {bounds}{_binary_note(ctx, glob, source) if not ok and source == 'response' else ''}", {}

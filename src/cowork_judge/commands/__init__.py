@@ -59,7 +59,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "try": ("try_", "run a task's tests/test.sh against a rollout as Harbor's verifier would, in a sandbox, no Docker"),
     "exit-message": ("exit_message", "infer the exit_code of a run that left no reward from its verifier logs"),
     "lint": ("lint", "check task packages before they ship (also the lint-rubric command)"),
-    "gen-ppt-rubrics": ("gen_ppt_rubrics", "write ppt_judge's visual rows into <instance>/tests/rubric.json from the shared template"),
+    "gen-ppt-rubrics": ("gen_ppt_rubrics", "write ppt_judge's content rows (from the instance's task_check_dir) and visual rows (from the shared template) into <instance>/tests/rubric.json"),
     "rescore": ("rescore", "recompute rewards from stored verdicts (new rubric, mode, threshold), zero model calls"),
     "summarize": ("summarize", "account for many result documents: rewards, coverage, error kinds, hit rates, bootstrap CIs"),
     "report": ("report", "one self-contained HTML page of one job: score, verdicts, coverage, deck pages"),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
+import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,11 +51,12 @@ each such row is named, nothing written; --force writes over them)."""
 def main(argv: list[str]) -> int:
     """Run the command with `argv`; returns the exit status."""
     args = _parser().parse_args(argv)
-    from cowork_judge.commands._taskfolder import task_tests_dir
-
-    tests = task_tests_dir(args.tests_dir)
+    tests, misplaced = _task_tests(args.tests_dir)
+    if misplaced:
+        return _fail(misplaced)
     if tests is not None:  # the task folder, as init, try and lint-rubric take it: never a stray <task>/rubric.json
-        print(f"cowork-judge gen-ppt-rubrics: {args.tests_dir} is a task folder: writing {tests / 'rubric.json'}",
+        stray = " (its own rubric.json, beside task.toml, is left alone)" if (args.tests_dir / "rubric.json").exists() else ""
+        print(f"cowork-judge gen-ppt-rubrics: {args.tests_dir} is a task folder: writing {tests / 'rubric.json'}{stray}",
               file=sys.stderr)
         args.tests_dir = tests
 
@@ -313,6 +315,27 @@ def _not_a_deck_task(tests_dir: Path, raw: object, checks_present: bool) -> str 
 
 def _write_atomic(path: Path, text: str) -> None:
     atomic_write(path, text, keep_mode=True)
+
+
+def _task_tests(path: Path) -> tuple[Path | None, str]:
+    """(the ``tests/`` folder to write in when `path` is a task folder, else None; why nothing may be written, or "").
+
+    A folder with a ``task.toml`` and a ``tests/`` folder is a task folder even when a ``rubric.json`` was saved
+    in it by mistake (trial 18 P-3: the rows went into that stray file): its rubric is ``tests/rubric.json``,
+    the one init, try and the verifier read. When only the stray one exists, the author is told to move it.
+    """
+    from cowork_judge.commands._taskfolder import task_tests_dir
+
+    try:
+        task = (path / "task.toml").is_file() and (path / "tests").is_dir()
+        stray = task and (path / "rubric.json").exists() and not os.path.lexists(path / "tests" / "rubric.json")
+    except OSError:
+        task = stray = False
+    if stray:
+        return None, (f"{path} is a task folder and its rubric is tests/rubric.json (init, try and the verifier read "
+                      f"only that one), but the rubric is at {path / 'rubric.json'}: move {path / 'rubric.json'} to "
+                      f"{path / 'tests'}/ and run gen-ppt-rubrics again (nothing written)")
+    return (path / "tests" if task else task_tests_dir(path)), ""
 
 
 def _fail(message: str) -> int:

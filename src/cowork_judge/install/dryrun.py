@@ -660,15 +660,21 @@ def _why_flat(base: Path, names: set[str]) -> str:
             "app/, logs/ and manifest.json)")
 
 
+TEXT_MESSAGE_FILES = ("final_answer.txt", "response.txt")
+"""The text files the judge reads a final message from, under ``/logs/agent`` only (`taskinit.AGENT_FILES`)."""
+
+
 def _misread(root: Path, names: set[str], *, message_given: bool) -> str:
     """What a flat read of `root` judges by mistake ("" when nothing): a task's ``solution/`` folder
-    (``solve.sh`` is Harbor's oracle script, not a deliverable) or a ``trajectory.json`` that is not read
-    as the agent's final message because neither ``--trajectory`` nor ``--final-message`` names it."""
+    (``solve.sh`` is Harbor's oracle script, not a deliverable), or a ``trajectory.json`` or a
+    ``final_answer.txt`` / ``response.txt`` (trial 18 P-12) that is not read as the agent's final message
+    because neither ``--trajectory`` nor ``--final-message`` names it."""
     solution = "solve.sh" in names or (absolute(root).name == "solution" and (parent_of(root) / "task.toml").is_file())
     stray_message = "trajectory.json" in names and not message_given
-    if not solution and not stray_message:
+    stray_text = [n for n in TEXT_MESSAGE_FILES if n in names and (root / n).is_file()] if not message_given else []
+    if not solution and not stray_message and not stray_text:
         return ""
-    judged = [n for n in ("solve.sh", "trajectory.json") if n in names]
+    judged = [n for n in ("solve.sh", "trajectory.json", *stray_text) if n in names]
     if solution:
         what = "it looks like a task's solution/ folder" + (" (solve.sh is the script of Harbor's oracle agent)"
                                                             if "solve.sh" in names else "")
@@ -676,11 +682,25 @@ def _misread(root: Path, names: set[str], *, message_given: bool) -> str:
         if stray_message:
             meant += f" --trajectory {root / 'trajectory.json'}"
         meant = f"The reference solution (docs/harbor-task.md, step 6) is tried with: {meant}"
-    else:
+    elif stray_message:
         what = "no --trajectory or --final-message reads its trajectory.json as the agent's final message"
         meant = "To read it as the final message, move it out of the folder and give --trajectory <its path>"
+    else:
+        what, meant = _stray_text_message(root, stray_text[0])
     return (f"{root}: {what}; read flat, every file in it{' (' + ' and '.join(judged) + ' too)' if judged else ''} is "
             f"judged as a deliverable at /app/output. {meant}")
+
+
+def _stray_text_message(root: Path, name: str) -> tuple[str, str]:
+    """(what, the command line meant) for a flat folder holding `name`, a final-message file no option reads:
+    the judge reads it only under /logs/agent, and a flat folder is /app/output (where a task may ask for a file
+    of that name), so try does not guess."""
+    what = (f"no --final-message reads its {name} as the agent's final message (the judge reads that name only "
+            "under /logs/agent), so the run has no final message")
+    meant = (f"Meant as the final message: --final-message {root / name} (without --rollout when the agent delivered "
+             f"no files), or move it to {root / 'logs' / 'agent' / name} and the deliverables to "
+             f"{root / 'app' / 'output'}/ (the container layout)")
+    return what, meant
 
 
 def final_message_trajectory(text: str) -> dict[str, Any]:

@@ -588,11 +588,52 @@ def _plan_test_sh(plan: Plan, path: Path, force: bool) -> None:
     plan.actions.append(f"tests/test.sh: {'replaced by' if old else 'written from'} the cowork-judge {__version__} template")
 
 
+TIMEOUT_COMMENT_RE = re.compile(rf"#\s*JUDGE_DEADLINE (\d+(?:\.\d+)?) \+ install {INSTALL_BUDGET_SEC} \+ {MARGIN_SEC} s margin\Z")
+"""The comment init writes after the ``timeout_sec`` it sizes (its mark, as the version placeholder is):
+``# JUDGE_DEADLINE 1800 + install 300 + 180 s margin``."""
+
+
+def timeout_comment(deadline_sec: float) -> str:
+    """The comment init writes after the ``timeout_sec`` it sized for a JUDGE_DEADLINE of `deadline_sec` s."""
+    return f"# JUDGE_DEADLINE {deadline_sec:g} + install {INSTALL_BUDGET_SEC} + {MARGIN_SEC} s margin"
+
+
+def init_own_timeout(value: object, line: str = "") -> str | None:
+    """Whether ``[verifier] timeout_sec = value`` (written on `line` of task.toml) is init's own or Harbor's,
+    which init raises without ``--force`` when the task's JUDGE_DEADLINE needs more (trial 18 P-11).
+
+    Returns:
+        Why it is (``"Harbor's default"``; ``"init's own for JUDGE_DEADLINE 1800 s"``: the sum init writes
+        for its default deadline, or a sum whose line carries init's comment for that deadline), or None
+        for a task's own value (a conflict when too small).
+    """
+    if harbor_stubs.is_harbor_default_timeout(value):
+        return "Harbor's default"
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    mark = TIMEOUT_COMMENT_RE.search(te.strip_comment_text(line)) if line else None
+    deadline = float(mark.group(1)) if mark else float(DEFAULT_DEADLINE_SEC)
+    if float(value) == required_timeout_sec(deadline):
+        return f"init's own for JUDGE_DEADLINE {deadline:g} s"
+    return None
+
+
+def _set_timeout(raw: list[str], lines: list[te.Line], need: int, deadline: float) -> None:
+    """Write ``timeout_sec = need`` with init's comment (kept: an author's own comment on the line)."""
+    _replace_value(raw, lines, "verifier", "timeout_sec", f"{need}.0")
+    index = te.find_key(lines, "verifier", "timeout_sec")
+    assert index is not None  # _replace_value found it
+    comment = te.strip_comment_text(raw[index])
+    if not comment or TIMEOUT_COMMENT_RE.search(comment):
+        raw[index] = f"{te.strip_comment(raw[index]).rstrip()}  {timeout_comment(deadline)}"
+
+
 def _merge_timeout(plan: Plan, lines: list[te.Line], raw: list[str], verifier: dict[str, Any], *, force: bool) -> list[str]:
     """Bring ``[verifier] timeout_sec`` up to `required_timeout_sec` of the JUDGE_DEADLINE the task
     declares (`declared_deadline_sec`, the bound lint's T004 checks) in `raw` (the task.toml's
     lines, edited in place) and in `verifier` (the parsed table it must equal); Harbor's
-    default is raised, a task's own lower value only with `force` (else a conflict).
+    default and init's own earlier value (`init_own_timeout`) are raised, a task's own lower value
+    only with `force` (else a conflict).
 
     Returns:
         The lines to add to the ``[verifier]`` table (the key, when the task has none).
@@ -604,27 +645,24 @@ def _merge_timeout(plan: Plan, lines: list[te.Line], raw: list[str], verifier: d
     if not isinstance(env, dict) or "JUDGE_DEADLINE" not in env:  # init writes ${JUDGE_DEADLINE:-<default>}
         source = f"JUDGE_DEADLINE = {deadline:g} s"
     budget = f"{source} + install {INSTALL_BUDGET_SEC} + {MARGIN_SEC} s margin"
-    timeout_line = f"timeout_sec = {need}.0  # JUDGE_DEADLINE {deadline:g} + install {INSTALL_BUDGET_SEC} + {MARGIN_SEC} s margin"
     if have is None:
         verifier["timeout_sec"] = float(need)
         plan.actions.append(f"task.toml: [verifier] timeout_sec = {need} added ({budget})")
-        return [timeout_line]
-    if harbor_stubs.is_harbor_default_timeout(have) and have < need:
-        _replace_value(raw, lines, "verifier", "timeout_sec", f"{need}.0")
-        verifier["timeout_sec"] = float(need)
-        plan.actions.append(f"task.toml: [verifier] timeout_sec {have} (Harbor's default) → {need} ({budget})")
-    elif not isinstance(have, (int, float)) or have < need:
-        if force:
-            _replace_value(raw, lines, "verifier", "timeout_sec", f"{need}.0")
-            verifier["timeout_sec"] = float(need)
-            plan.actions.append(f"task.toml: [verifier] timeout_sec {have} → {need} ({budget})")
-        elif isinstance(have, bool) or not isinstance(have, (int, float)):  # trial 6 F2: not "abc is below 2280 s"
-            plan.conflicts.append(f"[verifier] timeout_sec = {have!r} is not a number of seconds (Harbor refuses the "
-                                  f"task); --force sets it to {need}")
-        else:
-            plan.conflicts.append(f"[verifier] timeout_sec = {have} is below {need} s ({budget}; --force raises it)")
-    else:
+        return [f"timeout_sec = {need}.0  {timeout_comment(deadline)}"]
+    index = te.find_key(lines, "verifier", "timeout_sec")
+    own = init_own_timeout(have, raw[index] if index is not None else "")
+    numeric = isinstance(have, (int, float)) and not isinstance(have, bool)
+    if numeric and have >= need:
         _noop(plan, f"task.toml: [verifier] timeout_sec = {have} kept (≥ {need}: {budget})")
+    elif own is not None or force:
+        _set_timeout(raw, lines, need, deadline)
+        verifier["timeout_sec"] = float(need)
+        plan.actions.append(f"task.toml: [verifier] timeout_sec {have}{f' ({own})' if own else ''} → {need} ({budget})")
+    elif not numeric:  # trial 6 F2: not "abc is below 2280 s"
+        plan.conflicts.append(f"[verifier] timeout_sec = {have!r} is not a number of seconds (Harbor refuses the "
+                              f"task); --force sets it to {need}")
+    else:
+        plan.conflicts.append(f"[verifier] timeout_sec = {have} is below {need} s ({budget}; --force raises it)")
     return []
 
 

@@ -201,6 +201,11 @@ def strip_comment(line: str) -> str:
     return line[: len(line) - len(comment)] if comment else line
 
 
+def strip_comment_text(line: str) -> str:
+    """The trailing ``# comment`` of `line` ("" when it has none; strings are respected)."""
+    return _trailing_comment(line.rstrip())
+
+
 def basic_string(value: str) -> str:
     """A TOML basic string literal of `value`."""
     out = value.replace("\\", "\\\\").replace('"', '\\"')
