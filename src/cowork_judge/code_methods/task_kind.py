@@ -15,12 +15,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from cowork_judge.code_methods.decks import DECK_SUFFIXES
 from cowork_judge.code_methods.files import TEXT_METHODS
+from cowork_judge.evidence.kinds import DECK_SUFFIXES
 
 DELIVERABLE_CUES = ("output/", "/app/", *DECK_SUFFIXES, ".docx", ".xlsx", ".csv", ".md", "file", "文件")
 """Words of a prompt that name a deliverable (a chat task's prompt mentions none); the deck suffixes are the code
-methods' (`code_methods.decks.DECK_SUFFIXES`: no module but `evidence.kinds` spells them)."""
+methods' (`evidence.kinds.DECK_SUFFIXES`, the keys of `code_methods.decks.DECK_SUFFIXES`; read from `evidence.kinds`
+so that a code-only run does not import the deck methods: selftests/reliability/test_rel_startup.py)."""
 
 MESSAGE_WORKFLOWS = frozenset({"answer_match", "trajectory_judge"})
 """Workflows that read no deliverable file: ``answer_match`` judges the final message (its text deliverables
