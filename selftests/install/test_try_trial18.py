@@ -90,3 +90,34 @@ def test_the_shape_alone_is_recognised_and_stray_extras_stay_flat(tmp_path):
     (extra / "notes.txt").write_text("mine")
     rollout = dryrun.read_rollout(extra)
     assert rollout.layout == "flat" and "notes.txt" in rollout.flat_because
+
+
+def test_a_kept_folder_of_a_separate_verifier_task_keeps_its_final_message(tmp_path):
+    """A separate verifier sees only the artifacts: `stage` puts the final message where init's collect hook does
+    (``logs/artifacts/cowork-judge-agent/``) and leaves ``logs/agent/`` empty. Read back as a kept folder, that copy
+    is the agent's folder; ignoring it lost the final message (a chat task re-judged as nothing said)."""
+    import json as _json
+
+    from cowork_judge.install.taskinit import AGENT_COPY_DIR, COLLECT_COMMAND
+
+    task = tmp_path / "chat"
+    (task / "tests").mkdir(parents=True)
+    (task / "tests" / "test.sh").write_text("#!/bin/bash\n")
+    (task / "tests" / "rubric.json").write_text(_json.dumps({"rubrics": [{"id": "A", "description": "x", "weight": 1}]}))
+    (task / "task.toml").write_text('version = "1.0"\nartifacts = ["/app/output"]\n\n[verifier]\ntimeout_sec = 900.0\n'
+                                    f'environment_mode = "separate"\n\n[[verifier.collect]]\ncommand = {_json.dumps(COLLECT_COMMAND)}\n')
+    answer = tmp_path / "answer.txt"
+    answer.write_text("Take 500 mg.")
+    first = dryrun.read_rollout(None, final_message=answer)
+    info = dryrun.read_task(task)
+    assert info.separate and info.collect_agent
+    out = tmp_path / "out"
+    dryrun.stage(info, first, out)
+    copy = out / AGENT_COPY_DIR.lstrip("/")
+    assert not any((out / "logs" / "agent").iterdir()) and any(copy.iterdir())
+    again = dryrun.read_rollout(out)
+    assert again.layout == "kept" and again.files["/logs/agent"] == copy, again.files
+    assert "collect hook carried" in again.ignored
+    shared = _kept_shape(tmp_path / "shared")
+    (shared / "logs" / "agent" / "final_answer.txt").write_text("mine")
+    assert dryrun.read_rollout(shared).files["/logs/agent"] == shared / "logs" / "agent"

@@ -524,12 +524,32 @@ def _read_kept(root: Path, *, message_given: bool) -> Rollout:
         raise TryError(f"{root} is a folder `cowork-judge try --out` kept: its agent's final message "
                        f"{_container_message(root)}, not --trajectory/--final-message")
     rollout = Rollout("kept", root, {"/app": root / "app"})
-    if (root / "logs" / "agent").is_dir():
-        rollout.files["/logs/agent"] = root / "logs" / "agent"
+    agent, carried = _kept_agent_folder(root)
+    if agent is not None:
+        rollout.files["/logs/agent"] = agent
     held = [n + "/" for n in KEPT_IGNORED if (root / n).exists()]
-    rollout.ignored = (f"{root} is a folder `cowork-judge try --out` kept: its app/ and logs/agent/ are the rollout; "
-                       f"{', '.join(held)} (the previous run's rubric, verdicts and copies) are ignored")
+    rollout.ignored = (f"{root} is a folder `cowork-judge try --out` kept: its app/ and {carried or 'logs/agent/'} are "
+                       f"the rollout; {', '.join(held)} (the previous run's rubric, verdicts and copies) are ignored")
     return rollout
+
+
+def _kept_agent_folder(root: Path) -> tuple[Path | None, str]:
+    """The folder of a kept ``try --out`` folder that holds its agent's final message, and "" or the words that
+    say it came from the collect hook's copy: ``logs/agent/`` when it holds a message file (`taskinit.AGENT_FILES`);
+    else, for a task with a separate verifier, ``logs/artifacts/cowork-judge-agent/`` (`taskinit.AGENT_COPY_DIR`,
+    where `stage` put the message the hook carries, leaving ``logs/agent/`` empty); else ``logs/agent/`` if it
+    exists, None if not."""
+    from cowork_judge.install.taskinit import AGENT_COPY_DIR, AGENT_FILES
+
+    agent = root / "logs" / "agent"
+    copy = root / AGENT_COPY_DIR.lstrip("/")
+
+    def holds_message(folder: Path) -> bool:
+        return any((folder / n).is_file() and not (folder / n).is_symlink() for n in AGENT_FILES)
+
+    if not holds_message(agent) and copy.is_dir() and not copy.is_symlink() and holds_message(copy):
+        return copy, f"the agent's final message the collect hook carried ({AGENT_COPY_DIR.lstrip('/')}/)"
+    return (agent if agent.is_dir() else None), ""
 
 
 def _container_message(base: Path) -> str:
