@@ -121,3 +121,36 @@ def test_a_kept_folder_of_a_separate_verifier_task_keeps_its_final_message(tmp_p
     shared = _kept_shape(tmp_path / "shared")
     (shared / "logs" / "agent" / "final_answer.txt").write_text("mine")
     assert dryrun.read_rollout(shared).files["/logs/agent"] == shared / "logs" / "agent"
+
+
+def _separate_task(tmp_path):
+    import json as _json
+
+    from cowork_judge.install.taskinit import COLLECT_COMMAND
+
+    task = tmp_path / "sep"
+    (task / "tests").mkdir(parents=True)
+    (task / "tests" / "test.sh").write_text("#!/bin/bash\n")
+    (task / "tests" / "rubric.json").write_text(_json.dumps({"rubrics": [{"id": "A", "description": "x", "weight": 1}]}))
+    (task / "task.toml").write_text('version = "1.0"\nartifacts = ["/app/output"]\n\n[verifier]\ntimeout_sec = 900.0\n'
+                                    f'environment_mode = "separate"\n\n[[verifier.collect]]\ncommand = {_json.dumps(COLLECT_COMMAND)}\n')
+    return dryrun.read_task(task)
+
+
+def test_empty_folders_of_a_kept_folder_are_not_called_unseen_by_a_separate_verifier(tmp_path):
+    """Trial 19 P-2: re-judging a kept folder said "/app (besides /app/output) … is not an artifact of this task" and
+    "/logs/agent … is not an artifact" about the empty folders try itself had laid out."""
+    kept = _kept_shape(tmp_path / "kept")
+    staged = dryrun.stage(_separate_task(tmp_path), dryrun.read_rollout(kept), tmp_path / "out")
+    assert staged.left_out == []
+
+
+def test_what_a_separate_verifier_does_not_see_is_still_named(tmp_path):
+    rollout_root = tmp_path / "r"
+    (rollout_root / "app" / "output").mkdir(parents=True)
+    (rollout_root / "app" / "output" / "deck.pptx").write_bytes(b"x")
+    (rollout_root / "app" / "notes.txt").write_text("scratch")
+    (rollout_root / "logs" / "agent").mkdir(parents=True)
+    (rollout_root / "logs" / "agent" / "setup.log").write_text("log")
+    staged = dryrun.stage(_separate_task(tmp_path), dryrun.read_rollout(rollout_root), tmp_path / "out")
+    assert "/app (besides /app/output)" in staged.left_out and "/logs/agent" in staged.left_out, staged.left_out

@@ -36,7 +36,7 @@ import shutil
 import stat
 import sys
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -801,7 +801,7 @@ def stage(task: TaskInfo, rollout: Rollout, out: Path) -> Staged:
                 "/app" if part.startswith("/app") else "/logs")
             _place(rollout, staged, part, source, target)
             staged.placed.append(part)
-        if task.separate and parts and parts != [inside]:
+        if task.separate and parts and parts != [inside] and _holds_files(host, inside, besides=parts):
             staged.left_out.append(f"{inside} (besides {', '.join(parts)})")
     staged.warnings.extend(links_leaving_output(rollout))
     return staged
@@ -950,11 +950,28 @@ def _left_over(inside: str, host: Path, collected: list[str], linked: list[str])
     (final-message files the hook does not copy, already named as links)."""
     named = [*collected, *linked]
     if not named:
-        return True
+        return _holds_files(host, inside)
     if inside in named or not host.is_dir():
         return False
     names = {PurePosixPath(c).name for c in named}
     return any(entry.name not in names for entry in host.iterdir())
+
+
+def _holds_files(host: Path, inside: str, *, besides: Sequence[str] = ()) -> bool:
+    """Whether the part `inside` of the rollout (at `host`) holds anything but folders, outside the parts
+    `besides` (inside paths below it): an empty ``app/`` or ``logs/agent/`` (a folder ``try --out`` kept
+    lays them out, trial 19 P-2) leaves nothing a separate verifier misses. A file, or a link, counts."""
+    if not host.is_dir() or host.is_symlink():
+        return host.exists() or host.is_symlink()
+    skip = {host / PurePosixPath(b).relative_to(inside) for b in besides if PurePosixPath(b).is_relative_to(inside)}
+    for folder, dirs, files in os.walk(host):
+        if files:
+            return True
+        here = Path(folder)
+        dirs[:] = [d for d in dirs if here / d not in skip]
+        if any((here / d).is_symlink() for d in dirs):
+            return True
+    return False
 
 
 @dataclass
