@@ -94,6 +94,10 @@ def test_a_prompt_that_forbids_other_files_stays_a_file_task(tmp_path):
     ("Don't forget to save the summary as a file.", True),
     ("Do not use the internet. Save your answer to output/answer.md.", True),
     ("Do not modify the input files; write your analysis to output/analysis.md.", True),
+    ("Write no more than 200 words in report.md.", True),
+    ("Never use more than 3 bullet points per slide of deck.pptx.", True),
+    ("Do not write to /app/; answer in your final message.", True),
+    ("Answer in at most 100 words; no more than one file.", True),
 ])
 def test_a_cue_inside_a_prohibition_does_not_count(prompt, names):
     assert task_kind.names_deliverable(prompt) is names
