@@ -21,7 +21,7 @@ from cowork_judge.lint.asset_check import AssetCheck, AssetContext, AssetResult
 from cowork_judge.lint.codes import Finding
 from cowork_judge.lint.document import RubricDoc
 from cowork_judge.core.layout import TASK_PROMPT_NAME
-from cowork_judge.run.instruction import INSTRUCTION_NAMES, choose_instruction, task_prompt_text
+from cowork_judge.run.instruction import COPY_HINT, INSTRUCTION_NAMES, choose_instruction, task_prompt_text
 
 ASSETS_DIR = "workflow_assets"
 MAX_ASSET_FILES = 20_000
@@ -139,14 +139,23 @@ def check_instruction(tests_dir: Path, display: str, configured: str | None) -> 
     return out
 
 
-def check_task_prompt(tests_dir: Path, display: str) -> list[Finding]:
+def check_task_prompt(tests_dir: Path, display: str, fix: str = "") -> list[Finding]:
     """A004 for a ``task_prompt.md`` the judge cannot be sent cleanly: what the run warns
     (`run.instruction.task_prompt_text`, the same reader) — missing, empty, unreadable, binary
     (UTF-16 without its mark: not sent), or with bytes that could not be decoded (sent as
-    U+FFFD). Call it only for model-judged rubrics (a code row never reads the task)."""
-    _, warnings = task_prompt_text(tests_dir / TASK_PROMPT_NAME, needs_model=True)
-    return [Finding("A004", f"{display}/{TASK_PROMPT_NAME}", warning.replace(f" in {tests_dir}:", f" in {display}:"))
-            for warning in warnings]
+    U+FFFD); a missing, empty or unreadable one ends with `fix` in place of the run's general hint when it is
+    given (the ``cp`` from the task's ``instruction.md``: `task_files.prompt_copy_fix`, trial 19 P-6). Call it only for model-judged rubrics (a code row never reads the task)."""
+    text, warnings = task_prompt_text(tests_dir / TASK_PROMPT_NAME, needs_model=True)
+    fix = fix if not text.strip() else ""
+    return [Finding("A004", f"{display}/{TASK_PROMPT_NAME}",
+                    _shown(warning, tests_dir, display, fix)) for warning in warnings]
+
+
+def _shown(warning: str, tests_dir: Path, display: str, fix: str) -> str:
+    """The run's `warning` as lint prints it: the tests folder as the user spelled it, the exact ``cp`` (`fix`) in
+    place of the run's general hint when there is one."""
+    shown = warning.replace(f" in {tests_dir}:", f" in {display}:")
+    return shown.replace(COPY_HINT, "") + fix if fix else shown
 
 
 __all__ = ["ASSETS_DIR", "ASSET_CHECKS", "AssetCheck", "AssetContext", "AssetResult", "check_assets", "check_instruction", "check_task_prompt"]

@@ -133,7 +133,7 @@ def lint_instance(tests_dir: Path, *, display: str | None = None, abi_compat: tu
     if doc is not None and methods.needs_model(doc):
         configured = toml.env.get("JUDGE_INSTRUCTION_FILE") if toml is not None else None
         findings += assets.check_instruction(tests_dir, shown, configured.effective if configured else None)
-        findings += assets.check_task_prompt(tests_dir, shown)
+        findings += assets.check_task_prompt(tests_dir, shown, task_files.prompt_copy_fix(tests_dir, shown))
         findings += task_files.check_prompt_copy(tests_dir, shown)
     version, source = testsh.resolved_version(pins, placeholder)
     report.facts = Facts(version=version, version_source=source, extras=_extras(pins, toml),

@@ -35,7 +35,8 @@ French and German:
 
 `classify` returns ``"violation"`` when any violation cue is present, else
 ``"requirement"`` when a requirement cue is, else ``"neutral"``. Lint makes
-``requirement`` an ERROR (R020) and ``neutral`` a WARN (R021); violation cues inside a negated
+``requirement`` an ERROR (R020) and ``neutral`` a WARN (R021) on a hurdle a model reads (not on a code row,
+whose method never reads the description: trial 19 P-5); violation cues inside a negated
 fault are not counted, so "contains no factual errors" is a requirement (R020) and "does not
 refuse" alone is neutral (R021). Measured on the fixture
 rubrics (every criterion treated as a weight-0 hurdle): see `bench/lint.py --polarity`

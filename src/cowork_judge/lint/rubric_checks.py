@@ -311,7 +311,10 @@ def _hurdle(doc: RubricDoc, row: Row) -> Iterator[Finding]:
 
 def _hurdle_wording(doc: RubricDoc, row: Row) -> Iterator[Finding]:
     """R020/R021 on a hurdle's description (`lint.polarity`); a negated fault ("does not refuse", "no
-    factual errors") is named in the message: it describes a good deliverable, not the fault."""
+    factual errors") is named in the message: it describes a good deliverable, not the fault. A code row is
+    skipped (trial 19 P-5): its method never reads the description, so no judge can read it backwards."""
+    if row.method == "code":
+        return
     text = row.description
     kind = polarity.classify(text)
     negated = polarity.negated_faults(text)

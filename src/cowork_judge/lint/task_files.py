@@ -87,16 +87,36 @@ def check_prompt_copy(tests_dir: Path, display: str) -> list[Finding]:
     instruction, _ = read_judge_text(instruction_path)
     if prompt is None or instruction is None or _squeezed(prompt) == _squeezed(instruction):
         return []
-    base = shown_parent(display)
-    task = "" if base == "." else f"{base}/"
     newer = _newer(instruction_path, prompt_path)
     edited = {True: f"{INSTRUCTION_FILE} was changed last", False: f"tests/{TASK_PROMPT_NAME} was changed last",
               None: "they were changed at the same time"}[newer]
     return [Finding("A005", f"{display}/{TASK_PROMPT_NAME}",
-                    f"differs from {task}{INSTRUCTION_FILE} ({edited}; first difference: {_first_difference(instruction, prompt)}): "
-                    "the agent is asked one task and the judge told another; copy the agent's text: "
-                    f"`cp {task}{INSTRUCTION_FILE} {display}/{TASK_PROMPT_NAME}` (or the other way if the judge's copy "
+                    f"differs from {_instruction_shown(display)} ({edited}; first difference: "
+                    f"{_first_difference(instruction, prompt)}): the agent is asked one task and the judge told another; "
+                    f"copy the agent's text: {copy_command(display)} (or the other way if the judge's copy "
                     "holds the edit), then re-run lint-rubric")]
+
+
+def _instruction_shown(display: str) -> str:
+    base = shown_parent(display)
+    return f"{'' if base == '.' else f'{base}/'}{INSTRUCTION_FILE}"
+
+
+def copy_command(display: str) -> str:
+    """The ``cp`` that copies the task's ``instruction.md`` (the agent's text) to the judge's ``task_prompt.md``, for
+    the tests folder the user spelled `display`: ``"chat/tests"`` → ``"`cp chat/instruction.md chat/tests/task_prompt.md`"``
+    (backquoted, as A005 and A004 print it)."""
+    return f"`cp {_instruction_shown(display)} {display}/{TASK_PROMPT_NAME}`"
+
+
+def prompt_copy_fix(tests_dir: Path, display: str) -> str:
+    """What A004 appends for a missing or empty ``task_prompt.md`` (trial 19 P-6): ``"; copy the agent's text: `cp …`,
+    then re-run lint-rubric"`` when the task's ``instruction.md`` next to `tests_dir` is readable, non-empty text;
+    "" otherwise (no task folder around the tests folder, or nothing to copy)."""
+    instruction, _ = read_judge_text(parent_of(tests_dir) / INSTRUCTION_FILE)
+    if instruction is None or not instruction.strip():
+        return ""
+    return f"; copy the agent's text: {copy_command(display)}, then re-run lint-rubric"
 
 
 def _squeezed(text: str) -> str:
@@ -170,5 +190,5 @@ def _named_scripts(folder: Path, text: str) -> list[Path]:
             and re.search(rf"(?<![\w.-]){re.escape(n)}(?![\w.-])", text)]
 
 
-__all__ = ["CHAT_PROMPTS", "FINAL_MESSAGE_CUES", "check_prompt_copy", "check_solution",
+__all__ = ["CHAT_PROMPTS", "FINAL_MESSAGE_CUES", "check_prompt_copy", "copy_command", "prompt_copy_fix", "check_solution",
            "locates_files", "looks_like_chat", "prompt_names_deliverable"]

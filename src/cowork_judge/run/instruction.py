@@ -108,6 +108,11 @@ def find_instruction(tests_dir: Path, configured: str | None) -> tuple[str, str,
     return text, str(chosen), warnings
 
 
+COPY_HINT = "; copy the task's instruction.md (the agent's text) to tests/task_prompt.md"
+"""What the run's warning about a missing ``task_prompt.md`` adds (trial 19 P-6): the verifier sees no
+``instruction.md``, so the fix is named, not spelled as a path; lint replaces it with the exact ``cp``."""
+
+
 def task_prompt_text(path: Path, *, needs_model: bool) -> tuple[str, list[str]]:
     """The task prompt the judge is sent (``tests/task_prompt.md``; "" when there is none it can
     read) and what is wrong with it, read with `read_judge_text`.
@@ -124,7 +129,7 @@ def task_prompt_text(path: Path, *, needs_model: bool) -> tuple[str, list[str]]:
         return text or "", []
     if problem == "not found":
         return "", [f"no {path.name} in {path.parent}: the judge is told to read the task the agent was given, "
-                    "and will find an empty one"]
+                    f"and will find an empty one{COPY_HINT}"]
     if text is None:
         return "", [f"{path.name} cannot be read ({problem}): not sent; the judge is told to read the task the "
                     "agent was given, and will find an empty one"]
