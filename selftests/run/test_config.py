@@ -170,8 +170,9 @@ def test_every_environment_read_is_in_the_config_and_shown(tmp_path):
     # the Harbor verifier resolves a task's [verifier.env] against the host's environment as Harbor
     # does and hands each trial's judge process the host's PATH and locale; the Batch API
     # transport reads the stage `batch --batch-api` hands its runs (an internal handshake
-    # between the batch and its own runs, not a user's setting)
-    assert set(readers) <= {"config/judge_config.py", "commands/demo.py", "_util/procs.py", "commands/try_.py", "install/wheels.py",
+    # between the batch and its own runs, not a user's setting); a path the user typed is made absolute
+    # against the shell's working folder ($PWD, where it names the same folder as os.getcwd()), not a setting
+    assert set(readers) <= {"_util/given_paths.py", "config/judge_config.py", "commands/demo.py", "_util/procs.py", "commands/try_.py", "install/wheels.py",
                             "commands/legacy_entry.py", "commands/__init__.py", "batch/worker.py",
                             "transport/tls.py", "harbor/staging.py", "harbor/verifier.py",
                             "transport/batch_api.py"}, readers

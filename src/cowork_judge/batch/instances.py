@@ -46,7 +46,7 @@ from typing import Any, Literal
 
 from cowork_judge._util.fsutil import plain_name_problem, quoted, walk_following_links
 from cowork_judge._util.jsontext import load_json_file, read_json_text
-from cowork_judge.core.given_paths import absolute
+from cowork_judge._util.given_paths import absolute
 from cowork_judge.core.integrity import SealCheck, check
 from cowork_judge.core.knobs import TRUTHY
 from cowork_judge.core.layout import VerifierLayout

@@ -7,7 +7,7 @@ import stat
 import sys
 from pathlib import Path
 
-from cowork_judge.core.given_paths import absolute
+from cowork_judge._util.given_paths import absolute
 from cowork_judge.core.layout import REPORT_PAGE_NAME as DEFAULT_NAME
 
 EPILOG = f"""\

@@ -29,7 +29,6 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from cowork_judge.core.given_paths import parent_of
 
 LOGS_DIR = "logs"
 AGENT_DIR = "agent"
@@ -98,8 +97,13 @@ class VerifierLayout:
 
     @classmethod
     def of_verifier_dir(cls, verifier_dir: Path | str) -> VerifierLayout:
-        """The layout a ``…/verifier`` folder belongs to (``.`` inside it too: `parent_of`, trial 18 P-7)."""
-        return VerifierLayout(parent_of(verifier_dir))
+        """The layout a ``…/verifier`` folder belongs to. A path that ends in no name (``.``, ``..``, ``x/..``) is
+        made absolute first, so that ``.`` inside the verifier folder has the logs dir as its parent (trial 18 P-7;
+        the commands pass `_util.given_paths.absolute` paths, which also keep a linked working folder as typed)."""
+        given = Path(verifier_dir)
+        if not given.name or given.name == "..":
+            given = Path(os.path.abspath(given))
+        return VerifierLayout(given.parent)
 
     @property
     def agent_dir(self) -> Path:

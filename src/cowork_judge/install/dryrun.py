@@ -49,7 +49,7 @@ else:  # pragma: no cover - Python 3.10
 from cowork_judge import __version__
 from cowork_judge._util.fsutil import copy_sparse
 from cowork_judge.core.fatal import fatal_rows
-from cowork_judge.core.given_paths import absolute, parent_of, shown_parent
+from cowork_judge._util.given_paths import absolute, parent_of, shown_parent
 
 HARBOR_DEFAULT_TIMEOUT_SEC = 600.0
 """Harbor 0.26's ``[verifier] timeout_sec`` default (``harbor.models.task.config.VerifierConfig``)."""

@@ -31,7 +31,7 @@ else:  # pragma: no cover - Python 3.10
 
 from cowork_judge import __version__
 from cowork_judge._util.fsutil import atomic_write
-from cowork_judge.core.given_paths import absolute
+from cowork_judge._util.given_paths import absolute
 from cowork_judge.install import extras as extras_mod
 from cowork_judge.install import harbor_stubs, verifier_image
 from cowork_judge.install import tomledit as te

@@ -17,7 +17,7 @@ from typing import Any
 
 from cowork_judge import ABI_COMPAT
 from cowork_judge.code_methods import TRAJECTORY_METHODS
-from cowork_judge.core.given_paths import absolute, parent_of, shown_parent
+from cowork_judge._util.given_paths import absolute, parent_of, shown_parent
 from cowork_judge.core.rubric import RepeatedKeys
 from cowork_judge.install.taskinit import AGENT_COPY_DIR
 from cowork_judge.install import extras as extras_mod

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from cowork_judge.code_methods import task_kind
-from cowork_judge.core.given_paths import parent_of, shown_parent
+from cowork_judge._util.given_paths import parent_of, shown_parent
 from cowork_judge.core.layout import TASK_PROMPT_NAME
 from cowork_judge.lint.codes import Finding
 from cowork_judge.run.answer import ANSWER_FILES
