@@ -300,7 +300,7 @@ def test_bad_parameters_are_named_before_the_method_runs(tmp_path):
          "code_method_params": {"text": "hello", "glob": None}},
     ]).criteria
     v = route(crit, ctx)
-    assert v["T"].error_kind == "code_error" and "parameter 'text' must be str, got ['hello']" in v["T"].reason
+    assert v["T"].error_kind == "code_params" and "parameter 'text' must be str, got ['hello']" in v["T"].reason
     assert "unknown parameter 'bogus'" in v["W"].reason and "'min_words' must be int, got True" in v["W"].reason
     assert "missing parameter 'glob'" in v["E"].reason
     assert v["OK"].judged and v["OK"].hit is True
@@ -319,7 +319,7 @@ def test_parameter_values_the_method_refuses_are_named_before_it_runs(tmp_path):
          "code_method_params": {"pattern": "hel+o", "flags": "i", "glob": "*.md"}},
     ]).criteria
     v = route(crit, ctx)
-    assert v["RX"].error_kind == "code_error" and "'([' is not a valid regular expression" in v["RX"].reason
+    assert v["RX"].error_kind == "code_params" and "'([' is not a valid regular expression" in v["RX"].reason
     assert "unknown regex flag 'g'" in v["FL"].reason and "'source' must be 'files' or 'response'" in v["FL"].reason
     assert v["OK"].judged and v["OK"].hit is True
 

@@ -110,8 +110,8 @@ def test_globs_and_deck_paths_through_the_router(tmp_path):
     for rid in ("G1", "G3", "G4", "P1", "P2", "L1"):
         assert v[rid].judged and v[rid].hit is True, (rid, v[rid].reason)
     assert "deck.pptx" in v["L1"].reason
-    for rid in ("G2", "G5", "P3"):  # refused: unjudged code_error naming what to write, never a silent miss
-        assert not v[rid].judged and v[rid].error_kind == "code_error", (rid, v[rid].reason)
+    for rid in ("G2", "G5", "P3"):  # refused: unjudged code_params naming what to write, never a silent miss
+        assert not v[rid].judged and v[rid].error_kind == "code_params", (rid, v[rid].reason)
     assert "write 'report.md'" in v["G2"].reason and "write 'deck.pptx'" in v["P3"].reason
     assert "outside /app/output" in v["G5"].reason
 

@@ -113,5 +113,18 @@ def test_one_model_row_answered_keeps_the_share_rule():
     crit = _mixed()
     report = account(crit, _verdicts(crit, {"A1": "api_error"}), ScoringPolicy())
     assert not report.systemic and report.degraded
-    task_fault = account(crit, _verdicts(crit, {"A1": "code_missing", "A2": "code_missing"}), ScoringPolicy())
-    assert not task_fault.systemic  # not an endpoint outage: rule 1 decides (2 of 5 is not above 0.4)
+    task_fault = account(crit, _verdicts(crit, {"A1": "workflow_missing", "A2": "workflow_missing"}), ScoringPolicy())
+    assert not task_fault.systemic  # not an endpoint outage nor a rubric fault: rule 1 decides (2 of 5 is not above 0.4)
+
+
+@pytest.mark.parametrize("kind", ["code_missing", "code_params", "dep_missing"])
+@pytest.mark.parametrize("unjudged_negative", ["deduct", "ignore"])
+def test_a_rubric_fault_on_one_positive_row_is_systemic(kind, unjudged_negative):
+    """Trial 19 P-4: a row the rubric itself makes unjudgeable (an unknown method, parameters its method refuses, a
+    dangling depends_on) lowers every rollout's reward alike, a positive row too: systemic whatever the policy."""
+    crit = _mixed()
+    report = account(crit, _verdicts(crit, {"C2": kind}), ScoringPolicy(unjudged_negative=unjudged_negative))
+    assert report.systemic and report.exit_code == "judge:scorer_error"
+    assert "the rubric cannot be judged as written: 1 row(s) (C2)" in (report.exit_reason or "")
+    content = account(crit, _verdicts(crit, {"C2": "code_error"}), ScoringPolicy(unjudged_negative=unjudged_negative))
+    assert not content.systemic and content.degraded  # the method raised on this rollout's files: as before

@@ -1,7 +1,8 @@
 """Trial 10 F1: a `depends_on` id naming no row is a rubric fault the fleet can mask, not a
 clean judged miss: the row is unjudged ``dep_missing`` (as an unknown code method is
-``code_missing``), so coverage drops and the run is degraded. A real `cowork-judge run`
-against the simulator over HTTP."""
+``code_missing``), so coverage drops; since trial 19 P-4 a rubric fault on any row makes the run systemic
+(``judge:scorer_error``, exit 1): it lowers every rollout's reward alike. A real `cowork-judge run` against the
+simulator over HTTP."""
 
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ def test_a_dangling_dependency_leaves_the_row_unjudged_dep_missing(judge_run, tm
     (tests / "rubric.json").write_text(json.dumps(rubric))
     shutil.copy(EXAMPLE_TESTS / "judge_instruction.md", tests)
     run = judge_run(tests, ROLLOUTS / "chat", oracle={"A": {"hit": True}, "B": {"hit": True}, "C-NEG": {"hit": False}})
-    assert run.returncode == 0, run.stderr
+    assert run.returncode == 1, run.stderr
+    assert (run.doc["status"], run.doc["exit_code"]) == ("error", "judge:scorer_error"), run.doc["exit_reason"]
     v = run.verdicts
     assert v["A"]["judged"] is False and v["A"]["error_kind"] == "dep_missing", v["A"]
     assert "NOPE" in v["A"]["reason"] and v["A"]["gate"] == "closed"

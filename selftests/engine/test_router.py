@@ -126,7 +126,10 @@ def test_gate_rules_across_segments(judge_run, tmp_path):
     assert ef["judge_unjudged"] == 2 and ef["judge_error_kind"] == "code_missing"  # the router's specific cause
     assert ef["judge_coverage_by_method"] == {"agentic": 0.8, "code": 0.5, "workflow": 1.0}
     assert ef["judge_unjudged_weight_frac"] == pytest.approx(2 / 8)
-    assert run.doc["exit_code"] is None and run.doc["exit_reason"] == "2 of 10 rows not judged (code_missing)"
+    # trial 19 P-4: an unknown method is the rubric's fault on every rollout: systemic even on a positive row
+    assert run.doc["exit_code"] == "judge:scorer_error"
+    assert run.doc["exit_reason"].startswith("systemic judge failure: 2 of 10 rows not judged (code_missing): the "
+                                             "rubric cannot be judged as written: 1 row(s) (C-UNJUDGED)")
 
 
 def test_pure_code_rubric_needs_no_credentials_and_no_model(judge_run, tmp_path):
@@ -176,7 +179,7 @@ def test_code_method_failures_are_isolated(tmp_path, monkeypatch):
     assert time.monotonic() - t0 < 4.0  # the sleeping method was abandoned at its timeout
     assert (v["slow"].judged, v["slow"].error_kind) == (False, "code_timeout")
     assert v["boom"].error_kind == "code_error" and "ValueError: cannot parse the thing" in v["boom"].reason
-    assert v["bad-params"].error_kind == "code_error" and "pattern" in v["bad-params"].reason
+    assert v["bad-params"].error_kind == "code_params" and "pattern" in v["bad-params"].reason
     assert v["liar"].error_kind == "code_error" and "not (hit, reason, artifacts)" in v["liar"].reason
     assert v["ok"].judged and v["ok"].hit is True
 

@@ -132,8 +132,8 @@ def publish_artifacts(ctx: SegmentContext) -> None:
 def judge_code_row(row: Criterion, ctx: SegmentContext) -> CodeOutcome:
     """Run one `code` row's method and return its outcome; never raises.
 
-    Unknown method ⇒ ``code_missing``; parameters that do not fit its signature ⇒
-    ``code_error``; past ``JUDGE_CODE_TIMEOUT`` ⇒ ``code_timeout`` (``deadline`` when the
+    Unknown method ⇒ ``code_missing``; parameters its check refuses (`param_errors`: an unknown
+    key, a bad value; the same on every rollout) ⇒ ``code_params``; past ``JUDGE_CODE_TIMEOUT`` ⇒ ``code_timeout`` (``deadline`` when the
     run deadline cut it); an exception ⇒ its kind by `classify` (``render_env`` for a
     missing tool, ``code_error`` otherwise). The method's artifacts come back in the
     outcome (`judge_code_rows` carries them to the later rows, the router to the later segments).
@@ -151,7 +151,7 @@ def judge_code_row(row: Criterion, ctx: SegmentContext) -> CodeOutcome:
         return CodeOutcome(Verdict.unjudged(row.id, "code_missing", f"unknown code method {name!r}; registered: {known}", method="code"))
     bad = param_errors(method, row.code.params)
     if bad:
-        return CodeOutcome(Verdict.unjudged(row.id, "code_error", f"code_method_params of {name}: {'; '.join(bad)}",
+        return CodeOutcome(Verdict.unjudged(row.id, "code_params", f"code_method_params of {name}: {'; '.join(bad)}",
                                             method="code"))
     remaining = ctx.deadline.remaining()
     if remaining <= 0:

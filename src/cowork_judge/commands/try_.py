@@ -566,6 +566,20 @@ def _stage(task: TaskInfo, rollout: Rollout, out: Path, verifier_env: dict[str, 
     return staged
 
 
+UNJUDGED_SHOWN = 8
+"""How many unjudged rows `_say_unjudged` names under the reward (the rest are in result.json)."""
+
+
+def _say_unjudged(outcome: Outcome) -> None:
+    """Name each unjudged row with its kind and reason under the reward (trial 19 P-4: the reason of a
+    rubric fault such as ``code_params`` was only in result.json)."""
+    for rid, kind, reason in outcome.unjudged_rows[:UNJUDGED_SHOWN]:
+        text = reason if len(reason) <= 300 else reason[:299] + "…"
+        _say(f"  not judged: {rid} ({kind}): {text}" if text else f"  not judged: {rid} ({kind})")
+    if len(outcome.unjudged_rows) > UNJUDGED_SHOWN:
+        _say(f"  … and {len(outcome.unjudged_rows) - UNJUDGED_SHOWN} more unjudged row(s) in result.json")
+
+
 def _report(outcome: Outcome, staged: Staged, proc: ProcResult, seconds: float, cache_line: str | None = None) -> int:
     verifier = staged.verifier
     _say(f"test.sh finished in {seconds:.0f} s" + (" (STOPPED at the timeout: Harbor would record a verifier timeout)"
@@ -582,6 +596,7 @@ def _report(outcome: Outcome, staged: Staged, proc: ProcResult, seconds: float, 
         detail = f" ({outcome.rows - unjudged} of {outcome.rows} rows judged" + (
             "; unjudged: " + ", ".join(f"{k} {v}" for k, v in sorted(outcome.unjudged.items())) if unjudged else "") + ")"
         _say(f"status: {outcome.status}   coverage: {cov}{detail if outcome.rows else ''}")
+        _say_unjudged(outcome)
     if cache_line and outcome.status is not None:  # trial 15 P-5: reused verdicts are said with the reward
         _say(cache_line)
     if outcome.delivery_missing and not outcome.exit_code and outcome.set_aside:  # trial 7 F1: named, not "check --rollout"

@@ -36,6 +36,10 @@ class Consequence:
             broken workflow assets, no renderer or backend installed). An unjudged negative row of
             this kind that the policy counts as hit makes the run systemic (`core.coverage.account`):
             the judge's failure lowered the reward, for every rollout alike.
+        rubric_fault: the rubric cannot be judged as written (an unknown code method, code_method_params its
+            method refuses, a dangling ``depends_on``): known from the rubric alone, before any deliverable is
+            read, and the same for every rollout. Any row unjudged for such a kind — a positive row too —
+            makes the run systemic (`core.coverage.account`, rule 5): every reward of the task is wrong alike.
     """
 
     retry: bool
@@ -44,6 +48,7 @@ class Consequence:
     resplit: bool = False
     stops_run: bool = False
     judge_side: bool = False
+    rubric_fault: bool = False
 
 
 def _table(entries: dict[str, Consequence]) -> Mapping[str, Consequence]:
@@ -56,6 +61,9 @@ def _table(entries: dict[str, Consequence]) -> Mapping[str, Consequence]:
 _NO_RETRY_SCORER = Consequence(retry=False, backoff=False, systemic_exit_code="judge:scorer_error")
 _TASK_FAULT = Consequence(retry=False, backoff=False, systemic_exit_code="judge:scorer_error", judge_side=True)
 """A failure of the task's own rubric, assets or verifier environment: the same for every rollout."""
+_RUBRIC_FAULT = Consequence(retry=False, backoff=False, systemic_exit_code="judge:scorer_error", judge_side=True,
+                            rubric_fault=True)
+"""A task fault in the rubric's own text (`Consequence.rubric_fault`): systemic on any row."""
 
 CONSEQUENCES: Mapping[str, Consequence] = _table({
     "rate_limit": Consequence(retry=True, backoff=True, systemic_exit_code="judge:api_error", resplit=True, judge_side=True),
@@ -75,7 +83,9 @@ CONSEQUENCES: Mapping[str, Consequence] = _table({
     "backend_error": _NO_RETRY_SCORER,
     "code_error": _NO_RETRY_SCORER,
     "code_timeout": Consequence(retry=False, backoff=False, systemic_exit_code="judge:timeout"),
-    "code_missing": _TASK_FAULT,
+    "code_missing": _RUBRIC_FAULT,
+    # code_method_params the method's own check refuses (trial 19 P-4: "source": "final_message"): the rubric's typo
+    "code_params": _RUBRIC_FAULT,
     # a text row over a deck (trial 17 P-1): the rubric reads text where the task asks for binary files, for every
     # rollout alike; under `deduct` a hurdle that could not look is fatal, so the run must say not to trust it
     "no_text": _TASK_FAULT,
@@ -87,7 +97,7 @@ CONSEQUENCES: Mapping[str, Consequence] = _table({
     "evidence_budget": Consequence(retry=False, backoff=False, systemic_exit_code="judge:timeout"),
     "asset_broken": _TASK_FAULT,
     "dep_unjudged": Consequence(retry=False, backoff=False, systemic_exit_code=None),
-    "dep_missing": _TASK_FAULT,  # a rubric fault, as code_missing
+    "dep_missing": _RUBRIC_FAULT,  # a rubric fault, as code_missing
     "not_applicable": Consequence(retry=False, backoff=False, systemic_exit_code=None),
     "trajectory_missing": _NO_RETRY_SCORER,
     "no_verdict": _TASK_FAULT,

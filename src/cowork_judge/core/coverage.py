@@ -145,7 +145,7 @@ def complete_kinds(rows: Sequence[Criterion], verdicts: Mapping[str, Verdict]) -
 def _systemic(criteria: Sequence[Criterion], unjudged: Mapping[str, ErrorKind], weights: Mapping[str, float],
               policy: ScoringPolicy, table: Mapping[str, Consequence]) -> tuple[bool, str | None]:
     """Whether the unjudged rows make a systemic failure, and the reason when a rule other than the
-    share of rows decided it. Four rules, any one suffices (docs/scoring.md "Systemic failure"):
+    share of rows decided it. Five rules, any one suffices (docs/scoring.md "Systemic failure"):
 
     1. share: unjudged rows / all rows > ``systemic_fraction`` and ≥ ``systemic_min`` rows;
     2. cut: any row unjudged ``interrupted`` or ``deadline`` (the judge could not finish the run);
@@ -153,10 +153,13 @@ def _systemic(criteria: Sequence[Criterion], unjudged: Mapping[str, ErrorKind], 
        (`is_endpoint_outage`): what was scored is the code rows alone;
     3. judge-side penalty: under ``unjudged_negative='deduct'``, a negative row (hurdle or negative
        weight) unjudged for a judge-side kind (`Consequence.judge_side`: an outage of the endpoint, or the
-       task's own rubric, assets or environment broken): the judge's failure lowered the reward.
+       task's own rubric, assets or environment broken): the judge's failure lowered the reward;
+    5. rubric fault: any row (a positive row too) unjudged for a kind `Consequence.rubric_fault` marks (an unknown
+       code method, parameters its method refuses, a dangling ``depends_on``): every rollout's reward is wrong alike.
     """
     if not unjudged:
         return False, None
+    faulty = [c.id for c in criteria if c.id in unjudged and unjudged[c.id] in table and table[unjudged[c.id]].rubric_fault]
     n = len(criteria)
     if len(unjudged) / n > policy.systemic_fraction and len(unjudged) >= policy.systemic_min:
         return True, None
@@ -167,6 +170,9 @@ def _systemic(criteria: Sequence[Criterion], unjudged: Mapping[str, ErrorKind], 
     if applied:
         return True, (f"the judge's failure applied {len(applied)} negative row(s) ({', '.join(applied)}) "
                       f"under JUDGE_UNJUDGED_NEGATIVE=deduct")
+    if faulty:  # trial 19 P-4: a rubric typo lowers every rollout's reward alike
+        return True, (f"the rubric cannot be judged as written: {len(faulty)} row(s) ({', '.join(faulty)}) "
+                      "unjudged for the rubric's own fault, the same on every rollout; fix the rubric (lint-rubric names it)")
     asked = [c.id for c in criteria if c.judge_method != "code"]
     if asked and all(i in unjudged and is_endpoint_outage(unjudged[i], table) for i in asked):
         return True, "no row that needs a model was judged: the endpoint answered none"  # trial 15 P-10

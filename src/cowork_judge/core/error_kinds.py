@@ -29,6 +29,7 @@ ErrorKind = Literal[
     "code_error",  # a code method raised
     "code_timeout",  # a code method ran past JUDGE_CODE_TIMEOUT
     "code_missing",  # code_method_name is not registered in CODE_METHODS
+    "code_params",  # code_method_params do not fit the method (an unknown key, a bad value): the rubric's fault
     "no_text",  # a text code row on a hurdle or deduction found only binary files to search (a deck): it could not look
     "workflow_missing",  # workflow not found, failed to import, ABI mismatch, no router
     "workflow_error",  # a workflow raised, overran its budget, or returned no verdict for the row

@@ -8,7 +8,7 @@ own business; (2) a dependency judged and not met ⇒ ``judged=true, hit=false``
 hit (its fault absent: `Criterion.gate_met`, trial 14 F3); (3) a dependency not judged ⇒ unjudged ``dep_unjudged`` (distinct
 from a miss). A dependency naming no row of the rubric (a typo) is a rubric fault, not a
 miss: the row is unjudged ``dep_missing``, no call (trial 10 F1: as an unknown code method
-is ``code_missing``, so coverage drops and the run is degraded). Short-circuits apply only to rows whose score the gate decides (weight ≥ 0,
+is ``code_missing``, so coverage drops and the run is systemic: a rubric fault). Short-circuits apply only to rows whose score the gate decides (weight ≥ 0,
 not hurdle): deductions and hurdles ignore gates in scoring, so they are always judged.
 Only scoring decides the reward; gates save calls and keep the trace honest.
 """

@@ -49,6 +49,7 @@ from cowork_judge.run.collect import (
     copy_stray,
     delivery_details,
     no_delivery_reason,
+    no_output_folder_notes,
 )
 from cowork_judge.run.fingerprint import verdict_fingerprint
 from cowork_judge.run.verdict_cache import RunCache
@@ -320,8 +321,9 @@ def _delivery(run: _Run, paths: RunPaths, redactor: Redactor, criteria: Sequence
     if paths.logs_dir_absent:  # trial 6 F9: a mistyped --logs-dir hides the final message
         absent = logs_dir_absent_reason(paths.logs_dir)
         if delivery.missing:
+            also = "".join(f"; also: {n}" for n in no_output_folder_notes(delivery, paths))  # trial 19 P-3
             return run.failed(criteria, "delivery_unreadable", "judge:scorer_error",
-                              f"{absent}, so nothing was scored (not 'nothing delivered')", delivery=delivery)
+                              f"{absent}, so nothing was scored (not 'nothing delivered'){also}", delivery=delivery)
         run.warn("delivery", [f"{absent}; only the deliverable files were judged"], prefix="delivery: ")
     if delivery.missing and delivery.unreadable:
         return run.failed(criteria, "delivery_unreadable", "judge:scorer_error",

@@ -987,6 +987,7 @@ class Outcome:
         coverage: ``extra_fields.judge_coverage`` (fraction of rows judged, 0–1).
         rows: number of rubric rows in ``results``.
         unjudged: ``error_kind`` → number of rows left unjudged with it.
+        unjudged_rows: ``(row id, error_kind, reason)`` of each unjudged row, in the rubric's order.
         documents: file name → path, for the `DOCUMENTS` that exist.
         warnings: ``details.warnings`` of ``result.json`` (the rubric's and the run's: a misspelt row
             key such as ``wieght``, a row without weight…), in order.
@@ -1009,6 +1010,7 @@ class Outcome:
     coverage: float | None = None
     rows: int = 0
     unjudged: dict[str, int] = field(default_factory=dict)
+    unjudged_rows: list[tuple[str, str, str]] = field(default_factory=list)
     documents: dict[str, Path] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     delivery_missing: bool = False
@@ -1057,6 +1059,8 @@ def read_outcome(verifier: Path) -> Outcome:
     out.cached = sum(1 for r in results if r.get("cached") is True)
     out.fatal, out.fatal_rows = doc.get("fatal") is True, fatal_rows(doc)
     out.unjudged = dict(Counter(str(r.get("error_kind") or "unjudged") for r in results if r.get("judged") is False))
+    out.unjudged_rows = [(str(r.get("id")), str(r.get("error_kind") or "unjudged"), str(r.get("reason") or ""))
+                         for r in results if r.get("judged") is False]
     out.set_aside = _set_aside(_table(doc, "details").get("delivery"))
     warnings = _table(doc, "details").get("warnings")
     out.warnings = [str(w) for w in warnings if isinstance(w, str) and w.strip()] if isinstance(warnings, list) else []

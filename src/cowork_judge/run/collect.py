@@ -121,7 +121,34 @@ def collect_delivery(paths: RunPaths, config: JudgeConfig) -> Delivery:
             delivery.from_chat = True
         else:
             delivery.missing = True
+        delivery.notes.extend(no_output_folder_notes(delivery, paths))
     return delivery
+
+
+DELIVERABLE_SUFFIXES = frozenset({".pptx", ".ppt", ".odp", ".key", ".pdf", ".docx", ".doc", ".odt", ".xlsx", ".xls",
+                                  ".ods", ".md", ".html", ".htm", ".csv", ".txt", ".png", ".jpg", ".jpeg", ".svg"})
+"""Suffixes of the files `no_output_folder_notes` takes for deliverables left at the app dir's top."""
+
+
+def no_output_folder_notes(delivery: Delivery, paths: RunPaths) -> list[str]:
+    """The warning of a run that scored no file because the app dir has no output folder at all while
+    deliverable-looking files (`DELIVERABLE_SUFFIXES`) sit at its top (trial 19 P-3: ``--app-dir`` given the
+    deck's own folder, not its parent): a line naming the folder, the files (at most `MAX_SET_ASIDE_NAMED`)
+    and the layout (``--app-dir /app``, deliverables in ``/app/output``). Empty otherwise. The run is still
+    "nothing delivered": an agent that saved its work outside output/ delivered nothing."""
+    if os.path.lexists(paths.output_dir):
+        return []
+    top = [s.rel for s in delivery.stray if s.reason == "outside_scored_set" and Path(s.path).parent == paths.app_dir
+           and Path(s.rel).suffix.lower() in DELIVERABLE_SUFFIXES]
+    if not top:
+        return []
+    shown = ", ".join(top[:MAX_SET_ASIDE_NAMED]) + (f" and {len(top) - MAX_SET_ASIDE_NAMED} more" if len(top) > MAX_SET_ASIDE_NAMED else "")
+    app = paths.app_dir
+    hint = (f"did you mean --app-dir {app.parent} (the folder that holds {app.name}/)?" if app.name == paths.output_dir.name
+            else f"did you mean the folder that holds the deliverables' output/, or to put these files in {paths.output_dir}/?")
+    return [f"the app dir {app} (--app-dir / JUDGE_APP_DIR) has no {paths.output_dir.name}/ folder, so nothing in it was "
+            f"judged, but it holds {len(top)} file(s) at its top that look like deliverables ({shown}): {hint} The judge "
+            f"reads only {paths.output_dir} (the layout is --app-dir /app, deliverables in /app/output)"]
 
 
 def _real(path: Path) -> Path | None:

@@ -1,0 +1,64 @@
+"""Trial 19 P-4: a code row whose ``code_method_params`` its method refuses (``"source": "final_message"``, an
+unknown key) was unjudged ``code_error``, classed content-caused: a hurdle zeroed every rollout with ``status:
+success``, no ``exit_code`` and ``try`` exit 0, and a positive row lowered every reward the same way. The parameters
+are a property of the rubric (the same on every rollout), exactly like a misspelt method (``code_missing``): the row
+is now unjudged ``code_params`` and the run is systemic (``judge:scorer_error``), for a hurdle and a positive row alike;
+``try`` names the row's reason under the reward. Real ``try`` in a child process against the simulator over HTTP."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from cowork_judge.sim import DemoPolicy, SimServer
+from install.test_try_output import shared_cache, try_cli
+
+GOOD = {"id": "C-RAYLEIGH", "description": "The answer names Rayleigh scattering.", "weight": 1,
+        "judge_method": "code", "code_method_name": "text_contains",
+        "code_method_params": {"text": "Rayleigh", "source": "response"}}
+HURDLE = {"id": "H-AI", "description": "The answer contains the phrase 'As an AI'.", "weight": 0, "hurdle": True,
+          "judge_method": "code", "code_method_name": "text_contains",
+          "code_method_params": {"text": "As an AI", "source": "final_message"}}
+POSITIVE = {"id": "C-WORDS", "description": "10 to 200 words.", "weight": 1, "judge_method": "code",
+            "code_method_name": "word_count_between",
+            "code_method_params": {"min_words": 5, "max_words": 200, "source": "response", "max_chars": 9}}
+ANSWER = "Air scatters blue light more than red: Rayleigh scattering.\n"
+
+
+def _chat_task(root, rows):
+    task = root / "chat"
+    (task / "tests").mkdir(parents=True)
+    (task / "task.toml").write_text('version = "1.0"\n\n[verifier]\ntimeout_sec = 600.0\n')
+    (task / "instruction.md").write_text("In your final message, explain why the sky is blue.\n")
+    (task / "tests" / "task_prompt.md").write_text((task / "instruction.md").read_text())
+    (task / "tests" / "rubric.json").write_text(json.dumps({"rubrics": rows}))
+    proc = subprocess.run([sys.executable, "-m", "cowork_judge", "init", str(task)], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return task
+
+
+@pytest.mark.parametrize(("row", "reason"), [
+    (HURDLE, "parameter 'source' must be 'files' or 'response', got 'final_message'"),
+    (POSITIVE, "unknown parameter 'max_chars'"),
+])
+def test_code_params_a_method_refuses_make_the_run_systemic_and_try_says_why(tmp_path, sandbox_ready, row, reason):
+    task = _chat_task(tmp_path, [GOOD, row])
+    answer = tmp_path / "answer.txt"
+    answer.write_text(ANSWER)
+    with SimServer(DemoPolicy()) as sim:
+        proc = try_cli(str(task), "--final-message", str(answer), "--out", str(tmp_path / "out"),
+                       cache=shared_cache(tmp_path / "cache"), tmpdir=tmp_path / "tmp",
+                       env={"JUDGE_BASE_URL": sim.url, "JUDGE_API_KEY": "sk-sim-rehearsal"})
+    said = proc.stdout + proc.stderr
+    assert proc.returncode == 1, said
+    assert "status: error" in said and "unjudged: code_params 1" in said, said
+    assert f"not judged: {row['id']} (code_params): code_method_params of" in said and reason in said, said
+    doc = json.loads((tmp_path / "out" / "logs" / "verifier" / "result.json").read_text())
+    assert (doc["status"], doc["exit_code"]) == ("error", "judge:scorer_error"), doc["exit_reason"]
+    verdict = {r["id"]: r for r in doc["results"]}[row["id"]]
+    assert verdict["judged"] is False and verdict["error_kind"] == "code_params" and reason in verdict["reason"]
+    assert {r["id"]: r for r in doc["results"]}["C-RAYLEIGH"]["hit"] is True  # the good row is judged as before
