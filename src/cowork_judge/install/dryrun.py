@@ -118,7 +118,7 @@ def read_task(task_dir: Path) -> TaskInfo:
         TryError: no such folder, no ``tests/test.sh``, no ``tests/rubric.json``, no or an
             unreadable ``task.toml``.
     """
-    from cowork_judge.install.taskinit import COLLECT_COMMAND, OLD_COLLECT_COMMANDS, is_separate
+    from cowork_judge.install.taskinit import COLLECT_COMMAND, OLD_COLLECT_COMMANDS, is_separate, rubric_too_high
 
     root = Path(task_dir)
     if not root.is_dir():
@@ -131,6 +131,8 @@ def read_task(task_dir: Path) -> TaskInfo:
     if not (tests / "test.sh").is_file():
         raise TryError(f"{tests / 'test.sh'}: missing (Harbor runs tests/test.sh; `cowork-judge init {root}` writes it)")
     _refuse_placeholder(root, tests / "test.sh")
+    if not (tests / "rubric.json").is_file() and rubric_too_high(root):
+        raise TryError(f"{tests / 'rubric.json'}: missing, but {rubric_too_high(root)}")
     if not (tests / "rubric.json").is_file():
         raise TryError(f"{tests / 'rubric.json'}: missing (the rubric the judge scores against; see docs/rubric.md, and "
                        "`cowork-judge gen-ppt-rubrics` for a deck task)")
