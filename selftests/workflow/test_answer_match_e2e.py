@@ -125,7 +125,8 @@ def test_an_answer_read_from_a_file_says_so_in_the_row_and_the_run_warning(judge
     assert run.returncode == 0, run.stderr
     row = run.verdicts["ANSWER"]
     assert row["level"] == 1.0 and "answer read from output/notes.md: no final message was given" in row["reason"], row
-    assert "answer_match: answer read from output/notes.md: no final message was given" in run.stderr
+    said = [w for w in run.doc["details"]["warnings"] if "answer_match row ANSWER: answer read from output/notes.md" in w]
+    assert len(said) == 1 and "no final message was given" in said[0], run.doc["details"]["warnings"]
     tests, rollout = _instance(tmp_path / "m", [answer_row("ANSWER", "499 s")], message="Answer: 499 s",
                                files={"notes.md": b"Answer: 3 s\n"})
     run = judge_run(tests, rollout, oracle={}, env=ENV)

@@ -77,15 +77,25 @@ def run(criteria: list[Criterion], ctx: WorkflowContext, budget_sec: float) -> l
 
 def read_from_files(ctx: WorkflowContext, response: str) -> str:
     """Where the answer was read from when it is not the final message: ``"answer read from output/a.md: no
-    final message was given"`` (also logged once as the run's warning); "" when the final message is the
-    response or there is nothing to read."""
+    final message was given"``; "" when the final message is the response or there is nothing to read."""
     files = response_files(ctx.delivery) if response.strip() else []
     if not files:
         return ""
     shown = ", ".join(f"output/{f}" for f in files[:5]) + (f" and {len(files) - 5} more" if len(files) > 5 else "")
-    note = f"answer read from {shown}: no final message was given"
-    ctx.log.warning("answer_match: %s (docs/answer-match.md: where the answer is read from)", note)
-    return note
+    return f"answer read from {shown}: no final message was given"
+
+
+def from_files_warning(criteria: Sequence[Criterion], delivery: Any) -> list[str]:
+    """The run's one warning when its `answer_match` rows read the answer from deliverables for want of a final
+    message (trial 20 P-3): ``["answer_match rows A, B: answer read from output/…: no final message was given …"]``;
+    [] otherwise (a final message, no such row, no text deliverable)."""
+    ids = [c.id for c in criteria if c.judge_method == "workflow" and c.workflow.name == "answer_match"]
+    files = response_files(delivery) if ids and response_text(delivery).strip() else []
+    if not files:
+        return []
+    shown = ", ".join(f"output/{f}" for f in files[:5]) + (f" and {len(files) - 5} more" if len(files) > 5 else "")
+    return [f"answer_match row{'s' if len(ids) > 1 else ''} {', '.join(ids)}: answer read from {shown}: no final "
+            "message was given (docs/answer-match.md: where the answer is read from)"]
 
 
 def judge_row(c: Criterion, ctx: WorkflowContext, response: str) -> Verdict:
