@@ -52,3 +52,18 @@ def test_rubric_and_task_prompt_read_by_a_tool_ground_nothing(tmp_path: Path) ->
     assert not grounding.quote_found("The slides are visually clear", seen)
     assert not grounding.quote_found("explains LLM agents", seen)
     assert grounding.quote_found("act and observe", _seen(ws, ("read_text", {"path": "output/notes.md"})))
+
+
+def test_the_simulators_honest_quotes_skip_what_grounds_nothing(tmp_path: Path) -> None:
+    """The simulator's honest judge quotes only lines the run would accept (no listing line, no rubric read back)."""
+    from cowork_judge.sim.quotes import evidence_lines
+
+    ws = _workspace(tmp_path)
+    tools = WorkspaceTools(ws)
+    rows = [Criterion(id="A", description="The slides are visually clear", polarity="positive", hit_means="met")]
+    text = "\n".join([first_user_message(rows, ws, "Make a deck.", None),
+                      fence("tool_output", tools.list_files(".").text, **UNQUOTABLE),
+                      fence("tool_output", tools.read_text("output/notes.md").text)])
+    lines = evidence_lines(text)
+    assert "Agents plan, act and observe in a loop." in lines
+    assert not [ln for ln in lines if "bytes)" in ln or "\t" in ln or "rubric" in ln], lines
