@@ -115,3 +115,19 @@ def test_a_later_mid_line_answer_sends_the_row_to_the_model(judge_run, tmp_path)
     tests, rollout = _instance(tmp_path / "repeated", rubric, message="So: answer = 3.5 km.\nAnswer: 3.5 km")
     run = judge_run(tests, rollout, oracle={}, env=ENV)
     assert run.model_requests == 0 and run.reward == 1.0
+
+
+def test_an_answer_read_from_a_file_says_so_in_the_row_and_the_run_warning(judge_run, tmp_path):
+    """Trial 20 P-3: no final message, the answer in a deliverable: the row still reads it (docs/answer-match.md, where
+    the answer is read from), but its reason and one run warning name the file, never a silent credit."""
+    tests, rollout = _instance(tmp_path / "f", [answer_row("ANSWER", "499 s")], files={"notes.md": b"Answer: 499 s\n"})
+    run = judge_run(tests, rollout, oracle={}, env=ENV)
+    assert run.returncode == 0, run.stderr
+    row = run.verdicts["ANSWER"]
+    assert row["level"] == 1.0 and "answer read from output/notes.md: no final message was given" in row["reason"], row
+    said = [w for w in run.doc["details"]["warnings"] if "answer_match row ANSWER: answer read from output/notes.md" in w]
+    assert len(said) == 1 and "no final message was given" in said[0], run.doc["details"]["warnings"]
+    tests, rollout = _instance(tmp_path / "m", [answer_row("ANSWER", "499 s")], message="Answer: 499 s",
+                               files={"notes.md": b"Answer: 3 s\n"})
+    run = judge_run(tests, rollout, oracle={}, env=ENV)
+    assert run.verdicts["ANSWER"]["level"] == 1.0 and "read from" not in run.verdicts["ANSWER"]["reason"]

@@ -69,6 +69,13 @@ PROTOCOL = """
   it; null otherwise. A quote that is not in that text does not count.
 """
 
+LISTING_HEAD = "Deliverables in output/ (names chosen by the agent):\n"
+"""The line before the spotlighted deliverable listing (names and sizes the judge's side
+wrote down): that span is data but not the agent's work, so it grounds no quote (`agent_spans`)."""
+UNQUOTABLE = {"quotable": "no"}
+"""The attribute of a ``<tool_output>`` block that shows no agent text (a file listing, the
+rubric, the task prompt, the instruction): its text grounds no quote (`evidence_texts`)."""
+
 WORKSPACE_EVIDENCE_CHARS = 4_000_000
 """Characters of workspace text a CLI judge's quotes are checked against, at most."""
 
@@ -107,12 +114,22 @@ def workspace_evidence(workspace: Path) -> list[str]:
     return out
 
 
+def agent_spans(text: str) -> list[str]:
+    """The spotlighted spans of `text` (`spotlight.spans`) that hold the agent's own text:
+    every span except the deliverable listing (the one right after `LISTING_HEAD`: file
+    names and sizes, written down by the judge's side)."""
+    listing = LISTING_HEAD + spotlight.begin() + "\n"
+    return [s for s in spotlight.spans(text) if listing + s + "\n" + spotlight.end() not in text]
+
+
 def evidence_texts(messages: Sequence[dict[str, Any]]) -> list[str]:
-    """The evidence text a conversation showed the judge: every spotlighted span
-    (`spotlight.spans`: the deliverable listing, inlined deliverables, the final message,
-    the evidence summary, tool output) of its user and tool messages. Never the system
-    message, the task prompt or the rubric rows: a quote found only there grounds nothing
-    (`core.grounding`)."""
+    """The evidence text a conversation showed the judge: the agent's own text among the
+    spotlighted spans (`agent_spans`: inlined deliverables, the final message, the evidence
+    summary, tool output reading the agent's files) of its user and tool messages. Never the
+    system message, the task prompt, the rubric rows, the deliverable listing or an
+    `UNQUOTABLE` tool output (a file listing; the rubric, task prompt or instruction read by a
+    tool): a quote found only there grounds nothing (`core.grounding`)."""
+    unquotable = fence("tool_output", "", **UNQUOTABLE).split("\n", 1)[0]
     out: list[str] = []
     for message in messages:
         if message.get("role") not in ("user", "tool"):
@@ -121,7 +138,9 @@ def evidence_texts(messages: Sequence[dict[str, Any]]) -> list[str]:
         parts = [content] if isinstance(content, str) else [
             p.get("text", "") for p in content or [] if isinstance(p, dict) and p.get("type") == "text"]
         for text in parts:
-            out += spotlight.spans(text or "")
+            if message.get("role") == "tool" and (text or "").startswith(unquotable):
+                continue
+            out += agent_spans(text or "")
     return out
 
 
@@ -177,7 +196,7 @@ def shared_context(workspace: Path, task_prompt: str, final_message: str | None,
     listing = [neutralise(f"output/{p.relative_to(workspace / 'output').as_posix()} ({p.stat().st_size} bytes)") for p in files[:LISTED_FILES]]
     if len(files) > LISTED_FILES:
         listing.append(f"... and {len(files) - LISTED_FILES} more file(s): call list_files to see them")
-    parts.append("Deliverables in output/ (names chosen by the agent):\n"
+    parts.append(LISTING_HEAD
                  + (spotlight.wrap("\n".join(listing)) if listing else "(none: judge the final chat message)"))
     evidence = workspace / "evidence"
     if evidence.is_dir():

@@ -54,7 +54,7 @@ from typing import Any, ClassVar
 from cowork_judge._util import procs
 from cowork_judge.agentic.base import MIN_ATTEMPT_FRACTION, Attempted, BackendFailure
 from cowork_judge.agentic.cli_proc import ProcOutcome, Watcher, run_cli
-from cowork_judge.agentic.block_prompt import first_user_message, neutralise, workspace_evidence
+from cowork_judge.agentic.block_prompt import agent_spans, first_user_message, neutralise, workspace_evidence
 from cowork_judge.safety import spotlight
 from cowork_judge.core import grounding
 from cowork_judge.core.classify import classify
@@ -327,8 +327,9 @@ class CliBackend:
         prompt = cli_prompt(self.ctx, rows, workspace)
         report = await self._run(f"{block_name}-a{attempt_no}", audit, prompt, rows, workspace, timeout_at=timeout_at)
         parsed = parse_reply(report.text, rows)
-        # quotes checked against what the CLI could read: the prompt's agent text and the workspace's text files
-        seen = grounding.evidence_of([*spotlight.spans(prompt), *workspace_evidence(workspace)])
+        # quotes checked against the agent's text the CLI could read: the prompt's (never its
+        # deliverable listing) and the workspace's (final message, text deliverables, slide text)
+        seen = grounding.evidence_of([*agent_spans(prompt), *workspace_evidence(workspace)])
         parsed.verdicts = grounding.ground(rows, parsed.verdicts, seen)
         if report.failure is not None and not (report.text and parsed.usable):
             failure = report.failure  # a failed run keeps only verdicts its last message still holds

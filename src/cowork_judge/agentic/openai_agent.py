@@ -30,6 +30,7 @@ from typing import Any
 from cowork_judge.safety.agent_text import repair
 from cowork_judge.agentic.base import Attempted, Resender
 from cowork_judge.agentic.block_prompt import (
+    UNQUOTABLE,
     evidence_texts,
     fence,
     final_turn_message,
@@ -195,7 +196,8 @@ class OpenAIAgentBackend:
         for n, tc in enumerate(reply.tool_calls):
             result = await tools.call_detached(tc["name"], tc["arguments"])
             messages.append(
-                {"role": "tool", "tool_call_id": tc["id"] or f"call_{turn}_{n}", "content": fence("tool_output", self.ctx.redactor.redact(result.text))}
+                {"role": "tool", "tool_call_id": tc["id"] or f"call_{turn}_{n}", "content": fence("tool_output", self.ctx.redactor.redact(result.text),
+                                                                            **({} if result.quotable else UNQUOTABLE))}
             )
             if result.image_data_url:
                 images.append({"type": "image_url", "image_url": {"url": result.image_data_url}})

@@ -48,10 +48,19 @@ class PathRefused(Exception):
 
 @dataclass
 class ToolResult:
-    """Text for the tool message, plus an optional image to show the model."""
+    """Text for the tool message, plus an optional image to show the model; `quotable` is
+    False when the text is not the agent's (a file listing; the rubric, the task prompt or
+    the instruction): such output grounds no quote (`block_prompt.evidence_texts`)."""
 
     text: str
     image_data_url: str | None = None
+    quotable: bool = True
+
+
+AGENT_ROOTS = frozenset({"output", "evidence", "model_response_text.txt"})
+"""The workspace entries that hold the agent's text (its deliverables, their extracted text,
+its final message); the rest (rubric.json, judge_instruction.md, task_prompt.md) is the
+judge's side and grounds no quote."""
 
 
 def _schema(name: str, description: str, properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
@@ -196,8 +205,8 @@ class WorkspaceTools:
                 lines.append(f"{self._rel(p)}\t{size}")
                 if len(lines) >= MAX_LIST_ENTRIES:
                     lines.append(f"... listing cut at {MAX_LIST_ENTRIES} entries")
-                    return ToolResult("\n".join(lines))
-        return ToolResult("\n".join(lines) if lines else "(no files)")
+                    return ToolResult("\n".join(lines), quotable=False)
+        return ToolResult("\n".join(lines) if lines else "(no files)", quotable=False)
 
     def read_text(self, path: str, offset: int = 0, limit: int = MAX_TEXT_CHARS) -> ToolResult:
         target = self._file(path)
@@ -215,7 +224,7 @@ class WorkspaceTools:
         chunk = text[offset : offset + limit]
         if offset + len(chunk) < len(text) or want < size:
             chunk += f"\n[... the file continues ({size} bytes in all); call again with offset={offset + len(chunk)}]"
-        return ToolResult(chunk)
+        return ToolResult(chunk, quotable=self.agent_written(target))
 
     def pdf_text(self, path: str, first_page: int = 1, last_page: int | None = None) -> ToolResult:
         target = self._file(path)
@@ -278,7 +287,16 @@ class WorkspaceTools:
         hits = [f"{name}:{n}: {line}" for name, n, line in found]
         if len(hits) >= max_matches:
             hits.append(f"... stopped at {max_matches} matches")
-        return ToolResult("\n".join(hits) if hits else "(no matches)")
+        quotable = all(self.agent_written(self.root / name) for name, _, _ in found)
+        return ToolResult("\n".join(hits) if hits else "(no matches)", quotable=quotable)
+
+    def agent_written(self, path: Path) -> bool:
+        """Whether `path` (inside the workspace) holds the agent's text (under `AGENT_ROOTS`)."""
+        try:
+            rel = path.relative_to(self.root)
+        except ValueError:
+            return False
+        return bool(rel.parts) and rel.parts[0] in AGENT_ROOTS
 
     def _file(self, path: str) -> Path:
         target = self.confined(path)

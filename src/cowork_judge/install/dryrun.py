@@ -64,8 +64,11 @@ KEPT_IGNORED = ("tests", "logs/verifier", "logs/artifacts")
 and the artifacts copy."""
 """Top-level names a container-layout rollout may hold besides ``app/`` and ``logs/`` (Harbor's artifacts folder)."""
 DOCUMENTS = ("reward.txt", "reward.json", "result.json", "reward-details.json", "ctrf.json", "test-sh.log", "judge.log",
-             "install.log", "env_capabilities.json", "test-stdout.txt")
+             "install.log", "env_capabilities.json", "test-stdout.txt", "judge_verdict.json", "reward_exit_message.json")
 """Files of ``/logs/verifier`` the command reports, in order."""
+DOCUMENT_FOLDERS = ("evidence", "judge")
+"""Folders of ``/logs/verifier`` the command reports after the files (trial 20 P-4): ``evidence/`` (the
+rendered pages ``cowork-judge report`` shows), ``judge/`` (the judge's audit)."""
 FAILURE_PATH_LINE = "cowork-judge/test.sh: no reward from the judge:"
 """What ``templates/test.sh``'s failure path (``finish_failed``) writes to ``test-sh.log`` before its own 0 reward."""
 _TEMPLATE = re.compile(r"\$\{([^}:]+)(?::-(.*))?\}")
@@ -118,7 +121,7 @@ def read_task(task_dir: Path) -> TaskInfo:
         TryError: no such folder, no ``tests/test.sh``, no ``tests/rubric.json``, no or an
             unreadable ``task.toml``.
     """
-    from cowork_judge.install.taskinit import COLLECT_COMMAND, OLD_COLLECT_COMMANDS, is_separate
+    from cowork_judge.install.taskinit import COLLECT_COMMAND, OLD_COLLECT_COMMANDS, is_separate, rubric_too_high
 
     root = Path(task_dir)
     if not root.is_dir():
@@ -131,6 +134,8 @@ def read_task(task_dir: Path) -> TaskInfo:
     if not (tests / "test.sh").is_file():
         raise TryError(f"{tests / 'test.sh'}: missing (Harbor runs tests/test.sh; `cowork-judge init {root}` writes it)")
     _refuse_placeholder(root, tests / "test.sh")
+    if not (tests / "rubric.json").is_file() and rubric_too_high(root):
+        raise TryError(f"{tests / 'rubric.json'}: missing, but {rubric_too_high(root)}")
     if not (tests / "rubric.json").is_file():
         raise TryError(f"{tests / 'rubric.json'}: missing (the rubric the judge scores against; see docs/rubric.md, and "
                        "`cowork-judge gen-ppt-rubrics` for a deck task)")
@@ -988,7 +993,8 @@ class Outcome:
         rows: number of rubric rows in ``results``.
         unjudged: ``error_kind`` → number of rows left unjudged with it.
         unjudged_rows: ``(row id, error_kind, reason)`` of each unjudged row, in the rubric's order.
-        documents: file name → path, for the `DOCUMENTS` that exist.
+        documents: file name → path, for the `DOCUMENTS` that exist, then ``<folder>/`` → path for the
+            `DOCUMENT_FOLDERS` that exist.
         warnings: ``details.warnings`` of ``result.json`` (the rubric's and the run's: a misspelt row
             key such as ``wieght``, a row without weight…), in order.
         delivery_missing: ``extra_fields.delivery_missing``: nothing was delivered (no output file, no
@@ -1030,6 +1036,7 @@ def read_outcome(verifier: Path) -> Outcome:
     import math
 
     out = Outcome(documents={name: verifier / name for name in DOCUMENTS if (verifier / name).is_file()})
+    out.documents.update({f"{name}/": verifier / name for name in DOCUMENT_FOLDERS if (verifier / name).is_dir()})
     try:
         out.reward_text = (verifier / "reward.txt").read_text(encoding="utf-8", errors="replace").strip()
     except OSError:

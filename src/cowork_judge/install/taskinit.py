@@ -438,13 +438,21 @@ def declared_extras(value: str, *, fallback: str = "") -> str:
     return ",".join(e.strip() for e in value.split(",") if e.strip())
 
 
+def rubric_too_high(task_dir: Path) -> str:
+    """The ``mv`` hint when ``tests/rubric.json`` is missing but the task folder holds a ``rubric.json`` (saved one
+    folder too high, trial 18 P-3): ``"a rubric.json sits one folder too high: move it (`mv …`; …)"``; "" otherwise."""
+    if os.path.isfile(task_dir / "rubric.json") and not os.path.lexists(task_dir / "tests" / "rubric.json"):
+        return (f"a rubric.json sits one folder too high: move it "
+                f"(`mv {task_dir}/rubric.json {task_dir}/tests/`; Harbor copies only tests/ into the verifier)")
+    return ""
+
+
 def _no_rubric_yet(task_dir: Path) -> str:
     """Why init found no rubric to choose the extras from: none yet, or one saved one folder too high, in the
-    task folder instead of ``tests/`` (trial 18 P-3), with the ``mv`` that puts it where Harbor copies it."""
-    if os.path.isfile(task_dir / "rubric.json") and not os.path.lexists(task_dir / "tests" / "rubric.json"):
-        return (f"tests/rubric.json is missing, but a rubric.json sits one folder too high: move it "
-                f"(`mv {task_dir}/rubric.json {task_dir}/tests/`; Harbor copies only tests/ into the verifier) and run "
-                "init again")
+    task folder instead of ``tests/`` (`rubric_too_high`), with the ``mv`` that puts it where Harbor copies it."""
+    hint = rubric_too_high(task_dir)
+    if hint:
+        return f"tests/rubric.json is missing, but {hint} and run init again"
     return "no readable tests/rubric.json yet; run init again after writing the rubric"
 
 

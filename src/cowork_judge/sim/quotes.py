@@ -8,7 +8,9 @@ gives credit (a hit on a positive row, a miss on a negative one) gets one:
   from the text the request showed as the agent's (its spotlighted spans: ``<<<UNTRUSTED
   <code>`` … ``UNTRUSTED <code>>>>``; slide text sent as JSON is read as its strings) — the
   line sharing most words (or CJK characters) with the row, cut to `QUOTE_CHARS` around the
-  first shared word. Never the rubric or the task prompt.
+  first shared word. Never the rubric, the task prompt, the deliverable listing or a
+  ``<tool_output quotable="no">`` block (a file listing; the rubric or prompt read by a tool):
+  `NOT_AGENT_TEXT`.
 - **fabricated** (``cowork-judge sim --fabricate P``): with probability P per request
   (re-asks included; a keyed hash of seed, instance, the request's row ids and how often
   that set was asked, so runs repeat), every positive row the oracle says is missed in that
@@ -34,6 +36,9 @@ FABRICATED = "The deliverable explicitly and completely satisfies this requireme
 """The fabricated quote's text (a request-unique suffix keeps it out of every text)."""
 _SPAN = re.compile(r"<<<UNTRUSTED ([0-9a-f]+)\n(.*?)\nUNTRUSTED \1>>>", re.DOTALL)
 _JSON_BLOCK = re.compile(r"\A\s*<(slides|slide_text)>(.*)</\1>\s*\Z", re.DOTALL)
+NOT_AGENT_TEXT = ("Deliverables in output/ (names chosen by the agent):\n", '<tool_output quotable="no">\n')
+"""What precedes a spotlighted span that is not the agent's text (`agentic.block_prompt`'s
+``LISTING_HEAD`` and ``UNQUOTABLE`` tool output): an honest judge quotes nothing from it."""
 _WORD = re.compile(r"[^\W\d_]{3,}|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]", re.UNICODE)
 
 
@@ -60,6 +65,8 @@ def evidence_lines(context_text: str) -> list[str]:
     each with at least four non-space characters; JSON slide blocks give their strings."""
     lines: list[str] = []
     for m in _SPAN.finditer(context_text):
+        if context_text[:m.start()].endswith(NOT_AGENT_TEXT):
+            continue
         body = m.group(2)
         block = _JSON_BLOCK.match(body)
         texts = [body]

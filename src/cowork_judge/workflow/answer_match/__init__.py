@@ -14,7 +14,8 @@ its reference material under ``answer_match`` (format in `rows`), and is one of
   reference solution (the row's ``steps``, or named by the model in one more call); the
   level is their mean on the 21-step grid (`decide.mean_level`, `_contract.level_row`).
 
-The response is the agent's final message (else its text deliverables). An empty response
+The response is the agent's final message, else (no final message) its text deliverables,
+each row's reason and one run warning then naming the files read (`read_from_files`). An empty response
 is a judged miss (level 0, no call), never an error. Calls go through ``ctx.transport`` (the
 run's in-flight limit, retries, audit); rows run in parallel up to that limit. A reply
 missing some parts or steps is asked again for those alone when JUDGE_RESPLIT is on; what
@@ -39,7 +40,13 @@ from cowork_judge.core.scales import snap_level
 from cowork_judge.core.verdicts import Verdict, parse_reply, read_level
 from cowork_judge.workflow._contract import ModelCallFailed, SampledJudge, WorkflowContext, level_row, unjudged_row
 from cowork_judge.workflow.answer_match import prompts
-from cowork_judge.workflow.answer_match.decide import code_decision, combine_parts, mean_level, response_text
+from cowork_judge.workflow.answer_match.decide import (
+    code_decision,
+    combine_parts,
+    mean_level,
+    response_files,
+    response_text,
+)
 from cowork_judge.workflow.answer_match.rows import ANSWER_LEVELS, STEP_LEVELS, RowConfigError, RowSpec, read_spec
 from cowork_judge.workflow.sampled_units import ask_unit, label
 
@@ -52,18 +59,43 @@ CHOICES = (0.0, 0.5, 1.0)
 def run(criteria: list[Criterion], ctx: WorkflowContext, budget_sec: float) -> list[Verdict]:
     """One verdict per row (see the module docstring); rows judged in parallel up to the transport's limit."""
     response = response_text(ctx.delivery)
+    from_files = read_from_files(ctx, response)
 
     def one(c: Criterion) -> Verdict:
         try:
-            return judge_row(c, ctx, response)
+            v = judge_row(c, ctx, response)
         except ModelCallFailed as exc:
             return unjudged_row(c.id, exc.kind, f"the model call failed: {exc}")
+        return v.model_copy(update={"reason": f"{v.reason} [{from_files}]"}) if from_files else v
 
     if not criteria:
         return []
     workers = max(1, min(len(criteria), int(getattr(ctx.transport, "limit", 1) or 1)))
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="answer-match") as pool:
         return list(pool.map(one, criteria))
+
+
+def read_from_files(ctx: WorkflowContext, response: str) -> str:
+    """Where the answer was read from when it is not the final message: ``"answer read from output/a.md: no
+    final message was given"``; "" when the final message is the response or there is nothing to read."""
+    files = response_files(ctx.delivery) if response.strip() else []
+    if not files:
+        return ""
+    shown = ", ".join(f"output/{f}" for f in files[:5]) + (f" and {len(files) - 5} more" if len(files) > 5 else "")
+    return f"answer read from {shown}: no final message was given"
+
+
+def from_files_warning(criteria: Sequence[Criterion], delivery: Any) -> list[str]:
+    """The run's one warning when its `answer_match` rows read the answer from deliverables for want of a final
+    message (trial 20 P-3): ``["answer_match rows A, B: answer read from output/…: no final message was given …"]``;
+    [] otherwise (a final message, no such row, no text deliverable)."""
+    ids = [c.id for c in criteria if c.judge_method == "workflow" and c.workflow.name == "answer_match"]
+    files = response_files(delivery) if ids and response_text(delivery).strip() else []
+    if not files:
+        return []
+    shown = ", ".join(f"output/{f}" for f in files[:5]) + (f" and {len(files) - 5} more" if len(files) > 5 else "")
+    return [f"answer_match row{'s' if len(ids) > 1 else ''} {', '.join(ids)}: answer read from {shown}: no final "
+            "message was given (docs/answer-match.md: where the answer is read from)"]
 
 
 def judge_row(c: Criterion, ctx: WorkflowContext, response: str) -> Verdict:

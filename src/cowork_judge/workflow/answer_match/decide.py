@@ -90,6 +90,16 @@ def mean_level(levels: Sequence[float]) -> float:
     return sum(levels) / len(levels)
 
 
+def response_files(delivery: Any) -> list[str]:
+    """The deliverables (``rel`` paths) `response_text` reads when there is no final message, in name order; []
+    when there is a final message (then it alone is the response)."""
+    message = getattr(delivery, "final_message", None)
+    if isinstance(message, str) and message.strip():
+        return []
+    return [f.rel for f in sorted(getattr(delivery, "files", None) or [], key=lambda f: f.rel)
+            if f.rel.lower().endswith(TEXT_SUFFIXES) and f.size_bytes <= MAX_RESPONSE_FILE_BYTES]
+
+
 def response_text(delivery: Any) -> str:
     """The response to judge: the agent's final message, else the text deliverables
     (`TEXT_SUFFIXES`, each at most `MAX_RESPONSE_FILE_BYTES`, in name order, read as every
