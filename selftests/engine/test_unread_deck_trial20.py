@@ -63,3 +63,19 @@ def test_a_readable_deck_says_nothing_of_the_kind(judge_run, tmp_path):
     assert run.returncode == 0, run.stderr
     assert "error" not in run.doc["details"]["evidence"]
     assert not [w for w in run.doc["details"]["warnings"] if "could not be read" in w]
+
+
+def test_a_deck_read_by_nothing_is_not_said_judged_on_its_text(judge_run, tmp_path):
+    """python-pptx alone missing and no LibreOffice: the evidence package loads, the deck's structure layer
+    is skipped (python-pptx missing) and no page renders. The warning says the deck could not be read,
+    not that the rows were "judged on the deck's extracted text alone" (there was none)."""
+    blocked = _without_extras(tmp_path)
+    (Path(blocked["PYTHONPATH"].split(os.pathsep)[0]) / "sitecustomize.py").write_text("import sys\nsys.modules['pptx'] = None\n")
+    env = {"JUDGE_EVIDENCE": "180", "JUDGE_SOFFICE_PATH": "/nonexistent/soffice", **blocked}
+    run = judge_run(_tests(tmp_path, ROWS), ROLLOUTS / "deck", env=env)
+    assert run.returncode == 0, run.stderr
+    warnings = run.doc["details"]["warnings"]
+    said = [w for w in warnings if "could not be read" in w]
+    assert len(said) == 1, warnings
+    assert "build_effective_agents.pptx" in said[0] and "python-pptx missing" in said[0]
+    assert not [w for w in warnings if "extracted text alone" in w], warnings

@@ -114,9 +114,15 @@ def _render_warnings(decks: Sequence[Any], renderer_fault: str, page_readers: Se
     """The run's warnings about the renderer, one per deck of `decks` (`evidence.DeckSummary`) whose render
     layer was skipped: a renderer that wrote nothing (`renderer_fault`, trial 8 F7), and a renderer this
     environment lacks while agentic rows (`page_readers`) judge the deck (trial 14 P1-1: they are judged on
-    its extracted text alone). Every skip of the environment, an error or the budget is logged."""
+    its extracted text alone), and a deck neither read nor rendered (trial 20 P-5: its structure layer
+    skipped for the environment or an error, no page: said by `unread_warnings` in place of the text-alone one). Every skip of
+    the environment, an error or the budget is logged."""
     warnings = []
     for deck in decks:
+        unread = [s.reason for s in deck.layers_skipped if s.layer == "structure" and s.kind in ("render_env", "error")]
+        blind = bool(unread) and not deck.pages_rendered  # trial 20 P-5: no text and no page: the model rows judged blind
+        if blind:
+            warnings += unread_warnings([deck.source], unread[0], page_readers)
         for skip in deck.layers_skipped:
             if skip.kind in ("render_env", "error", "budget"):
                 log.warning("evidence: %s: %s layer skipped (%s): %s", deck.deck, skip.layer, skip.kind, skip.reason)
@@ -125,7 +131,7 @@ def _render_warnings(decks: Sequence[Any], renderer_fault: str, page_readers: Se
             if skip.reason.startswith(renderer_fault):  # trial 8 F7: the image's fault, said
                 warnings.append(f"{deck.source}: {skip.reason}; the rows judging its pages are unjudged "
                                 "render_env: check the verifier image's LibreOffice (JUDGE_SOFFICE_PATH)")
-            elif skip.kind == "render_env" and page_readers:
+            elif skip.kind == "render_env" and page_readers and not blind:  # not "judged on its text": it had none
                 shown = _rows_named(page_readers)
                 warnings.append(f"{deck.source}: no page was rendered ({skip.reason}): the agentic row(s) {shown} were "
                                 f"judged on the deck's extracted text alone, without a page image; {RENDERING_FIX}")
