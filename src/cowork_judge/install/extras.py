@@ -73,12 +73,13 @@ def workflow_extras(name: str) -> tuple[str, ...]:
     return tuple(str(v) for v in value) if isinstance(value, (tuple, list)) else ()
 
 
-def required(code_methods: Iterable[str], workflows: Iterable[str], agentic_rows: int = 0) -> dict[str, list[str]]:
+def required(code_methods: Iterable[str], workflows: Iterable[str], agentic_rows: int = 0, *,
+             deck_globs: bool = False) -> dict[str, list[str]]:
     """Extra → the routes that need it (``workflow ppt_judge``, ``code page_count_between``), sorted.
 
-    `agentic_rows`: how many agentic rows the rubric has; with a deck code method among `code_methods`
-    they view the deck's pages, so they need `PAGE_RENDERING_EXTRA` (``N agentic row(s) viewing the
-    deck's pages``)."""
+    `agentic_rows`: how many agentic rows the rubric has; with a deck code method among `code_methods`, or
+    `deck_globs` (a code row's glob names a deck suffix: `deck_glob_rows`, trial 20 P-5), they view the deck's
+    pages, so they need `PAGE_RENDERING_EXTRA` (``N agentic row(s) viewing the deck's pages``)."""
     code_methods = set(code_methods)
     need: dict[str, list[str]] = {}
     for name in sorted(set(workflows)):
@@ -87,7 +88,7 @@ def required(code_methods: Iterable[str], workflows: Iterable[str], agentic_rows
     for name in sorted(set(code_methods)):
         for extra in CODE_METHOD_EXTRAS.get(name, ()):
             need.setdefault(extra, []).append(f"code method {name}")
-    if agentic_rows and code_methods & DECK_CODE_METHODS:
+    if agentic_rows and (code_methods & DECK_CODE_METHODS or deck_globs):
         need.setdefault(PAGE_RENDERING_EXTRA, []).append(f"{agentic_rows} agentic row(s) viewing the deck's rendered pages")
     return dict(sorted(need.items()))
 
@@ -123,6 +124,21 @@ def _rows(rubric: Any) -> list[Mapping[str, Any]]:
 def agentic_count(rubric: Any) -> int:
     """How many rows of a raw rubric document an agentic judge decides (`core.rubric.row_judge_method`)."""
     return sum(1 for row in _rows(rubric) if row_judge_method(row) == "agentic")
+
+
+def deck_glob_rows(rubric: Any) -> list[str]:
+    """Ids of the code rows of a raw rubric document whose ``code_method_params.glob`` names a deck suffix
+    (`evidence.kinds.DECK_SUFFIXES`: ``file_exists`` on ``*.pptx``, ``output/*.pdf``): such a rubric judges a
+    deck though no deck code method says so (trial 20 P-5)."""
+    from cowork_judge.evidence.kinds import DECK_SUFFIXES
+
+    out = []
+    for row in _rows(rubric):
+        params = row.get("code_method_params")
+        glob = params.get("glob") if isinstance(params, Mapping) else None
+        if row_judge_method(row) == "code" and isinstance(glob, str) and glob.lower().endswith(DECK_SUFFIXES):
+            out.append(str(row.get("id", "?")))
+    return out
 
 
 def routes_of(rubric: Any) -> tuple[set[str], set[str]]:
@@ -170,9 +186,9 @@ def for_rubric_file(path: Path) -> tuple[tuple[str, ...], dict[str, list[str]]] 
         raise RubricUnreadable("is not valid JSON: nested too deeply to be a rubric") from None
     except ValueError as exc:
         raise RubricUnreadable(f"is not valid JSON: {exc}") from None
-    need = required(*routes_of(raw), agentic_rows=agentic_count(raw))
+    need = required(*routes_of(raw), agentic_rows=agentic_count(raw), deck_globs=bool(deck_glob_rows(raw)))
     return minimal(need), need
 
 
-__all__ = ["CODE_METHOD_EXTRAS", "DECK_CODE_METHODS", "KNOWN", "PAGE_RENDERING_EXTRA", "agentic_count", "SUBSUMES", "RubricUnreadable", "covers", "for_rubric_file", "minimal", "missing", "required", "routes_of", "unknown_problem",
+__all__ = ["CODE_METHOD_EXTRAS", "DECK_CODE_METHODS", "KNOWN", "PAGE_RENDERING_EXTRA", "agentic_count", "SUBSUMES", "deck_glob_rows", "RubricUnreadable", "covers", "for_rubric_file", "minimal", "missing", "required", "routes_of", "unknown_problem",
            "workflow_extras"]
