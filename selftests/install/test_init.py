@@ -554,3 +554,15 @@ def test_a_deck_glob_gate_makes_the_agentic_rows_deck_readers(tmp_path, capsys):
     (root / "tests" / "rubric.json").write_text(json.dumps({"rubrics": [gate, TRIAL14_ROWS[2]]}))
     assert cli(["init", str(root), "--force"]) == 0
     assert "extras: none" in capsys.readouterr().out
+
+
+def test_a_prompt_naming_a_pptx_makes_agentic_rows_deck_readers(tmp_path, capsys):
+    """Trial 20 P-5: a rubric of agentic rows alone over a task whose prompt asks for a .pptx got extras none."""
+    root = task(tmp_path, TRIAL14_TOML)
+    (root / "tests" / "rubric.json").write_text(json.dumps({"rubrics": [TRIAL14_ROWS[2]]}))
+    (root / "tests" / "task_prompt.md").write_text("Make a slide deck; save it as a .pptx file in /app/output/.\n")
+    assert cli(["init", str(root)]) == 0
+    assert "workflow for 1 agentic row(s) viewing the deck's rendered pages" in capsys.readouterr().out
+    (root / "tests" / "task_prompt.md").write_text("Write a report; save it as report.pdf in /app/output/.\n")
+    assert cli(["init", str(root), "--force"]) == 0
+    assert "extras: none" in capsys.readouterr().out

@@ -21,6 +21,7 @@ package ``cowork_judge.workflow.<name>``; code methods are listed in `CODE_METHO
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -74,12 +75,12 @@ def workflow_extras(name: str) -> tuple[str, ...]:
 
 
 def required(code_methods: Iterable[str], workflows: Iterable[str], agentic_rows: int = 0, *,
-             deck_globs: bool = False) -> dict[str, list[str]]:
+             deck_named: bool = False) -> dict[str, list[str]]:
     """Extra → the routes that need it (``workflow ppt_judge``, ``code page_count_between``), sorted.
 
     `agentic_rows`: how many agentic rows the rubric has; with a deck code method among `code_methods`, or
-    `deck_globs` (a code row's glob names a deck suffix: `deck_glob_rows`, trial 20 P-5), they view the deck's
-    pages, so they need `PAGE_RENDERING_EXTRA` (``N agentic row(s) viewing the deck's pages``)."""
+    `deck_named` (a code row's glob names a deck suffix, `deck_glob_rows`, or the task prompt a deck file,
+    `prompt_names_deck`: trial 20 P-5), they view the deck's pages, so they need `PAGE_RENDERING_EXTRA` (``N agentic row(s) viewing the deck's pages``)."""
     code_methods = set(code_methods)
     need: dict[str, list[str]] = {}
     for name in sorted(set(workflows)):
@@ -88,7 +89,7 @@ def required(code_methods: Iterable[str], workflows: Iterable[str], agentic_rows
     for name in sorted(set(code_methods)):
         for extra in CODE_METHOD_EXTRAS.get(name, ()):
             need.setdefault(extra, []).append(f"code method {name}")
-    if agentic_rows and (code_methods & DECK_CODE_METHODS or deck_globs):
+    if agentic_rows and (code_methods & DECK_CODE_METHODS or deck_named):
         need.setdefault(PAGE_RENDERING_EXTRA, []).append(f"{agentic_rows} agentic row(s) viewing the deck's rendered pages")
     return dict(sorted(need.items()))
 
@@ -141,6 +142,22 @@ def deck_glob_rows(rubric: Any) -> list[str]:
     return out
 
 
+DECK_FILE_MENTION = re.compile(r"\.(?:pptx|pptm|ppsx|ppsm|potx|potm|ppt|pps|pot)\b", re.IGNORECASE)
+"""A PowerPoint file named in a task prompt (``a .pptx file``, ``deck.pptx``); PDF and HTML are left out (a
+report or a web page is rarely a deck: real DevAI prompts name .pdf files)."""
+
+
+def prompt_names_deck(tests_dir: Path) -> bool:
+    """True when ``tests_dir/task_prompt.md`` names a PowerPoint file (`DECK_FILE_MENTION`): the task
+    delivers a deck though no row of the rubric says so (a rubric of agentic rows alone, trial 20 P-5).
+    False when the file is missing or unreadable (undecodable bytes are replaced)."""
+    try:
+        text = (tests_dir / "task_prompt.md").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return DECK_FILE_MENTION.search(text) is not None
+
+
 def routes_of(rubric: Any) -> tuple[set[str], set[str]]:
     """(code method names, workflow names) of a raw rubric document (a list of rows or an object holding one
     under a key of `core.rubric.LIST_KEYS`)."""
@@ -162,7 +179,9 @@ class RubricUnreadable(ValueError):
 
 
 def for_rubric_file(path: Path) -> tuple[tuple[str, ...], dict[str, list[str]]] | None:
-    """(minimal extras, extra → routes) of the rubric at `path`; None when there is no such file.
+    """(minimal extras, extra → routes) of the rubric at `path`; None when there is no such file. Its agentic
+    rows view a deck's pages when a deck code method, a deck glob or the ``task_prompt.md`` beside it says the
+    task delivers a deck (`required`).
 
     A leading UTF-8 byte-order mark is skipped, as the engine does.
 
@@ -186,9 +205,9 @@ def for_rubric_file(path: Path) -> tuple[tuple[str, ...], dict[str, list[str]]] 
         raise RubricUnreadable("is not valid JSON: nested too deeply to be a rubric") from None
     except ValueError as exc:
         raise RubricUnreadable(f"is not valid JSON: {exc}") from None
-    need = required(*routes_of(raw), agentic_rows=agentic_count(raw), deck_globs=bool(deck_glob_rows(raw)))
+    need = required(*routes_of(raw), agentic_rows=agentic_count(raw), deck_named=bool(deck_glob_rows(raw)) or prompt_names_deck(path.parent))
     return minimal(need), need
 
 
-__all__ = ["CODE_METHOD_EXTRAS", "DECK_CODE_METHODS", "KNOWN", "PAGE_RENDERING_EXTRA", "agentic_count", "SUBSUMES", "deck_glob_rows", "RubricUnreadable", "covers", "for_rubric_file", "minimal", "missing", "required", "routes_of", "unknown_problem",
+__all__ = ["CODE_METHOD_EXTRAS", "DECK_CODE_METHODS", "KNOWN", "PAGE_RENDERING_EXTRA", "agentic_count", "SUBSUMES", "deck_glob_rows", "prompt_names_deck", "RubricUnreadable", "covers", "for_rubric_file", "minimal", "missing", "required", "routes_of", "unknown_problem",
            "workflow_extras"]
