@@ -62,7 +62,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "batch": frozenset({"_util", "config", "core", "fleet", "run", "transport"}),
     "engine": frozenset({"__init__", "_util", "agentic", "code_methods", "config", "core", "evidence", "guard", "run",
                          "safety", "segment", "workflow"}),
-    "install": frozenset({"__init__", "_util", "config", "core", "workflow"}),
+    "install": frozenset({"__init__", "_util", "config", "core", "evidence", "workflow"}),
     # the Harbor verifier class: runs the engine as a process (`cowork-judge run`), writes the error documents with run's
     "harbor": frozenset({"run"}),
     # floor 7

@@ -536,3 +536,33 @@ def test_explicit_pptx_on_agentic_deck_rows_says_they_lose_the_pages(tmp_path, c
     assert ("--extras 'pptx' lacks 'workflow', which 1 agentic row(s) viewing the deck's rendered pages needs (the "
             "deck would not be rendered: those rows would be judged without its pages; lint-rubric reports M012)"
             ) in capsys.readouterr().out
+
+
+def test_a_deck_glob_gate_makes_the_agentic_rows_deck_readers(tmp_path, capsys):
+    """Trial 20 P-5: a deck task gated by `file_exists *.pptx` (no deck code method) with agentic rows got
+    extras none, so the verifier could not read the deck and the judge saw nothing of it. A code row whose
+    glob names a deck suffix makes it a deck rubric: the agentic rows view its pages (`workflow`)."""
+    root = task(tmp_path, TRIAL14_TOML)
+    gate = {"id": "C-DECK", "description": "A deck is delivered.", "weight": 1, "judge_method": "code",
+            "code_method_name": "file_exists", "code_method_params": {"glob": "*.PPTX"}}
+    (root / "tests" / "rubric.json").write_text(json.dumps({"rubrics": [gate, TRIAL14_ROWS[2]]}))
+    assert cli(["init", str(root), "--image"]) == 0
+    assert "workflow for 1 agentic row(s) viewing the deck's rendered pages" in capsys.readouterr().out
+    assert parsed(root)["verifier"]["env"]["COWORK_JUDGE_EXTRAS"] == "${COWORK_JUDGE_EXTRAS:-workflow}"
+    assert "libreoffice-impress-nogui" in (root / "tests" / "Dockerfile").read_text()
+    gate["code_method_params"] = {"glob": "*.md"}  # a glob naming no deck: no deck rubric, extras none
+    (root / "tests" / "rubric.json").write_text(json.dumps({"rubrics": [gate, TRIAL14_ROWS[2]]}))
+    assert cli(["init", str(root), "--force"]) == 0
+    assert "extras: none" in capsys.readouterr().out
+
+
+def test_a_prompt_naming_a_pptx_makes_agentic_rows_deck_readers(tmp_path, capsys):
+    """Trial 20 P-5: a rubric of agentic rows alone over a task whose prompt asks for a .pptx got extras none."""
+    root = task(tmp_path, TRIAL14_TOML)
+    (root / "tests" / "rubric.json").write_text(json.dumps({"rubrics": [TRIAL14_ROWS[2]]}))
+    (root / "tests" / "task_prompt.md").write_text("Make a slide deck; save it as a .pptx file in /app/output/.\n")
+    assert cli(["init", str(root)]) == 0
+    assert "workflow for 1 agentic row(s) viewing the deck's rendered pages" in capsys.readouterr().out
+    (root / "tests" / "task_prompt.md").write_text("Write a report; save it as report.pdf in /app/output/.\n")
+    assert cli(["init", str(root), "--force"]) == 0
+    assert "extras: none" in capsys.readouterr().out

@@ -388,3 +388,15 @@ def test_harbors_placeholder_test_sh_says_run_init(make_instance):
     found = [f for f in lint_instance(make_instance(sh=HARBOR_PLACEHOLDER)).findings if f.code == "S002"]
     assert len(found) == 1 and "is Harbor's placeholder test.sh" in found[0].message
     assert "cowork-judge init <task folder>" in found[0].message
+
+
+def test_m012_a_deck_glob_gate_with_agentic_rows_needs_the_rendering_extra(make_instance):
+    """Trial 20 P-5: `file_exists *.pptx` says the rubric judges a deck as a deck code method does: its
+    agentic rows view the pages, so extras that cannot render them are M012 (init chooses the same)."""
+    pptx = {"toml": BASE_TOML + 'COWORK_JUDGE_EXTRAS = "${COWORK_JUDGE_EXTRAS:-pptx}"\n',
+            "sh": BASE_SH.replace('"cowork-judge[workflow]==', '"cowork-judge${COWORK_JUDGE_EXTRAS:+[$COWORK_JUDGE_EXTRAS]}==')}
+    gate = {"id": "C-DECK", "description": "A deck is delivered.", "weight": 1, "judge_method": "code",
+            "code_method_name": "file_exists", "code_method_params": {"glob": "output/*.pptx"}}
+    agentic = {"id": "A-CLEAR", "description": "The slides are visually clear.", "weight": 2}
+    (m012,) = [f for f in lint_instance(make_instance(rubric=[gate, agentic], **pptx)).findings if f.code == "M012"]
+    assert "1 agentic row(s) viewing the deck's rendered pages need(s) 'workflow'" in m012.message

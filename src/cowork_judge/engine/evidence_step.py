@@ -65,8 +65,10 @@ def collect(ctx: RunContext, *, needs_evidence: bool = True, reads: StructureRea
                                  soffice=config.soffice, chromium=config.chromium, capabilities=caps, root=paths.output_dir,
                                  reads=reads)
     except Exception as exc:  # evidence must never cost the run its reward
-        log.warning("evidence extraction failed: %s", ctx.redactor.redact(f"{type(exc).__name__}: {exc}"))
-        return {"error": f"{type(exc).__name__}: {exc}"}, 0
+        cause = f"{type(exc).__name__}: {exc}"
+        log.warning("evidence extraction failed: %s", ctx.redactor.redact(cause))
+        delivered = [f.rel for f in ctx.delivery.files if is_deck_name(f.rel)]
+        return {"error": cause, "warnings": unread_warnings(delivered, cause, page_readers)}, 0
     log.info("evidence: %d deck(s), %d page(s) rendered in %.1f s", len(summary.decks), summary.pages_rendered, summary.seconds)
     return {
         "warnings": _render_warnings(summary.decks, RENDERER_FAULT, page_readers),
@@ -88,13 +90,39 @@ RENDERING_FIX = ("install the rendering extra and LibreOffice: COWORK_JUDGE_EXTR
 """How a verifier that cannot render decks is fixed (said by the run's warning)."""
 
 
+READING_FIX = ("install cowork-judge[pptx] (and [workflow] for page images) in the verifier: `cowork-judge init <task>` "
+               "picks the extras from the rubric's rows; add a locate_deck row or run init with --extras pptx")
+"""How a verifier that cannot read decks at all is fixed (said by the run's warning; trial 20 P-5)."""
+
+
+def unread_warnings(delivered: Sequence[str], cause: str, page_readers: Sequence[str]) -> list[str]:
+    """The run's warnings when the evidence step failed, so no delivered deck was read at all (trial 20
+    P-5: the judge's extras missing, ``ModuleNotFoundError: lxml``): one per deck of `delivered` (paths
+    relative to the output root), naming `cause` and the fix. Said only from `collect`, which runs only
+    when model-judged rows exist; `page_readers` (the agentic row ids) are named when there are any."""
+    shown = f" {_rows_named(page_readers)}" if page_readers else ""
+    return [f"{deck}: the delivered deck could not be read ({cause}): the model-judged row(s){shown} saw no slide "
+            f"text and no page image; {READING_FIX}" for deck in delivered]
+
+
+def _rows_named(rows: Sequence[str]) -> str:
+    """`rows` as one phrase: the first six ids, then how many more."""
+    return ", ".join(rows[:6]) + (f" and {len(rows) - 6} more" if len(rows) > 6 else "")
+
+
 def _render_warnings(decks: Sequence[Any], renderer_fault: str, page_readers: Sequence[str]) -> list[str]:
     """The run's warnings about the renderer, one per deck of `decks` (`evidence.DeckSummary`) whose render
     layer was skipped: a renderer that wrote nothing (`renderer_fault`, trial 8 F7), and a renderer this
     environment lacks while agentic rows (`page_readers`) judge the deck (trial 14 P1-1: they are judged on
-    its extracted text alone). Every skip of the environment, an error or the budget is logged."""
+    its extracted text alone), and a deck neither read nor rendered (trial 20 P-5: its structure layer
+    skipped for the environment or an error, no page: said by `unread_warnings` in place of the text-alone one). Every skip of
+    the environment, an error or the budget is logged."""
     warnings = []
     for deck in decks:
+        unread = [s.reason for s in deck.layers_skipped if s.layer == "structure" and s.kind in ("render_env", "error")]
+        blind = bool(unread) and not deck.pages_rendered  # trial 20 P-5: no text and no page: the model rows judged blind
+        if blind:
+            warnings += unread_warnings([deck.source], unread[0], page_readers)
         for skip in deck.layers_skipped:
             if skip.kind in ("render_env", "error", "budget"):
                 log.warning("evidence: %s: %s layer skipped (%s): %s", deck.deck, skip.layer, skip.kind, skip.reason)
@@ -103,8 +131,8 @@ def _render_warnings(decks: Sequence[Any], renderer_fault: str, page_readers: Se
             if skip.reason.startswith(renderer_fault):  # trial 8 F7: the image's fault, said
                 warnings.append(f"{deck.source}: {skip.reason}; the rows judging its pages are unjudged "
                                 "render_env: check the verifier image's LibreOffice (JUDGE_SOFFICE_PATH)")
-            elif skip.kind == "render_env" and page_readers:
-                shown = ", ".join(page_readers[:6]) + (f" and {len(page_readers) - 6} more" if len(page_readers) > 6 else "")
+            elif skip.kind == "render_env" and page_readers and not blind:  # not "judged on its text": it had none
+                shown = _rows_named(page_readers)
                 warnings.append(f"{deck.source}: no page was rendered ({skip.reason}): the agentic row(s) {shown} were "
                                 f"judged on the deck's extracted text alone, without a page image; {RENDERING_FIX}")
     return warnings

@@ -21,6 +21,7 @@ package ``cowork_judge.workflow.<name>``; code methods are listed in `CODE_METHO
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -73,12 +74,13 @@ def workflow_extras(name: str) -> tuple[str, ...]:
     return tuple(str(v) for v in value) if isinstance(value, (tuple, list)) else ()
 
 
-def required(code_methods: Iterable[str], workflows: Iterable[str], agentic_rows: int = 0) -> dict[str, list[str]]:
+def required(code_methods: Iterable[str], workflows: Iterable[str], agentic_rows: int = 0, *,
+             deck_named: bool = False) -> dict[str, list[str]]:
     """Extra → the routes that need it (``workflow ppt_judge``, ``code page_count_between``), sorted.
 
-    `agentic_rows`: how many agentic rows the rubric has; with a deck code method among `code_methods`
-    they view the deck's pages, so they need `PAGE_RENDERING_EXTRA` (``N agentic row(s) viewing the
-    deck's pages``)."""
+    `agentic_rows`: how many agentic rows the rubric has; with a deck code method among `code_methods`, or
+    `deck_named` (a code row's glob names a deck suffix, `deck_glob_rows`, or the task prompt a deck file,
+    `prompt_names_deck`: trial 20 P-5), they view the deck's pages, so they need `PAGE_RENDERING_EXTRA` (``N agentic row(s) viewing the deck's pages``)."""
     code_methods = set(code_methods)
     need: dict[str, list[str]] = {}
     for name in sorted(set(workflows)):
@@ -87,7 +89,7 @@ def required(code_methods: Iterable[str], workflows: Iterable[str], agentic_rows
     for name in sorted(set(code_methods)):
         for extra in CODE_METHOD_EXTRAS.get(name, ()):
             need.setdefault(extra, []).append(f"code method {name}")
-    if agentic_rows and code_methods & DECK_CODE_METHODS:
+    if agentic_rows and (code_methods & DECK_CODE_METHODS or deck_named):
         need.setdefault(PAGE_RENDERING_EXTRA, []).append(f"{agentic_rows} agentic row(s) viewing the deck's rendered pages")
     return dict(sorted(need.items()))
 
@@ -125,6 +127,37 @@ def agentic_count(rubric: Any) -> int:
     return sum(1 for row in _rows(rubric) if row_judge_method(row) == "agentic")
 
 
+def deck_glob_rows(rubric: Any) -> list[str]:
+    """Ids of the code rows of a raw rubric document whose ``code_method_params.glob`` names a deck suffix
+    (`evidence.kinds.DECK_SUFFIXES`: ``file_exists`` on ``*.pptx``, ``output/*.pdf``): such a rubric judges a
+    deck though no deck code method says so (trial 20 P-5)."""
+    from cowork_judge.evidence.kinds import DECK_SUFFIXES
+
+    out = []
+    for row in _rows(rubric):
+        params = row.get("code_method_params")
+        glob = params.get("glob") if isinstance(params, Mapping) else None
+        if row_judge_method(row) == "code" and isinstance(glob, str) and glob.lower().endswith(DECK_SUFFIXES):
+            out.append(str(row.get("id", "?")))
+    return out
+
+
+DECK_FILE_MENTION = re.compile(r"\.(?:pptx|pptm|ppsx|ppsm|potx|potm|ppt|pps|pot)\b", re.IGNORECASE)
+"""A PowerPoint file named in a task prompt (``a .pptx file``, ``deck.pptx``); PDF and HTML are left out (a
+report or a web page is rarely a deck: real DevAI prompts name .pdf files)."""
+
+
+def prompt_names_deck(tests_dir: Path) -> bool:
+    """True when ``tests_dir/task_prompt.md`` names a PowerPoint file (`DECK_FILE_MENTION`): the task
+    delivers a deck though no row of the rubric says so (a rubric of agentic rows alone, trial 20 P-5).
+    False when the file is missing or unreadable (undecodable bytes are replaced)."""
+    try:
+        text = (tests_dir / "task_prompt.md").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return DECK_FILE_MENTION.search(text) is not None
+
+
 def routes_of(rubric: Any) -> tuple[set[str], set[str]]:
     """(code method names, workflow names) of a raw rubric document (a list of rows or an object holding one
     under a key of `core.rubric.LIST_KEYS`)."""
@@ -146,7 +179,9 @@ class RubricUnreadable(ValueError):
 
 
 def for_rubric_file(path: Path) -> tuple[tuple[str, ...], dict[str, list[str]]] | None:
-    """(minimal extras, extra → routes) of the rubric at `path`; None when there is no such file.
+    """(minimal extras, extra → routes) of the rubric at `path`; None when there is no such file. Its agentic
+    rows view a deck's pages when a deck code method, a deck glob or the ``task_prompt.md`` beside it says the
+    task delivers a deck (`required`).
 
     A leading UTF-8 byte-order mark is skipped, as the engine does.
 
@@ -170,9 +205,9 @@ def for_rubric_file(path: Path) -> tuple[tuple[str, ...], dict[str, list[str]]] 
         raise RubricUnreadable("is not valid JSON: nested too deeply to be a rubric") from None
     except ValueError as exc:
         raise RubricUnreadable(f"is not valid JSON: {exc}") from None
-    need = required(*routes_of(raw), agentic_rows=agentic_count(raw))
+    need = required(*routes_of(raw), agentic_rows=agentic_count(raw), deck_named=bool(deck_glob_rows(raw)) or prompt_names_deck(path.parent))
     return minimal(need), need
 
 
-__all__ = ["CODE_METHOD_EXTRAS", "DECK_CODE_METHODS", "KNOWN", "PAGE_RENDERING_EXTRA", "agentic_count", "SUBSUMES", "RubricUnreadable", "covers", "for_rubric_file", "minimal", "missing", "required", "routes_of", "unknown_problem",
+__all__ = ["CODE_METHOD_EXTRAS", "DECK_CODE_METHODS", "KNOWN", "PAGE_RENDERING_EXTRA", "agentic_count", "SUBSUMES", "deck_glob_rows", "prompt_names_deck", "RubricUnreadable", "covers", "for_rubric_file", "minimal", "missing", "required", "routes_of", "unknown_problem",
            "workflow_extras"]

@@ -39,6 +39,9 @@ class Facts:
         workflows: workflow names the rubric routes to.
         agentic_rows: rows an agentic judge decides (with a deck code method they view the deck's pages:
             `install.extras.required`); not compared across a family.
+        deck_named: a code row's glob or the task prompt names a deck (`install.extras.deck_glob_rows`,
+            `prompt_names_deck`): the agentic rows view a deck's pages though no deck code method says so;
+            not compared across a family.
     """
 
     version: str | None = None
@@ -47,10 +50,11 @@ class Facts:
     code_methods: frozenset[str] = frozenset()
     workflows: frozenset[str] = frozenset()
     agentic_rows: int = 0
+    deck_named: bool = False
 
     def needs(self) -> dict[str, list[str]]:
         """Extra → the routes of the rubric that need it (`install.extras.required`)."""
-        return extras_mod.required(self.code_methods, self.workflows, self.agentic_rows)
+        return extras_mod.required(self.code_methods, self.workflows, self.agentic_rows, deck_named=self.deck_named)
 
     def as_dict(self) -> dict[str, Any]:
         """JSON form (sets as sorted lists)."""
@@ -137,7 +141,8 @@ def lint_instance(tests_dir: Path, *, display: str | None = None, abi_compat: tu
         findings += task_files.check_prompt_copy(tests_dir, shown)
     version, source = testsh.resolved_version(pins, placeholder)
     report.facts = Facts(version=version, version_source=source, extras=_extras(pins, toml),
-                         code_methods=code_methods, workflows=workflows, agentic_rows=_agentic_rows(doc))
+                         code_methods=code_methods, workflows=workflows, agentic_rows=_agentic_rows(doc),
+                         deck_named=_deck_named(doc, tests_dir))
     findings += _extras_findings(report.facts, toml, toml_shown, f"{shown}/test.sh")
     findings += _image_findings(tests_dir / "Dockerfile", f"{shown}/Dockerfile", toml, report.facts)
     findings += _trajectory_findings(doc, toml, toml_shown)
@@ -401,6 +406,13 @@ def _params(row: Any) -> Mapping[str, Any]:
     """A row's ``code_method_params`` when it is an object, else {}."""
     params = row.get("code_method_params")
     return params if isinstance(params, Mapping) else {}
+
+
+def _deck_named(doc: RubricDoc | None, tests_dir: Path) -> bool:
+    """Whether a code row's glob (`install.extras.deck_glob_rows`) or the task prompt
+    (`install.extras.prompt_names_deck`) says the task delivers a deck: init reads the same (trial 20 P-5)."""
+    rows = [row.raw for row in doc.rows] if doc is not None else []
+    return bool(extras_mod.deck_glob_rows(rows)) or extras_mod.prompt_names_deck(tests_dir)
 
 
 def _agentic_rows(doc: RubricDoc | None) -> int:
