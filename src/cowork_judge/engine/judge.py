@@ -311,6 +311,8 @@ def _delivery(run: _Run, paths: RunPaths, redactor: Redactor, criteria: Sequence
                           f"the app dir {paths.app_dir} does not exist or is not a folder: the deliverables cannot be "
                           "looked for, so nothing was scored (check --app-dir / JUDGE_APP_DIR)")
     delivery = collect_delivery(paths, config)
+    if delivery.missing:
+        delivery.notes.extend(no_output_folder_notes(delivery, paths, DECK_SUFFIXES))  # trial 19 P-3
     if delivery.stray:
         copy_stray(delivery, paths.stray_dir)
     log.info("delivery: %d file(s), %d stray, final message from %s", len(delivery.files), len(delivery.stray),
@@ -323,7 +325,7 @@ def _delivery(run: _Run, paths: RunPaths, redactor: Redactor, criteria: Sequence
     if paths.logs_dir_absent:  # trial 6 F9: a mistyped --logs-dir hides the final message
         absent = logs_dir_absent_reason(paths.logs_dir)
         if delivery.missing:
-            also = "".join(f"; also: {n}" for n in no_output_folder_notes(delivery, paths))  # trial 19 P-3
+            also = "".join(f"; also: {n}" for n in no_output_folder_notes(delivery, paths, DECK_SUFFIXES))  # trial 19 P-3
             return run.failed(criteria, "delivery_unreadable", "judge:scorer_error",
                               f"{absent}, so nothing was scored (not 'nothing delivered'){also}", delivery=delivery)
         run.warn("delivery", [f"{absent}; only the deliverable files were judged"], prefix="delivery: ")

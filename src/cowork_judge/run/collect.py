@@ -23,6 +23,7 @@ import os
 import re
 import shutil
 import stat
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -121,16 +122,16 @@ def collect_delivery(paths: RunPaths, config: JudgeConfig) -> Delivery:
             delivery.from_chat = True
         else:
             delivery.missing = True
-        delivery.notes.extend(no_output_folder_notes(delivery, paths))
     return delivery
 
 
-DELIVERABLE_SUFFIXES = frozenset({".pptx", ".ppt", ".odp", ".key", ".pdf", ".docx", ".doc", ".odt", ".xlsx", ".xls",
+DELIVERABLE_SUFFIXES = frozenset({".odp", ".key", ".pdf", ".docx", ".doc", ".odt", ".xlsx", ".xls",
                                   ".ods", ".md", ".html", ".htm", ".csv", ".txt", ".png", ".jpg", ".jpeg", ".svg"})
-"""Suffixes of the files `no_output_folder_notes` takes for deliverables left at the app dir's top."""
+"""Suffixes of the files `no_output_folder_notes` takes for deliverables left at the app dir's top, besides the
+deck suffixes its caller passes (`evidence.kinds.DECK_SUFFIXES`, their one home; this room does not import it)."""
 
 
-def no_output_folder_notes(delivery: Delivery, paths: RunPaths) -> list[str]:
+def no_output_folder_notes(delivery: Delivery, paths: RunPaths, deck_suffixes: Iterable[str] = ()) -> list[str]:
     """The warning of a run that scored no file because the app dir has no output folder at all while
     deliverable-looking files (`DELIVERABLE_SUFFIXES`) sit at its top (trial 19 P-3: ``--app-dir`` given the
     deck's own folder, not its parent): a line naming the folder, the files (at most `MAX_SET_ASIDE_NAMED`)
@@ -139,7 +140,7 @@ def no_output_folder_notes(delivery: Delivery, paths: RunPaths) -> list[str]:
     if os.path.lexists(paths.output_dir):
         return []
     top = [s.rel for s in delivery.stray if s.reason == "outside_scored_set" and Path(s.path).parent == paths.app_dir
-           and Path(s.rel).suffix.lower() in DELIVERABLE_SUFFIXES]
+           and Path(s.rel).suffix.lower() in DELIVERABLE_SUFFIXES | frozenset(deck_suffixes)]
     if not top:
         return []
     shown = ", ".join(top[:MAX_SET_ASIDE_NAMED]) + (f" and {len(top) - MAX_SET_ASIDE_NAMED} more" if len(top) > MAX_SET_ASIDE_NAMED else "")
