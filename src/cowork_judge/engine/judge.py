@@ -60,7 +60,6 @@ from cowork_judge.run.paths import RunPaths
 from cowork_judge.segment.audit import AuditLog
 from cowork_judge.segment.deadline import Deadline
 from cowork_judge.segment.delivery import Delivery
-from cowork_judge.workflow.answer_match import from_files_warning
 from cowork_judge.segment.judges import calls_opened
 
 log = logging.getLogger("cowork_judge")
@@ -318,7 +317,9 @@ def _delivery(run: _Run, paths: RunPaths, redactor: Redactor, criteria: Sequence
     log.info("delivery: %d file(s), %d stray, final message from %s", len(delivery.files), len(delivery.stray),
              delivery.final_message_source or "nowhere")
     run.warn("delivery", delivery.notes, prefix="delivery: ")
-    run.warn("delivery", from_files_warning(criteria, delivery), prefix="delivery: ")  # trial 20 P-3
+    if any(c.judge_method == "workflow" and c.workflow.name == "answer_match" for c in criteria):  # imported only then: a code-only run stays light
+        from cowork_judge.workflow.answer_match import from_files_warning
+        run.warn("delivery", from_files_warning(criteria, delivery), prefix="delivery: ")  # trial 20 P-3
     run.guard = guarding.scan(delivery, config, redactor, task_prompt_text(paths.task_prompt, needs_model=False)[0], reads=reads,
                               model_rows=any(c.judge_method != "code" for c in criteria))
     run.warn("guard", guarding.unscanned_warnings(run.guard))
