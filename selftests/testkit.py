@@ -106,6 +106,65 @@ def code_only_task(root: Path) -> list[str]:
     return ["--app-dir", str(root / "app"), "--tests-dir", str(tests), "--logs-dir", str(root / "logs")]
 
 
+def write_files(root: Path, files: dict[str, str | bytes]) -> Path:
+    """Writes each entry of `files` (a path relative to `root` → its text or bytes) under `root`, making the
+    folders it needs; returns `root`."""
+    for rel, data in files.items():
+        target = root / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(data, bytes):
+            target.write_bytes(data)
+        else:
+            target.write_text(data)
+    return root
+
+
+def write_task(task: Path, rubric: list[dict[str, Any]] | dict[str, Any], prompt: str, *, instruction: str | None = None,
+               indent: int | None = None, files: dict[str, str | bytes] | None = None) -> Path:
+    """A task folder at `task` (returned): ``tests/rubric.json`` (`rubric`: a list of rows, written under
+    ``"rubrics"``, or a whole document; `indent` as `json.dumps` takes it), ``tests/task_prompt.md`` (`prompt`),
+    ``instruction.md`` (`instruction`; left out when None) and `files` (paths relative to `task`, `write_files`)."""
+    doc = {"rubrics": rubric} if isinstance(rubric, list) else rubric
+    (task / "tests").mkdir(parents=True)
+    (task / "tests" / "rubric.json").write_text(json.dumps(doc, indent=indent))
+    (task / "tests" / "task_prompt.md").write_text(prompt)
+    if instruction is not None:
+        (task / "instruction.md").write_text(instruction)
+    return write_files(task, files or {})
+
+
+def lint_stdout(target: Path) -> str:
+    """What ``cowork-judge lint TARGET`` (a child process) printed on stdout; asserts it exited 0 or 1 (findings),
+    not with an error."""
+    proc = subprocess.run([sys.executable, "-m", "cowork_judge", "lint", str(target)], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode in (0, 1), proc.stderr
+    return proc.stdout
+
+
+def run_cli(app: Path, logs: Path, tests: Path) -> subprocess.CompletedProcess[str]:
+    """``cowork-judge run --app-dir APP --logs-dir LOGS --tests-dir TESTS`` in a child process running this checkout's
+    ``src`` with none of the caller's JUDGE_/OPENAI_/COWORK_ settings, no start jitter and no evidence (code rows)."""
+    env = clean_env(PYTHONPATH=str(REPO / "src"), PYTHONDONTWRITEBYTECODE="1", JUDGE_START_JITTER="0",
+                    JUDGE_EVIDENCE="0")
+    return subprocess.run([sys.executable, "-m", "cowork_judge", "run", "--app-dir", str(app), "--logs-dir", str(logs),
+                           "--tests-dir", str(tests)], env=env, capture_output=True, text=True, timeout=120)
+
+
+def verifier_result(logs: Path) -> dict[str, Any]:
+    """The ``verifier/result.json`` a run wrote under its logs folder `logs`, parsed."""
+    return json.loads((logs / "verifier" / "result.json").read_text())
+
+
+def skip_without_soffice() -> None:
+    """Skips the calling test (with the reason) where LibreOffice is not available."""
+    from cowork_judge.evidence import probe_capabilities
+
+    caps = probe_capabilities()
+    if not caps.soffice.available:
+        pytest.skip(f"LibreOffice unavailable: {caps.soffice.reason}")
+
+
 def clean_env(**extra: str) -> dict[str, str]:
     """This process's environment without any JUDGE_/OPENAI_/COWORK_ setting, plus `extra`."""
     import os

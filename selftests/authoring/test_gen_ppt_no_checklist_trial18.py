@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from testkit import write_task
+
 TCD = Path("workflow_assets/ppt_judge/task_check_dir")
 PROMPT = "Make a 5-10 slide deck introducing photosynthesis. Save it as a .pptx file in /app/output/.\n"
 ROWS = [
@@ -26,14 +28,9 @@ GATES = ["--gate", "C-LOCATE-DECK", "C-DECK-OPENABLE"]
 
 
 def _deck_task(root: Path) -> Path:
-    task = root / "deck"
-    (task / "tests").mkdir(parents=True)
-    (task / "tests" / "rubric.json").write_text(json.dumps({"rubrics": ROWS}, indent=1))
-    (task / "tests" / "task_prompt.md").write_text(PROMPT)
-    (task / "tests" / "judge_instruction.md").write_text("You judge a slide deck about photosynthesis.\n")
-    (task / "tests" / "test.sh").write_text("#!/bin/bash\npip install 'cowork-judge[pptx,workflow]'\n")
-    (task / "instruction.md").write_text(PROMPT)
-    return task
+    return write_task(root / "deck", ROWS, PROMPT, instruction=PROMPT, indent=1, files={
+        "tests/judge_instruction.md": "You judge a slide deck about photosynthesis.\n",
+        "tests/test.sh": "#!/bin/bash\npip install 'cowork-judge[pptx,workflow]'\n"})
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:

@@ -35,7 +35,8 @@ def test_a_rubric_beside_task_toml_is_refused_with_where_to_move_it(tmp_path):
     before = (task / "rubric.json").read_bytes()
     proc = _gen(task)
     assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert f"move {task / 'rubric.json'} to {task / 'tests'}/" in proc.stderr and "nothing written" in proc.stderr
+    assert f"a rubric.json sits one folder too high: move it (`mv {task}/rubric.json {task}/tests/`" in proc.stderr
+    assert "nothing written" in proc.stderr
     assert "Traceback" not in proc.stderr
     assert (task / "rubric.json").read_bytes() == before
     assert sorted(p.name for p in (task / "tests").iterdir()) == ["task_prompt.md"]

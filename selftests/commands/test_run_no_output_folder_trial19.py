@@ -8,20 +8,12 @@ saved its work outside /app/output delivered nothing, and a chat agent's /app ha
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
-SRC = Path(__file__).resolve().parents[2] / "src"
+from testkit import run_cli, verifier_result
+
 DECK = Path(__file__).resolve().parents[1] / "fixtures" / "decks" / "40__docling__pptx_chart.pptx"
-
-
-def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "OPENAI_", "COWORK_"))}
-    env.update(PYTHONPATH=str(SRC), PYTHONDONTWRITEBYTECODE="1", JUDGE_START_JITTER="0", JUDGE_EVIDENCE="0")
-    return env
 
 
 def _instance(root: Path, folder: str = "good") -> tuple[Path, Path]:
@@ -36,11 +28,6 @@ def _instance(root: Path, folder: str = "good") -> tuple[Path, Path]:
     return decks, tests
 
 
-def _run(app: Path, logs: Path, tests: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "cowork_judge", "run", "--app-dir", str(app), "--logs-dir", str(logs),
-                           "--tests-dir", str(tests)], env=_env(), capture_output=True, text=True, timeout=120)
-
-
 def _said(app: Path) -> str:
     return (f"the app dir {app} (--app-dir / JUDGE_APP_DIR) has no output/ folder, so nothing in it was judged, but it "
             "holds 1 file(s) at its top that look like deliverables (water-cycle.pptx)")
@@ -50,9 +37,9 @@ def test_an_app_dir_without_output_but_a_deck_at_its_top_is_warned(tmp_path):
     app, tests = _instance(tmp_path)
     logs = tmp_path / "logs"
     (logs / "agent").mkdir(parents=True)
-    proc = _run(app, logs, tests)
+    proc = run_cli(app, logs, tests)
     assert proc.returncode == 0, proc.stderr
-    doc = json.loads((logs / "verifier" / "result.json").read_text())
+    doc = verifier_result(logs)
     assert (doc["status"], doc["exit_code"], doc["reward"]) == ("success", None, 0.0)  # still the agent's 0
     warned = [w for w in doc["details"]["warnings"] if _said(app) in w]
     assert warned, doc["details"]["warnings"]
@@ -63,9 +50,9 @@ def test_an_app_dir_named_output_suggests_its_parent(tmp_path):
     app, tests = _instance(tmp_path, folder="output")
     logs = tmp_path / "logs"
     logs.mkdir()
-    proc = _run(app, logs, tests)
+    proc = run_cli(app, logs, tests)
     assert proc.returncode == 0, proc.stderr
-    doc = json.loads((logs / "verifier" / "result.json").read_text())
+    doc = verifier_result(logs)
     assert any(f"did you mean --app-dir {app.parent} (the folder that holds output/)?" in w
                for w in doc["details"]["warnings"]), doc["details"]["warnings"]
 
@@ -73,9 +60,9 @@ def test_an_app_dir_named_output_suggests_its_parent(tmp_path):
 def test_a_fresh_logs_dir_error_names_the_app_dir_problem_too(tmp_path):
     app, tests = _instance(tmp_path)
     fresh = tmp_path / "fresh-logs"
-    proc = _run(app, fresh, tests)
+    proc = run_cli(app, fresh, tests)
     assert proc.returncode == 1, proc.stderr
-    doc = json.loads((fresh / "verifier" / "result.json").read_text())
+    doc = verifier_result(fresh)
     assert doc["exit_code"] == "judge:scorer_error"
     assert "(check --logs-dir)" in doc["exit_reason"] and f"; also: {_said(app)}" in doc["exit_reason"]
     assert _said(app) in proc.stderr
@@ -86,7 +73,7 @@ def test_an_empty_output_folder_with_files_beside_it_says_nothing_new(tmp_path):
     (app / "output").mkdir()  # the agent made output/ and left its work beside it: its own 0, no layout hint
     logs = tmp_path / "logs"
     logs.mkdir()
-    proc = _run(app, logs, tests)
+    proc = run_cli(app, logs, tests)
     assert proc.returncode == 0, proc.stderr
-    doc = json.loads((logs / "verifier" / "result.json").read_text())
+    doc = verifier_result(logs)
     assert doc["reward"] == 0.0 and not any("has no output/ folder" in w for w in doc["details"]["warnings"])

@@ -6,36 +6,15 @@ is judged without a word (Harbor's ``/logs``, `try` and `batch` always have the 
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-SRC = Path(__file__).resolve().parents[2] / "src"
-
-
-def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "OPENAI_", "COWORK_"))}
-    env.update(PYTHONPATH=str(SRC), PYTHONDONTWRITEBYTECODE="1", JUDGE_START_JITTER="0", JUDGE_EVIDENCE="0")
-    return env
+from testkit import code_only_task, run_cli, verifier_result
 
 
 def _instance(root: Path) -> tuple[Path, Path]:
     """(app dir, tests dir) of a one-row code-only instance (no model call)."""
-    tests, output = root / "tests", root / "app" / "output"
-    tests.mkdir(parents=True)
-    output.mkdir(parents=True)
-    (output / "report.md").write_text("# Report\n")
-    rows = [{"id": "C1", "description": "a report", "weight": 1, "judge_method": "code", "code_method_name": "file_exists",
-             "code_method_params": {"glob": "*.md"}}]
-    (tests / "rubric.json").write_text(json.dumps({"rubrics": rows}))
-    return root / "app", tests
-
-
-def _run(app: Path, logs: Path, tests: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "cowork_judge", "run", "--app-dir", str(app), "--logs-dir", str(logs),
-                           "--tests-dir", str(tests)], env=_env(), capture_output=True, text=True, timeout=120)
+    code_only_task(root)
+    return root / "app", root / "tests"
 
 
 ABSENT = ("--logs-dir {logs} did not exist when the run began (the judge created it for the verdicts): the agent's "
@@ -46,9 +25,9 @@ def test_a_logs_dir_that_does_not_exist_is_not_nothing_delivered(tmp_path):
     app, tests = _instance(tmp_path)
     (app / "output" / "report.md").unlink()  # a chat rollout whose answer sits in the logs folder the user mistyped
     typo = tmp_path / "typo-logs"
-    proc = _run(app, typo, tests)
+    proc = run_cli(app, typo, tests)
     assert proc.returncode == 1, proc.stderr
-    doc = json.loads((typo / "verifier" / "result.json").read_text())
+    doc = verifier_result(typo)
     reason = ABSENT.format(logs=typo) + ", so nothing was scored (not 'nothing delivered')"
     assert (doc["exit_code"], doc["exit_reason"]) == ("judge:scorer_error", reason)
     assert [(r["judged"], r["error_kind"]) for r in doc["results"]] == [(False, "delivery_unreadable")]
@@ -58,9 +37,9 @@ def test_a_logs_dir_that_does_not_exist_is_not_nothing_delivered(tmp_path):
 def test_files_are_judged_with_a_warning_when_the_logs_dir_did_not_exist(tmp_path):
     app, tests = _instance(tmp_path)
     typo = tmp_path / "typo-logs"
-    proc = _run(app, typo, tests)
+    proc = run_cli(app, typo, tests)
     assert proc.returncode == 0, proc.stderr
-    doc = json.loads((typo / "verifier" / "result.json").read_text())
+    doc = verifier_result(typo)
     assert doc["reward"] == 1.0 and doc["exit_code"] is None
     assert f"delivery: {ABSENT.format(logs=typo)}; only the deliverable files were judged" in doc["details"]["warnings"]
 
@@ -69,7 +48,7 @@ def test_an_existing_logs_dir_without_agent_is_judged_without_a_word(tmp_path):
     app, tests = _instance(tmp_path)
     logs = tmp_path / "logs"
     logs.mkdir()
-    proc = _run(app, logs, tests)
+    proc = run_cli(app, logs, tests)
     assert proc.returncode == 0, proc.stderr
-    doc = json.loads((logs / "verifier" / "result.json").read_text())
+    doc = verifier_result(logs)
     assert doc["reward"] == 1.0 and not any("--logs-dir" in w for w in doc["details"]["warnings"])

@@ -8,7 +8,6 @@ as M007. A real ``cowork-judge run`` against the simulator over HTTP, and a real
 
 from __future__ import annotations
 
-import json
 import shutil
 import subprocess
 import sys
@@ -17,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from testkit import deck
+from testkit import deck, write_task
 
 ROWS: list[dict[str, Any]] = [  # the trial's rubric, verbatim
     {"id": "A", "description": "The deliverable explains evaporation.", "weight": 1},
@@ -29,11 +28,7 @@ ROWS: list[dict[str, Any]] = [  # the trial's rubric, verbatim
 
 
 def _tests(root: Path, rows: list[dict[str, Any]]) -> Path:
-    tests = root / "task" / "tests"
-    tests.mkdir(parents=True)
-    (tests / "rubric.json").write_text(json.dumps({"rubrics": rows}))
-    (tests / "task_prompt.md").write_text("Make a deck about the water cycle; save it as .pptx in /app/output.\n")
-    return tests
+    return write_task(root / "task", rows, "Make a deck about the water cycle; save it as .pptx in /app/output.\n") / "tests"
 
 
 def _good_deck(app: Path) -> None:

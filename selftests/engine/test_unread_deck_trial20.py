@@ -8,14 +8,13 @@ simulated by a ``sitecustomize`` on the child's PYTHONPATH that blocks ``import 
 
 from __future__ import annotations
 
-import json
 import html
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-from testkit import ROLLOUTS
+from testkit import ROLLOUTS, write_task
 
 ROWS = [
     {"id": "A-PATTERN-FIT", "description": "For each workflow pattern the deck presents, it says when it fits.", "weight": 3},
@@ -24,11 +23,7 @@ ROWS = [
 
 
 def _tests(tmp_path: Path, rows: list[dict[str, object]]) -> Path:
-    tests = tmp_path / "task" / "tests"
-    tests.mkdir(parents=True)
-    (tests / "rubric.json").write_text(json.dumps({"rubrics": rows}))
-    (tests / "task_prompt.md").write_text("Make a deck about building effective agents; save it in /app/output/.\n")
-    return tests
+    return write_task(tmp_path / "task", rows, "Make a deck about building effective agents; save it in /app/output/.\n") / "tests"
 
 
 def _without_extras(tmp_path: Path) -> dict[str, str]:

@@ -7,10 +7,9 @@ Real CLI (`python -m cowork_judge run`) against the simulator over HTTP; "no Lib
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from testkit import ROLLOUTS
+from testkit import ROLLOUTS, write_task
 
 ROWS = [
     {"id": "C-LOCATE-DECK", "description": "Exactly one deck is delivered.", "weight": 1, "judge_method": "code",
@@ -23,11 +22,7 @@ ROWS = [
 
 
 def _tests(tmp_path: Path, rows: list[dict[str, object]]) -> Path:
-    tests = tmp_path / "task" / "tests"
-    tests.mkdir(parents=True)
-    (tests / "rubric.json").write_text(json.dumps({"rubrics": rows}))
-    (tests / "task_prompt.md").write_text("Make a deck about building effective agents; save it in /app/output/.\n")
-    return tests
+    return write_task(tmp_path / "task", rows, "Make a deck about building effective agents; save it in /app/output/.\n") / "tests"
 
 
 def test_agentic_rows_over_a_deck_that_was_not_rendered_are_a_warning(judge_run, tmp_path):

@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from testkit import skip_without_soffice, write_task
 
-from cowork_judge.evidence import probe_capabilities
 from cowork_judge.authoring.gen_ppt_rubrics import generate, load_template
 
 from .test_report_e2e import CHROMIUM, CHROMIUM_ARGS
@@ -26,14 +26,9 @@ GATE = {"id": "C-DECK", "description": "One slide deck is delivered.", "weight":
 
 
 def test_the_report_shows_per_row_the_pages_that_cost_it_points(judge_run, tmp_path):
-    caps = probe_capabilities()
-    if not caps.soffice.available:
-        pytest.skip(f"LibreOffice unavailable: {caps.soffice.reason}")
-    tests = tmp_path / "tests"
-    tests.mkdir()
+    skip_without_soffice()
     rubric = generate({"rubrics": [GATE]}, load_template(), gates=["C-DECK"]).document
-    (tests / "rubric.json").write_text(json.dumps(rubric))
-    (tests / "task_prompt.md").write_text("Make a ten-slide quarterly review deck.\n")
+    tests = write_task(tmp_path, rubric, "Make a ten-slide quarterly review deck.\n") / "tests"
     rollout = tmp_path / "rollout"
     (rollout / "app" / "output").mkdir(parents=True)
     shutil.copy(DECK, rollout / "app" / "output" / "deck.pptx")

@@ -13,8 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
+from testkit import skip_without_soffice, write_task
 
-from cowork_judge.evidence import probe_capabilities
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
@@ -55,18 +55,20 @@ def make_deck(path: Path) -> None:
     prs.save(path)
 
 
-@pytest.fixture
-def judged_deck(judge_run, tmp_path):
-    caps = probe_capabilities()
-    if not caps.soffice.available:
-        pytest.skip(f"LibreOffice unavailable: {caps.soffice.reason}")
-    tests = tmp_path / "tests"
-    tests.mkdir()
-    (tests / "rubric.json").write_text(json.dumps(RUBRIC))
-    (tests / "task_prompt.md").write_text("Make a three-slide deck.\n")
+def deck_task(tmp_path: Path) -> tuple[Path, Path]:
+    """``(tests dir, rollout dir)`` under `tmp_path`: `RUBRIC` with a three-slide prompt, and `make_deck`'s deck as the
+    rollout's ``app/output/deck.pptx``. Skips the calling test where LibreOffice is not available."""
+    skip_without_soffice()
+    tests = write_task(tmp_path, RUBRIC, "Make a three-slide deck.\n") / "tests"
     rollout = tmp_path / "rollout"
     (rollout / "app" / "output").mkdir(parents=True)
     make_deck(rollout / "app" / "output" / "deck.pptx")
+    return tests, rollout
+
+
+@pytest.fixture
+def judged_deck(judge_run, tmp_path):
+    tests, rollout = deck_task(tmp_path)
     (rollout / "app" / "output" / FILE_INJECTION).write_text("notes")
     run = judge_run(tests, rollout, oracle=ORACLE, env={"JUDGE_EVIDENCE": "180"}, work_dir=tmp_path / "work", timeout=300)
     assert run.returncode == 0, run.stderr

@@ -5,7 +5,6 @@ work dir. A real run (LibreOffice renders the deck; the simulator judges), the r
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
@@ -13,9 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from fleet.test_report_e2e import ORACLE, RUBRIC, make_deck
+from fleet.test_report_e2e import ORACLE, deck_task
 
-from cowork_judge.evidence import probe_capabilities
 
 IMAGES = r'<img src="data:image/(?:jpeg|png);base64,[^"]*"'
 
@@ -27,16 +25,7 @@ def report(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 @pytest.fixture
 def deck_run(judge_run, tmp_path):
-    caps = probe_capabilities()
-    if not caps.soffice.available:
-        pytest.skip(f"LibreOffice unavailable: {caps.soffice.reason}")
-    tests = tmp_path / "tests"
-    tests.mkdir()
-    (tests / "rubric.json").write_text(json.dumps(RUBRIC))
-    (tests / "task_prompt.md").write_text("Make a three-slide deck.\n")
-    rollout = tmp_path / "rollout"
-    (rollout / "app" / "output").mkdir(parents=True)
-    make_deck(rollout / "app" / "output" / "deck.pptx")
+    tests, rollout = deck_task(tmp_path)
     run = judge_run(tests, rollout, oracle=ORACLE, env={"JUDGE_EVIDENCE": "180"}, timeout=300)  # no --work-dir kept
     assert run.returncode == 0, run.stderr
     assert (run.verifier / "evidence" / "index.json").is_file()

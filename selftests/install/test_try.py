@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from testkit import ROLLOUTS
+from testkit import ROLLOUTS, write_files
 
 from cowork_judge.commands import main as cli
 from cowork_judge.install import dryrun, wheels
@@ -153,13 +153,9 @@ def test_an_unset_template_without_default_is_refused_as_harbor_refuses_the_tria
 def test_a_separate_verifier_sees_only_the_artifacts(tmp_path):
     task = dryrun.read_task(make_task(tmp_path, mode="separate"))
     assert task.separate and task.artifacts == ["/app/output", "/logs/agent/trajectory.json"] and task.timeout_sec == 900.0
-    rollout = tmp_path / "rollout"
-    (rollout / "app" / "output").mkdir(parents=True)
-    (rollout / "app" / "output" / "deck.pptx").write_bytes(b"deck")
-    (rollout / "app" / "notes.txt").write_text("agent scratch")
-    (rollout / "logs" / "agent").mkdir(parents=True)
-    (rollout / "logs" / "agent" / "trajectory.json").write_text("{}")
-    (rollout / "logs" / "agent" / "secrets.log").write_text("not an artifact")
+    rollout = write_files(tmp_path / "rollout", {"app/output/deck.pptx": b"deck", "app/notes.txt": "agent scratch",
+                                                 "logs/agent/trajectory.json": "{}",
+                                                 "logs/agent/secrets.log": "not an artifact"})
     staged = dryrun.stage(task, dryrun.read_rollout(rollout), tmp_path / "out")
     assert (staged.app / "output" / "deck.pptx").read_bytes() == b"deck"
     assert not (staged.app / "notes.txt").exists() and not (staged.logs / "agent" / "secrets.log").exists()

@@ -8,13 +8,10 @@ is now unjudged ``code_params`` and the run is systemic (``judge:scorer_error``)
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
-from cowork_judge.sim import DemoPolicy, SimServer
-from install.test_try_output import shared_cache, try_cli
+from install.test_try_output import inited_task, try_on_sim
 
 GOOD = {"id": "C-RAYLEIGH", "description": "The answer names Rayleigh scattering.", "weight": 1,
         "judge_method": "code", "code_method_name": "text_contains",
@@ -29,16 +26,7 @@ ANSWER = "Air scatters blue light more than red: Rayleigh scattering.\n"
 
 
 def _chat_task(root, rows):
-    task = root / "chat"
-    (task / "tests").mkdir(parents=True)
-    (task / "task.toml").write_text('version = "1.0"\n\n[verifier]\ntimeout_sec = 600.0\n')
-    (task / "instruction.md").write_text("In your final message, explain why the sky is blue.\n")
-    (task / "tests" / "task_prompt.md").write_text((task / "instruction.md").read_text())
-    (task / "tests" / "rubric.json").write_text(json.dumps({"rubrics": rows}))
-    proc = subprocess.run([sys.executable, "-m", "cowork_judge", "init", str(task)], capture_output=True, text=True,
-                          timeout=120)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return task
+    return inited_task(root / "chat", rows, "In your final message, explain why the sky is blue.\n")
 
 
 @pytest.mark.parametrize(("row", "reason"), [
@@ -49,10 +37,7 @@ def test_code_params_a_method_refuses_make_the_run_systemic_and_try_says_why(tmp
     task = _chat_task(tmp_path, [GOOD, row])
     answer = tmp_path / "answer.txt"
     answer.write_text(ANSWER)
-    with SimServer(DemoPolicy()) as sim:
-        proc = try_cli(str(task), "--final-message", str(answer), "--out", str(tmp_path / "out"),
-                       cache=shared_cache(tmp_path / "cache"), tmpdir=tmp_path / "tmp",
-                       env={"JUDGE_BASE_URL": sim.url, "JUDGE_API_KEY": "sk-sim-rehearsal"})
+    proc = try_on_sim(task, tmp_path, "--final-message", str(answer))
     said = proc.stdout + proc.stderr
     assert proc.returncode == 1, said
     assert "status: error" in said and "unjudged: code_params 1" in said, said

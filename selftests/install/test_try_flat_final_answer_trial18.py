@@ -8,12 +8,9 @@ warns that rows read a final message none was given, and their reasons say so.""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 from cowork_judge.install import dryrun
-from cowork_judge.sim import DemoPolicy, SimServer
-from install.test_try_output import shared_cache, try_cli
+from install.test_try_output import inited_task, try_on_sim
 
 ROWS = [
     {"id": "C-SPEED", "description": "Mentions the speed of light.", "weight": 1, "judge_method": "code",
@@ -27,16 +24,7 @@ ANSWER = ("Sunlight takes about 8.3 minutes to reach Earth: the distance, about 
 
 
 def _chat_task(root):
-    task = root / "c"
-    (task / "tests").mkdir(parents=True)
-    (task / "task.toml").write_text('version = "1.0"\n\n[verifier]\ntimeout_sec = 600.0\n')
-    (task / "instruction.md").write_text("How long does sunlight take to reach Earth? Answer in your final message.\n")
-    (task / "tests" / "task_prompt.md").write_text((task / "instruction.md").read_text())
-    (task / "tests" / "rubric.json").write_text(json.dumps({"rubrics": ROWS}))
-    proc = subprocess.run([sys.executable, "-m", "cowork_judge", "init", str(task)], capture_output=True, text=True,
-                          timeout=120)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return task
+    return inited_task(root / "c", ROWS, "How long does sunlight take to reach Earth? Answer in your final message.\n")
 
 
 def test_a_flat_final_answer_txt_is_announced_and_rows_over_the_message_say_none_was_given(tmp_path, sandbox_ready):
@@ -44,10 +32,7 @@ def test_a_flat_final_answer_txt_is_announced_and_rows_over_the_message_say_none
     rollout = tmp_path / "rollout"
     rollout.mkdir()
     (rollout / "final_answer.txt").write_text(ANSWER)
-    with SimServer(DemoPolicy()) as sim:
-        proc = try_cli(str(task), "--rollout", str(rollout), "--out", str(tmp_path / "out"),
-                       cache=shared_cache(tmp_path / "cache"), tmpdir=tmp_path / "tmp",
-                       env={"JUDGE_BASE_URL": sim.url, "JUDGE_API_KEY": "sk-sim-rehearsal"})
+    proc = try_on_sim(task, tmp_path, "--rollout", str(rollout))
     said = proc.stdout + proc.stderr
     assert proc.returncode == 0, said
     assert "no --final-message reads its final_answer.txt as the agent's final message" in said

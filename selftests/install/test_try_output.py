@@ -19,8 +19,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from testkit import ROLLOUTS
+from testkit import ROLLOUTS, write_task
 
+from cowork_judge.sim import DemoPolicy, SimServer
 from install.harness import CACHE_ROOT, REPO
 
 CLI = [sys.executable, "-m", "cowork_judge"]
@@ -56,6 +57,29 @@ def shared_cache(root: Path) -> Path:
     root.mkdir(parents=True, exist_ok=True)
     (root / "wheels").symlink_to(CACHE_ROOT / "wheels")
     return root
+
+
+REHEARSAL_KEY = "sk-sim-rehearsal"
+"""The rehearsal key docs/harbor-task.md and docs/simulator.md name."""
+SHORT_TOML = 'version = "1.0"\n\n[verifier]\ntimeout_sec = 600.0\n'
+"""A task.toml with nothing but a 600 s verifier timeout (``cowork-judge init`` completes it)."""
+
+
+def inited_task(task: Path, rows: list[dict], prompt: str) -> Path:
+    """A task folder at `task` (returned) after ``cowork-judge init`` (a child process, asserted to succeed): `rows`
+    as tests/rubric.json, `prompt` as instruction.md and tests/task_prompt.md, `SHORT_TOML` as task.toml."""
+    write_task(task, rows, prompt, instruction=prompt, files={"task.toml": SHORT_TOML})
+    proc = subprocess.run([*CLI, "init", str(task)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return task
+
+
+def try_on_sim(task: Path, root: Path, *args: str) -> subprocess.CompletedProcess:
+    """``cowork-judge try TASK ARGS --out ROOT/out`` (`try_cli`: cache ``root/cache``, temp ``root/tmp``) against a
+    `DemoPolicy` simulator with `REHEARSAL_KEY`."""
+    with SimServer(DemoPolicy()) as sim:
+        return try_cli(str(task), *args, "--out", str(root / "out"), cache=shared_cache(root / "cache"),
+                       tmpdir=root / "tmp", env={"JUDGE_BASE_URL": sim.url, "JUDGE_API_KEY": REHEARSAL_KEY})
 
 
 def example_task(root: Path, rubric: dict | None = None) -> Path:

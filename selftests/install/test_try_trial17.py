@@ -8,11 +8,8 @@ calls it "your endpoint: calls cost what they cost"."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
-from cowork_judge.sim import DemoPolicy, SimServer
-from install.test_try_output import shared_cache, try_cli
+from install.test_try_output import inited_task, try_on_sim
 
 ROWS = [
     {"id": "C-RAYLEIGH", "description": "Names Rayleigh scattering.", "weight": 1, "judge_method": "code",
@@ -20,31 +17,17 @@ ROWS = [
     {"id": "H-REFUSAL", "description": "The answer refuses.", "weight": 0, "hurdle": True, "judge_method": "code",
      "code_method_name": "regex_match", "code_method_params": {"pattern": "I cannot help", "source": "response"}},
 ]
-DOC_KEY = "sk-sim-rehearsal"
-"""The rehearsal key docs/harbor-task.md and docs/simulator.md name."""
 
 
 def _chat_task(root):
-    task = root / "c"
-    (task / "tests").mkdir(parents=True)
-    (task / "task.toml").write_text('version = "1.0"\n\n[verifier]\ntimeout_sec = 600.0\n')
-    (task / "instruction.md").write_text("Explain why the sky is blue.\n")
-    (task / "tests" / "task_prompt.md").write_text("Explain why the sky is blue.\n")
-    (task / "tests" / "rubric.json").write_text(json.dumps({"rubrics": ROWS}))
-    proc = subprocess.run([sys.executable, "-m", "cowork_judge", "init", str(task)], capture_output=True, text=True,
-                          timeout=120)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return task
+    return inited_task(root / "c", ROWS, "Explain why the sky is blue.\n")
 
 
 def test_a_fatal_hurdle_is_named_under_the_reward_and_the_rehearsal_key_draws_no_warning(tmp_path, sandbox_ready):
     task = _chat_task(tmp_path)
     answer = tmp_path / "answer.txt"
     answer.write_text("I cannot help with that. Rayleigh.\n")
-    with SimServer(DemoPolicy()) as sim:
-        proc = try_cli(str(task), "--final-message", str(answer), "--out", str(tmp_path / "out"),
-                       cache=shared_cache(tmp_path / "cache"), tmpdir=tmp_path / "tmp",
-                       env={"JUDGE_BASE_URL": sim.url, "JUDGE_API_KEY": DOC_KEY})
+    proc = try_on_sim(task, tmp_path, "--final-message", str(answer))
     lines = proc.stdout.splitlines()
     assert "reward: 0.0" in lines, proc.stdout + proc.stderr
     assert lines[lines.index("reward: 0.0") + 1] == ("fatal: A hurdle zeroed the reward: row H-REFUSAL counted as hit, "

@@ -7,12 +7,12 @@ hand-made folder with stray extras stays flat, loudly. The real ``try`` CLI, san
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
+
+from testkit import write_files
 
 from cowork_judge.install import dryrun
 from cowork_judge.sim import DemoPolicy, SimServer
-from install.test_try_output import shared_cache, try_cli
+from install.test_try_output import inited_task, shared_cache, try_cli
 
 ROWS = [
     {"id": "C-REPORT", "description": "A report file is delivered.", "weight": 1, "judge_method": "code",
@@ -24,16 +24,7 @@ KEY = "sk-sim-rehearsal"
 
 
 def _task(root):
-    task = root / "t"
-    (task / "tests").mkdir(parents=True)
-    (task / "task.toml").write_text('version = "1.0"\n\n[verifier]\ntimeout_sec = 600.0\n')
-    (task / "instruction.md").write_text("Write a report on photosynthesis in /app/output/.\n")
-    (task / "tests" / "task_prompt.md").write_text("Write a report on photosynthesis in /app/output/.\n")
-    (task / "tests" / "rubric.json").write_text(json.dumps({"rubrics": ROWS}))
-    proc = subprocess.run([sys.executable, "-m", "cowork_judge", "init", str(task)], capture_output=True, text=True,
-                          timeout=120)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    return task
+    return inited_task(root / "t", ROWS, "Write a report on photosynthesis in /app/output/.\n")
 
 
 def _delivered(out):
@@ -92,20 +83,24 @@ def test_the_shape_alone_is_recognised_and_stray_extras_stay_flat(tmp_path):
     assert rollout.layout == "flat" and "notes.txt" in rollout.flat_because
 
 
+def _separate_task_dir(task):
+    """A one-row task at `task` (returned) with a separate verifier whose collect hook carries the final message."""
+    from cowork_judge.install.taskinit import COLLECT_COMMAND
+
+    return write_files(task, {
+        "tests/test.sh": "#!/bin/bash\n",
+        "tests/rubric.json": json.dumps({"rubrics": [{"id": "A", "description": "x", "weight": 1}]}),
+        "task.toml": 'version = "1.0"\nartifacts = ["/app/output"]\n\n[verifier]\ntimeout_sec = 900.0\n'
+                     f'environment_mode = "separate"\n\n[[verifier.collect]]\ncommand = {json.dumps(COLLECT_COMMAND)}\n'})
+
+
 def test_a_kept_folder_of_a_separate_verifier_task_keeps_its_final_message(tmp_path):
     """A separate verifier sees only the artifacts: `stage` puts the final message where init's collect hook does
     (``logs/artifacts/cowork-judge-agent/``) and leaves ``logs/agent/`` empty. Read back as a kept folder, that copy
     is the agent's folder; ignoring it lost the final message (a chat task re-judged as nothing said)."""
-    import json as _json
+    from cowork_judge.install.taskinit import AGENT_COPY_DIR
 
-    from cowork_judge.install.taskinit import AGENT_COPY_DIR, COLLECT_COMMAND
-
-    task = tmp_path / "chat"
-    (task / "tests").mkdir(parents=True)
-    (task / "tests" / "test.sh").write_text("#!/bin/bash\n")
-    (task / "tests" / "rubric.json").write_text(_json.dumps({"rubrics": [{"id": "A", "description": "x", "weight": 1}]}))
-    (task / "task.toml").write_text('version = "1.0"\nartifacts = ["/app/output"]\n\n[verifier]\ntimeout_sec = 900.0\n'
-                                    f'environment_mode = "separate"\n\n[[verifier.collect]]\ncommand = {_json.dumps(COLLECT_COMMAND)}\n')
+    task = _separate_task_dir(tmp_path / "chat")
     answer = tmp_path / "answer.txt"
     answer.write_text("Take 500 mg.")
     first = dryrun.read_rollout(None, final_message=answer)
@@ -124,17 +119,7 @@ def test_a_kept_folder_of_a_separate_verifier_task_keeps_its_final_message(tmp_p
 
 
 def _separate_task(tmp_path):
-    import json as _json
-
-    from cowork_judge.install.taskinit import COLLECT_COMMAND
-
-    task = tmp_path / "sep"
-    (task / "tests").mkdir(parents=True)
-    (task / "tests" / "test.sh").write_text("#!/bin/bash\n")
-    (task / "tests" / "rubric.json").write_text(_json.dumps({"rubrics": [{"id": "A", "description": "x", "weight": 1}]}))
-    (task / "task.toml").write_text('version = "1.0"\nartifacts = ["/app/output"]\n\n[verifier]\ntimeout_sec = 900.0\n'
-                                    f'environment_mode = "separate"\n\n[[verifier.collect]]\ncommand = {_json.dumps(COLLECT_COMMAND)}\n')
-    return dryrun.read_task(task)
+    return dryrun.read_task(_separate_task_dir(tmp_path / "sep"))
 
 
 def test_empty_folders_of_a_kept_folder_are_not_called_unseen_by_a_separate_verifier(tmp_path):
@@ -146,11 +131,7 @@ def test_empty_folders_of_a_kept_folder_are_not_called_unseen_by_a_separate_veri
 
 
 def test_what_a_separate_verifier_does_not_see_is_still_named(tmp_path):
-    rollout_root = tmp_path / "r"
-    (rollout_root / "app" / "output").mkdir(parents=True)
-    (rollout_root / "app" / "output" / "deck.pptx").write_bytes(b"x")
-    (rollout_root / "app" / "notes.txt").write_text("scratch")
-    (rollout_root / "logs" / "agent").mkdir(parents=True)
-    (rollout_root / "logs" / "agent" / "setup.log").write_text("log")
+    rollout_root = write_files(tmp_path / "r", {"app/output/deck.pptx": b"x", "app/notes.txt": "scratch",
+                                                 "logs/agent/setup.log": "log"})
     staged = dryrun.stage(_separate_task(tmp_path), dryrun.read_rollout(rollout_root), tmp_path / "out")
     assert "/app (besides /app/output)" in staged.left_out and "/logs/agent" in staged.left_out, staged.left_out

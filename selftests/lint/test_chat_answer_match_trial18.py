@@ -8,11 +8,11 @@ task. Real CLI (`cowork_judge lint`, `judge_run` with the simulator).
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from testkit import lint_stdout, write_task
 
 from cowork_judge.code_methods import task_kind
 
@@ -28,22 +28,12 @@ PRINTS = '#!/bin/bash\necho "Sunlight takes 8.3 minutes at the speed of light. A
 
 
 def _task(root: Path, rows: list[dict], prompt: str = PROMPT) -> Path:
-    task = root / "chat"
-    (task / "tests").mkdir(parents=True)
-    (task / "solution").mkdir()
-    (task / "tests" / "rubric.json").write_text(json.dumps({"rubrics": rows}, indent=1))
-    (task / "tests" / "task_prompt.md").write_text(prompt)
-    (task / "tests" / "judge_instruction.md").write_text("You judge a short chat answer.\n")
-    (task / "instruction.md").write_text(prompt)
-    (task / "solution" / "solve.sh").write_text(PRINTS)
-    return task
+    return write_task(root / "chat", rows, prompt, instruction=prompt, indent=1,
+                      files={"tests/judge_instruction.md": "You judge a short chat answer.\n", "solution/solve.sh": PRINTS})
 
 
 def _lint(task: Path) -> str:
-    proc = subprocess.run([sys.executable, "-m", "cowork_judge", "lint", str(task)], capture_output=True, text=True,
-                          timeout=120)
-    assert proc.returncode in (0, 1), proc.stderr
-    return proc.stdout
+    return lint_stdout(task)
 
 
 def test_an_answer_match_chat_task_gets_m006_and_a006(tmp_path):

@@ -69,3 +69,21 @@ def test_a_rubric_in_both_places_names_no_move(make_instance):
     proc = lint(tests.parent.name, cwd=tests.parent.parent)
     assert proc.returncode == 0 and "mv " not in proc.stdout, proc.stdout
     assert f"{tests.parent.name} is a task folder: linting {tests.parent.name}/tests" in proc.stderr
+
+
+def test_lint_init_try_and_gen_word_the_move_alike(make_instance):
+    """One wording of the hint (`install.taskinit.rubric_too_high`): lint, init, try and gen-ppt-rubrics each say
+    "a rubric.json sits one folder too high: move it (`mv …`; Harbor copies only tests/ into the verifier)", with
+    the paths in their own words (lint: relative to what was typed; the others: the task path as given)."""
+    tests = make_instance()
+    task = tests.parent
+    (tests / "rubric.json").rename(task / "rubric.json")
+    said = "a rubric.json sits one folder too high: move it (`mv {}/rubric.json {}`; Harbor copies only tests/ into the verifier)"
+    assert said.format(task.name, f"{task.name}/tests/rubric.json") in lint(task.name, cwd=task.parent).stdout
+    for command in (["init", task.name, "--force"], ["try", task.name, "--final-message", "x"],
+                    ["gen-ppt-rubrics", task.name, "--gate", "C-DECK"]):
+        proc = subprocess.run([sys.executable, "-m", "cowork_judge", *command], cwd=task.parent, capture_output=True,
+                              text=True, timeout=120, env={**os.environ, "PWD": str(task.parent)})
+        shown = str(task) if command[0] == "init" else task.name  # init names the task folder absolute
+        assert said.format(shown, f"{shown}/tests/") in proc.stdout + proc.stderr, (command, proc.stdout + proc.stderr)
+        assert (task / "rubric.json").is_file() and not (tests / "rubric.json").exists()

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from testkit import lint_stdout, write_task
 
 from cowork_judge.commands import main
 from cowork_judge.lint.instance import lint_instance
@@ -48,22 +48,12 @@ MANIFEST = {"schema": "cowork-judge/ppt-task-check-manifest@1", "subject": "Phot
 
 
 def _task(root: Path, rows: list[dict], prompt: str, *, instruction: str | None = None, solve: str | None = None) -> Path:
-    task = root / "task"
-    (task / "tests").mkdir(parents=True)
-    (task / "tests" / "rubric.json").write_text(json.dumps({"rubrics": rows}, indent=1))
-    (task / "tests" / "task_prompt.md").write_text(prompt)
-    (task / "instruction.md").write_text(prompt if instruction is None else instruction)
-    if solve is not None:
-        (task / "solution").mkdir()
-        (task / "solution" / "solve.sh").write_text(solve)
-    return task
+    return write_task(root / "task", rows, prompt, instruction=prompt if instruction is None else instruction, indent=1,
+                      files={} if solve is None else {"solution/solve.sh": solve})
 
 
 def _lint(target: Path) -> str:
-    proc = subprocess.run([sys.executable, "-m", "cowork_judge", "lint", str(target)], capture_output=True, text=True,
-                          timeout=120)
-    assert proc.returncode in (0, 1), proc.stderr
-    return proc.stdout
+    return lint_stdout(target)
 
 
 def _codes(task: Path) -> list[str]:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import difflib
 import json
-import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -322,19 +321,19 @@ def _task_tests(path: Path) -> tuple[Path | None, str]:
 
     A folder with a ``task.toml`` and a ``tests/`` folder is a task folder even when a ``rubric.json`` was saved
     in it by mistake (trial 18 P-3: the rows went into that stray file): its rubric is ``tests/rubric.json``,
-    the one init, try and the verifier read. When only the stray one exists, the author is told to move it.
+    the one init, try and the verifier read. When only the stray one exists, the author is told to move it
+    (`install.taskinit.rubric_too_high`).
     """
     from cowork_judge.commands._taskfolder import task_tests_dir
+    from cowork_judge.install.taskinit import rubric_too_high
 
     try:
         task = (path / "task.toml").is_file() and (path / "tests").is_dir()
-        stray = task and (path / "rubric.json").exists() and not os.path.lexists(path / "tests" / "rubric.json")
     except OSError:
-        task = stray = False
-    if stray:
+        task = False
+    if task and (stray := rubric_too_high(path)):
         return None, (f"{path} is a task folder and its rubric is tests/rubric.json (init, try and the verifier read "
-                      f"only that one), but the rubric is at {path / 'rubric.json'}: move {path / 'rubric.json'} to "
-                      f"{path / 'tests'}/ and run gen-ppt-rubrics again (nothing written)")
+                      f"only that one), which is missing, but {stray}; then run gen-ppt-rubrics again (nothing written)")
     return (path / "tests" if task else task_tests_dir(path)), ""
 
 

@@ -134,8 +134,8 @@ def read_task(task_dir: Path) -> TaskInfo:
     if not (tests / "test.sh").is_file():
         raise TryError(f"{tests / 'test.sh'}: missing (Harbor runs tests/test.sh; `cowork-judge init {root}` writes it)")
     _refuse_placeholder(root, tests / "test.sh")
-    if not (tests / "rubric.json").is_file() and rubric_too_high(root):
-        raise TryError(f"{tests / 'rubric.json'}: missing, but {rubric_too_high(root)}")
+    if not (tests / "rubric.json").is_file() and (too_high := rubric_too_high(root)):
+        raise TryError(f"{tests / 'rubric.json'}: missing, but {too_high}")
     if not (tests / "rubric.json").is_file():
         raise TryError(f"{tests / 'rubric.json'}: missing (the rubric the judge scores against; see docs/rubric.md, and "
                        "`cowork-judge gen-ppt-rubrics` for a deck task)")

@@ -438,13 +438,21 @@ def declared_extras(value: str, *, fallback: str = "") -> str:
     return ",".join(e.strip() for e in value.split(",") if e.strip())
 
 
-def rubric_too_high(task_dir: Path) -> str:
-    """The ``mv`` hint when ``tests/rubric.json`` is missing but the task folder holds a ``rubric.json`` (saved one
-    folder too high, trial 18 P-3): ``"a rubric.json sits one folder too high: move it (`mv …`; …)"``; "" otherwise."""
-    if os.path.isfile(task_dir / "rubric.json") and not os.path.lexists(task_dir / "tests" / "rubric.json"):
-        return (f"a rubric.json sits one folder too high: move it "
-                f"(`mv {task_dir}/rubric.json {task_dir}/tests/`; Harbor copies only tests/ into the verifier)")
-    return ""
+def rubric_too_high(task_dir: Path, *, tests_dir: Path | None = None, shown: tuple[str, str] | None = None) -> str:
+    """The ``mv`` hint when the tests folder has no ``rubric.json`` but the task folder holds one (saved one folder
+    too high, trial 18 P-3): ``"a rubric.json sits one folder too high: move it (`mv FROM TO`; Harbor copies only
+    tests/ into the verifier)"``; "" otherwise. The one place init, try, lint (R001) and gen-ppt-rubrics detect and
+    word it.
+
+    `task_dir` is the task folder and `tests_dir` its tests folder (default ``task_dir/tests``), as paths to look
+    at. `shown` is how the ``mv`` names the stray file and where it goes, ``(FROM, TO)``, in the words of the
+    caller's output (lint: relative to the path the user typed); default ``task_dir/rubric.json`` and
+    ``task_dir/tests/``, with `task_dir` as given."""
+    tests_dir = task_dir / "tests" if tests_dir is None else tests_dir
+    if not os.path.isfile(task_dir / "rubric.json") or os.path.lexists(tests_dir / "rubric.json"):
+        return ""
+    source, target = shown or (f"{task_dir}/rubric.json", f"{task_dir}/tests/")
+    return f"a rubric.json sits one folder too high: move it (`mv {source} {target}`; Harbor copies only tests/ into the verifier)"
 
 
 def _no_rubric_yet(task_dir: Path) -> str:

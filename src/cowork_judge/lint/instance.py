@@ -19,7 +19,7 @@ from cowork_judge import ABI_COMPAT
 from cowork_judge.code_methods import TRAJECTORY_METHODS
 from cowork_judge._util.given_paths import absolute, parent_of, shown_parent
 from cowork_judge.core.rubric import RepeatedKeys
-from cowork_judge.install.taskinit import AGENT_COPY_DIR
+from cowork_judge.install.taskinit import AGENT_COPY_DIR, rubric_too_high
 from cowork_judge.install import extras as extras_mod
 from cowork_judge.lint import answer_rows, assets, deps, methods, rubric_checks, task_files, tasktoml, testsh
 from cowork_judge.lint.codes import Finding
@@ -212,14 +212,11 @@ def lint_instance_guarded(tests_dir: Path, *, display: str | None = None,
 
 
 def _one_folder_too_high(tests_dir: Path, file: str) -> str:
-    """The R001 hint when ``tests/rubric.json`` is missing but the task folder above holds a ``rubric.json``
-    (trial 18 P-3): it was saved one folder too high. "" otherwise."""
-    task = parent_of(tests_dir)
-    if os.path.lexists(tests_dir / "rubric.json") or not os.path.isfile(task / "rubric.json"):
-        return ""
+    """The R001 hint (`rubric_too_high`, its paths as `file`, the shown ``tests/rubric.json``, names them) when
+    ``tests/rubric.json`` is missing but the task folder above holds a ``rubric.json``; "" otherwise."""
     above = f"{shown_parent(file.removesuffix('/rubric.json'))}/rubric.json".removeprefix("./")
-    return (f"; a rubric.json sits one folder too high, in the task folder: move it (`mv {above} {file}`), "
-            "Harbor copies only tests/ into the verifier")
+    hint = rubric_too_high(parent_of(tests_dir), tests_dir=tests_dir, shown=(above, file))
+    return f"; {hint}" if hint else ""
 
 
 def _rubric(tests_dir: Path, file: str, abi_compat: tuple[int, ...]) -> tuple[RubricDoc | None, list[Finding]]:
