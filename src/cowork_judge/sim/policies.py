@@ -319,7 +319,8 @@ class DemoPolicy:
     A positive row is hit when at least ``hit_fraction`` of its description's content
     words (``content_words``) occur in ``context_text``. A gradient row's level is the
     largest level choice <= that fraction (the smallest choice when none is). Negative
-    rows are never hit (no violation assumed). Every reason starts with
+    rows are never hit (no violation assumed; the reason says their quote is no evidence,
+    trial 21 P-5). Every reason starts with
     ``DEMO_REASON_PREFIX``.
 
     Args:
@@ -345,7 +346,8 @@ class DemoPolicy:
                 verdict["hit"] = False
                 if _is_gradient(row):
                     verdict["level"] = choices[0]
-                verdict["reason"] = f"{DEMO_REASON_PREFIX} negative row, no violation assumed"
+                verdict["reason"] = (f"{DEMO_REASON_PREFIX} negative row, no violation assumed (its quote is the line "
+                                     "nearest the row, kept for grounding: not evidence)")
                 out.append(verdict)
                 continue
             words = content_words(str(row.get("description", "")))

@@ -8,9 +8,10 @@ gives credit (a hit on a positive row, a miss on a negative one) gets one:
   from the text the request showed as the agent's (its spotlighted spans: ``<<<UNTRUSTED
   <code>`` … ``UNTRUSTED <code>>>>``; slide text sent as JSON is read as its strings) — the
   line sharing most words (or CJK characters) with the row, cut to `QUOTE_CHARS` around the
-  first shared word. Never the rubric, the task prompt, the deliverable listing or a
-  ``<tool_output quotable="no">`` block (a file listing; the rubric or prompt read by a tool):
-  `NOT_AGENT_TEXT`.
+  first shared word (for a negative row often the fault itself: the demo policy's assumed "no
+  fault" is quoted only because `core.grounding` withdraws a credit without a quote). Never
+  the rubric, the task prompt, the deliverable listing or a ``<tool_output quotable="no">``
+  block (a file listing; the rubric or prompt read by a tool): `NOT_AGENT_TEXT`.
 - **fabricated** (``cowork-judge sim --fabricate P``): with probability P per request
   (re-asks included; a keyed hash of seed, instance, the request's row ids and how often
   that set was asked, so runs repeat), every positive row the oracle says is missed in that
