@@ -18,7 +18,7 @@ from typing import Any
 from cowork_judge.safety.agent_text import BINARY_NOTE, decode_noting, looks_binary, repair, whole_characters
 from cowork_judge.config.judge_config import JudgeConfig
 from cowork_judge.run.paths import RunPaths
-from cowork_judge.segment.trajectory import Trajectory, check_shape, message_text, parse_trajectory
+from cowork_judge.segment.trajectory import Trajectory, check_shape, hidden_answer, message_text, parse_trajectory
 from cowork_judge.segment.trajectory import UnreadableMessage as UnreadableMessage  # re-exported: callers look here
 
 MAX_MESSAGE_BYTES = 16 * 1024 * 1024
@@ -139,7 +139,7 @@ def _trajectory(paths: RunPaths, logs: AgentLogs, notes: list[str], unreadable: 
         logs.trajectory = parse_trajectory(doc, clean=repair)
         return atif_final_message(doc)
     except (ValueError, RecursionError) as exc:  # UnreadableMessage is a ValueError
-        what = str(exc)[:200] if isinstance(exc, UnreadableMessage) else f"is not valid JSON: {str(exc)[:200]}"
+        what = str(exc)[:400] if isinstance(exc, UnreadableMessage) else f"is not valid JSON: {str(exc)[:200]}"
         notes.append(f"trajectory.json {what}")
         unreadable.append("trajectory.json")
         return None
@@ -159,18 +159,26 @@ def atif_final_message(doc: Any) -> str | None:
         UnreadableMessage: the document is not ATIF-shaped (not an object, ``steps``
             missing or not a list), or the LAST agent step that has a message holds it in
             another shape (an object such as ``{"text": …}``, a number, a text part whose
-            text is not a string…). An earlier message is never taken in its place: it is
-            not the final answer.
+            text is not a string…), or a step after the final message's (or any step, when
+            none gave one) is not valid ATIF in a way that may hide the answer
+            (`segment.trajectory.hidden_answer`: a source other than ``system``/``user``/
+            ``agent``, ``content`` in place of an agent step's ``message``; trial 21 P-4). An
+            earlier message is never taken in its place: it is not the final answer.
     """
     steps = check_shape(doc)
+    text, final = None, None
     for n in range(len(steps) - 1, -1, -1):
         step = steps[n]
         if not isinstance(step, dict) or step.get("source") != "agent" or step.get("message") is None:
             continue
         text = message_text(step["message"], n, clean=repair)
         if text:
-            return text
-    return None
+            final = n
+            break
+    hidden = hidden_answer(steps, final)
+    if hidden:
+        raise UnreadableMessage(hidden)
+    return text
 
 
 def _read_text(path: Path, notes: list[str], unreadable: list[str], limit: int, *,

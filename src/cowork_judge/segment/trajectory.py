@@ -374,6 +374,76 @@ def check_shape(doc: Any) -> list[Any]:
     return steps
 
 
+ATIF_SOURCES = ("system", "user", "agent")
+"""The step sources ATIF allows (Harbor's ``Step.source``, every version: exact, lower case)."""
+ATIF_STEP_FIELDS = frozenset({"step_id", "timestamp", "source", "model_name", "reasoning_effort", "message",
+                              "reasoning_content", "tool_calls", "observation", "metrics", "is_copied_context",
+                              "llm_call_count", "extra"})
+"""The fields of an ATIF step (Harbor's ``Step``, v1.0–v1.8; it forbids any other)."""
+
+
+def _holds_text(value: Any, depth: int = 0) -> bool:
+    """Whether parsed JSON `value` holds non-blank text: a string, or one in a list or object (`_MAX_DEPTH` deep)."""
+    if isinstance(value, str):
+        return bool(value.strip())
+    if depth >= _MAX_DEPTH:
+        return False
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    return any(_holds_text(v, depth + 1) for v in items)
+
+
+def _short(text: str, cap: int = 40) -> str:
+    """`text` cut to `cap` characters (an ellipsis marks a cut): a name quoted in a warning."""
+    return text if len(text) <= cap else text[:cap - 1] + "…"
+
+
+def _invalid_step(raw: Any, number: int) -> str | None:
+    """Why step `raw` (its number `number`) is ATIF the reader cannot take as the agent's or leave out, or None:
+    not an object, a ``source`` not in `ATIF_SOURCES`, or an ``agent`` step with no tool calls and no text in
+    ``message`` but text under a field ATIF does not have (``content``, ``text``…). An agent step with tool
+    calls and no text in ``message`` (Harbor writes ``""``) is a tool-call step: it says nothing, whatever
+    else it carries."""
+    if not isinstance(raw, dict):
+        return f"step {number} is a JSON {json_type(raw)}, not a step object"
+    source = raw.get("source")
+    allowed = ", ".join(f"'{s}'" for s in ATIF_SOURCES)
+    if source is None:
+        return f"step {number} has no 'source': ATIF's sources are {allowed}"
+    if source not in ATIF_SOURCES:
+        case = " (lower case)" if isinstance(source, str) and source.casefold() in ATIF_SOURCES else ""
+        shown = repr(_short(source)) if isinstance(source, str) else f"a JSON {json_type(source)}"
+        return f"step {number} has source {shown}: ATIF's sources are {allowed}{case}"
+    if source != "agent" or raw.get("tool_calls") or message_text(raw.get("message"), number, strict=False):
+        return None  # a tool-call step's other fields are its action's (a producer's observations), not an answer
+    other = [k for k, v in raw.items() if k not in ATIF_STEP_FIELDS and _holds_text(v)]
+    if not other:
+        return None
+    names = ", ".join(f"'{_short(k)}'" for k in other[:3]) + (f" and {len(other) - 3} more" if len(other) > 3 else "")
+    if raw.get("message") is None:
+        return f"step {number} (source 'agent') has no 'message' (it has {names})"
+    return f"step {number} (source 'agent') has an empty 'message' (and {names}, which ATIF steps do not have)"
+
+
+def hidden_answer(steps: list[Any], final: int | None) -> str | None:
+    """Why the agent's final message cannot be told from ATIF `steps`, or None: a step after index `final`
+    (the step the final message was read from; None: no step gave one) that is not valid ATIF in a way that
+    may hide the answer (`_invalid_step`: ``"source": "assistant"``, ``"content"`` in place of ``message``).
+    Such a trajectory is unreadable, never "no final message" (trial 21 P-4: a reference answer scored 0).
+    Steps before `final` do not hide it and are not looked at. Names the first such step (its ``step_id``,
+    else its position from 1) and counts the others."""
+    found = []
+    for n in range((final if final is not None else -1) + 1, len(steps)):
+        raw = steps[n]
+        sid = raw.get("step_id") if isinstance(raw, dict) else None
+        why = _invalid_step(raw, sid if isinstance(sid, int) and not isinstance(sid, bool) else n + 1)
+        if why:
+            found.append(why)
+    if not found:
+        return None
+    more = f" ({len(found) - 1} more step{'s' if len(found) > 2 else ''} after it too)" if len(found) > 1 else ""
+    return f"is not valid ATIF: {found[0]}{more}; the final message is the 'message' of the last step with source 'agent'"
+
+
 def _same(text: str) -> str:
     return text
 
@@ -548,5 +618,5 @@ def trajectory_text(traj: Trajectory, budget: int = TRAJECTORY_BUDGET_CHARS) -> 
     return "\n\n".join(out), omitted
 
 
-__all__ = ["ERROR_FLAGS", "EXIT_KEYS", "TRAJECTORY_BUDGET_CHARS", "Observation", "ToolCall", "Trajectory", "TrajectoryStep", "UnreadableMessage", "check_shape",
-           "json_type", "message_text", "parse_trajectory", "step_text", "trajectory_text"]
+__all__ = ["ATIF_SOURCES", "ATIF_STEP_FIELDS", "ERROR_FLAGS", "EXIT_KEYS", "TRAJECTORY_BUDGET_CHARS", "Observation", "ToolCall", "Trajectory", "TrajectoryStep", "UnreadableMessage", "check_shape",
+           "hidden_answer", "json_type", "message_text", "parse_trajectory", "step_text", "trajectory_text"]
