@@ -35,7 +35,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from cowork_judge.core.rubric import LIST_KEYS, row_judge_method
+from cowork_judge.core.rubric import DECK_CODE_METHODS, LIST_KEYS, row_judge_method
 from cowork_judge.core.scales import format_level, parse_level_key
 from cowork_judge.workflow._contract import GRID_21
 from cowork_judge.workflow.ppt_judge.assets import CONTENT_GROUPS, TaskChecks
@@ -280,8 +280,6 @@ def _is_content(row: Any) -> bool:
     return isinstance(row, Mapping) and row.get("workflow_name") == WORKFLOW and row.get("workflow_group") in CONTENT_GROUPS
 
 
-DECK_CODE_METHODS = frozenset({"locate_deck", "check_deck_openable", "check_pptx_openable", "page_count_between"})
-"""Code methods that find or open a slide deck: a row routed to one says the task delivers a deck."""
 DECK_WORDS = re.compile(r"\b(slides?|slide ?decks?|decks?|pptx?|powerpoint)\b|幻灯片|演示文稿", re.IGNORECASE)
 """Words of a task prompt that asks for a deck."""
 

@@ -288,8 +288,8 @@ def _edited_rows(old: object, new: object) -> list[str]:
 def _not_a_deck_task(tests_dir: Path, raw: object, checks_present: bool) -> str | None:
     """Why the rubric looks like a chat task's (None: it may be a deck task). A rubric with no rows and no
     task prompt is a deck rubric being started: nothing says otherwise."""
-    from cowork_judge.authoring.gen_ppt_rubrics import DECK_CODE_METHODS, deck_evidence
-    from cowork_judge.core.rubric import LIST_KEYS
+    from cowork_judge.authoring.gen_ppt_rubrics import deck_evidence
+    from cowork_judge.core.rubric import DECK_CODE_METHODS, LIST_KEYS
 
     prompt_path = tests_dir / "task_prompt.md"
     try:

@@ -35,6 +35,12 @@ LIST_KEYS = ("rubrics", "criteria", "items")
 """Top-level keys holding the row list, looked for before the id → row mapping shape."""
 RESERVED_TOP_KEYS = frozenset({"workflow_config", "schema", "version", "metadata"})
 """Top-level keys that never become rows in the id → row mapping shape."""
+NO_ROWS = "rubric has no rows"
+"""The engine's refusal of a rubric without a row (`normalize_rubric`, `rows_problem`)."""
+DECK_CODE_METHODS: frozenset[str] = frozenset({"locate_deck", "check_deck_openable", "check_pptx_openable",
+                                               "page_count_between"})
+"""Code methods that find or open a slide deck: a row routed to one says the rubric judges a deck (its agentic rows
+view the deck's pages: `cowork-judge init` chooses the extras by it, and the run's advice reads it)."""
 DERIVED_KEYS = frozenset({"polarity", "hit_means", "level_choices"})
 SCORE_ONLY_FIELDS = ("weight", "depends_on")
 """Fields of `Criterion.for_judge` that shape the score but not the verdict (`Criterion.as_asked` leaves them out)."""
@@ -386,7 +392,7 @@ def normalize_rubric(raw: Any) -> NormalizedRubric:
     else:
         raise RubricError(f"rubric must be a JSON object or list, got {type(raw).__name__}")
     if not rows:
-        raise RubricError("rubric has no rows")
+        raise RubricError(NO_ROWS)
 
     criteria: list[Criterion] = []
     taken: set[str] = set()
@@ -394,7 +400,7 @@ def normalize_rubric(raw: Any) -> NormalizedRubric:
     for position, (map_key, row) in enumerate(rows, start=1):
         where = f"row {position}" if map_key is None else f"row {map_key!r}"
         if not isinstance(row, Mapping):
-            raise RubricError(f"{where}: a row must be an object, got {type(row).__name__}")
+            raise RubricError(f"{where}: {not_an_object(row, map_key, alone=len(rows) == 1)}")
         row_id = explicit_id(map_key, row)
         if row_id is None:
             row_id = _generate_id(position, taken | explicit_ids)
@@ -417,6 +423,38 @@ def normalize_rubric(raw: Any) -> NormalizedRubric:
     warnings.extend(f"row {c.id!r}: a hurdle with a positive weight ({c.weight:g}) counts in W but can never add to E, "
                     "so no rollout can score 1.0; give hurdle rows weight 0" for c in criteria if c.hurdle and c.weight > 0)
     return NormalizedRubric(criteria=tuple(criteria), warnings=tuple(warnings), workflow_config=workflow_config)
+
+
+def not_an_object(row: Any, map_key: Any = None, *, alone: bool = False) -> str:
+    """Why `row` cannot be a rubric row: ``a row must be an object, got list``. For a list under a top-level key
+    of an ``id → row`` mapping (`map_key`) that is its one row (`alone`) or a near miss of a `LIST_KEYS` key
+    (``rubric``, ``criterias``), the key was meant to hold the row list (trial 21 P-2): the closest list key
+    (``rubrics`` when none is close) is named as a did-you-mean."""
+    said = f"a row must be an object, got {type(row).__name__}"
+    if not isinstance(row, list) or not isinstance(map_key, str):
+        return said
+    close = difflib.get_close_matches(map_key.strip().lower(), LIST_KEYS, n=1, cutoff=0.6)
+    if not (close or alone):
+        return said
+    return (f"{said}; did you mean {(close or ['rubrics'])[0]!r}? (rows go in a list under "
+            f"{', '.join(map(repr, LIST_KEYS[:-1]))} or {LIST_KEYS[-1]!r})")
+
+
+def rows_problem(raw: Any) -> str | None:
+    """Why the engine finds no rows in the decoded rubric document `raw` (its shape, not a row's fields), as
+    `normalize_rubric` words it: not an object or list, no rows, a value of an ``id → row`` mapping that is not
+    an object (`not_an_object`: a misspelt ``rubrics``). None when the rows are found. `cowork-judge init`
+    reads it to say so rather than choose extras from no rows (trial 21 P-2)."""
+    if not isinstance(raw, (list, Mapping)):
+        return f"rubric must be a JSON object or list, got {type(raw).__name__}"
+    if isinstance(raw, list) or any(isinstance(raw.get(k), list) for k in LIST_KEYS):
+        rows = raw if isinstance(raw, list) else next(raw[k] for k in LIST_KEYS if isinstance(raw.get(k), list))
+        return None if rows else NO_ROWS
+    pairs = [(k, v) for k, v in raw.items() if k not in RESERVED_TOP_KEYS]
+    if not pairs:
+        return NO_ROWS
+    bad = next(((k, v) for k, v in pairs if not isinstance(v, Mapping)), None)
+    return None if bad is None else f"row {bad[0]!r}: {not_an_object(bad[1], bad[0], alone=len(pairs) == 1)}"
 
 
 @functools.lru_cache(maxsize=4096)

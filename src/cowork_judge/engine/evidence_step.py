@@ -8,10 +8,11 @@ it (`collect`); the evidence package is imported only when a deck and a model ro
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from cowork_judge.evidence.kinds import is_deck_name
+from cowork_judge.core.rubric import DECK_CODE_METHODS, Criterion
+from cowork_judge.evidence.kinds import is_deck_name, names_powerpoint_file
 from cowork_judge.evidence.reads import StructureReads
 from cowork_judge.run.context import RunContext
 
@@ -25,7 +26,7 @@ so JUDGE_DEADLINE=120 still renders a 10-slide deck (0.2.0's fixed 45 s minimum 
 
 
 def collect(ctx: RunContext, *, needs_evidence: bool = True, reads: StructureReads | None = None,
-            page_readers: Sequence[str] = ()) -> tuple[dict[str, Any], int]:
+            page_readers: Sequence[str] = (), init_fixes: bool = True) -> tuple[dict[str, Any], int]:
     """Extract and render every deck-like deliverable once, within
     ``min(JUDGE_EVIDENCE, EVIDENCE_DEADLINE_SHARE × the time left)`` seconds.
 
@@ -38,7 +39,9 @@ def collect(ctx: RunContext, *, needs_evidence: bool = True, reads: StructureRea
     a container anyway). `reads`: the run's deck reads (the guard's scan read its decks through
     them first): a deck the guard read whole is not parsed again. `page_readers`: ids of the
     agentic rows, which view the rendered pages: a deck this environment cannot render (no
-    PyMuPDF, no LibreOffice) is then a warning naming them and what to install (trial 14 P1-1).
+    PyMuPDF, no LibreOffice) is then a warning naming them and what to install (trial 14 P1-1). `init_fixes`:
+    `cowork-judge init` gives this rubric the deck extras (`init_picks_deck_extras`), so a deck not read at all
+    is fixed by running it again; else the warning says to add a deck row first (trial 21 P-1).
 
     Returns:
         A compact summary for ``details.evidence`` ({} when nothing was done; its ``warnings``
@@ -68,10 +71,10 @@ def collect(ctx: RunContext, *, needs_evidence: bool = True, reads: StructureRea
         cause = f"{type(exc).__name__}: {exc}"
         log.warning("evidence extraction failed: %s", ctx.redactor.redact(cause))
         delivered = [f.rel for f in ctx.delivery.files if is_deck_name(f.rel)]
-        return {"error": cause, "warnings": unread_warnings(delivered, cause, page_readers)}, 0
+        return {"error": cause, "warnings": unread_warnings(delivered, cause, page_readers, init_fixes=init_fixes)}, 0
     log.info("evidence: %d deck(s), %d page(s) rendered in %.1f s", len(summary.decks), summary.pages_rendered, summary.seconds)
     return {
-        "warnings": _render_warnings(summary.decks, RENDERER_FAULT, page_readers),
+        "warnings": _render_warnings(summary.decks, RENDERER_FAULT, page_readers, init_fixes),
         "pages_rendered": summary.pages_rendered,
         "seconds": summary.seconds,
         "render_skipped_for_budget": summary.render_skipped_for_budget,
@@ -90,19 +93,47 @@ RENDERING_FIX = ("install the rendering extra and LibreOffice: COWORK_JUDGE_EXTR
 """How a verifier that cannot render decks is fixed (said by the run's warning)."""
 
 
-READING_FIX = ("install cowork-judge[pptx] (and [workflow] for page images) in the verifier: `cowork-judge init <task>` "
-               "picks the extras from the rubric's rows; add a locate_deck row or run init with --extras pptx")
-"""How a verifier that cannot read decks at all is fixed (said by the run's warning; trial 20 P-5)."""
+READING_FIX = ("the verifier lacks cowork-judge's deck extras: run `cowork-judge init <task>` again, which sets "
+               "COWORK_JUDGE_EXTRAS from the rubric's rows (run it after every rubric edit)")
+"""How a verifier that cannot read decks at all is fixed when init picks the deck extras for the rubric
+(`init_picks_deck_extras`; said by the run's warning; trial 20 P-5, trial 21 P-1)."""
+
+READING_FIX_NO_DECK_ROW = ("the verifier lacks cowork-judge's deck extras, and `cowork-judge init` picks none for a "
+                           "rubric without a deck row: add a locate_deck row, then run `cowork-judge init <task>` again")
+"""The same fix when init picks no deck extras for the rubric: no row says it judges a deck."""
 
 
-def unread_warnings(delivered: Sequence[str], cause: str, page_readers: Sequence[str]) -> list[str]:
+def init_picks_deck_extras(criteria: Iterable[Criterion], task_prompt: str) -> bool:
+    """True when `cowork-judge init` gives this task's verifier the deck extras (python-pptx and lxml), as
+    `install.extras.for_rubric_file` decides from the rubric file: a row of a deck code method
+    (`core.rubric.DECK_CODE_METHODS`), a code row whose ``glob`` names a deck, a workflow row whose workflow needs
+    an extra (``ppt_judge``), or a task prompt naming a PowerPoint file. Read for a run with model-judged rows
+    (the only ones `collect` warns for), which then view the deck."""
+    for crit in criteria:
+        glob = crit.code.params.get("glob")
+        if crit.judge_method == "code" and (crit.code.method_name in DECK_CODE_METHODS
+                                            or (isinstance(glob, str) and is_deck_name(glob))):
+            return True
+        if crit.judge_method == "workflow":
+            from cowork_judge.workflow import requires_extras  # a workflow row's run imports it anyway
+
+            if requires_extras(crit.workflow.name):
+                return True
+    return names_powerpoint_file(task_prompt)
+
+
+def unread_warnings(delivered: Sequence[str], cause: str, page_readers: Sequence[str], *,
+                    init_fixes: bool = True) -> list[str]:
     """The run's warnings when the evidence step failed, so no delivered deck was read at all (trial 20
     P-5: the judge's extras missing, ``ModuleNotFoundError: lxml``): one per deck of `delivered` (paths
-    relative to the output root), naming `cause` and the fix. Said only from `collect`, which runs only
-    when model-judged rows exist; `page_readers` (the agentic row ids) are named when there are any."""
+    relative to the output root), naming `cause` and the fix: re-run init (`READING_FIX`) when `init_fixes`
+    (`init_picks_deck_extras`), else add a deck row first (`READING_FIX_NO_DECK_ROW`; trial 21 P-1). Said only
+    from `collect`, which runs only when model-judged rows exist; `page_readers` (the agentic row ids) are
+    named when there are any."""
     shown = f" {_rows_named(page_readers)}" if page_readers else ""
+    fix = READING_FIX if init_fixes else READING_FIX_NO_DECK_ROW
     return [f"{deck}: the delivered deck could not be read ({cause}): the model-judged row(s){shown} saw no slide "
-            f"text and no page image; {READING_FIX}" for deck in delivered]
+            f"text and no page image; {fix}" for deck in delivered]
 
 
 def _rows_named(rows: Sequence[str]) -> str:
@@ -110,7 +141,8 @@ def _rows_named(rows: Sequence[str]) -> str:
     return ", ".join(rows[:6]) + (f" and {len(rows) - 6} more" if len(rows) > 6 else "")
 
 
-def _render_warnings(decks: Sequence[Any], renderer_fault: str, page_readers: Sequence[str]) -> list[str]:
+def _render_warnings(decks: Sequence[Any], renderer_fault: str, page_readers: Sequence[str],
+                     init_fixes: bool = True) -> list[str]:
     """The run's warnings about the renderer, one per deck of `decks` (`evidence.DeckSummary`) whose render
     layer was skipped: a renderer that wrote nothing (`renderer_fault`, trial 8 F7), and a renderer this
     environment lacks while agentic rows (`page_readers`) judge the deck (trial 14 P1-1: they are judged on
@@ -122,7 +154,7 @@ def _render_warnings(decks: Sequence[Any], renderer_fault: str, page_readers: Se
         unread = [s.reason for s in deck.layers_skipped if s.layer == "structure" and s.kind in ("render_env", "error")]
         blind = bool(unread) and not deck.pages_rendered  # trial 20 P-5: no text and no page: the model rows judged blind
         if blind:
-            warnings += unread_warnings([deck.source], unread[0], page_readers)
+            warnings += unread_warnings([deck.source], unread[0], page_readers, init_fixes=init_fixes)
         for skip in deck.layers_skipped:
             if skip.kind in ("render_env", "error", "budget"):
                 log.warning("evidence: %s: %s layer skipped (%s): %s", deck.deck, skip.layer, skip.kind, skip.reason)

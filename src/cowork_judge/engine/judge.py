@@ -484,7 +484,8 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
         return _code_rows_only(run, loaded, criteria, ctx, instruction_source)
     agentic = [c.id for c in criteria if c.judge_method == "agentic"]  # they view the pages: a deck not rendered is said
     evidence, evidence_pages = evidence_step.collect(ctx, needs_evidence=needs_model, reads=reads,  # code rows never look at page images
-                                                     page_readers=agentic)
+                                                     page_readers=agentic, init_fixes=evidence_step.init_picks_deck_extras(
+                                                         criteria, ctx.task_prompt))
     run.warn("evidence", evidence.pop("warnings", []), prefix="evidence: ")  # trial 8 F7: a renderer that wrote nothing is said
     route = _router(run, criteria, delivery)
     if isinstance(route, ResultDocument):

@@ -21,12 +21,12 @@ package ``cowork_judge.workflow.<name>``; code methods are listed in `CODE_METHO
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from cowork_judge.core.rubric import row_judge_method
+from cowork_judge.core.rubric import DECK_CODE_METHODS, NO_ROWS, row_judge_method, rows_problem
+from cowork_judge.evidence.kinds import names_powerpoint_file
 
 CODE_METHOD_EXTRAS: dict[str, tuple[str, ...]] = {
     "check_pptx_openable": ("pptx",),
@@ -35,9 +35,6 @@ CODE_METHOD_EXTRAS: dict[str, tuple[str, ...]] = {
 }
 """Code method name → the extras it needs (the others need none)."""
 
-DECK_CODE_METHODS: frozenset[str] = frozenset({"locate_deck", "check_deck_openable", "check_pptx_openable",
-                                               "page_count_between"})
-"""Code methods that say the rubric judges a deck: its agentic rows then view the deck's rendered pages."""
 
 PAGE_RENDERING_EXTRA = "workflow"
 """The extra that renders a deck's pages (PyMuPDF; its image carries LibreOffice: `verifier_image.DECK_PACKAGES`)."""
@@ -64,14 +61,9 @@ SUBSUMES: dict[str, frozenset[str]] = {"workflow": frozenset({"pptx"})}
 
 def workflow_extras(name: str) -> tuple[str, ...]:
     """``REQUIRES_EXTRAS`` of the installed workflow `name` (() when it declares none or cannot load)."""
-    from cowork_judge.workflow import WorkflowUnavailable, load
+    from cowork_judge.workflow import requires_extras
 
-    try:
-        module = load(name)
-    except WorkflowUnavailable:
-        return ()
-    value = getattr(module, "REQUIRES_EXTRAS", ())
-    return tuple(str(v) for v in value) if isinstance(value, (tuple, list)) else ()
+    return requires_extras(name)
 
 
 def required(code_methods: Iterable[str], workflows: Iterable[str], agentic_rows: int = 0, *,
@@ -114,11 +106,16 @@ def missing(installed: Iterable[str], need: Mapping[str, list[str]]) -> dict[str
 
 
 def _rows(rubric: Any) -> list[Mapping[str, Any]]:
-    """The row objects of a raw rubric document (a list of rows or an object holding one under a key of
-    `core.rubric.LIST_KEYS`)."""
-    from cowork_judge.core.rubric import LIST_KEYS
+    """The row objects of a raw rubric document, found as the engine finds them (`core.rubric.normalize_rubric`):
+    a list of rows, an object holding one under a key of `core.rubric.LIST_KEYS`, else an ``id → row`` object
+    (its values but the reserved top-level keys)."""
+    from cowork_judge.core.rubric import LIST_KEYS, RESERVED_TOP_KEYS
 
-    rows = next((rubric[k] for k in LIST_KEYS if k in rubric), []) if isinstance(rubric, Mapping) else rubric
+    if isinstance(rubric, Mapping):
+        key = next((k for k in LIST_KEYS if isinstance(rubric.get(k), list)), None)
+        rows = rubric[key] if key is not None else [v for k, v in rubric.items() if k not in RESERVED_TOP_KEYS]
+    else:
+        rows = rubric
     return [row for row in rows if isinstance(row, Mapping)] if isinstance(rows, list) else []
 
 
@@ -142,11 +139,6 @@ def deck_glob_rows(rubric: Any) -> list[str]:
     return out
 
 
-DECK_FILE_MENTION = re.compile(r"\.(?:pptx|pptm|ppsx|ppsm|potx|potm|ppt|pps|pot)\b", re.IGNORECASE)
-"""A PowerPoint file named in a task prompt (``a .pptx file``, ``deck.pptx``); PDF and HTML are left out (a
-report or a web page is rarely a deck: real DevAI prompts name .pdf files)."""
-
-
 def prompt_names_deck(tests_dir: Path) -> bool:
     """True when ``tests_dir/task_prompt.md`` names a PowerPoint file (`DECK_FILE_MENTION`): the task
     delivers a deck though no row of the rubric says so (a rubric of agentic rows alone, trial 20 P-5).
@@ -155,7 +147,7 @@ def prompt_names_deck(tests_dir: Path) -> bool:
         text = (tests_dir / "task_prompt.md").read_text(encoding="utf-8", errors="replace")
     except OSError:
         return False
-    return DECK_FILE_MENTION.search(text) is not None
+    return names_powerpoint_file(text)
 
 
 def routes_of(rubric: Any) -> tuple[set[str], set[str]]:
@@ -173,9 +165,18 @@ def routes_of(rubric: Any) -> tuple[set[str], set[str]]:
 
 
 class RubricUnreadable(ValueError):
-    """A rubric file exists but cannot be read as JSON; ``str(exc)`` is the predicate that follows
-    the file's name (``"is not UTF-8 text (…)"``, ``"cannot be read (…)"``, ``"is not valid JSON: …"``
-    with its line and column, as lint's R002 says it)."""
+    """A rubric file exists but cannot be read as JSON, or its rows cannot be found; ``str(exc)`` is the
+    predicate that follows the file's name (``"is not UTF-8 text (…)"``, ``"cannot be read (…)"``, ``"is not
+    valid JSON: …"`` with its line and column, as lint's R002 says it; ``"is not read as rows: …"`` with the
+    engine's reason, as lint's R003 says it). `lint_code`: the lint check that reports it."""
+
+    def __init__(self, message: str, lint_code: str = "R002") -> None:
+        super().__init__(message)
+        self.lint_code = lint_code
+
+
+class RubricWithoutRows(RubricUnreadable):
+    """The rubric file holds no row yet (``{"rubrics": []}``): there is nothing to choose extras from."""
 
 
 def for_rubric_file(path: Path) -> tuple[tuple[str, ...], dict[str, list[str]]] | None:
@@ -186,7 +187,9 @@ def for_rubric_file(path: Path) -> tuple[tuple[str, ...], dict[str, list[str]]] 
     A leading UTF-8 byte-order mark is skipped, as the engine does.
 
     Raises:
-        RubricUnreadable: the file exists but cannot be read, is not UTF-8, or is not valid JSON.
+        RubricWithoutRows: the rubric holds no row (`core.rubric.NO_ROWS`).
+        RubricUnreadable: the file exists but cannot be read, is not UTF-8, is not valid JSON, or the engine
+            finds no rows in it (`core.rubric.rows_problem`: a misspelt ``rubrics`` key, trial 21 P-2).
     """
     import json
 
@@ -205,9 +208,14 @@ def for_rubric_file(path: Path) -> tuple[tuple[str, ...], dict[str, list[str]]] 
         raise RubricUnreadable("is not valid JSON: nested too deeply to be a rubric") from None
     except ValueError as exc:
         raise RubricUnreadable(f"is not valid JSON: {exc}") from None
+    problem = rows_problem(raw)
+    if problem == NO_ROWS:
+        raise RubricWithoutRows("has no rows yet")
+    if problem is not None:
+        raise RubricUnreadable(f"is not read as rows: {problem}", lint_code="R003")
     need = required(*routes_of(raw), agentic_rows=agentic_count(raw), deck_named=bool(deck_glob_rows(raw)) or prompt_names_deck(path.parent))
     return minimal(need), need
 
 
-__all__ = ["CODE_METHOD_EXTRAS", "DECK_CODE_METHODS", "KNOWN", "PAGE_RENDERING_EXTRA", "agentic_count", "SUBSUMES", "deck_glob_rows", "prompt_names_deck", "RubricUnreadable", "covers", "for_rubric_file", "minimal", "missing", "required", "routes_of", "unknown_problem",
+__all__ = ["CODE_METHOD_EXTRAS", "DECK_CODE_METHODS", "KNOWN", "PAGE_RENDERING_EXTRA", "agentic_count", "SUBSUMES", "deck_glob_rows", "prompt_names_deck", "RubricUnreadable", "RubricWithoutRows", "covers", "for_rubric_file", "minimal", "missing", "required", "routes_of", "unknown_problem",
            "workflow_extras"]

@@ -94,6 +94,10 @@ def _noop(plan: Plan, line: str) -> None:
     plan.noops.add(line)
 
 
+UNREAD = "<unread>"
+"""`Plan.rubric_extras` of a ``tests/rubric.json`` init cannot read (`extras.RubricUnreadable`)."""
+
+
 @dataclass
 class Plan:
     """What `plan_init` would do.
@@ -118,6 +122,9 @@ class Plan:
     conflicts: list[str] = field(default_factory=list)
     removals: list[Path] = field(default_factory=list)
     extras: str = ""
+    rubric_extras: str | None = None
+    """The extras ``tests/rubric.json``'s rows need (``"workflow"``, "" for none; None: no rubric or no rows yet;
+    `UNREAD`: it cannot be read), what a plain `cowork-judge init <task>` writes when the task's extras lack one."""
     unlink_folders: list[Path] = field(default_factory=list)
     """Folders of the task that are symbolic links, to be replaced by a copy of their target before
     anything is written (``--force``; `linked_folders`)."""
@@ -336,7 +343,8 @@ def plan_init(task_dir: Path, *, force: bool = False, extras: str | None = None,
 
     Raises:
         InitError: no task.toml, unreadable or invalid TOML, a ``tests/rubric.json`` that is not
-            valid JSON while `extras` is None (the parse error is named), a shape of task.toml the
+            valid JSON, or whose rows the engine cannot find, while `extras` is None (the parse error or the
+            engine's reason is named), a shape of task.toml the
             line edits cannot merge into (an inline ``env = {…}`` table, for instance),
             ``image`` on a task whose verifier shares the agent's container, or `index_url`
             without a baked image or not an ``http(s)://`` URL a Dockerfile can carry.
@@ -468,15 +476,20 @@ def _choose_extras(plan: Plan, task_dir: Path, given: str | None) -> str:
     if given is not None and (problem := extras_mod.unknown_problem(given.split(","))):
         raise InitError(f"--extras {given!r}: {problem}; nothing written")
     rubric = task_dir / "tests" / "rubric.json"
+    empty = False
     try:
         found = extras_mod.for_rubric_file(rubric)
+    except extras_mod.RubricWithoutRows:
+        found, empty = None, True
     except extras_mod.RubricUnreadable as exc:
         if given is None:
             raise InitError(f"tests/rubric.json {exc}; init chooses COWORK_JUDGE_EXTRAS from its rows: fix it "
                             "(`lint-rubric <task>/tests` names every problem) and run init again, or give --extras") from None
         plan.actions.append(f"warning: tests/rubric.json {exc}; --extras {given!r} is written unchecked "
-                            "(lint-rubric reports R002)")
-        found = None
+                            f"(lint-rubric reports {exc.lint_code})")
+        found, plan.rubric_extras = None, UNREAD
+    if found is not None:
+        plan.rubric_extras = ",".join(found[0])
     if given is not None:
         chosen = given
         if found is not None:
@@ -488,7 +501,8 @@ def _choose_extras(plan: Plan, task_dir: Path, given: str | None) -> str:
                                     f"({effect}; lint-rubric reports M012)")
     elif found is None:
         chosen = ""
-        plan.actions.append(f"extras: none ({_no_rubric_yet(task_dir)})")
+        reason = "tests/rubric.json has no rows yet; run init again after writing them" if empty else _no_rubric_yet(task_dir)
+        plan.actions.append(f"extras: none ({reason})")
     else:
         chosen = ",".join(found[0])
         needs = "; ".join(f"{e} for {', '.join(r)}" for e, r in found[1].items())
@@ -710,8 +724,8 @@ def _merge_env(plan: Plan, lines: list[te.Line], raw: list[str], env: dict[str, 
                 env[key] = value
             else:
                 plan.conflicts.append(f"[verifier.env] {key} = {env[key]!r}, but --extras asks for {extras!r}: the "
-                                      "extras and the verifier image change together (--force replaces both; without "
-                                      "--extras init keeps the task's)")
+                                      f"extras and the verifier image change together (--force replaces both; "
+                                      f"{_without_extras(env[key], plan.rubric_extras)})")
         elif key in STALE_ENV and env[key] == STALE_ENV[key]:
             _replace_value(raw, lines, "verifier.env", key, te.basic_string(value))
             plan.actions.append(f"task.toml: [verifier.env] {key} {env[key]!r} → {value!r} ({STALE_WHY[key]})")
@@ -787,6 +801,19 @@ def _merge(plan: Plan, text: str, config: dict[str, Any], *, force: bool, extras
         raw[index:index] = new_lines
     new = "\n".join(raw)
     return (new if new.endswith("\n") else new + "\n"), expected
+
+
+def _without_extras(declared: str, needed: str | None) -> str:
+    """What a plain `cowork-judge init <task>` (no --extras) does to the task's extras `declared`, given the
+    extras the rubric's rows need (`Plan.rubric_extras`; None: no rubric rows read): it raises them to `needed`
+    when they lack one, else keeps them (`_merge_env`; trial 21 P-1: "keeps the task's" was said either way)."""
+    if needed == UNREAD:
+        return "without --extras init refuses until tests/rubric.json is fixed"
+    if needed is None:
+        return "without --extras init keeps the task's: there are no rubric rows to choose from yet"
+    if _extras_lacking(declared, needed):
+        return f"`cowork-judge init <task>` without --extras writes {needed!r}, what the rubric's rows need"
+    return "without --extras init keeps the task's, which cover the rubric's rows"
 
 
 def _extras_differ(declared: str, wanted: str) -> bool:

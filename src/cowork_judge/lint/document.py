@@ -23,6 +23,7 @@ from cowork_judge.core.rubric import (
     RubricError,
     explicit_id,
     normalize_rubric,
+    not_an_object,
     row_judge_method,
 )
 from cowork_judge.lint.codes import Finding
@@ -146,9 +147,9 @@ def build(raw: Any, file: str) -> RubricDoc:
             row.crit = crit
         return doc
     accepted, alone_warnings = [], []
-    for row in doc.rows:  # the engine stops at the first problem; look at every row alone
+    for row, (key, _) in zip(doc.rows, pairs):  # the engine stops at the first problem; look at every row alone
         if not isinstance(row.raw, Mapping):
-            doc.row_errors[row.position] = f"a row must be an object, got {type(row.raw).__name__}"
+            doc.row_errors[row.position] = not_an_object(row.raw, key, alone=len(pairs) == 1)  # trial 21 P-2
             continue
         alone = dict(row.raw)
         alone["id"] = row.id if row.id is not None else f"#{row.position}"

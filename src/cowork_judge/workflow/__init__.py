@@ -60,3 +60,14 @@ def load(name: str | None, *, abi_compat: tuple[int, ...] = ABI_COMPAT) -> Modul
     if not callable(getattr(module, "run", None)):
         raise WorkflowUnavailable(f"workflow {name!r} has no run(criteria, ctx, budget_sec)")
     return module
+
+
+def requires_extras(name: str | None) -> tuple[str, ...]:
+    """``REQUIRES_EXTRAS`` of the installed workflow `name`: the pip extras of cowork-judge it needs (``("workflow",)``
+    for ``ppt_judge``); () when it declares none or cannot load (`load` fails)."""
+    try:
+        module = load(name)
+    except WorkflowUnavailable:
+        return ()
+    value = getattr(module, "REQUIRES_EXTRAS", ())
+    return tuple(str(v) for v in value) if isinstance(value, (tuple, list)) else ()
