@@ -46,6 +46,19 @@ def make_task(root: Path, *, mode: str = "separate", rubric: bool = True, test_s
     return task
 
 
+PASSES_CREDENTIALS = ('JUDGE_BASE_URL = "${JUDGE_BASE_URL}"\nOPENAI_API_KEY = "${OPENAI_API_KEY:-}"\n'
+                      'OPENAI_BASE_URL = "${OPENAI_BASE_URL:-}"\n')
+"""[verifier.env] lines (after `TASK_TOML`'s) of a task that passes both credential families: the judge inside
+reads what the shell sets, so try checks the pair as the judge would (trial 21 P-7)."""
+
+
+def passing_credentials(task: Path) -> Path:
+    """`task` (`make_task`) with `PASSES_CREDENTIALS` added to its [verifier.env]."""
+    with (task / "task.toml").open("a") as fh:
+        fh.write(PASSES_CREDENTIALS)
+    return task
+
+
 # ------------------------------------------------------------------ the rollout folder
 
 def test_a_container_layout_rollout_maps_app_and_agent_logs():
@@ -281,7 +294,7 @@ def test_half_a_credential_pair_is_refused_not_quietly_the_simulator(tmp_path, c
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    assert cli(["try", str(make_task(tmp_path)), "--rollout", str(ROLLOUTS / "deck")]) == 2
+    assert cli(["try", str(passing_credentials(make_task(tmp_path))), "--rollout", str(ROLLOUTS / "deck")]) == 2
     out = capsys.readouterr()
     assert f"{have} is set" in out.err and (f"but {lack} is not" in out.err or f"but {lack}" in out.err)
     assert "simulator" not in out.out
@@ -301,7 +314,7 @@ def test_a_pair_mixed_from_both_families_is_refused_naming_both(tmp_path, capsys
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
-    assert cli(["try", str(make_task(tmp_path)), "--rollout", str(ROLLOUTS / "deck")]) == 2
+    assert cli(["try", str(passing_credentials(make_task(tmp_path))), "--rollout", str(ROLLOUTS / "deck")]) == 2
     out = capsys.readouterr()
     assert "endpoint:" not in out.out and "simulator" not in out.out
     assert f"error: {have} is set and {other} is set, but {lack} is not: a credential pair comes from one family" in out.err
@@ -316,7 +329,8 @@ def test_the_endpoint_line_names_the_variable_the_url_came_from(monkeypatch, cap
     for name in ("JUDGE_API_KEY", "JUDGE_BASE_URL", "JUDGE_GATEWAY_AUTH"):
         monkeypatch.delenv(name, raising=False)
     host = {"OPENAI_API_KEY": "sk-openai-1234567890", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
-    assert try_._endpoint(host) is None
+    templates = {"OPENAI_API_KEY": "${OPENAI_API_KEY}", "OPENAI_BASE_URL": "${OPENAI_BASE_URL}"}  # the task passes them
+    assert try_._endpoint(host, templates) is None
     assert "  endpoint: OPENAI_BASE_URL=http://127.0.0.1:9/v1 (a loopback endpoint" in capsys.readouterr().out
 
 
@@ -340,7 +354,7 @@ def test_a_gateway_that_injects_the_key_is_a_whole_pair(tmp_path, monkeypatch):
     for name in ("JUDGE_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
     host = {"JUDGE_BASE_URL": "http://127.0.0.1:9/v1", "JUDGE_GATEWAY_AUTH": "placeholder"}
-    assert try_._endpoint(host) is None  # the caller's endpoint, no simulator started, nothing refused
+    assert try_._endpoint(host, {}) is None  # the caller's endpoint, no simulator started, nothing refused
 
 
 # ------------------------------------------------------------------ the judge's wheel

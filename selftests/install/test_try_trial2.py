@@ -9,7 +9,7 @@ import os
 import pytest
 
 from cowork_judge.commands import main as cli
-from install.test_try import make_task
+from install.test_try import make_task, passing_credentials
 
 CREDENTIALS = ("JUDGE_BASE_URL", "JUDGE_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_KEY", "JUDGE_GATEWAY_AUTH")
 
@@ -23,7 +23,8 @@ def no_credentials(monkeypatch):
 def test_only_openai_api_key_names_openai_base_url_not_judge_api_key(tmp_path, capsys, monkeypatch, no_credentials):
     monkeypatch.setenv("OPENAI_API_KEY", "sk-openai-1234567890")
     (tmp_path / "answer.txt").write_text("Hello.\n")
-    assert cli(["try", str(make_task(tmp_path)), "--final-message", str(tmp_path / "answer.txt")]) == 2
+    task = passing_credentials(make_task(tmp_path))  # a task that passes OPENAI_* (trial 21 P-7: else they are ignored)
+    assert cli(["try", str(task), "--final-message", str(tmp_path / "answer.txt")]) == 2
     err = capsys.readouterr().err
     assert ("error: OPENAI_API_KEY is set but OPENAI_BASE_URL is not set: a trial would not reach your endpoint" in err), err
     assert "Set OPENAI_BASE_URL to judge with your endpoint, or unset OPENAI_API_KEY" in err

@@ -106,7 +106,7 @@ def test_try_prints_the_endpoint_masked(capsys):
     from cowork_judge.commands.try_ import _endpoint
 
     env = {"JUDGE_BASE_URL": f"https://user:{BASE_PW}@judge.example/v1", "JUDGE_API_KEY": SIM_KEY}
-    assert _endpoint(env) is None  # the caller's endpoint: no simulator
+    assert _endpoint(env, {}) is None  # the caller's endpoint: no simulator
     out = capsys.readouterr().out
     assert "JUDGE_BASE_URL=https://***@judge.example/v1" in out and BASE_PW not in out
 

@@ -32,18 +32,25 @@ class HalfCredentials(ValueError):
         self.have, self.lack, self.ignored, self.other, self.why = have, lack, ignored, other, why
         super().__init__(self.message("the judge would not reach your endpoint"))
 
-    def message(self, consequence: str, *, simulator: bool = True) -> str:
+    def message(self, consequence: str, *, simulator: bool = True, passed: bool = True) -> str:
         """The refusal, one line: what is set, what is missing, `consequence`, and the ways out
         (unsetting the half to judge with the built-in simulator only when the command starts
-        one: `simulator`; ``batch`` never does)."""
+        one: `simulator`; ``batch`` never does). `passed` False: the judge runs in a verifier
+        that gets only task.toml's ``[verifier.env]``, which has no line for `lack` (``try``,
+        trial 21 P-7), so the way out is that line, never the shell variable alone."""
         if self.other:  # trial finding 12: a pair mixed from both families
             return (f"{self.have} is set and {self.other} is set, but {self.lack} is not: a credential pair comes from "
                     f"one family (JUDGE_* or OPENAI_*), so {self.other} does not complete {self.have}: {consequence}. "
                     f"Set {self.lack}, or unset {self.have} to use the OPENAI_* pair")
-        missing = (f"{self.lack} {self.why}, so the judge ignores it" if self.why
-                   else f"{self.lack} is not an http(s) URL with a host, so the judge ignores it" if self.ignored
-                   else f"{self.lack} is not set")
-        way_out = f"{'Fix' if self.why else 'Set'} {self.lack} to judge with your endpoint"
+        if not passed:
+            missing = f"{self.lack} does not reach the judge: task.toml's [verifier.env] does not pass it"
+            way_out = (f"Add {self.lack} = \"${{{self.lack}}}\" to [verifier.env] and set {self.lack} to judge with "
+                       "your endpoint")
+        else:
+            missing = (f"{self.lack} {self.why}, so the judge ignores it" if self.why
+                       else f"{self.lack} is not an http(s) URL with a host, so the judge ignores it" if self.ignored
+                       else f"{self.lack} is not set")
+            way_out = f"{'Fix' if self.why else 'Set'} {self.lack} to judge with your endpoint"
         if simulator:
             way_out += f", or unset {self.have} to judge with the built-in simulator"
         return f"{self.have} is set but {missing}: {consequence}. {way_out}"

@@ -61,6 +61,7 @@ artifacts. The first call for a set of extras downloads their wheels from pip's 
 per extras set, shared by tasks; a second call at once waits for the first one's install, naming it). Kept after
 the run: the documents of /logs/verifier (--keep: the whole temp folder; --out DIR: everything, in DIR).
 Without JUDGE_BASE_URL and JUDGE_API_KEY the built-in simulator judges; one without the other is refused.
+OPENAI_API_KEY/OPENAI_BASE_URL count only when task.toml's [verifier.env] passes them (else ignored, said).
 JUDGE_* variables set here that task.toml's [verifier.env] does not pass are named (`init --env NAME` adds them).
 Exit status: 0 reward written and the judge finished cleanly; 1 no reward, the failure path's reward, or the
 judge's own with an exit_code; 2 bad input; 130 / 143 interrupted (Ctrl-C / SIGTERM: the temp folders are removed,
@@ -168,7 +169,7 @@ def _run(a: argparse.Namespace) -> int:
     staged = None
     ran = False
     try:
-        server = _endpoint(host_env)
+        server = _endpoint(host_env, task.env_templates)
         # refuse now what Harbor would refuse, before a wheel is built (the version is injected below)
         dryrun.resolve_verifier_env(task.env_templates, {"COWORK_JUDGE_VERSION": "0", **host_env})
         path = sandbox.SANDBOX_PATH if use_bwrap else host_env.get("PATH", os.defpath)
@@ -412,35 +413,75 @@ def _warn_dropped(names: list[str], caller_env: dict[str, str]) -> None:
           "docs/sampling.md)")
 
 
-def _endpoint(host_env: dict[str, str]) -> SimServer | None:
+CREDENTIAL_FALLBACKS = ("OPENAI_API_KEY", "OPENAI_BASE_URL")
+"""The fallbacks of JUDGE_API_KEY/JUDGE_BASE_URL the judge reads from its own environment."""
+
+
+def judge_credentials(templates: dict[str, str], host_env: dict[str, str]) -> tuple[dict[str, str], list[str]]:
+    """What the judge inside the verifier reads for its endpoint, and the fallbacks of the shell it never sees.
+
+    Harbor gives the verifier ``[verifier.env]`` and nothing else (trial 21 P-7): an ``OPENAI_*`` fallback
+    (`CREDENTIAL_FALLBACKS`) reaches the judge only when `templates` has a line of that name, and then with
+    the value that line resolves to from `host_env` (`dryrun.resolve_verifier_env`; a ``${VAR}`` whose VAR is
+    unset is left out here: Harbor's refusal of it is said after the endpoint). ``JUDGE_*`` are read from
+    `host_env` as they are (the half-pair refusal stays; `_stage` warns when the task does not pass them).
+
+    Returns:
+        (`host_env` with its ``OPENAI_*`` fallbacks replaced by the ones the task passes; the names of the
+        non-empty ``OPENAI_*`` fallbacks of `host_env` whose value does not reach the judge, in
+        `CREDENTIAL_FALLBACKS` order).
+    """
+    from cowork_judge.install.dryrun import TryError, resolve_verifier_env
+
+    passed: dict[str, str] = {}
+    for name in CREDENTIAL_FALLBACKS:
+        if name in templates:
+            with contextlib.suppress(TryError):
+                passed.update(resolve_verifier_env({name: templates[name]}, host_env))
+    judge_env = {k: v for k, v in host_env.items() if k not in CREDENTIAL_FALLBACKS} | passed
+    ignored = [n for n in CREDENTIAL_FALLBACKS if host_env.get(n, "").strip() and passed.get(n) != host_env[n]]
+    return judge_env, ignored
+
+
+def _endpoint(host_env: dict[str, str], templates: dict[str, str]) -> SimServer | None:
     """The judge endpoint: the caller's, else a started simulator (returned, to stop); jitters 0 unless set.
+
+    Decided from what the judge inside would read (`judge_credentials`): an ``OPENAI_*`` fallback of the shell
+    that task.toml's ``[verifier.env]`` (`templates`) does not pass is ignored, said in one line when the
+    simulator judges instead (trial 21 P-7).
 
     Raises:
         TryError: half a credential pair (a URL without a key, or a key without a URL; a gateway
             that injects the key counts as a key, ``JUDGE_GATEWAY_AUTH``; a URL the configuration
             ignores, not an http(s) URL with a host, counts as none): a trial would refuse it
             (``JUDGE_API_KEY = "${JUDGE_API_KEY}"``) or end ``judge:no_credential``, and quietly
-            judging with the simulator instead would hide that.
+            judging with the simulator instead would hide that. A missing half the task does not pass is
+            named as such, never advised as a shell setting.
     """
     from cowork_judge.commands._endpoint import (HalfCredentials, caller_endpoint, endpoint_cost_note, simulator_note,
                                                   start_simulator)
     from cowork_judge.install.dryrun import TryError
     from cowork_judge.safety.redact import mask_url
 
+    judge_env, ignored = judge_credentials(templates, host_env)
     server = None
     try:
-        own = caller_endpoint(host_env)
+        own = caller_endpoint(judge_env)
     except HalfCredentials as exc:
         raise TryError(exc.message("a trial would not reach your endpoint (Harbor refuses a trial whose [verifier.env] "
-                                   "needs an unset variable, else the judge ends judge:no_credential)")) from None
+                                   "needs an unset variable, else the judge ends judge:no_credential)",
+                                   passed=exc.lack in templates)) from None
     if not own:
+        if ignored:
+            _warn(f"{' and '.join(ignored)} in your shell {'is' if len(ignored) == 1 else 'are'} not passed to the "
+                  "verifier by task.toml's [verifier.env]: ignored; judging with the built-in simulator")
         server = start_simulator(host_env)
         _say(f"  endpoint: no JUDGE_BASE_URL/JUDGE_API_KEY set: the built-in simulator at {server.url} "
              f"({simulator_note(host_env)})")
     else:  # the URL the judge resolved and its variable, never an empty JUDGE_BASE_URL= (trial finding 12)
         from cowork_judge.config.judge_config import load_config
 
-        loaded = load_config(host_env)
+        loaded = load_config(judge_env)
         source = loaded.sources.get("base_url", "").removeprefix("env:")
         url = loaded.config.base_url or ""
         _say(f"  endpoint: {source}={mask_url(url)} ({endpoint_cost_note(url)})")

@@ -650,13 +650,18 @@ def _looks_like_atif(path: Path) -> bool:
 def _file_as_rollout(root: Path) -> str:
     """The refusal of a file given as ``--rollout``: its folder when it holds that file alone,
     else a folder of its own to make (issue 39: never ``--rollout .``, which would judge every
-    file of the working folder); and ``--final-message`` for a chat answer."""
+    file of the working folder); and ``--final-message`` for a chat answer. An ATIF trajectory is
+    not a deliverable: its refusal names ``--trajectory`` alone (trial 21 P-8)."""
+    q = shlex.quote
+    if _looks_like_atif(root):
+        return (f"--rollout {root} is an ATIF trajectory (JSON with steps), not a folder of deliverables: give it as "
+                f"--trajectory {q(str(root))}, which reads the agent's last answer from it (and the deliverables' "
+                "folder, if any, as --rollout FOLDER)")
     parent = root.parent
     try:
         alone = [p.name for p in parent.iterdir()] == [root.name] and parent.resolve() != Path.cwd().resolve()
     except OSError:
         alone = False
-    q = shlex.quote
     if alone:
         how = f"give the folder that holds it: --rollout {q(str(parent))} (every file in it is judged)"
     else:

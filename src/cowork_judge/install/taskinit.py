@@ -859,7 +859,8 @@ def _plan_artifacts(plan: Plan, lines: list[te.Line], raw: list[str], config: di
         if raw[row][:col].strip() == "":  # the ] sits alone on its line: the items go on a line of their own
             raw[row] = f"  {lead}{items},\n{raw[row]}"  # one list element, so later line indexes hold
         else:
-            raw[row] = raw[row][:col].rstrip() + (lead or " ") + items + raw[row][col:]
+            gap = " " if last == "," else ""  # after "[" none: `artifacts = ["/app/output"]` (trial 21 note)
+            raw[row] = raw[row][:col].rstrip() + (lead or gap) + items + raw[row][col:]
         expected_list.extend(missing)
     else:  # no artifacts yet: a root key goes before the first table
         at = te.first_header(lines)
