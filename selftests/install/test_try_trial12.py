@@ -25,8 +25,9 @@ def test_a_linked_final_answer_is_named_not_blamed_on_the_task(tmp_path):
     assert "[[verifier.collect]]" in named[0]
 
 
-def test_a_linked_file_beside_a_regular_one_is_named_and_the_rest_still_left_out(tmp_path):
-    """F12: the regular trajectory.json is carried, the linked response.txt named, agent.log still left out."""
+def test_a_linked_file_beside_a_regular_one_is_named_and_the_rest_not_called_unseen(tmp_path):
+    """F12: the regular trajectory.json is carried, the linked response.txt named; agent.log is not named as unseen by
+    a separate verifier (trial 21 P-3: the judge reads nothing of /logs/agent but what the hook carries)."""
     agent = tmp_path / "rollout" / "logs" / "agent"
     agent.mkdir(parents=True)
     (agent / "trajectory.json").write_text(json.dumps({"schema_version": "ATIF-v1.4", "steps": [
@@ -36,5 +37,4 @@ def test_a_linked_file_beside_a_regular_one_is_named_and_the_rest_still_left_out
     task = dryrun.read_task(chat_task(tmp_path))
     staged = dryrun.stage(task, dryrun.read_rollout(tmp_path / "rollout"), tmp_path / "out")
     assert [w for w in staged.warnings if "response.txt" in w and "/nonexistent/response.txt" in w]
-    assert staged.left_out == ["/logs/agent (besides /logs/agent/trajectory.json, which the task's "
-                               "[[verifier.collect]] hook carries)"]
+    assert staged.left_out == []

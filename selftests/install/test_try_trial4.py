@@ -70,9 +70,9 @@ def test_a_container_rollout_keeps_only_what_the_hook_copies(tmp_path):
     copied = staged.logs / "artifacts" / "cowork-judge-agent"
     assert sorted(p.name for p in copied.iterdir()) == ["trajectory.json"]
     assert f"{AGENT_COPY_DIR}/trajectory.json" in staged.placed and "/app/output" in staged.placed
-    # /app holds nothing besides /app/output: not named (trial 19 P-2: empty folders were named as unseen)
-    assert staged.left_out == ["/logs/agent (besides /logs/agent/trajectory.json, which the task's [[verifier.collect]] "
-                               "hook carries)"]
+    # /app holds nothing besides /app/output: not named (trial 19 P-2: empty folders were named as unseen); nor is
+    # agent.log: the judge reads nothing of /logs/agent but what the hook carries (trial 21 P-3)
+    assert staged.left_out == [] and staged.unread_agent == ""
 
 
 def test_a_hook_the_dry_run_cannot_run_is_named(tmp_path):

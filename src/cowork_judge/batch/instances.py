@@ -49,11 +49,11 @@ from cowork_judge._util.jsontext import load_json_file, read_json_text
 from cowork_judge._util.given_paths import absolute
 from cowork_judge.core.integrity import SealCheck, check
 from cowork_judge.core.knobs import TRUTHY
-from cowork_judge.core.layout import VerifierLayout
+from cowork_judge.core.layout import MESSAGE_NAMES, VerifierLayout
 from cowork_judge.fleet.documents import TASK_TAG
 
-AGENT_FILES = ("trajectory.json", "final_answer.txt", "response.txt")
-"""What the judge reads from ``logs/agent`` (SPEC §6); only these are copied per run."""
+AGENT_FILES = MESSAGE_NAMES
+"""What the judge reads from ``logs/agent`` (SPEC §6, `core.layout.MESSAGE_NAMES`); only these are copied per run."""
 RECORD_NAME = "batch-instance.json"
 RUN_LOG_NAME = "batch-run.log"
 CHILD_ENV_DROPPED = ("JUDGE_APP_DIR", "JUDGE_LOGS_DIR", "JUDGE_TESTS_DIR", "JUDGE_WORK_DIR", "JUDGE_ALT_OUTPUT_DIR",

@@ -587,7 +587,7 @@ def _stage(task: TaskInfo, rollout: Rollout, out: Path, verifier_env: dict[str, 
     if task.verifier_dockerfile:
         _say("  note: tests/Dockerfile is not built: the host's /usr stands for the verifier image (its RUN lines do "
              "not run; a judge baked in by `init --image` is installed from the local index instead)")
-    staged = dryrun.stage(task, rollout, out)
+    staged = dryrun.stage(task, rollout, out, response_file=verifier_env.get("JUDGE_RESPONSE_FILE") or None)
     if task.separate:
         _say(f"  separate verifier: only the artifacts are copied ({', '.join(task.artifacts) or 'none declared'})"
              + (", and the agent's final-message files as init's [[verifier.collect]] hook copies them" if task.collect_agent
@@ -621,6 +621,19 @@ def _say_unjudged(outcome: Outcome) -> None:
         _say(f"  … and {len(outcome.unjudged_rows) - UNJUDGED_SHOWN} more unjudged row(s) in result.json")
 
 
+def _say_documents(outcome: Outcome, verifier: Path) -> None:
+    """List the documents of `verifier` (``/logs/verifier`` on the host) and, when it holds a result.json, the
+    ``cowork-judge report`` command that makes its page (trial 21 P-6: the author's path never named it)."""
+    from cowork_judge.core.layout import REPORT_PAGE_NAME, RESULT_NAME
+
+    _say(f"documents ({verifier}):")
+    for name, path in outcome.documents.items():
+        _say(f"  {name:<22} {path}")
+    if RESULT_NAME in outcome.documents:
+        _say(f"report page: cowork-judge report {shlex.quote(str(verifier))} (writes {REPORT_PAGE_NAME} there: each "
+             "row's verdict and reason, and a deck's rendered pages)")
+
+
 def _report(outcome: Outcome, staged: Staged, proc: ProcResult, seconds: float, cache_line: str | None = None) -> int:
     verifier = staged.verifier
     _say(f"test.sh finished in {seconds:.0f} s" + (" (STOPPED at the timeout: Harbor would record a verifier timeout)"
@@ -648,16 +661,14 @@ def _report(outcome: Outcome, staged: Staged, proc: ProcResult, seconds: float, 
     elif outcome.delivery_missing and not outcome.exit_code:  # trial 5 F6: a perfect coverage of nothing
         _warn("nothing delivered: no output file and no final message reached the judge, so every row was decided "
               "without a model (the reward is the agent's 0, and the coverage above says nothing about the rubric); "
-              "check --rollout, --final-message or --trajectory")
+              + (staged.unread_agent or "check --rollout, --final-message or --trajectory"))  # trial 21 P-3: named
     for line in staged.warnings:  # said before the run as well: repeated where the reward is read (trial 7 F1, F5)
         _warn(f"(said of the rollout before the run) {line}")
     if outcome.warnings:
         _say(f"warnings ({len(outcome.warnings)}, result.json details.warnings: read them before trusting the reward):")
         for line in outcome.warnings:
             _say(f"  - {line}")
-    _say(f"documents ({verifier}):")
-    for name, path in outcome.documents.items():
-        _say(f"  {name:<22} {path}")
+    _say_documents(outcome, verifier)
     if not outcome.reward_text:
         _warn(f"test.sh left no reward ({verifier / 'reward.txt'} is missing): Harbor would fail this trial "
               f"(RewardFileNotFoundError). See {verifier / 'test-stdout.txt'}")

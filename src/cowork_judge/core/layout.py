@@ -61,6 +61,14 @@ REPORT_PAGE_NAME = "report.html"
 """What ``cowork-judge report`` writes beside a run's result.json by default."""
 RESCORED_NAME = "result.rescored.json"
 """What ``cowork-judge rescore`` writes beside a run's result.json by default."""
+TRAJECTORY_NAME = "trajectory.json"
+"""The agent's ATIF trajectory in the agent logs dir: its last agent step is the final message."""
+ANSWER_NAMES = ("final_answer.txt", "response.txt")
+"""The plain-text final-message files of the agent logs dir, in the order the judge reads them (after the trajectory)."""
+MESSAGE_NAMES = (TRAJECTORY_NAME, *ANSWER_NAMES)
+"""Every file of the agent logs dir the judge reads the agent's final message from, in its order (`run.answer`;
+JUDGE_RESPONSE_FILE aside), and no other: what init's collect hook carries to a separate verifier, what a batch copies
+of a rollout's ``logs/agent``, what lint's A006 and ``try`` look for. Spelled here only."""
 SET_ASIDE_DIR = "set-aside"
 """Where a run moves what an earlier run's tools derived from its result (``report``'s page,
 ``rescore``'s document) before writing a new one (``<logs>/verifier/set-aside/``), and where a

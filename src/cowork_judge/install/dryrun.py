@@ -49,6 +49,8 @@ else:  # pragma: no cover - Python 3.10
 from cowork_judge import __version__
 from cowork_judge._util.fsutil import copy_sparse
 from cowork_judge.core.fatal import fatal_rows
+from cowork_judge.core.layout import ANSWER_NAMES, MESSAGE_NAMES, TRAJECTORY_NAME
+from cowork_judge.install import agent_logs
 from cowork_judge._util.given_paths import absolute, parent_of, shown_parent
 
 HARBOR_DEFAULT_TIMEOUT_SEC = 600.0
@@ -690,8 +692,8 @@ def _why_flat(base: Path, names: set[str]) -> str:
             "app/, logs/ and manifest.json)")
 
 
-TEXT_MESSAGE_FILES = ("final_answer.txt", "response.txt")
-"""The text files the judge reads a final message from, under ``/logs/agent`` only (`taskinit.AGENT_FILES`)."""
+TEXT_MESSAGE_FILES = ANSWER_NAMES
+"""The text files the judge reads a final message from, under ``/logs/agent`` only (`core.layout.ANSWER_NAMES`)."""
 
 
 def _misread(root: Path, names: set[str], *, message_given: bool) -> str:
@@ -757,6 +759,9 @@ class Staged:
     left_out: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     """What staging changed in the rollout and the user should hear (a --final-message that is not UTF-8)."""
+    unread_agent: str = ""
+    """`agent_logs.unread_line` for a rollout whose ``logs/agent`` holds files but none the judge reads the final
+    message from (trial 21 P-3: ``answer.txt``), said with "nothing delivered"; "" otherwise."""
 
     @property
     def verifier(self) -> Path:
@@ -773,14 +778,17 @@ def _visible(inside: str, artifacts: list[str]) -> list[str]:
     return [a for a in artifacts if PurePosixPath(a).is_relative_to(p)]
 
 
-def stage(task: TaskInfo, rollout: Rollout, out: Path) -> Staged:
+def stage(task: TaskInfo, rollout: Rollout, out: Path, *, response_file: str | None = None) -> Staged:
     """Lay out ``app/``, ``logs/`` and ``tests/`` under `out` (copies: the sandbox writes there).
 
     ``tests/`` is a copy of the task's ``tests/`` with ``test.sh`` executable (Harbor runs
     ``chmod +x``). For a separate verifier only the declared artifacts of the rollout are placed,
     plus what init's ``[[verifier.collect]]`` hook carries (`TaskInfo.collect_agent`): the agent's
     final-message files, regular files only, in ``/logs/artifacts/cowork-judge-agent`` (test.sh puts
-    them back under ``/logs/agent``), as Harbor runs the hook after the agent phase.
+    them back under ``/logs/agent``), as Harbor runs the hook after the agent phase. What else the
+    rollout's ``logs/agent`` holds is not named as unseen (`_left_out_entry`: the judge reads nothing
+    else there), but files there none of which the judge reads are (`Staged.unread_agent`).
+    `response_file`: JUDGE_RESPONSE_FILE as the verifier gets it (a container path), or None.
 
     Raises:
         TryError: `out` already holds one of them.
@@ -800,9 +808,8 @@ def stage(task: TaskInfo, rollout: Rollout, out: Path) -> Staged:
     for inside, host in rollout.files.items():
         parts = _visible(inside, seen) if task.separate else [inside]
         collected, linked = _collect_agent_files(task, rollout, staged, inside, host) if not parts else ([], [])
-        if not parts and _left_over(inside, host, collected, linked):
-            staged.left_out.append(inside if not collected else f"{inside} (besides {', '.join(collected)}, which the "
-                                   "task's [[verifier.collect]] hook carries)")
+        if not parts and (entry := _left_out_entry(task, inside, host, [*collected, *linked], response_file)):
+            staged.left_out.append(entry)
         for part in parts:
             source = host / PurePosixPath(part).relative_to(inside) if part != inside else host
             if not source.exists():
@@ -814,7 +821,40 @@ def stage(task: TaskInfo, rollout: Rollout, out: Path) -> Staged:
         if task.separate and parts and parts != [inside] and _holds_files(host, inside, besides=parts):
             staged.left_out.append(f"{inside} (besides {', '.join(parts)})")
     staged.warnings.extend(links_leaving_output(rollout))
+    staged.unread_agent = _unread_agent(task, rollout, response_file)
     return staged
+
+
+def _unread_agent(task: TaskInfo, rollout: Rollout, response_file: str | None) -> str:
+    """`Staged.unread_agent` for `rollout` ("" when no ``logs/agent`` folder of it is copied, or a message option gives
+    the final message)."""
+    folder = rollout.files.get(str(agent_logs.AGENT_LOGS))
+    if f"{agent_logs.AGENT_LOGS}/{TRAJECTORY_NAME}" in rollout.files:
+        return ""
+    unread = agent_logs.unread_files(folder, response_file)
+    if folder is None or not unread:
+        return ""
+    logs = agent_logs.AGENT_LOGS
+    seen = any(logs.is_relative_to(a) or PurePosixPath(a).is_relative_to(logs) for a in task.artifacts)
+    return agent_logs.unread_line(folder, unread, hook=task.separate and task.collect_agent,
+                                  unseen=task.separate and not task.collect_agent and not seen)
+
+
+def _left_out_entry(task: TaskInfo, inside: str, host: Path, named: list[str], response_file: str | None) -> str | None:
+    """What `stage` names of the rollout's part `inside` (at `host`) a separate verifier does not see, or None.
+    `named`: the final-message files below it the collect hook carried or that are links (named apart). Of the
+    agent logs dir with init's collect hook, the judge reads only what the hook carries (trial 21 P-3: "/logs/agent
+    … is not an artifact" misled), so only a JUDGE_RESPONSE_FILE there that the rollout holds is named."""
+    if not _left_over(inside, host, named):
+        return None
+    if task.collect_agent and PurePosixPath(inside).is_relative_to(agent_logs.AGENT_LOGS):
+        wanted = PurePosixPath(response_file) if response_file else None
+        if (wanted is None or not wanted.is_relative_to(inside) or str(wanted) in named
+                or not os.path.lexists(host / wanted.relative_to(inside))):
+            return None
+        return (f"{wanted} (JUDGE_RESPONSE_FILE; the task's [[verifier.collect]] hook carries only "
+                f"{', '.join(MESSAGE_NAMES)})")
+    return inside
 
 
 def _write_marker(out: Path, task: TaskInfo) -> None:
@@ -955,10 +995,9 @@ def _collect_agent_files(task: TaskInfo, rollout: Rollout, staged: Staged, insid
     return copied, linked
 
 
-def _left_over(inside: str, host: Path, collected: list[str], linked: list[str]) -> bool:
-    """Whether the part `inside` of the rollout holds more than the `collected` files and the `linked` ones
-    (final-message files the hook does not copy, already named as links)."""
-    named = [*collected, *linked]
+def _left_over(inside: str, host: Path, named: list[str]) -> bool:
+    """Whether the part `inside` of the rollout holds more than the `named` files (final-message files the hook
+    copied, or does not copy and were named as links)."""
     if not named:
         return _holds_files(host, inside)
     if inside in named or not host.is_dir():

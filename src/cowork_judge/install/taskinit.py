@@ -37,6 +37,7 @@ from cowork_judge.install import harbor_stubs, verifier_image
 from cowork_judge.install import tomledit as te
 from cowork_judge.install.template import template_text
 from cowork_judge.config.judge_config import FLEET_START_JITTER_SEC, FLEET_WORKFLOW_START_JITTER_SEC, JudgeConfig, settings, unknown_env_problem
+from cowork_judge.core.layout import MESSAGE_NAMES
 
 DEFAULT_DEADLINE_SEC = int(JudgeConfig.model_fields["deadline_sec"].default)
 """JUDGE_DEADLINE's default (SPEC §13), from the configuration."""
@@ -57,8 +58,8 @@ run ``[[verifier.collect]]`` hooks in the agent's container after the agent phas
 the convention folder ``/logs/artifacts`` over: the hook copies the files there and ``tests/test.sh``
 puts them back under ``/logs/agent`` when that folder has none (the template's ``restore_agent_logs``)."""
 
-AGENT_FILES = ("trajectory.json", "final_answer.txt", "response.txt")
-"""The agent's files the judge reads its final message from (`cowork_judge.run.answer`)."""
+AGENT_FILES = MESSAGE_NAMES
+"""The agent's files the judge reads its final message from (`core.layout.MESSAGE_NAMES`, `cowork_judge.run.answer`)."""
 
 _COPY_AGENT_FILES = (f"mkdir -p {AGENT_COPY_DIR} && for f in {' '.join(AGENT_FILES)}; do "
                      f"if [ -f /logs/agent/$f ] && [ ! -L /logs/agent/$f ]; then cp /logs/agent/$f {AGENT_COPY_DIR}/$f; fi; "

@@ -118,9 +118,10 @@ _TABLE: tuple[Check, ...] = (
                           "sent), or has bytes that cannot be decoded (sent as U+FFFD)"),
     Check("A005", "WARN", "tests/task_prompt.md (the judge's copy of the task) differs from the task's instruction.md "
                           "(the agent's), whitespace aside: one was edited after the copy"),
-    Check("A006", "WARN", "a chat task's solution/solve.sh never writes where the judge reads a final message "
-                          "(/logs/agent/final_answer.txt, response.txt, trajectory.json): the oracle run is judged "
-                          "nothing delivered"),
+    Check("A006", "WARN", "a chat task's solution/solve.sh (and the solution scripts it names) names no file the judge "
+                          "reads a final message from (/logs/agent/trajectory.json, final_answer.txt, response.txt, "
+                          "or JUDGE_RESPONSE_FILE): the oracle run is judged nothing delivered; names what it writes "
+                          "under /logs/agent instead (answer.txt)"),
     Check("A010", "ERROR", "ppt_judge assets: content rows and no task_check_dir, a broken or missing file or anchor, check ids ≠ "
                            "content-row ids, manifest pairs ≠ depends_on"),
     Check("A011", "WARN", "a ppt_judge content row's description is not its check's question verbatim"),

@@ -4,9 +4,11 @@
   ``instruction.md`` (what the agent is asked) both exist and differ, whitespace aside: the task was
   edited on one side after the copy (harbor-task.md step 2 makes it a manual ``cp``).
 - **A006 (WARN)**: a chat task (`looks_like_chat`: the heuristic of M006) whose ``solution/solve.sh``
-  never names a place the judge reads a final message (`FINAL_MESSAGE_CUES`): Harbor's oracle agent
-  keeps what solve.sh prints in ``/logs/agent/oracle.txt``, which the judge does not read, so the
-  reference solution is judged "nothing delivered".
+  (with the solution scripts it names) names no file the judge reads a final message from
+  (`core.layout.MESSAGE_NAMES`, or JUDGE_RESPONSE_FILE's name): Harbor's oracle agent keeps what
+  solve.sh prints in ``/logs/agent/oracle.txt``, and a file of another name under ``/logs/agent``
+  (``answer.txt``, trial 21 P-3) is not read either, so the reference solution is judged "nothing
+  delivered". The finding names what it writes under ``/logs/agent`` when it can tell (`written_under_agent_logs`).
 
 Both read files only, never run anything, and look at the task folder as the parent of ``tests/``.
 """
@@ -16,14 +18,13 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from cowork_judge.code_methods import task_kind
 from cowork_judge._util.given_paths import parent_of, shown_parent
-from cowork_judge.core.layout import TASK_PROMPT_NAME
+from cowork_judge.core.layout import MESSAGE_NAMES, TASK_PROMPT_NAME
 from cowork_judge.lint.codes import Finding
-from cowork_judge.run.answer import ANSWER_FILES
 from cowork_judge.run.instruction import read_judge_text
 
 INSTRUCTION_FILE = "instruction.md"
@@ -32,9 +33,20 @@ SOLVE_SH = "solution/solve.sh"
 """The reference solution Harbor's oracle agent runs, relative to the task folder."""
 CHAT_PROMPTS = (TASK_PROMPT_NAME, f"../{INSTRUCTION_FILE}")
 """The task's prompt files `prompt_names_deliverable` reads (under ``tests/``), for a mention of a deliverable."""
-FINAL_MESSAGE_CUES = ("logs/agent", *ANSWER_FILES, "trajectory.json")
-"""What a solve.sh that leaves a final message names: the agent logs dir, or a file the judge reads there
-(`run.answer.ANSWER_FILES`, the ATIF trajectory). JUDGE_RESPONSE_FILE, when task.toml sets it, is added."""
+FINAL_MESSAGE_CUES = MESSAGE_NAMES
+"""What a solve.sh that leaves a final message names: a file the judge reads it from in the agent logs dir
+(`core.layout.MESSAGE_NAMES`), as a whole name (``my_response.txt`` is not ``response.txt``). JUDGE_RESPONSE_FILE's
+name, when task.toml sets it, is added. The bare folder ``logs/agent`` is not one (trial 21 P-3: a solve.sh writing
+``/logs/agent/answer.txt`` passed)."""
+AGENT_LOGS = "/logs/agent"
+"""The agent logs dir of a Harbor container, where solve.sh leaves the final message."""
+_WRITTEN_PATH = re.compile(r"logs/agent/+([\w.\-/]*[\w.\-])")
+"""A path below the agent logs dir, its tail captured (``/logs/agent/answer.txt`` → ``answer.txt``)."""
+_COPIED_INTO = re.compile(r"\b(?:cp|mv|install)\s+(?:-\S+\s+)*[\"']?([^\s\"';&|]+?)[\"']?\s+[\"']?/logs/agent/?[\"']?(?=\s|$|[;&|)])",
+                          re.MULTILINE)
+"""A copy into the agent logs dir itself (``cp /solution/answer.txt /logs/agent/``), its source captured: the file keeps that name."""
+_MAKES_FOLDER = re.compile(r"(?:^|[;&|(]|\bthen|\bdo)\s*mkdir\b[^;&|\n]*$")
+"""The text before a path on its line ends in a ``mkdir`` command: the path is a folder made, not a file written."""
 SCRIPT_SUFFIXES = (".sh", ".py", ".js", ".ts", ".rb", ".pl", ".bash")
 """Files under ``solution/`` read with solve.sh when solve.sh names them (a solve.sh that runs ``solve.py``)."""
 MAX_SCRIPT_BYTES = 1 << 20
@@ -142,26 +154,66 @@ def _first_difference(a: str, b: str) -> str:
 
 def check_solution(tests_dir: Path, display: str, doc: Any, response_file: str | None) -> list[Finding]:
     """A006: the chat task's (`looks_like_chat`) ``solution/solve.sh``, with the solution scripts it names
-    (`SCRIPT_SUFFIXES`), names none of `FINAL_MESSAGE_CUES` (nor `response_file`, JUDGE_RESPONSE_FILE as
-    task.toml sets it): what it prints is not a final message, so ``harbor run -a oracle`` is judged nothing
-    delivered. [] when there is no solve.sh, it cannot be read, it holds no command (Harbor's template: no
-    solution yet), or the task is not a chat task."""
+    (`SCRIPT_SUFFIXES`), names none of `FINAL_MESSAGE_CUES` as a whole name (nor the name of `response_file`,
+    JUDGE_RESPONSE_FILE as task.toml sets it): what it prints, or writes under another name, is not a final message,
+    so ``harbor run -a oracle`` is judged nothing delivered. The finding names what it writes under ``/logs/agent``
+    (`written_under_agent_logs`). [] when there is no solve.sh, it cannot be read, it holds no command (Harbor's
+    template: no solution yet), or the task is not a chat task."""
     solve = parent_of(tests_dir) / SOLVE_SH
     text = _read_script(solve)
     if text is None or not _commands(text) or not looks_like_chat(doc, tests_dir):
         return []  # no command: Harbor's template, a solution not written yet (not the pitfall)
     texts = [text, *(t for t in (_read_script(p) for p in _named_scripts(solve.parent, text)) if t is not None)]
-    cues = [*FINAL_MESSAGE_CUES, *([Path(response_file).name] if response_file else [])]
-    if any(cue in t for t in texts for cue in cues):
+    names = [*FINAL_MESSAGE_CUES, *([Path(response_file).name] if response_file else [])]
+    if any(names_file(t, name) for t in texts for name in names):
         return []
     base = shown_parent(display)
     shown = SOLVE_SH if base == "." else f"{base}/{SOLVE_SH}"
-    return [Finding("A006", shown, "this chat task's reference solution never writes under /logs/agent: the judge reads the final message "
-                                   "from /logs/agent/final_answer.txt (or response.txt, or an ATIF trajectory.json), "
-                                   "and what solve.sh prints goes to Harbor's oracle.txt, which it does not read, so "
-                                   "`harbor run -a oracle` is judged nothing delivered; write the answer there, e.g. "
-                                   "`mkdir -p /logs/agent && cp /solution/answer.txt /logs/agent/final_answer.txt` "
-                                   "(docs/harbor-task.md step 6; --ignore A006 if a script it runs writes it)")]
+    mentions = any(AGENT_LOGS.lstrip("/") in t for t in texts)
+    return [Finding("A006", shown, solution_problem(written_under_agent_logs(texts), mentions, response_file))]
+
+
+def names_file(text: str, name: str) -> bool:
+    """`text` names the file `name` as a whole name: not inside a longer one (``my_response.txt``,
+    ``final_answer.txt.bak``), a path before it allowed (``"$DIR/final_answer.txt"``)."""
+    return re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])", text) is not None
+
+
+def written_under_agent_logs(texts: list[str]) -> list[str]:
+    """The files the scripts `texts` write under ``/logs/agent``, as far as their text says: each path below it
+    (``/logs/agent/answer.txt`` → ``answer.txt``; not one a ``mkdir`` on its line makes) and the name a ``cp``/``mv``
+    into the folder itself keeps (``cp /solution/answer.txt /logs/agent/`` → ``answer.txt``). In order, once each;
+    [] when none can be told (``"$DIR/answer.txt"``)."""
+    found: list[str] = []
+    for text in texts:
+        for m in _WRITTEN_PATH.finditer(text):
+            line = text[text.rfind("\n", 0, m.start()) + 1:m.start()]
+            if not _MAKES_FOLDER.search(line):
+                found.append(m.group(1))
+        found.extend(PurePosixPath(m.group(1)).name for m in _COPIED_INTO.finditer(text))
+    return [name for name in dict.fromkeys(found) if name]
+
+
+def solution_problem(written: list[str], mentions_logs: bool, response_file: str | None) -> str:
+    """A006's message: what the reference solution does (`written`: the files it writes under ``/logs/agent``;
+    `mentions_logs`: it names that folder at all), the files the judge reads, and the fix."""
+    read = f"{AGENT_LOGS}/{', '.join(MESSAGE_NAMES[:-1])} or {MESSAGE_NAMES[-1]}"
+    first = f", and JUDGE_RESPONSE_FILE ({response_file}) before them" if response_file else ""
+    shown = ", ".join(f"{AGENT_LOGS}/{name}" for name in written[:3]) + (" …" if len(written) > 3 else "")
+    prints = ""
+    if written:
+        what = f"writes {shown}, which the judge does not read"
+        fix = f"write {AGENT_LOGS}/{MESSAGE_NAMES[1]} instead of {AGENT_LOGS}/{written[0]}"
+    else:
+        what = (f"names {AGENT_LOGS} but no file the judge reads there" if mentions_logs
+                else f"never writes under {AGENT_LOGS}")
+        prints = ", and what solve.sh prints goes to Harbor's oracle.txt, which it does not read"
+        fix = (f"write the answer there, e.g. `mkdir -p {AGENT_LOGS} && cp /solution/answer.txt "
+               f"{AGENT_LOGS}/{MESSAGE_NAMES[1]}`")
+    return (f"this chat task's reference solution {what}: the judge reads the final message only from {read} "
+            f"(the files init's [[verifier.collect]] hook carries to a separate verifier){first}{prints}, so "
+            f"`harbor run -a oracle` is judged nothing delivered; {fix} (docs/harbor-task.md step 6; --ignore A006 "
+            "if a script it runs writes one of them)")
 
 
 def _commands(text: str) -> bool:
@@ -191,4 +243,5 @@ def _named_scripts(folder: Path, text: str) -> list[Path]:
 
 
 __all__ = ["CHAT_PROMPTS", "FINAL_MESSAGE_CUES", "check_prompt_copy", "copy_command", "prompt_copy_fix", "check_solution",
-           "locates_files", "looks_like_chat", "prompt_names_deliverable"]
+           "locates_files", "looks_like_chat", "names_file", "prompt_names_deliverable", "solution_problem",
+           "written_under_agent_logs"]

@@ -17,6 +17,7 @@ from typing import Any
 
 from cowork_judge.safety.agent_text import BINARY_NOTE, decode_noting, looks_binary, repair, whole_characters
 from cowork_judge.config.judge_config import JudgeConfig
+from cowork_judge.core.layout import ANSWER_NAMES
 from cowork_judge.run.paths import RunPaths
 from cowork_judge.segment.trajectory import Trajectory, check_shape, hidden_answer, message_text, parse_trajectory
 from cowork_judge.segment.trajectory import UnreadableMessage as UnreadableMessage  # re-exported: callers look here
@@ -26,8 +27,8 @@ MAX_MESSAGE_BYTES = 16 * 1024 * 1024
 `MAX_MESSAGE_BYTES` bytes, with a note (a read limit: the deliverable's doing, trial 6 F1)."""
 MAX_TRAJECTORY_BYTES = 512 * 1024 * 1024
 """Largest trajectory.json parsed (bytes): long agent runs with tool output reach 100s of MB."""
-ANSWER_FILES = ("final_answer.txt", "response.txt")
-"""Plain answer files looked for in the agent logs dir, in order."""
+ANSWER_FILES = ANSWER_NAMES
+"""Plain answer files looked for in the agent logs dir, in order (`core.layout.ANSWER_NAMES`)."""
 
 
 def final_message(paths: RunPaths, config: JudgeConfig) -> tuple[str | None, str | None, list[str], list[str]]:
