@@ -168,24 +168,34 @@ def system_message(instruction: str) -> str:
 
 def first_user_message(
     rows: Sequence[Criterion], workspace: Path, task_prompt: str, final_message: str | None, *,
-    redact: Callable[[str], str] = str, schema: dict[str, Any] | None = None,
+    redact: Callable[[str], str] = str, schema: dict[str, Any] | None = None, unread: Sequence[str] = (),
 ) -> str:
     """The opening user message of a block: `shared_context`, then `block_tail`.
 
     `redact` is applied to every piece of agent-produced text (final message, inlined
     deliverables, slide text) so a key the agent printed never travels to the judge
     endpoint. `schema` (the answer's JSON Schema) is spelled out in the tail when the
-    endpoint has no structured output.
+    endpoint has no structured output. `unread`: the final-message sources that exist but
+    could not be read (`Delivery.unreadable`), said when there is no final message.
     """
-    return shared_context(workspace, task_prompt, final_message, redact=redact) + "\n\n" + block_tail(rows, schema=schema)
+    return (shared_context(workspace, task_prompt, final_message, redact=redact, unread=unread) + "\n\n"
+            + block_tail(rows, schema=schema))
 
 
-def shared_context(workspace: Path, task_prompt: str, final_message: str | None, *, redact: Callable[[str], str] = str) -> str:
+def unread_message_note(unread: Sequence[str]) -> str:
+    """What the prompt says in place of a final message that exists but could not be read (`unread`: its
+    sources, judge-chosen names such as ``trajectory.json``): not that the agent gave none."""
+    return (f"The agent's final chat message is not shown: it exists ({', '.join(unread)}) but the judge could not read "
+            "it. Do not judge it as missing or empty; judge what is shown.")
+
+
+def shared_context(workspace: Path, task_prompt: str, final_message: str | None, *, redact: Callable[[str], str] = str,
+                   unread: Sequence[str] = ()) -> str:
     """The part of the first user message that is byte-identical for every block of a run.
 
     In order: what to do, the deliverables in ``output/`` (names and sizes), the evidence
     summary (`evidence_summary`), the task prompt, the agent's final message (at most
-    `MESSAGE_CHARS`), and the small text deliverables inlined (each ≤ `INLINE_FILE_CHARS`,
+    `MESSAGE_CHARS`; with none, and `unread` sources of one, `unread_message_note`), and the small text deliverables inlined (each ≤ `INLINE_FILE_CHARS`,
     ≤ `INLINE_TOTAL_CHARS` together). Every workspace of a run links the same deliverables
     and evidence, so the text depends on the run only.
     """
@@ -211,6 +221,8 @@ def shared_context(workspace: Path, task_prompt: str, final_message: str | None,
         shown = redact(final_message[:MESSAGE_CHARS])
         note = "" if len(final_message) <= MESSAGE_CHARS else f"\n[cut at {MESSAGE_CHARS} characters; the rest is in model_response_text.txt]"
         parts.append("The agent's final chat message:\n" + fence("model_response", shown) + note)
+    elif unread:  # an unread message is not an absent one
+        parts.append(unread_message_note(unread))
     budget = INLINE_TOTAL_CHARS
     for p in files:
         if budget <= 0:

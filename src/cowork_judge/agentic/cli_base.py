@@ -172,7 +172,8 @@ def cli_prompt(ctx: SegmentContext, rows: Sequence[Criterion], workspace: Path) 
     Above `ARGV_PROMPT_BYTES` the lean form is used: the instruction and the data stay in
     the workspace files, the prompt lists them and carries the rows.
     """
-    user = first_user_message(rows, workspace, ctx.task_prompt, ctx.delivery.final_message, redact=ctx.redactor.redact)
+    user = first_user_message(rows, workspace, ctx.task_prompt, ctx.delivery.final_message, redact=ctx.redactor.redact,
+                              unread=getattr(ctx.delivery, "unreadable", ()))
     full = (f"You are the judge of one finished task attempt.\n\n{ctx.instruction.rstrip()}\n\n{PROTOCOL}"
             f"- {spotlight.explanation()}\n\n{user}")
     if len(full.encode("utf-8")) <= ARGV_PROMPT_BYTES:

@@ -208,7 +208,8 @@ class OpenAIAgentBackend:
         """The block's first user message; the answer schema is spelled out only without
         structured output (it goes in the block's tail, after the run's shared prefix)."""
         return first_user_message(rows, workspace, self.ctx.task_prompt, self.ctx.delivery.final_message,
-                                  redact=self.ctx.redactor.redact, schema=None if self.structured else schema)
+                                  redact=self.ctx.redactor.redact, schema=None if self.structured else schema,
+                                  unread=getattr(self.ctx.delivery, "unreadable", ()))
 
     async def _call(self, messages: list[dict[str, Any]], rows: Sequence[Criterion], workspace: Path, schema: dict[str, Any], *,
                     use_tools: bool, timeout_at: float) -> Any:

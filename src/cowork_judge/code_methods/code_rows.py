@@ -19,7 +19,8 @@ from typing import Any
 
 from cowork_judge.safety.agent_text import repair
 from cowork_judge.code_methods import CODE_METHODS, param_errors
-from cowork_judge.code_methods.files import NoText, ReadLimit, files_only_rows_note, response_rows_note
+from cowork_judge.code_methods.files import (MessageUnreadable, NoText, ReadLimit, files_only_rows_note,
+                                           response_rows_note)
 from cowork_judge.code_methods.task_kind import looks_like_chat_task, shape_of
 from cowork_judge.core.classify import classify, summary
 from cowork_judge.core.gates import mark_open, pre_gate
@@ -141,7 +142,8 @@ def judge_code_row(row: Criterion, ctx: SegmentContext) -> CodeOutcome:
     A `ReadLimit` (the deliverable's size or number of files hid the answer) is judged,
     not unjudged: see `read_limit_verdict`. A `NoText` (a text row found only binary files to
     search) is a miss for a positive row and unjudged ``no_text`` for a hurdle or deduction, with
-    a delivery note naming the row: see `no_text_outcome`. Reasons are repaired text (a file name or a
+    a delivery note naming the row: see `no_text_outcome`. A `MessageUnreadable` (the row reads a final
+    message that exists but could not be read) is unjudged ``delivery_unreadable`` with its message. Reasons are repaired text (a file name or a
     matched line from the agent never carries a lone surrogate into the result).
     """
     name = row.code.method_name or ""
@@ -171,6 +173,8 @@ def judge_code_row(row: Criterion, ctx: SegmentContext) -> CodeOutcome:
         return CodeOutcome(verdict, notes=(f"code row {row.id}: {verdict.reason}",))
     if isinstance(exc, NoText):
         return no_text_outcome(row, name, exc, seconds=seconds)
+    if isinstance(exc, MessageUnreadable):  # the judge's failure to read the message: its own reason, no "failed:"
+        return CodeOutcome(Verdict.unjudged(row.id, exc.kind, repair(str(exc)), method="code", seconds=seconds))
     if exc is not None:
         kind = classify(exc, segment="code", deadline_passed=ctx.deadline.passed())
         return CodeOutcome(Verdict.unjudged(row.id, kind, repair(f"{name} failed: {summary(exc)}"), method="code",

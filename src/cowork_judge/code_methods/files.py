@@ -27,6 +27,7 @@ from typing import Any
 from cowork_judge.safety import saferegex
 from cowork_judge.safety.agent_text import BINARY_NOTE, comparable_text, decode, looks_binary, spaced_text
 from cowork_judge.code_methods import globs
+from cowork_judge.core.error_kinds import JudgeFailure
 from cowork_judge.segment.code_context import CodeContext
 from cowork_judge.segment.delivery import DeliveredFile, Delivery, SkippedFile
 
@@ -60,6 +61,16 @@ class ReadLimit(Exception):
     def __init__(self, message: str, *, limit: str) -> None:
         super().__init__(message)
         self.limit = limit
+
+
+class MessageUnreadable(JudgeFailure):
+    """A row needs the agent's final message, and it exists but could not be read
+    (`Delivery.message_unread`: an unreadable ``trajectory.json``, an answer file that cannot be read): the
+    row is unjudged ``delivery_unreadable`` with the message (``"the final message could not be read:
+    trajectory.json is not valid ATIF: …"``) as its reason — never a miss for "no final message was given",
+    a 0 charged to the agent for the judge's failure to read."""
+
+    kind = "delivery_unreadable"
 
 
 def listing_limit(delivery: Delivery) -> str:
@@ -173,8 +184,14 @@ def _texts(ctx: CodeContext, glob: str | None, source: str) -> tuple[list[tuple[
     """``(name, text)`` pairs to search, and what was left unread as ``(what, limit)``
     (None: everything was read). Files read as binary (`agent_text.looks_binary`) are left
     out; `_binary_note` names them for a miss's reason. Each text is `comparable_text` (NFC,
-    invisible format characters dropped: trial 9 F12), the one place the text methods normalize."""
+    invisible format characters dropped: trial 9 F12), the one place the text methods normalize.
+
+    Raises:
+        MessageUnreadable: `source` is ``"response"`` and the final message exists but could not be read."""
     if source == "response":  # a final message over the read limit was read in part (trial 6 F1)
+        not_read = ctx.delivery.message_unread()
+        if not_read:  # a message that exists but was not read is not "no final message"
+            raise MessageUnreadable(not_read)
         cut = ctx.delivery.final_message_cut
         return [("final message", comparable_text(ctx.delivery.final_message or ""))], (cut, READ_LIMIT_NOTE) if cut else None
     if source != "files":
@@ -261,11 +278,14 @@ def _where(ctx: CodeContext, glob: str | None, source: str) -> str:
 
 def message_absent(ctx: CodeContext) -> str:
     """Why a text row over the final message (``source: response``) read no text, in words: ``"no final
-    message was given"`` (the rollout left none: trial 18 P-12, "0 words" said nothing of why) or ``"the
-    final message is empty"``; ``""`` when there is a message, or when its files were passed over as binary
+    message was given"`` (the rollout left none: trial 18 P-12, "0 words" said nothing of why), ``"the
+    final message is empty"`` or, when one exists but could not be read, `Delivery.message_unread`; ``""`` when there is a message, or when its files were passed over as binary
     (`_binary_note` says so)."""
     if ctx.delivery.final_message or ctx.delivery.final_message_binary:
         return ""
+    unread = ctx.delivery.message_unread()
+    if unread:
+        return unread
     return "the final message is empty" if ctx.delivery.final_message_source else "no final message was given"
 
 
@@ -273,8 +293,12 @@ def response_rows_note(rows: list[tuple[str, str, dict[str, Any]]], ctx: CodeCon
     """One warning naming the text rows (`TEXT_METHODS`) that read the final message (``source:
     response``) in a rollout that left none (trial 18 P-12: a chat answer saved where the judge does not
     read a final message, and two rows failed a good answer without a word); None when there is a message
-    or no such row. `rows`: ``(row id, method name, params)`` of the code rows."""
+    or no such row, or when one exists but could not be read (`Delivery.message_unread`: those rows are unjudged
+    ``delivery_unreadable`` and the run already warns of the file). `rows`: ``(row id, method name, params)`` of
+    the code rows."""
     if ctx.delivery.final_message or ctx.delivery.final_message_source or ctx.delivery.final_message_binary:
+        return None
+    if ctx.delivery.message_unread():  # not "none was given": the rows are unjudged, the run warns of the file
         return None
     ids = [rid for rid, name, params in rows if name in TEXT_METHODS and params.get("source") == "response"]
     if not ids:

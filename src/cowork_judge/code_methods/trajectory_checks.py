@@ -20,7 +20,7 @@ import re
 from typing import Any
 
 from cowork_judge.code_methods import globs
-from cowork_judge.code_methods.files import ReadLimit
+from cowork_judge.code_methods.files import MessageUnreadable, ReadLimit
 from cowork_judge.core.error_kinds import JudgeFailure
 from cowork_judge.safety import saferegex
 from cowork_judge.segment.code_context import CodeContext
@@ -263,9 +263,15 @@ def file_written_before_final(ctx: CodeContext, glob: str) -> tuple[bool, str, d
 
     Raises:
         TrajectoryMissing: no readable trajectory.
+        MessageUnreadable: the steps were read but the run found the final message unreadable in them
+            (``trajectory.json`` in `Delivery.unreadable`: a step that may hide it, trial 21 P-4), so the step
+            "before" is measured from is unknown: unjudged ``delivery_unreadable``, never a guess.
     """
     globs.check_glob(glob)
     traj = _trajectory(ctx)
+    if "trajectory.json" in ctx.delivery.unreadable:
+        raise MessageUnreadable(f"the final message could not be read: {ctx.delivery.unread_note('trajectory.json')}; "
+                                "so the step it was given at is unknown")
     final = traj.final_message_step()
     limit = final.number if final is not None else None
     written = [(s.number, p) for s, c in traj.tool_calls() for p in c.written_paths() if _path_matches(glob, p)]

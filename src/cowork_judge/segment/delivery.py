@@ -129,6 +129,21 @@ class Delivery(BaseModel):
         """Deliverables past the listing limit: seen (name, size), never listed or opened."""
         return [s for s in self.ignored if s.reason == "listing_limit"]
 
+    def unread_note(self, source: str) -> str:
+        """The note that says why the final-message source `source` (a name in `unreadable`, e.g.
+        ``"trajectory.json"``) could not be read: the first note that starts with its name (``"trajectory.json is
+        not valid ATIF: …"``), else ``"<source> could not be read"``."""
+        return next((n for n in self.notes if n.startswith(source)), f"{source} could not be read")
+
+    def message_unread(self) -> str | None:
+        """Why there is no final message when one exists but could not be read: ``"the final message could not be
+        read: <note>[; <note>]"`` (each `unread_note` of `unreadable`); None when a final message was read, or no
+        source of one was unreadable (then there is none: nothing given). A row over the message is then unjudged
+        ``delivery_unreadable``, never a miss for "no final message was given"."""
+        if self.final_message or not self.unreadable:
+            return None
+        return "the final message could not be read: " + "; ".join(self.unread_note(u) for u in self.unreadable)
+
 
 def workspace_rel(item: DeliveredFile, files: Sequence[DeliveredFile]) -> str:
     """Where a deliverable appears inside every block workspace (POSIX, relative).

@@ -15,7 +15,9 @@ its reference material under ``answer_match`` (format in `rows`), and is one of
   level is their mean on the 21-step grid (`decide.mean_level`, `_contract.level_row`).
 
 The response is the agent's final message, else (no final message) its text deliverables,
-each row's reason and one run warning then naming the files read (`read_from_files`). An empty response
+each row's reason and one run warning then naming the files read (`read_from_files`); a final message that
+exists but could not be read leaves every row unjudged ``delivery_unreadable`` (the files do not stand in for
+it). An empty response
 is a judged miss (level 0, no call), never an error. Calls go through ``ctx.transport`` (the
 run's in-flight limit, retries, audit); rows run in parallel up to that limit. A reply
 missing some parts or steps is asked again for those alone when JUDGE_RESPLIT is on; what
@@ -57,7 +59,12 @@ CHOICES = (0.0, 0.5, 1.0)
 
 
 def run(criteria: list[Criterion], ctx: WorkflowContext, budget_sec: float) -> list[Verdict]:
-    """One verdict per row (see the module docstring); rows judged in parallel up to the transport's limit."""
+    """One verdict per row (see the module docstring); rows judged in parallel up to the transport's limit.
+    A final message that exists but could not be read (`Delivery.message_unread`) leaves every row unjudged
+    ``delivery_unreadable``: the answer may be in it, so neither the deliverables nor "no answer" stand in."""
+    unread = message_unread(ctx.delivery)
+    if unread:
+        return [unjudged_row(c.id, "delivery_unreadable", unread) for c in criteria]
     response = response_text(ctx.delivery)
     from_files = read_from_files(ctx, response)
 
@@ -85,10 +92,20 @@ def read_from_files(ctx: WorkflowContext, response: str) -> str:
     return f"answer read from {shown}: no final message was given"
 
 
+def message_unread(delivery: Any) -> str | None:
+    """`Delivery.message_unread` of `delivery` (why a final message that exists could not be read), None when
+    there is none such or `delivery` does not say (a stand-in without the method)."""
+    said = getattr(delivery, "message_unread", None)
+    unread = said() if callable(said) else None
+    return unread if isinstance(unread, str) else None
+
+
 def from_files_warning(criteria: Sequence[Criterion], delivery: Any) -> list[str]:
     """The run's one warning when its `answer_match` rows read the answer from deliverables for want of a final
     message (trial 20 P-3): ``["answer_match rows A, B: answer read from output/…: no final message was given …"]``;
-    [] otherwise (a final message, no such row, no text deliverable)."""
+    [] otherwise (a final message, one that exists but could not be read, no such row, no text deliverable)."""
+    if message_unread(delivery):  # the rows are unjudged delivery_unreadable: nothing is read from the files
+        return []
     ids = [c.id for c in criteria if c.judge_method == "workflow" and c.workflow.name == "answer_match"]
     files = response_files(delivery) if ids and response_text(delivery).strip() else []
     if not files:
