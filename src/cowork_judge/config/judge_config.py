@@ -501,8 +501,8 @@ def _route_problem(path: str) -> str | None:
     route = next((r for r in ENDPOINT_ROUTES if trimmed.lower().endswith(r)), None)
     if route is None:
         return None
-    return (f"ends in the route {route}, which the judge adds itself (every call would go to …{route}{route}); "
-            f"drop {route} from it, e.g. http://127.0.0.1:8000/v1")
+    return (f"ends in the route {route}, which the judge adds itself (every call would go to …{route}{route}): "
+            f"drop {route} from it (e.g. http://127.0.0.1:8000/v1)")
 
 
 def _floor_fleet_rpm(values: dict[str, Any], sources: dict[str, str], warnings: list[str]) -> None:
