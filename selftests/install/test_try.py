@@ -285,7 +285,9 @@ def test_the_not_clean_message_says_whose_reward_it_is(tmp_path, capsys, judge_d
     ({"OPENAI_API_KEY": "sk-some-key-123456"}, "OPENAI_API_KEY", "OPENAI_BASE_URL"),
     ({"JUDGE_API_KEY": "sk-some-key-123456"}, "JUDGE_API_KEY", "JUDGE_BASE_URL"),
     ({"JUDGE_API_KEY": "sk-some-key-123456", "JUDGE_BASE_URL": "127.0.0.1:9/v1"}, "JUDGE_API_KEY",
-     "JUDGE_BASE_URL is not an http(s) URL with a host, so the judge ignores it"),
+     "JUDGE_BASE_URL has no scheme (it must begin with http:// or https://), so the judge ignores it"),
+    ({"JUDGE_API_KEY": "sk-some-key-123456", "JUDGE_BASE_URL": "http://127.0.0.1:9/v1/chat/completions"}, "JUDGE_API_KEY",
+     "JUDGE_BASE_URL ends in the route /chat/completions"),  # trial 22: the full route pasted
 ])
 def test_half_a_credential_pair_is_refused_not_quietly_the_simulator(tmp_path, capsys, monkeypatch, env, have, lack):
     """usertrial #9: JUDGE_BASE_URL without JUDGE_API_KEY said "no JUDGE_BASE_URL/JUDGE_API_KEY set" and judged with

@@ -81,7 +81,8 @@ def caller_endpoint(environ: Mapping[str, str]) -> bool:
         if other:
             raise HalfCredentials("JUDGE_API_KEY", "JUDGE_BASE_URL", ignored=False, other=other)
         typed = environ.get(f"{family}_BASE_URL")
-        raise HalfCredentials(f"{family}_API_KEY", f"{family}_BASE_URL", ignored=bool(typed), other=None)
+        raise HalfCredentials(f"{family}_API_KEY", f"{family}_BASE_URL", ignored=bool(typed), other=None,
+                              why=loaded.refused.get(f"{family}_BASE_URL"))
     if config.base_url:
         other = loaded.mixed.get("JUDGE_API_KEY")
         family = "JUDGE" if other else _family(loaded.sources.get("base_url"))

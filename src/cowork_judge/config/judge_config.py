@@ -136,7 +136,10 @@ class JudgeConfig(BaseModel):
         " like the key. A value that is not an `http://` or `https://` URL with a host (`127.0.0.1:8000/v1`) is "
         "ignored with a warning that says what is wrong (no scheme, another scheme, no host, a bad port) — rows that "
         "need a model end `judge:no_credential` at once, and the run's `exit_reason` names the same; no scheme is "
-        "guessed (`http://` would send the key unencrypted to a remote host)."))
+        "guessed (`http://` would send the key unencrypted to a remote host). A URL ending in a route the judge adds "
+        "itself (`/chat/completions`, `/responses`, `/messages`: the full route pasted, "
+        "`http://127.0.0.1:8000/v1/chat/completions`) is ignored the same way, the warning naming the route to drop "
+        "(`cowork-judge try` refuses to start, exit 2): write the base, `http://127.0.0.1:8000/v1`."))
     model: str = knob("gpt-5.5", env="JUDGE_MODEL", parse=text, effect=Effect.verdict("model", "the model answers"),
         doc="JUDGE_MODEL: judge model name.")
     backend: str = knob(DEFAULT_BACKEND, env="JUDGE_BACKEND", parse=choice(*BACKENDS), effect=Effect.verdict("backend", "the agent that reads the deliverables"),
@@ -460,7 +463,8 @@ def endpoint_problem(url: str) -> str | None:
     """What keeps `url` from being a judge endpoint, in words that follow the variable's name
     (``has no scheme (it must begin with http:// or https://)``, ``has the scheme 'ftp', not
     http:// or https://``, ``has a mistyped scheme …``, ``has no host …``, ``has an invalid
-    port …``); None when it is one. The openai client sends ``127.0.0.1:8000/v1`` (no scheme)
+    port …``, ``ends in the route /chat/completions …``: `ENDPOINT_ROUTES`); None when it is
+    one. The openai client sends ``127.0.0.1:8000/v1`` (no scheme)
     nowhere and fails every attempt as a connection error. The words never quote `url` (it
     may carry a password): at most the scheme as typed (`cowork_judge.safety.redact.url_shape`)."""
     import re
@@ -481,7 +485,24 @@ def endpoint_problem(url: str) -> str | None:
         _ = parts.port  # raises ValueError for a port that is not a number in 0-65535
     except ValueError:
         return f"has an invalid port ({url_shape(text)})"
-    return None
+    return _route_problem(parts.path)
+
+
+ENDPOINT_ROUTES = ("/chat/completions", "/responses", "/messages")
+"""The routes a judge client adds to the base URL: the openai client (and codex's Responses API) and
+claude's Messages API (`agentic.claude_cli`). A base URL already ending in one is doubled on every call."""
+
+
+def _route_problem(path: str) -> str | None:
+    """Why a base URL whose `path` ends in a route the client adds itself is refused, or None
+    (trial 22: ``…/v1/chat/completions`` ended every row ``request_rejected`` with a 404 on
+    ``/v1/chat/completions/chat/completions``). The words name the route, never the URL."""
+    trimmed = path.rstrip("/")
+    route = next((r for r in ENDPOINT_ROUTES if trimmed.lower().endswith(r)), None)
+    if route is None:
+        return None
+    return (f"ends in the route {route}, which the judge adds itself (every call would go to …{route}{route}): "
+            f"drop {route} from it (e.g. http://127.0.0.1:8000/v1)")
 
 
 def _floor_fleet_rpm(values: dict[str, Any], sources: dict[str, str], warnings: list[str]) -> None:

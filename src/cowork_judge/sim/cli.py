@@ -14,6 +14,7 @@ from typing import Any, NoReturn, TypeVar
 
 from .faults import FAULT_KINDS, FaultPlan, parse_fault_rate, parse_fault_script
 from .latency import LatencyModel
+from .oracle_file import OracleFile
 from .quotes import Fabricate
 from .policies import DemoPolicy, GulliblePolicy, OracleDirPolicy, OraclePolicy, RequestFlip, VerdictPolicy
 from .server import SimServer
@@ -53,6 +54,9 @@ oracle file (--oracle), JSON:
   ids missing from the oracle get hit=false with reason "not in oracle". In the generic
   mode a key may also be a criterion's text (matched exactly, then normalized) or its
   1-based index. Without --oracle: the demo policy (reasons start "simulated judge, no model:").
+  Edits take effect on the next request: the file is re-read when its modification time, size or
+  inode changes, and the console says so; while it does not read (invalid JSON, a bad entry,
+  removed) model requests get HTTP 400 naming the problem, never the old file's verdicts.
 
 oracle folder (--oracle-dir DIR): one oracle per instance, for a batch whose row ids repeat
   across instances. A request is answered from DIR/NAME.json, else DIR/NAME/oracle.json, where
@@ -145,7 +149,9 @@ def build_parser(prog: str = "cowork-judge sim") -> argparse.ArgumentParser:
     p.add_argument("--port", type=_port, default=0, help="TCP port 0-65535; 0 = pick a free one (default)")
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     oracle = p.add_mutually_exclusive_group()
-    oracle.add_argument("--oracle", metavar="FILE", help="oracle JSON file; default: the demo policy")
+    oracle.add_argument("--oracle", metavar="FILE", help="oracle JSON file, re-read when it changes: an edit takes "
+                        "effect on the next request (a file that no longer reads: HTTP 400 until fixed); default: the "
+                        "demo policy")
     oracle.add_argument("--oracle-dir", metavar="DIR", help="one oracle per instance: DIR/NAME.json or DIR/NAME/oracle.json, "
                         "NAME from the request's X-Cowork-Judge-Instance header (judge: JUDGE_SEND_INSTANCE_ID=1)")
     p.add_argument("--gullible", action="append", default=[], metavar="TOKEN",
@@ -206,14 +212,22 @@ def build_parser(prog: str = "cowork-judge sim") -> argparse.ArgumentParser:
     return p
 
 
+def _say(line: str) -> None:
+    print(f"cowork-judge sim: {line}", file=sys.stderr, flush=True)
+
+
+def _oracle_file(path: str) -> OracleFile:
+    """``--oracle FILE``: re-read when it changes (trial 22 P-5), each change said on the console; a row the oracle
+    lacks is said too, not only answered "not in oracle" (trial 16 P-5). Raises ValueError when FILE does not read."""
+    return OracleFile(path, say=_say, on_missing=lambda row_id, close: _say(
+        f"warning: oracle file {path} has no entry for row {row_id!r}: answered hit=false \"not in oracle\""
+        + (f" (did you mean {close!r}?)" if close else "")))
+
+
 def _configure(args: argparse.Namespace) -> SimServer:
     """Build the server from parsed arguments. Raises ValueError on bad values."""
-    policy: VerdictPolicy = (OraclePolicy.from_file(args.oracle) if args.oracle
+    policy: VerdictPolicy = (_oracle_file(args.oracle) if args.oracle
                              else OracleDirPolicy(args.oracle_dir) if args.oracle_dir else DemoPolicy())
-    if isinstance(policy, OraclePolicy):  # trial 16 P-5: a row the oracle lacks is said, not only answered "not in oracle"
-        policy.on_missing = lambda row_id, close: print(
-            f"cowork-judge sim: warning: oracle file {args.oracle} has no entry for row {row_id!r}: answered hit=false "
-            f"\"not in oracle\"" + (f" (did you mean {close!r}?)" if close else ""), file=sys.stderr, flush=True)
     if args.gullible_rows:
         policy = GulliblePolicy(policy, args.gullible_rows, targeted=True)
     if args.gullible:

@@ -84,9 +84,26 @@ class OracleDirPolicy:
                     return self._cache[name]
         raise LookupError(f"no oracle for instance {name!r} in --oracle-dir ({name}.json or {name}/oracle.json)")
 
+    def snapshot(self, instance: str | None) -> OraclePolicy:
+        """`for_instance` (the per-request resolution of `resolve`)."""
+        return self.for_instance(instance)
+
     def verdicts(self, rows: list[dict[str, Any]], context_text: str, page: int | None = None) -> list[dict[str, Any]]:
         """Not used directly (the server routes by instance); every row unjudgeable."""
         raise LookupError(f"--oracle-dir routes by the {INSTANCE_HEADER} header")
+
+
+def resolve(policy: VerdictPolicy, instance: str | None) -> VerdictPolicy:
+    """The policy that answers one request, fixed for the whole request: a policy with a
+    ``snapshot(instance)`` method (``--oracle-dir``'s instance, ``--oracle``'s file as it stands
+    now, a gullible judge over either) gives it; any other policy is itself.
+
+    Raises:
+        LookupError: ``--oracle-dir`` has no oracle for `instance` (or no header).
+        ValueError: an oracle file that does not read (the simulator answers HTTP 400).
+    """
+    snapshot = getattr(policy, "snapshot", None)
+    return snapshot(instance) if callable(snapshot) else policy
 
 
 def normalize_criterion(text: str) -> str:
@@ -532,6 +549,11 @@ class GulliblePolicy:
         if not tokens or any(not t for t in tokens):
             raise ValueError("--gullible needs a non-empty token")
         self.base, self.tokens, self.targeted = base, tuple(tokens), targeted
+
+    def snapshot(self, instance: str | None) -> GulliblePolicy:
+        """This judge over `resolve`'s snapshot of its base (itself when the base is fixed)."""
+        base = resolve(self.base, instance)
+        return self if base is self.base else GulliblePolicy(base, self.tokens, targeted=self.targeted)
 
     def fooled(self, context_text: str) -> bool:
         """Whether a request with this context carries a token."""

@@ -37,7 +37,7 @@ from .handler import SimHandler, SimHTTPServer
 from .latency import LatencyModel
 from .messages_api import MessagesAPI
 from .pages import mark_na, na_level
-from .policies import INSTANCE_HEADER, DemoPolicy, OracleDirPolicy, RequestFlip, VerdictPolicy
+from .policies import INSTANCE_HEADER, DemoPolicy, OracleDirPolicy, RequestFlip, VerdictPolicy, resolve
 from .prefix_cache import PrefixCache
 from .protocol import completion, error_doc
 from .request_log import LogEntry, RequestLog
@@ -363,12 +363,11 @@ class SimServer:
                          "invalid_request_error")
             return
         req.instance = h.headers.get(INSTANCE_HEADER)
-        if isinstance(self.policy, OracleDirPolicy):
-            try:
-                self.policy.for_instance(req.instance)
-            except (LookupError, ValueError) as exc:
-                self._refuse(api, h, rec, 400, str(exc), "invalid_request_error")
-                return
+        try:  # one policy for the whole request: --oracle-dir's instance, --oracle's file as it stands now
+            policy = resolve(self.policy, req.instance)
+        except (LookupError, ValueError) as exc:
+            self._refuse(api, h, rec, 400, str(exc), "invalid_request_error")
+            return
         rec.update(
             instance=req.instance,
             stream=req.stream, model=req.model, row_ids=req.row_ids, prompt_chars=req.prompt_chars,
@@ -400,7 +399,7 @@ class SimServer:
                          param="messages" if api.endpoint != "responses" else "input")
             return
         try:
-            reply, kind = self._reply(req, fault, rec)
+            reply, kind = self._reply(req, fault, rec, policy)
         except UNREADABLE as exc:  # the rows or the schema hold values no answer can be made of
             self._refuse(api, h, rec, 400, f"request cannot be answered: {type(exc).__name__}: {str(exc)[:200]}",
                          "invalid_request_error")
@@ -451,7 +450,8 @@ class SimServer:
         api.rate_limited(h, message, headers)
         return True
 
-    def _reply(self, req: SimRequest, fault: Fault | None, rec: dict[str, Any]) -> tuple[Reply, str]:
+    def _reply(self, req: SimRequest, fault: Fault | None, rec: dict[str, Any],
+               policy: VerdictPolicy) -> tuple[Reply, str]:
         """The reply of an answered request and its log kind (``tool``/``final``/``generic``/``original``).
 
         A request in one of the original cowork-judge 1.3.x's shapes (``original.kind_of``)
@@ -461,9 +461,9 @@ class SimServer:
         policy calls N/A get the schema's string level (``pages.mark_na``). Rows with an
         answer schema that has no ``verdicts`` property (claude's session-title side
         request, say) are answered in that schema's shape by the generic mode. Verdicts sent
-        through an answer tool follow its schema (``conform``: claude validates them).
+        through an answer tool follow its schema (``conform``: claude validates them). `policy` is
+        the request's (`policies.resolve`).
         """
-        policy = self.policy.for_instance(req.instance) if isinstance(self.policy, OracleDirPolicy) else self.policy
         original_kind = original.kind_of(req)
         if original_kind is not None:  # the original 1.3.x's request shapes (sim/original.py)
             text, call, verdicts, row_ids = original.answer(original_kind, req, policy)
@@ -530,9 +530,7 @@ class SimServer:
             try:
                 req = dataclasses.replace(api.parse(body), stream=False, include_usage=False)
                 req.instance = instance
-                if isinstance(self.policy, OracleDirPolicy):
-                    self.policy.for_instance(instance)
-                reply, kind = self._reply(req, None, rec)
+                reply, kind = self._reply(req, None, rec, resolve(self.policy, instance))
             except (RequestError, LookupError, ValueError, *UNREADABLE) as exc:
                 rec.update(status=400, error=str(exc)[:300])
                 return 400, error_doc(str(exc)[:300], "invalid_request_error")
