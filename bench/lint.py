@@ -12,10 +12,12 @@ interleaved over `--repeat` rounds (median reported):
 
 Reports instances/second and the ratio lint / bare. ``--polarity`` prints how the
 hurdle-wording heuristic classifies every fixture criterion (a violation-worded HealthBench
-deduction that gets flagged is a false positive).
+deduction that gets flagged is a false positive), then R026/R027 (a weight that contradicts the
+wording, trial 22 P-1) on the honest fixture rows (false positives) and on the blind set
+``bench/polarity/blind_trial22.json`` (recall). The fixtures default to ``selftests/fixtures``.
 
 Usage: ``python bench/lint.py [--instances 1000] [--repeat 3] [--seed 7] [--polarity]
-[--fixtures ../shared/fixtures] [--out FILE.md]``
+[--fixtures selftests/fixtures] [--out FILE.md]``
 """
 
 from __future__ import annotations
@@ -35,10 +37,10 @@ from typing import Any
 
 from cowork_judge.lint import batch
 from cowork_judge.lint.instance import lint_instance
-from cowork_judge.lint.polarity import classify
+from cowork_judge.lint.polarity import classify, fault_cues, reads_as_requirement
 
 ROOT = Path(__file__).resolve().parents[1]
-FIXTURES = ROOT.parent / "shared" / "fixtures"
+FIXTURES = ROOT / "selftests" / "fixtures"
 TOML = """version = "1.0"
 
 [verifier]
@@ -52,7 +54,7 @@ JUDGE_CONCURRENCY = "${JUDGE_CONCURRENCY:-2}"
 JUDGE_DEADLINE = "${JUDGE_DEADLINE:-1800}"
 COWORK_JUDGE_VERSION = "${COWORK_JUDGE_VERSION:-0.1.0}"
 COWORK_JUDGE_VERSION_SOURCE = "${COWORK_JUDGE_VERSION_SOURCE:-placeholder}"
-COWORK_JUDGE_EXTRAS = "${COWORK_JUDGE_EXTRAS:-pptx}"
+COWORK_JUDGE_EXTRAS = "${COWORK_JUDGE_EXTRAS:-workflow}"
 """
 SH = """#!/usr/bin/env bash
 set -u
@@ -156,9 +158,44 @@ def polarity(fixtures: Path) -> str:
              "|---|---|---|---|---|"]
     for name, texts in corpora.items():
         c = Counter(classify(t) for t in texts)
-        n = len(texts)
+        n = len(texts) or 1
         lines.append(f"| {name} | {n} | {c['requirement']} ({c['requirement'] / n:.1%}) | {c['neutral']} "
                      f"({c['neutral'] / n:.1%}) | {c['violation']} ({c['violation'] / n:.1%}) |")
+    return "\n".join(lines)
+
+
+BLIND_T22 = ROOT / "bench" / "polarity" / "blind_trial22.json"
+
+
+def row_wording(fixtures: Path) -> str:
+    """Markdown table: R026 (positive row worded as a fault) and R027 (deduction worded as a requirement)
+    on the honest fixture rows (flags are false positives) and on the trial 22 blind set (flags are hits)."""
+    from cowork_judge.authoring.importers import paperbench
+
+    positive: list[str] = []
+    deductions: list[str] = []
+    for path in [*sorted((fixtures / "healthbench").glob("*.json"))]:
+        for item in json.loads(path.read_text())["rubrics"]:
+            (deductions if item["points"] < 0 else positive).append(item["criterion"])
+    for path in sorted((fixtures / "devai" / "instances").glob("*.json")):
+        task = json.loads(path.read_text())
+        positive += [r["criteria"] for r in task["requirements"] + task["preferences"]]
+    for path in sorted((fixtures / "paperbench").glob("*.json")):
+        positive += [r["description"] for r in paperbench.flatten(json.loads(path.read_text()))]
+    for path in (ROOT / "tests" / "rubric.json", ROOT / "examples" / "healthbench-bbd759b4" / "tests" / "rubric.json"):
+        for row in json.loads(path.read_text())["rubrics"]:
+            weight = float(row.get("weight", row.get("points", 0)))
+            if not row.get("hurdle") and row.get("judge_method") != "code" and weight != 0:
+                (positive if weight > 0 else deductions).append(row.get("description") or row["criterion"])
+    blind = json.loads(BLIND_T22.read_text())
+    sets = [("R026", "honest positive rows (HealthBench, DevAI, PaperBench, demo deck, example)", positive, fault_cues),
+            ("R026", "blind: fault-worded positive rows", blind["fault_positive"], fault_cues),
+            ("R027", "honest deductions (HealthBench, demo deck, example)", deductions, reads_as_requirement),
+            ("R027", "blind: requirement-worded deductions", blind["requirement_deduction"], reads_as_requirement)]
+    lines = ["| check | rows | flagged |", "|---|---|---|"]
+    for code, name, texts, rule in sets:
+        flagged = sum(bool(rule(t)) for t in texts)
+        lines.append(f"| {code} | {name}: {len(texts)} | {flagged} ({flagged / max(len(texts), 1):.1%}) |")
     return "\n".join(lines)
 
 
@@ -196,7 +233,9 @@ def main() -> int:
         ]
         if args.polarity:
             report += ["", "## Hurdle-wording heuristic on the fixture rubrics (every criterion read as a weight-0 hurdle)",
-                       "", polarity(args.fixtures)]
+                       "", polarity(args.fixtures), "",
+                       "## Row wording against weight (R026, R027): honest rows (false positives) and the trial 22 "
+                       "blind set (recall)", "", row_wording(args.fixtures)]
         text = "\n".join(report) + "\n"
         sys.stdout.write(text)
         if args.out:

@@ -35,14 +35,15 @@ def _deliverables(root: Path, names: list[str]) -> Path:
 
 def test_fixtures_import_lint_clean(fixtures_dir, tmp_path, capsys):
     code, made, err = _import(capsys, "healthbench", str(fixtures_dir / "healthbench"), "--out", str(tmp_path / "hb"))
-    assert code == 0 and len(made) == 10 and "lint: 0 error(s), 0 warning(s)" in err
+    # one measured false positive each of the row-wording WARNs (trial 22 P-1; test_real_rubrics.py names them)
+    assert code == 0 and len(made) == 10 and "lint: 0 error(s), 1 warning(s)" in err
     code, pb, err = _import(capsys, "paperbench", str(fixtures_dir / "paperbench"), "--out", str(tmp_path / "pb"), "--with-labels")
-    assert code == 0 and len(pb) == 2 and "(2 with labels)" in err and "lint: 0 error(s), 0 warning(s)" in err
+    assert code == 0 and len(pb) == 2 and "(2 with labels)" in err and "lint: 0 error(s), 1 warning(s)" in err
     code, dv, err = _import(capsys, "devai", str(fixtures_dir / "devai" / "instances"), "--out", str(tmp_path / "dv"),
                             "--labels", str(fixtures_dir / "devai" / "human_labels"))
     assert code == 0 and len(dv) == 20 and "(20 with labels)" in err and "lint: 0 error(s), 0 warning(s)" in err
     for instance in made + pb + dv:  # every file a Harbor task and the judge need
-        assert lint_instance(instance / "tests").findings == []
+        assert [f.code for f in lint_instance(instance / "tests").findings if f.code not in ("R026", "R027")] == []
         for rel in ("instruction.md", "task.toml", "instance.json", "tests/rubric.json", "tests/task_prompt.md",
                     "tests/judge_instruction.md", "tests/test.sh"):
             assert (instance / rel).is_file(), (instance, rel)

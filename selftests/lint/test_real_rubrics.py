@@ -65,7 +65,12 @@ def test_healthbench_and_paperbench_instances_lint_clean(fixtures_dir, tmp_path)
     entries, problems = batch.discover(tmp_path)
     reports, families = batch.run(entries, lambda e: lint_instance(e.tests_dir, display=e.display))
     assert problems == [] and len(reports) == 12
-    assert [f.line() for r in reports for f in r.findings if f.code != "T010"] == []  # (no task.toml before packaging)
+    found = [f for r in reports for f in r.findings if f.code != "T010"]  # (no task.toml before packaging)
+    # the two measured false positives of the row-wording WARNs (trial 22 P-1; bench/lint.py --polarity): a
+    # HealthBench deduction worded as a behaviour ("Asks for context … provide an answer") and a PaperBench
+    # leaf naming "training errors" as a quantity
+    assert sorted((f.code, f.row) for f in found) == [("R026", "32076d58-8586-4aac-9eb5-8a7570cc45cf"),
+                                                      ("R027", "HB03")], [f.line() for f in found]
     assert [f.line() for fam in families for f in fam.findings] == []
     # HealthBench's negative-points rows are deductions, not hurdles: nothing to say about their wording
     negative = sum(1 for r in reports[:10] for row in json.loads((Path(r.tests_dir) / "rubric.json").read_text())["rubrics"]

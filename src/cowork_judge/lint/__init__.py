@@ -9,7 +9,7 @@ the package. Modules, one concern each:
 - `reading`: capped, never-raising file readers; `document`: the rubric as raw rows plus
   the engine's normalized view;
 - `rubric_checks` (ids, weights, levels, hurdles), `polarity` (the hurdle-wording
-  heuristic), `deps` (``depends_on``), `methods` (code methods, workflows),
+  heuristic), `row_wording` (a weight that contradicts the row's wording), `deps` (``depends_on``), `methods` (code methods, workflows),
   `tasktoml`, `testsh`, `assets` (workflow assets, instruction, the ppt_judge hook);
 - `instance` (`lint_instance`), `batch` (``--batch`` and family checks), `fix`
   (``--fix-closure``), `report` (text and JSON).

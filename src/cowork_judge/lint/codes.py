@@ -58,6 +58,11 @@ _TABLE: tuple[Check, ...] = (
     Check("R024", "WARN", "a row of the `id → row` mapping has its own `id`, which differs from its key (the `id` names "
                           "the row; labels or depends_on written against the key miss it)"),
     Check("R025", "WARN", "`\"type\": \"binary\"` beside a `levels` table: scored by hit alone, the levels are ignored"),
+    Check("R026", "WARN", "positive row read by a model and worded as a fault (\"the answer claims …\", \"a slide still "
+                          "shows placeholder text\"): it pays for the fault (a forgotten minus sign or \"hurdle\": true)"),
+    Check("R027", "WARN", "deduction (weight < 0, not hurdle) read by a model and worded as a requirement (R020's reading): "
+                          "it deducts from the answer that meets it"),
+    Check("R028", "WARN", "row read by a model with weight 0 that is neither a hurdle nor a gate: judged, never scores"),
     Check("D001", "ERROR", "`depends_on` names no row (the gate never opens)"),
     Check("D002", "ERROR", "`depends_on` cycle or self-dependency"),
     Check("D003", "ERROR", "`depends_on` is not transitively closed (fix: --fix-closure)"),

@@ -21,7 +21,7 @@ from cowork_judge._util.given_paths import absolute, parent_of, shown_parent
 from cowork_judge.core.rubric import RepeatedKeys
 from cowork_judge.install.taskinit import AGENT_COPY_DIR, rubric_too_high
 from cowork_judge.install import extras as extras_mod
-from cowork_judge.lint import answer_rows, assets, deps, methods, rubric_checks, task_files, tasktoml, testsh
+from cowork_judge.lint import answer_rows, assets, deps, methods, row_wording, rubric_checks, task_files, tasktoml, testsh
 from cowork_judge.lint.codes import Finding
 from cowork_judge.lint.document import RubricDoc, build, engine_warnings
 from cowork_judge.lint.reading import NotJson, Unreadable, read_json, read_text
@@ -117,7 +117,7 @@ def lint_instance(tests_dir: Path, *, display: str | None = None, abi_compat: tu
     findings += _links_leaving(tests_dir, shown)
     toml, toml_findings = _task_toml(parent_of(tests_dir) / "task.toml", toml_shown)
     if toml is None and not _looks_like_tests(tests_dir):
-        toml_findings = [replace(f, message=f"{f.message}; {NOT_A_TESTS_FOLDER}") if f.code == "T010"
+        toml_findings = [replace(f, message=f"{f.message}; {_not_a_tests_folder(tests_dir, shown)}") if f.code == "T010"
                          else f for f in toml_findings]
     placeholder_value = toml.env.get(testsh.PLACEHOLDER) if toml is not None else None
     placeholder = placeholder_value.effective if placeholder_value is not None else None
@@ -183,6 +183,26 @@ NOT_A_TESTS_FOLDER = ("this is not a tests/ folder (no rubric.json, no task.toml
 """Said by S001 and T010 for a folder that is no task's ``tests/`` (`_looks_like_tests`)."""
 
 
+def _not_a_tests_folder(tests_dir: Path, shown: str) -> str:
+    """`NOT_A_TESTS_FOLDER`, plus `_batch_hint` when the folder holds task folders."""
+    return NOT_A_TESTS_FOLDER + _batch_hint(tests_dir, shown)
+
+
+def _batch_hint(tests_dir: Path, shown: str) -> str:
+    """"; it holds task folders (a, b): lint them all with `lint-rubric --batch DIR`" when subfolders of
+    `tests_dir` are task folders (hold ``tests/rubric.json``; trial 22: ``lint-rubric .`` from the folder of
+    the tasks); "" otherwise. `shown` is the folder as the user wrote it."""
+    try:
+        names = sorted(e.name for e in os.scandir(tests_dir)
+                       if e.is_dir() and os.path.isfile(os.path.join(e.path, "tests", "rubric.json")))
+    except OSError:
+        return ""
+    if not names:
+        return ""
+    listed = ", ".join(names[:3]) + (f" … ({len(names)} in all)" if len(names) > 3 else "")
+    return f"; {shown} holds task folders ({listed}): lint them all with `lint-rubric --batch {shown}`"
+
+
 def _looks_like_tests(tests_dir: Path) -> bool:
     """`tests_dir` may be a task's ``tests/``: named tests, or holding a rubric.json, or beside a task.toml."""
     return (absolute(tests_dir).name == "tests" or os.path.lexists(tests_dir / "rubric.json")
@@ -224,7 +244,8 @@ def _rubric(tests_dir: Path, file: str, abi_compat: tuple[int, ...]) -> tuple[Ru
         repeats = RepeatedKeys()
         raw, _, bom = read_json(tests_dir / "rubric.json", repeats)
     except Unreadable as exc:
-        return None, [Finding("R001", file, f"cannot be read: {exc}{_one_folder_too_high(tests_dir, file)}")]
+        hint = _one_folder_too_high(tests_dir, file) or _batch_hint(tests_dir, file.removesuffix("/rubric.json"))
+        return None, [Finding("R001", file, f"cannot be read: {exc}{hint}")]
     except NotJson as exc:
         return None, [Finding("R002", file, f"not valid JSON: {exc}")]
     doc = build(raw, file)
@@ -233,6 +254,7 @@ def _rubric(tests_dir: Path, file: str, abi_compat: tuple[int, ...]) -> tuple[Ru
                                       "save it as UTF-8 without BOM")] if bom else []
     findings += _repeated_keys(repeats, file)
     findings += rubric_checks.check_rows(doc)
+    findings += row_wording.check(doc)
     findings += deps.check(doc)
     findings += methods.check(doc, abi_compat=abi_compat)
     findings += answer_rows.check(doc)

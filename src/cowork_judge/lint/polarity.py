@@ -222,4 +222,45 @@ def classify(text: str) -> Polarity:
     return "neutral"
 
 
-__all__ = ["Polarity", "classify", "head_clause", "negated_faults", "requirement_cues", "violation_cues"]
+_CLAUSE_END = re.compile(
+    r"[,;:.!?()]|(?<![\w-])(?:that|when|whenever|if|unless|with|while|which|where|because|whether|to|for|so|as|than"
+    r"|and|or|but)(?![\w-])", re.IGNORECASE)
+"""Where the main clause of a row ends: punctuation, or a word that opens a complement, a condition or a
+second clause ("Notes that vasopressin is no longer recommended", "should load, with clear error handling")."""
+_BARE_NEGATION = re.compile(r"(?:not|no|none|nothing|never|neither|nor|without|cannot|\w+n['’]t)", re.IGNORECASE)
+
+
+def main_clause(text: str) -> str:
+    """The head clause (`head_clause`) up to its first clause boundary (`_CLAUSE_END`): what the row says
+    the deliverable *is* or *does*. "Correctly states that compression depth … with no changes" → "Correctly
+    states"; "A slide still shows placeholder text such as 'TODO'." → "A slide still shows placeholder text"."""
+    head = head_clause(text).strip()
+    end = _CLAUSE_END.search(head)
+    return (head[:end.start()] if end else head).rstrip()
+
+
+def fault_cues(text: str) -> list[str]:
+    """Why `text` reads as a fault on its face (trial 22 P-1), empty when it does not: an attributed
+    assertion (`_ASSERTION`) in the head clause ("the answer claims that light travels instantly"), or a
+    violation cue (`violation_cues`, the hurdle reading and vocabulary) in the main clause (`main_clause`)
+    with no bare negation beside it ("a slide still shows placeholder text", "the summary omits the
+    conclusion"). A main clause with a negation describes an absence, an honest requirement: "does not
+    recommend aspirin", "nothing on the slide is clipped", "the slide is not blank". Narrower than `classify` on purpose: on the fixtures' 441 requirement rows the full
+    reading finds a violation cue in 75 (17 %), this one in 2 (see `bench/lint.py --polarity`)."""
+    head = head_clause(text)
+    found = [m.group(0).strip(" .;:!?") for m in _ASSERTION.finditer(head)]
+    cues = violation_cues(main_clause(text))
+    if not any(_BARE_NEGATION.fullmatch(cue) for cue in cues):
+        found += cues
+    return list(dict.fromkeys(found))
+
+
+def reads_as_requirement(text: str) -> bool:
+    """True when the hurdle reading calls `text` a requirement: R020's case (`classify` is ``requirement``)
+    or R021's negated-fault case (``neutral`` with a negated fault: "the answer is free of factual errors")."""
+    kind = classify(text)
+    return kind == "requirement" or (kind == "neutral" and bool(negated_faults(text)))
+
+
+__all__ = ["Polarity", "classify", "fault_cues", "head_clause", "main_clause", "negated_faults", "reads_as_requirement",
+           "requirement_cues", "violation_cues"]
