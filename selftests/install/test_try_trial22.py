@@ -136,3 +136,25 @@ def test_a_trajectory_whose_agent_message_is_empty_is_said_so(tmp_path, sandbox_
     said = re.search(r"^cowork-judge try: (--trajectory .*)$", proc.stderr, flags=re.MULTILINE)
     assert said and said.group(1) == (f"--trajectory {trajectory} holds no final message (no step with source 'agent' "
                                       f"has a non-empty message): {EMPTY_LINE}"), proc.stderr
+
+
+def test_set_aside_files_and_an_empty_final_message_are_both_named(tmp_path, capsys):
+    """The report of a flat rollout whose only file is empty, with an empty ``--final-message``: the files set aside
+    are named first (trial 7 F1), then the empty message (the outcome as `dryrun.read_outcome` reads such a run)."""
+    from cowork_judge._util.procs import ProcResult
+    from cowork_judge.commands import try_
+    from cowork_judge.install import dryrun
+
+    (tmp_path / "flat").mkdir()
+    (tmp_path / "flat" / "deck.pptx").write_bytes(b"")
+    empty = tmp_path / "empty.txt"
+    empty.write_text("")
+    rollout = dryrun.read_rollout(tmp_path / "flat", final_message=empty)
+    outcome = dryrun.Outcome(reward_text="0.0", reward=0.0, status="success", coverage=1.0, rows=1,
+                             delivery_missing=True, set_aside=["deck.pptx (empty, 0 bytes)"])
+    staged = dryrun.Staged(app=tmp_path / "app", logs=tmp_path / "logs", tests=tmp_path / "tests")
+    try_._report(outcome, staged, ProcResult(0, "", "", 1.0), 1.0, rollout=rollout)
+    err = capsys.readouterr().err
+    assert "the judge read none of the rollout's output files — deck.pptx (empty, 0 bytes) —" in err, err
+    assert err.rstrip().endswith(f"not a link or an empty file; --final-message {empty} is empty (0 bytes), so no "
+                                 "final message was judged either"), err
