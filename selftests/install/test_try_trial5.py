@@ -2,7 +2,7 @@
 message, instead of a bare "coverage: 1.000 (5 of 5 rows judged)" that reads like a clean dry run.
 
 The fast test feeds the try report the documents a real ``cowork-judge run`` wrote for an empty delivery; the
-slow one runs the whole dry run with an empty ``--final-message`` file.
+slow one runs the whole dry run with an empty ``--final-message`` file (since trial 22 P-6 said to be empty).
 """
 
 from __future__ import annotations
@@ -77,4 +77,4 @@ def test_a_dry_run_of_an_empty_final_message_says_nothing_was_delivered(tmp_path
                           env=env, capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "reward: 0.0" in proc.stdout
-    assert "nothing delivered: no output file and no final message reached the judge" in proc.stderr
+    assert f"--final-message {empty} is empty (0 bytes): judged as nothing delivered" in proc.stderr  # trial 22 P-6

@@ -4,7 +4,8 @@
 ``../task.toml`` or ``<logs>/verifier/evidence`` beside a folder given as ``.`` looks in the wrong place.
 `absolute` makes the path absolute first, the way the user's shell sees it (``$PWD`` when it names the
 working folder, so ``cd task/tests`` through a linked folder still has ``task`` as its parent; ``..`` taken
-lexically, as ``cd ..`` does). `shown_parent` names the parent for messages, kept relative and short.
+lexically, as ``cd ..`` does). `tidy_absolute` is the path a command prints and writes to (trial 22 P-2: ``--out
+../out`` printed ``/tmp/x/tasks/../out``). `shown_parent` names the parent for messages, kept relative and short.
 Standard library only."""
 
 from __future__ import annotations
@@ -41,6 +42,20 @@ def absolute(path: Path | str) -> Path:
     return Path(os.path.normpath(text if os.path.isabs(text) else os.path.join(working_folder(), text)))
 
 
+def tidy_absolute(path: Path | str) -> Path:
+    """`path` absolute with its ``.`` and ``..`` taken out (`absolute`) when that names the same place as the path
+    the system opens, else ``Path(path).absolute()`` (``..`` kept): after a symbolic link the system's ``link/..``
+    is the parent of the link's target, not the folder that holds the link. Symbolic links are never resolved,
+    so a folder the user reached through a link keeps the name the user gave it.
+
+    Raises:
+        OSError: `path` is relative and the working folder is gone.
+    """
+    as_given = Path(path).absolute()
+    tidy = absolute(path)
+    return tidy if tidy == as_given or os.path.realpath(tidy) == os.path.realpath(as_given) else as_given
+
+
 def parent_of(path: Path | str) -> Path:
     """The folder that holds `path`: ``Path(path).parent`` when the path ends in a name (so a relative path stays
     relative and readable in messages), else the parent of `absolute` (``.``, ``..``, ``tests/..``, ``""``).
@@ -65,4 +80,4 @@ def shown_parent(shown: str) -> str:
     return os.path.dirname(norm) or "."
 
 
-__all__ = ["absolute", "parent_of", "shown_parent", "working_folder"]
+__all__ = ["absolute", "parent_of", "shown_parent", "tidy_absolute", "working_folder"]

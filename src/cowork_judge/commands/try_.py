@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import os
 import shlex
 import shutil
@@ -156,12 +157,13 @@ def _run(a: argparse.Namespace) -> int:
     from cowork_judge.install import dryrun, sandbox
     from cowork_judge.install.local_index import PackageIndex
     from cowork_judge.install.wheels import cache_root
+    from cowork_judge._util.given_paths import tidy_absolute
     from cowork_judge._util.procs import run_command
 
     task, rollout = _task_and_rollout(a)
-    cache = (a.cache_dir or cache_root()).expanduser().absolute()
+    cache = tidy_absolute((a.cache_dir or cache_root()).expanduser())
     use_bwrap = _announce_sandbox(a.no_sandbox)
-    out = (a.out or Path(tempfile.mkdtemp(prefix="cowork-judge-try-"))).absolute()
+    out = tidy_absolute(a.out or tempfile.mkdtemp(prefix="cowork-judge-try-"))  # trial 22 P-2: no tasks/../out
     caller_env = dict(os.environ)  # what the caller set, before the dry run's own settings
     host_env = dict(os.environ)  # the environment of the host that runs `harbor`, plus the dry run's own settings below
     scratch = Path(tempfile.mkdtemp(prefix="cowork-judge-try-build-"))
@@ -219,7 +221,7 @@ def _run(a: argparse.Namespace) -> int:
         dryrun.prune_judge_homes(cache / "judge-homes")
     outcome = dryrun.read_outcome(staged.verifier)
     status = _report(outcome, staged, proc, seconds,
-                     dryrun.verdict_cache_line(outcome, verifier_env, sandboxed=use_bwrap, judge_home=kept_home))
+                     dryrun.verdict_cache_line(outcome, verifier_env, sandboxed=use_bwrap, judge_home=kept_home), rollout)
     note = simulated_note(outcome) if server is not None else None
     if note:
         _say(note)
@@ -634,7 +636,61 @@ def _say_documents(outcome: Outcome, verifier: Path) -> None:
              "row's verdict and reason, and a deck's rendered pages)")
 
 
-def _report(outcome: Outcome, staged: Staged, proc: ProcResult, seconds: float, cache_line: str | None = None) -> int:
+NO_MODEL = ("every row was decided without a model (the reward is the agent's 0, and the coverage above says nothing "
+            "about the rubric)")
+"""What a run with nothing delivered means for the reward and the coverage, said in each "nothing delivered" line."""
+
+
+def empty_message(rollout: Rollout | None) -> str | None:
+    """How the final message of `rollout`'s ``--final-message``/``--trajectory`` file (`Rollout.message_given`) is
+    empty, as the judge reads it (trial 22 P-6): ``--final-message a.txt is empty (0 bytes)`` (or "N bytes of white
+    space"), ``--trajectory t.json holds no final message (…)``; None when no option gave the message, it holds
+    text, or it cannot be read here."""
+    from cowork_judge.run.answer import MAX_TRAJECTORY_BYTES, atif_final_message
+
+    given = rollout.message_given if rollout is not None else None
+    if rollout is None or given is None:
+        return None
+    host = rollout.files.get("/logs/agent/trajectory.json", given)
+    try:
+        if host.stat().st_size > MAX_TRAJECTORY_BYTES:
+            return None
+        data = host.read_bytes()
+    except OSError:
+        return None
+    text = data.decode("utf-8", errors="replace")  # as the judge reads it: undecodable bytes as U+FFFD
+    if rollout.message_as_text:
+        size = "0 bytes" if not data else f"{len(data)} bytes of white space"
+        return None if text.strip() else f"--final-message {shlex.quote(str(given))} is empty ({size})"
+    try:
+        if atif_final_message(json.loads(text)):
+            return None
+    except (ValueError, RecursionError):  # not JSON or not ATIF: the judge's own warning names it, not this line
+        return None
+    return (f"--trajectory {shlex.quote(str(given))} holds no final message (no step with source 'agent' has a "
+            "non-empty message)")
+
+
+def _say_nothing_delivered(outcome: Outcome, staged: Staged, rollout: Rollout | None) -> None:
+    """The "nothing delivered" line of a run whose result says ``delivery_missing``: the output files set aside
+    (trial 7 F1), an empty ``--final-message``/``--trajectory`` (trial 22 P-6), the agent logs' unread files
+    (trial 21 P-3), else where to look."""
+    empty = empty_message(rollout)
+    if outcome.set_aside:  # trial 7 F1: named, not "check --rollout"
+        _warn(f"nothing delivered: the judge read none of the rollout's output files — {', '.join(outcome.set_aside[:5])}"
+              f"{' …' if len(outcome.set_aside) > 5 else ''} — so {NO_MODEL}; put the deliverable itself in the rollout "
+              "(cp -L copies the file a link points at), not a link or an empty file"
+              + (f"; {empty}, so no final message was judged either" if empty else ""))
+    elif empty and rollout is not None:  # the file was read: no plumbing to check
+        files = "" if rollout.layout == "message" else " and no output file reached the judge"
+        _warn(f"{empty}{files}: judged as nothing delivered, so {NO_MODEL}")
+    else:  # trial 5 F6: a perfect coverage of nothing
+        _warn(f"nothing delivered: no output file and no final message reached the judge, so {NO_MODEL}; "
+              + (staged.unread_agent or "check --rollout, --final-message or --trajectory"))  # trial 21 P-3: named
+
+
+def _report(outcome: Outcome, staged: Staged, proc: ProcResult, seconds: float, cache_line: str | None = None,
+            rollout: Rollout | None = None) -> int:
     verifier = staged.verifier
     _say(f"test.sh finished in {seconds:.0f} s" + (" (STOPPED at the timeout: Harbor would record a verifier timeout)"
                                                   if proc.timed_out else ""))
@@ -643,7 +699,7 @@ def _report(outcome: Outcome, staged: Staged, proc: ProcResult, seconds: float, 
     if outcome.reward_text:
         _say(f"reward: {outcome.reward_text}")
         if outcome.fatal:  # trial 17 P-2: the hurdle that zeroed it, as the report page says it
-            _say(f"fatal: {zeroed_sentence(outcome.fatal_rows)}")
+            _say(f"fatal: {zeroed_sentence(outcome.fatal_rows, nothing_delivered=outcome.delivery_missing)}")
     if outcome.status is not None:
         cov = f"{outcome.coverage:.3f}" if outcome.coverage is not None else "n/a"
         unjudged = sum(outcome.unjudged.values())
@@ -653,15 +709,8 @@ def _report(outcome: Outcome, staged: Staged, proc: ProcResult, seconds: float, 
         _say_unjudged(outcome)
     if cache_line and outcome.status is not None:  # trial 15 P-5: reused verdicts are said with the reward
         _say(cache_line)
-    if outcome.delivery_missing and not outcome.exit_code and outcome.set_aside:  # trial 7 F1: named, not "check --rollout"
-        _warn(f"nothing delivered: the judge read none of the rollout's output files — {', '.join(outcome.set_aside[:5])}"
-              f"{' …' if len(outcome.set_aside) > 5 else ''} — so every row was decided without a model (the reward is the "
-              "agent's 0, and the coverage above says nothing about the rubric); put the deliverable itself in the "
-              "rollout (cp -L copies the file a link points at), not a link or an empty file")
-    elif outcome.delivery_missing and not outcome.exit_code:  # trial 5 F6: a perfect coverage of nothing
-        _warn("nothing delivered: no output file and no final message reached the judge, so every row was decided "
-              "without a model (the reward is the agent's 0, and the coverage above says nothing about the rubric); "
-              + (staged.unread_agent or "check --rollout, --final-message or --trajectory"))  # trial 21 P-3: named
+    if outcome.delivery_missing and not outcome.exit_code:
+        _say_nothing_delivered(outcome, staged, rollout)
     for line in staged.warnings:  # said before the run as well: repeated where the reward is read (trial 7 F1, F5)
         _warn(f"(said of the rollout before the run) {line}")
     if outcome.warnings:

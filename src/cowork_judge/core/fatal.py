@@ -31,12 +31,16 @@ def fatal_rows(doc: Mapping[str, Any]) -> list[str]:
     return out
 
 
-def zeroed_sentence(rows: Sequence[str]) -> str:
+def zeroed_sentence(rows: Sequence[str], *, nothing_delivered: bool = False) -> str:
     """``A hurdle zeroed the reward: row H-X counted as hit, so the reward is 0 whatever the rows earned``
-    (plain text; "rows …" for several, "not recorded" for none)."""
+    (plain text; "rows …" for several, "not recorded" for none). `nothing_delivered` (the result's
+    ``delivery_missing``): the rows were decided without a model and a hurdle counts as hit on an empty
+    delivery, which the sentence says (trial 22 P-4: it read as if the row's check had fired)."""
     names = ", ".join(rows) or "not recorded"
-    return (f"A hurdle zeroed the reward: row{'s' if len(rows) > 1 else ''} {names} counted as hit, so the reward is 0 "
-            "whatever the rows earned")
+    why = (" because nothing was delivered (no check ran: an empty delivery is the violation, "
+           "docs/result-document.md)") if nothing_delivered else ""
+    return (f"A hurdle zeroed the reward: row{'s' if len(rows) > 1 else ''} {names} counted as hit{why}, so the reward "
+            "is 0 whatever the rows earned")
 
 
 __all__ = ["fatal_rows", "zeroed_sentence"]

@@ -148,7 +148,8 @@ def _fatal_line(job: Job, fatal: list[str]) -> str:
     showed 0 points lost on every row of a run whose reward a hurdle took from 1 to 0)."""
     if not job.doc.fatal:
         return ""
-    return (f'<p class="warn">{esc(zeroed_sentence(fatal))} '
+    empty = job.doc.extra_fields.delivery_missing
+    return (f'<p class="warn">{esc(zeroed_sentence(fatal, nothing_delivered=empty))} '
             f"(score_raw {esc(fmt(job.doc.score_raw))} → {esc(fmt(job.doc.task_score))}): the whole reward "
             "went to the hurdle. The points below are what each row lost of its own, before the hurdle.</p>")
 

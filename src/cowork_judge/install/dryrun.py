@@ -394,6 +394,8 @@ class Rollout:
             ``solve.sh``, or is ``<task>/solution``) or holds a ``trajectory.json`` that no option reads
             as the final message: what is judged as a deliverable by mistake and the command line meant
             ("" otherwise).
+        message_given: the ``--final-message``/``--trajectory`` file as the user gave it (its option is
+            ``--final-message`` when `message_as_text`), or None (the rollout's own ``logs/agent``, or none).
     """
 
     layout: str
@@ -403,6 +405,7 @@ class Rollout:
     flat_because: str = ""
     misread: str = ""
     ignored: str = ""
+    message_given: Path | None = None
 
     def describe(self) -> str:
         """One line: the layout and where its parts go."""
@@ -464,7 +467,7 @@ def read_rollout(path: Path | None, *, trajectory: Path | None = None, final_mes
         else:
             _check_final_message(Path(message))
         return Rollout("message", Path(message), {"/logs/agent/trajectory.json": _through_link(message)},
-                       message_as_text=final_message is not None)
+                       message_as_text=final_message is not None, message_given=Path(message))
     root = Path(path)
     if root.is_file():
         raise TryError(_file_as_rollout(root))
@@ -503,9 +506,10 @@ def read_rollout(path: Path | None, *, trajectory: Path | None = None, final_mes
                       misread=_misread(root, names, message_given=trajectory is not None or final_message is not None))
     if trajectory is not None:
         rollout.files["/logs/agent/trajectory.json"] = _through_link(trajectory)
+        rollout.message_given = Path(trajectory)
     if final_message is not None:
         rollout.files["/logs/agent/trajectory.json"] = _through_link(final_message)
-        rollout.message_as_text = True
+        rollout.message_as_text, rollout.message_given = True, Path(final_message)
     return rollout
 
 
