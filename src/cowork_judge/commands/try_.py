@@ -631,7 +631,7 @@ def _say_documents(outcome: Outcome, verifier: Path) -> None:
         _say(f"  {name:<22} {path}")
     if RESULT_NAME in outcome.documents:
         _say(f"report page: cowork-judge report {shlex.quote(str(verifier))} (writes {REPORT_PAGE_NAME} there: each "
-             "row's verdict and reason, and a deck's rendered pages)")
+             "row's verdict and reason, the final message the judge read, a deck's rendered pages)")
 
 
 def _report(outcome: Outcome, staged: Staged, proc: ProcResult, seconds: float, cache_line: str | None = None) -> int:
