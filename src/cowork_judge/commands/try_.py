@@ -633,7 +633,7 @@ def _say_documents(outcome: Outcome, verifier: Path) -> None:
         _say(f"  {name:<22} {path}")
     if RESULT_NAME in outcome.documents:
         _say(f"report page: cowork-judge report {shlex.quote(str(verifier))} (writes {REPORT_PAGE_NAME} there: each "
-             "row's verdict and reason, and a deck's rendered pages)")
+             "row's verdict and reason, the final message the judge read, a deck's rendered pages)")
 
 
 NO_MODEL = ("every row was decided without a model (the reward is the agent's 0, and the coverage above says nothing "

@@ -42,6 +42,10 @@ ENV_CAPABILITIES_NAME = "env_capabilities.json"
 STRAY_DIR = "stray_not_scored"
 EVIDENCE_DIR = "evidence"
 AUDIT_DIR = "judge"
+KEPT_MESSAGE_NAME = "final_message"
+"""The audit file (``judge/final_message.json``) that keeps the agent's final message the run read: ``source``,
+``chars`` (its length as read), ``cut`` (what of its source was not read, or null) and ``text`` (redacted, cut in
+its middle past the audit's cap). Written only when a final message was read; the report page shows it."""
 OUTPUT_DIR = "output"
 RUBRIC_NAME = "rubric.json"
 TASK_PROMPT_NAME = "task_prompt.md"
@@ -94,6 +98,7 @@ class VerifierLayout:
             ├── stray_not_scored/     stray_dir
             ├── evidence/             kept_evidence_dir      a copy of the deck evidence (no PDFs)
             └── judge/                audit_dir              prompts, raw replies, parsed verdicts
+                └── final_message.json kept_final_message  the final message the run read (redacted)
     """
 
     logs_dir: Path
@@ -165,6 +170,11 @@ class VerifierLayout:
     def audit_dir(self) -> Path:
         return self.verifier_dir / AUDIT_DIR
 
+    @property
+    def kept_final_message(self) -> Path:
+        """``judge/final_message.json``: the final message the run read (`KEPT_MESSAGE_NAME`)."""
+        return self.audit_dir / f"{KEPT_MESSAGE_NAME}.json"
+
 
 @dataclass(frozen=True)
 class RunFolders:
@@ -219,7 +229,7 @@ def workflow_assets_dir(tests_dir: Path | str, name: str) -> Path:
 
 
 __all__ = [
-    "AGENT_DIR", "AUDIT_DIR", "BLOCKS_DIR", "OUTPUT_DIR", "RUBRIC_NAME", "TASK_PROMPT_NAME", "WORKFLOW_ASSETS_DIR", "ENV_CAPABILITIES_NAME", "EVIDENCE_DIR", "EXIT_MESSAGE_NAME", "JUDGE_LOG_NAME",
+    "AGENT_DIR", "AUDIT_DIR", "KEPT_MESSAGE_NAME", "BLOCKS_DIR", "OUTPUT_DIR", "RUBRIC_NAME", "TASK_PROMPT_NAME", "WORKFLOW_ASSETS_DIR", "ENV_CAPABILITIES_NAME", "EVIDENCE_DIR", "EXIT_MESSAGE_NAME", "JUDGE_LOG_NAME",
     "JUDGE_VERDICT_NAME", "LOGS_DIR", "RESULT_NAME", "REPORT_PAGE_NAME", "RESCORED_NAME", "SET_ASIDE_DIR",
     "REWARD_DETAILS_NAME", "REWARD_JSON_NAME", "REWARD_TXT_NAME", "STRAY_DIR", "VERIFIER_DIR", "RunFolders", "VerifierLayout",
     "workflow_assets_dir",

@@ -310,6 +310,8 @@ def _delivery(run: _Run, paths: RunPaths, redactor: Redactor, criteria: Sequence
                           f"the app dir {paths.app_dir} does not exist or is not a folder: the deliverables cannot be "
                           "looked for, so nothing was scored (check --app-dir / JUDGE_APP_DIR)")
     delivery = collect_delivery(paths, config)
+    AuditLog(paths.audit_dir, redactor).keep_final_message(delivery.final_message, delivery.final_message_source,
+                                                           delivery.final_message_cut)  # trial 22 P-3: for the report page
     if delivery.missing:
         delivery.notes.extend(no_output_folder_notes(delivery, paths, DECK_SUFFIXES))  # trial 19 P-3
     if delivery.stray:

@@ -36,6 +36,7 @@ from cowork_judge.core.result import ResultDocument
 from cowork_judge.evidence.documents import ChecksDoc, Digest, EvidenceSummary, SlideDoc
 from cowork_judge.evidence.layout import EvidenceLayout
 from cowork_judge.fleet.documents import InputFile, Item, parse_document, read_regular
+from cowork_judge.fleet.kept_message import KeptMessage, read_kept_message
 from cowork_judge.fleet.pagemap import parse_evidence_ref
 from cowork_judge.core.layout import EVIDENCE_DIR, VerifierLayout
 
@@ -107,6 +108,10 @@ class Job:
     evidence_note: str | None = None
     decks: list[DeckEvidence] = field(default_factory=list)
     viewed: dict[tuple[str, int], set[str]] = field(default_factory=dict)
+    final_message: KeptMessage | None = None
+    """The final message the run read, as it kept it (``judge/final_message.json``), or None."""
+    final_message_note: str | None = None
+    """Why a final message the run read is not shown (its copy absent or unreadable), or None."""
 
 
 def load_job(verifier_dir: Path, *, work_dir: Path | None = None, evidence_dir: Path | None = None) -> Job:
@@ -169,7 +174,10 @@ def load_job(verifier_dir: Path, *, work_dir: Path | None = None, evidence_dir: 
         job.evidence_note = (job.evidence_note or "page images not found") + (
             ": the run's work dir is removed at the end unless it was given (cowork-judge run --work-dir DIR or "
             "JUDGE_WORK_DIR); pass --work-dir or --evidence-dir")
-    job.viewed = audit_page_views(VerifierLayout.of_verifier_dir(path.parent).audit_dir)
+    layout = VerifierLayout.of_verifier_dir(path.parent)
+    job.viewed = audit_page_views(layout.audit_dir)
+    job.final_message, job.final_message_note = read_kept_message(layout.kept_final_message,
+                                                                  doc.details.delivery.final_message_source)
     return job
 
 

@@ -31,6 +31,11 @@ at most 4,000 characters; a document from elsewhere may carry any length (a 30 M
 made a 31 MB page)."""
 
 
+REPORT_MESSAGE_CHARS = 200_000
+"""Longest final message the HTML report shows, head and tail kept with a marker saying how much was cut
+(`core.caps.cap_middle`); the kept copy (``judge/final_message.json``) holds up to 1,000,000 characters."""
+
+
 REPORT_TITLE = "Judge report"
 
 
@@ -46,7 +51,7 @@ def render_report(job: Job) -> str:
             pages_of_row.setdefault(row, []).append(key)
     names = [d.deck for d in job.decks]
     parts = [_header(job), _score(job), _guard(job), _costs(job, names), _coverage(job), _rows(job, pages_of_row, len(job.decks) > 1),
-             _delivery(job), _evidence(job, ties)]
+             _delivery(job), _final_message(job), _evidence(job, ties)]
     if doc.details.warnings:
         parts.append("<h2>Warnings</h2><ul>" + "".join(f"<li>{esc(w)}</li>" for w in doc.details.warnings) + "</ul>")
     seal = "seal verified" if job.seal.state == "verified" else (job.seal.problem or "seal not checked")
@@ -236,6 +241,21 @@ def _delivery(job: Job) -> str:
     if d.ignored:
         pairs.append(("ignored", ", ".join(d.ignored)))
     return "<h2>Delivery</h2>" + key_values(pairs)
+
+
+def _final_message(job: Job) -> str:
+    """The agent's final message the run read (trial 22 P-3), escaped: shown open when the run judged from the
+    chat message (a chat task: the message is the deliverable), folded in a ``<details>`` when files were
+    delivered; a note when the run read one that this folder does not keep."""
+    kept = job.final_message
+    if kept is None:
+        return f'<h2>Final message</h2><p class="sub">{esc(job.final_message_note)}</p>' if job.final_message_note else ""
+    about = (f"what the judge read, from {kept.source or 'the agent logs'} ({kept.chars:,} characters)"
+             + (f"; {kept.cut}" if kept.cut else "") + "; secrets redacted; kept in judge/final_message.json")
+    body = f'<pre class="message">{esc(cap_middle(kept.text, REPORT_MESSAGE_CHARS))}</pre>'
+    if job.doc.details.delivery.from_chat or not job.doc.details.delivery.files:
+        return f'<h2>Final message</h2><p class="sub">{esc(about)}</p>{body}'
+    return (f'<h2>Final message</h2><details><summary>{esc(about)}</summary>{body}</details>')
 
 
 def _evidence(job: Job, ties: dict[tuple[str, int], dict[str, list[str]]]) -> str:

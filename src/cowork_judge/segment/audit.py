@@ -14,6 +14,7 @@ from typing import Any
 
 from cowork_judge.safety import spotlight
 from cowork_judge.core.caps import cap_middle
+from cowork_judge.core.layout import KEPT_MESSAGE_NAME
 from cowork_judge._util.fsutil import atomic_write, dump_json
 from cowork_judge.safety.redact import Redactor
 
@@ -72,3 +73,11 @@ class AuditLog:
                          durable=False)
         except (OSError, ValueError, TypeError):
             pass
+
+    def keep_final_message(self, text: str | None, source: str | None, cut: str | None) -> None:
+        """Keep the agent's final message the run read (`text`, from `source`; `cut`: what of its source
+        was not read) as ``<root>/final_message.json`` (`core.layout.KEPT_MESSAGE_NAME`), redacted and
+        capped like every audit text, for the report page (trial 22 P-3). Nothing when no message was
+        read; never raises."""
+        if text:
+            self.write_json(KEPT_MESSAGE_NAME, {"source": source, "chars": len(text), "cut": cut, "text": text})
