@@ -50,7 +50,7 @@ class CoverageReport(BaseModel):
     systemic: bool
     exit_code: ExitCode | None
     exit_reason: str | None
-    unjudged_reason: str | None = Field(None, description="The plain ``\"N of M rows not judged (kind)\"`` part of "
+    unjudged_reason: str | None = Field(None, description="The plain ``\"N of M rows not judged (kind n, …)\"`` part of "
                                         "`exit_reason` (None with no unjudged row): what a document written under an "
                                         "older systemic rule holds in its place (`core.fold.stored_run`).")
     former_reasons: tuple[str, ...] = Field((), description="The `exit_reason` and the plain part as written before "
@@ -124,8 +124,8 @@ def account(
 
 def unjudged_phrase(n: int, kinds: Counter[ErrorKind], cause: ErrorKind | None) -> str:
     """``"5 of 7 rows not judged (code_error 1, dep_unjudged 4)"``: the unjudged rows of all `n` and their
-    kinds (`kinds`: error kind → rows), each counted, `cause` (the run's ``judge_error_kind``, the kind that
-    chose the exit code) first, then the most frequent (ties by name). One kind is named alone:
+    kinds (`kinds`: error kind → rows), each counted, `cause` (the run's ``judge_error_kind``, the kind whose
+    exit code `_exit_code` tries first) first, then the most frequent (ties by name). One kind is named alone:
     ``"1 of 4 rows not judged (code_error)"`` (trial 23 P-2: a single name hid the other kinds)."""
     unjudged = sum(kinds.values())
     if len(kinds) <= 1:
