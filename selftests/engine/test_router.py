@@ -128,7 +128,7 @@ def test_gate_rules_across_segments(judge_run, tmp_path):
     assert ef["judge_unjudged_weight_frac"] == pytest.approx(2 / 8)
     # trial 19 P-4: an unknown method is the rubric's fault on every rollout: systemic even on a positive row
     assert run.doc["exit_code"] == "judge:scorer_error"
-    assert run.doc["exit_reason"].startswith("systemic judge failure: 2 of 10 rows not judged (code_missing): the "
+    assert run.doc["exit_reason"].startswith("systemic judge failure: 2 of 10 rows not judged (code_missing 1, dep_unjudged 1): the "
                                              "rubric cannot be judged as written: 1 row(s) (C-UNJUDGED)")
 
 

@@ -50,9 +50,12 @@ class CoverageReport(BaseModel):
     systemic: bool
     exit_code: ExitCode | None
     exit_reason: str | None
-    unjudged_reason: str | None = Field(None, description="The plain ``\"N of M rows not judged (kind)\"`` part of "
+    unjudged_reason: str | None = Field(None, description="The plain ``\"N of M rows not judged (kind n, …)\"`` part of "
                                         "`exit_reason` (None with no unjudged row): what a document written under an "
                                         "older systemic rule holds in its place (`core.fold.stored_run`).")
+    former_reasons: tuple[str, ...] = Field((), description="The `exit_reason` and the plain part as written before "
+                                            "trial 23 (one kind named for rows of several kinds; empty with one kind): "
+                                            "what an older document holds in their place (`core.fold.stored_run`).")
     lost: SamplingLoss = Field(default_factory=SamplingLoss, description="Answers the judged rows asked for and did not "
                                "get (sampled runs only; empty otherwise).")
 
@@ -97,16 +100,10 @@ def account(
     sampled = (v for v in (verdicts.get(c.id) for c in criteria) if v is not None and v.samples)
     lost = sampling_loss([(_judged(v), v.samples) for v in sampled])
     systemic, why = _systemic(criteria, row_kinds, weights_by_id, policy, table)
-    exit_code: ExitCode | None = None
-    exit_reason: str | None = None
-    plain = f"{unjudged} of {n} rows not judged ({error_kind})" if unjudged else None
-    if plain:
-        exit_reason = plain
-        if systemic:
-            exit_code = _exit_code(kinds, error_kind, table)
-            exit_reason = "systemic judge failure: " + plain + (f": {why}" if why else "")
-    if lost.rows:
-        exit_reason = "; ".join(r for r in (exit_reason, loss_reason(lost, n)) if r)
+    exit_code = _exit_code(kinds, error_kind, table) if unjudged and systemic else None
+    plain = unjudged_phrase(n, kinds, error_kind) if unjudged else None
+    exit_reason = _exit_reason(plain, systemic, why, loss_reason(lost, n) if lost.rows else None)
+    former = f"{unjudged} of {n} rows not judged ({error_kind})" if len(kinds) > 1 else None  # before trial 23 P-2
     return CoverageReport(
         coverage=(n - unjudged) / n if n else 1.0,
         unjudged=unjudged,
@@ -120,7 +117,28 @@ def account(
         exit_code=exit_code,
         exit_reason=exit_reason,
         unjudged_reason=plain,
+        former_reasons=(_exit_reason(former, systemic, why, loss_reason(lost, n) if lost.rows else None) or "",
+                        former) if former else (),
     )
+
+
+def unjudged_phrase(n: int, kinds: Counter[ErrorKind], cause: ErrorKind | None) -> str:
+    """``"5 of 7 rows not judged (code_error 1, dep_unjudged 4)"``: the unjudged rows of all `n` and their
+    kinds (`kinds`: error kind → rows), each counted, `cause` (the run's ``judge_error_kind``, the kind whose
+    exit code `_exit_code` tries first) first, then the most frequent (ties by name). One kind is named alone:
+    ``"1 of 4 rows not judged (code_error)"`` (trial 23 P-2: a single name hid the other kinds)."""
+    unjudged = sum(kinds.values())
+    if len(kinds) <= 1:
+        return f"{unjudged} of {n} rows not judged ({cause or next(iter(kinds), 'no_verdict')})"
+    order = sorted(kinds, key=lambda k: (k != cause, -kinds[k], k))
+    return f"{unjudged} of {n} rows not judged ({', '.join(f'{k} {kinds[k]}' for k in order)})"
+
+
+def _exit_reason(plain: str | None, systemic: bool, why: str | None, loss: str | None) -> str | None:
+    """The `exit_reason`: the unjudged rows' `plain` phrase (with the systemic prefix and the rule's `why`
+    when `systemic`), then the lost answers' `loss`, joined by ``"; "``; None when neither."""
+    reason = ("systemic judge failure: " + plain + (f": {why}" if why else "")) if plain and systemic else plain
+    return "; ".join(r for r in (reason, loss) if r) or None
 
 
 def loss_reason(lost: SamplingLoss, n: int) -> str:

@@ -507,7 +507,7 @@ def stored_run(doc: ResultDocument) -> tuple[tuple[Criterion, ...], dict[str, Ve
     note = None
     if failure is None and doc.exit_reason:  # what the run added to the coverage's own reason
         own = account(criteria, verdicts, policy)
-        note = run_note(doc.exit_reason, (own.exit_reason, own.unjudged_reason))
+        note = run_note(doc.exit_reason, (own.exit_reason, own.unjudged_reason, *own.former_reasons))
     warnings = list(doc.details.warnings)
     derived = derived_warnings(criteria, doc.results, policy)  # fold adds these again
     if derived and warnings[-len(derived):] == derived:
@@ -526,7 +526,8 @@ def run_note(stored: str, own: Sequence[str | None]) -> str | None:
     """What a run added to its coverage's reason in a stored `exit_reason` (``"the judge was stopped
     by SIGTERM"``), None when nothing. `own`: the reasons the coverage may have written, tried in
     order — today's, then the plain ``"N of M rows not judged (kind)"`` a document written under an
-    older systemic rule holds (before trial 14 a cut with one row carried no ``systemic …`` prefix).
+    older systemic rule holds (before trial 14 a cut with one row carried no ``systemic …`` prefix), then
+    the forms that named one kind for rows of several (before trial 23, `CoverageReport.former_reasons`).
     A stored reason that starts with none of them is kept whole."""
     for reason in own:
         if not reason:
