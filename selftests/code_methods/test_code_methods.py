@@ -360,3 +360,13 @@ def test_byte_identical_decks_are_one_deck(tmp_path):
     ctx = make_ctx(tmp_path / "2", {"a.pptx": b"deck one", "b.pptx": b"deck two"})
     hit, reason, _ = CODE_METHODS["locate_deck"](ctx.segment())
     assert not hit and "ambiguous" in reason
+
+
+def test_no_python_pptx_and_no_libreoffice_is_extras_missing(tmp_path, monkeypatch):
+    """Trial 23 P-1: the ``pptx`` extra missing (init ran before the rubric) is the verifier's install, not the
+    deck's fault, and not the renderer's: ``extras_missing`` (a systemic run), the reason naming python-pptx."""
+    data = deck("45__PPTAgent__build_effective_agents.pptx").read_bytes()
+    monkeypatch.setitem(__import__("sys").modules, "pptx", None)  # `from pptx import …` now raises ImportError
+    v = route(GATES, make_ctx(tmp_path, {"slides.pptx": data}, env={"JUDGE_SOFFICE_PATH": str(tmp_path / "no-soffice")}))
+    assert v["O"].judged is False and v["O"].error_kind == "extras_missing", v["O"]
+    assert "python-pptx is not installed" in v["O"].reason

@@ -1,7 +1,8 @@
 """Trial 20 P-5: a deck task whose verifier lacks the judge's deck extras (python-pptx / lxml, e.g. a
 rubric of judge rows only, for which init chose extras none). The evidence step failed, the judge saw
 nothing of the deck, and the run said success with no warning: the cause was only in
-``details.evidence.error``. Now ``details.warnings`` names the deck, the cause and the fix.
+``details.evidence.error``. Now ``details.warnings`` names the deck, the cause and the fix, and (trial 23 P-1)
+the model-judged rows are unjudged ``extras_missing`` (the verifier's install), the run systemic.
 
 Real CLI (`python -m cowork_judge run`) against the simulator over HTTP; the missing extras are
 simulated by a ``sitecustomize`` on the child's PYTHONPATH that blocks ``import lxml`` / ``import pptx``."""
@@ -38,7 +39,8 @@ def test_a_deck_the_judge_cannot_read_is_a_warning_naming_the_fix(judge_run, tmp
     env = {"JUDGE_EVIDENCE": "180", **_without_extras(tmp_path)}
     run = judge_run(_tests(tmp_path, ROWS), ROLLOUTS / "deck", env=env)
     doc = run.doc
-    assert run.returncode == 0, run.stderr
+    assert run.returncode == 1, run.stderr  # trial 23 P-1: the rows are unjudged extras_missing, the run systemic
+    assert {v["error_kind"] for v in run.verdicts.values()} == {"extras_missing"}, run.verdicts
     assert "lxml" in doc["details"]["evidence"]["error"] or "pptx" in doc["details"]["evidence"]["error"]
     said = [w for w in doc["details"]["warnings"] if "could not be read" in w]
     assert len(said) == 1, doc["details"]["warnings"]
@@ -70,7 +72,8 @@ def test_a_deck_read_by_nothing_is_not_said_judged_on_its_text(judge_run, tmp_pa
     (Path(blocked["PYTHONPATH"].split(os.pathsep)[0]) / "sitecustomize.py").write_text("import sys\nsys.modules['pptx'] = None\n")
     env = {"JUDGE_EVIDENCE": "180", "JUDGE_SOFFICE_PATH": "/nonexistent/soffice", **blocked}
     run = judge_run(_tests(tmp_path, ROWS), ROLLOUTS / "deck", env=env)
-    assert run.returncode == 0, run.stderr
+    assert run.returncode == 1, run.stderr  # trial 23 P-1: judged blind no more: extras_missing, systemic
+    assert {v["error_kind"] for v in run.verdicts.values()} == {"extras_missing"}, run.verdicts
     warnings = run.doc["details"]["warnings"]
     said = [w for w in warnings if "could not be read" in w]
     assert len(said) == 1, warnings

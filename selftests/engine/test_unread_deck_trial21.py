@@ -45,7 +45,8 @@ def _tests(tmp_path: Path, rows: list[dict[str, Any]], prompt: str) -> Path:
 
 def _unread_warning(judge_run: Any, tmp_path: Path, tests: Path) -> str:
     run = judge_run(tests, ROLLOUTS / "deck", env={"JUDGE_EVIDENCE": "180", **_without_extras(tmp_path)})
-    assert run.returncode == 0, run.stderr
+    assert run.returncode == 1, run.stderr  # trial 23 P-1: the agentic rows are unjudged extras_missing, systemic
+    assert run.doc["exit_code"] == "judge:scorer_error", run.doc["exit_reason"]
     said = [w for w in run.doc["details"]["warnings"] if "could not be read" in w]
     assert len(said) == 1, run.doc["details"]["warnings"]
     assert "build_effective_agents.pptx" in said[0] and "ModuleNotFoundError" in said[0]

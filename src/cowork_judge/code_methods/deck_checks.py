@@ -35,9 +35,14 @@ NOT_POWERPOINT = {"ok_pdf": "a PDF document", "ok_html": "an HTML document"}
 """Sniff statuses of decks that open but are no PowerPoint presentation → what they are."""
 
 
+PPTX_MISSING = "python-pptx is not installed"
+"""`_python_pptx_error`'s answer when the ``pptx`` extra is missing (not the deck's fault)."""
+
+
 class EnvironmentMissing(JudgeFailure):
     """The check needs a tool this image lacks: the row is unjudged ``render_env`` (the deck
-    is not penalised for the image's shortcomings)."""
+    is not penalised for the image's shortcomings), or ``extras_missing`` when it is the judge's
+    ``pptx`` extra that `cowork-judge init` installs for the row (trial 23 P-1)."""
 
     kind = "render_env"
 
@@ -116,7 +121,8 @@ def _opens(ctx: CodeContext, deck: Path, rel: str, accept_legacy_ppt: bool, *,
             return True, f"{label} opens in LibreOffice ({flavour}, {pages} page(s)); python-pptx: {error}", facts
         if pages == 0:
             return False, f"{label} is a {flavour} that neither python-pptx ({error}) nor LibreOffice can open", facts
-        raise EnvironmentMissing(f"python-pptx cannot open {label} ({error}) and LibreOffice is not installed")
+        raise EnvironmentMissing(f"python-pptx cannot open {label} ({error}) and LibreOffice is not installed",
+                                 kind="extras_missing" if error == PPTX_MISSING else None)  # trial 23 P-1: init again
     if sniff.status == "ok_legacy_ppt":
         what = "a legacy binary PowerPoint 97-2003 file (.ppt)"
         if accept_legacy_ppt:
@@ -157,7 +163,7 @@ def _python_pptx_error(deck: Path, *, strict: bool) -> str | None:
 
         from cowork_judge.evidence.package import readable_copy
     except ImportError:
-        return "python-pptx is not installed"
+        return PPTX_MISSING
     try:
         copy = readable_copy(deck, strict=strict)
         # only content-type and Strict-namespace patches count as "opens"; an XML repair does not

@@ -16,6 +16,7 @@ from types import MappingProxyType
 from typing import Literal
 
 from cowork_judge.core.error_kinds import ErrorKind, JudgeFailure
+from cowork_judge.core.judge_extras import missing_extras_module
 
 
 Segment = Literal["transport", "code", "workflow", "backend"]
@@ -67,8 +68,10 @@ def classify(exc: BaseException, *, segment: Segment = "transport", deadline_pas
     ``openai.APIError`` without a status code), or any status or error whose message, code
     or type says so (``Request rate increased too quickly``, ``quota exceeded``…); other
     4xx except 408/409 are ``request_rejected`` (permanent); everything else is a
-    transient ``api_error``. Outside the transport an unexplained exception is the
-    segment's own error (``code_error``, ``workflow_error``, ``backend_error``).
+    transient ``api_error``. Outside the transport an ``ImportError`` of a judge extra
+    (`core.judge_extras.missing_extras_module`: lxml, python-pptx, PyMuPDF…) is
+    ``extras_missing`` (the verifier's install, trial 23 P-1); any other unexplained exception
+    is the segment's own error (``code_error``, ``workflow_error``, ``backend_error``).
 
     Args:
         exc: the exception.
@@ -87,7 +90,7 @@ def classify(exc: BaseException, *, segment: Segment = "transport", deadline_pas
     if _is_timeout(exc):
         return "deadline" if deadline_passed else _SEGMENT_TIMEOUT[segment]
     if segment != "transport":
-        return _SEGMENT_DEFAULT[segment]
+        return "extras_missing" if missing_extras_module(exc) else _SEGMENT_DEFAULT[segment]
     status = getattr(exc, "status_code", None)
     if status == 429 or _openai_is(exc, "RateLimitError") or _in_stream_error(exc):
         return "rate_limit"

@@ -40,6 +40,9 @@ class Consequence:
             method refuses, a dangling ``depends_on``): known from the rubric alone, before any deliverable is
             read, and the same for every rollout. Any row unjudged for such a kind — a positive row too —
             makes the run systemic (`core.coverage.account`, rule 5): every reward of the task is wrong alike.
+        env_fault: the verifier environment lacks what the rubric's rows need (the judge's extras: trial 23 P-1),
+            the same for every rollout of the task: like `rubric_fault`, any row unjudged for such a kind makes the
+            run systemic (rule 5), but the fix is the verifier's install (`cowork-judge init` again), not the rubric.
     """
 
     retry: bool
@@ -49,6 +52,7 @@ class Consequence:
     stops_run: bool = False
     judge_side: bool = False
     rubric_fault: bool = False
+    env_fault: bool = False
 
 
 def _table(entries: dict[str, Consequence]) -> Mapping[str, Consequence]:
@@ -64,6 +68,9 @@ _TASK_FAULT = Consequence(retry=False, backoff=False, systemic_exit_code="judge:
 _RUBRIC_FAULT = Consequence(retry=False, backoff=False, systemic_exit_code="judge:scorer_error", judge_side=True,
                             rubric_fault=True)
 """A task fault in the rubric's own text (`Consequence.rubric_fault`): systemic on any row."""
+_ENV_FAULT = Consequence(retry=False, backoff=False, systemic_exit_code="judge:scorer_error", judge_side=True,
+                         env_fault=True)
+"""A task fault in the verifier's install (`Consequence.env_fault`): systemic on any row."""
 
 CONSEQUENCES: Mapping[str, Consequence] = _table({
     "rate_limit": Consequence(retry=True, backoff=True, systemic_exit_code="judge:api_error", resplit=True, judge_side=True),
@@ -93,6 +100,8 @@ CONSEQUENCES: Mapping[str, Consequence] = _table({
     "workflow_error": _NO_RETRY_SCORER,
     "vlm_error": Consequence(retry=True, backoff=False, systemic_exit_code="judge:api_error", judge_side=True),
     "render_env": _TASK_FAULT,
+    # trial 23 P-1: init ran before the rubric was written; every rollout of the task is judged without them
+    "extras_missing": _ENV_FAULT,
     # the run's time plan left too little for the deck: a time limit, fixed by a longer JUDGE_DEADLINE
     "evidence_budget": Consequence(retry=False, backoff=False, systemic_exit_code="judge:timeout"),
     "asset_broken": _TASK_FAULT,

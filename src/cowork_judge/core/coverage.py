@@ -173,11 +173,13 @@ def _systemic(criteria: Sequence[Criterion], unjudged: Mapping[str, ErrorKind], 
        weight) unjudged for a judge-side kind (`Consequence.judge_side`: an outage of the endpoint, or the
        task's own rubric, assets or environment broken): the judge's failure lowered the reward;
     5. rubric fault: any row (a positive row too) unjudged for a kind `Consequence.rubric_fault` marks (an unknown
-       code method, parameters its method refuses, a dangling ``depends_on``): every rollout's reward is wrong alike.
+       code method, parameters its method refuses, a dangling ``depends_on``), or `Consequence.env_fault` marks (the
+       verifier lacks the judge extras: ``extras_missing``): every rollout's reward is wrong alike.
     """
     if not unjudged:
         return False, None
     faulty = [c.id for c in criteria if c.id in unjudged and unjudged[c.id] in table and table[unjudged[c.id]].rubric_fault]
+    unequipped = [c.id for c in criteria if c.id in unjudged and unjudged[c.id] in table and table[unjudged[c.id]].env_fault]
     n = len(criteria)
     if len(unjudged) / n > policy.systemic_fraction and len(unjudged) >= policy.systemic_min:
         return True, None
@@ -191,6 +193,9 @@ def _systemic(criteria: Sequence[Criterion], unjudged: Mapping[str, ErrorKind], 
     if faulty:  # trial 19 P-4: a rubric typo lowers every rollout's reward alike
         return True, (f"the rubric cannot be judged as written: {len(faulty)} row(s) ({', '.join(faulty)}) "
                       "unjudged for the rubric's own fault, the same on every rollout; fix the rubric (lint-rubric names it)")
+    if unequipped:  # trial 23 P-1: init ran before the rubric was written
+        return True, (f"the verifier lacks the judge extras: {len(unequipped)} row(s) ({', '.join(unequipped)}) unjudged "
+                      "extras_missing, the same on every rollout; run `cowork-judge init <task>` again (after every rubric edit)")
     asked = [c.id for c in criteria if c.judge_method != "code"]
     if asked and all(i in unjudged and is_endpoint_outage(unjudged[i], table) for i in asked):
         return True, "no row that needs a model was judged: the endpoint answered none"  # trial 15 P-10

@@ -35,6 +35,7 @@ ErrorKind = Literal[
     "workflow_error",  # a workflow raised, overran its budget, or returned no verdict for the row
     "vlm_error",  # a workflow's vision-model call failed
     "render_env",  # the image lacks a renderer (LibreOffice/Chromium): not the deck's fault
+    "extras_missing",  # the verifier lacks the judge extras the row needs (python-pptx, lxml, PyMuPDF…): run init again
     "evidence_budget",  # the evidence budget (JUDGE_EVIDENCE, a share of JUDGE_DEADLINE) ran out before the deck (or page) was rendered
     "asset_broken",  # a per-instance workflow asset is missing or unreadable
     "dep_unjudged",  # a dependency was not judged, so this row was not judged either

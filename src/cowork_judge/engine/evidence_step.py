@@ -11,6 +11,7 @@ import logging
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from cowork_judge.core.judge_extras import missing_extras_module, names_missing_extras
 from cowork_judge.core.rubric import DECK_CODE_METHODS, Criterion
 from cowork_judge.evidence.kinds import is_deck_name, names_powerpoint_file
 from cowork_judge.evidence.reads import StructureReads
@@ -45,7 +46,9 @@ def collect(ctx: RunContext, *, needs_evidence: bool = True, reads: StructureRea
 
     Returns:
         A compact summary for ``details.evidence`` ({} when nothing was done; its ``warnings``
-        key, the run's warnings about the renderer, is popped by the caller), and the
+        key, the run's warnings about the renderer, is popped by the caller, and so is its
+        `EXTRAS_MISSING_KEY`, the cause when the judge's extras are missing and no deck was read
+        at all: trial 23 P-1), and the
         number of pages rendered (``judge_evidence_pages``).
     """
     config, paths = ctx.config, ctx.paths
@@ -71,9 +74,14 @@ def collect(ctx: RunContext, *, needs_evidence: bool = True, reads: StructureRea
         cause = f"{type(exc).__name__}: {exc}"
         log.warning("evidence extraction failed: %s", ctx.redactor.redact(cause))
         delivered = [f.rel for f in ctx.delivery.files if is_deck_name(f.rel)]
-        return {"error": cause, "warnings": unread_warnings(delivered, cause, page_readers, init_fixes=init_fixes)}, 0
+        unread = {"error": cause, "warnings": unread_warnings(delivered, cause, page_readers, init_fixes=init_fixes)}
+        if missing_extras_module(exc):
+            unread[EXTRAS_MISSING_KEY] = cause
+        return unread, 0
     log.info("evidence: %d deck(s), %d page(s) rendered in %.1f s", len(summary.decks), summary.pages_rendered, summary.seconds)
+    blind = extras_blind(summary.decks)
     return {
+        **({EXTRAS_MISSING_KEY: blind} if blind else {}),
         "warnings": _render_warnings(summary.decks, RENDERER_FAULT, page_readers, init_fixes),
         "pages_rendered": summary.pages_rendered,
         "seconds": summary.seconds,
@@ -86,6 +94,11 @@ def collect(ctx: RunContext, *, needs_evidence: bool = True, reads: StructureRea
             for d in summary.decks
         ],
     }, summary.pages_rendered
+
+
+EXTRAS_MISSING_KEY = "extras_missing"
+"""The key of `collect`'s summary, popped by the run, that holds the cause when no deck was read because the
+judge's extras are missing: the model-judged rows that judge the deck are then unjudged ``extras_missing``."""
 
 
 RENDERING_FIX = ("install the rendering extra and LibreOffice: COWORK_JUDGE_EXTRAS=workflow (PyMuPDF) and "
@@ -139,6 +152,19 @@ def unread_warnings(delivered: Sequence[str], cause: str, page_readers: Sequence
 def _rows_named(rows: Sequence[str]) -> str:
     """`rows` as one phrase: the first six ids, then how many more."""
     return ", ".join(rows[:6]) + (f" and {len(rows) - 6} more" if len(rows) > 6 else "")
+
+
+def extras_blind(decks: Sequence[Any]) -> str | None:
+    """The cause (a skip reason) when a deck of `decks` (`evidence.DeckSummary`) was neither read nor rendered
+    because the judge's extras are missing (`core.judge_extras.names_missing_extras`: python-pptx, lxml…), else None.
+    A deck unread for its own fault (corrupt: ``deck_broken``, or an error that names no extras module) is not."""
+    for deck in decks:
+        if deck.pages_rendered:
+            continue
+        for skip in deck.layers_skipped:
+            if skip.layer == "structure" and skip.kind in ("render_env", "error") and names_missing_extras(skip.reason):
+                return str(skip.reason)
+    return None
 
 
 def _render_warnings(decks: Sequence[Any], renderer_fault: str, page_readers: Sequence[str],

@@ -488,6 +488,7 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
     evidence, evidence_pages = evidence_step.collect(ctx, needs_evidence=needs_model, reads=reads,  # code rows never look at page images
                                                      page_readers=agentic, init_fixes=evidence_step.init_picks_deck_extras(
                                                          criteria, ctx.task_prompt))
+    ctx.extras_blind = evidence.pop(evidence_step.EXTRAS_MISSING_KEY, None)  # trial 23 P-1: agentic rows not judged blind
     run.warn("evidence", evidence.pop("warnings", []), prefix="evidence: ")  # trial 8 F7: a renderer that wrote nothing is said
     route = _router(run, criteria, delivery)
     if isinstance(route, ResultDocument):

@@ -68,6 +68,11 @@ def route(criteria: Sequence[Criterion], ctx: RunContext, cache: RunCache | None
             ctx.audit.write_json("workflow/verdicts", _audited(workflow_rows, decided))
 
         runnable = settle_gated(agentic_rows, decided, known, into=decided)
+        if ctx.extras_blind and runnable:  # trial 23 P-1: they would see no slide text and no page image
+            blind = ctx.extras_blind
+            decided.update({r.id: mark_open(r, Verdict.unjudged(r.id, "extras_missing", blind_reason(blind)), decided, known)
+                            for r in runnable})
+            runnable = []
         if cache and runnable:
             runnable, hits = cache.split(runnable)
             for row in agentic_rows:
@@ -95,6 +100,13 @@ def route(criteria: Sequence[Criterion], ctx: RunContext, cache: RunCache | None
             ctx.log.info("verdict cache %s: %d verdict(s) reused (%s), %d stored", ctx.config.verdict_cache_dir,
                          len(cache.store.hits), ", ".join(cache.store.hits[:20]) or "none", cache.store.stored)
     return {c.id: decided[c.id] for c in criteria}
+
+
+def blind_reason(cause: str) -> str:
+    """The reason of an agentic row left unjudged because no delivered deck could be read: the judge's extras are
+    missing (`cause`, the evidence step's error)."""
+    return (f"not judged: the delivered deck could not be read ({cause[:200]}): the verifier lacks cowork-judge's deck "
+            "extras; run `cowork-judge init <task>` again")
 
 
 def route_code_rows(code_rows: Sequence[Criterion], ctx: RunContext, decided: Mapping[str, Verdict],

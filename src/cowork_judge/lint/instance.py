@@ -306,7 +306,7 @@ def _extras_findings(facts: Facts, toml: tasktoml.TaskToml | None, toml_file: st
             for extra, why in lacking.items()]
 
 
-def _lacking_effect(why: list[str], *, unjudged: str = "render_env, scorer_error") -> str:
+def _lacking_effect(why: list[str], *, unjudged: str = "extras_missing, scorer_error") -> str:
     """What becomes of the rows `why` names (`install.extras.required`'s routes) without their extra or renderer:
     unjudged with the kinds `unjudged` says, or (agentic rows of a deck rubric) judged without a page."""
     effects = []

@@ -67,6 +67,9 @@ class RunContext:
         sampling: who judges and how often when rows are sampled or judged by a panel
             (JUDGE_SAMPLES > 1, JUDGE_PANEL: `run.sampling_plan.SamplingPlan`, the judges' call
             paths made here with their keys); None: one judge asks every row once.
+        extras_blind: set by the run after the evidence step when no delivered deck was read at all because the
+            judge's extras are missing (the cause, `engine.evidence_step.EXTRAS_MISSING_KEY`): the router then leaves
+            the agentic rows unjudged ``extras_missing`` instead of judging them blind (trial 23 P-1).
     """
 
     paths: RunPaths
@@ -88,6 +91,7 @@ class RunContext:
     limiter: RequestLimiter | None = None
     calls: ModelCalls | None = None
     sampling: SamplingPlan | None = None
+    extras_blind: str | None = None
 
     def __post_init__(self) -> None:
         if self.retry is None:

@@ -15,12 +15,23 @@ import re
 from types import ModuleType
 
 from cowork_judge import ABI_COMPAT
+from cowork_judge.core.error_kinds import ErrorKind
+from cowork_judge.core.judge_extras import missing_extras_module
 
 _NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
 
 
 class WorkflowUnavailable(Exception):
-    """The workflow cannot run: unknown name, import failure, or ABI mismatch."""
+    """The workflow cannot run: unknown name, import failure, or ABI mismatch.
+
+    Attributes:
+        kind: the error kind of its rows: ``workflow_missing``, or ``extras_missing`` when its import failed for a
+            judge extra the verifier lacks (`core.judge_extras.missing_extras_module`; trial 23 P-1).
+    """
+
+    def __init__(self, message: str, *, kind: ErrorKind = "workflow_missing") -> None:
+        super().__init__(message)
+        self.kind: ErrorKind = kind
 
 
 def installed() -> list[str]:
@@ -49,7 +60,8 @@ def load(name: str | None, *, abi_compat: tuple[int, ...] = ABI_COMPAT) -> Modul
     except ModuleNotFoundError as exc:
         if exc.name == f"{__name__}.{name}":
             raise WorkflowUnavailable(f"workflow {name!r} is not installed in this package{_known_hint(name)}") from None
-        raise WorkflowUnavailable(f"workflow {name!r} failed to import: missing module {exc.name!r}") from None
+        raise WorkflowUnavailable(f"workflow {name!r} failed to import: missing module {exc.name!r}",
+                                  kind="extras_missing" if missing_extras_module(exc) else "workflow_missing") from None
     except Exception as exc:
         raise WorkflowUnavailable(f"workflow {name!r} failed to import: {type(exc).__name__}: {exc}") from None
     requires = getattr(module, "REQUIRES_ABI", None)

@@ -65,7 +65,7 @@ def judge_workflow_rows(
             module = load(name)
         except WorkflowUnavailable as exc:
             ctx.log.warning("workflow rows unjudged: %s", exc)
-            out.update({r.id: Verdict.unjudged(r.id, "workflow_missing", str(exc), method="workflow") for r in runnable})
+            out.update({r.id: Verdict.unjudged(r.id, exc.kind, str(exc), method="workflow") for r in runnable})
             continue
         budget = min(segment_end, ctx.deadline.at) - time.monotonic()
         if budget > 0:
