@@ -60,6 +60,21 @@ def test_a_quote_found_only_in_the_rubric_or_the_prompt_grounds_nothing():
     assert out["P"].grounded is False
 
 
+def test_a_short_quote_is_named_too_short_not_missing():
+    """Trial 23 P-4: "mg" IS in the evidence; the reason says it is too short, the re-ask asks for four characters."""
+    out = grounding.ground(ROWS, {"P": v("P", True, quote=" “mg” "), "N": v("N", False, quote="The dose is 7 mg")}, EVIDENCE)
+    assert out["P"].grounded is False
+    assert out["P"].grounding == ("the quote '“mg”' is too short to check (under 4 characters, spaces not counted): "
+                                  "quote a longer phrase that contains it")
+    assert out["N"].grounding == grounding.NOT_FOUND  # a longer quote that is not there: as before
+    text = grounding.reask_text(out)
+    assert "a quote that could not be checked against the evidence text" in text
+    assert "give a short quote (at least 4 characters, spaces not counted) copied" in text
+    only_missing = grounding.reask_text({"N": out["N"]})  # no short quote: the re-ask reads as before
+    assert "a quote that is not in the evidence text" in only_missing and "at least 4" not in only_missing
+    assert grounding.why_not_found("   ") == "no quote given" and grounding.why_not_found(None) == "no quote given"
+
+
 def test_the_reask_settles_on_the_second_answer():
     first = grounding.ground(ROWS, {"P": v("P", True, quote="invented words here")}, EVIDENCE)
     again = grounding.ground(ROWS, {"P": v("P", True, quote="ゾルゲと尾崎")}, EVIDENCE)

@@ -6,6 +6,8 @@ deck text, the final message, tool output) carries a short verbatim ``quote``. T
 counts only when it is found in the evidence text the judge sent (never the rubric, the
 instruction or the task prompt), after `normalise` (case folded, every run of whitespace one
 space, the prompt's ``‹`` delimiter guard read as ``<``): no fuzzy match beyond that.
+A quote of fewer than `QUOTE_MIN_CHARS` non-space characters (``Q3``, ``EUR``) is too short
+to check: it grounds nothing, and its reason says so (`why_not_found`).
 
 `ground` marks each verdict: ``grounded=True`` (found), ``False`` (missing or not found:
 the caller asks again once, then records it), or None with a ``grounding`` reason when the
@@ -30,6 +32,7 @@ found in any text). Four fits a CJK word pair and a figure such as ``42 %``."""
 EXEMPT_PAGES = "exempt: judged on page images (what a page looks like); no text quote is checked"
 EXEMPT_ABSENCE = "exempt: the row is about absence (there is no text to quote for something missing)"
 FOUND = "quote found in the evidence text sent"
+NOT_FOUND = "the quote is not in the evidence text sent (compared without case and whitespace)"
 _ABSENCE = re.compile(
     r"\A\W*(?:\S+\s+){0,4}?(?:no|not|never|without|nothing|none|does ?n[o']t|do ?n[o']t|is ?n[o']t|are ?n[o']t|"
     r"(?:has|have|contains?|includes?|uses?|shows?) no|(?:is|are) free of|avoids?|omits?|lacks?)\b", re.IGNORECASE)
@@ -63,15 +66,37 @@ def about_absence(row: Criterion) -> bool:
     return bool(_ABSENCE.search(row.description))
 
 
+def _cleaned(quote: str) -> str:
+    """`quote` `normalise`d, outer quotation marks and spaces stripped (as it is looked up)."""
+    return normalise(quote).strip("\"'“”‘’「」 ")
+
+
+def too_short(quote: str | None) -> bool:
+    """Whether `quote` is given (not blank) but has fewer than `QUOTE_MIN_CHARS` non-space
+    characters once cleaned: it is not looked up at all, wherever it occurs."""
+    return isinstance(quote, str) and bool(quote.strip()) and len(_cleaned(quote).replace(" ", "")) < QUOTE_MIN_CHARS
+
+
 def quote_found(quote: str | None, evidence: str) -> bool:
     """Whether `quote` (raw) occurs in `evidence` (already `normalise`d), with at least
     `QUOTE_MIN_CHARS` non-space characters."""
-    if not isinstance(quote, str):
+    if not isinstance(quote, str) or too_short(quote):
         return False
-    q = normalise(quote).strip("\"'“”‘’「」 ")
-    if len(q.replace(" ", "")) < QUOTE_MIN_CHARS:
-        return False
-    return q in evidence
+    q = _cleaned(quote)
+    return bool(q) and q in evidence
+
+
+def why_not_found(quote: str | None) -> str:
+    """The ``grounding`` reason of a credited verdict whose `quote` did not ground it: none
+    given, too short to check (`too_short`: the quote is named, it may well be in the text),
+    or not in the evidence text sent."""
+    if not (quote or "").strip():
+        return "no quote given"
+    if too_short(quote):
+        shown = _SPACE.sub(" ", quote or "").strip()
+        return (f"the quote {shown!r:.40} is too short to check (under {QUOTE_MIN_CHARS} characters, spaces not "
+                "counted): quote a longer phrase that contains it")
+    return NOT_FOUND
 
 
 def evidence_of(texts: Iterable[str]) -> str:
@@ -110,9 +135,7 @@ def ground(rows: Sequence[Criterion], verdicts: Mapping[str, Verdict], evidence:
         elif quote_found(v.quote, evidence):
             out[rid] = v.model_copy(update={"grounded": True, "grounding": FOUND})
         else:
-            why = ("no quote given" if not (v.quote or "").strip()
-                   else "the quote is not in the evidence text sent (compared without case and whitespace)")
-            out[rid] = v.model_copy(update={"grounded": False, "grounding": why})
+            out[rid] = v.model_copy(update={"grounded": False, "grounding": why_not_found(v.quote)})
     return out
 
 
@@ -122,13 +145,19 @@ def ungrounded(verdicts: Mapping[str, Verdict]) -> list[str]:
 
 
 def reask_text(verdicts: Mapping[str, Verdict]) -> str:
-    """The user message that asks again, once, for the rows whose quote was not found."""
-    lines = [f"- {rid}: {v.grounding}; your quote was {v.quote!r:.200}" for rid, v in verdicts.items() if v.grounded is False]
-    return ("Your answer credits these rows with a quote that is not in the evidence text you were shown "
+    """The user message that asks again, once, for the rows whose quote was not found (each
+    row, why, and its quote); when one quote was too short to check (`too_short`), it says
+    the quote could not be checked and asks for `QUOTE_MIN_CHARS` characters at least."""
+    asked = {rid: v for rid, v in verdicts.items() if v.grounded is False}
+    lines = [f"- {rid}: {v.grounding}; your quote was {v.quote!r:.200}" for rid, v in asked.items()]
+    short = any(too_short(v.quote) for v in asked.values())
+    what = "that could not be checked against" if short else "that is not in"
+    length = f" (at least {QUOTE_MIN_CHARS} characters, spaces not counted)" if short else ""
+    return (f"Your answer credits these rows with a quote {what} the evidence text you were shown "
             "(the deliverables, the extracted text, the final message, the tool output; never the rubric or the task):\n"
             + "\n".join(lines)
-            + "\nAnswer again for these rows only, in the same JSON shape: give a short quote copied character for "
-              "character from that evidence text, or change the verdict if you cannot find one.")
+            + f"\nAnswer again for these rows only, in the same JSON shape: give a short quote{length} copied character "
+              "for character from that evidence text, or change the verdict if you cannot find one.")
 
 
 def settle_reasked(first: Mapping[str, Verdict], second: Mapping[str, Verdict]) -> dict[str, Verdict]:

@@ -28,6 +28,9 @@ __all__ = ["DEMO_REASON_PREFIX", "GULLIBLE_REASON", "DemoPolicy", "FlipPolicy", 
 DEMO_REASON_PREFIX = "simulated judge, no model:"
 """Every reason the demo policy writes starts with this label."""
 
+QUOTE_MIN_CHARS = 4
+"""Shortest quote the judge checks, in non-space characters: `core.grounding.QUOTE_MIN_CHARS` (the
+simulator imports nothing of the judge; a test keeps the two equal)."""
 _ORACLE_FIELDS = frozenset({"hit", "level", "na", "pages", "reason", "criterion", "quote"})
 _WORD_RE = re.compile(r"[^\W_]+")
 
@@ -161,8 +164,10 @@ class OraclePolicy:
         (docs/scoring.md, trial 9 F3): the simulator sends both as they are, and the judge reads ``hit: false``
         with a passing level as a miss with no credit, ``hit: true`` below the bar as a miss earning its level.
         Without the row's ``pass_level`` here, ``hit: false`` with a level between 0 and 1 is said to contradict
-        unless the row's bar is above it. [] when none does."""
-        out = []
+        unless the row's bar is above it. Also one line per ``quote`` shorter than `QUOTE_MIN_CHARS` non-space
+        characters: the judge checks no quote that short (trial 23 P-4), a credit it backs is recorded
+        ``grounded: false``. [] when none does."""
+        out = self._short_quotes()
         for key, entry in [*self.answers.items(), *((f"{k}@{n}", e) for (k, n), e in self.page_answers.items())]:
             level = entry.get("level")
             if level is None or bool(level > 0) == entry["hit"]:
@@ -174,6 +179,17 @@ class OraclePolicy:
                 unless = "" if level >= 1 else f", unless the row's pass_level is above {level:g}"
                 out.append(f"entry {key!r}: hit=false with level {level:g}: the judge reads it as a miss with no "
                            f"credit{unless} (docs/scoring.md)")
+        return out
+
+    def _short_quotes(self) -> list[str]:
+        """The `conflicts` lines of entries whose ``quote`` is too short for the judge to check."""
+        out = []
+        for key, entry in [*self.answers.items(), *((f"{k}@{n}", e) for (k, n), e in self.page_answers.items())]:
+            quote = entry.get("quote")
+            if isinstance(quote, str) and len("".join(quote.split())) < QUOTE_MIN_CHARS:
+                out.append(f"entry {key!r}: quote {quote!r:.40} is under {QUOTE_MIN_CHARS} characters (spaces not "
+                           "counted): the judge checks no quote that short, so a credit it backs is recorded "
+                           "grounded: false (docs/rubric.md); quote a longer phrase")
         return out
 
     def find_key(self, text: str, ids: list[str] | tuple[str, ...] = ()) -> str | None:
