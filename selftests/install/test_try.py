@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
 import stat
 from pathlib import Path
 from typing import Any
@@ -330,10 +331,12 @@ def test_the_endpoint_line_names_the_variable_the_url_came_from(monkeypatch, cap
 
     for name in ("JUDGE_API_KEY", "JUDGE_BASE_URL", "JUDGE_GATEWAY_AUTH"):
         monkeypatch.delenv(name, raising=False)
-    host = {"OPENAI_API_KEY": "sk-openai-1234567890", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"}
-    templates = {"OPENAI_API_KEY": "${OPENAI_API_KEY}", "OPENAI_BASE_URL": "${OPENAI_BASE_URL}"}  # the task passes them
-    assert try_._endpoint(host, templates) is None
-    assert "  endpoint: OPENAI_BASE_URL=http://127.0.0.1:9/v1 (a loopback endpoint" in capsys.readouterr().out
+    with socket.create_server(("127.0.0.1", 0)) as listening:  # something listens (trial 23 P-6 refuses nothing)
+        url = f"http://127.0.0.1:{listening.getsockname()[1]}/v1"
+        host = {"OPENAI_API_KEY": "sk-openai-1234567890", "OPENAI_BASE_URL": url}
+        templates = {"OPENAI_API_KEY": "${OPENAI_API_KEY}", "OPENAI_BASE_URL": "${OPENAI_BASE_URL}"}  # the task passes them
+        assert try_._endpoint(host, templates) is None
+    assert f"  endpoint: OPENAI_BASE_URL={url} (a loopback endpoint" in capsys.readouterr().out
 
 
 def test_an_unknown_judge_setting_gets_a_did_you_mean_not_an_init_suggestion(capsys):
@@ -355,8 +358,9 @@ def test_a_gateway_that_injects_the_key_is_a_whole_pair(tmp_path, monkeypatch):
 
     for name in ("JUDGE_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL"):
         monkeypatch.delenv(name, raising=False)
-    host = {"JUDGE_BASE_URL": "http://127.0.0.1:9/v1", "JUDGE_GATEWAY_AUTH": "placeholder"}
-    assert try_._endpoint(host, {}) is None  # the caller's endpoint, no simulator started, nothing refused
+    with socket.create_server(("127.0.0.1", 0)) as listening:  # something listens (trial 23 P-6 refuses nothing)
+        host = {"JUDGE_BASE_URL": f"http://127.0.0.1:{listening.getsockname()[1]}/v1", "JUDGE_GATEWAY_AUTH": "placeholder"}
+        assert try_._endpoint(host, {}) is None  # the caller's endpoint, no simulator started, nothing refused
 
 
 # ------------------------------------------------------------------ the judge's wheel

@@ -46,6 +46,7 @@ if JUDGE_RUN:
 import importlib  # noqa: E402
 
 from cowork_judge import ABI, __version__  # noqa: E402
+from cowork_judge._util.console import pipe_safe_console  # noqa: E402
 from cowork_judge.core.exit_status import EXIT_STATUS  # noqa: E402
 
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -86,6 +87,12 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``cowork-judge`` console script; returns the exit status."""
     args = list(sys.argv[1:] if argv is None else argv)
     name = f"cowork-judge {args[0]}" if args and args[0] in COMMANDS else "cowork-judge"
+    with pipe_safe_console():  # trial 23 P-5: `init <task> | head -1` still writes what it said it writes
+        return _dispatch(args, name)
+
+
+def _dispatch(args: list[str], name: str) -> int:
+    """Run the command `args` names (`name`: how its messages start); returns the exit status."""
     try:
         legacy_entry = importlib.import_module(f"{__name__}.legacy_entry")  # like a command: imported by name
         if (not args or args[0] not in COMMANDS) and legacy_entry.looks_like_legacy_call(args, os.environ):
@@ -108,10 +115,9 @@ def main(argv: list[str] | None = None) -> int:
             procs.kill_all()
         print(f"{name}: interrupted (Ctrl-C)", file=sys.stderr)
         return EXIT_STATUS["SIGINT"]
-    except BrokenPipeError:  # e.g. `cowork-judge config | head`
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 0
+    except BrokenPipeError as exc:  # not the console's (`PipeSafe` drops those): a pipe the command needed
+        print(f"{name}: error: broken pipe: {exc}", file=sys.stderr)
+        return 1
 
 
 def console() -> int:

@@ -134,20 +134,60 @@ def simulator_note(environ: Mapping[str, str]) -> str:
     return "simulated judge, no model"
 
 
+def loopback_address(url: str) -> tuple[str, int] | None:
+    """(host, port) of `url` when its host is a loopback one (``localhost``, ``*.localhost``, 127.0.0.0/8,
+    ``::1``), else None; the port is the URL's, else its scheme's (80, 443). A URL that cannot be read is None."""
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    try:
+        parts = urlsplit(url)
+        host = (parts.hostname or "").lower()
+        loopback = host == "localhost" or host.endswith(".localhost") or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return None
+    if not loopback:
+        return None
+    try:
+        port = parts.port
+    except ValueError:  # a port that is not a number: the judge's own call says so
+        return None
+    return host, port if port is not None else 443 if parts.scheme == "https" else 80
+
+
+def nothing_listens(url: str, variable: str, *, timeout_sec: float = 2.0) -> str | None:
+    """Why the loopback endpoint `url` (read from `variable`, e.g. ``JUDGE_BASE_URL``) cannot be judged
+    with, in one line with the ways out, or None when it accepts a TCP connection or is not loopback.
+
+    Only a loopback host is probed (trial 23 P-6: a stopped ``cowork-judge sim`` cost ~30 s of retries
+    and a row of "Connection error"): a remote endpoint may legitimately refuse or log probes, and
+    its own errors name it. The probe opens and closes one connection and sends nothing, so the
+    simulator records no request. Waits at most `timeout_sec` seconds.
+    """
+    import socket
+
+    address = loopback_address(url)
+    if address is None:
+        return None
+    host, port = address
+    try:
+        socket.create_connection(address, timeout=timeout_sec).close()
+    except OSError as exc:
+        shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        family = "OPENAI" if variable.startswith("OPENAI_") else "JUDGE"
+        why = "" if isinstance(exc, ConnectionRefusedError) else f" ({exc.strerror or exc})"
+        return (f"nothing listens at {shown} ({variable}){why}: start `cowork-judge sim --port {port}` (with "
+                f"--oracle FILE to rehearse verdicts) or unset {family}_BASE_URL/{family}_API_KEY to use the "
+                "built-in simulator")
+    return None
+
+
 def endpoint_cost_note(url: str) -> str:
     """The parenthesis of ``try``'s endpoint line for the caller's `url` (trial 17 P-8).
 
     A loopback host (``localhost``, 127.0.0.0/8, ``::1``) may be a ``cowork-judge sim`` (free) or a
     local proxy to a paid model: the note says both, since telling them apart would take a request
     the simulator logs. Any other host is "your endpoint: calls cost what they cost"."""
-    import ipaddress
-    from urllib.parse import urlsplit
-
-    try:
-        host = (urlsplit(url).hostname or "").lower()
-        loopback = host == "localhost" or host.endswith(".localhost") or ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        loopback = False
-    if loopback:
+    if loopback_address(url) is not None:
         return "a loopback endpoint: free when it is `cowork-judge sim`, else calls cost what they cost"
     return "your endpoint: calls cost what they cost"

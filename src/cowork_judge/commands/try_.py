@@ -458,10 +458,11 @@ def _endpoint(host_env: dict[str, str], templates: dict[str, str]) -> SimServer 
             ignores, not an http(s) URL with a host, counts as none): a trial would refuse it
             (``JUDGE_API_KEY = "${JUDGE_API_KEY}"``) or end ``judge:no_credential``, and quietly
             judging with the simulator instead would hide that. A missing half the task does not pass is
-            named as such, never advised as a shell setting.
+            named as such, never advised as a shell setting. A loopback URL nothing listens at
+            (`nothing_listens`: a stopped ``cowork-judge sim``), with the command that starts it.
     """
-    from cowork_judge.commands._endpoint import (HalfCredentials, caller_endpoint, endpoint_cost_note, simulator_note,
-                                                  start_simulator)
+    from cowork_judge.commands._endpoint import (HalfCredentials, caller_endpoint, endpoint_cost_note, nothing_listens,
+                                                  simulator_note, start_simulator)
     from cowork_judge.install.dryrun import TryError
     from cowork_judge.safety.redact import mask_url
 
@@ -487,6 +488,8 @@ def _endpoint(host_env: dict[str, str], templates: dict[str, str]) -> SimServer 
         source = loaded.sources.get("base_url", "").removeprefix("env:")
         url = loaded.config.base_url or ""
         _say(f"  endpoint: {source}={mask_url(url)} ({endpoint_cost_note(url)})")
+        if refusal := nothing_listens(url, source):  # trial 23 P-6: said now, not after 30 s of retries
+            raise TryError(refusal)
     for key in ("JUDGE_START_JITTER", "JUDGE_WORKFLOW_START_JITTER"):
         host_env.setdefault(key, "0")
     _say("  start jitter: 0 s unless set (the fleet's spread, 180 s and 30 s, only delays a single run)")
