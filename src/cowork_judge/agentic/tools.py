@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import dataclasses
 import json
 import os
 import re
@@ -55,6 +56,12 @@ class ToolResult:
     text: str
     image_data_url: str | None = None
     quotable: bool = True
+
+
+def _error(text: str) -> ToolResult:
+    """A tool's error message: the judge's side (it echoes the judge's own path, pattern or
+    tool name), so it grounds no quote."""
+    return ToolResult(text, quotable=False)
 
 
 AGENT_ROOTS = frozenset({"output", "evidence", "model_response_text.txt"})
@@ -117,14 +124,16 @@ class WorkspaceTools:
 
     def call(self, name: str, arguments: str) -> ToolResult:
         """Run tool `name` with JSON `arguments`; never raises. The text is repaired
-        (no lone surrogate from a file's text, a file name or an echoed argument)."""
+        (no lone surrogate from a file's text, a file name or an echoed argument); whether it
+        is the agent's text (`ToolResult.quotable`) is kept: a file listing read through here
+        grounds no quote (trial 23 P-3: it was dropped, so a ``list_files`` line grounded one)."""
         result = self._call(name, arguments)
-        return ToolResult(repair(result.text), result.image_data_url)
+        return dataclasses.replace(result, text=repair(result.text))
 
     def _call(self, name: str, arguments: str) -> ToolResult:
         handler = self._handlers.get(name)
         if handler is None:
-            return ToolResult(f"error: unknown tool {name!r}; available: {', '.join(self._handlers)}")
+            return _error(f"error: unknown tool {name!r}; available: {', '.join(self._handlers)}")
         try:
             args = json.loads(arguments or "{}")
             if not isinstance(args, dict):
@@ -133,13 +142,13 @@ class WorkspaceTools:
             # gets an ordinary "not a file" instead of an encoding error
             return handler(**{k: repair(v) if isinstance(v, str) else v for k, v in args.items()})
         except PathRefused as exc:
-            return ToolResult(f"error: {exc}")
+            return _error(f"error: {exc}")
         except TypeError as exc:
-            return ToolResult(f"error: bad arguments for {name}: {exc}")
+            return _error(f"error: bad arguments for {name}: {exc}")
         except ValueError as exc:
-            return ToolResult(f"error: {exc}")
+            return _error(f"error: {exc}")
         except Exception as exc:  # a tool must never break the agent loop
-            return ToolResult(f"error: {name} failed: {type(exc).__name__}: {exc}")
+            return _error(f"error: {name} failed: {type(exc).__name__}: {exc}")
 
     async def call_detached(self, name: str, arguments: str) -> ToolResult:
         """`call` in a daemon thread, awaited from the event loop; never raises.
@@ -154,7 +163,7 @@ class WorkspaceTools:
             try:
                 result = self.call(name, arguments)
             except BaseException as exc:  # noqa: BLE001 - call() never raises; belt and braces
-                result = ToolResult(f"error: {name} failed: {type(exc).__name__}")
+                result = _error(f"error: {name} failed: {type(exc).__name__}")
             try:
                 loop.call_soon_threadsafe(_settle, future, result)
             except RuntimeError:  # the loop is closed: nobody waits for this result any more
@@ -231,15 +240,16 @@ class WorkspaceTools:
         try:
             import pymupdf
         except ImportError:
-            return ToolResult("error: PyMuPDF is not installed here; text could not be extracted (that is not absence)")
+            return _error("error: PyMuPDF is not installed here; text could not be extracted (that is not absence)")
         with pymupdf.open(target) as doc:
             last = min(doc.page_count, last_page or doc.page_count)
             parts = [f"--- page {n} ---\n{doc[n - 1].get_text()}" for n in range(max(1, first_page), last + 1)]
-        return ToolResult(_window("\n".join(parts), 0, MAX_TEXT_CHARS * 2) or "(no text on these pages)")
+        return ToolResult(_window("\n".join(parts), 0, MAX_TEXT_CHARS * 2) or "(no text on these pages)",
+                          quotable=self.agent_written(target))
 
     def pptx_text(self, path: str) -> ToolResult:
         target = self._file(path)
-        return ToolResult(_window(pptx_text(target), 0, MAX_TEXT_CHARS * 2))
+        return ToolResult(_window(pptx_text(target), 0, MAX_TEXT_CHARS * 2), quotable=self.agent_written(target))
 
     def view_image(self, path: str) -> ToolResult:
         target = self._file(path)
@@ -250,7 +260,8 @@ class WorkspaceTools:
         if size > MAX_IMAGE_BYTES:
             raise ValueError(f"{path!r} is {size} bytes; images over {MAX_IMAGE_BYTES} bytes are not shown")
         data = base64.b64encode(target.read_bytes()).decode("ascii")
-        return ToolResult(f"image {self._rel(target)} ({size} bytes) is attached below", f"data:{mime};base64,{data}")
+        return ToolResult(f"image {self._rel(target)} ({size} bytes) is attached below", f"data:{mime};base64,{data}",
+                          quotable=False)
 
     def grep(self, pattern: str, path: str = ".", max_matches: int = 50) -> ToolResult:
         """Lines matching `pattern` in the text files under `path`, searched in a killable
