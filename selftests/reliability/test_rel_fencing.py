@@ -81,7 +81,9 @@ def test_deliverable_text_is_fenced_and_defused(judge_run, tmp_path):
         for message in messages[2:]:
             for text in texts(message):
                 if message["role"] == "tool":
-                    assert text.startswith("<tool_output>\n") and text.endswith("\n</tool_output>")
+                    # a listing (no agent text) is marked quotable="no" since trial 23 P-3: it grounds no quote
+                    assert text.startswith(("<tool_output>\n", '<tool_output quotable="no">\n'))
+                    assert text.endswith("\n</tool_output>")
                     assert tags(text) == ["tool_output", "/tool_output"]
                 else:
                     assert tags(text) == []
