@@ -5,8 +5,12 @@ and how `classify` files them: ``extras_missing`` (the verifier's install), neve
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: the dev extra installs tomli
+    import tomli as tomllib  # type: ignore[no-redef]
 
 from cowork_judge.core.classify import classify
 from cowork_judge.core.consequences import consequence
