@@ -66,7 +66,9 @@ def main(argv: list[str]) -> int:
 
     path = args.tests_dir / "rubric.json"
     if not args.tests_dir.is_dir():
-        return _fail(f"{args.tests_dir} is not a folder")
+        from cowork_judge.commands._taskfolder import not_a_folder
+
+        return _fail(f"{not_a_folder(args.tests_dir)} (nothing written)")
     try:
         old_text = path.read_text(encoding="utf-8") if path.exists() else None
         raw = json.loads(old_text) if old_text is not None else None
@@ -149,8 +151,8 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="cowork-judge gen-ppt-rubrics", epilog=EPILOG,
                                 description="Write ppt_judge's content rows (from the instance's task_check_dir) and "
                                             "visual rows (from the shared template) into <tests>/rubric.json.")
-    p.add_argument("tests_dir", type=Path, help="the instance's tests/ folder (holds rubric.json; created if absent), or "
-                   "the task folder holding it (task.toml and tests/)")
+    p.add_argument("tests_dir", type=Path, help="the instance's tests/ folder, which must exist (rubric.json in it is "
+                   "created if absent), or the task folder holding it (task.toml and tests/)")
     p.add_argument("--gate", nargs="+", metavar="ID", help="row ids (code gates) every ppt_judge row depends on; "
                                                          "their own dependencies are added")
     p.add_argument("--content", action="store_true", help="refresh only the content rows (from task_check_dir)")
