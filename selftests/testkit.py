@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -119,18 +120,49 @@ def write_files(root: Path, files: dict[str, str | bytes]) -> Path:
     return root
 
 
+def write_rubric(tests: Path, rubric: list[dict[str, Any]] | dict[str, Any], *, indent: int | None = None) -> Path:
+    """A tests folder at `tests` (made with its parents, must not exist; returned) holding only ``rubric.json``:
+    `rubric` a list of rows, written under ``"rubrics"``, or a whole document; `indent` as `json.dumps` takes it."""
+    doc = {"rubrics": rubric} if isinstance(rubric, list) else rubric
+    tests.mkdir(parents=True)
+    (tests / "rubric.json").write_text(json.dumps(doc, indent=indent), encoding="utf-8")
+    return tests
+
+
 def write_task(task: Path, rubric: list[dict[str, Any]] | dict[str, Any], prompt: str, *, instruction: str | None = None,
                indent: int | None = None, files: dict[str, str | bytes] | None = None) -> Path:
     """A task folder at `task` (returned): ``tests/rubric.json`` (`rubric`: a list of rows, written under
     ``"rubrics"``, or a whole document; `indent` as `json.dumps` takes it), ``tests/task_prompt.md`` (`prompt`),
     ``instruction.md`` (`instruction`; left out when None) and `files` (paths relative to `task`, `write_files`)."""
-    doc = {"rubrics": rubric} if isinstance(rubric, list) else rubric
-    (task / "tests").mkdir(parents=True)
-    (task / "tests" / "rubric.json").write_text(json.dumps(doc, indent=indent))
+    write_rubric(task / "tests", rubric, indent=indent)
     (task / "tests" / "task_prompt.md").write_text(prompt)
     if instruction is not None:
         (task / "instruction.md").write_text(instruction)
     return write_files(task, files or {})
+
+
+def sim_oracle_stderr(oracle: Path) -> str:
+    """What ``python -m cowork_judge.sim --port 0 --oracle ORACLE`` (a child process) wrote on stderr by the time it
+    said it was listening (asserted, within 30 s); the simulator is then stopped."""
+    with subprocess.Popen([sys.executable, "-m", "cowork_judge.sim", "--port", "0", "--oracle", str(oracle)],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
+        try:
+            ready, _, _ = select.select([proc.stdout], [], [], 30)
+            assert ready and "listening" in proc.stdout.readline()
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+        return proc.stderr.read()
+
+
+def without_deck_extras(tmp_path: Path) -> dict[str, str]:
+    """Environment entries for a child ``cowork-judge`` process in which ``lxml`` and ``python-pptx`` cannot be imported
+    (a verifier without the deck extras): a ``sitecustomize`` written under `tmp_path`/no-extras, put first on the
+    child's ``PYTHONPATH`` (this process's ``PYTHONPATH`` after it)."""
+    blocker = tmp_path / "no-extras"
+    blocker.mkdir()
+    (blocker / "sitecustomize.py").write_text("import sys\nfor m in ('lxml', 'pptx'):\n    sys.modules[m] = None\n")
+    return {"PYTHONPATH": os.pathsep.join(p for p in (str(blocker), os.environ.get("PYTHONPATH", "")) if p)}
 
 
 def lint_stdout(target: Path) -> str:

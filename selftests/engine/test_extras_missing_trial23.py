@@ -10,12 +10,11 @@ trial 20 test does it: a ``sitecustomize`` on the child's PYTHONPATH that blocks
 
 from __future__ import annotations
 
-import os
 import zipfile
 from pathlib import Path
 from typing import Any
 
-from testkit import ROLLOUTS, write_task
+from testkit import ROLLOUTS, without_deck_extras, write_task
 
 LOCATE = {"id": "C-LOCATE-DECK", "description": "One .pptx deck in output/.", "weight": 1, "judge_method": "code",
           "code_method_name": "locate_deck"}
@@ -30,20 +29,12 @@ AGENTIC = [
 PROMPT = "Make a deck about building effective agents; save it as a .pptx file in /app/output/.\n"
 
 
-def _without_extras(tmp_path: Path) -> dict[str, str]:
-    """The child's environment with lxml and python-pptx made unimportable (as trial 20's test)."""
-    blocker = tmp_path / "no-extras"
-    blocker.mkdir()
-    (blocker / "sitecustomize.py").write_text("import sys\nfor m in ('lxml', 'pptx'):\n    sys.modules[m] = None\n")
-    return {"PYTHONPATH": os.pathsep.join(p for p in (str(blocker), os.environ.get("PYTHONPATH", "")) if p)}
-
-
 def _tests(tmp_path: Path, rows: list[dict[str, Any]]) -> Path:
     return write_task(tmp_path / "task", rows, PROMPT) / "tests"
 
 
 def test_missing_extras_are_the_environments_fault_not_the_decks(judge_run, tmp_path):
-    env = {"JUDGE_EVIDENCE": "180", **_without_extras(tmp_path)}
+    env = {"JUDGE_EVIDENCE": "180", **without_deck_extras(tmp_path)}
     run = judge_run(_tests(tmp_path, [LOCATE, OPENABLE, *AGENTIC]), ROLLOUTS / "deck", env=env)
     doc, rows = run.doc, run.verdicts
     assert run.returncode == 1, run.stderr  # a systemic failure: the run says so by its exit status too
@@ -59,7 +50,7 @@ def test_missing_extras_are_the_environments_fault_not_the_decks(judge_run, tmp_
 def test_one_agentic_row_alone_is_systemic_too(judge_run, tmp_path):
     """A rubric of judge rows only: no code row raises, the agentic row alone is unjudged extras_missing, and a
     positive row unjudged for the environment still makes the run systemic (the same on every rollout)."""
-    env = {"JUDGE_EVIDENCE": "180", **_without_extras(tmp_path)}
+    env = {"JUDGE_EVIDENCE": "180", **without_deck_extras(tmp_path)}
     run = judge_run(_tests(tmp_path, [LOCATE, *AGENTIC[:1]]), ROLLOUTS / "deck", env=env)
     rows = run.verdicts
     assert run.returncode == 1, run.stderr

@@ -9,10 +9,7 @@ are ``dep_unjudged``."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
-from testkit import ROLLOUTS, write_task
+from testkit import ROLLOUTS, without_deck_extras, write_task
 
 GATES = ["C-LOCATE", "C-OPEN"]
 ROWS = [
@@ -28,16 +25,9 @@ ROWS = [
 ]
 
 
-def _without_extras(tmp_path: Path) -> dict[str, str]:
-    blocker = tmp_path / "no-extras"
-    blocker.mkdir()
-    (blocker / "sitecustomize.py").write_text("import sys\nfor m in ('lxml', 'pptx'):\n    sys.modules[m] = None\n")
-    return {"PYTHONPATH": os.pathsep.join(p for p in (str(blocker), os.environ.get("PYTHONPATH", "")) if p)}
-
-
 def test_a_gate_that_raised_counts_itself_and_the_rows_behind_it(judge_run, tmp_path):
     tests = write_task(tmp_path / "task", ROWS, "Make a deck about agents; save it in /app/output/.\n") / "tests"
-    run = judge_run(tests, ROLLOUTS / "deck", oracle={"H-WRONG": {"hit": False}}, env=_without_extras(tmp_path))
+    run = judge_run(tests, ROLLOUTS / "deck", oracle={"H-WRONG": {"hit": False}}, env=without_deck_extras(tmp_path))
     doc, v = run.doc, run.verdicts
     kind = doc["extra_fields"]["judge_error_kind"]  # the gate's own kind (code_error: the method raised)
     assert v["C-OPEN"]["judged"] is False and v["C-OPEN"]["error_kind"] == kind, v["C-OPEN"]

@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from testkit import ROLLOUTS, write_task
+from testkit import ROLLOUTS, without_deck_extras, write_task
 
 ROWS = [
     {"id": "A-PATTERN-FIT", "description": "For each workflow pattern the deck presents, it says when it fits.", "weight": 3},
@@ -27,16 +27,8 @@ def _tests(tmp_path: Path, rows: list[dict[str, object]]) -> Path:
     return write_task(tmp_path / "task", rows, "Make a deck about building effective agents; save it in /app/output/.\n") / "tests"
 
 
-def _without_extras(tmp_path: Path) -> dict[str, str]:
-    """The child's environment with lxml and python-pptx made unimportable."""
-    blocker = tmp_path / "no-extras"
-    blocker.mkdir()
-    (blocker / "sitecustomize.py").write_text("import sys\nfor m in ('lxml', 'pptx'):\n    sys.modules[m] = None\n")
-    return {"PYTHONPATH": os.pathsep.join(p for p in (str(blocker), os.environ.get("PYTHONPATH", "")) if p)}
-
-
 def test_a_deck_the_judge_cannot_read_is_a_warning_naming_the_fix(judge_run, tmp_path):
-    env = {"JUDGE_EVIDENCE": "180", **_without_extras(tmp_path)}
+    env = {"JUDGE_EVIDENCE": "180", **without_deck_extras(tmp_path)}
     run = judge_run(_tests(tmp_path, ROWS), ROLLOUTS / "deck", env=env)
     doc = run.doc
     assert run.returncode == 1, run.stderr  # trial 23 P-1: the rows are unjudged extras_missing, the run systemic
@@ -68,7 +60,7 @@ def test_a_deck_read_by_nothing_is_not_said_judged_on_its_text(judge_run, tmp_pa
     """python-pptx alone missing and no LibreOffice: the evidence package loads, the deck's structure layer
     is skipped (python-pptx missing) and no page renders. The warning says the deck could not be read,
     not that the rows were "judged on the deck's extracted text alone" (there was none)."""
-    blocked = _without_extras(tmp_path)
+    blocked = without_deck_extras(tmp_path)
     (Path(blocked["PYTHONPATH"].split(os.pathsep)[0]) / "sitecustomize.py").write_text("import sys\nsys.modules['pptx'] = None\n")
     env = {"JUDGE_EVIDENCE": "180", "JUDGE_SOFFICE_PATH": "/nonexistent/soffice", **blocked}
     run = judge_run(_tests(tmp_path, ROWS), ROLLOUTS / "deck", env=env)

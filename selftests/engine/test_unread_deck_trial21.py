@@ -17,9 +17,7 @@ from typing import Any
 import pytest
 
 from cowork_judge.install import extras
-from testkit import ROLLOUTS
-
-from engine.test_unread_deck_trial20 import _without_extras
+from testkit import ROLLOUTS, without_deck_extras
 
 AGENTIC = [
     {"id": "A-PATTERN-FIT", "description": "For each workflow pattern the deck presents, it says when it fits.", "weight": 3},
@@ -44,7 +42,7 @@ def _tests(tmp_path: Path, rows: list[dict[str, Any]], prompt: str) -> Path:
 
 
 def _unread_warning(judge_run: Any, tmp_path: Path, tests: Path) -> str:
-    run = judge_run(tests, ROLLOUTS / "deck", env={"JUDGE_EVIDENCE": "180", **_without_extras(tmp_path)})
+    run = judge_run(tests, ROLLOUTS / "deck", env={"JUDGE_EVIDENCE": "180", **without_deck_extras(tmp_path)})
     assert run.returncode == 1, run.stderr  # trial 23 P-1: the agentic rows are unjudged extras_missing, systemic
     assert run.doc["exit_code"] == "judge:scorer_error", run.doc["exit_reason"]
     said = [w for w in run.doc["details"]["warnings"] if "could not be read" in w]

@@ -516,18 +516,25 @@ def test_a_verdict_cache_in_the_judge_home_is_said_to_be_kept_on_this_machine(tm
     assert fresh is not None and "discarded with the sandbox" in fresh
 
 
-def _report_with_cached_rows(tmp_path: Path, capsys: Any, cached: list[bool], env: dict[str, str], *,
-                             judge_home: Path | None) -> str:
-    from cowork_judge.commands import try_
-    from cowork_judge._util.procs import ProcResult
-
+def cached_rows_outcome(tmp_path: Path, cached: list[bool]) -> tuple[dryrun.Outcome, dryrun.Staged]:
+    """A finished dry run under `tmp_path` (app/, logs/, tests/; only ``logs/verifier`` is written: reward 1.0 and a
+    successful result.json with one judged row ``A-<i>`` per entry of `cached`, its ``cached`` flag) read back as
+    ``try`` reads it: its `dryrun.Outcome` and `dryrun.Staged` folders."""
     verifier = tmp_path / "logs" / "verifier"
     verifier.mkdir(parents=True, exist_ok=True)
     (verifier / "reward.txt").write_text("1.0\n")
     (verifier / "result.json").write_text(json.dumps({"status": "success", "exit_code": None, "results": [
         {"id": f"A-{i}", "judged": True, "cached": c} for i, c in enumerate(cached)]}))
     staged = dryrun.Staged(app=tmp_path / "app", logs=tmp_path / "logs", tests=tmp_path / "tests")
-    outcome = dryrun.read_outcome(verifier)
+    return dryrun.read_outcome(verifier), staged
+
+
+def _report_with_cached_rows(tmp_path: Path, capsys: Any, cached: list[bool], env: dict[str, str], *,
+                             judge_home: Path | None) -> str:
+    from cowork_judge.commands import try_
+    from cowork_judge._util.procs import ProcResult
+
+    outcome, staged = cached_rows_outcome(tmp_path, cached)
     line = dryrun.verdict_cache_line(outcome, env, sandboxed=True, judge_home=judge_home)
     try_._report(outcome, staged, ProcResult(returncode=0, stdout="", stderr="", seconds=1.0), 1.0, line)
     return capsys.readouterr().out

@@ -4,16 +4,13 @@ folder for ``--rollout``. The fast tests read and stage it; the slow one runs th
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from cowork_judge.commands import main as cli
 from cowork_judge.install import dryrun
-from install.harness import CACHE_ROOT
+from install.test_try_output import shared_cache, try_cli
 
 CHAT_TOML = """version = "1.0"
 artifacts = ["/app/output", "/logs/agent/trajectory.json"]
@@ -75,14 +72,8 @@ def test_a_chat_dry_run_from_the_final_message_alone(tmp_path, sandbox_ready):
     assert cli(["init", str(task), "--force"]) == 0  # the real test.sh and [verifier] blocks
     answer = tmp_path / "answer.txt"
     answer.write_text(ANSWER)
-    cache = tmp_path / "cache"
-    (CACHE_ROOT / "wheels").mkdir(parents=True, exist_ok=True)
-    cache.mkdir()
-    (cache / "wheels").symlink_to(CACHE_ROOT / "wheels")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "COWORK_", "OPENAI_"))}
-    env["COWORK_JUDGE_CACHE"] = str(cache)
-    proc = subprocess.run([sys.executable, "-m", "cowork_judge", "try", str(task), "--final-message", str(answer),
-                           "--out", str(tmp_path / "out")], env=env, capture_output=True, text=True, timeout=900)
+    proc = try_cli(str(task), "--final-message", str(answer), "--out", str(tmp_path / "out"),
+                   cache=shared_cache(tmp_path / "cache"), tmpdir=None)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "the final message alone (no deliverables)" in proc.stdout
     assert "coverage: 1.000 (1 of 1 rows judged)" in proc.stdout

@@ -5,25 +5,18 @@ reused verdict keep the line as it was."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from cowork_judge.commands import try_
-from cowork_judge.install import dryrun
 from cowork_judge._util.procs import ProcResult
+from install.test_try import cached_rows_outcome
 
 NOTE = "(JUDGE_VERDICT_CACHE: an edited oracle is not asked for these; set JUDGE_VERDICT_CACHE=off to re-ask)"
 
 
 def _printed(tmp_path: Path, capsys: Any, cached: list[bool], url: str, *, builtin: bool = False) -> str:
-    verifier = tmp_path / "logs" / "verifier"
-    verifier.mkdir(parents=True, exist_ok=True)
-    (verifier / "reward.txt").write_text("1.0\n")
-    (verifier / "result.json").write_text(json.dumps({"status": "success", "exit_code": None, "results": [
-        {"id": f"A-{i}", "judged": True, "cached": c} for i, c in enumerate(cached)]}))
-    staged = dryrun.Staged(app=tmp_path / "app", logs=tmp_path / "logs", tests=tmp_path / "tests")
-    outcome = dryrun.read_outcome(verifier)
+    outcome, staged = cached_rows_outcome(tmp_path, cached)
     env = {"JUDGE_VERDICT_CACHE": "/opt/cowork-judge/verdict-cache", "JUDGE_BASE_URL": url}
     line = try_._cache_line(outcome, env, sandboxed=True, judge_home=tmp_path / "home", builtin=builtin)
     try_._report(outcome, staged, ProcResult(returncode=0, stdout="", stderr="", seconds=1.0), 1.0, line)

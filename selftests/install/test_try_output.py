@@ -41,13 +41,16 @@ fi
 """``tests/test.sh`` as ``harbor init acme/deck -t`` (Harbor 0.26, separate verifier) writes it."""
 
 
-def try_cli(*args: str, cache: Path, tmpdir: Path, env: dict[str, str] | None = None,
+def try_cli(*args: str, cache: Path, tmpdir: Path | None, env: dict[str, str] | None = None,
             timeout: float = 900) -> subprocess.CompletedProcess:
-    """``cowork-judge try ARGS`` in a child process with its own cache and temp folder (``TMPDIR``), none of the
-    caller's JUDGE_/COWORK_/OPENAI_ settings, and no ``--out`` unless given."""
+    """``cowork-judge try ARGS`` in a child process with its own cache and temp folder (``TMPDIR``; None: this
+    process's), none of the caller's JUDGE_/COWORK_/OPENAI_ settings, and no ``--out`` unless given."""
     full = {k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "COWORK_", "OPENAI_"))}
-    tmpdir.mkdir(parents=True, exist_ok=True)
-    full.update(COWORK_JUDGE_CACHE=str(cache), TMPDIR=str(tmpdir), **(env or {}))
+    full["COWORK_JUDGE_CACHE"] = str(cache)
+    if tmpdir is not None:
+        tmpdir.mkdir(parents=True, exist_ok=True)
+        full["TMPDIR"] = str(tmpdir)
+    full.update(env or {})
     return subprocess.run([*CLI, "try", *args], env=full, capture_output=True, text=True, timeout=timeout)
 
 

@@ -5,17 +5,14 @@ names the ignored value and how to try that version (``--index-url URL --version
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 
 from cowork_judge import __version__
 from cowork_judge.commands import main as cli
 from cowork_judge.commands.try_ import ignored_version_warning
-from install.harness import CACHE_ROOT
 from install.test_try_chat_only import ANSWER, chat_task
+from install.test_try_output import shared_cache, try_cli
 
 
 @pytest.mark.parametrize("shell, chosen_by, expected", [
@@ -42,14 +39,8 @@ def test_a_shell_version_is_named_as_ignored_in_a_real_dry_run(tmp_path, sandbox
     assert cli(["init", str(task), "--force"]) == 0
     answer = tmp_path / "answer.txt"
     answer.write_text(ANSWER)
-    cache = tmp_path / "cache"
-    (CACHE_ROOT / "wheels").mkdir(parents=True, exist_ok=True)
-    cache.mkdir()
-    (cache / "wheels").symlink_to(CACHE_ROOT / "wheels")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "COWORK_", "OPENAI_"))}
-    env.update(COWORK_JUDGE_CACHE=str(cache), COWORK_JUDGE_VERSION="9.9.9")
-    proc = subprocess.run([sys.executable, "-m", "cowork_judge", "try", str(task), "--final-message", str(answer),
-                           "--out", str(tmp_path / "out")], env=env, capture_output=True, text=True, timeout=900)
+    proc = try_cli(str(task), "--final-message", str(answer), "--out", str(tmp_path / "out"),
+                   cache=shared_cache(tmp_path / "cache"), tmpdir=None, env={"COWORK_JUDGE_VERSION": "9.9.9"})
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     warned = [line for line in proc.stderr.splitlines() if "COWORK_JUDGE_VERSION='9.9.9'" in line]
     assert len(warned) == 1 and "is ignored" in warned[0] and "--version 9.9.9" in warned[0], proc.stderr

@@ -7,9 +7,6 @@ from the ``logs/agent/`` test.sh restored (the note on docs/harbor-task.md)."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,9 +14,9 @@ from testkit import ROLLOUTS
 
 from cowork_judge.commands import main as cli
 from cowork_judge.install import dryrun
-from install.harness import CACHE_ROOT
 from install.test_try import make_task
 from install.test_try_chat_only import ANSWER, chat_task
+from install.test_try_output import shared_cache, try_cli
 
 CREDENTIALS = ("JUDGE_BASE_URL", "JUDGE_API_KEY", "OPENAI_BASE_URL", "OPENAI_API_KEY", "JUDGE_GATEWAY_AUTH")
 IGNORED_LINE = ("cowork-judge try: OPENAI_API_KEY in your shell is not passed to the verifier by task.toml's "
@@ -121,14 +118,8 @@ def test_a_dry_run_with_only_an_openai_key_in_the_shell_is_judged_by_the_simulat
     assert cli(["init", str(task), "--force"]) == 0  # [verifier.env] passes JUDGE_* only, as init writes it
     answer = tmp_path / "answer.txt"
     answer.write_text(ANSWER)
-    cache = tmp_path / "cache"
-    (CACHE_ROOT / "wheels").mkdir(parents=True, exist_ok=True)
-    cache.mkdir()
-    (cache / "wheels").symlink_to(CACHE_ROOT / "wheels")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "COWORK_", "OPENAI_"))}
-    env.update(COWORK_JUDGE_CACHE=str(cache), OPENAI_API_KEY="sk-openai-1234567890")
-    proc = subprocess.run([sys.executable, "-m", "cowork_judge", "try", str(task), "--final-message", str(answer),
-                           "--out", str(tmp_path / "out")], env=env, capture_output=True, text=True, timeout=900)
+    proc = try_cli(str(task), "--final-message", str(answer), "--out", str(tmp_path / "out"),
+                   cache=shared_cache(tmp_path / "cache"), tmpdir=None, env={"OPENAI_API_KEY": "sk-openai-1234567890"})
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert IGNORED_LINE in proc.stderr.splitlines(), proc.stderr
     assert "coverage: 1.000 (1 of 1 rows judged)" in proc.stdout

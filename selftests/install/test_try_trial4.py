@@ -5,9 +5,6 @@ delivered". The fast tests stage the rollout; the slow one runs the whole dry ru
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,7 +12,7 @@ import pytest
 from cowork_judge.commands import main as cli
 from cowork_judge.install import dryrun
 from cowork_judge.install.taskinit import AGENT_COPY_DIR
-from install.harness import CACHE_ROOT
+from install.test_try_output import shared_cache, try_cli
 
 ANSWER = "Take paracetamol 500 mg to 1 g every 4 to 6 hours, at most 4 g a day."
 HARBOR_INIT_TOML = """version = "1.0"
@@ -90,14 +87,8 @@ def test_the_readme_chat_dry_run_on_a_separate_verifier_judges_the_answer(tmp_pa
     task = chat_task(tmp_path)
     answer = tmp_path / "answer.txt"
     answer.write_text(ANSWER)
-    cache = tmp_path / "cache"
-    (CACHE_ROOT / "wheels").mkdir(parents=True, exist_ok=True)
-    cache.mkdir()
-    (cache / "wheels").symlink_to(CACHE_ROOT / "wheels")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "COWORK_", "OPENAI_"))}
-    env["COWORK_JUDGE_CACHE"] = str(cache)
-    proc = subprocess.run([sys.executable, "-m", "cowork_judge", "try", str(task), "--final-message", str(answer),
-                           "--out", str(tmp_path / "out")], env=env, capture_output=True, text=True, timeout=900)
+    proc = try_cli(str(task), "--final-message", str(answer), "--out", str(tmp_path / "out"),
+                   cache=shared_cache(tmp_path / "cache"), tmpdir=None)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "nothing of the rollout reaches the verifier" not in proc.stderr
     assert "init's [[verifier.collect]] hook copies them" in proc.stdout

@@ -8,9 +8,6 @@ slow one runs the whole dry run with an empty ``--final-message`` file (since tr
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,8 +16,8 @@ from cowork_judge._util.procs import ProcResult
 from cowork_judge.commands import main as cli
 from cowork_judge.commands import try_
 from cowork_judge.install import dryrun
-from install.harness import CACHE_ROOT
 from install.test_try_chat_only import chat_task
+from install.test_try_output import shared_cache, try_cli
 
 RUBRIC = {"rubrics": [
     {"id": "A-TCP", "description": "The answer says TCP provides reliable, ordered delivery.", "weight": 2},
@@ -67,14 +64,7 @@ def test_a_dry_run_of_an_empty_final_message_says_nothing_was_delivered(tmp_path
     assert cli(["init", str(task), "--force"]) == 0
     empty = tmp_path / "empty.txt"
     empty.write_text("")
-    cache = tmp_path / "cache"
-    (CACHE_ROOT / "wheels").mkdir(parents=True, exist_ok=True)
-    cache.mkdir()
-    (cache / "wheels").symlink_to(CACHE_ROOT / "wheels")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "COWORK_", "OPENAI_"))}
-    env["COWORK_JUDGE_CACHE"] = str(cache)
-    proc = subprocess.run([sys.executable, "-m", "cowork_judge", "try", str(task), "--final-message", str(empty)],
-                          env=env, capture_output=True, text=True, timeout=900)
+    proc = try_cli(str(task), "--final-message", str(empty), cache=shared_cache(tmp_path / "cache"), tmpdir=None)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "reward: 0.0" in proc.stdout
     assert f"--final-message {empty} is empty (0 bytes): judged as nothing delivered" in proc.stderr  # trial 22 P-6

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from testkit import write_rubric
 
 ANSWER = "Sunlight is scattered by air molecules: Rayleigh scattering sends the short blue wavelengths everywhere."
 HEAD = {"schema_version": "ATIF-v1.4", "session_id": "reference", "agent": {"name": "reference", "version": "1"}}
@@ -28,10 +29,7 @@ def _tests(tmp_path: Path) -> Path:
          "code_method_name": "text_contains", "code_method_params": {"text": "Rayleigh", "source": "response"}},
         {"id": "L-WHY", "description": "The answer explains why the sky is blue.", "weight": 1},
     ]
-    tests = tmp_path / "tests"
-    tests.mkdir(parents=True)
-    (tests / "rubric.json").write_text(json.dumps({"rubrics": rows}), encoding="utf-8")
-    return tests
+    return write_rubric(tmp_path / "tests", rows)
 
 
 def _trajectory(steps: list[dict[str, Any]]):

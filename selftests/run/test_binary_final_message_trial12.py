@@ -11,9 +11,10 @@ from the run's audit of each request (``verifier/judge/block-*/attempt-*.jsonl``
 from __future__ import annotations
 
 import io
-import json
 import zipfile
 from pathlib import Path
+
+from testkit import write_rubric
 
 WORDS = "Rayleigh scattering makes the sky blue " * 40
 
@@ -37,10 +38,7 @@ def _tests(tmp_path: Path) -> Path:
          "code_method_name": "text_contains", "code_method_params": {"text": "Rayleigh", "source": "response"}},
         {"id": "L-WHY", "description": "The answer explains why the sky is blue.", "weight": 1},
     ]
-    tests = tmp_path / "tests"
-    tests.mkdir(parents=True)
-    (tests / "rubric.json").write_text(json.dumps({"rubrics": rows}), encoding="utf-8")
-    return tests
+    return write_rubric(tmp_path / "tests", rows)
 
 
 def _sent(verifier: Path) -> str:

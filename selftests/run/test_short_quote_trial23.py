@@ -12,11 +12,8 @@ simulator's ``--oracle`` names a quote that short when it reads the file.
 from __future__ import annotations
 
 import json
-import select
-import subprocess
-import sys
 
-from testkit import ROLLOUTS
+from testkit import ROLLOUTS, sim_oracle_stderr
 
 from cowork_judge.core import grounding
 from cowork_judge.sim.policies import QUOTE_MIN_CHARS, OraclePolicy
@@ -81,15 +78,7 @@ def test_sim_oracle_warns_of_a_quote_too_short_to_check(tmp_path):
     assert QUOTE_MIN_CHARS == grounding.QUOTE_MIN_CHARS  # the simulator's copy of the judge's rule
     oracle = tmp_path / "oracle.json"
     oracle.write_text(json.dumps({"H-WRONG": {"hit": False, "quote": "Q3"}, "H-OK": {"hit": False, "quote": "Q3 results"}}))
-    with subprocess.Popen([sys.executable, "-m", "cowork_judge.sim", "--port", "0", "--oracle", str(oracle)],
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
-        try:
-            ready, _, _ = select.select([proc.stdout], [], [], 30)
-            assert ready and "listening" in proc.stdout.readline()
-        finally:
-            proc.terminate()
-            proc.wait(timeout=10)
-        err = proc.stderr.read()
+    err = sim_oracle_stderr(oracle)
     assert "entry 'H-WRONG': quote 'Q3' is under 4 characters (spaces not counted): the judge checks no quote that " \
            "short, so a credit it backs is recorded grounded: false" in err, err
     assert "H-OK" not in err and err.count("warning: oracle file") == 1, err

@@ -6,11 +6,9 @@ mode scores it by the judge's rule (docs/scoring.md): a miss with no credit."""
 from __future__ import annotations
 
 import json
-import select
-import subprocess
-import sys
 
 from test_sim_generic import _chat
+from testkit import sim_oracle_stderr
 
 from cowork_judge.sim import OraclePolicy, SimServer
 
@@ -28,15 +26,7 @@ def test_sim_oracle_names_each_contradicting_label_when_it_starts(tmp_path):
     oracle = tmp_path / "oracle.json"
     oracle.write_text(json.dumps({"A-WAVELENGTH": {"hit": False, "level": 1}, "A-HALF": {"hit": False, "level": 0.5},
                                   "A-ZERO": {"hit": True, "level": 0}, "A-OK": {"hit": True, "level": 0.5}}))
-    with subprocess.Popen([sys.executable, "-m", "cowork_judge.sim", "--port", "0", "--oracle", str(oracle)],
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
-        try:
-            ready, _, _ = select.select([proc.stdout], [], [], 30)
-            assert ready and "listening" in proc.stdout.readline()
-        finally:
-            proc.terminate()
-            proc.wait(timeout=10)
-        err = proc.stderr.read()
+    err = sim_oracle_stderr(oracle)
     assert "'A-WAVELENGTH': hit=false with level 1: the judge reads it as a miss with no credit (docs/scoring.md)" in err
     assert "'A-HALF': hit=false with level 0.5: the judge reads it as a miss with no credit, unless the row's " \
            "pass_level is above 0.5" in err
