@@ -105,7 +105,7 @@ def _open(judge: Judge, ctx: SegmentContext, backend_class: Any) -> _Seat:
         kind = exc.kind if isinstance(exc, JudgeFailure) else ("no_credential" if isinstance(exc, ValueError) else "backend_error")
         unset = kind == "no_credential" and judge.missing_key_env
         why = (f"no key: {judge.missing_key_env} (its api_key_env) {judge.missing_key_why}" if unset  # trial 6 F5, F22
-               else summary(exc))
+               else judge.cannot_start if kind == "no_credential" and judge.cannot_start else summary(exc))
         reason = ctx.redactor.redact(f"judge {judge.name!r} could not start: {why}")
         ctx.log.error("sampling: %s", reason)
         return _Seat(judge, jctx, None, Verdict.unjudged("", kind, reason))

@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cowork_judge.commands._endpoint import (SIMULATED_REWARD_NOTE, HalfCredentials, caller_endpoint, simulator_note,
-                                              start_simulator)
+from cowork_judge.commands._endpoint import (SIMULATED_REWARD_NOTE, HalfCredentials, caller_endpoint, nothing_listens,
+                                              simulator_note, start_simulator)
 from cowork_judge.commands.examples import ROLLOUTS, example_paths
 from cowork_judge.core.exit_status import EXIT_STATUS, exit_status
 from cowork_judge.core.layout import VerifierLayout
@@ -27,8 +27,9 @@ def main(argv: list[str]) -> int:
     """Judge a sample rollout and print the reward, the result path and the coverage.
 
     Returns:
-        0 when the result is a clean success, 1 otherwise, 2 when the example is not installed or
-        only one of JUDGE_API_KEY/JUDGE_BASE_URL is set (`_endpoint.caller_endpoint`), 130 on Ctrl-C.
+        0 when the result is a clean success, 1 otherwise, 2 when the example is not installed,
+        only one of JUDGE_API_KEY/JUDGE_BASE_URL is set (`_endpoint.caller_endpoint`) or nothing listens at a
+        loopback JUDGE_BASE_URL (`_endpoint.nothing_listens`), 130 on Ctrl-C.
     """
     p = argparse.ArgumentParser(prog="cowork-judge demo", description="Judge the bundled example instance against the built-in simulator.")
     p.add_argument("--rollout", choices=ROLLOUTS, default="deck", help="which sample rollout to judge")
@@ -50,6 +51,9 @@ def main(argv: list[str]) -> int:
         own = caller_endpoint(env)
     except HalfCredentials as exc:  # as `try` does: never quietly the simulator instead of the caller's endpoint
         print(f"cowork-judge demo: error: {exc.message('the demo would not reach your endpoint')}", file=sys.stderr)
+        return EXIT_STATUS["usage"]
+    if own and (refusal := _nothing_listens(env)):  # as `try` does (trial 23 P-6): said now, not after the retries
+        print(f"cowork-judge demo: error: {refusal}", file=sys.stderr)
         return EXIT_STATUS["usage"]
     logs_dir = Path(args.logs_dir) if args.logs_dir else Path(tempfile.mkdtemp(prefix="cowork-judge-demo-"))
     app_dir = rollout / "app"
@@ -84,6 +88,16 @@ def main(argv: list[str]) -> int:
     if server is not None:
         print(SIMULATED_REWARD_NOTE)
     return exit_status(doc.status if doc is not None else None)
+
+
+def _nothing_listens(env: dict[str, str]) -> str | None:
+    """`_endpoint.nothing_listens` for the endpoint the judge resolves from `env` (JUDGE_BASE_URL, or its
+    OPENAI_BASE_URL fallback, named as the caller set it): the refusal line, or None (not loopback, or it listens)."""
+    from cowork_judge.config.judge_config import load_config
+
+    loaded = load_config(env)
+    source = loaded.sources.get("base_url", "").removeprefix("env:") or "JUDGE_BASE_URL"
+    return nothing_listens(loaded.config.base_url or "", source)
 
 
 def _install_line() -> str:

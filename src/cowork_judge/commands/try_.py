@@ -699,20 +699,36 @@ def empty_message(rollout: Rollout | None) -> str | None:
 
 def _say_nothing_delivered(outcome: Outcome, staged: Staged, rollout: Rollout | None) -> None:
     """The "nothing delivered" line of a run whose result says ``delivery_missing``: the output files set aside
-    (trial 7 F1), an empty ``--final-message``/``--trajectory`` (trial 22 P-6), the agent logs' unread files
-    (trial 21 P-3), else where to look."""
+    (trial 7 F1), an empty ``--final-message``/``--trajectory`` (trial 22 P-6), a final message the judge found
+    and did not judge (``details.delivery.final_message_source`` set: JUDGE_CHAT_FALLBACK off), the agent logs'
+    unread files (trial 21 P-3), else where to look."""
     empty = empty_message(rollout)
+    unjudged = unjudged_message(outcome)
     if outcome.set_aside:  # trial 7 F1: named, not "check --rollout"
         _warn(f"nothing delivered: the judge read none of the rollout's output files — {', '.join(outcome.set_aside[:5])}"
               f"{' …' if len(outcome.set_aside) > 5 else ''} — so {NO_MODEL}; put the deliverable itself in the rollout "
               "(cp -L copies the file a link points at), not a link or an empty file"
-              + (f"; {empty}, so no final message was judged either" if empty else ""))
+              + (f"; {empty}, so no final message was judged either" if empty else "")
+              + (f"; {unjudged}" if unjudged else ""))
+    elif unjudged:  # the message reached the judge and was set aside on purpose: no plumbing to check
+        _warn(f"nothing delivered: no output file, and {unjudged}, so {NO_MODEL}")
     elif empty and rollout is not None:  # the file was read: no plumbing to check
         files = "" if rollout.layout == "message" else " and no output file reached the judge"
         _warn(f"{empty}{files}: judged as nothing delivered, so {NO_MODEL}")
     else:  # trial 5 F6: a perfect coverage of nothing
         _warn(f"nothing delivered: no output file and no final message reached the judge, so {NO_MODEL}; "
               + (staged.unread_agent or "check --rollout, --final-message or --trajectory"))  # trial 21 P-3: named
+
+
+def unjudged_message(outcome: Outcome) -> str | None:
+    """What try says of a final message the judge found but did not judge (a result with ``delivery_missing`` and a
+    ``details.delivery.final_message_source``: the judge sets nothing delivered beside a message only when
+    JUDGE_CHAT_FALLBACK is off), e.g. ``the final message (read from trajectory) is not judged (JUDGE_CHAT_FALLBACK
+    is off: …)``; None when the result names no message source or delivered something."""
+    if not outcome.delivery_missing or outcome.final_message_source is None:
+        return None
+    return (f"the final message (read from {outcome.final_message_source}) is not judged (JUDGE_CHAT_FALLBACK is off: "
+            "a run without output files is nothing delivered; unset it, or set it to 1, to judge the message)")
 
 
 def _report(outcome: Outcome, staged: Staged, proc: ProcResult, seconds: float, cache_line: str | None = None,

@@ -327,7 +327,8 @@ class JudgeConfig(BaseModel):
         doc=(
         "JUDGE_PANEL: a JSON list of judges `{name, model, base_url, api_key_env, weight}` — `api_key_env` is the "
         "NAME of the variable holding that judge's key, never a key; each judge gets its own call path (client, "
-        "limiter) and every row its verdict from each; unset = JUDGE_MODEL alone."))
+        "limiter) and every row its verdict from each; a judge's base_url gets JUDGE_BASE_URL's checks (one that "
+        "fails them is ignored with a warning: that judge's samples are lost no_credential); unset = JUDGE_MODEL alone."))
     panel_vote: Literal["majority", "unanimous", "weighted"] = knob("majority", env="JUDGE_PANEL_VOTE", parse=choice("majority", "unanimous", "weighted"),
         effect=Effect.verdict("sampling.panel_vote", "how the judges' answers combine", _sampled(lambda c: c.panel_vote)),
         doc=(
@@ -813,6 +814,7 @@ def _read_json_knobs(env: Mapping[str, str], values: dict[str, Any], sources: di
                 values[name], notes, refused_keys = resolve_keys(panel, env, run_key=key, run_url=values.get("base_url"))
                 warnings += notes
                 secrets += refused_keys
+                values[name] = _refuse_panel_urls(values[name], warnings, secrets)
             else:
                 values[name], notes = read_prices(raw)
                 warnings += notes
@@ -821,6 +823,26 @@ def _read_json_knobs(env: Mapping[str, str], values: dict[str, Any], sources: di
             warnings.append(f"{env_name} {exc}; using the default (none)")
             sources[name] = f"invalid:{env_name} → default"
     return secrets
+
+
+def _refuse_panel_urls(panel: tuple[PanelJudge, ...], warnings: list[str], secrets: list[str]) -> tuple[PanelJudge, ...]:
+    """`panel` with each judge whose ``base_url`` fails the check JUDGE_BASE_URL gets (`endpoint_problem`: no
+    scheme, no host, a route the client adds itself…) left without endpoint and key (`PanelJudge.url_refused`):
+    ignored with a warning naming the judge, as JUDGE_BASE_URL is, so its samples are lost ``no_credential`` with
+    no request sent (never the run's endpoint instead). The key dropped goes to `secrets` (still redacted)."""
+    out = []
+    for judge in panel:
+        problem = endpoint_problem(judge.base_url) if judge.base_url else None
+        if problem is None:
+            out.append(judge)
+            continue
+        warnings.append(f"JUDGE_PANEL judge {judge.name!r}: base_url {problem}: it is ignored, so this judge's samples "
+                        "are lost (no_credential), with no request sent (it does not fall back to JUDGE_BASE_URL); write "
+                        "http://host:port/v1 (https:// for a remote endpoint)")
+        if judge.api_key is not None:
+            secrets.append(judge.api_key.get_secret_value())
+        out.append(judge.model_copy(update={"api_key": None, "url_refused": f"base_url {problem}"}))
+    return tuple(out)
 
 
 def export_credentials(config: JudgeConfig, environ: dict[str, str] | Any = None) -> None:

@@ -54,6 +54,7 @@ class PanelJudge(BaseModel):
             loaded; never read from the panel's text; the run context takes it out of the
             configuration once the judge's call path holds it.
         key_refused: see the field (trial 6 F22: such a key was retried as a connection error).
+        url_refused: see the field.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -67,6 +68,10 @@ class PanelJudge(BaseModel):
     key_refused: str | None = Field(None, exclude=True)
     """Why the key `api_key_env` holds was refused (`key_problem`: ``holds a line break at
     character 7 of 15``); the judge then has no key. Set by `resolve_keys`."""
+    url_refused: str | None = Field(None, exclude=True)
+    """Why `base_url` was refused (`config.judge_config.endpoint_problem`, the check JUDGE_BASE_URL gets: ``ends in
+    the route /chat/completions …``); the judge then has no endpoint and no key: its samples are lost
+    (``no_credential``) with no request sent, and it never falls back to the run's endpoint."""
 
 
 def key_problem(key: str) -> str | None:

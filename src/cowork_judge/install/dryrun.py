@@ -1050,6 +1050,9 @@ class Outcome:
         set_aside: the files in output/ the judge did not read, each with why (``details.delivery``: a
             symbolic link leaving output/, a link to nothing, a file of 0 bytes), e.g.
             ``deck.pptx (a symbolic link to nothing that exists)``.
+        final_message_source: ``details.delivery.final_message_source``: where the judge found the agent's final
+            message (``trajectory``, ``response_file``, a file name), None when it found none. With
+            `delivery_missing` it means the message was found and not judged (JUDGE_CHAT_FALLBACK off).
         cached: rows whose verdict came from the verdict cache (``results[].cached``), not asked now.
         fatal: ``result.json``'s ``fatal``: a hurdle row counted as hit zeroed the reward.
         fatal_rows: the ids of those hurdle rows (`cowork_judge.core.fatal.fatal_rows`).
@@ -1069,6 +1072,7 @@ class Outcome:
     warnings: list[str] = field(default_factory=list)
     delivery_missing: bool = False
     set_aside: list[str] = field(default_factory=list)
+    final_message_source: str | None = None
     cached: int = 0
     fatal: bool = False
     fatal_rows: list[str] = field(default_factory=list)
@@ -1116,7 +1120,10 @@ def read_outcome(verifier: Path) -> Outcome:
     out.unjudged = dict(Counter(str(r.get("error_kind") or "unjudged") for r in results if r.get("judged") is False))
     out.unjudged_rows = [(str(r.get("id")), str(r.get("error_kind") or "unjudged"), str(r.get("reason") or ""))
                          for r in results if r.get("judged") is False]
-    out.set_aside = _set_aside(_table(doc, "details").get("delivery"))
+    delivery = _table(doc, "details").get("delivery")
+    out.set_aside = _set_aside(delivery)
+    source = delivery.get("final_message_source") if isinstance(delivery, dict) else None
+    out.final_message_source = source if isinstance(source, str) and source.strip() else None
     warnings = _table(doc, "details").get("warnings")
     out.warnings = [str(w) for w in warnings if isinstance(w, str) and w.strip()] if isinstance(warnings, list) else []
     return out

@@ -69,7 +69,7 @@ def sampling_plan(config: JudgeConfig, main: ModelCalls, *, stats: CallStats, rn
     main_key = config.api_key.get_secret_value() if config.api_key else None
     paths: dict[tuple[str | None, str | None], ModelCalls] = {(config.base_url, main_key): main}
     for n, entry in enumerate(config.panel, start=1):
-        url = entry.base_url or config.base_url
+        url = None if entry.url_refused else entry.base_url or config.base_url  # refused: never the run's endpoint
         key = entry.api_key.get_secret_value() if entry.api_key else None
         path = paths.get((url, key))
         if path is None:
@@ -80,8 +80,8 @@ def sampling_plan(config: JudgeConfig, main: ModelCalls, *, stats: CallStats, rn
         calls = path if path.model == entry.model else ModelView(path, entry.model)
         judges.append(Judge(name=entry.name, model=entry.model, base_url=url, weight=entry.weight, calls=calls, path=path,
                             slug=_slug(entry.name, n, panel=True),
-                            missing_key_env=entry.api_key_env if key is None else None,
-                            missing_key_why=entry.key_refused or "is not set"))
+                            missing_key_env=entry.api_key_env if key is None and not entry.url_refused else None,
+                            missing_key_why=entry.key_refused or "is not set", cannot_start=entry.url_refused))
     record = sampling_record(config)
     assert record is not None
     return SamplingPlan(k=config.samples, adaptive=config.sampling == "adaptive", vote=config.panel_vote,

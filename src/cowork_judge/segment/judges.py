@@ -70,6 +70,8 @@ class Judge:
             None otherwise.
         missing_key_why: what is wrong with that variable, in words that follow its name
             (``is not set``, ``holds a line break at character 7 of 15``).
+        cannot_start: why the judge has no call path at all, said as the reason of its lost samples (a panel
+            entry's base_url refused: ``base_url ends in the route /chat/completions …``); None otherwise.
     """
 
     name: str
@@ -81,6 +83,7 @@ class Judge:
     slug: str
     missing_key_env: str | None = None
     missing_key_why: str = "is not set"
+    cannot_start: str | None = None
 
 
 @dataclass(frozen=True)
