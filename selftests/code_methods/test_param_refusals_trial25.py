@@ -16,13 +16,14 @@ from __future__ import annotations
 import inspect
 import json
 import random
+import shutil
 import subprocess
 import sys
 from typing import Any
 
-from testkit import make_ctx
+from testkit import FIXTURES, make_ctx
 
-from cowork_judge.code_methods import CODE_METHODS, param_errors, registration
+from cowork_judge.code_methods import CODE_METHODS, VALUE_CHECKS, param_errors, registration
 from cowork_judge.core.rubric import normalize_rubric
 from cowork_judge.engine.router import route
 
@@ -70,6 +71,7 @@ def _rows() -> list[dict[str, Any]]:
 def test_every_registered_method_is_in_the_table():
     registered = {name for name in CODE_METHODS if registration(name) is not None}
     assert registered == set(BAD), f"add the new method's refused values to BAD: {sorted(registered ^ set(BAD))}"
+    assert set(VALUE_CHECKS) == registered  # each method's refusals live in its value check, not in its body alone
 
 
 def test_lint_reports_every_refusal_as_m002(tmp_path):
@@ -118,21 +120,25 @@ def _draw(method: Any, rng: random.Random) -> dict[str, Any]:
 
 
 def test_no_method_body_refuses_what_its_check_accepted(tmp_path):
-    ctx = make_ctx(tmp_path, {"a.md": "hello world", "b.json": "{}"}, final_message="hello there").segment()
+    (tmp_path / "logs" / "agent").mkdir(parents=True)  # a real ATIF trajectory (its last message is the final one)
+    shutil.copy(FIXTURES / "trajectories" / "terminus-2-hello-world-invalid-json.trajectory.json",
+                tmp_path / "logs" / "agent" / "trajectory.json")
+    ctx = make_ctx(tmp_path, {"a.md": "hello world", "b.json": "{}"}).segment()
+    assert ctx.delivery.trajectory is not None and ctx.delivery.final_message
     rng = random.Random(25)
-    refused_late, ran = [], 0
+    refused_late, ran = [], dict.fromkeys(BAD, 0)
     for name in BAD:
         method = CODE_METHODS[name]
         for _ in range(40):
             params = _draw(method, rng)
             if param_errors(method, params):
                 continue
-            ran += 1
+            ran[name] += 1
             try:
                 method(ctx, **params)
             except (ValueError, TypeError) as exc:  # a parameter refusal the check let through: code_error at run time
                 refused_late.append(f"{name}({params}): {type(exc).__name__}: {exc}")
-            except Exception:  # noqa: BLE001 - a missing trajectory, deck tool or read limit: the rollout's, not the params'
+            except Exception:  # noqa: BLE001 - a deck tool or read limit: the rollout's doing, not the params'
                 pass
     assert not refused_late, "\n".join(refused_late)
-    assert ran > 100  # the draw reaches the methods, not only the check
+    assert all(ran.values()), ran  # the draw reaches every method, not only its check
