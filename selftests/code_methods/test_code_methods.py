@@ -336,14 +336,16 @@ def test_every_registered_method_has_checkable_annotations():
             assert options <= known, f"{name}.{pname}: {param.annotation} is not checked by param_errors"
 
 
-def test_impossible_parameters_are_code_errors_not_misses(tmp_path):
+def test_impossible_parameters_called_directly_are_refused_with_the_checks_words(tmp_path):
+    """A direct call refuses what the parameter check refuses, in its words (`files.refuse`); a run never gets
+    there: the check makes the row ``code_params`` first (trial 25 P-6, `test_param_refusals_trial25`)."""
     ctx = make_ctx(tmp_path, {"a.md": "hello world"})
     m = CODE_METHODS
-    with pytest.raises(ValueError, match="empty range"):
+    with pytest.raises(ValueError, match="min_words 1 is above max_words -5"):
         m["word_count_between"](ctx.segment(), min_words=1, max_words=-5)
-    with pytest.raises(ValueError, match="empty range"):
+    with pytest.raises(ValueError, match="min_count 3 is above max_count 1"):
         m["file_matches_glob"](ctx.segment(), glob="*.md", min_count=3, max_count=1)
-    with pytest.raises(ValueError, match="empty range"):
+    with pytest.raises(ValueError, match="min_pages 5 is above max_pages 2"):
         m["page_count_between"](ctx.segment(), min_pages=5, max_pages=2)
     with pytest.raises(ValueError, match="must not be empty"):
         m["text_contains"](ctx.segment(), text="")

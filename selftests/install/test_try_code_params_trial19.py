@@ -22,6 +22,11 @@ HURDLE = {"id": "H-AI", "description": "The answer contains the phrase 'As an AI
 POSITIVE = {"id": "C-WORDS", "description": "10 to 200 words.", "weight": 1, "judge_method": "code",
             "code_method_name": "word_count_between",
             "code_method_params": {"min_words": 5, "max_words": 200, "source": "response", "max_chars": 9}}
+LENGTH = {"id": "C-LENGTH", "description": "2 to 150 words.", "weight": 1, "judge_method": "code",
+          "code_method_name": "word_count_between",
+          "code_method_params": {"min_words": 2, "max_words": 150, "source": "final_message"}}
+"""Trial 25 P-6: the same ``source`` guess on ``word_count_between`` was checked only inside the method (``code_error``,
+``status: success``, every rollout 0.1 lower)."""
 ANSWER = "Air scatters blue light more than red: Rayleigh scattering.\n"
 
 
@@ -32,7 +37,8 @@ def _chat_task(root, rows):
 @pytest.mark.parametrize(("row", "reason"), [
     (HURDLE, "parameter 'source' must be 'files' or 'response', got 'final_message'"),
     (POSITIVE, "unknown parameter 'max_chars'"),
-])
+    (LENGTH, "parameter 'source' must be 'files' or 'response', got 'final_message'"),
+], ids=["hurdle-source", "positive-unknown-key", "word-count-source-trial25"])
 def test_code_params_a_method_refuses_make_the_run_systemic_and_try_says_why(tmp_path, sandbox_ready, row, reason):
     task = _chat_task(tmp_path, [GOOD, row])
     answer = tmp_path / "answer.txt"

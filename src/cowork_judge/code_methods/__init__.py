@@ -122,28 +122,35 @@ VALUE_CHECKS: dict[str, str] = {
     "locate_deck": "decks:locate_param_errors",
     "check_deck_openable": "decks:path_param_errors",
     "check_pptx_openable": "decks:path_param_errors",
-    "page_count_between": "decks:path_param_errors",
+    "page_count_between": "decks:page_param_errors",
     "file_exists": "files:glob_param_errors",
     "file_nonempty": "files:glob_param_errors",
-    "file_matches_glob": "files:glob_param_errors",
+    "file_matches_glob": "files:count_param_errors",
     "json_valid": "files:glob_param_errors",
-    "word_count_between": "files:glob_param_errors",
+    "word_count_between": "files:word_param_errors",
     "text_contains": "files:text_param_errors",
     "regex_match": "files:regex_param_errors",
+    "tool_called": "trajectory_checks:tool_param_errors",
     "command_succeeded": "trajectory_checks:regex_param_errors",
     "no_step_errored": "trajectory_checks:regex_param_errors",
+    "step_count_at_most": "trajectory_checks:step_param_errors",
     "file_written_before_final": "trajectory_checks:glob_param_errors",
 }
 """method name → ``module:function`` of this package saying what is wrong with its parameters' VALUES once their types are right (a regex that
-does not compile, a glob or deck path that can name no file…): deterministic refusals `param_errors`
-reports before the method runs (so `lint-rubric` reports them as M002, trial 6 F14)."""
+does not compile, a glob or deck path that can name no file, an empty range, an unknown ``source``…): deterministic refusals `param_errors`
+reports before the method runs (so `lint-rubric` reports them as M002, trial 6 F14, and the run as ``code_params``). Every registered
+method has one, and it is the ONLY place a parameter is refused: a method body that must refuse its parameters (a direct call) calls the
+same function (`files.refuse`), so no value the check accepts makes a method raise ``ValueError`` at run time (trial 25 P-6: a refusal
+kept in the body alone was a content-caused ``code_error`` on every rollout, and lint said nothing). The function gets the parameters
+with the method's defaults filled in, so a bound left out is checked at its default (``max_pages: 0`` against ``min_pages`` 1)."""
 
 
 def param_errors(method: CodeMethod, params: dict[str, Any]) -> list[str]:
     """What is wrong with `params` for `method`, from its signature: unknown names,
     missing required ones, and values of the wrong type (annotations ``str``, ``int``,
     ``float``, ``bool``, ``list[str]``, each optionally ``| None``); then, types being
-    right, values the method refuses (`VALUE_CHECKS`, and a ``glob`` `globs.check_glob` refuses). Empty when fine.
+    right, values the method refuses (`VALUE_CHECKS`, given the parameters over the method's defaults; and a ``glob``
+    `globs.check_glob` refuses). Empty when fine.
 
     A bool is not an int here (``min_words: true`` is a rubric mistake, not 1).
     """
@@ -172,8 +179,6 @@ def param_errors(method: CodeMethod, params: dict[str, Any]) -> list[str]:
                 break
         if not ok:
             errors.append(f"parameter {name!r} must be {annotation.replace('|', ' or ')}, got {value!r:.60}")
-    if not errors:
-        errors = _bound_errors(params)
     if not errors and isinstance(params.get("glob"), str):  # an empty glob, or one with '..' (trial 6 F14)
         try:
             globs.check_glob(params["glob"])
@@ -181,20 +186,10 @@ def param_errors(method: CodeMethod, params: dict[str, Any]) -> list[str]:
             errors.append(f"parameter 'glob': {exc}")
     check = VALUE_CHECKS.get(method.__name__)
     if not errors and check is not None and CODE_METHODS.get(method.__name__) is method:
+        defaults = {n: p.default for n, p in accepted.items() if p.default is not inspect.Parameter.empty}
         module, function = check.split(":")
-        errors = _resolve(module, function)(params)
+        errors = _resolve(module, function)({**defaults, **params})
     return errors
-
-
-_BOUNDS = (("min_words", "max_words"), ("min_pages", "max_pages"), ("min_count", "max_count"))
-"""The ``[min, max]`` parameter pairs of the counting methods."""
-
-
-def _bound_errors(params: dict[str, Any]) -> list[str]:
-    """A ``min`` above its ``max``: no rollout can meet the row, so it misses on every one (trial 6 F24)."""
-    return [f"{lo} {params[lo]} is above {hi} {params[hi]}: no rollout can meet this row"
-            for lo, hi in _BOUNDS if isinstance(params.get(lo), int) and isinstance(params.get(hi), int)
-            and params[lo] > params[hi]]
 
 
 TRAJECTORY_METHODS: frozenset[str] = frozenset({"tool_called", "command_succeeded", "no_step_errored",

@@ -21,8 +21,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from cowork_judge.code_methods.decks import CONTENT_FAMILY, misnamed, the_deck
-from cowork_judge.code_methods.files import check_range
+from cowork_judge.code_methods.decks import CONTENT_FAMILY, misnamed, page_param_errors, the_deck
+from cowork_judge.code_methods.files import refuse
 from cowork_judge.core.error_kinds import JudgeFailure
 from cowork_judge._util.procs import resolve_tool
 from cowork_judge.segment.code_context import CodeContext
@@ -256,7 +256,7 @@ def page_count_between(ctx: CodeContext, min_pages: int = 1, max_pages: int | No
     """
     from cowork_judge.evidence.sniff import sniff_deck
 
-    check_range("pages", min_pages, max_pages)
+    refuse(page_param_errors({"min_pages": min_pages, "max_pages": max_pages, "path": path}))
     choice = the_deck(ctx, path)
     if choice.path is None:
         return False, choice.shown, {}

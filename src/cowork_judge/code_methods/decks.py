@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from cowork_judge.code_methods import globs
-from cowork_judge.code_methods.files import ReadLimit, listing_limit, scan_limit, set_aside_note
+from cowork_judge.code_methods.files import ReadLimit, listing_limit, range_errors, scan_limit, set_aside_note
 from cowork_judge.evidence.kinds import KIND_FAMILY, SUFFIX_KIND
 from cowork_judge._util.fsutil import file_sha256
 from cowork_judge.segment.code_context import CodeContext
@@ -369,6 +369,14 @@ def path_param_errors(params: dict[str, Any]) -> list[str]:
     except ValueError as exc:
         return [f"parameter 'path': {exc}"]
     return []
+
+
+def page_param_errors(params: dict[str, Any]) -> list[str]:
+    """What `page_count_between` refuses (the types being right; `params` over its defaults): a `path` that
+    can name no deliverable (`path_param_errors`), a ``min_pages`` below 0 or above ``max_pages``
+    (`files.range_errors`; ``max_pages: 0`` alone is below the default ``min_pages`` 1). For `lint-rubric`
+    (M002) and the runner (``code_params``)."""
+    return path_param_errors(params) + range_errors("pages", params.get("min_pages"), params.get("max_pages"))
 
 
 @dataclass(frozen=True)

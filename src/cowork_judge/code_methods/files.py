@@ -83,14 +83,28 @@ def scan_limit(delivery: Delivery) -> str:
     return f"only {delivery.scan_limit} directory entries are scanned"
 
 
-def check_range(what: str, low: int, high: int | None) -> None:
-    """Reject a range no value can satisfy (a rubric mistake, not a miss).
+def refuse(errors: list[str]) -> None:
+    """Raise what a method's parameter check (`code_methods.VALUE_CHECKS`) refused, for a direct call of the
+    method; the runner and `lint-rubric` call the same check first (``code_params``, M002), so a run never gets here.
 
     Raises:
-        ValueError: `low` < 0, or `high` below `low`.
+        ValueError: `errors` is not empty (its lines joined by ``"; "``).
     """
-    if low < 0 or (high is not None and high < low):
-        raise ValueError(f"min_{what}={low}, max_{what}={high} is an empty range")
+    if errors:
+        raise ValueError("; ".join(errors))
+
+
+def range_errors(what: str, low: Any, high: Any, *, floor: int = 0) -> list[str]:
+    """A ``[min_<what>, max_<what>]`` range no value can satisfy, or a ``min_<what>`` below `floor` (a
+    rubric mistake, the same on every rollout: trial 6 F24, trial 25 P-6). Values that are not ints (a
+    type the signature check reports) are left alone."""
+    if not isinstance(low, int) or isinstance(low, bool):
+        return []
+    if low < floor:
+        return [f"parameter 'min_{what}' must be at least {floor}, got {low}"]
+    if isinstance(high, int) and not isinstance(high, bool) and high < low:
+        return [f"min_{what} {low} is above max_{what} {high}: no rollout can meet this row"]
+    return []
 
 
 def _check_glob(glob: Any) -> str:
@@ -118,6 +132,20 @@ def glob_param_errors(params: dict[str, Any]) -> list[str]:
     except ValueError as exc:
         return [f"parameter 'glob': {exc}"]
     return []
+
+
+def count_param_errors(params: dict[str, Any]) -> list[str]:
+    """What `file_matches_glob` refuses (the types being right; `params` over its defaults): a glob that can
+    name no deliverable (`glob_param_errors`), a ``min_count`` below 0 or above ``max_count`` (`range_errors`)."""
+    return glob_param_errors(params) + range_errors("count", params.get("min_count"), params.get("max_count"))
+
+
+def word_param_errors(params: dict[str, Any]) -> list[str]:
+    """What `word_count_between` refuses (the types being right; `params` over its defaults): a glob that can
+    name no deliverable, a ``source`` other than ``files`` or ``response`` (trial 25 P-6: ``"final_message"``
+    was a ``code_error`` on every rollout, lint silent), a ``min_words`` below 0 or above ``max_words``."""
+    return (glob_param_errors(params) + _source_errors(params)
+            + range_errors("words", params.get("min_words"), params.get("max_words")))
 
 
 def matching(ctx: CodeContext, glob: str) -> list[DeliveredFile]:
@@ -414,7 +442,7 @@ def file_matches_glob(ctx: CodeContext, glob: str, min_count: int = 1, max_count
     Raises:
         ReadLimit: the scan stopped early and the count seen does not settle it.
     """
-    check_range("count", min_count, max_count)
+    refuse(count_param_errors({"glob": glob, "min_count": min_count, "max_count": max_count}))
     n = len(matching(ctx, glob)) + len(unlisted_matching(ctx, glob))
     ok = n >= min_count and (max_count is None or n <= max_count)
     bounds = f"[{min_count}, {'∞' if max_count is None else max_count}]"
@@ -507,9 +535,8 @@ def text_contains(ctx: CodeContext, text: str, glob: str | None = None, source: 
         ReadLimit: not found in what was read, and some text was not read.
         NoText: not found, and every matching deliverable was read as binary (nothing searched).
     """
+    refuse(text_param_errors({"text": text, "glob": glob, "source": source}))
     needle = spaced_text(comparable_text(text))
-    if not needle:
-        raise ValueError("text must not be empty or only invisible format characters (an empty text is found everywhere)")
     needle = needle if case_sensitive else needle.lower()
     texts, unread = _texts(ctx, glob, source)
     for name, body in texts:
@@ -545,10 +572,9 @@ def regex_match(ctx: CodeContext, pattern: str, glob: str | None = None, source:
         ReadLimit: no match in what was read, and some text was not read.
         NoText: no match, and every matching deliverable was read as binary (nothing searched).
     """
+    refuse(regex_param_errors({"pattern": pattern, "glob": glob, "source": source, "flags": flags}))
     value = 0
     for ch in flags:
-        if ch not in _FLAGS:
-            raise ValueError(f"unknown regex flag {ch!r}; use i, m, s")
         value |= _FLAGS[ch]
     timeout = max(0.1, min(REGEX_TIMEOUT_SEC, ctx.settings.code_timeout_sec, ctx.deadline.remaining()))
     texts, unread = _texts(ctx, glob, source)
@@ -586,7 +612,7 @@ def word_count_between(ctx: CodeContext, min_words: int = 0, max_words: int | No
         ReadLimit: the count of what was read does not settle it, and some text was not read.
         NoText: every matching deliverable was read as binary (nothing to count).
     """
-    check_range("words", min_words, max_words)
+    refuse(word_param_errors({"min_words": min_words, "max_words": max_words, "glob": glob, "source": source}))
     texts, unread = _texts(ctx, glob, source)
     n = sum(count_words(body) for _, body in texts)
     bounds = f"[{min_words}, {'∞' if max_words is None else max_words}]"

@@ -20,7 +20,7 @@ import re
 from typing import Any
 
 from cowork_judge.code_methods import globs
-from cowork_judge.code_methods.files import MessageUnreadable, ReadLimit
+from cowork_judge.code_methods.files import MessageUnreadable, ReadLimit, refuse
 from cowork_judge.core.error_kinds import JudgeFailure
 from cowork_judge.safety import saferegex
 from cowork_judge.segment.code_context import CodeContext
@@ -87,6 +87,33 @@ def regex_param_errors(params: dict[str, Any]) -> list[str]:
     return errors
 
 
+def tool_param_errors(params: dict[str, Any]) -> list[str]:
+    """What `tool_called` refuses (the types being right; `params` over its defaults): a ``min_count`` below 1
+    (every rollout would meet it). For `lint-rubric` (M002) and the runner (``code_params``)."""
+    count = params.get("min_count")
+    if isinstance(count, int) and not isinstance(count, bool) and count < 1:
+        return [f"parameter 'min_count' must be at least 1, got {count}"]
+    return []
+
+
+STEP_SOURCES = ("agent", "user", "system", "all")
+"""The ``source`` values of `step_count_at_most`: an ATIF step's ``source``, or ``all``."""
+
+
+def step_param_errors(params: dict[str, Any]) -> list[str]:
+    """What `step_count_at_most` refuses (the types being right; `params` over its defaults): a ``max_steps``
+    below 0, a ``source`` that is no ATIF step source (trial 25 P-6: ``"assistant"``, the chat API's word, was a
+    ``code_error`` on every rollout and lint said nothing). For `lint-rubric` (M002) and the runner (``code_params``)."""
+    errors = []
+    most, source = params.get("max_steps"), params.get("source")
+    if isinstance(most, int) and not isinstance(most, bool) and most < 0:
+        errors.append(f"parameter 'max_steps' must be at least 0, got {most}")
+    if isinstance(source, str) and source not in STEP_SOURCES:
+        hint = " (ATIF calls the model's steps 'agent')" if source.strip().lower() in ("assistant", "model", "ai") else ""
+        errors.append(f"parameter 'source' must be 'agent', 'user', 'system' or 'all', got {source!r:.40}{hint}")
+    return errors
+
+
 def tool_called(ctx: CodeContext, name: str, min_count: int = 1, args_contain: str | None = None) -> tuple[bool, str, dict[str, Any]]:
     """Hit when the agent called tool `name` (case-insensitive, the ATIF ``function_name``)
     at least `min_count` times, counting only calls whose JSON arguments contain
@@ -95,8 +122,7 @@ def tool_called(ctx: CodeContext, name: str, min_count: int = 1, args_contain: s
     Raises:
         TrajectoryMissing: no readable trajectory.
     """
-    if min_count < 1:
-        raise ValueError("min_count must be at least 1")
+    refuse(tool_param_errors({"min_count": min_count}))
     traj = _trajectory(ctx)
     needle = (args_contain or "").casefold()
     hits = [s.number for s, c in traj.tool_calls() if c.name.casefold() == name.casefold()
@@ -222,10 +248,7 @@ def step_count_at_most(ctx: CodeContext, max_steps: int, source: str = "agent") 
     Raises:
         TrajectoryMissing: no readable trajectory.
     """
-    if max_steps < 0:
-        raise ValueError("max_steps must be at least 0")
-    if source not in ("agent", "user", "system", "all"):
-        raise ValueError(f"source must be agent, user, system or all, got {source!r:.40}")
+    refuse(step_param_errors({"max_steps": max_steps, "source": source}))
     traj = _trajectory(ctx)
     n = sum(1 for s in traj.steps if source == "all" or s.source == source)
     what = "steps" if source == "all" else f"{source} steps"
@@ -267,7 +290,7 @@ def file_written_before_final(ctx: CodeContext, glob: str) -> tuple[bool, str, d
             (``trajectory.json`` in `Delivery.unreadable`: a step that may hide it, trial 21 P-4), so the step
             "before" is measured from is unknown: unjudged ``delivery_unreadable``, never a guess.
     """
-    globs.check_glob(glob)
+    refuse(glob_param_errors({"glob": glob}))
     traj = _trajectory(ctx)
     if "trajectory.json" in ctx.delivery.unreadable:
         raise MessageUnreadable(f"the final message could not be read: {ctx.delivery.unread_note('trajectory.json')}; "
@@ -285,5 +308,6 @@ def file_written_before_final(ctx: CodeContext, glob: str) -> tuple[bool, str, d
     return False, f"no tool call wrote a file matching {glob!r}", {}
 
 
-__all__ = ["TrajectoryMissing", "command_succeeded", "file_written_before_final", "glob_param_errors", "no_step_errored",
-           "regex_param_errors", "step_count_at_most", "tool_called"]
+__all__ = ["STEP_SOURCES", "TrajectoryMissing", "command_succeeded", "file_written_before_final", "glob_param_errors",
+           "no_step_errored", "regex_param_errors", "step_count_at_most", "step_param_errors", "tool_called",
+           "tool_param_errors"]
