@@ -182,6 +182,33 @@ def nothing_listens(url: str, variable: str, *, timeout_sec: float = 2.0) -> str
     return None
 
 
+def simulator_model(url: str, api_key: str, *, timeout_sec: float = 2.0) -> str | None:
+    """The model id a loopback endpoint `url` serves when it is ``cowork-judge sim`` (trial 25 P-3), else None.
+
+    Asks ``GET <url>/models`` with `api_key` (the simulator lists one model, ``owned_by``
+    `cowork_judge.sim.server.OWNED_BY`; it records the request apart from its model requests). A URL that is not
+    loopback is never asked (a real endpoint's run is left as it is); any error, another answer or another owner
+    is None. Waits at most `timeout_sec` seconds.
+    """
+    import json
+    import urllib.request
+
+    from cowork_judge.sim.server import OWNED_BY
+
+    if loopback_address(url) is None:
+        return None
+    request = urllib.request.Request(url.rstrip("/") + "/models", headers={"Authorization": f"Bearer {api_key}"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout_sec) as reply:  # noqa: S310 - a loopback http(s) URL
+            listed = json.loads(reply.read(65536)).get("data") or []
+    except (OSError, ValueError, AttributeError):
+        return None
+    first = listed[0] if isinstance(listed, list) and listed else None
+    if not isinstance(first, dict) or first.get("owned_by") != OWNED_BY or not str(first.get("id") or "").strip():
+        return None
+    return str(first["id"])
+
+
 def endpoint_cost_note(url: str) -> str:
     """The parenthesis of ``try``'s endpoint line for the caller's `url` (trial 17 P-8).
 

@@ -182,6 +182,7 @@ def _run(a: argparse.Namespace) -> int:
             verifier_env.pop(key, None)
         verifier_env.update(COWORK_WHEEL_URL=index.url, PIP_INDEX_URL=index.url, PIP_CONFIG_FILE="/dev/null")
         _say(f"  index: {index.url} (COWORK_WHEEL_URL and PIP_INDEX_URL in the verifier; pip's own configuration ignored)")
+        _say_trial_index(task, caller_env, verifier_env.get("COWORK_JUDGE_VERSION", ""))
         staged = _stage(task, rollout, out, verifier_env)
         if a.fresh_install:
             home, venv_ready = scratch / "judge-home", None
@@ -230,6 +231,22 @@ def _run(a: argparse.Namespace) -> int:
     return status
 
 
+def _say_trial_index(task: TaskInfo, caller_env: dict[str, str], version: str) -> None:
+    """Say, under the ``index:`` line, that a real trial from this shell installs the judge from pip's configured
+    index (trial 25 P-5: the dry run injects its own index, so it never shows that): `taskinit.trial_index_warning`,
+    for a task whose ``tests/Dockerfile`` does not bake the judge in (`init --image` warns about that one)."""
+    from cowork_judge.install import taskinit, verifier_image
+
+    try:
+        baked = task.verifier_dockerfile and verifier_image.is_baked(
+            (task.tests / "Dockerfile").read_text(encoding="utf-8", errors="replace"))
+    except OSError:
+        baked = False
+    line = taskinit.trial_index_warning(task.env_templates, caller_env, version, baked=baked, who="this shell")
+    if line is not None:
+        _say(f"  {line}")
+
+
 def simulated_note(outcome: Outcome) -> str | None:
     """The note said under a reward the built-in simulator judged (trial 14 P1-2: its reward checks the plumbing),
     or None when the run judged no row (trial 16 P-10: a rubric that did not load; the note was noise there)."""
@@ -261,6 +278,8 @@ def _task_and_rollout(a: argparse.Namespace) -> tuple[TaskInfo, Rollout]:
     _say(f"  rollout: {rollout.describe()}")
     if rollout.ignored:
         _say(f"  {rollout.ignored}")
+    if message_line := dryrun.message_entry_line(rollout):  # trial 25 P-2
+        _say(f"  {message_line}")
     if rollout.flat_because:
         _warn(f"{rollout.root} is read as a FLAT rollout (every file under it is a deliverable, copied to /app/output, "
               f"app/ and logs/ included) because {rollout.flat_because}; for the container layout remove the rest")
@@ -513,10 +532,31 @@ def _endpoint(host_env: dict[str, str], templates: dict[str, str]) -> SimServer 
         _say(f"  endpoint: {source}={mask_url(url)} ({endpoint_cost_note(url)})")
         if refusal := nothing_listens(url, source):  # trial 23 P-6: said now, not after 30 s of retries
             raise TryError(refusal)
+        key = loaded.config.api_key.get_secret_value() if loaded.config.api_key is not None else ""
+        _name_the_simulator(host_env, templates, url, key)
     for key in ("JUDGE_START_JITTER", "JUDGE_WORKFLOW_START_JITTER"):
         host_env.setdefault(key, "0")
     _say("  start jitter: 0 s unless set (the fleet's spread, 180 s and 30 s, only delays a single run)")
     return server
+
+
+def _name_the_simulator(host_env: dict[str, str], templates: dict[str, str], url: str, key: str) -> None:
+    """A rehearsal against ``cowork-judge sim`` (trial 25 P-3): when ``JUDGE_MODEL`` is unset in `host_env`, the task
+    passes it (`templates`) and the loopback endpoint `url` answers as the simulator (`_endpoint.simulator_model`),
+    set ``JUDGE_MODEL`` to the simulator's model, so the result's ``judge_model`` and the report page name a
+    simulator, not task.toml's default model; said in one line. A real endpoint is never touched."""
+    from cowork_judge.commands._endpoint import simulator_model
+    from cowork_judge.install.taskinit import declared_default
+
+    if host_env.get("JUDGE_MODEL", "").strip() or "JUDGE_MODEL" not in templates:
+        return
+    model = simulator_model(url, key)
+    if model is None:
+        return
+    host_env["JUDGE_MODEL"] = model
+    default = declared_default(templates["JUDGE_MODEL"], "JUDGE_MODEL") or "the judge's default"
+    _say(f"  model: the endpoint answers as `cowork-judge sim` (its /v1/models) and JUDGE_MODEL is unset, so the run "
+         f"asks for its model {model!r} and records it as judge_model (a simulator judged, not {default})")
 
 
 def _judge_and_dependencies(a: argparse.Namespace, task: TaskInfo, host_env: dict[str, str], path: str, cache: Path,

@@ -396,6 +396,9 @@ class Rollout:
             ("" otherwise).
         message_given: the ``--final-message``/``--trajectory`` file as the user gave it (its option is
             ``--final-message`` when `message_as_text`), or None (the rollout's own ``logs/agent``, or none).
+        message_entries: for a flat folder, its entries (as walked from `root`, subfolders included) that are
+            the `message_given` file itself (the path given, or a file or link that is the same file): not
+            copied to ``/app/output`` (trial 25 P-2: a trial's final message is never a deliverable).
     """
 
     layout: str
@@ -406,6 +409,7 @@ class Rollout:
     misread: str = ""
     ignored: str = ""
     message_given: Path | None = None
+    message_entries: set[Path] = field(default_factory=set)
 
     def describe(self) -> str:
         """One line: the layout and where its parts go."""
@@ -510,7 +514,36 @@ def read_rollout(path: Path | None, *, trajectory: Path | None = None, final_mes
     if final_message is not None:
         rollout.files["/logs/agent/trajectory.json"] = _through_link(final_message)
         rollout.message_as_text, rollout.message_given = True, Path(final_message)
+    if rollout.message_given is not None:
+        rollout.message_entries = _message_entries(root, rollout.message_given)
     return rollout
+
+
+def _message_entries(root: Path, given: Path) -> set[Path]:
+    """The entries under the flat rollout folder `root` (at most `MAX_LINK_SCAN` looked at) that are the message file
+    `given`: the path given itself (a link included), or a file or link that resolves to the same file."""
+    def place(path: Path) -> Path:
+        return Path(os.path.realpath(parent_of(path))) / absolute(path).name
+
+    found: set[Path] = set()
+    for entry in _entries(root, MAX_LINK_SCAN):
+        try:
+            if place(entry) == place(given) or (entry.is_file() and os.path.samefile(entry, given)):
+                found.add(entry)
+        except OSError:
+            continue
+    return found
+
+
+def message_entry_line(rollout: Rollout) -> str:
+    """The line `try` says of a ``--final-message``/``--trajectory`` file that lies in the flat rollout folder
+    (`Rollout.message_entries`), or "": it is read as the final message only, not copied as a deliverable."""
+    if not rollout.message_entries or rollout.message_given is None:
+        return ""
+    option = "--final-message" if rollout.message_as_text else "--trajectory"
+    names = ", ".join(sorted(str(e.relative_to(rollout.root)) for e in rollout.message_entries))
+    return (f"{names} is read as the final message ({option}), not as a deliverable: it is not copied to /app/output "
+            "(a trial's final message is never in /app/output)")
 
 
 def kept_try_folder(root: Path) -> bool:
@@ -905,7 +938,7 @@ def links_leaving_output(rollout: Rollout) -> list[str]:
     base = output.resolve()
     said: list[str] = []
     for path in _entries(output, MAX_LINK_SCAN):
-        if not path.is_symlink():
+        if not path.is_symlink() or path in rollout.message_entries:
             continue
         try:
             target = path.resolve(strict=True)
@@ -935,7 +968,9 @@ def _place(rollout: Rollout, staged: Staged, part: str, source: Path, target: Pa
         target.write_text(json.dumps(final_message_trajectory(text), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
     elif source.is_dir():  # sparse files stay sparse (trial 12 F10: a 1 GiB sparse file took 1.1 GB of /tmp)
         shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True, copy_function=copy_sparse,
-                        ignore=lambda folder, names: _special_files(Path(folder), names, staged))
+                        ignore=lambda folder, names: _not_copied(Path(folder), names, staged, rollout))
+    elif source in rollout.message_entries:  # a separate verifier's artifact naming the message file itself
+        return
     elif not source.is_symlink() and source.exists() and not source.is_file():
         _special_files(source.parent, [source.name], staged)
     else:
@@ -944,6 +979,12 @@ def _place(rollout: Rollout, staged: Staged, part: str, source: Path, target: Pa
             shutil.copy2(source, target, follow_symlinks=False)
         else:
             copy_sparse(source, target)
+
+
+def _not_copied(folder: Path, names: list[str], staged: Staged, rollout: Rollout) -> set[str]:
+    """The `names` in `folder` a copy of the rollout leaves out: special files (`_special_files`) and the
+    final-message file of a flat rollout (`Rollout.message_entries`)."""
+    return _special_files(folder, names, staged) | {n for n in names if folder / n in rollout.message_entries}
 
 
 def _special_files(folder: Path, names: list[str], staged: Staged) -> set[str]:
@@ -1233,7 +1274,7 @@ def prune_judge_homes(parent: Path, keep: int = 3) -> None:
 
 
 __all__ = ["DOCUMENTS", "FAILURE_PATH_LINE", "HARBOR_DEFAULT_TIMEOUT_SEC", "ROLLOUT_HELP", "Outcome", "Rollout", "Staged",
-           "TaskInfo", "TryError", "dropped_variables", "final_message_trajectory", "judge_home_name", "judge_venv_ready", "links_leaving_output",
+           "TaskInfo", "TryError", "dropped_variables", "final_message_trajectory", "judge_home_name", "judge_venv_ready", "links_leaving_output", "message_entry_line",
            "prune_judge_homes", "read_outcome", "read_rollout", "read_task", "resolve_verifier_env", "stage", "pinned_extras",
            "pinned_version", "verdict_cache_host", "verdict_cache_line", "verdict_cache_note", "verdict_cache_value",
            "verifier_python"]

@@ -384,6 +384,7 @@ def plan_init(task_dir: Path, *, force: bool = False, extras: str | None = None,
     if is_separate(config):
         _plan_dockerfile(plan, task_dir / "tests" / "Dockerfile", plan.extras, image=image, force=force,
                          index_url=index_url, config=config)
+    _plan_index_warning(plan, task_dir, config, expected, image=image)
     if new != old:
         if _parse(new, toml_path) != expected:  # the edit must change exactly what was planned
             raise InitError(f"internal error: merging into {toml_path} would change more than planned; nothing written")
@@ -392,6 +393,21 @@ def plan_init(task_dir: Path, *, force: bool = False, extras: str | None = None,
         _noop(plan, "task.toml: already up to date")
     _plan_links(plan, force=force)
     return plan
+
+
+def _plan_index_warning(plan: Plan, task_dir: Path, config: dict[str, Any], expected: dict[str, Any], *,
+                        image: bool) -> None:
+    """Say once, when init adds ``COWORK_WHEEL_URL`` to ``[verifier.env]`` (trial 25 P-5), that a ``harbor run`` from
+    this shell installs the judge from pip's configured index (`trial_index_warning`); a baked image is warned
+    about by `_plan_dockerfile`."""
+    if "COWORK_WHEEL_URL" in ((config.get("verifier") or {}).get("env") or {}):
+        return
+    env = {str(k): str(v) for k, v in expected["verifier"]["env"].items()}
+    baked = image or verifier_image.is_baked(_read(task_dir / "tests" / "Dockerfile"))
+    version = declared_default(env.get("COWORK_JUDGE_VERSION", ""), "COWORK_JUDGE_VERSION") or __version__
+    line = trial_index_warning(env, os.environ, version, baked=baked, who="this shell")
+    if line is not None:
+        plan.actions.append(line)
 
 
 def linked_folders(task_dir: Path, paths: Sequence[Path]) -> dict[Path, list[Path]]:
@@ -563,13 +579,54 @@ def _plan_dockerfile(plan: Plan, path: Path, extras: str, *, image: bool, force:
     if ours and verifier_image.packages(names) != verifier_image.packages(_image_extras(old)):
         plan.actions.append(f"tests/Dockerfile: its packages follow COWORK_JUDGE_EXTRAS {extras!r}")
     if bake and not index:  # trial 15 P-7: the public registry's cowork-judge is the original 1.2–1.3
-        plan.actions.append(f"warning: the image installs cowork-judge=={__version__} from pip's configured index; the "
-                            "public registry's cowork-judge is the original system (1.2.0–1.3.6), so unless your pip "
-                            f"index has {__version__} the image build fails: give --index-url of the index that has it "
-                            "(docs/harbor-task.md, step 4)")
+        plan.actions.append(unpublished_index_warning("the image installs", __version__, "the image build fails",
+                                                      "give --index-url of the index that has it (docs/harbor-task.md, "
+                                                      "step 4)"))
     if bake and "@" in index.split("//", 1)[-1].split("/", 1)[0]:
         plan.actions.append("warning: the index URL carries credentials, which tests/Dockerfile now holds in plain text "
                             "(prefer `docker build --build-arg COWORK_WHEEL_URL=…` or a netrc secret)")
+
+
+PUBLIC_REGISTRY_VERSIONS = "1.2.0–1.3.6"
+"""The versions of ``cowork-judge`` on the public registry (PyPI): the original system, not this project."""
+
+
+def on_public_registry(version: str) -> bool:
+    """Whether `version` may be the public registry's ``cowork-judge`` (a 1.x or 0.x: the original system's)."""
+    return version.split(".", 1)[0] in ("0", "1")
+
+
+def unpublished_index_warning(installs: str, version: str, fails: str, fix: str) -> str:
+    """The one warning (trial 15 P-7, trial 25 P-5) for a judge `version` installed from pip's configured index:
+    ``warning: <installs> cowork-judge==<version> from pip's configured index; the public registry's cowork-judge is
+    the original system (1.2.0–1.3.6), so unless your pip index has <version> <fails>: <fix>``."""
+    return (f"warning: {installs} cowork-judge=={version} from pip's configured index; the public registry's "
+            f"cowork-judge is the original system ({PUBLIC_REGISTRY_VERSIONS}), so unless your pip index has {version} "
+            f"{fails}: {fix}")
+
+
+TRIAL_INDEX_FAILS = "every trial ends with the error reward (test.sh cannot install the judge)"
+"""What `unpublished_index_warning` says a verifier-time install from pip's index leads to (thin init, ``try``)."""
+TRIAL_INDEX_FIX = ("export COWORK_WHEEL_URL=<the index that has it> before `harbor run` (task.toml's [verifier.env] "
+                   "passes it; docs/harbor-task.md, step 8), or bake the judge in with `init --image --index-url URL`")
+"""How to leave the verifier-time install from pip's index (thin init, ``try``)."""
+
+
+def trial_index_warning(templates: dict[str, str], environ: Mapping[str, str], version: str, *, baked: bool,
+                        who: str) -> str | None:
+    """`unpublished_index_warning` for a task whose ``test.sh`` installs the judge when the verifier starts (not
+    `baked` into its image), when ``[verifier.env]`` (`templates`) resolves ``COWORK_WHEEL_URL`` to nothing from
+    `environ` (a ``harbor run`` from that shell installs from pip's configured index) and `version` is not on the
+    public registry (`on_public_registry`); else None. `who`: how the shell is named (``"this shell"``)."""
+    if baked or on_public_registry(version):
+        return None
+    template = templates.get("COWORK_WHEEL_URL", "")
+    whole = re.fullmatch(r"\$\{([^}:]+)(?::-(.*))?\}", template)  # as Harbor resolves it (dryrun.resolve_verifier_env)
+    url = template if whole is None else environ.get(whole.group(1), whole.group(2) or "")
+    if url.strip():
+        return None
+    return unpublished_index_warning(f"a `harbor run` from {who} (COWORK_WHEEL_URL unset) installs", version,
+                                     TRIAL_INDEX_FAILS, TRIAL_INDEX_FIX)
 
 
 def _image_extras(text: str) -> tuple[str, ...]:

@@ -58,6 +58,10 @@ __all__ = ["SimServer", "WireAPI"]
 
 _REJECT_SCHEMA_MSG = "response_format json_schema is not supported by this model"
 
+OWNED_BY = "cowork-judge-sim"
+"""The ``owned_by`` of the model ``GET /v1/models`` lists: how a client tells this simulator from a real endpoint
+(`cowork_judge.commands._endpoint.simulator_model`)."""
+
 
 class WireAPI(Protocol):
     """What an endpoint module offers the pipeline (``ChatAPI``, ``ResponsesAPI``, ``MessagesAPI``)."""
@@ -550,7 +554,7 @@ class SimServer:
         """``GET /v1/models`` answer: one model, with the fields of OpenAI's and Anthropic's lists."""
         return {
             "object": "list",
-            "data": [{"id": self.model, "object": "model", "created": 0, "owned_by": "cowork-judge-sim",
+            "data": [{"id": self.model, "object": "model", "created": 0, "owned_by": OWNED_BY,
                       "type": "model", "display_name": self.model, "created_at": "1970-01-01T00:00:00Z"}],
             "has_more": False, "first_id": self.model, "last_id": self.model,
         }
