@@ -88,7 +88,7 @@ def test_the_task_folder_is_read_as_its_tests_folder(tmp_path):
                           text=True, timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert not (task / "rubric.json").exists()
-    assert f"{task} is a task folder: writing {tests / 'rubric.json'}" in proc.stderr
+    assert f"{task} is a task folder: generating for {tests / 'rubric.json'}" in proc.stderr
     assert f"{tests / 'rubric.json'}: wrote" in proc.stdout
     rows = json.loads((tests / "rubric.json").read_text())["rubrics"]
     assert len([r for r in rows if r["id"].startswith("V-")]) == 14

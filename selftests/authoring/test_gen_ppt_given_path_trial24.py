@@ -44,7 +44,7 @@ def test_a_mistyped_folder_is_not_created_and_the_near_one_is_named(tmp_path):
     before = _tree(tmp_path)
     proc = _gen("deck/test", cwd=tmp_path)
     assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert "deck/test does not exist (the folder is not created): did you mean deck/tests?" in proc.stderr
+    assert "deck/test does not exist: did you mean deck/tests? (nothing written)" in proc.stderr
     assert _tree(tmp_path) == before
 
 
@@ -52,7 +52,7 @@ def test_a_missing_folder_with_no_near_name_gets_no_guess(tmp_path):
     _task(tmp_path)
     proc = _gen("elsewhere/tests", cwd=tmp_path)
     assert proc.returncode == 2, proc.stdout + proc.stderr
-    assert "elsewhere/tests does not exist (the folder is not created) (nothing written)" in proc.stderr
+    assert "elsewhere/tests does not exist (nothing written)" in proc.stderr
     assert "did you mean" not in proc.stderr and not (tmp_path / "elsewhere").exists()
 
 

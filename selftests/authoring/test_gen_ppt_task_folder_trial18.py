@@ -48,7 +48,7 @@ def test_with_both_rubrics_the_tests_one_is_written_and_the_stray_one_left_alone
     before = (task / "rubric.json").read_bytes()
     proc = _gen(task)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert f"writing {task / 'tests' / 'rubric.json'}" in proc.stderr and "left alone" in proc.stderr
+    assert f"generating for {task / 'tests' / 'rubric.json'}" in proc.stderr and "left alone" in proc.stderr
     rows = json.loads((task / "tests" / "rubric.json").read_text())["rubrics"]
     assert len([r for r in rows if r["id"].startswith("V-")]) == 14
     assert (task / "rubric.json").read_bytes() == before

@@ -75,6 +75,6 @@ def test_an_unreadable_decks_cause_comes_before_the_rows(judge_run, tmp_path):
     assert (f"{len(visual)} row(s) scored for the whole deck, not page by page, because the deck could not be read: the "
             "deck is broken and cannot be rendered (encrypted") in head
     lost = sum(r["weight"] for r in visual)
-    assert f"— {lost:g} point(s) lost ({lost / doc['details']['weight_total']:.1%} of the reward)" in head
+    assert f"— {lost:g} point(s) lost ({lost / doc['details']['weight_total']:.1%} of the maximum score W)" in head
     assert "judged whole (no per-page levels)" not in rows
     assert rows.count("scored for the whole deck: the deck could not be read (see the cause above)") == len(visual)

@@ -396,7 +396,7 @@ def test_a_missing_rollout_is_a_usage_error(tmp_path, capsys):
 
 def test_a_missing_task_folder_is_a_usage_error(tmp_path, capsys):
     assert cli(["try", str(tmp_path / "nope"), "--rollout", str(ROLLOUTS / "deck")]) == 2
-    assert "no such task folder" in capsys.readouterr().err
+    assert "nope does not exist" in capsys.readouterr().err
 
 
 def test_an_unset_verifier_env_variable_is_a_usage_error_before_anything_is_built(tmp_path, capsys):

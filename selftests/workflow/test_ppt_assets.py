@@ -130,7 +130,8 @@ def test_duplicates_prefixes_pairs_and_missing_files(tmp_path):
     assert any(p.file == "manifest.json" and p.message == "missing" for p in checks.problems)
     assert "T2-PRINCIPLES" in checks.broken  # its anchors came from manifest.anchor_index
     (folder / TASK_CHECK_DIR / "type2.json").unlink()
-    assert load_task_checks(folder).files_broken["type2"].endswith("missing (neither type2.json nor the original's type2_checklist.json)")
+    why = load_task_checks(folder).files_broken["type2"]  # no manifest saying type2: 0, so it is missing (trial 25 P-4)
+    assert "missing (neither type2.json nor the original's type2_checklist.json); a deck with coverage" in why
 
 
 def test_no_folder_and_a_row_of_the_wrong_kind(tmp_path):

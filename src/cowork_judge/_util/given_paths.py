@@ -80,4 +80,45 @@ def shown_parent(shown: str) -> str:
     return os.path.dirname(norm) or "."
 
 
-__all__ = ["absolute", "parent_of", "shown_parent", "tidy_absolute", "working_folder"]
+def close_sibling(path: Path | str) -> Path | None:
+    """The folder beside `path` spelled like it (``photo-dek`` → ``photo-deck``, ``deck/test`` → ``deck/tests``),
+    as a path the user can type (relative when `path` is), or None: when `path` exists, when no sibling folder is
+    alike enough (difflib ratio 0.6), or when its parent cannot be read. Only reads; never raises."""
+    import difflib
+
+    given = Path(path)
+    try:
+        if given.exists() or not given.name or given.name == "..":
+            return None
+        parent = given.parent
+        names = sorted(p.name for p in parent.iterdir() if p.is_dir()) if parent.is_dir() else []
+    except OSError:
+        return None
+    close = difflib.get_close_matches(given.name, names, n=1, cutoff=0.6)
+    return parent / close[0] if close else None
+
+
+def not_a_folder(path: Path | str) -> str:
+    """Why `path`, given where a command wants a folder (the task folder or its ``tests/``), is none, in one wording
+    for ``init``, ``try``, ``lint-rubric`` and ``gen-ppt-rubrics`` (trial 24 P-2, trial 25 P-1), with a "did you
+    mean" hint where one is sure: ``"… is the rubric file, not a folder: did you mean its folder task/tests?"``,
+    ``"… does not exist: did you mean task/tests?"`` (a folder beside it spelled alike: `close_sibling`).
+    Only reads; never raises (an unreadable place gets the bare reason)."""
+    given = Path(path)
+    try:
+        if given.is_file():
+            parent = given.parent
+            if given.name == "rubric.json":
+                return f"{given} is the rubric file, not a folder: did you mean its folder {parent}?"
+            if (parent / "rubric.json").is_file():
+                return f"{given} is a file, not a folder: did you mean its folder {parent}?"
+            return f"{given} is a file, not a folder"
+        if given.exists():
+            return f"{given} is not a folder"
+    except OSError:
+        return f"{given} is not a folder"
+    close = close_sibling(given)
+    return f"{given} does not exist" + (f": did you mean {close}?" if close else "")
+
+
+__all__ = ["absolute", "close_sibling", "not_a_folder", "parent_of", "shown_parent", "tidy_absolute", "working_folder"]

@@ -55,7 +55,7 @@ def main(argv: list[str]) -> int:
         return _fail(misplaced)
     if tests is not None:  # the task folder, as init, try and lint-rubric take it: never a stray <task>/rubric.json
         stray = " (its own rubric.json, beside task.toml, is left alone)" if (args.tests_dir / "rubric.json").exists() else ""
-        print(f"cowork-judge gen-ppt-rubrics: {args.tests_dir} is a task folder: writing {tests / 'rubric.json'}{stray}",
+        print(f"cowork-judge gen-ppt-rubrics: {args.tests_dir} is a task folder: generating for {tests / 'rubric.json'}{stray}",
               file=sys.stderr)
         args.tests_dir = tests
 
@@ -66,7 +66,7 @@ def main(argv: list[str]) -> int:
 
     path = args.tests_dir / "rubric.json"
     if not args.tests_dir.is_dir():
-        from cowork_judge.commands._taskfolder import not_a_folder
+        from cowork_judge._util.given_paths import not_a_folder
 
         return _fail(f"{not_a_folder(args.tests_dir)} (nothing written)")
     try:

@@ -126,16 +126,17 @@ def _costs(job: Job, decks: list[str]) -> str:
     total = job.doc.details.weight_total
     causes = "".join(
         f'<p class="warn">{esc(cause.text)}'
-        + (f" — {esc(fmt(cause.lost))} point(s) lost" + (f" ({cause.lost / total:.1%} of the reward)" if total else "")
+        + (f" — {esc(fmt(cause.lost))} point(s) lost" + (f" ({cause.lost / total:.1%} of the maximum score W)" if total else "")
            + f": {esc(', '.join(cause.rows[:12]))}" + (f" and {len(cause.rows) - 12} more" if len(cause.rows) > 12 else "")
            if cause.rows else "") + "</p>"
         for cause in loss_causes(job.doc))
     return ("<h2>Where the points went</h2>" + _fatal_line(job, fatal) + causes
-            + '<p class="sub">points lost = weight − contribution (a deduction: −contribution); share = points lost / W. '
+            + '<p class="sub">points lost = weight − contribution (a deduction: −contribution); share = points lost / W, '
+            "the maximum score (not this run's reward). "
             "Pages are those below level 1, lowest first, each with the points it cost: the row's loss split by each "
             "page's distance from 1 in the row's power mean (p = 1: (1 − level) × weight / pages judged), the "
             "downward snap counted apart.</p>"
-            + table(["row", "level", "points lost", "share of reward", "pages that cost it", "how the level was folded"],
+            + table(["row", "level", "points lost", "share of W (max score)", "pages that cost it", "how the level was folded"],
                     out, numeric=[False, True, True, True, False, False], raw=[True, True, True, True, True, True],
                     css="costs"))
 

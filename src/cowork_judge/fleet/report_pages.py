@@ -7,8 +7,8 @@ the row's check kinds with ``role`` decided/informed and ``measured``). A row ju
 (agentic, code) has neither: its cost line names no page.
 
 Points lost by a row = its weight − its contribution for a positive row (what it could have
-earned and did not), −contribution for a deduction; the share of the reward is that over W
-(the positive weight total). Both are the scoring core's own terms (SPEC §4), not recomputed.
+earned and did not), −contribution for a deduction; its share is that over W (the positive weight
+total, the maximum score: not a share of the run's reward, trial 25 P-7). Both are the scoring core's own terms (SPEC §4), not recomputed.
 
 A per-page row's loss is split by page (`split_by_page`): ``weight × (1 − mean)`` goes to its
 pages below 1 in proportion to each page's distance from 1 in the row's own power mean
@@ -39,7 +39,7 @@ class RowCost:
         id: row id.
         level: the scored level (None for rows scored by hit).
         lost: points lost (weight units, ≥ 0).
-        share: `lost` / W, the part of the reward lost (None when W is unknown or 0).
+        share: `lost` / W, the part of the maximum score lost (None when W is unknown or 0).
         pages: ``(page, level)`` of the pages below 1, lowest first (empty for rows judged whole).
         deck: the deck those pages belong to (None when unknown).
         mean: the exact page mean before the snap (None for rows judged whole).

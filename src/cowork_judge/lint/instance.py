@@ -17,7 +17,7 @@ from typing import Any
 
 from cowork_judge import ABI_COMPAT
 from cowork_judge.code_methods import TRAJECTORY_METHODS
-from cowork_judge._util.given_paths import absolute, parent_of, shown_parent
+from cowork_judge._util.given_paths import absolute, close_sibling, parent_of, shown_parent
 from cowork_judge.core.rubric import RepeatedKeys
 from cowork_judge.install.taskinit import AGENT_COPY_DIR, rubric_too_high
 from cowork_judge.install import extras as extras_mod
@@ -89,6 +89,14 @@ class InstanceReport:
                 "facts": self.facts.as_dict()}
 
 
+def _not_a_directory(tests_dir: Path) -> str:
+    """P001's reason for a tests dir that is no folder, with init's and try's "did you mean" (trial 25 P-1)."""
+    if tests_dir.exists():
+        return "not a directory"
+    close = close_sibling(tests_dir)
+    return f"not found: did you mean {close}?" if close else "not found"
+
+
 def lint_instance(tests_dir: Path, *, display: str | None = None, abi_compat: tuple[int, ...] = ABI_COMPAT) -> InstanceReport:
     """Run every check on one instance.
 
@@ -104,7 +112,7 @@ def lint_instance(tests_dir: Path, *, display: str | None = None, abi_compat: tu
     report = InstanceReport(tests_dir=shown)
     try:
         if not tests_dir.is_dir():
-            report.findings.append(Finding("P001", shown, "not a directory" if tests_dir.exists() else "not found"))
+            report.findings.append(Finding("P001", shown, _not_a_directory(tests_dir)))
             return report
         os.listdir(tests_dir)
     except OSError as exc:

@@ -43,16 +43,28 @@ def text(instances: Sequence[InstanceReport], families: Sequence[FamilyReport], 
         lines += [f.line() for f in family.findings]
     errors, warnings = _totals(instances, families, batch)
     waived = sum(len(r.waived) for r in instances)
-    what = f"{len(instances)} instance{'s' if len(instances) != 1 else ''}"
-    if families and len(instances) > 1:
-        what += f" in {len(families)} famil{'ies' if len(families) != 1 else 'y'}"
-        failing = sum(1 for r in instances if r.errors)
-        what += f", {failing} with errors"
-    summary = f"{what}: {errors} error{'s' if errors != 1 else ''}, {warnings} warning{'s' if warnings != 1 else ''}"
+    summary = f"{_what(instances, families)}: {errors} error{'s' if errors != 1 else ''}, " \
+              f"{warnings} warning{'s' if warnings != 1 else ''}"
     if waived:
         summary += f" ({waived} waived by lint_ignore)"
     lines.append(summary)
     return "\n".join(lines) + "\n"
+
+
+def _what(instances: Sequence[InstanceReport], families: Sequence[FamilyReport]) -> str:
+    """The summary's count: ``"2 instances"``, ``"3 instances in 2 families, 1 with errors"``; a path given that is no
+    folder (its P001) is no instance (trial 25 P-1): ``"1 path not linted (P001)"``, ``"1 instance, 1 path not …"``."""
+    unlinted = sum(1 for r in instances if any(f.code == "P001" for f in r.findings))
+    linted = len(instances) - unlinted
+    what = f"{linted} instance{'s' if linted != 1 else ''}"
+    if families and len(instances) > 1:
+        what += f" in {len(families)} famil{'ies' if len(families) != 1 else 'y'}"
+        failing = sum(1 for r in instances if r.errors)
+        what += f", {failing} with errors"
+    if unlinted:
+        path = f"{unlinted} path{'s' if unlinted != 1 else ''} not linted (P001)"
+        what = path if not linted and not families else f"{what}, {path}"
+    return what
 
 
 def document(instances: Sequence[InstanceReport], families: Sequence[FamilyReport], batch: Sequence[Finding],

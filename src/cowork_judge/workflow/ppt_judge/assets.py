@@ -28,7 +28,8 @@ The original cowork-judge 1.3.x's files (``type1_checklist.json``, ``type2_check
 ``{"items": [...]}``, a manifest without ``schema``) are read too (`legacy_assets`): a kind
 whose own file is absent is read from the original's file, and `TaskChecks.formats` says
 which file each kind came from (both present: this project's file is read and the
-original's must declare the same ids).
+original's must declare the same ids). A deck with coverage checks only may leave ``type2.json`` out when
+``manifest.json`` says so (``counts.type2`` 0, no ``pairs``): no type2 checks, no problem (trial 25 P-4).
 
 `load_task_checks` never raises: whatever is wrong becomes a `Problem` (for lint) and,
 for the checks it makes unusable, an entry of `TaskChecks.broken` (their rows are
@@ -379,7 +380,9 @@ def _checks(out: TaskChecks, kind: str, name: str, schema: str, manifest: Any) -
     if why is None and doc is None and (original is not None or original_why is not None):
         return _original_checks(out, kind, original_name, original, original_why, manifest)
     if why is None and doc is None:
-        why = f"missing (neither {name} nor the original's {original_name})"
+        if kind == "type2" and _no_type2_declared(out.manifest):
+            return []  # coverage checks only (trial 25 P-4): the manifest says so, no empty type2.json needed
+        why = f"missing (neither {name} nor the original's {original_name}){_write_hint(kind, schema)}"
     if why is None:
         if not isinstance(doc, dict) or doc.get("schema") != schema:
             why = f"not a {schema} document (its \"schema\" must be {schema!r})"
@@ -402,6 +405,20 @@ def _checks(out: TaskChecks, kind: str, name: str, schema: str, manifest: Any) -
                                                        f"lacks {sorted(ours - theirs) or 'no'} id(s) {name} has; "
                                                        f"{name} is the one read"))
     return list(doc["checks"])
+
+
+def _no_type2_declared(manifest: Manifest | None) -> bool:
+    """The manifest says there are no type2 checks: ``counts.type2`` is 0 and ``pairs`` is empty."""
+    return manifest is not None and manifest.counts.get("type2") == 0 and not manifest.pairs
+
+
+def _write_hint(kind: str, schema: str) -> str:
+    """What a missing checks file of `kind` should be when it has no checks (trial 25 P-4)."""
+    empty = json.dumps({"schema": schema, "checks": []})
+    if kind == "type2":
+        return (f"; a deck with coverage (type1) checks only writes {empty}, or says \"type2\": 0 in "
+                f"{MANIFEST_FILE}'s counts")
+    return f"; no coverage checks: write {empty}"
 
 
 def _original_checks(out: TaskChecks, kind: str, name: str, doc: Any, why: str | None, manifest: Any) -> list[Any]:
