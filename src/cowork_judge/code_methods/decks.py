@@ -376,9 +376,10 @@ def prefer_errors(prefer: Any) -> list[str]:
     if not wrong:
         return []
     powerpoint = [k for k in wrong if KIND_FAMILY.get(k.lower().lstrip(".")) == "pptx"]
-    hint = (f"; {', '.join(map(repr, powerpoint))}: write \"pptx\", which covers every PowerPoint format" if powerpoint else "")
-    return [f"parameter 'prefer': {', '.join(map(repr, wrong))} {'is' if len(wrong) == 1 else 'are'} no deck kind, so "
-            f"never the deck (the kinds are {', '.join(map(repr, DECK_FAMILIES))}){hint}"]
+    hint = (f"; for {', '.join(map(repr, powerpoint))} write \"pptx\", which covers every PowerPoint format, .ppt included"
+            if powerpoint else "")
+    return [f"parameter 'prefer': {', '.join(map(repr, wrong))} {'is' if len(wrong) == 1 else 'are'} not a kind it takes, so "
+            f"it never locates a deck (a deck's kind is {', '.join(map(repr, DECK_FAMILIES))}){hint}"]
 
 
 def path_param_errors(params: dict[str, Any]) -> list[str]:
