@@ -9,7 +9,13 @@ must join it (`test_every_registered_method_is_in_the_table`). Each case is chec
 reports it as M002 on its row, and the engine (`engine.router.route` on a small rollout) leaves the row unjudged
 ``code_params`` with the same words. `test_no_method_body_refuses_what_its_check_accepted` is the guard the
 other way: for parameters drawn from a fixed pool of good and bad values, whatever the check accepts, the method
-runs without raising ``ValueError``/``TypeError`` (a parameter refusal) on a real rollout."""
+runs without raising ``ValueError``/``TypeError`` (a parameter refusal) on a real rollout.
+
+The trial 25 follow-up (h39t25d) added the values that make a row decide the same way on every rollout, which the
+check accepted: a ``locate_deck`` ``prefer`` kind that is no deck kind, ``require_expect_name`` without
+``expect_name``, ``word_count_between`` with neither bound, ``file_nonempty`` ``min_bytes`` below 1, an empty
+``tool_called`` ``name``, a ``no_step_errored`` pattern that matches any text; and a range refusal now says
+"(the default)" of a ``min_…`` the row did not write."""
 
 from __future__ import annotations
 
@@ -29,16 +35,24 @@ from cowork_judge.engine.router import route
 
 BAD: dict[str, list[tuple[dict[str, Any], str]]] = {
     "locate_deck": [({"exclude": ["../deck.pptx"]}, "may not contain '..'"),
-                    ({"sources": [""]}, "an empty glob matches nothing")],
+                    ({"sources": [""]}, "an empty glob matches nothing"),
+                    # follow-up (h39t25d): a row that decides the same way on every rollout
+                    ({"prefer": ["docx"]}, "'docx' is not a kind it takes, so it never locates a deck (a deck's kind is "
+                     "'pptx', 'html', 'pdf')"),
+                    ({"prefer": ["pptx", "ppt"]}, "for 'ppt' write \"pptx\", which covers every PowerPoint format, .ppt included"),
+                    ({"require_expect_name": True}, "'require_expect_name' is true but no 'expect_name' is given")],
     "check_deck_openable": [({"path": "../deck.pptx"}, "may not contain '..'")],
     "check_pptx_openable": [({"path": "output/deck.pptx"}, "starts with 'output/'")],
     "page_count_between": [({"min_pages": -1, "max_pages": 0}, "'min_pages' must be at least 0, got -1"),
-                           ({"max_pages": 0}, "min_pages 1 is above max_pages 0"),
+                           ({"max_pages": 0}, "min_pages 1 (the default) is above max_pages 0: no rollout can meet "
+                            "this row (write a max_pages of at least 1, or a lower min_pages)"),
                            ({"min_pages": 20, "max_pages": 8}, "min_pages 20 is above max_pages 8")],
     "file_exists": [({"glob": ""}, "empty glob")],
-    "file_nonempty": [({"glob": "../x.md"}, "may not contain '..'")],
+    "file_nonempty": [({"glob": "../x.md"}, "may not contain '..'"),
+                      ({"glob": "*.md", "min_bytes": 0}, "'min_bytes' must be at least 1, got 0"),
+                      ({"glob": "*.md", "min_bytes": -3}, "use file_exists")],
     "file_matches_glob": [({"glob": "*.md", "min_count": -1}, "'min_count' must be at least 0, got -1"),
-                          ({"glob": "*.md", "max_count": 0}, "min_count 1 is above max_count 0")],
+                          ({"glob": "*.md", "max_count": 0}, "min_count 1 (the default) is above max_count 0")],
     "json_valid": [({"glob": "output/a.json"}, "starts with 'output/'")],
     "text_contains": [({"text": "x", "source": "final_message"}, "'source' must be 'files' or 'response'"),
                       ({"text": "\u200b"}, "'text' must not be empty")],
@@ -46,12 +60,19 @@ BAD: dict[str, list[tuple[dict[str, Any], str]]] = {
                     ({"pattern": "x", "flags": "g"}, "unknown regex flag 'g'")],
     "word_count_between": [({"min_words": 20, "max_words": 150, "source": "final_message"},
                             "'source' must be 'files' or 'response', got 'final_message'"),
-                           ({"source": "Response"}, "'source' must be 'files' or 'response', got 'Response'"),
+                           ({"min_words": 1, "source": "Response"}, "'source' must be 'files' or 'response', got 'Response'"),
                            ({"min_words": -1}, "'min_words' must be at least 0, got -1"),
-                           ({"max_words": -5}, "min_words 0 is above max_words -5")],
-    "tool_called": [({"name": "bash", "min_count": 0}, "'min_count' must be at least 1, got 0")],
+                           ({"max_words": -5}, "min_words 0 (the default) is above max_words -5"),
+                           ({"min_words": 9, "max_words": 3}, "min_words 9 is above max_words 3"),
+                           ({}, "neither 'min_words' nor 'max_words' is given"),
+                           ({"glob": "*.md", "source": "files"}, "the row hits whenever there is text to count")],
+    "tool_called": [({"name": "bash", "min_count": 0}, "'min_count' must be at least 1, got 0"),
+                    ({"name": ""}, "parameter 'name' must name a tool, got ''"),
+                    ({"name": "  "}, "the row never hits")],
     "command_succeeded": [({"pattern": ""}, "must not be empty"), ({"pattern": "(["}, "not a valid regular expression")],
-    "no_step_errored": [({"error_patterns": ["(["]}, "not a valid regular expression")],
+    "no_step_errored": [({"error_patterns": ["(["]}, "not a valid regular expression"),
+                        ({"error_patterns": ["^ERROR:", ""]}, "parameter 'error_patterns': '' matches any text"),
+                        ({"error_patterns": ["(fatal)?"]}, "so every observation")],
     "step_count_at_most": [({"max_steps": 5, "source": "assistant"}, "'source' must be 'agent', 'user', 'system' or "
                             "'all', got 'assistant' (ATIF calls the model's steps 'agent')"),
                            ({"max_steps": -1}, "'max_steps' must be at least 0, got -1")],

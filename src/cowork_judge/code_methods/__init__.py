@@ -124,7 +124,7 @@ VALUE_CHECKS: dict[str, str] = {
     "check_pptx_openable": "decks:path_param_errors",
     "page_count_between": "decks:page_param_errors",
     "file_exists": "files:glob_param_errors",
-    "file_nonempty": "files:glob_param_errors",
+    "file_nonempty": "files:nonempty_param_errors",
     "file_matches_glob": "files:count_param_errors",
     "json_valid": "files:glob_param_errors",
     "word_count_between": "files:word_param_errors",
@@ -142,7 +142,26 @@ reports before the method runs (so `lint-rubric` reports them as M002, trial 6 F
 method has one, and it is the ONLY place a parameter is refused: a method body that must refuse its parameters (a direct call) calls the
 same function (`files.refuse`), so no value the check accepts makes a method raise ``ValueError`` at run time (trial 25 P-6: a refusal
 kept in the body alone was a content-caused ``code_error`` on every rollout, and lint said nothing). The function gets the parameters
-with the method's defaults filled in, so a bound left out is checked at its default (``max_pages: 0`` against ``min_pages`` 1)."""
+with the method's defaults filled in (`FilledParams`, which also says which ones the row wrote), so a bound left out is checked at
+its default (``max_pages: 0`` against ``min_pages`` 1, "(the default)")."""
+
+
+class FilledParams(dict[str, Any]):
+    """A row's ``code_method_params`` over its method's defaults, as `param_errors` gives them to a value check
+    (`VALUE_CHECKS`): the check reads every value, and `written` says which ones the row wrote (a bound left out
+    is checked at its default, and the refusal says "(the default)"; a row that writes neither bound of a range is
+    refused, trial 25 P-6 follow-up)."""
+
+    def __init__(self, params: dict[str, Any], defaults: dict[str, Any]) -> None:
+        super().__init__({**defaults, **params})
+        self.written: frozenset[str] = frozenset(params)
+
+
+def is_written(params: dict[str, Any], name: str) -> bool:
+    """True when the row wrote parameter `name`: it is in `FilledParams.written`, or, for a plain dict (a method
+    body's direct call of its check, which has every parameter), in the dict."""
+    written: frozenset[str] | None = getattr(params, "written", None)
+    return name in (params if written is None else written)
 
 
 def param_errors(method: CodeMethod, params: dict[str, Any]) -> list[str]:
@@ -188,7 +207,7 @@ def param_errors(method: CodeMethod, params: dict[str, Any]) -> list[str]:
     if not errors and check is not None and CODE_METHODS.get(method.__name__) is method:
         defaults = {n: p.default for n, p in accepted.items() if p.default is not inspect.Parameter.empty}
         module, function = check.split(":")
-        errors = _resolve(module, function)({**defaults, **params})
+        errors = _resolve(module, function)(FilledParams(params, defaults))
     return errors
 
 
@@ -196,5 +215,5 @@ TRAJECTORY_METHODS: frozenset[str] = frozenset({"tool_called", "command_succeede
                                                 "step_count_at_most", "file_written_before_final"})
 """The code methods that read the agent's ATIF trajectory (`lint-rubric` checks the task delivers one)."""
 
-__all__ = ["CODE_METHODS", "TRAJECTORY_METHODS", "VALUE_CHECKS", "CodeMethod", "CodeResult", "HitKind", "Registration",
-           "param_errors", "registration"]
+__all__ = ["CODE_METHODS", "TRAJECTORY_METHODS", "VALUE_CHECKS", "CodeMethod", "CodeResult", "FilledParams", "HitKind",
+           "Registration", "is_written", "param_errors", "registration"]

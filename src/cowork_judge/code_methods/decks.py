@@ -342,11 +342,16 @@ def _source_digests(ctx: CodeContext, source_globs: list[str], sizes: set[int]) 
     return digests
 
 
+DECK_FAMILIES: tuple[str, ...] = tuple(dict.fromkeys(KIND_FAMILY.values()))
+"""The kinds `locate_deck` ``prefer`` names: a deck's kind FAMILY (``pptx`` covers every PowerPoint format, ``.ppt``
+and ``.pptm`` included), in `evidence.kinds.KIND_FAMILY` order."""
+
+
 def locate_param_errors(params: dict[str, Any]) -> list[str]:
-    """What `locate_deck` refuses in its globs at run time (the types being right): an
-    `exclude` glob that can name no deliverable (`globs.output_relative`), a `sources` glob
-    that can name no file of the app dir (`globs.app_relative`). For `lint-rubric` (M002)
-    and the runner."""
+    """What `locate_deck` refuses (the types being right): an `exclude` glob that can name no deliverable
+    (`globs.output_relative`), a `sources` glob that can name no file of the app dir (`globs.app_relative`), a
+    ``prefer`` kind that is no deck family (`prefer_errors`), ``require_expect_name`` without ``expect_name`` (it
+    would be ignored). For `lint-rubric` (M002) and the runner (``code_params``)."""
     errors = []
     for name, read in (("exclude", globs.output_relative), ("sources", globs.app_relative)):
         for pattern in params.get(name) or []:
@@ -354,7 +359,27 @@ def locate_param_errors(params: dict[str, Any]) -> list[str]:
                 read(pattern)
             except ValueError as exc:
                 errors.append(f"parameter {name!r}: {exc}")
+    errors += prefer_errors(params.get("prefer"))
+    if params.get("require_expect_name") is True and not (params.get("expect_name") or "").strip():
+        errors.append("'require_expect_name' is true but no 'expect_name' is given, so it would be ignored: write the "
+                      "file name the task asks for in 'expect_name' (e.g. \"slides.pptx\"), or drop 'require_expect_name'")
     return errors
+
+
+def prefer_errors(prefer: Any) -> list[str]:
+    """The kinds of a `locate_deck` ``prefer`` list that are no deck family (`DECK_FAMILIES`, case-insensitive):
+    such a kind never locates a deck (``"ppt"``, ``"pptm"``: a PowerPoint deck of any format is ``"pptx"``;
+    ``"docx"``: no deck kind at all), the same on every rollout."""
+    if not isinstance(prefer, list):
+        return []
+    wrong = [k for k in prefer if isinstance(k, str) and k.lower() not in DECK_FAMILIES]
+    if not wrong:
+        return []
+    powerpoint = [k for k in wrong if KIND_FAMILY.get(k.lower().lstrip(".")) == "pptx"]
+    hint = (f"; for {', '.join(map(repr, powerpoint))} write \"pptx\", which covers every PowerPoint format, .ppt included"
+            if powerpoint else "")
+    return [f"parameter 'prefer': {', '.join(map(repr, wrong))} {'is' if len(wrong) == 1 else 'are'} not a kind it takes, so "
+            f"it never locates a deck (a deck's kind is {', '.join(map(repr, DECK_FAMILIES))}){hint}"]
 
 
 def path_param_errors(params: dict[str, Any]) -> list[str]:
@@ -376,7 +401,7 @@ def page_param_errors(params: dict[str, Any]) -> list[str]:
     can name no deliverable (`path_param_errors`), a ``min_pages`` below 0 or above ``max_pages``
     (`files.range_errors`; ``max_pages: 0`` alone is below the default ``min_pages`` 1). For `lint-rubric`
     (M002) and the runner (``code_params``)."""
-    return path_param_errors(params) + range_errors("pages", params.get("min_pages"), params.get("max_pages"))
+    return path_param_errors(params) + range_errors("pages", params)
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ from typing import Any
 
 from cowork_judge.safety import saferegex
 from cowork_judge.safety.agent_text import BINARY_NOTE, comparable_text, decode, looks_binary, spaced_text
-from cowork_judge.code_methods import globs
+from cowork_judge.code_methods import globs, is_written
 from cowork_judge.core.error_kinds import JudgeFailure
 from cowork_judge.segment.code_context import CodeContext
 from cowork_judge.segment.delivery import DeliveredFile, Delivery, SkippedFile
@@ -94,16 +94,20 @@ def refuse(errors: list[str]) -> None:
         raise ValueError("; ".join(errors))
 
 
-def range_errors(what: str, low: Any, high: Any, *, floor: int = 0) -> list[str]:
-    """A ``[min_<what>, max_<what>]`` range no value can satisfy, or a ``min_<what>`` below `floor` (a
-    rubric mistake, the same on every rollout: trial 6 F24, trial 25 P-6). Values that are not ints (a
-    type the signature check reports) are left alone."""
+def range_errors(what: str, params: dict[str, Any], *, floor: int = 0) -> list[str]:
+    """A ``[min_<what>, max_<what>]`` range of `params` (over the method's defaults) no value can satisfy, or a
+    ``min_<what>`` below `floor` (a rubric mistake, the same on every rollout: trial 6 F24, trial 25 P-6). A
+    ``min_<what>`` the row did not write is named "(the default)" (`code_methods.is_written`). Values that are not
+    ints (a type the signature check reports) are left alone."""
+    low, high = params.get(f"min_{what}"), params.get(f"max_{what}")
     if not isinstance(low, int) or isinstance(low, bool):
         return []
     if low < floor:
         return [f"parameter 'min_{what}' must be at least {floor}, got {low}"]
     if isinstance(high, int) and not isinstance(high, bool) and high < low:
-        return [f"min_{what} {low} is above max_{what} {high}: no rollout can meet this row"]
+        default = "" if is_written(params, f"min_{what}") else " (the default)"
+        return [f"min_{what} {low}{default} is above max_{what} {high}: no rollout can meet this row "
+                f"(write a max_{what} of at least {low}, or a lower min_{what})"]
     return []
 
 
@@ -137,15 +141,31 @@ def glob_param_errors(params: dict[str, Any]) -> list[str]:
 def count_param_errors(params: dict[str, Any]) -> list[str]:
     """What `file_matches_glob` refuses (the types being right; `params` over its defaults): a glob that can
     name no deliverable (`glob_param_errors`), a ``min_count`` below 0 or above ``max_count`` (`range_errors`)."""
-    return glob_param_errors(params) + range_errors("count", params.get("min_count"), params.get("max_count"))
+    return glob_param_errors(params) + range_errors("count", params)
 
 
 def word_param_errors(params: dict[str, Any]) -> list[str]:
     """What `word_count_between` refuses (the types being right; `params` over its defaults): a glob that can
     name no deliverable, a ``source`` other than ``files`` or ``response`` (trial 25 P-6: ``"final_message"``
-    was a ``code_error`` on every rollout, lint silent), a ``min_words`` below 0 or above ``max_words``."""
-    return (glob_param_errors(params) + _source_errors(params)
-            + range_errors("words", params.get("min_words"), params.get("max_words")))
+    was a ``code_error`` on every rollout, lint silent), a ``min_words`` below 0 or above ``max_words``, and a row
+    that writes neither bound (the range [0, ∞) every text meets: the row hits whenever there is text, trial 25)."""
+    errors = glob_param_errors(params) + _source_errors(params) + range_errors("words", params)
+    if not is_written(params, "min_words") and not is_written(params, "max_words"):
+        errors.append("neither 'min_words' nor 'max_words' is given: the range is [0, ∞), which every text meets, so the row "
+                      "hits whenever there is text to count (write the range the task asks for, e.g. \"min_words\": 150, "
+                      "\"max_words\": 300)")
+    return errors
+
+
+def nonempty_param_errors(params: dict[str, Any]) -> list[str]:
+    """What `file_nonempty` refuses (the types being right; `params` over its defaults): a glob that can name no
+    deliverable (`glob_param_errors`), a ``min_bytes`` below 1 (an empty file has 0 bytes: ``min_bytes: 0`` accepts
+    it, which contradicts "nonempty", and the row hits whenever a file matches; use `file_exists` for that)."""
+    least = params.get("min_bytes")
+    if isinstance(least, int) and not isinstance(least, bool) and least < 1:
+        return glob_param_errors(params) + [f"parameter 'min_bytes' must be at least 1, got {least} (an empty file has 0 bytes; "
+                                            "to check only that a file exists, use file_exists)"]
+    return glob_param_errors(params)
 
 
 def matching(ctx: CodeContext, glob: str) -> list[DeliveredFile]:
@@ -422,6 +442,7 @@ def file_nonempty(ctx: CodeContext, glob: str, min_bytes: int = 1) -> tuple[bool
     Raises:
         ReadLimit: none is big enough, and the scan stopped before it saw every file.
     """
+    refuse(nonempty_param_errors({"glob": glob, "min_bytes": min_bytes}))
     # by name and path: two dirs may hold the same name
     sizes = ([(item.rel, item.size_bytes) for item in matching(ctx, glob)]
              + [(item.rel, item.size_bytes) for item in unlisted_matching(ctx, glob)])

@@ -73,7 +73,9 @@ def _search_all(ctx: CodeContext, pattern: str, texts: list[tuple[str, str]]) ->
 
 
 def regex_param_errors(params: dict[str, Any]) -> list[str]:
-    """Patterns (`pattern`, `error_patterns`) that do not compile: refused before the row runs."""
+    """Patterns (`pattern`, `error_patterns`) that do not compile, an empty `pattern`, and an `error_patterns`
+    entry that matches any text (``""``, ``"x*"``: it matches every observation, so `no_step_errored` fails
+    on every rollout that has one): refused before the row runs."""
     errors = []
     patterns = [params.get("pattern")] + list(params.get("error_patterns") or [])
     for p in patterns:
@@ -84,16 +86,31 @@ def regex_param_errors(params: dict[str, Any]) -> list[str]:
                 errors.append(f"pattern {p!r:.60} is not a valid regular expression: {exc}")
     if "pattern" in params and params.get("pattern") == "":
         errors.append("parameter 'pattern' must not be empty (it matches every command)")
+    if not errors:
+        errors = [f"parameter 'error_patterns': {p!r:.60} matches any text, so every observation (the row fails on every "
+                  "rollout with one): write the error text to look for, e.g. \"^ERROR:\" or \"Traceback\""
+                  for p in params.get("error_patterns") or [] if isinstance(p, str) and _matches_any_text(p)]
     return errors
 
 
+def _matches_any_text(pattern: str) -> bool:
+    """True when `pattern` (compiled) matches an empty text and a plain word alike: it matches every
+    observation (``""``, ``"x*"``, ``"(error)?"``), unlike an anchored ``"^$"``."""
+    return all(re.search(pattern, text, re.IGNORECASE) for text in ("", "ok"))
+
+
 def tool_param_errors(params: dict[str, Any]) -> list[str]:
-    """What `tool_called` refuses (the types being right; `params` over its defaults): a ``min_count`` below 1
-    (every rollout would meet it). For `lint-rubric` (M002) and the runner (``code_params``)."""
-    count = params.get("min_count")
+    """What `tool_called` refuses (the types being right; `params` over its defaults): an empty ``name`` (no tool
+    is called that: the row never hits), a ``min_count`` below 1 (every rollout would meet it). For `lint-rubric`
+    (M002) and the runner (``code_params``)."""
+    errors = []
+    name, count = params.get("name"), params.get("min_count")
+    if isinstance(name, str) and not name.strip():
+        errors.append(f"parameter 'name' must name a tool, got {name!r:.20} (no call has that name: the row never hits); "
+                      "write the tool's ATIF function_name, e.g. \"bash\"")
     if isinstance(count, int) and not isinstance(count, bool) and count < 1:
-        return [f"parameter 'min_count' must be at least 1, got {count}"]
-    return []
+        errors.append(f"parameter 'min_count' must be at least 1, got {count}")
+    return errors
 
 
 STEP_SOURCES = ("agent", "user", "system", "all")
@@ -122,7 +139,7 @@ def tool_called(ctx: CodeContext, name: str, min_count: int = 1, args_contain: s
     Raises:
         TrajectoryMissing: no readable trajectory.
     """
-    refuse(tool_param_errors({"min_count": min_count}))
+    refuse(tool_param_errors({"name": name, "min_count": min_count}))
     traj = _trajectory(ctx)
     needle = (args_contain or "").casefold()
     hits = [s.number for s, c in traj.tool_calls() if c.name.casefold() == name.casefold()
