@@ -171,8 +171,10 @@ def test_every_environment_read_is_in_the_config_and_shown(tmp_path):
     # does and hands each trial's judge process the host's PATH and locale; the Batch API
     # transport reads the stage `batch --batch-api` hands its runs (an internal handshake
     # between the batch and its own runs, not a user's setting); a path the user typed is made absolute
-    # against the shell's working folder ($PWD, where it names the same folder as os.getcwd()), not a setting
-    assert set(readers) <= {"_util/given_paths.py", "config/judge_config.py", "commands/demo.py", "_util/procs.py", "commands/try_.py", "install/wheels.py",
+    # against the shell's working folder ($PWD, where it names the same folder as os.getcwd()), not a setting;
+    # init (a host-side authoring tool, like try) resolves the COWORK_WHEEL_URL it writes into [verifier.env]
+    # against the shell's environment, as Harbor will, to warn that a trial would install from pip's index
+    assert set(readers) <= {"_util/given_paths.py", "install/taskinit.py", "config/judge_config.py", "commands/demo.py", "_util/procs.py", "commands/try_.py", "install/wheels.py",
                             "commands/legacy_entry.py", "commands/__init__.py", "batch/worker.py",
                             "transport/tls.py", "harbor/staging.py", "harbor/verifier.py",
                             "transport/batch_api.py"}, readers
