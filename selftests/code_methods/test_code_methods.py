@@ -133,6 +133,21 @@ def test_prefers_pptx_over_html_and_pdf(tmp_path):
     assert hit and art["deck_rel"] == "index.html" and art["deck_kind"] == "html"
 
 
+def test_a_powerpoint_format_in_prefer_is_read_as_its_family(tmp_path):
+    """``"ppt"`` (or ``".PPTM"``) in ``prefer`` means the PowerPoint family: before the trial 25 follow-up it matched
+    nothing (a deck's kind is its family), then it was refused; now ``["ppt"]`` locates a PowerPoint deck, and
+    ``["pptx", "ppt"]`` is no refusal (a rubric that worked stays working)."""
+    from cowork_judge.code_methods import param_errors
+
+    pptx = deck("01__python-pptx__minimal.pptx").read_bytes()
+    ctx = make_ctx(tmp_path, {"index.html": "<html></html>", "slides.pptx": pptx})
+    for prefer in (["ppt"], [".PPTM", "html"], ["pptx", "ppt"]):
+        hit, reason, art = CODE_METHODS["locate_deck"](ctx.segment(), prefer=prefer)
+        assert hit and art["deck_rel"] == "slides.pptx", (prefer, reason)
+        assert param_errors(CODE_METHODS["locate_deck"], {"prefer": prefer}) == [], prefer
+    assert param_errors(CODE_METHODS["locate_deck"], {"prefer": ["docx"]})
+
+
 def test_a_non_document_named_pptx_does_not_outrank_a_real_html_deck(tmp_path):
     """Trial 14 F1: PowerPoint's owner file ``~$deck.pptx`` is no pptx deck beside a real deck of
     another kind either: the pptx preference does not take it, the html deck is located."""

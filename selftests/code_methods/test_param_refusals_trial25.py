@@ -38,8 +38,8 @@ BAD: dict[str, list[tuple[dict[str, Any], str]]] = {
                     ({"sources": [""]}, "an empty glob matches nothing"),
                     # follow-up (h39t25d): a row that decides the same way on every rollout
                     ({"prefer": ["docx"]}, "'docx' is not a kind it takes, so it never locates a deck (a deck's kind is "
-                     "'pptx', 'html', 'pdf')"),
-                    ({"prefer": ["pptx", "ppt"]}, "for 'ppt' write \"pptx\", which covers every PowerPoint format, .ppt included"),
+                     "'pptx', 'html', 'pdf'; every PowerPoint format is 'pptx')"),
+                    ({"prefer": ["pptx", "key"]}, "'key' is not a kind it takes"),
                     ({"require_expect_name": True}, "'require_expect_name' is true but no 'expect_name' is given")],
     "check_deck_openable": [({"path": "../deck.pptx"}, "may not contain '..'")],
     "check_pptx_openable": [({"path": "output/deck.pptx"}, "starts with 'output/'")],

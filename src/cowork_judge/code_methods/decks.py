@@ -124,7 +124,7 @@ def locate_deck(
             the scan stopped early: an unlisted file could be the deck or make the choice
             ambiguous (the runner judges the row against the deliverable).
     """
-    order = [k.lower() for k in _str_list(prefer, "prefer") or ["pptx", "html", "pdf"]]
+    order = prefer_order(_str_list(prefer, "prefer") or ["pptx", "html", "pdf"])
     excluded = [globs.output_relative(g) for g in _str_list(exclude, "exclude")]
     source_globs = [globs.app_relative(g) for g in _str_list(sources, "sources")] or [f"{d}/**/*" for d in SOURCE_DIRS]
     decks = _candidates(ctx, order, excluded, source_globs, expect_name)
@@ -366,20 +366,27 @@ def locate_param_errors(params: dict[str, Any]) -> list[str]:
     return errors
 
 
+def prefer_order(prefer: list[str]) -> list[str]:
+    """`locate_deck`'s ``prefer`` list as deck families, in order, each once: a PowerPoint format (``"ppt"``,
+    ``".pptm"``, ``"PPSX"``) is the ``pptx`` family it belongs to (`evidence.kinds.KIND_FAMILY`), so
+    ``["pptx", "ppt"]`` and ``["ppt"]`` locate a ``.ppt`` deck as the author meant; a kind that is no deck kind
+    (refused beforehand by `prefer_errors`) is kept as written and matches nothing."""
+    families = [KIND_FAMILY.get(k.lower().lstrip("."), k.lower()) for k in prefer]
+    return list(dict.fromkeys(families))
+
+
 def prefer_errors(prefer: Any) -> list[str]:
-    """The kinds of a `locate_deck` ``prefer`` list that are no deck family (`DECK_FAMILIES`, case-insensitive):
-    such a kind never locates a deck (``"ppt"``, ``"pptm"``: a PowerPoint deck of any format is ``"pptx"``;
-    ``"docx"``: no deck kind at all), the same on every rollout."""
+    """The kinds of a `locate_deck` ``prefer`` list that are no deck kind at all (``"docx"``; case-insensitive, a
+    leading dot allowed): such a kind never locates a deck, the same on every rollout. A PowerPoint format other than
+    ``pptx`` (``"ppt"``, ``"pptm"``) is no error: `prefer_order` reads it as its family."""
     if not isinstance(prefer, list):
         return []
-    wrong = [k for k in prefer if isinstance(k, str) and k.lower() not in DECK_FAMILIES]
+    wrong = [k for k in prefer if isinstance(k, str) and k.lower().lstrip(".") not in KIND_FAMILY]
     if not wrong:
         return []
-    powerpoint = [k for k in wrong if KIND_FAMILY.get(k.lower().lstrip(".")) == "pptx"]
-    hint = (f"; for {', '.join(map(repr, powerpoint))} write \"pptx\", which covers every PowerPoint format, .ppt included"
-            if powerpoint else "")
     return [f"parameter 'prefer': {', '.join(map(repr, wrong))} {'is' if len(wrong) == 1 else 'are'} not a kind it takes, so "
-            f"it never locates a deck (a deck's kind is {', '.join(map(repr, DECK_FAMILIES))}){hint}"]
+            f"it never locates a deck (a deck's kind is {', '.join(map(repr, DECK_FAMILIES))}; every PowerPoint format "
+            "is 'pptx')"]
 
 
 def path_param_errors(params: dict[str, Any]) -> list[str]:
