@@ -249,9 +249,12 @@ def _say_trial_index(task: TaskInfo, caller_env: dict[str, str], version: str) -
 
 def simulated_note(outcome: Outcome) -> str | None:
     """The note said under a reward the built-in simulator judged (trial 14 P1-2: its reward checks the plumbing),
-    or None when the run judged no row (trial 16 P-10: a rubric that did not load; the note was noise there)."""
+    or None when the run judged no row (trial 16 P-10: a rubric that did not load; the note was noise there) or never
+    asked the simulator (trial 26 P-4: nothing delivered, every row decided without a model; ``judge_called`` false)."""
     from cowork_judge.commands._endpoint import SIMULATED_REWARD_NOTE
 
+    if outcome.judge_called is False:
+        return None
     return SIMULATED_REWARD_NOTE if outcome.rows - sum(outcome.unjudged.values()) > 0 else None
 
 

@@ -110,13 +110,15 @@ class VerifierLayout:
 
     @classmethod
     def of_verifier_dir(cls, verifier_dir: Path | str) -> VerifierLayout:
-        """The layout a ``…/verifier`` folder belongs to. A path that ends in no name (``.``, ``..``, ``x/..``) is
+        """The layout of a verifier folder given by path: the folder itself is `verifier_dir` whatever its name (a
+        run kept as ``runs/good-deck`` reads ``runs/good-deck/evidence``, ``…/judge/``, ``…/result.json``; trial 26
+        P-1), and its parent is taken as the logs dir (only meaningful for `agent_dir` when the name is ``verifier``). A path that ends in no name (``.``, ``..``, ``x/..``) is
         made absolute first, so that ``.`` inside the verifier folder has the logs dir as its parent (trial 18 P-7;
         the commands pass `_util.given_paths.absolute` paths, which also keep a linked working folder as typed)."""
         given = Path(verifier_dir)
         if not given.name or given.name == "..":
             given = Path(os.path.abspath(given))
-        return VerifierLayout(given.parent)
+        return GivenVerifierLayout(given.parent, given)
 
     @property
     def agent_dir(self) -> Path:
@@ -124,6 +126,7 @@ class VerifierLayout:
 
     @property
     def verifier_dir(self) -> Path:
+        """``<logs_dir>/verifier`` (`GivenVerifierLayout`: the folder given, whatever its name)."""
         return self.logs_dir / VERIFIER_DIR
 
     @property
@@ -174,6 +177,21 @@ class VerifierLayout:
     def kept_final_message(self) -> Path:
         """``judge/final_message.json``: the final message the run read (`KEPT_MESSAGE_NAME`)."""
         return self.audit_dir / f"{KEPT_MESSAGE_NAME}.json"
+
+
+@dataclass(frozen=True)
+class GivenVerifierLayout(VerifierLayout):
+    """A `VerifierLayout` whose verifier folder was given by path (`VerifierLayout.of_verifier_dir`): every file of
+    the run (result.json, reward files, ``evidence/``, ``judge/``) is read from `verifier_at` itself, whatever its
+    name (a run kept as ``runs/good-deck-sim``; trial 26 P-1), never from ``<logs_dir>/verifier``. `logs_dir` is its
+    parent; `agent_dir` beside it means the run's agent logs only when the folder is named ``verifier``."""
+
+    verifier_at: Path
+
+    @property
+    def verifier_dir(self) -> Path:
+        """The folder given (`verifier_at`)."""
+        return self.verifier_at
 
 
 @dataclass(frozen=True)

@@ -1097,6 +1097,8 @@ class Outcome:
         cached: rows whose verdict came from the verdict cache (``results[].cached``), not asked now.
         fatal: ``result.json``'s ``fatal``: a hurdle row counted as hit zeroed the reward.
         fatal_rows: the ids of those hurdle rows (`cowork_judge.core.fatal.fatal_rows`).
+        judge_called: ``extra_fields.judge_called`` (else ``judge_calls > 0``): the judge endpoint was asked at least
+            once; None when the result records neither.
     """
 
     reward_text: str = ""
@@ -1117,6 +1119,7 @@ class Outcome:
     cached: int = 0
     fatal: bool = False
     fatal_rows: list[str] = field(default_factory=list)
+    judge_called: bool | None = None
 
     @property
     def clean(self) -> bool:
@@ -1154,6 +1157,7 @@ def read_outcome(verifier: Path) -> Outcome:
     coverage = extra.get("judge_coverage")
     out.coverage = float(coverage) if isinstance(coverage, (int, float)) else None
     out.delivery_missing = extra.get("delivery_missing") is True
+    out.judge_called = _judge_called(extra)
     results = [r for r in doc.get("results") or [] if isinstance(r, dict)]
     out.rows = len(results)
     out.cached = sum(1 for r in results if r.get("cached") is True)
@@ -1168,6 +1172,17 @@ def read_outcome(verifier: Path) -> Outcome:
     warnings = _table(doc, "details").get("warnings")
     out.warnings = [str(w) for w in warnings if isinstance(w, str) and w.strip()] if isinstance(warnings, list) else []
     return out
+
+
+def _judge_called(extra: dict[str, Any]) -> bool | None:
+    """`Outcome.judge_called` from a result's ``extra_fields``: ``judge_called`` when it is a bool, else whether
+    ``judge_calls`` is above 0, else None (neither recorded)."""
+    called, calls = extra.get("judge_called"), extra.get("judge_calls")
+    if isinstance(called, bool):
+        return called
+    if isinstance(calls, int) and not isinstance(calls, bool):
+        return calls > 0
+    return None
 
 
 SET_ASIDE_SAYS = {"symlink_escape": "a symbolic link leaving output/, not followed",
