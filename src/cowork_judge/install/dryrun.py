@@ -1099,6 +1099,8 @@ class Outcome:
         fatal_rows: the ids of those hurdle rows (`cowork_judge.core.fatal.fatal_rows`).
         judge_called: ``extra_fields.judge_called`` (else ``judge_calls > 0``): the judge endpoint was asked at least
             once; None when the result records neither.
+        not_in_oracle: ``(row id, reason)`` of each judged row whose reason starts ``not in oracle``: a simulator
+            answering from ``--oracle FILE`` found no entry for it (a mistyped key) and judged it a miss.
     """
 
     reward_text: str = ""
@@ -1120,6 +1122,7 @@ class Outcome:
     fatal: bool = False
     fatal_rows: list[str] = field(default_factory=list)
     judge_called: bool | None = None
+    not_in_oracle: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def clean(self) -> bool:
@@ -1165,6 +1168,8 @@ def read_outcome(verifier: Path) -> Outcome:
     out.unjudged = dict(Counter(str(r.get("error_kind") or "unjudged") for r in results if r.get("judged") is False))
     out.unjudged_rows = [(str(r.get("id")), str(r.get("error_kind") or "unjudged"), str(r.get("reason") or ""))
                          for r in results if r.get("judged") is False]
+    out.not_in_oracle = [(str(r.get("id")), str(r.get("reason"))) for r in results
+                         if r.get("judged") is not False and str(r.get("reason") or "").startswith(NOT_IN_ORACLE)]
     delivery = _table(doc, "details").get("delivery")
     out.set_aside = _set_aside(delivery)
     source = delivery.get("final_message_source") if isinstance(delivery, dict) else None
@@ -1183,6 +1188,10 @@ def _judge_called(extra: dict[str, Any]) -> bool | None:
     if isinstance(calls, int) and not isinstance(calls, bool):
         return calls > 0
     return None
+
+
+NOT_IN_ORACLE = "not in oracle"
+"""How ``cowork-judge sim --oracle`` begins the reason of a row its oracle has no entry for (`Outcome.not_in_oracle`)."""
 
 
 SET_ASIDE_SAYS = {"symlink_escape": "a symbolic link leaving output/, not followed",
