@@ -51,7 +51,7 @@ from cowork_judge._util.fsutil import copy_sparse
 from cowork_judge.core.fatal import fatal_rows
 from cowork_judge.core.layout import ANSWER_NAMES, MESSAGE_NAMES, TRAJECTORY_NAME
 from cowork_judge.install import agent_logs
-from cowork_judge._util.given_paths import absolute, not_a_folder, parent_of, shown_parent
+from cowork_judge._util.given_paths import absolute, close_sibling, not_a_folder, parent_of, shown_parent
 
 HARBOR_DEFAULT_TIMEOUT_SEC = 600.0
 """Harbor 0.26's ``[verifier] timeout_sec`` default (``harbor.models.task.config.VerifierConfig``)."""
@@ -436,7 +436,8 @@ def _not_a_message_file(option: str, value: str | Path) -> str:
                 "of the agent's final message itself)")
     if os.path.lexists(value):
         return f"{option} {value}: not a regular file"
-    return f"{option} {value}: no such file"
+    close = close_sibling(value, files=True)  # trial 26 P-2: the task folder's "did you mean", for a file
+    return f"{option} {value}: no such file" + (f": did you mean {close}?" if close else "")
 
 
 def _through_link(value: Path) -> Path:
@@ -476,7 +477,9 @@ def read_rollout(path: Path | None, *, trajectory: Path | None = None, final_mes
     if root.is_file():
         raise TryError(_file_as_rollout(root))
     if not root.is_dir():
-        raise TryError(f"{root}: no such rollout folder ({ROLLOUT_HELP})")
+        close = close_sibling(root)  # trial 26 P-2: the task folder's "did you mean", before the layouts
+        raise TryError(f"{root}: no such rollout folder" + (f": did you mean {close}?" if close else "")
+                       + f" ({ROLLOUT_HELP})")
     for option, value in (("--trajectory", trajectory), ("--final-message", final_message)):
         if value is not None and not Path(value).is_file():
             raise TryError(_not_a_message_file(option, value))
