@@ -80,10 +80,11 @@ def shown_parent(shown: str) -> str:
     return os.path.dirname(norm) or "."
 
 
-def close_sibling(path: Path | str) -> Path | None:
+def close_sibling(path: Path | str, *, files: bool = False) -> Path | None:
     """The folder beside `path` spelled like it (``photo-dek`` → ``photo-deck``, ``deck/test`` → ``deck/tests``),
-    as a path the user can type (relative when `path` is), or None: when `path` exists, when no sibling folder is
-    alike enough (difflib ratio 0.6), or when its parent cannot be read. Only reads; never raises."""
+    or with `files` the regular file (``answers/god.txt`` → ``answers/good.txt``, trial 26 P-2), as a path the user
+    can type (relative when `path` is), or None: when `path` exists, when no sibling of that kind is alike enough
+    (difflib ratio 0.6), or when its parent cannot be read. Only reads; never raises."""
     import difflib
 
     given = Path(path)
@@ -91,7 +92,8 @@ def close_sibling(path: Path | str) -> Path | None:
         if given.exists() or not given.name or given.name == "..":
             return None
         parent = given.parent
-        names = sorted(p.name for p in parent.iterdir() if p.is_dir()) if parent.is_dir() else []
+        wanted = Path.is_file if files else Path.is_dir
+        names = sorted(p.name for p in parent.iterdir() if wanted(p)) if parent.is_dir() else []
     except OSError:
         return None
     close = difflib.get_close_matches(given.name, names, n=1, cutoff=0.6)

@@ -774,6 +774,20 @@ def unjudged_message(outcome: Outcome) -> str | None:
             "a run without output files is nothing delivered; unset it, or set it to 1, to judge the message)")
 
 
+def oracle_gap_message(outcome: Outcome) -> str | None:
+    """The warning for rows a simulator's oracle has no entry for (trial 26 P-3: a mistyped key in ``sim --oracle
+    FILE`` judged the row a miss, the reward silently lower), read from the result's rows (`Outcome.not_in_oracle`),
+    e.g. ``the oracle has no entry for row(s) A-FORMULA (did you mean 'A-FORMULAS'?) (judged a miss): …``;
+    None when no row says so."""
+    from cowork_judge.install.dryrun import NOT_IN_ORACLE
+
+    if not outcome.not_in_oracle:
+        return None
+    named = ", ".join(row_id + reason[len(NOT_IN_ORACLE):] for row_id, reason in outcome.not_in_oracle)
+    return (f"the oracle has no entry for row(s) {named} (judged a miss): check the oracle's keys against the "
+            "rubric's row ids; the reward above counts these rows as misses")
+
+
 def _report(outcome: Outcome, staged: Staged, proc: ProcResult, seconds: float, cache_line: str | None = None,
             rollout: Rollout | None = None) -> int:
     verifier = staged.verifier
@@ -802,6 +816,8 @@ def _report(outcome: Outcome, staged: Staged, proc: ProcResult, seconds: float, 
         _say(f"warnings ({len(outcome.warnings)}, result.json details.warnings: read them before trusting the reward):")
         for line in outcome.warnings:
             _say(f"  - {line}")
+    if (gap := oracle_gap_message(outcome)) is not None:
+        _warn(gap)
     _say_documents(outcome, verifier)
     if not outcome.reward_text:
         _warn(f"test.sh left no reward ({verifier / 'reward.txt'} is missing): Harbor would fail this trial "

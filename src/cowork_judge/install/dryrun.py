@@ -51,7 +51,7 @@ from cowork_judge._util.fsutil import copy_sparse
 from cowork_judge.core.fatal import fatal_rows
 from cowork_judge.core.layout import ANSWER_NAMES, MESSAGE_NAMES, TRAJECTORY_NAME
 from cowork_judge.install import agent_logs
-from cowork_judge._util.given_paths import absolute, not_a_folder, parent_of, shown_parent
+from cowork_judge._util.given_paths import absolute, close_sibling, not_a_folder, parent_of, shown_parent
 
 HARBOR_DEFAULT_TIMEOUT_SEC = 600.0
 """Harbor 0.26's ``[verifier] timeout_sec`` default (``harbor.models.task.config.VerifierConfig``)."""
@@ -436,7 +436,8 @@ def _not_a_message_file(option: str, value: str | Path) -> str:
                 "of the agent's final message itself)")
     if os.path.lexists(value):
         return f"{option} {value}: not a regular file"
-    return f"{option} {value}: no such file"
+    close = close_sibling(value, files=True)  # trial 26 P-2: the task folder's "did you mean", for a file
+    return f"{option} {value}: no such file" + (f": did you mean {close}?" if close else "")
 
 
 def _through_link(value: Path) -> Path:
@@ -476,7 +477,9 @@ def read_rollout(path: Path | None, *, trajectory: Path | None = None, final_mes
     if root.is_file():
         raise TryError(_file_as_rollout(root))
     if not root.is_dir():
-        raise TryError(f"{root}: no such rollout folder ({ROLLOUT_HELP})")
+        close = close_sibling(root)  # trial 26 P-2: the task folder's "did you mean", before the layouts
+        raise TryError(f"{root}: no such rollout folder" + (f": did you mean {close}?" if close else "")
+                       + f" ({ROLLOUT_HELP})")
     for option, value in (("--trajectory", trajectory), ("--final-message", final_message)):
         if value is not None and not Path(value).is_file():
             raise TryError(_not_a_message_file(option, value))
@@ -1099,6 +1102,8 @@ class Outcome:
         fatal_rows: the ids of those hurdle rows (`cowork_judge.core.fatal.fatal_rows`).
         judge_called: ``extra_fields.judge_called`` (else ``judge_calls > 0``): the judge endpoint was asked at least
             once; None when the result records neither.
+        not_in_oracle: ``(row id, reason)`` of each judged row whose reason starts ``not in oracle``: a simulator
+            answering from ``--oracle FILE`` found no entry for it (a mistyped key) and judged it a miss.
     """
 
     reward_text: str = ""
@@ -1120,6 +1125,7 @@ class Outcome:
     fatal: bool = False
     fatal_rows: list[str] = field(default_factory=list)
     judge_called: bool | None = None
+    not_in_oracle: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def clean(self) -> bool:
@@ -1165,6 +1171,8 @@ def read_outcome(verifier: Path) -> Outcome:
     out.unjudged = dict(Counter(str(r.get("error_kind") or "unjudged") for r in results if r.get("judged") is False))
     out.unjudged_rows = [(str(r.get("id")), str(r.get("error_kind") or "unjudged"), str(r.get("reason") or ""))
                          for r in results if r.get("judged") is False]
+    out.not_in_oracle = [(str(r.get("id")), str(r.get("reason"))) for r in results
+                         if r.get("judged") is not False and str(r.get("reason") or "").startswith(NOT_IN_ORACLE)]
     delivery = _table(doc, "details").get("delivery")
     out.set_aside = _set_aside(delivery)
     source = delivery.get("final_message_source") if isinstance(delivery, dict) else None
@@ -1183,6 +1191,10 @@ def _judge_called(extra: dict[str, Any]) -> bool | None:
     if isinstance(calls, int) and not isinstance(calls, bool):
         return calls > 0
     return None
+
+
+NOT_IN_ORACLE = "not in oracle"
+"""How ``cowork-judge sim --oracle`` begins the reason of a row its oracle has no entry for (`Outcome.not_in_oracle`)."""
 
 
 SET_ASIDE_SAYS = {"symlink_escape": "a symbolic link leaving output/, not followed",

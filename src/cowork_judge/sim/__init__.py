@@ -23,7 +23,7 @@ overrides a row on one page (workflow rows: a request names its page with a
 ``<page_number>N</page_number>`` marker in a user message, see ``pages``; when its answer
 schema lets ``level`` be a string such as ``"N/A"``, rows answered ``"na": true`` get that
 string as their level); ids missing from the oracle get
-``hit=false`` with reason ``"not in oracle"``. The rows a request judges are those of
+``hit=false`` with reason ``"not in oracle"`` (plus ``(did you mean 'KEY'?)`` for a key spelled alike). The rows a request judges are those of
 the last ``<rubric_rows>[...]</rubric_rows>`` block of its user messages (or the id enum
 of its verdicts schema); a request without rows is answered by the generic mode
 (``generic``: criteria from the schema or the prompt, oracle keys may be criterion texts

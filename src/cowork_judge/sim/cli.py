@@ -51,7 +51,8 @@ oracle file (--oracle), JSON:
   request, such as ppt_judge's text pass, says the row was found on); "<row id>@<page>" overrides the row on that page (workflow rows
   whose request carries a <page_number>N</page_number> marker in a user message; when the
   answer schema lets "level" be a string such as "N/A", rows with "na": true get it);
-  ids missing from the oracle get hit=false with reason "not in oracle". In the generic
+  ids missing from the oracle get hit=false with reason "not in oracle" (followed by
+  " (did you mean 'KEY'?)" when a key is spelled alike). In the generic
   mode a key may also be a criterion's text (matched exactly, then normalized) or its
   1-based index. Without --oracle: the demo policy (reasons start "simulated judge, no model:").
   Edits take effect on the next request: the file is re-read when its modification time, size or

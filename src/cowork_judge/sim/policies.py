@@ -136,7 +136,8 @@ class OraclePolicy:
         page_answers: (row id, page number >= 1) -> entry of the same shape; used instead
             of ``answers[id]`` when ``verdicts`` is called with that page.
 
-    Ids missing from the table get ``hit=false`` with reason ``"not in oracle"``. A gradient
+    Ids missing from the table get ``hit=false`` with reason ``"not in oracle"``, followed by
+    `` (did you mean 'KEY'?)`` when a key of the table is spelled like the id (trial 26 P-3). A gradient
     row whose entry has no ``level`` gets the highest level choice when hit, else the lowest.
     """
 
@@ -258,17 +259,23 @@ class OraclePolicy:
             ) from None
         return cls.from_dict(data, source=f"oracle file {name}")
 
-    def _tell_missing(self, row_id: str) -> None:
+    def _close_key(self, row_id: str, asked: frozenset[str] = frozenset()) -> str | None:
+        """The oracle key spelled like `row_id` (difflib ratio 0.6: ``A-FORMULAS`` for row ``A-FORMULA``), or None.
+        Keys that are rows of the same request (`asked`) are not offered: they answer their own row."""
+        import difflib
+
+        keys = [k for k in self.answers if k not in asked and k != row_id]
+        close = difflib.get_close_matches(row_id, keys, n=1, cutoff=0.6)
+        return close[0] if close else None
+
+    def _tell_missing(self, row_id: str, asked: frozenset[str] = frozenset()) -> None:
         """Call `on_missing` the first time `row_id` is asked without an entry (never raises)."""
         with self._missing_lock:
             if self.on_missing is None or row_id in self._missing_seen:
                 return
             self._missing_seen.add(row_id)
-        import difflib
-
-        close = difflib.get_close_matches(row_id, [k for k in self.answers if k not in self._missing_seen], n=1, cutoff=0.6)
         try:
-            self.on_missing(row_id, close[0] if close else None)
+            self.on_missing(row_id, self._close_key(row_id, asked))
         except Exception:  # noqa: BLE001 - telling is a courtesy; the verdict is answered either way
             pass
 
@@ -277,6 +284,7 @@ class OraclePolicy:
     ) -> list[dict[str, Any]]:
         """Look every row up; ``page`` selects ``"<id>@<page>"`` overrides. No I/O (`on_missing` may print)."""
         out = []
+        asked = frozenset(str(row.get("id")) for row in rows)
         for row in rows:
             row_id = str(row.get("id"))
             entry = None
@@ -285,8 +293,10 @@ class OraclePolicy:
             if entry is None:
                 entry = self.answers.get(row_id)
             if entry is None:
-                self._tell_missing(row_id)
-                verdict: dict[str, Any] = {"id": row_id, "hit": False, "reason": "not in oracle"}
+                self._tell_missing(row_id, asked)
+                close = self._close_key(row_id, asked)  # trial 26 P-3: the hint rides in the verdict, not only the console
+                verdict: dict[str, Any] = {"id": row_id, "hit": False, "reason": "not in oracle"
+                                           + (f" (did you mean {close!r}?)" if close else "")}
                 if _is_gradient(row):
                     verdict["level"] = _level_choices(row)[0]
                 out.append(verdict)
