@@ -750,10 +750,7 @@ def _misread(root: Path, names: set[str], *, message_given: bool) -> str:
     if solution:
         what = "it looks like a task's solution/ folder" + (" (solve.sh is the script of Harbor's oracle agent)"
                                                             if "solve.sh" in names else "")
-        meant = "--rollout " + (str(root / "output") if (root / "output").is_dir() else "<the folder of the deliverables>")
-        if stray_message:
-            meant += f" --trajectory {root / 'trajectory.json'}"
-        meant = f"The reference solution (docs/harbor-task.md, step 6) is tried with: {meant}"
+        meant = f"The reference solution (docs/harbor-task.md, step 6) is tried with: {_solution_meant(root, names, stray_message, stray_text)}"
     elif stray_message:
         what = "no --trajectory or --final-message reads its trajectory.json as the agent's final message"
         meant = "To read it as the final message, move it out of the folder and give --trajectory <its path>"
@@ -761,6 +758,23 @@ def _misread(root: Path, names: set[str], *, message_given: bool) -> str:
         what, meant = _stray_text_message(root, stray_text[0])
     return (f"{root}: {what}; read flat, every file in it{' (' + ' and '.join(judged) + ' too)' if judged else ''} is "
             f"judged as a deliverable at /app/output. {meant}")
+
+
+def _solution_meant(root: Path, names: set[str], stray_message: bool, stray_text: list[str]) -> str:
+    """The command line meant for a task's ``solution/`` folder `root`: ``--rollout`` its ``output/`` (or a
+    placeholder), with ``--trajectory`` its ``trajectory.json`` no option reads; for a chat solution (trial 27 P-2:
+    a ``final_answer.txt`` / ``response.txt`` beside solve.sh), ``--final-message`` that file, without
+    ``--rollout`` when nothing but solve.sh is beside it."""
+    output = root / "output"
+    if stray_text and not stray_message:
+        message = f"--final-message {root / stray_text[0]}"
+        if output.is_dir():
+            return f"--rollout {output} {message}"
+        if names <= {"solve.sh", *stray_text}:
+            return message
+        return f"{message} (and --rollout <the folder of the deliverables> if the agent delivers files)"
+    meant = "--rollout " + (str(output) if output.is_dir() else "<the folder of the deliverables>")
+    return meant + (f" --trajectory {root / 'trajectory.json'}" if stray_message else "")
 
 
 def _stray_text_message(root: Path, name: str) -> tuple[str, str]:

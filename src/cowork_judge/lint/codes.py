@@ -123,7 +123,7 @@ _TABLE: tuple[Check, ...] = (
                           "sent), or has bytes that cannot be decoded (sent as U+FFFD)"),
     Check("A005", "WARN", "tests/task_prompt.md (the judge's copy of the task) differs from the task's instruction.md "
                           "(the agent's), whitespace aside: one was edited after the copy"),
-    Check("A006", "WARN", "a chat task's solution/solve.sh (and the solution scripts it names) names no file the judge "
+    Check("A006", "WARN", "a chat task's solution/solve.sh (and the solution scripts it names) writes no file the judge "
                           "reads a final message from (/logs/agent/trajectory.json, final_answer.txt, response.txt, "
                           "or JUDGE_RESPONSE_FILE): the oracle run is judged nothing delivered; names what it writes "
                           "under /logs/agent instead (answer.txt)"),

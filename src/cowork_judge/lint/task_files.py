@@ -4,7 +4,7 @@
   ``instruction.md`` (what the agent is asked) both exist and differ, whitespace aside: the task was
   edited on one side after the copy (harbor-task.md step 2 makes it a manual ``cp``).
 - **A006 (WARN)**: a chat task (`looks_like_chat`: the heuristic of M006) whose ``solution/solve.sh``
-  (with the solution scripts it names) names no file the judge reads a final message from
+  (with the solution scripts it names) writes no file the judge reads a final message from under ``/logs/agent``
   (`core.layout.MESSAGE_NAMES`, or JUDGE_RESPONSE_FILE's name): Harbor's oracle agent keeps what
   solve.sh prints in ``/logs/agent/oracle.txt``, and a file of another name under ``/logs/agent``
   (``answer.txt``, trial 21 P-3) is not read either, so the reference solution is judged "nothing
@@ -45,6 +45,10 @@ _WRITTEN_PATH = re.compile(r"logs/agent/+([\w.\-/]*[\w.\-])")
 _COPIED_INTO = re.compile(r"\b(?:cp|mv|install)\s+(?:-\S+\s+)*[\"']?([^\s\"';&|]+?)[\"']?\s+[\"']?/logs/agent/?[\"']?(?=\s|$|[;&|)])",
                           re.MULTILINE)
 """A copy into the agent logs dir itself (``cp /solution/answer.txt /logs/agent/``), its source captured: the file keeps that name."""
+_AGENT_LOGS_VAR = re.compile(r"\b([A-Za-z_]\w*)=[\"']?/logs/agent/?[\"']?(?=\s|$|;)", re.MULTILINE)
+"""A shell variable set to the agent logs dir (``DIR=/logs/agent``), its name captured."""
+_CD_AGENT_LOGS = re.compile(r"\bcd\s+[\"']?/logs/agent/?[\"']?(?=\s|$|[;&|)])", re.MULTILINE)
+"""A ``cd`` into the agent logs dir: a bare name written after it lands there."""
 _MAKES_FOLDER = re.compile(r"(?:^|[;&|(]|\bthen|\bdo)\s*mkdir\b[^;&|\n]*$")
 """The text before a path on its line ends in a ``mkdir`` command: the path is a folder made, not a file written."""
 SCRIPT_SUFFIXES = (".sh", ".py", ".js", ".ts", ".rb", ".pl", ".bash")
@@ -154,7 +158,7 @@ def _first_difference(a: str, b: str) -> str:
 
 def check_solution(tests_dir: Path, display: str, doc: Any, response_file: str | None) -> list[Finding]:
     """A006: the chat task's (`looks_like_chat`) ``solution/solve.sh``, with the solution scripts it names
-    (`SCRIPT_SUFFIXES`), names none of `FINAL_MESSAGE_CUES` as a whole name (nor the name of `response_file`,
+    (`SCRIPT_SUFFIXES`), writes none of `FINAL_MESSAGE_CUES` under ``/logs/agent`` (`writes_message`; nor names `response_file`,
     JUDGE_RESPONSE_FILE as task.toml sets it): what it prints, or writes under another name, is not a final message,
     so ``harbor run -a oracle`` is judged nothing delivered. The finding names what it writes under ``/logs/agent``
     (`written_under_agent_logs`). [] when there is no solve.sh, it cannot be read, it holds no command (Harbor's
@@ -164,8 +168,8 @@ def check_solution(tests_dir: Path, display: str, doc: Any, response_file: str |
     if text is None or not _commands(text) or not looks_like_chat(doc, tests_dir):
         return []  # no command: Harbor's template, a solution not written yet (not the pitfall)
     texts = [text, *(t for t in (_read_script(p) for p in _named_scripts(solve.parent, text)) if t is not None)]
-    names = [*FINAL_MESSAGE_CUES, *([Path(response_file).name] if response_file else [])]
-    if any(names_file(t, name) for t in texts for name in names):
+    if any(writes_message(t, FINAL_MESSAGE_CUES) for t in texts) or (
+            response_file and any(names_file(t, Path(response_file).name) for t in texts)):
         return []
     base = shown_parent(display)
     shown = SOLVE_SH if base == "." else f"{base}/{SOLVE_SH}"
@@ -177,6 +181,30 @@ def names_file(text: str, name: str) -> bool:
     """`text` names the file `name` as a whole name: not inside a longer one (``my_response.txt``,
     ``final_answer.txt.bak``), a path before it allowed (``"$DIR/final_answer.txt"``)."""
     return re.search(rf"(?<![\w.-]){re.escape(name)}(?![\w.-])", text) is not None
+
+
+def writes_message(text: str, names: tuple[str, ...] | list[str]) -> bool:
+    """`text` writes one of `names` under ``/logs/agent``, as far as its text says (trial 27 P-3: a mere mention
+    of ``final_answer.txt``, the source of ``cat /solution/final_answer.txt`` or of a ``cp`` to another name, is
+    not a write): a path below the folder ending in the name (``> /logs/agent/final_answer.txt``,
+    ``cp X /logs/agent/final_answer.txt``, ``tee …``, ``open('/logs/agent/final_answer.txt', 'w')``), a
+    ``cp``/``mv`` into the folder of a file of that name, the name joined to the folder
+    (``os.path.join("/logs/agent", "final_answer.txt")``), the name below a variable set to the folder
+    (``DIR=/logs/agent`` … ``"$DIR/final_answer.txt"``), or a redirect/``tee`` to the bare name after a
+    ``cd /logs/agent``."""
+    folders = [r"logs/agent/+(?:[\w.\-]+/+)*", *(rf"\$\{{?{re.escape(v)}\}}?/+(?:[\w.\-]+/+)*"
+                                                 for v in _AGENT_LOGS_VAR.findall(text))]
+    moved = {PurePosixPath(m.group(1)).name for m in _COPIED_INTO.finditer(text)}
+    in_folder = _CD_AGENT_LOGS.search(text) is not None
+    for name in names:
+        whole = rf"{re.escape(name)}(?![\w.-])"
+        if name in moved or any(re.search(f + whole, text) for f in folders):
+            return True
+        if re.search(rf"logs/agent/?[\"']\s*(?:,|\)\s*/)\s*[\"']{whole}", text):
+            return True
+        if in_folder and re.search(rf"(?:>>?|\btee\s+(?:-a\s+)?)\s*[\"']?(?:\./)?{whole}", text):
+            return True
+    return False
 
 
 def written_under_agent_logs(texts: list[str]) -> list[str]:
@@ -244,4 +272,4 @@ def _named_scripts(folder: Path, text: str) -> list[Path]:
 
 __all__ = ["CHAT_PROMPTS", "FINAL_MESSAGE_CUES", "check_prompt_copy", "copy_command", "prompt_copy_fix", "check_solution",
            "locates_files", "looks_like_chat", "names_file", "prompt_names_deliverable", "solution_problem",
-           "written_under_agent_logs"]
+           "writes_message", "written_under_agent_logs"]
