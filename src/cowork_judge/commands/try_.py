@@ -778,14 +778,24 @@ def oracle_gap_message(outcome: Outcome) -> str | None:
     """The warning for rows a simulator's oracle has no entry for (trial 26 P-3: a mistyped key in ``sim --oracle
     FILE`` judged the row a miss, the reward silently lower), read from the result's rows (`Outcome.not_in_oracle`),
     e.g. ``the oracle has no entry for row(s) A-FORMULA (did you mean 'A-FORMULAS'?) (judged a miss): …``;
+    a hurdle or deduction row's miss is said as "no fault found", the reward maybe higher (trial 27 P-1);
     None when no row says so."""
-    from cowork_judge.install.dryrun import NOT_IN_ORACLE
-
     if not outcome.not_in_oracle:
         return None
-    named = ", ".join(row_id + reason[len(NOT_IN_ORACLE):] for row_id, reason in outcome.not_in_oracle)
+    named = ", ".join(row_id + hint for row_id, hint, _fault in outcome.not_in_oracle)
+    misses = [row_id for row_id, _hint, fault in outcome.not_in_oracle if not fault]
+    faults = [row_id for row_id, _hint, fault in outcome.not_in_oracle if fault]
+    lower, higher = ("as misses (the reward is lower than the oracle meant)",
+                     "as no fault found (a hurdle does not fire, a deduction is not taken; the reward may be higher "
+                     "than the oracle meant)")
+    if not faults:
+        counts = f"these rows {lower}"
+    elif not misses:
+        counts = f"these hurdle/deduction rows {higher}"
+    else:
+        counts = f"{', '.join(misses)} {lower} and the hurdle/deduction row(s) {', '.join(faults)} {higher}"
     return (f"the oracle has no entry for row(s) {named} (judged a miss): check the oracle's keys against the "
-            "rubric's row ids; the reward above counts these rows as misses")
+            f"rubric's row ids; the reward above counts {counts}")
 
 
 def _report(outcome: Outcome, staged: Staged, proc: ProcResult, seconds: float, cache_line: str | None = None,

@@ -1116,8 +1116,11 @@ class Outcome:
         fatal_rows: the ids of those hurdle rows (`cowork_judge.core.fatal.fatal_rows`).
         judge_called: ``extra_fields.judge_called`` (else ``judge_calls > 0``): the judge endpoint was asked at least
             once; None when the result records neither.
-        not_in_oracle: ``(row id, reason)`` of each judged row whose reason starts ``not in oracle``: a simulator
-            answering from ``--oracle FILE`` found no entry for it (a mistyped key) and judged it a miss.
+        not_in_oracle: ``(row id, hint, fault)`` of each judged row whose reason says ``not in oracle`` anywhere (a
+            ppt_judge row wraps it: ``not covered: pass A (slide text): not in oracle …``, ``… | p1 0: not in
+            oracle; p2 0: …``): a simulator answering from ``--oracle FILE`` found no entry for it (a mistyped key)
+            and judged it a miss. `hint` is the first `` (did you mean 'KEY'?)`` the reason carries, else "";
+            `fault` is True for a hurdle or deduction row (polarity negative): its miss is "no fault found".
     """
 
     reward_text: str = ""
@@ -1139,7 +1142,7 @@ class Outcome:
     fatal: bool = False
     fatal_rows: list[str] = field(default_factory=list)
     judge_called: bool | None = None
-    not_in_oracle: list[tuple[str, str]] = field(default_factory=list)
+    not_in_oracle: list[tuple[str, str, bool]] = field(default_factory=list)
 
     @property
     def clean(self) -> bool:
@@ -1185,8 +1188,7 @@ def read_outcome(verifier: Path) -> Outcome:
     out.unjudged = dict(Counter(str(r.get("error_kind") or "unjudged") for r in results if r.get("judged") is False))
     out.unjudged_rows = [(str(r.get("id")), str(r.get("error_kind") or "unjudged"), str(r.get("reason") or ""))
                          for r in results if r.get("judged") is False]
-    out.not_in_oracle = [(str(r.get("id")), str(r.get("reason"))) for r in results
-                         if r.get("judged") is not False and str(r.get("reason") or "").startswith(NOT_IN_ORACLE)]
+    out.not_in_oracle = oracle_gaps(doc, results)
     delivery = _table(doc, "details").get("delivery")
     out.set_aside = _set_aside(delivery)
     source = delivery.get("final_message_source") if isinstance(delivery, dict) else None
@@ -1209,6 +1211,28 @@ def _judge_called(extra: dict[str, Any]) -> bool | None:
 
 NOT_IN_ORACLE = "not in oracle"
 """How ``cowork-judge sim --oracle`` begins the reason of a row its oracle has no entry for (`Outcome.not_in_oracle`)."""
+
+_ORACLE_GAP = re.compile(re.escape(NOT_IN_ORACLE) + r"( \(did you mean .{1,200}?\?\))?")
+
+
+def oracle_gaps(doc: dict[str, Any], results: list[dict[str, Any]]) -> list[tuple[str, str, bool]]:
+    """`Outcome.not_in_oracle` from a parsed result.json (`doc`) and its object rows (`results`): one
+    ``(row id, hint, fault)`` per judged row whose reason says ``not in oracle`` anywhere (trial 27 P-6: ppt_judge
+    wraps it), named once however many pages say it; a row is a fault row (trial 27 P-1) when ``criteria[]`` gives
+    it polarity negative or hurdle true, or its scored weight is below 0."""
+    criteria = doc.get("criteria")
+    negative = {str(c.get("id")) for c in criteria if isinstance(c, dict)
+                and (c.get("polarity") == "negative" or c.get("hurdle") is True)} if isinstance(criteria, list) else set()
+    out = []
+    for row in results:
+        found = list(_ORACLE_GAP.finditer(str(row.get("reason") or "")))
+        if row.get("judged") is False or not found:
+            continue
+        hint = next((m.group(1) for m in found if m.group(1)), "")
+        weight = row.get("weight")
+        fault = str(row.get("id")) in negative or (isinstance(weight, (int, float)) and weight < 0)
+        out.append((str(row.get("id")), hint, fault))
+    return out
 
 
 SET_ASIDE_SAYS = {"symlink_escape": "a symbolic link leaving output/, not followed",
