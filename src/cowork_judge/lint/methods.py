@@ -95,7 +95,7 @@ def _row(doc: RubricDoc, row: Row, abi_compat: tuple[int, ...]) -> Iterator[Find
         if refused is not None:
             code, message = refused
             yield Finding(code, doc.file, message, row=row.label, field="workflow_name")
-    if (stray := stray_routing(row)) is not None:
+    if (stray := stray_routing(row.fields)) is not None:
         yield Finding("M004", doc.file, stray, row=row.label, field=stray.split(",")[0].split(" ")[0])
 
 
