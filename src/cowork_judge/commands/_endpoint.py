@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from cowork_judge.core.simulated import SIM_MODEL
+
 if TYPE_CHECKING:
     from cowork_judge.sim import SimServer
 
 SIM_KEY = "sim-demo-key"
 """The API key the built-in simulator accepts when a command starts it."""
-SIM_MODEL = "simulated-judge"
-"""The model name a run against the built-in simulator records."""
 
 
 class HalfCredentials(ValueError):
@@ -114,15 +114,6 @@ def start_simulator(environ: dict[str, str]) -> SimServer:
     if not environ.get("JUDGE_MODEL", "").strip():
         environ["JUDGE_MODEL"] = SIM_MODEL
     return server
-
-
-SIMULATED_REWARD_NOTE = (
-    "note: the built-in simulator judged this run, not a model. Its verdicts are word overlap between each row and "
-    "everything the judge was shown, the task prompt included, and it finds no violation for any hurdle or "
-    "deduction. So the reward checks the task's plumbing, not the rollout: an empty deliverable can score like a "
-    "good one. To rehearse verdicts, serve `cowork-judge sim --oracle FILE` and set JUDGE_BASE_URL/JUDGE_API_KEY "
-    "to it (docs/simulator.md), or use your endpoint.")
-"""Said after a `try` or `demo` the built-in simulator judged (trial 14 P1-2), where the reward is read."""
 
 
 def simulator_note(environ: Mapping[str, str]) -> str:

@@ -13,11 +13,12 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cowork_judge.commands._endpoint import (SIMULATED_REWARD_NOTE, HalfCredentials, caller_endpoint, nothing_listens,
-                                              simulator_note, start_simulator)
+from cowork_judge.commands._endpoint import HalfCredentials, caller_endpoint, nothing_listens, simulator_note, start_simulator
 from cowork_judge.commands.examples import ROLLOUTS, example_paths
 from cowork_judge.core.exit_status import EXIT_STATUS, exit_status
+from cowork_judge.core.fatal import fatal_rows, zeroed_sentence
 from cowork_judge.core.layout import VerifierLayout
+from cowork_judge.core.simulated import simulated_note
 
 if TYPE_CHECKING:
     from cowork_judge.core.result import ResultDocument
@@ -78,16 +79,27 @@ def main(argv: list[str]) -> int:
     finally:
         if server is not None:
             server.stop()
-    reward = doc.task_score if doc is not None else 0.0
-    print(f"reward: {reward}")
-    print(f"result: {paths.result_json}")
-    if doc is not None:
-        ef = doc.extra_fields
-        print(f"status: {doc.status}  coverage: {ef.judge_coverage:.3f}  model calls: {ef.judge_calls}")
-        _explain_unrendered(doc, soffice)
-    if server is not None:
-        print(SIMULATED_REWARD_NOTE)
+    _say_outcome(doc, paths.result_json, soffice, simulated=server is not None)
     return exit_status(doc.status if doc is not None else None)
+
+
+def _say_outcome(doc: ResultDocument | None, result_json: Path, soffice: str | None, *, simulated: bool) -> None:
+    """The reward, the hurdle that zeroed it (as ``try`` says it, `core.fatal.zeroed_sentence`), the result path, the
+    status line, and under a built-in-simulator run the note ``try`` says (`core.simulated.simulated_note`: none when
+    the simulator was never asked, trial 27 P-5)."""
+    print(f"reward: {doc.task_score if doc is not None else 0.0}")
+    if doc is not None and doc.fatal:
+        rows = fatal_rows(doc.model_dump(mode="json", by_alias=True))
+        print(f"fatal: {zeroed_sentence(rows, nothing_delivered=doc.extra_fields.delivery_missing)}")
+    print(f"result: {result_json}")
+    if doc is None:
+        return
+    ef = doc.extra_fields
+    print(f"status: {doc.status}  coverage: {ef.judge_coverage:.3f}  model calls: {ef.judge_calls}")
+    _explain_unrendered(doc, soffice)
+    note = simulated_note(judge_called=ef.judge_called, judged_rows=len(doc.results) - ef.judge_unjudged)
+    if simulated and note:
+        print(note)
 
 
 def _nothing_listens(env: dict[str, str]) -> str | None:

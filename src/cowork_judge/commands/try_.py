@@ -251,11 +251,9 @@ def simulated_note(outcome: Outcome) -> str | None:
     """The note said under a reward the built-in simulator judged (trial 14 P1-2: its reward checks the plumbing),
     or None when the run judged no row (trial 16 P-10: a rubric that did not load; the note was noise there) or never
     asked the simulator (trial 26 P-4: nothing delivered, every row decided without a model; ``judge_called`` false)."""
-    from cowork_judge.commands._endpoint import SIMULATED_REWARD_NOTE
+    from cowork_judge.core.simulated import simulated_note as note
 
-    if outcome.judge_called is False:
-        return None
-    return SIMULATED_REWARD_NOTE if outcome.rows - sum(outcome.unjudged.values()) > 0 else None
+    return note(judge_called=outcome.judge_called, judged_rows=outcome.rows - sum(outcome.unjudged.values()))
 
 
 def _task_and_rollout(a: argparse.Namespace) -> tuple[TaskInfo, Rollout]:

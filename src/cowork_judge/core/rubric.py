@@ -634,6 +634,8 @@ def _normalize_row(row_id: str, row: Mapping[str, Any], warnings: list[str]) -> 
     depends_on = _depends_on(row.get("depends_on"), where, warnings)
     levels, row_type = _levels(row, where, warnings)
 
+    if (stray := stray_routing(row)) is not None:  # trial 27 P-4: lint's M004, said in the run too
+        warnings.append(f"{where}: {stray}")
     judge_method = row_judge_method(row, where, warnings)
     code_method_name = _opt_str(row.get("code_method_name"), where, "code_method_name")
     if judge_method == "code" and not code_method_name:
@@ -690,6 +692,31 @@ def _normalize_row(row_id: str, row: Mapping[str, Any], warnings: list[str]) -> 
                                    pass_level=pass_level),
         level_choices=level_choices,
     )
+
+
+CODE_FIELDS = ("code_method_name", "code_method_params")
+"""The routing fields only a ``judge_method: "code"`` row reads."""
+WORKFLOW_FIELDS = ("workflow_name", "workflow_group", "na_policy", "page_mean_p")
+"""The routing fields only a ``judge_method: "workflow"`` row reads."""
+STRAY_ROUTING_MARKER = "did you mean judge_method"
+"""In `stray_routing`'s sentence: lint reports that load warning as M004, not again as R009."""
+
+
+def stray_routing(row: Mapping[str, Any]) -> str | None:
+    """``code_method_name, code_method_params set on a row judged by agentic (the default): ignored; did you mean
+    judge_method 'code'?`` for a row whose routing fields (`CODE_FIELDS`, `WORKFLOW_FIELDS`) belong to another
+    judge_method than its own (absent, or a known one read case-insensitively), else None (an unknown judge_method is
+    M003's warning). The one wording of lint's M004 and the run's load warning (trial 27 P-4)."""
+    raw = row.get("judge_method")
+    method = raw.strip().lower() if isinstance(raw, str) else raw
+    if method is not None and method not in JUDGE_METHODS:
+        return None
+    stray = [f for f in CODE_FIELDS if method != "code" and row.get(f) not in (None, {})]
+    stray += [f for f in WORKFLOW_FIELDS if method != "workflow" and row.get(f) is not None]
+    if not stray:
+        return None
+    return (f"{', '.join(stray)} set on a row judged by {method or 'agentic (the default)'}: ignored; "
+            f"{STRAY_ROUTING_MARKER} {'code' if stray[0].startswith('code') else 'workflow'!r}?")
 
 
 MAX_ABS_WEIGHT = 1e9

@@ -16,6 +16,7 @@ from typing import Any
 from cowork_judge.core.caps import cap_middle
 from cowork_judge.core.fatal import zeroed_sentence
 from cowork_judge.core.result import RowResult
+from cowork_judge.core.simulated import SIM_MODEL, simulated_note
 from cowork_judge.fleet.html import esc, fmt, key_values, page, table
 from cowork_judge.fleet.job import DeckEvidence, Job
 from cowork_judge.fleet.pagemap import Overlay, finding_overlays, rows_by_page
@@ -66,7 +67,19 @@ def _header(job: Job) -> str:
     return (f"<h1>Reward {esc(fmt(doc.task_score))} {status}{code}</h1>"
             f'<p class="sub">{esc(doc.metric_id)} · judge {esc(doc.judge_backend)} / {esc(doc.judge_model)} · cowork-judge '
             f'{esc(doc.version)} (abi {doc.abi}; requested {esc(doc.requested_version or "–")} from {esc(doc.version_source)})</p>'
-            + (f'<p class="warn">{esc(cap_middle(doc.exit_reason, REPORT_REASON_CHARS))}</p>' if doc.exit_reason else ""))
+            + (f'<p class="warn">{esc(cap_middle(doc.exit_reason, REPORT_REASON_CHARS))}</p>' if doc.exit_reason else "")
+            + _simulated(job))
+
+
+def _simulated(job: Job) -> str:
+    """Under the header of a run the built-in simulator judged (``judge_model`` `SIM_MODEL`) and was asked: the note
+    ``try`` and ``demo`` print (`core.simulated.simulated_note`, trial 27 P-8: the reward checks the plumbing)."""
+    doc = job.doc
+    if doc.judge_model != SIM_MODEL:
+        return ""
+    ef = doc.extra_fields
+    note = simulated_note(judge_called=ef.judge_called, judged_rows=len(doc.results) - ef.judge_unjudged)
+    return f'<p class="warn">{esc(note)}</p>' if note else ""
 
 
 def _score(job: Job) -> str:

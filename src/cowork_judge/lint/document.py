@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cowork_judge.core.rubric import (
+    STRAY_ROUTING_MARKER,
     DESCRIPTION_KEYS,
     BINARY_WITH_LEVELS,
     KEY_DIFFERS,
@@ -184,6 +185,7 @@ _COVERED = (
     "unknown judge_method",  # M003
     "without code_method_name",  # M003
     "a hurdle with a positive weight",  # R022 (trial 6: it was said twice, R009 and R022)
+    STRAY_ROUTING_MARKER,  # M004 (trial 27 P-4: the run says it too)
 )
 """Engine warnings that a finer lint check reports under its own code."""
 _WARNING_ROW = re.compile(r"row '([^']*)': (.*)\Z", re.DOTALL)

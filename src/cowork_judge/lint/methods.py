@@ -15,15 +15,13 @@ from functools import lru_cache
 from cowork_judge import ABI_COMPAT
 from cowork_judge.code_methods import CODE_METHODS, param_errors
 from cowork_judge.code_methods.polarity import backwards_problem
-from cowork_judge.core.rubric import JUDGE_METHODS
+from cowork_judge.core.rubric import JUDGE_METHODS, stray_routing
 from cowork_judge.code_methods.decks import DECK_SUFFIXES
 from cowork_judge.install.extras import DECK_CODE_METHODS
 from cowork_judge.lint.codes import Finding
 from cowork_judge.lint.document import Row, RubricDoc
 from cowork_judge.workflow import WorkflowUnavailable, load
 
-_CODE_FIELDS = ("code_method_name", "code_method_params")
-_WORKFLOW_FIELDS = ("workflow_name", "workflow_group", "na_policy", "page_mean_p")
 
 
 DECK_CHECKS = ("check_deck_openable", "check_pptx_openable", "page_count_between")
@@ -97,13 +95,8 @@ def _row(doc: RubricDoc, row: Row, abi_compat: tuple[int, ...]) -> Iterator[Find
         if refused is not None:
             code, message = refused
             yield Finding(code, doc.file, message, row=row.label, field="workflow_name")
-    stray = [f for f in _CODE_FIELDS if method != "code" and row.get(f) not in (None, {})]
-    stray += [f for f in _WORKFLOW_FIELDS if method != "workflow" and row.get(f) is not None]
-    if stray and (method is None or method in JUDGE_METHODS):
-        yield Finding("M004", doc.file, f"{', '.join(stray)} set on a row judged by {method or 'agentic (the default)'}: "
-                                        "ignored; did you mean judge_method "
-                                        f"{'code' if stray[0].startswith('code') else 'workflow'!r}?",
-                      row=row.label, field=stray[0])
+    if (stray := stray_routing(row.fields)) is not None:
+        yield Finding("M004", doc.file, stray, row=row.label, field=stray.split(",")[0].split(" ")[0])
 
 
 def _backwards(doc: RubricDoc, row: Row, name: str) -> Iterator[Finding]:
