@@ -21,9 +21,10 @@ WARNING = ("cowork-judge try: the oracle has no entry for row(s) A-DOSE (did you
            "check the oracle's keys against the rubric's row ids")
 
 
-def _try_against_oracle(tmp_path: Path, oracle: dict[str, object]) -> subprocess.CompletedProcess[str]:
-    """``cowork-judge try`` of the chat task's good answer, judged by ``sim --oracle`` holding `oracle`."""
-    task = chat_task(tmp_path)
+def try_against_oracle(tmp_path: Path, oracle: dict[str, object], task: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``cowork-judge try`` of the chat task's good answer (`task`, else trial 4's chat task made under `tmp_path`),
+    judged by ``sim --oracle`` holding `oracle`."""
+    task = task if task is not None else chat_task(tmp_path)
     answer = tmp_path / "answer.txt"
     answer.write_text(ANSWER)
     path = tmp_path / "oracle.json"
@@ -44,7 +45,7 @@ def _try_against_oracle(tmp_path: Path, oracle: dict[str, object]) -> subprocess
 
 
 def test_try_names_the_row_a_mistyped_oracle_key_left_out(tmp_path, sandbox_ready):
-    proc = _try_against_oracle(tmp_path, {"A-DOSES": {"hit": True, "reason": "gives the dose"}})
+    proc = try_against_oracle(tmp_path, {"A-DOSES": {"hit": True, "reason": "gives the dose"}})
     said = proc.stdout + proc.stderr
     assert proc.returncode == 0, said
     assert WARNING in proc.stderr, said
@@ -54,6 +55,6 @@ def test_try_names_the_row_a_mistyped_oracle_key_left_out(tmp_path, sandbox_read
 
 
 def test_a_complete_oracle_gets_no_such_line(tmp_path, sandbox_ready):
-    proc = _try_against_oracle(tmp_path, {"A-DOSE": {"hit": True, "reason": "gives the dose"}})
+    proc = try_against_oracle(tmp_path, {"A-DOSE": {"hit": True, "reason": "gives the dose"}})
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "the oracle has no entry" not in proc.stdout + proc.stderr

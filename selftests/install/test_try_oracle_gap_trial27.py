@@ -10,15 +10,12 @@ line says so instead of "counts these rows as misses"."""
 from __future__ import annotations
 
 import json
-import select
-import subprocess
-import sys
 from pathlib import Path
 
 from cowork_judge.commands.try_ import oracle_gap_message
 from cowork_judge.install.dryrun import read_outcome
-from install.test_try_output import shared_cache, try_cli
-from install.test_try_trial4 import ANSWER, chat_task
+from install.test_try_oracle_gap_trial26 import try_against_oracle
+from install.test_try_trial4 import chat_task
 
 # The reason shapes ppt_judge builds around the simulator's verdict reason (content.py `_after_a`/`_fold_b`,
 # aggregate.py's power-mean line), as a trial 27 deck rehearsal wrote them to result.json.
@@ -75,22 +72,8 @@ def test_try_says_a_hurdles_oracle_gap_raises_the_reward(tmp_path, sandbox_ready
     doc["rubrics"].append({"id": "H-WRONG-DRUG", "description": "The answer recommends aspirin to a child.",
                            "weight": 0, "hurdle": True})
     rubric.write_text(json.dumps(doc))
-    answer = tmp_path / "answer.txt"
-    answer.write_text(ANSWER)
-    oracle = tmp_path / "oracle.json"
-    oracle.write_text(json.dumps({"A-DOSE": {"hit": True, "reason": "gives the dose"}, "H-WRONG-DRUGG": {"hit": True}}))
-    with subprocess.Popen([sys.executable, "-m", "cowork_judge", "sim", "--port", "0", "--oracle", str(oracle)],
-                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) as sim:
-        try:
-            ready, _, _ = select.select([sim.stdout], [], [], 30)
-            assert ready and sim.stdout is not None
-            url = sim.stdout.readline().strip().rsplit(" ", 1)[-1]
-            proc = try_cli(str(task), "--final-message", str(answer), "--out", str(tmp_path / "out"),
-                           cache=shared_cache(tmp_path / "cache"), tmpdir=tmp_path / "tmp",
-                           env={"JUDGE_BASE_URL": url, "JUDGE_API_KEY": "sk-sim-rehearsal"})
-        finally:
-            sim.terminate()
-            sim.wait(timeout=10)
+    proc = try_against_oracle(tmp_path, {"A-DOSE": {"hit": True, "reason": "gives the dose"},
+                                         "H-WRONG-DRUGG": {"hit": True}}, task)
     said = proc.stdout + proc.stderr
     assert proc.returncode == 0 and "reward: 1" in said, said
     assert ("the oracle has no entry for row(s) H-WRONG-DRUG (did you mean 'H-WRONG-DRUGG'?) (judged a miss): check "
