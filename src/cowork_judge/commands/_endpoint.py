@@ -173,6 +173,16 @@ def nothing_listens(url: str, variable: str, *, timeout_sec: float = 2.0) -> str
     return None
 
 
+def resolved_endpoint(environ: Mapping[str, str]) -> tuple[str, str]:
+    """(the base URL the judge resolves from `environ`, the variable it came from as the caller set it:
+    ``JUDGE_BASE_URL`` or its ``OPENAI_BASE_URL`` fallback), read through `load_config` as the judge reads them;
+    ("", "JUDGE_BASE_URL") when none is set. For the endpoint line and `nothing_listens` of ``try`` and ``demo``."""
+    from cowork_judge.config.judge_config import load_config
+
+    loaded = load_config(environ)
+    return loaded.config.base_url or "", loaded.sources.get("base_url", "").removeprefix("env:") or "JUDGE_BASE_URL"
+
+
 def simulator_model(url: str, api_key: str, *, timeout_sec: float = 2.0) -> str | None:
     """The model id a loopback endpoint `url` serves when it is ``cowork-judge sim`` (trial 25 P-3), else None.
 

@@ -22,4 +22,3 @@ def task_tests_dir(path: Path) -> Path | None:
         return tests if tests.is_dir() and ((path / "task.toml").is_file() or (tests / "rubric.json").exists()) else None
     except OSError:
         return None
-

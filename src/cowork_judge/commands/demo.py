@@ -13,7 +13,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from cowork_judge.commands._endpoint import HalfCredentials, caller_endpoint, nothing_listens, simulator_note, start_simulator
+from cowork_judge.commands._endpoint import (HalfCredentials, caller_endpoint, nothing_listens, resolved_endpoint,
+                                              simulator_note, start_simulator)
 from cowork_judge.commands.examples import ROLLOUTS, example_paths
 from cowork_judge.core.exit_status import EXIT_STATUS, exit_status
 from cowork_judge.core.fatal import fatal_rows, zeroed_sentence
@@ -103,13 +104,9 @@ def _say_outcome(doc: ResultDocument | None, result_json: Path, soffice: str | N
 
 
 def _nothing_listens(env: dict[str, str]) -> str | None:
-    """`_endpoint.nothing_listens` for the endpoint the judge resolves from `env` (JUDGE_BASE_URL, or its
-    OPENAI_BASE_URL fallback, named as the caller set it): the refusal line, or None (not loopback, or it listens)."""
-    from cowork_judge.config.judge_config import load_config
-
-    loaded = load_config(env)
-    source = loaded.sources.get("base_url", "").removeprefix("env:") or "JUDGE_BASE_URL"
-    return nothing_listens(loaded.config.base_url or "", source)
+    """`_endpoint.nothing_listens` for the endpoint the judge resolves from `env` (`_endpoint.resolved_endpoint`):
+    the refusal line, or None (not loopback, or it listens)."""
+    return nothing_listens(*resolved_endpoint(env))
 
 
 def _install_line() -> str:

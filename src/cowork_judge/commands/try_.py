@@ -505,7 +505,7 @@ def _endpoint(host_env: dict[str, str], templates: dict[str, str]) -> SimServer 
             (`nothing_listens`: a stopped ``cowork-judge sim``), with the command that starts it.
     """
     from cowork_judge.commands._endpoint import (HalfCredentials, caller_endpoint, endpoint_cost_note, nothing_listens,
-                                                  simulator_note, start_simulator)
+                                                  resolved_endpoint, simulator_note, start_simulator)
     from cowork_judge.install.dryrun import TryError
     from cowork_judge.safety.redact import mask_url
 
@@ -527,14 +527,12 @@ def _endpoint(host_env: dict[str, str], templates: dict[str, str]) -> SimServer 
     else:  # the URL the judge resolved and its variable, never an empty JUDGE_BASE_URL= (trial finding 12)
         from cowork_judge.config.judge_config import load_config
 
-        loaded = load_config(judge_env)
-        source = loaded.sources.get("base_url", "").removeprefix("env:")
-        url = loaded.config.base_url or ""
+        url, source = resolved_endpoint(judge_env)
         _say(f"  endpoint: {source}={mask_url(url)} ({endpoint_cost_note(url)})")
         if refusal := nothing_listens(url, source):  # trial 23 P-6: said now, not after 30 s of retries
             raise TryError(refusal)
-        key = loaded.config.api_key.get_secret_value() if loaded.config.api_key is not None else ""
-        _name_the_simulator(host_env, templates, url, key)
+        api_key = load_config(judge_env).config.api_key
+        _name_the_simulator(host_env, templates, url, api_key.get_secret_value() if api_key is not None else "")
     for key in ("JUDGE_START_JITTER", "JUDGE_WORKFLOW_START_JITTER"):
         host_env.setdefault(key, "0")
     _say("  start jitter: 0 s unless set (the fleet's spread, 180 s and 30 s, only delays a single run)")
