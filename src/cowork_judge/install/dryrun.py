@@ -764,7 +764,7 @@ def _solution_meant(root: Path, names: set[str], stray_message: bool, stray_text
     """The command line meant for a task's ``solution/`` folder `root`: ``--rollout`` its ``output/`` (or a
     placeholder), with ``--trajectory`` its ``trajectory.json`` no option reads; for a chat solution (trial 27 P-2:
     a ``final_answer.txt`` / ``response.txt`` beside solve.sh), ``--final-message`` that file, without
-    ``--rollout`` when nothing but solve.sh is beside it."""
+    ``--rollout`` when nothing but solve.sh is beside it; for solve.sh alone, `_answer_in_solve_sh` (trial 28 P-1)."""
     output = root / "output"
     if stray_text and not stray_message:
         message = f"--final-message {root / stray_text[0]}"
@@ -773,8 +773,39 @@ def _solution_meant(root: Path, names: set[str], stray_message: bool, stray_text
         if names <= {"solve.sh", *stray_text}:
             return message
         return f"{message} (and --rollout <the folder of the deliverables> if the agent delivers files)"
+    if not output.is_dir() and not stray_message and names <= {"solve.sh"}:
+        return _answer_in_solve_sh(root)
     meant = "--rollout " + (str(output) if output.is_dir() else "<the folder of the deliverables>")
     return meant + (f" --trajectory {root / 'trajectory.json'}" if stray_message else "")
+
+
+_CHAT_WRITE = re.compile(r"/logs/agent/(?:final_answer|response)\.txt")
+"""A solve.sh that names one of these writes a chat answer (`_answer_in_solve_sh`)."""
+
+
+def _answer_in_solve_sh(root: Path) -> str:
+    """The command line meant for a ``solution/`` folder `root` holding nothing but solve.sh (trial 28 P-1): the
+    answer or deck is made inside solve.sh (a heredoc), so no file can be given yet. For a chat solve.sh (it names
+    ``/logs/agent/final_answer.txt`` or ``response.txt`` and not ``/app/output``): put the answer in
+    ``<root>/final_answer.txt`` and give ``--final-message`` it alone; for one that names ``/app/output`` and no chat
+    answer, the deck line (``output/`` and ``trajectory.json``); when it cannot tell, both."""
+    answer = root / "final_answer.txt"
+    chat = (f"--final-message {answer} (without --rollout), once the answer is in that file: it now lives inside "
+            f"solve.sh, so put it in {answer} and have solve.sh copy it (step 6: mkdir -p /logs/agent && cp "
+            "/solution/final_answer.txt /logs/agent/final_answer.txt)")
+    script = ""
+    try:
+        if (root / "solve.sh").is_file():  # not a FIFO or a folder
+            with (root / "solve.sh").open(encoding="utf-8", errors="replace") as handle:
+                script = handle.read(100_000)
+    except OSError:
+        pass
+    chat_write, files = bool(_CHAT_WRITE.search(script)), "/app/output" in script
+    deck = (f"--rollout {root / 'output'} --trajectory {root / 'trajectory.json'}, once the reference deliverables are in "
+            f"{root / 'output'}/ and the final message in that trajectory.json (solve.sh copying them, step 6)")
+    if chat_write != files:
+        return chat if chat_write else deck
+    return f"for a deck task, {deck}; for a chat task, {chat}"
 
 
 def _stray_text_message(root: Path, name: str) -> tuple[str, str]:
