@@ -8,7 +8,7 @@ lazy loader (`cowork_judge.workflow.load`), which imports only this installed pa
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 
 from cowork_judge import ABI_COMPAT
