@@ -72,6 +72,10 @@ def _same(a: Any, b: Any) -> bool:
     return json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True)
 
 
+def _shown(pairs: dict[str, Any], key: str) -> str:
+    return repr(pairs[key]) if key in pairs else "(none)"
+
+
 def _fixed(doc: dict[str, Any], derived: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """`doc` with `derived`'s fields where they differ (keys in place, new ones last) and the change lines."""
     new, changes = dict(doc), []
@@ -84,7 +88,7 @@ def _fixed(doc: dict[str, Any], derived: dict[str, Any]) -> tuple[dict[str, Any]
         new["counts"] = counts
     if not _same(doc.get("pairs"), derived["pairs"]):
         was = doc["pairs"] if isinstance(doc.get("pairs"), dict) else {}
-        lines = [f"pairs[{t2!r}]: {was.get(t2, '(none)')!r} → {derived['pairs'].get(t2, '(none)')!r}"
+        lines = [f"pairs[{t2!r}]: {_shown(was, t2)} → {_shown(derived['pairs'], t2)}"
                  for t2 in sorted(set(was) | set(derived["pairs"])) if not _same(was.get(t2), derived["pairs"].get(t2))]
         changes += lines or [f"pairs: {doc.get('pairs', '(none)')!r} → {derived['pairs']!r}"]
         new["pairs"] = derived["pairs"]
