@@ -50,7 +50,9 @@ def test_a_manifest_behind_its_checks_is_named_when_the_rows_are_written(tmp_pat
     capsys.readouterr()
     assert lint_main([str(tests), "--format", "json"]) == 1
     a010 = [f["message"] for f in json.loads(capsys.readouterr().out)["instances"][0]["findings"] if f["code"] == "A010"]
-    assert sorted(a010) == sorted([counts.split(": ", 1)[1], only.split(": ", 1)[1]])  # the same check, the same words
+    fix = " (run gen-ppt-rubrics --fix-manifest to write them)"  # trial 28 P-6: lint names the flag
+    assert all(m.endswith(fix) for m in a010) and all("--fix-manifest to write them" in w for w in warnings)
+    assert sorted(m.removesuffix(fix) for m in a010) == sorted([counts.split(": ", 1)[1], only.split(": ", 1)[1]])
 
 
 def test_a_manifest_in_step_gives_no_warning(tmp_path):

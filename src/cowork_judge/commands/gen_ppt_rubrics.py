@@ -21,6 +21,7 @@ from cowork_judge.core.exit_status import EXIT_STATUS
 from cowork_judge._util.fsutil import atomic_write
 
 if TYPE_CHECKING:
+    from cowork_judge.authoring.ppt_manifest import ManifestFix
     from cowork_judge.workflow.ppt_judge.assets import TaskChecks
 
 DEFAULT_BALANCE = 1.0
@@ -37,8 +38,11 @@ from the shared template. Both are replaced in place (content before visual when
 = 1 (--balance R for another ratio, --no-balance for the template's own weights; a rubric with no
 content weight keeps them). A deck task whose own rows judge the content and that has no checks
 says so with --no-checklist: an empty checklist (zero checks) is written into task_check_dir,
-which lint-rubric accepts (without it lint warns A014: the visual rows judge only the look). Exit status: 0 written (or nothing to change, or
---dry-run); 2 bad arguments, an unreadable rubric.json, a task_check_dir with problems, a
+which lint-rubric accepts (without it lint warns A014: the visual rows judge only the look). --fix-manifest
+also sets task_check_dir/manifest.json's counts, pairs and type1_only from the checks (every other key and
+the key order kept; each change printed; nothing when they agree). Exit status: 0 written (or nothing to change, or
+--dry-run); 2 bad arguments, an unreadable rubric.json, a task_check_dir with problems, a manifest.json
+--fix-manifest cannot fix (not a JSON object, unusable checks), a
 rubric that would not normalize, or one that looks like a chat task's (no row finds or opens a
 deck, no ppt_judge row, no task_check_dir, no deck asked for in tests/task_prompt.md; --force
 writes the rows anyway), or a generated row whose weight or wording differs from what it would
@@ -102,10 +106,15 @@ def main(argv: list[str]) -> int:
               "Write the deck's checks there (docs/deck-judging.md), then run gen-ppt-rubrics --content; or, when "
               "your own rows judge the content, say so with gen-ppt-rubrics --no-checklist (an empty checklist)",
               file=sys.stderr)
-    _warn_manifest(checks)
+    fix, refused = _plan_manifest(checks) if args.fix_manifest else (None, None)
+    if refused:
+        return _fail(refused)
+    if fix is None:
+        _warn_manifest(checks)
     new_text = json.dumps(rows.document, indent=2, ensure_ascii=False) + "\n"
-    return _deliver(path, old_text, new_text, f"{'; '.join(rows.parts)}; gates: {', '.join(rows.gates) or 'none'}",
-                    dry_run=args.dry_run, edited=_edited_rows(raw, rows.document), force=args.force)
+    status = _deliver(path, old_text, new_text, f"{'; '.join(rows.parts)}; gates: {', '.join(rows.gates) or 'none'}",
+                      dry_run=args.dry_run, edited=_edited_rows(raw, rows.document), force=args.force)
+    return _deliver_manifest(fix, dry_run=args.dry_run) if fix is not None and status == EXIT_STATUS["clean"] else status
 
 
 def _write_empty_checklist(asset_dir: Path, *, dry_run: bool) -> str | None:
@@ -134,6 +143,34 @@ def _write_empty_checklist(asset_dir: Path, *, dry_run: bool) -> str | None:
     return None
 
 
+def _plan_manifest(checks: TaskChecks) -> tuple[ManifestFix | None, str | None]:
+    """``--fix-manifest`` (trial 28 P-6): (the planned fix of manifest.json, None) or (None, why it refuses), before
+    anything is written."""
+    from cowork_judge.authoring.ppt_manifest import ManifestFixError, plan_manifest_fix
+
+    try:
+        return plan_manifest_fix(checks), None
+    except ManifestFixError as exc:
+        return None, f"--fix-manifest: {exc} (nothing written)"
+
+
+def _deliver_manifest(fix: ManifestFix, *, dry_run: bool) -> int:
+    """Write the fixed manifest.json atomically (or say what `dry_run` would change); says what changed, or that
+    its counts, pairs and type1_only already agree with the checks. Returns the exit status."""
+    if fix.text is None:
+        print(f"{fix.path}: no change (counts, pairs and type1_only agree with the checks)")
+        return EXIT_STATUS["clean"]
+    if dry_run:
+        print(f"dry run: would update {fix.path}: {'; '.join(fix.changes)}; nothing written", file=sys.stderr)
+        return EXIT_STATUS["clean"]
+    try:
+        _write_atomic(fix.path, fix.text)
+    except OSError as exc:
+        return _fail(f"{fix.path}: cannot write: {exc}")
+    print(f"{fix.path}: updated {'; '.join(fix.changes)}")
+    return EXIT_STATUS["clean"]
+
+
 def _warn_manifest(checks: TaskChecks) -> None:
     """One ``warning:`` line per place the task_check_dir's ``manifest.json`` disagrees with its checks
     (`TaskChecks.manifest_disagreements`, the check behind lint's A010; trial 11 F5). The rows are written from
@@ -143,7 +180,7 @@ def _warn_manifest(checks: TaskChecks) -> None:
     for problem in checks.manifest_disagreements():
         print(f"cowork-judge gen-ppt-rubrics: warning: {checks.folder / problem.file}: {problem.message} (the rows follow type1.json/type2.json; "
               "lint-rubric reports A010 and refuses the package until manifest.json's counts, pairs and type1_only "
-              "are updated with the checks)", file=sys.stderr)
+              "follow the checks: run gen-ppt-rubrics --fix-manifest to write them)", file=sys.stderr)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -163,6 +200,9 @@ def _parser() -> argparse.ArgumentParser:
                    help=f"scale visual weights to visual:content = R (default {DEFAULT_BALANCE:g})")
     p.add_argument("--no-balance", action="store_true", help="keep the template's visual weights (visual rows then "
                    "usually outweigh the content rows)")
+    p.add_argument("--fix-manifest", action="store_true", help="also set task_check_dir/manifest.json's counts, "
+                   "pairs and type1_only from the checks (every other key kept; nothing when they agree): what "
+                   "lint-rubric's A010 otherwise asks you to edit by hand")
     p.add_argument("--dry-run", action="store_true", help="print the diff instead of writing")
     p.add_argument("--force", action="store_true", help="write the deck rows even where nothing says the task delivers a "
                    "deck (no deck gate or ppt_judge row, no task_check_dir, no deck in tests/task_prompt.md), and over "

@@ -15,7 +15,7 @@ import math
 import os
 import stat
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -515,6 +515,13 @@ def spelled_id(row_id: str) -> str:
     (``'café' ('caf\\xe9')``): two ids that look the same but differ in code points are told apart."""
     shown = repr(row_id)
     return shown if row_id.isascii() else f"{shown} ({ascii(row_id)})"
+
+
+def did_you_mean(name: str, known: Iterable[str], cutoff: float = 0.75) -> str:
+    """`` (did you mean 'X'?)`` naming the one entry of `known` closest to `name` (``difflib``, ratio at least
+    `cutoff`), else ``""``: the suggestion lint gives for a misspelt code method, workflow or row id."""
+    match = difflib.get_close_matches(name, list(known), n=1, cutoff=cutoff)
+    return f" (did you mean {match[0]!r}?)" if match else ""
 
 
 def _dependency_warnings(criteria: list[Criterion]) -> list[str]:

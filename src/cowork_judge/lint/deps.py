@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from cowork_judge.core.rubric import spelled_id
+from cowork_judge.core.rubric import did_you_mean, spelled_id
 from cowork_judge.lint.codes import Finding
 from cowork_judge.lint.document import Row, RubricDoc
 
@@ -172,6 +172,21 @@ def knots(deps: Mapping[str, list[str]]) -> list[set[str]]:
     return out
 
 
+class _Hints:
+    """A dangling id spelled (`spelled_id`) with the nearest row id as a did-you-mean (trial 28 P-3), for the
+    first `LIMIT` dangling ids of a rubric (``difflib`` over every id costs a rubric of thousands of rows)."""
+
+    LIMIT = 50
+
+    def __init__(self, ids: Mapping[str, object]) -> None:
+        self.ids, self.left = sorted(ids), self.LIMIT
+
+    def said(self, dep: str) -> str:
+        """`dep` as D001 names it: ``'C-LOCATE-DEK' (did you mean 'C-LOCATE-DECK'?)``."""
+        self.left -= 1
+        return spelled_id(dep) + (did_you_mean(dep, self.ids) if self.left >= 0 else "")
+
+
 def check(doc: RubricDoc) -> list[Finding]:
     """D001 dangling ids, D002 cycles and self-dependencies, D003 missing transitive ids,
     D004 ``depends_on`` on rows that are never gated (hurdles and deductions)."""
@@ -181,6 +196,7 @@ def check(doc: RubricDoc) -> list[Finding]:
 def _check(doc: RubricDoc) -> Iterator[Finding]:
     deps = graph(doc)
     label = {node_id(r): r.label for r in doc.rows}
+    hints = _Hints(deps)
     for row in doc.rows:
         if not isinstance(row.raw, Mapping):
             continue
@@ -189,7 +205,7 @@ def _check(doc: RubricDoc) -> Iterator[Finding]:
             continue
         dangling = [d for d in direct if d not in deps]
         if dangling:
-            yield Finding("D001", doc.file, f"names no row: {', '.join(map(spelled_id, dangling))} (the gate fails closed: this "
+            yield Finding("D001", doc.file, f"names no row: {', '.join(map(hints.said, dangling))} (the gate fails closed: this "
                                             "row never scores)", row=row.label, field="depends_on")
         if node in direct:
             yield Finding("D002", doc.file, "depends on itself (its gate opens only when it is hit)", row=row.label,

@@ -8,14 +8,13 @@ lazy loader (`cowork_judge.workflow.load`), which imports only this installed pa
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 
 from cowork_judge import ABI_COMPAT
 from cowork_judge.code_methods import CODE_METHODS, param_errors
 from cowork_judge.code_methods.polarity import backwards_problem
-from cowork_judge.core.rubric import JUDGE_METHODS, stray_routing
+from cowork_judge.core.rubric import JUDGE_METHODS, did_you_mean, stray_routing
 from cowork_judge.code_methods.decks import DECK_SUFFIXES
 from cowork_judge.install.extras import DECK_CODE_METHODS
 from cowork_judge.lint.codes import Finding
@@ -66,7 +65,7 @@ def _row(doc: RubricDoc, row: Row, abi_compat: tuple[int, ...]) -> Iterator[Find
     method = raw_method.strip().lower() if isinstance(raw_method, str) else raw_method  # read as the engine reads it
     name = row.get("code_method_name")
     if method is not None and method not in JUDGE_METHODS:
-        hint = _close(str(method), JUDGE_METHODS)
+        hint = did_you_mean(str(method), JUDGE_METHODS)
         judged_by = ("judged as 'code' (it names a code_method_name)" if name else
                      "judged as 'workflow' (it names a workflow_name)" if row.get("workflow_name") else
                      "the agentic judge would judge this row")
@@ -78,7 +77,7 @@ def _row(doc: RubricDoc, row: Row, abi_compat: tuple[int, ...]) -> Iterator[Find
                                             "judge this row", row=row.label, field="code_method_name")
         elif name not in CODE_METHODS:
             yield Finding("M001", doc.file, f"{name!r:.60} is not registered in the installed cowork-judge"
-                                            f"{_close(name, CODE_METHODS)} (known: {', '.join(CODE_METHODS)})",
+                                            f"{did_you_mean(name, CODE_METHODS)} (known: {', '.join(CODE_METHODS)})",
                           row=row.label, field="code_method_name")
         else:
             params = row.get("code_method_params", {})
@@ -194,11 +193,6 @@ def _workflow_problem(name: str | None, abi_compat: tuple[int, ...]) -> tuple[st
         code = "M011" if ("REQUIRES_ABI" in reason or "requires ABI" in reason) else "M010"
         return code, f"{reason}: its rows would be unjudged workflow_missing"
     return None
-
-
-def _close(name: str, known: Iterable[str]) -> str:
-    match = difflib.get_close_matches(name, list(known), n=1, cutoff=0.75)
-    return f" (did you mean {match[0]!r}?)" if match else ""
 
 
 def uses(doc: RubricDoc) -> tuple[frozenset[str], frozenset[str]]:

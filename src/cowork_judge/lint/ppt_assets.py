@@ -88,7 +88,8 @@ def check(ctx: Any) -> Any:
                                                           "judged; run gen-ppt-rubrics --content"))
 
     for problem in checks.manifest_disagreements():  # the check gen-ppt-rubrics names when it writes (trial 11 F5)
-        out.append(Finding("A010", f"{where}/{problem.file}", problem.message))
+        out.append(Finding("A010", f"{where}/{problem.file}", f"{problem.message} (run gen-ppt-rubrics --fix-manifest "
+                                                              "to write them)"))
     pairs = {c.id: c.paired_type1_id for c in checks.type2.values()}
     for t2, t1 in pairs.items():
         row = content.get(t2)

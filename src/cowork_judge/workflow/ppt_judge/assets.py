@@ -261,25 +261,35 @@ class TaskChecks:
         if m is None:
             return []
         out: list[Problem] = []
-        pairs = {c.id: c.paired_type1_id for c in self.type2.values()}
+        derived = self.derived_manifest()
+        pairs = derived["pairs"]
         for t2 in sorted(set(pairs) | set(m.pairs)):
             if m.pairs.get(t2) != pairs.get(t2) and (t2 in pairs or t2 not in self.broken):
                 out.append(Problem(MANIFEST_FILE, f"pairs[{t2!r}] is {m.pairs.get(t2)!r} but {TYPE2_FILE} pairs it "
                                                   f"with {pairs.get(t2)!r}"))
         if self.broken:
             return out
-        only = sorted(set(self.type1) - set(pairs.values()))
+        only = sorted(derived["type1_only"])
         if sorted(m.type1_only) != only:
             out.append(Problem(MANIFEST_FILE, f"type1_only is {sorted(m.type1_only)} but the type1 checks without a "
                                               f"type2 are {only}"))
-        counted: dict[CountName, int] = {"type1": len(self.type1), "type2": len(self.type2),
-                                         "mandatory": sum(1 for c in self.type1.values() if c.mandatory),
-                                         "anchors": len(self.anchors) + len(self.anchor_images)}
+        counted: dict[CountName, int] = derived["counts"]
         wrong = {k: (m.counts.get(k), v) for k, v in counted.items() if m.counts.get(k) != v}
         if wrong:
             listed = ", ".join(f"{k} says {said}, found {found}" for k, (said, found) in wrong.items())
             out.append(Problem(MANIFEST_FILE, f"counts disagree with the checks: {listed}"))
         return out
+
+    def derived_manifest(self) -> dict[str, Any]:
+        """The ``manifest.json`` fields the checks determine: ``counts`` (``type1``, ``type2``, ``mandatory``,
+        ``anchors``: ints), ``pairs`` (type2 id → its ``paired_type1_id``) and ``type1_only`` (the type1 ids no
+        type2 check pairs with, in type1.json's order). The one computation `manifest_disagreements` compares
+        with and ``gen-ppt-rubrics --fix-manifest`` writes (trial 28 P-6); exact only while no check is broken."""
+        pairs = {c.id: c.paired_type1_id for c in self.type2.values()}
+        counts: dict[CountName, int] = {"type1": len(self.type1), "type2": len(self.type2),
+                                        "mandatory": sum(1 for c in self.type1.values() if c.mandatory),
+                                        "anchors": len(self.anchors) + len(self.anchor_images)}
+        return {"counts": counts, "pairs": pairs, "type1_only": [i for i in self.type1 if i not in set(pairs.values())]}
 
     def used_files(self) -> set[Path]:
         """The files the judge reads (lint: every other file under the folder is unused)."""
