@@ -12,7 +12,8 @@ from cowork_judge.lint.instance import lint_instance
 
 from .conftest import BASE_ROWS, BASE_SH, BASE_TOML
 
-STUB_ROW = {"id": "W1", "description": "Slides are legible.", "weight": 1, "judge_method": "workflow", "workflow_name": "stub"}
+STUB_ROW = {"id": "W1", "description": "Slides are legible.", "weight": 1, "judge_method": "workflow", "workflow_name": "stub",
+            "depends_on": ["C-DECK"]}
 FILE_ROW = {"id": "C-JSON", "description": "The data file parses.", "weight": 1, "judge_method": "code",
             "code_method_name": "json_valid"}
 

@@ -15,7 +15,9 @@ from cowork_judge.lint.instance import lint_instance
 from .conftest import BASE_ROWS, BASE_SH, BASE_TOML, rows
 
 WF = {"id": "W1", "description": "The slides are legible.", "weight": 2, "judge_method": "workflow",
-      "workflow_name": "stub", "type": "gradient", "levels": {"1": "all", "0.55": "most", "0": "none"}}
+      "workflow_name": "stub", "type": "gradient", "levels": {"1": "all", "0.55": "most", "0": "none"},
+      "depends_on": ["C-DECK"]}  # gated on the deck (M015)
+WF_UNGATED = {k: v for k, v in WF.items() if k != "depends_on"}
 HURDLE = 1  # index of the hurdle row in BASE_ROWS
 REGEX_ROW = {"id": "C-REGEX", "description": "The report names a quarter.", "weight": 1, "judge_method": "code",
              "code_method_name": "regex_match", "code_method_params": {"pattern": r"Q[1-4] 20\d\d", "glob": "*.md"}}
@@ -40,8 +42,8 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = [
     ("R003", "not an object or list", {"rubric_text": "42"}, {}),
     ("R003", "workflow_config not an object", {"rubric": {"rubrics": BASE_ROWS, "workflow_config": []}}, {}),
     ("R004", "duplicate id", {"rubric": rows(extra=[{"id": "A-CONTENT", "description": "Again.", "weight": 1}])}, {}),
-    ("R005", "row without id", {"rubric": rows(extra=[{"description": "The deck has a title.", "weight": 1}])},
-     {"rubric": rows(extra=[{"id": "A-TITLE", "description": "The deck has a title.", "weight": 1}])}),
+    ("R005", "row without id", {"rubric": rows(extra=[{"description": "The deck has a title.", "weight": 1, "depends_on": ["C-DECK"]}])},
+     {"rubric": rows(extra=[{"id": "A-TITLE", "description": "The deck has a title.", "weight": 1, "depends_on": ["C-DECK"]}])}),
     ("R006", "NaN weight", {"rubric_text": '{"rubrics": [{"id": "a", "description": "x", "weight": NaN}]}'}, {}),
     ("R006", "overflowing weight", {"rubric_text": '{"rubrics": [{"id": "a", "description": "x", "weight": 1e999}]}'}, {}),
     ("R006", "absurd weight", {"rubric": rows((2, {"weight": 1e12}))}, {}),
@@ -93,8 +95,8 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = [
     ("R022", "weighted hurdle", {"rubric": rows((HURDLE, {"weight": 2}))}, {}),
     ("R023", "workflow row both hurdle and gradient",
      {"rubric": rows(extra=[{**WF, "hurdle": True, "weight": 0, "description": "Some slide is blank."}])},
-     {"rubric": rows(extra=[{**WF, "hurdle": True, "weight": 0, "description": "Some slide is blank.", "type": "binary",
-                             "levels": None}])}),
+     {"rubric": rows(extra=[{**WF_UNGATED, "hurdle": True, "weight": 0, "description": "Some slide is blank.",
+                             "type": "binary", "levels": None}])}),  # a hurdle is never gated (D004)
     ("R024", "mapping key unlike the row's own id (trial 7 F7)",
      {"rubric": {str(r["id"]): {**r, "id": "OTHER"} if r["id"] == "A-TYPOS" else r for r in rows()}},
      {"rubric": {str(r["id"]): r for r in rows()}}),
@@ -221,7 +223,7 @@ def test_check_fires_on_the_broken_instance_only(make_instance, code, what, brok
 def test_every_registered_check_has_a_case():
     covered = {c[0] for c in CASES} | {"P001", "S004", "M011"} | {"P002", "F001", "F002", "F003", "F004", "B001"} \
         | {"A010", "A011", "A012", "T011", "T013", "P003", "M006", "T014", "M013"} \
-        | {"A005", "A006", "A013", "M014", "A014"}  # below, other files (A010/A011/A014: test_ppt_assets.py; A012: test_ppt_original_assets.py; T011: test_task_folder.py; T013: test_trajectory_lint.py; P003: test_lint_trial3.py; M006, T014: test_lint_trial9.py; M013: test_answer_reference_trial17.py; A005, A006, A013: test_lint_trial17.py)
+        | {"A005", "A006", "A013", "M014", "A014", "M015"}  # M015: test_ungated_deck_trial28.py; below, other files (A010/A011/A014: test_ppt_assets.py; A012: test_ppt_original_assets.py; T011: test_task_folder.py; T013: test_trajectory_lint.py; P003: test_lint_trial3.py; M006, T014: test_lint_trial9.py; M013: test_answer_reference_trial17.py; A005, A006, A013: test_lint_trial17.py)
     assert covered == set(CHECKS)
 
 
@@ -329,7 +331,8 @@ def test_nothing_from_the_package_is_executed(make_instance, tmp_path):
 
 def test_one_cycle_is_one_error(make_instance):
     """Issue 26: an 8-row ring used to yield one D002 plus a D003 per row (closure is meaningless in a cycle)."""
-    ring = [{"id": f"R{i}", "description": f"Slide {i} explains step {i}.", "weight": 1, "depends_on": [f"R{(i + 1) % 8}"]}
+    ring = [{"id": f"R{i}", "description": f"Slide {i} explains step {i}.", "weight": 1,
+             "depends_on": [f"R{(i + 1) % 8}", "C-DECK"]}
             for i in range(8)]
     report = lint_instance(make_instance(rubric=rows(extra=ring)))
     assert [f.code for f in report.findings] == ["D002"], [f.line() for f in report.findings]

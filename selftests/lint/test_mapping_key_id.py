@@ -17,7 +17,7 @@ WAVE = "The answer explains that shorter wavelengths scatter more strongly."
 
 def _mapping(inner_id: str | None) -> dict[str, dict[str, object]]:
     out = {str(r["id"]): {k: v for k, v in r.items() if k != "id"} for r in BASE_ROWS}
-    wave: dict[str, object] = {"description": WAVE, "weight": 2}
+    wave: dict[str, object] = {"description": WAVE, "weight": 2, "depends_on": ["C-DECK"]}  # gated (M015)
     if inner_id is not None:
         wave["id"] = inner_id
     out["A-WAVELENGTH"] = wave

@@ -52,7 +52,8 @@ def test_a_clean_checklist_has_no_finding(make_instance):
 
 def test_an_empty_checklist_is_how_a_visual_only_deck_task_says_so(make_instance):
     visual = {"id": "V-X", "description": "Slides are legible.", "weight": 3, "judge_method": "workflow",
-              "workflow_name": "ppt_judge", "type": "gradient", "levels": {"1": "yes", "0": "no"}}
+              "workflow_name": "ppt_judge", "type": "gradient", "levels": {"1": "yes", "0": "no"},
+              "depends_on": ["C-DECK"]}
     assert findings(make_instance, rubric=rows(extra=[visual]), files=files(t1=[], t2=[], anchors={})) == []
     (got,) = findings(make_instance, rubric=rows(extra=[visual]))  # trial 18 P-1: the run judges it; lint warns
     assert got[0] == "A014" and "no task_check_dir" in got[2] and "asset_broken" not in got[2]

@@ -186,7 +186,10 @@ class JudgeConfig(BaseModel):
     chat_fallback: bool = knob(True, env="JUDGE_CHAT_FALLBACK", parse=flag,
         effect=Effect.verdict("sampling.chat_fallback", "what is judged when no file was delivered"),
         doc="JUDGE_CHAT_FALLBACK: no files but a final message ⇒ judge the message. Off: such a run is nothing delivered, "
-            "except the code rows with \"source\": \"response\", which read the final message in every run.")
+            "except the code rows with \"source\": \"response\", which read the final message in every run. A deck task "
+            "(a deck row, or a prompt naming a .pptx) judged this way warns (`delivery: deck task: no file was delivered; "
+            "N row(s) … were judged on the agent's final message`) for model-judged rows without a deck gate (a locate_deck "
+            "row in their depends_on, docs/rubric.md; lint-rubric M015): a warning only, the reward is unchanged.")
     evidence_sec: float = knob(180.0, ge=0, env="JUDGE_EVIDENCE", parse=number(0),
         effect=Effect.verdict("sampling.evidence", "deck evidence on or off (its budget decides only whether it is reached)",
                               lambda c: c.evidence_sec > 0),

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from cowork_judge.core.judge_extras import missing_extras_module, names_missing_extras
+from cowork_judge.core.deck_gate import ungated_model_rows
 from cowork_judge.core.rubric import DECK_CODE_METHODS, Criterion
 from cowork_judge.evidence.kinds import is_deck_name, names_powerpoint_file
 from cowork_judge.evidence.reads import StructureReads
@@ -133,6 +134,26 @@ def init_picks_deck_extras(criteria: Iterable[Criterion], task_prompt: str) -> b
             if requires_extras(crit.workflow.name):
                 return True
     return names_powerpoint_file(task_prompt)
+
+
+CHAT_DECK_FIX = ("gate those rows on the deck: a positive locate_deck row listed in their depends_on (docs/rubric.md, "
+                 "\"Use a gate, not a hurdle, for a deliverable that must exist\"; lint-rubric M015)")
+"""How a deck task whose model-judged rows are judged on the final message is fixed (said by `chat_deck_warnings`)."""
+
+
+def chat_deck_warnings(criteria: Sequence[Criterion], from_chat: bool, task_prompt: str) -> list[str]:
+    """The run's warning when a deck task (`init_picks_deck_extras`, the classifier init and lint M012 follow) got no
+    file, only a final message judged in its place (`from_chat`: ``JUDGE_CHAT_FALLBACK``), and positive model-judged
+    rows no deliverable gate guards (`core.deck_gate.ungated_model_rows`) were judged on that message: on the
+    agent's claims, not its slides (trial 28 P-5). [] otherwise. A warning only: the verdicts and the reward are
+    unchanged."""
+    if not from_chat:
+        return []
+    rows = ungated_model_rows(criteria)
+    if not rows or not init_picks_deck_extras(criteria, task_prompt):
+        return []
+    return [f"deck task: no file was delivered; {len(rows)} row(s) ({_rows_named(rows)}) were judged on the agent's "
+            f"final message (claims, not slides); {CHAT_DECK_FIX}"]
 
 
 def unread_warnings(delivered: Sequence[str], cause: str, page_readers: Sequence[str], *,

@@ -478,6 +478,7 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
         audit=AuditLog(paths.audit_dir, redactor), workflow_config=dict(rubric.workflow_config),
     )
     watchdog.observe(ctx, criteria)
+    run.warn("delivery", evidence_step.chat_deck_warnings(criteria, delivery.from_chat, task_prompt), prefix="delivery: ")  # trial 28 P-5
     if live is not None:
         live.ctx, live.criteria = ctx, tuple(criteria)
     if delivery.missing:  # JUDGE_CHAT_FALLBACK off, no files, a final message some code rows read

@@ -18,7 +18,8 @@ from typing import Any
 from cowork_judge import ABI_COMPAT
 from cowork_judge.code_methods import TRAJECTORY_METHODS
 from cowork_judge._util.given_paths import absolute, close_sibling, parent_of, shown_parent
-from cowork_judge.core.rubric import RepeatedKeys
+from cowork_judge.core.deck_gate import ungated_model_rows
+from cowork_judge.core.rubric import DECK_CODE_METHODS, RepeatedKeys
 from cowork_judge.install.taskinit import AGENT_COPY_DIR, rubric_too_high
 from cowork_judge.install import extras as extras_mod
 from cowork_judge.lint import answer_rows, assets, deps, methods, row_wording, rubric_checks, task_files, tasktoml, testsh
@@ -155,6 +156,7 @@ def lint_instance(tests_dir: Path, *, display: str | None = None, abi_compat: tu
     findings += _image_findings(tests_dir / "Dockerfile", f"{shown}/Dockerfile", toml, report.facts)
     findings += _trajectory_findings(doc, toml, toml_shown)
     findings += _chat_text_findings(doc, tests_dir, f"{shown}/rubric.json")
+    findings += _ungated_deck_findings(doc, report.facts, f"{shown}/rubric.json")  # trial 28 P-5
     response_file = toml.env.get("JUDGE_RESPONSE_FILE") if toml is not None else None
     findings += task_files.check_solution(tests_dir, shown, doc, response_file.effective if response_file else None)
     report.findings, report.waived = _apply_waivers(findings, doc)
@@ -427,6 +429,27 @@ def _chat_text_findings(doc: RubricDoc | None, tests_dir: Path, file: str) -> li
                                   "the task looks like a chat task (no row locates a file; an answer_match row judges "
                                   "the final message, or its prompt names no deliverable): they cannot match the final message; give them \"source\": \"response\" "
                                   "(or --ignore M006 if the agent does write files)", field="code_method_params")]
+
+
+def _ungated_deck_findings(doc: RubricDoc | None, facts: Facts, file: str) -> list[Finding]:
+    """M015 (trial 28 P-5): a deck task — a deck code method or workflow, a code row's deck glob or a task prompt
+    naming a PowerPoint file (`Facts.deck_named`: what init and M012 read) — whose positive model-judged rows no
+    deliverable gate guards (`core.deck_gate.ungated_model_rows`). With no deck delivered and a final message the run
+    judges them on that message (JUDGE_CHAT_FALLBACK): the agent's claims, not its slides. [] otherwise."""
+    if doc is None or doc.normalized is None:
+        return []
+    deck_task = (facts.deck_named or bool(facts.code_methods & DECK_CODE_METHODS)
+                 or bool(facts.workflows & set(methods.DECK_WORKFLOWS)))
+    rows = ungated_model_rows(doc.criteria) if deck_task else []
+    if not rows:
+        return []
+    shown = ", ".join(rows[:6]) + (f" and {len(rows) - 6} more" if len(rows) > 6 else "")
+    return [Finding("M015", file, f"this is a deck task, but model-judged row(s) {shown} are not gated on the deck (no "
+                                  "locate_deck row in their depends_on): with no deck delivered, these rows are judged on "
+                                  "the agent's final message (its claims, not slides; the run warns, the score is not "
+                                  "changed); add the gate as docs/rubric.md shows (\"Use a gate, not a hurdle, for a "
+                                  "deliverable that must exist\"): a positive locate_deck row listed in their depends_on",
+                    field="depends_on")]
 
 
 def _params(row: Any) -> Mapping[str, Any]:
