@@ -53,7 +53,7 @@ def test_try_refuses_the_full_route_before_running(tmp_path):
                            str(ROLLOUTS / "deck")], env=env, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2, proc.stdout + proc.stderr
     assert "JUDGE_BASE_URL ends in the route /chat/completions" in proc.stderr, proc.stderr
-    assert "drop /chat/completions from it (e.g. http://127.0.0.1:8000/v1)" in proc.stderr
+    assert "Drop /chat/completions from JUDGE_BASE_URL (e.g. http://127.0.0.1:8000/v1)" in proc.stderr  # trial 29 P-2
     assert "reward" not in proc.stdout
 
 

@@ -26,10 +26,13 @@ class HalfCredentials(ValueError):
         other: the OPENAI_* variable set in place of `lack`, which never completes a JUDGE_* pair.
         why: `lack` is set but refused for this reason (a key an HTTP header cannot carry:
             ``holds a line break at character 7 of 23``; trial 6 F22), or None.
+        route: the route (``/chat/completions``) the base URL `lack` is refused for ending in, or None;
+            the refusal then says that the judge ignores this URL and to drop the route (trial 29 P-2).
     """
 
-    def __init__(self, have: str, lack: str, *, ignored: bool, other: str | None = None, why: str | None = None) -> None:
-        self.have, self.lack, self.ignored, self.other, self.why = have, lack, ignored, other, why
+    def __init__(self, have: str, lack: str, *, ignored: bool, other: str | None = None, why: str | None = None,
+                 route: str | None = None) -> None:
+        self.have, self.lack, self.ignored, self.other, self.why, self.route = have, lack, ignored, other, why, route
         super().__init__(self.message("the judge would not reach your endpoint"))
 
     def message(self, consequence: str, *, simulator: bool = True, passed: bool = True) -> str:
@@ -42,18 +45,30 @@ class HalfCredentials(ValueError):
             return (f"{self.have} is set and {self.other} is set, but {self.lack} is not: a credential pair comes from "
                     f"one family (JUDGE_* or OPENAI_*), so {self.other} does not complete {self.have}: {consequence}. "
                     f"Set {self.lack}, or unset {self.have} to use the OPENAI_* pair")
-        if not passed:
-            missing = f"{self.lack} does not reach the judge: task.toml's [verifier.env] does not pass it"
-            way_out = (f"Add {self.lack} = \"${{{self.lack}}}\" to [verifier.env] and set {self.lack} to judge with "
-                       "your endpoint")
-        else:
-            missing = (f"{self.lack} {self.why}, so the judge ignores it" if self.why
-                       else f"{self.lack} is not an http(s) URL with a host, so the judge ignores it" if self.ignored
-                       else f"{self.lack} is not set")
-            way_out = f"{'Fix' if self.why else 'Set'} {self.lack} to judge with your endpoint"
+        missing, way_out = self._missing(passed)
         if simulator:
             way_out += f", or unset {self.have} to judge with the built-in simulator"
         return f"{self.have} is set but {missing}: {consequence}. {way_out}"
+
+    def _missing(self, passed: bool) -> tuple[str, str]:
+        """(what is wrong with `lack`, the way out with the caller's own endpoint) for `message`."""
+        if not passed:
+            return (f"{self.lack} does not reach the judge: task.toml's [verifier.env] does not pass it",
+                    f"Add {self.lack} = \"${{{self.lack}}}\" to [verifier.env] and set {self.lack} to judge with "
+                    "your endpoint")
+        if self.route:  # trial 29 P-2: the fix last, never followed by "so the judge ignores it"
+            return (f"{self.lack} ends in the route {self.route}, which the judge adds itself (every call would go to "
+                    f"…{self.route}{self.route}), so the judge ignores this URL",
+                    f"Drop {self.route} from {self.lack} (e.g. http://127.0.0.1:8000/v1) to judge with your endpoint")
+        missing = (f"{self.lack} {self.why}, so the judge ignores it" if self.why
+                   else f"{self.lack} is not an http(s) URL with a host, so the judge ignores it" if self.ignored
+                   else f"{self.lack} is not set")
+        return missing, f"{'Fix' if self.why else 'Set'} {self.lack} to judge with your endpoint"
+
+    @property
+    def unset(self) -> bool:
+        """Whether `lack` is not set at all (neither refused nor ignored as set)."""
+        return not (self.why or self.ignored)
 
 
 def caller_endpoint(environ: Mapping[str, str]) -> bool:
@@ -68,7 +83,7 @@ def caller_endpoint(environ: Mapping[str, str]) -> bool:
         HalfCredentials: one half without the other; judging with the simulator instead would
             hide that the caller's endpoint is not reached.
     """
-    from cowork_judge.config.judge_config import load_config
+    from cowork_judge.config.judge_config import endpoint_route, load_config
 
     loaded = load_config(environ)
     config = loaded.config
@@ -82,7 +97,7 @@ def caller_endpoint(environ: Mapping[str, str]) -> bool:
             raise HalfCredentials("JUDGE_API_KEY", "JUDGE_BASE_URL", ignored=False, other=other)
         typed = environ.get(f"{family}_BASE_URL")
         raise HalfCredentials(f"{family}_API_KEY", f"{family}_BASE_URL", ignored=bool(typed), other=None,
-                              why=loaded.refused.get(f"{family}_BASE_URL"))
+                              why=loaded.refused.get(f"{family}_BASE_URL"), route=endpoint_route(typed or ""))
     if config.base_url:
         other = loaded.mixed.get("JUDGE_API_KEY")
         family = "JUDGE" if other else _family(loaded.sources.get("base_url"))

@@ -514,9 +514,9 @@ def _endpoint(host_env: dict[str, str], templates: dict[str, str]) -> SimServer 
     try:
         own = caller_endpoint(judge_env)
     except HalfCredentials as exc:
-        raise TryError(exc.message("a trial would not reach your endpoint (Harbor refuses a trial whose [verifier.env] "
-                                   "needs an unset variable, else the judge ends judge:no_credential)",
-                                   passed=exc.lack in templates)) from None
+        why = ("Harbor refuses a trial whose [verifier.env] needs an unset variable, else the judge ends "
+               "judge:no_credential" if exc.unset else "the judge ends judge:no_credential")  # trial 29 P-2
+        raise TryError(exc.message(f"a trial would not reach your endpoint ({why})", passed=exc.lack in templates)) from None
     if not own:
         if ignored:
             _warn(f"{' and '.join(ignored)} in your shell {'is' if len(ignored) == 1 else 'are'} not passed to the "

@@ -497,12 +497,31 @@ ENDPOINT_ROUTES = ("/chat/completions", "/responses", "/messages")
 claude's Messages API (`agentic.claude_cli`). A base URL already ending in one is doubled on every call."""
 
 
+def endpoint_route(url: str) -> str | None:
+    """The route of `ENDPOINT_ROUTES` (e.g. ``/chat/completions``) that the base URL `url` is refused for
+    ending in (`endpoint_problem`), else None: a usable URL, or one refused for another reason first (no
+    scheme, no host, …). For a refusal that names the route and its fix, never the URL (trial 29 P-2)."""
+    from urllib.parse import urlsplit
+
+    problem = endpoint_problem(url)
+    try:
+        path = urlsplit(url.strip()).path
+    except ValueError:
+        return None
+    return _route_of(path) if problem is not None and problem == _route_problem(path) else None
+
+
+def _route_of(path: str) -> str | None:
+    """The route of `ENDPOINT_ROUTES` a URL's `path` ends in (any case, trailing slashes ignored), else None."""
+    trimmed = path.rstrip("/").lower()
+    return next((r for r in ENDPOINT_ROUTES if trimmed.endswith(r)), None)
+
+
 def _route_problem(path: str) -> str | None:
     """Why a base URL whose `path` ends in a route the client adds itself is refused, or None
     (trial 22: ``…/v1/chat/completions`` ended every row ``request_rejected`` with a 404 on
     ``/v1/chat/completions/chat/completions``). The words name the route, never the URL."""
-    trimmed = path.rstrip("/")
-    route = next((r for r in ENDPOINT_ROUTES if trimmed.lower().endswith(r)), None)
+    route = _route_of(path)
     if route is None:
         return None
     return (f"ends in the route {route}, which the judge adds itself (every call would go to …{route}{route}): "
