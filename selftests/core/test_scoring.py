@@ -277,7 +277,7 @@ def test_reward_modes(mode, compare, threshold, e, expected_reward, expected_pas
 def test_binary_mode_needs_a_healthy_run():
     crit = rows({"id": "a", "description": "a", "weight": 1})
     out = score(crit, verdicts(hit("a", True)), ScoringPolicy(reward_mode="binary"), judged_ok=False)
-    assert out.passed is True and out.reward == 0.0
+    assert out.passed is False and out.reward == 0.0  # a systemic run is never passed (trial 29 P-1)
 
 
 # --------------------------------------------------------------------------- routing fields

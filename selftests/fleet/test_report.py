@@ -99,7 +99,7 @@ def test_every_rollout_text_is_escaped_and_the_formula_is_shown(tmp_path):
     assert html.count("&lt;script&gt;window.__pwned=1&lt;/script&gt;") == 2  # the reason and the file name
     assert "W (positive weight)</td><td>6" in html and "E (earned, deductions included)</td><td>5" in html
     assert "reward (continuous) = score_normalized</td><td>0.8333" in html
-    assert "passed = score_normalized ≥ 0.75</td><td>yes" in html
+    assert "passed = score_normalized ≥ 0.75 and status not error</td><td>yes" in html
 
 
 def test_report_without_page_images_says_where_to_find_them(tmp_path, capsys):

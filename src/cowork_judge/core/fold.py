@@ -251,7 +251,8 @@ def _extra_fields(criteria: tuple[Criterion, ...], coverage: CoverageReport, bre
                   facts: RunFacts, code: ExitCode | None, *, penalized: bool = False) -> ExtraFields:
     delivery = facts.delivery
     return ExtraFields(
-        passed=bool(breakdown.passed) and not penalized if breakdown else False,
+        # a run with an exit code (status error) is never passed, whatever its score (trial 29 P-1)
+        passed=bool(breakdown.passed) and not penalized and code is None if breakdown else False,
         judge_coverage=coverage.coverage if criteria else 0.0,
         judge_unjudged=coverage.unjudged,
         judge_degraded=coverage.degraded or code is not None,

@@ -69,7 +69,8 @@ class ExtraFields(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    passed: bool = Field(description="score_normalized against JUDGE_PASS_THRESHOLD/JUDGE_PASS_COMPARE.")
+    passed: bool = Field(description="score_normalized against JUDGE_PASS_THRESHOLD/JUDGE_PASS_COMPARE; false for a "
+                         "run with status error (a systemic run is never passed; exit_code and exit_reason say why).")
     judge_coverage: float = Field(description="Judged rows / all rows in [0, 1]; 0 when nothing was judged. A row judged "
                                   "on fewer answers than a sampled run asked for (a lost sample, a panel judge down) is "
                                   "judged: judge_degraded and details.sampling.lost carry that.")
@@ -329,3 +330,11 @@ def result_json_schema() -> dict[str, Any]:
     schema["properties"]["integrity"] = INTEGRITY_PROPERTY
     schema["required"] = ["schema", *schema["required"]]
     return schema
+
+
+def counts_as_passed(doc: ResultDocument) -> bool:
+    """Whether a stored document counts as passed: ``extra_fields.passed`` and not ``status:
+    error``. A systemic run is never passed; documents written before trial 29 (P-1) could
+    carry ``passed: true`` beside ``status: error``, and pass rates and the report page read
+    them by this rule, as a document written now records it."""
+    return bool(doc.extra_fields.passed) and doc.status != "error"

@@ -186,8 +186,8 @@ def score(
         criteria: normalized rows (order is kept in the breakdown).
         verdicts: id → verdict; a row without a verdict counts as unjudged.
         policy: reward mode, pass threshold/comparison, unjudged-negative policy.
-        judged_ok: False when the run failed systemically; in ``binary`` mode the reward
-            is then 0.0 whatever the score.
+        judged_ok: False when the run failed systemically: ``passed`` is then False and, in
+            ``binary`` mode, the reward 0.0 whatever the score (a systemic run is never passed).
         weights: `effective_weights(criteria)` when the caller already has it.
 
     Returns:
@@ -218,8 +218,9 @@ def score(
         raise ScoringError("the rubric has no positive weight (and the equal-weight fallback does not apply)")
     raw = earned / total
     normalized = 0.0 if fatal else min(1.0, max(0.0, raw))
-    passed = meets_threshold(normalized, policy.pass_threshold, policy.pass_compare)
-    reward = (1.0 if (judged_ok and passed) else 0.0) if policy.reward_mode == "binary" else normalized
+    # a systemic run is never passed: `passed` and the binary reward agree (trial 29 P-1)
+    passed = judged_ok and meets_threshold(normalized, policy.pass_threshold, policy.pass_compare)
+    reward = (1.0 if passed else 0.0) if policy.reward_mode == "binary" else normalized
     return ScoreBreakdown(rows=tuple(rows), weight_total=total, earned=earned, weight_fallback=fallback, fatal=fatal,
                           score_raw=raw, score_normalized=normalized, passed=passed, reward=reward)
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from cowork_judge.core.caps import cap_middle
 from cowork_judge.core.fatal import zeroed_sentence
-from cowork_judge.core.result import RowResult
+from cowork_judge.core.result import RowResult, counts_as_passed
 from cowork_judge.core.simulated import SIM_MODEL, simulated_note
 from cowork_judge.fleet.html import esc, fmt, key_values, page, table
 from cowork_judge.fleet.job import DeckEvidence, Job
@@ -89,15 +89,15 @@ def _score(job: Job) -> str:
                                     ("score_raw = E / W", doc.score_raw), ("fatal (a hurdle row hit)", doc.fatal),
                                     ("score_normalized = 0 if fatal else clamp(E / W, 0, 1)", doc.score_normalized)]
     if policy is not None:
-        rule = "score_normalized" if policy.reward_mode == "continuous" else "1 if judged ok and passed else 0"
+        rule = "score_normalized" if policy.reward_mode == "continuous" else "1 if passed else 0"
         pairs += [(f"reward ({policy.reward_mode}) = {rule}", doc.task_score),
-                  (f"passed = score_normalized {'≥' if policy.pass_compare == 'gte' else '>'} {fmt(policy.pass_threshold)}",
-                   doc.extra_fields.passed),
+                  (f"passed = score_normalized {'≥' if policy.pass_compare == 'gte' else '>'} {fmt(policy.pass_threshold)}"
+                   " and status not error", counts_as_passed(doc)),
                   ("unjudged negative rows", policy.unjudged_negative),
                   ("credited rows without a quote found (JUDGE_UNGROUNDED)", policy.ungrounded),
                   ("systemic when unjudged share >", f"{fmt(policy.systemic_fraction)} and ≥ {policy.systemic_min} rows")]
     else:
-        pairs += [("reward", doc.task_score), ("passed", doc.extra_fields.passed),
+        pairs += [("reward", doc.task_score), ("passed", counts_as_passed(doc)),
                   ("policy", "not recorded (a 0.1.0 document: defaults apply)")]
     if details.weight_fallback:
         pairs.append(("weights", "no positive weight: every 0-weight row weighs 1"))

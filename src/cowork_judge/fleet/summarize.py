@@ -71,7 +71,7 @@ from pathlib import Path
 from typing import Any
 
 from cowork_judge import __version__
-from cowork_judge.core.result import ResultDocument
+from cowork_judge.core.result import ResultDocument, counts_as_passed
 from cowork_judge.core.scoring import ScoringPolicy
 from cowork_judge.fleet.documents import TASK_TAG, FileDigest, Item, TaskKeySource, task_key
 from cowork_judge.fleet.sampling import SamplingStats
@@ -303,7 +303,7 @@ class Summarizer:
             self._add_judging(doc, cluster)
             self.sampling.add(doc)
         if reward is not None:
-            self._add_reward(reward, ef.passed, cls, cluster)
+            self._add_reward(reward, counts_as_passed(doc), cls, cluster)
             raw = doc.score_raw
             self.raw_scores.append(raw if raw is not None and math.isfinite(raw) else reward)
         self._add_groups(item, doc, cls, key, instance, cluster, reward, coverage)
@@ -429,7 +429,7 @@ class Summarizer:
             if not values and self._holds_unscalar(item, name, instance):
                 self.not_groupable[name] += 1  # counted in (none), said in groups.<key>.not_groupable and on stderr
             table.seen_values = table.seen_values or bool(values)
-            table.add(values or [NONE], cls, reward, bool(doc.extra_fields.passed), coverage, cluster,
+            table.add(values or [NONE], cls, reward, counts_as_passed(doc), coverage, cluster,
                       cls in CLEAN_CLASSES)
 
     def _benchmark_aggregate(self) -> dict[str, Any] | None:
