@@ -46,5 +46,7 @@ def test_a_deck_solution_keeps_the_deck_line(tmp_path):
     (solution / "solve.sh").write_text("#!/bin/bash\ncp /solution/deck.pptx /app/output/\n")
     (solution / "deck.pptx").write_bytes(b"PK")
     misread = dryrun.read_rollout(solution).misread
-    assert misread.endswith("is tried with: --rollout <the folder of the deliverables>"), misread
+    # trial 29 P-4: the deck line read from solve.sh, no longer the placeholder
+    assert f"is tried with: --rollout {solution / 'output'} --trajectory {solution / 'trajectory.json'}, once" \
+        in misread, misread
     assert "--final-message" not in misread, misread

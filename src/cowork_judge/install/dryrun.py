@@ -761,10 +761,12 @@ def _misread(root: Path, names: set[str], *, message_given: bool) -> str:
 
 
 def _solution_meant(root: Path, names: set[str], stray_message: bool, stray_text: list[str]) -> str:
-    """The command line meant for a task's ``solution/`` folder `root`: ``--rollout`` its ``output/`` (or a
-    placeholder), with ``--trajectory`` its ``trajectory.json`` no option reads; for a chat solution (trial 27 P-2:
-    a ``final_answer.txt`` / ``response.txt`` beside solve.sh), ``--final-message`` that file, without
-    ``--rollout`` when nothing but solve.sh is beside it; for solve.sh alone, `_answer_in_solve_sh` (trial 28 P-1)."""
+    """The command line meant for a task's ``solution/`` folder `root`: ``--rollout`` its ``output/``, with
+    ``--trajectory`` its ``trajectory.json`` no option reads; for a chat solution (trial 27 P-2: a
+    ``final_answer.txt`` / ``response.txt`` beside solve.sh), ``--final-message`` that file, without ``--rollout``
+    when nothing but solve.sh is beside it; for an answer file of another name that solve.sh copies to the chat
+    answer (trial 29 P-4, `_answer_copied_by_solve_sh`), ``--final-message`` that file; else what solve.sh writes
+    (`_answer_in_solve_sh`, trial 28 P-1)."""
     output = root / "output"
     if stray_text and not stray_message:
         message = f"--final-message {root / stray_text[0]}"
@@ -773,8 +775,12 @@ def _solution_meant(root: Path, names: set[str], stray_message: bool, stray_text
         if names <= {"solve.sh", *stray_text}:
             return message
         return f"{message} (and --rollout <the folder of the deliverables> if the agent delivers files)"
-    if not output.is_dir() and not stray_message and names <= {"solve.sh"}:
-        return _answer_in_solve_sh(root)
+    script = _read_solve_sh(root)
+    copied = None if stray_message else _answer_copied_by_solve_sh(root, script)
+    if copied is not None:
+        return (f"--rollout {output} " if output.is_dir() else "") + f"--final-message {copied}"
+    if not output.is_dir() and not stray_message:
+        return _answer_in_solve_sh(root, script, alone=names <= {"solve.sh"})
     meant = "--rollout " + (str(output) if output.is_dir() else "<the folder of the deliverables>")
     return meant + (f" --trajectory {root / 'trajectory.json'}" if stray_message else "")
 
@@ -783,29 +789,93 @@ _CHAT_WRITE = re.compile(r"/logs/agent/(?:final_answer|response)\.txt")
 """A solve.sh that names one of these writes a chat answer (`_answer_in_solve_sh`)."""
 
 
-def _answer_in_solve_sh(root: Path) -> str:
-    """The command line meant for a ``solution/`` folder `root` holding nothing but solve.sh (trial 28 P-1): the
-    answer or deck is made inside solve.sh (a heredoc), so no file can be given yet. For a chat solve.sh (it names
-    ``/logs/agent/final_answer.txt`` or ``response.txt`` and not ``/app/output``): put the answer in
-    ``<root>/final_answer.txt`` and give ``--final-message`` it alone; for one that names ``/app/output`` and no chat
-    answer, the deck line (``output/`` and ``trajectory.json``); when it cannot tell, both."""
-    answer = root / "final_answer.txt"
-    chat = (f"--final-message {answer} (without --rollout), once the answer is in that file: it now lives inside "
-            f"solve.sh, so put it in {answer} and have solve.sh copy it (step 6: mkdir -p /logs/agent && cp "
-            "/solution/final_answer.txt /logs/agent/final_answer.txt)")
-    script = ""
+def _read_solve_sh(root: Path) -> str:
+    """The first 100,000 characters of ``<root>/solve.sh`` ("" when it is not a readable regular file)."""
     try:
         if (root / "solve.sh").is_file():  # not a FIFO or a folder
             with (root / "solve.sh").open(encoding="utf-8", errors="replace") as handle:
-                script = handle.read(100_000)
+                return handle.read(100_000)
     except OSError:
         pass
+    return ""
+
+
+def _answer_in_solve_sh(root: Path, script: str, *, alone: bool) -> str:
+    """The command line meant for a ``solution/`` folder `root` whose solve.sh (its text `script`) copies no answer
+    file beside it (trial 28 P-1; `alone`: solve.sh is all there is, the answer made inside it). For a chat solve.sh
+    (it names ``/logs/agent/final_answer.txt`` or ``response.txt`` and not ``/app/output``): put the answer in
+    ``<root>/final_answer.txt`` and give ``--final-message`` it alone; for one that names ``/app/output`` and no chat
+    answer, the deck line (``output/`` and ``trajectory.json``); when it cannot tell, both."""
+    answer = root / "final_answer.txt"
+    chat = (f"--final-message {answer} (without --rollout), once the answer is in that file: "
+            f"{'it now lives inside solve.sh, so ' if alone else ''}put it in {answer} and have solve.sh copy it "
+            "(step 6: mkdir -p /logs/agent && cp /solution/final_answer.txt /logs/agent/final_answer.txt)")
     chat_write, files = bool(_CHAT_WRITE.search(script)), "/app/output" in script
     deck = (f"--rollout {root / 'output'} --trajectory {root / 'trajectory.json'}, once the reference deliverables are in "
             f"{root / 'output'}/ and the final message in that trajectory.json (solve.sh copying them, step 6)")
     if chat_write != files:
         return chat if chat_write else deck
     return f"for a deck task, {deck}; for a chat task, {chat}"
+
+
+_SHELL_SEPARATORS = frozenset({"&&", "||", ";", ";;", "|", "&", "(", ")"})
+"""Tokens that end one shell command and start the next (`_shell_commands`)."""
+
+
+def _answer_copied_by_solve_sh(root: Path, script: str) -> Path | None:
+    """The file beside solve.sh that `script` (solve.sh's text) copies to the chat answer (trial 29 P-4), or None.
+    A pure parse, nothing run: a ``cp``/``mv``/``install`` of ``/solution/X`` (or a relative ``X``) to
+    ``/logs/agent/final_answer.txt`` or ``response.txt``, or ``cat X >`` it, quotes allowed; the first whose
+    ``<root>/X`` is a file inside `root` wins."""
+    for line in script.replace("\\\n", " ").splitlines()[:5000]:
+        for words in _shell_commands(line):
+            source = _copy_to_answer_source(words)
+            if source is None or source.startswith(("$", "~")) or (source.startswith("/")
+                                                                    and not source.startswith("/solution/")):
+                continue
+            candidate = root / source.removeprefix("/solution/")
+            try:
+                if candidate.is_file() and candidate.resolve().is_relative_to(root.resolve()):
+                    return candidate
+            except OSError:
+                continue
+    return None
+
+
+def _shell_commands(line: str) -> list[list[str]]:
+    """The words of each command on one shell `line` (quotes removed, comments dropped, ``>`` and ``<`` their own
+    words); ``[]`` when the line does not parse (an open quote)."""
+    lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    try:
+        tokens = list(lexer)
+    except ValueError:
+        return []
+    commands: list[list[str]] = [[]]
+    for token in tokens:
+        if token in _SHELL_SEPARATORS:
+            commands.append([])
+        else:
+            commands[-1].append(token)
+    return [words for words in commands if words]
+
+
+def _copy_to_answer_source(words: list[str]) -> str | None:
+    """The source a ``cp``/``mv``/``install SRC DEST`` or ``cat SRC > DEST`` command (its `words`) copies when
+    DEST is the chat answer (``/logs/agent/final_answer.txt`` or ``response.txt``), else None."""
+    tool = words[0].rsplit("/", 1)[-1]
+    if tool == "cat":
+        cut = next((i for i, word in enumerate(words) if word in (">", ">>")), len(words))
+        target = words[cut + 1] if cut + 1 < len(words) else ""
+        args = [word for word in words[1:cut] if not word.startswith("-") and word != "<"]
+    elif tool in ("cp", "mv", "install"):
+        cut = next((i for i, word in enumerate(words) if set(word) <= set("<>&")), len(words))
+        skip = {i + 1 for i, word in enumerate(words) if tool == "install" and word in ("-m", "-o", "-g")}
+        args = [word for i, word in enumerate(words[1:cut], 1) if not word.startswith("-") and i not in skip]
+        target = args.pop() if len(args) == 2 else ""
+    else:
+        return None
+    return args[0] if len(args) == 1 and _CHAT_WRITE.fullmatch(target) else None
 
 
 def _stray_text_message(root: Path, name: str) -> tuple[str, str]:
