@@ -100,6 +100,7 @@ def main(argv: list[str]) -> int:
         return _fail(f"the generated rubric would not normalize, nothing written: {exc}")
     for note in dict.fromkeys(rows.notes):
         print(f"note: {note}", file=sys.stderr)
+    _warn_ungated(rows)
     if not checks.present and not args.no_checklist:  # trial 18 P-1: what lint then says (A014), and what the run does
         print(f"warning: {workflow_assets_dir(args.tests_dir, 'ppt_judge') / 'task_check_dir'} does not exist: no "
               "content row was written, and the visual rows judge only the deck's look (lint-rubric warns A014). "
@@ -115,6 +116,20 @@ def main(argv: list[str]) -> int:
     status = _deliver(path, old_text, new_text, f"{'; '.join(rows.parts)}; gates: {', '.join(rows.gates) or 'none'}",
                       dry_run=args.dry_run, edited=_edited_rows(raw, rows.document), force=args.force)
     return _deliver_manifest(fix, dry_run=args.dry_run) if fix is not None and status == EXIT_STATUS["clean"] else status
+
+
+def _warn_ungated(rows: _Rows) -> None:
+    """Trial 29 P-6: the ppt_judge rows were written with no gate (no ``--gate``, none kept) while the rubric has
+    a positive locate_deck row: warn on stderr, naming ``--gate <that id>`` (what lint's M015 then says)."""
+    from cowork_judge.core.deck_gate import locate_deck_ids
+    from cowork_judge.core.rubric import normalize_rubric
+
+    locators = [] if rows.gates else locate_deck_ids(normalize_rubric(rows.document).criteria)
+    if locators:
+        print(f"warning: the ppt_judge rows are not gated on the deck, though {locators[0]} locates it: a rollout "
+              "that leaves two or more decks and locates none then ends the run in error (these rows unjudged, "
+              f"workflow_error) instead of a judged 0 (lint-rubric M015); run again with --gate {locators[0]}",
+              file=sys.stderr)
 
 
 def _write_empty_checklist(asset_dir: Path, *, dry_run: bool) -> str | None:

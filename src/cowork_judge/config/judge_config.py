@@ -188,7 +188,8 @@ class JudgeConfig(BaseModel):
         doc="JUDGE_CHAT_FALLBACK: no files but a final message ⇒ judge the message. Off: such a run is nothing delivered, "
             "except the code rows with \"source\": \"response\", which read the final message in every run. A deck task "
             "(a deck row, or a prompt naming a .pptx) judged this way warns (`delivery: deck task: no file was delivered; "
-            "N row(s) … were judged on the agent's final message`) for model-judged rows without a deck gate (a locate_deck "
+            "N row(s) … were judged on the agent's final message`) for model-judged rows (not ppt_judge rows, a judged miss "
+            "with no deck) without a deck gate (a locate_deck "
             "row in their depends_on, docs/rubric.md; lint-rubric M015): a warning only, the reward is unchanged.")
     evidence_sec: float = knob(180.0, ge=0, env="JUDGE_EVIDENCE", parse=number(0),
         effect=Effect.verdict("sampling.evidence", "deck evidence on or off (its budget decides only whether it is reached)",

@@ -5,6 +5,11 @@ message, the run falls back to the message (``JUDGE_CHAT_FALLBACK``): a row gate
 locates the deliverable (``depends_on`` a positive ``locate_deck``, ``check_deck_openable`` or
 ``file_exists`` row) is then not met without a model call, but an ungated row is judged on what the
 agent *says* it made. Lint (M015) and the run's ``delivery:`` warning read `ungated_model_rows`.
+
+A deck workflow's row (``ppt_judge``, `DECK_WORKFLOWS`) is different (trial 29 P-6): with no deck it is a
+judged miss without a model call, not judged on the message; ungated, a rollout that leaves two or more decks
+and locates none leaves it unjudged (``workflow_error``: a systemic, masked sample) where a gate gives a judged
+0. `split_ungated` tells the two kinds apart.
 """
 
 from __future__ import annotations
@@ -12,6 +17,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from cowork_judge.core.rubric import DECK_CODE_METHODS, Criterion
+
+DECK_WORKFLOWS: frozenset[str] = frozenset({"ppt_judge"})
+"""The workflows that judge a deck (no message fallback: with no deck their rows are a judged miss)."""
 
 GATE_METHODS: frozenset[str] = DECK_CODE_METHODS | {"file_exists"}
 """Code methods whose positive row, listed in ``depends_on``, closes the gate when no deliverable exists."""
@@ -46,4 +54,20 @@ def ungated_model_rows(criteria: Sequence[Criterion]) -> list[str]:
     return out
 
 
-__all__ = ["GATE_METHODS", "gate_ids", "ungated_model_rows"]
+def split_ungated(criteria: Sequence[Criterion]) -> tuple[list[str], list[str]]:
+    """`ungated_model_rows` of `criteria` in two lists (rubric order): the rows judged on the agent's final
+    message when no deck is delivered (agentic rows and non-deck workflows), and the deck workflow rows
+    (`DECK_WORKFLOWS`), which are a judged miss then and need the gate for a rollout with several decks."""
+    deck_rows = {c.id for c in criteria if c.judge_method == "workflow" and c.workflow.name in DECK_WORKFLOWS}
+    rows = ungated_model_rows(criteria)
+    return [r for r in rows if r not in deck_rows], [r for r in rows if r in deck_rows]
+
+
+def locate_deck_ids(criteria: Sequence[Criterion]) -> list[str]:
+    """Ids (rubric order) of the positive ``locate_deck`` code rows of `criteria`: the gate
+    ``gen-ppt-rubrics --gate`` is given."""
+    return [c.id for c in criteria
+            if c.judge_method == "code" and c.code.method_name == "locate_deck" and c.polarity == "positive"]
+
+
+__all__ = ["DECK_WORKFLOWS", "GATE_METHODS", "gate_ids", "locate_deck_ids", "split_ungated", "ungated_model_rows"]

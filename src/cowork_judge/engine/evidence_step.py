@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from cowork_judge.core.judge_extras import missing_extras_module, names_missing_extras
-from cowork_judge.core.deck_gate import ungated_model_rows
+from cowork_judge.core.deck_gate import split_ungated
 from cowork_judge.core.rubric import DECK_CODE_METHODS, Criterion
 from cowork_judge.evidence.kinds import is_deck_name, names_powerpoint_file
 from cowork_judge.evidence.reads import StructureReads
@@ -144,12 +144,12 @@ CHAT_DECK_FIX = ("gate those rows on the deck: a positive locate_deck row listed
 def chat_deck_warnings(criteria: Sequence[Criterion], from_chat: bool, task_prompt: str) -> list[str]:
     """The run's warning when a deck task (`init_picks_deck_extras`, the classifier init and lint M012 follow) got no
     file, only a final message judged in its place (`from_chat`: ``JUDGE_CHAT_FALLBACK``), and positive model-judged
-    rows no deliverable gate guards (`core.deck_gate.ungated_model_rows`) were judged on that message: on the
-    agent's claims, not its slides (trial 28 P-5). [] otherwise. A warning only: the verdicts and the reward are
-    unchanged."""
+    rows no deliverable gate guards (`core.deck_gate.split_ungated`: not the deck workflow rows, a judged miss with
+    no deck, trial 29 P-6) were judged on that message: on the agent's claims, not its slides (trial 28 P-5).
+    [] otherwise. A warning only: the verdicts and the reward are unchanged."""
     if not from_chat:
         return []
-    rows = ungated_model_rows(criteria)
+    rows = split_ungated(criteria)[0]
     if not rows or not init_picks_deck_extras(criteria, task_prompt):
         return []
     return [f"deck task: no file was delivered; {len(rows)} row(s) ({_rows_named(rows)}) were judged on the agent's "

@@ -144,9 +144,9 @@ def check_task_prompt(tests_dir: Path, display: str, fix: str = "") -> list[Find
     (`run.instruction.task_prompt_text`, the same reader) — missing, empty, unreadable, binary
     (UTF-16 without its mark: not sent), or with bytes that could not be decoded (sent as
     U+FFFD); a missing, empty or unreadable one ends with `fix` in place of the run's general hint when it is
-    given (the ``cp`` from the task's ``instruction.md``: `task_files.prompt_copy_fix`, trial 19 P-6). Call it only for model-judged rubrics (a code row never reads the task)."""
+    given (the ``cp`` from the task's ``instruction.md``: `task_files.prompt_copy_fix`, trial 19 P-6); not when a file beside it is spelled alike: the run's "did you mean: rename" says the fix, trial 29 P-8). Call it only for model-judged rubrics (a code row never reads the task)."""
     text, warnings = task_prompt_text(tests_dir / TASK_PROMPT_NAME, needs_model=True)
-    fix = fix if not text.strip() else ""
+    fix = fix if not text.strip() and not any("did you mean: rename" in w for w in warnings) else ""
     return [Finding("A004", f"{display}/{TASK_PROMPT_NAME}",
                     _shown(warning, tests_dir, display, fix)) for warning in warnings]
 

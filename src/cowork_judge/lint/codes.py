@@ -92,8 +92,9 @@ _TABLE: tuple[Check, ...] = (
     Check("M014", "WARN", "a positive text code row with no glob over the files of a deck rubric (a deck code method "
                           "or ppt_judge row): the deck is binary to the text methods, so the row never hits on it"),
     Check("M015", "WARN", "a deck task (as init and M012 classify it) has model-judged rows no deck gate guards (no "
-                          "locate_deck row in their depends_on): with no deck delivered, they are judged on the agent's "
-                          "final message"),
+                          "locate_deck row in their depends_on): with no deck delivered, the agentic ones are judged on "
+                          "the agent's final message; ppt_judge ones, with two decks and none located, end the run "
+                          "in error"),
     Check("T001", "ERROR", "task.toml cannot be read or is not valid TOML"),
     Check("T002", "ERROR", "task.toml does not declare the credential pair a model-judged rubric needs"),
     Check("T003", "ERROR", "task.toml does not declare JUDGE_DEADLINE (its timeout_sec then rests on a default)"),

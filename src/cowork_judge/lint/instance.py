@@ -18,7 +18,7 @@ from typing import Any
 from cowork_judge import ABI_COMPAT
 from cowork_judge.code_methods import TRAJECTORY_METHODS
 from cowork_judge._util.given_paths import absolute, close_sibling, parent_of, shown_parent
-from cowork_judge.core.deck_gate import ungated_model_rows
+from cowork_judge.core.deck_gate import locate_deck_ids, split_ungated
 from cowork_judge.core.rubric import DECK_CODE_METHODS, RepeatedKeys
 from cowork_judge.install.taskinit import AGENT_COPY_DIR, rubric_too_high
 from cowork_judge.install import extras as extras_mod
@@ -435,21 +435,42 @@ def _ungated_deck_findings(doc: RubricDoc | None, facts: Facts, file: str) -> li
     """M015 (trial 28 P-5): a deck task — a deck code method or workflow, a code row's deck glob or a task prompt
     naming a PowerPoint file (`Facts.deck_named`: what init and M012 read) — whose positive model-judged rows no
     deliverable gate guards (`core.deck_gate.ungated_model_rows`). With no deck delivered and a final message the run
-    judges them on that message (JUDGE_CHAT_FALLBACK): the agent's claims, not its slides. [] otherwise."""
+    judges the agentic ones on that message (JUDGE_CHAT_FALLBACK): the agent's claims, not its slides; the ppt_judge
+    ones are said apart (`_ungated_workflow_finding`, trial 29 P-6). [] otherwise."""
     if doc is None or doc.normalized is None:
         return []
     deck_task = (facts.deck_named or bool(facts.code_methods & DECK_CODE_METHODS)
                  or bool(facts.workflows & set(methods.DECK_WORKFLOWS)))
-    rows = ungated_model_rows(doc.criteria) if deck_task else []
-    if not rows:
+    if not deck_task:
         return []
-    shown = ", ".join(rows[:6]) + (f" and {len(rows) - 6} more" if len(rows) > 6 else "")
-    return [Finding("M015", file, f"this is a deck task, but model-judged row(s) {shown} are not gated on the deck (no "
-                                  "locate_deck row in their depends_on): with no deck delivered, these rows are judged on "
-                                  "the agent's final message (its claims, not slides; the run warns, the score is not "
-                                  "changed); add the gate as docs/rubric.md shows (\"Use a gate, not a hurdle, for a "
-                                  "deliverable that must exist\"): a positive locate_deck row listed in their depends_on",
-                    field="depends_on")]
+    message_rows, workflow_rows = split_ungated(doc.criteria)
+    out = [_ungated_workflow_finding(workflow_rows, locate_deck_ids(doc.criteria), file)] if workflow_rows else []
+    if not message_rows:
+        return out
+    return [Finding("M015", file, f"this is a deck task, but model-judged row(s) {_shown(message_rows)} are not gated "
+                                  "on the deck (no locate_deck row in their depends_on): with no deck delivered, these "
+                                  "rows are judged on the agent's final message (its claims, not slides; the run warns, "
+                                  "the score is not changed); add the gate as docs/rubric.md shows (\"Use a gate, not a "
+                                  "hurdle, for a deliverable that must exist\"): a positive locate_deck row listed in "
+                                  "their depends_on", field="depends_on"), *out]
+
+
+def _ungated_workflow_finding(rows: list[str], locators: list[str], file: str) -> Finding:
+    """M015 for ungated ppt_judge `rows` (trial 29 P-6): not judged on the message (with no deck they are a judged
+    miss), but a rollout leaving two or more decks and locating none ends the run in error; the fix is
+    ``gen-ppt-rubrics --gate`` with the rubric's locate_deck row (`locators`) or a new one."""
+    fix = (f"cowork-judge gen-ppt-rubrics <task> --gate {locators[0]}" if locators else
+           "add a positive locate_deck row, then cowork-judge gen-ppt-rubrics <task> --gate <its id>")
+    return Finding("M015", file, f"this is a deck task, but ppt_judge row(s) {_shown(rows)} are not gated on the deck "
+                                 "(no locate_deck row in their depends_on): with no deck they are a judged miss (no "
+                                 "model call), but a rollout that leaves two or more decks and locates none leaves them "
+                                 "unjudged (workflow_error): status error, a systemic sample the fleet masks, where a "
+                                 f"gate gives a judged 0; regenerate them gated: {fix}", field="depends_on")
+
+
+def _shown(rows: list[str]) -> str:
+    """`rows` as one phrase: the first six ids, then how many more."""
+    return ", ".join(rows[:6]) + (f" and {len(rows) - 6} more" if len(rows) > 6 else "")
 
 
 def _params(row: Any) -> Mapping[str, Any]:

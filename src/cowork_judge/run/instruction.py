@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
+from cowork_judge._util.given_paths import close_sibling
 from cowork_judge.safety.agent_text import BINARY_NOTE, decode_noting, looks_binary
 
 INSTRUCTION_NAMES = ("judge_instruction.md", "judge_instructions.md", "rubric_instruction.md", "judge_prompt.md")
@@ -117,8 +118,8 @@ def task_prompt_text(path: Path, *, needs_model: bool) -> tuple[str, list[str]]:
     """The task prompt the judge is sent (``tests/task_prompt.md``; "" when there is none it can
     read) and what is wrong with it, read with `read_judge_text`.
 
-    Only a run with model-judged rows is warned (a code row never reads the task): about a missing,
-    empty or unreadable file (the judge is then sent no task), a binary one (UTF-16 without its mark:
+    Only a run with model-judged rows is warned (a code row never reads the task): about a missing
+    (naming a file beside it spelled alike, `close_sibling`: ``task-prompt.md``), empty or unreadable file (the judge is then sent no task), a binary one (UTF-16 without its mark:
     not sent, rather than NUL bytes between letters), and undecodable bytes (sent with U+FFFD).
 
     Returns:
@@ -128,8 +129,10 @@ def task_prompt_text(path: Path, *, needs_model: bool) -> tuple[str, list[str]]:
     if not needs_model:
         return text or "", []
     if problem == "not found":
+        near = close_sibling(path, files=True)  # trial 29 P-8: tests/task-prompt.md
+        hint = f"; did you mean: rename {near.name} to {path.name}" if near is not None else COPY_HINT
         return "", [f"no {path.name} in {path.parent}: the judge is told to read the task the agent was given, "
-                    f"and will find an empty one{COPY_HINT}"]
+                    f"and will find an empty one{hint}"]
     if text is None:
         return "", [f"{path.name} cannot be read ({problem}): not sent; the judge is told to read the task the "
                     "agent was given, and will find an empty one"]
