@@ -55,12 +55,14 @@ def ungated_model_rows(criteria: Sequence[Criterion]) -> list[str]:
 
 
 def split_ungated(criteria: Sequence[Criterion]) -> tuple[list[str], list[str]]:
-    """`ungated_model_rows` of `criteria` in two lists (rubric order): the rows judged on the agent's final
-    message when no deck is delivered (agentic rows and non-deck workflows), and the deck workflow rows
-    (`DECK_WORKFLOWS`), which are a judged miss then and need the gate for a rollout with several decks."""
+    """`ungated_model_rows` of `criteria` in two lists (rubric order): the agentic rows, judged on the agent's final
+    message in the deck's place when no deck is delivered, and the deck workflow rows (`DECK_WORKFLOWS`), which are
+    a judged miss then and need the gate for a rollout with several decks. Other workflows' rows (answer_match,
+    trajectory_judge) are in neither: they read the message or the trajectory by design."""
+    method = {c.id: c.judge_method for c in criteria}
     deck_rows = {c.id for c in criteria if c.judge_method == "workflow" and c.workflow.name in DECK_WORKFLOWS}
     rows = ungated_model_rows(criteria)
-    return [r for r in rows if r not in deck_rows], [r for r in rows if r in deck_rows]
+    return [r for r in rows if method[r] == "agentic"], [r for r in rows if r in deck_rows]
 
 
 def locate_deck_ids(criteria: Sequence[Criterion]) -> list[str]:
