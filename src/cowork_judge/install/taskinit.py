@@ -942,10 +942,12 @@ def _plan_collect(plan: Plan, lines: list[te.Line], raw: list[str], config: dict
     if any(isinstance(h, dict) and AGENT_COPY_DIR in str(h.get("command", "")) for h in hooks):
         _noop(plan, f"task.toml: [[verifier.collect]] already copies the agent's logs to {AGENT_COPY_DIR}")
         return
-    plan.actions.append(f"task.toml: [[verifier.collect]] += copy of the agent's {', '.join(AGENT_FILES)} to {AGENT_COPY_DIR} "
+    key_index = te.find_key(lines, "verifier", "collect")
+    where = ("[verifier] collect = [...] += { command = ... }" if key_index is not None
+             else "[[verifier.collect]] table added")
+    plan.actions.append(f"task.toml: {where}: a hook copying the agent's {', '.join(AGENT_FILES)} to {AGENT_COPY_DIR} "
                         "(Harbor never gives a separate verifier /logs/agent)")
     hook = f"{{ command = {te.basic_string(COLLECT_COMMAND)} }}"
-    key_index = te.find_key(lines, "verifier", "collect")
     if key_index is not None:  # an inline array (`harbor init` writes `collect = []`): the hook goes inside it
         row, col = te.array_close(lines, key_index)
         body = [te.strip_comment(line) for line in raw[key_index:row]] + [raw[row][:col]]

@@ -15,6 +15,10 @@ French and German:
 - **attributed assertions** (a violation cue): the deliverable *claims*, *asserts*, *alleges* or
   *purports* something ("the answer claims the bridge is 5 km long", "Claims the study was peer
   reviewed"): the verb after its subject or opening a sentence, never the noun "claim";
+- **reported reasons** (a violation cue, trial 30 P-2): a plain reporting verb (*says*, *states*, *tells*,
+  *presents*, *describes*) right after the deliverable with its own reason or certainty ("the answer says the
+  sky is blue because it reflects the ocean", "presents the estimate as fact"), when the rest of the row has
+  no requirement cue (`_REPORTED_FAULT`); a bare report ("the answer says the sky is blue") stays neutral;
 - **requirement cues**: obligation (should, must, needs to, 应, 必须, 需要, べき, debe, doit,
   muss…), presence (includes, contains, provides, has, shows, displays, is present, exists,
   包含, 提供, 存在…) and
@@ -144,6 +148,21 @@ the fault is (that claim, made), not what is required. Read as a verb only, afte
 claim or at the start of a sentence: the noun ("supports each claim with a source", "the response's
 claims are cited") is no cue. A violation cue."""
 
+_REPORT_VERBS = r"(?:says|said|states|stated|tells|told|presents|presented|describes|described)"
+_REPORTED_FAULT = re.compile(
+    r"(?<![\w-])(?:" + _CLAIMANTS + r")\s+" + _REPORT_VERBS + r"(?![\w-])[^.;!?]*?"
+    r"(?<![\w-])(?:because|since|due to|caused by|as a result of|as (?:an? )?(?:fact|true|certain|proven|settled|"
+    r"established|definitive|guaranteed))(?![\w-])",
+    re.IGNORECASE)
+"""A statement the text attributes to the deliverable with a plain reporting verb (*says*, *states*, *tells*,
+*presents*, *describes*) that carries the deliverable's own reason or certainty — "the answer says the sky is blue
+*because* it reflects the ocean", "the report presents the estimate *as fact*" (trial 30 P-2): the wrong
+explanation or the overclaim is the fault. A violation cue only when the rest of the row has no requirement
+cue and the verb directly follows the one who says it ("the answer correctly states … because …" stays a
+requirement); a bare
+report ("the answer says the sky is blue", HealthBench's "States that …") could as well be the requirement,
+so it stays neutral (R021)."""
+
 
 _FAULT_WORDS = (
     r"refus(e|es|ed|al|als|ing)", r"errors?", r"mistakes?", r"placeholders?", r"hallucinat\w*", r"fabricat\w*",
@@ -199,6 +218,8 @@ def violation_cues(text: str) -> list[str]:
         text = head
     text = _NEGATED_FAULT.sub(" ", text)
     found = [m.group(0).strip(" .;:!?") for m in _ASSERTION.finditer(text)]
+    if not requirement_cues(_REPORTED_FAULT.sub(" ", text)):
+        found += [m.group(0).strip(" .;:!?") for m in _REPORTED_FAULT.finditer(text)]
     found += [m.group(0) for m in _VIOLATION.finditer(text)]
     cjk = text
     for word in _NOT_VIOLATION_CJK:
