@@ -308,38 +308,56 @@ def _edited_rows(old: object, new: object) -> list[str]:
     where only an author could have changed it: "ID: weight 5 → 1.444; wording replaced".
 
     Not edits: a content row's wording (it follows the task_check_dir's question, the place to
-    edit it), and visual weights that all moved by the same factor (the balance recomputed
-    after the content weight changed). Rows only in one rubric (added, removed) are not edits.
+    edit it), and the visual weights of the largest set of visual rows (two or more) that one
+    earlier balance explains (`_rebalanced`: the balance recomputed after a content weight
+    changed, each weight rounded to `WEIGHT_DECIMALS`; trial 30 P-3). Rows only in one rubric
+    (added, removed) are not edits.
     """
-    from collections import Counter
-
     from cowork_judge.core.rubric import LIST_KEYS
 
     def rows(doc: object) -> dict[str, dict[str, object]]:
         items = next((doc[k] for k in LIST_KEYS if isinstance(doc.get(k), list)), []) if isinstance(doc, dict) else doc
         return {str(r["id"]): r for r in (items if isinstance(items, list) else []) if isinstance(r, dict) and "id" in r}
 
-    def ratio(was: object, now: object) -> float | None:
-        ok = all(isinstance(x, (int, float)) and not isinstance(x, bool) and x > 0 for x in (was, now))
-        return round(float(was) / float(now), 2) if ok else None  # type: ignore[arg-type]
-
     before, after = rows(old), rows(new)
     both = [(rid, before[rid], row) for rid, row in after.items() if rid in before]
-    moved = Counter(ratio(b.get("weight"), a.get("weight")) for rid, b, a in both
-                    if rid.startswith("V-") and b.get("weight") != a.get("weight"))
-    rebalance, count = moved.most_common(1)[0] if moved else (None, 0)
+    explained = _rebalanced({rid: (b.get("weight"), a.get("weight")) for rid, b, a in both if rid.startswith("V-")})
     out = []
     for rid, was, row in both:
         changes = []
-        if was.get("weight") != row.get("weight") and not (
-                rid.startswith("V-") and count >= 2 and rebalance is not None
-                and ratio(was.get("weight"), row.get("weight")) == rebalance):
+        if was.get("weight") != row.get("weight") and rid not in explained:
             changes.append(f"weight {was.get('weight')} → {row.get('weight')}")
         if rid.startswith("V-") and was.get("description") != row.get("description"):
             changes.append("wording replaced")
         if changes:
             out.append(f"{rid}: {'; '.join(changes)}")
     return out
+
+
+def _rebalanced(weights: dict[str, tuple[object, object]]) -> set[str]:
+    """The ids (of `weights`: id → (weight now in the file, weight the run would write)) whose weight one
+    common factor r explains: ``was = r × new`` up to the rounding of both to `WEIGHT_DECIMALS`, r taken
+    where the most rows agree. Empty when fewer than two rows agree (one moved row is a hand edit), or no
+    weight moved. Non-numeric or non-positive weights are never explained.
+
+    Each row allows r in [(was − h) / (new + h), (was + h) / (new − h)], h half a unit of the last kept
+    decimal: a weight the tool wrote by any earlier balance lies in it, whatever its size (trial 30 P-3:
+    critical 1.0 and normal 0.5, both ×0.1667, gave ratios 1.125 and 1.126 after 9 → 8, which the old
+    per-row ratio rounded to 1.12 and 1.13)."""
+    from cowork_judge.authoring.gen_ppt_rubrics import WEIGHT_DECIMALS
+
+    half = 0.5 * 10.0 ** -WEIGHT_DECIMALS + 1e-9
+    spans: dict[str, tuple[float, float]] = {}
+    for rid, (was, now) in weights.items():
+        if all(isinstance(x, (int, float)) and not isinstance(x, bool) and x > 0 for x in (was, now)):
+            w, n = float(was), float(now)  # type: ignore[arg-type]
+            spans[rid] = ((w - half) / (n + half), (w + half) / (n - half) if n > half else float("inf"))
+    if not spans or all(weights[rid][0] == weights[rid][1] for rid in spans):
+        return set()
+    best = max((lo for lo, _ in spans.values()),
+               key=lambda r: sum(lo <= r <= hi for lo, hi in spans.values()))
+    agree = {rid for rid, (lo, hi) in spans.items() if lo <= best <= hi}
+    return agree if len(agree) >= 2 else set()
 
 
 def _not_a_deck_task(tests_dir: Path, raw: object, checks_present: bool) -> str | None:
