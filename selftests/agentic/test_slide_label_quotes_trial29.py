@@ -68,3 +68,13 @@ def test_labels_are_cut_from_every_span_written_inside_the_markers() -> None:
         assert not grounding.quote_found(quote, seen), quote
     for quote in ("Quarterly results", "Revenue grew", "Say hello", "A chart"):
         assert grounding.quote_found(quote, seen), quote
+
+
+def test_the_simulators_honest_judge_quotes_no_label_and_mirrors_the_judges() -> None:
+    from cowork_judge.agentic.block_prompt import JUDGE_LABELS
+    from cowork_judge.sim import quotes
+
+    assert quotes.JUDGE_LABELS.pattern == JUDGE_LABELS.pattern  # the simulator's copy (it imports nothing of the package)
+    text = fence("evidence_summary", "slide 1 — Building effective agents\nWhy agents matter")
+    assert quotes.evidence_lines(text) == ["Building effective agents", "Why agents matter"]
+    assert quotes.honest_quote({"description": "y"}, quotes.evidence_lines(text)) == "Building effective agents"
