@@ -72,6 +72,18 @@ PROTOCOL = """
 LISTING_HEAD = "Deliverables in output/ (names chosen by the agent):\n"
 """The line before the spotlighted deliverable listing (names and sizes the judge's side
 wrote down): that span is data but not the agent's work, so it grounds no quote (`agent_spans`)."""
+JUDGE_LABELS = re.compile(
+    r"^slide (?:\d+|\?)(?= \u2014 | \(hidden\)$|$)(?: \u2014 )?"  # `evidence_summary`'s slide head "slide N — "
+    r"| \(hidden\)$"  # … and its mark of a hidden slide, at the end of that head
+    r"|^\[more slides not shown: read .* with your tools\]$"
+    r"|^\[NOT VISIBLE to a viewer \(.*?\); not content of the slide\]:? ?"  # speaker notes, hidden text (summary, read_deck)
+    r"|^\[alt text, not shown on the slide\] "
+    r"|^--- (?:slide \d+|ppt/slides/slide\d+\.xml) ---(?: \(too large to read\))?$",  # `tools.pptx_text`'s slide heads
+    re.MULTILINE)
+"""The labels the judge's side writes INSIDE spotlighted agent text (the evidence summary's
+``slide N — `` heads, the speaker-notes / hidden-text marker, the deck reader's ``--- slide N
+---`` lines): not the agent's work, so `agent_spans` cuts them out and a quote found only in
+them (or across one and the agent's text) grounds nothing. Mirrored by `sim.quotes`."""
 UNQUOTABLE = {"quotable": "no"}
 """The attribute of a ``<tool_output>`` block that shows no agent text (a file listing, the
 rubric, the task prompt, the instruction): its text grounds no quote (`evidence_texts`)."""
@@ -115,11 +127,14 @@ def workspace_evidence(workspace: Path) -> list[str]:
 
 
 def agent_spans(text: str) -> list[str]:
-    """The spotlighted spans of `text` (`spotlight.spans`) that hold the agent's own text:
-    every span except the deliverable listing (the one right after `LISTING_HEAD`: file
-    names and sizes, written down by the judge's side)."""
+    """The agent's own text among the spotlighted spans of `text` (`spotlight.spans`): every
+    span except the deliverable listing (the one right after `LISTING_HEAD`: file names and
+    sizes, written down by the judge's side), each cut into pieces at the labels the judge's
+    side wrote inside it (`JUDGE_LABELS`: ``slide 2 — ``, the speaker-notes marker), which are
+    left out. Pieces are separate evidence (`grounding.evidence_of`): no quote spans a label."""
     listing = LISTING_HEAD + spotlight.begin() + "\n"
-    return [s for s in spotlight.spans(text) if listing + s + "\n" + spotlight.end() not in text]
+    spans = [s for s in spotlight.spans(text) if listing + s + "\n" + spotlight.end() not in text]
+    return [piece for s in spans for piece in JUDGE_LABELS.split(s) if piece.strip()]
 
 
 def evidence_texts(messages: Sequence[dict[str, Any]]) -> list[str]:

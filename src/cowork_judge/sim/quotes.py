@@ -11,7 +11,9 @@ gives credit (a hit on a positive row, a miss on a negative one) gets one:
   first shared word (for a negative row often the fault itself: the demo policy's assumed "no
   fault" is quoted only because `core.grounding` withdraws a credit without a quote). Never
   the rubric, the task prompt, the deliverable listing or a ``<tool_output quotable="no">``
-  block (a file listing; the rubric or prompt read by a tool): `NOT_AGENT_TEXT`.
+  block (a file listing; the rubric or prompt read by a tool): `NOT_AGENT_TEXT`; never a label
+  the judge wrote inside the agent's text (``slide 2 — ``, the speaker-notes marker:
+  `JUDGE_LABELS`), though an oracle's own quote of one is passed on (it was shown).
 - **fabricated** (``cowork-judge sim --fabricate P``): with probability P per request
   (re-asks included; a keyed hash of seed, instance, the request's row ids and how often
   that set was asked, so runs repeat), every positive row the oracle says is missed in that
@@ -40,6 +42,17 @@ _JSON_BLOCK = re.compile(r"\A\s*<(slides|slide_text)>(.*)</\1>\s*\Z", re.DOTALL)
 NOT_AGENT_TEXT = ("Deliverables in output/ (names chosen by the agent):\n", '<tool_output quotable="no">\n')
 """What precedes a spotlighted span that is not the agent's text (`agentic.block_prompt`'s
 ``LISTING_HEAD`` and ``UNQUOTABLE`` tool output): an honest judge quotes nothing from it."""
+JUDGE_LABELS = re.compile(
+    r"^slide (?:\d+|\?)(?= \u2014 | \(hidden\)$|$)(?: \u2014 )?"
+    r"| \(hidden\)$"
+    r"|^\[more slides not shown: read .* with your tools\]$"
+    r"|^\[NOT VISIBLE to a viewer \(.*?\); not content of the slide\]:? ?"
+    r"|^\[alt text, not shown on the slide\] "
+    r"|^--- (?:slide \d+|ppt/slides/slide\d+\.xml) ---(?: \(too large to read\))?$",
+    re.MULTILINE)
+"""The labels the judge's side writes inside spotlighted agent text (``slide 2 — ``, the
+speaker-notes marker): a copy of `agentic.block_prompt.JUDGE_LABELS` (the simulator imports
+nothing of the package); an honest judge quotes none of them."""
 _WORD = re.compile(r"[^\W\d_]{3,}|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]", re.UNICODE)
 
 
@@ -61,9 +74,10 @@ def _strings(value: Any) -> list[str]:
     return []
 
 
-def evidence_lines(context_text: str) -> list[str]:
+def evidence_lines(context_text: str, *, labels: bool = False) -> list[str]:
     """The lines of the agent's text a request showed (its spotlighted spans), stripped,
-    each with at least four non-space characters; JSON slide blocks give their strings."""
+    each with at least four non-space characters; JSON slide blocks give their strings.
+    The judge's labels in them (`JUDGE_LABELS`) are cut out unless `labels` (what was shown)."""
     lines: list[str] = []
     for m in _SPAN.finditer(context_text):
         if context_text[:m.start()].endswith(NOT_AGENT_TEXT):
@@ -77,6 +91,7 @@ def evidence_lines(context_text: str) -> list[str]:
             except ValueError:
                 texts = [body]
         for text in texts:
+            text = text if labels else "\n".join(JUDGE_LABELS.split(text))
             lines += [ln.strip() for ln in text.splitlines() if len(ln.replace(" ", "").strip()) >= 4]
     return lines
 
@@ -150,8 +165,8 @@ def add_quotes(rows: list[dict[str, Any]], verdicts: list[dict[str, Any]], *, sc
     # without structured output the answer's shape is in the prompt's words: a "quote" field there asks for one
     if not (wants_quote(schema) or (schema is None and '"quote"' in prompt_text)):
         return [{k: v for k, v in verdict.items() if k != "quote"} for verdict in verdicts], [], []
-    lines = evidence_lines(context_text)
-    shown = _squash("\n".join(lines))
+    lines = evidence_lines(context_text)  # an honest quote is the agent's text, never a label of the judge's
+    shown = _squash("\n".join(evidence_lines(context_text, labels=True)))  # an oracle's quote passes when it was shown
     unseen: list[str] = []
     fabricating = fabricate is not None and fabricate.draw(instance, [str(r.get("id")) for r in rows])
     out: list[dict[str, Any]] = []
