@@ -68,6 +68,15 @@ def test_a_withdrawn_row_is_a_failed_test_and_says_so(judge_run, tmp_path):
     kept_ctrf = {t["name"].split(":")[0]: t for t in ctrf_document(kept, start_ms=0, stop_ms=1)["results"]["tests"]}
     assert kept_ctrf["B"]["status"] == "passed" and "rawStatus" not in kept_ctrf["B"]
 
+    # the same re-fold from the command line (docs/scoring.md: "rescore … re-folds stored verdicts under the
+    # other value"; trial 29's helper found no option for it)
+    kept_out = tmp_path / "kept.json"
+    proc = subprocess.run([sys.executable, "-m", "cowork_judge", "rescore", str(run.verifier / "result.json"),
+                           "--ungrounded", "keep", "--out", str(kept_out)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    refolded = json.loads(kept_out.read_text())
+    assert refolded["reward"] == 1.0 and refolded["details"]["policy"]["ungrounded"] == "keep"
+
 
 def test_status_of_a_withdrawn_row():
     from types import SimpleNamespace as Row

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 OPTION_OF = {"reward_mode": "--mode", "pass_threshold": "--threshold", "pass_compare": "--compare",
              "unjudged_negative": "--unjudged-negative", "systemic_fraction": "--systemic-fraction",
-             "systemic_min": "--systemic-min"}
+             "systemic_min": "--systemic-min", "ungrounded": "--ungrounded"}
 """Scoring-policy field → the option that sets it."""
 
 EPILOG = f"""\
@@ -130,6 +130,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--unjudged-negative", type=choice_word, choices=("deduct", "ignore"), help="JUDGE_UNJUDGED_NEGATIVE")
     p.add_argument("--systemic-fraction", type=float, help="JUDGE_SYSTEMIC_FRACTION")
     p.add_argument("--systemic-min", type=int, help="JUDGE_SYSTEMIC_MIN")
+    p.add_argument("--ungrounded", type=choice_word, choices=("miss", "keep"),
+                   help="score credited verdicts whose quote was not found (JUDGE_UNGROUNDED): miss withdraws the credit, "
+                        "keep scores them as the judge said")
     p.add_argument("--samples-vote", type=choice_word, choices=("majority", "unanimous", "weighted"),
                    help="reduce stored samples again under this panel vote (JUDGE_PANEL_VOTE); no model call")
     p.add_argument("--guard", type=choice_word, choices=("off", "flag", "penalize"),
@@ -152,7 +155,7 @@ def _policy_changes(args: argparse.Namespace) -> dict[str, Any]:
 
     changes = {k: v for k, v in (("reward_mode", args.mode), ("pass_threshold", args.threshold), ("pass_compare", args.compare),
                                  ("unjudged_negative", args.unjudged_negative), ("systemic_fraction", args.systemic_fraction),
-                                 ("systemic_min", args.systemic_min)) if v is not None}
+                                 ("systemic_min", args.systemic_min), ("ungrounded", args.ungrounded)) if v is not None}
     for name in ("pass_threshold", "systemic_fraction"):  # nan slips past every range check with its message
         if name in changes and not math.isfinite(changes[name]):
             raise _Usage(f"bad option {OPTION_OF[name]}: {changes[name]} is not a finite number (a value in [0, 1])")
