@@ -291,24 +291,22 @@ def _task_and_rollout(a: argparse.Namespace) -> tuple[TaskInfo, Rollout]:
 
 ORACLE_CACHE_NOTE = ("(JUDGE_VERDICT_CACHE: an edited oracle is not asked for these; set JUDGE_VERDICT_CACHE=off "
                      "to re-ask)")
-"""Added to the verdict cache line when verdicts were reused and the endpoint is a loopback one (trial 24 P-3): the
-rehearsal loop "edit the `sim --oracle` file, run `try` again" does not reach a row the cache answers."""
+"""The verdict cache line's advice, in place of `dryrun.CACHE_OFF_ADVICE` (trial 31 P-2: one piece of advice), when
+verdicts were reused and the endpoint is a loopback one (trial 24 P-3): the rehearsal loop "edit the `sim --oracle`
+file, run `try` again" does not reach a row the cache answers."""
 
 
 def _cache_line(outcome: Outcome, verifier_env: dict[str, str], *, sandboxed: bool, judge_home: Path | None,
                 builtin: bool) -> str | None:
-    """`dryrun.verdict_cache_line`, plus `ORACLE_CACHE_NOTE` when some verdicts were reused and ``JUDGE_BASE_URL``
-    in `verifier_env` is a loopback URL (a `cowork-judge sim --oracle` the author may have edited) that is not the
-    `builtin` simulator (which has no oracle)."""
+    """`dryrun.verdict_cache_line`, its advice `ORACLE_CACHE_NOTE` when ``JUDGE_BASE_URL`` in `verifier_env` is a
+    loopback URL (a `cowork-judge sim --oracle` the author may have edited) that is not the `builtin` simulator
+    (which has no oracle)."""
     from cowork_judge.commands._endpoint import loopback_address
     from cowork_judge.install import dryrun
 
-    line = dryrun.verdict_cache_line(outcome, verifier_env, sandboxed=sandboxed, judge_home=judge_home)
-    if line is None or not outcome.cached or builtin:
-        return line
-    if loopback_address(verifier_env.get("JUDGE_BASE_URL", "").strip()) is None:
-        return line
-    return f"{line} {ORACLE_CACHE_NOTE}"
+    oracle = not builtin and loopback_address(verifier_env.get("JUDGE_BASE_URL", "").strip()) is not None
+    return dryrun.verdict_cache_line(outcome, verifier_env, sandboxed=sandboxed, judge_home=judge_home,
+                                     advice=ORACLE_CACHE_NOTE if oracle else dryrun.CACHE_OFF_ADVICE)
 
 
 def _verifier_command(task: TaskInfo, staged: Staged, home: Path, verifier_env: dict[str, str], path: str, *,

@@ -353,12 +353,16 @@ def verdict_cache_note(verifier_env: dict[str, str], *, sandboxed: bool, judge_h
             "step 9)")
 
 
+CACHE_OFF_ADVICE = "(JUDGE_VERDICT_CACHE=off asks every row)"
+"""The advice `verdict_cache_line` ends with when verdicts were reused (unless given another)."""
+
+
 def verdict_cache_line(outcome: Outcome, verifier_env: dict[str, str], *, sandboxed: bool,
-                       judge_home: Path | None) -> str | None:
+                       judge_home: Path | None, advice: str = CACHE_OFF_ADVICE) -> str | None:
     """The line `try` prints with the reward when ``JUDGE_VERDICT_CACHE`` is on (trial 15 P-5): how
     many of the result's verdicts were reused from the cache (``results[].cached``, `Outcome.cached`)
-    and where that cache lives on this machine, or that it is discarded with the sandbox. None when
-    the cache is off."""
+    and where that cache lives on this machine, or that it is discarded with the sandbox; when some
+    were reused it ends with `advice` (one parenthesis: trial 31 P-2). None when the cache is off."""
     value = verdict_cache_value(verifier_env)
     if value is None:
         return None
@@ -368,7 +372,7 @@ def verdict_cache_line(outcome: Outcome, verifier_env: dict[str, str], *, sandbo
              f"the verdict cache {value} (under the run's /app copy)")
     reused = f"verdict cache: {outcome.cached} of {outcome.rows} row verdict(s) reused from {where}"
     if outcome.cached:
-        reused += ": the reward holds verdicts of an earlier run, not asked now (JUDGE_VERDICT_CACHE=off asks every row)"
+        reused += f": the reward holds verdicts of an earlier run, not asked now {advice}"
     return reused
 
 
@@ -692,7 +696,8 @@ def _looks_like_atif(path: Path) -> bool:
 def _file_as_rollout(root: Path) -> str:
     """The refusal of a file given as ``--rollout``: its folder when it holds that file alone,
     else a folder of its own to make (issue 39: never ``--rollout .``, which would judge every
-    file of the working folder); and ``--final-message`` for a chat answer. An ATIF trajectory is
+    file of the working folder); and ``--final-message`` for a chat answer, first when the file is
+    named as one (`core.layout.ANSWER_NAMES`, trial 31 P-3). An ATIF trajectory is
     not a deliverable: its refusal names ``--trajectory`` alone (trial 21 P-8)."""
     q = shlex.quote
     if _looks_like_atif(root):
@@ -714,6 +719,10 @@ def _file_as_rollout(root: Path) -> str:
         _check_final_message(root)
     except TryError:
         return f"--rollout {root} is a file, not a folder: {how}"
+    if root.name in ANSWER_NAMES:  # trial 31 P-3: named as a final message, so that advice leads
+        return (f"--rollout {root} is a file, not a folder: if it is the agent's final chat message (its name is "
+                f"one the judge reads a final message from), give --final-message {q(str(root))} instead; "
+                f"if it is a deliverable, {how}")
     return (f"--rollout {root} is a file, not a folder: {how}; if it is the agent's final chat message, give "
             f"--final-message {q(str(root))} instead")
 
@@ -1439,7 +1448,7 @@ def prune_judge_homes(parent: Path, keep: int = 3) -> None:
             lock.release()
 
 
-__all__ = ["DOCUMENTS", "FAILURE_PATH_LINE", "HARBOR_DEFAULT_TIMEOUT_SEC", "ROLLOUT_HELP", "Outcome", "Rollout", "Staged",
+__all__ = ["CACHE_OFF_ADVICE", "DOCUMENTS", "FAILURE_PATH_LINE", "HARBOR_DEFAULT_TIMEOUT_SEC", "ROLLOUT_HELP", "Outcome", "Rollout", "Staged",
            "TaskInfo", "TryError", "dropped_variables", "final_message_trajectory", "judge_home_name", "judge_venv_ready", "links_leaving_output", "message_entry_line",
            "prune_judge_homes", "read_outcome", "read_rollout", "read_task", "resolve_verifier_env", "stage", "pinned_extras",
            "pinned_version", "verdict_cache_host", "verdict_cache_line", "verdict_cache_note", "verdict_cache_value",
