@@ -19,6 +19,10 @@ French and German:
   *presents*, *describes*) right after the deliverable with its own reason or certainty ("the answer says the
   sky is blue because it reflects the ocean", "presents the estimate as fact"), when the rest of the row has
   no requirement cue (`_REPORTED_FAULT`); a bare report ("the answer says the sky is blue") stays neutral;
+- **advice with an action** (trial 31 P-4; the hurdle reading only, not R026): the deliverable *tells* (the reader)
+  *to* …, *recommends*, *advises*, *instructs*, *suggests*, *urges* + *to* a verb, *that* or a verb in -ing ("the
+  answer tells the reader to use boiling water"), when the rest of the row has no requirement cue (`advice_cues`);
+  a bare object ("the answer recommends a doctor") stays neutral;
 - **requirement cues**: obligation (should, must, needs to, 应, 必须, 需要, べき, debe, doit,
   muss…), presence (includes, contains, provides, has, shows, displays, is present, exists,
   包含, 提供, 存在…) and
@@ -37,7 +41,7 @@ French and German:
   *such as*, *like*, *e.g.*, *for example*, *including*) negates a fault, only the head is read: the
   examples it lists are of the absent fault ("no placeholder text such as Lorem ipsum", trial 18 P-4).
 
-`classify` returns ``"violation"`` when any violation cue is present, else
+`classify` returns ``"violation"`` when any violation cue (or advice cue) is present, else
 ``"requirement"`` when a requirement cue is, else ``"neutral"``. Lint makes
 ``requirement`` an ERROR (R020) and ``neutral`` a WARN (R021) on a hurdle a model reads (not on a code row,
 whose method never reads the description: trial 19 P-5); violation cues inside a negated
@@ -174,15 +178,45 @@ _FAULT_WORDS = (
 _ACTS_ON_FAULT = (
     r"mentions?", r"flags?", r"identif(y|ies)", r"correct(s)?", r"fix(es)?", r"catch(es)?", r"detects?", r"notes?",
     r"notices?", r"acknowledges?", r"address(es)?", r"warns?", r"explains?", r"reports?", r"points?", r"spots?",
-    r"finds?", r"admits?", r"discloses?", r"and", r"but", r"or", r"nor", r"so", r"then", r"that", r"which",
+    r"finds?", r"admits?", r"discloses?", r"names?", r"lists?", r"gives?", r"avoids?",
 )
-"""Words that, between a negation and a fault word, make the fault the object of a missing good action
-("does not mention the error", "does not fix the bug": violations) or start a new clause."""
+"""Verbs that act on a fault: the author asks for the fault to be pointed out, explained or mended (trial 31 P-1
+added names, lists, gives, avoids). Between a negation and a fault word they make the fault the object of a
+missing good action ("does not mention the error", "does not fix the bug": violations); a positive row whose
+main clause has one before a fault noun asks for that action (`fault_cues`: "names a common mistake")."""
+_CONJUNCTIONS = (r"and", r"but", r"or", r"nor", r"so", r"then", r"that", r"which")
+"""Words that start a new clause: they too break a negated-fault span."""
 _NEGATED_FAULT = re.compile(
     r"(?<![\w-])(?:not|never|no|none of|without|\w+n['’]t|free (?:of|from)|avoid(?:s|ed|ing)?)"
-    r"(?:\s+(?!(?:" + "|".join(_ACTS_ON_FAULT) + r")(?![\w'’-]))[\w'’-]+){0,3}?"
+    r"(?:\s+(?!(?:" + "|".join(_ACTS_ON_FAULT + _CONJUNCTIONS) + r")(?![\w'’-]))[\w'’-]+){0,3}?"
     r"\s+(?:" + "|".join(_FAULT_WORDS) + r")(?![\w-])",
     re.IGNORECASE)
+
+_FAULT_NOUNS = (
+    r"errors?", r"mistakes?", r"bugs?", r"crash(es)?", r"typos?", r"pitfalls?", r"flaws?", r"failures?",
+    r"omissions?", r"violations?", r"contradictions?", r"inconsistenc(y|ies)", r"placeholders?",
+    r"hallucinations?", r"fabrications?", r"overlaps?", r"leaks?",
+)
+"""Nouns that name a fault as a thing to be pointed out ("the off-by-one error"); an adjective ("the wrong unit")
+is not one: "gives the wrong unit" is the fault itself."""
+_ACTED_ON_FAULT = re.compile(
+    r"(?<![\w-])(?:" + "|".join(_ACTS_ON_FAULT) + r")(?:\s+(?:out|about|against|on|to))?"
+    r"(?:\s+[\w'’-]+){0,4}?\s+(?:" + "|".join(_FAULT_NOUNS) + r")(?![\w-]).*",
+    re.IGNORECASE)
+"""An action on a fault in a main clause, to its end: "names a common mistake", "identifies the off-by-one error
+in the loop", "warns about the risk of a crash on empty input" (trial 31 P-1): the row asks for the fault to be
+pointed out, so its fault words are no R026 cue."""
+
+_ADVICE = re.compile(
+    r"(?<![\w-])(?:" + _CLAIMANTS + r")\s+(?:tells|told|instructs|instructed|advises|advised|recommends|recommended"
+    r"|suggests|suggested|urges|urged)(?:\s+(?:the\s+)?(?:reader|user|patient|customer|client|caller|them|him|her|you"
+    r"|people)s?)?\s+(?:to\s+[\w'’-]+|that|(?!(?:some|any|every|no)thing)\w+ing)(?![\w-])",
+    re.IGNORECASE)
+"""Advice the deliverable gives, with an action (trial 31 P-4): "the answer tells the reader to use boiling water",
+"the response recommends taking …", "advises that …". On a hurdle the advice is the fault (a violation cue for the
+hurdle reading only, when the rest of the row has no requirement cue); on a positive row it is the requirement
+("the answer recommends seeing a doctor"), so `fault_cues` (R026) does not read it. A bare object ("recommends a
+doctor") names no action and stays neutral (R021)."""
 
 
 _EXAMPLES = re.compile(
@@ -228,6 +262,15 @@ def violation_cues(text: str) -> list[str]:
     return found
 
 
+def advice_cues(text: str) -> list[str]:
+    """The advice with an action `text` attributes to the deliverable (`_ADVICE`: "the answer tells the reader to
+    use boiling water"), empty when there is none or the rest of the row has a requirement cue. A violation cue of
+    the hurdle reading (`classify`) only."""
+    if requirement_cues(_ADVICE.sub(" ", text)):
+        return []
+    return [m.group(0) for m in _ADVICE.finditer(text)]
+
+
 def requirement_cues(text: str) -> list[str]:
     """The requirement cues found in `text`, in order (empty when there is none)."""
     return [m.group(0) for m in _REQUIREMENT.finditer(text)] + [cue for cue in _REQUIREMENT_CJK if cue in text]
@@ -236,7 +279,7 @@ def requirement_cues(text: str) -> list[str]:
 def classify(text: str) -> Polarity:
     """``violation`` (a violation cue is present), ``requirement`` (only requirement cues)
     or ``neutral`` (neither). Pure, deterministic, no I/O."""
-    if violation_cues(text):
+    if violation_cues(text) or advice_cues(text):
         return "violation"
     if requirement_cues(text):
         return "requirement"
@@ -266,11 +309,13 @@ def fault_cues(text: str) -> list[str]:
     violation cue (`violation_cues`, the hurdle reading and vocabulary) in the main clause (`main_clause`)
     with no bare negation beside it ("a slide still shows placeholder text", "the summary omits the
     conclusion"). A main clause with a negation describes an absence, an honest requirement: "does not
-    recommend aspirin", "nothing on the slide is clipped", "the slide is not blank". Narrower than `classify` on purpose: on the fixtures' 441 requirement rows the full
+    recommend aspirin", "nothing on the slide is clipped", "the slide is not blank". An action on a fault noun
+    (`_ACTED_ON_FAULT`: "names a common mistake", "identifies the off-by-one error", trial 31 P-1) asks for the
+    fault to be pointed out: its words are no cue. Advice (`advice_cues`) is not read. Narrower than `classify` on purpose: on the fixtures' 441 requirement rows the full
     reading finds a violation cue in 75 (17 %), this one in 2 (see `bench/lint.py --polarity`)."""
     head = head_clause(text)
     found = [m.group(0).strip(" .;:!?") for m in _ASSERTION.finditer(head)]
-    cues = violation_cues(main_clause(text))
+    cues = violation_cues(_ACTED_ON_FAULT.sub(" ", main_clause(text)))
     if not any(_BARE_NEGATION.fullmatch(cue) for cue in cues):
         found += cues
     return list(dict.fromkeys(found))
@@ -283,5 +328,5 @@ def reads_as_requirement(text: str) -> bool:
     return kind == "requirement" or (kind == "neutral" and bool(negated_faults(text)))
 
 
-__all__ = ["Polarity", "classify", "fault_cues", "head_clause", "main_clause", "negated_faults", "reads_as_requirement",
+__all__ = ["Polarity", "advice_cues", "classify", "fault_cues", "head_clause", "main_clause", "negated_faults", "reads_as_requirement",
            "requirement_cues", "violation_cues"]

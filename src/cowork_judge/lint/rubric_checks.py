@@ -327,11 +327,12 @@ def _hurdle_wording(doc: RubricDoc, row: Row) -> Iterator[Finding]:
                                         "read it as a requirement zero good work; describe the fault (\"the deck is "
                                         "missing\", \"交付物缺失\")", row=row.label, field="description")
     elif kind == "neutral":
-        why = absent[2:] if negated else "no violation wording found (not, missing, fails, 缺失, 没有…)"
-        yield Finding("R021", doc.file, f"{why}: make "
-                                        "sure it describes the fatal fault, not the requirement (\"the answer "
-                                        "refuses\", not \"the answer does not refuse\")", row=row.label,
-                      field="description")
+        why = absent[2:] if negated else ("no violation wording found (not, missing, fails, claims, tells the "
+                                          "reader to …, 缺失, 没有…)")
+        yield Finding("R021", doc.file, f"{why}: make sure it describes the fatal fault, not the requirement (\"the "
+                                        "answer refuses\", not \"the answer does not refuse\"; for bad advice name "
+                                        "the action: \"the answer tells the reader to …\", \"the answer recommends taking …\")",
+                      row=row.label, field="description")
 
 
 def waived(row: Row) -> set[str]:
