@@ -55,9 +55,11 @@ BAD: dict[str, list[tuple[dict[str, Any], str]]] = {
                           ({"glob": "*.md", "max_count": 0}, "min_count 1 (the default) is above max_count 0")],
     "json_valid": [({"glob": "output/a.json"}, "starts with 'output/'")],
     "text_contains": [({"text": "x", "source": "final_message"}, "'source' must be 'files' or 'response'"),
-                      ({"text": "\u200b"}, "'text' must not be empty")],
+                      ({"text": "\u200b"}, "'text' must not be empty"),
+                      ({"text": "tea\fpot"}, "U+000C (form feed) at character 4")],  # trial 31 P-5
     "regex_match": [({"pattern": "(["}, "is not a valid regular expression"),
-                    ({"pattern": "x", "flags": "g"}, "unknown regex flag 'g'")],
+                    ({"pattern": "x", "flags": "g"}, "unknown regex flag 'g'"),
+                    ({"pattern": "\bboiling\b"}, "U+0008 (backspace) at character 1")],  # trial 31 P-5
     "word_count_between": [({"min_words": 20, "max_words": 150, "source": "final_message"},
                             "'source' must be 'files' or 'response', got 'final_message'"),
                            ({"min_words": 1, "source": "Response"}, "'source' must be 'files' or 'response', got 'Response'"),
@@ -69,10 +71,12 @@ BAD: dict[str, list[tuple[dict[str, Any], str]]] = {
     "tool_called": [({"name": "bash", "min_count": 0}, "'min_count' must be at least 1, got 0"),
                     ({"name": ""}, "parameter 'name' must name a tool, got ''"),
                     ({"name": "  "}, "the row never hits")],
-    "command_succeeded": [({"pattern": ""}, "must not be empty"), ({"pattern": "(["}, "not a valid regular expression")],
+    "command_succeeded": [({"pattern": ""}, "must not be empty"), ({"pattern": "(["}, "not a valid regular expression"),
+                          ({"pattern": "\bpytest"}, "U+0008 (backspace)")],
     "no_step_errored": [({"error_patterns": ["(["]}, "not a valid regular expression"),
                         ({"error_patterns": ["^ERROR:", ""]}, "parameter 'error_patterns': '' matches any text"),
-                        ({"error_patterns": ["(fatal)?"]}, "so every observation")],
+                        ({"error_patterns": ["(fatal)?"]}, "so every observation"),
+                        ({"error_patterns": ["\x1b\\[31m"]}, "'error_patterns' holds the control character U+001B")],
     "step_count_at_most": [({"max_steps": 5, "source": "assistant"}, "'source' must be 'agent', 'user', 'system' or "
                             "'all', got 'assistant' (ATIF calls the model's steps 'agent')"),
                            ({"max_steps": -1}, "'max_steps' must be at least 0, got -1")],

@@ -27,6 +27,7 @@ from typing import Any
 from cowork_judge.safety import saferegex
 from cowork_judge.safety.agent_text import BINARY_NOTE, comparable_text, decode, looks_binary, spaced_text
 from cowork_judge.code_methods import globs, is_written
+from cowork_judge.code_methods.control_chars import control_char_errors
 from cowork_judge.core.error_kinds import JudgeFailure
 from cowork_judge.segment.code_context import CodeContext
 from cowork_judge.segment.delivery import DeliveredFile, Delivery, SkippedFile
@@ -506,9 +507,10 @@ def json_valid(ctx: CodeContext, glob: str = "*.json") -> tuple[bool, str, dict[
 
 def text_param_errors(params: dict[str, Any]) -> list[str]:
     """Values `text_contains` would refuse at run time (the types are already right): an
-    empty `text`, an unknown `source`. For `lint-rubric` (M002) and the runner, so a package
+    empty `text`, a control character in it (`control_char_errors`, trial 31 P-5), an unknown `source`.
+    For `lint-rubric` (M002) and the runner, so a package
     is told before it ships what would make every run of the row ``code_error``."""
-    errors = []
+    errors = control_char_errors("text", params.get("text"), regex=False)
     if "text" in params and isinstance(params["text"], str) and not comparable_text(params["text"]):
         errors.append("parameter 'text' must not be empty or only invisible format characters "
                       "(an empty text is found everywhere)")
@@ -519,7 +521,8 @@ def text_param_errors(params: dict[str, Any]) -> list[str]:
 def regex_param_errors(params: dict[str, Any]) -> list[str]:
     """Values `regex_match` would refuse at run time (the types are already right): a
     `pattern` that does not compile (Python's `re` syntax, with its `flags`), an unknown flag,
-    an unknown `source`. Compiling is bounded work whatever the pattern (only a search can
+    an unknown `source`, a control character in `pattern` (a JSON ``"\\b"`` is a backspace, not a word boundary:
+    `control_char_errors`, trial 31 P-5). Compiling is bounded work whatever the pattern (only a search can
     backtrack), so it runs here, in the caller's process."""
     errors = []
     value = 0
@@ -529,6 +532,7 @@ def regex_param_errors(params: dict[str, Any]) -> list[str]:
         else:
             value |= _FLAGS[ch]
     pattern = params.get("pattern")
+    errors += control_char_errors("pattern", pattern, regex=True)
     if isinstance(pattern, str):
         try:
             re.compile(pattern, value)

@@ -20,6 +20,7 @@ import re
 from typing import Any
 
 from cowork_judge.code_methods import globs
+from cowork_judge.code_methods.control_chars import control_char_errors
 from cowork_judge.code_methods.files import MessageUnreadable, ReadLimit, refuse
 from cowork_judge.core.error_kinds import JudgeFailure
 from cowork_judge.safety import saferegex
@@ -75,8 +76,10 @@ def _search_all(ctx: CodeContext, pattern: str, texts: list[tuple[str, str]]) ->
 def regex_param_errors(params: dict[str, Any]) -> list[str]:
     """Patterns (`pattern`, `error_patterns`) that do not compile, an empty `pattern`, and an `error_patterns`
     entry that matches any text (``""``, ``"x*"``: it matches every observation, so `no_step_errored` fails
-    on every rollout that has one): refused before the row runs."""
-    errors = []
+    on every rollout that has one), a control character in a pattern (a JSON ``"\\b"`` is a backspace:
+    `control_char_errors`, trial 31 P-5): refused before the row runs."""
+    errors = control_char_errors("pattern", params.get("pattern"), regex=True)
+    errors += [line for p in params.get("error_patterns") or [] for line in control_char_errors("error_patterns", p, regex=True)]
     patterns = [params.get("pattern")] + list(params.get("error_patterns") or [])
     for p in patterns:
         if isinstance(p, str):
