@@ -14,6 +14,8 @@ ROWS = [
      "judge_method": "code", "code_method_name": "locate_deck", "code_method_params": {"prefer": ["pptx"]}},
     {"id": "C-DECK-OPENABLE", "description": "The deck opens.", "weight": 1, "depends_on": ["C-LOCATE-DECK"],
      "judge_method": "code", "code_method_name": "check_deck_openable"},
+    {"id": "C-SLIDE-COUNT", "description": "6 to 12 slides.", "weight": 1, "depends_on": ["C-DECK-OPENABLE"],
+     "judge_method": "code", "code_method_name": "page_count_between", "code_method_params": {"min_pages": 6, "max_pages": 12}},
 ]
 
 
@@ -26,3 +28,4 @@ def test_a_closed_deck_gate_is_named_under_the_reward(tmp_path: Path) -> None:
     assert "reward: 0.0" in out, out
     line = next((ln for ln in out.splitlines() if "gate C-LOCATE-DECK missed:" in ln), "")
     assert "no deck among the deliverables" in line and line.endswith("; 1 row(s) depend on it"), out
+    assert "gate C-DECK-OPENABLE" not in out, out  # closed by the first gate: only that one is named

@@ -1267,7 +1267,8 @@ class Outcome:
 def closed_gates(doc: Mapping[str, Any], results: list[dict[str, Any]]) -> list[tuple[str, str, int]]:
     """``(gate row id, reason, number of rows it closed)`` for each positive code row of a parsed ``result.json``
     (`doc`, its `results` rows) judged a miss while at least one row naming it in ``depends_on`` has ``gate:
-    closed``, in the rubric's order. Malformed parts are skipped, never raised on."""
+    closed``, in the rubric's order; a row itself closed by a gate is not one (only the gate that missed first is
+    named). Malformed parts are skipped, never raised on."""
     criteria = [c for c in doc.get("criteria") or [] if isinstance(c, dict)]
     closed = {str(r.get("id")) for r in results if r.get("gate") == "closed"}
     out = []
@@ -1275,7 +1276,7 @@ def closed_gates(doc: Mapping[str, Any], results: list[dict[str, Any]]) -> list[
         gid = str(row.get("id"))
         crit = next((c for c in criteria if str(c.get("id")) == gid), {})
         if crit.get("judge_method") != "code" or crit.get("polarity") == "negative" or crit.get("hurdle") \
-                or row.get("judged") is not True or row.get("hit") is not False:
+                or row.get("judged") is not True or row.get("hit") is not False or row.get("gate") == "closed":
             continue
         n = sum(1 for c in criteria if str(c.get("id")) in closed and gid in (c.get("depends_on") or []))
         if n:
