@@ -17,7 +17,7 @@ from cowork_judge.commands._endpoint import (HalfCredentials, caller_endpoint, n
                                               simulator_note, start_simulator)
 from cowork_judge.commands.examples import ROLLOUTS, example_paths
 from cowork_judge.core.exit_status import EXIT_STATUS, exit_status
-from cowork_judge.core.fatal import fatal_rows, zeroed_sentence
+from cowork_judge.core.fatal import fatal_rows, unjudged_kinds, zeroed_sentence
 from cowork_judge.core.layout import VerifierLayout
 from cowork_judge.core.simulated import simulated_note
 
@@ -90,8 +90,9 @@ def _say_outcome(doc: ResultDocument | None, result_json: Path, soffice: str | N
     the simulator was never asked, trial 27 P-5)."""
     print(f"reward: {doc.task_score if doc is not None else 0.0}")
     if doc is not None and doc.fatal:
-        rows = fatal_rows(doc.model_dump(mode="json", by_alias=True))
-        print(f"fatal: {zeroed_sentence(rows, nothing_delivered=doc.extra_fields.delivery_missing)}")
+        dumped = doc.model_dump(mode="json", by_alias=True)
+        print("fatal: " + zeroed_sentence(fatal_rows(dumped), nothing_delivered=doc.extra_fields.delivery_missing,
+                                          unjudged=unjudged_kinds(dumped)))
     print(f"result: {result_json}")
     if doc is None:
         return

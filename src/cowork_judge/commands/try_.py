@@ -686,6 +686,14 @@ def _say_unjudged(outcome: Outcome) -> None:
         _say(f"  … and {len(outcome.unjudged_rows) - UNJUDGED_SHOWN} more unjudged row(s) in result.json")
 
 
+def _say_closed_gates(outcome: Outcome) -> None:
+    """Name each positive code gate that missed and the rows it closed (trial 32 P-2: a forgotten ``--rollout``
+    or a folder of two decks gave reward 0, coverage 1 and no reason outside result.json)."""
+    for gid, reason, n in outcome.closed_gates:
+        text = reason if len(reason) <= 160 else reason[:159] + "…"
+        _say(f"  gate {gid} missed: {text}; {n} row(s) depend on it")
+
+
 def _say_documents(outcome: Outcome, verifier: Path) -> None:
     """List the documents of `verifier` (``/logs/verifier`` on the host) and, when it holds a result.json, the
     ``cowork-judge report`` command that makes its page (trial 21 P-6: the author's path never named it)."""
@@ -802,7 +810,9 @@ def _report(outcome: Outcome, staged: Staged, proc: ProcResult, seconds: float, 
     if outcome.reward_text:
         _say(f"reward: {outcome.reward_text}")
         if outcome.fatal:  # trial 17 P-2: the hurdle that zeroed it, as the report page says it
-            _say(f"fatal: {zeroed_sentence(outcome.fatal_rows, nothing_delivered=outcome.delivery_missing)}")
+            kinds = {r: k for r, k, _ in outcome.unjudged_rows}
+            _say("fatal: " + zeroed_sentence(outcome.fatal_rows, nothing_delivered=outcome.delivery_missing,
+                                             unjudged=kinds))
     if outcome.status is not None:
         cov = f"{outcome.coverage:.3f}" if outcome.coverage is not None else "n/a"
         unjudged = sum(outcome.unjudged.values())
@@ -810,6 +820,7 @@ def _report(outcome: Outcome, staged: Staged, proc: ProcResult, seconds: float, 
             "; unjudged: " + ", ".join(f"{k} {v}" for k, v in sorted(outcome.unjudged.items())) if unjudged else "") + ")"
         _say(f"status: {outcome.status}   coverage: {cov}{detail if outcome.rows else ''}")
         _say_unjudged(outcome)
+        _say_closed_gates(outcome)
     if cache_line and outcome.status is not None:  # trial 15 P-5: reused verdicts are said with the reward
         _say(cache_line)
     if outcome.delivery_missing and not outcome.exit_code:

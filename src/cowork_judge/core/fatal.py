@@ -31,16 +31,31 @@ def fatal_rows(doc: Mapping[str, Any]) -> list[str]:
     return out
 
 
-def zeroed_sentence(rows: Sequence[str], *, nothing_delivered: bool = False) -> str:
+def unjudged_kinds(doc: Mapping[str, Any]) -> dict[str, str]:
+    """Row id → ``error_kind`` of each row of a parsed ``result.json`` (`doc`) with ``judged: false``
+    ("unjudged" when the kind is missing); malformed parts are skipped, never raised on."""
+    results = doc.get("results")
+    return {str(r.get("id")): str(r.get("error_kind") or "unjudged")
+            for r in (results if isinstance(results, list) else []) if isinstance(r, dict) and r.get("judged") is False}
+
+
+def zeroed_sentence(rows: Sequence[str], *, nothing_delivered: bool = False,
+                    unjudged: Mapping[str, str] | None = None) -> str:
     """``A hurdle zeroed the reward: row H-X counted as hit, so the reward is 0 whatever the rows earned``
     (plain text; "rows …" for several, "not recorded" for none). `nothing_delivered` (the result's
     ``delivery_missing``): the rows were decided without a model and a hurdle counts as hit on an empty
-    delivery, which the sentence says (trial 22 P-4: it read as if the row's check had fired)."""
-    names = ", ".join(rows) or "not recorded"
+    delivery, which the sentence says (trial 22 P-4: it read as if the row's check had fired).
+    `unjudged` (row id → ``error_kind``, `unjudged_kinds`): a hurdle row in it was never judged and counts
+    as hit by the policy, which the sentence says instead (trial 32 P-5: it read as a found fault)."""
+    kinds = {} if nothing_delivered else {r: (unjudged or {})[r] for r in rows if r in (unjudged or {})}
+    found = [r for r in rows if r not in kinds]
+    names = ", ".join(found) or ("" if kinds else "not recorded")
     why = (" because nothing was delivered (no check ran: an empty delivery is the violation, "
            "docs/result-document.md)") if nothing_delivered else ""
-    return (f"A hurdle zeroed the reward: row{'s' if len(rows) > 1 else ''} {names} counted as hit{why}, so the reward "
-            "is 0 whatever the rows earned")
+    parts = [f"row{'s' if len(found) > 1 else ''} {names} counted as hit{why}"] if names else []
+    parts += [f"row {r} was not judged (error_kind {k}) and counts as hit (JUDGE_UNJUDGED_NEGATIVE=deduct)"
+              for r, k in kinds.items()]
+    return f"A hurdle zeroed the reward: {'; '.join(parts)}, so the reward is 0 whatever the rows earned"
 
 
-__all__ = ["fatal_rows", "zeroed_sentence"]
+__all__ = ["fatal_rows", "unjudged_kinds", "zeroed_sentence"]

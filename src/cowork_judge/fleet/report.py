@@ -168,7 +168,8 @@ def _fatal_line(job: Job, fatal: list[str]) -> str:
     if not job.doc.fatal:
         return ""
     empty = job.doc.extra_fields.delivery_missing
-    return (f'<p class="warn">{esc(zeroed_sentence(fatal, nothing_delivered=empty))} '
+    unjudged = {r.id: r.error_kind or "unjudged" for r in job.doc.results if not r.judged}
+    return (f'<p class="warn">{esc(zeroed_sentence(fatal, nothing_delivered=empty, unjudged=unjudged))} '
             f"(score_raw {esc(fmt(job.doc.score_raw))} → {esc(fmt(job.doc.task_score))}): the whole reward "
             "went to the hurdle. The points below are what each row lost of its own, before the hurdle.</p>")
 

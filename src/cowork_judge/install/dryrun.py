@@ -36,7 +36,7 @@ import shutil
 import stat
 import sys
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -1231,6 +1231,9 @@ class Outcome:
             oracle; p2 0: …``): a simulator answering from ``--oracle FILE`` found no entry for it (a mistyped key)
             and judged it a miss. `hint` is the first `` (did you mean 'KEY'?)`` the reason carries, else "";
             `fault` is True for a hurdle or deduction row (polarity negative): its miss is "no fault found".
+        closed_gates: ``(gate row id, its reason, rows it closed)`` of each positive code row judged a miss whose
+            dependants (``depends_on``) were closed by it (``gate: closed``), e.g. ``C-LOCATE-DECK`` with ``no deck
+            among the deliverables`` (trial 32 P-2: the reason was only in result.json).
     """
 
     reward_text: str = ""
@@ -1253,11 +1256,32 @@ class Outcome:
     fatal_rows: list[str] = field(default_factory=list)
     judge_called: bool | None = None
     not_in_oracle: list[tuple[str, str, bool]] = field(default_factory=list)
+    closed_gates: list[tuple[str, str, int]] = field(default_factory=list)
 
     @property
     def clean(self) -> bool:
         """A reward was written and the judge finished cleanly (status success or skipped, no exit_code)."""
         return bool(self.reward_text) and self.status in ("success", "skipped") and not self.exit_code
+
+
+def closed_gates(doc: Mapping[str, Any], results: list[dict[str, Any]]) -> list[tuple[str, str, int]]:
+    """``(gate row id, reason, number of rows it closed)`` for each positive code row of a parsed ``result.json``
+    (`doc`, its `results` rows) judged a miss while at least one row naming it in ``depends_on`` has ``gate:
+    closed``, in the rubric's order; a row itself closed by a gate is not one (only the gate that missed first is
+    named). Malformed parts are skipped, never raised on."""
+    criteria = [c for c in doc.get("criteria") or [] if isinstance(c, dict)]
+    closed = {str(r.get("id")) for r in results if r.get("gate") == "closed"}
+    out = []
+    for row in results:
+        gid = str(row.get("id"))
+        crit = next((c for c in criteria if str(c.get("id")) == gid), {})
+        if crit.get("judge_method") != "code" or crit.get("polarity") == "negative" or crit.get("hurdle") \
+                or row.get("judged") is not True or row.get("hit") is not False or row.get("gate") == "closed":
+            continue
+        n = sum(1 for c in criteria if str(c.get("id")) in closed and gid in (c.get("depends_on") or []))
+        if n:
+            out.append((gid, str(row.get("reason") or ""), n))
+    return out
 
 
 def read_outcome(verifier: Path) -> Outcome:
@@ -1299,6 +1323,7 @@ def read_outcome(verifier: Path) -> Outcome:
     out.unjudged_rows = [(str(r.get("id")), str(r.get("error_kind") or "unjudged"), str(r.get("reason") or ""))
                          for r in results if r.get("judged") is False]
     out.not_in_oracle = oracle_gaps(doc, results)
+    out.closed_gates = closed_gates(doc, results)
     delivery = _table(doc, "details").get("delivery")
     out.set_aside = _set_aside(delivery)
     source = delivery.get("final_message_source") if isinstance(delivery, dict) else None
