@@ -100,16 +100,55 @@ def close_sibling(path: Path | str, *, files: bool = False) -> Path | None:
     return parent / close[0] if close else None
 
 
-def not_a_folder(path: Path | str) -> str:
+def in_task_folder(path: Path | str) -> bool:
+    """`path` is a folder of a Harbor task (``tests/``, ``solution/``, ``environment/``…): a folder without a
+    ``task.toml`` of its own whose parent holds one (trial 32 P-1). The one rule by which ``init``, ``try``,
+    ``lint-rubric`` and ``gen-ppt-rubrics`` answer "did you mean <task>?" (named as `shown_parent` names it).
+    Only reads; never raises (an unreadable place is no task's folder)."""
+    try:
+        folder = Path(path)
+        return folder.is_dir() and not (folder / "task.toml").exists() and (parent_of(folder) / "task.toml").is_file()
+    except OSError:
+        return False
+
+
+def not_tests_hint(path: Path | str, shown: str) -> str | None:
+    """For ``lint-rubric`` and ``gen-ppt-rubrics`` (which take a task folder or its ``tests/``): ``"a task's
+    solution/ folder, not its tests/: did you mean ..?"`` when `path` (spelled `shown`) is a folder of a task
+    (`in_task_folder`) other than ``tests/`` and holds no ``rubric.json`` (trial 32 P-1), else None. Never raises."""
+    try:
+        name = absolute(path).name
+        if name == "tests" or not in_task_folder(path) or os.path.lexists(Path(path) / "rubric.json"):
+            return None
+    except OSError:
+        return None
+    return f"a task's {name}/ folder, not its tests/: did you mean {shown_parent(shown)}?"
+
+
+def _task_of_file(given: Path) -> str | None:
+    """The task folder a file given for one names, as the user can type it: the file's folder when it holds
+    ``task.toml``, its parent when the file's folder is a folder of a task (`in_task_folder`), else None."""
+    folder = parent_of(given)
+    if (folder / "task.toml").is_file():
+        return str(folder)
+    return shown_parent(str(given.parent)) if in_task_folder(folder) else None
+
+
+def not_a_folder(path: Path | str, *, task: bool = False) -> str:
     """Why `path`, given where a command wants a folder (the task folder or its ``tests/``), is none, in one wording
     for ``init``, ``try``, ``lint-rubric`` and ``gen-ppt-rubrics`` (trial 24 P-2, trial 25 P-1), with a "did you
     mean" hint where one is sure: ``"… is the rubric file, not a folder: did you mean its folder task/tests?"``,
     ``"… does not exist: did you mean task/tests?"`` (a folder beside it spelled alike: `close_sibling`).
+    With `task` (``init`` and ``try``, which take the task folder, trial 32 P-4) a file of a task names the task
+    folder: ``"… is the rubric file, not a folder: did you mean the task folder task?"``.
     Only reads; never raises (an unreadable place gets the bare reason)."""
     given = Path(path)
     try:
         if given.is_file():
             parent = given.parent
+            if task and (above := _task_of_file(given)):
+                kind = "the rubric file" if given.name == "rubric.json" else "a file"
+                return f"{given} is {kind}, not a folder: did you mean the task folder {above}?"
             if given.name == "rubric.json":
                 return f"{given} is the rubric file, not a folder: did you mean its folder {parent}?"
             if (parent / "rubric.json").is_file():
@@ -123,4 +162,4 @@ def not_a_folder(path: Path | str) -> str:
     return f"{given} does not exist" + (f": did you mean {close}?" if close else "")
 
 
-__all__ = ["absolute", "close_sibling", "not_a_folder", "parent_of", "shown_parent", "tidy_absolute", "working_folder"]
+__all__ = ["absolute", "close_sibling", "in_task_folder", "not_a_folder", "not_tests_hint", "parent_of", "shown_parent", "tidy_absolute", "working_folder"]

@@ -399,6 +399,7 @@ def _task_tests(path: Path) -> tuple[Path | None, str]:
     the one init, try and the verifier read. When only the stray one exists, the author is told to move it
     (`install.taskinit.rubric_too_high`).
     """
+    from cowork_judge._util.given_paths import not_tests_hint
     from cowork_judge.commands._taskfolder import task_tests_dir
     from cowork_judge.install.taskinit import rubric_too_high
 
@@ -409,6 +410,8 @@ def _task_tests(path: Path) -> tuple[Path | None, str]:
     if task and (stray := rubric_too_high(path)):
         return None, (f"{path} is a task folder and its rubric is tests/rubric.json (init, try and the verifier read "
                       f"only that one), which is missing, but {stray}; then run gen-ppt-rubrics again (nothing written)")
+    if not task and (hint := not_tests_hint(path, str(path))) is not None:  # inside solution/ (trial 32 P-1)
+        return None, f"{path} is {hint} (nothing written)"
     return (path / "tests" if task else task_tests_dir(path)), ""
 
 

@@ -31,7 +31,7 @@ else:  # pragma: no cover - Python 3.10
 
 from cowork_judge import __version__
 from cowork_judge._util.fsutil import atomic_write
-from cowork_judge._util.given_paths import absolute, not_a_folder
+from cowork_judge._util.given_paths import absolute, in_task_folder, not_a_folder
 from cowork_judge.install import extras as extras_mod
 from cowork_judge.install import harbor_stubs, verifier_image
 from cowork_judge.install import tomledit as te
@@ -353,10 +353,11 @@ def plan_init(task_dir: Path, *, force: bool = False, extras: str | None = None,
     given, task_dir = task_dir, absolute(task_dir)  # `init .` / `init ..` name the folder, not `.` (trial 18 P-6)
     toml_path, test_path = task_dir / "task.toml", task_dir / "tests" / "test.sh"
     if not task_dir.is_dir():
-        raise InitError(not_a_folder(given))  # as typed, with try's and lint's "did you mean" (trial 25 P-1)
+        raise InitError(not_a_folder(given, task=True))  # as typed, with try's and lint's "did you mean" (trial 25 P-1)
     if not toml_path.is_file():
-        if task_dir.name == "tests" and (task_dir.parent / "task.toml").is_file():  # trial 6 F18, as `try` says it
-            raise InitError(f"{toml_path} not found: {task_dir} is a task's tests/ folder; did you mean {task_dir.parent}?")
+        if in_task_folder(task_dir):  # trial 6 F18 (tests/), trial 32 P-1 (solution/, environment/…), as `try` says it
+            raise InitError(f"{toml_path} not found: {task_dir} is a task's {task_dir.name}/ folder; "
+                            f"did you mean {task_dir.parent}?")
         raise InitError(f"{toml_path} not found: is {task_dir} a Harbor task folder? (`harbor init` creates one)")
     plan = Plan(task_dir)
     _plan_test_sh(plan, test_path, force)

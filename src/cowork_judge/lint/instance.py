@@ -17,7 +17,7 @@ from typing import Any
 
 from cowork_judge import ABI_COMPAT
 from cowork_judge.code_methods import TRAJECTORY_METHODS
-from cowork_judge._util.given_paths import absolute, close_sibling, parent_of, shown_parent
+from cowork_judge._util.given_paths import absolute, close_sibling, not_tests_hint, parent_of, shown_parent
 from cowork_judge.core.deck_gate import locate_deck_ids, split_ungated
 from cowork_judge.core.rubric import DECK_CODE_METHODS, RepeatedKeys
 from cowork_judge.install.taskinit import AGENT_COPY_DIR, rubric_too_high
@@ -118,6 +118,9 @@ def lint_instance(tests_dir: Path, *, display: str | None = None, abi_compat: tu
         os.listdir(tests_dir)
     except OSError as exc:
         report.findings.append(Finding("P001", shown, f"cannot be read: {exc.strerror or exc}"))
+        return report
+    if (hint := not_tests_hint(tests_dir, shown)) is not None:  # `lint-rubric .` inside solution/ (trial 32 P-1)
+        report.findings.append(Finding("P001", shown, f"{hint} (lint-rubric takes a task folder or its tests/)"))
         return report
     base = shown_parent(shown)  # `.` inside tests/ names ../task.toml (trial 18 P-6)
     toml_shown = "task.toml" if base == "." else f"{base}/task.toml"
