@@ -8,26 +8,20 @@ A real ``cowork-judge run`` with the judge's endpoint out of quota (the simulato
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
 
 from cowork_judge.sim.faults import FaultPlan
 from cowork_judge.core.fatal import fatal_rows, unjudged_kinds, zeroed_sentence
+from fleet.test_report_share_trial25 import sky_package
 
 ROWS = [{"id": "A", "description": "The answer explains Rayleigh scattering.", "weight": 1},
         {"id": "H", "description": "The answer refuses or is off-topic.", "weight": 0, "hurdle": True}]
 
 
 def test_an_unjudged_hurdle_is_said_to_be_unjudged(judge_run, tmp_path: Path) -> None:
-    tests = tmp_path / "tests"
-    tests.mkdir()
-    (tests / "rubric.json").write_text(json.dumps({"rubrics": ROWS}))
-    (tests / "task_prompt.md").write_text("Explain why the sky is blue.\n")
-    rollout = tmp_path / "rollout"
-    (rollout / "logs" / "agent").mkdir(parents=True)
-    (rollout / "logs" / "agent" / "final_answer.txt").write_text("Rayleigh scattering: short wavelengths scatter more.\n")
+    tests, rollout = sky_package(tmp_path, ROWS)
     run = judge_run(tests, rollout, sim={"faults": FaultPlan(rates={"insufficient_quota": 1.0})})
     doc = run.doc
     assert doc["fatal"] is True and fatal_rows(doc) == ["H"], doc

@@ -18,14 +18,21 @@ ROWS = [{"id": "A", "description": "The answer explains Rayleigh scattering.", "
 3 points lost are 25 % of W, not of the reward."""
 
 
-def test_the_share_is_said_of_the_maximum_score_not_of_the_reward(judge_run, tmp_path):
+def sky_package(tmp_path: Path, rows: list[dict]) -> tuple[Path, Path]:
+    """(tests/, rollout/) under `tmp_path`: `rows` as the rubric of "Explain why the sky is blue." and a rollout whose
+    final message (``logs/agent/final_answer.txt``) names Rayleigh scattering."""
     tests = tmp_path / "tests"
     tests.mkdir()
-    (tests / "rubric.json").write_text(json.dumps({"rubrics": ROWS}))
+    (tests / "rubric.json").write_text(json.dumps({"rubrics": rows}))
     (tests / "task_prompt.md").write_text("Explain why the sky is blue.\n")
     rollout = tmp_path / "rollout"
     (rollout / "logs" / "agent").mkdir(parents=True)
     (rollout / "logs" / "agent" / "final_answer.txt").write_text("Rayleigh scattering: short wavelengths scatter more.\n")
+    return tests, rollout
+
+
+def test_the_share_is_said_of_the_maximum_score_not_of_the_reward(judge_run, tmp_path):
+    tests, rollout = sky_package(tmp_path, ROWS)
     run = judge_run(tests, rollout, oracle={rid: {"hit": rid == "A", "reason": "as asked"} for rid in "ABCD"})
     assert run.returncode == 1, run.stderr  # a depends_on typo is the task's defect: judge:scorer_error, as in the trial
     assert run.doc["task_score"] == 0.25 and run.doc["details"]["weight_total"] == 12

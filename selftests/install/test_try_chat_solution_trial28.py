@@ -24,14 +24,22 @@ HEREDOC_SOLVE = ("#!/bin/bash\nmkdir -p /logs/agent\ncat > /logs/agent/final_ans
                  "Take paracetamol 500 mg to 1 g every 4 to 6 hours.\nANS\n")
 
 
-@pytest.mark.slow
-def test_try_on_a_heredoc_chat_solution_names_the_answer_file_to_make(tmp_path, sandbox_ready):
+def try_chat_solution(tmp_path, files: dict[str, str]):
+    """(solution/, the finished process) of the real ``try CHAT --rollout CHAT/solution`` on a chat task whose
+    ``solution/`` holds `files` (name → text)."""
     task = chat_task(tmp_path)
     solution = task / "solution"
     solution.mkdir()
-    (solution / "solve.sh").write_text(HEREDOC_SOLVE)
+    for name, text in files.items():
+        (solution / name).write_text(text)
     proc = try_cli(str(task), "--rollout", str(solution), "--out", str(tmp_path / "out"),
                    cache=shared_cache(tmp_path / "cache"), tmpdir=None)
+    return solution, proc
+
+
+@pytest.mark.slow
+def test_try_on_a_heredoc_chat_solution_names_the_answer_file_to_make(tmp_path, sandbox_ready):
+    solution, proc = try_chat_solution(tmp_path, {"solve.sh": HEREDOC_SOLVE})
     assert proc.returncode in (0, 1), proc.stdout[-3000:] + proc.stderr[-3000:]
     answer = solution / "final_answer.txt"
     assert "looks like a task's solution/ folder" in proc.stderr, proc.stderr

@@ -8,21 +8,15 @@ from __future__ import annotations
 import pytest
 
 from cowork_judge.install import dryrun
-from install.test_try_output import shared_cache, try_cli
-from install.test_try_trial4 import chat_task
+from install.test_try_chat_solution_trial28 import try_chat_solution
 
 P4_SOLVE = "#!/bin/bash\nmkdir -p /logs/agent && cp /solution/answer.txt /logs/agent/final_answer.txt\n"
 
 
 @pytest.mark.slow
 def test_try_on_a_chat_solution_with_answer_txt_names_that_file(tmp_path, sandbox_ready):
-    task = chat_task(tmp_path)
-    solution = task / "solution"
-    solution.mkdir()
-    (solution / "solve.sh").write_text(P4_SOLVE)
-    (solution / "answer.txt").write_text("Take paracetamol 500 mg to 1 g every 4 to 6 hours.\n")
-    proc = try_cli(str(task), "--rollout", str(solution), "--out", str(tmp_path / "out"),
-                   cache=shared_cache(tmp_path / "cache"), tmpdir=None)
+    solution, proc = try_chat_solution(tmp_path, {"solve.sh": P4_SOLVE,
+                                                  "answer.txt": "Take paracetamol 500 mg to 1 g every 4 to 6 hours.\n"})
     assert proc.returncode in (0, 1), proc.stdout[-3000:] + proc.stderr[-3000:]
     assert "looks like a task's solution/ folder" in proc.stderr, proc.stderr
     assert f"is tried with: --final-message {solution / 'answer.txt'}" in proc.stderr, proc.stderr

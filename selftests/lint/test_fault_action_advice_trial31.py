@@ -14,12 +14,9 @@ requirement: "The answer recommends seeing a doctor." gets no R026.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
-from testkit import clean_env
+from lint.test_hurdle_reported_reason_trial30 import lint_wording
 
 POSITIVE = {"A-MISTAKE": "The answer names a common mistake, such as using boiling water or steeping too long.",
             "A-ERROR": "The answer identifies the off-by-one error in the loop.",
@@ -35,18 +32,10 @@ HURDLES = {"H-BOIL": "The answer tells the reader to use boiling water (100 °C)
 
 
 def test_lint_cli_fault_actions_and_advice(tmp_path: Path):
-    tests = tmp_path / "tests"
-    tests.mkdir()
-    (tests / "task_prompt.md").write_text("In your final message explain how to brew green tea.\n")
-    (tests / "judge_instruction.md").write_text("Judge the final message.\n")
     rubric = [{"id": rid, "description": text, "weight": 2} for rid, text in POSITIVE.items()]
     rubric += [{"id": rid, "description": text, "weight": 0, "hurdle": True} for rid, text in HURDLES.items()]
-    (tests / "rubric.json").write_text(json.dumps({"rubrics": rubric}))
-    proc = subprocess.run([sys.executable, "-m", "cowork_judge", "lint", str(tests), "--format", "json"],
-                          capture_output=True, text=True, timeout=300, env=clean_env(), check=False)
-    assert "Traceback" not in proc.stderr, proc.stderr
-    findings = json.loads(proc.stdout)["instances"][0]["findings"]
+    findings, out = lint_wording(tmp_path, "In your final message explain how to brew green tea.\n", rubric)
     wording = {f["row"]: f["code"] for f in findings if f["code"] in ("R020", "R021", "R026")}
-    assert wording == {"C-FAULT": "R026", "C-UNIT": "R026", "H-BARE": "R021", "H-SHOULD": "R020"}, proc.stdout
+    assert wording == {"C-FAULT": "R026", "C-UNIT": "R026", "H-BARE": "R021", "H-SHOULD": "R020"}, out
     r021 = next(f["message"] for f in findings if f["row"] == "H-BARE")
     assert "tells the reader to" in r021 and "recommends taking" in r021, r021

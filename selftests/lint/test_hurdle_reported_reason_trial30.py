@@ -20,16 +20,22 @@ ROWS = {"H-SAYS": "The answer says the sky is blue because it reflects the ocean
         "H-CORRECT": "The answer correctly states that the sky is blue because of Rayleigh scattering."}
 
 
-def test_lint_cli_reads_a_reported_reason_as_the_fault(tmp_path: Path):
+def lint_wording(tmp_path: Path, prompt: str, rubric: list[dict]) -> tuple[list[dict], str]:
+    """Lint a chat package of `rubric` through the real CLI (``--format json``): (its findings, stdout)."""
     tests = tmp_path / "tests"
     tests.mkdir()
-    (tests / "task_prompt.md").write_text("Explain why the sky is blue.\n")
+    (tests / "task_prompt.md").write_text(prompt)
     (tests / "judge_instruction.md").write_text("Judge the final message.\n")
-    rubric = [{"id": "A", "description": "The answer names Rayleigh scattering.", "weight": 1}]
-    rubric += [{"id": rid, "description": text, "weight": 0, "hurdle": True} for rid, text in ROWS.items()]
     (tests / "rubric.json").write_text(json.dumps({"rubrics": rubric}))
     proc = subprocess.run([sys.executable, "-m", "cowork_judge", "lint", str(tests), "--format", "json"],
                           capture_output=True, text=True, timeout=300, env=clean_env(), check=False)
-    findings = json.loads(proc.stdout)["instances"][0]["findings"]
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return json.loads(proc.stdout)["instances"][0]["findings"], proc.stdout
+
+
+def test_lint_cli_reads_a_reported_reason_as_the_fault(tmp_path: Path):
+    rubric = [{"id": "A", "description": "The answer names Rayleigh scattering.", "weight": 1}]
+    rubric += [{"id": rid, "description": text, "weight": 0, "hurdle": True} for rid, text in ROWS.items()]
+    findings, out = lint_wording(tmp_path, "Explain why the sky is blue.\n", rubric)
     wording = {f["row"]: f["code"] for f in findings if f["code"] in ("R020", "R021")}
-    assert wording == {"H-BARE": "R021", "H-CORRECT": "R020"}, proc.stdout
+    assert wording == {"H-BARE": "R021", "H-CORRECT": "R020"}, out
