@@ -18,11 +18,14 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "harbor-task.md"
 TOML = 'version = "1.0"\n\n[verifier]\ntimeout_sec = 600.0\nenvironment_mode = "separate"\n{collect}\n[agent]\ntimeout_sec = 300.0\n'
 
 
-@pytest.mark.parametrize(("collect", "said", "written"), [
-    ("collect = []\n", "task.toml: [verifier] collect = [...] += { command = ... }", "collect = [{ command = "),
-    ("", "task.toml: [[verifier.collect]] table added", "[[verifier.collect]]\ncommand = "),
+@pytest.mark.parametrize(("collect", "said", "written", "again"), [
+    ("collect = []\n", "task.toml: [verifier] collect = [...] += { command = ... }", "collect = [{ command = ",
+     "task.toml: [verifier] collect = [...] already holds a hook that copies"),
+    ("", "task.toml: [[verifier.collect]] table added", "[[verifier.collect]]\ncommand = ",
+     "task.toml: [[verifier.collect]] already copies"),
 ])
-def test_init_says_and_docs_name_the_collect_form_it_writes(tmp_path: Path, collect: str, said: str, written: str):
+def test_init_says_and_docs_name_the_collect_form_it_writes(tmp_path: Path, collect: str, said: str, written: str,
+                                                            again: str):
     task = tmp_path / "task"
     (task / "tests").mkdir(parents=True)
     (task / "tests" / "rubric.json").write_text('{"rubrics": [{"id": "A", "description": "The answer is right.", "weight": 1}]}')
@@ -38,3 +41,8 @@ def test_init_says_and_docs_name_the_collect_form_it_writes(tmp_path: Path, coll
     docs = " ".join(DOCS.read_text().split())
     assert said.removeprefix("task.toml: ") in docs
     assert written.split("\n")[0].rstrip() in docs
+    # init run again (step 9) names the form the task has (trial 33 P-3: it named a table for the inline entry)
+    proc = subprocess.run([sys.executable, "-m", "cowork_judge", "init", str(task)], capture_output=True, text=True,
+                          timeout=300, env=clean_env(), check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert again in proc.stdout + proc.stderr, proc.stdout + proc.stderr

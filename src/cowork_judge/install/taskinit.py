@@ -940,10 +940,11 @@ def _plan_collect(plan: Plan, lines: list[te.Line], raw: list[str], config: dict
     if any(isinstance(h, dict) and h.get("command") in OLD_COLLECT_COMMANDS for h in hooks):
         _update_collect(plan, raw, expected)
         return
-    if any(isinstance(h, dict) and AGENT_COPY_DIR in str(h.get("command", "")) for h in hooks):
-        _noop(plan, f"task.toml: [[verifier.collect]] already copies the agent's logs to {AGENT_COPY_DIR}")
-        return
     key_index = te.find_key(lines, "verifier", "collect")
+    if any(isinstance(h, dict) and AGENT_COPY_DIR in str(h.get("command", "")) for h in hooks):
+        form = "[verifier] collect = [...] already holds a hook that" if key_index is not None else "[[verifier.collect]] already"
+        _noop(plan, f"task.toml: {form} copies the agent's logs to {AGENT_COPY_DIR}")  # the form written (trial 33 P-3)
+        return
     where = ("[verifier] collect = [...] += { command = ... }" if key_index is not None
              else "[[verifier.collect]] table added")
     plan.actions.append(f"task.toml: {where}: a hook copying the agent's {', '.join(AGENT_FILES)} to {AGENT_COPY_DIR} "
