@@ -64,3 +64,19 @@ def test_a_manifest_that_is_no_json_object_is_refused_untouched(tmp_path):
     proc = _gen(tests, "--fix-manifest")
     assert proc.returncode == 2 and "Traceback" not in proc.stderr and "manifest.json" in proc.stderr, proc.stderr
     assert (tests / MANIFEST).read_text() == "[1, 2]\n" and (tests / "rubric.json").read_text() == rubric
+
+
+def test_a_missing_manifest_is_refused_with_the_skeleton_fix_manifest_completes(tmp_path):
+    """Trial 33 P-4: a forgotten manifest.json was refused with a bare "missing"; the refusal now gives the skeleton
+    (schema, subject, empty counts and pairs), and --fix-manifest fills it in."""
+    tests = _behind(tmp_path)
+    (tests / MANIFEST).unlink()
+    proc = _gen(tests, "--fix-manifest")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    start = proc.stderr.index("start it with ") + len("start it with ")
+    skeleton, _ = json.JSONDecoder().raw_decode(proc.stderr[start:])
+    assert skeleton["counts"] == {} and skeleton["pairs"] == {} and "--fix-manifest fills" in proc.stderr
+    (tests / MANIFEST).write_text(json.dumps(skeleton))
+    proc = _gen(tests, "--fix-manifest")
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads((tests / MANIFEST).read_text())["counts"] == {"type1": 2, "type2": 1, "mandatory": 1, "anchors": 1}

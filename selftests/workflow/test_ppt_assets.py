@@ -127,7 +127,7 @@ def test_duplicates_prefixes_pairs_and_missing_files(tmp_path):
     assert "is a type2 check" in checks.broken["T2-WHEN-AGENTS"]
     (folder / TASK_CHECK_DIR / "manifest.json").unlink()
     checks = load_task_checks(folder)
-    assert any(p.file == "manifest.json" and p.message == "missing" for p in checks.problems)
+    assert any(p.file == "manifest.json" and p.message.startswith("missing: start it with") for p in checks.problems)
     assert "T2-PRINCIPLES" in checks.broken  # its anchors came from manifest.anchor_index
     (folder / TASK_CHECK_DIR / "type2.json").unlink()
     why = load_task_checks(folder).files_broken["type2"]  # no manifest saying type2: 0, so it is missing (trial 25 P-4)

@@ -311,6 +311,12 @@ def empty_checklist() -> dict[str, dict[str, Any]]:
             TYPE2_FILE: {"schema": TYPE2_SCHEMA, "checks": []}}
 
 
+MANIFEST_MISSING = (f"missing: start it with {{\"schema\": \"{MANIFEST_SCHEMA}\", \"subject\": \"what the deck is about\", "
+                    "\"counts\": {}, \"pairs\": {}}, then gen-ppt-rubrics --fix-manifest fills counts, pairs and type1_only "
+                    "from the checks (docs/harbor-task.md, step 3)")
+"""The problem said for a task_check_dir without ``manifest.json`` (trial 33 P-4): the skeleton `--fix-manifest` completes."""
+
+
 def load_task_checks(asset_dir: Path | None) -> TaskChecks:
     """Read ``<asset_dir>/task_check_dir`` (asset_dir: ``tests/workflow_assets/ppt_judge``).
 
@@ -324,7 +330,7 @@ def load_task_checks(asset_dir: Path | None) -> TaskChecks:
     manifest_doc, why = _read_json(folder / MANIFEST_FILE)
     original_manifest = manifest_doc if legacy_assets.is_original_manifest(manifest_doc) else None
     if why or manifest_doc is None:
-        out.problems.append(Problem(MANIFEST_FILE, why or "missing"))
+        out.problems.append(Problem(MANIFEST_FILE, why or MANIFEST_MISSING))
     else:
         out.formats["manifest"] = MANIFEST_FILE if original_manifest is None else f"{MANIFEST_FILE} ({legacy_assets.ORIGINAL_FORMAT})"
         if original_manifest is not None:
