@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from functools import lru_cache
 
+from cowork_judge.core import deck_gate
 from cowork_judge import ABI_COMPAT
 from cowork_judge.code_methods import CODE_METHODS, param_errors
 from cowork_judge.code_methods.polarity import backwards_problem
@@ -141,8 +142,9 @@ def _binary_glob(doc: RubricDoc, row: Row, name: str, params: object) -> Iterato
                       row=row.label, field="code_method_params")
 
 
-DECK_WORKFLOWS = ("ppt_judge",)
-"""The workflows that judge a deck: a rubric with such a row (or a deck code method) judges a deck."""
+DECK_WORKFLOWS = deck_gate.DECK_WORKFLOWS
+"""The workflows that judge a deck: a rubric with such a row (or a deck code method) judges a deck (one owner,
+`core.deck_gate.DECK_WORKFLOWS`)."""
 
 
 def judges_deck(doc: RubricDoc) -> bool:
