@@ -105,7 +105,7 @@ def judge_run(tmp_path: Path) -> Iterator[Callable[..., RunResult]]:
             if servers and "port" not in options and (env or {}).get("JUDGE_VERDICT_CACHE"):  # one endpoint per test
                 servers[-1].stop()
                 options["port"] = servers[0].port
-            server = SimServer(answers, api_key=SIM_KEY, **options).start()
+            server = SimServer(answers, **{"api_key": SIM_KEY, **options}).start()
             servers.append(server)
             full_env.update(JUDGE_API_KEY=SIM_KEY, JUDGE_BASE_URL=server.url, JUDGE_MODEL="sim-judge")
         full_env.update(env or {})

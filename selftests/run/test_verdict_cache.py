@@ -177,3 +177,31 @@ def test_the_endpoint_in_the_key_is_normalised_and_holds_no_secret():
     masked = vc.endpoint_identity("https://user:hunter2@gw.example/v1?api_key=sk-secret-1234&region=eu")
     assert masked is not None and "hunter2" not in masked and "sk-secret-1234" not in masked and "region=eu" in masked
     assert vc.endpoint_identity(None) is None and vc.endpoint_identity("  ") is None
+
+
+def test_the_built_in_simulator_is_one_endpoint_whatever_port_it_got(judge_run, tests_dir, tmp_path):
+    """Trial 33 P-2: ``try``/``demo`` start the built-in simulator on a new port each run; keyed by that port, a
+    verdict cache never reused one of its verdicts while try said verdicts were reused. Its key (with a loopback
+    URL) now names it once; another key on those two ports is still two endpoints (trial 15 P-5, above)."""
+    from cowork_judge.core.simulated import SIM_KEY as BUILTIN_KEY
+
+    env = {"JUDGE_VERDICT_CACHE": str(tmp_path / "cache"), "JUDGE_API_KEY": BUILTIN_KEY}
+    first = judge_run(tests_dir, ROLLOUTS / "deck", env=env, sim={"port": 0, "api_key": BUILTIN_KEY})
+    again = judge_run(tests_dir, ROLLOUTS / "deck", env=env, sim={"port": 0, "api_key": BUILTIN_KEY})
+    assert first.returncode == again.returncode == 0, again.stderr
+    assert first.sim.url != again.sim.url
+    agentic = {r["id"] for r in doc_of(first)["results"] if r["method"] == "agentic" and r["judged"]}
+    assert agentic and asked(first) == agentic
+    assert asked(again) == set()  # nothing asked: every model row's verdict reused
+    assert {r["id"] for r in doc_of(again)["results"] if r["cached"]} == agentic
+    assert doc_of(again)["task_score"] == doc_of(first)["task_score"]
+
+
+def test_only_a_loopback_url_with_the_built_in_key_is_the_built_in_simulator():
+    from cowork_judge.core.simulated import SIM_KEY as BUILTIN_KEY, builtin_simulator
+
+    assert builtin_simulator("http://127.0.0.1:41107/v1", BUILTIN_KEY)
+    assert builtin_simulator("http://localhost:8/v1", BUILTIN_KEY) and builtin_simulator("http://[::1]:9/v1", BUILTIN_KEY)
+    assert not builtin_simulator("https://gw.example/v1", BUILTIN_KEY)  # a gateway given that key is itself
+    assert not builtin_simulator("http://127.0.0.1:41107/v1", "sk-sim-rehearsal")  # a `cowork-judge sim` of the user's
+    assert not builtin_simulator(None, BUILTIN_KEY) and not builtin_simulator("http://[bad/v1", BUILTIN_KEY)

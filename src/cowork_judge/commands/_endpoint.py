@@ -6,14 +6,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from cowork_judge.core.simulated import SIM_MODEL
+from cowork_judge.core.simulated import SIM_KEY, SIM_MODEL
 
 if TYPE_CHECKING:
     from cowork_judge.sim import SimServer
-
-SIM_KEY = "sim-demo-key"
-"""The API key the built-in simulator accepts when a command starts it."""
-
 
 class HalfCredentials(ValueError):
     """One of ``JUDGE_API_KEY``/``JUDGE_BASE_URL`` (or their ``OPENAI_*`` fallbacks) without the other.

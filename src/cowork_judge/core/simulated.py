@@ -9,6 +9,14 @@ from __future__ import annotations
 SIM_MODEL = "simulated-judge"
 """The model name a run against the built-in simulator records (``judge_model``), unless JUDGE_MODEL was set."""
 
+SIM_KEY = "sim-demo-key"
+"""The API key ``try`` and ``demo`` give the judge for the built-in simulator (`commands._endpoint.start_simulator`);
+never a real key. With a loopback base URL it marks the built-in simulator to the verdict cache (`builtin_simulator`)."""
+
+SIM_ENDPOINT = "cowork-judge:built-in-simulator"
+"""The endpoint part of a verdict-cache key for the built-in simulator (`run.verdict_cache.judge_settings`; trial 33
+P-2): it listens on a new loopback port each run, so keyed by its URL no verdict of it was ever reused."""
+
 SIMULATED_REWARD_NOTE = (
     "note: the built-in simulator judged this run, not a model. Its verdicts are word overlap between each row and "
     "everything the judge was shown, the task prompt included, and it finds no violation for any hurdle or "
@@ -16,6 +24,21 @@ SIMULATED_REWARD_NOTE = (
     "good one. To rehearse verdicts, serve `cowork-judge sim --oracle FILE` and set JUDGE_BASE_URL/JUDGE_API_KEY "
     "to it (docs/simulator.md), or use your endpoint.")
 """Said after a `try` or `demo` the built-in simulator judged (trial 14 P1-2), where the reward is read."""
+
+
+def builtin_simulator(base_url: str | None, api_key: str | None) -> bool:
+    """Whether a judge configuration points at the built-in simulator ``try`` and ``demo`` start: the key `SIM_KEY`
+    and a loopback host in `base_url` (``localhost``, ``*.localhost``, 127.0.0.0/8, ``::1``). Pure; never raises."""
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    if api_key != SIM_KEY or not base_url:
+        return False
+    try:
+        host = (urlsplit(base_url.strip()).hostname or "").lower()
+        return host == "localhost" or host.endswith(".localhost") or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def simulated_note(*, judge_called: bool | None, judged_rows: int) -> str | None:
@@ -27,4 +50,4 @@ def simulated_note(*, judge_called: bool | None, judged_rows: int) -> str | None
     return SIMULATED_REWARD_NOTE
 
 
-__all__ = ["SIMULATED_REWARD_NOTE", "SIM_MODEL", "simulated_note"]
+__all__ = ["SIMULATED_REWARD_NOTE", "SIM_ENDPOINT", "SIM_KEY", "SIM_MODEL", "builtin_simulator", "simulated_note"]

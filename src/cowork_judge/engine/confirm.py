@@ -111,7 +111,7 @@ def confirm(report: GuardReport, criteria: Sequence[Criterion], verdicts: Mappin
             instruction=ctx.instruction, instruction_source=ctx.instruction_source, task_prompt=ctx.task_prompt,
             delivery=delivery, deadline=ctx.deadline, redactor=ctx.redactor, audit=ctx.audit.scoped(CONFIRM_DIR),
             stats=ctx.stats, workflow_config=ctx.workflow_config, rng=ctx.rng, retry=ctx.retry, limiter=ctx.limiter,
-            calls=ctx.calls, sampling=ctx.sampling)
+            calls=ctx.calls, sampling=ctx.sampling, builtin_simulator=ctx.builtin_simulator)
         if any(is_deck_name(str(p)) for _, p in masked.files):  # a masked deck is rendered again (evidence.kinds)
             from cowork_judge.engine import evidence_step
 

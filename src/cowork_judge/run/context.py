@@ -19,6 +19,7 @@ from typing import Any
 from cowork_judge.config.backends import backend_spec
 from cowork_judge.core.budgets import agentic_reserve, workflow_budget
 from cowork_judge.core.retry import RetryPolicy
+from cowork_judge.core.simulated import builtin_simulator
 from cowork_judge.safety.redact import Redactor
 from cowork_judge.config.judge_config import JudgeConfig
 from cowork_judge.run.sampling_plan import sample_temperature, sampling_plan
@@ -70,6 +71,9 @@ class RunContext:
         extras_blind: set by the run after the evidence step when no delivered deck was read at all because the
             judge's extras are missing (the cause, `engine.evidence_step.EXTRAS_MISSING_KEY`): the router then leaves
             the agentic rows unjudged ``extras_missing`` instead of judging them blind (trial 23 P-1).
+        builtin_simulator: the endpoint is the built-in simulator of ``try``/``demo`` (`core.simulated.builtin_simulator`,
+            read from the key before it is dropped): the verdict cache keys it by one name, not its port of this run
+            (`run.verdict_cache.judge_settings`, trial 33 P-2).
     """
 
     paths: RunPaths
@@ -92,6 +96,7 @@ class RunContext:
     calls: ModelCalls | None = None
     sampling: SamplingPlan | None = None
     extras_blind: str | None = None
+    builtin_simulator: bool = False
 
     def __post_init__(self) -> None:
         if self.retry is None:
@@ -113,6 +118,7 @@ class RunContext:
             self.config = config = config.model_copy(update={"panel": tuple(j.model_copy(update={"api_key": None})
                                                                               for j in config.panel)})
         if config.api_key is not None:  # the key lives only inside the transport (`calls`)
+            self.builtin_simulator = builtin_simulator(config.base_url, config.api_key.get_secret_value())
             self.config = config.model_copy(update={"api_key": None})
 
     def segment(self) -> SegmentContext:

@@ -11,7 +11,8 @@ a one-row edit costs one row's calls. A verdict is stored under a key (`verdict_
    they shape the score, not the verdict (the sign of the weight is in ``polarity``);
 3. the **judge**: backend, model name, the **endpoint** (`endpoint_identity` of the base URL:
    scheme, host and port, path — never a user, password or secret query value; trial 15 P-5: an
-   oracle simulator and a real model behind the same ``JUDGE_MODEL`` are different judges; a
+   oracle simulator and a real model behind the same ``JUDGE_MODEL`` are different judges; the
+   built-in simulator of ``try``/``demo``, on a new port each run, is one fixed name, trial 33 P-2; a
    panel's judges' endpoints come with its sampling settings), block size, turns, the evidence
    budget on/off, the judge instruction and task prompt, and the row's workflow settings and
    asset files;
@@ -45,6 +46,7 @@ from typing import TYPE_CHECKING, Any
 
 from cowork_judge.core.integrity import canonical
 from cowork_judge.core.rubric import Criterion
+from cowork_judge.core.simulated import SIM_ENDPOINT
 from cowork_judge.core.verdicts import Verdict
 
 if TYPE_CHECKING:
@@ -157,15 +159,17 @@ def endpoint_identity(url: str | None) -> str | None:
 
 
 def judge_settings(config: Any, *, instruction: str, task_prompt: str, workflow: Mapping[str, Any] | None,
-                   assets: str) -> dict[str, Any]:
+                   assets: str, builtin_simulator: bool = False) -> dict[str, Any]:
     """Component 3 of the key from a `JudgeConfig` and the run's inputs (texts hashed).
 
-    The model name, backend, endpoint (`endpoint_identity`), block size and turn limit shape every
-    verdict; a run that samples
+    The model name, backend, endpoint (`endpoint_identity`; `core.simulated.SIM_ENDPOINT` when `builtin_simulator`:
+    the built-in simulator of ``try``/``demo`` is on a new port each run, trial 33 P-2), block size and turn limit
+    shape every verdict; a run that samples
     (JUDGE_SAMPLES > 1, JUDGE_PANEL) adds its sampling settings (`run.fingerprint.sampling_ingredients`:
     samples, mode, temperature, the panel's judges, the vote), so a sampled verdict never stands
     for a single ask's or another panel's. Reasoning effort is the endpoint's."""
-    settings = {"backend": config.backend, "model": config.model, "endpoint": endpoint_identity(config.base_url),
+    endpoint = SIM_ENDPOINT if builtin_simulator else endpoint_identity(config.base_url)
+    settings = {"backend": config.backend, "model": config.model, "endpoint": endpoint,
                 "batch": config.batch,
                 "max_turns": config.max_turns, "evidence": config.evidence_sec > 0, "instruction": _sha(instruction.encode()),
                 "task_prompt": _sha(task_prompt.encode()), "workflow_config": dict(workflow or {}), "assets": assets}
@@ -300,7 +304,8 @@ class RunCache:
             if name not in settings:
                 assets = folder_digest(ctx.paths.workflow_assets_dir(name)) if name else "none"
                 settings[name] = judge_settings(ctx.config, instruction=ctx.instruction, task_prompt=ctx.task_prompt,
-                                                workflow=ctx.workflow_config.get(name) if name else None, assets=assets)
+                                                workflow=ctx.workflow_config.get(name) if name else None, assets=assets,
+                                                builtin_simulator=ctx.builtin_simulator)
             digest = with_trajectory if name in TRAJECTORY_WORKFLOWS else deliverable
             self.keys[row.id] = verdict_key(deliverable=digest, row=row_fields(row), judge=settings[name],
                                             version=f"{__version__}/abi{ABI}")
