@@ -21,16 +21,18 @@ WARNING = ("cowork-judge try: the oracle has no entry for row(s) A-DOSE (did you
            "check the oracle's keys against the rubric's row ids")
 
 
-def try_against_oracle(tmp_path: Path, oracle: dict[str, object], task: Path | None = None) -> subprocess.CompletedProcess[str]:
+def try_against_oracle(tmp_path: Path, oracle: dict[str, object], task: Path | None = None,
+                       sim_log: Path | None = None) -> subprocess.CompletedProcess[str]:
     """``cowork-judge try`` of the chat task's good answer (`task`, else trial 4's chat task made under `tmp_path`),
-    judged by ``sim --oracle`` holding `oracle`."""
+    judged by ``sim --oracle`` holding `oracle` (its console, stderr, written to `sim_log` when given)."""
     task = task if task is not None else chat_task(tmp_path)
     answer = tmp_path / "answer.txt"
     answer.write_text(ANSWER)
     path = tmp_path / "oracle.json"
     path.write_text(json.dumps(oracle))
+    console = sim_log.open("w") if sim_log is not None else subprocess.DEVNULL
     with subprocess.Popen([sys.executable, "-m", "cowork_judge", "sim", "--port", "0", "--oracle", str(path)],
-                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True) as sim:
+                          stdout=subprocess.PIPE, stderr=console, text=True) as sim:
         try:
             ready, _, _ = select.select([sim.stdout], [], [], 30)
             assert ready and sim.stdout is not None
@@ -42,6 +44,8 @@ def try_against_oracle(tmp_path: Path, oracle: dict[str, object], task: Path | N
         finally:
             sim.terminate()
             sim.wait(timeout=10)
+            if sim_log is not None:
+                console.close()  # type: ignore[union-attr]
 
 
 def test_try_names_the_row_a_mistyped_oracle_key_left_out(tmp_path, sandbox_ready):

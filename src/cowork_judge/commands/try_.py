@@ -800,6 +800,18 @@ def oracle_gap_message(outcome: Outcome) -> str | None:
             f"rubric's row ids; the reward above counts {counts}")
 
 
+def unshown_quote_message(outcome: Outcome) -> str | None:
+    """The warning for rows whose ``sim --oracle`` quote the judge's request did not show (trial 33 P-1: the simulator
+    quoted a line it showed instead, so a paraphrased or mistyped quote grounded with no word of it), read from the
+    result's reasons (`Outcome.unshown_quotes`); None when no row says so."""
+    if not outcome.unshown_quotes:
+        return None
+    return (f"the oracle's quote of row(s) {', '.join(outcome.unshown_quotes)} is not in the agent's text the judge "
+            "sent (not verbatim in the deliverable or final message, or on another page; a file listing does not count): the simulator quoted a line it was "
+            "shown instead, so the credit grounded here, while a real judge's quote that is not in the text sent is "
+            "withdrawn (grounded: false). Copy the quote verbatim from the deliverable (docs/simulator.md)")
+
+
 def _report(outcome: Outcome, staged: Staged, proc: ProcResult, seconds: float, cache_line: str | None = None,
             rollout: Rollout | None = None) -> int:
     verifier = staged.verifier
@@ -833,6 +845,8 @@ def _report(outcome: Outcome, staged: Staged, proc: ProcResult, seconds: float, 
             _say(f"  - {line}")
     if (gap := oracle_gap_message(outcome)) is not None:
         _warn(gap)
+    if (unshown := unshown_quote_message(outcome)) is not None:
+        _warn(unshown)
     _say_documents(outcome, verifier)
     if not outcome.reward_text:
         _warn(f"test.sh left no reward ({verifier / 'reward.txt'} is missing): Harbor would fail this trial "

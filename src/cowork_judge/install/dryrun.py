@@ -342,7 +342,8 @@ def verdict_cache_note(verifier_env: dict[str, str], *, sandboxed: bool, judge_h
     if host is not None:
         return (f"JUDGE_VERDICT_CACHE={value!r}: the sandbox's /opt/cowork-judge is this machine's judge home, kept "
                 f"between runs, so the cache is {host}, shared by every `try` with this judge and extras: verdicts "
-                "stored there for the same deliverable, row, model and endpoint are reused (the reward line says how "
+                "stored there for the same deliverable, row, model and endpoint (the built-in simulator is one endpoint, "
+                "whatever port it gets) are reused (the reward line says how "
                 "many); remove that folder or set JUDGE_VERDICT_CACHE=off for fresh verdicts. In a trial "
                 "/opt/cowork-judge is the container's: the folder must be a volume that outlives it (harbor-task.md "
                 "step 9)")
@@ -1231,6 +1232,8 @@ class Outcome:
             oracle; p2 0: …``): a simulator answering from ``--oracle FILE`` found no entry for it (a mistyped key)
             and judged it a miss. `hint` is the first `` (did you mean 'KEY'?)`` the reason carries, else "";
             `fault` is True for a hurdle or deduction row (polarity negative): its miss is "no fault found".
+        unshown_quotes: ids of the judged rows whose reason says `UNSHOWN_ORACLE_QUOTE` (trial 33 P-1): the simulator's
+            oracle gave a quote the request did not show (not verbatim in the text sent), answered with a shown line.
         closed_gates: ``(gate row id, its reason, rows it closed)`` of each positive code row judged a miss whose
             dependants (``depends_on``) were closed by it (``gate: closed``), e.g. ``C-LOCATE-DECK`` with ``no deck
             among the deliverables`` (trial 32 P-2: the reason was only in result.json).
@@ -1256,6 +1259,7 @@ class Outcome:
     fatal_rows: list[str] = field(default_factory=list)
     judge_called: bool | None = None
     not_in_oracle: list[tuple[str, str, bool]] = field(default_factory=list)
+    unshown_quotes: list[str] = field(default_factory=list)
     closed_gates: list[tuple[str, str, int]] = field(default_factory=list)
 
     @property
@@ -1323,6 +1327,8 @@ def read_outcome(verifier: Path) -> Outcome:
     out.unjudged_rows = [(str(r.get("id")), str(r.get("error_kind") or "unjudged"), str(r.get("reason") or ""))
                          for r in results if r.get("judged") is False]
     out.not_in_oracle = oracle_gaps(doc, results)
+    out.unshown_quotes = [str(r.get("id")) for r in results
+                          if r.get("judged") is not False and UNSHOWN_ORACLE_QUOTE in str(r.get("reason") or "")]
     out.closed_gates = closed_gates(doc, results)
     delivery = _table(doc, "details").get("delivery")
     out.set_aside = _set_aside(delivery)
@@ -1346,6 +1352,10 @@ def _judge_called(extra: dict[str, Any]) -> bool | None:
 
 NOT_IN_ORACLE = "not in oracle"
 """How ``cowork-judge sim --oracle`` begins the reason of a row its oracle has no entry for (`Outcome.not_in_oracle`)."""
+
+UNSHOWN_ORACLE_QUOTE = "oracle quote not in the text sent"
+"""What ``cowork-judge sim --oracle`` adds to the reason of a row whose oracle ``quote`` the request did not show, a
+copy of `cowork_judge.sim.quotes.UNSHOWN_QUOTE_NOTE` (`Outcome.unshown_quotes`)."""
 
 _ORACLE_GAP = re.compile(re.escape(NOT_IN_ORACLE) + r"( \(did you mean .{1,200}?\?\))?")
 

@@ -225,6 +225,26 @@ def _oracle_file(path: str) -> OracleFile:
         + (f" (did you mean {close!r}?)" if close else "")))
 
 
+def _unshown_quote_teller() -> Callable[[str, str, int | None], None]:
+    """The console line for an oracle quote a request did not show (trial 33 P-1: it was swapped silently for a line
+    the request showed, so a paraphrase or typo grounded), said once per row id and quote."""
+    said: set[tuple[str, str]] = set()
+    lock = threading.Lock()
+
+    def tell(row_id: str, quote: str, page: int | None) -> None:
+        with lock:
+            if (row_id, quote) in said:
+                return
+            said.add((row_id, quote))
+        where = f"the agent's text the request for page {page} sent" if page is not None else "the agent's text the request sent"
+        other_page = f", or key the entry \"{row_id}@<page>\" for the page it is on" if page is not None else ""
+        _say(f"warning: oracle entry {row_id!r}: its quote {quote!r:.80} is not in {where} (case and spacing aside): "
+             "answered with a line the request showed instead, so the credit grounds here; a real judge's quote that "
+             "is not in the text sent is withdrawn (grounded: false). Copy the quote verbatim from the deliverable"
+             f"{other_page} (docs/simulator.md)")
+    return tell
+
+
 def _configure(args: argparse.Namespace) -> SimServer:
     """Build the server from parsed arguments. Raises ValueError on bad values."""
     policy: VerdictPolicy = (_oracle_file(args.oracle) if args.oracle
@@ -253,6 +273,7 @@ def _configure(args: argparse.Namespace) -> SimServer:
         flip=RequestFlip(args.flip, args.seed) if args.flip is not None else None,
         fabricate=Fabricate(args.fabricate, args.seed) if args.fabricate is not None else None,
         batch_delay=args.batch_delay, batch_fail=args.batch_fail, batch_expire=args.batch_expire, seed=args.seed,
+        on_unshown_quote=_unshown_quote_teller(),
     )
 
 

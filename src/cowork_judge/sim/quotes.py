@@ -20,6 +20,11 @@ gives credit (a hit on a positive row, a miss on a negative one) gets one:
   request becomes a hit (a graded row its top level) with a quote that is in no text of the
   request. The log's ``fabricated`` lists those ids.
 
+A labelled quote the request did not show is not dropped silently (trial 33 P-1: a paraphrased or mistyped
+quote grounded on the swapped line): its verdict's reason ends with `UNSHOWN_QUOTE_NOTE` (``try`` names such rows
+under the reward), and `add_quotes` returns its id (the sim's console names the entry once, the request log's
+``unshown_quotes``).
+
 Verdicts of schemas without ``quote`` lose an oracle ``quote`` (strict schemas forbid it).
 """
 
@@ -31,12 +36,15 @@ import re
 import threading
 from typing import Any
 
-__all__ = ["Fabricate", "QUOTE_CHARS", "add_quotes", "evidence_lines", "honest_quote", "wants_quote"]
+__all__ = ["Fabricate", "QUOTE_CHARS", "UNSHOWN_QUOTE_NOTE", "add_quotes", "evidence_lines", "honest_quote", "wants_quote"]
 
 QUOTE_CHARS = 100
 """Longest honest quote, in characters."""
 FABRICATED = "The deliverable explicitly and completely satisfies this requirement"
 """The fabricated quote's text (a request-unique suffix keeps it out of every text)."""
+UNSHOWN_QUOTE_NOTE = "oracle quote not in the text sent"
+"""Said at the end of the reason of a verdict whose oracle ``quote`` the request did not show (``[… : a line it showed
+is quoted]``); ``install.dryrun.UNSHOWN_ORACLE_QUOTE`` is its copy (the simulator imports nothing of the package)."""
 _SPAN = re.compile(r"<<<UNTRUSTED ([0-9a-f]+)\n(.*?)\nUNTRUSTED \1>>>", re.DOTALL)
 _JSON_BLOCK = re.compile(r"\A\s*<(slides|slide_text)>(.*)</\1>\s*\Z", re.DOTALL)
 NOT_AGENT_TEXT = ("Deliverables in output/ (names chosen by the agent):\n", '<tool_output quotable="no">\n')
@@ -188,6 +196,7 @@ def add_quotes(rows: list[dict[str, Any]], verdicts: list[dict[str, Any]], *, sc
             else:  # an honest judge quotes only what it was shown: a labelled quote the request did not show is replaced
                 if isinstance(given, str):
                     unseen.append(str(row.get("id")))
+                    v["reason"] = f"{v.get('reason') or ''} [{UNSHOWN_QUOTE_NOTE}: a line it showed is quoted]".lstrip()
                 v["quote"] = honest_quote(row, lines)
         else:
             v["quote"] = None

@@ -137,6 +137,9 @@ class SimServer:
         batch_fail, batch_expire: shares of batched requests that fail / expire, drawn per
             ``custom_id`` (``--batch-fail``, ``--batch-expire``).
         seed: seed of the batch failure draw.
+        on_unshown_quote: called ``(row id, the oracle's quote, page or None)`` for each verdict whose oracle quote
+            the request did not show, answered with a line it showed (`quotes.add_quotes`; trial 33 P-1: the
+            console says so); None = only the request log's ``unshown_quotes``.
 
     Use as a context manager, or call ``start()``/``stop()``. ``log`` is the request log.
 
@@ -170,6 +173,7 @@ class SimServer:
         batch_fail: float = 0.0,
         batch_expire: float = 0.0,
         seed: int = 0,
+        on_unshown_quote: Callable[[str, str, int | None], None] | None = None,
     ) -> None:
         if tool_rounds < 0:
             raise ValueError(f"tool_rounds must be >= 0, got {tool_rounds}")
@@ -191,6 +195,7 @@ class SimServer:
         self.generic = generic
         self.flip = flip
         self.fabricate = fabricate
+        self.on_unshown_quote = on_unshown_quote
         self.prefix_cache = PrefixCache()
         self.log = RequestLog(log_path)
         self.errors: list[str] = []
@@ -491,6 +496,7 @@ class SimServer:
                 verdicts = policy.verdicts(req.rows, req.context_text, page=req.page)
             if self.flip is not None and fault is None:
                 verdicts, rec["flipped"] = self.flip.apply(req.rows, verdicts, instance=req.instance, page=req.page)
+            labelled = {str(v.get("id")): v.get("quote") for v in verdicts}
             verdicts, fabricated, unshown = add_quotes(req.rows, verdicts, schema=req.answer_schema, context_text=req.context_text,
                                               fabricate=self.fabricate if fault is None else None,
                                               instance=req.instance, seq=int(rec.get("seq", 0)),
@@ -499,6 +505,7 @@ class SimServer:
                 rec["fabricated"] = fabricated
             if unshown:
                 rec["unshown_quotes"] = unshown
+                self._tell_unshown(unshown, labelled, req.page)
             verdicts = in_schema_order(mark_na(verdicts, na_level(req.answer_schema)), req.answer_schema)
             text, kind = json.dumps({"verdicts": verdicts}), "final"
         else:
@@ -516,6 +523,16 @@ class SimServer:
                 text = json.dumps({"verdicts": conform_verdicts(verdicts, req.answer_schema)})
             return Reply(None, ToolCall(new_call_id(), req.answer_tool, text), "tool_calls"), kind
         return Reply(text, None, "stop"), kind
+
+    def _tell_unshown(self, row_ids: list[str], labelled: dict[str, Any], page: int | None) -> None:
+        """Call `on_unshown_quote` once per row id of `row_ids` (its labelled quote from `labelled`); never raises."""
+        if self.on_unshown_quote is None:
+            return
+        for row_id in row_ids:
+            try:
+                self.on_unshown_quote(row_id, str(labelled.get(row_id)), page)
+            except Exception:  # noqa: BLE001 - telling is a courtesy; the request is answered either way
+                pass
 
     # -- the Batch API ----------------------------------------------------------------
     def instance_names(self) -> list[str]:
