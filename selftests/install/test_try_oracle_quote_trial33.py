@@ -16,32 +16,31 @@ PARAPHRASE = "Paracetamol, 500 mg up to 1 g, each 4-6 hours"  # the answer says 
 VERBATIM = "500 mg to 1 g every 4 to 6 hours"
 
 
-def test_a_quote_not_in_the_answer_is_named_by_the_sim_and_by_try(tmp_path, sandbox_ready):
+def _rehearse(tmp_path, quote: str) -> tuple[str, str, str, dict]:
+    """``try`` of the chat answer judged by ``sim --oracle`` giving A-DOSE `quote`: (try's stderr, all try said, the
+    simulator's console, A-DOSE's result row); asserts reward 1."""
     console = tmp_path / "sim.log"
-    proc = try_against_oracle(tmp_path, {"A-DOSE": {"hit": True, "reason": "gives the dose", "quote": PARAPHRASE}},
+    proc = try_against_oracle(tmp_path, {"A-DOSE": {"hit": True, "reason": "gives the dose", "quote": quote}},
                               sim_log=console)
     said = proc.stdout + proc.stderr
     assert proc.returncode == 0 and "reward: 1" in said, said
+    rows = json.loads((tmp_path / "out" / "logs" / "verifier" / "result.json").read_text())["results"]
+    return proc.stderr, said, console.read_text(), next(r for r in rows if r["id"] == "A-DOSE")
+
+
+def test_a_quote_not_in_the_answer_is_named_by_the_sim_and_by_try(tmp_path, sandbox_ready):
+    stderr, said, sim_said, row = _rehearse(tmp_path, PARAPHRASE)
     assert ("the oracle's quote of row(s) A-DOSE is not in the agent's text the judge sent (not verbatim in the "
-            "deliverable or final message") in proc.stderr, said
-    sim_said = console.read_text()
+            "deliverable or final message") in stderr, said
     assert sim_said.count("warning: oracle entry 'A-DOSE': its quote 'Paracetamol, 500 mg") == 1, sim_said
     assert "Copy the quote verbatim from the deliverable" in sim_said, sim_said
-    row = next(r for r in json.loads((tmp_path / "out" / "logs" / "verifier" / "result.json").read_text())["results"]
-               if r["id"] == "A-DOSE")
     assert row["reason"] == f"gives the dose [{UNSHOWN_QUOTE_NOTE}: a line it showed is quoted]", row
     assert row["quote"] != PARAPHRASE and row["grounded"] is True, row
 
 
 def test_a_verbatim_quote_is_passed_on_and_nothing_is_said(tmp_path, sandbox_ready):
-    console = tmp_path / "sim.log"
-    proc = try_against_oracle(tmp_path, {"A-DOSE": {"hit": True, "reason": "gives the dose", "quote": VERBATIM}},
-                              sim_log=console)
-    said = proc.stdout + proc.stderr
-    assert proc.returncode == 0 and "reward: 1" in said, said
-    assert "the oracle's quote of row(s)" not in said and "its quote" not in console.read_text(), said
-    row = next(r for r in json.loads((tmp_path / "out" / "logs" / "verifier" / "result.json").read_text())["results"]
-               if r["id"] == "A-DOSE")
+    _stderr, said, sim_said, row = _rehearse(tmp_path, VERBATIM)
+    assert "the oracle's quote of row(s)" not in said and "its quote" not in sim_said, said
     assert row["quote"] == VERBATIM and row["reason"] == "gives the dose", row
 
 
