@@ -122,6 +122,9 @@ def lint_instance(tests_dir: Path, *, display: str | None = None, abi_compat: tu
     if (hint := not_tests_hint(tests_dir, shown)) is not None:  # `lint-rubric .` inside solution/ (trial 32 P-1)
         report.findings.append(Finding("P001", shown, f"{hint} (lint-rubric takes a task folder or its tests/)"))
         return report
+    if not _looks_like_tests(tests_dir) and (hint := _batch_hint(tests_dir, shown)):  # a folder of tasks (trial 34 P-3)
+        report.findings.append(Finding("R001", f"{shown}/rubric.json", f"cannot be read: not found{hint}"))
+        return report  # its missing task.toml and test.sh are no news: it is no task
     base = shown_parent(shown)  # `.` inside tests/ names ../task.toml (trial 18 P-6)
     toml_shown = "task.toml" if base == "." else f"{base}/task.toml"
 
@@ -213,7 +216,10 @@ def _batch_hint(tests_dir: Path, shown: str) -> str:
     if not names:
         return ""
     listed = ", ".join(names[:3]) + (f" … ({len(names)} in all)" if len(names) > 3 else "")
-    return f"; {shown} holds task folders ({listed}): lint them all with `lint-rubric --batch {shown}`"
+    each = "*/" if shown in (".", "./") else f"{shown.rstrip('/')}/*/"  # trial 34 P-3: --batch checks one family
+    return (f"; {shown} holds task folders ({listed}): lint each of them with `lint-rubric {each}`; "
+            f"`lint-rubric --batch {shown}` also checks that they are packaged alike (one judge version, extras, code "
+            "methods and workflows: F001-F004), for many instances of one task, not for unrelated tasks")
 
 
 def _looks_like_tests(tests_dir: Path) -> bool:

@@ -52,14 +52,16 @@ def text(instances: Sequence[InstanceReport], families: Sequence[FamilyReport], 
 
 
 def _what(instances: Sequence[InstanceReport], families: Sequence[FamilyReport]) -> str:
-    """The summary's count: ``"2 instances"``, ``"3 instances in 2 families, 1 with errors"``; a path given that is no
+    """The summary's count: ``"2 instances"``, ``"3 instances in 2 families, 1 with errors"`` (its own or a family's
+    ERROR naming it, F001/F002); a path given that is no
     folder (its P001) is no instance (trial 25 P-1): ``"1 path not linted (P001)"``, ``"1 instance, 1 path not …"``."""
     unlinted = sum(1 for r in instances if any(f.code == "P001" for f in r.findings))
     linted = len(instances) - unlinted
     what = f"{linted} instance{'s' if linted != 1 else ''}"
     if families and len(instances) > 1:
         what += f" in {len(families)} famil{'ies' if len(families) != 1 else 'y'}"
-        failing = sum(1 for r in instances if r.errors)
+        named = {f.file for family in families for f in family.findings if f.level == "ERROR"}
+        failing = sum(1 for r in instances if r.errors or r.tests_dir in named)  # trial 34 P-3: family errors count
         what += f", {failing} with errors"
     if unlinted:
         path = f"{unlinted} path{'s' if unlinted != 1 else ''} not linted (P001)"
