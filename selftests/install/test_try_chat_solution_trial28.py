@@ -43,6 +43,9 @@ def test_try_on_a_heredoc_chat_solution_names_the_answer_file_to_make(tmp_path, 
     assert proc.returncode in (0, 1), proc.stdout[-3000:] + proc.stderr[-3000:]
     answer = solution / "final_answer.txt"
     assert "looks like a task's solution/ folder" in proc.stderr, proc.stderr
+    # trial 34 P-2: said again where the reward is read, not only among the lines before the run
+    assert "(said of the rollout before the run) " + str(solution) + ": it looks like a task's solution/ folder" \
+        in proc.stderr, proc.stderr
     assert f"is tried with: --final-message {answer} (without --rollout), once the answer is in that file: it now " \
            "lives inside solve.sh" in proc.stderr, proc.stderr
     assert "cp /solution/final_answer.txt /logs/agent/final_answer.txt" in proc.stderr, proc.stderr

@@ -837,7 +837,8 @@ def _report(outcome: Outcome, staged: Staged, proc: ProcResult, seconds: float, 
         _say(cache_line)
     if outcome.delivery_missing and not outcome.exit_code:
         _say_nothing_delivered(outcome, staged, rollout)
-    for line in staged.warnings:  # said before the run as well: repeated where the reward is read (trial 7 F1, F5)
+    # said before the run as well: repeated where the reward is read (trial 7 F1, F5; a misread folder: trial 34 P-2)
+    for line in ([rollout.misread] if rollout is not None and rollout.misread else []) + staged.warnings:
         _warn(f"(said of the rollout before the run) {line}")
     if outcome.warnings:
         _say(f"warnings ({len(outcome.warnings)}, result.json details.warnings: read them before trusting the reward):")
