@@ -41,7 +41,7 @@ def test_files_only_text_rows_on_a_chat_answer_say_where_they_looked_and_warn(tm
                                     "message was not searched)")
     assert reasons["T4"] == (True, "'Rayleigh' found in final message")
     assert ("delivery: code rows T1, T2, T3 search the deliverable files (source: files, the default), but this rollout "
-            "delivered no files, only a final message: they cannot match it; give them \"source\": \"response\" to search "
+            "delivered no files, only a final message: they cannot match it; give them \"source\": \"response\" inside code_method_params (not on the row) to search "
             "the final message") in doc["details"]["warnings"], doc["details"]["warnings"]
 
 

@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import importlib
 import inspect
-from collections.abc import Callable, Iterator, MutableMapping
+import json
+from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -211,9 +212,29 @@ def param_errors(method: CodeMethod, params: dict[str, Any]) -> list[str]:
     return errors
 
 
+def misplaced_params(method: CodeMethod, params: Mapping[str, Any], row: Mapping[str, Any]) -> list[str]:
+    """Parameters of `method` written on the row beside ``code_method_params`` rather than inside it (trial 34 P-5: a
+    row-level ``"source": "response"``, as the docs' prose words it, was carried as data and the row searched the
+    files, missing every correct chat answer): one sentence per such field of `row` (its fields, or its unknown ones,
+    `Criterion.extra`) that is no row field (`core.rubric.KNOWN_ROW_KEYS`), names a parameter of `method` and is not
+    the same inside `params`. Empty when none. `lint-rubric` (M002) and the runner (``code_params``) both refuse them."""
+    from cowork_judge.core.rubric import KNOWN_ROW_KEYS
+
+    accepted = [n for n in inspect.signature(method).parameters if n != "ctx"]
+    out = []
+    for name in accepted:
+        if name in row and name not in KNOWN_ROW_KEYS and (name not in params or params[name] != row[name]):
+            value = json.dumps(row[name], ensure_ascii=False)[:60]
+            out.append(f"{name!r} is written on the row, beside code_method_params, where {method.__name__} never reads "
+                       f"it (it would run with {name} "
+                       + (f"{json.dumps(params[name], ensure_ascii=False)[:60]}" if name in params else "at its default")
+                       + f"): move it inside, \"code_method_params\": {{…, \"{name}\": {value}}}")
+    return out
+
+
 TRAJECTORY_METHODS: frozenset[str] = frozenset({"tool_called", "command_succeeded", "no_step_errored",
                                                 "step_count_at_most", "file_written_before_final"})
 """The code methods that read the agent's ATIF trajectory (`lint-rubric` checks the task delivers one)."""
 
 __all__ = ["CODE_METHODS", "TRAJECTORY_METHODS", "VALUE_CHECKS", "CodeMethod", "CodeResult", "FilledParams", "HitKind",
-           "Registration", "is_written", "param_errors", "registration"]
+           "Registration", "is_written", "misplaced_params", "param_errors", "registration"]

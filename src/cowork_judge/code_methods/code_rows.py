@@ -18,7 +18,7 @@ from types import MappingProxyType
 from typing import Any
 
 from cowork_judge.safety.agent_text import repair
-from cowork_judge.code_methods import CODE_METHODS, param_errors
+from cowork_judge.code_methods import CODE_METHODS, misplaced_params, param_errors
 from cowork_judge.code_methods.files import (MessageUnreadable, NoText, ReadLimit, files_only_rows_note,
                                            response_rows_note)
 from cowork_judge.code_methods.task_kind import looks_like_chat_task, shape_of
@@ -151,7 +151,7 @@ def judge_code_row(row: Criterion, ctx: SegmentContext) -> CodeOutcome:
     if method is None:
         known = ", ".join(sorted(CODE_METHODS))
         return CodeOutcome(Verdict.unjudged(row.id, "code_missing", f"unknown code method {name!r}; registered: {known}", method="code"))
-    bad = param_errors(method, row.code.params)
+    bad = misplaced_params(method, row.code.params, row.extra) + param_errors(method, row.code.params)  # trial 34 P-5
     if bad:
         return CodeOutcome(Verdict.unjudged(row.id, "code_params", f"code_method_params of {name}: {'; '.join(bad)}",
                                             method="code"))

@@ -378,7 +378,8 @@ def files_only_rows_note(rows: list[tuple[str, str, dict[str, Any]]], ctx: CodeC
     if not chat:  # a deck or file task: the files are what the rows are for
         return (f"{said}: the task asks for files (a row locates one, or its prompt names one), and the rollout "
                 "delivered none for the row to search")
-    return f"{said}; give {'it' if one else 'them'} \"source\": \"response\" to search the final message"
+    return (f"{said}; give {'it' if one else 'them'} \"source\": \"response\" inside code_method_params (not on the "
+            "row) to search the final message")
 
 
 def _binary_note(ctx: CodeContext, glob: str | None, source: str) -> str:

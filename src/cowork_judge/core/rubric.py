@@ -76,6 +76,9 @@ _KNOWN_KEYS = frozenset(
     | DERIVED_KEYS
 )
 
+KNOWN_ROW_KEYS = _KNOWN_KEYS
+"""Every field a row may carry that the judge reads (the rest is `Criterion.extra`, carried as data)."""
+
 
 class RubricError(ValueError):
     """The rubric cannot be used: it names the row (by id or position) and the field."""

@@ -436,7 +436,7 @@ def _chat_text_findings(doc: RubricDoc | None, tests_dir: Path, file: str) -> li
     shown = ", ".join(text_rows[:6]) + (f" and {len(text_rows) - 6} more" if len(text_rows) > 6 else "")
     return [Finding("M006", file, f"code row(s) {shown} search the deliverable files (source: files, the default), but "
                                   "the task looks like a chat task (no row locates a file; an answer_match row judges "
-                                  "the final message, or its prompt names no deliverable): they cannot match the final message; give them \"source\": \"response\" "
+                                  "the final message, or its prompt names no deliverable): they cannot match the final message; give them \"source\": \"response\" inside code_method_params "
                                   "(or --ignore M006 if the agent does write files)", field="code_method_params")]
 
 

@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from cowork_judge.core import deck_gate
 from cowork_judge import ABI_COMPAT
-from cowork_judge.code_methods import CODE_METHODS, param_errors
+from cowork_judge.code_methods import CODE_METHODS, misplaced_params, param_errors
 from cowork_judge.code_methods.polarity import backwards_problem
 from cowork_judge.core.rubric import JUDGE_METHODS, did_you_mean, stray_routing
 from cowork_judge.code_methods.decks import DECK_SUFFIXES
@@ -85,7 +85,8 @@ def _row(doc: RubricDoc, row: Row, abi_compat: tuple[int, ...]) -> Iterator[Find
             if params is None:
                 params = {}
             if isinstance(params, Mapping):  # anything else is R003 (the engine refuses it)
-                for problem in param_errors(CODE_METHODS[name], dict(params)):
+                for problem in (misplaced_params(CODE_METHODS[name], params, row.fields)  # trial 34 P-5
+                                + param_errors(CODE_METHODS[name], dict(params))):
                     yield Finding("M002", doc.file, f"{name}: {problem}", row=row.label, field="code_method_params")
             yield from _backwards(doc, row, name)
             yield from _binary_glob(doc, row, name, params)
