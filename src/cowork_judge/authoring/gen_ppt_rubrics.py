@@ -35,7 +35,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from cowork_judge.core.rubric import DECK_CODE_METHODS, LIST_KEYS, row_judge_method
+from cowork_judge.core.rubric import DECK_CODE_METHODS, LIST_KEYS, did_you_mean, row_judge_method
 from cowork_judge.core.scales import format_level, parse_level_key
 from cowork_judge.workflow._contract import GRID_21
 from cowork_judge.workflow.ppt_judge.assets import CONTENT_GROUPS, TaskChecks
@@ -356,9 +356,10 @@ def _gates(gates: Sequence[str] | None, source: Sequence[Any], kind: str, by_id:
         if wanted:
             notes.append(f"kept the existing {kind} rows' gates: {', '.join(wanted)}")
     else:
-        unknown = [g for g in gates if g not in by_id]
+        unknown = [g + did_you_mean(g, by_id) for g in gates if g not in by_id]  # trial 34 P-4: the close id
         if unknown:
-            raise GenError(f"--gate names no row of the rubric: {', '.join(unknown)} (a dangling gate is always closed)")
+            raise GenError(f"--gate names no row of the rubric: {', '.join(unknown)} (a dangling gate is always "
+                           "closed; nothing written)")
         wanted = list(dict.fromkeys(gates))
     closed = _closure(wanted, by_id)
     if len(closed) > len(wanted):

@@ -63,10 +63,7 @@ def main(argv: list[str]) -> int:
               file=sys.stderr)
         args.tests_dir = tests
 
-    from cowork_judge.authoring.gen_ppt_rubrics import GenError, TemplateError
-    from cowork_judge.core.rubric import RubricError
     from cowork_judge.core.layout import workflow_assets_dir
-    from cowork_judge.workflow.ppt_judge.assets import load_task_checks
 
     path = args.tests_dir / "rubric.json"
     if not args.tests_dir.is_dir():
@@ -82,12 +79,37 @@ def main(argv: list[str]) -> int:
         return _fail("--balance scales the visual rows, which --content leaves alone")
     if args.no_balance and args.balance is not None:
         return _fail("--balance and --no-balance exclude each other")
+    written: list[Path] = []  # the empty checklist this call writes: removed again when the call then refuses
     if args.no_checklist:
         if args.content:
             return _fail("--no-checklist and --content exclude each other (--content reads the checklist's checks)")
-        refused = _write_empty_checklist(workflow_assets_dir(args.tests_dir, "ppt_judge"), dry_run=args.dry_run)
+        refused = _write_empty_checklist(workflow_assets_dir(args.tests_dir, "ppt_judge"), dry_run=args.dry_run,
+                                         written=written)
         if refused:
             return _fail(refused)
+    status = _generate_and_deliver(args, raw, old_text, path)
+    if status != EXIT_STATUS["clean"] and written:  # trial 34 P-4: a refusal leaves nothing behind
+        _remove_written(written)
+    return status
+
+
+def _remove_written(written: list[Path]) -> None:
+    """Remove the files and then the folders (when empty) of `written` (created by this call), said on stderr."""
+    for path in sorted(written, key=lambda p: len(p.parts), reverse=True):
+        try:
+            path.rmdir() if path.is_dir() else path.unlink()
+        except OSError:
+            pass
+    print("the empty checklist this call wrote is removed again (nothing written)", file=sys.stderr)
+
+
+def _generate_and_deliver(args: argparse.Namespace, raw: Any, old_text: str | None, path: Path) -> int:
+    """The rows generated over the task's checklist and written (`_deliver`), and the manifest fix; the exit status."""
+    from cowork_judge.authoring.gen_ppt_rubrics import GenError, TemplateError
+    from cowork_judge.core.layout import workflow_assets_dir
+    from cowork_judge.core.rubric import RubricError
+    from cowork_judge.workflow.ppt_judge.assets import load_task_checks
+
     checks = load_task_checks(workflow_assets_dir(args.tests_dir, "ppt_judge"))
     refused = _not_a_deck_task(args.tests_dir, raw, checks.present) if not args.force else None
     if refused:
@@ -132,9 +154,10 @@ def _warn_ungated(rows: _Rows) -> None:
               file=sys.stderr)
 
 
-def _write_empty_checklist(asset_dir: Path, *, dry_run: bool) -> str | None:
+def _write_empty_checklist(asset_dir: Path, *, dry_run: bool, written: list[Path]) -> str | None:
     """``--no-checklist`` (trial 18 P-1): write the empty checklist (`assets.empty_checklist`) into
-    ``<asset_dir>/task_check_dir``; nothing when it is one already, or with `dry_run` (said on stderr).
+    ``<asset_dir>/task_check_dir``; nothing when it is one already, or with `dry_run` (said on stderr). Every
+    folder it creates and file it writes is appended to `written`.
     Returns why it refuses (a checklist file is there and the folder is not an empty checklist), else None."""
     from cowork_judge.workflow.ppt_judge.assets import TASK_CHECK_DIR, empty_checklist, load_task_checks
 
@@ -150,9 +173,11 @@ def _write_empty_checklist(asset_dir: Path, *, dry_run: bool) -> str | None:
     if dry_run:
         print(f"dry run: would write an empty checklist ({', '.join(docs)}) into {folder}", file=sys.stderr)
         return None
+    written += [p for p in (*reversed(folder.parents), folder) if p.is_relative_to(asset_dir.parent) and not p.exists()]
     folder.mkdir(parents=True, exist_ok=True)
     for name, doc in docs.items():
         atomic_write(folder / name, json.dumps(doc, indent=2) + "\n")
+        written.append(folder / name)
     print(f"{folder}: wrote an empty checklist (no content checks: the visual rows judge the deck's look, rows of "
           "your own its content)", file=sys.stderr)
     return None
