@@ -165,6 +165,8 @@ def polarity(fixtures: Path) -> str:
 
 
 BLIND_T22 = ROOT / "bench" / "polarity" / "blind_trial22.json"
+BLIND_T34 = ROOT / "bench" / "polarity" / "blind_trial34_claims.json"
+"""Trial 34 P-1's blind round: hurdles with claim verbs, worded backwards ("does not claim …") or as the fault."""
 
 
 def row_wording(fixtures: Path) -> str:
@@ -192,6 +194,12 @@ def row_wording(fixtures: Path) -> str:
             ("R026", "blind: fault-worded positive rows", blind["fault_positive"], fault_cues),
             ("R027", "honest deductions (HealthBench, demo deck, example)", deductions, reads_as_requirement),
             ("R027", "blind: requirement-worded deductions", blind["requirement_deduction"], reads_as_requirement)]
+    claims = json.loads(BLIND_T34.read_text())  # a hurdle is flagged (R020/R021) unless read as a violation
+    backwards = lambda t: classify(t) != "violation"  # noqa: E731
+    sets += [("R020/R021", "blind (trial 34): claim-verb hurdles worded backwards", claims["requirement"], backwards),
+             ("R020/R021", "blind (trial 34): claim-verb hurdles worded as the fault (false alarms)", claims["fault"], backwards),
+             ("R027", "blind (trial 34): the backwards ones as deductions", claims["requirement"], reads_as_requirement),
+             ("R027", "blind (trial 34): the fault-worded ones as deductions (false alarms)", claims["fault"], reads_as_requirement)]
     lines = ["| check | rows | flagged |", "|---|---|---|"]
     for code, name, texts, rule in sets:
         flagged = sum(bool(rule(t)) for t in texts)

@@ -21,8 +21,9 @@ TRIAL = ["The answer does not refuse and gives a clear recommendation.",
          "The deck contains no factual errors about solar costs."]
 STILL_VIOLATIONS = ["The answer does not cite any source.", "No reference list is given.", "The deck has no title slide.",
                     "The report does not mention the error in the figures.", "The script does not fix the bug.",
-                    "The assistant refuses to answer.", "The report is not complete and has errors.",
-                    "Does not claim the bridge is 5 km long."]
+                    "The assistant refuses to answer.", "The report is not complete and has errors."]
+# "Does not claim the bridge is 5 km long." was listed here; since trial 34 P-1 a negated claim verb is a negated fault
+# (the absence of the fault "claims …"), so such a hurdle reads as the requirement (R021): test_negated_claims_trial34.
 
 
 @pytest.mark.parametrize("text", TRIAL)

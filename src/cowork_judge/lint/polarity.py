@@ -173,8 +173,11 @@ _FAULT_WORDS = (
     r"typos?", r"off-topic", r"harmful", r"unsafe", r"bugs?", r"crash(es|ed|ing)?", r"inaccura\w*", r"incorrect\w*",
     r"wrong\w*", r"broken", r"garbled", r"overlap(s|ping)?", r"truncated", r"misleading", r"offensive",
     r"plagiari\w*", r"lorem ipsum", r"irrelevant", r"dangerous", r"contradictions?",
+    r"claim(s|ed|ing)?", r"assert(s|ed|ing)?", r"alleg(e|es|ed|ing)", r"purport(s|ed|ing)?",
 )
-"""Words that name a fault: negated ("no factual errors", "does not refuse") they describe a good deliverable."""
+"""Words that name a fault: negated ("no factual errors", "does not refuse") they describe a good deliverable. The
+claim verbs of an attributed assertion (`_ASSERTION`) are among them (trial 34 P-1): "the answer does not claim the
+sky reflects the ocean" is the absence of the fault "the answer claims …", so a hurdle worded so is backwards."""
 _ACTS_ON_FAULT = (
     r"mentions?", r"flags?", r"identif(y|ies)", r"correct(s)?", r"fix(es)?", r"catch(es)?", r"detects?", r"notes?",
     r"notices?", r"acknowledges?", r"address(es)?", r"warns?", r"explains?", r"reports?", r"points?", r"spots?",
