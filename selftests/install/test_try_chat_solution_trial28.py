@@ -87,3 +87,18 @@ def test_the_docs_step6_chat_solution_lints_clean_and_is_dry_run_with_its_file(t
                           timeout=120)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "A006" not in proc.stdout, proc.stdout
+
+
+def test_what_a_separate_verifier_missed_is_said_again_when_nothing_was_delivered(tmp_path, sandbox_ready):
+    """Trial 34 P-2 (the container-layout half): the answer left in app/ rather than app/output/ was named as "not
+    an artifact" only before the run; the end said nothing was delivered without naming it. It is said again there."""
+    task = chat_task(tmp_path)
+    rollout = tmp_path / "rollout"
+    (rollout / "app").mkdir(parents=True)
+    (rollout / "app" / "answer.md").write_text("Take paracetamol 500 mg to 1 g every 4 to 6 hours.\n")
+    (rollout / "logs" / "agent").mkdir(parents=True)
+    proc = try_cli(str(task), "--rollout", str(rollout), "--out", str(tmp_path / "out"),
+                   cache=shared_cache(tmp_path / "cache"), tmpdir=None)
+    assert proc.returncode in (0, 1), proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert ("(said of the rollout before the run) /app (besides /app/output) of the rollout is not an artifact of "
+            "this task") in proc.stderr, proc.stderr

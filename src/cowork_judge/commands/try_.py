@@ -663,13 +663,18 @@ def _stage(task: TaskInfo, rollout: Rollout, out: Path, verifier_env: dict[str, 
     for line in staged.warnings:
         _warn(line)
     for left in staged.left_out:
-        _warn(f"{left} of the rollout is not an artifact of this task: a separate verifier does not see it")
+        _warn(_left_out_line(left))
     if not staged.placed:
         _warn("nothing of the rollout reaches the verifier: it will judge an empty delivery")
     if "JUDGE_BASE_URL" not in verifier_env:
         _warn("task.toml's [verifier.env] does not pass JUDGE_BASE_URL: the judge inside sees no endpoint "
               "(`cowork-judge init` writes the passthrough)")
     return staged
+
+
+def _left_out_line(left: str) -> str:
+    """The warning for a path of the rollout a separate verifier does not see (`Staged.left_out`)."""
+    return f"{left} of the rollout is not an artifact of this task: a separate verifier does not see it"
 
 
 UNJUDGED_SHOWN = 8
@@ -838,7 +843,10 @@ def _report(outcome: Outcome, staged: Staged, proc: ProcResult, seconds: float, 
     if outcome.delivery_missing and not outcome.exit_code:
         _say_nothing_delivered(outcome, staged, rollout)
     # said before the run as well: repeated where the reward is read (trial 7 F1, F5; a misread folder: trial 34 P-2)
-    for line in ([rollout.misread] if rollout is not None and rollout.misread else []) + staged.warnings:
+    said = ([rollout.misread] if rollout is not None and rollout.misread else []) + staged.warnings
+    if outcome.closed_gates or outcome.delivery_missing:  # what the delivery missed may be what was left out (P-2)
+        said += [_left_out_line(left) for left in staged.left_out]
+    for line in said:
         _warn(f"(said of the rollout before the run) {line}")
     if outcome.warnings:
         _say(f"warnings ({len(outcome.warnings)}, result.json details.warnings: read them before trusting the reward):")
