@@ -12,6 +12,7 @@ FIRST = {"A1": {"hit": True, "reason": "first"}, "N1": {"hit": False, "reason": 
 
 CASES = [  # (extra oracle entries, reason row A2 gets, "did you mean" the console says or None)
     ({"A22": {"hit": True}}, "not in oracle (did you mean 'A22'?)", "'A22'"),
+    ({"a2": {"hit": True}}, "not in oracle (did you mean 'a2'?)", "'a2'"),  # trial 35 P-5: letter case aside
     ({}, "not in oracle", None),  # A1 is spelled alike but answers its own row: never offered
     ({"ZZZZ": {"hit": True}}, "not in oracle", None),
 ]

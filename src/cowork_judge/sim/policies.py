@@ -261,12 +261,14 @@ class OraclePolicy:
 
     def _close_key(self, row_id: str, asked: frozenset[str] = frozenset()) -> str | None:
         """The oracle key spelled like `row_id` (difflib ratio 0.6: ``A-FORMULAS`` for row ``A-FORMULA``), or None.
-        Keys that are rows of the same request (`asked`) are not offered: they answer their own row."""
+        Letter case aside (trial 35 P-5: ``A-Calvin`` for row ``A-CALVIN`` scored 0.375): a key equal to `row_id` but
+        for case comes first, the ratio is taken on casefolded text. Keys that are rows of the same request (`asked`)
+        are not offered: they answer their own row."""
         import difflib
 
-        keys = [k for k in self.answers if k not in asked and k != row_id]
-        close = difflib.get_close_matches(row_id, keys, n=1, cutoff=0.6)
-        return close[0] if close else None
+        keys = {k.casefold(): k for k in self.answers if k not in asked and k != row_id}
+        close = difflib.get_close_matches(row_id.casefold(), list(keys), n=1, cutoff=0.6)
+        return keys[close[0]] if close else None
 
     def _tell_missing(self, row_id: str, asked: frozenset[str] = frozenset()) -> None:
         """Call `on_missing` the first time `row_id` is asked without an entry (never raises)."""
