@@ -338,6 +338,13 @@ def message_absent(ctx: CodeContext) -> str:
     return "the final message is empty" if ctx.delivery.final_message_source else "no final message was given"
 
 
+def _no_message(ctx: CodeContext) -> bool:
+    """True when the rollout left no final message at all (no source was read: none given, or its files
+    passed over as binary), as opposed to an existing but empty one (`final_message_source` set), whose
+    0 words are counted. A message that exists but was not read raises in `_texts` before this is asked."""
+    return not ctx.delivery.final_message and ctx.delivery.final_message_source is None
+
+
 def response_rows_note(rows: list[tuple[str, str, dict[str, Any]]], ctx: CodeContext) -> str | None:
     """One warning naming the text rows (`TEXT_METHODS`) that read the final message (``source:
     response``) in a rollout that left none (trial 18 P-12: a chat answer saved where the judge does not
@@ -637,9 +644,16 @@ def word_count_between(ctx: CodeContext, min_words: int = 0, max_words: int | No
     Raises:
         ReadLimit: the count of what was read does not settle it, and some text was not read.
         NoText: every matching deliverable was read as binary (nothing to count).
+
+    With ``source="response"`` and no final message at all (`_no_message`) it is a miss, ``"nothing to
+    count: no final message was given"``, as over files that match nothing; an existing but empty
+    message counts as 0 words (a hit when `min_words` is 0).
     """
     refuse(word_param_errors({"min_words": min_words, "max_words": max_words, "glob": glob, "source": source}))
     texts, unread = _texts(ctx, glob, source)
+    if source == "response" and _no_message(ctx):  # trial 35 P-1: no message is nothing to count, not 0 words
+        absent = message_absent(ctx)
+        return False, f"nothing to count: {absent}" if absent else f"nothing to count in the final message{_binary_note(ctx, glob, source)}", {}
     n = sum(count_words(body) for _, body in texts)
     bounds = f"[{min_words}, {'∞' if max_words is None else max_words}]"
     certain = (max_words is not None and n > max_words) or (max_words is None and n >= min_words)  # n only grows
