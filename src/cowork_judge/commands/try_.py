@@ -662,8 +662,8 @@ def _stage(task: TaskInfo, rollout: Rollout, out: Path, verifier_env: dict[str, 
                   "to the verifier is missing here")
     for line in staged.warnings:
         _warn(line)
-    for left in staged.left_out:
-        _warn(_left_out_line(left))
+    for line in _left_out_lines(staged):
+        _warn(line)
     if not staged.placed:
         _warn("nothing of the rollout reaches the verifier: it will judge an empty delivery")
     if "JUDGE_BASE_URL" not in verifier_env:
@@ -675,6 +675,12 @@ def _stage(task: TaskInfo, rollout: Rollout, out: Path, verifier_env: dict[str, 
 def _left_out_line(left: str) -> str:
     """The warning for a path of the rollout a separate verifier does not see (`Staged.left_out`)."""
     return f"{left} of the rollout is not an artifact of this task: a separate verifier does not see it"
+
+
+def _left_out_lines(staged: Staged) -> list[str]:
+    """The warnings for what of the rollout the judge does not see: each `Staged.left_out` path, then the files
+    left directly in its ``app/`` with the ``mv`` that fixes it (`Staged.stray_app`, trial 35 P-4)."""
+    return [_left_out_line(left) for left in staged.left_out] + ([staged.stray_app] if staged.stray_app else [])
 
 
 UNJUDGED_SHOWN = 8
@@ -845,7 +851,7 @@ def _report(outcome: Outcome, staged: Staged, proc: ProcResult, seconds: float, 
     # said before the run as well: repeated where the reward is read (trial 7 F1, F5; a misread folder: trial 34 P-2)
     said = ([rollout.misread] if rollout is not None and rollout.misread else []) + staged.warnings
     if outcome.closed_gates or outcome.delivery_missing:  # what the delivery missed may be what was left out (P-2)
-        said += [_left_out_line(left) for left in staged.left_out]
+        said += _left_out_lines(staged)
     for line in said:
         _warn(f"(said of the rollout before the run) {line}")
     if outcome.warnings:

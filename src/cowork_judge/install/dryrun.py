@@ -50,7 +50,7 @@ from cowork_judge import __version__
 from cowork_judge._util.fsutil import copy_sparse
 from cowork_judge.core.fatal import fatal_rows
 from cowork_judge.core.layout import ANSWER_NAMES, MESSAGE_NAMES, TRAJECTORY_NAME
-from cowork_judge.install import agent_logs
+from cowork_judge.install import agent_logs, stray_app
 from cowork_judge._util.given_paths import absolute, close_sibling, in_task_folder, not_a_folder, parent_of, shown_parent
 
 HARBOR_DEFAULT_TIMEOUT_SEC = 600.0
@@ -927,6 +927,9 @@ class Staged:
     unread_agent: str = ""
     """`agent_logs.unread_line` for a rollout whose ``logs/agent`` holds files but none the judge reads the final
     message from (trial 21 P-3: ``answer.txt``), said with "nothing delivered"; "" otherwise."""
+    stray_app: str = ""
+    """`stray_app.stray_line` for files directly in the rollout's ``app/`` while its ``app/output/`` holds nothing
+    (trial 35 P-4: a deck one folder level too high); "" otherwise."""
 
     @property
     def verifier(self) -> Path:
@@ -987,6 +990,9 @@ def stage(task: TaskInfo, rollout: Rollout, out: Path, *, response_file: str | N
             staged.left_out.append(f"{inside} (besides {', '.join(parts)})")
     staged.warnings.extend(links_leaving_output(rollout))
     staged.unread_agent = _unread_agent(task, rollout, response_file)
+    app = rollout.files.get("/app")
+    if app is not None and (stray := stray_app.stray_files(app)):
+        staged.stray_app = stray_app.stray_line(app, stray)
     return staged
 
 
