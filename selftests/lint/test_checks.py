@@ -52,7 +52,9 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = [
     ("R007", "weights 1 and 1e5", {"rubric": rows((2, {"weight": 100_000}))}, {}),
     ("R008", "a hurdle and no positive weight", {"rubric": [BASE_ROWS[HURDLE], BASE_ROWS[4]]},
      {"rubric": [BASE_ROWS[HURDLE], BASE_ROWS[4], {"id": "A-X", "description": "The deck exists in output.", "weight": 1}]}),
-    ("R009", "misspelt field", {"rubric": rows((2, {"wieght": 2}))}, {}),
+    ("R009", "misspelt field", {"rubric": rows((2, {"criterion_typ": "x"}))}, {}),
+    # trial 35 P-3: a misspelt field that decides the score or the route is an ERROR
+    ("R029", "misspelt weight", {"rubric": rows((2, {"wieght": 2}))}, {}),
     # trial 14 F4: a key given twice was read last-wins, silently (the judge now refuses two different values)
     ("R018", "a weight given twice", {"rubric_text": '{"rubrics": [{"id": "a", "description": "The deck exists.", '
                                                      '"weight": 4, "weight": 0}]}'}, {}),
@@ -223,7 +225,7 @@ def test_check_fires_on_the_broken_instance_only(make_instance, code, what, brok
 def test_every_registered_check_has_a_case():
     covered = {c[0] for c in CASES} | {"P001", "S004", "M011"} | {"P002", "F001", "F002", "F003", "F004", "B001"} \
         | {"A010", "A011", "A012", "T011", "T013", "P003", "M006", "T014", "M013"} \
-        | {"A005", "A006", "A013", "M014", "A014", "M015"}  # M015: test_ungated_deck_trial28.py; below, other files (A010/A011/A014: test_ppt_assets.py; A012: test_ppt_original_assets.py; T011: test_task_folder.py; T013: test_trajectory_lint.py; P003: test_lint_trial3.py; M006, T014: test_lint_trial9.py; M013: test_answer_reference_trial17.py; A005, A006, A013: test_lint_trial17.py)
+        | {"A005", "A006", "A013", "M014", "A014", "M015", "A007"}  # A007: test_lint_trial35.py; M015: test_ungated_deck_trial28.py; below, other files (A010/A011/A014: test_ppt_assets.py; A012: test_ppt_original_assets.py; T011: test_task_folder.py; T013: test_trajectory_lint.py; P003: test_lint_trial3.py; M006, T014: test_lint_trial9.py; M013: test_answer_reference_trial17.py; A005, A006, A013: test_lint_trial17.py)
     assert covered == set(CHECKS)
 
 
@@ -353,7 +355,7 @@ def test_null_is_reported_as_null_not_missing(make_instance):
 def test_a_byte_order_mark_changes_nothing_but_its_own_warning(make_instance):
     """The judge reads a rubric with a BOM (`load_rubric`, utf-8-sig) and scores it: lint reads the same
     rows and adds only R015 (a WARN: exit 0), where it used to stop at R002 (an ERROR) and check nothing."""
-    text = json.dumps({"rubrics": rows((2, {"wieght": 2}))})
+    text = json.dumps({"rubrics": rows((2, {"criterion_typ": "x"}))})
     plain = lint_instance(make_instance(rubric_text=text)).findings
     bom = lint_instance(make_instance(rubric_bytes=b"\xef\xbb\xbf" + text.encode())).findings
     assert sorted(f.code for f in bom) == sorted(["R015", *(f.code for f in plain)]) and "R009" in [f.code for f in plain]

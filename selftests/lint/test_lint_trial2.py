@@ -23,7 +23,7 @@ def test_a_misspelt_field_is_warned_beside_an_engine_error(tmp_path, capsys):
     assert main([str(tests)], prog="lint-rubric") == 1
     out = capsys.readouterr().out
     assert "ERROR R006 row 'b' field weight: must be a number, got 'zz'" in out
-    assert "WARN R009: unknown field 'judge_methd' (row(s) 'a') is kept as data and not used; did you mean 'judge_method'?" in out
+    assert "ERROR R029: unknown field 'judge_methd' (row(s) 'a') is kept as data and not used; did you mean 'judge_method'?" in out
 
 
 def test_a_misspelt_field_is_warned_beside_a_duplicate_id(tmp_path, capsys):

@@ -63,6 +63,9 @@ _TABLE: tuple[Check, ...] = (
     Check("R027", "WARN", "deduction (weight < 0, not hurdle) read by a model and worded as a requirement (R020's reading): "
                           "it deducts from the answer that meets it"),
     Check("R028", "WARN", "row read by a model with weight 0 that is neither a hurdle nor a gate: judged, never scores"),
+    Check("R029", "ERROR", "a misspelt field that decides the score or the route (`hurdel`, `depend_on`, `wieght`, "
+                           "`judge_methd`, `pass_levl`…): the engine keeps it as data, so the hurdle, gate, weight or "
+                           "route is gone"),
     Check("D001", "ERROR", "`depends_on` names no row (the gate never opens)"),
     Check("D002", "ERROR", "`depends_on` cycle or self-dependency"),
     Check("D003", "ERROR", "`depends_on` is not transitively closed (fix: --fix-closure)"),
@@ -131,6 +134,9 @@ _TABLE: tuple[Check, ...] = (
                           "reads a final message from (/logs/agent/trajectory.json, final_answer.txt, response.txt, "
                           "or JUDGE_RESPONSE_FILE): the oracle run is judged nothing delivered; names what it writes "
                           "under /logs/agent instead (answer.txt)"),
+    Check("A007", "WARN", "the task's solution/solve.sh copies (cp/mv) from /solution/<path> that its solution/ folder "
+                          "does not hold: `harbor run -a oracle` delivers nothing there; names a file of that name or "
+                          "suffix it holds (a text match, not a run)"),
     Check("A010", "ERROR", "ppt_judge assets: content rows and no task_check_dir, a broken or missing file or anchor, check ids ≠ "
                            "content-row ids, manifest pairs ≠ depends_on"),
     Check("A011", "WARN", "a ppt_judge content row's description is not its check's question verbatim"),

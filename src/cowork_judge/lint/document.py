@@ -19,6 +19,7 @@ from cowork_judge.core.rubric import (
     KEY_DIFFERS,
     LIST_KEYS,
     RESERVED_TOP_KEYS,
+    WEIGHT_KEYS,
     Criterion,
     NormalizedRubric,
     RubricError,
@@ -189,6 +190,12 @@ _COVERED = (
 )
 """Engine warnings that a finer lint check reports under its own code."""
 _WARNING_ROW = re.compile(r"row '([^']*)': (.*)\Z", re.DOTALL)
+DECISIVE_KEYS = frozenset({"hurdle", "depends_on", *WEIGHT_KEYS, "scores", "levels", "pass_level", "judge_method",
+                           "code_method_name", "code_method_params", "workflow_name"})
+"""Row fields that decide the score or the route: a misspelling of one is R029 (ERROR), not R009 (trial 35 P-3: a
+``"hurdel": true`` leaves no hurdle, a ``"depend_on"`` no gate). ``polarity`` is derived, ignored when written."""
+_TYPO = re.compile(r"unknown field .* did you mean '(\w+)'\?\Z", re.DOTALL)
+"""The engine's did-you-mean for a misspelt known field (`core.rubric._typo_warnings`), the known field captured."""
 
 
 def engine_warnings(doc: RubricDoc) -> list[Finding]:
@@ -196,7 +203,8 @@ def engine_warnings(doc: RubricDoc) -> list[Finding]:
     (misspelt fields, a row without weight among weighted ones, a weight given as a
     string, derived fields written in the file…), or R024 for a mapping key that differs
     from its row's own id (trial 7 F7), or R025 for ``"type": "binary"`` beside a level table
-    (trial 14 F17). An unknown warning is reported, never
+    (trial 14 F17), or R029 for a misspelt field that decides the score or the route (`DECISIVE_KEYS`, trial 35
+    P-3). An unknown warning is reported, never
     dropped. When the engine refuses the document, those of the rows it accepts alone
     (`RubricDoc.partial_warnings`): a refusal never hides a misspelt field (issue 39)."""
     out = []
@@ -204,7 +212,9 @@ def engine_warnings(doc: RubricDoc) -> list[Finding]:
         if any(marker in warning for marker in _COVERED):
             continue
         # trial 7 F7: a mapping key unlike the row's id; trial 14 F17: "type": "binary" beside a level table
-        code = "R024" if KEY_DIFFERS in warning else "R025" if BINARY_WITH_LEVELS in warning else "R009"
+        code = "R024" if KEY_DIFFERS in warning else "R025" if BINARY_WITH_LEVELS in warning else _typo_code(warning)
+        if code == "R029":
+            warning += " That field decides the score or the route: the row is judged and scored as if it were not there"
         m = _WARNING_ROW.match(warning)
         if m:
             out.append(Finding(code, doc.file, m.group(2), row=m.group(1)))
@@ -213,4 +223,10 @@ def engine_warnings(doc: RubricDoc) -> list[Finding]:
     return out
 
 
-__all__ = ["Row", "RubricDoc", "build", "engine_warnings", "explicit_id", "raw_rows"]
+def _typo_code(warning: str) -> str:
+    """R029 for the engine's did-you-mean naming a field of `DECISIVE_KEYS`, else R009."""
+    typo = _TYPO.match(warning)
+    return "R029" if typo is not None and typo.group(1) in DECISIVE_KEYS else "R009"
+
+
+__all__ = ["DECISIVE_KEYS", "Row", "RubricDoc", "build", "engine_warnings", "explicit_id", "raw_rows"]

@@ -22,7 +22,7 @@ from cowork_judge.core.deck_gate import locate_deck_ids, split_ungated
 from cowork_judge.core.rubric import DECK_CODE_METHODS, RepeatedKeys
 from cowork_judge.install.taskinit import AGENT_COPY_DIR, rubric_too_high
 from cowork_judge.install import extras as extras_mod
-from cowork_judge.lint import answer_rows, assets, deps, methods, row_wording, rubric_checks, task_files, tasktoml, testsh
+from cowork_judge.lint import answer_rows, assets, deps, methods, row_wording, rubric_checks, solve_sources, task_files, tasktoml, testsh
 from cowork_judge.lint.codes import Finding
 from cowork_judge.lint.document import RubricDoc, build, engine_warnings
 from cowork_judge.lint.reading import NotJson, Unreadable, read_json, read_text
@@ -165,6 +165,7 @@ def lint_instance(tests_dir: Path, *, display: str | None = None, abi_compat: tu
     findings += _ungated_deck_findings(doc, report.facts, f"{shown}/rubric.json")  # trial 28 P-5
     response_file = toml.env.get("JUDGE_RESPONSE_FILE") if toml is not None else None
     findings += task_files.check_solution(tests_dir, shown, doc, response_file.effective if response_file else None)
+    findings += solve_sources.check_solve_sources(tests_dir, shown)  # trial 35 P-6
     report.findings, report.waived = _apply_waivers(findings, doc)
     return report
 
