@@ -784,15 +784,62 @@ def _solution_meant(root: Path, names: set[str], stray_message: bool, stray_text
             return f"--rollout {output} {message}"
         if names <= {"solve.sh", *stray_text}:
             return message
-        return f"{message} (and --rollout <the folder of the deliverables> if the agent delivers files)"
+        files = _reference_files(root, names, _read_solve_sh(root))  # trial 36 P-1: named, not a placeholder
+        if files:
+            return f"{message} (and --rollout {output} for the files {_copy_into(files, output)})"
+        return f"{message} (and --rollout with a folder of the agent's files, if it delivers any)"
     script = _read_solve_sh(root)
     copied = None if stray_message else _answer_copied_by_solve_sh(root, script)
     if copied is not None:
         return (f"--rollout {output} " if output.is_dir() else "") + f"--final-message {copied}"
     if not output.is_dir() and not stray_message:
         return _answer_in_solve_sh(root, script, alone=names <= {"solve.sh"})
-    meant = "--rollout " + (str(output) if output.is_dir() else "<the folder of the deliverables>")
-    return meant + (f" --trajectory {root / 'trajectory.json'}" if stray_message else "")
+    trajectory = f" --trajectory {root / 'trajectory.json'}" if stray_message else ""
+    if output.is_dir():
+        return f"--rollout {output}{trajectory}"
+    files = _reference_files(root, names, script)  # trial 36 P-1: the deck beside solve.sh, named
+    if files:
+        return f"--rollout {output}{trajectory}, {_copy_into(files, output)}"
+    return (f"--rollout {output}{trajectory}, once the reference deliverables are in {output}/ (solve.sh copying "
+            "them, step 6)")
+
+
+def _reference_files(root: Path, names: set[str], script: str) -> list[Path]:
+    """The reference deliverables of a ``solution/`` folder `root` that has no ``output/`` (trial 36 P-1): the files
+    `script` (solve.sh's text) copies into ``/app/output`` from ``/solution/`` (read, never run; `_shell_commands`),
+    else the regular files beside solve.sh that are neither it, a trajectory nor a chat answer; at most 20."""
+    copied: list[Path] = []
+    for line in script.replace("\\\n", " ").splitlines()[:5000]:
+        for words in _shell_commands(line):
+            for source in _copied_to_output(words):
+                candidate = root / source.removeprefix("/solution/")
+                if candidate.is_file() and candidate not in copied:
+                    copied.append(candidate)
+    if copied:
+        return copied[:20]
+    skip = {"solve.sh", "trajectory.json", *TEXT_MESSAGE_FILES}
+    return [root / n for n in sorted(names) if n not in skip and not n.startswith(".") and (root / n).is_file()][:20]
+
+
+def _copied_to_output(words: list[str]) -> list[str]:
+    """The ``/solution/…`` (or relative) sources a ``cp``/``mv``/``install`` command (its `words`) copies into
+    ``/app/output`` (the last argument starts with it), without ``$``, ``~``, globs or ``..``; else []."""
+    if words[0].rsplit("/", 1)[-1] not in ("cp", "mv", "install"):
+        return []
+    cut = next((i for i, word in enumerate(words) if set(word) <= set("<>&")), len(words))
+    args = [word for word in words[1:cut] if not word.startswith("-")]
+    if len(args) < 2 or not args[-1].rstrip("/").startswith("/app/output"):
+        return []
+    return [a for a in args[:-1] if not a.startswith(("$", "~")) and not set(a) & set("*?[`")
+            and ".." not in a.split("/") and (a.startswith("/solution/") or not a.startswith("/"))]
+
+
+def _copy_into(files: list[Path], output: Path) -> str:
+    """The shell line that copies `files` into the folder `output`, as a clause (``once copied there: …``)."""
+    import shlex
+
+    return (f"once copied there: mkdir -p {shlex.quote(str(output))} && cp "
+            f"{' '.join(shlex.quote(str(f)) for f in files)} {shlex.quote(str(output))}/")
 
 
 _CHAT_WRITE = re.compile(r"/logs/agent/(?:final_answer|response)\.txt")
