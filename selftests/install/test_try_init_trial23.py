@@ -113,7 +113,29 @@ def test_try_refuses_at_once_a_loopback_endpoint_nothing_listens_at(tmp_path):
 def test_try_does_not_probe_a_remote_endpoint():
     from cowork_judge.commands._endpoint import loopback_address, nothing_listens
 
-    assert nothing_listens("https://api.example.invalid/v1", "JUDGE_BASE_URL") is None
+    assert nothing_listens("https://api.openai.com/v1", "JUDGE_BASE_URL") is None  # (an example host is refused: trial 36)
     assert loopback_address("http://localhost/v1") == ("localhost", 80)
     assert loopback_address("https://[::1]:8443/v1") == ("::1", 8443)
     assert loopback_address("http://judge.example.com:8199/v1") is None
+
+
+def test_the_docs_placeholder_endpoint_is_refused_at_once_naming_the_way_out(tmp_path):
+    """Trial 36 P-3: step 8's exports pasted as written (`https://judge.example.com/v1`) cost 9-22 s of retries and
+    ended api_error, reward 0. A host reserved for examples (RFC 2606) is refused before anything is built."""
+    from cowork_judge.commands._endpoint import placeholder_host
+
+    assert placeholder_host("https://judge.example.com/v1") == "judge.example.com"
+    assert placeholder_host("http://gw.example:8080/v1") == "gw.example" and placeholder_host("https://x.invalid") == "x.invalid"
+    assert placeholder_host("https://api.openai.com/v1") is None and placeholder_host("https://myexample.com/v1") is None
+    task = inited_task(tmp_path / "my-chat", [{"id": "A-TCP", "description": "The answer says TCP is reliable.",
+                                               "weight": 1}], "Explain TCP.\n")
+    (tmp_path / "answer.txt").write_text("TCP is reliable.\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JUDGE_", "COWORK_", "OPENAI_"))}
+    env.update(JUDGE_BASE_URL="https://judge.example.com/v1", JUDGE_API_KEY="sk-your-judge-key", TMPDIR=str(tmp_path),
+               COWORK_JUDGE_CACHE=str(tmp_path / "cache"))
+    proc = subprocess.run([sys.executable, "-m", "cowork_judge", "try", str(task), "--final-message",
+                           str(tmp_path / "answer.txt")], env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert ("JUDGE_BASE_URL names judge.example.com, a host reserved for examples (RFC 2606), as in the docs' step 8: "
+            "set it to your endpoint, or unset JUDGE_BASE_URL/JUDGE_API_KEY to use the built-in simulator") in proc.stderr
+    assert not (tmp_path / "cache").exists()  # refused before the judge's wheel was built

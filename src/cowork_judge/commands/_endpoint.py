@@ -157,6 +157,22 @@ def loopback_address(url: str) -> tuple[str, int] | None:
     return host, port if port is not None else 443 if parts.scheme == "https" else 80
 
 
+RESERVED_EXAMPLE_DOMAINS = ("example.com", "example.net", "example.org", "example", "invalid", "test")
+"""Second-level names and top-level domains reserved for examples and tests (RFC 2606, RFC 6761): no endpoint is there."""
+
+
+def placeholder_host(url: str) -> str | None:
+    """The host of `url` when it is, or lies under, a name reserved for examples (`RESERVED_EXAMPLE_DOMAINS`:
+    ``judge.example.com``, ``gw.example``, ``x.invalid``), else None (also for a URL that cannot be read)."""
+    from urllib.parse import urlsplit
+
+    try:
+        host = (urlsplit(url.strip()).hostname or "").lower().rstrip(".")
+    except ValueError:
+        return None
+    return host if any(host == d or host.endswith("." + d) for d in RESERVED_EXAMPLE_DOMAINS) else None
+
+
 def nothing_listens(url: str, variable: str, *, timeout_sec: float = 2.0) -> str | None:
     """Why the loopback endpoint `url` (read from `variable`, e.g. ``JUDGE_BASE_URL``) cannot be judged
     with, in one line with the ways out, or None when it accepts a TCP connection or is not loopback.
@@ -165,9 +181,16 @@ def nothing_listens(url: str, variable: str, *, timeout_sec: float = 2.0) -> str
     and a row of "Connection error"): a remote endpoint may legitimately refuse or log probes, and
     its own errors name it. The probe opens and closes one connection and sends nothing, so the
     simulator records no request. Waits at most `timeout_sec` seconds.
+
+    A host of a name reserved for examples (`placeholder_host`: the docs' ``https://judge.example.com/v1``, step 8
+    pasted as written; trial 36 P-3: 9-22 s of retries, then ``api_error``) is refused the same way, unprobed.
     """
     import socket
 
+    if (reserved := placeholder_host(url)) is not None:
+        family = "OPENAI" if variable.startswith("OPENAI_") else "JUDGE"
+        return (f"{variable} names {reserved}, a host reserved for examples (RFC 2606), as in the docs' step 8: "
+                f"set it to your endpoint, or unset {family}_BASE_URL/{family}_API_KEY to use the built-in simulator")
     address = loopback_address(url)
     if address is None:
         return None
