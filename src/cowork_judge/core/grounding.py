@@ -31,6 +31,10 @@ QUOTE_MIN_CHARS = 4
 found in any text). Four fits a CJK word pair and a figure such as ``42 %``."""
 EXEMPT_PAGES = "exempt: judged on page images (what a page looks like); no text quote is checked"
 EXEMPT_ABSENCE = "exempt: the row is about absence (there is no text to quote for something missing)"
+EXEMPT_NO_TEXT = ("exempt: no text of the agent was sent (a deck of pictures, say, without a final message): there is "
+                  "nothing to quote, so no quote is checked")
+"""Trial 37 P-3: with no agent text at all in the request (the judge's own labels are cut out), every credit was
+withdrawn — a good picture-only deck's true hits, and a fault-worded hurdle's "no fault", which zeroed the reward."""
 FOUND = "quote found in the evidence text sent"
 NOT_FOUND = "the quote is not in the evidence text sent (compared without case and whitespace)"
 _ABSENCE = re.compile(
@@ -113,7 +117,8 @@ def ground(rows: Sequence[Criterion], verdicts: Mapping[str, Verdict], evidence:
         rows: the rows of the request (their polarity and text decide what needs a quote).
         verdicts: row id → verdict as parsed (``quote`` read from the reply).
         evidence: the evidence text sent, `evidence_of`'d; None when the request showed no
-            text (then every credited verdict is exempt with `exempt`, or `EXEMPT_PAGES`).
+            text (then every credited verdict is exempt with `exempt`, or `EXEMPT_PAGES`); blank when it showed
+            none of the agent's (then exempt with `EXEMPT_NO_TEXT`: nothing could be quoted, trial 37 P-3).
         exempt: the reason every row of this request is exempt (a page-image request).
 
     Returns:
@@ -130,6 +135,8 @@ def ground(rows: Sequence[Criterion], verdicts: Mapping[str, Verdict], evidence:
             continue
         if exempt is not None or evidence is None:
             out[rid] = v.model_copy(update={"grounded": None, "grounding": exempt or EXEMPT_PAGES})
+        elif not evidence.strip():
+            out[rid] = v.model_copy(update={"grounded": None, "grounding": EXEMPT_NO_TEXT})
         elif about_absence(row):
             out[rid] = v.model_copy(update={"grounded": None, "grounding": EXEMPT_ABSENCE})
         elif quote_found(v.quote, evidence):
