@@ -37,7 +37,9 @@ def test_a_deck_the_judge_cannot_read_is_a_warning_naming_the_fix(judge_run, tmp
     said = [w for w in doc["details"]["warnings"] if "could not be read" in w]
     assert len(said) == 1, doc["details"]["warnings"]
     assert "build_effective_agents.pptx" in said[0] and "ModuleNotFoundError" in said[0]
-    assert "model-judged row(s) A-PATTERN-FIT, A-VISUAL-CLARITY saw no slide text and no page image" in said[0]
+    # trial 37 P-1: said as what happened: unjudged, not judged on nothing
+    assert ("model-judged row(s) A-PATTERN-FIT, A-VISUAL-CLARITY were left unjudged (extras_missing): they would have "
+            "seen no slide text and no page image") in said[0]
     # trial 21 P-1: no deck row and a prompt naming no .pptx: init picks no extras, so the deck row comes first
     assert "add a locate_deck row, then run `cowork-judge init <task>` again" in said[0]
     assert "--extras pptx" not in said[0]

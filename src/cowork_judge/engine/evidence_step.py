@@ -75,7 +75,8 @@ def collect(ctx: RunContext, *, needs_evidence: bool = True, reads: StructureRea
         cause = f"{type(exc).__name__}: {exc}"
         log.warning("evidence extraction failed: %s", ctx.redactor.redact(cause))
         delivered = [f.rel for f in ctx.delivery.files if is_deck_name(f.rel)]
-        unread = {"error": cause, "warnings": unread_warnings(delivered, cause, page_readers, init_fixes=init_fixes)}
+        unread = {"error": cause, "warnings": unread_warnings(delivered, cause, page_readers, init_fixes=init_fixes,
+                                                             unjudged=missing_extras_module(exc))}
         if missing_extras_module(exc):
             unread[EXTRAS_MISSING_KEY] = cause
         return unread, 0
@@ -157,17 +158,20 @@ def chat_deck_warnings(criteria: Sequence[Criterion], from_chat: bool, task_prom
 
 
 def unread_warnings(delivered: Sequence[str], cause: str, page_readers: Sequence[str], *,
-                    init_fixes: bool = True) -> list[str]:
+                    init_fixes: bool = True, unjudged: bool = False) -> list[str]:
     """The run's warnings when the evidence step failed, so no delivered deck was read at all (trial 20
     P-5: the judge's extras missing, ``ModuleNotFoundError: lxml``): one per deck of `delivered` (paths
     relative to the output root), naming `cause` and the fix: re-run init (`READING_FIX`) when `init_fixes`
     (`init_picks_deck_extras`), else add a deck row first (`READING_FIX_NO_DECK_ROW`; trial 21 P-1). Said only
     from `collect`, which runs only when model-judged rows exist; `page_readers` (the agentic row ids) are
-    named when there are any."""
+    named when there are any. With `unjudged` (the judge's extras missing: the router leaves those rows unjudged
+    ``extras_missing``, trial 23 P-1) the line says so, not that they were judged on nothing (trial 37 P-1)."""
     shown = f" {_rows_named(page_readers)}" if page_readers else ""
     fix = READING_FIX if init_fixes else READING_FIX_NO_DECK_ROW
-    return [f"{deck}: the delivered deck could not be read ({cause}): the model-judged row(s){shown} saw no slide "
-            f"text and no page image; {fix}" for deck in delivered]
+    seen = ("were left unjudged (extras_missing): they would have seen no slide text and no page image" if unjudged
+            else "saw no slide text and no page image")
+    return [f"{deck}: the delivered deck could not be read ({cause}): the model-judged row(s){shown} {seen}; {fix}"
+            for deck in delivered]
 
 
 def _rows_named(rows: Sequence[str]) -> str:
@@ -201,7 +205,8 @@ def _render_warnings(decks: Sequence[Any], renderer_fault: str, page_readers: Se
         unread = [s.reason for s in deck.layers_skipped if s.layer == "structure" and s.kind in ("render_env", "error")]
         blind = bool(unread) and not deck.pages_rendered  # trial 20 P-5: no text and no page: the model rows judged blind
         if blind:
-            warnings += unread_warnings([deck.source], unread[0], page_readers, init_fixes=init_fixes)
+            warnings += unread_warnings([deck.source], unread[0], page_readers, init_fixes=init_fixes,
+                                        unjudged=extras_blind(decks) is not None)
         for skip in deck.layers_skipped:
             if skip.kind in ("render_env", "error", "budget"):
                 log.warning("evidence: %s: %s layer skipped (%s): %s", deck.deck, skip.layer, skip.kind, skip.reason)
