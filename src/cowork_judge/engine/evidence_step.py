@@ -76,7 +76,7 @@ def collect(ctx: RunContext, *, needs_evidence: bool = True, reads: StructureRea
         log.warning("evidence extraction failed: %s", ctx.redactor.redact(cause))
         delivered = [f.rel for f in ctx.delivery.files if is_deck_name(f.rel)]
         unread = {"error": cause, "warnings": unread_warnings(delivered, cause, page_readers, init_fixes=init_fixes,
-                                                             unjudged=missing_extras_module(exc))}
+                                                             unjudged=bool(missing_extras_module(exc)))}
         if missing_extras_module(exc):
             unread[EXTRAS_MISSING_KEY] = cause
         return unread, 0

@@ -151,7 +151,8 @@ def lint_instance(tests_dir: Path, *, display: str | None = None, abi_compat: tu
     findings += assets.check_assets(tests_dir, shown, doc, workflows)
     if doc is not None and methods.needs_model(doc):
         configured = toml.env.get("JUDGE_INSTRUCTION_FILE") if toml is not None else None
-        findings += assets.check_instruction(tests_dir, shown, configured.effective if configured else None)
+        if _agentic_rows(doc):  # trial 37 P-2: the workflows (ppt_judge…) ask with their own prompts, never this file
+            findings += assets.check_instruction(tests_dir, shown, configured.effective if configured else None)
         findings += assets.check_task_prompt(tests_dir, shown, task_files.prompt_copy_fix(tests_dir, shown))
         findings += task_files.check_prompt_copy(tests_dir, shown)
     version, source = testsh.resolved_version(pins, placeholder)
