@@ -105,10 +105,10 @@ def test_the_fingerprint_never_holds_user_info(tmp_path):
 def test_try_prints_the_endpoint_masked(capsys):
     from cowork_judge.commands.try_ import _endpoint
 
-    env = {"JUDGE_BASE_URL": f"https://user:{BASE_PW}@judge.example/v1", "JUDGE_API_KEY": SIM_KEY}
+    env = {"JUDGE_BASE_URL": f"https://user:{BASE_PW}@judge.acme-corp.net/v1", "JUDGE_API_KEY": SIM_KEY}
     assert _endpoint(env, {}) is None  # the caller's endpoint: no simulator
     out = capsys.readouterr().out
-    assert "JUDGE_BASE_URL=https://***@judge.example/v1" in out and BASE_PW not in out
+    assert "JUDGE_BASE_URL=https://***@judge.acme-corp.net/v1" in out and BASE_PW not in out
 
 
 # --------------------------------------------------------------------------- every channel of a real run
