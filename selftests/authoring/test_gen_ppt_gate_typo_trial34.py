@@ -27,3 +27,15 @@ def test_an_asset_folder_that_was_there_is_kept(tmp_path):
     gen = _cli("gen-ppt-rubrics", str(task), "--no-checklist", "--gate", "C-LOCATE-DEK")
     assert gen.returncode == 2, gen.stderr
     assert other.read_text() == "mine\n" and not (task / "tests" / TCD).exists()
+
+
+def test_a_comma_separated_gate_list_is_read_as_its_ids(tmp_path):
+    """Trial 38 P-5: ``--gate C-LOCATE-DECK,C-DECK-OPENABLE`` was refused ("names no row") though both rows exist."""
+    import json
+
+    task = _deck_task(tmp_path)
+    gen = _cli("gen-ppt-rubrics", str(task), "--no-checklist", "--gate", "C-LOCATE-DECK,C-DECK-OPENABLE")
+    assert gen.returncode == 0, gen.stderr
+    rows = json.loads((task / "tests" / "rubric.json").read_text())["rubrics"]
+    judged = [r for r in rows if r.get("workflow_name") == "ppt_judge"]
+    assert judged and all(set(r["depends_on"]) >= {"C-LOCATE-DECK", "C-DECK-OPENABLE"} for r in judged), judged[:2]

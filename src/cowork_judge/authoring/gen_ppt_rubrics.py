@@ -356,6 +356,7 @@ def _gates(gates: Sequence[str] | None, source: Sequence[Any], kind: str, by_id:
         if wanted:
             notes.append(f"kept the existing {kind} rows' gates: {', '.join(wanted)}")
     else:
+        gates = [part for g in gates for part in _gate_ids(g, by_id)]  # trial 38 P-5: "A,B" is two ids
         unknown = [g + did_you_mean(g, by_id) for g in gates if g not in by_id]  # trial 34 P-4: the close id
         if unknown:
             raise GenError(f"--gate names no row of the rubric: {', '.join(unknown)} (a dangling gate is always "
@@ -365,6 +366,13 @@ def _gates(gates: Sequence[str] | None, source: Sequence[Any], kind: str, by_id:
     if len(closed) > len(wanted):
         notes.append(f"gates closed transitively (gates read raw hits): added {', '.join(closed[len(wanted):])}")
     return closed
+
+
+def _gate_ids(given: str, by_id: Mapping[str, Any]) -> list[str]:
+    """One ``--gate`` word as row ids: itself when it names a row, else its comma-separated parts when every part
+    does (``C-LOCATE-DECK,C-DECK-OPENABLE``, trial 38 P-5), else itself (refused by the caller, named)."""
+    parts = [p.strip() for p in given.split(",") if p.strip()]
+    return parts if given not in by_id and len(parts) > 1 and all(p in by_id for p in parts) else [given]
 
 
 def _closure(ids: Sequence[str], by_id: Mapping[str, Any]) -> list[str]:

@@ -53,7 +53,8 @@ if TYPE_CHECKING:
     from cowork_judge.sim import SimServer
 
 EPILOG = """A rollout folder is either the container layout — app/ (copied to /app, deliverables in app/output/)
-and/or logs/agent/ (copied to /logs/agent; trajectory.json holds the final message), e.g. a Harbor trial's
+and/or logs/agent/ (copied to /logs/agent; its trajectory.json, else final_answer.txt or response.txt, holds the
+final message), e.g. a Harbor trial's
 artifacts/ folder, the trial folder itself, or a folder try --out kept (its app/ and logs/agent/) — or flat: its files are the deliverables (copied to /app/output),
 with the final message from --trajectory or --final-message; a chat answer without deliverables needs no
 --rollout: --final-message (or --trajectory) alone. A separate verifier sees only the declared

@@ -78,7 +78,7 @@ def _row(doc: RubricDoc, row: Row, abi_compat: tuple[int, ...]) -> Iterator[Find
                                             "judge this row", row=row.label, field="code_method_name")
         elif name not in CODE_METHODS:
             yield Finding("M001", doc.file, f"{name!r:.60} is not registered in the installed cowork-judge"
-                                            f"{did_you_mean(name, CODE_METHODS)} (known: {', '.join(CODE_METHODS)})",
+                                            f"{_method_hint(name)} (known: {', '.join(CODE_METHODS)})",
                           row=row.label, field="code_method_name")
         else:
             params = row.get("code_method_params", {})
@@ -208,6 +208,17 @@ def uses(doc: RubricDoc) -> tuple[frozenset[str], frozenset[str]]:
         if row.method == "workflow" and isinstance(row.get("workflow_name"), str):
             workflows.add(row.get("workflow_name"))
     return frozenset(methods), frozenset(workflows)
+
+
+def _method_hint(name: str) -> str:
+    """`` (did you mean 'X'?)`` for an unregistered code method `name` (trial 38 P-1: ``slide_count_between`` got
+    ``word_count_between``, a text method): a deck's slides are its pages (``slide`` read as ``page``), a known
+    method that alone starts with the name (``page_count``) comes first, then `did_you_mean`; "" when none is close."""
+    norm = name.strip().lower().replace("slide", "page")
+    starts = [m for m in CODE_METHODS if m.startswith(norm)] if len(norm) >= 4 else []
+    if len(starts) == 1:
+        return f" (did you mean {starts[0]!r}?)"
+    return did_you_mean(norm, CODE_METHODS) or did_you_mean(name, CODE_METHODS)
 
 
 def needs_model(doc: RubricDoc) -> bool:
