@@ -15,7 +15,7 @@ imported only when agentic rows run.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from cowork_judge.code_methods.code_rows import judge_code_rows
 from cowork_judge.core.classify import classify, summary
@@ -70,7 +70,8 @@ def route(criteria: Sequence[Criterion], ctx: RunContext, cache: RunCache | None
         runnable = settle_gated(agentic_rows, decided, known, into=decided)
         if ctx.extras_blind and runnable:  # trial 23 P-1: they would see no slide text and no page image
             blind = ctx.extras_blind
-            decided.update({r.id: mark_open(r, Verdict.unjudged(r.id, "extras_missing", blind_reason(blind)), decided, known)
+            reason = blind_reason(blind, known.values(), ctx.task_prompt)
+            decided.update({r.id: mark_open(r, Verdict.unjudged(r.id, "extras_missing", reason), decided, known)
                             for r in runnable})
             runnable = []
         if cache and runnable:
@@ -102,11 +103,15 @@ def route(criteria: Sequence[Criterion], ctx: RunContext, cache: RunCache | None
     return {c.id: decided[c.id] for c in criteria}
 
 
-def blind_reason(cause: str) -> str:
+def blind_reason(cause: str, criteria: Iterable[Criterion], task_prompt: str) -> str:
     """The reason of an agentic row left unjudged because no delivered deck could be read: the judge's extras are
-    missing (`cause`, the evidence step's error)."""
-    return (f"not judged: the delivered deck could not be read ({cause[:200]}): the verifier lacks cowork-judge's deck "
-            "extras; run `cowork-judge init <task>` again")
+    missing (`cause`, the evidence step's error). The fix is the run's warning's (trial 38 P-3: "run init again" was
+    said where init picks no deck extras for the rubric, `evidence_step.init_picks_deck_extras`: add a locate_deck
+    row first)."""
+    from cowork_judge.engine.evidence_step import READING_FIX, READING_FIX_NO_DECK_ROW, init_picks_deck_extras
+
+    fix = READING_FIX if init_picks_deck_extras(criteria, task_prompt) else READING_FIX_NO_DECK_ROW
+    return f"not judged: the delivered deck could not be read ({cause[:200]}): {fix}"
 
 
 def route_code_rows(code_rows: Sequence[Criterion], ctx: RunContext, decided: Mapping[str, Verdict],
