@@ -33,7 +33,10 @@ def check_solve_sources(tests_dir: Path, display: str) -> list[Finding]:
     the same name or suffix. [] when there is no readable solve.sh. `display` is `tests_dir` as shown."""
     solution = parent_of(tests_dir) / "solution"
     try:
-        text = (solution / "solve.sh").read_text(encoding="utf-8", errors="replace")
+        if not (solution / "solve.sh").is_file():  # a FIFO or a folder: never opened (a FIFO would block lint)
+            return []
+        with (solution / "solve.sh").open(encoding="utf-8", errors="replace") as handle:
+            text = handle.read(1_000_000)
     except OSError:
         return []
     base = shown_parent(display)
