@@ -83,10 +83,10 @@ def test_a_broken_deck_stays_the_rollouts_fault(judge_run, tmp_path):
 
 
 def test_the_rows_reason_gives_the_warnings_fix_when_init_would_pick_no_extras(judge_run, tmp_path):
-    """Trial 38 P-3: with no deck row and a prompt naming no .pptx, init picks no deck extras, yet each row's reason
+    """Trial 38 P-3: with no deck row and a prompt asking for no deck (not even in words, trial 38 P-2), init picks no deck extras, yet each row's reason
     said "run `cowork-judge init <task>` again", which changes nothing; it now gives the warning's fix."""
     rows = [{k: v for k, v in row.items() if k != "depends_on"} for row in AGENTIC]
-    tests = write_task(tmp_path / "task", rows, "Make a slide deck about building effective agents.\n") / "tests"
+    tests = write_task(tmp_path / "task", rows, "Explain how to build effective agents.\n") / "tests"
     run = judge_run(tests, ROLLOUTS / "deck", env={"JUDGE_EVIDENCE": "180", **without_deck_extras(tmp_path)})
     for rid in ("A-PATTERN-FIT", "A-VISUAL-CLARITY"):
         assert run.verdicts[rid]["error_kind"] == "extras_missing", run.verdicts[rid]

@@ -24,7 +24,7 @@ ROWS = [
 
 
 def _tests(tmp_path: Path, rows: list[dict[str, object]]) -> Path:
-    return write_task(tmp_path / "task", rows, "Make a deck about building effective agents; save it in /app/output/.\n") / "tests"
+    return write_task(tmp_path / "task", rows, "Explain how to build effective agents; put your work in /app/output/.\n") / "tests"
 
 
 def test_a_deck_the_judge_cannot_read_is_a_warning_naming_the_fix(judge_run, tmp_path):

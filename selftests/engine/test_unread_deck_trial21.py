@@ -27,7 +27,7 @@ LOCATE = {"id": "G-LOCATE", "description": "A deck is delivered.", "weight": 0, 
           "code_method_name": "locate_deck"}
 GLOB = {"id": "G-FILE", "description": "A .pptx file is delivered.", "weight": 0, "judge_method": "code",
         "code_method_name": "file_exists", "code_method_params": {"glob": "*.pptx"}}
-PROMPT = "Make a deck about building effective agents; save it in /app/output/.\n"
+PROMPT = "Explain how to build effective agents; put your work in /app/output/.\n"
 RERUN = ("the verifier lacks cowork-judge's deck extras: run `cowork-judge init <task>` again, which sets "
          "COWORK_JUDGE_EXTRAS from the rubric's rows")
 ADD_ROW = "add a locate_deck row, then run `cowork-judge init <task>` again"

@@ -13,11 +13,12 @@ names none, trial 19 P-1). Pure: no I/O.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from cowork_judge._util.prohibitions import PROHIBITION, prohibited_spans
 from cowork_judge.code_methods.files import TEXT_METHODS
+from cowork_judge.evidence.deck_request import asks_for_deck
 from cowork_judge.evidence.kinds import DECK_SUFFIXES
 
 DELIVERABLE_CUES = ("output/", "/app/", *DECK_SUFFIXES, ".docx", ".xlsx", ".csv", ".md", "file", "文件")
@@ -58,31 +59,14 @@ PROHIBITABLE_CUES = ("file", "文件")
 """The cues of `DELIVERABLE_CUES` that do not count inside a prohibition (`prohibited_spans`): the bare word. A named
 deliverable (``output/``, ``/app/``, an extension: "no more than 200 words in report.md") always counts."""
 
-_CLAUSE_END = r"(?:[.!?;,:](?=\s|$)|[\n。；！？，：])"
-_PROHIBITION = re.compile(
-    r"(?:(?<![\w-])(?:(?:do|does|must|should|need|may|will|can)\s+not|\w+n['’]t|never|no|without)"
-    r"(?![\w-])(?!\s+(?:forget|hesitate|fail|(?:more|less|fewer|longer|later)\s+than)(?![\w-]))"
-    r"|不要|不得|请勿|請勿|勿|别|別|无需|無需|不用|不必|禁止)"
-    r"(?:(?!" + _CLAUSE_END + r"|(?<![\w-])(?:other than|except|besides|apart from|but|only|instead)(?![\w-])"
-    r"|除了|以外|之外).)*",
-    re.IGNORECASE | re.DOTALL)
-"""A prohibition: a negation (do not, don't, must not, never, no, without, 不要, 请勿, 无需…; not "don't forget", "no
-more than") and the rest of its clause, up to the end of the clause (. ; , : ! ? or a line break, the CJK ones too) or
-an exception (other than, except, besides, apart from, but, only, instead, 除了, 以外): "Do not create any files"."""
-
-
-def prohibited_spans(prompt: str) -> list[str]:
-    """The prohibitions of `prompt` (`_PROHIBITION`), in order: "Answer briefly. Do not create any files." →
-    ``["Do not create any files"]``; empty when there is none."""
-    return [m.group(0) for m in _PROHIBITION.finditer(prompt)]
-
 
 def names_deliverable(prompt: str) -> bool:
     """True when `prompt` names a deliverable: one of `DELIVERABLE_CUES` (case-folded), where the bare word
     (`PROHIBITABLE_CUES`: "file", "文件") counts only outside a prohibition (`prohibited_spans`; trial 19 P-1: "Do not
-    create any files." names none). A heuristic that errs toward a file task (silence)."""
-    folded, allowed = prompt.casefold(), _PROHIBITION.sub(" ", prompt).casefold()
-    return any(cue in (allowed if cue in PROHIBITABLE_CUES else folded) for cue in DELIVERABLE_CUES)
+    create any files." names none), or it asks for a deck in words (`evidence.deck_request.asks_for_deck`: "Make a
+    slide deck", trial 38 P-2: the classifier init and M012 read). A heuristic that errs toward a file task (silence)."""
+    folded, allowed = prompt.casefold(), PROHIBITION.sub(" ", prompt).casefold()
+    return any(cue in (allowed if cue in PROHIBITABLE_CUES else folded) for cue in DELIVERABLE_CUES) or asks_for_deck(prompt)
 
 
 def looks_like_chat_task(rows: Iterable[RowShape], prompts: Iterable[str]) -> bool:

@@ -14,7 +14,8 @@ from typing import Any
 from cowork_judge.core.judge_extras import missing_extras_module, names_missing_extras
 from cowork_judge.core.deck_gate import split_ungated
 from cowork_judge.core.rubric import DECK_CODE_METHODS, Criterion
-from cowork_judge.evidence.kinds import is_deck_name, names_powerpoint_file
+from cowork_judge.evidence.deck_request import asks_for_deck
+from cowork_judge.evidence.kinds import is_deck_name
 from cowork_judge.evidence.reads import StructureReads
 from cowork_judge.run.context import RunContext
 
@@ -122,7 +123,7 @@ def init_picks_deck_extras(criteria: Iterable[Criterion], task_prompt: str) -> b
     """True when `cowork-judge init` gives this task's verifier the deck extras (python-pptx and lxml), as
     `install.extras.for_rubric_file` decides from the rubric file: a row of a deck code method
     (`core.rubric.DECK_CODE_METHODS`), a code row whose ``glob`` names a deck, a workflow row whose workflow needs
-    an extra (``ppt_judge``), or a task prompt naming a PowerPoint file. Read for a run with model-judged rows
+    an extra (``ppt_judge``), or a task prompt asking for a deck (`evidence.deck_request.asks_for_deck`). Read for a run with model-judged rows
     (the only ones `collect` warns for), which then view the deck."""
     for crit in criteria:
         glob = crit.code.params.get("glob")
@@ -134,7 +135,7 @@ def init_picks_deck_extras(criteria: Iterable[Criterion], task_prompt: str) -> b
 
             if requires_extras(crit.workflow.name):
                 return True
-    return names_powerpoint_file(task_prompt)
+    return asks_for_deck(task_prompt)
 
 
 CHAT_DECK_FIX = ("gate those rows on the deck: a positive locate_deck row listed in their depends_on (docs/rubric.md, "

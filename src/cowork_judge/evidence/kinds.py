@@ -38,14 +38,9 @@ def is_deck_name(name: str) -> bool:
 DECK_FILE_MENTION = re.compile(r"\.(?:" + "|".join(sorted((s[1:] for s, k in SUFFIX_KIND.items() if k in POWERPOINT_KINDS),
                                                           key=len, reverse=True)) + r")\b", re.IGNORECASE)
 """A PowerPoint file named in a task prompt (``a .pptx file``, ``deck.pptx``); PDF and HTML are left out (a
-report or a web page is rarely a deck: real DevAI prompts name .pdf files)."""
-
-
-def names_powerpoint_file(text: str) -> bool:
-    """True when `text` (a task prompt) names a PowerPoint file (`DECK_FILE_MENTION`): the task delivers a deck
-    though no row of its rubric may say so (`cowork-judge init` then picks the deck extras, trial 20 P-5)."""
-    return DECK_FILE_MENTION.search(text) is not None
+report or a web page is rarely a deck: real DevAI prompts name .pdf files). One test of
+`evidence.deck_request.asks_for_deck`, the classifier every caller reads."""
 
 
 __all__ = ["DECK_FILE_MENTION", "DECK_SUFFIXES", "KIND_FAMILY", "OOXML_KINDS", "POWERPOINT_KINDS", "SUFFIX_KIND",
-           "is_deck_name", "names_powerpoint_file"]
+           "is_deck_name"]

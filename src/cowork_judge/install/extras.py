@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from cowork_judge.core.rubric import DECK_CODE_METHODS, NO_ROWS, row_judge_method, rows_problem
-from cowork_judge.evidence.kinds import names_powerpoint_file
+from cowork_judge.evidence.deck_request import asks_for_deck
 
 CODE_METHOD_EXTRAS: dict[str, tuple[str, ...]] = {
     "check_pptx_openable": ("pptx",),
@@ -140,14 +140,15 @@ def deck_glob_rows(rubric: Any) -> list[str]:
 
 
 def prompt_names_deck(tests_dir: Path) -> bool:
-    """True when ``tests_dir/task_prompt.md`` names a PowerPoint file (`DECK_FILE_MENTION`): the task
+    """True when ``tests_dir/task_prompt.md`` asks for a deck (`evidence.deck_request.asks_for_deck`: a PowerPoint
+    file named, or asked for in words, trial 38 P-2): the task
     delivers a deck though no row of the rubric says so (a rubric of agentic rows alone, trial 20 P-5).
     False when the file is missing or unreadable (undecodable bytes are replaced)."""
     try:
         text = (tests_dir / "task_prompt.md").read_text(encoding="utf-8", errors="replace")
     except OSError:
         return False
-    return names_powerpoint_file(text)
+    return asks_for_deck(text)
 
 
 def routes_of(rubric: Any) -> tuple[set[str], set[str]]:
