@@ -278,3 +278,15 @@ def test_two_row_lists_are_refused_and_an_unread_top_level_key_is_a_warning():
                                "extra_rows": [{"id": "B", "description": "b", "weight": 5}], "metadata": {}})
     assert [c.id for c in rubric.criteria] == ["A"]
     assert any("top-level key(s) 'extra_rows' not read" in w for w in rubric.warnings), rubric.warnings
+
+
+def test_a_misspelt_depends_on_id_gets_lints_did_you_mean_at_run_time():
+    """The load-time warning (what the run prints in details.warnings) names the near row id, as lint D001 does."""
+    r = normalize_rubric([
+        {"id": "C-LOCATE-DECK", "description": "A deck is delivered.", "weight": 1},
+        {"id": "A-CONTENT", "description": "y", "weight": 3, "depends_on": ["C-LOCATE-DEK"]},
+        {"id": "A-OTHER", "description": "z", "weight": 1, "depends_on": ["ZZZ"]},
+    ])
+    text = "\n".join(r.warnings)
+    assert "depends_on names no row: 'C-LOCATE-DEK' (did you mean 'C-LOCATE-DECK'?)" in text, text
+    assert "'ZZZ' (did you mean" not in text

@@ -536,7 +536,8 @@ def _dependency_warnings(criteria: list[Criterion]) -> list[str]:
     for c in criteria:
         dangling = [d for d in c.depends_on if d not in ids]
         if dangling:
-            out.append(f"row {c.id!r}: depends_on names no row: {', '.join(map(spelled_id, dangling))} (its gate is always "
+            named = ", ".join(spelled_id(d) + did_you_mean(d, ids) for d in dangling)  # lint D001's hint too
+            out.append(f"row {c.id!r}: depends_on names no row: {named} (its gate is always "
                        f"closed: a positive row is left unjudged, dep_missing){_look_alike(dangling, ids)}")
         if c.id in c.depends_on:
             out.append(f"row {c.id!r}: depends on itself (its gate opens only when it is hit)")
