@@ -77,3 +77,18 @@ def test_an_empty_output_folder_with_files_beside_it_says_nothing_new(tmp_path):
     assert proc.returncode == 0, proc.stderr
     doc = verifier_result(logs)
     assert doc["reward"] == 0.0 and not any("has no output/ folder" in w for w in doc["details"]["warnings"])
+
+
+def test_the_warning_stands_when_a_final_message_is_judged_in_the_decks_place(tmp_path):
+    """Trial 39 P-3: every deck rollout has a closing message, so no file plus a message is judged on the message
+    (JUDGE_CHAT_FALLBACK); the warning was said only when nothing at all was delivered, so the deck's own folder
+    given as --app-dir scored a good deck 0 with ``details.warnings: []``."""
+    app, tests = _instance(tmp_path)
+    logs = tmp_path / "logs"
+    (logs / "agent").mkdir(parents=True)
+    (logs / "agent" / "final_answer.txt").write_text("I saved the deck as water-cycle.pptx.\n", encoding="utf-8")
+    proc = run_cli(app, logs, tests)
+    assert proc.returncode == 0, proc.stderr
+    doc = verifier_result(logs)
+    assert doc["details"]["delivery"]["from_chat"] is True, doc["details"]["delivery"]
+    assert any(_said(app) in w for w in doc["details"]["warnings"]), doc["details"]["warnings"]

@@ -312,7 +312,7 @@ def _delivery(run: _Run, paths: RunPaths, redactor: Redactor, criteria: Sequence
     delivery = collect_delivery(paths, config)
     AuditLog(paths.audit_dir, redactor).keep_final_message(delivery.final_message, delivery.final_message_source,
                                                            delivery.final_message_cut)  # trial 22 P-3: for the report page
-    if delivery.missing:
+    if not delivery.files:  # nothing scored: missing, or the final message judged in its place (trial 39 P-3)
         delivery.notes.extend(no_output_folder_notes(delivery, paths, DECK_SUFFIXES))  # trial 19 P-3
     if delivery.stray:
         copy_stray(delivery, paths.stray_dir)
