@@ -125,6 +125,24 @@ def not_tests_hint(path: Path | str, shown: str) -> str | None:
     return f"a task's {name}/ folder, not its tests/: did you mean {shown_parent(shown)}?"
 
 
+def tests_dir_hint(tests_dir: Path | str) -> str:
+    """For ``cowork-judge run``, whose ``--tests-dir`` holds ``rubric.json`` (trial 39 P-4): ``": did you mean
+    --tests-dir task/tests?"`` when `tests_dir` holds no ``rubric.json`` but its ``tests/`` does (the task folder
+    given, as init, try and lint take it), ``": --tests-dir task/test does not exist: did you mean task/tests?"`` when
+    it does not exist (`not_a_folder`'s wording), else ``""``. Only reads; never raises."""
+    given = Path(tests_dir)
+    try:
+        if os.path.lexists(given / "rubric.json"):
+            return ""
+        if (given / "tests" / "rubric.json").is_file():
+            return f": did you mean --tests-dir {given / 'tests'}? ({given} is the task folder)"
+        if given.exists():
+            return ""
+    except OSError:
+        return ""
+    return f": --tests-dir {not_a_folder(given)}"
+
+
 def _task_of_file(given: Path) -> str | None:
     """The task folder a file given for one names, as the user can type it: the file's folder when it holds
     ``task.toml``, its parent when the file's folder is a folder of a task (`in_task_folder`), else None."""
@@ -162,4 +180,4 @@ def not_a_folder(path: Path | str, *, task: bool = False) -> str:
     return f"{given} does not exist" + (f": did you mean {close}?" if close else "")
 
 
-__all__ = ["absolute", "close_sibling", "in_task_folder", "not_a_folder", "not_tests_hint", "parent_of", "shown_parent", "tidy_absolute", "working_folder"]
+__all__ = ["absolute", "close_sibling", "in_task_folder", "not_a_folder", "not_tests_hint", "tests_dir_hint", "parent_of", "shown_parent", "tidy_absolute", "working_folder"]

@@ -38,6 +38,7 @@ from cowork_judge.code_methods.files import TEXT_METHODS
 from cowork_judge.engine import evidence_step, guarding, run_log, set_aside, signals, verifier_dir, watchdog
 from cowork_judge.evidence.kinds import DECK_SUFFIXES  # noqa: F401 - DECK_SUFFIXES: the run's deck test, re-exported
 from cowork_judge._util.fsutil import discard_scratch, sweep_abandoned_scratch
+from cowork_judge._util.given_paths import tests_dir_hint
 from cowork_judge.core.findings import GuardReport
 from cowork_judge.safety.redact import Redactor
 from cowork_judge.config.effects import invalid_reward_settings
@@ -443,6 +444,14 @@ def _router(run: _Run, criteria: Sequence[Criterion],
     return route
 
 
+def _where_tests(paths: RunPaths, exc: Exception) -> str:
+    """The "did you mean" of a rubric not found in ``--tests-dir`` (`given_paths.tests_dir_hint`: the task folder or
+    a typo given, trial 39 P-4), else ""."""
+    if not isinstance(exc, RubricError) or paths.rubric_json != paths.tests_dir / "rubric.json":
+        return ""
+    return tests_dir_hint(paths.tests_dir)
+
+
 def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redactor, live: _Live | None = None) -> ResultDocument:
     run = _Run(loaded, start, paths.tests_dir)
     config = run.config
@@ -459,7 +468,7 @@ def _run(paths: RunPaths, loaded: LoadedConfig, *, start: float, redactor: Redac
         check_scorable(rubric.criteria)
         refuse_backwards_rows(rubric.criteria)  # trial 14 F8: a hurdle on locate_deck
     except (RubricError, ScoringError) as exc:
-        return run.failed((), None, "judge:scorer_error", f"bad rubric: {exc}")
+        return run.failed((), None, "judge:scorer_error", f"bad rubric: {exc}{_where_tests(paths, exc)}")
     criteria = rubric.criteria
     run.warn("rubric", rubric.warnings)
     reads = StructureReads()  # each deck parsed once: by the guard's scan, reused by the evidence step
