@@ -39,13 +39,24 @@ def pre_gate(row: Criterion, decided: Mapping[str, Verdict], known: Mapping[str,
     unmet = [d for d in row.depends_on if d in decided and decided[d].judged and decided[d].hit is not None
              and not known[d].gate_met(decided[d].hit)]
     if unmet:
-        return Verdict(id=row.id, hit=False, judged=True, reason=f"[gate] {unmet_reason([known[d] for d in unmet])}",
+        return Verdict(id=row.id, hit=False, judged=True, reason=f"[gate] {_closing(unmet, decided, known)}",
                        method=row.judge_method, gate="closed")
     unjudged = [d for d in row.depends_on if d in decided and not decided[d].judged]
     if unjudged:
         return Verdict.unjudged(row.id, "dep_unjudged", f"dependency {', '.join(unjudged)} was not judged",
                                 method=row.judge_method, gate="closed")
     return None
+
+
+def _closing(unmet: Sequence[str], decided: Mapping[str, Verdict], known: Mapping[str, Criterion]) -> str:
+    """Why the dependencies `unmet` close a gate: `unmet_reason` for those judged on their own, and ``"X closed by
+    its own gate (not judged on its own)"`` for those a gate of theirs closed (trial 39 P-1: a row gated on an
+    ``openable`` check that was itself gated on a missing deck read "openable … judged and missed")."""
+    chained = [d for d in unmet if decided[d].gate == "closed" and decided[d].reason.startswith("[gate]")]
+    parts = [unmet_reason([known[d] for d in unmet if d not in chained])] if len(chained) < len(unmet) else []
+    if chained:
+        parts.append(f"{', '.join(chained)} closed by its own gate (not judged on its own)")
+    return "; ".join(parts)
 
 
 def unmet_reason(deps: Sequence[Criterion]) -> str:
