@@ -245,6 +245,23 @@ def _unshown_quote_teller() -> Callable[[str, str, int | None], None]:
     return tell
 
 
+def _na_unread_teller() -> Callable[[str], None]:
+    """The console line for an oracle entry's ``"na": true`` on a row whose request has no N/A answer (trial 39 P-5:
+    an agentic row marked N/A was scored a plain miss with no word), said once per row id."""
+    said: set[str] = set()
+    lock = threading.Lock()
+
+    def tell(row_id: str) -> None:
+        with lock:
+            if row_id in said:
+                return
+            said.add(row_id)
+        _say(f"warning: oracle entry {row_id!r}: \"na\": true is not read for this row: its request has no "
+             "not-applicable answer (only ppt_judge's page rows have one; an agentic row is hit or missed), so it is "
+             "answered as the entry's hit says and its weight still counts (docs/simulator.md)")
+    return tell
+
+
 def _configure(args: argparse.Namespace) -> SimServer:
     """Build the server from parsed arguments. Raises ValueError on bad values."""
     policy: VerdictPolicy = (_oracle_file(args.oracle) if args.oracle
@@ -274,6 +291,7 @@ def _configure(args: argparse.Namespace) -> SimServer:
         fabricate=Fabricate(args.fabricate, args.seed) if args.fabricate is not None else None,
         batch_delay=args.batch_delay, batch_fail=args.batch_fail, batch_expire=args.batch_expire, seed=args.seed,
         on_unshown_quote=_unshown_quote_teller(),
+        on_na_unread=_na_unread_teller(),
     )
 
 

@@ -67,6 +67,31 @@ def na_level(schema: Any) -> str | None:
     return None
 
 
+NA_UNREAD = ("; the oracle's \"na\": true was not read: this request's answer has no not-applicable verdict (only "
+             "ppt_judge's page rows have one), so the row is answered as the entry's hit says")
+"""Appended to the reason of a verdict whose oracle entry says ``"na": true`` where the request cannot carry it
+(`na_unread`; trial 39 P-5: an agentic row marked N/A was scored a plain miss with no word)."""
+
+
+def na_unread(verdicts: list[dict[str, Any]], schema: Any) -> list[str]:
+    """The ids of `verdicts` marked ``"na": true`` whose request cannot answer "not applicable": its answer schema
+    (a dict with ``properties.verdicts.items``) has neither an N/A level (`na_level`) nor an ``na`` field in any item
+    branch. [] when the schema is not of that shape (nothing is known) or no verdict is marked."""
+    marked = [str(v.get("id")) for v in verdicts if v.get("na") is True]
+    if not marked or na_level(schema) is not None:
+        return []
+    try:
+        items = schema["properties"]["verdicts"]["items"]
+    except (KeyError, TypeError):
+        return []
+    if not isinstance(items, dict):
+        return []
+    branches = [b for b in items.get("anyOf", [items]) if isinstance(b, dict)]
+    if any("na" in (b.get("properties") or {}) for b in branches):
+        return []
+    return marked
+
+
 def mark_na(verdicts: list[dict[str, Any]], na_value: str | None) -> list[dict[str, Any]]:
     """`verdicts` with ``level = na_value`` and ``hit = false`` on rows whose ``na`` is true
     (unchanged when `na_value` is None). Returns new dicts; the input is not modified."""

@@ -36,7 +36,7 @@ from .generic import grade_generic
 from .handler import SimHandler, SimHTTPServer
 from .latency import LatencyModel
 from .messages_api import MessagesAPI
-from .pages import mark_na, na_level
+from .pages import NA_UNREAD, mark_na, na_level, na_unread
 from .policies import INSTANCE_HEADER, DemoPolicy, OracleDirPolicy, RequestFlip, VerdictPolicy, resolve
 from .prefix_cache import PrefixCache
 from .protocol import completion, error_doc
@@ -140,6 +140,8 @@ class SimServer:
         on_unshown_quote: called ``(row id, the oracle's quote, page or None)`` for each verdict whose oracle quote
             the request did not show, answered with a line it showed (`quotes.add_quotes`; trial 33 P-1: the
             console says so); None = only the request log's ``unshown_quotes``.
+        on_na_unread: called ``(row id)`` for each verdict whose oracle entry says ``"na": true`` where the request
+            has no N/A answer (`pages.na_unread`: an agentic row; trial 39 P-5); the reason says so either way.
 
     Use as a context manager, or call ``start()``/``stop()``. ``log`` is the request log.
 
@@ -174,6 +176,7 @@ class SimServer:
         batch_expire: float = 0.0,
         seed: int = 0,
         on_unshown_quote: Callable[[str, str, int | None], None] | None = None,
+        on_na_unread: Callable[[str], None] | None = None,
     ) -> None:
         if tool_rounds < 0:
             raise ValueError(f"tool_rounds must be >= 0, got {tool_rounds}")
@@ -196,6 +199,7 @@ class SimServer:
         self.flip = flip
         self.fabricate = fabricate
         self.on_unshown_quote = on_unshown_quote
+        self.on_na_unread = on_na_unread
         self.prefix_cache = PrefixCache()
         self.log = RequestLog(log_path)
         self.errors: list[str] = []
@@ -506,7 +510,8 @@ class SimServer:
             if unshown:
                 rec["unshown_quotes"] = unshown
                 self._tell_unshown(unshown, labelled, req.page)
-            verdicts = in_schema_order(mark_na(verdicts, na_level(req.answer_schema)), req.answer_schema)
+            verdicts = in_schema_order(mark_na(self._na_unread(verdicts, req.answer_schema), na_level(req.answer_schema)),
+                                       req.answer_schema)
             text, kind = json.dumps({"verdicts": verdicts}), "final"
         else:
             graded = grade_generic(req, policy)
@@ -523,6 +528,19 @@ class SimServer:
                 text = json.dumps({"verdicts": conform_verdicts(verdicts, req.answer_schema)})
             return Reply(None, ToolCall(new_call_id(), req.answer_tool, text), "tool_calls"), kind
         return Reply(text, None, "stop"), kind
+
+    def _na_unread(self, verdicts: list[dict[str, Any]], schema: Any) -> list[dict[str, Any]]:
+        """`verdicts` with `pages.NA_UNREAD` added to the reason of each one marked N/A that the request cannot carry
+        (`pages.na_unread`), each said once through `on_na_unread` (trial 39 P-5); the others unchanged."""
+        unread = set(na_unread(verdicts, schema))
+        for row_id in sorted(unread):
+            try:
+                if self.on_na_unread is not None:
+                    self.on_na_unread(row_id)
+            except Exception:  # noqa: BLE001 - telling is a courtesy; the request is answered either way
+                pass
+        return [{**v, "reason": f"{v.get('reason', '')}{NA_UNREAD}"} if str(v.get("id")) in unread else v
+                for v in verdicts]
 
     def _tell_unshown(self, row_ids: list[str], labelled: dict[str, Any], page: int | None) -> None:
         """Call `on_unshown_quote` once per row id of `row_ids` (its labelled quote from `labelled`); never raises."""
