@@ -38,7 +38,8 @@ def test_a_deck_the_judge_cannot_read_is_a_warning_naming_the_fix(judge_run, tmp
     assert len(said) == 1, doc["details"]["warnings"]
     assert "build_effective_agents.pptx" in said[0] and "ModuleNotFoundError" in said[0]
     # trial 37 P-1: said as what happened: unjudged, not judged on nothing
-    assert ("model-judged row(s) A-PATTERN-FIT, A-VISUAL-CLARITY were left unjudged (extras_missing): they would have "
+    assert ("model-judged row(s) A-PATTERN-FIT, A-VISUAL-CLARITY were left unjudged (extras_missing; one gated on a deck "
+            "row the same cause left unjudged is dep_unjudged): they would have "
             "seen no slide text and no page image") in said[0]
     # trial 21 P-1: no deck row and a prompt naming no .pptx: init picks no extras, so the deck row comes first
     assert "add a locate_deck row, then run `cowork-judge init <task>` again" in said[0]

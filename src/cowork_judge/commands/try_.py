@@ -824,6 +824,13 @@ def unshown_quote_message(outcome: Outcome) -> str | None:
             "withdrawn (grounded: false). Copy the quote verbatim from the deliverable (docs/simulator.md)")
 
 
+def _say_fatal(outcome: Outcome) -> None:
+    """The ``fatal:`` line when a hurdle zeroed the reward (trial 17 P-2: as the report page says it), else nothing."""
+    if outcome.fatal:
+        kinds = {r: k for r, k, _ in outcome.unjudged_rows}
+        _say("fatal: " + zeroed_sentence(outcome.fatal_rows, nothing_delivered=outcome.delivery_missing, unjudged=kinds))
+
+
 def _report(outcome: Outcome, staged: Staged, proc: ProcResult, seconds: float, cache_line: str | None = None,
             rollout: Rollout | None = None) -> int:
     verifier = staged.verifier
@@ -831,18 +838,19 @@ def _report(outcome: Outcome, staged: Staged, proc: ProcResult, seconds: float, 
                                                   if proc.timed_out else ""))
     if proc.error or (proc.returncode not in (0, 1, None) and not outcome.reward_text):
         _warn(f"the sandbox failed: {proc.error or (proc.stderr or proc.stdout).strip()[-500:]}")
+    errored = outcome.status == "error"  # trial 39 P-2: an error's status comes before the hurdle it zeroed
     if outcome.reward_text:
         _say(f"reward: {outcome.reward_text}")
-        if outcome.fatal:  # trial 17 P-2: the hurdle that zeroed it, as the report page says it
-            kinds = {r: k for r, k, _ in outcome.unjudged_rows}
-            _say("fatal: " + zeroed_sentence(outcome.fatal_rows, nothing_delivered=outcome.delivery_missing,
-                                             unjudged=kinds))
+        if not errored:
+            _say_fatal(outcome)
     if outcome.status is not None:
         cov = f"{outcome.coverage:.3f}" if outcome.coverage is not None else "n/a"
         unjudged = sum(outcome.unjudged.values())
         detail = f" ({outcome.rows - unjudged} of {outcome.rows} rows judged" + (
             "; unjudged: " + ", ".join(f"{k} {v}" for k, v in sorted(outcome.unjudged.items())) if unjudged else "") + ")"
         _say(f"status: {outcome.status}   coverage: {cov}{detail if outcome.rows else ''}")
+        if errored and outcome.reward_text:
+            _say_fatal(outcome)
         _say_unjudged(outcome)
         _say_closed_gates(outcome)
     if cache_line and outcome.status is not None:  # trial 15 P-5: reused verdicts are said with the reward

@@ -166,10 +166,12 @@ def unread_warnings(delivered: Sequence[str], cause: str, page_readers: Sequence
     (`init_picks_deck_extras`), else add a deck row first (`READING_FIX_NO_DECK_ROW`; trial 21 P-1). Said only
     from `collect`, which runs only when model-judged rows exist; `page_readers` (the agentic row ids) are
     named when there are any. With `unjudged` (the judge's extras missing: the router leaves those rows unjudged
-    ``extras_missing``, trial 23 P-1) the line says so, not that they were judged on nothing (trial 37 P-1)."""
+    ``extras_missing``, trial 23 P-1) the line says so, not that they were judged on nothing (trial 37 P-1), and that a
+    row gated on a deck row left unjudged for the same cause is ``dep_unjudged`` instead (trial 39 P-2)."""
     shown = f" {_rows_named(page_readers)}" if page_readers else ""
     fix = READING_FIX if init_fixes else READING_FIX_NO_DECK_ROW
-    seen = ("were left unjudged (extras_missing): they would have seen no slide text and no page image" if unjudged
+    seen = ("were left unjudged (extras_missing; one gated on a deck row the same cause left unjudged is dep_unjudged): "
+            "they would have seen no slide text and no page image" if unjudged
             else "saw no slide text and no page image")
     return [f"{deck}: the delivered deck could not be read ({cause}): the model-judged row(s){shown} {seen}; {fix}"
             for deck in delivered]
