@@ -106,7 +106,8 @@ def evidence_lines(context_text: str, *, labels: bool = False) -> list[str]:
 
 def honest_quote(row: dict[str, Any], lines: list[str]) -> str | None:
     """A passage of `lines` about `row` (most shared words, first on ties), at most
-    `QUOTE_CHARS` characters starting at its first shared word; None when there is no line."""
+    `QUOTE_CHARS` characters starting at its first shared word, without a word cut at either end (trial 40 P-1:
+    "nthesis: how plants…"; a line of one long word is cut); None when there is no line."""
     if not lines:
         return None
     words = {w.casefold() for w in _WORD.findall(str(row.get("description", "")))}
@@ -119,7 +120,13 @@ def honest_quote(row: dict[str, Any], lines: list[str]) -> str | None:
     if len(best) > QUOTE_CHARS:
         hits = [m.start() for m in _WORD.finditer(best) if m.group(0).casefold() in words]
         start = max(0, min(hits[0] if hits else 0, len(best) - QUOTE_CHARS))
-    quote = best[start:start + QUOTE_CHARS].strip()
+    quote = best[start:start + QUOTE_CHARS]
+    if start > 0 and not best[start - 1].isspace() and " " in quote.strip():  # trial 40 P-1: no word cut in two
+        quote = quote.split(" ", 1)[1]
+    end = start + QUOTE_CHARS
+    if end < len(best) and not best[end].isspace() and " " in quote.strip():
+        quote = quote.rsplit(" ", 1)[0]
+    quote = quote.strip()
     return quote if len(quote.replace(" ", "")) >= 4 else None
 
 
