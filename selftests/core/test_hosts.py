@@ -11,7 +11,7 @@ from cowork_judge.core.simulated import SIM_KEY, builtin_simulator
 
 LOOPBACK = ["localhost", "LocalHost", "judge.localhost", "127.0.0.1", "127.8.9.10", "127.255.255.254", "::1",
             "0:0:0:0:0:0:0:1"]
-ELSEWHERE = ["", "localhost.example.com", "notlocalhost", "128.0.0.1", "0.0.0.0", "10.0.0.1", "::", "::2",
+ELSEWHERE = ["", "localhost.example.com", "notlocalhost", "128.0.0.1", "0.0.0.0", "192.0.2.1", "::", "::2",
              "::ffff:127.0.0.1", "judge.example.com", "[::1]", "127.0.0.1:8000", "localhost:80"]
 
 

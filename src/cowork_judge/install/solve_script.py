@@ -8,7 +8,8 @@ hold; trial 35 P-6). Neither the parse nor its callers expand anything: a word k
 
 How a line is read: a line ending in a backslash goes on with the next (a line continuation), except inside a
 comment; each logical line is split into words as a POSIX shell would (`shlex` with its punctuation: quotes removed,
-``#`` comments dropped, ``>``, ``<``, ``&>``, ``>&`` words of their own) and into commands at ``&&``, ``||``, ``;``,
+the comment dropped — a ``#`` that begins a word outside quotes, so ``a#b`` is one word —, ``>``, ``<``, ``&>``,
+``>&`` words of their own) and into commands at ``&&``, ``||``, ``;``,
 ``;;``, ``|``, ``&``, ``(`` and ``)`` (`SEPARATORS`); a logical line that does not split (an open quote) has no
 command.
 """
