@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from cowork_judge.core.hosts import is_loopback_host
 from cowork_judge.core.simulated import SIM_KEY, SIM_MODEL
 
 if TYPE_CHECKING:
@@ -137,18 +138,17 @@ def simulator_note(environ: Mapping[str, str]) -> str:
 
 
 def loopback_address(url: str) -> tuple[str, int] | None:
-    """(host, port) of `url` when its host is a loopback one (``localhost``, ``*.localhost``, 127.0.0.0/8,
-    ``::1``), else None; the port is the URL's, else its scheme's (80, 443). A URL that cannot be read is None."""
-    import ipaddress
+    """(host, port) of `url` when its host is a loopback one (`core.hosts.is_loopback_host`: ``localhost``,
+    ``*.localhost``, 127.0.0.0/8, ``::1``), else None; the port is the URL's, else its scheme's (80, 443). A URL
+    that cannot be read is None."""
     from urllib.parse import urlsplit
 
     try:
         parts = urlsplit(url)
         host = (parts.hostname or "").lower()
-        loopback = host == "localhost" or host.endswith(".localhost") or ipaddress.ip_address(host).is_loopback
     except ValueError:
         return None
-    if not loopback:
+    if not is_loopback_host(host):
         return None
     try:
         port = parts.port

@@ -6,6 +6,8 @@ One owner for the wording (trial 14 P1-2) that ``demo``, ``try`` and the report 
 
 from __future__ import annotations
 
+from cowork_judge.core.hosts import is_loopback_host
+
 SIM_MODEL = "simulated-judge"
 """The model name a run against the built-in simulator records (``judge_model``), unless JUDGE_MODEL was set."""
 
@@ -28,16 +30,15 @@ SIMULATED_REWARD_NOTE = (
 
 def builtin_simulator(base_url: str | None, api_key: str | None) -> bool:
     """Whether a judge configuration points at the built-in simulator ``try`` and ``demo`` start: the key `SIM_KEY`
-    and a loopback host in `base_url` (``localhost``, ``*.localhost``, 127.0.0.0/8, ``::1``). Pure; never raises."""
-    import ipaddress
+    and a loopback host in `base_url` (`core.hosts.is_loopback_host`: ``localhost``, ``*.localhost``, 127.0.0.0/8,
+    ``::1``; the URL read stripped). Pure; never raises."""
     from urllib.parse import urlsplit
 
     if api_key != SIM_KEY or not base_url:
         return False
     try:
-        host = (urlsplit(base_url.strip()).hostname or "").lower()
-        return host == "localhost" or host.endswith(".localhost") or ipaddress.ip_address(host).is_loopback
-    except ValueError:
+        return is_loopback_host(urlsplit(base_url.strip()).hostname or "")
+    except ValueError:  # a URL urlsplit cannot read (``http://[bad/v1``)
         return False
 
 

@@ -50,7 +50,8 @@ from cowork_judge import __version__
 from cowork_judge._util.fsutil import copy_sparse
 from cowork_judge.core.fatal import fatal_rows
 from cowork_judge.core.layout import ANSWER_NAMES, MESSAGE_NAMES, TRAJECTORY_NAME
-from cowork_judge.install import agent_logs, stray_app
+from cowork_judge.install import agent_logs, solve_script, stray_app
+from cowork_judge.install.solve_script import CopyCommand
 from cowork_judge._util.given_paths import absolute, close_sibling, in_task_folder, not_a_folder, parent_of, shown_parent
 
 HARBOR_DEFAULT_TIMEOUT_SEC = 600.0
@@ -784,12 +785,13 @@ def _solution_meant(root: Path, names: set[str], stray_message: bool, stray_text
             return f"--rollout {output} {message}"
         if names <= {"solve.sh", *stray_text}:
             return message
-        files = _reference_files(root, names, _read_solve_sh(root))  # trial 36 P-1: named, not a placeholder
+        files = _reference_files(root, names, _solve_copies(_read_solve_sh(root)))  # trial 36 P-1: named
         if files:
             return f"{message} (and --rollout {output} for the files {_copy_into(files, output)})"
         return f"{message} (and --rollout with a folder of the agent's files, if it delivers any)"
     script = _read_solve_sh(root)
-    copied = None if stray_message else _answer_copied_by_solve_sh(root, script)
+    commands = _solve_copies(script)
+    copied = None if stray_message else _answer_copied_by_solve_sh(root, commands)
     if copied is not None:
         return (f"--rollout {output} " if output.is_dir() else "") + f"--final-message {copied}"
     if not output.is_dir() and not stray_message:
@@ -797,40 +799,37 @@ def _solution_meant(root: Path, names: set[str], stray_message: bool, stray_text
     trajectory = f" --trajectory {root / 'trajectory.json'}" if stray_message else ""
     if output.is_dir():
         return f"--rollout {output}{trajectory}"
-    files = _reference_files(root, names, script)  # trial 36 P-1: the deck beside solve.sh, named
+    files = _reference_files(root, names, commands)  # trial 36 P-1: the deck beside solve.sh, named
     if files:
         return f"--rollout {output}{trajectory}, {_copy_into(files, output)}"
     return (f"--rollout {output}{trajectory}, once the reference deliverables are in {output}/ (solve.sh copying "
             "them, step 6)")
 
 
-def _reference_files(root: Path, names: set[str], script: str) -> list[Path]:
+def _reference_files(root: Path, names: set[str], commands: list[CopyCommand]) -> list[Path]:
     """The reference deliverables of a ``solution/`` folder `root` that has no ``output/`` (trial 36 P-1): the files
-    `script` (solve.sh's text) copies into ``/app/output`` from ``/solution/`` (read, never run; `_shell_commands`),
+    solve.sh's copy `commands` (`_solve_copies`: read, never run) copy into ``/app/output`` from ``/solution/``,
     else the regular files beside solve.sh that are neither it, a trajectory nor a chat answer; at most 20."""
     copied: list[Path] = []
-    for line in script.replace("\\\n", " ").splitlines()[:5000]:
-        for words in _shell_commands(line):
-            for source in _copied_to_output(words):
-                candidate = root / source.removeprefix("/solution/")
-                if candidate.is_file() and candidate not in copied:
-                    copied.append(candidate)
+    for command in commands:
+        for source in _copied_to_output(command):
+            candidate = root / source.removeprefix("/solution/")
+            if candidate.is_file() and candidate not in copied:
+                copied.append(candidate)
     if copied:
         return copied[:20]
     skip = {"solve.sh", "trajectory.json", *TEXT_MESSAGE_FILES}
     return [root / n for n in sorted(names) if n not in skip and not n.startswith(".") and (root / n).is_file()][:20]
 
 
-def _copied_to_output(words: list[str]) -> list[str]:
-    """The ``/solution/…`` (or relative) sources a ``cp``/``mv``/``install`` command (its `words`) copies into
-    ``/app/output`` (the last argument starts with it), without ``$``, ``~``, globs or ``..``; else []."""
-    if words[0].rsplit("/", 1)[-1] not in ("cp", "mv", "install"):
+def _copied_to_output(command: CopyCommand) -> list[str]:
+    """The ``/solution/…`` (or relative) sources a ``cp``/``mv``/``install`` `command` (not under ``sudo``) copies
+    into ``/app/output`` (its target starts with it), without ``$``, ``~``, globs or ``..``; else []."""
+    if command.sudo or command.tool not in ("cp", "mv", "install"):
         return []
-    cut = next((i for i, word in enumerate(words) if set(word) <= set("<>&")), len(words))
-    args = [word for word in words[1:cut] if not word.startswith("-")]
-    if len(args) < 2 or not args[-1].rstrip("/").startswith("/app/output"):
+    if not command.target.rstrip("/").startswith("/app/output"):
         return []
-    return [a for a in args[:-1] if not a.startswith(("$", "~")) and not set(a) & set("*?[`")
+    return [a for a in command.sources if not a.startswith(("$", "~")) and not set(a) & set("*?[`")
             and ".." not in a.split("/") and (a.startswith("/solution/") or not a.startswith("/"))]
 
 
@@ -846,15 +845,22 @@ _CHAT_WRITE = re.compile(r"/logs/agent/(?:final_answer|response)\.txt")
 """A solve.sh that names one of these writes a chat answer (`_answer_in_solve_sh`)."""
 
 
+SOLVE_SH_CHARS = 100_000
+"""How much of a solve.sh the dry run reads (`_read_solve_sh`), in characters."""
+SOLVE_SH_LINES = 5000
+"""How many of its logical lines the dry run parses for copy commands (`_solve_copies`)."""
+
+
 def _read_solve_sh(root: Path) -> str:
-    """The first 100,000 characters of ``<root>/solve.sh`` ("" when it is not a readable regular file)."""
-    try:
-        if (root / "solve.sh").is_file():  # not a FIFO or a folder
-            with (root / "solve.sh").open(encoding="utf-8", errors="replace") as handle:
-                return handle.read(100_000)
-    except OSError:
-        pass
-    return ""
+    """The first `SOLVE_SH_CHARS` characters of ``<root>/solve.sh`` ("" when it is not a readable regular file;
+    `solve_script.read_solve_sh`)."""
+    return solve_script.read_solve_sh(root, limit=SOLVE_SH_CHARS)
+
+
+def _solve_copies(script: str) -> list[CopyCommand]:
+    """The copy commands of `script`, solve.sh's text, in its first `SOLVE_SH_LINES` logical lines (read, never run;
+    `solve_script.copy_commands`)."""
+    return solve_script.copy_commands(script, max_lines=SOLVE_SH_LINES)
 
 
 def _answer_in_solve_sh(root: Path, script: str, *, alone: bool) -> str:
@@ -875,64 +881,31 @@ def _answer_in_solve_sh(root: Path, script: str, *, alone: bool) -> str:
     return f"for a deck task, {deck}; for a chat task, {chat}"
 
 
-_SHELL_SEPARATORS = frozenset({"&&", "||", ";", ";;", "|", "&", "(", ")"})
-"""Tokens that end one shell command and start the next (`_shell_commands`)."""
-
-
-def _answer_copied_by_solve_sh(root: Path, script: str) -> Path | None:
-    """The file beside solve.sh that `script` (solve.sh's text) copies to the chat answer (trial 29 P-4), or None.
-    A pure parse, nothing run: a ``cp``/``mv``/``install`` of ``/solution/X`` (or a relative ``X``) to
+def _answer_copied_by_solve_sh(root: Path, commands: list[CopyCommand]) -> Path | None:
+    """The file beside solve.sh that its copy `commands` (`_solve_copies`) copy to the chat answer (trial 29 P-4), or
+    None. A pure parse, nothing run: a ``cp``/``mv``/``install`` of ``/solution/X`` (or a relative ``X``) to
     ``/logs/agent/final_answer.txt`` or ``response.txt``, or ``cat X >`` it, quotes allowed; the first whose
     ``<root>/X`` is a file inside `root` wins."""
-    for line in script.replace("\\\n", " ").splitlines()[:5000]:
-        for words in _shell_commands(line):
-            source = _copy_to_answer_source(words)
-            if source is None or source.startswith(("$", "~")) or (source.startswith("/")
-                                                                    and not source.startswith("/solution/")):
-                continue
-            candidate = root / source.removeprefix("/solution/")
-            try:
-                if candidate.is_file() and candidate.resolve().is_relative_to(root.resolve()):
-                    return candidate
-            except OSError:
-                continue
+    for command in commands:
+        source = _copy_to_answer_source(command)
+        if source is None or source.startswith(("$", "~")) or (source.startswith("/")
+                                                                and not source.startswith("/solution/")):
+            continue
+        candidate = root / source.removeprefix("/solution/")
+        try:
+            if candidate.is_file() and candidate.resolve().is_relative_to(root.resolve()):
+                return candidate
+        except OSError:
+            continue
     return None
 
 
-def _shell_commands(line: str) -> list[list[str]]:
-    """The words of each command on one shell `line` (quotes removed, comments dropped, ``>`` and ``<`` their own
-    words); ``[]`` when the line does not parse (an open quote)."""
-    lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
-    lexer.whitespace_split = True
-    try:
-        tokens = list(lexer)
-    except ValueError:
-        return []
-    commands: list[list[str]] = [[]]
-    for token in tokens:
-        if token in _SHELL_SEPARATORS:
-            commands.append([])
-        else:
-            commands[-1].append(token)
-    return [words for words in commands if words]
-
-
-def _copy_to_answer_source(words: list[str]) -> str | None:
-    """The source a ``cp``/``mv``/``install SRC DEST`` or ``cat SRC > DEST`` command (its `words`) copies when
-    DEST is the chat answer (``/logs/agent/final_answer.txt`` or ``response.txt``), else None."""
-    tool = words[0].rsplit("/", 1)[-1]
-    if tool == "cat":
-        cut = next((i for i, word in enumerate(words) if word in (">", ">>")), len(words))
-        target = words[cut + 1] if cut + 1 < len(words) else ""
-        args = [word for word in words[1:cut] if not word.startswith("-") and word != "<"]
-    elif tool in ("cp", "mv", "install"):
-        cut = next((i for i, word in enumerate(words) if set(word) <= set("<>&")), len(words))
-        skip = {i + 1 for i, word in enumerate(words) if tool == "install" and word in ("-m", "-o", "-g")}
-        args = [word for i, word in enumerate(words[1:cut], 1) if not word.startswith("-") and i not in skip]
-        target = args.pop() if len(args) == 2 else ""
-    else:
+def _copy_to_answer_source(command: CopyCommand) -> str | None:
+    """The one source a ``cp``/``mv``/``install SRC DEST`` or ``cat SRC > DEST`` `command` (not under ``sudo``)
+    copies when DEST is the chat answer (``/logs/agent/final_answer.txt`` or ``response.txt``), else None."""
+    if command.sudo or len(command.sources) != 1 or not _CHAT_WRITE.fullmatch(command.target):
         return None
-    return args[0] if len(args) == 1 and _CHAT_WRITE.fullmatch(target) else None
+    return command.sources[0]
 
 
 def _stray_text_message(root: Path, name: str) -> tuple[str, str]:

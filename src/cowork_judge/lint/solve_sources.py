@@ -4,18 +4,20 @@ not hold (trial 35 P-6).
 Harbor's oracle agent runs solve.sh in the container with the task's ``solution/`` folder at ``/solution``; a
 ``cp``/``mv`` whose source is missing there fails, and ``harbor run -a oracle`` scores the reference solution
 "nothing delivered" — while the documented dry run (``try --rollout <task>/solution/output``) never reads solve.sh.
-This is a text match over solve.sh's lines, not a run: a ``cp``/``mv`` command with an absolute ``/solution/…``
-source; a line with ``$VAR``, a glob, a backquote or a line continuation is skipped, and so is ``cp -t``.
+This is a text match over solve.sh's lines, not a run (the parse is `install.solve_script.copy_commands`, which the
+dry run reads too): a ``cp``/``mv`` command (``sudo`` allowed, the command word as written: not ``/bin/cp``) with an
+absolute ``/solution/…`` source; a command on a line with ``$VAR``, a glob, a backquote or a line continuation is
+skipped (a whole line, whatever else is on it), and so is ``cp -t``.
 """
 
 from __future__ import annotations
 
 import os
 import re
-import shlex
 from pathlib import Path, PurePosixPath
 
 from cowork_judge._util.given_paths import parent_of, shown_parent
+from cowork_judge.install.solve_script import CopyCommand, copy_commands, read_solve_sh
 from cowork_judge.lint.codes import Finding
 from cowork_judge.lint.task_files import SOLVE_SH
 
@@ -23,8 +25,10 @@ SOLUTION_MOUNT = "/solution/"
 """Where Harbor's oracle agent finds the task's ``solution/`` folder."""
 MAX_LISTED = 2000
 """Files of ``solution/`` looked at for a near name (a larger folder is looked at in part)."""
-_SEPARATORS = re.compile(r"&&|\|\||[;|&()]")
+SOLVE_SH_CHARS = 1_000_000
+"""How much of a solve.sh A007 reads, in characters."""
 _SKIPPED = re.compile(r"[$*?\[`]|\\$")
+"""A line holding one of these (a variable, a glob, a backquote) or ending in a line continuation is not read."""
 
 
 def check_solve_sources(tests_dir: Path, display: str) -> list[Finding]:
@@ -32,40 +36,27 @@ def check_solve_sources(tests_dir: Path, display: str) -> list[Finding]:
     `tests_dir`'s ``solution/solve.sh``) that is not under its ``solution/`` folder, naming the files there with
     the same name or suffix. [] when there is no readable solve.sh. `display` is `tests_dir` as shown."""
     solution = parent_of(tests_dir) / "solution"
-    try:
-        if not (solution / "solve.sh").is_file():  # a FIFO or a folder: never opened (a FIFO would block lint)
-            return []
-        with (solution / "solve.sh").open(encoding="utf-8", errors="replace") as handle:
-            text = handle.read(1_000_000)
-    except OSError:
-        return []
+    text = read_solve_sh(solution, limit=SOLVE_SH_CHARS)  # a FIFO or a folder: never opened (it would block lint)
     base = shown_parent(display)
     shown = SOLVE_SH if base == "." else f"{base}/{SOLVE_SH}"
     out = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        for source in _copied_sources(line):
+    lines = text.splitlines()
+    for command in copy_commands(text):
+        for source in _copied_sources(command, lines):
             rel = source[len(SOLUTION_MOUNT):]
             if rel.strip("/") and not os.path.lexists(solution / rel):
-                out.append(Finding("A007", shown, _message(number, source, _near(solution, rel))))
+                out.append(Finding("A007", shown, _message(command.line, source, _near(solution, rel))))
     return out
 
 
-def _copied_sources(line: str) -> list[str]:
-    """The absolute ``/solution/…`` sources of the ``cp``/``mv`` commands on `line` ([] for a skipped line)."""
-    if line.lstrip().startswith("#") or _SKIPPED.search(line):
+def _copied_sources(command: CopyCommand, lines: list[str]) -> list[str]:
+    """The absolute ``/solution/…`` sources of `command` when it is a ``cp``/``mv`` that A007 reads: on one line of
+    solve.sh (its `lines`) that holds no ``$``, glob or backquote and ends in no continuation, without ``-t``."""
+    if command.program not in ("cp", "mv") or command.line != command.end_line:
         return []
-    found = []
-    for part in _SEPARATORS.split(line.split(" #", 1)[0]):
-        try:
-            words = shlex.split(part)
-        except ValueError:
-            continue
-        words = words[1:] if words[:1] == ["sudo"] else words
-        if words[:1] not in (["cp"], ["mv"]) or any(w.startswith(("-t", "--target")) for w in words):
-            continue
-        args = [w for w in words[1:] if not w.startswith("-")]
-        found += [a for a in args[:-1] if a.startswith(SOLUTION_MOUNT)]
-    return found
+    if _SKIPPED.search(lines[command.line - 1]) or any(o.startswith(("-t", "--target")) for o in command.options):
+        return []
+    return [source for source in command.sources if source.startswith(SOLUTION_MOUNT)]
 
 
 def _near(solution: Path, rel: str) -> list[str]:
