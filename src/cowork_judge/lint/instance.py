@@ -335,7 +335,7 @@ def _lacking_effect(why: list[str], *, unjudged: str = "extras_missing, scorer_e
         effects.append(f"those rows would end unjudged ({unjudged})")
     if any("agentic row" in w for w in why):
         effects.append("no page of the deck would be rendered, so the agentic rows would be judged on its extracted "
-                       "text alone, with every signal of the run green (trial 14)")
+                       "text alone, with every signal of the run green")
     return "; ".join(effects)
 
 
