@@ -7,7 +7,7 @@ import stat
 import sys
 from pathlib import Path
 
-from cowork_judge._util.given_paths import absolute
+from cowork_judge._util.given_paths import absolute, close_sibling
 from cowork_judge.core.layout import REPORT_PAGE_NAME as DEFAULT_NAME
 
 EPILOG = f"""\
@@ -69,13 +69,16 @@ def _special_result(path: Path) -> str | None:
 
 def no_result_hint(source: Path) -> str | None:
     """Why `source` holds no result document to report on, with where one usually is (one
-    line); None when ``source`` is a file or a folder holding ``result.json``."""
+    line; a missing `source` with a folder or file beside it spelled alike gets ``"… does not exist: did you mean
+    …?"``, `close_sibling`); None when ``source`` is a file or a folder holding ``result.json``."""
     if source.is_file() or (source / "result.json").is_file():
         return None
     expect = ("give a run's verifier folder, where `cowork-judge run` writes result.json (<logs-dir>/verifier/, "
               "/logs/verifier in a Harbor container, <job>/<trial>/verifier/ in a Harbor job), or a result.json")
-    if not source.exists():
-        return f"{source}: no such folder or file: {expect}"
+    if not source.exists():  # trial 41 P-3: a mistyped folder (``logs/verifer``) or result.json gets the near name
+        close = close_sibling(source) or close_sibling(source, files=True)
+        return (f"{source} does not exist: did you mean {close}? ({expect})" if close
+                else f"{source}: no such folder or file: {expect}")
     if not source.is_dir():
         return f"{source}: not a folder or a regular file: {expect}"
     special = _special_result(source / "result.json")

@@ -426,10 +426,27 @@ class Rollout:
                 "message": "the final message alone (no deliverables)"}[self.layout] + f" → {where}"
 
 
+def _message_file_inside(option: str, folder: Path) -> str:
+    """The end of `_not_a_message_file`'s line for a `folder` given as ``--final-message``/``--trajectory``
+    (trial 41 P-4): ``": did you mean --final-message sol/final_answer.txt?"`` for the first answer file inside
+    (`core.layout.ANSWER_NAMES`; ``trajectory.json`` for ``--trajectory``, each option's own file first, then the
+    other's), else the generic advice. Only reads; never raises."""
+    own = (TRAJECTORY_NAME,) if option == "--trajectory" else ANSWER_NAMES
+    other = ANSWER_NAMES if option == "--trajectory" else (TRAJECTORY_NAME,)
+    for names, flag in ((own, option), (other, "--final-message" if option == "--trajectory" else "--trajectory")):
+        for name in names:
+            try:
+                if (folder / name).is_file():
+                    return f": did you mean {flag} {folder / name}?"
+            except OSError:
+                continue
+    return " (give the file of the agent's final message)"
+
+
 def _not_a_message_file(option: str, value: str | Path) -> str:
     """Why ``--final-message``/``--trajectory`` `value` is refused: a folder is named as one, not as missing."""
     if Path(value).is_dir():
-        return f"{option} {value}: is a folder, not a file (give the file of the agent's final message)"
+        return f"{option} {value}: is a folder, not a file" + _message_file_inside(option, Path(value))
     try:
         pipe = stat.S_ISFIFO(os.stat(value).st_mode)
     except OSError:
