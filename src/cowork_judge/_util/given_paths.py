@@ -100,6 +100,36 @@ def close_sibling(path: Path | str, *, files: bool = False) -> Path | None:
     return parent / close[0] if close else None
 
 
+NEAR_FILE_LOOKS = 300
+"""How many entries of a folder `near_file` looks at (a tests/ folder holds a few; a huge one is not read through)."""
+
+
+def near_file(folder: Path, expected: tuple[str, ...], *, skip: tuple[str, ...] = ()) -> tuple[Path, str] | None:
+    """A regular file in `folder` named like one of the `expected` file names (a slip: ``rubrics.json`` for
+    ``rubric.json``, ``judge-instruction.md`` for ``judge_instruction.md``; trial 41 P-5/P-6): the same suffix,
+    a difflib ratio of at least 0.85 ignoring case, and not itself named in `expected` or `skip` (files the folder
+    is meant to hold, such as ``task_prompt.md``). Returns ``(that file, the expected name it is like)``, the most
+    alike first, or None. Looks at the first `NEAR_FILE_LOOKS` entries only; only reads; never raises."""
+    import difflib
+    import itertools
+
+    best: tuple[float, str, str] | None = None
+    try:
+        with os.scandir(folder) as entries:
+            for entry in itertools.islice(entries, NEAR_FILE_LOOKS):
+                if entry.name in expected or entry.name in skip or not entry.is_file():
+                    continue
+                for want in expected:
+                    if os.path.splitext(entry.name)[1].lower() != os.path.splitext(want)[1].lower():
+                        continue
+                    ratio = difflib.SequenceMatcher(None, entry.name.lower(), want.lower()).ratio()
+                    if ratio >= 0.85 and (best is None or (ratio, entry.name) > best[:2]):
+                        best = (ratio, entry.name, want)
+    except OSError:
+        return None
+    return (Path(folder) / best[1], best[2]) if best else None
+
+
 def in_task_folder(path: Path | str) -> bool:
     """`path` is a folder of a Harbor task (``tests/``, ``solution/``, ``environment/``…): a folder without a
     ``task.toml`` of its own whose parent holds one (trial 32 P-1). The one rule by which ``init``, ``try``,
@@ -180,4 +210,4 @@ def not_a_folder(path: Path | str, *, task: bool = False) -> str:
     return f"{given} does not exist" + (f": did you mean {close}?" if close else "")
 
 
-__all__ = ["absolute", "close_sibling", "in_task_folder", "not_a_folder", "not_tests_hint", "tests_dir_hint", "parent_of", "shown_parent", "tidy_absolute", "working_folder"]
+__all__ = ["absolute", "close_sibling", "in_task_folder", "near_file", "not_a_folder", "not_tests_hint", "tests_dir_hint", "parent_of", "shown_parent", "tidy_absolute", "working_folder"]

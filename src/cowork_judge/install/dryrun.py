@@ -124,7 +124,7 @@ def read_task(task_dir: Path) -> TaskInfo:
         TryError: no such folder, no ``tests/test.sh``, no ``tests/rubric.json``, no or an
             unreadable ``task.toml``.
     """
-    from cowork_judge.install.taskinit import COLLECT_COMMAND, OLD_COLLECT_COMMANDS, is_separate, rubric_too_high
+    from cowork_judge.install.taskinit import COLLECT_COMMAND, OLD_COLLECT_COMMANDS, is_separate, rubric_misnamed, rubric_too_high
 
     root = Path(task_dir)
     if not root.is_dir():
@@ -139,6 +139,8 @@ def read_task(task_dir: Path) -> TaskInfo:
     _refuse_placeholder(root, tests / "test.sh")
     if not (tests / "rubric.json").is_file() and (too_high := rubric_too_high(root)):
         raise TryError(f"{tests / 'rubric.json'}: missing, but {too_high}")
+    if not (tests / "rubric.json").is_file() and (misnamed := rubric_misnamed(tests)):
+        raise TryError(f"{tests / 'rubric.json'}: missing, but {misnamed}")
     if not (tests / "rubric.json").is_file():
         raise TryError(f"{tests / 'rubric.json'}: missing (the rubric the judge scores against; see docs/rubric.md, and "
                        "`cowork-judge gen-ppt-rubrics` for a deck task)")

@@ -31,7 +31,7 @@ else:  # pragma: no cover - Python 3.10
 
 from cowork_judge import __version__
 from cowork_judge._util.fsutil import atomic_write
-from cowork_judge._util.given_paths import absolute, in_task_folder, not_a_folder
+from cowork_judge._util.given_paths import absolute, in_task_folder, near_file, not_a_folder
 from cowork_judge.install import extras as extras_mod
 from cowork_judge.install import harbor_stubs, verifier_image
 from cowork_judge.install import tomledit as te
@@ -481,12 +481,27 @@ def rubric_too_high(task_dir: Path, *, tests_dir: Path | None = None, shown: tup
     return f"a rubric.json sits one folder too high: move it (`mv {source} {target}`; Harbor copies only tests/ into the verifier)"
 
 
+def rubric_misnamed(tests_dir: Path, shown: str | None = None) -> str:
+    """The rename hint when ``tests/rubric.json`` is missing but a file spelled alike sits beside it
+    (`near_file`: ``rubrics.json``, trial 41 P-5): ``"t/tests/rubrics.json sits beside it, spelled alike: did you
+    mean to name it rubric.json? (`mv t/tests/rubrics.json t/tests/rubric.json`)"``; "" otherwise. `shown` names
+    the missing file as the caller's output does (default ``tests_dir/rubric.json`` as given). Init, try and lint
+    (R001) word it here."""
+    if os.path.lexists(tests_dir / "rubric.json") or (near := near_file(tests_dir, ("rubric.json",))) is None:
+        return ""
+    target = shown if shown is not None else str(tests_dir / "rubric.json")
+    source = os.path.join(os.path.dirname(target), near[0].name)
+    return f"{source} sits beside it, spelled alike: did you mean to name it rubric.json? (`mv {source} {target}`)"
+
+
 def _no_rubric_yet(task_dir: Path) -> str:
     """Why init found no rubric to choose the extras from: none yet, or one saved one folder too high, in the
     task folder instead of ``tests/`` (`rubric_too_high`), with the ``mv`` that puts it where Harbor copies it."""
     hint = rubric_too_high(task_dir)
     if hint:
         return f"tests/rubric.json is missing, but {hint} and run init again"
+    if hint := rubric_misnamed(task_dir / "tests"):
+        return f"tests/rubric.json is missing, but {hint}; then run init again"
     return "no readable tests/rubric.json yet; run init again after writing the rubric"
 
 

@@ -21,7 +21,7 @@ from cowork_judge.lint.asset_check import AssetCheck, AssetContext, AssetResult
 from cowork_judge.lint.codes import Finding
 from cowork_judge.lint.document import RubricDoc
 from cowork_judge.core.layout import TASK_PROMPT_NAME
-from cowork_judge.run.instruction import COPY_HINT, INSTRUCTION_NAMES, choose_instruction, task_prompt_text
+from cowork_judge.run.instruction import COPY_HINT, INSTRUCTION_NAMES, choose_instruction, misnamed_instruction, task_prompt_text
 
 ASSETS_DIR = "workflow_assets"
 MAX_ASSET_FILES = 20_000
@@ -126,6 +126,9 @@ def check_instruction(tests_dir: Path, display: str, configured: str | None) -> 
     if chosen is None:
         names = ", ".join(INSTRUCTION_NAMES)
         passed = "".join(f"; {shown(path)} {problem}" for path, problem in problems)
+        if (near := misnamed_instruction(tests_dir)) is not None:  # tests/judge-instruction.md (trial 41 P-6)
+            passed += (f"; {shown(near[0])} is spelled alike but not read: did you mean to name it {near[1]}? "
+                       f"(`mv {shown(near[0])} {display}/{near[1]}`)")
         return [Finding("A002", display, f"no judge instruction ({names}, or JUDGE_INSTRUCTION_FILE) with text{passed}: "
                                          "the judge falls back to its built-in default instruction")]
     out = []

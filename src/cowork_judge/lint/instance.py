@@ -20,7 +20,7 @@ from cowork_judge.code_methods import TRAJECTORY_METHODS
 from cowork_judge._util.given_paths import absolute, close_sibling, not_tests_hint, parent_of, shown_parent
 from cowork_judge.core.deck_gate import locate_deck_ids, split_ungated
 from cowork_judge.core.rubric import DECK_CODE_METHODS, RepeatedKeys
-from cowork_judge.install.taskinit import AGENT_COPY_DIR, rubric_too_high
+from cowork_judge.install.taskinit import AGENT_COPY_DIR, rubric_misnamed, rubric_too_high
 from cowork_judge.install import extras as extras_mod
 from cowork_judge.lint import answer_rows, assets, deps, methods, row_wording, rubric_checks, solve_sources, task_files, tasktoml, testsh
 from cowork_judge.lint.codes import Finding
@@ -257,6 +257,7 @@ def _one_folder_too_high(tests_dir: Path, file: str) -> str:
     ``tests/rubric.json`` is missing but the task folder above holds a ``rubric.json``; "" otherwise."""
     above = f"{shown_parent(file.removesuffix('/rubric.json'))}/rubric.json".removeprefix("./")
     hint = rubric_too_high(parent_of(tests_dir), tests_dir=tests_dir, shown=(above, file))
+    hint = hint or rubric_misnamed(tests_dir, file)  # tests/rubrics.json (trial 41 P-5)
     return f"; {hint}" if hint else ""
 
 

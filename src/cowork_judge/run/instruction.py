@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
-from cowork_judge._util.given_paths import close_sibling
+from cowork_judge._util.given_paths import close_sibling, near_file
 from cowork_judge.safety.agent_text import BINARY_NOTE, decode_noting, looks_binary
 
 INSTRUCTION_NAMES = ("judge_instruction.md", "judge_instructions.md", "rubric_instruction.md", "judge_prompt.md")
@@ -76,6 +76,13 @@ def choose_instruction(candidates: Sequence[Path]) -> tuple[str | None, Path | N
     return None, None, problems
 
 
+def misnamed_instruction(tests_dir: Path) -> tuple[Path, str] | None:
+    """A file in `tests_dir` spelled like one of `INSTRUCTION_NAMES` but not one (``judge-instruction.md``,
+    trial 41 P-6), as ``(that file, the accepted name it is like)`` (`near_file`; ``task_prompt.md`` is no
+    slip for ``judge_prompt.md``), or None. The run's warning and lint's A002 name it."""
+    return near_file(tests_dir, INSTRUCTION_NAMES, skip=("task_prompt.md",))
+
+
 def find_instruction(tests_dir: Path, configured: str | None) -> tuple[str, str, list[str]]:
     """Pick the judge instruction.
 
@@ -105,6 +112,10 @@ def find_instruction(tests_dir: Path, configured: str | None) -> tuple[str, str,
         else:
             warnings.append(f"instruction file {path} {problem}; trying the next one")
     if text is None or chosen is None:
+        if (near := misnamed_instruction(tests_dir)) is not None:
+            warnings.append(f"{near[0]} is not read (the judge reads only {', '.join(INSTRUCTION_NAMES)}), so the "
+                            f"built-in default instruction is used: did you mean to name it {near[1]}? (rename the "
+                            f"task's tests/{near[0].name} to tests/{near[1]})")
         return default_instruction(), "built-in", warnings
     return text, str(chosen), warnings
 
