@@ -22,6 +22,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from cowork_judge.core import scales
+from cowork_judge.core.json_errors import json_error_said
 from cowork_judge.core.scales import DECIMAL_RE
 
 JudgeMethod = Literal["code", "workflow", "agentic"]
@@ -304,7 +305,7 @@ def load_rubric(path: Path) -> NormalizedRubric:
     except RecursionError:
         raise RubricError(f"rubric file {path} is nested too deeply to be a rubric") from None
     except ValueError as exc:  # includes integers too long to convert
-        raise RubricError(f"rubric file {path} is not valid JSON: {exc}") from None
+        raise RubricError(f"rubric file {path} is not valid JSON: {json_error_said(exc, text)}") from None
     conflicts = repeats.conflicts()
     if conflicts:  # trial 14 F4: `"weight": 4, …, "weight": 0` was read as 0, silently
         key, first, last = conflicts[0]

@@ -25,6 +25,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from cowork_judge.core.json_errors import json_error_said
 from cowork_judge.core.rubric import DECK_CODE_METHODS, NO_ROWS, row_judge_method, rows_problem
 from cowork_judge.evidence.deck_request import asks_for_deck
 
@@ -208,7 +209,7 @@ def for_rubric_file(path: Path) -> tuple[tuple[str, ...], dict[str, list[str]]] 
     except RecursionError:
         raise RubricUnreadable("is not valid JSON: nested too deeply to be a rubric") from None
     except ValueError as exc:
-        raise RubricUnreadable(f"is not valid JSON: {exc}") from None
+        raise RubricUnreadable(f"is not valid JSON: {json_error_said(exc, text)}") from None
     problem = rows_problem(raw)
     if problem == NO_ROWS:
         raise RubricWithoutRows("has no rows yet")

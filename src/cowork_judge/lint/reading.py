@@ -14,6 +14,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from cowork_judge.core.json_errors import json_error_said
 from cowork_judge.core.rubric import MAX_RUBRIC_BYTES, RepeatedKeys
 
 if sys.version_info >= (3, 11):
@@ -95,7 +96,7 @@ def read_json(path: Path, repeats: RepeatedKeys | None = None) -> tuple[Any, str
     except RecursionError:
         raise NotJson("nested too deeply to be a rubric") from None
     except ValueError as exc:
-        raise NotJson(str(exc)) from None
+        raise NotJson(json_error_said(exc, text)) from None
 
 
 def read_toml(path: Path) -> dict[str, Any]:
