@@ -1,9 +1,10 @@
 """Which pip extras of cowork-judge a rubric's rows need (``COWORK_JUDGE_EXTRAS``).
 
 A row can only be judged where its tools are installed: ``ppt_judge`` renders decks with
-LibreOffice and reads the pages with PyMuPDF (extra ``workflow``), the deck code methods
+LibreOffice and reads the pages with PyMuPDF (extra ``workflow``), the deck open checks
 open decks with python-pptx (extra ``pptx``; PyMuPDF counts rendered pages when present,
-else a scan of the PDF does). A package that installs
+else a scan of the PDF does; ``page_count_between`` gets ``pptx`` too but never imports it:
+`RUN_WITHOUT_EXTRAS`). A package that installs
 too few extras does not fail loudly: its rows end unjudged ``render_env`` and the reward
 collapses (issue 26: ``--extras pptx`` on a deck task left 17 of 23 rows unjudged, reward
 0.1). `cowork-judge init` writes the extras computed here, and lint (M012) errors when the
@@ -32,9 +33,15 @@ from cowork_judge.evidence.deck_request import asks_for_deck
 CODE_METHOD_EXTRAS: dict[str, tuple[str, ...]] = {
     "check_pptx_openable": ("pptx",),
     "check_deck_openable": ("pptx",),  # python-pptx; rendered pages by PyMuPDF when present, else a PDF scan
-    "page_count_between": ("pptx",),  # python-pptx slide count; PyMuPDF optional as above
+    "page_count_between": ("pptx",),  # kept for init (more is safe); its run never imports it: RUN_WITHOUT_EXTRAS
 }
-"""Code method name → the extras it needs (the others need none)."""
+"""Code method name → the extras init installs for it (the others need none)."""
+
+RUN_WITHOUT_EXTRAS: frozenset[str] = frozenset({"page_count_between"})
+"""Code methods of `CODE_METHOD_EXTRAS` whose run imports nothing their extras install (trial 42 P-1):
+``page_count_between`` counts a .pptx's slide list and an HTML deck's slides with the standard library; a .pdf needs
+PyMuPDF (extra ``workflow``), a legacy .ppt LibreOffice, neither of which ``pptx`` installs. init still gives them
+``pptx``; lint M012 and init's ``--extras`` warning leave them out (`unjudged_without`): their rows are judged."""
 
 
 PAGE_RENDERING_EXTRA = "workflow"
@@ -104,6 +111,15 @@ def missing(installed: Iterable[str], need: Mapping[str, list[str]]) -> dict[str
     """The entries of `need` that `installed` does not cover."""
     have = list(installed)
     return {extra: why for extra, why in need.items() if not covers(have, extra)}
+
+
+def unjudged_without(need: Mapping[str, list[str]]) -> dict[str, list[str]]:
+    """`need` (`required`'s answer) without the routes of `RUN_WITHOUT_EXTRAS` (``code method page_count_between``),
+    and without an extra left with no route: the routes whose rows really end unjudged (or judged without pages)
+    when the extra is missing."""
+    dropped = {f"code method {name}" for name in RUN_WITHOUT_EXTRAS}
+    kept = {extra: [w for w in why if w not in dropped] for extra, why in need.items()}
+    return {extra: why for extra, why in kept.items() if why}
 
 
 def _rows(rubric: Any) -> list[Mapping[str, Any]]:
@@ -219,5 +235,5 @@ def for_rubric_file(path: Path) -> tuple[tuple[str, ...], dict[str, list[str]]] 
     return minimal(need), need
 
 
-__all__ = ["CODE_METHOD_EXTRAS", "DECK_CODE_METHODS", "KNOWN", "PAGE_RENDERING_EXTRA", "agentic_count", "SUBSUMES", "deck_glob_rows", "prompt_names_deck", "RubricUnreadable", "RubricWithoutRows", "covers", "for_rubric_file", "minimal", "missing", "required", "routes_of", "unknown_problem",
+__all__ = ["CODE_METHOD_EXTRAS", "RUN_WITHOUT_EXTRAS", "unjudged_without", "DECK_CODE_METHODS", "KNOWN", "PAGE_RENDERING_EXTRA", "agentic_count", "SUBSUMES", "deck_glob_rows", "prompt_names_deck", "RubricUnreadable", "RubricWithoutRows", "covers", "for_rubric_file", "minimal", "missing", "required", "routes_of", "unknown_problem",
            "workflow_extras"]

@@ -526,7 +526,7 @@ def _choose_extras(plan: Plan, task_dir: Path, given: str | None) -> str:
     if given is not None:
         chosen = given
         if found is not None:
-            lacking = extras_mod.missing(extras_mod.minimal(given.split(",")), found[1])
+            lacking = extras_mod.missing(extras_mod.minimal(given.split(",")), extras_mod.unjudged_without(found[1]))
             for extra, why in lacking.items():
                 effect = ("the deck would not be rendered: those rows would be judged without its pages"
                           if all("agentic row" in w for w in why) else "those rows would be unjudged")

@@ -312,10 +312,11 @@ def _task_toml(path: Path, file: str) -> tuple[tasktoml.TaskToml | None, list[Fi
 
 
 def _extras_findings(facts: Facts, toml: tasktoml.TaskToml | None, toml_file: str, sh_file: str) -> list[Finding]:
-    """M012: a workflow or code method of the rubric needs an extra the package does not install."""
+    """M012: a workflow or code method of the rubric needs an extra the package does not install (not one whose run
+    imports none of it: `install.extras.RUN_WITHOUT_EXTRAS`, trial 42 P-1)."""
     if facts.extras is None:
         return []
-    lacking = extras_mod.missing(facts.extras, facts.needs())
+    lacking = extras_mod.missing(facts.extras, extras_mod.unjudged_without(facts.needs()))
     if not lacking:
         return []
     declared = toml is not None and toml.env.get(testsh.EXTRAS_VAR) is not None
