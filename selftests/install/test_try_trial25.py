@@ -130,7 +130,7 @@ def test_thin_init_says_once_that_a_trial_installs_from_pips_index(tmp_path):
     again = _init(task, {})
     assert again.returncode == 0 and TRIAL_INDEX not in again.stdout  # once: the line is in task.toml now
     other = write_task(tmp_path / "other", ROWS, PROMPT, instruction=PROMPT, files={"task.toml": SHORT_TOML})
-    with_index = _init(other, {"COWORK_WHEEL_URL": "https://pypi.example.com/simple/"})
+    with_index = _init(other, {"COWORK_WHEEL_URL": "https://pypi.acme-corp.net/simple/"})  # (not pypi.example.com: a placeholder, warned of since trial 42)
     assert with_index.returncode == 0 and TRIAL_INDEX not in with_index.stdout
 
 
@@ -162,7 +162,7 @@ def test_p2_a_final_message_inside_the_rollout_is_judged_as_a_trial_judges_it(ta
     assert TRIAL_INDEX in lines[index + 1] and "every trial ends with the error reward" in lines[index + 1]
     # the same answer as a trial sees it (the message alone) scores the same; COWORK_WHEEL_URL set: no P-5 line
     alone = try_cli(str(task), "--final-message", str(rollout_dir / "answer.txt"), "--out", str(tmp_path / "alone"),
-                    cache=cache, tmpdir=tmp_path / "tmp", env={"COWORK_WHEEL_URL": "https://pypi.example.com/simple/"})
+                    cache=cache, tmpdir=tmp_path / "tmp", env={"COWORK_WHEEL_URL": "https://pypi.acme-corp.net/simple/"})
     assert alone.returncode == 0, alone.stdout[-3000:] + alone.stderr[-3000:]
     assert TRIAL_INDEX not in alone.stdout
     rewards = [(tmp_path / o / "logs" / "verifier" / "reward.txt").read_text() for o in ("in", "alone")]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from cowork_judge.core.hosts import is_loopback_host
+from cowork_judge.core.hosts import is_loopback_host, placeholder_host
 from cowork_judge.core.simulated import SIM_KEY, SIM_MODEL
 
 if TYPE_CHECKING:
@@ -155,22 +155,6 @@ def loopback_address(url: str) -> tuple[str, int] | None:
     except ValueError:  # a port that is not a number: the judge's own call says so
         return None
     return host, port if port is not None else 443 if parts.scheme == "https" else 80
-
-
-RESERVED_EXAMPLE_DOMAINS = ("example.com", "example.net", "example.org", "example", "invalid", "test")
-"""Second-level names and top-level domains reserved for examples and tests (RFC 2606, RFC 6761): no endpoint is there."""
-
-
-def placeholder_host(url: str) -> str | None:
-    """The host of `url` when it is, or lies under, a name reserved for examples (`RESERVED_EXAMPLE_DOMAINS`:
-    ``judge.example.com``, ``gw.example``, ``x.invalid``), else None (also for a URL that cannot be read)."""
-    from urllib.parse import urlsplit
-
-    try:
-        host = (urlsplit(url.strip()).hostname or "").lower().rstrip(".")
-    except ValueError:
-        return None
-    return host if any(host == d or host.endswith("." + d) for d in RESERVED_EXAMPLE_DOMAINS) else None
 
 
 def nothing_listens(url: str, variable: str, *, timeout_sec: float = 2.0) -> str | None:

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING
 from cowork_judge.commands._args import Parser, UsageError
 from cowork_judge.core.exit_status import EXIT_STATUS
 from cowork_judge.core.fatal import zeroed_sentence
+from cowork_judge.core.hosts import placeholder_host
 
 if TYPE_CHECKING:
     from cowork_judge.install.cachelock import CacheLock
@@ -127,6 +128,9 @@ def main(argv: list[str]) -> int:
         args = _parser().parse_args(argv)
         if args.judge_version and not args.index_url:
             raise UsageError("--version goes with --index-url (a built or given wheel has its own version)")
+        if args.index_url and (reserved := placeholder_host(args.index_url)) is not None:  # trial 42 P-2
+            raise UsageError(f"--index-url names {reserved}, a host reserved for examples (RFC 2606), as in the docs' "
+                             "step 8: pass the index your fleet installs the judge from, or leave --index-url out")
         if args.rollout is None and args.trajectory is None and args.final_message is None:
             raise UsageError("give --rollout FOLDER (the deliverables), or for a chat answer without deliverables "
                              "--final-message FILE or --trajectory FILE alone")

@@ -37,6 +37,7 @@ from cowork_judge.install import harbor_stubs, verifier_image
 from cowork_judge.install import tomledit as te
 from cowork_judge.install.template import template_text
 from cowork_judge.config.judge_config import FLEET_START_JITTER_SEC, FLEET_WORKFLOW_START_JITTER_SEC, JudgeConfig, settings, unknown_env_problem
+from cowork_judge.core.hosts import placeholder_host
 from cowork_judge.core.layout import MESSAGE_NAMES
 
 DEFAULT_DEADLINE_SEC = int(JudgeConfig.model_fields["deadline_sec"].default)
@@ -633,13 +634,22 @@ def trial_index_warning(templates: dict[str, str], environ: Mapping[str, str], v
     """`unpublished_index_warning` for a task whose ``test.sh`` installs the judge when the verifier starts (not
     `baked` into its image), when ``[verifier.env]`` (`templates`) resolves ``COWORK_WHEEL_URL`` to nothing from
     `environ` (a ``harbor run`` from that shell installs from pip's configured index) and `version` is not on the
-    public registry (`on_public_registry`); else None. `who`: how the shell is named (``"this shell"``)."""
-    if baked or on_public_registry(version):
+    public registry (`on_public_registry`); else None. `who`: how the shell is named (``"this shell"``).
+
+    When it resolves to a host reserved for examples (`core.hosts.placeholder_host`: step 8's
+    ``https://pypi.example.com/simple/`` pasted as written; trial 42 P-2), the warning says so, whatever `version`:
+    test.sh installs the judge only from that index."""
+    if baked:
         return None
     template = templates.get("COWORK_WHEEL_URL", "")
     whole = re.fullmatch(r"\$\{([^}:]+)(?::-(.*))?\}", template)  # as Harbor resolves it (dryrun.resolve_verifier_env)
     url = template if whole is None else environ.get(whole.group(1), whole.group(2) or "")
-    if url.strip():
+    if (reserved := placeholder_host(url)) is not None:
+        return (f"warning: a `harbor run` from {who} installs the judge from COWORK_WHEEL_URL, whose host {reserved} is "
+                "reserved for examples (RFC 2606), as in the docs' step 8: a placeholder: every trial would end with "
+                f"the error reward (test.sh cannot install the judge); set your index (the one that has cowork-judge=="
+                f"{version}): export COWORK_WHEEL_URL=<your index> before `harbor run`")
+    if url.strip() or on_public_registry(version):
         return None
     return unpublished_index_warning(f"a `harbor run` from {who} (COWORK_WHEEL_URL unset) installs", version,
                                      TRIAL_INDEX_FAILS, TRIAL_INDEX_FIX)
