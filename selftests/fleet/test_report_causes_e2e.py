@@ -64,6 +64,8 @@ def test_a_normal_rows_loss_is_split_by_page(judge_run, tmp_path):
     clipped = _line(costs, "V-LAYOUT-CLIPPED")  # critical: its zero page takes the whole loss
     assert 'p10</a>&nbsp;0&nbsp;(−6&nbsp;pts)' in clipped
     assert '<p class="warn">' not in costs.split("<table")[0]  # a readable deck: no cause to put first
+    # a deck run keeps the page vocabulary a chat run drops (trial 42 P-3, test_report_chat_costs_trial42)
+    assert "Pages are those below level 1, lowest first" in costs and "<th>pages that cost it</th>" in costs
 
 
 def test_an_unreadable_decks_cause_comes_before_the_rows(judge_run, tmp_path):

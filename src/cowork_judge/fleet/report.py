@@ -20,7 +20,7 @@ from cowork_judge.core.simulated import SIM_MODEL, simulated_note
 from cowork_judge.fleet.html import esc, fmt, key_values, page, table
 from cowork_judge.fleet.job import DeckEvidence, Job
 from cowork_judge.fleet.pagemap import Overlay, finding_overlays, rows_by_page
-from cowork_judge.fleet.report_pages import PageRow, loss_causes, passed_despite, row_costs, rows_on_page
+from cowork_judge.fleet.report_pages import PageRow, RowCost, loss_causes, passed_despite, row_costs, rows_on_page
 
 CHECK_COLORS = {"off_slide": "#d9480f", "text_overlap": "#c2255c", "text_overflow": "#e03131", "tiny_font": "#7048e8",
                 "blank_page": "#1971c2", "missing_glyph": "#2f9e44", "placeholder_text": "#f08c00", "empty_deck": "#495057"}
@@ -107,51 +107,67 @@ def _score(job: Job) -> str:
 def _costs(job: Job, decks: list[str]) -> str:
     """The causes of losses no page accounts for (an unreadable deck, rows not judged), first;
     then one line per row: its level, the points it lost, and the pages that cost them, each
-    page with its share of the points where the row has per-page levels."""
-    out = []
+    page with its share of the points where the row has per-page levels. A run where no row has
+    per-page levels (a chat task, a deck task without visual rows) gets no page vocabulary: no
+    pages paragraph, no pages column, no "judged whole" label (trial 42 P-3)."""
     fatal = _fatal_rows(job)
-    for c in row_costs(job.doc, decks):
-        points: list[float | None] = list(c.page_points) if c.page_points is not None else [None] * len(c.pages)
-        pages = " ".join((f'<a href="#{esc(_anchor(c.deck, pg))}">p{pg}</a>' if c.deck else f"p{pg}")
-                         + f"&nbsp;{esc(fmt(lv))}" + (f"&nbsp;(−{esc(fmt(pts))}&nbsp;pts)" if pts is not None else "")
-                         for (pg, lv), pts in zip(c.pages, points))
-        how = []
-        if c.not_judged is not None:
-            how.append(f"not judged ({c.not_judged}): see the cause above")
-        elif c.deck_whole:
-            how.append("scored for the whole deck: the deck could not be read (see the cause above)")
-        elif c.mean is not None:
-            how.append(f"power mean p={c.p:g}" + (" (critical: a page at 0 gives 0)" if c.critical else "")
-                       + f" = {c.mean:.4f}")
-            if c.snap_changed > 0:
-                how.append(f"snapped down by {c.snap_changed:.4f} to the grid"
-                           + (f" (−{fmt(c.snap_points)} pts)" if c.page_points is not None else ""))
-        elif c.lost and not c.pages:
-            how.append("judged whole (no per-page levels)")
-        if c.id in fatal:
-            how.append("fatal: this hurdle zeroed the reward (see the line above)")
-        if c.passed_measured:
-            how.append(f"a measured defect on page(s) {', '.join(map(str, c.passed_measured))} did not cost it: the finding "
-                       "was below the row's min_confidence and the model passed the page")
-        out.append([f"<code>{esc(c.id)}</code>", esc(fmt(c.level)), esc(fmt(c.lost)),
-                    esc(f"{c.share:.1%}" if c.share is not None else "–"), pages or ("–" if c.mean is None else "none below 1"),
-                    esc("; ".join(how))])
+    costs = row_costs(job.doc, decks)
+    per_page = any(c.mean is not None or c.pages or c.deck_whole for c in costs)
+    out = [_cost_line(c, fatal, per_page) for c in costs]
+    headers = ["row", "level", "points lost", "share of W (max score)", "pages that cost it", "how the level was folded"]
+    if not per_page:
+        out = [line[:4] + line[5:] for line in out]
+        headers = headers[:4] + headers[5:]
+    return ("<h2>Where the points went</h2>" + _fatal_line(job, fatal) + _cause_lines(job)
+            + '<p class="sub">points lost = weight − contribution (a deduction: −contribution); share = points lost / W, '
+            "the maximum score (not this run's reward)."
+            + (" Pages are those below level 1, lowest first, each with the points it cost: the row's loss split by each "
+               "page's distance from 1 in the row's power mean (p = 1: (1 − level) × weight / pages judged), the "
+               "downward snap counted apart." if per_page else "") + "</p>"
+            + table(headers, out, numeric=[False, True, True, True, False, False][:len(headers)],
+                    raw=[True] * len(headers), css="costs"))
+
+
+def _cost_line(c: RowCost, fatal: list[str], per_page: bool) -> list[str]:
+    """One row's cells of the costs table (escaped markup): id, level, points lost, share,
+    pages that cost it, how the level was folded. `per_page`: some row of the run has per-page
+    levels (else no row is said to be "judged whole": every row is)."""
+    points: list[float | None] = list(c.page_points) if c.page_points is not None else [None] * len(c.pages)
+    pages = " ".join((f'<a href="#{esc(_anchor(c.deck, pg))}">p{pg}</a>' if c.deck else f"p{pg}")
+                     + f"&nbsp;{esc(fmt(lv))}" + (f"&nbsp;(−{esc(fmt(pts))}&nbsp;pts)" if pts is not None else "")
+                     for (pg, lv), pts in zip(c.pages, points))
+    how = []
+    if c.not_judged is not None:
+        how.append(f"not judged ({c.not_judged}): see the cause above")
+    elif c.deck_whole:
+        how.append("scored for the whole deck: the deck could not be read (see the cause above)")
+    elif c.mean is not None:
+        how.append(f"power mean p={c.p:g}" + (" (critical: a page at 0 gives 0)" if c.critical else "")
+                   + f" = {c.mean:.4f}")
+        if c.snap_changed > 0:
+            how.append(f"snapped down by {c.snap_changed:.4f} to the grid"
+                       + (f" (−{fmt(c.snap_points)} pts)" if c.page_points is not None else ""))
+    elif c.lost and not c.pages and per_page:
+        how.append("judged whole (no per-page levels)")
+    if c.id in fatal:
+        how.append("fatal: this hurdle zeroed the reward (see the line above)")
+    if c.passed_measured:
+        how.append(f"a measured defect on page(s) {', '.join(map(str, c.passed_measured))} did not cost it: the finding "
+                   "was below the row's min_confidence and the model passed the page")
+    return [f"<code>{esc(c.id)}</code>", esc(fmt(c.level)), esc(fmt(c.lost)),
+            esc(f"{c.share:.1%}" if c.share is not None else "–"), pages or ("–" if c.mean is None else "none below 1"),
+            esc("; ".join(how))]
+
+
+def _cause_lines(job: Job) -> str:
+    """The warning lines, before the costs table, for losses no page accounts for (`loss_causes`)."""
     total = job.doc.details.weight_total
-    causes = "".join(
+    return "".join(
         f'<p class="warn">{esc(cause.text)}'
         + (f" — {esc(fmt(cause.lost))} point(s) lost" + (f" ({cause.lost / total:.1%} of the maximum score W)" if total else "")
            + f": {esc(', '.join(cause.rows[:12]))}" + (f" and {len(cause.rows) - 12} more" if len(cause.rows) > 12 else "")
            if cause.rows else "") + "</p>"
         for cause in loss_causes(job.doc))
-    return ("<h2>Where the points went</h2>" + _fatal_line(job, fatal) + causes
-            + '<p class="sub">points lost = weight − contribution (a deduction: −contribution); share = points lost / W, '
-            "the maximum score (not this run's reward). "
-            "Pages are those below level 1, lowest first, each with the points it cost: the row's loss split by each "
-            "page's distance from 1 in the row's power mean (p = 1: (1 − level) × weight / pages judged), the "
-            "downward snap counted apart.</p>"
-            + table(["row", "level", "points lost", "share of W (max score)", "pages that cost it", "how the level was folded"],
-                    out, numeric=[False, True, True, True, False, False], raw=[True, True, True, True, True, True],
-                    css="costs"))
 
 
 def _fatal_rows(job: Job) -> list[str]:
