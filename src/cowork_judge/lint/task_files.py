@@ -24,6 +24,7 @@ from typing import Any
 from cowork_judge.code_methods import task_kind
 from cowork_judge._util.given_paths import parent_of, shown_parent
 from cowork_judge.core.layout import MESSAGE_NAMES, TASK_PROMPT_NAME
+from cowork_judge.install.solve_script import copy_commands
 from cowork_judge.lint.codes import Finding
 from cowork_judge.run.instruction import read_judge_text
 
@@ -174,7 +175,25 @@ def check_solution(tests_dir: Path, display: str, doc: Any, response_file: str |
     base = shown_parent(display)
     shown = SOLVE_SH if base == "." else f"{base}/{SOLVE_SH}"
     mentions = any(AGENT_LOGS.lstrip("/") in t for t in texts)
-    return [Finding("A006", shown, solution_problem(written_under_agent_logs(texts), mentions, response_file))]
+    source = answer_source(solve.parent, text)
+    return [Finding("A006", shown, solution_problem(written_under_agent_logs(texts), mentions, response_file,
+                                                    source))]
+
+
+ANSWER_NAMES = ("final_answer.txt", "response.txt")
+"""Files beside solve.sh taken as the reference answer when solve.sh names none (`answer_source`)."""
+
+
+def answer_source(solution: Path, text: str) -> str:
+    """The file A006's fix copies (trial 43 P-3): the first ``/solution/<file>`` that solve.sh `text` copies or
+    prints (`copy_commands`: ``cat /solution/final_answer.txt``) and `solution` (the ``solution/`` folder) holds as
+    a regular file, else the first of `ANSWER_NAMES` there, as ``/solution/<file>``; "" when there is neither."""
+    for command in copy_commands(text):
+        for word in command.sources:
+            rest = word.removeprefix("/solution/")
+            if rest != word and rest and ".." not in rest.split("/") and (solution / rest).is_file():
+                return word
+    return next((f"/solution/{name}" for name in ANSWER_NAMES if (solution / name).is_file()), "")
 
 
 def names_file(text: str, name: str) -> bool:
@@ -222,9 +241,10 @@ def written_under_agent_logs(texts: list[str]) -> list[str]:
     return [name for name in dict.fromkeys(found) if name]
 
 
-def solution_problem(written: list[str], mentions_logs: bool, response_file: str | None) -> str:
+def solution_problem(written: list[str], mentions_logs: bool, response_file: str | None, source: str = "") -> str:
     """A006's message: what the reference solution does (`written`: the files it writes under ``/logs/agent``;
-    `mentions_logs`: it names that folder at all), the files the judge reads, and the fix."""
+    `mentions_logs`: it names that folder at all), the files the judge reads, and the fix (copying `source`, the
+    answer file `answer_source` found, else a placeholder ``/solution/answer.txt``)."""
     read = f"{AGENT_LOGS}/{', '.join(MESSAGE_NAMES[:-1])} or {MESSAGE_NAMES[-1]}"
     first = f", and JUDGE_RESPONSE_FILE ({response_file}) before them" if response_file else ""
     shown = ", ".join(f"{AGENT_LOGS}/{name}" for name in written[:3]) + (" …" if len(written) > 3 else "")
@@ -236,7 +256,7 @@ def solution_problem(written: list[str], mentions_logs: bool, response_file: str
         what = (f"names {AGENT_LOGS} but no file the judge reads there" if mentions_logs
                 else f"never writes under {AGENT_LOGS}")
         prints = ", and what solve.sh prints goes to Harbor's oracle.txt, which it does not read"
-        fix = (f"write the answer there, e.g. `mkdir -p {AGENT_LOGS} && cp /solution/answer.txt "
+        fix = (f"write the answer there, e.g. `mkdir -p {AGENT_LOGS} && cp {source or '/solution/answer.txt'} "
                f"{AGENT_LOGS}/{MESSAGE_NAMES[1]}`")
     return (f"this chat task's reference solution {what}: the judge reads the final message only from {read} "
             f"(the files init's [[verifier.collect]] hook carries to a separate verifier){first}{prints}, so "
