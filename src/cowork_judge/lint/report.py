@@ -24,6 +24,7 @@ from cowork_judge import ABI, __version__
 from cowork_judge.lint.batch import FamilyReport
 from cowork_judge.lint.codes import Finding
 from cowork_judge.lint.instance import InstanceReport
+from cowork_judge.lint.testsh import init_fixes
 
 SCHEMA = "cowork-judge.lint/1"
 
@@ -38,7 +39,7 @@ def text(instances: Sequence[InstanceReport], families: Sequence[FamilyReport], 
     """Findings one per line, then a summary line."""
     lines = [f.line() for f in batch]
     for report in instances:
-        lines += [f.line() for f in report.findings]
+        lines += [f.line() for f in sorted(report.findings, key=lambda f: not init_fixes(f))]  # trial 43 P-4
     for family in families:
         lines += [f.line() for f in family.findings]
     errors, warnings = _totals(instances, families, batch)

@@ -51,6 +51,15 @@ _REQUIREMENTS = re.compile(r"(?:\s-r|--requirement)[\s=]+(.+)")
 _REQUIREMENTS_FILE = re.compile(r"[\w./-]*[\w.-]+\.(?:txt|in)\b")
 
 
+HARBOR_STUB = "is Harbor's placeholder test.sh"
+"""How S002 begins when test.sh is Harbor's placeholder: the one finding that `cowork-judge init` fixes whole."""
+
+
+def init_fixes(finding: Finding) -> bool:
+    """True for the S002 that names `cowork-judge init` (Harbor's placeholder test.sh): the text report lists it
+    before the T-findings of its instance, which are hand edits of what that one command writes (trial 43 P-4)."""
+    return finding.code == "S002" and finding.message.startswith(HARBOR_STUB)
+
 @dataclass
 class Pins:
     """What test.sh says about the version and extras it installs.
@@ -296,7 +305,7 @@ def check(path: Path, file: str, *, tests_dir: Path, declared: bool,
     except Unreadable as exc:
         return None, [Finding("S004", file, f"cannot be read: {exc}")]
     if harbor_stubs.is_harbor_stub("test.sh", text):  # trial 16 P-7: one command fixes this and T002–T004
-        return Pins(), [Finding("S002", file, "is Harbor's placeholder test.sh (it runs pytest, not the judge): run "
+        return Pins(), [Finding("S002", file, f"{HARBOR_STUB} (it runs pytest, not the judge): run "
                                               "`cowork-judge init <task folder>`, which writes the judge's test.sh and "
                                               "the task.toml blocks the T-findings ask for")]
     if _REQUIREMENTS.search(text):
@@ -342,4 +351,4 @@ def resolved_version(pins: Pins | None, placeholder: str | None) -> tuple[str | 
     return None, None
 
 
-__all__ = ["PLACEHOLDER", "VERSION", "Pins", "check", "logical_lines", "parse", "resolved_version"]
+__all__ = ["HARBOR_STUB", "PLACEHOLDER", "VERSION", "Pins", "check", "init_fixes", "logical_lines", "parse", "resolved_version"]
