@@ -7,19 +7,12 @@ now the run warns (``details.warnings``, the reward unchanged) and A002 names th
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
+from install.test_given_paths_trial18 import cli as _cli
 from install.test_init import harbor_init
 from install.test_init_trial17 import RUBRIC
 from testkit import lint_stdout, write_task
-
-
-def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "cowork_judge", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, env={**os.environ, "PWD": str(cwd)})
 
 
 def _rubrics_json_task(tmp_path: Path) -> Path:
