@@ -271,7 +271,7 @@ def _task_and_rollout(a: argparse.Namespace) -> tuple[TaskInfo, Rollout]:
     """
     from cowork_judge.install import dryrun
 
-    task = dryrun.read_task(a.task_dir)
+    task = dryrun.read_task(a.task_dir, rollout_given=a.rollout)
     rollout = dryrun.read_rollout(a.rollout, trajectory=a.trajectory, final_message=a.final_message)
     dryrun.refuse_task_as_rollout(task, rollout)
     if a.out is not None and (why := dryrun.out_inside_staged(a.out, task.tests, rollout)):

@@ -117,8 +117,9 @@ class TaskInfo:
     collect_other: list[str] = field(default_factory=list)
 
 
-def read_task(task_dir: Path) -> TaskInfo:
-    """Read a task folder for a dry run.
+def read_task(task_dir: Path, *, rollout_given: Path | None = None) -> TaskInfo:
+    """Read a task folder for a dry run. `rollout_given` (``--rollout``) is read only to say that the two were
+    swapped when it is the task folder and `task_dir` is none (trial 44 P-4).
 
     Raises:
         TryError: no such folder, no ``tests/test.sh``, no ``tests/rubric.json``, no or an
@@ -134,6 +135,8 @@ def read_task(task_dir: Path) -> TaskInfo:
         above = shown_parent(str(root))  # `try .` inside tests/ names `..`, not `.` (trial 18 P-6)
         raise TryError(f"{root} is a task's {absolute(root).name}/ folder, not the task folder: did you mean {above}? "
                        f"(`cowork-judge try {above} …`)")
+    if not (tests / "test.sh").is_file() and not (root / "task.toml").is_file():
+        raise TryError(_not_a_task(root, rollout_given))
     if not (tests / "test.sh").is_file():
         raise TryError(f"{tests / 'test.sh'}: missing (Harbor runs tests/test.sh; `cowork-judge init {root}` writes it)")
     _refuse_placeholder(root, tests / "test.sh")
@@ -171,6 +174,20 @@ def read_task(task_dir: Path) -> TaskInfo:
                     timeout_sec=float(timeout), separate=is_separate(config), artifacts=artifacts, workdir=workdir or "/app",
                     verifier_dockerfile=(tests / "Dockerfile").is_file(),
                     collect_agent=any(c in ours for c in commands), collect_other=[c for c in commands if c not in ours])
+
+
+def _not_a_task(root: Path, rollout_given: Path | None) -> str:
+    """Why `root`, given as the task, is none (no ``task.toml``, no ``tests/test.sh``; trial 44 P-4: the advice was
+    `cowork-judge init <root>`, which fails there): the task and the rollout swapped when `rollout_given` is a task
+    folder, else the task folder above `root` (up to five levels), else what a task folder holds."""
+    if rollout_given is not None and is_task_folder(rollout_given):
+        return (f"{root} is not a task folder (no task.toml), but --rollout {rollout_given} is one: the two swapped? "
+                f"did you mean `cowork-judge try {rollout_given} --rollout {root}`?")
+    for above in (list(Path(root).parents) or list(absolute(root).parents))[:5]:  # as typed when it can be
+        if is_task_folder(above):
+            return f"{root} lies inside the task folder {above}, and is none itself: did you mean {above}?"
+    return (f"{root} is not a task folder: it holds no task.toml and no tests/test.sh (a task folder is what `harbor "
+            "init` makes: task.toml and tests/; then `cowork-judge init <task>` writes its tests/test.sh)")
 
 
 def _is_tests_folder(path: Path) -> bool:
