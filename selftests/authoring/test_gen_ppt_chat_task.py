@@ -105,3 +105,27 @@ def test_no_task_check_dir_is_said_at_once_not_left_to_lint(tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "task_check_dir does not exist: no content row was written" in proc.stderr
     assert "A014" in proc.stderr and "--content" in proc.stderr and "--no-checklist" in proc.stderr
+
+
+def _gen(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "cowork_judge", "gen-ppt-rubrics", *args], capture_output=True,
+                          text=True, timeout=120)
+
+
+def test_no_checklist_does_not_bypass_the_chat_task_refusal(tmp_path):
+    """Trial 44 P-2: ``--no-checklist`` first wrote the empty task_check_dir, which then counted as deck evidence:
+    the 14 visual rows went into a chat task (exit 0) while ``--dry-run --no-checklist`` refused. Both now refuse
+    on the folder as it was (exit 2, nothing written, no workflow_assets left); ``--force`` still writes."""
+    tests = chat_task(tmp_path)
+    before = (tests / "rubric.json").read_bytes()
+    for extra in ([], ["--dry-run"]):
+        proc = _gen(str(tests), "--no-checklist", *extra)
+        assert proc.returncode == 2, (extra, proc.stdout + proc.stderr)
+        assert "looks like a chat task" in proc.stderr and "there is no workflow_assets/ppt_judge/task_check_dir" \
+            in proc.stderr and "Traceback" not in proc.stderr
+        assert (tests / "rubric.json").read_bytes() == before and not (tests / "workflow_assets").exists()
+    proc = _gen(str(tests), "--no-checklist", "--force")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rows = json.loads((tests / "rubric.json").read_text())["rubrics"]
+    assert len([r for r in rows if r["id"].startswith("V-")]) == 14
+    assert (tests / "workflow_assets" / "ppt_judge" / "task_check_dir").is_dir()

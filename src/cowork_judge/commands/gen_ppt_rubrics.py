@@ -79,6 +79,8 @@ def main(argv: list[str]) -> int:
         return _fail("--balance scales the visual rows, which --content leaves alone")
     if args.no_balance and args.balance is not None:
         return _fail("--balance and --no-balance exclude each other")
+    if not args.force and (refused := _chat_task_refusal(args.tests_dir, raw)):  # trial 44 P-2: before any write
+        return _fail(refused)
     written: list[Path] = []  # the empty checklist this call writes: removed again when the call then refuses
     if args.no_checklist:
         if args.content:
@@ -111,9 +113,6 @@ def _generate_and_deliver(args: argparse.Namespace, raw: Any, old_text: str | No
     from cowork_judge.workflow.ppt_judge.assets import load_task_checks
 
     checks = load_task_checks(workflow_assets_dir(args.tests_dir, "ppt_judge"))
-    refused = _not_a_deck_task(args.tests_dir, raw, checks.present) if not args.force else None
-    if refused:
-        return _fail(refused)
     try:
         rows = _generate_rows(args, raw, checks)
     except (TemplateError, GenError) as exc:
@@ -383,6 +382,16 @@ def _rebalanced(weights: dict[str, tuple[object, object]]) -> set[str]:
                key=lambda r: sum(lo <= r <= hi for lo, hi in spans.values()))
     agree = {rid for rid, (lo, hi) in spans.items() if lo <= best <= hi}
     return agree if len(agree) >= 2 else set()
+
+
+def _chat_task_refusal(tests_dir: Path, raw: object) -> str | None:
+    """Why the command refuses `tests_dir` as a chat task (`_not_a_deck_task`), judged on the folder as it was
+    before this call wrote anything (trial 44 P-2: the empty checklist ``--no-checklist`` writes is no evidence
+    of a deck, and the dry run and the real run must agree). None: it may be a deck task."""
+    from cowork_judge.core.layout import workflow_assets_dir
+    from cowork_judge.workflow.ppt_judge.assets import load_task_checks
+
+    return _not_a_deck_task(tests_dir, raw, load_task_checks(workflow_assets_dir(tests_dir, "ppt_judge")).present)
 
 
 def _not_a_deck_task(tests_dir: Path, raw: object, checks_present: bool) -> str | None:
