@@ -58,7 +58,9 @@ def main(argv: list[str], *, prog: str = "cowork-judge lint") -> int:
         print(f"{prog}: --dry-run goes with --fix-closure", file=sys.stderr)
         return USAGE_EXIT
 
-    entries = [_entry(d, prog) for d in args.tests_dirs]
+    entries = [e for e in (_entry(d, prog) for d in args.tests_dirs) if e is not None]
+    if args.tests_dirs and not entries and not args.batch:
+        return USAGE_EXIT  # every folder given was a kept `try --out` folder, each said so
     batch_findings: list[Finding] = []
     if args.batch:
         found, batch_findings = batch.discover(Path(args.batch))
@@ -89,10 +91,16 @@ def main(argv: list[str], *, prog: str = "cowork-judge lint") -> int:
 
 
 def _entry(given: str, prog: str) -> Any:
-    """The lint entry of one TESTS_DIR argument; a task folder is read as its ``tests/`` (and said so)."""
+    """The lint entry of one TESTS_DIR argument; a task folder is read as its ``tests/`` (and said so); None for a
+    folder ``try --out`` kept (trial 44 P-1: no task, skipped with one line)."""
     from cowork_judge.lint import batch
+    from cowork_judge.lint.instance import kept_try
 
     shown = given.rstrip("/") or given
+    if kept_try(Path(given)):
+        print(f"{prog}: {shown} is a folder `cowork-judge try --out` kept, not a task: skipped (re-judge it with "
+              f"`cowork-judge try --rollout {shown}`)", file=sys.stderr)
+        return None
     tests = task_tests_dir(Path(given))
     if tests is None:
         return _file_entry(Path(given), shown, prog)

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from cowork_judge.lint.codes import Finding
-from cowork_judge.lint.instance import InstanceReport
+from cowork_judge.lint.instance import InstanceReport, kept_try
 from cowork_judge.lint.reading import Unreadable, read_text
 
 MAX_JSONL_BYTES = 256 * 1024 * 1024
@@ -82,6 +82,9 @@ def _walk(root: Path) -> Iterator[Entry]:
     for current, dirs, _files in os.walk(root, followlinks=False):
         here = Path(current)
         tests = here / "tests"
+        if here != root and kept_try(here):  # trial 44 P-1: a kept `try --out` folder is no instance
+            dirs[:] = []
+            continue
         if "tests" in dirs and (tests / "rubric.json").exists():
             rel = here.relative_to(root)
             family = rel.parent.as_posix() if rel.parts else "."

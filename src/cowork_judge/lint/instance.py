@@ -212,7 +212,8 @@ def _batch_hint(tests_dir: Path, shown: str) -> str:
     the tasks); "" otherwise. `shown` is the folder as the user wrote it."""
     try:
         names = sorted(e.name for e in os.scandir(tests_dir)
-                       if e.is_dir() and os.path.isfile(os.path.join(e.path, "tests", "rubric.json")))
+                       if e.is_dir() and os.path.isfile(os.path.join(e.path, "tests", "rubric.json"))
+                       and not kept_try(Path(e.path)))
     except OSError:
         return ""
     if not names:
@@ -222,6 +223,17 @@ def _batch_hint(tests_dir: Path, shown: str) -> str:
     return (f"; {shown} holds task folders ({listed}): lint each of them with `lint-rubric {each}`; "
             f"`lint-rubric --batch {shown}` also checks that they are packaged alike (one judge version, extras, code "
             "methods and workflows: F001-F004), for many instances of one task, not for unrelated tasks")
+
+
+def kept_try(folder: Path) -> bool:
+    """Is `folder` one ``cowork-judge try --out`` kept (`kept_try_folder`: its marker file, or the shape of a run),
+    and so no task (trial 44 P-1: its ``tests/`` is try's copy of the verifier's)? False when it cannot be read."""
+    from cowork_judge.install.dryrun import kept_try_folder
+
+    try:
+        return folder.is_dir() and kept_try_folder(folder)
+    except OSError:
+        return False
 
 
 def _looks_like_tests(tests_dir: Path) -> bool:
