@@ -130,29 +130,63 @@ def near_file(folder: Path, expected: tuple[str, ...], *, skip: tuple[str, ...] 
     return (Path(folder) / best[1], best[2]) if best else None
 
 
-def in_task_folder(path: Path | str) -> bool:
-    """`path` is a folder of a Harbor task (``tests/``, ``solution/``, ``environment/``…): a folder without a
-    ``task.toml`` of its own whose parent holds one (trial 32 P-1). The one rule by which ``init``, ``try``,
-    ``lint-rubric`` and ``gen-ppt-rubrics`` answer "did you mean <task>?" (named as `shown_parent` names it).
-    Only reads; never raises (an unreadable place is no task's folder)."""
+def task_above(path: Path | str) -> tuple[Path, int] | None:
+    """The task a folder is inside: ``(the nearest folder above `path` holding task.toml, how many levels up)``, when
+    `path` is a folder without a ``task.toml`` of its own (``t/solution`` → ``(t, 1)``, ``t/solution/output`` →
+    ``(t, 2)``; trial 44 P-3), else None. Paths taken lexically (`absolute`). Only reads; never raises."""
     try:
         folder = Path(path)
-        return folder.is_dir() and not (folder / "task.toml").exists() and (parent_of(folder) / "task.toml").is_file()
+        if not folder.is_dir() or (folder / "task.toml").exists():
+            return None
+        for levels, above in enumerate(absolute(folder).parents, start=1):
+            if (above / "task.toml").is_file():
+                return above, levels
     except OSError:
-        return False
+        return None
+    return None
+
+
+def in_task_folder(path: Path | str) -> bool:
+    """`path` is a folder of a Harbor task (``tests/``, ``solution/``, ``solution/output/``…): a folder without a
+    ``task.toml`` of its own with one in a folder above it (`task_above`; trial 32 P-1, trial 44 P-3). The one rule
+    by which ``init``, ``try``, ``lint-rubric`` and ``gen-ppt-rubrics`` answer "did you mean <task>?" (the task
+    named as `shown_task` names it). Only reads; never raises (an unreadable place is no task's folder)."""
+    return task_above(path) is not None
+
+
+def shown_task(path: Path | str, shown: str) -> str:
+    """How to name the task folder holding the folder `path` (spelled `shown`), for messages: `shown_parent` taken
+    once per level (`task_above`): ``"t/solution/output"`` → ``"t"``, ``"."`` two levels down → ``"../.."``; the
+    parent (`shown_parent`) when `path` is inside no task. Never raises."""
+    found = task_above(path)
+    for _ in range(found[1] if found else 1):
+        shown = shown_parent(shown)
+    return shown
+
+
+def task_part(path: Path | str) -> str | None:
+    """Where the folder `path` sits inside its task (`task_above`), as a relative path: ``"solution"``,
+    ``"solution/output"``, ``"tests"``; None when it is inside no task. Never raises."""
+    try:
+        found = task_above(path)
+        inner = absolute(path).relative_to(absolute(found[0])).parts if found else ()
+    except (OSError, ValueError):
+        return None
+    return "/".join(inner) or None
 
 
 def not_tests_hint(path: Path | str, shown: str) -> str | None:
     """For ``lint-rubric`` and ``gen-ppt-rubrics`` (which take a task folder or its ``tests/``): ``"a task's
-    solution/ folder, not its tests/: did you mean ..?"`` when `path` (spelled `shown`) is a folder of a task
-    (`in_task_folder`) other than ``tests/`` and holds no ``rubric.json`` (trial 32 P-1), else None. Never raises."""
+    solution/ folder, not its tests/: did you mean ..?"`` (``solution/output/`` for a folder deeper in, trial 44 P-3)
+    when `path` (spelled `shown`) is a folder of a task (`task_part`) outside its ``tests/`` and holds no
+    ``rubric.json`` (trial 32 P-1), else None. Never raises."""
+    part = task_part(path)
     try:
-        name = absolute(path).name
-        if name == "tests" or not in_task_folder(path) or os.path.lexists(Path(path) / "rubric.json"):
+        if part is None or part.split("/")[0] == "tests" or os.path.lexists(Path(path) / "rubric.json"):
             return None
     except OSError:
         return None
-    return f"a task's {name}/ folder, not its tests/: did you mean {shown_parent(shown)}?"
+    return f"a task's {part}/ folder, not its tests/: did you mean {shown_task(path, shown)}?"
 
 
 def tests_dir_hint(tests_dir: Path | str) -> str:
@@ -179,7 +213,7 @@ def _task_of_file(given: Path) -> str | None:
     folder = parent_of(given)
     if (folder / "task.toml").is_file():
         return str(folder)
-    return shown_parent(str(given.parent)) if in_task_folder(folder) else None
+    return shown_task(folder, str(given.parent)) if in_task_folder(folder) else None
 
 
 def not_a_folder(path: Path | str, *, task: bool = False) -> str:
@@ -210,4 +244,4 @@ def not_a_folder(path: Path | str, *, task: bool = False) -> str:
     return f"{given} does not exist" + (f": did you mean {close}?" if close else "")
 
 
-__all__ = ["absolute", "close_sibling", "in_task_folder", "near_file", "not_a_folder", "not_tests_hint", "tests_dir_hint", "parent_of", "shown_parent", "tidy_absolute", "working_folder"]
+__all__ = ["absolute", "close_sibling", "in_task_folder", "near_file", "not_a_folder", "not_tests_hint", "tests_dir_hint", "parent_of", "shown_parent", "shown_task", "task_above", "task_part", "tidy_absolute", "working_folder"]

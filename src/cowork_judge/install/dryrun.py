@@ -52,7 +52,7 @@ from cowork_judge.core.fatal import fatal_rows
 from cowork_judge.core.layout import ANSWER_NAMES, MESSAGE_NAMES, TRAJECTORY_NAME
 from cowork_judge.install import agent_logs, solve_script, stray_app
 from cowork_judge.install.solve_script import CopyCommand
-from cowork_judge._util.given_paths import absolute, close_sibling, in_task_folder, not_a_folder, parent_of, shown_parent
+from cowork_judge._util.given_paths import absolute, close_sibling, in_task_folder, not_a_folder, parent_of, shown_task, task_part
 
 HARBOR_DEFAULT_TIMEOUT_SEC = 600.0
 """Harbor 0.26's ``[verifier] timeout_sec`` default (``harbor.models.task.config.VerifierConfig``)."""
@@ -132,8 +132,8 @@ def read_task(task_dir: Path, *, rollout_given: Path | None = None) -> TaskInfo:
         raise TryError(not_a_folder(root, task=True))  # init's, lint's and gen-ppt-rubrics' "did you mean" (trial 25 P-1)
     tests = root / "tests"
     if not tests.is_dir() and (_is_tests_folder(root) or in_task_folder(root)):  # tests/, solution/… (trial 32 P-1)
-        above = shown_parent(str(root))  # `try .` inside tests/ names `..`, not `.` (trial 18 P-6)
-        raise TryError(f"{root} is a task's {absolute(root).name}/ folder, not the task folder: did you mean {above}? "
+        above = shown_task(root, str(root))  # `try .` inside tests/ names `..`, not `.` (trial 18 P-6)
+        raise TryError(f"{root} is a task's {task_part(root) or absolute(root).name}/ folder, not the task folder: did you mean {above}? "
                        f"(`cowork-judge try {above} …`)")
     if not (tests / "test.sh").is_file() and not (root / "task.toml").is_file():
         raise TryError(_not_a_task(root, rollout_given))

@@ -31,7 +31,7 @@ else:  # pragma: no cover - Python 3.10
 
 from cowork_judge import __version__
 from cowork_judge._util.fsutil import atomic_write
-from cowork_judge._util.given_paths import absolute, in_task_folder, near_file, not_a_folder, shown_parent
+from cowork_judge._util.given_paths import absolute, in_task_folder, near_file, not_a_folder, shown_task, task_part
 from cowork_judge.install import extras as extras_mod
 from cowork_judge.install import harbor_stubs, verifier_image
 from cowork_judge.install import tomledit as te
@@ -357,8 +357,8 @@ def plan_init(task_dir: Path, *, force: bool = False, extras: str | None = None,
         raise InitError(not_a_folder(given, task=True))  # as typed, with try's and lint's "did you mean" (trial 25 P-1)
     if not toml_path.is_file():
         if in_task_folder(task_dir):  # trial 6 F18 (tests/), trial 32 P-1 (solution/, environment/…), as `try` says it
-            above = shown_parent(str(given))  # as typed, in try's wording (trial 43 P-1)
-            raise InitError(f"{given} is a task's {task_dir.name}/ folder, not the task folder: did you mean {above}? "
+            above = shown_task(task_dir, str(given))  # as typed, in try's wording (trial 43 P-1)
+            raise InitError(f"{given} is a task's {task_part(task_dir) or task_dir.name}/ folder, not the task folder: did you mean {above}? "
                             f"(`cowork-judge init {above}`)")
         raise InitError(f"{toml_path} not found: is {task_dir} a Harbor task folder? (`harbor init` creates one)")
     plan = Plan(task_dir)
