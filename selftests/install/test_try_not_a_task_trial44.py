@@ -37,7 +37,8 @@ def test_a_folder_deep_in_a_task_names_the_task(tmp_path):
     _layout(tmp_path)
     proc = _try(tmp_path, "deck-task/solution/output", "--rollout", "rollouts/good-deck")
     assert proc.returncode == 2
-    assert "deck-task/solution/output lies inside the task folder deck-task, and is none itself: did you mean deck-task?" in proc.stderr, proc.stderr
+    assert ("deck-task/solution/output is a task's solution/output/ folder, not the task folder: did you mean "
+            "deck-task?") in proc.stderr, proc.stderr
 
 
 def test_any_other_folder_is_told_what_a_task_folder_holds(tmp_path):

@@ -179,13 +179,10 @@ def read_task(task_dir: Path, *, rollout_given: Path | None = None) -> TaskInfo:
 def _not_a_task(root: Path, rollout_given: Path | None) -> str:
     """Why `root`, given as the task, is none (no ``task.toml``, no ``tests/test.sh``; trial 44 P-4: the advice was
     `cowork-judge init <root>`, which fails there): the task and the rollout swapped when `rollout_given` is a task
-    folder, else the task folder above `root` (up to five levels), else what a task folder holds."""
+    folder, else what a task folder holds (a folder inside a task is named before: `in_task_folder`)."""
     if rollout_given is not None and is_task_folder(rollout_given):
         return (f"{root} is not a task folder (no task.toml), but --rollout {rollout_given} is one: the two swapped? "
                 f"did you mean `cowork-judge try {rollout_given} --rollout {root}`?")
-    for above in (list(Path(root).parents) or list(absolute(root).parents))[:5]:  # as typed when it can be
-        if is_task_folder(above):
-            return f"{root} lies inside the task folder {above}, and is none itself: did you mean {above}?"
     return (f"{root} is not a task folder: it holds no task.toml and no tests/test.sh (a task folder is what `harbor "
             "init` makes: task.toml and tests/; then `cowork-judge init <task>` writes its tests/test.sh)")
 
